@@ -1,0 +1,148 @@
+"""NumPy index semantics: which elements an index expression selects.
+
+The contract is that `freeze(v, index)` freezes exactly the elements
+`v.numpy()[index]` reads. NumPy itself decides that: we write through the
+index into a boolean array of the variable's shape. This module only checks
+the index first, so that every mistake is a clear TypeError, ValueError or
+IndexError naming the variable instead of whatever NumPy says.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Sequence
+
+import numpy as np
+import tensorflow as tf
+
+from tfpartial._types import Index
+
+_INTEGER_KINDS = "iu"
+
+
+def selection_mask(shape: Sequence[int], index: Index, described: str,
+                   argument: str = "index") -> np.ndarray:
+  """A bool array of `shape`, True exactly where `array[index]` reads.
+
+  Args:
+    shape: the full static shape of the variable.
+    index: anything NumPy accepts inside brackets, limited to integers,
+      slices, `Ellipsis`, `None`, integer arrays and boolean masks.
+    described: how errors name the variable (`variable 'x' of shape (2,)`).
+    argument: the name of the argument `index` came in as.
+
+  Returns:
+    A new, writable boolean array of `shape`.
+
+  Raises:
+    TypeError: `index` holds a float, a string or another unsupported type.
+    ValueError: a boolean mask does not match the shape it indexes.
+    IndexError: an integer index is out of range, or too many indices.
+  """
+  checked = _check_index(index, described, argument)
+  mask = np.zeros(tuple(shape), dtype=bool)
+  try:
+    mask[checked] = True
+  except IndexError as error:
+    components = checked if isinstance(checked, tuple) else (checked,)
+    if any(isinstance(c, np.ndarray) and c.dtype == bool and c.ndim
+           for c in components):
+      raise ValueError(
+          f"`{argument}` is a boolean mask that does not fit {described}: "
+          f"{error}.") from None
+    raise IndexError(
+        f"`{argument}` {_show(index)} is out of range for {described}: "
+        f"{error}.") from None
+  except (TypeError, ValueError) as error:
+    raise TypeError(
+        f"`{argument}` {_show(index)} is not a valid index for {described}: "
+        f"{error}.") from None
+  return mask
+
+
+def _check_index(index: Index, described: str, argument: str) -> Index:
+  if isinstance(index, tuple):
+    return tuple(_check_component(c, index, described, argument)
+                 for c in index)
+  return _check_component(index, index, described, argument)
+
+
+def _check_component(component, index, described, argument):
+  """One component of an index, checked and turned into a NumPy value."""
+  if component is None or component is Ellipsis:
+    return component
+  if isinstance(component, (bool, np.bool_)):
+    return component
+  if isinstance(component, (int, np.integer)):
+    return operator.index(component)
+  if isinstance(component, slice):
+    for part in (component.start, component.stop, component.step):
+      if part is not None and not _is_integer(part):
+        raise TypeError(
+            f"`{argument}` {_show(index)} for {described} has a slice bound "
+            f"{part!r} of type {type(part).__name__}; slice bounds must be "
+            "integers or None.")
+    if component.step is not None and operator.index(component.step) == 0:
+      raise ValueError(
+          f"`{argument}` {_show(index)} for {described} has a slice step of "
+          "0.")
+    return component
+  if isinstance(component, (str, bytes)):
+    raise TypeError(
+        f"`{argument}` {_show(index)} for {described} is a string; use "
+        "integers, slices, integer arrays or a boolean mask (a spec file "
+        "holds index text; `tfpartial.load_spec` reads it).")
+  if isinstance(component, (float, complex, np.floating, np.complexfloating)):
+    raise TypeError(
+        f"`{argument}` {_show(index)} for {described} holds the "
+        f"{type(component).__name__} {component!r}; indices must be "
+        "integers, slices or boolean masks.")
+  if isinstance(component, tf.Tensor):
+    component = _tensor_value(component, index, described, argument)
+  if isinstance(component, (list, np.ndarray, range)):
+    return _check_array(component, index, described, argument)
+  raise TypeError(
+      f"`{argument}` {_show(index)} for {described} has a component of type "
+      f"{type(component).__name__}; indices must be integers, slices, "
+      "Ellipsis, None, integer arrays or boolean masks.")
+
+
+def _check_array(component, index, described, argument) -> np.ndarray:
+  try:
+    array = np.asarray(component)
+  except (TypeError, ValueError) as error:
+    raise TypeError(
+        f"`{argument}` {_show(index)} for {described} is not a regular "
+        f"array: {error}.") from None
+  if array.size == 0 and array.dtype.kind == "f":
+    # NumPy reads an empty list as an empty integer index.
+    return array.astype(np.intp)
+  if array.dtype == bool or array.dtype.kind in _INTEGER_KINDS:
+    return array
+  raise TypeError(
+      f"`{argument}` {_show(index)} for {described} is an array of dtype "
+      f"{array.dtype}; index arrays must hold integers or booleans.")
+
+
+def _tensor_value(tensor, index, described, argument) -> np.ndarray:
+  # Can run inside a graph: a symbolic tensor has no value to select with.
+  if tf.is_symbolic_tensor(tensor):
+    raise TypeError(
+        f"`{argument}` for {described} is the symbolic tensor "
+        f"'{tensor.name}'; pass a NumPy value or an eager tensor.")
+  return tensor.numpy()
+
+
+def _is_integer(value) -> bool:
+  if isinstance(value, (bool, np.bool_)):
+    return False
+  try:
+    operator.index(value)
+  except TypeError:
+    return False
+  return True
+
+
+def _show(index: Index) -> str:
+  text = repr(index)
+  return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,66 @@
+"""Gradient masking: frozen elements get an exact zero, dense or sparse.
+
+`tf.where` rather than `grad * mask`: a product keeps NaN (0 * NaN is NaN)
+and turns Inf into NaN, so one bad gradient would poison a frozen element.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, List, Optional
+
+import tensorflow as tf
+
+from tfpartial import _tensors
+from tfpartial._selection import Selection
+from tfpartial._types import GradAndVar, Gradient, GradsAndVars, Variable
+
+# variable -> its selection in the spec, None when the spec leaves it alone.
+Lookup = Callable[[Variable], Optional[Selection]]
+
+
+def mask_gradients(lookup: Lookup,
+                   grads_and_vars: GradsAndVars) -> List[GradAndVar]:
+  """The pairs with frozen gradients zeroed and fully frozen pairs dropped.
+
+  Args:
+    lookup: gives each variable's frozen selection, or None.
+    grads_and_vars: (gradient, variable) pairs; a gradient may be a dense
+      tensor, a `tf.IndexedSlices` or None.
+
+  Returns:
+    A new list of pairs in the same order: `None` gradients kept as they are,
+    `tf.IndexedSlices` still sparse, fully frozen variables left out.
+  """
+  masked = []
+  for grad, variable in grads_and_vars:
+    selection = lookup(variable)
+    if selection is None or selection.is_empty:
+      masked.append((grad, variable))
+    elif selection.is_everything:
+      continue
+    elif grad is None:
+      masked.append((grad, variable))
+    else:
+      masked.append((mask_gradient(grad, selection), variable))
+  return masked
+
+
+def mask_gradient(grad: Gradient, selection: Selection) -> Gradient:
+  """`grad` with an exact 0 wherever `selection` is frozen."""
+  with tf.name_scope("tfpartial_mask"):
+    if isinstance(grad, tf.IndexedSlices):
+      return _mask_slices(grad, selection)
+    return _mask_dense(tf.convert_to_tensor(grad), selection)
+
+
+def _mask_dense(grad: tf.Tensor, selection: Selection) -> tf.Tensor:
+  frozen = _tensors.frozen_mask_tensor(selection)
+  return tf.where(frozen, tf.zeros_like(grad), grad)
+
+
+def _mask_slices(grad: tf.IndexedSlices,
+                 selection: Selection) -> tf.IndexedSlices:
+  # Only the rows the gradient names are looked at; it stays sparse.
+  frozen_rows = tf.gather(_tensors.frozen_mask_tensor(selection), grad.indices)
+  values = tf.where(frozen_rows, tf.zeros_like(grad.values), grad.values)
+  return tf.IndexedSlices(values, grad.indices, grad.dense_shape)

@@ -1,0 +1,46 @@
+"""Optimizer families: how each kind of optimizer is applied, minimized, wrapped.
+
+A small table instead of `isinstance` chains through the code; each family
+lives in its own module and adds one row here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Tuple
+
+from tfpartial import _v1
+from tfpartial._types import Optimizer
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+  """What tfpartial needs to know about one kind of optimizer."""
+
+  name: str
+  owns: Callable[[Any], bool]
+  apply: Callable[[Optimizer, list, dict], Any]
+  minimize: Callable[..., Any]
+  wrap: Callable[[Any, Optimizer], Optimizer]
+
+
+FAMILIES: Tuple[Family, ...] = (
+    Family(
+        name="tf.compat.v1.train.Optimizer",
+        owns=_v1.owns,
+        apply=_v1.apply,
+        minimize=_v1.minimize,
+        wrap=_v1.wrap,
+    ),
+)
+
+
+def family_of(optimizer: Any) -> Family:
+  """The family `optimizer` belongs to; TypeError if it is not an optimizer."""
+  for family in FAMILIES:
+    if family.owns(optimizer):
+      return family
+  known = ", ".join(family.name for family in FAMILIES)
+  raise TypeError(
+      f"`optimizer` must be an optimizer ({known}); got "
+      f"{type(optimizer).__module__}.{type(optimizer).__qualname__}.")

@@ -1,0 +1,97 @@
+"""One training step under a spec: mask -> apply -> restore.
+
+The execution mode is decided here and only here, once per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import tensorflow as tf
+
+from tfpartial import _mask
+from tfpartial import _restore
+from tfpartial import _variables
+from tfpartial._types import ApplyFn, GradAndVar, GradsAndVars
+
+_EAGER = _restore.EagerPath()
+_GRAPH = _restore.GraphPath()
+
+
+def current_path():
+  """The eager path in TF2 code (also inside `tf.function`), else the graph.
+
+  Under `tf.init_scope()`, `tf.function` code reports the eager context it
+  was called from, while a TF1 graph reports graph mode.
+  """
+  with tf.init_scope():
+    return _EAGER if tf.executing_eagerly() else _GRAPH
+
+
+def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn) -> Any:
+  """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
+
+  Args:
+    spec: the `FreezeSpec`.
+    grads_and_vars: (gradient, variable) pairs, checked before anything runs.
+    apply: the optimizer's own apply, given the masked pairs.
+
+  Returns:
+    What `apply` returns; in a TF1 graph, an op that runs the whole step.
+  """
+  pairs = check_grads_and_vars(grads_and_vars)
+  spec._check_applies_to([variable for _, variable in pairs])
+  masked = _mask.mask_gradients(spec._selection, pairs)
+  if not masked:
+    raise ValueError(
+        "every variable in `grads_and_vars` is fully frozen by the spec "
+        f"({_names(pairs)}); there is nothing to train.")
+  restorable = []
+  for grad, variable in masked:
+    selection = spec._selection(variable)
+    if grad is not None and selection is not None and not selection.is_empty:
+      restorable.append((variable, selection))
+  return current_path().run(restorable, lambda: apply(masked))
+
+
+def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
+  """The pairs as a list; TypeError or ValueError if one is malformed."""
+  if isinstance(grads_and_vars, dict):
+    raise TypeError(
+        "`grads_and_vars` must be (gradient, variable) pairs, e.g. "
+        "`zip(grads, variables)`; got a dict.")
+  try:
+    pairs = list(grads_and_vars)
+  except TypeError:
+    raise TypeError(
+        "`grads_and_vars` must be an iterable of (gradient, variable) pairs; "
+        f"got {type(grads_and_vars).__name__}.") from None
+  checked = []
+  for position, pair in enumerate(pairs):
+    try:
+      grad, variable = pair
+    except (TypeError, ValueError):
+      raise TypeError(
+          f"`grads_and_vars[{position}]` must be a (gradient, variable) pair; "
+          f"got {type(pair).__name__}.") from None
+    _variables.check_variable(variable, f"grads_and_vars[{position}][1]")
+    _check_gradient_shape(grad, variable, position)
+    checked.append((grad, variable))
+  return checked
+
+
+def _check_gradient_shape(grad, variable, position: int) -> None:
+  if grad is None or isinstance(grad, tf.IndexedSlices):
+    return
+  shape = getattr(grad, "shape", None)
+  if shape is None:
+    return
+  if not tf.TensorShape(shape).is_compatible_with(variable.shape):
+    raise ValueError(
+        f"`grads_and_vars[{position}]` pairs a gradient of shape "
+        f"{_variables.shape_text(shape)} with "
+        f"{_variables.describe(variable)}.")
+
+
+def _names(pairs) -> str:
+  return ", ".join(_variables.checkpoint_name(v) for _, v in pairs)

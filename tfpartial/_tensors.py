@@ -1,0 +1,39 @@
+"""The tensors a step reads a selection through, made once per graph.
+
+Can run inside `tf.function`: the mask is made under `tf.init_scope()`, so
+a function captures one eager tensor instead of embedding a constant per
+trace, and a TF1 graph holds one constant however many ops read it.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import tensorflow as tf
+
+from tfpartial._selection import Elements
+
+# selection -> eager mask tensor.
+_EAGER_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# graph -> {id(selection): tensor name}. Names, not tensors: a tensor would
+# keep its graph alive through the weak key.
+_GRAPH_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def frozen_mask_tensor(selection: Elements) -> tf.Tensor:
+  """A bool tensor of the variable's shape, True where frozen."""
+  with tf.init_scope():
+    if tf.executing_eagerly():
+      tensor = _EAGER_MASKS.get(selection)
+      if tensor is None:
+        tensor = _EAGER_MASKS[selection] = tf.constant(selection.mask)
+      return tensor
+    graph = tf.compat.v1.get_default_graph()
+    names = _GRAPH_MASKS.setdefault(graph, {})
+    name = names.get(id(selection))
+    if name is not None:
+      return graph.get_tensor_by_name(name)
+    tensor = tf.constant(selection.mask, name="tfpartial_frozen_mask")
+    names[id(selection)] = tensor.name
+    weakref.finalize(selection, names.pop, id(selection), None)
+    return tensor

@@ -1,0 +1,66 @@
+"""What counts as a variable, how it is keyed, named and described in errors."""
+
+from __future__ import annotations
+
+from typing import Hashable, Tuple
+
+import tensorflow as tf
+
+from tfpartial._types import Variable
+
+
+def is_variable(value: object) -> bool:
+  """Whether `value` is a variable tfpartial can freeze part of."""
+  return isinstance(value, tf.Variable)
+
+
+def key(variable: Variable) -> Hashable:
+  """A hashable identity for `variable`, equal for every handle on it."""
+  return variable.ref()
+
+
+def checkpoint_name(variable: Variable) -> str:
+  """The name a checkpoint knows `variable` by (`x` for the TF1 `x:0`)."""
+  name = getattr(variable, "name", None) or "<unnamed>"
+  return name[:-2] if name.endswith(":0") else name
+
+
+def shape_text(shape: object) -> str:
+  """`(2, 3)` for a known shape, TensorFlow's own text otherwise."""
+  try:
+    shape = tf.TensorShape(shape)
+  except (TypeError, ValueError):
+    return "<unknown>"
+  if shape.rank is None:
+    return "<unknown>"
+  return str(tuple(shape.as_list()))
+
+
+def static_shape(variable: Variable) -> Tuple[int, ...]:
+  """The fully known shape of `variable`; ValueError if it is not known."""
+  shape = tf.TensorShape(variable.shape)
+  if not shape.is_fully_defined():
+    raise ValueError(
+        f"{describe(variable)} is not fully known; tfpartial needs the full "
+        "shape to select elements.")
+  return tuple(shape.as_list())
+
+
+def describe(variable: Variable) -> str:
+  """`variable 'x' of shape (2, 3)`, the way error messages name a variable."""
+  return (f"variable '{checkpoint_name(variable)}' of shape "
+          f"{shape_text(getattr(variable, 'shape', None))}")
+
+
+def check_variable(value: object, argument: str = "variable") -> None:
+  """Raises TypeError unless `value` is a variable."""
+  if is_variable(value):
+    return
+  detail = type(value).__name__
+  if getattr(value, "name", None) is not None:
+    detail += f" '{value.name}'"
+  if getattr(value, "shape", None) is not None:
+    detail += f" of shape {shape_text(value.shape)}"
+  raise TypeError(
+      f"`{argument}` must be a tf.Variable (resource, TF1 ref or "
+      f"distributed variable); got {detail}.")
