@@ -17,6 +17,8 @@ one per call:
 * TF1 graph: ref variables update in place, so a read is not a snapshot.
   The values go to a non-trainable shadow variable, and control
   dependencies order snapshot -> update -> restore inside one train op.
+  With ref variables the step also waits for every gradient before it
+  writes anything, so no gradient reads a half-updated variable.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ class EagerPath:
 
   name = "eager"
 
-  def run(self, restorable: Restorable, apply: Callable[[], Any]) -> Any:
+  def run(self, restorable: Restorable, apply: Callable[[], Any],
+          gradients: Sequence[Any] = ()) -> Any:
+    del gradients  # Reads of resource variables are snapshots already.
     with tf.name_scope("tfpartial_snapshot"):
       befores = [variable.read_value() for variable, _ in restorable]
     result = apply()
@@ -62,10 +66,15 @@ class GraphPath:
 
   name = "tf1_graph"
 
-  def run(self, restorable: Restorable, apply: Callable[[], Any]) -> Any:
+  def run(self, restorable: Restorable, apply: Callable[[], Any],
+          gradients: Sequence[Any] = ()) -> Any:
     if not restorable:
       return apply()
-    with tf.name_scope("tfpartial_snapshot"):
+    gate = []
+    if any(_is_ref(variable) for variable, _ in restorable):
+      gate = [g.values if isinstance(g, tf.IndexedSlices) else g
+              for g in gradients]
+    with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(gate):
       shadows = [shadow_variable(variable) for variable, _ in restorable]
       snapshots = [
           shadow.assign(variable.read_value(), read_value=False)
@@ -94,15 +103,19 @@ def shadow_variable(variable: Variable) -> tf.Variable:
   and relies on copy-on-write, which a ref variable's in-place update
   skips; a ref shadow's `Assign` always copies.
   """
-  is_ref = variable.dtype != variable.dtype.base_dtype
   with tf.init_scope(), tf.device(variable.device):
     return tf.compat.v1.Variable(
         lambda: tf.zeros(variable.shape, variable.dtype.base_dtype),
         trainable=False,
         collections=[],
-        use_resource=not is_ref,
+        use_resource=not _is_ref(variable),
         name=_variables.checkpoint_name(variable).replace(":", "_")
         + "_tfpartial_shadow")
+
+
+def _is_ref(variable: Variable) -> bool:
+  """Whether `variable` is a TF1 ref variable (dtype `float32_ref`)."""
+  return variable.dtype != variable.dtype.base_dtype
 
 
 def _dependencies(result: Any) -> List[Any]:

@@ -51,7 +51,8 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn) -> Any:
     selection = spec._selection(variable)
     if grad is not None and selection is not None and not selection.is_empty:
       restorable.append((variable, selection))
-  return current_path().run(restorable, lambda: apply(masked))
+  gradients = [grad for grad, _ in masked if grad is not None]
+  return current_path().run(restorable, lambda: apply(masked), gradients)
 
 
 def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:

@@ -1,0 +1,21 @@
+"""Fixtures shared by the tests: `mode` runs a test in each execution mode."""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import pytest  # pylint: disable=g-import-not-at-top
+
+import helpers  # pylint: disable=g-import-not-at-top
+
+
+@pytest.fixture(params=helpers.ALL_MODES, ids=lambda mode: mode.name)
+def mode(request) -> helpers.Mode:
+  """Every mode: TF1 graph (resource and ref variables), eager, tf.function, XLA."""
+  return request.param
+
+
+@pytest.fixture(params=helpers.EXACT_MODES, ids=lambda mode: mode.name)
+def exact_mode(request) -> helpers.Mode:
+  """The modes guarantee 3 holds bit for bit: all but XLA."""
+  return request.param

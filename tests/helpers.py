@@ -1,0 +1,134 @@
+"""Test helpers: execution modes, a runner per mode, exact comparison.
+
+`runner.step(fn)` turns a function that builds one training step into
+something that runs it: built once and run in a `Session` in a TF1 graph,
+called as it is eagerly, wrapped in `tf.function` otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import tensorflow as tf
+
+
+class Runner:
+  """Builds and runs steps in one mode; see the module docstring."""
+
+  def __init__(self, mode: "Mode", session=None):
+    self.mode = mode
+    self.session = session
+    self._initialized = set()
+
+  @property
+  def graph(self) -> bool:
+    """Whether this is a TF1 graph, where a loss is a tensor, not a callable."""
+    return self.session is not None
+
+  def variable(self, value, name, dtype=tf.float32, trainable=True):
+    value = np.asarray(value, dtype=dtype.as_numpy_dtype)
+    if self.graph:
+      return tf.compat.v1.Variable(value, name=name, trainable=trainable,
+                                   use_resource=self.mode.use_resource)
+    return tf.Variable(value, name=name, trainable=trainable)
+
+  def loss(self, loss_fn):
+    """What `minimize` takes: a tensor in a TF1 graph, else the callable."""
+    return loss_fn() if self.graph else loss_fn
+
+  def gradients(self, loss_fn, variables):
+    """d loss / d variables: `tf.gradients` in a TF1 graph, else a tape."""
+    if self.graph:  # GradientTape cannot watch TF1 ref variables.
+      return tf.compat.v1.gradients(loss_fn(), variables)
+    with tf.GradientTape() as tape:
+      value = loss_fn()
+    return tape.gradient(value, variables)
+
+  def step(self, fn):
+    """A zero-argument callable running the step `fn` builds."""
+    if self.graph:
+      op = fn()
+      return lambda: self._run(op)
+    if self.mode.function is None:
+      return fn
+
+    def body():
+      fn()  # Ops are run by automatic control dependencies; return nothing.
+
+    return self.mode.function(body)
+
+  def value(self, variable) -> np.ndarray:
+    if self.graph:
+      return self._run(variable)
+    return variable.numpy()
+
+  def assign(self, variable, value) -> None:
+    value = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
+    if self.graph:
+      self._run(variable.assign(value))
+    else:
+      variable.assign(value)
+
+  def _run(self, fetch):
+    graph = self.session.graph
+    new = [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
+           + graph.get_collection(tf.compat.v1.GraphKeys.LOCAL_VARIABLES)
+           if v.name not in self._initialized]
+    if new:
+      self.session.run([v.initializer for v in new])
+      self._initialized.update(v.name for v in new)
+    return self.session.run(fetch)
+
+
+class Mode:
+  """One execution mode; `with mode.runner() as runner:` is a fresh world."""
+
+  def __init__(self, name, graph=False, use_resource=True, function=None):
+    self.name = name
+    self.is_graph = graph
+    self.use_resource = use_resource
+    self.function = function
+
+  @contextlib.contextmanager
+  def runner(self):
+    if not self.is_graph:
+      yield Runner(self)
+      return
+    with tf.Graph().as_default() as graph:
+      with tf.compat.v1.Session(graph=graph) as session:
+        yield Runner(self, session)
+
+  def __repr__(self):
+    return self.name
+
+
+TF1_GRAPH = Mode("tf1_graph", graph=True)
+TF1_GRAPH_REF = Mode("tf1_graph_ref", graph=True, use_resource=False)
+EAGER = Mode("eager")
+TF_FUNCTION = Mode("tf_function", function=tf.function)
+XLA = Mode("tf_function_xla",
+           function=lambda fn: tf.function(fn, jit_compile=True))
+
+# The modes guarantee 3 says give bit-identical values.
+EXACT_MODES = (TF1_GRAPH, TF1_GRAPH_REF, EAGER, TF_FUNCTION)
+ALL_MODES = EXACT_MODES + (XLA,)
+
+
+
+def bits(array) -> np.ndarray:
+  """The raw bits of a float array, for exact comparison (NaN == NaN)."""
+  array = np.ascontiguousarray(array)
+  return array.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[
+      array.dtype.itemsize])
+
+
+def assert_same_bits(actual, expected, what: str = "") -> None:
+  """Asserts `actual` and `expected` hold the same bits, element by element."""
+  actual, expected = np.asarray(actual), np.asarray(expected)
+  assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+  assert actual.dtype == expected.dtype, (what, actual.dtype, expected.dtype)
+  same = bits(actual) == bits(expected)
+  assert same.all(), (
+      f"{what}: {np.count_nonzero(~same)} element(s) differ in their bits; "
+      f"got {actual[~same][:5]}, expected {expected[~same][:5]}")
