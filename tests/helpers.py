@@ -70,6 +70,17 @@ class Runner:
     else:
       variable.assign(value)
 
+  def checkpoint(self, variables, directory):
+    """Saves and restores `variables`: a TF1 `Saver`, else tf.train.Checkpoint."""
+    prefix = str(directory / "ckpt")
+    if self.graph:
+      saver = tf.compat.v1.train.Saver(variables)
+      return _Checkpoint(lambda: saver.save(self.session, prefix),
+                         lambda path: saver.restore(self.session, path))
+    checkpoint = tf.train.Checkpoint(**variables)
+    return _Checkpoint(lambda: checkpoint.save(prefix),
+                       lambda path: checkpoint.restore(path).assert_consumed())
+
   def _run(self, fetch):
     graph = self.session.graph
     new = [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
@@ -79,6 +90,12 @@ class Runner:
       self.session.run([v.initializer for v in new])
       self._initialized.update(v.name for v in new)
     return self.session.run(fetch)
+
+
+class _Checkpoint:
+
+  def __init__(self, save, restore):
+    self.save, self.restore = save, restore
 
 
 class Mode:
