@@ -49,7 +49,7 @@ class Runner:
     """A zero-argument callable running the step `fn` builds."""
     if self.graph:
       op = fn()
-      return lambda: self._run(op)
+      return lambda: self.run(op)
     if self.mode.function is None:
       return fn
 
@@ -60,13 +60,13 @@ class Runner:
 
   def value(self, variable) -> np.ndarray:
     if self.graph:
-      return self._run(variable)
+      return self.run(variable)
     return variable.numpy()
 
   def assign(self, variable, value) -> None:
     value = np.asarray(value, dtype=variable.dtype.base_dtype.as_numpy_dtype)
     if self.graph:
-      self._run(variable.assign(value))
+      self.run(variable.assign(value))
     else:
       variable.assign(value)
 
@@ -81,7 +81,8 @@ class Runner:
     return _Checkpoint(lambda: checkpoint.save(prefix),
                        lambda path: checkpoint.restore(path).assert_consumed())
 
-  def _run(self, fetch):
+  def run(self, fetch):
+    """Runs `fetch` in the session, first initializing any new variables."""
     graph = self.session.graph
     new = [v for v in graph.get_collection(tf.compat.v1.GraphKeys.GLOBAL_VARIABLES)
            + graph.get_collection(tf.compat.v1.GraphKeys.LOCAL_VARIABLES)

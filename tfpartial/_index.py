@@ -114,8 +114,9 @@ def _check_array(component, index, described, argument) -> np.ndarray:
     raise TypeError(
         f"`{argument}` {_show(index)} for {described} is not a regular "
         f"array: {error}.") from None
-  if array.size == 0 and array.dtype.kind == "f":
-    # NumPy reads an empty list as an empty integer index.
+  if array.size == 0 and not isinstance(component, np.ndarray):
+    # NumPy reads an empty list as an empty integer index (an empty float
+    # array it refuses).
     return array.astype(np.intp)
   if array.dtype == bool or array.dtype.kind in _INTEGER_KINDS:
     return array

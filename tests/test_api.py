@@ -1,0 +1,32 @@
+"""The public surface is the contract's, and nothing private leaks."""
+
+import types
+
+import tfpartial
+
+CONTRACT = {"FreezeSpec", "freeze", "train_only"}
+
+
+def test_all_is_the_contract():
+  assert set(tfpartial.__all__) == CONTRACT
+  for name in tfpartial.__all__:
+    assert getattr(tfpartial, name).__module__.startswith("tfpartial.")
+
+
+def test_nothing_private_leaks():
+  public = {name for name in dir(tfpartial) if not name.startswith("_")}
+  modules = {name for name in public
+             if isinstance(getattr(tfpartial, name), types.ModuleType)}
+  assert public - modules == CONTRACT
+  assert modules <= {"cli"}, modules
+
+
+def test_version_is_a_string():
+  assert isinstance(tfpartial.__version__, str) and tfpartial.__version__
+
+
+def test_spec_methods_are_the_contract():
+  methods = {name for name in dir(tfpartial.FreezeSpec)
+             if not name.startswith("_")}
+  assert methods == {"variables", "frozen_mask", "mask_gradients",
+                     "apply_gradients", "minimize", "wrap"}
