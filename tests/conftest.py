@@ -8,6 +8,10 @@ import pytest  # pylint: disable=g-import-not-at-top
 
 import helpers  # pylint: disable=g-import-not-at-top
 
+# Imported only by the child process of test_tf1_behavior.py: importing it
+# here would switch this whole process to TF1 behaviour.
+collect_ignore = ["tf1_behavior_plugin.py"]
+
 
 @pytest.fixture(params=helpers.ALL_MODES, ids=lambda mode: mode.name)
 def mode(request) -> helpers.Mode:

@@ -1,0 +1,39 @@
+"""`tfpartial demo` and `python -m tfpartial`: run, exit 0, print the numbers."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+
+def _tfpartial(*args):
+  return subprocess.run(
+      [sys.executable, "-m", "tfpartial", *args], capture_output=True,
+      text=True, timeout=300, check=False,
+      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+
+
+def test_demo_answers_both_questions_and_shows_the_workarounds():
+  result = _tfpartial("demo")
+  assert result.returncode == 0, result.stderr[-3000:]
+  out = result.stdout
+  assert out.count("bit-identical in all three modes: yes") == 2, out
+  assert len(re.findall(r"TF1 Session +x = \[1, 5\] +yes", out)) == 1, out
+  assert len(re.findall(r"(TF2 eager|tf.function) +w = \[\[7, 2\], \[3, 6\]\] +yes", out)) == 2, out
+  rows = dict(re.findall(r"^   (grads \* mask|stop_gradient mix|shadow \+ assign|tfpartial) +(.*)$", out, re.M))
+  assert rows["tfpartial"].split() == ["held"] * 6, out
+  assert "NaN" in rows["grads * mask"].split(), out
+  assert rows["shadow + assign"].split()[-1] != "held", out
+
+
+@pytest.mark.parametrize("args", [["--help"], ["demo", "--help"]])
+def test_help(args):
+  result = _tfpartial(*args)
+  assert result.returncode == 0 and "usage: tfpartial" in result.stdout
+
+
+def test_no_command_is_a_usage_error():
+  result = _tfpartial()
+  assert result.returncode == 2 and "usage: tfpartial" in result.stderr
