@@ -24,14 +24,18 @@ def _frozen(runner, model):
   return runner.value(model.x)[X_FROZEN]
 
 
+def _trainer(runner, name):
+  """The problem's model and its step under the spec, via apply_gradients."""
+  model = problems.Model.build(runner)
+  optimizer = problems.V1_OPTIMIZERS[name](model.global_step)
+  return model, runner.step(problems.steps_for(
+      "apply_gradients", runner, model.spec(), optimizer, model))
+
+
 @pytest.mark.parametrize("name", MOVERS)
 def test_assign_between_steps_is_kept(mode, name):
   with mode.runner() as runner:
-    model = problems.Model.build(runner)
-    spec = model.spec()
-    optimizer = problems.V1_OPTIMIZERS[name](model.global_step)
-    run = runner.step(problems.steps_for("apply_gradients", runner, spec,
-                                         optimizer, model))
+    model, run = _trainer(runner, name)
     pretrained = X0 * 3.0 - 1.0  # Loaded after the spec was built.
     runner.assign(model.x, pretrained)
     run()
@@ -50,11 +54,7 @@ def test_assign_between_steps_is_kept(mode, name):
 @pytest.mark.parametrize("name", MOVERS)
 def test_checkpoint_restore_between_steps_is_kept(mode, name, tmp_path):
   with mode.runner() as runner:
-    model = problems.Model.build(runner)
-    spec = model.spec()
-    optimizer = problems.V1_OPTIMIZERS[name](model.global_step)
-    run = runner.step(problems.steps_for("apply_gradients", runner, spec,
-                                         optimizer, model))
+    model, run = _trainer(runner, name)
     checkpoint = runner.checkpoint({"x": model.x}, tmp_path)
     run()
     runner.assign(model.x, runner.value(model.x) - 5.0)
