@@ -4,7 +4,7 @@ import types
 
 import tfpartial
 
-CONTRACT = {"FreezeSpec", "freeze", "train_only"}
+CONTRACT = {"FreezeSpec", "freeze", "load_spec", "train_only"}
 
 
 def test_all_is_the_contract():
@@ -29,4 +29,4 @@ def test_spec_methods_are_the_contract():
   methods = {name for name in dir(tfpartial.FreezeSpec)
              if not name.startswith("_")}
   assert methods == {"variables", "frozen_mask", "mask_gradients",
-                     "apply_gradients", "minimize", "wrap"}
+                     "apply_gradients", "minimize", "wrap", "to_json"}

@@ -10,6 +10,7 @@ from tfpartial import _index
 from tfpartial import _mask
 from tfpartial import _optimizers
 from tfpartial import _selection
+from tfpartial import _specfile
 from tfpartial import _step
 from tfpartial import _variables
 from tfpartial._selection import Selection
@@ -170,6 +171,28 @@ class FreezeSpec:
     family = _optimizers.family_of(optimizer)
     return family.wrap(self, optimizer)
 
+  # --- Spec files ----------------------------------------------------------
+
+  def to_json(self, path: Optional[_specfile.PathOrText] = None) -> str:
+    """The spec as JSON text, keyed by each variable's checkpoint name.
+
+    Args:
+      path: where to write it too. A mask too long to write inline goes to
+        a `.npy` file beside it; without a path every mask is inline.
+
+    Returns:
+      The JSON text; `tfpartial.load_spec` reads it back.
+
+    >>> x = tf.Variable(tf.zeros([5, 2]), name="x")
+    >>> b = tf.Variable(tf.zeros([2]), name="b")
+    >>> print((tfpartial.freeze(x, [0, 1, 3]) | tfpartial.freeze(b)).to_json())
+    {
+      "x": {"train_only": "[2, 4]", "shape": [5, 2]},
+      "b": {"freeze": "...", "shape": [2]}
+    }
+    """
+    return _specfile.to_json(self._entries.values(), path)
+
   # --- Package internals ---------------------------------------------------
 
   def _selection(self, variable: Variable) -> Optional[Selection]:
@@ -253,3 +276,45 @@ def train_only(variable: Variable, index: Index) -> FreezeSpec:
   trains = _index.selection_mask(shape, index, _variables.describe(variable))
   selection = _selection.from_mask(~trains)
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
+
+
+def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
+  """The spec a spec file describes, bound to `variables` by name.
+
+  Args:
+    text_or_path: JSON text, or the path of a spec file (`.npy` masks it
+      names are read relative to it).
+    variables: the variables to bind: an iterable, a name -> variable
+      mapping, or a `tf.Module` / Keras model (its `.variables`). Names are
+      checkpoint names: `x` for the TF1 `x:0`, a Keras variable's `path`.
+
+  Returns:
+    A `FreezeSpec`.
+
+  Raises:
+    ValueError: the text is not a spec, an index cannot be parsed, the
+      spec names a variable that is not given, or a shape differs.
+    TypeError, IndexError: an index does not fit its variable, as for
+      `freeze`.
+
+  >>> x = tf.Variable(tf.zeros([3]), name="x")
+  >>> tfpartial.load_spec('{"x": {"freeze": "0"}}', [x])
+  FreezeSpec(x: 1/3 frozen)
+  """
+  data, directory = _specfile.read(text_or_path)
+  named = _specfile.variables_by_name(variables)
+  spec = FreezeSpec()
+  for name, kind, index, shape in _specfile.entries(data, directory):
+    variable = named.get(name)
+    if variable is None:
+      given = ", ".join(sorted(named)) or "none"
+      raise ValueError(
+          f"the spec names '{name}', which is not among the variables given "
+          f"({given})")
+    if shape is not None and shape != _variables.static_shape(variable):
+      raise ValueError(
+          f"the spec gives '{name}' the shape {shape}; the "
+          f"{_variables.describe(variable)}")
+    build = freeze if kind == "freeze" else train_only
+    spec = spec | build(variable, index)
+  return spec
