@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Tuple
 
+from tfpartial import _keras
 from tfpartial import _v1
 from tfpartial._types import Optimizer
 
@@ -31,6 +32,13 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_v1.apply,
         minimize=_v1.minimize,
         wrap=_v1.wrap,
+    ),
+    Family(
+        name="keras.optimizers.Optimizer",
+        owns=_keras.owns,
+        apply=_keras.apply,
+        minimize=_keras.minimize,
+        wrap=_keras.wrap,
     ),
 )
 

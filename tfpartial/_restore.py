@@ -36,12 +36,17 @@ from tfpartial import _variables
 Restorable = Sequence[Tuple[Variable, Selection]]
 
 
+def read(variable: Variable) -> tf.Tensor:
+  """The value of `variable` now: a new read, ordered where it is made."""
+  return _variables.storage(variable).read_value()
+
+
 def restore_frozen(variable: Variable, selection: Selection,
                    before: tf.Tensor) -> Any:
   """Writes `before` back into the frozen elements of `variable`."""
   frozen = _tensors.frozen_mask_tensor(selection)
-  kept = tf.where(frozen, before, variable.read_value())
-  return variable.assign(kept, read_value=False)
+  kept = tf.where(frozen, before, read(variable))
+  return _variables.storage(variable).assign(kept, read_value=False)
 
 
 class EagerPath:
@@ -53,7 +58,7 @@ class EagerPath:
           gradients: Sequence[Any] = ()) -> Any:
     del gradients  # Reads of resource variables are snapshots already.
     with tf.name_scope("tfpartial_snapshot"):
-      befores = [variable.read_value() for variable, _ in restorable]
+      befores = [read(variable) for variable, _ in restorable]
     result = apply()
     with tf.name_scope("tfpartial_restore"):
       for (variable, selection), before in zip(restorable, befores):
@@ -77,7 +82,7 @@ class GraphPath:
     with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(gate):
       shadows = [shadow_variable(variable) for variable, _ in restorable]
       snapshots = [
-          shadow.assign(variable.read_value(), read_value=False)
+          shadow.assign(read(variable), read_value=False)
           for shadow, (variable, _) in zip(shadows, restorable)
       ]
     with tf.control_dependencies(snapshots):
@@ -103,6 +108,7 @@ def shadow_variable(variable: Variable) -> tf.Variable:
   and relies on copy-on-write, which a ref variable's in-place update
   skips; a ref shadow's `Assign` always copies.
   """
+  variable = _variables.storage(variable)
   with tf.init_scope(), tf.device(variable.device):
     return tf.compat.v1.Variable(
         lambda: tf.zeros(variable.shape, variable.dtype.base_dtype),
@@ -115,7 +121,8 @@ def shadow_variable(variable: Variable) -> tf.Variable:
 
 def _is_ref(variable: Variable) -> bool:
   """Whether `variable` is a TF1 ref variable (dtype `float32_ref`)."""
-  return variable.dtype != variable.dtype.base_dtype
+  dtype = _variables.storage(variable).dtype
+  return dtype != dtype.base_dtype
 
 
 def _dependencies(result: Any) -> List[Any]:

@@ -55,6 +55,34 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn) -> Any:
   return current_path().run(restorable, lambda: apply(masked), gradients)
 
 
+def guard(spec, variables, run) -> Any:
+  """Runs `run()`, an update that bypasses gradients, keeping the freeze.
+
+  For what writes variables directly, e.g. Keras EMA finalization.
+  """
+  restorable = []
+  for variable in variables:
+    selection = spec._selection(variable)
+    if selection is not None and not selection.is_empty:
+      restorable.append((variable, selection))
+  return current_path().run(restorable, run)
+
+
+def trainable_var_list(spec, var_list) -> List[Any]:
+  """`var_list` checked, without the variables `spec` freezes entirely."""
+  var_list = tf.nest.flatten(var_list)
+  for position, variable in enumerate(var_list):
+    _variables.check_variable(variable, f"var_list[{position}]")
+  spec._check_applies_to(var_list)
+  kept = [v for v in var_list if not spec._fully_frozen(v)]
+  if not kept:
+    raise ValueError(
+        "every variable in `var_list` is fully frozen by the spec ("
+        f"{', '.join(_variables.checkpoint_name(v) for v in var_list)}); "
+        "there is nothing to train.")
+  return kept
+
+
 def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
   """The pairs as a list; TypeError or ValueError if one is malformed."""
   if isinstance(grads_and_vars, dict):

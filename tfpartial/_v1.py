@@ -59,17 +59,7 @@ def trainable_var_list(spec, var_list: Optional[Iterable[Variable]]
     var_list = (
         tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
             tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
-  var_list = tf.nest.flatten(var_list)
-  for position, variable in enumerate(var_list):
-    _variables.check_variable(variable, f"var_list[{position}]")
-  spec._check_applies_to(var_list)
-  kept = [v for v in var_list if not spec._fully_frozen(v)]
-  if not kept:
-    raise ValueError(
-        "every variable in `var_list` is fully frozen by the spec ("
-        f"{', '.join(_variables.checkpoint_name(v) for v in var_list)}); "
-        "there is nothing to train.")
-  return kept
+  return _step.trainable_var_list(spec, var_list)
 
 
 def wrap(spec, optimizer):

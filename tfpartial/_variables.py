@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Hashable, Tuple
 
+import keras
 import tensorflow as tf
 
 from tfpartial._types import Variable
@@ -11,16 +12,35 @@ from tfpartial._types import Variable
 
 def is_variable(value: object) -> bool:
   """Whether `value` is a variable tfpartial can freeze part of."""
-  return isinstance(value, tf.Variable)
+  return isinstance(value, (tf.Variable, keras.Variable))
+
+
+def is_keras(variable: Variable) -> bool:
+  """Whether `variable` is a Keras 3 variable (which wraps a tf.Variable)."""
+  return isinstance(variable, keras.Variable)
 
 
 def key(variable: Variable) -> Hashable:
   """A hashable identity for `variable`, equal for every handle on it."""
+  if is_keras(variable):
+    return ("keras", id(variable))  # Keras variables compare elementwise.
   return variable.ref()
 
 
+def storage(variable: Variable) -> tf.Variable:
+  """The tf.Variable holding `variable`'s value, for reads and assigns.
+
+  A Keras variable's `value` is its tf.Variable (or distributed variable);
+  it would only be cast inside a layer's autocast scope, never in a step.
+  """
+  return variable.value if is_keras(variable) else variable
+
+
 def checkpoint_name(variable: Variable) -> str:
-  """The name a checkpoint knows `variable` by (`x` for the TF1 `x:0`)."""
+  """The name a checkpoint knows `variable` by: `x` for the TF1 `x:0`,
+  a Keras variable's `path`."""
+  if is_keras(variable):
+    return variable.path
   name = getattr(variable, "name", None) or "<unnamed>"
   return name[:-2] if name.endswith(":0") else name
 
@@ -63,4 +83,4 @@ def check_variable(value: object, argument: str = "variable") -> None:
     detail += f" of shape {shape_text(value.shape)}"
   raise TypeError(
       f"`{argument}` must be a tf.Variable (resource, TF1 ref or "
-      f"distributed variable); got {detail}.")
+      f"distributed variable) or a Keras variable; got {detail}.")

@@ -1,0 +1,176 @@
+"""The Keras 3 optimizer family: apply, minimize, wrap, save and load.
+
+A wrapped Keras optimizer is an instance of a subclass of the optimizer's
+own class (`PartialAdam` for `Adam`), so `isinstance`, `get_config`,
+checkpoints and `model.compile` see the optimizer they know. Its config
+carries the spec as JSON, keyed by variable path; a model loaded with
+`keras.models.load_model` binds it again when its optimizer is built, so
+the freeze travels with the saved model. The subclasses of the built-in
+optimizers are registered with Keras when tfpartial is imported, as Keras
+asks of custom objects, so loading needs only `import tfpartial`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from tfpartial import _step
+from tfpartial import _variables
+
+_PACKAGE = "tfpartial"
+
+
+def owns(optimizer: Any) -> bool:
+  return isinstance(optimizer, keras.optimizers.Optimizer)
+
+
+def apply(optimizer, masked: list, kwargs: dict) -> Any:
+  if kwargs:
+    raise TypeError(
+        "a Keras optimizer's apply_gradients takes no keyword arguments; got "
+        f"{sorted(kwargs)}.")
+  return optimizer.apply_gradients(masked)
+
+
+def minimize(spec, optimizer, loss, var_list, kwargs: dict) -> Any:
+  """One step on `loss`, a zero-argument callable, for a Keras optimizer."""
+  if kwargs:
+    raise TypeError(
+        "minimize() with a Keras optimizer takes no keyword arguments; got "
+        f"{sorted(kwargs)}.")
+  if not callable(loss):
+    raise TypeError(
+        "`loss` must be a zero-argument callable for a Keras optimizer, "
+        "which runs eagerly or in tf.function (not in a TF1 graph).")
+  if var_list is None:
+    raise TypeError("`var_list` is required with a Keras optimizer.")
+  var_list = _step.trainable_var_list(spec, var_list)
+  with tf.GradientTape() as tape:
+    value = optimizer.scale_loss(loss())  # Loss scaling, as Keras' fit does.
+  grads = tape.gradient(value, var_list)
+  return spec.apply_gradients(optimizer, zip(grads, var_list))
+
+
+def wrap(spec, optimizer):
+  """A copy of `optimizer`, of a subclass of its class, honouring `spec`."""
+  base = type(optimizer)
+  if isinstance(optimizer, _PartialKerasOptimizer):
+    spec = optimizer._tfpartial_spec_for(None) | spec
+    base = optimizer._tfpartial_base
+  wrapped = object.__new__(partial_class(base))
+  wrapped.__dict__.update(optimizer.__dict__)
+  wrapped.__dict__["_tfpartial_spec"] = spec
+  wrapped.__dict__["_tfpartial_saved"] = None
+  wrapped.__dict__["_tfpartial_built_on"] = None
+  return wrapped
+
+
+class _PartialKerasOptimizer:
+  """Mixed in before a Keras optimizer class: its updates honour the spec."""
+
+  _tfpartial_base: type
+
+  # --- Binding the spec ----------------------------------------------------
+
+  def _tfpartial_spec_for(self, variables):
+    """The bound spec; after loading, bound now to `variables` by path."""
+    spec = self.__dict__.get("_tfpartial_spec")
+    if spec is None:
+      if variables is None:
+        raise ValueError(
+            f"{type(self).__name__} was loaded from a config; its spec binds "
+            "to the model's variables when the optimizer is built.")
+      saved = self.__dict__.get("_tfpartial_saved") or {}
+      order = saved.get("built_on")
+      named = variables
+      if order is not None and len(order) == len(variables):
+        named = dict(zip(order, variables))
+      from tfpartial import _spec  # pylint: disable=g-import-not-at-top
+      spec = _spec.load_spec(saved.get("spec") or "{}", named)
+      self.__dict__["_tfpartial_spec"] = spec
+    return spec
+
+  def _tfpartial_check_trains(self, spec, variables) -> None:
+    trained = {id(v) for v in variables}
+    missing = [v for v in spec.variables if id(v) not in trained]
+    if missing:
+      names = ", ".join(_variables.describe(v) for v in missing)
+      raise ValueError(
+          f"the spec names {names}, which this optimizer does not train (it "
+          "is built on the model's trainable variables); was the spec built "
+          "for another model, or is the variable not trainable?")
+
+  # --- The optimizer -------------------------------------------------------
+
+  def build(self, variables):
+    variables = list(variables)
+    spec = self._tfpartial_spec_for(variables)
+    self._tfpartial_check_trains(spec, variables)
+    self.__dict__["_tfpartial_built_on"] = [
+        _variables.checkpoint_name(v) for v in variables]
+    super().build([v for v in variables if not spec._fully_frozen(v)])
+
+  def apply(self, grads, trainable_variables=None):
+    if trainable_variables is None:
+      trainable_variables = self._trainable_variables
+    grads, variables = list(grads), list(trainable_variables)
+    spec = self._tfpartial_spec_for(variables)
+    base_apply = super().apply
+
+    def run(masked):
+      return base_apply([g for g, _ in masked], [v for _, v in masked])
+
+    return _step.apply_gradients(spec, zip(grads, variables), run)
+
+  def finalize_variable_values(self, var_list):
+    # EMA finalization writes the averages straight into the variables.
+    var_list = list(var_list)
+    spec = self._tfpartial_spec_for(var_list)
+    parent = super().finalize_variable_values
+    return _step.guard(spec, var_list, lambda: parent(var_list))
+
+  def get_config(self):
+    config = super().get_config()
+    spec = self.__dict__.get("_tfpartial_spec")
+    if spec is None:
+      config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
+    else:
+      config["tfpartial"] = {
+          "spec": spec.to_json(),
+          "built_on": self.__dict__.get("_tfpartial_built_on")}
+    return config
+
+  @classmethod
+  def from_config(cls, config, custom_objects=None):
+    config = dict(config)
+    saved = config.pop("tfpartial", None)
+    optimizer = super().from_config(config, custom_objects=custom_objects)
+    optimizer.__dict__["_tfpartial_spec"] = None
+    optimizer.__dict__["_tfpartial_saved"] = saved
+    optimizer.__dict__["_tfpartial_built_on"] = None
+    return optimizer
+
+
+@functools.lru_cache(maxsize=None)
+def partial_class(base: type) -> type:
+  """`Partial<Base>`, registered with Keras as `tfpartial>Partial<Base>`."""
+  cls = type(f"Partial{base.__name__}", (_PartialKerasOptimizer, base),
+             {"__module__": __name__, "__doc__": base.__doc__,
+              "_tfpartial_base": base})
+  return keras.saving.register_keras_serializable(package=_PACKAGE)(cls)
+
+
+def _register_builtins() -> None:
+  for name in dir(keras.optimizers):
+    candidate = getattr(keras.optimizers, name)
+    if (isinstance(candidate, type)
+        and issubclass(candidate, keras.optimizers.Optimizer)
+        and candidate is not keras.optimizers.Optimizer):
+      partial_class(candidate)
+
+
+_register_builtins()
