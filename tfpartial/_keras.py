@@ -95,8 +95,10 @@ class _PartialKerasOptimizer:
     return spec
 
   def _tfpartial_check_trains(self, spec, variables) -> None:
+    # Fully frozen variables may be missing: masking already dropped them.
     trained = {id(v) for v in variables}
-    missing = [v for v in spec.variables if id(v) not in trained]
+    missing = [v for v in spec.variables
+               if id(v) not in trained and not spec._fully_frozen(v)]
     if missing:
       names = ", ".join(_variables.describe(v) for v in missing)
       raise ValueError(
@@ -127,11 +129,13 @@ class _PartialKerasOptimizer:
     return _step.apply_gradients(spec, zip(grads, variables), run)
 
   def finalize_variable_values(self, var_list):
-    # EMA finalization writes the averages straight into the variables.
+    # EMA finalization writes the averages straight into the variables, and
+    # pairs them with the variables the optimizer was built on.
     var_list = list(var_list)
     spec = self._tfpartial_spec_for(var_list)
+    kept = [v for v in var_list if not spec._fully_frozen(v)]
     parent = super().finalize_variable_values
-    return _step.guard(spec, var_list, lambda: parent(var_list))
+    return _step.guard(spec, kept, lambda: parent(kept))
 
   def get_config(self):
     config = super().get_config()

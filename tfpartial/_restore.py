@@ -44,6 +44,8 @@ def read(variable: Variable) -> tf.Tensor:
 def restore_frozen(variable: Variable, selection: Selection,
                    before: tf.Tensor) -> Any:
   """Writes `before` back into the frozen elements of `variable`."""
+  if selection.is_everything:
+    return _variables.storage(variable).assign(before, read_value=False)
   frozen = _tensors.frozen_mask_tensor(selection)
   kept = tf.where(frozen, before, read(variable))
   return _variables.storage(variable).assign(kept, read_value=False)

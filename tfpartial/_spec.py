@@ -212,8 +212,9 @@ class FreezeSpec:
     given = ", ".join(_variables.checkpoint_name(v) for v in variables)
     raise ValueError(
         f"the spec names {named}, none of which is among the variables being "
-        f"trained ({given}); was it built for another model or graph? To "
-        "train with nothing frozen, call the optimizer directly.")
+        f"trained ({given}); was it built for another model or graph, or is "
+        "the variable not trainable? To train with nothing frozen, call the "
+        "optimizer directly.")
 
   def _fingerprint(self) -> tuple:
     return tuple((key, selection.fingerprint())

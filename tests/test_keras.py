@@ -1,0 +1,276 @@
+"""Keras 3 optimizers: guarantees 1, 2, 4 and 7 in custom loops and model.fit.
+
+Every optimizer runs in each way of training (`keras_mode`): eager and
+`tf.function` custom loops with `spec.apply_gradients`, a wrapped optimizer
+in `tf.function`, XLA, and `model.fit` with a wrapped optimizer. The frozen
+gradients are Inf/NaN throughout.
+"""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import helpers
+import keras_problems as kp
+import tfpartial
+from problems import B0, X0, X_FROZEN
+
+STEPS = 4
+KERAS_MODES = ("eager", "tf_function", "wrap_tf_function", "xla", "model_fit")
+
+
+@pytest.fixture(params=KERAS_MODES)
+def keras_mode(request):
+  return request.param
+
+
+def _loop(model, optimizer, spec, mode, steps=STEPS, between=None):
+  """Trains `model`; the values after each step."""
+  variables = model.trainable_variables
+  if mode == "model_fit":
+    trajectory = []
+    record = keras.callbacks.LambdaCallback(
+        on_train_batch_end=lambda batch, logs: trajectory.append(model.values()))
+    callbacks = [record]
+    if between is not None:
+      callbacks.insert(0, keras.callbacks.LambdaCallback(
+          on_train_batch_begin=lambda batch, logs: between(batch)))
+    model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
+                  loss=kp.squared_sum)
+    model.fit(np.repeat(kp.INPUTS, steps, 0), np.repeat(kp.TARGETS, steps, 0),
+              batch_size=1, epochs=1, shuffle=False, verbose=0,
+              callbacks=callbacks)
+    return trajectory
+  if spec is None:
+    apply = optimizer.apply_gradients
+  elif mode == "wrap_tf_function":
+    apply = spec.wrap(optimizer).apply_gradients
+  else:
+    apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
+
+  def step():
+    with tf.GradientTape() as tape:
+      loss = optimizer.scale_loss(kp.loss_of(model))
+    grads = tape.gradient(loss, variables)
+    apply(list(zip(grads, variables)))
+
+  if mode in ("tf_function", "wrap_tf_function"):
+    step = tf.function(step)
+  elif mode == "xla":
+    step = tf.function(step, jit_compile=True)
+  trajectory = []
+  for index in range(steps):
+    if between is not None:
+      between(index)
+    step()
+    trajectory.append(model.values())
+  return trajectory
+
+
+def _tolerance(mode):
+  if mode in ("xla", "model_fit"):  # XLA (fit's jit_compile="auto") fuses.
+    return dict(rtol=2e-5, atol=1e-6)
+  return dict(rtol=1e-6, atol=1e-7)
+
+
+def _check_frozen(trajectory, frozen_x=X0[X_FROZEN]):
+  for step, values in enumerate(trajectory, start=1):
+    helpers.assert_same_bits(values["x"][X_FROZEN], frozen_x,
+                             f"frozen x, step {step}")
+    helpers.assert_same_bits(values["b"], B0, f"fully frozen b, step {step}")
+    assert np.isfinite(values["x"]).all(), step
+
+
+@pytest.mark.parametrize("name", sorted(kp.ELEMENTWISE))
+def test_elementwise_optimizers_freeze_and_follow_the_split_reference(
+    keras_mode, name):
+  model = kp.PartialModel()
+  trajectory = _loop(model, kp.ELEMENTWISE[name](), model.spec(), keras_mode)
+  reference = _loop(kp.SplitModel(), kp.ELEMENTWISE[name](), None, keras_mode)
+  assert len(trajectory) == len(reference) == STEPS
+  _check_frozen(trajectory)
+  for step, (values, ref) in enumerate(zip(trajectory, reference), start=1):
+    np.testing.assert_allclose(values["x"][~X_FROZEN], ref["t"],
+                               **_tolerance(keras_mode),
+                               err_msg=f"x trainable, step {step}")
+    np.testing.assert_allclose(values["c"], ref["c"], **_tolerance(keras_mode),
+                               err_msg=f"c, step {step}")
+  assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
+
+
+@pytest.mark.parametrize("name", sorted(kp.MIXING))
+def test_mixing_optimizers_count_frozen_gradients_as_zero(keras_mode, name):
+  model = kp.PartialModel()
+  trajectory = _loop(model, kp.MIXING[name](), model.spec(), keras_mode)
+  _check_frozen(trajectory)
+  # The oracle: a plain copy, frozen gradients zeroed, frozen values put back.
+  oracle = kp.PartialModel(poison=False)
+  optimizer = kp.MIXING[name]()
+  variables = [oracle.x, oracle.c]
+  for step, values in enumerate(trajectory, start=1):
+    with tf.GradientTape() as tape:
+      loss = kp.loss_of(oracle)
+    gx, gc = tape.gradient(loss, variables)
+    optimizer.apply_gradients([(tf.where(X_FROZEN, 0.0, gx), oracle.x),
+                               (gc, oracle.c)])
+    oracle.x.assign(np.where(X_FROZEN, X0, oracle.x.numpy()))
+    np.testing.assert_allclose(values["x"], oracle.x.numpy(),
+                               **_tolerance(keras_mode),
+                               err_msg=f"x, step {step}")
+    np.testing.assert_allclose(values["c"], oracle.c.numpy(),
+                               **_tolerance(keras_mode),
+                               err_msg=f"c, step {step}")
+
+
+@pytest.mark.parametrize("name", ["AdamW_ema_overwrite", "Ftrl_shrinkage",
+                                  "SGD_momentum_nesterov_decay"])
+def test_values_assigned_between_steps_are_kept(keras_mode, name):
+  model = kp.PartialModel()
+  written = X0 + 3.0
+
+  def between(step):
+    if step == 2:  # After two steps: as a restore or a pretrained load.
+      model.x.assign(written)
+
+  trajectory = _loop(model, kp.ELEMENTWISE[name](), model.spec(), keras_mode,
+                     between=between)
+  _check_frozen(trajectory[:2])
+  _check_frozen(trajectory[2:], frozen_x=written[X_FROZEN])
+
+
+def test_ema_finalization_at_the_end_of_fit_keeps_the_freeze():
+  model = kp.PartialModel()
+  optimizer = keras.optimizers.Adam(0.1, use_ema=True, ema_momentum=0.9)
+  model.compile(optimizer=model.spec().wrap(optimizer), loss=kp.squared_sum)
+  model.fit(np.repeat(kp.INPUTS, 3, 0), np.repeat(kp.TARGETS, 3, 0),
+            batch_size=1, verbose=0)
+  # fit ended with finalize_variable_values: the model now holds the EMA.
+  helpers.assert_same_bits(model.x.numpy()[X_FROZEN], X0[X_FROZEN], "frozen x")
+  helpers.assert_same_bits(model.b.numpy(), B0, "b")
+
+
+def test_loss_scale_overflow_steps_skip_and_keep_the_freeze():
+  """An Inf in a trainable gradient skips the step, as without tfpartial."""
+  model, split = kp.PartialModel(), kp.SplitModel()
+  optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.Adam(0.05))
+  reference = keras.optimizers.LossScaleOptimizer(keras.optimizers.Adam(0.05))
+  spec = model.spec()
+  for step in range(5):
+    overflow = step in (1, 2)
+    for net, opt in ((model, optimizer), (split, reference)):
+      with tf.GradientTape() as tape:
+        loss = opt.scale_loss(kp.loss_of(net))
+      variables = net.trainable_variables
+      grads = tape.gradient(loss, variables)
+      grads = [g + np.inf if overflow and v is net.c else g
+               for g, v in zip(grads, variables)]
+      if net is model:
+        spec.apply_gradients(opt, zip(grads, variables))
+      else:
+        opt.apply_gradients(zip(grads, variables))
+    helpers.assert_same_bits(model.x.numpy()[X_FROZEN], X0[X_FROZEN], step)
+    np.testing.assert_allclose(model.x.numpy()[~X_FROZEN], split.t.numpy(),
+                               rtol=1e-6)
+  assert float(optimizer.dynamic_scale) == float(reference.dynamic_scale)
+  assert float(optimizer.dynamic_scale) < 32768.0  # Two overflows halved it.
+
+
+def test_wrapped_is_a_real_keras_optimizer(tmp_path):
+  model = kp.PartialModel()
+  optimizer = keras.optimizers.AdamW(0.05, weight_decay=0.1)
+  wrapped = model.spec().wrap(optimizer)
+  assert isinstance(wrapped, keras.optimizers.AdamW)
+  assert type(optimizer) is keras.optimizers.AdamW
+  config = wrapped.get_config()
+  assert config["weight_decay"] == 0.1 and "tfpartial" in config
+  model.compile(optimizer=wrapped, loss=kp.squared_sum)
+  model.fit(kp.INPUTS, kp.TARGETS, verbose=0)
+  model.evaluate(kp.INPUTS, kp.TARGETS, verbose=0)
+  assert not any(v.shape == B0.shape and "b" in v.path
+                 for v in wrapped.variables[1:]), "fully frozen b got slots"
+
+
+def test_dense_kernel_and_embedding_rows_save_and_load(tmp_path):
+  """The README's model.fit example, saved and loaded: the freeze travels."""
+  vocabulary, new_rows = 20, 5
+  model = keras.Sequential([
+      keras.Input((3,), dtype="int32"),
+      keras.layers.Embedding(vocabulary, 4, name="emb"),
+      keras.layers.Flatten(),
+      keras.layers.Dense(2, name="head")])
+  emb, kernel = model.layers[0].embeddings, model.layers[2].kernel
+  spec = (tfpartial.train_only(emb, np.s_[vocabulary - new_rows:])
+          | tfpartial.freeze(kernel, np.s_[:6]))
+  model.compile(optimizer=spec.wrap(keras.optimizers.AdamW(0.05)), loss="mse")
+  ids = np.array([[1, 16, 19], [18, 2, 15]], np.int32)
+  targets = np.ones((2, 2), np.float32)
+  before = {"emb": emb.numpy(), "kernel": kernel.numpy()}
+  model.fit(ids, targets, epochs=3, verbose=0)
+  helpers.assert_same_bits(emb.numpy()[:15], before["emb"][:15], "old rows")
+  helpers.assert_same_bits(kernel.numpy()[:6], before["kernel"][:6], "kernel")
+  assert not np.array_equal(emb.numpy()[15:], before["emb"][15:])
+  path = tmp_path / "model.keras"
+  model.save(path)
+  loaded = keras.models.load_model(path)
+  assert type(loaded.optimizer).__name__ == "PartialAdamW"
+  emb2, kernel2 = loaded.layers[0].embeddings, loaded.layers[2].kernel
+  saved = {"emb": emb2.numpy(), "kernel": kernel2.numpy()}
+  loaded.fit(ids, targets, epochs=2, verbose=0)
+  helpers.assert_same_bits(emb2.numpy()[:15], saved["emb"][:15], "old rows")
+  helpers.assert_same_bits(kernel2.numpy()[:6], saved["kernel"][:6], "kernel")
+  assert not np.array_equal(kernel2.numpy()[6:], saved["kernel"][6:])
+
+
+def test_embedding_row_gradients_stay_sparse():
+  layer = keras.layers.Embedding(10, 3)
+  layer.build((None,))
+  spec = tfpartial.freeze(layer.embeddings, np.s_[:5])
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(layer(np.array([1, 7, 7])))
+  grad = tape.gradient(loss, layer.embeddings)
+  assert isinstance(grad, tf.IndexedSlices)
+  [(masked, _)] = spec.mask_gradients([(grad, layer.embeddings)])
+  assert isinstance(masked, tf.IndexedSlices)
+  np.testing.assert_array_equal(masked.values.numpy(),
+                                [[0, 0, 0], [1, 1, 1], [1, 1, 1]])
+
+
+def test_keras_variables_are_named_by_path():
+  model = kp.PartialModel()
+  spec = model.spec()
+  assert repr(spec) == (f"FreezeSpec({model.x.path}: 4/12 frozen, "
+                        f"{model.b.path}: all frozen)")
+  loaded = tfpartial.load_spec(spec.to_json(), model.trainable_variables)
+  assert loaded == spec
+
+
+def test_spec_for_another_model_is_a_clear_error():
+  model, other = kp.PartialModel(), kp.PartialModel()
+  model.compile(optimizer=other.spec().wrap(keras.optimizers.Adam()),
+                loss=kp.squared_sum)
+  with pytest.raises(ValueError, match=r"the spec names variable '.*x' of shape \(3, 4\), variable '.*b' of shape \(2,\), (none of which is among the variables being trained|which this optimizer does not train).*another model"):
+    model.fit(kp.INPUTS, kp.TARGETS, verbose=0)
+  helpers.assert_same_bits(model.x.numpy(), X0, "x after the error")
+
+
+def test_spec_on_a_non_trainable_variable_is_a_clear_error():
+  model = kp.PartialModel()
+  model.b.trainable = False
+  model.compile(optimizer=tfpartial.freeze(model.b, 0).wrap(
+      keras.optimizers.Adam()), loss=kp.squared_sum)
+  with pytest.raises(ValueError, match=r"the spec names variable '.*b' of shape \(2,\), (none of which is among the variables being trained|which this optimizer does not train).*not trainable"):
+    model.fit(kp.INPUTS, kp.TARGETS, verbose=0)
+
+
+def test_keras_minimize_needs_a_callable_and_var_list():
+  model = kp.PartialModel()
+  spec, optimizer = model.spec(), keras.optimizers.SGD(0.1)
+  with pytest.raises(TypeError, match=r"`var_list` is required"):
+    spec.minimize(optimizer, lambda: kp.loss_of(model))
+  with pytest.raises(TypeError, match=r"zero-argument callable"):
+    spec.minimize(optimizer, kp.loss_of(model), var_list=[model.x])
+  spec.minimize(optimizer, lambda: kp.loss_of(model),
+                var_list=model.trainable_variables)
+  helpers.assert_same_bits(model.x.numpy()[X_FROZEN], X0[X_FROZEN], "x")
+  assert not np.array_equal(model.x.numpy(), X0)
