@@ -18,6 +18,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from tfpartial import _carry
 from tfpartial import _step
 from tfpartial import _variables
 
@@ -61,38 +62,11 @@ def wrap(spec, optimizer):
   if isinstance(optimizer, _PartialKerasOptimizer):
     spec = optimizer._tfpartial_spec_for(None) | spec
     base = optimizer._tfpartial_base
-  wrapped = object.__new__(partial_class(base))
-  wrapped.__dict__.update(optimizer.__dict__)
-  wrapped.__dict__["_tfpartial_spec"] = spec
-  wrapped.__dict__["_tfpartial_saved"] = None
-  wrapped.__dict__["_tfpartial_built_on"] = None
-  return wrapped
+  return _carry.copy_as(partial_class(base), optimizer, spec)
 
 
-class _PartialKerasOptimizer:
+class _PartialKerasOptimizer(_carry.SpecCarrier):
   """Mixed in before a Keras optimizer class: its updates honour the spec."""
-
-  _tfpartial_base: type
-
-  # --- Binding the spec ----------------------------------------------------
-
-  def _tfpartial_spec_for(self, variables):
-    """The bound spec; after loading, bound now to `variables` by path."""
-    spec = self.__dict__.get("_tfpartial_spec")
-    if spec is None:
-      if variables is None:
-        raise ValueError(
-            f"{type(self).__name__} was loaded from a config; its spec binds "
-            "to the model's variables when the optimizer is built.")
-      saved = self.__dict__.get("_tfpartial_saved") or {}
-      order = saved.get("built_on")
-      named = variables
-      if order is not None and len(order) == len(variables):
-        named = dict(zip(order, variables))
-      from tfpartial import _spec  # pylint: disable=g-import-not-at-top
-      spec = _spec.load_spec(saved.get("spec") or "{}", named)
-      self.__dict__["_tfpartial_spec"] = spec
-    return spec
 
   def _tfpartial_check_trains(self, spec, variables) -> None:
     # Fully frozen variables may be missing: masking already dropped them.
@@ -106,14 +80,11 @@ class _PartialKerasOptimizer:
           "is built on the model's trainable variables); was the spec built "
           "for another model, or is the variable not trainable?")
 
-  # --- The optimizer -------------------------------------------------------
-
   def build(self, variables):
     variables = list(variables)
     spec = self._tfpartial_spec_for(variables)
     self._tfpartial_check_trains(spec, variables)
-    self.__dict__["_tfpartial_built_on"] = [
-        _variables.checkpoint_name(v) for v in variables]
+    self._tfpartial_built(variables)
     super().build([v for v in variables if not spec._fully_frozen(v)])
 
   def apply(self, grads, trainable_variables=None):
@@ -136,27 +107,6 @@ class _PartialKerasOptimizer:
     kept = [v for v in var_list if not spec._fully_frozen(v)]
     parent = super().finalize_variable_values
     return _step.guard(spec, kept, lambda: parent(kept))
-
-  def get_config(self):
-    config = super().get_config()
-    spec = self.__dict__.get("_tfpartial_spec")
-    if spec is None:
-      config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
-    else:
-      config["tfpartial"] = {
-          "spec": spec.to_json(),
-          "built_on": self.__dict__.get("_tfpartial_built_on")}
-    return config
-
-  @classmethod
-  def from_config(cls, config, custom_objects=None):
-    config = dict(config)
-    saved = config.pop("tfpartial", None)
-    optimizer = super().from_config(config, custom_objects=custom_objects)
-    optimizer.__dict__["_tfpartial_spec"] = None
-    optimizer.__dict__["_tfpartial_saved"] = saved
-    optimizer.__dict__["_tfpartial_built_on"] = None
-    return optimizer
 
 
 @functools.lru_cache(maxsize=None)

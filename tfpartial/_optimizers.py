@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any, Callable, Tuple
 
 from tfpartial import _keras
+from tfpartial import _tf_keras
 from tfpartial import _v1
 from tfpartial._types import Optimizer
 
@@ -39,6 +40,13 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_keras.apply,
         minimize=_keras.minimize,
         wrap=_keras.wrap,
+    ),
+    Family(
+        name="tf_keras optimizer",
+        owns=_tf_keras.owns,
+        apply=_tf_keras.apply,
+        minimize=_tf_keras.minimize,
+        wrap=_tf_keras.wrap,
     ),
 )
 
