@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -99,7 +100,8 @@ def _shadow_and_assign(x, keep, optimizer, loss):
     with tf.GradientTape() as tape:
       value = loss(x)
     optimizer.apply_gradients([(tape.gradient(value, x), x)])
-    x.scatter_nd_update(frozen_at, shadow)
+    x.assign(tf.tensor_scatter_nd_update(tf.convert_to_tensor(x), frozen_at,
+                                         shadow))
   return step
 
 
@@ -139,6 +141,8 @@ SCENARIOS = {
         0.1, l1_regularization_strength=0.5), _target_loss, 0, False),
     "Proximal l2": (lambda: V1.ProximalGradientDescentOptimizer(
         0.1, l2_regularization_strength=0.5), _target_loss, 0, False),
+    "AdamW": (lambda: keras.optimizers.AdamW(0.1, weight_decay=0.5),
+              _target_loss, 0, False),
     "Inf grad": (lambda: V1.GradientDescentOptimizer(0.1), _inf_loss, 0,
                  False),
     "assign**": (lambda: V1.AdamOptimizer(0.1), _target_loss, 0, True),
@@ -148,9 +152,11 @@ SCENARIOS = {
 def _frozen_drift(workaround, scenario) -> float:
   """How far x[0] ends from where it must be (0.0 when the freeze held)."""
   make_optimizer, loss, warmup, assign_between = scenario
-  x = tf.Variable([1.0, 2.0, 3.0], name="x")
-  keep = tf.constant([0.0, 1.0, 1.0])
   optimizer = make_optimizer()
+  variable = (keras.Variable if isinstance(optimizer, keras.optimizers.Optimizer)
+              else tf.Variable)
+  x = variable([1.0, 2.0, 3.0], name="x")
+  keep = tf.constant([0.0, 1.0, 1.0])
   for _ in range(warmup):  # Trained as a whole before part of it froze.
     with tf.GradientTape() as tape:
       value = loss(x)
@@ -211,6 +217,7 @@ def main() -> int:
     print(f"   {method:<18}" + "".join(f"{_cell(d):>12}" for d in drifts))
   print("   * momentum built up before part of x froze.  ** x assigned "
         "(as by a\n     checkpoint restore) between steps: the new x[0] "
-        "must stay.")
+        "must stay.  AdamW is\n     Keras 3's, weight_decay=0.5; the others "
+        "are tf.compat.v1.train's.")
   ok &= all(d == 0.0 for d in table["tfpartial"])
   return 0 if ok else 1
