@@ -1,4 +1,4 @@
-"""The `tfpartial` command: `tfpartial demo`."""
+"""The `tfpartial` command: `demo` and `verify`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,27 @@ def _parser() -> argparse.ArgumentParser:
       description="Runs the two classic questions (fix x[0]; train only the "
       "diagonal) in a TF1 Session, eagerly and in tf.function, then the "
       "hand-made workarounds beside tfpartial, and prints the numbers.")
+  verify = commands.add_parser(
+      "verify",
+      help="prove from two checkpoints that no frozen element changed",
+      description="Compares BEFORE and AFTER (TF1 Saver or TF2 "
+      "tf.train.Checkpoint prefixes or folders, or Keras .weights.h5 files) "
+      "variable by variable under SPEC, bit for bit. Exit 0 when every "
+      "frozen element is unchanged, 1 when one changed, 2 on bad input.")
+  verify.add_argument("before", help="the checkpoint before training")
+  verify.add_argument("after", help="the checkpoint after training")
+  verify.add_argument("--spec", required=True,
+                      help="the spec file (JSON) saying what is frozen")
   return parser
+
+
+def _verify(args) -> int:
+  from tfpartial import _verify as verify  # pylint: disable=g-import-not-at-top
+  try:
+    return verify.verify(args.before, args.after, args.spec)
+  except (ValueError, TypeError, IndexError, OSError, KeyError) as error:
+    print(f"\ntfpartial verify: error: {error}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -27,6 +47,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   if args.command == "demo":
     from tfpartial import _demo  # pylint: disable=g-import-not-at-top
     return _demo.main()
+  if args.command == "verify":
+    return _verify(args)
   raise AssertionError(args.command)
 
 
