@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Hashable, Iterable, Mapping, Optional, Tuple
 
 import numpy as np
+import tensorflow as tf
 
 from tfpartial import _index
 from tfpartial import _mask
@@ -228,7 +229,9 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
     variable: a `tf.Variable` (resource, TF1 ref or distributed).
     index: an int, slice, `np.s_[...]` tuple, integer index array, boolean
       mask of the full shape or of leading axes, or `Ellipsis`. Negative
-      indices count from the end. None freezes the whole variable.
+      indices count from the end. None freezes the whole variable. A bool
+      variable of the full shape is a mask read at every step: assign it
+      between steps to change the freeze without retracing.
 
   Returns:
     A `FreezeSpec` naming `variable`.
@@ -248,6 +251,8 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   shape = _variables.static_shape(variable)
   if index is None:
     selection = _selection.Everything(shape)
+  elif _variables.is_variable(index):
+    selection = _dynamic(variable, index, trains=False)
   else:
     selection = _selection.from_mask(
         _index.selection_mask(shape, index, _variables.describe(variable)))
@@ -274,9 +279,29 @@ def train_only(variable: Variable, index: Index) -> FreezeSpec:
   """
   _variables.check_variable(variable)
   shape = _variables.static_shape(variable)
-  trains = _index.selection_mask(shape, index, _variables.describe(variable))
-  selection = _selection.from_mask(~trains)
+  if _variables.is_variable(index):
+    selection = _dynamic(variable, index, trains=True)
+  else:
+    trains = _index.selection_mask(shape, index, _variables.describe(variable))
+    selection = _selection.from_mask(~trains)
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
+
+
+def _dynamic(variable: Variable, mask: Variable, trains: bool):
+  """The selection a boolean mask variable gives, checked against `variable`."""
+  dtype = tf.as_dtype(_variables.storage(mask).dtype).base_dtype
+  if dtype != tf.bool:
+    raise TypeError(
+        f"`index` is the variable '{_variables.checkpoint_name(mask)}' of "
+        f"dtype {dtype.name}; a mask variable for {_variables.describe(variable)}"
+        " must be bool.")
+  shape = _variables.static_shape(variable)
+  if tuple(tf.TensorShape(mask.shape).as_list()) != shape:
+    raise ValueError(
+        f"`index` is the mask variable '{_variables.checkpoint_name(mask)}' "
+        f"of shape {_variables.shape_text(mask.shape)}, which does not fit "
+        f"{_variables.describe(variable)}; a mask variable has the full shape.")
+  return _selection.Dynamic(shape, ((mask, trains),))
 
 
 def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:

@@ -11,7 +11,7 @@ import weakref
 
 import tensorflow as tf
 
-from tfpartial._selection import Elements
+from tfpartial._selection import Dynamic, Elements
 
 # selection -> eager mask tensor.
 _EAGER_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -20,8 +20,10 @@ _EAGER_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _GRAPH_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def frozen_mask_tensor(selection: Elements) -> tf.Tensor:
+def frozen_mask_tensor(selection) -> tf.Tensor:
   """A bool tensor of the variable's shape, True where frozen."""
+  if isinstance(selection, Dynamic):
+    return _dynamic(selection)
   with tf.init_scope():
     if tf.executing_eagerly():
       tensor = _EAGER_MASKS.get(selection)
@@ -37,3 +39,16 @@ def frozen_mask_tensor(selection: Elements) -> tf.Tensor:
     names[id(selection)] = tensor.name
     weakref.finalize(selection, names.pop, id(selection), None)
     return tensor
+
+
+def _dynamic(selection: Dynamic) -> tf.Tensor:
+  # Read where the step runs, not under init_scope: a tf.function or a TF1
+  # graph then reads the mask variable's value at every step.
+  frozen = None
+  if selection.static is not None:
+    frozen = tf.constant(selection.static)
+  for variable, trains in selection.masks:
+    value = tf.convert_to_tensor(variable)
+    value = tf.logical_not(value) if trains else value
+    frozen = value if frozen is None else tf.logical_or(frozen, value)
+  return frozen
