@@ -28,7 +28,7 @@ def test_demo_answers_both_questions_and_shows_the_workarounds():
   assert rows["shadow + assign"].split()[-1] != "held", out
 
 
-@pytest.mark.parametrize("args", [["--help"], ["demo", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["demo", "--help"], ["verify", "--help"]])
 def test_help(args):
   result = _tfpartial(*args)
   assert result.returncode == 0 and "usage: tfpartial" in result.stdout
