@@ -116,3 +116,35 @@ def test_row_gradients_train_exactly(mode, name):
     np.testing.assert_allclose(table_now[TRAIN_ROWS], small, **tolerance,
                                err_msg=f"trainable rows, step {step}")
   assert not np.array_equal(trajectory[-1][TRAIN_ROWS], TABLE0[TRAIN_ROWS])
+
+
+@pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
+def test_state_from_unfrozen_sparse_steps_moves_no_frozen_row(exact_mode, name):
+  """Rows outside the batch move too when an optimizer's sparse update is not
+  lazy (TF1 Adam decays m and v everywhere): those must be restored too."""
+  make = problems.V1_OPTIMIZERS[name]
+  with exact_mode.runner() as runner:
+    table = runner.variable(TABLE0, "table")
+    gs = runner.variable(0, "gs", dtype=tf.int64, trainable=False)
+    spec = tfpartial.freeze(table, FROZEN_ROWS)
+    optimizer = make(gs)
+
+    def step(frozen):
+      ids = IDS if not frozen else np.array([4, 6, 1])  # Not rows 0, 2, 5.
+      grads = runner.gradients(
+          lambda: tf.reduce_sum(tf.square(tf.gather(table, ids) - 3.0)),
+          [table])
+      if frozen:
+        return spec.apply_gradients(optimizer, zip(grads, [table]),
+                                    global_step=gs)
+      return optimizer.apply_gradients(zip(grads, [table]), global_step=gs)
+
+    warm, partial = runner.step(lambda: step(False)), runner.step(
+        lambda: step(True))
+    warm()
+    warm()
+    at_freeze = runner.value(table)
+    for _ in range(3):
+      partial()
+      helpers.assert_same_bits(runner.value(table)[FROZEN_ROWS],
+                               at_freeze[FROZEN_ROWS], "frozen rows")

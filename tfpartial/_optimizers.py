@@ -24,6 +24,8 @@ class Family:
   apply: Callable[[Optimizer, list, dict], Any]
   minimize: Callable[..., Any]
   wrap: Callable[[Any, Optimizer], Optimizer]
+  # Whether the optimizer's sparse update writes only the gradient's rows.
+  lazy_rows: Callable[[Optimizer], bool] = lambda optimizer: False
 
 
 FAMILIES: Tuple[Family, ...] = (
@@ -33,6 +35,7 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_v1.apply,
         minimize=_v1.minimize,
         wrap=_v1.wrap,
+        lazy_rows=_v1.lazy_rows,
     ),
     Family(
         name="keras.optimizers.Optimizer",

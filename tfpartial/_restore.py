@@ -8,8 +8,10 @@ back just after, with one fused select per variable. The snapshot is taken
 inside the step, never kept between steps, so a value the user assigns or
 restores between steps is the value that stays.
 
-Two paths share one interface, `run(restorable, apply)`; `_step.py` picks
-one per call:
+Each variable the step updates gets a guard (`before` and `after` the
+update): a dense one, or one for the rows of a sparse update when the
+optimizer's sparse update is lazy. Two paths run the guards around the
+update, `run(guards, apply)`; `_step.py` picks one per call:
 
 * Eager, including `tf.function`: the snapshot is the value read before the
   update. Resource updates copy on write while that read is alive, and
@@ -23,7 +25,7 @@ one per call:
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -31,10 +33,6 @@ from tfpartial import _tensors
 from tfpartial._selection import Selection
 from tfpartial._types import Variable
 from tfpartial import _variables
-
-# (variable, its frozen selection) for every variable the step updates.
-Restorable = Sequence[Tuple[Variable, Selection]]
-
 
 def read(variable: Variable) -> tf.Tensor:
   """The value of `variable` now: a new read, ordered where it is made."""
@@ -51,20 +49,85 @@ def restore_frozen(variable: Variable, selection: Selection,
   return _variables.storage(variable).assign(kept, read_value=False)
 
 
+class Guard:
+  """Keeps one variable's frozen elements across an update.
+
+  `before(graph)` returns (an op the update must wait for, or None; a token)
+  and `after(token)` the op that writes the frozen values back.
+  """
+
+  variable: Variable
+
+  def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
+    raise NotImplementedError
+
+  def after(self, token: Any) -> Any:
+    raise NotImplementedError
+
+
+class DenseGuard(Guard):
+  """The whole variable: snapshot it, then one select over all of it."""
+
+  def __init__(self, variable: Variable, selection: Selection):
+    self.variable, self.selection = variable, selection
+
+  def before(self, graph: bool):
+    if not graph:
+      return None, read(self.variable)
+    shadow = shadow_variable(self.variable)
+    return shadow.assign(read(self.variable), read_value=False), shadow
+
+  def after(self, token):
+    before = token.read_value() if isinstance(token, tf.Variable) else token
+    return restore_frozen(self.variable, self.selection, before)
+
+
+class RowsGuard(Guard):
+  """Only the rows a sparse update names: the optimizer touches no others.
+
+  For optimizers whose sparse update is lazy (`scatter_*` on the rows of
+  the gradient), this costs in proportion to the rows of the batch, not to
+  the table.
+  """
+
+  def __init__(self, variable: Variable, selection: Selection,
+               indices: tf.Tensor):
+    self.variable, self.selection, self.indices = variable, selection, indices
+
+  def before(self, graph: bool):
+    rows = tf.unique(tf.reshape(tf.cast(self.indices, tf.int64), [-1])).y
+    # A gather is a copy, so it is a snapshot even of a TF1 ref variable.
+    values = _gather_rows(self.variable, rows)
+    return (values.op if graph else None), (rows, values)
+
+  def after(self, token):
+    rows, before = token
+    storage = _variables.storage(self.variable)
+    frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
+    kept = tf.where(frozen, before, _gather_rows(self.variable, rows))
+    return storage.scatter_update(tf.IndexedSlices(kept, rows))
+
+
+def _gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
+  if _is_ref(variable):  # Ref variables have no sparse_read.
+    return tf.gather(read(variable), rows)
+  return _variables.storage(variable).sparse_read(rows)
+
+
 class EagerPath:
   """Snapshot by reading; ordering by program order."""
 
   name = "eager"
 
-  def run(self, restorable: Restorable, apply: Callable[[], Any],
+  def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = ()) -> Any:
     del gradients  # Reads of resource variables are snapshots already.
     with tf.name_scope("tfpartial_snapshot"):
-      befores = [read(variable) for variable, _ in restorable]
+      tokens = [guard.before(graph=False)[1] for guard in guards]
     result = apply()
     with tf.name_scope("tfpartial_restore"):
-      for (variable, selection), before in zip(restorable, befores):
-        restore_frozen(variable, selection, before)
+      for guard, token in zip(guards, tokens):
+        guard.after(token)
     return result
 
 
@@ -73,28 +136,22 @@ class GraphPath:
 
   name = "tf1_graph"
 
-  def run(self, restorable: Restorable, apply: Callable[[], Any],
+  def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = ()) -> Any:
-    if not restorable:
+    if not guards:
       return apply()
     gate = []
-    if any(_is_ref(variable) for variable, _ in restorable):
+    if any(_is_ref(guard.variable) for guard in guards):
       gate = [g.values if isinstance(g, tf.IndexedSlices) else g
               for g in gradients]
     with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(gate):
-      shadows = [shadow_variable(variable) for variable, _ in restorable]
-      snapshots = [
-          shadow.assign(read(variable), read_value=False)
-          for shadow, (variable, _) in zip(shadows, restorable)
-      ]
-    with tf.control_dependencies(snapshots):
+      befores = [guard.before(graph=True) for guard in guards]
+    with tf.control_dependencies([op for op, _ in befores if op is not None]):
       result = apply()
     with tf.control_dependencies(_dependencies(result)):
       with tf.name_scope("tfpartial_restore"):
-        restores = [
-            restore_frozen(variable, selection, shadow.read_value())
-            for shadow, (variable, selection) in zip(shadows, restorable)
-        ]
+        restores = [guard.after(token)
+                    for guard, (_, token) in zip(guards, befores)]
     return tf.group(*restores, name="tfpartial_train")
 
 

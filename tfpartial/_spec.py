@@ -138,7 +138,8 @@ class FreezeSpec:
     family = _optimizers.family_of(optimizer)
     return _step.apply_gradients(
         self, grads_and_vars,
-        lambda masked: family.apply(optimizer, masked, kwargs))
+        lambda masked: family.apply(optimizer, masked, kwargs),
+        lazy_rows=family.lazy_rows(optimizer))
 
   def minimize(self, optimizer: Optimizer, loss: Any,
                var_list: Optional[Iterable[Variable]] = None,

@@ -28,13 +28,16 @@ def current_path():
     return _EAGER if tf.executing_eagerly() else _GRAPH
 
 
-def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn) -> Any:
+def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
+                    lazy_rows: bool = False) -> Any:
   """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
 
   Args:
     spec: the `FreezeSpec`.
     grads_and_vars: (gradient, variable) pairs, checked before anything runs.
     apply: the optimizer's own apply, given the masked pairs.
+    lazy_rows: the optimizer's sparse update writes only the rows its
+      `tf.IndexedSlices` gradient names, so only those need restoring.
 
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
@@ -46,13 +49,17 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn) -> Any:
     raise ValueError(
         "every variable in `grads_and_vars` is fully frozen by the spec "
         f"({_names(pairs)}); there is nothing to train.")
-  restorable = []
+  guards = []
   for grad, variable in masked:
     selection = spec._selection(variable)
-    if grad is not None and selection is not None and not selection.is_empty:
-      restorable.append((variable, selection))
+    if grad is None or selection is None or selection.is_empty:
+      continue
+    if lazy_rows and isinstance(grad, tf.IndexedSlices):
+      guards.append(_restore.RowsGuard(variable, selection, grad.indices))
+    else:
+      guards.append(_restore.DenseGuard(variable, selection))
   gradients = [grad for grad, _ in masked if grad is not None]
-  return current_path().run(restorable, lambda: apply(masked), gradients)
+  return current_path().run(guards, lambda: apply(masked), gradients)
 
 
 def guard(spec, variables, run) -> Any:
@@ -60,12 +67,12 @@ def guard(spec, variables, run) -> Any:
 
   For what writes variables directly, e.g. Keras EMA finalization.
   """
-  restorable = []
+  guards = []
   for variable in variables:
     selection = spec._selection(variable)
     if selection is not None and not selection.is_empty:
-      restorable.append((variable, selection))
-  return current_path().run(restorable, run)
+      guards.append(_restore.DenseGuard(variable, selection))
+  return current_path().run(guards, run)
 
 
 def trainable_var_list(spec, var_list) -> List[Any]:

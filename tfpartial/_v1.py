@@ -17,8 +17,24 @@ _COMPUTE_KWARGS = frozenset(
 _APPLY_KWARGS = frozenset(("global_step", "name"))
 
 
+_T = tf.compat.v1.train
+# Their sparse updates (`scatter_*`, `sparse_apply_*`) write only the rows of
+# the gradient. Adam's is not lazy: it decays all of `m` and `v`, and moves
+# every row.
+_LAZY_ROWS = (_T.GradientDescentOptimizer, _T.MomentumOptimizer,
+              _T.AdagradOptimizer, _T.AdagradDAOptimizer,
+              _T.AdadeltaOptimizer, _T.RMSPropOptimizer, _T.FtrlOptimizer,
+              _T.ProximalGradientDescentOptimizer, _T.ProximalAdagradOptimizer)
+
+
 def owns(optimizer: Any) -> bool:
   return isinstance(optimizer, tf.compat.v1.train.Optimizer)
+
+
+def lazy_rows(optimizer: Any) -> bool:
+  """Whether the optimizer is one whose sparse update is lazy (not a
+  subclass, which may update differently)."""
+  return getattr(optimizer, "_tfpartial_base", type(optimizer)) in _LAZY_ROWS
 
 
 def apply(optimizer, masked: list, kwargs: dict) -> Any:
@@ -97,7 +113,8 @@ class _PartialOptimizerV1:
     return _step.apply_gradients(
         self._tfpartial_spec, grads_and_vars,
         lambda masked: base_apply(
-            masked, global_step=global_step, name=name, **kwargs))
+            masked, global_step=global_step, name=name, **kwargs),
+        lazy_rows=lazy_rows(self))
 
 
 @functools.lru_cache(maxsize=None)
