@@ -72,7 +72,13 @@ def test_repr_reads_at_a_glance(x):
   assert repr(tfpartial.freeze(x, (0, 1))) == "FreezeSpec(x: 1/12 frozen)"
   assert repr(tfpartial.train_only(x, ...)) == "FreezeSpec(x: 0/12 frozen)"
   assert repr(tfpartial.FreezeSpec()) == "FreezeSpec()"
-  assert repr(tfpartial.freeze(x, [0, 2])) == "FreezeSpec(x: 8/12 frozen)"
+  assert repr(tfpartial.freeze(x, [0, 2])) == "FreezeSpec(x: rows 0, 2 frozen)"
+  assert repr(tfpartial.freeze(x, np.s_[:, 1])) == "FreezeSpec(x: 3/12 frozen)"
+  table = tf.Variable(np.zeros((100, 2), np.float32), name="t")
+  assert repr(tfpartial.train_only(table, [3, 50])) == (
+      "FreezeSpec(t: all but 2 rows frozen)")
+  assert repr(tfpartial.freeze(table, np.arange(0, 100, 10))) == (
+      "FreezeSpec(t: 10 rows frozen)")
 
 
 def test_spec_is_immutable(x):

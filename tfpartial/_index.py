@@ -39,7 +39,7 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
     ValueError: a boolean mask does not match the shape it indexes.
     IndexError: an integer index is out of range, or too many indices.
   """
-  checked = _check_index(index, described, argument)
+  checked = check_index(index, described, argument)
   mask = np.zeros(tuple(shape), dtype=bool)
   try:
     mask[checked] = True
@@ -60,7 +60,40 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
   return mask
 
 
-def _check_index(index: Index, described: str, argument: str) -> Index:
+def row_set(shape: Sequence[int], checked: Index):
+  """The sorted rows `checked` selects when it selects whole rows, else None.
+
+  Whole rows: one component over the first axis (an int, a slice, a 1-D
+  integer array or a boolean vector of the rows), then only full slices or
+  `Ellipsis`. Found without an array of the variable's size; anything out of
+  range returns None, for `selection_mask` to raise its error.
+  """
+  if not shape:
+    return None
+  parts = list(checked) if isinstance(checked, tuple) else [checked]
+  while parts and (parts[-1] is Ellipsis or (
+      isinstance(parts[-1], slice) and parts[-1] == slice(None))):
+    parts.pop()
+  if len(parts) != 1 or len(parts) > len(shape):
+    return None
+  part, rows = parts[0], shape[0]
+  if isinstance(part, (bool, np.bool_)) or part is None or part is Ellipsis:
+    return None
+  if isinstance(part, int):
+    return np.array([part % rows]) if -rows <= part < rows else None
+  if isinstance(part, slice):
+    return np.unique(np.arange(*part.indices(rows), dtype=np.int64))
+  if isinstance(part, np.ndarray) and part.ndim == 1:
+    if part.dtype == bool:
+      return np.flatnonzero(part) if part.size == rows else None
+    if part.size and (part.min() < -rows or part.max() >= rows):
+      return None
+    return np.unique(part.astype(np.int64) % rows)
+  return None
+
+
+def check_index(index: Index, described: str, argument: str = "index") -> Index:
+  """`index` with every component checked and turned into a NumPy value."""
   if isinstance(index, tuple):
     return tuple(_check_component(c, index, described, argument)
                  for c in index)

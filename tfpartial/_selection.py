@@ -1,4 +1,4 @@
-"""Which elements of one variable are frozen: all, a mask, or a mask variable.
+"""Which elements of one variable are frozen: all, a mask, rows, a mask variable.
 
 A selection is an immutable NumPy-side value; it knows nothing of TensorFlow
 graphs. `_tensors.py` turns it into tensors where a step needs them.
@@ -78,13 +78,108 @@ class Elements:
   def describe(self) -> str:
     rows = _row_range(self.mask)
     if rows is not None:
-      first, last = rows
-      return (f"row {first} frozen" if first == last
-              else f"rows {first}..{last} frozen")
+      return _rows_text(*rows)
     return f"{self.frozen_count}/{self.size} frozen"
 
   def fingerprint(self) -> tuple:
+    if self.mask.ndim:
+      flat = self.mask.reshape(self.mask.shape[0], -1)
+      whole = flat.all(axis=1)
+      if np.array_equal(whole, flat.any(axis=1)):  # Compares equal to Rows.
+        return ("rows", self.shape, np.flatnonzero(whole).tobytes())
     return ("elements", self.mask.shape, np.packbits(self.mask).tobytes())
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Rows:
+  """Whole rows along the first axis, held as a sorted set of row numbers.
+
+  `rows` are the frozen rows or, with `trains`, the only rows that train.
+  Nothing the size of the table is made until a dense mask is asked for:
+  an embedding spec costs memory in proportion to the rows it names.
+  """
+
+  shape: Tuple[int, ...]
+  rows: np.ndarray  # Sorted, unique, int64, read-only.
+  trains: bool = False
+  compact: bool = False
+
+  is_everything = False
+
+  @property
+  def row_count(self) -> int:
+    return int(self.shape[0])
+
+  @property
+  def row_size(self) -> int:
+    return int(np.prod(self.shape[1:], dtype=np.int64))
+
+  @property
+  def size(self) -> int:
+    return self.row_count * self.row_size
+
+  @property
+  def frozen_count(self) -> int:
+    frozen = self.rows.size if not self.trains else (
+        self.row_count - self.rows.size)
+    return frozen * self.row_size
+
+  @property
+  def is_empty(self) -> bool:
+    return self.frozen_count == 0
+
+  def frozen_rows(self) -> np.ndarray:
+    if not self.trains:
+      return self.rows
+    return np.setdiff1d(np.arange(self.row_count, dtype=np.int64), self.rows,
+                        assume_unique=True)
+
+  def frozen_row_vector(self) -> np.ndarray:
+    """One bool per row, True where the row is frozen."""
+    vector = np.zeros(self.row_count, dtype=bool)
+    vector[self.rows] = True
+    return ~vector if self.trains else vector
+
+  def frozen_mask(self) -> np.ndarray:
+    mask = np.zeros(self.shape, dtype=bool)
+    mask[self.frozen_rows()] = True
+    return mask
+
+  def union(self, other: "Selection") -> "Selection":
+    if other.is_everything or isinstance(other, Dynamic):
+      return other.union(self)
+    if isinstance(other, Rows):
+      compact = self.compact or other.compact
+      if self.trains and other.trains:
+        return from_rows(self.shape, np.intersect1d(self.rows, other.rows),
+                         trains=True, compact=compact)
+      if self.trains or other.trains:
+        trains, frozen = (self, other) if self.trains else (other, self)
+        return from_rows(self.shape, np.setdiff1d(trains.rows, frozen.rows),
+                         trains=True, compact=compact)
+      return from_rows(self.shape, np.union1d(self.rows, other.rows))
+    return from_mask(self.frozen_mask() | other.frozen_mask())
+
+  def describe(self) -> str:
+    if len(self.shape) == 1:  # A vector's rows are its elements.
+      return f"{self.frozen_count}/{self.size} frozen"
+    rows = self.rows
+    contiguous = rows.size and rows[-1] - rows[0] + 1 == rows.size
+    if not self.trains:
+      if contiguous:
+        return _rows_text(int(rows[0]), int(rows[-1]))
+      if rows.size <= 4:
+        return f"rows {', '.join(str(int(r)) for r in rows)} frozen"
+      return f"{rows.size} rows frozen"
+    if contiguous and rows[0] == 0:
+      return _rows_text(int(rows[-1]) + 1, self.row_count - 1)
+    if contiguous and rows[-1] == self.row_count - 1:
+      return _rows_text(0, int(rows[0]) - 1)
+    compact = ", compact" if self.compact else ""
+    return f"all but {rows.size} rows frozen{compact}"
+
+  def fingerprint(self) -> tuple:
+    return ("rows", self.shape, self.frozen_rows().tobytes())
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -133,7 +228,8 @@ class Dynamic:
       static = _or(self.static, other.static)
       masks = self.masks + tuple(m for m in other.masks if m not in self.masks)
       return Dynamic(self.shape, masks, static)
-    return Dynamic(self.shape, self.masks, _or(self.static, other.mask))
+    return Dynamic(self.shape, self.masks,
+                   _or(self.static, other.frozen_mask()))
 
   def describe(self) -> str:
     parts = [f"{'train where' if trains else 'frozen where'} "
@@ -156,7 +252,22 @@ def _or(a: Optional[np.ndarray], b: Optional[np.ndarray]):
   return result
 
 
-Selection = Union[Everything, Elements, Dynamic]
+Selection = Union[Everything, Elements, Rows, Dynamic]
+
+
+def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,
+              compact: bool = False) -> Selection:
+  """The selection freezing `rows` (or, with `trains`, all other rows)."""
+  rows = np.asarray(rows, dtype=np.int64)
+  if rows.size == (0 if trains else shape[0]):
+    return Everything(tuple(shape))
+  rows.setflags(write=False)
+  return Rows(tuple(shape), rows, trains, compact and trains)
+
+
+def _rows_text(first: int, last: int) -> str:
+  return (f"row {first} frozen" if first == last
+          else f"rows {first}..{last} frozen")
 
 
 def from_mask(mask: np.ndarray) -> Selection:

@@ -255,8 +255,7 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   elif _variables.is_variable(index):
     selection = _dynamic(variable, index, trains=False)
   else:
-    selection = _selection.from_mask(
-        _index.selection_mask(shape, index, _variables.describe(variable)))
+    selection = _static(variable, shape, index, trains=False)
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
 
 
@@ -283,9 +282,19 @@ def train_only(variable: Variable, index: Index) -> FreezeSpec:
   if _variables.is_variable(index):
     selection = _dynamic(variable, index, trains=True)
   else:
-    trains = _index.selection_mask(shape, index, _variables.describe(variable))
-    selection = _selection.from_mask(~trains)
+    selection = _static(variable, shape, index, trains=True)
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
+
+
+def _static(variable: Variable, shape, index: Index, trains: bool):
+  """The selection of a NumPy index: a row set when it names whole rows."""
+  described = _variables.describe(variable)
+  checked = _index.check_index(index, described)
+  rows = _index.row_set(shape, checked)
+  if rows is not None:
+    return _selection.from_rows(shape, rows, trains=trains)
+  selected = _index.selection_mask(shape, checked, described)
+  return _selection.from_mask(~selected if trains else selected)
 
 
 def _dynamic(variable: Variable, mask: Variable, trains: bool):

@@ -11,7 +11,9 @@ import weakref
 
 import tensorflow as tf
 
-from tfpartial._selection import Dynamic, Elements
+import numpy as np
+
+from tfpartial._selection import Dynamic, Elements, Rows
 
 # selection -> eager mask tensor.
 _EAGER_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -21,24 +23,35 @@ _GRAPH_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def frozen_mask_tensor(selection) -> tf.Tensor:
-  """A bool tensor of the variable's shape, True where frozen."""
+  """A bool tensor, True where frozen, that broadcasts to the variable.
+
+  Of the variable's shape for an element mask; one bool per row, shaped
+  [rows, 1, ...], for a row selection.
+  """
   if isinstance(selection, Dynamic):
     return _dynamic(selection)
   with tf.init_scope():
     if tf.executing_eagerly():
       tensor = _EAGER_MASKS.get(selection)
       if tensor is None:
-        tensor = _EAGER_MASKS[selection] = tf.constant(selection.mask)
+        tensor = _EAGER_MASKS[selection] = tf.constant(_values(selection))
       return tensor
     graph = tf.compat.v1.get_default_graph()
     names = _GRAPH_MASKS.setdefault(graph, {})
     name = names.get(id(selection))
     if name is not None:
       return graph.get_tensor_by_name(name)
-    tensor = tf.constant(selection.mask, name="tfpartial_frozen_mask")
+    tensor = tf.constant(_values(selection), name="tfpartial_frozen_mask")
     names[id(selection)] = tensor.name
     weakref.finalize(selection, names.pop, id(selection), None)
     return tensor
+
+
+def _values(selection) -> np.ndarray:
+  if isinstance(selection, Rows):
+    vector = selection.frozen_row_vector()
+    return vector.reshape((-1,) + (1,) * (len(selection.shape) - 1))
+  return selection.mask
 
 
 def _dynamic(selection: Dynamic) -> tf.Tensor:
