@@ -85,13 +85,17 @@ class _PartialKerasOptimizer(_carry.SpecCarrier):
     spec = self._tfpartial_spec_for(variables)
     self._tfpartial_check_trains(spec, variables)
     self._tfpartial_built(variables)
-    super().build([v for v in variables if not spec._fully_frozen(v)])
+    super().build(_step.substitute(
+        spec, [v for v in variables if not spec._fully_frozen(v)]))
 
   def apply(self, grads, trainable_variables=None):
     if trainable_variables is None:
       trainable_variables = self._trainable_variables
     grads, variables = list(grads), list(trainable_variables)
     spec = self._tfpartial_spec_for(variables)
+    if not self.built:  # Built here, on the model's variables, not the
+      self.build(variables)  # compact ones the step hands the optimizer.
+      self.built = True
     base_apply = super().apply
 
     def run(masked):
@@ -106,7 +110,8 @@ class _PartialKerasOptimizer(_carry.SpecCarrier):
     spec = self._tfpartial_spec_for(var_list)
     kept = [v for v in var_list if not spec._fully_frozen(v)]
     parent = super().finalize_variable_values
-    return _step.guard(spec, kept, lambda: parent(kept))
+    return _step.guard(spec, kept,
+                       lambda: parent(_step.substitute(spec, kept)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -97,18 +97,19 @@ class RowsGuard(Guard):
   def before(self, graph: bool):
     rows = tf.unique(tf.reshape(tf.cast(self.indices, tf.int64), [-1])).y
     # A gather is a copy, so it is a snapshot even of a TF1 ref variable.
-    values = _gather_rows(self.variable, rows)
+    values = gather_rows(self.variable, rows)
     return (values.op if graph else None), (rows, values)
 
   def after(self, token):
     rows, before = token
     storage = _variables.storage(self.variable)
     frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
-    kept = tf.where(frozen, before, _gather_rows(self.variable, rows))
+    kept = tf.where(frozen, before, gather_rows(self.variable, rows))
     return storage.scatter_update(tf.IndexedSlices(kept, rows))
 
 
-def _gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
+def gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
+  """A copy of `rows` of `variable`, read where it is made."""
   if _is_ref(variable):  # Ref variables have no sparse_read.
     return tf.gather(read(variable), rows)
   return _variables.storage(variable).sparse_read(rows)

@@ -259,12 +259,17 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
 
 
-def train_only(variable: Variable, index: Index) -> FreezeSpec:
+def train_only(variable: Variable, index: Index, *,
+               compact: bool = False) -> FreezeSpec:
   """A spec freezing every element of `variable` except those `index` selects.
 
   Args:
     variable: a `tf.Variable` (resource, TF1 ref or distributed).
     index: as for `freeze`; these elements are the ones that train.
+    compact: for an index of whole rows: the optimizer trains a variable
+      of those rows only, made by tfpartial, so its state costs only what
+      trains (a few new rows of a large embedding). Frozen rows are then
+      never read or written by a step.
 
   Returns:
     A `FreezeSpec` naming `variable`.
@@ -280,19 +285,31 @@ def train_only(variable: Variable, index: Index) -> FreezeSpec:
   _variables.check_variable(variable)
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
+    if compact:
+      raise ValueError(
+          f"`compact` needs a fixed index of rows for "
+          f"{_variables.describe(variable)}, not a mask variable.")
     selection = _dynamic(variable, index, trains=True)
   else:
-    selection = _static(variable, shape, index, trains=True)
+    selection = _static(variable, shape, index, trains=True, compact=compact)
   return FreezeSpec._of({_variables.key(variable): (variable, selection)})
 
 
-def _static(variable: Variable, shape, index: Index, trains: bool):
+def _static(variable: Variable, shape, index: Index, trains: bool,
+            compact: bool = False):
   """The selection of a NumPy index: a row set when it names whole rows."""
   described = _variables.describe(variable)
   checked = _index.check_index(index, described)
   rows = _index.row_set(shape, checked)
+  if compact and rows is None:
+    selection_mask = _index.selection_mask(shape, checked, described)
+    del selection_mask  # Raises for a bad index; otherwise it is not rows.
+    raise ValueError(
+        f"`compact` needs `index` to select whole rows of {described} (an "
+        "int, a slice, row numbers or a boolean vector over the first axis)"
+        f"; got {index!r}.")
   if rows is not None:
-    return _selection.from_rows(shape, rows, trains=trains)
+    return _selection.from_rows(shape, rows, trains=trains, compact=compact)
   selected = _index.selection_mask(shape, checked, described)
   return _selection.from_mask(~selected if trains else selected)
 
@@ -340,7 +357,7 @@ def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
   data, directory = _specfile.read(text_or_path)
   named = _specfile.variables_by_name(variables)
   spec = FreezeSpec()
-  for name, kind, index, shape in _specfile.entries(data, directory):
+  for name, kind, index, shape, compact in _specfile.entries(data, directory):
     variable = named.get(name)
     if variable is None:
       given = ", ".join(sorted(named)) or "none"
@@ -351,6 +368,8 @@ def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
       raise ValueError(
           f"the spec gives '{name}' the shape {shape}; the "
           f"{_variables.describe(variable)}")
-    build = freeze if kind == "freeze" else train_only
-    spec = spec | build(variable, index)
+    if kind == "freeze":
+      spec = spec | freeze(variable, index)
+    else:
+      spec = spec | train_only(variable, index, compact=compact)
   return spec

@@ -16,11 +16,12 @@ import json
 import os
 import pathlib
 import re
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
 from tfpartial import _parse
+from tfpartial import _selection
 from tfpartial import _variables
 
 _KINDS = ("freeze", "train_only")
@@ -40,7 +41,10 @@ def to_json(entries, path: Optional[PathOrText] = None) -> str:
       raise ValueError(
           f"two variables in the spec share the checkpoint name '{name}'; "
           "a spec file names each variable once")
-    kind, expression = _expression(selection.frozen_mask())
+    if isinstance(selection, _selection.Rows):
+      kind, expression = _rows_expression(selection)
+    else:
+      kind, expression = _expression(selection.frozen_mask())
     if len(expression) > INLINE_LIMIT and directory is not None:
       file_name = f"{stem}.{_file_safe(name)}.npy"
       mask = selection.frozen_mask()
@@ -48,11 +52,40 @@ def to_json(entries, path: Optional[PathOrText] = None) -> str:
       expression = {"npy": file_name}
     out[name] = {kind: expression,
                  "shape": list(_variables.static_shape(variable))}
+    if getattr(selection, "compact", False):
+      out[name]["compact"] = True
   text = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                             for name, entry in out.items()) + "\n}"
   if path is not None:
     pathlib.Path(path).write_text(text + "\n")
   return text
+
+
+def _rows_expression(selection) -> Tuple[str, str]:
+  """As `_expression`, from the row set, with no mask of the table."""
+  if selection.is_empty:
+    return "train_only", "..."
+  rows = selection.rows
+  everything = np.arange(selection.row_count, dtype=np.int64)
+  other = np.setdiff1d(everything, rows, assume_unique=True)
+  kinds = ("train_only", "freeze") if selection.trains else (
+      "freeze", "train_only")
+  candidates = [(kinds[0], _rows_text(rows, selection.row_count)),
+                (kinds[1], _rows_text(other, selection.row_count))]
+  if selection.compact:  # Only train_only entries can say "compact".
+    return candidates[0]
+  return min(candidates, key=lambda candidate: len(candidate[1]))
+
+
+def _rows_text(selected: np.ndarray, row_count: int) -> str:
+  if selected.size == 0:
+    return "[]"
+  first, last = int(selected[0]), int(selected[-1])
+  if last - first + 1 == selected.size:
+    start = "" if first == 0 else str(first)
+    stop = "" if last + 1 == row_count else str(last + 1)
+    return f"{start}:{stop}"
+  return _list_text(selected)
 
 
 def _expression(frozen: np.ndarray) -> Tuple[str, str]:
@@ -73,13 +106,7 @@ def _index_text(mask: np.ndarray) -> str:
   rows = mask.reshape(mask.shape[0], -1)
   whole_rows = rows.all(axis=1)
   if np.array_equal(whole_rows, rows.any(axis=1)):
-    selected = np.flatnonzero(whole_rows)
-    first, last = int(selected[0]), int(selected[-1])
-    if last - first + 1 == selected.size:
-      start = "" if first == 0 else str(first)
-      stop = "" if last + 1 == mask.shape[0] else str(last + 1)
-      return f"{start}:{stop}"
-    return _list_text(selected)
+    return _rows_text(np.flatnonzero(whole_rows), mask.shape[0])
   return ", ".join(_list_text(axis) for axis in np.nonzero(mask))
 
 
@@ -115,7 +142,7 @@ def read(text_or_path: PathOrText) -> Tuple[Any, Optional[pathlib.Path]]:
 
 
 def entries(data: Any, directory: Optional[pathlib.Path]):
-  """(name, kind, index, shape or None) for each entry, checked."""
+  """An `Entry` for each entry of the spec, checked."""
   if not isinstance(data, dict):
     raise ValueError(
         "a spec is a JSON object keyed by variable name; got "
@@ -126,14 +153,29 @@ def entries(data: Any, directory: Optional[pathlib.Path]):
       raise ValueError(f"{where} must be an object like {{\"freeze\": \"0\"}}"
                        f"; got {json.dumps(entry)[:60]}")
     kinds = [kind for kind in _KINDS if kind in entry]
-    unknown = sorted(set(entry) - set(_KINDS) - {"shape"})
+    unknown = sorted(set(entry) - set(_KINDS) - {"shape", "compact"})
     if len(kinds) != 1 or unknown:
       raise ValueError(
           f"{where} must have exactly one of \"freeze\" or \"train_only\" "
-          f"(and optionally \"shape\"); got keys {sorted(entry)}")
+          f"(and optionally \"shape\", \"compact\"); got keys "
+          f"{sorted(entry)}")
     kind = kinds[0]
-    yield name, kind, _index(entry[kind], where, directory), _shape(
-        entry.get("shape"), where)
+    compact = entry.get("compact", False)
+    if compact not in (True, False) or (compact and kind != "train_only"):
+      raise ValueError(f"{where}: \"compact\" is true or false, and only "
+                       "for \"train_only\"")
+    yield Entry(name, kind, _index(entry[kind], where, directory),
+                _shape(entry.get("shape"), where), compact)
+
+
+class Entry(NamedTuple):
+  """One variable's entry in a spec file."""
+
+  name: str
+  kind: str  # "freeze" or "train_only"
+  index: Any
+  shape: Optional[Tuple[int, ...]]
+  compact: bool
 
 
 def _index(expression: Any, where: str, directory: Optional[pathlib.Path]):

@@ -9,6 +9,7 @@ from typing import Any, List
 
 import tensorflow as tf
 
+from tfpartial import _compact
 from tfpartial import _mask
 from tfpartial import _restore
 from tfpartial import _variables
@@ -49,17 +50,41 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
     raise ValueError(
         "every variable in `grads_and_vars` is fully frozen by the spec "
         f"({_names(pairs)}); there is nothing to train.")
-  guards = []
-  for grad, variable in masked:
+  guards, applied = [], []
+  for (grad, variable), original in zip(masked, _kept(spec, pairs)):
     selection = spec._selection(variable)
+    if selection is not None and _compact.is_compact(selection):
+      small = _compact.compact_variable(variable, selection)
+      grad = _compact.compact_gradient(original, selection, sparse=lazy_rows)
+      guards.append(_compact.CompactGuard(variable, small, selection))
+      applied.append((grad, small))
+      continue
+    applied.append((grad, variable))
     if grad is None or selection is None or selection.is_empty:
       continue
     if lazy_rows and isinstance(grad, tf.IndexedSlices):
       guards.append(_restore.RowsGuard(variable, selection, grad.indices))
     else:
       guards.append(_restore.DenseGuard(variable, selection))
-  gradients = [grad for grad, _ in masked if grad is not None]
-  return current_path().run(guards, lambda: apply(masked), gradients)
+  gradients = [grad for grad, _ in applied if grad is not None]
+  return current_path().run(guards, lambda: apply(applied), gradients)
+
+
+def _kept(spec, pairs):
+  """The unmasked gradients of the pairs masking keeps, in order."""
+  return [grad for grad, variable in pairs if not spec._fully_frozen(variable)]
+
+
+def substitute(spec, variables):
+  """`variables` with each compact table replaced by its compact variable,
+  as an optimizer that builds its state up front must see them."""
+  substituted = []
+  for variable in variables:
+    selection = spec._selection(variable)
+    if selection is not None and _compact.is_compact(selection):
+      variable = _compact.compact_variable(variable, selection)
+    substituted.append(variable)
+  return substituted
 
 
 def guard(spec, variables, run) -> Any:
@@ -70,7 +95,10 @@ def guard(spec, variables, run) -> Any:
   guards = []
   for variable in variables:
     selection = spec._selection(variable)
-    if selection is not None and not selection.is_empty:
+    if selection is not None and _compact.is_compact(selection):
+      guards.append(_compact.CompactGuard(
+          variable, _compact.compact_variable(variable, selection), selection))
+    elif selection is not None and not selection.is_empty:
       guards.append(_restore.DenseGuard(variable, selection))
   return current_path().run(guards, run)
 

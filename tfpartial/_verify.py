@@ -43,7 +43,7 @@ def verify(before: str, after: str, spec_path: str,
   first, second = (_checkpoints.Checkpoint(before),
                    _checkpoints.Checkpoint(after))
   rows: List[Row] = []
-  for position, (name, kind, index, shape) in enumerate(entries, start=1):
+  for position, (name, kind, index, shape, _) in enumerate(entries, start=1):
     key_before, key_after = first.resolve(name), second.resolve(name)
     stored = first.shape(key_before)
     if second.shape(key_after) != stored:
