@@ -28,7 +28,7 @@ def test_demo_answers_both_questions_and_shows_the_workarounds():
   assert rows["shadow + assign"].split()[-1] != "held", out
 
 
-@pytest.mark.parametrize("args", [["--help"], ["demo", "--help"], ["verify", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["demo", "--help"], ["verify", "--help"], ["bench", "--help"]])
 def test_help(args):
   result = _tfpartial(*args)
   assert result.returncode == 0 and "usage: tfpartial" in result.stdout
@@ -37,3 +37,17 @@ def test_help(args):
 def test_no_command_is_a_usage_error():
   result = _tfpartial()
   assert result.returncode == 2 and "usage: tfpartial" in result.stderr
+
+
+def test_bench_quick_prints_every_case():
+  result = _tfpartial("bench", "--quick", "--rounds", "2")
+  assert result.returncode == 0, result.stderr[-3000:]
+  rows = [line for line in result.stdout.splitlines() if line.startswith("(")]
+  assert [row[:3] for row in rows] == ["(a)", "(b)", "(c)", "(d)"], result.stdout
+  for row in rows:
+    plain, partial, ratio = map(float, re.findall(r"\s(\d+\.\d+)", row)[:3])
+    assert plain > 0 and partial > 0
+    assert abs(ratio - partial / plain) < 0.5 * ratio  # Medians, not means.
+  assert re.search(r"optimizer state [\d.]+ MiB vs [\d.]+ MiB \(0\.\d+%\)",
+                   rows[2]), rows[2]
+  assert "round" in result.stderr  # The progress line.

@@ -16,11 +16,12 @@ update, `run(guards, apply)`; `_step.py` picks one per call:
 * Eager, including `tf.function`: the snapshot is the value read before the
   update. Resource updates copy on write while that read is alive, and
   `tf.function` orders reads and writes of one variable as written.
-* TF1 graph: ref variables update in place, so a read is not a snapshot.
-  The values go to a non-trainable shadow variable, and control
-  dependencies order snapshot -> update -> restore inside one train op.
-  With ref variables the step also waits for every gradient before it
-  writes anything, so no gradient reads a half-updated variable.
+* TF1 graph: control dependencies order snapshot -> update -> restore
+  inside one train op. A resource variable's snapshot is a read, as above;
+  a TF1 ref variable updates in place, so a read of it is not a snapshot:
+  its values go to a non-trainable shadow variable. With ref variables the
+  step also waits for every gradient before it writes anything, so no
+  gradient reads a half-updated variable.
 """
 
 from __future__ import annotations
@@ -72,8 +73,10 @@ class DenseGuard(Guard):
     self.variable, self.selection = variable, selection
 
   def before(self, graph: bool):
-    if not graph:
-      return None, read(self.variable)
+    if not _is_ref(self.variable):
+      # A read of a resource variable is a snapshot: updates copy on write.
+      value = read(self.variable)
+      return (value.op if graph else None), value
     shadow = shadow_variable(self.variable)
     return shadow.assign(read(self.variable), read_value=False), shadow
 

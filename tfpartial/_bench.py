@@ -1,0 +1,229 @@
+"""`tfpartial bench`: the cost of partial freezing, as ratios on this machine.
+
+Each case times the same training step with and without tfpartial in one
+process, interleaved round by round (plain, then tfpartial, then plain...),
+and reports the median ratio: shared, noisy machines drift in absolute time
+but hardly within one round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import sys
+import time
+from typing import Callable, List, Optional, TextIO
+
+import numpy as np
+import tensorflow as tf
+
+from tfpartial import _spec
+
+
+@dataclasses.dataclass
+class Case:
+  """One comparison: two step functions and, optionally, state sizes."""
+
+  name: str
+  plain: Callable[[], object]
+  partial: Callable[[], object]
+  target: str
+  state: Optional[Callable[[], tuple]] = None  # (partial bytes, plain bytes)
+
+
+@dataclasses.dataclass
+class Result:
+  name: str
+  plain_ms: float
+  partial_ms: float
+  ratio: float
+  target: str
+  state: Optional[tuple]
+
+
+def _bytes(variables) -> int:
+  return int(sum(np.prod(v.shape) * tf.as_dtype(v.dtype).size for v in variables))
+
+
+def _mlp(width: int, layers: int, batch: int, seed: int = 0):
+  rng = np.random.default_rng(seed)
+  kernels = [rng.normal(0, width ** -0.5, (width, width)).astype(np.float32)
+             for _ in range(layers)]
+  masks = [rng.random((width, width)) < 0.3 for _ in range(layers)]
+  inputs = rng.normal(size=(batch, width)).astype(np.float32)
+  targets = rng.normal(size=(batch, width)).astype(np.float32)
+  return kernels, masks, inputs, targets
+
+
+def _forward(kernels, inputs):
+  hidden = inputs
+  for kernel in kernels:
+    hidden = tf.nn.relu(tf.matmul(hidden, kernel))
+  return hidden
+
+
+def _eager_mlp_cases(width, layers, batch) -> List[Case]:
+  """(a) Keras AdamW in tf.function, and (d) the hand-written mask."""
+  import keras  # pylint: disable=g-import-not-at-top
+  kernels0, masks, inputs, targets = _mlp(width, layers, batch)
+
+  def build(kind):
+    kernels = [tf.Variable(k) for k in kernels0]
+    optimizer = keras.optimizers.AdamW(1e-3, weight_decay=0.01)
+    spec = _spec.FreezeSpec()
+    for kernel, mask in zip(kernels, masks):
+      spec = spec | _spec.freeze(kernel, mask)
+    keep = [tf.constant(~m, tf.float32) for m in masks]
+
+    @tf.function
+    def step():
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
+      grads = tape.gradient(loss, kernels)
+      if kind == "partial":
+        spec.apply_gradients(optimizer, zip(grads, kernels))
+      elif kind == "mask":
+        optimizer.apply_gradients(
+            zip([g * k for g, k in zip(grads, keep)], kernels))
+      else:
+        optimizer.apply_gradients(zip(grads, kernels))
+      return loss
+
+    return step
+
+  plain, partial, mask = build("plain"), build("partial"), build("mask")
+  title = f"MLP {layers}x{width}, 30% of each kernel frozen, batch {batch}"
+  return [
+      Case(f"(a) {title}, Keras AdamW, tf.function", plain, partial,
+           "<= 1.03"),
+      Case("(d) the same with grads * mask by hand (for reference)", plain,
+           mask, "~1.03"),
+  ]
+
+
+def _graph_mlp_case(width, layers, batch) -> Case:
+  """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer."""
+  kernels0, masks, inputs, targets = _mlp(width, layers, batch)
+
+  def build(partial):
+    graph = tf.Graph()
+    with graph.as_default():
+      kernels = [tf.compat.v1.Variable(k) for k in kernels0]
+      loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
+      optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
+      if partial:
+        spec = _spec.FreezeSpec()
+        for kernel, mask in zip(kernels, masks):
+          spec = spec | _spec.freeze(kernel, mask)
+        train_op = spec.minimize(optimizer, loss)
+      else:
+        train_op = optimizer.minimize(loss)
+      session = tf.compat.v1.Session(graph=graph)
+      session.run(tf.compat.v1.global_variables_initializer())
+    return lambda: session.run(train_op)
+
+  return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam",
+              build(False), build(True), "<= 1.03")
+
+
+def _embedding_case(rows, dim, trained, batch) -> Case:
+  """(c) A large embedding, a few trainable rows, Adam: compact mode."""
+  import keras  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(1)
+  table0 = rng.normal(size=(rows, dim)).astype(np.float32)
+  ids = np.concatenate([rng.integers(0, rows - trained, batch // 2),
+                        rng.integers(rows - trained, rows, batch // 2)])
+  optimizers = {}
+
+  def build(partial):
+    table = tf.Variable(table0)
+    optimizer = optimizers[partial] = keras.optimizers.Adam(1e-3)
+    spec = _spec.train_only(table, np.s_[rows - trained:], compact=True)
+
+    @tf.function
+    def step():
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(tf.gather(table, ids) - 1.0))
+      grads = tape.gradient(loss, [table])
+      if partial:
+        spec.apply_gradients(optimizer, zip(grads, [table]))
+      else:
+        optimizer.apply_gradients(zip(grads, [table]))
+      return loss
+
+    return step
+
+  plain, partial = build(False), build(True)
+  plain(), partial()  # Build the optimizers, for their state sizes.
+  return Case(
+      f"(c) embedding {rows:,}x{dim}, {trained:,} rows train, Adam, compact",
+      plain, partial, "<= 0.1, state <= 1%",
+      state=lambda: (_bytes(optimizers[True].variables),
+                     _bytes(optimizers[False].variables)))
+
+
+def _time(step, repeats: int) -> float:
+  start = time.perf_counter()
+  for _ in range(repeats):
+    result = step()
+  if hasattr(result, "numpy"):
+    result.numpy()
+  return (time.perf_counter() - start) / repeats
+
+
+def measure(case: Case, rounds: int, repeats: int,
+            progress: TextIO) -> Result:
+  """Interleaved rounds of `repeats` steps each; the median ratio."""
+  for _ in range(2):  # Trace, build and warm up both.
+    case.plain(), case.partial()
+  plain_times, partial_times, ratios = [], [], []
+  for index in range(rounds):
+    print(f"\r  {case.name[:60]}: round {index + 1}/{rounds}", end="",
+          file=progress, flush=True)
+    first, second = ((case.plain, case.partial) if index % 2 == 0
+                     else (case.partial, case.plain))
+    a, b = _time(first, repeats), _time(second, repeats)
+    plain, partial = (a, b) if index % 2 == 0 else (b, a)
+    plain_times.append(plain)
+    partial_times.append(partial)
+    ratios.append(partial / plain)
+  print("\r" + " " * 79 + "\r", end="", file=progress, flush=True)
+  return Result(case.name, 1e3 * statistics.median(plain_times),
+                1e3 * statistics.median(partial_times),
+                statistics.median(ratios), case.target,
+                case.state() if case.state else None)
+
+
+def run(quick: bool = False, rounds: Optional[int] = None,
+        out: TextIO = sys.stdout, progress: TextIO = sys.stderr) -> List[Result]:
+  """Builds the cases, measures them, prints the table."""
+  if quick:  # Tiny sizes: checks the command works, not the machine.
+    sizes = dict(width=64, layers=2, batch=16)
+    embedding = dict(rows=5_000, dim=8, trained=10, batch=32)
+    rounds, repeats = rounds or 3, 2
+  else:
+    sizes = dict(width=1024, layers=4, batch=256)
+    embedding = dict(rows=500_000, dim=64, trained=1_000, batch=512)
+    rounds, repeats = rounds or 15, 5
+  print(f"tfpartial bench, TensorFlow {tf.__version__}, "
+        f"{rounds} interleaved rounds of {repeats} steps", file=out)
+  cases = _eager_mlp_cases(**sizes)
+  cases.insert(1, _graph_mlp_case(**sizes))
+  cases.insert(2, _embedding_case(**embedding))
+  results = [measure(case, rounds, repeats, progress) for case in cases]
+  _print(results, out)
+  return results
+
+
+def _print(results: List[Result], out: TextIO) -> None:
+  width = max(len(r.name) for r in results)
+  print(f"{'case':<{width}}  {'plain ms':>9}  {'tfpartial ms':>12}  "
+        f"{'ratio':>6}  target", file=out)
+  for r in results:
+    line = (f"{r.name:<{width}}  {r.plain_ms:9.2f}  {r.partial_ms:12.2f}  "
+            f"{r.ratio:6.3f}  {r.target}")
+    if r.state:
+      partial, plain = r.state
+      line += (f"; optimizer state {partial / 2**20:.2f} MiB vs "
+               f"{plain / 2**20:.1f} MiB ({100 * partial / plain:.2f}%)")
+    print(line, file=out)
