@@ -15,6 +15,7 @@ import weakref
 
 import tensorflow as tf
 
+from tfpartial import _distribute
 from tfpartial import _restore
 from tfpartial import _variables
 from tfpartial._selection import Rows
@@ -87,5 +88,5 @@ class CompactGuard(_restore.Guard):
     return (op if graph else None), rows
 
   def after(self, rows):
-    return _variables.storage(self.variable).scatter_update(
-        tf.IndexedSlices(self.small.read_value(), rows))
+    return _distribute.update(self.variable, _restore.scatter,
+                              (rows, self.small.read_value()))

@@ -85,8 +85,9 @@ class _PartialKerasOptimizer(_carry.SpecCarrier):
     spec = self._tfpartial_spec_for(variables)
     self._tfpartial_check_trains(spec, variables)
     self._tfpartial_built(variables)
-    super().build(_step.substitute(
-        spec, [v for v in variables if not spec._fully_frozen(v)]))
+    # Built on every variable, fully frozen ones too: Keras keeps optimizer
+    # state by position, so checkpoints then match a plain optimizer's.
+    super().build(_step.substitute(spec, variables))
 
   def apply(self, grads, trainable_variables=None):
     if trainable_variables is None:
@@ -101,17 +102,17 @@ class _PartialKerasOptimizer(_carry.SpecCarrier):
     def run(masked):
       return base_apply([g for g, _ in masked], [v for _, v in masked])
 
-    return _step.apply_gradients(spec, zip(grads, variables), run)
+    return _step.apply_gradients(spec, zip(grads, variables), run,
+                                 keep_fully_frozen=True)
 
   def finalize_variable_values(self, var_list):
     # EMA finalization writes the averages straight into the variables, and
     # pairs them with the variables the optimizer was built on.
     var_list = list(var_list)
     spec = self._tfpartial_spec_for(var_list)
-    kept = [v for v in var_list if not spec._fully_frozen(v)]
     parent = super().finalize_variable_values
-    return _step.guard(spec, kept,
-                       lambda: parent(_step.substitute(spec, kept)))
+    return _step.guard(spec, var_list,
+                       lambda: parent(_step.substitute(spec, var_list)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -45,6 +45,16 @@ def mask_gradients(lookup: Lookup,
   return masked
 
 
+def zeroed(grad: Gradient) -> Gradient:
+  """An exact zero gradient of `grad`'s form (None stays None)."""
+  if grad is None:
+    return None
+  if isinstance(grad, tf.IndexedSlices):
+    return tf.IndexedSlices(tf.zeros_like(grad.values), grad.indices,
+                            grad.dense_shape)
+  return tf.zeros_like(grad)
+
+
 def mask_gradient(grad: Gradient, selection: Selection) -> Gradient:
   """`grad` with an exact 0 wherever `selection` is frozen."""
   with tf.name_scope("tfpartial_mask"):

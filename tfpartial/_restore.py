@@ -30,6 +30,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from tfpartial import _distribute
 from tfpartial import _tensors
 from tfpartial._selection import Selection
 from tfpartial._types import Variable
@@ -44,10 +45,20 @@ def restore_frozen(variable: Variable, selection: Selection,
                    before: tf.Tensor) -> Any:
   """Writes `before` back into the frozen elements of `variable`."""
   if selection.is_everything:
-    return _variables.storage(variable).assign(before, read_value=False)
+    return _distribute.update(variable, _assign, before)
   frozen = _tensors.frozen_mask_tensor(selection)
   kept = tf.where(frozen, before, read(variable))
-  return _variables.storage(variable).assign(kept, read_value=False)
+  return _distribute.update(variable, _assign, kept)
+
+
+def _assign(storage: tf.Variable, value: tf.Tensor) -> Any:
+  return storage.assign(value, read_value=False)
+
+
+def scatter(storage: tf.Variable, rows_and_values) -> Any:
+  """Writes rows of a variable: `(rows, values)` -> `scatter_update`."""
+  rows, values = rows_and_values
+  return storage.scatter_update(tf.IndexedSlices(values, rows))
 
 
 class Guard:
@@ -105,10 +116,9 @@ class RowsGuard(Guard):
 
   def after(self, token):
     rows, before = token
-    storage = _variables.storage(self.variable)
     frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
     kept = tf.where(frozen, before, gather_rows(self.variable, rows))
-    return storage.scatter_update(tf.IndexedSlices(kept, rows))
+    return _distribute.update(self.variable, scatter, (rows, kept))
 
 
 def gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:

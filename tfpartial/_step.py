@@ -30,7 +30,8 @@ def current_path():
 
 
 def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
-                    lazy_rows: bool = False) -> Any:
+                    lazy_rows: bool = False,
+                    keep_fully_frozen: bool = False) -> Any:
   """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
 
   Args:
@@ -39,40 +40,45 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
     apply: the optimizer's own apply, given the masked pairs.
     lazy_rows: the optimizer's sparse update writes only the rows its
       `tf.IndexedSlices` gradient names, so only those need restoring.
+    keep_fully_frozen: hand fully frozen variables to the optimizer with a
+      zero gradient (and restore them) instead of leaving them out, for an
+      optimizer built on every variable (Keras' optimizers track their state
+      by position, and MultiOptimizer wants every gradient).
 
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
   """
   pairs = check_grads_and_vars(grads_and_vars)
   spec._check_applies_to([variable for _, variable in pairs])
-  masked = _mask.mask_gradients(spec._selection, pairs)
-  if not masked:
+  guards, applied = [], []
+  for grad, variable in pairs:
+    selection = spec._selection(variable)
+    if selection is None or selection.is_empty:
+      applied.append((grad, variable))
+    elif selection.is_everything:
+      if keep_fully_frozen:
+        applied.append((_mask.zeroed(grad), variable))
+        if grad is not None:
+          guards.append(_restore.DenseGuard(variable, selection))
+    elif _compact.is_compact(selection):
+      small = _compact.compact_variable(variable, selection)
+      applied.append(
+          (_compact.compact_gradient(grad, selection, sparse=lazy_rows), small))
+      guards.append(_compact.CompactGuard(variable, small, selection))
+    elif grad is None:
+      applied.append((grad, variable))
+    else:
+      applied.append((_mask.mask_gradient(grad, selection), variable))
+      if lazy_rows and isinstance(grad, tf.IndexedSlices):
+        guards.append(_restore.RowsGuard(variable, selection, grad.indices))
+      else:
+        guards.append(_restore.DenseGuard(variable, selection))
+  if not applied:
     raise ValueError(
         "every variable in `grads_and_vars` is fully frozen by the spec "
         f"({_names(pairs)}); there is nothing to train.")
-  guards, applied = [], []
-  for (grad, variable), original in zip(masked, _kept(spec, pairs)):
-    selection = spec._selection(variable)
-    if selection is not None and _compact.is_compact(selection):
-      small = _compact.compact_variable(variable, selection)
-      grad = _compact.compact_gradient(original, selection, sparse=lazy_rows)
-      guards.append(_compact.CompactGuard(variable, small, selection))
-      applied.append((grad, small))
-      continue
-    applied.append((grad, variable))
-    if grad is None or selection is None or selection.is_empty:
-      continue
-    if lazy_rows and isinstance(grad, tf.IndexedSlices):
-      guards.append(_restore.RowsGuard(variable, selection, grad.indices))
-    else:
-      guards.append(_restore.DenseGuard(variable, selection))
   gradients = [grad for grad, _ in applied if grad is not None]
   return current_path().run(guards, lambda: apply(applied), gradients)
-
-
-def _kept(spec, pairs):
-  """The unmasked gradients of the pairs masking keeps, in order."""
-  return [grad for grad, variable in pairs if not spec._fully_frozen(variable)]
 
 
 def substitute(spec, variables):
