@@ -1,0 +1,121 @@
+"""Child process for test_distribute.py: one scenario, results as JSON.
+
+    python distribute_child.py mirrored OUT.json
+    python distribute_child.py multiworker OUT.json   (TF_CONFIG set)
+
+Logical devices and TF_CONFIG are set once per process, hence a child.
+"""
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras  # pylint: disable=g-import-not-at-top
+import numpy as np  # pylint: disable=g-import-not-at-top
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+SCENARIO, OUT = sys.argv[1], sys.argv[2]
+if SCENARIO == "mirrored":
+  CPU = tf.config.list_physical_devices("CPU")[0]
+  tf.config.set_logical_device_configuration(
+      CPU, [tf.config.LogicalDeviceConfiguration()] * 3)
+
+import tfpartial  # pylint: disable=g-import-not-at-top
+
+X0 = np.linspace(-1.0, 1.3, 12).astype(np.float32).reshape(3, 4) / 3.0
+FROZEN = np.zeros((3, 4), bool)
+FROZEN[0] = True
+FROZEN[2, 1] = True
+results = {}
+
+
+def bits(array):
+  return np.ascontiguousarray(array, np.float32).view(np.uint32).tolist()
+
+
+def record(name, variable, initial, frozen):
+  values = [v.numpy() for v in variable.values] if hasattr(
+      variable, "values") else [variable.numpy()]
+  first = values[0]
+  results[name] = {
+      "replicas": len(values),
+      "identical": all(np.array_equal(np.asarray(v).view(np.uint32),
+                                      first.view(np.uint32)) for v in values),
+      "frozen_held": all(np.array_equal(np.asarray(v)[frozen].view(np.uint32),
+                                        initial[frozen].view(np.uint32))
+                         for v in values),
+      "trained": bool((first[~frozen] != initial[~frozen]).all()),
+      "bits": bits(first),
+  }
+
+
+if SCENARIO == "mirrored":
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1", "/cpu:2"])
+else:
+  strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+# Custom loops in replica context: Keras AdamW and a TF1 Ftrl, on variables
+# with aggregation NONE and MEAN.
+for aggregation in ("NONE", "MEAN"):
+  for kind in ("keras_adamw", "v1_ftrl"):
+    with strategy.scope():
+      x = tf.Variable(X0, name="x",
+                      aggregation=getattr(tf.VariableAggregation, aggregation))
+      if kind == "keras_adamw":
+        optimizer = keras.optimizers.AdamW(0.1, weight_decay=0.3)
+        optimizer.build([x])  # Keras cannot build inside strategy.run.
+      else:
+        optimizer = tf.compat.v1.train.FtrlOptimizer(
+            0.1, l1_regularization_strength=0.01)
+    spec = tfpartial.freeze(x, FROZEN)
+
+    @tf.function
+    def step():
+      def replica():
+        replica_id = tf.distribute.get_replica_context().replica_id_in_sync_group
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_sum(tf.square(x - 3.0)) * tf.cast(
+              replica_id + 1, tf.float32)
+        grad = tape.gradient(loss, x)
+        grad = tf.where(FROZEN, np.nan, grad)  # Poisoned frozen gradients.
+        spec.apply_gradients(optimizer, [(grad, x)])
+      strategy.run(replica)
+
+    for _ in range(3):
+      step()
+    record(f"replica_{kind}_{aggregation}", x, X0, FROZEN)
+
+# model.fit inside strategy.scope() with a wrapped optimizer; with EMA, fit
+# ends by writing the averages into the model in cross-replica context.
+# Keras 3's fit does not run under MultiWorkerMirroredStrategy at all
+# (keras-team/keras#20585), so multi-worker fit uses tf_keras (Keras 2).
+if SCENARIO == "mirrored":
+  fit_keras = keras
+else:
+  import tf_keras as fit_keras  # pylint: disable=g-import-not-at-top
+for ema in (False, True):
+  with strategy.scope():
+    model = fit_keras.Sequential([fit_keras.Input((4,)),
+                                  fit_keras.layers.Dense(3, name="d")])
+    kernel = model.layers[0].kernel
+    kernel.assign(X0.T)
+    kernel_frozen = FROZEN.T.copy()
+    model.compile(optimizer=tfpartial.freeze(kernel, kernel_frozen).wrap(
+        fit_keras.optimizers.AdamW(0.05, weight_decay=0.2, use_ema=ema)),
+                  loss="mse")
+  rng = np.random.default_rng(0)
+  data = tf.data.Dataset.from_tensor_slices(
+      (rng.random((48, 4)).astype(np.float32),
+       rng.random((48, 3)).astype(np.float32))).batch(12)
+  options = tf.data.Options()
+  options.experimental_distribute.auto_shard_policy = (
+      tf.data.experimental.AutoShardPolicy.DATA)
+  model.fit(data.with_options(options), epochs=2, verbose=0)
+  record(f"model_fit_keras_adamw{'_ema' if ema else ''}",
+         getattr(kernel, "value", kernel) if fit_keras is keras else kernel,
+         X0.T.copy(), kernel_frozen)
+
+with open(OUT, "w") as out:
+  json.dump(results, out)
