@@ -106,3 +106,16 @@ def test_multi_worker_mirrored_strategy_on_loopback(tmp_path):
   for name in SCENARIOS:
     assert results[0][name]["bits"] == results[1][name]["bits"], (
         f"{name}: the workers disagree")
+
+
+def test_parameter_server_strategy_in_process(tmp_path):
+  out = tmp_path / "ps.json"
+  result = subprocess.run(
+      [sys.executable, str(HERE / "ps_child.py"), str(out)],
+      capture_output=True, text=True, timeout=TIMEOUT, env=_environment(),
+      check=False)
+  assert result.returncode == 0, result.stderr[-4000:]
+  results = json.loads(out.read_text())
+  assert sorted(results) == ["adamw", "ftrl"]
+  for name, outcome in results.items():
+    assert outcome == {"frozen_held": True, "trained": True}, name
