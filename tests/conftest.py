@@ -9,8 +9,10 @@ import pytest  # pylint: disable=g-import-not-at-top
 import helpers  # pylint: disable=g-import-not-at-top
 
 # Imported only by the child process of test_tf1_behavior.py: importing it
-# here would switch this whole process to TF1 behaviour.
+# here would switch this whole process to TF1 behaviour. The *_child.py
+# scripts run in child processes of their tests, never imported here.
 collect_ignore = ["tf1_behavior_plugin.py"]
+collect_ignore_glob = ["*_child.py"]
 
 
 @pytest.fixture(params=helpers.ALL_MODES, ids=lambda mode: mode.name)
