@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import contextlib
 
+import keras
 import numpy as np
+import pytest
 import tensorflow as tf
+
+# TensorFlow 2.16+ ships Keras 3 as `keras`; 2.15 and older ship Keras 2.
+KERAS_3 = int(keras.__version__.split(".")[0]) >= 3
+needs_keras_3 = pytest.mark.skipif(
+    not KERAS_3, reason=f"Keras 3 API; this TensorFlow ships Keras "
+    f"{keras.__version__} (its optimizers are tested in test_tf_keras.py)")
 
 
 class Runner:

@@ -18,6 +18,10 @@ import time
 
 import pytest
 
+import helpers
+
+pytestmark = helpers.needs_keras_3
+
 HERE = pathlib.Path(__file__).parent
 SCENARIOS = ["replica_keras_adamw_NONE", "replica_v1_ftrl_NONE",
              "replica_keras_adamw_MEAN", "replica_v1_ftrl_MEAN",

@@ -85,8 +85,12 @@ def test_gradual_unfreezing_in_model_fit():
   """A Keras callback thaws the kernel row by row; fit traces once."""
   layer = keras.layers.Dense(2, name="d")
   model = keras.Sequential([keras.Input((4,)), layer])
-  frozen_rows = keras.Variable(np.ones((4, 2), bool), trainable=False,
-                               dtype="bool", name="frozen_rows")
+  if helpers.KERAS_3:
+    frozen_rows = keras.Variable(np.ones((4, 2), bool), trainable=False,
+                                 dtype="bool", name="frozen_rows")
+  else:
+    frozen_rows = tf.Variable(np.ones((4, 2), bool), trainable=False,
+                              name="frozen_rows")
   spec = tfpartial.freeze(layer.kernel, frozen_rows)
   model.compile(optimizer=spec.wrap(keras.optimizers.AdamW(0.1)), loss="mse")
   history = []

@@ -53,7 +53,8 @@ def test_frozen_mask_equals_numpy_selection(case):
   ids = np.arange(int(np.prod(shape))).reshape(shape)
   try:
     selected = ids[index]
-  except (IndexError, ValueError, TypeError):
+  except (IndexError, ValueError, TypeError, DeprecationWarning):
+    # (NumPy 1.x warns where NumPy 2 raises: an out-of-bound empty index.)
     for build in (tfpartial.freeze, tfpartial.train_only):
       try:
         build(variable, index)

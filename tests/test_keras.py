@@ -16,6 +16,8 @@ import keras_problems as kp
 import tfpartial
 from problems import B0, X0, X_FROZEN
 
+pytestmark = helpers.needs_keras_3
+
 STEPS = 4
 KERAS_MODES = ("eager", "tf_function", "wrap_tf_function", "xla", "model_fit")
 

@@ -15,6 +15,8 @@ import keras_problems as kp
 import tfpartial
 from problems import X0, X_FROZEN
 
+pytestmark = helpers.needs_keras_3
+
 HERE = pathlib.Path(__file__).parent
 
 

@@ -13,8 +13,11 @@ import problems
 import tfpartial
 from problems import B0, C0, X0, X_FROZEN
 
-tf_keras = pytest.importorskip(
-    "tf_keras", reason="the tf_keras package is not installed")
+if helpers.KERAS_3:
+  tf_keras = pytest.importorskip(
+      "tf_keras", reason="the tf_keras package is not installed")
+else:  # TensorFlow 2.15 and older: `keras` itself is Keras 2.
+  import keras as tf_keras  # pylint: disable=g-import-not-at-top
 K, L = tf_keras.optimizers, tf_keras.optimizers.legacy
 
 OPTIMIZERS = {

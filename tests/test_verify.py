@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import helpers
 import problems
 import tfpartial
 from problems import X0
@@ -105,6 +106,7 @@ def test_tampered_tf2_checkpoint_fails_and_names_the_change(tmp_path):
   assert "FAILED: 4 frozen element(s) of 'emb' changed, the largest by 0.5" in out
 
 
+@helpers.needs_keras_3
 def test_keras_weights_h5_by_layer_and_index(tmp_path):
   model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="d")])
   model.save_weights(tmp_path / "before.weights.h5")

@@ -11,6 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _compat
 from tfpartial import _spec
 
 V1 = tf.compat.v1.train
@@ -153,8 +154,8 @@ def _frozen_drift(workaround, scenario) -> float:
   """How far x[0] ends from where it must be (0.0 when the freeze held)."""
   make_optimizer, loss, warmup, assign_between = scenario
   optimizer = make_optimizer()
-  variable = (keras.Variable if isinstance(optimizer, keras.optimizers.Optimizer)
-              else tf.Variable)
+  variable = (keras.Variable if _compat.KERAS_3 and isinstance(
+      optimizer, keras.optimizers.Optimizer) else tf.Variable)
   x = variable([1.0, 2.0, 3.0], name="x")
   keep = tf.constant([0.0, 1.0, 1.0])
   for _ in range(warmup):  # Trained as a whole before part of it froze.

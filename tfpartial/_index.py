@@ -10,6 +10,7 @@ IndexError naming the variable instead of whatever NumPy says.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -42,8 +43,12 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
   checked = check_index(index, described, argument)
   mask = np.zeros(tuple(shape), dtype=bool)
   try:
-    mask[checked] = True
-  except IndexError as error:
+    with warnings.catch_warnings():
+      # NumPy 1.x only warns of an out-of-bound index when nothing is
+      # selected; NumPy 2 raises. Raise on both.
+      warnings.simplefilter("error", DeprecationWarning)
+      mask[checked] = True
+  except (IndexError, DeprecationWarning) as error:
     components = checked if isinstance(checked, tuple) else (checked,)
     if any(isinstance(c, np.ndarray) and c.dtype == bool and c.ndim
            for c in components):

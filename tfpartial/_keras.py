@@ -19,6 +19,7 @@ import keras
 import tensorflow as tf
 
 from tfpartial import _carry
+from tfpartial import _compat
 from tfpartial import _step
 from tfpartial import _variables
 
@@ -26,7 +27,7 @@ _PACKAGE = "tfpartial"
 
 
 def owns(optimizer: Any) -> bool:
-  return isinstance(optimizer, keras.optimizers.Optimizer)
+  return _compat.KERAS_3 and isinstance(optimizer, keras.optimizers.Optimizer)
 
 
 def apply(optimizer, masked: list, kwargs: dict) -> Any:
@@ -133,4 +134,5 @@ def _register_builtins() -> None:
       partial_class(candidate)
 
 
-_register_builtins()
+if _compat.KERAS_3:
+  _register_builtins()

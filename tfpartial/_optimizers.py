@@ -45,7 +45,7 @@ FAMILIES: Tuple[Family, ...] = (
         wrap=_keras.wrap,
     ),
     Family(
-        name="tf_keras optimizer",
+        name="Keras 2 / tf_keras optimizer",
         owns=_tf_keras.owns,
         apply=_tf_keras.apply,
         minimize=_tf_keras.minimize,

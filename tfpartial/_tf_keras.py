@@ -1,7 +1,8 @@
-"""The tf_keras (Keras 2) family: its optimizers, new and `legacy`.
+"""The Keras 2 family: `tf_keras` optimizers, new and `legacy`.
 
-For codebases midway through a migration (`TF_USE_LEGACY_KERAS=1`). Used
-only when the `tf_keras` package is already imported: tfpartial never
+For codebases midway through a migration (`TF_USE_LEGACY_KERAS=1`), and
+for `keras` itself on TensorFlow 2.15 and older, which ship Keras 2. The
+`tf_keras` package counts only when already imported: tfpartial never
 imports it. A wrapped optimizer subclasses the optimizer's class, as for
 Keras 3, and its config carries the spec (`_carry.py`), bound again on the
 first step after `load_model`.
@@ -10,24 +11,26 @@ first step after `load_model`.
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 import tensorflow as tf
 
 from tfpartial import _carry
+from tfpartial import _compat
 from tfpartial import _step
 
 
-def _module():
-  return sys.modules.get("tf_keras")
+def _module_of(optimizer_class: type):
+  """The Keras 2 package `optimizer_class` belongs to, or None."""
+  for module in _compat.keras2_modules():
+    if issubclass(optimizer_class, (module.optimizers.Optimizer,
+                                    module.optimizers.legacy.Optimizer)):
+      return module
+  return None
 
 
 def owns(optimizer: Any) -> bool:
-  module = _module()
-  return module is not None and isinstance(
-      optimizer, (module.optimizers.Optimizer,
-                  module.optimizers.legacy.Optimizer))
+  return _module_of(type(optimizer)) is not None
 
 
 def apply(optimizer, masked: list, kwargs: dict) -> Any:
@@ -98,4 +101,5 @@ def partial_class(base: type) -> type:
   cls = type(f"Partial{legacy}{base.__name__}", mixins + (base,),
              {"__module__": __name__, "__doc__": base.__doc__,
               "_tfpartial_base": base})
-  return _module().saving.register_keras_serializable(package="tfpartial")(cls)
+  return _module_of(base).saving.register_keras_serializable(
+      package="tfpartial")(cls)

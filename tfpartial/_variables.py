@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from typing import Hashable, Tuple
 
-import keras
 import tensorflow as tf
 
+from tfpartial import _compat
 from tfpartial._types import Variable
+
+_KERAS_VARIABLES = _compat.keras_variable_types()
 
 
 def is_variable(value: object) -> bool:
   """Whether `value` is a variable tfpartial can freeze part of."""
-  return isinstance(value, (tf.Variable, keras.Variable))
+  return isinstance(value, (tf.Variable,) + _KERAS_VARIABLES)
 
 
 def is_keras(variable: Variable) -> bool:
   """Whether `variable` is a Keras 3 variable (which wraps a tf.Variable)."""
-  return isinstance(variable, keras.Variable)
+  return bool(_KERAS_VARIABLES) and isinstance(variable, _KERAS_VARIABLES)
 
 
 def key(variable: Variable) -> Hashable:

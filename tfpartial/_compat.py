@@ -1,0 +1,32 @@
+"""Which Keras this is: the one place tfpartial asks for a version.
+
+TensorFlow up to 2.15 ships Keras 2 as `keras` (and `tf.keras`); from 2.16
+`keras` is Keras 3, and Keras 2 lives on as the `tf_keras` package. Keras 3
+has variables of its own and optimizers of another design; Keras 2 trains
+plain `tf.Variable`s.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Tuple
+
+import keras
+
+KERAS_3 = int(keras.__version__.split(".")[0]) >= 3
+
+
+def keras_variable_types() -> Tuple[type, ...]:
+  """Keras 3's variable class, or nothing under Keras 2."""
+  return (keras.Variable,) if KERAS_3 else ()
+
+
+def keras2_modules() -> List[object]:
+  """The loaded Keras 2 packages: `tf_keras`, and `keras` when it is 2.x.
+
+  `tf_keras` counts only once imported: tfpartial never imports it.
+  """
+  modules = [] if KERAS_3 else [keras]
+  if sys.modules.get("tf_keras") is not None:
+    modules.append(sys.modules["tf_keras"])
+  return modules
