@@ -22,7 +22,9 @@ def _run(name, *args):
 
 def test_every_example_is_tested():
   tested = {"freeze_first_element_tf1.py", "freeze_first_element_tf2.py",
-            "train_diagonal_tf1.py", "train_diagonal_tf2.py"}
+            "train_diagonal_tf1.py", "train_diagonal_tf2.py",
+            "slim_finetune_scopes.py", "shadow_and_stop_gradient.py",
+            "monitored_session.py", "embedding_new_rows.py"}
   assert {p.name for p in EXAMPLES.glob("*.py")} == tested
 
 
@@ -48,3 +50,40 @@ def test_train_diagonal_tf2_mask_goes_nan_tfpartial_holds():
   assert re.search(r"grads \* mask: w = \[\[nan, nan\].*unchanged: False", out)
   assert re.search(r"tfpartial: w = \[\[[0-9.]+, 2\.0\], \[3\.0, [0-9.]+\]\].*"
                    r"unchanged: True", out), out
+
+
+@pytest.mark.parametrize("mode", [[], ["--eager"]], ids=["tf1", "eager"])
+def test_slim_finetune_scopes(mode):
+  out = _run("slim_finetune_scopes.py", "--steps", "10", *mode)
+  assert out.splitlines() == [
+      "features/weights unchanged (not in --trainable_scopes): True",
+      "logits pretrained columns unchanged: True",
+      "logits new columns trained: True"], out
+
+
+def test_shadow_and_stop_gradient_answers_fail_where_tfpartial_holds():
+  out = _run("shadow_and_stop_gradient.py", "--steps", "6")
+  rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+  assert rows["shadow"][1:] == ["1", "6", "False"], out       # Stale copy.
+  assert rows["stop_gradient"][-1] == "False", out            # l1 moved it.
+  assert rows["tfpartial"][1:] == ["7", "0", "True"], out
+
+
+def test_monitored_session_resumes_with_the_frozen_row(tmp_path):
+  first = _run("monitored_session.py", "--checkpoint_dir", str(tmp_path),
+               "--last_step", "5")
+  second = _run("monitored_session.py", "--checkpoint_dir", str(tmp_path),
+                "--last_step", "12")
+  assert "started at step 0, stopped at step 5" in first
+  assert "started at step 5, stopped at step 12" in second
+  for out in (first, second):
+    assert "row 0 bit-for-bit unchanged: True" in out
+    assert "rows 1-2 trained: True" in out
+
+
+@pytest.mark.parametrize("mode", [[], ["--eager"]], ids=["tf1", "eager"])
+def test_embedding_new_rows(mode):
+  out = _run("embedding_new_rows.py", "--steps", "5", *mode)
+  assert "pretrained rows bit-for-bit unchanged: True" in out
+  assert "new rows in the batch trained: True" in out
+  assert "optimizer slot elements: 3200 (the table has 161600)" in out
