@@ -280,3 +280,19 @@ def test_keras_minimize_needs_a_callable_and_var_list():
                 var_list=model.trainable_variables)
   helpers.assert_same_bits(model.x.numpy()[X_FROZEN], X0[X_FROZEN], "x")
   assert not np.array_equal(model.x.numpy(), X0)
+
+
+def test_wrapping_a_wrapped_keras_optimizer_freezes_the_union():
+  model = kp.PartialModel(poison=False)
+  first = tfpartial.freeze(model.x, 0).wrap(keras.optimizers.AdamW(0.1, 0.3))
+  twice = tfpartial.freeze(model.x, (2, 3)).wrap(first)
+  assert type(twice) is type(first)  # PartialAdamW again, not nested.
+  for _ in range(2):
+    with tf.GradientTape() as tape:
+      loss = kp.loss_of(model)
+    variables = [model.x, model.c]
+    twice.apply_gradients(zip(tape.gradient(loss, variables), variables))
+  x = model.x.numpy()
+  helpers.assert_same_bits(x[0], X0[0], "row 0")
+  helpers.assert_same_bits(x[2, 3], X0[2, 3], "x[2, 3]")
+  assert (x[1] != X0[1]).all()

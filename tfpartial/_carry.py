@@ -14,6 +14,19 @@ from typing import Any, Optional, Sequence
 from tfpartial import _variables
 
 
+def wrap(spec: Any, optimizer: Any, carrier: type, partial_class) -> Any:
+  """A copy of `optimizer`, of `partial_class(its class)`, carrying `spec`.
+
+  Wrapping a wrapped optimizer (an instance of `carrier`) wraps its base
+  class again, with the union of both specs.
+  """
+  base = type(optimizer)
+  if isinstance(optimizer, carrier):
+    spec = optimizer._tfpartial_spec_for(None) | spec
+    base = optimizer._tfpartial_base
+  return copy_as(partial_class(base), optimizer, spec)
+
+
 def copy_as(cls: type, optimizer: Any, spec: Any) -> Any:
   """A copy of `optimizer` of class `cls` (sharing its state), holding `spec`."""
   wrapped = object.__new__(cls)

@@ -59,11 +59,7 @@ def minimize(spec, optimizer, loss, var_list, kwargs: dict) -> Any:
 
 def wrap(spec, optimizer):
   """A copy of `optimizer`, of a subclass of its class, honouring `spec`."""
-  base = type(optimizer)
-  if isinstance(optimizer, _PartialKerasOptimizer):
-    spec = optimizer._tfpartial_spec_for(None) | spec
-    base = optimizer._tfpartial_base
-  return _carry.copy_as(partial_class(base), optimizer, spec)
+  return _carry.wrap(spec, optimizer, _PartialKerasOptimizer, partial_class)
 
 
 class _PartialKerasOptimizer(_carry.SpecCarrier):
