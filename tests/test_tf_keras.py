@@ -166,3 +166,31 @@ def test_tf_keras_minimize_with_a_tape():
   frozen = ~np.eye(3, 4, dtype=bool)
   helpers.assert_same_bits(x.numpy()[frozen], X0[frozen], "frozen x")
   assert not np.array_equal(x.numpy()[~frozen], X0[~frozen])
+
+
+def test_saved_model_with_a_wrapped_optimizer_loads_in_a_fresh_process(
+    tmp_path):
+  """Import the Keras 2 package, then tfpartial: load_model finds the class."""
+  import os, subprocess, sys  # pylint: disable=g-import-not-at-top,multiple-imports
+  model = tf_keras.Sequential([tf_keras.Input((3,)),
+                               tf_keras.layers.Dense(2, name="d")])
+  kernel = model.layers[0].kernel
+  model.compile(optimizer=tfpartial.freeze(kernel, 0).wrap(
+      K.Adam(0.1)), loss="mse")
+  model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+  path = str(tmp_path / "model.keras")
+  model.save(path)
+  script = (
+      f"import {tf_keras.__name__} as k, tfpartial, numpy as np\n"
+      f"m = k.models.load_model({path!r})\n"
+      "before = m.layers[0].kernel.numpy()\n"
+      "m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)\n"
+      "after = m.layers[0].kernel.numpy()\n"
+      "print(type(m.optimizer).__name__, np.array_equal(before[0], after[0]),"
+      " bool((before[1:] != after[1:]).all()))\n")
+  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=300, check=False,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert result.stdout.split()[-3:] == ["PartialAdam", "True", "True"], (
+      result.stdout)

@@ -99,3 +99,20 @@ def partial_class(base: type) -> type:
               "_tfpartial_base": base})
   return _module_of(base).saving.register_keras_serializable(
       package="tfpartial")(cls)
+
+
+def _register_builtins() -> None:
+  """Registers `Partial<Name>` for the built-in optimizers of the Keras 2
+  packages loaded now, so `load_model` finds a saved wrapped optimizer."""
+  for module in _compat.keras2_modules():
+    for namespace in (module.optimizers, module.optimizers.legacy):
+      for name in dir(namespace):
+        candidate = getattr(namespace, name)
+        if (isinstance(candidate, type)
+            and candidate not in (module.optimizers.Optimizer,
+                                  module.optimizers.legacy.Optimizer)
+            and _module_of(candidate) is module):
+          partial_class(candidate)
+
+
+_register_builtins()
