@@ -2,12 +2,13 @@
 
 A wrapped Keras optimizer is an instance of a subclass of the optimizer's
 own class (`PartialAdam` for `Adam`), so `isinstance`, `get_config`,
-checkpoints and `model.compile` see the optimizer they know. Its config
-carries the spec as JSON, keyed by variable path; a model loaded with
-`keras.models.load_model` binds it again when its optimizer is built, so
-the freeze travels with the saved model. The subclasses of the built-in
-optimizers are registered with Keras when tfpartial is imported, as Keras
-asks of custom objects, so loading needs only `import tfpartial`.
+checkpoints and `model.compile` see the optimizer they know. It is built
+on every variable, fully frozen ones too, so its state sits in a plain
+optimizer's order (Keras checkpoints it by position). Its config carries
+the spec (`_carry.py`), so the freeze travels with a saved model; the
+subclasses of the built-in optimizers are registered with Keras when
+tfpartial is imported, as Keras asks of custom objects, so loading needs
+only `import tfpartial`.
 """
 
 from __future__ import annotations
