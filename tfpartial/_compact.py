@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from tfpartial import _distribute
 from tfpartial import _restore
+from tfpartial import _tensors
 from tfpartial import _variables
 from tfpartial._selection import Rows
 from tfpartial._types import Gradient, Variable
@@ -57,7 +58,7 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
   """
   if grad is None:
     return None
-  rows = tf.constant(selection.rows)
+  rows = _tensors.rows_tensor(selection)
   if not isinstance(grad, tf.IndexedSlices):
     return tf.gather(grad, rows)
   indices = tf.cast(grad.indices, tf.int64)
@@ -82,7 +83,7 @@ class CompactGuard(_restore.Guard):
     self.variable, self.small, self.selection = table, small, selection
 
   def before(self, graph: bool):
-    rows = tf.constant(self.selection.rows)
+    rows = _tensors.rows_tensor(self.selection)
     op = self.small.assign(_restore.gather_rows(self.variable, rows),
                            read_value=False)
     return (op if graph else None), rows

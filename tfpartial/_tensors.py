@@ -1,25 +1,25 @@
 """The tensors a step reads a selection through, made once per graph.
 
-Can run inside `tf.function`: the mask is made under `tf.init_scope()`, so
-a function captures one eager tensor instead of embedding a constant per
-trace, and a TF1 graph holds one constant however many ops read it.
+Can run inside `tf.function`: a constant is made under `tf.init_scope()`,
+so a function captures one eager tensor instead of embedding a constant per
+trace, eager steps do not convert it again at every step, and a TF1 graph
+holds one constant however many ops read it.
 """
 
 from __future__ import annotations
 
 import weakref
 
-import tensorflow as tf
-
 import numpy as np
+import tensorflow as tf
 
 from tfpartial._selection import Dynamic, Elements, Rows
 
-# selection -> eager mask tensor.
-_EAGER_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-# graph -> {id(selection): tensor name}. Names, not tensors: a tensor would
-# keep its graph alive through the weak key.
-_GRAPH_MASKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# selection -> {kind: eager tensor}.
+_EAGER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# graph -> {(id(selection), kind): tensor name}. Names, not tensors: a
+# tensor would keep its graph alive through the weak key.
+_GRAPH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def frozen_mask_tensor(selection) -> tf.Tensor:
@@ -30,20 +30,30 @@ def frozen_mask_tensor(selection) -> tf.Tensor:
   """
   if isinstance(selection, Dynamic):
     return _dynamic(selection)
+  return _cached(selection, "frozen_mask", lambda: _values(selection))
+
+
+def rows_tensor(selection: Rows) -> tf.Tensor:
+  """The row numbers of a row selection, as an int64 tensor."""
+  return _cached(selection, "rows", lambda: selection.rows)
+
+
+def _cached(selection, kind: str, values) -> tf.Tensor:
+  """`tf.constant(values())`, made once per selection, kind and graph."""
   with tf.init_scope():
     if tf.executing_eagerly():
-      tensor = _EAGER_MASKS.get(selection)
-      if tensor is None:
-        tensor = _EAGER_MASKS[selection] = tf.constant(_values(selection))
-      return tensor
+      per_kind = _EAGER.setdefault(selection, {})
+      if kind not in per_kind:
+        per_kind[kind] = tf.constant(values())
+      return per_kind[kind]
     graph = tf.compat.v1.get_default_graph()
-    names = _GRAPH_MASKS.setdefault(graph, {})
-    name = names.get(id(selection))
-    if name is not None:
-      return graph.get_tensor_by_name(name)
-    tensor = tf.constant(_values(selection), name="tfpartial_frozen_mask")
-    names[id(selection)] = tensor.name
-    weakref.finalize(selection, names.pop, id(selection), None)
+    names = _GRAPH.setdefault(graph, {})
+    key = (id(selection), kind)
+    if key in names:
+      return graph.get_tensor_by_name(names[key])
+    tensor = tf.constant(values(), name=f"tfpartial_{kind}")
+    names[key] = tensor.name
+    weakref.finalize(selection, names.pop, key, None)
     return tensor
 
 
