@@ -65,12 +65,13 @@ def mask_gradient(grad: Gradient, selection: Selection) -> Gradient:
 
 def _mask_dense(grad: tf.Tensor, selection: Selection) -> tf.Tensor:
   frozen = _tensors.frozen_mask_tensor(selection)
-  return tf.where(frozen, tf.zeros_like(grad), grad)
+  return _tensors.select(frozen, tf.zeros_like(grad), grad)
 
 
 def _mask_slices(grad: tf.IndexedSlices,
                  selection: Selection) -> tf.IndexedSlices:
   # Only the rows the gradient names are looked at; it stays sparse.
   frozen_rows = tf.gather(_tensors.frozen_mask_tensor(selection), grad.indices)
-  values = tf.where(frozen_rows, tf.zeros_like(grad.values), grad.values)
+  values = _tensors.select(frozen_rows, tf.zeros_like(grad.values),
+                           grad.values)
   return tf.IndexedSlices(values, grad.indices, grad.dense_shape)

@@ -47,7 +47,7 @@ def restore_frozen(variable: Variable, selection: Selection,
   if selection.is_everything:
     return _distribute.update(variable, _assign, before)
   frozen = _tensors.frozen_mask_tensor(selection)
-  kept = tf.where(frozen, before, read(variable))
+  kept = _tensors.select(frozen, before, read(variable))
   return _distribute.update(variable, _assign, kept)
 
 
@@ -117,7 +117,7 @@ class RowsGuard(Guard):
   def after(self, token):
     rows, before = token
     frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
-    kept = tf.where(frozen, before, gather_rows(self.variable, rows))
+    kept = _tensors.select(frozen, before, gather_rows(self.variable, rows))
     return _distribute.update(self.variable, scatter, (rows, kept))
 
 
