@@ -48,6 +48,16 @@ def test_bench_quick_prints_every_case():
     plain, partial, ratio = map(float, re.findall(r"\s(\d+\.\d+)", row)[:3])
     assert plain > 0 and partial > 0
     assert abs(ratio - partial / plain) < 0.5 * ratio  # Medians, not means.
+    first, third = map(float, re.search(r"\s(\d+\.\d+)-(\d+\.\d+)\s",
+                                        row).groups())
+    assert first <= ratio <= third
   assert re.search(r"optimizer state [\d.]+ MiB vs [\d.]+ MiB \(0\.\d+%\)",
                    rows[2]), rows[2]
   assert "round" in result.stderr  # The progress line.
+
+
+@pytest.mark.parametrize("rounds", ["0", "-3", "many"])
+def test_bench_rejects_a_round_count_that_is_not_positive(rounds):
+  result = _tfpartial("bench", "--quick", "--rounds", rounds)
+  assert result.returncode == 2
+  assert "--rounds: must be a whole number >= 1" in result.stderr

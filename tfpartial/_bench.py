@@ -1,9 +1,11 @@
 """`tfpartial bench`: the cost of partial freezing, as ratios on this machine.
 
 Each case times the same training step with and without tfpartial in one
-process, interleaved round by round (plain, then tfpartial, then plain...),
-and reports the median ratio: shared, noisy machines drift in absolute time
-but hardly within one round.
+process. A round is one step of each, back to back, in alternating order;
+its ratio compares two steps taken a few milliseconds apart, so the drift
+of a shared, noisy machine mostly cancels. The table gives the median
+ratio over the rounds and the middle half of them (first to third
+quartile), which shows how noisy the machine was.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import dataclasses
 import statistics
 import sys
 import time
-from typing import Callable, List, Optional, TextIO
+from typing import Callable, List, Optional, TextIO, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -37,6 +39,7 @@ class Result:
   plain_ms: float
   partial_ms: float
   ratio: float
+  spread: Tuple[float, float]  # First and third quartile of the ratios.
   target: str
   state: Optional[tuple]
 
@@ -162,35 +165,41 @@ def _embedding_case(rows, dim, trained, batch) -> Case:
                      _bytes(optimizers[False].variables)))
 
 
-def _time(step, repeats: int) -> float:
+def _time(step) -> float:
+  """Seconds for one step, until its result is ready."""
   start = time.perf_counter()
-  for _ in range(repeats):
-    result = step()
+  result = step()
   if hasattr(result, "numpy"):
     result.numpy()
-  return (time.perf_counter() - start) / repeats
+  return time.perf_counter() - start
 
 
-def measure(case: Case, rounds: int, repeats: int,
-            progress: TextIO) -> Result:
-  """Interleaved rounds of `repeats` steps each; the median ratio."""
-  for _ in range(2):  # Trace, build and warm up both.
+def measure(case: Case, rounds: int, progress: TextIO) -> Result:
+  """`rounds` rounds of one plain and one tfpartial step, order alternating."""
+  for _ in range(3):  # Trace, build and warm up both.
     case.plain(), case.partial()
   plain_times, partial_times, ratios = [], [], []
   for index in range(rounds):
-    print(f"\r  {case.name[:60]}: round {index + 1}/{rounds}", end="",
-          file=progress, flush=True)
-    first, second = ((case.plain, case.partial) if index % 2 == 0
-                     else (case.partial, case.plain))
-    a, b = _time(first, repeats), _time(second, repeats)
-    plain, partial = (a, b) if index % 2 == 0 else (b, a)
+    if index % 10 == 0 or index == rounds - 1:
+      print(f"\r  {case.name[:60]}: round {index + 1}/{rounds}", end="",
+            file=progress, flush=True)
+    if index % 2 == 0:
+      plain = _time(case.plain)
+      partial = _time(case.partial)
+    else:
+      partial = _time(case.partial)
+      plain = _time(case.plain)
     plain_times.append(plain)
     partial_times.append(partial)
     ratios.append(partial / plain)
   print("\r" + " " * 79 + "\r", end="", file=progress, flush=True)
+  if len(ratios) > 1:
+    first, _, third = statistics.quantiles(ratios, n=4)
+  else:
+    first = third = ratios[0]
   return Result(case.name, 1e3 * statistics.median(plain_times),
                 1e3 * statistics.median(partial_times),
-                statistics.median(ratios), case.target,
+                statistics.median(ratios), (first, third), case.target,
                 case.state() if case.state else None)
 
 
@@ -200,17 +209,17 @@ def run(quick: bool = False, rounds: Optional[int] = None,
   if quick:  # Tiny sizes: checks the command works, not the machine.
     sizes = dict(width=64, layers=2, batch=16)
     embedding = dict(rows=5_000, dim=8, trained=10, batch=32)
-    rounds, repeats = rounds or 3, 2
+    rounds = rounds or 6
   else:
     sizes = dict(width=1024, layers=4, batch=256)
     embedding = dict(rows=500_000, dim=64, trained=1_000, batch=512)
-    rounds, repeats = rounds or 15, 5
-  print(f"tfpartial bench, TensorFlow {tf.__version__}, "
-        f"{rounds} interleaved rounds of {repeats} steps", file=out)
+    rounds = rounds or 200
+  print(f"tfpartial bench, TensorFlow {tf.__version__}, {rounds} rounds of "
+        "one plain and one tfpartial step each", file=out)
   cases = _eager_mlp_cases(**sizes)
   cases.insert(1, _graph_mlp_case(**sizes))
   cases.insert(2, _embedding_case(**embedding))
-  results = [measure(case, rounds, repeats, progress) for case in cases]
+  results = [measure(case, rounds, progress) for case in cases]
   _print(results, out)
   return results
 
@@ -218,10 +227,11 @@ def run(quick: bool = False, rounds: Optional[int] = None,
 def _print(results: List[Result], out: TextIO) -> None:
   width = max(len(r.name) for r in results)
   print(f"{'case':<{width}}  {'plain ms':>9}  {'tfpartial ms':>12}  "
-        f"{'ratio':>6}  target", file=out)
+        f"{'ratio':>6}  {'middle half':>11}  target", file=out)
   for r in results:
+    spread = f"{r.spread[0]:.3f}-{r.spread[1]:.3f}"
     line = (f"{r.name:<{width}}  {r.plain_ms:9.2f}  {r.partial_ms:12.2f}  "
-            f"{r.ratio:6.3f}  {r.target}")
+            f"{r.ratio:6.3f}  {spread:>11}  {r.target}")
     if r.state:
       partial, plain = r.state
       line += (f"; optimizer state {partial / 2**20:.2f} MiB vs "

@@ -40,9 +40,20 @@ def _parser() -> argparse.ArgumentParser:
       "hand-written grads * mask.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check the command runs")
-  bench.add_argument("--rounds", type=int, default=None,
-                     help="interleaved rounds per case (default 15)")
+  bench.add_argument("--rounds", type=_positive, default=None,
+                     help="rounds of one plain and one tfpartial step per case "
+                     "(default 200)")
   return parser
+
+
+def _positive(text: str) -> int:
+  try:
+    number = int(text)
+  except ValueError:
+    number = 0
+  if number < 1:
+    raise argparse.ArgumentTypeError(f"must be a whole number >= 1, not {text!r}")
+  return number
 
 
 def _verify(args) -> int:
