@@ -65,9 +65,10 @@ def _forward(kernels, inputs):
   return hidden
 
 
-def _eager_mlp_case(width, layers, batch, kind: str) -> Case:
-  """(a) Keras AdamW in tf.function (`kind="partial"`), or (d) the same
-  with the hand-written mask (`kind="mask"`)."""
+def _eager_mlp_case(width, layers, batch, kind: str,
+                    jit_compile: bool = False) -> Case:
+  """(a) Keras AdamW in tf.function (`kind="partial"`), (d) the same with
+  the hand-written mask (`kind="mask"`), or (e) (a) compiled by XLA."""
   import keras  # pylint: disable=g-import-not-at-top
   kernels0, masks, inputs, targets = _mlp(width, layers, batch)
 
@@ -79,7 +80,7 @@ def _eager_mlp_case(width, layers, batch, kind: str) -> Case:
       spec = spec | _spec.freeze(kernel, mask)
     keep = [tf.constant(~m, tf.float32) for m in masks]
 
-    @tf.function
+    @tf.function(jit_compile=jit_compile)
     def step():
       with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
@@ -98,6 +99,9 @@ def _eager_mlp_case(width, layers, batch, kind: str) -> Case:
   if kind == "mask":
     return Case("(d) the same with grads * mask by hand (for reference)",
                 build("plain"), build("mask"), "~1.03")
+  if jit_compile:
+    return Case("(e) (a) compiled by XLA, tf.function(jit_compile=True)",
+                build("plain"), build("partial"), "<= 1.03")
   title = f"MLP {layers}x{width}, 30% of each kernel frozen, batch {batch}"
   return Case(f"(a) {title}, Keras AdamW, tf.function", build("plain"),
               build("partial"), "<= 1.03")
@@ -220,7 +224,8 @@ def run(quick: bool = False, rounds: Optional[int] = None,
   cases = [lambda: _eager_mlp_case(**sizes, kind="partial"),
            lambda: _graph_mlp_case(**sizes),
            lambda: _embedding_case(**embedding),
-           lambda: _eager_mlp_case(**sizes, kind="mask")]
+           lambda: _eager_mlp_case(**sizes, kind="mask"),
+           lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True)]
   results = [measure(build(), rounds, progress) for build in cases]
   _print(results, out)
   return results

@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
       "and optimizer-state sizes: (a) an MLP with 30%% of each kernel "
       "frozen, Keras AdamW, tf.function; (b) the same in a TF1 graph; (c) a "
       "500,000 x 64 embedding with 1,000 trainable rows, compact; (d) the "
-      "hand-written grads * mask.")
+      "hand-written grads * mask; (e) (a) compiled by XLA.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check the command runs")
   bench.add_argument("--rounds", type=_positive, default=None,
