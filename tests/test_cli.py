@@ -5,7 +5,11 @@ import re
 import subprocess
 import sys
 
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
+
+from tfpartial import _bench
 
 
 def _tfpartial(*args):
@@ -54,6 +58,12 @@ def test_bench_quick_prints_every_case():
   assert re.search(r"optimizer state [\d.]+ MiB vs [\d.]+ MiB \(0\.\d+%\)",
                    rows[2]), rows[2]
   assert "round" in result.stderr  # The progress line.
+
+
+@given(st.lists(st.floats(0.01, 100.0), min_size=1, max_size=30))
+def test_bench_quartiles_stay_within_the_ratios_measured(ratios):
+  first, third = _bench.quartiles(ratios)
+  assert min(ratios) <= first <= third <= max(ratios)
 
 
 @pytest.mark.parametrize("rounds", ["0", "-3", "many"])

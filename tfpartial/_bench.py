@@ -196,14 +196,22 @@ def measure(case: Case, rounds: int, progress: TextIO) -> Result:
     partial_times.append(partial)
     ratios.append(partial / plain)
   print("\r" + " " * 79 + "\r", end="", file=progress, flush=True)
-  if len(ratios) > 1:
-    first, _, third = statistics.quantiles(ratios, n=4)
-  else:
-    first = third = ratios[0]
   return Result(case.name, 1e3 * statistics.median(plain_times),
                 1e3 * statistics.median(partial_times),
-                statistics.median(ratios), (first, third), case.target,
+                statistics.median(ratios), quartiles(ratios), case.target,
                 case.state() if case.state else None)
+
+
+def quartiles(values: List[float]) -> Tuple[float, float]:
+  """The first and third quartile, always within the values measured.
+
+  ("inclusive": the default method extrapolates past the smallest and
+  largest value when there are few, down to negative ratios.)
+  """
+  if len(values) < 2:
+    return values[0], values[0]
+  first, _, third = statistics.quantiles(values, n=4, method="inclusive")
+  return first, third
 
 
 def run(quick: bool = False, rounds: Optional[int] = None,
