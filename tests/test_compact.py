@@ -16,13 +16,15 @@ import tensorflow as tf
 import helpers
 import problems
 import tfpartial
-from test_sparse import (IDS, STEPS, TABLE0, TRAIN_ROWS, FROZEN_ROWS,
-                         _split_reference, embedding_loss)
+from test_sparse import (IDS, TABLE0, TRAIN_ROWS, FROZEN_ROWS,
+                         XLA_SPARSE, _split_reference,
+                         assert_rows_follow_the_reference, embedding_loss,
+                         train)
 
 
 @pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
 def test_compact_rows_follow_the_split_reference(mode, name):
-  if mode is helpers.XLA and name not in ("GradientDescent", "Adam"):
+  if mode is helpers.XLA and name not in XLA_SPARSE:
     pytest.skip(f"TensorFlow has no XLA kernel for {name}'s sparse update")
   make = problems.V1_OPTIMIZERS[name]
   with mode.runner() as runner:
@@ -37,24 +39,14 @@ def test_compact_rows_follow_the_split_reference(mode, name):
       return spec.apply_gradients(optimizer, zip(grads, [table]),
                                   global_step=gs)
 
-    run = runner.step(step)
-    trajectory = []
-    for _ in range(STEPS):
-      run()
-      trajectory.append(runner.value(table))
+    trajectory = train(runner, step, table)
     slots = [tuple(v.shape) for v in optimizer.variables()
              if v.shape.rank == 2]
     reference = _split_reference(runner, make)
   assert all(shape[0] == TRAIN_ROWS.size for shape in slots), slots
   if name not in ("GradientDescent", "ProximalGradientDescent"):
     assert slots, "no slots: the optimizer did not train"
-  tolerance = dict(rtol=2e-5, atol=1e-6) if mode is helpers.XLA else dict(
-      rtol=1e-6, atol=1e-7)
-  for step, (table_now, small) in enumerate(zip(trajectory, reference), 1):
-    helpers.assert_same_bits(table_now[FROZEN_ROWS], TABLE0[FROZEN_ROWS],
-                             f"frozen rows, step {step}")
-    np.testing.assert_allclose(table_now[TRAIN_ROWS], small, **tolerance,
-                               err_msg=f"trainable rows, step {step}")
+  assert_rows_follow_the_reference(mode, trajectory, reference)
 
 
 def test_compact_with_a_dense_gradient_and_assigns_between_steps(exact_mode):

@@ -67,12 +67,29 @@ def _split_reference(runner, make_optimizer):
       grads = tf.tuple(grads)
     return optimizer.apply_gradients(zip(grads, [small]), global_step=gs)
 
+  return train(runner, step, small)
+
+
+def train(runner, step, variable):
+  """Runs the step `step` builds STEPS times; `variable` after each."""
   run = runner.step(step)
   trajectory = []
   for _ in range(STEPS):
     run()
-    trajectory.append(runner.value(small))
+    trajectory.append(runner.value(variable))
   return trajectory
+
+
+def assert_rows_follow_the_reference(mode, trajectory, reference):
+  """Frozen rows bit for bit as they were; trainable rows as the split
+  reference has them, float32 round-off at most (XLA's a little more)."""
+  tolerance = dict(rtol=2e-5, atol=1e-6) if mode is helpers.XLA else dict(
+      rtol=1e-6, atol=1e-7)
+  for step, (table_now, small) in enumerate(zip(trajectory, reference), 1):
+    helpers.assert_same_bits(table_now[FROZEN_ROWS], TABLE0[FROZEN_ROWS],
+                             f"frozen rows, step {step}")
+    np.testing.assert_allclose(table_now[TRAIN_ROWS], small, **tolerance,
+                               err_msg=f"trainable rows, step {step}")
 
 
 # TF1 optimizers whose sparse update XLA can compile; the others use
@@ -102,19 +119,9 @@ def test_row_gradients_train_exactly(mode, name):
       return spec.apply_gradients(optimizer, [(poisoned, table)],
                                   global_step=gs)
 
-    run = runner.step(step)
-    trajectory = []
-    for _ in range(STEPS):
-      run()
-      trajectory.append(runner.value(table))
+    trajectory = train(runner, step, table)
     reference = _split_reference(runner, make)
-  tolerance = dict(rtol=2e-5, atol=1e-6) if mode is helpers.XLA else dict(
-      rtol=1e-6, atol=1e-7)
-  for step, (table_now, small) in enumerate(zip(trajectory, reference), 1):
-    helpers.assert_same_bits(table_now[FROZEN_ROWS], TABLE0[FROZEN_ROWS],
-                             f"frozen rows, step {step}")
-    np.testing.assert_allclose(table_now[TRAIN_ROWS], small, **tolerance,
-                               err_msg=f"trainable rows, step {step}")
+  assert_rows_follow_the_reference(mode, trajectory, reference)
   assert not np.array_equal(trajectory[-1][TRAIN_ROWS], TABLE0[TRAIN_ROWS])
 
 
