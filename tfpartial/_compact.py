@@ -70,10 +70,14 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
                             tf.constant((selection.rows.size,)
                                         + tuple(selection.shape[1:]),
                                         tf.int64))
-  values = tf.where(
+  values = _tensors.select(
       tf.reshape(hit, [-1] + [1] * (len(selection.shape) - 1)), grad.values,
       tf.zeros_like(grad.values))
   return tf.math.unsorted_segment_sum(values, position, rows.shape[0])
+
+
+def guard(table: Variable, selection: Rows) -> "CompactGuard":
+  return CompactGuard(table, compact_variable(table, selection), selection)
 
 
 class CompactGuard(_restore.Guard):

@@ -61,10 +61,11 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
         if grad is not None:
           guards.append(_restore.DenseGuard(variable, selection))
     elif _compact.is_compact(selection):
-      small = _compact.compact_variable(variable, selection)
+      compact_guard = _compact.guard(variable, selection)
       applied.append(
-          (_compact.compact_gradient(grad, selection, sparse=lazy_rows), small))
-      guards.append(_compact.CompactGuard(variable, small, selection))
+          (_compact.compact_gradient(grad, selection, sparse=lazy_rows),
+           compact_guard.small))
+      guards.append(compact_guard)
     elif grad is None:
       applied.append((grad, variable))
     else:
@@ -102,8 +103,7 @@ def guard(spec, variables, run) -> Any:
   for variable in variables:
     selection = spec._selection(variable)
     if selection is not None and _compact.is_compact(selection):
-      guards.append(_compact.CompactGuard(
-          variable, _compact.compact_variable(variable, selection), selection))
+      guards.append(_compact.guard(variable, selection))
     elif selection is not None and not selection.is_empty:
       guards.append(_restore.DenseGuard(variable, selection))
   return current_path().run(guards, run)
