@@ -97,7 +97,7 @@ def _eager_mlp_case(width, layers, batch, kind: str,
     return step
 
   if kind == "mask":
-    return Case("(d) the same with grads * mask by hand (for reference)",
+    return Case("(d) (a) with grads * mask by hand (for reference)",
                 build("plain"), build("mask"), "~1.03")
   if jit_compile:
     return Case("(e) (a) compiled by XLA, tf.function(jit_compile=True)",
@@ -107,29 +107,38 @@ def _eager_mlp_case(width, layers, batch, kind: str,
               build("partial"), "<= 1.03")
 
 
-def _graph_mlp_case(width, layers, batch) -> Case:
-  """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer."""
+def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
+  """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer, or (f) the
+  same with the hand-written mask (`kind="mask"`)."""
   kernels0, masks, inputs, targets = _mlp(width, layers, batch)
 
-  def build(partial):
+  def build(kind):
     graph = tf.Graph()
     with graph.as_default():
       kernels = [tf.compat.v1.Variable(k) for k in kernels0]
       loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
       optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
-      if partial:
+      if kind == "partial":
         spec = _spec.FreezeSpec()
         for kernel, mask in zip(kernels, masks):
           spec = spec | _spec.freeze(kernel, mask)
         train_op = spec.minimize(optimizer, loss)
+      elif kind == "mask":
+        grads = tf.gradients(loss, kernels)
+        train_op = optimizer.apply_gradients(
+            (g * tf.constant(~m, tf.float32), k)
+            for g, m, k in zip(grads, masks, kernels))
       else:
         train_op = optimizer.minimize(loss)
       session = tf.compat.v1.Session(graph=graph)
       session.run(tf.compat.v1.global_variables_initializer())
     return lambda: session.run(train_op)
 
+  if kind == "mask":
+    return Case("(f) (b) with grads * mask by hand (for reference)",
+                build("plain"), build("mask"), "~1.03")
   return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam",
-              build(False), build(True), "<= 1.03")
+              build("plain"), build("partial"), "<= 1.03")
 
 
 def _embedding_case(rows, dim, trained, batch) -> Case:
@@ -233,7 +242,8 @@ def run(quick: bool = False, rounds: Optional[int] = None,
            lambda: _graph_mlp_case(**sizes),
            lambda: _embedding_case(**embedding),
            lambda: _eager_mlp_case(**sizes, kind="mask"),
-           lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True)]
+           lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True),
+           lambda: _graph_mlp_case(**sizes, kind="mask")]
   results = [measure(build(), rounds, progress) for build in cases]
   _print(results, out)
   return results
