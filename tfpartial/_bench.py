@@ -124,10 +124,11 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
           spec = spec | _spec.freeze(kernel, mask)
         train_op = spec.minimize(optimizer, loss)
       elif kind == "mask":
-        grads = tf.gradients(loss, kernels)
+        # compute_gradients gates the gradients as minimize does.
+        pairs = optimizer.compute_gradients(loss, kernels)
         train_op = optimizer.apply_gradients(
             (g * tf.constant(~m, tf.float32), k)
-            for g, m, k in zip(grads, masks, kernels))
+            for (g, k), m in zip(pairs, masks))
       else:
         train_op = optimizer.minimize(loss)
       session = tf.compat.v1.Session(graph=graph)
