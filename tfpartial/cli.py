@@ -36,8 +36,9 @@ def _parser() -> argparse.ArgumentParser:
       "tfpartial, interleaved in one process, and prints the median ratios "
       "and optimizer-state sizes: (a) an MLP with 30%% of each kernel "
       "frozen, Keras AdamW, tf.function; (b) the same in a TF1 graph; (c) a "
-      "500,000 x 64 embedding with 1,000 trainable rows, compact; (d) the "
-      "hand-written grads * mask; (e) (a) compiled by XLA.")
+      "500,000 x 64 embedding with 1,000 trainable rows, compact; (d) (a) "
+      "with the hand-written grads * mask; (e) (a) compiled by XLA; (f) (b) "
+      "with the hand-written grads * mask.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check the command runs")
   bench.add_argument("--rounds", type=_positive, default=None,
