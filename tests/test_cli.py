@@ -36,6 +36,7 @@ def test_demo_answers_both_questions_and_shows_the_workarounds():
 def test_help(args):
   result = _tfpartial(*args)
   assert result.returncode == 0 and "usage: tfpartial" in result.stdout
+  assert "%%" not in result.stdout  # argparse formats only help= with %.
 
 
 def test_no_command_is_a_usage_error():

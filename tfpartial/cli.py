@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
       help="the overhead of partial freezing on this machine, as ratios",
       description="Times the same training steps with and without "
       "tfpartial, interleaved in one process, and prints the median ratios "
-      "and optimizer-state sizes: (a) an MLP with 30%% of each kernel "
+      "and optimizer-state sizes: (a) an MLP with 30% of each kernel "
       "frozen, Keras AdamW, tf.function; (b) the same in a TF1 graph; (c) a "
       "500,000 x 64 embedding with 1,000 trainable rows, compact; (d) (a) "
       "with the hand-written grads * mask; (e) (a) compiled by XLA; (f) (b) "
