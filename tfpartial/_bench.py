@@ -58,6 +58,14 @@ def _mlp(width: int, layers: int, batch: int, seed: int = 0):
   return kernels, masks, inputs, targets
 
 
+def _freeze_where(kernels, masks) -> _spec.FreezeSpec:
+  """One spec: each kernel frozen where its mask is True."""
+  spec = _spec.FreezeSpec()
+  for kernel, mask in zip(kernels, masks):
+    spec = spec | _spec.freeze(kernel, mask)
+  return spec
+
+
 def _forward(kernels, inputs):
   hidden = inputs
   for kernel in kernels:
@@ -75,9 +83,7 @@ def _eager_mlp_case(width, layers, batch, kind: str,
   def build(kind):
     kernels = [tf.Variable(k) for k in kernels0]
     optimizer = keras.optimizers.AdamW(1e-3, weight_decay=0.01)
-    spec = _spec.FreezeSpec()
-    for kernel, mask in zip(kernels, masks):
-      spec = spec | _spec.freeze(kernel, mask)
+    spec = _freeze_where(kernels, masks)
     keep = [tf.constant(~m, tf.float32) for m in masks]
 
     @tf.function(jit_compile=jit_compile)
@@ -119,10 +125,7 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
       loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
       optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
       if kind == "partial":
-        spec = _spec.FreezeSpec()
-        for kernel, mask in zip(kernels, masks):
-          spec = spec | _spec.freeze(kernel, mask)
-        train_op = spec.minimize(optimizer, loss)
+        train_op = _freeze_where(kernels, masks).minimize(optimizer, loss)
       elif kind == "mask":
         # compute_gradients gates the gradients as minimize does.
         pairs = optimizer.compute_gradients(loss, kernels)

@@ -77,6 +77,7 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
 
 
 def guard(table: Variable, selection: Rows) -> "CompactGuard":
+  """The guard of a compact step on `table`, with its compact variable."""
   return CompactGuard(table, compact_variable(table, selection), selection)
 
 
