@@ -7,6 +7,7 @@ import tensorflow as tf
 import helpers
 import problems
 import tfpartial
+from tfpartial import _native
 from problems import B0, X0, X_FROZEN
 
 V1 = tf.compat.v1
@@ -87,16 +88,22 @@ def _graph_train(use_tfpartial, steps=3):
   return values, graph
 
 
-def test_legacy_minimize_in_a_graph_uses_default_var_list_and_global_step():
+@pytest.mark.parametrize("kernels", ["on", "off"])
+def test_legacy_minimize_in_a_graph_uses_default_var_list_and_global_step(
+    kernels, monkeypatch):
+  monkeypatch.setenv(_native.SWITCH, kernels)
   values, graph = _graph_train(use_tfpartial=True)
   assert values["global_step"] == 3
   helpers.assert_same_bits(values["x"][X_FROZEN], X0[X_FROZEN], "frozen x")
   helpers.assert_same_bits(values["b"], B0, "fully frozen b")
   assert "b/Adam" not in values, "fully frozen b got slots"
-  # A ref variable's snapshot needs a shadow variable; a resource read is one.
+  fused = any(op.type.startswith("Tfpartial") for op in graph.get_operations())
+  assert fused == (kernels == "on" and _native.compiler() is not None)
+  # A ref variable's snapshot needs a shadow variable, a resource read is
+  # one, and with the compiled kernel (v1 Adam) there is no snapshot.
   shadows = [op for op in graph.get_operations()
              if op.name.endswith("tfpartial_shadow")]
-  assert bool(shadows) == graph.is_ref
+  assert bool(shadows) == (graph.is_ref and not fused)
 
 
 def test_checkpoints_are_the_same_with_and_without_tfpartial(tmp_path):

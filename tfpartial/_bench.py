@@ -10,7 +10,9 @@ quartile), which shows how noisy the machine was.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import statistics
 import sys
 import time
@@ -19,6 +21,7 @@ from typing import Callable, List, Optional, TextIO, Tuple
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _native
 from tfpartial import _spec
 
 
@@ -114,8 +117,9 @@ def _eager_mlp_case(width, layers, batch, kind: str,
 
 
 def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
-  """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer, or (f) the
-  same with the hand-written mask (`kind="mask"`)."""
+  """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer, (f) the same
+  with the hand-written mask (`kind="mask"`), or (g) (b) without the
+  compiled kernel (`kind="unfused"`)."""
   kernels0, masks, inputs, targets = _mlp(width, layers, batch)
 
   def build(kind):
@@ -124,8 +128,9 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
       kernels = [tf.compat.v1.Variable(k) for k in kernels0]
       loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
       optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
-      if kind == "partial":
-        train_op = _freeze_where(kernels, masks).minimize(optimizer, loss)
+      if kind in ("partial", "unfused"):
+        with _kernels_off(kind == "unfused"):
+          train_op = _freeze_where(kernels, masks).minimize(optimizer, loss)
       elif kind == "mask":
         # compute_gradients gates the gradients as minimize does.
         pairs = optimizer.compute_gradients(loss, kernels)
@@ -141,8 +146,27 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
   if kind == "mask":
     return Case("(f) (b) with grads * mask by hand (for reference)",
                 build("plain"), build("mask"), "~1.03")
-  return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam",
-              build("plain"), build("partial"), "<= 1.03")
+  if kind == "unfused":
+    return Case("(g) (b) without the compiled kernel (TFPARTIAL_KERNELS=off)",
+                build("plain"), build("unfused"), "reference")
+  kernel = "compiled kernel" if _native.library() else "no compiled kernel"
+  return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam, "
+              f"{kernel}", build("plain"), build("partial"), "<= 1.03")
+
+
+@contextlib.contextmanager
+def _kernels_off(off: bool):
+  """`TFPARTIAL_KERNELS=off` while a step is built, if `off`."""
+  saved = os.environ.get(_native.SWITCH)
+  if off:
+    os.environ[_native.SWITCH] = "off"
+  try:
+    yield
+  finally:
+    if saved is None:
+      os.environ.pop(_native.SWITCH, None)
+    else:
+      os.environ[_native.SWITCH] = saved
 
 
 def _embedding_case(rows, dim, trained, batch) -> Case:
@@ -247,9 +271,13 @@ def run(quick: bool = False, rounds: Optional[int] = None,
            lambda: _embedding_case(**embedding),
            lambda: _eager_mlp_case(**sizes, kind="mask"),
            lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True),
-           lambda: _graph_mlp_case(**sizes, kind="mask")]
+           lambda: _graph_mlp_case(**sizes, kind="mask"),
+           lambda: _graph_mlp_case(**sizes, kind="unfused")]
   results = [measure(build(), rounds, progress) for build in cases]
   _print(results, out)
+  if _native.library() is None:
+    print(f"(b) ran without tfpartial's compiled kernel: {_native.reason()}",
+          file=out)
   return results
 
 

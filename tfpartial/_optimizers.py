@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Tuple
 
+from tfpartial import _fused_adam
 from tfpartial import _keras
 from tfpartial import _tf_keras
 from tfpartial import _v1
@@ -26,6 +27,8 @@ class Family:
   wrap: Callable[[Any, Optimizer], Optimizer]
   # Whether the optimizer's sparse update writes only the gradient's rows.
   lazy_rows: Callable[[Optimizer], bool] = lambda optimizer: False
+  # An update that keeps the freeze itself, in a TF1 graph, or None.
+  fused: Callable[[Optimizer], Any] = lambda optimizer: None
 
 
 FAMILIES: Tuple[Family, ...] = (
@@ -36,6 +39,7 @@ FAMILIES: Tuple[Family, ...] = (
         minimize=_v1.minimize,
         wrap=_v1.wrap,
         lazy_rows=_v1.lazy_rows,
+        fused=_fused_adam.for_optimizer,
     ),
     Family(
         name="keras.optimizers.Optimizer",

@@ -134,8 +134,10 @@ class EagerPath:
   name = "eager"
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
-          gradients: Sequence[Any] = ()) -> Any:
+          gradients: Sequence[Any] = (),
+          in_place: Sequence[Variable] = ()) -> Any:
     del gradients  # Reads of resource variables are snapshots already.
+    del in_place  # Only a TF1 graph updates in place without a guard.
     with tf.name_scope("tfpartial_snapshot"):
       tokens = [guard.before(graph=False)[1] for guard in guards]
     result = apply()
@@ -151,17 +153,26 @@ class GraphPath:
   name = "tf1_graph"
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
-          gradients: Sequence[Any] = ()) -> Any:
-    if not guards:
-      return apply()
-    gate = []
-    if any(_is_ref(guard.variable) for guard in guards):
+          gradients: Sequence[Any] = (),
+          in_place: Sequence[Variable] = ()) -> Any:
+    """`in_place`: variables whose update keeps the freeze itself (the
+    compiled kernel); they need no guard, but a ref variable among them
+    still waits for every gradient."""
+    variables = [guard.variable for guard in guards] + list(in_place)
+    if not any(_is_ref(variable) for variable in variables):
+      if not guards:
+        return apply()
+      gate = []
+    else:
       gate = [g.values if isinstance(g, tf.IndexedSlices) else g
               for g in gradients]
     with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(gate):
       befores = [guard.before(graph=True) for guard in guards]
-    with tf.control_dependencies([op for op, _ in befores if op is not None]):
+    with tf.control_dependencies(
+        gate + [op for op, _ in befores if op is not None]):
       result = apply()
+    if not guards:
+      return result
     with tf.control_dependencies(_dependencies(result)):
       with tf.name_scope("tfpartial_restore"):
         restores = [guard.after(token)

@@ -139,7 +139,8 @@ class FreezeSpec:
     return _step.apply_gradients(
         self, grads_and_vars,
         lambda masked: family.apply(optimizer, masked, kwargs),
-        lazy_rows=family.lazy_rows(optimizer))
+        lazy_rows=family.lazy_rows(optimizer),
+        fused=lambda: family.fused(optimizer))
 
   def minimize(self, optimizer: Optimizer, loss: Any,
                var_list: Optional[Iterable[Variable]] = None,

@@ -5,7 +5,7 @@ The execution mode is decided here and only here, once per call.
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Callable, List, Optional
 
 import tensorflow as tf
 
@@ -31,7 +31,8 @@ def current_path():
 
 def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
                     lazy_rows: bool = False,
-                    keep_fully_frozen: bool = False) -> Any:
+                    keep_fully_frozen: bool = False,
+                    fused: Optional[Callable[[], Any]] = None) -> Any:
   """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
 
   Args:
@@ -44,13 +45,18 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
       zero gradient (and restore them) instead of leaving them out, for an
       optimizer built on every variable (Keras' optimizers track their state
       by position, and MultiOptimizer wants every gradient).
+    fused: in a TF1 graph, called for an update that keeps the freeze
+      itself (`_fused_adam.for_optimizer`), or None; the variables it
+      `takes` get their gradient unmasked and no restore.
 
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
   """
   pairs = check_grads_and_vars(grads_and_vars)
   spec._check_applies_to([variable for _, variable in pairs])
-  guards, applied = [], []
+  path = current_path()
+  update = fused() if fused is not None and path is _GRAPH else None
+  guards, applied, in_place = [], [], []
   for grad, variable in pairs:
     selection = spec._selection(variable)
     if selection is None or selection.is_empty:
@@ -68,6 +74,9 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
       guards.append(compact_guard)
     elif grad is None:
       applied.append((grad, variable))
+    elif update is not None and update.takes(grad, variable, selection):
+      applied.append((grad, variable))  # The kernel ignores frozen ones.
+      in_place.append(variable)
     else:
       applied.append((_mask.mask_gradient(grad, selection), variable))
       if lazy_rows and isinstance(grad, tf.IndexedSlices):
@@ -79,7 +88,10 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
         "every variable in `grads_and_vars` is fully frozen by the spec "
         f"({_names(pairs)}); there is nothing to train.")
   gradients = [grad for grad, _ in applied if grad is not None]
-  return current_path().run(guards, lambda: apply(applied), gradients)
+  if in_place:
+    return path.run(guards, lambda: update.run(lambda: apply(applied)),
+                    gradients, in_place)
+  return path.run(guards, lambda: apply(applied), gradients)
 
 
 def substitute(spec, variables):

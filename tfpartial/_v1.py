@@ -7,6 +7,7 @@ from typing import Any, Iterable, List, Optional
 
 import tensorflow as tf
 
+from tfpartial import _fused_adam
 from tfpartial import _step
 from tfpartial import _variables
 from tfpartial._types import Variable
@@ -114,7 +115,8 @@ class _PartialOptimizerV1:
         self._tfpartial_spec, grads_and_vars,
         lambda masked: base_apply(
             masked, global_step=global_step, name=name, **kwargs),
-        lazy_rows=lazy_rows(self))
+        lazy_rows=lazy_rows(self),
+        fused=lambda: _fused_adam.for_optimizer(self))
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,130 @@
+"""The compiled kernel: built from `_kernels/` on first use, then cached.
+
+TensorFlow has no op that updates only part of a variable, and no public
+way to add one but a custom op (`tf.load_op_library`), compiled against the
+headers of the TensorFlow that loads it (`tf.sysconfig`). A wheel built for
+one release would not load in another, so the kernel is built where it
+runs: the first time a step could use it, with the C++ compiler on the
+PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
+TensorFlow release and the flags (`$TFPARTIAL_CACHE`, else
+`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
+about 10 s; later processes load the cached library.
+
+Without a compiler, or when building or loading fails, tfpartial runs the
+same steps without the kernel, with the same results; `reason()` says
+why. `TFPARTIAL_KERNELS=off` turns the kernel off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import pathlib
+import platform
+import shutil
+import subprocess
+import tempfile
+import threading
+from typing import Any, Optional, Tuple
+
+import tensorflow as tf
+
+SOURCE = pathlib.Path(__file__).with_name("_kernels") / "partial_adam.cc"
+SWITCH = "TFPARTIAL_KERNELS"
+_LOCK = threading.Lock()
+_log = logging.getLogger(__name__)
+
+
+def enabled() -> bool:
+  """Whether `TFPARTIAL_KERNELS` leaves the kernel on (read at each call)."""
+  return os.environ.get(SWITCH, "").strip().lower() not in (
+      "0", "off", "false", "no")
+
+
+def library() -> Optional[Any]:
+  """The loaded kernel library, or None (see `reason()`)."""
+  return _load()[0] if enabled() else None
+
+
+def reason() -> Optional[str]:
+  """Why `library()` is None, or None when it is not."""
+  if not enabled():
+    return f"turned off by {SWITCH}={os.environ[SWITCH]}"
+  return _load()[1]
+
+
+def compiler() -> Optional[str]:
+  """The C++ compiler's path: `$CXX`, else `c++`, if found."""
+  return shutil.which(os.environ.get("CXX") or "c++")
+
+
+def cache_dir() -> pathlib.Path:
+  explicit = os.environ.get("TFPARTIAL_CACHE")
+  if explicit:
+    return pathlib.Path(explicit)
+  base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+  return pathlib.Path(base) / "tfpartial"
+
+
+def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
+  """Compiles the kernel into `directory`, unless it is there already.
+
+  Returns the library's path. Raises OSError or subprocess errors. Safe
+  when several processes build at once: each writes a file of its own and
+  renames it into place.
+  """
+  flags = tf.sysconfig.get_compile_flags()
+  link = tf.sysconfig.get_link_flags()
+  key = hashlib.sha256("\0".join(
+      [SOURCE.read_text(), tf.__version__, tf.sysconfig.get_include(),
+       cxx, platform.machine()] + flags + link).encode()).hexdigest()[:16]
+  target = directory / f"partial_adam-{key}.so"
+  if target.exists():
+    return target
+  directory.mkdir(parents=True, exist_ok=True)
+  handle, partial = tempfile.mkstemp(suffix=".so", dir=directory)
+  os.close(handle)
+  try:
+    # No -ffast-math and no FMA contraction: every operation must be the
+    # correctly rounded one, as in TensorFlow's own kernel.
+    subprocess.run(
+        [cxx, "-shared", "-fPIC", "-O3", "-fno-math-errno",
+         "-ffp-contract=off", "-w", str(SOURCE), "-o", partial, *flags,
+         *link],
+        check=True, capture_output=True, text=True, timeout=600)
+    os.replace(partial, target)
+  finally:
+    if os.path.exists(partial):
+      os.remove(partial)
+  return target
+
+
+@functools.lru_cache(maxsize=None)
+def _load() -> Tuple[Optional[Any], Optional[str]]:
+  with _LOCK:
+    return load(compiler(), cache_dir())
+
+
+def load(cxx: Optional[str], directory: pathlib.Path
+         ) -> Tuple[Optional[Any], Optional[str]]:
+  """(the library, None), or (None, why not): builds with `cxx` if needed."""
+  if cxx is None:
+    return _unavailable("no C++ compiler found ($CXX, else c++)")
+  try:
+    path = build(directory, cxx)
+  except subprocess.CalledProcessError as error:
+    tail = "\n".join((error.stderr or "").strip().splitlines()[-5:])
+    return _unavailable(f"building {SOURCE.name} failed: {tail}")
+  except (OSError, subprocess.SubprocessError) as error:
+    return _unavailable(f"building {SOURCE.name} failed: {error}")
+  try:
+    return tf.load_op_library(str(path)), None
+  except (tf.errors.OpError, OSError) as error:
+    return _unavailable(f"loading {path} failed: {error}")
+
+
+def _unavailable(why: str) -> Tuple[None, str]:
+  _log.info("tfpartial runs without its compiled kernel: %s", why)
+  return None, why
