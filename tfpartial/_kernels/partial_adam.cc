@@ -185,40 +185,33 @@ class PartialApplyAdamOp : public OpKernel {
 }  // namespace
 }  // namespace tfpartial
 
+// ApplyAdam's inputs and attributes, with `frozen` after `grad`; the two
+// ops differ only in how they take the variables (`Ref(T)` or `resource`).
+#define TFPARTIAL_ADAM_SIGNATURE(VARIABLE) \
+  .Input("var: " VARIABLE)                 \
+      .Input("m: " VARIABLE)               \
+      .Input("v: " VARIABLE)               \
+      .Input("beta1_power: T")             \
+      .Input("beta2_power: T")             \
+      .Input("lr: T")                      \
+      .Input("beta1: T")                   \
+      .Input("beta2: T")                   \
+      .Input("epsilon: T")                 \
+      .Input("grad: T")                    \
+      .Input("frozen: bool")               \
+      .Attr("T: {float, double}")          \
+      .Attr("use_locking: bool = false")
+
 REGISTER_OP("TfpartialApplyAdam")
-    .Input("var: Ref(T)")
-    .Input("m: Ref(T)")
-    .Input("v: Ref(T)")
-    .Input("beta1_power: T")
-    .Input("beta2_power: T")
-    .Input("lr: T")
-    .Input("beta1: T")
-    .Input("beta2: T")
-    .Input("epsilon: T")
-    .Input("grad: T")
-    .Input("frozen: bool")
+    TFPARTIAL_ADAM_SIGNATURE("Ref(T)")
     .Output("out: Ref(T)")
-    .Attr("T: {float, double}")
-    .Attr("use_locking: bool = false")
     .SetShapeFn([](::tensorflow::shape_inference::InferenceContext* c) {
       c->set_output(0, c->input(0));
       return ::tensorflow::OkStatus();
     });
 
 REGISTER_OP("TfpartialResourceApplyAdam")
-    .Input("var: resource")
-    .Input("m: resource")
-    .Input("v: resource")
-    .Input("beta1_power: T")
-    .Input("beta2_power: T")
-    .Input("lr: T")
-    .Input("beta1: T")
-    .Input("beta2: T")
-    .Input("epsilon: T")
-    .Input("grad: T")
-    .Input("frozen: bool")
-    .Attr("T: {float, double}")
-    .Attr("use_locking: bool = false")
+    TFPARTIAL_ADAM_SIGNATURE("resource")
     .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
 
 #define TFPARTIAL_REGISTER(T)                                             \
