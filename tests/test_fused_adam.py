@@ -7,6 +7,9 @@ The freeze and graph-versus-eager guarantees are tested for it with every
 other optimizer, in test_conformance.py.
 """
 
+import pathlib
+import tempfile
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -145,6 +148,15 @@ def test_the_build_is_cached_and_reused(tmp_path):
   again = _native.build(tmp_path, _native.compiler())
   assert again == first and again.stat().st_mtime_ns == built
   assert [p.name for p in tmp_path.iterdir()] == [first.name]
+
+
+def test_a_cache_that_cannot_be_made_falls_back_to_a_temporary_folder(
+    tmp_path, monkeypatch):
+  (tmp_path / "a_file").write_text("")
+  monkeypatch.setenv("TFPARTIAL_CACHE", str(tmp_path / "writable"))
+  assert _native.cache_dir() == tmp_path / "writable"
+  monkeypatch.setenv("TFPARTIAL_CACHE", str(tmp_path / "a_file" / "cache"))
+  assert _native.cache_dir().parent == pathlib.Path(tempfile.gettempdir())
 
 
 def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(

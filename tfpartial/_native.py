@@ -7,8 +7,9 @@ one release would not load in another, so the kernel is built where it
 runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
 TensorFlow release and the flags (`$TFPARTIAL_CACHE`, else
-`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
-about 10 s; later processes load the cached library.
+`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`; a temporary
+folder when that cannot be written). Building takes about 10 s; later
+processes load the cached library.
 
 Without a compiler, or when building or loading fails, tfpartial runs the
 same steps without the kernel, with the same results; `reason()` says
@@ -61,11 +62,22 @@ def compiler() -> Optional[str]:
 
 
 def cache_dir() -> pathlib.Path:
+  """Where the kernel is built; a temporary folder if that cannot be made
+  or written (a read-only home, say)."""
   explicit = os.environ.get("TFPARTIAL_CACHE")
   if explicit:
-    return pathlib.Path(explicit)
-  base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-  return pathlib.Path(base) / "tfpartial"
+    directory = pathlib.Path(explicit)
+  else:
+    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+    directory = pathlib.Path(base) / "tfpartial"
+  try:
+    directory.mkdir(parents=True, exist_ok=True)
+    if os.access(directory, os.W_OK):
+      return directory
+  except OSError:
+    pass
+  user = os.getuid() if hasattr(os, "getuid") else "user"
+  return pathlib.Path(tempfile.gettempdir()) / f"tfpartial-{user}"
 
 
 def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
