@@ -11,7 +11,7 @@ import sys
 
 HERE = pathlib.Path(__file__).parent
 GRAPH_TESTS = ["test_conformance.py", "test_user_in_charge.py",
-               "test_sparse.py", "test_v1.py"]
+               "test_sparse.py", "test_v1.py", "test_fused_adam.py"]
 
 
 def test_graph_mode_tests_pass_under_disable_v2_behavior():
