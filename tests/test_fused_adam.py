@@ -128,6 +128,24 @@ def test_a_subclass_of_adam_keeps_the_unfused_step(graph_mode):
     assert "Select" in types
 
 
+def test_under_a_distribution_strategy_the_step_stays_unfused(graph_mode):
+  with graph_mode.runner() as runner:
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+      x = runner.variable(np.ones(SHAPE), "x")
+      spec = tfpartial.freeze(x, ELEMENTS)
+      optimizer = tf.compat.v1.train.AdamOptimizer(0.1)
+      run = runner.step(lambda: strategy.run(
+          lambda: spec.minimize(optimizer, tf.reduce_sum(x))))
+    run()
+    types = {op.type for op in runner.session.graph.get_operations()}
+    assert not set(KERNELS.values()) & types
+    value = runner.value(x)
+    ones = np.ones(SHAPE, np.float32)
+    helpers.assert_same_bits(value[ELEMENTS], ones[ELEMENTS], "frozen x")
+    assert (value[~ELEMENTS] != 1.0).all()
+
+
 def test_a_wrapped_adam_uses_the_kernel_and_is_left_as_it_was(graph_mode):
   with graph_mode.runner() as runner:
     x = runner.variable(np.ones(SHAPE), "x")
