@@ -182,12 +182,19 @@ def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
   assert _native.load(None, tmp_path) == (
       None, "no C++ compiler found ($CXX, else c++)")
   failing = tmp_path / "c++"
-  failing.write_text("#!/bin/sh\necho 'fatal error: no headers' >&2\nexit 1\n")
+  runs = tmp_path / "runs"
+  failing.write_text(f"#!/bin/sh\necho run >> {runs}\n"
+                     "echo 'fatal error: no headers' >&2\nexit 1\n")
   failing.chmod(0o755)
-  library, why = _native.load(str(failing), tmp_path / "cache")
+  cache = tmp_path / "cache"
+  library, why = _native.load(str(failing), cache)
   assert library is None
-  assert why.endswith("failed: fatal error: no headers"), why
-  assert not list((tmp_path / "cache").iterdir())  # No half-built file.
+  assert why == "building partial_adam.cc failed: fatal error: no headers"
+  # The failure is recorded, so the next process does not build again.
+  library, again = _native.load(str(failing), cache)
+  assert library is None and again.startswith(why + " (recorded in ")
+  assert runs.read_text() == "run\n"
+  assert [p.suffix for p in cache.iterdir()] == [".failed"]  # No .so.
   monkeypatch.setenv(_native.SWITCH, "off")
   assert _native.library() is None
   assert _native.reason() == f"turned off by {_native.SWITCH}=off"

@@ -80,12 +80,19 @@ def cache_dir() -> pathlib.Path:
   return pathlib.Path(tempfile.gettempdir()) / f"tfpartial-{user}"
 
 
+class BuildFailed(Exception):
+  """The compiler failed; its last lines are the message."""
+
+
 def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
   """Compiles the kernel into `directory`, unless it is there already.
 
-  Returns the library's path. Raises OSError or subprocess errors. Safe
-  when several processes build at once: each writes a file of its own and
-  renames it into place.
+  Returns the library's path. Raises BuildFailed when the compiler fails,
+  and again without running it while the failure's record
+  (`partial_adam-KEY.failed`, which holds the compiler's message) stays in
+  `directory`: a process start should not pay for a build that cannot
+  succeed. Delete that file to try again. Safe when several processes
+  build at once: each writes a file of its own and renames it into place.
   """
   flags = tf.sysconfig.get_compile_flags()
   link = tf.sysconfig.get_link_flags()
@@ -93,8 +100,11 @@ def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
       [SOURCE.read_text(), tf.__version__, tf.sysconfig.get_include(),
        cxx, platform.machine()] + flags + link).encode()).hexdigest()[:16]
   target = directory / f"partial_adam-{key}.so"
+  failed = target.with_suffix(".failed")
   if target.exists():
     return target
+  if failed.exists():
+    raise BuildFailed(f"{failed.read_text()} (recorded in {failed})")
   directory.mkdir(parents=True, exist_ok=True)
   handle, partial = tempfile.mkstemp(suffix=".so", dir=directory)
   os.close(handle)
@@ -107,6 +117,10 @@ def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
          *link],
         check=True, capture_output=True, text=True, timeout=600)
     os.replace(partial, target)
+  except subprocess.CalledProcessError as error:
+    message = "\n".join((error.stderr or "").strip().splitlines()[-5:])
+    failed.write_text(message or f"{cxx} exited with {error.returncode}")
+    raise BuildFailed(failed.read_text()) from None
   finally:
     if os.path.exists(partial):
       os.remove(partial)
@@ -126,10 +140,7 @@ def load(cxx: Optional[str], directory: pathlib.Path
     return _unavailable("no C++ compiler found ($CXX, else c++)")
   try:
     path = build(directory, cxx)
-  except subprocess.CalledProcessError as error:
-    tail = "\n".join((error.stderr or "").strip().splitlines()[-5:])
-    return _unavailable(f"building {SOURCE.name} failed: {tail}")
-  except (OSError, subprocess.SubprocessError) as error:
+  except (BuildFailed, OSError, subprocess.SubprocessError) as error:
     return _unavailable(f"building {SOURCE.name} failed: {error}")
   try:
     return tf.load_op_library(str(path)), None
