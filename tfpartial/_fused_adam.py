@@ -1,8 +1,9 @@
 """v1 Adam in a TF1 graph: the freeze inside the update, in one pass.
 
 Behind TensorFlow's fused `ResourceApplyAdam` an exact freeze has to mask
-the gradient, copy the variable and merge the frozen values back: three
-passes over its memory that cost 5-7% of a dense step. For
+the gradient, copy the variable and merge the frozen values back: passes
+over its memory that cost 5-10% of a dense step (`tfpartial bench`, (g)
+against (b)). For
 `tf.compat.v1.train.AdamOptimizer` (not a subclass, which may update
 differently) tfpartial's compiled kernel (`_native`) makes the update's own
 pass and keeps the frozen elements as it goes, leaving var, m and v exactly
