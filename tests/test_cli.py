@@ -49,7 +49,7 @@ def test_bench_quick_prints_every_case():
   result = _tfpartial("bench", "--quick", "--rounds", "7")
   assert result.returncode == 0, result.stderr[-3000:]
   rows = [line for line in result.stdout.splitlines() if line.startswith("(")]
-  assert [row[:3] for row in rows] == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)"], result.stdout
+  assert [row[:3] for row in rows] == ["(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)", "(h)"], result.stdout
   for row in rows:
     plain, partial, ratio = map(float, re.findall(r"\s(\d+\.\d+)", row)[:3])
     assert plain > 0 and partial > 0

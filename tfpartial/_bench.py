@@ -118,17 +118,20 @@ def _eager_mlp_case(width, layers, batch, kind: str,
 
 def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
   """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer, (f) the same
-  with the hand-written mask (`kind="mask"`), or (g) (b) without the
-  compiled kernel (`kind="unfused"`)."""
+  with the hand-written mask (`kind="mask"`), (g) (b) without the compiled
+  kernel (`kind="unfused"`), or (h) (b) with TF1 ref variables
+  (`kind="ref"`)."""
   kernels0, masks, inputs, targets = _mlp(width, layers, batch)
+  use_resource = kind != "ref"
 
   def build(kind):
     graph = tf.Graph()
     with graph.as_default():
-      kernels = [tf.compat.v1.Variable(k) for k in kernels0]
+      kernels = [tf.compat.v1.Variable(k, use_resource=use_resource)
+                 for k in kernels0]
       loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
       optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
-      if kind in ("partial", "unfused"):
+      if kind in ("partial", "unfused", "ref"):
         with _kernels_off(kind == "unfused"):
           train_op = _freeze_where(kernels, masks).minimize(optimizer, loss)
       elif kind == "mask":
@@ -149,6 +152,9 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
   if kind == "unfused":
     return Case("(g) (b) without the compiled kernel (TFPARTIAL_KERNELS=off)",
                 build("plain"), build("unfused"), "reference")
+  if kind == "ref":
+    return Case("(h) (b) with TF1 ref variables, as under disable_v2_behavior",
+                build("plain"), build("ref"), "<= 1.03")
   kernel = "compiled kernel" if _native.library() else "no compiled kernel"
   return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam, "
               f"{kernel}", build("plain"), build("partial"), "<= 1.03")
@@ -272,7 +278,8 @@ def run(quick: bool = False, rounds: Optional[int] = None,
            lambda: _eager_mlp_case(**sizes, kind="mask"),
            lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True),
            lambda: _graph_mlp_case(**sizes, kind="mask"),
-           lambda: _graph_mlp_case(**sizes, kind="unfused")]
+           lambda: _graph_mlp_case(**sizes, kind="unfused"),
+           lambda: _graph_mlp_case(**sizes, kind="ref")]
   results = [measure(build(), rounds, progress) for build in cases]
   _print(results, out)
   if _native.library() is None:
