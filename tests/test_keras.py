@@ -27,47 +27,7 @@ def keras_mode(request):
   return request.param
 
 
-def _loop(model, optimizer, spec, mode, steps=STEPS, between=None):
-  """Trains `model`; the values after each step."""
-  variables = model.trainable_variables
-  if mode == "model_fit":
-    trajectory = []
-    record = keras.callbacks.LambdaCallback(
-        on_train_batch_end=lambda batch, logs: trajectory.append(model.values()))
-    callbacks = [record]
-    if between is not None:
-      callbacks.insert(0, keras.callbacks.LambdaCallback(
-          on_train_batch_begin=lambda batch, logs: between(batch)))
-    model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
-                  loss=kp.squared_sum)
-    model.fit(np.repeat(kp.INPUTS, steps, 0), np.repeat(kp.TARGETS, steps, 0),
-              batch_size=1, epochs=1, shuffle=False, verbose=0,
-              callbacks=callbacks)
-    return trajectory
-  if spec is None:
-    apply = optimizer.apply_gradients
-  elif mode == "wrap_tf_function":
-    apply = spec.wrap(optimizer).apply_gradients
-  else:
-    apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
-
-  def step():
-    with tf.GradientTape() as tape:
-      loss = optimizer.scale_loss(kp.loss_of(model))
-    grads = tape.gradient(loss, variables)
-    apply(list(zip(grads, variables)))
-
-  if mode in ("tf_function", "wrap_tf_function"):
-    step = tf.function(step)
-  elif mode == "xla":
-    step = tf.function(step, jit_compile=True)
-  trajectory = []
-  for index in range(steps):
-    if between is not None:
-      between(index)
-    step()
-    trajectory.append(model.values())
-  return trajectory
+_loop = kp.train
 
 
 def _tolerance(mode):

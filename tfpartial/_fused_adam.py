@@ -36,13 +36,11 @@ from tfpartial._selection import Everything
 _DENSE_UPDATES = ("_apply_dense", "_resource_apply_dense")
 
 
-def for_optimizer(optimizer: Any) -> Optional["FusedAdam"]:
-  """A `FusedAdam` for `optimizer`, or None when the kernel cannot serve it.
-
-  Called only while a TF1 graph step is built.
-  """
+def for_optimizer(optimizer: Any, path: str) -> Optional["FusedAdam"]:
+  """A `FusedAdam` for `optimizer` on `path` (the step's, "tf1_graph" or
+  "eager"), or None when the kernel cannot serve it."""
   base = getattr(optimizer, "_tfpartial_base", type(optimizer))
-  if base is not tf.compat.v1.train.AdamOptimizer:
+  if path != "tf1_graph" or base is not tf.compat.v1.train.AdamOptimizer:
     return None
   if any(name in vars(optimizer) for name in _DENSE_UPDATES):
     return None  # Swapped already: someone else is building a step.

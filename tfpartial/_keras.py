@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from tfpartial import _carry
 from tfpartial import _compat
+from tfpartial import _fused_keras
 from tfpartial import _step
 from tfpartial import _variables
 
@@ -100,8 +101,9 @@ class _PartialKerasOptimizer(_carry.SpecCarrier):
     def run(masked):
       return base_apply([g for g, _ in masked], [v for _, v in masked])
 
-    return _step.apply_gradients(spec, zip(grads, variables), run,
-                                 keep_fully_frozen=True)
+    return _step.apply_gradients(
+        spec, zip(grads, variables), run, keep_fully_frozen=True,
+        fused=lambda path: _fused_keras.for_optimizer(self, path))
 
   def finalize_variable_values(self, var_list):
     # EMA finalization writes the averages straight into the variables, and

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any, Callable, Tuple
 
 from tfpartial import _fused_adam
+from tfpartial import _fused_keras
 from tfpartial import _keras
 from tfpartial import _tf_keras
 from tfpartial import _v1
@@ -27,8 +28,9 @@ class Family:
   wrap: Callable[[Any, Optimizer], Optimizer]
   # Whether the optimizer's sparse update writes only the gradient's rows.
   lazy_rows: Callable[[Optimizer], bool] = lambda optimizer: False
-  # An update that keeps the freeze itself, in a TF1 graph, or None.
-  fused: Callable[[Optimizer], Any] = lambda optimizer: None
+  # An update that keeps the freeze itself on a path ("tf1_graph",
+  # "eager"), or None.
+  fused: Callable[[Optimizer, str], Any] = lambda optimizer, path: None
 
 
 FAMILIES: Tuple[Family, ...] = (
@@ -47,6 +49,7 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_keras.apply,
         minimize=_keras.minimize,
         wrap=_keras.wrap,
+        fused=_fused_keras.for_optimizer,
     ),
     Family(
         name="Keras 2 / tf_keras optimizer",

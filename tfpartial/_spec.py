@@ -140,7 +140,7 @@ class FreezeSpec:
         self, grads_and_vars,
         lambda masked: family.apply(optimizer, masked, kwargs),
         lazy_rows=family.lazy_rows(optimizer),
-        fused=lambda: family.fused(optimizer))
+        fused=lambda path: family.fused(optimizer, path))
 
   def minimize(self, optimizer: Optimizer, loss: Any,
                var_list: Optional[Iterable[Variable]] = None,

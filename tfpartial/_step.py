@@ -32,7 +32,7 @@ def current_path():
 def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
                     lazy_rows: bool = False,
                     keep_fully_frozen: bool = False,
-                    fused: Optional[Callable[[], Any]] = None) -> Any:
+                    fused: Optional[Callable[[str], Any]] = None) -> Any:
   """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
 
   Args:
@@ -45,9 +45,10 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
       zero gradient (and restore them) instead of leaving them out, for an
       optimizer built on every variable (Keras' optimizers track their state
       by position, and MultiOptimizer wants every gradient).
-    fused: in a TF1 graph, called for an update that keeps the freeze
-      itself (`_fused_adam.for_optimizer`), or None; the variables it
-      `takes` get their gradient unmasked and no restore.
+    fused: called with the path's name for an update that keeps the
+      freeze itself (`_fused_adam`, `_fused_keras`), which returns one or
+      None; the variables it `takes` get their gradient unmasked and no
+      restore.
 
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
@@ -55,7 +56,7 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
   pairs = check_grads_and_vars(grads_and_vars)
   spec._check_applies_to([variable for _, variable in pairs])
   path = current_path()
-  update = fused() if fused is not None and path is _GRAPH else None
+  update = fused(path.name) if fused is not None else None
   guards, applied, in_place = [], [], []
   for grad, variable in pairs:
     selection = spec._selection(variable)

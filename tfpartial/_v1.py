@@ -116,7 +116,7 @@ class _PartialOptimizerV1:
         lambda masked: base_apply(
             masked, global_step=global_step, name=name, **kwargs),
         lazy_rows=lazy_rows(self),
-        fused=lambda: _fused_adam.for_optimizer(self))
+        fused=lambda path: _fused_adam.for_optimizer(self, path))
 
 
 @functools.lru_cache(maxsize=None)

@@ -63,6 +63,8 @@ inline T Choose(typename Bits<T>::Type keep, T kept, T updated) {
 template <typename T>
 struct Hyper {
   T alpha, one_minus_beta1, one_minus_beta2, epsilon;
+  bool decay;             // Keras' weight decay, before the update:
+  T weight_decay, lr;     //   var -= var * weight_decay * lr
 };
 
 // Elements [begin, end); `frozen` is one byte per element, or null when
@@ -78,18 +80,24 @@ void Update(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
     const T g = Choose<T>(keep, T(0), grad[i]);
     const T m_i = m[i] + (g - m[i]) * h.one_minus_beta1;
     const T v_i = v[i] + (g * g - v[i]) * h.one_minus_beta2;
+    const T x = h.decay ? var[i] - var[i] * h.weight_decay * h.lr : var[i];
     m[i] = m_i;
     v[i] = v_i;
     var[i] = Choose<T>(keep, var[i],
-                       var[i] - (m_i * h.alpha) / (std::sqrt(v_i) + h.epsilon));
+                       x - (m_i * h.alpha) / (std::sqrt(v_i) + h.epsilon));
   }
 }
 
-template <typename T>
+// `kKeras`: Keras 3's Adam and AdamW, whose scalars come computed (alpha,
+// 1 - beta_1, ...) as Keras computes them, with the weight decay; else
+// tf.compat.v1's Adam, whose scalars are ApplyAdam's.
+template <typename T, bool kKeras>
 class PartialApplyAdamOp : public OpKernel {
  public:
   explicit PartialApplyAdamOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("use_locking", &use_exclusive_lock_));
+    decay_ = false;
+    if (kKeras) OP_REQUIRES_OK(ctx, ctx->GetAttr("decay", &decay_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -133,17 +141,26 @@ class PartialApplyAdamOp : public OpKernel {
                       "input ", i, " must be a scalar: ",
                       ctx->input(i).shape().DebugString()));
     }
-    const T beta1_power = ctx->input(3).scalar<T>()();
-    const T beta2_power = ctx->input(4).scalar<T>()();
-    const T lr = ctx->input(5).scalar<T>()();
-    const T beta1 = ctx->input(6).scalar<T>()();
-    const T beta2 = ctx->input(7).scalar<T>()();
+    auto scalar = [ctx](int i) { return ctx->input(i).scalar<T>()(); };
     Hyper<T> h;
-    h.alpha = lr * Eigen::numext::sqrt(T(1) - beta2_power) /
-              (T(1) - beta1_power);
-    h.one_minus_beta1 = T(1) - beta1;
-    h.one_minus_beta2 = T(1) - beta2;
-    h.epsilon = ctx->input(8).scalar<T>()();
+    if (kKeras) {
+      h.alpha = scalar(3);
+      h.one_minus_beta1 = scalar(4);
+      h.one_minus_beta2 = scalar(5);
+      h.epsilon = scalar(6);
+      h.weight_decay = scalar(7);
+      h.lr = scalar(8);
+      h.decay = decay_;
+    } else {
+      const T beta1_power = scalar(3), beta2_power = scalar(4);
+      h.alpha = scalar(5) * Eigen::numext::sqrt(T(1) - beta2_power) /
+                (T(1) - beta1_power);
+      h.one_minus_beta1 = T(1) - scalar(6);
+      h.one_minus_beta2 = T(1) - scalar(7);
+      h.epsilon = scalar(8);
+      h.decay = false;
+      h.weight_decay = h.lr = T(0);
+    }
 
     T* var_p = var.flat<T>().data();
     T* m_p = m.flat<T>().data();
@@ -180,6 +197,7 @@ class PartialApplyAdamOp : public OpKernel {
 
  private:
   bool use_exclusive_lock_;
+  bool decay_;
 };
 
 }  // namespace
@@ -214,17 +232,42 @@ REGISTER_OP("TfpartialResourceApplyAdam")
     TFPARTIAL_ADAM_SIGNATURE("resource")
     .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
 
+// Keras 3's Adam / AdamW update_step (and weight decay, if `decay`).
+REGISTER_OP("TfpartialResourceApplyKerasAdam")
+    .Input("var: resource")
+    .Input("m: resource")
+    .Input("v: resource")
+    .Input("alpha: T")
+    .Input("one_minus_beta1: T")
+    .Input("one_minus_beta2: T")
+    .Input("epsilon: T")
+    .Input("weight_decay: T")
+    .Input("lr: T")
+    .Input("grad: T")
+    .Input("frozen: bool")
+    .Attr("T: {float, double}")
+    .Attr("decay: bool")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
+
 #define TFPARTIAL_REGISTER(T)                                             \
   REGISTER_KERNEL_BUILDER(Name("TfpartialApplyAdam")                      \
                               .Device(::tensorflow::DEVICE_CPU)           \
                               .TypeConstraint<T>("T"),                    \
-                          ::tfpartial::PartialApplyAdamOp<T>);            \
+                          ::tfpartial::PartialApplyAdamOp<T, false>);     \
   REGISTER_KERNEL_BUILDER(Name("TfpartialResourceApplyAdam")              \
                               .Device(::tensorflow::DEVICE_CPU)           \
                               .HostMemory("var")                          \
                               .HostMemory("m")                            \
                               .HostMemory("v")                            \
                               .TypeConstraint<T>("T"),                    \
-                          ::tfpartial::PartialApplyAdamOp<T>);
+                          ::tfpartial::PartialApplyAdamOp<T, false>);     \
+  REGISTER_KERNEL_BUILDER(Name("TfpartialResourceApplyKerasAdam")         \
+                              .Device(::tensorflow::DEVICE_CPU)           \
+                              .HostMemory("var")                          \
+                              .HostMemory("m")                            \
+                              .HostMemory("v")                            \
+                              .TypeConstraint<T>("T"),                    \
+                          ::tfpartial::PartialApplyAdamOp<T, true>);
 TFPARTIAL_REGISTER(float);
 TFPARTIAL_REGISTER(double);

@@ -1,0 +1,138 @@
+"""The compiled kernel for Keras 3's Adam and AdamW (`_fused_keras`).
+
+Where it can serve a step (eager or `tf.function` without XLA, `model.fit`
+on CPU), the step uses it and restores nothing; with it or without it
+(`TFPARTIAL_KERNELS=off`) training leaves the same bits in every variable
+and in Adam's slots. The freeze and the split reference are tested for it
+with every other optimizer, in test_keras.py.
+"""
+
+import contextlib
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import helpers
+import keras_problems as kp
+import tfpartial
+from tfpartial import _native
+
+pytestmark = helpers.needs_keras_3
+
+KERNEL = "TfpartialResourceApplyKerasAdam"
+OPTIMIZERS = {
+    "Adam": lambda: keras.optimizers.Adam(0.05),
+    "AdamW": lambda: keras.optimizers.AdamW(0.05, weight_decay=0.2),
+    "AdamW_excluding_c": lambda: _excluding_c(
+        keras.optimizers.AdamW(0.05, weight_decay=0.2)),
+}
+
+
+def _excluding_c(optimizer):
+  optimizer.exclude_from_weight_decay(var_names=["c"])
+  return optimizer
+
+
+@pytest.fixture(autouse=True)
+def kernel():
+  if _native.compiler() is None:
+    pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
+                "kernel here, and every other test covers that")
+  assert _native.library() is not None, _native.reason()
+
+
+@contextlib.contextmanager
+def _op_by_op():
+  """Grappler's arithmetic optimizer off: in a tf.function it reassociates
+  Keras' weight decay (`variable * wd * lr`), so plain AdamW there differs
+  in the last bit of some elements from plain AdamW run op by op, as
+  eagerly. The kernel computes as Keras' ops do one by one."""
+  tf.config.optimizer.set_experimental_options(
+      {"arithmetic_optimization": False})
+  try:
+    yield
+  finally:
+    tf.config.optimizer.set_experimental_options(
+        {"arithmetic_optimization": True})
+
+
+def _train(name, mode, kernels, monkeypatch):
+  """The values after each step, and the optimizer's slots by path."""
+  monkeypatch.setenv(_native.SWITCH, kernels)
+  model = kp.PartialModel()  # x's frozen gradients are Inf and NaN.
+  optimizer = OPTIMIZERS[name]()
+  with _op_by_op():
+    trajectory = kp.train(model, optimizer, model.spec(), mode)
+  # In the order the optimizer made them; their paths differ between
+  # runs (Keras numbers the second model and optimizer).
+  slots = [(v.path.rsplit("_", 1)[-1], np.array(v.numpy()))
+           for v in optimizer.variables if len(v.shape) > 0]
+  return trajectory, slots
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize(
+    "mode", ["eager", "tf_function", "wrap_tf_function", "model_fit"])
+def test_the_kernel_leaves_the_bits_the_unfused_step_leaves(
+    name, mode, monkeypatch):
+  fused, fused_slots = _train(name, mode, "on", monkeypatch)
+  unfused, unfused_slots = _train(name, mode, "off", monkeypatch)
+  assert len(fused) == len(unfused) == 4
+  for step, (got, expected) in enumerate(zip(fused, unfused), start=1):
+    for variable in expected:
+      helpers.assert_same_bits(got[variable], expected[variable],
+                               f"{variable}, step {step}")
+  assert [kind for kind, _ in fused_slots] == [
+      kind for kind, _ in unfused_slots]
+  assert {kind for kind, _ in fused_slots} == {"momentum", "velocity"}
+  for (kind, got), (_, expected) in zip(fused_slots, unfused_slots):
+    helpers.assert_same_bits(got, expected, kind)
+
+
+def _step_ops(optimizer, jit_compile=False, constraint=None):
+  """The op types of one traced tf.function step on a frozen kernel."""
+  x = keras.Variable(np.ones((4, 3), np.float32), name="x")
+  x.constraint = constraint  # As Layer.add_weight sets it.
+  spec = tfpartial.freeze(x, np.eye(4, 3, dtype=bool))
+
+  @tf.function(jit_compile=jit_compile)
+  def step():
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(x * x)
+    spec.apply_gradients(optimizer, zip(tape.gradient(loss, [x]), [x]))
+
+  step()
+  helpers.assert_same_bits(x.numpy()[:3, :3].diagonal(),
+                           np.ones(3, np.float32), "frozen diagonal")
+  assert (x.numpy()[0, 1:] != 1.0).all()
+  return {op.type for op in step.get_concrete_function().graph.get_operations()}
+
+
+def test_a_step_with_the_kernel_has_no_select_and_no_keras_update():
+  types = _step_ops(keras.optimizers.AdamW(0.1, weight_decay=0.1))
+  assert KERNEL in types
+  # No mask, no restore, no weight decay of Keras' (AssignAddVariableOp
+  # stays: it counts the iterations).
+  assert {"Select", "SelectV2", "AssignSubVariableOp"}.isdisjoint(types)
+
+
+@pytest.mark.parametrize("case", [
+    "xla", "clipnorm", "amsgrad", "ema", "subclass", "constraint", "sgd"])
+def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
+  class MyAdam(keras.optimizers.Adam):
+    pass
+
+  optimizer = {
+      "clipnorm": lambda: keras.optimizers.Adam(0.1, clipnorm=1.0),
+      "amsgrad": lambda: keras.optimizers.Adam(0.1, amsgrad=True),
+      "ema": lambda: keras.optimizers.Adam(0.1, use_ema=True),
+      "subclass": lambda: MyAdam(0.1),
+      "sgd": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
+  }.get(case, lambda: keras.optimizers.Adam(0.1))()
+  types = _step_ops(
+      optimizer, jit_compile=case == "xla",
+      constraint=keras.constraints.NonNeg() if case == "constraint" else None)
+  assert KERNEL not in types
+  assert "Select" in types
