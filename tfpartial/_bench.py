@@ -79,7 +79,8 @@ def _forward(kernels, inputs):
 def _eager_mlp_case(width, layers, batch, kind: str,
                     jit_compile: bool = False) -> Case:
   """(a) Keras AdamW in tf.function (`kind="partial"`), (d) the same with
-  the hand-written mask (`kind="mask"`), or (e) (a) compiled by XLA."""
+  the hand-written mask (`kind="mask"`), (e) (a) compiled by XLA, or (i)
+  (a) without the compiled kernel (`kind="unfused"`)."""
   import keras  # pylint: disable=g-import-not-at-top
   kernels0, masks, inputs, targets = _mlp(width, layers, batch)
 
@@ -94,7 +95,7 @@ def _eager_mlp_case(width, layers, batch, kind: str,
       with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(_forward(kernels, inputs) - targets))
       grads = tape.gradient(loss, kernels)
-      if kind == "partial":
+      if kind in ("partial", "unfused"):
         spec.apply_gradients(optimizer, zip(grads, kernels))
       elif kind == "mask":
         optimizer.apply_gradients(
@@ -103,6 +104,8 @@ def _eager_mlp_case(width, layers, batch, kind: str,
         optimizer.apply_gradients(zip(grads, kernels))
       return loss
 
+    with _kernels_off(kind == "unfused"):
+      step.get_concrete_function()  # Traced now, so the switch applies.
     return step
 
   if kind == "mask":
@@ -111,9 +114,12 @@ def _eager_mlp_case(width, layers, batch, kind: str,
   if jit_compile:
     return Case("(e) (a) compiled by XLA, tf.function(jit_compile=True)",
                 build("plain"), build("partial"), "<= 1.03")
+  if kind == "unfused":
+    return Case("(i) (a) without the compiled kernel (TFPARTIAL_KERNELS=off)",
+                build("plain"), build("unfused"), "reference")
   title = f"MLP {layers}x{width}, 30% of each kernel frozen, batch {batch}"
-  return Case(f"(a) {title}, Keras AdamW, tf.function", build("plain"),
-              build("partial"), "<= 1.03")
+  return Case(f"(a) {title}, Keras AdamW, tf.function, {_kernel()}",
+              build("plain"), build("partial"), "<= 1.03")
 
 
 def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
@@ -155,9 +161,12 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
   if kind == "ref":
     return Case("(h) (b) with TF1 ref variables, as under disable_v2_behavior",
                 build("plain"), build("ref"), "<= 1.03")
-  kernel = "compiled kernel" if _native.library() else "no compiled kernel"
   return Case(f"(b) MLP {layers}x{width}, 30% frozen, TF1 graph, v1 Adam, "
-              f"{kernel}", build("plain"), build("partial"), "<= 1.03")
+              f"{_kernel()}", build("plain"), build("partial"), "<= 1.03")
+
+
+def _kernel() -> str:
+  return "compiled kernel" if _native.library() else "no compiled kernel"
 
 
 @contextlib.contextmanager
@@ -279,12 +288,13 @@ def run(quick: bool = False, rounds: Optional[int] = None,
            lambda: _eager_mlp_case(**sizes, kind="partial", jit_compile=True),
            lambda: _graph_mlp_case(**sizes, kind="mask"),
            lambda: _graph_mlp_case(**sizes, kind="unfused"),
-           lambda: _graph_mlp_case(**sizes, kind="ref")]
+           lambda: _graph_mlp_case(**sizes, kind="ref"),
+           lambda: _eager_mlp_case(**sizes, kind="unfused")]
   results = [measure(build(), rounds, progress) for build in cases]
   _print(results, out)
   if _native.library() is None:
-    print(f"(b) ran without tfpartial's compiled kernel: {_native.reason()}",
-          file=out)
+    print(f"(a) and (b) ran without tfpartial's compiled kernel: "
+          f"{_native.reason()}", file=out)
   return results
 
 

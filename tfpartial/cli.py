@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
       "500,000 x 64 embedding with 1,000 trainable rows, compact; (d) (a) "
       "with the hand-written grads * mask; (e) (a) compiled by XLA; (f) (b) "
       "with the hand-written grads * mask; (g) (b) without tfpartial's "
-      "compiled kernel; (h) (b) with TF1 ref variables.")
+      "compiled kernel; (h) (b) with TF1 ref variables; (i) (a) without the "
+      "compiled kernel.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check the command runs")
   bench.add_argument("--rounds", type=_positive, default=None,

@@ -1,21 +1,25 @@
-// tf.compat.v1.train.AdamOptimizer's dense update with a freeze inside it.
+// Adam's dense update with a freeze inside it: tf.compat.v1.train's
+// AdamOptimizer, and Keras 3's Adam and AdamW (weight decay included).
 //
 // Built and loaded by tfpartial/_native.py. Stock TensorFlow has no update
-// that leaves chosen elements alone: behind its fused, in-place
-// ResourceApplyAdam an exact freeze must copy the frozen values and merge
-// them back, two extra passes over the variable's memory. This kernel makes
-// the one pass ApplyAdam makes, and writes each frozen element's old value.
+// that leaves chosen elements alone: behind its updates an exact freeze
+// must mask the gradient, copy the frozen values and merge them back,
+// extra passes over the variable's memory. This kernel makes one pass, and
+// writes each frozen element's old value.
 //
 // It computes, element by element, exactly what tfpartial's unfused step
-// leaves behind (the gradient selected to +0 where frozen, ApplyAdam, the
-// frozen values restored), in the order of operations of TensorFlow's own
-// CPU kernel (ApplyAdamNonCuda in core/kernels/training_ops.cc):
+// leaves behind (the gradient selected to +0 where frozen, the optimizer's
+// update, the frozen values restored), in the order of operations of
+// TensorFlow's CPU kernel (ApplyAdamNonCuda in core/kernels/training_ops.cc)
+// and of Keras' ops one by one (Adam.update_step, _apply_weight_decay):
+//   var -= var * weight_decay * lr           (Keras' weight decay, if any)
 //   m   += (g - m) * (1 - beta1)            (also where frozen, with g = +0)
 //   v   += (g * g - v) * (1 - beta2)        (likewise)
 //   var -= (m * alpha) / (sqrt(v) + epsilon) (only where not frozen)
-// with alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power). Compiled
-// without -ffast-math and without FMA contraction, every operation is the
-// correctly rounded IEEE one, so the results match TensorFlow's bit for bit.
+// with alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power), computed
+// here for tf.compat.v1, and by Keras' own ops for Keras. Compiled without
+// -ffast-math and without FMA contraction, every operation is the
+// correctly rounded IEEE one, so the results match bit for bit.
 //
 // `frozen` has the variable's shape (one bool per element) or holds one
 // bool per row (the first axis).
