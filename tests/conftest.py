@@ -25,3 +25,14 @@ def mode(request) -> helpers.Mode:
 def exact_mode(request) -> helpers.Mode:
   """The modes guarantee 3 holds bit for bit: all but XLA."""
   return request.param
+
+
+@pytest.fixture
+def compiled_kernel():
+  """Skips where there is no C++ compiler; wherever there is one, the
+  kernel must build and load."""
+  from tfpartial import _native  # pylint: disable=g-import-not-at-top
+  if _native.compiler() is None:
+    pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
+                "kernel here, and every other test covers that")
+  assert _native.library() is not None, _native.reason()

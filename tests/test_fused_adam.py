@@ -18,6 +18,8 @@ import helpers
 import tfpartial
 from tfpartial import _native
 
+pytestmark = pytest.mark.usefixtures("compiled_kernel")
+
 GRAPH_MODES = (helpers.TF1_GRAPH, helpers.TF1_GRAPH_REF)
 KERNELS = {True: "TfpartialResourceApplyAdam", False: "TfpartialApplyAdam"}
 SHAPE = (6, 5)
@@ -27,15 +29,6 @@ ELEMENTS = np.random.default_rng(3).random(SHAPE) < 0.4
 @pytest.fixture(params=GRAPH_MODES, ids=lambda mode: mode.name)
 def graph_mode(request):
   return request.param
-
-
-@pytest.fixture(autouse=True)
-def kernel():
-  """The kernel must build wherever a compiler is."""
-  if _native.compiler() is None:
-    pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
-                "kernel here, and every other test covers that")
-  assert _native.library() is not None, _native.reason()
 
 
 def _spec(kind, x, runner):

@@ -19,7 +19,8 @@ import keras_problems as kp
 import tfpartial
 from tfpartial import _native
 
-pytestmark = helpers.needs_keras_3
+pytestmark = [helpers.needs_keras_3,
+              pytest.mark.usefixtures("compiled_kernel")]
 
 KERNEL = "TfpartialResourceApplyKerasAdam"
 OPTIMIZERS = {
@@ -33,14 +34,6 @@ OPTIMIZERS = {
 def _excluding_c(optimizer):
   optimizer.exclude_from_weight_decay(var_names=["c"])
   return optimizer
-
-
-@pytest.fixture(autouse=True)
-def kernel():
-  if _native.compiler() is None:
-    pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
-                "kernel here, and every other test covers that")
-  assert _native.library() is not None, _native.reason()
 
 
 @contextlib.contextmanager

@@ -50,6 +50,19 @@ def for_optimizer(optimizer: Any, path: str) -> Optional["FusedAdam"]:
   return None if library is None else FusedAdam(optimizer, library)
 
 
+def kernel_mask(selection: Any, shape: Any) -> Optional[tf.Tensor]:
+  """The frozen mask as the kernel takes it (one bool per element or per
+  row of a variable of `shape`), or None if it is not of those shapes."""
+  shape = tf.TensorShape(shape)
+  frozen = _tensors.frozen_mask_tensor(selection)
+  if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()):
+    return None
+  rows = shape[0] if shape.rank else 1
+  if frozen.shape.num_elements() not in (shape.num_elements(), rows):
+    return None
+  return frozen
+
+
 class FusedAdam:
   """Updates chosen variables of one step with the compiled kernel."""
 
@@ -65,12 +78,8 @@ class FusedAdam:
         or "GPU" in (variable.device or "").upper()
         or isinstance(selection, Everything)):
       return False
-    shape = variable.shape
-    frozen = _tensors.frozen_mask_tensor(selection)
-    if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()):
-      return False
-    rows = shape[0] if shape.rank else 1
-    if frozen.shape.num_elements() not in (shape.num_elements(), rows):
+    frozen = kernel_mask(selection, variable.shape)
+    if frozen is None:
       return False
     self.frozen[variable.ref()] = frozen
     return True

@@ -34,8 +34,8 @@ import tensorflow as tf
 from tensorflow.python.ops import control_flow_util  # pylint: disable=g-direct-tensorflow-import
 
 from tfpartial import _compat
+from tfpartial import _fused_adam
 from tfpartial import _native
-from tfpartial import _tensors
 from tfpartial import _variables
 from tfpartial._selection import Everything
 
@@ -83,12 +83,8 @@ class FusedKerasAdam:
         or tf.as_dtype(variable.dtype) not in (tf.float32, tf.float64)
         or isinstance(selection, Everything)):
       return False
-    shape = tf.TensorShape(variable.shape)
-    frozen = _tensors.frozen_mask_tensor(selection)
-    if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()):
-      return False
-    rows = shape[0] if shape.rank else 1
-    if frozen.shape.num_elements() not in (shape.num_elements(), rows):
+    frozen = _fused_adam.kernel_mask(selection, variable.shape)
+    if frozen is None:
       return False
     self.taken[_variables.storage(variable).ref()] = (variable, frozen)
     return True
