@@ -6,9 +6,12 @@ it an exact freeze adds a gradient mask, a copy-on-write and a restore.
 For `keras.optimizers.Adam` and `AdamW` themselves (not subclasses) the
 compiled kernel (`_native`) does the weight decay and the update in one
 pass and keeps the frozen elements, leaving var, m and v exactly as the
-unfused step does: the scalars (alpha, 1 - beta_1, ...) are computed here
-with the ops Keras computes them with, and the kernel applies them in
-Keras' order of operations.
+unfused step does op by op: the scalars (alpha, 1 - beta_1, ...) are
+computed here with the ops Keras computes them with, and the kernel
+applies them in Keras' order of operations. (In a `tf.function`, Grappler's
+arithmetic optimizer reassociates Keras' own `variable * wd * lr`, so
+there plain AdamW differs from op-by-op AdamW, and from the kernel, in
+the last bit of some elements.)
 
 While the optimizer's `apply` runs, its `update_step` and
 `_apply_weight_decay` are swapped on the instance for the variables the

@@ -12,8 +12,10 @@ folder when that cannot be written). Building takes about 10 s; later
 processes load the cached library.
 
 Without a compiler, or when building or loading fails, tfpartial runs the
-same steps without the kernel, with the same results; `reason()` says
-why. `TFPARTIAL_KERNELS=off` turns the kernel off.
+same steps without the kernel, with the same results (but for the last
+bit Grappler changes in Keras' weight decay inside a `tf.function`; see
+`_fused_keras`); `reason()` says why. `TFPARTIAL_KERNELS=off` turns the
+kernel off.
 """
 
 from __future__ import annotations
