@@ -28,6 +28,9 @@ OPTIMIZERS = {
     "AdamW": lambda: keras.optimizers.AdamW(0.05, weight_decay=0.2),
     "AdamW_excluding_c": lambda: _excluding_c(
         keras.optimizers.AdamW(0.05, weight_decay=0.2)),
+    "AdamW_schedule": lambda: keras.optimizers.AdamW(
+        keras.optimizers.schedules.ExponentialDecay(0.05, 1, 0.5),
+        weight_decay=0.2),
 }
 
 

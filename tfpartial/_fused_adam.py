@@ -50,10 +50,18 @@ def for_optimizer(optimizer: Any, path: str) -> Optional["FusedAdam"]:
   return None if library is None else FusedAdam(optimizer, library)
 
 
-def kernel_mask(selection: Any, shape: Any) -> Optional[tf.Tensor]:
+def kernel_mask(grad: Any, variable: Any, selection: Any
+                ) -> Optional[tf.Tensor]:
   """The frozen mask as the kernel takes it (one bool per element or per
-  row of a variable of `shape`), or None if it is not of those shapes."""
-  shape = tf.TensorShape(shape)
+  row of `variable`), or None where no kernel can serve the pair: a sparse
+  or missing gradient, a dtype other than float32 and float64, a fully
+  frozen variable, a mask of another shape."""
+  if (not isinstance(grad, tf.Tensor)
+      or tf.as_dtype(variable.dtype).base_dtype not in (tf.float32,
+                                                         tf.float64)
+      or isinstance(selection, Everything)):
+    return None
+  shape = tf.TensorShape(variable.shape)
   frozen = _tensors.frozen_mask_tensor(selection)
   if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()):
     return None
@@ -72,13 +80,10 @@ class FusedAdam:
 
   def takes(self, grad: Any, variable: Any, selection: Any) -> bool:
     """Whether the kernel updates `variable`; if so, it will in `run`."""
-    if (not isinstance(grad, tf.Tensor) or _variables.is_keras(variable)
-        or not isinstance(variable, tf.Variable)
-        or variable.dtype.base_dtype not in (tf.float32, tf.float64)
-        or "GPU" in (variable.device or "").upper()
-        or isinstance(selection, Everything)):
+    if (_variables.is_keras(variable) or not isinstance(variable, tf.Variable)
+        or "GPU" in (variable.device or "").upper()):
       return False
-    frozen = kernel_mask(selection, variable.shape)
+    frozen = kernel_mask(grad, variable, selection)
     if frozen is None:
       return False
     self.frozen[variable.ref()] = frozen

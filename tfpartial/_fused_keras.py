@@ -40,7 +40,6 @@ from tfpartial import _compat
 from tfpartial import _fused_adam
 from tfpartial import _native
 from tfpartial import _variables
-from tfpartial._selection import Everything
 
 
 def for_optimizer(optimizer: Any, path: str) -> Optional["FusedKerasAdam"]:
@@ -79,14 +78,11 @@ class FusedKerasAdam:
 
   def takes(self, grad: Any, variable: Any, selection: Any) -> bool:
     """Whether the kernel updates `variable`; if so, it will in `run`."""
-    if (not isinstance(grad, tf.Tensor)
-        or not isinstance(_variables.storage(variable), tf.Variable)
+    if (not isinstance(_variables.storage(variable), tf.Variable)
         or getattr(variable, "constraint", None) is not None
-        or getattr(variable, "overwrite_with_gradient", False)
-        or tf.as_dtype(variable.dtype) not in (tf.float32, tf.float64)
-        or isinstance(selection, Everything)):
+        or getattr(variable, "overwrite_with_gradient", False)):
       return False
-    frozen = _fused_adam.kernel_mask(selection, variable.shape)
+    frozen = _fused_adam.kernel_mask(grad, variable, selection)
     if frozen is None:
       return False
     self.taken[_variables.storage(variable).ref()] = (variable, frozen)
@@ -128,16 +124,17 @@ class FusedKerasAdam:
       index = optimizer._get_variable_index(keras_variable)
       m = _variables.storage(optimizer._momentums[index])
       v = _variables.storage(optimizer._velocities[index])
-      # As _apply_weight_decay computes them.
+      # As _apply_weight_decay computes them; its learning rate is
+      # `optimizer.learning_rate`, the one apply passes in as
+      # `learning_rate`.
       decay = (optimizer.weight_decay is not None
                and optimizer._use_weight_decay(keras_variable))
       weight_decay = tf.cast(optimizer.weight_decay or 0.0, dtype)
-      decay_lr = tf.cast(optimizer.learning_rate, dtype)
       return self.library.tfpartial_resource_apply_keras_adam(
           _variables.storage(keras_variable).handle, m.handle, v.handle,
           alpha, tf.constant(1 - optimizer.beta_1, dtype),
           tf.constant(1 - optimizer.beta_2, dtype),
-          tf.constant(optimizer.epsilon, dtype), weight_decay, decay_lr,
+          tf.constant(optimizer.epsilon, dtype), weight_decay, lr,
           gradient, frozen, decay=decay)
 
     return update_step
