@@ -4,7 +4,7 @@ import types
 
 import tfpartial
 
-CONTRACT = {"FreezeSpec", "freeze", "load_spec", "train_only"}
+CONTRACT = {"FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"}
 
 
 def test_all_is_the_contract():
@@ -28,5 +28,5 @@ def test_version_is_a_string():
 def test_spec_methods_are_the_contract():
   methods = {name for name in dir(tfpartial.FreezeSpec)
              if not name.startswith("_")}
-  assert methods == {"variables", "frozen_mask", "mask_gradients",
+  assert methods == {"variables", "frozen_mask", "mask", "mask_gradients",
                      "apply_gradients", "minimize", "wrap", "to_json"}

@@ -215,7 +215,7 @@ def test_spec_for_another_model_is_a_clear_error():
   model, other = kp.PartialModel(), kp.PartialModel()
   model.compile(optimizer=other.spec().wrap(keras.optimizers.Adam()),
                 loss=kp.squared_sum)
-  with pytest.raises(ValueError, match=r"the spec names variable '.*x' of shape \(3, 4\),( variable '.*b' of shape \(2,\),)? (none of which is among the variables being trained|which this optimizer does not train).*another model"):
+  with pytest.raises(ValueError, match=r"the spec names variable '.*x' of shape \(3, 4\), which is not among the variables being trained .*another model"):
     model.fit(kp.INPUTS, kp.TARGETS, verbose=0)
   helpers.assert_same_bits(model.x.numpy(), X0, "x after the error")
 
@@ -225,7 +225,7 @@ def test_spec_on_a_non_trainable_variable_is_a_clear_error():
   model.b.trainable = False
   model.compile(optimizer=tfpartial.freeze(model.b, 0).wrap(
       keras.optimizers.Adam()), loss=kp.squared_sum)
-  with pytest.raises(ValueError, match=r"the spec names variable '.*b' of shape \(2,\), (none of which is among the variables being trained|which this optimizer does not train).*not trainable"):
+  with pytest.raises(ValueError, match=r"the spec names variable '.*b' of shape \(2,\), which is not among the variables being trained .*not trainable"):
     model.fit(kp.INPUTS, kp.TARGETS, verbose=0)
 
 

@@ -5,9 +5,10 @@ from importlib import metadata as _metadata
 from tfpartial._spec import FreezeSpec
 from tfpartial._spec import freeze
 from tfpartial._spec import load_spec
+from tfpartial._spec import spec_of
 from tfpartial._spec import train_only
 
-__all__ = ["FreezeSpec", "freeze", "load_spec", "train_only"]
+__all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"]
 
 try:
   __version__ = _metadata.version("tfpartial")

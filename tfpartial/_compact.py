@@ -26,10 +26,6 @@ from tfpartial._types import Gradient, Variable
 _COMPACT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def is_compact(selection) -> bool:
-  return isinstance(selection, Rows) and selection.compact
-
-
 def compact_variable(table: Variable, selection: Rows) -> tf.Variable:
   """The variable holding `table`'s trainable rows, made once per graph."""
   shape = (selection.rows.size,) + tuple(selection.shape[1:])

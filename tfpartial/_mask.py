@@ -31,7 +31,7 @@ def mask_gradients(lookup: Lookup,
     A new list of pairs in the same order: `None` gradients kept as they are,
     `tf.IndexedSlices` still sparse, fully frozen variables left out.
   """
-  masked = []
+  masked: List[GradAndVar] = []
   for grad, variable in grads_and_vars:
     selection = lookup(variable)
     if selection is None or selection.is_empty:
@@ -42,6 +42,27 @@ def mask_gradients(lookup: Lookup,
       masked.append((grad, variable))
     else:
       masked.append((mask_gradient(grad, selection), variable))
+  return masked
+
+
+def mask_aligned(lookup: Lookup,
+                 grads_and_vars: GradsAndVars) -> List[Gradient]:
+  """One gradient per pair, in order: frozen elements exactly 0.
+
+  A fully frozen variable's gradient becomes an exact zero of its form (a
+  `tf.IndexedSlices` stays sparse), never None: `tf.clip_by_global_norm`
+  counts it as 0, and every optimizer family takes it without the warning
+  a None gradient gives. A None gradient stays None.
+  """
+  masked: List[Gradient] = []
+  for grad, variable in grads_and_vars:
+    selection = lookup(variable)
+    if grad is None or selection is None or selection.is_empty:
+      masked.append(grad)
+    elif selection.is_everything:
+      masked.append(zeroed(grad))
+    else:
+      masked.append(mask_gradient(grad, selection))
   return masked
 
 

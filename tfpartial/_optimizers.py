@@ -1,62 +1,52 @@
-"""Optimizer families: how each kind of optimizer is applied, minimized, wrapped.
+"""The optimizer families: one row each, instead of `isinstance` chains.
 
-A small table instead of `isinstance` chains through the code; each family
-lives in its own module and adds one row here.
+Each family lives in its own module (`_v1`, `_keras`, `_tf_keras`) and adds
+one `_family.Family` row here; `family_of` finds an optimizer's row. The
+wrapped classes of the built-in optimizers of the Keras families are made,
+and so registered with Keras, when this module is imported: loading a saved
+model then finds them, as Keras asks of custom objects.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable, Tuple
+from typing import Any, Tuple
 
 from tfpartial import _fused_adam
 from tfpartial import _fused_keras
 from tfpartial import _keras
 from tfpartial import _tf_keras
 from tfpartial import _v1
-from tfpartial._types import Optimizer
-
-
-@dataclasses.dataclass(frozen=True)
-class Family:
-  """What tfpartial needs to know about one kind of optimizer."""
-
-  name: str
-  owns: Callable[[Any], bool]
-  apply: Callable[[Optimizer, list, dict], Any]
-  minimize: Callable[..., Any]
-  wrap: Callable[[Any, Optimizer], Optimizer]
-  # Whether the optimizer's sparse update writes only the gradient's rows.
-  lazy_rows: Callable[[Optimizer], bool] = lambda optimizer: False
-  # An update that keeps the freeze itself on a path ("tf1_graph",
-  # "eager"), or None.
-  fused: Callable[[Optimizer, str], Any] = lambda optimizer, path: None
-
+from tfpartial import _wrap
+from tfpartial._family import Family
 
 FAMILIES: Tuple[Family, ...] = (
     Family(
         name="tf.compat.v1.train.Optimizer",
         owns=_v1.owns,
         apply=_v1.apply,
-        minimize=_v1.minimize,
-        wrap=_v1.wrap,
+        gradients=_v1.gradients,
+        mixin=_v1.PartialOptimizerV1,
+        fused=(_fused_adam.ADAM,),
         lazy_rows=_v1.lazy_rows,
-        fused=_fused_adam.for_optimizer,
     ),
     Family(
         name="keras.optimizers.Optimizer",
         owns=_keras.owns,
         apply=_keras.apply,
-        minimize=_keras.minimize,
-        wrap=_keras.wrap,
-        fused=_fused_keras.for_optimizer,
+        gradients=_keras.gradients,
+        mixin=_keras.PartialKerasOptimizer,
+        fused=_fused_keras.KINDS,
+        register=_keras.register,
+        builtins=_keras.builtins,
     ),
     Family(
         name="Keras 2 / tf_keras optimizer",
         owns=_tf_keras.owns,
         apply=_tf_keras.apply,
-        minimize=_tf_keras.minimize,
-        wrap=_tf_keras.wrap,
+        gradients=_tf_keras.gradients,
+        mixin=_tf_keras.PartialTfKerasOptimizer,
+        register=_tf_keras.register,
+        builtins=_tf_keras.builtins,
     ),
 )
 
@@ -70,3 +60,7 @@ def family_of(optimizer: Any) -> Family:
   raise TypeError(
       f"`optimizer` must be an optimizer ({known}); got "
       f"{type(optimizer).__module__}.{type(optimizer).__qualname__}.")
+
+
+for _row in FAMILIES:
+  _wrap.register_builtins(_row)

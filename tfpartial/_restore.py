@@ -31,6 +31,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import tensorflow as tf
 
 from tfpartial import _distribute
+from tfpartial import _lock
 from tfpartial import _tensors
 from tfpartial._selection import Selection
 from tfpartial._types import Variable
@@ -116,8 +117,11 @@ class RowsGuard(Guard):
 
   def after(self, token):
     rows, before = token
-    frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
-    kept = _tensors.select(frozen, before, gather_rows(self.variable, rows))
+    if self.selection.is_everything:
+      kept = before
+    else:
+      frozen = tf.gather(_tensors.frozen_mask_tensor(self.selection), rows)
+      kept = _tensors.select(frozen, before, gather_rows(self.variable, rows))
     return _distribute.update(self.variable, scatter, (rows, kept))
 
 
@@ -135,15 +139,20 @@ class EagerPath:
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = (),
-          in_place: Sequence[Variable] = ()) -> Any:
+          in_place: Sequence[Variable] = (),
+          lock: Optional[_lock.GraphLock] = None) -> Any:
+    """`lock`: taken before the snapshot, released after the restore, in a
+    function (eager code runs the step under a Python lock instead)."""
     del gradients  # Reads of resource variables are snapshots already.
     del in_place  # Only a TF1 graph updates in place without a guard.
-    with tf.name_scope("tfpartial_snapshot"):
+    taken = [] if lock is None else [lock.taken]
+    with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(taken):
       tokens = [guard.before(graph=False)[1] for guard in guards]
     result = apply()
     with tf.name_scope("tfpartial_restore"):
-      for guard, token in zip(guards, tokens):
-        guard.after(token)
+      restores = [guard.after(token) for guard, token in zip(guards, tokens)]
+    if lock is not None:
+      lock.release(restores)  # A function runs it: the op is stateful.
     return result
 
 
@@ -154,10 +163,12 @@ class GraphPath:
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = (),
-          in_place: Sequence[Variable] = ()) -> Any:
+          in_place: Sequence[Variable] = (),
+          lock: Optional[_lock.GraphLock] = None) -> Any:
     """`in_place`: variables whose update keeps the freeze itself (the
     compiled kernel); they need no guard, but a ref variable among them
-    still waits for every gradient."""
+    still waits for every gradient. `lock`: taken before the snapshot,
+    released after the restore."""
     variables = [guard.variable for guard in guards] + list(in_place)
     if not any(_is_ref(variable) for variable in variables):
       if not guards:
@@ -166,7 +177,9 @@ class GraphPath:
     else:
       gate = [g.values if isinstance(g, tf.IndexedSlices) else g
               for g in gradients]
-    with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(gate):
+    taken = [] if lock is None else [lock.taken]
+    with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(
+        gate + taken):
       befores = [guard.before(graph=True) for guard in guards]
     with tf.control_dependencies(
         gate + [op for op, _ in befores if op is not None]):
@@ -177,6 +190,8 @@ class GraphPath:
       with tf.name_scope("tfpartial_restore"):
         restores = [guard.after(token)
                     for guard, (_, token) in zip(guards, befores)]
+    if lock is not None:
+      restores = [lock.release(restores)]
     return tf.group(*restores, name="tfpartial_train")
 
 

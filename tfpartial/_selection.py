@@ -7,9 +7,41 @@ graphs. `_tensors.py` turns it into tensors where a step needs them.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Tuple, Union
+from typing import Optional, Protocol, Tuple
 
 import numpy as np
+
+
+class Selection(Protocol):
+  """What every selection offers; the step and the spec file use only this."""
+
+  @property
+  def shape(self) -> Tuple[int, ...]: ...
+
+  @property
+  def size(self) -> int: ...
+
+  @property
+  def frozen_count(self) -> int: ...
+
+  # Every element frozen / none frozen.
+  @property
+  def is_everything(self) -> bool: ...
+
+  @property
+  def is_empty(self) -> bool: ...
+
+  # Trained through a small variable of its rows (`_compact.py`).
+  @property
+  def compact(self) -> bool: ...
+
+  def frozen_mask(self) -> np.ndarray: ...
+
+  def union(self, other: "Selection") -> "Selection": ...
+
+  def describe(self) -> str: ...
+
+  def fingerprint(self) -> tuple: ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -20,6 +52,7 @@ class Everything:
 
   is_everything = True
   is_empty = False
+  compact = False
 
   @property
   def size(self) -> int:
@@ -50,6 +83,7 @@ class Elements:
   mask: np.ndarray
 
   is_everything = False
+  compact = False
 
   @property
   def shape(self) -> Tuple[int, ...]:
@@ -198,6 +232,7 @@ class Dynamic:
 
   is_everything = False
   is_empty = False
+  compact = False
 
   @property
   def size(self) -> int:
@@ -250,9 +285,6 @@ def _or(a: Optional[np.ndarray], b: Optional[np.ndarray]):
   result = a | b
   result.setflags(write=False)
   return result
-
-
-Selection = Union[Everything, Elements, Rows, Dynamic]
 
 
 def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,

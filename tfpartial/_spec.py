@@ -1,28 +1,44 @@
-"""`FreezeSpec`, the immutable value saying which elements are frozen."""
+"""The public API: `FreezeSpec`, `freeze`, `train_only`, `load_spec`, `spec_of`.
+
+This is the top layer: a `FreezeSpec` holds the spec's value
+(`_value.SpecValue`) and hands it to the optimizer families
+(`_optimizers.py`) to train with.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Mapping, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-import tensorflow as tf
 
-from tfpartial import _index
+from tfpartial import _family
 from tfpartial import _mask
 from tfpartial import _optimizers
-from tfpartial import _selection
 from tfpartial import _specfile
 from tfpartial import _step
-from tfpartial import _variables
-from tfpartial._selection import Selection
-from tfpartial._types import GradAndVar, GradsAndVars, Index, Optimizer, Variable
+from tfpartial import _value
+from tfpartial import _wrap
+from tfpartial._types import (GradAndVar, Gradient, GradsAndVars, Index,
+                              Optimizer, Variable)
 
 
 class FreezeSpec:
   """Which elements of which variables stay fixed during training.
 
-  Build one with `tfpartial.freeze` or `tfpartial.train_only` and combine
-  them with `|`. A spec is immutable and compares by value.
+  Build one with `tfpartial.freeze` or `tfpartial.train_only` (or read one
+  with `tfpartial.load_spec`) and combine them with `|`. A spec is
+  immutable and compares by value: two specs are equal when they freeze the
+  same elements of the same variables.
+
+  Three ways to train with it, each keeping every frozen element
+  bit-for-bit what it was before the step, whatever the optimizer does:
+  `apply_gradients` (your own loop), `minimize` (one call per step), and
+  `wrap` (an optimizer for code you do not change, and `model.compile`).
+
+  The optimizer families: every `tf.compat.v1.train.Optimizer`, every
+  Keras 3 optimizer (`keras.optimizers.*`, `LossScaleOptimizer` and
+  `MultiOptimizer` included), and the Keras 2 optimizers of `tf_keras`
+  (new and `legacy`; `keras` itself on TensorFlow 2.15).
 
   >>> x = tf.Variable([1.0, 2.0], name="x")
   >>> spec = tfpartial.freeze(x, 0)
@@ -32,16 +48,16 @@ class FreezeSpec:
   array([ True, False])
   """
 
-  __slots__ = ("_entries",)
+  __slots__ = ("_value",)
 
   def __init__(self) -> None:
     """An empty spec, which freezes nothing; `|` adds to it."""
-    object.__setattr__(self, "_entries", {})
+    object.__setattr__(self, "_value", _value.SpecValue())
 
   @classmethod
-  def _of(cls, entries: Mapping[Hashable, Tuple[Variable, Selection]]):
+  def _of(cls, value: _value.SpecValue) -> "FreezeSpec":
     spec = cls()
-    object.__setattr__(spec, "_entries", dict(entries))
+    object.__setattr__(spec, "_value", value)
     return spec
 
   def __setattr__(self, name: str, value: Any) -> None:
@@ -52,127 +68,239 @@ class FreezeSpec:
   @property
   def variables(self) -> Tuple[Variable, ...]:
     """The variables the spec names, in the order they were added."""
-    return tuple(variable for variable, _ in self._entries.values())
+    return self._value.variables
 
   def frozen_mask(self, variable: Variable) -> np.ndarray:
     """A NumPy bool array of `variable`'s shape, True where frozen.
 
-    A variable the spec does not name has nothing frozen: all False.
+    A variable the spec does not name has nothing frozen: all False. For a
+    mask variable (see `freeze`) it is the mask as it stands now, in eager
+    code.
+
+    Args:
+      variable: a variable.
+
+    Returns:
+      A new array; changing it changes nothing in the spec.
 
     Raises:
       TypeError: `variable` is not a variable.
     """
-    _variables.check_variable(variable)
-    selection = self._selection(variable)
-    if selection is None:
-      return np.zeros(_variables.static_shape(variable), dtype=bool)
-    return selection.frozen_mask()
+    return _value.frozen_mask(self._value, variable)
 
   def __or__(self, other: "FreezeSpec") -> "FreezeSpec":
     if not isinstance(other, FreezeSpec):
       return NotImplemented
-    entries = dict(self._entries)
-    for key, (variable, selection) in other._entries.items():
-      if key in entries:
-        entries[key] = (variable, entries[key][1].union(selection))
-      else:
-        entries[key] = (variable, selection)
-    return FreezeSpec._of(entries)
+    return FreezeSpec._of(self._value.union(other._value))
 
   def __len__(self) -> int:
     """The number of variables the spec names."""
-    return len(self._entries)
+    return len(self._value)
 
   def __contains__(self, variable: object) -> bool:
-    return (_variables.is_variable(variable)
-            and _variables.key(variable) in self._entries)
+    return variable in self._value
 
   def __eq__(self, other: object) -> bool:
     if not isinstance(other, FreezeSpec):
       return NotImplemented
-    return self._fingerprint() == other._fingerprint()
+    return self._value.fingerprint() == other._value.fingerprint()
 
   def __hash__(self) -> int:
-    return hash(self._fingerprint())
+    return hash(self._value.fingerprint())
 
   def __repr__(self) -> str:
-    parts = (f"{_variables.checkpoint_name(variable)}: {selection.describe()}"
-             for variable, selection in self._entries.values())
-    return f"FreezeSpec({', '.join(parts)})"
+    return f"FreezeSpec({self._value.describe()})"
 
-  # --- Training ------------------------------------------------------------
+  # --- Gradients -----------------------------------------------------------
 
-  def mask_gradients(self, grads_and_vars: GradsAndVars) -> list:
+  def mask(self, gradients: Sequence[Gradient],
+           variables: Sequence[Variable]) -> List[Gradient]:
+    """The gradients, aligned with `variables`, every frozen element's 0.
+
+    For code that changes gradients between computing and applying them,
+    such as `tf.clip_by_global_norm` (whose global norm must count only
+    what trains): the one line to add is
+    `grads = spec.mask(tf.gradients(loss, tvars), tvars)`.
+
+    The result has one entry per variable, in the order given, so it can
+    never pair a gradient with the wrong variable. A fully frozen
+    variable's entry is an exact zero of its gradient's form (a
+    `tf.IndexedSlices` stays sparse), not None: clipping counts it as 0,
+    and every optimizer family takes it. A None gradient stays None. A
+    frozen element's gradient is exactly 0 even where it was Inf or NaN.
+
+    Masking does not freeze by itself: momentum, weight decay and FTRL move
+    elements whose gradient is 0. Apply the result with a wrapped optimizer
+    (`wrap`) or `apply_gradients`.
+
+    Args:
+      gradients: one gradient (a tensor, `tf.IndexedSlices` or None) per
+        variable.
+      variables: the variables, in the same order.
+
+    Returns:
+      A list of gradients, one per variable.
+
+    Raises:
+      ValueError: the two lists differ in length, or a gradient's shape
+        does not fit its variable.
+      TypeError: an entry of `variables` is not a variable.
+
+    >>> x = tf.Variable([1.0, 2.0], name="x")
+    >>> b = tf.Variable([3.0], name="b")
+    >>> spec = tfpartial.freeze(x, 0) | tfpartial.freeze(b)
+    >>> [g.numpy() for g in spec.mask([tf.constant([5.0, 6.0]),
+    ...                                tf.constant([7.0])], [x, b])]
+    [array([0., 6.], dtype=float32), array([0.], dtype=float32)]
+    """
+    pairs = _step.check_aligned(gradients, variables)
+    return _mask.mask_aligned(self._value.selection, pairs)
+
+  def mask_gradients(self, grads_and_vars: GradsAndVars) -> List[GradAndVar]:
     """The pairs with every frozen element's gradient exactly 0.
 
-    Fully frozen variables are dropped, `None` gradients kept, and
-    `tf.IndexedSlices` stay sparse. Inf and NaN on frozen elements become 0.
+    Fully frozen variables are **dropped** from the result, `None`
+    gradients kept, and `tf.IndexedSlices` stay sparse; Inf and NaN on
+    frozen elements become 0. Because pairs are dropped, the result no
+    longer lines up with a separate list of variables: to mask a list of
+    gradients aligned with its variables, use `mask`.
 
     Args:
       grads_and_vars: (gradient, variable) pairs.
 
     Returns:
       A list of (gradient, variable) pairs.
+
+    Raises:
+      TypeError: a pair is malformed or holds something that is not a
+        variable.
+      ValueError: a gradient's shape does not fit its variable.
     """
     pairs = _step.check_grads_and_vars(grads_and_vars)
-    return _mask.mask_gradients(self._selection, pairs)
+    return _mask.mask_gradients(self._value.selection, pairs)
+
+  # --- Training ------------------------------------------------------------
 
   def apply_gradients(self, optimizer: Optimizer, grads_and_vars: GradsAndVars,
                       **kwargs: Any) -> Any:
-    """Masks, applies with `optimizer`, then restores every frozen element.
+    """Masks the gradients, applies them with `optimizer`, keeps the freeze.
+
+    Works in a TF1 graph, eagerly and inside `tf.function`, with an
+    optimizer of any family:
+
+    * `tf.compat.v1.train.Optimizer`: `kwargs` are its `apply_gradients`
+      arguments (`global_step`, `name`).
+    * Keras 3 (`keras.optimizers.*`): no `kwargs`.
+    * `tf_keras` / Keras 2: `kwargs` are its `apply_gradients` arguments.
+
+    Fully frozen variables are left out of the update (so the optimizer
+    makes no state for them); a wrapped optimizer (`wrap`) keeps them
+    instead, for a plain run's checkpoint layout.
 
     Args:
-      optimizer: a `tf.compat.v1.train.Optimizer` (or wrapped one).
-      grads_and_vars: (gradient, variable) pairs.
-      **kwargs: passed on to `optimizer.apply_gradients`.
+      optimizer: an optimizer of one of the families above, plain or
+        wrapped.
+      grads_and_vars: (gradient, variable) pairs, e.g.
+        `zip(grads, variables)`.
+      **kwargs: passed on to the optimizer's `apply_gradients`.
 
     Returns:
-      What `optimizer.apply_gradients` returns; in a TF1 graph an op that
-      runs the update and the restore.
+      What the optimizer's `apply_gradients` returns; in a TF1 graph an op
+      that runs the update and keeps the freeze.
 
     Raises:
-      TypeError: `optimizer` is not an optimizer, or a pair is malformed.
+      TypeError: `optimizer` is not an optimizer, a pair is malformed, or
+        `kwargs` are not the optimizer's.
       ValueError: no variable in `grads_and_vars` is in the spec, or every
         one is fully frozen.
     """
     family = _optimizers.family_of(optimizer)
-    return _step.apply_gradients(
-        self, grads_and_vars,
-        lambda masked: family.apply(optimizer, masked, kwargs),
-        lazy_rows=family.lazy_rows(optimizer),
-        fused=lambda path: family.fused(optimizer, path))
+    return _family.plain_step(family, self._value, optimizer, grads_and_vars,
+                              kwargs)
 
   def minimize(self, optimizer: Optimizer, loss: Any,
                var_list: Optional[Iterable[Variable]] = None,
                **kwargs: Any) -> Any:
-    """Computes gradients of `loss` and applies them under the spec.
+    """Computes the gradients of `loss` and applies them under the spec.
 
     Fully frozen variables are left out of `var_list`, so they get no
-    optimizer slots and no gradient ops.
+    gradient ops and no optimizer state (a checkpoint of the optimizer
+    then lacks their slots; `wrap` keeps them).
+
+    * `tf.compat.v1.train.Optimizer`: in a TF1 graph `loss` is a tensor and
+      the train op is returned; eagerly `loss` is a zero-argument callable.
+      `var_list` defaults to the trainable variables; `kwargs` are
+      `minimize`'s own (`global_step`, `name`, `gate_gradients`, ...).
+    * Keras 3: `loss` is a zero-argument callable (eagerly or in
+      `tf.function`), `var_list` is required, no `kwargs`; the loss is
+      scaled as `fit` scales it (`LossScaleOptimizer`).
+    * `tf_keras` / Keras 2: `loss` is a callable, or a tensor with `tape=`;
+      `var_list` is required; `kwargs` as for its `minimize`.
 
     Args:
-      optimizer: a `tf.compat.v1.train.Optimizer` (or wrapped one).
-      loss: a tensor in a TF1 graph; a zero-argument callable when eager.
-      var_list: the variables to train; by default the trainable ones.
-      **kwargs: the optimizer's own `minimize` arguments (`global_step`,
-        `name`, `gate_gradients`, ...).
+      optimizer: an optimizer of one of the families above.
+      loss: the loss, as the family takes it (above).
+      var_list: the variables to train.
+      **kwargs: the optimizer's own `minimize` arguments.
 
     Returns:
-      The train op in a TF1 graph; what the optimizer returns when eager.
+      The train op in a TF1 graph; what the optimizer's apply returns
+      otherwise.
+
+    Raises:
+      TypeError: `optimizer` is not an optimizer, `loss` or `var_list` is
+        not what its family takes, or an argument is unknown.
+      ValueError: the spec names none of `var_list`, every variable in it
+        is fully frozen, or no variable has a gradient.
     """
     family = _optimizers.family_of(optimizer)
-    return family.minimize(self, optimizer, loss, var_list, kwargs)
+    pairs, apply_kwargs = family.gradients(self._value, optimizer, loss,
+                                           var_list, kwargs)
+    return _family.plain_step(family, self._value, optimizer, pairs,
+                              apply_kwargs)
 
   def wrap(self, optimizer: Optimizer) -> Optimizer:
     """An optimizer of the same class whose every update honours the spec.
 
-    The result is still an instance of `type(optimizer)` (a
-    `tf.compat.v1.train.Optimizer` stays one), sharing its slots, so legacy
-    `opt.minimize(loss)` lines keep working unchanged. Wrapping a wrapped
-    optimizer freezes the union of both specs.
+    For code you do not want to change (`opt.minimize(loss)` in a TF1
+    graph, `optimizer.apply_gradients(...)` after your own clipping) and
+    for `model.compile(optimizer=...)`. The result is a new object of a
+    subclass of the optimizer's own class (`PartialAdam` for `Adam`), so
+    `isinstance` still holds; it shares the optimizer's state and leaves
+    the optimizer itself unchanged. Wrapping a wrapped optimizer freezes
+    the union of both specs.
+
+    What each family's wrapped optimizer does:
+
+    * `tf.compat.v1.train.Optimizer`: `compute_gradients` masks (frozen
+      gradients exact zeros, one pair per variable, fully frozen ones
+      included); `apply_gradients` and `minimize` keep the freeze.
+    * Keras 3: `apply`, `apply_gradients` and `model.fit` keep the freeze;
+      clipping sees masked gradients; the spec is saved in the optimizer's
+      config and binds again after `keras.models.load_model` (import
+      tfpartial first). Under a mixed_float16 policy, wrap the
+      `LossScaleOptimizer` itself; one put around the wrapped optimizer
+      (as `compile` does) is refused at the first step.
+    * `tf_keras` / Keras 2: `apply_gradients`, `minimize` and `fit`, saved
+      and loaded like Keras 3's.
+
+    The optimizer's checkpoint keeps a plain run's layout in every family
+    (fully frozen variables are updated on a zero gradient, then restored,
+    so their slots exist), so a job can add or drop tfpartial and resume;
+    a `compact=True` spec is the exception (its slots belong to the rows
+    that train).
+
+    Args:
+      optimizer: an optimizer of one of the families above.
+
+    Returns:
+      The wrapped optimizer.
+
+    Raises:
+      TypeError: `optimizer` is not an optimizer.
     """
     family = _optimizers.family_of(optimizer)
-    return family.wrap(self, optimizer)
+    return _wrap.wrap(family, self._value, optimizer)
 
   # --- Spec files ----------------------------------------------------------
 
@@ -186,6 +314,9 @@ class FreezeSpec:
     Returns:
       The JSON text; `tfpartial.load_spec` reads it back.
 
+    Raises:
+      ValueError: two variables share a checkpoint name.
+
     >>> x = tf.Variable(tf.zeros([5, 2]), name="x")
     >>> b = tf.Variable(tf.zeros([2]), name="b")
     >>> print((tfpartial.freeze(x, [0, 1, 3]) | tfpartial.freeze(b)).to_json())
@@ -194,46 +325,21 @@ class FreezeSpec:
       "b": {"freeze": "...", "shape": [2]}
     }
     """
-    return _specfile.to_json(self._entries.values(), path)
-
-  # --- Package internals ---------------------------------------------------
-
-  def _selection(self, variable: Variable) -> Optional[Selection]:
-    entry = self._entries.get(_variables.key(variable))
-    return None if entry is None else entry[1]
-
-  def _fully_frozen(self, variable: Variable) -> bool:
-    selection = self._selection(variable)
-    return selection is not None and selection.is_everything
-
-  def _check_applies_to(self, variables: Iterable[Variable]) -> None:
-    """ValueError when the spec names none of `variables`."""
-    variables = list(variables)
-    if not self._entries or any(v in self for v in variables):
-      return
-    named = ", ".join(_variables.describe(v) for v in self.variables)
-    given = ", ".join(_variables.checkpoint_name(v) for v in variables)
-    raise ValueError(
-        f"the spec names {named}, none of which is among the variables being "
-        f"trained ({given}); was it built for another model or graph, or is "
-        "the variable not trainable? To train with nothing frozen, call the "
-        "optimizer directly.")
-
-  def _fingerprint(self) -> tuple:
-    return tuple((key, selection.fingerprint())
-                 for key, (_, selection) in self._entries.items())
+    return self._value.to_json(path)
 
 
 def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   """A spec freezing exactly the elements `variable.numpy()[index]` selects.
 
   Args:
-    variable: a `tf.Variable` (resource, TF1 ref or distributed).
+    variable: a `tf.Variable` (resource, TF1 ref or distributed) or a
+      Keras 3 variable.
     index: an int, slice, `np.s_[...]` tuple, integer index array, boolean
-      mask of the full shape or of leading axes, or `Ellipsis`. Negative
-      indices count from the end. None freezes the whole variable. A bool
-      variable of the full shape is a mask read at every step: assign it
-      between steps to change the freeze without retracing.
+      mask of the full shape or of leading axes, or `Ellipsis`, with
+      NumPy's semantics exactly. Negative indices count from the end. None
+      freezes the whole variable. A bool variable of the full shape is a
+      mask read at every step: assign it between steps to change the
+      freeze without retracing.
 
   Returns:
     A `FreezeSpec` naming `variable`.
@@ -249,15 +355,7 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   array([[ True, False],
          [ True, False]])
   """
-  _variables.check_variable(variable)
-  shape = _variables.static_shape(variable)
-  if index is None:
-    selection = _selection.Everything(shape)
-  elif _variables.is_variable(index):
-    selection = _dynamic(variable, index, trains=False)
-  else:
-    selection = _static(variable, shape, index, trains=False)
-  return FreezeSpec._of({_variables.key(variable): (variable, selection)})
+  return FreezeSpec._of(_value.freeze(variable, index))
 
 
 def train_only(variable: Variable, index: Index, *,
@@ -265,71 +363,27 @@ def train_only(variable: Variable, index: Index, *,
   """A spec freezing every element of `variable` except those `index` selects.
 
   Args:
-    variable: a `tf.Variable` (resource, TF1 ref or distributed).
+    variable: as for `freeze`.
     index: as for `freeze`; these elements are the ones that train.
     compact: for an index of whole rows: the optimizer trains a variable
       of those rows only, made by tfpartial, so its state costs only what
       trains (a few new rows of a large embedding). Frozen rows are then
-      never read or written by a step.
+      never read or written by a step. The optimizer's checkpoint differs
+      from a plain run's (its slots belong to the small variable).
 
   Returns:
     A `FreezeSpec` naming `variable`.
 
   Raises:
-    TypeError, ValueError, IndexError: as for `freeze`.
+    TypeError, ValueError, IndexError: as for `freeze`; ValueError also
+      when `compact` is asked of an index that is not whole rows.
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)
   array([[False,  True],
          [ True, False]])
   """
-  _variables.check_variable(variable)
-  shape = _variables.static_shape(variable)
-  if _variables.is_variable(index):
-    if compact:
-      raise ValueError(
-          f"`compact` needs a fixed index of rows for "
-          f"{_variables.describe(variable)}, not a mask variable.")
-    selection = _dynamic(variable, index, trains=True)
-  else:
-    selection = _static(variable, shape, index, trains=True, compact=compact)
-  return FreezeSpec._of({_variables.key(variable): (variable, selection)})
-
-
-def _static(variable: Variable, shape, index: Index, trains: bool,
-            compact: bool = False):
-  """The selection of a NumPy index: a row set when it names whole rows."""
-  described = _variables.describe(variable)
-  checked = _index.check_index(index, described)
-  rows = _index.row_set(shape, checked)
-  if compact and rows is None:
-    selection_mask = _index.selection_mask(shape, checked, described)
-    del selection_mask  # Raises for a bad index; otherwise it is not rows.
-    raise ValueError(
-        f"`compact` needs `index` to select whole rows of {described} (an "
-        "int, a slice, row numbers or a boolean vector over the first axis)"
-        f"; got {index!r}.")
-  if rows is not None:
-    return _selection.from_rows(shape, rows, trains=trains, compact=compact)
-  selected = _index.selection_mask(shape, checked, described)
-  return _selection.from_mask(~selected if trains else selected)
-
-
-def _dynamic(variable: Variable, mask: Variable, trains: bool):
-  """The selection a boolean mask variable gives, checked against `variable`."""
-  dtype = tf.as_dtype(_variables.storage(mask).dtype).base_dtype
-  if dtype != tf.bool:
-    raise TypeError(
-        f"`index` is the variable '{_variables.checkpoint_name(mask)}' of "
-        f"dtype {dtype.name}; a mask variable for {_variables.describe(variable)}"
-        " must be bool.")
-  shape = _variables.static_shape(variable)
-  if tuple(tf.TensorShape(mask.shape).as_list()) != shape:
-    raise ValueError(
-        f"`index` is the mask variable '{_variables.checkpoint_name(mask)}' "
-        f"of shape {_variables.shape_text(mask.shape)}, which does not fit "
-        f"{_variables.describe(variable)}; a mask variable has the full shape.")
-  return _selection.Dynamic(shape, ((mask, trains),))
+  return FreezeSpec._of(_value.train_only(variable, index, compact=compact))
 
 
 def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
@@ -355,22 +409,50 @@ def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
   >>> tfpartial.load_spec('{"x": {"freeze": "0"}}', [x])
   FreezeSpec(x: 1/3 frozen)
   """
-  data, directory = _specfile.read(text_or_path)
-  named = _specfile.variables_by_name(variables)
-  spec = FreezeSpec()
-  for name, kind, index, shape, compact in _specfile.entries(data, directory):
-    variable = named.get(name)
-    if variable is None:
-      given = ", ".join(sorted(named)) or "none"
-      raise ValueError(
-          f"the spec names '{name}', which is not among the variables given "
-          f"({given})")
-    if shape is not None and shape != _variables.static_shape(variable):
-      raise ValueError(
-          f"the spec gives '{name}' the shape {shape}; the "
-          f"{_variables.describe(variable)}")
-    if kind == "freeze":
-      spec = spec | freeze(variable, index)
-    else:
-      spec = spec | train_only(variable, index, compact=compact)
-  return spec
+  return FreezeSpec._of(_value.load(text_or_path, variables))
+
+
+def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
+  """The spec a wrapped optimizer carries, or None.
+
+  How to check what a loaded or compiled model freezes: a Keras model's
+  (or a tf_keras model's) compiled optimizer is looked at, through a
+  `LossScaleOptimizer` too. A wrapped optimizer loaded with a model binds
+  its spec to the model's variables when it is first built; before that
+  (or for a model whose own `compile` replaced the optimizer), this says
+  None.
+
+  Args:
+    model_or_optimizer: an optimizer, or a model with an `optimizer`.
+
+  Returns:
+    The `FreezeSpec`, or None when there is no wrapped optimizer (or it is
+    not bound to variables yet).
+
+  >>> x = tf.Variable([1.0, 2.0], name="x")
+  >>> spec = tfpartial.freeze(x, 0)
+  >>> optimizer = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  >>> tfpartial.spec_of(optimizer) == spec
+  True
+  >>> tfpartial.spec_of(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  """
+  optimizer = model_or_optimizer
+  if not _is_optimizer(optimizer):
+    optimizer = getattr(model_or_optimizer, "optimizer", None)
+  seen = 0
+  while optimizer is not None and seen < 8:
+    value = _wrap.carried(optimizer)
+    if value is not None:
+      return FreezeSpec._of(value)
+    optimizer = getattr(optimizer, "inner_optimizer", None)
+    seen += 1
+  return None
+
+
+def _is_optimizer(candidate: Any) -> bool:
+  try:
+    _optimizers.family_of(candidate)
+  except TypeError:
+    return False
+  return True
+

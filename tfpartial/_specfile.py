@@ -52,7 +52,7 @@ def to_json(entries, path: Optional[PathOrText] = None) -> str:
       expression = {"npy": file_name}
     out[name] = {kind: expression,
                  "shape": list(_variables.static_shape(variable))}
-    if getattr(selection, "compact", False):
+    if selection.compact:
       out[name]["compact"] = True
   text = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
                             for name, entry in out.items()) + "\n}"

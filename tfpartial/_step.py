@@ -5,15 +5,19 @@ The execution mode is decided here and only here, once per call.
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Sequence
 
 import tensorflow as tf
 
 from tfpartial import _compact
+from tfpartial import _errors
+from tfpartial import _fused
+from tfpartial import _lock
 from tfpartial import _mask
 from tfpartial import _restore
 from tfpartial import _variables
-from tfpartial._types import ApplyFn, GradAndVar, GradsAndVars
+from tfpartial._types import (ApplyFn, GradAndVar, GradsAndVars, StepSpec,
+                              Variable)
 
 _EAGER = _restore.EagerPath()
 _GRAPH = _restore.GraphPath()
@@ -29,45 +33,48 @@ def current_path():
     return _EAGER if tf.executing_eagerly() else _GRAPH
 
 
-def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
-                    lazy_rows: bool = False,
+def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
+                    apply: ApplyFn, lazy_rows: bool = False,
                     keep_fully_frozen: bool = False,
-                    fused: Optional[Callable[[str], Any]] = None) -> Any:
+                    fused: Optional[Callable[[str], Optional[_fused.FusedStep]]]
+                    = None) -> Any:
   """Masks `grads_and_vars`, calls `apply` on them, restores frozen values.
 
   Args:
-    spec: the `FreezeSpec`.
+    spec: what is frozen.
     grads_and_vars: (gradient, variable) pairs, checked before anything runs.
-    apply: the optimizer's own apply, given the masked pairs.
+    apply: the optimizer's own apply, `apply(receiver, masked_pairs)`:
+      `receiver` is None, or the object a compiled kernel's update must be
+      called on (`_fused.FusedStep.receiver`).
     lazy_rows: the optimizer's sparse update writes only the rows its
       `tf.IndexedSlices` gradient names, so only those need restoring.
     keep_fully_frozen: hand fully frozen variables to the optimizer with a
-      zero gradient (and restore them) instead of leaving them out, for an
-      optimizer built on every variable (Keras' optimizers track their state
-      by position, and MultiOptimizer wants every gradient).
-    fused: called with the path's name for an update that keeps the
-      freeze itself (`_fused_adam`, `_fused_keras`), which returns one or
-      None; the variables it `takes` get their gradient unmasked and no
-      restore.
+      zero gradient (and restore them) instead of leaving them out, so the
+      optimizer keeps state for every variable, as a plain run does.
+    fused: called with the path's name, gives the step's compiled kernel
+      (`_fused.FusedStep`) or None; the variables it `takes` get their
+      gradient unmasked and no restore.
 
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
   """
   pairs = check_grads_and_vars(grads_and_vars)
-  spec._check_applies_to([variable for _, variable in pairs])
+  spec.check_applies_to([variable for _, variable in pairs])
   path = current_path()
   update = fused(path.name) if fused is not None else None
-  guards, applied, in_place = [], [], []
+  guards: List[_restore.Guard] = []
+  applied: List[GradAndVar] = []
+  in_place: List[Variable] = []
   for grad, variable in pairs:
-    selection = spec._selection(variable)
+    selection = spec.selection(variable)
     if selection is None or selection.is_empty:
       applied.append((grad, variable))
     elif selection.is_everything:
       if keep_fully_frozen:
         applied.append((_mask.zeroed(grad), variable))
         if grad is not None:
-          guards.append(_restore.DenseGuard(variable, selection))
-    elif _compact.is_compact(selection):
+          guards.append(_guard(variable, selection, grad, lazy_rows))
+    elif selection.compact:
       compact_guard = _compact.guard(variable, selection)
       applied.append(
           (_compact.compact_gradient(grad, selection, sparse=lazy_rows),
@@ -80,61 +87,74 @@ def apply_gradients(spec, grads_and_vars: GradsAndVars, apply: ApplyFn,
       in_place.append(variable)
     else:
       applied.append((_mask.mask_gradient(grad, selection), variable))
-      if lazy_rows and isinstance(grad, tf.IndexedSlices):
-        guards.append(_restore.RowsGuard(variable, selection, grad.indices))
-      else:
-        guards.append(_restore.DenseGuard(variable, selection))
+      guards.append(_guard(variable, selection, grad, lazy_rows))
   if not applied:
-    raise ValueError(
-        "every variable in `grads_and_vars` is fully frozen by the spec "
-        f"({_names(pairs)}); there is nothing to train.")
+    raise _errors.nothing_to_train("grads_and_vars", [v for _, v in pairs])
   gradients = [grad for grad, _ in applied if grad is not None]
-  if in_place:
-    return path.run(guards, lambda: update.run(lambda: apply(applied)),
-                    gradients, in_place)
-  return path.run(guards, lambda: apply(applied), gradients)
+
+  def run_apply() -> Any:
+    if in_place:
+      return update.run(lambda receiver: apply(receiver, applied))
+    return apply(None, applied)
+
+  if not guards:
+    return path.run(guards, run_apply, gradients, in_place)
+  with _lock.held(gradients) as lock:
+    return path.run(guards, run_apply, gradients, in_place, lock)
 
 
-def substitute(spec, variables):
+def _guard(variable: Variable, selection: Any, grad: Any,
+           lazy_rows: bool) -> _restore.Guard:
+  """The rows of a lazy sparse update, else the whole variable."""
+  if lazy_rows and isinstance(grad, tf.IndexedSlices):
+    return _restore.RowsGuard(variable, selection, grad.indices)
+  return _restore.DenseGuard(variable, selection)
+
+
+def substitute(spec: StepSpec, variables: Sequence[Variable]) -> List[Variable]:
   """`variables` with each compact table replaced by its compact variable,
   as an optimizer that builds its state up front must see them."""
   substituted = []
   for variable in variables:
-    selection = spec._selection(variable)
-    if selection is not None and _compact.is_compact(selection):
+    selection = spec.selection(variable)
+    if selection is not None and selection.compact:
       variable = _compact.compact_variable(variable, selection)
     substituted.append(variable)
   return substituted
 
 
-def guard(spec, variables, run) -> Any:
+def guard(spec: StepSpec, variables: Sequence[Variable],
+          run: Callable[[], Any]) -> Any:
   """Runs `run()`, an update that bypasses gradients, keeping the freeze.
 
   For what writes variables directly, e.g. Keras EMA finalization.
   """
-  guards = []
+  guards: List[_restore.Guard] = []
   for variable in variables:
-    selection = spec._selection(variable)
-    if selection is not None and _compact.is_compact(selection):
+    selection = spec.selection(variable)
+    if selection is not None and selection.compact:
       guards.append(_compact.guard(variable, selection))
     elif selection is not None and not selection.is_empty:
       guards.append(_restore.DenseGuard(variable, selection))
-  return current_path().run(guards, run)
+  with _lock.held(()) as lock:
+    return current_path().run(guards, run, lock=lock)
 
 
-def trainable_var_list(spec, var_list) -> List[Any]:
-  """`var_list` checked, without the variables `spec` freezes entirely."""
+def checked_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
+  """`var_list` flattened and checked against `spec`."""
   var_list = tf.nest.flatten(var_list)
   for position, variable in enumerate(var_list):
     _variables.check_variable(variable, f"var_list[{position}]")
-  spec._check_applies_to(var_list)
-  kept = [v for v in var_list if not spec._fully_frozen(v)]
-  if not kept:
-    raise ValueError(
-        "every variable in `var_list` is fully frozen by the spec ("
-        f"{', '.join(_variables.checkpoint_name(v) for v in var_list)}); "
-        "there is nothing to train.")
-  return kept
+  spec.check_applies_to(var_list)
+  if all(spec.fully_frozen(v) for v in var_list):
+    raise _errors.nothing_to_train("var_list", var_list)
+  return var_list
+
+
+def trainable_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
+  """`var_list` checked, without the variables `spec` freezes entirely."""
+  return [v for v in checked_var_list(spec, var_list)
+          if not spec.fully_frozen(v)]
 
 
 def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
@@ -158,12 +178,25 @@ def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
           f"`grads_and_vars[{position}]` must be a (gradient, variable) pair; "
           f"got {type(pair).__name__}.") from None
     _variables.check_variable(variable, f"grads_and_vars[{position}][1]")
-    _check_gradient_shape(grad, variable, position)
+    _check_gradient_shape(grad, variable, f"`grads_and_vars[{position}]`")
     checked.append((grad, variable))
   return checked
 
 
-def _check_gradient_shape(grad, variable, position: int) -> None:
+def check_aligned(gradients: Sequence[Any],
+                  variables: Sequence[Variable]) -> List[GradAndVar]:
+  """Gradients and variables paired by position; ValueError or TypeError
+  when they are not the same length or an entry is malformed."""
+  gradients, variables = list(gradients), list(variables)
+  if len(gradients) != len(variables):
+    raise _errors.misaligned(len(gradients), len(variables))
+  for position, (grad, variable) in enumerate(zip(gradients, variables)):
+    _variables.check_variable(variable, f"variables[{position}]")
+    _check_gradient_shape(grad, variable, f"`gradients[{position}]`")
+  return list(zip(gradients, variables))
+
+
+def _check_gradient_shape(grad: Any, variable: Variable, where: str) -> None:
   if grad is None or isinstance(grad, tf.IndexedSlices):
     return
   shape = getattr(grad, "shape", None)
@@ -171,10 +204,6 @@ def _check_gradient_shape(grad, variable, position: int) -> None:
     return
   if not tf.TensorShape(shape).is_compatible_with(variable.shape):
     raise ValueError(
-        f"`grads_and_vars[{position}]` pairs a gradient of shape "
-        f"{_variables.shape_text(shape)} with "
-        f"{_variables.describe(variable)}.")
+        f"{where} pairs a gradient of shape {_variables.shape_text(shape)} "
+        f"with {_variables.describe(variable)}.")
 
-
-def _names(pairs) -> str:
-  return ", ".join(_variables.checkpoint_name(v) for _, v in pairs)

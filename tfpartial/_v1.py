@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Tuple
 
 import tensorflow as tf
 
-from tfpartial import _fused_adam
+from tfpartial import _family
+from tfpartial import _mask
 from tfpartial import _step
 from tfpartial import _variables
-from tfpartial._types import Variable
+from tfpartial import _wrap
+from tfpartial._types import GradAndVar, Optimizer, StepSpec, Variable
 
 _COMPUTE_KWARGS = frozenset(
     ("gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
@@ -32,18 +33,23 @@ def owns(optimizer: Any) -> bool:
   return isinstance(optimizer, tf.compat.v1.train.Optimizer)
 
 
-def lazy_rows(optimizer: Any) -> bool:
-  """Whether the optimizer is one whose sparse update is lazy (not a
-  subclass, which may update differently)."""
-  return getattr(optimizer, "_tfpartial_base", type(optimizer)) in _LAZY_ROWS
+def lazy_rows(base: type) -> bool:
+  """Whether the class is one whose sparse update is lazy (not a subclass,
+  which may update differently)."""
+  return base in _LAZY_ROWS
 
 
-def apply(optimizer, masked: list, kwargs: dict) -> Any:
+def apply(optimizer: Optimizer, masked: List[GradAndVar],
+          kwargs: dict) -> Any:
   return optimizer.apply_gradients(masked, **kwargs)
 
 
-def minimize(spec, optimizer, loss, var_list, kwargs: dict) -> Any:
-  """`optimizer.minimize(loss, ...)` under `spec`."""
+def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
+              var_list: Optional[Iterable[Variable]],
+              kwargs: dict) -> Tuple[List[GradAndVar], dict]:
+  """What `optimizer.minimize(loss, ...)` would compute, for
+  `spec.minimize`: the pairs (fully frozen variables left out of
+  `var_list`, so they get no slots) and the apply arguments."""
   unknown = set(kwargs) - _COMPUTE_KWARGS - _APPLY_KWARGS
   if unknown:
     raise TypeError(
@@ -52,22 +58,22 @@ def minimize(spec, optimizer, loss, var_list, kwargs: dict) -> Any:
         f"{sorted(_COMPUTE_KWARGS | _APPLY_KWARGS)}.")
   compute = {k: v for k, v in kwargs.items() if k in _COMPUTE_KWARGS}
   grads_and_vars = optimizer.compute_gradients(
-      loss, var_list=trainable_var_list(spec, var_list), **compute)
+      loss, var_list=_var_list(spec, var_list, drop_fully_frozen=True),
+      **compute)
   if not any(grad is not None for grad, _ in grads_and_vars):
     raise ValueError(
         "No gradients provided for any variable: "
         f"{[_variables.checkpoint_name(v) for _, v in grads_and_vars]}.")
-  return spec.apply_gradients(
-      optimizer, grads_and_vars,
-      **{k: v for k, v in kwargs.items() if k in _APPLY_KWARGS})
+  return grads_and_vars, {k: v for k, v in kwargs.items()
+                          if k in _APPLY_KWARGS}
 
 
-def trainable_var_list(spec, var_list: Optional[Iterable[Variable]]
-                       ) -> Optional[List[Variable]]:
-  """`var_list` (by default TF1's) without the variables fully frozen.
+def _var_list(spec: StepSpec, var_list: Optional[Iterable[Variable]],
+              drop_fully_frozen: bool) -> Optional[List[Variable]]:
+  """`var_list` (by default TF1's trainable variables), checked.
 
   Returns None when eager and no list is given: the optimizer then trains
-  what the tape watches, and masking drops the fully frozen ones.
+  what the tape watches.
   """
   if var_list is None:
     with tf.init_scope():
@@ -76,50 +82,34 @@ def trainable_var_list(spec, var_list: Optional[Iterable[Variable]]
     var_list = (
         tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
             tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
-  return _step.trainable_var_list(spec, var_list)
+  if drop_fully_frozen:
+    return _step.trainable_var_list(spec, var_list)
+  return _step.checked_var_list(spec, var_list)
 
 
-def wrap(spec, optimizer):
-  """A copy of `optimizer`, of a subclass of its class, honouring `spec`.
+class PartialOptimizerV1(_wrap.Carrier):
+  """Mixed in before a TF1 optimizer class: its updates honour the spec.
 
-  The copy shares the optimizer's slot and non-slot dictionaries, so both
-  see one optimizer state and one checkpoint layout.
+  It keeps the optimizer's checkpoint layout: fully frozen variables are
+  trained on a zero gradient (and restored), so they get the slots a plain
+  run gives them.
   """
-  base = type(optimizer)
-  if isinstance(optimizer, _PartialOptimizerV1):
-    spec = optimizer._tfpartial_spec | spec
-    base = optimizer._tfpartial_base
-  wrapped = object.__new__(_partial_class(base))
-  wrapped.__dict__.update(optimizer.__dict__)
-  wrapped.__dict__["_tfpartial_spec"] = spec
-  wrapped.__dict__["_tfpartial_base"] = base
-  return wrapped
 
+  def compute_gradients(self, loss: Any, var_list: Any = None,
+                        **kwargs: Any) -> List[GradAndVar]:
+    value = self._tfpartial_value()
+    pairs = super().compute_gradients(  # type: ignore[misc]
+        loss, var_list=_var_list(value, var_list, drop_fully_frozen=False),
+        **kwargs)
+    gradients = _mask.mask_aligned(value.selection, pairs)
+    return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
-class _PartialOptimizerV1:
-  """Mixed in before a TF1 optimizer class: its updates honour the spec."""
-
-  _tfpartial_spec: Any
-  _tfpartial_base: type
-
-  def compute_gradients(self, loss, var_list=None, **kwargs):
-    spec = self._tfpartial_spec
-    pairs = super().compute_gradients(
-        loss, var_list=trainable_var_list(spec, var_list), **kwargs)
-    return spec.mask_gradients(pairs)
-
-  def apply_gradients(self, grads_and_vars, global_step=None, name=None,
-                      **kwargs):
-    base_apply = super().apply_gradients
-    return _step.apply_gradients(
-        self._tfpartial_spec, grads_and_vars,
-        lambda masked: base_apply(
+  def apply_gradients(self, grads_and_vars: Any, global_step: Any = None,
+                      name: Optional[str] = None, **kwargs: Any) -> Any:
+    parent = super().apply_gradients  # type: ignore[misc]
+    return _family.step(
+        self._tfpartial_family, self._tfpartial_value(), self,
+        grads_and_vars,
+        lambda receiver, masked: parent(
             masked, global_step=global_step, name=name, **kwargs),
-        lazy_rows=lazy_rows(self),
-        fused=lambda path: _fused_adam.for_optimizer(self, path))
-
-
-@functools.lru_cache(maxsize=None)
-def _partial_class(base: type) -> type:
-  return type(f"Partial{base.__name__}", (_PartialOptimizerV1, base),
-              {"__module__": __name__, "__doc__": base.__doc__})
+        keep_fully_frozen=True)

@@ -1,0 +1,65 @@
+"""An optimizer family's row, and the one step every family runs.
+
+Each family (`_v1`, `_keras`, `_tf_keras`) is described by a `Family` row
+in `_optimizers.FAMILIES`: how to tell its optimizers, apply and minimize
+with them, the mixin its wrapped classes get, its compiled kernels, and
+whether its sparse updates are lazy. `step` is the step of every entry
+point of every family, plain or wrapped: the row says the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterable, Optional, Tuple
+
+from tfpartial import _fused
+from tfpartial import _step
+from tfpartial import _wrap
+from tfpartial._types import ApplyFn, GradsAndVars, Optimizer, StepSpec
+
+
+@dataclasses.dataclass(frozen=True)
+class Family:
+  """What tfpartial needs to know about one kind of optimizer."""
+
+  name: str
+  owns: Callable[[Any], bool]
+  # `apply(optimizer, pairs, kwargs)`: the optimizer's own apply.
+  apply: Callable[[Optimizer, list, dict], Any]
+  # `gradients(spec, optimizer, loss, var_list, kwargs)`: for
+  # `spec.minimize`, the pairs to apply and the apply's keyword arguments.
+  gradients: Callable[..., Tuple[list, dict]]
+  # Mixed in before the base class of a wrapped optimizer.
+  mixin: type
+  # The compiled kernels for some of its classes.
+  fused: Tuple[_fused.FusedKind, ...] = ()
+  # Whether the class's sparse update writes only the gradient's rows.
+  lazy_rows: Callable[[type], bool] = lambda base: False
+  # Registers a wrapped class where loading needs it (Keras), or None.
+  register: Optional[Callable[[type], type]] = None
+  # The built-in classes to register when tfpartial is imported.
+  builtins: Callable[[], Iterable[type]] = lambda: ()
+
+
+def step(family: Family, spec: StepSpec, optimizer: Optimizer,
+         grads_and_vars: GradsAndVars, apply: ApplyFn,
+         keep_fully_frozen: bool = False) -> Any:
+  """One step of `optimizer` under `spec`: mask -> apply -> restore, with
+  the family's kernels and lazy sparse updates."""
+  base = _wrap.base_of(optimizer)
+  return _step.apply_gradients(
+      spec, grads_and_vars, apply,
+      lazy_rows=family.lazy_rows(base),
+      keep_fully_frozen=keep_fully_frozen,
+      fused=lambda path: _fused.step_for(family.fused, optimizer, base,
+                                         path))
+
+
+def plain_step(family: Family, spec: StepSpec, optimizer: Optimizer,
+               grads_and_vars: GradsAndVars, kwargs: dict) -> Any:
+  """`spec.apply_gradients(optimizer, ...)` for an optimizer of `family`:
+  fully frozen variables are left out, as the caller asked."""
+  return step(family, spec, optimizer, grads_and_vars,
+              lambda receiver, masked: family.apply(
+                  optimizer if receiver is None else receiver, masked,
+                  kwargs))

@@ -1,0 +1,183 @@
+"""Fused updates: the freeze inside the optimizer's own update, per variable.
+
+For some optimizer classes tfpartial has a compiled kernel (`_native`) that
+is the class's update with the freeze inside it: frozen elements keep their
+value and their gradient is never read, so the step needs no gradient mask,
+no snapshot and no restore. A `FusedKind` says which class it serves
+(`base`, exactly: a subclass may update differently), when it can serve a
+step (`serves`) and a variable (`frozen`), and holds the `mixin` whose
+methods replace the class's per-variable update.
+
+The choice is made by a class, never by changing the user's optimizer: a
+wrapped optimizer's class includes the mixin (`_wrap.partial_class`), and a
+plain optimizer is stepped through a *view*, an object of
+`Fused<Base>` that shares the optimizer's attribute dictionary, so it reads
+and writes the very same state. Which variables of this step the kernel
+takes is a per-call `Plan`, held in a context variable: each thread (and
+each `tf.function` trace) sees its own, so optimizers shared by threads stay
+safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import functools
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+
+import tensorflow as tf
+
+from tfpartial import _native
+from tfpartial import _tensors
+from tfpartial import _variables
+from tfpartial._selection import Selection
+from tfpartial._types import Gradient, Optimizer, Variable
+
+
+@dataclasses.dataclass(frozen=True)
+class FusedKind:
+  """A compiled update for one optimizer class."""
+
+  base: type
+  mixin: type
+  # Whether the kernel can serve a step of `optimizer` on a path ("eager",
+  # "tf1_graph"): its settings, the device, XLA, tf.distribute.
+  serves: Callable[[Optimizer, str], bool]
+  # The frozen mask the kernel takes for `variable`, or None where it
+  # cannot serve it.
+  frozen: Callable[[Gradient, Variable, Selection], Optional[tf.Tensor]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+  """One call's fused variables: storage ref -> (variable, frozen mask).
+
+  `state` is the attribute dictionary of the optimizer being stepped, so a
+  mixin acts only on the plan made for its own optimizer.
+  """
+
+  state: Dict[str, Any]
+  taken: Dict[Any, Tuple[Variable, tf.Tensor]]
+
+
+_PLAN: contextvars.ContextVar[Optional[Plan]] = contextvars.ContextVar(
+    "tfpartial_fused_plan", default=None)
+
+
+def planned(optimizer: Optimizer,
+            variable: Variable) -> Optional[Tuple[Variable, tf.Tensor]]:
+  """(the variable as the step named it, its frozen mask) when the kernel
+  updates `variable` in the step running now, else None."""
+  plan = _PLAN.get()
+  if plan is None or plan.state is not vars(optimizer):
+    return None
+  return plan.taken.get(_variables.storage(variable).ref())
+
+
+@functools.lru_cache(maxsize=None)
+def fused_class(kind: FusedKind) -> type:
+  """`Fused<Base>`: the base class with the kernel's update mixed in."""
+  base = kind.base
+  return type(f"Fused{base.__name__}", (kind.mixin, base),
+              {"__module__": __name__, "__doc__": base.__doc__})
+
+
+def kind_for(kinds: Tuple[FusedKind, ...], base: type) -> Optional[FusedKind]:
+  for kind in kinds:
+    if kind.base is base:
+      return kind
+  return None
+
+
+class FusedStep:
+  """One step's use of a kernel: which variables it takes, then the update.
+
+  `receiver` is what the optimizer's apply is called on: the optimizer
+  itself when its class has the kernel's mixin (a wrapped one), else a
+  view of it.
+  """
+
+  def __init__(self, kind: FusedKind, optimizer: Optimizer):
+    self.kind, self.optimizer = kind, optimizer
+    if isinstance(optimizer, kind.mixin):
+      self.receiver = optimizer
+    else:
+      self.receiver = view(optimizer, fused_class(kind))
+    self._taken: Dict[Any, Tuple[Variable, tf.Tensor]] = {}
+
+  def takes(self, grad: Gradient, variable: Variable,
+            selection: Selection) -> bool:
+    """Whether the kernel updates `variable`; if so, it will in `run`."""
+    frozen = self.kind.frozen(grad, variable, selection)
+    if frozen is None:
+      return False
+    self._taken[_variables.storage(variable).ref()] = (variable, frozen)
+    return True
+
+  def run(self, apply: Callable[[Optimizer], Any]) -> Any:
+    """`apply(receiver)`, with the variables `takes` accepted updated by
+    the kernel."""
+    plan = Plan(vars(self.optimizer), dict(self._taken))
+    with _active(plan):
+      return apply(self.receiver)
+
+
+@contextlib.contextmanager
+def _active(plan: Plan) -> Iterator[None]:
+  token = _PLAN.set(plan)
+  try:
+    yield
+  finally:
+    _PLAN.reset(token)
+
+
+def step_for(kinds: Tuple[FusedKind, ...], optimizer: Optimizer,
+             base: type, path: str) -> Optional[FusedStep]:
+  """A `FusedStep` when a kernel can serve this step of `optimizer`."""
+  kind = kind_for(kinds, base)
+  if kind is None or not kind.serves(optimizer, path):
+    return None
+  if _native.library() is None:
+    return None
+  return FusedStep(kind, optimizer)
+
+
+def view(optimizer: Optimizer, cls: type) -> Optimizer:
+  """An object of class `cls` sharing `optimizer`'s attribute dictionary.
+
+  Every read and write goes to the optimizer's own state, as if its class
+  were `cls`; the optimizer itself is left as it is.
+  """
+  shared = object.__new__(cls)
+  object.__setattr__(shared, "__dict__", vars(optimizer))
+  return shared
+
+
+def kernel_mask(grad: Gradient, variable: Variable,
+                selection: Selection) -> Optional[tf.Tensor]:
+  """The frozen mask as a kernel takes it (one bool per element or per row
+  of `variable`), or None where no kernel can serve the pair: a sparse or
+  missing gradient, a dtype other than float32 and float64, a fully frozen
+  variable, a mask of another shape."""
+  if (not isinstance(grad, tf.Tensor)
+      or tf.as_dtype(variable.dtype).base_dtype not in (tf.float32,
+                                                         tf.float64)
+      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
+      or selection.is_everything):
+    return None
+  shape = tf.TensorShape(variable.shape)
+  frozen = _tensors.frozen_mask_tensor(selection)
+  if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()
+          and grad.shape.is_compatible_with(shape)):
+    return None
+  rows = shape[0] if shape.rank else 1
+  if frozen.shape.num_elements() not in (shape.num_elements(), rows):
+    return None
+  return frozen
+
+
+def on_cpu_alone() -> bool:
+  """No GPU visible and no tf.distribute strategy: where kernels serve."""
+  return not (tf.distribute.has_strategy()
+              or tf.config.list_physical_devices("GPU"))

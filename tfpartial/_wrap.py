@@ -1,0 +1,181 @@
+"""How `spec.wrap` makes an optimizer honour a spec, for every family.
+
+A wrapped optimizer is a copy of the user's, of `Partial<Base>`: a class
+made once per base class (`partial_class`), from the family's mixin (which
+overrides the family's apply methods), the base's compiled-kernel mixin
+where it has one (`_fused.py`), and the base class itself, so `isinstance`,
+configs, checkpoints and `model.compile` see the optimizer they know. The
+copy shares the optimizer's state objects (slots, variables), so both see
+one optimizer state; the optimizer itself is not changed.
+
+Every `Partial<Base>` is a `Carrier`: it holds the spec's value, knows its
+family row and base class, and, for the Keras families (`ConfigCarrier`),
+writes the spec into its config, so the freeze travels with a saved model:
+loaded from that config, it binds the spec again to the variables it is
+built on (by position, since a variable's name can differ once a model is
+loaded).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Dict, Optional, Sequence
+
+from tfpartial import _errors
+from tfpartial import _fused
+from tfpartial import _value
+from tfpartial import _variables
+from tfpartial._types import Optimizer, Variable
+
+
+class Carrier:
+  """The state every wrapped optimizer carries, set by `copy_as` or
+  `ConfigCarrier.from_config`; the class attributes by `partial_class`."""
+
+  _tfpartial_base: type
+  _tfpartial_family: Any  # Its `_family.Family` row.
+
+  def _tfpartial_value(
+      self, variables: Optional[Sequence[Variable]] = None
+  ) -> _value.SpecValue:
+    """The spec's value; after loading, bound now to `variables`."""
+    value = self.__dict__.get("_tfpartial_spec")
+    if value is not None:
+      return value
+    if variables is None:
+      raise _errors.unbound(type(self))
+    saved = self.__dict__.get("_tfpartial_saved") or {}
+    order = saved.get("built_on")
+    named: Any = variables
+    if order is not None and len(order) == len(variables):
+      named = dict(zip(order, variables))
+    value = _value.load(saved.get("spec") or "{}", named)
+    self.__dict__["_tfpartial_spec"] = value
+    return value
+
+  def _tfpartial_built(self, variables: Sequence[Variable]) -> None:
+    """Records the variables the optimizer is built on, for the config."""
+    if self.__dict__.get("_tfpartial_built_on") is None:
+      self.__dict__["_tfpartial_built_on"] = [
+          _variables.checkpoint_name(v) for v in variables]
+
+
+class ConfigCarrier(Carrier):
+  """A carrier whose config holds its spec (the Keras families)."""
+
+  def get_config(self) -> Dict[str, Any]:
+    config = super().get_config()  # type: ignore[misc]
+    value = self.__dict__.get("_tfpartial_spec")
+    if value is None:
+      config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
+    else:
+      config["tfpartial"] = {
+          "spec": value.to_json(),
+          "built_on": self.__dict__.get("_tfpartial_built_on")}
+    return config
+
+  @classmethod
+  def from_config(cls, config: Dict[str, Any],
+                  custom_objects: Any = None) -> Any:
+    config = dict(config)
+    saved = config.pop("tfpartial", None)
+    optimizer = super().from_config(  # type: ignore[misc]
+        config, custom_objects=custom_objects)
+    optimizer.__dict__.update(_tfpartial_spec=None, _tfpartial_saved=saved,
+                              _tfpartial_built_on=None)
+    return optimizer
+
+
+@functools.lru_cache(maxsize=None)
+def partial_class(family: Any, base: type) -> type:
+  """`Partial<Base>` of `family`, made once, and registered if the family
+  registers its classes (Keras: as `tfpartial>Partial<Base>`)."""
+  kind = _fused.kind_for(family.fused, base)
+  parent = base if kind is None else _fused.fused_class(kind)
+  legacy = "Legacy" if ".legacy" in base.__module__ else ""
+  cls = type(f"Partial{legacy}{base.__name__}", (family.mixin, parent),
+             {"__module__": family.mixin.__module__, "__doc__": base.__doc__,
+              "_tfpartial_base": base, "_tfpartial_family": family})
+  if family.register is not None:
+    cls = family.register(cls)
+  return cls
+
+
+def wrap(family: Any, value: _value.SpecValue,
+         optimizer: Optimizer) -> Optimizer:
+  """A copy of `optimizer`, of `Partial<its class>`, carrying `value`.
+
+  Wrapping a wrapped optimizer wraps its base class again, with the union
+  of both specs.
+  """
+  base = type(optimizer)
+  if isinstance(optimizer, Carrier):
+    value = optimizer._tfpartial_value().union(value)
+    base = optimizer._tfpartial_base
+  return copy_as(partial_class(family, base), optimizer, value)
+
+
+def copy_as(cls: type, optimizer: Optimizer,
+            value: _value.SpecValue) -> Optimizer:
+  """A copy of `optimizer` of class `cls` (sharing its state), holding
+  `value`."""
+  wrapped = object.__new__(cls)
+  wrapped.__dict__.update(optimizer.__dict__)
+  wrapped.__dict__.update(_tfpartial_spec=value, _tfpartial_saved=None,
+                          _tfpartial_built_on=None)
+  return wrapped
+
+
+def carried(optimizer: Any) -> Optional[_value.SpecValue]:
+  """The value a wrapped optimizer carries (bound), or None."""
+  if not isinstance(optimizer, Carrier):
+    return None
+  return optimizer.__dict__.get("_tfpartial_spec")
+
+
+def base_of(optimizer: Optimizer) -> type:
+  """The class an optimizer is of, seen through a wrapper."""
+  return getattr(type(optimizer), "_tfpartial_base", type(optimizer))
+
+
+# Keras' package name for every class tfpartial registers.
+PACKAGE = "tfpartial"
+
+
+def register_with(saving: Any, cls: type) -> type:
+  """Registers `cls` with a Keras package's `saving` module as
+  `tfpartial>Partial<Base>`."""
+  return saving.register_keras_serializable(package=PACKAGE)(cls)
+
+
+def register_builtins(family: Any) -> None:
+  """Makes (and so registers) `Partial<Base>` for the family's built-in
+  classes, so that loading a saved wrapped optimizer finds its class."""
+  for base in family.builtins():
+    partial_class(family, base)
+
+
+def wrapped_by_loss_scaling(optimizer: Optimizer,
+                            depth: int = 8) -> bool:
+  """Whether a caller a few frames up is a loss-scale optimizer whose inner
+  optimizer is `optimizer`: Keras' `compile` wraps the optimizer it is
+  given in one under a mixed_float16 policy, and nothing else tells."""
+  frame = sys._getframe(1)  # pylint: disable=protected-access
+  for _ in range(depth):
+    frame = frame.f_back
+    if frame is None:
+      return False
+    caller = frame.f_locals.get("self")
+    if (caller is not None and caller is not optimizer
+        and "LossScaleOptimizer" in type(caller).__name__
+        and getattr(caller, "inner_optimizer", None) is optimizer):
+      return True
+  return False
+
+
+def check_not_inside_loss_scaling(optimizer: Optimizer) -> None:
+  """ValueError when a loss-scale optimizer wraps the wrapped `optimizer`."""
+  if wrapped_by_loss_scaling(optimizer):
+    raise _errors.loss_scale_outside(type(optimizer))
+
