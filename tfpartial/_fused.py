@@ -158,20 +158,24 @@ def kernel_mask(grad: Gradient, variable: Variable,
                 selection: Selection) -> Optional[tf.Tensor]:
   """The frozen mask as a kernel takes it (one bool per element or per row
   of `variable`), or None where no kernel can serve the pair: a sparse or
-  missing gradient, a dtype other than float32 and float64, a fully frozen
-  variable, a mask of another shape."""
+  missing gradient, a dtype other than float32 and float64, a mask of
+  another shape. A fully frozen variable gets a True per row: the kernel
+  then advances the optimizer's state for it as a zero gradient would,
+  and keeps the variable."""
   if (not isinstance(grad, tf.Tensor)
       or tf.as_dtype(variable.dtype).base_dtype not in (tf.float32,
                                                          tf.float64)
-      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
-      or selection.is_everything):
+      or grad.dtype.base_dtype not in (tf.float32, tf.float64)):
     return None
   shape = tf.TensorShape(variable.shape)
-  frozen = _tensors.frozen_mask_tensor(selection)
-  if not (shape.is_fully_defined() and frozen.shape.is_fully_defined()
-          and grad.shape.is_compatible_with(shape)):
+  if not (shape.is_fully_defined() and grad.shape.is_compatible_with(shape)):
     return None
   rows = shape[0] if shape.rank else 1
+  if selection.is_everything:
+    return tf.ones([rows] if shape.rank else [], tf.bool)
+  frozen = _tensors.frozen_mask_tensor(selection)
+  if not frozen.shape.is_fully_defined():
+    return None
   if frozen.shape.num_elements() not in (shape.num_elements(), rows):
     return None
   return frozen
@@ -179,5 +183,10 @@ def kernel_mask(grad: Gradient, variable: Variable,
 
 def on_cpu_alone() -> bool:
   """No GPU visible and no tf.distribute strategy: where kernels serve."""
-  return not (tf.distribute.has_strategy()
-              or tf.config.list_physical_devices("GPU"))
+  return not (tf.distribute.has_strategy() or _has_gpu())
+
+
+@functools.lru_cache(maxsize=None)
+def _has_gpu() -> bool:
+  # The devices a process sees are fixed once TensorFlow has started.
+  return bool(tf.config.list_physical_devices("GPU"))

@@ -70,7 +70,13 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
     if selection is None or selection.is_empty:
       applied.append((grad, variable))
     elif selection.is_everything:
-      if keep_fully_frozen:
+      if not keep_fully_frozen:
+        continue
+      if (grad is not None and update is not None
+          and update.takes(grad, variable, selection)):
+        applied.append((grad, variable))  # The kernel keeps all of it.
+        in_place.append(variable)
+      else:
         applied.append((_mask.zeroed(grad), variable))
         if grad is not None:
           guards.append(_guard(variable, selection, grad, lazy_rows))
