@@ -86,7 +86,9 @@ def test_text_past_the_limit_is_refused_and_says_the_limit():
     ("[1, 2", r"unexpected end at column 6"),
     ("[1,, 2]", r"expected an integer, True, False or '\[' in a list, got ',' at column 4"),
     ("[,]", r"expected an integer, True, False or '\[' in a list, got ',' at column 2"),
-    ("[99999999999999999999]", r"99999999999999999999 does not fit in 64 bits"),
+    ("[99999999999999999999]", r"'99999999999999999999' does not fit in 64 bits"),
+    ("[9223372036854775808]", r"'9223372036854775808' does not fit in 64 bits"),
+    ("[" + "1" * 5000 + "]", r"'1111111111.*' does not fit in 64 bits at column 2"),
     ("[" * 70 + "]" * 70, r"lists nested deeper than 64"),
 ])
 def test_bad_lists_are_refused(text, message):
@@ -108,6 +110,13 @@ def test_lists_parse_as_numpy_reads_them(text, expected):
   parsed = _parse.parse_index(text, "'v'")
   assert parsed.dtype == expected.dtype and parsed.shape == expected.shape
   np.testing.assert_array_equal(parsed, expected)
+
+
+@pytest.mark.parametrize("text", ["9" * 20, "1" * 5000, "0:" + "9" * 30,
+                                  "::-" + "9" * 30])
+def test_integers_past_64_bits_are_refused(text):
+  with pytest.raises(ValueError, match=r"does not fit in 64 bits"):
+    _parse.parse_index(text, "'v'")
 
 
 def test_messages_end_with_a_period():

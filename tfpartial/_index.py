@@ -61,14 +61,14 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
            for c in components):
       raise ValueError(
           f"`{argument}` is a boolean mask that does not fit {described}: "
-          f"{error}.") from None
+          f"{str(error).rstrip('.')}.") from None
     raise IndexError(
         f"`{argument}` {_show(index)} is out of range for {described}: "
-        f"{error}.") from None
+        f"{str(error).rstrip('.')}.") from None
   except (TypeError, ValueError) as error:
     raise TypeError(
         f"`{argument}` {_show(index)} is not a valid index for {described}: "
-        f"{error}.") from None
+        f"{str(error).rstrip('.')}.") from None
   return mask
 
 
@@ -195,7 +195,7 @@ def _check_array(component, index, described, argument) -> np.ndarray:
   except (TypeError, ValueError) as error:
     raise TypeError(
         f"`{argument}` {_show(index)} for {described} is not a regular "
-        f"array: {error}.") from None
+        f"array: {str(error).rstrip('.')}.") from None
   if array.size == 0 and not isinstance(component, np.ndarray):
     # NumPy reads an empty list as an empty integer index (an empty float
     # array it refuses).

@@ -196,8 +196,16 @@ def _item(tokens: _Tokens) -> Any:
 
 def _optional_int(tokens: _Tokens) -> Optional[int]:
   if tokens.peek_kind() == "int":
-    return int(tokens.take()[1])
+    return _int(tokens, *tokens.take()[1:])
   return None
+
+
+def _int(tokens: _Tokens, value: str, column: int) -> int:
+  """The integer `value` spells, refused unless it fits in 64 bits."""
+  # Length first: int() of thousands of digits is slow, then refused.
+  if len(value.lstrip("+-")) > 19 or not -_INT64 <= int(value) < _INT64:
+    tokens.fail(f"{_show(value)} does not fit in 64 bits", column)
+  return int(value)
 
 
 class _List:
@@ -277,9 +285,7 @@ class _List:
     tokens = self.tokens
     kind, value, column = tokens.take()
     if kind == "int":
-      number = int(value)
-      if not -_INT64 <= number < _INT64:
-        tokens.fail(f"{value} does not fit in 64 bits", column)
+      number = _int(tokens, value, column)
       self._saw("integers", column)
       return number
     if value in ("True", "False"):

@@ -136,7 +136,8 @@ def _decode(text: str) -> Any:
   try:
     data = json.loads(text, object_pairs_hook=object_from)
   except json.JSONDecodeError as error:
-    raise ValueError(f"the spec is not valid JSON: {error}.") from None
+    raise ValueError(
+        f"the spec is not valid JSON: {str(error).rstrip('.')}.") from None
   except RecursionError:
     raise ValueError("the spec nests JSON too deep to read.") from None
   if repeated:
