@@ -133,17 +133,6 @@ def test_same_checkpoint_name_twice_is_a_value_error(x):
     tfpartial.load_spec('{"x": {"freeze": "0"}}', [x, twin])
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.integers(1, 5), st.integers(1, 5), st.data())
-def test_random_masks_round_trip(rows, cols, data):
-  mask = np.array(data.draw(st.lists(st.booleans(), min_size=rows * cols,
-                                     max_size=rows * cols))).reshape(rows, cols)
-  v = tf.Variable(np.zeros((rows, cols), np.float32), name="v")
-  spec = tfpartial.freeze(v, mask)
-  np.testing.assert_array_equal(
-      tfpartial.load_spec(spec.to_json(), [v]).frozen_mask(v), mask)
-
-
 _ALPHABET = st.sampled_from(list("0123456789-+:,[]. ") + [
     "...", "None", "True", "False", "x", "\n", "\\", '"', "1e3", "0x1"])
 
@@ -260,7 +249,7 @@ def test_a_mask_file_that_was_changed_is_not_overwritten(tmp_path):
 
 def test_to_json_without_a_path_refuses_what_load_spec_cannot_read():
   w = tf.Variable(np.zeros((2000, 2000), np.float32), name="w")
-  spec = tfpartial.freeze(w, _scattered((2000, 2000), 0))
+  spec = tfpartial.freeze(w, np.random.default_rng(0).random((2000, 2000)) < 0.5)
   with pytest.raises(ValueError, match=(
       r"the mask of variable 'w' of shape \(2000, 2000\) needs more than "
       r"10,000,000 characters of index text; pass `path` so that it goes to "
@@ -363,7 +352,7 @@ def masks(draw):
   return mask
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(masks(), st.sampled_from(["freeze", "train_only"]))
 def test_readable_text_round_trips_exactly(mask, kind):
   v = tf.Variable(np.zeros(mask.shape, np.float32), name="v")

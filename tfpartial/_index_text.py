@@ -69,7 +69,10 @@ def mask_text(mask: np.ndarray, limit: int) -> Optional[str]:
   texts = []
   if count == int(np.prod([len(chosen) for chosen in per_axis])):
     texts.append(_product_text(per_axis, shape, limit))
-  if not texts or texts[0] is None or count <= 64:
+  # Each coordinate takes at least three characters (a digit and ", "):
+  # past that, the coordinates are not even listed.
+  if ((not texts or texts[0] is None or count <= 64)
+      and 3 * count * mask.ndim <= limit + 2):
     texts.append(_coordinates_text(np.nonzero(mask), limit))
   texts = [text for text in texts if text is not None]
   return min(texts, key=len) if texts else None
@@ -122,13 +125,10 @@ def _product_text(per_axis: Sequence[np.ndarray], shape: Sequence[int],
 def _coordinates_text(coordinates: Sequence[np.ndarray],
                       limit: int) -> Optional[str]:
   """One list per axis: the coordinates of each element."""
-  if len(coordinates) * 3 * coordinates[0].size > limit + 2:
-    return None  # Each number takes at least one digit and ", ".
-  texts = [_list_text(axis, limit) for axis in coordinates]
-  if any(text is None for text in texts):
+  length = sum(_list_length(axis) for axis in coordinates)
+  if length + 2 * (len(coordinates) - 1) > limit:
     return None
-  text = ", ".join(texts)
-  return text if len(text) <= limit else None
+  return ", ".join(_list_text(axis, limit) for axis in coordinates)
 
 
 def _axis_text(chosen: np.ndarray, size: int) -> Optional[str]:
@@ -155,14 +155,25 @@ def _slice_text(first: int, last: int, step: int, size: int) -> str:
 
 def _list_text(values: np.ndarray, limit: int, depth: int = 0
                ) -> Optional[str]:
-  """`[1, 5, 9]`; with `depth`, each value nested (`[[1], [5], [9]]`)."""
-  if 3 * values.size > limit + 2:
+  """`[1, 5, 9]`; with `depth`, each value nested (`[[1], [5], [9]]`).
+
+  None, without writing it, when the text would be longer than `limit`.
+  """
+  if _list_length(values, depth) > limit:
     return None
   numbers = map(str, values.tolist())
   if depth:
     numbers = ("[" * depth + number + "]" * depth for number in numbers)
   text = "[" + ", ".join(numbers) + "]"
   return text if len(text) <= limit else None
+
+
+def _list_length(values: np.ndarray, depth: int = 0) -> int:
+  """The length of `_list_text(values, depth)` (non-negative values)."""
+  top = int(values.max()) if values.size else 0
+  digits = values.size + sum(int(np.count_nonzero(values >= 10**power))
+                             for power in range(1, len(str(top))))
+  return 2 + digits + (2 * depth + 2) * values.size - 2 * (values.size > 0)
 
 
 def _join(parts: List[str]) -> str:
