@@ -16,9 +16,9 @@ import tensorflow as tf
 
 import tfpartial
 from tfpartial import cli
-# Imported now, outside any test's capsys: verify's default streams are
-# bound when it is imported.
-from tfpartial import _verify  # pylint: disable=unused-import
+# Imported now, outside any test's capsys: verify's default streams were
+# bound when it is imported (on main as this is written).
+import tfpartial._verify  # pylint: disable=unused-import
 
 SHAPE = (3, 4)
 
@@ -152,7 +152,7 @@ def _checkpoints(tmp_path, x, change=None):
   return before, after
 
 
-def _verify(capsys, before, after, spec):
+def _run_verify(capsys, before, after, spec):
   capsys.readouterr()
   code = cli.main(["verify", before, after, "--spec", str(spec)])
   return code, capsys.readouterr()
@@ -162,7 +162,7 @@ def _verify(capsys, before, after, spec):
 def test_verify_exits_2_with_one_line(tmp_path, folder, x, capsys, case):
   # x[0, 0] changes: the first entry of the duplicate freezes it.
   before, after = _checkpoints(tmp_path, x, lambda v: v + np.eye(3, 4))
-  code, output = _verify(capsys, before, after, _write_spec(folder, case))
+  code, output = _run_verify(capsys, before, after, _write_spec(folder, case))
   assert code == 2, output
   lines = output.err.strip().splitlines()
   assert len(lines) == 1 and re.search(CASES[case][1], lines[0]), output.err
@@ -173,10 +173,11 @@ def test_verify_still_passes_a_good_npy_spec(tmp_path, folder, x, capsys):
   np.save(folder / "m.npy", np.eye(3, 4, dtype=bool) == 0)
   (folder / "spec.json").write_text(_npy_spec("m.npy"))
   before, after = _checkpoints(tmp_path, x, lambda v: v + np.eye(3, 4))
-  code, output = _verify(capsys, before, after, folder / "spec.json")
+  code, output = _run_verify(capsys, before, after, folder / "spec.json")
   assert code == 0, output
-  code, output = _verify(capsys, before, after, _write_spec(folder, "a mask of the wrong dtype"))
-  assert code == 2
+  bad = _write_spec(folder, "a mask of the wrong dtype")
+  code, output = _run_verify(capsys, before, after, bad)
+  assert code == 2, output
 
 
 def test_masks_in_subfolders_and_symlinks_inside_the_folder_load(folder, x):

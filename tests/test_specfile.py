@@ -1,7 +1,6 @@
 """Spec files: round trips, hand-written specs, clear errors, a fuzzed parser."""
 
 import json
-import os
 import re
 
 import numpy as np
@@ -10,7 +9,7 @@ import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
 import tfpartial
-from tfpartial import _parse, _specfile
+from tfpartial import _parse
 from test_spec import _reads  # The element-id oracle.
 
 INDEX_FORMS = [

@@ -1,4 +1,5 @@
-"""Mask files a spec names: confined to the spec's folder, checked, bounded.
+"""Mask files a spec names: confined to the spec's folder, checked, bounded;
+and written beside a spec, never overwriting one.
 
 A spec file is shared and reviewed, so what it names is untrusted input:
 `{"npy": NAME}` may only name a file inside the spec file's folder (no
@@ -12,8 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
+import io
 import os
 import pathlib
+import re
+import secrets
 import stat
 from typing import BinaryIO, Iterator, Sequence, Tuple
 
@@ -149,3 +154,56 @@ def _header(file: BinaryIO, size: int, name: str,
         f"{data_bytes} bytes of data, but the file holds "
         f"{size - file.tell()}.")
   return tuple(shape), bool(fortran)
+
+
+# --- Writing ---------------------------------------------------------------
+
+def file_name(stem: str, name: str, mask: np.ndarray) -> str:
+  """`spec.dense_kernel.3f9a0c1d2e4b.npy` for variable `dense/kernel`'s mask.
+
+  After the spec's file name, the variable's and a digest of both and of
+  the mask: two variables never share a file (`a/b` and `a_b` would, by
+  name alone, and `A` and `a` on a case-insensitive disk), and a changed
+  mask is a new file, so an earlier spec still reads the masks it names.
+  """
+  digest = hashlib.sha256()
+  digest.update(name.encode("utf-8") + b"\0" + repr(mask.shape).encode())
+  digest.update(np.packbits(mask).tobytes())
+  safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:64]
+  return f"{stem}.{safe}.{digest.hexdigest()[:12]}.npy"
+
+
+def write_mask(folder: pathlib.Path, name: str, mask: np.ndarray) -> None:
+  """Writes `mask` to `folder / name`, unless that file holds it already.
+
+  Raises:
+    ValueError: the file exists and holds something else; a mask file is
+      never overwritten.
+  """
+  path = folder / name
+  if path.exists() or path.is_symlink():
+    try:
+      held = open_mask(folder, name, "the spec").load(mask.shape, "this mask")
+    except ValueError:
+      held = None
+    if held is None or not np.array_equal(held, mask):
+      raise ValueError(
+          f"'{name}' already exists beside the spec file and holds "
+          "another mask; move it away, or write the spec to another path.")
+    return
+  buffer = io.BytesIO()
+  np.save(buffer, mask, allow_pickle=False)
+  write_atomically(path, buffer.getvalue())
+
+
+def write_atomically(path: pathlib.Path, data: bytes) -> None:
+  """Writes `data` to `path` whole or not at all (a new file, then renamed)."""
+  temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+  descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+  try:
+    with os.fdopen(descriptor, "wb") as file:
+      file.write(data)
+    os.replace(temporary, path)
+  except BaseException:
+    temporary.unlink(missing_ok=True)
+    raise

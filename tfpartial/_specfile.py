@@ -9,39 +9,34 @@ train_only form (`_index_text`); a mask longer than the inline limit goes to
 a `.npy` file beside the spec when it is written to a path. `"shape"` is
 written for a check on load and may be left out by hand.
 
-A spec file is untrusted input: it is read only if it is a regular file of
-at most `MAX_BYTES`, as UTF-8 JSON nested at most `MAX_DEPTH` deep, with no
-key twice in one object; mask files are confined and checked by `_npy`.
+A spec file is untrusted input: `_safejson` reads it (a regular file, size
+and nesting bounded, no key twice); mask files are confined and checked by
+`_npy`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import os
 import pathlib
-import re
-import secrets
-import stat
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import (Any, Dict, List, Mapping, NamedTuple, Optional, Tuple,
+                    Union)
 
 import numpy as np
 
 from tfpartial import _index_text
 from tfpartial import _npy
 from tfpartial import _parse
+from tfpartial import _safejson
 from tfpartial import _variables
 
 _KINDS = ("freeze", "train_only")
 INLINE_LIMIT = 4096  # Characters of index text before a mask goes to .npy.
-MAX_BYTES = 64 * 2**20  # A spec file larger than this is refused unread.
-MAX_DEPTH = 16  # A spec needs 3 levels of objects and arrays.
 
 PathOrText = Union[str, os.PathLike]
 
 
-# --- Reading ------------------------------------------------------------------
+# --- Reading -----------------------------------------------------------
 
 def read(text_or_path: PathOrText) -> Tuple[Any, Optional[pathlib.Path]]:
   """The decoded JSON and the folder `.npy` names are relative to.
@@ -58,115 +53,14 @@ def read(text_or_path: PathOrText) -> Tuple[Any, Optional[pathlib.Path]]:
     raise ValueError("the spec is empty text; a spec is a JSON object such "
                      "as {\"x\": {\"freeze\": \"0\"}}.")
   if isinstance(text_or_path, str) and text_or_path.lstrip()[0] in "{[\"":
-    return _decode(text_or_path), None
+    return _safejson.decode(text_or_path), None
   if not isinstance(text_or_path, (str, os.PathLike)):
     raise TypeError(
         "`text_or_path` must be JSON text or a path to a spec file; got "
         f"{type(text_or_path).__name__}.")
   path = pathlib.Path(text_or_path)
-  return _decode(_read_file(path, text_or_path)), path.parent
-
-
-def _read_file(path: pathlib.Path, given: PathOrText) -> str:
-  """The text of the spec file: a regular file, bounded, UTF-8."""
-  def fail(problem: str):
-    raise ValueError(f"cannot read spec file '{path}': {problem}.")
-
-  try:
-    # Without blocking: a pipe with no writer must not hang the load.
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-  except OSError as error:
-    fail(error.strerror + _json_hint(given))
-  status = os.fstat(descriptor)
-  if not stat.S_ISREG(status.st_mode):
-    os.close(descriptor)
-    fail("it is a directory" if stat.S_ISDIR(status.st_mode)
-         else "it is not a regular file")
-  with os.fdopen(descriptor, "rb") as file:
-    # Never more than the file holds (read(n) sets n bytes aside first).
-    data = file.read(min(status.st_size, MAX_BYTES) + 1)
-  if len(data) > MAX_BYTES:
-    fail(f"it is larger than {MAX_BYTES // 2**20} MiB, the most a spec file "
-         "may be (a large mask belongs in a .npy file beside it)")
-  try:
-    return data.decode("utf-8")
-  except UnicodeDecodeError as error:
-    raise ValueError(f"the spec file '{path}' is not UTF-8 text (byte "
-                     f"{error.start}).") from None
-
-
-def _json_hint(given: PathOrText) -> str:
-  """For a string taken as a path that is JSON text after all."""
-  if not isinstance(given, str) or len(given) > 100:
-    return ""
-  try:
-    value = json.loads(given)
-  except ValueError:
-    return ""
-  return (f" (as JSON text it is {_json_type(value, json_word=False)}, and a "
-          "spec is a JSON object)")
-
-
-_JSON_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def _decode(text: str) -> Any:
-  """`text` decoded: refused when too deep or when a key repeats."""
-  depth = 0
-  for match in _JSON_STRUCTURE.finditer(text):
-    bracket = match.group()
-    if bracket in "[{":
-      depth += 1
-      if depth > MAX_DEPTH:
-        raise ValueError(
-            f"the spec nests JSON more than {MAX_DEPTH} levels deep (at "
-            f"character {match.start() + 1}); a spec needs 3.")
-    elif bracket in "]}":
-      depth -= 1
-  repeated: List[Tuple[dict, str]] = []
-
-  def object_from(pairs):
-    result: Dict[str, Any] = {}
-    for key, value in pairs:
-      if key in result:
-        repeated.append((result, key))
-      result[key] = value
-    return result
-
-  try:
-    data = json.loads(text, object_pairs_hook=object_from)
-  except json.JSONDecodeError as error:
-    raise ValueError(
-        f"the spec is not valid JSON: {str(error).rstrip('.')}.") from None
-  except RecursionError:
-    raise ValueError("the spec nests JSON too deep to read.") from None
-  if repeated:
-    raise ValueError(_repeated_message(data, *repeated[0]))
-  return data
-
-
-def _repeated_message(data: Any, where: dict, key: str) -> str:
-  if where is data:
-    return (f"the spec names '{key}' twice; a spec names each variable once "
-            "(JSON keeps only the last, so the first would be lost).")
-  if isinstance(data, dict):
-    for name, entry in data.items():
-      if entry is where:
-        return (f"'{name}' in the spec has the key \"{key}\" twice; give it "
-                "once.")
-  return f"the spec has the key \"{key}\" twice in one object; give it once."
-
-
-def _json_type(value: Any, json_word: bool = True) -> str:
-  """`a JSON array`, `a JSON number`, `true`, ...; `an array` without the
-  word JSON."""
-  if isinstance(value, bool) or value is None:
-    return json.dumps(value)
-  kind = {dict: "object", list: "array", str: "string"}.get(type(value),
-                                                            "number")
-  if json_word:
-    return f"a JSON {kind}"
-  return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+  text = _safejson.read_file(path, text_or_path)
+  return _safejson.decode(text), path.parent
 
 
 def _preview(value: Any) -> str:
@@ -174,7 +68,7 @@ def _preview(value: Any) -> str:
   return text if len(text) <= 60 else text[:57] + "..."
 
 
-# --- Entries -----------------------------------------------------------------
+# --- Entries -----------------------------------------------------------
 
 class Entry(NamedTuple):
   """One variable's entry in a spec file."""
@@ -191,7 +85,7 @@ def entries(data: Any, directory: Optional[pathlib.Path]):
   if not isinstance(data, dict):
     raise ValueError(
         "a spec is a JSON object keyed by variable name; got "
-        f"{_json_type(data)}.")
+        f"{_safejson.type_name(data)}.")
   for name, entry in data.items():
     where = f"'{name}' in the spec"
     if not isinstance(entry, dict):
@@ -244,7 +138,7 @@ def _shape(shape: Any, where: str) -> Optional[Tuple[int, ...]]:
   return tuple(shape)
 
 
-# --- Binding to variables ------------------------------------------------------
+# --- Binding to variables ----------------------------------------------
 
 def variables_by_name(variables: Any) -> Mapping[str, Any]:
   """Name -> variable, from a mapping, a module/model or an iterable."""
@@ -305,16 +199,19 @@ def bind(entry: Entry, named: Mapping[str, Any]) -> Tuple[Any, Any]:
   return variable, index
 
 
-# --- Writing ---------------------------------------------------------------------
+# --- Writing -----------------------------------------------------------
 
 def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
   """The spec's JSON text; also written to `path` (with any .npy files).
 
-  A mask file is named after the spec, the variable and a digest of the
-  mask (`spec.dense_kernel.3f9a0c1d2e4b.npy`): two variables never share a
-  file, and writing a spec never overwrites a mask an earlier spec wrote.
-  Without `path` every index is inline, and a mask whose text would pass
-  what a spec reads is refused.
+  An index longer than `INLINE_LIMIT` characters goes to a mask file beside
+  `path` (`_npy.file_name`: never shared, never overwritten). Without
+  `path` every index is inline.
+
+  Raises:
+    ValueError: two variables share a checkpoint name; without `path`, a
+      mask's text would be longer than a spec may hold; a mask file of the
+      name to write exists and holds another mask.
   """
   folder = None if path is None else pathlib.Path(path).parent
   stem = None if path is None else pathlib.Path(path).stem
@@ -336,7 +233,7 @@ def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
             "that it goes to a .npy file beside the spec.")
       mask = selection.frozen_mask()
       mask = mask if kind == "freeze" else ~mask
-      file_name = _mask_file_name(stem, name, mask)
+      file_name = _npy.file_name(stem, name, mask)
       masks.append((file_name, mask))
       expression = {"npy": file_name}
     out[name] = {kind: expression,
@@ -347,47 +244,6 @@ def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
                             for name, entry in out.items()) + "\n}"
   if path is not None:
     for file_name, mask in masks:
-      _write_mask(folder, file_name, mask)
-    _write_atomically(pathlib.Path(path), (text + "\n").encode("utf-8"))
+      _npy.write_mask(folder, file_name, mask)
+    _npy.write_atomically(pathlib.Path(path), (text + "\n").encode("utf-8"))
   return text
-
-
-def _mask_file_name(stem: str, name: str, mask: np.ndarray) -> str:
-  digest = hashlib.sha256()
-  digest.update(name.encode("utf-8") + b"\0" + repr(mask.shape).encode())
-  digest.update(np.packbits(mask).tobytes())
-  safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:64]
-  return f"{stem}.{safe}.{digest.hexdigest()[:12]}.npy"
-
-
-def _write_mask(folder: pathlib.Path, file_name: str, mask: np.ndarray):
-  """Writes `mask`, unless the file is there already: a mask file is
-  never overwritten."""
-  path = folder / file_name
-  if path.exists() or path.is_symlink():
-    try:
-      held = _npy.open_mask(folder, file_name, "the spec").load(
-          mask.shape, "this mask")
-    except ValueError:
-      held = None
-    if held is None or not np.array_equal(held, mask):
-      raise ValueError(
-          f"'{file_name}' already exists beside the spec file and holds "
-          "another mask; move it away, or write the spec to another path.")
-    return
-  buffer = io.BytesIO()
-  np.save(buffer, mask, allow_pickle=False)
-  _write_atomically(path, buffer.getvalue())
-
-
-def _write_atomically(path: pathlib.Path, data: bytes) -> None:
-  """Writes `data` to `path` whole or not at all (a new file, then renamed)."""
-  temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-  descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-  try:
-    with os.fdopen(descriptor, "wb") as file:
-      file.write(data)
-    os.replace(temporary, path)
-  except BaseException:
-    temporary.unlink(missing_ok=True)
-    raise
