@@ -24,7 +24,10 @@ def x():
     (3, IndexError, r"`index` 3 is out of range for " + X + ".*index 3 is out of bounds for axis 0 with size 3"),
     (-4, IndexError, r"out of range for " + X),
     ((0, 4), IndexError, r"out of range for " + X),
-    ((0, 1, 2), IndexError, r"out of range for " + X + ".*too many indices"),
+    ((0, 1, 2), IndexError, r"`index` \(0, 1, 2\) has too many indices for " + X + r": it indexes 3 axes and the variable has 2\.$"),
+    ((0, ..., ...), IndexError, r"`index` \(0, Ellipsis, Ellipsis\) for " + X + r" has 2 Ellipsis \('...'\); an index holds at most one\.$"),
+    (np.s_[1, :, :], IndexError, r"has too many indices for " + X),
+    (tf.constant(1.0), TypeError, r"holds the float32 1.0"),
     ([0, 5], IndexError, r"out of range for " + X),
     (np.ones((2, 4), bool), ValueError, r"`index` is a boolean mask that does not fit " + X),
     (np.ones((3, 5), bool), ValueError, r"boolean mask that does not fit " + X),
@@ -67,6 +70,26 @@ def test_symbolic_index_is_a_type_error():
     index = tf.constant(1, name="i")
     with pytest.raises(TypeError, match=r"symbolic tensor 'i:0'.*pass a NumPy value"):
       tfpartial.freeze(x, index)
+
+
+@pytest.mark.parametrize("tensor, same", [
+    (tf.constant(1), 1), (tf.constant(-1, tf.int64), -1),
+    (tf.constant(True), True), (np.array(2), 2), (np.array(False), False),
+    ((tf.constant(0), tf.constant([1, 3])), (0, [1, 3])),
+], ids=repr)
+def test_a_0d_index_is_taken_as_numpy_takes_it(x, tensor, same):
+  np.testing.assert_array_equal(tfpartial.freeze(x, tensor).frozen_mask(x),
+                                tfpartial.freeze(x, same).frozen_mask(x))
+  assert tfpartial.freeze(x, tensor) == tfpartial.freeze(x, same)
+
+
+def test_index_messages_end_with_one_period(x):
+  for index in (3, np.ones((2, 4), bool), 1.0, np.s_[::0], "0", {0: 1},
+                (0, 1, 2), np.eye(3, 4)):
+    with pytest.raises((TypeError, ValueError, IndexError)) as error:
+      tfpartial.freeze(x, index)
+    message = str(error.value)
+    assert message.endswith(".") and not message.endswith(".."), message
 
 
 def test_eager_tensor_index_is_its_value(x):

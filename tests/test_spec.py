@@ -69,16 +69,67 @@ def test_repr_reads_at_a_glance(x):
   emb = tf.Variable(np.zeros((30000 + 5, 2), np.float32), name="emb")
   spec = tfpartial.freeze(x, 0) | tfpartial.freeze(emb, np.s_[:30000])
   assert repr(spec) == "FreezeSpec(x: row 0 frozen, emb: rows 0..29999 frozen)"
-  assert repr(tfpartial.freeze(x, (0, 1))) == "FreezeSpec(x: 1/12 frozen)"
-  assert repr(tfpartial.train_only(x, ...)) == "FreezeSpec(x: 0/12 frozen)"
   assert repr(tfpartial.FreezeSpec()) == "FreezeSpec()"
-  assert repr(tfpartial.freeze(x, [0, 2])) == "FreezeSpec(x: rows 0, 2 frozen)"
-  assert repr(tfpartial.freeze(x, np.s_[:, 1])) == "FreezeSpec(x: 3/12 frozen)"
-  table = tf.Variable(np.zeros((100, 2), np.float32), name="t")
-  assert repr(tfpartial.train_only(table, [3, 50])) == (
-      "FreezeSpec(t: all but 2 rows frozen)")
-  assert repr(tfpartial.freeze(table, np.arange(0, 100, 10))) == (
-      "FreezeSpec(t: 10 rows frozen)")
+
+
+TABLE = (100, 2)
+VECTOR = (5,)
+
+
+DESCRIBED = [
+    # Nothing frozen, whatever the form of the selection.
+    ((3, 4), tfpartial.freeze, [], "nothing frozen"),
+    ((3, 4), tfpartial.freeze, np.s_[0:0], "nothing frozen"),
+    ((3, 4), tfpartial.freeze, np.zeros((3, 4), bool), "nothing frozen"),
+    ((3, 4), tfpartial.train_only, ..., "nothing frozen"),
+    (TABLE, tfpartial.train_only, np.arange(100), "nothing frozen"),
+    (VECTOR, tfpartial.freeze, [], "nothing frozen"),
+    # Everything frozen.
+    ((3, 4), tfpartial.freeze, None, "all frozen"),
+    ((3, 4), tfpartial.freeze, np.ones((3, 4), bool), "all frozen"),
+    (TABLE, tfpartial.train_only, [], "all frozen"),
+    # Single elements and rows.
+    ((3, 4), tfpartial.freeze, (0, 1), "1/12 frozen"),
+    (VECTOR, tfpartial.freeze, 4, "1/5 frozen"),
+    (VECTOR, tfpartial.train_only, 4, "4/5 frozen"),
+    ((3, 4), tfpartial.freeze, 0, "row 0 frozen"),
+    ((3, 4), tfpartial.freeze, np.s_[-1:, :], "row 2 frozen"),
+    (TABLE, tfpartial.train_only, np.s_[1:], "row 0 frozen"),
+    (TABLE, tfpartial.train_only, np.s_[:-1], "row 99 frozen"),
+    # Many rows.
+    ((3, 4), tfpartial.freeze, [0, 2], "rows 0, 2 frozen"),
+    (TABLE, tfpartial.freeze, np.s_[10:20], "rows 10..19 frozen"),
+    (TABLE, tfpartial.freeze, np.arange(0, 100, 10), "10/100 rows frozen"),
+    (TABLE, tfpartial.train_only, np.s_[20:], "rows 0..19 frozen"),
+    (TABLE, tfpartial.train_only, np.r_[:10, 20:100], "rows 10..19 frozen"),
+    (TABLE, tfpartial.train_only, [3, 50], "all but rows 3, 50 frozen"),
+    (TABLE, tfpartial.train_only, [7], "all but row 7 frozen"),
+    (TABLE, tfpartial.train_only, np.arange(0, 100, 10), "90/100 rows frozen"),
+    # Elements.
+    ((3, 4), tfpartial.freeze, np.s_[:, 1], "3/12 frozen"),
+    ((3, 4), tfpartial.train_only, np.s_[:, 1], "9/12 frozen"),
+    ((3, 4), tfpartial.freeze, np.s_[1:, :], "rows 1..2 frozen"),
+]
+
+
+@pytest.mark.parametrize(
+    "shape, build, index, described", DESCRIBED,
+    ids=[f"{build.__name__} {described} {n}"
+         for n, (_, build, _, described) in enumerate(DESCRIBED)])
+def test_describe_reads_well(shape, build, index, described):
+  v = tf.Variable(np.zeros(shape, np.float32), name="v")
+  spec = build(v) if index is None else build(v, index)
+  assert repr(spec) == f"FreezeSpec(v: {described})"
+
+
+def test_describe_says_compact():
+  v = tf.Variable(np.zeros(TABLE, np.float32), name="v")
+  for index, described in ((np.s_[90:], "rows 0..89 frozen, compact"),
+                           ([3, 50], "all but rows 3, 50 frozen, compact"),
+                           (np.arange(0, 100, 10),
+                            "90/100 rows frozen, compact")):
+    spec = tfpartial.train_only(v, index, compact=True)
+    assert repr(spec) == f"FreezeSpec(v: {described})"
 
 
 def test_spec_is_immutable(x):

@@ -4,7 +4,9 @@ The contract is that `freeze(v, index)` freezes exactly the elements
 `v.numpy()[index]` reads. NumPy itself decides that: we write through the
 index into a boolean array of the variable's shape. This module only checks
 the index first, so that every mistake is a clear TypeError, ValueError or
-IndexError naming the variable instead of whatever NumPy says.
+IndexError naming the variable instead of whatever NumPy says. The one
+shortcut, `row_set` (whole rows without an array of the variable's size),
+takes only indices whose structure NumPy accepts.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _npy
 from tfpartial._types import Index
 
 _INTEGER_KINDS = "iu"
@@ -28,7 +31,8 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
   Args:
     shape: the full static shape of the variable.
     index: anything NumPy accepts inside brackets, limited to integers,
-      slices, `Ellipsis`, `None`, integer arrays and boolean masks.
+      slices, `Ellipsis`, `None`, integer arrays and boolean masks; or a
+      spec file's mask file, read now that the shape is known.
     described: how errors name the variable (`variable 'x' of shape (2,)`).
     argument: the name of the argument `index` came in as.
 
@@ -40,7 +44,10 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
     ValueError: a boolean mask does not match the shape it indexes.
     IndexError: an integer index is out of range, or too many indices.
   """
+  if isinstance(index, _npy.MaskFile):
+    index = index.load(shape, described)
   checked = check_index(index, described, argument)
+  _check_structure(shape, checked, index, described, argument)
   mask = np.zeros(tuple(shape), dtype=bool)
   try:
     with warnings.catch_warnings():
@@ -54,14 +61,14 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
            for c in components):
       raise ValueError(
           f"`{argument}` is a boolean mask that does not fit {described}: "
-          f"{error}.") from None
+          f"{str(error).rstrip('.')}.") from None
     raise IndexError(
         f"`{argument}` {_show(index)} is out of range for {described}: "
-        f"{error}.") from None
+        f"{str(error).rstrip('.')}.") from None
   except (TypeError, ValueError) as error:
     raise TypeError(
         f"`{argument}` {_show(index)} is not a valid index for {described}: "
-        f"{error}.") from None
+        f"{str(error).rstrip('.')}.") from None
   return mask
 
 
@@ -69,17 +76,23 @@ def row_set(shape: Sequence[int], checked: Index):
   """The sorted rows `checked` selects when it selects whole rows, else None.
 
   Whole rows: one component over the first axis (an int, a slice, a 1-D
-  integer array or a boolean vector of the rows), then only full slices or
-  `Ellipsis`. Found without an array of the variable's size; anything out of
-  range returns None, for `selection_mask` to raise its error.
+  integer array or a boolean vector of the rows), then only full slices and
+  at most one `Ellipsis`, no more components than axes. Found without an
+  array of the variable's size; anything NumPy would refuse returns None,
+  for `selection_mask` to raise its error.
   """
   if not shape:
     return None
   parts = list(checked) if isinstance(checked, tuple) else [checked]
+  if (sum(part is Ellipsis for part in parts) > 1
+      or _axes_indexed(parts) > len(shape)):
+    return None
   while parts and (parts[-1] is Ellipsis or (
       isinstance(parts[-1], slice) and parts[-1] == slice(None))):
     parts.pop()
-  if len(parts) != 1 or len(parts) > len(shape):
+  if not parts:  # `...`, `:` or `()`: every row.
+    return np.arange(shape[0], dtype=np.int64)
+  if len(parts) != 1:
     return None
   part, rows = parts[0], shape[0]
   if isinstance(part, (bool, np.bool_)) or part is None or part is Ellipsis:
@@ -95,6 +108,34 @@ def row_set(shape: Sequence[int], checked: Index):
       return None
     return np.unique(part.astype(np.int64) % rows)
   return None
+
+
+def _axes_indexed(parts) -> int:
+  """How many axes `parts` index, as NumPy counts them."""
+  count = 0
+  for part in parts:
+    if part is None or part is Ellipsis or isinstance(part, (bool, np.bool_)):
+      continue
+    if isinstance(part, np.ndarray) and part.dtype == bool:
+      count += part.ndim
+    else:
+      count += 1
+  return count
+
+
+def _check_structure(shape, checked, index, described, argument) -> None:
+  """IndexError for an index no variable of `shape` can take, as NumPy."""
+  parts = checked if isinstance(checked, tuple) else (checked,)
+  ellipses = sum(part is Ellipsis for part in parts)
+  if ellipses > 1:
+    raise IndexError(
+        f"`{argument}` {_show(index)} for {described} has {ellipses} "
+        "Ellipsis ('...'); an index holds at most one.")
+  axes = _axes_indexed(parts)
+  if axes > len(shape):
+    raise IndexError(
+        f"`{argument}` {_show(index)} has too many indices for {described}: "
+        f"it indexes {axes} axes and the variable has {len(shape)}.")
 
 
 def check_index(index: Index, described: str, argument: str = "index") -> Index:
@@ -133,10 +174,13 @@ def _check_component(component, index, described, argument):
   if isinstance(component, (float, complex, np.floating, np.complexfloating)):
     raise TypeError(
         f"`{argument}` {_show(index)} for {described} holds the "
-        f"{type(component).__name__} {component!r}; indices must be "
+        f"{type(component).__name__} {component}; indices must be "
         "integers, slices or boolean masks.")
   if isinstance(component, tf.Tensor):
     component = _tensor_value(component, index, described, argument)
+  if isinstance(component, np.ndarray) and component.ndim == 0:
+    # NumPy takes a 0-d array as the scalar it holds.
+    return _check_component(component[()], index, described, argument)
   if isinstance(component, (list, np.ndarray, range)):
     return _check_array(component, index, described, argument)
   raise TypeError(
@@ -151,7 +195,7 @@ def _check_array(component, index, described, argument) -> np.ndarray:
   except (TypeError, ValueError) as error:
     raise TypeError(
         f"`{argument}` {_show(index)} for {described} is not a regular "
-        f"array: {error}.") from None
+        f"array: {str(error).rstrip('.')}.") from None
   if array.size == 0 and not isinstance(component, np.ndarray):
     # NumPy reads an empty list as an empty integer index (an empty float
     # array it refuses).
@@ -169,7 +213,7 @@ def _tensor_value(tensor, index, described, argument) -> np.ndarray:
     raise TypeError(
         f"`{argument}` for {described} is the symbolic tensor "
         f"'{tensor.name}'; pass a NumPy value or an eager tensor.")
-  return tensor.numpy()
+  return np.asarray(tensor.numpy())
 
 
 def _is_integer(value) -> bool:

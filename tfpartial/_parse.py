@@ -8,6 +8,13 @@ The grammar is the part of Python's subscript syntax that selects elements:
     list    := "[" [element ("," element)* [","]] "]"
     element := int | "True" | "False" | list
 
+A list holds integers (an index array) or True/False (a mask), never both:
+NumPy would read `[[True, False], [0, 1]]` as integers, which is never what
+such text means. Text longer than `MAX_LENGTH` characters is refused (a large
+mask belongs in a `.npy` file). Parsing takes time linear in the text and
+memory a small multiple of it: a list of numbers or of True/False is read
+whole by NumPy, not token by token.
+
 Every failure is a ValueError that quotes the text and points at the column
 of the token it could not use.
 """
@@ -15,78 +22,118 @@ of the token it could not use.
 from __future__ import annotations
 
 import re
-from typing import Any, List, Tuple
+import warnings
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-_TOKEN = re.compile(
-    r"\s*(?:(?P<int>[+-]?\d+)|(?P<ellipsis>\.\.\.)|(?P<word>[A-Za-z_]\w*)"
-    r"|(?P<punct>[:,\[\]]))")
-_WORDS = {"None": None, "True": True, "False": False}
 # Longer texts are not index expressions anyone writes by hand; a spec file
 # holding a large mask uses {"npy": FILE} instead.
-_MAX_LENGTH = 10_000_000
+MAX_LENGTH = 10_000_000
 # NumPy arrays have at most 64 dimensions.
 _MAX_DEPTH = 64
 _INT64 = 2**63
 
+_TOKEN = re.compile(
+    r"\s*(?:(?P<int>[+-]?\d+)|(?P<ellipsis>\.\.\.)|(?P<word>[A-Za-z_]\w*)"
+    r"|(?P<punct>[:,\[\]]))", re.ASCII)
+# A list of integers, or of True/False, with nothing nested is read whole,
+# by NumPy, after checks that scan the text once and never backtrack.
+_INT_LIST = re.compile(r"[0-9\s,+-]*", re.ASCII)
+_SIGN_WITHOUT_DIGIT = re.compile(r"[+-](?![0-9])")
+_INT64_LIMITS = (np.iinfo(np.int64).min, np.iinfo(np.int64).max)
+_MASK_CODES = np.full(256, 3, np.uint8)  # 0 False, 1 True, 2 ",", 3 other.
+_MASK_CODES[[ord("0"), ord("1"), ord(",")]] = (0, 1, 2)
+_SPACE_CODES = np.frombuffer(b" \t\n\r\f\v", np.uint8)
+_WORDS = {"None": None, "True": True, "False": False}
+
 
 class _Tokens:
-  """The tokens of `text`, with the column each starts at."""
+  """The tokens of `text`, read one at a time, with the column of each."""
 
   def __init__(self, text: str, what: str):
     self.text, self.what = text, what
-    self.items: List[Tuple[str, Any, int]] = []
-    position = 0
-    while position < len(text):
-      match = _TOKEN.match(text, position)
-      if match is None or match.end() == position:
-        if text[position:].strip() == "":
-          break
-        column = position + len(text[position:]) - len(text[position:].lstrip())
-        self.fail(f"unexpected {text[column]!r}", column)
+    self.position = 0  # Where the next token starts (maybe after spaces).
+    self._next: Optional[Tuple[str, Any, int]] = None
+    self._next_end = 0
+
+  def _scan(self) -> Optional[Tuple[str, Any, int]]:
+    if self._next is None and self.position < len(self.text):
+      match = _TOKEN.match(self.text, self.position)
+      if match is None or match.end() == self.position:
+        rest = self.text[self.position:]
+        if rest.strip():
+          column = self.position + len(rest) - len(rest.lstrip())
+          self.fail(f"unexpected {self.text[column]!r}", column)
+        return None
       kind = match.lastgroup
-      value = match.group(kind)
-      self.items.append((kind, value, match.start(kind)))
-      position = match.end()
-    self.position = 0
+      self._next = (kind, match.group(kind), match.start(kind))
+      self._next_end = match.end()
+    return self._next
 
   def peek(self, *values: str) -> bool:
-    if self.position >= len(self.items):
+    token = self._scan()
+    if token is None:
       return False
-    kind, value, _ = self.items[self.position]
-    return value in values if values else True
+    return token[1] in values if values else True
+
+  def peek_kind(self) -> Optional[str]:
+    token = self._scan()
+    return None if token is None else token[0]
+
+  def column(self) -> int:
+    token = self._scan()
+    return len(self.text) if token is None else token[2]
 
   def take(self) -> Tuple[str, Any, int]:
-    if self.position >= len(self.items):
+    token = self._scan()
+    if token is None:
       self.fail("unexpected end", len(self.text))
-    item = self.items[self.position]
-    self.position += 1
-    return item
+    self._next = None
+    self.position = self._next_end
+    return token
+
+  def take_flat_list(self) -> Optional[str]:
+    """The text inside the next list when nothing is nested in it, taken."""
+    token = self._scan()
+    if token is None or token[1] != "[":
+      return None
+    end = self.text.find("]", token[2])
+    if end < 0 or self.text.find("[", token[2] + 1, end) >= 0:
+      return None
+    self._next = None
+    self.position = end + 1
+    return self.text[token[2] + 1:end]
+
+  def untake_flat_list(self, inner: str) -> None:
+    """Puts back the list `take_flat_list` took, to read it token by token."""
+    self.position -= len(inner) + 2
 
   def expect(self, value: str) -> None:
-    kind, got, column = self.take()
+    _, got, column = self.take()
     if got != value:
       self.fail(f"expected {value!r}, got {got!r}", column)
 
   def fail(self, problem: str, column: int):
     raise ValueError(
         f"cannot parse index {_show(self.text)} for {self.what}: {problem} "
-        f"at column {column + 1}")
+        f"at column {column + 1}.")
 
 
 def parse_index(text: str, what: str) -> Any:
   """The index `text` spells: an int, slice, array, Ellipsis, None or tuple.
 
   Args:
-    text: index syntax as inside brackets, e.g. `":, :10"` or `"[0, 5, 9]"`.
+    text: index syntax as inside brackets, e.g. `":, :10"` or `"[0, 5, 9]"`;
+      at most `MAX_LENGTH` characters.
     what: how errors name where the text came from (`'emb' in the spec`).
 
   Returns:
     What NumPy would receive between the brackets.
 
   Raises:
-    ValueError: the text is not an index; the message points at the column.
+    ValueError: the text is not an index, or is too long; the message
+      points at the column.
 
   >>> parse_index(":, 1:-1:2", "x")
   (slice(None, None, None), slice(1, -1, 2))
@@ -96,13 +143,14 @@ def parse_index(text: str, what: str) -> Any:
   if not isinstance(text, str):
     raise ValueError(
         f"index for {what} must be a string of index syntax; got "
-        f"{type(text).__name__}")
-  if len(text) > _MAX_LENGTH:
+        f"{type(text).__name__}.")
+  if len(text) > MAX_LENGTH:
     raise ValueError(
-        f"index for {what} is {len(text)} characters long; write a large "
-        "mask to a .npy file and name it as {\"npy\": FILE}")
+        f"index for {what} is {len(text)} characters long, past the "
+        f"{MAX_LENGTH:,} a spec reads; write a large mask to a .npy file and "
+        "name it as {\"npy\": FILE}.")
   tokens = _Tokens(text, what)
-  if not tokens.items:
+  if not tokens.peek():
     tokens.fail("empty index (use '...' for every element)", 0)
   items = [_item(tokens)]
   trailing_comma = False
@@ -126,7 +174,7 @@ def _item(tokens: _Tokens) -> Any:
     tokens.take()
     return Ellipsis
   if tokens.peek("["):
-    return _array(tokens)
+    return _List(tokens).parse()
   if tokens.peek("None"):
     tokens.take()
     return None
@@ -146,60 +194,150 @@ def _item(tokens: _Tokens) -> Any:
   return slice(start, stop, step)
 
 
-def _optional_int(tokens: _Tokens):
-  if tokens.position < len(tokens.items):
-    kind, value, _ = tokens.items[tokens.position]
-    if kind == "int":
-      tokens.take()
-      return int(value)
+def _optional_int(tokens: _Tokens) -> Optional[int]:
+  if tokens.peek_kind() == "int":
+    return _int(tokens, *tokens.take()[1:])
   return None
 
 
-def _array(tokens: _Tokens) -> np.ndarray:
-  _, _, column = tokens.items[tokens.position]
-  nested = _list(tokens, depth=1)
-  try:
-    array = np.array(nested)
-  except ValueError:
-    tokens.fail("the lists are not all the same length", column)
-  if array.dtype == object:
-    tokens.fail("the lists are not all the same length", column)
-  if array.size == 0:
-    return array.astype(np.intp)
-  return array
+def _int(tokens: _Tokens, value: str, column: int) -> int:
+  """The integer `value` spells, refused unless it fits in 64 bits."""
+  # Length first: int() of thousands of digits is slow, then refused.
+  if len(value.lstrip("+-")) > 19 or not -_INT64 <= int(value) < _INT64:
+    tokens.fail(f"{_show(value)} does not fit in 64 bits", column)
+  return int(value)
 
 
-def _list(tokens: _Tokens, depth: int) -> list:
-  _, _, column = tokens.items[tokens.position]
-  if depth > _MAX_DEPTH:
-    tokens.fail(f"lists nested deeper than {_MAX_DEPTH}", column)
-  tokens.expect("[")
-  elements = []
-  kinds = set()
-  while not tokens.peek("]"):
-    if tokens.peek("["):
-      elements.append(_list(tokens, depth + 1))
-      kinds.add("list")
-    else:
-      kind, value, column = tokens.take()
-      if kind == "int":
-        if not -_INT64 <= int(value) < _INT64:
-          tokens.fail(f"{value} does not fit in 64 bits", column)
-        elements.append(int(value))
-        kinds.add("int")
-      elif value in ("True", "False"):
-        elements.append(_WORDS[value])
-        kinds.add("bool")
+class _List:
+  """One list literal (nested lists included) read into a NumPy array."""
+
+  def __init__(self, tokens: _Tokens):
+    self.tokens = tokens
+    self.kind: Optional[str] = None  # "integers" or "booleans", once seen.
+
+  def parse(self) -> np.ndarray:
+    array = self._list(depth=1)
+    if array.size == 0 and array.dtype != bool:
+      return array.astype(np.intp)  # NumPy reads `[]` as no integers.
+    return array
+
+  def _saw(self, kind: str, column: int) -> None:
+    if self.kind is None:
+      self.kind = kind
+    elif self.kind != kind:
+      self.tokens.fail("the list mixes booleans and integers (NumPy would "
+                       "read the booleans as the integers 0 and 1)", column)
+
+  def _list(self, depth: int) -> np.ndarray:
+    tokens = self.tokens
+    column = tokens.column()
+    if depth > _MAX_DEPTH:
+      tokens.fail(f"lists nested deeper than {_MAX_DEPTH}", column)
+    inner = tokens.take_flat_list()
+    if inner is not None:
+      array = self._flat(inner, column)
+      if array is not None:
+        return array
+      tokens.untake_flat_list(inner)  # For the message at the right column.
+    return self._nested(depth, column)
+
+  def _flat(self, inner: str, column: int) -> Optional[np.ndarray]:
+    """A list of integers or of True/False read whole, or None."""
+    if not inner.strip():
+      return np.zeros(0, np.intp)
+    values = _flat_integers(inner)
+    if values is not None:
+      self._saw("integers", column)
+      return values
+    values = _flat_booleans(inner)
+    if values is not None:
+      self._saw("booleans", column)
+    return values
+
+  def _nested(self, depth: int, column: int) -> np.ndarray:
+    """A list that is not flat: lists of lists, or numbers read one by one."""
+    tokens = self.tokens
+    tokens.expect("[")
+    lists: List[np.ndarray] = []
+    numbers: List[Any] = []
+    while not tokens.peek("]"):
+      element_column = tokens.column()
+      if tokens.peek("["):
+        lists.append(self._list(depth + 1))
       else:
-        tokens.fail(f"expected an integer, True, False or '[' in a list, "
-                    f"got {value!r}", column)
-    if len(kinds) > 1:
-      tokens.fail("a list mixes " + " and ".join(sorted(kinds)),
-                  tokens.items[tokens.position - 1][2])
-    if not tokens.peek("]"):
-      tokens.expect(",")
-  tokens.take()
-  return elements
+        numbers.append(self._number())
+      if lists and numbers:
+        tokens.fail("the list mixes numbers and lists", element_column)
+      if not tokens.peek("]"):
+        tokens.expect(",")
+    tokens.take()
+    if numbers:
+      return np.array(numbers, dtype=bool if self.kind == "booleans"
+                      else np.int64)
+    if not lists:
+      return np.zeros(0, np.intp)
+    if any(part.shape != lists[0].shape for part in lists):
+      tokens.fail("the lists are not all the same length", column)
+    dtype = bool if self.kind == "booleans" else np.int64
+    return np.stack([part.astype(dtype, copy=False) for part in lists])
+
+  def _number(self) -> Any:
+    tokens = self.tokens
+    kind, value, column = tokens.take()
+    if kind == "int":
+      number = _int(tokens, value, column)
+      self._saw("integers", column)
+      return number
+    if value in ("True", "False"):
+      self._saw("booleans", column)
+      return _WORDS[value]
+    tokens.fail(f"expected an integer, True, False or '[' in a list, got "
+                f"{value!r}", column)
+    raise AssertionError  # fail() raises.
+
+
+def _flat_integers(inner: str) -> Optional[np.ndarray]:
+  """The integers of a flat list's text; None where it is anything else.
+
+  None sends the text to the token-by-token reader, which says what is
+  wrong, or reads what NumPy cannot (integers at the limits of int64).
+  """
+  if not _INT_LIST.fullmatch(inner):
+    return None
+  if ("-" in inner or "+" in inner) and _SIGN_WITHOUT_DIGIT.search(inner):
+    return None
+  inner = inner.rstrip().rstrip(",")
+  try:
+    with warnings.catch_warnings():
+      # NumPy 1.x warns, NumPy 2 raises, where the text does not read to
+      # its end ("1 2", "1,,2").
+      warnings.simplefilter("error", DeprecationWarning)
+      values = np.fromstring(inner, dtype=np.int64, sep=",")
+  except (ValueError, DeprecationWarning):
+    return None
+  if values.size != inner.count(",") + 1:
+    return None
+  if values.size and (values.min() == _INT64_LIMITS[0]
+                      or values.max() == _INT64_LIMITS[1]):
+    return None  # NumPy clamps what does not fit: read exactly, one by one.
+  return values
+
+
+def _flat_booleans(inner: str) -> Optional[np.ndarray]:
+  """The values of a flat list of True/False; None where it is not one."""
+  words = inner.count("True") + inner.count("False")
+  if not words or not inner.isascii():
+    return None
+  digits = inner.replace("True", "1").replace("False", "0")
+  codes = np.frombuffer(digits.encode("ascii"), np.uint8)
+  codes = _MASK_CODES[codes[~np.isin(codes, _SPACE_CODES)]]
+  if codes[-1] == 2:  # A trailing comma.
+    codes = codes[:-1]
+  values, commas = codes[0::2], codes[1::2]
+  # As many values as words: no 0 or 1 of the text's own among them.
+  if values.size != words or (values > 1).any() or (commas != 2).any():
+    return None
+  return values == 1
 
 
 def _show(text: str) -> str:

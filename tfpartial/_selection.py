@@ -110,9 +110,13 @@ class Elements:
     return from_mask(self.mask | other.frozen_mask())
 
   def describe(self) -> str:
-    rows = _row_range(self.mask)
-    if rows is not None:
-      return _rows_text(*rows)
+    if self.is_empty:
+      return "nothing frozen"
+    if self.mask.ndim >= 2:
+      flat = self.mask.reshape(self.mask.shape[0], -1)
+      whole = flat.all(axis=1)
+      if np.array_equal(whole, flat.any(axis=1)):  # Whole rows, as Rows.
+        return _describe_rows(self.mask.shape[0], np.flatnonzero(whole))
     return f"{self.frozen_count}/{self.size} frozen"
 
   def fingerprint(self) -> tuple:
@@ -195,22 +199,12 @@ class Rows:
     return from_mask(self.frozen_mask() | other.frozen_mask())
 
   def describe(self) -> str:
-    if len(self.shape) == 1:  # A vector's rows are its elements.
-      return f"{self.frozen_count}/{self.size} frozen"
-    rows = self.rows
-    contiguous = rows.size and rows[-1] - rows[0] + 1 == rows.size
-    if not self.trains:
-      if contiguous:
-        return _rows_text(int(rows[0]), int(rows[-1]))
-      if rows.size <= 4:
-        return f"rows {', '.join(str(int(r)) for r in rows)} frozen"
-      return f"{rows.size} rows frozen"
-    if contiguous and rows[0] == 0:
-      return _rows_text(int(rows[-1]) + 1, self.row_count - 1)
-    if contiguous and rows[-1] == self.row_count - 1:
-      return _rows_text(0, int(rows[0]) - 1)
     compact = ", compact" if self.compact else ""
-    return f"all but {rows.size} rows frozen{compact}"
+    if self.is_empty:
+      return "nothing frozen" + compact
+    if len(self.shape) == 1:  # A vector's rows are its elements.
+      return f"{self.frozen_count}/{self.size} frozen{compact}"
+    return _describe_rows(self.row_count, self.rows, self.trains) + compact
 
   def fingerprint(self) -> tuple:
     return ("rows", self.shape, self.frozen_rows().tobytes())
@@ -267,8 +261,8 @@ class Dynamic:
                    _or(self.static, other.frozen_mask()))
 
   def describe(self) -> str:
-    parts = [f"{'train where' if trains else 'frozen where'} "
-             f"'{getattr(variable, 'name', '?')}'"
+    parts = [f"{'trains where' if trains else 'frozen where'} "
+             f"'{_name(variable)}' is True"
              for variable, trains in self.masks]
     if self.static is not None:
       parts.append(f"{int(self.static.sum())} more frozen")
@@ -297,11 +291,6 @@ def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,
   return Rows(tuple(shape), rows, trains, compact and trains)
 
 
-def _rows_text(first: int, last: int) -> str:
-  return (f"row {first} frozen" if first == last
-          else f"rows {first}..{last} frozen")
-
-
 def from_mask(mask: np.ndarray) -> Selection:
   """The selection freezing where `mask` is True; takes ownership of `mask`."""
   if mask.all():
@@ -310,15 +299,57 @@ def from_mask(mask: np.ndarray) -> Selection:
   return Elements(mask)
 
 
-def _row_range(mask: np.ndarray):
-  """(first, last) when `mask` freezes exactly whole rows first..last."""
-  if mask.ndim < 2 or not mask.any():
+def _describe_rows(row_count: int, rows: np.ndarray,
+                   trains: bool = False) -> str:
+  """`rows 0..9 frozen`, `rows 0, 2 frozen`, `all but row 7 frozen`, ...
+
+  `rows` (sorted, unique, neither none nor all) are the frozen rows or,
+  with `trains`, the rows that train. The text depends only on which rows
+  are frozen, and costs memory in proportion to `rows`, not to the table.
+  """
+  block = _frozen_block(row_count, rows, trains)
+  if block is not None:
+    first, last = block
+    return (f"row {first} frozen" if first == last
+            else f"rows {first}..{last} frozen")
+  frozen = row_count - rows.size if trains else rows.size
+  if frozen <= 4:
+    listed = _other_rows(row_count, rows) if trains else rows
+    return f"{_rows_word(listed)} frozen"
+  if row_count - frozen <= 4:
+    listed = rows if trains else _other_rows(row_count, rows)
+    return f"all but {_rows_word(listed)} frozen"
+  return f"{frozen}/{row_count} rows frozen"
+
+
+def _other_rows(row_count: int, rows: np.ndarray) -> np.ndarray:
+  """The rows not in `rows`; called where `rows` holds all but a few."""
+  return np.setdiff1d(np.arange(row_count, dtype=np.int64), rows,
+                      assume_unique=True)
+
+
+def _rows_word(rows: np.ndarray) -> str:
+  """`row 7` or `rows 0, 2, 4`."""
+  listed = ", ".join(str(int(row)) for row in rows)
+  return f"row {listed}" if rows.size == 1 else f"rows {listed}"
+
+
+def _frozen_block(row_count: int, rows: np.ndarray, trains: bool):
+  """(first, last) when the frozen rows are the one block first..last."""
+  if not trains:
+    if rows[-1] - rows[0] + 1 == rows.size:
+      return int(rows[0]), int(rows[-1])
     return None
-  flat = mask.reshape(mask.shape[0], -1)
-  whole = flat.all(axis=1)
-  if not np.array_equal(whole, flat.any(axis=1)):
+  # The training rows must be a run from row 0 and a run to the last row.
+  # Sorted and unique, rows[i] == i holds exactly on the run from row 0.
+  leading = int(np.count_nonzero(rows == np.arange(rows.size)))
+  trailing = rows[leading:]
+  if trailing.size and not (trailing[-1] == row_count - 1 and
+                            trailing[-1] - trailing[0] + 1 == trailing.size):
     return None
-  rows = np.flatnonzero(whole)
-  if rows[-1] - rows[0] + 1 != rows.size:
-    return None
-  return int(rows[0]), int(rows[-1])
+  return leading, row_count - trailing.size - 1
+
+
+def _name(variable) -> str:
+  name = getattr(variable, "path", None) or getattr(variable, "name", "?")
+  return name[:-2] if name.endswith(":0") else name

@@ -164,21 +164,12 @@ def load(text_or_path: _specfile.PathOrText, variables: Any) -> SpecValue:
   data, directory = _specfile.read(text_or_path)
   named = _specfile.variables_by_name(variables)
   value = SpecValue()
-  for name, kind, index, shape, compact in _specfile.entries(data, directory):
-    variable = named.get(name)
-    if variable is None:
-      given = ", ".join(sorted(named)) or "none"
-      raise ValueError(
-          f"the spec names '{name}', which is not among the variables given "
-          f"({given}).")
-    if shape is not None and shape != _variables.static_shape(variable):
-      raise ValueError(
-          f"the spec gives '{name}' the shape {shape}, but the "
-          f"{_variables.describe(variable)}.")
-    if kind == "freeze":
+  for entry in _specfile.entries(data, directory):
+    variable, index = _specfile.bind(entry, named)
+    if entry.kind == "freeze":
       value = value.union(freeze(variable, index))
     else:
-      value = value.union(train_only(variable, index, compact=compact))
+      value = value.union(train_only(variable, index, compact=entry.compact))
   return value
 
 

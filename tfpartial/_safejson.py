@@ -1,0 +1,123 @@
+"""Untrusted JSON text: a spec file read and decoded within bounds.
+
+A spec file is shared and reviewed, and `tfpartial verify` must give bad
+input exit status 2, never a traceback or a hang. So a spec file is read
+only if it is a regular file (opened without blocking: a pipe or a device
+is refused) of at most `MAX_BYTES`, as UTF-8, and its JSON is decoded only
+if it nests at most `MAX_DEPTH` deep and no object has a key twice (JSON
+readers keep the last, which would silently drop a variable's entry).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import stat
+from typing import Any, Dict, List, Tuple, Union
+
+MAX_BYTES = 64 * 2**20  # A spec file larger than this is refused unread.
+MAX_DEPTH = 16  # A spec needs 3 levels of objects and arrays.
+
+
+def read_file(path: pathlib.Path, given: Union[str, os.PathLike]) -> str:
+  """The text of the spec file: a regular file, bounded, UTF-8."""
+  def fail(problem: str):
+    raise ValueError(f"cannot read spec file '{path}': {problem}.")
+
+  try:
+    # Without blocking: a pipe with no writer must not hang the load.
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+  except OSError as error:
+    fail(error.strerror + _json_hint(given))
+  status = os.fstat(descriptor)
+  if not stat.S_ISREG(status.st_mode):
+    os.close(descriptor)
+    fail("it is a directory" if stat.S_ISDIR(status.st_mode)
+         else "it is not a regular file")
+  with os.fdopen(descriptor, "rb") as file:
+    # Never more than the file holds (read(n) sets n bytes aside first).
+    data = file.read(min(status.st_size, MAX_BYTES) + 1)
+  if len(data) > MAX_BYTES:
+    fail(f"it is larger than {MAX_BYTES // 2**20} MiB, the most a spec file "
+         "may be (a large mask belongs in a .npy file beside it)")
+  try:
+    return data.decode("utf-8")
+  except UnicodeDecodeError as error:
+    raise ValueError(f"the spec file '{path}' is not UTF-8 text (byte "
+                     f"{error.start}).") from None
+
+
+def _json_hint(given: Union[str, os.PathLike]) -> str:
+  """For a string taken as a path that is JSON text after all."""
+  if not isinstance(given, str) or len(given) > 100:
+    return ""
+  try:
+    value = json.loads(given)
+  except ValueError:
+    return ""
+  return (f" (as JSON text it is {type_name(value, json_word=False)}, and a "
+          "spec is a JSON object)")
+
+
+_JSON_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def decode(text: str) -> Any:
+  """`text` decoded: refused when too deep or when a key repeats."""
+  depth = 0
+  for match in _JSON_STRUCTURE.finditer(text):
+    bracket = match.group()
+    if bracket in "[{":
+      depth += 1
+      if depth > MAX_DEPTH:
+        raise ValueError(
+            f"the spec nests JSON more than {MAX_DEPTH} levels deep (at "
+            f"character {match.start() + 1}); a spec needs 3.")
+    elif bracket in "]}":
+      depth -= 1
+  repeated: List[Tuple[dict, str]] = []
+
+  def object_from(pairs):
+    result: Dict[str, Any] = {}
+    for key, value in pairs:
+      if key in result:
+        repeated.append((result, key))
+      result[key] = value
+    return result
+
+  try:
+    data = json.loads(text, object_pairs_hook=object_from)
+  except json.JSONDecodeError as error:
+    raise ValueError(
+        f"the spec is not valid JSON: {str(error).rstrip('.')}.") from None
+  except RecursionError:
+    raise ValueError("the spec nests JSON too deep to read.") from None
+  if repeated:
+    raise ValueError(_repeated_message(data, *repeated[0]))
+  return data
+
+
+def _repeated_message(data: Any, where: dict, key: str) -> str:
+  if where is data:
+    return (f"the spec names '{key}' twice; a spec names each variable once "
+            "(JSON keeps only the last, so the first would be lost).")
+  if isinstance(data, dict):
+    for name, entry in data.items():
+      if entry is where:
+        return (f"'{name}' in the spec has the key \"{key}\" twice; give it "
+                "once.")
+  return f"the spec has the key \"{key}\" twice in one object; give it once."
+
+
+def type_name(value: Any, json_word: bool = True) -> str:
+  """`a JSON array`, `a JSON number`, `true`, ...; `an array` without the
+  word JSON."""
+  if isinstance(value, bool) or value is None:
+    return json.dumps(value)
+  kind = {dict: "object", list: "array", str: "string"}.get(type(value),
+                                                            "number")
+  if json_word:
+    return f"a JSON {kind}"
+  return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
