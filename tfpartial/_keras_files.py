@@ -20,11 +20,12 @@ own name (`sequential/dense/kernel`, `outer/inner/head/kernel`,
 Exactly one variable of the file must match, or the name is an error that
 lists the candidates by their keys in the file; a key itself
 (`layers/dense/vars/0`) always names one variable. Variable names are known
-for the built-in layers whose variables share one shape, where the
-`.keras` archive's `config.json` says the layer is one of them, or where a
-`.weights.h5` file's key for a layer in a list says so
-(`layers/batch_normalization_1`) and its variables fit. Nothing is imported
-or instantiated from the files: `config.json` is only read.
+for the common built-in layers (`_NAMES`) where the `.keras` archive's
+`config.json` gives the layer's class, or else where the key Keras gives a
+layer in a list (`layers/batch_normalization_1`) or a name Keras made up
+for it says the class, and the variables are as many and shaped as that
+class's are. Nothing is imported or instantiated from the files:
+`config.json` is only read.
 """
 
 from __future__ import annotations
@@ -365,6 +366,16 @@ def _kernel_and_bias(bias_key: str) -> _Names:
   return names
 
 
+def _recurrent_cell(config, shapes):
+  """LSTMCell, GRUCell, SimpleRNNCell: kernel, recurrent_kernel, bias."""
+  expected = 3 if _option(config, "use_bias") else 2
+  if config is None and len(shapes) in (2, 3):
+    expected = len(shapes)
+  if len(shapes) != expected or len(shapes[0]) != 2 or len(shapes[1]) != 2:
+    return None
+  return ["kernel", "recurrent_kernel", "bias"][:expected]
+
+
 def _embedding(config, shapes):
   if (config is not None and config.get("lora_rank")) or len(shapes) != 1:
     return None
@@ -403,6 +414,9 @@ _NAMES: Dict[str, _Names] = {
         [("scale", "gamma"), ("center", "beta")], [], unknown="rms_scaling"),
     "GroupNormalization": _normalization(
         [("scale", "gamma"), ("center", "beta")], []),
+    "LSTMCell": _recurrent_cell,
+    "GRUCell": _recurrent_cell,
+    "SimpleRNNCell": _recurrent_cell,
 }
 _NAMES.update({f"Conv{kind}": _kernel_and_bias("use_bias")
                for kind in ("1D", "2D", "3D", "1DTranspose", "2DTranspose",
@@ -419,21 +433,28 @@ _SNAKE = {_snake_case(name): name for name in _NAMES}
 
 
 def _variable_names(owner: _Owner) -> Optional[List[str]]:
-  """The names of `owner`'s variables, in order, where they are certain."""
+  """The names of `owner`'s variables, in order, where they are certain.
+
+  The layer's class comes from config.json; failing that, from the key
+  Keras gives a layer in a list, or from the layer's name where Keras made
+  it up (`layer_normalization_1`): both are the class's snake_case name.
+  """
   keys = [stored.key.rsplit("/", 1)[-1] for stored in owner.stored]
   if keys and not any(key.isdigit() for key in keys):
     return keys  # Written under their own names by a custom layer.
+  layer_config = None
   if owner.config is not None:
-    class_name = owner.config.get("class_name")
     if not _is_built_in(owner.config):
       return None
+    class_name = owner.config.get("class_name")
     layer_config = owner.config.get("config")
     layer_config = layer_config if isinstance(layer_config, dict) else {}
-  elif owner.in_list:
-    snake = re.sub(r"_\d+$", "", owner.key.rsplit("/", 1)[-1])
-    class_name, layer_config = _SNAKE.get(snake), None
   else:
-    return None
+    hints = [owner.key.rsplit("/", 1)[-1]] if owner.in_list else []
+    hints += [owner.name] if owner.name else []
+    class_name = next((_SNAKE[snake] for snake in (
+        re.sub(r"_\d+$", "", hint) for hint in hints) if snake in _SNAKE),
+                      None)
   if class_name not in _NAMES:
     return None
   return _NAMES[class_name](layer_config, [s.shape for s in owner.stored])
