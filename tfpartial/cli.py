@@ -19,9 +19,12 @@ class _Parser(argparse.ArgumentParser):
   """argparse, with a usage error as one line that points to `--help`."""
 
   def error(self, message: str) -> NoReturn:
-    if re.fullmatch(r"the following arguments are required: command",
-                    message):
+    if message == "the following arguments are required: command":
       message = "name a command: demo, verify or bench"
+    unknown = re.match(r"argument command: invalid choice: (\S+)", message)
+    if unknown:
+      message = (f"unknown command {unknown.group(1)}: the commands are "
+                 "demo, verify and bench")
     self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} "
               "--help')\n")
 
