@@ -256,3 +256,31 @@ def test_same_shaped_variables_of_a_layer_nothing_names_are_an_error(
   code, out, err = _verify(capsys, weights, weights,
                            tmp_path / "by_position.json")
   assert code == 0, out + err
+
+
+def test_bfloat16_weights_in_a_weights_file_are_compared_by_bits(tmp_path,
+                                                                  capsys):
+  """HDF5 has no bfloat16: Keras writes 2 opaque bytes marked "bfloat16"."""
+  model = keras.Sequential([keras.Input((2,)),
+                            keras.layers.Dense(2, dtype="bfloat16")],
+                           name="half")
+  kernel = model.layers[0].kernel
+  kernel.assign(np.array([[np.nan, -0.0], [1.0, 2.0]], np.float32))
+  spec = tfpartial.freeze(kernel, 0)
+  spec.to_json(tmp_path / "spec.json")
+  model.save_weights(tmp_path / "before.weights.h5")
+  kernel.assign(np.array([[np.nan, -0.0], [3.0, 4.0]], np.float32))
+  model.save_weights(tmp_path / "after.weights.h5")
+  code, out, err = _verify(capsys, tmp_path / "before.weights.h5",
+                           tmp_path / "after.weights.h5",
+                           tmp_path / "spec.json")
+  assert code == 0, out + err
+  assert out.splitlines()[1].split()[-3:] == ["0", "-", "2/2"], out
+  kernel.assign(np.array([[np.nan, 0.0], [3.0, 4.0]], np.float32))
+  model.save_weights(tmp_path / "after.weights.h5")
+  code, out, err = _verify(capsys, tmp_path / "before.weights.h5",
+                           tmp_path / "after.weights.h5",
+                           tmp_path / "spec.json")
+  assert code == 1, out + err
+  assert "FAILED: 1 frozen element(s) of 'half/dense" in out, out
+  assert "changed, the largest by 0" in out, out

@@ -34,11 +34,11 @@ def open_checkpoint(path: str):
   folder of TF checkpoints or a checkpoint prefix."""
   text = str(path)
   if text.endswith(".keras"):
-    from tfpartial import _keras_files  # pylint: disable=g-import-not-at-top
-    return _keras_files.Archive(text)
+    from tfpartial import _keras_archive  # pylint: disable=g-import-not-at-top
+    return _keras_archive.Archive(text)
   if text.endswith((".h5", ".hdf5")):
     from tfpartial import _keras_files  # pylint: disable=g-import-not-at-top
-    return _keras_files.WeightsFile(text)
+    return _keras_files.open_h5(text)
   return TensorFlowCheckpoint(text)
 
 

@@ -8,6 +8,7 @@ errors answer at once; TensorFlow is imported when a command runs, quietly
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
@@ -111,12 +112,12 @@ def _import_tensorflow_quietly() -> None:
     sys.stderr.flush()
     saved = os.dup(2)
   except (OSError, ValueError, AttributeError):  # No descriptor 2.
-    import tensorflow  # pylint: disable=g-import-not-at-top,unused-import
+    importlib.import_module("tensorflow")
     return
   with tempfile.TemporaryFile(mode="w+b") as log:
     os.dup2(log.fileno(), 2)
     try:
-      import tensorflow  # pylint: disable=g-import-not-at-top,unused-import,redefined-outer-name
+      importlib.import_module("tensorflow")
     finally:
       sys.stderr.flush()
       os.dup2(saved, 2)
