@@ -35,6 +35,8 @@ def _same(actual, expected):
 @helpers.needs_keras_3
 def test_every_example_runs_and_prints_what_the_page_says(
     tmp_path, monkeypatch, capsys):
+  import keras  # pylint: disable=g-import-not-at-top
+  keras.backend.clear_session()  # Layer names as in a fresh process.
   monkeypatch.chdir(tmp_path)
   namespace = {}
   for code in _blocks("python"):

@@ -284,3 +284,19 @@ def test_bfloat16_weights_in_a_weights_file_are_compared_by_bits(tmp_path,
   assert code == 1, out + err
   assert "FAILED: 1 frozen element(s) of 'half/dense" in out, out
   assert "changed, the largest by 0" in out, out
+
+
+def test_a_lora_kernel_is_not_taken_for_the_kernel(tmp_path, capsys):
+  """With LoRA on, Keras writes kernel + A @ B where the kernel was: not
+  the variable `kernel`. The archive's config says so; verify refuses."""
+  model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)],
+                           name="tuned")
+  model.layers[0].enable_lora(1)
+  kernel = next(v for v in model.weights if v.path.endswith("/kernel"))
+  spec = tfpartial.freeze(kernel)
+  spec.to_json(tmp_path / "spec.json")
+  model.save(tmp_path / "model.keras")
+  code, out, err = _verify(capsys, tmp_path / "model.keras",
+                           tmp_path / "model.keras", tmp_path / "spec.json")
+  assert code == 2, out + err
+  assert "is not a variable of" in err and "/kernel+lora" in err, err

@@ -56,8 +56,6 @@ def _kernel_and_bias(bias_key: str) -> _Names:
   """Dense, EinsumDense, Conv*: `kernel` (rank >= 2), then `bias`."""
 
   def names(config, shapes):
-    if config is not None and config.get("lora_rank"):
-      return None  # Keras writes the kernel with its LoRA factors merged.
     if config is None:
       expected = len(shapes) if len(shapes) in (1, 2) else 0
     else:
@@ -65,9 +63,16 @@ def _kernel_and_bias(bias_key: str) -> _Names:
     if len(shapes) != expected or len(shapes[0]) < 2 or (
         expected == 2 and len(shapes[1]) < 1):
       return None
-    return ["kernel", "bias"][:expected]
+    return [_lora("kernel", config), "bias"][:expected]
 
   return names
+
+
+def _lora(name: str, config: Optional[Dict[str, Any]]) -> str:
+  """With LoRA on, Keras writes the kernel with its LoRA factors merged in:
+  not the variable `name`, so a spec's `name` must not find it."""
+  return f"{name}+lora" if config is not None and config.get("lora_rank") \
+      else name
 
 
 def _recurrent_cell(config, shapes):
@@ -81,9 +86,9 @@ def _recurrent_cell(config, shapes):
 
 
 def _embedding(config, shapes):
-  if (config is not None and config.get("lora_rank")) or len(shapes) != 1:
+  if len(shapes) != 1 or len(shapes[0]) != 2:
     return None
-  return ["embeddings"] if len(shapes[0]) == 2 else None
+  return [_lora("embeddings", config)]
 
 
 def _normalization(optional: Sequence[Tuple[str, str]],
@@ -143,8 +148,10 @@ def variable_names(owner: Owner) -> Optional[List[str]]:
   Keras gives a layer in a list, or from the layer's name where Keras made
   it up (`layer_normalization_1`): both are the class's snake_case name.
   """
+  if not owner.stored:
+    return None
   keys = [stored.key.rsplit("/", 1)[-1] for stored in owner.stored]
-  if keys and not any(key.isdigit() for key in keys):
+  if not any(key.isdigit() for key in keys):
     return keys  # Written under their own names by a custom layer.
   layer_config = None
   if owner.config is not None:
