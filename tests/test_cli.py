@@ -232,3 +232,18 @@ def test_progress_rewrites_one_line_only_on_a_terminal():
     else:
       assert stream.getvalue() == ("reading 1/2: a_long_name (3,)\n"
                                    "reading 2/2: b (2,)\n")
+
+
+def test_only_tensorflows_records_below_the_level_are_dropped():
+  from tfpartial import cli  # pylint: disable=g-import-not-at-top
+  text = ("WARNING: All log messages before absl::InitializeLog() is called "
+          "are written to STDERR\n"
+          "I0000 00:00:17.1 8364 port.cc:153] oneDNN custom operations\n"
+          "W0000 00:00:17.2 8364 thing.cc:1] a warning\n"
+          "E0000 00:00:17.3 8364 cuda_platform.cc:52] failed call to cuInit\n"
+          "/x/y.py:3: UserWarning: from Python\n")
+  assert cli._kept_records(text, 3) == "/x/y.py:3: UserWarning: from Python\n"
+  assert cli._kept_records(text, 2).splitlines() == [
+      "E0000 00:00:17.3 8364 cuda_platform.cc:52] failed call to cuInit",
+      "/x/y.py:3: UserWarning: from Python"]
+  assert cli._kept_records(text, 0) == text
