@@ -155,3 +155,274 @@ def test_nan_that_stays_nan_is_unchanged_and_sign_of_zero_is_not():
   row = _verify._compare("v", (3,), frozen, before,
                          np.array([np.nan, -0.0, 1.0], np.float32))
   assert row.changed_frozen == 1 and row.largest_change == 0.0
+
+
+# --- Never a wrong verdict (issue 13) --------------------------------------
+
+
+def _main(capsys, *args):
+  """`tfpartial ARGS` in this process: (exit code, stdout, stderr)."""
+  from tfpartial import cli  # pylint: disable=g-import-not-at-top
+  code = cli.main([str(arg) for arg in args])
+  out, err = capsys.readouterr()
+  return code, out, err
+
+
+def _one_error_line(err):
+  """The error is one line naming the problem, no traceback; before it
+  there may only be progress lines (the error came from reading data)."""
+  lines = [line for line in err.splitlines()
+           if line.strip() and not line.startswith("reading ")]
+  assert "Traceback" not in err, err
+  assert len(lines) == 1 and lines[0].startswith("tfpartial verify: error: "), err
+  return lines[0]
+
+
+def _tf2_pair(tmp_path, before, after, name="v"):
+  """TF2 checkpoints holding `before`, then `after`, as variable `name`."""
+  paths = []
+  for tag, value in (("before", before), ("after", after)):
+    variable = tf.Variable(value)
+    paths.append(tf.train.Checkpoint(**{name: variable}).write(
+        str(tmp_path / tag / "ckpt")))
+  return paths
+
+
+def _bf16(values):
+  return np.array(values, np.float32).astype(tf.bfloat16.as_numpy_dtype)
+
+
+NAN_BITS = np.array([0x7FC00001], np.uint32).view(np.float32)[0]  # A payload.
+
+# (dtype, before, after, how many frozen elements changed). Values are
+# compared by their bits: a NaN that stays the same NaN is unchanged, and
+# -0.0 -> 0.0 is a change, whatever the dtype.
+DTYPE_CASES = {
+    "bfloat16_nan_stays": (_bf16([np.nan, 1.0]), _bf16([np.nan, 1.0]), 0),
+    "bfloat16_sign_of_zero": (_bf16([-0.0, 1.0]), _bf16([0.0, 1.0]), 1),
+    "bfloat16_value": (_bf16([1.0, 1.0]), _bf16([1.0, 2.0]), 1),
+    "float16_sign_of_zero": (np.array([-0.0, 2], np.float16),
+                             np.array([0.0, 2], np.float16), 1),
+    "float32_nan_payload_stays": (np.array([NAN_BITS, 1], np.float32),
+                                  np.array([NAN_BITS, 1], np.float32), 0),
+    "float32_nan_to_other_nan": (np.array([NAN_BITS, 1], np.float32),
+                                 np.array([np.nan, 1], np.float32), 1),
+    "float64_sign_of_zero": (np.array([0.0, 1.0]), np.array([-0.0, 1.0]), 1),
+    "complex64_nan_stays": (np.array([complex(np.nan, 1), 1], np.complex64),
+                            np.array([complex(np.nan, 1), 1], np.complex64), 0),
+    "complex128_nan_stays": (np.array([complex(1, np.nan), 2j]),
+                             np.array([complex(1, np.nan), 2j]), 0),
+    "complex128_imaginary_sign_of_zero": (
+        np.array([complex(1, 0.0), 2j]), np.array([complex(1, -0.0), 2j]), 1),
+    "int64": (np.array([2**62, 7], np.int64),
+              np.array([2**62 + 1, 7], np.int64), 1),
+    "uint8": (np.array([255, 0], np.uint8), np.array([255, 1], np.uint8), 1),
+    "bool": (np.array([True, False]), np.array([False, False]), 1),
+    "string": (np.array([b"cat", b"dog"], object),
+               np.array([b"cat", b"cow"], object), 1),
+    "string_unchanged": (np.array([b"cat", b""], object),
+                         np.array([b"cat", b""], object), 0),
+}
+
+
+@pytest.mark.parametrize("case", DTYPE_CASES)
+def test_every_dtype_is_compared_by_its_bits(tmp_path, capsys, case):
+  before, after, changed = DTYPE_CASES[case]
+  if before.dtype == object:
+    before, after = tf.constant(before), tf.constant(after)
+  first, second = _tf2_pair(tmp_path, before, after)
+  spec = _spec_file(tmp_path, '{"v": {"freeze": "..."}}')
+  code, out, err = _main(capsys, "verify", first, second, "--spec", spec)
+  assert code == (1 if changed else 0), out + err
+  row = next(line for line in out.splitlines() if line.startswith("v "))
+  assert row.split()[-3] == str(changed), out
+  if changed:
+    assert f"FAILED: {changed} frozen element(s) of 'v' changed" in out
+
+
+def test_largest_change_of_complex_and_string_values(capsys, tmp_path):
+  first, second = _tf2_pair(tmp_path, np.array([1 + 1j, 0j]),
+                            np.array([1 + 1j, 3 + 4j]))
+  spec = _spec_file(tmp_path, '{"v": {"freeze": "..."}}')
+  code, out, _ = _main(capsys, "verify", first, second, "--spec", spec)
+  assert code == 1 and "changed, the largest by 5\n" in out, out
+  first, second = _tf2_pair(tmp_path / "s", tf.constant([b"a"]),
+                            tf.constant([b"b"]))
+  code, out, _ = _main(capsys, "verify", first, second, "--spec", spec)
+  assert code == 1 and "FAILED: 1 frozen element(s) of 'v' changed\n" in out
+
+
+@pytest.mark.parametrize("before_dtype, after_dtype", [
+    (np.float32, np.float64), (np.int32, np.float32), (np.float16, np.float32)])
+def test_a_different_dtype_is_bad_input(tmp_path, capsys, before_dtype,
+                                        after_dtype):
+  first, second = _tf2_pair(tmp_path, np.zeros(3, before_dtype),
+                            np.zeros(3, after_dtype))
+  spec = _spec_file(tmp_path, '{"v": {"freeze": "0"}}')
+  code, out, err = _main(capsys, "verify", first, second, "--spec", spec)
+  assert code == 2, out + err
+  line = _one_error_line(err)
+  before_name, after_name = (np.dtype(before_dtype).name,
+                             np.dtype(after_dtype).name)
+  assert (f"'v' is {before_name} in BEFORE but {after_name} in AFTER"
+          in line), line
+
+
+def _nested_heads():
+  """Two sub-models, each with a layer named `head` (Keras 3 paths clash)."""
+  def sub_model(name):
+    inputs = keras.Input((3,))
+    return keras.Model(inputs, keras.layers.Dense(2, name="head")(inputs),
+                       name=name)
+  inputs = keras.Input((3,))
+  first, second = sub_model("first"), sub_model("second")
+  return keras.Model(inputs, keras.layers.Add()([first(inputs),
+                                                 second(inputs)]),
+                     name="outer"), first, second
+
+
+@helpers.needs_keras_3
+@pytest.mark.parametrize("name", ["head/0", "head/kernel"])
+def test_two_layers_of_one_name_are_an_error_not_a_verdict(tmp_path, capsys,
+                                                            name):
+  model, first, _ = _nested_heads()
+  model.save_weights(tmp_path / "before.weights.h5")
+  kernel = first.get_layer("head").kernel
+  kernel.assign(kernel + 1.0)  # The first head's kernel changes.
+  model.save_weights(tmp_path / "after.weights.h5")
+  spec = _spec_file(tmp_path, json.dumps({name: {"freeze": "..."}}))
+  code, out, err = _main(capsys, "verify", tmp_path / "before.weights.h5",
+                         tmp_path / "after.weights.h5", "--spec", spec)
+  assert code == 2, out + err
+  line = _one_error_line(err)
+  assert f"'{name}' could be any of 2 variables" in line, line
+  assert "layers/functional/layers/dense/vars/0" in line, line
+  assert "layers/functional_1/layers/dense/vars/0" in line, line
+
+
+@helpers.needs_keras_3
+@pytest.mark.parametrize("name, expected", [
+    ("first/head/kernel", 1), ("second/head/kernel", 0),
+    ("first/head/0", 1), ("layers/functional/layers/dense/vars/0", 1),
+    ("outer/second/head/kernel", 0)])
+def test_a_longer_name_says_which_layer(tmp_path, capsys, name, expected):
+  model, first, _ = _nested_heads()
+  model.save_weights(tmp_path / "before.weights.h5")
+  kernel = first.get_layer("head").kernel
+  kernel.assign(kernel + 1.0)
+  model.save_weights(tmp_path / "after.weights.h5")
+  spec = _spec_file(tmp_path, json.dumps({name: {"freeze": "..."}}))
+  code, out, err = _main(capsys, "verify", tmp_path / "before.weights.h5",
+                         tmp_path / "after.weights.h5", "--spec", spec)
+  assert code == expected, out + err
+  if expected:
+    assert f"FAILED: 6 frozen element(s) of '{name}' changed" in out
+
+
+@helpers.needs_keras_3
+def test_a_model_level_weight_in_weights_h5(tmp_path, capsys):
+  """A subclassed model's own variable is stored at the file's root."""
+
+  class Scaled(keras.Model):
+
+    def __init__(self, **kwargs):
+      super().__init__(**kwargs)
+      self.dense = keras.layers.Dense(2)
+      self.scale = self.add_weight(shape=(3,), name="scale",
+                                   initializer="ones")
+
+    def call(self, x):
+      return self.dense(x * self.scale)
+
+  model = Scaled(name="scaled")
+  model(np.zeros((1, 3), np.float32))
+  spec = tfpartial.freeze(model.scale, 1)
+  spec_path = str(tmp_path / "spec.json")
+  spec.to_json(spec_path)
+  model.save_weights(tmp_path / "before.weights.h5")
+  model.scale.assign([5.0, 1.0, 5.0])  # Only trainable elements move.
+  model.save_weights(tmp_path / "after.weights.h5")
+  args = ["verify", tmp_path / "before.weights.h5",
+          tmp_path / "after.weights.h5", "--spec", spec_path]
+  code, out, err = _main(capsys, *args)
+  assert code == 0, out + err
+  assert "scaled/scale" in out and "2/2" in out, out
+  model.scale.assign([5.0, 9.0, 5.0])
+  model.save_weights(tmp_path / "after.weights.h5")
+  code, out, err = _main(capsys, *args)
+  assert code == 1, out + err
+  assert "FAILED: 1 frozen element(s) of 'scaled/scale' changed, the " \
+      "largest by 8" in out
+
+
+def _damaged(tmp_path, case):
+  """(BEFORE, AFTER) where AFTER is damaged in the way `case` names."""
+  x = tf.Variable(np.arange(1000, dtype=np.float32))
+  before = tf.train.Checkpoint(x=x).write(str(tmp_path / "before" / "ckpt"))
+  after = tf.train.Checkpoint(x=x).write(str(tmp_path / "after" / "ckpt"))
+  data = next((tmp_path / "after").glob("ckpt.data-*"))
+  if case == "missing_data":
+    data.unlink()
+  elif case == "crc_mismatch":
+    damaged = bytearray(data.read_bytes())
+    damaged[100] ^= 0xFF
+    data.write_bytes(bytes(damaged))
+  elif case == "truncated_data":
+    data.write_bytes(data.read_bytes()[:50])
+  elif case == "garbage_index":
+    (tmp_path / "after" / "ckpt.index").write_bytes(b"not a checkpoint")
+  elif case == "empty_folder":
+    (tmp_path / "empty").mkdir()
+    after = tmp_path / "empty"
+  elif case == "no_such_file":
+    after = tmp_path / "nowhere.weights.h5"
+  elif case in ("non_hdf5", "truncated_h5", "h5_without_weights",
+                "not_a_zip", "zip_without_weights"):
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.save_weights(tmp_path / "good.weights.h5")
+    before = tmp_path / "good.weights.h5"
+    after = tmp_path / "after.weights.h5"
+    if case == "non_hdf5":
+      after.write_text("hello")
+    elif case == "truncated_h5":
+      after.write_bytes(before.read_bytes()[:3000])
+    elif case == "h5_without_weights":
+      import h5py  # pylint: disable=g-import-not-at-top
+      with h5py.File(after, "w") as file:
+        file["data"] = np.zeros(3)
+    elif case == "not_a_zip":
+      after = tmp_path / "after.keras"
+      after.write_text("hello")
+    else:
+      import zipfile  # pylint: disable=g-import-not-at-top
+      after = tmp_path / "after.keras"
+      with zipfile.ZipFile(after, "w") as archive:
+        archive.writestr("config.json", "{}")
+  return before, after
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing_data", r"cannot read 'x' from .*after/ckpt: .*No such file"),
+    ("crc_mismatch", r"cannot read 'x' from .*after/ckpt: .*[Cc]hecksum"),
+    ("truncated_data", r"cannot read 'x' from .*after/ckpt: "),
+    ("garbage_index", r"cannot read the checkpoint .*after/ckpt"),
+    ("empty_folder", r"no checkpoint in the folder .*empty"),
+    ("no_such_file", r"cannot read .*nowhere.weights.h5: no such file"),
+    ("non_hdf5", r"cannot read .*after.weights.h5: not an HDF5 file"),
+    ("truncated_h5", r"cannot read .*after.weights.h5"),
+    ("h5_without_weights", r"after.weights.h5 holds no Keras weights"),
+    ("not_a_zip", r"cannot read .*after.keras: not a \.keras archive"),
+    ("zip_without_weights", r"after.keras holds no model.weights.h5"),
+])
+def test_bad_input_is_exit_2_and_one_line(tmp_path, capsys, case, message):
+  keras_files = ("h5" in case or "zip" in case) and case != "no_such_file"
+  if keras_files and not helpers.KERAS_3:
+    pytest.skip("Keras 3 weight files")
+  before, after = _damaged(tmp_path, case)
+  name = "dense/kernel" if keras_files else "x"
+  spec = _spec_file(tmp_path, json.dumps({name: {"freeze": "0"}}))
+  code, out, err = _main(capsys, "verify", before, after, "--spec", spec)
+  assert code == 2, out + err
+  import re  # pylint: disable=g-import-not-at-top
+  assert re.search(message, _one_error_line(err)), err
+  assert out == "", out  # No table, no verdict.

@@ -1,16 +1,49 @@
 """tfpartial: freeze part of a TensorFlow variable during training."""
 
+from importlib import import_module as _import_module
 from importlib import metadata as _metadata
+import sys as _sys
+import typing as _typing
 
-from tfpartial._spec import FreezeSpec
-from tfpartial._spec import freeze
-from tfpartial._spec import load_spec
-from tfpartial._spec import spec_of
-from tfpartial._spec import train_only
+if _typing.TYPE_CHECKING:
+  from tfpartial._spec import FreezeSpec
+  from tfpartial._spec import freeze
+  from tfpartial._spec import load_spec
+  from tfpartial._spec import spec_of
+  from tfpartial._spec import train_only
 
+# Each public name and its module, imported on first use (PEP 562) so that
+# the `tfpartial` command answers `--help` without importing TensorFlow and
+# can quiet TensorFlow's start-up log before it loads.
+_PUBLIC = {
+    "FreezeSpec": "tfpartial._spec",
+    "freeze": "tfpartial._spec",
+    "load_spec": "tfpartial._spec",
+    "spec_of": "tfpartial._spec",
+    "train_only": "tfpartial._spec",
+}
 __all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"]
 
 try:
   __version__ = _metadata.version("tfpartial")
 except _metadata.PackageNotFoundError:  # Not installed: a source checkout.
   __version__ = "0+unknown"
+
+
+def __getattr__(name: str):
+  if name not in _PUBLIC:
+    raise AttributeError(f"module 'tfpartial' has no attribute {name!r}")
+  value = getattr(_import_module(_PUBLIC[name]), name)
+  globals()[name] = value
+  return value
+
+
+def __dir__():
+  return sorted(set(globals()) | set(__all__))
+
+
+if "tensorflow" in _sys.modules:
+  # TensorFlow is loaded already, so importing the API now costs little,
+  # and it registers the wrapped optimizer classes with Keras: a model saved
+  # with one then loads after `import tfpartial` alone.
+  _import_module("tfpartial._spec")

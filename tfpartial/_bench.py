@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfpartial import _native
+from tfpartial import _progress
 from tfpartial import _spec
 
 
@@ -234,10 +235,11 @@ def measure(case: Case, rounds: int, progress: TextIO) -> Result:
   for _ in range(3):  # Trace, build and warm up both.
     case.plain(), case.partial()
   plain_times, partial_times, ratios = [], [], []
+  line = _progress.Progress(progress)
   for index in range(rounds):
     if index % 10 == 0 or index == rounds - 1:
-      print(f"\r  {case.name[:60]}: round {index + 1}/{rounds}", end="",
-            file=progress, flush=True)
+      line.show(f"  {case.name[:60]}: round {index + 1}/{rounds}",
+                transient=index > 0)  # Elsewhere than a terminal, once.
     if index % 2 == 0:
       plain = _time(case.plain)
       partial = _time(case.partial)
@@ -247,7 +249,7 @@ def measure(case: Case, rounds: int, progress: TextIO) -> Result:
     plain_times.append(plain)
     partial_times.append(partial)
     ratios.append(partial / plain)
-  print("\r" + " " * 79 + "\r", end="", file=progress, flush=True)
+  line.close()
   return Result(case.name, 1e3 * statistics.median(plain_times),
                 1e3 * statistics.median(partial_times),
                 statistics.median(ratios), quartiles(ratios), case.target,

@@ -1,17 +1,18 @@
 """Reading checkpoints variable by variable, whoever wrote them.
 
-TF1 `Saver` files and TF2 `tf.train.Checkpoint` files both read through
-`tf.train.load_checkpoint`; a TF2 key such as
-`model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE` is known by the plain name
-`model/dense/kernel`. Keras `.weights.h5` files read through h5py (which
-Keras depends on); there a variable is named `LAYER/INDEX` (`dense/0` for
-a Dense layer's kernel), as the file records no variable names.
+`open_checkpoint` picks the reader from the path: a folder or a TF1 `Saver` /
+TF2 `tf.train.Checkpoint` prefix reads through `tf.train.load_checkpoint`; a
+Keras `.keras` archive or `.weights.h5` file reads as data through h5py
+(`_keras_files`). Each reader finds a spec's name (`find`), returning where
+the variable is stored with its shape and dtype, and reads one variable at a
+time (`read`). Anything wrong with a file is a ValueError of one line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Dict, List, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -19,45 +20,40 @@ import tensorflow as tf
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
-class Checkpoint:
-  """Name -> shape, and one variable's value at a time."""
+@dataclasses.dataclass(frozen=True)
+class Stored:
+  """Where a checkpoint holds one variable, its shape and its dtype's name."""
 
-  def __init__(self, path: str):
-    self.path = path
-    if str(path).endswith(".h5"):
-      self._reader = _H5(path)
-    else:
-      self._reader = _TensorFlow(path)
-
-  def names(self) -> List[str]:
-    return sorted(self._reader.shapes)
-
-  def shape(self, name: str) -> Tuple[int, ...]:
-    return self._reader.shapes[name]
-
-  def read(self, name: str) -> np.ndarray:
-    return self._reader.read(name)
-
-  def resolve(self, name: str) -> str:
-    """The checkpoint's name for the spec's `name`: exact, or a unique
-    ending (`dense/kernel` finds `model/dense/kernel`)."""
-    shapes = self._reader.shapes
-    if name in shapes:
-      return name
-    matches = [key for key in shapes if key.endswith("/" + name)]
-    if len(matches) == 1:
-      return matches[0]
-    if matches:
-      raise ValueError(
-          f"'{name}' matches several variables in {self.path}: "
-          f"{', '.join(sorted(matches))}; name one of them in the spec")
-    known = ", ".join(self.names()[:12])
-    more = "" if len(shapes) <= 12 else f", ... ({len(shapes)} in all)"
-    raise ValueError(
-        f"'{name}' is not a variable of {self.path} (it has {known}{more})")
+  key: str
+  shape: Tuple[int, ...]
+  dtype: str
 
 
-class _TensorFlow:
+def open_checkpoint(path: str):
+  """The reader for `path`: a `.keras` archive, a Keras `.h5` file, a
+  folder of TF checkpoints or a checkpoint prefix."""
+  text = str(path)
+  if text.endswith(".keras"):
+    from tfpartial import _keras_archive  # pylint: disable=g-import-not-at-top
+    return _keras_archive.Archive(text)
+  if text.endswith((".h5", ".hdf5")):
+    from tfpartial import _keras_files  # pylint: disable=g-import-not-at-top
+    return _keras_files.open_h5(text)
+  return TensorFlowCheckpoint(text)
+
+
+def first_line(error: BaseException) -> str:
+  """An exception's message as one line (TensorFlow's run to several)."""
+  lines = str(error).strip().splitlines()
+  return lines[0] if lines else type(error).__name__
+
+
+class TensorFlowCheckpoint:
+  """A TF1 `Saver` or TF2 `tf.train.Checkpoint` checkpoint.
+
+  A TF2 key such as `model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE` is known
+  by the plain name `model/dense/kernel`; optimizer slots are left out.
+  """
 
   def __init__(self, path: str):
     if os.path.isdir(path):
@@ -65,47 +61,55 @@ class _TensorFlow:
       if latest is None:
         raise ValueError(f"no checkpoint in the folder {path}")
       path = latest
+    self.path = path
     try:
       self._reader = tf.train.load_checkpoint(path)
-    except (tf.errors.OpError, ValueError) as error:
-      message = str(error).strip().splitlines()[0]
-      raise ValueError(f"cannot read the checkpoint {path}: {message}"
-                       ) from None
-    self._keys: Dict[str, str] = {}
-    self.shapes: Dict[str, Tuple[int, ...]] = {}
-    for key, shape in self._reader.get_variable_to_shape_map().items():
+      shapes = self._reader.get_variable_to_shape_map()
+      dtypes = self._reader.get_variable_to_dtype_map()
+    except (tf.errors.OpError, ValueError, OSError) as error:
+      raise ValueError(f"cannot read the checkpoint {path}: "
+                       f"{first_line(error)}") from None
+    self._stored: Dict[str, Stored] = {}
+    for key, shape in shapes.items():
       if ".OPTIMIZER_SLOT" in key or key == "_CHECKPOINTABLE_OBJECT_GRAPH":
         continue
       name = key[:-len(_VALUE_SUFFIX)] if key.endswith(_VALUE_SUFFIX) else key
       if "/.ATTRIBUTES/" in name:
         continue
-      self._keys[name] = key
-      self.shapes[name] = tuple(shape)
+      self._stored[name] = Stored(key, tuple(shape), dtypes[key].name)
 
-  def read(self, name: str) -> np.ndarray:
-    return np.asarray(self._reader.get_tensor(self._keys[name]))
+  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
+           ) -> Stored:
+    """The variable the spec calls `name`: exact, or a unique ending
+    (`dense/kernel` finds `model/dense/kernel`)."""
+    del shape  # Names in a TF checkpoint are complete.
+    if name in self._stored:
+      return self._stored[name]
+    matches = sorted(key for key in self._stored if key.endswith("/" + name))
+    if len(matches) == 1:
+      return self._stored[matches[0]]
+    if matches:
+      raise ValueError(
+          f"'{name}' matches several variables in {self.path}: "
+          f"{', '.join(matches)}; name one of them in the spec")
+    raise ValueError(f"'{name}' is not a variable of {self.path} "
+                     f"(it has {listing(self._stored)})")
 
-
-class _H5:
-
-  def __init__(self, path: str):
-    import h5py  # pylint: disable=g-import-not-at-top
+  def read(self, stored: Stored) -> np.ndarray:
+    """One variable's value; ValueError if the files are missing or damaged."""
     try:
-      self._file = h5py.File(path, "r")
-    except OSError as error:
-      raise ValueError(f"cannot read {path}: {error}") from None
-    self._datasets: Dict[str, str] = {}
-    self.shapes: Dict[str, Tuple[int, ...]] = {}
+      return np.asarray(self._reader.get_tensor(stored.key))
+    except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
+      name = stored.key.replace(_VALUE_SUFFIX, "")
+      raise ValueError(f"cannot read '{name}' from {self.path}: "
+                       f"{first_line(error)}") from None
 
-    def visit(key, item):
-      if isinstance(item, h5py.Dataset) and "/vars/" in f"/{key}":
-        group, index = key.rsplit("/vars/", 1)
-        layer = self._file[f"{group}/vars"].attrs.get("name", group)
-        name = f"{layer}/{index}"
-        self._datasets[name] = key
-        self.shapes[name] = tuple(item.shape)
+  def close(self) -> None:
+    pass
 
-    self._file.visititems(visit)
 
-  def read(self, name: str) -> np.ndarray:
-    return np.asarray(self._file[self._datasets[name]])
+def listing(names, limit: int = 12) -> str:
+  """`a, b, c, ... (40 in all)`: what a checkpoint holds, for an error."""
+  names = sorted(names)
+  shown = ", ".join(names[:limit])
+  return shown + ("" if len(names) <= limit else f", ... ({len(names)} in all)")

@@ -1,14 +1,37 @@
-"""The `tfpartial` command: `demo`, `verify` and `bench`."""
+"""The `tfpartial` command: `demo`, `verify` and `bench`.
+
+Only the standard library is imported here, so that `--help` and usage
+errors answer at once; TensorFlow is imported when a command runs, quietly
+(see `_import_tensorflow_quietly`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
+import re
 import sys
-from typing import Optional, Sequence
+import tempfile
+from typing import NoReturn, Optional, Sequence
+
+
+class _Parser(argparse.ArgumentParser):
+  """argparse, with a usage error as one line that points to `--help`."""
+
+  def error(self, message: str) -> NoReturn:
+    if message == "the following arguments are required: command":
+      message = "name a command: demo, verify or bench"
+    unknown = re.match(r"argument command: invalid choice: (\S+)", message)
+    if unknown:
+      message = (f"unknown command {unknown.group(1)}: the commands are "
+                 "demo, verify and bench")
+    self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} "
+              "--help')\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
+  parser = _Parser(
       prog="tfpartial",
       description="Freeze part of a TensorFlow variable during training.")
   commands = parser.add_subparsers(dest="command", required=True)
@@ -22,9 +45,10 @@ def _parser() -> argparse.ArgumentParser:
       "verify",
       help="prove from two checkpoints that no frozen element changed",
       description="Compares BEFORE and AFTER (TF1 Saver or TF2 "
-      "tf.train.Checkpoint prefixes or folders, or Keras .weights.h5 files) "
-      "variable by variable under SPEC, bit for bit. Exit 0 when every "
-      "frozen element is unchanged, 1 when one changed, 2 on bad input.")
+      "tf.train.Checkpoint prefixes or folders, Keras .keras archives or "
+      ".weights.h5 files) variable by variable under SPEC, bit for bit, "
+      "with the names spec.to_json() writes. Exit 0 when every frozen "
+      "element is unchanged, 1 when one changed, 2 on bad input.")
   verify.add_argument("before", help="the checkpoint before training")
   verify.add_argument("after", help="the checkpoint after training")
   verify.add_argument("--spec", required=True,
@@ -59,18 +83,83 @@ def _positive(text: str) -> int:
   return number
 
 
+# What TensorFlow's libraries log through absl before anything can set
+# absl's threshold (absl prints it all until InitializeLog is called).
+_ABSL_BANNER = "WARNING: All log messages before absl::InitializeLog()"
+_ABSL_RECORD = re.compile(r"^([IWEF])\d{4} ")
+_LEVELS = "IWEF"  # TF_CPP_MIN_LOG_LEVEL 1 hides I, 2 hides W too, 3 hides E.
+
+
+def _import_tensorflow_quietly() -> None:
+  """Imports TensorFlow for a command without its C++ start-up log.
+
+  Sets TF_CPP_MIN_LOG_LEVEL=3 for this process unless the user set it
+  (tfpartial the library never touches the environment). That level does
+  not reach what TensorFlow's libraries log while they load, before absl's
+  logging is set up (oneDNN, "Could not find cuda drivers"): those records
+  go to file descriptor 2 directly. So the import runs with descriptor 2
+  sent to a temporary file, and what it wrote is then passed on, less the
+  records below the level.
+  """
+  if "tensorflow" in sys.modules:
+    return  # Imported already: the process is someone else's.
+  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+  try:
+    hidden = int(os.environ["TF_CPP_MIN_LOG_LEVEL"])
+  except ValueError:
+    hidden = 0
+  try:
+    sys.stderr.flush()
+    saved = os.dup(2)
+  except (OSError, ValueError, AttributeError):  # No descriptor 2.
+    importlib.import_module("tensorflow")
+    return
+  with tempfile.TemporaryFile(mode="w+b") as log:
+    os.dup2(log.fileno(), 2)
+    try:
+      importlib.import_module("tensorflow")
+    finally:
+      sys.stderr.flush()
+      os.dup2(saved, 2)
+      os.close(saved)
+      log.seek(0)
+      kept = _kept_records(log.read().decode("utf-8", "replace"), hidden)
+      if kept:
+        sys.stderr.write(kept)
+        sys.stderr.flush()
+
+
+def _kept_records(text: str, hidden: int) -> str:
+  """`text` less absl's banner and the absl records TF_CPP_MIN_LOG_LEVEL
+  hides; any other line (a Python warning, say) is kept."""
+  kept = []
+  for line in text.splitlines(keepends=True):
+    if line.startswith(_ABSL_BANNER) and hidden >= 1:
+      continue
+    record = _ABSL_RECORD.match(line)
+    if record and _LEVELS.index(record.group(1)) < hidden:
+      continue
+    kept.append(line)
+  return "".join(kept)
+
+
 def _verify(args) -> int:
   from tfpartial import _verify as verify  # pylint: disable=g-import-not-at-top
   try:
     return verify.verify(args.before, args.after, args.spec)
-  except (ValueError, TypeError, IndexError, OSError, KeyError) as error:
-    print(f"\ntfpartial verify: error: {error}", file=sys.stderr)
+  except (ValueError, TypeError, IndexError, OSError) as error:
+    message = " ".join(str(error).split()) or type(error).__name__
+    print(f"tfpartial verify: error: {message}", file=sys.stderr)
     return 2
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
   """Runs the command line; returns the exit status."""
-  args = _parser().parse_args(argv)
+  try:
+    args = _parser().parse_args(argv)
+  except SystemExit as done:  # --help, or a usage error already printed.
+    return done.code if isinstance(done.code, int) else 2
+  _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial import _demo  # pylint: disable=g-import-not-at-top
     return _demo.main()
