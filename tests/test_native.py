@@ -22,6 +22,7 @@ import time
 import pytest
 import tensorflow as tf
 
+from tfpartial import _kernel_build
 from tfpartial import _kernel_cache
 from tfpartial import _native
 
@@ -147,7 +148,7 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
     tmp_path, copier):
   cache = tmp_path / "cache"
   first, said = _child(tmp_path, cache, copier)
-  assert first["loaded"] and first["ops"] == sorted(_native.ops()), first
+  assert first["loaded"] and first["ops"] == sorted(_kernel_build.ops()), first
   assert len(said) == 1, said
   assert said[0].startswith("tfpartial: building its compiled Adam kernel "
                             "(partial_adam.cc, TensorFlow ")
@@ -164,13 +165,13 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
 
 def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path, copier):
   cache = _private(tmp_path / "cache")
-  _native.build(cache, copier)
+  _kernel_build.build(cache, copier)
   (library,) = cache.glob("partial_adam-*.so")
   with open(library, "r+b") as stream:
     stream.truncate(4096)
   # Loading it would end the process with a bus error.
   result, said = _child(tmp_path, cache, copier)
-  assert result["loaded"] and result["ops"] == sorted(_native.ops())
+  assert result["loaded"] and result["ops"] == sorted(_kernel_build.ops())
   assert "because the cached one is unusable" in said[0], said
   assert "does not match the digest" in said[0], said
   assert _runs(copier) == 2
@@ -178,13 +179,13 @@ def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path, copier):
 
 def test_a_library_swapped_for_another_fails_its_digest(tmp_path, copier):
   cache = _private(tmp_path / "cache")
-  library = _native.build(cache, copier)
+  library = _kernel_build.build(cache, copier)
   shutil.copyfile(_compile(tmp_path, WRONG_OPS, "wrong.so", True), library)
   folder = _kernel_cache.open_private(cache)
   try:
     with pytest.raises(_kernel_cache.Unusable, match=(
         f"^{re.escape(str(library))} does not match the digest in ")):
-      _kernel_cache.open_library(folder, cache, _native.cache_key(copier))
+      _kernel_cache.open_library(folder, cache, _kernel_build.cache_key(copier))
   finally:
     os.close(folder)
 
@@ -194,7 +195,7 @@ def test_a_library_that_lacks_the_ops_is_refused_even_with_its_digest(
   cache, kernel = _private(tmp_path / "cache"), _source(copier)
   # Built, so with its digest: an older source's build, say.
   _copying(copier, _compile(tmp_path, WRONG_OPS, "wrong.so", True))
-  _native.build(cache, copier)
+  _kernel_build.build(cache, copier)
   _copying(copier, kernel)
   result, said = _child(tmp_path, cache, copier)
   # Its op now hides the rebuilt library's: this process goes without.
@@ -206,7 +207,7 @@ def test_a_library_that_lacks_the_ops_is_refused_even_with_its_digest(
   assert not list(cache.glob("*.failed"))  # Not the build's fault.
   # The next process loads the rebuilt library, without a word.
   result, said = _child(tmp_path, cache, copier)
-  assert result["loaded"] and result["ops"] == sorted(_native.ops())
+  assert result["loaded"] and result["ops"] == sorted(_kernel_build.ops())
   assert said == [] and _runs(copier) == 2
 
 
@@ -216,8 +217,8 @@ def test_every_op_the_fused_updates_call_is_checked(compiled_kernel):
   for name in ("_fused_adam.py", "_fused_keras.py"):
     called |= set(re.findall(r"\.(tfpartial_\w+)",
                              (package / name).read_text()))
-  assert called and called <= set(_native.ops())
-  assert all(hasattr(_native.library(), op) for op in _native.ops())
+  assert called and called <= set(_kernel_build.ops())
+  assert all(hasattr(_native.library(), op) for op in _kernel_build.ops())
 
 
 # Item 1: no code execution through the cache.
@@ -230,7 +231,7 @@ def test_no_predictable_temporary_folder_is_used(tmp_path, copier):
   planted = temporary / f"tfpartial-{os.getuid()}"
   planted.mkdir(parents=True)
   mark = tmp_path / "planted_code_ran"
-  name = _native.build(_private(tmp_path / "scratch"), copier).name
+  name = _kernel_build.build(_private(tmp_path / "scratch"), copier).name
   shutil.copyfile(_compile(tmp_path, PLANTED % mark, "planted.so"),
                   planted / name)
   if os.getuid() == 0:
@@ -264,7 +265,7 @@ def _other_owner(folder):
 def test_a_cache_folder_others_can_enter_is_refused_and_left_as_it_was(
     tmp_path, copier, unsafe, capfd):
   folder = _private(tmp_path / "cache")
-  _native.build(folder, copier)  # A good library sits there.
+  _kernel_build.build(folder, copier)  # A good library sits there.
   if unsafe == "other_owner":
     folder, problem = _other_owner(folder)
   else:
@@ -308,7 +309,7 @@ def test_a_missing_cache_folder_is_made_private(
 def _cached(tmp_path, copier):
   """A private cache holding a good build; (folder, library, key)."""
   cache = _private(tmp_path / "cache")
-  return cache, _native.build(cache, copier), _native.cache_key(copier)
+  return cache, _kernel_build.build(cache, copier), _kernel_build.cache_key(copier)
 
 
 def _group_writable(library):
@@ -374,7 +375,7 @@ def test_a_hanging_compiler_is_stopped_and_the_timeout_recorded(
   hanging = _fake_compiler(tmp_path, "hanging",
                            f"sleep 30 &\necho $! > {pid}\nwait")
   cache = tmp_path / "cache"
-  monkeypatch.setenv(_native.TIMEOUT, "1")
+  monkeypatch.setenv(_kernel_build.TIMEOUT, "1")
   start = time.monotonic()
   library, why = _native.load(hanging, cache)
   assert time.monotonic() - start < 10
@@ -413,7 +414,7 @@ def _assert_gone(pid):
 @pytest.mark.parametrize("value", ["soon", "0", "-5", "nan"])
 def test_a_build_timeout_that_is_not_a_number_is_the_reason(
     tmp_path, failing, monkeypatch, value):
-  monkeypatch.setenv(_native.TIMEOUT, value)
+  monkeypatch.setenv(_kernel_build.TIMEOUT, value)
   library, why = _native.load(failing, tmp_path / "cache")
   assert library is None
   assert why == (f"not building partial_adam.cc: TFPARTIAL_BUILD_TIMEOUT="
@@ -452,7 +453,7 @@ def test_concurrent_builds_never_show_a_record_without_its_library(
       tmp_path, "slow", f'head -c 100000 {kernel} > "$out"\nsleep 0.2\n'
       f'tail -c +100001 {kernel} >> "$out"\necho $$ >> "$out"')
   cache = _private(tmp_path / "cache")
-  key, seen, problems = _native.cache_key(slow), set(), []
+  key, seen, problems = _kernel_build.cache_key(slow), set(), []
   done = threading.Event()
 
   def read():
@@ -474,7 +475,7 @@ def test_concurrent_builds_never_show_a_record_without_its_library(
   reader.start()
   built = []
   builders = [threading.Thread(
-      target=lambda: built.append(_native.build(cache, slow)))
+      target=lambda: built.append(_kernel_build.build(cache, slow)))
               for _ in range(4)]
   for builder in builders:
     builder.start()

@@ -8,8 +8,8 @@ runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
 TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
 `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
-10-30 s, says so on stderr, and is bounded (`TFPARTIAL_BUILD_TIMEOUT`,
-default 180 s); later processes load the cached library.
+10-30 s, says so on stderr, and is bounded (`_kernel_build`); later
+processes load the cached library.
 
 The cache is used only when it is private to the user, and a library only
 after checking it (`_kernel_cache`). When the folder is not safe or cannot
@@ -22,32 +22,26 @@ the last bit Grappler changes in Keras' weight decay inside a
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import pathlib
-import platform
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import threading
 from typing import Any, List, Optional, Tuple
 
 import tensorflow as tf
 
+from tfpartial import _kernel_build
 from tfpartial import _kernel_cache
 
-SOURCE = pathlib.Path(__file__).with_name("_kernels") / "partial_adam.cc"
+SOURCE = _kernel_build.SOURCE
 SWITCH = "TFPARTIAL_KERNELS"
-TIMEOUT = "TFPARTIAL_BUILD_TIMEOUT"
-# A build took 11 s on two cores, 22 s with other jobs on them: a bound
-# far above that, which still ends a hung compiler within minutes.
-DEFAULT_TIMEOUT = 180.0
 NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
 _LOCK = threading.Lock()
-_loaded: List[Tuple[Optional[Any], Optional[str], Optional[pathlib.Path]]] = []
+# (library, why not, loaded from), as `_load_with_path` returns it.
+_Loaded = Tuple[Optional[Any], Optional[str], Optional[pathlib.Path]]
+_loaded: List[_Loaded] = []
 # Descriptors of libraries the loader opened as /proc/self/fd/N: kept
 # open, so that no later load reuses a name the loader has seen.
 _held: List[int] = []
@@ -92,109 +86,7 @@ def cache_dir() -> pathlib.Path:
   return pathlib.Path(base) / "tfpartial"
 
 
-def cache_key(cxx: str) -> str:
-  """What a build depends on: the source, TensorFlow, compiler, flags."""
-  return hashlib.sha256("\0".join(
-      [SOURCE.read_text(), tf.__version__, tf.sysconfig.get_include(), cxx,
-       platform.machine()] + tf.sysconfig.get_compile_flags()
-      + tf.sysconfig.get_link_flags()).encode()).hexdigest()[:16]
-
-
-def ops() -> Tuple[str, ...]:
-  """The Python names of every op the source registers."""
-  return tuple(re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-               for name in re.findall(r'REGISTER_OP\("(\w+)"\)',
-                                      SOURCE.read_text()))
-
-
-class BuildFailed(Exception):
-  """The compiler failed or timed out; the message says how."""
-
-
-def build_timeout() -> float:
-  """Seconds a build may take: `$TFPARTIAL_BUILD_TIMEOUT`, else 180.
-
-  Raises BuildFailed when the variable is not a positive number.
-  """
-  text = os.environ.get(TIMEOUT, "").strip()
-  if not text:
-    return DEFAULT_TIMEOUT
-  try:
-    seconds = float(text)
-  except ValueError:
-    seconds = float("nan")
-  if not seconds > 0:
-    raise BuildFailed(f"{TIMEOUT}={text!r} is not a positive number of "
-                      f"seconds")
-  return seconds
-
-
-def build(directory: pathlib.Path, cxx: str,
-          timeout: Optional[float] = None) -> pathlib.Path:
-  """Compiles the kernel into `directory` (a folder `load` checked).
-
-  The library is renamed into place, then its digest record (see
-  `_kernel_cache`), so several processes may build at once. Returns the
-  library's path. Raises BuildFailed when the compiler fails or takes
-  longer than `timeout` seconds (default `build_timeout()`): its process
-  group is killed, and the failure recorded (`partial_adam-KEY.failed`)
-  so later processes do not wait for it again.
-  """
-  directory, key = pathlib.Path(directory), cache_key(cxx)
-  seconds = build_timeout() if timeout is None else timeout
-  partial = _kernel_cache.temporary(directory, key, ".so")
-  # No -ffast-math and no FMA contraction: every operation must be the
-  # correctly rounded one, as in TensorFlow's own kernel.
-  command = [cxx, "-shared", "-fPIC", "-O3", "-fno-math-errno",
-             "-ffp-contract=off", "-w", str(SOURCE), "-o", str(partial),
-             *tf.sysconfig.get_compile_flags(),
-             *tf.sysconfig.get_link_flags()]
-  try:
-    failure = _compile(command, seconds)
-    if failure is None:
-      return _kernel_cache.publish(directory, key, partial)
-  finally:
-    if partial.exists():
-      partial.unlink()
-  _kernel_cache.record_failure(directory, key, failure)
-  raise BuildFailed(failure)
-
-
-def _compile(command: List[str], seconds: float) -> Optional[str]:
-  """Runs the compiler for at most `seconds`: None, or what went wrong."""
-  # A session of its own, so that a timeout kills the compiler's own
-  # children (cc1plus, ld) too, and a Ctrl-C here does not leave them.
-  process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, errors="replace",
-                             start_new_session=True)
-  try:
-    _, errors = process.communicate(timeout=seconds)
-  except subprocess.TimeoutExpired:
-    _kill(process)
-    return (f"{command[0]} did not finish within {seconds:g} s "
-            f"(${TIMEOUT}, default {DEFAULT_TIMEOUT:g})")
-  finally:
-    if process.poll() is None:
-      _kill(process)
-  if process.returncode == 0:
-    return None
-  message = "\n".join(errors.strip().splitlines()[-5:])[-2000:]
-  return message or f"{command[0]} exited with {process.returncode}"
-
-
-def _kill(process: subprocess.Popen) -> None:
-  try:
-    os.killpg(process.pid, signal.SIGKILL)
-  except ProcessLookupError:
-    pass
-  try:
-    process.communicate(timeout=5)
-  except subprocess.TimeoutExpired:
-    pass  # A child left the group and holds the pipes: do not wait on it.
-
-
-def _load() -> Tuple[Optional[Any], Optional[str], Optional[pathlib.Path]]:
+def _load() -> _Loaded:
   # Loaded at most once per process: the loader returns an empty module
   # for a second copy of ops it has already registered.
   with _LOCK:
@@ -209,7 +101,15 @@ def load(cxx: Optional[str], directory: pathlib.Path
   return _load_with_path(cxx, directory)[:2]
 
 
-def _load_with_path(cxx, directory):
+def _load_with_path(cxx: Optional[str], directory: pathlib.Path
+                    ) -> _Loaded:
+  try:
+    return _checked_load(cxx, directory)
+  except OSError as error:  # A file tfpartial needs cannot be read.
+    return _unavailable(f"the compiled kernel cannot be used: {error}")
+
+
+def _checked_load(cxx: Optional[str], directory: pathlib.Path) -> _Loaded:
   if cxx is None:
     return _unavailable(NO_COMPILER)
   if not _kernel_cache.supported():
@@ -227,8 +127,9 @@ def _load_with_path(cxx, directory):
     os.close(folder)
 
 
-def _load_or_build(folder, directory, cxx):
-  key = cache_key(cxx)
+def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
+                   ) -> _Loaded:
+  key = _kernel_build.cache_key(cxx)
   why = "there is no build for this TensorFlow and compiler yet"
   try:
     found = _kernel_cache.open_library(folder, directory, key)
@@ -245,8 +146,8 @@ def _load_or_build(folder, directory, cxx):
   if failed is not None:
     return _unavailable(f"the last build failed: {failed} ({retry})")
   try:
-    seconds = build_timeout()
-  except BuildFailed as error:
+    seconds = _kernel_build.build_timeout()
+  except _kernel_build.BuildFailed as error:
     return _fall_back(f"not building {SOURCE.name}: {error}", None)
   _say(f"building its compiled Adam kernel ({SOURCE.name}, TensorFlow "
        f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
@@ -255,9 +156,9 @@ def _load_or_build(folder, directory, cxx):
   # this process loaded before may hide the new one's ops.
   record_load = not _held
   try:
-    build(directory, cxx, seconds)
+    _kernel_build.build(directory, cxx, seconds)
     found = _kernel_cache.open_library(folder, directory, key)
-  except BuildFailed as error:  # Recorded by build.
+  except _kernel_build.BuildFailed as error:  # Recorded by build.
     return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
   except (OSError, _kernel_cache.Unusable) as error:
     return _fall_back(f"building {SOURCE.name} failed: {error}", None)
@@ -273,7 +174,7 @@ def _load_or_build(folder, directory, cxx):
   return _fall_back(problem, retry if record_load else None)
 
 
-def _fall_back(problem: str, retry: Optional[str]):
+def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
   why = f"{problem} ({retry})" if retry else problem
   _say(f"running without the compiled kernel: {why}")
   return _unavailable(why)
@@ -293,14 +194,17 @@ def _load_library(handle: int, path: pathlib.Path
     first = str(error).strip().splitlines()[:1] or [type(error).__name__]
     return None, f"loading {path} failed: {first[0]}"
   _held.append(handle)
-  missing = [op for op in ops() if not hasattr(module, op)]
+  missing = [op for op in _kernel_build.ops() if not hasattr(module, op)]
   if missing:
     return None, f"{path} loads but lacks the ops {', '.join(missing)}"
   return module, None
 
 
 def _say(message: str) -> None:
-  print(f"tfpartial: {message}", file=sys.stderr, flush=True)
+  try:
+    print(f"tfpartial: {message}", file=sys.stderr, flush=True)
+  except (OSError, ValueError):
+    pass  # A closed stderr must not stop training either.
 
 
 def _unavailable(why: str) -> Tuple[None, str, None]:
