@@ -93,18 +93,18 @@ def _make(directory: pathlib.Path) -> None:
 
 
 def _check_folder(info: os.stat_result, directory: pathlib.Path) -> None:
-  fix = "or set TFPARTIAL_CACHE to a folder of your own"
+  fix = "set TFPARTIAL_CACHE to a folder of your own"
   if not stat.S_ISDIR(info.st_mode):
-    raise Unsafe(f"the cache folder {directory} is not a folder")
+    raise Unsafe(f"the cache folder {directory} is not a folder; {fix}")
   if info.st_uid != os.getuid():
     raise Unsafe(f"the cache folder {directory} belongs to uid "
-                 f"{info.st_uid}, not to this user (uid {os.getuid()}): "
-                 f"never loading a library from it; remove it {fix}")
+                 f"{info.st_uid}, not to this user (uid {os.getuid()}), so "
+                 f"tfpartial loads no library from it; {fix}")
   mode = stat.S_IMODE(info.st_mode)
   if mode & 0o077:
     raise Unsafe(f"the cache folder {directory} has mode {mode:04o}, not "
-                 f"0700: others could enter it, so tfpartial never loads "
-                 f"a library from it; `chmod 700 {directory}` {fix}")
+                 f"0700 (private to this user), so tfpartial loads no "
+                 f"library from it; `chmod 700 {directory}` or {fix}")
 
 
 def _check_file(info: os.stat_result, path: pathlib.Path) -> None:
