@@ -487,3 +487,18 @@ def test_concurrent_builds_never_show_a_record_without_its_library(
   assert len(set(built)) == 4 and seen <= {path.name for path in built}
   assert seen  # The reader saw libraries while they were being replaced.
   assert not [p for p in cache.iterdir() if p.name.startswith(".")]
+
+
+def test_no_home_folder_means_no_kernel_not_a_crash(tmp_path, monkeypatch):
+  def no_home():
+    raise RuntimeError("Could not determine home directory.")
+
+  for name in ("TFPARTIAL_CACHE", "XDG_CACHE_HOME"):
+    monkeypatch.delenv(name, raising=False)
+  monkeypatch.setattr(pathlib.Path, "home", no_home)
+  monkeypatch.setattr(_native, "_loaded", [])
+  monkeypatch.setenv("CXX", _fake_compiler(tmp_path, "never", "exit 1"))
+  assert _native.library() is None
+  assert _native.reason() == ("no folder to cache the compiled kernel in "
+                              "(Could not determine home directory.); set "
+                              "TFPARTIAL_CACHE")

@@ -91,8 +91,20 @@ def _load() -> _Loaded:
   # for a second copy of ops it has already registered.
   with _LOCK:
     if not _loaded:
-      _loaded.append(_load_with_path(compiler(), cache_dir()))
+      _loaded.append(_load_here())
     return _loaded[0]
+
+
+def _load_here() -> _Loaded:
+  cxx = compiler()
+  if cxx is None:
+    return _unavailable(NO_COMPILER)
+  try:
+    directory = cache_dir()
+  except RuntimeError as error:  # pathlib: no HOME, no passwd entry.
+    return _unavailable(f"no folder to cache the compiled kernel in "
+                        f"({error}); set TFPARTIAL_CACHE")
+  return _load_with_path(cxx, directory)
 
 
 def load(cxx: Optional[str], directory: pathlib.Path
