@@ -27,12 +27,15 @@ def exact_mode(request) -> helpers.Mode:
   return request.param
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def compiled_kernel():
-  """Skips where there is no C++ compiler; wherever there is one, the
-  kernel must build and load."""
+  """The path of the kernel this process loaded. Skips where there is no
+  C++ compiler; wherever there is one, the kernel must build and load
+  (from the user's cache, which must be private: see `_kernel_cache`)."""
   from tfpartial import _native  # pylint: disable=g-import-not-at-top
   if _native.compiler() is None:
     pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
                 "kernel here, and every other test covers that")
-  assert _native.library() is not None, _native.reason()
+  assert _native.library() is not None, (
+      f"the compiled kernel did not load: {_native.reason()}")
+  return _native.loaded_from()

@@ -4,11 +4,9 @@ Where it can serve a step, the step uses it and restores nothing; with it
 or without it (`TFPARTIAL_KERNELS=off`) a step leaves the same bits in the
 variable and in Adam's slots, whatever the gradient holds where frozen.
 The freeze and graph-versus-eager guarantees are tested for it with every
-other optimizer, in test_conformance.py.
+other optimizer, in test_conformance.py; its build and cache in
+test_native.py.
 """
-
-import pathlib
-import tempfile
 
 import numpy as np
 import pytest
@@ -153,43 +151,3 @@ def test_a_wrapped_adam_uses_the_kernel_and_is_left_as_it_was(graph_mode):
     # The kernel is swapped in only while the step is built.
     assert "_resource_apply_dense" not in vars(optimizer)
     assert "_apply_dense" not in vars(optimizer)
-
-
-def test_the_build_is_cached_and_reused(tmp_path):
-  first = _native.build(tmp_path, _native.compiler())
-  built = first.stat().st_mtime_ns
-  again = _native.build(tmp_path, _native.compiler())
-  assert again == first and again.stat().st_mtime_ns == built
-  assert [p.name for p in tmp_path.iterdir()] == [first.name]
-
-
-def test_a_cache_that_cannot_be_made_falls_back_to_a_temporary_folder(
-    tmp_path, monkeypatch):
-  (tmp_path / "a_file").write_text("")
-  monkeypatch.setenv("TFPARTIAL_CACHE", str(tmp_path / "writable"))
-  assert _native.cache_dir() == tmp_path / "writable"
-  monkeypatch.setenv("TFPARTIAL_CACHE", str(tmp_path / "a_file" / "cache"))
-  assert _native.cache_dir().parent == pathlib.Path(tempfile.gettempdir())
-
-
-def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
-    tmp_path, monkeypatch):
-  assert _native.load(None, tmp_path) == (
-      None, "no C++ compiler found ($CXX, else c++)")
-  failing = tmp_path / "c++"
-  runs = tmp_path / "runs"
-  failing.write_text(f"#!/bin/sh\necho run >> {runs}\n"
-                     "echo 'fatal error: no headers' >&2\nexit 1\n")
-  failing.chmod(0o755)
-  cache = tmp_path / "cache"
-  library, why = _native.load(str(failing), cache)
-  assert library is None
-  assert why == "building partial_adam.cc failed: fatal error: no headers"
-  # The failure is recorded, so the next process does not build again.
-  library, again = _native.load(str(failing), cache)
-  assert library is None and again.startswith(why + " (recorded in ")
-  assert runs.read_text() == "run\n"
-  assert [p.suffix for p in cache.iterdir()] == [".failed"]  # No .so.
-  monkeypatch.setenv(_native.SWITCH, "off")
-  assert _native.library() is None
-  assert _native.reason() == f"turned off by {_native.SWITCH}=off"

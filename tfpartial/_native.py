@@ -6,37 +6,45 @@ headers of the TensorFlow that loads it (`tf.sysconfig`). A wheel built for
 one release would not load in another, so the kernel is built where it
 runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
-TensorFlow release and the flags (`$TFPARTIAL_CACHE`, else
-`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`; a temporary
-folder when that cannot be written). Building takes about 10 s; later
+TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
+`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
+10-30 s, says so on stderr, and is bounded (`_kernel_build`); later
 processes load the cached library.
 
-Without a compiler, or when building or loading fails, tfpartial runs the
-same steps without the kernel, with the same results (but for the last
-bit Grappler changes in Keras' weight decay inside a `tf.function`; see
-`_fused_keras`); `reason()` says why. `TFPARTIAL_KERNELS=off` turns the
-kernel off.
+The cache is used only when it is private to the user, and a library only
+after checking it (`_kernel_cache`). When the folder is not safe or cannot
+be made, there is no compiler, or building or loading fails, tfpartial
+runs the same steps without the kernel, with the same results (but for
+the last bit Grappler changes in Keras' weight decay inside a
+`tf.function`; see `_fused_keras`); `reason()` says why.
+`TFPARTIAL_KERNELS=off` turns the kernel off.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
 import os
 import pathlib
-import platform
 import shutil
-import subprocess
-import tempfile
+import sys
 import threading
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import tensorflow as tf
 
-SOURCE = pathlib.Path(__file__).with_name("_kernels") / "partial_adam.cc"
+from tfpartial import _kernel_build
+from tfpartial import _kernel_cache
+
+SOURCE = _kernel_build.SOURCE
 SWITCH = "TFPARTIAL_KERNELS"
+NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
 _LOCK = threading.Lock()
+# (library, why not, loaded from), as `_load_with_path` returns it.
+_Loaded = Tuple[Optional[Any], Optional[str], Optional[pathlib.Path]]
+_loaded: List[_Loaded] = []
+# Descriptors of libraries the loader opened as /proc/self/fd/N: kept
+# open, so that no later load reuses a name the loader has seen.
+_held: List[int] = []
 _log = logging.getLogger(__name__)
 
 
@@ -58,98 +66,159 @@ def reason() -> Optional[str]:
   return _load()[1]
 
 
+def loaded_from() -> Optional[pathlib.Path]:
+  """The file `library()` was loaded from, or None."""
+  return _load()[2] if enabled() else None
+
+
 def compiler() -> Optional[str]:
   """The C++ compiler's path: `$CXX`, else `c++`, if found."""
   return shutil.which(os.environ.get("CXX") or "c++")
 
 
 def cache_dir() -> pathlib.Path:
-  """Where the kernel is built; a temporary folder if that cannot be made
-  or written (a read-only home, say)."""
+  """The kernel's cache folder: `$TFPARTIAL_CACHE`, else
+  `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`."""
   explicit = os.environ.get("TFPARTIAL_CACHE")
   if explicit:
-    directory = pathlib.Path(explicit)
-  else:
-    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    directory = pathlib.Path(base) / "tfpartial"
-  try:
-    directory.mkdir(parents=True, exist_ok=True)
-    if os.access(directory, os.W_OK):
-      return directory
-  except OSError:
-    pass
-  user = os.getuid() if hasattr(os, "getuid") else "user"
-  return pathlib.Path(tempfile.gettempdir()) / f"tfpartial-{user}"
+    return pathlib.Path(explicit)
+  base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+  return pathlib.Path(base) / "tfpartial"
 
 
-class BuildFailed(Exception):
-  """The compiler failed; its last lines are the message."""
-
-
-def build(directory: pathlib.Path, cxx: str) -> pathlib.Path:
-  """Compiles the kernel into `directory`, unless it is there already.
-
-  Returns the library's path. Raises BuildFailed when the compiler fails,
-  and again without running it while the failure's record
-  (`partial_adam-KEY.failed`, which holds the compiler's message) stays in
-  `directory`: a process start should not pay for a build that cannot
-  succeed. Delete that file to try again. Safe when several processes
-  build at once: each writes a file of its own and renames it into place.
-  """
-  flags = tf.sysconfig.get_compile_flags()
-  link = tf.sysconfig.get_link_flags()
-  key = hashlib.sha256("\0".join(
-      [SOURCE.read_text(), tf.__version__, tf.sysconfig.get_include(),
-       cxx, platform.machine()] + flags + link).encode()).hexdigest()[:16]
-  target = directory / f"partial_adam-{key}.so"
-  failed = target.with_suffix(".failed")
-  if target.exists():
-    return target
-  if failed.exists():
-    raise BuildFailed(f"{failed.read_text()} (recorded in {failed})")
-  directory.mkdir(parents=True, exist_ok=True)
-  handle, partial = tempfile.mkstemp(suffix=".so", dir=directory)
-  os.close(handle)
-  try:
-    # No -ffast-math and no FMA contraction: every operation must be the
-    # correctly rounded one, as in TensorFlow's own kernel.
-    subprocess.run(
-        [cxx, "-shared", "-fPIC", "-O3", "-fno-math-errno",
-         "-ffp-contract=off", "-w", str(SOURCE), "-o", partial, *flags,
-         *link],
-        check=True, capture_output=True, text=True, timeout=600)
-    os.replace(partial, target)
-  except subprocess.CalledProcessError as error:
-    message = "\n".join((error.stderr or "").strip().splitlines()[-5:])
-    failed.write_text(message or f"{cxx} exited with {error.returncode}")
-    raise BuildFailed(failed.read_text()) from None
-  finally:
-    if os.path.exists(partial):
-      os.remove(partial)
-  return target
-
-
-@functools.lru_cache(maxsize=None)
-def _load() -> Tuple[Optional[Any], Optional[str]]:
+def _load() -> _Loaded:
+  # Loaded at most once per process: the loader returns an empty module
+  # for a second copy of ops it has already registered.
   with _LOCK:
-    return load(compiler(), cache_dir())
+    if not _loaded:
+      _loaded.append(_load_here())
+    return _loaded[0]
+
+
+def _load_here() -> _Loaded:
+  cxx = compiler()
+  if cxx is None:
+    return _unavailable(NO_COMPILER)
+  try:
+    directory = cache_dir()
+  except RuntimeError as error:  # pathlib: no HOME, no passwd entry.
+    return _unavailable(f"no folder to cache the compiled kernel in "
+                        f"({error}); set TFPARTIAL_CACHE")
+  return _load_with_path(cxx, directory)
 
 
 def load(cxx: Optional[str], directory: pathlib.Path
          ) -> Tuple[Optional[Any], Optional[str]]:
   """(the library, None), or (None, why not): builds with `cxx` if needed."""
+  return _load_with_path(cxx, directory)[:2]
+
+
+def _load_with_path(cxx: Optional[str], directory: pathlib.Path
+                    ) -> _Loaded:
+  try:
+    return _checked_load(cxx, directory)
+  except OSError as error:  # A file tfpartial needs cannot be read.
+    return _unavailable(f"the compiled kernel cannot be used: {error}")
+
+
+def _checked_load(cxx: Optional[str], directory: pathlib.Path) -> _Loaded:
   if cxx is None:
-    return _unavailable("no C++ compiler found ($CXX, else c++)")
+    return _unavailable(NO_COMPILER)
+  if not _kernel_cache.supported():
+    return _unavailable("this system has no file owners and modes to "
+                        "check the kernel's cache with")
+  directory = pathlib.Path(os.path.abspath(directory))
   try:
-    path = build(directory, cxx)
-  except (BuildFailed, OSError, subprocess.SubprocessError) as error:
-    return _unavailable(f"building {SOURCE.name} failed: {error}")
+    folder = _kernel_cache.open_private(directory)
+  except _kernel_cache.Unsafe as error:
+    _say(f"running without the compiled kernel: {error}")
+    return _unavailable(str(error))
   try:
-    return tf.load_op_library(str(path)), None
-  except (tf.errors.OpError, OSError) as error:
-    return _unavailable(f"loading {path} failed: {error}")
+    return _load_or_build(folder, directory, cxx)
+  finally:
+    os.close(folder)
 
 
-def _unavailable(why: str) -> Tuple[None, str]:
+def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
+                   ) -> _Loaded:
+  key = _kernel_build.cache_key(cxx)
+  why = "there is no build for this TensorFlow and compiler yet"
+  try:
+    found = _kernel_cache.open_library(folder, directory, key)
+  except _kernel_cache.Unusable as error:
+    found, why = None, f"the cached one is unusable: {error}"
+  if found is not None:
+    module, problem = _load_library(*found)
+    if module is not None:
+      return module, None, found[1]
+    why = f"the cached one is unusable: {problem}"
+  record = _kernel_cache.failure_path(directory, key)
+  retry = f"recorded in {record}; delete it to retry"
+  failed = _kernel_cache.read_failure(folder, directory, key)
+  if failed is not None:
+    return _unavailable(f"the last build failed: {failed} ({retry})")
+  try:
+    seconds = _kernel_build.build_timeout()
+  except _kernel_build.BuildFailed as error:
+    return _fall_back(f"not building {SOURCE.name}: {error}", None)
+  _say(f"building its compiled Adam kernel ({SOURCE.name}, TensorFlow "
+       f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
+       f"it is cached in {directory}. {SWITCH}=off runs without it.")
+  # A failed load after a good build is recorded too, unless a library
+  # this process loaded before may hide the new one's ops.
+  record_load = not _held
+  try:
+    _kernel_build.build(directory, cxx, seconds)
+    found = _kernel_cache.open_library(folder, directory, key)
+  except _kernel_build.BuildFailed as error:  # Recorded by build.
+    return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
+  except (OSError, _kernel_cache.Unusable) as error:
+    return _fall_back(f"building {SOURCE.name} failed: {error}", None)
+  module, problem = ((None, f"{record.with_suffix('.sha256')} is missing")
+                     if found is None else _load_library(*found))
+  if module is not None:
+    return module, None, found[1]
+  if record_load:
+    try:
+      _kernel_cache.record_failure(directory, key, problem)
+    except OSError:
+      record_load = False
+  return _fall_back(problem, retry if record_load else None)
+
+
+def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
+  why = f"{problem} ({retry})" if retry else problem
+  _say(f"running without the compiled kernel: {why}")
+  return _unavailable(why)
+
+
+def _load_library(handle: int, path: pathlib.Path
+                  ) -> Tuple[Optional[Any], Optional[str]]:
+  """Loads the checked library open as `handle` (closed or kept)."""
+  # Through the descriptor that was checked: the very bytes checked.
+  name = (f"/proc/self/fd/{handle}" if os.path.isdir("/proc/self/fd")
+          else str(path))
+  try:
+    module = tf.load_op_library(name)
+  except Exception as error:  # pylint: disable=broad-except
+    # Whatever the loader raises, training goes on without the kernel.
+    os.close(handle)
+    first = str(error).strip().splitlines()[:1] or [type(error).__name__]
+    return None, f"loading {path} failed: {first[0]}"
+  _held.append(handle)
+  missing = [op for op in _kernel_build.ops() if not hasattr(module, op)]
+  if missing:
+    return None, f"{path} loads but lacks the ops {', '.join(missing)}"
+  return module, None
+
+
+def _say(message: str) -> None:
+  try:
+    print(f"tfpartial: {message}", file=sys.stderr, flush=True)
+  except (OSError, ValueError):
+    pass  # A closed stderr must not stop training either.
+
+
+def _unavailable(why: str) -> Tuple[None, str, None]:
   _log.info("tfpartial runs without its compiled kernel: %s", why)
-  return None, why
+  return None, why, None
