@@ -14,14 +14,15 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "tfpartial"
 
 LAYERS = {
     "spec value": ["_types", "_errors", "_variables", "_compat", "_selection",
-                   "_index", "_parse", "_specfile", "_value", "_tfprivate"],
+                   "_index", "_index_text", "_parse", "_safejson", "_npy",
+                   "_specfile", "_value", "_tfprivate"],
     "step": ["_tensors", "_distribute", "_lock", "_mask", "_restore",
              "_compact", "_native", "_kernel_build", "_kernel_cache",
              "_fused", "_step"],
     "families": ["_fused_adam", "_fused_keras", "_wrap", "_family",
                  "_v1", "_keras", "_tf_keras", "_optimizers"],
     "public API": ["_spec", "__init__"],
-    "tools": ["_checkpoints", "_keras_files", "_keras_names",
+    "tools": ["_progress", "_checkpoints", "_keras_files", "_keras_names",
               "_keras_archive", "_verify", "_demo", "_bench", "cli",
               "__main__"],
 }

@@ -256,3 +256,30 @@ def test_wrapping_a_wrapped_keras_optimizer_freezes_the_union():
   helpers.assert_same_bits(x[0], X0[0], "row 0")
   helpers.assert_same_bits(x[2, 3], X0[2, 3], "x[2, 3]")
   assert (x[1] != X0[1]).all()
+
+
+def test_a_saved_wrapped_optimizer_loads_in_a_fresh_process(tmp_path):
+  """`import keras, tfpartial` is all load_model needs: tfpartial, imported
+  after TensorFlow, registers its classes at once."""
+  import os, subprocess, sys  # pylint: disable=g-import-not-at-top,multiple-imports
+  model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+  kernel = model.layers[0].kernel
+  model.compile(optimizer=tfpartial.freeze(kernel, 0).wrap(
+      keras.optimizers.Adam(0.1)), loss="mse")
+  model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+  path = str(tmp_path / "model.keras")
+  model.save(path)
+  script = (
+      "import keras, numpy as np, tfpartial\n"
+      f"m = keras.models.load_model({path!r})\n"
+      "before = m.layers[0].kernel.numpy()\n"
+      "m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)\n"
+      "after = m.layers[0].kernel.numpy()\n"
+      "print(type(m.optimizer).__name__, tfpartial.spec_of(m) is not None,\n"
+      "      np.array_equal(before[0], after[0]),\n"
+      "      bool((before[1:] != after[1:]).all()))\n")
+  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=300, check=False,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert result.stdout.split()[-4:] == ["PartialAdam", "True", "True", "True"]

@@ -15,7 +15,7 @@ import pytest
 
 import helpers
 import tfpartial
-from tfpartial import _checkpoints
+from tfpartial import _verify as verify_module
 from tfpartial import cli
 
 pytestmark = helpers.needs_keras_3
@@ -143,7 +143,7 @@ def test_every_variable_is_found_by_its_path_with_its_own_bits(tmp_path,
   paths = [variable.path for variable in model.weights]
   assert len(set(paths)) == len(paths), paths
   for file in _save(model, tmp_path, "model"):
-    reader = _checkpoints.open_checkpoint(str(file))
+    reader = verify_module.open_checkpoint(str(file))
     try:
       for variable in model.weights:
         stored = reader.find(variable.path, tuple(variable.shape))

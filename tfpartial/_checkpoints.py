@@ -1,11 +1,13 @@
 """Reading checkpoints variable by variable, whoever wrote them.
 
-`open_checkpoint` picks the reader from the path: a folder or a TF1 `Saver` /
-TF2 `tf.train.Checkpoint` prefix reads through `tf.train.load_checkpoint`; a
-Keras `.keras` archive or `.weights.h5` file reads as data through h5py
-(`_keras_files`). Each reader finds a spec's name (`find`), returning where
-the variable is stored with its shape and dtype, and reads one variable at a
-time (`read`). Anything wrong with a file is a ValueError of one line.
+A folder or a TF1 `Saver` / TF2 `tf.train.Checkpoint` prefix reads through
+`tf.train.load_checkpoint` (`TensorFlowCheckpoint`, here); a Keras `.keras`
+archive or `.weights.h5` file reads as data through h5py (`_keras_files`,
+`_keras_archive`, which build on this module); `_verify.open_checkpoint`
+picks the reader from the path. Each reader finds a spec's name (`find`),
+returning where the variable is stored with its shape and dtype, and reads
+one variable at a time (`read`). Anything wrong with a file is a ValueError
+of one line.
 """
 
 from __future__ import annotations
@@ -27,19 +29,6 @@ class Stored:
   key: str
   shape: Tuple[int, ...]
   dtype: str
-
-
-def open_checkpoint(path: str):
-  """The reader for `path`: a `.keras` archive, a Keras `.h5` file, a
-  folder of TF checkpoints or a checkpoint prefix."""
-  text = str(path)
-  if text.endswith(".keras"):
-    from tfpartial import _keras_archive  # pylint: disable=g-import-not-at-top
-    return _keras_archive.Archive(text)
-  if text.endswith((".h5", ".hdf5")):
-    from tfpartial import _keras_files  # pylint: disable=g-import-not-at-top
-    return _keras_files.open_h5(text)
-  return TensorFlowCheckpoint(text)
 
 
 def first_line(error: BaseException) -> str:

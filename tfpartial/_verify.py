@@ -20,8 +20,21 @@ import numpy as np
 
 from tfpartial import _checkpoints
 from tfpartial import _index
+from tfpartial import _keras_archive
+from tfpartial import _keras_files
 from tfpartial import _progress
 from tfpartial import _specfile
+
+
+def open_checkpoint(path: str):
+  """The reader for `path`: a `.keras` archive, a Keras `.h5` file, a
+  folder of TF checkpoints or a checkpoint prefix."""
+  text = str(path)
+  if text.endswith(".keras"):
+    return _keras_archive.Archive(text)
+  if text.endswith((".h5", ".hdf5")):
+    return _keras_files.open_h5(text)
+  return _checkpoints.TensorFlowCheckpoint(text)
 
 
 @dataclasses.dataclass
@@ -49,9 +62,9 @@ def verify(before: str, after: str, spec_path: str,
   data, directory = _specfile.read(spec_path)
   entries = list(_specfile.entries(data, directory))
   with contextlib.ExitStack() as stack:
-    first = _checkpoints.open_checkpoint(before)
+    first = open_checkpoint(before)
     stack.callback(first.close)
-    second = _checkpoints.open_checkpoint(after)
+    second = open_checkpoint(after)
     stack.callback(second.close)
     plan = [_check(entry, first, second) for entry in entries]
     line = _progress.Progress(sys.stderr if progress is None else progress)
