@@ -144,7 +144,9 @@ class FreezeSpec:
     Raises:
       ValueError: the two lists differ in length, or a gradient's shape
         does not fit its variable.
-      TypeError: an entry of `variables` is not a variable.
+      TypeError: an entry of `variables` is not a variable, or one of
+        `gradients` is not a gradient (a (gradient, variable) pair, say:
+        those go to `mask_gradients`).
 
     >>> x = tf.Variable([1.0, 2.0], name="x")
     >>> b = tf.Variable([3.0], name="b")
