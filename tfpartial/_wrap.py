@@ -177,5 +177,12 @@ def wrapped_by_loss_scaling(optimizer: Optimizer,
 def check_not_inside_loss_scaling(optimizer: Optimizer) -> None:
   """ValueError when a loss-scale optimizer wraps the wrapped `optimizer`."""
   if wrapped_by_loss_scaling(optimizer):
-    raise _errors.loss_scale_outside(type(optimizer))
+    raise loss_scale_outside(optimizer)
+
+
+def loss_scale_outside(optimizer: Optimizer) -> ValueError:
+  """The error for a loss-scale optimizer around the wrapped `optimizer`,
+  naming the fix in the optimizer's own Keras package."""
+  package = base_of(optimizer).__module__.split(".")[0]
+  return _errors.loss_scale_outside(type(optimizer), package)
 
