@@ -54,7 +54,7 @@ def _largest_difference(trajectory, reference):
              for name in bert.NAMES)
 
 
-# --- TF1: BERT's create_optimizer, in a graph and a Session --------------------
+# --- TF1: BERT's create_optimizer, in a graph and a Session ------------------
 
 
 def _bert_tf1(mode, make_optimizer, wrapped=True, masked=True):
@@ -123,7 +123,7 @@ def test_bert_without_the_mask_line_clips_on_frozen_gradients(name):
   assert _largest_difference(trajectory, reference) > 1e-3  # the rest not.
 
 
-# --- TF2: tape, spec.mask, clip, a wrapped optimizer ---------------------------
+# --- TF2: tape, spec.mask, clip, a wrapped optimizer -------------------------
 
 
 def _tf2_optimizers():
@@ -190,7 +190,7 @@ def test_bert_tf2_form_with_one_added_line_is_exact(function, name):
   _compare(trajectory, reference)
 
 
-# --- spec.mask: aligned, and what a fully frozen variable's entry is ----------
+# --- spec.mask: aligned, and what a fully frozen variable's entry is ---------
 
 
 def _mask_problem():

@@ -53,7 +53,7 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
   with tf.GradientTape() as tape:
     value = optimizer.scale_loss(loss())
   grads = tape.gradient(value, trained)
-  return list(zip(grads, trained)), {}
+  return list(zip(grads, trained)) + _step.left_out(spec, var_list), {}
 
 
 class PartialKerasOptimizer(_wrap.ConfigCarrier):

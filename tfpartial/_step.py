@@ -157,6 +157,15 @@ def trainable_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
           if not spec.fully_frozen(v)]
 
 
+def left_out(spec: StepSpec, var_list: Any) -> List[GradAndVar]:
+  """`(None, variable)` for each variable of `var_list` that `spec` freezes
+  entirely: `spec.minimize` computes no gradient for them, but hands them
+  to the step, which checks the spec against every variable given (a spec
+  of whole variables only names none of the others) and leaves them out."""
+  return [(None, v) for v in tf.nest.flatten(var_list)
+          if spec.fully_frozen(v)]
+
+
 def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
   """The pairs as a list; TypeError or ValueError if one is malformed."""
   if isinstance(grads_and_vars, dict):

@@ -60,7 +60,7 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
         "`tape` is required when `loss` is a tensor, as for tf_keras' own "
         "minimize.")
   grads = tape.gradient(loss, trained, output_gradients=grad_loss)
-  return list(zip(grads, trained)), kwargs
+  return list(zip(grads, trained)) + _step.left_out(spec, var_list), kwargs
 
 
 class PartialTfKerasOptimizer(_wrap.ConfigCarrier):
