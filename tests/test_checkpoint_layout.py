@@ -140,12 +140,121 @@ def test_v1_saver_plain_to_tfpartial_and_back(tmp_path, entry, kind):
   else:  # Documented: fully frozen b has no slots with these entry points.
     assert set(plain_names) - set(names) == slots_of_b
     assert set(_keys(plain)) - set(_keys(path)) == slots_of_b
-  # Drop tfpartial again: resume plain from the tfpartial checkpoint.
+  # Drop tfpartial again: resume plain from the checkpoint of a run that
+  # had tfpartial from the start.
+  path, _, partial_end, _ = _v1_graph_run(tmp_path / "fresh", kind, entry)
   if _layout_kept(entry, kind):
     _, again, _, _ = _v1_graph_run(tmp_path / "again", kind, None,
                                    restore_from=path)
-    for restored, saved in zip(again, end):
+    for restored, saved in zip(again, partial_end):
       helpers.assert_same_bits(restored, saved, "restored from tfpartial")
   else:
     with pytest.raises(tf.errors.NotFoundError, match="b/Adam"):
       _v1_graph_run(tmp_path / "again", kind, None, restore_from=path)
+
+
+def test_v1_saver_compact_changes_the_layout(tmp_path):
+  """`compact=True`: the slots belong to the small variable of the rows
+  that train, so neither checkpoint restores into the other's graph."""
+
+  def run(directory, compact, restore_from=None):
+    with helpers.TF1_GRAPH.runner() as runner:
+      emb, w, b = variables = [runner.variable(value, name) for value, name in
+                               ((EMB0, "emb"), (W0, "w"), (B0, "b"))]
+      optimizer = tf.compat.v1.train.AdamOptimizer(0.1)
+      if compact:
+        spec = tfpartial.train_only(emb, np.s_[3:], compact=True)
+        train_op = spec.wrap(optimizer).minimize(_loss(*variables))
+      else:
+        train_op = optimizer.minimize(_loss(*variables))
+      saver = tf.compat.v1.train.Saver()
+      runner.run(tf.no_op())
+      if restore_from is not None:
+        saver.restore(runner.session, restore_from)
+      runner.run(train_op)
+      return saver.save(runner.session, str(directory / "ckpt"))
+
+  plain = run(tmp_path / "plain", compact=False)
+  compact = run(tmp_path / "compact", compact=True)
+  assert set(_keys(compact)) - set(_keys(plain)) == {
+      "emb_tfpartial_compact/Adam", "emb_tfpartial_compact/Adam_1"}
+  assert set(_keys(plain)) - set(_keys(compact)) == {"emb/Adam", "emb/Adam_1"}
+  with pytest.raises(tf.errors.NotFoundError, match="emb_tfpartial_compact"):
+    run(tmp_path / "a", compact=True, restore_from=plain)
+  with pytest.raises(tf.errors.NotFoundError, match="emb/Adam"):
+    run(tmp_path / "b", compact=False, restore_from=compact)
+
+
+# --- tf.compat.v1 optimizers: tf.train.Checkpoint, eager and tf.function ----
+
+
+def _v1_eager_run(directory, kind, entry, function, restore_from=None):
+  """As `_v1_graph_run`, in TF2 code with a `tf.train.Checkpoint` of the
+  variables and the optimizer the user holds (the wrapped one for `wrap`).
+  Returns the path, the values restored, after training, and the restore's
+  status."""
+  variables = [tf.Variable(value, name=name) for value, name in
+               ((EMB0, "emb"), (W0, "w"), (B0, "b"))]
+  spec = _spec(kind, variables)
+  optimizer = tf.compat.v1.train.AdamOptimizer(0.1)
+  if entry is not None and entry.startswith("wrap"):
+    optimizer = spec.wrap(optimizer)
+  loss = lambda: _loss(*variables)
+
+  def step():
+    if entry in (None, "wrap_minimize"):
+      optimizer.minimize(loss, var_list=variables)
+    elif entry == "wrap_compute_apply":
+      optimizer.apply_gradients(optimizer.compute_gradients(
+          loss, var_list=variables))
+    elif entry == "minimize":
+      spec.minimize(optimizer, loss, var_list=variables)
+    else:
+      with tf.GradientTape() as tape:
+        value = loss()
+      grads = tape.gradient(value, variables)
+      spec.apply_gradients(optimizer, zip(grads, variables))
+
+  if function:
+    step = tf.function(step)
+  emb, w, b = variables
+  checkpoint = tf.train.Checkpoint(optimizer=optimizer, emb=emb, w=w, b=b)
+  status = None
+  if restore_from is not None:
+    status = checkpoint.restore(restore_from)
+  start = [v.numpy() for v in variables]
+  for _ in range(STEPS):
+    step()  # The first step makes the slots; restores into them.
+  end = [v.numpy() for v in variables]
+  return checkpoint.save(str(directory / "ckpt")), start, end, status
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("entry", V1_ENTRIES)
+@pytest.mark.parametrize("function", [False, True],
+                         ids=["eager", "tf_function"])
+def test_v1_tf_checkpoint_plain_to_tfpartial_and_back(tmp_path, function,
+                                                      entry, kind):
+  plain, _, plain_end, _ = _v1_eager_run(tmp_path / "plain", kind, None,
+                                         function)
+  _, start, end, status = _v1_eager_run(tmp_path / "resumed", kind, entry,
+                                        function, restore_from=plain)
+  for restored, saved in zip(start, plain_end):
+    helpers.assert_same_bits(restored, saved, "restored from plain")
+  _check_frozen(kind, start, end, "frozen after resuming with tfpartial")
+  assert _moved(start, end)
+  # Eagerly, restoring makes the slots the checkpoint holds, b's too.
+  status.assert_consumed()
+  # A checkpoint tfpartial wrote from the start, resumed without it.
+  path, _, partial_end, _ = _v1_eager_run(tmp_path / "partial", kind, entry,
+                                          function)
+  _, again, _, back = _v1_eager_run(tmp_path / "again", kind, None, function,
+                                    restore_from=path)
+  for restored, saved in zip(again, partial_end):
+    helpers.assert_same_bits(restored, saved, "restored from tfpartial")
+  if _layout_kept(entry, kind):
+    back.assert_consumed()
+  else:  # Documented: b's slots are missing; the plain run starts them anew.
+    with pytest.raises(AssertionError, match="not bound to checkpointed"
+                       ".*'b/Adam"):
+      back.assert_existing_objects_matched()
