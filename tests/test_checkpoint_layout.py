@@ -16,6 +16,8 @@ gradients), a kernel `w` (6, 2) and a bias `b` (2,); the spec kinds freeze
 rows 0-2 of `emb`, three elements of `w`, or all of `b`.
 """
 
+import contextlib
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -258,3 +260,229 @@ def test_v1_tf_checkpoint_plain_to_tfpartial_and_back(tmp_path, function,
     with pytest.raises(AssertionError, match="not bound to checkpointed"
                        ".*'b/Adam"):
       back.assert_existing_objects_matched()
+
+
+# --- Keras 3 and tf_keras: weights files, archives, TF checkpoints -----------
+
+
+def _keras_packages():
+  """name -> Keras package, for what is installed: Keras 3, and Keras 2
+  (`tf_keras`, or `keras` itself on TensorFlow 2.15)."""
+  import keras  # pylint: disable=g-import-not-at-top
+  if not helpers.KERAS_3:
+    return {"keras2": keras}
+  packages = {"keras3": keras}
+  try:
+    import tf_keras  # pylint: disable=g-import-not-at-top
+    packages["tf_keras"] = tf_keras
+  except ImportError:
+    pass
+  return packages
+
+
+KERAS = _keras_packages()
+KERAS_ENTRIES = ("wrap", "minimize", "apply_gradients")
+# Keras' own weights files (all versions), and TF checkpoints (Keras 2).
+FORMATS = {name: ("weights.h5",) + (() if name == "keras3" else ("tf",))
+           for name in KERAS}
+KERAS_CASES = [(package, fmt) for package in KERAS
+               for fmt in FORMATS[package]]
+
+
+def _keras_model(keras):
+  constant = keras.initializers.Constant
+  return keras.Sequential([
+      keras.Input((2,), dtype="int32"),
+      keras.layers.Embedding(5, 3, embeddings_initializer=constant(EMB0)),
+      keras.layers.Flatten(),
+      keras.layers.Dense(2, kernel_initializer=constant(W0),
+                         bias_initializer=constant(B0))])
+
+
+def _keras_loss(model):
+  return tf.reduce_mean(tf.square(model(IDS) - Y))
+
+
+def _keras_train(model, spec, entry):
+  """Trains STEPS steps with `entry` (None: plain), the model compiled."""
+  if entry in (None, "wrap"):
+    model.fit(IDS, Y, batch_size=3, epochs=STEPS, shuffle=False, verbose=0)
+    return
+  variables = model.trainable_variables
+  optimizer = model.optimizer
+  for _ in range(STEPS):
+    if entry == "minimize":
+      spec.minimize(optimizer, lambda: _keras_loss(model), var_list=variables)
+    else:
+      with tf.GradientTape() as tape:
+        loss = _keras_loss(model)
+      grads = tape.gradient(loss, variables)
+      spec.apply_gradients(optimizer, zip(grads, variables))
+
+
+def _keras_run(package, directory, kind, entry, fmt, restore_from=None):
+  """Builds and compiles the model (`entry` None: a plain Adam; "wrap": a
+  wrapped one; else a plain Adam stepped by `spec.minimize` or
+  `spec.apply_gradients`), loads `restore_from` (the optimizer built first,
+  as Keras asks), trains, saves. Returns the path, the values loaded, the
+  values after training, the iterations loaded and the load's status."""
+  keras = KERAS[package]
+  model = _keras_model(keras)
+  variables = model.trainable_variables
+  spec = _spec(kind, variables)
+  optimizer = keras.optimizers.Adam(0.1)
+  model.compile(optimizer=spec.wrap(optimizer) if entry == "wrap"
+                else optimizer, loss="mse")
+  status = None
+  if restore_from is not None:
+    model.optimizer.build(variables)
+    status = model.load_weights(restore_from)
+  start = [v.numpy() for v in variables]
+  iterations = int(model.optimizer.iterations)
+  _keras_train(model, spec, entry)
+  end = [v.numpy() for v in variables]
+  directory.mkdir()
+  path = str(directory / ("model.weights.h5" if fmt == "weights.h5"
+                          else "ckpt"))
+  model.save_weights(path)
+  return path, start, end, iterations, status
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("entry", KERAS_ENTRIES)
+@pytest.mark.parametrize("package, fmt", KERAS_CASES)
+def test_keras_weights_plain_to_tfpartial_and_back(tmp_path, package, fmt,
+                                                   entry, kind):
+  plain, _, plain_end, _, _ = _keras_run(package, tmp_path / "plain", kind,
+                                         None, fmt)
+  _, start, end, iterations, status = _keras_run(
+      package, tmp_path / "resumed", kind, entry, fmt, restore_from=plain)
+  for restored, saved in zip(start, plain_end):
+    helpers.assert_same_bits(restored, saved, "restored from plain")
+  assert iterations == STEPS
+  _check_frozen(kind, start, end, "frozen after resuming with tfpartial")
+  assert _moved(start, end)
+  if fmt == "tf":
+    status.assert_consumed()
+  # A weights file tfpartial wrote from the start, loaded without it.
+  path, _, partial_end, _, _ = _keras_run(package, tmp_path / "partial",
+                                          kind, entry, fmt)
+  if _layout_kept(entry, kind):
+    _, again, _, iterations, back = _keras_run(
+        package, tmp_path / "again", kind, None, fmt, restore_from=path)
+    for restored, saved in zip(again, partial_end):
+      helpers.assert_same_bits(restored, saved, "restored from tfpartial")
+    assert iterations == STEPS
+    if fmt == "tf":
+      back.assert_consumed()
+  elif fmt == "tf":  # Documented: b's slots are missing.
+    _, _, _, _, back = _keras_run(package, tmp_path / "again", kind, None,
+                                  fmt, restore_from=path)
+    with pytest.raises(AssertionError, match="not bound to checkpointed"):
+      back.assert_existing_objects_matched()
+  else:  # Keras keeps optimizer state by position: it skips the file's
+    # (with a warning; tf_keras only logs it), and starts it anew.
+    with (pytest.warns(UserWarning, match="Skipping variable loading for "
+                       "optimizer") if package == "keras3"
+          else contextlib.nullcontext()):
+      _, again, _, iterations, _ = _keras_run(
+          package, tmp_path / "again", kind, None, fmt, restore_from=path)
+    for restored, saved in zip(again, partial_end):
+      helpers.assert_same_bits(restored, saved, "model restored all the same")
+    assert iterations == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("package", sorted(KERAS))
+def test_keras_archive_of_a_plain_run_resumes_with_tfpartial(tmp_path,
+                                                             package, kind):
+  """`load_model` gives the plain optimizer with its state; wrapping it
+  keeps that state (the wrapped copy shares it) and trains on."""
+  keras = KERAS[package]
+  model = _keras_model(keras)
+  model.compile(optimizer=keras.optimizers.Adam(0.1), loss="mse")
+  _keras_train(model, None, None)
+  model.save(tmp_path / "plain.keras")
+  loaded = keras.models.load_model(tmp_path / "plain.keras")
+  assert tfpartial.spec_of(loaded) is None
+  variables = loaded.trainable_variables
+  start = [v.numpy() for v in variables]
+  for restored, saved in zip(start, [v.numpy() for v in
+                                     model.trainable_variables]):
+    helpers.assert_same_bits(restored, saved, "loaded")
+  spec = _spec(kind, variables)
+  loaded.compile(optimizer=spec.wrap(loaded.optimizer), loss="mse")
+  assert tfpartial.spec_of(loaded) == spec
+  assert int(loaded.optimizer.iterations) == STEPS
+  _keras_train(loaded, spec, "wrap")
+  assert int(loaded.optimizer.iterations) == 2 * STEPS
+  end = [v.numpy() for v in variables]
+  _check_frozen(kind, start, end, "frozen after resuming with tfpartial")
+  assert _moved(start, end)
+
+
+WITHOUT_TFPARTIAL = """
+import json, sys, warnings
+sys.modules["tfpartial"] = None  # As if tfpartial were not installed.
+warnings.simplefilter("error")
+warnings.filterwarnings("ignore", "__array__ implementation")
+import numpy as np
+if sys.argv[1] == "tf_keras":
+  import tf_keras as keras
+else:
+  import keras
+path = sys.argv[2]
+report = {}
+try:
+  keras.models.load_model(path)
+  report["load_model"] = "loaded"
+except Exception as error:  # pylint: disable=broad-except
+  report["load_model"] = f"{type(error).__name__}: {error}"[:300]
+weights_only = keras.models.load_model(path, compile=False)
+report["compile_false"] = [
+    v.numpy().ravel().tolist() for v in weights_only.trainable_variables]
+model = keras.Sequential([
+    keras.Input((2,), dtype="int32"), keras.layers.Embedding(5, 3),
+    keras.layers.Flatten(), keras.layers.Dense(2)])
+model.compile(optimizer=keras.optimizers.Adam(0.1), loss="mse")
+model.optimizer.build(model.trainable_variables)
+model.load_weights(path)
+report["load_weights"] = [
+    v.numpy().ravel().tolist() for v in model.trainable_variables]
+report["iterations"] = int(model.optimizer.iterations)
+model.fit(np.array([[0, 3]]), np.zeros((1, 2)), verbose=0)
+report["iterations_after"] = int(model.optimizer.iterations)
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.parametrize("package", sorted(KERAS))
+def test_keras_archive_written_with_tfpartial_loads_without_it(tmp_path,
+                                                               package):
+  """Dropping tfpartial from a `.keras` archive: its config names the
+  wrapped class, which `load_model` cannot find without tfpartial; the
+  weights, optimizer state included, load into the model compiled with the
+  plain optimizer (`load_weights`), or alone (`compile=False`)."""
+  import json  # pylint: disable=g-import-not-at-top
+  import os  # pylint: disable=g-import-not-at-top
+  import subprocess  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  keras = KERAS[package]
+  model = _keras_model(keras)
+  spec = _spec("whole", model.trainable_variables)
+  model.compile(optimizer=spec.wrap(keras.optimizers.Adam(0.1)), loss="mse")
+  _keras_train(model, spec, "wrap")
+  path = tmp_path / "partial.keras"
+  model.save(path)
+  saved = [v.numpy().ravel().tolist() for v in model.trainable_variables]
+  result = subprocess.run(
+      [sys.executable, "-c", WITHOUT_TFPARTIAL, package, str(path)],
+      capture_output=True, text=True, timeout=300, check=False,
+      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode == 0, result.stderr[-3000:]
+  report = json.loads(result.stdout.strip().splitlines()[-1])
+  assert "PartialAdam" in report["load_model"], report["load_model"]
+  assert report["compile_false"] == saved
+  assert report["load_weights"] == saved
+  assert report["iterations"] == STEPS
+  assert report["iterations_after"] == STEPS + 1
