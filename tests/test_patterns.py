@@ -9,6 +9,9 @@ reference (`bert_problem.Split`), and every frozen element is checked bit
 for bit after every step.
 """
 
+import functools
+import warnings
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -269,3 +272,109 @@ def test_mask_refuses_what_would_misalign(gradients, error, message):
   with pytest.raises(error) as raised:
     spec.mask(gradients, variables)
   assert message in str(raised.value)
+
+
+# --- Models whose compile is their own (keras_hub's Task) ------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_task_class():
+  """A model made the way keras_hub's `Task` models are: it compiles itself
+  in `__init__`, and its `compile()` has defaults of its own. So Keras, on
+  `load_model`, makes it anew (compiled with those defaults) and does not
+  compile it from the saved config."""
+  import keras  # pylint: disable=g-import-not-at-top
+
+  @keras.saving.register_keras_serializable(package="tfpartial_tests")
+  class TinyTask(keras.Model):
+
+    def __init__(self, vocabulary=6, classes=2, **kwargs):
+      ids = keras.Input((3,), dtype="int32")
+      hidden = keras.layers.Embedding(vocabulary, 4, name="embedding")(ids)
+      hidden = keras.layers.GlobalAveragePooling1D()(hidden)
+      logits = keras.layers.Dense(classes, name="logits")(hidden)
+      super().__init__(inputs=ids, outputs=logits, **kwargs)
+      self.vocabulary, self.classes = vocabulary, classes
+      self.compile()
+
+    def compile(self, optimizer="auto", loss="auto", *, metrics="auto",
+                **kwargs):
+      if optimizer == "auto":
+        optimizer = keras.optimizers.Adam(5e-5)
+      if loss == "auto":
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+      if metrics == "auto":
+        metrics = [keras.metrics.SparseCategoricalAccuracy()]
+      super().compile(optimizer=optimizer, loss=loss, metrics=metrics,
+                      **kwargs)
+
+    def get_config(self):
+      return {"vocabulary": self.vocabulary, "classes": self.classes,
+              "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+      return cls(**config)
+
+  return TinyTask
+
+
+TASK_IDS = np.array([[0, 4, 5], [5, 1, 4]], np.int32)
+TASK_LABELS = np.array([1, 0], np.int32)
+
+
+def _table(model):
+  return model.get_layer("embedding").embeddings
+
+
+def _load_task(path):
+  """`load_model`, and the two warnings Keras gives: compile was not called
+  from the config, and the saved optimizer state was skipped (the default
+  optimizer made in `__init__` is not built)."""
+  import keras  # pylint: disable=g-import-not-at-top
+  with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model = keras.models.load_model(path)
+  messages = " | ".join(str(w.message) for w in caught)
+  assert "`compile()` was not called as part of model loading" in messages
+  assert "Skipping variable loading for optimizer" in messages
+  return model
+
+
+@helpers.needs_keras_3
+def test_a_model_with_its_own_compile_loses_the_freeze_on_load_and_the_recipe(
+    tmp_path):
+  import keras  # pylint: disable=g-import-not-at-top
+  model = _tiny_task_class()()
+  table = _table(model)
+  spec = tfpartial.freeze(table, np.s_[:4])  # Pretrained rows.
+  model.compile(optimizer=spec.wrap(keras.optimizers.Adam(0.05)))
+  assert tfpartial.spec_of(model) == spec
+  pretrained = table.numpy()[:4]
+  model.fit(TASK_IDS, TASK_LABELS, epochs=2, verbose=0)
+  helpers.assert_same_bits(table.numpy()[:4], pretrained, "pretrained rows")
+  spec.to_json(tmp_path / "spec.json")
+  model.save(tmp_path / "task.keras")
+
+  # Loaded, it is compiled with its own defaults: the freeze is gone.
+  loaded = _load_task(tmp_path / "task.keras")
+  assert tfpartial.spec_of(loaded) is None
+  assert type(loaded.optimizer) is keras.optimizers.Adam
+  loaded.fit(TASK_IDS, TASK_LABELS, epochs=1, verbose=0)
+  assert not np.array_equal(_table(loaded).numpy()[:4], pretrained)
+
+  # The recipe: check with spec_of after loading; re-attach from the spec
+  # file; load the weights again for the optimizer's state.
+  loaded = _load_task(tmp_path / "task.keras")
+  if tfpartial.spec_of(loaded) is None:
+    spec = tfpartial.load_spec(tmp_path / "spec.json", loaded)
+    loaded.compile(optimizer=spec.wrap(keras.optimizers.Adam(0.05)))
+    loaded.optimizer.build(loaded.trainable_variables)
+    loaded.load_weights(tmp_path / "task.keras")
+  assert tfpartial.spec_of(loaded) == spec
+  assert int(loaded.optimizer.iterations) == 2  # The state came back too.
+  before = _table(loaded).numpy()
+  loaded.fit(TASK_IDS, TASK_LABELS, epochs=2, verbose=0)
+  after = _table(loaded).numpy()
+  helpers.assert_same_bits(after[:4], pretrained, "pretrained rows")
+  assert not np.array_equal(after[4:], before[4:])
