@@ -378,3 +378,142 @@ def test_a_model_with_its_own_compile_loses_the_freeze_on_load_and_the_recipe(
   after = _table(loaded).numpy()
   helpers.assert_same_bits(after[:4], pretrained, "pretrained rows")
   assert not np.array_equal(after[4:], before[4:])
+
+
+# --- tf-slim --trainable_scopes, MonitoredTrainingSession with batch norm ---
+
+_SLIM_RNG = np.random.default_rng(20261203)
+SLIM_X = _SLIM_RNG.normal(size=(8, 3)).astype(np.float32)
+SLIM_LABELS = _SLIM_RNG.integers(0, 4, 8).astype(np.int32)
+FEATURES0 = _SLIM_RNG.normal(size=(3, 5)).astype(np.float32)
+LOGITS0 = _SLIM_RNG.normal(size=(5, 4)).astype(np.float32)
+LOGIT_BIASES0 = _SLIM_RNG.normal(size=(4,)).astype(np.float32)
+PRETRAINED_CLASSES = 2  # Columns 0, 1 of logits/weights stay; 2, 3 train.
+SLIM_STEPS = 3
+
+
+def _batch_norm(inputs, decay=0.9):
+  """Batch norm in training mode as slim's `batch_norm` makes it: batch
+  statistics, and moving averages updated by ops in `UPDATE_OPS`."""
+  v1 = tf.compat.v1
+  size = inputs.shape[-1]
+  with v1.variable_scope("bn"):
+    gamma = v1.get_variable("gamma", initializer=np.ones(size, np.float32))
+    beta = v1.get_variable("beta", initializer=np.zeros(size, np.float32))
+    moving_mean = v1.get_variable("moving_mean", trainable=False,
+                                  initializer=np.zeros(size, np.float32))
+    moving_variance = v1.get_variable("moving_variance", trainable=False,
+                                      initializer=np.ones(size, np.float32))
+  mean, variance = tf.nn.moments(inputs, [0])
+  for average, value in ((moving_mean, mean), (moving_variance, variance)):
+    v1.add_to_collection(v1.GraphKeys.UPDATE_OPS, v1.assign_sub(
+        average, (average - value) * (1.0 - decay)))
+  return tf.nn.batch_normalization(inputs, mean, variance, beta, gamma, 1e-3)
+
+
+def _slim_network(split):
+  """features (a kernel, batch norm in training mode) and logits; `split`:
+  the reference, whose logits/weights hold only the new class columns."""
+  v1 = tf.compat.v1
+  with v1.variable_scope("features"):
+    kernel = v1.get_variable("weights", initializer=FEATURES0)
+    hidden = tf.nn.relu(_batch_norm(tf.matmul(SLIM_X, kernel)))
+  with v1.variable_scope("logits"):
+    if split:
+      weights = tf.concat([
+          v1.get_variable("pretrained", trainable=False,
+                          initializer=LOGITS0[:, :PRETRAINED_CLASSES]),
+          v1.get_variable("weights",
+                          initializer=LOGITS0[:, PRETRAINED_CLASSES:])], 1)
+    else:
+      weights = v1.get_variable("weights", initializer=LOGITS0)
+    biases = v1.get_variable("biases", initializer=LOGIT_BIASES0)
+  logits = tf.matmul(hidden, weights) + biases
+  return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+      labels=SLIM_LABELS, logits=logits))
+
+
+def _slim_train_op(loss, optimizer, global_step, how):
+  """How each codebase builds its train op, batch norm's UPDATE_OPS run
+  with it."""
+  v1 = tf.compat.v1
+  update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+  # slim's _get_variables_to_train() for --trainable_scopes=logits.
+  variables_to_train = v1.get_collection(
+      v1.GraphKeys.TRAINABLE_VARIABLES, "logits")
+  if how == "slim":  # train_image_classifier.py, via model_deploy.
+    gradients = optimizer.compute_gradients(loss, var_list=variables_to_train)
+    grad_updates = optimizer.apply_gradients(gradients,
+                                             global_step=global_step)
+    update_op = tf.group(*(update_ops + [grad_updates]))
+    with tf.control_dependencies([update_op]):
+      return tf.identity(loss, name="train_op")
+  with tf.control_dependencies(update_ops):  # The batch norm docs' way.
+    return optimizer.minimize(loss, global_step=global_step,
+                              var_list=variables_to_train)
+
+
+SLIM_NAMES = ("features/weights", "features/bn/gamma", "features/bn/beta",
+              "features/bn/moving_mean", "features/bn/moving_variance",
+              "logits/weights", "logits/biases")
+
+
+def _slim_run(checkpoint_dir, use_resource, how, split=False, steps=SLIM_STEPS):
+  """One MonitoredTrainingSession (a restart when `checkpoint_dir` has a
+  checkpoint); the values after each step, by name."""
+  with tf.Graph().as_default():
+    with tf.compat.v1.variable_scope("", use_resource=use_resource):
+      loss = _slim_network(split)
+    global_step = tf.compat.v1.train.get_or_create_global_step()
+    # tf-slim's default optimizer settings.
+    optimizer = tf.compat.v1.train.RMSPropOptimizer(
+        0.01, decay=0.9, momentum=0.9, epsilon=1.0)
+    if not split:
+      variables = {v.op.name: v for v in tf.compat.v1.global_variables()}
+      spec = tfpartial.freeze(variables["logits/weights"],
+                              np.s_[:, :PRETRAINED_CLASSES])
+      optimizer = spec.wrap(optimizer)
+    train_op = _slim_train_op(loss, optimizer, global_step, how)
+    variables = {v.op.name: v for v in tf.compat.v1.global_variables()
+                 if v.op.name in SLIM_NAMES}
+    trajectory = []
+    with tf.compat.v1.train.MonitoredTrainingSession(
+        checkpoint_dir=str(checkpoint_dir), save_summaries_steps=None,
+        save_summaries_secs=None, log_step_count_steps=None) as session:
+      for _ in range(steps):
+        session.run(train_op)
+        trajectory.append(session.run(variables))
+  return trajectory
+
+
+@pytest.mark.parametrize("how", ["slim", "control_dependencies"])
+@pytest.mark.parametrize("use_resource", [True, False],
+                         ids=["tf1_graph", "tf1_graph_ref"])
+def test_slim_trainable_scopes_and_batch_norm_in_a_monitored_session(
+    tmp_path, use_resource, how):
+  trajectory = (_slim_run(tmp_path / "partial", use_resource, how)
+                + _slim_run(tmp_path / "partial", use_resource, how))
+  reference = _slim_run(tmp_path / "split", use_resource, how, split=True,
+                        steps=2 * SLIM_STEPS)
+  pretrained = LOGITS0[:, :PRETRAINED_CLASSES]
+  for step, (values, expected) in enumerate(zip(trajectory, reference), 1):
+    logits = values["logits/weights"]
+    helpers.assert_same_bits(logits[:, :PRETRAINED_CLASSES], pretrained,
+                             f"pretrained columns, step {step}")
+    # Not under --trainable_scopes: never trained, either way.
+    helpers.assert_same_bits(values["features/weights"], FEATURES0,
+                             f"features, step {step}")
+    helpers.assert_same_bits(values["features/bn/gamma"],
+                             expected["features/bn/gamma"], "gamma")
+    np.testing.assert_allclose(logits[:, PRETRAINED_CLASSES:],
+                               expected["logits/weights"], rtol=1e-5,
+                               atol=1e-6, err_msg=f"new columns, step {step}")
+    for name in ("logits/biases", "features/bn/moving_mean",
+                 "features/bn/moving_variance"):
+      np.testing.assert_allclose(values[name], expected[name], rtol=1e-5,
+                                 atol=1e-6, err_msg=f"{name}, step {step}")
+  last = trajectory[-1]
+  assert not np.array_equal(last["logits/weights"][:, PRETRAINED_CLASSES:],
+                            LOGITS0[:, PRETRAINED_CLASSES:])
+  assert not np.array_equal(last["features/bn/moving_mean"],
+                            trajectory[0]["features/bn/moving_mean"])
