@@ -517,3 +517,47 @@ def test_slim_trainable_scopes_and_batch_norm_in_a_monitored_session(
                             LOGITS0[:, PRETRAINED_CLASSES:])
   assert not np.array_equal(last["features/bn/moving_mean"],
                             trajectory[0]["features/bn/moving_mean"])
+
+
+def _keras_families():
+  """name -> Keras package: Keras 3 and Keras 2 (tf_keras, or `keras` on
+  TensorFlow 2.15), as installed."""
+  import keras  # pylint: disable=g-import-not-at-top
+  if not helpers.KERAS_3:
+    return {"keras2": keras}
+  families = {"keras3": keras}
+  try:
+    import tf_keras  # pylint: disable=g-import-not-at-top
+    families["tf_keras"] = tf_keras
+  except ImportError:
+    pass
+  return families
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["new", "legacy"])
+@pytest.mark.parametrize("package", sorted(_keras_families()))
+def test_spec_of_a_loaded_model_says_what_it_freezes_before_any_step(
+    tmp_path, package, legacy):
+  keras = _keras_families()[package]
+  if legacy and package == "keras3":
+    pytest.skip("Keras 3 has no legacy optimizers")
+  model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+  kernel = model.trainable_variables[0]
+  spec = tfpartial.freeze(kernel, 0)
+  optimizer = (keras.optimizers.legacy.Adam(0.1) if legacy
+               else keras.optimizers.Adam(0.1))
+  model.compile(optimizer=spec.wrap(optimizer), loss="mse")
+  model.fit(np.ones((2, 3)), np.zeros((2, 2)), verbose=0)
+  model.save(tmp_path / "model.keras")
+  loaded = keras.models.load_model(tmp_path / "model.keras")
+  found = tfpartial.spec_of(loaded)
+  assert found is not None, "the loaded model freezes kernel row 0"
+  assert found.variables == (loaded.trainable_variables[0],)
+  np.testing.assert_array_equal(
+      found.frozen_mask(loaded.trainable_variables[0]),
+      spec.frozen_mask(kernel))
+  before = loaded.trainable_variables[0].numpy()
+  loaded.fit(np.ones((2, 3)), np.zeros((2, 2)), verbose=0)
+  helpers.assert_same_bits(loaded.trainable_variables[0].numpy()[0],
+                           before[0], "kernel row 0")
+  assert tfpartial.spec_of(loaded) == found
