@@ -59,12 +59,13 @@ def misaligned(gradients: int, variables: int) -> ValueError:
       "`spec.mask` pairs them by position, so they must be the same length.")
 
 
-def loss_scale_outside(optimizer_class: type) -> ValueError:
-  """Keras put a LossScaleOptimizer around a wrapped optimizer."""
+def loss_scale_outside(optimizer_class: type, package: str) -> ValueError:
+  """Keras put a LossScaleOptimizer around a wrapped optimizer; `package`
+  is the Keras package of its class (`keras` or `tf_keras`)."""
   return ValueError(
       f"a LossScaleOptimizer wraps the tfpartial optimizer "
       f"{optimizer_class.__name__} (Keras does this in `compile` under a "
       "mixed_float16 policy); its overflow check would see the frozen "
       "gradients and skip steps where only they overflow. Wrap the "
       "loss-scale optimizer instead: "
-      "`spec.wrap(keras.optimizers.LossScaleOptimizer(optimizer))`.")
+      f"`spec.wrap({package}.mixed_precision.LossScaleOptimizer(optimizer))`.")

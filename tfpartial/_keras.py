@@ -53,11 +53,18 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
   with tf.GradientTape() as tape:
     value = optimizer.scale_loss(loss())
   grads = tape.gradient(value, trained)
-  return list(zip(grads, trained)), {}
+  return list(zip(grads, trained)) + _step.left_out(spec, var_list), {}
 
 
 class PartialKerasOptimizer(_wrap.ConfigCarrier):
   """Mixed in before a Keras optimizer class: its updates honour the spec."""
+
+  def __setattr__(self, name: str, value: Any) -> None:
+    # A LossScaleOptimizer being made around this one (by `compile` under a
+    # mixed_float16 policy) sets this first: refuse there, in `compile`.
+    if name == "loss_scale_factor":
+      _wrap.check_not_inside_loss_scaling(self)
+    super().__setattr__(name, value)
 
   def build(self, variables: Iterable[Variable]) -> None:
     variables = list(variables)

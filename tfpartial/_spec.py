@@ -144,7 +144,9 @@ class FreezeSpec:
     Raises:
       ValueError: the two lists differ in length, or a gradient's shape
         does not fit its variable.
-      TypeError: an entry of `variables` is not a variable.
+      TypeError: an entry of `variables` is not a variable, or one of
+        `gradients` is not a gradient (a (gradient, variable) pair, say:
+        those go to `mask_gradients`).
 
     >>> x = tf.Variable([1.0, 2.0], name="x")
     >>> b = tf.Variable([3.0], name="b")
@@ -418,9 +420,11 @@ def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
   How to check what a loaded or compiled model freezes: a Keras model's
   (or a tf_keras model's) compiled optimizer is looked at, through a
   `LossScaleOptimizer` too. A wrapped optimizer loaded with a model binds
-  its spec to the model's variables when it is first built; before that
-  (or for a model whose own `compile` replaced the optimizer), this says
-  None.
+  its saved spec to the model's trainable variables, here if not yet (as
+  its first step would). Given a loaded optimizer alone, not yet built or
+  stepped, there are no variables to bind to: None. A model whose own
+  `compile` replaced the optimizer when it was loaded (keras_hub's) has no
+  wrapped optimizer: None.
 
   Args:
     model_or_optimizer: an optimizer, or a model with an `optimizer`.
@@ -429,6 +433,10 @@ def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
     The `FreezeSpec`, or None when there is no wrapped optimizer (or it is
     not bound to variables yet).
 
+  Raises:
+    ValueError: a loaded optimizer's saved spec names a variable the model
+      does not have.
+
   >>> x = tf.Variable([1.0, 2.0], name="x")
   >>> spec = tfpartial.freeze(x, 0)
   >>> optimizer = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.1))
@@ -436,12 +444,13 @@ def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
   True
   >>> tfpartial.spec_of(tf.compat.v1.train.GradientDescentOptimizer(0.1))
   """
-  optimizer = model_or_optimizer
+  optimizer, variables = model_or_optimizer, None
   if not _is_optimizer(optimizer):
     optimizer = getattr(model_or_optimizer, "optimizer", None)
+    variables = getattr(model_or_optimizer, "trainable_variables", None)
   seen = 0
   while optimizer is not None and seen < 8:
-    value = _wrap.carried(optimizer)
+    value = _wrap.carried(optimizer, variables)
     if value is not None:
       return FreezeSpec._of(value)
     optimizer = getattr(optimizer, "inner_optimizer", None)

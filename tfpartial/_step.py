@@ -163,6 +163,15 @@ def trainable_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
           if not spec.fully_frozen(v)]
 
 
+def left_out(spec: StepSpec, var_list: Any) -> List[GradAndVar]:
+  """`(None, variable)` for each variable of `var_list` that `spec` freezes
+  entirely: `spec.minimize` computes no gradient for them, but hands them
+  to the step, which checks the spec against every variable given (a spec
+  of whole variables only names none of the others) and leaves them out."""
+  return [(None, v) for v in tf.nest.flatten(var_list)
+          if spec.fully_frozen(v)]
+
+
 def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
   """The pairs as a list; TypeError or ValueError if one is malformed."""
   if isinstance(grads_and_vars, dict):
@@ -198,8 +207,28 @@ def check_aligned(gradients: Sequence[Any],
     raise _errors.misaligned(len(gradients), len(variables))
   for position, (grad, variable) in enumerate(zip(gradients, variables)):
     _variables.check_variable(variable, f"variables[{position}]")
+    _check_gradient_kind(grad, f"`gradients[{position}]`")
     _check_gradient_shape(grad, variable, f"`gradients[{position}]`")
   return list(zip(gradients, variables))
+
+
+def _check_gradient_kind(grad: Any, where: str) -> None:
+  """TypeError unless `grad` is None, `tf.IndexedSlices` or a float
+  tensor: a (gradient, variable) pair here means the lists are mixed up."""
+  if grad is None or isinstance(grad, tf.IndexedSlices):
+    return
+  try:
+    dtype = tf.as_dtype(getattr(grad, "dtype", None))
+  except TypeError:
+    dtype = None
+  if dtype is not None and (dtype.is_floating or dtype.is_complex):
+    return
+  got = type(grad).__name__ + ("" if dtype is None else f" of {dtype.name}")
+  raise TypeError(
+      f"{where} must be a gradient (a float tensor, tf.IndexedSlices or "
+      f"None); got {got}. `spec.mask` takes the gradients and the variables "
+      "as two lists; for (gradient, variable) pairs use "
+      "`spec.mask_gradients`.")
 
 
 def _check_gradient_shape(grad: Any, variable: Variable, where: str) -> None:

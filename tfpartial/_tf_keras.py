@@ -60,11 +60,19 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
         "`tape` is required when `loss` is a tensor, as for tf_keras' own "
         "minimize.")
   grads = tape.gradient(loss, trained, output_gradients=grad_loss)
-  return list(zip(grads, trained)), kwargs
+  return list(zip(grads, trained)) + _step.left_out(spec, var_list), kwargs
 
 
 class PartialTfKerasOptimizer(_wrap.ConfigCarrier):
   """Mixed in before a tf_keras optimizer class."""
+
+  def __setattr__(self, name: str, value: Any) -> None:
+    # A LossScaleOptimizer marks the optimizer it is made around (by
+    # `compile` under a mixed_float16 policy). Refuse there: eagerly, a step
+    # it skips never reaches `apply_gradients` to be refused.
+    if name == "_is_wrapped_by_loss_scale_optimizer" and value:
+      raise _wrap.loss_scale_outside(self)
+    super().__setattr__(name, value)
 
   def apply_gradients(self, grads_and_vars: Any, *args: Any,
                       **kwargs: Any) -> Any:

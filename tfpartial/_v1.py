@@ -57,19 +57,23 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
         "a tf.compat.v1 optimizer takes "
         f"{sorted(_COMPUTE_KWARGS | _APPLY_KWARGS)}.")
   compute = {k: v for k, v in kwargs.items() if k in _COMPUTE_KWARGS}
-  grads_and_vars = optimizer.compute_gradients(
-      loss, var_list=_var_list(spec, var_list, drop_fully_frozen=True),
-      **compute)
+  var_list = _var_list(spec, var_list)
+  trained = (None if var_list is None
+             else [v for v in var_list if not spec.fully_frozen(v)])
+  grads_and_vars = optimizer.compute_gradients(loss, var_list=trained,
+                                               **compute)
   if not any(grad is not None for grad, _ in grads_and_vars):
     raise ValueError(
         "No gradients provided for any variable: "
         f"{[_variables.checkpoint_name(v) for _, v in grads_and_vars]}.")
-  return grads_and_vars, {k: v for k, v in kwargs.items()
-                          if k in _APPLY_KWARGS}
+  left_out = [] if var_list is None else _step.left_out(spec, var_list)
+  return list(grads_and_vars) + left_out, {k: v for k, v in kwargs.items()
+                                           if k in _APPLY_KWARGS}
 
 
-def _var_list(spec: StepSpec, var_list: Optional[Iterable[Variable]],
-              drop_fully_frozen: bool) -> Optional[List[Variable]]:
+def _var_list(
+    spec: StepSpec,
+    var_list: Optional[Iterable[Variable]]) -> Optional[List[Variable]]:
   """`var_list` (by default TF1's trainable variables), checked.
 
   Returns None when eager and no list is given: the optimizer then trains
@@ -82,8 +86,6 @@ def _var_list(spec: StepSpec, var_list: Optional[Iterable[Variable]],
     var_list = (
         tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
             tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
-  if drop_fully_frozen:
-    return _step.trainable_var_list(spec, var_list)
   return _step.checked_var_list(spec, var_list)
 
 
@@ -99,7 +101,7 @@ class PartialOptimizerV1(_wrap.Carrier):
                         **kwargs: Any) -> List[GradAndVar]:
     value = self._tfpartial_value()
     pairs = super().compute_gradients(  # type: ignore[misc]
-        loss, var_list=_var_list(value, var_list, drop_fully_frozen=False),
+        loss, var_list=_var_list(value, var_list),
         **kwargs)
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]

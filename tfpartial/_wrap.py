@@ -127,11 +127,20 @@ def copy_as(cls: type, optimizer: Optimizer,
   return wrapped
 
 
-def carried(optimizer: Any) -> Optional[_value.SpecValue]:
-  """The value a wrapped optimizer carries (bound), or None."""
+def carried(optimizer: Any,
+            variables: Optional[Sequence[Variable]] = None
+            ) -> Optional[_value.SpecValue]:
+  """The value a wrapped optimizer carries, or None when it has none or is
+  loaded and not bound yet. Given `variables` (those the optimizer will be
+  built or stepped on), a loaded one is bound to them now, as its first
+  step would bind it."""
   if not isinstance(optimizer, Carrier):
     return None
-  return optimizer.__dict__.get("_tfpartial_spec")
+  value = optimizer.__dict__.get("_tfpartial_spec")
+  if value is None and variables and optimizer.__dict__.get(
+      "_tfpartial_saved") is not None:
+    value = optimizer._tfpartial_value(list(variables))
+  return value
 
 
 def base_of(optimizer: Optimizer) -> type:
@@ -177,5 +186,12 @@ def wrapped_by_loss_scaling(optimizer: Optimizer,
 def check_not_inside_loss_scaling(optimizer: Optimizer) -> None:
   """ValueError when a loss-scale optimizer wraps the wrapped `optimizer`."""
   if wrapped_by_loss_scaling(optimizer):
-    raise _errors.loss_scale_outside(type(optimizer))
+    raise loss_scale_outside(optimizer)
+
+
+def loss_scale_outside(optimizer: Optimizer) -> ValueError:
+  """The error for a loss-scale optimizer around the wrapped `optimizer`,
+  naming the fix in the optimizer's own Keras package."""
+  package = base_of(optimizer).__module__.split(".")[0]
+  return _errors.loss_scale_outside(type(optimizer), package)
 
