@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from typing import Optional, Sequence
 
@@ -12,12 +13,16 @@ def _parser() -> argparse.ArgumentParser:
       prog="tfpartial",
       description="Freeze part of a TensorFlow variable during training.")
   commands = parser.add_subparsers(dest="command", required=True)
-  commands.add_parser(
+  demo = commands.add_parser(
       "demo",
       help="the two classic questions in a TF1 graph and TF2, side by side",
       description="Runs the two classic questions (fix x[0]; train only the "
       "diagonal) in a TF1 Session, eagerly and in tf.function, then the "
       "hand-made workarounds beside tfpartial, and prints the numbers.")
+  demo.add_argument("--plot", metavar="FILE.png",
+                    help="also draw the frozen element's drift, step by step, "
+                    "into FILE.png (needs matplotlib: pip install "
+                    "'tfpartial[plot]')")
   verify = commands.add_parser(
       "verify",
       help="prove from two checkpoints that no frozen element changed",
@@ -72,8 +77,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   """Runs the command line; returns the exit status."""
   args = _parser().parse_args(argv)
   if args.command == "demo":
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+      print("tfpartial demo: error: --plot needs matplotlib: "
+            "pip install 'tfpartial[plot]'", file=sys.stderr)
+      return 2
     from tfpartial import _demo  # pylint: disable=g-import-not-at-top
-    return _demo.main()
+    return _demo.main(plot=args.plot)
   if args.command == "verify":
     return _verify(args)
   if args.command == "bench":
