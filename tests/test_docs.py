@@ -295,11 +295,47 @@ def _apply_diff(block: Block, folder: pathlib.Path) -> None:
   target.write_text(old_text)
 
 
+_BENCH_ROW = re.compile(r"^(\(\w\) .*?)\s{2,}\d+\.\d+\s+\d+\.\d+\s+\d+\.\d+"
+                        r"\s+\d+\.\d+-\d+\.\d+\s+(.*)$")
+
+
+def _bench_shape(text: str) -> List[Tuple[str, str]]:
+  """Each row's case and target, sizes and timings left out."""
+  rows = []
+  for line in text.splitlines():
+    match = _BENCH_ROW.match(line)
+    if match:
+      case, target = (re.sub(r"\d[\d,.]*", "N", part).replace(
+          "no compiled kernel", "compiled kernel") for part in match.groups())
+      rows.append((case, target))
+  return rows
+
+
+def _check_bench(block: Block) -> None:
+  """A measured bench table has the cases and targets bench prints today."""
+  result = subprocess.run(
+      [sys.executable, "-m", "tfpartial", "bench", "--quick", "--rounds", "1"],
+      env=ENV, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  shown = _bench_shape(block.code)
+  assert len(shown) >= 9, block.code
+  assert shown == _bench_shape(result.stdout), (
+      f"{block.id} shows other cases than `tfpartial bench` has today:\n"
+      f"{result.stdout}")
+  header = [line for line in block.code.splitlines() if line.startswith("case ")]
+  assert header and header[0].split() == next(
+      line for line in result.stdout.splitlines()
+      if line.startswith("case ")).split()
+
+
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=lambda block: block.id)
 def test_block(block: Block, page_folders):
   """Each python, console and diff block runs, and prints what it shows."""
-  if block.directive.startswith("no-run") or block.directive == "bench":
+  if block.directive.startswith("no-run"):
     pytest.skip(f"not run: {block.directive}")
+  if block.directive == "bench":
+    _check_bench(block)
+    return
   reason = _skip_for(block.directive)
   if reason:
     pytest.skip(reason)
