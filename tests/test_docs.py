@@ -102,9 +102,11 @@ def blocks_of(page: pathlib.Path) -> List[Block]:
     index = end + 1
   for block, after in zip(blocks, blocks[1:]):
     between = lines[block.end:after.line - 1]
-    if (after.lang == "text" and 'title="Output"' in after.info
+    if (block.lang == "python" and after.lang == "text"
+        and 'title="Output"' in after.info
         and not any(line.strip() for line in between)):
       block.output = after.code
+      after.directive = "output"  # Checked as the python block's output.
   return blocks
 
 
@@ -365,6 +367,10 @@ def test_every_block_is_run_or_shown_for_a_reason():
         f"{block.id}: a ```{block.lang} block; use one of "
         f"{sorted(RUN_LANGS | SHOWN_LANGS)} (tests/test_docs.py says how each "
         "is tested)")
+    if 'title="Output"' in block.info:
+      assert block.directive == "output", (
+          f"{block.id}: an output block must follow its python block")
+      continue
     assert block.directive in ("", "keras3", "tf_keras", "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
