@@ -174,3 +174,11 @@ def test_the_committed_picture_is_what_the_command_draws_today(drawn):
         for a, b in zip(new[1:], old[1:]):
           assert (math.isnan(a) and math.isnan(b)) or math.isclose(
               a, b, rel_tol=1e-5, abs_tol=1e-6), (scenario, name, new, old)
+
+
+def test_the_footnote_names_the_keras_that_ran(drawn):
+  import keras  # pylint: disable=g-import-not-at-top
+  _, out = drawn
+  claimed = re.findall(r"Keras (\d+)'s", out)
+  assert all(major == keras.__version__.split(".")[0] for major in claimed), (
+      claimed, keras.__version__)

@@ -253,7 +253,7 @@ def main(plot: Optional[str] = None) -> int:
     print(f"   {method:<18}" + "".join(f"{_cell(d):>12}" for d in drifts))
   print("   * momentum built up before part of x froze.  ** x assigned "
         "(as by a\n     checkpoint restore) between steps: the new x[0] "
-        "must stay.  AdamW is\n     Keras 3's, weight_decay=0.5; the others "
+        "must stay.  AdamW is\n     Keras', weight_decay=0.5; the others "
         "are tf.compat.v1.train's.")
   ok &= all(d == 0.0 for d in table["tfpartial"])
   if plot:
