@@ -448,6 +448,19 @@ def test_reverse_apply_gives_the_old_file():
 # --- The site ----------------------------------------------------------------
 
 
+def test_docstring_doctests_are_fenced_for_the_site():
+  pytest.importorskip("griffe", reason="the docs extra is not installed: "
+                      "pip install '.[docs]'")
+  spec = importlib.util.spec_from_file_location(
+      "griffe_doctests", ROOT / "docs" / "griffe_doctests.py")
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  text = "Summary.\n\n>>> f(1)\n[array(2)]\n\nArgs:\n  x: y.\n\n  >>> kept\n"
+  assert module.fence_doctests(text) == (
+      "Summary.\n\n```pycon\n>>> f(1)\n[array(2)]\n```\n\nArgs:\n  x: y.\n\n"
+      "  >>> kept\n")
+
+
 def test_the_site_builds_strictly(tmp_path):
   """`mkdocs build --strict`: no broken link, no missing API reference."""
   missing = [name for name in ("mkdocs", "material", "mkdocstrings_handlers")
