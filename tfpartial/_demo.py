@@ -5,7 +5,10 @@ Everything printed is computed when the demo runs, on this machine.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+import json
+import os
+import sys
+from typing import Callable, Dict, List, Optional, Tuple
 
 import keras
 import numpy as np
@@ -150,8 +153,15 @@ SCENARIOS = {
 }
 
 
-def _frozen_drift(workaround, scenario) -> float:
-  """How far x[0] ends from where it must be (0.0 when the freeze held)."""
+STEPS = 6  # Frozen steps per scenario; the restore comes before step 4.
+
+
+def trajectory(workaround, scenario) -> List[Tuple[int, float, float]]:
+  """x[0] step by step: (steps taken, its value, where it must be).
+
+  The first point is the value the freeze starts from; a restore between
+  steps adds a point at the same step count, after the new value.
+  """
   make_optimizer, loss, warmup, assign_between = scenario
   optimizer = make_optimizer()
   variable = (keras.Variable if _compat.KERAS_3 and isinstance(
@@ -164,12 +174,21 @@ def _frozen_drift(workaround, scenario) -> float:
     optimizer.apply_gradients([(tape.gradient(value, x), x)])
   step = workaround(x, keep, optimizer, loss)
   expected = float(x.numpy()[0])
-  for index in range(6):
-    if assign_between and index == 3:  # E.g. a checkpoint restored.
+  points = [(0, expected, expected)]
+  for index in range(STEPS):
+    if assign_between and index == STEPS // 2:  # E.g. a checkpoint restored.
       x.assign([7.0, 7.0, 7.0])
       expected = 7.0
+      points.append((index, expected, expected))
     step()
-  return abs(float(x.numpy()[0]) - expected)
+    points.append((index + 1, float(x.numpy()[0]), expected))
+  return points
+
+
+def _frozen_drift(points) -> float:
+  """How far x[0] ends from where it must be (0.0 when the freeze held)."""
+  _, value, expected = points[-1]
+  return abs(value - expected)
 
 
 def _cell(drift: float) -> str:
@@ -178,15 +197,30 @@ def _cell(drift: float) -> str:
   return "held" if drift == 0.0 else f"{drift:.3g}"
 
 
-def workaround_table() -> Dict[str, List[float]]:
+def trajectories() -> Dict[str, Dict[str, List[Tuple[int, float, float]]]]:
+  """Scenario -> workaround -> the frozen x[0], step by step."""
+  return {scenario: {name: trajectory(method, SCENARIOS[scenario])
+                     for name, method in WORKAROUNDS.items()}
+          for scenario in SCENARIOS}
+
+
+def workaround_table(runs) -> Dict[str, List[float]]:
   """Workaround -> how far the frozen element drifted, per scenario."""
-  return {name: [_frozen_drift(method, scenario)
-                 for scenario in SCENARIOS.values()]
-          for name, method in WORKAROUNDS.items()}
+  return {name: [_frozen_drift(runs[scenario][name]) for scenario in SCENARIOS]
+          for name in WORKAROUNDS}
 
 
-def main() -> int:
-  """Prints the demo; returns the exit status (0 when every freeze held)."""
+def main(plot: Optional[str] = None) -> int:
+  """Prints the demo; returns the exit status (0 when every freeze held).
+
+  Args:
+    plot: a PNG file to draw the workarounds' drift into (needs matplotlib).
+  """
+  folder = os.path.dirname(os.path.abspath(plot)) if plot else None
+  if folder and not os.path.isdir(folder):
+    print(f"tfpartial demo: error: --plot {plot}: there is no folder {folder}",
+          file=sys.stderr)
+    return 2
   print(f"tfpartial demo, TensorFlow {tf.__version__}\n")
   ok = True
   q1 = _run_modes(_question_one, steps=100)
@@ -211,14 +245,84 @@ def main() -> int:
 
   print("3. Hand-made workarounds: how far the frozen x[0] drifted "
         "(eager, 6 steps)")
-  table = workaround_table()
+  runs = trajectories()
+  table = workaround_table(runs)
   names = list(SCENARIOS)
   print(f"   {'':<18}" + "".join(f"{n:>12}" for n in names))
   for method, drifts in table.items():
     print(f"   {method:<18}" + "".join(f"{_cell(d):>12}" for d in drifts))
   print("   * momentum built up before part of x froze.  ** x assigned "
         "(as by a\n     checkpoint restore) between steps: the new x[0] "
-        "must stay.  AdamW is\n     Keras 3's, weight_decay=0.5; the others "
+        "must stay.  AdamW is\n     Keras', weight_decay=0.5; the others "
         "are tf.compat.v1.train's.")
   ok &= all(d == 0.0 for d in table["tfpartial"])
+  if plot:
+    draw(runs, plot)
+    print(f"\n4. The same, step by step, drawn in {plot}")
   return 0 if ok else 1
+
+
+# --- The picture (`--plot`) ------------------------------------------------
+
+PLOT_METADATA = "tfpartial-drift"  # The PNG text chunk holding the numbers.
+_PANELS = {  # Scenario -> panel title; SGD, which every answer holds, is left out.
+    "Momentum*": "Momentum 0.9, built up before the freeze",
+    "Ftrl l1": "FTRL, l1 = 0.5",
+    "Proximal l2": "Proximal gradient descent, l2 = 0.5",
+    "AdamW": "Keras AdamW, weight_decay = 0.5",
+    "Inf grad": "SGD, an Inf gradient at x[0]",
+    "assign**": "Adam, x restored to 7 before step 4",
+}
+_STYLES = {  # Workaround -> line style; the first two give the same values.
+    "grads * mask": dict(color="#d62728", marker="o", linestyle="-"),
+    "stop_gradient mix": dict(color="#ff7f0e", marker="x", linestyle="--",
+                              markersize=9),
+    "shadow + assign": dict(color="#9467bd", marker="s", linestyle="-.",
+                            markerfacecolor="none", markersize=8),
+    "tfpartial": dict(color="#2ca02c", marker="D", linestyle="-",
+                      linewidth=2.5, markersize=5),
+}
+
+
+def draw(runs, path: str) -> None:
+  """Draws each workaround's frozen x[0] step by step, one panel a scenario."""
+  import matplotlib  # pylint: disable=g-import-not-at-top
+  matplotlib.use("Agg")  # Files only: no display needed.
+  from matplotlib import pyplot  # pylint: disable=g-import-not-at-top
+
+  figure, axes = pyplot.subplots(2, 3, figsize=(13, 7.5), dpi=100)
+  for axis, (scenario, title) in zip(axes.flat, _PANELS.items()):
+    must = runs[scenario]["tfpartial"]
+    axis.plot([p[0] for p in must], [p[2] for p in must], color="#bbbbbb",
+              linewidth=9, solid_capstyle="butt", label="where x[0] must be")
+    nan_notes = []
+    for name, points in runs[scenario].items():
+      steps, values = [p[0] for p in points], [p[1] for p in points]
+      axis.plot(steps, values, label=name, **_STYLES[name])
+      first_nan = next((s for s, v in zip(steps, values) if v != v), None)
+      if first_nan is not None:
+        nan_notes.append(f"{name}: NaN from step {first_nan} on")
+    if nan_notes:
+      axis.text(0.5, 0.25, "\n".join(nan_notes), transform=axis.transAxes,
+                ha="center", va="center", color="#d62728", fontsize=10,
+                bbox=dict(facecolor="white", edgecolor="#d62728"))
+    axis.set_title(title, fontsize=11)
+    axis.set_xlabel("steps since the freeze")
+    axis.set_ylabel("x[0]")
+    axis.set_xticks(range(STEPS + 1))
+    axis.grid(alpha=0.3)
+  handles, labels = axes.flat[0].get_legend_handles_labels()
+  figure.legend(handles, labels, loc="lower center", ncol=5, fontsize=10,
+                frameon=False)
+  figure.suptitle("The \"frozen\" x[0] of x = [1, 2, 3] under each "
+                  "hand-made workaround and under tfpartial\n"
+                  "(eager, tf.compat.v1.train optimizers but AdamW; "
+                  "grads * mask and stop_gradient mix give the same values)",
+                  fontsize=12)
+  figure.tight_layout(rect=(0, 0.05, 1, 0.95))
+  numbers = {scenario: {name: [[s, v, e] for s, v, e in points]
+                        for name, points in by_name.items()}
+             for scenario, by_name in runs.items()}
+  figure.savefig(path, format="png", metadata={
+      PLOT_METADATA: json.dumps(numbers, allow_nan=True)})
+  pyplot.close(figure)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -35,12 +36,16 @@ def _parser() -> argparse.ArgumentParser:
       prog="tfpartial",
       description="Freeze part of a TensorFlow variable during training.")
   commands = parser.add_subparsers(dest="command", required=True)
-  commands.add_parser(
+  demo = commands.add_parser(
       "demo",
       help="the two classic questions in a TF1 graph and TF2, side by side",
       description="Runs the two classic questions (fix x[0]; train only the "
       "diagonal) in a TF1 Session, eagerly and in tf.function, then the "
       "hand-made workarounds beside tfpartial, and prints the numbers.")
+  demo.add_argument(
+      "--plot", metavar="FILE.png",
+      help="also draw the frozen element's drift, step by step, into "
+      "FILE.png (needs matplotlib: pip install 'tfpartial[plot]')")
   verify = commands.add_parser(
       "verify",
       help="prove from two checkpoints that no frozen element changed",
@@ -159,10 +164,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
   except SystemExit as done:  # --help, or a usage error already printed.
     return done.code if isinstance(done.code, int) else 2
+  if args.command == "demo" and args.plot:
+    folder = os.path.dirname(os.path.abspath(args.plot))
+    if not os.path.isdir(folder):
+      print(f"tfpartial demo: error: --plot {args.plot}: there is no folder "
+            f"{folder}", file=sys.stderr)
+      return 2
+    if importlib.util.find_spec("matplotlib") is None:
+      print("tfpartial demo: error: --plot needs matplotlib: pip install "
+            "'tfpartial[plot]'", file=sys.stderr)
+      return 2
   _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial import _demo  # pylint: disable=g-import-not-at-top
-    return _demo.main()
+    return _demo.main(plot=args.plot)
   if args.command == "verify":
     return _verify(args)
   if args.command == "bench":
