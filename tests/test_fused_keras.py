@@ -132,3 +132,40 @@ def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
       constraint=keras.constraints.NonNeg() if case == "constraint" else None)
   assert KERNEL not in types
   assert "Select" in types
+
+
+@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+def test_a_float64_gradient_of_a_float32_variable_is_cast_as_keras_does(
+    mode, monkeypatch):
+  """Keras takes a float64 gradient for a float32 variable (it casts it);
+  so must the kernel, and leave the bits the unfused step leaves."""
+
+  def train(kernels):
+    monkeypatch.setenv(_native.SWITCH, kernels)
+    rng = np.random.default_rng(5)
+    start = rng.normal(size=(6, 5)).astype(np.float32)
+    x = tf.Variable(start, name="x")
+    frozen = rng.random((6, 5)) < 0.4
+    spec = tfpartial.freeze(x, frozen)
+    optimizer = keras.optimizers.AdamW(0.05, weight_decay=0.2)
+    gradient = tf.constant(rng.normal(size=(6, 5)), tf.float64)
+
+    def step():
+      spec.apply_gradients(optimizer, [(gradient, x)])
+
+    run = tf.function(step) if mode == "tf_function" else step
+    with _op_by_op():
+      for _ in range(3):
+        run()
+    types = set()
+    if mode == "tf_function":
+      graph = tf.function(step).get_concrete_function().graph
+      types = {op.type for op in graph.get_operations()}
+    return start, frozen, x.numpy(), types
+
+  start, frozen, fused, types = train("on")
+  if mode == "tf_function":
+    assert KERNEL in types
+  _, _, unfused, _ = train("off")
+  helpers.assert_same_bits(fused, unfused, "x, kernel against unfused")
+  helpers.assert_same_bits(fused[frozen], start[frozen], "frozen x")
