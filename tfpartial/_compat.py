@@ -9,6 +9,7 @@ plain `tf.Variable`s.
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 from typing import List, Tuple
 
 import keras
@@ -21,12 +22,12 @@ def keras_variable_types() -> Tuple[type, ...]:
   return (keras.Variable,) if KERAS_3 else ()
 
 
-def keras2_modules() -> List[object]:
+def keras2_modules() -> List[ModuleType]:
   """The loaded Keras 2 packages: `tf_keras`, and `keras` when it is 2.x.
 
   `tf_keras` counts only once imported: tfpartial never imports it.
   """
-  modules = [] if KERAS_3 else [keras]
+  modules: List[ModuleType] = [] if KERAS_3 else [keras]
   if sys.modules.get("tf_keras") is not None:
     modules.append(sys.modules["tf_keras"])
   return modules

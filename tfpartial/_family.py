@@ -10,12 +10,21 @@ point of every family, plain or wrapped: the row says the rest.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Iterable, Optional, Tuple
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 from tfpartial import _fused
 from tfpartial import _step
-from tfpartial import _wrap
-from tfpartial._types import ApplyFn, GradsAndVars, Optimizer, StepSpec
+from tfpartial._types import (ApplyFn, GradAndVar, GradsAndVars, Kwargs, Loss,
+                              Optimizer, StepSpec, Variable)
+
+# `apply(optimizer, pairs, kwargs)`: the optimizer's own apply; returns what
+# it returns (an op in a TF1 graph, the family's own value eagerly).
+Apply = Callable[[Optimizer, Sequence[GradAndVar], Kwargs], Any]
+# `gradients(spec, optimizer, loss, var_list, kwargs)`: for `spec.minimize`,
+# the pairs to apply and the apply's keyword arguments.
+Gradients = Callable[
+    [StepSpec, Optimizer, Loss, Optional[Iterable[Variable]], Kwargs],
+    Tuple[List[GradAndVar], Kwargs]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,12 +32,10 @@ class Family:
   """What tfpartial needs to know about one kind of optimizer."""
 
   name: str
-  owns: Callable[[Any], bool]
-  # `apply(optimizer, pairs, kwargs)`: the optimizer's own apply.
-  apply: Callable[[Optimizer, list, dict], Any]
-  # `gradients(spec, optimizer, loss, var_list, kwargs)`: for
-  # `spec.minimize`, the pairs to apply and the apply's keyword arguments.
-  gradients: Callable[..., Tuple[list, dict]]
+  # Whether any object is an optimizer of the family.
+  owns: Callable[[object], bool]
+  apply: Apply
+  gradients: Gradients
   # Mixed in before the base class of a wrapped optimizer.
   mixin: type
   # The compiled kernels for some of its classes.
@@ -45,8 +52,9 @@ def step(family: Family, spec: StepSpec, optimizer: Optimizer,
          grads_and_vars: GradsAndVars, apply: ApplyFn,
          keep_fully_frozen: bool = False) -> Any:
   """One step of `optimizer` under `spec`: mask -> apply -> restore, with
-  the family's kernels and lazy sparse updates."""
-  base = _wrap.base_of(optimizer)
+  the family's kernels and lazy sparse updates; returns what `apply`
+  returns."""
+  base = base_of(optimizer)
   return _step.apply_gradients(
       spec, grads_and_vars, apply,
       lazy_rows=family.lazy_rows(base),
@@ -56,10 +64,16 @@ def step(family: Family, spec: StepSpec, optimizer: Optimizer,
 
 
 def plain_step(family: Family, spec: StepSpec, optimizer: Optimizer,
-               grads_and_vars: GradsAndVars, kwargs: dict) -> Any:
+               grads_and_vars: GradsAndVars, kwargs: Kwargs) -> Any:
   """`spec.apply_gradients(optimizer, ...)` for an optimizer of `family`:
   fully frozen variables are left out, as the caller asked."""
   return step(family, spec, optimizer, grads_and_vars,
               lambda receiver, masked: family.apply(
                   optimizer if receiver is None else receiver, masked,
                   kwargs))
+
+
+def base_of(optimizer: object) -> type:
+  """The class an optimizer is of, seen through a wrapper (`_wrap.py`)."""
+  base: type = getattr(type(optimizer), "_tfpartial_base", type(optimizer))
+  return base

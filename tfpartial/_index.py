@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import operator
 import warnings
-from typing import Sequence
+from typing import Optional, Sequence, SupportsIndex, Union, cast
 
 import numpy as np
 import tensorflow as tf
 
 from tfpartial import _npy
-from tfpartial._types import Index
+from tfpartial._types import CheckedComponent, CheckedIndex, Index
 
 _INTEGER_KINDS = "iu"
 
 
-def selection_mask(shape: Sequence[int], index: Index, described: str,
-                   argument: str = "index") -> np.ndarray:
+def selection_mask(shape: Sequence[int], index: Union[Index, _npy.MaskFile],
+                   described: str, argument: str = "index") -> np.ndarray:
   """A bool array of `shape`, True exactly where `array[index]` reads.
 
   Args:
@@ -72,7 +72,8 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
   return mask
 
 
-def row_set(shape: Sequence[int], checked: Index):
+def row_set(shape: Sequence[int],
+            checked: CheckedIndex) -> Optional[np.ndarray]:
   """The sorted rows `checked` selects when it selects whole rows, else None.
 
   Whole rows: one component over the first axis (an int, a slice, a 1-D
@@ -110,7 +111,7 @@ def row_set(shape: Sequence[int], checked: Index):
   return None
 
 
-def _axes_indexed(parts) -> int:
+def _axes_indexed(parts: Sequence[CheckedComponent]) -> int:
   """How many axes `parts` index, as NumPy counts them."""
   count = 0
   for part in parts:
@@ -123,7 +124,8 @@ def _axes_indexed(parts) -> int:
   return count
 
 
-def _check_structure(shape, checked, index, described, argument) -> None:
+def _check_structure(shape: Sequence[int], checked: CheckedIndex,
+                     index: object, described: str, argument: str) -> None:
   """IndexError for an index no variable of `shape` can take, as NumPy."""
   parts = checked if isinstance(checked, tuple) else (checked,)
   ellipses = sum(part is Ellipsis for part in parts)
@@ -138,7 +140,8 @@ def _check_structure(shape, checked, index, described, argument) -> None:
         f"it indexes {axes} axes and the variable has {len(shape)}.")
 
 
-def check_index(index: Index, described: str, argument: str = "index") -> Index:
+def check_index(index: object, described: str,
+                argument: str = "index") -> CheckedIndex:
   """`index` with every component checked and turned into a NumPy value."""
   if isinstance(index, tuple):
     return tuple(_check_component(c, index, described, argument)
@@ -146,7 +149,8 @@ def check_index(index: Index, described: str, argument: str = "index") -> Index:
   return _check_component(index, index, described, argument)
 
 
-def _check_component(component, index, described, argument):
+def _check_component(component: object, index: object, described: str,
+                     argument: str) -> CheckedComponent:
   """One component of an index, checked and turned into a NumPy value."""
   if component is None or component is Ellipsis:
     return component
@@ -189,7 +193,8 @@ def _check_component(component, index, described, argument):
       "Ellipsis, None, integer arrays or boolean masks.")
 
 
-def _check_array(component, index, described, argument) -> np.ndarray:
+def _check_array(component: Union[Sequence[object], np.ndarray],
+                 index: object, described: str, argument: str) -> np.ndarray:
   try:
     array = np.asarray(component)
   except (TypeError, ValueError) as error:
@@ -207,7 +212,8 @@ def _check_array(component, index, described, argument) -> np.ndarray:
       f"{array.dtype}; index arrays must hold integers or booleans.")
 
 
-def _tensor_value(tensor, index, described, argument) -> np.ndarray:
+def _tensor_value(tensor: tf.Tensor, index: object, described: str,
+                  argument: str) -> np.ndarray:
   # Can run inside a graph: a symbolic tensor has no value to select with.
   if tf.is_symbolic_tensor(tensor):
     raise TypeError(
@@ -216,16 +222,17 @@ def _tensor_value(tensor, index, described, argument) -> np.ndarray:
   return np.asarray(tensor.numpy())
 
 
-def _is_integer(value) -> bool:
+def _is_integer(value: object) -> bool:
   if isinstance(value, (bool, np.bool_)):
     return False
   try:
-    operator.index(value)
+    # Any object: operator.index raises TypeError unless it has __index__.
+    operator.index(cast(SupportsIndex, value))
   except TypeError:
     return False
   return True
 
 
-def _show(index: Index) -> str:
+def _show(index: object) -> str:
   text = repr(index)
   return text if len(text) <= 60 else text[:57] + "..."

@@ -14,14 +14,15 @@ of the row set for rows.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
 from tfpartial import _selection
+from tfpartial._selection import Selection
 
 
-def shortest(selection, limit: int) -> Tuple[str, Optional[str]]:
+def shortest(selection: Selection, limit: int) -> Tuple[str, Optional[str]]:
   """("freeze" or "train_only", text) for `selection`, the text shortest.
 
   Args:
@@ -74,8 +75,8 @@ def mask_text(mask: np.ndarray, limit: int) -> Optional[str]:
   if ((not texts or texts[0] is None or count <= 64)
       and 3 * count * mask.ndim <= limit + 2):
     texts.append(_coordinates_text(np.nonzero(mask), limit))
-  texts = [text for text in texts if text is not None]
-  return min(texts, key=len) if texts else None
+  written = [text for text in texts if text is not None]
+  return min(written, key=len) if written else None
 
 
 def _rows_text(rows: np.ndarray, count: int, limit: int) -> Optional[str]:
@@ -128,7 +129,8 @@ def _coordinates_text(coordinates: Sequence[np.ndarray],
   length = sum(_list_length(axis) for axis in coordinates)
   if length + 2 * (len(coordinates) - 1) > limit:
     return None
-  return ", ".join(_list_text(axis, limit) for axis in coordinates)
+  # None for none of them: together they are within `limit`.
+  return ", ".join(cast(str, _list_text(axis, limit)) for axis in coordinates)
 
 
 def _axis_text(chosen: np.ndarray, size: int) -> Optional[str]:
@@ -161,7 +163,7 @@ def _list_text(values: np.ndarray, limit: int, depth: int = 0
   """
   if _list_length(values, depth) > limit:
     return None
-  numbers = map(str, values.tolist())
+  numbers: Iterable[str] = map(str, values.tolist())
   if depth:
     numbers = ("[" * depth + number + "]" * depth for number in numbers)
   text = "[" + ", ".join(numbers) + "]"

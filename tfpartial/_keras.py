@@ -10,7 +10,8 @@ custom objects, so loading needs only `import tfpartial`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
+                    Tuple)
 
 import keras
 import tensorflow as tf
@@ -20,24 +21,25 @@ from tfpartial import _errors
 from tfpartial import _family
 from tfpartial import _step
 from tfpartial import _wrap
-from tfpartial._types import GradAndVar, Optimizer, StepSpec, Variable
+from tfpartial._types import (GradAndVar, Gradient, Kwargs, Loss, StepSpec,
+                              Variable)
 
 
-def owns(optimizer: Any) -> bool:
+def owns(optimizer: object) -> bool:
   return _compat.KERAS_3 and isinstance(optimizer, keras.optimizers.Optimizer)
 
 
-def apply(optimizer: Optimizer, masked: List[GradAndVar],
-          kwargs: dict) -> Any:
+def apply(optimizer: keras.optimizers.Optimizer,
+          masked: Sequence[GradAndVar], kwargs: Kwargs) -> Any:
   if kwargs:
     raise _errors.no_keyword_arguments(
         "a Keras optimizer's apply_gradients", kwargs)
   return optimizer.apply_gradients(masked)
 
 
-def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
-              var_list: Optional[Iterable[Variable]],
-              kwargs: dict) -> Tuple[List[GradAndVar], dict]:
+def gradients(spec: StepSpec, optimizer: keras.optimizers.Optimizer,
+              loss: Loss, var_list: Optional[Iterable[Variable]],
+              kwargs: Kwargs) -> Tuple[List[GradAndVar], Kwargs]:
   """One step's pairs for `spec.minimize`: `loss` is a zero-argument
   callable, scaled as Keras' `fit` scales it."""
   if kwargs:
@@ -56,10 +58,30 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
   return list(zip(grads, trained)) + _step.left_out(spec, var_list), {}
 
 
-class PartialKerasOptimizer(_wrap.ConfigCarrier):
+if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
+
+  class _KerasOptimizer(_wrap.ConfigCarrier):
+    """A `keras.optimizers.Optimizer` class, as the mixin calls it."""
+
+    built: bool
+    _trainable_variables: List[Variable]
+
+    def build(self, variables: List[Variable]) -> None: ...
+
+    def apply(self, grads: Sequence[Gradient],
+              trainable_variables: Optional[Sequence[Variable]] = None
+              ) -> Any: ...
+
+    def finalize_variable_values(self, var_list: Sequence[Variable]
+                                 ) -> None: ...
+else:
+  _KerasOptimizer = _wrap.ConfigCarrier
+
+
+class PartialKerasOptimizer(_KerasOptimizer):
   """Mixed in before a Keras optimizer class: its updates honour the spec."""
 
-  def __setattr__(self, name: str, value: Any) -> None:
+  def __setattr__(self, name: str, value: object) -> None:
     # A LossScaleOptimizer being made around this one (by `compile` under a
     # mixed_float16 policy) sets this first: refuse there, in `compile`.
     if name == "loss_scale_factor":
@@ -79,20 +101,20 @@ class PartialKerasOptimizer(_wrap.ConfigCarrier):
     self._tfpartial_built(variables)
     # Built on every variable, fully frozen ones too: Keras keeps optimizer
     # state by position, so checkpoints then match a plain optimizer's.
-    super().build(_step.substitute(value, variables))  # type: ignore[misc]
+    super().build(_step.substitute(value, variables))
 
-  def apply(self, grads: Sequence[Any],
+  def apply(self, grads: Sequence[Gradient],
             trainable_variables: Optional[Sequence[Variable]] = None) -> Any:
     if trainable_variables is None:
-      trainable_variables = self._trainable_variables  # type: ignore
+      trainable_variables = self._trainable_variables
     grads, variables = list(grads), list(trainable_variables)
     value = self._tfpartial_value(variables)
-    if not self.built:  # type: ignore[has-type]
+    if not self.built:
       # Built here, on the model's variables, not the compact ones the step
       # hands the optimizer.
       self.build(variables)
       self.built = True
-    parent = super().apply  # type: ignore[misc]
+    parent = super().apply
     return _family.step(
         self._tfpartial_family, value, self, zip(grads, variables),
         lambda receiver, masked: parent([g for g, _ in masked],
@@ -104,7 +126,7 @@ class PartialKerasOptimizer(_wrap.ConfigCarrier):
     # pairs them with the variables the optimizer was built on.
     var_list = list(var_list)
     value = self._tfpartial_value(var_list)
-    parent = super().finalize_variable_values  # type: ignore[misc]
+    parent = super().finalize_variable_values
     return _step.guard(value, var_list,
                        lambda: parent(_step.substitute(value, var_list)))
 
@@ -117,7 +139,7 @@ def builtins() -> List[type]:
   """The optimizer classes `keras.optimizers` exports."""
   if not _compat.KERAS_3:
     return []
-  found = []
+  found: List[type] = []
   for name in dir(keras.optimizers):
     candidate = getattr(keras.optimizers, name)
     if (isinstance(candidate, type)

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, List, Optional, Tuple
+from typing import List, NoReturn, Optional, Tuple, Union
 
 import numpy as np
+
+from tfpartial._types import CheckedComponent, CheckedIndex
 
 # Longer texts are not index expressions anyone writes by hand; a spec file
 # holding a large mask uses {"npy": FILE} instead.
@@ -45,7 +47,7 @@ _INT64_LIMITS = (np.iinfo(np.int64).min, np.iinfo(np.int64).max)
 _MASK_CODES = np.full(256, 3, np.uint8)  # 0 False, 1 True, 2 ",", 3 other.
 _MASK_CODES[[ord("0"), ord("1"), ord(",")]] = (0, 1, 2)
 _SPACE_CODES = np.frombuffer(b" \t\n\r\f\v", np.uint8)
-_WORDS = {"None": None, "True": True, "False": False}
+_WORDS = {"True": True, "False": False}  # In lists; None is an item.
 
 
 class _Tokens:
@@ -54,10 +56,10 @@ class _Tokens:
   def __init__(self, text: str, what: str):
     self.text, self.what = text, what
     self.position = 0  # Where the next token starts (maybe after spaces).
-    self._next: Optional[Tuple[str, Any, int]] = None
+    self._next: Optional[Tuple[str, str, int]] = None
     self._next_end = 0
 
-  def _scan(self) -> Optional[Tuple[str, Any, int]]:
+  def _scan(self) -> Optional[Tuple[str, str, int]]:
     if self._next is None and self.position < len(self.text):
       match = _TOKEN.match(self.text, self.position)
       if match is None or match.end() == self.position:
@@ -67,6 +69,7 @@ class _Tokens:
           self.fail(f"unexpected {self.text[column]!r}", column)
         return None
       kind = match.lastgroup
+      assert kind is not None  # Every alternative of _TOKEN is a group.
       self._next = (kind, match.group(kind), match.start(kind))
       self._next_end = match.end()
     return self._next
@@ -85,7 +88,7 @@ class _Tokens:
     token = self._scan()
     return len(self.text) if token is None else token[2]
 
-  def take(self) -> Tuple[str, Any, int]:
+  def take(self) -> Tuple[str, str, int]:
     token = self._scan()
     if token is None:
       self.fail("unexpected end", len(self.text))
@@ -114,13 +117,13 @@ class _Tokens:
     if got != value:
       self.fail(f"expected {value!r}, got {got!r}", column)
 
-  def fail(self, problem: str, column: int):
+  def fail(self, problem: str, column: int) -> NoReturn:
     raise ValueError(
         f"cannot parse index {_show(self.text)} for {self.what}: {problem} "
         f"at column {column + 1}.")
 
 
-def parse_index(text: str, what: str) -> Any:
+def parse_index(text: object, what: str) -> CheckedIndex:
   """The index `text` spells: an int, slice, array, Ellipsis, None or tuple.
 
   Args:
@@ -169,7 +172,7 @@ def parse_index(text: str, what: str) -> Any:
   return tuple(items)
 
 
-def _item(tokens: _Tokens) -> Any:
+def _item(tokens: _Tokens) -> CheckedComponent:
   if tokens.peek("..."):
     tokens.take()
     return Ellipsis
@@ -259,7 +262,7 @@ class _List:
     tokens = self.tokens
     tokens.expect("[")
     lists: List[np.ndarray] = []
-    numbers: List[Any] = []
+    numbers: List[Union[int, bool]] = []
     while not tokens.peek("]"):
       element_column = tokens.column()
       if tokens.peek("["):
@@ -281,7 +284,7 @@ class _List:
     dtype = bool if self.kind == "booleans" else np.int64
     return np.stack([part.astype(dtype, copy=False) for part in lists])
 
-  def _number(self) -> Any:
+  def _number(self) -> Union[int, bool]:
     tokens = self.tokens
     kind, value, column = tokens.take()
     if kind == "int":
@@ -337,7 +340,8 @@ def _flat_booleans(inner: str) -> Optional[np.ndarray]:
   # As many values as words: no 0 or 1 of the text's own among them.
   if values.size != words or (values > 1).any() or (commas != 2).any():
     return None
-  return values == 1
+  booleans: np.ndarray = values == 1
+  return booleans
 
 
 def _show(text: str) -> str:

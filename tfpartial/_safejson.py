@@ -15,22 +15,25 @@ import os
 import pathlib
 import re
 import stat
-from typing import Any, Dict, List, Tuple, Union
+from typing import Dict, List, NoReturn, Sequence, Tuple, Union, cast
+
+# A decoded JSON value.
+JSON = Union[None, bool, int, float, str, List["JSON"], Dict[str, "JSON"]]
 
 MAX_BYTES = 64 * 2**20  # A spec file larger than this is refused unread.
 MAX_DEPTH = 16  # A spec needs 3 levels of objects and arrays.
 
 
-def read_file(path: pathlib.Path, given: Union[str, os.PathLike]) -> str:
+def read_file(path: pathlib.Path, given: Union[str, os.PathLike[str]]) -> str:
   """The text of the spec file: a regular file, bounded, UTF-8."""
-  def fail(problem: str):
+  def fail(problem: str) -> NoReturn:
     raise ValueError(f"cannot read spec file '{path}': {problem}.")
 
   try:
     # Without blocking: a pipe with no writer must not hang the load.
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
   except OSError as error:
-    fail(error.strerror + _json_hint(given))
+    fail(cast(str, error.strerror) + _json_hint(given))  # os.open sets it.
   status = os.fstat(descriptor)
   if not stat.S_ISREG(status.st_mode):
     os.close(descriptor)
@@ -49,7 +52,7 @@ def read_file(path: pathlib.Path, given: Union[str, os.PathLike]) -> str:
                      f"{error.start}).") from None
 
 
-def _json_hint(given: Union[str, os.PathLike]) -> str:
+def _json_hint(given: Union[str, os.PathLike[str]]) -> str:
   """For a string taken as a path that is JSON text after all."""
   if not isinstance(given, str) or len(given) > 100:
     return ""
@@ -64,7 +67,7 @@ def _json_hint(given: Union[str, os.PathLike]) -> str:
 _JSON_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
-def decode(text: str) -> Any:
+def decode(text: str) -> JSON:
   """`text` decoded: refused when too deep or when a key repeats."""
   depth = 0
   for match in _JSON_STRUCTURE.finditer(text):
@@ -77,10 +80,10 @@ def decode(text: str) -> Any:
             f"character {match.start() + 1}); a spec needs 3.")
     elif bracket in "]}":
       depth -= 1
-  repeated: List[Tuple[dict, str]] = []
+  repeated: List[Tuple[Dict[str, JSON], str]] = []
 
-  def object_from(pairs):
-    result: Dict[str, Any] = {}
+  def object_from(pairs: Sequence[Tuple[str, JSON]]) -> Dict[str, JSON]:
+    result: Dict[str, JSON] = {}
     for key, value in pairs:
       if key in result:
         repeated.append((result, key))
@@ -88,7 +91,7 @@ def decode(text: str) -> Any:
     return result
 
   try:
-    data = json.loads(text, object_pairs_hook=object_from)
+    data: JSON = json.loads(text, object_pairs_hook=object_from)
   except json.JSONDecodeError as error:
     raise ValueError(
         f"the spec is not valid JSON: {str(error).rstrip('.')}.") from None
@@ -99,7 +102,7 @@ def decode(text: str) -> Any:
   return data
 
 
-def _repeated_message(data: Any, where: dict, key: str) -> str:
+def _repeated_message(data: JSON, where: Dict[str, JSON], key: str) -> str:
   if where is data:
     return (f"the spec names '{key}' twice; a spec names each variable once "
             "(JSON keeps only the last, so the first would be lost).")
@@ -111,13 +114,13 @@ def _repeated_message(data: Any, where: dict, key: str) -> str:
   return f"the spec has the key \"{key}\" twice in one object; give it once."
 
 
-def type_name(value: Any, json_word: bool = True) -> str:
+def type_name(value: JSON, json_word: bool = True) -> str:
   """`a JSON array`, `a JSON number`, `true`, ...; `an array` without the
   word JSON."""
   if isinstance(value, bool) or value is None:
     return json.dumps(value)
-  kind = {dict: "object", list: "array", str: "string"}.get(type(value),
-                                                            "number")
+  kinds: Dict[type, str] = {dict: "object", list: "array", str: "string"}
+  kind = kinds.get(type(value), "number")
   if json_word:
     return f"a JSON {kind}"
   return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"

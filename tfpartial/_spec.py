@@ -18,8 +18,10 @@ from tfpartial import _specfile
 from tfpartial import _step
 from tfpartial import _value
 from tfpartial import _wrap
-from tfpartial._types import (GradAndVar, Gradient, GradsAndVars, Index,
+from tfpartial._specfile import Variables
+from tfpartial._types import (GradAndVar, Gradient, GradsAndVars, Index, Loss,
                               Optimizer, Variable)
+from tfpartial._value import SpecValue
 
 
 class FreezeSpec:
@@ -49,18 +51,19 @@ class FreezeSpec:
   """
 
   __slots__ = ("_value",)
+  _value: SpecValue
 
   def __init__(self) -> None:
     """An empty spec, which freezes nothing; `|` adds to it."""
     object.__setattr__(self, "_value", _value.SpecValue())
 
   @classmethod
-  def _of(cls, value: _value.SpecValue) -> "FreezeSpec":
+  def _of(cls, value: SpecValue) -> "FreezeSpec":
     spec = cls()
     object.__setattr__(spec, "_value", value)
     return spec
 
-  def __setattr__(self, name: str, value: Any) -> None:
+  def __setattr__(self, name: str, value: object) -> None:
     raise AttributeError("FreezeSpec is immutable; combine specs with `|`.")
 
   # --- The value -----------------------------------------------------------
@@ -220,7 +223,7 @@ class FreezeSpec:
     return _family.plain_step(family, self._value, optimizer, grads_and_vars,
                               kwargs)
 
-  def minimize(self, optimizer: Optimizer, loss: Any,
+  def minimize(self, optimizer: Optimizer, loss: Loss,
                var_list: Optional[Iterable[Variable]] = None,
                **kwargs: Any) -> Any:
     """Computes the gradients of `loss` and applies them under the spec.
@@ -388,7 +391,8 @@ def train_only(variable: Variable, index: Index, *,
   return FreezeSpec._of(_value.train_only(variable, index, compact=compact))
 
 
-def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
+def load_spec(text_or_path: _specfile.PathOrText,
+              variables: Variables) -> FreezeSpec:
   """The spec a spec file describes, bound to `variables` by name.
 
   Args:
@@ -414,7 +418,7 @@ def load_spec(text_or_path: _specfile.PathOrText, variables: Any) -> FreezeSpec:
   return FreezeSpec._of(_value.load(text_or_path, variables))
 
 
-def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
+def spec_of(model_or_optimizer: object) -> Optional[FreezeSpec]:
   """The spec a wrapped optimizer carries, or None.
 
   How to check what a loaded or compiled model freezes: a Keras model's
@@ -458,7 +462,7 @@ def spec_of(model_or_optimizer: Any) -> Optional[FreezeSpec]:
   return None
 
 
-def _is_optimizer(candidate: Any) -> bool:
+def _is_optimizer(candidate: object) -> bool:
   try:
     _optimizers.family_of(candidate)
   except TypeError:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import (Any, Dict, List, Mapping, NamedTuple, Optional, Tuple,
-                    Union)
+from typing import (Dict, Iterable, Iterator, List, Mapping, NamedTuple,
+                    Optional, Protocol, Tuple, Union, cast)
 
 import numpy as np
 
@@ -29,16 +29,30 @@ from tfpartial import _npy
 from tfpartial import _parse
 from tfpartial import _safejson
 from tfpartial import _variables
+from tfpartial._safejson import JSON
+from tfpartial._selection import Selection
+from tfpartial._types import CheckedIndex, Index, Variable
 
 _KINDS = ("freeze", "train_only")
 INLINE_LIMIT = 4096  # Characters of index text before a mask goes to .npy.
 
-PathOrText = Union[str, os.PathLike]
+PathOrText = Union[str, os.PathLike[str]]
+
+
+class _HasVariables(Protocol):
+  """A `tf.Module` or a Keras model."""
+
+  @property
+  def variables(self) -> Iterable[Variable]: ...
+
+
+# What a spec binds to: variables, a name -> variable mapping, or a module.
+Variables = Union[Mapping[str, Variable], Iterable[Variable], _HasVariables]
 
 
 # --- Reading -----------------------------------------------------------
 
-def read(text_or_path: PathOrText) -> Tuple[Any, Optional[pathlib.Path]]:
+def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
   """The decoded JSON and the folder `.npy` names are relative to.
 
   A string is JSON text when it starts (after spaces) with `{`, `[` or `"`,
@@ -63,7 +77,7 @@ def read(text_or_path: PathOrText) -> Tuple[Any, Optional[pathlib.Path]]:
   return _safejson.decode(text), path.parent
 
 
-def _preview(value: Any) -> str:
+def _preview(value: JSON) -> str:
   text = json.dumps(value)
   return text if len(text) <= 60 else text[:57] + "..."
 
@@ -75,12 +89,15 @@ class Entry(NamedTuple):
 
   name: str
   kind: str  # "freeze" or "train_only"
-  index: Any  # An index, or an `_npy.MaskFile` read once the shape is known.
+  # An index, or an `_npy.MaskFile` read once the shape is known. (The
+  # field hides `tuple.index`, which nothing calls on an Entry.)
+  index: Union[CheckedIndex, _npy.MaskFile]  # type: ignore[assignment]
   shape: Optional[Tuple[int, ...]]
   compact: bool
 
 
-def entries(data: Any, directory: Optional[pathlib.Path]):
+def entries(data: JSON,
+            directory: Optional[pathlib.Path]) -> Iterator[Entry]:
   """An `Entry` for each entry of the spec, checked."""
   if not isinstance(data, dict):
     raise ValueError(
@@ -109,7 +126,8 @@ def entries(data: Any, directory: Optional[pathlib.Path]):
                 _shape(entry.get("shape"), where), compact)
 
 
-def _index(expression: Any, where: str, directory: Optional[pathlib.Path]):
+def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]
+           ) -> Union[CheckedIndex, _npy.MaskFile]:
   if isinstance(expression, str):
     return _parse.parse_index(expression, where)
   if isinstance(expression, dict) and set(expression) == {"npy"}:
@@ -127,7 +145,7 @@ def _index(expression: Any, where: str, directory: Optional[pathlib.Path]):
       f"{{\"npy\": FILE}}; got {_preview(expression)}.")
 
 
-def _shape(shape: Any, where: str) -> Optional[Tuple[int, ...]]:
+def _shape(shape: JSON, where: str) -> Optional[Tuple[int, ...]]:
   if shape is None:
     return None
   if not (isinstance(shape, list) and all(
@@ -135,13 +153,14 @@ def _shape(shape: Any, where: str) -> Optional[Tuple[int, ...]]:
       for d in shape)):
     raise ValueError(f"{where}: \"shape\" must be a list of sizes; got "
                      f"{_preview(shape)}.")
-  return tuple(shape)
+  return tuple(cast(List[int], shape))  # Sizes, checked just above.
 
 
 # --- Binding to variables ----------------------------------------------
 
-def variables_by_name(variables: Any) -> Mapping[str, Any]:
+def variables_by_name(variables: Variables) -> Mapping[str, Variable]:
   """Name -> variable, from a mapping, a module/model or an iterable."""
+  named: Dict[str, Variable]
   if isinstance(variables, Mapping):
     named = dict(variables)
     items = list(named.values())
@@ -150,7 +169,8 @@ def variables_by_name(variables: Any) -> Mapping[str, Any]:
         variables):
       variables = variables.variables
     try:
-      items = list(variables)
+      # A TypeError, caught here, unless iterable; each item is checked.
+      items = list(cast(Iterable[Variable], variables))
     except TypeError:
       raise TypeError(
           "`variables` must be variables, a name -> variable mapping or a "
@@ -170,7 +190,7 @@ def variables_by_name(variables: Any) -> Mapping[str, Any]:
   return named
 
 
-def bind(entry: Entry, named: Mapping[str, Any]) -> Tuple[Any, Any]:
+def bind(entry: Entry, named: Mapping[str, Variable]) -> Tuple[Variable, Index]:
   """(variable, index) for `entry`: found by name, shape checked, a mask
   file read for the variable's shape.
 
@@ -201,7 +221,8 @@ def bind(entry: Entry, named: Mapping[str, Any]) -> Tuple[Any, Any]:
 
 # --- Writing -----------------------------------------------------------
 
-def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
+def to_json(entries_: Iterable[Tuple[Variable, Selection]],
+            path: Optional[PathOrText] = None) -> str:
   """The spec's JSON text; also written to `path` (with any .npy files).
 
   An index longer than `INLINE_LIMIT` characters goes to a mask file beside
@@ -213,9 +234,8 @@ def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
       mask's text would be longer than a spec may hold; a mask file of the
       name to write exists and holds another mask.
   """
-  folder = None if path is None else pathlib.Path(path).parent
-  stem = None if path is None else pathlib.Path(path).stem
-  out: Dict[str, Any] = {}
+  target = None if path is None else pathlib.Path(path)
+  out: Dict[str, Dict[str, JSON]] = {}
   masks: List[Tuple[str, np.ndarray]] = []
   for variable, selection in entries_:
     name = _variables.checkpoint_name(variable)
@@ -223,27 +243,28 @@ def to_json(entries_: Any, path: Optional[PathOrText] = None) -> str:
       raise ValueError(
           f"two variables in the spec share the checkpoint name '{name}'; "
           "a spec file names each variable once.")
-    limit = INLINE_LIMIT if folder is not None else _parse.MAX_LENGTH
-    kind, expression = _index_text.shortest(selection, limit)
-    if expression is None:
-      if folder is None:
+    limit = INLINE_LIMIT if target is not None else _parse.MAX_LENGTH
+    kind, text = _index_text.shortest(selection, limit)
+    expression: JSON = text
+    if text is None:
+      if target is None:
         raise ValueError(
             f"the mask of {_variables.describe(variable)} needs more than "
             f"{_parse.MAX_LENGTH:,} characters of index text; pass `path` so "
             "that it goes to a .npy file beside the spec.")
       mask = selection.frozen_mask()
       mask = mask if kind == "freeze" else ~mask
-      file_name = _npy.file_name(stem, name, mask)
+      file_name = _npy.file_name(target.stem, name, mask)
       masks.append((file_name, mask))
       expression = {"npy": file_name}
     out[name] = {kind: expression,
                  "shape": list(_variables.static_shape(variable))}
     if selection.compact:
       out[name]["compact"] = True
-  text = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
-                            for name, entry in out.items()) + "\n}"
-  if path is not None:
+  written = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
+                               for name, entry in out.items()) + "\n}"
+  if target is not None:
     for file_name, mask in masks:
-      _npy.write_mask(folder, file_name, mask)
-    _npy.write_atomically(pathlib.Path(path), (text + "\n").encode("utf-8"))
-  return text
+      _npy.write_mask(target.parent, file_name, mask)
+    _npy.write_atomically(target, (written + "\n").encode("utf-8"))
+  return written

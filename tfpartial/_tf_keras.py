@@ -11,7 +11,9 @@ the first step after `load_model`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Sequence, Tuple
+from types import ModuleType
+from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
+                    Tuple, cast)
 
 import tensorflow as tf
 
@@ -20,10 +22,11 @@ from tfpartial import _errors
 from tfpartial import _family
 from tfpartial import _step
 from tfpartial import _wrap
-from tfpartial._types import GradAndVar, Optimizer, StepSpec, Variable
+from tfpartial._types import (GradAndVar, Kwargs, Loss, Optimizer, StepSpec,
+                              Variable)
 
 
-def _module_of(optimizer_class: type) -> Any:
+def _module_of(optimizer_class: type) -> Optional[ModuleType]:
   """The Keras 2 package `optimizer_class` belongs to, or None."""
   for module in _compat.keras2_modules():
     if issubclass(optimizer_class, (module.optimizers.Optimizer,
@@ -32,18 +35,22 @@ def _module_of(optimizer_class: type) -> Any:
   return None
 
 
-def owns(optimizer: Any) -> bool:
+def owns(optimizer: object) -> bool:
   return _module_of(type(optimizer)) is not None
 
 
-def apply(optimizer: Optimizer, masked: List[GradAndVar],
-          kwargs: dict) -> Any:
+# A `tf_keras` optimizer is typed as an `Optimizer` only: tfpartial never
+# imports tf_keras, so its classes cannot be named here.
+
+
+def apply(optimizer: Optimizer, masked: Sequence[GradAndVar],
+          kwargs: Kwargs) -> Any:
   return optimizer.apply_gradients(masked, **kwargs)
 
 
-def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
+def gradients(spec: StepSpec, optimizer: Optimizer, loss: Loss,
               var_list: Optional[Iterable[Variable]],
-              kwargs: dict) -> Tuple[List[GradAndVar], dict]:
+              kwargs: Kwargs) -> Tuple[List[GradAndVar], Kwargs]:
   """What `optimizer.minimize(loss, var_list, tape=None, ...)` computes."""
   del optimizer  # tf_keras' own minimize does not scale the loss either.
   kwargs = dict(kwargs)
@@ -63,10 +70,24 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
   return list(zip(grads, trained)) + _step.left_out(spec, var_list), kwargs
 
 
-class PartialTfKerasOptimizer(_wrap.ConfigCarrier):
+if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
+
+  class _TfKerasOptimizer(_wrap.ConfigCarrier):
+    """A tf_keras optimizer class (new or legacy), as the mixin calls it."""
+
+    def apply_gradients(self, grads_and_vars: Any, /, *args: Any,
+                        **kwargs: Any) -> Any: ...
+
+    def finalize_variable_values(self, var_list: Sequence[Variable]
+                                 ) -> None: ...
+else:
+  _TfKerasOptimizer = _wrap.ConfigCarrier
+
+
+class PartialTfKerasOptimizer(_TfKerasOptimizer):
   """Mixed in before a tf_keras optimizer class."""
 
-  def __setattr__(self, name: str, value: Any) -> None:
+  def __setattr__(self, name: str, value: object) -> None:
     # A LossScaleOptimizer marks the optimizer it is made around (by
     # `compile` under a mixed_float16 policy). Refuse there: eagerly, a step
     # it skips never reaches `apply_gradients` to be refused.
@@ -81,7 +102,7 @@ class PartialTfKerasOptimizer(_wrap.ConfigCarrier):
     variables = [v for _, v in pairs]
     value = self._tfpartial_value(variables)
     self._tfpartial_built(variables)
-    parent = super().apply_gradients  # type: ignore[misc]
+    parent = super().apply_gradients
     return _family.step(
         self._tfpartial_family, value, self, pairs,
         lambda receiver, masked: parent(masked, *args, **kwargs),
@@ -93,18 +114,19 @@ class PartialTfKerasOptimizer(_wrap.ConfigCarrier):
     # calls this on them.)
     var_list = list(var_list)
     value = self._tfpartial_value(var_list)
-    parent = super().finalize_variable_values  # type: ignore[misc]
+    parent = super().finalize_variable_values
     return _step.guard(value, var_list, lambda: parent(var_list))
 
 
 def register(cls: type) -> type:
-  return _wrap.register_with(_module_of(cls).saving, cls)
+  # One of the family's own classes: a Keras 2 package's.
+  return _wrap.register_with(cast(ModuleType, _module_of(cls)).saving, cls)
 
 
 def builtins() -> List[type]:
   """The built-in optimizers of the Keras 2 packages loaded now, new and
   legacy, so `load_model` finds a saved wrapped optimizer."""
-  found = []
+  found: List[type] = []
   for module in _compat.keras2_modules():
     for namespace in (module.optimizers, module.optimizers.legacy):
       for name in dir(namespace):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
+                    Tuple)
 
 import tensorflow as tf
 
@@ -11,7 +12,8 @@ from tfpartial import _mask
 from tfpartial import _step
 from tfpartial import _variables
 from tfpartial import _wrap
-from tfpartial._types import GradAndVar, Optimizer, StepSpec, Variable
+from tfpartial._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
+                              StepSpec, Variable)
 
 _COMPUTE_KWARGS = frozenset(
     ("gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
@@ -29,7 +31,7 @@ _LAZY_ROWS = (_T.GradientDescentOptimizer, _T.MomentumOptimizer,
               _T.ProximalGradientDescentOptimizer, _T.ProximalAdagradOptimizer)
 
 
-def owns(optimizer: Any) -> bool:
+def owns(optimizer: object) -> bool:
   return isinstance(optimizer, tf.compat.v1.train.Optimizer)
 
 
@@ -39,14 +41,14 @@ def lazy_rows(base: type) -> bool:
   return base in _LAZY_ROWS
 
 
-def apply(optimizer: Optimizer, masked: List[GradAndVar],
-          kwargs: dict) -> Any:
+def apply(optimizer: tf.compat.v1.train.Optimizer,
+          masked: Sequence[GradAndVar], kwargs: Kwargs) -> Any:
   return optimizer.apply_gradients(masked, **kwargs)
 
 
-def gradients(spec: StepSpec, optimizer: Optimizer, loss: Any,
-              var_list: Optional[Iterable[Variable]],
-              kwargs: dict) -> Tuple[List[GradAndVar], dict]:
+def gradients(spec: StepSpec, optimizer: tf.compat.v1.train.Optimizer,
+              loss: Loss, var_list: Optional[Iterable[Variable]],
+              kwargs: Kwargs) -> Tuple[List[GradAndVar], Kwargs]:
   """What `optimizer.minimize(loss, ...)` would compute, for
   `spec.minimize`: the pairs (fully frozen variables left out of
   `var_list`, so they get no slots) and the apply arguments."""
@@ -89,7 +91,23 @@ def _var_list(
   return _step.checked_var_list(spec, var_list)
 
 
-class PartialOptimizerV1(_wrap.Carrier):
+if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
+
+  class _OptimizerV1(_wrap.Carrier):
+    """A `tf.compat.v1.train.Optimizer` class, as the mixin calls it."""
+
+    def compute_gradients(self, loss: Loss,
+                          var_list: Optional[Iterable[Variable]] = None,
+                          **kwargs: Any) -> List[GradAndVar]: ...
+
+    def apply_gradients(self, grads_and_vars: GradsAndVars,
+                        global_step: Optional[tf.Variable] = None,
+                        name: Optional[str] = None) -> Any: ...
+else:
+  _OptimizerV1 = _wrap.Carrier
+
+
+class PartialOptimizerV1(_OptimizerV1):
   """Mixed in before a TF1 optimizer class: its updates honour the spec.
 
   It keeps the optimizer's checkpoint layout: fully frozen variables are
@@ -97,18 +115,20 @@ class PartialOptimizerV1(_wrap.Carrier):
   run gives them.
   """
 
-  def compute_gradients(self, loss: Any, var_list: Any = None,
+  def compute_gradients(self, loss: Loss,
+                        var_list: Optional[Iterable[Variable]] = None,
                         **kwargs: Any) -> List[GradAndVar]:
     value = self._tfpartial_value()
-    pairs = super().compute_gradients(  # type: ignore[misc]
+    pairs = super().compute_gradients(
         loss, var_list=_var_list(value, var_list),
         **kwargs)
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
-  def apply_gradients(self, grads_and_vars: Any, global_step: Any = None,
+  def apply_gradients(self, grads_and_vars: GradsAndVars,
+                      global_step: Optional[tf.Variable] = None,
                       name: Optional[str] = None, **kwargs: Any) -> Any:
-    parent = super().apply_gradients  # type: ignore[misc]
+    parent = super().apply_gradients
     return _family.step(
         self._tfpartial_family, self._tfpartial_value(), self,
         grads_and_vars,

@@ -14,7 +14,7 @@ loading (`load`).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Hashable, Iterable, Mapping, Optional, Tuple
+from typing import Dict, Hashable, Iterable, Mapping, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -28,17 +28,21 @@ from tfpartial._selection import Selection
 from tfpartial._types import Index, Variable
 
 Entries = Mapping[Hashable, Tuple[Variable, Selection]]
+# What two values compare and hash by: each variable's key and its
+# selection's fingerprint.
+Fingerprint = Tuple[Tuple[Hashable, Tuple[Hashable, ...]], ...]
 
 
 class SpecValue:
   """Variable -> frozen selection, immutable; `union` combines two."""
 
   __slots__ = ("_entries",)
+  _entries: Dict[Hashable, Tuple[Variable, Selection]]
 
   def __init__(self, entries: Optional[Entries] = None) -> None:
     object.__setattr__(self, "_entries", dict(entries or {}))
 
-  def __setattr__(self, name: str, value: Any) -> None:
+  def __setattr__(self, name: str, value: object) -> None:
     raise AttributeError("a spec is immutable; combine specs with `|`.")
 
   @property
@@ -81,7 +85,7 @@ class SpecValue:
         entries[key] = (variable, selection)
     return SpecValue(entries)
 
-  def fingerprint(self) -> tuple:
+  def fingerprint(self) -> Fingerprint:
     return tuple((key, selection.fingerprint())
                  for key, (_, selection) in self._entries.items())
 
@@ -159,7 +163,8 @@ def _dynamic(variable: Variable, mask: Variable, trains: bool) -> Selection:
   return _selection.Dynamic(shape, ((mask, trains),))
 
 
-def load(text_or_path: _specfile.PathOrText, variables: Any) -> SpecValue:
+def load(text_or_path: _specfile.PathOrText,
+         variables: _specfile.Variables) -> SpecValue:
   """The value a spec file describes, bound to `variables` by name."""
   data, directory = _specfile.read(text_or_path)
   named = _specfile.variables_by_name(variables)

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Hashable, Tuple
+from typing import Hashable, Tuple, TypeGuard
 
 import tensorflow as tf
 
 from tfpartial import _compat
-from tfpartial._types import Variable
+from tfpartial._types import KerasVariable, Variable
 
 _KERAS_VARIABLES = _compat.keras_variable_types()
 
 
-def is_variable(value: object) -> bool:
+def is_variable(value: object) -> TypeGuard[Variable]:
   """Whether `value` is a variable tfpartial can freeze part of."""
   return isinstance(value, (tf.Variable,) + _KERAS_VARIABLES)
 
 
-def is_keras(variable: Variable) -> bool:
+def is_keras(variable: object) -> TypeGuard[KerasVariable]:
   """Whether `variable` is a Keras 3 variable (which wraps a tf.Variable)."""
   return bool(_KERAS_VARIABLES) and isinstance(variable, _KERAS_VARIABLES)
 
@@ -26,7 +26,9 @@ def key(variable: Variable) -> Hashable:
   """A hashable identity for `variable`, equal for every handle on it."""
   if is_keras(variable):
     return ("keras", id(variable))  # Keras variables compare elementwise.
-  return variable.ref()
+  # Not a Keras variable: `storage` is the variable itself, a tf.Variable.
+  reference: Hashable = storage(variable).ref()
+  return reference
 
 
 def storage(variable: Variable) -> tf.Variable:
@@ -43,19 +45,19 @@ def checkpoint_name(variable: Variable) -> str:
   a Keras variable's `path`."""
   if is_keras(variable):
     return variable.path
-  name = getattr(variable, "name", None) or "<unnamed>"
+  name: str = getattr(variable, "name", None) or "<unnamed>"
   return name[:-2] if name.endswith(":0") else name
 
 
 def shape_text(shape: object) -> str:
   """`(2, 3)` for a known shape, TensorFlow's own text otherwise."""
   try:
-    shape = tf.TensorShape(shape)
+    known = tf.TensorShape(shape)
   except (TypeError, ValueError):
     return "<unknown>"
-  if shape.rank is None:
+  if known.rank is None:
     return "<unknown>"
-  return str(tuple(shape.as_list()))
+  return str(tuple(known.as_list()))
 
 
 def static_shape(variable: Variable) -> Tuple[int, ...]:
@@ -79,10 +81,11 @@ def check_variable(value: object, argument: str = "variable") -> None:
   if is_variable(value):
     return
   detail = type(value).__name__
-  if getattr(value, "name", None) is not None:
-    detail += f" '{value.name}'"
-  if getattr(value, "shape", None) is not None:
-    detail += f" of shape {shape_text(value.shape)}"
+  name, shape = getattr(value, "name", None), getattr(value, "shape", None)
+  if name is not None:
+    detail += f" '{name}'"
+  if shape is not None:
+    detail += f" of shape {shape_text(shape)}"
   raise TypeError(
       f"`{argument}` must be a tf.Variable (resource, TF1 ref or "
       f"distributed variable) or a Keras variable; got {detail}.")

@@ -20,34 +20,53 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any, Dict, Optional, Sequence
+from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, Type,
+                    TypeVar, cast)
 
 from tfpartial import _errors
+from tfpartial import _family
 from tfpartial import _fused
+from tfpartial import _specfile
 from tfpartial import _value
 from tfpartial import _variables
 from tfpartial._types import Optimizer, Variable
 
+_C = TypeVar("_C")
 
-class Carrier:
+# A mixin is put before an optimizer class (`partial_class`), which supplies
+# what the mixin calls on `self` and on `super()`. For mypy, a class under
+# `TYPE_CHECKING` declares that between the mixin and its base; at run time
+# the name is the base itself, so the classes are what they always were.
+# (Each family's module does the same for its own optimizer class.)
+if TYPE_CHECKING:
+
+  class OptimizerBase:
+    """What the optimizer class of every family offers."""
+
+    def apply_gradients(self, grads_and_vars: Any, /) -> Any: ...
+else:
+  OptimizerBase = object
+
+
+class Carrier(OptimizerBase):
   """The state every wrapped optimizer carries, set by `copy_as` or
   `ConfigCarrier.from_config`; the class attributes by `partial_class`."""
 
   _tfpartial_base: type
-  _tfpartial_family: Any  # Its `_family.Family` row.
+  _tfpartial_family: _family.Family
 
   def _tfpartial_value(
       self, variables: Optional[Sequence[Variable]] = None
   ) -> _value.SpecValue:
     """The spec's value; after loading, bound now to `variables`."""
-    value = self.__dict__.get("_tfpartial_spec")
+    value: Optional[_value.SpecValue] = self.__dict__.get("_tfpartial_spec")
     if value is not None:
       return value
     if variables is None:
       raise _errors.unbound(type(self))
     saved = self.__dict__.get("_tfpartial_saved") or {}
     order = saved.get("built_on")
-    named: Any = variables
+    named: _specfile.Variables = variables
     if order is not None and len(order) == len(variables):
       named = dict(zip(order, variables))
     value = _value.load(saved.get("spec") or "{}", named)
@@ -61,11 +80,25 @@ class Carrier:
           _variables.checkpoint_name(v) for v in variables]
 
 
-class ConfigCarrier(Carrier):
+if TYPE_CHECKING:
+
+  class ConfigBase(Carrier):
+    """What a Keras optimizer class (Keras 3 or 2) offers: its config."""
+
+    def get_config(self) -> Dict[str, Any]: ...
+
+    @classmethod
+    def from_config(cls: Type[_C], config: Dict[str, Any],
+                    custom_objects: Any = None) -> _C: ...
+else:
+  ConfigBase = Carrier
+
+
+class ConfigCarrier(ConfigBase):
   """A carrier whose config holds its spec (the Keras families)."""
 
   def get_config(self) -> Dict[str, Any]:
-    config = super().get_config()  # type: ignore[misc]
+    config = super().get_config()
     value = self.__dict__.get("_tfpartial_spec")
     if value is None:
       config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
@@ -76,19 +109,18 @@ class ConfigCarrier(Carrier):
     return config
 
   @classmethod
-  def from_config(cls, config: Dict[str, Any],
-                  custom_objects: Any = None) -> Any:
+  def from_config(cls: Type[_C], config: Dict[str, Any],
+                  custom_objects: Any = None) -> _C:
     config = dict(config)
     saved = config.pop("tfpartial", None)
-    optimizer = super().from_config(  # type: ignore[misc]
-        config, custom_objects=custom_objects)
+    optimizer = super().from_config(config, custom_objects=custom_objects)
     optimizer.__dict__.update(_tfpartial_spec=None, _tfpartial_saved=saved,
                               _tfpartial_built_on=None)
     return optimizer
 
 
 @functools.lru_cache(maxsize=None)
-def partial_class(family: Any, base: type) -> type:
+def partial_class(family: _family.Family, base: type) -> Type[Carrier]:
   """`Partial<Base>` of `family`, made once, and registered if the family
   registers its classes (Keras: as `tfpartial>Partial<Base>`)."""
   kind = _fused.kind_for(family.fused, base)
@@ -99,10 +131,10 @@ def partial_class(family: Any, base: type) -> type:
               "_tfpartial_base": base, "_tfpartial_family": family})
   if family.register is not None:
     cls = family.register(cls)
-  return cls
+  return cast(Type[Carrier], cls)  # Of the family's mixin, a Carrier.
 
 
-def wrap(family: Any, value: _value.SpecValue,
+def wrap(family: _family.Family, value: _value.SpecValue,
          optimizer: Optimizer) -> Optimizer:
   """A copy of `optimizer`, of `Partial<its class>`, carrying `value`.
 
@@ -116,8 +148,8 @@ def wrap(family: Any, value: _value.SpecValue,
   return copy_as(partial_class(family, base), optimizer, value)
 
 
-def copy_as(cls: type, optimizer: Optimizer,
-            value: _value.SpecValue) -> Optimizer:
+def copy_as(cls: Type[Carrier], optimizer: Optimizer,
+            value: _value.SpecValue) -> Carrier:
   """A copy of `optimizer` of class `cls` (sharing its state), holding
   `value`."""
   wrapped = object.__new__(cls)
@@ -127,7 +159,7 @@ def copy_as(cls: type, optimizer: Optimizer,
   return wrapped
 
 
-def carried(optimizer: Any,
+def carried(optimizer: object,
             variables: Optional[Sequence[Variable]] = None
             ) -> Optional[_value.SpecValue]:
   """The value a wrapped optimizer carries, or None when it has none or is
@@ -136,16 +168,12 @@ def carried(optimizer: Any,
   step would bind it."""
   if not isinstance(optimizer, Carrier):
     return None
-  value = optimizer.__dict__.get("_tfpartial_spec")
+  value: Optional[_value.SpecValue] = optimizer.__dict__.get(
+      "_tfpartial_spec")
   if value is None and variables and optimizer.__dict__.get(
       "_tfpartial_saved") is not None:
     value = optimizer._tfpartial_value(list(variables))
   return value
-
-
-def base_of(optimizer: Optimizer) -> type:
-  """The class an optimizer is of, seen through a wrapper."""
-  return getattr(type(optimizer), "_tfpartial_base", type(optimizer))
 
 
 # Keras' package name for every class tfpartial registers.
@@ -153,12 +181,13 @@ PACKAGE = "tfpartial"
 
 
 def register_with(saving: Any, cls: type) -> type:
-  """Registers `cls` with a Keras package's `saving` module as
-  `tfpartial>Partial<Base>`."""
-  return saving.register_keras_serializable(package=PACKAGE)(cls)
+  """Registers `cls` with a Keras package's `saving` module (`Any`: the
+  module of `keras` or of `tf_keras`) as `tfpartial>Partial<Base>`."""
+  registered: type = saving.register_keras_serializable(package=PACKAGE)(cls)
+  return registered
 
 
-def register_builtins(family: Any) -> None:
+def register_builtins(family: _family.Family) -> None:
   """Makes (and so registers) `Partial<Base>` for the family's built-in
   classes, so that loading a saved wrapped optimizer finds its class."""
   for base in family.builtins():
@@ -172,9 +201,10 @@ def wrapped_by_loss_scaling(optimizer: Optimizer,
   given in one under a mixed_float16 policy, and nothing else tells."""
   frame = sys._getframe(1)  # pylint: disable=protected-access
   for _ in range(depth):
-    frame = frame.f_back
-    if frame is None:
+    older = frame.f_back
+    if older is None:
       return False
+    frame = older
     caller = frame.f_locals.get("self")
     if (caller is not None and caller is not optimizer
         and "LossScaleOptimizer" in type(caller).__name__
@@ -192,6 +222,6 @@ def check_not_inside_loss_scaling(optimizer: Optimizer) -> None:
 def loss_scale_outside(optimizer: Optimizer) -> ValueError:
   """The error for a loss-scale optimizer around the wrapped `optimizer`,
   naming the fix in the optimizer's own Keras package."""
-  package = base_of(optimizer).__module__.split(".")[0]
+  package = _family.base_of(optimizer).__module__.split(".")[0]
   return _errors.loss_scale_outside(type(optimizer), package)
 
