@@ -30,7 +30,7 @@ except _metadata.PackageNotFoundError:  # Not installed: a source checkout.
   __version__ = "0+unknown"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
   if name not in _PUBLIC:
     raise AttributeError(f"module 'tfpartial' has no attribute {name!r}")
   value = getattr(_import_module(_PUBLIC[name]), name)
@@ -38,7 +38,7 @@ def __getattr__(name: str):
   return value
 
 
-def __dir__():
+def __dir__() -> _typing.List[str]:
   return sorted(set(globals()) | set(__all__))
 
 

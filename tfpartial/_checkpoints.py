@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterable, Optional, Protocol, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -29,6 +29,20 @@ class Stored:
   key: str
   shape: Tuple[int, ...]
   dtype: str
+
+
+class Reader(Protocol):
+  """What `tfpartial verify` reads a checkpoint with, whoever wrote it."""
+
+  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
+           ) -> Stored:
+    """Where the variable the spec calls `name` is; ValueError if nowhere
+    or not one."""
+
+  def read(self, stored: Stored) -> np.ndarray:
+    """One variable's value; ValueError if it cannot be read."""
+
+  def close(self) -> None: ...
 
 
 def first_line(error: BaseException) -> str:
@@ -97,8 +111,9 @@ class TensorFlowCheckpoint:
     pass
 
 
-def listing(names, limit: int = 12) -> str:
+def listing(names: Iterable[str], limit: int = 12) -> str:
   """`a, b, c, ... (40 in all)`: what a checkpoint holds, for an error."""
-  names = sorted(names)
-  shown = ", ".join(names[:limit])
-  return shown + ("" if len(names) <= limit else f", ... ({len(names)} in all)")
+  ordered = sorted(names)
+  shown = ", ".join(ordered[:limit])
+  return shown + ("" if len(ordered) <= limit
+                  else f", ... ({len(ordered)} in all)")

@@ -8,23 +8,45 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple, Union
 
 import keras
 import numpy as np
+from numpy.typing import ArrayLike
 import tensorflow as tf
 
 from tfpartial import _compat
 from tfpartial import _spec
+from tfpartial._types import Optimizer, Variable
 
 V1 = tf.compat.v1.train
 
+# One training step; returns the train op in a TF1 graph (what the
+# optimizer's apply returns, so Any), anything eagerly.
+Step = Callable[[], Any]
+# A variable class: `tf.Variable` or `tf.compat.v1.Variable`.
+MakeVariable = Callable[..., tf.Variable]
+LossOf = Callable[[tf.Tensor], tf.Tensor]
+# A hand-made workaround: (x, keep, optimizer, loss) -> one step.
+Workaround = Callable[[Variable, tf.Tensor, Optimizer, LossOf], Step]
+# (optimizer factory, loss, unfrozen warm-up steps, assign between).
+Scenario = Tuple[Callable[[], Optimizer], LossOf, int, bool]
+# (steps taken, x[0], where x[0] must be), step by step.
+Points = List[Tuple[int, float, float]]
 
-def _bits(value) -> np.ndarray:
+
+class _Question(Protocol):
+  """Builds a question's variable and its training step."""
+
+  def __call__(self, make_variable: MakeVariable,
+               graph: bool) -> Tuple[Variable, Step]: ...
+
+
+def _bits(value: ArrayLike) -> np.ndarray:
   return np.ascontiguousarray(value, dtype=np.float32).view(np.uint32)
 
 
-def _run_modes(build: Callable, steps: int) -> Dict[str, np.ndarray]:
+def _run_modes(build: _Question, steps: int) -> Dict[str, np.ndarray]:
   """Runs `build(variable_factory) -> (variable, step)` in three modes."""
   results = {}
   with tf.Graph().as_default():
@@ -47,23 +69,28 @@ def _run_modes(build: Callable, steps: int) -> Dict[str, np.ndarray]:
   return results
 
 
-def _question_one(make_variable, graph):
+def _question_one(make_variable: MakeVariable,
+                  graph: bool) -> Tuple[Variable, Step]:
   x = make_variable([1.0, 2.0], name="x")
   spec = _spec.freeze(x, 0)
   optimizer = V1.GradientDescentOptimizer(0.1)
-  loss = lambda: tf.reduce_sum(tf.square(x - 5.0))
+  loss: Callable[[], tf.Tensor] = lambda: tf.reduce_sum(tf.square(x - 5.0))
   return x, lambda: spec.minimize(optimizer, loss() if graph else loss)
 
 
-def _question_two(make_variable, graph):
+def _question_two(make_variable: MakeVariable,
+                  graph: bool) -> Tuple[Variable, Step]:
   w = make_variable([[1.0, 2.0], [3.0, 4.0]], name="w")
   spec = _spec.train_only(w, np.eye(2, dtype=bool))
   optimizer = V1.AdamOptimizer(0.1)
-  loss = lambda: tf.reduce_sum(tf.square(tf.matmul(w, [[1.0], [1.0]]) - 9.0))
+  loss: Callable[[], tf.Tensor] = lambda: tf.reduce_sum(
+      tf.square(tf.matmul(w, [[1.0], [1.0]]) - 9.0))
   return w, lambda: spec.minimize(optimizer, loss() if graph else loss)
 
 
-def _print_question(title, setup, results, initial, frozen, show):
+def _print_question(title: str, setup: str, results: Dict[str, np.ndarray],
+                    initial: np.ndarray, frozen: np.ndarray,
+                    show: Callable[[np.ndarray], str]) -> None:
   print(title)
   print(f"   {setup}")
   print(f"   {'mode':<13} {'result':<34} frozen bits unchanged")
@@ -78,8 +105,9 @@ def _print_question(title, setup, results, initial, frozen, show):
 # --- Hand-made workarounds, as they are written in the wild ---------------
 
 
-def _grads_times_mask(x, keep, optimizer, loss):
-  def step():
+def _grads_times_mask(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
+                      loss: LossOf) -> Step:
+  def step() -> None:
     with tf.GradientTape() as tape:
       value = loss(x)
     grad = tape.gradient(value, x)
@@ -87,20 +115,22 @@ def _grads_times_mask(x, keep, optimizer, loss):
   return step
 
 
-def _stop_gradient_mix(x, keep, optimizer, loss):
-  def step():
+def _stop_gradient_mix(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
+                       loss: LossOf) -> Step:
+  def step() -> None:
     with tf.GradientTape() as tape:
       value = loss(keep * x + (1.0 - keep) * tf.stop_gradient(x))
     optimizer.apply_gradients([(tape.gradient(value, x), x)])
   return step
 
 
-def _shadow_and_assign(x, keep, optimizer, loss):
+def _shadow_and_assign(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
+                       loss: LossOf) -> Step:
   # The TF1 answer: a non-trainable copy, written back after each update.
   shadow = tf.Variable(tf.boolean_mask(x, keep == 0.0), trainable=False)
   frozen_at = np.argwhere(keep == 0.0)
 
-  def step():
+  def step() -> None:
     with tf.GradientTape() as tape:
       value = loss(x)
     optimizer.apply_gradients([(tape.gradient(value, x), x)])
@@ -109,17 +139,18 @@ def _shadow_and_assign(x, keep, optimizer, loss):
   return step
 
 
-def _tfpartial(x, keep, optimizer, loss):
+def _tfpartial(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
+               loss: LossOf) -> Step:
   spec = _spec.freeze(x, keep == 0.0)
 
-  def step():
+  def step() -> None:
     with tf.GradientTape() as tape:
       value = loss(x)
     spec.apply_gradients(optimizer, [(tape.gradient(value, x), x)])
   return step
 
 
-WORKAROUNDS = {
+WORKAROUNDS: Dict[str, Workaround] = {
     "grads * mask": _grads_times_mask,
     "stop_gradient mix": _stop_gradient_mix,
     "shadow + assign": _shadow_and_assign,
@@ -127,17 +158,17 @@ WORKAROUNDS = {
 }
 
 
-def _target_loss(x):
+def _target_loss(x: tf.Tensor) -> tf.Tensor:
   return tf.reduce_sum(tf.square(x - 4.0))
 
 
-def _inf_loss(x):
+def _inf_loss(x: tf.Tensor) -> tf.Tensor:
   # d/dx sqrt(x - 1) is Inf at x = 1, where the frozen x[0] sits.
   return _target_loss(x) + tf.sqrt(x[0] - 1.0)
 
 
 # name -> (optimizer factory, loss, unfrozen warm-up steps, assign between).
-SCENARIOS = {
+SCENARIOS: Dict[str, Scenario] = {
     "SGD": (lambda: V1.GradientDescentOptimizer(0.1), _target_loss, 0, False),
     "Momentum*": (lambda: V1.MomentumOptimizer(0.1, 0.9), _target_loss, 3,
                   False),
@@ -156,7 +187,7 @@ SCENARIOS = {
 STEPS = 6  # Frozen steps per scenario; the restore comes before step 4.
 
 
-def trajectory(workaround, scenario) -> List[Tuple[int, float, float]]:
+def trajectory(workaround: Workaround, scenario: Scenario) -> Points:
   """x[0] step by step: (steps taken, its value, where it must be).
 
   The first point is the value the freeze starts from; a restore between
@@ -185,7 +216,7 @@ def trajectory(workaround, scenario) -> List[Tuple[int, float, float]]:
   return points
 
 
-def _frozen_drift(points) -> float:
+def _frozen_drift(points: Points) -> float:
   """How far x[0] ends from where it must be (0.0 when the freeze held)."""
   _, value, expected = points[-1]
   return abs(value - expected)
@@ -197,14 +228,15 @@ def _cell(drift: float) -> str:
   return "held" if drift == 0.0 else f"{drift:.3g}"
 
 
-def trajectories() -> Dict[str, Dict[str, List[Tuple[int, float, float]]]]:
+def trajectories() -> Dict[str, Dict[str, Points]]:
   """Scenario -> workaround -> the frozen x[0], step by step."""
   return {scenario: {name: trajectory(method, SCENARIOS[scenario])
                      for name, method in WORKAROUNDS.items()}
           for scenario in SCENARIOS}
 
 
-def workaround_table(runs) -> Dict[str, List[float]]:
+def workaround_table(runs: Dict[str, Dict[str, Points]]
+                     ) -> Dict[str, List[float]]:
   """Workaround -> how far the frozen element drifted, per scenario."""
   return {name: [_frozen_drift(runs[scenario][name]) for scenario in SCENARIOS]
           for name in WORKAROUNDS}
@@ -237,10 +269,10 @@ def main(plot: Optional[str] = None) -> int:
       "200 steps", q2, initial, ~np.eye(2, dtype=bool),
       lambda v: f"w = [[{v[0, 0]:.4g}, {v[0, 1]:.4g}], "
                 f"[{v[1, 0]:.4g}, {v[1, 1]:.4g}]]")
-  for results, initial, frozen in ((q1, [1.0, 2.0], [True, False]),
-                                    (q2, initial, ~np.eye(2, dtype=bool))):
-    initial = np.asarray(initial, np.float32)
-    ok &= all(np.array_equal(_bits(v[frozen]), _bits(initial[frozen]))
+  for results, given, frozen in ((q1, [1.0, 2.0], [True, False]),
+                                  (q2, initial, ~np.eye(2, dtype=bool))):
+    start = np.asarray(given, np.float32)
+    ok &= all(np.array_equal(_bits(v[frozen]), _bits(start[frozen]))
               for v in results.values())
 
   print("3. Hand-made workarounds: how far the frozen x[0] drifted "
@@ -273,7 +305,8 @@ _PANELS = {  # Scenario -> panel title; SGD, which every answer holds, is left o
     "Inf grad": "SGD, an Inf gradient at x[0]",
     "assign**": "Adam, x restored to 7 before step 4",
 }
-_STYLES = {  # Workaround -> line style; the first two give the same values.
+# Workaround -> line style; the first two give the same values.
+_STYLES: Dict[str, Dict[str, Union[str, float]]] = {
     "grads * mask": dict(color="#d62728", marker="o", linestyle="-"),
     "stop_gradient mix": dict(color="#ff7f0e", marker="x", linestyle="--",
                               markersize=9),
@@ -284,7 +317,7 @@ _STYLES = {  # Workaround -> line style; the first two give the same values.
 }
 
 
-def draw(runs, path: str) -> None:
+def draw(runs: Dict[str, Dict[str, Points]], path: str) -> None:
   """Draws each workaround's frozen x[0] step by step, one panel a scenario."""
   import matplotlib  # pylint: disable=g-import-not-at-top
   matplotlib.use("Agg")  # Files only: no display needed.

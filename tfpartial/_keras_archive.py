@@ -13,12 +13,17 @@ import io
 import json
 import struct
 import zipfile
-from typing import Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
 from tfpartial import _checkpoints
 from tfpartial import _keras_files
+from tfpartial._keras_names import Config
+from tfpartial._safejson import JSON
+
+if TYPE_CHECKING:
+  from _typeshed import WriteableBuffer
 
 _CONFIG_LIMIT = 64 * 2**20  # Bytes of config.json; a model's is kilobytes.
 
@@ -74,7 +79,7 @@ class Archive:
 
 
 def _read_config(archive: zipfile.ZipFile, path: str
-                 ) -> Optional[Dict[str, Any]]:
+                 ) -> Optional[Config]:
   try:
     member = archive.getinfo("config.json")
   except KeyError:
@@ -84,20 +89,23 @@ def _read_config(archive: zipfile.ZipFile, path: str
                      f"verify reads at most {_CONFIG_LIMIT}")
   try:
     with archive.open(member) as file:
-      config = json.loads(file.read(_CONFIG_LIMIT + 1))
+      config: JSON = json.loads(file.read(_CONFIG_LIMIT + 1))
   except (ValueError, RecursionError, OSError, zipfile.BadZipFile) as error:
     raise ValueError(f"{path}: config.json is not a model's config "
                      f"({_checkpoints.first_line(error)})") from None
   return config if isinstance(config, dict) else None
 
 
-def _data_offset(raw, member: zipfile.ZipInfo, path: str) -> int:
+def _data_offset(raw: io.BufferedReader, member: zipfile.ZipInfo,
+                 path: str) -> int:
   """Where a stored member's bytes start in the zip file."""
   raw.seek(member.header_offset)
   header = raw.read(30)
   if len(header) != 30 or header[:4] != b"PK\x03\x04":
     raise ValueError(f"cannot read {path}: model.weights.h5 has a damaged "
                      "zip header")
+  name_length: int
+  extra_length: int
   name_length, extra_length = struct.unpack("<HH", header[26:30])
   return member.header_offset + 30 + name_length + extra_length
 
@@ -105,7 +113,7 @@ def _data_offset(raw, member: zipfile.ZipInfo, path: str) -> int:
 class _Window(io.RawIOBase):
   """The bytes [start, start + size) of a file, as a file h5py can read."""
 
-  def __init__(self, raw, start: int, size: int):
+  def __init__(self, raw: io.BufferedReader, start: int, size: int):
     super().__init__()
     self._raw, self._start, self._size, self._position = raw, start, size, 0
 
@@ -124,9 +132,10 @@ class _Window(io.RawIOBase):
     self._position = max(0, base + offset)
     return self._position
 
-  def readinto(self, buffer) -> int:
-    wanted = min(len(buffer), max(0, self._size - self._position))
+  def readinto(self, buffer: WriteableBuffer) -> int:
+    view = memoryview(buffer)  # As long as `buffer`.
+    wanted = min(len(view), max(0, self._size - self._position))
     self._raw.seek(self._start + self._position)
-    count = self._raw.readinto(memoryview(buffer)[:wanted])
+    count = self._raw.readinto(view[:wanted])
     self._position += count
     return count

@@ -29,8 +29,11 @@ them as a TF checkpoint's are."""
 
 from __future__ import annotations
 
+import io
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from types import ModuleType
+from typing import (TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple,
+                    Union, cast)
 
 import numpy as np
 import tensorflow as tf
@@ -38,11 +41,16 @@ import tensorflow as tf
 from tfpartial import _checkpoints
 from tfpartial import _keras_names
 from tfpartial._checkpoints import Stored
+from tfpartial._keras_names import Config
 from tfpartial._keras_names import Owner
 
+if TYPE_CHECKING:  # Imported where a file is opened; untyped (mypy.ini).
+  from h5py import Dataset, File, Group
 
-def open_h5(path: str, opened: Any = None,
-            config: Optional[Dict[str, Any]] = None):
+
+def open_h5(path: str, opened: Optional[io.RawIOBase] = None,
+            config: Optional[Config] = None
+            ) -> Union[WeightsFile, LegacyWeightsFile]:
   """The reader for a Keras HDF5 file: at `path`, or `opened` (a file
   object) with `path` only naming it; `config` is the model's config.json.
   """
@@ -75,8 +83,8 @@ def open_h5(path: str, opened: Any = None,
 class WeightsFile:
   """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
 
-  def __init__(self, path: str, file: Any, config: Optional[Dict[str, Any]],
-               h5py: Any):
+  def __init__(self, path: str, file: File, config: Optional[Config],
+               h5py: ModuleType):
     self.path = path
     self._file = file
     owners = self._owners(h5py)
@@ -93,10 +101,10 @@ class WeightsFile:
     self._by_key = {stored.key: stored for owner in owners
                     for stored in owner.stored}
 
-  def _owners(self, h5py) -> List[Owner]:
-    groups: Dict[str, Any] = {}
+  def _owners(self, h5py: ModuleType) -> List[Owner]:
+    groups: Dict[str, Group] = {}
 
-    def visit(key, item):
+    def visit(key: str, item: Union[Group, Dataset]) -> None:
       if isinstance(item, h5py.Group) and (key == "vars" or
                                            key.endswith("/vars")):
         groups[key[:-len("vars")].rstrip("/")] = item
@@ -167,13 +175,14 @@ class LegacyWeightsFile:
   a unique ending of it, as in a TF checkpoint.
   """
 
-  def __init__(self, path: str, file: Any):
+  def __init__(self, path: str, file: File):
     self.path = path
     self._file = file
     root = file["model_weights"] if "model_weights" in file else file
     self._stored: Dict[str, Stored] = {}
     twice = set()
-    for layer in _layer_names(file):
+    # Listed: open_h5 makes this reader only for a file that lists them.
+    for layer in cast(List[str], _layer_names(file)):
       group = root[layer]
       for weight in _attribute_list(group, "weight_names"):
         name = weight[:-2] if weight.endswith(":0") else weight
@@ -205,7 +214,7 @@ class LegacyWeightsFile:
     self._file.close()
 
 
-def _read(file: Any, stored: Stored, path: str) -> np.ndarray:
+def _read(file: File, stored: Stored, path: str) -> np.ndarray:
   try:
     value = np.asarray(file[stored.key][()])
   except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
@@ -216,7 +225,7 @@ def _read(file: Any, stored: Stored, path: str) -> np.ndarray:
   return value
 
 
-def _layer_names(file: Any) -> Optional[List[str]]:
+def _layer_names(file: File) -> Optional[List[str]]:
   """The layers an older-format Keras HDF5 file lists, or None."""
   root = file["model_weights"] if "model_weights" in file else file
   if not any(key.startswith("layer_names") for key in root.attrs):
@@ -224,7 +233,7 @@ def _layer_names(file: Any) -> Optional[List[str]]:
   return _attribute_list(root, "layer_names")
 
 
-def _attribute_list(group: Any, name: str) -> List[str]:
+def _attribute_list(group: Group, name: str) -> List[str]:
   """A list of names Keras wrote as an attribute, maybe in chunks
   (`weight_names0`, `weight_names1`, ...) past HDF5's attribute size."""
   if name in group.attrs:
@@ -246,18 +255,18 @@ def _ancestors(key: str) -> List[str]:
   return [""] + ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def _name_of(group) -> Optional[str]:
+def _name_of(group: Group) -> Optional[str]:
   name = group.attrs.get("name")
   if isinstance(name, bytes):
     name = name.decode("utf-8", "replace")
   return name if isinstance(name, str) and name else None
 
 
-def _position(name: str) -> Tuple[int, Any]:
+def _position(name: str) -> Tuple[int, Union[int, str]]:
   return (0, int(name)) if name.isdigit() else (1, name)
 
 
-def _dtype_name(dataset) -> str:
+def _dtype_name(dataset: Dataset) -> str:
   """`float32`, `bfloat16` (Keras marks it: HDF5 has no such type), ..."""
   marked = dataset.attrs.get("dtype")
   if isinstance(marked, bytes):
@@ -272,7 +281,8 @@ def _dtype_name(dataset) -> str:
     return "opaque"
   if dataset.dtype.kind in "OSU":
     return "string"
-  return dataset.dtype.name
+  name: str = dataset.dtype.name
+  return name
 
 
 def _holds(owner: Owner, path: Sequence[str]) -> bool:

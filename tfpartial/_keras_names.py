@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from tfpartial._checkpoints import Stored
+from tfpartial._safejson import JSON
+
+# A Keras config object (a layer's or a model's) as config.json holds it.
+Config = Dict[str, JSON]
 
 
 @dataclasses.dataclass
@@ -33,7 +37,7 @@ class Owner:
   chain: Tuple[Optional[str], ...]  # Names from the root's down to its own.
   stored: List[Stored]  # Its variables, in the order Keras wrote them.
   in_list: bool  # Held in a list: its key is its class's snake_case name.
-  config: Optional[Dict[str, Any]] = None  # From config.json, if known.
+  config: Optional[Config] = None  # From config.json, if known.
   names: Optional[List[str]] = None  # Its variables' names, if known.
 
   @property
@@ -44,18 +48,19 @@ class Owner:
 # What the built-in layers most models are made of call their variables, in
 # the order Keras writes them: class -> (config or None, shapes) -> names, or
 # None where the layer's options or its variables' shapes do not fit.
-_Names = Callable[[Optional[Dict[str, Any]], List[Tuple[int, ...]]],
+_Names = Callable[[Optional[Config], List[Tuple[int, ...]]],
                   Optional[List[str]]]
 
 
-def _option(config: Optional[Dict[str, Any]], key: str) -> bool:
+def _option(config: Optional[Config], key: str) -> bool:
   return config is None or config.get(key, True) not in (False, None)
 
 
 def _kernel_and_bias(bias_key: str) -> _Names:
   """Dense, EinsumDense, Conv*: `kernel` (rank >= 2), then `bias`."""
 
-  def names(config, shapes):
+  def names(config: Optional[Config],
+            shapes: List[Tuple[int, ...]]) -> Optional[List[str]]:
     if config is None:
       expected = len(shapes) if len(shapes) in (1, 2) else 0
     else:
@@ -68,14 +73,15 @@ def _kernel_and_bias(bias_key: str) -> _Names:
   return names
 
 
-def _lora(name: str, config: Optional[Dict[str, Any]]) -> str:
+def _lora(name: str, config: Optional[Config]) -> str:
   """With LoRA on, Keras writes the kernel with its LoRA factors merged in:
   not the variable `name`, so a spec's `name` must not find it."""
   return f"{name}+lora" if config is not None and config.get("lora_rank") \
       else name
 
 
-def _recurrent_cell(config, shapes):
+def _recurrent_cell(config: Optional[Config],
+                    shapes: List[Tuple[int, ...]]) -> Optional[List[str]]:
   """LSTMCell, GRUCell, SimpleRNNCell: kernel, recurrent_kernel, bias."""
   expected = 3 if _option(config, "use_bias") else 2
   if config is None and len(shapes) in (2, 3):
@@ -85,7 +91,8 @@ def _recurrent_cell(config, shapes):
   return ["kernel", "recurrent_kernel", "bias"][:expected]
 
 
-def _embedding(config, shapes):
+def _embedding(config: Optional[Config],
+               shapes: List[Tuple[int, ...]]) -> Optional[List[str]]:
   if len(shapes) != 1 or len(shapes[0]) != 2:
     return None
   return [_lora("embeddings", config)]
@@ -96,7 +103,8 @@ def _normalization(optional: Sequence[Tuple[str, str]],
   """gamma and beta as `scale` and `center` say, then `always`; all of one
   shape."""
 
-  def names(config, shapes):
+  def names(config: Optional[Config],
+            shapes: List[Tuple[int, ...]]) -> Optional[List[str]]:
     if len(set(shapes)) > 1 or (config is not None and unknown
                                 and config.get(unknown)):
       return None
@@ -153,13 +161,14 @@ def variable_names(owner: Owner) -> Optional[List[str]]:
   keys = [stored.key.rsplit("/", 1)[-1] for stored in owner.stored]
   if not any(key.isdigit() for key in keys):
     return keys  # Written under their own names by a custom layer.
-  layer_config = None
+  layer_config: Optional[Config] = None
+  class_name: JSON
   if owner.config is not None:
     if not _is_built_in(owner.config):
       return None
     class_name = owner.config.get("class_name")
-    layer_config = owner.config.get("config")
-    layer_config = layer_config if isinstance(layer_config, dict) else {}
+    given = owner.config.get("config")
+    layer_config = given if isinstance(given, dict) else {}
   else:
     hints = [owner.key.rsplit("/", 1)[-1]] if owner.in_list else []
     hints += [owner.name] if owner.name else []
@@ -171,13 +180,13 @@ def variable_names(owner: Owner) -> Optional[List[str]]:
   return _NAMES[class_name](layer_config, [s.shape for s in owner.stored])
 
 
-def _is_built_in(config: Dict[str, Any]) -> bool:
+def _is_built_in(config: Config) -> bool:
   module = config.get("module")
   return (isinstance(module, str) and module.split(".")[0] == "keras"
           and not config.get("registered_name"))
 
 
-def attach_config(owners: List[Owner], config: Dict[str, Any]) -> None:
+def attach_config(owners: List[Owner], config: Config) -> None:
   """Gives each layer of a Sequential or functional model its config entry.
 
   A model's layers are the list `KEY/layers/...` in the file and
@@ -199,7 +208,9 @@ def attach_config(owners: List[Owner], config: Dict[str, Any]) -> None:
                 if owner.key.startswith(prefix)
                 and "/" not in owner.key[len(prefix):]}
     for layer in layers:
-      layer_inner = layer.get("config") if isinstance(layer, dict) else None
+      if not isinstance(layer, dict):
+        continue  # Not a layer's config: nothing to match.
+      layer_inner = layer.get("config")
       name = layer_inner.get("name") if isinstance(layer_inner, dict) else None
       if isinstance(name, str) and name in children:
         pending.append((children[name].key, layer))

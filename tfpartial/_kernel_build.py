@@ -121,7 +121,7 @@ def _compile(command: List[str], seconds: float) -> Optional[str]:
   return message or f"{command[0]} exited with {process.returncode}"
 
 
-def _kill(process: subprocess.Popen) -> None:
+def _kill(process: subprocess.Popen[str]) -> None:
   try:
     os.killpg(process.pid, signal.SIGKILL)
   except ProcessLookupError:

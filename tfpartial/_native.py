@@ -28,7 +28,7 @@ import pathlib
 import shutil
 import sys
 import threading
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -174,10 +174,13 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
     return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
   except (OSError, _kernel_cache.Unusable) as error:
     return _fall_back(f"building {SOURCE.name} failed: {error}", None)
-  module, problem = ((None, f"{record.with_suffix('.sha256')} is missing")
-                     if found is None else _load_library(*found))
-  if module is not None:
-    return module, None, found[1]
+  if found is None:
+    problem = f"{record.with_suffix('.sha256')} is missing"
+  else:
+    module, not_loaded = _load_library(*found)
+    if module is not None:
+      return module, None, found[1]
+    problem = cast(str, not_loaded)  # Said whenever nothing loaded.
   if record_load:
     try:
       _kernel_cache.record_failure(directory, key, problem)

@@ -64,8 +64,9 @@ class MaskFile:
                        "read.")
     order = "F" if header[1] else "C"
     # Any nonzero byte is True, as NumPy reads bool; the copy is writable.
-    return (np.frombuffer(data, np.uint8) != 0).reshape(mask_shape,
-                                                         order=order)
+    mask: np.ndarray = (np.frombuffer(data, np.uint8) != 0).reshape(
+        mask_shape, order=order)
+    return mask
 
 
 def open_mask(directory: pathlib.Path, name: str, where: str) -> MaskFile:

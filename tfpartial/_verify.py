@@ -26,7 +26,7 @@ from tfpartial import _progress
 from tfpartial import _specfile
 
 
-def open_checkpoint(path: str):
+def open_checkpoint(path: str) -> _checkpoints.Reader:
   """The reader for `path`: a `.keras` archive, a Keras `.h5` file, a
   folder of TF checkpoints or a checkpoint prefix."""
   text = str(path)
@@ -42,7 +42,7 @@ class Row:
   """What happened to one variable between the two checkpoints."""
 
   name: str
-  shape: tuple
+  shape: Tuple[int, ...]
   frozen: int
   changed_frozen: int
   largest_change: Optional[float]  # None: nothing changed, or not numbers.
@@ -91,7 +91,8 @@ def verify(before: str, after: str, spec_path: str,
   return 1 if broken else 0
 
 
-def _check(entry, first, second
+def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
+           second: _checkpoints.Reader
            ) -> Tuple[_specfile.Entry, _checkpoints.Stored,
                       _checkpoints.Stored]:
   """Finds `entry` in both checkpoints; ValueError unless they agree."""
@@ -115,13 +116,14 @@ def _check(entry, first, second
   return entry, stored_before, stored_after
 
 
-def _frozen(entry, shape) -> np.ndarray:
+def _frozen(entry: _specfile.Entry, shape: Tuple[int, ...]) -> np.ndarray:
   selected = _index.selection_mask(
       shape, entry.index, f"variable '{entry.name}' of shape {shape}")
   return selected if entry.kind == "freeze" else ~selected
 
 
-def _compare(name, shape, frozen, before, after) -> Row:
+def _compare(name: str, shape: Tuple[int, ...], frozen: np.ndarray,
+             before: np.ndarray, after: np.ndarray) -> Row:
   before, after = np.asarray(before), np.asarray(after)
   differs = _differs(before, after)
   changed = differs & frozen
@@ -135,7 +137,8 @@ def _differs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
   """Where the two differ: by their bits, or for strings byte for byte."""
   if before.dtype.kind == "O":  # TensorFlow's strings: bytes objects.
     return np.asarray(before != after, dtype=bool).reshape(before.shape)
-  return (_bits(before) != _bits(after)).any(axis=-1)
+  differs: np.ndarray = (_bits(before) != _bits(after)).any(axis=-1)
+  return differs
 
 
 def _bits(array: np.ndarray) -> np.ndarray:

@@ -148,7 +148,7 @@ def _kept_records(text: str, hidden: int) -> str:
   return "".join(kept)
 
 
-def _verify(args) -> int:
+def _verify(args: argparse.Namespace) -> int:
   from tfpartial import _verify as verify  # pylint: disable=g-import-not-at-top
   try:
     return verify.verify(args.before, args.after, args.spec)
