@@ -20,7 +20,7 @@ from tfpartial import _value
 from tfpartial import _wrap
 from tfpartial._specfile import Variables
 from tfpartial._types import (GradAndVar, Gradient, GradsAndVars, Index, Loss,
-                              Optimizer, Variable)
+                              Optimizer, OptimizerT, Variable)
 from tfpartial._value import SpecValue
 
 
@@ -264,7 +264,7 @@ class FreezeSpec:
     return _family.plain_step(family, self._value, optimizer, pairs,
                               apply_kwargs)
 
-  def wrap(self, optimizer: Optimizer) -> Optimizer:
+  def wrap(self, optimizer: OptimizerT) -> OptimizerT:
     """An optimizer of the same class whose every update honours the spec.
 
     For code you do not want to change (`opt.minimize(loss)` in a TF1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import EllipsisType
 from typing import (Any, Callable, Dict, Iterable, Optional, Protocol,
-                    Sequence, Tuple, Union)
+                    Sequence, Tuple, TypeVar, Union)
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -97,6 +97,11 @@ class Optimizer(Protocol):
     """Applies the pairs; returns an op in a TF1 graph, or what the
     optimizer's family returns eagerly (the iteration count, None)."""
 
+
+# An optimizer of a particular class: `spec.wrap` returns one of the class
+# it is given (a subclass made for it), so code using the wrapped optimizer
+# keeps its type.
+OptimizerT = TypeVar("OptimizerT", bound=Optimizer)
 
 # Keyword arguments passed on to an optimizer's own methods (`global_step`,
 # `name`, `tape`, `grad_loss`, ...): TensorFlow's objects, so Any.

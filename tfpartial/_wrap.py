@@ -29,7 +29,7 @@ from tfpartial import _fused
 from tfpartial import _specfile
 from tfpartial import _value
 from tfpartial import _variables
-from tfpartial._types import Optimizer, Variable
+from tfpartial._types import Optimizer, OptimizerT, Variable
 
 _C = TypeVar("_C")
 
@@ -135,7 +135,7 @@ def partial_class(family: _family.Family, base: type) -> Type[Carrier]:
 
 
 def wrap(family: _family.Family, value: _value.SpecValue,
-         optimizer: Optimizer) -> Optimizer:
+         optimizer: OptimizerT) -> OptimizerT:
   """A copy of `optimizer`, of `Partial<its class>`, carrying `value`.
 
   Wrapping a wrapped optimizer wraps its base class again, with the union
@@ -145,7 +145,9 @@ def wrap(family: _family.Family, value: _value.SpecValue,
   if isinstance(optimizer, Carrier):
     value = optimizer._tfpartial_value().union(value)
     base = optimizer._tfpartial_base
-  return copy_as(partial_class(family, base), optimizer, value)
+  # Of `Partial<its class>`, a subclass of the optimizer's own class.
+  return cast(OptimizerT, copy_as(partial_class(family, base), optimizer,
+                                  value))
 
 
 def copy_as(cls: Type[Carrier], optimizer: Optimizer,
