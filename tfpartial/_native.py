@@ -28,7 +28,8 @@ import pathlib
 import shutil
 import sys
 import threading
-from typing import Any, List, Optional, Tuple, cast
+from types import ModuleType
+from typing import List, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -40,7 +41,7 @@ SWITCH = "TFPARTIAL_KERNELS"
 NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
 _LOCK = threading.Lock()
 # (library, why not, loaded from), as `_load_with_path` returns it.
-_Loaded = Tuple[Optional[Any], Optional[str], Optional[pathlib.Path]]
+_Loaded = Tuple[Optional[ModuleType], Optional[str], Optional[pathlib.Path]]
 _loaded: List[_Loaded] = []
 # Descriptors of libraries the loader opened as /proc/self/fd/N: kept
 # open, so that no later load reuses a name the loader has seen.
@@ -54,7 +55,7 @@ def enabled() -> bool:
       "0", "off", "false", "no")
 
 
-def library() -> Optional[Any]:
+def library() -> Optional[ModuleType]:
   """The loaded kernel library, or None (see `reason()`)."""
   return _load()[0] if enabled() else None
 
@@ -108,7 +109,7 @@ def _load_here() -> _Loaded:
 
 
 def load(cxx: Optional[str], directory: pathlib.Path
-         ) -> Tuple[Optional[Any], Optional[str]]:
+         ) -> Tuple[Optional[ModuleType], Optional[str]]:
   """(the library, None), or (None, why not): builds with `cxx` if needed."""
   return _load_with_path(cxx, directory)[:2]
 
@@ -174,19 +175,17 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
     return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
   except (OSError, _kernel_cache.Unusable) as error:
     return _fall_back(f"building {SOURCE.name} failed: {error}", None)
-  if found is None:
-    problem = f"{record.with_suffix('.sha256')} is missing"
-  else:
-    module, not_loaded = _load_library(*found)
-    if module is not None:
-      return module, None, found[1]
-    problem = cast(str, not_loaded)  # Said whenever nothing loaded.
+  module, problem = ((None, f"{record.with_suffix('.sha256')} is missing")
+                     if found is None else _load_library(*found))
+  if module is not None:  # Loaded from `found`, so it is not None.
+    return module, None, cast(Tuple[int, pathlib.Path], found)[1]
+  why = cast(str, problem)  # Said whenever nothing loaded.
   if record_load:
     try:
-      _kernel_cache.record_failure(directory, key, problem)
+      _kernel_cache.record_failure(directory, key, why)
     except OSError:
       record_load = False
-  return _fall_back(problem, retry if record_load else None)
+  return _fall_back(why, retry if record_load else None)
 
 
 def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
@@ -196,7 +195,7 @@ def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
 
 
 def _load_library(handle: int, path: pathlib.Path
-                  ) -> Tuple[Optional[Any], Optional[str]]:
+                  ) -> Tuple[Optional[ModuleType], Optional[str]]:
   """Loads the checked library open as `handle` (closed or kept)."""
   # Through the descriptor that was checked: the very bytes checked.
   name = (f"/proc/self/fd/{handle}" if os.path.isdir("/proc/self/fd")

@@ -39,10 +39,8 @@ def owns(optimizer: object) -> bool:
   return _module_of(type(optimizer)) is not None
 
 
-# A `tf_keras` optimizer is typed as an `Optimizer` only: tfpartial never
+# A tf_keras optimizer is typed as an `Optimizer` only: tfpartial never
 # imports tf_keras, so its classes cannot be named here.
-
-
 def apply(optimizer: Optimizer, masked: Sequence[GradAndVar],
           kwargs: Kwargs) -> Any:
   return optimizer.apply_gradients(masked, **kwargs)

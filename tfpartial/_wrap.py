@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from types import FrameType, ModuleType
 from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, Type,
                     TypeVar, cast)
 
@@ -83,13 +84,15 @@ class Carrier(OptimizerBase):
 if TYPE_CHECKING:
 
   class ConfigBase(Carrier):
-    """What a Keras optimizer class (Keras 3 or 2) offers: its config."""
+    """What a Keras optimizer class (Keras 3 or 2) offers: its config,
+    whose values are Keras' own (numbers, names, nested configs), so Any."""
 
     def get_config(self) -> Dict[str, Any]: ...
 
     @classmethod
     def from_config(cls: Type[_C], config: Dict[str, Any],
-                    custom_objects: Any = None) -> _C: ...
+                    custom_objects: Optional[Dict[str, object]] = None
+                    ) -> _C: ...
 else:
   ConfigBase = Carrier
 
@@ -110,7 +113,7 @@ class ConfigCarrier(ConfigBase):
 
   @classmethod
   def from_config(cls: Type[_C], config: Dict[str, Any],
-                  custom_objects: Any = None) -> _C:
+                  custom_objects: Optional[Dict[str, object]] = None) -> _C:
     config = dict(config)
     saved = config.pop("tfpartial", None)
     optimizer = super().from_config(config, custom_objects=custom_objects)
@@ -182,9 +185,9 @@ def carried(optimizer: object,
 PACKAGE = "tfpartial"
 
 
-def register_with(saving: Any, cls: type) -> type:
-  """Registers `cls` with a Keras package's `saving` module (`Any`: the
-  module of `keras` or of `tf_keras`) as `tfpartial>Partial<Base>`."""
+def register_with(saving: ModuleType, cls: type) -> type:
+  """Registers `cls` with a Keras package's `saving` module as
+  `tfpartial>Partial<Base>`."""
   registered: type = saving.register_keras_serializable(package=PACKAGE)(cls)
   return registered
 
@@ -201,12 +204,12 @@ def wrapped_by_loss_scaling(optimizer: Optimizer,
   """Whether a caller a few frames up is a loss-scale optimizer whose inner
   optimizer is `optimizer`: Keras' `compile` wraps the optimizer it is
   given in one under a mixed_float16 policy, and nothing else tells."""
+  frame: Optional[FrameType]
   frame = sys._getframe(1)  # pylint: disable=protected-access
   for _ in range(depth):
-    older = frame.f_back
-    if older is None:
+    frame = frame.f_back
+    if frame is None:
       return False
-    frame = older
     caller = frame.f_locals.get("self")
     if (caller is not None and caller is not optimizer
         and "LossScaleOptimizer" in type(caller).__name__
