@@ -9,7 +9,7 @@ model then finds them, as Keras asks of custom objects.
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Tuple
 
 from tfpartial import _fused_adam
 from tfpartial import _fused_keras
@@ -51,7 +51,7 @@ FAMILIES: Tuple[Family, ...] = (
 )
 
 
-def family_of(optimizer: Any) -> Family:
+def family_of(optimizer: object) -> Family:
   """The family `optimizer` belongs to; TypeError if it is not an optimizer."""
   for family in FAMILIES:
     if family.owns(optimizer):

@@ -22,8 +22,8 @@ from tfpartial import _errors
 from tfpartial import _family
 from tfpartial import _step
 from tfpartial import _wrap
-from tfpartial._types import (GradAndVar, Kwargs, Loss, Optimizer, StepSpec,
-                              Variable)
+from tfpartial._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
+                              Optimizer, StepSpec, Variable)
 
 
 def _module_of(optimizer_class: type) -> Optional[ModuleType]:
@@ -73,7 +73,7 @@ if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
   class _TfKerasOptimizer(_wrap.ConfigCarrier):
     """A tf_keras optimizer class (new or legacy), as the mixin calls it."""
 
-    def apply_gradients(self, grads_and_vars: Any, /, *args: Any,
+    def apply_gradients(self, grads_and_vars: GradsAndVars, /, *args: Any,
                         **kwargs: Any) -> Any: ...
 
     def finalize_variable_values(self, var_list: Sequence[Variable]
@@ -93,7 +93,7 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
       raise _wrap.loss_scale_outside(self)
     super().__setattr__(name, value)
 
-  def apply_gradients(self, grads_and_vars: Any, *args: Any,
+  def apply_gradients(self, grads_and_vars: GradsAndVars, *args: Any,
                       **kwargs: Any) -> Any:
     _wrap.check_not_inside_loss_scaling(self)
     pairs = _step.check_grads_and_vars(grads_and_vars)
