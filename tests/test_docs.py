@@ -21,8 +21,10 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
 - An HTML comment on the line before a fence changes that: `<!-- docs-test:
   no-run: REASON -->` (not run, and rare), `<!-- docs-test: keras3 -->` or
   `<!-- docs-test: tf_keras -->` (skipped, saying why, where that Keras is
-  missing), `<!-- docs-test: bench -->` (a `tfpartial bench` table measured
-  once: its cases and columns are checked, not its timings).
+  missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
+  has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
+  `tfpartial bench` table measured once: its cases and columns are
+  checked, not its timings).
 
 In the output shown, `...` on a line of its own stands for any lines, and
 `...` inside a line for any text; a TensorFlow version matches any version.
@@ -195,6 +197,11 @@ def _skip_for(directive: str) -> Optional[str]:
       return f"a Keras 3 example; this TensorFlow ships Keras {keras.__version__}"
   if directive == "tf_keras" and importlib.util.find_spec("tf_keras") is None:
     return "a tf_keras example; the tf_keras package is not installed"
+  if directive == "tf_estimator":
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    if not hasattr(tf, "estimator"):
+      return (f"a tf.estimator example; TensorFlow {tf.__version__} has no "
+              "tf.estimator (2.15 is the last that has)")
   return None
 
 
@@ -371,7 +378,8 @@ def test_every_block_is_run_or_shown_for_a_reason():
       assert block.directive == "output", (
           f"{block.id}: an output block must follow its python block")
       continue
-    assert block.directive in ("", "keras3", "tf_keras", "bench") or (
+    assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
+                               "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")
