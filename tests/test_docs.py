@@ -10,7 +10,8 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
   title="Output" ```` block right after it.
 - ```` ```console ````: each `$ COMMAND` line runs (`tfpartial` as
   `python -m tfpartial`, `python` as this interpreter), in the page's folder
-  with a copy of `legacy_examples/`; the lines after it are its stdout, or,
+  with copies of `legacy_examples/` and `docs/examples/`; the lines after it
+  are its stdout, or,
   when it failed with nothing on stdout, how its stderr ends; `$ echo $?`
   shows the exit status.
 - ```` ```diff ````: a unified diff whose `+++` file is in the repository;
@@ -48,6 +49,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# Runnable scripts the pages' diffs are against and their commands run.
+EXAMPLE_FOLDERS = ("legacy_examples", "docs/examples")
 TIMEOUT = 600
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 RUN_LANGS = {"python", "console", "diff"}
@@ -178,11 +181,13 @@ def printed_comments(code: str) -> Optional[str]:
 
 @pytest.fixture(scope="module")
 def page_folders(tmp_path_factory) -> Dict[pathlib.Path, pathlib.Path]:
-  """One temporary folder per page, with a copy of legacy_examples/."""
+  """One temporary folder per page, with copies of the example scripts
+  (`legacy_examples/`, `docs/examples/`) where a clone has them."""
   folders = {}
   for page in PAGES:
     folder = tmp_path_factory.mktemp(page.stem.replace(".", "_"))
-    shutil.copytree(ROOT / "legacy_examples", folder / "legacy_examples")
+    for examples in EXAMPLE_FOLDERS:
+      shutil.copytree(ROOT / examples, folder / examples)
     folders[page] = folder
   return folders
 
@@ -389,6 +394,19 @@ def test_blocks_not_run_say_why_and_are_rare():
   not_run = [b for b in ALL_BLOCKS if b.directive.startswith("no-run")]
   assert all(b.lang == "python" for b in not_run)
   assert len(not_run) <= 3, [b.id for b in not_run]
+
+
+def test_every_example_script_is_a_port_shown_and_run():
+  """Each script of docs/examples/ is the `+++` file of a diff on a page,
+  and a console block of that page runs it."""
+  for script in sorted((ROOT / "docs" / "examples").glob("*.py")):
+    name = script.relative_to(ROOT).as_posix()
+    pages = {block.page for block in ALL_BLOCKS if block.lang == "diff"
+             and f"+++ {name}" in block.code}
+    assert pages, f"no diff on any page ports to {name}"
+    assert any(block.lang == "console" and f"python {name}" in block.code
+               for block in ALL_BLOCKS if block.page in pages), (
+                   f"no console block runs {name}")
 
 
 def test_python_blocks_are_most_blocks():
