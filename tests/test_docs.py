@@ -502,6 +502,7 @@ def test_the_site_builds_strictly(tmp_path):
   assert result.returncode == 0, result.stdout + result.stderr
   reference = (tmp_path / "site" / "reference" / "index.html").read_text()
   for name in ("tfpartial.freeze", "tfpartial.train_only", "tfpartial.load_spec",
+               "tfpartial.spec_of", "tfpartial.FreezeSpec.mask",
                "tfpartial.FreezeSpec.apply_gradients", "tfpartial.FreezeSpec.wrap"):
     assert f'id="{name}"' in reference, name
   assert (tmp_path / "site" / "drift.png").is_file()
