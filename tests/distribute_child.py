@@ -117,5 +117,63 @@ for ema in (False, True):
          getattr(kernel, "value", kernel) if fit_keras is keras else kernel,
          X0.T.copy(), kernel_frozen)
 
+
+
+# TensorFlow's and Keras' own limits that docs/guides/distribute.md states,
+# plain, without tfpartial: checked here so that the page stays true.
+def _mean_assign_changed_bits():
+  """Bits a replica-context assign of each replica's own (equal) values
+  changes in a MEAN variable: why tfpartial restores through merge_call."""
+  values = np.random.default_rng(0).normal(size=4096).astype(np.float32)
+  with strategy.scope():
+    mean = tf.Variable(values, aggregation=tf.VariableAggregation.MEAN)
+
+  @tf.function
+  def assign_what_it_holds():
+    strategy.run(lambda: mean.assign(tf.identity(mean.read_value())))
+
+  assign_what_it_holds()
+  return int((mean.values[0].numpy().view(np.uint32)
+              != values.view(np.uint32)).sum())
+
+
+def _keras_optimizer_built_in_run():
+  """The error of a Keras 3 optimizer making its variables in strategy.run."""
+  with strategy.scope():
+    w = tf.Variable(np.ones(3, np.float32))
+    optimizer = keras.optimizers.Adam(0.1)
+
+  @tf.function
+  def step():
+    strategy.run(lambda: optimizer.apply_gradients([(tf.ones(3), w)]))
+
+  try:
+    step()
+  except Exception as error:  # pylint: disable=broad-except
+    return type(error).__name__
+  return None
+
+
+def _keras3_fit_error():
+  """Keras 3's fit under MultiWorkerMirroredStrategy (keras-team/keras#20585)."""
+  with strategy.scope():
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+  data = tf.data.Dataset.from_tensor_slices(
+      (np.ones((8, 4), np.float32), np.ones((8, 3), np.float32))).batch(4)
+  try:
+    model.fit(data, epochs=1, verbose=0)
+  except Exception as error:  # pylint: disable=broad-except
+    return f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"
+  return None
+
+
+if SCENARIO == "mirrored":
+  results["limits"] = {
+      "mean_assign_changed_bits": _mean_assign_changed_bits(),
+      "keras_optimizer_built_in_run": _keras_optimizer_built_in_run()}
+else:
+  results["limits"] = {"keras3_fit": _keras3_fit_error()}
+
 with open(OUT, "w") as out:
   json.dump(results, out)

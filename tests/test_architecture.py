@@ -7,6 +7,7 @@ cannot hide in a late import.
 
 import ast
 import pathlib
+import re
 
 import pytest  # pylint: disable=g-bad-import-order
 
@@ -81,3 +82,23 @@ def test_there_is_no_import_cycle():
 
   for module in sorted(graph):
     visit(module, [])
+
+
+def _page_layers():
+  """The layer table of docs/architecture.md: (layer, modules), top first."""
+  page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+  section = page.split("## The layers", 1)[1].split("\n## ", 1)[0]
+  rows = [line.split("|")[1:-1] for line in section.splitlines()
+          if line.startswith("|")]
+  return [(cells[0].strip(), re.findall(r"`(\w+)`", cells[1]))
+          for cells in rows[2:]]  # After the header and its rule.
+
+
+def test_the_architecture_page_shows_these_layers():
+  shown = _page_layers()
+  assert [layer for layer, _ in shown] == list(reversed(LAYERS)), (
+      "docs/architecture.md lists the layers top first")
+  for layer, modules in shown:
+    assert sorted(modules) == sorted(LAYERS[layer]), (
+        f"docs/architecture.md, layer {layer!r}: "
+        f"{sorted(set(modules) ^ set(LAYERS[layer]))}")

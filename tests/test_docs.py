@@ -10,7 +10,8 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
   title="Output" ```` block right after it.
 - ```` ```console ````: each `$ COMMAND` line runs (`tfpartial` as
   `python -m tfpartial`, `python` as this interpreter), in the page's folder
-  with a copy of `legacy_examples/`; the lines after it are its stdout, or,
+  with copies of `legacy_examples/` and `docs/examples/`; the lines after it
+  are its stdout, or,
   when it failed with nothing on stdout, how its stderr ends; `$ echo $?`
   shows the exit status.
 - ```` ```diff ````: a unified diff whose `+++` file is in the repository;
@@ -21,8 +22,10 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
 - An HTML comment on the line before a fence changes that: `<!-- docs-test:
   no-run: REASON -->` (not run, and rare), `<!-- docs-test: keras3 -->` or
   `<!-- docs-test: tf_keras -->` (skipped, saying why, where that Keras is
-  missing), `<!-- docs-test: bench -->` (a `tfpartial bench` table measured
-  once: its cases and columns are checked, not its timings).
+  missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
+  has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
+  `tfpartial bench` table measured once: its cases and columns are
+  checked, not its timings).
 
 In the output shown, `...` on a line of its own stands for any lines, and
 `...` inside a line for any text; a TensorFlow version matches any version.
@@ -46,6 +49,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# Runnable scripts the pages' diffs are against and their commands run.
+EXAMPLE_FOLDERS = ("legacy_examples", "docs/examples")
 TIMEOUT = 600
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 RUN_LANGS = {"python", "console", "diff"}
@@ -176,11 +181,13 @@ def printed_comments(code: str) -> Optional[str]:
 
 @pytest.fixture(scope="module")
 def page_folders(tmp_path_factory) -> Dict[pathlib.Path, pathlib.Path]:
-  """One temporary folder per page, with a copy of legacy_examples/."""
+  """One temporary folder per page, with copies of the example scripts
+  (`legacy_examples/`, `docs/examples/`) where a clone has them."""
   folders = {}
   for page in PAGES:
     folder = tmp_path_factory.mktemp(page.stem.replace(".", "_"))
-    shutil.copytree(ROOT / "legacy_examples", folder / "legacy_examples")
+    for examples in EXAMPLE_FOLDERS:
+      shutil.copytree(ROOT / examples, folder / examples)
     folders[page] = folder
   return folders
 
@@ -195,6 +202,11 @@ def _skip_for(directive: str) -> Optional[str]:
       return f"a Keras 3 example; this TensorFlow ships Keras {keras.__version__}"
   if directive == "tf_keras" and importlib.util.find_spec("tf_keras") is None:
     return "a tf_keras example; the tf_keras package is not installed"
+  if directive == "tf_estimator":
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    if not hasattr(tf, "estimator"):
+      return (f"a tf.estimator example; TensorFlow {tf.__version__} has no "
+              "tf.estimator (2.15 is the last that has)")
   return None
 
 
@@ -371,7 +383,8 @@ def test_every_block_is_run_or_shown_for_a_reason():
       assert block.directive == "output", (
           f"{block.id}: an output block must follow its python block")
       continue
-    assert block.directive in ("", "keras3", "tf_keras", "bench") or (
+    assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
+                               "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")
@@ -381,6 +394,19 @@ def test_blocks_not_run_say_why_and_are_rare():
   not_run = [b for b in ALL_BLOCKS if b.directive.startswith("no-run")]
   assert all(b.lang == "python" for b in not_run)
   assert len(not_run) <= 3, [b.id for b in not_run]
+
+
+def test_every_example_script_is_a_port_shown_and_run():
+  """Each script of docs/examples/ is the `+++` file of a diff on a page,
+  and a console block of that page runs it."""
+  for script in sorted((ROOT / "docs" / "examples").glob("*.py")):
+    name = script.relative_to(ROOT).as_posix()
+    pages = {block.page for block in ALL_BLOCKS if block.lang == "diff"
+             and f"+++ {name}" in block.code}
+    assert pages, f"no diff on any page ports to {name}"
+    assert any(block.lang == "console" and f"python {name}" in block.code
+               for block in ALL_BLOCKS if block.page in pages), (
+                   f"no console block runs {name}")
 
 
 def test_python_blocks_are_most_blocks():
@@ -476,6 +502,7 @@ def test_the_site_builds_strictly(tmp_path):
   assert result.returncode == 0, result.stdout + result.stderr
   reference = (tmp_path / "site" / "reference" / "index.html").read_text()
   for name in ("tfpartial.freeze", "tfpartial.train_only", "tfpartial.load_spec",
+               "tfpartial.spec_of", "tfpartial.FreezeSpec.mask",
                "tfpartial.FreezeSpec.apply_gradients", "tfpartial.FreezeSpec.wrap"):
     assert f'id="{name}"' in reference, name
   assert (tmp_path / "site" / "drift.png").is_file()

@@ -283,3 +283,56 @@ def test_a_saved_wrapped_optimizer_loads_in_a_fresh_process(tmp_path):
                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   assert result.stdout.split()[-4:] == ["PartialAdam", "True", "True", "True"]
+
+
+def test_a_saved_spec_binds_by_position_not_by_layer_names():
+  """docs/guides/keras.md: a wrapped optimizer restored from its config
+  binds its spec to the variables it is built on by their position, so a
+  model whose layers have other names still freezes the same elements."""
+  saved = keras.Sequential([keras.Input((4,)), keras.layers.Dense(
+      3, name="dense")], name="saved")
+  spec = tfpartial.freeze(saved.layers[0].kernel, np.s_[:, 0])
+  saved.compile(optimizer=spec.wrap(keras.optimizers.SGD(0.1, momentum=0.9)),
+                loss="mse")
+  saved.fit(np.ones((8, 4)), np.zeros((8, 3)), verbose=0)
+  config = keras.optimizers.serialize(saved.optimizer)
+
+  renamed = keras.Sequential([keras.Input((4,)), keras.layers.Dense(
+      3, name="encoder")], name="renamed")
+  renamed.compile(optimizer=keras.optimizers.deserialize(config), loss="mse")
+  kernel = renamed.layers[0].kernel
+  start = kernel.numpy()
+  renamed.fit(np.ones((8, 4)), np.zeros((8, 3)), epochs=2, verbose=0)
+  found = tfpartial.spec_of(renamed)
+  assert found == tfpartial.freeze(kernel, np.s_[:, 0])
+  helpers.assert_same_bits(kernel.numpy()[:, 0], start[:, 0], "column 0")
+  assert (kernel.numpy()[:, 1:] != start[:, 1:]).all()
+
+
+def test_tfpartial_imported_before_keras_registers_its_classes_on_first_use(
+    tmp_path):
+  """docs/guides/keras.md: imported before TensorFlow and Keras, tfpartial
+  loads its API (which registers the wrapped classes) only when one of its
+  names is first used, so `load_model` does not find them before that."""
+  import os, subprocess, sys  # pylint: disable=g-import-not-at-top,multiple-imports
+  model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+  model.compile(optimizer=tfpartial.freeze(model.layers[0].kernel, 0).wrap(
+      keras.optimizers.SGD(0.1)), loss="mse")
+  model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+  path = str(tmp_path / "model.keras")
+  model.save(path)
+  script = (
+      "import tfpartial\n"
+      "import keras\n"
+      "try:\n"
+      f"  keras.models.load_model({path!r})\n"
+      "except TypeError as error:\n"
+      "  print(str(error).splitlines()[0][:36])\n"
+      "tfpartial.spec_of\n"
+      f"print(type(keras.models.load_model({path!r}).optimizer).__name__)\n")
+  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                          text=True, timeout=300, check=False,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert result.stdout.splitlines()[-2:] == [
+      "Could not locate class 'PartialSGD'.", "PartialSGD"]

@@ -87,3 +87,30 @@ def test_embedding_new_rows(mode):
   assert "pretrained rows bit-for-bit unchanged: True" in out
   assert "new rows in the batch trained: True" in out
   assert "optimizer slot elements: 3200 (the table has 161600)" in out
+
+
+def test_a_shadow_variable_added_to_a_running_job_cannot_resume(tmp_path):
+  """docs/migration.md (MonitoredTrainingSession): the hand-made shadow is
+  a global variable, so the Saver wants it: the shadow idiom, added to a
+  job, cannot resume from the checkpoints the job wrote before; the port
+  resumes from them. The idiom is the page's diff applied in reverse."""
+  import test_docs  # pylint: disable=g-import-not-at-top
+  page = test_docs.ROOT / "docs" / "migration.md"
+  (diff,) = [block.code for block in test_docs.blocks_of(page)
+             if block.lang == "diff" and
+             "+++ legacy_examples/monitored_session.py" in block.code]
+  _, _, idiom = test_docs.reverse_apply(
+      diff, (EXAMPLES / "monitored_session.py").read_text())
+  assert "shadow" in idiom
+  (tmp_path / "idiom.py").write_text(idiom)
+  run = str(tmp_path / "run")
+  _run("monitored_session.py", "--checkpoint_dir", run, "--last_step", "5")
+  result = subprocess.run(
+      [sys.executable, str(tmp_path / "idiom.py"), "--checkpoint_dir", run,
+       "--last_step", "8"], capture_output=True, text=True, timeout=300,
+      check=False, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode != 0 and not result.stdout, result.stdout
+  assert "NotFoundError: Key shadow not found in checkpoint" in result.stderr
+  resumed = _run("monitored_session.py", "--checkpoint_dir", run,
+                 "--last_step", "8")
+  assert "started at step 5, stopped at step 8" in resumed

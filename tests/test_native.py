@@ -501,3 +501,28 @@ def test_no_home_folder_means_no_kernel_not_a_crash(tmp_path, monkeypatch):
   assert _native.reason() == ("no folder to cache the compiled kernel in "
                               "(Could not determine home directory.); set "
                               "TFPARTIAL_CACHE")
+
+
+# The docs' claim (docs/kernel.md): the build asks for IEEE arithmetic.
+
+
+def test_the_build_asks_for_every_operation_correctly_rounded(tmp_path):
+  """No -ffast-math (or what it implies), and no FMA contraction, which
+  GCC does by default: the kernel must round as TensorFlow's own does."""
+  arguments = tmp_path / "arguments"
+  cxx = tmp_path / "recorder"
+  cxx.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {arguments}\nexit 1\n')
+  cxx.chmod(0o755)
+  with pytest.raises(_kernel_build.BuildFailed):
+    _kernel_build.build(_private(tmp_path / "cache"), str(cxx), timeout=60)
+  given = arguments.read_text().splitlines()
+  assert str(_kernel_build.SOURCE) in given  # It is the build's command.
+  assert "-ffp-contract=off" in given
+  unsafe = [flag for flag in given if flag in (
+      "-ffast-math", "-Ofast", "-funsafe-math-optimizations",
+      "-fassociative-math", "-freciprocal-math", "-ffinite-math-only",
+      "-fno-signed-zeros") or flag.startswith("-ffp-contract=f")]
+  assert not unsafe, unsafe
+  # The last -ffp-contract wins: TensorFlow's flags must not override it.
+  contract = [flag for flag in given if flag.startswith("-ffp-contract=")]
+  assert contract[-1] == "-ffp-contract=off"

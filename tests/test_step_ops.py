@@ -69,3 +69,44 @@ def test_masks_and_restores_use_the_v1_select_kernel(kind, lookup):
   for ops in (_select_ops(graph), _select_ops(function_graph)):
     # One select masks the gradient, one restores the frozen values.
     assert ops == ["Select", "Select"], ops
+
+
+def _ancestors(op):
+  """Every op `op` waits for, through inputs and control inputs."""
+  seen, stack = set(), [op]
+  while stack:
+    current = stack.pop()
+    for parent in [t.op for t in current.inputs] + list(
+        current.control_inputs):
+      if parent not in seen:
+        seen.add(parent)
+        stack.append(parent)
+  return seen
+
+
+@pytest.mark.parametrize("name", ["GradientDescent", "Adam"])
+def test_with_ref_variables_no_write_comes_before_every_gradient(name):
+  """docs: with TF1 ref variables, which update in place, a step waits
+  for every gradient before it writes any variable, so no gradient reads
+  a half-updated variable; plain TF1 races there. Here x's gradient
+  reads y and y's reads x."""
+  make = getattr(tf.compat.v1.train, f"{name}Optimizer")
+  with tf.Graph().as_default():
+    x = tf.compat.v1.Variable([1.0, 2.0], name="x", use_resource=False)
+    y = tf.compat.v1.Variable([3.0, 4.0], name="y", use_resource=False)
+    grads = tf.compat.v1.gradients(tf.reduce_sum(x * y), [x, y])
+    plain = make(0.1).apply_gradients(zip(grads, [x, y]))
+    partial = tfpartial.freeze(x, 0).apply_gradients(make(0.1),
+                                                     zip(grads, [x, y]))
+
+  def waits(train_op):
+    """For each op of the step that writes x or y: whether it waits for
+    both gradients."""
+    step = _ancestors(train_op) | {train_op}
+    writes = [op for op in step if op.type != "Identity" and any(
+        t.op in (x.op, y.op) for t in op.inputs)]
+    assert len(writes) >= 2, [op.name for op in writes]
+    return [all(g.op in _ancestors(op) for g in grads) for op in writes]
+
+  assert all(waits(partial))
+  assert not all(waits(plain))  # Plain TF1's update of y may come first.

@@ -1,5 +1,6 @@
 """`tfpartial verify` on checkpoints of real TF1, TF2 and Keras training."""
 
+import io
 import json
 import os
 import subprocess
@@ -426,3 +427,55 @@ def test_bad_input_is_exit_2_and_one_line(tmp_path, capsys, case, message):
   import re  # pylint: disable=g-import-not-at-top
   assert re.search(message, _one_error_line(err)), err
   assert out == "", out  # No table, no verdict.
+
+
+def test_every_name_is_found_before_any_read_then_one_variable_at_a_time(
+    tmp_path, monkeypatch):
+  """docs/guides/verify.md: verify finds and checks every variable the
+  spec names before it reads a value, then reads one variable from each
+  checkpoint and compares it before it reads the next: it never holds more
+  than one variable's two copies."""
+  variables = [tf.Variable(np.full((40, 3), i, np.float32), name=f"v{i}")
+               for i in range(3)]
+  checkpoint = tf.train.Checkpoint(**{v.name[:-2]: v for v in variables})
+  before = checkpoint.write(str(tmp_path / "before"))
+  after = checkpoint.write(str(tmp_path / "after"))
+  spec_path = str(tmp_path / "spec.json")
+  spec = tfpartial.freeze(variables[0], 0)
+  for variable in variables[1:]:
+    spec = spec | tfpartial.freeze(variable, np.s_[:5])
+  spec.to_json(spec_path)
+  events = []
+
+  class Spy:
+    def __init__(self, reader, label):
+      self.reader, self.label, self.names = reader, label, {}
+
+    def find(self, name, shape):
+      events.append(("find", self.label, name))
+      stored = self.reader.find(name, shape)
+      self.names[stored.key] = name
+      return stored
+
+    def read(self, stored):
+      events.append(("read", self.label, self.names[stored.key]))
+      return self.reader.read(stored)
+
+    def close(self):
+      self.reader.close()
+
+  opened = iter(["before", "after"])
+  real_open, real_compare = _verify.open_checkpoint, _verify._compare
+  monkeypatch.setattr(_verify, "open_checkpoint",
+                      lambda path: Spy(real_open(path), next(opened)))
+  monkeypatch.setattr(_verify, "_compare", lambda name, *rest: (
+      events.append(("compare", name)), real_compare(name, *rest))[1])
+  assert _verify.verify(before, after, spec_path, out=io.StringIO(),
+                        progress=io.StringIO()) == 0
+  names = ["v0", "v1", "v2"]
+  finds = [event for event in events if event[0] == "find"]
+  assert events[:len(finds)] == finds and len(finds) == 6
+  assert events[len(finds):] == [
+      event for name in names
+      for event in (("read", "before", name), ("read", "after", name),
+                    ("compare", name))]

@@ -300,3 +300,27 @@ def test_a_lora_kernel_is_not_taken_for_the_kernel(tmp_path, capsys):
                            tmp_path / "model.keras", tmp_path / "spec.json")
   assert code == 2, out + err
   assert "is not a variable of" in err and "/kernel+lora" in err, err
+
+
+def test_a_tf_checkpoint_of_a_sequential_names_its_kernel_anew_after_compile(
+    tmp_path):
+  """docs/guides/verify.md, what it cannot do: `tf.train.Checkpoint(model=
+  ...)` names a Sequential model's kernel by the object graph's path, which
+  `compile` changes (TensorFlow's doing), and neither is the Keras path."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+
+  def kernel_keys(prefix):
+    path = tf.train.Checkpoint(model=model).write(str(tmp_path / prefix))
+    return {name for name, shape in tf.train.list_variables(path)
+            if shape == [3, 2] and "optimizer/_variables" not in name}
+
+  before = kernel_keys("before")
+  model.compile(optimizer="adam", loss="mse")
+  model.fit(np.ones((2, 3)), np.ones((2, 2)), verbose=0)
+  after = kernel_keys("after")
+  assert before == {"model/_functional/_operations/1/_kernel/.ATTRIBUTES/"
+                    "VARIABLE_VALUE"}
+  assert after == {"model/optimizer/_trainable_variables/0/.ATTRIBUTES/"
+                   "VARIABLE_VALUE"}
+  assert not any(model.layers[0].kernel.path in key for key in before | after)

@@ -285,7 +285,9 @@ class FreezeSpec:
       config and binds again after `keras.models.load_model` (import
       tfpartial first). Under a mixed_float16 policy, wrap the
       `LossScaleOptimizer` itself; one put around the wrapped optimizer
-      (as `compile` does) is refused at the first step.
+      (as `compile` does) is refused with a ValueError when it is made
+      (in `compile`), or at the first step where Keras makes it without
+      touching the inner optimizer (Keras 3.5), before anything changes.
     * `tf_keras` / Keras 2: `apply_gradients`, `minimize` and `fit`, saved
       and loaded like Keras 3's.
 
