@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _selection
 from tfpartial._types import Index
 
 _INTEGER_KINDS = "iu"
@@ -41,7 +42,8 @@ def selection_mask(shape: Sequence[int], index: Index, described: str,
     IndexError: an integer index is out of range, or too many indices.
   """
   checked = check_index(index, described, argument)
-  mask = np.zeros(tuple(shape), dtype=bool)
+  # Aligned, so the spec can keep this array and share it with a tensor.
+  mask = _selection.new_mask(tuple(shape))
   try:
     with warnings.catch_warnings():
       # NumPy 1.x only warns of an out-of-bound index when nothing is
