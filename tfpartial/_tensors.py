@@ -13,6 +13,7 @@ bytes: an eager mask tensor shares the memory of the selection's NumPy mask
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
@@ -95,16 +96,38 @@ def eager_constant(values: np.ndarray) -> tf.Tensor:
   selection's view of it is read-only, and a constant is never an op's
   output buffer while the tensor holds it.
   """
-  if values.size and _selection.is_aligned(values):
-    writable = values.view()
+  if values.size and _selection.is_aligned(values) and shares_masks():
     try:
-      # DLPack exports only writable arrays. This view is never written.
-      writable.setflags(write=True)
-      return tf.experimental.dlpack.from_dlpack(writable.__dlpack__())
-    except (AttributeError, BufferError, TypeError, ValueError,
-            tf.errors.OpError):
-      pass  # Not a new_mask buffer, or a NumPy or TensorFlow without it.
+      return _shared(values)
+    except (BufferError, ValueError):
+      pass  # Not a new_mask buffer: its base is read-only.
   return tf.constant(values)
+
+
+def _shared(values: np.ndarray) -> tf.Tensor:
+  writable = values.view()
+  # DLPack exports only writable arrays. This view is never written.
+  writable.setflags(write=True)
+  return tf.experimental.dlpack.from_dlpack(writable.__dlpack__())
+
+
+@functools.lru_cache(maxsize=None)
+def shares_masks() -> bool:
+  """Whether eager mask tensors share the selection's memory here.
+
+  They need NumPy's and TensorFlow's DLPack to pass bool arrays
+  (TensorFlow 2.15's rejects them: type code 6): else each is a copy.
+  """
+  mask = _selection.new_mask((2,))
+  mask[0] = True
+  try:
+    with tf.init_scope():
+      tensor = _shared(mask)
+      return tensor.dtype == tf.bool and tensor.numpy().tolist() == [
+          True, False]
+  except (AttributeError, BufferError, TypeError, ValueError,
+          tf.errors.OpError):
+    return False
 
 
 def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
