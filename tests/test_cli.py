@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from hypothesis import given
+import numpy as np
 from hypothesis import strategies as st
 import pytest
 
@@ -104,6 +105,13 @@ def test_bench_rejects_a_case_that_is_not_one(cases):
   result = _tfpartial("bench", "--quick", "--case", cases)
   assert result.returncode == 2
   assert "--case: must be case letters from a to n" in result.stderr
+
+
+def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():
+  from tfpartial import _bench_memory  # pylint: disable=g-import-not-at-top
+  ballast = np.ones(400 * 2**20, np.uint8)  # This process grows by 400 MiB,
+  (child,) = _bench_memory._child(["sgdm:plain"], 6_400)  # its child not.
+  assert child < _bench_memory.peak_bytes() - 300 * 2**20, ballast.size
 
 
 def test_bench_knows_the_cases_the_command_line_offers():

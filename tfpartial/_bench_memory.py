@@ -1,9 +1,9 @@
 """Bench row (m): peak memory above plain for one large variable.
 
 Each configuration runs in a fresh process (`python -m
-tfpartial._bench_memory CONFIGURATION ELEMENTS`), which builds the
+tfpartial._bench_memory ELEMENTS CONFIGURATION`), which builds the
 variable, the spec and the optimizer, takes a few steps and prints its peak
-resident size (`resource.getrusage`). A configuration's cost is its peak
+resident size (`peak_bytes`). A configuration's cost is its peak
 less the plain run's of the same optimizer, in sizes of the variable: the
 spec, the masked gradient, the snapshot, the restore's select, whatever
 tfpartial holds at once beyond what the optimizer needs anyway.
@@ -42,7 +42,19 @@ _STEPS = 3
 
 
 def peak_bytes() -> int:
-  """This process's peak resident size so far."""
+  """This process's peak resident size so far.
+
+  On Linux, `VmHWM`: `getrusage`'s `ru_maxrss` carries the parent's peak
+  into a child across fork and exec, so a child of a large bench process
+  would report the parent's size.
+  """
+  try:
+    with open("/proc/self/status") as status:
+      for line in status:
+        if line.startswith("VmHWM:"):
+          return 1024 * int(line.split()[1])  # In kB.
+  except OSError:
+    pass
   peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
   return peak if sys.platform == "darwin" else 1024 * peak  # Linux: KiB.
 
