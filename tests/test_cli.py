@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from hypothesis import given
 import numpy as np
@@ -47,10 +48,10 @@ def test_no_command_is_a_usage_error():
   assert result.returncode == 2 and "usage: tfpartial" in result.stderr
 
 
-# plain, tfpartial (each with its unit), ratio, middle half.
+# plain, tfpartial (each with its unit), ratio, middle half, count.
 _NUMBERS = re.compile(
     r"\s(\d+(?:\.\d+)?) (ms|s|MiB)\s+(\d+(?:\.\d+)?) (ms|s|MiB)\s+"
-    r"(-?\d+\.\d+)\s+(-?\d+\.\d+)-(-?\d+\.\d+)(?:;|$)")
+    r"(-?\d+\.\d+)\s+(-?\d+\.\d+)-(-?\d+\.\d+)\s+(\d+)(?:;|$)")
 
 
 def _rows(out):
@@ -71,12 +72,14 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   # Tiny sizes say nothing of the machine: no target, no verdict.
   header = out.splitlines()[1]
   assert header.split() == ["case", "plain", "tfpartial", "ratio", "middle",
-                            "half"], header
+                            "half", "n"], header
   assert "numbers mean nothing" in out.splitlines()[0]
   for row in rows:
     numbers = _NUMBERS.search(row)  # Nothing after the middle half.
     assert numbers, row
-    plain, unit, partial, unit2, ratio, first, third = numbers.groups()
+    plain, unit, partial, unit2, ratio, first, third, count = numbers.groups()
+    # --rounds is exact; (m) runs once in quick mode, (n) once.
+    assert int(count) == {"m": 1, "n": 1}.get(row[1], 7), row
     plain, partial, ratio, first, third = map(
         float, (plain, partial, ratio, first, third))
     assert unit == unit2 == {"m": "MiB", "n": "s"}.get(row[1], "ms"), row
@@ -112,6 +115,16 @@ def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():
   ballast = np.ones(400 * 2**20, np.uint8)  # This process grows by 400 MiB,
   (child,) = _bench_memory._child(["sgdm:plain"], 6_400)  # its child not.
   assert child < _bench_memory.peak_bytes() - 300 * 2**20, ballast.size
+
+
+def test_bench_gives_a_slow_step_fewer_rounds_unless_told(monkeypatch):
+  monkeypatch.setattr(_bench, "_BUDGET_SECONDS", 0.5)
+  monkeypatch.setattr(_bench, "_FEWEST", 3)
+  slow = _bench.Case("(x) slow", lambda: time.sleep(0.02),
+                     lambda: time.sleep(0.02), "<= 1")
+  # At least 40 ms a round: at most 0.5 / 0.04 rounds, never under 3.
+  assert 3 <= _bench.measure(slow, 200, io.StringIO(), exact=False).count <= 12
+  assert _bench.measure(slow, 2, io.StringIO(), exact=True).count == 2
 
 
 def test_bench_knows_the_cases_the_command_line_offers():

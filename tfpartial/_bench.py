@@ -52,6 +52,7 @@ class Result:
   spread: Tuple[float, float]  # First and third quartile of the ratios.
   target: str
   unit: str = "ms"  # Of `plain` and `partial`: "ms", "s" or "MiB".
+  count: int = 0  # Rounds, or repeats, measured.
   limit: Optional[float] = None
   state: Optional[tuple] = None
   state_limit: Optional[float] = None
@@ -76,10 +77,22 @@ def _time(step) -> float:
   return time.perf_counter() - start
 
 
-def measure(case: Case, rounds: int, progress: TextIO) -> Result:
-  """`rounds` rounds of one plain and one tfpartial step, order alternating."""
-  for _ in range(3):  # Trace, build and warm up both.
+# By default a case measures for about this long at most (a slow step gets
+# fewer rounds, never fewer than _FEWEST), so that a full run stays near 15
+# minutes; `--rounds` asks for an exact count.
+_BUDGET_SECONDS = 45.0
+_FEWEST = 20
+
+
+def measure(case: Case, rounds: int, progress: TextIO,
+            exact: bool = True) -> Result:
+  """`rounds` rounds of one plain and one tfpartial step, order alternating
+  (unless `exact` is False: fewer if they would take over _BUDGET_SECONDS)."""
+  for _ in range(2):  # Trace, build and warm up both.
     case.plain(), case.partial()
+  round_seconds = _time(case.plain) + _time(case.partial)
+  if not exact:
+    rounds = min(rounds, max(_FEWEST, int(_BUDGET_SECONDS / round_seconds)))
   plain_times, partial_times, ratios = [], [], []
   for index in range(rounds):
     if index % 10 == 0 or index == rounds - 1:
@@ -97,7 +110,8 @@ def measure(case: Case, rounds: int, progress: TextIO) -> Result:
   return Result(case.name, 1e3 * statistics.median(plain_times),
                 1e3 * statistics.median(partial_times),
                 statistics.median(ratios), quartiles(ratios), case.target,
-                limit=case.limit, state=case.state() if case.state else None,
+                count=rounds, limit=case.limit,
+                state=case.state() if case.state else None,
                 state_limit=case.state_limit)
 
 
@@ -112,7 +126,7 @@ def repeated(name: str, plain: Sequence[float], partial: Sequence[float],
   """A row from a few repeats (rows (m) and (n)): medians and quartiles."""
   return Result(name, statistics.median(plain), statistics.median(partial),
                 statistics.median(ratios), quartiles(list(ratios)), target,
-                unit=unit, limit=limit)
+                unit=unit, count=len(ratios), limit=limit)
 
 
 def quartiles(values: List[float]) -> Tuple[float, float]:
@@ -127,7 +141,7 @@ def quartiles(values: List[float]) -> Tuple[float, float]:
   return first, third
 
 
-def _rows(letter: str, quick: bool, rounds: int,
+def _rows(letter: str, quick: bool, rounds: int, exact: bool,
           progress: TextIO) -> Iterable[Result]:
   """The rows of case `letter`, each built just before it runs."""
   # pylint: disable=g-import-not-at-top
@@ -143,7 +157,7 @@ def _rows(letter: str, quick: bool, rounds: int,
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.
-  return (measure(build(), rounds, progress)
+  return (measure(build(), rounds, progress, exact)
           for build in (built if isinstance(built, list) else [built]))
 
 
@@ -152,15 +166,18 @@ def run(quick: bool = False, rounds: Optional[int] = None,
         progress: TextIO = sys.stderr) -> List[Result]:
   """Builds the cases (`cases`: letters, default all), measures them,
   prints the table."""
+  exact = rounds is not None or quick
   rounds = rounds or (6 if quick else 200)
   letters = [letter for letter in LETTERS if cases is None or letter in cases]
   what = ("tiny sizes, to check that every case runs: the numbers mean "
           "nothing" if quick else "ratios tfpartial / plain")
+  most = ("" if exact else
+          f" (fewer for slow steps: about {_BUDGET_SECONDS:.0f} s a case)")
   print(f"tfpartial bench, TensorFlow {tf.__version__}, {rounds} rounds of "
-        f"one plain and one tfpartial step each ({what})", file=out)
+        f"one plain and one tfpartial step each{most}; {what}", file=out)
   results = []
   for letter in letters:
-    results.extend(_rows(letter, quick, rounds, progress))
+    results.extend(_rows(letter, quick, rounds, exact, progress))
   _print(results, out, quick)
   from tfpartial import _native  # pylint: disable=g-import-not-at-top
   if _native.library() is None:
@@ -176,12 +193,13 @@ def _value(value: float, unit: str) -> str:
 def _print(results: List[Result], out: TextIO, quick: bool) -> None:
   width = max([len(r.name) for r in results] + [4])
   columns = f"{'case':<{width}}  {'plain':>10}  {'tfpartial':>10}  " \
-            f"{'ratio':>6}  {'middle half':>11}"
+            f"{'ratio':>6}  {'middle half':>11}  {'n':>3}"
   print(columns if quick else f"{columns}  {'met':>3}  target", file=out)
   for r in results:
     spread = f"{r.spread[0]:.3f}-{r.spread[1]:.3f}"
     line = (f"{r.name:<{width}}  {_value(r.plain, r.unit):>10}  "
-            f"{_value(r.partial, r.unit):>10}  {r.ratio:6.3f}  {spread:>11}")
+            f"{_value(r.partial, r.unit):>10}  {r.ratio:6.3f}  {spread:>11}  "
+            f"{r.count:>3}")
     if not quick:
       met = {True: "yes", False: "NO", None: "-"}[r.met()]
       line += f"  {met:>3}  {r.target}"
@@ -191,6 +209,6 @@ def _print(results: List[Result], out: TextIO, quick: bool) -> None:
                f"{plain / 2**20:.1f} MiB ({100 * partial / plain:.2f}%)")
     print(line, file=out)
   if not quick:
-    print("ratio: tfpartial / plain, the median over rounds (steps) or "
+    print("ratio: tfpartial / plain, the median over n rounds (steps) or n "
           "repeats ((m), (n)); (m) gives the peak memory above plain in "
           "sizes of the variable; met: whether the target holds", file=out)
