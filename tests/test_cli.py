@@ -48,10 +48,11 @@ def test_no_command_is_a_usage_error():
   assert result.returncode == 2 and "usage: tfpartial" in result.stderr
 
 
-# plain, tfpartial (each with its unit), ratio, middle half, count.
+# plain, tfpartial (each with its unit), ratio, middle half, count, cpu.
 _NUMBERS = re.compile(
     r"\s(\d+(?:\.\d+)?) (ms|s|MiB)\s+(\d+(?:\.\d+)?) (ms|s|MiB)\s+"
-    r"(-?\d+\.\d+)\s+(-?\d+\.\d+)-(-?\d+\.\d+)\s+(\d+)(?:;|$)")
+    r"(-?\d+\.\d+)\s+(-?\d+\.\d+)-(-?\d+\.\d+)\s+(\d+)\s+"
+    r"(\d+\.\d+|-)(?:;|$)")
 
 
 def _rows(out):
@@ -72,14 +73,16 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   # Tiny sizes say nothing of the machine: no target, no verdict.
   header = out.splitlines()[1]
   assert header.split() == ["case", "plain", "tfpartial", "ratio", "middle",
-                            "half", "n"], header
+                            "half", "n", "cpu"], header
   assert "numbers mean nothing" in out.splitlines()[0]
   for row in rows:
     numbers = _NUMBERS.search(row)  # Nothing after the middle half.
     assert numbers, row
-    plain, unit, partial, unit2, ratio, first, third, count = numbers.groups()
+    plain, unit, partial, unit2, ratio, first, third, count, cpu = (
+        numbers.groups())
     # --rounds is exact; (m) runs once in quick mode, (n) once.
     assert int(count) == {"m": 1, "n": 1}.get(row[1], 7), row
+    assert (cpu == "-") == (row[1] in "mn"), row
     plain, partial, ratio, first, third = map(
         float, (plain, partial, ratio, first, third))
     assert unit == unit2 == {"m": "MiB", "n": "s"}.get(row[1], "ms"), row

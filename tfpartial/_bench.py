@@ -53,6 +53,9 @@ class Result:
   target: str
   unit: str = "ms"  # Of `plain` and `partial`: "ms", "s" or "MiB".
   count: int = 0  # Rounds, or repeats, measured.
+  # The median ratio of the CPU time the process spent: less sensitive to
+  # other processes on a shared machine than wall-clock time.
+  cpu_ratio: Optional[float] = None
   limit: Optional[float] = None
   state: Optional[tuple] = None
   state_limit: Optional[float] = None
@@ -68,13 +71,14 @@ class Result:
     return met
 
 
-def _time(step) -> float:
-  """Seconds for one step, until its result is ready."""
-  start = time.perf_counter()
+def _time(step) -> Tuple[float, float]:
+  """Seconds for one step until its result is ready: wall-clock time, and
+  the CPU time the process spent (all its threads)."""
+  start, start_cpu = time.perf_counter(), time.process_time()
   result = step()
   if hasattr(result, "numpy"):
     result.numpy()
-  return time.perf_counter() - start
+  return time.perf_counter() - start, time.process_time() - start_cpu
 
 
 # By default a case measures for about this long at most (a slow step gets
@@ -90,27 +94,30 @@ def measure(case: Case, rounds: int, progress: TextIO,
   (unless `exact` is False: fewer if they would take over _BUDGET_SECONDS)."""
   for _ in range(2):  # Trace, build and warm up both.
     case.plain(), case.partial()
-  round_seconds = _time(case.plain) + _time(case.partial)
+  round_seconds = _time(case.plain)[0] + _time(case.partial)[0]
   if not exact:
     rounds = min(rounds, max(_FEWEST, int(_BUDGET_SECONDS / round_seconds)))
-  plain_times, partial_times, ratios = [], [], []
+  plain_times, partial_times, ratios, cpu_ratios = [], [], [], []
   for index in range(rounds):
     if index % 10 == 0 or index == rounds - 1:
       show(progress, f"{case.name[:60]}: round {index + 1}/{rounds}")
     if index % 2 == 0:
-      plain = _time(case.plain)
-      partial = _time(case.partial)
+      (plain, plain_cpu), (partial, partial_cpu) = (_time(case.plain),
+                                                    _time(case.partial))
     else:
-      partial = _time(case.partial)
-      plain = _time(case.plain)
+      (partial, partial_cpu), (plain, plain_cpu) = (_time(case.partial),
+                                                    _time(case.plain))
     plain_times.append(plain)
     partial_times.append(partial)
     ratios.append(partial / plain)
+    if plain_cpu > 0:
+      cpu_ratios.append(partial_cpu / plain_cpu)
   show(progress, "")
   return Result(case.name, 1e3 * statistics.median(plain_times),
                 1e3 * statistics.median(partial_times),
                 statistics.median(ratios), quartiles(ratios), case.target,
                 count=rounds, limit=case.limit,
+                cpu_ratio=statistics.median(cpu_ratios) if cpu_ratios else None,
                 state=case.state() if case.state else None,
                 state_limit=case.state_limit)
 
@@ -193,13 +200,14 @@ def _value(value: float, unit: str) -> str:
 def _print(results: List[Result], out: TextIO, quick: bool) -> None:
   width = max([len(r.name) for r in results] + [4])
   columns = f"{'case':<{width}}  {'plain':>10}  {'tfpartial':>10}  " \
-            f"{'ratio':>6}  {'middle half':>11}  {'n':>3}"
+            f"{'ratio':>6}  {'middle half':>11}  {'n':>3}  {'cpu':>5}"
   print(columns if quick else f"{columns}  {'met':>3}  target", file=out)
   for r in results:
     spread = f"{r.spread[0]:.3f}-{r.spread[1]:.3f}"
+    cpu = "-" if r.cpu_ratio is None else f"{r.cpu_ratio:.3f}"
     line = (f"{r.name:<{width}}  {_value(r.plain, r.unit):>10}  "
             f"{_value(r.partial, r.unit):>10}  {r.ratio:6.3f}  {spread:>11}  "
-            f"{r.count:>3}")
+            f"{r.count:>3}  {cpu:>5}")
     if not quick:
       met = {True: "yes", False: "NO", None: "-"}[r.met()]
       line += f"  {met:>3}  {r.target}"
@@ -211,4 +219,6 @@ def _print(results: List[Result], out: TextIO, quick: bool) -> None:
   if not quick:
     print("ratio: tfpartial / plain, the median over n rounds (steps) or n "
           "repeats ((m), (n)); (m) gives the peak memory above plain in "
-          "sizes of the variable; met: whether the target holds", file=out)
+          "sizes of the variable; cpu: the same ratio of the process's CPU "
+          "time, steadier on a busy machine; met: whether the target holds",
+          file=out)
