@@ -104,6 +104,14 @@ def test_the_union_of_two_masks_shares_its_memory_too():
       tensor.numpy(), _random_mask(SHAPE, 2) | ~_random_mask(SHAPE, 3))
 
 
+def test_an_element_mask_is_scanned_once_not_at_every_step():
+  x = tf.Variable(tf.zeros(SHAPE))
+  selection = tfpartial.freeze(x, _random_mask(SHAPE))._selection(x)
+  assert not selection.is_empty and selection.frozen_count > 0
+  # Cached on the immutable selection: later steps read no mask.
+  assert {"is_empty", "frozen_count"} <= set(vars(selection))
+
+
 _MEMORY_CHILD = textwrap.dedent("""
     import re, resource, sys
     import numpy as np, tensorflow as tf, tfpartial

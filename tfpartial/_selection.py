@@ -11,6 +11,7 @@ copying it: a spec then holds one byte per element, not two.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional, Tuple, Union
 
 import numpy as np
@@ -63,11 +64,12 @@ class Elements:
   def size(self) -> int:
     return int(self.mask.size)
 
-  @property
+  # Counted once: a step asks at every call, and the mask is immutable.
+  @functools.cached_property
   def frozen_count(self) -> int:
     return int(np.count_nonzero(self.mask))
 
-  @property
+  @functools.cached_property
   def is_empty(self) -> bool:
     return not self.mask.any()
 
