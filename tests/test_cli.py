@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import pytest
 
 from tfpartial import _bench
+from tfpartial import _bench_measure
 from tfpartial import _native
 
 
@@ -121,13 +122,13 @@ def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():
 
 
 def test_bench_gives_a_slow_step_fewer_rounds_unless_told(monkeypatch):
-  monkeypatch.setattr(_bench, "_BUDGET_SECONDS", 0.5)
-  monkeypatch.setattr(_bench, "_FEWEST", 3)
-  slow = _bench.Case("(x) slow", lambda: time.sleep(0.02),
+  monkeypatch.setattr(_bench_measure, "BUDGET_SECONDS", 0.5)
+  monkeypatch.setattr(_bench_measure, "FEWEST", 3)
+  slow = _bench_measure.Case("(x) slow", lambda: time.sleep(0.02),
                      lambda: time.sleep(0.02), "<= 1")
   # At least 40 ms a round: at most 0.5 / 0.04 rounds, never under 3.
-  assert 3 <= _bench.measure(slow, 200, io.StringIO(), exact=False).count <= 12
-  assert _bench.measure(slow, 2, io.StringIO(), exact=True).count == 2
+  assert 3 <= _bench_measure.measure(slow, 200, io.StringIO(), exact=False).count <= 12
+  assert _bench_measure.measure(slow, 2, io.StringIO(), exact=True).count == 2
 
 
 def test_bench_knows_the_cases_the_command_line_offers():
@@ -136,7 +137,7 @@ def test_bench_knows_the_cases_the_command_line_offers():
 
 
 def _result(ratio, limit, state=None, state_limit=None, unit="ms"):
-  return _bench.Result(
+  return _bench_measure.Result(
       "(x) a case", plain=2.0, partial=2.0 * ratio, ratio=ratio,
       spread=(ratio - 0.01, ratio + 0.01), target=f"<= {limit}", unit=unit,
       limit=limit, state=state, state_limit=state_limit)
@@ -166,7 +167,7 @@ def test_bench_quick_table_has_no_target_and_no_verdict():
 
 @given(st.lists(st.floats(0.01, 100.0), min_size=1, max_size=30))
 def test_bench_quartiles_stay_within_the_ratios_measured(ratios):
-  first, third = _bench.quartiles(ratios)
+  first, third = _bench_measure.quartiles(ratios)
   assert min(ratios) <= first <= third <= max(ratios)
 
 

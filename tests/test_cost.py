@@ -28,6 +28,15 @@ def _mask_constants(graph):
           if op.type == "Const" and "tfpartial_frozen_mask" in op.name]
 
 
+def _selection_of(spec, variable):
+  """The spec's selection for `variable` (a private lookup: `_selection`,
+  or `_value.selection` where the spec value has a module of its own)."""
+  value = getattr(spec, "_value", None)
+  if value is not None:
+    return value.selection(variable)
+  return spec._selection(variable)
+
+
 def _random_mask(shape, seed=0):
   return np.random.default_rng(seed).random(shape) < 0.5
 
@@ -84,7 +93,7 @@ needs_shared_masks = pytest.mark.skipif(
 def test_the_eager_mask_tensor_shares_the_spec_s_memory():
   x = tf.Variable(tf.zeros(SHAPE))
   spec = tfpartial.freeze(x, _random_mask(SHAPE))
-  selection = spec._selection(x)
+  selection = _selection_of(spec, x)
   tensor = _tensors.frozen_mask_tensor(selection)
   assert np.shares_memory(np.asarray(tensor), selection.mask)
   np.testing.assert_array_equal(tensor.numpy(), spec.frozen_mask(x))
@@ -97,7 +106,7 @@ def test_the_union_of_two_masks_shares_its_memory_too():
   x = tf.Variable(tf.zeros(SHAPE))
   spec = (tfpartial.freeze(x, _random_mask(SHAPE, 2))
           | tfpartial.train_only(x, _random_mask(SHAPE, 3)))
-  selection = spec._selection(x)
+  selection = _selection_of(spec, x)
   tensor = _tensors.frozen_mask_tensor(selection)
   assert np.shares_memory(np.asarray(tensor), selection.mask)
   np.testing.assert_array_equal(
@@ -106,7 +115,7 @@ def test_the_union_of_two_masks_shares_its_memory_too():
 
 def test_an_element_mask_is_scanned_once_not_at_every_step():
   x = tf.Variable(tf.zeros(SHAPE))
-  selection = tfpartial.freeze(x, _random_mask(SHAPE))._selection(x)
+  selection = _selection_of(tfpartial.freeze(x, _random_mask(SHAPE)), x)
   assert not selection.is_empty and selection.frozen_count > 0
   # Cached on the immutable selection: later steps read no mask.
   assert {"is_empty", "frozen_count"} <= set(vars(selection))
@@ -131,13 +140,18 @@ _MEMORY_CHILD = textwrap.dedent("""
     mask[:, ::2] = True
     # Warm up the code on a small spec first.
     small = tf.Variable(tf.zeros([10, 1000]))
+    def selection_of(spec, variable):
+      value = getattr(spec, "_value", None)
+      return (value.selection(variable) if value is not None
+              else spec._selection(variable))
+
     _tensors.frozen_mask_tensor(
-        tfpartial.freeze(small, mask[:10])._selection(small))
+        selection_of(tfpartial.freeze(small, mask[:10]), small))
     with open("/proc/self/clear_refs", "w") as clear:
       clear.write("5")  # The peak is now the resident size.
     before = resident()
     spec = tfpartial.freeze(x, mask)
-    tensor = _tensors.frozen_mask_tensor(spec._selection(x))
+    tensor = _tensors.frozen_mask_tensor(selection_of(spec, x))
     held, highest = resident() - before, peak() - before
     assert tensor.numpy()[0, 0] and not tensor.numpy()[0, 1]
     print(held / size, highest / size)

@@ -21,7 +21,7 @@ from typing import Callable, List, TextIO
 import numpy as np
 import tensorflow as tf
 
-from tfpartial import _bench
+from tfpartial import _bench_measure
 from tfpartial import _compat
 from tfpartial._bench_steps import dense_stack
 from tfpartial._bench_steps import first_columns
@@ -131,7 +131,7 @@ def _first_step(make_model, make_optimizer, repeats: int):
   return _alternating(repeats, timed(False), timed(True))
 
 
-def rows(quick: bool, progress: TextIO) -> List[_bench.Result]:
+def rows(quick: bool, progress: TextIO) -> List[_bench_measure.Result]:
   """(n): TF1 train-op builds and first tf.function steps, in seconds."""
   import keras  # pylint: disable=g-import-not-at-top
   keras2 = _keras2()
@@ -187,7 +187,7 @@ def rows(quick: bool, progress: TextIO) -> List[_bench.Result]:
   logger.setLevel("ERROR")
   try:
     if not quick:  # Tiny versions pay what a process's first build pays.
-      _bench.show(progress, "(n) warming up")
+      _bench_measure.show(progress, "(n) warming up")
       _first_step(lambda: keras_stack(dict(layers=2, width=8, batch=4)), sgd,
                   2)
       if keras2 is not None:
@@ -195,13 +195,13 @@ def rows(quick: bool, progress: TextIO) -> List[_bench.Result]:
           _tf1_minimize(lambda: keras2_net(True, 2), optimizer, 2)
     results = []
     for label, measure, target, limit in builds:
-      _bench.show(progress, f"(n) {label}")
+      _bench_measure.show(progress, f"(n) {label}")
       plains, partials, ratios = measure(repeats)
-      results.append(_bench.repeated(f"(n) {label}", plains, partials, ratios,
+      results.append(_bench_measure.repeated(f"(n) {label}", plains, partials, ratios,
                                      "s", target, limit))
   finally:
     logger.setLevel(level)
-  _bench.show(progress, "")
+  _bench_measure.show(progress, "")
   if keras2 is None:
     print("(n) the TF1 ResNet50 rows need Keras 2 (pip install tf_keras), "
           "and were left out", file=progress)

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from tfpartial import _native
 from tfpartial import _spec
-from tfpartial._bench import Case
+from tfpartial._bench_measure import Case
 
 
 def state_bytes(variables) -> int:

@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, TextIO
 import numpy as np
 import tensorflow as tf
 
-from tfpartial import _bench
+from tfpartial import _bench_measure
 from tfpartial import _bench_cases
 from tfpartial import _spec
 
@@ -116,7 +116,7 @@ def _child(configurations: List[str], elements: int) -> List[int]:
   return [int(line) for line in result.stdout.split()]
 
 
-def rows(quick: bool, progress: TextIO) -> Iterator[_bench.Result]:
+def rows(quick: bool, progress: TextIO) -> Iterator[_bench_measure.Result]:
   """(m): one row per configuration; a fresh process for each run, and
   two runs of each (one process for everything, quick)."""
   elements = 64_000 if quick else 50_000_000
@@ -134,14 +134,14 @@ def rows(quick: bool, progress: TextIO) -> Iterator[_bench.Result]:
         for c in (_plain(configuration), configuration):
           if len(runs.get(c, ())) > repeat:
             continue  # This repeat's plain run is done already.
-          _bench.show(progress, f"(m) {c}: run {repeat + 1}/2")
+          _bench_measure.show(progress, f"(m) {c}: run {repeat + 1}/2")
           runs.setdefault(c, []).extend(_child([c], elements))
-    _bench.show(progress, "")
+    _bench_measure.show(progress, "")
   for configuration, label in CONFIGURATIONS.items():
     plain = runs[_plain(configuration)]
     partial = runs[configuration]
     ratios = [(p - q) / variable_bytes for p, q in zip(partial, plain)]
-    yield _bench.repeated(
+    yield _bench_measure.repeated(
         f"(m) peak memory above plain / variable, {size}, {label}",
         [p / 2**20 for p in plain], [p / 2**20 for p in partial], ratios,
         unit="MiB", target="<= 0.5 (the variable's size)", limit=0.5)

@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfpartial import _spec
-from tfpartial._bench import Case
+from tfpartial._bench_measure import Case
 from tfpartial._bench_cases import forward
 from tfpartial._bench_cases import freeze_where
 from tfpartial._bench_cases import kernel
