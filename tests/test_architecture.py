@@ -24,8 +24,9 @@ LAYERS = {
                  "_v1", "_keras", "_tf_keras", "_optimizers"],
     "public API": ["_spec", "__init__"],
     "tools": ["_progress", "_checkpoints", "_keras_files", "_keras_names",
-              "_keras_archive", "_verify", "_demo", "_bench", "cli",
-              "__main__"],
+              "_keras_archive", "_verify", "_demo", "_bench_measure",
+              "_bench_steps", "_bench_cases", "_bench_memory", "_bench_build",
+              "_bench", "cli", "__main__"],
 }
 RANK = {module: rank for rank, modules in enumerate(LAYERS.values())
         for module in modules}

@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfpartial import _npy
+from tfpartial import _selection
 from tfpartial._types import CheckedComponent, CheckedIndex, Index
 
 _INTEGER_KINDS = "iu"
@@ -48,7 +49,8 @@ def selection_mask(shape: Sequence[int], index: Union[Index, _npy.MaskFile],
     index = index.load(shape, described)
   checked = check_index(index, described, argument)
   _check_structure(shape, checked, index, described, argument)
-  mask = np.zeros(tuple(shape), dtype=bool)
+  # Aligned, so the spec can keep this array and share it with a tensor.
+  mask = _selection.new_mask(tuple(shape))
   try:
     with warnings.catch_warnings():
       # NumPy 1.x only warns of an out-of-bound index when nothing is

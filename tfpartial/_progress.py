@@ -34,6 +34,11 @@ class Progress:
       self._terminal = False
     self._width = 0
 
+  @property
+  def terminal(self) -> bool:
+    """Whether the stream is a terminal, where lines are rewritten."""
+    return self._terminal
+
   def show(self, text: str, transient: bool = False) -> None:
     """Shows `text`; elsewhere than a terminal, only if not `transient`."""
     if self._terminal:

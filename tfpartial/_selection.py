@@ -2,11 +2,16 @@
 
 A selection is an immutable NumPy-side value; it knows nothing of TensorFlow
 graphs. `_tensors.py` turns it into tensors where a step needs them.
+
+Element masks live in buffers aligned as TensorFlow aligns its own
+(`new_mask`), so an eager mask tensor can share their memory instead of
+copying it: a spec then holds one byte per element, not two.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Optional, Protocol, Tuple
 
 import numpy as np
@@ -93,11 +98,12 @@ class Elements:
   def size(self) -> int:
     return int(self.mask.size)
 
-  @property
+  # Counted once: a step asks at every call, and the mask is immutable.
+  @functools.cached_property
   def frozen_count(self) -> int:
     return int(np.count_nonzero(self.mask))
 
-  @property
+  @functools.cached_property
   def is_empty(self) -> bool:
     return not self.mask.any()
 
@@ -107,7 +113,8 @@ class Elements:
   def union(self, other: "Selection") -> "Selection":
     if other.is_everything or isinstance(other, Dynamic):
       return other.union(self)
-    return from_mask(self.mask | other.frozen_mask())
+    mask = other.mask if isinstance(other, Elements) else other.frozen_mask()
+    return from_mask(_or(self.mask, mask))
 
   def describe(self) -> str:
     if self.is_empty:
@@ -196,7 +203,9 @@ class Rows:
         return from_rows(self.shape, np.setdiff1d(trains.rows, frozen.rows),
                          trains=True, compact=compact)
       return from_rows(self.shape, np.union1d(self.rows, other.rows))
-    return from_mask(self.frozen_mask() | other.frozen_mask())
+    if isinstance(other, Elements):
+      return other.union(self)
+    return from_mask(_or(self.frozen_mask(), other.frozen_mask()))
 
   def describe(self) -> str:
     compact = ", compact" if self.compact else ""
@@ -274,11 +283,35 @@ class Dynamic:
 
 
 def _or(a: Optional[np.ndarray], b: Optional[np.ndarray]):
+  """`a | b` in a new read-only mask from `new_mask` (None is all False)."""
   if a is None or b is None:
     return b if a is None else a
-  result = a | b
+  result = np.logical_or(a, b, out=new_mask(a.shape))
   result.setflags(write=False)
   return result
+
+
+# Eigen's largest alignment, which TensorFlow's CPU kernels may assume of a
+# tensor's data: a tensor can share a buffer aligned so.
+ALIGNMENT = 64
+
+
+def new_mask(shape: Tuple[int, ...]) -> np.ndarray:
+  """A writable all-False bool array whose data is `ALIGNMENT`-aligned.
+
+  A view into a larger, writable uint8 buffer: its data can then be shared
+  with a tensor (`_tensors`), even once the view is made read-only.
+  """
+  size = int(np.prod(shape, dtype=np.int64))
+  buffer = np.zeros(size + ALIGNMENT, dtype=np.uint8)
+  start = -buffer.ctypes.data % ALIGNMENT
+  return buffer[start:start + size].view(bool).reshape(shape)
+
+
+def is_aligned(mask: np.ndarray) -> bool:
+  """Whether `mask` is a C-ordered bool array `new_mask` could have made."""
+  return (isinstance(mask, np.ndarray) and mask.dtype == np.bool_
+          and mask.flags.c_contiguous and mask.ctypes.data % ALIGNMENT == 0)
 
 
 def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,
@@ -292,9 +325,16 @@ def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,
 
 
 def from_mask(mask: np.ndarray) -> Selection:
-  """The selection freezing where `mask` is True; takes ownership of `mask`."""
+  """The selection freezing where `mask` is True; takes ownership of `mask`.
+
+  A mask not made by `new_mask` is copied into one that is (then dropped).
+  """
   if mask.all():
-    return Everything(mask.shape)
+    return Everything(np.shape(mask))
+  if not is_aligned(mask):  # (`~` of a 0-d array is a NumPy scalar.)
+    aligned = new_mask(np.shape(mask))
+    aligned[...] = mask
+    mask = aligned
   mask.setflags(write=False)
   return Elements(mask)
 

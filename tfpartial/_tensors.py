@@ -4,16 +4,23 @@ Can run inside `tf.function`: a constant is made under `tf.init_scope()`,
 so a function captures one eager tensor instead of embedding a constant per
 trace, eager steps do not convert it again at every step, and a TF1 graph
 holds one constant however many ops read it.
+
+What they cost does not grow with a mask's size beyond one pass over its
+bytes: an eager mask tensor shares the memory of the selection's NumPy mask
+(DLPack), and a TF1 graph constant takes the mask as bytes, where
+`tf.constant` would make one Python call per bool (seconds for 10M).
 """
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._selection import Dynamic, Elements, Rows
+from tfpartial import _selection
+from tfpartial._selection import Dynamic, Rows
 
 # selection -> {kind: eager tensor}.
 _EAGER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -66,17 +73,76 @@ def _cached(selection, kind: str, values) -> tf.Tensor:
     if tf.executing_eagerly():
       per_kind = _EAGER.setdefault(selection, {})
       if kind not in per_kind:
-        per_kind[kind] = tf.constant(values())
+        per_kind[kind] = eager_constant(values())
       return per_kind[kind]
     graph = tf.compat.v1.get_default_graph()
     names = _GRAPH.setdefault(graph, {})
     key = (id(selection), kind)
     if key in names:
       return graph.get_tensor_by_name(names[key])
-    tensor = tf.constant(values(), name=f"tfpartial_{kind}")
+    tensor = graph_constant(values(), name=f"tfpartial_{kind}")
     names[key] = tensor.name
     weakref.finalize(selection, names.pop, key, None)
     return tensor
+
+
+def eager_constant(values: np.ndarray) -> tf.Tensor:
+  """An eager tensor of `values`, sharing their memory where it can.
+
+  It can for a bool array from `_selection.new_mask` (aligned as TensorFlow
+  aligns tensors, in a writable buffer): DLPack hands the buffer over, and
+  the tensor keeps the array alive. `tf.constant` would copy it, and
+  transiently copy it twice. Nothing writes to the shared buffer: the
+  selection's view of it is read-only, and a constant is never an op's
+  output buffer while the tensor holds it.
+  """
+  if values.size and _selection.is_aligned(values) and shares_masks():
+    try:
+      return _shared(values)
+    except (BufferError, ValueError):
+      pass  # Not a new_mask buffer: its base is read-only.
+  return tf.constant(values)
+
+
+def _shared(values: np.ndarray) -> tf.Tensor:
+  writable = values.view()
+  # DLPack exports only writable arrays. This view is never written.
+  writable.setflags(write=True)
+  return tf.experimental.dlpack.from_dlpack(writable.__dlpack__())
+
+
+@functools.lru_cache(maxsize=None)
+def shares_masks() -> bool:
+  """Whether eager mask tensors share the selection's memory here.
+
+  They need NumPy's and TensorFlow's DLPack to pass bool arrays
+  (TensorFlow 2.15's rejects them: type code 6): else each is a copy.
+  """
+  mask = _selection.new_mask((2,))
+  mask[0] = True
+  try:
+    with tf.init_scope():
+      tensor = _shared(mask)
+      return tensor.dtype == tf.bool and tensor.numpy().tolist() == [
+          True, False]
+  except (AttributeError, BufferError, TypeError, ValueError,
+          tf.errors.OpError):
+    return False
+
+
+def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
+  """`tf.constant(values)` in a TF1 graph, in time independent of the size
+  in Python.
+
+  `make_tensor_proto` appends a bool array to its proto one Python call
+  per element (3 s for 10M elements), but copies a uint8 array as bytes:
+  the same bytes, relabelled as bool, make the same constant.
+  """
+  if values.dtype != np.bool_:
+    return tf.constant(values, name=name)
+  proto = tf.make_tensor_proto(np.ascontiguousarray(values).view(np.uint8))
+  proto.dtype = tf.bool.as_datatype_enum
+  return tf.constant(proto, name=name)
 
 
 def _values(selection) -> np.ndarray:
@@ -91,7 +157,7 @@ def _dynamic(selection: Dynamic) -> tf.Tensor:
   # graph then reads the mask variable's value at every step.
   frozen = None
   if selection.static is not None:
-    frozen = tf.constant(selection.static)
+    frozen = _cached(selection, "static_mask", lambda: selection.static)
   for variable, trains in selection.masks:
     value = tf.convert_to_tensor(variable)
     value = tf.logical_not(value) if trains else value

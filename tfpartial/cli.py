@@ -69,13 +69,35 @@ def _parser() -> argparse.ArgumentParser:
       "with the hand-written grads * mask; (e) (a) compiled by XLA; (f) (b) "
       "with the hand-written grads * mask; (g) (b) without tfpartial's "
       "compiled kernel; (h) (b) with TF1 ref variables; (i) (a) without the "
-      "compiled kernel.")
+      "compiled kernel; (j) 50 Dense(128) layers, first column of every "
+      "kernel frozen, Keras SGD momentum, Adam, AdamW and v1 Momentum in a "
+      "TF1 graph; (k) the MLP of (a) 1%, 50% and 99.9% frozen, Keras SGD; "
+      "(l) (c) without compact; (m) peak memory above plain for one large "
+      "variable, a fresh process per configuration; (n) the time to build a "
+      "TF1 train op and a first tf.function step, ResNet50 and others.")
   bench.add_argument("--quick", action="store_true",
-                     help="tiny sizes, to check the command runs")
+                     help="tiny sizes, to check that every case runs (no "
+                     "targets: the numbers mean nothing)")
   bench.add_argument("--rounds", type=_positive, default=None,
                      help="rounds of one plain and one tfpartial step per case "
                      "(default 200)")
+  bench.add_argument("--case", type=_bench_cases, default=None,
+                     help="the cases to run, by letter, e.g. 'j,k' (default "
+                     f"all: {','.join(_BENCH_CASES)})")
   return parser
+
+
+_BENCH_CASES = "abcdefghijklmn"  # As _bench.LETTERS, without importing it.
+
+
+def _bench_cases(text: str) -> str:
+  letters = [part.strip().lower() for part in text.split(",") if part.strip()]
+  unknown = [letter for letter in letters if letter not in _BENCH_CASES]
+  if not letters or unknown or any(len(l) != 1 for l in letters):
+    raise argparse.ArgumentTypeError(
+        f"must be case letters from {_BENCH_CASES[0]} to {_BENCH_CASES[-1]} "
+        f"separated by commas, e.g. 'j,k'; not {text!r}")
+  return "".join(letters)
 
 
 def _positive(text: str) -> int:
@@ -182,7 +204,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return _verify(args)
   if args.command == "bench":
     from tfpartial import _bench  # pylint: disable=g-import-not-at-top
-    _bench.run(quick=args.quick, rounds=args.rounds)
+    _bench.run(quick=args.quick, rounds=args.rounds, cases=args.case)
     return 0
   raise AssertionError(args.command)
 
