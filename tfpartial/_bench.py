@@ -11,7 +11,7 @@ asked for and prints the table.
 from __future__ import annotations
 
 import sys
-from typing import Iterable, List, Optional, TextIO
+from typing import Callable, Dict, Iterable, List, Optional, TextIO, Union
 
 import tensorflow as tf
 
@@ -21,6 +21,7 @@ from tfpartial import _bench_measure
 from tfpartial import _bench_memory
 from tfpartial import _bench_steps
 from tfpartial import _native
+from tfpartial._bench_measure import Case
 from tfpartial._bench_measure import Result
 
 # Every row's letter, in the order the table gives them.
@@ -34,7 +35,8 @@ def _rows(letter: str, quick: bool, rounds: int, exact: bool,
     return _bench_memory.rows(quick, progress)
   if letter == "n":
     return _bench_build.rows(quick, progress)
-  builders = {**_bench_cases.cases(quick), **_bench_steps.cases(quick)}
+  builders: Dict[str, Union[Callable[[], Case], List[Callable[[], Case]]]] = {
+      **_bench_cases.cases(quick), **_bench_steps.cases(quick)}
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.
@@ -53,10 +55,11 @@ def run(quick: bool = False, rounds: Optional[int] = None,
   what = ("tiny sizes, to check that every case runs: the numbers mean "
           "nothing" if quick else "ratios tfpartial / plain")
   budget = _bench_measure.BUDGET_SECONDS
-  most = "" if exact else f" (fewer for slow steps: about {budget:.0f} s a case)"
+  most = ("" if exact
+          else f" (fewer for slow steps: about {budget:.0f} s a case)")
   print(f"tfpartial bench, TensorFlow {tf.__version__}, {rounds} rounds of "
         f"one plain and one tfpartial step each{most}; {what}", file=out)
-  results = []
+  results: List[Result] = []
   for letter in letters:
     results.extend(_rows(letter, quick, rounds, exact, progress))
   _print(results, out, quick)

@@ -16,19 +16,29 @@ graph. Without Keras 2 those rows are left out, with a note.
 from __future__ import annotations
 
 import time
-from typing import Callable, List, TextIO
+from typing import Any, Callable, List, Optional, TextIO, Tuple
 
 import numpy as np
 import tensorflow as tf
 
 from tfpartial import _bench_measure
 from tfpartial import _compat
+from tfpartial import _spec
+from tfpartial._bench_steps import StackSizes
 from tfpartial._bench_steps import dense_stack
 from tfpartial._bench_steps import first_columns
 from tfpartial._bench_steps import keras_dense_model
+from tfpartial._types import Variable
+
+# The seconds of each repeat, plain and tfpartial, and their ratios.
+Timings = Tuple[List[float], List[float], List[float]]
+# Makes a model in the default graph: its variables and its loss.
+GraphModel = Callable[[], Tuple[List[Variable], tf.Tensor]]
+# Makes a Keras model and inputs for it.
+KerasModel = Callable[[], Tuple[Any, np.ndarray]]
 
 
-def _keras2():
+def _keras2() -> Any:
   """Keras 2, which builds in a TF1 graph, or None."""
   if not _compat.KERAS_3:
     import keras  # pylint: disable=g-import-not-at-top
@@ -40,7 +50,7 @@ def _keras2():
   return tf_keras
 
 
-def _convnet(keras, quick: bool):
+def _convnet(keras: Any, quick: bool) -> Any:
   if quick:
     return keras.Sequential([
         keras.Input((8, 8, 3)), keras.layers.Conv2D(4, 3, activation="relu"),
@@ -48,16 +58,17 @@ def _convnet(keras, quick: bool):
   return keras.applications.ResNet50(weights=None, input_shape=(64, 64, 3))
 
 
-def _images(model, batch: int = 16) -> np.ndarray:
+def _images(model: Any, batch: int = 16) -> np.ndarray:
   shape = [batch] + list(model.input_shape[1:])
   return np.random.default_rng(0).random(shape, dtype=np.float32)
 
 
 def _alternating(repeats: int, plain: Callable[[int], float],
-                 partial: Callable[[int], float]):
+                 partial: Callable[[int], float]) -> Timings:
   """`repeats` pairs of seconds, the order alternating; `plain(repeat)`
   and `partial(repeat)` each build and return the seconds they took."""
-  plains, partials = [], []
+  plains: List[float] = []
+  partials: List[float] = []
   for repeat in range(repeats):
     if repeat % 2 == 0:
       plains.append(plain(repeat))
@@ -68,20 +79,21 @@ def _alternating(repeats: int, plain: Callable[[int], float],
   return plains, partials, [b / a for a, b in zip(plains, partials)]
 
 
-def _tf1_minimize(make_model, make_optimizer, repeats: int):
+def _tf1_minimize(make_model: GraphModel, make_optimizer: Callable[[], Any],
+                  repeats: int) -> Timings:
   """Seconds for `minimize` in a TF1 graph, plain and with every kernel's
   first output channel frozen; one graph per repeat, both in it."""
-  graphs = []
+  graphs: List[Tuple[Any, List[Variable], tf.Tensor, _spec.FreezeSpec]] = []
 
-  def setup():
+  def setup() -> None:
     graph = tf.Graph()
     with graph.as_default():
       variables, loss = make_model()
       spec = first_columns(variables)
     graphs.append((graph, variables, loss, spec))
 
-  def timed(partial):
-    def build(repeat):
+  def timed(partial: bool) -> Callable[[int], float]:
+    def build(repeat: int) -> float:
       while len(graphs) <= repeat:
         setup()
       graph, variables, loss, spec = graphs[repeat]
@@ -98,13 +110,14 @@ def _tf1_minimize(make_model, make_optimizer, repeats: int):
   return _alternating(repeats, timed(False), timed(True))
 
 
-def _first_step(make_model, make_optimizer, repeats: int):
+def _first_step(make_model: KerasModel, make_optimizer: Callable[[], Any],
+                repeats: int) -> Timings:
   """Seconds for the first call of a `tf.function` step (trace, optimizer
   state, run), plain and with every kernel's first column frozen."""
-  models = []
+  models: List[Tuple[Any, np.ndarray]] = []
 
-  def timed(partial):
-    def first(repeat):
+  def timed(partial: bool) -> Callable[[int], float]:
+    def first(repeat: int) -> float:
       while len(models) <= repeat:
         models.append(make_model())
       model, inputs = models[repeat]
@@ -112,8 +125,8 @@ def _first_step(make_model, make_optimizer, repeats: int):
       spec = first_columns(variables)
       optimizer = make_optimizer()
 
-      @tf.function
-      def step():
+      @_bench_measure.function()
+      def step() -> tf.Tensor:
         with tf.GradientTape() as tape:
           loss = tf.reduce_mean(tf.square(model(inputs, training=True)))
         grads = tape.gradient(loss, variables)
@@ -137,24 +150,25 @@ def rows(quick: bool, progress: TextIO) -> List[_bench_measure.Result]:
   keras2 = _keras2()
   repeats = 1 if quick else 3
   resnet = "tiny conv net" if quick else "ResNet50 (64x64)"
-  stack = dict(layers=2, width=16, batch=8) if quick else dict(
-      layers=50, width=128, batch=128)
+  stack = (StackSizes(layers=2, width=16, batch=8) if quick
+           else StackSizes(layers=50, width=128, batch=128))
   elements = 10_000 if quick else 10_000_000
 
-  def keras2_net(tiny=quick, batch=16):
+  def keras2_net(tiny: bool = quick,
+                 batch: int = 16) -> Tuple[List[Variable], tf.Tensor]:
     model = _convnet(keras2, tiny)
     outputs = model(tf.constant(_images(model, batch)), training=True)
     return model.trainable_weights, tf.reduce_mean(tf.square(outputs))
 
-  def one_variable():
+  def one_variable() -> Tuple[List[Variable], tf.Tensor]:
     variable = tf.compat.v1.Variable(tf.zeros([elements // 1000, 1000]))
     return [variable], tf.reduce_sum(tf.square(variable))
 
-  def keras_stack(sizes=stack):
+  def keras_stack(sizes: StackSizes = stack) -> Tuple[Any, np.ndarray]:
     kernels, biases, inputs, _ = dense_stack(**sizes)
     return keras_dense_model(keras, kernels, biases), inputs
 
-  def keras_net():
+  def keras_net() -> Tuple[Any, np.ndarray]:
     model = _convnet(keras, quick)
     return model, _images(model)
 
@@ -162,7 +176,8 @@ def rows(quick: bool, progress: TextIO) -> List[_bench_measure.Result]:
   adam = lambda: tf.compat.v1.train.AdamOptimizer(1e-3)
   sgd = lambda: keras.optimizers.SGD(0.01, momentum=0.9)
   frozen = "first output channel of every kernel frozen"
-  builds: List[tuple] = []
+  # Label, measure (given the repeats), target, largest ratio.
+  builds: List[Tuple[str, Callable[[int], Timings], str, Optional[float]]] = []
   if keras2 is not None:
     builds += [
         (f"TF1 train op build, {resnet} (Keras 2), {frozen}, v1 Momentum",
@@ -188,8 +203,8 @@ def rows(quick: bool, progress: TextIO) -> List[_bench_measure.Result]:
   try:
     if not quick:  # Tiny versions pay what a process's first build pays.
       _bench_measure.show(progress, "(n) warming up")
-      _first_step(lambda: keras_stack(dict(layers=2, width=8, batch=4)), sgd,
-                  2)
+      _first_step(lambda: keras_stack(StackSizes(layers=2, width=8, batch=4)),
+                  sgd, 2)
       if keras2 is not None:
         for optimizer in (momentum, adam):
           _tf1_minimize(lambda: keras2_net(True, 2), optimizer, 2)
@@ -197,8 +212,8 @@ def rows(quick: bool, progress: TextIO) -> List[_bench_measure.Result]:
     for label, measure, target, limit in builds:
       _bench_measure.show(progress, f"(n) {label}")
       plains, partials, ratios = measure(repeats)
-      results.append(_bench_measure.repeated(f"(n) {label}", plains, partials, ratios,
-                                     "s", target, limit))
+      results.append(_bench_measure.repeated(
+          f"(n) {label}", plains, partials, ratios, "s", target, limit))
   finally:
     logger.setLevel(level)
   _bench_measure.show(progress, "")

@@ -5,22 +5,50 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Callable, Dict
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Sequence,
+                    Tuple, TypedDict)
 
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _bench_measure
 from tfpartial import _native
 from tfpartial import _spec
 from tfpartial._bench_measure import Case
+from tfpartial._types import Variable
+
+# Kernels (or their initial values), masks freezing part of each, inputs,
+# targets.
+Problem = Tuple[List[np.ndarray], List[np.ndarray], np.ndarray, np.ndarray]
+# A step a case times: one call runs one training step.
+Step = Callable[[], Any]
 
 
-def state_bytes(variables) -> int:
-  return int(sum(np.prod(v.shape) * tf.as_dtype(v.dtype).size for v in variables))
+class MlpSizes(TypedDict):
+  """The MLP of (a): `layers` kernels of `width` x `width`."""
+
+  width: int
+  layers: int
+  batch: int
+
+
+class EmbeddingSizes(TypedDict):
+  """The table of (c) and (l): `trained` of its `rows` train."""
+
+  rows: int
+  dim: int
+  trained: int
+  batch: int
+
+
+def state_bytes(variables: Iterable[Variable]) -> int:
+  """The bytes `variables` hold."""
+  return int(sum(np.prod(v.shape) * tf.as_dtype(v.dtype).size
+                 for v in variables))
 
 
 def mlp(width: int, layers: int, batch: int, seed: int = 0,
-         frozen: float = 0.3):
+        frozen: float = 0.3) -> Problem:
   """Kernels, masks freezing about `frozen` of each, inputs, targets."""
   rng = np.random.default_rng(seed)
   kernels = [rng.normal(0, width ** -0.5, (width, width)).astype(np.float32)
@@ -31,7 +59,8 @@ def mlp(width: int, layers: int, batch: int, seed: int = 0,
   return kernels, masks, inputs, targets
 
 
-def freeze_where(kernels, masks) -> _spec.FreezeSpec:
+def freeze_where(kernels: Sequence[Variable],
+                 masks: Sequence[np.ndarray]) -> _spec.FreezeSpec:
   """One spec: each kernel frozen where its mask is True."""
   spec = _spec.FreezeSpec()
   for kernel, mask in zip(kernels, masks):
@@ -39,14 +68,14 @@ def freeze_where(kernels, masks) -> _spec.FreezeSpec:
   return spec
 
 
-def forward(kernels, inputs):
+def forward(kernels: Sequence[tf.Variable], inputs: np.ndarray) -> tf.Tensor:
   hidden = inputs
   for kernel in kernels:
     hidden = tf.nn.relu(tf.matmul(hidden, kernel))
   return hidden
 
 
-def _eager_mlp_case(width, layers, batch, kind: str,
+def _eager_mlp_case(width: int, layers: int, batch: int, kind: str,
                     jit_compile: bool = False) -> Case:
   """(a) Keras AdamW in tf.function (`kind="partial"`), (d) the same with
   the hand-written mask (`kind="mask"`), (e) (a) compiled by XLA, or (i)
@@ -54,14 +83,14 @@ def _eager_mlp_case(width, layers, batch, kind: str,
   import keras  # pylint: disable=g-import-not-at-top
   kernels0, masks, inputs, targets = mlp(width, layers, batch)
 
-  def build(kind):
+  def build(kind: str) -> Step:
     kernels = [tf.Variable(k) for k in kernels0]
     optimizer = keras.optimizers.AdamW(1e-3, weight_decay=0.01)
     spec = freeze_where(kernels, masks)
     keep = [tf.constant(~m, tf.float32) for m in masks]
 
-    @tf.function(jit_compile=jit_compile)
-    def step():
+    @_bench_measure.function(jit_compile=jit_compile)
+    def step() -> tf.Tensor:
       with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(forward(kernels, inputs) - targets))
       grads = tape.gradient(loss, kernels)
@@ -92,7 +121,8 @@ def _eager_mlp_case(width, layers, batch, kind: str,
               build("plain"), build("partial"), "<= 1.03", limit=1.03)
 
 
-def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
+def _graph_mlp_case(width: int, layers: int, batch: int,
+                    kind: str = "partial") -> Case:
   """(b) The MLP in a TF1 graph with a tf.compat.v1 optimizer, (f) the same
   with the hand-written mask (`kind="mask"`), (g) (b) without the compiled
   kernel (`kind="unfused"`), or (h) (b) with TF1 ref variables
@@ -100,7 +130,7 @@ def _graph_mlp_case(width, layers, batch, kind: str = "partial") -> Case:
   kernels0, masks, inputs, targets = mlp(width, layers, batch)
   use_resource = kind != "ref"
 
-  def build(kind):
+  def build(kind: str) -> Step:
     graph = tf.Graph()
     with graph.as_default():
       kernels = [tf.compat.v1.Variable(k, use_resource=use_resource)
@@ -142,7 +172,7 @@ def kernel() -> str:
 
 
 @contextlib.contextmanager
-def kernels_off(off: bool):
+def kernels_off(off: bool) -> Iterator[None]:
   """`TFPARTIAL_KERNELS=off` while a step is built, if `off`."""
   saved = os.environ.get(_native.SWITCH)
   if off:
@@ -156,7 +186,8 @@ def kernels_off(off: bool):
       os.environ[_native.SWITCH] = saved
 
 
-def _embedding_case(rows, dim, trained, batch, compact: bool = True) -> Case:
+def _embedding_case(rows: int, dim: int, trained: int, batch: int,
+                    compact: bool = True) -> Case:
   """(c) A large embedding, a few trainable rows, Adam: compact mode; (l)
   the same with the default row spec (`compact=False`)."""
   import keras  # pylint: disable=g-import-not-at-top
@@ -164,15 +195,15 @@ def _embedding_case(rows, dim, trained, batch, compact: bool = True) -> Case:
   table0 = rng.normal(size=(rows, dim)).astype(np.float32)
   ids = np.concatenate([rng.integers(0, rows - trained, batch // 2),
                         rng.integers(rows - trained, rows, batch // 2)])
-  optimizers = {}
+  optimizers: Dict[bool, Any] = {}
 
-  def build(partial):
+  def build(partial: bool) -> Step:
     table = tf.Variable(table0)
     optimizer = optimizers[partial] = keras.optimizers.Adam(1e-3)
     spec = _spec.train_only(table, np.s_[rows - trained:], compact=compact)
 
-    @tf.function
-    def step():
+    @_bench_measure.function()
+    def step() -> tf.Tensor:
       with tf.GradientTape() as tape:
         loss = tf.reduce_sum(tf.square(tf.gather(table, ids) - 1.0))
       grads = tape.gradient(loss, [table])
@@ -201,11 +232,11 @@ def _embedding_case(rows, dim, trained, batch, compact: bool = True) -> Case:
 def cases(quick: bool) -> Dict[str, Callable[[], Case]]:
   """(a) to (i) and (l), by letter, each built when called."""
   if quick:  # Tiny sizes: checks the command works, not the machine.
-    sizes = dict(width=64, layers=2, batch=16)
-    embedding = dict(rows=5_000, dim=8, trained=10, batch=32)
+    sizes = MlpSizes(width=64, layers=2, batch=16)
+    embedding = EmbeddingSizes(rows=5_000, dim=8, trained=10, batch=32)
   else:
-    sizes = dict(width=1024, layers=4, batch=256)
-    embedding = dict(rows=500_000, dim=64, trained=1_000, batch=512)
+    sizes = MlpSizes(width=1024, layers=4, batch=256)
+    embedding = EmbeddingSizes(rows=500_000, dim=64, trained=1_000, batch=512)
   return {
       "a": lambda: _eager_mlp_case(**sizes, kind="partial"),
       "b": lambda: _graph_mlp_case(**sizes),

@@ -15,9 +15,31 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
-from typing import Callable, List, Optional, Sequence, TextIO, Tuple
+from typing import (Any, Callable, List, Optional, Protocol, Sequence,
+                    TextIO, Tuple)
+
+import tensorflow as tf
 
 from tfpartial import _progress
+
+
+class Function(Protocol):
+  """A step made by `function`: a `tf.function` of no arguments."""
+
+  def __call__(self) -> Any: ...
+
+  def get_concrete_function(self) -> Any:
+    """Traces the step now (TensorFlow's ConcreteFunction)."""
+
+
+def function(**options: Any) -> Callable[[Callable[[], Any]], Function]:
+  """`tf.function(**options)`, the decorator of a case's step, typed.
+
+  TensorFlow is untyped to mypy, so a step decorated with `tf.function`
+  itself would be untyped.
+  """
+  decorator: Callable[[Callable[[], Any]], Function] = tf.function(**options)
+  return decorator
 
 
 @dataclasses.dataclass
@@ -29,7 +51,8 @@ class Case:
   partial: Callable[[], object]
   target: str
   limit: Optional[float] = None  # The target's largest ratio, if it has one.
-  state: Optional[Callable[[], tuple]] = None  # (partial bytes, plain bytes)
+  # (partial bytes, plain bytes) of the optimizers' state.
+  state: Optional[Callable[[], Tuple[int, int]]] = None
   state_limit: Optional[float] = None  # Largest fraction of plain state.
 
 
@@ -49,7 +72,7 @@ class Result:
   # other processes on a shared machine than wall-clock time.
   cpu_ratio: Optional[float] = None
   limit: Optional[float] = None
-  state: Optional[tuple] = None
+  state: Optional[Tuple[int, int]] = None
   state_limit: Optional[float] = None
 
   def met(self) -> Optional[bool]:
@@ -63,7 +86,7 @@ class Result:
     return met
 
 
-def _time(step) -> Tuple[float, float]:
+def _time(step: Callable[[], object]) -> Tuple[float, float]:
   """Seconds for one step until its result is ready: wall-clock time, and
   the CPU time the process spent (all its threads)."""
   start, start_cpu = time.perf_counter(), time.process_time()

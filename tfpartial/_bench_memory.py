@@ -15,7 +15,7 @@ import os
 import resource
 import subprocess
 import sys
-from typing import Dict, Iterator, List, TextIO
+from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -23,6 +23,7 @@ import tensorflow as tf
 from tfpartial import _bench_measure
 from tfpartial import _bench_cases
 from tfpartial import _spec
+from tfpartial._types import Index
 
 # Configuration -> its label. "optimizer:spec[:off]": "off" runs without
 # the compiled kernel; "optimizer:plain" is the optimizer without tfpartial.
@@ -63,7 +64,8 @@ def run_configuration(configuration: str, elements: int) -> None:
   """Builds and steps one configuration in this process."""
   name, kind = configuration.split(":")[:2]
   shape = (elements // _WIDTH, _WIDTH)
-  index = {"elements": np.s_[:, ::2], "rows": np.s_[:shape[0] // 2]}
+  index: Dict[str, Index] = {"elements": np.s_[:, ::2],
+                             "rows": np.s_[:shape[0] // 2]}
   with _bench_cases.kernels_off(configuration.endswith(":off")):
     if name == "v1sgd":
       _tf1_steps(shape, None if kind == "plain" else index[kind])
@@ -71,7 +73,7 @@ def run_configuration(configuration: str, elements: int) -> None:
       _eager_steps(name, shape, None if kind == "plain" else index[kind])
 
 
-def _tf1_steps(shape, index) -> None:
+def _tf1_steps(shape: Tuple[int, int], index: Optional[Index]) -> None:
   graph = tf.Graph()
   with graph.as_default():
     variable = tf.compat.v1.Variable(tf.zeros(shape))
@@ -87,7 +89,8 @@ def _tf1_steps(shape, index) -> None:
         session.run(train_op)
 
 
-def _eager_steps(name: str, shape, index) -> None:
+def _eager_steps(name: str, shape: Tuple[int, int],
+                 index: Optional[Index]) -> None:
   import keras  # pylint: disable=g-import-not-at-top
   variable = tf.Variable(tf.zeros(shape))
   optimizer = (keras.optimizers.SGD(0.01, momentum=0.9) if name == "sgdm"

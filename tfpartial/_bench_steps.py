@@ -9,20 +9,36 @@ each kernel frozen: a mostly frozen variable has less to update.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+import functools
+from typing import Any, Callable, Dict, Iterable, List, Tuple, TypedDict
 
 import numpy as np
 import tensorflow as tf
 
+from tfpartial import _bench_measure
 from tfpartial import _spec
-from tfpartial._bench_measure import Case
+from tfpartial._bench_cases import MlpSizes
+from tfpartial._bench_cases import Step
 from tfpartial._bench_cases import forward
 from tfpartial._bench_cases import freeze_where
 from tfpartial._bench_cases import kernel
 from tfpartial._bench_cases import mlp
+from tfpartial._bench_measure import Case
+from tfpartial._types import Variable
+
+# Kernels, biases, inputs, targets of a stack of Dense layers.
+Stack = Tuple[List[np.ndarray], List[np.ndarray], np.ndarray, np.ndarray]
 
 
-def dense_stack(layers: int, width: int, batch: int, seed: int = 0):
+class StackSizes(TypedDict):
+  """The stack of (j): `layers` Dense(`width`) layers."""
+
+  layers: int
+  width: int
+  batch: int
+
+
+def dense_stack(layers: int, width: int, batch: int, seed: int = 0) -> Stack:
   """Kernels and biases of `layers` Dense(`width`) layers, inputs, targets."""
   rng = np.random.default_rng(seed)
   kernels = [rng.normal(0, width ** -0.5, (width, width)).astype(np.float32)
@@ -33,7 +49,8 @@ def dense_stack(layers: int, width: int, batch: int, seed: int = 0):
   return kernels, biases, inputs, targets
 
 
-def keras_dense_model(keras, kernels, biases):
+def keras_dense_model(keras: Any, kernels: List[np.ndarray],
+                      biases: List[np.ndarray]) -> Any:
   """A Keras Sequential of Dense layers (ReLU), holding these weights."""
   width = kernels[0].shape[0]
   model = keras.Sequential(
@@ -43,7 +60,7 @@ def keras_dense_model(keras, kernels, biases):
   return model
 
 
-def first_columns(variables) -> _spec.FreezeSpec:
+def first_columns(variables: Iterable[Variable]) -> _spec.FreezeSpec:
   """The first output column (or channel) of every kernel frozen."""
   spec = _spec.FreezeSpec()
   for variable in variables:
@@ -52,7 +69,8 @@ def first_columns(variables) -> _spec.FreezeSpec:
   return spec
 
 
-def _keras_stack_case(layers, width, batch, optimizer: str) -> Case:
+def _keras_stack_case(layers: int, width: int, batch: int,
+                      optimizer: str) -> Case:
   """(j) with a Keras optimizer, in a tf.function."""
   import keras  # pylint: disable=g-import-not-at-top
   kernels, biases, inputs, targets = dense_stack(layers, width, batch)
@@ -60,14 +78,14 @@ def _keras_stack_case(layers, width, batch, optimizer: str) -> Case:
           "Adam": lambda: keras.optimizers.Adam(1e-3),
           "AdamW": lambda: keras.optimizers.AdamW(1e-3, weight_decay=0.01)}
 
-  def build(partial):
+  def build(partial: bool) -> Step:
     model = keras_dense_model(keras, kernels, biases)
     variables = model.trainable_variables
     chosen = make[optimizer]()
     spec = first_columns(variables)
 
-    @tf.function
-    def step():
+    @_bench_measure.function()
+    def step() -> tf.Tensor:
       with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(model(inputs, training=True)
                                         - targets))
@@ -87,11 +105,11 @@ def _keras_stack_case(layers, width, batch, optimizer: str) -> Case:
               build(False), build(True), "<= 1.03", limit=1.03)
 
 
-def _graph_stack_case(layers, width, batch) -> Case:
+def _graph_stack_case(layers: int, width: int, batch: int) -> Case:
   """(j) in a TF1 graph with v1 Momentum."""
   kernels0, biases0, inputs, targets = dense_stack(layers, width, batch)
 
-  def build(partial):
+  def build(partial: bool) -> Step:
     graph = tf.Graph()
     with graph.as_default():
       kernels = [tf.compat.v1.Variable(k) for k in kernels0]
@@ -114,18 +132,19 @@ def _graph_stack_case(layers, width, batch) -> Case:
               build(False), build(True), "<= 1.03", limit=1.03)
 
 
-def _mostly_frozen_case(width, layers, batch, frozen: float) -> Case:
+def _mostly_frozen_case(width: int, layers: int, batch: int,
+                        frozen: float) -> Case:
   """(k) the MLP of (a) with Keras SGD, `frozen` of each kernel frozen."""
   import keras  # pylint: disable=g-import-not-at-top
   kernels0, masks, inputs, targets = mlp(width, layers, batch, frozen=frozen)
 
-  def build(partial):
+  def build(partial: bool) -> Step:
     kernels = [tf.Variable(k) for k in kernels0]
     optimizer = keras.optimizers.SGD(0.01)
     spec = freeze_where(kernels, masks)
 
-    @tf.function
-    def step():
+    @_bench_measure.function()
+    def step() -> tf.Tensor:
       with tf.GradientTape() as tape:
         loss = tf.reduce_mean(tf.square(forward(kernels, inputs) - targets))
       grads = tape.gradient(loss, kernels)
@@ -148,16 +167,16 @@ def _mostly_frozen_case(width, layers, batch, frozen: float) -> Case:
 def cases(quick: bool) -> Dict[str, List[Callable[[], Case]]]:
   """(j) and (k), by letter: each a list of rows, built when called."""
   if quick:
-    stack = dict(layers=2, width=16, batch=8)
-    sizes = dict(width=64, layers=2, batch=16)
+    stack = StackSizes(layers=2, width=16, batch=8)
+    sizes = MlpSizes(width=64, layers=2, batch=16)
   else:
-    stack = dict(layers=50, width=128, batch=128)
-    sizes = dict(width=1024, layers=4, batch=256)
+    stack = StackSizes(layers=50, width=128, batch=128)
+    sizes = MlpSizes(width=1024, layers=4, batch=256)
   return {
       "j": [lambda: _keras_stack_case(**stack, optimizer="SGD momentum"),
             lambda: _keras_stack_case(**stack, optimizer="Adam"),
             lambda: _keras_stack_case(**stack, optimizer="AdamW"),
             lambda: _graph_stack_case(**stack)],
-      "k": [lambda frozen=frozen: _mostly_frozen_case(**sizes, frozen=frozen)
+      "k": [functools.partial(_mostly_frozen_case, **sizes, frozen=frozen)
             for frozen in (0.01, 0.5, 0.999)],
   }

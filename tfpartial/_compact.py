@@ -12,6 +12,7 @@ of the table is read or written.
 from __future__ import annotations
 
 import weakref
+from typing import Any, Dict, Optional, Tuple, Union
 
 import tensorflow as tf
 
@@ -23,7 +24,9 @@ from tfpartial._selection import Rows
 from tfpartial._types import Gradient, Variable
 
 # selection -> {graph or "eager": the compact variable}.
-_COMPACT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_Owners = Dict[Union[str, tf.Graph], tf.Variable]
+_COMPACT: "weakref.WeakKeyDictionary[Rows, _Owners]" = (
+    weakref.WeakKeyDictionary())
 
 
 def compact_variable(table: Variable, selection: Rows) -> tf.Variable:
@@ -83,12 +86,12 @@ class CompactGuard(_restore.Guard):
   def __init__(self, table: Variable, small: tf.Variable, selection: Rows):
     self.variable, self.small, self.selection = table, small, selection
 
-  def before(self, graph: bool):
+  def before(self, graph: bool) -> Tuple[Optional[Any], tf.Tensor]:
     rows = _tensors.rows_tensor(self.selection)
     op = self.small.assign(_restore.gather_rows(self.variable, rows),
                            read_value=False)
     return (op if graph else None), rows
 
-  def after(self, rows):
+  def after(self, rows: tf.Tensor) -> Any:
     return _distribute.update(self.variable, _restore.scatter,
                               (rows, self.small.read_value()))

@@ -26,7 +26,8 @@ def update(variable: Variable, write: Update, value: Any) -> Any:
   """`write(storage, value)`, exact per replica under a strategy."""
   storage = _variables.storage(variable)
   if _needs_merge(storage):
-    def merge(strategy, target, per_replica):
+    def merge(strategy: tf.distribute.Strategy, target: tf.Variable,
+              per_replica: Any) -> Any:
       return strategy.extended.update(target, write, args=(per_replica,),
                                       group=True)
 
@@ -35,10 +36,11 @@ def update(variable: Variable, write: Update, value: Any) -> Any:
   return write(storage, value)
 
 
-def _needs_merge(storage) -> bool:
+def _needs_merge(storage: tf.Variable) -> bool:
   if not isinstance(storage, tf.distribute.DistributedValues):
     return False
-  if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+  if (not tf.distribute.has_strategy()
+      or tf.distribute.in_cross_replica_context()):
     return False
   return storage.aggregation not in (tf.VariableAggregation.NONE,
                                      tf.VariableAggregation.ONLY_FIRST_REPLICA)

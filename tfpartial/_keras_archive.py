@@ -19,6 +19,7 @@ import numpy as np
 
 from tfpartial import _checkpoints
 from tfpartial import _keras_files
+from tfpartial import _keras_names
 from tfpartial._keras_names import Config
 from tfpartial._safejson import JSON
 
@@ -90,10 +91,10 @@ def _read_config(archive: zipfile.ZipFile, path: str
   try:
     with archive.open(member) as file:
       config: JSON = json.loads(file.read(_CONFIG_LIMIT + 1))
+    return _keras_names.check_config(config)
   except (ValueError, RecursionError, OSError, zipfile.BadZipFile) as error:
     raise ValueError(f"{path}: config.json is not a model's config "
                      f"({_checkpoints.first_line(error)})") from None
-  return config if isinstance(config, dict) else None
 
 
 def _data_offset(raw: io.BufferedReader, member: zipfile.ZipInfo,

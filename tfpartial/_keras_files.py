@@ -181,13 +181,20 @@ class LegacyWeightsFile:
     root = file["model_weights"] if "model_weights" in file else file
     self._stored: Dict[str, Stored] = {}
     twice = set()
+    import h5py  # pylint: disable=g-import-not-at-top
     # Listed: open_h5 makes this reader only for a file that lists them.
     for layer in cast(List[str], _layer_names(file)):
-      group = root[layer]
+      group = root.get(layer)
+      if not isinstance(group, h5py.Group):
+        raise ValueError(f"layer_names lists the layer '{layer}', which is "
+                         "not a group in the file")
       for weight in _attribute_list(group, "weight_names"):
         name = weight[:-2] if weight.endswith(":0") else weight
         twice.update([name] if name in self._stored else [])
-        dataset = group[weight]
+        dataset = group.get(weight)
+        if not isinstance(dataset, h5py.Dataset):
+          raise ValueError(f"the layer '{layer}' lists the weight '{weight}', "
+                           "which is not a dataset in it")
         self._stored[name] = Stored(dataset.name.lstrip("/"),
                                     tuple(dataset.shape), _dtype_name(dataset))
     self._twice = twice
@@ -236,13 +243,17 @@ def _layer_names(file: File) -> Optional[List[str]]:
 def _attribute_list(group: Group, name: str) -> List[str]:
   """A list of names Keras wrote as an attribute, maybe in chunks
   (`weight_names0`, `weight_names1`, ...) past HDF5's attribute size."""
-  if name in group.attrs:
-    values = list(group.attrs[name])
-  else:
-    values, chunk = [], 0
-    while f"{name}{chunk}" in group.attrs:
-      values.extend(group.attrs[f"{name}{chunk}"])
-      chunk += 1
+  chunks = [name] if name in group.attrs else []
+  while name not in group.attrs and f"{name}{len(chunks)}" in group.attrs:
+    chunks.append(f"{name}{len(chunks)}")
+  values: List[Union[bytes, str]] = []
+  for chunk in chunks:
+    listed = group.attrs[chunk]
+    if not (isinstance(listed, np.ndarray) and listed.ndim == 1 and all(
+        isinstance(value, (bytes, str)) for value in listed)):
+      raise ValueError(f"the attribute {chunk} of {group.name} is not a list "
+                       "of names")
+    values.extend(listed)
   return [value.decode("utf-8") if isinstance(value, bytes) else str(value)
           for value in values]
 

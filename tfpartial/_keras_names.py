@@ -14,13 +14,18 @@ otherwise from the key Keras gives a layer in a list
 the class's snake_case name; and only where the variables are as many and
 shaped as that class's are. A custom layer whose name copies a built-in's
 and whose variables fit is the case this cannot tell apart.
+
+config.json is untrusted input: `check_config` refuses one that holds a
+value of another JSON type than Keras writes anywhere tfpartial reads it
+(a class name, a list of layers, an option the names depend on).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import (Callable, Dict, List, Optional, Sequence, Tuple, Type,
+                    cast)
 
 from tfpartial._checkpoints import Stored
 from tfpartial._safejson import JSON
@@ -163,7 +168,7 @@ def variable_names(owner: Owner) -> Optional[List[str]]:
     return keys  # Written under their own names by a custom layer.
   layer_config: Optional[Config] = None
   class_name: JSON
-  if owner.config is not None:
+  if owner.config is not None:  # As `check_config` checked it.
     if not _is_built_in(owner.config):
       return None
     class_name = owner.config.get("class_name")
@@ -175,7 +180,7 @@ def variable_names(owner: Owner) -> Optional[List[str]]:
     class_name = next((_SNAKE[snake] for snake in (
         re.sub(r"_\d+$", "", hint) for hint in hints) if snake in _SNAKE),
                       None)
-  if class_name not in _NAMES:
+  if not isinstance(class_name, str) or class_name not in _NAMES:
     return None
   return _NAMES[class_name](layer_config, [s.shape for s in owner.stored])
 
@@ -214,3 +219,72 @@ def attach_config(owners: List[Owner], config: Config) -> None:
       name = layer_inner.get("name") if isinstance(layer_inner, dict) else None
       if isinstance(name, str) and name in children:
         pending.append((children[name].key, layer))
+
+
+# What tfpartial reads of config.json, and the JSON types Keras writes
+# there: in the entry of a model or layer, in its `config`, and in the
+# `config` of a built-in layer of `_NAMES` (the options its variables' names
+# depend on; a custom layer's options are its own).
+_NONE = type(None)
+_ENTRY: Dict[str, Tuple[Type[object], ...]] = {
+    "class_name": (str,), "module": (str, _NONE),
+    "registered_name": (str, _NONE), "config": (dict,)}
+_CONFIG: Dict[str, Tuple[Type[object], ...]] = {
+    "name": (str, _NONE), "layers": (list,)}
+_OPTIONS: Dict[str, Tuple[Type[object], ...]] = {
+    "use_bias": (bool,), "center": (bool,), "scale": (bool,),
+    "renorm": (bool,), "rms_scaling": (bool,), "lora_rank": (int, _NONE),
+    "bias_axes": (str, _NONE)}
+_MISSING = object()
+_JSON_TYPES: Dict[type, str] = {
+    dict: "an object", list: "an array", str: "a string",
+    bool: "true or false", int: "an integer", float: "a number",
+    _NONE: "null"}
+
+
+def check_config(config: JSON) -> Config:
+  """`config` (config.json's value) if it is a model's config as Keras
+  writes one, where tfpartial reads it.
+
+  Raises:
+    ValueError: naming the place (`config.layers[1].class_name`) and what
+      it holds instead.
+  """
+  pending = [("", _object(config, "the top level"))]
+  root = pending[0][1]
+  while pending:
+    where, entry = pending.pop()
+    _check_keys(entry, _ENTRY, where)
+    inner = _object(entry.get("config", {}), f"{where}config")
+    _check_keys(inner, _CONFIG, f"{where}config.")
+    if entry.get("class_name") in _NAMES and _is_built_in(entry):
+      _check_keys(inner, _OPTIONS, f"{where}config.")
+    layers = cast(List[JSON], inner.get("layers", []))  # As checked.
+    pending.extend((f"{where}config.layers[{position}].",
+                    _object(layer, f"{where}config.layers[{position}]"))
+                   for position, layer in enumerate(layers))
+  return root
+
+
+def _object(value: JSON, where: str) -> Config:
+  if not isinstance(value, dict):
+    raise ValueError(f"{where} is {_json_type(value)}, not an object")
+  return value
+
+
+def _check_keys(mapping: Config, types: Dict[str, Tuple[Type[object], ...]],
+                where: str) -> None:
+  """ValueError unless each of `types`' keys in `mapping` holds one of its
+  types."""
+  for key, allowed in types.items():
+    value: object = mapping.get(key, _MISSING)
+    # JSON's true and false are Python bools, which are ints too.
+    if value is _MISSING or (isinstance(value, allowed) and not (
+        isinstance(value, bool) and bool not in allowed)):
+      continue
+    expected = " or ".join(dict.fromkeys(_JSON_TYPES[t] for t in allowed))
+    raise ValueError(f"{where}{key} is {_json_type(value)}, not {expected}")
+
+
+def _json_type(value: object) -> str:
+  return _JSON_TYPES.get(type(value), type(value).__name__)
