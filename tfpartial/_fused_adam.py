@@ -34,13 +34,15 @@ from tfpartial._selection import Selection
 from tfpartial._types import Gradient, Optimizer, Variable
 
 
-def _serves(optimizer: Optimizer, path: str) -> bool:
+def serves(optimizer: Optimizer, path: str) -> bool:
+  """Whether a v1 kernel serves this step: in a TF1 graph, on CPU alone."""
   del optimizer  # Every setting of v1 Adam is one the kernel has.
   return path == "tf1_graph" and _fused.on_cpu_alone()
 
 
-def _frozen(grad: Gradient, variable: Variable,
-            selection: Selection) -> Optional[tf.Tensor]:
+def frozen(grad: Gradient, variable: Variable,
+           selection: Selection) -> Optional[tf.Tensor]:
+  """The frozen mask a v1 kernel takes for `variable`, or None."""
   if (_variables.is_keras(variable) or not isinstance(variable, tf.Variable)
       or "GPU" in (variable.device or "").upper()
       or not isinstance(grad, tf.Tensor)
@@ -85,4 +87,4 @@ def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
 
 ADAM = _fused.FusedKind(
     base=tf.compat.v1.train.AdamOptimizer, mixin=FusedAdamUpdate,
-    serves=_serves, frozen=_frozen)
+    serves=serves, frozen=frozen)

@@ -1,4 +1,4 @@
-"""Keras 3's Adam and AdamW: the freeze inside the update, in one pass.
+"""Keras 3's Adam, AdamW and SGD: the freeze inside the update, in one pass.
 
 Keras' update is a chain of separate element-wise ops (weight decay, then
 `m`, `v` and the variable, about a dozen passes over memory), and behind
@@ -13,10 +13,16 @@ arithmetic optimizer reassociates Keras' own `variable * wd * lr`, so
 there plain AdamW differs from op-by-op AdamW, and from the kernel, in
 the last bit of some elements.)
 
-The mixin's `update_step` and `_apply_weight_decay` act for the variables
+`keras.optimizers.SGD` (plain, momentum, Nesterov, with weight decay or
+not) has a kernel too: Keras' update is two ops without momentum and four
+or six with it; the kernel makes one pass in Keras' order of operations
+(`_kernels/sgd.h`).
+
+The mixins' `update_step` and `_apply_weight_decay` act for the variables
 of the step's `Plan` (`_fused.py`) and leave the rest to Keras; they read
 Keras' private `_momentums`, `_velocities`, `_get_variable_index` and
-`_use_weight_decay`, as a subclass's `update_step` does, here only.
+`_use_weight_decay` (and SGD's `momentums`), as a subclass's `update_step`
+does, here only.
 
 Only in TF2 code that XLA does not compile (`_tfprivate.in_xla`), on CPU,
 outside `tf.distribute`, with no clipping, loss scaling, gradient
@@ -43,7 +49,7 @@ from tfpartial._types import Gradient, Optimizer, Variable
 def _serves(optimizer: Optimizer, path: str) -> bool:
   if path != "eager":
     return False
-  if (optimizer.amsgrad or optimizer.use_ema or optimizer.clipnorm
+  if (getattr(optimizer, "amsgrad", False) or optimizer.use_ema or optimizer.clipnorm
       or optimizer.clipvalue or optimizer.global_clipnorm
       or getattr(optimizer, "gradient_accumulation_steps", None)
       or getattr(optimizer, "loss_scale_factor", None) is not None):
@@ -60,9 +66,11 @@ def _frozen(grad: Gradient, variable: Variable,
   return _fused.kernel_mask(grad, variable, selection)
 
 
-class FusedKerasAdamUpdate:
-  """Mixed in before Keras' Adam or AdamW: planned variables get the kernel,
-  weight decay included."""
+class _FusedKerasUpdate:
+  """Planned variables get `_fused_update` (a kernel), weight decay
+  included; the others Keras' own update."""
+
+  _fused_update: Any = None  # (optimizer, gradient, taken, lr) -> op.
 
   def _apply_weight_decay(self, variables: List[Any]) -> Any:
     kept = [v for v in variables if _fused.planned(self, v) is None]
@@ -74,10 +82,10 @@ class FusedKerasAdamUpdate:
     if taken is None:
       return super().update_step(  # type: ignore[misc]
           gradient, variable, learning_rate)
-    return _update(self, gradient, taken, learning_rate)
+    return type(self)._fused_update(self, gradient, taken, learning_rate)
 
 
-def _update(optimizer: Any, gradient: Any,
+def _adam_update(optimizer: Any, gradient: Any,
             taken: Tuple[Variable, tf.Tensor], learning_rate: Any) -> Any:
   keras_variable, frozen = taken
   dtype = tf.as_dtype(keras_variable.dtype)
@@ -91,11 +99,7 @@ def _update(optimizer: Any, gradient: Any,
   index = optimizer._get_variable_index(keras_variable)
   m = _variables.storage(optimizer._momentums[index])
   v = _variables.storage(optimizer._velocities[index])
-  # As _apply_weight_decay computes them; its learning rate is
-  # `optimizer.learning_rate`, the one apply passes in as `learning_rate`.
-  decay = (optimizer.weight_decay is not None
-           and optimizer._use_weight_decay(keras_variable))
-  weight_decay = tf.cast(optimizer.weight_decay or 0.0, dtype)
+  decay, weight_decay = _decay(optimizer, keras_variable, dtype)
   return _native.library().tfpartial_resource_apply_keras_adam(
       _variables.storage(keras_variable).handle, m.handle, v.handle,
       alpha, tf.constant(1 - optimizer.beta_1, dtype),
@@ -104,14 +108,59 @@ def _update(optimizer: Any, gradient: Any,
       gradient, frozen, decay=decay)
 
 
+def _decay(optimizer: Any, keras_variable: Variable,
+           dtype: tf.DType) -> Tuple[bool, tf.Tensor]:
+  """(whether Keras decays the variable, the decay) as _apply_weight_decay
+  computes them; its learning rate is `optimizer.learning_rate`, the one
+  apply passes in as `learning_rate`."""
+  decay = (optimizer.weight_decay is not None
+           and optimizer._use_weight_decay(keras_variable))
+  return decay, tf.cast(optimizer.weight_decay or 0.0, dtype)
+
+
+def _sgd_update(optimizer: Any, gradient: Any,
+                taken: Tuple[Variable, tf.Tensor], learning_rate: Any) -> Any:
+  keras_variable, frozen = taken
+  dtype = tf.as_dtype(keras_variable.dtype)
+  # As SGD.update_step computes them.
+  lr = tf.cast(learning_rate, dtype)
+  gradient = tf.cast(gradient, dtype)
+  decay, weight_decay = _decay(optimizer, keras_variable, dtype)
+  library = _native.library()
+  variable = _variables.storage(keras_variable)
+  if optimizer.momentum == 0:
+    return library.tfpartial_resource_apply_keras_sgd(
+        variable.handle, lr, weight_decay, gradient, frozen, decay=decay)
+  index = optimizer._get_variable_index(keras_variable)
+  m = _variables.storage(optimizer.momentums[index])
+  return library.tfpartial_resource_apply_keras_momentum(
+      variable.handle, m.handle, lr, tf.cast(optimizer.momentum, dtype),
+      weight_decay, gradient, frozen, decay=decay,
+      nesterov=bool(optimizer.nesterov))
+
+
+class FusedKerasAdamUpdate(_FusedKerasUpdate):
+  """Mixed in before Keras' Adam or AdamW."""
+
+  _fused_update = staticmethod(_adam_update)
+
+
+class FusedKerasSgdUpdate(_FusedKerasUpdate):
+  """Mixed in before Keras' SGD."""
+
+  _fused_update = staticmethod(_sgd_update)
+
+
 def _kinds() -> Tuple[_fused.FusedKind, ...]:
   if not _compat.KERAS_3:
     return ()
   import keras  # pylint: disable=g-import-not-at-top
   return tuple(
-      _fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
-                       serves=_serves, frozen=_frozen)
-      for base in (keras.optimizers.Adam, keras.optimizers.AdamW))
+      _fused.FusedKind(base=base, mixin=mixin, serves=_serves,
+                       frozen=_frozen)
+      for base, mixin in ((keras.optimizers.Adam, FusedKerasAdamUpdate),
+                          (keras.optimizers.AdamW, FusedKerasAdamUpdate),
+                          (keras.optimizers.SGD, FusedKerasSgdUpdate)))
 
 
 # The Keras 3 classes with a kernel (none under Keras 2).

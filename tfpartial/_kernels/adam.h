@@ -1,7 +1,7 @@
 // Adam's dense update with a freeze inside it: tf.compat.v1.train's
 // AdamOptimizer, and Keras 3's Adam and AdamW (weight decay included).
 //
-// Built and loaded by tfpartial/_native.py. Stock TensorFlow has no update
+// Part of kernels.cc, built and loaded by tfpartial/_native.py. Stock TensorFlow has no update
 // that leaves chosen elements alone: behind its updates an exact freeze
 // must mask the gradient, copy the frozen values and merge them back,
 // extra passes over the variable's memory. This kernel makes one pass, and
@@ -24,45 +24,13 @@
 // `frozen` has the variable's shape (one bool per element) or holds one
 // bool per row (the first axis).
 
-#define EIGEN_USE_THREADS
+#ifndef TFPARTIAL_KERNELS_ADAM_H_
+#define TFPARTIAL_KERNELS_ADAM_H_
 
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-
-#include "tensorflow/core/framework/op.h"
-#include "tensorflow/core/framework/op_kernel.h"
-#include "tensorflow/core/framework/shape_inference.h"
-#include "tensorflow/core/kernels/training_op_helpers.h"
-#include "tensorflow/core/util/work_sharder.h"
+#include "common.h"
 
 namespace tfpartial {
 namespace {
-
-using ::tensorflow::DEVICE_CPU;
-using ::tensorflow::OpKernel;
-using ::tensorflow::OpKernelConstruction;
-using ::tensorflow::OpKernelContext;
-using ::tensorflow::Tensor;
-using ::tensorflow::TensorShapeUtils;
-using CPUDevice = Eigen::ThreadPoolDevice;
-
-template <typename T> struct Bits;
-template <> struct Bits<float> { using Type = uint32_t; };
-template <> struct Bits<double> { using Type = uint64_t; };
-
-// `keep` is all ones (frozen) or all zeros; a bitwise choice compiles to
-// vector blends, where a branch would stop the loop from vectorizing.
-template <typename T>
-inline T Choose(typename Bits<T>::Type keep, T kept, T updated) {
-  typename Bits<T>::Type a, b;
-  std::memcpy(&a, &kept, sizeof(T));
-  std::memcpy(&b, &updated, sizeof(T));
-  const typename Bits<T>::Type r = (a & keep) | (b & ~keep);
-  T out;
-  std::memcpy(&out, &r, sizeof(T));
-  return out;
-}
 
 template <typename T>
 struct Hyper {
@@ -74,7 +42,7 @@ struct Hyper {
 // Elements [begin, end); `frozen` is one byte per element, or null when
 // `row_frozen` (all ones or all zeros) holds for the whole span.
 template <typename T>
-void Update(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
+void AdamUpdate(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
             T* __restrict v, const T* __restrict grad,
             const uint8_t* __restrict frozen,
             typename Bits<T>::Type row_frozen, Hyper<T> h) {
@@ -105,46 +73,17 @@ class PartialApplyAdamOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const bool sparse = false;
-    auto locks = ::tensorflow::MaybeLockVariableInputMutexesInOrder<
-        CPUDevice, T>(ctx, use_exclusive_lock_, sparse, {0, 1, 2});
-    Tensor var, m, v;
-    OP_REQUIRES_OK(ctx, ::tensorflow::GetInputTensorFromVariable<CPUDevice, T>(
-                            ctx, 0, use_exclusive_lock_, sparse, &var));
-    OP_REQUIRES_OK(ctx, ::tensorflow::GetInputTensorFromVariable<CPUDevice, T>(
-                            ctx, 1, use_exclusive_lock_, sparse, &m));
-    OP_REQUIRES_OK(ctx, ::tensorflow::GetInputTensorFromVariable<CPUDevice, T>(
-                            ctx, 2, use_exclusive_lock_, sparse, &v));
-    OP_REQUIRES(ctx,
-                var.IsInitialized() && m.IsInitialized() && v.IsInitialized(),
-                ::tensorflow::errors::FailedPrecondition(
-                    "Attempting to use uninitialized variables: ",
-                    requested_input(0)));
+    auto locks = Lock<T>(ctx, use_exclusive_lock_, {0, 1, 2});
+    std::vector<Tensor> vars;
+    OP_REQUIRES_OK(ctx, GetVariables<T>(ctx, use_exclusive_lock_, {0, 1, 2},
+                                        &vars));
+    Tensor &var = vars[0], &m = vars[1], &v = vars[2];
     const Tensor& grad = ctx->input(9);
-    const Tensor& frozen = ctx->input(10);
-    OP_REQUIRES(ctx,
-                var.shape().IsSameSize(m.shape()) &&
-                    var.shape().IsSameSize(v.shape()) &&
-                    var.shape().IsSameSize(grad.shape()),
-                ::tensorflow::errors::InvalidArgument(
-                    "var, m, v and grad must have one shape: ",
-                    var.shape().DebugString(), " ", m.shape().DebugString(),
-                    " ", v.shape().DebugString(), " ",
-                    grad.shape().DebugString()));
-    const int64_t size = var.NumElements();
-    const int64_t rows = var.dims() > 0 ? var.dim_size(0) : 1;
-    const bool per_element = frozen.NumElements() == size;
-    OP_REQUIRES(ctx, per_element || frozen.NumElements() == rows,
-                ::tensorflow::errors::InvalidArgument(
-                    "frozen must hold one bool per element or per row of ",
-                    var.shape().DebugString(), "; got ",
-                    frozen.shape().DebugString()));
-    for (int i = 3; i < 9; ++i) {
-      OP_REQUIRES(ctx, TensorShapeUtils::IsScalar(ctx->input(i).shape()),
-                  ::tensorflow::errors::InvalidArgument(
-                      "input ", i, " must be a scalar: ",
-                      ctx->input(i).shape().DebugString()));
-    }
+    OP_REQUIRES_OK(ctx, CheckSameShape(var.shape(), {m, v, grad},
+                                       "var, m, v and grad"));
+    Frozen frozen;
+    OP_REQUIRES_OK(ctx, ReadFrozen(ctx->input(10), var.shape(), &frozen));
+    OP_REQUIRES_OK(ctx, CheckScalars(ctx, 3, 9));
     auto scalar = [ctx](int i) { return ctx->input(i).scalar<T>()(); };
     Hyper<T> h;
     if (kKeras) {
@@ -165,38 +104,17 @@ class PartialApplyAdamOp : public OpKernel {
       h.decay = false;
       h.weight_decay = h.lr = T(0);
     }
-
     T* var_p = var.flat<T>().data();
     T* m_p = m.flat<T>().data();
     T* v_p = v.flat<T>().data();
     const T* grad_p = grad.flat<T>().data();
-    const uint8_t* frozen_p =
-        reinterpret_cast<const uint8_t*>(frozen.flat<bool>().data());
-    auto* workers = ctx->device()->tensorflow_cpu_worker_threads()->workers;
-    const int threads = workers->NumThreads();
-    using U = typename Bits<T>::Type;
-    if (per_element) {
-      ::tensorflow::Shard(
-          threads, workers, size, /*cost_per_unit=*/30,
-          [=](int64_t begin, int64_t end) {
-            Update<T>(begin, end, var_p, m_p, v_p, grad_p, frozen_p, U(0), h);
-          });
-    } else if (rows > 0) {
-      const int64_t row_size = size / rows;
-      ::tensorflow::Shard(
-          threads, workers, rows, /*cost_per_unit=*/30 * row_size,
-          [=](int64_t begin, int64_t end) {
-            for (int64_t row = begin; row < end; ++row) {
-              const int64_t first = row * row_size;
-              Update<T>(first, first + row_size, var_p, m_p, v_p, grad_p,
-                        nullptr, U(0) - static_cast<U>(frozen_p[row]), h);
-            }
-          });
-    }
-    // MaybeForwardRefInputToRefOutput, which not every release exports.
-    if (::tensorflow::IsRefType(ctx->input_dtype(0))) {
-      ctx->forward_ref_input_to_ref_output(0, 0);
-    }
+    ForEachSpan<T>(ctx, frozen, /*cost_per_element=*/30,
+                   [&](int64_t begin, int64_t end, const uint8_t* bytes,
+                       typename Bits<T>::Type row_keep) {
+                     AdamUpdate<T>(begin, end, var_p, m_p, v_p, grad_p, bytes,
+                               row_keep, h);
+                   });
+    ForwardRef(ctx);
   }
 
  private:
@@ -254,7 +172,7 @@ REGISTER_OP("TfpartialResourceApplyKerasAdam")
     .Attr("use_locking: bool = false")
     .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
 
-#define TFPARTIAL_REGISTER(T)                                             \
+#define TFPARTIAL_REGISTER_ADAM(T)                                             \
   REGISTER_KERNEL_BUILDER(Name("TfpartialApplyAdam")                      \
                               .Device(::tensorflow::DEVICE_CPU)           \
                               .TypeConstraint<T>("T"),                    \
@@ -273,5 +191,7 @@ REGISTER_OP("TfpartialResourceApplyKerasAdam")
                               .HostMemory("v")                            \
                               .TypeConstraint<T>("T"),                    \
                           ::tfpartial::PartialApplyAdamOp<T, true>);
-TFPARTIAL_REGISTER(float);
-TFPARTIAL_REGISTER(double);
+TFPARTIAL_REGISTER_ADAM(float);
+TFPARTIAL_REGISTER_ADAM(double);
+
+#endif  // TFPARTIAL_KERNELS_ADAM_H_
