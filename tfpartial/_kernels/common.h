@@ -62,7 +62,10 @@ inline typename Bits<T>::Type Keep(uint8_t frozen) {
 // for every kernel, see docs-notes/kernels.md: the many small variables
 // of a deep model run their updates side by side on TensorFlow's inter-op
 // threads already). Larger ones are split by TensorFlow's Shard.
-constexpr int64_t kInlineElements = int64_t{1} << 16;
+#ifndef TFPARTIAL_INLINE_ELEMENTS  // Defined only to measure others.
+#define TFPARTIAL_INLINE_ELEMENTS (int64_t{1} << 16)
+#endif
+constexpr int64_t kInlineElements = TFPARTIAL_INLINE_ELEMENTS;
 
 // work(begin, end) over [0, total) units of `unit_elements` elements each,
 // split across the device's threads when the update is large.

@@ -40,38 +40,68 @@ struct SgdHyper {
   bool has_momentum, nesterov, decay;
 };
 
-template <typename T, SgdFlavor kFlavor>
-void SgdUpdate(int64_t begin, int64_t end, T* __restrict var,
-               T* __restrict slot, const T* __restrict grad,
-               const uint8_t* __restrict frozen,
-               typename Bits<T>::Type row_keep, const SgdHyper<T>& h) {
-  using U = typename Bits<T>::Type;
-  const T lr = h.lr, mu = h.momentum, wd = h.weight_decay;
-  for (int64_t i = begin; i < end; ++i) {
-    const U keep = frozen ? Keep<T>(frozen[i]) : row_keep;
+// The element-wise update, with every choice a template argument so that
+// the loops below hold no branch and vectorize.
+template <typename T, SgdFlavor kFlavor, bool kMomentum, bool kNesterov,
+          bool kDecay>
+struct SgdStep {
+  T lr, mu, wd;
+  inline void operator()(int64_t i, typename Bits<T>::Type keep,
+                         T* __restrict var, T* __restrict slot,
+                         const T* __restrict grad) const {
     const T g = Choose<T>(keep, T(0), grad[i]);
     T updated;
     if (kFlavor == SgdFlavor::kV1) {
-      if (!h.has_momentum) {
+      if (!kMomentum) {
         updated = var[i] - g * lr;
       } else {
         const T a = slot[i] * mu + g;
         slot[i] = a;
-        updated = h.nesterov ? var[i] - (g * lr + a * mu * lr)
-                             : var[i] - a * lr;
+        updated = kNesterov ? var[i] - (g * lr + a * mu * lr)
+                            : var[i] - a * lr;
       }
     } else {
-      const T x = h.decay ? var[i] - var[i] * wd * lr : var[i];
-      if (!h.has_momentum) {
+      const T x = kDecay ? var[i] - var[i] * wd * lr : var[i];
+      if (!kMomentum) {
         updated = x - g * lr;
       } else {
         const T m = slot[i] * mu - g * lr;
         slot[i] = m;
-        updated = h.nesterov ? x + (m * mu - g * lr) : x + m;
+        updated = kNesterov ? x + (m * mu - g * lr) : x + m;
       }
     }
     var[i] = Choose<T>(keep, var[i], updated);
   }
+};
+
+// `step` over [begin, end): `frozen` one byte per element, or null when
+// `row_keep` holds for the whole span.
+template <typename T, typename Step>
+void SgdSpan(const Step& step, int64_t begin, int64_t end, T* __restrict var,
+             T* __restrict slot, const T* __restrict grad,
+             const uint8_t* __restrict frozen,
+             typename Bits<T>::Type row_keep) {
+  if (frozen != nullptr) {
+    for (int64_t i = begin; i < end; ++i) {
+      step(i, Keep<T>(frozen[i]), var, slot, grad);
+    }
+  } else {
+    for (int64_t i = begin; i < end; ++i) step(i, row_keep, var, slot, grad);
+  }
+}
+
+template <typename T, SgdFlavor kFlavor, bool kMomentum, bool kNesterov,
+          bool kDecay>
+void SgdRun(OpKernelContext* ctx, const Frozen& frozen, const SgdHyper<T>& h,
+            T* var, T* slot, const T* grad) {
+  const SgdStep<T, kFlavor, kMomentum, kNesterov, kDecay> step{
+      h.lr, h.momentum, h.weight_decay};
+  ForEachSpan<T>(ctx, frozen, /*cost_per_element=*/kMomentum ? 12 : 8,
+                 [&](int64_t begin, int64_t end, const uint8_t* bytes,
+                     typename Bits<T>::Type row_keep) {
+                   SgdSpan<T>(step, begin, end, var, slot, grad, bytes,
+                              row_keep);
+                 });
 }
 
 // One op of each signature below: v1 or Keras, with a slot or without.
@@ -134,12 +164,21 @@ class PartialApplySgdOp : public OpKernel {
     T* var_p = var.flat<T>().data();
     T* slot_p = kMomentum ? vars[1].flat<T>().data() : nullptr;
     const T* grad_p = grad.flat<T>().data();
-    ForEachSpan<T>(ctx, frozen, /*cost_per_element=*/kMomentum ? 12 : 8,
-                   [&](int64_t begin, int64_t end, const uint8_t* bytes,
-                       typename Bits<T>::Type row_keep) {
-                     SgdUpdate<T, kFlavor>(begin, end, var_p, slot_p, grad_p,
-                                           bytes, row_keep, h);
-                   });
+    // Nesterov only with momentum, weight decay only for Keras.
+    constexpr bool kCanDecay = kFlavor == SgdFlavor::kKeras;
+    if (h.nesterov && h.decay) {
+      SgdRun<T, kFlavor, kMomentum, kMomentum, kCanDecay>(ctx, frozen, h,
+                                                          var_p, slot_p, grad_p);
+    } else if (h.nesterov) {
+      SgdRun<T, kFlavor, kMomentum, kMomentum, false>(ctx, frozen, h, var_p,
+                                                      slot_p, grad_p);
+    } else if (h.decay) {
+      SgdRun<T, kFlavor, kMomentum, false, kCanDecay>(ctx, frozen, h, var_p,
+                                                      slot_p, grad_p);
+    } else {
+      SgdRun<T, kFlavor, kMomentum, false, false>(ctx, frozen, h, var_p,
+                                                  slot_p, grad_p);
+    }
     ForwardRef(ctx);
   }
 
