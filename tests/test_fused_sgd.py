@@ -330,3 +330,161 @@ def test_a_wrapped_v1_momentum_uses_the_kernel(graph_mode):
     assert _v1_kernel("momentum", graph_mode) in types
     assert "_resource_apply_dense" not in vars(optimizer)
     assert "_apply_dense" not in vars(optimizer)
+
+
+# --- Mostly frozen: the trainable elements' offsets -----------------------
+
+BIG = (40, 30)
+MOSTLY = np.random.default_rng(5).random(BIG) < 0.95  # About 60 train.
+
+
+def _mostly_spec(kind, x):
+  if kind == "elements":
+    return tfpartial.freeze(x, MOSTLY)
+  return tfpartial.train_only(x, [3, 17])
+
+
+def _mostly_frozen(kind):
+  if kind == "elements":
+    return MOSTLY
+  frozen = np.ones(BIG, bool)
+  frozen[[3, 17]] = False
+  return frozen
+
+
+def _frozen_inputs(graph):
+  """The dtype of the `frozen` input of every tfpartial SGD op."""
+  return [op.get_attr("Tfrozen") for op in graph.get_operations()
+          if op.type.startswith("Tfpartial") and "Tfrozen" in op.node_def.attr]
+
+
+def _force_mask(monkeypatch, form):
+  from tfpartial import _fused  # pylint: disable=g-import-not-at-top
+  if form == "mask":
+    monkeypatch.setattr(_fused, "mostly_frozen", lambda selection: False)
+
+
+@pytest.mark.parametrize("kind", ["elements", "rows"])
+@pytest.mark.parametrize("name", ["gd", "momentum"])
+def test_v1_mostly_frozen_takes_offsets_only_without_a_slot(
+    graph_mode, kind, name, monkeypatch):
+  results = {}
+  for form in ("offsets", "mask", "off"):
+    monkeypatch.undo()
+    monkeypatch.setenv(_native.SWITCH, "off" if form == "off" else "on")
+    _force_mask(monkeypatch, form)
+    rng = np.random.default_rng(1)
+    frozen = _mostly_frozen(kind)
+    scale = rng.normal(size=BIG)
+    scale[frozen & (rng.random(BIG) < 0.5)] = np.nan
+    scale[frozen & (rng.random(BIG) < 0.3)] = np.inf
+    with graph_mode.runner() as runner:
+      x = runner.variable(rng.normal(size=BIG), "x")
+      spec = _mostly_spec(kind, x)
+      optimizer = V1[name]()
+      loss = tf.reduce_sum(x * tf.constant(scale, tf.float32))
+      run = runner.step(lambda: spec.minimize(optimizer, loss))
+      inputs = _frozen_inputs(runner.session.graph)
+      before = runner.value(x)
+      for _ in range(3):
+        run()
+      results[form] = runner.value(x)
+    if form == "offsets":
+      # Only the slot-less kernel takes offsets; momentum's moves frozen
+      # elements' slot too, so it keeps the mask.
+      expected = tf.int32 if name == "gd" else None
+      if expected is None:
+        assert inputs == []
+      else:
+        assert inputs == [tf.int32]
+    elif form == "mask" and name == "gd":
+      assert inputs == [tf.bool]
+    helpers.assert_same_bits(results[form][frozen], before[frozen],
+                             f"frozen x, {form}")
+  helpers.assert_same_bits(results["offsets"], results["off"], "x, offsets")
+  helpers.assert_same_bits(results["mask"], results["off"], "x, mask")
+  assert (results["off"][~_mostly_frozen(kind)] != before[
+      ~_mostly_frozen(kind)]).all()
+
+
+@helpers.needs_keras_3
+@pytest.mark.parametrize("kind", ["elements", "rows"])
+@pytest.mark.parametrize("name", ["plain", "plain_decay", "momentum"])
+@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+def test_keras_mostly_frozen_takes_offsets_only_without_momentum(
+    kind, name, mode, monkeypatch):
+  results = {}
+  for form in ("offsets", "mask", "off"):
+    monkeypatch.undo()
+    monkeypatch.setenv(_native.SWITCH, "off" if form == "off" else "on")
+    _force_mask(monkeypatch, form)
+    rng = np.random.default_rng(2)
+    frozen = _mostly_frozen(kind)
+    start = rng.normal(size=BIG).astype(np.float32)
+    x = tf.Variable(start, name="x")
+    spec = _mostly_spec(kind, x)
+    optimizer = _keras_sgd(name)
+    gradients = [_gradient_big(rng, frozen) for _ in range(3)]
+
+    def step(gradient):
+      spec.apply_gradients(optimizer, [(gradient, x)])
+
+    run = tf.function(step) if mode == "tf_function" else step
+    with _op_by_op():
+      for gradient in gradients:
+        run(gradient)
+    if mode == "tf_function":
+      inputs = _frozen_inputs(run.get_concrete_function(gradients[0]).graph)
+      if form == "offsets":
+        assert inputs == ([tf.int32] if "momentum" not in KERAS_SGD[name]
+                          else [])
+      elif form == "mask" and "momentum" not in KERAS_SGD[name]:
+        assert inputs == [tf.bool]
+    results[form] = x.numpy()
+    helpers.assert_same_bits(results[form][frozen], start[frozen],
+                             f"frozen x, {form}")
+  helpers.assert_same_bits(results["offsets"], results["off"], "x, offsets")
+  helpers.assert_same_bits(results["mask"], results["off"], "x, mask")
+
+
+def _gradient_big(rng, frozen):
+  scale = rng.normal(size=BIG)
+  scale[frozen & (rng.random(BIG) < 0.5)] = np.nan
+  scale[frozen & (rng.random(BIG) < 0.3)] = -np.inf
+  return tf.constant(scale, tf.float32)
+
+
+def _selection_of(spec, variable):
+  from test_cost import _selection_of as selection_of  # pylint: disable=g-import-not-at-top
+  return selection_of(spec, variable)
+
+
+def test_the_mostly_frozen_choice_follows_the_counts():
+  """Offsets when fewer than 1/8 of the elements train."""
+  from tfpartial import _fused  # pylint: disable=g-import-not-at-top
+  from tfpartial import _selection  # pylint: disable=g-import-not-at-top
+  x = tf.Variable(np.zeros((16, 8), np.float32))
+  assert _fused.mostly_frozen(_selection_of(tfpartial.train_only(x, [1]), x))
+  assert not _fused.mostly_frozen(
+      _selection_of(tfpartial.train_only(x, [1, 2]), x))
+  mask = np.ones((16, 8), bool)
+  mask.reshape(-1)[[0, 5, 100]] = False
+  selection = _selection_of(tfpartial.freeze(x, mask), x)
+  assert _fused.mostly_frozen(selection)
+  np.testing.assert_array_equal(_selection.trainable_offsets(selection),
+                                [0, 5, 100])
+  assert _selection.trainable_offsets(selection).dtype == np.int32
+  rows = _selection_of(tfpartial.train_only(x, [2]), x)
+  np.testing.assert_array_equal(_selection.trainable_offsets(rows),
+                                np.arange(16, 24))
+
+
+@pytest.mark.parametrize("offsets", [[3, 2], [0, 0], [-1], [30], [[1]]])
+def test_offsets_that_do_not_rise_in_range_are_refused(offsets):
+  library = _native.library()
+  x = tf.Variable(np.zeros(30, np.float32))
+  with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
+    library.tfpartial_resource_apply_gradient_descent(
+        x.handle, tf.constant(0.1), tf.ones(30), tf.constant(offsets,
+                                                               tf.int32))
+  helpers.assert_same_bits(x.numpy(), np.zeros(30, np.float32), "x")

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 import tensorflow as tf
 
 from tfpartial import _native
+from tfpartial import _selection
 from tfpartial import _tensors
 from tfpartial import _variables
 from tfpartial._selection import Selection
@@ -47,6 +48,11 @@ class FusedKind:
   # The frozen mask the kernel takes for `variable`, or None where it
   # cannot serve it.
   frozen: Callable[[Gradient, Variable, Selection], Optional[tf.Tensor]]
+  # Whether the kernel for `optimizer` takes the trainable elements'
+  # offsets in place of the mask (an update without a slot, which leaves
+  # frozen elements and their state alone): then it does so for a mostly
+  # frozen variable (`trainable_offsets`).
+  offsets: Callable[[Optimizer], bool] = lambda optimizer: False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +118,10 @@ class FusedStep:
     frozen = self.kind.frozen(grad, variable, selection)
     if frozen is None:
       return False
+    if self.kind.offsets(self.optimizer):
+      offsets = trainable_offsets(selection)
+      if offsets is not None:
+        frozen = offsets
     self._taken[_variables.storage(variable).ref()] = (variable, frozen)
     return True
 
@@ -179,6 +189,30 @@ def kernel_mask(grad: Gradient, variable: Variable,
   if frozen.shape.num_elements() not in (shape.num_elements(), rows):
     return None
   return frozen
+
+
+# A kernel that can takes the trainable elements' offsets (4 bytes each)
+# in place of the mask (1 byte per element) when fewer than 1/MOSTLY_FROZEN
+# of the elements train: it then reads and writes only those.
+MOSTLY_FROZEN = 8
+
+
+def mostly_frozen(selection: Selection) -> bool:
+  """Whether under 1/`MOSTLY_FROZEN` of a static selection's elements
+  train (from its cached counts), in a variable under 2**31 elements."""
+  if not isinstance(selection, (_selection.Elements, _selection.Rows)):
+    return False
+  size = selection.size
+  return (0 < size < 2**31
+          and (size - selection.frozen_count) * MOSTLY_FROZEN < size)
+
+
+def trainable_offsets(selection: Selection) -> Optional[tf.Tensor]:
+  """The trainable offsets tensor (`_tensors`) of a mostly frozen
+  selection, else None."""
+  if not mostly_frozen(selection):
+    return None
+  return _tensors.trainable_offsets_tensor(selection)
 
 
 def on_cpu_alone() -> bool:

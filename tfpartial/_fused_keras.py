@@ -155,12 +155,15 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
   if not _compat.KERAS_3:
     return ()
   import keras  # pylint: disable=g-import-not-at-top
-  return tuple(
-      _fused.FusedKind(base=base, mixin=mixin, serves=_serves,
-                       frozen=_frozen)
-      for base, mixin in ((keras.optimizers.Adam, FusedKerasAdamUpdate),
-                          (keras.optimizers.AdamW, FusedKerasAdamUpdate),
-                          (keras.optimizers.SGD, FusedKerasSgdUpdate)))
+  adam = [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
+                            serves=_serves, frozen=_frozen)
+          for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
+  # SGD without momentum has no slot: a mostly frozen variable's update
+  # can touch only its trainable elements.
+  sgd = _fused.FusedKind(base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,
+                         serves=_serves, frozen=_frozen,
+                         offsets=lambda optimizer: optimizer.momentum == 0)
+  return (*adam, sgd)
 
 
 # The Keras 3 classes with a kernel (none under Keras 2).

@@ -18,6 +18,10 @@ optimizers (`_learning_rate_tensor`, `_momentum_tensor`, `_use_nesterov`,
 `_use_locking`), as a subclass's `_apply_dense` does; there is no public
 way to ask for them.
 
+Gradient descent has no slot, so for a mostly frozen variable its kernel
+takes the trainable elements' offsets and touches only those
+(`_fused.trainable_offsets`).
+
 Only in a TF1 graph, on CPU, outside `tf.distribute`, for float32 and
 float64 (as `_fused_adam`).
 """
@@ -81,7 +85,7 @@ def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
 GRADIENT_DESCENT = _fused.FusedKind(
     base=tf.compat.v1.train.GradientDescentOptimizer,
     mixin=FusedGradientDescentUpdate, serves=_fused_adam.serves,
-    frozen=_fused_adam.frozen)
+    frozen=_fused_adam.frozen, offsets=lambda optimizer: True)
 MOMENTUM = _fused.FusedKind(
     base=tf.compat.v1.train.MomentumOptimizer, mixin=FusedMomentumUpdate,
     serves=_fused_adam.serves, frozen=_fused_adam.frozen)

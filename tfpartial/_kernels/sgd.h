@@ -92,10 +92,22 @@ void SgdSpan(const Step& step, int64_t begin, int64_t end, T* __restrict var,
 
 template <typename T, SgdFlavor kFlavor, bool kMomentum, bool kNesterov,
           bool kDecay>
-void SgdRun(OpKernelContext* ctx, const Frozen& frozen, const SgdHyper<T>& h,
-            T* var, T* slot, const T* grad) {
+void SgdRun(OpKernelContext* ctx, const Frozen& frozen,
+            const Tensor* trainable, const SgdHyper<T>& h, T* var, T* slot,
+            const T* grad) {
   const SgdStep<T, kFlavor, kMomentum, kNesterov, kDecay> step{
       h.lr, h.momentum, h.weight_decay};
+  if (trainable != nullptr) {  // Without a slot: only these elements move.
+    const int32_t* offsets = trainable->flat<int32_t>().data();
+    ParallelFor(ctx, trainable->NumElements(), 1, /*cost_per_element=*/20,
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t k = begin; k < end; ++k) {
+                    step(offsets[k], typename Bits<T>::Type(0), var, slot,
+                         grad);
+                  }
+                });
+    return;
+  }
   ForEachSpan<T>(ctx, frozen, /*cost_per_element=*/kMomentum ? 12 : 8,
                  [&](int64_t begin, int64_t end, const uint8_t* bytes,
                      typename Bits<T>::Type row_keep) {
@@ -144,9 +156,18 @@ class PartialApplySgdOp : public OpKernel {
       OP_REQUIRES_OK(ctx, CheckSameShape(var.shape(), {grad},
                                          "var and grad"));
     }
-    Frozen frozen;
-    OP_REQUIRES_OK(ctx, ReadFrozen(ctx->input(frozen_input), var.shape(),
-                                   &frozen));
+    // Without a slot, `frozen` may instead be the trainable elements'
+    // offsets (int32, rising): for a mostly frozen variable, the update
+    // then touches only those.
+    Frozen frozen{};
+    const Tensor* trainable = nullptr;
+    if (!kMomentum && ctx->input_dtype(frozen_input) == ::tensorflow::DT_INT32) {
+      trainable = &ctx->input(frozen_input);
+      OP_REQUIRES_OK(ctx, CheckOffsets(*trainable, var.NumElements()));
+    } else {
+      OP_REQUIRES_OK(ctx, ReadFrozen(ctx->input(frozen_input), var.shape(),
+                                     &frozen));
+    }
     std::vector<int> scalars;
     for (int i = first; i < frozen_input; ++i) {
       if (i != grad_input) scalars.push_back(i);
@@ -167,17 +188,17 @@ class PartialApplySgdOp : public OpKernel {
     // Nesterov only with momentum, weight decay only for Keras.
     constexpr bool kCanDecay = kFlavor == SgdFlavor::kKeras;
     if (h.nesterov && h.decay) {
-      SgdRun<T, kFlavor, kMomentum, kMomentum, kCanDecay>(ctx, frozen, h,
-                                                          var_p, slot_p, grad_p);
+      SgdRun<T, kFlavor, kMomentum, kMomentum, kCanDecay>(
+          ctx, frozen, trainable, h, var_p, slot_p, grad_p);
     } else if (h.nesterov) {
-      SgdRun<T, kFlavor, kMomentum, kMomentum, false>(ctx, frozen, h, var_p,
-                                                      slot_p, grad_p);
+      SgdRun<T, kFlavor, kMomentum, kMomentum, false>(
+          ctx, frozen, trainable, h, var_p, slot_p, grad_p);
     } else if (h.decay) {
-      SgdRun<T, kFlavor, kMomentum, false, kCanDecay>(ctx, frozen, h, var_p,
-                                                      slot_p, grad_p);
+      SgdRun<T, kFlavor, kMomentum, false, kCanDecay>(
+          ctx, frozen, trainable, h, var_p, slot_p, grad_p);
     } else {
-      SgdRun<T, kFlavor, kMomentum, false, false>(ctx, frozen, h, var_p,
-                                                  slot_p, grad_p);
+      SgdRun<T, kFlavor, kMomentum, false, false>(
+          ctx, frozen, trainable, h, var_p, slot_p, grad_p);
     }
     ForwardRef(ctx);
   }
@@ -197,8 +218,9 @@ class PartialApplySgdOp : public OpKernel {
   .Input("var: " VARIABLE)               \
       .Input("alpha: T")                 \
       .Input("delta: T")                 \
-      .Input("frozen: bool")             \
+      .Input("frozen: Tfrozen")          \
       .Attr("T: {float, double}")        \
+      .Attr("Tfrozen: {bool, int32} = DT_BOOL") \
       .Attr("use_locking: bool = false")
 
 #define TFPARTIAL_MOMENTUM_SIGNATURE(VARIABLE) \
@@ -222,13 +244,16 @@ REGISTER_OP("TfpartialResourceApplyMomentum")
     TFPARTIAL_MOMENTUM_SIGNATURE("resource").TFPARTIAL_NO_OUTPUT;
 
 // Keras 3's SGD without momentum, and with it (weight decay if `decay`).
+// The ops without a slot take `frozen` as a bool mask or, for a mostly
+// frozen variable, as the trainable elements' offsets (int32).
 REGISTER_OP("TfpartialResourceApplyKerasSgd")
     .Input("var: resource")
     .Input("lr: T")
     .Input("weight_decay: T")
     .Input("grad: T")
-    .Input("frozen: bool")
+    .Input("frozen: Tfrozen")
     .Attr("T: {float, double}")
+    .Attr("Tfrozen: {bool, int32} = DT_BOOL")
     .Attr("decay: bool")
     .Attr("use_locking: bool = false")
     .TFPARTIAL_NO_OUTPUT;
