@@ -196,3 +196,87 @@ def test_plain_adamw_in_a_function_differs_in_the_last_bits():
   assert ulps.max() <= 16
   with _op_by_op():
     assert np.array_equal(train(tf.function), eager)
+
+
+# --- A tf.IndexedSlices gradient (embedding rows) --------------------------
+
+SPARSE_KERNEL = "TfpartialResourceApplyKerasAdamSparse"
+TABLE = (12, 4)
+
+
+def _sparse_spec(kind, x):
+  if kind == "rows":
+    return tfpartial.train_only(x, [2, 5, 7, 9])
+  mask = np.random.default_rng(8).random(TABLE) < 0.4
+  return tfpartial.freeze(x, mask)
+
+
+def _train_sparse(name, kind, mode, kernels, monkeypatch, index_dtype):
+  monkeypatch.setenv(_native.SWITCH, kernels)
+  rng = np.random.default_rng(4)
+  start = rng.normal(size=TABLE).astype(np.float32)
+  x = tf.Variable(start, name="x")
+  spec = _sparse_spec(kind, x)
+  frozen = np.asarray(_frozen_of(spec, x))
+  optimizer = OPTIMIZERS[name]()
+  optimizer.build([x])
+  # Nonzero state where frozen too, some of it subnormal.
+  for slot in optimizer.variables:
+    if len(slot.shape) == 2:
+      state = np.abs(rng.normal(size=TABLE))
+      state[0, :3] = [1e-39, 3e-41, 1.2e-38]
+      slot.assign(state.astype(np.float32))
+  steps = []
+  for _ in range(3):
+    # Rows named twice and out of order; NaN and Inf where frozen.
+    indices = np.array([5, 2, 5, 0, 9, 2, 11, 5])
+    values = rng.normal(size=(len(indices), TABLE[1]))
+    values[0, 1] = -0.0
+    bad = frozen[indices] & (rng.random(values.shape) < 0.5)
+    values[bad] = np.where(rng.random(values.shape) < 0.5, np.nan,
+                           np.inf)[bad]
+    steps.append((tf.constant(values, tf.float32),
+                  tf.constant(indices, index_dtype)))
+
+  def step(values, indices):
+    grad = tf.IndexedSlices(values, indices, tf.constant(TABLE, tf.int64))
+    spec.apply_gradients(optimizer, [(grad, x)])
+
+  run = tf.function(step) if mode == "tf_function" else step
+  with _op_by_op():
+    for values, indices in steps:
+      run(values, indices)
+  types = set()
+  if mode == "tf_function":
+    graph = run.get_concrete_function(*steps[0]).graph
+    types = {op.type for op in graph.get_operations()}
+  slots = [np.array(v.numpy()) for v in optimizer.variables
+           if len(v.shape) == 2]
+  return types, start, frozen, x.numpy(), slots
+
+
+def _frozen_of(spec, x):
+  from test_cost import _selection_of  # pylint: disable=g-import-not-at-top
+  return _selection_of(spec, x).frozen_mask()
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("kind", ["rows", "elements"])
+@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("index_dtype", [tf.int32, tf.int64], ids=str)
+def test_an_indexed_slices_gradient_gets_the_sparse_kernel_and_the_same_bits(
+    name, kind, mode, index_dtype, monkeypatch):
+  types, start, frozen, x, slots = _train_sparse(
+      name, kind, mode, "on", monkeypatch, index_dtype)
+  if mode == "tf_function":
+    assert SPARSE_KERNEL in types
+    assert {"Select", "SelectV2", "UnsortedSegmentSum"}.isdisjoint(types)
+  unfused_types, _, _, unfused_x, unfused_slots = _train_sparse(
+      name, kind, mode, "off", monkeypatch, index_dtype)
+  assert SPARSE_KERNEL not in unfused_types
+  helpers.assert_same_bits(x, unfused_x, "x")
+  assert len(slots) == len(unfused_slots) == 2
+  for got, expected in zip(slots, unfused_slots):
+    helpers.assert_same_bits(got, expected, "slot")
+  helpers.assert_same_bits(x[frozen], start[frozen], "frozen x")
+  assert np.isfinite(x).all()

@@ -165,20 +165,36 @@ def view(optimizer: Optimizer, cls: type) -> Optimizer:
 
 
 def kernel_mask(grad: Gradient, variable: Variable,
-                selection: Selection) -> Optional[tf.Tensor]:
+                selection: Selection,
+                sparse: bool = False) -> Optional[tf.Tensor]:
   """The frozen mask as a kernel takes it (one bool per element or per row
   of `variable`), or None where no kernel can serve the pair: a sparse or
   missing gradient, a dtype other than float32 and float64, a mask of
   another shape. A fully frozen variable gets a True per row: the kernel
   then advances the optimizer's state for it as a zero gradient would,
-  and keeps the variable."""
+  and keeps the variable. `sparse`: the kernel takes a `tf.IndexedSlices`
+  gradient of a variable with rows too."""
+  if sparse and isinstance(grad, tf.IndexedSlices):
+    shape = tf.TensorShape(variable.shape)
+    if (not shape.rank or grad.values.dtype.base_dtype not in (
+            tf.float32, tf.float64)
+        or not grad.values.shape.is_compatible_with(
+            tf.TensorShape([None]).concatenate(shape[1:]))):
+      return None
+    return _checked_mask(variable, selection)
   if (not isinstance(grad, tf.Tensor)
-      or tf.as_dtype(variable.dtype).base_dtype not in (tf.float32,
-                                                         tf.float64)
-      or grad.dtype.base_dtype not in (tf.float32, tf.float64)):
+      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
+      or not grad.shape.is_compatible_with(variable.shape)):
+    return None
+  return _checked_mask(variable, selection)
+
+
+def _checked_mask(variable: Variable,
+                  selection: Selection) -> Optional[tf.Tensor]:
+  if tf.as_dtype(variable.dtype).base_dtype not in (tf.float32, tf.float64):
     return None
   shape = tf.TensorShape(variable.shape)
-  if not (shape.is_fully_defined() and grad.shape.is_compatible_with(shape)):
+  if not shape.is_fully_defined():
     return None
   rows = shape[0] if shape.rank else 1
   if selection.is_everything:

@@ -33,6 +33,7 @@ gradient of a float32 variable is cast first, as Keras casts it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, List, Optional, Tuple
 
 import tensorflow as tf
@@ -66,6 +67,31 @@ def _frozen(grad: Gradient, variable: Variable,
   return _fused.kernel_mask(grad, variable, selection)
 
 
+def _adam_frozen(grad: Gradient, variable: Variable,
+                 selection: Selection) -> Optional[tf.Tensor]:
+  """As `_frozen`, and for a `tf.IndexedSlices` gradient too (Keras'
+  Adam densifies it; the sparse kernel sums its rows as densifying does)."""
+  if not isinstance(grad, tf.IndexedSlices):
+    return _frozen(grad, variable, selection)
+  if (not isinstance(_variables.storage(variable), tf.Variable)
+      or getattr(variable, "constraint", None) is not None
+      or getattr(variable, "overwrite_with_gradient", False)):
+    return None
+  return _fused.kernel_mask(grad, variable, selection, sparse=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _square_keeps_slices() -> bool:
+  """Whether Keras' `ops.square` keeps a `tf.IndexedSlices` sparse (then
+  Adam's `v` sees the densified squares, a*a + b*b for a row named twice),
+  or densifies it first ((a + b) * (a + b))."""
+  import keras  # pylint: disable=g-import-not-at-top
+  with tf.init_scope():
+    slices = tf.IndexedSlices(tf.ones([1, 1]), tf.constant([0]),
+                              tf.constant([1, 1]))
+    return isinstance(keras.ops.square(slices), tf.IndexedSlices)
+
+
 class _FusedKerasUpdate:
   """Planned variables get `_fused_update` (a kernel), weight decay
   included; the others Keras' own update."""
@@ -91,7 +117,11 @@ def _adam_update(optimizer: Any, gradient: Any,
   dtype = tf.as_dtype(keras_variable.dtype)
   # As Adam.update_step computes them, the gradient cast as Keras casts it.
   lr = tf.cast(learning_rate, dtype)
-  gradient = tf.cast(gradient, dtype)
+  if isinstance(gradient, tf.IndexedSlices):
+    gradient = tf.IndexedSlices(tf.cast(gradient.values, dtype),
+                                gradient.indices, gradient.dense_shape)
+  else:
+    gradient = tf.cast(gradient, dtype)
   local_step = tf.cast(optimizer.iterations + 1, dtype)
   beta_1_power = tf.pow(tf.cast(optimizer.beta_1, dtype), local_step)
   beta_2_power = tf.pow(tf.cast(optimizer.beta_2, dtype), local_step)
@@ -100,12 +130,17 @@ def _adam_update(optimizer: Any, gradient: Any,
   m = _variables.storage(optimizer._momentums[index])
   v = _variables.storage(optimizer._velocities[index])
   decay, weight_decay = _decay(optimizer, keras_variable, dtype)
-  return _native.library().tfpartial_resource_apply_keras_adam(
-      _variables.storage(keras_variable).handle, m.handle, v.handle,
-      alpha, tf.constant(1 - optimizer.beta_1, dtype),
-      tf.constant(1 - optimizer.beta_2, dtype),
-      tf.constant(optimizer.epsilon, dtype), weight_decay, lr,
-      gradient, frozen, decay=decay)
+  scalars = (alpha, tf.constant(1 - optimizer.beta_1, dtype),
+             tf.constant(1 - optimizer.beta_2, dtype),
+             tf.constant(optimizer.epsilon, dtype), weight_decay, lr)
+  handles = (_variables.storage(keras_variable).handle, m.handle, v.handle)
+  library = _native.library()
+  if isinstance(gradient, tf.IndexedSlices):
+    return library.tfpartial_resource_apply_keras_adam_sparse(
+        *handles, *scalars, gradient.values, gradient.indices, frozen,
+        decay=decay, square_of_sum=not _square_keeps_slices())
+  return library.tfpartial_resource_apply_keras_adam(
+      *handles, *scalars, gradient, frozen, decay=decay)
 
 
 def _decay(optimizer: Any, keras_variable: Variable,
@@ -156,7 +191,7 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
     return ()
   import keras  # pylint: disable=g-import-not-at-top
   adam = [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
-                            serves=_serves, frozen=_frozen)
+                            serves=_serves, frozen=_adam_frozen)
           for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
   # SGD without momentum has no slot: a mostly frozen variable's update
   # can touch only its trainable elements.

@@ -122,6 +122,140 @@ class PartialApplyAdamOp : public OpKernel {
   bool decay_;
 };
 
+// Keras 3's Adam / AdamW with a tf.IndexedSlices gradient: Keras densifies
+// it (each row the sum, in the order of `indices`, from +0, of the values
+// naming it: UnsortedSegmentSum), and updates every row. For `v` it
+// densifies the squared values (Keras' sparse `square` keeps the slices:
+// a row named twice gets a*a + b*b), or, `square_of_sum`, squares the
+// dense gradient (Keras versions whose `square` densifies first). One pass
+// over var, m and v after summing the named rows.
+template <typename T, bool kSquareOfSum>
+void AdamSparseRow(int64_t size, T* __restrict var, T* __restrict m,
+                   T* __restrict v, const T* __restrict g_row,
+                   const T* __restrict g2_row, const uint8_t* __restrict frozen,
+                   typename Bits<T>::Type row_keep, const Hyper<T>& h) {
+  using U = typename Bits<T>::Type;
+  for (int64_t j = 0; j < size; ++j) {
+    const U keep = frozen ? Keep<T>(frozen[j]) : row_keep;
+    const T g = Choose<T>(keep, T(0), g_row[j]);
+    const T g2 = kSquareOfSum ? g * g : Choose<T>(keep, T(0), g2_row[j]);
+    const T m_j = m[j] + (g - m[j]) * h.one_minus_beta1;
+    const T v_j = v[j] + (g2 - v[j]) * h.one_minus_beta2;
+    const T x = h.decay ? var[j] - var[j] * h.weight_decay * h.lr : var[j];
+    m[j] = m_j;
+    v[j] = v_j;
+    var[j] = Choose<T>(keep, var[j],
+                       x - (m_j * h.alpha) / (std::sqrt(v_j) + h.epsilon));
+  }
+}
+
+template <typename T, typename Index>
+class PartialApplyKerasAdamSparseOp : public OpKernel {
+ public:
+  explicit PartialApplyKerasAdamSparseOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("use_locking", &use_exclusive_lock_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("decay", &decay_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("square_of_sum", &square_of_sum_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    auto locks = Lock<T>(ctx, use_exclusive_lock_, {0, 1, 2});
+    std::vector<Tensor> vars;
+    OP_REQUIRES_OK(ctx, GetVariables<T>(ctx, use_exclusive_lock_, {0, 1, 2},
+                                        &vars));
+    Tensor &var = vars[0], &m = vars[1], &v = vars[2];
+    OP_REQUIRES_OK(ctx, CheckSameShape(var.shape(), {m, v}, "var, m and v"));
+    OP_REQUIRES(ctx, var.dims() >= 1,
+                ::tensorflow::errors::InvalidArgument(
+                    "var must have rows for a sparse gradient: ",
+                    var.shape().DebugString()));
+    const Tensor& values = ctx->input(9);
+    const Tensor& indices = ctx->input(10);
+    Frozen frozen;
+    OP_REQUIRES_OK(ctx, ReadFrozen(ctx->input(11), var.shape(), &frozen));
+    OP_REQUIRES_OK(ctx, CheckScalars(ctx, 3, 9));
+    const int64_t rows = var.dim_size(0), row_size = frozen.row_size;
+    const int64_t n = indices.NumElements();
+    OP_REQUIRES(ctx,
+                indices.dims() == 1 && values.dims() == var.dims() &&
+                    values.dim_size(0) == n &&
+                    values.NumElements() == n * row_size,
+                ::tensorflow::errors::InvalidArgument(
+                    "grad values ", values.shape().DebugString(),
+                    " and indices ", indices.shape().DebugString(),
+                    " do not name rows of ", var.shape().DebugString()));
+    const Index* index = indices.flat<Index>().data();
+    for (int64_t i = 0; i < n; ++i) {
+      OP_REQUIRES(ctx, index[i] >= 0 && index[i] < rows,
+                  ::tensorflow::errors::InvalidArgument(
+                      "grad indices[", i, "] = ", index[i], " is not in [0, ",
+                      rows, ")"));
+    }
+    auto scalar = [ctx](int i) { return ctx->input(i).scalar<T>()(); };
+    Hyper<T> h;
+    h.alpha = scalar(3);
+    h.one_minus_beta1 = scalar(4);
+    h.one_minus_beta2 = scalar(5);
+    h.epsilon = scalar(6);
+    h.weight_decay = scalar(7);
+    h.lr = scalar(8);
+    h.decay = decay_;
+    // The dense gradient's named rows, summed as UnsortedSegmentSum sums
+    // them: in the order of `indices`, from +0.
+    std::vector<int64_t> slot_of_row(rows, -1);
+    int64_t named = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (slot_of_row[index[i]] < 0) slot_of_row[index[i]] = named++;
+    }
+    std::vector<T> sums(named * row_size, T(0));
+    std::vector<T> squares(square_of_sum_ ? 0 : named * row_size, T(0));
+    const T* value = values.flat<T>().data();
+    for (int64_t i = 0; i < n; ++i) {
+      T* sum = sums.data() + slot_of_row[index[i]] * row_size;
+      const T* row = value + i * row_size;
+      for (int64_t j = 0; j < row_size; ++j) sum[j] = sum[j] + row[j];
+      if (!square_of_sum_) {
+        T* square = squares.data() + slot_of_row[index[i]] * row_size;
+        for (int64_t j = 0; j < row_size; ++j) {
+          square[j] = square[j] + row[j] * row[j];
+        }
+      }
+    }
+    const std::vector<T> zeros(row_size, T(0));
+    T* var_p = var.flat<T>().data();
+    T* m_p = m.flat<T>().data();
+    T* v_p = v.flat<T>().data();
+    const bool square_of_sum = square_of_sum_;
+    ParallelFor(ctx, rows, row_size, /*cost_per_element=*/30,
+                [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t slot = slot_of_row[r];
+        const T* g = slot < 0 ? zeros.data() : sums.data() + slot * row_size;
+        const T* g2 = square_of_sum || slot < 0
+                          ? zeros.data()
+                          : squares.data() + slot * row_size;
+        const int64_t first = r * row_size;
+        const uint8_t* bytes =
+            frozen.per_element ? frozen.data + first : nullptr;
+        const auto keep = Keep<T>(frozen.per_element ? 0 : frozen.data[r]);
+        if (square_of_sum) {
+          AdamSparseRow<T, true>(row_size, var_p + first, m_p + first,
+                                 v_p + first, g, g2, bytes, keep, h);
+        } else {
+          AdamSparseRow<T, false>(row_size, var_p + first, m_p + first,
+                                  v_p + first, g, g2, bytes, keep, h);
+        }
+      }
+    });
+  }
+
+ private:
+  bool use_exclusive_lock_;
+  bool decay_;
+  bool square_of_sum_;
+};
+
 }  // namespace
 }  // namespace tfpartial
 
@@ -171,6 +305,41 @@ REGISTER_OP("TfpartialResourceApplyKerasAdam")
     .Attr("decay: bool")
     .Attr("use_locking: bool = false")
     .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
+
+// Keras 3's Adam / AdamW update_step with a tf.IndexedSlices gradient.
+REGISTER_OP("TfpartialResourceApplyKerasAdamSparse")
+    .Input("var: resource")
+    .Input("m: resource")
+    .Input("v: resource")
+    .Input("alpha: T")
+    .Input("one_minus_beta1: T")
+    .Input("one_minus_beta2: T")
+    .Input("epsilon: T")
+    .Input("weight_decay: T")
+    .Input("lr: T")
+    .Input("grad_values: T")
+    .Input("grad_indices: Tindices")
+    .Input("frozen: bool")
+    .Attr("T: {float, double}")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("decay: bool")
+    .Attr("square_of_sum: bool")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn(::tensorflow::shape_inference::NoOutputs);
+
+#define TFPARTIAL_REGISTER_ADAM_SPARSE(T, INDEX)                          \
+  REGISTER_KERNEL_BUILDER(Name("TfpartialResourceApplyKerasAdamSparse")   \
+                              .Device(::tensorflow::DEVICE_CPU)           \
+                              .HostMemory("var")                          \
+                              .HostMemory("m")                            \
+                              .HostMemory("v")                            \
+                              .TypeConstraint<T>("T")                     \
+                              .TypeConstraint<INDEX>("Tindices"),         \
+                          ::tfpartial::PartialApplyKerasAdamSparseOp<T, INDEX>);
+TFPARTIAL_REGISTER_ADAM_SPARSE(float, int32_t);
+TFPARTIAL_REGISTER_ADAM_SPARSE(float, int64_t);
+TFPARTIAL_REGISTER_ADAM_SPARSE(double, int32_t);
+TFPARTIAL_REGISTER_ADAM_SPARSE(double, int64_t);
 
 #define TFPARTIAL_REGISTER_ADAM(T)                                             \
   REGISTER_KERNEL_BUILDER(Name("TfpartialApplyAdam")                      \
