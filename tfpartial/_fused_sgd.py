@@ -28,7 +28,7 @@ float64 (as `_fused_adam`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import tensorflow as tf
 
@@ -42,13 +42,13 @@ class FusedGradientDescentUpdate:
   kernel."""
 
   def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=True)
 
   def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=False)
@@ -61,7 +61,7 @@ class FusedMomentumUpdate(FusedGradientDescentUpdate):
 
 def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
             frozen: tf.Tensor, ref: bool) -> Any:
-  library = _native.library()
+  library = cast(Any, _native.library())  # Loaded: the plan took `var`.
   dtype = var.dtype.base_dtype
   # As the optimizers' _apply_dense casts them.
   lr = tf.cast(optimizer._learning_rate_tensor, dtype)
