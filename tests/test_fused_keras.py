@@ -280,3 +280,49 @@ def test_an_indexed_slices_gradient_gets_the_sparse_kernel_and_the_same_bits(
     helpers.assert_same_bits(got, expected, "slot")
   helpers.assert_same_bits(x[frozen], start[frozen], "frozen x")
   assert np.isfinite(x).all()
+
+
+def test_an_embedding_in_model_fit_gets_the_sparse_kernel(monkeypatch):
+  """model.fit hands an Embedding's tf.IndexedSlices gradient to Adam: the
+  sparse kernel takes it, with the bits of the unfused step."""
+  from tfpartial import _fused_keras  # pylint: disable=g-import-not-at-top
+  sparse_calls = []
+  update = _fused_keras._adam_update
+
+  def spy(optimizer, gradient, taken, learning_rate):
+    sparse_calls.append(isinstance(gradient, tf.IndexedSlices))
+    return update(optimizer, gradient, taken, learning_rate)
+
+  monkeypatch.setattr(_fused_keras.FusedKerasAdamUpdate, "_fused_update",
+                      staticmethod(spy))
+  rng = np.random.default_rng(6)
+  table = rng.normal(size=TABLE).astype(np.float32)
+  inputs = np.array([[5, 2, 5], [0, 9, 2], [11, 5, 5], [2, 2, 7]])
+  targets = rng.normal(size=(4, 3, TABLE[1])).astype(np.float32)
+
+  def train(kernels):
+    monkeypatch.setenv(_native.SWITCH, kernels)
+    model = keras.Sequential([keras.Input((3,), dtype="int32"),
+                              keras.layers.Embedding(*TABLE)])
+    model.layers[0].embeddings.assign(table)
+    embeddings = model.layers[0].embeddings
+    spec = tfpartial.train_only(embeddings, [2, 5, 7])
+    optimizer = keras.optimizers.AdamW(0.05, weight_decay=0.1)
+    model.compile(optimizer=spec.wrap(optimizer), loss="mse")
+    with _op_by_op():
+      model.fit(inputs, targets, batch_size=2, epochs=2, shuffle=False,
+                verbose=0)
+    return embeddings.numpy(), [np.array(v.numpy())
+                                for v in optimizer.variables
+                                if len(v.shape) == 2]
+
+  fused, fused_slots = train("on")
+  assert sparse_calls and all(sparse_calls)
+  unfused, unfused_slots = train("off")
+  helpers.assert_same_bits(fused, unfused, "embeddings")
+  for got, expected in zip(fused_slots, unfused_slots):
+    helpers.assert_same_bits(got, expected, "slot")
+  frozen = np.ones(TABLE[0], bool)
+  frozen[[2, 5, 7]] = False
+  helpers.assert_same_bits(fused[frozen], table[frozen], "frozen rows")
+  assert (fused[~frozen] != table[~frozen]).all()
