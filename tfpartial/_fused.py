@@ -24,7 +24,7 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -159,9 +159,9 @@ def view(optimizer: Optimizer, cls: type) -> Optimizer:
   Every read and write goes to the optimizer's own state, as if its class
   were `cls`; the optimizer itself is left as it is.
   """
-  shared = object.__new__(cls)
+  shared: Any = object.__new__(cls)
   object.__setattr__(shared, "__dict__", vars(optimizer))
-  return shared
+  return cast(Optimizer, shared)
 
 
 def kernel_mask(grad: Gradient, variable: Variable,

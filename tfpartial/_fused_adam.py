@@ -23,7 +23,7 @@ copies a plan would not name), for float32 and float64.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import tensorflow as tf
 
@@ -55,13 +55,13 @@ class FusedAdamUpdate:
   """Mixed in before `AdamOptimizer`: planned variables get the kernel."""
 
   def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=True)
 
   def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=False)
@@ -69,7 +69,7 @@ class FusedAdamUpdate:
 
 def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
             frozen: tf.Tensor, ref: bool) -> Any:
-  library = _native.library()
+  library = cast(Any, _native.library())  # Loaded: the plan took `var`.
   dtype = var.dtype.base_dtype
   beta1_power, beta2_power = optimizer._get_beta_accumulators()
   hyper = [tf.cast(value, dtype) for value in (

@@ -34,7 +34,7 @@ gradient of a float32 variable is cast first, as Keras casts it.
 from __future__ import annotations
 
 import functools
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -48,12 +48,13 @@ from tfpartial._types import Gradient, Optimizer, Variable
 
 
 def _serves(optimizer: Optimizer, path: str) -> bool:
+  options: Any = optimizer  # A Keras 3 optimizer: its settings.
   if path != "eager":
     return False
-  if (getattr(optimizer, "amsgrad", False) or optimizer.use_ema or optimizer.clipnorm
-      or optimizer.clipvalue or optimizer.global_clipnorm
-      or getattr(optimizer, "gradient_accumulation_steps", None)
-      or getattr(optimizer, "loss_scale_factor", None) is not None):
+  if (getattr(options, "amsgrad", False) or options.use_ema
+      or options.clipnorm or options.clipvalue or options.global_clipnorm
+      or getattr(options, "gradient_accumulation_steps", None)
+      or getattr(options, "loss_scale_factor", None) is not None):
     return False
   return _fused.on_cpu_alone() and not _tfprivate.in_xla()
 
@@ -99,12 +100,12 @@ class _FusedKerasUpdate:
   _fused_update: Any = None  # (optimizer, gradient, taken, lr) -> op.
 
   def _apply_weight_decay(self, variables: List[Any]) -> Any:
-    kept = [v for v in variables if _fused.planned(self, v) is None]
+    kept = [v for v in variables if _fused.planned(cast(Any, self), v) is None]
     return super()._apply_weight_decay(kept)  # type: ignore[misc]
 
   def update_step(self, gradient: Any, variable: Any,
                   learning_rate: Any) -> Any:
-    taken = _fused.planned(self, variable)
+    taken = _fused.planned(cast(Any, self), variable)
     if taken is None:
       return super().update_step(  # type: ignore[misc]
           gradient, variable, learning_rate)
@@ -134,7 +135,7 @@ def _adam_update(optimizer: Any, gradient: Any,
              tf.constant(1 - optimizer.beta_2, dtype),
              tf.constant(optimizer.epsilon, dtype), weight_decay, lr)
   handles = (_variables.storage(keras_variable).handle, m.handle, v.handle)
-  library = _native.library()
+  library = cast(Any, _native.library())  # Loaded: the plan took it.
   if isinstance(gradient, tf.IndexedSlices):
     return library.tfpartial_resource_apply_keras_adam_sparse(
         *handles, *scalars, gradient.values, gradient.indices, frozen,
@@ -161,7 +162,7 @@ def _sgd_update(optimizer: Any, gradient: Any,
   lr = tf.cast(learning_rate, dtype)
   gradient = tf.cast(gradient, dtype)
   decay, weight_decay = _decay(optimizer, keras_variable, dtype)
-  library = _native.library()
+  library = cast(Any, _native.library())  # Loaded: the plan took it.
   variable = _variables.storage(keras_variable)
   if optimizer.momentum == 0:
     return library.tfpartial_resource_apply_keras_sgd(
@@ -197,7 +198,7 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
   # can touch only its trainable elements.
   sgd = _fused.FusedKind(base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,
                          serves=_serves, frozen=_frozen,
-                         offsets=lambda optimizer: optimizer.momentum == 0)
+                         offsets=lambda optimizer: cast(Any, optimizer).momentum == 0)
   return (*adam, sgd)
 
 
