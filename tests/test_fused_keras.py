@@ -115,7 +115,8 @@ def test_a_step_with_the_kernel_has_no_select_and_no_keras_update():
 
 
 @pytest.mark.parametrize("case", [
-    "xla", "clipnorm", "amsgrad", "ema", "subclass", "constraint", "sgd"])
+    "xla", "clipnorm", "amsgrad", "ema", "subclass", "constraint",
+    "rmsprop"])
 def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
   class MyAdam(keras.optimizers.Adam):
     pass
@@ -125,7 +126,7 @@ def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
       "amsgrad": lambda: keras.optimizers.Adam(0.1, amsgrad=True),
       "ema": lambda: keras.optimizers.Adam(0.1, use_ema=True),
       "subclass": lambda: MyAdam(0.1),
-      "sgd": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
+      "rmsprop": lambda: keras.optimizers.RMSprop(0.1),  # No kernel yet.
   }.get(case, lambda: keras.optimizers.Adam(0.1))()
   types = _step_ops(
       optimizer, jit_compile=case == "xla",
@@ -195,3 +196,133 @@ def test_plain_adamw_in_a_function_differs_in_the_last_bits():
   assert ulps.max() <= 16
   with _op_by_op():
     assert np.array_equal(train(tf.function), eager)
+
+
+# --- A tf.IndexedSlices gradient (embedding rows) --------------------------
+
+SPARSE_KERNEL = "TfpartialResourceApplyKerasAdamSparse"
+TABLE = (12, 4)
+
+
+def _sparse_spec(kind, x):
+  if kind == "rows":
+    return tfpartial.train_only(x, [2, 5, 7, 9])
+  mask = np.random.default_rng(8).random(TABLE) < 0.4
+  return tfpartial.freeze(x, mask)
+
+
+def _train_sparse(name, kind, mode, kernels, monkeypatch, index_dtype):
+  monkeypatch.setenv(_native.SWITCH, kernels)
+  rng = np.random.default_rng(4)
+  start = rng.normal(size=TABLE).astype(np.float32)
+  x = tf.Variable(start, name="x")
+  spec = _sparse_spec(kind, x)
+  frozen = np.asarray(_frozen_of(spec, x))
+  optimizer = OPTIMIZERS[name]()
+  optimizer.build([x])
+  # Nonzero state where frozen too, some of it subnormal.
+  for slot in optimizer.variables:
+    if len(slot.shape) == 2:
+      state = np.abs(rng.normal(size=TABLE))
+      state[0, :3] = [1e-39, 3e-41, 1.2e-38]
+      slot.assign(state.astype(np.float32))
+  steps = []
+  for _ in range(3):
+    # Rows named twice and out of order; NaN and Inf where frozen.
+    indices = np.array([5, 2, 5, 0, 9, 2, 11, 5])
+    values = rng.normal(size=(len(indices), TABLE[1]))
+    values[0, 1] = -0.0
+    bad = frozen[indices] & (rng.random(values.shape) < 0.5)
+    values[bad] = np.where(rng.random(values.shape) < 0.5, np.nan,
+                           np.inf)[bad]
+    steps.append((tf.constant(values, tf.float32),
+                  tf.constant(indices, index_dtype)))
+
+  def step(values, indices):
+    grad = tf.IndexedSlices(values, indices, tf.constant(TABLE, tf.int64))
+    spec.apply_gradients(optimizer, [(grad, x)])
+
+  run = tf.function(step) if mode == "tf_function" else step
+  with _op_by_op():
+    for values, indices in steps:
+      run(values, indices)
+  types = set()
+  if mode == "tf_function":
+    graph = run.get_concrete_function(*steps[0]).graph
+    types = {op.type for op in graph.get_operations()}
+  slots = [np.array(v.numpy()) for v in optimizer.variables
+           if len(v.shape) == 2]
+  return types, start, frozen, x.numpy(), slots
+
+
+def _frozen_of(spec, x):
+  from test_cost import _selection_of  # pylint: disable=g-import-not-at-top
+  return _selection_of(spec, x).frozen_mask()
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("kind", ["rows", "elements"])
+@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("index_dtype", [tf.int32, tf.int64], ids=str)
+def test_an_indexed_slices_gradient_gets_the_sparse_kernel_and_the_same_bits(
+    name, kind, mode, index_dtype, monkeypatch):
+  types, start, frozen, x, slots = _train_sparse(
+      name, kind, mode, "on", monkeypatch, index_dtype)
+  if mode == "tf_function":
+    assert SPARSE_KERNEL in types
+    assert {"Select", "SelectV2", "UnsortedSegmentSum"}.isdisjoint(types)
+  unfused_types, _, _, unfused_x, unfused_slots = _train_sparse(
+      name, kind, mode, "off", monkeypatch, index_dtype)
+  assert SPARSE_KERNEL not in unfused_types
+  helpers.assert_same_bits(x, unfused_x, "x")
+  assert len(slots) == len(unfused_slots) == 2
+  for got, expected in zip(slots, unfused_slots):
+    helpers.assert_same_bits(got, expected, "slot")
+  helpers.assert_same_bits(x[frozen], start[frozen], "frozen x")
+  assert np.isfinite(x).all()
+
+
+def test_an_embedding_in_model_fit_gets_the_sparse_kernel(monkeypatch):
+  """model.fit hands an Embedding's tf.IndexedSlices gradient to Adam: the
+  sparse kernel takes it, with the bits of the unfused step."""
+  from tfpartial import _fused_keras  # pylint: disable=g-import-not-at-top
+  sparse_calls = []
+  update = _fused_keras._adam_update
+
+  def spy(optimizer, gradient, taken, learning_rate):
+    sparse_calls.append(isinstance(gradient, tf.IndexedSlices))
+    return update(optimizer, gradient, taken, learning_rate)
+
+  monkeypatch.setattr(_fused_keras.FusedKerasAdamUpdate, "_fused_update",
+                      staticmethod(spy))
+  rng = np.random.default_rng(6)
+  table = rng.normal(size=TABLE).astype(np.float32)
+  inputs = np.array([[5, 2, 5], [0, 9, 2], [11, 5, 5], [2, 2, 7]])
+  targets = rng.normal(size=(4, 3, TABLE[1])).astype(np.float32)
+
+  def train(kernels):
+    monkeypatch.setenv(_native.SWITCH, kernels)
+    model = keras.Sequential([keras.Input((3,), dtype="int32"),
+                              keras.layers.Embedding(*TABLE)])
+    model.layers[0].embeddings.assign(table)
+    embeddings = model.layers[0].embeddings
+    spec = tfpartial.train_only(embeddings, [2, 5, 7])
+    optimizer = keras.optimizers.AdamW(0.05, weight_decay=0.1)
+    model.compile(optimizer=spec.wrap(optimizer), loss="mse")
+    with _op_by_op():
+      model.fit(inputs, targets, batch_size=2, epochs=2, shuffle=False,
+                verbose=0)
+    return embeddings.numpy(), [np.array(v.numpy())
+                                for v in optimizer.variables
+                                if len(v.shape) == 2]
+
+  fused, fused_slots = train("on")
+  assert sparse_calls and all(sparse_calls)
+  unfused, unfused_slots = train("off")
+  helpers.assert_same_bits(fused, unfused, "embeddings")
+  for got, expected in zip(fused_slots, unfused_slots):
+    helpers.assert_same_bits(got, expected, "slot")
+  frozen = np.ones(TABLE[0], bool)
+  frozen[[2, 5, 7]] = False
+  helpers.assert_same_bits(fused[frozen], table[frozen], "frozen rows")
+  assert (fused[~frozen] != table[~frozen]).all()

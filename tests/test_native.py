@@ -150,8 +150,8 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
   first, said = _child(tmp_path, cache, copier)
   assert first["loaded"] and first["ops"] == sorted(_kernel_build.ops()), first
   assert len(said) == 1, said
-  assert said[0].startswith("tfpartial: building its compiled Adam kernel "
-                            "(partial_adam.cc, TensorFlow ")
+  assert said[0].startswith("tfpartial: building its compiled kernels "
+                            "(kernels.cc, TensorFlow ")
   for words in (f"cached in {cache}", "TFPARTIAL_KERNELS=off",
                 "no build for this TensorFlow and compiler yet"):
     assert words in said[0], said[0]
@@ -379,7 +379,7 @@ def test_a_hanging_compiler_is_stopped_and_the_timeout_recorded(
   library, why = _native.load(hanging, cache)
   assert time.monotonic() - start < 10
   assert library is None
-  assert why.startswith(f"building partial_adam.cc failed: {hanging} did "
+  assert why.startswith(f"building kernels.cc failed: {hanging} did "
                         f"not finish within 1 s ($TFPARTIAL_BUILD_TIMEOUT, "
                         f"default 180) (recorded in {cache}/partial_adam-")
   assert why.endswith(".failed; delete it to retry)")
@@ -416,7 +416,7 @@ def test_a_build_timeout_that_is_not_a_number_is_the_reason(
   monkeypatch.setenv(_kernel_build.TIMEOUT, value)
   library, why = _native.load(failing, tmp_path / "cache")
   assert library is None
-  assert why == (f"not building partial_adam.cc: TFPARTIAL_BUILD_TIMEOUT="
+  assert why == (f"not building kernels.cc: TFPARTIAL_BUILD_TIMEOUT="
                  f"{value!r} is not a positive number of seconds")
   assert _runs(failing) == 0 and not list((tmp_path / "cache").iterdir())
 
@@ -428,7 +428,7 @@ def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
   library, why = _native.load(failing, cache)
   assert library is None
   (failed,) = cache.glob("*.failed")
-  assert why == (f"building partial_adam.cc failed: fatal error: no headers "
+  assert why == (f"building kernels.cc failed: fatal error: no headers "
                  f"(recorded in {failed}; delete it to retry)")
   # The failure is recorded, so the next process does not build again.
   library, again = _native.load(failing, cache)

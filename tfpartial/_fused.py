@@ -24,11 +24,12 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 import tensorflow as tf
 
 from tfpartial import _native
+from tfpartial import _selection
 from tfpartial import _tensors
 from tfpartial import _variables
 from tfpartial._selection import Selection
@@ -47,6 +48,11 @@ class FusedKind:
   # The frozen mask the kernel takes for `variable`, or None where it
   # cannot serve it.
   frozen: Callable[[Gradient, Variable, Selection], Optional[tf.Tensor]]
+  # Whether the kernel for `optimizer` takes the trainable elements'
+  # offsets in place of the mask (an update without a slot, which leaves
+  # frozen elements and their state alone): then it does so for a mostly
+  # frozen variable (`trainable_offsets`).
+  offsets: Callable[[Optimizer], bool] = lambda optimizer: False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,6 +118,10 @@ class FusedStep:
     frozen = self.kind.frozen(grad, variable, selection)
     if frozen is None:
       return False
+    if self.kind.offsets(self.optimizer):
+      offsets = trainable_offsets(selection)
+      if offsets is not None:
+        frozen = offsets
     self._taken[_variables.storage(variable).ref()] = (variable, frozen)
     return True
 
@@ -149,26 +159,42 @@ def view(optimizer: Optimizer, cls: type) -> Optimizer:
   Every read and write goes to the optimizer's own state, as if its class
   were `cls`; the optimizer itself is left as it is.
   """
-  shared = object.__new__(cls)
+  shared: Any = object.__new__(cls)
   object.__setattr__(shared, "__dict__", vars(optimizer))
-  return shared
+  return cast(Optimizer, shared)
 
 
 def kernel_mask(grad: Gradient, variable: Variable,
-                selection: Selection) -> Optional[tf.Tensor]:
+                selection: Selection,
+                sparse: bool = False) -> Optional[tf.Tensor]:
   """The frozen mask as a kernel takes it (one bool per element or per row
   of `variable`), or None where no kernel can serve the pair: a sparse or
   missing gradient, a dtype other than float32 and float64, a mask of
   another shape. A fully frozen variable gets a True per row: the kernel
   then advances the optimizer's state for it as a zero gradient would,
-  and keeps the variable."""
+  and keeps the variable. `sparse`: the kernel takes a `tf.IndexedSlices`
+  gradient of a variable with rows too."""
+  if sparse and isinstance(grad, tf.IndexedSlices):
+    shape = tf.TensorShape(variable.shape)
+    if (not shape.rank or grad.values.dtype.base_dtype not in (
+            tf.float32, tf.float64)
+        or not grad.values.shape.is_compatible_with(
+            tf.TensorShape([None]).concatenate(shape[1:]))):
+      return None
+    return _checked_mask(variable, selection)
   if (not isinstance(grad, tf.Tensor)
-      or tf.as_dtype(variable.dtype).base_dtype not in (tf.float32,
-                                                         tf.float64)
-      or grad.dtype.base_dtype not in (tf.float32, tf.float64)):
+      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
+      or not grad.shape.is_compatible_with(variable.shape)):
+    return None
+  return _checked_mask(variable, selection)
+
+
+def _checked_mask(variable: Variable,
+                  selection: Selection) -> Optional[tf.Tensor]:
+  if tf.as_dtype(variable.dtype).base_dtype not in (tf.float32, tf.float64):
     return None
   shape = tf.TensorShape(variable.shape)
-  if not (shape.is_fully_defined() and grad.shape.is_compatible_with(shape)):
+  if not shape.is_fully_defined():
     return None
   rows = shape[0] if shape.rank else 1
   if selection.is_everything:
@@ -179,6 +205,30 @@ def kernel_mask(grad: Gradient, variable: Variable,
   if frozen.shape.num_elements() not in (shape.num_elements(), rows):
     return None
   return frozen
+
+
+# A kernel that can takes the trainable elements' offsets (4 bytes each)
+# in place of the mask (1 byte per element) when fewer than 1/MOSTLY_FROZEN
+# of the elements train: it then reads and writes only those.
+MOSTLY_FROZEN = 8
+
+
+def mostly_frozen(selection: Selection) -> bool:
+  """Whether under 1/`MOSTLY_FROZEN` of a static selection's elements
+  train (from its cached counts), in a variable under 2**31 elements."""
+  if not isinstance(selection, (_selection.Elements, _selection.Rows)):
+    return False
+  size = selection.size
+  return (0 < size < 2**31
+          and (size - selection.frozen_count) * MOSTLY_FROZEN < size)
+
+
+def trainable_offsets(selection: Selection) -> Optional[tf.Tensor]:
+  """The trainable offsets tensor (`_tensors`) of a mostly frozen
+  selection, else None."""
+  if not mostly_frozen(selection):
+    return None
+  return _tensors.trainable_offsets_tensor(selection)
 
 
 def on_cpu_alone() -> bool:

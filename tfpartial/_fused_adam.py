@@ -23,7 +23,7 @@ copies a plan would not name), for float32 and float64.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import tensorflow as tf
 
@@ -34,13 +34,15 @@ from tfpartial._selection import Selection
 from tfpartial._types import Gradient, Optimizer, Variable
 
 
-def _serves(optimizer: Optimizer, path: str) -> bool:
+def serves(optimizer: Optimizer, path: str) -> bool:
+  """Whether a v1 kernel serves this step: in a TF1 graph, on CPU alone."""
   del optimizer  # Every setting of v1 Adam is one the kernel has.
   return path == "tf1_graph" and _fused.on_cpu_alone()
 
 
-def _frozen(grad: Gradient, variable: Variable,
-            selection: Selection) -> Optional[tf.Tensor]:
+def frozen(grad: Gradient, variable: Variable,
+           selection: Selection) -> Optional[tf.Tensor]:
+  """The frozen mask a v1 kernel takes for `variable`, or None."""
   if (_variables.is_keras(variable) or not isinstance(variable, tf.Variable)
       or "GPU" in (variable.device or "").upper()
       or not isinstance(grad, tf.Tensor)
@@ -53,13 +55,13 @@ class FusedAdamUpdate:
   """Mixed in before `AdamOptimizer`: planned variables get the kernel."""
 
   def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=True)
 
   def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(self, var)
+    taken = _fused.planned(cast(Any, self), var)
     if taken is None:
       return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
     return _update(self, grad, var, taken[1], ref=False)
@@ -67,7 +69,7 @@ class FusedAdamUpdate:
 
 def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
             frozen: tf.Tensor, ref: bool) -> Any:
-  library = _native.library()
+  library = cast(Any, _native.library())  # Loaded: the plan took `var`.
   dtype = var.dtype.base_dtype
   beta1_power, beta2_power = optimizer._get_beta_accumulators()
   hyper = [tf.cast(value, dtype) for value in (
@@ -85,4 +87,4 @@ def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,
 
 ADAM = _fused.FusedKind(
     base=tf.compat.v1.train.AdamOptimizer, mixin=FusedAdamUpdate,
-    serves=_serves, frozen=_frozen)
+    serves=serves, frozen=frozen)

@@ -1,4 +1,4 @@
-"""Keras 3's Adam and AdamW: the freeze inside the update, in one pass.
+"""Keras 3's Adam, AdamW and SGD: the freeze inside the update, in one pass.
 
 Keras' update is a chain of separate element-wise ops (weight decay, then
 `m`, `v` and the variable, about a dozen passes over memory), and behind
@@ -13,10 +13,16 @@ arithmetic optimizer reassociates Keras' own `variable * wd * lr`, so
 there plain AdamW differs from op-by-op AdamW, and from the kernel, in
 the last bit of some elements.)
 
-The mixin's `update_step` and `_apply_weight_decay` act for the variables
+`keras.optimizers.SGD` (plain, momentum, Nesterov, with weight decay or
+not) has a kernel too: Keras' update is two ops without momentum and four
+or six with it; the kernel makes one pass in Keras' order of operations
+(`_kernels/sgd.h`).
+
+The mixins' `update_step` and `_apply_weight_decay` act for the variables
 of the step's `Plan` (`_fused.py`) and leave the rest to Keras; they read
 Keras' private `_momentums`, `_velocities`, `_get_variable_index` and
-`_use_weight_decay`, as a subclass's `update_step` does, here only.
+`_use_weight_decay` (and SGD's `momentums`), as a subclass's `update_step`
+does, here only.
 
 Only in TF2 code that XLA does not compile (`_tfprivate.in_xla`), on CPU,
 outside `tf.distribute`, with no clipping, loss scaling, gradient
@@ -27,7 +33,8 @@ gradient of a float32 variable is cast first, as Keras casts it.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+import functools
+from typing import Any, List, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -41,12 +48,13 @@ from tfpartial._types import Gradient, Optimizer, Variable
 
 
 def _serves(optimizer: Optimizer, path: str) -> bool:
+  options: Any = optimizer  # A Keras 3 optimizer: its settings.
   if path != "eager":
     return False
-  if (optimizer.amsgrad or optimizer.use_ema or optimizer.clipnorm
-      or optimizer.clipvalue or optimizer.global_clipnorm
-      or getattr(optimizer, "gradient_accumulation_steps", None)
-      or getattr(optimizer, "loss_scale_factor", None) is not None):
+  if (getattr(options, "amsgrad", False) or options.use_ema
+      or options.clipnorm or options.clipvalue or options.global_clipnorm
+      or getattr(options, "gradient_accumulation_steps", None)
+      or getattr(options, "loss_scale_factor", None) is not None):
     return False
   return _fused.on_cpu_alone() and not _tfprivate.in_xla()
 
@@ -60,30 +68,61 @@ def _frozen(grad: Gradient, variable: Variable,
   return _fused.kernel_mask(grad, variable, selection)
 
 
-class FusedKerasAdamUpdate:
-  """Mixed in before Keras' Adam or AdamW: planned variables get the kernel,
-  weight decay included."""
+def _adam_frozen(grad: Gradient, variable: Variable,
+                 selection: Selection) -> Optional[tf.Tensor]:
+  """As `_frozen`, and for a `tf.IndexedSlices` gradient too (Keras'
+  Adam densifies it; the sparse kernel sums its rows as densifying does)."""
+  if not isinstance(grad, tf.IndexedSlices):
+    return _frozen(grad, variable, selection)
+  if (not isinstance(_variables.storage(variable), tf.Variable)
+      or getattr(variable, "constraint", None) is not None
+      or getattr(variable, "overwrite_with_gradient", False)):
+    return None
+  return _fused.kernel_mask(grad, variable, selection, sparse=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _square_keeps_slices() -> bool:
+  """Whether Keras' `ops.square` keeps a `tf.IndexedSlices` sparse (then
+  Adam's `v` sees the densified squares, a*a + b*b for a row named twice),
+  or densifies it first ((a + b) * (a + b))."""
+  import keras  # pylint: disable=g-import-not-at-top
+  with tf.init_scope():
+    slices = tf.IndexedSlices(tf.ones([1, 1]), tf.constant([0]),
+                              tf.constant([1, 1]))
+    return isinstance(keras.ops.square(slices), tf.IndexedSlices)
+
+
+class _FusedKerasUpdate:
+  """Planned variables get `_fused_update` (a kernel), weight decay
+  included; the others Keras' own update."""
+
+  _fused_update: Any = None  # (optimizer, gradient, taken, lr) -> op.
 
   def _apply_weight_decay(self, variables: List[Any]) -> Any:
-    kept = [v for v in variables if _fused.planned(self, v) is None]
+    kept = [v for v in variables if _fused.planned(cast(Any, self), v) is None]
     return super()._apply_weight_decay(kept)  # type: ignore[misc]
 
   def update_step(self, gradient: Any, variable: Any,
                   learning_rate: Any) -> Any:
-    taken = _fused.planned(self, variable)
+    taken = _fused.planned(cast(Any, self), variable)
     if taken is None:
       return super().update_step(  # type: ignore[misc]
           gradient, variable, learning_rate)
-    return _update(self, gradient, taken, learning_rate)
+    return type(self)._fused_update(self, gradient, taken, learning_rate)
 
 
-def _update(optimizer: Any, gradient: Any,
+def _adam_update(optimizer: Any, gradient: Any,
             taken: Tuple[Variable, tf.Tensor], learning_rate: Any) -> Any:
   keras_variable, frozen = taken
   dtype = tf.as_dtype(keras_variable.dtype)
   # As Adam.update_step computes them, the gradient cast as Keras casts it.
   lr = tf.cast(learning_rate, dtype)
-  gradient = tf.cast(gradient, dtype)
+  if isinstance(gradient, tf.IndexedSlices):
+    gradient = tf.IndexedSlices(tf.cast(gradient.values, dtype),
+                                gradient.indices, gradient.dense_shape)
+  else:
+    gradient = tf.cast(gradient, dtype)
   local_step = tf.cast(optimizer.iterations + 1, dtype)
   beta_1_power = tf.pow(tf.cast(optimizer.beta_1, dtype), local_step)
   beta_2_power = tf.pow(tf.cast(optimizer.beta_2, dtype), local_step)
@@ -91,27 +130,76 @@ def _update(optimizer: Any, gradient: Any,
   index = optimizer._get_variable_index(keras_variable)
   m = _variables.storage(optimizer._momentums[index])
   v = _variables.storage(optimizer._velocities[index])
-  # As _apply_weight_decay computes them; its learning rate is
-  # `optimizer.learning_rate`, the one apply passes in as `learning_rate`.
+  decay, weight_decay = _decay(optimizer, keras_variable, dtype)
+  scalars = (alpha, tf.constant(1 - optimizer.beta_1, dtype),
+             tf.constant(1 - optimizer.beta_2, dtype),
+             tf.constant(optimizer.epsilon, dtype), weight_decay, lr)
+  handles = (_variables.storage(keras_variable).handle, m.handle, v.handle)
+  library = cast(Any, _native.library())  # Loaded: the plan took it.
+  if isinstance(gradient, tf.IndexedSlices):
+    return library.tfpartial_resource_apply_keras_adam_sparse(
+        *handles, *scalars, gradient.values, gradient.indices, frozen,
+        decay=decay, square_of_sum=not _square_keeps_slices())
+  return library.tfpartial_resource_apply_keras_adam(
+      *handles, *scalars, gradient, frozen, decay=decay)
+
+
+def _decay(optimizer: Any, keras_variable: Variable,
+           dtype: tf.DType) -> Tuple[bool, tf.Tensor]:
+  """(whether Keras decays the variable, the decay) as _apply_weight_decay
+  computes them; its learning rate is `optimizer.learning_rate`, the one
+  apply passes in as `learning_rate`."""
   decay = (optimizer.weight_decay is not None
            and optimizer._use_weight_decay(keras_variable))
-  weight_decay = tf.cast(optimizer.weight_decay or 0.0, dtype)
-  return _native.library().tfpartial_resource_apply_keras_adam(
-      _variables.storage(keras_variable).handle, m.handle, v.handle,
-      alpha, tf.constant(1 - optimizer.beta_1, dtype),
-      tf.constant(1 - optimizer.beta_2, dtype),
-      tf.constant(optimizer.epsilon, dtype), weight_decay, lr,
-      gradient, frozen, decay=decay)
+  return decay, tf.cast(optimizer.weight_decay or 0.0, dtype)
+
+
+def _sgd_update(optimizer: Any, gradient: Any,
+                taken: Tuple[Variable, tf.Tensor], learning_rate: Any) -> Any:
+  keras_variable, frozen = taken
+  dtype = tf.as_dtype(keras_variable.dtype)
+  # As SGD.update_step computes them.
+  lr = tf.cast(learning_rate, dtype)
+  gradient = tf.cast(gradient, dtype)
+  decay, weight_decay = _decay(optimizer, keras_variable, dtype)
+  library = cast(Any, _native.library())  # Loaded: the plan took it.
+  variable = _variables.storage(keras_variable)
+  if optimizer.momentum == 0:
+    return library.tfpartial_resource_apply_keras_sgd(
+        variable.handle, lr, weight_decay, gradient, frozen, decay=decay)
+  index = optimizer._get_variable_index(keras_variable)
+  m = _variables.storage(optimizer.momentums[index])
+  return library.tfpartial_resource_apply_keras_momentum(
+      variable.handle, m.handle, lr, tf.cast(optimizer.momentum, dtype),
+      weight_decay, gradient, frozen, decay=decay,
+      nesterov=bool(optimizer.nesterov))
+
+
+class FusedKerasAdamUpdate(_FusedKerasUpdate):
+  """Mixed in before Keras' Adam or AdamW."""
+
+  _fused_update = staticmethod(_adam_update)
+
+
+class FusedKerasSgdUpdate(_FusedKerasUpdate):
+  """Mixed in before Keras' SGD."""
+
+  _fused_update = staticmethod(_sgd_update)
 
 
 def _kinds() -> Tuple[_fused.FusedKind, ...]:
   if not _compat.KERAS_3:
     return ()
   import keras  # pylint: disable=g-import-not-at-top
-  return tuple(
-      _fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
-                       serves=_serves, frozen=_frozen)
-      for base in (keras.optimizers.Adam, keras.optimizers.AdamW))
+  adam = [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
+                            serves=_serves, frozen=_adam_frozen)
+          for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
+  # SGD without momentum has no slot: a mostly frozen variable's update
+  # can touch only its trainable elements.
+  sgd = _fused.FusedKind(base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,
+                         serves=_serves, frozen=_frozen,
+                         offsets=lambda optimizer: cast(Any, optimizer).momentum == 0)
+  return (*adam, sgd)
 
 
 # The Keras 3 classes with a kernel (none under Keras 2).

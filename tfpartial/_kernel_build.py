@@ -1,6 +1,7 @@
 """Building the compiled kernel: the compiler, bounded in time.
 
-`build` compiles `_kernels/partial_adam.cc` against the headers of the
+`build` compiles `_kernels/kernels.cc` (which includes the folder's
+headers, one per optimizer family) against the headers of the
 TensorFlow that runs (`tf.sysconfig`) into a cache folder `_native` has
 checked, and publishes the library with its digest (`_kernel_cache`).
 A compiler that fails, or runs longer than `TFPARTIAL_BUILD_TIMEOUT`
@@ -24,7 +25,7 @@ import tensorflow as tf
 
 from tfpartial import _kernel_cache
 
-SOURCE = pathlib.Path(__file__).with_name("_kernels") / "partial_adam.cc"
+SOURCE = pathlib.Path(__file__).with_name("_kernels") / "kernels.cc"
 TIMEOUT = "TFPARTIAL_BUILD_TIMEOUT"
 # Far above the 11-22 s a build takes, and still minutes, not ten.
 DEFAULT_TIMEOUT = 180.0
@@ -33,7 +34,7 @@ DEFAULT_TIMEOUT = 180.0
 def cache_key(cxx: str) -> str:
   """What a build depends on: the source, TensorFlow, compiler, flags."""
   return hashlib.sha256("\0".join(
-      [SOURCE.read_text(), tf.__version__, tf.sysconfig.get_include(), cxx,
+      [_sources(), tf.__version__, tf.sysconfig.get_include(), cxx,
        platform.machine()] + tf.sysconfig.get_compile_flags()
       + tf.sysconfig.get_link_flags()).encode()).hexdigest()[:16]
 
@@ -42,7 +43,15 @@ def ops() -> Tuple[str, ...]:
   """The Python names of every op the source registers."""
   return tuple(re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
                for name in re.findall(r'REGISTER_OP\("(\w+)"\)',
-                                      SOURCE.read_text()))
+                                      _sources()))
+
+
+def _sources() -> str:
+  """The text of every file the build reads from `_kernels/`, in order of
+  name (each preceded by it)."""
+  files = sorted(SOURCE.parent.glob("*.cc")) + sorted(
+      SOURCE.parent.glob("*.h"))
+  return "".join(f"// {path.name}\n{path.read_text()}" for path in files)
 
 
 class BuildFailed(Exception):

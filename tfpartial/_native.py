@@ -162,7 +162,7 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
     seconds = _kernel_build.build_timeout()
   except _kernel_build.BuildFailed as error:
     return _fall_back(f"not building {SOURCE.name}: {error}", None)
-  _say(f"building its compiled Adam kernel ({SOURCE.name}, TensorFlow "
+  _say(f"building its compiled kernels ({SOURCE.name}, TensorFlow "
        f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
        f"it is cached in {directory}. {SWITCH}=off runs without it.")
   # A failed load after a good build is recorded too, unless a library

@@ -13,6 +13,7 @@ from typing import Tuple
 
 from tfpartial import _fused_adam
 from tfpartial import _fused_keras
+from tfpartial import _fused_sgd
 from tfpartial import _keras
 from tfpartial import _tf_keras
 from tfpartial import _v1
@@ -26,7 +27,8 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_v1.apply,
         gradients=_v1.gradients,
         mixin=_v1.PartialOptimizerV1,
-        fused=(_fused_adam.ADAM,),
+        fused=(_fused_adam.ADAM, _fused_sgd.GRADIENT_DESCENT,
+               _fused_sgd.MOMENTUM),
         lazy_rows=_v1.lazy_rows,
     ),
     Family(

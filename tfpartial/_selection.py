@@ -282,6 +282,19 @@ class Dynamic:
     return ("dynamic", tuple((id(v), t) for v, t in self.masks), static)
 
 
+def trainable_offsets(selection: "Selection") -> np.ndarray:
+  """The flat offsets of the trainable elements of a static selection
+  (`Elements` or `Rows`), rising, as int32 (the variable has fewer than
+  2**31 elements)."""
+  if isinstance(selection, Rows):
+    rows = np.flatnonzero(~selection.frozen_row_vector())
+    offsets = (rows[:, None] * selection.row_size
+               + np.arange(selection.row_size, dtype=np.int64)).reshape(-1)
+  else:
+    offsets = np.flatnonzero(~selection.mask.reshape(-1))
+  return offsets.astype(np.int32)
+
+
 def _or(a: Optional[np.ndarray], b: Optional[np.ndarray]):
   """`a | b` in a new read-only mask from `new_mask` (None is all False)."""
   if a is None or b is None:

@@ -62,6 +62,15 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
   return tf.where(frozen, if_frozen, otherwise)
 
 
+def trainable_offsets_tensor(selection) -> tf.Tensor:
+  """The flat offsets of the elements `selection` leaves trainable, rising,
+  as an int32 vector (for a variable under 2**31 elements): what a compiled
+  kernel takes for a mostly frozen variable. Made once per selection and
+  graph, as the masks are."""
+  return _cached(selection, "trainable_offsets",
+                 lambda: _selection.trainable_offsets(selection))
+
+
 def rows_tensor(selection: Rows) -> tf.Tensor:
   """The row numbers of a row selection, as an int64 tensor."""
   return _cached(selection, "rows", lambda: selection.rows)
