@@ -1,11 +1,18 @@
 """One training step under a spec: mask -> apply -> restore.
 
 The execution mode is decided here and only here, once per call.
+
+Every entry point into a step is marked for autograph not to convert it
+(`tf.autograph.experimental.do_not_convert`): a step holds no Python
+control flow on tensors, and converting it (and all it calls) cost a
+user's first `tf.function` step most of its trace. Marked here, where
+every family's step goes, the wrapped optimizers' methods are covered
+too; the public entry points (`_spec.py`) are marked as well.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, TypeVar, cast
 
 import tensorflow as tf
 
@@ -18,6 +25,15 @@ from tfpartial import _restore
 from tfpartial import _variables
 from tfpartial._types import (ApplyFn, GradAndVar, GradsAndVars, StepSpec,
                               Variable)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def not_converted(function: _F) -> _F:
+  """`function`, marked for autograph to leave as written
+  (`tf.autograph.experimental.do_not_convert`), keeping its type."""
+  return cast(_F, tf.autograph.experimental.do_not_convert(function))
+
 
 _EAGER = _restore.EagerPath()
 _GRAPH = _restore.GraphPath()
@@ -33,6 +49,7 @@ def current_path():
     return _EAGER if tf.executing_eagerly() else _GRAPH
 
 
+@not_converted
 def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
                     apply: ApplyFn, lazy_rows: bool = False,
                     keep_fully_frozen: bool = False,
@@ -129,6 +146,7 @@ def substitute(spec: StepSpec, variables: Sequence[Variable]) -> List[Variable]:
   return substituted
 
 
+@not_converted
 def guard(spec: StepSpec, variables: Sequence[Variable],
           run: Callable[[], Any]) -> Any:
   """Runs `run()`, an update that bypasses gradients, keeping the freeze.
