@@ -12,6 +12,7 @@ too; the public entry points (`_spec.py`) are marked as well.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, List, Optional, Sequence, TypeVar, cast
 
 import tensorflow as tf
@@ -23,6 +24,7 @@ from tfpartial import _lock
 from tfpartial import _mask
 from tfpartial import _restore
 from tfpartial import _variables
+from tfpartial._selection import Rows
 from tfpartial._types import (ApplyFn, GradAndVar, GradsAndVars, StepSpec,
                               Variable)
 
@@ -34,6 +36,14 @@ def not_converted(function: _F) -> _F:
   (`tf.autograph.experimental.do_not_convert`), keeping its type."""
   return cast(_F, tf.autograph.experimental.do_not_convert(function))
 
+
+_log = logging.getLogger(__name__)
+
+# The compact hint: a row spec training under this fraction of a table of at
+# least this many elements, without `compact=True`, is told once a process.
+_HINT_FRACTION = 0.01
+_HINT_ELEMENTS = 1 << 20
+_compact_hinted = False
 
 _EAGER = _restore.EagerPath()
 _GRAPH = _restore.GraphPath()
@@ -84,6 +94,8 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
   in_place: List[Variable] = []
   for grad, variable in pairs:
     selection = spec.selection(variable)
+    if not _compact_hinted:
+      _hint_compact(variable, selection)
     if selection is None or selection.is_empty:
       applied.append((grad, variable))
     elif selection.is_everything:
@@ -124,6 +136,32 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
     return path.run(guards, run_apply, gradients, in_place)
   with _lock.held(gradients) as lock:
     return path.run(guards, run_apply, gradients, in_place, lock)
+
+
+def _hint_compact(variable: Variable, selection: Any) -> None:
+  """Says once a process (a WARNING of the `tfpartial` logger) that compact
+  mode exists, when `selection` trains under 1% of the rows of a table of
+  1M elements or more without it: each step then reads and writes the
+  whole table for a few rows."""
+  global _compact_hinted
+  if (not isinstance(selection, Rows) or selection.compact
+      or selection.is_empty or selection.size < _HINT_ELEMENTS):
+    return
+  rows = selection.row_count
+  trained = rows - selection.frozen_count // max(selection.row_size, 1)
+  if trained >= _HINT_FRACTION * rows:
+    return
+  _compact_hinted = True
+  _log.warning(
+      "tfpartial: the spec trains %d of %d rows of %s, and every step reads "
+      "and writes the whole table for them (a snapshot and a select over "
+      "it, and the optimizer's update of every row where it densifies the "
+      "gradient). `tfpartial.train_only(variable, rows, compact=True)` "
+      "trains a variable of those rows only: a step then costs in "
+      "proportion to them, and so does the optimizer's state, but the "
+      "optimizer's checkpoint differs from a plain run's (its slots belong "
+      "to the small variable). Said once.", trained, rows,
+      _variables.describe(variable))
 
 
 def _guard(variable: Variable, selection: Any, grad: Any,
