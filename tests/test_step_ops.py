@@ -173,3 +173,44 @@ def test_a_large_gradient_is_masked_against_a_scalar_zero(kind):
   assert np.array_equal(after[frozen].view(np.uint32),
                         before[frozen].view(np.uint32))
   assert np.isnan(after[~frozen]).all()
+
+
+@pytest.mark.parametrize("name", ["Momentum", "Adam", "Ftrl"])
+def test_tf1_restores_wait_only_for_their_own_variables_update(
+    name, monkeypatch):
+  """In a TF1 graph each restore waits for its variable's update, not the
+  whole apply: x's restore may run while y is still being updated. (The
+  unfused step: a compiled kernel needs no restore.)"""
+  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
+  make = getattr(tf.compat.v1.train, f"{name}Optimizer")
+  args = {"Momentum": dict(momentum=0.9)}.get(name, {})
+  with tf.Graph().as_default() as graph:
+    x = tf.compat.v1.Variable(tf.ones([4, 3]), name="x", use_resource=True)
+    y = tf.compat.v1.Variable(tf.ones([4, 3]), name="y", use_resource=True)
+    loss = tf.reduce_sum(x * 2.0) + tf.reduce_sum(y * 3.0)
+    spec = tfpartial.freeze(x, 0) | tfpartial.freeze(y, 1)
+    train_op = spec.minimize(make(0.1, **args), loss)
+    updates = {v.op.name: [op for op in graph.get_operations()
+                           if op.type.startswith("ResourceApply")
+                           and v.handle in list(op.inputs)]
+               for v in (x, y)}
+    restores = {v.op.name: [op for op in graph.get_operations()
+                            if "tfpartial_restore" in op.name
+                            and op.type == "AssignVariableOp"
+                            and v.handle in list(op.inputs)]
+                for v in (x, y)}
+    assert all(len(ops) == 1 for ops in updates.values()), updates
+    for mine, other in (("x", "y"), ("y", "x")):
+      ancestors = _ancestors(restores[mine][0])
+      assert updates[mine][0] in ancestors
+      assert updates[other][0] not in ancestors
+    with tf.compat.v1.Session() as session:
+      session.run(tf.compat.v1.global_variables_initializer())
+      for _ in range(3):
+        session.run(train_op)
+      x_value, y_value = session.run([x, y])
+  assert np.array_equal(x_value[0].view(np.uint32),
+                        np.ones(3, np.float32).view(np.uint32))
+  assert np.array_equal(y_value[1].view(np.uint32),
+                        np.ones(3, np.float32).view(np.uint32))
+  assert not np.any(x_value[1:] == 1.0) and not np.any(y_value[0] == 1.0)

@@ -26,7 +26,7 @@ update, `run(guards, apply)`; `_step.py` picks one per call:
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -181,18 +181,54 @@ class GraphPath:
     with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(
         gate + taken):
       befores = [guard.before(graph=True) for guard in guards]
+    graph = tf.compat.v1.get_default_graph()
+    first = len(graph.get_operations())
     with tf.control_dependencies(
         gate + [op for op, _ in befores if op is not None]):
       result = apply()
     if not guards:
       return result
-    with tf.control_dependencies(_dependencies(result)):
-      with tf.name_scope("tfpartial_restore"):
-        restores = [guard.after(token)
-                    for guard, (_, token) in zip(guards, befores)]
+    whole = _dependencies(result)
+    writers = (_writers(graph.get_operations()[first:], variables)
+               if whole and not gate else {})
+    restores = []
+    with tf.name_scope("tfpartial_restore"):
+      for guard, (_, token) in zip(guards, befores):
+        # Each restore waits for what the update built that takes its
+        # variable, not for the whole update: restores run as their own
+        # variable's update ends. Else (none found, ref variables) after
+        # all of it.
+        with tf.control_dependencies(writers.get(id(guard.variable))
+                                     or whole):
+          restores.append(guard.after(token))
+    done = restores + whole
     if lock is not None:
-      restores = [lock.release(restores)]
-    return tf.group(*restores, name="tfpartial_train")
+      done = [lock.release(done)]
+    return tf.group(*done, name="tfpartial_train")
+
+
+def _writers(ops: Sequence[tf.Operation],
+             variables: Sequence[Variable]) -> Dict[int, List[tf.Operation]]:
+  """id(variable) -> the ops of `ops` (made by the update, in order) that
+  take the variable's handle, directly or through `Identity` ops: every op
+  that can write it (and its reads). Empty for a variable whose handle is
+  not a plain resource handle of this graph (distributed variables)."""
+  if tf.distribute.has_strategy():
+    return {}
+  handles: Dict[Any, int] = {}
+  for variable in variables:
+    handle = getattr(_variables.storage(variable), "handle", None)
+    if handle is None or not hasattr(handle, "ref"):
+      return {}
+    handles[handle.ref()] = id(variable)
+  found: Dict[int, List[tf.Operation]] = {}
+  for op in ops:
+    takes = {handles[t.ref()] for t in op.inputs if t.ref() in handles}
+    for key in takes:
+      found.setdefault(key, []).append(op)
+      if op.type == "Identity":
+        handles[op.outputs[0].ref()] = key
+  return found
 
 
 def shadow_variable(variable: Variable) -> tf.Variable:
