@@ -56,7 +56,8 @@ def _assign(storage: tf.Variable, value: tf.Tensor) -> Any:
   return storage.assign(value, read_value=False)
 
 
-def scatter(storage: tf.Variable, rows_and_values) -> Any:
+def scatter(storage: tf.Variable,
+            rows_and_values: Tuple[tf.Tensor, tf.Tensor]) -> Any:
   """Writes rows of a variable: `(rows, values)` -> `scatter_update`."""
   rows, values = rows_and_values
   return storage.scatter_update(tf.IndexedSlices(values, rows))
@@ -84,7 +85,7 @@ class DenseGuard(Guard):
   def __init__(self, variable: Variable, selection: Selection):
     self.variable, self.selection = variable, selection
 
-  def before(self, graph: bool):
+  def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
     if not _is_ref(self.variable):
       # A read of a resource variable is a snapshot: updates copy on write.
       value = read(self.variable)
@@ -92,7 +93,7 @@ class DenseGuard(Guard):
     shadow = shadow_variable(self.variable)
     return shadow.assign(read(self.variable), read_value=False), shadow
 
-  def after(self, token):
+  def after(self, token: Any) -> Any:
     before = token.read_value() if isinstance(token, tf.Variable) else token
     return restore_frozen(self.variable, self.selection, before)
 
@@ -109,13 +110,13 @@ class RowsGuard(Guard):
                indices: tf.Tensor):
     self.variable, self.selection, self.indices = variable, selection, indices
 
-  def before(self, graph: bool):
+  def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
     rows = tf.unique(tf.reshape(tf.cast(self.indices, tf.int64), [-1])).y
     # A gather is a copy, so it is a snapshot even of a TF1 ref variable.
     values = gather_rows(self.variable, rows)
     return (values.op if graph else None), (rows, values)
 
-  def after(self, token):
+  def after(self, token: Any) -> Any:
     rows, before = token
     if self.selection.is_everything:
       kept = before
@@ -243,21 +244,21 @@ def shadow_variable(variable: Variable) -> tf.Variable:
   and relies on copy-on-write, which a ref variable's in-place update
   skips; a ref shadow's `Assign` always copies.
   """
-  variable = _variables.storage(variable)
-  with tf.init_scope(), tf.device(variable.device):
+  stored = _variables.storage(variable)
+  with tf.init_scope(), tf.device(stored.device):
     return tf.compat.v1.Variable(
-        lambda: tf.zeros(variable.shape, variable.dtype.base_dtype),
+        lambda: tf.zeros(stored.shape, stored.dtype.base_dtype),
         trainable=False,
         collections=[],
-        use_resource=not _is_ref(variable),
-        name=_variables.checkpoint_name(variable).replace(":", "_")
+        use_resource=not _is_ref(stored),
+        name=_variables.checkpoint_name(stored).replace(":", "_")
         + "_tfpartial_shadow")
 
 
 def _is_ref(variable: Variable) -> bool:
   """Whether `variable` is a TF1 ref variable (dtype `float32_ref`)."""
   dtype = _variables.storage(variable).dtype
-  return dtype != dtype.base_dtype
+  return bool(dtype != dtype.base_dtype)
 
 
 def _dependencies(result: Any) -> List[Any]:

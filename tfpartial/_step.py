@@ -13,7 +13,8 @@ too; the public entry points (`_spec.py`) are marked as well.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, List, Optional, Sequence, TypeVar, cast
+from typing import (Any, Callable, List, Optional, Sequence, TypeVar, Union,
+                    cast)
 
 import tensorflow as tf
 
@@ -49,7 +50,7 @@ _EAGER = _restore.EagerPath()
 _GRAPH = _restore.GraphPath()
 
 
-def current_path():
+def current_path() -> Union[_restore.EagerPath, _restore.GraphPath]:
   """The eager path in TF2 code (also inside `tf.function`), else the graph.
 
   Under `tf.init_scope()`, `tf.function` code reports the eager context it
@@ -110,9 +111,10 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
         if grad is not None:
           guards.append(_guard(variable, selection, grad, lazy_rows))
     elif selection.compact:
-      compact_guard = _compact.guard(variable, selection)
+      rows = cast(Rows, selection)  # Only a row selection is compact.
+      compact_guard = _compact.guard(variable, rows)
       applied.append(
-          (_compact.compact_gradient(grad, selection, sparse=lazy_rows),
+          (_compact.compact_gradient(grad, rows, sparse=lazy_rows),
            compact_guard.small))
       guards.append(compact_guard)
     elif grad is None:
@@ -129,7 +131,9 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
 
   def run_apply() -> Any:
     if in_place:
-      return update.run(lambda receiver: apply(receiver, applied))
+      # A variable is in place only where `update` took it.
+      return cast(_fused.FusedStep, update).run(
+          lambda receiver: apply(receiver, applied))
     return apply(None, applied)
 
   if not guards:
@@ -179,7 +183,7 @@ def substitute(spec: StepSpec, variables: Sequence[Variable]) -> List[Variable]:
   for variable in variables:
     selection = spec.selection(variable)
     if selection is not None and selection.compact:
-      variable = _compact.compact_variable(variable, selection)
+      variable = _compact.compact_variable(variable, cast(Rows, selection))
     substituted.append(variable)
   return substituted
 
@@ -195,7 +199,7 @@ def guard(spec: StepSpec, variables: Sequence[Variable],
   for variable in variables:
     selection = spec.selection(variable)
     if selection is not None and selection.compact:
-      guards.append(_compact.guard(variable, selection))
+      guards.append(_compact.guard(variable, cast(Rows, selection)))
     elif selection is not None and not selection.is_empty:
       guards.append(_restore.DenseGuard(variable, selection))
   with _lock.held(()) as lock:
@@ -204,13 +208,13 @@ def guard(spec: StepSpec, variables: Sequence[Variable],
 
 def checked_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
   """`var_list` flattened and checked against `spec`."""
-  var_list = tf.nest.flatten(var_list)
-  for position, variable in enumerate(var_list):
+  flat: List[Variable] = tf.nest.flatten(var_list)
+  for position, variable in enumerate(flat):
     _variables.check_variable(variable, f"var_list[{position}]")
-  spec.check_applies_to(var_list)
-  if all(spec.fully_frozen(v) for v in var_list):
-    raise _errors.nothing_to_train("var_list", var_list)
-  return var_list
+  spec.check_applies_to(flat)
+  if all(spec.fully_frozen(v) for v in flat):
+    raise _errors.nothing_to_train("var_list", flat)
+  return flat
 
 
 def trainable_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
