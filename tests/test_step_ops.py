@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 import tfpartial
+from tfpartial import _mask
 
 SHAPE = (6, 4, 3)
 RNG = np.random.default_rng(3)
@@ -115,7 +116,7 @@ def test_with_ref_variables_no_write_comes_before_every_gradient(name):
 
 # A variable this large masks its gradient against a scalar zero (see
 # `_mask.py`); smaller ones use `Select` against a zeros tensor.
-LARGE = (1 << 14, 64)
+LARGE = (1 << 15, 64)
 
 
 def _large_step(make_spec, lookup):
@@ -145,6 +146,10 @@ def _mask_ops(graph):
   return [op for op in graph.get_operations()
           if op.name.split("/")[-2:-1] == ["tfpartial_mask"]
           or "tfpartial_mask/" in op.name]
+
+
+def test_the_scalar_mask_starts_at_large():
+  assert int(np.prod(LARGE)) == _mask.SCALAR_FROM
 
 
 @pytest.mark.parametrize("kind", sorted(LARGE_SPECS))

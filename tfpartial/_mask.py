@@ -6,11 +6,12 @@ and turns Inf into NaN, so one bad gradient would poison a frozen element.
 A large gradient (`SCALAR_FROM` elements or more) is masked against a
 scalar zero (`SelectV2`): no zeros tensor the size of the gradient is made,
 and in a function the select's output can take the gradient's buffer, so
-the mask adds no gradient-sized tensor to the step's peak memory (phase 1:
-Keras SGD momentum on 50M elements, +2.42 -> +0.25 of the variable above
-plain). On CPU that select is slower per element than `Select` against a
-zeros tensor (about 1.3x from 1M elements on), so smaller gradients, whose
-memory does not matter, keep `Select`.
+the mask adds no gradient-sized tensor to the step's peak memory (Keras SGD
+momentum in a `tf.function`, 50M elements half frozen: +2.45 -> +0.26 of
+the variable above plain). On CPU that select costs 1.1-1.2x `Select`
+against a zeros tensor at every size measured (16k to 4M elements), so
+smaller gradients, where it saves under 8 MB, keep `Select`: among them
+the 1024 x 1024 kernels of bench row (k), whose target is time.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tfpartial._selection import Selection
 from tfpartial._types import GradAndVar, Gradient, GradsAndVars, Variable
 
 # Gradients of this many elements or more are masked against a scalar 0.
-SCALAR_FROM = 1 << 20
+SCALAR_FROM = 1 << 21
 
 # variable -> its selection in the spec, None when the spec leaves it alone.
 Lookup = Callable[[Variable], Optional[Selection]]
