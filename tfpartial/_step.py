@@ -157,10 +157,10 @@ def _hint_compact(variable: Variable, selection: Any) -> None:
     return
   _compact_hinted = True
   _log.warning(
-      "tfpartial: the spec trains %d of %d rows of %s, and every step reads "
-      "and writes the whole table for them (a snapshot and a select over "
-      "it, and the optimizer's update of every row where it densifies the "
-      "gradient). `tfpartial.train_only(variable, rows, compact=True)` "
+      "tfpartial: the spec trains %d of %d rows of %s, and a step may read "
+      "and write the whole table for them (a snapshot and a select over it, "
+      "wherever the optimizer updates every row, as Keras' optimizers do). "
+      "`tfpartial.train_only(variable, rows, compact=True)` "
       "trains a variable of those rows only: a step then costs in "
       "proportion to them, and so does the optimizer's state, but the "
       "optimizer's checkpoint differs from a plain run's (its slots belong "
