@@ -212,8 +212,9 @@ def _writers(ops: Sequence[tf.Operation],
              variables: Sequence[Variable]) -> Dict[int, List[tf.Operation]]:
   """id(variable) -> the ops of `ops` (made by the update, in order) that
   take the variable's handle, directly or through `Identity` ops: every op
-  that can write it (and its reads). Empty for a variable whose handle is
-  not a plain resource handle of this graph (distributed variables)."""
+  that can write it (and its reads). Empty, so every restore waits for the
+  whole update, under a distribution strategy or when a variable has no
+  resource handle."""
   if tf.distribute.has_strategy():
     return {}
   handles: Dict[Any, int] = {}

@@ -3,11 +3,12 @@
 The execution mode is decided here and only here, once per call.
 
 Every entry point into a step is marked for autograph not to convert it
-(`tf.autograph.experimental.do_not_convert`): a step holds no Python
-control flow on tensors, and converting it (and all it calls) cost a
-user's first `tf.function` step most of its trace. Marked here, where
-every family's step goes, the wrapped optimizers' methods are covered
-too; the public entry points (`_spec.py`) are marked as well.
+(`not_converted`): a step holds no Python control flow on tensors, and
+converting it (and all it calls) cost a user's first `tf.function` step
+most of its trace. The spec's methods (`_spec.py`) and the wrapped
+optimizers' methods a user calls (`_v1.py`, `_keras.py`, `_tf_keras.py`)
+are marked, each where autograph would otherwise convert it, and so are
+the step's own entry points here.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
 def _hint_compact(variable: Variable, selection: Any) -> None:
   """Says once a process (a WARNING of the `tfpartial` logger) that compact
   mode exists, when `selection` trains under 1% of the rows of a table of
-  1M elements or more without it: each step then reads and writes the
+  2**20 elements or more without it: a step may then read and write the
   whole table for a few rows."""
   global _compact_hinted
   if (not isinstance(selection, Rows) or selection.compact
