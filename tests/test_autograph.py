@@ -86,13 +86,28 @@ def test_spec_entry_points_are_not_converted(monkeypatch, entry):
   assert _tfpartial_frames(seen) == [[]] * len(seen)
 
 
-@pytest.mark.parametrize("family", ["v1", "keras"])
+def _keras2():
+  """The Keras 2 package here: `tf_keras`, or `keras` on TensorFlow 2.15."""
+  if helpers.KERAS_3:
+    return pytest.importorskip(
+        "tf_keras", reason="the tf_keras package is not installed")
+  import keras  # pylint: disable=import-outside-toplevel
+  return keras
+
+
+@pytest.mark.parametrize("family", ["v1", "keras", "tf_keras",
+                                    "tf_keras_legacy"])
 def test_wrapped_optimizers_are_not_converted(monkeypatch, family):
   if family == "keras":
     if not helpers.KERAS_3:
       pytest.skip("Keras 2 here: Keras 3's optimizers are not installed")
     import keras  # pylint: disable=import-outside-toplevel
     make = lambda: keras.optimizers.SGD(0.1, momentum=0.9)
+  elif family.startswith("tf_keras"):
+    optimizers = _keras2().optimizers
+    if family.endswith("legacy"):
+      optimizers = optimizers.legacy
+    make = lambda: optimizers.SGD(0.1, momentum=0.9)
   else:
     make = lambda: tf.compat.v1.train.MomentumOptimizer(0.1, momentum=0.9)
   seen = _converted_frames(monkeypatch)
