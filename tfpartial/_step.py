@@ -133,9 +133,18 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
   def run_apply() -> Any:
     if in_place:
       # A variable is in place only where `update` took it.
-      return cast(_fused.FusedStep, update).run(
+      result = cast(_fused.FusedStep, update).run(
           lambda receiver: apply(receiver, applied))
-    return apply(None, applied)
+    else:
+      result = apply(None, applied)
+    if tf.executing_eagerly():
+      # Eagerly each masked gradient is a live tensor until nothing holds
+      # it: let them go before the restore allocates its select (Keras SGD
+      # momentum, 50M elements half frozen: peak +3.25 -> +1.25 of the
+      # variable above plain). A graph or a function frees them itself.
+      applied.clear()
+      gradients.clear()
+    return result
 
   if not guards:
     return path.run(guards, run_apply, gradients, in_place)
