@@ -103,6 +103,7 @@ class PartialKerasOptimizer(_KerasOptimizer):
     # state by position, so checkpoints then match a plain optimizer's.
     super().build(_step.substitute(value, variables))
 
+  @_step.not_converted
   def apply(self, grads: Sequence[Gradient],
             trainable_variables: Optional[Sequence[Variable]] = None) -> Any:
     if trainable_variables is None:

@@ -26,7 +26,7 @@ update, `run(guards, apply)`; `_step.py` picks one per call:
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -56,7 +56,8 @@ def _assign(storage: tf.Variable, value: tf.Tensor) -> Any:
   return storage.assign(value, read_value=False)
 
 
-def scatter(storage: tf.Variable, rows_and_values) -> Any:
+def scatter(storage: tf.Variable,
+            rows_and_values: Tuple[tf.Tensor, tf.Tensor]) -> Any:
   """Writes rows of a variable: `(rows, values)` -> `scatter_update`."""
   rows, values = rows_and_values
   return storage.scatter_update(tf.IndexedSlices(values, rows))
@@ -84,7 +85,7 @@ class DenseGuard(Guard):
   def __init__(self, variable: Variable, selection: Selection):
     self.variable, self.selection = variable, selection
 
-  def before(self, graph: bool):
+  def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
     if not _is_ref(self.variable):
       # A read of a resource variable is a snapshot: updates copy on write.
       value = read(self.variable)
@@ -92,7 +93,7 @@ class DenseGuard(Guard):
     shadow = shadow_variable(self.variable)
     return shadow.assign(read(self.variable), read_value=False), shadow
 
-  def after(self, token):
+  def after(self, token: Any) -> Any:
     before = token.read_value() if isinstance(token, tf.Variable) else token
     return restore_frozen(self.variable, self.selection, before)
 
@@ -109,13 +110,13 @@ class RowsGuard(Guard):
                indices: tf.Tensor):
     self.variable, self.selection, self.indices = variable, selection, indices
 
-  def before(self, graph: bool):
+  def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
     rows = tf.unique(tf.reshape(tf.cast(self.indices, tf.int64), [-1])).y
     # A gather is a copy, so it is a snapshot even of a TF1 ref variable.
     values = gather_rows(self.variable, rows)
     return (values.op if graph else None), (rows, values)
 
-  def after(self, token):
+  def after(self, token: Any) -> Any:
     rows, before = token
     if self.selection.is_everything:
       kept = before
@@ -181,18 +182,55 @@ class GraphPath:
     with tf.name_scope("tfpartial_snapshot"), tf.control_dependencies(
         gate + taken):
       befores = [guard.before(graph=True) for guard in guards]
+    graph = tf.compat.v1.get_default_graph()
+    first = len(graph.get_operations())
     with tf.control_dependencies(
         gate + [op for op, _ in befores if op is not None]):
       result = apply()
     if not guards:
       return result
-    with tf.control_dependencies(_dependencies(result)):
-      with tf.name_scope("tfpartial_restore"):
-        restores = [guard.after(token)
-                    for guard, (_, token) in zip(guards, befores)]
+    whole = _dependencies(result)
+    writers = (_writers(graph.get_operations()[first:], variables)
+               if whole and not gate else {})
+    restores = []
+    with tf.name_scope("tfpartial_restore"):
+      for guard, (_, token) in zip(guards, befores):
+        # Each restore waits for what the update built that takes its
+        # variable, not for the whole update: restores run as their own
+        # variable's update ends. Else (none found, ref variables) after
+        # all of it.
+        with tf.control_dependencies(writers.get(id(guard.variable))
+                                     or whole):
+          restores.append(guard.after(token))
+    done = restores + whole
     if lock is not None:
-      restores = [lock.release(restores)]
-    return tf.group(*restores, name="tfpartial_train")
+      done = [lock.release(done)]
+    return tf.group(*done, name="tfpartial_train")
+
+
+def _writers(ops: Sequence[tf.Operation],
+             variables: Sequence[Variable]) -> Dict[int, List[tf.Operation]]:
+  """id(variable) -> the ops of `ops` (made by the update, in order) that
+  take the variable's handle, directly or through `Identity` ops: every op
+  that can write it (and its reads). Empty, so every restore waits for the
+  whole update, under a distribution strategy or when a variable has no
+  resource handle."""
+  if tf.distribute.has_strategy():
+    return {}
+  handles: Dict[Any, int] = {}
+  for variable in variables:
+    handle = getattr(_variables.storage(variable), "handle", None)
+    if handle is None or not hasattr(handle, "ref"):
+      return {}
+    handles[handle.ref()] = id(variable)
+  found: Dict[int, List[tf.Operation]] = {}
+  for op in ops:
+    takes = {handles[t.ref()] for t in op.inputs if t.ref() in handles}
+    for key in takes:
+      found.setdefault(key, []).append(op)
+      if op.type == "Identity":
+        handles[op.outputs[0].ref()] = key
+  return found
 
 
 def shadow_variable(variable: Variable) -> tf.Variable:
@@ -207,21 +245,21 @@ def shadow_variable(variable: Variable) -> tf.Variable:
   and relies on copy-on-write, which a ref variable's in-place update
   skips; a ref shadow's `Assign` always copies.
   """
-  variable = _variables.storage(variable)
-  with tf.init_scope(), tf.device(variable.device):
+  stored = _variables.storage(variable)
+  with tf.init_scope(), tf.device(stored.device):
     return tf.compat.v1.Variable(
-        lambda: tf.zeros(variable.shape, variable.dtype.base_dtype),
+        lambda: tf.zeros(stored.shape, stored.dtype.base_dtype),
         trainable=False,
         collections=[],
-        use_resource=not _is_ref(variable),
-        name=_variables.checkpoint_name(variable).replace(":", "_")
+        use_resource=not _is_ref(stored),
+        name=_variables.checkpoint_name(stored).replace(":", "_")
         + "_tfpartial_shadow")
 
 
 def _is_ref(variable: Variable) -> bool:
   """Whether `variable` is a TF1 ref variable (dtype `float32_ref`)."""
   dtype = _variables.storage(variable).dtype
-  return dtype != dtype.base_dtype
+  return bool(dtype != dtype.base_dtype)
 
 
 def _dependencies(result: Any) -> List[Any]:

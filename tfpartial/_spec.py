@@ -23,6 +23,11 @@ from tfpartial._types import (GradAndVar, Gradient, GradsAndVars, Index, Loss,
                               Optimizer, OptimizerT, Variable)
 from tfpartial._value import SpecValue
 
+# The step entry points hold no Python control flow on tensors, so
+# autograph, which converts what a user's `tf.function` calls, would only
+# add to its trace (seconds on a large model): it leaves them as written.
+_not_converted = _step.not_converted
+
 
 class FreezeSpec:
   """Which elements of which variables stay fixed during training.
@@ -116,6 +121,7 @@ class FreezeSpec:
 
   # --- Gradients -----------------------------------------------------------
 
+  @_not_converted
   def mask(self, gradients: Sequence[Gradient],
            variables: Sequence[Variable]) -> List[Gradient]:
     """The gradients, aligned with `variables`, every frozen element's 0.
@@ -161,6 +167,7 @@ class FreezeSpec:
     pairs = _step.check_aligned(gradients, variables)
     return _mask.mask_aligned(self._value.selection, pairs)
 
+  @_not_converted
   def mask_gradients(self, grads_and_vars: GradsAndVars) -> List[GradAndVar]:
     """The pairs with every frozen element's gradient exactly 0.
 
@@ -186,6 +193,7 @@ class FreezeSpec:
 
   # --- Training ------------------------------------------------------------
 
+  @_not_converted
   def apply_gradients(self, optimizer: Optimizer, grads_and_vars: GradsAndVars,
                       **kwargs: Any) -> Any:
     """Masks the gradients, applies them with `optimizer`, keeps the freeze.
@@ -223,6 +231,7 @@ class FreezeSpec:
     return _family.plain_step(family, self._value, optimizer, grads_and_vars,
                               kwargs)
 
+  @_not_converted
   def minimize(self, optimizer: Optimizer, loss: Loss,
                var_list: Optional[Iterable[Variable]] = None,
                **kwargs: Any) -> Any:

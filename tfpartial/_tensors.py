@@ -15,21 +15,24 @@ from __future__ import annotations
 
 import functools
 import weakref
+from typing import Any, Callable, Dict, Tuple, cast
 
 import numpy as np
 import tensorflow as tf
 
 from tfpartial import _selection
-from tfpartial._selection import Dynamic, Rows
+from tfpartial._selection import Dynamic, Elements, Rows, Selection
 
 # selection -> {kind: eager tensor}.
-_EAGER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_EAGER: "weakref.WeakKeyDictionary[Any, Dict[str, tf.Tensor]]" = (
+    weakref.WeakKeyDictionary())
 # graph -> {(id(selection), kind): tensor name}. Names, not tensors: a
 # tensor would keep its graph alive through the weak key.
-_GRAPH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_GRAPH: "weakref.WeakKeyDictionary[Any, Dict[Tuple[int, str], str]]" = (
+    weakref.WeakKeyDictionary())
 
 
-def frozen_mask_tensor(selection) -> tf.Tensor:
+def frozen_mask_tensor(selection: Selection) -> tf.Tensor:
   """A bool tensor, True where frozen, that broadcasts to the variable.
 
   Of the variable's shape for an element mask; one bool per row, shaped
@@ -76,7 +79,8 @@ def rows_tensor(selection: Rows) -> tf.Tensor:
   return _cached(selection, "rows", lambda: selection.rows)
 
 
-def _cached(selection, kind: str, values) -> tf.Tensor:
+def _cached(selection: Selection, kind: str,
+            values: Callable[[], np.ndarray]) -> tf.Tensor:
   """`tf.constant(values())`, made once per selection, kind and graph."""
   with tf.init_scope():
     if tf.executing_eagerly():
@@ -132,8 +136,8 @@ def shares_masks() -> bool:
   try:
     with tf.init_scope():
       tensor = _shared(mask)
-      return tensor.dtype == tf.bool and tensor.numpy().tolist() == [
-          True, False]
+      return bool(tensor.dtype == tf.bool and tensor.numpy().tolist() == [
+          True, False])
   except (AttributeError, BufferError, TypeError, ValueError,
           tf.errors.OpError):
     return False
@@ -154,19 +158,20 @@ def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
   return tf.constant(proto, name=name)
 
 
-def _values(selection) -> np.ndarray:
+def _values(selection: Selection) -> np.ndarray:
   if isinstance(selection, Rows):
     vector = selection.frozen_row_vector()
     return vector.reshape((-1,) + (1,) * (len(selection.shape) - 1))
-  return selection.mask
+  return cast(Elements, selection).mask
 
 
 def _dynamic(selection: Dynamic) -> tf.Tensor:
   # Read where the step runs, not under init_scope: a tf.function or a TF1
   # graph then reads the mask variable's value at every step.
   frozen = None
-  if selection.static is not None:
-    frozen = _cached(selection, "static_mask", lambda: selection.static)
+  static = selection.static
+  if static is not None:
+    frozen = _cached(selection, "static_mask", lambda: static)
   for variable, trains in selection.masks:
     value = tf.convert_to_tensor(variable)
     value = tf.logical_not(value) if trains else value

@@ -93,6 +93,7 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
       raise _wrap.loss_scale_outside(self)
     super().__setattr__(name, value)
 
+  @_step.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars, *args: Any,
                       **kwargs: Any) -> Any:
     _wrap.check_not_inside_loss_scaling(self)

@@ -115,6 +115,7 @@ class PartialOptimizerV1(_OptimizerV1):
   run gives them.
   """
 
+  @_step.not_converted
   def compute_gradients(self, loss: Loss,
                         var_list: Optional[Iterable[Variable]] = None,
                         **kwargs: Any) -> List[GradAndVar]:
@@ -125,6 +126,7 @@ class PartialOptimizerV1(_OptimizerV1):
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
+  @_step.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars,
                       global_step: Optional[tf.Variable] = None,
                       name: Optional[str] = None, **kwargs: Any) -> Any:
