@@ -65,7 +65,7 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
   return tf.where(frozen, if_frozen, otherwise)
 
 
-def trainable_offsets_tensor(selection) -> tf.Tensor:
+def trainable_offsets_tensor(selection: Selection) -> tf.Tensor:
   """The flat offsets of the elements `selection` leaves trainable, rising,
   as an int32 vector (for a variable under 2**31 elements): what a compiled
   kernel takes for a mostly frozen variable. Made once per selection and
