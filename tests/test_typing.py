@@ -9,6 +9,8 @@ accepts works, and what it refuses fails.
 
 from __future__ import annotations
 
+import configparser
+import pathlib
 from typing import List
 
 import numpy as np
@@ -55,3 +57,18 @@ def test_what_mypy_refuses_fails() -> None:
     spec.wrap("sgd")  # type: ignore[type-var]  # A name is no optimizer.
   with pytest.raises(TypeError, match="`text_or_path` must be JSON text"):
     tfpartial.load_spec(3, [x])  # type: ignore[arg-type]  # Nor a number.
+
+
+def test_mypy_checks_every_module_of_the_package() -> None:
+  # A section that turns a module's errors off would let it drift from the
+  # types the rest of the package relies on; mypy.ini must have none.
+  config = configparser.ConfigParser()
+  ini = pathlib.Path(__file__).resolve().parent.parent / "mypy.ini"
+  assert config.read(ini), f"no {ini}"
+  assert config.getboolean("mypy", "strict")
+  off = [section for section in config.sections()
+         if config.has_option(section, "ignore_errors")]
+  assert not off, f"mypy.ini turns errors off in {off}"
+  own = [section for section in config.sections()
+         if section != "mypy" and "tfpartial" in section]
+  assert not own, f"mypy.ini has settings of its own for {own}"

@@ -12,9 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Optional, Protocol, Tuple
+from typing import Hashable, Optional, Protocol, Tuple, cast, overload
 
 import numpy as np
+
+
+class MaskVariable(Protocol):
+  """A bool mask variable, as `Dynamic` reads it (`_types.Variable` is one).
+
+  Declared here, not taken from `_types`: `_types` imports this module.
+  """
+
+  @property
+  def name(self) -> str: ...
+
+  def numpy(self) -> np.ndarray: ...
 
 
 class Selection(Protocol):
@@ -46,7 +58,7 @@ class Selection(Protocol):
 
   def describe(self) -> str: ...
 
-  def fingerprint(self) -> tuple: ...
+  def fingerprint(self) -> Tuple[Hashable, ...]: ...
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -77,7 +89,7 @@ class Everything:
   def describe(self) -> str:
     return "all frozen"
 
-  def fingerprint(self) -> tuple:
+  def fingerprint(self) -> Tuple[Hashable, ...]:
     return ("everything", self.shape)
 
 
@@ -108,7 +120,10 @@ class Elements:
     return not self.mask.any()
 
   def frozen_mask(self) -> np.ndarray:
-    return self.mask.copy()
+    # Annotated: checked as Python 3.10 (mypy.ini), NumPy's stubs make
+    # `copy()` Any.
+    mask: np.ndarray = self.mask.copy()
+    return mask
 
   def union(self, other: "Selection") -> "Selection":
     if other.is_everything or isinstance(other, Dynamic):
@@ -126,7 +141,7 @@ class Elements:
         return _describe_rows(self.mask.shape[0], np.flatnonzero(whole))
     return f"{self.frozen_count}/{self.size} frozen"
 
-  def fingerprint(self) -> tuple:
+  def fingerprint(self) -> Tuple[Hashable, ...]:
     if self.mask.ndim:
       flat = self.mask.reshape(self.mask.shape[0], -1)
       whole = flat.all(axis=1)
@@ -215,7 +230,7 @@ class Rows:
       return f"{self.frozen_count}/{self.size} frozen{compact}"
     return _describe_rows(self.row_count, self.rows, self.trains) + compact
 
-  def fingerprint(self) -> tuple:
+  def fingerprint(self) -> Tuple[Hashable, ...]:
     return ("rows", self.shape, self.frozen_rows().tobytes())
 
 
@@ -230,7 +245,7 @@ class Dynamic:
   """
 
   shape: Tuple[int, ...]
-  masks: Tuple[Tuple[object, bool], ...]
+  masks: Tuple[Tuple[MaskVariable, bool], ...]
   static: Optional[np.ndarray] = None
 
   is_everything = False
@@ -277,7 +292,7 @@ class Dynamic:
       parts.append(f"{int(self.static.sum())} more frozen")
     return "mask variable: " + "; ".join(parts)
 
-  def fingerprint(self) -> tuple:
+  def fingerprint(self) -> Tuple[Hashable, ...]:
     static = None if self.static is None else np.packbits(self.static).tobytes()
     return ("dynamic", tuple((id(v), t) for v, t in self.masks), static)
 
@@ -291,15 +306,32 @@ def trainable_offsets(selection: "Selection") -> np.ndarray:
     offsets = (rows[:, None] * selection.row_size
                + np.arange(selection.row_size, dtype=np.int64)).reshape(-1)
   else:
-    offsets = np.flatnonzero(~selection.mask.reshape(-1))
+    # The caller passes a static selection: not Rows, so Elements.
+    mask = cast(Elements, selection).mask
+    offsets = np.flatnonzero(~mask.reshape(-1))
   return offsets.astype(np.int32)
 
 
-def _or(a: Optional[np.ndarray], b: Optional[np.ndarray]):
+@overload
+def _or(a: np.ndarray, b: Optional[np.ndarray]) -> np.ndarray: ...
+
+
+@overload
+def _or(a: Optional[np.ndarray], b: np.ndarray) -> np.ndarray: ...
+
+
+@overload
+def _or(a: Optional[np.ndarray],
+        b: Optional[np.ndarray]) -> Optional[np.ndarray]: ...
+
+
+def _or(a: Optional[np.ndarray],
+        b: Optional[np.ndarray]) -> Optional[np.ndarray]:
   """`a | b` in a new read-only mask from `new_mask` (None is all False)."""
   if a is None or b is None:
     return b if a is None else a
-  result = np.logical_or(a, b, out=new_mask(a.shape))
+  # Annotated: NumPy's stubs make a ufunc's result Any.
+  result: np.ndarray = np.logical_or(a, b, out=new_mask(a.shape))
   result.setflags(write=False)
   return result
 
@@ -387,7 +419,8 @@ def _rows_word(rows: np.ndarray) -> str:
   return f"row {listed}" if rows.size == 1 else f"rows {listed}"
 
 
-def _frozen_block(row_count: int, rows: np.ndarray, trains: bool):
+def _frozen_block(row_count: int, rows: np.ndarray,
+                  trains: bool) -> Optional[Tuple[int, int]]:
   """(first, last) when the frozen rows are the one block first..last."""
   if not trains:
     if rows[-1] - rows[0] + 1 == rows.size:
@@ -403,6 +436,8 @@ def _frozen_block(row_count: int, rows: np.ndarray, trains: bool):
   return leading, row_count - trailing.size - 1
 
 
-def _name(variable) -> str:
-  name = getattr(variable, "path", None) or getattr(variable, "name", "?")
+def _name(variable: object) -> str:
+  # A Keras 3 variable's `path`, or a tf.Variable's `name`: str either way.
+  name = cast(str, getattr(variable, "path", None)
+              or getattr(variable, "name", "?"))
   return name[:-2] if name.endswith(":0") else name
