@@ -166,7 +166,7 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
 def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path, copier):
   cache = _private(tmp_path / "cache")
   _kernel_build.build(cache, copier)
-  (library,) = cache.glob("partial_adam-*.so")
+  (library,) = cache.glob("kernels-*.so")
   with open(library, "r+b") as stream:
     stream.truncate(4096)
   # Loading it would end the process with a bus error.
@@ -353,9 +353,9 @@ def test_a_cached_library_that_fails_a_check_is_never_opened_for_loading(
 
 def test_a_record_that_names_another_file_is_refused(tmp_path, copier):
   cache, library, key = _cached(tmp_path, copier)
-  record = cache / f"partial_adam-{key}.sha256"
+  record = cache / f"kernels-{key}.sha256"
   digest = record.read_text().split()[0]
-  record.write_text(f"{digest}  ../partial_adam-{key}-{digest[:16]}.so\n")
+  record.write_text(f"{digest}  ../kernels-{key}-{digest[:16]}.so\n")
   folder = _kernel_cache.open_private(cache)
   try:
     with pytest.raises(_kernel_cache.Unusable,
@@ -381,7 +381,7 @@ def test_a_hanging_compiler_is_stopped_and_the_timeout_recorded(
   assert library is None
   assert why.startswith(f"building kernels.cc failed: {hanging} did "
                         f"not finish within 1 s ($TFPARTIAL_BUILD_TIMEOUT, "
-                        f"default 180) (recorded in {cache}/partial_adam-")
+                        f"default 180) (recorded in {cache}/kernels-")
   assert why.endswith(".failed; delete it to retry)")
   # The compiler's own children are stopped too.
   _assert_gone(int(pid.read_text()))

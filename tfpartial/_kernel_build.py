@@ -7,7 +7,7 @@ checked, and publishes the library with its digest (`_kernel_cache`).
 A compiler that fails, or runs longer than `TFPARTIAL_BUILD_TIMEOUT`
 seconds (default 180: a build took 11 s on two cores here, 22 s with
 other jobs on them), is recorded as failed, so later processes neither
-build nor wait again; deleting `partial_adam-KEY.failed` retries.
+build nor wait again; deleting `kernels-KEY.failed` retries.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def build(directory: pathlib.Path, cxx: str,
   `_kernel_cache`), so several processes may build at once. Returns the
   library's path. Raises BuildFailed when the compiler fails or takes
   longer than `timeout` seconds (default `build_timeout()`): its process
-  group is killed, and the failure recorded (`partial_adam-KEY.failed`)
+  group is killed, and the failure recorded (`kernels-KEY.failed`)
   so later processes do not wait for it again.
   """
   directory, key = pathlib.Path(directory), cache_key(cxx)

@@ -14,12 +14,12 @@ runs even if a path changes meanwhile.
 
 Files, per cache key (`_kernel_build.cache_key`):
 
-- `partial_adam-KEY-DIGEST.so`: a library, named after its own digest;
-- `partial_adam-KEY.sha256`: `sha256sum` format, the digest and the name
+- `kernels-KEY-DIGEST.so`: a library, named after its own digest;
+- `kernels-KEY.sha256`: `sha256sum` format, the digest and the name
   of the library to load (written after the library, renamed into
   place, so a reader never sees a record without its library, nor a
   record of another library's bytes);
-- `partial_adam-KEY.failed`: why the last build failed or timed out.
+- `kernels-KEY.failed`: why the last build failed or timed out.
 """
 
 from __future__ import annotations
@@ -152,11 +152,11 @@ def _open_checked(folder: int, directory: pathlib.Path, name: str,
 
 
 def _record_name(key: str) -> str:
-  return f"partial_adam-{key}.sha256"
+  return f"kernels-{key}.sha256"
 
 
 def failure_path(directory: pathlib.Path, key: str) -> pathlib.Path:
-  return pathlib.Path(directory) / f"partial_adam-{key}.failed"
+  return pathlib.Path(directory) / f"kernels-{key}.failed"
 
 
 def open_library(folder: int, directory: pathlib.Path, key: str
@@ -172,7 +172,7 @@ def open_library(folder: int, directory: pathlib.Path, key: str
     return None
   os.close(handle)
   match = re.fullmatch(
-      rb"([0-9a-f]{64})  (partial_adam-" + key.encode() + rb"-[0-9a-f]{16}\.so)\n",
+      rb"([0-9a-f]{64})  (kernels-" + key.encode() + rb"-[0-9a-f]{16}\.so)\n",
       text)
   record = directory / _record_name(key)
   if match is None or match.group(2)[-19:-3] != match.group(1)[:16]:
@@ -197,7 +197,7 @@ def publish(directory: pathlib.Path, key: str, built: pathlib.Path
   data = built.read_bytes()
   digest = hashlib.sha256(data).hexdigest()
   directory = pathlib.Path(directory)
-  library = directory / f"partial_adam-{key}-{digest[:16]}.so"
+  library = directory / f"kernels-{key}-{digest[:16]}.so"
   os.chmod(built, 0o700)
   os.replace(built, library)
   _write_atomically(directory / _record_name(key),
@@ -228,7 +228,7 @@ def read_failure(folder: int, directory: pathlib.Path, key: str
 def temporary(directory: pathlib.Path, key: str, suffix: str
               ) -> pathlib.Path:
   """A new empty file of this process's in `directory`."""
-  handle, path = tempfile.mkstemp(prefix=f".partial_adam-{key}-",
+  handle, path = tempfile.mkstemp(prefix=f".kernels-{key}-",
                                   suffix=suffix, dir=directory)
   os.close(handle)
   return pathlib.Path(path)
