@@ -229,6 +229,61 @@ def test_tf1_restores_wait_only_for_their_own_variables_update(
   assert not np.any(x_value[1:] == 1.0) and not np.any(y_value[0] == 1.0)
 
 
+class _CondGradientDescent(tf.compat.v1.train.GradientDescentOptimizer):
+  """Updates inside `tf.cond`, as loss-scaling and accumulating optimizers
+  do: under TF1 control flow the variable's handle reaches the update
+  through a `Switch`."""
+
+  def _resource_apply_dense(self, grad, handle):
+    parent = super()._resource_apply_dense
+    return tf.cond(tf.reduce_all(tf.math.is_finite(grad)),
+                   lambda: parent(grad, handle), tf.no_op)
+
+
+@pytest.mark.parametrize("control_flow", ["v1", "v2"])
+def test_tf1_restores_wait_for_an_update_inside_control_flow(control_flow):
+  """Wherever the update is (a `Switch` of TF1 control flow, an `If` of
+  TF2's), the restore runs after it: else the optimizer could write the
+  frozen elements after they were restored."""
+  v2 = tf.compat.v1.control_flow_v2_enabled()
+  if control_flow == "v1":
+    tf.compat.v1.disable_control_flow_v2()
+  else:
+    tf.compat.v1.enable_control_flow_v2()
+  try:
+    with tf.Graph().as_default() as graph:
+      x = tf.compat.v1.Variable(tf.ones([4, 3]), name="x", use_resource=True)
+      y = tf.compat.v1.Variable(tf.ones([4, 3]), name="y", use_resource=True)
+      loss = tf.reduce_sum(x * 2.0) + tf.reduce_sum(y * 3.0)
+      spec = tfpartial.freeze(x, 0) | tfpartial.freeze(y, 1)
+      train_op = spec.minimize(_CondGradientDescent(0.1), loss)
+      updates = [op for op in graph.get_operations()
+                 if op.type in ("ResourceApplyGradientDescent", "If",
+                                "StatelessIf")]
+      restores = [op for op in graph.get_operations()
+                  if "tfpartial_restore" in op.name
+                  and op.type == "AssignVariableOp"]
+      assert len(updates) == 2 and len(restores) == 2, (updates, restores)
+      for restore in restores:
+        ancestors = _ancestors(restore)
+        assert any(update in ancestors for update in updates), (
+            f"{restore.name} does not wait for an update")
+      with tf.compat.v1.Session() as session:
+        session.run(tf.compat.v1.global_variables_initializer())
+        for _ in range(3):
+          session.run(train_op)
+        x_value, y_value = session.run([x, y])
+  finally:
+    if v2:
+      tf.compat.v1.enable_control_flow_v2()
+    else:
+      tf.compat.v1.disable_control_flow_v2()
+  ones = np.ones(3, np.float32).view(np.uint32)
+  assert np.array_equal(x_value[0].view(np.uint32), ones)
+  assert np.array_equal(y_value[1].view(np.uint32), ones)
+  assert not np.any(x_value[1:] == 1.0) and not np.any(y_value[0] == 1.0)
+
+
 @pytest.mark.parametrize("family", ["v1", "keras"])
 def test_eagerly_the_masked_gradients_are_freed_before_the_restore(
     family, monkeypatch):

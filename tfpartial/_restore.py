@@ -213,8 +213,10 @@ def _writers(ops: Sequence[tf.Operation],
   """id(variable) -> the ops of `ops` (made by the update, in order) that
   take the variable's handle, directly or through `Identity` ops: every op
   that can write it (and its reads). Empty, so every restore waits for the
-  whole update, under a distribution strategy or when a variable has no
-  resource handle."""
+  whole update, under a distribution strategy, when a variable has no
+  resource handle, or when a handle flows on through another op (a
+  `Switch` or `Enter` of TF1 control flow: the write behind it is not
+  followed)."""
   if tf.distribute.has_strategy():
     return {}
   handles: Dict[Any, int] = {}
@@ -230,6 +232,8 @@ def _writers(ops: Sequence[tf.Operation],
       found.setdefault(key, []).append(op)
       if op.type == "Identity":
         handles[op.outputs[0].ref()] = key
+      elif any(out.dtype == tf.resource for out in op.outputs):
+        return {}
   return found
 
 
