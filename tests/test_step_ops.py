@@ -242,14 +242,18 @@ class _CondGradientDescent(tf.compat.v1.train.GradientDescentOptimizer):
 
 @pytest.mark.parametrize("control_flow", ["v1", "v2"])
 def test_tf1_restores_wait_for_an_update_inside_control_flow(control_flow):
-  """Wherever the update is (a `Switch` of TF1 control flow, an `If` of
-  TF2's), the restore runs after it: else the optimizer could write the
-  frozen elements after they were restored."""
+  """Wherever the update is (behind a `Switch` of TF1 control flow, in a
+  branch of TF2's `If`), the restore runs after it: else it reads the
+  variable before the update and writes the old trainable values back (a
+  lost update), or the optimizer writes frozen elements after the restore.
+  A session lowers an `If`, and a control edge on the `If` itself then waits
+  only for its branch to start: the restore must wait for its outputs."""
   v2 = tf.compat.v1.control_flow_v2_enabled()
   if control_flow == "v1":
     tf.compat.v1.disable_control_flow_v2()
   else:
     tf.compat.v1.enable_control_flow_v2()
+  steps = 10
   try:
     with tf.Graph().as_default() as graph:
       x = tf.compat.v1.Variable(tf.ones([4, 3]), name="x", use_resource=True)
@@ -257,20 +261,22 @@ def test_tf1_restores_wait_for_an_update_inside_control_flow(control_flow):
       loss = tf.reduce_sum(x * 2.0) + tf.reduce_sum(y * 3.0)
       spec = tfpartial.freeze(x, 0) | tfpartial.freeze(y, 1)
       train_op = spec.minimize(_CondGradientDescent(0.1), loss)
-      updates = [op for op in graph.get_operations()
-                 if op.type in ("ResourceApplyGradientDescent", "If",
-                                "StatelessIf")]
-      restores = [op for op in graph.get_operations()
-                  if "tfpartial_restore" in op.name
+      ops = graph.get_operations()
+      applies = [op for op in ops if op.type == "ResourceApplyGradientDescent"]
+      ifs = [op for op in ops if op.type in ("If", "StatelessIf")]
+      assert len(applies if control_flow == "v1" else ifs) == 2
+      # An `If` is done when its outputs are, not when the op "is".
+      updates = applies or [consumer for op in ifs for out in op.outputs
+                            for consumer in out.consumers()]
+      restores = [op for op in ops if "tfpartial_restore" in op.name
                   and op.type == "AssignVariableOp"]
-      assert len(updates) == 2 and len(restores) == 2, (updates, restores)
+      assert len(restores) == 2, restores
       for restore in restores:
-        ancestors = _ancestors(restore)
-        assert any(update in ancestors for update in updates), (
+        assert set(updates) & _ancestors(restore), (
             f"{restore.name} does not wait for an update")
       with tf.compat.v1.Session() as session:
         session.run(tf.compat.v1.global_variables_initializer())
-        for _ in range(3):
+        for _ in range(steps):
           session.run(train_op)
         x_value, y_value = session.run([x, y])
   finally:
@@ -281,7 +287,13 @@ def test_tf1_restores_wait_for_an_update_inside_control_flow(control_flow):
   ones = np.ones(3, np.float32).view(np.uint32)
   assert np.array_equal(x_value[0].view(np.uint32), ones)
   assert np.array_equal(y_value[1].view(np.uint32), ones)
-  assert not np.any(x_value[1:] == 1.0) and not np.any(y_value[0] == 1.0)
+  # No update lost: every step moved the trainable elements (lr * slope).
+  x_expected, y_expected = np.float32(1.0), np.float32(1.0)
+  for _ in range(steps):
+    x_expected -= np.float32(0.1) * np.float32(2.0)
+    y_expected -= np.float32(0.1) * np.float32(3.0)
+  np.testing.assert_allclose(x_value[1:], x_expected, rtol=1e-6)
+  np.testing.assert_allclose(y_value[[0, 2, 3]], y_expected, rtol=1e-6)
 
 
 @pytest.mark.parametrize("family", ["v1", "keras"])

@@ -214,9 +214,13 @@ def _writers(ops: Sequence[tf.Operation],
   take the variable's handle, directly or through `Identity` ops: every op
   that can write it (and its reads). Empty, so every restore waits for the
   whole update, under a distribution strategy, when a variable has no
-  resource handle, or when a handle flows on through another op (a
-  `Switch` or `Enter` of TF1 control flow: the write behind it is not
-  followed)."""
+  resource handle, when a handle flows on through another op (a `Switch`
+  or `Enter` of TF1 control flow: the write behind it is not followed), or
+  when an op that takes it calls a function (an `If` or `While` of TF2
+  control flow, a function call): the session lowers such an op, and a
+  control edge on it then waits only for the branch to start, not for the
+  write inside (its data outputs, which the update's own op waits for, do
+  wait)."""
   if tf.distribute.has_strategy():
     return {}
   handles: Dict[Any, int] = {}
@@ -232,9 +236,18 @@ def _writers(ops: Sequence[tf.Operation],
       found.setdefault(key, []).append(op)
       if op.type == "Identity":
         handles[op.outputs[0].ref()] = key
-      elif any(out.dtype == tf.resource for out in op.outputs):
+      elif (any(out.dtype == tf.resource for out in op.outputs)
+            or _calls_function(op)):
         return {}
   return found
+
+
+def _calls_function(op: tf.Operation) -> bool:
+  """Whether an attribute of `op` names a function it runs (`If`, `While`,
+  `Case`, `PartitionedCall`)."""
+  return any(value.HasField("func")
+             or (value.HasField("list") and len(value.list.func) > 0)
+             for value in op.node_def.attr.values())
 
 
 def shadow_variable(variable: Variable) -> tf.Variable:
