@@ -392,11 +392,7 @@ def test_v1_mostly_frozen_takes_offsets_only_without_a_slot(
     if form == "offsets":
       # Only the slot-less kernel takes offsets; momentum's moves frozen
       # elements' slot too, so it keeps the mask.
-      expected = tf.int32 if name == "gd" else None
-      if expected is None:
-        assert inputs == []
-      else:
-        assert inputs == [tf.int32]
+      assert inputs == [tf.int32 if name == "gd" else tf.bool]
     elif form == "mask" and name == "gd":
       assert inputs == [tf.bool]
     helpers.assert_same_bits(results[form][frozen], before[frozen],
@@ -487,4 +483,66 @@ def test_offsets_that_do_not_rise_in_range_are_refused(offsets):
     library.tfpartial_resource_apply_gradient_descent(
         x.handle, tf.constant(0.1), tf.ones(30), tf.constant(offsets,
                                                                tf.int32))
+  helpers.assert_same_bits(x.numpy(), np.zeros(30, np.float32), "x")
+
+
+# --- Large masks, packed one bit per element (v1 kernels, TF1 graphs) -------
+
+# Not a multiple of 8 elements, and more than one unpacked chunk (4,096).
+PACKED_SHAPE = (97, 61)
+V1_AND_ADAM = {**V1, "adam": lambda: tf.compat.v1.train.AdamOptimizer(0.1)}
+
+
+def _kernel_masks(graph):
+  """The dtypes of the masks the graph's tfpartial kernels take."""
+  return [op.inputs[-1].dtype for op in graph.get_operations()
+          if op.type.startswith("TfpartialApply")
+          or op.type.startswith("TfpartialResourceApply")]
+
+
+@pytest.mark.parametrize("name", sorted(V1_AND_ADAM))
+def test_v1_kernels_take_a_large_mask_packed_and_leave_the_same_bits(
+    graph_mode, name, monkeypatch):
+  """From `_fused.PACKED_FROM` elements a v1 kernel takes the element mask
+  as bits (uint8, an eighth of a bool mask's bytes, which a TF1 graph
+  holds and copies): the same bits as the unfused step, NaN where frozen."""
+  from tfpartial import _fused  # pylint: disable=g-import-not-at-top
+  frozen = np.random.default_rng(5).random(PACKED_SHAPE) < 0.5
+
+  def train(kernels, packed_from):
+    monkeypatch.setenv(_native.SWITCH, kernels)
+    monkeypatch.setattr(_fused, "PACKED_FROM", packed_from)
+    rng = np.random.default_rng(9)
+    scale = rng.normal(size=PACKED_SHAPE)
+    scale[frozen & (rng.random(PACKED_SHAPE) < 0.5)] = np.nan
+    with graph_mode.runner() as runner:
+      x = runner.variable(rng.normal(size=PACKED_SHAPE), "x")
+      spec = tfpartial.freeze(x, frozen)
+      loss = tf.reduce_sum(x * tf.constant(scale, tf.float32))
+      run = runner.step(lambda: spec.minimize(V1_AND_ADAM[name](), loss))
+      masks = _kernel_masks(runner.session.graph)
+      before = runner.value(x)
+      for _ in range(3):
+        run()
+      return masks, runner.value(x), before
+
+  masks, x, before = train("on", packed_from=frozen.size)
+  assert masks == [tf.uint8]
+  bool_masks, bx, _ = train("on", packed_from=frozen.size + 1)
+  assert bool_masks == [tf.bool]
+  unfused, ux, _ = train("off", packed_from=frozen.size)
+  assert unfused == []
+  helpers.assert_same_bits(x, ux, "x, packed mask")
+  helpers.assert_same_bits(bx, ux, "x, bool mask")
+  helpers.assert_same_bits(x[frozen], before[frozen], "frozen x")
+  assert np.isfinite(x).all() and (x[~frozen] != before[~frozen]).all()
+
+
+@pytest.mark.parametrize("size", [3, 5, 0])
+def test_a_packed_mask_of_another_size_is_refused(size):
+  library = _native.library()
+  x = tf.Variable(np.zeros(30, np.float32))  # 30 bits: 4 bytes.
+  with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
+    library.tfpartial_resource_apply_gradient_descent(
+        x.handle, tf.constant(0.1), tf.ones(30), tf.zeros([size], tf.uint8))
   helpers.assert_same_bits(x.numpy(), np.zeros(30, np.float32), "x")

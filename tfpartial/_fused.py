@@ -165,15 +165,16 @@ def view(optimizer: Optimizer, cls: type) -> Optimizer:
 
 
 def kernel_mask(grad: Gradient, variable: Variable,
-                selection: Selection,
-                sparse: bool = False) -> Optional[tf.Tensor]:
+                selection: Selection, sparse: bool = False,
+                packed: bool = False) -> Optional[tf.Tensor]:
   """The frozen mask as a kernel takes it (one bool per element or per row
   of `variable`), or None where no kernel can serve the pair: a sparse or
   missing gradient, a dtype other than float32 and float64, a mask of
   another shape. A fully frozen variable gets a True per row: the kernel
   then advances the optimizer's state for it as a zero gradient would,
   and keeps the variable. `sparse`: the kernel takes a `tf.IndexedSlices`
-  gradient of a variable with rows too."""
+  gradient of a variable with rows too. `packed`: the kernel takes a
+  large element mask packed one bit per element (`PACKED_FROM`)."""
   if sparse and isinstance(grad, tf.IndexedSlices):
     shape = tf.TensorShape(variable.shape)
     if (not shape.rank or grad.values.dtype.base_dtype not in (
@@ -186,11 +187,21 @@ def kernel_mask(grad: Gradient, variable: Variable,
       or grad.dtype.base_dtype not in (tf.float32, tf.float64)
       or not grad.shape.is_compatible_with(variable.shape)):
     return None
-  return _checked_mask(variable, selection)
+  return _checked_mask(variable, selection, packed)
 
 
-def _checked_mask(variable: Variable,
-                  selection: Selection) -> Optional[tf.Tensor]:
+# An element mask of at least this many elements goes to a kernel that can
+# take it packed (the v1 kernels, in TF1 graphs) as one bit per element. A
+# graph constant is copied several times over as a session starts (the
+# graph's proto, its serialized forms, the constant's kernel): about eight
+# copies of a bool mask (+1.95x a 50M-element float32 variable at its
+# peak, bench row (m)), an eighth of that packed. Below it, a mask's
+# copies are small and a bool mask is read without unpacking.
+PACKED_FROM = 1 << 22
+
+
+def _checked_mask(variable: Variable, selection: Selection,
+                  packed: bool = False) -> Optional[tf.Tensor]:
   if tf.as_dtype(variable.dtype).base_dtype not in (tf.float32, tf.float64):
     return None
   shape = tf.TensorShape(variable.shape)
@@ -199,6 +210,10 @@ def _checked_mask(variable: Variable,
   rows = shape[0] if shape.rank else 1
   if selection.is_everything:
     return tf.ones([rows] if shape.rank else [], tf.bool)
+  if (packed and isinstance(selection, _selection.Elements)
+      and selection.size == shape.num_elements()
+      and selection.size >= PACKED_FROM):
+    return _tensors.packed_mask_tensor(selection)
   frozen = _tensors.frozen_mask_tensor(selection)
   if not frozen.shape.is_fully_defined():
     return None

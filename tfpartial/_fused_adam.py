@@ -42,13 +42,14 @@ def serves(optimizer: Optimizer, path: str) -> bool:
 
 def frozen(grad: Gradient, variable: Variable,
            selection: Selection) -> Optional[tf.Tensor]:
-  """The frozen mask a v1 kernel takes for `variable`, or None."""
+  """The frozen mask a v1 kernel takes for `variable` (packed, if large),
+  or None."""
   if (_variables.is_keras(variable) or not isinstance(variable, tf.Variable)
       or "GPU" in (variable.device or "").upper()
       or not isinstance(grad, tf.Tensor)
       or grad.dtype.base_dtype != variable.dtype.base_dtype):
     return None
-  return _fused.kernel_mask(grad, variable, selection)
+  return _fused.kernel_mask(grad, variable, selection, packed=True)
 
 
 class FusedAdamUpdate:

@@ -65,6 +65,14 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
   return tf.where(frozen, if_frozen, otherwise)
 
 
+def packed_mask_tensor(selection: Elements) -> tf.Tensor:
+  """The element mask, True where frozen, as a flat uint8 tensor of one bit
+  per element, eight to a byte from the least significant bit: what a
+  compiled kernel takes for a large mask, an eighth of its bytes."""
+  return _cached(selection, "packed_mask", lambda: np.packbits(
+      selection.mask.reshape(-1), bitorder="little"))
+
+
 def trainable_offsets_tensor(selection: Selection) -> tf.Tensor:
   """The flat offsets of the elements `selection` leaves trainable, rising,
   as an int32 vector (for a variable under 2**31 elements): what a compiled

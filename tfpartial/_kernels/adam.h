@@ -39,8 +39,8 @@ struct Hyper {
   T weight_decay, lr;     //   var -= var * weight_decay * lr
 };
 
-// Elements [begin, end); `frozen` is one byte per element, or null when
-// `row_frozen` (all ones or all zeros) holds for the whole span.
+// Elements [begin, end); `frozen` is one byte per element of the span, or
+// null when `row_frozen` (all ones or all zeros) holds for the whole span.
 template <typename T>
 void AdamUpdate(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
             T* __restrict v, const T* __restrict grad,
@@ -48,7 +48,8 @@ void AdamUpdate(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
             typename Bits<T>::Type row_frozen, Hyper<T> h) {
   using U = typename Bits<T>::Type;
   for (int64_t i = begin; i < end; ++i) {
-    const U keep = frozen ? U(0) - static_cast<U>(frozen[i]) : row_frozen;
+    const U keep =
+        frozen ? U(0) - static_cast<U>(frozen[i - begin]) : row_frozen;
     const T g = Choose<T>(keep, T(0), grad[i]);
     const T m_i = m[i] + (g - m[i]) * h.one_minus_beta1;
     const T v_i = v[i] + (g * g - v[i]) * h.one_minus_beta2;
@@ -272,8 +273,9 @@ class PartialApplyKerasAdamSparseOp : public OpKernel {
       .Input("beta2: T")                   \
       .Input("epsilon: T")                 \
       .Input("grad: T")                    \
-      .Input("frozen: bool")               \
+      .Input("frozen: Tfrozen")            \
       .Attr("T: {float, double}")          \
+      .Attr("Tfrozen: {bool, uint8} = DT_BOOL") \
       .Attr("use_locking: bool = false")
 
 REGISTER_OP("TfpartialApplyAdam")

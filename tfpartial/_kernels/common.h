@@ -141,10 +141,13 @@ inline ::tensorflow::Status CheckScalars(OpKernelContext* ctx, int first,
 }
 
 // A frozen mask as the kernels read it: one byte (a bool) per element, or
-// one per row (the first axis) of a variable of `size` elements.
+// one per row (the first axis) of a variable of `size` elements; or, as a
+// uint8 tensor, one bit per element, packed eight to a byte from the least
+// significant bit (NumPy's `packbits(..., bitorder="little")`): what a TF1
+// graph holds for a large mask, an eighth of its bytes.
 struct Frozen {
   const uint8_t* data;
-  bool per_element;
+  bool per_element, packed;
   int64_t size, rows, row_size;
 };
 
@@ -154,6 +157,22 @@ inline ::tensorflow::Status ReadFrozen(const Tensor& frozen,
   out->size = shape.num_elements();
   out->rows = shape.dims() > 0 ? shape.dim_size(0) : 1;
   out->row_size = out->rows > 0 ? out->size / out->rows : 0;
+  out->packed = frozen.dtype() == ::tensorflow::DT_UINT8;
+  if (out->packed) {
+    if (frozen.dims() != 1 || frozen.NumElements() != (out->size + 7) / 8) {
+      return ::tensorflow::errors::InvalidArgument(
+          "a packed frozen mask must hold one bit per element of ",
+          shape.DebugString(), " (", (out->size + 7) / 8, " bytes); got ",
+          frozen.shape().DebugString());
+    }
+    out->per_element = true;
+    out->data = frozen.flat<uint8_t>().data();
+    return ::tensorflow::OkStatus();
+  }
+  if (frozen.dtype() != ::tensorflow::DT_BOOL) {
+    return ::tensorflow::errors::InvalidArgument(
+        "frozen must be a bool mask or a packed (uint8) one");
+  }
   out->per_element = frozen.NumElements() == out->size;
   if (!out->per_element && frozen.NumElements() != out->rows) {
     return ::tensorflow::errors::InvalidArgument(
@@ -164,17 +183,51 @@ inline ::tensorflow::Status ReadFrozen(const Tensor& frozen,
   return ::tensorflow::OkStatus();
 }
 
+// The eight bits of `bits` as eight bytes of 0 or 1, bit i in byte i (in
+// memory order, on a little-endian machine): each byte of the product
+// holds the byte; the mask keeps bit i in byte i; adding 0x7F carries a
+// set bit into the byte's top bit.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "packed masks are unpacked for little-endian machines");
+inline uint64_t Unpack8(uint8_t bits) {
+  const uint64_t spread =
+      (bits * uint64_t{0x0101010101010101}) & uint64_t{0x8040201008040201};
+  return ((spread + uint64_t{0x7F7F7F7F7F7F7F7F}) >> 7) &
+         uint64_t{0x0101010101010101};
+}
+
 // update(begin, end, frozen, row_keep) over every element: `frozen` is one
-// byte per element of [begin, end), or null when `row_keep` (`Keep` of the
-// row's bool) holds for the whole span, which is then one row.
+// byte per element of [begin, end) (`frozen[i - begin]` for element i), or
+// null when `row_keep` (`Keep` of the row's bool) holds for the whole span,
+// which is then one row. A packed mask is unpacked a few thousand elements
+// at a time into such bytes.
 template <typename T, typename Update>
 void ForEachSpan(OpKernelContext* ctx, const Frozen& frozen,
                  int64_t cost_per_element, const Update& update) {
   using U = typename Bits<T>::Type;
+  if (frozen.packed) {
+    constexpr int64_t kChunkBytes = 512;
+    const int64_t size = frozen.size;
+    ParallelFor(ctx, (size + 7) / 8, 8, cost_per_element + 1,
+                [&](int64_t begin, int64_t end) {
+                  uint8_t bytes[kChunkBytes * 8];
+                  for (int64_t b = begin; b < end; b += kChunkBytes) {
+                    const int64_t first = b * 8;
+                    const int64_t last =
+                        std::min(std::min(end, b + kChunkBytes) * 8, size);
+                    for (int64_t k = 0; k < (last - first + 7) / 8; ++k) {
+                      const uint64_t lanes = Unpack8(frozen.data[b + k]);
+                      std::memcpy(bytes + 8 * k, &lanes, 8);
+                    }
+                    update(first, last, bytes, U(0));
+                  }
+                });
+    return;
+  }
   if (frozen.per_element) {
     ParallelFor(ctx, frozen.size, 1, cost_per_element,
                 [&](int64_t begin, int64_t end) {
-                  update(begin, end, frozen.data, U(0));
+                  update(begin, end, frozen.data + begin, U(0));
                 });
     return;
   }

@@ -74,8 +74,8 @@ struct SgdStep {
   }
 };
 
-// `step` over [begin, end): `frozen` one byte per element, or null when
-// `row_keep` holds for the whole span.
+// `step` over [begin, end): `frozen` one byte per element of the span, or
+// null when `row_keep` holds for the whole span.
 template <typename T, typename Step>
 void SgdSpan(const Step& step, int64_t begin, int64_t end, T* __restrict var,
              T* __restrict slot, const T* __restrict grad,
@@ -83,7 +83,7 @@ void SgdSpan(const Step& step, int64_t begin, int64_t end, T* __restrict var,
              typename Bits<T>::Type row_keep) {
   if (frozen != nullptr) {
     for (int64_t i = begin; i < end; ++i) {
-      step(i, Keep<T>(frozen[i]), var, slot, grad);
+      step(i, Keep<T>(frozen[i - begin]), var, slot, grad);
     }
   } else {
     for (int64_t i = begin; i < end; ++i) step(i, row_keep, var, slot, grad);
@@ -220,7 +220,7 @@ class PartialApplySgdOp : public OpKernel {
       .Input("delta: T")                 \
       .Input("frozen: Tfrozen")          \
       .Attr("T: {float, double}")        \
-      .Attr("Tfrozen: {bool, int32} = DT_BOOL") \
+      .Attr("Tfrozen: {bool, int32, uint8} = DT_BOOL") \
       .Attr("use_locking: bool = false")
 
 #define TFPARTIAL_MOMENTUM_SIGNATURE(VARIABLE) \
@@ -229,8 +229,9 @@ class PartialApplySgdOp : public OpKernel {
       .Input("lr: T")                          \
       .Input("momentum: T")                    \
       .Input("grad: T")                        \
-      .Input("frozen: bool")                   \
+      .Input("frozen: Tfrozen")                \
       .Attr("T: {float, double}")              \
+      .Attr("Tfrozen: {bool, uint8} = DT_BOOL") \
       .Attr("use_locking: bool = false")       \
       .Attr("use_nesterov: bool = false")
 
