@@ -55,6 +55,28 @@ class FusedKind:
   offsets: Callable[[Optimizer], bool] = lambda optimizer: False
 
 
+class V1DenseUpdate:
+  """Mixed in before a tf.compat.v1 optimizer class: the variables the
+  step's plan names get the kernel (`_tfpartial_kernel_update`, which each
+  kernel's mixin defines), the others the class's own dense update."""
+
+  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
+                               frozen: tf.Tensor, ref: bool) -> Any:
+    raise NotImplementedError
+
+  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = planned(cast(Any, self), var)
+    if taken is None:
+      return super()._apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=True)
+
+  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = planned(cast(Any, self), var)
+    if taken is None:
+      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=False)
+
+
 @dataclasses.dataclass(frozen=True)
 class Plan:
   """One call's fused variables: storage ref -> (variable, frozen mask).

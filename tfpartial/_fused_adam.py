@@ -52,20 +52,12 @@ def frozen(grad: Gradient, variable: Variable,
   return _fused.kernel_mask(grad, variable, selection, packed=True)
 
 
-class FusedAdamUpdate:
+class FusedAdamUpdate(_fused.V1DenseUpdate):
   """Mixed in before `AdamOptimizer`: planned variables get the kernel."""
 
-  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(cast(Any, self), var)
-    if taken is None:
-      return super()._apply_dense(grad, var)  # type: ignore[misc]
-    return _update(self, grad, var, taken[1], ref=True)
-
-  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(cast(Any, self), var)
-    if taken is None:
-      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
-    return _update(self, grad, var, taken[1], ref=False)
+  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
+                               frozen: tf.Tensor, ref: bool) -> Any:
+    return _update(self, grad, var, frozen, ref)
 
 
 def _update(optimizer: Any, grad: tf.Tensor, var: tf.Variable,

@@ -37,21 +37,13 @@ from tfpartial import _fused_adam
 from tfpartial import _native
 
 
-class FusedGradientDescentUpdate:
+class FusedGradientDescentUpdate(_fused.V1DenseUpdate):
   """Mixed in before `GradientDescentOptimizer`: planned variables get the
   kernel."""
 
-  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(cast(Any, self), var)
-    if taken is None:
-      return super()._apply_dense(grad, var)  # type: ignore[misc]
-    return _update(self, grad, var, taken[1], ref=True)
-
-  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = _fused.planned(cast(Any, self), var)
-    if taken is None:
-      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
-    return _update(self, grad, var, taken[1], ref=False)
+  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
+                               frozen: tf.Tensor, ref: bool) -> Any:
+    return _update(self, grad, var, frozen, ref)
 
 
 class FusedMomentumUpdate(FusedGradientDescentUpdate):
