@@ -168,8 +168,8 @@ def _hint_compact(variable: Variable, selection: Any) -> None:
   _compact_hinted = True
   _log.warning(
       "tfpartial: the spec trains %d of %d rows of %s, and a step may read "
-      "and write the whole table for them (a snapshot and a select over it, "
-      "wherever the optimizer updates every row, as Keras' optimizers do). "
+      "and write the whole table for them (wherever the optimizer updates "
+      "every row, as Keras' optimizers do). "
       "`tfpartial.train_only(variable, rows, compact=True)` "
       "trains a variable of those rows only: a step then costs in "
       "proportion to them, and so does the optimizer's state, but the "

@@ -79,8 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="tiny sizes, to check that every case runs (no "
                      "targets: the numbers mean nothing)")
   bench.add_argument("--rounds", type=_positive, default=None,
-                     help="rounds of one plain and one tfpartial step per case "
-                     "(default 200)")
+                     help="rounds of one plain and one tfpartial step per case, "
+                     "exactly (default 200, fewer for slow steps)")
   bench.add_argument("--case", type=_bench_cases, default=None,
                      help="the cases to run, by letter, e.g. 'j,k' (default "
                      f"all: {','.join(_BENCH_CASES)})")
