@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import tfpartial
+
 # TensorFlow 2.16+ ships Keras 3 as `keras`; 2.15 and older ship Keras 2.
 KERAS_3 = int(keras.__version__.split(".")[0]) >= 3
 needs_keras_3 = pytest.mark.skipif(
@@ -158,3 +160,25 @@ def assert_same_bits(actual, expected, what: str = "") -> None:
   assert same.all(), (
       f"{what}: {np.count_nonzero(~same)} element(s) differ in their bits; "
       f"got {actual[~same][:5]}, expected {expected[~same][:5]}")
+
+
+def diagonal_step_types(x, optimizer, jit_compile=False, gradient=None):
+  """One `tf.function` step of `optimizer` on `x` (4x3, all ones) with its
+  diagonal frozen, by `spec.apply_gradients`: checks the diagonal's bits
+  and that the rest of row 0 moved; returns the step's op types.
+  `gradient(x)`, if given, is the gradient in place of d(sum(x * x))."""
+  spec = tfpartial.freeze(x, np.eye(4, 3, dtype=bool))
+
+  @tf.function(jit_compile=jit_compile)
+  def step():
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(x * x)
+    grad = tape.gradient(loss, x) if gradient is None else gradient(x)
+    spec.apply_gradients(optimizer, [(grad, x)])
+
+  step()
+  assert_same_bits(x.numpy()[:3, :3].diagonal(), np.ones(3, np.float32),
+                   "frozen diagonal")
+  assert (x.numpy()[0, 1:] != 1.0).all()
+  return {op.type
+          for op in step.get_concrete_function().graph.get_operations()}

@@ -163,20 +163,7 @@ def _keras_step_types(optimizer, jit_compile=False, constraint=None):
   import keras  # pylint: disable=g-import-not-at-top
   x = keras.Variable(np.ones((4, 3), np.float32), name="x")
   x.constraint = constraint
-  spec = tfpartial.freeze(x, np.eye(4, 3, dtype=bool))
-
-  @tf.function(jit_compile=jit_compile)
-  def step():
-    with tf.GradientTape() as tape:
-      loss = tf.reduce_sum(x * x)
-    spec.apply_gradients(optimizer, zip(tape.gradient(loss, [x]), [x]))
-
-  step()
-  helpers.assert_same_bits(x.numpy()[:3, :3].diagonal(),
-                           np.ones(3, np.float32), "frozen diagonal")
-  assert (x.numpy()[0, 1:] != 1.0).all()
-  return {op.type
-          for op in step.get_concrete_function().graph.get_operations()}
+  return helpers.diagonal_step_types(x, optimizer, jit_compile=jit_compile)
 
 
 @helpers.needs_keras_3

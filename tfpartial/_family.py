@@ -38,8 +38,9 @@ class Family:
   gradients: Gradients
   # Mixed in before the base class of a wrapped optimizer.
   mixin: type
-  # The compiled kernels for some of its classes.
-  fused: Tuple[_fused.FusedKind, ...] = ()
+  # The compiled kernels for some of its classes (of the packages loaded
+  # now: a Keras 2 package may be imported after tfpartial).
+  fused: Callable[[], Tuple[_fused.FusedKind, ...]] = lambda: ()
   # Whether the class's sparse update writes only the gradient's rows.
   lazy_rows: Callable[[type], bool] = lambda base: False
   # Registers a wrapped class where loading needs it (Keras), or None.
@@ -59,7 +60,7 @@ def step(family: Family, spec: StepSpec, optimizer: Optimizer,
       spec, grads_and_vars, apply,
       lazy_rows=family.lazy_rows(base),
       keep_fully_frozen=keep_fully_frozen,
-      fused=lambda path: _fused.step_for(family.fused, optimizer, base,
+      fused=lambda path: _fused.step_for(family.fused(), optimizer, base,
                                          path))
 
 

@@ -14,6 +14,7 @@ from typing import Tuple
 from tfpartial import _fused_adam
 from tfpartial import _fused_keras
 from tfpartial import _fused_sgd
+from tfpartial import _fused_tf_keras
 from tfpartial import _keras
 from tfpartial import _tf_keras
 from tfpartial import _v1
@@ -27,8 +28,8 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_v1.apply,
         gradients=_v1.gradients,
         mixin=_v1.PartialOptimizerV1,
-        fused=(_fused_adam.ADAM, _fused_sgd.GRADIENT_DESCENT,
-               _fused_sgd.MOMENTUM),
+        fused=lambda: (_fused_adam.ADAM, _fused_sgd.GRADIENT_DESCENT,
+                       _fused_sgd.MOMENTUM),
         lazy_rows=_v1.lazy_rows,
     ),
     Family(
@@ -37,7 +38,7 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_keras.apply,
         gradients=_keras.gradients,
         mixin=_keras.PartialKerasOptimizer,
-        fused=_fused_keras.KINDS,
+        fused=lambda: _fused_keras.KINDS,
         register=_keras.register,
         builtins=_keras.builtins,
     ),
@@ -47,6 +48,7 @@ FAMILIES: Tuple[Family, ...] = (
         apply=_tf_keras.apply,
         gradients=_tf_keras.gradients,
         mixin=_tf_keras.PartialTfKerasOptimizer,
+        fused=_fused_tf_keras.kinds,
         register=_tf_keras.register,
         builtins=_tf_keras.builtins,
     ),

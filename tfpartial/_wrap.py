@@ -126,7 +126,7 @@ class ConfigCarrier(ConfigBase):
 def partial_class(family: _family.Family, base: type) -> Type[Carrier]:
   """`Partial<Base>` of `family`, made once, and registered if the family
   registers its classes (Keras: as `tfpartial>Partial<Base>`)."""
-  kind = _fused.kind_for(family.fused, base)
+  kind = _fused.kind_for(family.fused(), base)
   parent = base if kind is None else _fused.fused_class(kind)
   legacy = "Legacy" if ".legacy" in base.__module__ else ""
   cls = type(f"Partial{legacy}{base.__name__}", (family.mixin, parent),
