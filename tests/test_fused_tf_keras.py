@@ -1,13 +1,14 @@
-"""The Keras Adam kernel for Keras 2's Adam and AdamW (`_fused_tf_keras`).
+"""The Keras kernels for Keras 2's Adam, AdamW and SGD (`_fused_tf_keras`).
 
-Where it serves (eager, `tf.function`, a wrapped optimizer, `model.fit`, on
-CPU), a step leaves the same bits in the model's variables and in `m` and
-`v` as the unfused step (`TFPARTIAL_KERNELS=off`), whatever the gradient
+Where they serve (eager, `tf.function`, a wrapped optimizer, `model.fit`,
+on CPU), a step leaves the same bits in the model's variables and in the
+slots as the unfused step (`TFPARTIAL_KERNELS=off`), whatever the gradient
 holds where frozen (NaN and Inf: `problems.poisoned`); where it cannot,
 the step stays unfused. Runs with `tf_keras` (TensorFlow 2.16 and later,
 when installed) or `keras` 2 (TensorFlow 2.15), as `test_tf_keras.py`.
 """
 
+import contextlib
 import inspect
 
 import numpy as np
@@ -18,12 +19,12 @@ import helpers
 import tfpartial
 from tfpartial import _fused_tf_keras
 from tfpartial import _native
-from test_fused_keras import _op_by_op
 from test_tf_keras import K, L, MODES, STEPS, _Model, _train
 
 pytestmark = pytest.mark.usefixtures("compiled_kernel")
 
-KERNEL = "TfpartialResourceApplyKerasAdam"
+KERNELS = ("TfpartialResourceApplyKerasAdam",
+           "TfpartialResourceApplyKerasMomentum")
 ADAPTIVE = "adaptive_epsilon" in inspect.signature(K.Adam.__init__).parameters
 
 OPTIMIZERS = {
@@ -33,9 +34,31 @@ OPTIMIZERS = {
         K.schedules.ExponentialDecay(0.05, 1, 0.5), weight_decay=0.1,
         beta_1=0.8, epsilon=1e-3),
 }
+OPTIMIZERS.update({
+    "SGD": lambda: K.SGD(0.05),  # Keras 2 writes the slot at momentum 0.
+    "SGD_momentum": lambda: K.SGD(0.05, momentum=0.9),
+    "SGD_nesterov_decay": lambda: K.SGD(0.05, momentum=0.9, nesterov=True,
+                                        weight_decay=0.1),
+})
 if ADAPTIVE:
   OPTIMIZERS["Adam_adaptive_epsilon"] = lambda: K.Adam(
       0.05, epsilon=1e-3, adaptive_epsilon=True)
+
+
+@contextlib.contextmanager
+def _op_by_op():
+  """As `test_fused_keras._op_by_op`, and Grappler's constant folding off
+  too: on TensorFlow 2.15 it simplifies Keras 2 SGD's `-g * lr + m * 0`
+  at momentum 0 to `-g * lr`, which is -0 where the sum op by op is +0
+  (a zero gradient: frozen). The kernels compute as the ops do one by
+  one, as eagerly."""
+  options = {"arithmetic_optimization": False, "constant_folding": False}
+  tf.config.optimizer.set_experimental_options(options)
+  try:
+    yield
+  finally:
+    tf.config.optimizer.set_experimental_options(
+        {name: True for name in options})
 
 
 def _run(name, mode, kernels, monkeypatch):
@@ -43,13 +66,15 @@ def _run(name, mode, kernels, monkeypatch):
   the kernel made (or traced)."""
   monkeypatch.setenv(_native.SWITCH, kernels)
   updates = []
-  original = _fused_tf_keras._update
+  for mixin in (_fused_tf_keras.FusedTfKerasAdamUpdate,
+                _fused_tf_keras.FusedTfKerasSgdUpdate):
+    original = mixin._fused_update
 
-  def update(*args):
-    updates.append(args[2].name)
-    return original(*args)
+    def update(*args, original=original):
+      updates.append(args[2].name)
+      return original(*args)
 
-  monkeypatch.setattr(_fused_tf_keras, "_update", update)
+    monkeypatch.setattr(mixin, "_fused_update", staticmethod(update))
   model, optimizer = _Model(), OPTIMIZERS[name]()
   with _op_by_op():
     trajectory = _train(model, optimizer, model.spec(), mode)
@@ -81,10 +106,10 @@ def _step_types(optimizer, gradient=None):
   return helpers.diagonal_step_types(x, optimizer, gradient=gradient)
 
 
-@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "SGD_nesterov_decay"])
 def test_a_step_with_the_kernel_has_no_keras_update(name):
   types = _step_types(OPTIMIZERS[name]())
-  assert KERNEL in types
+  assert KERNELS[name.startswith("SGD")] in types
   assert {"Select", "SelectV2", "AssignSubVariableOp"}.isdisjoint(types)
 
 
@@ -93,7 +118,8 @@ class _MyAdam(K.Adam):
 
 
 @pytest.mark.parametrize("case", ["amsgrad", "ema", "clipnorm", "subclass",
-                                  "legacy", "sparse"])
+                                  "legacy", "sparse", "legacy_sgd",
+                                  "sparse_sgd"])
 def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
   optimizer = {
       "amsgrad": lambda: K.Adam(0.1, amsgrad=True),
@@ -102,12 +128,14 @@ def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
       "subclass": lambda: _MyAdam(0.1),
       "legacy": lambda: L.Adam(0.1),
       "sparse": lambda: K.Adam(0.1),
+      "legacy_sgd": lambda: L.SGD(0.1, momentum=0.9),
+      "sparse_sgd": lambda: K.SGD(0.1, momentum=0.9),
   }[case]()
   gradient = None
-  if case == "sparse":  # Keras 2's sparse update is another computation.
+  if case.startswith("sparse"):  # Keras 2's sparse update is another computation.
     gradient = lambda x: tf.IndexedSlices(tf.ones([2, 3]),
                                           tf.constant([0, 3]),
                                           tf.constant([4, 3]))
   types = _step_types(optimizer, gradient)
-  assert KERNEL not in types
+  assert not set(KERNELS) & types
   assert "Select" in types or "SelectV2" in types

@@ -24,7 +24,8 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
-from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
+                    cast)
 
 import tensorflow as tf
 
@@ -75,6 +76,16 @@ class V1DenseUpdate:
     if taken is None:
       return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
     return self._tfpartial_kernel_update(grad, var, taken[1], ref=False)
+
+
+class PlannedWeightDecay:
+  """Mixed in before a Keras optimizer class (Keras 3 or 2): its weight
+  decay skips the variables the step's plan names, whose kernel decays
+  them in its own pass."""
+
+  def _apply_weight_decay(self, variables: List[Any]) -> Any:
+    kept = [v for v in variables if planned(cast(Any, self), v) is None]
+    return super()._apply_weight_decay(kept)  # type: ignore[misc]
 
 
 @dataclasses.dataclass(frozen=True)

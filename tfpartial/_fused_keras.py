@@ -34,7 +34,7 @@ gradient of a float32 variable is cast first, as Keras casts it.
 from __future__ import annotations
 
 import functools
-from typing import Any, List, Optional, Tuple, cast
+from typing import Any, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -93,15 +93,11 @@ def _square_keeps_slices() -> bool:
     return isinstance(keras.ops.square(slices), tf.IndexedSlices)
 
 
-class _FusedKerasUpdate:
+class _FusedKerasUpdate(_fused.PlannedWeightDecay):
   """Planned variables get `_fused_update` (a kernel), weight decay
   included; the others Keras' own update."""
 
   _fused_update: Any = None  # (optimizer, gradient, taken, lr) -> op.
-
-  def _apply_weight_decay(self, variables: List[Any]) -> Any:
-    kept = [v for v in variables if _fused.planned(cast(Any, self), v) is None]
-    return super()._apply_weight_decay(kept)  # type: ignore[misc]
 
   def update_step(self, gradient: Any, variable: Any,
                   learning_rate: Any) -> Any:

@@ -1,5 +1,5 @@
-"""Keras 2's Adam and AdamW (`tf_keras`, and `keras` on TensorFlow 2.15):
-the freeze inside the update, in one pass.
+"""Keras 2's Adam, AdamW and SGD (`tf_keras`, and `keras` on TensorFlow
+2.15): the freeze inside the update, in one pass.
 
 Keras 2's dense Adam update is the one Keras 3 makes, op for op: weight
 decay first (`variable.assign_sub(variable * wd * lr)`, in
@@ -10,13 +10,17 @@ Keras 3 computes it. So the Keras Adam kernel (`_kernels/adam.h`) serves
 it: the scalars are computed here with Keras 2's own ops (epsilon scaled
 as `adaptive_epsilon` asks, where the release has it), and the kernel
 applies them in that order, leaving var, m and v as the unfused step does.
+Keras 2's dense SGD update is Keras 3's SGD with momentum to the bit (its
+slot is written at momentum 0 too), so the Keras momentum kernel serves
+it.
 
 The mixin's `update_step` and `_apply_weight_decay` act for the variables
 of the step's `Plan` (`_fused.py`) and leave the rest to Keras; they read
 Keras 2's private `_momentums`, `_velocities`, `_index_dict`, `_var_key`
-and `_use_weight_decay`, as a subclass's `update_step` does, here only.
+and `_use_weight_decay` (and SGD's `momentums`), as a subclass's
+`update_step` does, here only.
 
-Only for the new optimizers' `Adam` and `AdamW` themselves (not
+Only for the new optimizers' `Adam`, `AdamW` and `SGD` themselves (not
 subclasses, not `legacy`), in TF2 code that XLA does not compile, on CPU,
 outside `tf.distribute` and DTensor, with no clipping, EMA or AMSGrad, for
 dense gradients of the variable's dtype (the sparse update of Keras 2 is
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
-from typing import Any, List, Optional, Tuple, cast
+from typing import Any, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -65,23 +69,21 @@ def _frozen(grad: Gradient, variable: Variable,
   return _fused.kernel_mask(grad, variable, selection)
 
 
-class FusedTfKerasAdamUpdate:
-  """Mixed in before Keras 2's Adam or AdamW: planned variables get the
-  Keras Adam kernel, weight decay included; the others Keras' own update."""
+class _FusedTfKerasUpdate(_fused.PlannedWeightDecay):
+  """Planned variables get `_fused_update` (a kernel), weight decay
+  included; the others Keras 2's own update."""
 
-  def _apply_weight_decay(self, variables: List[Any]) -> Any:
-    kept = [v for v in variables if _fused.planned(cast(Any, self), v) is None]
-    return super()._apply_weight_decay(kept)  # type: ignore[misc]
+  _fused_update: Any = None  # (optimizer, gradient, variable, frozen) -> op.
 
   def update_step(self, gradient: Any, variable: Any) -> Any:
     taken = _fused.planned(cast(Any, self), variable)
     if taken is None:
       return super().update_step(gradient, variable)  # type: ignore[misc]
-    return _update(self, gradient, variable, taken[1])
+    return type(self)._fused_update(self, gradient, variable, taken[1])
 
 
-def _update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
-            frozen: tf.Tensor) -> Any:
+def _adam_update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
+                 frozen: tf.Tensor) -> Any:
   stored = _variables.storage(variable)
   dtype = stored.dtype.base_dtype
   # As Keras 2's Adam.update_step and _apply_weight_decay compute them.
@@ -96,9 +98,7 @@ def _update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
     epsilon = optimizer.epsilon * tf.sqrt(1 - beta_2_power)
   else:
     epsilon = tf.constant(optimizer.epsilon, dtype)
-  decay = (optimizer.weight_decay is not None
-           and bool(optimizer._use_weight_decay(variable)))
-  weight_decay = tf.cast(optimizer.weight_decay or 0.0, dtype)
+  decay, weight_decay = _decay(optimizer, variable, dtype)
   library = cast(Any, _native.library())  # Loaded: the plan took it.
   return library.tfpartial_resource_apply_keras_adam(
       stored.handle, _variables.storage(m).handle,
@@ -108,12 +108,56 @@ def _update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
       gradient, frozen, decay=decay)
 
 
+def _decay(optimizer: Any, variable: tf.Variable,
+           dtype: tf.DType) -> Tuple[bool, tf.Tensor]:
+  """(whether Keras 2 decays the variable, the decay), as its
+  `_apply_weight_decay` computes them."""
+  decay = (optimizer.weight_decay is not None
+           and bool(optimizer._use_weight_decay(variable)))
+  return decay, tf.cast(optimizer.weight_decay or 0.0, dtype)
+
+
+def _sgd_update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
+                frozen: tf.Tensor) -> Any:
+  """Keras 2's SGD always has a momentum slot and writes it, momentum 0
+  too: `m = -g * lr + m * momentum`, then `variable += m` (Nesterov:
+  `variable += -g * lr + m * momentum`), which is the Keras momentum
+  kernel's `m = m * momentum - g * lr` to the bit (a sum commutes,
+  `-(g * lr)` is `(-g) * lr`)."""
+  stored = _variables.storage(variable)
+  dtype = stored.dtype.base_dtype
+  # As Keras 2's SGD.update_step and _apply_weight_decay compute them.
+  lr = tf.cast(optimizer.learning_rate, dtype)
+  momentum = tf.cast(optimizer.momentum, dtype)
+  m = optimizer.momentums[optimizer._index_dict[optimizer._var_key(variable)]]
+  decay, weight_decay = _decay(optimizer, variable, dtype)
+  library = cast(Any, _native.library())  # Loaded: the plan took it.
+  return library.tfpartial_resource_apply_keras_momentum(
+      stored.handle, _variables.storage(m).handle, lr, momentum,
+      weight_decay, gradient, frozen, decay=decay,
+      nesterov=bool(optimizer.nesterov))
+
+
+class FusedTfKerasAdamUpdate(_FusedTfKerasUpdate):
+  """Mixed in before Keras 2's Adam or AdamW."""
+
+  _fused_update = staticmethod(_adam_update)
+
+
+class FusedTfKerasSgdUpdate(_FusedTfKerasUpdate):
+  """Mixed in before Keras 2's SGD."""
+
+  _fused_update = staticmethod(_sgd_update)
+
+
 @functools.lru_cache(maxsize=None)
 def _module_kinds(module: ModuleType) -> Tuple[_fused.FusedKind, ...]:
-  return tuple(
-      _fused.FusedKind(base=base, mixin=FusedTfKerasAdamUpdate,
-                       serves=_serves, frozen=_frozen)
-      for base in (module.optimizers.Adam, module.optimizers.AdamW))
+  optimizers = module.optimizers
+  return (*(_fused.FusedKind(base=base, mixin=FusedTfKerasAdamUpdate,
+                             serves=_serves, frozen=_frozen)
+            for base in (optimizers.Adam, optimizers.AdamW)),
+          _fused.FusedKind(base=optimizers.SGD, mixin=FusedTfKerasSgdUpdate,
+                           serves=_serves, frozen=_frozen))
 
 
 def kinds() -> Tuple[_fused.FusedKind, ...]:
