@@ -1,4 +1,4 @@
-"""v1 Adam in a TF1 graph: the freeze inside the update, in one pass.
+"""v1 Adam: the freeze inside the update, in one pass.
 
 Behind TensorFlow's fused `ResourceApplyAdam` an exact freeze has to mask
 the gradient, copy the variable and merge the frozen values back: passes
@@ -16,9 +16,10 @@ private attributes of `AdamOptimizer` (`_lr_t`, `_beta1_t`, `_beta2_t`,
 `_apply_dense` reads them too, and there is no public way to ask for them.
 They are read here only.
 
-Only in a TF1 graph (no `tf.function` could compile it with XLA), on CPU
-(the kernel has no GPU build), outside `tf.distribute` (whose per-device
-copies a plan would not name), for float32 and float64.
+In a TF1 graph, eagerly and in a `tf.function` XLA does not compile (XLA
+cannot compile a custom op), on CPU (the kernel has no GPU build), outside
+`tf.distribute` (whose per-device copies a plan would not name), for
+float32 and float64.
 """
 
 from __future__ import annotations
@@ -29,27 +30,35 @@ import tensorflow as tf
 
 from tfpartial import _fused
 from tfpartial import _native
+from tfpartial import _tfprivate
 from tfpartial import _variables
 from tfpartial._selection import Selection
 from tfpartial._types import Gradient, Optimizer, Variable
 
 
 def serves(optimizer: Optimizer, path: str) -> bool:
-  """Whether a v1 kernel serves this step: in a TF1 graph, on CPU alone."""
-  del optimizer  # Every setting of v1 Adam is one the kernel has.
-  return path == "tf1_graph" and _fused.on_cpu_alone()
+  """Whether a v1 kernel serves this step: in a TF1 graph, eagerly or in a
+  `tf.function` that XLA does not compile, on CPU alone."""
+  del optimizer  # Every setting of the v1 optimizers is one a kernel has.
+  if path != "tf1_graph" and _tfprivate.in_xla():
+    return False
+  return _fused.on_cpu_alone()
 
 
 def frozen(grad: Gradient, variable: Variable,
            selection: Selection) -> Optional[tf.Tensor]:
-  """The frozen mask a v1 kernel takes for `variable` (packed, if large),
-  or None."""
+  """The frozen mask a v1 kernel takes for `variable`, or None: in a TF1
+  graph packed if large (a graph constant is copied many times over),
+  else the selection's own bool mask (an eager tensor shares its
+  memory)."""
   if (_variables.is_keras(variable) or not isinstance(variable, tf.Variable)
       or "GPU" in (variable.device or "").upper()
       or not isinstance(grad, tf.Tensor)
       or grad.dtype.base_dtype != variable.dtype.base_dtype):
     return None
-  return _fused.kernel_mask(grad, variable, selection, packed=True)
+  with tf.init_scope():  # A tf.function's constants are made eagerly.
+    graph = not tf.executing_eagerly()
+  return _fused.kernel_mask(grad, variable, selection, packed=graph)
 
 
 class FusedAdamUpdate(_fused.V1DenseUpdate):

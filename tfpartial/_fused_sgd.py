@@ -1,5 +1,5 @@
-"""v1 gradient descent and momentum in a TF1 graph: the freeze inside the
-update, in one pass.
+"""v1 gradient descent and momentum: the freeze inside the update, in one
+pass.
 
 `tf.compat.v1.train.GradientDescentOptimizer` and `MomentumOptimizer` are
 one fused TensorFlow op per variable (`ApplyGradientDescent`,
@@ -22,8 +22,9 @@ Gradient descent has no slot, so for a mostly frozen variable its kernel
 takes the trainable elements' offsets and touches only those
 (`_fused.trainable_offsets`).
 
-Only in a TF1 graph, on CPU, outside `tf.distribute`, for float32 and
-float64 (as `_fused_adam`).
+Where `_fused_adam` serves: in a TF1 graph, eagerly and in a `tf.function`
+XLA does not compile, on CPU, outside `tf.distribute`, for float32 and
+float64.
 """
 
 from __future__ import annotations
