@@ -10,6 +10,7 @@ asked for and prints the table.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Callable, Dict, Iterable, List, Optional, TextIO, Union
 
@@ -70,7 +71,16 @@ def run(quick: bool = False, rounds: Optional[int] = None,
 
 
 def _value(value: float, unit: str) -> str:
-  return f"{value:.0f} {unit}" if unit == "MiB" else f"{value:.2f} {unit}"
+  """A time to 0.01, or to two significant digits under 0.1 (a quick
+  build takes milliseconds); MiB whole.
+
+  >>> _value(1.284, "s"), _value(0.0041, "s"), _value(1800.4, "MiB")
+  ('1.28 s', '0.0041 s', '1800 MiB')
+  """
+  if unit == "MiB":
+    return f"{value:.0f} {unit}"
+  digits = 2 if not 0 < value < 0.1 else 1 - math.floor(math.log10(value))
+  return f"{value:.{digits}f} {unit}"
 
 
 def _print(results: List[Result], out: TextIO, quick: bool) -> None:
