@@ -54,6 +54,11 @@ class FusedKind:
   # frozen elements and their state alone): then it does so for a mostly
   # frozen variable (`trainable_offsets`).
   offsets: Callable[[Optimizer], bool] = lambda optimizer: False
+  # Whether the update is the compiled library's (`_native`); else it is
+  # made of TensorFlow ops (a select update, `_fused_keras`), which serves
+  # without the library, and runs under the step lock (`_lock`): it reads
+  # the variable before it writes it, as a restore does.
+  library: bool = True
 
 
 class V1DenseUpdate:
@@ -98,6 +103,7 @@ class Plan:
 
   state: Dict[str, Any]
   taken: Dict[Any, Tuple[Variable, tf.Tensor]]
+  library: bool = True  # The kind's `library`.
 
 
 _PLAN: contextvars.ContextVar[Optional[Plan]] = contextvars.ContextVar(
@@ -114,6 +120,13 @@ def planned(optimizer: Optimizer,
   return plan.taken.get(_variables.storage(variable).ref())
 
 
+def planned_library() -> bool:
+  """Whether the plan of the step running now is the compiled library's
+  (else a select update's); for a mixin that has both."""
+  plan = _PLAN.get()
+  return plan is None or plan.library
+
+
 @functools.lru_cache(maxsize=None)
 def fused_class(kind: FusedKind) -> type:
   """`Fused<Base>`: the base class with the kernel's update mixed in."""
@@ -123,6 +136,7 @@ def fused_class(kind: FusedKind) -> type:
 
 
 def kind_for(kinds: Tuple[FusedKind, ...], base: type) -> Optional[FusedKind]:
+  """The first kind for `base`: its mixin is every kind's for `base`."""
   for kind in kinds:
     if kind.base is base:
       return kind
@@ -145,6 +159,12 @@ class FusedStep:
       self.receiver = view(optimizer, fused_class(kind))
     self._taken: Dict[Any, Tuple[Variable, tf.Tensor]] = {}
 
+  @property
+  def needs_lock(self) -> bool:
+    """Whether the step must hold the step lock for the variables taken: a
+    select update reads a variable and writes it back."""
+    return not self.kind.library and bool(self._taken)
+
   def takes(self, grad: Gradient, variable: Variable,
             selection: Selection) -> bool:
     """Whether the kernel updates `variable`; if so, it will in `run`."""
@@ -161,7 +181,7 @@ class FusedStep:
   def run(self, apply: Callable[[Optimizer], Any]) -> Any:
     """`apply(receiver)`, with the variables `takes` accepted updated by
     the kernel."""
-    plan = Plan(vars(self.optimizer), dict(self._taken))
+    plan = Plan(vars(self.optimizer), dict(self._taken), self.kind.library)
     with _active(plan):
       return apply(self.receiver)
 
@@ -177,13 +197,13 @@ def _active(plan: Plan) -> Iterator[None]:
 
 def step_for(kinds: Tuple[FusedKind, ...], optimizer: Optimizer,
              base: type, path: str) -> Optional[FusedStep]:
-  """A `FusedStep` when a kernel can serve this step of `optimizer`."""
-  kind = kind_for(kinds, base)
-  if kind is None or not kind.serves(optimizer, path):
-    return None
-  if _native.library() is None:
-    return None
-  return FusedStep(kind, optimizer)
+  """A `FusedStep` of the first kind for `base` that can serve this step of
+  `optimizer` (a kind of the library's only where it is loaded)."""
+  for kind in kinds:
+    if (kind.base is base and kind.serves(optimizer, path)
+        and (not kind.library or _native.library() is not None)):
+      return FusedStep(kind, optimizer)
+  return None
 
 
 def view(optimizer: Optimizer, cls: type) -> Optimizer:

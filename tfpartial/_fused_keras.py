@@ -40,7 +40,9 @@ import tensorflow as tf
 
 from tfpartial import _compat
 from tfpartial import _fused
+from tfpartial import _mask
 from tfpartial import _native
+from tfpartial import _tensors
 from tfpartial import _tfprivate
 from tfpartial import _variables
 from tfpartial._selection import Selection
@@ -94,10 +96,12 @@ def _square_keeps_slices() -> bool:
 
 
 class _FusedKerasUpdate(_fused.PlannedWeightDecay):
-  """Planned variables get `_fused_update` (a kernel), weight decay
-  included; the others Keras' own update."""
+  """Planned variables get `_fused_update` (a kernel) or, where the plan is
+  a select update's, `_select_update`, weight decay included; the others
+  Keras' own update."""
 
   _fused_update: Any = None  # (optimizer, gradient, taken, lr) -> op.
+  _select_update: Any = None  # The same, of TensorFlow ops.
 
   def update_step(self, gradient: Any, variable: Any,
                   learning_rate: Any) -> Any:
@@ -105,7 +109,9 @@ class _FusedKerasUpdate(_fused.PlannedWeightDecay):
     if taken is None:
       return super().update_step(  # type: ignore[misc]
           gradient, variable, learning_rate)
-    return type(self)._fused_update(self, gradient, taken, learning_rate)
+    update = (type(self)._fused_update if _fused.planned_library()
+              else type(self)._select_update)
+    return update(self, gradient, taken, learning_rate)
 
 
 def _adam_update(optimizer: Any, gradient: Any,
@@ -171,10 +177,94 @@ def _sgd_update(optimizer: Any, gradient: Any,
       nesterov=bool(optimizer.nesterov))
 
 
+def _serves_select(optimizer: Optimizer, path: str) -> bool:
+  """The select update serves eager steps only, on any device: in a
+  function the graph's executor frees what a step no longer needs itself,
+  and Grappler may rewrite Keras' ops and these differently."""
+  options: Any = optimizer
+  if path != "eager" or not tf.executing_eagerly():
+    return False
+  if (options.amsgrad or options.use_ema or options.clipnorm
+      or options.clipvalue or options.global_clipnorm
+      or getattr(options, "gradient_accumulation_steps", None)
+      or getattr(options, "loss_scale_factor", None) is not None):
+    return False
+  return not tf.distribute.has_strategy()
+
+
+def _select_frozen(grad: Gradient, variable: Variable,
+                   selection: Selection) -> Optional[tf.Tensor]:
+  """The frozen mask as `_tensors.select` takes it (the variable's shape,
+  or one bool per row shaped [rows, 1, ...]), for a dense gradient."""
+  storage = _variables.storage(variable)
+  if (not isinstance(storage, tf.Variable) or not isinstance(grad, tf.Tensor)
+      or getattr(variable, "constraint", None) is not None
+      or getattr(variable, "overwrite_with_gradient", False)
+      or not tf.as_dtype(storage.dtype).is_floating):
+    return None
+  shape = tf.TensorShape(storage.shape)
+  if not shape.is_fully_defined() or not grad.shape.is_compatible_with(shape):
+    return None
+  if selection.is_everything:
+    return tf.ones(shape[:1].concatenate([1] * (shape.rank - 1))
+                   if shape.rank else [], tf.bool)
+  frozen = _tensors.frozen_mask_tensor(selection)
+  rows = [shape[0]] + [1] * (shape.rank - 1) if shape.rank else []
+  if frozen.shape not in (shape, tf.TensorShape(rows)):
+    return None
+  return frozen
+
+
+def _adam_select_update(optimizer: Any, gradient: Any,
+                        taken: Tuple[Variable, tf.Tensor],
+                        learning_rate: Any) -> Any:
+  """Keras' Adam (and AdamW's weight decay) op for op, as the unfused step
+  runs them on the masked gradient, but the variable is written once, as
+  a select of its value before and after: no snapshot kept across the
+  update (whose copy-on-write copies the variable), no restore, and the
+  masked gradient is let go before the variable's update, where Keras'
+  temporaries peak."""
+  import keras  # pylint: disable=g-import-not-at-top
+  ops = keras.ops
+  keras_variable, frozen = taken
+  variable = _variables.storage(keras_variable)
+  dtype = tf.as_dtype(keras_variable.dtype)
+  # Adam.update_step's ops, in its order.
+  lr = ops.cast(learning_rate, dtype)
+  masked = _mask.zero_where(frozen, ops.cast(gradient, dtype))
+  del gradient  # The caller's is the caller's; this frame lets it go.
+  local_step = ops.cast(optimizer.iterations + 1, dtype)
+  beta_1_power = ops.power(ops.cast(optimizer.beta_1, dtype), local_step)
+  beta_2_power = ops.power(ops.cast(optimizer.beta_2, dtype), local_step)
+  index = optimizer._get_variable_index(keras_variable)
+  m = optimizer._momentums[index]
+  v = optimizer._velocities[index]
+  alpha = lr * ops.sqrt(1 - beta_2_power) / (1 - beta_1_power)
+  optimizer.assign_add(
+      m, ops.multiply(ops.subtract(masked, m), 1 - optimizer.beta_1))
+  optimizer.assign_add(
+      v, ops.multiply(ops.subtract(ops.square(masked), v),
+                      1 - optimizer.beta_2))
+  del masked
+  step = ops.divide(ops.multiply(m, alpha),
+                    ops.add(ops.sqrt(v), optimizer.epsilon))
+  before = variable.read_value()
+  decay, weight_decay = _decay(optimizer, keras_variable, dtype)
+  if decay:  # _apply_weight_decay's `variable.assign_sub(variable * wd * lr)`.
+    new = tf.subtract(tf.subtract(before, before * weight_decay * lr), step)
+  else:
+    new = tf.subtract(before, step)
+  del step
+  kept = _tensors.select(frozen, before, new)
+  del new, before
+  return variable.assign(kept, read_value=False)
+
+
 class FusedKerasAdamUpdate(_FusedKerasUpdate):
   """Mixed in before Keras' Adam or AdamW."""
 
   _fused_update = staticmethod(_adam_update)
+  _select_update = staticmethod(_adam_select_update)
 
 
 class FusedKerasSgdUpdate(_FusedKerasUpdate):
@@ -190,6 +280,12 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
   adam = [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
                             serves=_serves, frozen=_adam_frozen)
           for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
+  # Where the kernel is not loaded or cannot serve (a GPU): eagerly, the
+  # select update.
+  adam += [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
+                            serves=_serves_select, frozen=_select_frozen,
+                            library=False)
+           for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
   # SGD without momentum has no slot: a mostly frozen variable's update
   # can touch only its trainable elements.
   sgd = _fused.FusedKind(base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,

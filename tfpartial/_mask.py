@@ -98,18 +98,18 @@ def mask_gradient(grad: Gradient, selection: Selection) -> Gradient:
 
 
 def _mask_dense(grad: tf.Tensor, selection: Selection) -> tf.Tensor:
-  return _zero_where(_tensors.frozen_mask_tensor(selection), grad)
+  return zero_where(_tensors.frozen_mask_tensor(selection), grad)
 
 
 def _mask_slices(grad: tf.IndexedSlices,
                  selection: Selection) -> tf.IndexedSlices:
   # Only the rows the gradient names are looked at; it stays sparse.
   frozen_rows = tf.gather(_tensors.frozen_mask_tensor(selection), grad.indices)
-  values = _zero_where(frozen_rows, grad.values)
+  values = zero_where(frozen_rows, grad.values)
   return tf.IndexedSlices(values, grad.indices, grad.dense_shape)
 
 
-def _zero_where(frozen: tf.Tensor, values: tf.Tensor) -> tf.Tensor:
+def zero_where(frozen: tf.Tensor, values: tf.Tensor) -> tf.Tensor:
   """`values` with an exact 0 where `frozen`: against a scalar zero for a
   large tensor (its size known when the step is built), else against a
   zeros tensor with the faster `Select`."""

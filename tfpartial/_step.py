@@ -146,7 +146,7 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
       gradients.clear()
     return result
 
-  if not guards:
+  if not guards and not (update is not None and update.needs_lock):
     return path.run(guards, run_apply, gradients, in_place)
   with _lock.held(gradients) as lock:
     return path.run(guards, run_apply, gradients, in_place, lock)
