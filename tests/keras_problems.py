@@ -45,6 +45,44 @@ ELEMENTWISE: Dict[str, Callable] = {
     "LossScale_Adam": lambda: K.LossScaleOptimizer(K.Adam(0.05)),
     "Multi_Adam_SGD": lambda: _multi(),
 }
+# Keras' Adam and AdamW as the compiled kernel and the select update take
+# them: weight decay, a variable excluded from it, a schedule.
+ADAM_FAMILY: Dict[str, Callable] = {
+    "Adam": lambda: K.Adam(0.05),
+    "AdamW": lambda: K.AdamW(0.05, weight_decay=0.2),
+    "AdamW_excluding_c": lambda: _excluding_c(K.AdamW(0.05, weight_decay=0.2)),
+    "AdamW_schedule": lambda: K.AdamW(
+        keras.optimizers.schedules.ExponentialDecay(0.05, 1, 0.5),
+        weight_decay=0.2),
+}
+
+
+def _excluding_c(optimizer):
+  optimizer.exclude_from_weight_decay(var_names=["c"])
+  return optimizer
+
+
+class SubclassedAdam(K.Adam):
+  """A subclass of Adam: it may update differently, so no fast path."""
+
+
+# Settings (or classes) under which neither the compiled kernel nor the
+# select update serves a Keras Adam step; `adam_for(case)` makes one.
+UNSERVED_ADAM: Dict[str, Callable] = {
+    "clipnorm": lambda: K.Adam(0.1, clipnorm=1.0),
+    "amsgrad": lambda: K.Adam(0.1, amsgrad=True),
+    "ema": lambda: K.Adam(0.1, use_ema=True),
+    "subclass": lambda: SubclassedAdam(0.1),
+    "accumulation": lambda: K.Adam(0.1, gradient_accumulation_steps=2),
+    "rmsprop": lambda: K.RMSprop(0.1),  # No kernel yet.
+}
+
+
+def adam_for(case):
+  """The optimizer of an `UNSERVED_ADAM` case; plain Adam for the others."""
+  return UNSERVED_ADAM.get(case, lambda: K.Adam(0.1))()
+
+
 # Optimizers that mix the elements of a variable: the frozen elements count
 # as constants with a zero gradient.
 MIXING: Dict[str, Callable] = {

@@ -23,20 +23,7 @@ pytestmark = [helpers.needs_keras_3,
               pytest.mark.usefixtures("compiled_kernel")]
 
 KERNEL = "TfpartialResourceApplyKerasAdam"
-OPTIMIZERS = {
-    "Adam": lambda: keras.optimizers.Adam(0.05),
-    "AdamW": lambda: keras.optimizers.AdamW(0.05, weight_decay=0.2),
-    "AdamW_excluding_c": lambda: _excluding_c(
-        keras.optimizers.AdamW(0.05, weight_decay=0.2)),
-    "AdamW_schedule": lambda: keras.optimizers.AdamW(
-        keras.optimizers.schedules.ExponentialDecay(0.05, 1, 0.5),
-        weight_decay=0.2),
-}
-
-
-def _excluding_c(optimizer):
-  optimizer.exclude_from_weight_decay(var_names=["c"])
-  return optimizer
+OPTIMIZERS = kp.ADAM_FAMILY
 
 
 @contextlib.contextmanager
@@ -118,16 +105,7 @@ def test_a_step_with_the_kernel_has_no_select_and_no_keras_update():
     "xla", "clipnorm", "amsgrad", "ema", "subclass", "constraint",
     "rmsprop"])
 def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
-  class MyAdam(keras.optimizers.Adam):
-    pass
-
-  optimizer = {
-      "clipnorm": lambda: keras.optimizers.Adam(0.1, clipnorm=1.0),
-      "amsgrad": lambda: keras.optimizers.Adam(0.1, amsgrad=True),
-      "ema": lambda: keras.optimizers.Adam(0.1, use_ema=True),
-      "subclass": lambda: MyAdam(0.1),
-      "rmsprop": lambda: keras.optimizers.RMSprop(0.1),  # No kernel yet.
-  }.get(case, lambda: keras.optimizers.Adam(0.1))()
+  optimizer = kp.adam_for(case)
   types = _step_ops(
       optimizer, jit_compile=case == "xla",
       constraint=keras.constraints.NonNeg() if case == "constraint" else None)

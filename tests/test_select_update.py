@@ -27,20 +27,7 @@ from tfpartial import _native
 
 pytestmark = helpers.needs_keras_3
 
-OPTIMIZERS = {
-    "Adam": lambda: keras.optimizers.Adam(0.05),
-    "AdamW": lambda: keras.optimizers.AdamW(0.05, weight_decay=0.2),
-    "AdamW_excluding_c": lambda: _excluding_c(
-        keras.optimizers.AdamW(0.05, weight_decay=0.2)),
-    "AdamW_schedule": lambda: keras.optimizers.AdamW(
-        keras.optimizers.schedules.ExponentialDecay(0.05, 1, 0.5),
-        weight_decay=0.2),
-}
-
-
-def _excluding_c(optimizer):
-  optimizer.exclude_from_weight_decay(var_names=["c"])
-  return optimizer
+OPTIMIZERS = kp.ADAM_FAMILY
 
 
 @pytest.fixture
@@ -206,18 +193,7 @@ def _one_step(optimizer, function=False, sparse=False):
     "accumulation"])
 def test_where_the_select_update_cannot_serve_the_step_stays_unfused(
     case, calls):
-  class MyAdam(keras.optimizers.Adam):
-    pass
-
-  optimizer = {
-      "clipnorm": lambda: keras.optimizers.Adam(0.1, clipnorm=1.0),
-      "amsgrad": lambda: keras.optimizers.Adam(0.1, amsgrad=True),
-      "ema": lambda: keras.optimizers.Adam(0.1, use_ema=True),
-      "subclass": lambda: MyAdam(0.1),
-      "accumulation": lambda: keras.optimizers.Adam(
-          0.1, gradient_accumulation_steps=2),
-  }.get(case, lambda: keras.optimizers.Adam(0.1))()
-  _one_step(optimizer, function=case == "tf_function",
+  _one_step(kp.adam_for(case), function=case == "tf_function",
             sparse=case == "sparse")
   assert not calls
 

@@ -49,16 +49,20 @@ from tfpartial._selection import Selection
 from tfpartial._types import Gradient, Optimizer, Variable
 
 
-def _serves(optimizer: Optimizer, path: str) -> bool:
+def _plain_settings(optimizer: Optimizer) -> bool:
+  """No clipping, loss scaling, gradient accumulation, EMA or AMSGrad: the
+  settings under which Keras' step is its `update_step` alone."""
   options: Any = optimizer  # A Keras 3 optimizer: its settings.
-  if path != "eager":
-    return False
-  if (getattr(options, "amsgrad", False) or options.use_ema
-      or options.clipnorm or options.clipvalue or options.global_clipnorm
-      or getattr(options, "gradient_accumulation_steps", None)
-      or getattr(options, "loss_scale_factor", None) is not None):
-    return False
-  return _fused.on_cpu_alone() and not _tfprivate.in_xla()
+  return not (getattr(options, "amsgrad", False) or options.use_ema
+              or options.clipnorm or options.clipvalue
+              or options.global_clipnorm
+              or getattr(options, "gradient_accumulation_steps", None)
+              or getattr(options, "loss_scale_factor", None) is not None)
+
+
+def _serves(optimizer: Optimizer, path: str) -> bool:
+  return (path == "eager" and _plain_settings(optimizer)
+          and _fused.on_cpu_alone() and not _tfprivate.in_xla())
 
 
 def _frozen(grad: Gradient, variable: Variable,
@@ -181,15 +185,8 @@ def _serves_select(optimizer: Optimizer, path: str) -> bool:
   """The select update serves eager steps only, on any device: in a
   function the graph's executor frees what a step no longer needs itself,
   and Grappler may rewrite Keras' ops and these differently."""
-  options: Any = optimizer
-  if path != "eager" or not tf.executing_eagerly():
-    return False
-  if (options.amsgrad or options.use_ema or options.clipnorm
-      or options.clipvalue or options.global_clipnorm
-      or getattr(options, "gradient_accumulation_steps", None)
-      or getattr(options, "loss_scale_factor", None) is not None):
-    return False
-  return not tf.distribute.has_strategy()
+  return (path == "eager" and tf.executing_eagerly()
+          and _plain_settings(optimizer) and not tf.distribute.has_strategy())
 
 
 def _select_frozen(grad: Gradient, variable: Variable,
