@@ -20,7 +20,7 @@ LAYERS = {
     "step": ["_tensors", "_distribute", "_lock", "_mask", "_restore",
              "_compact", "_native", "_kernel_build", "_kernel_cache",
              "_fused", "_step"],
-    "families": ["_fused_adam", "_fused_sgd", "_fused_keras",
+    "families": ["_fused_adam", "_fused_sgd", "_select_keras", "_fused_keras",
                  "_fused_tf_keras", "_wrap",
                  "_family", "_v1", "_keras", "_tf_keras", "_optimizers"],
     "public API": ["_spec", "__init__"],

@@ -68,9 +68,9 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   out = result.stdout
   rows = _rows(out)
   letters = [row[1] for row in rows]
-  # (j) four optimizers, (k) three frozen fractions, (m) eight memory
+  # (j) four optimizers, (k) three frozen fractions, (m) ten memory
   # configurations, (n) five builds (three without Keras 2).
-  expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 8)
+  expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 10)
   assert "".join(letters).startswith(expected), out
   assert "".join(letters)[len(expected):] in ("nnnnn", "nnn"), out
   # Tiny sizes say nothing of the machine: no target, no verdict.

@@ -27,7 +27,15 @@ from tfpartial import _native
 
 pytestmark = helpers.needs_keras_3
 
-OPTIMIZERS = kp.ADAM_FAMILY
+OPTIMIZERS = {
+    **kp.ADAM_FAMILY,
+    "SGD": lambda: keras.optimizers.SGD(0.05),
+    "SGD_momentum": lambda: keras.optimizers.SGD(0.05, momentum=0.9),
+    "SGD_nesterov_decay": lambda: keras.optimizers.SGD(
+        0.05, momentum=0.9, nesterov=True, weight_decay=0.1),
+    "SGD_decay": lambda: keras.optimizers.SGD(0.05, weight_decay=0.1),
+}
+UPDATES = (_fused_keras.FusedKerasAdamUpdate, _fused_keras.FusedKerasSgdUpdate)
 
 
 @pytest.fixture
@@ -36,14 +44,15 @@ def calls(monkeypatch):
   each runs under the step lock."""
   monkeypatch.setenv(_native.SWITCH, "off")
   counted = []
-  update = _fused_keras.FusedKerasAdamUpdate._select_update
 
-  def spy(optimizer, gradient, taken, learning_rate):
-    counted.append(_lock._HELD.get())
-    return update(optimizer, gradient, taken, learning_rate)
+  def spy(update):
+    def counting(optimizer, gradient, taken, learning_rate):
+      counted.append(_lock._HELD.get())
+      return update(optimizer, gradient, taken, learning_rate)
+    return staticmethod(counting)
 
-  monkeypatch.setattr(_fused_keras.FusedKerasAdamUpdate, "_select_update",
-                      staticmethod(spy))
+  for cls in UPDATES:
+    monkeypatch.setattr(cls, "_select_update", spy(cls._select_update))
   return counted
 
 
@@ -131,7 +140,7 @@ def _rows_problem(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "SGD_nesterov_decay"])
 def test_a_row_spec_of_any_float_width_keeps_subnormals_and_nan_rows(
     name, dtype, calls, monkeypatch):
   table0, gradient = _rows_problem(dtype)
@@ -141,7 +150,8 @@ def test_a_row_spec_of_any_float_width_keeps_subnormals_and_nan_rows(
     optimizer = OPTIMIZERS[name]()
     optimizer.build([table])
     # Subnormal state in the frozen rows: it evolves as a zero gradient's.
-    optimizer._momentums[0].assign(np.where(
+    first_slot = [v for v in optimizer.variables if len(v.shape) > 0][0]
+    first_slot.assign(np.where(
         np.arange(6)[:, None] == 0, table0[0:1], 0).astype(dtype))
     spec = tfpartial.train_only(table, [1, 4])
     values = []

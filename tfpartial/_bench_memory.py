@@ -30,6 +30,10 @@ from tfpartial._types import Index
 CONFIGURATIONS = {
     "sgdm:elements": "half frozen element-wise, Keras SGD momentum, eager",
     "sgdm:rows": "half the rows frozen, Keras SGD momentum, eager",
+    "sgdm:elements:off": "half frozen element-wise, Keras SGD momentum, "
+                         "eager, kernel off",
+    "sgdm:rows:off": "half the rows frozen, Keras SGD momentum, eager, "
+                     "kernel off",
     "adam:elements": "half frozen element-wise, Keras Adam, eager",
     "adam:elements:off": "half frozen element-wise, Keras Adam, eager, "
                          "kernel off",
