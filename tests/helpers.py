@@ -144,6 +144,16 @@ ALL_MODES = EXACT_MODES + (XLA,)
 
 
 
+def unfused(monkeypatch) -> None:
+  """Every step the unfused one (mask -> apply -> restore): the compiled
+  kernels off (`TFPARTIAL_KERNELS=off`) and Keras' select updates, which
+  serve eager steps without them, left out."""
+  from tfpartial import _fused_keras  # pylint: disable=g-import-not-at-top
+  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
+  monkeypatch.setattr(_fused_keras, "KINDS",
+                      tuple(k for k in _fused_keras.KINDS if k.library))
+
+
 def bits(array) -> np.ndarray:
   """The raw bits of a float array, for exact comparison (NaN == NaN)."""
   array = np.ascontiguousarray(array)

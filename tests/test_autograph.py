@@ -23,8 +23,9 @@ import helpers
 def _converted_frames(monkeypatch):
   """Frames of autograph-converted functions seen by each mask, a list per
   call of `_mask.mask_gradient`. The compiled kernels, which mask inside
-  their update, are off: every step here masks in Python."""
-  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
+  their update, are off, and so are the select updates: every step here
+  masks in Python with `_mask.mask_gradient`."""
+  helpers.unfused(monkeypatch)
   seen = []
   original = _mask.mask_gradient
 

@@ -56,10 +56,6 @@ def calls(monkeypatch):
   return counted
 
 
-def _unfused(monkeypatch):
-  """Only the compiled kernels' kinds (off): every step unfused."""
-  monkeypatch.setattr(_fused_keras, "KINDS",
-                      tuple(k for k in _fused_keras.KINDS if k.library))
 
 
 def _train(optimizer, model, spec, how, steps=4):
@@ -123,7 +119,7 @@ def test_the_select_update_leaves_the_unfused_steps_bits(
     helpers.assert_same_bits(values["b"], kp.B0, f"b, step {step}")
   assert not np.array_equal(trajectory[-1]["c"], kp.C0)
   calls.clear()
-  _unfused(monkeypatch)
+  helpers.unfused(monkeypatch)
   _assert_same_run(selected, run())
   assert not calls
 
@@ -168,7 +164,7 @@ def test_a_row_spec_of_any_float_width_keeps_subnormals_and_nan_rows(
     helpers.assert_same_bits(values[frozen], table0[frozen], "frozen rows")
     assert (values[[1, 4]] != table0[[1, 4]]).all()
   calls.clear()
-  _unfused(monkeypatch)
+  helpers.unfused(monkeypatch)
   _assert_same_run_rows(selected, run())
   assert not calls
 

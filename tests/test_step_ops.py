@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import helpers
 import tfpartial
 from tfpartial import _mask
 
@@ -46,7 +47,7 @@ LOOKUPS = {"dense": lambda table: table * 2.0,
 
 @pytest.fixture(autouse=True)
 def _unfused(monkeypatch):
-  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
+  helpers.unfused(monkeypatch)
 
 
 def _build_step(make_spec, lookup):
@@ -194,7 +195,6 @@ def test_tf1_restores_wait_only_for_their_own_variables_update(
   """In a TF1 graph each restore waits for its variable's update, not the
   whole apply: x's restore may run while y is still being updated. (The
   unfused step: a compiled kernel needs no restore.)"""
-  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
   make = getattr(tf.compat.v1.train, f"{name}Optimizer")
   args = {"Momentum": dict(momentum=0.9)}.get(name, {})
   with tf.Graph().as_default() as graph:
@@ -302,7 +302,6 @@ def test_eagerly_the_masked_gradients_are_freed_before_the_restore(
   """Eagerly a masked gradient lives as long as something holds it: the
   step lets them go once the optimizer has run, so the restore's select
   can take their memory (the peak of an eager step, bench row (m))."""
-  monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
   from tfpartial import _restore  # pylint: disable=import-outside-toplevel
   masked, alive_at_restore = [], []
   original_mask, original_after = _mask.mask_gradient, (

@@ -15,7 +15,6 @@ import tensorflow as tf
 
 import helpers
 import tfpartial
-from tfpartial import _native
 
 THREADS, STEPS, SIZE = 4, 15, 1 << 18
 FROZEN = np.arange(SIZE) % 3 == 0
@@ -83,7 +82,7 @@ def _train(mode, make_optimizer, entry, threaded):
 def test_threads_lose_no_update_and_keep_the_freeze(exact_mode, name, entry,
                                                     monkeypatch):
   # Without the kernel every step restores: the case threads can break.
-  monkeypatch.setenv(_native.SWITCH, "off")
+  helpers.unfused(monkeypatch)
   make = _optimizers()[name]
   start, threaded = _train(exact_mode, make, entry, threaded=True)
   _, serial = _train(exact_mode, make, entry, threaded=False)
