@@ -55,7 +55,7 @@ class FusedKind:
   # frozen variable (`trainable_offsets`).
   offsets: Callable[[Optimizer], bool] = lambda optimizer: False
   # Whether the update is the compiled library's (`_native`); else it is
-  # made of TensorFlow ops (a select update, `_fused_keras`), which serves
+  # made of TensorFlow ops (a select update, `_select_keras`), which serves
   # without the library, and runs under the step lock (`_lock`): it reads
   # the variable before it writes it, as a restore does.
   library: bool = True

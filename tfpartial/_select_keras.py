@@ -18,8 +18,7 @@ outside `tf.distribute`, with Keras' plain settings (`plain_settings`),
 for a dense gradient of a variable without a constraint. It reads the
 variable before writing it, as a restore does, so the step holds the step
 lock (`_fused.FusedStep.needs_lock`). `plain_settings` and
-`weight_decay_of` also
-serve the compiled kernels' updates (`_fused_keras`).
+`weight_decay_of` serve the compiled kernels' updates too (`_fused_keras`).
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ def plain_settings(optimizer: Optimizer) -> bool:
 
 
 def weight_decay_of(optimizer: Any, keras_variable: Variable,
-           dtype: tf.DType) -> Tuple[bool, tf.Tensor]:
+                    dtype: tf.DType) -> Tuple[bool, tf.Tensor]:
   """(whether Keras decays the variable, the decay) as _apply_weight_decay
   computes them; its learning rate is `optimizer.learning_rate`, the one
   apply passes in as `learning_rate`."""
@@ -65,7 +64,7 @@ def serves(optimizer: Optimizer, path: str) -> bool:
 
 
 def select_mask(grad: Gradient, variable: Variable,
-                   selection: Selection) -> Optional[tf.Tensor]:
+                selection: Selection) -> Optional[tf.Tensor]:
   """The frozen mask as `_tensors.select` takes it (the variable's shape,
   or one bool per row shaped [rows, 1, ...]), for a dense gradient."""
   storage = _variables.storage(variable)
@@ -88,8 +87,8 @@ def select_mask(grad: Gradient, variable: Variable,
 
 
 def adam_update(optimizer: Any, gradient: Any,
-                        taken: Tuple[Variable, tf.Tensor],
-                        learning_rate: Any) -> Any:
+                taken: Tuple[Variable, tf.Tensor],
+                learning_rate: Any) -> Any:
   """Keras' Adam (and AdamW's weight decay) op for op, as the unfused step
   runs them on the masked gradient, but the variable is written once, as
   a select of its value before and after: no snapshot kept across the
@@ -133,11 +132,11 @@ def adam_update(optimizer: Any, gradient: Any,
 
 
 def sgd_update(optimizer: Any, gradient: Any,
-                       taken: Tuple[Variable, tf.Tensor],
-                       learning_rate: Any) -> Any:
+               taken: Tuple[Variable, tf.Tensor],
+               learning_rate: Any) -> Any:
   """Keras' SGD (plain, momentum, Nesterov; weight decay) op for op, as
-  `adam_update` does Adam's: the masked gradient goes once scaled
-  by the learning rate, before the temporaries of the momentum's update."""
+  `adam_update` does Adam's: the masked gradient goes once scaled by the
+  learning rate, before the temporaries of the momentum's update."""
   import keras  # pylint: disable=g-import-not-at-top
   ops = keras.ops
   keras_variable, frozen = taken
