@@ -1,14 +1,14 @@
-"""The select update: Keras 3's Adam and AdamW eagerly, without the kernel.
+"""The select update: Keras 3's Adam, AdamW and SGD eagerly, without the kernel.
 
 Where the compiled kernel cannot serve an eager step (no compiler,
-`TFPARTIAL_KERNELS=off`, a GPU), Keras' Adam and AdamW run their own ops on
-the masked gradient and write the variable once, as a select of its value
-before and after (`_fused_keras._adam_select_update`): the variable is
-never copied on write and the masked gradient is let go before the
-variable's update, so a step needs no more memory than plain Keras' (bench
-row (m)). Its bits are the unfused step's (mask -> Keras' update ->
-restore) in the variable and in both slots, Inf and NaN gradients and
-subnormal values where frozen included.
+`TFPARTIAL_KERNELS=off`, a GPU), Keras' Adam, AdamW and SGD run their own
+ops on the masked gradient and write the variable once, as a select of its
+value before and after (`_select_keras`): the variable is never copied on
+write and the masked gradient is let go before the variable's update, so
+a step needs no more memory than plain Keras' (bench row (m)). Its bits
+are the unfused step's (mask -> Keras' update -> restore) in the variable
+and in every slot, Inf and NaN gradients and subnormal values where
+frozen included.
 """
 
 import threading
