@@ -32,7 +32,7 @@ def compiled_kernel():
   """The path of the kernel this process loaded. Skips where there is no
   C++ compiler; wherever there is one, the kernel must build and load
   (from the user's cache, which must be private: see `_kernel_cache`)."""
-  from tfpartial import _native  # pylint: disable=g-import-not-at-top
+  from tfpartial._kernels import _native  # pylint: disable=g-import-not-at-top
   if _native.compiler() is None:
     pytest.skip("no C++ compiler ($CXX or c++): tfpartial runs without its "
                 "kernel here, and every other test covers that")

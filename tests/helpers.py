@@ -148,7 +148,7 @@ def unfused(monkeypatch) -> None:
   """Every step the unfused one (mask -> apply -> restore): the compiled
   kernels off (`TFPARTIAL_KERNELS=off`) and Keras' select updates, which
   serve eager steps without them, left out."""
-  from tfpartial import _fused_keras  # pylint: disable=g-import-not-at-top
+  from tfpartial._families import _fused_keras  # pylint: disable=g-import-not-at-top
   monkeypatch.setenv("TFPARTIAL_KERNELS", "off")
   monkeypatch.setattr(_fused_keras, "KINDS",
                       tuple(k for k in _fused_keras.KINDS if k.library))

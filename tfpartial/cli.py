@@ -171,7 +171,8 @@ def _kept_records(text: str, hidden: int) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-  from tfpartial import _verify as verify  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.verify import (  # pylint: disable=g-import-not-at-top
+      _verify as verify)
   try:
     return verify.verify(args.before, args.after, args.spec)
   except (ValueError, TypeError, IndexError, OSError) as error:
@@ -198,12 +199,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
       return 2
   _import_tensorflow_quietly()
   if args.command == "demo":
-    from tfpartial import _demo  # pylint: disable=g-import-not-at-top
+    from tfpartial._tools import _demo  # pylint: disable=g-import-not-at-top
     return _demo.main(plot=args.plot)
   if args.command == "verify":
     return _verify(args)
   if args.command == "bench":
-    from tfpartial import _bench  # pylint: disable=g-import-not-at-top
+    from tfpartial._tools.bench import _bench  # pylint: disable=g-import-not-at-top
     _bench.run(quick=args.quick, rounds=args.rounds, cases=args.case)
     return 0
   raise AssertionError(args.command)

@@ -1,0 +1,482 @@
+"""The public API: `FreezeSpec`, `freeze`, `train_only`, `load_spec`, `spec_of`.
+
+This is the top layer: a `FreezeSpec` holds the spec's value
+(`_value.SpecValue`) and hands it to the optimizer families
+(`_optimizers.py`) to train with.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from tfpartial._families import _family
+from tfpartial._step import _mask
+from tfpartial._families import _optimizers
+from tfpartial._frozen import _specfile
+from tfpartial._step import _apply
+from tfpartial._frozen import _value
+from tfpartial._families import _wrap
+from tfpartial._frozen._specfile import Variables
+from tfpartial._frozen._types import (GradAndVar, Gradient, GradsAndVars, Index,
+                                      Loss, Optimizer, OptimizerT, Variable)
+from tfpartial._frozen._value import SpecValue
+
+# The step entry points hold no Python control flow on tensors, so
+# autograph, which converts what a user's `tf.function` calls, would only
+# add to its trace (seconds on a large model): it leaves them as written.
+_not_converted = _apply.not_converted
+
+
+class FreezeSpec:
+  """Which elements of which variables stay fixed during training.
+
+  Build one with `tfpartial.freeze` or `tfpartial.train_only` (or read one
+  with `tfpartial.load_spec`) and combine them with `|`. A spec is
+  immutable and compares by value: two specs are equal when they freeze the
+  same elements of the same variables.
+
+  Three ways to train with it, each keeping every frozen element
+  bit-for-bit what it was before the step, whatever the optimizer does:
+  `apply_gradients` (your own loop), `minimize` (one call per step), and
+  `wrap` (an optimizer for code you do not change, and `model.compile`).
+
+  The optimizer families: every `tf.compat.v1.train.Optimizer`, every
+  Keras 3 optimizer (`keras.optimizers.*`, `LossScaleOptimizer` and
+  `MultiOptimizer` included), and the Keras 2 optimizers of `tf_keras`
+  (new and `legacy`; `keras` itself on TensorFlow 2.15).
+
+  >>> x = tf.Variable([1.0, 2.0], name="x")
+  >>> spec = tfpartial.freeze(x, 0)
+  >>> spec
+  FreezeSpec(x: 1/2 frozen)
+  >>> spec.frozen_mask(x)
+  array([ True, False])
+  """
+
+  __slots__ = ("_value",)
+  _value: SpecValue
+
+  def __init__(self) -> None:
+    """An empty spec, which freezes nothing; `|` adds to it."""
+    object.__setattr__(self, "_value", _value.SpecValue())
+
+  @classmethod
+  def _of(cls, value: SpecValue) -> "FreezeSpec":
+    spec = cls()
+    object.__setattr__(spec, "_value", value)
+    return spec
+
+  def __setattr__(self, name: str, value: object) -> None:
+    raise AttributeError("FreezeSpec is immutable; combine specs with `|`.")
+
+  # --- The value -----------------------------------------------------------
+
+  @property
+  def variables(self) -> Tuple[Variable, ...]:
+    """The variables the spec names, in the order they were added."""
+    return self._value.variables
+
+  def frozen_mask(self, variable: Variable) -> np.ndarray:
+    """A NumPy bool array of `variable`'s shape, True where frozen.
+
+    A variable the spec does not name has nothing frozen: all False. For a
+    mask variable (see `freeze`) it is the mask as it stands now, in eager
+    code.
+
+    Args:
+      variable: a variable.
+
+    Returns:
+      A new array; changing it changes nothing in the spec.
+
+    Raises:
+      TypeError: `variable` is not a variable.
+    """
+    return _value.frozen_mask(self._value, variable)
+
+  def __or__(self, other: "FreezeSpec") -> "FreezeSpec":
+    if not isinstance(other, FreezeSpec):
+      return NotImplemented
+    return FreezeSpec._of(self._value.union(other._value))
+
+  def __len__(self) -> int:
+    """The number of variables the spec names."""
+    return len(self._value)
+
+  def __contains__(self, variable: object) -> bool:
+    return variable in self._value
+
+  def __eq__(self, other: object) -> bool:
+    if not isinstance(other, FreezeSpec):
+      return NotImplemented
+    return self._value.fingerprint() == other._value.fingerprint()
+
+  def __hash__(self) -> int:
+    return hash(self._value.fingerprint())
+
+  def __repr__(self) -> str:
+    return f"FreezeSpec({self._value.describe()})"
+
+  # --- Gradients -----------------------------------------------------------
+
+  @_not_converted
+  def mask(self, gradients: Sequence[Gradient],
+           variables: Sequence[Variable]) -> List[Gradient]:
+    """The gradients, aligned with `variables`, every frozen element's 0.
+
+    For code that changes gradients between computing and applying them,
+    such as `tf.clip_by_global_norm` (whose global norm must count only
+    what trains): the one line to add is
+    `grads = spec.mask(tf.gradients(loss, tvars), tvars)`.
+
+    The result has one entry per variable, in the order given, so it can
+    never pair a gradient with the wrong variable. A fully frozen
+    variable's entry is an exact zero of its gradient's form (a
+    `tf.IndexedSlices` stays sparse), not None: clipping counts it as 0,
+    and every optimizer family takes it. A None gradient stays None. A
+    frozen element's gradient is exactly 0 even where it was Inf or NaN.
+
+    Masking does not freeze by itself: momentum, weight decay and FTRL move
+    elements whose gradient is 0. Apply the result with a wrapped optimizer
+    (`wrap`) or `apply_gradients`.
+
+    Args:
+      gradients: one gradient (a tensor, `tf.IndexedSlices` or None) per
+        variable.
+      variables: the variables, in the same order.
+
+    Returns:
+      A list of gradients, one per variable.
+
+    Raises:
+      ValueError: the two lists differ in length, or a gradient's shape
+        does not fit its variable.
+      TypeError: an entry of `variables` is not a variable, or one of
+        `gradients` is not a gradient (a (gradient, variable) pair, say:
+        those go to `mask_gradients`).
+
+    >>> x = tf.Variable([1.0, 2.0], name="x")
+    >>> b = tf.Variable([3.0], name="b")
+    >>> spec = tfpartial.freeze(x, 0) | tfpartial.freeze(b)
+    >>> [g.numpy() for g in spec.mask([tf.constant([5.0, 6.0]),
+    ...                                tf.constant([7.0])], [x, b])]
+    [array([0., 6.], dtype=float32), array([0.], dtype=float32)]
+    """
+    pairs = _apply.check_aligned(gradients, variables)
+    return _mask.mask_aligned(self._value.selection, pairs)
+
+  @_not_converted
+  def mask_gradients(self, grads_and_vars: GradsAndVars) -> List[GradAndVar]:
+    """The pairs with every frozen element's gradient exactly 0.
+
+    Fully frozen variables are **dropped** from the result, `None`
+    gradients kept, and `tf.IndexedSlices` stay sparse; Inf and NaN on
+    frozen elements become 0. Because pairs are dropped, the result no
+    longer lines up with a separate list of variables: to mask a list of
+    gradients aligned with its variables, use `mask`.
+
+    Args:
+      grads_and_vars: (gradient, variable) pairs.
+
+    Returns:
+      A list of (gradient, variable) pairs.
+
+    Raises:
+      TypeError: a pair is malformed or holds something that is not a
+        variable.
+      ValueError: a gradient's shape does not fit its variable.
+    """
+    pairs = _apply.check_grads_and_vars(grads_and_vars)
+    return _mask.mask_gradients(self._value.selection, pairs)
+
+  # --- Training ------------------------------------------------------------
+
+  @_not_converted
+  def apply_gradients(self, optimizer: Optimizer, grads_and_vars: GradsAndVars,
+                      **kwargs: Any) -> Any:
+    """Masks the gradients, applies them with `optimizer`, keeps the freeze.
+
+    Works in a TF1 graph, eagerly and inside `tf.function`, with an
+    optimizer of any family:
+
+    * `tf.compat.v1.train.Optimizer`: `kwargs` are its `apply_gradients`
+      arguments (`global_step`, `name`).
+    * Keras 3 (`keras.optimizers.*`): no `kwargs`.
+    * `tf_keras` / Keras 2: `kwargs` are its `apply_gradients` arguments.
+
+    Fully frozen variables are left out of the update (so the optimizer
+    makes no state for them); a wrapped optimizer (`wrap`) keeps them
+    instead, for a plain run's checkpoint layout.
+
+    Args:
+      optimizer: an optimizer of one of the families above, plain or
+        wrapped.
+      grads_and_vars: (gradient, variable) pairs, e.g.
+        `zip(grads, variables)`.
+      **kwargs: passed on to the optimizer's `apply_gradients`.
+
+    Returns:
+      What the optimizer's `apply_gradients` returns; in a TF1 graph an op
+      that runs the update and keeps the freeze.
+
+    Raises:
+      TypeError: `optimizer` is not an optimizer, a pair is malformed, or
+        `kwargs` are not the optimizer's.
+      ValueError: no variable in `grads_and_vars` is in the spec, or every
+        one is fully frozen.
+    """
+    family = _optimizers.family_of(optimizer)
+    return _family.plain_step(family, self._value, optimizer, grads_and_vars,
+                              kwargs)
+
+  @_not_converted
+  def minimize(self, optimizer: Optimizer, loss: Loss,
+               var_list: Optional[Iterable[Variable]] = None,
+               **kwargs: Any) -> Any:
+    """Computes the gradients of `loss` and applies them under the spec.
+
+    Fully frozen variables are left out of `var_list`, so they get no
+    gradient ops and no optimizer state (a checkpoint of the optimizer
+    then lacks their slots; `wrap` keeps them).
+
+    * `tf.compat.v1.train.Optimizer`: in a TF1 graph `loss` is a tensor and
+      the train op is returned; eagerly `loss` is a zero-argument callable.
+      `var_list` defaults to the trainable variables; `kwargs` are
+      `minimize`'s own (`global_step`, `name`, `gate_gradients`, ...).
+    * Keras 3: `loss` is a zero-argument callable (eagerly or in
+      `tf.function`), `var_list` is required, no `kwargs`; the loss is
+      scaled as `fit` scales it (`LossScaleOptimizer`).
+    * `tf_keras` / Keras 2: `loss` is a callable, or a tensor with `tape=`;
+      `var_list` is required; `kwargs` as for its `minimize`.
+
+    Args:
+      optimizer: an optimizer of one of the families above.
+      loss: the loss, as the family takes it (above).
+      var_list: the variables to train.
+      **kwargs: the optimizer's own `minimize` arguments.
+
+    Returns:
+      The train op in a TF1 graph; what the optimizer's apply returns
+      otherwise.
+
+    Raises:
+      TypeError: `optimizer` is not an optimizer, `loss` or `var_list` is
+        not what its family takes, or an argument is unknown.
+      ValueError: the spec names none of `var_list`, every variable in it
+        is fully frozen, or no variable has a gradient.
+    """
+    family = _optimizers.family_of(optimizer)
+    pairs, apply_kwargs = family.gradients(self._value, optimizer, loss,
+                                           var_list, kwargs)
+    return _family.plain_step(family, self._value, optimizer, pairs,
+                              apply_kwargs)
+
+  def wrap(self, optimizer: OptimizerT) -> OptimizerT:
+    """An optimizer of the same class whose every update honours the spec.
+
+    For code you do not want to change (`opt.minimize(loss)` in a TF1
+    graph, `optimizer.apply_gradients(...)` after your own clipping) and
+    for `model.compile(optimizer=...)`. The result is a new object of a
+    subclass of the optimizer's own class (`PartialAdam` for `Adam`), so
+    `isinstance` still holds; it shares the optimizer's state and leaves
+    the optimizer itself unchanged. Wrapping a wrapped optimizer freezes
+    the union of both specs.
+
+    What each family's wrapped optimizer does:
+
+    * `tf.compat.v1.train.Optimizer`: `compute_gradients` masks (frozen
+      gradients exact zeros, one pair per variable, fully frozen ones
+      included); `apply_gradients` and `minimize` keep the freeze.
+    * Keras 3: `apply`, `apply_gradients` and `model.fit` keep the freeze;
+      clipping sees masked gradients; the spec is saved in the optimizer's
+      config and binds again after `keras.models.load_model` (import
+      tfpartial first). Under a mixed_float16 policy, wrap the
+      `LossScaleOptimizer` itself; one put around the wrapped optimizer
+      (as `compile` does) is refused with a ValueError when it is made
+      (in `compile`), or at the first step where Keras makes it without
+      touching the inner optimizer (Keras 3.5), before anything changes.
+    * `tf_keras` / Keras 2: `apply_gradients`, `minimize` and `fit`, saved
+      and loaded like Keras 3's.
+
+    The optimizer's checkpoint keeps a plain run's layout in every family
+    (fully frozen variables are updated on a zero gradient, then restored,
+    so their slots exist), so a job can add or drop tfpartial and resume;
+    a `compact=True` spec is the exception (its slots belong to the rows
+    that train).
+
+    Args:
+      optimizer: an optimizer of one of the families above.
+
+    Returns:
+      The wrapped optimizer.
+
+    Raises:
+      TypeError: `optimizer` is not an optimizer.
+    """
+    family = _optimizers.family_of(optimizer)
+    return _wrap.wrap(family, self._value, optimizer)
+
+  # --- Spec files ----------------------------------------------------------
+
+  def to_json(self, path: Optional[_specfile.PathOrText] = None) -> str:
+    """The spec as JSON text, keyed by each variable's checkpoint name.
+
+    Args:
+      path: where to write it too. A mask too long to write inline goes to
+        a `.npy` file beside it; without a path every mask is inline.
+
+    Returns:
+      The JSON text; `tfpartial.load_spec` reads it back.
+
+    Raises:
+      ValueError: two variables share a checkpoint name.
+
+    >>> x = tf.Variable(tf.zeros([5, 2]), name="x")
+    >>> b = tf.Variable(tf.zeros([2]), name="b")
+    >>> print((tfpartial.freeze(x, [0, 1, 3]) | tfpartial.freeze(b)).to_json())
+    {
+      "x": {"train_only": "[2, 4]", "shape": [5, 2]},
+      "b": {"freeze": "...", "shape": [2]}
+    }
+    """
+    return self._value.to_json(path)
+
+
+def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
+  """A spec freezing exactly the elements `variable.numpy()[index]` selects.
+
+  Args:
+    variable: a `tf.Variable` (resource, TF1 ref or distributed) or a
+      Keras 3 variable.
+    index: an int, slice, `np.s_[...]` tuple, integer index array, boolean
+      mask of the full shape or of leading axes, or `Ellipsis`, with
+      NumPy's semantics exactly. Negative indices count from the end. None
+      freezes the whole variable. A bool variable of the full shape is a
+      mask read at every step: assign it between steps to change the
+      freeze without retracing.
+
+  Returns:
+    A `FreezeSpec` naming `variable`.
+
+  Raises:
+    TypeError: `variable` is not a variable, or `index` holds a float, a
+      string or another type NumPy would not index with.
+    ValueError: a boolean mask does not fit the variable's shape.
+    IndexError: an index is out of range.
+
+  >>> x = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+  >>> tfpartial.freeze(x, np.s_[:, 0]).frozen_mask(x)
+  array([[ True, False],
+         [ True, False]])
+  """
+  return FreezeSpec._of(_value.freeze(variable, index))
+
+
+def train_only(variable: Variable, index: Index, *,
+               compact: bool = False) -> FreezeSpec:
+  """A spec freezing every element of `variable` except those `index` selects.
+
+  Args:
+    variable: as for `freeze`.
+    index: as for `freeze`; these elements are the ones that train.
+    compact: for an index of whole rows: the optimizer trains a variable
+      of those rows only, made by tfpartial, so its state costs only what
+      trains (a few new rows of a large embedding). Frozen rows are then
+      never read or written by a step. The optimizer's checkpoint differs
+      from a plain run's (its slots belong to the small variable).
+
+  Returns:
+    A `FreezeSpec` naming `variable`.
+
+  Raises:
+    TypeError, ValueError, IndexError: as for `freeze`; ValueError also
+      when `compact` is asked of an index that is not whole rows.
+
+  >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
+  >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)
+  array([[False,  True],
+         [ True, False]])
+  """
+  return FreezeSpec._of(_value.train_only(variable, index, compact=compact))
+
+
+def load_spec(text_or_path: _specfile.PathOrText,
+              variables: Variables) -> FreezeSpec:
+  """The spec a spec file describes, bound to `variables` by name.
+
+  Args:
+    text_or_path: JSON text, or the path of a spec file (`.npy` masks it
+      names are read relative to it).
+    variables: the variables to bind: an iterable, a name -> variable
+      mapping, or a `tf.Module` / Keras model (its `.variables`). Names are
+      checkpoint names: `x` for the TF1 `x:0`, a Keras variable's `path`.
+
+  Returns:
+    A `FreezeSpec`.
+
+  Raises:
+    ValueError: the text is not a spec, an index cannot be parsed, the
+      spec names a variable that is not given, or a shape differs.
+    TypeError, IndexError: an index does not fit its variable, as for
+      `freeze`.
+
+  >>> x = tf.Variable(tf.zeros([3]), name="x")
+  >>> tfpartial.load_spec('{"x": {"freeze": "0"}}', [x])
+  FreezeSpec(x: 1/3 frozen)
+  """
+  return FreezeSpec._of(_value.load(text_or_path, variables))
+
+
+def spec_of(model_or_optimizer: object) -> Optional[FreezeSpec]:
+  """The spec a wrapped optimizer carries, or None.
+
+  How to check what a loaded or compiled model freezes: a Keras model's
+  (or a tf_keras model's) compiled optimizer is looked at, through a
+  `LossScaleOptimizer` too. A wrapped optimizer loaded with a model binds
+  its saved spec to the model's trainable variables, here if not yet (as
+  its first step would). Given a loaded optimizer alone, not yet built or
+  stepped, there are no variables to bind to: None. A model whose own
+  `compile` replaced the optimizer when it was loaded (keras_hub's) has no
+  wrapped optimizer: None.
+
+  Args:
+    model_or_optimizer: an optimizer, or a model with an `optimizer`.
+
+  Returns:
+    The `FreezeSpec`, or None when there is no wrapped optimizer (or it is
+    not bound to variables yet).
+
+  Raises:
+    ValueError: a loaded optimizer's saved spec names a variable the model
+      does not have.
+
+  >>> x = tf.Variable([1.0, 2.0], name="x")
+  >>> spec = tfpartial.freeze(x, 0)
+  >>> optimizer = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  >>> tfpartial.spec_of(optimizer) == spec
+  True
+  >>> tfpartial.spec_of(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  """
+  optimizer, variables = model_or_optimizer, None
+  if not _is_optimizer(optimizer):
+    optimizer = getattr(model_or_optimizer, "optimizer", None)
+    variables = getattr(model_or_optimizer, "trainable_variables", None)
+  seen = 0
+  while optimizer is not None and seen < 8:
+    value = _wrap.carried(optimizer, variables)
+    if value is not None:
+      return FreezeSpec._of(value)
+    optimizer = getattr(optimizer, "inner_optimizer", None)
+    seen += 1
+  return None
+
+
+def _is_optimizer(candidate: object) -> bool:
+  try:
+    _optimizers.family_of(candidate)
+  except TypeError:
+    return False
+  return True
+

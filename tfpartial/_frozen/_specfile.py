@@ -1,0 +1,270 @@
+"""The spec file: JSON keyed by checkpoint name, index syntax in strings.
+
+    {"x": {"freeze": "0", "shape": [3, 4]},
+     "emb": {"train_only": "30000:"},
+     "w": {"freeze": {"npy": "w_mask.npy"}}}
+
+`to_json` writes the shortest readable index text of the freeze or the
+train_only form (`_index_text`); a mask longer than the inline limit goes to
+a `.npy` file beside the spec when it is written to a path. `"shape"` is
+written for a check on load and may be left out by hand.
+
+A spec file is untrusted input: `_safejson` reads it (a regular file, size
+and nesting bounded, no key twice); mask files are confined and checked by
+`_npy`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from typing import (Dict, Iterable, Iterator, List, Mapping, NamedTuple,
+                    Optional, Protocol, Tuple, Union, cast)
+
+import numpy as np
+
+from tfpartial._frozen import _index_text
+from tfpartial._frozen import _npy
+from tfpartial._frozen import _parse
+from tfpartial._frozen import _safejson
+from tfpartial._frozen import _variables
+from tfpartial._frozen._safejson import JSON
+from tfpartial._frozen._selection import Selection
+from tfpartial._frozen._types import CheckedIndex, Index, Variable
+
+_KINDS = ("freeze", "train_only")
+INLINE_LIMIT = 4096  # Characters of index text before a mask goes to .npy.
+
+PathOrText = Union[str, os.PathLike[str]]
+
+
+class _HasVariables(Protocol):
+  """A `tf.Module` or a Keras model."""
+
+  @property
+  def variables(self) -> Iterable[Variable]: ...
+
+
+# What a spec binds to: variables, a name -> variable mapping, or a module.
+Variables = Union[Mapping[str, Variable], Iterable[Variable], _HasVariables]
+
+
+# --- Reading -----------------------------------------------------------
+
+def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
+  """The decoded JSON and the folder `.npy` names are relative to.
+
+  A string is JSON text when it starts (after spaces) with `{`, `[` or `"`,
+  and a path otherwise.
+
+  Raises:
+    TypeError: `text_or_path` is neither a string nor a path.
+    ValueError: the file cannot be read, or the text is not JSON, is
+      nested too deep or repeats a key.
+  """
+  if isinstance(text_or_path, str) and not text_or_path.strip():
+    raise ValueError("the spec is empty text; a spec is a JSON object such "
+                     "as {\"x\": {\"freeze\": \"0\"}}.")
+  if isinstance(text_or_path, str) and text_or_path.lstrip()[0] in "{[\"":
+    return _safejson.decode(text_or_path), None
+  if not isinstance(text_or_path, (str, os.PathLike)):
+    raise TypeError(
+        "`text_or_path` must be JSON text or a path to a spec file; got "
+        f"{type(text_or_path).__name__}.")
+  path = pathlib.Path(text_or_path)
+  text = _safejson.read_file(path, text_or_path)
+  return _safejson.decode(text), path.parent
+
+
+def _preview(value: JSON) -> str:
+  text = json.dumps(value)
+  return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- Entries -----------------------------------------------------------
+
+class Entry(NamedTuple):
+  """One variable's entry in a spec file."""
+
+  name: str
+  kind: str  # "freeze" or "train_only"
+  # An index, or an `_npy.MaskFile` read once the shape is known. (The
+  # field hides `tuple.index`, which nothing calls on an Entry.)
+  index: Union[CheckedIndex, _npy.MaskFile]  # type: ignore[assignment]
+  shape: Optional[Tuple[int, ...]]
+  compact: bool
+
+
+def entries(data: JSON,
+            directory: Optional[pathlib.Path]) -> Iterator[Entry]:
+  """An `Entry` for each entry of the spec, checked."""
+  if not isinstance(data, dict):
+    raise ValueError(
+        "a spec is a JSON object keyed by variable name; got "
+        f"{_safejson.type_name(data)}.")
+  for name, entry in data.items():
+    where = f"'{name}' in the spec"
+    if not isinstance(entry, dict):
+      raise ValueError(f"{where} must be an object like {{\"freeze\": \"0\"}}"
+                       f"; got {_preview(entry)}.")
+    kinds = [kind for kind in _KINDS if kind in entry]
+    unknown = sorted(set(entry) - set(_KINDS) - {"shape", "compact"})
+    if len(kinds) != 1 or unknown:
+      raise ValueError(
+          f"{where} must have exactly one of \"freeze\" or \"train_only\" "
+          f"(and optionally \"shape\", \"compact\"); got keys "
+          f"{sorted(entry)}.")
+    kind = kinds[0]
+    compact = entry.get("compact", False)
+    if not isinstance(compact, bool):
+      raise ValueError(f"{where}: \"compact\" must be true or false; got "
+                       f"{_preview(compact)}.")
+    if compact and kind != "train_only":
+      raise ValueError(f"{where}: \"compact\" is only for \"train_only\".")
+    yield Entry(name, kind, _index(entry[kind], where, directory),
+                _shape(entry.get("shape"), where), compact)
+
+
+def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]
+           ) -> Union[CheckedIndex, _npy.MaskFile]:
+  if isinstance(expression, str):
+    return _parse.parse_index(expression, where)
+  if isinstance(expression, dict) and set(expression) == {"npy"}:
+    file_name = expression["npy"]
+    if not isinstance(file_name, str):
+      raise ValueError(f"{where}: \"npy\" must name a file; got "
+                       f"{_preview(file_name)}.")
+    if directory is None:
+      raise ValueError(
+          f"{where} names the mask file '{file_name}', which is relative to "
+          "a spec file; load the spec from its path, not from text.")
+    return _npy.open_mask(directory, file_name, where)
+  raise ValueError(
+      f"{where}: an index is index text such as \":, :10\" or "
+      f"{{\"npy\": FILE}}; got {_preview(expression)}.")
+
+
+def _shape(shape: JSON, where: str) -> Optional[Tuple[int, ...]]:
+  if shape is None:
+    return None
+  if not (isinstance(shape, list) and all(
+      isinstance(d, int) and not isinstance(d, bool) and d >= 0
+      for d in shape)):
+    raise ValueError(f"{where}: \"shape\" must be a list of sizes; got "
+                     f"{_preview(shape)}.")
+  return tuple(cast(List[int], shape))  # Sizes, checked just above.
+
+
+# --- Binding to variables ----------------------------------------------
+
+def variables_by_name(variables: Variables) -> Mapping[str, Variable]:
+  """Name -> variable, from a mapping, a module/model or an iterable."""
+  named: Dict[str, Variable]
+  if isinstance(variables, Mapping):
+    named = dict(variables)
+    items = list(named.values())
+  else:
+    if hasattr(variables, "variables") and not _variables.is_variable(
+        variables):
+      variables = variables.variables
+    try:
+      # A TypeError, caught here, unless iterable; each item is checked.
+      items = list(cast(Iterable[Variable], variables))
+    except TypeError:
+      raise TypeError(
+          "`variables` must be variables, a name -> variable mapping or a "
+          f"module with `.variables`; got {type(variables).__name__}."
+      ) from None
+    named = {}
+    for variable in items:
+      _variables.check_variable(variable, "variables[...]")
+      name = _variables.checkpoint_name(variable)
+      if name in named and named[name] is not variable:
+        raise ValueError(
+            f"two of the variables given share the checkpoint name '{name}'; "
+            "pass a name -> variable mapping instead.")
+      named[name] = variable
+  for variable in items:
+    _variables.check_variable(variable, "variables[...]")
+  return named
+
+
+def bind(entry: Entry, named: Mapping[str, Variable]) -> Tuple[Variable, Index]:
+  """(variable, index) for `entry`: found by name, shape checked, a mask
+  file read for the variable's shape.
+
+  Raises:
+    ValueError: no variable has the name, the shapes differ, or the mask
+      file does not fit.
+  """
+  variable = named.get(entry.name)
+  if variable is None:
+    given = sorted(named)
+    listed = ", ".join(given[:20]) or "none"
+    if len(given) > 20:
+      listed += f", ... ({len(given)} in all)"
+    raise ValueError(
+        f"the spec names '{entry.name}', which is not among the variables "
+        f"given ({listed}).")
+  shape = _variables.static_shape(variable)
+  if entry.shape is not None and entry.shape != shape:
+    raise ValueError(
+        f"the spec gives '{entry.name}' the shape {entry.shape}, but "
+        f"variable '{_variables.checkpoint_name(variable)}' has the shape "
+        f"{shape}.")
+  index = entry.index
+  if isinstance(index, _npy.MaskFile):
+    index = index.load(shape, _variables.describe(variable))
+  return variable, index
+
+
+# --- Writing -----------------------------------------------------------
+
+def to_json(entries_: Iterable[Tuple[Variable, Selection]],
+            path: Optional[PathOrText] = None) -> str:
+  """The spec's JSON text; also written to `path` (with any .npy files).
+
+  An index longer than `INLINE_LIMIT` characters goes to a mask file beside
+  `path` (`_npy.file_name`: never shared, never overwritten). Without
+  `path` every index is inline.
+
+  Raises:
+    ValueError: two variables share a checkpoint name; without `path`, a
+      mask's text would be longer than a spec may hold; a mask file of the
+      name to write exists and holds another mask.
+  """
+  target = None if path is None else pathlib.Path(path)
+  out: Dict[str, Dict[str, JSON]] = {}
+  masks: List[Tuple[str, np.ndarray]] = []
+  for variable, selection in entries_:
+    name = _variables.checkpoint_name(variable)
+    if name in out:
+      raise ValueError(
+          f"two variables in the spec share the checkpoint name '{name}'; "
+          "a spec file names each variable once.")
+    limit = INLINE_LIMIT if target is not None else _parse.MAX_LENGTH
+    kind, text = _index_text.shortest(selection, limit)
+    expression: JSON = text
+    if text is None:
+      if target is None:
+        raise ValueError(
+            f"the mask of {_variables.describe(variable)} needs more than "
+            f"{_parse.MAX_LENGTH:,} characters of index text; pass `path` so "
+            "that it goes to a .npy file beside the spec.")
+      mask = selection.frozen_mask()
+      mask = mask if kind == "freeze" else ~mask
+      file_name = _npy.file_name(target.stem, name, mask)
+      masks.append((file_name, mask))
+      expression = {"npy": file_name}
+    out[name] = {kind: expression,
+                 "shape": list(_variables.static_shape(variable))}
+    if selection.compact:
+      out[name]["compact"] = True
+  written = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
+                               for name, entry in out.items()) + "\n}"
+  if target is not None:
+    for file_name, mask in masks:
+      _npy.write_mask(target.parent, file_name, mask)
+    _npy.write_atomically(target, (written + "\n").encode("utf-8"))
+  return written

@@ -1,0 +1,187 @@
+"""The spec's value: which elements of which variables are frozen.
+
+`SpecValue` is what the step and the optimizer families work with: an
+immutable mapping from each variable to its `Selection`. It knows nothing of
+optimizers, so the layers stack without a cycle:
+
+    _value (the value, its file form)  ->  _step (mask, apply, restore)
+      ->  the families (_v1, _keras, _tf_keras)  ->  _spec (the public API)
+
+The public `FreezeSpec` (`_spec.py`) holds one `SpecValue`; a wrapped
+optimizer carries one too, and binds one again from its config after
+loading (`load`).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Hashable, Iterable, Mapping, Optional, Tuple
+
+import numpy as np
+import tensorflow as tf
+
+from tfpartial._frozen import _errors
+from tfpartial._frozen import _index
+from tfpartial._frozen import _selection
+from tfpartial._frozen import _specfile
+from tfpartial._frozen import _variables
+from tfpartial._frozen._selection import Selection
+from tfpartial._frozen._types import Index, Variable
+
+Entries = Mapping[Hashable, Tuple[Variable, Selection]]
+# What two values compare and hash by: each variable's key and its
+# selection's fingerprint.
+Fingerprint = Tuple[Tuple[Hashable, Tuple[Hashable, ...]], ...]
+
+
+class SpecValue:
+  """Variable -> frozen selection, immutable; `union` combines two."""
+
+  __slots__ = ("_entries",)
+  _entries: Dict[Hashable, Tuple[Variable, Selection]]
+
+  def __init__(self, entries: Optional[Entries] = None) -> None:
+    object.__setattr__(self, "_entries", dict(entries or {}))
+
+  def __setattr__(self, name: str, value: object) -> None:
+    raise AttributeError("a spec is immutable; combine specs with `|`.")
+
+  @property
+  def variables(self) -> Tuple[Variable, ...]:
+    """The variables named, in the order they were added."""
+    return tuple(variable for variable, _ in self._entries.values())
+
+  def items(self) -> Iterable[Tuple[Variable, Selection]]:
+    return self._entries.values()
+
+  def __len__(self) -> int:
+    return len(self._entries)
+
+  def __contains__(self, variable: object) -> bool:
+    return (_variables.is_variable(variable)
+            and _variables.key(variable) in self._entries)
+
+  def selection(self, variable: Variable) -> Optional[Selection]:
+    """`variable`'s frozen selection, or None when the spec leaves it alone."""
+    entry = self._entries.get(_variables.key(variable))
+    return None if entry is None else entry[1]
+
+  def fully_frozen(self, variable: Variable) -> bool:
+    selection = self.selection(variable)
+    return selection is not None and selection.is_everything
+
+  def check_applies_to(self, variables: Iterable[Variable]) -> None:
+    """ValueError when the spec names none of `variables`."""
+    variables = list(variables)
+    if not self._entries or any(v in self for v in variables):
+      return
+    raise _errors.not_trained(self.variables, variables)
+
+  def union(self, other: "SpecValue") -> "SpecValue":
+    entries: Dict[Hashable, Tuple[Variable, Selection]] = dict(self._entries)
+    for key, (variable, selection) in other._entries.items():
+      if key in entries:
+        entries[key] = (variable, entries[key][1].union(selection))
+      else:
+        entries[key] = (variable, selection)
+    return SpecValue(entries)
+
+  def fingerprint(self) -> Fingerprint:
+    return tuple((key, selection.fingerprint())
+                 for key, (_, selection) in self._entries.items())
+
+  def describe(self) -> str:
+    return ", ".join(
+        f"{_variables.checkpoint_name(variable)}: {selection.describe()}"
+        for variable, selection in self._entries.values())
+
+  def to_json(self, path: Optional[_specfile.PathOrText] = None) -> str:
+    return _specfile.to_json(self._entries.values(), path)
+
+
+def freeze(variable: Variable, index: Index = None) -> SpecValue:
+  """The value freezing exactly what `variable.numpy()[index]` reads."""
+  _variables.check_variable(variable)
+  shape = _variables.static_shape(variable)
+  if index is None:
+    selection: Selection = _selection.Everything(shape)
+  elif _variables.is_variable(index):
+    selection = _dynamic(variable, index, trains=False)
+  else:
+    selection = _static(variable, shape, index, trains=False)
+  return SpecValue({_variables.key(variable): (variable, selection)})
+
+
+def train_only(variable: Variable, index: Index, *,
+               compact: bool = False) -> SpecValue:
+  """The value freezing every element but what `index` selects."""
+  _variables.check_variable(variable)
+  shape = _variables.static_shape(variable)
+  if _variables.is_variable(index):
+    if compact:
+      raise ValueError(
+          f"`compact` needs a fixed index of rows for "
+          f"{_variables.describe(variable)}, not a mask variable.")
+    selection = _dynamic(variable, index, trains=True)
+  else:
+    selection = _static(variable, shape, index, trains=True, compact=compact)
+  return SpecValue({_variables.key(variable): (variable, selection)})
+
+
+def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
+            trains: bool, compact: bool = False) -> Selection:
+  """The selection of a NumPy index: a row set when it names whole rows."""
+  described = _variables.describe(variable)
+  checked = _index.check_index(index, described)
+  rows = _index.row_set(shape, checked)
+  if compact and rows is None:
+    selection_mask = _index.selection_mask(shape, checked, described)
+    del selection_mask  # Raises for a bad index; otherwise it is not rows.
+    raise ValueError(
+        f"`compact` needs `index` to select whole rows of {described} (an "
+        "int, a slice, row numbers or a boolean vector over the first axis)"
+        f"; got {index!r}.")
+  if rows is not None:
+    return _selection.from_rows(shape, rows, trains=trains, compact=compact)
+  selected = _index.selection_mask(shape, checked, described)
+  return _selection.from_mask(~selected if trains else selected)
+
+
+def _dynamic(variable: Variable, mask: Variable, trains: bool) -> Selection:
+  """The selection a boolean mask variable gives, checked against `variable`."""
+  dtype = tf.as_dtype(_variables.storage(mask).dtype).base_dtype
+  if dtype != tf.bool:
+    raise TypeError(
+        f"`index` is the variable '{_variables.checkpoint_name(mask)}' of "
+        f"dtype {dtype.name}; a mask variable for {_variables.describe(variable)}"
+        " must be bool.")
+  shape = _variables.static_shape(variable)
+  if tuple(tf.TensorShape(mask.shape).as_list()) != shape:
+    raise ValueError(
+        f"`index` is the mask variable '{_variables.checkpoint_name(mask)}' "
+        f"of shape {_variables.shape_text(mask.shape)}, which does not fit "
+        f"{_variables.describe(variable)}; a mask variable has the full shape.")
+  return _selection.Dynamic(shape, ((mask, trains),))
+
+
+def load(text_or_path: _specfile.PathOrText,
+         variables: _specfile.Variables) -> SpecValue:
+  """The value a spec file describes, bound to `variables` by name."""
+  data, directory = _specfile.read(text_or_path)
+  named = _specfile.variables_by_name(variables)
+  value = SpecValue()
+  for entry in _specfile.entries(data, directory):
+    variable, index = _specfile.bind(entry, named)
+    if entry.kind == "freeze":
+      value = value.union(freeze(variable, index))
+    else:
+      value = value.union(train_only(variable, index, compact=entry.compact))
+  return value
+
+
+def frozen_mask(value: SpecValue, variable: Variable) -> np.ndarray:
+  """A NumPy bool array of `variable`'s shape, True where frozen."""
+  _variables.check_variable(variable)
+  selection = value.selection(variable)
+  if selection is None:
+    return np.zeros(_variables.static_shape(variable), dtype=bool)
+  return selection.frozen_mask()

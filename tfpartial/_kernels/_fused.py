@@ -1,0 +1,310 @@
+"""Fused updates: the freeze inside the optimizer's own update, per variable.
+
+For some optimizer classes tfpartial has a compiled kernel (`_native`) that
+is the class's update with the freeze inside it: frozen elements keep their
+value and their gradient is never read, so the step needs no gradient mask,
+no snapshot and no restore. A `FusedKind` says which class it serves
+(`base`, exactly: a subclass may update differently), when it can serve a
+step (`serves`) and a variable (`frozen`), and holds the `mixin` whose
+methods replace the class's per-variable update.
+
+The choice is made by a class, never by changing the user's optimizer: a
+wrapped optimizer's class includes the mixin (`_wrap.partial_class`), and a
+plain optimizer is stepped through a *view*, an object of
+`Fused<Base>` that shares the optimizer's attribute dictionary, so it reads
+and writes the very same state. Which variables of this step the kernel
+takes is a per-call `Plan`, held in a context variable: each thread (and
+each `tf.function` trace) sees its own, so optimizers shared by threads stay
+safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import functools
+from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
+                    cast)
+
+import tensorflow as tf
+
+from tfpartial._kernels import _native
+from tfpartial._frozen import _selection
+from tfpartial._frozen import _tensors
+from tfpartial._frozen import _variables
+from tfpartial._frozen._selection import Selection
+from tfpartial._frozen._types import Gradient, Optimizer, Variable
+
+
+@dataclasses.dataclass(frozen=True)
+class FusedKind:
+  """A compiled update for one optimizer class."""
+
+  base: type
+  mixin: type
+  # Whether the kernel can serve a step of `optimizer` on a path ("eager",
+  # "tf1_graph"): its settings, the device, XLA, tf.distribute.
+  serves: Callable[[Optimizer, str], bool]
+  # The frozen mask the kernel takes for `variable`, or None where it
+  # cannot serve it.
+  frozen: Callable[[Gradient, Variable, Selection], Optional[tf.Tensor]]
+  # Whether the kernel for `optimizer` takes the trainable elements'
+  # offsets in place of the mask (an update without a slot, which leaves
+  # frozen elements and their state alone): then it does so for a mostly
+  # frozen variable (`trainable_offsets`).
+  offsets: Callable[[Optimizer], bool] = lambda optimizer: False
+  # Whether the update is the compiled library's (`_native`); else it is
+  # made of TensorFlow ops (a select update, `_select_keras`), which serves
+  # without the library, and runs under the step lock (`_lock`): it reads
+  # the variable before it writes it, as a restore does.
+  library: bool = True
+
+
+class V1DenseUpdate:
+  """Mixed in before a tf.compat.v1 optimizer class: the variables the
+  step's plan names get the kernel (`_tfpartial_kernel_update`, which each
+  kernel's mixin defines), the others the class's own dense update."""
+
+  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
+                               frozen: tf.Tensor, ref: bool) -> Any:
+    raise NotImplementedError
+
+  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = planned(cast(Any, self), var)
+    if taken is None:
+      return super()._apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=True)
+
+  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = planned(cast(Any, self), var)
+    if taken is None:
+      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=False)
+
+
+class PlannedWeightDecay:
+  """Mixed in before a Keras optimizer class (Keras 3 or 2): its weight
+  decay skips the variables the step's plan names, whose kernel decays
+  them in its own pass."""
+
+  def _apply_weight_decay(self, variables: List[Any]) -> Any:
+    kept = [v for v in variables if planned(cast(Any, self), v) is None]
+    return super()._apply_weight_decay(kept)  # type: ignore[misc]
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+  """One call's fused variables: storage ref -> (variable, frozen mask).
+
+  `state` is the attribute dictionary of the optimizer being stepped, so a
+  mixin acts only on the plan made for its own optimizer.
+  """
+
+  state: Dict[str, Any]
+  taken: Dict[Any, Tuple[Variable, tf.Tensor]]
+  library: bool = True  # The kind's `library`.
+
+
+_PLAN: contextvars.ContextVar[Optional[Plan]] = contextvars.ContextVar(
+    "tfpartial_fused_plan", default=None)
+
+
+def planned(optimizer: Optimizer,
+            variable: Variable) -> Optional[Tuple[Variable, tf.Tensor]]:
+  """(the variable as the step named it, its frozen mask) when the kernel
+  updates `variable` in the step running now, else None."""
+  plan = _PLAN.get()
+  if plan is None or plan.state is not vars(optimizer):
+    return None
+  return plan.taken.get(_variables.storage(variable).ref())
+
+
+def planned_library() -> bool:
+  """Whether the plan of the step running now is the compiled library's
+  (else a select update's); for a mixin that has both."""
+  plan = _PLAN.get()
+  return plan is None or plan.library
+
+
+@functools.lru_cache(maxsize=None)
+def fused_class(kind: FusedKind) -> type:
+  """`Fused<Base>`: the base class with the kernel's update mixed in."""
+  base = kind.base
+  return type(f"Fused{base.__name__}", (kind.mixin, base),
+              {"__module__": __name__, "__doc__": base.__doc__})
+
+
+def kind_for(kinds: Tuple[FusedKind, ...], base: type) -> Optional[FusedKind]:
+  """The first kind for `base`: its mixin is every kind's for `base`."""
+  for kind in kinds:
+    if kind.base is base:
+      return kind
+  return None
+
+
+class FusedStep:
+  """One step's use of a kernel: which variables it takes, then the update.
+
+  `receiver` is what the optimizer's apply is called on: the optimizer
+  itself when its class has the kernel's mixin (a wrapped one), else a
+  view of it.
+  """
+
+  def __init__(self, kind: FusedKind, optimizer: Optimizer):
+    self.kind, self.optimizer = kind, optimizer
+    if isinstance(optimizer, kind.mixin):
+      self.receiver = optimizer
+    else:
+      self.receiver = view(optimizer, fused_class(kind))
+    self._taken: Dict[Any, Tuple[Variable, tf.Tensor]] = {}
+
+  @property
+  def needs_lock(self) -> bool:
+    """Whether the step must hold the step lock for the variables taken: a
+    select update reads a variable and writes it back."""
+    return not self.kind.library and bool(self._taken)
+
+  def takes(self, grad: Gradient, variable: Variable,
+            selection: Selection) -> bool:
+    """Whether the kernel updates `variable`; if so, it will in `run`."""
+    frozen = self.kind.frozen(grad, variable, selection)
+    if frozen is None:
+      return False
+    if self.kind.offsets(self.optimizer):
+      offsets = trainable_offsets(selection)
+      if offsets is not None:
+        frozen = offsets
+    self._taken[_variables.storage(variable).ref()] = (variable, frozen)
+    return True
+
+  def run(self, apply: Callable[[Optimizer], Any]) -> Any:
+    """`apply(receiver)`, with the variables `takes` accepted updated by
+    the kernel."""
+    plan = Plan(vars(self.optimizer), dict(self._taken), self.kind.library)
+    with _active(plan):
+      return apply(self.receiver)
+
+
+@contextlib.contextmanager
+def _active(plan: Plan) -> Iterator[None]:
+  token = _PLAN.set(plan)
+  try:
+    yield
+  finally:
+    _PLAN.reset(token)
+
+
+def step_for(kinds: Tuple[FusedKind, ...], optimizer: Optimizer,
+             base: type, path: str) -> Optional[FusedStep]:
+  """A `FusedStep` of the first kind for `base` that can serve this step of
+  `optimizer` (a kind of the library's only where it is loaded)."""
+  for kind in kinds:
+    if (kind.base is base and kind.serves(optimizer, path)
+        and (not kind.library or _native.library() is not None)):
+      return FusedStep(kind, optimizer)
+  return None
+
+
+def view(optimizer: Optimizer, cls: type) -> Optimizer:
+  """An object of class `cls` sharing `optimizer`'s attribute dictionary.
+
+  Every read and write goes to the optimizer's own state, as if its class
+  were `cls`; the optimizer itself is left as it is.
+  """
+  shared: Any = object.__new__(cls)
+  object.__setattr__(shared, "__dict__", vars(optimizer))
+  return cast(Optimizer, shared)
+
+
+def kernel_mask(grad: Gradient, variable: Variable,
+                selection: Selection, sparse: bool = False,
+                packed: bool = False) -> Optional[tf.Tensor]:
+  """The frozen mask as a kernel takes it (one bool per element or per row
+  of `variable`), or None where no kernel can serve the pair: a sparse or
+  missing gradient, a dtype other than float32 and float64, a mask of
+  another shape. A fully frozen variable gets a True per row: the kernel
+  then advances the optimizer's state for it as a zero gradient would,
+  and keeps the variable. `sparse`: the kernel takes a `tf.IndexedSlices`
+  gradient of a variable with rows too. `packed`: the kernel takes a
+  large element mask packed one bit per element (`PACKED_FROM`)."""
+  if sparse and isinstance(grad, tf.IndexedSlices):
+    shape = tf.TensorShape(variable.shape)
+    if (not shape.rank or grad.values.dtype.base_dtype not in (
+            tf.float32, tf.float64)
+        or not grad.values.shape.is_compatible_with(
+            tf.TensorShape([None]).concatenate(shape[1:]))):
+      return None
+    return _checked_mask(variable, selection)
+  if (not isinstance(grad, tf.Tensor)
+      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
+      or not grad.shape.is_compatible_with(variable.shape)):
+    return None
+  return _checked_mask(variable, selection, packed)
+
+
+# An element mask of at least this many elements goes to a kernel that can
+# take it packed (the v1 kernels, in TF1 graphs) as one bit per element. A
+# graph constant is copied several times over as a session starts (the
+# graph's proto, its serialized forms, the constant's kernel): about eight
+# copies of a bool mask (+1.95x a 50M-element float32 variable at its
+# peak, bench row (m)), an eighth of that packed. Below it, a mask's
+# copies are small and a bool mask is read without unpacking.
+PACKED_FROM = 1 << 22
+
+
+def _checked_mask(variable: Variable, selection: Selection,
+                  packed: bool = False) -> Optional[tf.Tensor]:
+  if tf.as_dtype(variable.dtype).base_dtype not in (tf.float32, tf.float64):
+    return None
+  shape = tf.TensorShape(variable.shape)
+  if not shape.is_fully_defined():
+    return None
+  rows = shape[0] if shape.rank else 1
+  if selection.is_everything:
+    return tf.ones([rows] if shape.rank else [], tf.bool)
+  if (packed and isinstance(selection, _selection.Elements)
+      and selection.size == shape.num_elements()
+      and selection.size >= PACKED_FROM):
+    return _tensors.packed_mask_tensor(selection)
+  frozen = _tensors.frozen_mask_tensor(selection)
+  if not frozen.shape.is_fully_defined():
+    return None
+  if frozen.shape.num_elements() not in (shape.num_elements(), rows):
+    return None
+  return frozen
+
+
+# A kernel that can takes the trainable elements' offsets (4 bytes each)
+# in place of the mask (1 byte per element) when fewer than 1/MOSTLY_FROZEN
+# of the elements train: it then reads and writes only those.
+MOSTLY_FROZEN = 8
+
+
+def mostly_frozen(selection: Selection) -> bool:
+  """Whether under 1/`MOSTLY_FROZEN` of a static selection's elements
+  train (from its cached counts), in a variable under 2**31 elements."""
+  if not isinstance(selection, (_selection.Elements, _selection.Rows)):
+    return False
+  size = selection.size
+  return (0 < size < 2**31
+          and (size - selection.frozen_count) * MOSTLY_FROZEN < size)
+
+
+def trainable_offsets(selection: Selection) -> Optional[tf.Tensor]:
+  """The trainable offsets tensor (`_tensors`) of a mostly frozen
+  selection, else None."""
+  if not mostly_frozen(selection):
+    return None
+  return _tensors.trainable_offsets_tensor(selection)
+
+
+def on_cpu_alone() -> bool:
+  """No GPU visible and no tf.distribute strategy: where kernels serve."""
+  return not (tf.distribute.has_strategy() or _has_gpu())
+
+
+@functools.lru_cache(maxsize=None)
+def _has_gpu() -> bool:
+  # The devices a process sees are fixed once TensorFlow has started.
+  return bool(tf.config.list_physical_devices("GPU"))

@@ -1,0 +1,226 @@
+"""The compiled kernel: built from `_kernels/` on first use, then cached.
+
+TensorFlow has no op that updates only part of a variable, and no public
+way to add one but a custom op (`tf.load_op_library`), compiled against the
+headers of the TensorFlow that loads it (`tf.sysconfig`). A wheel built for
+one release would not load in another, so the kernel is built where it
+runs: the first time a step could use it, with the C++ compiler on the
+PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
+TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
+`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
+10-30 s, says so on stderr, and is bounded (`_kernel_build`); later
+processes load the cached library.
+
+The cache is used only when it is private to the user, and a library only
+after checking it (`_kernel_cache`). When the folder is not safe or cannot
+be made, there is no compiler, or building or loading fails, tfpartial
+runs the same steps without the kernel, with the same results (but for
+the last bit Grappler changes in Keras' weight decay inside a
+`tf.function`; see `_fused_keras`); `reason()` says why.
+`TFPARTIAL_KERNELS=off` turns the kernel off.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pathlib
+import shutil
+import sys
+import threading
+from types import ModuleType
+from typing import List, Optional, Tuple, cast
+
+import tensorflow as tf
+
+from tfpartial._kernels import _build
+from tfpartial._kernels import _cache
+
+SOURCE = _build.SOURCE
+SWITCH = "TFPARTIAL_KERNELS"
+NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
+_LOCK = threading.Lock()
+# (library, why not, loaded from), as `_load_with_path` returns it.
+_Loaded = Tuple[Optional[ModuleType], Optional[str], Optional[pathlib.Path]]
+_loaded: List[_Loaded] = []
+# Descriptors of libraries the loader opened as /proc/self/fd/N: kept
+# open, so that no later load reuses a name the loader has seen.
+_held: List[int] = []
+_log = logging.getLogger(__name__)
+
+
+def enabled() -> bool:
+  """Whether `TFPARTIAL_KERNELS` leaves the kernel on (read at each call)."""
+  return os.environ.get(SWITCH, "").strip().lower() not in (
+      "0", "off", "false", "no")
+
+
+def library() -> Optional[ModuleType]:
+  """The loaded kernel library, or None (see `reason()`)."""
+  return _load()[0] if enabled() else None
+
+
+def reason() -> Optional[str]:
+  """Why `library()` is None, or None when it is not."""
+  if not enabled():
+    return f"turned off by {SWITCH}={os.environ[SWITCH]}"
+  return _load()[1]
+
+
+def loaded_from() -> Optional[pathlib.Path]:
+  """The file `library()` was loaded from, or None."""
+  return _load()[2] if enabled() else None
+
+
+def compiler() -> Optional[str]:
+  """The C++ compiler's path: `$CXX`, else `c++`, if found."""
+  return shutil.which(os.environ.get("CXX") or "c++")
+
+
+def cache_dir() -> pathlib.Path:
+  """The kernel's cache folder: `$TFPARTIAL_CACHE`, else
+  `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`."""
+  explicit = os.environ.get("TFPARTIAL_CACHE")
+  if explicit:
+    return pathlib.Path(explicit)
+  base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+  return pathlib.Path(base) / "tfpartial"
+
+
+def _load() -> _Loaded:
+  # Loaded at most once per process: the loader returns an empty module
+  # for a second copy of ops it has already registered.
+  with _LOCK:
+    if not _loaded:
+      _loaded.append(_load_here())
+    return _loaded[0]
+
+
+def _load_here() -> _Loaded:
+  cxx = compiler()
+  if cxx is None:
+    return _unavailable(NO_COMPILER)
+  try:
+    directory = cache_dir()
+  except RuntimeError as error:  # pathlib: no HOME, no passwd entry.
+    return _unavailable(f"no folder to cache the compiled kernel in "
+                        f"({error}); set TFPARTIAL_CACHE")
+  return _load_with_path(cxx, directory)
+
+
+def load(cxx: Optional[str], directory: pathlib.Path
+         ) -> Tuple[Optional[ModuleType], Optional[str]]:
+  """(the library, None), or (None, why not): builds with `cxx` if needed."""
+  return _load_with_path(cxx, directory)[:2]
+
+
+def _load_with_path(cxx: Optional[str], directory: pathlib.Path
+                    ) -> _Loaded:
+  try:
+    return _checked_load(cxx, directory)
+  except OSError as error:  # A file tfpartial needs cannot be read.
+    return _unavailable(f"the compiled kernel cannot be used: {error}")
+
+
+def _checked_load(cxx: Optional[str], directory: pathlib.Path) -> _Loaded:
+  if cxx is None:
+    return _unavailable(NO_COMPILER)
+  if not _cache.supported():
+    return _unavailable("this system has no file owners and modes to "
+                        "check the kernel's cache with")
+  directory = pathlib.Path(os.path.abspath(directory))
+  try:
+    folder = _cache.open_private(directory)
+  except _cache.Unsafe as error:
+    _say(f"running without the compiled kernel: {error}")
+    return _unavailable(str(error))
+  try:
+    return _load_or_build(folder, directory, cxx)
+  finally:
+    os.close(folder)
+
+
+def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
+                   ) -> _Loaded:
+  key = _build.cache_key(cxx)
+  why = "there is no build for this TensorFlow and compiler yet"
+  try:
+    found = _cache.open_library(folder, directory, key)
+  except _cache.Unusable as error:
+    found, why = None, f"the cached one is unusable: {error}"
+  if found is not None:
+    module, problem = _load_library(*found)
+    if module is not None:
+      return module, None, found[1]
+    why = f"the cached one is unusable: {problem}"
+  record = _cache.failure_path(directory, key)
+  retry = f"recorded in {record}; delete it to retry"
+  failed = _cache.read_failure(folder, directory, key)
+  if failed is not None:
+    return _unavailable(f"the last build failed: {failed} ({retry})")
+  try:
+    seconds = _build.build_timeout()
+  except _build.BuildFailed as error:
+    return _fall_back(f"not building {SOURCE.name}: {error}", None)
+  _say(f"building its compiled kernels ({SOURCE.name}, TensorFlow "
+       f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
+       f"it is cached in {directory}. {SWITCH}=off runs without it.")
+  # A failed load after a good build is recorded too, unless a library
+  # this process loaded before may hide the new one's ops.
+  record_load = not _held
+  try:
+    _build.build(directory, cxx, seconds)
+    found = _cache.open_library(folder, directory, key)
+  except _build.BuildFailed as error:  # Recorded by build.
+    return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
+  except (OSError, _cache.Unusable) as error:
+    return _fall_back(f"building {SOURCE.name} failed: {error}", None)
+  module, problem = ((None, f"{record.with_suffix('.sha256')} is missing")
+                     if found is None else _load_library(*found))
+  if module is not None:  # Loaded from `found`, so it is not None.
+    return module, None, cast(Tuple[int, pathlib.Path], found)[1]
+  why = cast(str, problem)  # Said whenever nothing loaded.
+  if record_load:
+    try:
+      _cache.record_failure(directory, key, why)
+    except OSError:
+      record_load = False
+  return _fall_back(why, retry if record_load else None)
+
+
+def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
+  why = f"{problem} ({retry})" if retry else problem
+  _say(f"running without the compiled kernel: {why}")
+  return _unavailable(why)
+
+
+def _load_library(handle: int, path: pathlib.Path
+                  ) -> Tuple[Optional[ModuleType], Optional[str]]:
+  """Loads the checked library open as `handle` (closed or kept)."""
+  # Through the descriptor that was checked: the very bytes checked.
+  name = (f"/proc/self/fd/{handle}" if os.path.isdir("/proc/self/fd")
+          else str(path))
+  try:
+    module = tf.load_op_library(name)
+  except Exception as error:  # pylint: disable=broad-except
+    # Whatever the loader raises, training goes on without the kernel.
+    os.close(handle)
+    first = str(error).strip().splitlines()[:1] or [type(error).__name__]
+    return None, f"loading {path} failed: {first[0]}"
+  _held.append(handle)
+  missing = [op for op in _build.ops() if not hasattr(module, op)]
+  if missing:
+    return None, f"{path} loads but lacks the ops {', '.join(missing)}"
+  return module, None
+
+
+def _say(message: str) -> None:
+  try:
+    print(f"tfpartial: {message}", file=sys.stderr, flush=True)
+  except (OSError, ValueError):
+    pass  # A closed stderr must not stop training either.
+
+
+def _unavailable(why: str) -> Tuple[None, str, None]:
+  _log.info("tfpartial runs without its compiled kernel: %s", why)
+  return None, why, None

@@ -1,0 +1,46 @@
+"""Writes that stay exact under `tf.distribute`.
+
+In replica context, assigning to a mirrored variable whose aggregation is
+MEAN or SUM all-reduces the value first: every replica would write back the
+mean of the same frozen values, which is not always those values to the bit
+(three copies of x, summed and divided by three). A restore there goes
+through `merge_call` and `strategy.extended.update`, which hands each
+component its own replica's value, unreduced. Variables with aggregation
+NONE (the default) and non-distributed variables are written directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import tensorflow as tf
+
+from tfpartial._frozen import _variables
+from tfpartial._frozen._types import Variable
+
+# (storage variable, value) -> op; run on each component of a mirrored one.
+Update = Callable[[tf.Variable, Any], Any]
+
+
+def update(variable: Variable, write: Update, value: Any) -> Any:
+  """`write(storage, value)`, exact per replica under a strategy."""
+  storage = _variables.storage(variable)
+  if _needs_merge(storage):
+    def merge(strategy: tf.distribute.Strategy, target: tf.Variable,
+              per_replica: Any) -> Any:
+      return strategy.extended.update(target, write, args=(per_replica,),
+                                      group=True)
+
+    return tf.distribute.get_replica_context().merge_call(
+        merge, args=(storage, value))
+  return write(storage, value)
+
+
+def _needs_merge(storage: tf.Variable) -> bool:
+  if not isinstance(storage, tf.distribute.DistributedValues):
+    return False
+  if (not tf.distribute.has_strategy()
+      or tf.distribute.in_cross_replica_context()):
+    return False
+  return storage.aggregation not in (tf.VariableAggregation.NONE,
+                                     tf.VariableAggregation.ONLY_FIRST_REPLICA)

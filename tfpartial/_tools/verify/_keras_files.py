@@ -1,0 +1,328 @@
+"""Keras HDF5 weight files, read as data.
+
+Keras 3 (`.weights.h5`, and the `model.weights.h5` of a `.keras` archive)
+writes a model's variables along the tree of objects that hold them:
+`GROUP/vars/0`, `GROUP/vars/1`, ... for each layer or model, in the order
+the layer created them, with the layer's name as the `name` attribute of
+`GROUP/vars` (a model's own variables are the root's `vars`); the
+variables' own names are not written. A spec names a Keras variable by its
+`path`: the names of the layers in scope when it was created, then its own
+name (`sequential/dense/kernel`, `outer/inner/head/kernel`,
+`scaled/scale`). `WeightsFile.find` matches such a name against the file:
+
+* the last part names the variable: by its own name where the layer's
+  variable names are known (`_keras_names`), by position (`dense/0`, the
+  older `LAYER/INDEX` names), or else as the one variable of that layer
+  with the spec's shape (or the layer's only variable);
+* the part before it is the layer's name;
+* the parts before that name, in order, layers or models holding that layer
+  (a subsequence of its enclosing layers' names). A name of one part (a
+  variable made outside any layer) may be any layer's.
+
+Exactly one variable of the file must match, or the name is an error that
+lists the candidates by their keys in the file; a key itself
+(`layers/dense/vars/0`) always names one variable.
+
+The older HDF5 format (`save_weights("w.h5")` in Keras 2, `model.save`
+to `.h5`) lists each layer's variable names, so `LegacyWeightsFile` finds
+them as a TF checkpoint's are."""
+
+from __future__ import annotations
+
+import io
+import os
+from types import ModuleType
+from typing import (TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple,
+                    Union, cast)
+
+import numpy as np
+import tensorflow as tf
+
+from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _keras_names
+from tfpartial._tools.verify._checkpoints import Stored
+from tfpartial._tools.verify._keras_names import Config
+from tfpartial._tools.verify._keras_names import Owner
+
+if TYPE_CHECKING:  # Imported where a file is opened; untyped (mypy.ini).
+  from h5py import Dataset, File, Group
+
+
+def open_h5(path: str, opened: Optional[io.RawIOBase] = None,
+            config: Optional[Config] = None
+            ) -> Union[WeightsFile, LegacyWeightsFile]:
+  """The reader for a Keras HDF5 file: at `path`, or `opened` (a file
+  object) with `path` only naming it; `config` is the model's config.json.
+  """
+  import h5py  # pylint: disable=g-import-not-at-top
+  if opened is None and not os.path.exists(path):
+    raise ValueError(f"cannot read {path}: no such file")
+  try:
+    file = h5py.File(path if opened is None else opened, "r")
+  except (OSError, ValueError) as error:
+    reason = _checkpoints.first_line(error)
+    if "signature" in reason:
+      reason = "not an HDF5 file"
+    raise ValueError(f"cannot read {path}: {reason}") from None
+  try:
+    if _layer_names(file) is not None:
+      return LegacyWeightsFile(path, file)
+    return WeightsFile(path, file, config, h5py)
+  except (OSError, KeyError, RuntimeError, TypeError) as error:
+    file.close()
+    raise ValueError(f"cannot read {path}: "
+                     f"{_checkpoints.first_line(error)}") from None
+  except ValueError as error:
+    file.close()
+    if path in str(error):
+      raise
+    raise ValueError(f"cannot read {path}: "
+                     f"{_checkpoints.first_line(error)}") from None
+
+
+class WeightsFile:
+  """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
+
+  def __init__(self, path: str, file: File, config: Optional[Config],
+               h5py: ModuleType):
+    self.path = path
+    self._file = file
+    owners = self._owners(h5py)
+    if not any(owner.stored for owner in owners):
+      raise ValueError(
+          f"{path} holds no Keras weights (no GROUP/vars/N datasets); "
+          "verify reads the .weights.h5 and .keras files of Keras 3 and "
+          "Keras HDF5 files listing their weights' names")
+    if config is not None:
+      _keras_names.attach_config(owners, config)
+    for owner in owners:
+      owner.names = _keras_names.variable_names(owner)
+    self._owners_list = owners
+    self._by_key = {stored.key: stored for owner in owners
+                    for stored in owner.stored}
+
+  def _owners(self, h5py: ModuleType) -> List[Owner]:
+    groups: Dict[str, Group] = {}
+
+    def visit(key: str, item: Union[Group, Dataset]) -> None:
+      if isinstance(item, h5py.Group) and (key == "vars" or
+                                           key.endswith("/vars")):
+        groups[key[:-len("vars")].rstrip("/")] = item
+
+    self._file.visititems(visit)
+    owners = []
+    for key in sorted(groups):
+      if key == "optimizer" or key.startswith("optimizer/"):
+        continue  # The optimizer's state, not the model's variables.
+      chain = tuple(_name_of(groups[k]) for k in _ancestors(key) if k in groups)
+      stored = [Stored(f"{key}/vars/{name}".lstrip("/"), tuple(item.shape),
+                       _dtype_name(item))
+                for name, item in sorted(groups[key].items(),
+                                         key=lambda pair: _position(pair[0]))
+                if isinstance(item, h5py.Dataset)]
+      parent = key.rsplit("/", 1)[0] if "/" in key else None
+      owners.append(Owner(key, chain + (_name_of(groups[key]),), stored,
+                           in_list=parent is not None and parent not in groups))
+    return owners
+
+  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
+           ) -> Stored:
+    """The variable the spec calls `name` (see the module docstring)."""
+    if name in self._by_key:
+      return self._by_key[name]
+    parts = name.split("/")
+    found: List[Tuple[Owner, Stored]] = []
+    for owner in self._owners_list:
+      if len(parts) > 1 and not _holds(owner, parts[:-1]):
+        continue
+      found.extend((owner, stored) for stored in _by_leaf(
+          owner, parts[-1], shape, whole_name=len(parts) > 1))
+    if len(found) == 1:
+      return found[0][1]
+    if found:
+      raise ValueError(
+          f"'{name}' could be any of {len(found)} variables in {self.path}: "
+          + "; ".join(f"{stored.key} {stored.shape} in "
+                      f"{_describe(owner)}" for owner, stored in found[:8])
+          + ". Name one by a longer path (the layers or models that hold "
+          "it), as LAYER/POSITION, or by its key in the file")
+    raise ValueError(f"'{name}' is not a variable of {self.path} (it has "
+                     f"{_checkpoints.listing(self._names())})")
+
+  def _names(self) -> List[str]:
+    names = []
+    for owner in self._owners_list:
+      path = "/".join(part for part in owner.chain if part)
+      for position, stored in enumerate(owner.stored):
+        leaf = owner.names[position] if owner.names else str(position)
+        names.append(f"{path}/{leaf}" if path else stored.key)
+    return names
+
+  def read(self, stored: Stored) -> np.ndarray:
+    """One variable's value, as the dtype Keras wrote."""
+    return _read(self._file, stored, self.path)
+
+  def close(self) -> None:
+    self._file.close()
+
+
+class LegacyWeightsFile:
+  """A Keras HDF5 file of the older format, which names each variable.
+
+  `save_weights("w.h5")` in Keras 2 and `model.save("m.h5")` write, for
+  each layer, the names of its variables (`dense/kernel:0` in Keras 2, the
+  `path` in Keras 3); a variable is known by that name without `:0`, or by
+  a unique ending of it, as in a TF checkpoint.
+  """
+
+  def __init__(self, path: str, file: File):
+    self.path = path
+    self._file = file
+    root = file["model_weights"] if "model_weights" in file else file
+    self._stored: Dict[str, Stored] = {}
+    twice = set()
+    import h5py  # pylint: disable=g-import-not-at-top
+    # Listed: open_h5 makes this reader only for a file that lists them.
+    for layer in cast(List[str], _layer_names(file)):
+      group = root.get(layer)
+      if not isinstance(group, h5py.Group):
+        raise ValueError(f"layer_names lists the layer '{layer}', which is "
+                         "not a group in the file")
+      for weight in _attribute_list(group, "weight_names"):
+        name = weight[:-2] if weight.endswith(":0") else weight
+        twice.update([name] if name in self._stored else [])
+        dataset = group.get(weight)
+        if not isinstance(dataset, h5py.Dataset):
+          raise ValueError(f"the layer '{layer}' lists the weight '{weight}', "
+                           "which is not a dataset in it")
+        self._stored[name] = Stored(dataset.name.lstrip("/"),
+                                    tuple(dataset.shape), _dtype_name(dataset))
+    self._twice = twice
+
+  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
+           ) -> Stored:
+    del shape  # The file names its variables.
+    matches = [name] if name in self._stored else sorted(
+        key for key in self._stored if key.endswith("/" + name))
+    if len(matches) == 1 and matches[0] not in self._twice:
+      return self._stored[matches[0]]
+    if matches:
+      raise ValueError(
+          f"'{name}' could be any of several variables in {self.path} "
+          f"({', '.join(matches)}): two layers name their variables alike; "
+          "Keras' .weights.h5 format tells them apart")
+    raise ValueError(f"'{name}' is not a variable of {self.path} (it has "
+                     f"{_checkpoints.listing(self._stored)})")
+
+  def read(self, stored: Stored) -> np.ndarray:
+    return _read(self._file, stored, self.path)
+
+  def close(self) -> None:
+    self._file.close()
+
+
+def _read(file: File, stored: Stored, path: str) -> np.ndarray:
+  try:
+    value = np.asarray(file[stored.key][()])
+  except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
+    raise ValueError(f"cannot read '{stored.key}' from {path}: "
+                     f"{_checkpoints.first_line(error)}") from None
+  if value.dtype.kind == "V" and stored.dtype != "opaque":
+    value = value.view(tf.as_dtype(stored.dtype).as_numpy_dtype)
+  return value
+
+
+def _layer_names(file: File) -> Optional[List[str]]:
+  """The layers an older-format Keras HDF5 file lists, or None."""
+  root = file["model_weights"] if "model_weights" in file else file
+  if not any(key.startswith("layer_names") for key in root.attrs):
+    return None
+  return _attribute_list(root, "layer_names")
+
+
+def _attribute_list(group: Group, name: str) -> List[str]:
+  """A list of names Keras wrote as an attribute, maybe in chunks
+  (`weight_names0`, `weight_names1`, ...) past HDF5's attribute size."""
+  chunks = [name] if name in group.attrs else []
+  while name not in group.attrs and f"{name}{len(chunks)}" in group.attrs:
+    chunks.append(f"{name}{len(chunks)}")
+  values: List[Union[bytes, str]] = []
+  for chunk in chunks:
+    listed = group.attrs[chunk]
+    if not (isinstance(listed, np.ndarray) and listed.ndim == 1 and all(
+        isinstance(value, (bytes, str)) for value in listed)):
+      raise ValueError(f"the attribute {chunk} of {group.name} is not a list "
+                       "of names")
+    values.extend(listed)
+  return [value.decode("utf-8") if isinstance(value, bytes) else str(value)
+          for value in values]
+
+
+def _ancestors(key: str) -> List[str]:
+  """The group keys above `key`, from the root ("") down."""
+  if not key:
+    return []
+  parts = key.split("/")
+  return [""] + ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _name_of(group: Group) -> Optional[str]:
+  name = group.attrs.get("name")
+  if isinstance(name, bytes):
+    name = name.decode("utf-8", "replace")
+  return name if isinstance(name, str) and name else None
+
+
+def _position(name: str) -> Tuple[int, Union[int, str]]:
+  return (0, int(name)) if name.isdigit() else (1, name)
+
+
+def _dtype_name(dataset: Dataset) -> str:
+  """`float32`, `bfloat16` (Keras marks it: HDF5 has no such type), ..."""
+  marked = dataset.attrs.get("dtype")
+  if isinstance(marked, bytes):
+    marked = marked.decode("ascii", "replace")
+  if dataset.dtype.kind == "V":
+    try:
+      known = tf.as_dtype(marked).as_numpy_dtype
+    except TypeError:
+      return "opaque"
+    if np.dtype(known).itemsize == dataset.dtype.itemsize:
+      return str(marked)
+    return "opaque"
+  if dataset.dtype.kind in "OSU":
+    return "string"
+  name: str = dataset.dtype.name
+  return name
+
+
+def _holds(owner: Owner, path: Sequence[str]) -> bool:
+  """Whether `owner` is the layer `path[-1]`, held by `path[:-1]` in order."""
+  if owner.name != path[-1]:
+    return False
+  enclosing = iter(owner.chain[:-1])
+  return all(any(part == name for name in enclosing) for part in path[:-1])
+
+
+def _by_leaf(owner: Owner, leaf: str, shape: Optional[Tuple[int, ...]],
+             whole_name: bool) -> List[Stored]:
+  """The variables of `owner` the last part of a spec's name may mean."""
+  if leaf.isdigit():
+    position = int(leaf)
+    return [owner.stored[position]] if (
+        whole_name and position < len(owner.stored)) else []
+  if owner.names is not None:
+    return [stored for name, stored in zip(owner.names, owner.stored)
+            if name == leaf]
+  if whole_name and len(owner.stored) == 1:
+    return list(owner.stored)
+  if shape is None:
+    return list(owner.stored)  # Any of them: ambiguous unless alone.
+  return [stored for stored in owner.stored if stored.shape == tuple(shape)]
+
+
+def _describe(owner: Owner) -> str:
+  names = [name or "?" for name in owner.chain]
+  return f"layer '{names[-1]}'" + (
+      f" of {' / '.join(repr(n) for n in names[:-1])}" if len(names) > 1
+      else "")

@@ -1,0 +1,188 @@
+"""`tfpartial verify`: proof from two checkpoints that no frozen element moved.
+
+Works on any codebase's checkpoints, tfpartial or not: the spec file says
+what must hold, the checkpoints say what happened. Values are compared by
+their bits, whatever the dtype: a NaN that stayed the same NaN is unchanged,
+and -0.0 -> 0.0 is a change. Strings are compared byte for byte.
+
+Everything the spec names is found, and its shape, dtype and index checked,
+before any value is read; then one variable at a time is read and compared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from typing import List, Optional, TextIO, Tuple
+
+import numpy as np
+
+from tfpartial._tools.verify import _checkpoints
+from tfpartial._frozen import _index
+from tfpartial._tools.verify import _keras_archive
+from tfpartial._tools.verify import _keras_files
+from tfpartial._tools import _progress
+from tfpartial._frozen import _specfile
+
+
+def open_checkpoint(path: str) -> _checkpoints.Reader:
+  """The reader for `path`: a `.keras` archive, a Keras `.h5` file, a
+  folder of TF checkpoints or a checkpoint prefix."""
+  text = str(path)
+  if text.endswith(".keras"):
+    return _keras_archive.Archive(text)
+  if text.endswith((".h5", ".hdf5")):
+    return _keras_files.open_h5(text)
+  return _checkpoints.TensorFlowCheckpoint(text)
+
+
+@dataclasses.dataclass
+class Row:
+  """What happened to one variable between the two checkpoints."""
+
+  name: str
+  shape: Tuple[int, ...]
+  frozen: int
+  changed_frozen: int
+  largest_change: Optional[float]  # None: nothing changed, or not numbers.
+  trainable: int
+  changed_trainable: int
+
+
+def verify(before: str, after: str, spec_path: str,
+           out: Optional[TextIO] = None,
+           progress: Optional[TextIO] = None) -> int:
+  """Prints the table; returns 0 (every frozen element held) or 1.
+
+  Raises:
+    ValueError, TypeError, IndexError: bad input (the caller exits 2).
+  """
+  out = sys.stdout if out is None else out
+  data, directory = _specfile.read(spec_path)
+  entries = list(_specfile.entries(data, directory))
+  with contextlib.ExitStack() as stack:
+    first = open_checkpoint(before)
+    stack.callback(first.close)
+    second = open_checkpoint(after)
+    stack.callback(second.close)
+    plan = [_check(entry, first, second) for entry in entries]
+    line = _progress.Progress(sys.stderr if progress is None else progress)
+    stack.callback(line.close)
+    rows = []
+    for position, (entry, stored_before, stored_after) in enumerate(
+        plan, start=1):
+      line.show(f"reading {position}/{len(plan)}: {entry.name} "
+                f"{stored_before.shape}")
+      rows.append(_compare(
+          entry.name, stored_before.shape,
+          _frozen(entry, stored_before.shape), first.read(stored_before),
+          second.read(stored_after)))
+  _print_table(rows, out)
+  broken = [row for row in rows if row.changed_frozen]
+  for row in broken:
+    largest = ("" if row.largest_change is None
+               else f", the largest by {row.largest_change:.6g}")
+    print(f"FAILED: {row.changed_frozen} frozen element(s) of '{row.name}' "
+          f"changed{largest}", file=out)
+  if not broken:
+    print(f"OK: every frozen element of {len(rows)} variable(s) is "
+          "bit-for-bit unchanged", file=out)
+  return 1 if broken else 0
+
+
+def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
+           second: _checkpoints.Reader
+           ) -> Tuple[_specfile.Entry, _checkpoints.Stored,
+                      _checkpoints.Stored]:
+  """Finds `entry` in both checkpoints; ValueError unless they agree."""
+  name = entry.name
+  stored_before = first.find(name, entry.shape)
+  stored_after = second.find(name, entry.shape)
+  if stored_after.shape != stored_before.shape:
+    raise ValueError(
+        f"'{name}' has shape {stored_before.shape} in BEFORE but "
+        f"{stored_after.shape} in AFTER")
+  if stored_after.dtype != stored_before.dtype:
+    raise ValueError(
+        f"'{name}' is {stored_before.dtype} in BEFORE but "
+        f"{stored_after.dtype} in AFTER; verify compares a variable's bits, "
+        "so both checkpoints must hold it in the same dtype")
+  if entry.shape is not None and tuple(entry.shape) != stored_before.shape:
+    raise ValueError(
+        f"the spec gives '{name}' the shape {tuple(entry.shape)}; the "
+        f"checkpoint holds {stored_before.shape}")
+  _frozen(entry, stored_before.shape)  # Checks the index, before any read.
+  return entry, stored_before, stored_after
+
+
+def _frozen(entry: _specfile.Entry, shape: Tuple[int, ...]) -> np.ndarray:
+  selected = _index.selection_mask(
+      shape, entry.index, f"variable '{entry.name}' of shape {shape}")
+  return selected if entry.kind == "freeze" else ~selected
+
+
+def _compare(name: str, shape: Tuple[int, ...], frozen: np.ndarray,
+             before: np.ndarray, after: np.ndarray) -> Row:
+  before, after = np.asarray(before), np.asarray(after)
+  differs = _differs(before, after)
+  changed = differs & frozen
+  largest = _largest(before[changed], after[changed]) if changed.any() \
+      else None
+  return Row(name, shape, int(frozen.sum()), int(changed.sum()), largest,
+             int((~frozen).sum()), int((differs & ~frozen).sum()))
+
+
+def _differs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+  """Where the two differ: by their bits, or for strings byte for byte."""
+  if before.dtype.kind == "O":  # TensorFlow's strings: bytes objects.
+    return np.asarray(before != after, dtype=bool).reshape(before.shape)
+  differs: np.ndarray = (_bits(before) != _bits(after)).any(axis=-1)
+  return differs
+
+
+def _bits(array: np.ndarray) -> np.ndarray:
+  """Each element's bits as unsigned words, along a new last axis."""
+  size = array.dtype.itemsize
+  word = next(width for width in (8, 4, 2, 1) if size % width == 0)
+  flat = np.ascontiguousarray(array.reshape(-1))
+  return flat.view(f"u{word}").reshape(array.shape + (size // word,))
+
+
+def _largest(before: np.ndarray, after: np.ndarray) -> Optional[float]:
+  """The largest |after - before|; NaN if a NaN came or went; None for
+  values that are not numbers."""
+  kind = before.dtype.kind
+  with np.errstate(invalid="ignore", over="ignore"):
+    if kind == "c":
+      deltas = np.abs(after.astype(np.complex128)
+                      - before.astype(np.complex128))
+    elif kind in "biuf" or (kind == "V" and before.dtype.names is None
+                            and _is_number(before)):
+      deltas = np.abs(after.astype(np.float64) - before.astype(np.float64))
+    else:
+      return None
+  return float(np.nan if np.isnan(deltas).any() else deltas.max())
+
+
+def _is_number(array: np.ndarray) -> bool:
+  """Whether an ml_dtypes array (bfloat16, float8, int4) converts."""
+  try:
+    array[:0].astype(np.float64)
+  except (TypeError, ValueError):
+    return False
+  return True
+
+
+def _print_table(rows: List[Row], out: TextIO) -> None:
+  header = ("variable", "shape", "frozen", "frozen changed", "largest change",
+            "trainable changed")
+  lines = [header] + [
+      (row.name, str(row.shape), str(row.frozen), str(row.changed_frozen),
+       "-" if row.largest_change is None else f"{row.largest_change:.6g}",
+       f"{row.changed_trainable}/{row.trainable}") for row in rows]
+  widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+  for line in lines:
+    print("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(line, widths))),
+          file=out)
