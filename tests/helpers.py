@@ -192,3 +192,19 @@ def diagonal_step_types(x, optimizer, jit_compile=False, gradient=None):
   assert (x.numpy()[0, 1:] != 1.0).all()
   return {op.type
           for op in step.get_concrete_function().graph.get_operations()}
+
+
+def reads(shape, index) -> np.ndarray:
+  """The elements `array[index]` reads, found by reading, as a bool mask:
+  the element-id oracle of what an index selects."""
+  ids = np.arange(int(np.prod(shape))).reshape(shape)
+  return np.isin(ids, ids[index])
+
+
+def selection_of(spec, variable):
+  """The spec's selection for `variable` (a private lookup: `_selection`,
+  or `_value.selection` where the spec value has a module of its own)."""
+  value = getattr(spec, "_value", None)
+  if value is not None:
+    return value.selection(variable)
+  return spec._selection(variable)  # pylint: disable=protected-access

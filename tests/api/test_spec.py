@@ -4,18 +4,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import helpers
 import tfpartial
 
 
 @pytest.fixture
 def x():
   return tf.Variable(np.zeros((3, 4), np.float32), name="x")
-
-
-def _reads(shape, index):
-  """The elements `array[index]` reads, found by reading, as a bool mask."""
-  ids = np.arange(int(np.prod(shape))).reshape(shape)
-  return np.isin(ids, ids[index])
 
 
 @pytest.mark.parametrize("index", [
@@ -26,7 +21,7 @@ def _reads(shape, index):
     (), True, False,
 ], ids=repr)
 def test_frozen_mask_is_numpys_selection(x, index):
-  expected = _reads((3, 4), index)
+  expected = helpers.reads((3, 4), index)
   np.testing.assert_array_equal(tfpartial.freeze(x, index).frozen_mask(x), expected)
   np.testing.assert_array_equal(tfpartial.train_only(x, index).frozen_mask(x), ~expected)
 
@@ -51,7 +46,7 @@ def test_union_is_per_variable_or(x):
   spec = tfpartial.freeze(x, 0) | tfpartial.freeze(b) | tfpartial.freeze(x, np.s_[:, 3])
   assert spec.variables == (x, b) or [v.ref() for v in spec.variables] == [x.ref(), b.ref()]
   assert len(spec) == 2
-  expected = _reads((3, 4), 0) | _reads((3, 4), np.s_[:, 3])
+  expected = helpers.reads((3, 4), 0) | helpers.reads((3, 4), np.s_[:, 3])
   np.testing.assert_array_equal(spec.frozen_mask(x), expected)
   assert spec.frozen_mask(b).all()
   assert x in spec and b in spec and tf.Variable(1.0) not in spec
@@ -144,7 +139,7 @@ def test_spec_is_immutable(x):
   index = np.array([0, 1])
   spec = tfpartial.freeze(x, index)
   index[:] = 2
-  np.testing.assert_array_equal(spec.frozen_mask(x), _reads((3, 4), [0, 1]))
+  np.testing.assert_array_equal(spec.frozen_mask(x), helpers.reads((3, 4), [0, 1]))
 
 
 def test_equality_and_hash(x):

@@ -234,8 +234,7 @@ def _train_sparse(name, kind, mode, kernels, monkeypatch, index_dtype):
 
 
 def _frozen_of(spec, x):
-  from test_cost import _selection_of  # pylint: disable=g-import-not-at-top
-  return _selection_of(spec, x).frozen_mask()
+  return helpers.selection_of(spec, x).frozen_mask()
 
 
 @pytest.mark.parametrize("name", ["Adam", "AdamW"])

@@ -437,27 +437,22 @@ def _gradient_big(rng, frozen):
   return tf.constant(scale, tf.float32)
 
 
-def _selection_of(spec, variable):
-  from test_cost import _selection_of as selection_of  # pylint: disable=g-import-not-at-top
-  return selection_of(spec, variable)
-
-
 def test_the_mostly_frozen_choice_follows_the_counts():
   """Offsets when fewer than 1/8 of the elements train."""
   from tfpartial._kernels import _fused  # pylint: disable=g-import-not-at-top
   from tfpartial._frozen import _selection  # pylint: disable=g-import-not-at-top
   x = tf.Variable(np.zeros((16, 8), np.float32))
-  assert _fused.mostly_frozen(_selection_of(tfpartial.train_only(x, [1]), x))
+  assert _fused.mostly_frozen(helpers.selection_of(tfpartial.train_only(x, [1]), x))
   assert not _fused.mostly_frozen(
-      _selection_of(tfpartial.train_only(x, [1, 2]), x))
+      helpers.selection_of(tfpartial.train_only(x, [1, 2]), x))
   mask = np.ones((16, 8), bool)
   mask.reshape(-1)[[0, 5, 100]] = False
-  selection = _selection_of(tfpartial.freeze(x, mask), x)
+  selection = helpers.selection_of(tfpartial.freeze(x, mask), x)
   assert _fused.mostly_frozen(selection)
   np.testing.assert_array_equal(_selection.trainable_offsets(selection),
                                 [0, 5, 100])
   assert _selection.trainable_offsets(selection).dtype == np.int32
-  rows = _selection_of(tfpartial.train_only(x, [2]), x)
+  rows = helpers.selection_of(tfpartial.train_only(x, [2]), x)
   np.testing.assert_array_equal(_selection.trainable_offsets(rows),
                                 np.arange(16, 24))
 

@@ -16,9 +16,9 @@ import tensorflow as tf
 
 import helpers
 import tfpartial
-from tfpartial._kernels import _fused
 from tfpartial._families import _fused_adam
 from tfpartial._families import _fused_sgd
+from tfpartial._kernels import _fused
 from tfpartial._kernels import _native
 
 pytestmark = pytest.mark.usefixtures("compiled_kernel")

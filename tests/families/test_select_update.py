@@ -22,8 +22,8 @@ import helpers
 import keras_problems as kp
 import tfpartial
 from tfpartial._families import _fused_keras
-from tfpartial._step import _lock
 from tfpartial._kernels import _native
+from tfpartial._step import _lock
 
 pytestmark = helpers.needs_keras_3
 

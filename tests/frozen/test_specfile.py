@@ -8,9 +8,9 @@ import pytest
 import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
+import helpers
 import tfpartial
 from tfpartial._frozen import _parse
-from test_spec import _reads  # The element-id oracle.
 
 INDEX_FORMS = [
     0, -1, np.s_[0, 1], np.s_[:, 1:3], np.s_[..., 0], Ellipsis, [0, 2],
@@ -51,9 +51,9 @@ def test_hand_written_spec_loads(x):
   spec = tfpartial.load_spec(
       '{"x": {"freeze": ":, -1"},\n "emb": {"train_only": "3:"}}', [x, emb])
   np.testing.assert_array_equal(spec.frozen_mask(x),
-                                _reads((3, 4), np.s_[:, -1]))
+                                helpers.reads((3, 4), np.s_[:, -1]))
   np.testing.assert_array_equal(spec.frozen_mask(emb),
-                                ~_reads((10, 2), np.s_[3:]))
+                                ~helpers.reads((10, 2), np.s_[3:]))
   assert [v.name for v in spec.variables] == ["x:0", "emb:0"]
 
 

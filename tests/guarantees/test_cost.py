@@ -28,15 +28,6 @@ def _mask_constants(graph):
           if op.type == "Const" and "tfpartial_frozen_mask" in op.name]
 
 
-def _selection_of(spec, variable):
-  """The spec's selection for `variable` (a private lookup: `_selection`,
-  or `_value.selection` where the spec value has a module of its own)."""
-  value = getattr(spec, "_value", None)
-  if value is not None:
-    return value.selection(variable)
-  return spec._selection(variable)
-
-
 def _random_mask(shape, seed=0):
   return np.random.default_rng(seed).random(shape) < 0.5
 
@@ -93,7 +84,7 @@ needs_shared_masks = pytest.mark.skipif(
 def test_the_eager_mask_tensor_shares_the_spec_s_memory():
   x = tf.Variable(tf.zeros(SHAPE))
   spec = tfpartial.freeze(x, _random_mask(SHAPE))
-  selection = _selection_of(spec, x)
+  selection = helpers.selection_of(spec, x)
   tensor = _tensors.frozen_mask_tensor(selection)
   assert np.shares_memory(np.asarray(tensor), selection.mask)
   np.testing.assert_array_equal(tensor.numpy(), spec.frozen_mask(x))
@@ -106,7 +97,7 @@ def test_the_union_of_two_masks_shares_its_memory_too():
   x = tf.Variable(tf.zeros(SHAPE))
   spec = (tfpartial.freeze(x, _random_mask(SHAPE, 2))
           | tfpartial.train_only(x, _random_mask(SHAPE, 3)))
-  selection = _selection_of(spec, x)
+  selection = helpers.selection_of(spec, x)
   tensor = _tensors.frozen_mask_tensor(selection)
   assert np.shares_memory(np.asarray(tensor), selection.mask)
   np.testing.assert_array_equal(
@@ -115,7 +106,7 @@ def test_the_union_of_two_masks_shares_its_memory_too():
 
 def test_an_element_mask_is_scanned_once_not_at_every_step():
   x = tf.Variable(tf.zeros(SHAPE))
-  selection = _selection_of(tfpartial.freeze(x, _random_mask(SHAPE)), x)
+  selection = helpers.selection_of(tfpartial.freeze(x, _random_mask(SHAPE)), x)
   assert not selection.is_empty and selection.frozen_count > 0
   # Cached on the immutable selection: later steps read no mask.
   assert {"is_empty", "frozen_count"} <= set(vars(selection))

@@ -16,14 +16,14 @@ import tensorflow as tf
 import helpers
 import problems
 import tfpartial
-from test_sparse import (IDS, TABLE0, TRAIN_ROWS, FROZEN_ROWS,
-                         XLA_SPARSE, _split_reference,
-                         assert_rows_follow_the_reference, embedding_loss,
-                         train)
+from embedding_problem import (IDS, TABLE0, TRAIN_ROWS, FROZEN_ROWS,
+                               XLA_SPARSE, split_reference,
+                               assert_rows_follow_the_reference,
+                               embedding_loss, train)
 
 
 @pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
-def test_compact_rows_follow_the_split_reference(mode, name):
+def test_compact_rows_follow_thesplit_reference(mode, name):
   if mode is helpers.XLA and name not in XLA_SPARSE:
     pytest.skip(f"TensorFlow has no XLA kernel for {name}'s sparse update")
   make = problems.V1_OPTIMIZERS[name]
@@ -42,7 +42,7 @@ def test_compact_rows_follow_the_split_reference(mode, name):
     trajectory = train(runner, step, table)
     slots = [tuple(v.shape) for v in optimizer.variables()
              if v.shape.rank == 2]
-    reference = _split_reference(runner, make)
+    reference = split_reference(runner, make)
   assert all(shape[0] == TRAIN_ROWS.size for shape in slots), slots
   if name not in ("GradientDescent", "ProximalGradientDescent"):
     assert slots, "no slots: the optimizer did not train"

@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 import tfpartial
-from tfpartial._step import _apply
+from tfpartial._step import _hint
 
 # Large enough for the hint: 1M elements or more (16,384 x 64).
 ROWS, WIDTH = 1 << 14, 64
@@ -18,7 +18,7 @@ IDS = np.array([0, 3, 7, 9000])
 @pytest.fixture(autouse=True)
 def _fresh_hint(monkeypatch):
   # The hint is said once a process: each test starts before it was said.
-  monkeypatch.setattr(_step, "_compact_hinted", False)
+  monkeypatch.setattr(_hint, "_compact_hinted", False)
 
 
 def _step_on(spec, table, optimizer=None):

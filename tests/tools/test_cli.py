@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import strategies as st
 import pytest
 
+from tfpartial._kernels import _native
 from tfpartial._tools.bench import _bench
 from tfpartial._tools.bench import _measure
-from tfpartial._kernels import _native
 
 
 def _tfpartial(*args):
@@ -124,8 +124,8 @@ def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():
 
 
 def test_bench_gives_a_slow_step_fewer_rounds_unless_told(monkeypatch):
-  monkeypatch.setattr(_bench_measure, "BUDGET_SECONDS", 0.5)
-  monkeypatch.setattr(_bench_measure, "FEWEST", 3)
+  monkeypatch.setattr(_measure, "BUDGET_SECONDS", 0.5)
+  monkeypatch.setattr(_measure, "FEWEST", 3)
   slow = _measure.Case("(x) slow", lambda: time.sleep(0.02),
                      lambda: time.sleep(0.02), "<= 1")
   # At least 40 ms a round: at most 0.5 / 0.04 rounds, never under 3.

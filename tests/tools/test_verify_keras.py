@@ -15,8 +15,8 @@ import pytest
 
 import helpers
 import tfpartial
-from tfpartial._tools.verify import _verify as verify_module
 from tfpartial import cli
+from tfpartial._tools.verify import _verify as verify_module
 
 pytestmark = helpers.needs_keras_3
 

@@ -12,21 +12,22 @@ from typing import Any, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from tfpartial._families import _family
-from tfpartial._step import _mask
 from tfpartial._families import _optimizers
-from tfpartial._frozen import _specfile
-from tfpartial._step import _apply
-from tfpartial._frozen import _value
 from tfpartial._families import _wrap
+from tfpartial._frozen import _specfile
+from tfpartial._frozen import _value
 from tfpartial._frozen._specfile import Variables
 from tfpartial._frozen._types import (GradAndVar, Gradient, GradsAndVars, Index,
                                       Loss, Optimizer, OptimizerT, Variable)
 from tfpartial._frozen._value import SpecValue
+from tfpartial._step import _checks
+from tfpartial._step import _mask
+from tfpartial._step import _mode
 
 # The step entry points hold no Python control flow on tensors, so
 # autograph, which converts what a user's `tf.function` calls, would only
 # add to its trace (seconds on a large model): it leaves them as written.
-_not_converted = _apply.not_converted
+_not_converted = _mode.not_converted
 
 
 class FreezeSpec:
@@ -164,7 +165,7 @@ class FreezeSpec:
     ...                                tf.constant([7.0])], [x, b])]
     [array([0., 6.], dtype=float32), array([0.], dtype=float32)]
     """
-    pairs = _apply.check_aligned(gradients, variables)
+    pairs = _checks.check_aligned(gradients, variables)
     return _mask.mask_aligned(self._value.selection, pairs)
 
   @_not_converted
@@ -188,7 +189,7 @@ class FreezeSpec:
         variable.
       ValueError: a gradient's shape does not fit its variable.
     """
-    pairs = _apply.check_grads_and_vars(grads_and_vars)
+    pairs = _checks.check_grads_and_vars(grads_and_vars)
     return _mask.mask_gradients(self._value.selection, pairs)
 
   # --- Training ------------------------------------------------------------

@@ -12,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
-from tfpartial._kernels import _fused
-from tfpartial._step import _apply
 from tfpartial._frozen._types import (ApplyFn, GradAndVar, GradsAndVars, Kwargs,
                                       Loss, Optimizer, StepSpec, Variable)
+from tfpartial._kernels import _fused
+from tfpartial._step import _apply
 
 # `apply(optimizer, pairs, kwargs)`: the optimizer's own apply; returns what
 # it returns (an op in a TF1 graph, the family's own value eagerly).
@@ -60,8 +60,8 @@ def step(family: Family, spec: StepSpec, optimizer: Optimizer,
       spec, grads_and_vars, apply,
       lazy_rows=family.lazy_rows(base),
       keep_fully_frozen=keep_fully_frozen,
-      fused=lambda path: _fused.step_for(family.fused(), optimizer, base,
-                                         path))
+      fused=lambda mode: _fused.step_for(family.fused(), optimizer, base,
+                                         mode))
 
 
 def plain_step(family: Family, spec: StepSpec, optimizer: Optimizer,

@@ -28,19 +28,19 @@ from typing import Any, Optional, cast
 
 import tensorflow as tf
 
-from tfpartial._kernels import _fused
-from tfpartial._kernels import _native
 from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Gradient, Optimizer, Variable
+from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._kernels import _fused
+from tfpartial._kernels import _native
 
 
-def serves(optimizer: Optimizer, path: str) -> bool:
+def serves(optimizer: Optimizer, mode: Mode) -> bool:
   """Whether a v1 kernel serves this step: in a TF1 graph, eagerly or in a
   `tf.function` that XLA does not compile, on CPU alone."""
   del optimizer  # Every setting of the v1 optimizers is one a kernel has.
-  if path != "tf1_graph" and _tfprivate.in_xla():
+  if mode is not Mode.TF1_GRAPH and _tfprivate.in_xla():
     return False
   return _fused.on_cpu_alone()
 

@@ -43,18 +43,18 @@ from typing import Any, Optional, Tuple, cast
 
 import tensorflow as tf
 
-from tfpartial._frozen import _compat
-from tfpartial._kernels import _fused
-from tfpartial._kernels import _native
 from tfpartial._families import _select_keras
+from tfpartial._frozen import _compat
 from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Gradient, Optimizer, Variable
+from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._kernels import _fused
+from tfpartial._kernels import _native
 
 
-def _serves(optimizer: Optimizer, path: str) -> bool:
-  return (path == "eager" and _select_keras.plain_settings(optimizer)
+def _serves(optimizer: Optimizer, mode: Mode) -> bool:
+  return (mode is Mode.EAGER and _select_keras.plain_settings(optimizer)
           and _fused.on_cpu_alone() and not _tfprivate.in_xla())
 
 

@@ -33,8 +33,8 @@ from typing import Any, cast
 
 import tensorflow as tf
 
-from tfpartial._kernels import _fused
 from tfpartial._families import _fused_adam
+from tfpartial._kernels import _fused
 from tfpartial._kernels import _native
 
 

@@ -38,17 +38,17 @@ from typing import Any, Optional, Tuple, cast
 import tensorflow as tf
 
 from tfpartial._frozen import _compat
-from tfpartial._kernels import _fused
-from tfpartial._kernels import _native
 from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Gradient, Optimizer, Variable
+from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._kernels import _fused
+from tfpartial._kernels import _native
 
 
-def _serves(optimizer: Optimizer, path: str) -> bool:
+def _serves(optimizer: Optimizer, mode: Mode) -> bool:
   options: Any = optimizer  # A Keras 2 optimizer: its settings.
-  if path != "eager":
+  if mode is not Mode.EAGER:
     return False
   if (options.jit_compile or getattr(options, "amsgrad", False)
       or options.use_ema or options.clipnorm or options.clipvalue

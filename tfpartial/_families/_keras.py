@@ -16,13 +16,15 @@ from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
 import keras
 import tensorflow as tf
 
+from tfpartial._families import _family
+from tfpartial._families import _wrap
 from tfpartial._frozen import _compat
 from tfpartial._frozen import _errors
-from tfpartial._families import _family
-from tfpartial._step import _apply
-from tfpartial._families import _wrap
 from tfpartial._frozen._types import (GradAndVar, Gradient, Kwargs, Loss,
                                       StepSpec, Variable)
+from tfpartial._step import _apply
+from tfpartial._step import _checks
+from tfpartial._step import _mode
 
 
 def owns(optimizer: object) -> bool:
@@ -51,11 +53,11 @@ def gradients(spec: StepSpec, optimizer: keras.optimizers.Optimizer,
         "which runs eagerly or in tf.function (not in a TF1 graph).")
   if var_list is None:
     raise _errors.needs_var_list("Keras")
-  trained = _apply.trainable_var_list(spec, var_list)
+  trained = _checks.trainable_var_list(spec, var_list)
   with tf.GradientTape() as tape:
     value = optimizer.scale_loss(loss())
   grads = tape.gradient(value, trained)
-  return list(zip(grads, trained)) + _apply.left_out(spec, var_list), {}
+  return list(zip(grads, trained)) + _checks.left_out(spec, var_list), {}
 
 
 if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
@@ -103,7 +105,7 @@ class PartialKerasOptimizer(_KerasOptimizer):
     # state by position, so checkpoints then match a plain optimizer's.
     super().build(_apply.substitute(value, variables))
 
-  @_apply.not_converted
+  @_mode.not_converted
   def apply(self, grads: Sequence[Gradient],
             trainable_variables: Optional[Sequence[Variable]] = None) -> Any:
     if trainable_variables is None:

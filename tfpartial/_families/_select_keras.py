@@ -27,11 +27,11 @@ from typing import Any, Optional, Tuple
 
 import tensorflow as tf
 
-from tfpartial._step import _mask
 from tfpartial._frozen import _tensors
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Gradient, Optimizer, Variable
+from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._step import _mask
 
 
 def plain_settings(optimizer: Optimizer) -> bool:
@@ -55,11 +55,11 @@ def weight_decay_of(optimizer: Any, keras_variable: Variable,
   return decay, tf.cast(optimizer.weight_decay or 0.0, dtype)
 
 
-def serves(optimizer: Optimizer, path: str) -> bool:
+def serves(optimizer: Optimizer, mode: Mode) -> bool:
   """The select update serves eager steps only, on any device: in a
   function the graph's executor frees what a step no longer needs itself,
   and Grappler may rewrite Keras' ops and these differently."""
-  return (path == "eager" and tf.executing_eagerly()
+  return (mode is Mode.EAGER and tf.executing_eagerly()
           and plain_settings(optimizer) and not tf.distribute.has_strategy())
 
 

@@ -17,13 +17,15 @@ from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
 
 import tensorflow as tf
 
+from tfpartial._families import _family
+from tfpartial._families import _wrap
 from tfpartial._frozen import _compat
 from tfpartial._frozen import _errors
-from tfpartial._families import _family
-from tfpartial._step import _apply
-from tfpartial._families import _wrap
 from tfpartial._frozen._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
                                       Optimizer, StepSpec, Variable)
+from tfpartial._step import _apply
+from tfpartial._step import _checks
+from tfpartial._step import _mode
 
 
 def _module_of(optimizer_class: type) -> Optional[ModuleType]:
@@ -55,7 +57,7 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Loss,
   tape, grad_loss = kwargs.pop("tape", None), kwargs.pop("grad_loss", None)
   if var_list is None:
     raise _errors.needs_var_list("tf_keras")
-  trained = _apply.trainable_var_list(spec, var_list)
+  trained = _checks.trainable_var_list(spec, var_list)
   if callable(loss):
     with tf.GradientTape() as tape:
       tape.watch(trained)
@@ -65,7 +67,7 @@ def gradients(spec: StepSpec, optimizer: Optimizer, loss: Loss,
         "`tape` is required when `loss` is a tensor, as for tf_keras' own "
         "minimize.")
   grads = tape.gradient(loss, trained, output_gradients=grad_loss)
-  return list(zip(grads, trained)) + _apply.left_out(spec, var_list), kwargs
+  return list(zip(grads, trained)) + _checks.left_out(spec, var_list), kwargs
 
 
 if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
@@ -93,11 +95,11 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
       raise _wrap.loss_scale_outside(self)
     super().__setattr__(name, value)
 
-  @_apply.not_converted
+  @_mode.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars, *args: Any,
                       **kwargs: Any) -> Any:
     _wrap.check_not_inside_loss_scaling(self)
-    pairs = _apply.check_grads_and_vars(grads_and_vars)
+    pairs = _checks.check_grads_and_vars(grads_and_vars)
     variables = [v for _, v in pairs]
     value = self._tfpartial_value(variables)
     self._tfpartial_built(variables)

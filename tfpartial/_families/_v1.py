@@ -8,12 +8,13 @@ from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
 import tensorflow as tf
 
 from tfpartial._families import _family
-from tfpartial._step import _mask
-from tfpartial._step import _apply
-from tfpartial._frozen import _variables
 from tfpartial._families import _wrap
+from tfpartial._frozen import _variables
 from tfpartial._frozen._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
                                       StepSpec, Variable)
+from tfpartial._step import _checks
+from tfpartial._step import _mask
+from tfpartial._step import _mode
 
 _COMPUTE_KWARGS = frozenset(
     ("gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
@@ -68,7 +69,7 @@ def gradients(spec: StepSpec, optimizer: tf.compat.v1.train.Optimizer,
     raise ValueError(
         "No gradients provided for any variable: "
         f"{[_variables.checkpoint_name(v) for _, v in grads_and_vars]}.")
-  left_out = [] if var_list is None else _apply.left_out(spec, var_list)
+  left_out = [] if var_list is None else _checks.left_out(spec, var_list)
   return list(grads_and_vars) + left_out, {k: v for k, v in kwargs.items()
                                            if k in _APPLY_KWARGS}
 
@@ -88,7 +89,7 @@ def _var_list(
     var_list = (
         tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
             tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
-  return _apply.checked_var_list(spec, var_list)
+  return _checks.checked_var_list(spec, var_list)
 
 
 if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
@@ -115,7 +116,7 @@ class PartialOptimizerV1(_OptimizerV1):
   run gives them.
   """
 
-  @_apply.not_converted
+  @_mode.not_converted
   def compute_gradients(self, loss: Loss,
                         var_list: Optional[Iterable[Variable]] = None,
                         **kwargs: Any) -> List[GradAndVar]:
@@ -126,7 +127,7 @@ class PartialOptimizerV1(_OptimizerV1):
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
-  @_apply.not_converted
+  @_mode.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars,
                       global_step: Optional[tf.Variable] = None,
                       name: Optional[str] = None, **kwargs: Any) -> Any:

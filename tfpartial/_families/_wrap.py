@@ -24,13 +24,13 @@ from types import FrameType, ModuleType
 from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, Type,
                     TypeVar, cast)
 
-from tfpartial._frozen import _errors
 from tfpartial._families import _family
-from tfpartial._kernels import _fused
+from tfpartial._frozen import _errors
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
 from tfpartial._frozen import _variables
 from tfpartial._frozen._types import Optimizer, OptimizerT, Variable
+from tfpartial._kernels import _fused
 
 _C = TypeVar("_C")
 

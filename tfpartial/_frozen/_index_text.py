@@ -18,7 +18,6 @@ from typing import Iterable, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
-from tfpartial._frozen import _selection
 from tfpartial._frozen._selection import Selection
 
 
@@ -37,9 +36,10 @@ def shortest(selection: Selection, limit: int) -> Tuple[str, Optional[str]]:
     return "freeze", "..."
   if selection.is_empty:
     return "train_only", "..."
-  if isinstance(selection, _selection.Rows):
-    rows, count = selection.rows, selection.row_count
-    named = ("train_only", "freeze") if selection.trains else (
+  row_set = selection.row_set
+  if row_set is not None:
+    rows, count = row_set.rows, row_set.row_count
+    named = ("train_only", "freeze") if row_set.trains else (
         "freeze", "train_only")
     candidates = [(named[0], _rows_text(rows, count, limit))]
     if not selection.compact:  # Only train_only entries can say "compact".

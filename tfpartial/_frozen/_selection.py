@@ -29,8 +29,37 @@ class MaskVariable(Protocol):
   def numpy(self) -> np.ndarray: ...
 
 
+class RowSet(Protocol):
+  """Whole rows along the first axis, held as row numbers (`Rows` is one).
+
+  What compact training, the compact hint and row index text read of a
+  row selection: never a mask of the table.
+  """
+
+  @property
+  def shape(self) -> Tuple[int, ...]: ...
+
+  # Sorted, unique, int64, read-only: the frozen rows, or with `trains`
+  # the only rows that train.
+  @property
+  def rows(self) -> np.ndarray: ...
+
+  @property
+  def trains(self) -> bool: ...
+
+  @property
+  def row_count(self) -> int: ...
+
+  @property
+  def row_size(self) -> int: ...
+
+
+MaskVariables = Tuple[Tuple[MaskVariable, bool], ...]
+
+
 class Selection(Protocol):
-  """What every selection offers; the step and the spec file use only this."""
+  """What every selection offers; the step, the kernels and the spec file
+  use only this, and never ask which kind a selection is."""
 
   @property
   def shape(self) -> Tuple[int, ...]: ...
@@ -54,6 +83,25 @@ class Selection(Protocol):
 
   def frozen_mask(self) -> np.ndarray: ...
 
+  # The static freeze as a step reads it, broadcasting to the variable: of
+  # its shape for an element mask, one bool per row shaped [rows, 1, ...]
+  # for whole rows; None where nothing is static (mask variables alone).
+  def broadcast_mask(self) -> Optional[np.ndarray]: ...
+
+  # Whether the freeze is a static mask of the variable's full shape, which
+  # a kernel may take packed, one bit per element.
+  @property
+  def packable(self) -> bool: ...
+
+  # The mask variables a step reads the freeze from at every step, with
+  # whether each says what trains; empty for a static selection.
+  @property
+  def mask_variables(self) -> MaskVariables: ...
+
+  # The rows as row numbers, where the freeze is whole rows held so.
+  @property
+  def row_set(self) -> Optional[RowSet]: ...
+
   def union(self, other: "Selection") -> "Selection": ...
 
   def describe(self) -> str: ...
@@ -70,6 +118,9 @@ class Everything:
   is_everything = True
   is_empty = False
   compact = False
+  packable = False
+  mask_variables: MaskVariables = ()
+  row_set = None
 
   @property
   def size(self) -> int:
@@ -81,6 +132,9 @@ class Everything:
 
   def frozen_mask(self) -> np.ndarray:
     return np.ones(self.shape, dtype=bool)
+
+  def broadcast_mask(self) -> np.ndarray:
+    return np.ones(self.shape[:1] + (1,) * (len(self.shape) - 1), dtype=bool)
 
   def union(self, other: "Selection") -> "Selection":
     del other  # Everything already holds it.
@@ -101,6 +155,9 @@ class Elements:
 
   is_everything = False
   compact = False
+  packable = True
+  mask_variables: MaskVariables = ()
+  row_set = None
 
   @property
   def shape(self) -> Tuple[int, ...]:
@@ -124,6 +181,9 @@ class Elements:
     # `copy()` Any.
     mask: np.ndarray = self.mask.copy()
     return mask
+
+  def broadcast_mask(self) -> np.ndarray:
+    return self.mask
 
   def union(self, other: "Selection") -> "Selection":
     if other.is_everything or isinstance(other, Dynamic):
@@ -165,6 +225,12 @@ class Rows:
   compact: bool = False
 
   is_everything = False
+  packable = False
+  mask_variables: MaskVariables = ()
+
+  @property
+  def row_set(self) -> RowSet:
+    return self
 
   @property
   def row_count(self) -> int:
@@ -204,6 +270,10 @@ class Rows:
     mask = np.zeros(self.shape, dtype=bool)
     mask[self.frozen_rows()] = True
     return mask
+
+  def broadcast_mask(self) -> np.ndarray:
+    return self.frozen_row_vector().reshape(
+        (-1,) + (1,) * (len(self.shape) - 1))
 
   def union(self, other: "Selection") -> "Selection":
     if other.is_everything or isinstance(other, Dynamic):
@@ -251,6 +321,12 @@ class Dynamic:
   is_everything = False
   is_empty = False
   compact = False
+  packable = False
+  row_set = None
+
+  @property
+  def mask_variables(self) -> MaskVariables:
+    return self.masks
 
   @property
   def size(self) -> int:
@@ -259,6 +335,9 @@ class Dynamic:
   @property
   def frozen_count(self) -> int:
     return int(np.count_nonzero(self.frozen_mask()))
+
+  def broadcast_mask(self) -> Optional[np.ndarray]:
+    return self.static
 
   def frozen_mask(self) -> np.ndarray:
     """The freeze as it stands now (eager only: the masks are variables)."""
@@ -301,14 +380,16 @@ def trainable_offsets(selection: "Selection") -> np.ndarray:
   """The flat offsets of the trainable elements of a static selection
   (`Elements` or `Rows`), rising, as int32 (the variable has fewer than
   2**31 elements)."""
-  if isinstance(selection, Rows):
-    rows = np.flatnonzero(~selection.frozen_row_vector())
-    offsets = (rows[:, None] * selection.row_size
-               + np.arange(selection.row_size, dtype=np.int64)).reshape(-1)
-  else:
-    # The caller passes a static selection: not Rows, so Elements.
-    mask = cast(Elements, selection).mask
-    offsets = np.flatnonzero(~mask.reshape(-1))
+  mask = selection.broadcast_mask()
+  if mask is None or selection.mask_variables:
+    raise TypeError(f"trainable offsets of a mask read at every step: "
+                    f"{selection.describe()}")
+  row_set = selection.row_set
+  if row_set is None:
+    return np.flatnonzero(~mask.reshape(-1)).astype(np.int32)
+  rows = np.flatnonzero(~mask.reshape(-1))
+  offsets = (rows[:, None] * row_set.row_size
+             + np.arange(row_set.row_size, dtype=np.int64)).reshape(-1)
   return offsets.astype(np.int32)
 
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Callable, Dict, Tuple, cast
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 import tensorflow as tf
 
 from tfpartial._frozen import _selection
-from tfpartial._frozen._selection import Dynamic, Elements, Rows, Selection
+from tfpartial._frozen._selection import RowSet, Selection
 
 # selection -> {kind: eager tensor}.
 _EAGER: "weakref.WeakKeyDictionary[Any, Dict[str, tf.Tensor]]" = (
@@ -38,9 +38,9 @@ def frozen_mask_tensor(selection: Selection) -> tf.Tensor:
   Of the variable's shape for an element mask; one bool per row, shaped
   [rows, 1, ...], for a row selection.
   """
-  if isinstance(selection, Dynamic):
+  if selection.mask_variables:
     return _dynamic(selection)
-  return _cached(selection, "frozen_mask", lambda: _values(selection))
+  return _cached(selection, "frozen_mask", lambda: _static(selection))
 
 
 def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
@@ -65,12 +65,13 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
   return tf.where(frozen, if_frozen, otherwise)
 
 
-def packed_mask_tensor(selection: Elements) -> tf.Tensor:
-  """The element mask, True where frozen, as a flat uint8 tensor of one bit
-  per element, eight to a byte from the least significant bit: what a
-  compiled kernel takes for a large mask, an eighth of its bytes."""
+def packed_mask_tensor(selection: Selection) -> tf.Tensor:
+  """The element mask of a `packable` selection, True where frozen, as a
+  flat uint8 tensor of one bit per element, eight to a byte from the least
+  significant bit: what a compiled kernel takes for a large mask, an
+  eighth of its bytes."""
   return _cached(selection, "packed_mask", lambda: np.packbits(
-      selection.mask.reshape(-1), bitorder="little"))
+      _static(selection).reshape(-1), bitorder="little"))
 
 
 def trainable_offsets_tensor(selection: Selection) -> tf.Tensor:
@@ -82,12 +83,12 @@ def trainable_offsets_tensor(selection: Selection) -> tf.Tensor:
                  lambda: _selection.trainable_offsets(selection))
 
 
-def rows_tensor(selection: Rows) -> tf.Tensor:
-  """The row numbers of a row selection, as an int64 tensor."""
-  return _cached(selection, "rows", lambda: selection.rows)
+def rows_tensor(row_set: RowSet) -> tf.Tensor:
+  """The row numbers of a row set, as an int64 tensor."""
+  return _cached(row_set, "rows", lambda: row_set.rows)
 
 
-def _cached(selection: Selection, kind: str,
+def _cached(selection: object, kind: str,
             values: Callable[[], np.ndarray]) -> tf.Tensor:
   """`tf.constant(values())`, made once per selection, kind and graph."""
   with tf.init_scope():
@@ -166,21 +167,21 @@ def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
   return tf.constant(proto, name=name)
 
 
-def _values(selection: Selection) -> np.ndarray:
-  if isinstance(selection, Rows):
-    vector = selection.frozen_row_vector()
-    return vector.reshape((-1,) + (1,) * (len(selection.shape) - 1))
-  return cast(Elements, selection).mask
+def _static(selection: Selection) -> np.ndarray:
+  mask = selection.broadcast_mask()
+  if mask is None:
+    raise TypeError(f"no static mask: {selection.describe()}")
+  return mask
 
 
-def _dynamic(selection: Dynamic) -> tf.Tensor:
+def _dynamic(selection: Selection) -> tf.Tensor:
   # Read where the step runs, not under init_scope: a tf.function or a TF1
   # graph then reads the mask variable's value at every step.
   frozen = None
-  static = selection.static
+  static = selection.broadcast_mask()
   if static is not None:
     frozen = _cached(selection, "static_mask", lambda: static)
-  for variable, trains in selection.masks:
+  for variable, trains in selection.mask_variables:
     value = tf.convert_to_tensor(variable)
     value = tf.logical_not(value) if trains else value
     frozen = value if frozen is None else tf.logical_or(frozen, value)

@@ -8,6 +8,7 @@ code to that; the aliases name what TensorFlow's `Any`s stand for.
 
 from __future__ import annotations
 
+import enum
 from types import EllipsisType
 from typing import (Any, Callable, Dict, Iterable, Optional, Protocol,
                     Sequence, Tuple, TypeVar, Union)
@@ -17,6 +18,14 @@ from numpy.typing import ArrayLike
 import tensorflow as tf
 
 from tfpartial._frozen._selection import Selection
+
+
+class Mode(enum.Enum):
+  """Where a step runs, decided once per call (`_step._mode.current_path`):
+  TF2 code, eager or inside a `tf.function`, or a TF1 graph."""
+
+  EAGER = "eager"
+  TF1_GRAPH = "tf1_graph"
 
 
 class Variable(Protocol):

@@ -29,12 +29,11 @@ from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
 
 import tensorflow as tf
 
-from tfpartial._kernels import _native
-from tfpartial._frozen import _selection
 from tfpartial._frozen import _tensors
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Gradient, Optimizer, Variable
+from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._kernels import _native
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,9 +42,9 @@ class FusedKind:
 
   base: type
   mixin: type
-  # Whether the kernel can serve a step of `optimizer` on a path ("eager",
-  # "tf1_graph"): its settings, the device, XLA, tf.distribute.
-  serves: Callable[[Optimizer, str], bool]
+  # Whether the kernel can serve a step of `optimizer` in a mode: its
+  # settings, the device, XLA, tf.distribute.
+  serves: Callable[[Optimizer, Mode], bool]
   # The frozen mask the kernel takes for `variable`, or None where it
   # cannot serve it.
   frozen: Callable[[Gradient, Variable, Selection], Optional[tf.Tensor]]
@@ -196,11 +195,11 @@ def _active(plan: Plan) -> Iterator[None]:
 
 
 def step_for(kinds: Tuple[FusedKind, ...], optimizer: Optimizer,
-             base: type, path: str) -> Optional[FusedStep]:
+             base: type, mode: Mode) -> Optional[FusedStep]:
   """A `FusedStep` of the first kind for `base` that can serve this step of
   `optimizer` (a kind of the library's only where it is loaded)."""
   for kind in kinds:
-    if (kind.base is base and kind.serves(optimizer, path)
+    if (kind.base is base and kind.serves(optimizer, mode)
         and (not kind.library or _native.library() is not None)):
       return FusedStep(kind, optimizer)
   return None
@@ -263,7 +262,7 @@ def _checked_mask(variable: Variable, selection: Selection,
   rows = shape[0] if shape.rank else 1
   if selection.is_everything:
     return tf.ones([rows] if shape.rank else [], tf.bool)
-  if (packed and isinstance(selection, _selection.Elements)
+  if (packed and selection.packable
       and selection.size == shape.num_elements()
       and selection.size >= PACKED_FROM):
     return _tensors.packed_mask_tensor(selection)
@@ -284,7 +283,7 @@ MOSTLY_FROZEN = 8
 def mostly_frozen(selection: Selection) -> bool:
   """Whether under 1/`MOSTLY_FROZEN` of a static selection's elements
   train (from its cached counts), in a variable under 2**31 elements."""
-  if not isinstance(selection, (_selection.Elements, _selection.Rows)):
+  if selection.is_everything or selection.mask_variables:
     return False
   size = selection.size
   return (0 < size < 2**31

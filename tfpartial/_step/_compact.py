@@ -16,27 +16,37 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 import tensorflow as tf
 
-from tfpartial._step import _distribute
-from tfpartial._step import _restore
 from tfpartial._frozen import _tensors
 from tfpartial._frozen import _variables
-from tfpartial._frozen._selection import Rows
+from tfpartial._frozen._selection import RowSet, Selection
 from tfpartial._frozen._types import Gradient, Variable
+from tfpartial._step import _distribute
+from tfpartial._step import _restore
 
-# selection -> {graph or "eager": the compact variable}.
+# row set -> {graph or "eager": the compact variable}.
 _Owners = Dict[Union[str, tf.Graph], tf.Variable]
-_COMPACT: "weakref.WeakKeyDictionary[Rows, _Owners]" = (
+_COMPACT: "weakref.WeakKeyDictionary[RowSet, _Owners]" = (
     weakref.WeakKeyDictionary())
 
 
-def compact_variable(table: Variable, selection: Rows) -> tf.Variable:
+def trained_rows(selection: Selection) -> RowSet:
+  """The rows a compact selection trains (only whole rows are compact)."""
+  row_set = selection.row_set
+  if row_set is None or not row_set.trains:
+    raise ValueError(f"compact training takes the rows that train; got "
+                     f"{selection.describe()}")
+  return row_set
+
+
+def compact_variable(table: Variable, selection: Selection) -> tf.Variable:
   """The variable holding `table`'s trainable rows, made once per graph."""
-  shape = (selection.rows.size,) + tuple(selection.shape[1:])
+  row_set = trained_rows(selection)
+  shape = (row_set.rows.size,) + tuple(row_set.shape[1:])
   storage = _variables.storage(table)
   with tf.init_scope():
     owner = ("eager" if tf.executing_eagerly()
              else tf.compat.v1.get_default_graph())
-    per_owner = _COMPACT.setdefault(selection, {})
+    per_owner = _COMPACT.setdefault(row_set, {})
     if owner not in per_owner:
       with tf.device(storage.device):
         # In no collection and never read before a step assigns it.
@@ -48,7 +58,8 @@ def compact_variable(table: Variable, selection: Rows) -> tf.Variable:
     return per_owner[owner]
 
 
-def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
+def compact_gradient(grad: Gradient, selection: Selection,
+                     sparse: bool) -> Gradient:
   """`grad` of the table, cut down to the trainable rows, in their order.
 
   A sparse gradient stays sparse when `sparse` (a lazy optimizer updates
@@ -57,7 +68,8 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
   """
   if grad is None:
     return None
-  rows = _tensors.rows_tensor(selection)
+  row_set = trained_rows(selection)
+  rows = _tensors.rows_tensor(row_set)
   if not isinstance(grad, tf.IndexedSlices):
     return tf.gather(grad, rows)
   indices = tf.cast(grad.indices, tf.int64)
@@ -66,8 +78,8 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
   if sparse:
     return tf.IndexedSlices(tf.boolean_mask(grad.values, hit),
                             tf.boolean_mask(position, hit),
-                            tf.constant((selection.rows.size,)
-                                        + tuple(selection.shape[1:]),
+                            tf.constant((row_set.rows.size,)
+                                        + tuple(row_set.shape[1:]),
                                         tf.int64))
   values = _tensors.select(
       tf.reshape(hit, [-1] + [1] * (len(selection.shape) - 1)), grad.values,
@@ -75,19 +87,20 @@ def compact_gradient(grad: Gradient, selection: Rows, sparse: bool) -> Gradient:
   return tf.math.unsorted_segment_sum(values, position, rows.shape[0])
 
 
-def guard(table: Variable, selection: Rows) -> "CompactGuard":
+def guard(table: Variable, selection: Selection) -> "CompactGuard":
   """The guard of a compact step on `table`, with its compact variable."""
-  return CompactGuard(table, compact_variable(table, selection), selection)
+  return CompactGuard(table, compact_variable(table, selection),
+                      trained_rows(selection))
 
 
 class CompactGuard(_restore.Guard):
   """Copies the trainable rows in before the update and out after it."""
 
-  def __init__(self, table: Variable, small: tf.Variable, selection: Rows):
-    self.variable, self.small, self.selection = table, small, selection
+  def __init__(self, table: Variable, small: tf.Variable, row_set: RowSet):
+    self.variable, self.small, self.row_set = table, small, row_set
 
   def before(self, graph: bool) -> Tuple[Optional[Any], tf.Tensor]:
-    rows = _tensors.rows_tensor(self.selection)
+    rows = _tensors.rows_tensor(self.row_set)
     op = self.small.assign(_restore.gather_rows(self.variable, rows),
                            read_value=False)
     return (op if graph else None), rows

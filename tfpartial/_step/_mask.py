@@ -16,19 +16,20 @@ the 1024 x 1024 kernels of bench row (k), whose target is time.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import List
 
 import tensorflow as tf
 
 from tfpartial._frozen import _tensors
 from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import GradAndVar, Gradient, GradsAndVars, Variable
+from tfpartial._frozen._types import GradAndVar, Gradient, GradsAndVars
+from tfpartial._step import _plan
+from tfpartial._step._plan import Action, Entry
 
 # Gradients of this many elements or more are masked against a scalar 0.
 SCALAR_FROM = 1 << 21
 
-# variable -> its selection in the spec, None when the spec leaves it alone.
-Lookup = Callable[[Variable], Optional[Selection]]
+Lookup = _plan.Lookup
 
 
 def mask_gradients(lookup: Lookup,
@@ -44,18 +45,9 @@ def mask_gradients(lookup: Lookup,
     A new list of pairs in the same order: `None` gradients kept as they are,
     `tf.IndexedSlices` still sparse, fully frozen variables left out.
   """
-  masked: List[GradAndVar] = []
-  for grad, variable in grads_and_vars:
-    selection = lookup(variable)
-    if selection is None or selection.is_empty:
-      masked.append((grad, variable))
-    elif selection.is_everything:
-      continue
-    elif grad is None:
-      masked.append((grad, variable))
-    else:
-      masked.append((mask_gradient(grad, selection), variable))
-  return masked
+  entries = _plan.plan(list(grads_and_vars), lookup, keep_fully_frozen=False)
+  return [(masked(entry), entry.variable) for entry in entries
+          if entry.action is not Action.DROP]
 
 
 def mask_aligned(lookup: Lookup,
@@ -67,16 +59,18 @@ def mask_aligned(lookup: Lookup,
   counts it as 0, and every optimizer family takes it without the warning
   a None gradient gives. A None gradient stays None.
   """
-  masked: List[Gradient] = []
-  for grad, variable in grads_and_vars:
-    selection = lookup(variable)
-    if grad is None or selection is None or selection.is_empty:
-      masked.append(grad)
-    elif selection.is_everything:
-      masked.append(zeroed(grad))
-    else:
-      masked.append(mask_gradient(grad, selection))
-  return masked
+  entries = _plan.plan(list(grads_and_vars), lookup, keep_fully_frozen=True)
+  return [masked(entry) for entry in entries]
+
+
+def masked(entry: Entry) -> Gradient:
+  """The gradient the optimizer gets for a planned entry: an exact zero
+  (ZERO), frozen elements zeroed (MASK), else the gradient as it is."""
+  if entry.action is Action.ZERO:
+    return zeroed(entry.grad)
+  if entry.action is Action.MASK and entry.selection is not None:
+    return mask_gradient(entry.grad, entry.selection)
+  return entry.grad
 
 
 def zeroed(grad: Gradient) -> Gradient:

@@ -30,12 +30,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from tfpartial._frozen import _tensors
+from tfpartial._frozen import _variables
+from tfpartial._frozen._selection import Selection
+from tfpartial._frozen._types import Mode, Variable
 from tfpartial._step import _distribute
 from tfpartial._step import _lock
-from tfpartial._frozen import _tensors
-from tfpartial._frozen._selection import Selection
-from tfpartial._frozen._types import Variable
-from tfpartial._frozen import _variables
 
 def read(variable: Variable) -> tf.Tensor:
   """The value of `variable` now: a new read, ordered where it is made."""
@@ -136,7 +136,7 @@ def gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
 class EagerPath:
   """Snapshot by reading; ordering by program order."""
 
-  name = "eager"
+  mode = Mode.EAGER
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = (),
@@ -160,7 +160,7 @@ class EagerPath:
 class GraphPath:
   """Snapshot into shadow variables; ordering by control dependencies."""
 
-  name = "tf1_graph"
+  mode = Mode.TF1_GRAPH
 
   def run(self, guards: Sequence[Guard], apply: Callable[[], Any],
           gradients: Sequence[Any] = (),

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 import tensorflow as tf
 
-from tfpartial._frozen import _compat
 from tfpartial._api import _spec
+from tfpartial._frozen import _compat
 from tfpartial._frozen._types import Optimizer, Variable
 
 V1 = tf.compat.v1.train

@@ -16,12 +16,12 @@ from typing import Callable, Dict, Iterable, List, Optional, TextIO, Union
 
 import tensorflow as tf
 
+from tfpartial._kernels import _native
 from tfpartial._tools.bench import _build
 from tfpartial._tools.bench import _cases
 from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench import _memory
 from tfpartial._tools.bench import _steps
-from tfpartial._kernels import _native
 from tfpartial._tools.bench._measure import Case
 from tfpartial._tools.bench._measure import Result
 

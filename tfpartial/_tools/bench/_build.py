@@ -21,14 +21,14 @@ from typing import Any, Callable, List, Optional, TextIO, Tuple
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.bench import _measure
-from tfpartial._frozen import _compat
 from tfpartial._api import _spec
-from tfpartial._tools.bench._steps import StackSizes
+from tfpartial._frozen import _compat
+from tfpartial._frozen._types import Variable
+from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench._steps import dense_stack
 from tfpartial._tools.bench._steps import first_columns
 from tfpartial._tools.bench._steps import keras_dense_model
-from tfpartial._frozen._types import Variable
+from tfpartial._tools.bench._steps import StackSizes
 
 # The seconds of each repeat, plain and tfpartial, and their ratios.
 Timings = Tuple[List[float], List[float], List[float]]

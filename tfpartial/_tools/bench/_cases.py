@@ -11,11 +11,11 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Sequence,
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.bench import _measure
-from tfpartial._kernels import _native
 from tfpartial._api import _spec
-from tfpartial._tools.bench._measure import Case
 from tfpartial._frozen._types import Variable
+from tfpartial._kernels import _native
+from tfpartial._tools.bench import _measure
+from tfpartial._tools.bench._measure import Case
 
 # Kernels (or their initial values), masks freezing part of each, inputs,
 # targets.

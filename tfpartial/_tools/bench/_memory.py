@@ -20,10 +20,10 @@ from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.bench import _measure
-from tfpartial._tools.bench import _cases
 from tfpartial._api import _spec
 from tfpartial._frozen._types import Index
+from tfpartial._tools.bench import _cases
+from tfpartial._tools.bench import _measure
 
 # Configuration -> its label. "optimizer:spec[:off]": "off" runs without
 # the compiled kernel; "optimizer:plain" is the optimizer without tfpartial.

@@ -15,16 +15,16 @@ from typing import Any, Callable, Dict, Iterable, List, Tuple, TypedDict
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.bench import _measure
 from tfpartial._api import _spec
-from tfpartial._tools.bench._cases import MlpSizes
-from tfpartial._tools.bench._cases import Step
+from tfpartial._frozen._types import Variable
+from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench._cases import forward
 from tfpartial._tools.bench._cases import freeze_where
 from tfpartial._tools.bench._cases import kernel
 from tfpartial._tools.bench._cases import mlp
+from tfpartial._tools.bench._cases import MlpSizes
+from tfpartial._tools.bench._cases import Step
 from tfpartial._tools.bench._measure import Case
-from tfpartial._frozen._types import Variable
 
 # Kernels, biases, inputs, targets of a stack of Dense layers.
 Stack = Tuple[List[np.ndarray], List[np.ndarray], np.ndarray, np.ndarray]

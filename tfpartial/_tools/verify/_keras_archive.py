@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 
+from tfpartial._frozen._safejson import JSON
 from tfpartial._tools.verify import _checkpoints
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_names
 from tfpartial._tools.verify._keras_names import Config
-from tfpartial._frozen._safejson import JSON
 
 if TYPE_CHECKING:
   from _typeshed import WriteableBuffer

@@ -27,8 +27,8 @@ import re
 from typing import (Callable, Dict, List, Optional, Sequence, Tuple, Type,
                     cast)
 
-from tfpartial._tools.verify._checkpoints import Stored
 from tfpartial._frozen._safejson import JSON
+from tfpartial._tools.verify._checkpoints import Stored
 
 # A Keras config object (a layer's or a model's) as config.json holds it.
 Config = Dict[str, JSON]

@@ -18,12 +18,12 @@ from typing import List, Optional, TextIO, Tuple
 
 import numpy as np
 
-from tfpartial._tools.verify import _checkpoints
 from tfpartial._frozen import _index
+from tfpartial._frozen import _specfile
+from tfpartial._tools import _progress
+from tfpartial._tools.verify import _checkpoints
 from tfpartial._tools.verify import _keras_archive
 from tfpartial._tools.verify import _keras_files
-from tfpartial._tools import _progress
-from tfpartial._frozen import _specfile
 
 
 def open_checkpoint(path: str) -> _checkpoints.Reader:
