@@ -226,3 +226,18 @@ def test_the_architecture_page_shows_these_layers_and_modules():
 
 def _is_package(layer, module):
   return (PACKAGE / layer / module).is_dir()
+
+
+# A function past this many lines is usually a plan and its steps.
+LONGEST_FUNCTION = 60
+
+
+def test_no_function_is_longer_than_a_screen():
+  long = []
+  for module, path in _modules().items():
+    for node in ast.walk(ast.parse(path.read_text())):
+      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        lines = node.end_lineno - node.lineno + 1
+        if lines > LONGEST_FUNCTION:
+          long.append(f"{module}.{node.name}: {lines} lines")
+  assert not long, long

@@ -23,7 +23,7 @@ lock (`_fused.FusedStep.needs_lock`). `plain_settings` and
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 import tensorflow as tf
 
@@ -86,6 +86,31 @@ def select_mask(grad: Gradient, variable: Variable,
   return mask
 
 
+class _Opened(NamedTuple):
+  """What a select update reads of its variable, as Keras casts it."""
+
+  ops: Any  # keras.ops
+  keras_variable: Variable
+  variable: tf.Variable  # Its storage: what the update reads and writes.
+  frozen: tf.Tensor
+  dtype: tf.dtypes.DType
+  lr: Any
+
+
+def _open(gradient: Any, taken: Tuple[Variable, tf.Tensor],
+          learning_rate: Any) -> Tuple[_Opened, tf.Tensor]:
+  """The opening of both select updates: the variable, its frozen mask, the
+  learning rate and the masked gradient, cast to the variable's dtype in
+  the order Keras' update_step casts them."""
+  import keras  # pylint: disable=g-import-not-at-top
+  keras_variable, frozen = taken
+  dtype = tf.as_dtype(keras_variable.dtype)
+  lr = keras.ops.cast(learning_rate, dtype)
+  masked = _mask.zero_where(frozen, keras.ops.cast(gradient, dtype))
+  return _Opened(keras.ops, keras_variable, _variables.storage(keras_variable),
+                 frozen, dtype, lr), masked
+
+
 def adam_update(optimizer: Any, gradient: Any,
                 taken: Tuple[Variable, tf.Tensor],
                 learning_rate: Any) -> Any:
@@ -95,15 +120,10 @@ def adam_update(optimizer: Any, gradient: Any,
   update (whose copy-on-write copies the variable), no restore, and the
   masked gradient is let go before the variable's update, where Keras'
   temporaries peak."""
-  import keras  # pylint: disable=g-import-not-at-top
-  ops = keras.ops
-  keras_variable, frozen = taken
-  variable = _variables.storage(keras_variable)
-  dtype = tf.as_dtype(keras_variable.dtype)
   # Adam.update_step's ops, in its order.
-  lr = ops.cast(learning_rate, dtype)
-  masked = _mask.zero_where(frozen, ops.cast(gradient, dtype))
+  opened, masked = _open(gradient, taken, learning_rate)
   del gradient  # The caller's is the caller's; this frame lets it go.
+  ops, keras_variable, variable, frozen, dtype, lr = opened
   local_step = ops.cast(optimizer.iterations + 1, dtype)
   beta_1_power = ops.power(ops.cast(optimizer.beta_1, dtype), local_step)
   beta_2_power = ops.power(ops.cast(optimizer.beta_2, dtype), local_step)
@@ -137,15 +157,10 @@ def sgd_update(optimizer: Any, gradient: Any,
   """Keras' SGD (plain, momentum, Nesterov; weight decay) op for op, as
   `adam_update` does Adam's: the masked gradient goes once scaled by the
   learning rate, before the temporaries of the momentum's update."""
-  import keras  # pylint: disable=g-import-not-at-top
-  ops = keras.ops
-  keras_variable, frozen = taken
-  variable = _variables.storage(keras_variable)
-  dtype = tf.as_dtype(keras_variable.dtype)
   # SGD.update_step's ops, in its order.
-  lr = ops.cast(learning_rate, dtype)
-  masked = _mask.zero_where(frozen, ops.cast(gradient, dtype))
+  opened, masked = _open(gradient, taken, learning_rate)
   del gradient
+  ops, keras_variable, variable, frozen, dtype, lr = opened
   scaled = ops.multiply(masked, lr)  # Nesterov's second product is the same.
   del masked
   if optimizer.momentum != 0:

@@ -15,7 +15,9 @@ from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Variable
 from tfpartial._step._plan import Entry
 
-_log = logging.getLogger(__name__)
+# The package's own logger, as the docs name it: a user silences or routes
+# it by that name, wherever the hint is made.
+_log = logging.getLogger("tfpartial")
 
 _HINT_FRACTION = 0.01
 _HINT_ELEMENTS = 1 << 20

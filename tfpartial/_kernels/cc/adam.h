@@ -39,6 +39,23 @@ struct Hyper {
   T weight_decay, lr;     //   var -= var * weight_decay * lr
 };
 
+// One element of Adam's update with the freeze inside, for the dense and
+// the sparse loops alike: `g` and `g2` (the gradient and its square, as
+// each update squares it) are +0 where `keep` is all ones, and there
+// `var` keeps its value while `m` and `v` advance as a zero gradient would.
+template <typename T>
+inline void AdamElement(T& __restrict var, T& __restrict m, T& __restrict v,
+                        const T g, const T g2, typename Bits<T>::Type keep,
+                        const Hyper<T>& h) {
+  const T m_new = m + (g - m) * h.one_minus_beta1;
+  const T v_new = v + (g2 - v) * h.one_minus_beta2;
+  const T x = h.decay ? var - var * h.weight_decay * h.lr : var;
+  m = m_new;
+  v = v_new;
+  var = Choose<T>(keep, var,
+                  x - (m_new * h.alpha) / (std::sqrt(v_new) + h.epsilon));
+}
+
 // Elements [begin, end); `frozen` is one byte per element of the span, or
 // null when `row_frozen` (all ones or all zeros) holds for the whole span.
 template <typename T>
@@ -51,13 +68,7 @@ void AdamUpdate(int64_t begin, int64_t end, T* __restrict var, T* __restrict m,
     const U keep =
         frozen ? U(0) - static_cast<U>(frozen[i - begin]) : row_frozen;
     const T g = Choose<T>(keep, T(0), grad[i]);
-    const T m_i = m[i] + (g - m[i]) * h.one_minus_beta1;
-    const T v_i = v[i] + (g * g - v[i]) * h.one_minus_beta2;
-    const T x = h.decay ? var[i] - var[i] * h.weight_decay * h.lr : var[i];
-    m[i] = m_i;
-    v[i] = v_i;
-    var[i] = Choose<T>(keep, var[i],
-                       x - (m_i * h.alpha) / (std::sqrt(v_i) + h.epsilon));
+    AdamElement<T>(var[i], m[i], v[i], g, g * g, keep, h);
   }
 }
 
@@ -140,13 +151,7 @@ void AdamSparseRow(int64_t size, T* __restrict var, T* __restrict m,
     const U keep = frozen ? Keep<T>(frozen[j]) : row_keep;
     const T g = Choose<T>(keep, T(0), g_row[j]);
     const T g2 = kSquareOfSum ? g * g : Choose<T>(keep, T(0), g2_row[j]);
-    const T m_j = m[j] + (g - m[j]) * h.one_minus_beta1;
-    const T v_j = v[j] + (g2 - v[j]) * h.one_minus_beta2;
-    const T x = h.decay ? var[j] - var[j] * h.weight_decay * h.lr : var[j];
-    m[j] = m_j;
-    v[j] = v_j;
-    var[j] = Choose<T>(keep, var[j],
-                       x - (m_j * h.alpha) / (std::sqrt(v_j) + h.epsilon));
+    AdamElement<T>(var[j], m[j], v[j], g, g2, keep, h);
   }
 }
 

@@ -15,6 +15,7 @@ graph. Without Keras 2 those rows are left out, with a note.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Callable, List, Optional, TextIO, Tuple
 
@@ -144,40 +145,48 @@ def _first_step(make_model: KerasModel, make_optimizer: Callable[[], Any],
   return _alternating(repeats, timed(False), timed(True))
 
 
-def rows(quick: bool, progress: TextIO) -> List[_measure.Result]:
-  """(n): TF1 train-op builds and first tf.function steps, in seconds."""
-  import keras  # pylint: disable=g-import-not-at-top
-  keras2 = _keras2()
-  repeats = 1 if quick else 3
+# A row of (n): label, measure (given the repeats), target, largest ratio.
+Build = Tuple[str, Callable[[int], Timings], str, Optional[float]]
+
+
+def _keras2_net(keras2: Any, tiny: bool,
+                batch: int = 16) -> Tuple[List[Variable], tf.Tensor]:
+  model = _convnet(keras2, tiny)
+  outputs = model(tf.constant(_images(model, batch)), training=True)
+  return model.trainable_weights, tf.reduce_mean(tf.square(outputs))
+
+
+def _one_variable(elements: int) -> Tuple[List[Variable], tf.Tensor]:
+  variable = tf.compat.v1.Variable(tf.zeros([elements // 1000, 1000]))
+  return [variable], tf.reduce_sum(tf.square(variable))
+
+
+def _keras_stack(keras: Any, sizes: StackSizes) -> Tuple[Any, np.ndarray]:
+  kernels, biases, inputs, _ = dense_stack(**sizes)
+  return keras_dense_model(keras, kernels, biases), inputs
+
+
+def _keras_net(keras: Any, tiny: bool) -> Tuple[Any, np.ndarray]:
+  model = _convnet(keras, tiny)
+  return model, _images(model)
+
+
+def _builds(quick: bool, keras: Any,
+            keras2: Any) -> Tuple[List[Build], Callable[[], None]]:
+  """The rows of (n), and what warms a process up for them."""
   resnet = "tiny conv net" if quick else "ResNet50 (64x64)"
   stack = (StackSizes(layers=2, width=16, batch=8) if quick
            else StackSizes(layers=50, width=128, batch=128))
   elements = 10_000 if quick else 10_000_000
-
-  def keras2_net(tiny: bool = quick,
-                 batch: int = 16) -> Tuple[List[Variable], tf.Tensor]:
-    model = _convnet(keras2, tiny)
-    outputs = model(tf.constant(_images(model, batch)), training=True)
-    return model.trainable_weights, tf.reduce_mean(tf.square(outputs))
-
-  def one_variable() -> Tuple[List[Variable], tf.Tensor]:
-    variable = tf.compat.v1.Variable(tf.zeros([elements // 1000, 1000]))
-    return [variable], tf.reduce_sum(tf.square(variable))
-
-  def keras_stack(sizes: StackSizes = stack) -> Tuple[Any, np.ndarray]:
-    kernels, biases, inputs, _ = dense_stack(**sizes)
-    return keras_dense_model(keras, kernels, biases), inputs
-
-  def keras_net() -> Tuple[Any, np.ndarray]:
-    model = _convnet(keras, quick)
-    return model, _images(model)
-
+  keras2_net = functools.partial(_keras2_net, keras2, quick)
+  one_variable = functools.partial(_one_variable, elements)
+  keras_stack = functools.partial(_keras_stack, keras, stack)
+  keras_net = functools.partial(_keras_net, keras, quick)
   momentum = lambda: tf.compat.v1.train.MomentumOptimizer(0.01, 0.9)
   adam = lambda: tf.compat.v1.train.AdamOptimizer(1e-3)
   sgd = lambda: keras.optimizers.SGD(0.01, momentum=0.9)
   frozen = "first output channel of every kernel frozen"
-  # Label, measure (given the repeats), target, largest ratio.
-  builds: List[Tuple[str, Callable[[int], Timings], str, Optional[float]]] = []
+  builds: List[Build] = []
   if keras2 is not None:
     builds += [
         (f"TF1 train op build, {resnet} (Keras 2), {frozen}, v1 Momentum",
@@ -196,18 +205,33 @@ def rows(quick: bool, progress: TextIO) -> List[_measure.Result]:
       (f"first step (trace + run), tf.function, {resnet}, {frozen}, "
        "Keras SGD momentum",
        lambda r: _first_step(keras_net, sgd, r), "<= 1.2", 1.2)]
+
+  def warm_up() -> None:
+    # Tiny versions pay what a process's first build pays.
+    _first_step(functools.partial(
+        _keras_stack, keras, StackSizes(layers=2, width=8, batch=4)), sgd, 2)
+    if keras2 is not None:
+      for optimizer in (momentum, adam):
+        _tf1_minimize(functools.partial(_keras2_net, keras2, True, 2),
+                      optimizer, 2)
+
+  return builds, warm_up
+
+
+def rows(quick: bool, progress: TextIO) -> List[_measure.Result]:
+  """(n): TF1 train-op builds and first tf.function steps, in seconds."""
+  import keras  # pylint: disable=g-import-not-at-top
+  keras2 = _keras2()
+  repeats = 1 if quick else 3
+  builds, warm_up = _builds(quick, keras, keras2)
   logger = tf.get_logger()
   level = logger.level
   # Each first step is a new tf.function, which TensorFlow warns of.
   logger.setLevel("ERROR")
   try:
-    if not quick:  # Tiny versions pay what a process's first build pays.
+    if not quick:
       _measure.show(progress, "(n) warming up")
-      _first_step(lambda: keras_stack(StackSizes(layers=2, width=8, batch=4)),
-                  sgd, 2)
-      if keras2 is not None:
-        for optimizer in (momentum, adam):
-          _tf1_minimize(lambda: keras2_net(True, 2), optimizer, 2)
+      warm_up()
     results = []
     for label, measure, target, limit in builds:
       _measure.show(progress, f"(n) {label}")
