@@ -27,6 +27,30 @@ def exact_mode(request) -> helpers.Mode:
   return request.param
 
 
+@pytest.fixture(params=helpers.GRAPH_MODES, ids=lambda mode: mode.name)
+def graph_mode(request) -> helpers.Mode:
+  """A TF1 graph, with resource and with ref variables."""
+  return request.param
+
+
+@pytest.fixture(params=helpers.TF2_MODES, ids=lambda mode: mode.name)
+def tf2_mode(request) -> helpers.Mode:
+  """TF2 code: eager and in a `tf.function`."""
+  return request.param
+
+
+@pytest.fixture(params=helpers.KERAS_MODES, ids=lambda mode: mode.name)
+def keras_mode(request) -> helpers.KerasMode:
+  """Every way of training a Keras model (`helpers.KerasMode`)."""
+  return request.param
+
+
+@pytest.fixture(params=helpers.KERAS_LOOP_AND_FIT, ids=lambda mode: mode.name)
+def keras_exact_mode(request) -> helpers.KerasMode:
+  """Every way of training a Keras model but XLA in a custom loop."""
+  return request.param
+
+
 @pytest.fixture(scope="session")
 def compiled_kernel():
   """The path of the kernel this process loaded. Skips where there is no

@@ -8,6 +8,7 @@ called as it is eagerly, wrapped in `tf.function` otherwise.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import keras
 import numpy as np
@@ -141,6 +142,53 @@ XLA = Mode("tf_function_xla",
 # The modes guarantee 3 says give bit-identical values.
 EXACT_MODES = (TF1_GRAPH, TF1_GRAPH_REF, EAGER, TF_FUNCTION)
 ALL_MODES = EXACT_MODES + (XLA,)
+# A TF1 graph with resource and with ref variables; TF2 code.
+GRAPH_MODES = (TF1_GRAPH, TF1_GRAPH_REF)
+TF2_MODES = (EAGER, TF_FUNCTION)
+
+
+@dataclasses.dataclass(frozen=True)
+class KerasMode:
+  """One way of training a Keras model: a custom loop, eager or in a
+  `tf.function` (XLA or not), stepping with `spec.apply_gradients` or with
+  a wrapped optimizer; or `model.fit` with a wrapped optimizer."""
+
+  name: str
+  function: bool = False
+  jit_compile: bool = False
+  wrap: bool = False
+  fit: bool = False
+
+  @property
+  def fuses(self) -> bool:
+    """Whether XLA compiles the step (fit's `jit_compile="auto"` does),
+    which fuses operations: float32 round-off, not bits, against a
+    reference."""
+    return self.jit_compile or self.fit
+
+  def compiled(self, step):
+    """`step` as this mode runs a custom loop's step."""
+    if not self.function:
+      return step
+    return tf.function(step, jit_compile=True) if self.jit_compile else (
+        tf.function(step))
+
+  def __repr__(self):
+    return self.name
+
+
+KERAS_EAGER = KerasMode("eager")
+KERAS_TF_FUNCTION = KerasMode("tf_function", function=True)
+KERAS_WRAP_TF_FUNCTION = KerasMode("wrap_tf_function", function=True,
+                                   wrap=True)
+KERAS_XLA = KerasMode("xla", function=True, jit_compile=True)
+KERAS_MODEL_FIT = KerasMode("model_fit", wrap=True, fit=True)
+# Every way, and every way but XLA in a custom loop.
+KERAS_MODES = (KERAS_EAGER, KERAS_TF_FUNCTION, KERAS_WRAP_TF_FUNCTION,
+               KERAS_XLA, KERAS_MODEL_FIT)
+KERAS_LOOP_AND_FIT = (KERAS_EAGER, KERAS_TF_FUNCTION, KERAS_WRAP_TF_FUNCTION,
+                      KERAS_MODEL_FIT)
+KERAS_LOOPS = (KERAS_EAGER, KERAS_TF_FUNCTION)
 
 
 

@@ -168,10 +168,10 @@ def loss_of(model):
 
 
 def train(model, optimizer, spec, mode, steps=4, between=None):
-  """Trains `model` in `mode` ("eager", "tf_function", "wrap_tf_function",
-  "xla" or "model_fit"); the values after each step."""
+  """Trains `model` in `mode` (a `helpers.KerasMode`); the values after
+  each step."""
   variables = model.trainable_variables
-  if mode == "model_fit":
+  if mode.fit:
     trajectory = []
     record = keras.callbacks.LambdaCallback(
         on_train_batch_end=lambda batch, logs: trajectory.append(model.values()))
@@ -187,7 +187,7 @@ def train(model, optimizer, spec, mode, steps=4, between=None):
     return trajectory
   if spec is None:
     apply = optimizer.apply_gradients
-  elif mode == "wrap_tf_function":
+  elif mode.wrap:
     apply = spec.wrap(optimizer).apply_gradients
   else:
     apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
@@ -198,10 +198,7 @@ def train(model, optimizer, spec, mode, steps=4, between=None):
     grads = tape.gradient(loss, variables)
     apply(list(zip(grads, variables)))
 
-  if mode in ("tf_function", "wrap_tf_function"):
-    step = tf.function(step)
-  elif mode == "xla":
-    step = tf.function(step, jit_compile=True)
+  step = mode.compiled(step)
   trajectory = []
   for index in range(steps):
     if between is not None:

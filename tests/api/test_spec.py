@@ -44,7 +44,8 @@ def test_ref_variable_in_a_graph():
 def test_union_is_per_variable_or(x):
   b = tf.Variable([1.0, 2.0], name="b")
   spec = tfpartial.freeze(x, 0) | tfpartial.freeze(b) | tfpartial.freeze(x, np.s_[:, 3])
-  assert spec.variables == (x, b) or [v.ref() for v in spec.variables] == [x.ref(), b.ref()]
+  assert isinstance(spec.variables, tuple)
+  assert [v.ref() for v in spec.variables] == [x.ref(), b.ref()]
   assert len(spec) == 2
   expected = helpers.reads((3, 4), 0) | helpers.reads((3, 4), np.s_[:, 3])
   np.testing.assert_array_equal(spec.frozen_mask(x), expected)

@@ -18,15 +18,9 @@ from tfpartial._kernels import _native
 
 pytestmark = pytest.mark.usefixtures("compiled_kernel")
 
-GRAPH_MODES = (helpers.TF1_GRAPH, helpers.TF1_GRAPH_REF)
 KERNELS = {True: "TfpartialResourceApplyAdam", False: "TfpartialApplyAdam"}
 SHAPE = (6, 5)
 ELEMENTS = np.random.default_rng(3).random(SHAPE) < 0.4
-
-
-@pytest.fixture(params=GRAPH_MODES, ids=lambda mode: mode.name)
-def graph_mode(request):
-  return request.param
 
 
 def _spec(kind, x, runner):

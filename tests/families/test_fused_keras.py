@@ -56,8 +56,7 @@ def _train(name, mode, kernels, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-@pytest.mark.parametrize(
-    "mode", ["eager", "tf_function", "wrap_tf_function", "model_fit"])
+@pytest.mark.parametrize("mode", helpers.KERAS_LOOP_AND_FIT, ids=str)
 def test_the_kernel_leaves_the_bits_the_unfused_step_leaves(
     name, mode, monkeypatch):
   fused, fused_slots = _train(name, mode, "on", monkeypatch)
@@ -113,7 +112,7 @@ def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
   assert "Select" in types
 
 
-@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("mode", helpers.TF2_MODES, ids=str)
 def test_a_float64_gradient_of_a_float32_variable_is_cast_as_keras_does(
     mode, monkeypatch):
   """Keras takes a float64 gradient for a float32 variable (it casts it);
@@ -132,18 +131,18 @@ def test_a_float64_gradient_of_a_float32_variable_is_cast_as_keras_does(
     def step():
       spec.apply_gradients(optimizer, [(gradient, x)])
 
-    run = tf.function(step) if mode == "tf_function" else step
+    run = mode.function(step) if mode.function else step
     with _op_by_op():
       for _ in range(3):
         run()
     types = set()
-    if mode == "tf_function":
+    if mode.function:
       graph = tf.function(step).get_concrete_function().graph
       types = {op.type for op in graph.get_operations()}
     return start, frozen, x.numpy(), types
 
   start, frozen, fused, types = train("on")
-  if mode == "tf_function":
+  if mode.function:
     assert KERNEL in types
   _, _, unfused, _ = train("off")
   helpers.assert_same_bits(fused, unfused, "x, kernel against unfused")
@@ -220,12 +219,12 @@ def _train_sparse(name, kind, mode, kernels, monkeypatch, index_dtype):
     grad = tf.IndexedSlices(values, indices, tf.constant(TABLE, tf.int64))
     spec.apply_gradients(optimizer, [(grad, x)])
 
-  run = tf.function(step) if mode == "tf_function" else step
+  run = mode.function(step) if mode.function else step
   with _op_by_op():
     for values, indices in steps:
       run(values, indices)
   types = set()
-  if mode == "tf_function":
+  if mode.function:
     graph = run.get_concrete_function(*steps[0]).graph
     types = {op.type for op in graph.get_operations()}
   slots = [np.array(v.numpy()) for v in optimizer.variables
@@ -239,13 +238,13 @@ def _frozen_of(spec, x):
 
 @pytest.mark.parametrize("name", ["Adam", "AdamW"])
 @pytest.mark.parametrize("kind", ["rows", "elements"])
-@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("mode", helpers.TF2_MODES, ids=str)
 @pytest.mark.parametrize("index_dtype", [tf.int32, tf.int64], ids=str)
 def test_an_indexed_slices_gradient_gets_the_sparse_kernel_and_the_same_bits(
     name, kind, mode, index_dtype, monkeypatch):
   types, start, frozen, x, slots = _train_sparse(
       name, kind, mode, "on", monkeypatch, index_dtype)
-  if mode == "tf_function":
+  if mode.function:
     assert SPARSE_KERNEL in types
     assert {"Select", "SelectV2", "UnsortedSegmentSum"}.isdisjoint(types)
   unfused_types, _, _, unfused_x, unfused_slots = _train_sparse(

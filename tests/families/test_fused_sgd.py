@@ -21,7 +21,6 @@ pytestmark = pytest.mark.usefixtures("compiled_kernel")
 
 SHAPE = (6, 5)
 ELEMENTS = np.random.default_rng(3).random(SHAPE) < 0.4
-GRAPH_MODES = (helpers.TF1_GRAPH, helpers.TF1_GRAPH_REF)
 
 
 def _frozen(kind):
@@ -94,12 +93,12 @@ def _train_keras(name, kind, mode, dtype, kernels, monkeypatch, steps=3):
   def step(gradient):
     spec.apply_gradients(optimizer, [(gradient, x)])
 
-  run = tf.function(step) if mode == "tf_function" else step
+  run = mode.function(step) if mode.function else step
   with _op_by_op():
     for gradient in gradients:
       run(gradient)
   types = set()
-  if mode == "tf_function":
+  if mode.function:
     graph = run.get_concrete_function(gradients[0]).graph
     types = {op.type for op in graph.get_operations()}
   before = tf.constant(start, dtype).numpy()
@@ -109,13 +108,13 @@ def _train_keras(name, kind, mode, dtype, kernels, monkeypatch, steps=3):
 @helpers.needs_keras_3
 @pytest.mark.parametrize("name", sorted(KERAS_SGD))
 @pytest.mark.parametrize("kind", ["elements", "rows"])
-@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("mode", helpers.TF2_MODES, ids=str)
 def test_keras_sgd_kernel_leaves_the_bits_the_unfused_step_leaves(
     name, kind, mode, monkeypatch):
   dtype = tf.float64 if name == "momentum" else tf.float32
   types, x, slots, before = _train_keras(name, kind, mode, dtype, "on",
                                          monkeypatch)
-  if mode == "tf_function":
+  if mode.function:
     assert set(KERAS_KERNELS) & types
     assert {"Select", "SelectV2"}.isdisjoint(types)
   unfused_types, ux, uslots, _ = _train_keras(name, kind, mode, dtype, "off",
@@ -133,8 +132,7 @@ def test_keras_sgd_kernel_leaves_the_bits_the_unfused_step_leaves(
 
 @helpers.needs_keras_3
 @pytest.mark.parametrize("name", ["plain", "nesterov_decay"])
-@pytest.mark.parametrize(
-    "mode", ["eager", "tf_function", "wrap_tf_function", "model_fit"])
+@pytest.mark.parametrize("mode", helpers.KERAS_LOOP_AND_FIT, ids=str)
 def test_keras_sgd_kernel_in_every_keras_mode(name, mode, monkeypatch):
   import keras_problems as kp  # pylint: disable=g-import-not-at-top
 
@@ -217,11 +215,6 @@ V1_STOCK = {"ApplyGradientDescent", "ResourceApplyGradientDescent",
 def _v1_kernel(name, mode):
   return V1_KERNELS["gd" if name == "gd" else "momentum",
                     mode.use_resource]
-
-
-@pytest.fixture(params=GRAPH_MODES, ids=lambda mode: mode.name)
-def graph_mode(request):
-  return request.param
 
 
 def _train_v1(mode, name, kind, dtype, kernels_on, monkeypatch, steps=4):
@@ -393,7 +386,7 @@ def test_v1_mostly_frozen_takes_offsets_only_without_a_slot(
 @helpers.needs_keras_3
 @pytest.mark.parametrize("kind", ["elements", "rows"])
 @pytest.mark.parametrize("name", ["plain", "plain_decay", "momentum"])
-@pytest.mark.parametrize("mode", ["eager", "tf_function"])
+@pytest.mark.parametrize("mode", helpers.TF2_MODES, ids=str)
 def test_keras_mostly_frozen_takes_offsets_only_without_momentum(
     kind, name, mode, monkeypatch):
   results = {}
@@ -412,11 +405,11 @@ def test_keras_mostly_frozen_takes_offsets_only_without_momentum(
     def step(gradient):
       spec.apply_gradients(optimizer, [(gradient, x)])
 
-    run = tf.function(step) if mode == "tf_function" else step
+    run = mode.function(step) if mode.function else step
     with _op_by_op():
       for gradient in gradients:
         run(gradient)
-    if mode == "tf_function":
+    if mode.function:
       inputs = _frozen_inputs(run.get_concrete_function(gradients[0]).graph)
       if form == "offsets":
         assert inputs == ([tf.int32] if "momentum" not in KERAS_SGD[name]

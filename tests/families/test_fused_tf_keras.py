@@ -19,7 +19,7 @@ import helpers
 import tfpartial
 from tfpartial._families import _fused_tf_keras
 from tfpartial._kernels import _native
-from test_tf_keras import K, L, MODES, STEPS, _Model, _train
+from test_tf_keras import K, L, STEPS, _Model, _train
 
 pytestmark = pytest.mark.usefixtures("compiled_kernel")
 
@@ -84,7 +84,7 @@ def _run(name, mode, kernels, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", helpers.KERAS_LOOP_AND_FIT, ids=str)
 def test_the_kernel_leaves_the_bits_the_unfused_step_leaves(
     name, mode, monkeypatch):
   fused, fused_slots, kernel_updates = _run(name, mode, "on", monkeypatch)

@@ -25,7 +25,6 @@ pytestmark = pytest.mark.usefixtures("compiled_kernel")
 
 SHAPE = (6, 5)
 ELEMENTS = np.random.default_rng(3).random(SHAPE) < 0.4
-MODES = (helpers.EAGER, helpers.TF_FUNCTION)
 STEPS = 4
 
 V1 = {
@@ -37,11 +36,6 @@ V1 = {
 }
 SLOTS = {"gd": (), "momentum": ("momentum",), "nesterov": ("momentum",),
          "adam": ("m", "v")}
-
-
-@pytest.fixture(params=MODES, ids=lambda mode: mode.name)
-def mode(request):
-  return request.param
 
 
 def _frozen(kind):
@@ -117,7 +111,8 @@ def _train(mode, name, kind, dtype, kernels, monkeypatch, how="apply"):
 @pytest.mark.parametrize("kind", ["elements", "rows"])
 @pytest.mark.parametrize("dtype", [tf.float32, tf.float64], ids=str)
 def test_v1_kernels_in_tf2_leave_the_bits_the_unfused_step_leaves(
-    mode, name, kind, dtype, monkeypatch):
+    tf2_mode, name, kind, dtype, monkeypatch):
+  mode = tf2_mode
   fused, fused_slots, kernel_updates = _train(mode, name, kind, dtype, "on",
                                               monkeypatch)
   unfused, unfused_slots, none = _train(mode, name, kind, dtype, "off",
@@ -132,8 +127,9 @@ def test_v1_kernels_in_tf2_leave_the_bits_the_unfused_step_leaves(
 
 @pytest.mark.parametrize("how", ["minimize", "wrap"])
 @pytest.mark.parametrize("name", ["momentum", "adam"])
-def test_v1_minimize_and_wrap_in_tf2_use_the_kernel(mode, name, how,
+def test_v1_minimize_and_wrap_in_tf2_use_the_kernel(tf2_mode, name, how,
                                                     monkeypatch):
+  mode = tf2_mode
   fused, fused_slots, kernel_updates = _train(
       mode, name, "elements", tf.float32, "on", monkeypatch, how)
   unfused, unfused_slots, none = _train(

@@ -19,19 +19,11 @@ from problems import B0, X0, X_FROZEN
 pytestmark = helpers.needs_keras_3
 
 STEPS = 4
-KERAS_MODES = ("eager", "tf_function", "wrap_tf_function", "xla", "model_fit")
-
-
-@pytest.fixture(params=KERAS_MODES)
-def keras_mode(request):
-  return request.param
-
-
 _loop = kp.train
 
 
 def _tolerance(mode):
-  if mode in ("xla", "model_fit"):  # XLA (fit's jit_compile="auto") fuses.
+  if mode.fuses:
     return dict(rtol=2e-5, atol=1e-6)
   return dict(rtol=1e-6, atol=1e-7)
 

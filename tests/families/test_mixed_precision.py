@@ -169,12 +169,12 @@ def _train(package, kind, mode, spec_of_model=None):
     else:
       optimizer = spec_of_model(model).wrap(
           _loss_scale_optimizer(keras, _adam(keras, kind)))
-    if mode == "model_fit":
+    if mode.fit:
       trajectory = _fit(keras, model, optimizer)
     else:
       model(X)  # Built before the loop.
-      trajectory = _loop(model, optimizer, function=mode == "tf_function")
-  return trajectory, model.optimizer if mode == "model_fit" else optimizer
+      trajectory = _loop(model, optimizer, function=mode.function)
+  return trajectory, model.optimizer if mode.fit else optimizer
 
 
 def _spec(model):
@@ -196,7 +196,8 @@ def test_only_frozen_elements_overflow_and_a_plain_run_skips_every_step(
 
 
 @pytest.mark.parametrize("package, kind", CASES)
-@pytest.mark.parametrize("mode", ["model_fit", "eager", "tf_function"])
+@pytest.mark.parametrize("mode", [helpers.KERAS_MODEL_FIT, helpers.KERAS_EAGER,
+                                  helpers.KERAS_TF_FUNCTION], ids=str)
 def test_wrapped_loss_scale_optimizer_trains_exactly_with_no_skipped_step(
     package, kind, mode):
   trajectory, optimizer = _train(package, kind, mode, _spec)

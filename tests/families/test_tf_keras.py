@@ -38,7 +38,6 @@ OPTIMIZERS = {
     "LossScale_legacy_Adam": lambda: tf_keras.mixed_precision.LossScaleOptimizer(
         L.Adam(0.05)),
 }
-MODES = ("eager", "tf_function", "wrap_tf_function", "model_fit")
 STEPS = 4
 
 
@@ -91,7 +90,7 @@ INPUTS, TARGETS = np.ones((1, 1), np.float32), np.zeros((1, 6), np.float32)
 
 def _train(model, optimizer, spec, mode):
   trajectory = []
-  if mode == "model_fit":
+  if mode.fit:
     model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
                   loss=_squared_sum)
     record = tf_keras.callbacks.LambdaCallback(
@@ -103,7 +102,7 @@ def _train(model, optimizer, spec, mode):
   variables = model.trainable_variables
   if spec is None:
     apply = optimizer.apply_gradients
-  elif mode == "wrap_tf_function":
+  elif mode.wrap:
     apply = spec.wrap(optimizer).apply_gradients
   else:
     apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
@@ -118,17 +117,17 @@ def _train(model, optimizer, spec, mode):
       grads = optimizer.get_unscaled_gradients(grads)
     apply(list(zip(grads, variables)))
 
-  if mode != "eager":
-    step = tf.function(step)
+  step = mode.compiled(step)
   for _ in range(STEPS):
     step()
     trajectory.append(model.values())
   return trajectory
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_tf_keras_optimizers_freeze_and_follow_the_reference(mode, name):
+def test_tf_keras_optimizers_freeze_and_follow_the_reference(
+    keras_exact_mode, name):
+  mode = keras_exact_mode
   model = _Model()
   trajectory = _train(model, OPTIMIZERS[name](), model.spec(), mode)
   reference = _train(_Model(split=True), OPTIMIZERS[name](), None, mode)
