@@ -23,7 +23,7 @@ from embedding_problem import (IDS, TABLE0, TRAIN_ROWS, FROZEN_ROWS,
 
 
 @pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
-def test_compact_rows_follow_thesplit_reference(mode, name):
+def test_compact_rows_follow_the_split_reference(mode, name):
   if mode is helpers.XLA and name not in XLA_SPARSE:
     pytest.skip(f"TensorFlow has no XLA kernel for {name}'s sparse update")
   make = problems.V1_OPTIMIZERS[name]
