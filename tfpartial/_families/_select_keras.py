@@ -4,8 +4,8 @@ Where no compiled kernel serves an eager step (no compiler,
 `TFPARTIAL_KERNELS=off`, a GPU), the unfused step would snapshot the
 variable, let Keras update it in place (which copies it, since the
 snapshot shares its buffer), and select the frozen values back: an eager
-step held the masked gradient and that copy above plain Keras, +1.25 the
-variable for an element mask. The select update is Keras' own ops, in
+step held the masked gradient and that copy above plain Keras (bench row
+(m); docs/performance.md, "Memory"). The select update is Keras' own ops, in
 its order, on the gradient masked here, with the variable written once,
 as a select of its values before and after them: the unfused step's bits
 in the variable and the slots, no copy, and the masked gradient let go

@@ -49,11 +49,11 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
 
   The two values have one shape; `frozen` has it too, or is one bool per
   row shaped [rows, 1, ...]. Both forms go to the v1 `Select` kernel (the
-  second as a vector over the first axis), which runs 2-3x faster on CPU
-  than the broadcasting `SelectV2` behind `tf.where`: about 0.11 ms against
-  0.3 ms for 1M float32 elements. A step runs two selects per partially
-  frozen variable (mask and restore), most of what tfpartial adds to a
-  dense step.
+  second as a vector over the first axis), which runs faster on CPU than
+  the broadcasting `SelectV2` behind `tf.where` (docs/performance.md,
+  "What the numbers say"). A step runs two selects per partially frozen
+  variable (mask and restore), most of what tfpartial adds to a dense
+  step.
   """
   mask_shape, shape = frozen.shape, otherwise.shape
   if mask_shape.rank is not None and mask_shape.rank == shape.rank:
@@ -157,8 +157,9 @@ def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
   in Python.
 
   `make_tensor_proto` appends a bool array to its proto one Python call
-  per element (3 s for 10M elements), but copies a uint8 array as bytes:
-  the same bytes, relabelled as bool, make the same constant.
+  per element (seconds for a large mask: docs/performance.md, "What a spec
+  costs to build and hold"), but copies a uint8 array as bytes: the same
+  bytes, relabelled as bool, make the same constant.
   """
   if values.dtype != np.bool_:
     return tf.constant(values, name=name)

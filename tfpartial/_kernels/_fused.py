@@ -245,10 +245,10 @@ def kernel_mask(grad: Gradient, variable: Variable,
 # An element mask of at least this many elements goes to a kernel that can
 # take it packed (the v1 kernels, in TF1 graphs) as one bit per element. A
 # graph constant is copied several times over as a session starts (the
-# graph's proto, its serialized forms, the constant's kernel): about eight
-# copies of a bool mask (+1.95x a 50M-element float32 variable at its
-# peak, bench row (m)), an eighth of that packed. Below it, a mask's
-# copies are small and a bool mask is read without unpacking.
+# graph's proto, its serialized forms, the constant's kernel), each copy of
+# a bool mask eight times the packed one (docs/kernel.md, "Large masks in
+# TF1 graphs: packed bits"; bench row (m)). Below it, a mask's copies are
+# small and a bool mask is read without unpacking.
 PACKED_FROM = 1 << 22
 
 

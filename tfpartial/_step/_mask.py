@@ -6,12 +6,10 @@ and turns Inf into NaN, so one bad gradient would poison a frozen element.
 A large gradient (`SCALAR_FROM` elements or more) is masked against a
 scalar zero (`SelectV2`): no zeros tensor the size of the gradient is made,
 and in a function the select's output can take the gradient's buffer, so
-the mask adds no gradient-sized tensor to the step's peak memory (Keras SGD
-momentum in a `tf.function`, 50M elements half frozen: +2.45 -> +0.26 of
-the variable above plain). On CPU that select costs 1.1-1.2x `Select`
-against a zeros tensor at every size measured (16k to 4M elements), so
-smaller gradients, where it saves under 8 MB, keep `Select`: among them
-the 1024 x 1024 kernels of bench row (k), whose target is time.
+the mask adds no gradient-sized tensor to the step's peak memory. That
+select is slower on CPU than `Select` against a zeros tensor, so smaller
+gradients, where memory matters less than time, keep `Select`
+(docs/performance.md, "Memory", has the measurements behind the choice).
 """
 
 from __future__ import annotations
