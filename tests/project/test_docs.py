@@ -382,8 +382,8 @@ def test_every_block_is_run_or_shown_for_a_reason():
   for block in ALL_BLOCKS:
     assert block.lang in RUN_LANGS | SHOWN_LANGS, (
         f"{block.id}: a ```{block.lang} block; use one of "
-        f"{sorted(RUN_LANGS | SHOWN_LANGS)} (tests/test_docs.py says how each "
-        "is tested)")
+        f"{sorted(RUN_LANGS | SHOWN_LANGS)} (tests/project/test_docs.py says "
+        "how each is tested)")
     if 'title="Output"' in block.info:
       assert block.directive == "output", (
           f"{block.id}: an output block must follow its python block")

@@ -2,7 +2,7 @@
 
 Every family and entry point raises the same words for the same mistake,
 so a user learns one sentence, and the tests pin it once
-(`tests/test_errors.py`).
+(`tests/guarantees/test_errors.py`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `build` compiles `_kernels/kernels.cc` (which includes the folder's
 headers, one per optimizer family) against the headers of the
 TensorFlow that runs (`tf.sysconfig`) into a cache folder `_native` has
-checked, and publishes the library with its digest (`_kernel_cache`).
+checked, and publishes the library with its digest (`_cache`).
 A compiler that fails, or runs longer than `TFPARTIAL_BUILD_TIMEOUT`
 seconds (default 180: a build took 11 s on two cores here, 22 s with
 other jobs on them), is recorded as failed, so later processes neither
@@ -81,7 +81,7 @@ def build(directory: pathlib.Path, cxx: str,
   """Compiles the kernel into `directory` (a folder `load` checked).
 
   The library is renamed into place, then its digest record (see
-  `_kernel_cache`), so several processes may build at once. Returns the
+  `_cache`), so several processes may build at once. Returns the
   library's path. Raises BuildFailed when the compiler fails or takes
   longer than `timeout` seconds (default `build_timeout()`): its process
   group is killed, and the failure recorded (`kernels-KEY.failed`)

@@ -8,11 +8,11 @@ runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
 TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
 `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
-10-30 s, says so on stderr, and is bounded (`_kernel_build`); later
+10-30 s, says so on stderr, and is bounded (`_build`); later
 processes load the cached library.
 
 The cache is used only when it is private to the user, and a library only
-after checking it (`_kernel_cache`). When the folder is not safe or cannot
+after checking it (`_cache`). When the folder is not safe or cannot
 be made, there is no compiler, or building or loading fails, tfpartial
 runs the same steps without the kernel, with the same results (but for
 the last bit Grappler changes in Keras' weight decay inside a

@@ -11,7 +11,7 @@ restores between steps is the value that stays.
 Each variable the step updates gets a guard (`before` and `after` the
 update): a dense one, or one for the rows of a sparse update when the
 optimizer's sparse update is lazy. Two paths run the guards around the
-update, `run(guards, apply)`; `_step.py` picks one per call:
+update, `run(guards, apply)`; `_mode.current_path` picks one per call:
 
 * Eager, including `tf.function`: the snapshot is the value read before the
   update. Resource updates copy on write while that read is alive, and

@@ -1,9 +1,9 @@
 """`tfpartial bench`: the cost of partial freezing, as ratios on this machine.
 
 Each row compares the same work with and without tfpartial, in one
-process (`_bench_measure` says how). The rows live in `_bench_cases`
-((a)-(i), (l)), `_bench_steps` ((j), (k)), `_bench_memory` ((m), peak
-memory, a fresh process per configuration) and `_bench_build` ((n), the
+process (`_measure` says how). The rows live in `_cases`
+((a)-(i), (l)), `_steps` ((j), (k)), `_memory` ((m), peak
+memory, a fresh process per configuration) and `_build` ((n), the
 time to build a train op or trace a first step); this module runs the ones
 asked for and prints the table.
 """
