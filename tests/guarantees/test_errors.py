@@ -173,3 +173,39 @@ def test_unknown_minimize_argument_is_a_type_error(x):
     tfpartial.freeze(x, 0).minimize(
         tf.compat.v1.train.GradientDescentOptimizer(0.1),
         lambda: tf.reduce_sum(x), var_list=[x], learning_rate=0.1)
+
+
+@pytest.mark.parametrize("how", ["apply_gradients", "wrap"])
+def test_pairs_misaligned_by_mask_gradients_name_the_dropped_variable(how):
+  # mask_gradients drops a fully frozen variable's pair, as documented; a
+  # caller who zips its gradients with every variable is told why the
+  # shapes no longer match, and what keeps them aligned.
+  x = tf.Variable([1.0, 2.0], name="x")
+  b = tf.Variable([3.0], name="b")
+  y = tf.Variable([[1.0, 2.0]], name="y")
+  variables = [x, b, y]
+  spec = tfpartial.freeze(x, 0) | tfpartial.freeze(b)
+  grads = [tf.ones_like(v) for v in variables]
+  masked = [g for g, _ in spec.mask_gradients(zip(grads, variables))]
+  optimizer = tf.keras.optimizers.SGD(0.1)
+  apply = (spec.wrap(optimizer).apply_gradients if how == "wrap" else
+           lambda pairs: spec.apply_gradients(optimizer, pairs))
+  before = [v.numpy() for v in variables]
+  with pytest.raises(ValueError, match=(
+      r"^`grads_and_vars\[1\]` pairs a gradient of shape \(1, 2\) with "
+      r"variable 'b' of shape \(1,\)\. The spec freezes 'b' entirely, and "
+      r"`spec\.mask_gradients` leaves such variables' pairs out, so its "
+      r"gradients do not line up with a list of every variable: "
+      r"`spec\.mask\(gradients, variables\)` keeps one gradient per "
+      r"variable, in order\.$")):
+    apply(list(zip(masked, variables)))
+  for variable, value in zip(variables, before):
+    helpers.assert_same_bits(variable.numpy(), value, variable.name)
+
+
+def test_a_shape_mismatch_without_fully_frozen_variables_has_no_hint(x):
+  y = tf.Variable([1.0], name="y")
+  with pytest.raises(ValueError, match=r"with variable 'y' of shape \(1,\)\.$"):
+    tfpartial.freeze(x, 0).apply_gradients(
+        tf.keras.optimizers.SGD(0.1), [(tf.ones_like(x), x),
+                                       (tf.ones([2]), y)])

@@ -69,3 +69,16 @@ def loss_scale_outside(optimizer_class: type, package: str) -> ValueError:
       "gradients and skip steps where only they overflow. Wrap the "
       "loss-scale optimizer instead: "
       f"`spec.wrap({package}.mixed_precision.LossScaleOptimizer(optimizer))`.")
+
+
+def dropped_by_mask_gradients(mismatch: str,
+                              frozen: Iterable[Variable]) -> ValueError:
+  """A gradient of the wrong shape, among pairs with a fully frozen
+  variable: likely `mask_gradients`' result zipped with every variable."""
+  names = ", ".join(f"'{_variables.checkpoint_name(v)}'" for v in frozen)
+  return ValueError(
+      f"{mismatch} The spec freezes {names} entirely, and "
+      "`spec.mask_gradients` leaves such variables' pairs out, so its "
+      "gradients do not line up with a list of every variable: "
+      "`spec.mask(gradients, variables)` keeps one gradient per variable, "
+      "in order.")

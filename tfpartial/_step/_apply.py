@@ -58,7 +58,7 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
   Returns:
     What `apply` returns; in a TF1 graph, an op that runs the whole step.
   """
-  pairs = _checks.check_grads_and_vars(grads_and_vars)
+  pairs = _checks.check_grads_and_vars(grads_and_vars, spec)
   spec.check_applies_to([variable for _, variable in pairs])
   path = _mode.current_path()
   update = fused(path.mode) if fused is not None else None

@@ -6,7 +6,7 @@ variable and its shape, so that a bad call changes nothing (guarantee 9).
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Optional, Sequence
 
 import tensorflow as tf
 
@@ -41,8 +41,14 @@ def left_out(spec: StepSpec, var_list: Any) -> List[GradAndVar]:
           if spec.fully_frozen(v)]
 
 
-def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
-  """The pairs as a list; TypeError or ValueError if one is malformed."""
+def check_grads_and_vars(grads_and_vars: GradsAndVars,
+                         spec: Optional[StepSpec] = None) -> List[GradAndVar]:
+  """The pairs as a list; TypeError or ValueError if one is malformed.
+
+  With `spec`, a gradient whose shape is not its variable's, among pairs
+  with a variable the spec freezes entirely, says that `mask_gradients`
+  leaves such pairs out (the likeliest way to misalign them).
+  """
   if isinstance(grads_and_vars, dict):
     raise TypeError(
         "`grads_and_vars` must be (gradient, variable) pairs, e.g. "
@@ -62,8 +68,16 @@ def check_grads_and_vars(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
           f"`grads_and_vars[{position}]` must be a (gradient, variable) pair; "
           f"got {type(pair).__name__}.") from None
     _variables.check_variable(variable, f"grads_and_vars[{position}][1]")
-    _check_gradient_shape(grad, variable, f"`grads_and_vars[{position}]`")
     checked.append((grad, variable))
+  for position, (grad, variable) in enumerate(checked):
+    try:
+      _check_gradient_shape(grad, variable, f"`grads_and_vars[{position}]`")
+    except ValueError as error:
+      dropped = [] if spec is None else [
+          v for _, v in checked if spec.fully_frozen(v)]
+      if not dropped:
+        raise
+      raise _errors.dropped_by_mask_gradients(str(error), dropped) from None
   return checked
 
 
