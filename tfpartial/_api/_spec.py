@@ -14,6 +14,8 @@ import numpy as np
 from tfpartial._families import _family
 from tfpartial._families import _optimizers
 from tfpartial._families import _wrap
+from tfpartial._frozen import _errors
+from tfpartial._frozen import _late
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
 from tfpartial._frozen._specfile import Variables
@@ -56,18 +58,39 @@ class FreezeSpec:
   array([ True, False])
   """
 
-  __slots__ = ("_value",)
+  __slots__ = ("_value", "_unbound")
   _value: SpecValue
+  # A spec file loaded without variables, bound by name at its first step.
+  _unbound: Optional[_late.LateSpec]
 
   def __init__(self) -> None:
     """An empty spec, which freezes nothing; `|` adds to it."""
     object.__setattr__(self, "_value", _value.SpecValue())
+    object.__setattr__(self, "_unbound", None)
 
   @classmethod
   def _of(cls, value: SpecValue) -> "FreezeSpec":
     spec = cls()
     object.__setattr__(spec, "_value", value)
     return spec
+
+  @classmethod
+  def _late_of(cls, late: _late.LateSpec) -> "FreezeSpec":
+    spec = cls()
+    object.__setattr__(spec, "_unbound", late)
+    return spec
+
+  def _bound(self, variables: Sequence[Variable]) -> SpecValue:
+    """The value; a spec loaded without variables bound to `variables`."""
+    if self._unbound is None:
+      return self._value
+    return self._unbound.bind(variables)
+
+  def _known(self, what: str) -> SpecValue:
+    """The value, for what needs the variables bound already."""
+    if self._unbound is not None:
+      raise _errors.late_needs_variables(what, self._unbound.names)
+    return self._value
 
   def __setattr__(self, name: str, value: object) -> None:
     raise AttributeError("FreezeSpec is immutable; combine specs with `|`.")
@@ -77,7 +100,7 @@ class FreezeSpec:
   @property
   def variables(self) -> Tuple[Variable, ...]:
     """The variables the spec names, in the order they were added."""
-    return self._value.variables
+    return self._known("spec.variables").variables
 
   def frozen_mask(self, variable: Variable) -> np.ndarray:
     """A NumPy bool array of `variable`'s shape, True where frozen.
@@ -95,29 +118,37 @@ class FreezeSpec:
     Raises:
       TypeError: `variable` is not a variable.
     """
-    return _value.frozen_mask(self._value, variable)
+    return _value.frozen_mask(self._known("spec.frozen_mask"), variable)
 
   def __or__(self, other: "FreezeSpec") -> "FreezeSpec":
     if not isinstance(other, FreezeSpec):
       return NotImplemented
-    return FreezeSpec._of(self._value.union(other._value))
+    return FreezeSpec._of(self._known("`|`").union(other._known("`|`")))
 
   def __len__(self) -> int:
     """The number of variables the spec names."""
+    if self._unbound is not None:
+      return len(self._unbound.names)
     return len(self._value)
 
   def __contains__(self, variable: object) -> bool:
-    return variable in self._value
+    return variable in self._known("`in`")
 
   def __eq__(self, other: object) -> bool:
     if not isinstance(other, FreezeSpec):
       return NotImplemented
+    if self._unbound is not None or other._unbound is not None:
+      return self is other
     return self._value.fingerprint() == other._value.fingerprint()
 
   def __hash__(self) -> int:
+    if self._unbound is not None:
+      return id(self)
     return hash(self._value.fingerprint())
 
   def __repr__(self) -> str:
+    if self._unbound is not None:
+      return repr(self._unbound)
     return f"FreezeSpec({self._value.describe()})"
 
   # --- Gradients -----------------------------------------------------------
@@ -166,7 +197,8 @@ class FreezeSpec:
     [array([0., 6.], dtype=float32), array([0.], dtype=float32)]
     """
     pairs = _checks.check_aligned(gradients, variables)
-    return _mask.mask_aligned(self._value.selection, pairs)
+    value = self._bound([variable for _, variable in pairs])
+    return _mask.mask_aligned(value.selection, pairs)
 
   @_not_converted
   def mask_gradients(self, grads_and_vars: GradsAndVars) -> List[GradAndVar]:
@@ -190,7 +222,8 @@ class FreezeSpec:
       ValueError: a gradient's shape does not fit its variable.
     """
     pairs = _checks.check_grads_and_vars(grads_and_vars)
-    return _mask.mask_gradients(self._value.selection, pairs)
+    value = self._bound([variable for _, variable in pairs])
+    return _mask.mask_gradients(value.selection, pairs)
 
   # --- Training ------------------------------------------------------------
 
@@ -229,8 +262,9 @@ class FreezeSpec:
         one is fully frozen.
     """
     family = _optimizers.family_of(optimizer)
-    return _family.plain_step(family, self._value, optimizer, grads_and_vars,
-                              kwargs)
+    pairs = _checks.pairs_of(grads_and_vars)
+    value = self._bound([variable for _, variable in pairs])
+    return _family.plain_step(family, value, optimizer, pairs, kwargs)
 
   @_not_converted
   def minimize(self, optimizer: Optimizer, loss: Loss,
@@ -269,9 +303,12 @@ class FreezeSpec:
         is fully frozen, or no variable has a gradient.
     """
     family = _optimizers.family_of(optimizer)
-    pairs, apply_kwargs = family.gradients(self._value, optimizer, loss,
+    value = self._value
+    if self._unbound is not None:
+      value = self._unbound.bind(_late.candidates(var_list))
+    pairs, apply_kwargs = family.gradients(value, optimizer, loss,
                                            var_list, kwargs)
-    return _family.plain_step(family, self._value, optimizer, pairs,
+    return _family.plain_step(family, value, optimizer, pairs,
                               apply_kwargs)
 
   def wrap(self, optimizer: OptimizerT) -> OptimizerT:
@@ -317,7 +354,7 @@ class FreezeSpec:
       TypeError: `optimizer` is not an optimizer.
     """
     family = _optimizers.family_of(optimizer)
-    return _wrap.wrap(family, self._value, optimizer)
+    return _wrap.wrap(family, self._unbound or self._value, optimizer)
 
   # --- Spec files ----------------------------------------------------------
 
@@ -342,7 +379,7 @@ class FreezeSpec:
       "b": {"freeze": "...", "shape": [2]}
     }
     """
-    return self._value.to_json(path)
+    return self._known("spec.to_json").to_json(path)
 
 
 def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
@@ -404,8 +441,16 @@ def train_only(variable: Variable, index: Index, *,
 
 
 def load_spec(text_or_path: _specfile.PathOrText,
-              variables: Variables) -> FreezeSpec:
+              variables: Optional[Variables] = None) -> FreezeSpec:
   """The spec a spec file describes, bound to `variables` by name.
+
+  Without `variables`, the file is read and checked now, and the spec binds
+  by checkpoint name to the variables of its first step: for a canned
+  Estimator (which calls its optimizer before any model variable exists)
+  and for trainers that make the optimizer before the model. Pass it to
+  `wrap` (or step with it); a name that no variable of that step has is a
+  ValueError at that step, naming it and the nearest names. Until it has
+  stepped it cannot tell its `variables`, `frozen_mask`, `to_json` or `|`.
 
   Args:
     text_or_path: JSON text, or the path of a spec file (`.npy` masks it
@@ -413,6 +458,7 @@ def load_spec(text_or_path: _specfile.PathOrText,
     variables: the variables to bind: an iterable, a name -> variable
       mapping, or a `tf.Module` / Keras model (its `.variables`). Names are
       checkpoint names: `x` for the TF1 `x:0`, a Keras variable's `path`.
+      None: bind at the first step.
 
   Returns:
     A `FreezeSpec`.
@@ -426,7 +472,16 @@ def load_spec(text_or_path: _specfile.PathOrText,
   >>> x = tf.Variable(tf.zeros([3]), name="x")
   >>> tfpartial.load_spec('{"x": {"freeze": "0"}}', [x])
   FreezeSpec(x: 1/3 frozen)
+  >>> later = tfpartial.load_spec('{"x": {"freeze": "0"}}')
+  >>> later
+  FreezeSpec(binds by name at its first step: x)
+  >>> opt = later.wrap(tf.keras.optimizers.SGD(1.0))
+  >>> _ = opt.apply_gradients([(tf.ones([3]), x)])
+  >>> x.numpy()
+  array([ 0., -1., -1.], dtype=float32)
   """
+  if variables is None:
+    return FreezeSpec._late_of(_late.read(text_or_path))
   return FreezeSpec._of(_value.load(text_or_path, variables))
 
 

@@ -83,13 +83,22 @@ def _var_list(
   what the tape watches.
   """
   if var_list is None:
-    with tf.init_scope():
-      if tf.executing_eagerly():
-        return None
-    var_list = (
-        tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
-            tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+    var_list = _trainable()
+    if var_list is None:
+      return None
   return _checks.checked_var_list(spec, var_list)
+
+
+def _trainable() -> Optional[List[Variable]]:
+  """TF1's trainable variables, as a v1 optimizer takes them by default;
+  None eagerly, where the optimizer trains what the tape watches."""
+  with tf.init_scope():
+    if tf.executing_eagerly():
+      return None
+  trainable: List[Variable] = (
+      tf.compat.v1.trainable_variables() + tf.compat.v1.get_collection(
+          tf.compat.v1.GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+  return trainable
 
 
 if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
@@ -120,10 +129,18 @@ class PartialOptimizerV1(_OptimizerV1):
   def compute_gradients(self, loss: Loss,
                         var_list: Optional[Iterable[Variable]] = None,
                         **kwargs: Any) -> List[GradAndVar]:
-    value = self._tfpartial_value()
-    pairs = super().compute_gradients(
-        loss, var_list=_var_list(value, var_list),
-        **kwargs)
+    candidates = (_trainable() if var_list is None
+                  else list(tf.nest.flatten(var_list)))
+    if candidates is None and self.__dict__.get("_tfpartial_late"):
+      # Eagerly without a var_list the optimizer trains what the tape
+      # watches: a spec to bind by name binds to those.
+      pairs = super().compute_gradients(loss, **kwargs)
+      value = self._tfpartial_value([variable for _, variable in pairs])
+    else:
+      value = self._tfpartial_value(candidates)
+      pairs = super().compute_gradients(
+          loss, var_list=_var_list(value, var_list),
+          **kwargs)
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
@@ -132,9 +149,11 @@ class PartialOptimizerV1(_OptimizerV1):
                       global_step: Optional[tf.Variable] = None,
                       name: Optional[str] = None, **kwargs: Any) -> Any:
     parent = super().apply_gradients
+    pairs = _checks.pairs_of(grads_and_vars)
     return _family.step(
-        self._tfpartial_family, self._tfpartial_value(), self,
-        grads_and_vars,
+        self._tfpartial_family,
+        self._tfpartial_value([variable for _, variable in pairs]), self,
+        pairs,
         lambda receiver, masked: parent(
             masked, global_step=global_step, name=name, **kwargs),
         keep_fully_frozen=True)

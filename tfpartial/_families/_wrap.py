@@ -22,10 +22,11 @@ import functools
 import sys
 from types import FrameType, ModuleType
 from typing import (TYPE_CHECKING, Any, Dict, Optional, Sequence, Type,
-                    TypeVar, cast)
+                    TypeVar, Union, cast)
 
 from tfpartial._families import _family
 from tfpartial._frozen import _errors
+from tfpartial._frozen import _late
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
 from tfpartial._frozen import _variables
@@ -59,10 +60,16 @@ class Carrier(OptimizerBase):
   def _tfpartial_value(
       self, variables: Optional[Sequence[Variable]] = None
   ) -> _value.SpecValue:
-    """The spec's value; after loading, bound now to `variables`."""
+    """The spec's value; after loading (or for a spec loaded without
+    variables), bound now to `variables`."""
     value: Optional[_value.SpecValue] = self.__dict__.get("_tfpartial_spec")
     if value is not None:
       return value
+    late: Optional[_late.LateSpec] = self.__dict__.get("_tfpartial_late")
+    if late is not None:
+      if variables is None:
+        raise _errors.unbound_late(type(self))
+      return late.bind(variables)
     if variables is None:
       raise _errors.unbound(type(self))
     saved = self.__dict__.get("_tfpartial_saved") or {}
@@ -103,6 +110,12 @@ class ConfigCarrier(ConfigBase):
   def get_config(self) -> Dict[str, Any]:
     config = super().get_config()
     value = self.__dict__.get("_tfpartial_spec")
+    late: Optional[_late.LateSpec] = self.__dict__.get("_tfpartial_late")
+    if value is None and late is not None:
+      value = late.bound_eagerly()
+      if value is None:  # Not bound yet: by name, when it first steps.
+        config["tfpartial"] = {"spec": late.text, "built_on": None}
+        return config
     if value is None:
       config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
     else:
@@ -118,7 +131,7 @@ class ConfigCarrier(ConfigBase):
     saved = config.pop("tfpartial", None)
     optimizer = super().from_config(config, custom_objects=custom_objects)
     optimizer.__dict__.update(_tfpartial_spec=None, _tfpartial_saved=saved,
-                              _tfpartial_built_on=None)
+                              _tfpartial_built_on=None, _tfpartial_late=None)
     return optimizer
 
 
@@ -137,15 +150,20 @@ def partial_class(family: _family.Family, base: type) -> Type[Carrier]:
   return cast(Type[Carrier], cls)  # Of the family's mixin, a Carrier.
 
 
-def wrap(family: _family.Family, value: _value.SpecValue,
+def wrap(family: _family.Family,
+         value: Union[_value.SpecValue, _late.LateSpec],
          optimizer: OptimizerT) -> OptimizerT:
-  """A copy of `optimizer`, of `Partial<its class>`, carrying `value`.
+  """A copy of `optimizer`, of `Partial<its class>`, carrying `value` (or a
+  spec that binds by name at its first step).
 
   Wrapping a wrapped optimizer wraps its base class again, with the union
   of both specs.
   """
   base = type(optimizer)
   if isinstance(optimizer, Carrier):
+    if isinstance(value, _late.LateSpec) or optimizer.__dict__.get(
+        "_tfpartial_late") is not None:
+      raise _errors.late_union(type(optimizer))
     value = optimizer._tfpartial_value().union(value)
     base = optimizer._tfpartial_base
   # Of `Partial<its class>`, a subclass of the optimizer's own class.
@@ -154,13 +172,15 @@ def wrap(family: _family.Family, value: _value.SpecValue,
 
 
 def copy_as(cls: Type[Carrier], optimizer: Optimizer,
-            value: _value.SpecValue) -> Carrier:
+            value: Union[_value.SpecValue, _late.LateSpec]) -> Carrier:
   """A copy of `optimizer` of class `cls` (sharing its state), holding
-  `value`."""
+  `value` (or a spec to bind at its first step)."""
   wrapped = object.__new__(cls)
   wrapped.__dict__.update(optimizer.__dict__)
-  wrapped.__dict__.update(_tfpartial_spec=value, _tfpartial_saved=None,
-                          _tfpartial_built_on=None)
+  late = value if isinstance(value, _late.LateSpec) else None
+  wrapped.__dict__.update(
+      _tfpartial_spec=None if late is not None else value,
+      _tfpartial_late=late, _tfpartial_saved=None, _tfpartial_built_on=None)
   return wrapped
 
 
@@ -175,8 +195,9 @@ def carried(optimizer: object,
     return None
   value: Optional[_value.SpecValue] = optimizer.__dict__.get(
       "_tfpartial_spec")
-  if value is None and variables and optimizer.__dict__.get(
-      "_tfpartial_saved") is not None:
+  if value is None and variables and (
+      optimizer.__dict__.get("_tfpartial_saved") is not None
+      or optimizer.__dict__.get("_tfpartial_late") is not None):
     value = optimizer._tfpartial_value(list(variables))
   return value
 

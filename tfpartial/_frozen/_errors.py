@@ -42,6 +42,32 @@ def unbound(optimizer_class: type) -> ValueError:
       "to the variables it is first built or stepped on.")
 
 
+def unbound_late(optimizer_class: type) -> ValueError:
+  """A wrapped optimizer whose spec binds at its first step, asked before
+  any step told it the variables."""
+  return ValueError(
+      f"the {optimizer_class.__name__}'s spec was loaded without variables; "
+      "it binds by checkpoint name to the variables of its first step.")
+
+
+def late_needs_variables(what: str, names: Iterable[str]) -> ValueError:
+  """Something a spec loaded without variables cannot answer yet."""
+  return ValueError(
+      f"{what} needs the spec's variables, and this spec "
+      f"({', '.join(names)}) was loaded without them: it binds by "
+      "checkpoint name when it first steps. Pass `variables` to "
+      "`tfpartial.load_spec` to ask it before then.")
+
+
+def late_union(optimizer_class: type) -> ValueError:
+  """Wrapping again where a spec binds only at its first step."""
+  return ValueError(
+      f"cannot wrap the {optimizer_class.__name__} again: a spec loaded "
+      "without variables binds only at its first step, so it has no "
+      "variables to combine with yet; load both specs with `variables`, or "
+      "combine them in one spec file.")
+
+
 def no_keyword_arguments(what: str, kwargs: Iterable[str]) -> TypeError:
   """Keyword arguments an entry point does not take."""
   return TypeError(f"{what} takes no keyword arguments; got {sorted(kwargs)}.")

@@ -77,6 +77,11 @@ def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
   return _safejson.decode(text), path.parent
 
 
+def dumps(data: JSON) -> str:
+  """`data`, read by `read`, as JSON text again (for a saved config)."""
+  return json.dumps(data)
+
+
 def _preview(value: JSON) -> str:
   text = json.dumps(value)
   return text if len(text) <= 60 else text[:57] + "..."

@@ -168,8 +168,14 @@ def load(text_or_path: _specfile.PathOrText,
   """The value a spec file describes, bound to `variables` by name."""
   data, directory = _specfile.read(text_or_path)
   named = _specfile.variables_by_name(variables)
+  return from_entries(_specfile.entries(data, directory), named)
+
+
+def from_entries(entries: Iterable[_specfile.Entry],
+                 named: Mapping[str, Variable]) -> SpecValue:
+  """The value of a spec file's entries, bound to `named` variables."""
   value = SpecValue()
-  for entry in _specfile.entries(data, directory):
+  for entry in entries:
     variable, index = _specfile.bind(entry, named)
     if entry.kind == "freeze":
       value = value.union(freeze(variable, index))

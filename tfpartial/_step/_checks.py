@@ -49,6 +49,22 @@ def check_grads_and_vars(grads_and_vars: GradsAndVars,
   with a variable the spec freezes entirely, says that `mask_gradients`
   leaves such pairs out (the likeliest way to misalign them).
   """
+  checked = pairs_of(grads_and_vars)
+  for position, (grad, variable) in enumerate(checked):
+    try:
+      _check_gradient_shape(grad, variable, f"`grads_and_vars[{position}]`")
+    except ValueError as error:
+      dropped = [] if spec is None else [
+          v for _, v in checked if spec.fully_frozen(v)]
+      if not dropped:
+        raise
+      raise _errors.dropped_by_mask_gradients(str(error), dropped) from None
+  return checked
+
+
+def pairs_of(grads_and_vars: GradsAndVars) -> List[GradAndVar]:
+  """The pairs as a list, each a (gradient, variable) pair of a variable;
+  their shapes are `check_grads_and_vars`' to check."""
   if isinstance(grads_and_vars, dict):
     raise TypeError(
         "`grads_and_vars` must be (gradient, variable) pairs, e.g. "
@@ -69,15 +85,6 @@ def check_grads_and_vars(grads_and_vars: GradsAndVars,
           f"got {type(pair).__name__}.") from None
     _variables.check_variable(variable, f"grads_and_vars[{position}][1]")
     checked.append((grad, variable))
-  for position, (grad, variable) in enumerate(checked):
-    try:
-      _check_gradient_shape(grad, variable, f"`grads_and_vars[{position}]`")
-    except ValueError as error:
-      dropped = [] if spec is None else [
-          v for _, v in checked if spec.fully_frozen(v)]
-      if not dropped:
-        raise
-      raise _errors.dropped_by_mask_gradients(str(error), dropped) from None
   return checked
 
 
