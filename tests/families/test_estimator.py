@@ -113,3 +113,49 @@ def test_estimator_trains_restarts_and_keeps_the_freeze(tmp_path, how):
   assert {"b/Adam", "b/Adam_1"} <= names
   plain = _train(_model_fn, tmp_path / "model", {"spec": None}, steps=1)
   assert plain.get_variable_value("global_step") == 2 * STEPS + 1
+
+
+EMBEDDING = ("dnn/input_from_feature_columns/input_layer/ids_embedding/"
+             "embedding_weights")
+
+
+def _canned(model_dir, optimizer):
+  """A canned DNNClassifier over an embedding column: the Estimator makes
+  its variables inside `train`, after its optimizer exists."""
+  ids = tf.feature_column.categorical_column_with_identity("ids", 10)
+  return tf.estimator.DNNClassifier(
+      hidden_units=[4], model_dir=str(model_dir), optimizer=optimizer,
+      feature_columns=[tf.feature_column.embedding_column(ids, dimension=3)])
+
+
+def _canned_input_fn():
+  features = {"ids": np.array([[1], [6], [3], [8]], np.int64)}
+  return tf.data.Dataset.from_tensors(
+      (features, np.array([0, 1, 0, 1], np.int64))).repeat()
+
+
+def test_a_canned_estimator_trains_with_a_spec_attached_to_its_optimizer(
+    tmp_path):
+  # The spec is a file loaded without variables; in each train's new graph
+  # the Estimator makes its optimizer (a Keras optimizer object cannot be
+  # reused across trains, with or without tfpartial), which binds the spec
+  # by name at its first step.
+  path = tmp_path / "spec.json"
+  path.write_text('{"%s": {"freeze": ":5"}}' % EMBEDDING)
+  spec = tfpartial.load_spec(str(path))
+  estimator = _canned(tmp_path / "model", lambda: spec.wrap(
+      tf.keras.optimizers.legacy.Adagrad(0.5)))
+  estimator.train(_canned_input_fn, steps=2)
+  first = estimator.get_variable_value(EMBEDDING)
+  # A second train: a new graph, the same wrapped optimizer.
+  estimator.train(_canned_input_fn, steps=3)
+  assert estimator.get_variable_value("global_step") == 5
+  second = estimator.get_variable_value(EMBEDDING)
+  helpers.assert_same_bits(second[:5], first[:5], "frozen rows 0-4")
+  # Rows 6 and 8 are looked up and train; so would 1 and 3 without it.
+  assert (second[[6, 8]] != first[[6, 8]]).all()
+  plain = _canned(tmp_path / "model",
+                  lambda: tf.keras.optimizers.legacy.Adagrad(0.5))
+  plain.train(_canned_input_fn, steps=1)
+  moved = plain.get_variable_value(EMBEDDING)
+  assert (moved[[1, 3]] != second[[1, 3]]).all()
