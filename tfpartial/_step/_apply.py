@@ -146,9 +146,11 @@ def apply_gradients(spec: StepSpec, grads_and_vars: GradsAndVars,
       gradients.clear()
     return result
 
-  if not guards and not (update is not None and update.needs_lock):
+  graph_lock = bool(guards) or (update is not None and update.needs_lock)
+  if not graph_lock and not (update is not None
+                             and update.needs_eager_lock):
     return path.run(guards, run_apply, gradients, in_place)
-  with _lock.held(gradients) as lock:
+  with _lock.held(gradients, graph=graph_lock) as lock:
     return path.run(guards, run_apply, gradients, in_place, lock)
 
 
