@@ -12,7 +12,7 @@ the open descriptor, and the library is loaded through that descriptor
 where the system allows (`/proc/self/fd`), so what is checked is what
 runs even if a path changes meanwhile.
 
-Files, per cache key (`_kernel_build.cache_key`):
+Files, per cache key (`_build.cache_key`):
 
 - `kernels-KEY-DIGEST.so`: a library, named after its own digest;
 - `kernels-KEY.sha256`: `sha256sum` format, the digest and the name
