@@ -1,42 +1,27 @@
-"""The compiled kernel's build and cache (`_native`, `_kernel_cache`).
+"""The compiled kernel's build and cache (`_native`, `_build`, `_cache`).
 
 What a process loads is code it runs: the cache is used only when it is
 the user's own (mode 0700), a library only after its checks, and a damaged
-cache, a wrong library or a hung compiler never stops training. Most
-"builds" here run a fake compiler that copies the kernel this process
-loaded (a real build takes 10-30 s); anything that loads a library runs in
-a fresh process, since a process loads the kernel's ops once.
+cache, a wrong library or a hung compiler never stops training. The
+fake compilers and the fresh processes are `fakes`'.
 """
 
-import json
 import os
 import pathlib
 import re
 import shutil
 import stat
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
-import tensorflow as tf
 
+import fakes
 from tfpartial._kernels import _build
 from tfpartial._kernels import _cache
 from tfpartial._kernels import _native
+from tfpartial._kernels import _settings
 
-OTHER_UID = 54321
-# The child's one line of JSON: what `library()` gave, and why.
-CHILD = """
-import json
-from tfpartial._kernels import _native
-library = _native.library()
-print(json.dumps({
-    "loaded": library is not None, "reason": _native.reason(),
-    "ops": sorted(name for name in dir(library) if name.startswith(
-        "tfpartial_") and not name.endswith("_eager_fallback"))}))
-"""
 # A library that registers one op under the kernel's first op's name, as
 # a build of an older source would: loadable, but without the others.
 WRONG_OPS = """
@@ -59,95 +44,13 @@ __attribute__((constructor)) static void planted() {
 """
 
 
-def _fake_compiler(tmp_path, name, body):
-  """A `$CXX` that appends a line to `runs` each time, then runs `body`
-  (sh, with `$out` the -o argument)."""
-  script = tmp_path / name
-  script.write_text(
-      "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do\n"
-      '  if [ "$1" = -o ]; then out=$2; fi; shift\ndone\n'
-      f"echo run >> {tmp_path / (name + '.runs')}\n{body}\n")
-  script.chmod(0o755)
-  return str(script)
-
-
-def _source(copier):
-  return pathlib.Path(pathlib.Path(copier + ".source").read_text())
-
-
-def _runs(cxx):
-  runs = pathlib.Path(cxx + ".runs")
-  return len(runs.read_text().splitlines()) if runs.exists() else 0
-
-
-def _compile(tmp_path, source, name, tensorflow=False):
-  """Compiles `source` into the library `name` (in well under a second:
-  TensorFlow's C API header only)."""
-  path = tmp_path / (name + ".cc")
-  path.write_text(source)
-  flags = ([f"-I{tf.sysconfig.get_include()}", *tf.sysconfig.get_link_flags()]
-           if tensorflow else [])
-  subprocess.run([_native.compiler(), "-shared", "-fPIC", str(path), "-o",
-                  str(tmp_path / name), *flags], check=True,
-                 capture_output=True)
-  return tmp_path / name
-
-
-def _private(path):
-  path.mkdir(mode=0o700)
-  path.chmod(0o700)
-  return path
-
-
-def _child(tmp_path, cache, cxx, **env):
-  """`CHILD` in a fresh process: (its JSON, its `tfpartial:` lines)."""
-  environment = dict(os.environ, TFPARTIAL_CACHE=str(cache), CXX=cxx, **env)
-  environment.pop(_native.SWITCH, None)
-  run = tmp_path / "run"  # Nothing here can shadow a module.
-  run.mkdir(exist_ok=True)
-  result = subprocess.run([sys.executable, "-c", CHILD], cwd=run,
-                          env=environment, capture_output=True, text=True,
-                          timeout=300, check=False)
-  assert result.returncode == 0, (result.returncode, result.stderr[-3000:])
-  said = [line for line in result.stderr.splitlines()
-          if line.startswith("tfpartial:")]
-  return json.loads(result.stdout.splitlines()[-1]), said
-
-
-@pytest.fixture(scope="session")
-def kernel(compiled_kernel, tmp_path_factory):
-  """A copy of the kernel this process loaded."""
-  copy = tmp_path_factory.mktemp("kernel") / "kernel_copy.so"
-  shutil.copyfile(compiled_kernel, copy)
-  return copy
-
-
-@pytest.fixture
-def copier(tmp_path, kernel):
-  """A `$CXX` that "builds" by copying the real kernel (or the library
-  `_copying` names)."""
-  source = tmp_path / "copier.source"
-  source.write_text(str(kernel))
-  return _fake_compiler(tmp_path, "copier", f'cp "$(cat {source})" "$out"')
-
-
-def _copying(copier, library):
-  pathlib.Path(copier + ".source").write_text(str(library))
-
-
-@pytest.fixture
-def failing(tmp_path):
-  return _fake_compiler(tmp_path, "failing",
-                        "echo 'fatal error: no headers' >&2\nexit 1")
-
-
 # Item 4: say when it builds.
 
 
 def test_a_build_says_so_once_and_a_cached_load_says_nothing(
     tmp_path, copier):
   cache = tmp_path / "cache"
-  first, said = _child(tmp_path, cache, copier)
+  first, said = fakes.child(tmp_path, cache, copier)
   assert first["loaded"] and first["ops"] == sorted(_build.ops()), first
   assert len(said) == 1, said
   assert said[0].startswith("tfpartial: building its compiled kernels "
@@ -155,32 +58,33 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
   for words in (f"cached in {cache}", "TFPARTIAL_KERNELS=off",
                 "no build for this TensorFlow and compiler yet"):
     assert words in said[0], said[0]
-  again, said = _child(tmp_path, cache, copier)
+  again, said = fakes.child(tmp_path, cache, copier)
   assert again["loaded"] and said == []
-  assert _runs(copier) == 1
+  assert fakes.runs(copier) == 1
 
 
 # Item 2: a damaged cache never crashes training.
 
 
 def test_a_truncated_library_is_rebuilt_not_loaded(tmp_path, copier):
-  cache = _private(tmp_path / "cache")
+  cache = fakes.private(tmp_path / "cache")
   _build.build(cache, copier)
   (library,) = cache.glob("kernels-*.so")
   with open(library, "r+b") as stream:
     stream.truncate(4096)
   # Loading it would end the process with a bus error.
-  result, said = _child(tmp_path, cache, copier)
+  result, said = fakes.child(tmp_path, cache, copier)
   assert result["loaded"] and result["ops"] == sorted(_build.ops())
   assert "because the cached one is unusable" in said[0], said
   assert "does not match the digest" in said[0], said
-  assert _runs(copier) == 2
+  assert fakes.runs(copier) == 2
 
 
 def test_a_library_swapped_for_another_fails_its_digest(tmp_path, copier):
-  cache = _private(tmp_path / "cache")
+  cache = fakes.private(tmp_path / "cache")
   library = _build.build(cache, copier)
-  shutil.copyfile(_compile(tmp_path, WRONG_OPS, "wrong.so", True), library)
+  wrong = fakes.compile_library(tmp_path, WRONG_OPS, "wrong.so", True)
+  shutil.copyfile(wrong, library)
   folder = _cache.open_private(cache)
   try:
     with pytest.raises(_cache.Unusable, match=(
@@ -192,12 +96,13 @@ def test_a_library_swapped_for_another_fails_its_digest(tmp_path, copier):
 
 def test_a_library_that_lacks_the_ops_is_refused_even_with_its_digest(
     tmp_path, copier):
-  cache, kernel = _private(tmp_path / "cache"), _source(copier)
+  cache, kernel = fakes.private(tmp_path / "cache"), fakes.source(copier)
   # Built, so with its digest: an older source's build, say.
-  _copying(copier, _compile(tmp_path, WRONG_OPS, "wrong.so", True))
+  fakes.copying(copier,
+                fakes.compile_library(tmp_path, WRONG_OPS, "wrong.so", True))
   _build.build(cache, copier)
-  _copying(copier, kernel)
-  result, said = _child(tmp_path, cache, copier)
+  fakes.copying(copier, kernel)
+  result, said = fakes.child(tmp_path, cache, copier)
   # Its op now hides the rebuilt library's: this process goes without.
   assert not result["loaded"], result
   assert result["reason"].endswith("lacks the ops tfpartial_apply_adam")
@@ -206,9 +111,9 @@ def test_a_library_that_lacks_the_ops_is_refused_even_with_its_digest(
                             "kernel: "), said
   assert not list(cache.glob("*.failed"))  # Not the build's fault.
   # The next process loads the rebuilt library, without a word.
-  result, said = _child(tmp_path, cache, copier)
+  result, said = fakes.child(tmp_path, cache, copier)
   assert result["loaded"] and result["ops"] == sorted(_build.ops())
-  assert said == [] and _runs(copier) == 2
+  assert said == [] and fakes.runs(copier) == 2
 
 
 def test_every_op_the_fused_updates_call_is_checked(compiled_kernel):
@@ -230,14 +135,14 @@ def test_no_predictable_temporary_folder_is_used(tmp_path, copier):
   planted = temporary / f"tfpartial-{os.getuid()}"
   planted.mkdir(parents=True)
   mark = tmp_path / "planted_code_ran"
-  name = _build.build(_private(tmp_path / "scratch"), copier).name
-  shutil.copyfile(_compile(tmp_path, PLANTED % mark, "planted.so"),
+  name = _build.build(fakes.private(tmp_path / "scratch"), copier).name
+  shutil.copyfile(fakes.compile_library(tmp_path, PLANTED % mark, "planted.so"),
                   planted / name)
   if os.getuid() == 0:
-    os.chown(planted, OTHER_UID, OTHER_UID)
+    os.chown(planted, fakes.OTHER_UID, fakes.OTHER_UID)
   planted.chmod(0o777)
   (tmp_path / "a_file").write_text("")
-  result, said = _child(tmp_path, tmp_path / "a_file" / "cache", copier,
+  result, said = fakes.child(tmp_path, tmp_path / "a_file" / "cache", copier,
                         TMPDIR=str(temporary))
   assert not mark.exists()
   assert not result["loaded"]
@@ -251,8 +156,8 @@ def test_no_predictable_temporary_folder_is_used(tmp_path, copier):
 
 def _other_owner(folder):
   if os.getuid() == 0:
-    os.chown(folder, OTHER_UID, OTHER_UID)
-    return folder, f"belongs to uid {OTHER_UID}, not to this user (uid 0)"
+    os.chown(folder, fakes.OTHER_UID, fakes.OTHER_UID)
+    return folder, f"belongs to uid {fakes.OTHER_UID}, not to this user (uid 0)"
   root = pathlib.Path("/")
   if root.stat().st_uid == os.getuid():
     pytest.skip("no folder of another user to try")
@@ -263,7 +168,7 @@ def _other_owner(folder):
                                     "1777", "other_owner"])
 def test_a_cache_folder_others_can_enter_is_refused_and_left_as_it_was(
     tmp_path, copier, unsafe, capfd):
-  folder = _private(tmp_path / "cache")
+  folder = fakes.private(tmp_path / "cache")
   _build.build(folder, copier)  # A good library sits there.
   if unsafe == "other_owner":
     folder, problem = _other_owner(folder)
@@ -279,7 +184,7 @@ def test_a_cache_folder_others_can_enter_is_refused_and_left_as_it_was(
   assert "TFPARTIAL_CACHE" in why
   after = os.stat(folder)
   assert (after.st_mode, after.st_uid) == (before.st_mode, before.st_uid)
-  assert _runs(copier) == 1  # Nothing built there either.
+  assert fakes.runs(copier) == 1  # Nothing built there either.
   assert (capfd.readouterr().err ==
           f"tfpartial: running without the compiled kernel: {why}\n")
 
@@ -307,7 +212,7 @@ def test_a_missing_cache_folder_is_made_private(
 
 def _cached(tmp_path, copier):
   """A private cache holding a good build; (folder, library, key)."""
-  cache = _private(tmp_path / "cache")
+  cache = fakes.private(tmp_path / "cache")
   return cache, _build.build(cache, copier), _build.cache_key(copier)
 
 
@@ -332,8 +237,8 @@ def _fifo(library):
 def _someone_elses(library):
   if os.getuid() != 0:
     pytest.skip("only root can give a file away")
-  os.chown(library, OTHER_UID, OTHER_UID)
-  return f"belongs to uid {OTHER_UID}, not to this user"
+  os.chown(library, fakes.OTHER_UID, fakes.OTHER_UID)
+  return f"belongs to uid {fakes.OTHER_UID}, not to this user"
 
 
 @pytest.mark.parametrize("spoil", [_group_writable, _symbolic_link, _fifo,
@@ -371,10 +276,10 @@ def test_a_record_that_names_another_file_is_refused(tmp_path, copier):
 def test_a_hanging_compiler_is_stopped_and_the_timeout_recorded(
     tmp_path, monkeypatch):
   pid = tmp_path / "pid"
-  hanging = _fake_compiler(tmp_path, "hanging",
+  hanging = fakes.fake_compiler(tmp_path, "hanging",
                            f"sleep 30 &\necho $! > {pid}\nwait")
   cache = tmp_path / "cache"
-  monkeypatch.setenv(_build.TIMEOUT, "1")
+  monkeypatch.setenv(_settings.TIMEOUT, "1")
   start = time.monotonic()
   library, why = _native.load(hanging, cache)
   assert time.monotonic() - start < 10
@@ -382,19 +287,25 @@ def test_a_hanging_compiler_is_stopped_and_the_timeout_recorded(
   assert why.startswith(f"building kernels.cc failed: {hanging} did "
                         f"not finish within 1 s ($TFPARTIAL_BUILD_TIMEOUT, "
                         f"default 180) (recorded in {cache}/kernels-")
-  assert why.endswith(".failed; delete it to retry)")
+  assert why.endswith(".failed; raise TFPARTIAL_BUILD_TIMEOUT above 1 or "
+                      "delete it to retry)")
   # The compiler's own children are stopped too.
   _assert_gone(int(pid.read_text()))
   assert not list(cache.glob("*.so")) and not list(cache.glob(".*"))
   # Recorded: the next process does not wait again ...
   library, again = _native.load(hanging, cache)
   assert library is None and again.startswith("the last build failed: ")
-  assert _runs(hanging) == 1
-  # ... until the record is deleted.
+  assert fakes.runs(hanging) == 1
+  # ... until the timeout is raised above the one that ran out ...
+  monkeypatch.setenv(_settings.TIMEOUT, "1.5")
+  library, again = _native.load(hanging, cache)
+  assert library is None and "within 1.5 s" in again, again
+  assert fakes.runs(hanging) == 2
+  # ... or the record is deleted.
   (failed,) = cache.glob("*.failed")
   failed.unlink()
   _native.load(hanging, cache)
-  assert _runs(hanging) == 2
+  assert fakes.runs(hanging) == 3
 
 
 def _assert_gone(pid):
@@ -413,12 +324,12 @@ def _assert_gone(pid):
 @pytest.mark.parametrize("value", ["soon", "0", "-5", "nan"])
 def test_a_build_timeout_that_is_not_a_number_is_the_reason(
     tmp_path, failing, monkeypatch, value):
-  monkeypatch.setenv(_build.TIMEOUT, value)
+  monkeypatch.setenv(_settings.TIMEOUT, value)
   library, why = _native.load(failing, tmp_path / "cache")
   assert library is None
   assert why == (f"not building kernels.cc: TFPARTIAL_BUILD_TIMEOUT="
                  f"{value!r} is not a positive number of seconds")
-  assert _runs(failing) == 0 and not list((tmp_path / "cache").iterdir())
+  assert fakes.runs(failing) == 0 and not list((tmp_path / "cache").iterdir())
 
 
 def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
@@ -435,7 +346,7 @@ def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
   assert library is None
   assert again == (f"the last build failed: fatal error: no headers "
                    f"(recorded in {failed}; delete it to retry)")
-  assert _runs(failing) == 1
+  assert fakes.runs(failing) == 1
   assert [p.suffix for p in cache.iterdir()] == [".failed"]  # No .so.
   monkeypatch.setenv(_native.SWITCH, "off")
   assert _native.library() is None
@@ -448,10 +359,10 @@ def test_without_a_working_compiler_there_is_no_kernel_and_a_reason(
 def test_concurrent_builds_never_show_a_record_without_its_library(
     tmp_path, kernel):
   # Each build writes other bytes (a trailing mark), slowly.
-  slow = _fake_compiler(
+  slow = fakes.fake_compiler(
       tmp_path, "slow", f'head -c 100000 {kernel} > "$out"\nsleep 0.2\n'
       f'tail -c +100001 {kernel} >> "$out"\necho $$ >> "$out"')
-  cache = _private(tmp_path / "cache")
+  cache = fakes.private(tmp_path / "cache")
   key, seen, problems = _build.cache_key(slow), set(), []
   done = threading.Event()
 
@@ -496,7 +407,7 @@ def test_no_home_folder_means_no_kernel_not_a_crash(tmp_path, monkeypatch):
     monkeypatch.delenv(name, raising=False)
   monkeypatch.setattr(pathlib.Path, "home", no_home)
   monkeypatch.setattr(_native, "_loaded", [])
-  monkeypatch.setenv("CXX", _fake_compiler(tmp_path, "never", "exit 1"))
+  monkeypatch.setenv("CXX", fakes.fake_compiler(tmp_path, "never", "exit 1"))
   assert _native.library() is None
   assert _native.reason() == ("no folder to cache the compiled kernel in "
                               "(Could not determine home directory.); set "
@@ -514,7 +425,7 @@ def test_the_build_asks_for_every_operation_correctly_rounded(tmp_path):
   cxx.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {arguments}\nexit 1\n')
   cxx.chmod(0o755)
   with pytest.raises(_build.BuildFailed):
-    _build.build(_private(tmp_path / "cache"), str(cxx), timeout=60)
+    _build.build(fakes.private(tmp_path / "cache"), str(cxx), timeout=60)
   given = arguments.read_text().splitlines()
   assert str(_build.SOURCE) in given  # It is the build's command.
   assert "-ffp-contract=off" in given

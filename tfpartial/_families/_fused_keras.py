@@ -184,8 +184,11 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
   if not _compat.KERAS_3:
     return ()
   import keras  # pylint: disable=g-import-not-at-top
+  # Keras 3 counts a step as `iterations.assign(iterations + 1)`: eagerly
+  # the kernel's steps hold the step lock for it (`counts_racily`).
   adam = [_fused.FusedKind(base=base, mixin=FusedKerasAdamUpdate,
-                            serves=_serves, frozen=_adam_frozen)
+                            serves=_serves, frozen=_adam_frozen,
+                            counts_racily=True)
           for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
   # Where the kernel is not loaded or cannot serve (a GPU): eagerly, the
   # select update (for SGD too, below).
@@ -195,9 +198,11 @@ def _kinds() -> Tuple[_fused.FusedKind, ...]:
            for base in (keras.optimizers.Adam, keras.optimizers.AdamW)]
   # SGD without momentum has no slot: a mostly frozen variable's update
   # can touch only its trainable elements.
-  sgd = _fused.FusedKind(base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,
-                         serves=_serves, frozen=_frozen,
-                         offsets=lambda optimizer: cast(Any, optimizer).momentum == 0)
+  sgd = _fused.FusedKind(
+      base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate, serves=_serves,
+      frozen=_frozen,
+      offsets=lambda optimizer: cast(Any, optimizer).momentum == 0,
+      counts_racily=True)
   sgd_select = _fused.FusedKind(
       base=keras.optimizers.SGD, mixin=FusedKerasSgdUpdate,
       serves=_select_keras.serves, frozen=_select_keras.select_mask,

@@ -19,7 +19,16 @@ Files, per cache key (`_build.cache_key`):
   of the library to load (written after the library, renamed into
   place, so a reader never sees a record without its library, nor a
   record of another library's bytes);
-- `kernels-KEY.failed`: why the last build failed or timed out.
+- `kernels-KEY.failed`: why the last build failed, and its cause
+  (`_failures`);
+- `.kernels-KEY-XXXXXXXX.so`, `.kernels-record-XXXXXXXX.tmp`: a build's
+  files while it writes them (renamed into place); one left by a process
+  killed meanwhile is removed once it is older than a build may take
+  (`remove_stale`).
+
+Before a build, `probe` writes and removes a file of `PROBE_BYTES` in the
+folder, so that a full, read-only or unwritable cache is found before
+10-30 s of compiling, not after.
 """
 
 from __future__ import annotations
@@ -30,7 +39,10 @@ import pathlib
 import re
 import stat
 import tempfile
+import time
 from typing import Optional, Tuple
+
+from tfpartial._kernels import _path
 
 # The kernel is about 170 KB; anything far larger is not ours.
 MAX_LIBRARY_BYTES = 64 << 20
@@ -39,10 +51,14 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # Never block on a FIFO planted under a library's name.
 _FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+# A build writes its library (about 600 KB) and two small records: the
+# probe asks the file system for three times that before a compile.
+PROBE_BYTES = 2 << 20
+# What `temporary` names (mkstemp's eight random characters).
+_TEMPORARY = re.compile(
+    r"\.kernels-(?:[0-9a-f]{16}|record|probe)-[a-z0-9_]{8}\.(?:so|tmp)")
 
-
-class Unsafe(Exception):
-  """The folder may hold files other users wrote: never load from it."""
+Unsafe = _path.Unsafe
 
 
 class Unusable(Exception):
@@ -57,39 +73,25 @@ def supported() -> bool:
 def open_private(directory: pathlib.Path) -> int:
   """Opens `directory` (made, mode 0700, if missing): a descriptor.
 
-  Raises Unsafe when it cannot be made or opened, or is not this user's
-  own with mode 0700 or stricter. A folder that exists is never changed.
+  Raises Unsafe when it cannot be made or opened, when a folder or link
+  on its path is not to be trusted (`_path.checked`), or when it is not
+  this user's own with mode 0700 or stricter. A folder that exists is
+  never changed.
   """
-  directory = pathlib.Path(os.path.abspath(directory))
-  if not os.path.lexists(directory):
-    try:
-      _make(directory)
-    except FileExistsError:
-      pass  # Another process made it meanwhile: checked below.
-    except OSError as error:
-      raise Unsafe(f"the cache folder {directory} cannot be made "
-                   f"({error.strerror or error})") from None
+  given = pathlib.Path(os.path.abspath(directory))
+  real = _path.checked(given)
   try:
-    folder = os.open(directory, os.O_RDONLY | _DIRECTORY)
+    # No link at the end either: `checked` resolved them all.
+    folder = os.open(real, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
   except OSError as error:
-    raise Unsafe(f"the cache folder {directory} cannot be opened "
+    raise Unsafe(f"the cache folder {given} cannot be opened "
                  f"({error.strerror or error})") from None
   try:
-    _check_folder(os.fstat(folder), directory)
+    _check_folder(os.fstat(folder), given)
   except Unsafe:
     os.close(folder)
     raise
   return folder
-
-
-def _make(directory: pathlib.Path) -> None:
-  # As XDG asks: a missing cache folder is made 0700 (the umask can only
-  # take bits away), and so is its missing parent.
-  try:
-    os.mkdir(directory, 0o700)
-  except FileNotFoundError:
-    directory.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.mkdir(directory, 0o700)
 
 
 def _check_folder(info: os.stat_result, directory: pathlib.Path) -> None:
@@ -155,10 +157,6 @@ def _record_name(key: str) -> str:
   return f"kernels-{key}.sha256"
 
 
-def failure_path(directory: pathlib.Path, key: str) -> pathlib.Path:
-  return pathlib.Path(directory) / f"kernels-{key}.failed"
-
-
 def open_library(folder: int, directory: pathlib.Path, key: str
                  ) -> Optional[Tuple[int, pathlib.Path]]:
   """The verified library for `key`: (open descriptor, path), or None
@@ -200,29 +198,24 @@ def publish(directory: pathlib.Path, key: str, built: pathlib.Path
   library = directory / f"kernels-{key}-{digest[:16]}.so"
   os.chmod(built, 0o700)
   os.replace(built, library)
-  _write_atomically(directory / _record_name(key),
+  write_atomically(directory / _record_name(key),
                     f"{digest}  {library.name}\n")
   return library
 
 
-def record_failure(directory: pathlib.Path, key: str, message: str) -> None:
-  """Records why building for `key` failed; later processes skip it."""
-  _write_atomically(failure_path(directory, key), message)
-
-
-def read_failure(folder: int, directory: pathlib.Path, key: str
-                 ) -> Optional[str]:
-  """The recorded failure for `key`, or None."""
-  name = failure_path(directory, key).name
+def read_record(folder: int, directory: pathlib.Path, name: str
+                ) -> Optional[Tuple[str, float]]:
+  """(text, mtime) of the small record `name` after `_check_file`, or
+  None when there is none. Raises Unusable when it fails a check."""
   try:
     handle, data = _open_checked(folder, pathlib.Path(directory), name,
                                  _MAX_RECORD_BYTES)
   except FileNotFoundError:
     return None
-  except Unusable as error:
-    return str(error)
-  os.close(handle)
-  return data.decode("utf-8", "replace").strip()
+  try:
+    return data.decode("utf-8", "replace"), os.fstat(handle).st_mtime
+  finally:
+    os.close(handle)
 
 
 def temporary(directory: pathlib.Path, key: str, suffix: str
@@ -234,7 +227,8 @@ def temporary(directory: pathlib.Path, key: str, suffix: str
   return pathlib.Path(path)
 
 
-def _write_atomically(path: pathlib.Path, text: str) -> None:
+def write_atomically(path: pathlib.Path, text: str) -> None:
+  """Writes `text` to `path`, renamed into place: whole or not at all."""
   partial = temporary(path.parent, "record", ".tmp")
   try:
     partial.write_text(text)
@@ -242,3 +236,50 @@ def _write_atomically(path: pathlib.Path, text: str) -> None:
   finally:
     if partial.exists():
       partial.unlink()
+
+
+def probe(directory: pathlib.Path) -> None:
+  """Writes `PROBE_BYTES` to a new file in `directory`, synced, then
+  removes it. Raises OSError as creating or writing it does (ENOSPC,
+  EDQUOT, EROFS, EACCES, EFBIG)."""
+  partial = temporary(directory, "probe", ".tmp")
+  try:
+    handle = os.open(partial, os.O_WRONLY | _NOFOLLOW)
+    try:
+      _fill(handle, PROBE_BYTES)
+      # Some file systems (NFS) report a full disk only when written back.
+      os.fsync(handle)
+    finally:
+      os.close(handle)
+  finally:
+    partial.unlink()
+
+
+def _fill(handle: int, size: int) -> None:
+  """Writes `size` zero bytes to `handle` (a seam: tests make it fail as
+  a full disk does, which needs no root and no file system of its own)."""
+  block = bytes(min(size, 1 << 16))
+  while size > 0:
+    size -= os.write(handle, block[:size])
+
+
+def remove_stale(folder: int, older_than: float) -> None:
+  """Removes the temporaries (`temporary`'s names) of this user's in
+  `folder` last written more than `older_than` seconds ago: a build's,
+  a probe's or a record's, left by a process killed meanwhile (a live
+  build is stopped once it runs longer than that)."""
+  now = time.time()
+  try:
+    names = os.listdir(folder)
+  except OSError:
+    return  # Cleaning up is a courtesy: it never stops a build.
+  for name in names:
+    if not _TEMPORARY.fullmatch(name):
+      continue
+    try:
+      info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+      if (stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
+          and now - info.st_mtime > older_than):
+        os.unlink(name, dir_fd=folder)
+    except OSError:
+      pass  # Renamed into place or removed meanwhile, or read-only.

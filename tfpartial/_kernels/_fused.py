@@ -58,6 +58,11 @@ class FusedKind:
   # without the library, and runs under the step lock (`_lock`): it reads
   # the variable before it writes it, as a restore does.
   library: bool = True
+  # Whether an eager step the kernel takes holds the step lock anyway:
+  # the optimizer counts its steps with a read and then a write of its
+  # step counter (Keras 3's `iterations.assign_add(1)` is
+  # `assign(iterations + 1)`), and threads racing there lose steps.
+  counts_racily: bool = False
 
 
 class V1DenseUpdate:
@@ -163,6 +168,13 @@ class FusedStep:
     """Whether the step must hold the step lock for the variables taken: a
     select update reads a variable and writes it back."""
     return not self.kind.library and bool(self._taken)
+
+  @property
+  def needs_eager_lock(self) -> bool:
+    """Whether an eager step must hold the step lock (`_lock.held` with
+    `graph=False`) so that its optimizer counts every step (the kind's
+    `counts_racily`)."""
+    return self.kind.counts_racily and bool(self._taken)
 
   def takes(self, grad: Gradient, variable: Variable,
             selection: Selection) -> bool:

@@ -8,16 +8,19 @@ runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
 TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
 `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
-10-30 s, says so on stderr, and is bounded (`_build`); later
-processes load the cached library.
+10-30 s, says so on stderr, and is bounded and watched (`_build`);
+later processes load the cached library. The settings are read and
+checked in `_settings`.
 
-The cache is used only when it is private to the user, and a library only
-after checking it (`_cache`). When the folder is not safe or cannot
-be made, there is no compiler, or building or loading fails, tfpartial
-runs the same steps without the kernel, with the same results (but for
-the last bit Grappler changes in Keras' weight decay inside a
-`tf.function`; see `_fused_keras`); `reason()` says why.
-`TFPARTIAL_KERNELS=off` turns the kernel off.
+The cache is used only when it and the folders on its path are the
+user's (`_path`), and a library only after checking it (`_cache`). When
+the folder is not safe, cannot be made or has no room, there is no
+compiler, or building or loading fails (recorded with its cause,
+`_failures`), tfpartial runs the same steps without the kernel, with the
+same results (but for the last bit Grappler changes in Keras' weight
+decay inside a `tf.function`; see `_fused_keras`); `reason()` says why.
+Nothing that goes wrong here raises from a step. `TFPARTIAL_KERNELS=off`
+turns the kernel off.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import logging
 import os
 import pathlib
 import shutil
-import sys
 import threading
 from types import ModuleType
 from typing import List, Optional, Tuple, cast
@@ -35,9 +37,12 @@ import tensorflow as tf
 
 from tfpartial._kernels import _build
 from tfpartial._kernels import _cache
+from tfpartial._kernels import _failures
+from tfpartial._kernels import _path
+from tfpartial._kernels import _settings
 
 SOURCE = _build.SOURCE
-SWITCH = "TFPARTIAL_KERNELS"
+SWITCH = _settings.SWITCH
 NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
 _LOCK = threading.Lock()
 # (library, why not, loaded from), as `_load_with_path` returns it.
@@ -51,8 +56,7 @@ _log = logging.getLogger(__name__)
 
 def enabled() -> bool:
   """Whether `TFPARTIAL_KERNELS` leaves the kernel on (read at each call)."""
-  return os.environ.get(SWITCH, "").strip().lower() not in (
-      "0", "off", "false", "no")
+  return _settings.enabled()
 
 
 def library() -> Optional[ModuleType]:
@@ -78,13 +82,8 @@ def compiler() -> Optional[str]:
 
 
 def cache_dir() -> pathlib.Path:
-  """The kernel's cache folder: `$TFPARTIAL_CACHE`, else
-  `$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`."""
-  explicit = os.environ.get("TFPARTIAL_CACHE")
-  if explicit:
-    return pathlib.Path(explicit)
-  base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-  return pathlib.Path(base) / "tfpartial"
+  """The kernel's cache folder (`_settings.cache_dir`)."""
+  return _settings.cache_dir()
 
 
 def _load() -> _Loaded:
@@ -92,8 +91,19 @@ def _load() -> _Loaded:
   # for a second copy of ops it has already registered.
   with _LOCK:
     if not _loaded:
-      _loaded.append(_load_here())
+      _loaded.append(_load_safely())
     return _loaded[0]
+
+
+def _load_safely() -> _Loaded:
+  try:
+    return _load_here()
+  except Exception as error:  # pylint: disable=broad-except
+    # The kernel is an optimisation: whatever goes wrong in finding,
+    # building or loading it, every step runs without it, with a reason,
+    # instead of raising (once, not at each step).
+    return _fall_back(f"the compiled kernel cannot be used: "
+                      f"{type(error).__name__}: {error}", None)
 
 
 def _load_here() -> _Loaded:
@@ -128,13 +138,15 @@ def _checked_load(cxx: Optional[str], directory: pathlib.Path) -> _Loaded:
   if not _cache.supported():
     return _unavailable("this system has no file owners and modes to "
                         "check the kernel's cache with")
-  directory = pathlib.Path(os.path.abspath(directory))
   try:
+    # Every later path is below the folder the links on the way lead to.
+    directory = _path.checked(pathlib.Path(os.path.abspath(directory)))
     folder = _cache.open_private(directory)
   except _cache.Unsafe as error:
     _say(f"running without the compiled kernel: {error}")
     return _unavailable(str(error))
   try:
+    _cache.remove_stale(folder, _settings.stale_after())
     return _load_or_build(folder, directory, cxx)
   finally:
     os.close(folder)
@@ -153,26 +165,45 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
     if module is not None:
       return module, None, found[1]
     why = f"the cached one is unusable: {problem}"
-  record = _cache.failure_path(directory, key)
-  retry = f"recorded in {record}; delete it to retry"
-  failed = _cache.read_failure(folder, directory, key)
-  if failed is not None:
-    return _unavailable(f"the last build failed: {failed} ({retry})")
   try:
-    seconds = _build.build_timeout()
-  except _build.BuildFailed as error:
+    seconds = _settings.build_timeout()
+  except _settings.Refused as error:
     return _fall_back(f"not building {SOURCE.name}: {error}", None)
+  record = _failures.path(directory, key)
+  failed = _failures.read(folder, directory, key)
+  if failed is not None:
+    retried = failed.retry_reason(seconds)
+    if retried is None:
+      fix = _failures.fix(failed.cause, record, failed.seconds)
+      return _unavailable(f"the last build failed: {failed.message} "
+                          f"({fix})")
+    why = retried
+  try:
+    _cache.probe(directory)
+  except OSError as error:  # Found before compiling, not after.
+    return _fall_back(
+        f"not building {SOURCE.name}: the cache folder {directory} cannot "
+        f"be written ({error.strerror or error}); make room there or set "
+        f"{_settings.CACHE} to a folder that has it", None)
   _say(f"building its compiled kernels ({SOURCE.name}, TensorFlow "
        f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
        f"it is cached in {directory}. {SWITCH}=off runs without it.")
+  return _build_and_load(folder, directory, cxx, key, seconds)
+
+
+def _build_and_load(folder: int, directory: pathlib.Path, cxx: str,
+                    key: str, seconds: float) -> _Loaded:
+  record = _failures.path(directory, key)
   # A failed load after a good build is recorded too, unless a library
   # this process loaded before may hide the new one's ops.
   record_load = not _held
   try:
     _build.build(directory, cxx, seconds)
     found = _cache.open_library(folder, directory, key)
-  except _build.BuildFailed as error:  # Recorded by build.
-    return _fall_back(f"building {SOURCE.name} failed: {error}", retry)
+  except _build.BuildFailed as error:  # Recorded by build, if it could.
+    fix = _failures.fix(error.cause, record, seconds)
+    return _fall_back(f"building {SOURCE.name} failed: {error}",
+                      fix if error.recorded else None)
   except (OSError, _cache.Unusable) as error:
     return _fall_back(f"building {SOURCE.name} failed: {error}", None)
   module, problem = ((None, f"{record.with_suffix('.sha256')} is missing")
@@ -182,10 +213,11 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
   why = cast(str, problem)  # Said whenever nothing loaded.
   if record_load:
     try:
-      _cache.record_failure(directory, key, why)
+      _failures.record(directory, key, _failures.LOAD, why)
     except OSError:
       record_load = False
-  return _fall_back(why, retry if record_load else None)
+  return _fall_back(why, _failures.fix(_failures.LOAD, record)
+                    if record_load else None)
 
 
 def _fall_back(problem: str, retry: Optional[str]) -> _Loaded:
@@ -215,10 +247,7 @@ def _load_library(handle: int, path: pathlib.Path
 
 
 def _say(message: str) -> None:
-  try:
-    print(f"tfpartial: {message}", file=sys.stderr, flush=True)
-  except (OSError, ValueError):
-    pass  # A closed stderr must not stop training either.
+  _settings.say(message)
 
 
 def _unavailable(why: str) -> Tuple[None, str, None]:

@@ -107,9 +107,11 @@ def run(entries: Sequence[Entry], apply: ApplyFn, path: _mode.Path,
       gradients.clear()
     return result
 
-  if not guards and not (update is not None and update.needs_lock):
+  graph_lock = bool(guards) or (update is not None and update.needs_lock)
+  if not graph_lock and not (update is not None
+                             and update.needs_eager_lock):
     return path.run(guards, run_apply, gradients, in_place)
-  with _lock.held(gradients) as lock:
+  with _lock.held(gradients, graph=graph_lock) as lock:
     return path.run(guards, run_apply, gradients, in_place, lock)
 
 

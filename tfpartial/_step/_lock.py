@@ -23,8 +23,12 @@ Not under XLA (which cannot compile the mutex ops) nor under a
 `tf.distribute` strategy (whose replicas step together and synchronise
 among themselves); a step nested in another (a wrapped optimizer inside a
 wrapped one) runs under its parent's lock. Steps whose variables the
-compiled kernel updates need no lock: the kernel never moves a frozen
-element, so there is nothing to restore.
+compiled kernel updates need no lock for the freeze: the kernel never
+moves a frozen element, so there is nothing to restore. Eagerly, though,
+a kernel's step of an optimizer that counts its steps with a read and
+then a write (Keras 3's `iterations`) holds the Python lock, so that
+threads sharing it lose no step (`graph=False`: in a function there is
+nothing for the mutex to order that step's count by).
 """
 
 from __future__ import annotations
@@ -67,9 +71,11 @@ class GraphLock:
 
 
 @contextlib.contextmanager
-def held(gradients: Sequence[Any]) -> Iterator[Optional[GraphLock]]:
+def held(gradients: Sequence[Any], graph: bool = True
+         ) -> Iterator[Optional[GraphLock]]:
   """Holds the step lock; yields the `GraphLock` when the step is being
-  built into a graph (the path then takes and releases it), else None."""
+  built into a graph (the path then takes and releases it), else None.
+  `graph=False`: the Python lock of eager code only; a graph gets none."""
   if _HELD.get() or tf.distribute.has_strategy():
     yield None
     return
@@ -78,7 +84,7 @@ def held(gradients: Sequence[Any]) -> Iterator[Optional[GraphLock]]:
     if tf.executing_eagerly():
       with _EAGER:
         yield None
-    elif _tfprivate.in_xla():
+    elif _tfprivate.in_xla() or not graph:
       yield None
     else:
       yield GraphLock(_mutex(), gradients)
