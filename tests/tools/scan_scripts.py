@@ -111,5 +111,6 @@ SIDE_EFFECTS = '''\
 import os
 open("PWNED", "w").write("ran")
 os.system("touch PWNED_TOO")
+grads = optimizer.compute_gradients(loss)
 optimizer.apply_gradients([(g * mask, v) for g, v in grads])
 '''

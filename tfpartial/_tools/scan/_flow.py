@@ -172,7 +172,14 @@ class Flow:
     filtered = False
     for generator in node.generators:  # type: ignore[attr-defined]
       found = self.labels(generator.iter, scope, inner)
-      _bind_names(generator.target, found, inner)
+      target, source = generator.target, generator.iter
+      if isinstance(target, ast.Tuple) and isinstance(source, ast.Call) and (
+          _names.call_name(source) == "zip") and len(source.args) == len(
+              target.elts):  # `for m, (g, v) in zip(masks, pairs)`.
+        for each, part in zip(target.elts, source.args):
+          _bind_names(each, self.labels(part, scope, inner), inner)
+      else:
+        _bind_names(target, found, inner)
       if generator.ifs and "var" in found and any(
           _names.mentions_a_name_test(test) for test in generator.ifs):
         filtered = True

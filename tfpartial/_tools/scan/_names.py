@@ -11,7 +11,8 @@ import ast
 import re
 from typing import Optional
 
-GRADIENTS = {"compute_gradients", "gradients", "gradient", "get_gradients"}
+GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
+             "gradient", "get_gradients"}
 VARIABLES = {"Variable", "VariableV1", "ResourceVariable", "get_variable",
              "add_weight", "add_variable"}
 VARIABLE_LISTS = {"trainable_variables", "global_variables",
