@@ -219,8 +219,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
       return 2
   if args.command == "scan":  # Static: TensorFlow is never imported.
     from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
-    from tfpartial import __version__  # pylint: disable=g-import-not-at-top
-    return _main.run(args.paths, args.format, args.diff, version=__version__)
+    version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
+    return _main.run(args.paths, args.format, args.diff, version=version)
   _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial._tools import _demo  # pylint: disable=g-import-not-at-top

@@ -4,25 +4,25 @@ variables (`_flow` dispatches here)."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, List
+from typing import Any, Dict, List
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._labels import Labels, union
 
-if TYPE_CHECKING:
-  from tfpartial._tools.scan._flow import Flow, Labels
+Flow = Any  # `_flow.Flow`, which imports this module.
 
 # What arithmetic on a variable, a mask or a copy keeps of them.
 _DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train"}
 
 
-def binop(flow: "Flow", node: ast.AST, left: ast.AST, right: ast.AST,
-          scope: _scopes.Scope, env: Dict[str, "Labels"]) -> "Labels":
+def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
+          scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   """`left OP right` (and `tf.multiply(left, right)`)."""
   first = flow.labels(left, scope, env)
   second = flow.labels(right, scope, env)
   op = getattr(node, "op", ast.Mult())
-  result: "Labels" = {}
+  result: Labels = {}
   for kind, where in (*first.items(), *second.items()):
     if kind not in _DROPPED_BY_ARITHMETIC | {"mask", "const"}:
       result.setdefault(kind, where)
@@ -42,9 +42,9 @@ def binop(flow: "Flow", node: ast.AST, left: ast.AST, right: ast.AST,
   return result
 
 
-def _is_mix(flow: "Flow", left: ast.AST, right: ast.AST, first: "Labels",
-            second: "Labels", scope: _scopes.Scope,
-            env: Dict[str, "Labels"]) -> bool:
+def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
+            second: Labels, scope: _scopes.Scope,
+            env: Dict[str, Labels]) -> bool:
   """`m * x + (1 - m) * sg(x)`, `sg(h * x) + m * x`: a mask on both sides,
   a stop_gradient on one, the same variable in both."""
   masks = {"mask", "timesmask", "sgmask"}
@@ -59,8 +59,8 @@ def _is_mix(flow: "Flow", left: ast.AST, right: ast.AST, first: "Labels",
   return False
 
 
-def variables_in(flow: "Flow", node: ast.AST, scope: _scopes.Scope,
-                 env: Dict[str, "Labels"], stopped: bool = False) -> set:
+def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
+                 env: Dict[str, Labels], stopped: bool = False) -> set:
   """The variables (as text) read in `node`: inside `stop_gradient` calls
   only when `stopped`, outside them otherwise."""
   found = set()
@@ -84,7 +84,7 @@ def variables_in(flow: "Flow", node: ast.AST, scope: _scopes.Scope,
 
 
 def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
-                first: "Labels", second: "Labels", result: "Labels") -> None:
+                first: Labels, second: Labels, result: Labels) -> None:
   for mine, other, mine_node in ((first, second, left),
                                  (second, first, right)):
     if "mask" not in other:
@@ -98,8 +98,8 @@ def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
       result[f"varmask:{base}"] = node
 
 
-def call(flow: "Flow", node: ast.Call, scope: _scopes.Scope,
-         env: Dict[str, "Labels"]) -> "Labels":
+def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
+         env: Dict[str, Labels]) -> Labels:
   """The labels of one call, by what it calls."""
   name = _names.call_name(node)
   args: List[ast.AST] = list(node.args)
@@ -108,7 +108,7 @@ def call(flow: "Flow", node: ast.Call, scope: _scopes.Scope,
   if name in _names.VARIABLES:
     return _variable(flow, node, scope, env)
   if name in _names.VARIABLE_LISTS:
-    found: "Labels" = {"var": node}
+    found: Labels = {"var": node}
     if _names.scope_argument(node) is not None:
       found["filtered"] = node
     return found
@@ -138,9 +138,9 @@ def call(flow: "Flow", node: ast.Call, scope: _scopes.Scope,
   return _other(flow, node, name, args, scope, env)
 
 
-def _variable(flow: "Flow", node: ast.Call, scope: _scopes.Scope,
-              env: Dict[str, "Labels"]) -> "Labels":
-  found: "Labels" = {"var": node}
+def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,
+              env: Dict[str, Labels]) -> Labels:
+  found: Labels = {"var": node}
   for keyword in node.keywords:
     if keyword.arg == "trainable" and isinstance(
         keyword.value, ast.Constant) and keyword.value.value is False:
@@ -158,8 +158,8 @@ def _variable(flow: "Flow", node: ast.Call, scope: _scopes.Scope,
   return found
 
 
-def _where(flow: "Flow", node: ast.Call, args: List[ast.AST],
-           scope: _scopes.Scope, env: Dict[str, "Labels"]) -> "Labels":
+def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
+           scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   condition, yes, no = (flow.labels(a, scope, env) for a in args)
   found = {k: v for k, v in {**no, **yes}.items() if k not in {"var"}}
   found.pop("mask", None)
@@ -178,9 +178,8 @@ def _where(flow: "Flow", node: ast.Call, args: List[ast.AST],
   return found
 
 
-def _other(flow: "Flow", node: ast.Call, name: str, args: List[ast.AST],
-           scope: _scopes.Scope, env: Dict[str, "Labels"]) -> "Labels":
-  from tfpartial._tools.scan._flow import union  # pylint: disable=g-import-not-at-top
+def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
+           scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
   if name in _names.SNAPSHOTS | {"run", "get_value"}:
     by_argument = name in {"identity", "get_value", "run"}

@@ -25,8 +25,8 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan._labels import Labels, union
 
-Labels = Dict[str, ast.AST]
 _MAX_DEPTH = 40
 
 
@@ -36,7 +36,7 @@ class Flow:
   >>> module = _scopes.collect(ast.parse(
   ...     "g = opt.compute_gradients(loss)\\nm = [0., 1.]\\nh = g[0] * m\\n"))
   >>> sorted(Flow().labels(module.defs["h"][0], module))
-  ['grad', 'masked']
+  ['grad', 'masked', 'timesmask']
   """
 
   def __init__(self) -> None:
@@ -223,15 +223,6 @@ def _bind_names(target: ast.AST, found: Labels,
   elif isinstance(target, (ast.Tuple, ast.List)):
     for element in target.elts:
       _bind_names(element, found, env)
-
-
-def union(parts) -> Labels:  # type: ignore[no-untyped-def]
-  """Every kind in any of `parts`, at the first node it arose."""
-  merged: Labels = {}
-  for part in parts:
-    for kind, node in part.items():
-      merged.setdefault(kind, node)
-  return merged
 
 
 def has_var(labels: Labels) -> bool:
