@@ -1,4 +1,4 @@
-"""The `tfpartial` command: `demo`, `verify` and `bench`.
+"""The `tfpartial` command: `demo`, `verify`, `bench` and `scan`.
 
 Only the standard library is imported here, so that `--help` and usage
 errors answer at once; TensorFlow is imported when a command runs, quietly
@@ -22,11 +22,11 @@ class _Parser(argparse.ArgumentParser):
 
   def error(self, message: str) -> NoReturn:
     if message == "the following arguments are required: command":
-      message = "name a command: demo, verify or bench"
+      message = "name a command: demo, verify, bench or scan"
     unknown = re.match(r"argument command: invalid choice: (\S+)", message)
     if unknown:
       message = (f"unknown command {unknown.group(1)}: the commands are "
-                 "demo, verify and bench")
+                 "demo, verify, bench and scan")
     self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} "
               "--help')\n")
 
@@ -84,6 +84,26 @@ def _parser() -> argparse.ArgumentParser:
   bench.add_argument("--case", type=_bench_cases, default=None,
                      help="the cases to run, by letter, e.g. 'j,k' (default "
                      f"all: {','.join(_BENCH_CASES)})")
+  scan = commands.add_parser(
+      "scan",
+      help="find hand-made partial freezing in code, say why it drifts, "
+      "print the port",
+      description="Reads the .py files and notebook code cells under each "
+      "PATH, without importing or running them, and reports each "
+      "hand-made partial freeze (grads-mask, stop-gradient-mix, "
+      "shadow-variable, write-back, var-list-filter, weight-remask): "
+      "where, what it does, why it drifts with what is in scope, and its "
+      "tfpartial port. Exit 0 when nothing is found, 1 when something is, "
+      "2 on bad input.")
+  scan.add_argument("paths", nargs="+", metavar="PATH",
+                    help="files or folders to scan")
+  scan.add_argument("--format", choices=("text", "json", "sarif"),
+                    default="text", help="the report's format (default "
+                    "text: path:line:col: id: message, then the port)")
+  scan.add_argument("--diff", action="store_true",
+                    help="print one unified diff porting every finding "
+                    "that ports mechanically (git apply, patch -p1); the "
+                    "others are listed on stderr as 'port by hand'")
   return parser
 
 
@@ -197,6 +217,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
       print("tfpartial demo: error: --plot needs matplotlib: pip install "
             "'tfpartial[plot]'", file=sys.stderr)
       return 2
+  if args.command == "scan":  # Static: TensorFlow is never imported.
+    from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
+    version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
+    return _main.run(args.paths, args.format, args.diff, version=version)
   _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial._tools import _demo  # pylint: disable=g-import-not-at-top

@@ -47,7 +47,7 @@ def test_help(args):
 def test_no_command_is_a_usage_error():
   result = _tfpartial()
   assert result.returncode == 2 and result.stderr == (
-      "tfpartial: error: name a command: demo, verify or bench (see "
+      "tfpartial: error: name a command: demo, verify, bench or scan (see "
       "'tfpartial --help')\n")
 
 
@@ -205,10 +205,10 @@ def test_help_and_usage_errors_do_not_import_tensorflow(args):
 
 
 @pytest.mark.parametrize("args, message", [
-    ([], "tfpartial: error: name a command: demo, verify or bench (see "
+    ([], "tfpartial: error: name a command: demo, verify, bench or scan (see "
          "'tfpartial --help')"),
     (["frob"], "tfpartial: error: unknown command 'frob': the commands are "
-               "demo, verify and bench (see 'tfpartial --help')"),
+               "demo, verify, bench and scan (see 'tfpartial --help')"),
     (["verify", "a"], "tfpartial verify: error: the following arguments are "
                       "required: after, --spec (see 'tfpartial verify --help')"),
     (["verify", "a", "b", "--spec", "s.json", "--frob"],

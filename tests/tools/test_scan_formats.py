@@ -1,0 +1,131 @@
+"""`tfpartial scan`: the text, JSON and SARIF reports and the exit codes."""
+
+import io
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tfpartial._tools.scan import _main
+from tests.tools import scan_scripts
+
+IDIOMS = ["grads-mask", "stop-gradient-mix", "shadow-variable", "write-back",
+          "var-list-filter", "weight-remask"]
+
+
+def _run(paths, form="text", diff=False):
+  out, err = io.StringIO(), io.StringIO()
+  status = _main.run(paths, form, diff, out, err, version="1.2")
+  return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(name="script")
+def _script(tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  return "train.py"
+
+
+def test_text_is_one_line_per_finding_then_drift_and_port(script):
+  status, out, err = _run([script])
+  assert status == 1
+  first, drift, port = out.splitlines()
+  assert first.startswith("train.py:13:7: grads-mask: gradients zeroed by a "
+                          "mask before `apply_gradients` (line 12)")
+  assert first.endswith("(see docs/migration.md#gradient-masks)")
+  assert drift.startswith("  drift: `FtrlOptimizer` (line 9) computes each "
+                          "weight from its accumulators"), drift
+  assert "`l1_regularization_strength=0.5` sets it to 0" in drift
+  assert "becomes NaN (0 * Inf)" in drift
+  assert port.startswith("  port: ") and port.endswith("(mechanical: --diff)")
+  assert err == "tfpartial scan: 1 finding(s) in 1 file(s)\n"
+
+
+def test_json_lists_the_contract_s_fields(script):
+  status, out, _ = _run([script], "json")
+  (item,) = json.loads(out)
+  assert status == 1
+  assert {"path", "line", "col", "idiom", "message", "drift",
+          "port"} <= set(item)
+  assert (item["path"], item["line"], item["col"], item["idiom"]) == (
+      "train.py", 13, 7, "grads-mask")
+
+
+def test_sarif_is_2_1_0_with_a_rule_per_idiom(script):
+  status, out, _ = _run([script], "sarif")
+  log = json.loads(out)
+  assert status == 1
+  assert log["version"] == "2.1.0" and "sarif-2.1.0" in log["$schema"]
+  (run,) = log["runs"]
+  rules = run["tool"]["driver"]["rules"]
+  assert [rule["id"] for rule in rules] == IDIOMS
+  for rule in rules:
+    assert rule["helpUri"].startswith("https://")
+    assert "#" in rule["helpUri"]
+  (result,) = run["results"]
+  assert result["ruleId"] == "grads-mask"
+  assert rules[result["ruleIndex"]]["id"] == "grads-mask"
+  assert result["message"]["text"]
+  location = result["locations"][0]["physicalLocation"]
+  assert location["artifactLocation"]["uri"] == "train.py"
+  assert location["region"] == {"startLine": 13, "startColumn": 7}
+
+
+def _anchor(heading):
+  """The id Python-Markdown's toc gives a heading (underscores kept)."""
+  text = re.sub(r"[^\w\s-]", "", heading.replace("`", "")).strip().lower()
+  return re.sub(r"[-\s]+", "-", text)
+
+
+def test_every_help_link_is_a_section_of_the_migration_guide():
+  from tfpartial._tools.scan import _drift  # pylint: disable=g-import-not-at-top
+  guide = pathlib.Path(__file__).parent.parent.parent / "docs/migration.md"
+  headings = {_anchor(h) for h in re.findall(r"^#+ (.*)$", guide.read_text(),
+                                             re.M)}
+  for idiom in IDIOMS:
+    assert _drift.link(idiom).split("#")[1] in headings, idiom
+
+
+def test_exit_0_when_nothing_is_found(tmp_path):
+  (tmp_path / "ok.py").write_text("x = 1\n")
+  assert _run([str(tmp_path)]) == (
+      0, "", "tfpartial scan: 0 finding(s) in 1 file(s)\n")
+
+
+def test_exit_2_on_a_path_that_is_not_there(tmp_path):
+  status, out, err = _run([str(tmp_path / "nope")])
+  assert (status, out) == (2, "")
+  assert err == f"tfpartial scan: error: no such file or folder: " \
+                f"{tmp_path / 'nope'}\n"
+
+
+def test_exit_2_when_nothing_is_readable(tmp_path):
+  (tmp_path / "bad.py").write_bytes(b"\x00\x01binary")
+  status, _, err = _run([str(tmp_path)])
+  assert status == 2 and "nothing readable" in err
+
+
+def test_the_command_scans_without_importing_tensorflow(tmp_path):
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  result = subprocess.run(
+      [sys.executable, "-X", "importtime", "-m", "tfpartial", "scan",
+       str(tmp_path)], capture_output=True, text=True, timeout=120,
+      check=False, env={k: v for k, v in os.environ.items()})
+  assert result.returncode == 1, result.stderr[-2000:]
+  imported = {line.rsplit("|", 1)[-1].strip() for line in
+              result.stderr.splitlines() if line.startswith("import time:")}
+  assert "tfpartial._tools.scan._main" in imported
+  assert not {"tensorflow", "numpy", "keras"} & imported
+  assert not any(name.startswith("tfpartial._api") for name in imported)
+
+
+def test_scan_help():
+  result = subprocess.run([sys.executable, "-m", "tfpartial", "scan",
+                           "--help"], capture_output=True, text=True,
+                          timeout=60, check=False)
+  assert result.returncode == 0 and "--format {text,json,sarif}" in (
+      result.stdout)

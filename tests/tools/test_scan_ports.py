@@ -1,0 +1,74 @@
+"""`tfpartial scan --diff`: the ports apply with `git apply` and `patch
+-p1`, run, and hold the frozen bits where the originals drift."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.tools import scan_scripts
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def _run(args, folder, timeout=300):
+  return subprocess.run(args, cwd=folder, capture_output=True, text=True,
+                        timeout=timeout, check=False, env=ENV)
+
+
+def _scan_diff(folder, name):
+  return _run([sys.executable, "-m", "tfpartial", "scan", "--diff", name],
+              folder, timeout=60)
+
+
+@pytest.mark.parametrize("script, applier", [
+    ("TF1_GRADS_MASK_FTRL", "git"),
+    ("TF2_GRADS_MASK_ADAMW", "patch"),
+    ("TF1_STOP_GRADIENT_MIX", "git"),
+    ("TF1_SHADOW_RESTORE", "patch"),
+])
+def test_a_port_holds_what_the_original_lets_drift(tmp_path, script,
+                                                   applier):
+  if shutil.which(applier) is None:
+    pytest.fail(f"{applier} is needed to test that the diff applies")
+  name = "train.py"
+  original = getattr(scan_scripts, script)
+  (tmp_path / name).write_text(original)
+  before = _run([sys.executable, name], tmp_path)
+  assert before.returncode == 0, before.stderr[-2000:]
+  assert before.stdout.strip() == "held: False", before.stdout
+  diff = _scan_diff(tmp_path, name)
+  assert diff.returncode == 1, diff.stderr
+  assert diff.stdout.startswith("--- a/train.py\n+++ b/train.py\n")
+  assert "port by hand" not in diff.stderr, diff.stderr
+  (tmp_path / "port.diff").write_text(diff.stdout)
+  command = (["git", "apply", "port.diff"] if applier == "git" else
+             ["patch", "-p1", "-i", "port.diff"])
+  applied = _run(command, tmp_path, timeout=60)
+  assert applied.returncode == 0, applied.stdout + applied.stderr
+  ported = (tmp_path / name).read_text()
+  assert "import tfpartial" in ported
+  # The file's own comments stay.
+  for line in original.splitlines():
+    if line.strip().startswith("#"):
+      assert line in ported, line
+  after = _run([sys.executable, name], tmp_path)
+  assert after.returncode == 0, after.stderr[-2000:]
+  assert after.stdout.strip() == "held: True", (ported, after.stdout)
+  again = _scan_diff(tmp_path, name)
+  assert again.stdout == "", again.stdout  # Nothing left to port.
+
+
+def test_what_cannot_be_ported_is_listed_by_hand(tmp_path):
+  (tmp_path / "a.py").write_text(
+      "import tensorflow as tf\n"
+      "def step(opt, x, loss, mask):\n"
+      "  grads = tf.gradients(loss, [x])\n"
+      "  return opt.apply_gradients([(g * mask, x) for g in grads])\n")
+  result = _scan_diff(tmp_path, "a.py")
+  assert result.returncode == 1 and result.stdout == ""
+  assert result.stderr.startswith(
+      "port by hand: a.py:4:32: grads-mask: the mask `mask` is not a "
+      "constant"), result.stderr

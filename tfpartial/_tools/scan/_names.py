@@ -1,0 +1,192 @@
+"""What a call or a name is, by its spelling: the tables the flow reads.
+
+The scanner never resolves imports: `tf.compat.v1.scatter_update`,
+`v1.scatter_update` and `scatter_update` are the same call to it, named by
+the last part of the dotted name.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
+             "gradient", "get_gradients"}
+VARIABLES = {"Variable", "VariableV1", "ResourceVariable", "get_variable",
+             "add_weight", "add_variable"}
+VARIABLE_LISTS = {"trainable_variables", "global_variables",
+                  "model_variables", "local_variables", "get_collection",
+                  "get_trainable_variables", "get_variables",
+                  "get_model_variables", "get_variables_to_restore"}
+VARIABLE_ATTRIBUTES = {"trainable_variables", "trainable_weights",
+                       "weights", "variables", "kernel", "bias",
+                       "embeddings", "trainable_vars", "recurrent_kernel",
+                       "depthwise_kernel", "gamma", "beta"}
+# The argument that names a scope, by position, for each variable list.
+SCOPE_ARGUMENT = {"get_collection": 1, "trainable_variables": 0,
+                  "global_variables": 0, "model_variables": 0,
+                  "get_trainable_variables": 0, "get_variables": 0,
+                  "get_model_variables": 0, "local_variables": 0,
+                  "get_variables_to_restore": 0}
+SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
+             "get_weights", "identity"}
+SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
+          "squeeze", "gather", "cast", "tile", "broadcast_to", "transpose",
+          "stack", "concat", "constant", "array", "asarray", "astype",
+          "to_float", "copy", "ones_like", "abs"}
+MASKS = {"eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
+         "triu", "logical_not", "logical_and", "logical_or", "greater",
+         "less", "equal", "not_equal", "greater_equal", "less_equal"}
+CONTAINERS = {"zip", "list", "tuple", "sorted", "reversed", "enumerate",
+              "dict", "chain", "flatten", "nest_flatten"}
+ZEROS = {"zeros_like", "zeros"}
+TRAIN_STEPS = {"minimize", "apply_gradients"}
+WRITES = {"scatter_update", "scatter_nd_update", "assign", "set_weights",
+          "set_value", "batch_set_value"}
+FINITE_CHECKS = {"is_nan", "is_finite", "is_inf", "isnan", "isfinite",
+                 "isinf"}
+RESTORES = {"restore", "load_weights", "init_from_checkpoint",
+            "assign_from_checkpoint_fn", "load_model", "restore_v2"}
+_MASK_NAME = re.compile(
+    r"(mask|(^|_)(keep|frozen|freeze|trainable)(_|$))", re.I)
+_NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$)",
+                         re.I)
+
+
+def call_name(call: ast.Call) -> str:
+  """The last part of the called name, or "" for anything else.
+
+  >>> call_name(ast.parse("tf.compat.v1.scatter_update(x, i, v)").body[0].value)
+  'scatter_update'
+  """
+  func = call.func
+  if isinstance(func, ast.Attribute):
+    return func.attr
+  if isinstance(func, ast.Name):
+    return func.id
+  return ""
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+  """`a.b.c` for a chain of names, else None.
+
+  >>> dotted(ast.parse("self.layer.kernel").body[0].value)
+  'self.layer.kernel'
+  """
+  if isinstance(node, ast.Name):
+    return node.id
+  if isinstance(node, ast.Attribute):
+    base = dotted(node.value)
+    return None if base is None else f"{base}.{node.attr}"
+  return None
+
+
+def root(node: ast.AST) -> str:
+  """The variable an expression reads, as text: `x` for `x[0]`,
+  `x.read_value()`, `tf.identity(x)`, `layer` for `layer.get_weights()[0]`.
+
+  >>> root(ast.parse("tf.expand_dims(x.initialized_value()[0], 0)").body[0].value)
+  'x'
+  """
+  while True:
+    if isinstance(node, ast.Subscript):
+      node = node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in SNAPSHOTS | {"numpy"} and not node.args:
+      node = node.func.value
+    elif isinstance(node, ast.Call) and node.args and (
+        call_name(node) in SHAPES | {"run"}):
+      node = node.args[0]
+    else:
+      return dotted(node) or ast.unparse(node)[:60]
+
+
+def scope_argument(call: ast.Call) -> Optional[ast.AST]:
+  """The scope a variable-list call filters by, unless it is a string
+  literal (which names a model's own variables, as RL code does).
+
+  >>> scope_argument(ast.parse("tf.trainable_variables('ppo2_model')").body[0].value)
+  >>> ast.unparse(scope_argument(ast.parse(
+  ...     "tf.get_collection(keys.TRAINABLE_VARIABLES, scope)").body[0].value))
+  'scope'
+  """
+  name = call_name(call)
+  if name not in SCOPE_ARGUMENT:
+    return None
+  position = SCOPE_ARGUMENT[name]
+  chosen = call.args[position] if len(call.args) > position else next(
+      (k.value for k in call.keywords
+       if k.arg in {"scope", "include", "exclude"}), None)
+  if chosen is None or isinstance(chosen, ast.Constant):
+    return None
+  return chosen
+
+
+def is_mask_name(name: str) -> bool:
+  """Whether a name says it holds a mask.
+
+  >>> [is_mask_name(n) for n in ("row_mask", "keep", "keep_prob", "lr")]
+  [True, True, False, False]
+  """
+  last = name.rsplit(".", 1)[-1]
+  return bool(_MASK_NAME.search(last)) and not _NOT_A_MASK.search(last)
+
+
+def literal_mask(node: ast.AST) -> bool:
+  """A nested list of 0s and 1s (both) or of booleans.
+
+  >>> literal_mask(ast.parse("[[0., 1.], [1, 1]]").body[0].value)
+  True
+  >>> literal_mask(ast.parse("[0.5, 1.0]").body[0].value)
+  False
+  """
+  values = set()
+
+  def gather(item: ast.AST) -> bool:
+    if isinstance(item, (ast.List, ast.Tuple)):
+      return all(gather(element) for element in item.elts)
+    if isinstance(item, ast.Constant) and isinstance(item.value,
+                                                     (bool, int, float)):
+      values.add(item.value if isinstance(item.value, bool) else
+                 float(item.value))
+      return True
+    return False
+
+  if not gather(node) or not values:
+    return False
+  return values <= {True, False} and all(isinstance(v, bool) for v in values) \
+      or values == {0.0, 1.0}
+
+
+def mentions_a_name_test(node: ast.AST) -> bool:
+  """Whether a condition tests a variable's name or scope (`'x' in v.name`,
+  `v.op.name.startswith(scope)`, `re.match(p, v.name)`).
+
+  >>> mentions_a_name_test(ast.parse("'dense' in v.name").body[0].value)
+  True
+  """
+  for item in ast.walk(node):
+    if isinstance(item, ast.Attribute) and item.attr == "name":
+      return True
+    if isinstance(item, ast.Call) and call_name(item) in {
+        "startswith", "endswith", "match", "search", "fullmatch", "fnmatch"}:
+      return True
+  return False
+
+
+def is_zero(node: ast.AST) -> bool:
+  """`0`, `0.0`, `tf.zeros_like(g)`, `tf.zeros(...)`.
+
+  >>> is_zero(ast.parse("tf.zeros_like(g)").body[0].value)
+  True
+  """
+  if isinstance(node, ast.Constant):
+    return node.value == 0 and not isinstance(node.value, bool)
+  return isinstance(node, ast.Call) and call_name(node) in ZEROS
+
+
+def checks_finite(node: ast.AST) -> bool:
+  """Whether a condition is a NaN/Inf check (a guard, not a freeze)."""
+  return any(isinstance(item, ast.Call) and call_name(item) in FINITE_CHECKS
+             for item in ast.walk(node))

@@ -1,0 +1,105 @@
+"""The three formats: text (`path:line:col: id: message`, then the port),
+JSON, and SARIF 2.1.0 for code-scanning UIs."""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, List, Sequence
+
+from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan._finding import IDIOMS, Finding
+
+SARIF_SCHEMA = ("https://json.schemastore.org/sarif-2.1.0.json")
+
+
+def text(findings: Sequence[Finding]) -> str:
+  """One line per finding, then its drift and its port, indented.
+
+  >>> print(text([Finding("a.py", 3, 5, "grads-mask", "m", "d", "p")]), end="")
+  a.py:3:5: grads-mask: m
+    drift: d
+    port: p
+  """
+  out = []
+  for finding in findings:
+    where = f"{finding.path}:{finding.line}:{finding.col}"
+    cell = f"(cell {finding.cell}) " if finding.cell else ""
+    out.append(f"{where}: {finding.idiom}: {cell}{finding.message}\n")
+    out.append(f"  drift: {finding.drift}\n")
+    port = finding.port
+    if finding.by_hand:
+      port += f" (by hand: {finding.by_hand})"
+    elif finding.edits:
+      port += " (mechanical: --diff)"
+    out.append(f"  port: {port}\n")
+  return "".join(out)
+
+
+def as_json(findings: Sequence[Finding]) -> str:
+  """A JSON list of objects: path, line, col, idiom, message, drift, port
+  (and cell, mechanical, by_hand).
+
+  >>> json.loads(as_json([Finding("a.py", 1, 1, "grads-mask", "m", "d",
+  ...                             "p")]))[0]["idiom"]
+  'grads-mask'
+  """
+  items = []
+  for finding in findings:
+    item: Dict[str, object] = {
+        "path": finding.path, "line": finding.line, "col": finding.col,
+        "idiom": finding.idiom, "message": finding.message,
+        "drift": finding.drift, "port": finding.port,
+        "mechanical": bool(finding.edits), "by_hand": finding.by_hand}
+    if finding.cell is not None:
+      item["cell"] = finding.cell
+    items.append(item)
+  return json.dumps(items, indent=2) + "\n"
+
+
+def sarif(findings: Sequence[Finding], version: str) -> str:
+  """SARIF 2.1.0: one rule per idiom (help linking the guide's section),
+  one result per finding.
+
+  >>> log = json.loads(sarif([], "1.0"))
+  >>> log["version"], len(log["runs"][0]["tool"]["driver"]["rules"])
+  ('2.1.0', 6)
+  """
+  rules = [{
+      "id": idiom,
+      "name": "".join(part.title() for part in idiom.split("-")),
+      "shortDescription": {"text": _drift.CATALOGUE[idiom][0]},
+      "fullDescription": {"text": _drift.CATALOGUE[idiom][0] + "; port: "
+                          + _drift.CATALOGUE[idiom][2]},
+      "helpUri": _drift.help_uri(idiom),
+      "help": {"text": f"See {_drift.link(idiom)}"},
+      "defaultConfiguration": {
+          "level": "note" if idiom == "var-list-filter" else "warning"},
+  } for idiom in IDIOMS]
+  results: List[Dict[str, object]] = []
+  for finding in findings:
+    results.append({
+        "ruleId": finding.idiom,
+        "ruleIndex": IDIOMS.index(finding.idiom),
+        "level": "note" if finding.idiom == "var-list-filter" else "warning",
+        "message": {"text": f"{finding.message}. Drift: {finding.drift}. "
+                            f"Port: {finding.port}"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": finding.path.replace("\\", "/")},
+            "region": {"startLine": finding.line,
+                       "startColumn": finding.col}}}],
+    })
+  log = {
+      "$schema": SARIF_SCHEMA, "version": "2.1.0",
+      "runs": [{"tool": {"driver": {
+          "name": "tfpartial scan", "version": version,
+          "informationUri": _drift.SITE, "rules": rules}},
+          "results": results}],
+  }
+  return json.dumps(log, indent=2) + "\n"
+
+
+def by_hand(findings: Sequence[Finding]) -> str:
+  """The findings `--diff` leaves to the reader, one line each."""
+  return "".join(
+      f"port by hand: {f.path}:{f.line}:{f.col}: {f.idiom}: {f.by_hand}\n"
+      for f in findings if f.by_hand)
