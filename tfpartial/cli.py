@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import tempfile
-from typing import NoReturn, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
       prog="tfpartial",
       description="Freeze part of a TensorFlow variable during training.")
   commands = parser.add_subparsers(dest="command", required=True)
+  for add in (_add_demo, _add_verify, _add_bench, _add_scan):
+    add(commands)
+  return parser
+
+
+def _add_demo(commands: Any) -> None:
   demo = commands.add_parser(
       "demo",
       help="the two classic questions in a TF1 graph and TF2, side by side",
@@ -46,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
       "--plot", metavar="FILE.png",
       help="also draw the frozen element's drift, step by step, into "
       "FILE.png (needs matplotlib: pip install 'tfpartial[plot]')")
+
+
+def _add_verify(commands: Any) -> None:
   verify = commands.add_parser(
       "verify",
       help="prove from two checkpoints that no frozen element changed",
@@ -58,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
   verify.add_argument("after", help="the checkpoint after training")
   verify.add_argument("--spec", required=True,
                       help="the spec file (JSON) saying what is frozen")
+
+
+def _add_bench(commands: Any) -> None:
   bench = commands.add_parser(
       "bench",
       help="the overhead of partial freezing on this machine, as ratios",
@@ -84,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
   bench.add_argument("--case", type=_bench_cases, default=None,
                      help="the cases to run, by letter, e.g. 'j,k' (default "
                      f"all: {','.join(_BENCH_CASES)})")
+
+
+def _add_scan(commands: Any) -> None:
   scan = commands.add_parser(
       "scan",
       help="find hand-made partial freezing in code, say why it drifts, "
@@ -104,7 +119,6 @@ def _parser() -> argparse.ArgumentParser:
                     help="print one unified diff porting every finding "
                     "that ports mechanically (git apply, patch -p1); the "
                     "others are listed on stderr as 'port by hand'")
-  return parser
 
 
 _BENCH_CASES = "abcdefghijklmn"  # As _bench.LETTERS, without importing it.

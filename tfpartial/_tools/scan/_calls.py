@@ -4,7 +4,7 @@ variables (`_flow` dispatches here)."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -60,10 +60,10 @@ def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
 
 
 def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
-                 env: Dict[str, Labels], stopped: bool = False) -> set:
+                 env: Dict[str, Labels], stopped: bool = False) -> Set[str]:
   """The variables (as text) read in `node`: inside `stop_gradient` calls
   only when `stopped`, outside them otherwise."""
-  found = set()
+  found: Set[str] = set()
   stack = [(node, False)]
   while stack:
     item, inside = stack.pop()
@@ -187,14 +187,15 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     inner = flow.labels(base, scope, env) if base is not None else {}
     if base is not None and (set(inner) & {"var", "vararith", "param"} or
                              name == "get_weights"):
-      return {f"copy:{_names.root(base)}": node}  # type: ignore[arg-type]
+      return {f"copy:{_names.root(base)}": node}
     if name == "run":
       return {}
   if isinstance(node.func, ast.Name):
     helper = scope.function(node.func.id)
     if helper is not None:
       arguments = [flow.labels(a, scope, env) for a in args]
-      return flow.helper(helper[0], helper[1], arguments)
+      returned: Labels = flow.helper(helper[0], helper[1], arguments)
+      return returned
   shape = name in _names.SHAPES
   if shape:  # What is reshaped or gathered, not the indices.
     parts = [flow.labels(a, scope, env) for a in args[:1]]

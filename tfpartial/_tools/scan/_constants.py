@@ -4,7 +4,7 @@ from literals and NumPy only, or `tf.constant` of such."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -24,7 +24,9 @@ def is_constant(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
   """
   if depth > 20:
     return False
-  again = lambda child: is_constant(child, scope, depth + 1)  # noqa: E731
+  def again(child: ast.AST) -> bool:
+    return is_constant(child, scope, depth + 1)
+
   if isinstance(node, ast.Constant):
     return True
   if isinstance(node, (ast.List, ast.Tuple)):
@@ -52,7 +54,7 @@ def is_constant(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
   return False
 
 
-def _defs(name: str, scope: _scopes.Scope) -> Optional[list]:
+def _defs(name: str, scope: _scopes.Scope) -> Optional[List[ast.expr]]:
   """The values `name` is assigned where it is seen; None for a builtin or
   an import (`bool`, `np`); [] for a parameter."""
   place: Optional[_scopes.Scope] = scope

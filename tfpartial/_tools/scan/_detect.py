@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._flow import Flow, Labels, union
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan._labels import Labels, union
 
 
 @dataclasses.dataclass
@@ -99,7 +100,8 @@ def _stop_gradient_mix(scope: _scopes.Scope, flow: Flow) -> List[Hit]:
   return hits
 
 
-def _target_and_value(call: ast.Call) -> Optional[tuple]:
+def _target_and_value(
+    call: ast.Call) -> Optional[Tuple[ast.AST, ast.AST, bool]]:
   """(target, value, partial) of a write, or None."""
   name = _names.call_name(call)
   receiver = call.func.value if isinstance(call.func, ast.Attribute) else None

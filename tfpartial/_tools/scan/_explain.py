@@ -43,8 +43,10 @@ def _short(node: ast.AST) -> str:
 def _grads_mask(hit: Hit, context: _context.Context) -> Tuple[str, List[str]]:
   node = hit.node
   by_where = isinstance(node, ast.Call)
-  how = (f"`{_names.call_name(node)}`" if by_where else "a mask")
-  message = (f"gradients zeroed by {how} before `{_names.call_name(hit.sink)}`"  # type: ignore[arg-type]
+  how = (f"`{_names.call_name(node)}`" if isinstance(node, ast.Call)
+         else "a mask")
+  sink = _names.call_name(hit.sink) if isinstance(hit.sink, ast.Call) else ""
+  message = (f"gradients zeroed by {how} before `{sink}`"
              f" (line {_line(hit.sink)})")
   nan = not by_where
   return message, _drift.optimizer_drift(context.optimizer, nan)

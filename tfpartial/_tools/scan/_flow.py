@@ -20,7 +20,7 @@ evaluated with their arguments' labels), never through imports.
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -44,7 +44,7 @@ class Flow:
     # A helper's parameters while it is evaluated with its arguments.
     self._bound: Dict[int, Dict[str, Labels]] = {}
     self._token: object = None
-    self._active: set = set()
+    self._active: Set[Tuple[int, str]] = set()
     self._partial: Dict[Tuple[int, str], Labels] = {}
     self._helpers: Dict[Tuple[int, FrozenSet[str]], Labels] = {}
     self.depth = 0

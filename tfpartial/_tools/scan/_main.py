@@ -8,7 +8,7 @@ import concurrent.futures
 import os
 import sys
 import time
-from typing import List, Optional, Sequence, TextIO, Tuple
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tfpartial._tools.scan import _report
 from tfpartial._tools.scan import _scan
@@ -51,7 +51,7 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
 
 
 def _scan_all(files: List[str], err: TextIO
-              ) -> Tuple[List[Finding], List[str], dict, int]:
+              ) -> Tuple[List[Finding], List[str], Dict[str, str], int]:
   findings: List[Finding] = []
   errors: List[str] = []
   texts = {}

@@ -97,7 +97,8 @@ def _the_variable(hit: Hit, sink: ast.Call, lines: List[str]) -> Optional[str]:
             and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
             and not any(k.arg == "trainable" for k in n.value.keywords)]
     if len(made) == 1:
-      return made[0].targets[0].id  # type: ignore[attr-defined]
+      target = made[0].targets[0]
+      return target.id if isinstance(target, ast.Name) else None
   return None
 
 

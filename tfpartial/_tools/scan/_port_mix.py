@@ -50,13 +50,13 @@ def mix(hit: Hit, module: ast.Module, lines: List[str], flow: Flow) -> Port:
       return "the helper's arguments are not (variable, mask)"
     scope = next(s for s in found[1].children if s.node is found[0])
     returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)]
-    live = _live_term(flow, returned[0], scope) if len(returned) == 1 \
-        else None
+    live = (_live_term(flow, returned[0], scope)
+            if len(returned) == 1 and returned[0] is not None else None)
     if live is None or not all(isinstance(t, ast.Name) for t in live):
       return "the helper does not read as `m * x + sg((1 - m) * x)`"
     names = scope.params
-    mask = node.args[names.index(live[0].id)]  # type: ignore[attr-defined]
-    variable = node.args[names.index(live[1].id)]  # type: ignore[attr-defined]
+    mask: ast.AST = node.args[names.index(live[0].id)]  # type: ignore[attr-defined]
+    variable: ast.AST = node.args[names.index(live[1].id)]  # type: ignore[attr-defined]
   else:
     live = _live_term(flow, node, hit.scope)
     if live is None:

@@ -86,7 +86,8 @@ def scan_file(path: str) -> Tuple[List[Finding], str, str]:
 def paths_of(paths: Sequence[str]) -> Tuple[List[str], List[str]]:
   """(files, missing): the files to read under `paths`, and the paths that
   do not exist."""
-  files, missing = [], []
+  files: List[str] = []
+  missing: List[str] = []
   for path in paths:
     if os.path.isdir(path):
       files.extend(_files.walk(path))
@@ -102,7 +103,7 @@ def diff(findings: Sequence[Finding], texts: Dict[str, str]) -> str:
   by_path: Dict[str, List[Edit]] = {}
   for finding in findings:
     by_path.setdefault(finding.path, []).extend(finding.edits)
-  chunks = []
+  chunks: List[str] = []
   for path, edits in sorted(by_path.items()):
     if not edits or path not in texts:
       continue

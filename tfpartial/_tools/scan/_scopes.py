@@ -9,7 +9,7 @@ a reader of TF1 graph-building code assumes too. Class attributes
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Union
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 
@@ -46,7 +46,7 @@ class Scope:
     for child in self.children:
       yield from child.all()
 
-  def function(self, name: str) -> Optional[tuple]:
+  def function(self, name: str) -> Optional[Tuple[FunctionNode, "Scope"]]:
     """The helper function `name` visible here and the scope it is in."""
     scope: Optional[Scope] = self
     while scope is not None:
@@ -113,7 +113,7 @@ def _bind_statement(scope: Scope, node: ast.AST) -> None:
     read = ast.parse(ast.unparse(node.target), mode="eval").body
     value = ast.copy_location(ast.BinOp(read, node.op, node.value), node)
     ast.fix_missing_locations(value)
-    base = node.target
+    base: ast.expr = node.target
     while isinstance(base, ast.Subscript):
       base = base.value
     _bind(scope, base, value)
