@@ -7,9 +7,10 @@ from typing import Dict, List, Tuple
 
 from tfpartial._tools.scan import _context
 
+# The guide's page in the repository (and in the docs site built from it).
+# No published address is known, so SARIF gets no `helpUri` (an absolute
+# URI there would be a guess); each rule's help names this page instead.
 GUIDE = "docs/migration.md"
-# The published site; SARIF wants an absolute URI for each rule's help.
-SITE = "https://tfpartial.readthedocs.io/en/latest/migration/"
 
 # idiom -> (short description, the guide's anchor, the port in words).
 CATALOGUE: Dict[str, Tuple[str, str, str]] = {
@@ -55,11 +56,6 @@ def link(idiom: str) -> str:
   'docs/migration.md#gradient-masks'
   """
   return f"{GUIDE}#{CATALOGUE[idiom][1]}"
-
-
-def help_uri(idiom: str) -> str:
-  """The guide's section for `idiom` on the docs site."""
-  return f"{SITE}#{CATALOGUE[idiom][1]}"
 
 
 def optimizer_drift(optimizer: _context.Optimizer | None,

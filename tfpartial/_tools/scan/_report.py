@@ -70,8 +70,8 @@ def sarif(findings: Sequence[Finding], version: str) -> str:
       "shortDescription": {"text": _drift.CATALOGUE[idiom][0]},
       "fullDescription": {"text": _drift.CATALOGUE[idiom][0] + "; port: "
                           + _drift.CATALOGUE[idiom][2]},
-      "helpUri": _drift.help_uri(idiom),
-      "help": {"text": f"See {_drift.link(idiom)}"},
+      "help": {"text": f"See {_drift.link(idiom)}",
+               "markdown": f"See [the migration guide]({_drift.link(idiom)})."},
       "defaultConfiguration": {
           "level": "note" if idiom == "var-list-filter" else "warning"},
   } for idiom in IDIOMS]
@@ -92,7 +92,7 @@ def sarif(findings: Sequence[Finding], version: str) -> str:
       "$schema": SARIF_SCHEMA, "version": "2.1.0",
       "runs": [{"tool": {"driver": {
           "name": "tfpartial scan", "version": version,
-          "informationUri": _drift.SITE, "rules": rules}},
+          "rules": rules}},
           "results": results}],
   }
   return json.dumps(log, indent=2) + "\n"
