@@ -450,6 +450,7 @@ def test_every_name_is_found_before_any_read_then_one_variable_at_a_time(
   class Spy:
     def __init__(self, reader, label):
       self.reader, self.label, self.names = reader, label, {}
+      self.layout, self.path = reader.layout, reader.path
 
     def find(self, name, shape):
       events.append(("find", self.label, name))

@@ -32,7 +32,14 @@ class Stored:
 
 
 class Reader(Protocol):
-  """What `tfpartial verify` reads a checkpoint with, whoever wrote it."""
+  """What `tfpartial verify` reads a checkpoint with, whoever wrote it.
+
+  `layout` names how its keys say where a variable is restored from:
+  two checkpoints of one layout must hold a spec's variable at one key.
+  """
+
+  layout: str
+  path: str
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
@@ -57,6 +64,8 @@ class TensorFlowCheckpoint:
   A TF2 key such as `model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE` is known
   by the plain name `model/dense/kernel`; optimizer slots are left out.
   """
+
+  layout = "tensorflow"
 
   def __init__(self, path: str):
     if os.path.isdir(path):

@@ -32,7 +32,10 @@ _CONFIG_LIMIT = 64 * 2**20  # Bytes of config.json; a model's is kilobytes.
 class Archive:
   """A `.keras` archive: its `model.weights.h5`, named with `config.json`."""
 
+  layout = "keras"  # As a `.weights.h5` file's.
+
   def __init__(self, path: str):
+    self.path = path
     try:
       self._zip = zipfile.ZipFile(path)
     except FileNotFoundError:

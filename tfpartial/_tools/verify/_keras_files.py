@@ -40,6 +40,7 @@ import tensorflow as tf
 
 from tfpartial._tools.verify import _checkpoints
 from tfpartial._tools.verify import _keras_names
+from tfpartial._tools.verify import _keras_tree
 from tfpartial._tools.verify._checkpoints import Stored
 from tfpartial._tools.verify._keras_names import Config
 from tfpartial._tools.verify._keras_names import Owner
@@ -83,25 +84,27 @@ def open_h5(path: str, opened: Optional[io.RawIOBase] = None,
 class WeightsFile:
   """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
 
+  layout = "keras"  # Keys are where Keras 3 loads each variable from.
+
   def __init__(self, path: str, file: File, config: Optional[Config],
                h5py: ModuleType):
     self.path = path
     self._file = file
-    owners = self._owners(h5py)
+    owners = self._owners(h5py, config)
     if not any(owner.stored for owner in owners):
       raise ValueError(
           f"{path} holds no Keras weights (no GROUP/vars/N datasets); "
           "verify reads the .weights.h5 and .keras files of Keras 3 and "
           "Keras HDF5 files listing their weights' names")
-    if config is not None:
-      _keras_names.attach_config(owners, config)
     for owner in owners:
       owner.names = _keras_names.variable_names(owner)
     self._owners_list = owners
     self._by_key = {stored.key: stored for owner in owners
                     for stored in owner.stored}
 
-  def _owners(self, h5py: ModuleType) -> List[Owner]:
+  def _owners(self, h5py: ModuleType, config: Optional[Config]
+              ) -> List[Owner]:
+    """Each group with variables, named as config.json (if any) says."""
     groups: Dict[str, Group] = {}
 
     def visit(key: str, item: Union[Group, Dataset]) -> None:
@@ -110,19 +113,25 @@ class WeightsFile:
         groups[key[:-len("vars")].rstrip("/")] = item
 
     self._file.visititems(visit)
+    names = {key: _name_of(group) for key, group in groups.items()
+             if key != "optimizer" and not key.startswith("optimizer/")}
+    placed = {} if config is None else _keras_tree.layer_names(config)
+    _keras_tree.check_names(self.path, names, placed)
+    for key in names:
+      given = placed.get(_keras_tree.place(key))
+      names[key] = names[key] or (given[0] if given else None)
     owners = []
-    for key in sorted(groups):
-      if key == "optimizer" or key.startswith("optimizer/"):
-        continue  # The optimizer's state, not the model's variables.
-      chain = tuple(_name_of(groups[k]) for k in _ancestors(key) if k in groups)
+    for key in sorted(names):  # The optimizer's state is left out.
+      chain = tuple(names[k] for k in _ancestors(key) if k in names)
       stored = [Stored(f"{key}/vars/{name}".lstrip("/"), tuple(item.shape),
                        _dtype_name(item))
                 for name, item in sorted(groups[key].items(),
                                          key=lambda pair: _position(pair[0]))
                 if isinstance(item, h5py.Dataset)]
       parent = key.rsplit("/", 1)[0] if "/" in key else None
-      owners.append(Owner(key, chain + (_name_of(groups[key]),), stored,
-                           in_list=parent is not None and parent not in groups))
+      owners.append(Owner(key, chain + (names[key],), stored,
+                          in_list=parent is not None and parent not in groups))
+    _keras_tree.attach(owners, placed)
     return owners
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
@@ -174,6 +183,8 @@ class LegacyWeightsFile:
   `path` in Keras 3); a variable is known by that name without `:0`, or by
   a unique ending of it, as in a TF checkpoint.
   """
+
+  layout = "keras-h5"
 
   def __init__(self, path: str, file: File):
     self.path = path
