@@ -8,6 +8,8 @@ called as it is eagerly, wrapped in `tf.function` otherwise.
 from __future__ import annotations
 
 import contextlib
+import pathlib
+import shutil
 
 import keras
 import numpy as np
@@ -192,3 +194,12 @@ def diagonal_step_types(x, optimizer, jit_compile=False, gradient=None):
   assert (x.numpy()[0, 1:] != 1.0).all()
   return {op.type
           for op in step.get_concrete_function().graph.get_operations()}
+
+
+def copy_of(path) -> pathlib.Path:
+  """A copy of the checkpoint file `path` beside it (`copy_NAME`): verify
+  refuses one file given as both BEFORE and AFTER."""
+  path = pathlib.Path(path)
+  copy = path.with_name(f"copy_{path.name}")
+  shutil.copyfile(path, copy)
+  return copy

@@ -39,6 +39,8 @@ import numpy as np
 import tensorflow as tf
 
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _h5
+from tfpartial._tools.verify import _keras_legacy
 from tfpartial._tools.verify import _keras_names
 from tfpartial._tools.verify import _keras_tree
 from tfpartial._tools.verify._checkpoints import Stored
@@ -49,47 +51,40 @@ if TYPE_CHECKING:  # Imported where a file is opened; untyped (mypy.ini).
   from h5py import Dataset, File, Group
 
 
-def open_h5(path: str, opened: Optional[io.RawIOBase] = None,
-            config: Optional[Config] = None
-            ) -> Union[WeightsFile, LegacyWeightsFile]:
+def open_h5(path: str, opened: Optional[_h5.Opened] = None,
+            size: Optional[int] = None, config: Optional[Config] = None
+            ) -> Union[WeightsFile, _keras_legacy.LegacyWeightsFile]:
   """The reader for a Keras HDF5 file: at `path`, or `opened` (a file
-  object) with `path` only naming it; `config` is the model's config.json.
-  """
+  object of `size` bytes) with `path` only naming it; `config` is the
+  model's config.json."""
   import h5py  # pylint: disable=g-import-not-at-top
-  if opened is None and not os.path.exists(path):
-    raise ValueError(f"cannot read {path}: no such file")
+  file, opened, size = _h5.open_file(path, opened, size)
   try:
-    file = h5py.File(path if opened is None else opened, "r")
-  except (OSError, ValueError) as error:
-    reason = _checkpoints.first_line(error)
-    if "signature" in reason:
-      reason = "not an HDF5 file"
-    raise ValueError(f"cannot read {path}: {reason}") from None
-  try:
-    if _layer_names(file) is not None:
-      return LegacyWeightsFile(path, file)
-    return WeightsFile(path, file, config, h5py)
+    if _keras_legacy.layer_names(file) is not None:
+      return _keras_legacy.LegacyWeightsFile(path, file, opened, size)
+    return WeightsFile(path, (file, opened, size), config, h5py)
   except (OSError, KeyError, RuntimeError, TypeError) as error:
     file.close()
+    opened.close()
     raise ValueError(f"cannot read {path}: "
                      f"{_checkpoints.first_line(error)}") from None
   except ValueError as error:
     file.close()
+    opened.close()
     if path in str(error):
       raise
     raise ValueError(f"cannot read {path}: "
                      f"{_checkpoints.first_line(error)}") from None
 
 
-class WeightsFile:
+class WeightsFile(_h5.Reader):
   """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
 
   layout = "keras"  # Keys are where Keras 3 loads each variable from.
 
-  def __init__(self, path: str, file: File, config: Optional[Config],
-               h5py: ModuleType):
-    self.path = path
-    self._file = file
+  def __init__(self, path: str, opened: Tuple[File, _h5.Opened, int],
+               config: Optional[Config], h5py: ModuleType):
+    super().__init__(path, *opened)
     owners = self._owners(h5py, config)
     if not any(owner.stored for owner in owners):
       raise ValueError(
@@ -124,7 +119,7 @@ class WeightsFile:
     for key in sorted(names):  # The optimizer's state is left out.
       chain = tuple(names[k] for k in _ancestors(key) if k in names)
       stored = [Stored(f"{key}/vars/{name}".lstrip("/"), tuple(item.shape),
-                       _dtype_name(item))
+                       _h5.dtype_name(item))
                 for name, item in sorted(groups[key].items(),
                                          key=lambda pair: _position(pair[0]))
                 if isinstance(item, h5py.Dataset)]
@@ -167,108 +162,6 @@ class WeightsFile:
         names.append(f"{path}/{leaf}" if path else stored.key)
     return names
 
-  def read(self, stored: Stored) -> np.ndarray:
-    """One variable's value, as the dtype Keras wrote."""
-    return _read(self._file, stored, self.path)
-
-  def close(self) -> None:
-    self._file.close()
-
-
-class LegacyWeightsFile:
-  """A Keras HDF5 file of the older format, which names each variable.
-
-  `save_weights("w.h5")` in Keras 2 and `model.save("m.h5")` write, for
-  each layer, the names of its variables (`dense/kernel:0` in Keras 2, the
-  `path` in Keras 3); a variable is known by that name without `:0`, or by
-  a unique ending of it, as in a TF checkpoint.
-  """
-
-  layout = "keras-h5"
-
-  def __init__(self, path: str, file: File):
-    self.path = path
-    self._file = file
-    root = file["model_weights"] if "model_weights" in file else file
-    self._stored: Dict[str, Stored] = {}
-    twice = set()
-    import h5py  # pylint: disable=g-import-not-at-top
-    # Listed: open_h5 makes this reader only for a file that lists them.
-    for layer in cast(List[str], _layer_names(file)):
-      group = root.get(layer)
-      if not isinstance(group, h5py.Group):
-        raise ValueError(f"layer_names lists the layer '{layer}', which is "
-                         "not a group in the file")
-      for weight in _attribute_list(group, "weight_names"):
-        name = weight[:-2] if weight.endswith(":0") else weight
-        twice.update([name] if name in self._stored else [])
-        dataset = group.get(weight)
-        if not isinstance(dataset, h5py.Dataset):
-          raise ValueError(f"the layer '{layer}' lists the weight '{weight}', "
-                           "which is not a dataset in it")
-        self._stored[name] = Stored(dataset.name.lstrip("/"),
-                                    tuple(dataset.shape), _dtype_name(dataset))
-    self._twice = twice
-
-  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
-           ) -> Stored:
-    del shape  # The file names its variables.
-    matches = [name] if name in self._stored else sorted(
-        key for key in self._stored if key.endswith("/" + name))
-    if len(matches) == 1 and matches[0] not in self._twice:
-      return self._stored[matches[0]]
-    if matches:
-      raise ValueError(
-          f"'{name}' could be any of several variables in {self.path} "
-          f"({', '.join(matches)}): two layers name their variables alike; "
-          "Keras' .weights.h5 format tells them apart")
-    raise ValueError(f"'{name}' is not a variable of {self.path} (it has "
-                     f"{_checkpoints.listing(self._stored)})")
-
-  def read(self, stored: Stored) -> np.ndarray:
-    return _read(self._file, stored, self.path)
-
-  def close(self) -> None:
-    self._file.close()
-
-
-def _read(file: File, stored: Stored, path: str) -> np.ndarray:
-  try:
-    value = np.asarray(file[stored.key][()])
-  except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
-    raise ValueError(f"cannot read '{stored.key}' from {path}: "
-                     f"{_checkpoints.first_line(error)}") from None
-  if value.dtype.kind == "V" and stored.dtype != "opaque":
-    value = value.view(tf.as_dtype(stored.dtype).as_numpy_dtype)
-  return value
-
-
-def _layer_names(file: File) -> Optional[List[str]]:
-  """The layers an older-format Keras HDF5 file lists, or None."""
-  root = file["model_weights"] if "model_weights" in file else file
-  if not any(key.startswith("layer_names") for key in root.attrs):
-    return None
-  return _attribute_list(root, "layer_names")
-
-
-def _attribute_list(group: Group, name: str) -> List[str]:
-  """A list of names Keras wrote as an attribute, maybe in chunks
-  (`weight_names0`, `weight_names1`, ...) past HDF5's attribute size."""
-  chunks = [name] if name in group.attrs else []
-  while name not in group.attrs and f"{name}{len(chunks)}" in group.attrs:
-    chunks.append(f"{name}{len(chunks)}")
-  values: List[Union[bytes, str]] = []
-  for chunk in chunks:
-    listed = group.attrs[chunk]
-    if not (isinstance(listed, np.ndarray) and listed.ndim == 1 and all(
-        isinstance(value, (bytes, str)) for value in listed)):
-      raise ValueError(f"the attribute {chunk} of {group.name} is not a list "
-                       "of names")
-    values.extend(listed)
-  return [value.decode("utf-8") if isinstance(value, bytes) else str(value)
-          for value in values]
-
-
 def _ancestors(key: str) -> List[str]:
   """The group keys above `key`, from the root ("") down."""
   if not key:
@@ -286,25 +179,6 @@ def _name_of(group: Group) -> Optional[str]:
 
 def _position(name: str) -> Tuple[int, Union[int, str]]:
   return (0, int(name)) if name.isdigit() else (1, name)
-
-
-def _dtype_name(dataset: Dataset) -> str:
-  """`float32`, `bfloat16` (Keras marks it: HDF5 has no such type), ..."""
-  marked = dataset.attrs.get("dtype")
-  if isinstance(marked, bytes):
-    marked = marked.decode("ascii", "replace")
-  if dataset.dtype.kind == "V":
-    try:
-      known = tf.as_dtype(marked).as_numpy_dtype
-    except TypeError:
-      return "opaque"
-    if np.dtype(known).itemsize == dataset.dtype.itemsize:
-      return str(marked)
-    return "opaque"
-  if dataset.dtype.kind in "OSU":
-    return "string"
-  name: str = dataset.dtype.name
-  return name
 
 
 def _holds(owner: Owner, path: Sequence[str]) -> bool:

@@ -13,18 +13,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import sys
-from typing import List, Optional, TextIO, Tuple
+from typing import List, Optional, Protocol, TextIO, Tuple
 
 import numpy as np
 
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _files
 from tfpartial._frozen import _index
 from tfpartial._tools.verify import _keras_archive
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_tree
 from tfpartial._tools import _progress
 from tfpartial._frozen import _specfile
+
+
+class Out(Protocol):
+  """Where the table goes: stdout, or anything `print` writes to."""
+
+  def write(self, text: str, /) -> int: ...
 
 
 def open_checkpoint(path: str) -> _checkpoints.Reader:
@@ -52,7 +60,7 @@ class Row:
 
 
 def verify(before: str, after: str, spec_path: str,
-           out: Optional[TextIO] = None,
+           out: Optional[Out] = None,
            progress: Optional[TextIO] = None) -> int:
   """Prints the table; returns 0 (every frozen element held) or 1.
 
@@ -67,6 +75,7 @@ def verify(before: str, after: str, spec_path: str,
     stack.callback(first.close)
     second = open_checkpoint(after)
     stack.callback(second.close)
+    _check_two(first, second)
     plan = [_check(entry, first, second) for entry in entries]
     line = _progress.Progress(sys.stderr if progress is None else progress)
     stack.callback(line.close)
@@ -79,6 +88,9 @@ def verify(before: str, after: str, spec_path: str,
           entry.name, stored_before.shape,
           _frozen(entry, stored_before.shape), first.read(stored_before),
           second.read(stored_after)))
+    compared = (os.path.realpath(first.path), os.path.realpath(second.path))
+  print(f"before: {compared[0]}", file=out)
+  print(f"after:  {compared[1]}", file=out)
   _print_table(rows, out)
   broken = [row for row in rows if row.changed_frozen]
   for row in broken:
@@ -90,6 +102,18 @@ def verify(before: str, after: str, spec_path: str,
     print(f"OK: every frozen element of {len(rows)} variable(s) is "
           "bit-for-bit unchanged", file=out)
   return 1 if broken else 0
+
+
+def _check_two(first: _checkpoints.Reader,
+               second: _checkpoints.Reader) -> None:
+  """ValueError where BEFORE and AFTER are one checkpoint (a folder whose
+  `checkpoint` file names the other's prefix, a link to it)."""
+  same = _files.identity(first.file)
+  if same != (0, 0) and same == _files.identity(second.file):
+    raise ValueError(
+        f"BEFORE and AFTER are the same checkpoint, "
+        f"{os.path.realpath(first.path)} (AFTER was given as "
+        f"{second.path}): verify compares two checkpoints")
 
 
 def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
@@ -183,7 +207,7 @@ def _is_number(array: np.ndarray) -> bool:
   return True
 
 
-def _print_table(rows: List[Row], out: TextIO) -> None:
+def _print_table(rows: List[Row], out: Out) -> None:
   header = ("variable", "shape", "frozen", "frozen changed", "largest change",
             "trainable changed")
   lines = [header] + [
