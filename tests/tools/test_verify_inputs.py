@@ -197,3 +197,12 @@ def test_ctrl_c_is_one_line_and_exit_130(pair):
   assert process.returncode == 130, out + err
   assert err.endswith("tfpartial verify: interrupted\n"), err
   assert "Traceback" not in err, err
+
+
+def test_a_spec_path_that_starts_like_json_is_read_as_the_file(pair,
+                                                               tmp_path):
+  before, after, spec = pair
+  (tmp_path / "[exp 3]").mkdir()
+  shutil.copy(spec, tmp_path / "[exp 3]" / "spec.json")
+  result = _run(before, after, "[exp 3]/spec.json", cwd=tmp_path)
+  assert result.returncode == 0, result.stdout + result.stderr
