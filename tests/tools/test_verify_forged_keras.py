@@ -133,8 +133,8 @@ def test_an_archive_forged_with_its_config_too_is_refused(files, capsys):
     for member in archive.infolist():
       data = archive.read(member)
       if member.filename == "config.json":
-        data = (data.replace(b'"frozen"', b'"@"').replace(b'"free"', b'"frozen"')
-                .replace(b'"@"', b'"free"'))
+        data = (data.replace(b'"frozen"', b'"@"')
+                .replace(b'"free"', b'"frozen"').replace(b'"@"', b'"free"'))
       target.writestr(member, data)
   code = cli.main(["verify", str(folder / "before.keras"), str(rewritten),
                    "--spec", str(spec)])

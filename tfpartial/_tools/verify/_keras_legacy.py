@@ -51,8 +51,9 @@ class LegacyWeightsFile(_h5.Reader):
         if not isinstance(dataset, h5py.Dataset):
           raise ValueError(f"the layer '{layer}' lists the weight '{weight}', "
                            "which is not a dataset in it")
-        self._stored[name] = Stored(dataset.name.lstrip("/"),
-                                    tuple(dataset.shape), _h5.dtype_name(dataset))
+        self._stored[name] = Stored(
+            dataset.name.lstrip("/"), tuple(dataset.shape),
+            _h5.dtype_name(dataset))
     self._twice = twice
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
