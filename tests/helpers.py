@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import pathlib
+import shutil
 
 import keras
 import numpy as np
@@ -256,3 +258,12 @@ def selection_of(spec, variable):
   if value is not None:
     return value.selection(variable)
   return spec._selection(variable)  # pylint: disable=protected-access
+
+
+def copy_of(path) -> pathlib.Path:
+  """A copy of the checkpoint file `path` beside it (`copy_NAME`): verify
+  refuses one file given as both BEFORE and AFTER."""
+  path = pathlib.Path(path)
+  copy = path.with_name(f"copy_{path.name}")
+  shutil.copyfile(path, copy)
+  return copy

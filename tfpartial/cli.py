@@ -8,13 +8,15 @@ errors answer at once; TensorFlow is imported when a command runs, quietly
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import importlib.util
+import io
 import os
 import re
 import sys
 import tempfile
-from typing import Any, NoReturn, Optional, Sequence
+from typing import Any, Callable, NoReturn, Optional, Sequence, TextIO
 
 
 class _Parser(argparse.ArgumentParser):
@@ -204,15 +206,71 @@ def _kept_records(text: str, hidden: int) -> str:
   return "".join(kept)
 
 
+def _say(line: str) -> None:
+  """`line` on stderr, if there is one: never on stdout instead (`print`
+  writes to stdout when `sys.stderr` is None, as with `2>&-`)."""
+  if sys.stderr is None:
+    return
+  try:
+    print(line, file=sys.stderr, flush=True)
+  except (OSError, ValueError):
+    pass  # Nowhere to say it.
+
+
+class _Output(io.TextIOBase):
+  """stdout for a verdict: a closed pipe (`| head -1`) or a full disk stops
+  the output, never the command, so the verdict stays the exit status."""
+
+  def __init__(self, stream: Optional[TextIO]):
+    super().__init__()
+    self._stream = stream
+    self.failure: Optional[OSError] = None
+
+  def write(self, text: str) -> int:
+    self._guard(lambda stream: stream.write(text))
+    return len(text)
+
+  def flush(self) -> None:
+    self._guard(lambda stream: stream.flush())
+
+  def _guard(self, action: Callable[[TextIO], object]) -> None:
+    if self._stream is None or self.failure is not None:
+      return
+    try:
+      action(self._stream)
+    except OSError as error:
+      self.failure = error
+      _silence_stdout()
+
+
+def _silence_stdout() -> None:
+  """Points descriptor 1 at /dev/null, so that what Python still holds
+  for stdout cannot fail again when it exits."""
+  try:
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+  except (OSError, ValueError, AttributeError):
+    pass
+
+
 def _verify(args: argparse.Namespace) -> int:
   from tfpartial._tools.verify import (  # pylint: disable=g-import-not-at-top
       _verify as verify)
+  out = _Output(sys.stdout)
   try:
-    return verify.verify(args.before, args.after, args.spec)
+    code = verify.verify(args.before, args.after, args.spec, out=out,
+                         progress=sys.stderr)
   except (ValueError, TypeError, IndexError, OSError) as error:
     message = " ".join(str(error).split()) or type(error).__name__
-    print(f"tfpartial verify: error: {message}", file=sys.stderr)
+    _say(f"tfpartial verify: error: {message}")
     return 2
+  out.flush()
+  if out.failure is not None and out.failure.errno != errno.EPIPE:
+    _say(f"tfpartial verify: the table could not be written to stdout "
+         f"({os.strerror(out.failure.errno or 0)}); the exit status is the "
+         "verdict")
+  return code
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -224,13 +282,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   if args.command == "demo" and args.plot:
     folder = os.path.dirname(os.path.abspath(args.plot))
     if not os.path.isdir(folder):
-      print(f"tfpartial demo: error: --plot {args.plot}: there is no folder "
-            f"{folder}", file=sys.stderr)
+      _say(f"tfpartial demo: error: --plot {args.plot}: there is no folder "
+           f"{folder}")
       return 2
     if importlib.util.find_spec("matplotlib") is None:
-      print("tfpartial demo: error: --plot needs matplotlib: pip install "
-            "'tfpartial[plot]'", file=sys.stderr)
+      _say("tfpartial demo: error: --plot needs matplotlib: pip install "
+           "'tfpartial[plot]'")
       return 2
+  try:
+    return _run(args)
+  except KeyboardInterrupt:
+    _say(f"tfpartial {args.command}: interrupted")
+    return 130  # 128 + SIGINT, as a shell reports it.
+
+
+def _run(args: argparse.Namespace) -> int:
+  """Runs the command `args` name, once they are checked."""
   if args.command == "scan":  # Static: TensorFlow is never imported.
     from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
     version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))

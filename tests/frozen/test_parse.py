@@ -134,3 +134,17 @@ def test_messages_end_with_a_period():
 def test_malformed_flat_lists_are_refused(text):
   with pytest.raises(ValueError, match=r"cannot parse index"):
     _parse.parse_index(text, "'v'")
+
+
+@pytest.mark.parametrize("text", ["01", "-01", "+007", "1:02", "[01, 2]",
+                                  "[1, 00012]", "[[0, 1], [01, 1]]"])
+def test_a_leading_zero_is_refused_as_python_refuses_it(text):
+  with pytest.raises(ValueError, match=r"leading zeros in decimal integers "
+                     r"are not permitted \(as in Python\) at column"):
+    _parse.parse_index(text, "x")
+
+
+@pytest.mark.parametrize("text, index", [
+    ("0", 0), ("00", 0), ("-0", 0), ("10", 10), ("[0, 00, 10]", [0, 0, 10])])
+def test_zero_itself_may_be_written_with_several_zeros(text, index):
+  assert np.array_equal(_parse.parse_index(text, "x"), index)

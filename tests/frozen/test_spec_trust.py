@@ -8,6 +8,7 @@ ValueError by `tfpartial.load_spec` and with exit 2 and one line by
 import os
 import pathlib
 import re
+import time
 import tracemalloc
 
 import numpy as np
@@ -221,9 +222,65 @@ def test_a_large_npy_of_the_wrong_shape_is_refused_before_it_is_read(folder, x):
 def test_a_spec_file_past_the_size_limit_is_refused_unread(folder, x):
   path = folder / "spec.json"
   path.write_text("{}")
-  os.truncate(path, 65 * 2**20)  # Sparse: past the 64 MiB a spec may have.
-  with pytest.raises(ValueError, match=r"is larger than 64 MiB"):
+  os.truncate(path, 16 * 2**20 + 1)  # Sparse: past the 16 MiB it may have.
+  with pytest.raises(ValueError, match=r"is larger than 16 MiB"):
     tfpartial.load_spec(path, [x])
+
+
+def _entries(count):
+  return "{" + ",".join(f'"v{i}": {{"freeze": "0"}}' for i in range(count)) \
+      + "}"
+
+
+def _cost(function):
+  """Seconds and peak bytes (Python's allocations) of `function()`."""
+  tracemalloc.start()
+  start = time.perf_counter()
+  try:
+    function()
+  finally:
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+  return seconds, peak
+
+
+def test_a_spec_of_too_many_entries_is_refused_early(folder, x):
+  """2M entries (55 MB) took 16 s and 1.4 GB before its first error; now
+  the size refuses it unread, and 100,001 entries stop the decoding at
+  the entry past the limit, at a cost a small multiple of 100,000's."""
+  huge = folder / "huge.json"
+  huge.write_text(_entries(2_000_000))
+  seconds, peak = _cost(lambda: pytest.raises(
+      ValueError, tfpartial.load_spec, huge, [x]).match("larger than 16 MiB"))
+  assert seconds < 1 and peak < 2**20, (seconds, peak)
+  many = folder / "many.json"
+  many.write_text(_entries(100_001))
+  for given in (many, many.read_text()):
+    seconds, peak = _cost(lambda: pytest.raises(
+        ValueError, tfpartial.load_spec, given, [x]).match(
+            r"more than 100,000 entries, the most a spec may have"))
+    assert seconds < 10 and peak < 200 * 2**20, (seconds, peak)
+  (folder / "enough.json").write_text(_entries(100_000))
+  with pytest.raises(ValueError, match=r"names 'v0', which is not among"):
+    tfpartial.load_spec(folder / "enough.json", [x])
+
+
+def test_an_existing_file_wins_over_json_text(folder, x, monkeypatch):
+  """A path that starts like JSON (`[exp 3]/spec.json`) names a file."""
+  monkeypatch.chdir(folder)
+  for name in ("[exp 3]", '"quoted"', "{braced}"):
+    (folder / name).mkdir()
+    (folder / name / "spec.json").write_text('{"x": {"freeze": "0"}}')
+    spec = tfpartial.load_spec(f"{name}/spec.json", [x])
+    assert spec.frozen_mask(x)[0].all() and not spec.frozen_mask(x)[1].any()
+
+
+def test_json_text_with_a_byte_order_mark_is_json(folder, x):
+  text = '\ufeff{"x": {"freeze": "0"}}'
+  assert tfpartial.load_spec(text, [x]).frozen_mask(x)[0].all()
+  (folder / "bom.json").write_bytes(text.encode("utf-8"))
+  assert tfpartial.load_spec(folder / "bom.json", [x]).frozen_mask(x)[0].all()
 
 
 def test_a_spec_that_is_not_a_regular_file_is_refused(folder, x):

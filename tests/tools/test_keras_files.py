@@ -13,6 +13,7 @@ import h5py
 import numpy as np
 import pytest
 
+import helpers
 from tfpartial import cli
 
 
@@ -73,7 +74,8 @@ def test_an_undamaged_legacy_h5_verifies(tmp_path, capsys):
   before = _legacy_h5(tmp_path / "before.h5")
   spec = tmp_path / "spec.json"
   spec.write_text(json.dumps({"dense/kernel": {"freeze": "0"}}))
-  code = cli.main(["verify", str(before), str(before), "--spec", str(spec)])
+  code = cli.main(["verify", str(before), str(helpers.copy_of(before)),
+                   "--spec", str(spec)])
   out, err = capsys.readouterr()
   assert code == 0, out + err
   assert "OK: every frozen element of 1 variable(s)" in out, out
@@ -91,7 +93,8 @@ def test_names_in_chunked_attributes_are_read_in_order(tmp_path, capsys):
   spec = tmp_path / "spec.json"
   spec.write_text(json.dumps({"dense/kernel": {"freeze": "0"},
                               "dense/bias": {"freeze": "1"}}))
-  code = cli.main(["verify", str(path), str(path), "--spec", str(spec)])
+  code = cli.main(["verify", str(path), str(helpers.copy_of(path)),
+                   "--spec", str(spec)])
   out, err = capsys.readouterr()
   assert code == 0, out + err
   assert "OK: every frozen element of 2 variable(s)" in out, out

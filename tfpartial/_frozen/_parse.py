@@ -43,6 +43,7 @@ _TOKEN = re.compile(
 # by NumPy, after checks that scan the text once and never backtrack.
 _INT_LIST = re.compile(r"[0-9\s,+-]*", re.ASCII)
 _SIGN_WITHOUT_DIGIT = re.compile(r"[+-](?![0-9])")
+_LEADING_ZERO = re.compile(r"(?<![0-9])0+[1-9]", re.ASCII)  # 01, -007.
 _INT64_LIMITS = (np.iinfo(np.int64).min, np.iinfo(np.int64).max)
 _MASK_CODES = np.full(256, 3, np.uint8)  # 0 False, 1 True, 2 ",", 3 other.
 _MASK_CODES[[ord("0"), ord("1"), ord(",")]] = (0, 1, 2)
@@ -205,8 +206,12 @@ def _optional_int(tokens: _Tokens) -> Optional[int]:
 
 def _int(tokens: _Tokens, value: str, column: int) -> int:
   """The integer `value` spells, refused unless it fits in 64 bits."""
+  digits = value.lstrip("+-")
+  if digits[0] == "0" and digits.strip("0"):  # Python reads 00, not 01.
+    tokens.fail(f"{_show(value)}: leading zeros in decimal integers are not "
+                "permitted (as in Python)", column)
   # Length first: int() of thousands of digits is slow, then refused.
-  if len(value.lstrip("+-")) > 19 or not -_INT64 <= int(value) < _INT64:
+  if len(digits) > 19 or not -_INT64 <= int(value) < _INT64:
     tokens.fail(f"{_show(value)} does not fit in 64 bits", column)
   return int(value)
 
@@ -309,6 +314,8 @@ def _flat_integers(inner: str) -> Optional[np.ndarray]:
     return None
   if ("-" in inner or "+" in inner) and _SIGN_WITHOUT_DIGIT.search(inner):
     return None
+  if _LEADING_ZERO.search(inner):
+    return None  # Refused, at its column, by the token-by-token reader.
   inner = inner.rstrip().rstrip(",")
   try:
     with warnings.catch_warnings():

@@ -20,8 +20,11 @@ from typing import Dict, List, NoReturn, Sequence, Tuple, Union, cast
 # A decoded JSON value.
 JSON = Union[None, bool, int, float, str, List["JSON"], Dict[str, "JSON"]]
 
-MAX_BYTES = 64 * 2**20  # A spec file larger than this is refused unread.
+MAX_BYTES = 16 * 2**20  # A spec file larger than this is refused unread.
 MAX_DEPTH = 16  # A spec needs 3 levels of objects and arrays.
+# Entries of a spec (variables or name patterns); a model has thousands.
+MAX_ENTRIES = 100_000
+_BOM = "\ufeff"
 
 
 def read_file(path: pathlib.Path, given: Union[str, os.PathLike[str]]) -> str:
@@ -40,13 +43,15 @@ def read_file(path: pathlib.Path, given: Union[str, os.PathLike[str]]) -> str:
     fail("it is a directory" if stat.S_ISDIR(status.st_mode)
          else "it is not a regular file")
   with os.fdopen(descriptor, "rb") as file:
-    # Never more than the file holds (read(n) sets n bytes aside first).
-    data = file.read(min(status.st_size, MAX_BYTES) + 1)
-  if len(data) > MAX_BYTES:
+    # Never more than the file holds (read(n) sets n bytes aside first),
+    # and nothing of a file too large; one that grows is cut at the limit.
+    data = b"" if status.st_size > MAX_BYTES else file.read(
+        status.st_size + 1)
+  if status.st_size > MAX_BYTES or len(data) > MAX_BYTES:
     fail(f"it is larger than {MAX_BYTES // 2**20} MiB, the most a spec file "
          "may be (a large mask belongs in a .npy file beside it)")
   try:
-    return data.decode("utf-8")
+    return data.decode("utf-8").removeprefix(_BOM)
   except UnicodeDecodeError as error:
     raise ValueError(f"the spec file '{path}' is not UTF-8 text (byte "
                      f"{error.start}).") from None
@@ -68,7 +73,14 @@ _JSON_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 def decode(text: str) -> JSON:
-  """`text` decoded: refused when too deep or when a key repeats."""
+  """`text` decoded: refused when too long, too deep, of too many entries
+  or when a key repeats."""
+  text = text.removeprefix(_BOM)
+  if len(text) > MAX_BYTES:
+    raise ValueError(
+        f"the spec is {len(text):,} characters long, past the "
+        f"{MAX_BYTES // 2**20} MiB a spec may have (a large mask belongs in "
+        "a .npy file beside it).")
   depth = 0
   for match in _JSON_STRUCTURE.finditer(text):
     bracket = match.group()
@@ -81,8 +93,12 @@ def decode(text: str) -> JSON:
     elif bracket in "]}":
       depth -= 1
   repeated: List[Tuple[Dict[str, JSON], str]] = []
+  objects = [0]
 
   def object_from(pairs: Sequence[Tuple[str, JSON]]) -> Dict[str, JSON]:
+    objects[0] += 1
+    if objects[0] > 2 * MAX_ENTRIES + 1:  # Each entry is one or two.
+      _too_many()
     result: Dict[str, JSON] = {}
     for key, value in pairs:
       if key in result:
@@ -97,9 +113,18 @@ def decode(text: str) -> JSON:
         f"the spec is not valid JSON: {str(error).rstrip('.')}.") from None
   except RecursionError:
     raise ValueError("the spec nests JSON too deep to read.") from None
+  if isinstance(data, dict) and len(data) > MAX_ENTRIES:
+    _too_many()
   if repeated:
     raise ValueError(_repeated_message(data, *repeated[0]))
   return data
+
+
+def _too_many() -> NoReturn:
+  raise ValueError(
+      f"the spec has more than {MAX_ENTRIES:,} entries, the most a spec may "
+      "have (a name pattern such as \"**/bias\" names many variables in "
+      "one entry).")
 
 
 def _repeated_message(data: JSON, where: Dict[str, JSON], key: str) -> str:

@@ -55,8 +55,10 @@ Variables = Union[Mapping[str, Variable], Iterable[Variable], _HasVariables]
 def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
   """The decoded JSON and the folder `.npy` names are relative to.
 
-  A string is JSON text when it starts (after spaces) with `{`, `[` or `"`,
-  and a path otherwise.
+  A string that names an existing regular file is that file's path (so
+  `[exp 3]/spec.json` is read); any other string is JSON text when it
+  starts (after a byte-order mark and spaces) with `{`, `[` or `"`, and a
+  path otherwise.
 
   Raises:
     TypeError: `text_or_path` is neither a string nor a path.
@@ -66,8 +68,9 @@ def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
   if isinstance(text_or_path, str) and not text_or_path.strip():
     raise ValueError("the spec is empty text; a spec is a JSON object such "
                      "as {\"x\": {\"freeze\": \"0\"}}.")
-  if isinstance(text_or_path, str) and text_or_path.lstrip()[0] in "{[\"":
-    return _safejson.decode(text_or_path), None
+  if isinstance(text_or_path, str) and not _is_file(text_or_path) and (
+      text_or_path.lstrip("\ufeff \t\r\n")[:1] in ("{", "[", "\"")):
+    return _safejson.decode(text_or_path.lstrip()), None
   if not isinstance(text_or_path, (str, os.PathLike)):
     raise TypeError(
         "`text_or_path` must be JSON text or a path to a spec file; got "
@@ -80,6 +83,11 @@ def read(text_or_path: PathOrText) -> Tuple[JSON, Optional[pathlib.Path]]:
 def dumps(data: JSON) -> str:
   """`data`, read by `read`, as JSON text again (for a saved config)."""
   return json.dumps(data)
+
+
+def _is_file(text: str) -> bool:
+  """Whether `text` names a regular file (JSON text is rarely a name)."""
+  return len(text) < 4096 and os.path.isfile(text)
 
 
 def _preview(value: JSON) -> str:

@@ -7,7 +7,7 @@ its own line, so logs stay readable.
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Optional, TextIO
 
 
 class Progress:
@@ -25,8 +25,8 @@ class Progress:
   reading 2/2: y (2,)
   """
 
-  def __init__(self, stream: TextIO):
-    self._stream = stream
+  def __init__(self, stream: Optional[TextIO]):
+    self._stream = stream  # None: no stderr (`2>&-`), so nothing shown.
     isatty = getattr(stream, "isatty", None)
     try:
       self._terminal = bool(isatty and isatty())
@@ -41,6 +41,8 @@ class Progress:
 
   def show(self, text: str, transient: bool = False) -> None:
     """Shows `text`; elsewhere than a terminal, only if not `transient`."""
+    if self._stream is None:
+      return
     if self._terminal:
       padding = " " * max(0, self._width - len(text))
       print(f"\r{text}{padding}", end="", file=self._stream, flush=True)
@@ -50,7 +52,7 @@ class Progress:
 
   def close(self) -> None:
     """Clears the line on a terminal, so what follows starts clean."""
-    if self._terminal and self._width:
+    if self._stream is not None and self._terminal and self._width:
       print("\r" + " " * self._width + "\r", end="", file=self._stream,
             flush=True)
       self._width = 0

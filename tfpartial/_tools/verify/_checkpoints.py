@@ -19,6 +19,8 @@ from typing import Dict, Iterable, Optional, Protocol, Tuple
 import numpy as np
 import tensorflow as tf
 
+from tfpartial._tools.verify import _files
+
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
@@ -32,7 +34,15 @@ class Stored:
 
 
 class Reader(Protocol):
-  """What `tfpartial verify` reads a checkpoint with, whoever wrote it."""
+  """What `tfpartial verify` reads a checkpoint with, whoever wrote it.
+
+  `layout` names how its keys say where a variable is restored from:
+  two checkpoints of one layout must hold a spec's variable at one key.
+  """
+
+  layout: str
+  path: str  # As resolved: a folder's latest checkpoint, say.
+  file: str  # The file that identifies it: the same file, the same one.
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
@@ -58,13 +68,14 @@ class TensorFlowCheckpoint:
   by the plain name `model/dense/kernel`; optimizer slots are left out.
   """
 
+  layout = "tensorflow"
+
   def __init__(self, path: str):
     if os.path.isdir(path):
-      latest = tf.train.latest_checkpoint(path)
-      if latest is None:
-        raise ValueError(f"no checkpoint in the folder {path}")
-      path = latest
+      path = _latest(path)
     self.path = path
+    self.file = path + ".index"  # The file that identifies it.
+    self._data_bytes = _check_files(path)
     try:
       self._reader = tf.train.load_checkpoint(path)
       shapes = self._reader.get_variable_to_shape_map()
@@ -100,6 +111,15 @@ class TensorFlowCheckpoint:
 
   def read(self, stored: Stored) -> np.ndarray:
     """One variable's value; ValueError if the files are missing or damaged."""
+    if stored.dtype != "string" and self._data_bytes is not None:
+      size = int(np.prod(stored.shape, dtype=np.float64)) * (
+          tf.as_dtype(stored.dtype).size)
+      if size > self._data_bytes:  # No more than is stored is read.
+        raise ValueError(
+            f"cannot read '{stored.key.replace(_VALUE_SUFFIX, '')}' from "
+            f"{self.path}: its shape "
+            f"{stored.shape} needs {size} bytes, more than its data files "
+            f"hold ({self._data_bytes})")
     try:
       return np.asarray(self._reader.get_tensor(stored.key))
     except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
@@ -109,6 +129,34 @@ class TensorFlowCheckpoint:
 
   def close(self) -> None:
     pass
+
+
+def _latest(folder: str) -> str:
+  """The prefix a folder's `checkpoint` file names, checked as a file."""
+  _files.check_folder(folder)
+  _files.check_regular(os.path.join(folder, "checkpoint"), missing_ok=True)
+  latest: Optional[str] = tf.train.latest_checkpoint(folder)
+  if latest is None:
+    raise ValueError(f"no checkpoint in the folder {folder}")
+  return latest
+
+
+def _check_files(prefix: str) -> Optional[int]:
+  """The bytes of `prefix`'s data files (None if it has none: a TF1 V1
+  checkpoint is one file), each checked to be a regular file (a FIFO
+  would hang TensorFlow), and its index likewise."""
+  folder, base = os.path.split(prefix)
+  names = _files.check_folder(folder or ".", missing_ok=True)
+  for name in (base + ".index", base):
+    if name in names:
+      _files.check_regular(os.path.join(folder, name))
+  sizes = []
+  for name in names:
+    if name.startswith(base + ".data-"):
+      data = os.path.join(folder, name)
+      _files.check_regular(data)
+      sizes.append(os.stat(data).st_size)
+  return sum(sizes) if sizes else None
 
 
 def listing(names: Iterable[str], limit: int = 12) -> str:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
 import zipfile
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple, Union
 
 import numpy as np
 
 from tfpartial._frozen._safejson import JSON
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _files
 from tfpartial._tools.verify import _keras_files
+from tfpartial._tools.verify import _keras_legacy
 from tfpartial._tools.verify import _keras_names
 from tfpartial._tools.verify._keras_names import Config
 
@@ -32,37 +35,16 @@ _CONFIG_LIMIT = 64 * 2**20  # Bytes of config.json; a model's is kilobytes.
 class Archive:
   """A `.keras` archive: its `model.weights.h5`, named with `config.json`."""
 
+  layout = "keras"  # As a `.weights.h5` file's.
+
   def __init__(self, path: str):
+    self.path = path
+    self.file = path
+    self._raw = _files.open_regular(path)
     try:
-      self._zip = zipfile.ZipFile(path)
-    except FileNotFoundError:
-      raise ValueError(f"cannot read {path}: no such file") from None
-    except (zipfile.BadZipFile, OSError) as error:
-      raise ValueError(f"cannot read {path}: not a .keras archive "
-                       f"({_checkpoints.first_line(error)})") from None
-    try:
-      member = self._zip.getinfo("model.weights.h5")
-    except KeyError:
-      self._zip.close()
-      raise ValueError(
-          f"{path} holds no model.weights.h5 (a .keras archive of Keras 3 "
-          "holds its weights there; sharded archives are not read)"
-      ) from None
-    if member.compress_type != zipfile.ZIP_STORED:
-      self._zip.close()
-      raise ValueError(
-          f"{path} holds model.weights.h5 compressed; Keras writes it "
-          "uncompressed: unzip the archive and verify model.weights.h5")
-    config = _read_config(self._zip, path)
-    self._raw = open(path, "rb")  # pylint: disable=consider-using-with
-    try:
-      window = _Window(self._raw, _data_offset(self._raw, member, path),
-                       member.file_size)
-      self._weights = _keras_files.open_h5(path, opened=window,
-                                           config=config)
-    except ValueError:
+      self._zip, self._weights = _open(self._raw, path)
+    except BaseException:
       self._raw.close()
-      self._zip.close()
       raise
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
@@ -75,8 +57,46 @@ class Archive:
 
   def close(self) -> None:
     self._weights.close()
-    self._raw.close()
     self._zip.close()
+    self._raw.close()
+
+
+def _open(raw: io.BufferedReader, path: str) -> Tuple[
+    zipfile.ZipFile,
+    Union[_keras_files.WeightsFile, _keras_legacy.LegacyWeightsFile]]:
+  """The zip archive in `raw` and the reader of its model.weights.h5."""
+  try:
+    archive = zipfile.ZipFile(raw)
+  except (zipfile.BadZipFile, OSError, ValueError) as error:
+    raise ValueError(f"cannot read {path}: not a .keras archive "
+                     f"({_checkpoints.first_line(error)})") from None
+  try:
+    member = _weights_member(archive, path)
+    config = _read_config(archive, path)
+    start = _data_offset(raw, member, path)
+    if start + member.file_size > os.fstat(raw.fileno()).st_size:
+      raise ValueError(f"cannot read {path}: model.weights.h5 runs past the "
+                       "end of the archive")
+    window = _Window(raw, start, member.file_size)
+    return archive, _keras_files.open_h5(
+        path, opened=window, size=member.file_size, config=config)
+  except BaseException:
+    archive.close()
+    raise
+
+
+def _weights_member(archive: zipfile.ZipFile, path: str) -> zipfile.ZipInfo:
+  try:
+    member = archive.getinfo("model.weights.h5")
+  except KeyError:
+    raise ValueError(
+        f"{path} holds no model.weights.h5 (a .keras archive of Keras 3 "
+        "holds its weights there; sharded archives are not read)") from None
+  if member.compress_type != zipfile.ZIP_STORED:
+    raise ValueError(
+        f"{path} holds model.weights.h5 compressed; Keras writes it "
+        "uncompressed: unzip the archive and verify model.weights.h5")
+  return member
 
 
 def _read_config(archive: zipfile.ZipFile, path: str

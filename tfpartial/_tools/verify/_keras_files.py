@@ -39,7 +39,10 @@ import numpy as np
 import tensorflow as tf
 
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _h5
+from tfpartial._tools.verify import _keras_legacy
 from tfpartial._tools.verify import _keras_names
+from tfpartial._tools.verify import _keras_tree
 from tfpartial._tools.verify._checkpoints import Stored
 from tfpartial._tools.verify._keras_names import Config
 from tfpartial._tools.verify._keras_names import Owner
@@ -48,60 +51,55 @@ if TYPE_CHECKING:  # Imported where a file is opened; untyped (mypy.ini).
   from h5py import Dataset, File, Group
 
 
-def open_h5(path: str, opened: Optional[io.RawIOBase] = None,
-            config: Optional[Config] = None
-            ) -> Union[WeightsFile, LegacyWeightsFile]:
+def open_h5(path: str, opened: Optional[_h5.Opened] = None,
+            size: Optional[int] = None, config: Optional[Config] = None
+            ) -> Union[WeightsFile, _keras_legacy.LegacyWeightsFile]:
   """The reader for a Keras HDF5 file: at `path`, or `opened` (a file
-  object) with `path` only naming it; `config` is the model's config.json.
-  """
+  object of `size` bytes) with `path` only naming it; `config` is the
+  model's config.json."""
   import h5py  # pylint: disable=g-import-not-at-top
-  if opened is None and not os.path.exists(path):
-    raise ValueError(f"cannot read {path}: no such file")
+  file, opened, size = _h5.open_file(path, opened, size)
   try:
-    file = h5py.File(path if opened is None else opened, "r")
-  except (OSError, ValueError) as error:
-    reason = _checkpoints.first_line(error)
-    if "signature" in reason:
-      reason = "not an HDF5 file"
-    raise ValueError(f"cannot read {path}: {reason}") from None
-  try:
-    if _layer_names(file) is not None:
-      return LegacyWeightsFile(path, file)
-    return WeightsFile(path, file, config, h5py)
+    if _keras_legacy.layer_names(file) is not None:
+      return _keras_legacy.LegacyWeightsFile(path, file, opened, size)
+    return WeightsFile(path, (file, opened, size), config, h5py)
   except (OSError, KeyError, RuntimeError, TypeError) as error:
     file.close()
+    opened.close()
     raise ValueError(f"cannot read {path}: "
                      f"{_checkpoints.first_line(error)}") from None
   except ValueError as error:
     file.close()
+    opened.close()
     if path in str(error):
       raise
     raise ValueError(f"cannot read {path}: "
                      f"{_checkpoints.first_line(error)}") from None
 
 
-class WeightsFile:
+class WeightsFile(_h5.Reader):
   """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
 
-  def __init__(self, path: str, file: File, config: Optional[Config],
-               h5py: ModuleType):
-    self.path = path
-    self._file = file
-    owners = self._owners(h5py)
+  layout = "keras"  # Keys are where Keras 3 loads each variable from.
+
+  def __init__(self, path: str, opened: Tuple[File, _h5.Opened, int],
+               config: Optional[Config], h5py: ModuleType):
+    super().__init__(path, *opened)
+    owners = self._owners(h5py, config)
     if not any(owner.stored for owner in owners):
       raise ValueError(
           f"{path} holds no Keras weights (no GROUP/vars/N datasets); "
           "verify reads the .weights.h5 and .keras files of Keras 3 and "
           "Keras HDF5 files listing their weights' names")
-    if config is not None:
-      _keras_names.attach_config(owners, config)
     for owner in owners:
       owner.names = _keras_names.variable_names(owner)
     self._owners_list = owners
     self._by_key = {stored.key: stored for owner in owners
                     for stored in owner.stored}
 
-  def _owners(self, h5py: ModuleType) -> List[Owner]:
+  def _owners(self, h5py: ModuleType, config: Optional[Config]
+              ) -> List[Owner]:
+    """Each group with variables, named as config.json (if any) says."""
     groups: Dict[str, Group] = {}
 
     def visit(key: str, item: Union[Group, Dataset]) -> None:
@@ -110,19 +108,25 @@ class WeightsFile:
         groups[key[:-len("vars")].rstrip("/")] = item
 
     self._file.visititems(visit)
+    names = {key: _name_of(group) for key, group in groups.items()
+             if key != "optimizer" and not key.startswith("optimizer/")}
+    placed = {} if config is None else _keras_tree.layer_names(config)
+    _keras_tree.check_names(self.path, names, placed)
+    for key in names:
+      given = placed.get(_keras_tree.place(key))
+      names[key] = names[key] or (given[0] if given else None)
     owners = []
-    for key in sorted(groups):
-      if key == "optimizer" or key.startswith("optimizer/"):
-        continue  # The optimizer's state, not the model's variables.
-      chain = tuple(_name_of(groups[k]) for k in _ancestors(key) if k in groups)
+    for key in sorted(names):  # The optimizer's state is left out.
+      chain = tuple(names[k] for k in _ancestors(key) if k in names)
       stored = [Stored(f"{key}/vars/{name}".lstrip("/"), tuple(item.shape),
-                       _dtype_name(item))
+                       _h5.dtype_name(item))
                 for name, item in sorted(groups[key].items(),
                                          key=lambda pair: _position(pair[0]))
                 if isinstance(item, h5py.Dataset)]
       parent = key.rsplit("/", 1)[0] if "/" in key else None
-      owners.append(Owner(key, chain + (_name_of(groups[key]),), stored,
-                           in_list=parent is not None and parent not in groups))
+      owners.append(Owner(key, chain + (names[key],), stored,
+                          in_list=parent is not None and parent not in groups))
+    _keras_tree.attach(owners, placed)
     return owners
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
@@ -158,106 +162,6 @@ class WeightsFile:
         names.append(f"{path}/{leaf}" if path else stored.key)
     return names
 
-  def read(self, stored: Stored) -> np.ndarray:
-    """One variable's value, as the dtype Keras wrote."""
-    return _read(self._file, stored, self.path)
-
-  def close(self) -> None:
-    self._file.close()
-
-
-class LegacyWeightsFile:
-  """A Keras HDF5 file of the older format, which names each variable.
-
-  `save_weights("w.h5")` in Keras 2 and `model.save("m.h5")` write, for
-  each layer, the names of its variables (`dense/kernel:0` in Keras 2, the
-  `path` in Keras 3); a variable is known by that name without `:0`, or by
-  a unique ending of it, as in a TF checkpoint.
-  """
-
-  def __init__(self, path: str, file: File):
-    self.path = path
-    self._file = file
-    root = file["model_weights"] if "model_weights" in file else file
-    self._stored: Dict[str, Stored] = {}
-    twice = set()
-    import h5py  # pylint: disable=g-import-not-at-top
-    # Listed: open_h5 makes this reader only for a file that lists them.
-    for layer in cast(List[str], _layer_names(file)):
-      group = root.get(layer)
-      if not isinstance(group, h5py.Group):
-        raise ValueError(f"layer_names lists the layer '{layer}', which is "
-                         "not a group in the file")
-      for weight in _attribute_list(group, "weight_names"):
-        name = weight[:-2] if weight.endswith(":0") else weight
-        twice.update([name] if name in self._stored else [])
-        dataset = group.get(weight)
-        if not isinstance(dataset, h5py.Dataset):
-          raise ValueError(f"the layer '{layer}' lists the weight '{weight}', "
-                           "which is not a dataset in it")
-        self._stored[name] = Stored(dataset.name.lstrip("/"),
-                                    tuple(dataset.shape), _dtype_name(dataset))
-    self._twice = twice
-
-  def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
-           ) -> Stored:
-    del shape  # The file names its variables.
-    matches = [name] if name in self._stored else sorted(
-        key for key in self._stored if key.endswith("/" + name))
-    if len(matches) == 1 and matches[0] not in self._twice:
-      return self._stored[matches[0]]
-    if matches:
-      raise ValueError(
-          f"'{name}' could be any of several variables in {self.path} "
-          f"({', '.join(matches)}): two layers name their variables alike; "
-          "Keras' .weights.h5 format tells them apart")
-    raise ValueError(f"'{name}' is not a variable of {self.path} (it has "
-                     f"{_checkpoints.listing(self._stored)})")
-
-  def read(self, stored: Stored) -> np.ndarray:
-    return _read(self._file, stored, self.path)
-
-  def close(self) -> None:
-    self._file.close()
-
-
-def _read(file: File, stored: Stored, path: str) -> np.ndarray:
-  try:
-    value = np.asarray(file[stored.key][()])
-  except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
-    raise ValueError(f"cannot read '{stored.key}' from {path}: "
-                     f"{_checkpoints.first_line(error)}") from None
-  if value.dtype.kind == "V" and stored.dtype != "opaque":
-    value = value.view(tf.as_dtype(stored.dtype).as_numpy_dtype)
-  return value
-
-
-def _layer_names(file: File) -> Optional[List[str]]:
-  """The layers an older-format Keras HDF5 file lists, or None."""
-  root = file["model_weights"] if "model_weights" in file else file
-  if not any(key.startswith("layer_names") for key in root.attrs):
-    return None
-  return _attribute_list(root, "layer_names")
-
-
-def _attribute_list(group: Group, name: str) -> List[str]:
-  """A list of names Keras wrote as an attribute, maybe in chunks
-  (`weight_names0`, `weight_names1`, ...) past HDF5's attribute size."""
-  chunks = [name] if name in group.attrs else []
-  while name not in group.attrs and f"{name}{len(chunks)}" in group.attrs:
-    chunks.append(f"{name}{len(chunks)}")
-  values: List[Union[bytes, str]] = []
-  for chunk in chunks:
-    listed = group.attrs[chunk]
-    if not (isinstance(listed, np.ndarray) and listed.ndim == 1 and all(
-        isinstance(value, (bytes, str)) for value in listed)):
-      raise ValueError(f"the attribute {chunk} of {group.name} is not a list "
-                       "of names")
-    values.extend(listed)
-  return [value.decode("utf-8") if isinstance(value, bytes) else str(value)
-          for value in values]
-
-
 def _ancestors(key: str) -> List[str]:
   """The group keys above `key`, from the root ("") down."""
   if not key:
@@ -275,25 +179,6 @@ def _name_of(group: Group) -> Optional[str]:
 
 def _position(name: str) -> Tuple[int, Union[int, str]]:
   return (0, int(name)) if name.isdigit() else (1, name)
-
-
-def _dtype_name(dataset: Dataset) -> str:
-  """`float32`, `bfloat16` (Keras marks it: HDF5 has no such type), ..."""
-  marked = dataset.attrs.get("dtype")
-  if isinstance(marked, bytes):
-    marked = marked.decode("ascii", "replace")
-  if dataset.dtype.kind == "V":
-    try:
-      known = tf.as_dtype(marked).as_numpy_dtype
-    except TypeError:
-      return "opaque"
-    if np.dtype(known).itemsize == dataset.dtype.itemsize:
-      return str(marked)
-    return "opaque"
-  if dataset.dtype.kind in "OSU":
-    return "string"
-  name: str = dataset.dtype.name
-  return name
 
 
 def _holds(owner: Owner, path: Sequence[str]) -> bool:

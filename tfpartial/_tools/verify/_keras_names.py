@@ -191,36 +191,6 @@ def _is_built_in(config: Config) -> bool:
           and not config.get("registered_name"))
 
 
-def attach_config(owners: List[Owner], config: Config) -> None:
-  """Gives each layer of a Sequential or functional model its config entry.
-
-  A model's layers are the list `KEY/layers/...` in the file and
-  `config.layers` in config.json; they are matched by their names, which
-  Keras keeps unique within a model.
-  """
-  by_key = {owner.key: owner for owner in owners}
-  pending = [("", config)]
-  while pending:
-    key, model_config = pending.pop()
-    if key in by_key:
-      by_key[key].config = model_config
-    inner = model_config.get("config")
-    layers = inner.get("layers") if isinstance(inner, dict) else None
-    if not isinstance(layers, list):
-      continue
-    prefix = f"{key}/layers/" if key else "layers/"
-    children = {owner.name: owner for owner in owners
-                if owner.key.startswith(prefix)
-                and "/" not in owner.key[len(prefix):]}
-    for layer in layers:
-      if not isinstance(layer, dict):
-        continue  # Not a layer's config: nothing to match.
-      layer_inner = layer.get("config")
-      name = layer_inner.get("name") if isinstance(layer_inner, dict) else None
-      if isinstance(name, str) and name in children:
-        pending.append((children[name].key, layer))
-
-
 # What tfpartial reads of config.json, and the JSON types Keras writes
 # there: in the entry of a model or layer, in its `config`, and in the
 # `config` of a built-in layer of `_NAMES` (the options its variables' names

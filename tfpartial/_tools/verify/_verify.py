@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import sys
-from typing import List, Optional, TextIO, Tuple
+from typing import List, Optional, Protocol, TextIO, Tuple
 
 import numpy as np
 
@@ -22,8 +23,16 @@ from tfpartial._frozen import _index
 from tfpartial._frozen import _specfile
 from tfpartial._tools import _progress
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _files
 from tfpartial._tools.verify import _keras_archive
 from tfpartial._tools.verify import _keras_files
+from tfpartial._tools.verify import _keras_tree
+
+
+class Out(Protocol):
+  """Where the table goes: stdout, or anything `print` writes to."""
+
+  def write(self, text: str, /) -> int: ...
 
 
 def open_checkpoint(path: str) -> _checkpoints.Reader:
@@ -51,7 +60,7 @@ class Row:
 
 
 def verify(before: str, after: str, spec_path: str,
-           out: Optional[TextIO] = None,
+           out: Optional[Out] = None,
            progress: Optional[TextIO] = None) -> int:
   """Prints the table; returns 0 (every frozen element held) or 1.
 
@@ -66,6 +75,7 @@ def verify(before: str, after: str, spec_path: str,
     stack.callback(first.close)
     second = open_checkpoint(after)
     stack.callback(second.close)
+    _check_two(first, second)
     plan = [_check(entry, first, second) for entry in entries]
     line = _progress.Progress(sys.stderr if progress is None else progress)
     stack.callback(line.close)
@@ -78,6 +88,9 @@ def verify(before: str, after: str, spec_path: str,
           entry.name, stored_before.shape,
           _frozen(entry, stored_before.shape), first.read(stored_before),
           second.read(stored_after)))
+    compared = (os.path.realpath(first.path), os.path.realpath(second.path))
+  print(f"before: {compared[0]}", file=out)
+  print(f"after:  {compared[1]}", file=out)
   _print_table(rows, out)
   broken = [row for row in rows if row.changed_frozen]
   for row in broken:
@@ -91,6 +104,18 @@ def verify(before: str, after: str, spec_path: str,
   return 1 if broken else 0
 
 
+def _check_two(first: _checkpoints.Reader,
+               second: _checkpoints.Reader) -> None:
+  """ValueError where BEFORE and AFTER are one checkpoint (a folder whose
+  `checkpoint` file names the other's prefix, a link to it)."""
+  same = _files.identity(first.file)
+  if same != (0, 0) and same == _files.identity(second.file):
+    raise ValueError(
+        f"BEFORE and AFTER are the same checkpoint, "
+        f"{os.path.realpath(first.path)} (AFTER was given as "
+        f"{second.path}): verify compares two checkpoints")
+
+
 def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
            second: _checkpoints.Reader
            ) -> Tuple[_specfile.Entry, _checkpoints.Stored,
@@ -99,6 +124,14 @@ def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
   name = entry.name
   stored_before = first.find(name, entry.shape)
   stored_after = second.find(name, entry.shape)
+  if first.layout == second.layout and _keras_tree.place(
+      stored_before.key) != _keras_tree.place(stored_after.key):
+    raise ValueError(
+        f"'{name}' is {stored_before.key} in {first.path} but "
+        f"{stored_after.key} in {second.path}: a model restores a variable "
+        "from one place, so one of the files names its layers otherwise "
+        "than the model it was saved from; verify compares only what the "
+        "same model would load")
   if stored_after.shape != stored_before.shape:
     raise ValueError(
         f"'{name}' has shape {stored_before.shape} in BEFORE but "
@@ -174,7 +207,7 @@ def _is_number(array: np.ndarray) -> bool:
   return True
 
 
-def _print_table(rows: List[Row], out: TextIO) -> None:
+def _print_table(rows: List[Row], out: Out) -> None:
   header = ("variable", "shape", "frozen", "frozen changed", "largest change",
             "trainable changed")
   lines = [header] + [
