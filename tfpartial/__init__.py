@@ -7,20 +7,20 @@ import typing as _typing
 
 if _typing.TYPE_CHECKING:
   from tfpartial._api._spec import FreezeSpec
-  from tfpartial._api._spec import freeze
-  from tfpartial._api._spec import load_spec
-  from tfpartial._api._spec import spec_of
-  from tfpartial._api._spec import train_only
+  from tfpartial._api._make import freeze
+  from tfpartial._api._make import load_spec
+  from tfpartial._api._make import spec_of
+  from tfpartial._api._make import train_only
 
 # Each public name and its module, imported on first use (PEP 562) so that
 # the `tfpartial` command answers `--help` without importing TensorFlow and
 # can quiet TensorFlow's start-up log before it loads.
 _PUBLIC = {
     "FreezeSpec": "tfpartial._api._spec",
-    "freeze": "tfpartial._api._spec",
-    "load_spec": "tfpartial._api._spec",
-    "spec_of": "tfpartial._api._spec",
-    "train_only": "tfpartial._api._spec",
+    "freeze": "tfpartial._api._make",
+    "load_spec": "tfpartial._api._make",
+    "spec_of": "tfpartial._api._make",
+    "train_only": "tfpartial._api._make",
 }
 __all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"]
 
@@ -46,4 +46,4 @@ if "tensorflow" in _sys.modules:
   # TensorFlow is loaded already, so importing the API now costs little,
   # and it registers the wrapped optimizer classes with Keras: a model saved
   # with one then loads after `import tfpartial` alone.
-  _import_module("tfpartial._api._spec")
+  _import_module("tfpartial._api._make")

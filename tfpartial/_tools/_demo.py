@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 import tensorflow as tf
 
-from tfpartial._api import _spec
+from tfpartial._api import _make
 from tfpartial._frozen import _compat
 from tfpartial._frozen._types import Optimizer, Variable
 
@@ -72,7 +72,7 @@ def _run_modes(build: _Question, steps: int) -> Dict[str, np.ndarray]:
 def _question_one(make_variable: MakeVariable,
                   graph: bool) -> Tuple[Variable, Step]:
   x = make_variable([1.0, 2.0], name="x")
-  spec = _spec.freeze(x, 0)
+  spec = _make.freeze(x, 0)
   optimizer = V1.GradientDescentOptimizer(0.1)
   loss: Callable[[], tf.Tensor] = lambda: tf.reduce_sum(tf.square(x - 5.0))
   return x, lambda: spec.minimize(optimizer, loss() if graph else loss)
@@ -81,7 +81,7 @@ def _question_one(make_variable: MakeVariable,
 def _question_two(make_variable: MakeVariable,
                   graph: bool) -> Tuple[Variable, Step]:
   w = make_variable([[1.0, 2.0], [3.0, 4.0]], name="w")
-  spec = _spec.train_only(w, np.eye(2, dtype=bool))
+  spec = _make.train_only(w, np.eye(2, dtype=bool))
   optimizer = V1.AdamOptimizer(0.1)
   loss: Callable[[], tf.Tensor] = lambda: tf.reduce_sum(
       tf.square(tf.matmul(w, [[1.0], [1.0]]) - 9.0))
@@ -141,7 +141,7 @@ def _shadow_and_assign(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
 
 def _tfpartial(x: Variable, keep: tf.Tensor, optimizer: Optimizer,
                loss: LossOf) -> Step:
-  spec = _spec.freeze(x, keep == 0.0)
+  spec = _make.freeze(x, keep == 0.0)
 
   def step() -> None:
     with tf.GradientTape() as tape:

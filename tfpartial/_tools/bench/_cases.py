@@ -11,6 +11,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Sequence,
 import numpy as np
 import tensorflow as tf
 
+from tfpartial._api import _make
 from tfpartial._api import _spec
 from tfpartial._frozen._types import Variable
 from tfpartial._kernels import _native
@@ -64,7 +65,7 @@ def freeze_where(kernels: Sequence[Variable],
   """One spec: each kernel frozen where its mask is True."""
   spec = _spec.FreezeSpec()
   for kernel, mask in zip(kernels, masks):
-    spec = spec | _spec.freeze(kernel, mask)
+    spec = spec | _make.freeze(kernel, mask)
   return spec
 
 
@@ -200,7 +201,7 @@ def _embedding_case(rows: int, dim: int, trained: int, batch: int,
   def build(partial: bool) -> Step:
     table = tf.Variable(table0)
     optimizer = optimizers[partial] = keras.optimizers.Adam(1e-3)
-    spec = _spec.train_only(table, np.s_[rows - trained:], compact=compact)
+    spec = _make.train_only(table, np.s_[rows - trained:], compact=compact)
 
     @_measure.function()
     def step() -> tf.Tensor:

@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Optional, TextIO, Tuple
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._api import _spec
+from tfpartial._api import _make
 from tfpartial._frozen._types import Index
 from tfpartial._tools.bench import _cases
 from tfpartial._tools.bench import _measure
@@ -86,7 +86,7 @@ def _tf1_steps(shape: Tuple[int, int], index: Optional[Index]) -> None:
     if index is None:
       train_op = optimizer.minimize(loss)
     else:
-      train_op = _spec.freeze(variable, index).minimize(optimizer, loss)
+      train_op = _make.freeze(variable, index).minimize(optimizer, loss)
     with tf.compat.v1.Session() as session:
       session.run(tf.compat.v1.global_variables_initializer())
       for _ in range(_STEPS):
@@ -99,7 +99,7 @@ def _eager_steps(name: str, shape: Tuple[int, int],
   variable = tf.Variable(tf.zeros(shape))
   optimizer = (keras.optimizers.SGD(0.01, momentum=0.9) if name == "sgdm"
                else keras.optimizers.Adam(1e-3))
-  spec = None if index is None else _spec.freeze(variable, index)
+  spec = None if index is None else _make.freeze(variable, index)
   for _ in range(_STEPS):
     with tf.GradientTape() as tape:
       loss = tf.reduce_sum(variable)

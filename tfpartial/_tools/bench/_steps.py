@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Iterable, List, Tuple, TypedDict
 import numpy as np
 import tensorflow as tf
 
+from tfpartial._api import _make
 from tfpartial._api import _spec
 from tfpartial._frozen._types import Variable
 from tfpartial._tools.bench import _measure
@@ -65,7 +66,7 @@ def first_columns(variables: Iterable[Variable]) -> _spec.FreezeSpec:
   spec = _spec.FreezeSpec()
   for variable in variables:
     if len(variable.shape) >= 2:
-      spec = spec | _spec.freeze(variable, np.s_[..., 0])
+      spec = spec | _make.freeze(variable, np.s_[..., 0])
   return spec
 
 
