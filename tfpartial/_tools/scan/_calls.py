@@ -28,6 +28,9 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
       result.setdefault(kind, where)
   if "var" in first or "var" in second:
     result.setdefault("vararith", node)
+  if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
+                                  second):  # `chosen += get_variables(s)`.
+    result["filtered"] = first.get("filtered") or second["filtered"]
   plain = {"mask", "const", "param"}
   if ("mask" in first or "mask" in second) and set(first) | set(
       second) <= plain:
@@ -124,6 +127,10 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return _where(flow, node, args, scope, env)
   if name in {"multiply", "mul"} and len(args) >= 2:
     return binop(flow, node, args[0], args[1], scope, env)
+  if name in {"multiply", "Multiply"} and len(args) == 1 and isinstance(
+      args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
+    first, second = args[0].elts  # Keras' `multiply([a, b])`.
+    return binop(flow, node, first, second, scope, env)
   if name in _names.MASKS:
     return {"mask": node, "const": node}
   if name in _names.TRAIN_STEPS:

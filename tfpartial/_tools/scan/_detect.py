@@ -166,9 +166,12 @@ def _constraints(scope: _scopes.Scope, calls: List[ast.Call],
   hits = []
   node = scope.node
   if isinstance(node, ast.FunctionDef) and node.name == "__call__" and (
-      "Constraint" in scope.classname or "Mask" in scope.classname):
+      "Constraint" in scope.classname or "Mask" in scope.classname or any(
+          b.endswith("Constraint") for b in scope.bases)):
     found = flow.helper(node, scope.parent or scope, [{}, {"var": node}])
-    if any(k.startswith("varmask:") for k in found):
+    masked = [v for k, v in found.items() if k.startswith("varmask:")]
+    if any(not _projection(m, node) for m in masked) or _fixed_factor(
+        scope, node):
       hits.append(Hit("weight-remask", node, scope, None, found,
                       {"constraint": scope.classname}))
   for call in calls:
@@ -180,6 +183,57 @@ def _constraints(scope: _scopes.Scope, calls: List[ast.Call],
           hits.append(Hit("weight-remask", keyword.value, scope, call, found,
                           {"constraint": keyword.arg}))
   return hits
+
+
+def _factors(item: ast.AST) -> List[ast.AST]:
+  """The two factors of `a * b`, `multiply(a, b)`, `multiply([a, b])`."""
+  if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult):
+    return [item.left, item.right]
+  if isinstance(item, ast.Call) and _names.call_name(item) in {
+      "multiply", "mul"}:
+    if len(item.args) == 1 and isinstance(item.args[0], (ast.List,
+                                                         ast.Tuple)):
+      return list(item.args[0].elts)
+    return list(item.args[:2])
+  return []
+
+
+def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
+  """Whether both factors of a constraint's product read its weight
+  (`w * cast(w >= 0)`): a projection computed from the weight each time,
+  which freezes nothing."""
+  if len(node.args.args) < 2:
+    return False
+  weight = node.args.args[1].arg
+  pair = _factors(product)
+  return len(pair) == 2 and all(_reads(f, weight) for f in pair)
+
+
+def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef) -> bool:
+  """Whether a constraint multiplies its weight by a value fixed when it
+  was made (`w * self.mask`, `multiply([w, K.variable(self.m)])`): a
+  factor read from `self` that does not depend on the weight. A factor
+  computed from the weight (`w * cast(w >= 0)`, a norm) is a projection,
+  not a mask."""
+  if len(node.args.args) < 2:
+    return False
+  weight = node.args.args[1].arg
+  for item in scope.nodes:
+    pair = _factors(item)
+    if len(pair) != 2:
+      continue
+    for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
+      if isinstance(mine, ast.Name) and mine.id == weight and not _reads(
+          other, weight) and any(
+              (_names.dotted(n) or "").startswith("self.")
+              for n in ast.walk(other) if isinstance(n, ast.Attribute)):
+        return True
+  return False
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+  return any(isinstance(n, ast.Name) and n.id == name
+             for n in ast.walk(node))
 
 
 def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
@@ -225,7 +279,8 @@ def _unsplit(hits: List[Hit], module: _scopes.Scope,
       if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(
           _names.mentions_a_name_test(test) for g in node.generators
           for test in g.ifs) or isinstance(node, ast.Call) and (
-              _names.scope_argument(node) is not None):
+              _names.scope_argument(node) is not None) and (
+                  _names.call_name(node) != "get_variables_to_restore"):
         filters += 1
       elif isinstance(node, ast.Call):
         parts = _target_and_value(node)

@@ -22,7 +22,7 @@ from tfpartial._tools.scan._flow import Flow
 
 # A file without any of these cannot hold a sink: it is not parsed.
 SINK_WORDS = ("apply_gradients", ".apply(", "stop_gradient", "scatter_",
-              "assign", "set_weights", "set_value", "constraint",
+              "assign", "set_weights", "set_value", "constraint", "Constraint",
               "minimize", "gradients(", "gradient(")
 
 

@@ -35,6 +35,9 @@ class Scope:
     self.params: List[str] = []
     self.functions: Dict[str, FunctionNode] = {}
     self.stored: Set[str] = set()  # Names assigned by subscript: `m[0] = 0`.
+    # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
+    self.loops: Dict[str, ast.expr] = {}
+    self.bases: List[str] = []  # The enclosing class's bases, as text.
     self.attributes = attributes if attributes is not None else {}
     self.children: List[Scope] = []
     self.nodes: List[ast.AST] = []  # The nodes of this scope, not nested.
@@ -81,6 +84,7 @@ def _fill(scope: Scope, body: List[ast.stmt]) -> None:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
           child = _child(scope, item, item.body, attributes)
           child.classname = node.name
+          child.bases = [_names.dotted(b) or "" for b in node.bases]
       stack.extend(item for item in reversed(node.body) if not isinstance(
           item, (ast.FunctionDef, ast.AsyncFunctionDef)))
       continue
@@ -117,8 +121,13 @@ def _bind_statement(scope: Scope, node: ast.AST) -> None:
     while isinstance(base, ast.Subscript):
       base = base.value
     _bind(scope, base, value)
+    if isinstance(base, ast.Name) and base.id in scope.loops:
+      # NumPy's `w *= m` in `for w in ws` changes the elements of `ws`.
+      _bind(scope, scope.loops[base.id], value)
   elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
     _bind(scope, node.target, node.iter)
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+      _loop(scope, node.target, node.iter)
   elif isinstance(node, ast.withitem) and node.optional_vars is not None:
     _bind(scope, node.optional_vars, node.context_expr)
   elif isinstance(node, ast.NamedExpr):
@@ -128,6 +137,18 @@ def _bind_statement(scope: Scope, node: ast.AST) -> None:
     if _names.call_name(call) in {"append", "extend", "insert"} and (
         isinstance(call.func, ast.Attribute)) and call.args:
       _bind(scope, call.func.value, call.args[-1])
+
+
+def _loop(scope: Scope, target: ast.AST, source: ast.expr) -> None:
+  """Record which container a loop name is an element of."""
+  if isinstance(source, ast.Call) and source.args and _names.call_name(
+      source) in {"enumerate", "reversed", "list"}:
+    if _names.call_name(source) == "enumerate" and isinstance(
+        target, ast.Tuple) and len(target.elts) == 2:
+      target = target.elts[1]
+    source = source.args[0]
+  if isinstance(target, ast.Name) and isinstance(source, ast.Name):
+    scope.loops[target.id] = source
 
 
 def _bind(scope: Scope, target: ast.AST, value: ast.expr) -> None:
