@@ -68,7 +68,12 @@ def _add_verify(commands: Any) -> None:
   verify.add_argument("before", help="the checkpoint before training")
   verify.add_argument("after", help="the checkpoint after training")
   verify.add_argument("--spec", required=True,
-                      help="the spec file (JSON) saying what is frozen")
+                      help="the spec file (JSON) saying what is frozen; a "
+                      "key may be a pattern: * within a name segment, ** "
+                      "across segments, ? one character")
+  verify.add_argument("--explain", action="store_true",
+                      help="also print which names each key of the spec "
+                      "matched")
 
 
 def _add_bench(commands: Any) -> None:
@@ -260,7 +265,7 @@ def _verify(args: argparse.Namespace) -> int:
   out = _Output(sys.stdout)
   try:
     code = verify.verify(args.before, args.after, args.spec, out=out,
-                         progress=sys.stderr)
+                         progress=sys.stderr, explain=args.explain)
   except (ValueError, TypeError, IndexError, OSError) as error:
     message = " ".join(str(error).split()) or type(error).__name__
     _say(f"tfpartial verify: error: {message}")

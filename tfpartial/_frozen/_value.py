@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from tfpartial._frozen import _errors
 from tfpartial._frozen import _index
+from tfpartial._frozen import _patterns
 from tfpartial._frozen import _selection
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _variables
@@ -173,9 +174,11 @@ def load(text_or_path: _specfile.PathOrText,
 
 def from_entries(entries: Iterable[_specfile.Entry],
                  named: Mapping[str, Variable]) -> SpecValue:
-  """The value of a spec file's entries, bound to `named` variables."""
+  """The value of a spec file's entries, bound to `named` variables: a
+  pattern entry once per name it matches, overlapping entries combined as
+  `|` combines them."""
   value = SpecValue()
-  for entry in entries:
+  for entry, _ in _patterns.expand(list(entries), list(named)):
     variable, index = _specfile.bind(entry, named)
     if entry.kind == "freeze":
       value = value.union(freeze(variable, index))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterable, Optional, Protocol, Tuple
+from typing import Dict, Iterable, List, Optional, Protocol, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -51,6 +51,10 @@ class Reader(Protocol):
 
   def read(self, stored: Stored) -> np.ndarray:
     """One variable's value; ValueError if it cannot be read."""
+
+  def names(self) -> List[str]:
+    """The names a spec may give its variables, which a pattern in the
+    spec is matched against."""
 
   def close(self) -> None: ...
 
@@ -108,6 +112,9 @@ class TensorFlowCheckpoint:
           f"{', '.join(matches)}; name one of them in the spec")
     raise ValueError(f"'{name}' is not a variable of {self.path} "
                      f"(it has {listing(self._stored)})")
+
+  def names(self) -> List[str]:
+    return sorted(self._stored)
 
   def read(self, stored: Stored) -> np.ndarray:
     """One variable's value; ValueError if the files are missing or damaged."""

@@ -14,7 +14,7 @@ import json
 import os
 import struct
 import zipfile
-from typing import TYPE_CHECKING, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -54,6 +54,9 @@ class Archive:
 
   def read(self, stored: _checkpoints.Stored) -> np.ndarray:
     return self._weights.read(stored)
+
+  def names(self) -> List[str]:
+    return self._weights.names()
 
   def close(self) -> None:
     self._weights.close()

@@ -153,6 +153,10 @@ class WeightsFile(_h5.Reader):
     raise ValueError(f"'{name}' is not a variable of {self.path} (it has "
                      f"{_checkpoints.listing(self._names())})")
 
+  def names(self) -> List[str]:
+    """The variables' paths, as `spec.to_json()` names them."""
+    return self._names()
+
   def _names(self) -> List[str]:
     names = []
     for owner in self._owners_list:

@@ -56,6 +56,9 @@ class LegacyWeightsFile(_h5.Reader):
             _h5.dtype_name(dataset))
     self._twice = twice
 
+  def names(self) -> List[str]:
+    return sorted(self._stored)
+
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
     del shape  # The file names its variables.

@@ -15,11 +15,12 @@ import contextlib
 import dataclasses
 import os
 import sys
-from typing import List, Optional, Protocol, TextIO, Tuple
+from typing import Dict, List, Optional, Protocol, TextIO, Tuple
 
 import numpy as np
 
 from tfpartial._frozen import _index
+from tfpartial._frozen import _patterns
 from tfpartial._frozen import _specfile
 from tfpartial._tools import _progress
 from tfpartial._tools.verify import _checkpoints
@@ -61,8 +62,11 @@ class Row:
 
 def verify(before: str, after: str, spec_path: str,
            out: Optional[Out] = None,
-           progress: Optional[TextIO] = None) -> int:
+           progress: Optional[TextIO] = None, explain: bool = False) -> int:
   """Prints the table; returns 0 (every frozen element held) or 1.
+
+  A pattern key of the spec (`_patterns`) is resolved against BEFORE's
+  names; `explain` prints which names each key matched.
 
   Raises:
     ValueError, TypeError, IndexError: bad input (the caller exits 2).
@@ -76,21 +80,32 @@ def verify(before: str, after: str, spec_path: str,
     second = open_checkpoint(after)
     stack.callback(second.close)
     _check_two(first, second)
-    plan = [_check(entry, first, second) for entry in entries]
+    expanded = _patterns.expand(entries, first.names())
+    plan = [_check(entry, first, second) for entry, _ in expanded]
     line = _progress.Progress(sys.stderr if progress is None else progress)
     stack.callback(line.close)
+    # A variable several entries name (patterns that overlap, say) is one
+    # row: the union of their frozen elements, as `|` gives.
+    by_key: Dict[str, List[Tuple[_specfile.Entry, _checkpoints.Stored,
+                                 _checkpoints.Stored]]] = {}
+    for checked in plan:
+      by_key.setdefault(checked[1].key, []).append(checked)
     rows = []
-    for position, (entry, stored_before, stored_after) in enumerate(
-        plan, start=1):
-      line.show(f"reading {position}/{len(plan)}: {entry.name} "
+    for position, group in enumerate(by_key.values(), start=1):
+      entry, stored_before, stored_after = group[0]
+      line.show(f"reading {position}/{len(by_key)}: {entry.name} "
                 f"{stored_before.shape}")
+      frozen = np.logical_or.reduce(
+          [_frozen(each, stored_before.shape) for each, _, _ in group])
       rows.append(_compare(
-          entry.name, stored_before.shape,
-          _frozen(entry, stored_before.shape), first.read(stored_before),
+          entry.name, stored_before.shape, frozen, first.read(stored_before),
           second.read(stored_after)))
     compared = (os.path.realpath(first.path), os.path.realpath(second.path))
   print(f"before: {compared[0]}", file=out)
   print(f"after:  {compared[1]}", file=out)
+  if explain:
+    for key, names in _patterns.matches(expanded).items():
+      print(f"{key} -> {', '.join(names)}", file=out)
   _print_table(rows, out)
   broken = [row for row in rows if row.changed_frozen]
   for row in broken:
