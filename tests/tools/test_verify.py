@@ -454,18 +454,21 @@ def test_every_name_is_found_before_any_read_then_one_variable_at_a_time(
 
   class Spy:
     def __init__(self, reader, label):
-      self.reader, self.label, self.names = reader, label, {}
+      self.reader, self.label, self.found = reader, label, {}
       self.layout, self.path, self.file = (reader.layout, reader.path,
                                            reader.file)
 
     def find(self, name, shape):
       events.append(("find", self.label, name))
       stored = self.reader.find(name, shape)
-      self.names[stored.key] = name
+      self.found[stored.key] = name
       return stored
 
+    def names(self):
+      return self.reader.names()
+
     def read(self, stored):
-      events.append(("read", self.label, self.names[stored.key]))
+      events.append(("read", self.label, self.found[stored.key]))
       return self.reader.read(stored)
 
     def close(self):
