@@ -67,7 +67,8 @@ class LateSpec:
     return _value.from_entries(self.entries, named)
 
   def __repr__(self) -> str:
-    return f"FreezeSpec(binds by name at its first step: {', '.join(self.names)})"
+    names = ", ".join(self.names)
+    return f"FreezeSpec(binds by name at its first step: {names})"
 
 
 def read(text_or_path: _specfile.PathOrText) -> LateSpec:

@@ -12,7 +12,8 @@ import tensorflow as tf
 
 from tfpartial._frozen import _errors
 from tfpartial._frozen import _variables
-from tfpartial._frozen._types import GradAndVar, GradsAndVars, StepSpec, Variable
+from tfpartial._frozen._types import (GradAndVar, GradsAndVars, StepSpec,
+                                      Variable)
 
 
 def checked_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:

@@ -73,8 +73,9 @@ def optimizer_drift(optimizer: _context.Optimizer | None,
     lower = optimizer.name.lower()
     decay = settings.get("weight_decay")
     if decay or lower.startswith("adamw") or "decoupled" in lower:
+      setting = f"`weight_decay={decay}`" if decay else "weight decay"
       reasons.append(
-          f"{name} {'`weight_decay=' + decay + '`' if decay else 'weight decay'}"
+          f"{name} {setting}"
           " still decays the elements whose gradient is zeroed: the decay "
           "acts on the variable, not on the gradient")
     if "ftrl" in lower:

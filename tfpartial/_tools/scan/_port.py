@@ -74,8 +74,9 @@ def _grads_mask(hit: Hit, module: ast.Module, lines: List[str],
     return "the apply is not a plain statement"
   spec = (f"spec = tfpartial.freeze({variable}, "
           f"{frozen_where_zero(text(mask, lines), tf)})")
+  site = spec_site(statement, hit.scope.node)
   return with_import(module, [replace(node, text(grad, lines)),
-                               before(spec_site(statement, hit.scope.node), lines, spec), apply])
+                               before(site, lines, spec), apply])
 
 
 def _the_variable(hit: Hit, sink: ast.Call, lines: List[str]) -> Optional[str]:

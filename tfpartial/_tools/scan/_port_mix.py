@@ -77,8 +77,9 @@ def mix(hit: Hit, module: ast.Module, lines: List[str], flow: Flow) -> Port:
   spec = (f"spec = tfpartial.train_only({text(variable, lines)}, "
           f"{tf}.get_static_value({tf}.convert_to_tensor("
           f"{text(mask, lines)})) != 0)")
+  site = spec_site(statement, hit.scope.node)
   return with_import(module, [replace(node, text(variable, lines)),
-                              before(spec_site(statement, hit.scope.node), lines, spec), apply])
+                              before(site, lines, spec), apply])
 
 
 def _one_step(scope: _scopes.Scope) -> Optional[ast.Call]:
