@@ -298,7 +298,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return _run(args)
   except KeyboardInterrupt:
     _say(f"tfpartial {args.command}: interrupted")
-    return 130  # 128 + SIGINT, as a shell reports it.
+    # Leaving through the interpreter's shutdown with TensorFlow half
+    # imported (or its threads mid-op) can still end the process by the
+    # signal (status -2) instead of the command's own: the command is
+    # done, so it exits now.
+    for stream in (sys.stdout, sys.stderr):
+      try:
+        stream.flush()
+      except (OSError, ValueError):
+        pass
+    os._exit(130)  # 128 + SIGINT, as a shell reports it.
 
 
 def _run(args: argparse.Namespace) -> int:

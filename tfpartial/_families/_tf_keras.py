@@ -99,7 +99,8 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
   def apply_gradients(self, grads_and_vars: GradsAndVars, *args: Any,
                       **kwargs: Any) -> Any:
     _wrap.check_not_inside_loss_scaling(self)
-    pairs = _checks.check_grads_and_vars(grads_and_vars)
+    # Their shapes are the step's to check, with the spec in hand.
+    pairs = _checks.pairs_of(grads_and_vars)
     variables = [v for _, v in pairs]
     value = self._tfpartial_value(variables)
     self._tfpartial_built(variables)
