@@ -279,7 +279,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-  """Runs the command line; returns the exit status."""
+  """Runs the command line; returns the exit status (on Ctrl-C it says so
+  in one line and ends the process at once with status 130)."""
   try:
     args = _parser().parse_args(argv)
   except SystemExit as done:  # --help, or a usage error already printed.
