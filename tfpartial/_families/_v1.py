@@ -129,9 +129,11 @@ class PartialOptimizerV1(_OptimizerV1):
   def compute_gradients(self, loss: Loss,
                         var_list: Optional[Iterable[Variable]] = None,
                         **kwargs: Any) -> List[GradAndVar]:
-    candidates = (_trainable() if var_list is None
-                  else list(tf.nest.flatten(var_list)))
-    if candidates is None and self.__dict__.get("_tfpartial_late"):
+    late = self.__dict__.get("_tfpartial_late") is not None
+    # Only a spec still to bind by name needs the candidate variables.
+    candidates = None if not late else (
+        _trainable() if var_list is None else list(tf.nest.flatten(var_list)))
+    if late and candidates is None:
       # Eagerly without a var_list the optimizer trains what the tape
       # watches: a spec to bind by name binds to those.
       pairs = super().compute_gradients(loss, **kwargs)
