@@ -328,3 +328,33 @@ def test_tfpartial_imported_before_keras_registers_its_classes_on_first_use(
   assert result.returncode == 0, result.stderr[-3000:]
   assert result.stdout.splitlines()[-2:] == [
       "Could not locate class 'PartialSGD'.", "PartialSGD"]
+
+
+def _compact_spec(model):
+  return (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
+          | tfpartial.freeze(model.b))
+
+
+@pytest.mark.parametrize("name", sorted(kp.ELEMENTWISE) + sorted(
+    set(kp.ADAM_FAMILY) - set(kp.ELEMENTWISE)))
+def test_compact_element_masks_follow_the_split_reference(keras_mode, name):
+  """`compact=True` on an element mask: the optimizer's state holds only the
+  trainable elements, which follow the split reference bit for bit (XLA
+  and fit's auto-jit fuse: round-off)."""
+  make = {**kp.ADAM_FAMILY, **kp.ELEMENTWISE}[name]
+  model = kp.PartialModel()
+  optimizer = make()
+  trajectory = _loop(model, optimizer, _compact_spec(model), keras_mode)
+  reference = _loop(kp.SplitModel(), make(), None, keras_mode)
+  _check_frozen(trajectory)
+  for step, (values, ref) in enumerate(zip(trajectory, reference), start=1):
+    if keras_mode.fuses:
+      np.testing.assert_allclose(values["x"][~X_FROZEN], ref["t"],
+                                 **_tolerance(keras_mode))
+    else:
+      helpers.assert_same_bits(values["x"][~X_FROZEN], ref["t"],
+                               f"x trainable, step {step}")
+      helpers.assert_same_bits(values["c"], ref["c"], f"c, step {step}")
+  assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
+  shapes = {tuple(v.shape) for v in optimizer.variables}
+  assert X0.shape not in shapes, "the optimizer holds state the size of x"

@@ -55,18 +55,21 @@ def train_only(variable: Variable, index: Index, *,
   Args:
     variable: as for `freeze`.
     index: as for `freeze`; these elements are the ones that train.
-    compact: for an index of whole rows: the optimizer trains a variable
-      of those rows only, made by tfpartial, so its state costs only what
-      trains (a few new rows of a large embedding). Frozen rows are then
-      never read or written by a step. The optimizer's checkpoint differs
-      from a plain run's (its slots belong to the small variable).
+    compact: the optimizer trains a variable holding only what `index`
+      selects, made by tfpartial: those rows for an index of whole rows (a
+      few new rows of a large embedding), else those elements, in
+      row-major order (a sparse fine-tuning mask). Its state and its work
+      then cost only what trains, and frozen elements are never read or
+      written by a step. The optimizer's checkpoint differs from a plain
+      run's (its slots belong to the small variable).
 
   Returns:
     A `FreezeSpec` naming `variable`.
 
   Raises:
     TypeError, ValueError, IndexError: as for `freeze`; ValueError also
-      when `compact` is asked of an index that is not whole rows.
+      when `compact` is asked of a mask variable (a mask read at every
+      step).
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)

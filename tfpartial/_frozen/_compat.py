@@ -8,9 +8,10 @@ plain `tf.Variable`s.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from types import ModuleType
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import keras
 
@@ -31,3 +32,15 @@ def keras2_modules() -> List[ModuleType]:
   if sys.modules.get("tf_keras") is not None:
     modules.append(sys.modules["tf_keras"])
   return modules
+
+
+def keras_twin(path: str, shape: Tuple[int, ...], dtype: Any) -> Any:
+  """A new non-trainable Keras 3 variable of zeros with the path `path`
+  (and so the name after its last `/`), whatever name scope is open."""
+  parent, _, name = path.rpartition("/")
+  outer, _, last = parent.rpartition("/")
+  scope = (keras.name_scope(last, override_parent=outer) if last
+           else contextlib.nullcontext())
+  with scope:
+    return keras.Variable(initializer="zeros", shape=shape, dtype=dtype,
+                          trainable=False, name=name)

@@ -46,8 +46,9 @@ def shortest(selection: Selection, limit: int) -> Tuple[str, Optional[str]]:
       candidates.append((named[1], _other_rows_text(rows, count, limit)))
   else:
     frozen = selection.frozen_mask()
-    candidates = [("freeze", mask_text(frozen, limit)),
-                  ("train_only", mask_text(~frozen, limit))]
+    candidates = [("train_only", mask_text(~frozen, limit))]
+    if not selection.compact:  # A tie goes to "freeze", written first.
+      candidates.insert(0, ("freeze", mask_text(frozen, limit)))
   written = [(kind, text) for kind, text in candidates if text is not None]
   if written:
     return min(written, key=lambda candidate: len(candidate[1]))

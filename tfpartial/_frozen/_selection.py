@@ -77,7 +77,8 @@ class Selection(Protocol):
   @property
   def is_empty(self) -> bool: ...
 
-  # Trained through a small variable of its rows (`_compact.py`).
+  # Trained through a small variable of what trains (`_step/_compact.py`):
+  # its rows for whole rows, its elements for an element mask.
   @property
   def compact(self) -> bool: ...
 
@@ -149,12 +150,16 @@ class Everything:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Elements:
-  """The elements where `mask` is True are frozen; `mask` is read-only."""
+  """The elements where `mask` is True are frozen; `mask` is read-only.
+
+  With `compact`, the elements that train are trained through a small
+  variable of their own (`_step/_compact.py`).
+  """
 
   mask: np.ndarray
+  compact: bool = False
 
   is_everything = False
-  compact = False
   packable = True
   mask_variables: MaskVariables = ()
   row_set = None
@@ -189,17 +194,20 @@ class Elements:
     if other.is_everything or isinstance(other, Dynamic):
       return other.union(self)
     mask = other.mask if isinstance(other, Elements) else other.frozen_mask()
-    return from_mask(_or(self.mask, mask))
+    return from_mask(_or(self.mask, mask),
+                     compact=self.compact or other.compact)
 
   def describe(self) -> str:
+    compact = ", compact" if self.compact else ""
     if self.is_empty:
-      return "nothing frozen"
+      return "nothing frozen" + compact
     if self.mask.ndim >= 2:
       flat = self.mask.reshape(self.mask.shape[0], -1)
       whole = flat.all(axis=1)
       if np.array_equal(whole, flat.any(axis=1)):  # Whole rows, as Rows.
-        return _describe_rows(self.mask.shape[0], np.flatnonzero(whole))
-    return f"{self.frozen_count}/{self.size} frozen"
+        return _describe_rows(self.mask.shape[0],
+                              np.flatnonzero(whole)) + compact
+    return f"{self.frozen_count}/{self.size} frozen{compact}"
 
   def fingerprint(self) -> Tuple[Hashable, ...]:
     if self.mask.ndim:
@@ -450,10 +458,11 @@ def from_rows(shape: Tuple[int, ...], rows: np.ndarray, trains: bool = False,
   return Rows(tuple(shape), rows, trains, compact and trains)
 
 
-def from_mask(mask: np.ndarray) -> Selection:
+def from_mask(mask: np.ndarray, compact: bool = False) -> Selection:
   """The selection freezing where `mask` is True; takes ownership of `mask`.
 
   A mask not made by `new_mask` is copied into one that is (then dropped).
+  With `compact`, what trains is trained through a small variable.
   """
   if mask.all():
     return Everything(np.shape(mask))
@@ -462,7 +471,7 @@ def from_mask(mask: np.ndarray) -> Selection:
     aligned[...] = mask
     mask = aligned
   mask.setflags(write=False)
-  return Elements(mask)
+  return Elements(mask, compact)
 
 
 def _describe_rows(row_count: int, rows: np.ndarray,

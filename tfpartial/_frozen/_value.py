@@ -120,8 +120,9 @@ def train_only(variable: Variable, index: Index, *,
   if _variables.is_variable(index):
     if compact:
       raise ValueError(
-          f"`compact` needs a fixed index of rows for "
-          f"{_variables.describe(variable)}, not a mask variable.")
+          f"`compact` needs a fixed index for "
+          f"{_variables.describe(variable)}, not a mask variable (what "
+          "trains must be known when the small variable is made).")
     selection = _dynamic(variable, index, trains=True)
   else:
     selection = _static(variable, shape, index, trains=True, compact=compact)
@@ -134,17 +135,11 @@ def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
   described = _variables.describe(variable)
   checked = _index.check_index(index, described)
   rows = _index.row_set(shape, checked)
-  if compact and rows is None:
-    selection_mask = _index.selection_mask(shape, checked, described)
-    del selection_mask  # Raises for a bad index; otherwise it is not rows.
-    raise ValueError(
-        f"`compact` needs `index` to select whole rows of {described} (an "
-        "int, a slice, row numbers or a boolean vector over the first axis)"
-        f"; got {index!r}.")
   if rows is not None:
     return _selection.from_rows(shape, rows, trains=trains, compact=compact)
   selected = _index.selection_mask(shape, checked, described)
-  return _selection.from_mask(~selected if trains else selected)
+  return _selection.from_mask(~selected if trains else selected,
+                              compact=compact)
 
 
 def _dynamic(variable: Variable, mask: Variable, trains: bool) -> Selection:

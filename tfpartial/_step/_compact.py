@@ -1,12 +1,14 @@
-"""Compact row training: the optimizer sees only the rows that train.
+"""Compact training: the optimizer sees only what trains.
 
-For `train_only(table, rows, compact=True)`. The trainable rows live in a
-small variable of their own, made by tfpartial; the optimizer trains it,
-so its slots and accumulators cover only those rows: the split-variable
-reference, done for the user. Each step copies the rows from the table into
-it first (so what the user assigns to the table is what trains) and writes
-them back after; the frozen rows are never touched, and nothing the size
-of the table is read or written.
+For `train_only(variable, index, compact=True)`. What trains lives in a
+small variable of its own, made by tfpartial: the rows that train, for an
+index of whole rows (`RowLayout`), else the elements that train, in
+row-major order, as a vector (`ElementLayout`). The optimizer trains it, so
+its slots and its work cover only those: the split-variable reference,
+done for the user. Each step copies them from the variable into it first
+(so what the user assigns is what trains) and writes them back after; the
+frozen elements are never touched, and nothing the size of the variable is
+written.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from __future__ import annotations
 import weakref
 from typing import Any, Dict, Optional, Tuple, Union
 
+import numpy as np
 import tensorflow as tf
 
+from tfpartial._frozen import _compat
 from tfpartial._frozen import _tensors
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import RowSet, Selection
@@ -23,88 +27,182 @@ from tfpartial._frozen._types import Gradient, Variable
 from tfpartial._step import _distribute
 from tfpartial._step import _restore
 
-# row set -> {graph or "eager": the compact variable}.
-_Owners = Dict[Union[str, tf.Graph], tf.Variable]
-_COMPACT: "weakref.WeakKeyDictionary[RowSet, _Owners]" = (
+# layout key (a row set or an element selection) -> {graph or "eager": the
+# compact variable}. Weak: the variable lives as long as the selection.
+_Owners = Dict[Union[str, tf.Graph], Variable]
+_COMPACT: "weakref.WeakKeyDictionary[object, _Owners]" = (
     weakref.WeakKeyDictionary())
 
 
-def trained_rows(selection: Selection) -> RowSet:
-  """The rows a compact selection trains (only whole rows are compact)."""
+class Layout:
+  """Where the small variable's values sit in the variable."""
+
+  # What the small variable belongs to; it is made once per key and graph.
+  key: object
+  # The small variable's shape.
+  shape: Tuple[int, ...]
+
+  def gather(self, variable: Variable) -> tf.Tensor:
+    """The values of what trains, read from `variable` now."""
+    raise NotImplementedError
+
+  def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
+    """The op writing `values` (the small variable's) into `storage`."""
+    raise NotImplementedError
+
+  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+    """The variable's gradient cut down to the small variable's."""
+    raise NotImplementedError
+
+
+class RowLayout(Layout):
+  """The rows that train, in rising order: a variable of rows."""
+
+  def __init__(self, row_set: RowSet):
+    self.key = self.row_set = row_set
+    self.shape = (row_set.rows.size,) + tuple(row_set.shape[1:])
+
+  def gather(self, variable: Variable) -> tf.Tensor:
+    return _restore.gather_rows(variable, _tensors.rows_tensor(self.row_set))
+
+  def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
+    return _restore.scatter(storage,
+                            (_tensors.rows_tensor(self.row_set), values))
+
+  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+    rows = _tensors.rows_tensor(self.row_set)
+    if not isinstance(grad, tf.IndexedSlices):
+      return tf.gather(grad, rows)
+    indices = tf.cast(grad.indices, tf.int64)
+    position = tf.minimum(tf.searchsorted(rows, indices), rows.shape[0] - 1)
+    hit = tf.equal(tf.gather(rows, position), indices)
+    if sparse:
+      return tf.IndexedSlices(tf.boolean_mask(grad.values, hit),
+                              tf.boolean_mask(position, hit),
+                              tf.constant(self.shape, tf.int64))
+    values = _tensors.select(
+        tf.reshape(hit, [-1] + [1] * (len(self.row_set.shape) - 1)),
+        grad.values, tf.zeros_like(grad.values))
+    return tf.math.unsorted_segment_sum(values, position, rows.shape[0])
+
+
+class ElementLayout(Layout):
+  """The elements that train, in row-major order: a vector of them."""
+
+  def __init__(self, selection: Selection):
+    self.key = self.selection = selection
+    self.full_shape = tuple(selection.shape)
+    self.shape = (selection.size - selection.frozen_count,)
+
+  def _offsets(self) -> tf.Tensor:
+    return _tensors.trainable_offsets_tensor(self.selection)
+
+  def gather(self, variable: Variable) -> tf.Tensor:
+    return tf.gather(tf.reshape(_restore.read(variable), [-1]),
+                     self._offsets())
+
+  def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
+    return storage.scatter_nd_update(
+        _tensors.trainable_coordinates_tensor(self.selection), values)
+
+  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+    offsets = self._offsets()
+    if not isinstance(grad, tf.IndexedSlices):
+      return tf.gather(tf.reshape(grad, [-1]), offsets)
+    # Each element of the slices, by its flat offset in the variable, found
+    # among the trainable offsets: work in proportion to the slices.
+    row_size = int(np.prod(self.full_shape[1:], dtype=np.int64))
+    flat = tf.reshape(
+        tf.cast(grad.indices, tf.int32)[:, None] * row_size
+        + tf.range(row_size, dtype=tf.int32)[None, :], [-1])
+    values = tf.reshape(grad.values, [-1])
+    position = tf.minimum(tf.searchsorted(offsets, flat), self.shape[0] - 1)
+    hit = tf.equal(tf.gather(offsets, position), flat)
+    if sparse:
+      return tf.IndexedSlices(tf.boolean_mask(values, hit),
+                              tf.boolean_mask(position, hit),
+                              tf.constant(self.shape, tf.int64))
+    return tf.math.unsorted_segment_sum(
+        tf.where(hit, values, tf.zeros_like(values)), position, self.shape[0])
+
+
+def layout(selection: Selection) -> Layout:
+  """The layout of a compact selection's small variable."""
   row_set = selection.row_set
-  if row_set is None or not row_set.trains:
-    raise ValueError(f"compact training takes the rows that train; got "
+  if not selection.compact or (row_set is not None and not row_set.trains):
+    raise ValueError(f"compact training takes what trains; got "
                      f"{selection.describe()}")
-  return row_set
+  if row_set is not None:
+    return RowLayout(row_set)
+  return ElementLayout(selection)
 
 
-def compact_variable(table: Variable, selection: Selection) -> tf.Variable:
-  """The variable holding `table`'s trainable rows, made once per graph."""
-  row_set = trained_rows(selection)
-  shape = (row_set.rows.size,) + tuple(row_set.shape[1:])
-  storage = _variables.storage(table)
+def compact_variable(variable: Variable, selection: Selection) -> Variable:
+  """The variable holding what trains of `variable`, made once per graph."""
+  return _small(variable, layout(selection))
+
+
+def _small(variable: Variable, layout_: Layout) -> Variable:
   with tf.init_scope():
     owner = ("eager" if tf.executing_eagerly()
              else tf.compat.v1.get_default_graph())
-    per_owner = _COMPACT.setdefault(row_set, {})
+    per_owner = _COMPACT.setdefault(layout_.key, {})
     if owner not in per_owner:
-      with tf.device(storage.device):
-        # In no collection and never read before a step assigns it.
-        per_owner[owner] = tf.compat.v1.Variable(
-            lambda: tf.zeros(shape, storage.dtype.base_dtype),
-            trainable=False, collections=[], use_resource=True,
-            name=_variables.checkpoint_name(table).replace(":", "_")
-            + "_tfpartial_compact")
+      per_owner[owner] = _make_small(variable, layout_.shape, owner == "eager")
     return per_owner[owner]
+
+
+def _make_small(variable: Variable, shape: Tuple[int, ...],
+                eager: bool) -> Variable:
+  """A variable of zeros for what trains of `variable`, never read before a
+  step assigns it. Eagerly, where names may repeat, it has `variable`'s
+  own name (a Keras 3 variable's path too), so that an optimizer's rules
+  by name (weight decay exclusions, a map of optimizers by path) treat it
+  as `variable`; in a TF1 graph, where names are unique, it is
+  `<name>_tfpartial_compact`, and so are its slots in a `Saver`'s file."""
+  storage = _variables.storage(variable)
+  name = _variables.checkpoint_name(variable)
+  with tf.device(storage.device):
+    if eager and _variables.is_keras(variable):
+      return _compat.keras_twin(name, shape, storage.dtype.base_dtype)
+    # In no collection: not the model's.
+    return tf.compat.v1.Variable(
+        lambda: tf.zeros(shape, storage.dtype.base_dtype), trainable=False,
+        collections=[], use_resource=True,
+        name=name if eager else name.replace(":", "_") + "_tfpartial_compact")
 
 
 def compact_gradient(grad: Gradient, selection: Selection,
                      sparse: bool) -> Gradient:
-  """`grad` of the table, cut down to the trainable rows, in their order.
+  """`grad` of the variable, cut down to what trains, in its order.
 
   A sparse gradient stays sparse when `sparse` (a lazy optimizer updates
-  only the rows named); otherwise it becomes a dense gradient of the small
-  variable, summing repeated rows as densifying it would.
+  only the rows, or elements, named); otherwise it becomes a dense gradient
+  of the small variable, summing repeated rows as densifying it would.
   """
   if grad is None:
     return None
-  row_set = trained_rows(selection)
-  rows = _tensors.rows_tensor(row_set)
-  if not isinstance(grad, tf.IndexedSlices):
-    return tf.gather(grad, rows)
-  indices = tf.cast(grad.indices, tf.int64)
-  position = tf.minimum(tf.searchsorted(rows, indices), rows.shape[0] - 1)
-  hit = tf.equal(tf.gather(rows, position), indices)
-  if sparse:
-    return tf.IndexedSlices(tf.boolean_mask(grad.values, hit),
-                            tf.boolean_mask(position, hit),
-                            tf.constant((row_set.rows.size,)
-                                        + tuple(row_set.shape[1:]),
-                                        tf.int64))
-  values = _tensors.select(
-      tf.reshape(hit, [-1] + [1] * (len(selection.shape) - 1)), grad.values,
-      tf.zeros_like(grad.values))
-  return tf.math.unsorted_segment_sum(values, position, rows.shape[0])
+  return layout(selection).gradient(grad, sparse)
 
 
-def guard(table: Variable, selection: Selection) -> "CompactGuard":
-  """The guard of a compact step on `table`, with its compact variable."""
-  return CompactGuard(table, compact_variable(table, selection),
-                      trained_rows(selection))
+def guard(variable: Variable, selection: Selection) -> "CompactGuard":
+  """The guard of a compact step on `variable`, with its compact variable."""
+  layout_ = layout(selection)
+  return CompactGuard(variable, _small(variable, layout_), layout_)
 
 
 class CompactGuard(_restore.Guard):
-  """Copies the trainable rows in before the update and out after it."""
+  """Copies what trains in before the update and out after it."""
 
-  def __init__(self, table: Variable, small: tf.Variable, row_set: RowSet):
-    self.variable, self.small, self.row_set = table, small, row_set
+  def __init__(self, variable: Variable, small: Variable, layout_: Layout):
+    self.variable, self.small, self.layout = variable, small, layout_
 
-  def before(self, graph: bool) -> Tuple[Optional[Any], tf.Tensor]:
-    rows = _tensors.rows_tensor(self.row_set)
-    op = self.small.assign(_restore.gather_rows(self.variable, rows),
-                           read_value=False)
-    return (op if graph else None), rows
+  def before(self, graph: bool) -> Tuple[Optional[Any], None]:
+    op = _variables.storage(self.small).assign(
+        self.layout.gather(self.variable), read_value=False)
+    return (op if graph else None), None
 
-  def after(self, rows: tf.Tensor) -> Any:
-    return _distribute.update(self.variable, _restore.scatter,
-                              (rows, self.small.read_value()))
+  def after(self, token: None) -> Any:
+    del token  # The layout says where the values go.
+    return _distribute.update(self.variable, self.layout.write,
+                              _restore.read(self.small))

@@ -1,0 +1,241 @@
+"""Compact element masks: `train_only(w, mask, compact=True)` for any mask.
+
+The optimizer trains a vector of the trainable elements (row-major), so its
+slots hold only those; the frozen elements are never read or written by
+it, and the trainable ones follow the split-variable reference (a vector
+of the same elements, trained by the same optimizer) bit for bit, in every
+exact mode (XLA fuses: float32 round-off). Every tf.compat.v1 optimizer
+here; the Keras families in tests/families (test_keras, test_tf_keras).
+"""
+
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import helpers
+import problems
+import tfpartial
+from problems import B0, C0, X0, X_FROZEN
+
+STEPS = 3
+TRAINABLE = int((~X_FROZEN).sum())
+
+
+def _compact_spec(model):
+  return (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
+          | tfpartial.freeze(model.b))
+
+
+def _train(mode, name, entry):
+  make = problems.V1_OPTIMIZERS[name]
+  with mode.runner() as runner:
+    model = problems.Model.build(runner)
+    optimizer = make(model.global_step)
+    run = runner.step(problems.steps_for(entry, runner, _compact_spec(model),
+                                         optimizer, model))
+    trajectory = []
+    for _ in range(STEPS):
+      run()
+      trajectory.append([runner.value(v) for v in model.variables])
+    x_slots = [optimizer.get_slot(model.x, slot)
+               for slot in optimizer.get_slot_names()]
+    shapes = sorted({tuple(v.shape) for v in optimizer.variables()})
+    reference = problems.split_reference(runner, make, STEPS)
+  return trajectory, reference, x_slots, shapes
+
+
+def _check(mode, trajectory, reference):
+  for step, ((x, b, c), (t_ref, c_ref)) in enumerate(
+      zip(trajectory, reference), start=1):
+    helpers.assert_same_bits(x[X_FROZEN], X0[X_FROZEN], f"x frozen, step {step}")
+    helpers.assert_same_bits(b, B0, f"b, step {step}")
+    if mode is helpers.XLA:  # XLA fuses the update: round-off, not bits.
+      np.testing.assert_allclose(x[~X_FROZEN], t_ref, rtol=2e-5, atol=1e-6)
+      np.testing.assert_allclose(c, c_ref, rtol=2e-5, atol=1e-6)
+    else:
+      helpers.assert_same_bits(x[~X_FROZEN], t_ref, f"x trainable, step {step}")
+      helpers.assert_same_bits(c, c_ref, f"c, step {step}")
+  assert not np.array_equal(trajectory[-1][0][~X_FROZEN], X0[~X_FROZEN])
+
+
+@pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
+def test_compact_elements_follow_the_split_reference(mode, name):
+  trajectory, reference, x_slots, shapes = _train(mode, name, "apply_gradients")
+  _check(mode, trajectory, reference)
+  assert all(slot is None for slot in x_slots), "x itself got slots"
+  # Every slot is a scalar, or of the trainable elements, or of c.
+  assert set(shapes) <= {(), (TRAINABLE,), C0.shape}, shapes
+
+
+@pytest.mark.parametrize("entry", problems.ENTRIES)
+def test_compact_elements_through_every_entry_point(mode, entry):
+  trajectory, reference, _, shapes = _train(mode, "Adam", entry)
+  _check(mode, trajectory, reference)
+  assert (TRAINABLE,) in shapes and X0.shape not in shapes, shapes
+
+
+# An embedding whose rows are partly frozen, element by element; a lookup
+# gives a `tf.IndexedSlices` gradient.
+ROWS, DIM = 6, 4
+TABLE0 = np.random.default_rng(11).normal(size=(ROWS, DIM)).astype(np.float32)
+TRAIN = np.random.default_rng(12).random((ROWS, DIM)) < 0.4
+TRAIN[3] = False  # A looked-up row with nothing trainable.
+IDS = np.array([1, 4, 4, 0, 3, 5, 1])  # Duplicates.
+TARGET = np.linspace(-1, 1, IDS.size * DIM, dtype=np.float32).reshape(-1, DIM)
+
+
+def _embedding_loss(rows):
+  return tf.reduce_sum(tf.square(rows * 1.5 - TARGET))
+
+
+def _sparse_reference(runner, make):
+  """The trainable elements as a vector; each looked-up row stitched from
+  it and the frozen values, so that its gradient is sparse too."""
+  small = runner.variable(TABLE0[TRAIN], "small")
+  frozen = runner.variable(TABLE0, "frozen_table", trainable=False)
+  optimizer = make(None)
+  positions = np.cumsum(TRAIN.reshape(-1)).reshape(TRAIN.shape) - 1
+  looked_up = TRAIN[IDS]
+  picks = positions[IDS][looked_up]
+
+  def loss():
+    rows = tf.tensor_scatter_nd_update(tf.gather(frozen, IDS),
+                                       np.argwhere(looked_up),
+                                       tf.gather(small, picks))
+    return _embedding_loss(rows)
+
+  def step():
+    grads = runner.gradients(loss, [small])
+    return optimizer.apply_gradients(zip(grads, [small]))
+
+  run = runner.step(step)
+  trajectory = []
+  for _ in range(STEPS):
+    run()
+    trajectory.append(runner.value(small))
+  return trajectory
+
+
+@pytest.mark.parametrize("name", ["GradientDescent", "Momentum", "Adagrad",
+                                  "Adam", "Ftrl_shrinkage"])
+def test_compact_elements_of_an_embedding_with_sparse_gradients(exact_mode,
+                                                                 name):
+  make = problems.V1_OPTIMIZERS[name]
+  with exact_mode.runner() as runner:
+    table = runner.variable(TABLE0, "table")
+    spec = tfpartial.train_only(table, TRAIN, compact=True)
+    optimizer = make(None)
+    seen = []
+
+    def step():
+      grads = runner.gradients(
+          lambda: _embedding_loss(tf.gather(table, IDS)), [table])
+      seen.append(type(grads[0]))
+      return spec.apply_gradients(optimizer, zip(grads, [table]))
+
+    run = runner.step(step)
+    trajectory = []
+    for _ in range(STEPS):
+      run()
+      trajectory.append(runner.value(table))
+    shapes = {tuple(v.shape) for v in optimizer.variables()}
+    reference = _sparse_reference(runner, make)
+  assert tf.IndexedSlices in seen
+  assert (ROWS, DIM) not in shapes, shapes
+  for step, (table_now, small) in enumerate(zip(trajectory, reference), 1):
+    helpers.assert_same_bits(table_now[~TRAIN], TABLE0[~TRAIN],
+                             f"frozen elements, step {step}")
+    helpers.assert_same_bits(table_now[TRAIN], small,
+                             f"trainable elements, step {step}")
+  assert not np.array_equal(trajectory[-1][TRAIN], TABLE0[TRAIN])
+
+
+def test_the_sparse_gradient_stays_sparse_for_a_lazy_optimizer():
+  """What a lazy (row-sparse) optimizer gets: IndexedSlices of the small
+  vector naming only the trainable elements of the looked-up rows."""
+  table = tf.Variable(TABLE0, name="table")
+  spec = tfpartial.train_only(table, TRAIN, compact=True)
+  handed = []
+
+  class Recording(tf.compat.v1.train.GradientDescentOptimizer):
+    def apply_gradients(self, grads_and_vars, *args, **kwargs):
+      pairs = list(grads_and_vars)
+      handed.extend(pairs)
+      return super().apply_gradients(pairs, *args, **kwargs)
+
+  with tf.GradientTape() as tape:
+    loss = _embedding_loss(tf.gather(table, IDS))
+  grad = tape.gradient(loss, table)
+  # The subclass is not lazy by name: step through the class itself.
+  spec.apply_gradients(tf.compat.v1.train.GradientDescentOptimizer(0.1),
+                       [(grad, table)])
+  spec.apply_gradients(Recording(0.1), [(grad, table)])
+  (small_grad, small), = handed
+  assert small.shape == (int(TRAIN.sum()),)
+  # Densified for a class tfpartial does not know to be lazy: the sum of
+  # the elements' gradients, as the split reference's dense gradient.
+  dense = np.zeros(TABLE0.shape, np.float32)
+  np.add.at(dense, IDS, grad.values.numpy())
+  helpers.assert_same_bits(tf.convert_to_tensor(small_grad).numpy(),
+                           dense[TRAIN], "the small variable's gradient")
+
+
+def test_compact_elements_keep_values_assigned_between_steps(exact_mode):
+  with exact_mode.runner() as runner:
+    x = runner.variable(X0, "x")
+    spec = tfpartial.train_only(x, ~X_FROZEN, compact=True)
+    optimizer = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9)
+
+    def step():
+      grads = runner.gradients(lambda: tf.reduce_sum(tf.sin(x)), [x])
+      return spec.apply_gradients(optimizer, zip(grads, [x]))
+
+    run = runner.step(step)
+    run()
+    written = runner.value(x) + 10.0
+    runner.assign(x, written)
+    run()
+    after = runner.value(x)
+  helpers.assert_same_bits(after[X_FROZEN], written[X_FROZEN], "frozen")
+  # The trainable elements continued from the assigned values.
+  assert np.abs(after[~X_FROZEN] - written[~X_FROZEN]).max() < 1.0
+
+
+def test_compact_elements_round_trip_through_spec_files(tmp_path):
+  big = tf.Variable(np.zeros((300, 40), np.float32), name="big")
+  mask = np.random.default_rng(0).random((300, 40)) < 0.01
+  spec = tfpartial.train_only(big, mask, compact=True)
+  path = tmp_path / "spec.json"
+  data = json.loads(spec.to_json(path))
+  assert data["big"]["compact"] is True and "train_only" in data["big"]
+  loaded = tfpartial.load_spec(path, [big])
+  assert repr(loaded) == repr(spec) and "compact" in repr(spec)
+  np.testing.assert_array_equal(loaded.frozen_mask(big), ~mask)
+  small = tf.Variable(np.zeros((3, 4), np.float32), name="small")
+  inline = tfpartial.train_only(small, ~X_FROZEN, compact=True)
+  entry = json.loads(inline.to_json())["small"]
+  assert set(entry) == {"train_only", "shape", "compact"}, entry
+  assert repr(tfpartial.load_spec(inline.to_json(), [small])) == repr(inline)
+
+
+def test_union_keeps_compact_and_what_trains():
+  x = tf.Variable(X0, name="x")
+  spec = (tfpartial.train_only(x, ~X_FROZEN, compact=True)
+          | tfpartial.freeze(x, (2, 1)))
+  expected = X_FROZEN.copy()
+  expected[2, 1] = True
+  np.testing.assert_array_equal(spec.frozen_mask(x), expected)
+  assert repr(spec).endswith("compact)"), repr(spec)
+
+
+def test_compact_needs_a_fixed_index():
+  x = tf.Variable(np.zeros((3, 4), np.float32), name="x")
+  with pytest.raises(ValueError, match=r"`compact` needs a fixed index for "
+                     r"variable 'x' of shape \(3, 4\), not a mask variable"):
+    tfpartial.train_only(x, tf.Variable(np.ones((3, 4), bool)), compact=True)
+  with pytest.raises(IndexError, match=r"out of range"):
+    tfpartial.train_only(x, np.s_[:, 9], compact=True)
+  with pytest.raises(ValueError, match=r"shape"):
+    tfpartial.train_only(x, np.ones((4, 3), bool), compact=True)
