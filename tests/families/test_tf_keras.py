@@ -142,6 +142,36 @@ def test_tf_keras_optimizers_freeze_and_follow_the_reference(
   assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
 
 
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_tf_keras_compact_element_masks_follow_the_reference(
+    keras_exact_mode, name):
+  """`compact=True` on an element mask: state only for the trainable
+  elements, which follow the split reference (bits where nothing fuses)."""
+  mode = keras_exact_mode
+  model = _Model()
+  model(INPUTS)
+  spec = (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
+          | tfpartial.freeze(model.b))
+  optimizer = OPTIMIZERS[name]()
+  trajectory = _train(model, optimizer, spec, mode)
+  reference = _train(_Model(split=True), OPTIMIZERS[name](), None, mode)
+  for step, (values, ref) in enumerate(zip(trajectory, reference), start=1):
+    helpers.assert_same_bits(values["x"][X_FROZEN], X0[X_FROZEN],
+                             f"frozen x, step {step}")
+    helpers.assert_same_bits(values["b"], B0, f"b, step {step}")
+    if mode.fuses:
+      np.testing.assert_allclose(values["x"][~X_FROZEN], ref["t"], rtol=2e-5,
+                                 atol=1e-6)
+    else:
+      helpers.assert_same_bits(values["x"][~X_FROZEN], ref["t"],
+                               f"x trainable, step {step}")
+  assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
+  shapes = {tuple(v.shape) for v in optimizer.variables()
+            if hasattr(v, "shape")} if callable(optimizer.variables) else {
+                tuple(v.shape) for v in optimizer.variables}
+  assert X0.shape not in shapes, "the optimizer holds state the size of x"
+
+
 def test_wrapped_tf_keras_optimizer_is_its_class_and_saves(tmp_path):
   model = _Model()
   wrapped = model.spec().wrap(K.AdamW(0.05, weight_decay=0.1))

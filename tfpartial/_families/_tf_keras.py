@@ -113,11 +113,13 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
   def finalize_variable_values(self, var_list: Sequence[Variable]) -> Any:
     # The new optimizers' EMA finalization writes the averages straight
     # into the variables. (The legacy ones have no EMA, and Keras never
-    # calls this on them.)
+    # calls this on them.) A compact variable's averages are its small
+    # variable's, which the guard writes back.
     var_list = list(var_list)
     value = self._tfpartial_value(var_list)
     parent = super().finalize_variable_values
-    return _apply.guard(value, var_list, lambda: parent(var_list))
+    return _apply.guard(value, var_list,
+                        lambda: parent(_apply.substitute(value, var_list)))
 
 
 def register(cls: type) -> type:

@@ -148,27 +148,35 @@ def _small(variable: Variable, layout_: Layout) -> Variable:
              else tf.compat.v1.get_default_graph())
     per_owner = _COMPACT.setdefault(layout_.key, {})
     if owner not in per_owner:
-      per_owner[owner] = _make_small(variable, layout_.shape, owner == "eager")
+      per_owner[owner] = _make_small(variable, layout_, owner == "eager")
     return per_owner[owner]
 
 
-def _make_small(variable: Variable, shape: Tuple[int, ...],
-                eager: bool) -> Variable:
-  """A variable of zeros for what trains of `variable`, never read before a
-  step assigns it. Eagerly, where names may repeat, it has `variable`'s
-  own name (a Keras 3 variable's path too), so that an optimizer's rules
-  by name (weight decay exclusions, a map of optimizers by path) treat it
-  as `variable`; in a TF1 graph, where names are unique, it is
-  `<name>_tfpartial_compact`, and so are its slots in a `Saver`'s file."""
+def _make_small(variable: Variable, layout_: Layout, eager: bool) -> Variable:
+  """The variable for what trains of `variable`.
+
+  Eagerly it starts as those values of `variable` (an optimizer may copy
+  it when it builds, as an EMA does, before the first step has synced
+  it), and it has `variable`'s own name, where names may repeat (a Keras 3
+  variable's path too), so that an optimizer's rules by name (weight decay
+  exclusions, a map of optimizers by path) treat it as `variable`. In a
+  TF1 graph, where names are unique, it is `<name>_tfpartial_compact` (its
+  slots in a `Saver`'s file too), and the first step assigns it before
+  anything reads it.
+  """
   storage = _variables.storage(variable)
   name = _variables.checkpoint_name(variable)
+  dtype = storage.dtype.base_dtype
   with tf.device(storage.device):
     if eager and _variables.is_keras(variable):
-      return _compat.keras_twin(name, shape, storage.dtype.base_dtype)
+      twin = _compat.keras_twin(name, layout_.shape, dtype)
+      _variables.storage(twin).assign(layout_.gather(variable))
+      return twin
+    initial = (layout_.gather(variable) if eager
+               else lambda: tf.zeros(layout_.shape, dtype))
     # In no collection: not the model's.
     return tf.compat.v1.Variable(
-        lambda: tf.zeros(shape, storage.dtype.base_dtype), trainable=False,
-        collections=[], use_resource=True,
+        initial, trainable=False, collections=[], use_resource=True,
         name=name if eager else name.replace(":", "_") + "_tfpartial_compact")
 
 
