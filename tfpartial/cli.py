@@ -93,7 +93,9 @@ def _add_bench(commands: Any) -> None:
       "TF1 graph; (k) the MLP of (a) 1%, 50% and 99.9% frozen, Keras SGD; "
       "(l) (c) without compact; (m) peak memory above plain for one large "
       "variable, a fresh process per configuration; (n) the time to build a "
-      "TF1 train op and a first tf.function step, ResNet50 and others.")
+      "TF1 train op and a first tf.function step, ResNet50 and others; (o) "
+      "sparse fine-tuning: a 10M-element variable 0.1% to 30% trainable at "
+      "scattered positions, compact, Keras Adam and v1 Adam.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check that every case runs (no "
                      "targets: the numbers mean nothing)")
@@ -128,7 +130,7 @@ def _add_scan(commands: Any) -> None:
                     "others are listed on stderr as 'port by hand'")
 
 
-_BENCH_CASES = "abcdefghijklmn"  # As _bench.LETTERS, without importing it.
+_BENCH_CASES = "abcdefghijklmno"  # As _bench.LETTERS, without importing it.
 
 
 def _bench_cases(text: str) -> str:

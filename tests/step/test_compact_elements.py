@@ -239,3 +239,65 @@ def test_compact_needs_a_fixed_index():
     tfpartial.train_only(x, np.s_[:, 9], compact=True)
   with pytest.raises(ValueError, match=r"shape"):
     tfpartial.train_only(x, np.ones((4, 3), bool), compact=True)
+
+
+def test_compact_elements_of_a_three_axis_variable(tf2_mode):
+  """Coordinates on every axis: each trainable element written back where
+  it came from."""
+  rng = np.random.default_rng(5)
+  w0 = rng.normal(size=(3, 4, 5)).astype(np.float32)
+  train = rng.random(w0.shape) < 0.3
+  w, small = tf.Variable(w0, name="w"), tf.Variable(w0[train], name="small")
+  spec = tfpartial.train_only(w, train, compact=True)
+  optimizer, reference = (tf.compat.v1.train.MomentumOptimizer(0.1, 0.9),
+                          tf.compat.v1.train.MomentumOptimizer(0.1, 0.9))
+  grad = rng.normal(size=w0.shape).astype(np.float32)
+
+  def step():
+    spec.apply_gradients(optimizer, [(tf.constant(grad), w)])
+    reference.apply_gradients([(tf.constant(grad[train]), small)])
+
+  step = tf2_mode.function(step) if tf2_mode.function else step
+  for _ in range(3):
+    step()
+  helpers.assert_same_bits(w.numpy()[~train], w0[~train], "frozen")
+  helpers.assert_same_bits(w.numpy()[train], small.numpy(), "trainable")
+
+
+def _write_back_ops(jit_compile=False, **kwargs):
+  """The scatter ops of a compact step's write-back, and the result."""
+  rng = np.random.default_rng(9)
+  w0 = rng.normal(size=(40, 30)).astype(np.float32)
+  train = rng.random(w0.shape) < 0.05
+  w, small = tf.Variable(w0, name="w"), tf.Variable(w0[train], name="small")
+  spec = tfpartial.train_only(w, train, compact=True)
+  optimizer, reference = (tf.compat.v1.train.AdamOptimizer(0.1),
+                          tf.compat.v1.train.AdamOptimizer(0.1))
+  grad = rng.normal(size=w0.shape).astype(np.float32)
+
+  def step():
+    spec.apply_gradients(optimizer, [(tf.constant(grad), w)])
+
+  step = tf.function(step, jit_compile=jit_compile)
+  ops = {op.type for op in step.get_concrete_function().graph.get_operations()
+         if "Scatter" in op.type}
+  for _ in range(2):
+    step()
+    reference.apply_gradients([(tf.constant(grad[train]), small)])
+  helpers.assert_same_bits(w.numpy()[~train], w0[~train], "frozen")
+  if not jit_compile:
+    helpers.assert_same_bits(w.numpy()[train], small.numpy(), "trainable")
+  return ops
+
+
+def test_the_compiled_scatter_writes_back_where_it_is_loaded(compiled_kernel):
+  assert _write_back_ops() == {"TfpartialResourceScatterOffsets"}
+
+
+def test_without_the_kernel_tensorflow_scatters_as_exactly(monkeypatch):
+  helpers.unfused(monkeypatch)
+  assert _write_back_ops() == {"ResourceScatterNdUpdate"}
+
+
+def test_under_xla_tensorflow_scatters(compiled_kernel):
+  assert _write_back_ops(jit_compile=True) == {"ResourceScatterNdUpdate"}

@@ -83,18 +83,6 @@ def trainable_offsets_tensor(selection: Selection) -> tf.Tensor:
                  lambda: _selection.trainable_offsets(selection))
 
 
-def trainable_coordinates_tensor(selection: Selection) -> tf.Tensor:
-  """The coordinates of the elements `selection` leaves trainable, in the
-  order of `trainable_offsets_tensor`, as an int32 matrix of one row per
-  element: where a compact element step writes them back."""
-  def coordinates() -> np.ndarray:
-    offsets = _selection.trainable_offsets(selection)
-    return np.stack(np.unravel_index(offsets, selection.shape),
-                    axis=1).astype(np.int32)
-
-  return _cached(selection, "trainable_coordinates", coordinates)
-
-
 def rows_tensor(row_set: RowSet) -> tf.Tensor:
   """The row numbers of a row set, as an int64 tensor."""
   return _cached(row_set, "rows", lambda: row_set.rows)

@@ -21,9 +21,11 @@ import tensorflow as tf
 
 from tfpartial._frozen import _compat
 from tfpartial._frozen import _tensors
+from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import RowSet, Selection
 from tfpartial._frozen._types import Gradient, Variable
+from tfpartial._kernels import _native
 from tfpartial._step import _distribute
 from tfpartial._step import _restore
 
@@ -102,8 +104,21 @@ class ElementLayout(Layout):
                      self._offsets())
 
   def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
-    return storage.scatter_nd_update(
-        _tensors.trainable_coordinates_tensor(self.selection), values)
+    library = _native.library() if _scatters(storage) else None
+    if library is not None:
+      return library.tfpartial_resource_scatter_offsets(
+          storage.handle, self._offsets(), values)
+    return storage.scatter_nd_update(self._coordinates(), values)
+
+  def _coordinates(self) -> tf.Tensor:
+    """The trainable elements' coordinates, one row each, worked out from
+    their offsets at each step rather than held beside them."""
+    rest, axes = self._offsets(), []
+    for size in reversed(self.full_shape[1:]):
+      axes.append(rest % size)
+      rest = rest // size
+    axes.append(rest)
+    return tf.stack(axes[::-1], axis=1)
 
   def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
     offsets = self._offsets()
@@ -124,6 +139,18 @@ class ElementLayout(Layout):
                               tf.constant(self.shape, tf.int64))
     return tf.math.unsorted_segment_sum(
         tf.where(hit, values, tf.zeros_like(values)), position, self.shape[0])
+
+
+def _scatters(storage: tf.Variable) -> bool:
+  """Whether the compiled scatter may write `storage` (then it does, where
+  the library is loaded): a float resource variable on the CPU, in a step
+  XLA does not compile. It writes in place, one store an element, where
+  TensorFlow's scatter is several times slower and leaves every later read
+  of the variable a copy (docs/performance.md, "Sparse fine-tuning")."""
+  return (not _restore.is_ref(storage)
+          and storage.dtype.base_dtype in (tf.float32, tf.float64)
+          and "GPU" not in (storage.device or "").upper()
+          and not _tfprivate.in_xla())
 
 
 def layout(selection: Selection) -> Layout:

@@ -86,7 +86,7 @@ class DenseGuard(Guard):
     self.variable, self.selection = variable, selection
 
   def before(self, graph: bool) -> Tuple[Optional[Any], Any]:
-    if not _is_ref(self.variable):
+    if not is_ref(self.variable):
       # A read of a resource variable is a snapshot: updates copy on write.
       value = read(self.variable)
       return (value.op if graph else None), value
@@ -128,7 +128,7 @@ class RowsGuard(Guard):
 
 def gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
   """A copy of `rows` of `variable`, read where it is made."""
-  if _is_ref(variable):  # Ref variables have no sparse_read.
+  if is_ref(variable):  # Ref variables have no sparse_read.
     return tf.gather(read(variable), rows)
   return _variables.storage(variable).sparse_read(rows)
 
@@ -171,7 +171,7 @@ class GraphPath:
     still waits for every gradient. `lock`: taken before the snapshot,
     released after the restore."""
     variables = [guard.variable for guard in guards] + list(in_place)
-    if not any(_is_ref(variable) for variable in variables):
+    if not any(is_ref(variable) for variable in variables):
       if not guards:
         return apply()
       gate = []
@@ -268,12 +268,12 @@ def shadow_variable(variable: Variable) -> tf.Variable:
         lambda: tf.zeros(stored.shape, stored.dtype.base_dtype),
         trainable=False,
         collections=[],
-        use_resource=not _is_ref(stored),
+        use_resource=not is_ref(stored),
         name=_variables.checkpoint_name(stored).replace(":", "_")
         + "_tfpartial_shadow")
 
 
-def _is_ref(variable: Variable) -> bool:
+def is_ref(variable: Variable) -> bool:
   """Whether `variable` is a TF1 ref variable (dtype `float32_ref`)."""
   dtype = _variables.storage(variable).dtype
   return bool(dtype != dtype.base_dtype)

@@ -7,3 +7,4 @@
 #include "common.h"
 #include "adam.h"
 #include "sgd.h"
+#include "scatter.h"

@@ -2,7 +2,8 @@
 
 Each row compares the same work with and without tfpartial, in one
 process (`_measure` says how). The rows live in `_cases`
-((a)-(i), (l)), `_steps` ((j), (k)), `_memory` ((m), peak
+((a)-(i), (l)), `_steps` ((j), (k)), `_sparse` ((o), compact element
+masks), `_memory` ((m), peak
 memory, a fresh process per configuration) and `_build` ((n), the
 time to build a train op or trace a first step); this module runs the ones
 asked for and prints the table.
@@ -21,12 +22,13 @@ from tfpartial._tools.bench import _build
 from tfpartial._tools.bench import _cases
 from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench import _memory
+from tfpartial._tools.bench import _sparse
 from tfpartial._tools.bench import _steps
 from tfpartial._tools.bench._measure import Case
 from tfpartial._tools.bench._measure import Result
 
 # Every row's letter, in the order the table gives them.
-LETTERS = "abcdefghijklmn"
+LETTERS = "abcdefghijklmno"
 
 
 def _rows(letter: str, quick: bool, rounds: int, exact: bool,
@@ -37,7 +39,7 @@ def _rows(letter: str, quick: bool, rounds: int, exact: bool,
   if letter == "n":
     return _build.rows(quick, progress)
   builders: Dict[str, Union[Callable[[], Case], List[Callable[[], Case]]]] = {
-      **_cases.cases(quick), **_steps.cases(quick)}
+      **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick)}
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.
