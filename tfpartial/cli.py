@@ -94,7 +94,7 @@ def _add_bench(commands: Any) -> None:
       "(l) (c) without compact; (m) peak memory above plain for one large "
       "variable, a fresh process per configuration; (n) the time to build a "
       "TF1 train op and a first tf.function step, ResNet50 and others; (o) "
-      "sparse fine-tuning: a 10M-element variable 0.1% to 30% trainable at "
+      "sparse fine-tuning: a 10M-element variable 0.1% to 50% trainable at "
       "scattered positions, compact, Keras Adam and v1 Adam.")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check that every case runs (no "

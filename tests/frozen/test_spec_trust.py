@@ -8,7 +8,6 @@ ValueError by `tfpartial.load_spec` and with exit 2 and one line by
 import os
 import pathlib
 import re
-import time
 import tracemalloc
 
 import numpy as np
@@ -232,35 +231,34 @@ def _entries(count):
       + "}"
 
 
-def _cost(function):
-  """Seconds and peak bytes (Python's allocations) of `function()`."""
+def _peak(function):
+  """The peak bytes of Python's allocations while `function()` runs (a
+  count, not a clock: the machines are shared)."""
   tracemalloc.start()
-  start = time.perf_counter()
   try:
     function()
   finally:
-    seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-  return seconds, peak
+  return peak
 
 
 def test_a_spec_of_too_many_entries_is_refused_early(folder, x):
   """2M entries (55 MB) took 16 s and 1.4 GB before its first error; now
   the size refuses it unread, and 100,001 entries stop the decoding at
-  the entry past the limit, at a cost a small multiple of 100,000's."""
+  the entry past the limit, in memory a small multiple of 100,000's."""
   huge = folder / "huge.json"
   huge.write_text(_entries(2_000_000))
-  seconds, peak = _cost(lambda: pytest.raises(
+  peak = _peak(lambda: pytest.raises(
       ValueError, tfpartial.load_spec, huge, [x]).match("larger than 16 MiB"))
-  assert seconds < 1 and peak < 2**20, (seconds, peak)
+  assert peak < 2**20, peak
   many = folder / "many.json"
   many.write_text(_entries(100_001))
   for given in (many, many.read_text()):
-    seconds, peak = _cost(lambda: pytest.raises(
+    peak = _peak(lambda: pytest.raises(
         ValueError, tfpartial.load_spec, given, [x]).match(
             r"more than 100,000 entries, the most a spec may have"))
-    assert seconds < 10 and peak < 200 * 2**20, (seconds, peak)
+    assert peak < 200 * 2**20, peak
   (folder / "enough.json").write_text(_entries(100_000))
   with pytest.raises(ValueError, match=r"names 'v0', which is not among"):
     tfpartial.load_spec(folder / "enough.json", [x])

@@ -74,10 +74,13 @@ def test_the_hint_in_a_tf_function_and_a_tf1_graph(caplog):
     lambda table: tfpartial.train_only(table, [0, 3], compact=True),
     # 1% or more trains.
     lambda table: tfpartial.train_only(table, np.arange(ROWS // 100 + 1)),
-    # An element mask, not rows.
+    # An element mask, 5% or more trainable.
     lambda table: tfpartial.train_only(
-        table, np.eye(ROWS, WIDTH, dtype=bool)),
-], ids=["compact", "one_percent", "elements"])
+        table, np.random.default_rng(0).random((ROWS, WIDTH)) < 0.06),
+    # An element mask, compact already.
+    lambda table: tfpartial.train_only(
+        table, np.eye(ROWS, WIDTH, dtype=bool), compact=True),
+], ids=["compact", "one_percent", "elements", "compact_elements"])
 def test_no_hint(caplog, make_spec):
   caplog.set_level(logging.INFO, logger="tfpartial")
   table = _table()
@@ -90,3 +93,18 @@ def test_no_hint_for_a_small_table(caplog):
   table = _table(rows=(1 << 14) - 1)  # Under 1M elements.
   _step_on(tfpartial.train_only(table, [0]), table)
   assert not _hints(caplog)
+
+
+def test_an_element_mask_training_under_5_percent_hints_once(caplog):
+  caplog.set_level(logging.INFO, logger="tfpartial")
+  table = _table()
+  spec = tfpartial.train_only(table, np.eye(ROWS, WIDTH, dtype=bool))
+  _step_on(spec, table)
+  _step_on(spec, table)
+  hints = _hints(caplog)
+  assert len(hints) == 1
+  message = hints[0].getMessage()
+  assert "trains 64 of 1048576 elements (0.0061%)" in message, message
+  assert "train_only(variable, mask, compact=True)" in message
+  assert "up to about 5% trainable with a tf.compat.v1 optimizer, 30% with a Keras one" in message
+  assert "checkpoint" in message

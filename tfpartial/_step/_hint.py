@@ -2,7 +2,10 @@
 
 A row spec training under `_HINT_FRACTION` of the rows of a table of
 `_HINT_ELEMENTS` elements or more, without `compact=True`, may read and
-write the whole table at every step for a few rows.
+write the whole table at every step for a few rows. An element mask
+training under `_ELEMENT_FRACTION` of so large a variable updates and
+keeps state for every element: compact mode costs less from there down
+(docs/performance.md, "Sparse fine-tuning", has the measurements).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import logging
 from typing import Optional, Sequence
 
 from tfpartial._frozen import _variables
-from tfpartial._frozen._selection import Selection
+from tfpartial._frozen._selection import RowSet, Selection
 from tfpartial._frozen._types import Variable
 from tfpartial._step._plan import Entry
 
@@ -21,13 +24,15 @@ _log = logging.getLogger("tfpartial")
 
 _HINT_FRACTION = 0.01
 _HINT_ELEMENTS = 1 << 20
+_ELEMENT_FRACTION = 0.05
 _compact_hinted = False
 
 
 def hint_compact(entries: Sequence[Entry]) -> None:
   """Says once a process (a WARNING of the `tfpartial` logger) that compact
   mode exists, when an entry's row selection trains under 1% of the rows
-  of a table of 2**20 elements or more without it."""
+  of a table of 2**20 elements or more without it, or its static element
+  mask under 5% of so large a variable."""
   for entry in entries:
     if _compact_hinted:
       return
@@ -36,22 +41,47 @@ def hint_compact(entries: Sequence[Entry]) -> None:
 
 def _hint(variable: Variable, selection: Optional[Selection]) -> None:
   global _compact_hinted
-  row_set = None if selection is None else selection.row_set
-  if (selection is None or row_set is None or selection.compact
-      or selection.is_empty or selection.size < _HINT_ELEMENTS):
+  if (selection is None or selection.compact or selection.is_empty
+      or selection.size < _HINT_ELEMENTS or selection.mask_variables):
     return
+  row_set = selection.row_set
+  if row_set is None:
+    message = _element_hint(variable, selection)
+  else:
+    message = _row_hint(variable, selection, row_set)
+  if message is not None:
+    _compact_hinted = True
+    _log.warning("%s", message)
+
+
+def _row_hint(variable: Variable, selection: Selection,
+              row_set: RowSet) -> Optional[str]:
   rows = row_set.row_count
   trained = rows - selection.frozen_count // max(row_set.row_size, 1)
   if trained >= _HINT_FRACTION * rows:
-    return
-  _compact_hinted = True
-  _log.warning(
-      "tfpartial: the spec trains %d of %d rows of %s, and a step may read "
-      "and write the whole table for them (wherever the optimizer updates "
-      "every row, as Keras' optimizers do). "
-      "`tfpartial.train_only(variable, rows, compact=True)` "
-      "trains a variable of those rows only: a step then costs in "
-      "proportion to them, and so does the optimizer's state, but the "
-      "optimizer's checkpoint differs from a plain run's (its slots belong "
-      "to the small variable). Said once.", trained, rows,
-      _variables.describe(variable))
+    return None
+  return (
+      f"tfpartial: the spec trains {trained} of {rows} rows of "
+      f"{_variables.describe(variable)}, and a step may read and write the "
+      "whole table for them (wherever the optimizer updates every row, as "
+      "Keras' optimizers do). `tfpartial.train_only(variable, rows, "
+      "compact=True)` trains a variable of those rows only: a step then "
+      "costs in proportion to them, and so does the optimizer's state, but "
+      "the optimizer's checkpoint differs from a plain run's (its slots "
+      "belong to the small variable). Said once.")
+
+
+def _element_hint(variable: Variable, selection: Selection) -> Optional[str]:
+  trained = selection.size - selection.frozen_count
+  if trained >= _ELEMENT_FRACTION * selection.size:
+    return None
+  return (
+      f"tfpartial: the spec trains {trained} of {selection.size} elements "
+      f"({100 * trained / selection.size:.2g}%) of "
+      f"{_variables.describe(variable)}, and the optimizer updates and keeps "
+      "state for all of them. `tfpartial.train_only(variable, mask, "
+      "compact=True)` trains a vector of those elements only: the "
+      "optimizer's state is then in proportion to them, and a step costs "
+      "less up to about 5% trainable with a tf.compat.v1 optimizer, 30% "
+      "with a Keras one; but the optimizer's checkpoint differs from a "
+      "plain run's (its slots belong to the small variable). Said once.")
