@@ -301,3 +301,20 @@ def test_without_the_kernel_tensorflow_scatters_as_exactly(monkeypatch):
 
 def test_under_xla_tensorflow_scatters(compiled_kernel):
   assert _write_back_ops(jit_compile=True) == {"ResourceScatterNdUpdate"}
+
+
+@pytest.mark.parametrize("index", [np.s_[1:], ~X_FROZEN], ids=["rows",
+                                                              "elements"])
+def test_compact_under_a_strategy_is_a_clear_error(index):
+  """A mirrored variable (one replica: no logical devices needed) cannot
+  train compact; the step says so before it changes anything."""
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+  with strategy.scope():
+    x = tf.Variable(X0, name="x_mirrored")
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+  spec = tfpartial.train_only(x, index, compact=True)
+  with pytest.raises(ValueError, match=r"`compact=True` does not train "
+                     r"variable 'x_mirrored' of shape \(3, 4\), a variable "
+                     r"of a tf.distribute strategy"):
+    spec.apply_gradients(optimizer, [(tf.ones_like(X0), x)])
+  helpers.assert_same_bits(x.numpy(), X0, "x after the refused step")

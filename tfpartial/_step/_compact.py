@@ -170,6 +170,12 @@ def compact_variable(variable: Variable, selection: Selection) -> Variable:
 
 
 def _small(variable: Variable, layout_: Layout) -> Variable:
+  if isinstance(_variables.storage(variable), tf.distribute.DistributedValues):
+    raise ValueError(
+        f"`compact=True` does not train {_variables.describe(variable)}, a "
+        "variable of a tf.distribute strategy: its small variable would "
+        "have to be one too. Train it without `compact` (the same freeze, "
+        "the optimizer's state of the full shape).")
   with tf.init_scope():
     owner = ("eager" if tf.executing_eagerly()
              else tf.compat.v1.get_default_graph())
@@ -195,16 +201,18 @@ def _make_small(variable: Variable, layout_: Layout, eager: bool) -> Variable:
   name = _variables.checkpoint_name(variable)
   dtype = storage.dtype.base_dtype
   with tf.device(storage.device):
+    small: Variable
     if eager and _variables.is_keras(variable):
-      twin = _compat.keras_twin(name, layout_.shape, dtype)
-      _variables.storage(twin).assign(layout_.gather(variable))
-      return twin
+      small = _compat.keras_twin(name, layout_.shape, dtype)
+      _variables.storage(small).assign(layout_.gather(variable))
+      return small
     initial = (layout_.gather(variable) if eager
                else lambda: tf.zeros(layout_.shape, dtype))
     # In no collection: not the model's.
-    return tf.compat.v1.Variable(
+    small = tf.compat.v1.Variable(
         initial, trainable=False, collections=[], use_resource=True,
         name=name if eager else name.replace(":", "_") + "_tfpartial_compact")
+    return small
 
 
 def compact_gradient(grad: Gradient, selection: Selection,
