@@ -152,34 +152,52 @@ def test_compact_elements_of_an_embedding_with_sparse_gradients(exact_mode,
   assert not np.array_equal(trajectory[-1][TRAIN], TABLE0[TRAIN])
 
 
-def test_the_sparse_gradient_stays_sparse_for_a_lazy_optimizer():
-  """What a lazy (row-sparse) optimizer gets: IndexedSlices of the small
-  vector naming only the trainable elements of the looked-up rows."""
+def _handed(monkeypatch, cls):
+  """The pairs a step of `cls` hands the optimizer, for the embedding."""
   table = tf.Variable(TABLE0, name="table")
   spec = tfpartial.train_only(table, TRAIN, compact=True)
   handed = []
+  apply = cls.apply_gradients
 
-  class Recording(tf.compat.v1.train.GradientDescentOptimizer):
-    def apply_gradients(self, grads_and_vars, *args, **kwargs):
-      pairs = list(grads_and_vars)
-      handed.extend(pairs)
-      return super().apply_gradients(pairs, *args, **kwargs)
+  def recording(self, grads_and_vars, *args, **kwargs):
+    pairs = list(grads_and_vars)
+    handed.extend(pairs)
+    return apply(self, pairs, *args, **kwargs)
 
+  monkeypatch.setattr(cls, "apply_gradients", recording)
   with tf.GradientTape() as tape:
     loss = _embedding_loss(tf.gather(table, IDS))
   grad = tape.gradient(loss, table)
-  # The subclass is not lazy by name: step through the class itself.
-  spec.apply_gradients(tf.compat.v1.train.GradientDescentOptimizer(0.1),
-                       [(grad, table)])
-  spec.apply_gradients(Recording(0.1), [(grad, table)])
+  spec.apply_gradients(cls(0.1), [(grad, table)])
   (small_grad, small), = handed
   assert small.shape == (int(TRAIN.sum()),)
-  # Densified for a class tfpartial does not know to be lazy: the sum of
-  # the elements' gradients, as the split reference's dense gradient.
+  return grad, small_grad
+
+
+def test_the_sparse_gradient_stays_sparse_for_a_lazy_optimizer(monkeypatch):
+  """A lazy (row-sparse) optimizer gets IndexedSlices of the small vector:
+  the trainable elements of the looked-up rows, duplicates kept."""
+  grad, small_grad = _handed(monkeypatch,
+                             tf.compat.v1.train.GradientDescentOptimizer)
+  assert isinstance(small_grad, tf.IndexedSlices)
+  positions = np.cumsum(TRAIN.reshape(-1)).reshape(TRAIN.shape) - 1
+  looked_up = TRAIN[IDS]
+  np.testing.assert_array_equal(small_grad.indices.numpy(),
+                                positions[IDS][looked_up])
+  helpers.assert_same_bits(small_grad.values.numpy(),
+                           grad.values.numpy()[looked_up], "values")
+
+
+def test_the_sparse_gradient_is_summed_for_an_optimizer_that_densifies(
+    monkeypatch):
+  """TF1 Adam decays every element: it gets the dense gradient of the
+  vector, each element the sum of its slices, as densifying would."""
+  grad, small_grad = _handed(monkeypatch, tf.compat.v1.train.AdamOptimizer)
+  assert isinstance(small_grad, tf.Tensor)
   dense = np.zeros(TABLE0.shape, np.float32)
   np.add.at(dense, IDS, grad.values.numpy())
-  helpers.assert_same_bits(tf.convert_to_tensor(small_grad).numpy(),
-                           dense[TRAIN], "the small variable's gradient")
+  helpers.assert_same_bits(small_grad.numpy(), dense[TRAIN],
+                           "the small variable's gradient")
 
 
 def test_compact_elements_keep_values_assigned_between_steps(exact_mode):
