@@ -55,7 +55,8 @@ def parts(table: Any) -> Tuple[Part, ...]:
       if info is None:
         raise ValueError(
             f"part '{variable.name}' of the partitioned variable "
-            f"'{table.name}' says nothing of where it sits in the table.")
+            f"'{getattr(table, 'name', '?')}' says nothing of where it sits "
+            "in the table.")
       found.append(Part(variable, info[2], _shape(variable)))
     return tuple(found)
   # A ShardedVariable's shards split the first axis, in order.
@@ -115,7 +116,8 @@ def checkpoint_rows(table: Any, ids: np.ndarray, strategy: str,
         f"{expected.tolist()} rows.")
   if strategy == "div":
     return ids
-  return offsets[ids % count] + ids // count
+  rows_: np.ndarray = offsets[ids % count] + ids // count
+  return rows_
 
 
 def check_strategy(strategy: Optional[str], table: Any, index: object,

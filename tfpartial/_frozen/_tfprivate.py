@@ -35,7 +35,8 @@ PARTITIONED_VARIABLE: type = _variables_lib.PartitionedVariable
 
 def part_variables(table: object) -> List[Any]:
   """The parts of a `PartitionedVariable`, in the order of its offsets."""
-  return list(table)  # type: ignore[call-overload]
+  parts: List[Any] = list(table)  # type: ignore[call-overload]
+  return parts
 
 
 def slice_info(part: object) -> Optional[Tuple[str, Tuple[int, ...],
