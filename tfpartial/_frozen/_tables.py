@@ -77,6 +77,17 @@ def key(table: Any) -> Hashable:
   return ("table",) + tuple(part.variable.ref() for part in parts(table))
 
 
+def name(table: Any) -> str:
+  """The name a checkpoint stores the table under: a partitioned
+  variable's name (`emb`), a sharded one's shards' (`emb/part_0` -> `emb`;
+  its own `name` is the class's)."""
+  if isinstance(table, _tfprivate.PARTITIONED_VARIABLE):
+    return str(getattr(table, "name"))
+  first = str(parts(table)[0].variable.name)
+  first = first[:-2] if first.endswith(":0") else first
+  return first[:-len("/part_0")] if first.endswith("/part_0") else first
+
+
 def row_parts(table: Any) -> Tuple[Part, ...]:
   """The parts along the first axis (one per block of rows), in order."""
   first: Dict[int, Part] = {}
@@ -154,31 +165,50 @@ def check_strategy(strategy: Optional[str], table: Any, index: object,
   return strategy
 
 
-def group_parts(variables: Iterable[Any],
+def group_parts(variables: Sequence[Any],
                 taken: Sequence[str]) -> Dict[str, Any]:
-  """Name -> table for the TF1 parts among `variables` that make whole
-  tables (by their save-slice info), except names in `taken`."""
+  """Name -> table for the parts among `variables` that make whole tables
+  (TF1 parts by their save-slice info, TF2 shards by their container),
+  except names in `taken`."""
   by_name: Dict[str, List[Tuple[Tuple[int, ...], Any]]] = {}
   shapes: Dict[str, Tuple[int, ...]] = {}
   for variable in variables:
     info = _tfprivate.slice_info(variable)
     if info is None or info[0] in taken:
       continue
-    name, full_shape, offset = info
-    shapes[name] = full_shape
-    by_name.setdefault(name, []).append((offset, variable))
-  tables = {}
-  for name, found in by_name.items():
+    full_name, full_shape, offset = info
+    shapes[full_name] = full_shape
+    by_name.setdefault(full_name, []).append((offset, variable))
+  tables = _sharded(variables, taken)
+  for full_name, found in by_name.items():
     found.sort(key=lambda item: item[0])
     variables_ = [variable for _, variable in found]
     size = sum(int(np.prod(_shape(v), dtype=np.int64)) for v in variables_)
-    if size != int(np.prod(shapes[name], dtype=np.int64)):
+    shape = shapes[full_name]
+    if size != int(np.prod(shape, dtype=np.int64)):
       continue  # Not every part is here: no whole table to bind.
     partitions = [len({offset[axis] for offset, _ in found})
-                  for axis in range(len(shapes[name]))]
-    tables[name] = _tfprivate.partitioned_variable(
-        name, shapes[name], variables_[0].dtype.base_dtype, variables_,
+                  for axis in range(len(shape))]
+    tables[full_name] = _tfprivate.partitioned_variable(
+        full_name, shape, variables_[0].dtype.base_dtype, variables_,
         partitions)
+  return tables
+
+
+def _sharded(variables: Sequence[Any], taken: Sequence[str]) -> Dict[str, Any]:
+  """Name -> ShardedVariable for the whole tables of shards in `variables`."""
+  given = {variable.ref() for variable in variables
+           if hasattr(variable, "ref")}
+  tables: Dict[str, Any] = {}
+  for variable in variables:
+    container = _tfprivate.sharded_container(variable)
+    if container is None or not is_table(container):
+      continue
+    table_name = name(container)
+    if table_name in taken or table_name in tables:
+      continue
+    if all(part.variable.ref() in given for part in parts(container)):
+      tables[table_name] = container
   return tables
 
 

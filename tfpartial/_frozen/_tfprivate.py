@@ -67,3 +67,12 @@ def sharded_variable_type() -> Optional[type]:
   internal = getattr(getattr(tf, "__internal__", None), "distribute", None)
   found: Optional[type] = getattr(internal, "ShardedVariable", None)
   return found
+
+
+def sharded_container(shard: object) -> Optional[Any]:
+  """The `ShardedVariable` `shard` is a shard of, or None: how a spec
+  loaded without variables finds, among the shards a step trains, the
+  table it names (each shard keeps a weak reference to its container, and
+  no public API gives it)."""
+  reference = getattr(shard, "_sharded_container", None)
+  return None if reference is None else reference()

@@ -56,6 +56,13 @@ class SpecValue:
     """The variables named, in the order they were added."""
     return tuple(variable for variable, _ in self._entries.values())
 
+  @property
+  def step_variables(self) -> Tuple[Variable, ...]:
+    """The variables as a step sees them: each sharded table's parts."""
+    return tuple(variable for variable, _ in self._entries.values()
+                 if not _variables.is_table(variable)) + tuple(
+                     variable for variable, _ in self._parts.values())
+
   def items(self) -> Iterable[Tuple[Variable, Selection]]:
     return self._entries.values()
 

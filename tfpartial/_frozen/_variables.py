@@ -54,6 +54,8 @@ def checkpoint_name(variable: Variable) -> str:
   a Keras variable's `path`."""
   if is_keras(variable):
     return variable.path
+  if is_table(variable):
+    return _tables.name(variable)
   name: str = getattr(variable, "name", None) or "<unnamed>"
   return name[:-2] if name.endswith(":0") else name
 
