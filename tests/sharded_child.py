@@ -217,6 +217,46 @@ def checkpoints(folder):
                                             spec.frozen_mask(table)))}
 
 
+def tf_keras_embedding():
+  """A tf_keras `Embedding` under the strategy (its variable is the
+  ShardedVariable), a custom loop with a wrapped tf_keras Adam; None
+  where tf_keras is not installed."""
+  try:
+    import tf_keras  # pylint: disable=g-import-not-at-top
+  except ImportError:
+    return None
+  with STRATEGY.scope():
+    model = tf_keras.Sequential([tf_keras.layers.Embedding(
+        ROWS, DIM, embeddings_initializer=tf_keras.initializers.Constant(
+            INIT))])
+    model.build((None,))
+    table = model.layers[0].embeddings
+    # tf_keras' Embedding reads as `tf.nn.embedding_lookup`: "div".
+    spec = tfpartial.freeze(table, FROZEN_IDS, partition_strategy="div")
+    optimizer = spec.wrap(tf_keras.optimizers.Adam(0.1))
+    optimizer.build(model.trainable_variables)
+
+  @tf.function
+  def step():
+    def replica():
+      with tf.GradientTape() as tape:
+        loss = loss_of(model(IDS))
+      variables = model.trainable_variables
+      optimizer.apply_gradients(zip(tape.gradient(loss, variables),
+                                    variables))
+    STRATEGY.run(replica)
+
+  before = table.numpy()
+  for _ in range(STEPS):
+    COORDINATOR.schedule(step)
+    COORDINATOR.join()
+  after = table.numpy()
+  return {"sharded": type(table).__name__,
+          "frozen_held": _bits_equal(after[FROZEN_IDS], before[FROZEN_IDS]),
+          "trained": bool((after[TRAIN_IDS] != before[TRAIN_IDS]).all()),
+          "spec_of": repr(tfpartial.spec_of(optimizer))}
+
+
 def eager_lookup_limit():
   """What TensorFlow's v1 lookup of a ShardedVariable reads, eagerly and
   in a tf.function (ids 0..9 of a table whose row i holds i)."""
@@ -267,6 +307,7 @@ def main():
   results["checkpoints"] = checkpoints(sys.argv[2])
   results["keras3_embedding"] = keras3_embedding_limit()
   results["eager_lookup"] = eager_lookup_limit()
+  results["tf_keras_embedding"] = tf_keras_embedding()
   with open(sys.argv[1], "w") as out:
     json.dump(results, out)
 
