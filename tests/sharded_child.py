@@ -257,6 +257,36 @@ def tf_keras_embedding():
           "spec_of": repr(tfpartial.spec_of(optimizer))}
 
 
+def min_size_layout():
+  """A `MinSizePartitioner` table of 3 shards: the rows a "mod" spec
+  freezes are those the v1 lookup reads for the ids, in a tf.function."""
+  strategy = tf.distribute.experimental.ParameterServerStrategy(
+      tf.distribute.cluster_resolver.SimpleClusterResolver(
+          CLUSTER, rpc_layer="grpc"),
+      variable_partitioner=(
+          tf.distribute.experimental.partitioners.MinSizePartitioner(
+              min_shard_bytes=4 * 3, max_shards=3)))
+  with strategy.scope():
+    table = tf.Variable(IDS.astype(np.float32).reshape(ROWS, 1))
+  read = tf.function(lambda: tf.compat.v1.nn.embedding_lookup(table, IDS))
+  rows_read = read().numpy()[:, 0].astype(np.int64)
+  spec = tfpartial.freeze(table, FROZEN_IDS, partition_strategy="mod")
+  return {"shards": [int(v.shape[0]) for v in table.variables],
+          "spec_rows": np.flatnonzero(spec.frozen_mask(table)).tolist(),
+          "read_rows": sorted(rows_read[FROZEN_IDS].tolist())}
+
+
+def compact():
+  """`compact=True` on a sharded table is refused when the spec is made."""
+  table = _table()
+  try:
+    tfpartial.train_only(table, TRAIN_IDS, compact=True,
+                         partition_strategy="div")
+  except ValueError as error:
+    return {"error": str(error)}
+  return {"error": ""}
+
+
 def eager_lookup_limit():
   """What TensorFlow's v1 lookup of a ShardedVariable reads, eagerly and
   in a tf.function (ids 0..9 of a table whose row i holds i)."""
@@ -308,6 +338,8 @@ def main():
   results["keras3_embedding"] = keras3_embedding_limit()
   results["eager_lookup"] = eager_lookup_limit()
   results["tf_keras_embedding"] = tf_keras_embedding()
+  results["min_size"] = min_size_layout()
+  results["compact"] = compact()
   with open(sys.argv[1], "w") as out:
     json.dump(results, out)
 

@@ -76,6 +76,18 @@ def test_checkpoints_move_both_ways_and_verify(results):
   assert result["restored_into_three"] and result["bound_mask"]
 
 
+def test_mod_numbers_a_min_size_layout_as_the_lookup_reads_it(results):
+  result = results["min_size"]
+  assert result["shards"] == [4, 3, 3]
+  assert result["spec_rows"] == result["read_rows"] == [3, 4, 7, 8]
+
+
+def test_compact_is_refused_for_a_sharded_table(results):
+  assert results["compact"]["error"].startswith(
+      "`compact` is not available for variable 'emb' of shape (10, 3) in 2 "
+      "shards, a ShardedVariable")
+
+
 def test_a_tf_keras_embedding_under_the_strategy(results):
   result = results["tf_keras_embedding"]
   if result is None:

@@ -73,8 +73,10 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
       of those rows only, made by tfpartial, so its state costs only what
       trains (a few new rows of a large embedding). Frozen rows are then
       never read or written by a step. The optimizer's checkpoint differs
-      from a plain run's (its slots belong to the small variable). A
-      sharded table gets a small variable per part that has rows to train.
+      from a plain run's (its slots belong to the small variable). A TF1
+      partitioned table gets a small variable per part that has both
+      frozen rows and rows to train; a TF2 `ShardedVariable` is refused
+      (ParameterServerStrategy makes no variable inside a step).
     partition_strategy: as for `freeze`.
 
   Returns:
@@ -82,7 +84,8 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
 
   Raises:
     TypeError, ValueError, IndexError: as for `freeze`; ValueError also
-      when `compact` is asked of an index that is not whole rows.
+      when `compact` is asked of an index that is not whole rows, or of a
+      `ShardedVariable`.
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)

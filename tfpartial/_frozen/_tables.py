@@ -40,6 +40,13 @@ def is_table(value: object) -> bool:
   return isinstance(value, _table_types())
 
 
+def is_sharded(value: object) -> bool:
+  """Whether `value` is a TF2 `ShardedVariable` (not a TF1 partitioned
+  variable)."""
+  sharded = _tfprivate.sharded_variable_type()
+  return sharded is not None and isinstance(value, sharded)
+
+
 def _table_types() -> Tuple[type, ...]:
   sharded = _tfprivate.sharded_variable_type()
   return (_tfprivate.PARTITIONED_VARIABLE,) + (

@@ -143,6 +143,14 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
                partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
   strategy = _check(variable, index, partition_strategy)
+  if compact and _tables.is_sharded(variable):
+    # Compact rows train a small variable made at the first step, and
+    # ParameterServerStrategy makes no variable inside a scheduled step.
+    raise ValueError(
+        f"`compact` is not available for {_variables.describe(variable)}, "
+        "a ShardedVariable: its small variables would be made inside a "
+        "step, where ParameterServerStrategy makes none. Train it without "
+        "`compact`.")
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
