@@ -179,3 +179,16 @@ def test_mod_refuses_parts_a_lookup_does_not_make(graph):
                                           [2, 1])
   with pytest.raises(ValueError, match=r"hold \[2, 4\] rows.*\[3, 3\] rows"):
     tfpartial.freeze(table, 1, partition_strategy="mod")
+
+
+def test_a_table_among_gradient_pairs_says_to_pass_its_parts(graph):
+  del graph
+  table = _table()
+  spec = tfpartial.freeze(table, 1, partition_strategy="div")
+  grads = [tf.zeros(part.shape) for part in table]
+  with pytest.raises(TypeError, match=r"`variables\[0\]` is variable 'emb' "
+                     r"of shape \(10, 3\) in 4 parts, a sharded table; .*"
+                     r"list\(table\)"):
+    spec.mask(grads[:1], [table])
+  masked = spec.mask(grads, list(table))
+  assert len(masked) == 4

@@ -96,6 +96,12 @@ def check_variable(value: object, argument: str = "variable",
   sharded table)."""
   if is_variable(value) or (tables and is_table(value)):
     return
+  if is_table(value):
+    raise TypeError(
+        f"`{argument}` is {describe(value)}, a sharded table; a gradient "
+        "belongs to one of its parts: pass the parts (`list(table)` for "
+        "a TF1 partitioned variable, `table.variables` for a "
+        "ShardedVariable), as the optimizer trains them.")
   detail = type(value).__name__
   name, shape = getattr(value, "name", None), getattr(value, "shape", None)
   if name is not None:
