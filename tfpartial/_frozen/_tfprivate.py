@@ -14,7 +14,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 from tensorflow.python.ops import control_flow_util  # pylint: disable=g-direct-tensorflow-import
-from tensorflow.python.ops import variables as _variables_lib  # pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.ops import variables as tf_vars  # pylint: disable=g-direct-tensorflow-import
 
 
 def in_xla() -> bool:
@@ -30,7 +30,7 @@ def in_xla() -> bool:
 # its save-slice info, which the Saver reads through the same private
 # method.
 
-PARTITIONED_VARIABLE: type = _variables_lib.PartitionedVariable
+PARTITIONED_VARIABLE: type = tf_vars.PartitionedVariable
 
 
 def part_variables(table: object) -> List[Any]:
@@ -56,7 +56,7 @@ def partitioned_variable(name: str, shape: Tuple[int, ...], dtype: Any,
                          partitions: Sequence[int]) -> Any:
   """A `PartitionedVariable` of `parts` (for a spec bound by name to the
   parts a step trains, which the graph holds without the table object)."""
-  return _variables_lib.PartitionedVariable(
+  return tf_vars.PartitionedVariable(
       name=name, shape=list(shape), dtype=dtype, variable_list=list(parts),
       partitions=list(partitions))
 
