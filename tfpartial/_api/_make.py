@@ -18,18 +18,29 @@ from tfpartial._frozen._specfile import Variables
 from tfpartial._frozen._types import Index, Variable
 
 
-def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
+def freeze(variable: Variable, index: Index = None, *,
+           partition_strategy: Optional[str] = None) -> FreezeSpec:
   """A spec freezing exactly the elements `variable.numpy()[index]` selects.
 
   Args:
     variable: a `tf.Variable` (resource, TF1 ref or distributed) or a
-      Keras 3 variable.
+      Keras 3 variable; or a sharded table, as one variable of its full
+      shape: a TF1 partitioned variable (`get_variable(...,
+      partitioner=...)`) or a TF2 `ShardedVariable` (ParameterServerStrategy
+      with a `variable_partitioner`).
     index: an int, slice, `np.s_[...]` tuple, integer index array, boolean
       mask of the full shape or of leading axes, or `Ellipsis`, with
       NumPy's semantics exactly. Negative indices count from the end. None
       freezes the whole variable. A bool variable of the full shape is a
       mask read at every step: assign it between steps to change the
       freeze without retracing.
+    partition_strategy: for a table of several parts along its rows, and
+      then required (unless `index` is None or `...`): how `index` numbers
+      rows. `"div"`: the checkpoint's rows, as `tf.nn.embedding_lookup`
+      and a `partition_strategy="div"` lookup read them. `"mod"`: ids as a
+      `tf.compat.v1.nn.embedding_lookup` of the default
+      `partition_strategy="mod"` reads them (id i in part i % n, at its row
+      i // n); the spec holds them as checkpoint rows.
 
   Returns:
     A `FreezeSpec` naming `variable`.
@@ -37,7 +48,9 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   Raises:
     TypeError: `variable` is not a variable, or `index` holds a float, a
       string or another type NumPy would not index with.
-    ValueError: a boolean mask does not fit the variable's shape.
+    ValueError: a boolean mask does not fit the variable's shape; a table
+      of several parts is indexed without `partition_strategy`, or it is
+      given for a variable that is not a table.
     IndexError: an index is out of range.
 
   >>> x = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
@@ -45,11 +58,12 @@ def freeze(variable: Variable, index: Index = None) -> FreezeSpec:
   array([[ True, False],
          [ True, False]])
   """
-  return FreezeSpec._of(_value.freeze(variable, index))
+  return FreezeSpec._of(_value.freeze(
+      variable, index, partition_strategy=partition_strategy))
 
 
-def train_only(variable: Variable, index: Index, *,
-               compact: bool = False) -> FreezeSpec:
+def train_only(variable: Variable, index: Index, *, compact: bool = False,
+               partition_strategy: Optional[str] = None) -> FreezeSpec:
   """A spec freezing every element of `variable` except those `index` selects.
 
   Args:
@@ -61,7 +75,11 @@ def train_only(variable: Variable, index: Index, *,
       row-major order (a sparse fine-tuning mask). Its state and its work
       then cost only what trains, and frozen elements are never read or
       written by a step. The optimizer's checkpoint differs from a plain
-      run's (its slots belong to the small variable).
+      run's (its slots belong to the small variable). A TF1 partitioned
+      table gets a small variable per part that has both frozen and
+      trainable elements; a TF2 `ShardedVariable`, or any variable of a
+      tf.distribute strategy, is refused.
+    partition_strategy: as for `freeze`.
 
   Returns:
     A `FreezeSpec` naming `variable`.
@@ -69,14 +87,16 @@ def train_only(variable: Variable, index: Index, *,
   Raises:
     TypeError, ValueError, IndexError: as for `freeze`; ValueError also
       when `compact` is asked of a mask variable (a mask read at every
-      step).
+      step) or of a `ShardedVariable`.
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)
   array([[False,  True],
          [ True, False]])
   """
-  return FreezeSpec._of(_value.train_only(variable, index, compact=compact))
+  return FreezeSpec._of(_value.train_only(
+      variable, index, compact=compact,
+      partition_strategy=partition_strategy))
 
 
 def load_spec(text_or_path: _specfile.PathOrText,

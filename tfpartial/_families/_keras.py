@@ -96,7 +96,7 @@ class PartialKerasOptimizer(_KerasOptimizer):
     value = self._tfpartial_value(variables)
     trained = {id(v) for v in variables}
     # Fully frozen variables may be missing: masking already dropped them.
-    missing = [v for v in value.variables
+    missing = [v for v in value.step_variables
                if id(v) not in trained and not value.fully_frozen(v)]
     if missing:
       raise _errors.not_trained(missing, variables)

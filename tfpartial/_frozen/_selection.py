@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Hashable, Optional, Protocol, Tuple, cast, overload
+from typing import (Callable, Hashable, Optional, Protocol, Tuple, cast,
+                    overload)
 
 import numpy as np
 
@@ -399,6 +400,49 @@ def trainable_offsets(selection: "Selection") -> np.ndarray:
   offsets = (rows[:, None] * row_set.row_size
              + np.arange(row_set.row_size, dtype=np.int64)).reshape(-1)
   return offsets.astype(np.int32)
+
+
+def part_of(selection: "Selection", offset: Tuple[int, ...],
+            shape: Tuple[int, ...]) -> "Selection":
+  """The selection of one part of a table (`_tables`): the block of
+  `shape` at `offset` of the table `selection` is of.
+
+  Rows stay row numbers (those of the part's block, from 0), so a part's
+  selection costs what the table's does.
+  """
+  if selection.is_everything:
+    return Everything(tuple(shape))
+  if isinstance(selection, Rows):
+    start, stop = offset[0], offset[0] + shape[0]
+    rows = selection.rows
+    inside = rows[np.searchsorted(rows, start):np.searchsorted(rows, stop)]
+    return from_rows(tuple(shape), inside - start, selection.trains,
+                     selection.compact)
+  if isinstance(selection, Elements):
+    block = tuple(slice(o, o + n) for o, n in zip(offset, shape))
+    return from_mask(np.array(selection.mask[block]), selection.compact)
+  raise TypeError(f"a part of a mask read at every step: "
+                  f"{selection.describe()}")
+
+
+def renumbered(selection: "Selection",
+               to_rows: Callable[[np.ndarray], np.ndarray]) -> "Selection":
+  """`selection` with row i moved to row `to_rows(i)` (a permutation of the
+  first axis given as a function of int64 row numbers): from a lookup's
+  ids to the checkpoint's rows (`_tables.checkpoint_rows`)."""
+  if selection.is_everything or selection.is_empty:
+    return selection
+  if isinstance(selection, Rows):
+    rows = np.sort(to_rows(selection.rows))
+    return from_rows(selection.shape, rows, selection.trains,
+                     selection.compact)
+  if isinstance(selection, Elements):
+    moved = new_mask(selection.shape)
+    moved[to_rows(np.arange(selection.shape[0], dtype=np.int64))] = (
+        selection.mask)
+    return from_mask(moved, selection.compact)
+  raise TypeError(f"rows renumbered in a mask read at every step: "
+                  f"{selection.describe()}")
 
 
 @overload

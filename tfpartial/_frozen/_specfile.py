@@ -28,6 +28,7 @@ from tfpartial._frozen import _index_text
 from tfpartial._frozen import _npy
 from tfpartial._frozen import _parse
 from tfpartial._frozen import _safejson
+from tfpartial._frozen import _tables
 from tfpartial._frozen import _variables
 from tfpartial._frozen._safejson import JSON
 from tfpartial._frozen._selection import Selection
@@ -191,7 +192,7 @@ def variables_by_name(variables: Variables) -> Mapping[str, Variable]:
       ) from None
     named = {}
     for variable in items:
-      _variables.check_variable(variable, "variables[...]")
+      _variables.check_variable(variable, "variables[...]", tables=True)
       name = _variables.checkpoint_name(variable)
       if name in named and named[name] is not variable:
         raise ValueError(
@@ -199,7 +200,10 @@ def variables_by_name(variables: Variables) -> Mapping[str, Variable]:
             "pass a name -> variable mapping instead.")
       named[name] = variable
   for variable in items:
-    _variables.check_variable(variable, "variables[...]")
+    _variables.check_variable(variable, "variables[...]", tables=True)
+  # The parts of a TF1 partitioned table (`emb/part_0`, ...), given whole,
+  # are also the table, by the name the Saver stores it under (`emb`).
+  named.update(_tables.group_parts(items, list(named)))
   return named
 
 

@@ -24,6 +24,7 @@ from tfpartial._frozen import _index
 from tfpartial._frozen import _patterns
 from tfpartial._frozen import _selection
 from tfpartial._frozen import _specfile
+from tfpartial._frozen import _tables
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Index, Variable
@@ -37,11 +38,15 @@ Fingerprint = Tuple[Tuple[Hashable, Tuple[Hashable, ...]], ...]
 class SpecValue:
   """Variable -> frozen selection, immutable; `union` combines two."""
 
-  __slots__ = ("_entries",)
+  __slots__ = ("_entries", "_parts")
   _entries: Dict[Hashable, Tuple[Variable, Selection]]
+  # Each part of a sharded table named in `_entries`, keyed as a step sees
+  # it: the part variable and its slice of the table's selection.
+  _parts: Dict[Hashable, Tuple[Variable, Selection]]
 
   def __init__(self, entries: Optional[Entries] = None) -> None:
     object.__setattr__(self, "_entries", dict(entries or {}))
+    object.__setattr__(self, "_parts", _parts_of(self._entries))
 
   def __setattr__(self, name: str, value: object) -> None:
     raise AttributeError("a spec is immutable; combine specs with `|`.")
@@ -51,6 +56,13 @@ class SpecValue:
     """The variables named, in the order they were added."""
     return tuple(variable for variable, _ in self._entries.values())
 
+  @property
+  def step_variables(self) -> Tuple[Variable, ...]:
+    """The variables as a step sees them: each sharded table's parts."""
+    return tuple(variable for variable, _ in self._entries.values()
+                 if not _variables.is_table(variable)) + tuple(
+                     variable for variable, _ in self._parts.values())
+
   def items(self) -> Iterable[Tuple[Variable, Selection]]:
     return self._entries.values()
 
@@ -58,12 +70,17 @@ class SpecValue:
     return len(self._entries)
 
   def __contains__(self, variable: object) -> bool:
-    return (_variables.is_variable(variable)
-            and _variables.key(variable) in self._entries)
+    if not (_variables.is_variable(variable)
+            or _variables.is_table(variable)):
+      return False
+    key = _variables.key(variable)
+    return key in self._entries or key in self._parts
 
   def selection(self, variable: Variable) -> Optional[Selection]:
-    """`variable`'s frozen selection, or None when the spec leaves it alone."""
-    entry = self._entries.get(_variables.key(variable))
+    """`variable`'s frozen selection, or None when the spec leaves it alone
+    (a part of a sharded table the spec names: its slice of the table's)."""
+    key = _variables.key(variable)
+    entry = self._entries.get(key) or self._parts.get(key)
     return None if entry is None else entry[1]
 
   def fully_frozen(self, variable: Variable) -> bool:
@@ -92,16 +109,26 @@ class SpecValue:
 
   def describe(self) -> str:
     return ", ".join(
-        f"{_variables.checkpoint_name(variable)}: {selection.describe()}"
+        f"{_name(variable)}: {selection.describe()}"
         for variable, selection in self._entries.values())
 
   def to_json(self, path: Optional[_specfile.PathOrText] = None) -> str:
     return _specfile.to_json(self._entries.values(), path)
 
 
-def freeze(variable: Variable, index: Index = None) -> SpecValue:
-  """The value freezing exactly what `variable.numpy()[index]` reads."""
-  _variables.check_variable(variable)
+def _name(variable: Variable) -> str:
+  """`x`, or `emb [4 parts]` for a table (whose rows are the checkpoint's)."""
+  name = _variables.checkpoint_name(variable)
+  if _variables.is_table(variable):
+    return f"{name} [{_tables.describe_parts(variable)}]"
+  return name
+
+
+def freeze(variable: Variable, index: Index = None,
+           partition_strategy: Optional[str] = None) -> SpecValue:
+  """The value freezing exactly what `variable.numpy()[index]` reads (for a
+  sharded table, with rows numbered as `partition_strategy` says)."""
+  strategy = _check(variable, index, partition_strategy)
   shape = _variables.static_shape(variable)
   if index is None:
     selection: Selection = _selection.Everything(shape)
@@ -109,13 +136,21 @@ def freeze(variable: Variable, index: Index = None) -> SpecValue:
     selection = _dynamic(variable, index, trains=False)
   else:
     selection = _static(variable, shape, index, trains=False)
-  return SpecValue({_variables.key(variable): (variable, selection)})
+  return _one(variable, selection, strategy)
 
 
-def train_only(variable: Variable, index: Index, *,
-               compact: bool = False) -> SpecValue:
+def train_only(variable: Variable, index: Index, *, compact: bool = False,
+               partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
-  _variables.check_variable(variable)
+  strategy = _check(variable, index, partition_strategy)
+  if compact and _tables.is_sharded(variable):
+    # Compact rows train a small variable made at the first step, and
+    # ParameterServerStrategy makes no variable inside a scheduled step.
+    raise ValueError(
+        f"`compact` is not available for {_variables.describe(variable)}, "
+        "a ShardedVariable: its small variables would be made inside a "
+        "step, where ParameterServerStrategy makes none. Train it without "
+        "`compact`.")
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
@@ -126,7 +161,50 @@ def train_only(variable: Variable, index: Index, *,
     selection = _dynamic(variable, index, trains=True)
   else:
     selection = _static(variable, shape, index, trains=True, compact=compact)
+  return _one(variable, selection, strategy)
+
+
+def _check(variable: Variable, index: Index,
+           partition_strategy: Optional[str]) -> Optional[str]:
+  """The variable checked; the strategy its rows are numbered by."""
+  _variables.check_variable(variable, tables=True)
+  table = variable if _variables.is_table(variable) else None
+  described = _variables.describe(variable)
+  if table is not None and _variables.is_variable(index):
+    raise ValueError(
+        f"{described} is a sharded table; a mask variable cannot freeze "
+        "it (give a fixed index, or a mask variable per part).")
+  return _tables.check_strategy(partition_strategy, table, index, described)
+
+
+def _one(variable: Variable, selection: Selection,
+         strategy: Optional[str]) -> SpecValue:
+  """The value of one variable; a table's rows renumbered from a lookup's
+  ids to the checkpoint's rows."""
+  if strategy is not None:
+    described = _variables.describe(variable)
+    selection = _selection.renumbered(
+        selection, lambda ids: _tables.checkpoint_rows(
+            variable, ids, strategy, described))
   return SpecValue({_variables.key(variable): (variable, selection)})
+
+
+def _parts_of(entries: Entries) -> Dict[Hashable, Tuple[Variable, Selection]]:
+  """Each part of the tables among `entries`, with its slice."""
+  found: Dict[Hashable, Tuple[Variable, Selection]] = {}
+  for variable, selection in entries.values():
+    if not _variables.is_table(variable):
+      continue
+    for part in _tables.parts(variable):
+      key = _variables.key(part.variable)
+      if key in entries:
+        raise ValueError(
+            f"the spec names {_variables.describe(part.variable)} and "
+            f"the table it is part of, {_variables.describe(variable)}; "
+            "name the table only, in its full coordinates.")
+      found[key] = (part.variable, _selection.part_of(
+          selection, part.offset, part.shape))
+  return found
 
 
 def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
@@ -175,16 +253,20 @@ def from_entries(entries: Iterable[_specfile.Entry],
   value = SpecValue()
   for entry, _ in _patterns.expand(list(entries), list(named)):
     variable, index = _specfile.bind(entry, named)
+    # A spec file numbers a table's rows as its checkpoint does.
+    strategy = "div" if _variables.is_table(variable) else None
     if entry.kind == "freeze":
-      value = value.union(freeze(variable, index))
+      value = value.union(freeze(variable, index, strategy))
     else:
-      value = value.union(train_only(variable, index, compact=entry.compact))
+      value = value.union(train_only(variable, index, compact=entry.compact,
+                                     partition_strategy=strategy))
   return value
 
 
 def frozen_mask(value: SpecValue, variable: Variable) -> np.ndarray:
-  """A NumPy bool array of `variable`'s shape, True where frozen."""
-  _variables.check_variable(variable)
+  """A NumPy bool array of `variable`'s shape, True where frozen (a sharded
+  table's in its checkpoint's coordinates)."""
+  _variables.check_variable(variable, tables=True)
   selection = value.selection(variable)
   if selection is None:
     return np.zeros(_variables.static_shape(variable), dtype=bool)

@@ -7,6 +7,7 @@ from typing import Hashable, Tuple, TypeGuard
 import tensorflow as tf
 
 from tfpartial._frozen import _compat
+from tfpartial._frozen import _tables
 from tfpartial._frozen._types import KerasVariable, Variable
 
 _KERAS_VARIABLES = _compat.keras_variable_types()
@@ -22,8 +23,16 @@ def is_keras(variable: object) -> TypeGuard[KerasVariable]:
   return bool(_KERAS_VARIABLES) and isinstance(variable, _KERAS_VARIABLES)
 
 
+def is_table(value: object) -> TypeGuard[Variable]:
+  """Whether `value` is a sharded table (`_tables`): a TF1 partitioned
+  variable or a TF2 sharded one, which a spec takes as one variable."""
+  return _tables.is_table(value)
+
+
 def key(variable: Variable) -> Hashable:
   """A hashable identity for `variable`, equal for every handle on it."""
+  if is_table(variable):
+    return _tables.key(variable)
   if is_keras(variable):
     return ("keras", id(variable))  # Keras variables compare elementwise.
   # Not a Keras variable: `storage` is the variable itself, a tf.Variable.
@@ -45,6 +54,8 @@ def checkpoint_name(variable: Variable) -> str:
   a Keras variable's `path`."""
   if is_keras(variable):
     return variable.path
+  if is_table(variable):
+    return _tables.name(variable)
   name: str = getattr(variable, "name", None) or "<unnamed>"
   return name[:-2] if name.endswith(":0") else name
 
@@ -71,15 +82,26 @@ def static_shape(variable: Variable) -> Tuple[int, ...]:
 
 
 def describe(variable: Variable) -> str:
-  """`variable 'x' of shape (2, 3)`, the way error messages name a variable."""
+  """`variable 'x' of shape (2, 3)`, the way error messages name a variable
+  (`... in 4 parts` for a sharded table)."""
+  parts = (f" in {_tables.describe_parts(variable)}" if is_table(variable)
+           else "")
   return (f"variable '{checkpoint_name(variable)}' of shape "
-          f"{shape_text(getattr(variable, 'shape', None))}")
+          f"{shape_text(getattr(variable, 'shape', None))}{parts}")
 
 
-def check_variable(value: object, argument: str = "variable") -> None:
-  """Raises TypeError unless `value` is a variable."""
-  if is_variable(value):
+def check_variable(value: object, argument: str = "variable",
+                   tables: bool = False) -> None:
+  """Raises TypeError unless `value` is a variable (or, with `tables`, a
+  sharded table)."""
+  if is_variable(value) or (tables and is_table(value)):
     return
+  if is_table(value):
+    raise TypeError(
+        f"`{argument}` is {describe(value)}, a sharded table; a gradient "
+        "belongs to one of its parts: pass the parts (`list(table)` for "
+        "a TF1 partitioned variable, `table.variables` for a "
+        "ShardedVariable), as the optimizer trains them.")
   detail = type(value).__name__
   name, shape = getattr(value, "name", None), getattr(value, "shape", None)
   if name is not None:

@@ -11,16 +11,20 @@ from typing import Any, List, Optional, Sequence
 import tensorflow as tf
 
 from tfpartial._frozen import _errors
+from tfpartial._frozen import _tables
 from tfpartial._frozen import _variables
 from tfpartial._frozen._types import (GradAndVar, GradsAndVars, StepSpec,
                                       Variable)
 
 
 def checked_var_list(spec: StepSpec, var_list: Any) -> List[Variable]:
-  """`var_list` flattened and checked against `spec`."""
+  """`var_list` flattened and checked against `spec`, each sharded table
+  in it replaced by its parts (the variables an optimizer trains)."""
   flat: List[Variable] = tf.nest.flatten(var_list)
   for position, variable in enumerate(flat):
-    _variables.check_variable(variable, f"var_list[{position}]")
+    _variables.check_variable(variable, f"var_list[{position}]",
+                              tables=True)
+  flat = _tables.expand(flat)
   spec.check_applies_to(flat)
   if all(spec.fully_frozen(v) for v in flat):
     raise _errors.nothing_to_train("var_list", flat)
@@ -38,7 +42,7 @@ def left_out(spec: StepSpec, var_list: Any) -> List[GradAndVar]:
   entirely: `spec.minimize` computes no gradient for them, but hands them
   to the step, which checks the spec against every variable given (a spec
   of whole variables only names none of the others) and leaves them out."""
-  return [(None, v) for v in tf.nest.flatten(var_list)
+  return [(None, v) for v in _tables.expand(tf.nest.flatten(var_list))
           if spec.fully_frozen(v)]
 
 
