@@ -237,3 +237,27 @@ def test_the_wrapped_checkpoint_has_the_plain_layout(tmp_path):
       path = _save(runner, tf.compat.v1.train.Saver(), tmp_path / run)
       layouts.append(sorted(tf.train.list_variables(path)))
   assert layouts[0] == layouts[1]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_compact_element_masks_train_a_vector_per_part(strategy):
+  """An element mask of the table (in the lookup's ids), compact: each part
+  with elements of both kinds trains a vector of its trainable elements;
+  the lookups of frozen elements keep their bits."""
+  train = np.random.default_rng(3).random((pp.ROWS, pp.DIM)) < 0.4
+  with helpers.TF1_GRAPH.runner() as runner:
+    problem = pp.Problem(strategy)
+    spec = tfpartial.train_only(problem.table, train, compact=True,
+                                partition_strategy=strategy)
+    op = spec.minimize(_v1.AdamOptimizer(0.1), problem.loss)
+    session = runner.session
+    session.run(tf.compat.v1.global_variables_initializer())
+    start = session.run(problem.looked)
+    for _ in range(STEPS):
+      session.run(op)
+    after = session.run(problem.looked)
+    slots = [v for v in tf.compat.v1.global_variables()
+             if v.op.name.endswith("_tfpartial_compact/Adam")]
+  helpers.assert_same_bits(after[~train], start[~train], "frozen elements")
+  assert (after[train] != start[train]).all(), "a trainable element is stuck"
+  assert sum(int(v.shape[0]) for v in slots) == int(train.sum()), slots
