@@ -49,10 +49,20 @@ def test_compact_rows_follow_the_split_reference(mode, name):
   assert_rows_follow_the_reference(mode, trajectory, reference)
 
 
-def test_compact_with_a_dense_gradient_and_assigns_between_steps(exact_mode):
+# Rows 3 and 4; or an element mask (a vector of its elements trains).
+TRAINED = {"rows": np.isin(np.arange(TABLE0.shape[0]), [3, 4])[:, None]
+                   & np.ones(TABLE0.shape, bool),
+           "elements": np.random.default_rng(2).random(TABLE0.shape) < 0.4}
+
+
+@pytest.mark.parametrize("kind", sorted(TRAINED))
+def test_compact_with_a_dense_gradient_and_assigns_between_steps(exact_mode,
+                                                                 kind):
+  trained = TRAINED[kind]
   with exact_mode.runner() as runner:
     table = runner.variable(TABLE0, "table")
-    spec = tfpartial.train_only(table, np.s_[3:5], compact=True)
+    index = np.s_[3:5] if kind == "rows" else trained
+    spec = tfpartial.train_only(table, index, compact=True)
     optimizer = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9)
 
     def step():
@@ -65,10 +75,9 @@ def test_compact_with_a_dense_gradient_and_assigns_between_steps(exact_mode):
     runner.assign(table, written)
     run()
     after = runner.value(table)
-  frozen = np.ones(TABLE0.shape[0], bool)
-  frozen[3:5] = False
-  helpers.assert_same_bits(after[frozen], written[frozen], "frozen rows")
-  # The trained rows continued from the assigned values, not from before.
+  frozen = ~trained
+  helpers.assert_same_bits(after[frozen], written[frozen], "frozen")
+  # What trains continued from the assigned values, not from before.
   assert np.abs(after[~frozen] - written[~frozen]).max() < 1.0
 
 

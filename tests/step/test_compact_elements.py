@@ -17,9 +17,8 @@ import tensorflow as tf
 import helpers
 import problems
 import tfpartial
+from embedding_problem import STEPS, train
 from problems import B0, C0, X0, X_FROZEN
-
-STEPS = 3
 TRAINABLE = int((~X_FROZEN).sum())
 
 
@@ -110,12 +109,7 @@ def _sparse_reference(runner, make):
     grads = runner.gradients(loss, [small])
     return optimizer.apply_gradients(zip(grads, [small]))
 
-  run = runner.step(step)
-  trajectory = []
-  for _ in range(STEPS):
-    run()
-    trajectory.append(runner.value(small))
-  return trajectory
+  return train(runner, step, small)
 
 
 @pytest.mark.parametrize("name", ["GradientDescent", "Momentum", "Adagrad",
@@ -135,11 +129,7 @@ def test_compact_elements_of_an_embedding_with_sparse_gradients(exact_mode,
       seen.append(type(grads[0]))
       return spec.apply_gradients(optimizer, zip(grads, [table]))
 
-    run = runner.step(step)
-    trajectory = []
-    for _ in range(STEPS):
-      run()
-      trajectory.append(runner.value(table))
+    trajectory = train(runner, step, table)
     shapes = {tuple(v.shape) for v in optimizer.variables()}
     reference = _sparse_reference(runner, make)
   assert tf.IndexedSlices in seen
@@ -198,27 +188,6 @@ def test_the_sparse_gradient_is_summed_for_an_optimizer_that_densifies(
   np.add.at(dense, IDS, grad.values.numpy())
   helpers.assert_same_bits(small_grad.numpy(), dense[TRAIN],
                            "the small variable's gradient")
-
-
-def test_compact_elements_keep_values_assigned_between_steps(exact_mode):
-  with exact_mode.runner() as runner:
-    x = runner.variable(X0, "x")
-    spec = tfpartial.train_only(x, ~X_FROZEN, compact=True)
-    optimizer = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9)
-
-    def step():
-      grads = runner.gradients(lambda: tf.reduce_sum(tf.sin(x)), [x])
-      return spec.apply_gradients(optimizer, zip(grads, [x]))
-
-    run = runner.step(step)
-    run()
-    written = runner.value(x) + 10.0
-    runner.assign(x, written)
-    run()
-    after = runner.value(x)
-  helpers.assert_same_bits(after[X_FROZEN], written[X_FROZEN], "frozen")
-  # The trainable elements continued from the assigned values.
-  assert np.abs(after[~X_FROZEN] - written[~X_FROZEN]).max() < 1.0
 
 
 def test_compact_elements_round_trip_through_spec_files(tmp_path):
