@@ -305,3 +305,18 @@ def test_compact_under_a_strategy_is_a_clear_error(index):
                      r"of a tf.distribute strategy"):
     spec.apply_gradients(optimizer, [(tf.ones_like(X0), x)])
   helpers.assert_same_bits(x.numpy(), X0, "x after the refused step")
+
+
+def test_compact_elements_of_a_variable_of_2_31_elements_or_more_refused():
+  """Elements are found by int32 offsets: a variable too large for them is
+  refused before any mask its size is made. No variable of 2**31 elements
+  is allocated: the check reads the shape it is given."""
+  from tfpartial._frozen import _value  # pylint: disable=g-import-not-at-top
+  small = tf.Variable(tf.zeros([1, 1]), name="big")
+  with pytest.raises(ValueError, match=r"fewer than 2\*\*31 elements"):
+    _value._static(small, (2**16, 2**15), np.s_[:, 0], trains=True,
+                   compact=True)
+  # Whole rows have no such limit: row numbers are int64.
+  rows = _value._static(small, (2**16, 2**15), np.s_[5:], trains=True,
+                        compact=True)
+  assert rows.compact and rows.row_set is not None

@@ -215,6 +215,12 @@ def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
   rows = _index.row_set(shape, checked)
   if rows is not None:
     return _selection.from_rows(shape, rows, trains=trains, compact=compact)
+  if compact and int(np.prod(shape, dtype=np.int64)) >= 2**31:
+    raise ValueError(
+        f"`compact` with an index that is not whole rows needs a variable "
+        f"of fewer than 2**31 elements (its elements are found by int32 "
+        f"offsets); {described} has more. Train it without `compact`, or "
+        "by whole rows.")
   selected = _index.selection_mask(shape, checked, described)
   return _selection.from_mask(~selected if trains else selected,
                               compact=compact)
