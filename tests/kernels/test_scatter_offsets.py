@@ -52,8 +52,14 @@ def test_refuses_offsets_and_values_that_do_not_fit(compiled_kernel, offsets,
   assert not variable.numpy().any(), "a refused scatter wrote something"
 
 
-def test_refuses_values_of_another_dtype_than_the_variable(compiled_kernel):
+@pytest.mark.parametrize("read_held", [False, True])
+def test_refuses_values_of_another_dtype_than_the_variable(compiled_kernel,
+                                                           read_held):
+  """Refused, not a crash, also where a read holds the variable's buffer
+  (reading it as another dtype to copy it once aborted the process)."""
   variable = tf.Variable(np.zeros(3, np.float64))
+  read = variable.read_value() if read_held else None
   with pytest.raises(tf.errors.InvalidArgumentError, match="dtype"):
     _library().tfpartial_resource_scatter_offsets(
         variable.handle, np.array([0], np.int32), np.array([1.0], np.float32))
+  assert not variable.numpy().any() and (read is None or not read.numpy().any())

@@ -11,6 +11,8 @@
 #define TFPARTIAL_KERNELS_SCATTER_H_
 
 #include "common.h"
+#include "tensorflow/core/framework/resource_mgr.h"
+#include "tensorflow/core/framework/resource_var.h"
 
 namespace tfpartial {
 namespace {
@@ -23,13 +25,24 @@ class ScatterOffsetsOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& offsets = ctx->input(1);
     const Tensor& values = ctx->input(2);
+    {
+      // Before the variable is read as a tensor of T: reading one of
+      // another dtype (and copying it, when a read holds its buffer) would
+      // stop the process, not fail the op. A variable's dtype is fixed.
+      ::tensorflow::core::RefCountPtr<::tensorflow::Var> variable;
+      OP_REQUIRES_OK(ctx, ::tensorflow::LookupResource(
+                              ctx, ::tensorflow::HandleFromInput(ctx, 0),
+                              &variable));
+      OP_REQUIRES(ctx,
+                  variable->tensor()->dtype() ==
+                      ::tensorflow::DataTypeToEnum<T>::v(),
+                  ::tensorflow::errors::InvalidArgument(
+                      "the variable's dtype is not the values' dtype"));
+    }
     auto locks = Lock<T>(ctx, /*locked=*/true, {0});
     std::vector<Tensor> vars;
     OP_REQUIRES_OK(ctx, GetVariables<T>(ctx, /*locked=*/true, {0}, &vars));
     Tensor& var = vars[0];
-    OP_REQUIRES(ctx, var.dtype() == ::tensorflow::DataTypeToEnum<T>::v(),
-                ::tensorflow::errors::InvalidArgument(
-                    "the variable's dtype is not the values' dtype"));
     OP_REQUIRES_OK(ctx, CheckOffsets(offsets, var.NumElements()));
     OP_REQUIRES(ctx,
                 values.dims() == 1 &&
