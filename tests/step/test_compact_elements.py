@@ -40,7 +40,7 @@ def _train(mode, name, entry):
       trajectory.append([runner.value(v) for v in model.variables])
     x_slots = [optimizer.get_slot(model.x, slot)
                for slot in optimizer.get_slot_names()]
-    shapes = sorted({tuple(v.shape) for v in optimizer.variables()})
+    shapes = sorted({tuple(v.shape.as_list()) for v in optimizer.variables()})
     reference = problems.split_reference(runner, make, STEPS)
   return trajectory, reference, x_slots, shapes
 
@@ -130,7 +130,7 @@ def test_compact_elements_of_an_embedding_with_sparse_gradients(exact_mode,
       return spec.apply_gradients(optimizer, zip(grads, [table]))
 
     trajectory = train(runner, step, table)
-    shapes = {tuple(v.shape) for v in optimizer.variables()}
+    shapes = {tuple(v.shape.as_list()) for v in optimizer.variables()}
     reference = _sparse_reference(runner, make)
   assert tf.IndexedSlices in seen
   assert (ROWS, DIM) not in shapes, shapes
