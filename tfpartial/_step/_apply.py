@@ -83,8 +83,8 @@ def run(entries: Sequence[Entry], apply: ApplyFn, path: _mode.Path,
       continue
     if entry.action is Action.COMPACT and entry.selection is not None:
       compact_guard = _compact.guard(entry.variable, entry.selection)
-      applied.append((_compact.compact_gradient(
-          entry.grad, entry.selection, sparse=lazy_rows), compact_guard.small))
+      applied.append((compact_guard.gradient(entry.grad, sparse=lazy_rows),
+                      compact_guard.small))
       guards.append(compact_guard)
       continue
     applied.append((_mask.masked(entry), entry.variable))

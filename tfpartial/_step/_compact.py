@@ -215,19 +215,6 @@ def _make_small(variable: Variable, layout_: Layout, eager: bool) -> Variable:
     return small
 
 
-def compact_gradient(grad: Gradient, selection: Selection,
-                     sparse: bool) -> Gradient:
-  """`grad` of the variable, cut down to what trains, in its order.
-
-  A sparse gradient stays sparse when `sparse` (a lazy optimizer updates
-  only the rows, or elements, named); otherwise it becomes a dense gradient
-  of the small variable, summing repeated rows as densifying it would.
-  """
-  if grad is None:
-    return None
-  return layout(selection).gradient(grad, sparse)
-
-
 def guard(variable: Variable, selection: Selection) -> "CompactGuard":
   """The guard of a compact step on `variable`, with its compact variable."""
   layout_ = layout(selection)
@@ -244,6 +231,16 @@ class CompactGuard(_restore.Guard):
     op = _variables.storage(self.small).assign(
         self.layout.gather(self.variable), read_value=False)
     return (op if graph else None), None
+
+  def gradient(self, grad: Gradient, sparse: bool) -> Gradient:
+    """`grad` of the variable, cut down to what trains, in its order.
+
+    A sparse gradient stays sparse when `sparse` (a lazy optimizer updates
+    only the rows, or elements, named); otherwise it becomes a dense
+    gradient of the small variable, summing repeated rows as densifying it
+    would.
+    """
+    return None if grad is None else self.layout.gradient(grad, sparse)
 
   def after(self, token: None) -> Any:
     del token  # The layout says where the values go.
