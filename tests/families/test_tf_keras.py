@@ -166,9 +166,10 @@ def test_tf_keras_compact_element_masks_follow_the_reference(
       helpers.assert_same_bits(values["x"][~X_FROZEN], ref["t"],
                                f"x trainable, step {step}")
   assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
-  shapes = {tuple(v.shape) for v in optimizer.variables()
-            if hasattr(v, "shape")} if callable(optimizer.variables) else {
-                tuple(v.shape) for v in optimizer.variables}
+  # A method of the legacy optimizers, a property of the new ones.
+  variables = (optimizer.variables() if callable(optimizer.variables)
+               else optimizer.variables)
+  shapes = {tuple(v.shape) for v in variables}
   assert X0.shape not in shapes, "the optimizer holds state the size of x"
 
 
