@@ -339,9 +339,9 @@ def _frozen_inputs(graph):
 
 
 def _force_mask(monkeypatch, form):
-  from tfpartial._kernels import _fused  # pylint: disable=g-import-not-at-top
+  from tfpartial._kernels import _inputs  # pylint: disable=g-import-not-at-top
   if form == "mask":
-    monkeypatch.setattr(_fused, "mostly_frozen", lambda selection: False)
+    monkeypatch.setattr(_inputs, "mostly_frozen", lambda selection: False)
 
 
 @pytest.mark.parametrize("kind", ["elements", "rows"])
@@ -432,16 +432,16 @@ def _gradient_big(rng, frozen):
 
 def test_the_mostly_frozen_choice_follows_the_counts():
   """Offsets when fewer than 1/8 of the elements train."""
-  from tfpartial._kernels import _fused  # pylint: disable=g-import-not-at-top
+  from tfpartial._kernels import _inputs  # pylint: disable=g-import-not-at-top
   from tfpartial._frozen import _selection  # pylint: disable=g-import-not-at-top
   x = tf.Variable(np.zeros((16, 8), np.float32))
-  assert _fused.mostly_frozen(helpers.selection_of(tfpartial.train_only(x, [1]), x))
-  assert not _fused.mostly_frozen(
+  assert _inputs.mostly_frozen(helpers.selection_of(tfpartial.train_only(x, [1]), x))
+  assert not _inputs.mostly_frozen(
       helpers.selection_of(tfpartial.train_only(x, [1, 2]), x))
   mask = np.ones((16, 8), bool)
   mask.reshape(-1)[[0, 5, 100]] = False
   selection = helpers.selection_of(tfpartial.freeze(x, mask), x)
-  assert _fused.mostly_frozen(selection)
+  assert _inputs.mostly_frozen(selection)
   np.testing.assert_array_equal(_selection.trainable_offsets(selection),
                                 [0, 5, 100])
   assert _selection.trainable_offsets(selection).dtype == np.int32
@@ -478,15 +478,15 @@ def _kernel_masks(graph):
 @pytest.mark.parametrize("name", sorted(V1_AND_ADAM))
 def test_v1_kernels_take_a_large_mask_packed_and_leave_the_same_bits(
     graph_mode, name, monkeypatch):
-  """From `_fused.PACKED_FROM` elements a v1 kernel takes the element mask
+  """From `_inputs.PACKED_FROM` elements a v1 kernel takes the element mask
   as bits (uint8, an eighth of a bool mask's bytes, which a TF1 graph
   holds and copies): the same bits as the unfused step, NaN where frozen."""
-  from tfpartial._kernels import _fused  # pylint: disable=g-import-not-at-top
+  from tfpartial._kernels import _inputs  # pylint: disable=g-import-not-at-top
   frozen = np.random.default_rng(5).random(PACKED_SHAPE) < 0.5
 
   def train(kernels, packed_from):
     monkeypatch.setenv(_native.SWITCH, kernels)
-    monkeypatch.setattr(_fused, "PACKED_FROM", packed_from)
+    monkeypatch.setattr(_inputs, "PACKED_FROM", packed_from)
     rng = np.random.default_rng(9)
     scale = rng.normal(size=PACKED_SHAPE)
     scale[frozen & (rng.random(PACKED_SHAPE) < 0.5)] = np.nan

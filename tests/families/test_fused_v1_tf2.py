@@ -18,7 +18,7 @@ import helpers
 import tfpartial
 from tfpartial._families import _fused_adam
 from tfpartial._families import _fused_sgd
-from tfpartial._kernels import _fused
+from tfpartial._kernels import _inputs
 from tfpartial._kernels import _native
 
 pytestmark = pytest.mark.usefixtures("compiled_kernel")
@@ -176,8 +176,8 @@ def test_in_tf2_a_large_mask_is_not_packed(name, monkeypatch):
   """Eagerly a mask tensor shares the selection's memory: packing it would
   add a copy and unpacking cost time, so only TF1 graphs pack."""
   monkeypatch.setenv(_native.SWITCH, "on")
-  monkeypatch.setattr(_fused, "PACKED_FROM", 8)
-  monkeypatch.setattr(_fused, "mostly_frozen", lambda selection: False)
+  monkeypatch.setattr(_inputs, "PACKED_FROM", 8)
+  monkeypatch.setattr(_inputs, "mostly_frozen", lambda selection: False)
   x = tf.Variable(tf.ones([4, 3]))
   spec = tfpartial.freeze(x, np.eye(4, 3, dtype=bool))
   optimizer = V1[name]()

@@ -14,8 +14,8 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 from tfpartial._frozen._types import (ApplyFn, GradAndVar, GradsAndVars, Kwargs,
                                       Loss, Optimizer, StepSpec, Variable)
-from tfpartial._kernels import _fused
 from tfpartial._step import _apply
+from tfpartial._step import _fused
 
 # `apply(optimizer, pairs, kwargs)`: the optimizer's own apply; returns what
 # it returns (an op in a TF1 graph, the family's own value eagerly).

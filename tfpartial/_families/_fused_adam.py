@@ -32,8 +32,9 @@ from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
-from tfpartial._kernels import _fused
+from tfpartial._kernels import _inputs
 from tfpartial._kernels import _native
+from tfpartial._step import _fused
 
 
 def serves(optimizer: Optimizer, mode: Mode) -> bool:
@@ -58,10 +59,34 @@ def frozen(grad: Gradient, variable: Variable,
     return None
   with tf.init_scope():  # A tf.function's constants are made eagerly.
     graph = not tf.executing_eagerly()
-  return _fused.kernel_mask(grad, variable, selection, packed=graph)
+  return _inputs.kernel_mask(grad, variable, selection, packed=graph)
 
 
-class FusedAdamUpdate(_fused.V1DenseUpdate):
+class V1DenseUpdate:
+  """Mixed in before a tf.compat.v1 optimizer class: the variables the
+  step's plan names get the kernel (`_tfpartial_kernel_update`, which each
+  kernel's mixin defines), the others the class's own dense update (the
+  optimizer's private `_apply_dense` and `_resource_apply_dense`, which a
+  subclass overrides too)."""
+
+  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
+                               frozen: tf.Tensor, ref: bool) -> Any:
+    raise NotImplementedError
+
+  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = _fused.planned(cast(Any, self), var)
+    if taken is None:
+      return super()._apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=True)
+
+  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
+    taken = _fused.planned(cast(Any, self), var)
+    if taken is None:
+      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
+    return self._tfpartial_kernel_update(grad, var, taken[1], ref=False)
+
+
+class FusedAdamUpdate(V1DenseUpdate):
   """Mixed in before `AdamOptimizer`: planned variables get the kernel."""
 
   def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,

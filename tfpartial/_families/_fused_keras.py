@@ -39,7 +39,7 @@ variable is cast first, as Keras casts it.
 from __future__ import annotations
 
 import functools
-from typing import Any, Optional, Tuple, cast
+from typing import Any, List, Optional, Tuple, cast
 
 import tensorflow as tf
 
@@ -49,8 +49,9 @@ from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
-from tfpartial._kernels import _fused
+from tfpartial._kernels import _inputs
 from tfpartial._kernels import _native
+from tfpartial._step import _fused
 
 
 def _serves(optimizer: Optimizer, mode: Mode) -> bool:
@@ -64,7 +65,7 @@ def _frozen(grad: Gradient, variable: Variable,
       or getattr(variable, "constraint", None) is not None
       or getattr(variable, "overwrite_with_gradient", False)):
     return None
-  return _fused.kernel_mask(grad, variable, selection)
+  return _inputs.kernel_mask(grad, variable, selection)
 
 
 def _adam_frozen(grad: Gradient, variable: Variable,
@@ -77,7 +78,7 @@ def _adam_frozen(grad: Gradient, variable: Variable,
       or getattr(variable, "constraint", None) is not None
       or getattr(variable, "overwrite_with_gradient", False)):
     return None
-  return _fused.kernel_mask(grad, variable, selection, sparse=True)
+  return _inputs.kernel_mask(grad, variable, selection, sparse=True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,7 +93,18 @@ def _square_keeps_slices() -> bool:
     return isinstance(keras.ops.square(slices), tf.IndexedSlices)
 
 
-class _FusedKerasUpdate(_fused.PlannedWeightDecay):
+class PlannedWeightDecay:
+  """Mixed in before a Keras optimizer class (Keras 3 or 2): its weight
+  decay (Keras' private `_apply_weight_decay`) skips the variables the
+  step's plan names, whose kernel decays them in its own pass."""
+
+  def _apply_weight_decay(self, variables: List[Any]) -> Any:
+    kept = [v for v in variables
+            if _fused.planned(cast(Any, self), v) is None]
+    return super()._apply_weight_decay(kept)  # type: ignore[misc]
+
+
+class _FusedKerasUpdate(PlannedWeightDecay):
   """Planned variables get `_fused_update` (a kernel) or, where the plan is
   a select update's, `_select_update`, weight decay included; the others
   Keras' own update."""

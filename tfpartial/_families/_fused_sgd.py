@@ -20,7 +20,7 @@ way to ask for them.
 
 Gradient descent has no slot, so for a mostly frozen variable its kernel
 takes the trainable elements' offsets and touches only those
-(`_fused.trainable_offsets`).
+(`_kernels/_inputs.trainable_offsets`).
 
 Where `_fused_adam` serves: in a TF1 graph, eagerly and in a `tf.function`
 XLA does not compile, on CPU, outside `tf.distribute`, for float32 and
@@ -34,11 +34,11 @@ from typing import Any, cast
 import tensorflow as tf
 
 from tfpartial._families import _fused_adam
-from tfpartial._kernels import _fused
 from tfpartial._kernels import _native
+from tfpartial._step import _fused
 
 
-class FusedGradientDescentUpdate(_fused.V1DenseUpdate):
+class FusedGradientDescentUpdate(_fused_adam.V1DenseUpdate):
   """Mixed in before `GradientDescentOptimizer`: planned variables get the
   kernel."""
 

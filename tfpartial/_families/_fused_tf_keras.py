@@ -37,13 +37,15 @@ from typing import Any, Optional, Tuple, cast
 
 import tensorflow as tf
 
+from tfpartial._families import _fused_keras
 from tfpartial._frozen import _compat
 from tfpartial._frozen import _tfprivate
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
-from tfpartial._kernels import _fused
+from tfpartial._kernels import _inputs
 from tfpartial._kernels import _native
+from tfpartial._step import _fused
 
 
 def _serves(optimizer: Optimizer, mode: Mode) -> bool:
@@ -66,10 +68,10 @@ def _frozen(grad: Gradient, variable: Variable,
       or not isinstance(grad, tf.Tensor)
       or grad.dtype.base_dtype != stored.dtype.base_dtype):
     return None
-  return _fused.kernel_mask(grad, variable, selection)
+  return _inputs.kernel_mask(grad, variable, selection)
 
 
-class _FusedTfKerasUpdate(_fused.PlannedWeightDecay):
+class _FusedTfKerasUpdate(_fused_keras.PlannedWeightDecay):
   """Planned variables get `_fused_update` (a kernel), weight decay
   included; the others Keras 2's own update."""
 

@@ -31,7 +31,7 @@ from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
 from tfpartial._frozen import _variables
 from tfpartial._frozen._types import Optimizer, OptimizerT, Variable
-from tfpartial._kernels import _fused
+from tfpartial._step import _fused
 
 _C = TypeVar("_C")
 

@@ -17,9 +17,9 @@ import tensorflow as tf
 from tfpartial._frozen import _errors
 from tfpartial._frozen._types import (ApplyFn, GradAndVar, GradsAndVars, Mode,
                                       StepSpec, Variable)
-from tfpartial._kernels import _fused
 from tfpartial._step import _checks
 from tfpartial._step import _compact
+from tfpartial._step import _fused
 from tfpartial._step import _hint
 from tfpartial._step import _lock
 from tfpartial._step import _mask
@@ -29,7 +29,7 @@ from tfpartial._step import _restore
 from tfpartial._step._mode import not_converted
 from tfpartial._step._plan import Action, Entry
 
-# The step's kernel for a mode, or None (`_kernels._fused.step_for`).
+# The step's kernel for a mode, or None (`_step._fused.step_for`).
 Fused = Callable[[Mode], Optional[_fused.FusedStep]]
 
 

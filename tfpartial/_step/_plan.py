@@ -20,7 +20,7 @@ from tfpartial._frozen._types import GradAndVar, Gradient, Variable
 # variable -> its selection in the spec, None when the spec leaves it alone.
 Lookup = Callable[[Variable], Optional[Selection]]
 # Whether a compiled kernel takes the pair, updating it with the freeze
-# inside (`_kernels._fused.FusedStep.takes`, which then remembers it).
+# inside (`_step._fused.FusedStep.takes`, which then remembers it).
 Takes = Callable[[Gradient, Variable, Selection], bool]
 
 

@@ -1,12 +1,15 @@
-"""Fused updates: the freeze inside the optimizer's own update, per variable.
+"""The step's choice of a compiled kernel, per call and per variable.
 
-For some optimizer classes tfpartial has a compiled kernel (`_native`) that
-is the class's update with the freeze inside it: frozen elements keep their
-value and their gradient is never read, so the step needs no gradient mask,
-no snapshot and no restore. A `FusedKind` says which class it serves
-(`base`, exactly: a subclass may update differently), when it can serve a
-step (`serves`) and a variable (`frozen`), and holds the `mixin` whose
-methods replace the class's per-variable update.
+For some optimizer classes tfpartial has a compiled kernel (`_kernels`)
+that is the class's update with the freeze inside it: frozen elements keep
+their value and their gradient is never read, so the step needs no
+gradient mask, no snapshot and no restore. A `FusedKind` says which class
+it serves (`base`, exactly: a subclass may update differently), when it
+can serve a step (`serves`) and a variable (`frozen`), and holds the
+`mixin` whose methods replace the class's per-variable update. The kinds
+and their mixins are the families' (`_families/_fused_*.py`): only a
+family knows which of its optimizer's members to override. This module
+knows no optimizer.
 
 The choice is made by a class, never by changing the user's optimizer: a
 wrapped optimizer's class includes the mixin (`_wrap.partial_class`), and a
@@ -15,7 +18,7 @@ plain optimizer is stepped through a *view*, an object of
 and writes the very same state. Which variables of this step the kernel
 takes is a per-call `Plan`, held in a context variable: each thread (and
 each `tf.function` trace) sees its own, so optimizers shared by threads stay
-safe.
+safe; a mixin asks it with `planned`.
 """
 
 from __future__ import annotations
@@ -24,15 +27,14 @@ import contextlib
 import contextvars
 import dataclasses
 import functools
-from typing import (Any, Callable, Dict, Iterator, List, Optional, Tuple,
-                    cast)
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, cast
 
 import tensorflow as tf
 
-from tfpartial._frozen import _tensors
 from tfpartial._frozen import _variables
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Gradient, Mode, Optimizer, Variable
+from tfpartial._kernels import _inputs
 from tfpartial._kernels import _native
 
 
@@ -63,38 +65,6 @@ class FusedKind:
   # step counter (Keras 3's `iterations.assign_add(1)` is
   # `assign(iterations + 1)`), and threads racing there lose steps.
   counts_racily: bool = False
-
-
-class V1DenseUpdate:
-  """Mixed in before a tf.compat.v1 optimizer class: the variables the
-  step's plan names get the kernel (`_tfpartial_kernel_update`, which each
-  kernel's mixin defines), the others the class's own dense update."""
-
-  def _tfpartial_kernel_update(self, grad: tf.Tensor, var: tf.Variable,
-                               frozen: tf.Tensor, ref: bool) -> Any:
-    raise NotImplementedError
-
-  def _apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = planned(cast(Any, self), var)
-    if taken is None:
-      return super()._apply_dense(grad, var)  # type: ignore[misc]
-    return self._tfpartial_kernel_update(grad, var, taken[1], ref=True)
-
-  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable) -> Any:
-    taken = planned(cast(Any, self), var)
-    if taken is None:
-      return super()._resource_apply_dense(grad, var)  # type: ignore[misc]
-    return self._tfpartial_kernel_update(grad, var, taken[1], ref=False)
-
-
-class PlannedWeightDecay:
-  """Mixed in before a Keras optimizer class (Keras 3 or 2): its weight
-  decay skips the variables the step's plan names, whose kernel decays
-  them in its own pass."""
-
-  def _apply_weight_decay(self, variables: List[Any]) -> Any:
-    kept = [v for v in variables if planned(cast(Any, self), v) is None]
-    return super()._apply_weight_decay(kept)  # type: ignore[misc]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,7 +153,7 @@ class FusedStep:
     if frozen is None:
       return False
     if self.kind.offsets(self.optimizer):
-      offsets = trainable_offsets(selection)
+      offsets = _inputs.trainable_offsets(selection)
       if offsets is not None:
         frozen = offsets
     self._taken[_variables.storage(variable).ref()] = (variable, frozen)
@@ -226,88 +196,6 @@ def view(optimizer: Optimizer, cls: type) -> Optimizer:
   shared: Any = object.__new__(cls)
   object.__setattr__(shared, "__dict__", vars(optimizer))
   return cast(Optimizer, shared)
-
-
-def kernel_mask(grad: Gradient, variable: Variable,
-                selection: Selection, sparse: bool = False,
-                packed: bool = False) -> Optional[tf.Tensor]:
-  """The frozen mask as a kernel takes it (one bool per element or per row
-  of `variable`), or None where no kernel can serve the pair: a sparse or
-  missing gradient, a dtype other than float32 and float64, a mask of
-  another shape. A fully frozen variable gets a True per row: the kernel
-  then advances the optimizer's state for it as a zero gradient would,
-  and keeps the variable. `sparse`: the kernel takes a `tf.IndexedSlices`
-  gradient of a variable with rows too. `packed`: the kernel takes a
-  large element mask packed one bit per element (`PACKED_FROM`)."""
-  if sparse and isinstance(grad, tf.IndexedSlices):
-    shape = tf.TensorShape(variable.shape)
-    if (not shape.rank or grad.values.dtype.base_dtype not in (
-            tf.float32, tf.float64)
-        or not grad.values.shape.is_compatible_with(
-            tf.TensorShape([None]).concatenate(shape[1:]))):
-      return None
-    return _checked_mask(variable, selection)
-  if (not isinstance(grad, tf.Tensor)
-      or grad.dtype.base_dtype not in (tf.float32, tf.float64)
-      or not grad.shape.is_compatible_with(variable.shape)):
-    return None
-  return _checked_mask(variable, selection, packed)
-
-
-# An element mask of at least this many elements goes to a kernel that can
-# take it packed (the v1 kernels, in TF1 graphs) as one bit per element. A
-# graph constant is copied several times over as a session starts (the
-# graph's proto, its serialized forms, the constant's kernel), each copy of
-# a bool mask eight times the packed one (docs/kernel.md, "Large masks in
-# TF1 graphs: packed bits"; bench row (m)). Below it, a mask's copies are
-# small and a bool mask is read without unpacking.
-PACKED_FROM = 1 << 22
-
-
-def _checked_mask(variable: Variable, selection: Selection,
-                  packed: bool = False) -> Optional[tf.Tensor]:
-  if tf.as_dtype(variable.dtype).base_dtype not in (tf.float32, tf.float64):
-    return None
-  shape = tf.TensorShape(variable.shape)
-  if not shape.is_fully_defined():
-    return None
-  rows = shape[0] if shape.rank else 1
-  if selection.is_everything:
-    return tf.ones([rows] if shape.rank else [], tf.bool)
-  if (packed and selection.packable
-      and selection.size == shape.num_elements()
-      and selection.size >= PACKED_FROM):
-    return _tensors.packed_mask_tensor(selection)
-  frozen = _tensors.frozen_mask_tensor(selection)
-  if not frozen.shape.is_fully_defined():
-    return None
-  if frozen.shape.num_elements() not in (shape.num_elements(), rows):
-    return None
-  return frozen
-
-
-# A kernel that can takes the trainable elements' offsets (4 bytes each)
-# in place of the mask (1 byte per element) when fewer than 1/MOSTLY_FROZEN
-# of the elements train: it then reads and writes only those.
-MOSTLY_FROZEN = 8
-
-
-def mostly_frozen(selection: Selection) -> bool:
-  """Whether under 1/`MOSTLY_FROZEN` of a static selection's elements
-  train (from its cached counts), in a variable under 2**31 elements."""
-  if selection.is_everything or selection.mask_variables:
-    return False
-  size = selection.size
-  return (0 < size < 2**31
-          and (size - selection.frozen_count) * MOSTLY_FROZEN < size)
-
-
-def trainable_offsets(selection: Selection) -> Optional[tf.Tensor]:
-  """The trainable offsets tensor (`_tensors`) of a mostly frozen
-  selection, else None."""
-  if not mostly_frozen(selection):
-    return None
-  return _tensors.trainable_offsets_tensor(selection)
 
 
 def on_cpu_alone() -> bool:
