@@ -27,6 +27,7 @@ from tfpartial._frozen._selection import RowSet, Selection
 from tfpartial._frozen._types import Gradient, Variable
 from tfpartial._kernels import _native
 from tfpartial._step import _distribute
+from tfpartial._step import _offsets
 from tfpartial._step import _restore
 
 # layout key (a row set or an element selection) -> {graph or "eager": the
@@ -100,8 +101,8 @@ class ElementLayout(Layout):
     return _tensors.trainable_offsets_tensor(self.selection)
 
   def gather(self, variable: Variable) -> tf.Tensor:
-    return tf.gather(tf.reshape(_restore.read(variable), [-1]),
-                     self._offsets())
+    return _offsets.gather(_restore.read(variable), self._offsets(),
+                           variable)
 
   def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
     library = _native.library() if _scatters(storage) else None
@@ -123,7 +124,7 @@ class ElementLayout(Layout):
   def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
     offsets = self._offsets()
     if not isinstance(grad, tf.IndexedSlices):
-      return tf.gather(tf.reshape(grad, [-1]), offsets)
+      return _offsets.gather(grad, offsets)
     # Each element of the slices, by its flat offset in the variable, found
     # among the trainable offsets: work in proportion to the slices.
     row_size = int(np.prod(self.full_shape[1:], dtype=np.int64))
