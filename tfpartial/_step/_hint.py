@@ -4,8 +4,11 @@ A row spec training under `_HINT_FRACTION` of the rows of a table of
 `_HINT_ELEMENTS` elements or more, without `compact=True`, may read and
 write the whole table at every step for a few rows. An element mask
 training under `_ELEMENT_FRACTION` of so large a variable updates and
-keeps state for every element: compact mode costs less from there down
-(docs/performance.md, "Sparse fine-tuning", has the measurements).
+keeps state for every element. From there down compact mode costs less
+than both the plain step and the same spec without `compact` (with the
+compiled kernel, whose one pass over the variable is what compact
+competes with, for Keras Adam from about 4% up; docs/performance.md,
+"Sparse fine-tuning", has the measurements, bench row (o)).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ _log = logging.getLogger("tfpartial")
 
 _HINT_FRACTION = 0.01
 _HINT_ELEMENTS = 1 << 20
-_ELEMENT_FRACTION = 0.05
+_ELEMENT_FRACTION = 0.02
 _compact_hinted = False
 
 
@@ -32,7 +35,7 @@ def hint_compact(entries: Sequence[Entry]) -> None:
   """Says once a process (a WARNING of the `tfpartial` logger) that compact
   mode exists, when an entry's row selection trains under 1% of the rows
   of a table of 2**20 elements or more without it, or its static element
-  mask under 5% of so large a variable."""
+  mask under 2% of so large a variable."""
   for entry in entries:
     if _compact_hinted:
       return
@@ -66,7 +69,8 @@ def _row_hint(variable: Variable, selection: Selection,
       "whole table for them (wherever the optimizer updates every row, as "
       "Keras' optimizers do). `tfpartial.train_only(variable, rows, "
       "compact=True)` trains a variable of those rows only: a step then "
-      "costs in proportion to them, and so does the optimizer's state, but "
+      "costs in proportion to them, less than both the plain step and this "
+      "spec without `compact`, and so does the optimizer's state, but "
       "the optimizer's checkpoint differs from a plain run's (its slots "
       "belong to the small variable). Said once.")
 
@@ -81,7 +85,8 @@ def _element_hint(variable: Variable, selection: Selection) -> Optional[str]:
       f"{_variables.describe(variable)}, and the optimizer updates and keeps "
       "state for all of them. `tfpartial.train_only(variable, mask, "
       "compact=True)` trains a vector of those elements only: the "
-      "optimizer's state is then in proportion to them, and a step costs "
-      "less up to about 5% trainable with a tf.compat.v1 optimizer, 30% "
-      "with a Keras one; but the optimizer's checkpoint differs from a "
-      "plain run's (its slots belong to the small variable). Said once.")
+      "optimizer's state is then in proportion to them, and under 2% "
+      "trainable a step costs less than both the plain step and this spec "
+      "without `compact` (from about 4% trainable it can cost more than "
+      "the spec without it); but the optimizer's checkpoint differs from "
+      "a plain run's (its slots belong to the small variable). Said once.")
