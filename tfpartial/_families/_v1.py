@@ -13,7 +13,7 @@ from tfpartial._frozen import _variables
 from tfpartial._frozen._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
                                       StepSpec, Variable)
 from tfpartial._step import _checks
-from tfpartial._step import _mask
+from tfpartial._step import _deferred
 from tfpartial._step import _mode
 
 _COMPUTE_KWARGS = frozenset(
@@ -143,7 +143,9 @@ class PartialOptimizerV1(_OptimizerV1):
       pairs = super().compute_gradients(
           loss, var_list=_var_list(value, var_list),
           **kwargs)
-    gradients = _mask.mask_aligned(value.selection, pairs)
+    # In a graph, masked where read: `apply_gradients` steps with the
+    # gradients these masked (`_deferred`).
+    gradients = _deferred.masked_for_reading(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
 
   @_mode.not_converted
@@ -152,10 +154,10 @@ class PartialOptimizerV1(_OptimizerV1):
                       name: Optional[str] = None, **kwargs: Any) -> Any:
     parent = super().apply_gradients
     pairs = _checks.pairs_of(grads_and_vars)
+    value = self._tfpartial_value([variable for _, variable in pairs])
     return _family.step(
-        self._tfpartial_family,
-        self._tfpartial_value([variable for _, variable in pairs]), self,
-        pairs,
+        self._tfpartial_family, value, self,
+        _deferred.unmasked(value.selection, pairs),
         lambda receiver, masked: parent(
             masked, global_step=global_step, name=name, **kwargs),
         keep_fully_frozen=True)

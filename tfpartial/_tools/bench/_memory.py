@@ -25,8 +25,10 @@ from tfpartial._frozen._types import Index
 from tfpartial._tools.bench import _cases
 from tfpartial._tools.bench import _measure
 
-# Configuration -> its label. "optimizer:spec[:off]": "off" runs without
-# the compiled kernel; "optimizer:plain" is the optimizer without tfpartial.
+# Configuration -> its label. "optimizer:spec[:off|:wrap]": "off" runs
+# without the compiled kernel, "wrap" steps by `spec.wrap(optimizer)
+# .minimize(loss)` (TF1 graph), else `spec.minimize`; "optimizer:plain" is
+# the optimizer without tfpartial.
 CONFIGURATIONS = {
     "sgdm:elements": "half frozen element-wise, Keras SGD momentum, eager",
     "sgdm:rows": "half the rows frozen, Keras SGD momentum, eager",
@@ -41,6 +43,8 @@ CONFIGURATIONS = {
     "adam:rows:off": "half the rows frozen, Keras Adam, eager, kernel off",
     "v1sgd:elements": "half frozen element-wise, v1 SGD, TF1 graph",
     "v1sgd:rows": "half the rows frozen, v1 SGD, TF1 graph",
+    "v1sgd:elements:wrap": "half frozen element-wise, v1 SGD, TF1 graph, "
+                           "wrap().minimize",
 }
 _WIDTH = 64  # The variable is [elements // 64, 64].
 _STEPS = 3
@@ -72,12 +76,14 @@ def run_configuration(configuration: str, elements: int) -> None:
                              "rows": np.s_[:shape[0] // 2]}
   with _cases.kernels_off(configuration.endswith(":off")):
     if name == "v1sgd":
-      _tf1_steps(shape, None if kind == "plain" else index[kind])
+      _tf1_steps(shape, None if kind == "plain" else index[kind],
+                 wrap=configuration.endswith(":wrap"))
     else:
       _eager_steps(name, shape, None if kind == "plain" else index[kind])
 
 
-def _tf1_steps(shape: Tuple[int, int], index: Optional[Index]) -> None:
+def _tf1_steps(shape: Tuple[int, int], index: Optional[Index],
+               wrap: bool = False) -> None:
   graph = tf.Graph()
   with graph.as_default():
     variable = tf.compat.v1.Variable(tf.zeros(shape))
@@ -85,6 +91,8 @@ def _tf1_steps(shape: Tuple[int, int], index: Optional[Index]) -> None:
     optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
     if index is None:
       train_op = optimizer.minimize(loss)
+    elif wrap:
+      train_op = _make.freeze(variable, index).wrap(optimizer).minimize(loss)
     else:
       train_op = _make.freeze(variable, index).minimize(optimizer, loss)
     with tf.compat.v1.Session() as session:
