@@ -2,8 +2,8 @@
 
 Most "builds" in `tests/kernels` run a fake compiler (a shell script given
 as `$CXX`) that copies the kernel this process loaded, fails, hangs or
-sleeps: a real build takes 10-30 s. Anything that loads a library runs in
-a fresh process (`child`), since a process loads the kernel's ops once.
+sleeps: a real build takes 20 s of CPU time or more. Anything that loads
+a library runs in a fresh process (`child`), since a process loads the kernel's ops once.
 """
 
 import json

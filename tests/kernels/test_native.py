@@ -19,6 +19,7 @@ import pytest
 import fakes
 from tfpartial._kernels import _build
 from tfpartial._kernels import _cache
+from tfpartial._kernels import _isa
 from tfpartial._kernels import _native
 from tfpartial._kernels import _settings
 
@@ -54,9 +55,11 @@ def test_a_build_says_so_once_and_a_cached_load_says_nothing(
   assert first["loaded"] and first["ops"] == sorted(_build.ops()), first
   assert len(said) == 1, said
   assert said[0].startswith("tfpartial: building its compiled kernels "
-                            "(kernels.cc, TensorFlow ")
+                            f"(kernels.cc for {_isa.chosen().name}, "
+                            "TensorFlow ")
   for words in (f"cached in {cache}", "TFPARTIAL_KERNELS=off",
-                "no build for this TensorFlow and compiler yet"):
+                "no build for this TensorFlow and compiler yet",
+                f"this takes {_native.BUILD_TIME}, once"):
     assert words in said[0], said[0]
   again, said = fakes.child(tmp_path, cache, copier)
   assert again["loaded"] and said == []

@@ -28,17 +28,20 @@ import tensorflow as tf
 
 from tfpartial._kernels import _cache
 from tfpartial._kernels import _failures
+from tfpartial._kernels import _isa
 from tfpartial._kernels import _settings
 
 SOURCE = pathlib.Path(__file__).with_name("cc") / "kernels.cc"
 _WATCHDOG = pathlib.Path(__file__).with_name("_watchdog.py")
 
 
-def cache_key(cxx: str) -> str:
-  """What a build depends on: the source, TensorFlow, compiler, flags."""
+def cache_key(cxx: str, isa: Optional[_isa.InstructionSet] = None) -> str:
+  """What a build depends on: the source, TensorFlow, compiler, flags
+  (the instruction set's too: `_isa.chosen()` by default)."""
+  isa = _isa.chosen() if isa is None else isa
   return hashlib.sha256("\0".join(
       [_sources(), tf.__version__, tf.sysconfig.get_include(), cxx,
-       platform.machine()] + tf.sysconfig.get_compile_flags()
+       platform.machine(), *isa.flags] + tf.sysconfig.get_compile_flags()
       + tf.sysconfig.get_link_flags()).encode()).hexdigest()[:16]
 
 
@@ -68,7 +71,8 @@ class BuildFailed(Exception):
 
 
 def build(directory: pathlib.Path, cxx: str,
-          timeout: Optional[float] = None) -> pathlib.Path:
+          timeout: Optional[float] = None,
+          isa: Optional[_isa.InstructionSet] = None) -> pathlib.Path:
   """Compiles the kernel into `directory` (a folder `load` checked).
 
   The library is renamed into place, then its digest record (see
@@ -77,14 +81,17 @@ def build(directory: pathlib.Path, cxx: str,
   longer than `timeout` seconds (default `_settings.build_timeout()`):
   its process group is killed, and the failure recorded with its cause
   (`kernels-KEY.failed`) so later processes do not wait for it again.
+  `isa`: the instruction set to build for (`_isa.chosen()` by default).
   """
-  directory, key = pathlib.Path(directory), cache_key(cxx)
+  isa = _isa.chosen() if isa is None else isa
+  directory, key = pathlib.Path(directory), cache_key(cxx, isa)
   seconds = _settings.build_timeout() if timeout is None else timeout
   partial = _cache.temporary(directory, key, ".so")
   # No -ffast-math and no FMA contraction: every operation must be the
   # correctly rounded one, as in TensorFlow's own kernel.
   command = [cxx, "-shared", "-fPIC", "-O3", "-fno-math-errno",
-             "-ffp-contract=off", "-w", str(SOURCE), "-o", str(partial),
+             "-ffp-contract=off", *isa.flags, "-w", str(SOURCE), "-o",
+             str(partial),
              *tf.sysconfig.get_compile_flags(),
              *tf.sysconfig.get_link_flags()]
   try:

@@ -28,7 +28,7 @@ Files, per cache key (`_build.cache_key`):
 
 Before a build, `probe` writes and removes a file of `PROBE_BYTES` in the
 folder, so that a full, read-only or unwritable cache is found before
-10-30 s of compiling, not after.
+the compiler's 20 s or more, not after.
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ from typing import Optional, Tuple
 
 from tfpartial._kernels import _path
 
-# The kernel is about 170 KB; anything far larger is not ours.
+# The kernel is about 800 KB; anything far larger is not ours.
 MAX_LIBRARY_BYTES = 64 << 20
 _MAX_RECORD_BYTES = 4096
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # Never block on a FIFO planted under a library's name.
 _FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
-# A build writes its library (about 600 KB) and two small records: the
+# A build writes its library (about 800 KB) and two small records: the
 # probe asks the file system for three times that before a compile.
 PROBE_BYTES = 2 << 20
 # What `temporary` names (mkstemp's eight random characters).

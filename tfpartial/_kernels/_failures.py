@@ -1,6 +1,6 @@
 """Failed builds, recorded with their cause: which to retry, and when.
 
-A build that cannot succeed should cost one process its 10-30 s, not
+A build that cannot succeed should cost one process its build time, not
 every process; a build that failed for a reason that goes away must be
 tried again once it has. So `kernels-KEY.failed` holds the cause on its
 first line (`cause: NAME`, then the timeout's seconds for `timeout`),

@@ -7,9 +7,10 @@ one release would not load in another, so the kernel is built where it
 runs: the first time a step could use it, with the C++ compiler on the
 PATH (`$CXX`, else `c++`), into a cache keyed by the source, the
 TensorFlow release, the compiler and the flags (`$TFPARTIAL_CACHE`, else
-`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`). Building takes
-10-30 s, says so on stderr, and is bounded and watched (`_build`);
-later processes load the cached library. The settings are read and
+`$XDG_CACHE_HOME/tfpartial`, else `~/.cache/tfpartial`), for the
+instruction set this CPU has (`_isa`). Building takes about 20 s of CPU
+time (`BUILD_TIME`), says so on stderr, and is bounded and watched
+(`_build`); later processes load the cached library. The settings are read and
 checked in `_settings`.
 
 The cache is used only when it and the folders on its path are the
@@ -38,12 +39,18 @@ import tensorflow as tf
 from tfpartial._kernels import _build
 from tfpartial._kernels import _cache
 from tfpartial._kernels import _failures
+from tfpartial._kernels import _isa
 from tfpartial._kernels import _path
 from tfpartial._kernels import _settings
 
 SOURCE = _build.SOURCE
 SWITCH = _settings.SWITCH
 NO_COMPILER = "no C++ compiler found ($CXX, else c++)"
+# How long a first build takes, as its notice says (docs/kernel.md, "When
+# it builds, it says so", has the measurements): the compiler's own time,
+# and what a busy machine makes of it.
+BUILD_TIME = ("about 20 s of one core's time (a minute or more while other "
+              "jobs share the cores)")
 _LOCK = threading.Lock()
 # (library, why not, loaded from), as `_load_with_path` returns it.
 _Loaded = Tuple[Optional[ModuleType], Optional[str], Optional[pathlib.Path]]
@@ -74,6 +81,11 @@ def reason() -> Optional[str]:
 def loaded_from() -> Optional[pathlib.Path]:
   """The file `library()` was loaded from, or None."""
   return _load()[2] if enabled() else None
+
+
+def instruction_set() -> Optional[str]:
+  """The instruction set of the library loaded (`_isa`), or None."""
+  return _isa.chosen().name if library() is not None else None
 
 
 def compiler() -> Optional[str]:
@@ -185,9 +197,10 @@ def _load_or_build(folder: int, directory: pathlib.Path, cxx: str
         f"not building {SOURCE.name}: the cache folder {directory} cannot "
         f"be written ({error.strerror or error}); make room there or set "
         f"{_settings.CACHE} to a folder that has it", None)
-  _say(f"building its compiled kernels ({SOURCE.name}, TensorFlow "
-       f"{tf.__version__}, {cxx}) because {why}; this takes 10-30 s, once: "
-       f"it is cached in {directory}. {SWITCH}=off runs without it.")
+  _say(f"building its compiled kernels ({SOURCE.name} for "
+       f"{_isa.chosen().name}, TensorFlow {tf.__version__}, {cxx}) because "
+       f"{why}; this takes {BUILD_TIME}, once: it is cached in "
+       f"{directory}. {SWITCH}=off runs without it.")
   return _build_and_load(folder, directory, cxx, key, seconds)
 
 

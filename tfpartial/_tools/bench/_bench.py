@@ -60,8 +60,12 @@ def run(quick: bool = False, rounds: Optional[int] = None,
   budget = _measure.BUDGET_SECONDS
   most = ("" if exact
           else f" (fewer for slow steps: about {budget:.0f} s a case)")
-  print(f"tfpartial bench, TensorFlow {tf.__version__}, {rounds} rounds of "
-        f"one plain and one tfpartial step each{most}; {what}", file=out)
+  isa = _native.instruction_set()
+  kernels = ("without compiled kernels" if isa is None
+             else f"compiled kernels for {isa}")
+  print(f"tfpartial bench, TensorFlow {tf.__version__}, {kernels}, "
+        f"{rounds} rounds of one plain and one tfpartial step each{most}; "
+        f"{what}", file=out)
   results: List[Result] = []
   for letter in letters:
     results.extend(_rows(letter, quick, rounds, exact, progress))
