@@ -117,16 +117,15 @@ class _MyAdam(K.Adam):
   pass
 
 
+# The legacy Adam has v1 Adam's kernel: test_fused_legacy_adam.py.
 @pytest.mark.parametrize("case", ["amsgrad", "ema", "clipnorm", "subclass",
-                                  "legacy", "sparse", "legacy_sgd",
-                                  "sparse_sgd"])
+                                  "sparse", "legacy_sgd", "sparse_sgd"])
 def test_where_the_kernel_cannot_serve_the_step_stays_unfused(case):
   optimizer = {
       "amsgrad": lambda: K.Adam(0.1, amsgrad=True),
       "ema": lambda: K.Adam(0.1, use_ema=True),
       "clipnorm": lambda: K.Adam(0.1, clipnorm=1.0),
       "subclass": lambda: _MyAdam(0.1),
-      "legacy": lambda: L.Adam(0.1),
       "sparse": lambda: K.Adam(0.1),
       "legacy_sgd": lambda: L.SGD(0.1, momentum=0.9),
       "sparse_sgd": lambda: K.SGD(0.1, momentum=0.9),

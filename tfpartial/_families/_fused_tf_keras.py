@@ -20,9 +20,17 @@ Keras 2's private `_momentums`, `_velocities`, `_index_dict`, `_var_key`
 and `_use_weight_decay` (and SGD's `momentums`), as a subclass's
 `update_step` does, here only.
 
-Only for the new optimizers' `Adam`, `AdamW` and `SGD` themselves (not
-subclasses, not `legacy`), in TF2 code that XLA does not compile, on CPU,
-outside `tf.distribute` and DTensor, with no clipping, EMA or AMSGrad, for
+The `legacy` Adam (`tf.keras.optimizers.legacy.Adam` on TensorFlow 2.15,
+what a canned Estimator's `optimizer="Adam"` makes) updates a dense
+gradient with TensorFlow's fused `ResourceApplyAdam`, the op v1 Adam
+calls: its kernel (`_fused_adam`) serves it, with the coefficients the
+optimizer's own `_prepare_local` made (`_resource_apply_dense`'s
+`apply_state`), in TF1 graphs (an Estimator's) as in TF2 code.
+
+Only for the new optimizers' `Adam`, `AdamW` and `SGD` and the legacy
+`Adam` themselves (not subclasses), in TF2 code that XLA does not compile
+(and the legacy Adam in TF1 graphs), on CPU, outside `tf.distribute` and
+DTensor, with no clipping, EMA, AMSGrad or gradient transformers, for
 dense gradients of the variable's dtype (the sparse update of Keras 2 is
 another computation), and variables without a constraint (Keras applies
 it after the update). The Keras 2 packages count once loaded: tfpartial
@@ -58,6 +66,30 @@ def _serves(optimizer: Optimizer, mode: Mode) -> bool:
       or getattr(options, "_mesh", None) is not None):
     return False
   return _fused.on_cpu_alone() and not _tfprivate.in_xla()
+
+
+def _legacy_serves(optimizer: Optimizer, mode: Mode) -> bool:
+  """The legacy Adam: in a TF1 graph too; not with AMSGrad, clipping or
+  gradient transformers (which read the gradient the kernel is given,
+  frozen elements' too)."""
+  options: Any = optimizer  # A Keras 2 legacy optimizer: its settings.
+  if mode is not Mode.TF1_GRAPH and _tfprivate.in_xla():
+    return False
+  if (options.amsgrad or options.clipnorm or options.clipvalue
+      or options.global_clipnorm or options.gradient_transformers):
+    return False
+  return _fused.on_cpu_alone()
+
+
+def _legacy_frozen(grad: Gradient, variable: Variable,
+                   selection: Selection) -> Optional[tf.Tensor]:
+  """As `_frozen`; packed in a TF1 graph when large, as for v1 Adam (a
+  graph constant is copied many times over)."""
+  if _frozen(grad, variable, selection) is None:
+    return None
+  with tf.init_scope():  # A tf.function's constants are made eagerly.
+    graph = not tf.executing_eagerly()
+  return _inputs.kernel_mask(grad, variable, selection, packed=graph)
 
 
 def _frozen(grad: Gradient, variable: Variable,
@@ -140,6 +172,31 @@ def _sgd_update(optimizer: Any, gradient: tf.Tensor, variable: tf.Variable,
       nesterov=bool(optimizer.nesterov))
 
 
+class FusedLegacyAdamUpdate:
+  """Mixed in before Keras 2's legacy Adam: the variables the step's plan
+  names get v1 Adam's kernel, in place of the `ResourceApplyAdam` its
+  private `_resource_apply_dense` calls, with the same coefficients."""
+
+  def _resource_apply_dense(self, grad: tf.Tensor, var: tf.Variable,
+                            apply_state: Any = None) -> Any:
+    taken = _fused.planned(cast(Any, self), var)
+    if taken is None:
+      return super()._resource_apply_dense(  # type: ignore[misc]
+          grad, var, apply_state=apply_state)
+    optimizer: Any = self
+    key = (var.device, var.dtype.base_dtype)
+    coefficients = ((apply_state or {}).get(key)
+                    or optimizer._fallback_apply_state(*key))
+    library = cast(Any, _native.library())  # Loaded: the plan took it.
+    return library.tfpartial_resource_apply_adam(
+        var.handle, optimizer.get_slot(var, "m").handle,
+        optimizer.get_slot(var, "v").handle, coefficients["beta_1_power"],
+        coefficients["beta_2_power"], coefficients["lr_t"],
+        coefficients["beta_1_t"], coefficients["beta_2_t"],
+        coefficients["epsilon"], grad, taken[1],
+        use_locking=optimizer._use_locking)
+
+
 class FusedTfKerasAdamUpdate(_FusedTfKerasUpdate):
   """Mixed in before Keras 2's Adam or AdamW."""
 
@@ -159,7 +216,10 @@ def _module_kinds(module: ModuleType) -> Tuple[_fused.FusedKind, ...]:
                              serves=_serves, frozen=_frozen)
             for base in (optimizers.Adam, optimizers.AdamW)),
           _fused.FusedKind(base=optimizers.SGD, mixin=FusedTfKerasSgdUpdate,
-                           serves=_serves, frozen=_frozen))
+                           serves=_serves, frozen=_frozen),
+          _fused.FusedKind(base=optimizers.legacy.Adam,
+                           mixin=FusedLegacyAdamUpdate,
+                           serves=_legacy_serves, frozen=_legacy_frozen))
 
 
 def kinds() -> Tuple[_fused.FusedKind, ...]:
