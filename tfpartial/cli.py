@@ -95,7 +95,10 @@ def _add_bench(commands: Any) -> None:
       "variable, a fresh process per configuration; (n) the time to build a "
       "TF1 train op and a first tf.function step, ResNet50 and others; (o) "
       "sparse fine-tuning: a 10M-element variable 0.1% to 50% trainable at "
-      "scattered positions, compact, Keras Adam and v1 Adam.")
+      "scattered positions, compact, Keras Adam and v1 Adam, against plain "
+      "and against the default spec; (p) wrap().minimize against "
+      "spec.minimize in a TF1 graph; (q) a canned DNNClassifier with the "
+      "legacy Adam (TensorFlow 2.15: tf.estimator).")
   bench.add_argument("--quick", action="store_true",
                      help="tiny sizes, to check that every case runs (no "
                      "targets: the numbers mean nothing)")
@@ -130,7 +133,7 @@ def _add_scan(commands: Any) -> None:
                     "others are listed on stderr as 'port by hand'")
 
 
-_BENCH_CASES = "abcdefghijklmno"  # As _bench.LETTERS, without importing it.
+_BENCH_CASES = "abcdefghijklmnopq"  # As _bench.LETTERS, without importing it.
 
 
 def _bench_cases(text: str) -> str:

@@ -25,7 +25,9 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
   missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
   has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
   `tfpartial bench` table measured once: its cases and columns are
-  checked, not its timings).
+  checked, not its timings; the bench tables of a page together show
+  every case; `<!-- docs-test: bench tf_estimator -->` for rows only a
+  TensorFlow with `tf.estimator` runs).
 
 In the output shown, `...` on a line of its own stands for any lines, and
 `...` inside a line for any text; a TensorFlow version matches any version.
@@ -327,24 +329,34 @@ def _bench_cases(text: str) -> List[str]:
   return cases
 
 
-def _check_bench(block: Block) -> None:
-  """A measured bench table shows the cases `tfpartial bench` has today,
-  every one of them."""
+@functools.lru_cache(maxsize=None)
+def _quick_bench() -> Tuple[str, str]:
+  """`tfpartial bench --quick --rounds 1`: its stdout and stderr."""
   result = subprocess.run(
       [sys.executable, "-m", "tfpartial", "bench", "--quick", "--rounds", "1"],
       env=ENV, capture_output=True, text=True, timeout=TIMEOUT, check=False)
   assert result.returncode == 0, result.stderr[-3000:]
+  return result.stdout, result.stderr
+
+
+def _check_bench(block: Block) -> None:
+  """A measured bench table shows only cases `tfpartial bench` has today,
+  and the page's bench tables together show every one of them."""
+  stdout, stderr = _quick_bench()
   shown = _bench_cases(block.code)
-  assert len(shown) >= 9, block.code
-  missing = set(shown) - set(_bench_cases(result.stdout))
+  assert shown, block.code
+  missing = set(shown) - set(_bench_cases(stdout))
   assert not missing, (
       f"{block.id} shows cases `tfpartial bench` does not have today: "
-      f"{sorted(missing)}\n{result.stdout}")
-  if "left out" not in result.stdout + result.stderr:
-    unshown = set(_bench_cases(result.stdout)) - set(shown)
+      f"{sorted(missing)}\n{stdout}")
+  if "left out" not in stdout + stderr:
+    on_page = set().union(*(
+        _bench_cases(other.code) for other in RUN_BLOCKS
+        if other.page == block.page and other.directive.startswith("bench")))
+    unshown = set(_bench_cases(stdout)) - on_page
     assert not unshown, (
-        f"{block.id} does not show cases `tfpartial bench` has: "
-        f"{sorted(unshown)}\n{result.stdout}")
+        f"{block.page.name} does not show cases `tfpartial bench` has: "
+        f"{sorted(unshown)}\n{stdout}")
 
 
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=lambda block: block.id)
@@ -352,7 +364,12 @@ def test_block(block: Block, page_folders):
   """Each python, console and diff block runs, and prints what it shows."""
   if block.directive.startswith("no-run"):
     pytest.skip(f"not run: {block.directive}")
-  if block.directive == "bench":
+  if block.directive.startswith("bench"):
+    # "bench": the table of a run; "bench tf_estimator": rows of a run on a
+    # TensorFlow with tf.estimator (2.15), skipped elsewhere.
+    reason = _skip_for(block.directive[len("bench"):].strip())
+    if reason:
+      pytest.skip(reason)
     _check_bench(block)
     return
   reason = _skip_for(block.directive)

@@ -11,6 +11,7 @@ from hypothesis import given
 import numpy as np
 from hypothesis import strategies as st
 import pytest
+import tensorflow as tf
 
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _bench
@@ -68,18 +69,25 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   out = result.stdout
   rows = _rows(out)
   letters = [row[1] for row in rows]
-  # (j) four optimizers, (k) three frozen fractions, (m) ten memory
+  # (j) four optimizers, (k) three frozen fractions, (m) eleven memory
   # configurations, (n) five builds (three without Keras 2), (o) five
-  # Keras and three v1 fractions, each an optimizer step and a whole one.
-  expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 10)
+  # Keras and three v1 fractions, each an optimizer step and a whole one,
+  # and two fractions of each against the default spec, (p) two, (q) one
+  # where TensorFlow has tf.estimator.
+  expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 11)
   joined = "".join(letters)
-  assert joined.startswith(expected) and joined.endswith("o" * 16), out
-  assert joined[len(expected):-16] in ("nnnnn", "nnn"), out
+  estimator = "q" if hasattr(tf, "estimator") else ""
+  tail = "o" * 20 + "pp" + estimator
+  assert joined.startswith(expected) and joined.endswith(tail), out
+  assert joined[len(expected):-len(tail)] in ("nnnnn", "nnn"), out
   # Tiny sizes say nothing of the machine: no target, no verdict.
   header = out.splitlines()[1]
   assert header.split() == ["case", "plain", "tfpartial", "ratio", "middle",
                             "half", "n", "cpu"], header
   assert "numbers mean nothing" in out.splitlines()[0]
+  isa = _native.instruction_set()
+  assert (f"compiled kernels for {isa}" if isa
+          else "without compiled kernels") in out.splitlines()[0]
   for row in rows:
     numbers = _NUMBERS.search(row)  # Nothing after the middle half.
     assert numbers, row

@@ -3,7 +3,8 @@
 Each row compares the same work with and without tfpartial, in one
 process (`_measure` says how). The rows live in `_cases`
 ((a)-(i), (l)), `_steps` ((j), (k)), `_sparse` ((o), compact element
-masks), `_memory` ((m), peak
+masks), `_wrap` ((p), `wrap().minimize` in a TF1 graph), `_estimator`
+((q), a canned Estimator), `_memory` ((m), peak
 memory, a fresh process per configuration) and `_build` ((n), the
 time to build a train op or trace a first step); this module runs the ones
 asked for and prints the table.
@@ -20,15 +21,17 @@ import tensorflow as tf
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _build
 from tfpartial._tools.bench import _cases
+from tfpartial._tools.bench import _estimator
 from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench import _memory
 from tfpartial._tools.bench import _sparse
 from tfpartial._tools.bench import _steps
+from tfpartial._tools.bench import _wrap
 from tfpartial._tools.bench._measure import Case
 from tfpartial._tools.bench._measure import Result
 
 # Every row's letter, in the order the table gives them.
-LETTERS = "abcdefghijklmno"
+LETTERS = "abcdefghijklmnopq"
 
 
 def _rows(letter: str, quick: bool, rounds: int, exact: bool,
@@ -38,13 +41,23 @@ def _rows(letter: str, quick: bool, rounds: int, exact: bool,
     return _memory.rows(quick, progress)
   if letter == "n":
     return _build.rows(quick, progress)
+  if letter == "q":
+    return _measured(_estimator.cases(quick, progress)["q"], rounds,
+                     progress, exact)
   builders: Dict[str, Union[Callable[[], Case], List[Callable[[], Case]]]] = {
-      **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick)}
+      **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick),
+      **_wrap.cases(quick)}
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.
+  return _measured(built if isinstance(built, list) else [built], rounds,
+                   progress, exact)
+
+
+def _measured(builds: List[Callable[[], Case]], rounds: int,
+              progress: TextIO, exact: bool) -> Iterable[Result]:
   return (_measure.measure(build(), rounds, progress, exact)
-          for build in (built if isinstance(built, list) else [built]))
+          for build in builds)
 
 
 def run(quick: bool = False, rounds: Optional[int] = None,

@@ -38,7 +38,7 @@ V1_FRACTIONS = (0.01, 0.05, 0.1)
 HINTED_FRACTIONS = (0.01, 0.019)
 
 
-def _problem(sizes: Sizes, fraction: float) -> Tuple[np.ndarray, ...]:
+def problem(sizes: Sizes, fraction: float) -> Tuple[np.ndarray, ...]:
   rows, columns, batch = sizes
   rng = np.random.default_rng(3)
   w0 = rng.normal(0, columns ** -0.5, (rows, columns)).astype(np.float32)
@@ -59,7 +59,7 @@ def _keras_case(sizes: Sizes, fraction: float, whole: bool,
   """Keras Adam in a `tf.function`: the optimizer step or the whole step,
   compact against `against`."""
   import keras  # pylint: disable=g-import-not-at-top
-  w0, train, inputs, targets, grad0 = _problem(sizes, fraction)
+  w0, train, inputs, targets, grad0 = problem(sizes, fraction)
   optimizers: Dict[str, Any] = {}
 
   def build(kind: str) -> Callable[[], Any]:
@@ -94,7 +94,7 @@ def _v1_case(sizes: Sizes, fraction: float, whole: bool,
              against: str = PLAIN) -> Case:
   """v1 Adam in a TF1 graph and `Session`: the optimizer step or the whole
   step (`minimize`), compact against `against`."""
-  w0, train, inputs, targets, grad0 = _problem(sizes, fraction)
+  w0, train, inputs, targets, grad0 = problem(sizes, fraction)
   state: Dict[str, int] = {}
 
   def build(kind: str) -> Callable[[], Any]:
