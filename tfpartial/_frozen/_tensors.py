@@ -14,8 +14,9 @@ bytes: an eager mask tensor shares the memory of the selection's NumPy mask
 from __future__ import annotations
 
 import functools
+import hashlib
 import weakref
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -26,10 +27,17 @@ from tfpartial._frozen._selection import RowSet, Selection
 # selection -> {kind: eager tensor}.
 _EAGER: "weakref.WeakKeyDictionary[Any, Dict[str, tf.Tensor]]" = (
     weakref.WeakKeyDictionary())
-# graph -> {(id(selection), kind): tensor name}. Names, not tensors: a
-# tensor would keep its graph alive through the weak key.
-_GRAPH: "weakref.WeakKeyDictionary[Any, Dict[Tuple[int, str], str]]" = (
+# graph -> {(id(selection), kind) or a small constant's content: tensor
+# name}. Names, not tensors: a tensor would keep its graph alive through
+# the weak key.
+_GRAPH: "weakref.WeakKeyDictionary[Any, Dict[Tuple[Any, ...], str]]" = (
     weakref.WeakKeyDictionary())
+# A graph constant of at most this many bytes is shared by every selection
+# with the same values (the same mask on each of a deep model's layers):
+# each constant is a node a TF1 session runs at every step, a cost per
+# node that matters next to a small variable's update (bench row (j)).
+# Larger ones are not hashed: their update costs far more than a node.
+SHARED_UP_TO = 1 << 20
 
 
 def frozen_mask_tensor(selection: Selection) -> tf.Tensor:
@@ -102,10 +110,26 @@ def _cached(selection: object, kind: str,
     key = (id(selection), kind)
     if key in names:
       return graph.get_tensor_by_name(names[key])
-    tensor = graph_constant(values(), name=f"tfpartial_{kind}")
+    array = values()
+    content = _content(kind, array)
+    if content is not None and content in names:
+      tensor = graph.get_tensor_by_name(names[content])
+    else:
+      tensor = graph_constant(array, name=f"tfpartial_{kind}")
+      if content is not None:
+        names[content] = tensor.name
     names[key] = tensor.name
     weakref.finalize(selection, names.pop, key, None)
     return tensor
+
+
+def _content(kind: str, array: np.ndarray) -> Optional[Tuple[Any, ...]]:
+  """What identifies a small constant by its values, or None."""
+  if array.nbytes > SHARED_UP_TO:
+    return None
+  digest = hashlib.blake2b(array.tobytes(),
+                           digest_size=16).digest()
+  return ("content", kind, array.dtype.str, array.shape, digest)
 
 
 def eager_constant(values: np.ndarray) -> tf.Tensor:
