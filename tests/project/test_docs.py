@@ -406,7 +406,7 @@ def test_every_block_is_run_or_shown_for_a_reason():
           f"{block.id}: an output block must follow its python block")
       continue
     assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
-                               "bench") or (
+                               "bench", "bench tf_estimator") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")

@@ -58,8 +58,8 @@ def select(frozen: tf.Tensor, if_frozen: tf.Tensor,
   The two values have one shape; `frozen` has it too, or is one bool per
   row shaped [rows, 1, ...]. Both forms go to the v1 `Select` kernel (the
   second as a vector over the first axis), which runs faster on CPU than
-  the broadcasting `SelectV2` behind `tf.where` (docs/performance.md,
-  "What the numbers say"). A step runs two selects per partially frozen
+  the broadcasting `SelectV2` behind `tf.where` (docs/measurements.md,
+  "Why a kernel, and other choices"). A step runs two selects per partially frozen
   variable (mask and restore), most of what tfpartial adds to a dense
   step.
   """
@@ -181,8 +181,8 @@ def graph_constant(values: np.ndarray, name: str) -> tf.Tensor:
   in Python.
 
   `make_tensor_proto` appends a bool array to its proto one Python call
-  per element (seconds for a large mask: docs/performance.md, "What a spec
-  costs to build and hold"), but copies a uint8 array as bytes: the same
+  per element (seconds for a large mask: docs/measurements.md, "Building a
+  TF1 graph"), but copies a uint8 array as bytes: the same
   bytes, relabelled as bool, make the same constant.
   """
   if values.dtype != np.bool_:

@@ -59,7 +59,7 @@ inline typename Bits<T>::Type Keep(uint8_t frozen) {
 
 // An update smaller than this many elements runs on the calling thread:
 // handing part of it to another thread costs more than it saves (measured
-// for every kernel, see docs/performance.md: the many small variables
+// for every kernel, see docs/measurements.md: the many small variables
 // of a deep model run their updates side by side on TensorFlow's inter-op
 // threads already). Larger ones are split by TensorFlow's Shard.
 #ifndef TFPARTIAL_INLINE_ELEMENTS  // Defined only to measure others.
