@@ -67,7 +67,7 @@ def cases(quick: bool,
           f"2.15 or older; this is {tf.__version__}), and was left out",
           file=progress)
     return {"q": []}
-  sizes: Dict[str, Any] = (dict(features=4, hidden=[4], batch=4) if quick
+  sizes: Dict[str, Any] = (dict(features=4, hidden=[4, 4], batch=4) if quick
                            else dict(features=32, hidden=[64, 32], batch=8))
   return {"q": [lambda: _estimator_case(**sizes)]}
 
