@@ -146,8 +146,12 @@ def _header(file: BinaryIO, size: int, name: str,
     raise ValueError(f"{where}: '{name}' is damaged: its .npy header cannot "
                      f"be read ({error}).") from None
   if dtype != np.dtype(bool):
+    # Numbers are a TF1 habit (0/1 masks); a mask file is never row numbers.
+    hint = ("; save a 0/1 mask as `mask.astype(bool)` (row numbers belong "
+            "in index text, such as \"[0, 5, 9]\")"
+            if dtype.kind in "iuf" else "")
     raise ValueError(f"{where}: '{name}' holds {dtype} values, not a boolean "
-                     "mask.")
+                     f"mask{hint}.")
   data_bytes = int(np.prod(shape, dtype=object))  # Exact, however large.
   if file.tell() + data_bytes != size:
     raise ValueError(
