@@ -17,7 +17,8 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any, Callable, NoReturn, Optional, Sequence, TextIO
+from typing import (Any, Callable, NoReturn, Optional, Sequence, TextIO,
+                    cast)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -313,7 +314,8 @@ def _run(args: argparse.Namespace) -> int:
   guarded (`_Output`): the one place for every command."""
   out = _Output(sys.stdout)
   with contextlib.redirect_stdout(out):
-    code = _command(args, out)
+    # A text stream as the commands use one (`write`, `flush`).
+    code = _command(args, cast(TextIO, out))
   out.flush()
   if out.failure is not None and out.failure.errno != errno.EPIPE:
     # A reader that left (EPIPE) chose to; anything else is news.
