@@ -56,21 +56,27 @@ class Refused(ValueError):
     self.path, self.problem, self.missing = os.fspath(path), problem, missing
 
 
+def _reason(error: OSError, follow: bool = True) -> str:
+  """Why `error` stopped an open or a listing, in a few words."""
+  if isinstance(error, FileNotFoundError):
+    return "no such file"
+  if isinstance(error, PermissionError):
+    return "permission denied"
+  if error.errno == errno.ELOOP and not follow:
+    return "it is a symbolic link, which is not followed here"
+  return str(error.strerror or error).lower()
+
+
 def _refuse(path: PathLike, error: OSError, folder: Optional[int] = None,
             follow: bool = True) -> NoReturn:
-  if isinstance(error, FileNotFoundError):
-    raise Refused(path, "no such file", missing=True) from None
-  if isinstance(error, PermissionError):
-    raise Refused(path, "permission denied") from None
-  if error.errno == errno.ELOOP and not follow:
-    raise Refused(path, "it is a symbolic link, which is not followed here"
-                  ) from None
-  try:  # What it is, for the message (a socket cannot be opened: ENXIO).
-    _check_mode(path, os.stat(path, dir_fd=folder,
-                              follow_symlinks=follow).st_mode)
-  except OSError:
-    pass
-  raise Refused(path, str(error.strerror or error).lower()) from None
+  if error.errno == errno.ENXIO:
+    try:  # What it is, for the message: a socket cannot be opened.
+      _check_mode(path, os.stat(path, dir_fd=folder,
+                                follow_symlinks=follow).st_mode)
+    except OSError:
+      pass
+  raise Refused(path, _reason(error, follow),
+                missing=isinstance(error, FileNotFoundError)) from None
 
 
 def _check_mode(path: PathLike, mode: int) -> None:
@@ -171,11 +177,8 @@ def check_folder(folder: PathLike, missing_ok: bool = False) -> List[str]:
     raise ValueError(f"cannot read the folder {os.fspath(folder)}: no such "
                      "folder") from None
   except OSError as error:
-    try:
-      _refuse(folder, error)
-    except Refused as refused:
-      raise ValueError(f"cannot read the folder {os.fspath(folder)}: "
-                       f"{refused.problem}") from None
+    raise ValueError(f"cannot read the folder {os.fspath(folder)}: "
+                     f"{_reason(error)}") from None
 
 
 def identity(path: PathLike) -> Tuple[int, int]:
