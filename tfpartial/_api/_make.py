@@ -33,7 +33,11 @@ def freeze(variable: Variable, index: Index = None, *,
       NumPy's semantics exactly. Negative indices count from the end. None
       freezes the whole variable. A bool variable of the full shape is a
       mask read at every step: assign it between steps to change the
-      freeze without retracing.
+      freeze without retracing. One index reads two ways and is refused:
+      an integer array of the variable's full shape holding only 0s and
+      1s (a TF1 0/1 mask made `int`), which NumPy reads as row numbers;
+      say `index.astype(bool)` for the mask, `np.s_[index, ...]` for the
+      rows.
     partition_strategy: for a table of several parts along its rows, and
       then required (unless `index` is None or `...`): how `index` numbers
       rows. `"div"`: the checkpoint's rows, as `tf.nn.embedding_lookup`
@@ -48,7 +52,8 @@ def freeze(variable: Variable, index: Index = None, *,
   Raises:
     TypeError: `variable` is not a variable, or `index` holds a float, a
       string or another type NumPy would not index with.
-    ValueError: a boolean mask does not fit the variable's shape; a table
+    ValueError: a boolean mask does not fit the variable's shape; `index`
+      reads two ways (a full-shape integer array of 0s and 1s); a table
       of several parts is indexed without `partition_strategy`, or it is
       given for a variable that is not a table.
     IndexError: an index is out of range.

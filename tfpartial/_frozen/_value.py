@@ -212,6 +212,7 @@ def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
   """The selection of a NumPy index: a row set when it names whole rows."""
   described = _variables.describe(variable)
   checked = _index.check_index(index, described)
+  _index.check_one_reading(shape, checked, described)
   rows = _index.row_set(shape, checked)
   if rows is not None:
     return _selection.from_rows(shape, rows, trains=trains, compact=compact)

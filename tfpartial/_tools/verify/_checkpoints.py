@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Protocol, Tuple
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.verify import _files
+from tfpartial._frozen import _files
 
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, List, Optional, Tuple, Union
 
 import numpy as np
 
+from tfpartial._frozen import _files
 from tfpartial._frozen._safejson import JSON
 from tfpartial._tools.verify import _checkpoints
-from tfpartial._tools.verify import _files
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_legacy
 from tfpartial._tools.verify import _keras_names

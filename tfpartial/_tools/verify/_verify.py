@@ -19,12 +19,12 @@ from typing import Dict, List, Optional, Protocol, TextIO, Tuple
 
 import numpy as np
 
+from tfpartial._frozen import _files
 from tfpartial._frozen import _index
 from tfpartial._frozen import _patterns
 from tfpartial._frozen import _specfile
 from tfpartial._tools import _progress
 from tfpartial._tools.verify import _checkpoints
-from tfpartial._tools.verify import _files
 from tfpartial._tools.verify import _keras_archive
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_tree
