@@ -23,6 +23,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import tfpartial
 
 IDS = np.array([[0, 3], [4, 1], [2, 4]], np.int32)
@@ -475,9 +476,9 @@ def test_keras_archive_written_with_tfpartial_loads_without_it(tmp_path,
   path = tmp_path / "partial.keras"
   model.save(path)
   saved = [v.numpy().ravel().tolist() for v in model.trainable_variables]
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-c", WITHOUT_TFPARTIAL, package, str(path)],
-      capture_output=True, text=True, timeout=300, check=False,
+      timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   report = json.loads(result.stdout.strip().splitlines()[-1])

@@ -47,6 +47,8 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
+import processes
+
 ROOT = pathlib.Path(__file__).parent.parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # Runnable scripts the pages' diffs are against and their commands run.
@@ -213,9 +215,8 @@ def _skip_for(directive: str) -> Optional[str]:
 def _run_python(block: Block, folder: pathlib.Path) -> str:
   script = folder / f"docs_block_{block.line}.py"
   script.write_text(block.code, encoding="utf-8")
-  result = subprocess.run([sys.executable, script.name], cwd=folder, env=ENV,
-                          capture_output=True, text=True, timeout=TIMEOUT,
-                          check=False)
+  result = processes.run([sys.executable, script.name], cwd=folder, env=ENV,
+                         timeout=TIMEOUT)
   assert result.returncode == 0, (
       f"{block.id} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
   return result.stdout
@@ -224,8 +225,7 @@ def _run_python(block: Block, folder: pathlib.Path) -> str:
 @functools.lru_cache(maxsize=None)
 def _run_pure(command: Tuple[str, ...]) -> Tuple[int, str, str]:
   """Runs a command whose output depends on no file (`tfpartial demo`), once."""
-  result = subprocess.run(command, env=ENV, capture_output=True, text=True,
-                          timeout=TIMEOUT, check=False)
+  result = processes.run(command, env=ENV, timeout=TIMEOUT)
   return result.returncode, result.stdout, result.stderr
 
 
@@ -252,9 +252,8 @@ def _run_console(block: Block, folder: pathlib.Path) -> None:
     elif text.strip() == "tfpartial demo":
       status, out, err = _run_pure(tuple(_command(text)))
     else:
-      result = subprocess.run(_command(text), cwd=folder, env=ENV,
-                              capture_output=True, text=True, timeout=TIMEOUT,
-                              check=False)
+      result = processes.run(_command(text), cwd=folder, env=ENV,
+                             timeout=TIMEOUT)
       status, out, err = result.returncode, result.stdout, result.stderr
     if out.strip() or status == 0:
       printed, expected = out, "\n".join(shown)
@@ -330,9 +329,9 @@ def _bench_cases(text: str) -> List[str]:
 def _check_bench(block: Block) -> None:
   """A measured bench table shows the cases `tfpartial bench` has today,
   every one of them."""
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-m", "tfpartial", "bench", "--quick", "--rounds", "1"],
-      env=ENV, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+      env=ENV, timeout=TIMEOUT)
   assert result.returncode == 0, result.stderr[-3000:]
   shown = _bench_cases(block.code)
   assert len(shown) >= 9, block.code

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 import pytest
 
+import processes
 from tfpartial import cli
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _bench
@@ -23,9 +24,8 @@ _LEGACY = pathlib.Path(__file__).parent.parent.parent / "legacy_examples"
 
 
 def _tfpartial(*args):
-  return subprocess.run(
-      [sys.executable, "-m", "tfpartial", *args], capture_output=True,
-      text=True, timeout=300, check=False,
+  return processes.run(
+      [sys.executable, "-m", "tfpartial", *args], timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
 
 
@@ -285,9 +285,8 @@ def _verify_run(tmp_path, env):
       f"tf.train.Checkpoint(v=v).write({str(tmp_path / 'a' / 'ckpt')!r})\n"
       "v.assign_add([[0, 0, 0], [1, 1, 1]])\n"
       f"tf.train.Checkpoint(v=v).write({str(tmp_path / 'b' / 'ckpt')!r})\n")
-  subprocess.run([sys.executable, "-c", script], check=True, timeout=300,
-                 capture_output=True, env={**os.environ,
-                                           "TF_CPP_MIN_LOG_LEVEL": "3"})
+  processes.run([sys.executable, "-c", script], check=True, timeout=300,
+                env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   (tmp_path / "spec.json").write_text('{"v": {"freeze": "0"}}')
   return subprocess.run(
       [sys.executable, "-m", "tfpartial", "verify", str(tmp_path / "a" / "ckpt"),

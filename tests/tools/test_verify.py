@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import problems
 import tfpartial
 from problems import X0
@@ -51,9 +52,9 @@ def _spec_file(tmp_path, text=SPEC):
 
 
 def _run(*args):
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-m", "tfpartial", "verify", *map(str, args)],
-      capture_output=True, text=True, timeout=300, check=False,
+      timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   return result.returncode, result.stdout, result.stderr
 

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import processes
+
 _ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
@@ -29,10 +31,11 @@ def _command(before, after, spec):
 
 
 def _run(*args, timeout=120, **kwargs):
-  if "stdout" not in kwargs:
-    kwargs["capture_output"] = True
-  return subprocess.run(_command(*args), text=True, timeout=timeout,
-                        check=False, env=_ENV, **kwargs)
+  if kwargs:  # A stream or a preexec_fn of the test's own: a real process.
+    kwargs.setdefault("capture_output", "stdout" not in kwargs)
+    return subprocess.run(_command(*args), text=True, timeout=timeout,
+                          check=False, env=_ENV, **kwargs)
+  return processes.run(_command(*args), timeout=timeout, env=_ENV)
 
 
 @pytest.fixture(name="pair")
