@@ -159,8 +159,8 @@ def random_subset(fraction: float, seed: int) -> Criterion:
                         "`random_subset`")
 
 
-def freeze_across(variables: Iterable[Variable],
-                  criterion: Criterion) -> FreezeSpec:
+def freeze_across(variables: Iterable[Variable], criterion: Criterion, *,
+                  compact: bool = False) -> FreezeSpec:
   """A spec freezing what `criterion` selects ranked across `variables`.
 
   The variables are one population: `largest(0.01)` selects the 1% of
@@ -169,9 +169,17 @@ def freeze_across(variables: Iterable[Variable],
   their checkpoint names, each row-major, for ties. `zeros` and `n_of_m`
   select element by element, so across is the same as each alone.
 
+  With one variable, this is `tfpartial.freeze(variable, criterion)`
+  that can also be compact: `freeze_across([kernel], tfpartial.zeros(),
+  compact=True)` keeps a pruned kernel's zeros and trains the rest through
+  a small variable of just those (a spec file's `{"freeze": {"where":
+  "zero"}, "compact": true}`).
+
   Args:
     variables: the variables, each with a checkpoint name of its own.
     criterion: a criterion (`largest`, `smallest`, `random_subset`, ...).
+    compact: the elements not frozen train through a small variable of
+      their own, as `tfpartial.train_only(..., compact=True)` trains.
 
   Returns:
     A `FreezeSpec` naming every variable; `to_json` writes the criterion
@@ -190,7 +198,7 @@ def freeze_across(variables: Iterable[Variable],
   (array([False,  True]), array([False, False,  True]))
   """
   return FreezeSpec._of(_value.across(list(variables), criterion,
-                                      trains=False))
+                                      trains=False, compact=compact))
 
 
 def train_only_across(variables: Iterable[Variable], criterion: Criterion,

@@ -14,7 +14,8 @@ from tfpartial._frozen._types import Variable
 
 def keep_pruned(source: Union[str, "os.PathLike[str]", object],
                 variables: Optional[Union[Mapping[str, Variable],
-                                          Variables]] = None) -> FreezeSpec:
+                                          Variables]] = None, *,
+                compact: bool = False) -> FreezeSpec:
   """A spec freezing the elements a pruned model pruned: its zeros stay.
 
   For fine-tuning a pruned model on Keras 3 (or anywhere) without losing
@@ -48,6 +49,9 @@ def keep_pruned(source: Union[str, "os.PathLike[str]", object],
       3 model's variable paths start with the model's name); or a mapping
       from the pruned weights' names to variables. None: a Keras source's
       own variables.
+    compact: the surviving elements train through a small variable of
+      just those (as `tfpartial.train_only(..., compact=True)`): the
+      optimizer's state and work follow what survived pruning.
 
   Returns:
     A `FreezeSpec` freezing the pruned elements of each pruned weight.
@@ -70,4 +74,4 @@ def keep_pruned(source: Union[str, "os.PathLike[str]", object],
   array([[False,  True],
          [ True, False]])
   """
-  return FreezeSpec._of(_pruning.spec_value(source, variables))
+  return FreezeSpec._of(_pruning.spec_value(source, variables, compact))

@@ -46,7 +46,8 @@ class Pruned(NamedTuple):
   variable: Optional[Variable]
 
 
-def spec_value(source: object, variables: "Targets") -> _value.SpecValue:
+def spec_value(source: object, variables: "Targets",
+               compact: bool = False) -> _value.SpecValue:
   """The value freezing the pruned elements of `source` in the variables
   that hold its weights now; each written by `to_json` as `{"where":
   "zero"}` where that selects exactly them (the pruned weights loaded, and
@@ -62,7 +63,7 @@ def spec_value(source: object, variables: "Targets") -> _value.SpecValue:
       index = _criteria.Computed(_criteria.Criterion("where"), item.mask)
     # A table's value is read in the checkpoint's rows.
     strategy = "div" if _variables.is_table(variable) else None
-    value = value.union(_value.freeze(variable, index, strategy))
+    value = value.union(_value.freeze(variable, index, strategy, compact))
   return value
 
 

@@ -137,10 +137,12 @@ def entries(data: JSON,
     if not isinstance(compact, bool):
       raise ValueError(f"{where}: \"compact\" must be true or false; got "
                        f"{_preview(compact)}.")
-    if compact and kind != "train_only":
-      raise ValueError(f"{where}: \"compact\" is only for \"train_only\".")
-    yield Entry(name, kind, _index(entry[kind], where, directory),
-                _shape(entry.get("shape"), where), compact)
+    index = _index(entry[kind], where, directory)
+    # A criterion's complement has no index text: compact may join either.
+    if compact and kind != "train_only" and not _criteria.is_criterion(index):
+      raise ValueError(f"{where}: \"compact\" is only for \"train_only\" "
+                       "(or a criterion).")
+    yield Entry(name, kind, index, _shape(entry.get("shape"), where), compact)
 
 
 def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]

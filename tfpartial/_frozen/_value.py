@@ -145,17 +145,23 @@ def _name(variable: Variable) -> str:
 
 
 def freeze(variable: Variable, index: Index = None,
-           partition_strategy: Optional[str] = None) -> SpecValue:
+           partition_strategy: Optional[str] = None,
+           compact: bool = False) -> SpecValue:
   """The value freezing exactly what `variable.numpy()[index]` reads (for a
-  sharded table, with rows numbered as `partition_strategy` says)."""
+  sharded table, with rows numbered as `partition_strategy` says);
+  `compact` trains the rest through a small variable (a spec file allows
+  it with a criterion only: `_specfile.entries`)."""
   strategy = _check(variable, index, partition_strategy)
+  if compact:
+    _check_sharded_compact(variable)
   shape = _variables.static_shape(variable)
   if index is None:
     selection: Selection = _selection.Everything(shape)
   elif _variables.is_variable(index):
     selection = _dynamic(variable, index, trains=False)
   else:
-    selection = _static(variable, shape, index, trains=False)
+    selection = _static(variable, shape, index, trains=False,
+                        compact=compact)
   return _one(variable, selection, strategy, _origin(index, "freeze"))
 
 
@@ -163,14 +169,8 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
                partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
   strategy = _check(variable, index, partition_strategy)
-  if compact and _tables.is_sharded(variable):
-    # Compact rows train a small variable made at the first step, and
-    # ParameterServerStrategy makes no variable inside a scheduled step.
-    raise ValueError(
-        f"`compact` is not available for {_variables.describe(variable)}, "
-        "a ShardedVariable: its small variables would be made inside a "
-        "step, where ParameterServerStrategy makes none. Train it without "
-        "`compact`.")
+  if compact:
+    _check_sharded_compact(variable)
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
@@ -205,7 +205,7 @@ def across(variables: Sequence[Variable], criterion: _criteria.Criterion,
   if not criterion.ranked:  # Zeros, N:M: the same element by element.
     return _union([
         train_only(by_name[n], criterion, compact=compact) if trains
-        else freeze(by_name[n], criterion) for n in names])
+        else freeze(by_name[n], criterion, compact=compact) for n in names])
   label = criterion.group or (
       names[0] if len(names) == 1
       else f"{len(names)} variables from '{names[0]}'")
@@ -217,7 +217,8 @@ def across(variables: Sequence[Variable], criterion: _criteria.Criterion,
   computed = [_criteria.Computed(entry_wide, mask, members) for mask in masks]
   return _union([
       train_only(by_name[n], index, compact=compact) if trains
-      else freeze(by_name[n], index) for n, index in zip(names, computed)])
+      else freeze(by_name[n], index, compact=compact)
+      for n, index in zip(names, computed)])
 
 
 def _union(values: Sequence[SpecValue]) -> SpecValue:
@@ -225,6 +226,17 @@ def _union(values: Sequence[SpecValue]) -> SpecValue:
   for each in values:
     value = value.union(each)
   return value
+
+
+def _check_sharded_compact(variable: Variable) -> None:
+  if _tables.is_sharded(variable):
+    # Compact rows train a small variable made at the first step, and
+    # ParameterServerStrategy makes no variable inside a scheduled step.
+    raise ValueError(
+        f"`compact` is not available for {_variables.describe(variable)}, "
+        "a ShardedVariable: its small variables would be made inside a "
+        "step, where ParameterServerStrategy makes none. Train it without "
+        "`compact`.")
 
 
 def _check(variable: Variable, index: Index,
@@ -351,7 +363,7 @@ def from_entries(entries: Iterable[_specfile.Entry],
     # A spec file numbers a table's rows as its checkpoint does.
     strategy = "div" if _variables.is_table(variable) else None
     if entry.kind == "freeze":
-      value = value.union(freeze(variable, index, strategy))
+      value = value.union(freeze(variable, index, strategy, entry.compact))
     else:
       value = value.union(train_only(variable, index, compact=entry.compact,
                                      partition_strategy=strategy))
