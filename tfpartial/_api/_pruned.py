@@ -18,9 +18,7 @@ def keep_pruned(source: Union[str, "os.PathLike[str]", object],
                 compact: bool = False) -> FreezeSpec:
   """A spec freezing the elements a pruned model pruned: its zeros stay.
 
-  For fine-tuning a pruned model on Keras 3 (or anywhere) without losing
-  its sparsity: every pruned element is frozen bit for bit, its sign
-  included (a pruned negative weight is -0.0), while the rest trains.
+  Each pruned element is frozen bit for bit (a -0.0 stays -0.0).
 
   `source` is where the pruning is recorded:
 
@@ -35,11 +33,10 @@ def keep_pruned(source: Union[str, "os.PathLike[str]", object],
     `depthwise_kernel`, `pointwise_kernel`, `recurrent_kernel`,
     `embeddings`), as tfmot prunes no other weight.
 
-  The variables must hold the pruned weights already: each pruned element
-  must be zero there (checked). `to_json` writes each variable as
-  `{"freeze": {"where": "zero"}}` where its zeros are exactly the pruned
-  elements, else as the mask; `tfpartial verify` proves the freeze either
-  way.
+  The variables must hold the pruned weights already, zero at each
+  pruned element (checked). `to_json` writes `{"freeze": {"where":
+  "zero"}}` where a variable's zeros are exactly the pruned elements,
+  else the mask; `tfpartial verify` proves the freeze either way.
 
   Args:
     source: a TF1 checkpoint path, or a tfmot-pruned Keras model.
