@@ -49,8 +49,8 @@ def count_of(fraction: float, size: int) -> int:
 def magnitude_keys(values: np.ndarray) -> np.ndarray:
   """A flat key per element that sorts as its magnitude (NaN largest).
 
-  Floats give float64 (+inf for NaN, above every finite magnitude, tied
-  with infinities); integers give exact uint64 magnitudes.
+  Floats give float32 or float64 (+inf for NaN, above every finite
+  magnitude, tied with infinities); integers give exact uint64 magnitudes.
 
   Raises:
     TypeError: the values are not numbers (bool, strings).
@@ -68,8 +68,12 @@ def magnitude_keys(values: np.ndarray) -> np.ndarray:
     return keys
   if kind == "b" or kind in "OSUV" and not _converts(flat):
     raise TypeError(f"values of dtype {flat.dtype} have no magnitude")
+  # |x| of a float of 32 bits or fewer is exact in float32: half the
+  # memory and time of float64.
+  narrow = kind in "fV" and flat.dtype.itemsize <= 4
+  wide = np.complex128 if kind == "c" else np.float64
   with np.errstate(invalid="ignore"):
-    keys = np.abs(flat.astype(np.complex128 if kind == "c" else np.float64))
+    keys = np.abs(flat.astype(np.float32 if narrow else wide))
   keys[np.isnan(keys)] = np.inf
   return keys
 
