@@ -381,3 +381,30 @@ def test_a_saved_wrapped_optimizer_keeps_the_elements_not_the_criterion(
   np.testing.assert_array_equal(
       tfpartial.spec_of(loaded).frozen_mask(loaded_kernel),
       spec.frozen_mask(kernel))
+
+
+def test_a_partitioned_table_is_ranked_in_its_checkpoint_rows():
+  values = np.array([[0.0, 5.0], [1.0, -0.0], [9.0, 2.0], [0.0, 3.0],
+                     [4.0, 8.0], [7.0, 0.0]], np.float32)
+  with tf.Graph().as_default():
+    table = _partitioned(values)
+    with tf.compat.v1.Session() as session:
+      session.run(tf.compat.v1.global_variables_initializer())
+      for i, part in enumerate(table):  # 3 parts of 2 rows.
+        session.run(part.assign(values[2 * i:2 * i + 2]))
+      zeros = tfpartial.freeze(table, tfpartial.zeros())
+      top = tfpartial.train_only(table, tfpartial.largest(k=3),
+                                 partition_strategy="mod")
+      np.testing.assert_array_equal(zeros.frozen_mask(table), values == 0)
+      # By value, in the checkpoint's rows: "mod" changes nothing.
+      np.testing.assert_array_equal(~top.frozen_mask(table),
+                                    np.isin(values, [9.0, 8.0, 7.0]))
+      assert json.loads(top.to_json())["emb"]["train_only"] == {
+          "top_k": 3, "by": "magnitude"}
+
+
+def _partitioned(values):
+  """A TF1 partitioned variable of 3 parts of `values`' shape."""
+  return tf.compat.v1.get_variable(
+      "emb", shape=values.shape, initializer=tf.compat.v1.zeros_initializer(),
+      partitioner=tf.compat.v1.fixed_size_partitioner(3))
