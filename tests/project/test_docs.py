@@ -22,7 +22,9 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
 - An HTML comment on the line before a fence changes that: `<!-- docs-test:
   no-run: REASON -->` (not run, and rare), `<!-- docs-test: keras3 -->` or
   `<!-- docs-test: tf_keras -->` (skipped, saying why, where that Keras is
-  missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
+  missing), `<!-- docs-test: tfmot -->` (a tfmot-pruned tf_keras model on
+  Keras 3: skipped where tfmot, tf_keras or Keras 3 is missing),
+  `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
   has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
   `tfpartial bench` table measured once: its cases and columns are
   checked, not its timings).
@@ -204,6 +206,13 @@ def _skip_for(directive: str) -> Optional[str]:
       return f"a Keras 3 example; this TensorFlow ships Keras {keras.__version__}"
   if directive == "tf_keras" and importlib.util.find_spec("tf_keras") is None:
     return "a tf_keras example; the tf_keras package is not installed"
+  if directive == "tfmot":  # A tf_keras model pruned by tfmot, on Keras 3.
+    missing = [name for name in ("tensorflow_model_optimization", "tf_keras")
+               if importlib.util.find_spec(name) is None]
+    if missing or _skip_for("keras3"):
+      return ("a tfmot example on Keras 3; "
+              + (f"{', '.join(missing)} not installed" if missing
+                 else str(_skip_for("keras3"))))
   if directive == "tf_estimator":
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
     if not hasattr(tf, "estimator"):
@@ -388,7 +397,7 @@ def test_every_block_is_run_or_shown_for_a_reason():
           f"{block.id}: an output block must follow its python block")
       continue
     assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
-                               "bench") or (
+                               "tfmot", "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")

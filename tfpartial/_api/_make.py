@@ -33,11 +33,17 @@ def freeze(variable: Variable, index: Index = None, *,
       NumPy's semantics exactly. Negative indices count from the end. None
       freezes the whole variable. A bool variable of the full shape is a
       mask read at every step: assign it between steps to change the
+<<<<<<< HEAD
       freeze without retracing. One index reads two ways and is refused:
       an integer array of the variable's full shape holding only 0s and
       1s (a TF1 0/1 mask made `int`), which NumPy reads as row numbers;
       say `index.astype(bool)` for the mask, `np.s_[index, ...]` for the
       rows.
+=======
+      freeze without retracing. A criterion (`tfpartial.zeros()`,
+      `largest`, `smallest`, `n_of_m`, `random_subset`) selects from the
+      variable's value now, once: values assigned later do not move it.
+>>>>>>> h-criteria
     partition_strategy: for a table of several parts along its rows, and
       then required (unless `index` is None or `...`): how `index` numbers
       rows. `"div"`: the checkpoint's rows, as `tf.nn.embedding_lookup`
@@ -118,7 +124,9 @@ def load_spec(text_or_path: _specfile.PathOrText,
 
   Args:
     text_or_path: JSON text, or the path of a spec file (`.npy` masks it
-      names are read relative to it).
+      names are read relative to it). A criterion in it
+      (`{"where": "zero"}`, ...) selects from the variables' values when
+      the spec binds: now, or without `variables` at its first step.
     variables: the variables to bind: an iterable, a name -> variable
       mapping, or a `tf.Module` / Keras model (its `.variables`). Names are
       checkpoint names: `x` for the TF1 `x:0`, a Keras variable's `path`.

@@ -119,8 +119,11 @@ class ConfigCarrier(ConfigBase):
     if value is None:
       config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
     else:
+      # The elements a criterion selected, not the criterion: a model
+      # loaded after training trains the same elements, not those its
+      # trained values would select.
       config["tfpartial"] = {
-          "spec": value.to_json(),
+          "spec": value.to_json(criteria=False),
           "built_on": self.__dict__.get("_tfpartial_built_on")}
     return config
 

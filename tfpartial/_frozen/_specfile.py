@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import (Dict, Iterable, Iterator, List, Mapping, NamedTuple,
-                    Optional, Protocol, Tuple, Union, cast)
+from typing import (Dict, Hashable, Iterable, Iterator, List, Mapping,
+                    NamedTuple, Optional, Protocol, Tuple, Union, cast)
 
 import numpy as np
 
+from tfpartial._frozen import _criteria
 from tfpartial._frozen import _index_text
 from tfpartial._frozen import _npy
 from tfpartial._frozen import _parse
@@ -103,9 +104,11 @@ class Entry(NamedTuple):
 
   name: str
   kind: str  # "freeze" or "train_only"
-  # An index, or an `_npy.MaskFile` read once the shape is known. (The
+  # An index, an `_npy.MaskFile` read once the shape is known, or a
+  # criterion (computed from the values when bound: `_computed`). (The
   # field hides `tuple.index`, which nothing calls on an Entry.)
-  index: Union[CheckedIndex, _npy.MaskFile]  # type: ignore[assignment]
+  index: Union[CheckedIndex, _npy.MaskFile,  # type: ignore[assignment]
+               _criteria.Criterion, _criteria.Computed]
   shape: Optional[Tuple[int, ...]]
   compact: bool
 
@@ -134,16 +137,20 @@ def entries(data: JSON,
     if not isinstance(compact, bool):
       raise ValueError(f"{where}: \"compact\" must be true or false; got "
                        f"{_preview(compact)}.")
-    if compact and kind != "train_only":
-      raise ValueError(f"{where}: \"compact\" is only for \"train_only\".")
-    yield Entry(name, kind, _index(entry[kind], where, directory),
-                _shape(entry.get("shape"), where), compact)
+    index = _index(entry[kind], where, directory)
+    # A criterion's complement has no index text: compact may join either.
+    if compact and kind != "train_only" and not _criteria.is_criterion(index):
+      raise ValueError(f"{where}: \"compact\" is only for \"train_only\" "
+                       "(or a criterion).")
+    yield Entry(name, kind, index, _shape(entry.get("shape"), where), compact)
 
 
 def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]
-           ) -> Union[CheckedIndex, _npy.MaskFile]:
+           ) -> Union[CheckedIndex, _npy.MaskFile, _criteria.Criterion]:
   if isinstance(expression, str):
     return _parse.parse_index(expression, where)
+  if isinstance(expression, dict) and _criteria.is_expression(expression):
+    return _criteria.parse(expression, where)
   if isinstance(expression, dict) and set(expression) == {"npy"}:
     file_name = expression["npy"]
     if not isinstance(file_name, str):
@@ -155,8 +162,9 @@ def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]
           "a spec file; load the spec from its path, not from text.")
     return _npy.open_mask(directory, file_name, where)
   raise ValueError(
-      f"{where}: an index is index text such as \":, :10\" or "
-      f"{{\"npy\": FILE}}; got {_preview(expression)}.")
+      f"{where}: an index is index text such as \":, :10\", "
+      f"{{\"npy\": FILE}} or a criterion such as {{\"where\": \"zero\"}}; "
+      f"got {_preview(expression)}.")
 
 
 def _shape(shape: JSON, where: str) -> Optional[Tuple[int, ...]]:
@@ -239,12 +247,15 @@ def bind(entry: Entry, named: Mapping[str, Variable]) -> Tuple[Variable, Index]:
 # --- Writing -----------------------------------------------------------
 
 def to_json(entries_: Iterable[Tuple[Variable, Selection]],
-            path: Optional[PathOrText] = None) -> str:
+            path: Optional[PathOrText] = None,
+            origins: Optional[Mapping[Hashable, _criteria.Origin]] = None
+            ) -> str:
   """The spec's JSON text; also written to `path` (with any .npy files).
 
-  An index longer than `INLINE_LIMIT` characters goes to a mask file beside
-  `path` (`_npy.file_name`: never shared, never overwritten). Without
-  `path` every index is inline.
+  A variable with an origin in `origins` (by its key) is written as its
+  criterion. An index longer than `INLINE_LIMIT` characters goes to a mask
+  file beside `path` (`_npy.file_name`: never shared, never overwritten).
+  Without `path` every index is inline.
 
   Raises:
     ValueError: two variables share a checkpoint name; without `path`, a
@@ -260,20 +271,11 @@ def to_json(entries_: Iterable[Tuple[Variable, Selection]],
       raise ValueError(
           f"two variables in the spec share the checkpoint name '{name}'; "
           "a spec file names each variable once.")
-    limit = INLINE_LIMIT if target is not None else _parse.MAX_LENGTH
-    kind, text = _index_text.shortest(selection, limit)
-    expression: JSON = text
-    if text is None:
-      if target is None:
-        raise ValueError(
-            f"the mask of {_variables.describe(variable)} needs more than "
-            f"{_parse.MAX_LENGTH:,} characters of index text; pass `path` so "
-            "that it goes to a .npy file beside the spec.")
-      mask = selection.frozen_mask()
-      mask = mask if kind == "freeze" else ~mask
-      file_name = _npy.file_name(target.stem, name, mask)
-      masks.append((file_name, mask))
-      expression = {"npy": file_name}
+    origin = (origins or {}).get(_variables.key(variable))
+    if origin is not None:  # Written as the criterion, as it was given.
+      kind, expression = origin.kind, cast(JSON, origin.criterion.to_json())
+    else:
+      kind, expression = _indexed(variable, selection, target, masks)
     out[name] = {kind: expression,
                  "shape": list(_variables.static_shape(variable))}
     if selection.compact:
@@ -285,3 +287,25 @@ def to_json(entries_: Iterable[Tuple[Variable, Selection]],
       _npy.write_mask(target.parent, file_name, mask)
     _npy.write_atomically(target, (written + "\n").encode("utf-8"))
   return written
+
+
+def _indexed(variable: Variable, selection: Selection,
+             target: Optional[pathlib.Path],
+             masks: List[Tuple[str, np.ndarray]]) -> Tuple[str, JSON]:
+  """(kind, EXPR) of a selection: index text, or a mask file to write
+  (added to `masks`)."""
+  limit = INLINE_LIMIT if target is not None else _parse.MAX_LENGTH
+  kind, text = _index_text.shortest(selection, limit)
+  if text is not None:
+    return kind, text
+  if target is None:
+    raise ValueError(
+        f"the mask of {_variables.describe(variable)} needs more than "
+        f"{_parse.MAX_LENGTH:,} characters of index text; pass `path` so "
+        "that it goes to a .npy file beside the spec.")
+  mask = selection.frozen_mask()
+  mask = mask if kind == "freeze" else ~mask
+  file_name = _npy.file_name(target.stem, _variables.checkpoint_name(variable),
+                             mask)
+  masks.append((file_name, mask))
+  return kind, {"npy": file_name}

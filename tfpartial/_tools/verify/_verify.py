@@ -20,11 +20,11 @@ from typing import Dict, List, Optional, Protocol, TextIO, Tuple
 import numpy as np
 
 from tfpartial._frozen import _files
-from tfpartial._frozen import _index
 from tfpartial._frozen import _patterns
 from tfpartial._frozen import _specfile
 from tfpartial._tools import _progress
 from tfpartial._tools.verify import _checkpoints
+from tfpartial._tools.verify import _criteria
 from tfpartial._tools.verify import _keras_archive
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_tree
@@ -58,6 +58,7 @@ class Row:
   largest_change: Optional[float]  # None: nothing changed, or not numbers.
   trainable: int
   changed_trainable: int
+  criterion: str = ""  # The criteria that chose its frozen elements.
 
 
 def verify(before: str, after: str, spec_path: str,
@@ -81,7 +82,9 @@ def verify(before: str, after: str, spec_path: str,
     stack.callback(second.close)
     _check_two(first, second)
     expanded = _patterns.expand(entries, first.names())
-    plan = [_check(entry, first, second) for entry, _ in expanded]
+    plan = _criteria.prepared(
+        expanded, [_check(entry, first, second) for entry, _ in expanded],
+        first.read)
     line = _progress.Progress(sys.stderr if progress is None else progress)
     stack.callback(line.close)
     # A variable several entries name (patterns that overlap, say) is one
@@ -95,11 +98,11 @@ def verify(before: str, after: str, spec_path: str,
       entry, stored_before, stored_after = group[0]
       line.show(f"reading {position}/{len(by_key)}: {entry.name} "
                 f"{stored_before.shape}")
-      frozen = np.logical_or.reduce(
-          [_frozen(each, stored_before.shape) for each, _, _ in group])
-      rows.append(_compare(
-          entry.name, stored_before.shape, frozen, first.read(stored_before),
-          second.read(stored_after)))
+      values = first.read(stored_before)
+      frozen, chosen_by = _criteria.frozen_by(
+          [each for each, _, _ in group], stored_before.shape, values)
+      rows.append(_compare(entry.name, stored_before.shape, frozen, values,
+                           second.read(stored_after), chosen_by))
     compared = (os.path.realpath(first.path), os.path.realpath(second.path))
   print(f"before: {compared[0]}", file=out)
   print(f"after:  {compared[1]}", file=out)
@@ -160,25 +163,20 @@ def _check(entry: _specfile.Entry, first: _checkpoints.Reader,
     raise ValueError(
         f"the spec gives '{name}' the shape {tuple(entry.shape)}; the "
         f"checkpoint holds {stored_before.shape}")
-  _frozen(entry, stored_before.shape)  # Checks the index, before any read.
+  # Checks the index, before any read.
+  _criteria.check_index(entry, stored_before.shape)
   return entry, stored_before, stored_after
 
 
-def _frozen(entry: _specfile.Entry, shape: Tuple[int, ...]) -> np.ndarray:
-  selected = _index.selection_mask(
-      shape, entry.index, f"variable '{entry.name}' of shape {shape}")
-  return selected if entry.kind == "freeze" else ~selected
-
-
 def _compare(name: str, shape: Tuple[int, ...], frozen: np.ndarray,
-             before: np.ndarray, after: np.ndarray) -> Row:
+             before: np.ndarray, after: np.ndarray, criterion: str = "") -> Row:
   before, after = np.asarray(before), np.asarray(after)
   differs = _differs(before, after)
   changed = differs & frozen
   largest = _largest(before[changed], after[changed]) if changed.any() \
       else None
   return Row(name, shape, int(frozen.sum()), int(changed.sum()), largest,
-             int((~frozen).sum()), int((differs & ~frozen).sum()))
+             int((~frozen).sum()), int((differs & ~frozen).sum()), criterion)
 
 
 def _differs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -223,14 +221,20 @@ def _is_number(array: np.ndarray) -> bool:
 
 
 def _print_table(rows: List[Row], out: Out) -> None:
-  header = ("variable", "shape", "frozen", "frozen changed", "largest change",
-            "trainable changed")
+  header: Tuple[str, ...] = (
+      "variable", "shape", "frozen", "frozen changed", "largest change",
+      "trainable changed")
   lines = [header] + [
       (row.name, str(row.shape), str(row.frozen), str(row.changed_frozen),
        "-" if row.largest_change is None else f"{row.largest_change:.6g}",
        f"{row.changed_trainable}/{row.trainable}") for row in rows]
+  # Which criterion chose each variable's frozen elements, where any did.
+  if any(row.criterion for row in rows):
+    header += ("criterion",)
+    lines = [header] + [line + (row.criterion or "-",)
+                        for line, row in zip(lines[1:], rows)]
   widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
   for line in lines:
-    print("  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
-                    for i, (cell, w) in enumerate(zip(line, widths))),
-          file=out)
+    print("  ".join(cell.ljust(w) if i < 2 or i == 6 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(line, widths))
+                    ).rstrip(), file=out)
