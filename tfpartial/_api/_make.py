@@ -33,17 +33,13 @@ def freeze(variable: Variable, index: Index = None, *,
       NumPy's semantics exactly. Negative indices count from the end. None
       freezes the whole variable. A bool variable of the full shape is a
       mask read at every step: assign it between steps to change the
-<<<<<<< HEAD
-      freeze without retracing. One index reads two ways and is refused:
-      an integer array of the variable's full shape holding only 0s and
-      1s (a TF1 0/1 mask made `int`), which NumPy reads as row numbers;
-      say `index.astype(bool)` for the mask, `np.s_[index, ...]` for the
-      rows.
-=======
       freeze without retracing. A criterion (`tfpartial.zeros()`,
       `largest`, `smallest`, `n_of_m`, `random_subset`) selects from the
       variable's value now, once: values assigned later do not move it.
->>>>>>> h-criteria
+      One index reads two ways and is refused: an integer array of the
+      variable's full shape holding only 0s and 1s (a TF1 0/1 mask made
+      `int`), which NumPy reads as row numbers; say `index.astype(bool)`
+      for the mask, `np.s_[index, ...]` for the rows.
     partition_strategy: for a table of several parts along its rows, and
       then required (unless `index` is None or `...`): how `index` numbers
       rows. `"div"`: the checkpoint's rows, as `tf.nn.embedding_lookup`

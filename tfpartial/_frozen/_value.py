@@ -301,20 +301,13 @@ def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
             trains: bool, compact: bool = False) -> Selection:
   """The selection of a NumPy index: a row set when it names whole rows."""
   described = _variables.describe(variable)
-<<<<<<< HEAD
-  checked = _index.check_index(index, described)
-  _index.check_one_reading(shape, checked, described)
-  rows = _index.row_set(shape, checked)
-  if rows is not None:
-    return _selection.from_rows(shape, rows, trains=trains, compact=compact)
-=======
   if not _criteria.is_criterion(index):
     checked = _index.check_index(index, described)
+    _index.check_one_reading(shape, checked, described)
     rows = _index.row_set(shape, checked)
     if rows is not None:
       return _selection.from_rows(shape, rows, trains=trains,
                                   compact=compact)
->>>>>>> h-criteria
   if compact and int(np.prod(shape, dtype=np.int64)) >= 2**31:
     raise ValueError(
         f"`compact` with an index that is not whole rows needs a variable "
