@@ -15,7 +15,9 @@ Chromium is driven through its DevTools protocol over a pipe
 (`--remote-debugging-pipe`: JSON messages ending in a NUL byte on file
 descriptors 3 and 4), with the standard library alone: no WebDriver, no
 pip package, only Debian's `chromium`. One browser opens every page once,
-with the network off (no web fonts: the fallback monospace font is as wide).
+with the network off: the site's web fonts give way to the system's
+monospace font, about as wide (a code character's width is checked, so a
+browser with no font at all fails rather than passes).
 Where Chromium is not installed the test is skipped, saying so; `.ci/run`
 installs it and sets TFPARTIAL_NEED_CHROMIUM=1, which makes a missing
 Chromium a failure.
@@ -37,7 +39,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import pytest
 
@@ -83,7 +85,15 @@ document.fonts.ready.then(() => {
   const text = document.body.innerText;
   const pipes = [...text.matchAll(/\\\|/g)].map(
       (m) => text.slice(Math.max(0, m.index - 30), m.index + 30));
-  return {hidden, copied, returns, pipes};
+  // The width of a code block's character: a browser without fonts lays
+  // text out at no width, and nothing would ever overflow.
+  const probe = document.createElement('pre');
+  probe.innerHTML = '<code><span>' + '0'.repeat(20) + '</span></code>';
+  column.appendChild(probe);
+  const charWidth =
+      probe.querySelector('span').getBoundingClientRect().width / 20;
+  probe.remove();
+  return {hidden, copied, returns, pipes, charWidth};
 })
 """
 
@@ -243,6 +253,10 @@ def test_code_blocks_show_their_whole_lines_at_every_width(pages):
   """No code block or table scrolls sideways (its ends hidden from a reader
   who does not notice the scroll); copying a wrapped block gives its lines
   as written."""
+  char_widths = {round(shown["charWidth"], 1) for page in pages.values()
+                 for shown in page.values()}
+  assert min(char_widths) >= 5 and max(char_widths) <= 16, (
+      f"a code character is {sorted(char_widths)} px wide: no font?")
   hidden = [f"{page} at {width} px: {what}"
             for page, widths in pages.items()
             for width, shown in widths.items() for what in shown["hidden"]]
