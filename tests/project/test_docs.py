@@ -502,22 +502,14 @@ def test_docstring_doctests_are_fenced_for_the_site():
       "  >>> kept\n")
 
 
-def test_the_site_builds_strictly(tmp_path):
-  """`mkdocs build --strict`: no broken link, no missing API reference."""
-  missing = [name for name in ("mkdocs", "material", "mkdocstrings_handlers")
-             if importlib.util.find_spec(name) is None]
-  if missing:
-    pytest.skip(f"the docs extra is not installed ({', '.join(missing)} "
-                "missing): pip install '.[docs]'")
-  result = subprocess.run(
-      [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
-       str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
-      capture_output=True, text=True, timeout=TIMEOUT, check=False,
-      env={**ENV, "NO_MKDOCS_2_WARNING": "1"})
-  assert result.returncode == 0, result.stdout + result.stderr
-  reference = (tmp_path / "site" / "reference" / "index.html").read_text()
+def test_the_site_builds_strictly(built_site):
+  """`mkdocs build --strict`: no broken link, no missing API reference
+  (the build is conftest.py's, shared with test_site_in_browser.py)."""
+  assert built_site.returncode == 0, built_site.log
+  site = built_site.folder
+  reference = (site / "reference" / "index.html").read_text()
   for name in ("tfpartial.freeze", "tfpartial.train_only", "tfpartial.load_spec",
                "tfpartial.spec_of", "tfpartial.FreezeSpec.mask",
                "tfpartial.FreezeSpec.apply_gradients", "tfpartial.FreezeSpec.wrap"):
     assert f'id="{name}"' in reference, name
-  assert (tmp_path / "site" / "drift.png").is_file()
+  assert (site / "drift.png").is_file()
