@@ -420,3 +420,87 @@ def test_a_sharing_optimizer_no_longer_used_does_not_hold_the_error_back():
       r"optimizers sharing the spec train \(x\)")):
     again.apply_gradients([(tf.ones([2]), x)])
   helpers.assert_same_bits(x.numpy(), np.array([1.0, 0.5], np.float32))
+
+
+def _keras_2():
+  """tf_keras, or `keras` itself where it is Keras 2 (TensorFlow 2.15)."""
+  if helpers.KERAS_3:
+    return pytest.importorskip("tf_keras",
+                               reason="the tf_keras package is not installed")
+  import keras  # pylint: disable=g-import-not-at-top
+  return keras
+
+
+def test_a_keras_2_layer_added_after_the_first_fit_is_bound_in_the_next():
+  # A legacy Keras 2 optimizer takes variables it has not seen; Keras 3
+  # optimizers refuse them (they bind all they are built on instead).
+  keras_2 = _keras_2()
+  spec = tfpartial.load_spec(GROWN)
+  optimizer = spec.wrap(keras_2.optimizers.legacy.SGD(0.1, momentum=0.9))
+  model = keras_2.Sequential([
+      keras_2.Input((3,)),
+      keras_2.layers.Dense(1, name="a", bias_initializer="ones")])
+  kernel = model.layers[0].kernel
+  kernel.assign(A_KERNEL[:, None])
+  x, y = np.ones((4, 3), np.float32), np.full((4, 1), 3.0, np.float32)
+  model.compile(optimizer, "mse")
+  model.fit(x, y, epochs=2, verbose=0)
+  model.add(keras_2.layers.Dense(1, name="b", bias_initializer="ones"))
+  model.compile(optimizer, "mse")
+  model.fit(x, y, epochs=2, verbose=0)
+  for layer in model.layers:
+    helpers.assert_same_bits(layer.bias.numpy(), np.ones(1, np.float32),
+                             layer.bias.name)
+  helpers.assert_same_bits(kernel.numpy()[0], A_KERNEL[:1], "a/kernel[0]")
+  assert (kernel.numpy()[1:, 0] != A_KERNEL[1:]).all()
+
+
+@helpers.needs_keras_3
+@pytest.mark.parametrize("how", ["eager", "tf_function", "xla", "fit"])
+def test_two_keras_optimizers_sharing_a_spec_each_bind_theirs(how):
+  import keras  # pylint: disable=g-import-not-at-top
+  gen = keras.layers.Dense(2, name="gen", bias_initializer="ones")
+  disc = keras.layers.Dense(1, name="disc", bias_initializer="ones")
+  gen.build((None, 2))
+  disc.build((None, 2))
+  kernels = [gen.kernel.numpy(), disc.kernel.numpy()]
+  spec = tfpartial.load_spec(json.dumps({
+      gen.kernel.path: {"freeze": "0"}, disc.kernel.path: {"freeze": "0"},
+      "**/bias": {"freeze": "..."}}))
+  optimizers = [spec.wrap(keras.optimizers.Adam(0.1)) for _ in range(2)]
+  x = tf.ones((4, 2))
+
+  def step():
+    with tf.GradientTape(persistent=True) as tape:
+      loss = tf.reduce_mean(tf.square(disc(gen(x)) - 3.0))
+    for optimizer, layer in zip(optimizers, (gen, disc)):
+      variables = layer.trainable_variables
+      optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+  if how == "fit":
+
+    class Pair(keras.Model):
+
+      def call(self, inputs):
+        return disc(gen(inputs))
+
+      def train_step(self, data):
+        del data
+        step()
+        return {"steps": tf.constant(1)}
+
+    model = Pair()
+    model.compile()
+    model.fit(np.ones((4, 2), np.float32), epochs=2, verbose=0)
+  else:
+    run = step if how == "eager" else tf.function(
+        step, jit_compile=how == "xla")
+    for _ in range(2):
+      run()
+  for layer, kernel in zip((gen, disc), kernels):
+    helpers.assert_same_bits(layer.kernel.numpy()[0], kernel[0],
+                             f"{layer.name} kernel row 0")
+    helpers.assert_same_bits(layer.bias.numpy(),
+                             np.ones(layer.bias.shape, np.float32),
+                             f"{layer.name} bias")
+    assert (layer.kernel.numpy()[1] != kernel[1]).all()
