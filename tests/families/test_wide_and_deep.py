@@ -54,7 +54,9 @@ def _estimator(estimator_class, model_dir, spec=None, wrapped=None):
   return estimator_class(
       model_dir=str(model_dir), linear_feature_columns=[ids],
       linear_optimizer=linear, dnn_optimizer=dnn, dnn_hidden_units=[2],
-      dnn_feature_columns=[tf.feature_column.embedding_column(ids, 2)])
+      dnn_feature_columns=[tf.feature_column.embedding_column(ids, 2)],
+      # Not ReLU: a hidden unit that starts dead would train no row.
+      dnn_activation_fn=tf.nn.tanh)
 
 
 def _checkpoint(estimator):
