@@ -7,8 +7,10 @@ frozen elements hold bit for bit and the others train as the same spec
 bound up front trains them.
 """
 
+import gc
 import json
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -349,6 +351,24 @@ def test_threads_showing_new_variables_at_once_each_get_theirs_masked():
   for thread in threads:
     thread.join(60)
   assert [m.tolist() for m in masked] == [[0.0]] * len(biases)
+
+
+def test_what_a_late_spec_has_seen_it_does_not_keep_alive():
+  # Ids are checked against weak references: an optimizer done with, and
+  # a variable no entry matched, are freed (a bound one the spec holds).
+  spec = tfpartial.load_spec(GROWN)
+  optimizer = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  variables = [tf.Variable(A_KERNEL, name="a/kernel"),
+               tf.Variable(A_BIAS, name="a/bias"),
+               tf.Variable(B_KERNEL, name="other")]
+  optimizer.apply_gradients([(tf.ones_like(v), v) for v in variables])
+  freed = [weakref.ref(optimizer), weakref.ref(variables[2])]
+  del optimizer, variables[2]
+  gc.collect()
+  assert [reference() for reference in freed] == [None, None]
+  again = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+  again.apply_gradients([(tf.ones_like(v), v) for v in variables])
+  helpers.assert_same_bits(variables[1].numpy(), A_BIAS, "a/bias")
 
 
 # --- Several optimizers, one spec -----------------------------------------

@@ -32,11 +32,12 @@ lock, so a step reads it without one.
 from __future__ import annotations
 
 import difflib
+import functools
 import gc
 import threading
 import weakref
-from typing import (Any, Dict, FrozenSet, Iterable, List, Mapping,
-                    NamedTuple, Optional, Sequence, Tuple)
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List,
+                    Mapping, NamedTuple, Optional, Sequence, Tuple)
 
 import tensorflow as tf
 
@@ -51,23 +52,44 @@ from tfpartial._frozen._value import SpecValue
 _DIRECT = object()
 
 
+# id -> a weak reference to the object: what a context has seen. An id
+# counts only while its object lives (`_holds`), so none is ever taken for
+# a new object that reuses it, and nothing is kept alive by being seen.
+_Seen = Mapping[int, Callable[[], object]]
+
+
 class _Bound(NamedTuple):
   """What a late spec has bound in one context; never changed, replaced."""
 
   value: SpecValue
-  # The ids of every variable a step has shown here, matched or not, and
-  # the variables themselves, held so that no id is reused while it counts.
-  seen: FrozenSet[int]
-  held: Tuple[Variable, ...]
+  seen: _Seen  # Every variable a step has shown here, matched or not.
   names: Tuple[str, ...]  # Their checkpoint names, for errors.
   matched: FrozenSet[str]  # The entries' keys that matched a variable.
-  # The ids of the optimizers (or `_DIRECT`) that have stepped here; held.
-  stepped: FrozenSet[int]
-  steppers: Tuple[object, ...]
+  stepped: _Seen  # The optimizers (or `_DIRECT`) that have stepped here.
 
 
-_NOTHING = _Bound(SpecValue(), frozenset(), (), (), frozenset(), frozenset(),
-                  ())
+_NOTHING = _Bound(SpecValue(), {}, (), frozenset(), {})
+
+
+def _holds(seen: _Seen, thing: object) -> bool:
+  reference = seen.get(id(thing))
+  return reference is not None and reference() is thing
+
+
+def _with(seen: _Seen, things: Iterable[object]) -> _Seen:
+  """`seen` and `things`, less what has been collected since."""
+  grown = {key: reference for key, reference in seen.items()
+           if reference() is not None}
+  for thing in things:
+    try:
+      grown[id(thing)] = weakref.ref(thing)
+    except TypeError:  # Not weakly referable: held, so its id stays its.
+      grown[id(thing)] = functools.partial(_itself, thing)
+  return grown
+
+
+def _itself(thing: object) -> object:
+  return thing
 
 
 class LateSpec:
@@ -113,8 +135,8 @@ class LateSpec:
     stepper = _DIRECT if stepper is None else stepper
     where = _context()
     bound = self._eager if where is None else self._graphs.get(where)
-    if (bound is not None and id(stepper) in bound.stepped
-        and bound.seen.issuperset(map(id, variables))):
+    if (bound is not None and _holds(bound.stepped, stepper)
+        and all(_holds(bound.seen, v) for v in variables)):
       return bound.value  # The bound path: no name is matched.
     with self._lock:
       bound = self._eager if where is None else self._graphs.get(where)
@@ -137,7 +159,7 @@ class LateSpec:
     other optimizer is to step here."""
     fresh: Dict[int, Variable] = {}
     for variable in variables:
-      if id(variable) not in bound.seen:
+      if not _holds(bound.seen, variable):
         fresh.setdefault(id(variable), variable)
     value, matched, names = bound.value, bound.matched, bound.names
     if fresh:
@@ -147,15 +169,12 @@ class LateSpec:
         value = value.union(_value.from_entries(found, named))
       matched = matched | {entry.name for entry in found}
       names = names + tuple(named)
-    stepped = bound.stepped | {id(stepper)}
-    steppers = bound.steppers + (
-        () if id(stepper) in bound.stepped else (stepper,))
+    stepped = _with(bound.stepped, [stepper])
     missing = [e for e in self.entries if e.name not in matched]
     if missing and not self._awaited(where, stepped):
       raise _unmatched(missing[0].name, sorted(set(names)), len(stepped))
-    return _Bound(value, bound.seen | fresh.keys(),
-                  bound.held + tuple(fresh.values()), names, matched,
-                  stepped, steppers)
+    return _Bound(value, _with(bound.seen, fresh.values()), names, matched,
+                  stepped)
 
   def _matching(self, named: Mapping[str, Variable]
                 ) -> List[_specfile.Entry]:
@@ -175,7 +194,7 @@ class LateSpec:
       found.append(entry)
     return found
 
-  def _awaited(self, where: Any, stepped: FrozenSet[int]) -> bool:
+  def _awaited(self, where: Any, stepped: _Seen) -> bool:
     """Whether an optimizer sharing the spec, of this context, has yet to
     step here. One no longer used is collected first: it steps nowhere."""
     if not self._waiting_for(where, stepped):
@@ -183,7 +202,7 @@ class LateSpec:
     gc.collect()  # Rare: at a first step, with another optimizer to come.
     return self._waiting_for(where, stepped)
 
-  def _waiting_for(self, where: Any, stepped: FrozenSet[int]) -> bool:
+  def _waiting_for(self, where: Any, stepped: _Seen) -> bool:
     for key, (optimizer_ref, home_ref) in list(self._sharers.items()):
       optimizer = optimizer_ref()
       if optimizer is None:
@@ -192,7 +211,7 @@ class LateSpec:
       home = None if home_ref is None else home_ref()
       if home_ref is not None and home is not where:
         continue  # Made in another graph (one gone counts as another).
-      if id(optimizer) not in stepped:
+      if not _holds(stepped, optimizer):
         return True
     return False
 
