@@ -76,6 +76,15 @@ def _holds(seen: _Seen, thing: object) -> bool:
   return reference is not None and reference() is thing
 
 
+def _holds_all(seen: _Seen, things: Iterable[object]) -> bool:
+  get = seen.get  # The bound path's one loop: a lookup a variable.
+  for thing in things:
+    reference = get(id(thing))
+    if reference is None or reference() is not thing:
+      return False
+  return True
+
+
 def _with(seen: _Seen, things: Iterable[object]) -> _Seen:
   """`seen` and `things`, less what has been collected since."""
   grown = {key: reference for key, reference in seen.items()
@@ -136,7 +145,7 @@ class LateSpec:
     where = _context()
     bound = self._eager if where is None else self._graphs.get(where)
     if (bound is not None and _holds(bound.stepped, stepper)
-        and all(_holds(bound.seen, v) for v in variables)):
+        and _holds_all(bound.seen, variables)):
       return bound.value  # The bound path: no name is matched.
     with self._lock:
       bound = self._eager if where is None else self._graphs.get(where)
