@@ -15,15 +15,18 @@ a new graph for every `train`):
   variables: each is bound at the step that first shows it, never trained
   freely.
 - A step whose variables were all seen before, by an optimizer that has
-  stepped in the context before, matches no name: it checks its
-  variables' ids against a set (in a `tf.function` or a TF1 graph, once,
-  when the step is traced or built) and takes the bound value.
+  stepped in the context before, matches no name: it looks its variables'
+  ids up among those seen (one lookup a variable; in a `tf.function` or a
+  TF1 graph once, when the step is traced or built) and takes the bound
+  value.
 - Several optimizers may share the spec (each `spec.wrap`ped with it: a
   wide & deep Estimator's two). Each binds what it trains; an entry that
   no variable of the context has matched once every one of them has made
   its first step there is an error at that step, before it changes
   anything, naming the entry and the nearest names. With one optimizer,
-  that is its first step.
+  or steps of the spec itself (`spec.apply_gradients`, ...), that is the
+  first step. A wrapped optimizer made in a TF1 graph (by an Estimator's
+  callable) shares it in that graph only; one made eagerly, everywhere.
 
 What a context has bound is one immutable `_Bound`, replaced whole under a
 lock, so a step reads it without one.
