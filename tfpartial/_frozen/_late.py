@@ -14,11 +14,10 @@ a new graph for every `train`):
   first step, a second model sharing the optimizer, a retrace with new
   variables: each is bound at the step that first shows it, never trained
   freely.
-- A step whose variables were all seen before, by an optimizer that has
-  stepped in the context before, matches no name: it looks its variables'
-  ids up among those seen (one lookup a variable; in a `tf.function` or a
-  TF1 graph once, when the step is traced or built) and takes the bound
-  value.
+- Once every entry has matched, a step whose variables were all seen
+  before matches no name: it looks its variables' ids up among those seen
+  (one lookup a variable; in a `tf.function` or a TF1 graph once, when
+  the step is traced or built) and takes the bound value.
 - Several optimizers may share the spec (each `spec.wrap`ped with it: a
   wide & deep Estimator's two). Each binds what it trains; an entry that
   no variable of the context has matched once every one of them has made
@@ -27,6 +26,9 @@ a new graph for every `train`):
   or steps of the spec itself (`spec.apply_gradients`, ...), that is the
   first step. A wrapped optimizer made in a TF1 graph (by an Estimator's
   callable) shares it in that graph only; one made eagerly, everywhere.
+  While an entry waits for an optimizer still to step, every step asks
+  again, so one dropped without stepping holds the error back no longer
+  than it lives.
 
 What a context has bound is one immutable `_Bound`, replaced whole under a
 lock, so a step reads it without one.
@@ -36,11 +38,10 @@ from __future__ import annotations
 
 import difflib
 import functools
-import gc
 import threading
 import weakref
-from typing import (Any, Callable, Dict, FrozenSet, Iterable, List,
-                    Mapping, NamedTuple, Optional, Sequence, Tuple)
+from typing import (Any, Callable, Dict, Iterable, List, Mapping,
+                    NamedTuple, Optional, Sequence, Tuple)
 
 import tensorflow as tf
 
@@ -67,11 +68,10 @@ class _Bound(NamedTuple):
   value: SpecValue
   seen: _Seen  # Every variable a step has shown here, matched or not.
   names: Tuple[str, ...]  # Their checkpoint names, for errors.
-  matched: FrozenSet[str]  # The entries' keys that matched a variable.
+  # The entries' keys no variable has matched yet: while there is one,
+  # every step checks it (another optimizer is still to bind it).
+  missing: Tuple[str, ...]
   stepped: _Seen  # The optimizers (or `_DIRECT`) that have stepped here.
-
-
-_NOTHING = _Bound(SpecValue(), {}, (), frozenset(), {})
 
 
 def _holds(seen: _Seen, thing: object) -> bool:
@@ -142,17 +142,19 @@ class LateSpec:
 
     Raises:
       ValueError: an entry matches no variable of the context, and no
-        other optimizer sharing the spec has yet to step here.
+        optimizer sharing the spec is still to step here.
     """
     stepper = _DIRECT if stepper is None else stepper
     where = _context()
     bound = self._eager if where is None else self._graphs.get(where)
-    if (bound is not None and _holds(bound.stepped, stepper)
+    if (bound is not None and not bound.missing
         and _holds_all(bound.seen, variables)):
       return bound.value  # The bound path: no name is matched.
     with self._lock:
       bound = self._eager if where is None else self._graphs.get(where)
-      bound = self._extended(bound or _NOTHING, variables, stepper, where)
+      if bound is None:
+        bound = _Bound(SpecValue(), {}, (), self.names, {})
+      bound = self._extended(bound, variables, stepper, where)
       if where is None:
         self._eager = bound
       else:
@@ -166,27 +168,30 @@ class LateSpec:
 
   def _extended(self, bound: _Bound, variables: Sequence[Variable],
                 stepper: object, where: Any) -> _Bound:
-    """`bound` with the unseen of `variables` bound where they match, and
-    `stepper` as stepped; ValueError for an entry still unmatched when no
-    other optimizer is to step here."""
+    """`bound` with the unseen of `variables` bound where they match;
+    while an entry is unmatched, `stepper` as stepped, and a ValueError
+    when no other optimizer is still to step here."""
     fresh: Dict[int, Variable] = {}
     for variable in variables:
       if not _holds(bound.seen, variable):
         fresh.setdefault(id(variable), variable)
-    value, matched, names = bound.value, bound.matched, bound.names
+    value, names, missing = bound.value, bound.names, bound.missing
+    seen = bound.seen
     if fresh:
       named = _specfile.variables_by_name(list(fresh.values()))
       found = self._matching(named)
       if found:
         value = value.union(_value.from_entries(found, named))
-      matched = matched | {entry.name for entry in found}
+      matched = {entry.name for entry in found}
+      missing = tuple(name for name in missing if name not in matched)
       names = names + tuple(named)
-    stepped = _with(bound.stepped, [stepper])
-    missing = [e for e in self.entries if e.name not in matched]
-    if missing and not self._awaited(where, stepped):
-      raise _unmatched(missing[0].name, sorted(set(names)), len(stepped))
-    return _Bound(value, _with(bound.seen, fresh.values()), names, matched,
-                  stepped)
+      seen = _with(seen, fresh.values())
+    stepped = bound.stepped
+    if missing:
+      stepped = _with(stepped, [stepper])
+      if not self._waiting_for(where, stepped):
+        raise _unmatched(missing[0], sorted(set(names)), len(stepped))
+    return _Bound(value, seen, names, missing, stepped)
 
   def _matching(self, named: Mapping[str, Variable]
                 ) -> List[_specfile.Entry]:
@@ -206,15 +211,9 @@ class LateSpec:
       found.append(entry)
     return found
 
-  def _awaited(self, where: Any, stepped: _Seen) -> bool:
-    """Whether an optimizer sharing the spec, of this context, has yet to
-    step here. One no longer used is collected first: it steps nowhere."""
-    if not self._waiting_for(where, stepped):
-      return False
-    gc.collect()  # Rare: at a first step, with another optimizer to come.
-    return self._waiting_for(where, stepped)
-
   def _waiting_for(self, where: Any, stepped: _Seen) -> bool:
+    """Whether an optimizer sharing the spec, of this context, has yet to
+    step here (one collected since counts no longer)."""
     for key, (optimizer_ref, home_ref) in list(self._sharers.items()):
       optimizer = optimizer_ref()
       if optimizer is None:
