@@ -196,19 +196,17 @@ class LateSpec:
   def _matching(self, named: Mapping[str, Variable]
                 ) -> List[_specfile.Entry]:
     """The entries that match one of `named`'s names (the name matching,
-    done only for variables a context has not seen)."""
+    done only for variables a context has not seen), as `_patterns`
+    resolves a key: a pattern to the names it matches, a name to itself."""
     names = list(named)
     found = []
     for entry in self.entries:
-      if not _patterns.is_pattern(entry.name):
-        if entry.name in named:
-          found.append(entry)
-        continue
       try:
-        _patterns.expand([entry], names)
-      except ValueError:  # The pattern matches none of these names.
+        resolved = _patterns.expand([entry], names)
+      except ValueError:  # A pattern that matches none of these names.
         continue
-      found.append(entry)
+      if any(concrete.name in named for concrete, _ in resolved):
+        found.append(entry)
     return found
 
   def _waiting_for(self, where: Any, stepped: _Seen) -> bool:
