@@ -115,8 +115,13 @@ def load_spec(text_or_path: _specfile.PathOrText,
   Estimator (which calls its optimizer before any model variable exists)
   and for trainers that make the optimizer before the model. Pass it to
   `wrap` (or step with it); a name that no variable of that step has is a
-  ValueError at that step, naming it and the nearest names. Until it has
-  stepped it cannot tell its `variables`, `frozen_mask`, `to_json` or `|`.
+  ValueError at that step, naming it and the nearest names. A variable a
+  later step shows first (a layer built later, a second model, a
+  retrace) is bound at that step if a name or pattern matches it. Several
+  optimizers may each be wrapped with it (a wide & deep Estimator's
+  two): each binds what it trains, and a name none of them has by the
+  end of the first step of each is the ValueError. Until it has stepped
+  it cannot tell its `variables`, `frozen_mask`, `to_json` or `|`.
 
   Args:
     text_or_path: JSON text, or the path of a spec file (`.npy` masks it
