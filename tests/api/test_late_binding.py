@@ -247,6 +247,25 @@ def test_a_variable_a_later_step_shows_first_is_bound_at_that_step(
       helpers.assert_same_bits(late, reference, f"{name} against bound")
 
 
+def test_an_entry_ranked_across_its_variables_refuses_a_later_one(tf2_mode):
+  """Ranked alone, `b/kernel` would have its own top 2 frozen, where the
+  entry's ranking across both (what verify computes) freezes other ones."""
+  spec = tfpartial.load_spec('{"**/kernel": {"freeze": {"top_k": 2, '
+                             '"by": "magnitude", "scope": "entry"}}}')
+  optimizer = spec.wrap(tf.compat.v1.train.GradientDescentOptimizer(0.5))
+  a_kernel = tf.Variable([1.0, 4.0, 3.0], name="a/kernel")
+  with tf2_mode.runner() as runner:
+    runner.step(lambda: optimizer.apply_gradients(
+        [(tf.ones([3]), a_kernel)]))()
+    helpers.assert_same_bits(a_kernel.numpy()[1:], np.float32([4.0, 3.0]))
+    b_kernel = tf.Variable([9.0, 0.5], name="b/kernel")
+    with pytest.raises(ValueError, match=r"entry '\*\*/kernel' ranks its "
+                       r"criterion across every variable.*'b/kernel'"):
+      runner.step(lambda: optimizer.apply_gradients(
+          [(tf.ones([3]), a_kernel), (tf.ones([2]), b_kernel)]))()
+    helpers.assert_same_bits(b_kernel.numpy(), np.float32([9.0, 0.5]))
+
+
 def test_a_name_binds_each_variable_of_that_name_a_step_shows(tf2_mode):
   # Eagerly, names are not unique: a second model's `dense/kernel`.
   spec = tfpartial.load_spec('{"dense/kernel": {"freeze": "0"}}')

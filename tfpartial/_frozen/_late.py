@@ -45,6 +45,7 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping,
 
 import tensorflow as tf
 
+from tfpartial._frozen import _criteria
 from tfpartial._frozen import _patterns
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
@@ -180,6 +181,7 @@ class LateSpec:
     if fresh:
       named = _specfile.variables_by_name(list(fresh.values()))
       found = self._matching(named)
+      _check_not_ranked_again(found, bound, named)
       if found:
         value = value.union(_value.from_entries(found, named))
       matched = {entry.name for entry in found}
@@ -227,6 +229,27 @@ class LateSpec:
   def __repr__(self) -> str:
     names = ", ".join(self.names)
     return f"FreezeSpec(binds by name at its first step: {names})"
+
+
+def _check_not_ranked_again(found: Sequence[_specfile.Entry], bound: _Bound,
+                            named: Mapping[str, Variable]) -> None:
+  """A ValueError when a variable new to a context matches an entry that
+  ranks across all its variables and has bound some already: ranked alone,
+  it would freeze other elements than the entry's ranking (and `verify`)
+  gives."""
+  for entry in found:
+    index = entry.index
+    if (_criteria.is_criterion(index) and getattr(
+        getattr(index, "criterion", index), "scope", "variable") == "entry"
+        and entry.name not in bound.missing):
+      new = ", ".join(repr(name) for name in named)
+      raise ValueError(
+          f"the spec's entry '{entry.name}' ranks its criterion across every "
+          f"variable it matches, and {new} first reached a step after it had "
+          "bound others: ranked alone, it would freeze other elements than "
+          "ranking them together does (and `tfpartial verify` does). Make "
+          "every variable the entry matches before the first step, or rank "
+          "per variable (\"scope\": \"variable\").")
 
 
 def _context() -> Any:
