@@ -83,7 +83,7 @@ def run(entries: Sequence[Entry], apply: ApplyFn, path: _mode.Path,
       continue
     if entry.action is Action.COMPACT and entry.selection is not None:
       compact_guard = _compact.guard(entry.variable, entry.selection)
-      applied.append((compact_guard.gradient(entry.grad, sparse=lazy_rows),
+      applied.append((compact_guard.gradient(entry.grad),
                       compact_guard.small))
       guards.append(compact_guard)
       continue
