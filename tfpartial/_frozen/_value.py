@@ -103,6 +103,21 @@ class SpecValue:
         entries[key] = (variable, selection)
     return SpecValue(entries)
 
+  def holds(self, other: "SpecValue") -> bool:
+    """Whether this value freezes every element `other` does, and trains
+    compact wherever `other` does: `self | other` is `self`."""
+    for key, (_, selection) in other._entries.items():
+      entry = self._entries.get(key)
+      if entry is None:
+        return False
+      if entry[1] is selection:  # The same spec: no mask is compared.
+        continue
+      both = entry[1].union(selection)
+      if (both.fingerprint() != entry[1].fingerprint()
+          or both.compact != entry[1].compact):
+        return False
+    return True
+
   def fingerprint(self) -> Fingerprint:
     return tuple((key, selection.fingerprint())
                  for key, (_, selection) in self._entries.items())
