@@ -176,10 +176,11 @@ def keras_models(module):
   return TableModel, SplitModel
 
 
-def train_keras(module, model, optimizer, spec, mode):
+def train_keras(module, model, optimizer, spec, mode, copies=1):
   """Trains a Keras model of `keras_models` in `mode` (a
   `helpers.KerasMode`, under `spec` when given): its values after each
-  step."""
+  step. `fit`'s batch holds `copies` copies of `IDS` (one for each of
+  several replicas)."""
   trajectory = []
   if mode.fit:
     record = module.callbacks.LambdaCallback(
@@ -187,7 +188,9 @@ def train_keras(module, model, optimizer, spec, mode):
             model.values()))
     model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
                   loss=squared_sum)
-    model.fit(IDS, TARGET, batch_size=len(IDS), epochs=STEPS, shuffle=False,
+    ids, target = (np.concatenate([IDS] * copies),
+                   np.concatenate([TARGET] * copies))
+    model.fit(ids, target, batch_size=len(ids), epochs=STEPS, shuffle=False,
               verbose=0, callbacks=[record])
     return trajectory
   variables = model.trainable_variables

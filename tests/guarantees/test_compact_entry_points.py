@@ -129,7 +129,8 @@ def _runner(family, mode):
 def _state_shapes(optimizer):
   # A method of v1 and the legacy tf_keras optimizers, a property of others.
   variables = optimizer.variables
-  return {tuple(v.shape) for v in (
+  # As lists: under TF1 behaviour a shape is of unhashable Dimensions.
+  return {tuple(tf.TensorShape(v.shape).as_list()) for v in (
       variables() if callable(variables) else variables)}
 
 

@@ -285,18 +285,49 @@ def test_under_xla_tensorflow_scatters(compiled_kernel):
 
 @pytest.mark.parametrize("index", [np.s_[1:], ~X_FROZEN], ids=["rows",
                                                               "elements"])
-def test_compact_under_a_strategy_is_a_clear_error(index):
-  """A mirrored variable (one replica: no logical devices needed) cannot
-  train compact; the step says so before it changes anything."""
+def test_compact_under_a_strategy_trains_a_mirrored_small_variable(index):
+  """A mirrored variable (one replica: no logical devices needed; three,
+  against the split reference, in tests/guarantees/test_distribute.py)
+  trains compact through a small variable mirrored too, made with the spec;
+  `spec.apply_gradients` in `strategy.run`."""
   strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
   with strategy.scope():
     x = tf.Variable(X0, name="x_mirrored")
-    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5)
   spec = tfpartial.train_only(x, index, compact=True)
-  with pytest.raises(ValueError, match=r"`compact=True` does not train "
-                     r"variable 'x_mirrored' of shape \(3, 4\), a variable "
-                     r"of a tf.distribute strategy"):
-    spec.apply_gradients(optimizer, [(tf.ones_like(X0), x)])
+  frozen = spec.frozen_mask(x)
+
+  @tf.function
+  def step():
+    strategy.run(lambda: spec.apply_gradients(
+        optimizer, [(tf.ones_like(X0), x)]))
+
+  step()
+  helpers.assert_same_bits(x.numpy()[frozen], X0[frozen], "frozen")
+  helpers.assert_same_bits(x.numpy()[~frozen],
+                           X0[~frozen] - np.float32(0.5), "trained")
+
+
+def test_compact_under_a_strategy_needs_its_small_variable_before_run():
+  """A spec bound inside `strategy.run` (loaded without variables) would
+  make its small variable there: a ValueError naming the variable, before
+  anything changes."""
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+  with strategy.scope():
+    x = tf.Variable(X0, name="x_late")
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5)
+  spec = tfpartial.load_spec('{"x_late": {"train_only": "1:", '
+                             '"compact": true}}')
+
+  @tf.function
+  def step():
+    strategy.run(lambda: spec.apply_gradients(
+        optimizer, [(tf.ones_like(X0), x)]))
+
+  with pytest.raises(ValueError, match=r"the small variable of "
+                     r"`compact=True` for variable 'x_late' of shape \(3, 4\) "
+                     r"would be made inside `strategy.run`"):
+    step()
   helpers.assert_same_bits(x.numpy(), X0, "x after the refused step")
 
 

@@ -24,6 +24,7 @@ from tfpartial._frozen._types import (GradAndVar, Gradient, GradsAndVars, Index,
                                       Loss, Optimizer, OptimizerT, Variable)
 from tfpartial._frozen._value import SpecValue
 from tfpartial._step import _checks
+from tfpartial._step import _compact
 from tfpartial._step import _mask
 from tfpartial._step import _mode
 
@@ -73,6 +74,10 @@ class FreezeSpec:
   def _of(cls, value: SpecValue) -> "FreezeSpec":
     spec = cls()
     object.__setattr__(spec, "_value", value)
+    # A strategy's variable that trains compact gets its small variable
+    # now: a step inside `strategy.run` cannot make one.
+    _compact.make_ahead((variable, value.selection(variable))
+                        for variable in value.step_variables)
     return spec
 
   @classmethod

@@ -14,6 +14,7 @@ loading (`load`).
 
 from __future__ import annotations
 
+import weakref
 from typing import Dict, Hashable, Iterable, Mapping, Optional, Tuple
 
 import numpy as np
@@ -158,14 +159,6 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
                partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
   strategy = _check(variable, index, partition_strategy)
-  if compact and _tables.is_sharded(variable):
-    # Compact rows train a small variable made at the first step, and
-    # ParameterServerStrategy makes no variable inside a scheduled step.
-    raise ValueError(
-        f"`compact` is not available for {_variables.describe(variable)}, "
-        "a ShardedVariable: its small variables would be made inside a "
-        "step, where ParameterServerStrategy makes none. Train it without "
-        "`compact`.")
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
@@ -217,9 +210,23 @@ def _parts_of(entries: Entries) -> Dict[Hashable, Tuple[Variable, Selection]]:
             f"the spec names {_variables.describe(part.variable)} and "
             f"the table it is part of, {_variables.describe(variable)}; "
             "name the table only, in its full coordinates.")
-      found[key] = (part.variable, _selection.part_of(
-          selection, part.offset, part.shape))
+      found[key] = (part.variable, _part_of(selection, part))
   return found
+
+
+# A table's selection -> {(offset, shape): its part's}: one selection per
+# part, however many values hold the table's (`|` makes a new value), as
+# what is keyed by it (a compact part's small variable) needs.
+_PARTS: "weakref.WeakKeyDictionary[Selection, Dict[Hashable, Selection]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _part_of(selection: Selection, part: _tables.Part) -> Selection:
+  per_part = _PARTS.setdefault(selection, {})
+  key = (tuple(part.offset), tuple(part.shape))
+  if key not in per_part:
+    per_part[key] = _selection.part_of(selection, part.offset, part.shape)
+  return per_part[key]
 
 
 def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
