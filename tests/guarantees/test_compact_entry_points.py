@@ -98,7 +98,9 @@ FAMILIES = {
 }
 CASES = [pytest.param(family, entry, mode,
                       id=f"{family}-{entry}" + ("" if entry == "fit"
-                                                else f"-{mode.name}"))
+                                                else f"-{mode.name}"),
+                      marks=[helpers.needs_keras_3] if family == "keras"
+                      else [])
          for family, (entries, modes) in FAMILIES.items()
          for entry in entries
          for mode in (modes[:1] if entry == "fit" else modes)]
