@@ -74,8 +74,9 @@ class FreezeSpec:
   def _of(cls, value: SpecValue) -> "FreezeSpec":
     spec = cls()
     object.__setattr__(spec, "_value", value)
-    # A strategy's variable that trains compact gets its small variable
-    # now: a step inside `strategy.run` cannot make one.
+    # What trains compact gets its small variable now, where the spec is
+    # made eagerly: a step inside `strategy.run` cannot make a strategy's,
+    # and a checkpoint restored before the first step finds it.
     _compact.make_ahead((variable, value.selection(variable))
                         for variable in value.step_variables)
     return spec

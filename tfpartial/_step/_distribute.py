@@ -6,7 +6,9 @@ mean of the same frozen values, which is not always those values to the bit
 (three copies of x, summed and divided by three). A restore there goes
 through `merge_call` and `strategy.extended.update`, which hands each
 component its own replica's value, unreduced. Variables with aggregation
-NONE (the default) and non-distributed variables are written directly.
+NONE (the default) and non-distributed variables are written directly,
+but for a write a mirrored variable has no method for (a compact step's
+scatter by offsets): it goes to each component in every context.
 """
 
 from __future__ import annotations
