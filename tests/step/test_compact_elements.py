@@ -344,3 +344,24 @@ def test_compact_elements_of_a_variable_of_2_31_elements_or_more_refused():
   rows = _value._static(small, (2**16, 2**15), np.s_[5:], trains=True,
                         compact=True)
   assert rows.compact and rows.row_set is not None
+
+
+def test_the_compiled_scatter_writes_no_variable_of_another_task():
+  """A parameter server's shard (another task, which may not have loaded
+  the library) is written by TensorFlow's scatter; a CPU variable of this
+  process by the compiled one. Where the variable is, not the variable,
+  decides: stand-ins with a device and a dtype."""
+  from tfpartial._step import _compact  # pylint: disable=g-import-not-at-top
+
+  class Placed:
+
+    def __init__(self, device):
+      self.device, self.dtype = device, tf.float32
+
+  assert _compact._scatters(Placed("/job:localhost/replica:0/task:0/"
+                                   "device:CPU:0"))
+  assert _compact._scatters(Placed(""))
+  assert not _compact._scatters(Placed("/job:ps/replica:0/task:1/"
+                                       "device:CPU:0"))
+  assert not _compact._scatters(Placed("/job:localhost/replica:0/task:0/"
+                                       "device:GPU:0"))
