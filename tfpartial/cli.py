@@ -132,7 +132,7 @@ def _add_scan(commands: Any) -> None:
                     "others are listed on stderr as 'port by hand'")
 
 
-_BENCH_CASES = "abcdefghijklmno"  # As _bench.LETTERS, without importing it.
+_BENCH_CASES = "abcdefghijklmnor"  # As _bench.LETTERS, without importing it.
 
 
 def _bench_cases(text: str) -> str:

@@ -75,11 +75,13 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   letters = [row[1] for row in rows]
   # (j) four optimizers, (k) three frozen fractions, (m) ten memory
   # configurations, (n) five builds (three without Keras 2), (o) five
-  # Keras and three v1 fractions, each an optimizer step and a whole one.
+  # Keras and three v1 fractions, each an optimizer step and a whole one,
+  # (r) Keras, v1 and Keras under a strategy.
   expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 10)
   joined = "".join(letters)
-  assert joined.startswith(expected) and joined.endswith("o" * 16), out
-  assert joined[len(expected):-16] in ("nnnnn", "nnn"), out
+  assert joined.startswith(expected) and joined.endswith(
+      "o" * 16 + "r" * 3), out
+  assert joined[len(expected):-19] in ("nnnnn", "nnn"), out
   # Tiny sizes say nothing of the machine: no target, no verdict.
   header = out.splitlines()[1]
   assert header.split() == ["case", "plain", "tfpartial", "ratio", "middle",
@@ -159,7 +161,7 @@ def test_bench_runs_the_cases_asked_for():
 def test_bench_rejects_a_case_that_is_not_one(cases):
   result = _tfpartial("bench", "--quick", "--case", cases)
   assert result.returncode == 2
-  assert "--case: must be case letters from a to o" in result.stderr
+  assert "--case: must be case letters from a to r" in result.stderr
 
 
 def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():

@@ -83,9 +83,11 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
       then cost only what trains, and frozen elements are never read or
       written by a step. The optimizer's checkpoint differs from a plain
       run's (its slots belong to the small variable). A TF1 partitioned
-      table gets a small variable per part that has both frozen and
-      trainable elements; a TF2 `ShardedVariable`, or any variable of a
-      tf.distribute strategy, is refused.
+      table, or a TF2 `ShardedVariable`, gets a small variable per part
+      that has both frozen and trainable elements (a shard's on its
+      parameter server); a mirrored variable a mirrored one. Those of a
+      tf.distribute strategy are made now, as a step inside
+      `strategy.run` cannot make them.
     partition_strategy: as for `freeze`.
 
   Returns:
@@ -94,7 +96,7 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
   Raises:
     TypeError, ValueError, IndexError: as for `freeze`; ValueError also
       when `compact` is asked of a mask variable (a mask read at every
-      step) or of a `ShardedVariable`.
+      step).
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)

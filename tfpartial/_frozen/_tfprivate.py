@@ -76,3 +76,16 @@ def sharded_container(shard: object) -> Optional[Any]:
   no public API gives it)."""
   reference = getattr(shard, "_sharded_container", None)
   return None if reference is None else reference()
+
+
+def strategy_of(variable: object) -> Optional[tf.distribute.Strategy]:
+  """The strategy whose scope made `variable`, or None: how a compact
+  spec finds the ParameterServerStrategy of a table's shard, to make its
+  small variable in that strategy's scope beside the shard (Keras'
+  optimizers colocate their slots with a variable only if the strategy
+  made it). A mirrored variable says it publicly (`distribute_strategy`);
+  a parameter server's shard keeps it only in this attribute, which
+  TensorFlow's own `colocate_vars_with` reads."""
+  strategy: Optional[tf.distribute.Strategy] = getattr(
+      variable, "_distribute_strategy", None)
+  return strategy

@@ -15,6 +15,7 @@ loading (`load`).
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import (Dict, Hashable, Iterable, Mapping, Optional, Sequence,
                     Tuple)
 
@@ -119,6 +120,21 @@ class SpecValue:
         entries[key] = (variable, selection)
     return SpecValue(entries, origins)
 
+  def holds(self, other: "SpecValue") -> bool:
+    """Whether this value freezes every element `other` does, and trains
+    compact wherever `other` does: `self | other` is `self`."""
+    for key, (_, selection) in other._entries.items():
+      entry = self._entries.get(key)
+      if entry is None:
+        return False
+      if entry[1] is selection:  # The same spec: no mask is compared.
+        continue
+      both = entry[1].union(selection)
+      if (both.fingerprint() != entry[1].fingerprint()
+          or both.compact != entry[1].compact):
+        return False
+    return True
+
   def fingerprint(self) -> Fingerprint:
     return tuple((key, selection.fingerprint())
                  for key, (_, selection) in self._entries.items())
@@ -152,8 +168,6 @@ def freeze(variable: Variable, index: Index = None,
   `compact` trains the rest through a small variable (a spec file allows
   it with a criterion only: `_specfile.entries`)."""
   strategy = _check(variable, index, partition_strategy)
-  if compact:
-    _check_sharded_compact(variable)
   shape = _variables.static_shape(variable)
   if index is None:
     selection: Selection = _selection.Everything(shape)
@@ -169,8 +183,6 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
                partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
   strategy = _check(variable, index, partition_strategy)
-  if compact:
-    _check_sharded_compact(variable)
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
@@ -228,17 +240,6 @@ def _union(values: Sequence[SpecValue]) -> SpecValue:
   return value
 
 
-def _check_sharded_compact(variable: Variable) -> None:
-  if _tables.is_sharded(variable):
-    # Compact rows train a small variable made at the first step, and
-    # ParameterServerStrategy makes no variable inside a scheduled step.
-    raise ValueError(
-        f"`compact` is not available for {_variables.describe(variable)}, "
-        "a ShardedVariable: its small variables would be made inside a "
-        "step, where ParameterServerStrategy makes none. Train it without "
-        "`compact`.")
-
-
 def _check(variable: Variable, index: Index,
            partition_strategy: Optional[str]) -> Optional[str]:
   """The variable checked; the strategy its rows are numbered by."""
@@ -292,9 +293,23 @@ def _parts_of(entries: Entries) -> Dict[Hashable, Tuple[Variable, Selection]]:
             f"the spec names {_variables.describe(part.variable)} and "
             f"the table it is part of, {_variables.describe(variable)}; "
             "name the table only, in its full coordinates.")
-      found[key] = (part.variable, _selection.part_of(
-          selection, part.offset, part.shape))
+      found[key] = (part.variable, _part_of(selection, part))
   return found
+
+
+# A table's selection -> {(offset, shape): its part's}: one selection per
+# part, however many values hold the table's (`|` makes a new value), as
+# what is keyed by it (a compact part's small variable) needs.
+_PARTS: "weakref.WeakKeyDictionary[Selection, Dict[Hashable, Selection]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _part_of(selection: Selection, part: _tables.Part) -> Selection:
+  per_part = _PARTS.setdefault(selection, {})
+  key = (tuple(part.offset), tuple(part.shape))
+  if key not in per_part:
+    per_part[key] = _selection.part_of(selection, part.offset, part.shape)
+  return per_part[key]
 
 
 def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
