@@ -18,7 +18,6 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
-from tfpartial._frozen import _patterns
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _value
 from tfpartial._frozen._types import Variable
@@ -62,7 +61,7 @@ class LateSpec:
   def _bind(self, variables: Sequence[Variable]) -> SpecValue:
     named = _specfile.variables_by_name(list(variables))
     for entry in self.entries:
-      if not _patterns.is_pattern(entry.name) and entry.name not in named:
+      if not entry.pattern and entry.name not in named:
         raise unmatched(entry.name, sorted(named))
     return _value.from_entries(self.entries, named)
 

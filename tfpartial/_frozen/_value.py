@@ -14,7 +14,7 @@ loading (`load`).
 
 from __future__ import annotations
 
-from typing import Dict, Hashable, Iterable, Mapping, Optional, Tuple
+from typing import Dict, Hashable, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -254,18 +254,32 @@ def load(text_or_path: _specfile.PathOrText,
 def from_entries(entries: Iterable[_specfile.Entry],
                  named: Mapping[str, Variable]) -> SpecValue:
   """The value of a spec file's entries, bound to `named` variables: a
-  pattern entry once per name it matches, overlapping entries combined as
-  `|` combines them."""
+  pattern entry once per name it matches (a sharded table's, never its
+  parts'), overlapping entries combined as `|` combines them.
+
+  Raises:
+    ValueError: as `_patterns.expand`, or a pattern entry freezes no
+      element of the variables it names.
+  """
+  entries = list(entries)
   value = SpecValue()
-  for entry, _ in _patterns.expand(list(entries), list(named)):
+  freezes: Dict[str, List[bool]] = {e.name: [] for e in entries if e.pattern}
+  for entry, key in _patterns.expand(entries, _tables.pattern_names(named)):
     variable, index = _specfile.bind(entry, named)
     # A spec file numbers a table's rows as its checkpoint does.
     strategy = "div" if _variables.is_table(variable) else None
     if entry.kind == "freeze":
-      value = value.union(freeze(variable, index, strategy))
+      part = freeze(variable, index, strategy)
     else:
-      value = value.union(train_only(variable, index, compact=entry.compact,
-                                     partition_strategy=strategy))
+      part = train_only(variable, index, compact=entry.compact,
+                        partition_strategy=strategy)
+    if key in freezes:
+      selection = part.selection(variable)
+      freezes[key].append(selection is not None and not selection.is_empty)
+    value = value.union(part)
+  for entry in entries:
+    if entry.pattern and not any(freezes[entry.name]):
+      raise _specfile.freezes_nothing(entry, len(freezes[entry.name]))
   return value
 
 
