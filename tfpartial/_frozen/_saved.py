@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import collections
 import gc
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import tensorflow as tf
 
@@ -59,13 +59,15 @@ def _located(wanted: Set[int]) -> Dict[int, Optional[Dict[str, str]]]:
   """id -> locations, for the wanted variables a live model holds (None
   where two models hold one at different places)."""
   found: Dict[int, Optional[Dict[str, str]]] = {}
-  for root in _roots(wanted):
+  walked = [(root, *_object_paths(root, wanted)) for root in _roots(wanted)]
+  for root, paths, reached in walked:
+    if any(id(root) in other for _, _, other in walked if other is not reached):
+      continue  # Held by another root's object graph: a Sequential's model.
     try:
       held = wanted & {id(variable) for variable in root.variables}
     except Exception:  # pylint: disable=broad-except
       continue  # A model that cannot list its variables cannot save them.
     keys = _tfprivate.keras_saved_keys(root, held)
-    paths = _object_paths(root, held)
     for key in held:
       where = {name: value for name, value in (
           ("h5", keys.get(key)), ("checkpoint", paths.get(key))) if value}
@@ -103,14 +105,16 @@ def _roots(wanted: Set[int]) -> List[Any]:
   return list(roots.values())
 
 
-def _object_paths(root: Any, wanted: Set[int]) -> Dict[int, str]:
+def _object_paths(root: Any, wanted: Set[int]) -> Tuple[Dict[int, str],
+                                                         Set[int]]:
   """id -> the shortest path from `root` through TensorFlow's object graph
-  (as `tf.train.Checkpoint` saves it) that passes through no optimizer."""
+  (as `tf.train.Checkpoint` saves it) that passes through no optimizer;
+  and the ids of every object reached."""
   import keras  # pylint: disable=g-import-not-at-top
   paths: Dict[int, str] = {}
   seen = {id(root)}
   queue = collections.deque([(root, "")])
-  while queue and len(paths) < len(wanted):
+  while queue:
     node, path = queue.popleft()
     try:
       children = tf.train.TrackableView.children(node)
@@ -125,4 +129,4 @@ def _object_paths(root: Any, wanted: Set[int]) -> Dict[int, str]:
       elif id(child) not in seen:
         seen.add(id(child))
         queue.append((child, where))
-  return paths
+  return paths, seen
