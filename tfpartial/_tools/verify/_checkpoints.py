@@ -75,6 +75,10 @@ class Reader(Protocol):
   def holds(self, stored: Stored, name: str) -> bool:
     """False where the file says `stored` is not the variable `name`."""
 
+  def is_root(self, anchor: Hashable) -> bool:
+    """Whether `at`'s `anchor` is the model the file was saved from (not
+    one the file holds inside another)."""
+
   def close(self) -> None: ...
 
 
@@ -159,6 +163,11 @@ class TensorFlowCheckpoint:
     del stored, name  # An object graph names no layers.
     return True
 
+  def is_root(self, anchor: Hashable) -> bool:
+    """The checkpoint's root object, or one of its own (`model` of
+    `tf.train.Checkpoint(model=...)`)."""
+    return self._graph is not None and self._graph.is_root(anchor)
+
   def read(self, stored: Stored) -> np.ndarray:
     """One variable's value; ValueError if the files are missing or damaged."""
     if stored.dtype != "string" and self._data_bytes is not None:
@@ -202,6 +211,10 @@ class _Graph:
           key = attribute.checkpoint_key
           self._values[parent] = (key[:-len(_VALUE_SUFFIX)]
                                   if key.endswith(_VALUE_SUFFIX) else key)
+
+  def is_root(self, node: Hashable) -> bool:
+    return node == 0 or any(parent == 0 for parent, _ in self._parents.get(
+        node if isinstance(node, int) else -1, []))
 
   def ending_in(self, names: List[str]) -> Set[Tuple[int, str]]:
     """(node, value) for the values (their names, as the reader keys them)

@@ -71,6 +71,9 @@ class Archive:
   def holds(self, stored: _checkpoints.Stored, name: str) -> bool:
     return self._weights.holds(stored, name)
 
+  def is_root(self, anchor: Hashable) -> bool:
+    return self._weights.is_root(anchor)
+
   def close(self) -> None:
     self._weights.close()
     self._zip.close()

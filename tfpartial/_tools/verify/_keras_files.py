@@ -186,6 +186,9 @@ class WeightsFile(_h5.Reader):
     return found + [(stored.key[:-len(key) - 1], stored)
                     for stored in self._by_suffix[count].get(key, [])]
 
+  def is_root(self, anchor: Hashable) -> bool:
+    return anchor == ""  # The key as it is: no model around the spec's.
+
   def holds(self, stored: Stored, name: str) -> bool:
     """Whether the layer name Keras wrote beside `stored`, if any, is one
     of the layers in `name` (a variable's path; one made outside any layer's

@@ -72,6 +72,10 @@ class LegacyWeightsFile(_h5.Reader):
     del stored, name
     return True
 
+  def is_root(self, anchor: Hashable) -> bool:
+    del anchor
+    return True
+
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
     del shape  # The file names its variables.

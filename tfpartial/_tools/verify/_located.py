@@ -9,11 +9,12 @@ the spec does, and a file alone cannot always tell two of one layer apart;
 those places can.
 
 A file may be of that model, of a model that holds it (its places then end
-with the recorded ones), or of a model it holds (the recorded places then
-start with the path to it, which that file does not have). `resolve` reads
-one file in one of those ways for all the entries that have a place: the
-way that finds each of them, exactly once, with the spec's shape (and, in
-a `.weights.h5` file, beside a layer name of its path). If no way does, or
+with the recorded ones, under one place where that model holds it), or of
+a model it holds (the recorded places then start with the path to that
+model, which its own file does not have). `resolve` reads one file in one
+of those ways for all the entries that have a place: the way that finds
+each of them, exactly once, with the spec's shape (and, in a `.weights.h5`
+file, beside a layer name of its path). If no way does, or
 two ways find other variables, the file is not of that model: exit 2,
 never a guess. Entries without a place are found by name, as before.
 """
@@ -74,7 +75,9 @@ def _readings(wanted: Sequence[_Wanted], prefix: str,
     hits: Dict[Hashable, List[Stored]] = {}
     for anchor, stored in _hits(
         reader, place[len(prefix) + 1:] if prefix else place, name, shape):
-      hits.setdefault(anchor, []).append(stored)
+      # A model held by the spec's is the file's own: not inside another.
+      if not prefix or reader.is_root(anchor):
+        hits.setdefault(anchor, []).append(stored)
     found = {anchor: held[0] for anchor, held in hits.items()
              if len(held) == 1 and (ways is None or anchor in ways)}
     ways = {anchor: {**({} if ways is None else ways[anchor]),
