@@ -75,6 +75,9 @@ class Reader(Protocol):
   def holds(self, stored: Stored, name: str) -> bool:
     """False where the file says `stored` is not the variable `name`."""
 
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    """The layer the file says holds `stored`, if it says."""
+
   def is_root(self, anchor: Hashable) -> bool:
     """Whether `at`'s `anchor` is the model the file was saved from (not
     one the file holds inside another)."""
@@ -162,6 +165,10 @@ class TensorFlowCheckpoint:
   def holds(self, stored: Stored, name: str) -> bool:
     del stored, name  # An object graph names no layers.
     return True
+
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    del stored  # An object graph names no layers.
+    return None
 
   def is_root(self, anchor: Hashable) -> bool:
     """The checkpoint's root object, or one of its own (`model` of

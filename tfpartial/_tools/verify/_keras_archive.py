@@ -71,6 +71,9 @@ class Archive:
   def holds(self, stored: _checkpoints.Stored, name: str) -> bool:
     return self._weights.holds(stored, name)
 
+  def layer_of(self, stored: _checkpoints.Stored) -> Optional[str]:
+    return self._weights.layer_of(stored)
+
   def is_root(self, anchor: Hashable) -> bool:
     return self._weights.is_root(anchor)
 

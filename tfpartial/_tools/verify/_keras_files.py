@@ -186,6 +186,10 @@ class WeightsFile(_h5.Reader):
     return found + [(stored.key[:-len(key) - 1], stored)
                     for stored in self._by_suffix[count].get(key, [])]
 
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    """The layer name Keras wrote beside `stored`, if any."""
+    return self._owner_of[stored.key].name
+
   def is_root(self, anchor: Hashable) -> bool:
     return anchor == ""  # The key as it is: no model around the spec's.
 

@@ -72,6 +72,10 @@ class LegacyWeightsFile(_h5.Reader):
     del stored, name
     return True
 
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    del stored
+    return None
+
   def is_root(self, anchor: Hashable) -> bool:
     del anchor
     return True

@@ -99,10 +99,15 @@ def _not_there(wanted: Sequence[_Wanted],
   """The first entry the file does not hold where the spec says."""
   for name, shape, place in wanted:
     held = [stored for _, stored in reader.at(place)]
-    if len(_hits(reader, place, name, shape)) != 1:
+    fits = [stored for stored in held
+            if shape is None or stored.shape == tuple(shape)]
+    named = [stored for stored in fits if reader.holds(stored, name)]
+    if len(named) != 1:
       what = ("no variable there" if not held else
-              f"{len(held)} variables there" if len(held) > 1 else
-              f"{held[0].key}, of shape {held[0].shape}, there")
+              f"{len(named)} variables there" if len(named) > 1 else
+              f"one of the layer {reader.layer_of(fits[0])!r} there"
+              if fits else
+              f"one of shape {held[0].shape} there, not {tuple(shape or ())}")
       break
   else:
     name, place, what = wanted[0][0], wanted[0][2], "them otherwise"
