@@ -83,9 +83,8 @@ def _roots(wanted: Set[int]) -> List[Any]:
   import keras  # pylint: disable=g-import-not-at-top
   parents: Dict[int, List[Any]] = collections.defaultdict(list)
   owners = []
-  for layer in gc.get_objects():
-    if not isinstance(layer, keras.layers.Layer):
-      continue
+  layer_type = keras.layers.Layer
+  for layer in [o for o in gc.get_objects() if isinstance(o, layer_type)]:
     inner, own = _tfprivate.keras_layer_parts(layer)
     for child in inner:
       parents[id(child)].append(layer)
