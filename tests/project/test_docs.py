@@ -24,7 +24,8 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
   `<!-- docs-test: tf_keras -->` (skipped, saying why, where that Keras is
   missing), `<!-- docs-test: tfmot -->` (a tfmot-pruned tf_keras model on
   Keras 3: skipped where tfmot, tf_keras or Keras 3 is missing),
-  `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
+  `<!-- docs-test: keras_hub -->` (skipped where the keras_hub package is
+  missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
   has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
   `tfpartial bench` table measured once: its cases and columns are
   checked, not its timings).
@@ -213,6 +214,9 @@ def _skip_for(directive: str) -> Optional[str]:
       return ("a tfmot example on Keras 3; "
               + (f"{', '.join(missing)} not installed" if missing
                  else str(_skip_for("keras3"))))
+  if directive == "keras_hub" and importlib.util.find_spec(
+      "keras_hub") is None:
+    return "a keras_hub example; the keras_hub package is not installed"
   if directive == "tf_estimator":
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
     if not hasattr(tf, "estimator"):
@@ -396,8 +400,8 @@ def test_every_block_is_run_or_shown_for_a_reason():
       assert block.directive == "output", (
           f"{block.id}: an output block must follow its python block")
       continue
-    assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
-                               "tfmot", "bench") or (
+    assert block.directive in ("", "keras3", "tf_keras", "keras_hub",
+                               "tf_estimator", "tfmot", "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")

@@ -468,6 +468,13 @@ def test_every_name_is_found_before_any_read_then_one_variable_at_a_time(
     def names(self):
       return self.reader.names()
 
+    def unnamed(self):
+      return self.reader.unnamed()
+
+    @property
+    def saved_format(self):
+      return self.reader.saved_format
+
     def read(self, stored):
       events.append(("read", self.label, self.found[stored.key]))
       return self.reader.read(stored)

@@ -192,7 +192,9 @@ class LateSpec:
     if missing:
       stepped = _with(stepped, [stepper])
       if not self._waiting_for(where, stepped):
-        raise _unmatched(missing[0], sorted(set(names)), len(stepped))
+        pattern = any(e.pattern for e in self.entries if e.name == missing[0])
+        raise _unmatched(missing[0], sorted(set(names)), len(stepped),
+                         pattern)
     return _Bound(value, seen, names, missing, stepped)
 
   def _matching(self, named: Mapping[str, Variable]
@@ -285,10 +287,11 @@ def candidates(var_list: Optional[Iterable[Variable]]) -> List[Variable]:
   return trainable
 
 
-def _unmatched(key: str, given: Sequence[str], steppers: int) -> ValueError:
+def _unmatched(key: str, given: Sequence[str], steppers: int,
+               pattern: bool) -> ValueError:
   """An entry that no variable of the context matched: none of a step's
   (or of the steps of the `steppers` optimizers sharing the spec)."""
-  if _patterns.is_pattern(key):
+  if pattern:
     return _patterns.unmatched(key, given)
   near = difflib.get_close_matches(key, given, n=3, cutoff=0.5)
   hint = (f"; the nearest names are {', '.join(repr(n) for n in near)}"

@@ -25,10 +25,12 @@ from typing import (Dict, Hashable, Iterable, Iterator, List, Mapping,
 import numpy as np
 
 from tfpartial._frozen import _criteria
+from tfpartial._frozen import _glob
 from tfpartial._frozen import _index_text
 from tfpartial._frozen import _npy
 from tfpartial._frozen import _parse
 from tfpartial._frozen import _safejson
+from tfpartial._frozen import _saved
 from tfpartial._frozen import _tables
 from tfpartial._frozen import _variables
 from tfpartial._frozen._safejson import JSON
@@ -36,6 +38,8 @@ from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import CheckedIndex, Index, Variable
 
 _KINDS = ("freeze", "train_only")
+_OPTIONS = ("shape", "compact", "exclude", "saved")
+_OPTIONS_TEXT = ", ".join(f'"{option}"' for option in _OPTIONS)
 INLINE_LIMIT = 4096  # Characters of index text before a mask goes to .npy.
 
 PathOrText = Union[str, os.PathLike[str]]
@@ -100,9 +104,9 @@ def _preview(value: JSON) -> str:
 # --- Entries -----------------------------------------------------------
 
 class Entry(NamedTuple):
-  """One variable's entry in a spec file."""
+  """One entry of a spec file: a variable's, or a pattern's."""
 
-  name: str
+  name: str  # The variable's name (escapes read), or the pattern.
   kind: str  # "freeze" or "train_only"
   # An index, an `_npy.MaskFile` read once the shape is known, or a
   # criterion (computed from the values when bound: `_computed`). (The
@@ -111,6 +115,11 @@ class Entry(NamedTuple):
                _criteria.Criterion, _criteria.Computed]
   shape: Optional[Tuple[int, ...]]
   compact: bool
+  pattern: bool = False  # `name` is a pattern (`_patterns`).
+  exclude: Tuple[str, ...] = ()  # Patterns a pattern's names are less.
+  # Where the model `to_json` was written from saves the variable, per
+  # file format (`_saved`), for `verify`.
+  saved: Optional[Mapping[str, str]] = None
 
 
 def entries(data: JSON,
@@ -120,18 +129,18 @@ def entries(data: JSON,
     raise ValueError(
         "a spec is a JSON object keyed by variable name; got "
         f"{_safejson.type_name(data)}.")
-  for name, entry in data.items():
-    where = f"'{name}' in the spec"
+  for key, entry in data.items():
+    where = f"'{key}' in the spec"
     if not isinstance(entry, dict):
       raise ValueError(f"{where} must be an object like {{\"freeze\": \"0\"}}"
                        f"; got {_preview(entry)}.")
     kinds = [kind for kind in _KINDS if kind in entry]
-    unknown = sorted(set(entry) - set(_KINDS) - {"shape", "compact"})
+    unknown = sorted(set(entry) - set(_KINDS) - set(_OPTIONS))
     if len(kinds) != 1 or unknown:
       raise ValueError(
           f"{where} must have exactly one of \"freeze\" or \"train_only\" "
-          f"(and optionally \"shape\", \"compact\"); got keys "
-          f"{sorted(entry)}.")
+          f"(and optionally {_OPTIONS_TEXT}); "
+          f"got keys {sorted(entry)}.")
     kind = kinds[0]
     compact = entry.get("compact", False)
     if not isinstance(compact, bool):
@@ -142,7 +151,95 @@ def entries(data: JSON,
     if compact and kind != "train_only" and not _criteria.is_criterion(index):
       raise ValueError(f"{where}: \"compact\" is only for \"train_only\" "
                        "(or a criterion).")
-    yield Entry(name, kind, index, _shape(entry.get("shape"), where), compact)
+    pattern = _glob.is_pattern(key)
+    found = Entry(key if pattern else _glob.unescape(key), kind, index,
+                  _shape(entry.get("shape"), where), compact, pattern,
+                  _exclude(entry.get("exclude"), pattern, where),
+                  _saved_at(entry.get("saved"), pattern, where))
+    if pattern:
+      check_freezes(found)
+    yield found
+
+
+def check_freezes(entry: Entry) -> None:
+  """ValueError for a pattern entry whose index freezes nothing whatever
+  the shapes (`train_only` of everything, `freeze` of an empty list)."""
+  index = entry.index
+  everything = all(part is Ellipsis or (
+      isinstance(part, slice) and part == slice(None)) for part in (
+      index if isinstance(index, tuple) else (index,)))
+  nothing = isinstance(index, np.ndarray) and index.size == 0
+  if (everything and entry.kind == "train_only") or (
+      nothing and entry.kind == "freeze"):
+    raise freezes_nothing(entry, None)
+
+
+def freezes_nothing(entry: Entry, count: Optional[int]) -> ValueError:
+  """A pattern entry (`entry`, before expanding) whose index freezes no
+  element: of any variable (`count` None: `train_only` of everything,
+  `freeze` of nothing), or of the `count` variables it names; what it does,
+  and what was probably meant."""
+  key = entry.name
+  if entry.kind == "train_only" and count is None:
+    leaf = key.rsplit("/", 1)[-1]
+    what = (f"the {_plural(leaf)}" if not _glob.is_pattern(leaf)
+            else f"what '{key}' matches")
+    meant = json.dumps({"**": {"freeze": "...", "exclude": [key]}})
+    return ValueError(
+        f"the spec's entry '{key}' freezes nothing: \"train_only\" freezes "
+        "the elements its index does not select, and its index selects "
+        "every element of each variable it matches (a spec leaves the "
+        f"variables it does not name to train). To train only {what}, write "
+        f"{meant}.")
+  each = ("each variable" if count is None
+          else f"each of the {count} variable(s)")
+  if entry.kind == "train_only":
+    return ValueError(
+        f"the spec's entry '{key}' freezes nothing: \"train_only\" freezes "
+        "the elements its index does not select, and its index selects "
+        f"every element of {each} it matches.")
+  return ValueError(
+      f"the spec's entry '{key}' freezes nothing: its index selects no "
+      f"element of {each} it matches. To freeze them whole, write "
+      f"{json.dumps({key: {'freeze': '...'}})}.")
+
+
+def _plural(word: str) -> str:
+  """`biases`, `kernels`, `embeddings`: a variable's name, for a sentence."""
+  word = _glob.unescape(word)
+  if word.endswith(("ss", "as")):
+    return word + "es"
+  return word if word.endswith("s") else word + "s"
+
+
+def _exclude(value: JSON, pattern: bool, where: str) -> Tuple[str, ...]:
+  if value is None:
+    return ()
+  if not pattern:
+    raise ValueError(f"{where}: \"exclude\" is for a pattern key (one with "
+                     "`*` or `?`), whose names it takes out.")
+  if not (isinstance(value, list) and all(
+      isinstance(item, str) and item for item in value)):
+    raise ValueError(f"{where}: \"exclude\" must be a list of patterns; got "
+                     f"{_preview(value)}.")
+  return tuple(cast(List[str], value))  # Strings, checked just above.
+
+
+def _saved_at(value: JSON, pattern: bool,
+              where: str) -> Optional[Mapping[str, str]]:
+  if value is None:
+    return None
+  if pattern:
+    raise ValueError(f"{where}: \"saved\" says where one variable is saved; "
+                     "a pattern key names many.")
+  if not (isinstance(value, dict) and all(
+      key in _saved.FORMATS and isinstance(text, str) and text
+      for key, text in value.items())):
+    raise ValueError(
+        f"{where}: \"saved\" must map file formats "
+        f"({', '.join(_saved.FORMATS)}) to where the variable is saved; got "
+        f"{_preview(value)}.")
+  return cast(Dict[str, str], dict(value))  # Strings, checked just above.
 
 
 def _index(expression: JSON, where: str, directory: Optional[pathlib.Path]
@@ -252,10 +349,13 @@ def to_json(entries_: Iterable[Tuple[Variable, Selection]],
             ) -> str:
   """The spec's JSON text; also written to `path` (with any .npy files).
 
-  A variable with an origin in `origins` (by its key) is written as its
-  criterion. An index longer than `INLINE_LIMIT` characters goes to a mask
-  file beside `path` (`_npy.file_name`: never shared, never overwritten).
-  Without `path` every index is inline.
+  A name that holds `*`, `?`, `[` or `\\` is escaped, so that it is read
+  back as that name, never as a pattern. A variable with an origin in
+  `origins` (by its key) is written as its criterion. An index longer than
+  `INLINE_LIMIT` characters goes to a mask file beside `path`
+  (`_npy.file_name`: never shared, never overwritten). Without `path` every
+  index is inline. A Keras 3 variable that a live model holds gets
+  `"saved"`: where that model saves it, per file format (`_saved`).
 
   Raises:
     ValueError: two variables share a checkpoint name; without `path`, a
@@ -263,9 +363,11 @@ def to_json(entries_: Iterable[Tuple[Variable, Selection]],
       name to write exists and holds another mask.
   """
   target = None if path is None else pathlib.Path(path)
+  pairs = list(entries_)
+  saved = _saved.locations([variable for variable, _ in pairs])
   out: Dict[str, Dict[str, JSON]] = {}
   masks: List[Tuple[str, np.ndarray]] = []
-  for variable, selection in entries_:
+  for variable, selection in pairs:
     name = _variables.checkpoint_name(variable)
     if name in out:
       raise ValueError(
@@ -280,8 +382,11 @@ def to_json(entries_: Iterable[Tuple[Variable, Selection]],
                  "shape": list(_variables.static_shape(variable))}
     if selection.compact:
       out[name]["compact"] = True
-  written = "{\n" + ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry)}"
-                               for name, entry in out.items()) + "\n}"
+    if id(variable) in saved:
+      out[name]["saved"] = dict(saved[id(variable)])
+  written = "{\n" + ",\n".join(
+      f"  {json.dumps(_glob.escape(name))}: {json.dumps(entry)}"
+      for name, entry in out.items()) + "\n}"
   if target is not None:
     for file_name, mask in masks:
       _npy.write_mask(target.parent, file_name, mask)

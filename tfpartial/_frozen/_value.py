@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from typing import (Dict, Hashable, Iterable, Mapping, Optional, Sequence,
-                    Tuple)
+from typing import (Dict, Hashable, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 import numpy as np
 import tensorflow as tf
@@ -370,19 +370,34 @@ def load(text_or_path: _specfile.PathOrText,
 def from_entries(entries: Iterable[_specfile.Entry],
                  named: Mapping[str, Variable]) -> SpecValue:
   """The value of a spec file's entries, bound to `named` variables: a
-  pattern entry once per name it matches, overlapping entries combined as
-  `|` combines them."""
+  pattern entry once per name it matches (a sharded table's, never its
+  parts'), overlapping entries combined as `|` combines them; criteria
+  computed from the variables' values (`_computed`).
+
+  Raises:
+    ValueError: as `_patterns.expand`, or a pattern entry freezes no
+      element of the variables it names.
+  """
+  entries = list(entries)
   value = SpecValue()
-  expanded = _patterns.expand(list(entries), list(named))
-  for entry, _ in _computed.compute(expanded, named):
+  freezes: Dict[str, List[bool]] = {e.name: [] for e in entries if e.pattern}
+  expanded = _patterns.expand(entries, _tables.pattern_names(named))
+  for entry, key in _computed.compute(expanded, named):
     variable, index = _specfile.bind(entry, named)
     # A spec file numbers a table's rows as its checkpoint does.
     strategy = "div" if _variables.is_table(variable) else None
     if entry.kind == "freeze":
-      value = value.union(freeze(variable, index, strategy, entry.compact))
+      part = freeze(variable, index, strategy, entry.compact)
     else:
-      value = value.union(train_only(variable, index, compact=entry.compact,
-                                     partition_strategy=strategy))
+      part = train_only(variable, index, compact=entry.compact,
+                        partition_strategy=strategy)
+    if key in freezes:
+      selection = part.selection(variable)
+      freezes[key].append(selection is not None and not selection.is_empty)
+    value = value.union(part)
+  for entry in entries:
+    if entry.pattern and not any(freezes[entry.name]):
+      raise _specfile.freezes_nothing(entry, len(freezes[entry.name]))
   return value
 
 

@@ -126,3 +126,13 @@ def describe(entries: Sequence[Entry]) -> str:
     if isinstance(index, _criteria.Criterion):
       texts.append(f"{entry.kind} {index.describe()}")
   return "; ".join(texts)
+
+
+def might_freeze(entry: Entry, shape: Tuple[int, ...]) -> bool:
+  """Whether an entry freezes some element of a variable of `shape`: by
+  its index, or by a mask ranked already; a criterion still to rank per
+  variable selects at least one element (so "freeze" freezes some, and
+  "train_only" does unless it selects all, which its values decide)."""
+  if isinstance(entry.index, _criteria.Criterion):
+    return True
+  return bool(frozen(entry, shape, None).any())
