@@ -7,7 +7,8 @@ optimizer, the wrapped optimizer's own `minimize` / `compute_gradients` /
 ids) exactly as the split-variable reference, with state only for the rows
 that train. Once `spec.apply_gradients(spec.wrap(optimizer), ...)` failed
 for a compact spec: the step handed the wrapped optimizer the small
-variable, which its spec does not name.
+variable, which its spec does not name; and a Keras 2 optimizer built on
+the table (as Keras asks under a strategy) did not know the small one.
 """
 
 import contextlib
@@ -75,6 +76,8 @@ def _wrapped_apply(spec, wrapped, table, runner):
 # name -> (step, whether the optimizer is wrapped first).
 STEPS = {
     "spec.apply_gradients": (_apply_gradients, False),
+    # Built on the model's variables first, as Keras asks under a strategy.
+    "wrapped.build+apply_gradients": (_wrapped_apply_gradients, True),
     "spec.apply_gradients(wrapped)": (_apply_gradients, True),
     "spec.minimize": (_minimize, False),
     "spec.minimize(wrapped)": (_minimize, True),
@@ -91,9 +94,11 @@ FAMILIES = {
     "v1": (_BOTH + ("wrapped.minimize",
                     "wrapped.compute_gradients+apply_gradients"),
            helpers.ALL_MODES),
-    "keras": (_BOTH + ("wrapped.apply", "fit"),
+    "keras": (_BOTH + ("wrapped.build+apply_gradients", "wrapped.apply",
+                       "fit"),
               (helpers.EAGER, helpers.TF_FUNCTION, helpers.XLA)),
-    "tf_keras": (_BOTH + ("wrapped.minimize", "fit"),
+    "tf_keras": (_BOTH + ("wrapped.build+apply_gradients", "wrapped.minimize",
+                          "fit"),
                  (helpers.EAGER, helpers.TF_FUNCTION)),
 }
 CASES = [pytest.param(family, entry, mode,
@@ -187,6 +192,8 @@ def test_every_entry_point_steps_a_compact_spec(family, entry, mode):
       spec = tfpartial.train_only(table, cp.KINDS[KIND][0], compact=True)
       optimizer = _adam(family)
       handed = spec.wrap(optimizer) if wrapped else optimizer
+      if entry.startswith("wrapped.build"):
+        handed.build([table])
       trajectory = _train(runner, lambda: step(spec, handed, table, runner),
                           table)
       shapes = _state_shapes(optimizer)
