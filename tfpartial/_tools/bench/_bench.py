@@ -4,7 +4,8 @@ Each row compares the same work with and without tfpartial, in one
 process (`_measure` says how). The rows live in `_cases`
 ((a)-(i), (l)), `_steps` ((j), (k)), `_sparse` ((o), compact element
 masks), `_wrap` ((p), `wrap().minimize` in a TF1 graph), `_estimator`
-((q), a canned Estimator), `_memory` ((m), peak
+((q), a canned Estimator), `_compact_rows` ((r), compact rows with
+repeated ids and under a strategy), `_memory` ((m), peak
 memory, a fresh process per configuration) and `_build` ((n), the
 time to build a train op or trace a first step); this module runs the ones
 asked for and prints the table.
@@ -21,6 +22,7 @@ import tensorflow as tf
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _build
 from tfpartial._tools.bench import _cases
+from tfpartial._tools.bench import _compact_rows
 from tfpartial._tools.bench import _estimator
 from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench import _memory
@@ -31,7 +33,7 @@ from tfpartial._tools.bench._measure import Case
 from tfpartial._tools.bench._measure import Result
 
 # Every row's letter, in the order the table gives them.
-LETTERS = "abcdefghijklmnopq"
+LETTERS = "abcdefghijklmnopqr"
 
 
 def _rows(letter: str, quick: bool, rounds: int, exact: bool,
@@ -46,7 +48,7 @@ def _rows(letter: str, quick: bool, rounds: int, exact: bool,
                      progress, exact)
   builders: Dict[str, Union[Callable[[], Case], List[Callable[[], Case]]]] = {
       **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick),
-      **_wrap.cases(quick)}
+      **_wrap.cases(quick), **_compact_rows.cases(quick)}
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.
