@@ -112,3 +112,23 @@ def test_other_dtypes_take_tensorflow_s_gather(compiled_kernel, dtype):
   assert [op.type for op in graph.get_operations()
           if op.type in GATHERS] == ["GatherV2"]
   helpers.assert_same_bits(gather().numpy(), values[[1, 4]], "gathered")
+
+
+def test_a_parameter_server_s_shard_is_gathered_by_tensorflow(
+    compiled_kernel):
+  """A variable of another task (a parameter server's shard), its value and
+  its gradient: that task, and the worker a step runs on, may not have
+  loaded the library (as the write-back, `_compact._scatters`). Built
+  only: no cluster runs it."""
+  graph = tf.Graph()
+  with graph.as_default():
+    with tf.device("/job:ps/task:0"):
+      w = tf.compat.v1.Variable(W0, use_resource=True)
+    spec = tfpartial.train_only(w, TRAIN, compact=True)
+    first = len(graph.get_operations())
+    spec.apply_gradients(tf.compat.v1.train.AdamOptimizer(0.1),
+                         [(tf.constant(GRAD), w)])
+    types = sorted(op.type for op in graph.get_operations()[first:]
+                   if op.type in GATHERS | {"TfpartialResourceScatterOffsets",
+                                            "ResourceScatterNdUpdate"})
+  assert types == ["GatherV2", "GatherV2", "ResourceScatterNdUpdate"]

@@ -55,8 +55,8 @@ class Layout:
     """The op writing `values` (the small variable's) into `storage`."""
     raise NotImplementedError
 
-  def gradient(self, grad: tf.Tensor) -> Gradient:
-    """The variable's gradient cut down to the small variable's."""
+  def gradient(self, grad: tf.Tensor, variable: Variable) -> Gradient:
+    """`variable`'s gradient cut down to the small variable's."""
     raise NotImplementedError
 
 
@@ -74,7 +74,8 @@ class RowLayout(Layout):
     return _restore.scatter(storage,
                             (_tensors.rows_tensor(self.row_set), values))
 
-  def gradient(self, grad: tf.Tensor) -> Gradient:
+  def gradient(self, grad: tf.Tensor, variable: Variable) -> Gradient:
+    del variable  # TensorFlow's ops, wherever it lives.
     rows = _tensors.rows_tensor(self.row_set)
     if not isinstance(grad, tf.IndexedSlices):
       return tf.gather(grad, rows)
@@ -97,7 +98,7 @@ class ElementLayout(Layout):
 
   def gather(self, variable: Variable) -> tf.Tensor:
     return _offsets.gather(_restore.read(variable), self._offsets(),
-                           variable)
+                           read_from=variable)
 
   def write(self, storage: tf.Variable, values: tf.Tensor) -> Any:
     library = _native.library() if _scatters(storage) else None
@@ -116,10 +117,10 @@ class ElementLayout(Layout):
     axes.append(rest)
     return tf.stack(axes[::-1], axis=1)
 
-  def gradient(self, grad: tf.Tensor) -> Gradient:
+  def gradient(self, grad: tf.Tensor, variable: Variable) -> Gradient:
     offsets = self._offsets()
     if not isinstance(grad, tf.IndexedSlices):
-      return _offsets.gather(grad, offsets)
+      return _offsets.gather(grad, offsets, gradient_of=variable)
     # Each element of the slices, by its flat offset in the variable, found
     # among the trainable offsets: work in proportion to the slices.
     row_size = int(np.prod(self.full_shape[1:], dtype=np.int64))
@@ -351,7 +352,8 @@ class CompactGuard(_restore.Guard):
     the optimizer would get them from the split-variable reference
     (`_slices`).
     """
-    return None if grad is None else self.layout.gradient(grad)
+    return (None if grad is None
+            else self.layout.gradient(grad, self.variable))
 
   def after(self, token: None) -> Any:
     del token  # The layout says where the values go.

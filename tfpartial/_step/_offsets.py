@@ -9,8 +9,10 @@ times slower an element on a large variable (docs/performance.md, "Sparse
 fine-tuning"). The compiled op serves where the library is loaded, for a
 float32 or float64 resource variable and gradient on the CPU with no GPU
 visible, in a step XLA does not compile (XLA cannot compile a custom op);
-TensorFlow's gather everywhere else, TF1 ref variables included (as the
-write-back's compiled scatter does).
+TensorFlow's gather everywhere else: TF1 ref variables, and a variable of
+another task (a parameter server's shard), whose task and the worker that
+steps it may not have loaded the library, as the write-back's compiled
+scatter does.
 """
 
 from __future__ import annotations
@@ -30,22 +32,34 @@ _FLOATS = (tf.float32, tf.float64)
 def compiled(values: Any) -> bool:
   """Whether the compiled copies by offset may serve `values` (a variable
   or a tensor; then they do, where the library is loaded): float32 or
-  float64, on the CPU with no GPU visible, in a step XLA does not
-  compile, and not a TF1 ref variable."""
+  float64, on a CPU of this task with no GPU visible, in a step XLA
+  does not compile, and not a TF1 ref variable."""
   values = _variables.storage(values)
   dtype = tf.as_dtype(values.dtype)
   return (dtype == dtype.base_dtype  # Not a TF1 ref variable.
-          and dtype in _FLOATS
-          and "GPU" not in (values.device or "").upper()
+          and dtype in _FLOATS and _here(values)
           and not _has_gpu() and not _tfprivate.in_xla())
 
 
-def gather(values: tf.Tensor, offsets: tf.Tensor,
-           variable: Optional[Any] = None) -> tf.Tensor:
+def _here(values: Any) -> bool:
+  """Whether `values` is placed on a CPU of this task, or nowhere yet."""
+  device = tf.DeviceSpec.from_string(values.device or "")
+  return ((device.device_type or "CPU").upper() == "CPU"
+          and device.job in (None, "localhost"))
+
+
+def gather(values: tf.Tensor, offsets: tf.Tensor, *,
+           read_from: Optional[Any] = None,
+           gradient_of: Optional[Any] = None) -> tf.Tensor:
   """The elements of `values` (a tensor: a variable's value read now, or a
   gradient) at the flat `offsets` (int32, rising), as a vector.
-  `variable`: the variable `values` was read from, if it was."""
-  if compiled(values) and (variable is None or compiled(variable)):
+  `read_from`: the variable `values` was read from (which must be one the
+  compiled ops serve); `gradient_of`: the variable `values` is the
+  gradient of (which must be on this task)."""
+  if (compiled(values)
+      and (read_from is None or compiled(read_from))
+      and (gradient_of is None
+           or _here(_variables.storage(gradient_of)))):
     library = _native.library()
     if library is not None:
       result: tf.Tensor = library.tfpartial_gather_offsets(values, offsets)
