@@ -75,9 +75,20 @@ def _keras(out, name, optimizer, shape, dtype, frozen, sparse=False):
 
 
 def run():
-  import keras  # pylint: disable=g-import-not-at-top
+  """What every variable and slot holds after the battery, by name. Masks
+  are packed from 8 elements while it runs (TF1 graphs: the packed mask
+  too), and from `PACKED_FROM` again after: a test runs it in its own
+  process, where later tests would otherwise take a packed mask."""
   from tfpartial._kernels import _inputs  # pylint: disable=g-import-not-at-top
-  _inputs.PACKED_FROM = 8  # TF1 graphs: the packed mask too.
+  packed_from, _inputs.PACKED_FROM = _inputs.PACKED_FROM, 8
+  try:
+    return _battery()
+  finally:
+    _inputs.PACKED_FROM = packed_from
+
+
+def _battery():
+  import keras  # pylint: disable=g-import-not-at-top
   v1 = tf.compat.v1.train
   out = {}
   for shape in SHAPES:
