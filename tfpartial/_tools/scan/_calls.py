@@ -4,7 +4,7 @@ variables (`_flow` dispatches here)."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Set
+from typing import Any, Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -13,7 +13,8 @@ from tfpartial._tools.scan._labels import Labels, union
 Flow = Any  # `_flow.Flow`, which imports this module.
 
 # What arithmetic on a variable, a mask or a copy keeps of them.
-_DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train"}
+_DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train",
+                          "zip", "fn", "obj", "cls"}
 
 
 def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
@@ -103,8 +104,110 @@ def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
 
 def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
          env: Dict[str, Labels]) -> Labels:
-  """The labels of one call, by what it calls."""
+  """The labels of one call: the summary of the project's function it
+  calls, or what its spelling says."""
   name = _names.call_name(node)
+  summary = _project_call(flow, node, scope, env)
+  if summary is not None and name not in _names.SPELLED:
+    return summary
+  found = _spelled(flow, node, name, scope, env)
+  if summary:
+    found = union([found, summary])
+  return found
+
+
+def _project_call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
+                  env: Dict[str, Labels]) -> Optional[Labels]:
+  """What a call into the project returns, or None when it calls
+  something outside it."""
+  func = node.func
+  name = _names.call_name(node)
+  if name == "partial" and node.args:
+    inner = flow.labels(node.args[0], scope, env)
+    if "fn" in inner:
+      flow.partials[id(node)] = node
+      return {"fn": node}
+    return None
+  callee: Labels
+  if isinstance(func, ast.Attribute):
+    callee = method(flow, func, scope, env)
+  else:
+    callee = flow.labels(func, scope, env)
+  if "cls" in callee:
+    return {"obj": callee["cls"]}
+  if "fn" not in callee:
+    return None
+  return _evaluate(flow, callee, node, scope, env)
+
+
+def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,
+            env: Dict[str, Labels]) -> Labels:
+  """The method (or module function) `func` names, as labels."""
+  receiver = func.value
+  info = None
+  above = False
+  if isinstance(receiver, ast.Call) and _names.call_name(receiver) == (
+      "super"):
+    info, above = _enclosing_class(scope), True
+  elif isinstance(receiver, ast.Name) and receiver.id == "self" and (
+      "self" not in env):
+    info = _enclosing_class(scope)
+  else:
+    owner = flow.labels(receiver, scope, env)
+    if "obj" in owner:
+      info = flow.classes.get(id(owner["obj"]))
+    elif "cls" not in owner:
+      name = _names.dotted(func)
+      target = flow.project.resolve(scope, name) if name else None
+      return flow.of_target(target) if isinstance(target, tuple) else {}
+  if info is None:
+    return {}
+  flow.classes[id(info.node)] = info
+  method = flow.project.method(info, func.attr, above)
+  if method is None or not isinstance(method.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) or method.parent is None:
+    return {}
+  flow.functions[id(method.node)] = (method.node, method.parent)
+  flow.bound_self[id(method.node)] = info.node
+  return {"fn": method.node}
+
+
+def _enclosing_class(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  return place.cls if place is not None else None
+
+
+def _evaluate(flow: Flow, callee: Labels, node: ast.Call,
+              scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
+  """The callee's summary for this call's arguments."""
+  target = callee["fn"]
+  arguments = [flow.labels(a, scope, env) for a in node.args]
+  keywords = {k.arg: flow.labels(k.value, scope, env)
+              for k in node.keywords if k.arg}
+  if isinstance(target, ast.Call) and id(target) in flow.partials:
+    inner = flow.labels(target.args[0], scope, env)
+    arguments = [flow.labels(a, scope, env) for a in target.args[1:]] + (
+        arguments)
+    keywords = {**{k.arg: flow.labels(k.value, scope, env)
+                   for k in target.keywords if k.arg}, **keywords}
+    target = inner.get("fn", target)
+  function = flow.functions.get(id(target))
+  if function is None:
+    return {}
+  if id(function[0]) in flow.bound_self and not isinstance(
+      function[0], ast.Lambda) and function[0].args.args[:1] and (
+          function[0].args.args[0].arg in {"self", "cls"}):
+    arguments = [{"obj": flow.bound_self[id(function[0])]}] + arguments
+  result: Labels = flow.helper(function[0], function[1], arguments,
+                               keywords)
+  return result
+
+
+def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
+             env: Dict[str, Labels]) -> Labels:
+  """The labels of a call by its spelling (TensorFlow's, NumPy's)."""
   args: List[ast.AST] = list(node.args)
   if name in _names.GRADIENTS:
     return {"grad": node}
@@ -139,7 +242,7 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return {"write": node}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and _names.mentions_a_name_test(args[0]):
+    if "var" in found and _names.filters_by_name(args[0], flow, scope, env):
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
@@ -197,12 +300,6 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
       return {f"copy:{_names.root(base)}": node}
     if name == "run":
       return {}
-  if isinstance(node.func, ast.Name):
-    helper = scope.function(node.func.id)
-    if helper is not None:
-      arguments = [flow.labels(a, scope, env) for a in args]
-      returned: Labels = flow.helper(helper[0], helper[1], arguments)
-      return returned
   shape = name in _names.SHAPES
   if shape:  # What is reshaped or gathered, not the indices.
     parts = [flow.labels(a, scope, env) for a in args[:1]]
@@ -212,11 +309,15 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if receiver is not None and (shape or name == "values"):
     parts.append(flow.labels(receiver, scope, env))
   found = union(parts)
+  if name == "zip":
+    flow.zips[id(node)] = scope
+    found["zip"] = node
   if name in _names.CONTAINERS or name in {"group", "tuple"}:
     return found
   keep_mask = shape and "mask" in found
   found = {k: v for k, v in found.items() if k not in {
-      "var", "mask", "filtered"} and (shape or k not in {"shadow", "const"})}
+      "var", "mask", "filtered", "zip", "fn", "obj", "cls"} and (
+          shape or k not in {"shadow", "const"})}
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found

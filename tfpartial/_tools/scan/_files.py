@@ -30,11 +30,15 @@ class Source:
     text: The code (a notebook's code cells, one after the other).
     cells: For a notebook, (first line in `text`, cell number) per code
       cell; empty for a `.py` file.
+    encoding: How the file's bytes were decoded ("utf-8-sig" when it
+      starts with a byte-order mark), so a diff of it can be written in
+      the same bytes.
   """
 
   path: str
   text: str
   cells: Tuple[Tuple[int, int], ...] = ()
+  encoding: str = "utf-8"
 
   def locate(self, line: int) -> Tuple[int, Optional[int]]:
     """The line in its cell and the cell (None for a `.py` file).
@@ -91,7 +95,7 @@ def read(path: str) -> Source:
     return _notebook(path, data)
   try:
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return Source(path, data.decode(encoding))
+    return Source(path, data.decode(encoding), (), encoding)
   except (SyntaxError, LookupError, UnicodeDecodeError) as error:
     raise ValueError(f"not text in its encoding ({error})") from None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Dict, Optional
 
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
@@ -34,8 +34,8 @@ SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
           "squeeze", "gather", "cast", "tile", "broadcast_to", "transpose",
           "stack", "concat", "constant", "array", "asarray", "astype",
-          "to_float", "copy", "ones_like", "abs"}
-MASKS = {"eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
+          "to_float", "copy", "abs"}
+MASKS = {"ones_like", "eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
          "triu", "logical_not", "logical_and", "logical_or", "greater",
          "less", "equal", "not_equal", "greater_equal", "less_equal"}
 CONTAINERS = {"zip", "list", "tuple", "sorted", "reversed", "enumerate",
@@ -46,6 +46,10 @@ WRITES = {"scatter_update", "scatter_nd_update", "assign", "set_weights",
           "set_value", "batch_set_value"}
 FINITE_CHECKS = {"is_nan", "is_finite", "is_inf", "isnan", "isfinite",
                  "isinf"}
+# Spellings whose meaning holds even when the project defines a function of
+# that name (a wrapper's `apply_gradients` still applies).
+SPELLED = (GRADIENTS | VARIABLES | VARIABLE_LISTS | TRAIN_STEPS | WRITES
+           | {"stop_gradient"})
 RESTORES = {"restore", "load_weights", "init_from_checkpoint",
             "assign_from_checkpoint_fn", "load_model", "restore_v2"}
 _MASK_NAME = re.compile(
@@ -103,13 +107,13 @@ def root(node: ast.AST) -> str:
 
 
 def scope_argument(call: ast.Call) -> Optional[ast.AST]:
-  """The scope a variable-list call filters by, unless it is a string
-  literal (which names a model's own variables, as RL code does).
+  """The scope (or the include/exclude list) a variable-list call filters
+  by, if it names one.
 
-  >>> scope_argument(ast.parse("tf.trainable_variables('ppo2_model')").body[0].value)
   >>> ast.unparse(scope_argument(ast.parse(
   ...     "tf.get_collection(keys.TRAINABLE_VARIABLES, scope)").body[0].value))
   'scope'
+  >>> scope_argument(ast.parse("tf.trainable_variables()").body[0].value)
   """
   name = call_name(call)
   if name not in SCOPE_ARGUMENT:
@@ -117,10 +121,64 @@ def scope_argument(call: ast.Call) -> Optional[ast.AST]:
   position = SCOPE_ARGUMENT[name]
   chosen = call.args[position] if len(call.args) > position else next(
       (k.value for k in call.keywords
-       if k.arg in {"scope", "include", "exclude"}), None)
-  if chosen is None or isinstance(chosen, ast.Constant):
+       if k.arg in {"scope", "include", "exclude", "suffix"}), None)
+  if chosen is None or isinstance(chosen, ast.Constant) and (
+      chosen.value is None or chosen.value == ""):
     return None
   return chosen
+
+
+_GRADIENT_PARAMETER = re.compile(
+    r"^(grads?|gradients?|grads?_and_vars?|gvs|grads?_vars?|"
+    r"grad_var_pairs|gradvars|\w*_grads?)$")
+# Methods whose gradient parameter is the optimizer's gradient.
+OPTIMIZER_METHODS = {"apply_gradients", "_resource_apply_dense",
+                     "_resource_apply_sparse", "_apply_dense",
+                     "_apply_sparse", "update_step", "_update_step",
+                     "apply", "_distributed_apply", "_apply_weight_decay",
+                     "_resource_apply_sparse_duplicate_indices"}
+
+
+def param_labels(name: str, scope: object) -> Dict[str, ast.AST]:
+  """What a parameter is by its name: `grads`, `grads_and_vars` (and a
+  method of an optimizer's `grad`) hold gradients.
+
+  >>> sorted(param_labels("grads_and_vars", None))
+  ['grad']
+  """
+  node = getattr(scope, "node", None) or ast.Pass()
+  if _GRADIENT_PARAMETER.match(name):
+    return {"grad": node}
+  return {}
+
+
+_PREDICATE_WORDS = re.compile(r"(filter|select|match|freez|train|keep|scope|"
+                              r"exclud|includ|pattern)", re.I)
+
+
+def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
+                    env: object = None) -> bool:
+  """Whether a condition tests a variable's name or scope (`'x' in v.name`,
+  `v.op.name.startswith(scope)`, `re.match(p, v.name)`), or asks a
+  predicate of the project or one passed in (`variable_filter_fn(v)`).
+
+  >>> filters_by_name(ast.parse("'dense' in v.name").body[0].value)
+  True
+  >>> filters_by_name(ast.parse("g is not None").body[0].value)
+  False
+  """
+  if mentions_a_name_test(node):
+    return True
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and item.args:
+      spelled = call_name(item)
+      if _PREDICATE_WORDS.search(spelled) and spelled not in {
+          "trainable"}:
+        return True
+      labels = getattr(flow, "labels", None)
+      if labels is not None and "fn" in labels(item.func, scope, env):
+        return True
+  return False
 
 
 def is_mask_name(name: str) -> bool:

@@ -1,17 +1,29 @@
 """When a write runs relative to the train step: under its
 `control_dependencies`, fetched beside it (no order: a race), or after it
-in the same block; or none of these (an initialisation, not a freeze)."""
+in the same block; or none of these (an initialisation, not a freeze).
+
+Everything here is computed once per module, block or scope, so a file of
+many writes and steps is read in time linear in its size.
+"""
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import (TYPE_CHECKING, Callable, Dict, Iterable, List, Optional,
+                    Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 if TYPE_CHECKING:
   from tfpartial._tools.scan._flow import Flow
+
+Fetches = Dict[int, List[Tuple[ast.Call, _scopes.Scope]]]
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
+             ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
+             ast.Try)
+# What runs a graph's fetches, or builds one op of several.
+_FETCHES = {"run", "group", "tuple", "__call__"}
 
 
 class Order:
@@ -22,18 +34,32 @@ class Order:
   True
   """
 
-  def __init__(self, tree: ast.Module):
+  def __init__(self, tree: ast.Module,
+               fetches: Optional[Callable[[], Fetches]] = None):
+    self._fetches = fetches or (lambda: {})
     self._parents: Dict[int, ast.AST] = {}
     for node in ast.walk(tree):
       for child in ast.iter_child_nodes(node):
         self._parents[id(child)] = node
+    self._steps: Dict[Tuple[int, str], Tuple[Dict[int, int], List[
+        Optional[ast.AST]]]] = {}
+    self._trains: Dict[int, bool] = {}
 
   def parent(self, node: ast.AST) -> Optional[ast.AST]:
     """The node `node` is in."""
     return self._parents.get(id(node))
 
+  def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
+    """The simple statement holding `node`."""
+    current: Optional[ast.AST] = node
+    while current is not None:
+      if isinstance(current, ast.stmt):
+        return None if isinstance(current, _COMPOUND) else current
+      current = self.parent(current)
+    return None
+
   def of_write(self, write: ast.Call, scope: _scopes.Scope,
-               flow: "Flow") -> Optional[Dict[str, object]]:
+               flow: "Flow") -> Optional[Dict[str, ast.AST]]:
     """How `write` is ordered after the train step, or None."""
     node: Optional[ast.AST] = write
     while node is not None:
@@ -45,31 +71,33 @@ class Order:
                   "train" in flow.labels(expr.args[0], scope)):
             return {"order": "control", "at": node}
       node = self.parent(node)
-    for place in _chain(scope):
-      for call in place.nodes:
-        if isinstance(call, ast.Call) and _names.call_name(call) in {
-            "run", "group", "tuple"} and call.args:
-          found = flow.labels(call.args[0], place)
-          if "train" in found and found.get("write") is write:
-            return {"order": "fetch", "at": call}
+    for call, found in self._fetches_of(write, scope, flow):
+      if "train" in found:
+        return {"order": "fetch", "at": call}
     for run in self._runs_of(write, scope, flow):
       step = self._step_before(run, scope, flow)
       if step is not None:
         return {"order": "after", "at": step}
     return None
 
+  def _fetches_of(self, write: ast.Call, scope: _scopes.Scope, flow: "Flow"
+                  ) -> List[Tuple[ast.Call, Dict[str, ast.AST]]]:
+    """The `run`/`group` calls anywhere in the project that fetch
+    `write`, with the labels of what they fetch."""
+    del scope
+    return [(call, flow.labels(call.args[0], place))
+            for call, place in self._fetches().get(id(write), [])]
+
   def _runs_of(self, write: ast.Call, scope: _scopes.Scope,
                flow: "Flow") -> List[ast.AST]:
     """Where `write` runs: itself when eager, or a `run` that fetches it."""
     runs: List[ast.AST] = []
-    if isinstance(self.parent(write), ast.Expr):
+    if isinstance(self.parent(write), ast.Expr) or (
+        _in_override(scope)):
       runs.append(write)
-    for place in _chain(scope):
-      for call in place.nodes:
-        if isinstance(call, ast.Call) and _names.call_name(call) == "run" \
-            and call.args and flow.labels(call.args[0], place).get(
-                "write") is write:
-          runs.append(call)
+    for call, _ in self._fetches_of(write, scope, flow):
+      if _names.call_name(call) == "run":
+        runs.append(call)
     return runs
 
   def _step_before(self, run: ast.AST, scope: _scopes.Scope,
@@ -80,36 +108,96 @@ class Order:
       block = self.parent(node)
       for field in ("body", "orelse"):
         siblings = getattr(block, field, None)
-        if isinstance(siblings, list) and node in siblings:
-          for earlier in siblings[:siblings.index(node)]:
-            step = _runs_a_step(earlier, scope, flow)
-            if step is not None:
-              return step
-      if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
-                            ast.Module)):
+        if not isinstance(siblings, list):
+          continue
+        index, firsts = self._block_steps(block, field, siblings, scope,
+                                          flow)
+        if id(node) in index and firsts[index[id(node)]] is not None:
+          return firsts[index[id(node)]]
+      if block is None or isinstance(block, (
+          ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return None
       node = block
     return None
 
+  def _block_steps(self, block: ast.AST, field: str, siblings: List[ast.AST],
+                   scope: _scopes.Scope, flow: "Flow"
+                   ) -> Tuple[Dict[int, int], List[Optional[ast.AST]]]:
+    """For a block: statement -> its index, and for each index the first
+    step run before it (None if none)."""
+    key = (id(block), field)
+    if key not in self._steps:
+      index = {id(s): i for i, s in enumerate(siblings)}
+      firsts: List[Optional[ast.AST]] = []
+      seen: Optional[ast.AST] = None
+      for statement in siblings:
+        firsts.append(seen)
+        if seen is None:
+          seen = self._runs_a_step(statement, scope, flow)
+      self._steps[key] = (index, firsts)
+    return self._steps[key]
 
-def _runs_a_step(statement: ast.AST, scope: _scopes.Scope,
-                 flow: "Flow") -> Optional[ast.AST]:
-  for node in ast.walk(statement):
-    if not isinstance(node, ast.Call):
-      continue
-    name = _names.call_name(node)
-    if name in _names.TRAIN_STEPS and not isinstance(statement, ast.Assign):
-      return node  # Eager: the step runs here.
-    if name == "run" and node.args and "train" in flow.labels(node.args[0],
-                                                              scope):
-      return node
-    if isinstance(node.func, ast.Name):
-      helper = scope.function(node.func.id)
-      if helper is not None and any(
-          isinstance(n, ast.Call) and _names.call_name(n) in
-          _names.TRAIN_STEPS for n in ast.walk(helper[0])):
+  def _runs_a_step(self, statement: ast.AST, scope: _scopes.Scope,
+                   flow: "Flow") -> Optional[ast.AST]:
+    for node in ast.walk(statement):
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.call_name(node)
+      receiver = node.func.value if isinstance(node.func, ast.Attribute) \
+          else None
+      if name in _names.TRAIN_STEPS | {"fit", "train_on_batch"} and (
+          not isinstance(statement, ast.Assign) or isinstance(
+              receiver, ast.Call) and _names.call_name(receiver) == "super"):
+        return node  # Eager, or an override's `super()` step: it runs.
+      if name == "run" and node.args and "train" in flow.labels(
+          node.args[0], scope):
         return node
-  return None
+      if self.trains(node, scope, flow):
+        return node
+    return None
+
+  def trains(self, call: ast.Call, scope: _scopes.Scope,
+             flow: "Flow") -> bool:
+    """Whether `call` calls a function of the project that runs a step."""
+    callee = flow.labels(call.func, scope) if isinstance(
+        call.func, ast.Name) else {}
+    function = callee.get("fn")
+    if function is None:
+      return False
+    if id(function) not in self._trains:
+      self._trains[id(function)] = any(
+          isinstance(n, ast.Call) and _names.call_name(n) in
+          _names.TRAIN_STEPS for n in ast.walk(function))
+    return self._trains[id(function)]
+
+
+def fetch_map(scopes: Iterable[_scopes.Scope], flow: "Flow") -> Fetches:
+  """Write op -> the `run`/`group` calls (and their scopes) that fetch it."""
+  fetched: Fetches = {}
+  for place in scopes:
+    for call in place.nodes:
+      if isinstance(call, ast.Call) and _names.call_name(call) in (
+          _FETCHES) and call.args:
+        for item in _items(call.args[0]):
+          write = flow.labels(item, place).get("write")
+          if write is not None:
+            fetched.setdefault(id(write), []).append((call, place))
+  return fetched
+
+
+def _items(node: ast.AST) -> List[ast.AST]:
+  if isinstance(node, (ast.List, ast.Tuple)):
+    return list(node.elts)
+  if isinstance(node, ast.Dict):
+    return [v for v in node.values if v is not None]
+  return [node]
+
+
+def _in_override(scope: _scopes.Scope) -> bool:
+  """A method of an optimizer or callback: its writes run when called."""
+  return scope.cls is not None and (
+      scope.name in _names.OPTIMIZER_METHODS or scope.name.startswith(
+          ("on_", "after_", "before_")))
 
 
 def _chain(scope: _scopes.Scope) -> List[_scopes.Scope]:

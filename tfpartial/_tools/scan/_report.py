@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Sequence
 
-from tfpartial._tools.scan import _drift
-from tfpartial._tools.scan._finding import IDIOMS, Finding
+from tfpartial._tools.scan._finding import Finding
+from tfpartial._tools.scan.idioms import all_idioms
 
 SARIF_SCHEMA = ("https://json.schemastore.org/sarif-2.1.0.json")
 
@@ -64,23 +64,16 @@ def sarif(findings: Sequence[Finding], version: str) -> str:
   >>> log["version"], len(log["runs"][0]["tool"]["driver"]["rules"])
   ('2.1.0', 6)
   """
-  rules = [{
-      "id": idiom,
-      "name": "".join(part.title() for part in idiom.split("-")),
-      "shortDescription": {"text": _drift.CATALOGUE[idiom][0]},
-      "fullDescription": {"text": _drift.CATALOGUE[idiom][0] + "; port: "
-                          + _drift.CATALOGUE[idiom][2]},
-      "help": {"text": f"See {_drift.link(idiom)}",
-               "markdown": f"See [the migration guide]({_drift.link(idiom)})."},
-      "defaultConfiguration": {
-          "level": "note" if idiom == "var-list-filter" else "warning"},
-  } for idiom in IDIOMS]
+  idioms = all_idioms()
+  rules = [idiom.rule() for idiom in idioms]
+  levels = {idiom.id: idiom.entry.level for idiom in idioms}
+  ids = [idiom.id for idiom in idioms]
   results: List[Dict[str, object]] = []
   for finding in findings:
     results.append({
         "ruleId": finding.idiom,
-        "ruleIndex": IDIOMS.index(finding.idiom),
-        "level": "note" if finding.idiom == "var-list-filter" else "warning",
+        "ruleIndex": ids.index(finding.idiom),
+        "level": levels[finding.idiom],
         "message": {"text": f"{finding.message}. Drift: {finding.drift}. "
                             f"Port: {finding.port}"},
         "locations": [{"physicalLocation": {

@@ -1,19 +1,76 @@
-"""The scopes of a module: what each name is assigned, function by function.
+"""The scopes of a module: what each name is assigned, function by function,
+and where, so that a read sees the assignments that reach it.
 
-Flow-insensitive on purpose: a name holds the union of everything it is
-ever assigned in its function (appends and `+=` included), which is what
-a reader of TF1 graph-building code assumes too. Class attributes
-(`self.mask = ...`) are shared by the class's methods.
+A name's assignment records where it takes effect (the end of its
+statement), whether it replaces what the name held (`g = ...`) or adds to
+it (`g.append(...)`, `g[0] = ...`, `g += ...`), and the loops and
+conditional blocks it is in. A read then sees the last replacing
+assignment before it in a block that encloses it, every adding one after
+that, and those later in a loop that encloses both (the next iteration).
+Class attributes (`self.mask = ...`) are shared by the class's methods,
+whatever their order.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+import bisect
+import dataclasses
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from tfpartial._tools.scan import _names
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+Position = Tuple[int, int]
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp,
+           ast.ExceptHandler)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+  """Where a statement runs: its loops and its conditional blocks."""
+
+  loops: Tuple[int, ...] = ()
+  blocks: Tuple[int, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Def:
+  """One assignment of a name.
+
+  Attributes:
+    value: The expression assigned (or added).
+    end: Where it takes effect: the end of its statement.
+    replaces: Whether it replaces the name's value (else it adds to it).
+    where: Its loops and conditional blocks.
+  """
+
+  value: ast.expr
+  end: Position
+  replaces: bool
+  where: Where
+  part: Optional[Tuple[int, int]] = None  # (i, n): element i of n-tuples.
+
+
+@dataclasses.dataclass
+class ClassInfo:
+  """A class: its bases as written, its methods and `self.` attributes."""
+
+  node: ast.ClassDef
+  home: "Scope"
+  methods: Dict[str, "Scope"] = dataclasses.field(default_factory=dict)
+  # `self.x` -> (value, the method's scope), in every method.
+  attributes: Dict[str, List[Tuple[ast.expr, "Scope"]]] = dataclasses.field(
+      default_factory=dict)
+
+  @property
+  def name(self) -> str:
+    return self.node.name
+
+  @property
+  def bases(self) -> List[str]:
+    return [_names.dotted(b) or "" for b in self.node.bases]
 
 
 class Scope:
@@ -26,28 +83,36 @@ class Scope:
   """
 
   def __init__(self, node: ast.AST, parent: Optional["Scope"],
-               attributes: Optional[Dict[str, List[ast.expr]]] = None):
+               cls: Optional[ClassInfo] = None):
     self.node = node
     self.parent = parent
     self.name = getattr(node, "name", "<lambda>" if isinstance(
         node, ast.Lambda) else "<module>")
-    self.defs: Dict[str, List[ast.expr]] = {}
+    self.defs: Dict[str, List[Def]] = {}
     self.params: List[str] = []
     self.functions: Dict[str, FunctionNode] = {}
-    self.stored: Set[str] = set()  # Names assigned by subscript: `m[0] = 0`.
+    self.classes: Dict[str, ClassInfo] = {}
+    self.scopes: Dict[int, Scope] = {}  # id(function node) -> its scope.
     # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
     self.loops: Dict[str, ast.expr] = {}
-    self.bases: List[str] = []  # The enclosing class's bases, as text.
-    self.attributes = attributes if attributes is not None else {}
+    self.cls = cls  # The class this is a method of.
     self.children: List[Scope] = []
     self.nodes: List[ast.AST] = []  # The nodes of this scope, not nested.
-    self.classname = ""
+    self.uses: Dict[int, Tuple[Position, Where]] = {}  # Names read here.
+    self.module: object = None  # The project's module (set by `_project`).
+    self._ends: Dict[str, List[Position]] = {}
+
+  @property
+  def classname(self) -> str:
+    return self.cls.name if self.cls is not None else ""
 
   def all(self) -> Iterator["Scope"]:
     """This scope and every scope inside it."""
-    yield self
-    for child in self.children:
-      yield from child.all()
+    stack = [self]
+    while stack:
+      scope = stack.pop()
+      yield scope
+      stack.extend(reversed(scope.children))
 
   def function(self, name: str) -> Optional[Tuple[FunctionNode, "Scope"]]:
     """The helper function `name` visible here and the scope it is in."""
@@ -58,112 +123,226 @@ class Scope:
       scope = scope.parent
     return None
 
+  def scope_of(self, function: ast.AST) -> Optional["Scope"]:
+    """The scope of a function defined directly in this one."""
+    return self.scopes.get(id(function))
+
+  def reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
+    """The indexes in `defs[name]` of the assignments a read of `name` at
+    `node` sees (all of them when the read's place is not known)."""
+    defs = self.defs.get(name, [])
+    use = self.uses.get(id(node))
+    if use is None:
+      return tuple(range(len(defs)))
+    position, where = use
+    ends = self._ends.get(name)
+    if ends is None or len(ends) != len(defs):
+      ends = self._ends[name] = [d.end for d in defs]
+    last = bisect.bisect_right(ends, position)
+    seen = []
+    for index in range(last - 1, -1, -1):
+      seen.append(index)
+      each = defs[index]
+      if each.replaces and _encloses(each.where.blocks, where.blocks):
+        break
+    if where.loops:
+      seen += [i for i in range(last, min(len(defs), last + 64))
+               if set(defs[i].where.loops) & set(where.loops)]
+    return tuple(sorted(seen))
+
+
+def _encloses(outer: Tuple[int, ...], inner: Tuple[int, ...]) -> bool:
+  return inner[:len(outer)] == outer
+
 
 def collect(tree: ast.Module) -> Scope:
   """The module's scope, with every function's scope below it."""
   module = Scope(tree, None)
-  _fill(module, tree.body)
+  _Filler(module).fill(tree.body, Where())
   return module
 
 
-def _fill(scope: Scope, body: List[ast.stmt]) -> None:
-  stack: List[ast.AST] = list(reversed(body))
-  while stack:
-    node = stack.pop()
+class _Filler:
+  """Walks one scope's statements in source order."""
+
+  def __init__(self, scope: Scope):
+    self.scope = scope
+
+  def fill(self, body: List[ast.stmt], where: Where) -> None:
+    stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
+    while stack:
+      node, here = stack.pop()
+      if self._nested(node):
+        continue
+      self.scope.nodes.append(node)
+      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        self.scope.uses[id(node)] = ((node.lineno, node.col_offset), here)
+      self._bind_statement(node, here)
+      inner = here
+      if isinstance(node, _LOOPS):
+        inner = dataclasses.replace(inner, loops=(*here.loops, id(node)))
+      if isinstance(node, _BLOCKS):
+        inner = dataclasses.replace(inner, blocks=(*inner.blocks, id(node)))
+      children = list(ast.iter_child_nodes(node))
+      if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
+        heads = [c for c in children if c not in node.body and (
+            c not in node.orelse)]
+        stack.extend((c, inner) for c in reversed(children) if c not in heads)
+        stack.extend((c, here) for c in reversed(heads))
+      else:
+        stack.extend((c, inner) for c in reversed(children))
+
+  def _nested(self, node: ast.AST) -> bool:
+    scope = self.scope
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
       scope.functions[node.name] = node
-      _child(scope, node, node.body)
-      stack.extend(reversed(node.decorator_list))
-      continue
+      self._child(node, node.body, scope.cls if isinstance(
+          scope.node, ast.ClassDef) else None)
+      self.fill(node.decorator_list, Where())
+      return True
     if isinstance(node, ast.Lambda):
-      _child(scope, node, [ast.Return(node.body)])
-      continue
+      self._child(node, [ast.Return(node.body)], None)
+      return True
     if isinstance(node, ast.ClassDef):
-      attributes: Dict[str, List[ast.expr]] = {}
+      info = ClassInfo(node, scope)
+      scope.classes[node.name] = info
       for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-          child = _child(scope, item, item.body, attributes)
-          child.classname = node.name
-          child.bases = [_names.dotted(b) or "" for b in node.bases]
-      stack.extend(item for item in reversed(node.body) if not isinstance(
-          item, (ast.FunctionDef, ast.AsyncFunctionDef)))
-      continue
-    scope.nodes.append(node)
-    _bind_statement(scope, node)
-    stack.extend(reversed(list(ast.iter_child_nodes(node))))
+          info.methods[item.name] = self._child(item, item.body, info)
+      body = [i for i in node.body if not isinstance(
+          i, (ast.FunctionDef, ast.AsyncFunctionDef))]
+      self.fill([*node.bases, *node.decorator_list, *body], Where())
+      return True
+    return False
+
+  def _child(self, node: FunctionNode, body: List[ast.stmt],
+             cls: Optional[ClassInfo]) -> Scope:
+    child = Scope(node, self.scope, cls)
+    args = node.args
+    child.params = [a.arg for a in (*args.posonlyargs, *args.args,
+                                    *args.kwonlyargs)]
+    child.params += [a.arg for a in (args.vararg, args.kwarg) if a]
+    self.scope.children.append(child)
+    self.scope.scopes[id(node)] = child
+    _Filler(child).fill(body, Where())
+    for default in [*args.defaults, *args.kw_defaults]:
+      if default is not None:
+        self.fill([ast.Expr(default)], Where())
+    return child
+
+  def _bind_statement(self, node: ast.AST, where: Where) -> None:
+    ends_at: ast.AST = node
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+      ends_at = node.iter  # The loop name holds inside the body.
+    elif isinstance(node, ast.withitem):
+      ends_at = node.context_expr
+    end = (getattr(ends_at, "end_lineno", 0) or 0,
+           getattr(ends_at, "end_col_offset", 0) or 0)
+    bind = _Binder(self.scope, end, where)
+    if isinstance(node, ast.Assign):
+      for target in node.targets:
+        bind.bind(target, node.value)
+    elif isinstance(node, ast.AnnAssign) and node.value:
+      bind.bind(node.target, node.value)
+    elif isinstance(node, ast.AugAssign):
+      bind.augmented(node)
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+      bind.loop(node.target, node.iter)
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+      bind.bind(node.optional_vars, node.context_expr)
+    elif isinstance(node, ast.NamedExpr):
+      bind.bind(node.target, node.value)
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        "append", "extend", "insert", "add", "update"} and isinstance(
+            node.func, ast.Attribute) and node.args:
+      bind.bind(node.func.value, node.args[-1], replaces=False)
 
 
-def _child(scope: Scope, node: FunctionNode, body: List[ast.stmt],
-           attributes: Optional[Dict[str, List[ast.expr]]] = None) -> Scope:
-  child = Scope(node, scope, attributes if attributes is not None
-                else scope.attributes)
-  args = node.args
-  child.params = [a.arg for a in (*args.posonlyargs, *args.args,
-                                  *args.kwonlyargs)]
-  child.params += [a.arg for a in (args.vararg, args.kwarg) if a]
-  scope.children.append(child)
-  _fill(child, body)
-  return child
+class _Binder:
+  """Records assignments of one statement."""
 
+  def __init__(self, scope: Scope, end: Position, where: Where):
+    self.scope, self.end, self.where = scope, end, where
 
-def _bind_statement(scope: Scope, node: ast.AST) -> None:
-  if isinstance(node, ast.Assign):
-    for target in node.targets:
-      _bind(scope, target, node.value)
-  elif isinstance(node, ast.AnnAssign) and node.value:
-    _bind(scope, node.target, node.value)
-  elif isinstance(node, ast.AugAssign):
+  def bind(self, target: ast.AST, value: ast.expr,
+           replaces: bool = True,
+           part: Optional[Tuple[int, int]] = None) -> None:
+    scope = self.scope
+    if isinstance(target, (ast.Tuple, ast.List)):
+      parts = _parts(value, len(target.elts))
+      count = len(target.elts)
+      for index, (element, each) in enumerate(zip(target.elts, parts)):
+        self.bind(element, each, replaces, None if each is not value or (
+            any(isinstance(e, ast.Starred) for e in target.elts)) else (
+                index, count))
+    elif isinstance(target, ast.Starred):
+      self.bind(target.value, value, replaces)
+    elif isinstance(target, ast.Name):
+      scope.defs.setdefault(target.id, []).append(
+          Def(value, self.end, replaces, self.where, part))
+    elif isinstance(target, ast.Attribute):
+      name = _names.dotted(target)
+      method = scope
+      while method.cls is None and method.parent is not None:
+        method = method.parent
+      if name is not None and name.startswith("self.") and method.cls:
+        method.cls.attributes.setdefault(name, []).append((value, scope))
+      elif name is not None and scope.parent is None:
+        scope.defs.setdefault(name, []).append(
+            Def(value, self.end, replaces, self.where))
+    elif isinstance(target, ast.Subscript):
+      # `grads[0] = masked` adds `masked` to what `grads` holds.
+      base: ast.expr = target.value
+      while isinstance(base, ast.Subscript):
+        base = base.value
+      self.bind(base, value, replaces=False)
+
+  def augmented(self, node: ast.AugAssign) -> None:
     # `w[0] *= mask` makes `w` hold `w[0] * mask`, for the flow.
-    read = ast.parse(ast.unparse(node.target), mode="eval").body
-    value = ast.copy_location(ast.BinOp(read, node.op, node.value), node)
+    value = ast.BinOp(_as_load(node.target), node.op, node.value)
+    ast.copy_location(value, node)
     ast.fix_missing_locations(value)
+    for name in ast.walk(value.left):  # It reads what held before.
+      if isinstance(name, ast.Name):
+        self.scope.uses[id(name)] = ((node.lineno, node.col_offset),
+                                     self.where)
     base: ast.expr = node.target
     while isinstance(base, ast.Subscript):
       base = base.value
-    _bind(scope, base, value)
-    if isinstance(base, ast.Name) and base.id in scope.loops:
+    self.bind(base, value, replaces=False)
+    if isinstance(base, ast.Name) and base.id in self.scope.loops:
       # NumPy's `w *= m` in `for w in ws` changes the elements of `ws`.
-      _bind(scope, scope.loops[base.id], value)
-  elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-    _bind(scope, node.target, node.iter)
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-      _loop(scope, node.target, node.iter)
-  elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-    _bind(scope, node.optional_vars, node.context_expr)
-  elif isinstance(node, ast.NamedExpr):
-    _bind(scope, node.target, node.value)
-  elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-    call = node.value
-    if _names.call_name(call) in {"append", "extend", "insert"} and (
-        isinstance(call.func, ast.Attribute)) and call.args:
-      _bind(scope, call.func.value, call.args[-1])
+      self.bind(self.scope.loops[base.id], value, replaces=False)
+
+  def loop(self, target: ast.AST, source: ast.expr) -> None:
+    """`for g, m in zip(gs, ms)` binds `g` to `gs` and `m` to `ms`;
+    `for i, w in enumerate(ws)` binds `w` to `ws`."""
+    args = source.args if isinstance(source, ast.Call) else []
+    name = _names.call_name(source) if isinstance(source, ast.Call) else ""
+    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) \
+        else []
+    if name == "zip" and elements and len(elements) == len(args):
+      for element, part in zip(elements, args):
+        self.loop(element, part)
+      return
+    if name == "enumerate" and len(elements) == 2 and args:
+      self.loop(elements[1], args[0])
+      return
+    if isinstance(target, ast.Name) and isinstance(source, (
+        ast.Name, ast.Attribute)):
+      self.scope.loops[target.id] = source
+    self.bind(target, source)
 
 
-def _loop(scope: Scope, target: ast.AST, source: ast.expr) -> None:
-  """Record which container a loop name is an element of."""
-  if isinstance(source, ast.Call) and source.args and _names.call_name(
-      source) in {"enumerate", "reversed", "list"}:
-    if _names.call_name(source) == "enumerate" and isinstance(
-        target, ast.Tuple) and len(target.elts) == 2:
-      target = target.elts[1]
-    source = source.args[0]
-  if isinstance(target, ast.Name) and isinstance(source, ast.Name):
-    scope.loops[target.id] = source
+def _parts(value: ast.expr, count: int) -> List[ast.expr]:
+  """The parts of `a, b = value`: the elements of a tuple written out,
+  else `value` itself for each."""
+  if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count \
+      and not any(isinstance(e, ast.Starred) for e in value.elts):
+    return list(value.elts)
+  return [value] * count
 
 
-def _bind(scope: Scope, target: ast.AST, value: ast.expr) -> None:
-  if isinstance(target, (ast.Tuple, ast.List)):
-    for element in target.elts:
-      _bind(scope, element, value)
-  elif isinstance(target, ast.Starred):
-    _bind(scope, target.value, value)
-  elif isinstance(target, ast.Name):
-    scope.defs.setdefault(target.id, []).append(value)
-  elif isinstance(target, ast.Attribute):
-    name = _names.dotted(target)
-    if name is not None and name.startswith("self."):
-      scope.attributes.setdefault(name, []).append(value)
-  elif isinstance(target, ast.Subscript):
-    name = _names.dotted(target.value)
-    if name is not None:
-      scope.stored.add(name)
+def _as_load(target: ast.expr) -> ast.expr:
+  read = ast.parse(ast.unparse(target), mode="eval").body
+  return ast.copy_location(read, target)

@@ -1,0 +1,96 @@
+"""One scan's shared state: the project, its flow, and what the idioms ask
+of a module (its lines, its statement structure, the calls of a scope),
+each computed once."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Iterator, List, Optional, Set
+
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _order
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+
+
+def lines_of(text: str) -> List[str]:
+  """The lines of `text` as Python counts them (`\\n`, `\\r\\n`, `\\r`
+  only: a form feed or U+2028 does not end a line), ends kept.
+
+  >>> lines_of("a\\x0cb\\u2028c\\r\\nd")
+  ['a\\x0cb\\u2028c\\r\\n', 'd']
+  """
+  found = _LINE.findall(text)
+  return [line for line in found if line]
+
+
+class Analysis:
+  """The project, its flow and per-module facts, computed once."""
+
+  def __init__(self, project: _project.Project):
+    self.project = project
+    self.flow = Flow(project)
+    self._orders: Dict[int, _order.Order] = {}
+    self._lines: Dict[int, List[str]] = {}
+    self._calls: Dict[int, List[ast.Call]] = {}
+    self._contexts: Dict[int, _context.ModuleContext] = {}
+    self._members: Dict[int, Set[int]] = {}
+    self._fetches: Optional[_order.Fetches] = None
+
+  def scopes(self) -> Iterator[_scopes.Scope]:
+    """Every scope of every module that may hold a sink."""
+    for module in list(self.project.scanned()):
+      assert module.scope is not None
+      yield from module.scope.all()
+
+  def calls(self, scope: _scopes.Scope) -> List[ast.Call]:
+    """The calls made directly in `scope`."""
+    if id(scope) not in self._calls:
+      self._calls[id(scope)] = [n for n in scope.nodes
+                                if isinstance(n, ast.Call)]
+    return self._calls[id(scope)]
+
+  def module(self, scope: _scopes.Scope) -> _project.Module:
+    return self.project.module_of(scope)
+
+  def order(self, scope: _scopes.Scope) -> _order.Order:
+    module = self.module(scope)
+    if id(module) not in self._orders:
+      assert module.tree is not None
+      self._orders[id(module)] = _order.Order(module.tree, self.fetches)
+    return self._orders[id(module)]
+
+  def fetches(self) -> _order.Fetches:
+    """Every write op the project's `run`/`group` calls fetch."""
+    if self._fetches is None:
+      self._fetches = {}
+      self._fetches = _order.fetch_map(self.scopes(), self.flow)
+    return self._fetches
+
+  def lines(self, scope: _scopes.Scope) -> List[str]:
+    module = self.module(scope)
+    if id(module) not in self._lines:
+      self._lines[id(module)] = lines_of(module.source.text)
+    return self._lines[id(module)]
+
+  def context(self, scope: _scopes.Scope) -> _context.ModuleContext:
+    module = self.module(scope)
+    if id(module) not in self._contexts:
+      assert module.scope is not None
+      self._contexts[id(module)] = _context.ModuleContext(module.scope)
+    return self._contexts[id(module)]
+
+  def owner(self, node: ast.AST) -> Optional[_project.Module]:
+    """The parsed module whose tree holds `node`."""
+    for module in self.project.modules:
+      if module.tree is None:
+        continue
+      if id(module) not in self._members:
+        self._members[id(module)] = {id(n) for n in ast.walk(module.tree)}
+      if id(node) in self._members[id(module)]:
+        return module
+    return None

@@ -1,0 +1,182 @@
+"""Writes into a variable, classified once for the three idioms that
+anchor on them: a copy of the variable written back (`shadow-variable`,
+`write-back`) or the variable times a mask written back
+(`weight-remask`)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+from typing import List, Optional, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms._idiom import Hit
+
+_TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
+                   "Pruning", "Wrapper")
+_TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
+                                "train_step", "step"}
+
+
+@dataclasses.dataclass
+class WriteHit(Hit):
+  """A write into a variable: what is written, and when it runs.
+
+  Attributes:
+    kind: The idiom it is ("shadow-variable", "write-back",
+      "weight-remask").
+    target: The variable written.
+    value: What is written.
+    order: "control", "fetch" or "after" (the train step), or "".
+    at: The `control_dependencies` block, the fetching `run`, or the step.
+    constraint: For a constraint, its class or keyword.
+  """
+
+  kind: str = ""
+  target: Optional[ast.AST] = None
+  value: Optional[ast.AST] = None
+  order: str = ""
+  at: Optional[ast.AST] = None
+  constraint: str = ""
+
+
+def target_and_value(call: ast.Call
+                     ) -> Optional[Tuple[ast.expr, ast.expr, bool]]:
+  """(target, value, partial) of a write, or None."""
+  name = _names.call_name(call)
+  receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+  args = call.args
+  if name in {"scatter_update", "scatter_nd_update"}:
+    if len(args) >= 3:
+      return args[0], args[2], True
+    if receiver is not None and args:
+      return receiver, args[-1], True
+  if name in {"assign", "set_value"} and len(args) == 2:
+    return args[0], args[1], False
+  if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
+    return receiver, args[0], isinstance(receiver, ast.Subscript)
+  return None
+
+
+@functools.lru_cache(maxsize=4)
+def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
+  """Every write into a variable of its own copy or of itself masked."""
+  hits: List[WriteHit] = []
+  for scope in analysis.scopes():
+    for call in analysis.calls(scope):
+      hit = _classify(call, scope, analysis)
+      if hit is not None:
+        hits.append(hit)
+  return tuple(hits)
+
+
+def _classify(call: ast.Call, scope: _scopes.Scope,
+              analysis: Analysis) -> Optional[WriteHit]:
+  parts = target_and_value(call)
+  if parts is None:
+    return None
+  flow = analysis.flow
+  target, value, partial = parts
+  base = _names.root(target)
+  aimed = flow.labels(target, scope)
+  if not ("var" in aimed or "vararith" in aimed or _names.call_name(
+      call) == "set_weights" or "param" in aimed):
+    return None
+  found = flow.labels(value, scope)
+  copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
+  remask = found.get(f"varmask:{base}")
+  own_copy = copy is not None or "shadow" in found
+  blend = own_copy and remask is not None and "vararith" in found
+  if remask is not None and not blend:
+    return _remask(call, scope, analysis, found, target, value, copy)
+  if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
+    return None  # Another variable's values: EMA, a target network.
+  when = analysis.order(scope).of_write(call, scope, flow)
+  if when is None:
+    return None  # Written once, before training: an initialisation.
+  order = str(when["order"]) if isinstance(when["order"], str) else ""
+  on_device = "shadow" in found or isinstance(copy, ast.Call) and (
+      _names.call_name(copy) in {"identity", "read_value",
+                                 "initialized_value", "value", "Variable",
+                                 "VariableV1", "get_variable"})
+  kind = "shadow-variable" if on_device and (
+      order == "control" or order == "after" and scope.cls is not None) \
+      else "write-back"
+  return WriteHit(call, scope, call, found, kind, target, value, order,
+                  when["at"])
+
+
+def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+            found: Labels, target: ast.AST, value: ast.AST,
+            copy: Optional[ast.AST]) -> Optional[WriteHit]:
+  snapshot = next((v for k, v in found.items() if k.startswith("copy:")),
+                  None)
+  if snapshot is not None and not _taken_in(snapshot, scope):
+    return None  # Initial weights, masked: a rewind, not a re-mask.
+  if not in_training(scope, analysis, call):
+    return None  # A pruned copy to evaluate, not trained further.
+  del copy
+  return WriteHit(call, scope, call, found, "weight-remask", target, value)
+
+
+def _taken_in(snapshot: ast.AST, scope: _scopes.Scope) -> bool:
+  return any(node is snapshot for node in scope.nodes)
+
+
+def in_training(scope: _scopes.Scope, analysis: Analysis,
+                node: Optional[ast.AST] = None, depth: int = 0) -> bool:
+  """Whether code in `scope` runs while a model trains: a method of a
+  callback, hook, optimizer or constraint; code that a step follows (in
+  its loop or after it); a function that the project calls from such
+  code, or that it does not call at all (a library's, called from
+  outside). Module code that nothing trains after only evaluates."""
+  if scope.cls is not None and (
+      any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
+      or scope.name in _names.OPTIMIZER_METHODS
+      or scope.name.startswith(("on_", "after_run", "before_run"))):
+    return True
+  if node is not None and (_loop_trains(scope, analysis, node) or
+                           _trains_after(scope, analysis, node)):
+    return True
+  if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
+                                               ast.AsyncFunctionDef)):
+    return False
+  flow = analysis.flow
+  callers = [(s, c) for s, c in analysis.project.callers(scope.name)[:32]
+             if s is not scope and flow.callee(c, s) is scope.node]
+  if not callers:
+    return True
+  return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+def _trains_after(scope: _scopes.Scope, analysis: Analysis,
+                  node: ast.AST) -> bool:
+  """Whether a step runs after `node` in its function."""
+  start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+  order = analysis.order(scope)
+  for call in analysis.calls(scope):
+    if (call.lineno, call.col_offset) > start and (
+        _names.call_name(call) in _TRAINS or order.trains(
+            call, scope, analysis.flow)):
+      return True
+  return False
+
+
+def _loop_trains(scope: _scopes.Scope, analysis: Analysis,
+                 node: ast.AST) -> bool:
+  """Whether a loop around `node` in its function also trains."""
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = node
+  while current is not None and current is not scope.node:
+    if isinstance(current, (ast.For, ast.While, ast.AsyncFor)):
+      for inner in ast.walk(current):
+        if isinstance(inner, ast.Call) and (
+            _names.call_name(inner) in _TRAINS or order.trains(
+                inner, scope, analysis.flow)):
+          return True
+    current = order.parent(current)
+  return False

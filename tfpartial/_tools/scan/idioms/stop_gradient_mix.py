@@ -1,0 +1,182 @@
+"""`stop-gradient-mix`: `m * x + (1 - m) * tf.stop_gradient(x)` (or a
+function of the project doing it) in place of a variable."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import List, Optional, Sequence, Set, Tuple
+
+from tfpartial._tools.scan import _constants
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan import _edits
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms import _idiom
+
+
+@dataclasses.dataclass
+class MixHit(_idiom.Hit):
+  """A mix, in place (`helper` empty) or by a function of the project."""
+
+  helper: str = ""
+
+
+class StopGradientMix(_idiom.Idiom):
+  """A variable rebuilt from itself and its `stop_gradient` under a mask."""
+
+  id = "stop-gradient-mix"
+  order = 2
+  entry = _idiom.Entry(
+      "a variable rebuilt as `m * x + (1 - m) * tf.stop_gradient(x)` in "
+      "the forward pass", "tfstop_gradient-mixing",
+      "use the variable itself; `tfpartial.train_only(x, mask)` and "
+      "`spec.minimize(optimizer, loss)` (or a wrapped optimizer)")
+
+  def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
+    hits: List[_idiom.Hit] = []
+    flow = analysis.flow
+    for scope in analysis.scopes():
+      own: Optional[Set[int]] = None
+      for node in scope.nodes:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add,
+                                                                ast.Sub)):
+          found = flow.labels(node, scope)
+          if found.get("mix") is node:
+            hits.append(MixHit(node, scope, None, found))
+        elif isinstance(node, ast.Call):
+          found = flow.labels(node, scope)
+          mix = found.get("mix")
+          if mix is None:
+            continue
+          own = own if own is not None else {id(n) for n in scope.nodes}
+          if mix is node or id(mix) not in own and _mixes(
+              analysis, node, scope, mix):
+            helper = "" if mix is node else _names.call_name(node)
+            hits.append(MixHit(node, scope, None, found, helper))
+    # A helper's mix is reported where it is applied to a variable.
+    applied = {id(h.labels.get("mix")) for h in hits
+               if isinstance(h, MixHit) and h.helper}
+    return [h for h in hits if isinstance(h, MixHit) and h.helper
+            or id(h.node) not in applied]
+
+  def explain(self, hit: _idiom.Hit, context: _context.Context
+              ) -> Tuple[str, List[str]]:
+    helper = hit.helper if isinstance(hit, MixHit) else ""
+    message = ("a variable mixed with its `tf.stop_gradient` copy under a "
+               "mask" + (f", by the helper `{helper}`" if helper else ""))
+    reasons = _drift.optimizer_drift(context.optimizer, nan=True)
+    if context.regularizers:
+      first = context.regularizers[0]
+      reasons.append(f"the regularizer `{_idiom.short(first)}` (line "
+                     f"{_idiom.line(first)}) reads the variable itself, not "
+                     "the mix, so its gradient reaches the frozen elements")
+    return message, reasons
+
+  def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+    assert isinstance(hit, MixHit)
+    return _port(hit, analysis)
+
+
+def _mixes(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
+           mix: ast.AST) -> bool:
+  """Whether the function `call` calls is the one that mixes."""
+  callee = analysis.flow.callee(call, scope)
+  function = analysis.flow.functions.get(id(callee))
+  inner = function[1].scope_of(function[0]) if function else None
+  return inner is not None and any(n is mix for n in inner.nodes)
+
+
+def _live_term(flow: Flow, mix: ast.AST, scope: _scopes.Scope
+               ) -> Optional[Tuple[ast.expr, ast.expr]]:
+  """(mask, variable) of the term of `mix` that the gradient flows through."""
+  if not isinstance(mix, ast.BinOp):
+    return None  # A `tf.where`: which branch is live is in the condition.
+  for term in (mix.left, mix.right):
+    if any(isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
+           for n in ast.walk(term)):
+      continue
+    if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+      for mask, variable in ((term.left, term.right),
+                             (term.right, term.left)):
+        known = flow.labels(variable, scope)
+        if ("var" in known or "param" in known) and "mask" in flow.labels(
+            mask, scope):
+          return mask, variable
+  return None
+
+
+def _helper_arguments(hit: MixHit, analysis: Analysis
+                      ) -> "Tuple[ast.expr, ast.expr] | str":
+  """The call's (mask, variable) arguments, from the helper's live term."""
+  node = hit.node
+  callee = analysis.flow.labels(node.func, hit.scope) if isinstance(
+      node, ast.Call) else {}
+  function = analysis.flow.functions.get(id(callee.get("fn")))
+  if function is None or not isinstance(node, ast.Call):
+    return "the helper is not a plain function of the project"
+  scope = function[1].scope_of(function[0])
+  returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)] \
+      if scope is not None else []
+  live = (_live_term(analysis.flow, returned[0], scope)
+          if scope is not None and len(returned) == 1 and returned[0]
+          is not None else None)
+  if live is None or scope is None or not all(
+      isinstance(t, ast.Name) and t.id in scope.params for t in live):
+    return "the helper does not read as `m * x + sg((1 - m) * x)` of its " \
+           "parameters"
+  positions = [scope.params.index(t.id) for t in live  # type: ignore[union-attr]
+               if isinstance(t, ast.Name)]
+  if max(positions) >= len(node.args):
+    return "the helper's arguments are not given by position"
+  return node.args[positions[0]], node.args[positions[1]]
+
+
+def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
+  """`used = m * x + (1 - m) * tf.stop_gradient(x)` -> `used = x`, and the
+  train step through `tfpartial.train_only(x, m != 0)`."""
+  module = analysis.module(hit.scope)
+  assert module.tree is not None
+  lines = analysis.lines(hit.scope)
+  tf = _edits.tf_alias(module.tree)
+  if hit.helper:
+    pair = _helper_arguments(hit, analysis)
+    if isinstance(pair, str):
+      return pair
+    mask, variable = pair
+  else:
+    live = _live_term(analysis.flow, hit.node, hit.scope)
+    if live is None:
+      return "which term trains is in a `tf.where` condition: say it in " \
+             "a `tfpartial.train_only`"
+    mask, variable = live
+  if tf is None or not _constants.is_constant(mask, hit.scope):
+    return f"the mask `{_edits.text(mask, lines)}` is not a constant"
+  sink = _one_step(hit.scope)
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(sink) if sink is not None else None
+  if sink is None or statement is None:
+    return "no single `minimize`/`apply_gradients` in this function: " \
+           "put `spec.wrap(optimizer)` where the optimizer is built"
+  apply = _edits.apply_with(sink, "spec", lines)
+  if apply is None or statement.lineno <= hit.node.lineno:
+    return "the train step is not a plain statement after the mix"
+  spec = (f"spec = tfpartial.train_only({_edits.text(variable, lines)}, "
+          f"{tf}.get_static_value({tf}.convert_to_tensor("
+          f"{_edits.text(mask, lines)})) != 0)")
+  site = _edits.spec_site(statement, hit.scope.node)
+  return _edits.with_import(module.tree, [
+      _edits.replace(hit.node, _edits.text(variable, lines)),
+      _edits.before(site, lines, spec), apply])
+
+
+def _one_step(scope: _scopes.Scope) -> Optional[ast.Call]:
+  steps = [n for n in scope.nodes if isinstance(n, ast.Call) and
+           _names.call_name(n) in _names.TRAIN_STEPS]
+  return steps[0] if len(steps) == 1 else None
+
+
+IDIOM = StopGradientMix()
