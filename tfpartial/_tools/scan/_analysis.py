@@ -84,13 +84,10 @@ class Analysis:
       self._contexts[id(module)] = _context.ModuleContext(module.scope)
     return self._contexts[id(module)]
 
-  def owner(self, node: ast.AST) -> Optional[_project.Module]:
-    """The parsed module whose tree holds `node`."""
-    for module in self.project.modules:
-      if module.tree is None:
-        continue
-      if id(module) not in self._members:
-        self._members[id(module)] = {id(n) for n in ast.walk(module.tree)}
-      if id(node) in self._members[id(module)]:
-        return module
-    return None
+  def holds(self, module: _project.Module, node: ast.AST) -> bool:
+    """Whether `module`'s tree holds `node`."""
+    if module.tree is None:
+      return False
+    if id(module) not in self._members:
+      self._members[id(module)] = {id(n) for n in ast.walk(module.tree)}
+    return id(node) in self._members[id(module)]

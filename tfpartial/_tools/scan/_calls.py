@@ -234,6 +234,14 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
     first, second = args[0].elts  # Keras' `multiply([a, b])`.
     return binop(flow, node, first, second, scope, env)
+  if name in {"concat", "concatenate", "stack"} and args and isinstance(
+      args[0], (ast.List, ast.Tuple)):
+    parts = [flow.labels(e, scope, env) for e in args[0].elts]
+    found = union(parts)
+    if any("grad" in p for p in parts) and any(
+        _names.is_zero(e) for e in args[0].elts):
+      found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
+    return found
   if name in _names.MASKS:
     return {"mask": node, "const": node}
   if name in _names.TRAIN_STEPS:

@@ -337,7 +337,8 @@ class Flow:
     if node.attr in {"values", "indices", "dense_shape", "T"}:
       return found
     found = {k: v for k, v in found.items() if k not in {
-        "var", "shadow", "mask", "const", "fn", "obj", "cls"}}
+        "var", "shadow", "mask", "const", "fn", "obj", "cls", "grad",
+        "masked", "zip"}}
     if _names.is_mask_name(node.attr):
       found["mask"] = node
     found.update(self._spelled(node.attr))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -53,7 +54,7 @@ class Module:
   def path(self) -> str:
     return self.source.path
 
-  @property
+  @functools.cached_property
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
     return any(word in self.source.text for word in SINK_WORDS)
@@ -78,6 +79,9 @@ class Project:
                                                  ast.Call]]]] = None
     self._assigned: Optional[Dict[str, List[Tuple[ast.expr,
                                                   _scopes.Scope]]]] = None
+    self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
+    self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
+    self._scanned: Optional[List[Module]] = None
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -101,9 +105,10 @@ class Project:
 
   def scanned(self) -> Iterator[Module]:
     """The modules that may hold a sink, parsed."""
-    for module in self.modules:
-      if module.wanted and self.parsed(module) is not None:
-        yield module
+    if self._scanned is None:
+      self._scanned = [m for m in self.modules
+                       if m.wanted and self.parsed(m) is not None]
+    return iter(self._scanned)
 
   def module_of(self, scope: _scopes.Scope) -> Module:
     found = scope.module
@@ -113,6 +118,13 @@ class Project:
   def find_module(self, name: str, near: Module, level: int = 0
                   ) -> Optional[Module]:
     """The module an import names, seen from `near`."""
+    key = (name, id(near), level)
+    if key not in self._found:
+      self._found[key] = self._find_module(name, near, level)
+    return self._found[key]
+
+  def _find_module(self, name: str, near: Module, level: int
+                   ) -> Optional[Module]:
     if level:
       folder = os.path.dirname(os.path.abspath(near.path))
       for _ in range(level - 1):
@@ -141,8 +153,8 @@ class Project:
       target = self.member(target, part)
     return target
 
-  def _resolve_first(self, scope: _scopes.Scope, name: str
-                     ) -> Optional[Target]:
+  def _resolve_first(self, scope: _scopes.Scope, name: str,
+                     depth: int = 0) -> Optional[Target]:
     place: Optional[_scopes.Scope] = scope
     while place is not None:
       if name in place.functions:
@@ -164,8 +176,11 @@ class Project:
         return None
       if not attribute:
         return found
-      return self.member(found, attribute) or self.find_module(
-          f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
+      if depth > 8:  # Modules that import each other's names.
+        return None
+      return self.member(found, attribute, depth=depth + 1) or (
+          self.find_module(
+          f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level))
     for where in module.star:
       found = self.find_module(where.lstrip("."), module,
                                len(where) - len(where.lstrip(".")))
@@ -175,8 +190,8 @@ class Project:
           return member
     return None
 
-  def member(self, module: Module, name: str, star: bool = False
-             ) -> Optional[Target]:
+  def member(self, module: Module, name: str, star: bool = False,
+             depth: int = 0) -> Optional[Target]:
     """A top-level function, class or import of `module`."""
     scope = self.parsed(module)
     if scope is None:
@@ -186,12 +201,15 @@ class Project:
     if name in scope.classes:
       return scope.classes[name]
     if name in module.imports and not star:
-      return self._resolve_first(scope, name)
+      return self._resolve_first(scope, name, depth)
     return None
 
   def base_classes(self, info: _scopes.ClassInfo
                    ) -> List[_scopes.ClassInfo]:
     """The project classes `info` derives from, nearest first."""
+    if id(info.node) in self._bases:
+      return self._bases[id(info.node)]
+    self._bases[id(info.node)] = []
     found: List[_scopes.ClassInfo] = []
     queue = [info]
     while queue and len(found) < 32:
@@ -202,6 +220,7 @@ class Project:
             and target is not info:
           found.append(target)
           queue.append(target)
+    self._bases[id(info.node)] = found
     return found
 
   def method(self, info: _scopes.ClassInfo, name: str,
@@ -262,22 +281,23 @@ class Project:
 
 
 def _read_imports(module: Module) -> None:
-  assert module.tree is not None
-  for node in ast.walk(module.tree):
-    if isinstance(node, ast.Import):
-      for alias in node.names:
-        if alias.asname:
-          module.imports[alias.asname] = (alias.name, "")
-        else:
-          first = alias.name.split(".")[0]
-          module.imports.setdefault(first, (first, ""))
-    elif isinstance(node, ast.ImportFrom):
-      where = "." * node.level + (node.module or "")
-      for alias in node.names:
-        if alias.name == "*":
-          module.star.append(where)
-        else:
-          module.imports[alias.asname or alias.name] = (where, alias.name)
+  assert module.scope is not None
+  for scope in module.scope.all():
+    for node in scope.imports:
+      if isinstance(node, ast.Import):
+        for alias in node.names:
+          if alias.asname:
+            module.imports[alias.asname] = (alias.name, "")
+          else:
+            first = alias.name.split(".")[0]
+            module.imports.setdefault(first, (first, ""))
+      else:
+        where = "." * node.level + (node.module or "")
+        for alias in node.names:
+          if alias.name == "*":
+            module.star.append(where)
+          else:
+            module.imports[alias.asname or alias.name] = (where, alias.name)
 
 
 def _dotted_names(path: str) -> Tuple[str, ...]:

@@ -3,6 +3,7 @@ and the unified diff of the ports."""
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Dict, List, Sequence, Tuple
 
@@ -29,12 +30,18 @@ def scan_project(sources: Sequence[_files.Source]
   analysis = Analysis(project)
   findings: List[Finding] = []
   seen = set()
-  for idiom in IDIOMS:
-    for hit in idiom.detect(analysis):
-      key = (idiom.id, id(hit.node))
-      if key not in seen:
-        seen.add(key)
-        findings.append(_finding(idiom, hit, analysis))
+  collecting = gc.isenabled()
+  gc.disable()  # Trees are kept to the end: a collection finds nothing.
+  try:
+    for idiom in IDIOMS:
+      for hit in idiom.detect(analysis):
+        key = (idiom.id, id(hit.node))
+        if key not in seen:
+          seen.add(key)
+          findings.append(_finding(idiom, hit, analysis))
+  finally:
+    if collecting:
+      gc.enable()
   errors = [m.error for m in project.modules if m.error]
   findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
   return findings, errors

@@ -117,7 +117,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return "the masked gradients reach more than one apply"
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
-  if analysis.owner(node) is not module:
+  if not analysis.holds(module, node):
     return "the mask is applied in a helper: port its callers by hand"
   pair = _grad_and_mask(node, hit.scope, analysis)
   if isinstance(pair, str):

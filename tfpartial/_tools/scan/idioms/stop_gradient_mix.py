@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
 from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -39,9 +40,16 @@ class StopGradientMix(_idiom.Idiom):
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[_idiom.Hit] = []
     flow = analysis.flow
+    mixers = _mixing_modules(analysis)
+    helpers = {name for m in mixers if m.scope is not None
+               for s in m.scope.all() for name in (*s.functions, *s.classes)}
     for scope in analysis.scopes():
       own: Optional[Set[int]] = None
+      here = analysis.module(scope) in mixers
       for node in scope.nodes:
+        if not here and not (isinstance(node, ast.Call) and (
+            _names.call_name(node) in helpers)):
+          continue
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add,
                                                                 ast.Sub)):
           found = flow.labels(node, scope)
@@ -79,6 +87,13 @@ class StopGradientMix(_idiom.Idiom):
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     assert isinstance(hit, MixHit)
     return _port(hit, analysis)
+
+
+def _mixing_modules(analysis: Analysis) -> List[_project.Module]:
+  """The modules that call `stop_gradient`: a mix, or a helper making
+  one, is in one of them."""
+  return [m for m in analysis.project.scanned()
+          if "stop_gradient" in m.source.text and m.scope is not None]
 
 
 def _mixes(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
