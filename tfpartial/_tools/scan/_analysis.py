@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Callable, Dict, Iterator, List, Optional, Set
 
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _order
@@ -40,6 +40,13 @@ class Analysis:
     self._contexts: Dict[int, _context.ModuleContext] = {}
     self._members: Dict[int, Set[int]] = {}
     self._fetches: Optional[_order.Fetches] = None
+    self._once: Dict[str, object] = {}
+
+  def once(self, key: str, compute: Callable[[], object]) -> object:
+    """`compute()`, computed once per analysis under `key`."""
+    if key not in self._once:
+      self._once[key] = compute()
+    return self._once[key]
 
   def scopes(self) -> Iterator[_scopes.Scope]:
     """Every scope of every module that may hold a sink."""

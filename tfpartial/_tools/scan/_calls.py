@@ -144,6 +144,11 @@ def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,
             env: Dict[str, Labels]) -> Labels:
   """The method (or module function) `func` names, as labels."""
   receiver = func.value
+  root = receiver
+  while isinstance(root, ast.Attribute):
+    root = root.value
+  if isinstance(root, ast.Name) and flow.project.external(scope, root.id):
+    return {}  # `tf.nn.relu`, `np.ones`: outside the project.
   info = None
   above = False
   if isinstance(receiver, ast.Call) and _names.call_name(receiver) == (

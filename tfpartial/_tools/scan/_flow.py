@@ -65,6 +65,8 @@ class Flow:
                                     _scopes.Scope]] = {}
     self.partials: Dict[int, ast.Call] = {}
     self.zips: Dict[int, _scopes.Scope] = {}  # A `zip` call -> its scope.
+    self._callees: Dict[int, Optional[ast.AST]] = {}
+    self._calls_of: Dict[int, List[Tuple[_scopes.Scope, ast.Call]]] = {}
     # A method found through its class -> that class, bound as `self`.
     self.bound_self: Dict[int, ast.ClassDef] = {}
     self.depth = 0
@@ -240,10 +242,7 @@ class Flow:
     if place.cls is not None and place.params[:1] == ["self"]:
       position -= 1
     found: Labels = {}
-    calls = [(scope, call) for scope, call in self.project.callers(
-        function.name)[:_FROM_CALLERS * 4] if self.callee(call, scope) is (
-            function)][:_FROM_CALLERS]
-    for scope, call in calls:
+    for scope, call in self.calls_of(function):
       argument = next((k.value for k in call.keywords if k.arg == name),
                       None)
       if argument is None and 0 <= position < len(call.args) and not any(
@@ -267,14 +266,27 @@ class Flow:
       return {}
     return self.labels(args[index], home)
 
+  def calls_of(self, function: ast.AST
+               ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The project's calls of `function` (at most `_FROM_CALLERS`)."""
+    if id(function) not in self._calls_of:
+      name = getattr(function, "name", "")
+      self._calls_of[id(function)] = [
+          (scope, call) for scope, call in self.project.callers(name)[
+              :_FROM_CALLERS * 4] if self.callee(call, scope) is function][
+                  :_FROM_CALLERS]
+    return self._calls_of[id(function)]
+
   def callee(self, call: ast.Call, scope: _scopes.Scope
              ) -> Optional[ast.AST]:
     """The function of the project `call` calls, if it calls one."""
-    if isinstance(call.func, ast.Attribute):
-      found = _calls.method(self, call.func, scope, {})
-    else:
-      found = self.labels(call.func, scope)
-    return found.get("fn")
+    if id(call) not in self._callees:
+      if isinstance(call.func, ast.Attribute):
+        found = _calls.method(self, call.func, scope, {})
+      else:
+        found = self.labels(call.func, scope)
+      self._callees[id(call)] = found.get("fn")
+    return self._callees[id(call)]
 
   def _self_attribute(self, name: str, node: ast.AST,
                       scope: _scopes.Scope) -> Labels:

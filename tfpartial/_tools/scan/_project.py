@@ -22,7 +22,7 @@ from tfpartial._tools.scan import _scopes
 # A file without any of these holds no sink: it is parsed only when another
 # file calls into it.
 SINK_WORDS = ("apply_gradients", ".apply(", "stop_gradient", "scatter_",
-              "assign", "set_weights", "set_value", "onstraint",
+              "assign(", "set_weights", "set_value", "onstraint",
               "minimize", "gradients(", "gradient(", "variables_to_train",
               "create_train_op", "_resource_apply", "_apply_dense",
               "update_step")
@@ -190,6 +190,25 @@ class Project:
           return member
     return None
 
+  def external(self, scope: _scopes.Scope, name: str) -> bool:
+    """Whether `name` is an import of a module outside the project
+    (`tf`, `np`): nothing it names is followed."""
+    module = scope.module
+    if not isinstance(module, Module) or name not in module.imports:
+      return False
+    key = (name, id(module), -1)
+    if key not in self._found:
+      where, attribute = module.imports[name]
+      level = len(where) - len(where.lstrip("."))
+      found = self.find_module(where.lstrip("."), module, level)
+      if found is None and attribute:
+        found = self.find_module(
+            f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
+      self._found[key] = found
+    defined = any(name in s.defs or name in s.params
+                  for s in _chain(scope))
+    return self._found[key] is None and not defined
+
   def member(self, module: Module, name: str, star: bool = False,
              depth: int = 0) -> Optional[Target]:
     """A top-level function, class or import of `module`."""
@@ -278,6 +297,13 @@ class Project:
                 assigned.setdefault(keyword.arg, []).append(
                     (keyword.value, scope))
     self._callers, self._assigned = callers, assigned
+
+
+def _chain(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    yield place
+    place = place.parent
 
 
 def _read_imports(module: Module) -> None:

@@ -384,5 +384,13 @@ def _parts(value: ast.expr, count: int) -> List[ast.expr]:
 
 
 def _as_load(target: ast.expr) -> ast.expr:
-  read = ast.parse(ast.unparse(target), mode="eval").body
+  """`target` read instead of written (its inner parts already read)."""
+  if isinstance(target, ast.Name):
+    read: ast.expr = ast.Name(target.id, ast.Load())
+  elif isinstance(target, ast.Attribute):
+    read = ast.Attribute(target.value, target.attr, ast.Load())
+  elif isinstance(target, ast.Subscript):
+    read = ast.Subscript(target.value, target.slice, ast.Load())
+  else:
+    return target
   return ast.copy_location(read, target)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
@@ -62,16 +61,20 @@ def target_and_value(call: ast.Call
   return None
 
 
-@functools.lru_cache(maxsize=4)
 def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
-  """Every write into a variable of its own copy or of itself masked."""
-  hits: List[WriteHit] = []
-  for scope in analysis.scopes():
-    for call in analysis.calls(scope):
-      hit = _classify(call, scope, analysis)
-      if hit is not None:
-        hits.append(hit)
-  return tuple(hits)
+  """Every write into a variable of its own copy or of itself masked
+  (found once per analysis, for the three idioms that read them)."""
+  def find() -> Tuple[WriteHit, ...]:
+    hits: List[WriteHit] = []
+    for scope in analysis.scopes():
+      for call in analysis.calls(scope):
+        hit = _classify(call, scope, analysis)
+        if hit is not None:
+          hits.append(hit)
+    return tuple(hits)
+  found = analysis.once("writes", find)
+  assert isinstance(found, tuple)
+  return found
 
 
 def _classify(call: ast.Call, scope: _scopes.Scope,
@@ -146,8 +149,7 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
                                                ast.AsyncFunctionDef)):
     return False
   flow = analysis.flow
-  callers = [(s, c) for s, c in analysis.project.callers(scope.name)[:32]
-             if s is not scope and flow.callee(c, s) is scope.node]
+  callers = [(s, c) for s, c in flow.calls_of(scope.node) if s is not scope]
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)

@@ -128,14 +128,29 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   """The literal scopes the project opens outside any other scope: the
   scopes whole models are built under."""
   opened: Set[str] = set()
-  for scope in analysis.scopes():
-    for node in scope.nodes:
-      if isinstance(node, ast.With):
-        for item in node.items:
-          name = _literal_scope(item.context_expr)
-          if name and not _inside_a_scope(node, analysis.order(scope)):
-            opened.add(name)
+  for module in analysis.project.scanned():
+    if module.tree is not None and "_scope" in module.source.text:
+      _open_scopes(module.tree.body, False, opened)
   return opened
+
+
+def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str]
+                 ) -> None:
+  for statement in body:
+    here = inside
+    if isinstance(statement, ast.With):
+      names = [_literal_scope(i.context_expr) for i in statement.items]
+      if not inside:
+        opened.update(n for n in names if n)
+      here = inside or any(
+          isinstance(i.context_expr, ast.Call) and _names.call_name(
+              i.context_expr) in _SCOPES for i in statement.items)
+    for field in ("body", "orelse", "finalbody", "handlers"):
+      inner = getattr(statement, field, None)
+      if isinstance(inner, list):
+        _open_scopes([s for s in inner if isinstance(s, ast.stmt)] + [
+            s for h in inner if isinstance(h, ast.ExceptHandler)
+            for s in h.body], here, opened)
 
 
 def _literal_scope(expr: ast.AST) -> Optional[str]:
@@ -144,18 +159,6 @@ def _literal_scope(expr: ast.AST) -> Optional[str]:
           expr.args[0].value, str):
     return expr.args[0].value
   return None
-
-
-def _inside_a_scope(node: ast.AST, order: object) -> bool:
-  parent = getattr(order, "parent")
-  current = parent(node)
-  while current is not None:
-    if isinstance(current, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _SCOPES for i in current.items):
-      return True
-    current = parent(current)
-  return False
 
 
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
