@@ -83,12 +83,14 @@ def _anchor(heading):
 
 
 def test_every_help_link_is_a_section_of_the_migration_guide():
-  from tfpartial._tools.scan import _drift  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.scan.idioms import all_idioms  # pylint: disable=g-import-not-at-top
   guide = pathlib.Path(__file__).parent.parent.parent / "docs/migration.md"
   headings = {_anchor(h) for h in re.findall(r"^#+ (.*)$", guide.read_text(),
                                              re.M)}
-  for idiom in IDIOMS:
-    assert _drift.link(idiom).split("#")[1] in headings, idiom
+  idioms = all_idioms()
+  assert [idiom.id for idiom in idioms] == IDIOMS
+  for idiom in idioms:
+    assert idiom.entry.link.split("#")[1] in headings, idiom.id
 
 
 def test_exit_0_when_nothing_is_found(tmp_path):

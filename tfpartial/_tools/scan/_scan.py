@@ -49,6 +49,9 @@ def scan_project(sources: Sequence[_files.Source]
 
 def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   module = analysis.module(hit.scope)
+  if not analysis.holds(module, hit.node):  # In a helper of another file.
+    module = next((m for m in analysis.project.modules
+                   if analysis.holds(m, hit.node)), module)
   context = analysis.context(hit.scope).find(hit.scope, hit.sink)
   message, reasons = idiom.explain(hit, context)
   source = module.source
