@@ -33,8 +33,8 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
     if before and source.encoding == "utf-8-sig":
       before[0], after[0] = "\ufeff" + before[0], "\ufeff" + after[0]
     name = os.path.relpath(path, base).replace(os.sep, "/")
-    text = "".join(_marked(difflib.unified_diff(
-        before, after, f"a/{name}", f"b/{name}")))
+    text = "".join(_marked(list(difflib.unified_diff(
+        before, after, f"a/{name}", f"b/{name}"))))
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
     chunks.append(text.encode(encoding, "surrogateescape"))
   return b"".join(chunks), notes

@@ -13,11 +13,12 @@ Port = Union[Tuple[Edit, ...], str]  # The edits, or why it is by hand.
 
 def text(node: ast.AST, lines: List[str]) -> str:
   """The source text of `node`, from the file's own lines."""
-  start, end = getattr(node, "lineno", None), getattr(node, "end_lineno",
-                                                      None)
-  col, end_col = getattr(node, "col_offset", None), getattr(
-      node, "end_col_offset", None)
-  if None in (start, end, col, end_col) or end > len(lines):
+  start = getattr(node, "lineno", None)
+  end = getattr(node, "end_lineno", None)
+  col = getattr(node, "col_offset", None)
+  end_col = getattr(node, "end_col_offset", None)
+  if start is None or end is None or col is None or end_col is None or (
+      end > len(lines)):
     return ast.unparse(node)
   if start == end:
     return _cut(lines[start - 1], col, end_col)

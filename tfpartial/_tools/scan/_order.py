@@ -59,7 +59,7 @@ class Order:
     return None
 
   def of_write(self, write: ast.Call, scope: _scopes.Scope,
-               flow: "Flow") -> Optional[Dict[str, ast.AST]]:
+               flow: "Flow") -> Optional[Dict[str, object]]:
     """How `write` is ordered after the train step, or None."""
     node: Optional[ast.AST] = write
     while node is not None:
@@ -108,7 +108,7 @@ class Order:
       block = self.parent(node)
       for field in ("body", "orelse"):
         siblings = getattr(block, field, None)
-        if not isinstance(siblings, list):
+        if block is None or not isinstance(siblings, list):
           continue
         index, firsts = self._block_steps(block, field, siblings, scope,
                                           flow)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tfpartial._tools.scan import _names
 
@@ -196,7 +196,7 @@ class _Filler:
   def __init__(self, scope: Scope):
     self.scope = scope
 
-  def fill(self, body: List[ast.stmt], where: Where) -> None:
+  def fill(self, body: Sequence[ast.AST], where: Where) -> None:
     stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
     nodes, uses = self.scope.nodes, self.scope.uses
     while stack:
@@ -222,8 +222,8 @@ class _Filler:
           (*here.blocks, id(node)) if kind in _BLOCK_TYPES
           else here.blocks)
       if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
-        body = {id(c) for c in (*node.body, *node.orelse)}
-        stack.extend([(c, inner if id(c) in body else here)
+        inside = {id(c) for c in (*node.body, *node.orelse)}
+        stack.extend([(c, inner if id(c) in inside else here)
                       for c in reversed(children)])
       else:
         stack.extend([(c, inner) for c in reversed(children)])

@@ -109,8 +109,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   kind = "shadow-variable" if on_device and (
       order == "control" or order == "after" and scope.cls is not None) \
       else "write-back"
+  at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
-                  when["at"])
+                  at if isinstance(at, ast.AST) else None)
 
 
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,

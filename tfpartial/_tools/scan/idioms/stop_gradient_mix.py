@@ -143,8 +143,8 @@ def _helper_arguments(hit: MixHit, analysis: Analysis
       isinstance(t, ast.Name) and t.id in scope.params for t in live):
     return "the helper does not read as `m * x + sg((1 - m) * x)` of its " \
            "parameters"
-  positions = [scope.params.index(t.id) for t in live  # type: ignore[union-attr]
-               if isinstance(t, ast.Name)]
+  names = [t.id for t in live if isinstance(t, ast.Name)]
+  positions = [scope.params.index(name) for name in names]
   if max(positions) >= len(node.args):
     return "the helper's arguments are not given by position"
   return node.args[positions[0]], node.args[positions[1]]

@@ -4,6 +4,7 @@ it."""
 
 from __future__ import annotations
 
+import ast
 from typing import List, Sequence, Tuple
 
 from tfpartial._tools.scan import _context
@@ -37,7 +38,7 @@ class WriteBack(_idiom.Idiom):
     reasons = []
     at = hit.at
     if hit.order == "fetch" and at is not None:
-      spelled = _names.call_name(at) if hasattr(at, "func") else "run"
+      spelled = _names.call_name(at) if isinstance(at, ast.Call) else "run"
       message += f", fetched beside the train op (line {_idiom.line(at)})"
       reasons.append(f"the {name} and the train op are fetched in one "
                      f"`{spelled}` (line {_idiom.line(at)}) with no order "
