@@ -76,7 +76,7 @@ def test_a_filter_passed_through_functools_partial():
       def main(loss, opt, params):
         train(loss, opt, functools.partial(arch.freeze_vars,
                                            pattern=params["freeze"]))
-      """}) == [("var-list-filter", "arch.py", 3)]
+      """}) == [("var-list-filter", "model_fn.py", 6)]  # The filter's call.
 
 
 def test_a_helper_defined_beside_its_call_keeps_the_file_readable(tmp_path):

@@ -12,6 +12,11 @@ from tfpartial._tools.scan._labels import Labels, union
 
 Flow = Any  # `_flow.Flow`, which imports this module.
 
+# What a call outside the project that does not reshape keeps of its
+# arguments: a function of a gradient is a gradient (clipping, casting,
+# summing across replicas); a matmul of a variable is not the variable.
+THROUGH_CALLS = frozenset({"grad", "masked", "param", "train", "write",
+                           "random"})
 # What arithmetic on a variable, a mask or a copy keeps of them.
 _DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train",
                           "zip", "fn", "obj", "cls"}
@@ -97,7 +102,8 @@ def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
     if "grad" in mine and "grad" not in other:
       result["masked"] = node
     copies = [k for k in mine if k.startswith("copy:")]
-    if "var" in mine or "vararith" in mine or copies:
+    if "var" in mine or "vararith" in mine or copies or "param" in mine and (
+        isinstance(mine_node, ast.Name)):
       base = copies[0][5:] if copies else _names.root(mine_node)
       result[f"varmask:{base}"] = node
 
@@ -220,7 +226,8 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return _variable(flow, node, scope, env)
   if name in _names.VARIABLE_LISTS:
     found: Labels = {"var": node}
-    if _names.scope_argument(node) is not None:
+    if _names.scope_argument(node) is not None or name == (
+        "get_collection") and _custom_collection(node, scope):
       found["filtered"] = node
     return found
   if name == "stop_gradient" and args:
@@ -248,7 +255,11 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
     return found
   if name in _names.MASKS:
+    if any("random" in flow.labels(a, scope, env) for a in args):
+      return {"random": node}  # `rand < p`: sampling, not a fixed mask.
     return {"mask": node, "const": node}
+  if name in _names.RANDOM:
+    return {"random": node}
   if name in _names.TRAIN_STEPS:
     return {"train": node}
   if name in _names.WRITES:
@@ -259,6 +270,26 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+_STANDARD_COLLECTIONS = {"variables", "trainable_variables",
+                         "model_variables", "local_variables"}
+
+
+def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `get_collection(key)` reads a collection of the project's own
+  (`"adapters"`, a loop over such names): variables chosen by hand, not
+  one of TensorFlow's `GraphKeys`."""
+  key = node.args[0] if node.args else next(
+      (k.value for k in node.keywords if k.arg == "key"), None)
+  values: List[ast.AST] = [key] if key is not None else []
+  if isinstance(key, ast.Name):
+    values = [d.value for d in scope.defs.get(key.id, [])]
+  strings = [v for each in values for v in (
+      each.elts if isinstance(each, (ast.List, ast.Tuple)) else [each])]
+  return bool(strings) and all(
+      isinstance(v, ast.Constant) and isinstance(v.value, str) and (
+          v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
 
 
 def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,
@@ -276,7 +307,8 @@ def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     copies = [k for k in inner if k.startswith("copy:")]
     if copies:
       found[copies[0]] = node
-    elif "var" in inner or "vararith" in inner:
+    elif "var" in inner or "vararith" in inner or "var" in flow.labels(
+        _names.underlying(initial), scope, env):  # `Variable(cast(w))`.
       found[f"copy:{_names.root(initial)}"] = node
   return found
 
@@ -290,9 +322,12 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
     for branch, other in ((yes, args[2]), (no, args[1])):
       if "grad" in branch and _names.is_zero(other):
         found["masked"] = node
-    for branch, other in ((yes, no), (no, yes)):
-      if "sg" in branch and ("var" in other or "vararith" in other):
-        found["mix"] = node
+    if "mask" in condition and "random" not in condition and any(
+        "sg" in branch for branch in (yes, no)):
+      for stopped, live in ((args[1], args[2]), (args[2], args[1])):
+        if variables_in(flow, stopped, scope, env, stopped=True) & (
+            variables_in(flow, live, scope, env)):
+          found["mix"] = node  # `where(m, x, stop_gradient(x))`.
   if "var" in yes or "var" in no:
     found["vararith"] = node
   copies = [k for k in {**yes, **no} if k.startswith("copy:")]
@@ -328,9 +363,11 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if name in _names.CONTAINERS or name in {"group", "tuple"}:
     return found
   keep_mask = shape and "mask" in found
-  found = {k: v for k, v in found.items() if k not in {
-      "var", "mask", "filtered", "zip", "fn", "obj", "cls"} and (
-          shape or k not in {"shadow", "const"})}
+  if shape:
+    found = {k: v for k, v in found.items() if k not in {
+        "var", "mask", "filtered", "zip", "fn", "obj", "cls"}}
+  else:  # What a variable, a mask or a mix becomes here is not known.
+    found = {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found

@@ -105,6 +105,9 @@ class Flow:
     if isinstance(node, ast.UnaryOp):
       return self.labels(node.operand, scope, env)
     if isinstance(node, ast.Compare):
+      if any("random" in self.labels(part, scope, env)
+             for part in (node.left, *node.comparators)):
+        return {"random": node}  # `rand < p`: sampling, not a mask.
       return {"mask": node}
     if isinstance(node, ast.Call):
       return _calls.call(self, node, scope, env)
@@ -206,10 +209,12 @@ class Flow:
     try:
       defs = place.defs.get(name, [])
       for index in reaching:
-        got = self.labels(defs[index].value, place)
+        value = defs[index].value
+        got = self.labels(value, place)
         part = defs[index].part
         if part is not None and "zip" in got:
           got = self.element(got["zip"], part) or got
+        got = self.chosen(value, place, got)
         for kind, where in got.items():
           found.setdefault(kind, where)
       if name in place.params:
@@ -220,7 +225,8 @@ class Flow:
           for kind, where in self._passed(name, place).items():
             found.setdefault(kind, where)
         found.update(_names.param_labels(name, place))
-      if defs and any(not d.replaces for d in defs) and any(
+      if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
+                      for d in defs) and any(
           isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
               "ones", "zeros", "ones_like", "zeros_like"} for d in defs):
         found["mask"] = node or place.node  # `m = ones(n); m[0] = 0`.
@@ -228,6 +234,17 @@ class Flow:
       self._active.discard(key)
     self._names[key] = found
     return found
+
+  def chosen(self, value: ast.expr, home: _scopes.Scope, got: Labels
+             ) -> Labels:
+    """`got`, "filtered" when a loop adds `value` (variables) to a list
+    under an `if` that chooses them (`if fixed[i] == '0': chosen +=
+    weights[i]`)."""
+    guard = home.guards.get(id(value))
+    if guard is None or "filtered" in got or not _names.filters_by_name(
+        guard, self, home):
+      return got
+    return {**got, "filtered": value}
 
   def _passed(self, name: str, place: _scopes.Scope) -> Labels:
     """What the project's calls of `place`'s function pass as `name`."""
@@ -243,6 +260,9 @@ class Flow:
       position -= 1
     found: Labels = {}
     for scope, call in self.calls_of(function):
+      module = scope.module
+      if isinstance(module, _project.Module) and module.is_test:
+        continue  # A test's arguments exercise the function.
       argument = next((k.value for k in call.keywords if k.arg == name),
                       None)
       if argument is None and 0 <= position < len(call.args) and not any(
@@ -320,7 +340,8 @@ class Flow:
     found: Labels = {}
     try:
       for value, home in values:
-        for kind, where in self.labels(value, home).items():
+        got = self.chosen(value, home, self.labels(value, home))
+        for kind, where in got.items():
           found.setdefault(kind, where)
     finally:
       self._active.discard(key)
@@ -348,9 +369,9 @@ class Flow:
     found = dict(owner)
     if node.attr in {"values", "indices", "dense_shape", "T"}:
       return found
-    found = {k: v for k, v in found.items() if k not in {
-        "var", "shadow", "mask", "const", "fn", "obj", "cls", "grad",
-        "masked", "zip"}}
+    # An attribute of a value (`x.shape`, `layer.output`) is not the value.
+    found = {k: v for k, v in found.items() if k in {"param", "train",
+                                                       "write"}}
     if _names.is_mask_name(node.attr):
       found["mask"] = node
     found.update(self._spelled(node.attr))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
@@ -38,6 +38,11 @@ SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
 MASKS = {"ones_like", "eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
          "triu", "logical_not", "logical_and", "logical_or", "greater",
          "less", "equal", "not_equal", "greater_equal", "less_equal"}
+# Draws: a condition made from one samples, it fixes nothing.
+RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
+          "truncated_normal", "bernoulli", "multinomial", "categorical",
+          "random_shuffle", "stateless_random_uniform", "rand", "randn",
+          "random", "dropout", "gumbel"}
 CONTAINERS = {"zip", "list", "tuple", "sorted", "reversed", "enumerate",
               "dict", "chain", "flatten", "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
@@ -54,7 +59,8 @@ RESTORES = {"restore", "load_weights", "init_from_checkpoint",
             "assign_from_checkpoint_fn", "load_model", "restore_v2"}
 _MASK_NAME = re.compile(
     r"(mask|(^|_)(keep|frozen|freeze|trainable)(_|$))", re.I)
-_NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$)",
+_NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
+                         r"tau|decay|momentum|alpha|coef|factor|scale)",
                          re.I)
 
 
@@ -86,12 +92,12 @@ def dotted(node: ast.AST) -> Optional[str]:
   return None
 
 
-def root(node: ast.AST) -> str:
-  """The variable an expression reads, as text: `x` for `x[0]`,
-  `x.read_value()`, `tf.identity(x)`, `layer` for `layer.get_weights()[0]`.
+def underlying(node: ast.AST) -> ast.AST:
+  """What an expression reads beneath indexing, reshaping and snapshots:
+  `x` for `tf.cast(x[0], tf.float32)`.
 
-  >>> root(ast.parse("tf.expand_dims(x.initialized_value()[0], 0)").body[0].value)
-  'x'
+  >>> ast.unparse(underlying(ast.parse("tf.cast(w.read_value(), t)").body[0].value))
+  'w'
   """
   while True:
     if isinstance(node, ast.Subscript):
@@ -103,7 +109,18 @@ def root(node: ast.AST) -> str:
         call_name(node) in SHAPES | {"run"}):
       node = node.args[0]
     else:
-      return dotted(node) or ast.unparse(node)[:60]
+      return node
+
+
+def root(node: ast.AST) -> str:
+  """The variable an expression reads, as text: `x` for `x[0]`,
+  `x.read_value()`, `tf.identity(x)`, `layer` for `layer.get_weights()[0]`.
+
+  >>> root(ast.parse("tf.expand_dims(x.initialized_value()[0], 0)").body[0].value)
+  'x'
+  """
+  node = underlying(node)
+  return dotted(node) or ast.unparse(node)[:60]
 
 
 def scope_argument(call: ast.Call) -> Optional[ast.AST]:
@@ -152,22 +169,35 @@ def param_labels(name: str, scope: object) -> Dict[str, ast.AST]:
   return {}
 
 
-_PREDICATE_WORDS = re.compile(r"(filter|select|match|freez|train|keep|scope|"
-                              r"exclud|includ|pattern)", re.I)
+_PREDICATE_WORDS = re.compile(r"(filter|select|match|freez|frozen|train|"
+                              r"keep|scope|exclud|includ|pattern|regex|fix)",
+                              re.I)
+# Identifiers that say a choice of variables (`fixed_list[i] == '0'`,
+# `layer in trainable_layers`), word by word.
+_CHOICE_WORDS = re.compile(r"^(fix|fixed|freeze|frozen|trainable|"
+                           r"tune|finetune|keep|exclude|excluded|"
+                           r"include|included|scopes?|patterns?|regex|"
+                           r"select(ed)?|skip)$", re.I)
 
 
 def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
                     env: object = None) -> bool:
-  """Whether a condition tests a variable's name or scope (`'x' in v.name`,
-  `v.op.name.startswith(scope)`, `re.match(p, v.name)`), or asks a
-  predicate of the project or one passed in (`variable_filter_fn(v)`).
+  """Whether a condition chooses variables: tests a variable's name or
+  scope (`'x' in v.name`, `v.op.name.startswith(scope)`, `re.match(p,
+  v.name)`, through a local name holding `v.name`), asks a predicate of
+  the project or one passed in (`variable_filter_fn(v)`), or reads a
+  choice by its name (`fixed_list[i, j] == '0'`, `layer in to_train`).
 
   >>> filters_by_name(ast.parse("'dense' in v.name").body[0].value)
+  True
+  >>> filters_by_name(ast.parse("fixed_list[i, j] == '0'").body[0].value)
   True
   >>> filters_by_name(ast.parse("g is not None").body[0].value)
   False
   """
-  if mentions_a_name_test(node):
+  if _none_check(node):
+    return False
+  if mentions_a_name_test(node) or _reads_a_name(node, scope):
     return True
   for item in ast.walk(node):
     if isinstance(item, ast.Call) and item.args:
@@ -178,6 +208,48 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
       labels = getattr(flow, "labels", None)
       if labels is not None and "fn" in labels(item.func, scope, env):
         return True
+    elif isinstance(item, (ast.Name, ast.Attribute)) and not isinstance(
+        item.ctx, ast.Store):
+      spelled = item.id if isinstance(item, ast.Name) else item.attr
+      if spelled != "trainable" and any(
+          _CHOICE_WORDS.match(word) for word in _words(spelled)):
+        return True
+  return False
+
+
+def _words(identifier: str) -> List[str]:
+  """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too."""
+  spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", identifier)
+  return [w for w in spaced.split("_") if w]
+
+
+def _none_check(node: ast.AST) -> bool:
+  """`g is not None`, `isinstance(...)`: a guard, not a choice."""
+  if isinstance(node, ast.Compare) and all(
+      isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+    return True
+  return isinstance(node, ast.Call) and call_name(node) in {
+      "isinstance", "hasattr", "callable"}
+
+
+def _reads_a_name(node: ast.AST, scope: object) -> bool:
+  """Whether a condition reads a local name assigned from a variable's
+  name (`var_name = var.op.name; parts = var_name.split('/')`)."""
+  defs = getattr(scope, "defs", None)
+  if not defs:
+    return False
+  seen = set()
+  stack = [(n.id, 0) for n in ast.walk(node) if isinstance(n, ast.Name)]
+  while stack:
+    name, depth = stack.pop()
+    if name in seen or depth > 3 or name not in defs:
+      continue
+    seen.add(name)
+    for each in defs[name]:
+      if mentions_a_name_test(each.value):
+        return True
+      stack.extend((n.id, depth + 1) for n in ast.walk(each.value)
+                   if isinstance(n, ast.Name))
   return False
 
 

@@ -113,12 +113,22 @@ class Order:
         index, firsts = self._block_steps(block, field, siblings, scope,
                                           flow)
         if id(node) in index and firsts[index[id(node)]] is not None:
+          if scope.parent is None and not self._in_loop(block):
+            return None  # Module code run once after training: a reset.
           return firsts[index[id(node)]]
       if block is None or isinstance(block, (
           ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return None
       node = block
     return None
+
+  def _in_loop(self, node: Optional[ast.AST]) -> bool:
+    """Whether `node` is a loop or in one (repeated with the step)."""
+    while node is not None:
+      if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return True
+      node = self.parent(node)
+    return False
 
   def _block_steps(self, block: ast.AST, field: str, siblings: List[ast.AST],
                    scope: _scopes.Scope, flow: "Flow"

@@ -55,6 +55,16 @@ class Module:
     return self.source.path
 
   @functools.cached_property
+  def is_test(self) -> bool:
+    """Whether the file is a test (`test_x.py`, `x_test.py`, under
+    `tests/`): it exercises the project's code, it does not train."""
+    parts = os.path.normpath(self.path).replace("\\", "/").split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    return name.startswith("test_") or name.endswith(("_test", "_tests")) \
+        or name == "conftest" or any(p in {"tests", "test"}
+                                     for p in parts[:-1])
+
+  @functools.cached_property
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
     return any(word in self.source.text for word in SINK_WORDS)

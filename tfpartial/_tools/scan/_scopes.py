@@ -31,8 +31,11 @@ _SPLIT = _LOOP_TYPES | _BLOCK_TYPES
 _NESTED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                      ast.ClassDef})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
-                    ast.AsyncFor, ast.comprehension, ast.withitem,
-                    ast.NamedExpr, ast.Call, ast.Import, ast.ImportFrom})
+                    ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.Call,
+                    ast.Import, ast.ImportFrom, ast.ListComp, ast.SetComp,
+                    ast.GeneratorExp, ast.DictComp})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                   ast.DictComp)
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
@@ -58,6 +61,7 @@ class Where:
 
   loops: Tuple[int, ...] = ()
   blocks: Tuple[int, ...] = ()
+  guard: Optional[ast.expr] = None  # The test of the innermost `if`.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +130,9 @@ class Scope:
     self.nodes: List[ast.AST] = []  # The nodes of this scope, not nested.
     self.uses: Dict[int, Tuple[Position, Where]] = {}  # Names read here.
     self.imports: List[Union[ast.Import, ast.ImportFrom]] = []
+    # What a loop adds to a list under an `if`: id(added value) -> the test
+    # (`if fixed[i] == '0': chosen += weights[i]`).
+    self.guards: Dict[int, ast.expr] = {}
     self.module: object = None  # The project's module (set by `_project`).
     self._ends: Dict[str, List[Position]] = {}
 
@@ -220,7 +227,9 @@ class _Filler:
       inner = Where(
           (*here.loops, id(node)) if kind in _LOOP_TYPES else here.loops,
           (*here.blocks, id(node)) if kind in _BLOCK_TYPES
-          else here.blocks)
+          else here.blocks,
+          node.test if isinstance(node, ast.If) else
+          None if kind in _LOOP_TYPES else here.guard)  # Per element.
       if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
         inside = {id(c) for c in (*node.body, *node.orelse)}
         stack.extend([(c, inner if id(c) in inside else here)
@@ -267,8 +276,16 @@ class _Filler:
     return child
 
   def _bind_statement(self, node: ast.AST, where: Where) -> None:
+    if isinstance(node, _COMPREHENSIONS):
+      # Its names hold from its start: the element is read before the
+      # `for` that binds it (`[t.assign(q) for q, t in pairs]`).
+      start = (node.lineno, node.col_offset)
+      for generator in node.generators:
+        _Binder(self.scope, start, where, start).loop(generator.target,
+                                                      generator.iter)
+      return
     ends_at: ast.AST = node
-    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+    if isinstance(node, (ast.For, ast.AsyncFor)):
       ends_at = node.iter  # The loop name holds inside the body.
     elif isinstance(node, ast.withitem):
       ends_at = node.context_expr
@@ -283,7 +300,7 @@ class _Filler:
       bind.bind(node.target, node.value)
     elif isinstance(node, ast.AugAssign):
       bind.augmented(node)
-    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
       bind.loop(node.target, node.iter)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
       bind.bind(node.optional_vars, node.context_expr)
@@ -320,7 +337,9 @@ class _Binder:
     elif isinstance(target, ast.Name):
       scope.defs.setdefault(target.id, []).append(
           Def(value, self.end, replaces, self.where, part, self.start))
+      self._guard(value, replaces)
     elif isinstance(target, ast.Attribute):
+      self._guard(value, replaces)
       name = _names.dotted(target)
       method = scope
       while method.cls is None and method.parent is not None:
@@ -336,6 +355,10 @@ class _Binder:
       while isinstance(base, ast.Subscript):
         base = base.value
       self.bind(base, value, replaces=False)
+
+  def _guard(self, value: ast.expr, replaces: bool) -> None:
+    if not replaces and self.where.guard is not None and self.where.loops:
+      self.scope.guards[id(value)] = self.where.guard
 
   def augmented(self, node: ast.AugAssign) -> None:
     # `w[0] *= mask` makes `w` hold `w[0] * mask`, for the flow.

@@ -9,6 +9,7 @@ import ast
 import dataclasses
 from typing import List, Optional, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -92,9 +93,16 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   found = flow.labels(value, scope)
   copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
   remask = found.get(f"varmask:{base}")
+  if copy is None and remask is not None:
+    # The variable masked and blended with a copy taken elsewhere under
+    # another name (`w.assign(original * (1 - m) + w * m)`).
+    copy = next((v for k, v in found.items() if k.startswith("copy:")),
+                None)
   own_copy = copy is not None or "shadow" in found
   blend = own_copy and remask is not None and "vararith" in found
   if remask is not None and not blend:
+    if _calls.variables_in(flow, value, scope, {}) - {base, ""}:
+      return None  # Blended with another variable: a soft (polyak) update.
     return _remask(call, scope, analysis, found, target, value, copy)
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
@@ -117,13 +125,17 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
             found: Labels, target: ast.AST, value: ast.AST,
             copy: Optional[ast.AST]) -> Optional[WriteHit]:
-  snapshot = next((v for k, v in found.items() if k.startswith("copy:")),
+  del copy
+  masked = found
+  product = found.get(f"varmask:{_names.root(target)}")
+  if product is not None and any(n is product for n in scope.nodes):
+    masked = analysis.flow.labels(product, scope)  # The copy it masks.
+  snapshot = next((v for k, v in masked.items() if k.startswith("copy:")),
                   None)
   if snapshot is not None and not _taken_in(snapshot, scope):
     return None  # Initial weights, masked: a rewind, not a re-mask.
   if not in_training(scope, analysis, call):
     return None  # A pruned copy to evaluate, not trained further.
-  del copy
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
 
 

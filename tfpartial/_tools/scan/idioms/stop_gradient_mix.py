@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
 from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
-from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -39,32 +38,16 @@ class StopGradientMix(_idiom.Idiom):
 
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[_idiom.Hit] = []
-    flow = analysis.flow
-    mixers = _mixing_modules(analysis)
-    helpers = {name for m in mixers if m.scope is not None
-               for s in m.scope.all() for name in (*s.functions, *s.classes)}
-    for scope in analysis.scopes():
-      own: Optional[Set[int]] = None
-      here = analysis.module(scope) in mixers
-      for node in scope.nodes:
-        if not here and not (isinstance(node, ast.Call) and (
-            _names.call_name(node) in helpers)):
-          continue
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add,
-                                                                ast.Sub)):
-          found = flow.labels(node, scope)
-          if found.get("mix") is node:
-            hits.append(MixHit(node, scope, None, found))
-        elif isinstance(node, ast.Call):
-          found = flow.labels(node, scope)
-          mix = found.get("mix")
-          if mix is None:
-            continue
-          own = own if own is not None else {id(n) for n in scope.nodes}
-          if mix is node or id(mix) not in own and _mixes(
-              analysis, node, scope, mix):
-            helper = "" if mix is node else _names.call_name(node)
-            hits.append(MixHit(node, scope, None, found, helper))
+    mixers = _mixers(analysis)
+    for module in analysis.project.scanned():
+      text = module.source.text
+      here = "stop_gradient" in text
+      if module.scope is None or not here and not any(
+          name in text for name in mixers):
+        continue
+      cache: Dict[int, Set[str]] = {}
+      for scope in module.scope.all():
+        hits += _scope_hits(analysis, scope, mixers, here, cache)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
                if isinstance(h, MixHit) and h.helper}
@@ -89,11 +72,88 @@ class StopGradientMix(_idiom.Idiom):
     return _port(hit, analysis)
 
 
-def _mixing_modules(analysis: Analysis) -> List[_project.Module]:
-  """The modules that call `stop_gradient`: a mix, or a helper making
-  one, is in one of them."""
-  return [m for m in analysis.project.scanned()
-          if "stop_gradient" in m.source.text and m.scope is not None]
+def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
+  """The project's functions that call `stop_gradient` themselves (a
+  helper that may mix), by name: name -> their nodes."""
+  found: Dict[str, Set[int]] = {}
+  for module in analysis.project.scanned():
+    if module.scope is None or "stop_gradient" not in module.source.text:
+      continue
+    for scope in module.scope.all():
+      if scope.parent is not None and any(
+          isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
+          for n in analysis.calls(scope)):
+        found.setdefault(scope.name, set()).add(id(scope.node))
+  return found
+
+
+def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
+                mixers: Dict[str, Set[int]], here: bool,
+                cache: Dict[int, Set[str]]) -> List[_idiom.Hit]:
+  """The mixes of one scope: only the statements that stop a gradient
+  (or read a name that holds a stopped value) are evaluated, and the
+  calls of a helper that may mix."""
+  flow = analysis.flow
+  hits: List[_idiom.Hit] = []
+  stopped = _stopped_names(scope, cache) if here else set()
+  hot = False
+  for node in scope.nodes:
+    if isinstance(node, ast.stmt):
+      hot = here and not isinstance(node, _COMPOUND) and _stops(
+          node, stopped)
+      continue
+    if hot and (isinstance(node, ast.BinOp) and isinstance(
+        node.op, (ast.Add, ast.Sub)) or isinstance(node, ast.Call) and (
+            _names.call_name(node) in _WHERE)):
+      found = flow.labels(node, scope)
+      if found.get("mix") is node:
+        hits.append(MixHit(node, scope, None, found))
+    elif isinstance(node, ast.Call) and _names.call_name(node) in mixers:
+      callee = flow.callee(node, scope)
+      if id(callee) not in mixers[_names.call_name(node)]:
+        continue
+      found = flow.labels(node, scope)
+      mix = found.get("mix")
+      if mix is not None and _mixes(analysis, node, scope, mix):
+        hits.append(MixHit(node, scope, None, found,
+                           _names.call_name(node)))
+  return hits
+
+
+_WHERE = {"where", "where_v2", "select"}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+             ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
+             ast.ClassDef)
+
+
+def _stops(node: ast.AST, stopped: Set[str]) -> bool:
+  """Whether `node` calls `stop_gradient` or reads a name in `stopped`."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and _names.call_name(item) == (
+        "stop_gradient") or isinstance(item, ast.Name) and (
+            item.id in stopped):
+      return True
+  return False
+
+
+def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
+                   ) -> Set[str]:
+  """The names of `scope` assigned a value that stops a gradient (or
+  reads such a name), and those of the scopes around it."""
+  if id(scope) in cache:
+    return cache[id(scope)]
+  stopped = set(_stopped_names(scope.parent, cache)) if (
+      scope.parent is not None) else set()
+  changed = True
+  while changed:
+    changed = False
+    for name, defs in scope.defs.items():
+      if name not in stopped and any(_stops(d.value, stopped)
+                                     for d in defs):
+        stopped.add(name)
+        changed = True
+  cache[id(scope)] = stopped
+  return stopped
 
 
 def _mixes(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
