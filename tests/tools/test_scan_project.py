@@ -168,3 +168,33 @@ def test_work_grows_linearly_with_the_file():
   # A bounded number of evaluations per node, whatever the file's size.
   assert small <= 4 * small_nodes and large <= 4 * large_nodes
   assert large / small <= 1.1 * large_nodes / small_nodes
+
+
+def test_gradients_masked_by_the_caller_of_an_apply_helper():
+  assert _scan_files({"a.py": """\
+      def apply_masked(opt, grads_and_vars):
+        return opt.apply_gradients(grads_and_vars)
+
+      def train(opt, loss, mask):
+        gv = opt.compute_gradients(loss)
+        return apply_masked(opt, [(g * mask, v) for g, v in gv])
+      """}) == [("grads-mask", "a.py", 6)]
+
+
+def test_only_the_functions_that_name_a_sink_are_read():
+  # Two hundred functions that name no sink, one that masks: the scan reads
+  # the one (and the module), not the others.
+  quiet = "".join(f"def f{i}(x):\n  y = x * {i}\n  return y + 1\n\n"
+                  for i in range(200))
+  text = quiet + textwrap.dedent("""\
+      def step(opt, loss, mask):
+        gv = opt.compute_gradients(loss)
+        return opt.apply_gradients([(g * mask, v) for g, v in gv])
+      """)
+  project = _project.Project([_files.Source("a.py", text)])
+  analysis = Analysis(project)
+  hits = [h for idiom in _scan.IDIOMS for h in idiom.detect(analysis)]
+  assert [(h.node.lineno) for h in hits] == [803]
+  module = project.modules[0]
+  read = [s.name for s in module.scope.read()]
+  assert read == ["<module>", "step"], read

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Dict, Iterator, List, Optional, Set
+from typing import (Callable, Dict, Iterable, Iterator, List, Optional, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _order
@@ -48,11 +49,21 @@ class Analysis:
       self._once[key] = compute()
     return self._once[key]
 
-  def scopes(self) -> Iterator[_scopes.Scope]:
-    """Every scope of every module that may hold a sink."""
-    for module in list(self.project.scanned()):
-      assert module.scope is not None
-      yield from module.scope.all()
+  def calls_named(self, names: Iterable[str]
+                  ) -> Iterator[Tuple[_scopes.Scope, ast.Call]]:
+    """The calls spelled one of `names` in the modules that may hold a
+    sink, with their scopes (only the functions naming one are read)."""
+    return self.project.calls_named(names)
+
+  def functions_named(self, names: Iterable[str]
+                      ) -> Iterator[_scopes.Scope]:
+    """The functions and methods named one of `names`."""
+    return self.project.functions_named(names)
+
+  def scopes_with(self, module: _project.Module, words: Iterable[str]
+                  ) -> List[_scopes.Scope]:
+    """The scopes of `module` whose text holds one of `words`."""
+    return self.project.scopes_at(module, module.lines_of(words))
 
   def calls(self, scope: _scopes.Scope) -> List[ast.Call]:
     """The calls made directly in `scope`."""
@@ -75,7 +86,8 @@ class Analysis:
     """Every write op the project's `run`/`group` calls fetch."""
     if self._fetches is None:
       self._fetches = {}
-      self._fetches = _order.fetch_map(self.scopes(), self.flow)
+      self._fetches = _order.fetch_map(
+          self.calls_named(_order.FETCHES), self.flow)
     return self._fetches
 
   def lines(self, scope: _scopes.Scope) -> List[str]:

@@ -138,7 +138,7 @@ def _project_call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
   if isinstance(func, ast.Attribute):
     callee = method(flow, func, scope, env)
   else:
-    callee = flow.labels(func, scope, env)
+    callee = flow.called(func, scope, env)
   if "cls" in callee:
     return {"obj": callee["cls"]}
   if "fn" not in callee:

@@ -52,8 +52,12 @@ class Flow:
 
   def __init__(self, project: Optional[_project.Project] = None) -> None:
     self.project = project or _project.Project([])
-    self._memo: Dict[Tuple[int, int, object], Labels] = {}
-    self._names: Dict[Tuple[int, str, Tuple[int, ...], object], Labels] = {}
+    self._memo: Dict[Tuple[int, int, object, bool], Labels] = {}
+    self._names: Dict[Tuple[int, str, Tuple[int, ...], object, bool],
+                      Labels] = {}
+    # While a called expression is evaluated: a parameter takes the
+    # functions the project's calls pass it (`variable_filter_fn(vs)`).
+    self._calling = False
     # A function's parameters while it is evaluated with its arguments.
     self._bound: Dict[int, Dict[str, Labels]] = {}
     self._token: object = None
@@ -77,7 +81,7 @@ class Flow:
     """The labels of `node` in `scope`; `env` binds names first."""
     if node is None or self.depth > _MAX_DEPTH:
       return {}
-    key = (id(node), id(scope), self._token)
+    key = (id(node), id(scope), self._token, self._calling)
     if not env and key in self._memo:
       return self._memo[key]
     self.depth += 1
@@ -199,7 +203,8 @@ class Flow:
     reaching = place.reaching(name, node) if here and node is not None \
         else tuple(range(len(place.defs.get(name, []))))
     bound = self._bound.get(id(place), {})
-    key = (id(place), name, reaching, self._token if bound else None)
+    key = (id(place), name, reaching, self._token if bound else None,
+           self._calling)
     if key in self._names:
       return self._names[key]
     if key in self._active:  # A name defined from itself: what is known.
@@ -222,8 +227,9 @@ class Flow:
           found.update(bound[name])
         else:
           found.setdefault("param", node or place.node)
-          for kind, where in self._passed(name, place).items():
-            found.setdefault(kind, where)
+          if self._calling:
+            for kind, where in self._passed(name, place).items():
+              found.setdefault(kind, where)
         found.update(_names.param_labels(name, place))
       if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
                       for d in defs) and any(
@@ -297,6 +303,31 @@ class Flow:
                   :_FROM_CALLERS]
     return self._calls_of[id(function)]
 
+  def called(self, func: ast.AST, scope: _scopes.Scope,
+             env: Optional[Dict[str, Labels]] = None) -> Labels:
+    """The labels of a called expression: a parameter called here takes
+    the functions the project's calls of its function pass it."""
+    saved, self._calling = self._calling, True
+    try:
+      return self.labels(func, scope, env)
+    finally:
+      self._calling = saved
+
+  def sink_labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
+                  wanted: str) -> Labels:
+    """The labels of what a sink takes (an apply's gradients, a step's
+    variables, a write's value); without `wanted` among them, a parameter
+    of the sink's function read there (or through a local name) also
+    takes what the project's calls pass it."""
+    found = dict(self.labels(node, scope))
+    if node is None or wanted in found or not isinstance(
+        scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      return found
+    for name in _params_read(node, scope):
+      for kind, where in self._passed(name, scope).items():
+        found.setdefault(kind, where)
+    return found
+
   def callee(self, call: ast.Call, scope: _scopes.Scope
              ) -> Optional[ast.AST]:
     """The function of the project `call` calls, if it calls one."""
@@ -304,7 +335,7 @@ class Flow:
       if isinstance(call.func, ast.Attribute):
         found = _calls.method(self, call.func, scope, {})
       else:
-        found = self.labels(call.func, scope)
+        found = self.called(call.func, scope)
       self._callees[id(call)] = found.get("fn")
     return self._callees[id(call)]
 
@@ -374,7 +405,19 @@ class Flow:
                                                        "write"}}
     if _names.is_mask_name(node.attr):
       found["mask"] = node
-    found.update(self._spelled(node.attr))
+    return found
+
+  def ops(self, node: Optional[ast.AST], scope: _scopes.Scope) -> Labels:
+    """The labels of what a `run`, a `group` or `control_dependencies`
+    takes: an op fetched by its attribute from an object the flow cannot
+    follow (`model.train_op`) is what the project assigns to that name."""
+    found = dict(self.labels(node, scope))
+    items = getattr(node, "elts", None) or getattr(node, "values", None) \
+        or [node]
+    for item in items:
+      if isinstance(item, ast.Attribute):
+        for kind, where in self._spelled(item.attr).items():
+          found.setdefault(kind, where)
     return found
 
   def _spelled(self, attribute: str) -> Labels:
@@ -382,7 +425,8 @@ class Flow:
     object the flow cannot follow (`model.train_op`): what the project
     assigns to that spelling, if it is one of those."""
     key = ("spelled", attribute)
-    if key in self._active:
+    if key in self._active or attribute not in self.project.names_assigned_from(
+        _names.TRAIN_STEPS | _names.WRITES):
       return {}
     self._active.add(key)
     found: Labels = {}
@@ -460,6 +504,25 @@ class Flow:
         self._bound[id(scope)] = saved[0]
     self._helpers[key] = result
     return result
+
+
+def _params_read(node: ast.AST, scope: _scopes.Scope) -> List[str]:
+  """The parameters of `scope` that `node` reads, directly or through a
+  local name assigned from them (two steps at most)."""
+  found: List[str] = []
+  stack = [(node, 0)]
+  seen: Set[int] = set()
+  while stack:
+    item, depth = stack.pop()
+    for each in ast.walk(item):
+      if not isinstance(each, ast.Name) or id(each) in seen:
+        continue
+      seen.add(id(each))
+      if each.id in scope.params and each.id not in found:
+        found.append(each.id)
+      elif depth < 2 and each.id in scope.defs:
+        stack.extend((d.value, depth + 1) for d in scope.defs[each.id])
+  return found
 
 
 def _bind_names(target: ast.AST, found: Labels,

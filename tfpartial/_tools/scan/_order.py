@@ -23,7 +23,7 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
              ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
              ast.Try)
 # What runs a graph's fetches, or builds one op of several.
-_FETCHES = {"run", "group", "tuple", "__call__"}
+FETCHES = frozenset({"run", "group", "tuple", "__call__"})
 
 
 class Order:
@@ -68,7 +68,7 @@ class Order:
           expr = item.context_expr
           if isinstance(expr, ast.Call) and _names.call_name(
               expr) == "control_dependencies" and expr.args and (
-                  "train" in flow.labels(expr.args[0], scope)):
+                  "train" in flow.ops(expr.args[0], scope)):
             return {"order": "control", "at": node}
       node = self.parent(node)
     for call, found in self._fetches_of(write, scope, flow):
@@ -85,7 +85,7 @@ class Order:
     """The `run`/`group` calls anywhere in the project that fetch
     `write`, with the labels of what they fetch."""
     del scope
-    return [(call, flow.labels(call.args[0], place))
+    return [(call, flow.ops(call.args[0], place))
             for call, place in self._fetches().get(id(write), [])]
 
   def _runs_of(self, write: ast.Call, scope: _scopes.Scope,
@@ -159,7 +159,7 @@ class Order:
           not isinstance(statement, ast.Assign) or isinstance(
               receiver, ast.Call) and _names.call_name(receiver) == "super"):
         return node  # Eager, or an override's `super()` step: it runs.
-      if name == "run" and node.args and "train" in flow.labels(
+      if name == "run" and node.args and "train" in flow.ops(
           node.args[0], scope):
         return node
       if self.trains(node, scope, flow):
@@ -181,17 +181,17 @@ class Order:
     return self._trains[id(function)]
 
 
-def fetch_map(scopes: Iterable[_scopes.Scope], flow: "Flow") -> Fetches:
-  """Write op -> the `run`/`group` calls (and their scopes) that fetch it."""
+def fetch_map(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
+              flow: "Flow") -> Fetches:
+  """Write op -> the `run`/`group` calls (and their scopes) that fetch it,
+  from `calls` (the project's calls spelled as in `FETCHES`)."""
   fetched: Fetches = {}
-  for place in scopes:
-    for call in place.nodes:
-      if isinstance(call, ast.Call) and _names.call_name(call) in (
-          _FETCHES) and call.args:
-        for item in _items(call.args[0]):
-          write = flow.labels(item, place).get("write")
-          if write is not None:
-            fetched.setdefault(id(write), []).append((call, place))
+  for place, call in calls:
+    if call.args:
+      for item in _items(call.args[0]):
+        write = flow.ops(item, place).get("write")
+        if write is not None:
+          fetched.setdefault(id(write), []).append((call, place))
   return fetched
 
 

@@ -10,10 +10,13 @@ calls into it.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import functools
 import os
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+import re
+from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
+                    Sequence, Set, Tuple, Union)
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
@@ -49,10 +52,118 @@ class Module:
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
+  _word_lines: Dict[str, Tuple[int, ...]] = dataclasses.field(
+      default_factory=dict)
 
   @property
   def path(self) -> str:
     return self.source.path
+
+  @functools.cached_property
+  def _line_starts(self) -> List[int]:
+    """The offset in `text` where each line starts (Python's line ends)."""
+    return [0, *(m.end() for m in _LINE_END.finditer(self.source.text))]
+
+  def lines_of(self, words: Iterable[str]) -> List[int]:
+    """The lines where one of `words` is written (as a whole word)."""
+    found: Set[int] = set()
+    for word in words:
+      found.update(self._lines_of_word(word))
+    return sorted(found)
+
+  def _lines_of_word(self, word: str) -> Tuple[int, ...]:
+    """The lines where `word` is written as a whole word (found once)."""
+    known = self._word_lines.get(word)
+    if known is None:
+      text, starts = self.source.text, self._line_starts
+      lines = []
+      at = text.find(word)
+      while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _is_word(text[at - 1])) and (
+            end >= len(text) or not _is_word(text[end])):
+          lines.append(bisect.bisect_right(starts, at))
+        at = text.find(word, end)
+      known = self._word_lines[word] = tuple(lines)
+    return known
+
+  def assigns(self, line: int, attribute: str) -> bool:
+    """Whether `line` may assign `self.attribute` (or add to it)."""
+    starts, text = self._line_starts, self.source.text
+    begin = starts[line - 1] if line - 1 < len(starts) else len(text)
+    end = starts[line] if line < len(starts) else len(text)
+    return re.search(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
+                     r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
+                     r"update)\b)", text[begin:end]) is not None
+
+  @functools.cached_property
+  def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
+    """(first line of its body, last line, the defs around it, outermost
+    first) for each function and class, by first line."""
+    found: List[Tuple[int, int, Tuple[ast.AST, ...]]] = []
+    if self.tree is None:
+      return found
+    stack: List[Tuple[ast.AST, Tuple[ast.AST, ...]]] = [
+        (s, ()) for s in reversed(self.tree.body)]
+    while stack:
+      node, around = stack.pop()
+      inner = around
+      if isinstance(node, _DEFS):
+        inner = (*around, node)
+        found.append((_body_line(node), node.end_lineno or node.lineno,
+                      inner))
+      for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+          stack.extend((s, inner) for s in reversed(block)
+                       if isinstance(s, (ast.stmt, ast.excepthandler,
+                                         ast.match_case)))
+    found.sort(key=lambda item: item[0])
+    return found
+
+  @functools.cached_property
+  def _innermost(self) -> List[int]:
+    """For each line, the index in `_outline` of the innermost function or
+    class whose body holds it (-1: the module's own code)."""
+    count = len(self._line_starts) + 1
+    innermost = [-1] * (count + 1)
+    for index, (first, last, _) in enumerate(self._outline):
+      # Sorted by first line, an inner one comes after the one around it.
+      innermost[first:min(last, count) + 1] = [index] * (
+          min(last, count) - first + 1)
+    return innermost
+
+  def enclosing(self, line: int) -> Tuple[ast.AST, ...]:
+    """The functions whose body holds `line`, outermost first (a method's
+    scope is in the scope around its class: classes are left out)."""
+    innermost = self._innermost
+    index = innermost[line] if 0 <= line < len(innermost) else -1
+    if index < 0:
+      return ()
+    return tuple(n for n in self._outline[index][2]
+                 if isinstance(n, _FUNCTIONS))
+
+  def functions(self) -> List[Tuple[ast.AST, ...]]:
+    """The path (outermost first) to each function of the module."""
+    return [path for _, _, path in self._outline
+            if isinstance(path[-1], _FUNCTIONS)]
+
+  def add_import(self, node: Union[ast.Import, ast.ImportFrom]) -> None:
+    """Records what an import (in any function, as it is read) names."""
+    if isinstance(node, ast.Import):
+      for alias in node.names:
+        if alias.asname:
+          self.imports[alias.asname] = (alias.name, "")
+        else:
+          first = alias.name.split(".")[0]
+          self.imports.setdefault(first, (first, ""))
+      return
+    where = "." * node.level + (node.module or "")
+    for alias in node.names:
+      if alias.name == "*":
+        self.star.append(where)
+      else:
+        self.imports[alias.asname or alias.name] = (where, alias.name)
 
   @functools.cached_property
   def is_test(self) -> bool:
@@ -70,6 +181,23 @@ class Module:
     return any(word in self.source.text for word in SINK_WORDS)
 
 
+# A function whose name more modules write than this is not followed back
+# to its callers.
+MAX_CALLER_MODULES = 12
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_WORD = re.compile(r"\w+")
+_ASSIGNED = re.compile(
+    r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+\.)?(?:minimize|apply_gradients|"
+    r"scatter_update|scatter_nd_update|assign|set_weights|set_value|"
+    r"batch_set_value)\s*\(")
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _is_word(character: str) -> bool:
+  return character.isalnum() or character == "_"
+
+
 Target = Union[Tuple[_scopes.FunctionNode, _scopes.Scope], _scopes.ClassInfo,
                Module]
 
@@ -85,10 +213,10 @@ class Project:
       self._by_path[os.path.normpath(os.path.abspath(module.path))] = module
       for name in module.names:
         self._by_name.setdefault(name, []).append(module)
-    self._callers: Optional[Dict[str, List[Tuple[_scopes.Scope,
-                                                 ast.Call]]]] = None
-    self._assigned: Optional[Dict[str, List[Tuple[ast.expr,
-                                                  _scopes.Scope]]]] = None
+    self._callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = {}
+    self._words: Optional[Dict[str, List[int]]] = None
+    self._assigned_from: Dict[FrozenSet[str], Set[str]] = {}
+    self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
     self._scanned: Optional[List[Module]] = None
@@ -100,7 +228,7 @@ class Project:
       return module.scope
     try:
       module.tree = ast.parse(module.source.text, filename=module.path)
-      module.scope = _scopes.collect(module.tree)
+      module.scope = _scopes.collect(module.tree, module)
     except SyntaxError as error:
       module.error = (f"{module.path}:{error.lineno or 0}: skipped: does not "
                       f"parse ({error.msg}; Python 2?)")
@@ -108,9 +236,6 @@ class Project:
     except (RecursionError, MemoryError):
       module.error = f"{module.path}: skipped: nested too deeply to parse"
       return None
-    for scope in module.scope.all():
-      scope.module = module
-    _read_imports(module)
     return module.scope
 
   def scanned(self) -> Iterator[Module]:
@@ -264,49 +389,139 @@ class Project:
 
   def attribute(self, info: _scopes.ClassInfo, name: str
                 ) -> List[Tuple[ast.expr, _scopes.Scope]]:
-    """What `self.name` is assigned in a class and its bases."""
+    """What `self.name` is assigned in a class and its bases (reading the
+    methods whose text names it)."""
     values: List[Tuple[ast.expr, _scopes.Scope]] = []
+    attribute = name.split(".", 1)[-1]
     for each in [info, *self.base_classes(info)]:
-      values += each.attributes.get(name, [])
+      module = each.home.module
+      if isinstance(module, Module):
+        lines = [n for n in module.lines_of((attribute,))
+                 if each.node.lineno <= n <= (each.node.end_lineno or n)
+                 and module.assigns(n, attribute)]
+        for scope in self.scopes_at(module, lines):
+          for _ in scope.all():
+            pass
+      values += each.assigned.get(name, [])
     return values
 
+  def scopes_at(self, module: Module, lines: Sequence[int]
+                ) -> List[_scopes.Scope]:
+    """The innermost function scopes (or the module's) holding `lines`,
+    each once, read."""
+    if self.parsed(module) is None:
+      return []
+    found: Dict[int, _scopes.Scope] = {}
+    for line in lines:
+      path = module.enclosing(line)
+      scope = module.scope
+      for node in path:
+        inner = scope.scope_of(node) if scope is not None else None
+        if inner is None:
+          break
+        scope = inner
+      if scope is not None:
+        found.setdefault(id(scope), scope)
+    return list(found.values())
+
+  def modules_with(self, words: Iterable[str]) -> List[Module]:
+    """The scanned modules whose text holds one of `words` (as a word),
+    in the project's order."""
+    if self._words is None:
+      self._words = {}
+      for position, module in enumerate(self.scanned()):
+        for word in set(_WORD.findall(module.source.text)):
+          self._words.setdefault(word, []).append(position)
+    scanned = list(self.scanned())
+    positions = sorted({p for w in words for p in self._words.get(w, ())})
+    return [scanned[p] for p in positions]
+
+  def calls_named(self, names: Iterable[str]
+                  ) -> Iterator[Tuple[_scopes.Scope, ast.Call]]:
+    """Every call spelled one of `names` in the scanned modules, with its
+    scope: only the functions whose text holds a name are read."""
+    wanted = frozenset(names)
+    for module in self.modules_with(wanted):
+      for scope in self.scopes_at(module, module.lines_of(wanted)):
+        for each in _with_lambdas(scope):
+          for node in each.nodes:
+            if isinstance(node, ast.Call) and _names.call_name(
+                node) in wanted:
+              yield each, node
+
+  def functions_named(self, names: Iterable[str]) -> Iterator[_scopes.Scope]:
+    """The scopes of the functions (methods too) named one of `names` in
+    the scanned modules."""
+    wanted = frozenset(names)
+    for module in self.modules_with(wanted):
+      for path in module.functions():
+        if getattr(path[-1], "name", "") in wanted:
+          scopes = self.scopes_at(module, [_body_line(path[-1])])
+          if scopes and scopes[0].node is path[-1]:
+            yield scopes[0]
+
   def callers(self, name: str) -> List[Tuple[_scopes.Scope, ast.Call]]:
-    """The calls, in the scanned modules, whose callee is spelled `name`."""
-    if self._callers is None:
-      self._index()
-    assert self._callers is not None
-    return self._callers.get(name, [])
+    """The calls, in the scanned modules, whose callee is spelled `name`;
+    none for a name that many modules write (`__init__`, `call`, `train`:
+    too common to tell one function's calls from the others')."""
+    if name not in self._callers:
+      common = len(self.modules_with((name,))) > MAX_CALLER_MODULES
+      self._callers[name] = [] if common else list(self.calls_named(
+          (name,)))
+    return self._callers[name]
+
+  def names_assigned_from(self, calls: Iterable[str]) -> Set[str]:
+    """The names (and attributes, and keywords) a line calling one of
+    `calls` assigns: `self.train_op = opt.minimize(...)` -> `train_op`."""
+    key = frozenset(calls)
+    if key not in self._assigned_from:
+      found: Set[str] = set()
+      for module in self.modules_with(key):
+        text, starts = module.source.text, module._line_starts
+        for line in module.lines_of(key):
+          begin = starts[max(line - 2, 0)]
+          end = starts[line] if line < len(starts) else len(text)
+          found.update(_ASSIGNED.findall(text, begin, end))
+      self._assigned_from[key] = found
+    return self._assigned_from[key]
 
   def assigned(self, name: str) -> List[Tuple[ast.expr, _scopes.Scope]]:
     """Every value assigned to a name or attribute spelled `name`, or
     passed as a keyword so named, in the scanned modules."""
-    if self._assigned is None:
-      self._index()
-    assert self._assigned is not None
-    return self._assigned.get(name, [])
+    if name in self._assigned:
+      return self._assigned[name]
+    found: List[Tuple[ast.expr, _scopes.Scope]] = []
+    for module in self.modules_with((name,)):
+      for scope in self.scopes_at(module, module.lines_of((name,))):
+        for each in _with_lambdas(scope):
+          for key, defs in each.defs.items():
+            if key.rsplit(".", 1)[-1] == name:
+              found += [(d.value, each) for d in defs]
+          if each.cls is not None:
+            found += [(v, h) for v, h in each.cls.assigned.get(
+                f"self.{name}", []) if h is each]
+          for node in each.nodes:
+            if isinstance(node, ast.Call):
+              found += [(k.value, each) for k in node.keywords
+                        if k.arg == name]
+    self._assigned[name] = found
+    return found
 
-  def _index(self) -> None:
-    callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = {}
-    assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
-    for module in list(self.scanned()):
-      assert module.scope is not None
-      for scope in module.scope.all():
-        for name, defs in scope.defs.items():
-          assigned.setdefault(name.rsplit(".", 1)[-1], []).extend(
-              (d.value, scope) for d in defs)
-        if scope.cls is not None and scope.cls.home is scope.parent:
-          for name, values in scope.cls.attributes.items():
-            if values and values[0][1] is scope:
-              assigned.setdefault(name[5:], []).extend(values)
-        for node in scope.nodes:
-          if isinstance(node, ast.Call):
-            callers.setdefault(_names.call_name(node), []).append(
-                (scope, node))
-            for keyword in node.keywords:
-              if keyword.arg:
-                assigned.setdefault(keyword.arg, []).append(
-                    (keyword.value, scope))
-    self._callers, self._assigned = callers, assigned
+
+def _with_lambdas(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  """A scope and the lambdas inside it (read with it)."""
+  stack = [scope]
+  while stack:
+    each = stack.pop()
+    yield each
+    stack.extend(c for c in each.children if isinstance(c.node, ast.Lambda))
+
+
+def _body_line(node: ast.AST) -> int:
+  body = getattr(node, "body", None)
+  if isinstance(body, list) and body:
+    return int(body[0].lineno)
+  return int(getattr(node, "lineno", 0))
 
 
 def _chain(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
@@ -314,26 +529,6 @@ def _chain(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
   while place is not None:
     yield place
     place = place.parent
-
-
-def _read_imports(module: Module) -> None:
-  assert module.scope is not None
-  for scope in module.scope.all():
-    for node in scope.imports:
-      if isinstance(node, ast.Import):
-        for alias in node.names:
-          if alias.asname:
-            module.imports[alias.asname] = (alias.name, "")
-          else:
-            first = alias.name.split(".")[0]
-            module.imports.setdefault(first, (first, ""))
-      else:
-        where = "." * node.level + (node.module or "")
-        for alias in node.names:
-          if alias.name == "*":
-            module.star.append(where)
-          else:
-            module.imports[alias.asname or alias.name] = (where, alias.name)
 
 
 def _dotted_names(path: str) -> Tuple[str, ...]:

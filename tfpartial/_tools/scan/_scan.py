@@ -54,7 +54,14 @@ def _release(project: _project.Project, analysis: Analysis) -> None:
   exit, for the command), millions of nodes took longer than the scan."""
   for module in project.modules:
     if module.scope is not None:
-      for scope in list(module.scope.all()):
+      read = list(module.scope.read())
+      unread = [c for s in read for c in s.children
+                if "nodes" not in c.__dict__]
+      for scope in read:
+        for info in scope.classes.values():
+          info.methods.clear()
+          info.assigned.clear()
+      for scope in read + unread:
         scope.__dict__.clear()
     module.scope = module.tree = None
   analysis.__dict__.clear()

@@ -90,8 +90,8 @@ class ClassInfo:
   node: ast.ClassDef
   home: "Scope"
   methods: Dict[str, "Scope"] = dataclasses.field(default_factory=dict)
-  # `self.x` -> (value, the method's scope), in every method.
-  attributes: Dict[str, List[Tuple[ast.expr, "Scope"]]] = dataclasses.field(
+  # `self.x` -> (value, the method's scope), as the methods read so far.
+  assigned: Dict[str, List[Tuple[ast.expr, "Scope"]]] = dataclasses.field(
       default_factory=dict)
 
   @property
@@ -102,9 +102,26 @@ class ClassInfo:
   def bases(self) -> List[str]:
     return [_names.dotted(b) or "" for b in self.node.bases]
 
+  @property
+  def attributes(self) -> Dict[str, List[Tuple[ast.expr, "Scope"]]]:
+    """`self.x` -> (value, the method's scope), in every method (each
+    method read first)."""
+    for method in self.methods.values():
+      for _ in method.all():
+        pass
+    return self.assigned
+
+
+# What a scope knows once its statements are read (on first use).
+_LAZY = frozenset({"defs", "functions", "classes", "scopes", "loops",
+                   "children", "nodes", "uses", "imports", "guards", "_ends"})
+
 
 class Scope:
   """One function (or the module): its assignments, parameters, helpers.
+
+  A function's statements are read the first time anything about them is
+  asked (most functions of a project hold nothing an idiom looks for).
 
   >>> tree = ast.parse("m = [0., 1.]\\ndef f(g):\\n  h = g * m\\n")
   >>> module = collect(tree)
@@ -112,29 +129,49 @@ class Scope:
   [('<module>', ['m']), ('f', ['h'])]
   """
 
+  defs: Dict[str, List[Def]]
+  functions: Dict[str, FunctionNode]
+  classes: Dict[str, ClassInfo]
+  scopes: Dict[int, "Scope"]  # id(function node) -> its scope.
+  # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
+  loops: Dict[str, ast.expr]
+  children: List["Scope"]
+  nodes: List[ast.AST]  # The nodes of this scope, not nested.
+  uses: Dict[int, Tuple[Position, Where]]  # Names read here.
+  imports: List[Union[ast.Import, ast.ImportFrom]]
+  # What a loop adds to a list under an `if`: id(added value) -> the test
+  # (`if fixed[i] == '0': chosen += weights[i]`).
+  guards: Dict[int, ast.expr]
+  _ends: Dict[str, List[Position]]
+
   def __init__(self, node: ast.AST, parent: Optional["Scope"],
-               cls: Optional[ClassInfo] = None):
+               cls: Optional[ClassInfo] = None,
+               body: Optional[Sequence[ast.AST]] = None,
+               module: object = None):
     self.node = node
     self.parent = parent
     self.name = getattr(node, "name", "<lambda>" if isinstance(
         node, ast.Lambda) else "<module>")
-    self.defs: Dict[str, List[Def]] = {}
     self.params: List[str] = []
-    self.functions: Dict[str, FunctionNode] = {}
-    self.classes: Dict[str, ClassInfo] = {}
-    self.scopes: Dict[int, Scope] = {}  # id(function node) -> its scope.
-    # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
-    self.loops: Dict[str, ast.expr] = {}
     self.cls = cls  # The class this is a method of.
-    self.children: List[Scope] = []
-    self.nodes: List[ast.AST] = []  # The nodes of this scope, not nested.
-    self.uses: Dict[int, Tuple[Position, Where]] = {}  # Names read here.
-    self.imports: List[Union[ast.Import, ast.ImportFrom]] = []
-    # What a loop adds to a list under an `if`: id(added value) -> the test
-    # (`if fixed[i] == '0': chosen += weights[i]`).
-    self.guards: Dict[int, ast.expr] = {}
-    self.module: object = None  # The project's module (set by `_project`).
-    self._ends: Dict[str, List[Position]] = {}
+    # The project's module (for `_project`): the parent's, or given.
+    self.module: object = parent.module if parent is not None else module
+    self._body = body
+
+  def __getattr__(self, name: str) -> object:
+    """Reads the scope's statements on the first question about them."""
+    if name not in _LAZY or "_body" not in self.__dict__:
+      raise AttributeError(name)
+    self._read()
+    return self.__dict__[name]
+
+  def _read(self) -> None:
+    body, self._body = self._body, None
+    self.defs, self.functions, self.classes, self.scopes = {}, {}, {}, {}
+    self.loops, self.children, self.nodes, self.uses = {}, [], [], {}
+    self.imports, self.guards, self._ends = [], {}, {}
+    if body:
+      _Filler(self).fill(body, Where())
 
   @property
   def classname(self) -> str:
@@ -147,6 +184,15 @@ class Scope:
       scope = stack.pop()
       yield scope
       stack.extend(reversed(scope.children))
+
+  def read(self) -> Iterator["Scope"]:
+    """This scope and the scopes inside it read so far (none is read)."""
+    stack = [self]
+    while stack:
+      scope = stack.pop()
+      if "nodes" in scope.__dict__:
+        yield scope
+        stack.extend(reversed(scope.__dict__["children"]))
 
   def function(self, name: str) -> Optional[Tuple[FunctionNode, "Scope"]]:
     """The helper function `name` visible here and the scope it is in."""
@@ -190,11 +236,12 @@ def _encloses(outer: Tuple[int, ...], inner: Tuple[int, ...]) -> bool:
   return inner[:len(outer)] == outer
 
 
-def collect(tree: ast.Module) -> Scope:
-  """The module's scope, with every function's scope below it."""
-  module = Scope(tree, None)
-  _Filler(module).fill(tree.body, Where())
-  return module
+def collect(tree: ast.Module, module: object = None) -> Scope:
+  """The module's scope (its functions' scopes below it, each read when
+  first asked); `module` is the project's module it belongs to."""
+  scope = Scope(tree, None, body=tree.body, module=module)
+  scope.nodes  # pylint: disable=pointless-statement
+  return scope
 
 
 class _Filler:
@@ -262,14 +309,13 @@ class _Filler:
 
   def _child(self, node: FunctionNode, body: List[ast.stmt],
              cls: Optional[ClassInfo]) -> Scope:
-    child = Scope(node, self.scope, cls)
+    child = Scope(node, self.scope, cls, body)
     args = node.args
     child.params = [a.arg for a in (*args.posonlyargs, *args.args,
                                     *args.kwonlyargs)]
     child.params += [a.arg for a in (args.vararg, args.kwarg) if a]
     self.scope.children.append(child)
     self.scope.scopes[id(node)] = child
-    _Filler(child).fill(body, Where())
     for default in [*args.defaults, *args.kw_defaults]:
       if default is not None:
         self.fill([ast.Expr(default)], Where())
@@ -308,6 +354,9 @@ class _Filler:
       bind.bind(node.target, node.value)
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
       self.scope.imports.append(node)
+      register = getattr(self.scope.module, "add_import", None)
+      if register is not None:
+        register(node)
     elif isinstance(node, ast.Call) and _names.call_name(node) in {
         "append", "extend", "insert", "add", "update"} and isinstance(
             node.func, ast.Attribute) and node.args:
@@ -345,7 +394,7 @@ class _Binder:
       while method.cls is None and method.parent is not None:
         method = method.parent
       if name is not None and name.startswith("self.") and method.cls:
-        method.cls.attributes.setdefault(name, []).append((value, scope))
+        method.cls.assigned.setdefault(name, []).append((value, scope))
       elif name is not None and scope.parent is None:
         scope.defs.setdefault(name, []).append(
             Def(value, self.end, replaces, self.where))

@@ -44,6 +44,11 @@ class WriteHit(Hit):
   constraint: str = ""
 
 
+# The calls `target_and_value` reads.
+WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
+                         "set_value", "set_weights"})
+
+
 def target_and_value(call: ast.Call
                      ) -> Optional[Tuple[ast.expr, ast.expr, bool]]:
   """(target, value, partial) of a write, or None."""
@@ -67,11 +72,10 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
   (found once per analysis, for the three idioms that read them)."""
   def find() -> Tuple[WriteHit, ...]:
     hits: List[WriteHit] = []
-    for scope in analysis.scopes():
-      for call in analysis.calls(scope):
-        hit = _classify(call, scope, analysis)
-        if hit is not None:
-          hits.append(hit)
+    for scope, call in analysis.calls_named(WRITE_CALLS):
+      hit = _classify(call, scope, analysis)
+      if hit is not None:
+        hits.append(hit)
     return tuple(hits)
   found = analysis.once("writes", find)
   assert isinstance(found, tuple)
@@ -91,6 +95,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
       call) == "set_weights" or "param" in aimed):
     return None
   found = flow.labels(value, scope)
+  if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
+    found = flow.sink_labels(value, scope, "shadow")
   copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
   remask = found.get(f"varmask:{base}")
   if copy is None and remask is not None:

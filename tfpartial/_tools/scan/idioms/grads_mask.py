@@ -50,19 +50,18 @@ class GradsMask(_idiom.Idiom):
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[GradsMaskHit] = []
     flow = analysis.flow
-    for scope in analysis.scopes():
-      for call in analysis.calls(scope):
-        if _names.call_name(call) not in APPLIES:
-          continue
-        found = _arguments(flow, call, scope)
-        if "masked" in found:
-          hits.append(_hit(found, scope, call))
-      if scope.name in COMPUTES and scope.cls is not None:
-        for node in scope.nodes:
-          if isinstance(node, ast.Return) and node.value is not None:
-            found = flow.labels(node.value, scope)
-            if "masked" in found:
-              hits.append(_hit(found, scope, None))
+    for scope, call in analysis.calls_named(APPLIES):
+      found = _arguments(flow, call, scope)
+      if "masked" in found:
+        hits.append(_hit(found, scope, call))
+    for scope in analysis.functions_named(COMPUTES):
+      if scope.cls is None:
+        continue
+      for node in scope.nodes:
+        if isinstance(node, ast.Return) and node.value is not None:
+          found = flow.labels(node.value, scope)
+          if "masked" in found:
+            hits.append(_hit(found, scope, None))
     return _merged(hits)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -86,7 +85,7 @@ class GradsMask(_idiom.Idiom):
 
 
 def _arguments(flow: Flow, call: ast.Call, scope: _scopes.Scope) -> Labels:
-  return union(flow.labels(a, scope) for a in [
+  return union(flow.sink_labels(a, scope, "masked") for a in [
       *call.args, *(k.value for k in call.keywords)])
 
 

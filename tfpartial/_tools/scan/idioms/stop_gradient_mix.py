@@ -39,15 +39,14 @@ class StopGradientMix(_idiom.Idiom):
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[_idiom.Hit] = []
     mixers = _mixers(analysis)
-    for module in analysis.project.scanned():
-      text = module.source.text
-      here = "stop_gradient" in text
-      if module.scope is None or not here and not any(
-          name in text for name in mixers):
-        continue
+    project = analysis.project
+    stopping = {id(m) for m in project.modules_with(("stop_gradient",))}
+    words = {"stop_gradient", *mixers}
+    for module in project.modules_with(words):
       cache: Dict[int, Set[str]] = {}
-      for scope in module.scope.all():
-        hits += _scope_hits(analysis, scope, mixers, here, cache)
+      for scope in analysis.scopes_with(module, words):
+        hits += _scope_hits(analysis, scope, mixers,
+                            id(module) in stopping, cache)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
                if isinstance(h, MixHit) and h.helper}
@@ -73,41 +72,45 @@ class StopGradientMix(_idiom.Idiom):
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
-  """The project's functions that call `stop_gradient` themselves (a
+  """The project's functions that return what they stop a gradient of (a
   helper that may mix), by name: name -> their nodes."""
   found: Dict[str, Set[int]] = {}
-  for module in analysis.project.scanned():
-    if module.scope is None or "stop_gradient" not in module.source.text:
+  cache: Dict[int, Set[str]] = {}
+  for scope, _ in analysis.calls_named(("stop_gradient",)):
+    if scope.parent is None or scope.name in _DISPATCHED or id(
+        scope.node) in found.get(scope.name, ()):
       continue
-    for scope in module.scope.all():
-      if scope.parent is not None and any(
-          isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
-          for n in analysis.calls(scope)):
-        found.setdefault(scope.name, set()).add(id(scope.node))
+    stopped = _stopped_names(scope, cache)
+    returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)
+                and n.value is not None]
+    if any(_mix_shape(c, stopped, scope, set(scope.params))
+           for value in returned for c in _stopping(value, stopped)):
+      found.setdefault(scope.name, set()).add(id(scope.node))
   return found
+
+
+# Methods the framework calls, not the code by name.
+_DISPATCHED = {"call", "__call__", "forward", "build", "apply", "<lambda>"}
 
 
 def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
                 mixers: Dict[str, Set[int]], here: bool,
                 cache: Dict[int, Set[str]]) -> List[_idiom.Hit]:
-  """The mixes of one scope: only the statements that stop a gradient
-  (or read a name that holds a stopped value) are evaluated, and the
-  calls of a helper that may mix."""
+  """The mixes of one scope: only the sums and `where`s that stop a
+  gradient (or read a name holding a stopped value) are evaluated, and
+  the calls of a function that may mix."""
   flow = analysis.flow
   hits: List[_idiom.Hit] = []
   stopped = _stopped_names(scope, cache) if here else set()
-  hot = False
   for node in scope.nodes:
-    if isinstance(node, ast.stmt):
-      hot = here and not isinstance(node, _COMPOUND) and _stops(
-          node, stopped)
-      continue
-    if hot and (isinstance(node, ast.BinOp) and isinstance(
-        node.op, (ast.Add, ast.Sub)) or isinstance(node, ast.Call) and (
-            _names.call_name(node) in _WHERE)):
-      found = flow.labels(node, scope)
-      if found.get("mix") is node:
-        hits.append(MixHit(node, scope, None, found))
+    if here and isinstance(node, ast.stmt) and not isinstance(
+        node, _COMPOUND):
+      for candidate in _stopping(node, stopped):
+        if not _mix_shape(candidate, stopped, scope):
+          continue
+        found = flow.labels(candidate, scope)
+        if found.get("mix") is candidate:
+          hits.append(MixHit(candidate, scope, None, found))
     elif isinstance(node, ast.Call) and _names.call_name(node) in mixers:
       callee = flow.callee(node, scope)
       if id(callee) not in mixers[_names.call_name(node)]:
@@ -120,10 +123,94 @@ def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
   return hits
 
 
+def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
+  """The sums and `where`s of a statement with a `stop_gradient` (or a
+  name in `stopped`) inside them, in one walk of the statement."""
+  parents: Dict[int, ast.AST] = {}
+  marked: Set[int] = set()
+  candidates: List[ast.expr] = []
+  stack: List[ast.AST] = [statement]
+  while stack:
+    node = stack.pop()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (
+        ast.Add, ast.Sub)) or isinstance(node, ast.Call) and (
+            _names.call_name(node) in _WHERE):
+      candidates.append(node)
+    if isinstance(node, ast.Call) and _names.call_name(node) == (
+        "stop_gradient") or isinstance(node, ast.Name) and (
+            node.id in stopped):
+      current: Optional[ast.AST] = node
+      while current is not None and id(current) not in marked:
+        marked.add(id(current))
+        current = parents.get(id(current))
+    for child in ast.iter_child_nodes(node):
+      if not isinstance(child, ast.Lambda):
+        parents[id(child)] = node
+        stack.append(child)
+  return [c for c in candidates if id(c) in marked]
+
+
 _WHERE = {"where", "where_v2", "select"}
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
              ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
              ast.ClassDef)
+
+
+def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
+               among: Optional[Set[str]] = None) -> bool:
+  """Whether a sum or `where` has the shape of a mix, checked before any
+  flow: a name read both inside a `stop_gradient` (or a name holding
+  one) and outside it (one of `among`, if given), and for a sum a product
+  on each side (`m * x + (1 - m) * tf.stop_gradient(x)`)."""
+  if isinstance(node, ast.BinOp):
+    parts = [node.left, node.right]
+    if not all(_has_product(p, scope) for p in parts):
+      return False  # `x + sg(y - x)`: a straight-through estimator.
+  else:
+    parts = list(getattr(node, "args", []))[1:3]
+  inside: Set[str] = set()
+  outside: Set[str] = set()
+  for part in parts:
+    _reads(part, stopped, scope, inside, outside, 0)
+  common = inside & outside
+  return bool(common if among is None else common & among)
+
+
+def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                 ) -> bool:
+  """Whether `node` multiplies (directly or in a local name's value)."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult) or (
+        isinstance(item, ast.Call) and _names.call_name(item) in {
+            "multiply", "mul", "where", "where_v2"}):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _has_product(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, [])):
+      return True
+  return False
+
+
+def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
+           inside: Set[str], outside: Set[str], depth: int) -> None:
+  """The names `node` reads inside stopped values and outside them."""
+  stack: List[Tuple[ast.AST, bool]] = [(node, False)]
+  while stack:
+    item, stopping = stack.pop()
+    if isinstance(item, ast.Call) and _names.call_name(item) == (
+        "stop_gradient"):
+      stack.extend((a, True) for a in item.args)
+      continue
+    name = _names.dotted(item) if isinstance(item, (ast.Name, ast.Attribute)
+                                             ) else None
+    if name is not None:
+      (inside if stopping else outside).add(name)
+      if isinstance(item, ast.Name) and item.id in stopped and depth < 2:
+        for each in scope.defs.get(item.id, []):
+          _reads(each.value, stopped, scope, inside, set(), depth + 1)
+      if isinstance(item, ast.Name):
+        continue
+    stack.extend((c, stopping) for c in ast.iter_child_nodes(item))
 
 
 def _stops(node: ast.AST, stopped: Set[str]) -> bool:

@@ -150,31 +150,29 @@ def _steps(analysis: Analysis) -> List[Step]:
   (`flatgrad(loss, var_list)`) is a step where it is called."""
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
+  names: Set[str] = set()
   found: List[Step] = []
-  for scope in analysis.scopes():
+  seen: Set[int] = set()
+  for scope, call in analysis.calls_named(STEPS):
     if analysis.module(scope).is_test:
       continue
-    for call in analysis.calls(scope):
-      if _names.call_name(call) not in STEPS:
-        continue
-      chosen = var_list_of(call)
-      passed = _passed_on(call, chosen, scope)
-      if passed is not None:
-        wrappers[id(scope.node)] = passed
-        continue
-      found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                        flow.labels(chosen, scope) if chosen else {}))
-  names = {getattr(s.node, "name", "") for s in analysis.scopes()
-           if id(s.node) in wrappers}
-  for scope in analysis.scopes():
-    if analysis.module(scope).is_test:
+    seen.add(id(call))
+    chosen = var_list_of(call)
+    passed = _passed_on(call, chosen, scope)
+    if passed is not None:
+      wrappers[id(scope.node)] = passed
+      names.add(scope.name)
       continue
-    for call in analysis.calls(scope):
-      if _names.call_name(call) in names:
-        callee = flow.callee(call, scope)
-        if callee is not None and id(callee) in wrappers:
-          found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
-                                flow))
+    found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
+                      flow.sink_labels(chosen, scope, "filtered") if chosen
+                      else {}))
+  for scope, call in analysis.calls_named(names) if names else ():
+    if analysis.module(scope).is_test or id(call) in seen:
+      continue
+    callee = flow.callee(call, scope)
+    if callee is not None and id(callee) in wrappers:
+      found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
+                            flow))
   return found
 
 
@@ -287,14 +285,13 @@ def _synced_modules(analysis: Analysis) -> Set[int]:
   """Modules that write into a filtered group of variables (a target
   network updated from the trained one)."""
   found = set()
-  for scope in analysis.scopes():
+  for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if scope.name in _names.OPTIMIZER_METHODS:
       continue  # An optimizer's own update of what it trains.
-    for call in analysis.calls(scope):
-      parts = _writes.target_and_value(call)
-      if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
-          and _has_var(analysis.flow.labels(parts[1], scope)):
-        found.add(id(analysis.module(scope)))  # Copied from variables.
+    parts = _writes.target_and_value(call)
+    if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
+        and _has_var(analysis.flow.labels(parts[1], scope)):
+      found.add(id(analysis.module(scope)))  # Copied from variables.
   return found
 
 

@@ -6,6 +6,7 @@ the initial weights, is not one)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Sequence, Tuple
 
 from tfpartial._tools.scan import _context
@@ -34,8 +35,12 @@ class WeightRemask(_idiom.Idiom):
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[_idiom.Hit] = [h for h in _writes.writes(analysis)
                               if h.kind == self.id]
-    for scope in analysis.scopes():
-      hits += _constraints(scope, analysis)
+    for scope in analysis.functions_named(("__call__",)):
+      hits += _constraint_class(scope, analysis)
+    for module in analysis.project.scanned():
+      if "onstraint" in module.source.text:
+        for scope in analysis.scopes_with(module, _constraint_words(module)):
+          hits += _constraint_lambdas(scope, analysis)
     return hits
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -55,25 +60,40 @@ class WeightRemask(_idiom.Idiom):
             f"`{name}`"), reasons
 
 
-def _constraints(scope: _scopes.Scope, analysis: Analysis
-                 ) -> List[_idiom.Hit]:
-  """Keras constraints that multiply the weight by a mask."""
-  hits: List[_idiom.Hit] = []
-  flow = analysis.flow
+def _constraint_words(module: object) -> List[str]:
+  """The keywords spelled `...constraint` in a module's text."""
+  text = getattr(getattr(module, "source", None), "text", "")
+  return sorted(set(_CONSTRAINT.findall(text)))
+
+
+_CONSTRAINT = re.compile(r"\b(\w*constraint)\s*=")
+
+
+def _constraint_class(scope: _scopes.Scope, analysis: Analysis
+                      ) -> List[_idiom.Hit]:
+  """A Keras constraint class whose `__call__` multiplies the weight by a
+  mask."""
   node = scope.node
   info = scope.cls
-  if isinstance(node, ast.FunctionDef) and node.name == "__call__" and (
-      info is not None) and ("Constraint" in info.name or "Mask" in info.name
-                             or any(b.endswith("Constraint")
-                                    for b in info.bases)):
-    home = scope.parent or scope
-    found = flow.helper(node, home, [{}, {"var": node}])
-    masked = [v for k, v in found.items() if k.startswith("varmask:")]
-    if any(not _projection(m, node) for m in masked) or _fixed_factor(
-        scope, node):
-      hits.append(_writes.WriteHit(
-          _anchor(node), scope, None, found, "weight-remask",
-          constraint=info.name))
+  if not isinstance(node, ast.FunctionDef) or info is None or not (
+      "Constraint" in info.name or "Mask" in info.name
+      or any(b.endswith("Constraint") for b in info.bases)):
+    return []
+  home = scope.parent or scope
+  found = analysis.flow.helper(node, home, [{}, {"var": node}])
+  masked = [v for k, v in found.items() if k.startswith("varmask:")]
+  if any(not _projection(m, node) for m in masked) or _fixed_factor(
+      scope, node):
+    return [_writes.WriteHit(_anchor(node), scope, None, found,
+                             "weight-remask", constraint=info.name)]
+  return []
+
+
+def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
+                        ) -> List[_idiom.Hit]:
+  """`kernel_constraint=lambda w: w * mask`."""
+  hits: List[_idiom.Hit] = []
+  flow = analysis.flow
   for call in analysis.calls(scope):
     for keyword in call.keywords:
       if (keyword.arg or "").endswith("constraint") and isinstance(
