@@ -326,3 +326,256 @@ NEGATIVE = {
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_class_of_training_code_is_not_reported(name):
   assert _found(NEGATIVE[name]) == []
+
+
+# The forms the issue lists, each as a team writes it (helpers in sibling
+# modules, optimizer wrappers, ops kept on `self` and fetched elsewhere).
+FORMS = {
+    "wrapper optimizer masks then calls wrapped": ({
+        "opt.py": """\
+            class MaskedOptimizer(tf.compat.v1.train.Optimizer):
+              def __init__(self, opt, masks):
+                self._opt = opt
+                self._masks = masks
+              def compute_gradients(self, loss, var_list=None, **kwargs):
+                gvs = self._opt.compute_gradients(loss, var_list=var_list,
+                                                  **kwargs)
+                return [(g * self._masks[v.name], v) for g, v in gvs]
+              def apply_gradients(self, grads_and_vars, global_step=None,
+                                  name=None):
+                return self._opt.apply_gradients(grads_and_vars, global_step,
+                                                 name)
+            """,
+    }, [('grads-mask', 'opt.py', 8)]),
+    "pruning optimizer remask after super": ({
+        "p.py": """\
+            class PruningOptimizer(tf.keras.optimizers.Adam):
+              def __init__(self, masks, **kw):
+                super().__init__(**kw)
+                self._masks = masks
+              def apply_gradients(self, grads_and_vars, **kwargs):
+                result = super().apply_gradients(grads_and_vars, **kwargs)
+                for var, mask in zip(self._vars, self._masks):
+                  var.assign(var * mask)
+                return result
+            """,
+    }, [('weight-remask', 'p.py', 8)]),
+    "indexed slices where with adamw": ({
+        "t.py": """\
+            import tensorflow as tf
+            emb = tf.Variable(tf.random.normal([100, 8]))
+            opt = tf.keras.optimizers.Adam(1e-3, weight_decay=0.01)
+            frozen_ids = tf.constant([0, 1, 2])
+            def step(batch):
+              with tf.GradientTape() as tape:
+                loss = model(batch)
+              grads = tape.gradient(loss, [emb])
+              cond = tf.reduce_any(tf.equal(grads[0].indices[:, None],
+                                            frozen_ids), axis=1)
+              grads[0] = tf.IndexedSlices(
+                  tf.where(cond[:, None], tf.zeros_like(grads[0].values),
+                           grads[0].values),
+                  grads[0].indices, grads[0].dense_shape)
+              opt.apply_gradients(zip(grads, [emb]))
+            """,
+    }, [('grads-mask', 't.py', 12)]),
+    "sg mix helper imported from sibling": ({
+        "utils/sg.py": """\
+            import tensorflow as tf
+            def partial_stop(x, keep):
+              return keep * x + (1 - keep) * tf.stop_gradient(x)
+""",
+        "model.py": """\
+            from utils.sg import partial_stop
+            import tensorflow as tf
+            class Net(tf.keras.Model):
+              def build(self, shape):
+                self.emb = self.add_weight("emb", shape=[10, 4])
+                self.keep = tf.constant([[0.], [1.]] * 5)
+              def call(self, ids):
+                table = partial_stop(self.emb, self.keep)
+                return tf.gather(table, ids)
+            """,
+    }, [('stop-gradient-mix', 'model.py', 8)]),
+    "sg mix where on variable": ({
+        "m.py": """\
+            import tensorflow as tf
+            w = tf.get_variable("w", [4, 4])
+            mask = tf.constant(np.eye(4, dtype=bool))
+            w_used = tf.where(mask, w, tf.stop_gradient(w))
+            y = tf.matmul(x, w_used)
+            train = tf.train.AdamOptimizer(0.01).minimize(loss)
+            """,
+    }, [('stop-gradient-mix', 'm.py', 4)]),
+    "sg mix on a tensor from one variable": ({
+        "m.py": """\
+            import tensorflow as tf
+            embeddings = tf.get_variable("embeddings", [1000, 64])
+            emb = tf.nn.embedding_lookup(embeddings, ids)
+            mask = tf.cast(tf.less(ids, 10), tf.float32)[:, None]
+            emb = mask * tf.stop_gradient(emb) + (1 - mask) * emb
+            """,
+    }, [('stop-gradient-mix', 'm.py', 5)]),
+    "write-back kept on self run in another method": ({
+        "m.py": """\
+            import tensorflow as tf
+            class Trainer:
+              def build(self):
+                self.emb = tf.get_variable("emb", [100, 8])
+                self.pretrained = tf.constant(np.load("glove.npy"))
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+                self.restore_op = tf.scatter_update(
+                    self.emb, self.frozen_ids,
+                    tf.gather(self.pretrained, self.frozen_ids))
+              def fit(self, sess, batches):
+                for b in batches:
+                  sess.run(self.train_op, feed_dict=b)
+                  sess.run(self.restore_op)
+            """,
+    }, [('write-back', 'm.py', 7)]),
+    "write-back fetched beside from another file": ({
+        "model.py": """\
+            import tensorflow as tf
+            class Model:
+              def __init__(self):
+                self.W = tf.get_variable("W", [100, 8])
+                self.saved = tf.placeholder(tf.float32, [8])
+                self.train_op = tf.train.AdamOptimizer().minimize(self.loss)
+                self.clear_pad = tf.scatter_update(
+                    self.W, [0], tf.constant(0.0, shape=[1, 8]))
+""",
+        "train.py": """\
+            from model import Model
+            m = Model()
+            with tf.Session() as sess:
+              for step in range(1000):
+                sess.run([m.train_op, m.clear_pad])
+            """,
+    }, [('write-back', 'model.py', 7)]),
+    "shadow variable control deps tf1 slice": ({
+        "m.py": """\
+            import tensorflow as tf
+            x = tf.get_variable("x", [10, 4])
+            backup = tf.Variable(x.initialized_value()[:2], trainable=False)
+            opt = tf.train.MomentumOptimizer(0.1, 0.9)
+            train = opt.minimize(loss)
+            with tf.control_dependencies([train]):
+              train_op = tf.assign(x[:2], backup)
+            """,
+    }, [('shadow-variable', 'm.py', 7)]),
+    "write-back eager numpy copy": ({
+        "m.py": """\
+            import tensorflow as tf
+            model = build()
+            def train_step(x, y):
+              with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+              grads = tape.gradient(loss, model.trainable_variables)
+              optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            frozen = model.layers[0].get_weights()
+            for epoch in range(10):
+              for x, y in data:
+                train_step(x, y)
+                w = model.layers[0].get_weights()
+                w[0][:, :5] = frozen[0][:, :5]
+                model.layers[0].set_weights(w)
+            """,
+    }, [('write-back', 'm.py', 14)]),
+    "var-list keras train_step freeze method": ({
+        "t.py": """\
+            import re
+            class Trainer(tf.keras.Model):
+              def _freeze_vars(self):
+                if self.config.var_freeze_expr:
+                  return [v for v in self.trainable_variables
+                          if not re.match(self.config.var_freeze_expr, v.name)]
+                return self.trainable_variables
+              def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                  loss = self.compute_loss(x, y)
+                trainable_vars = self._freeze_vars()
+                grads = tape.gradient(loss, trainable_vars)
+                self.optimizer.apply_gradients(zip(grads, trainable_vars))
+            """,
+    }, [('var-list-filter', 't.py', 12)]),
+    "var-list not in and not in split across optimizers": ({
+        "t.py": """\
+            def build(loss):
+              tvars = tf.trainable_variables()
+              body = [v for v in tvars
+                      if 'head' not in v.name and 'emb' not in v.name]
+              head = [v for v in tvars if 'head' in v.name]
+              op1 = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=body)
+              op2 = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
+              return tf.group(op1, op2)
+            """,
+    }, [('var-list-filter', 't.py', 3)]),
+    "var-list keras 2 optimizer minimize with tape": ({
+        "t.py": """\
+            def train(model, x, y, opt, frozen_prefix):
+              vars_ = [v for v in model.trainable_variables
+                       if not v.name.startswith(frozen_prefix)]
+              with tf.GradientTape() as tape:
+                loss = model.loss(x, y)
+              grads = tape.gradient(loss, vars_)
+              opt.apply_gradients(zip(grads, vars_))
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
+    "grads-mask keras train_step": ({
+        "t.py": """\
+            class M(tf.keras.Model):
+              def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                  loss = self.compiled_loss(y, self(x))
+                grads = tape.gradient(loss, self.trainable_variables)
+                grads = [g * m for g, m in zip(grads, self.grad_masks)]
+                self.optimizer.apply_gradients(
+                    zip(grads, self.trainable_variables))
+            """,
+    }, [('grads-mask', 't.py', 7)]),
+    "grads-mask numpy mask in a dict": ({
+        "t.py": """\
+            weights = model.trainable_variables
+            masks = {v.name: np.ones(v.shape) for v in weights}
+            masks['dense/kernel:0'][:5] = 0
+            for x, y in ds:
+              with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+              grads = tape.gradient(loss, model.trainable_variables)
+              grads = [g * masks[v.name] for g, v in zip(grads, weights)]
+              optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            """,
+    }, [('grads-mask', 't.py', 8)]),
+    "remask keras callback on_batch_end": ({
+        "t.py": """\
+            class KeepPruned(tf.keras.callbacks.Callback):
+              def __init__(self, masks):
+                super().__init__()
+                self.masks = masks
+              def on_train_batch_end(self, batch, logs=None):
+                for layer in self.model.layers:
+                  if layer.name in self.masks:
+                    w, b = layer.get_weights()
+                    layer.set_weights([w * self.masks[layer.name], b])
+            """,
+    }, [('weight-remask', 't.py', 9)]),
+    "remask tf1 assign op in session loop": ({
+        "t.py": """\
+            w = tf.get_variable("w", [784, 300])
+            mask = tf.placeholder(tf.float32, [784, 300])
+            apply_mask = tf.assign(w, w * mask)
+            train = opt.minimize(loss)
+            for i in range(1000):
+              sess.run(train, feed)
+              sess.run(apply_mask, {mask: m})
+            """,
+    }, [('weight-remask', 't.py', 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_a_form_of_the_issue_is_found(name):
+  files, expected = FORMS[name]
+  assert _found(files) == expected

@@ -10,6 +10,7 @@ from typing import (Callable, Dict, Iterable, Iterator, List, Optional, Set,
                     Tuple)
 
 from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
@@ -40,7 +41,6 @@ class Analysis:
     self._calls: Dict[int, List[ast.Call]] = {}
     self._contexts: Dict[int, _context.ModuleContext] = {}
     self._members: Dict[int, Set[int]] = {}
-    self._fetches: Optional[_order.Fetches] = None
     self._once: Dict[str, object] = {}
 
   def once(self, key: str, compute: Callable[[], object]) -> object:
@@ -79,16 +79,32 @@ class Analysis:
     module = self.module(scope)
     if id(module) not in self._orders:
       assert module.tree is not None
-      self._orders[id(module)] = _order.Order(module.tree, self.fetches)
+      self._orders[id(module)] = _order.Order(module.tree, self.fetchers)
     return self._orders[id(module)]
 
-  def fetches(self) -> _order.Fetches:
-    """Every write op the project's `run`/`group` calls fetch."""
-    if self._fetches is None:
-      self._fetches = {}
-      self._fetches = _order.fetch_map(
-          self.calls_named(_order.FETCHES), self.flow)
-    return self._fetches
+  def fetchers(self, write: ast.Call, scope: _scopes.Scope
+               ) -> List[Tuple[ast.Call, _scopes.Scope]]:
+    """The `run`/`group` calls of the project (in any file) that fetch
+    `write`, found by the names it is kept under."""
+    names = _order.handles(write, self.order(scope))
+    if not names:
+      return []
+    here = self.module(scope)
+    # Fetched in this file, or in one that reads it as an attribute of
+    # what it imports or builds (`model.clear_padding`).
+    dotted = [f".{name}" for name in names]
+    modules = [here] + [
+        m for m in self.project.all_modules_with(names) if m is not here
+        and any(d in m.source.text for d in dotted)]
+    calls: List[Tuple[_scopes.Scope, ast.Call]] = []
+    for module in modules:
+      near = set(module.lines_of(names))
+      lines = [n for n in module.lines_of(_order.FETCHES)
+               if near & set(range(n, n + 4))]
+      for place in self.project.scopes_at(module, lines):
+        calls += [(place, c) for c in self.calls(place)
+                  if _names.call_name(c) in _order.FETCHES]
+    return _order.fetching(calls, write, names, self.flow)
 
   def lines(self, scope: _scopes.Scope) -> List[str]:
     module = self.module(scope)
@@ -110,3 +126,4 @@ class Analysis:
     if id(module) not in self._members:
       self._members[id(module)] = {id(n) for n in ast.walk(module.tree)}
     return id(node) in self._members[id(module)]
+

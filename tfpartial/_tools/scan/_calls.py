@@ -102,8 +102,11 @@ def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
     if "grad" in mine and "grad" not in other:
       result["masked"] = node
     copies = [k for k in mine if k.startswith("copy:")]
-    if "var" in mine or "vararith" in mine or copies or "param" in mine and (
-        isinstance(mine_node, ast.Name)):
+    if "var" in mine or "vararith" in mine or copies or isinstance(
+        mine_node, (ast.Name, ast.Attribute, ast.Subscript)) and not (
+            set(mine) - {"param"}):
+      # A variable, a copy, or a name the flow knows nothing of (a write
+      # back into the same name says it is a variable).
       base = copies[0][5:] if copies else _names.root(mine_node)
       result[f"varmask:{base}"] = node
 
@@ -364,8 +367,11 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     return found
   keep_mask = shape and "mask" in found
   if shape:
+    view = name in _names.VIEWS and "var" in found
     found = {k: v for k, v in found.items() if k not in {
         "var", "mask", "filtered", "zip", "fn", "obj", "cls"}}
+    if view:  # `tf.gather(table, ids)`: the variable's own elements.
+      found["var"] = node
   else:  # What a variable, a mask or a mix becomes here is not known.
     found = {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if keep_mask or _names.is_mask_name(name):

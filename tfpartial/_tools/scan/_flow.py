@@ -75,6 +75,8 @@ class Flow:
     self.bound_self: Dict[int, ast.ClassDef] = {}
     self.depth = 0
     self.visits = 0  # Expressions evaluated (not from the memo).
+    # A node that a label names -> the scope it was evaluated in.
+    self.origin: Dict[int, _scopes.Scope] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -92,6 +94,8 @@ class Flow:
       self.depth -= 1
     if not env:
       self._memo[key] = result
+    if node in result.values():
+      self.origin.setdefault(id(node), scope)
     return result
 
   def _labels(self, node: ast.AST, scope: _scopes.Scope,

@@ -18,7 +18,8 @@ from tfpartial._tools.scan import _scopes
 if TYPE_CHECKING:
   from tfpartial._tools.scan._flow import Flow
 
-Fetches = Dict[int, List[Tuple[ast.Call, _scopes.Scope]]]
+Fetchers = Callable[[ast.Call, _scopes.Scope],
+                    List[Tuple[ast.Call, _scopes.Scope]]]
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
              ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
              ast.Try)
@@ -35,8 +36,8 @@ class Order:
   """
 
   def __init__(self, tree: ast.Module,
-               fetches: Optional[Callable[[], Fetches]] = None):
-    self._fetches = fetches or (lambda: {})
+               fetchers: Optional[Fetchers] = None):
+    self._fetchers = fetchers or (lambda write, scope: [])
     self._parents: Dict[int, ast.AST] = {}
     for node in ast.walk(tree):
       for child in ast.iter_child_nodes(node):
@@ -84,9 +85,8 @@ class Order:
                   ) -> List[Tuple[ast.Call, Dict[str, ast.AST]]]:
     """The `run`/`group` calls anywhere in the project that fetch
     `write`, with the labels of what they fetch."""
-    del scope
     return [(call, flow.ops(call.args[0], place))
-            for call, place in self._fetches().get(id(write), [])]
+            for call, place in self._fetchers(write, scope)]
 
   def _runs_of(self, write: ast.Call, scope: _scopes.Scope,
                flow: "Flow") -> List[ast.AST]:
@@ -181,18 +181,50 @@ class Order:
     return self._trains[id(function)]
 
 
-def fetch_map(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
-              flow: "Flow") -> Fetches:
-  """Write op -> the `run`/`group` calls (and their scopes) that fetch it,
-  from `calls` (the project's calls spelled as in `FETCHES`)."""
-  fetched: Fetches = {}
+def handles(write: ast.Call, order: "Order") -> List[str]:
+  """The names a write op is kept under, for a `run` elsewhere to fetch
+  it: `keep = tf.scatter_update(...)` -> `keep`, `self.restore_op = ...`
+  -> `restore_op`, `ops.append(...)` -> `ops`."""
+  statement = order.statement_of(write)
+  found: List[str] = []
+  if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+    targets = statement.targets if isinstance(statement, ast.Assign) else [
+        statement.target]
+    for target in targets:
+      for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+          found.append(node.id)
+        elif isinstance(node, ast.Attribute):
+          found.append(node.attr)
+  elif isinstance(statement, ast.Expr) and isinstance(
+      statement.value, ast.Call) and statement.value is not write:
+    receiver = statement.value.func
+    if isinstance(receiver, ast.Attribute) and receiver.attr in {
+        "append", "extend", "add"}:
+      name = _names.dotted(receiver.value)
+      if name:
+        found.append(name.rsplit(".", 1)[-1])
+  return [n for n in dict.fromkeys(found) if n != "self"]
+
+
+def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
+             write: ast.Call, names: List[str], flow: "Flow"
+             ) -> List[Tuple[ast.Call, _scopes.Scope]]:
+  """The `run`/`group` calls among `calls` that fetch `write` (one of
+  their items names it and holds it)."""
+  found = []
   for place, call in calls:
-    if call.args:
-      for item in _items(call.args[0]):
-        write = flow.ops(item, place).get("write")
-        if write is not None:
-          fetched.setdefault(id(write), []).append((call, place))
-  return fetched
+    if not call.args:
+      continue
+    for item in _items(call.args[0]):
+      spelled = {n.id if isinstance(n, ast.Name) else n.attr
+                 for n in ast.walk(item)
+                 if isinstance(n, (ast.Name, ast.Attribute))}
+      if spelled & set(names) and flow.ops(item, place).get(
+          "write") is write:
+        found.append((call, place))
+        break
+  return found
 
 
 def _items(node: ast.AST) -> List[ast.AST]:

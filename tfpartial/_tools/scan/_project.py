@@ -31,7 +31,7 @@ SINK_WORDS = ("apply_gradients", ".apply(", "stop_gradient", "scatter_",
               "update_step")
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)
 class Module:
   """One file of the project.
 
@@ -436,12 +436,32 @@ class Project:
     positions = sorted({p for w in words for p in self._words.get(w, ())})
     return [scanned[p] for p in positions]
 
-  def calls_named(self, names: Iterable[str]
+  def all_modules_with(self, words: Iterable[str]) -> List[Module]:
+    """The modules, scanned or not (then parsed now), whose text holds
+    one of `words`: where a helper of the project is called from a file
+    that names no sink."""
+    wanted = frozenset(words)
+    scanned = {id(m) for m in self.scanned()}
+    holding = {id(m) for m in self.modules_with(wanted)}
+    found = []
+    for module in self.modules:
+      if id(module) in scanned:
+        if id(module) in holding:
+          found.append(module)
+      elif any(w in module.source.text for w in wanted) and (
+          module.lines_of(wanted)) and self.parsed(module) is not None:
+        found.append(module)
+    return found
+
+  def calls_named(self, names: Iterable[str],
+                  modules: Optional[Sequence[Module]] = None
                   ) -> Iterator[Tuple[_scopes.Scope, ast.Call]]:
-    """Every call spelled one of `names` in the scanned modules, with its
-    scope: only the functions whose text holds a name are read."""
+    """Every call spelled one of `names` in the scanned modules (or in
+    `modules`), with its scope: only the functions whose text holds a
+    name are read."""
     wanted = frozenset(names)
-    for module in self.modules_with(wanted):
+    for module in (self.modules_with(wanted) if modules is None
+                   else modules):
       for scope in self.scopes_at(module, module.lines_of(wanted)):
         for each in _with_lambdas(scope):
           for node in each.nodes:

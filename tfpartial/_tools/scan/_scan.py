@@ -70,9 +70,9 @@ def _release(project: _project.Project, analysis: Analysis) -> None:
 
 def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   module = analysis.module(hit.scope)
-  if not analysis.holds(module, hit.node):  # In a helper of another file.
-    module = next((m for m in analysis.project.modules
-                   if analysis.holds(m, hit.node)), module)
+  home = analysis.flow.origin.get(id(hit.node))
+  if home is not None:  # In a helper of another file, maybe.
+    module = analysis.module(home)
   context = analysis.context(hit.scope).find(hit.scope, hit.sink)
   message, reasons = idiom.explain(hit, context)
   source = module.source

@@ -83,7 +83,7 @@ class Def:
   start: Position = (0, 0)  # Where its statement starts.
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(eq=False)
 class ClassInfo:
   """A class: its bases as written, its methods and `self.` attributes."""
 

@@ -90,10 +90,6 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   flow = analysis.flow
   target, value, partial = parts
   base = _names.root(target)
-  aimed = flow.labels(target, scope)
-  if not ("var" in aimed or "vararith" in aimed or _names.call_name(
-      call) == "set_weights" or "param" in aimed):
-    return None
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")

@@ -42,7 +42,9 @@ class StopGradientMix(_idiom.Idiom):
     project = analysis.project
     stopping = {id(m) for m in project.modules_with(("stop_gradient",))}
     words = {"stop_gradient", *mixers}
-    for module in project.modules_with(words):
+    modules = project.modules_with(words) if not mixers else (
+        project.all_modules_with(words))
+    for module in modules:
       cache: Dict[int, Set[str]] = {}
       for scope in analysis.scopes_with(module, words):
         hits += _scope_hits(analysis, scope, mixers,
