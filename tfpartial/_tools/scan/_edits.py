@@ -94,6 +94,13 @@ def frozen_where_zero(mask: str, tf: str, np: str = "np",
   return f"{np}.broadcast_to({value}, {variable}.shape.as_list())"
 
 
+def spec_name(module: ast.Module) -> str:
+  """`spec`, or `tfpartial_spec` when the module already uses `spec`."""
+  used = any(isinstance(n, ast.Name) and n.id == "spec"
+             for n in ast.walk(module))
+  return "tfpartial_spec" if used else "spec"
+
+
 def apply_with(sink: ast.Call, spec: str, lines: List[str]) -> Optional[Edit]:
   """`opt.apply_gradients(a)` -> `spec.apply_gradients(opt, a)`, the
   arguments left as they were written."""
@@ -113,16 +120,27 @@ def apply_with(sink: ast.Call, spec: str, lines: List[str]) -> Optional[Edit]:
 
 
 def with_import(module: ast.Module, edits: List[Edit],
-                numpy: bool = False) -> Tuple[Edit, ...]:
-  """`edits`, and `import tfpartial` (and NumPy) if the module lacks it."""
+                numpy: bool = False, functools: bool = False
+                ) -> Tuple[Edit, ...]:
+  """`edits`, and `import tfpartial` (and NumPy, functools) if the module
+  lacks it."""
+  wanted = "".join(
+      f"import {name}\n" for name, needed in (("numpy as np", numpy), (
+          "functools", functools and not _imports(module, "functools")))
+      if needed)
   extra = import_edit(module)
-  if extra is not None and numpy:
-    extra = Edit(extra.line, 0, extra.line, 0,
-                 "import numpy as np\n" + extra.text)
-  elif numpy:
+  if extra is not None and wanted:
+    extra = Edit(extra.line, 0, extra.line, 0, wanted + extra.text)
+  elif wanted:
     line = _last_import_line(module)
-    extra = Edit(line, 0, line, 0, "import numpy as np\n")
+    extra = Edit(line, 0, line, 0, wanted)
   return tuple(edits + ([extra] if extra else []))
+
+
+def _imports(module: ast.Module, name: str) -> bool:
+  return any(isinstance(s, ast.Import) and any(
+      a.name == name and a.asname is None for a in s.names)
+             for s in module.body)
 
 
 def _last_import_line(module: ast.Module) -> int:

@@ -18,6 +18,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _split
 
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.
@@ -118,6 +119,11 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return "the optimizer call or TensorFlow's import is not plain here"
   if not analysis.holds(module, node):
     return "the mask is applied in a helper: port its callers by hand"
+  split = _split.concat_zeros(node, hit.scope,
+                              lambda n: _edits.text(n, lines))
+  if split is not None:
+    return split if isinstance(split, str) else _port_split(
+        hit, analysis, split)
   pair = _grad_and_mask(node, hit.scope, analysis)
   if isinstance(pair, str):
     return pair
@@ -131,16 +137,69 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
            "variable it is for in a `tfpartial.freeze`"
   order = analysis.order(hit.scope)
   statement = order.statement_of(sink)
-  apply = _edits.apply_with(sink, "spec", lines)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(sink, name, lines)
   if statement is None or apply is None:
     return "the apply is not a plain statement"
   np = _edits.numpy_alias(module.tree)
-  spec = (f"spec = tfpartial.freeze({variable}, "
+  spec = (f"{name} = tfpartial.freeze({variable}, "
           f"{_edits.frozen_where_zero(_edits.text(mask, lines), tf, np or 'np', variable)})")
   site = _edits.spec_site(statement, hit.scope.node)
   edits = [_edits.replace(node, _edits.text(grad, lines)),
            _edits.before(site, lines, spec), apply]
   return _edits.with_import(module.tree, edits, numpy=np is None)
+
+
+def _port_split(hit: _idiom.Hit, analysis: Analysis,
+                split: Tuple[ast.expr, str, str]) -> _edits.Port:
+  """`masked = concat([zeros_like(old), new])` -> `masked = grad`, the
+  spec freezing the split-off part of each variable, the apply through
+  it."""
+  grad, index, _ = split
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(hit.sink, ast.Call)
+  lines = analysis.lines(hit.scope)
+  loop = _split.loop_of(grad, hit.scope)
+  if loop is not None:
+    spec = _loop_spec(loop, grad, index, hit.scope, lines)
+  else:
+    variables = _split.variables_of(grad, hit.scope)
+    spec = None if variables is None or isinstance(
+        variables, (ast.List, ast.Tuple)) else (
+            f"tfpartial.freeze({_edits.text(variables, lines)}, "
+            f"{index.format(v=_edits.text(variables, lines))})")
+  if spec is None:
+    return "which variable each gradient is for is not plain here"
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if statement is None or apply is None:
+    return "the apply is not a plain statement"
+  site = _edits.spec_site(statement, hit.scope.node)
+  edits = [_edits.replace(hit.node, _edits.text(grad, lines)),
+           _edits.before(site, lines, f"{name} = {spec}"), apply]
+  return _edits.with_import(module.tree, edits,
+                            functools=loop is not None)
+
+
+def _loop_spec(loop: Tuple[ast.For, ast.expr], grad: ast.expr, index: str,
+               scope: _scopes.Scope, lines: List[str]) -> Optional[str]:
+  """`for a, grad in zip(axes, grads)` over `grads = tape.gradient(loss,
+  weights)`: the union of each weight's spec, zipped the same way."""
+  node, grads = loop
+  variables = _split.variables_of(grads, scope)
+  if variables is None or not isinstance(grad, ast.Name) or not isinstance(
+      node.iter, ast.Call):
+    return None
+  targets = ", ".join("_v" if isinstance(t, ast.Name) and t.id == grad.id
+                      else _edits.text(t, lines)
+                      for t in getattr(node.target, "elts", []))
+  sources = ", ".join(_edits.text(variables if a is grads else a, lines)
+                      for a in node.iter.args)
+  return (f"functools.reduce(lambda a, b: a | b, ["
+          f"tfpartial.freeze(_v, {index.format(v='_v')}) "
+          f"for {targets} in zip({sources})])")
 
 
 def _grad_and_mask(node: ast.AST, scope: _scopes.Scope, analysis: Analysis

@@ -325,10 +325,11 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
   if sink is None or statement is None:
     return "no single `minimize`/`apply_gradients` in this function: " \
            "put `spec.wrap(optimizer)` where the optimizer is built"
-  apply = _edits.apply_with(sink, "spec", lines)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(sink, name, lines)
   if apply is None or statement.lineno <= hit.node.lineno:
     return "the train step is not a plain statement after the mix"
-  spec = (f"spec = tfpartial.train_only({_edits.text(variable, lines)}, "
+  spec = (f"{name} = tfpartial.train_only({_edits.text(variable, lines)}, "
           f"{tf}.get_static_value({tf}.convert_to_tensor("
           f"{_edits.text(mask, lines)})) != 0)")
   site = _edits.spec_site(statement, hit.scope.node)
