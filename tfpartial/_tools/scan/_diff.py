@@ -42,8 +42,10 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
 
 def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
   """The folder the diff's paths are relative to: the current one when
-  every file is under it; else their common folder, with a note saying
-  where to apply it (neither `git apply` nor `patch` takes `..`)."""
+  every file is under it (`git apply` and `patch -p1` take the diff as
+  they stand there); else the ported files' common folder, with a note
+  saying how to apply it there: neither tool takes a path with `..` or an
+  absolute one."""
   here = os.path.abspath(os.curdir)
   full = [os.path.abspath(p) for p in paths]
   if all(os.path.commonpath([here, p]) == here for p in full):
@@ -51,9 +53,10 @@ def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
   root = os.path.dirname(os.path.commonpath(full)) if len(full) == 1 else (
       os.path.commonpath(full))
   shown = os.path.relpath(root)
-  return root, [f"tfpartial scan: the diff's paths are relative to {shown}: "
-                f"apply it with `patch -p1 -d {shown}` or `git -C {shown} "
-                "apply`"]
+  return root, [f"tfpartial scan: the diff's paths are relative to {shown} "
+                "(outside this folder): apply it there, with "
+                f"`patch -p1 -d {shown} < FILE` or "
+                f"`git -C {shown} apply < FILE`"]
 
 
 def _marked(lines: Sequence[str]) -> List[str]:
