@@ -572,6 +572,81 @@ FORMS = {
               sess.run(apply_mask, {mask: m})
             """,
     }, [('weight-remask', 't.py', 3)]),
+    "keras callback writes back saved rows": ({
+        "t.py": """\
+            class KeepRows(tf.keras.callbacks.Callback):
+              def __init__(self, layer, rows):
+                super().__init__()
+                self.layer, self.rows = layer, rows
+                self.saved = layer.get_weights()[0][rows].copy()
+              def on_train_batch_end(self, batch, logs=None):
+                w = self.layer.get_weights()
+                w[0][self.rows] = self.saved
+                self.layer.set_weights(w)
+            """,
+    }, [('write-back', 't.py', 9)]),
+    "remask tf1 pruning mask mult each step": ({
+        "t.py": """\
+            tvars = tf.trainable_variables()
+            masks = {v.name: tf.Variable(np.ones(v.shape), trainable=False)
+                     for v in tvars}
+            prune_ops = [v.assign(v * masks[v.name]) for v in tvars
+                         if 'kernel' in v.name]
+            train = opt.minimize(loss)
+            with tf.control_dependencies([train]):
+              train_and_prune = tf.group(*prune_ops)
+            """,
+    }, [('weight-remask', 't.py', 4)]),
+    "sg mix keras layer call": ({
+        "t.py": """\
+            class PartialEmbedding(tf.keras.layers.Layer):
+              def build(self, input_shape):
+                self.table = self.add_weight("table", shape=[self.n, self.d])
+                self.trainable_mask = tf.constant(self.mask_np, tf.float32)
+              def call(self, ids):
+                keep = self.trainable_mask
+                table = (keep * self.table +
+                         (1.0 - keep) * tf.stop_gradient(self.table))
+                return tf.nn.embedding_lookup(table, ids)
+            """,
+    }, [('stop-gradient-mix', 't.py', 7)]),
+    "var-list estimator fine tune scopes flag": ({
+        "t.py": """\
+            def model_fn(features, labels, mode, params):
+              loss = build(features, labels)
+              if params['finetune_scopes']:
+                train_vars = []
+                for s in params['finetune_scopes'].split(','):
+                  train_vars += tf.get_collection(
+                      tf.GraphKeys.TRAINABLE_VARIABLES, s)
+              else:
+                train_vars = tf.trainable_variables()
+              train_op = tf.train.AdamOptimizer(1e-4).minimize(
+                  loss, var_list=train_vars,
+                  global_step=tf.train.get_global_step())
+              return tf.estimator.EstimatorSpec(mode, loss=loss,
+                                                train_op=train_op)
+            """,
+    }, [('var-list-filter', 't.py', 6)]),
+    "var-list keras layer.trainable false is not var_list": ({
+        "t.py": """\
+            for layer in model.layers[:10]:
+              layer.trainable = False
+            model.compile(optimizer='adam', loss='mse')
+            model.fit(x, y)
+            """,
+    }, []),
+    "eager assign with where restore": ({
+        "t.py": """\
+            w = tf.Variable(init)
+            w0 = tf.identity(w)
+            for x, y in ds:
+              with tf.GradientTape() as tape:
+                loss = f(x, y, w)
+              opt.apply_gradients([(tape.gradient(loss, w), w)])
+              w.assign(tf.where(frozen_mask, w0, w))
+            """,
+    }, [('write-back', 't.py', 7)]),
 }
 
 

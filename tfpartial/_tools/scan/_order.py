@@ -79,6 +79,8 @@ class Order:
       step = self._step_before(run, scope, flow)
       if step is not None:
         return {"order": "after", "at": step}
+    if _after_steps(scope):
+      return {"order": "after", "at": scope.node}
     return None
 
   def _fetches_of(self, write: ast.Call, scope: _scopes.Scope, flow: "Flow"
@@ -233,6 +235,15 @@ def _items(node: ast.AST) -> List[ast.AST]:
   if isinstance(node, ast.Dict):
     return [v for v in node.values if v is not None]
   return [node]
+
+
+def _after_steps(scope: _scopes.Scope) -> bool:
+  """A callback's or hook's method that runs after the steps
+  (`on_train_batch_end`, `on_epoch_end`, `after_run`)."""
+  name = scope.name
+  return scope.cls is not None and (
+      name.startswith("on_") and name.endswith("_end") or name in {
+          "after_run", "after_step", "on_batch_end"})
 
 
 def _in_override(scope: _scopes.Scope) -> bool:

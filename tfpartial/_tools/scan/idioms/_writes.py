@@ -103,7 +103,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   own_copy = copy is not None or "shadow" in found
   blend = own_copy and remask is not None and "vararith" in found
   if remask is not None and not blend:
-    if _calls.variables_in(flow, value, scope, {}) - {base, ""}:
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (
+        ast.Add, ast.Sub)) and _calls.variables_in(
+            flow, value, scope, {}) - {base, ""}:
       return None  # Blended with another variable: a soft (polyak) update.
     return _remask(call, scope, analysis, found, target, value, copy)
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):

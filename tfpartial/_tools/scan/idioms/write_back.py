@@ -44,6 +44,9 @@ class WriteBack(_idiom.Idiom):
                      f"`{spelled}` (line {_idiom.line(at)}) with no order "
                      "between them: a race, the update may land after the "
                      "write")
+    elif isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      message += (f", after each step (in `{at.name}`, line "
+                  f"{_idiom.line(at)})")
     else:
       message += f", after the train step (line {_idiom.line(at)})"
       reasons.append("between the step and the write the optimizer's "
