@@ -159,6 +159,23 @@ POSITIVE = {
               weight.assign(original * (1. - mask) + weight * mask)
             return result
         """, [("shadow-variable", "t.py", 12)]),
+    # Pruning: every gradient goes on, masked or not, by an if/else on
+    # the variable's name: a mask, and no var_list filter.
+    "grads-mask: an if/else that keeps every variable": ("""\
+        def calc_grads_pruned(grads_origin, maskable, masks):
+          grads_pruned = []
+          for grad in grads_origin:
+            if grad[1].name not in maskable:
+              grads_pruned.append(grad)
+            else:
+              grads_pruned.append((grad[0] * masks[grad[1].name], grad[1]))
+          return grads_pruned
+
+        def build(optimizer, loss, trainable_vars):
+          grads_origin = optimizer.compute_gradients(loss, trainable_vars)
+          grads_pruned = calc_grads_pruned(grads_origin, MASKABLE, MASKS)
+          return optimizer.apply_gradients(grads_pruned)
+        """, [("grads-mask", "t.py", 7)]),  # And no var_list filter.
 }
 
 
@@ -319,6 +336,19 @@ NEGATIVE = {
         model.fit(x, y, epochs=1)
         model.set_weights(initial_weights)
         model.compile(optimizer="adam", loss="mse")
+        """,
+    # The gradients come from a helper that drops some by name; the
+    # variables applied are the model's own.
+    "var-list-filter: gradients filtered, variables whole": """\
+        def get_gradients(tape, loss, trainable_vars):
+          grads = tape.gradient(loss, trainable_vars)
+          return [g for g, v in zip(grads, trainable_vars)
+                  if 'bias' not in v.name]
+
+        def train(model, tape, loss, optimizer):
+          trainable_vars = model.trainable_variables
+          gradients = get_gradients(tape, loss, trainable_vars)
+          optimizer.apply_gradients(zip(gradients, trainable_vars))
         """,
 }
 

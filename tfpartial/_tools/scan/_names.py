@@ -63,8 +63,9 @@ RESTORES = {"restore", "load_weights", "init_from_checkpoint",
 _MASK_NAME = re.compile(
     r"(mask|(^|_)(keep|frozen|freeze|trainable)(_|$))", re.I)
 _NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
-                         r"tau|decay|momentum|alpha|coef|factor|scale)",
-                         re.I)
+                         r"tau|decay|momentum|alpha|coef|factor|scale|"
+                         r"_(vars?|variables?|weights?|params?|layers?|list|"
+                         r"names?|scopes?)$)", re.I)
 
 
 def call_name(call: ast.Call) -> str:

@@ -275,8 +275,10 @@ class _Filler:
           (*here.loops, id(node)) if kind in _LOOP_TYPES else here.loops,
           (*here.blocks, id(node)) if kind in _BLOCK_TYPES
           else here.blocks,
-          node.test if isinstance(node, ast.If) else
-          None if kind in _LOOP_TYPES else here.guard)  # Per element.
+          # An `if` with an `else` puts every element somewhere: a choice
+          # is an `if` alone (per element: a loop starts afresh).
+          (None if node.orelse else node.test) if isinstance(node, ast.If)
+          else None if kind in _LOOP_TYPES else here.guard)
       if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
         inside = {id(c) for c in (*node.body, *node.orelse)}
         stack.extend([(c, inner if id(c) in inside else here)

@@ -122,7 +122,14 @@ def var_list_of(call: ast.Call) -> Optional[ast.AST]:
   if name == "minimize" and len(call.args) >= 2:
     return call.args[-1]
   if name == "apply_gradients" and call.args:
-    return call.args[0]
+    pairs = call.args[0]
+    while isinstance(pairs, ast.Call) and _names.call_name(pairs) in {
+        "list", "tuple"} and len(pairs.args) == 1:
+      pairs = pairs.args[0]
+    if isinstance(pairs, ast.Call) and _names.call_name(pairs) == "zip" and (
+        len(pairs.args) == 2):
+      return pairs.args[1]  # The variables, not the gradients.
+    return pairs
   if name == "create_train_op" and len(call.args) >= 6:
     return call.args[5]
   return None
