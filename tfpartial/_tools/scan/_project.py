@@ -24,11 +24,16 @@ from tfpartial._tools.scan import _scopes
 
 # A file without any of these holds no sink: it is parsed only when another
 # file calls into it.
-SINK_WORDS = ("apply_gradients", ".apply(", "stop_gradient", "scatter_",
-              "assign(", "set_weights", "set_value", "onstraint",
-              "minimize", "gradients(", "gradient(", "variables_to_train",
-              "create_train_op", "_resource_apply", "_apply_dense",
-              "update_step")
+SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
+              "assign(", "set_weights", "set_value", "minimize",
+              "gradients(", "gradient(", "variables_to_train",
+              "create_train_op", "optimize_clones", "_resource_apply",
+              "_apply_dense", "update_step")
+# A Keras constraint that may re-mask (a lambda, or a class named so), and
+# an optimizer's `apply(grads, ...)`.
+SINK_PATTERN = re.compile(
+    r"constraint\s*=\s*lambda|class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
+    r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad")
 
 
 @dataclasses.dataclass(eq=False)
@@ -178,7 +183,9 @@ class Module:
   @functools.cached_property
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
-    return any(word in self.source.text for word in SINK_WORDS)
+    text = self.source.text
+    return any(word in text for word in SINK_WORDS) or (
+        SINK_PATTERN.search(text) is not None)
 
 
 # A function whose name more modules write than this is not followed back
