@@ -350,6 +350,18 @@ NEGATIVE = {
           gradients = get_gradients(tape, loss, trainable_vars)
           optimizer.apply_gradients(zip(gradients, trainable_vars))
         """,
+    # A GAN whose two steps each call their loss `loss`, in two functions.
+    "var-list-filter: two steps, each with its own local loss": """\
+        def train_d(real, fake):
+          loss = d_loss_fn(real, fake)
+          d_vars = [v for v in tf.trainable_variables() if 'disc' in v.name]
+          return d_opt.minimize(loss, var_list=d_vars)
+
+        def train_g(fake):
+          loss = g_loss_fn(fake)
+          g_vars = [v for v in tf.trainable_variables() if 'gen' in v.name]
+          return g_opt.minimize(loss, var_list=g_vars)
+        """,
 }
 
 

@@ -144,11 +144,24 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
     source = flow.labels(call.args[0], scope).get("grad") if (
         call.args) else None
     if isinstance(source, ast.Call) and _names.call_name(source) in STEPS:
-      return _loss_of(source, flow, scope)
+      return _loss_of(source, flow, flow.origin.get(id(source), scope))
     return None
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
-  return ast.unparse(loss) if loss is not None else None
+  return _loss_key(loss, scope)
+
+
+def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
+              ) -> Optional[str]:
+  """A loss as text; a local name also by its function (two functions'
+  `loss` are two losses)."""
+  if loss is None:
+    return None
+  text = ast.unparse(loss)
+  if isinstance(loss, ast.Name) and (loss.id in scope.defs or
+                                     loss.id in scope.params):
+    return f"{id(scope)}:{text}"
+  return text
 
 
 def _steps(analysis: Analysis) -> List[Step]:
@@ -216,8 +229,7 @@ def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
     return next((k.value for k in call.keywords if k.arg == name), None)
 
   chosen, loss = argument(positions[1]), argument(positions[0])
-  return Step(call, scope, chosen,
-              ast.unparse(loss) if loss is not None else None,
+  return Step(call, scope, chosen, _loss_key(loss, scope),
               flow.labels(chosen, scope) if chosen is not None else {})
 
 
