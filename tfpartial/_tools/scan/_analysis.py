@@ -42,6 +42,7 @@ class Analysis:
     self._contexts: Dict[int, _context.ModuleContext] = {}
     self._members: Dict[int, Set[int]] = {}
     self._once: Dict[str, object] = {}
+    self._fetchers: Dict[int, List[Tuple[ast.Call, _scopes.Scope]]] = {}
 
   def once(self, key: str, compute: Callable[[], object]) -> object:
     """`compute()`, computed once per analysis under `key`."""
@@ -86,6 +87,13 @@ class Analysis:
                ) -> List[Tuple[ast.Call, _scopes.Scope]]:
     """The `run`/`group` calls of the project (in any file) that fetch
     `write`, found by the names it is kept under."""
+    if id(write) in self._fetchers:
+      return self._fetchers[id(write)]
+    self._fetchers[id(write)] = found = self._find_fetchers(write, scope)
+    return found
+
+  def _find_fetchers(self, write: ast.Call, scope: _scopes.Scope
+                     ) -> List[Tuple[ast.Call, _scopes.Scope]]:
     names = _order.handles(write, self.order(scope))
     if not names:
       return []
@@ -126,4 +134,3 @@ class Analysis:
     if id(module) not in self._members:
       self._members[id(module)] = {id(n) for n in ast.walk(module.tree)}
     return id(node) in self._members[id(module)]
-

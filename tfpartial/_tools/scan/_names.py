@@ -100,7 +100,8 @@ def underlying(node: ast.AST) -> ast.AST:
   """What an expression reads beneath indexing, reshaping and snapshots:
   `x` for `tf.cast(x[0], tf.float32)`.
 
-  >>> ast.unparse(underlying(ast.parse("tf.cast(w.read_value(), t)").body[0].value))
+  >>> read = ast.parse("tf.cast(w.read_value(), t)").body[0].value
+  >>> ast.unparse(underlying(read))
   'w'
   """
   while True:

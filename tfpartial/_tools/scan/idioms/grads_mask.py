@@ -142,8 +142,9 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if statement is None or apply is None:
     return "the apply is not a plain statement"
   np = _edits.numpy_alias(module.tree)
-  spec = (f"{name} = tfpartial.freeze({variable}, "
-          f"{_edits.frozen_where_zero(_edits.text(mask, lines), tf, np or 'np', variable)})")
+  frozen = _edits.frozen_where_zero(_edits.text(mask, lines), tf,
+                                    np or "np", variable)
+  spec = f"{name} = tfpartial.freeze({variable}, {frozen})"
   site = _edits.spec_site(statement, hit.scope.node)
   edits = [_edits.replace(node, _edits.text(grad, lines)),
            _edits.before(site, lines, spec), apply]
