@@ -4,7 +4,10 @@ keep the file's bytes; work grows linearly with the file."""
 
 import io
 import os
+import sys
 import textwrap
+
+import pytest
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _main
@@ -198,3 +201,50 @@ def test_only_the_functions_that_name_a_sink_are_read():
   module = project.modules[0]
   read = [s.name for s in module.scope.read()]
   assert read == ["<module>", "step"], read
+
+
+# Function bodies of many statements, as generated or hand-unrolled code
+# has them: a step and a mask, a re-mask in a training loop, chained
+# stop-gradients, write-backs after each step.
+BODIES = {
+    "grads": ("def f(opt, loss, m0, m1, m2, m3, m4):\n", lambda i: (
+        f"  g{i % 7} = opt.compute_gradients(loss)\n"
+        f"  t{i} = opt.apply_gradients([(a * m{i % 5}, v) for a, v in "
+        f"g{i % 7}])\n")),
+    "remask": ("def f(model, mask, w0, w1, w2):\n  for e in range(3):\n",
+               lambda i: (f"    w{i % 3}.assign(w{i % 3} * mask)\n"
+                          f"    x{i} = model.fit(x, y)\n")),
+    "stopped": ("def f(w, mask, x0, h0):\n", lambda i: (
+        f"  h{i + 1} = tf.stop_gradient(h{i} * w) + mask * x0\n"
+        f"  w{i} = mask * w + (1 - mask) * tf.stop_gradient(w)\n")),
+    "written": ("def f(opt, loss, x0, x1):\n  saved = x0.numpy()\n"
+                "  for e in range(3):\n", lambda i: (
+                    f"    opt.minimize(loss, [x{i % 2}])\n"
+                    f"    x{i % 2}[0].assign(saved[0])\n")),
+}
+
+
+def _calls_made(head, line, pairs):
+  """The Python calls (generator steps too) a scan of the body makes:
+  work, counted, not timed."""
+  text = head + "".join(line(i) for i in range(pairs))
+  count = [0]
+
+  def profile(frame, event, arg):
+    del frame, arg
+    if event in ("call", "c_call"):
+      count[0] += 1
+
+  sys.setprofile(profile)
+  try:
+    _scan.scan_project([_files.Source("big.py", text)])
+  finally:
+    sys.setprofile(None)
+  return count[0]
+
+
+@pytest.mark.parametrize("shape", sorted(BODIES))
+def test_work_inside_one_function_grows_linearly(shape):
+  head, line = BODIES[shape]
+  small, large = _calls_made(head, line, 60), _calls_made(head, line, 240)
+  assert large <= 4.6 * small, (small, large)

@@ -77,6 +77,7 @@ class Flow:
     self.visits = 0  # Expressions evaluated (not from the memo).
     # A node that a label names -> the scope it was evaluated in.
     self.origin: Dict[int, _scopes.Scope] = {}
+    self._params_memo: Dict[Tuple[int, str], FrozenSet[str]] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -327,7 +328,7 @@ class Flow:
     if node is None or wanted in found or not isinstance(
         scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
       return found
-    for name in _params_read(node, scope):
+    for name in _params_read(node, scope, self._params_memo):
       for kind, where in self._passed(name, scope).items():
         found.setdefault(kind, where)
     return found
@@ -510,23 +511,36 @@ class Flow:
     return result
 
 
-def _params_read(node: ast.AST, scope: _scopes.Scope) -> List[str]:
-  """The parameters of `scope` that `node` reads, directly or through a
-  local name assigned from them (two steps at most)."""
+def _params_read(node: ast.AST, scope: _scopes.Scope,
+                 memo: Dict[Tuple[int, str], FrozenSet[str]]) -> List[str]:
+  """The parameters of `scope` that `node` reads, directly or through the
+  local names it reads (each name's closure found once per scope)."""
   found: List[str] = []
-  stack = [(node, 0)]
-  seen: Set[int] = set()
-  while stack:
-    item, depth = stack.pop()
-    for each in ast.walk(item):
-      if not isinstance(each, ast.Name) or id(each) in seen:
-        continue
-      seen.add(id(each))
-      if each.id in scope.params and each.id not in found:
-        found.append(each.id)
-      elif depth < 2 and each.id in scope.defs:
-        stack.extend((d.value, depth + 1) for d in scope.defs[each.id])
+  for each in ast.walk(node):
+    if isinstance(each, ast.Name):
+      for name in _params_of(each.id, scope, memo):
+        if name not in found:
+          found.append(name)
   return found
+
+
+def _params_of(name: str, scope: _scopes.Scope,
+               memo: Dict[Tuple[int, str], FrozenSet[str]]
+               ) -> FrozenSet[str]:
+  """The parameters a local name of `scope` is computed from."""
+  if name in scope.params:
+    return frozenset([name])
+  key = (id(scope), name)
+  if key in memo:
+    return memo[key]
+  memo[key] = frozenset()  # A name computed from itself adds nothing.
+  found: Set[str] = set()
+  for each in scope.defs.get(name, []):
+    for item in ast.walk(each.value):
+      if isinstance(item, ast.Name) and item.id != name:
+        found |= _params_of(item.id, scope, memo)
+  memo[key] = frozenset(found)
+  return memo[key]
 
 
 def _bind_names(target: ast.AST, found: Labels,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -132,19 +132,24 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   del copy
   masked = found
   product = found.get(f"varmask:{_names.root(target)}")
-  if product is not None and any(n is product for n in scope.nodes):
+  if product is not None and id(product) in _node_ids(analysis, scope):
     masked = analysis.flow.labels(product, scope)  # The copy it masks.
   snapshot = next((v for k, v in masked.items() if k.startswith("copy:")),
                   None)
-  if snapshot is not None and not _taken_in(snapshot, scope):
+  if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
     return None  # Initial weights, masked: a rewind, not a re-mask.
   if not in_training(scope, analysis, call):
     return None  # A pruned copy to evaluate, not trained further.
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
 
 
-def _taken_in(snapshot: ast.AST, scope: _scopes.Scope) -> bool:
-  return any(node is snapshot for node in scope.nodes)
+def _node_ids(analysis: Analysis, scope: _scopes.Scope) -> Set[int]:
+  """The ids of the nodes of `scope` (found once)."""
+  known = _memo(analysis, "node ids")
+  found = known.get(id(scope))
+  if not isinstance(found, set):
+    found = known[id(scope)] = {id(n) for n in scope.nodes}
+  return found
 
 
 def in_training(scope: _scopes.Scope, analysis: Analysis,
@@ -174,28 +179,41 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
 
 def _trains_after(scope: _scopes.Scope, analysis: Analysis,
                   node: ast.AST) -> bool:
-  """Whether a step runs after `node` in its function."""
+  """Whether a step runs after `node` in its function (the last step of
+  each function found once)."""
+  last = _memo(analysis, "last step").get(id(scope))
+  if not isinstance(last, tuple):
+    order = analysis.order(scope)
+    last = max([(c.lineno, c.col_offset) for c in analysis.calls(scope)
+                if _names.call_name(c) in _TRAINS or order.trains(
+                    c, scope, analysis.flow)], default=(0, -1))
+    _memo(analysis, "last step")[id(scope)] = last
   start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-  order = analysis.order(scope)
-  for call in analysis.calls(scope):
-    if (call.lineno, call.col_offset) > start and (
-        _names.call_name(call) in _TRAINS or order.trains(
-            call, scope, analysis.flow)):
-      return True
-  return False
+  return bool(last > start)
 
 
 def _loop_trains(scope: _scopes.Scope, analysis: Analysis,
                  node: ast.AST) -> bool:
-  """Whether a loop around `node` in its function also trains."""
+  """Whether a loop around `node` in its function also trains (each loop
+  looked at once)."""
   order = analysis.order(scope)
+  known = _memo(analysis, "loop trains")
   current: Optional[ast.AST] = node
   while current is not None and current is not scope.node:
     if isinstance(current, (ast.For, ast.While, ast.AsyncFor)):
-      for inner in ast.walk(current):
-        if isinstance(inner, ast.Call) and (
-            _names.call_name(inner) in _TRAINS or order.trains(
-                inner, scope, analysis.flow)):
-          return True
+      if id(current) not in known:
+        known[id(current)] = any(
+            isinstance(inner, ast.Call) and (
+                _names.call_name(inner) in _TRAINS or order.trains(
+                    inner, scope, analysis.flow))
+            for inner in ast.walk(current))
+      if known[id(current)]:
+        return True
     current = order.parent(current)
   return False
+
+
+def _memo(analysis: Analysis, name: str) -> Dict[int, object]:
+  found = analysis.once(name, dict)
+  assert isinstance(found, dict)
+  return found

@@ -78,10 +78,12 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
   helper that may mix), by name: name -> their nodes."""
   found: Dict[str, Set[int]] = {}
   cache: Dict[int, Set[str]] = {}
+  checked: Set[int] = set()
   for scope, _ in analysis.calls_named(("stop_gradient",)):
     if scope.parent is None or scope.name in _DISPATCHED or id(
-        scope.node) in found.get(scope.name, ()):
+        scope) in checked:
       continue
+    checked.add(id(scope))
     stopped = _stopped_names(scope, cache)
     returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)
                 and n.value is not None]
@@ -228,19 +230,29 @@ def _stops(node: ast.AST, stopped: Set[str]) -> bool:
 def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
                    ) -> Set[str]:
   """The names of `scope` assigned a value that stops a gradient (or
-  reads such a name), and those of the scopes around it."""
+  reads such a name), and those of the scopes around it: one walk of each
+  assignment, then along what reads what."""
   if id(scope) in cache:
     return cache[id(scope)]
   stopped = set(_stopped_names(scope.parent, cache)) if (
       scope.parent is not None) else set()
-  changed = True
-  while changed:
-    changed = False
-    for name, defs in scope.defs.items():
-      if name not in stopped and any(_stops(d.value, stopped)
-                                     for d in defs):
-        stopped.add(name)
-        changed = True
+  readers: Dict[str, Set[str]] = {}  # name -> the names assigned from it.
+  queue: List[str] = []
+  for name, defs in scope.defs.items():
+    for each in defs:
+      for item in ast.walk(each.value):
+        if isinstance(item, ast.Call) and _names.call_name(item) == (
+            "stop_gradient") and name not in stopped:
+          stopped.add(name)
+          queue.append(name)
+        elif isinstance(item, ast.Name) and item.id != name:
+          readers.setdefault(item.id, set()).add(name)
+  queue += [n for n in list(stopped) if n in readers]
+  while queue:
+    for reader in readers.get(queue.pop(), ()):
+      if reader not in stopped:
+        stopped.add(reader)
+        queue.append(reader)
   cache[id(scope)] = stopped
   return stopped
 
