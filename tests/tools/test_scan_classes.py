@@ -176,6 +176,17 @@ POSITIVE = {
           grads_pruned = calc_grads_pruned(grads_origin, MASKABLE, MASKS)
           return optimizer.apply_gradients(grads_pruned)
         """, [("grads-mask", "t.py", 7)]),  # And no var_list filter.
+    # Some rows put back after each epoch's training (outside its loop
+    # over batches): a write-back, though not after every step.
+    "write-back: rows put back after each epoch": ("""\
+        def train(model, data, epochs):
+          frozen = model.layers[0].get_weights()
+          for epoch in range(epochs):
+            model.fit(data, epochs=1)
+            w = model.layers[0].get_weights()
+            w[0][:10] = frozen[0][:10]
+            model.layers[0].set_weights(w)
+        """, [("write-back", "t.py", 7)]),
 }
 
 
@@ -361,6 +372,19 @@ NEGATIVE = {
           loss = g_loss_fn(fake)
           g_vars = [v for v in tf.trainable_variables() if 'gen' in v.name]
           return g_opt.minimize(loss, var_list=g_vars)
+        """,
+    # Early stopping by hand: the best weights put back once, after the
+    # training loop.
+    "write-back: the best weights restored after training": """\
+        def train(model, data, epochs):
+          best, best_loss = model.get_weights(), float('inf')
+          for epoch in range(epochs):
+            model.fit(data, epochs=1)
+            loss = model.evaluate(data)
+            if loss < best_loss:
+              best, best_loss = model.get_weights(), loss
+          model.set_weights(best)
+          return model
         """,
 }
 

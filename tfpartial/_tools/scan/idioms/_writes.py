@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
@@ -114,6 +115,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
+  if order == "after" and not partial and _whole(value, scope) and (
+      _ended_before(when["at"], call, analysis.order(scope))):
+    return None  # The best weights restored once training is over.
   on_device = "shadow" in found or isinstance(copy, ast.Call) and (
       _names.call_name(copy) in {"identity", "read_value",
                                  "initialized_value", "value", "Variable",
@@ -124,6 +128,32 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)
+
+
+def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a written value is a whole copy, not one with some elements
+  put back (`w[0][:10] = frozen[0][:10]`)."""
+  if isinstance(value, ast.Name):
+    return all(d.replaces for d in scope.defs.get(value.id, []))
+  if isinstance(value, ast.Call):
+    return _names.call_name(value) in _names.SNAPSHOTS
+  return not isinstance(value, ast.BinOp)
+
+
+def _ended_before(step: object, write: ast.AST, order: "_order.Order"
+                  ) -> bool:
+  """Whether the step runs in a loop that ends before the write (the
+  write does not repeat with it)."""
+  node = step if isinstance(step, ast.AST) else None
+  while node is not None and not isinstance(node, (
+      ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+      inside: Optional[ast.AST] = write
+      while inside is not None and inside is not node:
+        inside = order.parent(inside)
+      return inside is None
+    node = order.parent(node)
+  return False
 
 
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
