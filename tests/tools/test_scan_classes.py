@@ -187,6 +187,15 @@ POSITIVE = {
             w[0][:10] = frozen[0][:10]
             model.layers[0].set_weights(w)
         """, [("write-back", "t.py", 7)]),
+    # Transfer learning: the last layers' variables, by position.
+    "var-list-filter: the last variables by a slice": ("""\
+        def step(model, x, y, opt):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          last = model.trainable_variables[-4:]
+          grads = tape.gradient(loss, last)
+          opt.apply_gradients(zip(grads, last))
+        """, [("var-list-filter", "t.py", 4)]),
 }
 
 
@@ -385,6 +394,14 @@ NEGATIVE = {
               best, best_loss = model.get_weights(), loss
           model.set_weights(best)
           return model
+        """,
+    # A GAN's two groups cut from one list by position.
+    "var-list-filter: a GAN split by slices": """\
+        tvars = tf.trainable_variables()
+        g_vars = tvars[:n_gen]
+        d_vars = tvars[n_gen:]
+        g_op = opt.minimize(g_loss, var_list=g_vars)
+        d_op = opt.minimize(d_loss, var_list=d_vars)
         """,
 }
 

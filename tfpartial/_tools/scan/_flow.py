@@ -106,7 +106,11 @@ class Flow:
     if isinstance(node, ast.Attribute):
       return self._attribute(node, scope, env)
     if isinstance(node, ast.Subscript):
-      return self.labels(node.value, scope, env)
+      found = self.labels(node.value, scope, env)
+      if isinstance(node.slice, ast.Slice) and "var" in found:
+        # `model.trainable_variables[-4:]`: some variables, by position.
+        found = {**found, "filtered": node}
+      return found
     if isinstance(node, ast.Constant):
       return {"const": node}
     if isinstance(node, ast.BinOp):
