@@ -196,6 +196,13 @@ POSITIVE = {
           grads = tape.gradient(loss, last)
           opt.apply_gradients(zip(grads, last))
         """, [("var-list-filter", "t.py", 4)]),
+    # Pretrained rows kept by a stop_gradient on their slice.
+    "stop-gradient-mix: a variable's rows stopped in a concat": ("""\
+        emb = tf.get_variable("emb", [10000, 128])
+        table = tf.concat([tf.stop_gradient(emb[:n_pretrained]),
+                           emb[n_pretrained:]], axis=0)
+        out = tf.nn.embedding_lookup(table, ids)
+        """, [("stop-gradient-mix", "t.py", 2)]),
 }
 
 
@@ -402,6 +409,15 @@ NEGATIVE = {
         d_vars = tvars[n_gen:]
         g_op = opt.minimize(g_loss, var_list=g_vars)
         d_op = opt.minimize(d_loss, var_list=d_vars)
+        """,
+    # Two variables joined, one stopped; activations joined: no variable
+    # rebuilt from its stopped self.
+    "stop-gradient-mix: a concat of other things": """\
+        a = tf.get_variable("a", [10, 4])
+        b = tf.get_variable("b", [10, 4])
+        table = tf.concat([tf.stop_gradient(a), b], axis=0)
+        h = tf.matmul(x, w)
+        out = tf.concat([tf.stop_gradient(h[:, :4]), h[:, 4:]], axis=1)
         """,
 }
 

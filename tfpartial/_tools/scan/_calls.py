@@ -251,12 +251,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return binop(flow, node, first, second, scope, env)
   if name in {"concat", "concatenate", "stack"} and args and isinstance(
       args[0], (ast.List, ast.Tuple)):
-    parts = [flow.labels(e, scope, env) for e in args[0].elts]
-    found = union(parts)
-    if any("grad" in p for p in parts) and any(
-        _names.is_zero(e) for e in args[0].elts):
-      found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
-    return found
+    return _joined(flow, node, args[0].elts, scope, env)
   if name in _names.MASKS:
     if any("random" in flow.labels(a, scope, env) for a in args):
       return {"random": node}  # `rand < p`: sampling, not a fixed mask.
@@ -293,6 +288,26 @@ def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
   return bool(strings) and all(
       isinstance(v, ast.Constant) and isinstance(v.value, str) and (
           v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
+
+
+def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
+            scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
+  """`tf.concat` of parts: a gradient rebuilt with zeros for a part, or a
+  variable rebuilt from a stopped slice of itself and the rest."""
+  parts = [flow.labels(e, scope, env) for e in elements]
+  found = union(parts)
+  if any("grad" in p for p in parts) and any(
+      _names.is_zero(e) for e in elements):
+    found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
+  stopped: Set[str] = set()
+  live: Set[str] = set()
+  if any("sg" in p for p in parts):
+    for each in elements:
+      stopped |= variables_in(flow, each, scope, env, stopped=True)
+      live |= variables_in(flow, each, scope, env)
+  if stopped & live:
+    found["mix"] = node  # `concat([stop_gradient(x[:n]), x[n:]])`.
+  return found
 
 
 def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,

@@ -154,7 +154,7 @@ def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
   return [c for c in candidates if id(c) in marked]
 
 
-_WHERE = {"where", "where_v2", "select"}
+_WHERE = {"where", "where_v2", "select", "concat", "concatenate"}
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
              ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
              ast.ClassDef)
@@ -170,6 +170,10 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
     parts = [node.left, node.right]
     if not all(_has_product(p, scope) for p in parts):
       return False  # `x + sg(y - x)`: a straight-through estimator.
+  elif isinstance(node, ast.Call) and _names.call_name(node) in {
+      "concat", "concatenate"}:
+    first = node.args[0] if node.args else None
+    parts = list(getattr(first, "elts", []))
   else:
     parts = list(getattr(node, "args", []))[1:3]
   inside: Set[str] = set()
@@ -318,18 +322,28 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
   assert module.tree is not None
   lines = analysis.lines(hit.scope)
   tf = _edits.tf_alias(module.tree)
+  frozen: Optional[str] = None  # The index frozen (a concat's part).
   if hit.helper:
     pair = _helper_arguments(hit, analysis)
     if isinstance(pair, str):
       return pair
     mask, variable = pair
+  elif isinstance(hit.node, ast.Call) and _names.call_name(hit.node) in {
+      "concat", "concatenate"}:
+    part = _stopped_part(hit.node, lines)
+    if isinstance(part, str):
+      return part
+    variable, frozen = part
+    frozen = f"{_edits.numpy_alias(module.tree) or 'np'}.{frozen}"
+    mask = variable
   else:
     live = _live_term(analysis.flow, hit.node, hit.scope)
     if live is None:
       return "which term trains is in a `tf.where` condition: say it in " \
              "a `tfpartial.train_only`"
     mask, variable = live
-  if tf is None or not _constants.is_constant(mask, hit.scope):
+  if tf is None or frozen is None and not _constants.is_constant(
+      mask, hit.scope):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant"
   sink = _one_step(hit.scope)
   order = analysis.order(hit.scope)
@@ -343,11 +357,42 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
     return "the train step is not a plain statement after the mix"
   spec = (f"{name} = tfpartial.train_only({_edits.text(variable, lines)}, "
           f"{tf}.get_static_value({tf}.convert_to_tensor("
-          f"{_edits.text(mask, lines)})) != 0)")
+          f"{_edits.text(mask, lines)})) != 0)") if frozen is None else (
+              f"{name} = tfpartial.freeze({_edits.text(variable, lines)}, "
+              f"{frozen})")
   site = _edits.spec_site(statement, hit.scope.node)
   return _edits.with_import(module.tree, [
       _edits.replace(hit.node, _edits.text(variable, lines)),
-      _edits.before(site, lines, spec), apply])
+      _edits.before(site, lines, spec), apply], numpy=frozen is not None and (
+          _edits.numpy_alias(module.tree) is None))
+
+
+def _stopped_part(node: ast.Call, lines: List[str]
+                  ) -> "Tuple[ast.expr, str] | str":
+  """For `concat([stop_gradient(x[a:b]), x[b:]], axis=k)`: (x, the index
+  of the stopped part, `(slice(None),) * k + (slice(a, b),)`)."""
+  axis_node = next((k.value for k in node.keywords if k.arg == "axis"),
+                   node.args[1] if len(node.args) > 1 else None)
+  if axis_node is not None and not (isinstance(axis_node, ast.Constant)
+                                    and isinstance(axis_node.value, int)
+                                    and axis_node.value >= 0):
+    return "the parts are joined along an axis not written as a number"
+  axis = axis_node.value if isinstance(axis_node, ast.Constant) else 0
+  parts = getattr(node.args[0], "elts", [])
+  stopped = [p for p in parts if isinstance(p, ast.Call) and (
+      _names.call_name(p) == "stop_gradient") and p.args]
+  if len(stopped) != 1 or not isinstance(stopped[0].args[0], ast.Subscript):
+    return "the stopped part is not one slice of the variable"
+  piece = stopped[0].args[0]
+  index = piece.slice
+  if not isinstance(index, ast.Slice) or axis:
+    return "the stopped part is not a slice of the first axis"
+  variable = piece.value
+  others = [p for p in parts if p is not stopped[0]]
+  if not all(isinstance(p, ast.Subscript) and _edits.text(
+      p.value, lines) == _edits.text(variable, lines) for p in others):
+    return "the parts are not slices of one variable"
+  return variable, f"s_[{_edits.text(index, lines)}]"
 
 
 def _one_step(scope: _scopes.Scope) -> Optional[ast.Call]:
