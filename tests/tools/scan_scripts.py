@@ -138,3 +138,22 @@ with tf.Session() as session:
 print("held:", np.array_equal(value[:2].view(np.uint32),
                               INITIAL[:2].view(np.uint32)))
 '''
+
+TF2_GRADS_ZEROED_ROWS = '''\
+"""TF2: the gradient of the first rows replaced by zeros (AdamW)."""
+import numpy as np
+import tensorflow as tf
+
+INITIAL = np.arange(12, dtype=np.float32).reshape(6, 2)
+emb = tf.Variable(INITIAL)
+optimizer = tf.keras.optimizers.AdamW(0.1, weight_decay=0.5)
+
+for _ in range(5):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.square(emb - 1.0))
+  grad = tape.gradient(loss, emb)
+  grad = tf.concat([tf.zeros_like(grad[:2]), grad[2:]], axis=0)  # Keep 0-1.
+  optimizer.apply_gradients([(grad, emb)])
+print("held:", np.array_equal(emb.numpy()[:2].view(np.uint32),
+                              INITIAL[:2].view(np.uint32)))
+'''

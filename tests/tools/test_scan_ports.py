@@ -29,6 +29,7 @@ def _scan_diff(folder, name):
     ("TF1_STOP_GRADIENT_MIX", "git"),
     ("TF1_SHADOW_RESTORE", "patch"),
     ("TF1_STOPPED_ROWS", "git"),
+    ("TF2_GRADS_ZEROED_ROWS", "patch"),
 ])
 def test_a_port_holds_what_the_original_lets_drift(tmp_path, script,
                                                    applier):

@@ -39,6 +39,8 @@ def concat_zeros(node: ast.AST, scope: _scopes.Scope,
   zeroed = parts[zero[0]]
   inner = zeroed.args[0] if isinstance(zeroed, ast.Call) and (
       zeroed.args) else None
+  if isinstance(inner, ast.Subscript) and isinstance(kept, ast.Subscript):
+    return _sliced(node, inner, kept, text)
   if not (isinstance(inner, ast.Name) and isinstance(kept, ast.Name)):
     return "the zeroed part is not a name split off the gradient"
   split = _split_of(inner.id, kept.id, scope)
@@ -63,6 +65,31 @@ def concat_zeros(node: ast.AST, scope: _scopes.Scope,
   index = (f"(slice(None),) * (({axis_text}) % len({{v}}.shape)) + "
            f"({part},)")
   return call.args[0], index, axis_text
+
+
+def _sliced(node: ast.Call, zeroed: ast.Subscript, kept: ast.Subscript,
+            text: Callable[[ast.AST], str]) -> Split:
+  """`concat([zeros_like(g[:n]), g[n:]])`: the zeroed slice of the first
+  axis (or of the axis given, written on each part)."""
+  if text(zeroed.value) != text(kept.value):
+    return "the parts are not slices of one gradient"
+  axis = _axis_node(node)
+  index = zeroed.slice
+  dims = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+  if not dims or not isinstance(dims[-1], ast.Slice) or any(
+      not (isinstance(d, ast.Slice) and d.lower is d.upper is d.step is None)
+      for d in dims[:-1]):
+    return "the zeroed part is not one slice along an axis"
+  if axis is not None and text(axis) != str(len(dims) - 1):
+    return "the parts are joined along another axis than the one sliced"
+  last = dims[-1]
+  assert isinstance(last, ast.Slice)
+  parts = [last.lower, last.upper] + ([last.step] if last.step else [])
+  part = "slice({})".format(", ".join(
+      text(b) if b is not None else "None" for b in parts))
+  index_text = part if len(dims) == 1 else (
+      f"(slice(None),) * {len(dims) - 1} + ({part},)")
+  return zeroed.value, index_text, str(len(dims) - 1)
 
 
 def _axis_node(call: ast.Call) -> Optional[ast.expr]:
@@ -106,12 +133,12 @@ def variables_of(grads: ast.expr, scope: _scopes.Scope) -> Optional[ast.expr]:
   """The variables `grads = tape.gradient(loss, variables)` is taken for."""
   if not isinstance(grads, ast.Name):
     return None
-  defs = scope.defs.get(grads.id, [])
-  if len(defs) != 1 or not isinstance(defs[0].value, ast.Call):
+  calls = [d.value for d in scope.defs.get(grads.id, [])
+           if isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
+               "gradient", "gradients"}]
+  if len(calls) != 1:
     return None
-  call = defs[0].value
-  if _names.call_name(call) not in {"gradient", "gradients"}:
-    return None
+  call = calls[0]
   chosen = call.args[1] if len(call.args) > 1 else next(
       (k.value for k in call.keywords if k.arg in {"sources", "xs"}), None)
   return chosen
