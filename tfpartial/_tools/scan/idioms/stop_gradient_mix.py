@@ -221,16 +221,6 @@ def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
     stack.extend((c, stopping) for c in ast.iter_child_nodes(item))
 
 
-def _stops(node: ast.AST, stopped: Set[str]) -> bool:
-  """Whether `node` calls `stop_gradient` or reads a name in `stopped`."""
-  for item in ast.walk(node):
-    if isinstance(item, ast.Call) and _names.call_name(item) == (
-        "stop_gradient") or isinstance(item, ast.Name) and (
-            item.id in stopped):
-      return True
-  return False
-
-
 def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
                    ) -> Set[str]:
   """The names of `scope` assigned a value that stops a gradient (or
