@@ -1,9 +1,10 @@
 """Child process for test_distribute.py: one scenario, results as JSON.
 
-    python distribute_child.py mirrored OUT.json
+    python distribute_child.py mirrored OUT.json [compact]
     python distribute_child.py multiworker OUT.json   (TF_CONFIG set)
 
 Logical devices and TF_CONFIG are set once per process, hence a child.
+`compact` adds the compact scenarios (`compact_scenarios`).
 """
 
 import json
@@ -167,6 +168,109 @@ def _keras3_fit_error():
     return f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"
   return None
 
+
+def compact_scenarios():
+  """`compact=True` under the mirrored strategy, against the split
+  reference trained under the same strategy (`compact_problem.py`: repeated
+  ids; each replica's loss scaled by its id, so replicas' gradients
+  differ): custom loops (v1 Adam by `spec.apply_gradients`, a wrapped
+  Keras Adam on a MEAN variable) and `model.fit` (rows; elements with EMA,
+  whose swap at the end writes in cross-replica context)."""
+  import compact_problem as cp  # pylint: disable=g-import-not-at-top
+  import helpers  # pylint: disable=g-import-not-at-top
+  found = {}
+  for name, family, kind, aggregation in (
+      ("compact_loop_v1_adam_rows", "v1", "rows", "NONE"),
+      ("compact_loop_keras_adam_elements_MEAN", "keras", "elements", "MEAN")):
+    found[name] = _compact_loop(cp, family, kind, aggregation)
+  for kind, ema in (("rows", False), ("elements", True)):
+    table_model, split_model = cp.keras_models(keras)
+    runs = []
+    for split in (False, True):
+      with strategy.scope():
+        model = split_model(kind) if split else table_model()
+        spec = None if split else tfpartial.train_only(
+            model.table, cp.KINDS[kind][0], compact=True)
+        optimizer = keras.optimizers.Adam(0.05, use_ema=ema)
+        runs.append((cp.train_keras(keras, model, optimizer, spec,
+                                    helpers.KERAS_MODEL_FIT,
+                                    copies=strategy.num_replicas_in_sync),
+                     model, optimizer))
+    (trajectory, model, optimizer), (reference, split, _) = runs
+    found[f"compact_fit_keras_adam_{kind}" + ("_ema" if ema else "")] = (
+        _compact_report(cp, kind, trajectory, reference,
+                        [v.numpy() for v in model.table.value.values],
+                        split.values(), optimizer.variables))
+  return found
+
+
+def _compact_loop(cp, family, kind, aggregation):
+  with strategy.scope():
+    aggregation = getattr(tf.VariableAggregation, aggregation)
+    make = (lambda: keras.optimizers.Adam(0.05)) if family == "keras" else (
+        lambda: tf.compat.v1.train.AdamOptimizer(0.05))
+    table = tf.Variable(cp.TABLE0, name="table", aggregation=aggregation)
+    small = tf.Variable(cp.split_start(kind), name="small",
+                        aggregation=aggregation)
+    frozen = tf.Variable(cp.TABLE0, name="frozen", trainable=False)
+    optimizer, reference = make(), make()
+  spec = tfpartial.train_only(table, cp.KINDS[kind][0], compact=True)
+  apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
+  if family == "keras":  # Keras cannot build inside strategy.run.
+    with strategy.scope():
+      optimizer = spec.wrap(optimizer)
+      optimizer.build([table])
+      reference.build([small])
+    apply = optimizer.apply_gradients
+
+  @tf.function
+  def step():
+    def replica():
+      scale = tf.cast(
+          tf.distribute.get_replica_context().replica_id_in_sync_group + 1,
+          tf.float32)
+      with tf.GradientTape() as tape:
+        loss = cp.loss(tf.gather(table, cp.IDS)) * scale
+      apply([(tape.gradient(loss, table), table)])
+      with tf.GradientTape() as tape:
+        loss = cp.loss(cp.split_lookup(small, frozen, kind, cp.IDS)) * scale
+      reference.apply_gradients([(tape.gradient(loss, small), small)])
+    strategy.run(replica)
+
+  trajectory, expected = [], []
+  for _ in range(cp.STEPS):
+    step()
+    trajectory.append(table.values[0].numpy())
+    expected.append(small.values[0].numpy())
+  variables = optimizer.variables if family == "keras" else []
+  return _compact_report(cp, kind, trajectory, expected,
+                         [v.numpy() for v in table.values], expected[-1],
+                         variables)
+
+
+def _compact_report(cp, kind, trajectory, reference, replicas, final,
+                    variables):
+  """Each step bit for bit as the reference (`failed`: why not), and the
+  replicas' final values too (after fit's EMA swap, the reference's
+  final ones), all replicas alike."""
+  try:
+    cp.check(kind, trajectory, reference, exact=True)
+    trained = cp.trains(kind)
+    for replica in replicas:
+      assert bits(replica[trained]) == bits(cp.trained_part(final)), "final"
+      assert bits(replica[~trained]) == bits(cp.TABLE0[~trained]), "frozen"
+    failed = None
+  except AssertionError as error:
+    failed = str(error)[:500]
+  first = replicas[0].view(np.uint32)
+  return {"replicas": len(replicas), "reference": failed,
+          "identical": all(np.array_equal(np.asarray(r).view(np.uint32),
+                                          first) for r in replicas),
+          "state_shapes": sorted({str(tuple(v.shape)) for v in variables})}
+
+
+if SCENARIO == "mirrored" and sys.argv[3:] == ["compact"]:
+  results["compact"] = compact_scenarios()
 
 if SCENARIO == "mirrored":
   results["limits"] = {

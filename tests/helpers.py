@@ -26,6 +26,18 @@ needs_keras_3 = pytest.mark.skipif(
     f"{keras.__version__} (its optimizers are tested in test_tf_keras.py)")
 
 
+# A multi-process test whose result is the same on every TensorFlow
+# release runs on the newest only (`tox -e py311-tf221`): CI time.
+NEWEST_TENSORFLOW = (2, 21)
+MULTIPROCESS_ONCE = tuple(
+    int(part) for part in tf.__version__.split(".")[:2]) >= NEWEST_TENSORFLOW
+multiprocess_once = pytest.mark.skipif(
+    not MULTIPROCESS_ONCE,
+    reason=f"a multi-process test whose result is the same on every "
+    f"TensorFlow release: it runs on the newest (2.21) only, for CI time; "
+    f"this is {tf.__version__}")
+
+
 class Runner:
   """Builds and runs steps in one mode; see the module docstring."""
 

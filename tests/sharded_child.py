@@ -6,7 +6,8 @@ loopback (`tf.distribute.Server`, ports picked now), a
 table in two shards, and a `ClusterCoordinator` scheduling each step (one
 at a time, joined, so the run can be compared with the split-variable
 reference, computed here without the strategy). Writes a JSON report of
-each scenario to argv[1]; argv[2] is a scratch folder.
+each scenario to argv[1]; argv[2] is a scratch folder; a third argument
+`compact` adds the compact scenarios.
 """
 
 import json
@@ -276,15 +277,72 @@ def min_size_layout():
           "read_rows": sorted(rows_read[FROZEN_IDS].tolist())}
 
 
-def compact():
-  """`compact=True` on a sharded table is refused when the spec is made."""
+# An element mask, in the ids a lookup reads: for the compact scenarios.
+TRAIN_ELEMENTS = np.random.default_rng(5).random((ROWS, DIM)) < 0.5
+
+
+def compact(kind, strategy_name, entry, late=False, rows=TRAIN_IDS):
+  """`compact=True` on the table: a small variable per shard, made with
+  the spec (or, for a spec loaded without variables, where the wrapped
+  optimizer is built in the scope), its slots on the shard's parameter
+  server; a wrapped Keras Adam, stepped by its own `apply_gradients` or by
+  `spec.apply_gradients`; against the split reference."""
   table = _table()
-  try:
-    tfpartial.train_only(table, TRAIN_IDS, compact=True,
-                         partition_strategy="div")
-  except ValueError as error:
-    return {"error": str(error)}
-  return {"error": ""}
+  trains = (np.isin(IDS, rows)[:, None] & np.ones((ROWS, DIM), bool)
+            if kind == "rows" else TRAIN_ELEMENTS)
+  if late:
+    spec = tfpartial.load_spec(json.dumps({"emb": {
+        "train_only": str(rows.tolist()), "compact": True}}))
+  else:
+    spec = tfpartial.train_only(
+        table, rows if kind == "rows" else TRAIN_ELEMENTS, compact=True,
+        partition_strategy=strategy_name)
+  with STRATEGY.scope():
+    optimizer = spec.wrap(keras.optimizers.Adam(0.1))
+    optimizer.build(table.variables)
+  apply = (optimizer.apply_gradients if entry == "wrap"
+           else lambda pairs: spec.apply_gradients(optimizer, pairs))
+  start, after = _train(table, LOOKUPS[strategy_name], apply)
+  expected = _element_reference(start, trains, OPTIMIZERS["adam"])
+  ulps = np.abs(after[trains].view(np.int32).astype(np.int64)
+                - expected.view(np.int32).astype(np.int64))
+  slots = [(list(v.shape), v.value.device) for v in optimizer.variables
+           if len(v.shape)]
+  return {"frozen_held": _bits_equal(after[~trains], start[~trains]),
+          "trained": bool((after[trains] != start[trains]).all()),
+          "reference_ulps": int(ulps.max()),
+          "slot_shapes": sorted(shape for shape, _ in slots),
+          "trainable": int(trains.sum()),
+          "slot_devices": sorted({device for _, device in slots}),
+          "shard_devices": [v.device for v in table.variables],
+          "checkpoint": _compact_checkpoint(table, optimizer)}
+
+
+def _element_reference(start, trains, make_optimizer, steps=STEPS):
+  """What trains of every id's lookup after the split reference: a vector
+  of the trainable elements (and a last slot that frozen ones read, its
+  gradient zero), the frozen ones constants."""
+  small = tf.Variable(np.append(start[trains], np.float32(0)))
+  slots = np.cumsum(trains.reshape(-1)) - 1
+  slots[~trains.reshape(-1)] = trains.sum()
+  optimizer = make_optimizer()
+  for _ in range(steps):
+    with tf.GradientTape() as tape:
+      looked = tf.where(trains, tf.reshape(tf.gather(small, slots),
+                                           trains.shape), start)
+      loss = loss_of(looked)
+    optimizer.apply_gradients([(tape.gradient(loss, small), small)])
+  return small.numpy()[:-1]
+
+
+def _compact_checkpoint(table, optimizer):
+  """The shapes a `tf.train.Checkpoint` of the run saves for the
+  optimizer's slots: the small variables', which say the layout is
+  compact."""
+  path = tf.train.Checkpoint(emb=table, optimizer=optimizer).write(
+      os.path.join(sys.argv[2], "compact", "ckpt"))
+  return sorted(shape for name, shape in tf.train.list_variables(path)
+                if name.startswith("optimizer/") and shape)
 
 
 def eager_lookup_limit():
@@ -339,7 +397,13 @@ def main():
   results["eager_lookup"] = eager_lookup_limit()
   results["tf_keras_embedding"] = tf_keras_embedding()
   results["min_size"] = min_size_layout()
-  results["compact"] = compact()
+  if sys.argv[3:] == ["compact"]:
+    results["compact_rows_div_wrap"] = compact("rows", "div", "wrap")
+    results["compact_elements_mod_spec"] = compact("elements", "mod", "spec")
+    results["compact_rows_late"] = compact("rows", "div", "wrap", late=True)
+    # New rows at the end: the first shard is all frozen, and gets no state.
+    results["compact_new_rows"] = compact("rows", "div", "wrap",
+                                          rows=np.array([8, 9]))
   with open(sys.argv[1], "w") as out:
     json.dump(results, out)
 

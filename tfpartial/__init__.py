@@ -7,10 +7,18 @@ import typing as _typing
 
 if _typing.TYPE_CHECKING:
   from tfpartial._api._spec import FreezeSpec
+  from tfpartial._api._criteria import freeze_across
+  from tfpartial._api._criteria import largest
+  from tfpartial._api._criteria import n_of_m
+  from tfpartial._api._criteria import random_subset
+  from tfpartial._api._criteria import smallest
+  from tfpartial._api._criteria import train_only_across
+  from tfpartial._api._criteria import zeros
   from tfpartial._api._make import freeze
   from tfpartial._api._make import load_spec
   from tfpartial._api._make import spec_of
   from tfpartial._api._make import train_only
+  from tfpartial._api._pruned import keep_pruned
 
 # Each public name and its module, imported on first use (PEP 562) so that
 # the `tfpartial` command answers `--help` without importing TensorFlow and
@@ -21,8 +29,20 @@ _PUBLIC = {
     "load_spec": "tfpartial._api._make",
     "spec_of": "tfpartial._api._make",
     "train_only": "tfpartial._api._make",
+    # Criteria: indices computed from the variables' values.
+    "zeros": "tfpartial._api._criteria",
+    "largest": "tfpartial._api._criteria",
+    "smallest": "tfpartial._api._criteria",
+    "n_of_m": "tfpartial._api._criteria",
+    "random_subset": "tfpartial._api._criteria",
+    "freeze_across": "tfpartial._api._criteria",
+    "train_only_across": "tfpartial._api._criteria",
+    # A pruned model's (or TF1 checkpoint's) pruned elements.
+    "keep_pruned": "tfpartial._api._pruned",
 }
-__all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"]
+__all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only",
+           "zeros", "largest", "smallest", "n_of_m", "random_subset",
+           "freeze_across", "train_only_across", "keep_pruned"]
 
 try:
   __version__ = _metadata.version("tfpartial")

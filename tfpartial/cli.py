@@ -8,6 +8,7 @@ errors answer at once; TensorFlow is imported when a command runs, quietly
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import importlib.util
@@ -16,7 +17,8 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any, Callable, NoReturn, Optional, Sequence, TextIO
+from typing import (Any, Callable, NoReturn, Optional, Sequence, TextIO,
+                    cast)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -130,7 +132,7 @@ def _add_scan(commands: Any) -> None:
                     "others are listed on stderr as 'port by hand'")
 
 
-_BENCH_CASES = "abcdefghijklmno"  # As _bench.LETTERS, without importing it.
+_BENCH_CASES = "abcdefghijklmnor"  # As _bench.LETTERS, without importing it.
 
 
 def _bench_cases(text: str) -> str:
@@ -225,8 +227,9 @@ def _say(line: str) -> None:
 
 
 class _Output(io.TextIOBase):
-  """stdout for a verdict: a closed pipe (`| head -1`) or a full disk stops
-  the output, never the command, so the verdict stays the exit status."""
+  """stdout for every command: a closed pipe (`| head -1`) or a full disk
+  stops the output, never the command, so the exit status stays the
+  command's own (verify's and scan's verdict, demo's)."""
 
   def __init__(self, stream: Optional[TextIO]):
     super().__init__()
@@ -247,37 +250,30 @@ class _Output(io.TextIOBase):
       action(self._stream)
     except OSError as error:
       self.failure = error
-      _silence_stdout()
+      _silence(self._stream)
 
 
-def _silence_stdout() -> None:
-  """Points descriptor 1 at /dev/null, so that what Python still holds
-  for stdout cannot fail again when it exits."""
+def _silence(stream: TextIO) -> None:
+  """Points `stream`'s descriptor at /dev/null, so that what Python still
+  holds for it cannot fail again when it exits."""
   try:
     null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, sys.stdout.fileno())
+    os.dup2(null, stream.fileno())
     os.close(null)
   except (OSError, ValueError, AttributeError):
     pass
 
 
-def _verify(args: argparse.Namespace) -> int:
+def _verify(args: argparse.Namespace, out: TextIO) -> int:
   from tfpartial._tools.verify import (  # pylint: disable=g-import-not-at-top
       _verify as verify)
-  out = _Output(sys.stdout)
   try:
-    code = verify.verify(args.before, args.after, args.spec, out=out,
+    return verify.verify(args.before, args.after, args.spec, out=out,
                          progress=sys.stderr, explain=args.explain)
   except (ValueError, TypeError, IndexError, OSError) as error:
     message = " ".join(str(error).split()) or type(error).__name__
     _say(f"tfpartial verify: error: {message}")
     return 2
-  out.flush()
-  if out.failure is not None and out.failure.errno != errno.EPIPE:
-    _say(f"tfpartial verify: the table could not be written to stdout "
-         f"({os.strerror(out.failure.errno or 0)}); the exit status is the "
-         "verdict")
-  return code
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -314,20 +310,37 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-  """Runs the command `args` name, once they are checked."""
+  """Runs the command `args` name, once they are checked, its stdout
+  guarded (`_Output`): the one place for every command."""
+  out = _Output(sys.stdout)
+  with contextlib.redirect_stdout(out):
+    # A text stream as the commands use one (`write`, `flush`).
+    code = _command(args, cast(TextIO, out))
+  out.flush()
+  if out.failure is not None and out.failure.errno != errno.EPIPE:
+    # A reader that left (EPIPE) chose to; anything else is news.
+    _say(f"tfpartial {args.command}: the output could not be written to "
+         f"stdout ({os.strerror(out.failure.errno or 0)}); the exit status "
+         "is still the command's own")
+  return code
+
+
+def _command(args: argparse.Namespace, out: TextIO) -> int:
+  """Runs the command `args` name, writing what it prints to `out`."""
   if args.command == "scan":  # Static: TensorFlow is never imported.
     from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
     version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
-    return _main.run(args.paths, args.format, args.diff, version=version)
+    return _main.run(args.paths, args.format, args.diff, out=out,
+                     version=version)
   _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial._tools import _demo  # pylint: disable=g-import-not-at-top
     return _demo.main(plot=args.plot)
   if args.command == "verify":
-    return _verify(args)
+    return _verify(args, out)
   if args.command == "bench":
     from tfpartial._tools.bench import _bench  # pylint: disable=g-import-not-at-top
-    _bench.run(quick=args.quick, rounds=args.rounds, cases=args.case)
+    _bench.run(quick=args.quick, rounds=args.rounds, cases=args.case, out=out)
     return 0
   raise AssertionError(args.command)
 

@@ -2,14 +2,14 @@
 
 `tf.estimator` builds a new graph, and calls `model_fn` in it, for every
 `train`, so the variables exist only there: the spec is bound there, from
-the reviewed spec file. Run it twice on one `--model_dir` and it resumes;
-the same `model_fn` without tfpartial resumes from its checkpoints too.
+the reviewed spec file `--spec`. Run it twice on one `--model_dir` and it
+resumes; without `--spec` the same `model_fn` runs without tfpartial, and
+resumes from the same checkpoints too.
 
-Run: python docs/examples/estimator.py --model_dir DIR --steps N
+Run: python docs/examples/estimator.py --model_dir DIR --steps N [--spec FILE]
 """
 
 import argparse
-import json
 
 import numpy as np
 import tensorflow as tf
@@ -24,9 +24,10 @@ def model_fn(features, labels, mode, params):
   b = tf.compat.v1.get_variable("b", initializer=np.zeros(3, np.float32))
   loss = tf.reduce_sum(tf.square(tf.gather(emb, features) + b - labels))
   optimizer = tf.compat.v1.train.AdamOptimizer(params["learning_rate"])
-  spec = tfpartial.load_spec(params["freeze"],
-                             tf.compat.v1.global_variables())
-  optimizer = spec.wrap(optimizer)
+  if params["spec"]:  # Without one: plain TensorFlow.
+    spec = tfpartial.load_spec(params["spec"],
+                               tf.compat.v1.global_variables())
+    optimizer = spec.wrap(optimizer)
   train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
   return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
@@ -40,15 +41,15 @@ def main():
   parser = argparse.ArgumentParser()
   parser.add_argument("--model_dir", required=True)
   parser.add_argument("--steps", type=int, required=True)
+  parser.add_argument("--spec", help="the reviewed spec file (none: no "
+                      "tfpartial)")
   args = parser.parse_args()
-  with open("freeze.json", "w") as spec_file:  # The reviewed spec file.
-    json.dump({"emb": {"freeze": ":3"}, "b": {"freeze": "..."}}, spec_file)
 
   latest = tf.train.latest_checkpoint(args.model_dir)
   start = tf.train.load_variable(latest, "emb") if latest else EMB
   estimator = tf.estimator.Estimator(
       model_fn, args.model_dir,
-      params={"learning_rate": 0.1, "freeze": "freeze.json"})
+      params={"learning_rate": 0.1, "spec": args.spec})
   estimator.train(input_fn, max_steps=args.steps)
   emb = estimator.get_variable_value("emb")
   print(f"global step {estimator.get_variable_value('global_step')}; "

@@ -4,7 +4,10 @@ import types
 
 import tfpartial
 
-CONTRACT = {"FreezeSpec", "freeze", "load_spec", "spec_of", "train_only"}
+CONTRACT = {"FreezeSpec", "freeze", "load_spec", "spec_of", "train_only",
+            # Masks from a criterion (DESIGN.md; the names are ours).
+            "zeros", "largest", "smallest", "n_of_m", "random_subset",
+            "freeze_across", "train_only_across", "keep_pruned"}
 
 
 def test_all_is_the_contract():

@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import keras_problems as kp
 import tfpartial
 from problems import B0, X0, X_FROZEN
@@ -253,7 +254,7 @@ def test_wrapping_a_wrapped_keras_optimizer_freezes_the_union():
 def test_a_saved_wrapped_optimizer_loads_in_a_fresh_process(tmp_path):
   """`import keras, tfpartial` is all load_model needs: tfpartial, imported
   after TensorFlow, registers its classes at once."""
-  import os, subprocess, sys  # pylint: disable=g-import-not-at-top,multiple-imports
+  import os, sys  # pylint: disable=g-import-not-at-top,multiple-imports
   model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
   kernel = model.layers[0].kernel
   model.compile(optimizer=tfpartial.freeze(kernel, 0).wrap(
@@ -270,9 +271,8 @@ def test_a_saved_wrapped_optimizer_loads_in_a_fresh_process(tmp_path):
       "print(type(m.optimizer).__name__, tfpartial.spec_of(m) is not None,\n"
       "      np.array_equal(before[0], after[0]),\n"
       "      bool((before[1:] != after[1:]).all()))\n")
-  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=300, check=False,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  result = processes.run([sys.executable, "-c", script], timeout=300,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   assert result.stdout.split()[-4:] == ["PartialAdam", "True", "True", "True"]
 
@@ -322,6 +322,7 @@ def test_tfpartial_imported_before_keras_registers_its_classes_on_first_use(
       "  print(str(error).splitlines()[0][:36])\n"
       "tfpartial.spec_of\n"
       f"print(type(keras.models.load_model({path!r}).optimizer).__name__)\n")
+  # A real process: the python server has imported TensorFlow and Keras.
   result = subprocess.run([sys.executable, "-c", script], capture_output=True,
                           text=True, timeout=300, check=False,
                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})

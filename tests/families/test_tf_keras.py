@@ -9,6 +9,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import problems
 import tfpartial
 from problems import B0, C0, X0, X_FROZEN
@@ -201,7 +202,7 @@ def test_tf_keras_minimize_with_a_tape():
 def test_saved_model_with_a_wrapped_optimizer_loads_in_a_fresh_process(
     tmp_path):
   """Import the Keras 2 package, then tfpartial: load_model finds the class."""
-  import os, subprocess, sys  # pylint: disable=g-import-not-at-top,multiple-imports
+  import os, sys  # pylint: disable=g-import-not-at-top,multiple-imports
   model = tf_keras.Sequential([tf_keras.Input((3,)),
                                tf_keras.layers.Dense(2, name="d")])
   kernel = model.layers[0].kernel
@@ -218,9 +219,8 @@ def test_saved_model_with_a_wrapped_optimizer_loads_in_a_fresh_process(
       "after = m.layers[0].kernel.numpy()\n"
       "print(type(m.optimizer).__name__, np.array_equal(before[0], after[0]),"
       " bool((before[1:] != after[1:]).all()))\n")
-  result = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                          text=True, timeout=300, check=False,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  result = processes.run([sys.executable, "-c", script], timeout=300,
+                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   assert result.stdout.split()[-3:] == ["PartialAdam", "True", "True"], (
       result.stdout)

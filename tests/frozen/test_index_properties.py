@@ -7,7 +7,9 @@ these, valid or not) go through each way tfpartial selects elements: the
 row set, the element mask, coordinates, and spec-file text (index text ->
 `load_spec`, and `to_json` -> `load_spec`). Each must select what NumPy
 selects, and raise one of TypeError, ValueError or IndexError, naming the
-variable, exactly when NumPy raises.
+variable, exactly when NumPy raises, and where the index reads two ways: a
+bare integer array of the full shape holding only 0s and 1s, which a 0/1
+mask reads otherwise (`test_zero_one_masks.py`).
 """
 
 import json
@@ -25,6 +27,19 @@ NAMED = "variable 'v' of shape"
 
 
 def _numpy_selects(shape, index):
+  """What `array[index]` selects, or None where NumPy refuses the index or
+  a 0/1 mask would select other elements."""
+  selected = _numpy_reads(shape, index)
+  if (isinstance(index, np.ndarray) and index.dtype.kind in "iu"
+      and index.shape == tuple(shape) and index.size
+      and set(np.unique(index)) <= {0, 1} and (
+          selected is None
+          or not np.array_equal(selected, index.astype(bool)))):
+    return None
+  return selected
+
+
+def _numpy_reads(shape, index):
   """What `array[index]` selects, or None where NumPy refuses the index."""
   mask = np.zeros(shape, bool)
   try:
@@ -134,6 +149,8 @@ def _check(build, expected, what):
 @example(((4,), np.s_[0:2, :]))  # Accepted by the row fast path once.
 @example(((3, 4), np.s_[1, :, :]))
 @example(((3, 4), np.s_[0, ..., ...]))
+@example(((2,), np.array([0, 1])))  # A 0/1 mask reads it otherwise.
+@example(((2, 2), np.array([[1, 1], [0, 0]])))  # Both read row 0.
 def test_every_path_selects_what_numpy_selects(case):
   shape, index = case
   expected = _numpy_selects(shape, index)
@@ -152,10 +169,12 @@ def test_every_path_selects_what_numpy_selects(case):
   except ERRORS:
     rows = None
   if rows is not None:  # The fast path may only take what NumPy takes.
-    assert expected is not None, f"the row set took {index!r}"
+    numpy_reads = _numpy_reads(shape, index)
+    assert numpy_reads is not None, f"the row set took {index!r}"
     whole_rows = np.zeros(shape, bool)
     whole_rows[rows] = True
-    np.testing.assert_array_equal(whole_rows, expected, err_msg="row set")
+    np.testing.assert_array_equal(whole_rows, numpy_reads,
+                                  err_msg="row set")
 
   if expected is not None and expected.ndim:
     coordinates = np.nonzero(expected)

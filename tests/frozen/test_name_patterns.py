@@ -7,7 +7,6 @@ error naming it and the nearest names.
 """
 
 import json
-import subprocess
 import sys
 
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import tfpartial
 from tfpartial._frozen import _patterns
 
@@ -158,10 +158,9 @@ def test_verify_resolves_patterns_and_explains_them(tmp_path):
   after = checkpoint.write(str(tmp_path / "after" / "ckpt"))
   spec = tmp_path / "spec.json"
   spec.write_text('{"encoder_layer_*_attention_*_kernel": {"freeze": "0"}}')
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-m", "tfpartial", "verify", before, after,
-       "--spec", str(spec), "--explain"],
-      capture_output=True, text=True, timeout=300, check=False)
+       "--spec", str(spec), "--explain"], timeout=300)
   assert result.returncode == 1, result.stdout + result.stderr
   assert ("encoder_layer_*_attention_*_kernel -> "
           "encoder_layer_0_attention_key_kernel, "

@@ -281,21 +281,8 @@ def test_json_text_with_a_byte_order_mark_is_json(folder, x):
   assert tfpartial.load_spec(folder / "bom.json", [x]).frozen_mask(x)[0].all()
 
 
-def test_a_spec_that_is_not_a_regular_file_is_refused(folder, x):
-  with pytest.raises(ValueError, match=r"cannot read spec file '.*specs': it is a directory"):
-    tfpartial.load_spec(folder, [x])
-  if os.path.exists("/dev/zero"):  # Never read to its end.
-    with pytest.raises(ValueError, match=r"'/dev/zero': it is not a regular file"):
-      tfpartial.load_spec(pathlib.Path("/dev/zero"), [x])
-  fifo = folder / "pipe.json"
-  os.mkfifo(fifo)  # Opening a pipe with no writer must not hang.
-  with pytest.raises(ValueError, match=r"it is not a regular file"):
-    tfpartial.load_spec(fifo, [x])
-  np.save(folder / "m.npy", np.ones(SHAPE, bool))
-  os.mkfifo(folder / "p.npy")
-  (folder / "spec.json").write_text(_npy_spec("p.npy"))
-  with pytest.raises(ValueError, match=r"'p.npy' is not a regular file"):
-    tfpartial.load_spec(folder / "spec.json", [x])
+# A spec or mask file that is not a regular file (a folder, a device, a
+# FIFO), for every reader: tests/frozen/test_files.py.
 
 
 def test_a_spec_file_that_is_not_utf8_is_a_clear_error(folder, x):

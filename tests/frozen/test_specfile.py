@@ -177,13 +177,13 @@ def test_messages_end_with_one_period(x, tmp_path):
       tfpartial.load_spec(text, [x])
     message = str(error.value)
     assert message.endswith(".") and not message.endswith(".."), message
-  with pytest.raises(ValueError, match=r"No such file or directory\.$"):
+  with pytest.raises(ValueError, match=r"no such file\.$"):
     tfpartial.load_spec(tmp_path / "nothing.json", [x])
 
 
 def test_a_path_that_is_json_but_not_a_file_says_so(x):
   with pytest.raises(ValueError, match=(
-      r"cannot read spec file '12': No such file or directory \(as JSON "
+      r"cannot read spec file '12': no such file \(as JSON "
       r"text it is a number, and a spec is a JSON object\)\.")):
     tfpartial.load_spec("12", [x])
 

@@ -5,6 +5,8 @@ process-wide): `distribute_child.py` trains custom loops in replica context
 (Keras AdamW and TF1 Ftrl, on variables aggregated NONE and MEAN, with NaN
 gradients on the frozen elements) and `model.fit` inside `strategy.scope()`
 (with EMA, whose final swap runs in cross-replica context), then reports.
+On the newest TensorFlow the mirrored child also trains `compact=True`
+specs (`compact_scenarios`), in the same process.
 """
 
 import contextlib
@@ -44,14 +46,22 @@ def _check(results, replicas):
     assert result["trained"], f"{name}: the trainable elements did not train"
 
 
-def test_mirrored_strategy_on_three_logical_devices(tmp_path):
-  out = tmp_path / "mirrored.json"
+@pytest.fixture(scope="module", name="mirrored")
+def _mirrored(tmp_path_factory):
+  """The mirrored child's report (with the compact scenarios where
+  `helpers.MULTIPROCESS_ONCE`)."""
+  out = tmp_path_factory.mktemp("mirrored") / "mirrored.json"
+  compact = ["compact"] if helpers.MULTIPROCESS_ONCE else []
   result = subprocess.run(
       [sys.executable, str(HERE / "distribute_child.py"), "mirrored",
-       str(out)], capture_output=True, text=True, timeout=TIMEOUT,
+       str(out)] + compact, capture_output=True, text=True, timeout=TIMEOUT,
       env=_environment(), check=False)
   assert result.returncode == 0, result.stderr[-4000:]
-  results = json.loads(out.read_text())
+  return json.loads(out.read_text())
+
+
+def test_mirrored_strategy_on_three_logical_devices(mirrored):
+  results = {k: v for k, v in mirrored.items() if k != "compact"}
   _check(results, replicas=3)
   # What docs/guides/distribute.md says of TensorFlow and Keras, plain: a
   # replica-context assign to a MEAN variable of the values it holds moves
@@ -60,6 +70,25 @@ def test_mirrored_strategy_on_three_logical_devices(tmp_path):
   limits = results["limits"]
   assert limits["mean_assign_changed_bits"] > 0, limits
   assert limits["keras_optimizer_built_in_run"] is not None, limits
+
+
+@helpers.multiprocess_once
+def test_compact_under_the_mirrored_strategy(mirrored):
+  """`compact=True`: the small variable mirrored, the replicas identical,
+  each step bit for bit the split reference's (trained under the same
+  strategy), the Keras optimizers' state only for what trains."""
+  results = mirrored["compact"]
+  assert sorted(results) == [
+      "compact_fit_keras_adam_elements_ema", "compact_fit_keras_adam_rows",
+      "compact_loop_keras_adam_elements_MEAN", "compact_loop_v1_adam_rows"]
+  for name, result in results.items():
+    assert result["replicas"] == 3, name
+    assert result["reference"] is None, f"{name}: {result['reference']}"
+    assert result["identical"], f"{name}: the replicas differ"
+    if "keras" in name:
+      kind = "rows" if name.endswith("rows") else "elements"
+      assert result["state_shapes"] == ["()", "(3, 3)" if kind == "rows"
+                                        else "(8,)"], (name, result)
 
 
 def _free_ports(count):

@@ -115,11 +115,9 @@ def test_compact_rows_train_a_small_variable_per_part(strategy):
     spec = _spec(problem, "train_only", compact=True)
     start, after = _train(runner, problem, spec, "minimize",
                           _v1.AdamOptimizer(0.1))
-    # Float32 round-off: each small variable trains on Adam's dense kernel,
-    # whose vectorized body and scalar tail round differently (compact
-    # rows of an unpartitioned table are 2 ULPs off the sparse reference
-    # after these 3 steps, per part 4 to 12).
-    _check_trained(runner, start, after, _v1.AdamOptimizer(0.1), ulps=32)
+    # Bit for bit: each small variable gets the slices of its part's
+    # gradient, as the reference's variable gets them.
+    _check_trained(runner, start, after, _v1.AdamOptimizer(0.1))
     slots = {v.op.name for v in tf.compat.v1.global_variables()
              if "Adam" in v.op.name}
   # A part with frozen rows trains through a small variable of its rows;

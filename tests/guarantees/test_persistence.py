@@ -3,7 +3,6 @@ the way, restored values are the new truth, and nothing saved is lost."""
 
 import os
 import pathlib
-import subprocess
 import sys
 
 import keras
@@ -11,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 import helpers
+import processes
 import keras_problems as kp
 import tfpartial
 from problems import X0, X_FROZEN
@@ -70,9 +70,8 @@ def test_keras_weights_round_trip_and_resume(tmp_path):
 def _resume(directory, steps, kill_at=None):
   command = [sys.executable, str(HERE / "resume_child.py"), str(directory),
              str(steps)] + ([str(kill_at)] if kill_at else [])
-  return subprocess.run(command, capture_output=True, text=True, timeout=300,
-                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-                        check=False)
+  return processes.run(command, timeout=300,
+                       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
 
 
 def test_killed_trainer_resumes_from_its_last_checkpoint(tmp_path):
@@ -110,9 +109,8 @@ def test_saved_model_serves_without_tfpartial(tmp_path):
       input_signature=[tf.TensorSpec([None, 1], tf.float32)])
   tf.saved_model.save(module, str(tmp_path / "saved"))
   expected = model(kp.INPUTS).numpy().tolist()
-  result = subprocess.run(
-      [sys.executable, "-c", SERVE, str(tmp_path / "saved")],
-      capture_output=True, text=True, timeout=300, check=False,
+  result = processes.run(
+      [sys.executable, "-c", SERVE, str(tmp_path / "saved")], timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   assert result.stdout.strip().splitlines()[-1] == repr(expected)

@@ -7,7 +7,8 @@ shards by `FixedShardsPartitioner(2)`, each step scheduled by a
 reads for `FROZEN_IDS` ("div": `tf.nn.embedding_lookup`; "mod": the
 `tf.compat.v1` one's default); those lookups keep their bits and the others
 follow the split-variable reference. Then `tf.train.Checkpoint` both ways,
-into three shards, `tfpartial verify`, and a tf_keras `Embedding`.
+into three shards, `tfpartial verify`, a tf_keras `Embedding`, and (on the
+newest TensorFlow) `compact=True`.
 """
 
 import json
@@ -16,6 +17,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import helpers
@@ -30,9 +32,11 @@ TIMEOUT = 600
 def _results(tmp_path_factory):
   folder = tmp_path_factory.mktemp("sharded")
   out = folder / "results.json"
+  compact = ["compact"] if helpers.MULTIPROCESS_ONCE else []
   result = subprocess.run(
       [sys.executable, str(HERE / "sharded_child.py"), str(out),
-       str(folder)], capture_output=True, text=True, timeout=TIMEOUT,
+       str(folder)] + compact, capture_output=True, text=True,
+      timeout=TIMEOUT,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, check=False)
   assert result.returncode == 0, result.stderr[-4000:]
   return json.loads(out.read_text())
@@ -82,10 +86,33 @@ def test_mod_numbers_a_min_size_layout_as_the_lookup_reads_it(results):
   assert result["spec_rows"] == result["read_rows"] == [3, 4, 7, 8]
 
 
-def test_compact_is_refused_for_a_sharded_table(results):
-  assert results["compact"]["error"].startswith(
-      "`compact` is not available for variable 'emb' of shape (10, 3) in 2 "
-      "shards, a ShardedVariable")
+@helpers.multiprocess_once
+@pytest.mark.parametrize("scenario", ["compact_rows_div_wrap",
+                                      "compact_elements_mod_spec",
+                                      "compact_rows_late",
+                                      "compact_new_rows"])
+def test_compact_trains_a_small_variable_per_shard(results, scenario):
+  """`compact=True` on a ShardedVariable: a small variable per shard, on
+  its parameter server, made with the spec (a spec loaded without
+  variables: where the wrapped optimizer is built); the split reference
+  bit for bit; the optimizer's state only for what trains, beside each
+  shard (none for a shard all frozen, even with `wrap`); a `tf.train.Checkpoint` of the small variables and their slots."""
+  result = results[scenario]
+  assert result["frozen_held"], f"{scenario}: a frozen element moved"
+  assert result["trained"], f"{scenario}: a trainable element stayed"
+  assert result["reference_ulps"] == 0, result
+  # m and v, of each shard's trainable rows (elements), on its server.
+  assert sum(np.prod(shape) for shape in result["slot_shapes"]) == (
+      2 * result["trainable"]), result
+  assert [5, 3] not in result["slot_shapes"], result
+  if scenario == "compact_new_rows":  # The first shard all frozen: no state.
+    assert result["slot_devices"] == result["shard_devices"][1:], result
+  else:
+    assert result["slot_devices"] == sorted(result["shard_devices"]), result
+  # The checkpoint holds the small variables (one per shard) and their
+  # slots (two each, sorted beside them): the compact layout.
+  slots = result["slot_shapes"]
+  assert result["checkpoint"] == sorted(slots + slots[::2]), result
 
 
 def test_a_tf_keras_embedding_under_the_strategy(results):

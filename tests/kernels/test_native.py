@@ -218,27 +218,27 @@ def _cached(tmp_path, copier):
 
 def _group_writable(library):
   library.chmod(0o720)
-  return "has mode 0720: group or others may write it"
+  return "{library} has mode 0720: group or others may write it"
 
 
 def _symbolic_link(library):
   target = library.with_name("elsewhere.so")
   library.rename(target)
   library.symlink_to(target)
-  return "cannot be opened (a symbolic link?)"
+  return "cannot read {library}: it is a symbolic link, which is not followed"
 
 
 def _fifo(library):
   library.unlink()
   os.mkfifo(library, 0o600)
-  return "is not a regular file"
+  return "cannot read {library}: it is a FIFO (named pipe), not a regular file"
 
 
 def _someone_elses(library):
   if os.getuid() != 0:
     pytest.skip("only root can give a file away")
   os.chown(library, fakes.OTHER_UID, fakes.OTHER_UID)
-  return f"belongs to uid {fakes.OTHER_UID}, not to this user"
+  return f"{{library}} belongs to uid {fakes.OTHER_UID}, not to this user"
 
 
 @pytest.mark.parametrize("spoil", [_group_writable, _symbolic_link, _fifo,
@@ -253,7 +253,7 @@ def test_a_cached_library_that_fails_a_check_is_never_opened_for_loading(
       _cache.open_library(folder, cache, key)
   finally:
     os.close(folder)
-  assert str(error.value).startswith(f"{library} {problem}")
+  assert str(error.value).startswith(problem.format(library=library))
 
 
 def test_a_record_that_names_another_file_is_refused(tmp_path, copier):

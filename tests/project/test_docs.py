@@ -22,6 +22,9 @@ How a page's blocks are tested (docs/writing-docs.md says it for writers):
 - An HTML comment on the line before a fence changes that: `<!-- docs-test:
   no-run: REASON -->` (not run, and rare), `<!-- docs-test: keras3 -->` or
   `<!-- docs-test: tf_keras -->` (skipped, saying why, where that Keras is
+  missing), `<!-- docs-test: tfmot -->` (a tfmot-pruned tf_keras model on
+  Keras 3: skipped where tfmot, tf_keras or Keras 3 is missing),
+  `<!-- docs-test: keras_hub -->` (skipped where the keras_hub package is
   missing), `<!-- docs-test: tf_estimator -->` (skipped where TensorFlow
   has no `tf.estimator`: after 2.15), `<!-- docs-test: bench -->` (a
   `tfpartial bench` table measured once: its cases and columns are
@@ -46,6 +49,8 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 import pytest
+
+import processes
 
 ROOT = pathlib.Path(__file__).parent.parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -202,6 +207,16 @@ def _skip_for(directive: str) -> Optional[str]:
       return f"a Keras 3 example; this TensorFlow ships Keras {keras.__version__}"
   if directive == "tf_keras" and importlib.util.find_spec("tf_keras") is None:
     return "a tf_keras example; the tf_keras package is not installed"
+  if directive == "tfmot":  # A tf_keras model pruned by tfmot, on Keras 3.
+    missing = [name for name in ("tensorflow_model_optimization", "tf_keras")
+               if importlib.util.find_spec(name) is None]
+    if missing or _skip_for("keras3"):
+      return ("a tfmot example on Keras 3; "
+              + (f"{', '.join(missing)} not installed" if missing
+                 else str(_skip_for("keras3"))))
+  if directive == "keras_hub" and importlib.util.find_spec(
+      "keras_hub") is None:
+    return "a keras_hub example; the keras_hub package is not installed"
   if directive == "tf_estimator":
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
     if not hasattr(tf, "estimator"):
@@ -213,9 +228,8 @@ def _skip_for(directive: str) -> Optional[str]:
 def _run_python(block: Block, folder: pathlib.Path) -> str:
   script = folder / f"docs_block_{block.line}.py"
   script.write_text(block.code, encoding="utf-8")
-  result = subprocess.run([sys.executable, script.name], cwd=folder, env=ENV,
-                          capture_output=True, text=True, timeout=TIMEOUT,
-                          check=False)
+  result = processes.run([sys.executable, script.name], cwd=folder, env=ENV,
+                         timeout=TIMEOUT)
   assert result.returncode == 0, (
       f"{block.id} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
   return result.stdout
@@ -224,8 +238,7 @@ def _run_python(block: Block, folder: pathlib.Path) -> str:
 @functools.lru_cache(maxsize=None)
 def _run_pure(command: Tuple[str, ...]) -> Tuple[int, str, str]:
   """Runs a command whose output depends on no file (`tfpartial demo`), once."""
-  result = subprocess.run(command, env=ENV, capture_output=True, text=True,
-                          timeout=TIMEOUT, check=False)
+  result = processes.run(command, env=ENV, timeout=TIMEOUT)
   return result.returncode, result.stdout, result.stderr
 
 
@@ -252,9 +265,8 @@ def _run_console(block: Block, folder: pathlib.Path) -> None:
     elif text.strip() == "tfpartial demo":
       status, out, err = _run_pure(tuple(_command(text)))
     else:
-      result = subprocess.run(_command(text), cwd=folder, env=ENV,
-                              capture_output=True, text=True, timeout=TIMEOUT,
-                              check=False)
+      result = processes.run(_command(text), cwd=folder, env=ENV,
+                             timeout=TIMEOUT)
       status, out, err = result.returncode, result.stdout, result.stderr
     if out.strip() or status == 0:
       printed, expected = out, "\n".join(shown)
@@ -330,9 +342,9 @@ def _bench_cases(text: str) -> List[str]:
 def _check_bench(block: Block) -> None:
   """A measured bench table shows the cases `tfpartial bench` has today,
   every one of them."""
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-m", "tfpartial", "bench", "--quick", "--rounds", "1"],
-      env=ENV, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+      env=ENV, timeout=TIMEOUT)
   assert result.returncode == 0, result.stderr[-3000:]
   shown = _bench_cases(block.code)
   assert len(shown) >= 9, block.code
@@ -388,8 +400,8 @@ def test_every_block_is_run_or_shown_for_a_reason():
       assert block.directive == "output", (
           f"{block.id}: an output block must follow its python block")
       continue
-    assert block.directive in ("", "keras3", "tf_keras", "tf_estimator",
-                               "bench") or (
+    assert block.directive in ("", "keras3", "tf_keras", "keras_hub",
+                               "tf_estimator", "tfmot", "bench") or (
         block.directive.startswith("no-run: ")
         and len(block.directive) > len("no-run: ") + 10), (
             f"{block.id}: unknown docs-test directive {block.directive!r}")
@@ -494,22 +506,14 @@ def test_docstring_doctests_are_fenced_for_the_site():
       "  >>> kept\n")
 
 
-def test_the_site_builds_strictly(tmp_path):
-  """`mkdocs build --strict`: no broken link, no missing API reference."""
-  missing = [name for name in ("mkdocs", "material", "mkdocstrings_handlers")
-             if importlib.util.find_spec(name) is None]
-  if missing:
-    pytest.skip(f"the docs extra is not installed ({', '.join(missing)} "
-                "missing): pip install '.[docs]'")
-  result = subprocess.run(
-      [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
-       str(ROOT / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
-      capture_output=True, text=True, timeout=TIMEOUT, check=False,
-      env={**ENV, "NO_MKDOCS_2_WARNING": "1"})
-  assert result.returncode == 0, result.stdout + result.stderr
-  reference = (tmp_path / "site" / "reference" / "index.html").read_text()
+def test_the_site_builds_strictly(built_site):
+  """`mkdocs build --strict`: no broken link, no missing API reference
+  (the build is conftest.py's, shared with test_site_in_browser.py)."""
+  assert built_site.returncode == 0, built_site.log
+  site = built_site.folder
+  reference = (site / "reference" / "index.html").read_text()
   for name in ("tfpartial.freeze", "tfpartial.train_only", "tfpartial.load_spec",
                "tfpartial.spec_of", "tfpartial.FreezeSpec.mask",
                "tfpartial.FreezeSpec.apply_gradients", "tfpartial.FreezeSpec.wrap"):
     assert f'id="{name}"' in reference, name
-  assert (tmp_path / "site" / "drift.png").is_file()
+  assert (site / "drift.png").is_file()

@@ -3,18 +3,18 @@
 import os
 import pathlib
 import re
-import subprocess
 import sys
 
 import pytest
+
+import processes
 
 EXAMPLES = pathlib.Path(__file__).parent.parent.parent / "legacy_examples"
 
 
 def _run(name, *args):
-  result = subprocess.run(
-      [sys.executable, str(EXAMPLES / name), *args], capture_output=True,
-      text=True, timeout=300, check=False,
+  result = processes.run(
+      [sys.executable, str(EXAMPLES / name), *args], timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode == 0, result.stderr[-3000:]
   return result.stdout
@@ -105,10 +105,10 @@ def test_a_shadow_variable_added_to_a_running_job_cannot_resume(tmp_path):
   (tmp_path / "idiom.py").write_text(idiom)
   run = str(tmp_path / "run")
   _run("monitored_session.py", "--checkpoint_dir", run, "--last_step", "5")
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, str(tmp_path / "idiom.py"), "--checkpoint_dir", run,
-       "--last_step", "8"], capture_output=True, text=True, timeout=300,
-      check=False, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+       "--last_step", "8"], timeout=300,
+      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert result.returncode != 0 and not result.stdout, result.stdout
   assert "NotFoundError: Key shadow not found in checkpoint" in result.stderr
   resumed = _run("monitored_session.py", "--checkpoint_dir", run,

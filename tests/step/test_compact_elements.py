@@ -164,11 +164,16 @@ def _handed(monkeypatch, cls):
   return grad, small_grad
 
 
-def test_the_sparse_gradient_stays_sparse_for_a_lazy_optimizer(monkeypatch):
-  """A lazy (row-sparse) optimizer gets IndexedSlices of the small vector:
-  the trainable elements of the looked-up rows, duplicates kept."""
-  grad, small_grad = _handed(monkeypatch,
-                             tf.compat.v1.train.GradientDescentOptimizer)
+@pytest.mark.parametrize("cls", [tf.compat.v1.train.GradientDescentOptimizer,
+                                 tf.compat.v1.train.AdamOptimizer],
+                         ids=["lazy", "not_lazy"])
+def test_the_sparse_gradient_stays_sparse_repeats_and_all(monkeypatch, cls):
+  """Every optimizer, lazy (row-sparse) or not, gets IndexedSlices of the
+  small vector: the trainable elements of the looked-up rows, repeated ids
+  kept, in order, as the split reference's own gradient holds them. (Once
+  an optimizer that is not lazy got their sums, a dense gradient: Keras'
+  Adam then squared the sums where it squares each slice.)"""
+  grad, small_grad = _handed(monkeypatch, cls)
   assert isinstance(small_grad, tf.IndexedSlices)
   positions = np.cumsum(TRAIN.reshape(-1)).reshape(TRAIN.shape) - 1
   looked_up = TRAIN[IDS]
@@ -176,18 +181,6 @@ def test_the_sparse_gradient_stays_sparse_for_a_lazy_optimizer(monkeypatch):
                                 positions[IDS][looked_up])
   helpers.assert_same_bits(small_grad.values.numpy(),
                            grad.values.numpy()[looked_up], "values")
-
-
-def test_the_sparse_gradient_is_summed_for_an_optimizer_that_densifies(
-    monkeypatch):
-  """TF1 Adam decays every element: it gets the dense gradient of the
-  vector, each element the sum of its slices, as densifying would."""
-  grad, small_grad = _handed(monkeypatch, tf.compat.v1.train.AdamOptimizer)
-  assert isinstance(small_grad, tf.Tensor)
-  dense = np.zeros(TABLE0.shape, np.float32)
-  np.add.at(dense, IDS, grad.values.numpy())
-  helpers.assert_same_bits(small_grad.numpy(), dense[TRAIN],
-                           "the small variable's gradient")
 
 
 def test_compact_elements_round_trip_through_spec_files(tmp_path):
@@ -292,18 +285,49 @@ def test_under_xla_tensorflow_scatters(compiled_kernel):
 
 @pytest.mark.parametrize("index", [np.s_[1:], ~X_FROZEN], ids=["rows",
                                                               "elements"])
-def test_compact_under_a_strategy_is_a_clear_error(index):
-  """A mirrored variable (one replica: no logical devices needed) cannot
-  train compact; the step says so before it changes anything."""
+def test_compact_under_a_strategy_trains_a_mirrored_small_variable(index):
+  """A mirrored variable (one replica: no logical devices needed; three,
+  against the split reference, in tests/guarantees/test_distribute.py)
+  trains compact through a small variable mirrored too, made with the spec;
+  `spec.apply_gradients` in `strategy.run`."""
   strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
   with strategy.scope():
     x = tf.Variable(X0, name="x_mirrored")
-    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5)
   spec = tfpartial.train_only(x, index, compact=True)
-  with pytest.raises(ValueError, match=r"`compact=True` does not train "
-                     r"variable 'x_mirrored' of shape \(3, 4\), a variable "
-                     r"of a tf.distribute strategy"):
-    spec.apply_gradients(optimizer, [(tf.ones_like(X0), x)])
+  frozen = spec.frozen_mask(x)
+
+  @tf.function
+  def step():
+    strategy.run(lambda: spec.apply_gradients(
+        optimizer, [(tf.ones_like(X0), x)]))
+
+  step()
+  helpers.assert_same_bits(x.numpy()[frozen], X0[frozen], "frozen")
+  helpers.assert_same_bits(x.numpy()[~frozen],
+                           X0[~frozen] - np.float32(0.5), "trained")
+
+
+def test_compact_under_a_strategy_needs_its_small_variable_before_run():
+  """A spec bound inside `strategy.run` (loaded without variables) would
+  make its small variable there: a ValueError naming the variable, before
+  anything changes."""
+  strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+  with strategy.scope():
+    x = tf.Variable(X0, name="x_late")
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5)
+  spec = tfpartial.load_spec('{"x_late": {"train_only": "1:", '
+                             '"compact": true}}')
+
+  @tf.function
+  def step():
+    strategy.run(lambda: spec.apply_gradients(
+        optimizer, [(tf.ones_like(X0), x)]))
+
+  with pytest.raises(ValueError, match=r"the small variable of "
+                     r"`compact=True` for variable 'x_late' of shape \(3, 4\) "
+                     r"would be made inside `strategy.run`"):
+    step()
   helpers.assert_same_bits(x.numpy(), X0, "x after the refused step")
 
 
@@ -320,3 +344,24 @@ def test_compact_elements_of_a_variable_of_2_31_elements_or_more_refused():
   rows = _value._static(small, (2**16, 2**15), np.s_[5:], trains=True,
                         compact=True)
   assert rows.compact and rows.row_set is not None
+
+
+def test_the_compiled_scatter_writes_no_variable_of_another_task():
+  """A parameter server's shard (another task, which may not have loaded
+  the library) is written by TensorFlow's scatter; a CPU variable of this
+  process by the compiled one. Where the variable is, not the variable,
+  decides: stand-ins with a device and a dtype."""
+  from tfpartial._step import _compact  # pylint: disable=g-import-not-at-top
+
+  class Placed:
+
+    def __init__(self, device):
+      self.device, self.dtype = device, tf.float32
+
+  assert _compact._scatters(Placed("/job:localhost/replica:0/task:0/"
+                                   "device:CPU:0"))
+  assert _compact._scatters(Placed(""))
+  assert not _compact._scatters(Placed("/job:ps/replica:0/task:1/"
+                                       "device:CPU:0"))
+  assert not _compact._scatters(Placed("/job:localhost/replica:0/task:0/"
+                                       "device:GPU:0"))

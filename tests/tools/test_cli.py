@@ -2,6 +2,7 @@
 
 import io
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -12,15 +13,19 @@ import numpy as np
 from hypothesis import strategies as st
 import pytest
 
+import processes
+from tfpartial import cli
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _bench
 from tfpartial._tools.bench import _measure
 
 
+_LEGACY = pathlib.Path(__file__).parent.parent.parent / "legacy_examples"
+
+
 def _tfpartial(*args):
-  return subprocess.run(
-      [sys.executable, "-m", "tfpartial", *args], capture_output=True,
-      text=True, timeout=300, check=False,
+  return processes.run(
+      [sys.executable, "-m", "tfpartial", *args], timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
 
 
@@ -70,11 +75,13 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
   letters = [row[1] for row in rows]
   # (j) four optimizers, (k) three frozen fractions, (m) ten memory
   # configurations, (n) five builds (three without Keras 2), (o) five
-  # Keras and three v1 fractions, each an optimizer step and a whole one.
+  # Keras and three v1 fractions, each an optimizer step and a whole one,
+  # (r) Keras, v1 and Keras under a strategy.
   expected = ("abcdefghi" + "j" * 4 + "k" * 3 + "l" + "m" * 10)
   joined = "".join(letters)
-  assert joined.startswith(expected) and joined.endswith("o" * 16), out
-  assert joined[len(expected):-16] in ("nnnnn", "nnn"), out
+  assert joined.startswith(expected) and joined.endswith(
+      "o" * 16 + "r" * 3), out
+  assert joined[len(expected):-19] in ("nnnnn", "nnn"), out
   # Tiny sizes say nothing of the machine: no target, no verdict.
   header = out.splitlines()[1]
   assert header.split() == ["case", "plain", "tfpartial", "ratio", "middle",
@@ -92,17 +99,56 @@ def test_bench_quick_runs_every_case_and_claims_nothing():
         float, (plain, partial, ratio, first, third))
     assert unit == unit2 == {"m": "MiB", "n": "s"}.get(row[1], "ms"), row
     assert plain > 0 and partial > 0
+    # The median of the per-round ratios, inside their middle half. How
+    # it relates to the two medians beside it depends on the machine's
+    # load (no timing is asserted in a unit test).
     assert first <= ratio <= third, row
-    if unit == "ms":
-      # The median of per-round ratios, not the ratio of medians (and the
-      # times are rounded to 0.01 ms), so within a factor of 2 of it.
-      assert 0.5 * ratio < partial / plain < 2 * ratio, row
   assert re.search(r"optimizer state [\d.]+ MiB vs [\d.]+ MiB \(0\.\d+%\)",
                    rows[2]), rows[2]
   if _native.compiler() is not None:  # (a) and (b) used the kernel.
     for row in rows[:2]:
       assert row.split("  ")[0].endswith(", compiled kernel"), row
+  else:  # A kernel that did not run is never claimed.
+    assert "compiled kernel" not in "".join(rows), out
   assert "round" in result.stderr  # The progress line.
+
+
+def _closed_pipe():
+  """A text stream to a pipe whose reader has left, as `| head -1` leaves."""
+  read, write = os.pipe()
+  os.close(read)
+  return os.fdopen(write, "w")
+
+
+def test_a_reader_that_leaves_ends_the_demo_as_it_ends_verify(monkeypatch,
+                                                               capsys):
+  """`tfpartial demo | head -1`: no traceback, the demo's own status."""
+  with _closed_pipe() as stdout:
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert cli.main(["demo"]) == 0
+  assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("stdout", ["closed pipe", "/dev/full"])
+def test_scan_keeps_its_verdict_whatever_stdout_does(stdout):
+  """In a process of its own: what Python holds for stdout at exit must
+  not fail either."""
+  command = [sys.executable, "-m", "tfpartial", "scan", str(_LEGACY)]
+  if stdout == "/dev/full":
+    with open("/dev/full", "w", encoding="utf-8") as full:
+      result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120, check=False)
+    err = result.stderr
+    assert "stdout (No space left on device)" in err, err
+  else:
+    process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # The reader leaves before the report.
+    _, err = process.communicate(timeout=120)
+    result = process
+  assert result.returncode == 1, err  # Found: the legacy idioms.
+  assert "Traceback" not in err and "Broken pipe" not in err, err
+  assert "finding(s) in" in err, err
 
 
 def test_bench_runs_the_cases_asked_for():
@@ -115,7 +161,7 @@ def test_bench_runs_the_cases_asked_for():
 def test_bench_rejects_a_case_that_is_not_one(cases):
   result = _tfpartial("bench", "--quick", "--case", cases)
   assert result.returncode == 2
-  assert "--case: must be case letters from a to o" in result.stderr
+  assert "--case: must be case letters from a to r" in result.stderr
 
 
 def test_bench_memory_reports_the_child_s_peak_not_the_parent_s():
@@ -241,9 +287,8 @@ def _verify_run(tmp_path, env):
       f"tf.train.Checkpoint(v=v).write({str(tmp_path / 'a' / 'ckpt')!r})\n"
       "v.assign_add([[0, 0, 0], [1, 1, 1]])\n"
       f"tf.train.Checkpoint(v=v).write({str(tmp_path / 'b' / 'ckpt')!r})\n")
-  subprocess.run([sys.executable, "-c", script], check=True, timeout=300,
-                 capture_output=True, env={**os.environ,
-                                           "TF_CPP_MIN_LOG_LEVEL": "3"})
+  processes.run([sys.executable, "-c", script], check=True, timeout=300,
+                env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   (tmp_path / "spec.json").write_text('{"v": {"freeze": "0"}}')
   return subprocess.run(
       [sys.executable, "-m", "tfpartial", "verify", str(tmp_path / "a" / "ckpt"),

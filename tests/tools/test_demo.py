@@ -13,6 +13,8 @@ import zlib
 
 import pytest
 
+import processes
+
 ROOT = pathlib.Path(__file__).parent.parent.parent
 COMMITTED = ROOT / "docs" / "drift.png"
 METADATA = "tfpartial-drift"  # _demo.PLOT_METADATA; read here as a user would.
@@ -22,9 +24,8 @@ HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
 def _run(*code_or_args, code=None):
   command = [sys.executable, "-c", code] if code else [
       sys.executable, "-m", "tfpartial", *code_or_args]
-  return subprocess.run(command, capture_output=True, text=True, timeout=600,
-                        check=False,
-                        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  return processes.run(command, timeout=600,
+                       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
 
 
 def png_chunks(data: bytes):

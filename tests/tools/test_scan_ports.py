@@ -10,12 +10,13 @@ import pytest
 
 from tests.tools import scan_scripts
 
+import processes
+
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
 def _run(args, folder, timeout=300):
-  return subprocess.run(args, cwd=folder, capture_output=True, text=True,
-                        timeout=timeout, check=False, env=ENV)
+  return processes.run(args, cwd=folder, timeout=timeout, env=ENV)
 
 
 def _scan_diff(folder, name):

@@ -12,6 +12,7 @@ import pytest
 import tensorflow as tf
 
 import helpers
+import processes
 import problems
 import tfpartial
 from problems import X0
@@ -51,9 +52,9 @@ def _spec_file(tmp_path, text=SPEC):
 
 
 def _run(*args):
-  result = subprocess.run(
+  result = processes.run(
       [sys.executable, "-m", "tfpartial", "verify", *map(str, args)],
-      capture_output=True, text=True, timeout=300, check=False,
+      timeout=300,
       env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   return result.returncode, result.stdout, result.stderr
 
@@ -466,6 +467,13 @@ def test_every_name_is_found_before_any_read_then_one_variable_at_a_time(
 
     def names(self):
       return self.reader.names()
+
+    def unnamed(self):
+      return self.reader.unnamed()
+
+    @property
+    def saved_format(self):
+      return self.reader.saved_format
 
     def read(self, stored):
       events.append(("read", self.label, self.found[stored.key]))

@@ -59,6 +59,9 @@ def _files(tmp_path):
   kernel = model.get_layer("frozen").kernel
   spec = tmp_path / "spec.json"
   tfpartial.freeze(kernel).to_json(spec)
+  # By hand, with no "saved" places: the file's own names are all there is.
+  (tmp_path / "by_name.json").write_text(
+      '{"net/frozen/kernel": {"freeze": "..."}}')
   model.save_weights(tmp_path / "before.weights.h5")
   model.save(tmp_path / "before.keras")
   before_kernel = kernel.numpy()
@@ -81,11 +84,13 @@ def _loaded_kernel(path):
   return model.get_layer("frozen").kernel.numpy()
 
 
+@pytest.mark.parametrize("spec_name", ["spec.json", "by_name.json"])
 @pytest.mark.parametrize("before_name", ["before.weights.h5", "before.keras"])
 @pytest.mark.parametrize("after_name", ["after.weights.h5", "after.keras"])
 def test_a_forged_keras_file_is_not_ok(files, capsys, before_name,
-                                       after_name):
+                                       after_name, spec_name):
   folder, before_kernel, spec = files
+  spec = folder / spec_name
   loaded = _loaded_kernel(folder / after_name)
   changed_by_keras = int(
       (helpers.bits(loaded) != helpers.bits(before_kernel)).sum())
@@ -99,6 +104,12 @@ def test_a_forged_keras_file_is_not_ok(files, capsys, before_name,
   if after_name.endswith(".keras"):  # config.json says where each layer is.
     assert ("the group layers/dense is named 'free', but config.json puts "
             "the layer 'frozen' there" in err), err
+  elif spec_name == "spec.json":  # Where the model saves it: another's.
+    assert ("the spec says the model it was written from saves "
+            "'net/frozen/kernel' at layers/dense/vars/0 (its \"saved\" "
+            "place for this kind of file), but " in err
+            and "after.weights.h5 holds one of the layer 'free' there" in err
+            ), err
   else:  # Only the name attributes say it, and the two files disagree.
     assert ("'net/frozen/kernel' is layers/dense/vars/0 in " in err
             and "but layers/dense_1/vars/0 in " in err), err
@@ -137,7 +148,12 @@ def test_an_archive_forged_with_its_config_too_is_refused(files, capsys):
                 .replace(b'"free"', b'"frozen"').replace(b'"@"', b'"free"'))
       target.writestr(member, data)
   code = cli.main(["verify", str(folder / "before.keras"), str(rewritten),
-                   "--spec", str(spec)])
+                   "--spec", str(folder / "by_name.json")])
   out, err = capsys.readouterr()
   assert code == 2 and out == "", out + err
   assert "'net/frozen/kernel' is layers/dense/vars/0 in " in err, err
+  code = cli.main(["verify", str(folder / "before.keras"), str(rewritten),
+                   "--spec", str(spec)])
+  out, err = capsys.readouterr()
+  assert code == 2 and out == "", out + err
+  assert "consistent.keras holds one of the layer 'free' there" in err, err

@@ -33,7 +33,13 @@ def freeze(variable: Variable, index: Index = None, *,
       NumPy's semantics exactly. Negative indices count from the end. None
       freezes the whole variable. A bool variable of the full shape is a
       mask read at every step: assign it between steps to change the
-      freeze without retracing.
+      freeze without retracing. A criterion (`tfpartial.zeros()`,
+      `largest`, `smallest`, `n_of_m`, `random_subset`) selects from the
+      variable's value now, once: values assigned later do not move it.
+      One index reads two ways and is refused: an integer array of the
+      variable's full shape holding only 0s and 1s (a TF1 0/1 mask made
+      `int`), which NumPy reads as row numbers; say `index.astype(bool)`
+      for the mask, `np.s_[index, ...]` for the rows.
     partition_strategy: for a table of several parts along its rows, and
       then required (unless `index` is None or `...`): how `index` numbers
       rows. `"div"`: the checkpoint's rows, as `tf.nn.embedding_lookup`
@@ -48,7 +54,8 @@ def freeze(variable: Variable, index: Index = None, *,
   Raises:
     TypeError: `variable` is not a variable, or `index` holds a float, a
       string or another type NumPy would not index with.
-    ValueError: a boolean mask does not fit the variable's shape; a table
+    ValueError: a boolean mask does not fit the variable's shape; `index`
+      reads two ways (a full-shape integer array of 0s and 1s); a table
       of several parts is indexed without `partition_strategy`, or it is
       given for a variable that is not a table.
     IndexError: an index is out of range.
@@ -76,9 +83,11 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
       then cost only what trains, and frozen elements are never read or
       written by a step. The optimizer's checkpoint differs from a plain
       run's (its slots belong to the small variable). A TF1 partitioned
-      table gets a small variable per part that has both frozen and
-      trainable elements; a TF2 `ShardedVariable`, or any variable of a
-      tf.distribute strategy, is refused.
+      table, or a TF2 `ShardedVariable`, gets a small variable per part
+      that has both frozen and trainable elements (a shard's on its
+      parameter server); a mirrored variable a mirrored one. Those of a
+      tf.distribute strategy are made now, as a step inside
+      `strategy.run` cannot make them.
     partition_strategy: as for `freeze`.
 
   Returns:
@@ -87,7 +96,7 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
   Raises:
     TypeError, ValueError, IndexError: as for `freeze`; ValueError also
       when `compact` is asked of a mask variable (a mask read at every
-      step) or of a `ShardedVariable`.
+      step).
 
   >>> w = tf.Variable(tf.zeros([2, 2]), name="w")
   >>> tfpartial.train_only(w, np.eye(2, dtype=bool)).frozen_mask(w)
@@ -108,12 +117,19 @@ def load_spec(text_or_path: _specfile.PathOrText,
   Estimator (which calls its optimizer before any model variable exists)
   and for trainers that make the optimizer before the model. Pass it to
   `wrap` (or step with it); a name that no variable of that step has is a
-  ValueError at that step, naming it and the nearest names. Until it has
-  stepped it cannot tell its `variables`, `frozen_mask`, `to_json` or `|`.
+  ValueError at that step, naming it and the nearest names. A variable a
+  later step shows first (a layer built later, a second model, a
+  retrace) is bound at that step if a name or pattern matches it. Several
+  optimizers may each be wrapped with it (a wide & deep Estimator's
+  two): each binds what it trains, and a name none of them has by the
+  end of the first step of each is the ValueError. Until it has stepped
+  it cannot tell its `variables`, `frozen_mask`, `to_json` or `|`.
 
   Args:
     text_or_path: JSON text, or the path of a spec file (`.npy` masks it
-      names are read relative to it).
+      names are read relative to it). A criterion in it
+      (`{"where": "zero"}`, ...) selects from the variables' values when
+      the spec binds: now, or without `variables` at its first step.
     variables: the variables to bind: an iterable, a name -> variable
       mapping, or a `tf.Module` / Keras model (its `.variables`). Names are
       checkpoint names: `x` for the TF1 `x:0`, a Keras variable's `path`.

@@ -24,6 +24,7 @@ from tfpartial._frozen._types import (GradAndVar, Gradient, GradsAndVars, Index,
                                       Loss, Optimizer, OptimizerT, Variable)
 from tfpartial._frozen._value import SpecValue
 from tfpartial._step import _checks
+from tfpartial._step import _compact
 from tfpartial._step import _mask
 from tfpartial._step import _mode
 
@@ -73,6 +74,11 @@ class FreezeSpec:
   def _of(cls, value: SpecValue) -> "FreezeSpec":
     spec = cls()
     object.__setattr__(spec, "_value", value)
+    # What trains compact gets its small variable now, where the spec is
+    # made eagerly: a step inside `strategy.run` cannot make a strategy's,
+    # and a checkpoint restored before the first step finds it.
+    _compact.make_ahead((variable, value.selection(variable))
+                        for variable in value.step_variables)
     return spec
 
   @classmethod
@@ -243,7 +249,9 @@ class FreezeSpec:
 
     Fully frozen variables are left out of the update (so the optimizer
     makes no state for them); a wrapped optimizer (`wrap`) keeps them
-    instead, for a plain run's checkpoint layout.
+    instead, for a plain run's checkpoint layout. Given an optimizer
+    wrapped with this spec (or one that freezes all it does), the wrapped
+    optimizer steps once under its own spec.
 
     Args:
       optimizer: an optimizer of one of the families above, plain or
@@ -265,7 +273,7 @@ class FreezeSpec:
     family = _optimizers.family_of(optimizer)
     pairs = _checks.pairs_of(grads_and_vars)
     value = self._bound([variable for _, variable in pairs])
-    return _family.plain_step(family, value, optimizer, pairs, kwargs)
+    return _step(family, value, optimizer, pairs, kwargs)
 
   @_not_converted
   def minimize(self, optimizer: Optimizer, loss: Loss,
@@ -309,8 +317,7 @@ class FreezeSpec:
       value = self._unbound.bind(_late.candidates(var_list))
     pairs, apply_kwargs = family.gradients(value, optimizer, loss,
                                            var_list, kwargs)
-    return _family.plain_step(family, value, optimizer, pairs,
-                              apply_kwargs)
+    return _step(family, value, optimizer, pairs, apply_kwargs)
 
   def wrap(self, optimizer: OptimizerT) -> OptimizerT:
     """An optimizer of the same class whose every update honours the spec.
@@ -381,3 +388,30 @@ class FreezeSpec:
     }
     """
     return self._known("spec.to_json").to_json(path)
+
+
+def _step(family: _family.Family, value: SpecValue, optimizer: Optimizer,
+          pairs: List[GradAndVar], kwargs: Any) -> Any:
+  """`spec.apply_gradients` and `spec.minimize`'s step.
+
+  An optimizer wrapped with a spec that holds this one steps once, as its
+  own apply does: the wrapped optimizer's spec is the union, and its
+  checkpoint layout is kept. (Stepping under this spec and then under the
+  wrapped one would hand the wrapped optimizer a compact spec's small
+  variable, which its spec does not name.) Another spec steps under both,
+  each guard inside the other, unless one of them trains compact: then
+  one step cannot serve both, and it says how to make one spec of them.
+  """
+  own = _wrap.carried(optimizer, [variable for _, variable in pairs])
+  if own is not None and own.holds(value):
+    return family.apply(optimizer, pairs, kwargs)
+  if own is not None and any(
+      selection.compact for spec in (own, value)
+      for _, selection in spec.items()):
+    raise ValueError(
+        f"the optimizer is wrapped with another spec ({own.describe()}) "
+        f"than the one stepping it ({value.describe()}), and one of them "
+        "trains `compact`: step with one spec, e.g. "
+        "`(spec | other).wrap(optimizer)`, or call the wrapped optimizer's "
+        "own apply_gradients.")
+  return _family.plain_step(family, value, optimizer, pairs, kwargs)

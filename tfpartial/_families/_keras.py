@@ -96,8 +96,12 @@ class PartialKerasOptimizer(_KerasOptimizer):
     value = self._tfpartial_value(variables)
     trained = {id(v) for v in variables}
     # Fully frozen variables may be missing: masking already dropped them.
+    # A spec bound by name holds what every optimizer sharing it trains,
+    # and has checked its names itself.
+    late = self.__dict__.get("_tfpartial_late") is not None
     missing = [v for v in value.step_variables
-               if id(v) not in trained and not value.fully_frozen(v)]
+               if id(v) not in trained and not value.fully_frozen(v)
+               and not late]
     if missing:
       raise _errors.not_trained(missing, variables)
     self._tfpartial_built(variables)

@@ -78,6 +78,8 @@ if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
     def apply_gradients(self, grads_and_vars: GradsAndVars, /, *args: Any,
                         **kwargs: Any) -> Any: ...
 
+    def build(self, var_list: Sequence[Variable]) -> None: ...
+
     def finalize_variable_values(self, var_list: Sequence[Variable]
                                  ) -> None: ...
 else:
@@ -94,6 +96,16 @@ class PartialTfKerasOptimizer(_TfKerasOptimizer):
     if name == "_is_wrapped_by_loss_scale_optimizer" and value:
       raise _wrap.loss_scale_outside(self)
     super().__setattr__(name, value)
+
+  def build(self, var_list: Sequence[Variable]) -> None:
+    # The new optimizers only (the legacy ones have no `build`). Built on
+    # the model's variables (as Keras asks under a strategy), the optimizer
+    # must know each compact table's small variable, which the step hands
+    # it, not the table: Keras 2 builds once and then looks state up by
+    # variable.
+    var_list = list(var_list)
+    super().build(_apply.substitute(self._tfpartial_value(var_list),
+                                    var_list))
 
   @_mode.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars, *args: Any,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import (TYPE_CHECKING, Any, Iterable, List, Optional, Sequence,
-                    Tuple)
+from typing import (TYPE_CHECKING, Any, Dict, Iterable, List, Optional,
+                    Sequence, Tuple)
 
 import tensorflow as tf
 
@@ -12,7 +12,9 @@ from tfpartial._families import _wrap
 from tfpartial._frozen import _variables
 from tfpartial._frozen._types import (GradAndVar, GradsAndVars, Kwargs, Loss,
                                       StepSpec, Variable)
+from tfpartial._frozen._value import SpecValue
 from tfpartial._step import _checks
+from tfpartial._step import _compact
 from tfpartial._step import _mask
 from tfpartial._step import _mode
 
@@ -113,6 +115,13 @@ if TYPE_CHECKING:  # What the mixin calls of its base (see `_wrap.py`).
     def apply_gradients(self, grads_and_vars: GradsAndVars,
                         global_step: Optional[tf.Variable] = None,
                         name: Optional[str] = None) -> Any: ...
+
+    def _trackable_children(self, save_type: Any = "checkpoint",
+                            **kwargs: Any) -> Dict[str, Any]: ...
+
+    def _lookup_dependency(self, name: str,
+                           cached_dependencies: Optional[Dict[str, Any]]
+                           = None) -> Any: ...
 else:
   _OptimizerV1 = _wrap.Carrier
 
@@ -145,6 +154,32 @@ class PartialOptimizerV1(_OptimizerV1):
           **kwargs)
     gradients = _mask.mask_aligned(value.selection, pairs)
     return [(grad, variable) for grad, (_, variable) in zip(gradients, pairs)]
+
+  # A `tf.train.Checkpoint` saves the slots of a v1 optimizer only for the
+  # variables in its object graph: the small variables of compact specs
+  # are children of the wrapped optimizer there, so their slots are saved
+  # and restored (a Saver saves them as global variables anyway).
+  def _trackable_children(self, save_type: Any = "checkpoint",
+                          **kwargs: Any) -> Dict[str, Any]:
+    children: Dict[str, Any] = super()._trackable_children(save_type,
+                                                           **kwargs)
+    children.update(self._tfpartial_compact_children())
+    return children
+
+  def _lookup_dependency(self, name: str,
+                         cached_dependencies: Optional[Dict[str, Any]] = None
+                         ) -> Any:
+    found = super()._lookup_dependency(name, cached_dependencies)
+    if found is None:
+      found = self._tfpartial_compact_children().get(name)
+    return found
+
+  def _tfpartial_compact_children(self) -> Dict[str, Variable]:
+    value: Optional[SpecValue] = self.__dict__.get("_tfpartial_spec")
+    if value is None:  # Not bound yet: nothing made for it.
+      return {}
+    return _compact.made((variable, value.selection(variable))
+                         for variable in value.step_variables)
 
   @_mode.not_converted
   def apply_gradients(self, grads_and_vars: GradsAndVars,

@@ -60,8 +60,9 @@ class Carrier(OptimizerBase):
   def _tfpartial_value(
       self, variables: Optional[Sequence[Variable]] = None
   ) -> _value.SpecValue:
-    """The spec's value; after loading (or for a spec loaded without
-    variables), bound now to `variables`."""
+    """The spec's value; after loading, bound now to `variables`; for a
+    spec loaded without variables, with those of `variables` it has not
+    seen bound now (`_late.LateSpec.bind`)."""
     value: Optional[_value.SpecValue] = self.__dict__.get("_tfpartial_spec")
     if value is not None:
       return value
@@ -69,7 +70,7 @@ class Carrier(OptimizerBase):
     if late is not None:
       if variables is None:
         raise _errors.unbound_late(type(self))
-      return late.bind(variables)
+      return late.bind(variables, self)
     if variables is None:
       raise _errors.unbound(type(self))
     saved = self.__dict__.get("_tfpartial_saved") or {}
@@ -119,8 +120,11 @@ class ConfigCarrier(ConfigBase):
     if value is None:
       config["tfpartial"] = self.__dict__.get("_tfpartial_saved")
     else:
+      # The elements a criterion selected, not the criterion: a model
+      # loaded after training trains the same elements, not those its
+      # trained values would select.
       config["tfpartial"] = {
-          "spec": value.to_json(),
+          "spec": value.to_json(criteria=False),
           "built_on": self.__dict__.get("_tfpartial_built_on")}
     return config
 
@@ -181,6 +185,8 @@ def copy_as(cls: Type[Carrier], optimizer: Optimizer,
   wrapped.__dict__.update(
       _tfpartial_spec=None if late is not None else value,
       _tfpartial_late=late, _tfpartial_saved=None, _tfpartial_built_on=None)
+  if late is not None:  # One more optimizer to bind the spec's names.
+    late.share(wrapped)
   return wrapped
 
 

@@ -48,6 +48,7 @@ def selection_mask(shape: Sequence[int], index: Union[Index, _npy.MaskFile],
   if isinstance(index, _npy.MaskFile):
     index = index.load(shape, described)
   checked = check_index(index, described, argument)
+  check_one_reading(shape, checked, described, argument)
   _check_structure(shape, checked, index, described, argument)
   # Aligned, so the spec can keep this array and share it with a tensor.
   mask = _selection.new_mask(tuple(shape))
@@ -111,6 +112,51 @@ def row_set(shape: Sequence[int],
       return None
     return np.unique(part.astype(np.int64) % rows)
   return None
+
+
+def check_one_reading(shape: Sequence[int], checked: CheckedIndex,
+                      described: str, argument: str = "index") -> None:
+  """ValueError for an index a 0/1 mask and NumPy read differently.
+
+  TF1 code keeps masks as 0/1 numbers, and NumPy reads an integer array
+  as row numbers: a (4, 3) mask of column 0, made `int`, selects rows 0
+  and 1. So a bare integer array of the variable's full shape holding only
+  0s and 1s is refused, showing both readings, unless they select the
+  same elements; the user says which with `index.astype(bool)` (the mask)
+  or `np.s_[index, ...]` (row numbers, as NumPy reads any tuple). Every
+  other index keeps NumPy's meaning.
+  """
+  shape = tuple(shape)
+  if not (isinstance(checked, np.ndarray)
+          and checked.dtype.kind in _INTEGER_KINDS
+          and checked.shape == shape and checked.size
+          and checked.min() >= 0 and checked.max() <= 1):
+    return
+  as_mask = checked.astype(bool)
+  rows = np.unique(checked)
+  as_rows = np.isin(np.arange(shape[0]), rows).reshape(
+      (-1,) + (1,) * (len(shape) - 1))
+  if np.array_equal(as_mask, np.broadcast_to(as_rows, shape)):
+    return
+  size = as_mask.size
+  positions = [str(tuple(int(i) for i in at))
+               for at in np.argwhere(as_mask)[:5]]
+  listed = ", ".join(positions[:4]) + (", ..." if len(positions) > 4 else "")
+  at = f", at {listed}" if listed else ""
+  word = "element" if len(shape) == 1 else "row"
+  numbers = ", ".join(str(int(row)) for row in rows)
+  reach = (f"{int(np.count_nonzero(as_rows)) * (size // shape[0])} of {size} "
+           "elements" if rows.max() < shape[0] else
+           f"out of range for {shape[0]} {word}")
+  raise ValueError(
+      f"`{argument}` for {described} is an integer array of the variable's "
+      "shape holding only 0s and 1s, which reads two ways: as a 0/1 mask it "
+      f"selects {int(np.count_nonzero(as_mask))} of {size} elements{at}; as "
+      f"NumPy reads an integer array, row numbers, it selects "
+      f"{word}{'s' if rows.size > 1 else ''} {numbers} ({reach}). Say which: "
+      f"`{argument}.astype(bool)` for the mask, `np.s_[{argument}, ...]` for "
+      "the rows (in a spec file, a list of True/False for the mask, or the "
+      "list followed by ', ...' for the rows).")
 
 
 def _axes_indexed(parts: Sequence[CheckedComponent]) -> int:
@@ -209,9 +255,16 @@ def _check_array(component: Union[Sequence[object], np.ndarray],
     return array.astype(np.intp)
   if array.dtype == bool or array.dtype.kind in _INTEGER_KINDS:
     return array
+  hint = ""
+  if array.dtype.kind == "f":
+    # A TF1 habit: a mask of 0.0/1.0, which `astype(int)` would make rows.
+    zero_one = bool(((array == 0) | (array == 1)).all())
+    hint = (" A 0/1 mask is `mask.astype(bool)`, not `astype(int)`, which "
+            "NumPy reads as the row numbers 0 and 1." if zero_one else
+            f" Row numbers are `{argument}.astype(int)`; a mask is boolean.")
   raise TypeError(
       f"`{argument}` {_show(index)} for {described} is an array of dtype "
-      f"{array.dtype}; index arrays must hold integers or booleans.")
+      f"{array.dtype}; index arrays must hold integers or booleans.{hint}")
 
 
 def _tensor_value(tensor: tf.Tensor, index: object, described: str,

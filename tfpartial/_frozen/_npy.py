@@ -5,8 +5,9 @@ A spec file is shared and reviewed, so what it names is untrusted input:
 `{"npy": NAME}` may only name a file inside the spec file's folder (no
 absolute path, no `..`, no symlink that leads out), it must be a regular
 `.npy` file holding a boolean array, and its header must agree with its
-size on disk and with the variable's shape before any data is read. A file
-is opened without blocking, so a pipe or device never hangs a load.
+size on disk and with the variable's shape before any data is read. The
+file is confined and opened by `_files`, so a pipe or device never hangs a
+load.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import os
 import pathlib
 import re
 import secrets
-import stat
 from typing import BinaryIO, Iterator, Sequence, Tuple
 
 import numpy as np
+
+from tfpartial._frozen import _files
 
 _MAGIC = b"\x93NUMPY"
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -84,22 +86,10 @@ def open_mask(directory: pathlib.Path, name: str, where: str) -> MaskFile:
 
 def confine(directory: pathlib.Path, name: str, where: str) -> pathlib.Path:
   """`directory / name`, refused unless it stays inside `directory`."""
-  pure = pathlib.PurePath(name)
-  if pure.is_absolute() or pure.anchor or name.startswith(("/", "\\")):
-    raise ValueError(
-        f"{where}: '{name}' is an absolute path; a spec file names mask files "
-        "relative to its own folder, which they may not leave.")
-  if ".." in pure.parts or ".." in name.replace("\\", "/").split("/"):
-    raise ValueError(
-        f"{where}: '{name}' leaves the spec file's folder (it has '..'); a "
-        "mask file must be inside that folder.")
-  folder = directory.resolve()
-  path = (folder / pure).resolve()
-  if path != folder and folder not in path.parents:
-    raise ValueError(
-        f"{where}: '{name}' leads outside the spec file's folder (through a "
-        "symlink); a mask file must be inside that folder.")
-  return path
+  try:
+    return _files.confined(directory, name, "the spec file's folder")
+  except _files.Refused as error:
+    raise ValueError(f"{where}: {error}.") from None
 
 
 @contextlib.contextmanager
@@ -107,16 +97,12 @@ def _open(path: pathlib.Path, name: str,
           where: str) -> Iterator[Tuple[BinaryIO, int]]:
   """The open regular file and its size; a pipe or device is refused."""
   try:
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-  except OSError as error:
+    opened = _files.open_regular(path)
+  except _files.Refused as error:
     raise ValueError(
-        f"{where}: cannot read '{name}': {error.strerror}.") from None
-  status = os.fstat(descriptor)
-  if not stat.S_ISREG(status.st_mode):
-    os.close(descriptor)
-    raise ValueError(f"{where}: '{name}' is not a regular file.")
-  with os.fdopen(descriptor, "rb") as file:
-    yield file, status.st_size
+        f"{where}: cannot read '{name}': {error.problem}.") from None
+  with opened as file:
+    yield file, os.fstat(file.fileno()).st_size
 
 
 def _header(file: BinaryIO, size: int, name: str,
@@ -146,8 +132,12 @@ def _header(file: BinaryIO, size: int, name: str,
     raise ValueError(f"{where}: '{name}' is damaged: its .npy header cannot "
                      f"be read ({error}).") from None
   if dtype != np.dtype(bool):
+    # Numbers are a TF1 habit (0/1 masks); a mask file is never row numbers.
+    hint = ("; save a 0/1 mask as `mask.astype(bool)` (row numbers belong "
+            "in index text, such as \"[0, 5, 9]\")"
+            if dtype.kind in "iuf" else "")
     raise ValueError(f"{where}: '{name}' holds {dtype} values, not a boolean "
-                     "mask.")
+                     f"mask{hint}.")
   data_bytes = int(np.prod(shape, dtype=object))  # Exact, however large.
   if file.tell() + data_bytes != size:
     raise ValueError(

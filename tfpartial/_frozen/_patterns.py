@@ -2,86 +2,90 @@
 
 `*` matches within one name segment (no `/`), `**` across segments (and
 `**/` any number of leading segments, none included), `?` one character;
-everything else is literal. `"encoder/layer_*/attention/*/kernel"` names
-the attention kernels of every layer, `"**/bias"` every bias. A pattern is
-resolved against the names there are (the variables given to
-`load_spec`, the variables of a checkpoint for `verify`) into one entry
-per name it matches; a pattern that matches nothing is an error naming it
-and the nearest names. Each pattern is compiled once and tried once per
-name, so resolving costs time in proportion to names times patterns.
+everything else is literal, and `\\` makes the next `*`, `?`, `[` or `\\`
+literal (`_glob`). `"encoder/layer_*/attention/*/kernel"` names the
+attention kernels of every layer, `"**/bias"` every bias. An entry may
+carry `"exclude": [PATTERN, ...]`: the names its key matches, less those any
+exclusion matches (`{"**": {"freeze": "...", "exclude": ["**/bias"]}}`
+trains only the biases). A pattern is resolved against the names there are
+(the variables given to `load_spec`, the variables of a checkpoint for
+`verify`) into one entry per name it matches; a pattern that matches
+nothing, an exclusion that excludes nothing, and an entry left with no name
+or freezing no element are errors saying what was probably meant. Each
+pattern is compiled once and tried once per name, and a match costs time
+linear in the name, so resolving costs time in proportion to the names'
+length times the patterns.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Dict, List, Sequence, Tuple
 
+from tfpartial._frozen import _glob
 from tfpartial._frozen._specfile import Entry
 
-_WILD = "*?"
+is_pattern = _glob.is_pattern
 
 
-def is_pattern(key: str) -> bool:
-  """Whether a spec key is a pattern (it holds `*` or `?`).
+def compiled(pattern: str) -> _glob.Glob:
+  """The matcher of a pattern, matching whole names.
 
-  >>> is_pattern("dense/kernel"), is_pattern("**/bias")
-  (False, True)
-  """
-  return any(character in key for character in _WILD)
-
-
-def compiled(pattern: str) -> "re.Pattern[str]":
-  """The regular expression a pattern stands for, matching whole names.
-
-  >>> bool(compiled("layer_*/kernel").fullmatch("layer_3/kernel"))
+  >>> compiled("layer_*/kernel").fullmatch("layer_3/kernel")
   True
-  >>> bool(compiled("layer_*/kernel").fullmatch("layer_3/attn/kernel"))
-  False
-  >>> [bool(compiled("**/bias").fullmatch(n)) for n in ("bias", "a/b/bias")]
-  [True, True]
   """
-  parts, position = [], 0
-  while position < len(pattern):
-    if pattern.startswith("**/", position):
-      parts.append("(?:[^/]*/)*")
-      position += 3
-    elif pattern.startswith("**", position):
-      parts.append(".*")
-      position += 2
-    elif pattern[position] == "*":
-      parts.append("[^/]*")
-      position += 1
-    elif pattern[position] == "?":
-      parts.append("[^/]")
-      position += 1
-    else:
-      parts.append(re.escape(pattern[position]))
-      position += 1
-  return re.compile("".join(parts))
+  return _glob.Glob(pattern)
 
 
 def expand(entries: Sequence[Entry],
            names: Sequence[str]) -> List[Tuple[Entry, str]]:
   """(entry, key) per concrete name: a concrete entry as it is, a pattern
-  entry once per name it matches (in the order of `names`), each with the
-  key that named it.
+  entry once per name it matches and no exclusion does (in the order of
+  `names`), each with the key that named it.
 
   Raises:
-    ValueError: a pattern matches none of `names`.
+    ValueError: a pattern matches none of `names`, an exclusion excludes
+      none of the names its key matches, or the exclusions exclude all.
   """
   expanded: List[Tuple[Entry, str]] = []
   for entry in entries:
-    if not is_pattern(entry.name):
+    if not entry.pattern:
       expanded.append((entry, entry.name))
       continue
     expression = compiled(entry.name)
     matched = [name for name in names if expression.fullmatch(name)]
     if not matched:
       raise unmatched(entry.name, names)
-    expanded.extend((entry._replace(name=name), entry.name)
-                    for name in matched)
+    kept = _excluded(entry, matched)
+    expanded.extend((entry._replace(name=name, pattern=False, exclude=()),
+                     entry.name) for name in kept)
   return expanded
+
+
+def _excluded(entry: Entry, matched: List[str]) -> List[str]:
+  """`matched` less what `entry`'s exclusions match; ValueError if one
+  excludes nothing or all are excluded."""
+  excluded = set()
+  for exclusion in entry.exclude:
+    expression = compiled(exclusion)
+    hits = {name for name in matched if expression.fullmatch(name)}
+    if not hits:
+      near = difflib.get_close_matches(
+          _glob.unescape(exclusion.replace("*", "").replace("?", "")),
+          matched, n=3, cutoff=0.3)
+      hint = (f"; the nearest are {', '.join(repr(n) for n in near)}"
+              if near else "")
+      raise ValueError(
+          f"the exclusion '{exclusion}' of the spec's entry '{entry.name}' "
+          f"excludes none of the {len(matched)} name(s) the key matches"
+          f"{hint}.")
+    excluded |= hits
+  kept = [name for name in matched if name not in excluded]
+  if not kept:
+    raise ValueError(
+        f"the spec's entry '{entry.name}' freezes nothing: its exclusions "
+        f"exclude all {len(matched)} name(s) its key matches.")
+  return kept
 
 
 def matches(expanded: Sequence[Tuple[Entry, str]]) -> Dict[str, List[str]]:
@@ -94,7 +98,7 @@ def matches(expanded: Sequence[Tuple[Entry, str]]) -> Dict[str, List[str]]:
 
 def unmatched(pattern: str, names: Sequence[str]) -> ValueError:
   """A pattern that matches no name."""
-  literal = "".join(c for c in pattern if c not in _WILD)
+  literal = "".join(c for c in pattern if c not in "*?")
   near = difflib.get_close_matches(literal, list(names), n=3, cutoff=0.3)
   hint = (f"; the nearest names are {', '.join(repr(n) for n in near)}"
           if near else "")

@@ -2,8 +2,8 @@
 
 A spec file is shared and reviewed, and `tfpartial verify` must give bad
 input exit status 2, never a traceback or a hang. So a spec file is read
-only if it is a regular file (opened without blocking: a pipe or a device
-is refused) of at most `MAX_BYTES`, as UTF-8, and its JSON is decoded only
+only if it is a regular file of at most `MAX_BYTES` (`_files`: a pipe or a
+device is refused), as UTF-8, and its JSON is decoded only
 if it nests at most `MAX_DEPTH` deep and no object has a key twice (JSON
 readers keep the last, which would silently drop a variable's entry).
 """
@@ -14,8 +14,9 @@ import json
 import os
 import pathlib
 import re
-import stat
-from typing import Dict, List, NoReturn, Sequence, Tuple, Union, cast
+from typing import Dict, List, NoReturn, Sequence, Tuple, Union
+
+from tfpartial._frozen import _files
 
 # A decoded JSON value.
 JSON = Union[None, bool, int, float, str, List["JSON"], Dict[str, "JSON"]]
@@ -29,27 +30,19 @@ _BOM = "\ufeff"
 
 def read_file(path: pathlib.Path, given: Union[str, os.PathLike[str]]) -> str:
   """The text of the spec file: a regular file, bounded, UTF-8."""
-  def fail(problem: str) -> NoReturn:
-    raise ValueError(f"cannot read spec file '{path}': {problem}.")
-
   try:
-    # Without blocking: a pipe with no writer must not hang the load.
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-  except OSError as error:
-    fail(cast(str, error.strerror) + _json_hint(given))  # os.open sets it.
-  status = os.fstat(descriptor)
-  if not stat.S_ISREG(status.st_mode):
-    os.close(descriptor)
-    fail("it is a directory" if stat.S_ISDIR(status.st_mode)
-         else "it is not a regular file")
-  with os.fdopen(descriptor, "rb") as file:
-    # Never more than the file holds (read(n) sets n bytes aside first),
-    # and nothing of a file too large; one that grows is cut at the limit.
-    data = b"" if status.st_size > MAX_BYTES else file.read(
-        status.st_size + 1)
-  if status.st_size > MAX_BYTES or len(data) > MAX_BYTES:
-    fail(f"it is larger than {MAX_BYTES // 2**20} MiB, the most a spec file "
-         "may be (a large mask belongs in a .npy file beside it)")
+    descriptor, status = _files.open_descriptor(path)
+    try:
+      data = _files.read_bounded(
+          descriptor, status, path, MAX_BYTES,
+          f"{MAX_BYTES // 2**20} MiB, the most a spec file may be (a large "
+          "mask belongs in a .npy file beside it)")
+    finally:
+      os.close(descriptor)
+  except _files.Refused as error:
+    hint = _json_hint(given) if error.missing else ""
+    raise ValueError(f"cannot read spec file '{path}': {error.problem}"
+                     f"{hint}.") from None
   try:
     return data.decode("utf-8").removeprefix(_BOM)
   except UnicodeDecodeError as error:

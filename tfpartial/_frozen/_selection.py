@@ -113,13 +113,17 @@ class Selection(Protocol):
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Everything:
-  """Every element of the variable is frozen."""
+  """Every element of the variable is frozen.
+
+  `compact`: the part of a table that trains compact (`part_of`): a step
+  leaves it out, with no state, as the compact layout has none for it.
+  """
 
   shape: Tuple[int, ...]
+  compact: bool = False
 
   is_everything = True
   is_empty = False
-  compact = False
   packable = False
   mask_variables: MaskVariables = ()
   row_set = None
@@ -416,13 +420,17 @@ def part_of(selection: "Selection", offset: Tuple[int, ...],
     start, stop = offset[0], offset[0] + shape[0]
     rows = selection.rows
     inside = rows[np.searchsorted(rows, start):np.searchsorted(rows, stop)]
-    return from_rows(tuple(shape), inside - start, selection.trains,
+    part = from_rows(tuple(shape), inside - start, selection.trains,
                      selection.compact)
-  if isinstance(selection, Elements):
+  elif isinstance(selection, Elements):
     block = tuple(slice(o, o + n) for o, n in zip(offset, shape))
-    return from_mask(np.array(selection.mask[block]), selection.compact)
-  raise TypeError(f"a part of a mask read at every step: "
-                  f"{selection.describe()}")
+    part = from_mask(np.array(selection.mask[block]), selection.compact)
+  else:
+    raise TypeError(f"a part of a mask read at every step: "
+                    f"{selection.describe()}")
+  if part.is_everything and selection.compact:
+    return Everything(tuple(shape), compact=True)
+  return part
 
 
 def renumbered(selection: "Selection",

@@ -16,8 +16,8 @@ i // n. `checkpoint_rows` turns a lookup's ids into checkpoint rows.
 
 from __future__ import annotations
 
-from typing import (Any, Dict, Hashable, Iterable, List, NamedTuple,
-                    Optional, Sequence, Tuple)
+from typing import (Any, Dict, Hashable, Iterable, List, Mapping,
+                    NamedTuple, Optional, Sequence, Tuple)
 
 import numpy as np
 import tensorflow as tf
@@ -217,6 +217,16 @@ def _sharded(variables: Sequence[Any], taken: Sequence[str]) -> Dict[str, Any]:
     if all(part.variable.ref() in given for part in parts(container)):
       tables[table_name] = container
   return tables
+
+
+def pattern_names(named: Mapping[str, Any]) -> List[str]:
+  """The names of `named` a pattern is matched against: a table's, never
+  those of its parts (which `named` may hold beside it)."""
+  held = {part.variable.ref() for variable in named.values()
+          if is_table(variable) for part in parts(variable)}
+  return [name for name, variable in named.items()
+          if not (hasattr(variable, "ref") and not is_table(variable)
+                  and variable.ref() in held)]
 
 
 def expand(variables: Iterable[Any]) -> List[Any]:

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 import tensorflow as tf
 
+from tfpartial._frozen._criteria import Computed, Criterion
 from tfpartial._frozen._selection import Selection
 
 
@@ -81,8 +82,11 @@ GradsAndVars = Iterable[GradAndVar]
 IndexComponent = Union[None, EllipsisType, slice, ArrayLike, tf.Tensor]
 
 # What `freeze` and `train_only` take as `index`: a component, a tuple of
-# components, or a bool mask variable read at every step.
-Index = Union[IndexComponent, Tuple[IndexComponent, ...], Variable]
+# components, a bool mask variable read at every step, or a criterion
+# computed from the variable's values (`_criteria`; `Computed` from a spec
+# file's entry).
+Index = Union[IndexComponent, Tuple[IndexComponent, ...], Variable,
+              Criterion, Computed]
 
 # An index after `_index.check_index`: every component a Python int, bool,
 # slice, `Ellipsis`, `None` or a NumPy array.

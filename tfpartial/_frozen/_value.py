@@ -14,22 +14,30 @@ loading (`load`).
 
 from __future__ import annotations
 
-from typing import Dict, Hashable, Iterable, Mapping, Optional, Tuple
+import dataclasses
+import weakref
+from typing import (Dict, Hashable, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple)
 
 import numpy as np
 import tensorflow as tf
 
+from tfpartial._frozen import _computed
+from tfpartial._frozen import _criteria
 from tfpartial._frozen import _errors
 from tfpartial._frozen import _index
 from tfpartial._frozen import _patterns
 from tfpartial._frozen import _selection
 from tfpartial._frozen import _specfile
 from tfpartial._frozen import _tables
+from tfpartial._frozen import _values
 from tfpartial._frozen import _variables
+from tfpartial._frozen._criteria import Origin
 from tfpartial._frozen._selection import Selection
 from tfpartial._frozen._types import Index, Variable
 
 Entries = Mapping[Hashable, Tuple[Variable, Selection]]
+Origins = Mapping[Hashable, Origin]
 # What two values compare and hash by: each variable's key and its
 # selection's fingerprint.
 Fingerprint = Tuple[Tuple[Hashable, Tuple[Hashable, ...]], ...]
@@ -38,15 +46,21 @@ Fingerprint = Tuple[Tuple[Hashable, Tuple[Hashable, ...]], ...]
 class SpecValue:
   """Variable -> frozen selection, immutable; `union` combines two."""
 
-  __slots__ = ("_entries", "_parts")
+  __slots__ = ("_entries", "_parts", "_origins")
   _entries: Dict[Hashable, Tuple[Variable, Selection]]
   # Each part of a sharded table named in `_entries`, keyed as a step sees
   # it: the part variable and its slice of the table's selection.
   _parts: Dict[Hashable, Tuple[Variable, Selection]]
+  # The criterion each selection came from, where it came from one alone
+  # (what `to_json` writes); not part of the value: specs compare by what
+  # they freeze.
+  _origins: Dict[Hashable, Origin]
 
-  def __init__(self, entries: Optional[Entries] = None) -> None:
+  def __init__(self, entries: Optional[Entries] = None,
+               origins: Optional[Origins] = None) -> None:
     object.__setattr__(self, "_entries", dict(entries or {}))
     object.__setattr__(self, "_parts", _parts_of(self._entries))
+    object.__setattr__(self, "_origins", dict(origins or {}))
 
   def __setattr__(self, name: str, value: object) -> None:
     raise AttributeError("a spec is immutable; combine specs with `|`.")
@@ -96,12 +110,30 @@ class SpecValue:
 
   def union(self, other: "SpecValue") -> "SpecValue":
     entries: Dict[Hashable, Tuple[Variable, Selection]] = dict(self._entries)
+    origins = {**other._origins, **self._origins}
     for key, (variable, selection) in other._entries.items():
       if key in entries:
         entries[key] = (variable, entries[key][1].union(selection))
+        if self._origins.get(key) != other._origins.get(key):
+          origins.pop(key, None)  # Two sources: the union is a mask.
       else:
         entries[key] = (variable, selection)
-    return SpecValue(entries)
+    return SpecValue(entries, origins)
+
+  def holds(self, other: "SpecValue") -> bool:
+    """Whether this value freezes every element `other` does, and trains
+    compact wherever `other` does: `self | other` is `self`."""
+    for key, (_, selection) in other._entries.items():
+      entry = self._entries.get(key)
+      if entry is None:
+        return False
+      if entry[1] is selection:  # The same spec: no mask is compared.
+        continue
+      both = entry[1].union(selection)
+      if (both.fingerprint() != entry[1].fingerprint()
+          or both.compact != entry[1].compact):
+        return False
+    return True
 
   def fingerprint(self) -> Fingerprint:
     return tuple((key, selection.fingerprint())
@@ -112,8 +144,12 @@ class SpecValue:
         f"{_name(variable)}: {selection.describe()}"
         for variable, selection in self._entries.values())
 
-  def to_json(self, path: Optional[_specfile.PathOrText] = None) -> str:
-    return _specfile.to_json(self._entries.values(), path)
+  def to_json(self, path: Optional[_specfile.PathOrText] = None,
+              criteria: bool = True) -> str:
+    """The spec file; a selection from a criterion written as the
+    criterion (`criteria`), else as the elements it selected."""
+    origins = _criteria.writable(self._origins) if criteria else {}
+    return _specfile.to_json(self._entries.values(), path, origins)
 
 
 def _name(variable: Variable) -> str:
@@ -125,9 +161,12 @@ def _name(variable: Variable) -> str:
 
 
 def freeze(variable: Variable, index: Index = None,
-           partition_strategy: Optional[str] = None) -> SpecValue:
+           partition_strategy: Optional[str] = None,
+           compact: bool = False) -> SpecValue:
   """The value freezing exactly what `variable.numpy()[index]` reads (for a
-  sharded table, with rows numbered as `partition_strategy` says)."""
+  sharded table, with rows numbered as `partition_strategy` says);
+  `compact` trains the rest through a small variable (a spec file allows
+  it with a criterion only: `_specfile.entries`)."""
   strategy = _check(variable, index, partition_strategy)
   shape = _variables.static_shape(variable)
   if index is None:
@@ -135,22 +174,15 @@ def freeze(variable: Variable, index: Index = None,
   elif _variables.is_variable(index):
     selection = _dynamic(variable, index, trains=False)
   else:
-    selection = _static(variable, shape, index, trains=False)
-  return _one(variable, selection, strategy)
+    selection = _static(variable, shape, index, trains=False,
+                        compact=compact)
+  return _one(variable, selection, strategy, _origin(index, "freeze"))
 
 
 def train_only(variable: Variable, index: Index, *, compact: bool = False,
                partition_strategy: Optional[str] = None) -> SpecValue:
   """The value freezing every element but what `index` selects."""
   strategy = _check(variable, index, partition_strategy)
-  if compact and _tables.is_sharded(variable):
-    # Compact rows train a small variable made at the first step, and
-    # ParameterServerStrategy makes no variable inside a scheduled step.
-    raise ValueError(
-        f"`compact` is not available for {_variables.describe(variable)}, "
-        "a ShardedVariable: its small variables would be made inside a "
-        "step, where ParameterServerStrategy makes none. Train it without "
-        "`compact`.")
   shape = _variables.static_shape(variable)
   if _variables.is_variable(index):
     if compact:
@@ -161,7 +193,51 @@ def train_only(variable: Variable, index: Index, *, compact: bool = False,
     selection = _dynamic(variable, index, trains=True)
   else:
     selection = _static(variable, shape, index, trains=True, compact=compact)
-  return _one(variable, selection, strategy)
+  return _one(variable, selection, strategy, _origin(index, "train_only"))
+
+
+def across(variables: Sequence[Variable], criterion: _criteria.Criterion,
+           trains: bool, compact: bool = False) -> SpecValue:
+  """The value of an entry-wide criterion over `variables`: ranked across
+  all of them, in the order of their checkpoint names."""
+  if not isinstance(criterion, _criteria.Criterion):
+    raise TypeError(f"`criterion` must be a criterion (`tfpartial.largest`, "
+                    f"...); got {type(criterion).__name__}.")
+  variables = list(variables)
+  by_name: Dict[str, Variable] = {}
+  for variable in variables:
+    _variables.check_variable(variable, "variables[...]", tables=True)
+    by_name.setdefault(_variables.checkpoint_name(variable), variable)
+  if not by_name or len(by_name) != len(
+      {_variables.key(v) for v in variables}):
+    raise ValueError(
+        "`variables` must name at least one variable, each by a checkpoint "
+        f"name of its own; got {sorted(by_name) or 'none'}.")
+  names = sorted(by_name)
+  if not criterion.ranked:  # Zeros, N:M: the same element by element.
+    return _union([
+        train_only(by_name[n], criterion, compact=compact) if trains
+        else freeze(by_name[n], criterion, compact=compact) for n in names])
+  label = criterion.group or (
+      names[0] if len(names) == 1
+      else f"{len(names)} variables from '{names[0]}'")
+  entry_wide = dataclasses.replace(criterion, scope="entry", group=label)
+  masks = _criteria.select_across(
+      entry_wide, [(name, _values.read(by_name[name])) for name in names],
+      "`criterion`", [_variables.describe(by_name[n]) for n in names])
+  members = frozenset(_variables.key(by_name[name]) for name in names)
+  computed = [_criteria.Computed(entry_wide, mask, members) for mask in masks]
+  return _union([
+      train_only(by_name[n], index, compact=compact) if trains
+      else freeze(by_name[n], index, compact=compact)
+      for n, index in zip(names, computed)])
+
+
+def _union(values: Sequence[SpecValue]) -> SpecValue:
+  value = SpecValue()
+  for each in values:
+    value = value.union(each)
+  return value
 
 
 def _check(variable: Variable, index: Index,
@@ -170,6 +246,10 @@ def _check(variable: Variable, index: Index,
   _variables.check_variable(variable, tables=True)
   table = variable if _variables.is_table(variable) else None
   described = _variables.describe(variable)
+  if _criteria.is_criterion(index):
+    # Selected by value, read in the checkpoint's rows: no renumbering.
+    _tables.check_strategy(partition_strategy, table, None, described)
+    return None
   if table is not None and _variables.is_variable(index):
     raise ValueError(
         f"{described} is a sharded table; a mask variable cannot freeze "
@@ -177,8 +257,8 @@ def _check(variable: Variable, index: Index,
   return _tables.check_strategy(partition_strategy, table, index, described)
 
 
-def _one(variable: Variable, selection: Selection,
-         strategy: Optional[str]) -> SpecValue:
+def _one(variable: Variable, selection: Selection, strategy: Optional[str],
+         origin: Optional[Origin] = None) -> SpecValue:
   """The value of one variable; a table's rows renumbered from a lookup's
   ids to the checkpoint's rows."""
   if strategy is not None:
@@ -186,7 +266,18 @@ def _one(variable: Variable, selection: Selection,
     selection = _selection.renumbered(
         selection, lambda ids: _tables.checkpoint_rows(
             variable, ids, strategy, described))
-  return SpecValue({_variables.key(variable): (variable, selection)})
+  key = _variables.key(variable)
+  return SpecValue({key: (variable, selection)},
+                   {key: origin} if origin is not None else None)
+
+
+def _origin(index: Index, kind: str) -> Optional[Origin]:
+  """The origin `to_json` writes for a criterion index, else None."""
+  if isinstance(index, _criteria.Computed):
+    return Origin(kind, index.criterion, index.members)
+  if isinstance(index, _criteria.Criterion):
+    return Origin(kind, index)
+  return None
 
 
 def _parts_of(entries: Entries) -> Dict[Hashable, Tuple[Variable, Selection]]:
@@ -202,26 +293,51 @@ def _parts_of(entries: Entries) -> Dict[Hashable, Tuple[Variable, Selection]]:
             f"the spec names {_variables.describe(part.variable)} and "
             f"the table it is part of, {_variables.describe(variable)}; "
             "name the table only, in its full coordinates.")
-      found[key] = (part.variable, _selection.part_of(
-          selection, part.offset, part.shape))
+      found[key] = (part.variable, _part_of(selection, part))
   return found
+
+
+# A table's selection -> {(offset, shape): its part's}: one selection per
+# part, however many values hold the table's (`|` makes a new value), as
+# what is keyed by it (a compact part's small variable) needs.
+_PARTS: "weakref.WeakKeyDictionary[Selection, Dict[Hashable, Selection]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _part_of(selection: Selection, part: _tables.Part) -> Selection:
+  per_part = _PARTS.setdefault(selection, {})
+  key = (tuple(part.offset), tuple(part.shape))
+  if key not in per_part:
+    per_part[key] = _selection.part_of(selection, part.offset, part.shape)
+  return per_part[key]
 
 
 def _static(variable: Variable, shape: Tuple[int, ...], index: Index,
             trains: bool, compact: bool = False) -> Selection:
   """The selection of a NumPy index: a row set when it names whole rows."""
   described = _variables.describe(variable)
-  checked = _index.check_index(index, described)
-  rows = _index.row_set(shape, checked)
-  if rows is not None:
-    return _selection.from_rows(shape, rows, trains=trains, compact=compact)
+  if not _criteria.is_criterion(index):
+    checked = _index.check_index(index, described)
+    _index.check_one_reading(shape, checked, described)
+    rows = _index.row_set(shape, checked)
+    if rows is not None:
+      return _selection.from_rows(shape, rows, trains=trains,
+                                  compact=compact)
   if compact and int(np.prod(shape, dtype=np.int64)) >= 2**31:
     raise ValueError(
         f"`compact` with an index that is not whole rows needs a variable "
         f"of fewer than 2**31 elements (its elements are found by int32 "
         f"offsets); {described} has more. Train it without `compact`, or "
         "by whole rows.")
-  selected = _index.selection_mask(shape, checked, described)
+  if isinstance(index, _criteria.Computed):
+    selected = _selection.new_mask(shape)
+    selected[...] = index.mask
+  elif isinstance(index, _criteria.Criterion):
+    selected = _criteria.select(
+        index, _values.read(variable), _variables.checkpoint_name(variable),
+        "`index`", described)
+  else:
+    selected = _index.selection_mask(shape, checked, described)
   return _selection.from_mask(~selected if trains else selected,
                               compact=compact)
 
@@ -254,18 +370,34 @@ def load(text_or_path: _specfile.PathOrText,
 def from_entries(entries: Iterable[_specfile.Entry],
                  named: Mapping[str, Variable]) -> SpecValue:
   """The value of a spec file's entries, bound to `named` variables: a
-  pattern entry once per name it matches, overlapping entries combined as
-  `|` combines them."""
+  pattern entry once per name it matches (a sharded table's, never its
+  parts'), overlapping entries combined as `|` combines them; criteria
+  computed from the variables' values (`_computed`).
+
+  Raises:
+    ValueError: as `_patterns.expand`, or a pattern entry freezes no
+      element of the variables it names.
+  """
+  entries = list(entries)
   value = SpecValue()
-  for entry, _ in _patterns.expand(list(entries), list(named)):
+  freezes: Dict[str, List[bool]] = {e.name: [] for e in entries if e.pattern}
+  expanded = _patterns.expand(entries, _tables.pattern_names(named))
+  for entry, key in _computed.compute(expanded, named):
     variable, index = _specfile.bind(entry, named)
     # A spec file numbers a table's rows as its checkpoint does.
     strategy = "div" if _variables.is_table(variable) else None
     if entry.kind == "freeze":
-      value = value.union(freeze(variable, index, strategy))
+      part = freeze(variable, index, strategy, entry.compact)
     else:
-      value = value.union(train_only(variable, index, compact=entry.compact,
-                                     partition_strategy=strategy))
+      part = train_only(variable, index, compact=entry.compact,
+                        partition_strategy=strategy)
+    if key in freezes:
+      selection = part.selection(variable)
+      freezes[key].append(selection is not None and not selection.is_empty)
+    value = value.union(part)
+  for entry in entries:
+    if entry.pattern and not any(freezes[entry.name]):
+      raise _specfile.freezes_nothing(entry, len(freezes[entry.name]))
   return value
 
 

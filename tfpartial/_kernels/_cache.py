@@ -7,8 +7,9 @@ stricter), and a library only when it is a regular file of the user's,
 not a symbolic link, not writable by group or others, and its bytes have
 the SHA-256 written beside it when it was built (a truncated or
 overwritten library never reaches the loader, where it would end the
-process with a bus error). Everything is opened once and checked through
-the open descriptor, and the library is loaded through that descriptor
+process with a bus error). Everything is opened once (by `_files`, as
+every file tfpartial reads) and checked through the open descriptor, and
+the library is loaded through that descriptor
 where the system allows (`/proc/self/fd`), so what is checked is what
 runs even if a path changes meanwhile.
 
@@ -33,6 +34,7 @@ folder, so that a full, read-only or unwritable cache is found before
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import pathlib
@@ -42,15 +44,17 @@ import tempfile
 import time
 from typing import Optional, Tuple
 
+from tfpartial._frozen import _files
 from tfpartial._kernels import _path
 
 # The kernel is about 170 KB; anything far larger is not ours.
 MAX_LIBRARY_BYTES = 64 << 20
-_MAX_RECORD_BYTES = 4096
+# A digest record is ~100 bytes, a failure record (`_failures`) at most
+# 2,000 characters of compiler output, which UTF-8 may make 8,000 bytes.
+_MAX_RECORD_BYTES = 16384
+_RECORD = "a cache record"
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-# Never block on a FIFO planted under a library's name.
-_FILE_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
 # A build writes its library (about 600 KB) and two small records: the
 # probe asks the file system for three times that before a compile.
 PROBE_BYTES = 2 << 20
@@ -110,8 +114,8 @@ def _check_folder(info: os.stat_result, directory: pathlib.Path) -> None:
 
 
 def _check_file(info: os.stat_result, path: pathlib.Path) -> None:
-  if not stat.S_ISREG(info.st_mode):
-    raise Unusable(f"{path} is not a regular file")
+  """Unusable unless a regular file (`_files` checked) is this user's and
+  only this user may write it."""
   if info.st_uid != os.getuid():
     raise Unusable(f"{path} belongs to uid {info.st_uid}, not to this user "
                    f"(uid {os.getuid()})")
@@ -119,34 +123,29 @@ def _check_file(info: os.stat_result, path: pathlib.Path) -> None:
   if mode & 0o022:
     raise Unusable(f"{path} has mode {mode:04o}: group or others may write "
                    f"it")
-  if info.st_size > MAX_LIBRARY_BYTES:
-    raise Unusable(f"{path} holds {info.st_size} bytes, more than the "
-                   f"{MAX_LIBRARY_BYTES} a kernel can")
 
 
 def _open_checked(folder: int, directory: pathlib.Path, name: str,
-                  limit: int = MAX_LIBRARY_BYTES) -> Tuple[int, bytes]:
-  """(descriptor, first `limit` + 1 bytes) of `name` in `folder`, after
-  `_check_file`. Raises FileNotFoundError when there is no such file."""
+                  limit: int = MAX_LIBRARY_BYTES,
+                  what: str = "a kernel library") -> Tuple[int, bytes]:
+  """(descriptor, all its bytes) of the regular file `name` in `folder`,
+  not a symbolic link, after `_check_file`; at most `limit` bytes (what
+  `what` may hold). Raises FileNotFoundError when there is no such file."""
   path = directory / name
   try:
-    handle = os.open(name, _FILE_FLAGS, dir_fd=folder)
-  except FileNotFoundError:
-    raise
-  except OSError as error:
-    kind = " (a symbolic link?)" if os.path.islink(path) else ""
-    raise Unusable(f"{path} cannot be opened{kind}: "
-                   f"{error.strerror or error}") from None
+    handle, info = _files.open_descriptor(name, folder=folder, follow=False)
+  except _files.Refused as error:
+    if error.missing:
+      raise FileNotFoundError(errno.ENOENT, error.problem, str(path)
+                              ) from None
+    raise Unusable(f"cannot read {path}: {error.problem}") from None
   try:
-    _check_file(os.fstat(handle), path)
-    chunks, size = [], 0
-    while size <= limit:
-      chunk = os.read(handle, limit + 1 - size)
-      if not chunk:
-        break
-      chunks.append(chunk)
-      size += len(chunk)
-    data = b"".join(chunks)
+    _check_file(info, path)
+    data = _files.read_bounded(handle, info, path, limit,
+                               f"{limit} bytes, the most {what} may hold")
+  except _files.Refused as error:
+    os.close(handle)
+    raise Unusable(str(error)) from None
   except BaseException:
     os.close(handle)
     raise
@@ -165,7 +164,7 @@ def open_library(folder: int, directory: pathlib.Path, key: str
   directory = pathlib.Path(directory)
   try:
     handle, text = _open_checked(folder, directory, _record_name(key),
-                                 _MAX_RECORD_BYTES)
+                                 _MAX_RECORD_BYTES, _RECORD)
   except FileNotFoundError:
     return None
   os.close(handle)
@@ -209,7 +208,7 @@ def read_record(folder: int, directory: pathlib.Path, name: str
   None when there is none. Raises Unusable when it fails a check."""
   try:
     handle, data = _open_checked(folder, pathlib.Path(directory), name,
-                                 _MAX_RECORD_BYTES)
+                                 _MAX_RECORD_BYTES, _RECORD)
   except FileNotFoundError:
     return None
   try:

@@ -83,7 +83,7 @@ def run(entries: Sequence[Entry], apply: ApplyFn, path: _mode.Path,
       continue
     if entry.action is Action.COMPACT and entry.selection is not None:
       compact_guard = _compact.guard(entry.variable, entry.selection)
-      applied.append((compact_guard.gradient(entry.grad, sparse=lazy_rows),
+      applied.append((compact_guard.gradient(entry.grad),
                       compact_guard.small))
       guards.append(compact_guard)
       continue
@@ -125,12 +125,15 @@ def _guard(entry: Entry, lazy_rows: bool) -> _restore.Guard:
 
 
 def substitute(spec: StepSpec, variables: Sequence[Variable]) -> List[Variable]:
-  """`variables` with each compact table replaced by its compact variable,
-  as an optimizer that builds its state up front must see them."""
+  """`variables` with each compact table replaced by its compact variable
+  (and a wholly frozen part of a compact table left out: no state), as an
+  optimizer that builds its state up front must see them."""
   substituted = []
   for variable in variables:
     selection = spec.selection(variable)
     if selection is not None and selection.compact:
+      if selection.is_everything:
+        continue
       variable = _compact.compact_variable(variable, selection)
     substituted.append(variable)
   return substituted
@@ -146,7 +149,8 @@ def guard(spec: StepSpec, variables: Sequence[Variable],
   guards: List[_restore.Guard] = []
   for variable in variables:
     selection = spec.selection(variable)
-    if selection is not None and selection.compact:
+    if (selection is not None and selection.compact
+        and not selection.is_everything):
       guards.append(_compact.guard(variable, selection))
     elif selection is not None and not selection.is_empty:
       guards.append(_restore.DenseGuard(variable, selection))

@@ -13,8 +13,10 @@ written.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import (Any, Dict, Iterable, Iterator, Optional, Tuple,
+                    Union)
 
 import numpy as np
 import tensorflow as tf
@@ -52,7 +54,7 @@ class Layout:
     """The op writing `values` (the small variable's) into `storage`."""
     raise NotImplementedError
 
-  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+  def gradient(self, grad: tf.Tensor) -> Gradient:
     """The variable's gradient cut down to the small variable's."""
     raise NotImplementedError
 
@@ -71,21 +73,14 @@ class RowLayout(Layout):
     return _restore.scatter(storage,
                             (_tensors.rows_tensor(self.row_set), values))
 
-  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+  def gradient(self, grad: tf.Tensor) -> Gradient:
     rows = _tensors.rows_tensor(self.row_set)
     if not isinstance(grad, tf.IndexedSlices):
       return tf.gather(grad, rows)
     indices = tf.cast(grad.indices, tf.int64)
     position = tf.minimum(tf.searchsorted(rows, indices), rows.shape[0] - 1)
     hit = tf.equal(tf.gather(rows, position), indices)
-    if sparse:
-      return tf.IndexedSlices(tf.boolean_mask(grad.values, hit),
-                              tf.boolean_mask(position, hit),
-                              tf.constant(self.shape, tf.int64))
-    values = _tensors.select(
-        tf.reshape(hit, [-1] + [1] * (len(self.row_set.shape) - 1)),
-        grad.values, tf.zeros_like(grad.values))
-    return tf.math.unsorted_segment_sum(values, position, rows.shape[0])
+    return _slices(grad.values, position, hit, self.shape)
 
 
 class ElementLayout(Layout):
@@ -120,7 +115,7 @@ class ElementLayout(Layout):
     axes.append(rest)
     return tf.stack(axes[::-1], axis=1)
 
-  def gradient(self, grad: tf.Tensor, sparse: bool) -> Gradient:
+  def gradient(self, grad: tf.Tensor) -> Gradient:
     offsets = self._offsets()
     if not isinstance(grad, tf.IndexedSlices):
       return tf.gather(tf.reshape(grad, [-1]), offsets)
@@ -133,23 +128,50 @@ class ElementLayout(Layout):
     values = tf.reshape(grad.values, [-1])
     position = tf.minimum(tf.searchsorted(offsets, flat), self.shape[0] - 1)
     hit = tf.equal(tf.gather(offsets, position), flat)
-    if sparse:
-      return tf.IndexedSlices(tf.boolean_mask(values, hit),
-                              tf.boolean_mask(position, hit),
-                              tf.constant(self.shape, tf.int64))
-    return tf.math.unsorted_segment_sum(
-        tf.where(hit, values, tf.zeros_like(values)), position, self.shape[0])
+    return _slices(values, position, hit, self.shape)
+
+
+def _slices(values: tf.Tensor, position: tf.Tensor, hit: tf.Tensor,
+            shape: Tuple[int, ...]) -> tf.IndexedSlices:
+  """The slices of a sparse gradient that fall on what trains (`hit`), as
+  slices of the small variable at `position`: in their order, repeated
+  ones kept, exactly the `tf.IndexedSlices` the split-variable reference's
+  own gradient is. The optimizer then does with them what it does with
+  the reference's: Keras' Adam sums the squares of repeated slices, v1
+  Adam squares their sum, a lazy update writes only their rows. (Summing
+  them here first, into a dense gradient, made Keras' Adam square the sum:
+  0.08 off the reference after three steps.)
+
+  Under XLA, where `boolean_mask` has a padded shape that later ops
+  misread (an optimizer's `unique` counts the padding as a slice), every
+  slice is kept, those off what trains as exact zeros at a position that
+  trains: the same sums, and every optimizer XLA compiles a sparse update
+  for adds them (a lazy one of `tf.compat.v1` has no XLA kernel).
+  """
+  dense_shape = tf.constant(shape, tf.int64)
+  if _tfprivate.in_xla():
+    kept = tf.reshape(hit, [-1] + [1] * (values.shape.rank - 1))
+    return tf.IndexedSlices(
+        _tensors.select(kept, values, tf.zeros_like(values)), position,
+        dense_shape)
+  return tf.IndexedSlices(tf.boolean_mask(values, hit),
+                          tf.boolean_mask(position, hit), dense_shape)
 
 
 def _scatters(storage: tf.Variable) -> bool:
   """Whether the compiled scatter may write `storage` (then it does, where
-  the library is loaded): a float resource variable on the CPU, in a step
-  XLA does not compile. It writes in place, one store an element, where
-  TensorFlow's scatter is several times slower and leaves every later read
-  of the variable a copy (docs/performance.md, "Sparse fine-tuning")."""
+  the library is loaded): a float resource variable on a CPU of this
+  process, in a step XLA does not compile. It writes in place, one store
+  an element, where TensorFlow's scatter is several times slower and
+  leaves every later read of the variable a copy (docs/performance.md,
+  "Sparse fine-tuning"). A variable of another task (a parameter server's
+  shard) is written by TensorFlow's scatter: that task may not have loaded
+  the library."""
+  device = tf.DeviceSpec.from_string(storage.device or "")
   return (not _restore.is_ref(storage)
           and storage.dtype.base_dtype in (tf.float32, tf.float64)
-          and "GPU" not in (storage.device or "").upper()
+          and (device.device_type or "CPU").upper() == "CPU"
+          and device.job in (None, "localhost")
           and not _tfprivate.in_xla())
 
 
@@ -170,19 +192,108 @@ def compact_variable(variable: Variable, selection: Selection) -> Variable:
 
 
 def _small(variable: Variable, layout_: Layout) -> Variable:
-  if isinstance(_variables.storage(variable), tf.distribute.DistributedValues):
-    raise ValueError(
-        f"`compact=True` does not train {_variables.describe(variable)}, a "
-        "variable of a tf.distribute strategy: its small variable would "
-        "have to be one too. Train it without `compact` (the same freeze, "
-        "the optimizer's state of the full shape).")
-  with tf.init_scope():
-    owner = ("eager" if tf.executing_eagerly()
-             else tf.compat.v1.get_default_graph())
-    per_owner = _COMPACT.setdefault(layout_.key, {})
-    if owner not in per_owner:
+  in_replica = (tf.distribute.has_strategy()
+                and not tf.distribute.in_cross_replica_context())
+  owner = _owner()
+  per_owner = _COMPACT.setdefault(layout_.key, {})
+  if owner not in per_owner:
+    if in_replica:
+      raise _made_too_late(variable)
+    with tf.init_scope():
       per_owner[owner] = _make_small(variable, layout_, owner == "eager")
-    return per_owner[owner]
+  return per_owner[owner]
+
+
+def _owner() -> Union[str, tf.Graph]:
+  """What a small variable made now belongs to: "eager" (eager code and
+  every `tf.function`), or the TF1 graph being built."""
+  with tf.init_scope():
+    return ("eager" if tf.executing_eagerly()
+            else tf.compat.v1.get_default_graph())
+
+
+def _made_too_late(variable: Variable) -> ValueError:
+  """A small variable would be made inside `strategy.run`, where a strategy
+  makes none (or one per replica)."""
+  return ValueError(
+      f"the small variable of `compact=True` for "
+      f"{_variables.describe(variable)} would be made inside "
+      "`strategy.run`, where a tf.distribute strategy makes no variable. "
+      "It is made with the spec (`train_only(..., compact=True)`, "
+      "`load_spec(..., variables)`), or where a wrapped optimizer is built "
+      "in `strategy.scope()` (`optimizer.build(variables)`, `fit`): make "
+      "the spec with the variables, or build the wrapped optimizer, before "
+      "the first step.")
+
+
+Pairs = Iterable[Tuple[Variable, Optional[Selection]]]
+
+
+def _trained_compact(pairs: Pairs) -> Iterator[Tuple[Variable, Selection]]:
+  """The pairs whose variable trains through a small variable."""
+  for variable, selection in pairs:
+    if (selection is not None and selection.compact
+        and not selection.is_empty and not selection.is_everything):
+      yield variable, selection
+
+
+def make_ahead(pairs: Pairs) -> None:
+  """Makes now, where the spec is made eagerly, the small variables of the
+  (variable, selection) `pairs` that train compact: a step inside
+  `strategy.run` could not make a strategy's (`_made_too_late`), and a
+  checkpoint restored before the first step finds them (`made`). Beside
+  each variable: under its strategy (a mirrored variable, then, for a
+  mirrored one), or on its own device (a parameter server's shard). A TF1
+  graph makes its own at its first step."""
+  if _owner() != "eager":
+    return
+  for variable, selection in _trained_compact(pairs):
+    _small(variable, layout(selection))
+
+
+def made(pairs: Pairs) -> Dict[str, Variable]:
+  """The small variables made so far for the (variable, selection) `pairs`,
+  here (eagerly, or in this graph), by a name of each: `tfpartial_compact/`
+  and the variable's checkpoint name. For a `tf.compat.v1` optimizer's
+  `tf.train.Checkpoint`, which saves slots only of variables in its
+  object graph."""
+  owner = _owner()
+  found: Dict[str, Variable] = {}
+  for variable, selection in _trained_compact(pairs):
+    small = _COMPACT.get(layout(selection).key, {}).get(owner)
+    if small is not None:
+      found["tfpartial_compact/"
+            + _variables.checkpoint_name(variable)] = small
+  return found
+
+
+def _distributed(variable: Variable) -> bool:
+  """Whether `variable` is a strategy's: mirrored, or on another task."""
+  storage = _variables.storage(variable)
+  if isinstance(storage, tf.distribute.DistributedValues):
+    return True
+  return tf.DeviceSpec.from_string(storage.device or "").job not in (
+      None, "localhost")
+
+
+@contextlib.contextmanager
+def _placed(storage: tf.Variable) -> Iterator[None]:
+  """Where a small variable is made: beside `storage`, by its strategy's
+  rules: mirrored like a mirrored variable; for a parameter server's
+  shard in its strategy's scope (whose optimizers colocate slots only
+  with its own variables), colocated with the shard (the strategy would
+  otherwise place it round-robin)."""
+  if isinstance(storage, tf.distribute.DistributedValues):
+    with storage.distribute_strategy.scope():
+      yield
+    return
+  strategy = _tfprivate.strategy_of(storage) if _distributed(storage) else None
+  if strategy is None:
+    with tf.device(storage.device):
+      yield
+    return
+  with strategy.scope(), strategy.extended.colocate_vars_with(storage):
+    yield
 
 
 def _make_small(variable: Variable, layout_: Layout, eager: bool) -> Variable:
@@ -200,7 +311,7 @@ def _make_small(variable: Variable, layout_: Layout, eager: bool) -> Variable:
   storage = _variables.storage(variable)
   name = _variables.checkpoint_name(variable)
   dtype = storage.dtype.base_dtype
-  with tf.device(storage.device):
+  with _placed(storage):
     small: Variable
     if eager and _variables.is_keras(variable):
       small = _compat.keras_twin(name, layout_.shape, dtype)
@@ -232,17 +343,18 @@ class CompactGuard(_restore.Guard):
         self.layout.gather(self.variable), read_value=False)
     return (op if graph else None), None
 
-  def gradient(self, grad: Gradient, sparse: bool) -> Gradient:
+  def gradient(self, grad: Gradient) -> Gradient:
     """`grad` of the variable, cut down to what trains, in its order.
 
-    A sparse gradient stays sparse when `sparse` (a lazy optimizer updates
-    only the rows, or elements, named); otherwise it becomes a dense
-    gradient of the small variable, summing repeated rows as densifying it
-    would.
+    A sparse gradient stays sparse, its repeated rows (or elements) kept as
+    the optimizer would get them from the split-variable reference
+    (`_slices`).
     """
-    return None if grad is None else self.layout.gradient(grad, sparse)
+    return None if grad is None else self.layout.gradient(grad)
 
   def after(self, token: None) -> Any:
     del token  # The layout says where the values go.
+    # Per component of a mirrored variable: it has no scatter by offsets
+    # (nor `scatter_nd_update`) of its own.
     return _distribute.update(self.variable, self.layout.write,
-                              _restore.read(self.small))
+                              _restore.read(self.small), per_component=True)

@@ -91,7 +91,9 @@ def action(grad: Gradient, variable: Variable, selection: Optional[Selection],
   if selection is None or selection.is_empty:
     return Action.KEEP
   if selection.is_everything:
-    if not keep_fully_frozen:
+    # A wholly frozen part of a compact table has no state in the compact
+    # layout: left out even where fully frozen variables are kept.
+    if not keep_fully_frozen or selection.compact:
       return Action.DROP
     if grad is not None and kernel is not None and kernel(
         grad, variable, selection):

@@ -128,9 +128,18 @@ class RowsGuard(Guard):
 
 def gather_rows(variable: Variable, rows: tf.Tensor) -> tf.Tensor:
   """A copy of `rows` of `variable`, read where it is made."""
+  storage = _variables.storage(variable)
+  if isinstance(storage, tf.distribute.DistributedValues):
+    # A mirrored variable has no sparse_read; in replica context its
+    # handle is this replica's component.
+    if tf.distribute.has_strategy() and not (
+        tf.distribute.in_cross_replica_context()):
+      return tf.raw_ops.ResourceGather(resource=storage.handle, indices=rows,
+                                       dtype=storage.dtype)
+    return tf.gather(read(variable), rows)
   if is_ref(variable):  # Ref variables have no sparse_read.
     return tf.gather(read(variable), rows)
-  return _variables.storage(variable).sparse_read(rows)
+  return storage.sparse_read(rows)
 
 
 class EagerPath:

@@ -3,7 +3,8 @@
 Each row compares the same work with and without tfpartial, in one
 process (`_measure` says how). The rows live in `_cases`
 ((a)-(i), (l)), `_steps` ((j), (k)), `_sparse` ((o), compact element
-masks), `_memory` ((m), peak
+masks), `_compact_rows` ((r), compact rows with repeated ids and under a
+strategy), `_memory` ((m), peak
 memory, a fresh process per configuration) and `_build` ((n), the
 time to build a train op or trace a first step); this module runs the ones
 asked for and prints the table.
@@ -20,6 +21,7 @@ import tensorflow as tf
 from tfpartial._kernels import _native
 from tfpartial._tools.bench import _build
 from tfpartial._tools.bench import _cases
+from tfpartial._tools.bench import _compact_rows
 from tfpartial._tools.bench import _measure
 from tfpartial._tools.bench import _memory
 from tfpartial._tools.bench import _sparse
@@ -28,7 +30,7 @@ from tfpartial._tools.bench._measure import Case
 from tfpartial._tools.bench._measure import Result
 
 # Every row's letter, in the order the table gives them.
-LETTERS = "abcdefghijklmno"
+LETTERS = "abcdefghijklmnor"
 
 
 def _rows(letter: str, quick: bool, rounds: int, exact: bool,
@@ -39,7 +41,8 @@ def _rows(letter: str, quick: bool, rounds: int, exact: bool,
   if letter == "n":
     return _build.rows(quick, progress)
   builders: Dict[str, Union[Callable[[], Case], List[Callable[[], Case]]]] = {
-      **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick)}
+      **_cases.cases(quick), **_steps.cases(quick), **_sparse.cases(quick),
+      **_compact_rows.cases(quick)}
   built = builders[letter]
   # Each case is built just before it runs and dropped after, so no case
   # runs beside another's variables, sessions or optimizer state.

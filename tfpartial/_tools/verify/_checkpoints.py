@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Dict, Iterable, List, Optional, Protocol, Tuple
+from typing import (Dict, Hashable, Iterable, List, Optional, Protocol, Set,
+                    Tuple)
 
 import numpy as np
 import tensorflow as tf
 
-from tfpartial._tools.verify import _files
+from tfpartial._frozen import _files
+from tfpartial._frozen import _tfprivate
 
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +47,10 @@ class Reader(Protocol):
   path: str  # As resolved: a folder's latest checkpoint, say.
   file: str  # The file that identifies it: the same file, the same one.
 
+  @property
+  def saved_format(self) -> Optional[str]:
+    """The format whose places in a spec's "saved" it reads (`at`)."""
+
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
     """Where the variable the spec calls `name` is; ValueError if nowhere
@@ -55,6 +62,25 @@ class Reader(Protocol):
   def names(self) -> List[str]:
     """The names a spec may give its variables, which a pattern in the
     spec is matched against."""
+
+  def unnamed(self) -> List[str]:
+    """Those of `names` that are not the variables' own (`LAYER/0`: the
+    file does not tell)."""
+
+  def at(self, location: str) -> List[Tuple[Hashable, Stored]]:
+    """(where the model is, the variable) for the variables at `location`,
+    a spec's "saved" place for `saved_format`, relative to the model the
+    spec was written from (which a file may hold anywhere)."""
+
+  def holds(self, stored: Stored, name: str) -> bool:
+    """False where the file says `stored` is not the variable `name`."""
+
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    """The layer the file says holds `stored`, if it says."""
+
+  def is_root(self, anchor: Hashable) -> bool:
+    """Whether `at`'s `anchor` is the model the file was saved from (not
+    one the file holds inside another)."""
 
   def close(self) -> None: ...
 
@@ -88,8 +114,10 @@ class TensorFlowCheckpoint:
       raise ValueError(f"cannot read the checkpoint {path}: "
                        f"{first_line(error)}") from None
     self._stored: Dict[str, Stored] = {}
+    self.saved_format = "checkpoint" if _OBJECT_GRAPH in shapes else None
+    self._graph: Optional[_Graph] = None
     for key, shape in shapes.items():
-      if ".OPTIMIZER_SLOT" in key or key == "_CHECKPOINTABLE_OBJECT_GRAPH":
+      if ".OPTIMIZER_SLOT" in key or key == _OBJECT_GRAPH:
         continue
       name = key[:-len(_VALUE_SUFFIX)] if key.endswith(_VALUE_SUFFIX) else key
       if "/.ATTRIBUTES/" in name:
@@ -116,6 +144,37 @@ class TensorFlowCheckpoint:
   def names(self) -> List[str]:
     return sorted(self._stored)
 
+  def unnamed(self) -> List[str]:
+    return []
+
+  def at(self, location: str) -> List[Tuple[Hashable, Stored]]:
+    """(the object the path starts at, the variable) for the variables a
+    path in the object graph to which ends in `location` (any of their
+    paths: a Keras model's variable is also its optimizer's)."""
+    if self._graph is None:
+      try:
+        serialized = self._reader.get_tensor(_OBJECT_GRAPH)
+        self._graph = _Graph(_tfprivate.object_graph(serialized))
+      except (tf.errors.OpError, ValueError) as error:
+        raise ValueError(f"cannot read the object graph of {self.path}: "
+                         f"{first_line(error)}") from None
+    return sorted((node, self._stored[name]) for node, name in
+                  self._graph.ending_in(location.split("/"))
+                  if name in self._stored)
+
+  def holds(self, stored: Stored, name: str) -> bool:
+    del stored, name  # An object graph names no layers.
+    return True
+
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    del stored  # An object graph names no layers.
+    return None
+
+  def is_root(self, anchor: Hashable) -> bool:
+    """The checkpoint's root object, or one of its own (`model` of
+    `tf.train.Checkpoint(model=...)`)."""
+    return self._graph is not None and self._graph.is_root(anchor)
+
   def read(self, stored: Stored) -> np.ndarray:
     """One variable's value; ValueError if the files are missing or damaged."""
     if stored.dtype != "string" and self._data_bytes is not None:
@@ -136,6 +195,46 @@ class TensorFlowCheckpoint:
 
   def close(self) -> None:
     pass
+
+
+class _Graph:
+  """A checkpoint's object graph, walked backwards: which values a path of
+  object names ends at."""
+
+  def __init__(self, graph: object):
+    nodes = list(getattr(graph, "nodes"))
+    self._parents: Dict[int, List[Tuple[int, str]]] = {}
+    self._edges: Dict[str, List[Tuple[int, int]]] = {}
+    self._values: Dict[int, str] = {}
+    for parent, node in enumerate(nodes):
+      for child in node.children:
+        if 0 <= child.node_id < len(nodes):  # An untrusted file's ids.
+          self._parents.setdefault(child.node_id, []).append(
+              (parent, child.local_name))
+          self._edges.setdefault(child.local_name, []).append(
+              (parent, child.node_id))
+      for attribute in node.attributes:
+        if attribute.name == "VARIABLE_VALUE":
+          key = attribute.checkpoint_key
+          self._values[parent] = (key[:-len(_VALUE_SUFFIX)]
+                                  if key.endswith(_VALUE_SUFFIX) else key)
+
+  def is_root(self, node: Hashable) -> bool:
+    return node == 0 or any(parent == 0 for parent, _ in self._parents.get(
+        node if isinstance(node, int) else -1, []))
+
+  def ending_in(self, names: List[str]) -> Set[Tuple[int, str]]:
+    """(node, value) for the values (their names, as the reader keys them)
+    some path to which from the node is `names`: one step back per name,
+    from the last."""
+    *before, last = names
+    reached = {(child, parent) for parent, child in self._edges.get(last, [])
+               if child in self._values}
+    for name in reversed(before):
+      reached = {(value, parent) for value, node in reached
+                 for parent, edge in self._parents.get(node, [])
+                 if edge == name}
+    return {(node, self._values[value]) for value, node in reached}
 
 
 def _latest(folder: str) -> str:

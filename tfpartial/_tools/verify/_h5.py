@@ -1,7 +1,7 @@
 """HDF5 files as untrusted input: opened as regular files, read bounded.
 
 `open_file` opens a Keras HDF5 file (or takes the window of a `.keras`
-archive that holds one) through `_files.open_regular`, so a FIFO or a
+archive that holds one) through `_frozen/_files.open_regular`, so a FIFO or a
 device is refused before h5py reads a byte; `Reader` is what the Keras
 readers share: reading one dataset (`read`), refused unless its declared
 size fits in the file, since Keras writes its weights uncompressed and a
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Optional, Tuple, Union
 import numpy as np
 import tensorflow as tf
 
+from tfpartial._frozen import _files
 from tfpartial._tools.verify import _checkpoints
-from tfpartial._tools.verify import _files
 from tfpartial._tools.verify._checkpoints import Stored
 
 if TYPE_CHECKING:  # Imported where a file is opened; untyped (mypy.ini).

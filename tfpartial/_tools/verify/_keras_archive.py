@@ -14,13 +14,13 @@ import json
 import os
 import struct
 import zipfile
-from typing import TYPE_CHECKING, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Hashable, List, Optional, Tuple, Union
 
 import numpy as np
 
+from tfpartial._frozen import _files
 from tfpartial._frozen._safejson import JSON
 from tfpartial._tools.verify import _checkpoints
-from tfpartial._tools.verify import _files
 from tfpartial._tools.verify import _keras_files
 from tfpartial._tools.verify import _keras_legacy
 from tfpartial._tools.verify import _keras_names
@@ -57,6 +57,25 @@ class Archive:
 
   def names(self) -> List[str]:
     return self._weights.names()
+
+  @property
+  def saved_format(self) -> Optional[str]:
+    return getattr(self._weights, "saved_format", None)
+
+  def unnamed(self) -> List[str]:
+    return self._weights.unnamed()
+
+  def at(self, key: str) -> List[Tuple[Hashable, _checkpoints.Stored]]:
+    return list(self._weights.at(key))
+
+  def holds(self, stored: _checkpoints.Stored, name: str) -> bool:
+    return self._weights.holds(stored, name)
+
+  def layer_of(self, stored: _checkpoints.Stored) -> Optional[str]:
+    return self._weights.layer_of(stored)
+
+  def is_root(self, anchor: Hashable) -> bool:
+    return self._weights.is_root(anchor)
 
   def close(self) -> None:
     self._weights.close()

@@ -32,8 +32,8 @@ from __future__ import annotations
 import io
 import os
 from types import ModuleType
-from typing import (TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple,
-                    Union, cast)
+from typing import (TYPE_CHECKING, Dict, Hashable, List, Optional, Sequence,
+                    Tuple, Union, cast)
 
 import numpy as np
 import tensorflow as tf
@@ -81,6 +81,7 @@ class WeightsFile(_h5.Reader):
   """A Keras 3 `.weights.h5` file (or the one inside a `.keras` archive)."""
 
   layout = "keras"  # Keys are where Keras 3 loads each variable from.
+  saved_format: Optional[str] = "h5"  # A spec's "saved" key: `at`.
 
   def __init__(self, path: str, opened: Tuple[File, _h5.Opened, int],
                config: Optional[Config], h5py: ModuleType):
@@ -96,6 +97,9 @@ class WeightsFile(_h5.Reader):
     self._owners_list = owners
     self._by_key = {stored.key: stored for owner in owners
                     for stored in owner.stored}
+    self._owner_of = {stored.key: owner for owner in owners
+                      for stored in owner.stored}
+    self._by_suffix: Dict[int, Dict[str, List[Stored]]] = {}
 
   def _owners(self, h5py: ModuleType, config: Optional[Config]
               ) -> List[Owner]:
@@ -156,6 +160,46 @@ class WeightsFile(_h5.Reader):
   def names(self) -> List[str]:
     """The variables' paths, as `spec.to_json()` names them."""
     return self._names()
+
+  def unnamed(self) -> List[str]:
+    """The names (`LAYER/POSITION`) of the variables whose own names the
+    file does not tell: a layer of a class it does not record."""
+    return [name for name, owner in zip(self._names(), (
+        owner for owner in self._owners_list for _ in owner.stored))
+            if owner.names is None]
+
+  def at(self, key: str) -> List[Tuple[Hashable, Stored]]:
+    """(where the model is, the variable) for the variables at `key` (as
+    the spec's "saved" gives it, relative to the model it was written
+    from: `""`) or at `MODEL/key` (a file of a model that holds that one at
+    the key `MODEL`)."""
+    count = key.count("/") + 1
+    if count not in self._by_suffix:
+      index: Dict[str, List[Stored]] = {}
+      for stored in self._by_key.values():
+        parts = stored.key.split("/")
+        if len(parts) > count:
+          index.setdefault("/".join(parts[-count:]), []).append(stored)
+      self._by_suffix[count] = index
+    found: List[Tuple[Hashable, Stored]] = (
+        [("", self._by_key[key])] if key in self._by_key else [])
+    return found + [(stored.key[:-len(key) - 1], stored)
+                    for stored in self._by_suffix[count].get(key, [])]
+
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    """The layer name Keras wrote beside `stored`, if any."""
+    return self._owner_of[stored.key].name
+
+  def is_root(self, anchor: Hashable) -> bool:
+    return anchor == ""  # The key as it is: no model around the spec's.
+
+  def holds(self, stored: Stored, name: str) -> bool:
+    """Whether the layer name Keras wrote beside `stored`, if any, is one
+    of the layers in `name` (a variable's path; one made outside any layer's
+    scope, such as a subclassed model's own in `__init__`, names none)."""
+    layer = self._owner_of[stored.key].name
+    scopes = name.split("/")[:-1]
+    return layer is None or not scopes or layer in scopes
 
   def _names(self) -> List[str]:
     names = []

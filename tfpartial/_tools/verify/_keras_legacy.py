@@ -9,7 +9,8 @@ checkpoint.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union, cast
+from typing import (TYPE_CHECKING, Dict, Hashable, List, Optional, Tuple,
+                    Union, cast)
 
 import numpy as np
 
@@ -31,6 +32,7 @@ class LegacyWeightsFile(_h5.Reader):
   """
 
   layout = "keras-h5"
+  saved_format: Optional[str] = None  # Names its variables: no "saved".
 
   def __init__(self, path: str, file: File, opened: _h5.Opened, size: int):
     super().__init__(path, file, opened, size)
@@ -58,6 +60,25 @@ class LegacyWeightsFile(_h5.Reader):
 
   def names(self) -> List[str]:
     return sorted(self._stored)
+
+  def unnamed(self) -> List[str]:
+    return []
+
+  def at(self, key: str) -> List[Tuple[Hashable, Stored]]:
+    del key  # Never asked: no `saved_format`.
+    return []
+
+  def holds(self, stored: Stored, name: str) -> bool:
+    del stored, name
+    return True
+
+  def layer_of(self, stored: Stored) -> Optional[str]:
+    del stored
+    return None
+
+  def is_root(self, anchor: Hashable) -> bool:
+    del anchor
+    return True
 
   def find(self, name: str, shape: Optional[Tuple[int, ...]] = None
            ) -> Stored:
