@@ -234,10 +234,15 @@ def read_bytes(path: str, limit: int = MAX_BYTES) -> bytes:
     if error.errno == errno.ELOOP:
       raise ValueError("a symbolic link loop") from None
     raise ValueError(error.strerror or "cannot open it") from None
-  with os.fdopen(descriptor, "rb") as file:
-    if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+  try:
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
       raise ValueError("not a regular file")
-    data = file.read(limit + 1)
+    with os.fdopen(descriptor, "rb", closefd=False) as file:
+      data = file.read(limit + 1)
+  except OSError as error:
+    raise ValueError(error.strerror or "cannot read it") from None
+  finally:
+    os.close(descriptor)
   if len(data) > limit:
     raise ValueError(f"larger than {limit // 2**20} MiB")
   return data

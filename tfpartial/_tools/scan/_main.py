@@ -5,7 +5,7 @@ and exit 0 (no finding), 1 (findings) or 2 (bad input)."""
 from __future__ import annotations
 
 import sys
-from typing import List, Optional, Sequence, TextIO, Tuple
+from typing import List, Optional, Protocol, Sequence, Tuple
 
 from tfpartial._tools.scan import _baseline
 from tfpartial._tools.scan import _files
@@ -15,8 +15,17 @@ from tfpartial._tools.scan import _scan
 from tfpartial._tools.scan._finding import Finding
 
 
+class Stream(Protocol):
+  """Where the report and the messages go (a text file, or the command
+  line's guarded stdout and stderr)."""
+
+  def write(self, text: str, /) -> int: ...
+
+  def flush(self) -> None: ...
+
+
 def run(paths: Sequence[str], form: str = "text", diff: bool = False,
-        out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+        out: Optional[Stream] = None, err: Optional[Stream] = None,
         version: str = "0", gate: Optional[_gate.Options] = None) -> int:
   """Scans `paths` and prints the report; returns the exit status."""
   out = out or sys.stdout
@@ -77,7 +86,7 @@ def _scan_sources(sources: Sequence[_files.Source]
   return findings, errors
 
 
-def _write_baseline(path: str, screened: _gate.Screened, err: TextIO) -> int:
+def _write_baseline(path: str, screened: _gate.Screened, err: Stream) -> int:
   """`--write-baseline FILE`: every finding, as `--format json` has them."""
   try:
     _baseline.write(path, _report.as_json(screened.findings,
