@@ -242,3 +242,18 @@ def test_scan_imports_only_the_standard_library_and_itself():
             "tfpartial._tools.scan") and name != "__future__":
           outside.append(f"{path.name}: {name}")
   assert not outside, outside
+
+
+def test_the_guarded_stdout_passes_bytes_through_in_order():
+  """A diff keeps its files' bytes (a latin-1 file's): the command line's
+  guarded stdout has a binary side, guarded the same way."""
+  from tfpartial import cli  # pylint: disable=g-import-not-at-top
+  raw = io.BytesIO()
+  out = cli._Output(io.TextIOWrapper(raw, encoding="utf-8"))  # pylint: disable=protected-access
+  out.write("--- a/l.py\n")
+  out.flush()
+  out.buffer.write(b"+name = 'caf\xe9'\n")
+  out.buffer.flush()
+  assert raw.getvalue() == b"--- a/l.py\n+name = 'caf\xe9'\n"
+  assert out.failure is None
+  assert cli._Output(io.StringIO()).buffer is None  # pylint: disable=protected-access

@@ -28,6 +28,8 @@ PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "px", "python",
 WRITE_MAGICS = {"writefile", "file"}  # Python when the file is `.py`.
 ESCAPES = "!%?/,;"  # No Python statement starts with one of these.
 _CELL_MAGIC = re.compile(r"%%(\w+)(.*)")
+# A line that may be IPython's (most cells have none).
+_CANDIDATE = re.compile(r"^[ \t]*[!%?/,;]|\?|=[ \t]*[!%]", re.M)
 _ASSIGNED = re.compile(
     r"(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*,?)\s*=\s*[!%]")
 
@@ -43,17 +45,24 @@ def read(path: str, data: bytes) -> Tuple[str, Cells, Tuple[str, ...]]:
   ...      b'["!ls\\\\n", "x = 1"]}]}')
   ('pass\\nx = 1\\n', ((1, 1),), ())
   """
-  lines: List[str] = []
-  starts = []
-  notes = []
+  cells = []
   for number, code in _code_cells(_load(data)):
     python = python_of(code)
-    if python is None:
-      continue
-    error = _parse_error(python)
-    if error:
-      notes.append(f"{path}: cell {number}, {error}")
-      continue
+    if python is not None:
+      cells.append((number, python))
+  notes = []
+  if _parse_error("\n".join(python for _, python in cells)):
+    parsed = []  # Cell by cell, only when the whole does not parse.
+    for number, python in cells:
+      error = _parse_error(python)
+      if error:
+        notes.append(f"{path}: cell {number}, {error}")
+      else:
+        parsed.append((number, python))
+    cells = parsed
+  lines: List[str] = []
+  starts = []
+  for number, python in cells:
     starts.append((len(lines) + 1, number))
     lines.extend(python.split("\n"))
   return "\n".join(lines) + "\n", tuple(starts), tuple(notes)
@@ -134,6 +143,8 @@ def python_of(code: str) -> Optional[str]:
     if not _python_body(lines[first]):
       return None
     lines[first] = ""
+  if not _CANDIDATE.search(code):
+    return "\n".join(lines)  # Python only: most cells.
   return "\n".join(_without_magics(lines))
 
 
