@@ -335,7 +335,9 @@ def _scan(args: argparse.Namespace) -> int:
   """Static: TensorFlow is never imported."""
   from tfpartial._tools.scan import _gate  # pylint: disable=g-import-not-at-top
   from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
-  version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
+  version = "0"
+  if args.format == "sarif":  # Reading the installed version costs imports.
+    version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
   out = _Output(sys.stdout)
   code = _main.run(args.paths, args.format, args.diff, out=out,
                    err=_Stderr(), version=version, gate=_gate.Options(

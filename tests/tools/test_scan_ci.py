@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+import tfpartial
 from tfpartial import cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -136,6 +137,8 @@ def test_the_json_report_serves_as_a_baseline_and_sarif_has_its_prints(
                           cwd=tmp_path).stdout)
   assert [r["partialFingerprints"]["tfpartialScan/v1"]
           for r in sarif["runs"][0]["results"]] == prints
+  assert sarif["runs"][0]["tool"]["driver"]["version"] == (
+      tfpartial.__version__)
   known = scan("--baseline", "report.json", "train.py", cwd=tmp_path)
   assert (known.returncode, known.stdout) == (0, ""), known.stderr
   # One fixed: the baseline says one of its findings is gone.
