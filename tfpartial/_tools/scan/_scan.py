@@ -4,7 +4,6 @@ and the unified diff of the ports."""
 from __future__ import annotations
 
 import gc
-import os
 from typing import Dict, List, Sequence, Tuple
 
 from tfpartial._tools.scan import _files
@@ -106,34 +105,6 @@ def scan_text(path: str, text: str) -> List[Finding]:
   if errors and not findings:
     raise SyntaxError(errors[0])
   return findings
-
-
-def paths_of(paths: Sequence[str]) -> Tuple[List[str], List[str]]:
-  """(files, missing): the files to read under `paths`, and the paths that
-  do not exist."""
-  files: List[str] = []
-  missing: List[str] = []
-  for path in paths:
-    if os.path.isdir(path):
-      files.extend(_files.walk(path))
-    elif os.path.lexists(path):
-      files.append(path)
-    else:
-      missing.append(path)
-  return files, missing
-
-
-def read_all(files: Sequence[str]
-             ) -> Tuple[List[_files.Source], List[str]]:
-  """The files that read, and a line for each that does not."""
-  sources: List[_files.Source] = []
-  errors: List[str] = []
-  for path in files:
-    try:
-      sources.append(_files.read(path))
-    except ValueError as error:
-      errors.append(f"{path}: skipped: {error}")
-  return sources, errors
 
 
 def texts_of(sources: Sequence[_files.Source]) -> Dict[str, _files.Source]:
