@@ -213,6 +213,30 @@ def test_a_class_of_real_code_is_found(name):
 
 
 NEGATIVE = {
+    # Initial weights loaded once before training (`Variable.load`), a
+    # file read with `np.load`, a summary over (gradient, variable) pairs.
+    "variable loads at initialization": """\
+        weights = np.load("init.npy", allow_pickle=True)
+        train_op = optimizer.apply_gradients(
+            optimizer.compute_gradients(loss, model.trainable_weights))
+        for name, v in optimizer.compute_gradients(loss):
+          tf.summary.histogram(v.name, v)
+        sess = tf.InteractiveSession()
+        for i, w in enumerate(model.trainable_weights):
+          w.load(weights[i], session=sess)
+        for step in range(100):
+          sess.run(train_op)
+        """,
+    # Small weights zeroed in a copy of a trained model to evaluate it:
+    # nothing trains after.
+    "weights zeroed to evaluate a pruned copy": """\
+        model.fit(x, y, epochs=3)
+        for layer in model.layers:
+          weights = layer.get_weights()
+          weights[0][np.abs(weights[0]) < 0.01] = 0
+          layer.set_weights(weights)
+        print(model.evaluate(x_test, y_test))
+        """,
     # Scheduled sampling: a random draw picks between two activations, a
     # straight-through estimator beside it.
     "stop-gradient-mix: scheduled sampling beside straight-through": """\
@@ -746,6 +770,48 @@ FORMS = {
               w.assign(tf.where(frozen_mask, w0, w))
             """,
     }, [('write-back', 't.py', 7)]),
+    "remask in an optimizer subclass over nested grad pairs": ({
+        "opt.py": """\
+            class PrunedSGD(tf.keras.optimizers.SGD):
+              def __init__(self, masks, **kw):
+                super().__init__(**kw)
+                self.masks = masks
+              def apply_gradients(self, grads_and_vars, **kw):
+                grads_and_vars = list(grads_and_vars)
+                result = super().apply_gradients(grads_and_vars, **kw)
+                for (_, var), mask in zip(grads_and_vars, self.masks):
+                  var.assign(var * mask)
+                return result
+            """,
+    }, [('weight-remask', 'opt.py', 9)]),
+    "remask callback zeroes elements of its weights": ({
+        "cb.py": """\
+            class ZeroPruned(keras.callbacks.Callback):
+              def __init__(self, masks, layers):
+                super().__init__()
+                self.masks, self.layers = masks, layers
+              def _zero(self):
+                for i, index in enumerate(self.layers):
+                  weights = self.model.layers[index].get_weights()
+                  weights[0][self.masks[i]] = 0.0
+                  self.model.layers[index].set_weights(weights)
+              def on_epoch_end(self, epoch, logs=None):
+                self._zero()
+            """,
+    }, [('weight-remask', 'cb.py', 9)]),
+    "write-back numpy slice loaded after each step": ({
+        "t.py": """\
+            emb = tf.get_variable("emb", [10, 4])
+            train_op = tf.train.AdamOptimizer().minimize(loss(emb))
+            with tf.Session() as sess:
+              pretrained = sess.run(emb)
+              for step in range(100):
+                sess.run(train_op)
+                current = sess.run(emb)
+                current[:5] = pretrained[:5]
+                emb.load(current, sess)
+            """,
+    }, [('write-back', 't.py', 9)]),
 }
 
 

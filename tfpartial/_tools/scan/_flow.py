@@ -225,9 +225,7 @@ class Flow:
       for index in reaching:
         value = defs[index].value
         got = self.labels(value, place)
-        part = defs[index].part
-        if part is not None and "zip" in got:
-          got = self.element(got["zip"], part) or got
+        got = self._part(value, got, defs[index])
         got = self.chosen(value, place, got)
         for kind, where in got.items():
           found.setdefault(kind, where)
@@ -290,6 +288,19 @@ class Flow:
             found.setdefault(kind, where)
     self._from_callers[key] = found
     return found
+
+  def _part(self, value: ast.expr, got: Labels, bound: _scopes.Def
+            ) -> Labels:
+    """What a name bound to part of `value` holds: element `i` of a
+    `zip`, and of a (gradient, variable) pair the variable."""
+    part, outer = bound.part, bound.outer
+    if outer is not None and "zip" in got:
+      got = self.element(got["zip"], outer) or got
+    elif part is not None and "zip" in got:
+      got, part = self.element(got["zip"], part) or got, None
+    if part == (1, 2) and "grad" in got and "var" not in got:
+      return {"var": value}  # `for g, v in grads_and_vars`: `v`.
+    return got
 
   def element(self, zipped: ast.AST, part: Tuple[int, int]) -> Labels:
     """Element `i` of the `n`-tuples a `zip(...)` call makes."""

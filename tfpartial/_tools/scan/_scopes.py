@@ -81,6 +81,9 @@ class Def:
   where: Where
   part: Optional[Tuple[int, int]] = None  # (i, n): element i of n-tuples.
   start: Position = (0, 0)  # Where its statement starts.
+  # For a nested target (`for (g, v), m in zip(gvs, masks)`): the element
+  # of the outer n-tuples that `part` is an element of.
+  outer: Optional[Tuple[int, int]] = None
 
 
 @dataclasses.dataclass(eq=False)
@@ -374,20 +377,23 @@ class _Binder:
 
   def bind(self, target: ast.AST, value: ast.expr,
            replaces: bool = True,
-           part: Optional[Tuple[int, int]] = None) -> None:
+           part: Optional[Tuple[int, int]] = None,
+           outer: Optional[Tuple[int, int]] = None) -> None:
     scope = self.scope
     if isinstance(target, (ast.Tuple, ast.List)):
       parts = _parts(value, len(target.elts))
       count = len(target.elts)
+      starred = any(isinstance(e, ast.Starred) for e in target.elts)
       for index, (element, each) in enumerate(zip(target.elts, parts)):
         self.bind(element, each, replaces, None if each is not value or (
-            any(isinstance(e, ast.Starred) for e in target.elts)) else (
-                index, count))
+            starred) else (index, count),
+                  part if each is value and not starred else None)
     elif isinstance(target, ast.Starred):
       self.bind(target.value, value, replaces)
     elif isinstance(target, ast.Name):
       scope.defs.setdefault(target.id, []).append(
-          Def(value, self.end, replaces, self.where, part, self.start))
+          Def(value, self.end, replaces, self.where, part, self.start,
+              outer))
       self._guard(value, replaces)
     elif isinstance(target, ast.Attribute):
       self._guard(value, replaces)

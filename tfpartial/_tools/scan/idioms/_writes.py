@@ -47,7 +47,11 @@ class WriteHit(Hit):
 
 # The calls `target_and_value` reads.
 WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
-                         "set_value", "set_weights"})
+                         "set_value", "set_weights", "load"})
+# Receivers whose `load` reads a file, not a variable's `load(value, sess)`.
+_FILE_LOADERS = frozenset({"np", "numpy", "json", "pickle", "cPickle",
+                           "yaml", "torch", "joblib", "dill", "marshal",
+                           "h5py", "hickle", "msgpack", "toml", "ujson"})
 
 
 def target_and_value(call: ast.Call
@@ -65,6 +69,11 @@ def target_and_value(call: ast.Call
     return args[0], args[1], False
   if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
     return receiver, args[0], isinstance(receiver, ast.Subscript)
+  if name == "load" and receiver is not None and 1 <= len(args) <= 2 and (
+      isinstance(receiver, (ast.Name, ast.Attribute, ast.Subscript))
+      and _names.root(receiver) not in _FILE_LOADERS
+      and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
+    return receiver, args[0], False  # `Variable.load(value, session)`.
   return None
 
 
@@ -101,6 +110,14 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     # another name (`w.assign(original * (1 - m) + w * m)`).
     copy = next((v for k, v in found.items() if k.startswith("copy:")),
                 None)
+  if copy is not None and remask is None and _zeroed(value, scope):
+    # Its own values with some set to zero (`w[0][mask] = 0.0`): a
+    # re-mask, unless the copy was taken elsewhere (a rewind).
+    if id(copy) in _node_ids(analysis, scope) and in_training(
+        scope, analysis, call):
+      return WriteHit(call, scope, call, found, "weight-remask", target,
+                      value)
+    return None
   own_copy = copy is not None or "shadow" in found
   blend = own_copy and remask is not None and "vararith" in found
   if remask is not None and not blend:
@@ -128,6 +145,17 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)
+
+
+def _zeroed(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `value` is a name some of whose elements are set to zero
+  (`w[0][mask] = 0.`, `w[mask] = 0`) and nothing else."""
+  if not isinstance(value, ast.Name):
+    return False
+  added = [d.value for d in scope.defs.get(value.id, []) if not d.replaces]
+  return bool(added) and all(
+      isinstance(v, ast.Constant) and v.value == 0 and not isinstance(
+          v.value, str) for v in added)
 
 
 def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
