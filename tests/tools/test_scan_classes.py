@@ -213,6 +213,15 @@ def test_a_class_of_real_code_is_found(name):
 
 
 NEGATIVE = {
+    # An accumulator zeroed where an episode starts (a metric's reset,
+    # chosen by the data, not a mask).
+    "accumulator reset by tf.where on data": """\
+        class AverageReturn(tf.Module):
+          def call(self, trajectory):
+            self._acc.assign(tf.where(trajectory.is_first(),
+                                      tf.zeros_like(self._acc), self._acc))
+            self._acc.assign_add(trajectory.reward)
+        """,
     # Initial weights loaded once before training (`Variable.load`), a
     # file read with `np.load`, a summary over (gradient, variable) pairs.
     "variable loads at initialization": """\
@@ -812,6 +821,94 @@ FORMS = {
                 emb.load(current, sess)
             """,
     }, [('write-back', 't.py', 9)]),
+    "remask constraint a function makes": ({
+        "m.py": """\
+            def masked(mask):
+              return lambda w: w * mask
+            def build(masks):
+              return tf.keras.Sequential([
+                  tf.keras.layers.Dense(10, kernel_constraint=masked(masks[0]))])
+            """,
+    }, [('weight-remask', 'm.py', 5)]),
+    "remask tf1 ops in a list run after the step": ({
+        "t.py": """\
+            weights = [v for v in tf.trainable_variables() if "kernel" in v.name]
+            masks = [tf.constant(m) for m in mask_values]
+            train_op = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+            remask_ops = [tf.assign(w, w * m) for w, m in zip(weights, masks)]
+            with tf.Session() as sess:
+              for i in range(1000):
+                sess.run(train_op, feed_dict=batch())
+                sess.run(remask_ops)
+            """,
+    }, [('weight-remask', 't.py', 4)]),
+    "remask where with zeros after the step": ({
+        "t.py": """\
+            keep = [tf.abs(w) > 0.01 for w in model.trainable_variables]
+            for x, y in ds:
+              with tf.GradientTape() as tape:
+                loss = lossf(y, model(x))
+              grads = tape.gradient(loss, model.trainable_variables)
+              opt.apply_gradients(zip(grads, model.trainable_variables))
+              for w, k in zip(model.trainable_variables, keep):
+                w.assign(tf.where(k, w, tf.zeros_like(w)))
+            """,
+    }, [('weight-remask', 't.py', 8)]),
+    "write-back where op a helper returns, run after the step": ({
+        "t.py": """\
+            def build(var, frozen_mask, checkpoint_value):
+              saved = tf.constant(checkpoint_value)
+              return tf.assign(var, tf.where(frozen_mask, saved, var))
+            def main():
+              w = tf.get_variable("w", [4, 4])
+              train_op = tf.train.AdamOptimizer().minimize(tf.reduce_sum(w))
+              fix = build(w, np.eye(4, dtype=bool), np.zeros([4, 4]))
+              with tf.Session() as sess:
+                for _ in range(10):
+                  sess.run(train_op)
+                  sess.run(fix)
+            """,
+    }, [('write-back', 't.py', 3)]),
+    "sg mix stopped plus a masked difference": ({
+        "t.py": """\
+            w = tf.get_variable("w", [8, 8])
+            mask = tf.constant(mask_np)
+            w_eff = tf.stop_gradient(w) + mask * (w - tf.stop_gradient(w))
+            train = tf.train.AdamOptimizer().minimize(loss(w_eff))
+            """,
+    }, [('stop-gradient-mix', 't.py', 3)]),
+    "var-list slim filter_variables": ({
+        "t.py": """\
+            def train_op(loss, exclude):
+              var_list = tf.contrib.framework.filter_variables(
+                  tf.trainable_variables(), exclude_patterns=exclude)
+              return tf.train.AdamOptimizer().minimize(loss, var_list=var_list)
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
+    "var-list not in a scope's variables": ({
+        "t.py": """\
+            encoder = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, "encoder")
+            train_vars = [v for v in tf.trainable_variables() if v not in set(encoder)]
+            op = tf.train.AdamOptimizer().minimize(loss, var_list=train_vars)
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
+    "var-list callable": ({
+        "t.py": """\
+            for x, y in ds:
+              opt.minimize(lambda: lossf(y, model(x)), var_list=lambda: [
+                  v for v in model.trainable_variables if "head" in v.name])
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
+    "grads-mask zeros scattered into a gradient": ({
+        "t.py": """\
+            def step(ids):
+              with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.gather(emb, ids))
+              g = tf.convert_to_tensor(tape.gradient(loss, emb))
+              g = tf.tensor_scatter_nd_update(g, frozen, tf.zeros([2, 4]))
+              opt.apply_gradients([(g, emb)])
+            """,
+    }, [('grads-mask', 't.py', 5)]),
 }
 
 

@@ -95,14 +95,22 @@ class Analysis:
   def _find_fetchers(self, write: ast.Call, scope: _scopes.Scope
                      ) -> List[Tuple[ast.Call, _scopes.Scope]]:
     names = _order.handles(write, self.order(scope))
+    callers = self._returned(write, scope) if not names else []
+    names += [n for place, call in callers
+              for n in _order.handles(call, self.order(place))]
     if not names:
       return []
     here = self.module(scope)
-    # Fetched in this file, or in one that reads it as an attribute of
+    # Fetched in this file, in a caller's that keeps what a helper returns
+    # (`fix = build(...)`), or in one that reads it as an attribute of
     # what it imports or builds (`model.clear_padding`).
     dotted = [f".{name}" for name in names]
-    modules = [here] + [
-        m for m in self.project.all_modules_with(names) if m is not here
+    modules = [here]
+    for place, _ in callers:
+      if self.module(place) not in modules:
+        modules.append(self.module(place))
+    modules += [
+        m for m in self.project.all_modules_with(names) if m not in modules
         and any(d in m.source.text for d in dotted)]
     calls: List[Tuple[_scopes.Scope, ast.Call]] = []
     for module in modules:
@@ -113,6 +121,15 @@ class Analysis:
         calls += [(place, c) for c in self.calls(place)
                   if _names.call_name(c) in _order.FETCHES]
     return _order.fetching(calls, write, names, self.flow)
+
+  def _returned(self, write: ast.Call, scope: _scopes.Scope
+                ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The project's calls of the function that returns `write`."""
+    statement = self.order(scope).statement_of(write)
+    if not isinstance(statement, ast.Return) or not isinstance(
+        scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      return []
+    return self.flow.calls_of(scope.node)
 
   def lines(self, scope: _scopes.Scope) -> List[str]:
     module = self.module(scope)

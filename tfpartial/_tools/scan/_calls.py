@@ -58,12 +58,47 @@ def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
   a stop_gradient on one, the same variable in both."""
   masks = {"mask", "timesmask", "sgmask"}
   if not (masks & set(first) and masks & set(second)):
-    return False
+    return _stopped_plus_masked(flow, left, right, first, second, scope,
+                                env, masks)
   for mine, other, mine_node, other_node in (
       (first, second, left, right), (second, first, right, left)):
     if "sg" in mine and ("var" in other or "vararith" in other):
       stopped = variables_in(flow, mine_node, scope, env, stopped=True)
       if stopped & variables_in(flow, other_node, scope, env):
+        return True
+  return False
+
+
+def _first_argument(flow: Flow, node: ast.Call, name: str,
+                    args: List[ast.AST], scope: _scopes.Scope,
+                    env: Dict[str, Labels]) -> Labels:
+  """What a call makes of its first argument: zeros scattered into a
+  gradient's rows mask it; slim's `filter_variables` with patterns
+  filters variables."""
+  found = dict(flow.labels(args[0], scope, env))
+  if name == "tensor_scatter_nd_update" and len(args) == 3 and (
+      "grad" in found and _names.is_zero(args[2])):
+    found["masked"] = node
+  if name == "filter_variables" and "var" in found and (len(args) > 1 or any(
+      k.arg in {"include_patterns", "exclude_patterns"}
+      for k in node.keywords)):
+    found["filtered"] = node
+  return found
+
+
+def _stopped_plus_masked(flow: Flow, left: ast.AST, right: ast.AST,
+                         first: Labels, second: Labels,
+                         scope: _scopes.Scope, env: Dict[str, Labels],
+                         masks: Set[str]) -> bool:
+  """`sg(x) + m * (x - sg(x))`: a variable stopped, plus a masked
+  difference of it with itself stopped (the gradient reaches the masked
+  elements only)."""
+  for mine, other, mine_node, other_node in (
+      (first, second, left, right), (second, first, right, left)):
+    if "sg" in mine and not masks & set(mine) and masks & set(other):
+      stopped = variables_in(flow, mine_node, scope, env, stopped=True)
+      if stopped & variables_in(flow, other_node, scope, env) & (
+          variables_in(flow, other_node, scope, env, stopped=True)):
         return True
   return False
 
@@ -262,6 +297,8 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"train": node}
   if name in _names.WRITES:
     return {"write": node}
+  if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
+    return _first_argument(flow, node, name, args, scope, env)
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
     if "var" in found and _names.filters_by_name(args[0], flow, scope, env):

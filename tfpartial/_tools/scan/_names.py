@@ -204,6 +204,8 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     return False
   if mentions_a_name_test(node) or _reads_a_name(node, scope):
     return True
+  if _in_chosen_list(node, flow, scope, env):
+    return True
   for item in ast.walk(node):
     if isinstance(item, ast.Call) and item.args:
       spelled = call_name(item)
@@ -218,6 +220,25 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
       spelled = item.id if isinstance(item, ast.Name) else item.attr
       if spelled != "trainable" and any(
           _CHOICE_WORDS.match(word) for word in _words(spelled)):
+        return True
+  return False
+
+
+def _in_chosen_list(node: ast.AST, flow: object, scope: object,
+                    env: object) -> bool:
+  """`v not in encoder_vars`, `v in set(head_vars)`: membership in a list
+  of variables chosen by name or scope."""
+  labels = getattr(flow, "labels", None)
+  if labels is None:
+    return False
+  for item in ast.walk(node):
+    if isinstance(item, ast.Compare) and len(item.ops) == 1 and isinstance(
+        item.ops[0], (ast.In, ast.NotIn)):
+      chosen = item.comparators[0]
+      while isinstance(chosen, ast.Call) and call_name(chosen) in {
+          "set", "list", "frozenset", "tuple"} and len(chosen.args) == 1:
+        chosen = chosen.args[0]
+      if "filtered" in labels(chosen, scope, env):
         return True
   return False
 

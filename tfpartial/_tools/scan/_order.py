@@ -75,8 +75,8 @@ class Order:
     for call, found in self._fetches_of(write, scope, flow):
       if "train" in found:
         return {"order": "fetch", "at": call}
-    for run in self._runs_of(write, scope, flow):
-      step = self._step_before(run, scope, flow)
+    for run, place in self._runs_of(write, scope, flow):
+      step = self._step_before(run, place, flow)
       if step is not None:
         return {"order": "after", "at": step}
     if _after_steps(scope):
@@ -91,15 +91,16 @@ class Order:
             for call, place in self._fetchers(write, scope)]
 
   def _runs_of(self, write: ast.Call, scope: _scopes.Scope,
-               flow: "Flow") -> List[ast.AST]:
-    """Where `write` runs: itself when eager, or a `run` that fetches it."""
-    runs: List[ast.AST] = []
+               flow: "Flow") -> List[Tuple[ast.AST, _scopes.Scope]]:
+    """Where `write` runs, and in which function: itself when eager, or
+    a `run` that fetches it."""
+    runs: List[Tuple[ast.AST, _scopes.Scope]] = []
     if isinstance(self.parent(write), ast.Expr) or (
         _in_override(scope)):
-      runs.append(write)
-    for call, _ in self._fetches_of(write, scope, flow):
-      if _names.call_name(call) == "run":
-        runs.append(call)
+      runs.append((write, scope))
+    for call, place in self._fetchers(write, scope):
+      if _names.call_name(call) == "run" and call.args:
+        runs.append((call, place))
     return runs
 
   def _step_before(self, run: ast.AST, scope: _scopes.Scope,

@@ -29,10 +29,11 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "gradients(", "gradient(", "variables_to_train",
               "create_train_op", "optimize_clones", "_resource_apply",
               "_apply_dense", "update_step")
-# A Keras constraint that may re-mask (a lambda, or a class named so), and
-# an optimizer's `apply(grads, ...)`.
+# A Keras constraint that may re-mask (a lambda, one a function makes, or a
+# class named so), and an optimizer's `apply(grads, ...)`.
 SINK_PATTERN = re.compile(
-    r"constraint\s*=\s*lambda|class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
+    r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
+    r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
     r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad")
 
 

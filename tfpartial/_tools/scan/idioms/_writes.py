@@ -100,6 +100,15 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   flow = analysis.flow
   target, value, partial = parts
   base = _names.root(target)
+  kept = _kept_elsewhere(target, value)
+  if kept is not None:  # `where(m, saved, w)`: some elements replaced.
+    chosen = _chosen_by(value, scope, analysis)
+    if chosen is None:
+      return None  # Chosen by the data (`is_first()`): a reset.
+    value, partial = kept, True
+    if _names.is_zero(kept):  # `where(m, w, zeros_like(w))`: a re-mask.
+      return _remask(call, scope, analysis, {f"varmask:{base}": call},
+                     target, call, None) if "mask" in chosen else None
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")
@@ -111,13 +120,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     copy = next((v for k, v in found.items() if k.startswith("copy:")),
                 None)
   if copy is not None and remask is None and _zeroed(value, scope):
-    # Its own values with some set to zero (`w[0][mask] = 0.0`): a
-    # re-mask, unless the copy was taken elsewhere (a rewind).
-    if id(copy) in _node_ids(analysis, scope) and in_training(
-        scope, analysis, call):
-      return WriteHit(call, scope, call, found, "weight-remask", target,
-                      value)
-    return None
+    return _zeroed_copy(call, scope, analysis, found, copy)
   own_copy = copy is not None or "shadow" in found
   blend = own_copy and remask is not None and "vararith" in found
   if remask is not None and not blend:
@@ -145,6 +148,58 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)
+
+
+def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+                 found: Labels, copy: ast.AST) -> Optional[WriteHit]:
+  """Its own values with some set to zero (`w[0][mask] = 0.0`) written
+  back: a re-mask, unless the copy was taken elsewhere (a rewind) or
+  nothing trains after it."""
+  if id(copy) in _node_ids(analysis, scope) and in_training(
+      scope, analysis, call):
+    parts = target_and_value(call)
+    assert parts is not None
+    return WriteHit(call, scope, call, found, "weight-remask", parts[0],
+                    parts[1])
+  return None
+
+
+def _chosen_by(value: ast.AST, scope: _scopes.Scope, analysis: Analysis
+               ) -> Optional[Labels]:
+  """The labels of what chooses the replaced elements (a `where`'s
+  condition; a scatter's indices count as a mask), or None when the data
+  chooses them (a variable, a gradient, a value of the step)."""
+  if not isinstance(value, ast.Call) or _names.call_name(value) == (
+      "tensor_scatter_nd_update") or not value.args:
+    return {"mask": value}
+  chosen = analysis.flow.labels(value.args[0], scope)
+  if "mask" not in chosen and not set(chosen) & {"param", "const"} or (
+      set(chosen) & {"var", "vararith", "grad"}):
+    return None
+  return chosen
+
+
+def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
+  """What replaces some elements of `target` in a value that keeps the
+  others: `where(m, saved, w)` or `where(m, w, saved)` (the other branch),
+  `tensor_scatter_nd_update(w, indices, saved)` (the updates)."""
+  if not isinstance(value, ast.Call):
+    return None
+  name = _names.call_name(value)
+  mine = _names.dotted(target)
+  args = value.args
+  if mine is None:
+    return None
+  if name in {"where", "where_v2", "select"} and len(args) == 3:
+    same = [_names.dotted(a) == mine for a in args[1:]]
+    if same == [False, True]:
+      return args[1]
+    if same == [True, False]:
+      return args[2]
+  if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and len(
+      args) == 3 and _names.dotted(args[0]) == mine:
+    return args[2]
+  return None
 
 
 def _zeroed(value: ast.AST, scope: _scopes.Scope) -> bool:
@@ -196,7 +251,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
                   None)
   if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
     return None  # Initial weights, masked: a rewind, not a re-mask.
-  if not in_training(scope, analysis, call):
+  if not in_training(scope, analysis, call) and analysis.order(
+      scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
 

@@ -168,7 +168,8 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
   on each side (`m * x + (1 - m) * tf.stop_gradient(x)`)."""
   if isinstance(node, ast.BinOp):
     parts = [node.left, node.right]
-    if not all(_has_product(p, scope) for p in parts):
+    if not all(_has_product(p, scope) for p in parts) and not (
+        _stopped_plus_difference(parts)):
       return False  # `x + sg(y - x)`: a straight-through estimator.
   elif isinstance(node, ast.Call) and _names.call_name(node) in {
       "concat", "concatenate"}:
@@ -182,6 +183,19 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
     _reads(part, stopped, scope, inside, outside, 0)
   common = inside & outside
   return bool(common if among is None else common & among)
+
+
+def _stopped_plus_difference(parts: List[ast.expr]) -> bool:
+  """`sg(x) + m * (x - sg(x))`: a stopped value plus a product of a
+  difference (the flow then checks it is one variable under a mask)."""
+  for mine, other in ((parts[0], parts[1]), (parts[1], parts[0])):
+    if isinstance(mine, ast.Call) and _names.call_name(mine) == (
+        "stop_gradient") and isinstance(other, ast.BinOp) and isinstance(
+            other.op, ast.Mult) and any(
+                isinstance(f, ast.BinOp) and isinstance(f.op, ast.Sub)
+                for f in (other.left, other.right)):
+      return True
+  return False
 
 
 def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0

@@ -111,7 +111,15 @@ class VarListFilter(_idiom.Idiom):
 
 
 def var_list_of(call: ast.Call) -> Optional[ast.AST]:
-  """The variables a step trains, as the call names them."""
+  """The variables a step trains, as the call names them (what a callable
+  `var_list=lambda: [...]` returns)."""
+  chosen = _var_list_of(call)
+  if isinstance(chosen, ast.Lambda) and not chosen.args.args:
+    return chosen.body
+  return chosen
+
+
+def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
   name = _names.call_name(call)
   for keyword in call.keywords:
     if keyword.arg in _VAR_LIST_KEYWORDS:

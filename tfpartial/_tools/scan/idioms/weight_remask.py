@@ -96,14 +96,35 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
   flow = analysis.flow
   for call in analysis.calls(scope):
     for keyword in call.keywords:
-      if (keyword.arg or "").endswith("constraint") and isinstance(
-          keyword.value, ast.Lambda):
-        found = flow.helper(keyword.value, scope, [{"var": keyword.value}])
+      if not (keyword.arg or "").endswith("constraint"):
+        continue
+      for function, home in _lambdas(keyword.value, scope, analysis):
+        found = flow.helper(function, home, [{"var": function}])
         if any(k.startswith("varmask:") for k in found):
           hits.append(_writes.WriteHit(
               keyword.value, scope, call, found, "weight-remask",
               constraint=keyword.arg or ""))
+          break
   return hits
+
+
+def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
+             ) -> List[Tuple[ast.Lambda, _scopes.Scope]]:
+  """The constraint a keyword gives: a lambda, or the lambdas a function
+  of the project returns (`kernel_constraint=masked(m)`)."""
+  if isinstance(value, ast.Lambda):
+    return [(value, scope)]
+  if not isinstance(value, ast.Call):
+    return []
+  function = analysis.flow.labels(value.func, scope).get("fn")
+  known = analysis.flow.functions.get(id(function))
+  if known is None:
+    return []
+  inner = known[1].scope_of(known[0])
+  if inner is None:
+    return []
+  return [(n.value, inner) for n in inner.nodes
+          if isinstance(n, ast.Return) and isinstance(n.value, ast.Lambda)]
 
 
 def _anchor(node: ast.FunctionDef) -> ast.expr:
