@@ -213,6 +213,16 @@ def test_a_class_of_real_code_is_found(name):
 
 
 NEGATIVE = {
+    # A GAN's two models trained each on its own layer's weights.
+    "gan layers chosen by name, each with its optimizer": """\
+        d_vars = gan.get_layer("discriminator").trainable_weights
+        g_vars = gan.get_layer("generator").trainable_weights
+        for x in ds:
+          with tf.GradientTape(persistent=True) as tape:
+            d_loss, g_loss = losses(x)
+          d_opt.apply_gradients(zip(tape.gradient(d_loss, d_vars), d_vars))
+          g_opt.apply_gradients(zip(tape.gradient(g_loss, g_vars), g_vars))
+        """,
     # An accumulator zeroed where an episode starts (a metric's reset,
     # chosen by the data, not a mask).
     "accumulator reset by tf.where on data": """\
@@ -909,6 +919,25 @@ FORMS = {
               opt.apply_gradients([(g, emb)])
             """,
     }, [('grads-mask', 't.py', 5)]),
+    "var-list a scope's variables minus another's": ({
+        "t.py": """\
+            all_vars = tf.compat.v1.get_collection(
+                tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "net")
+            frozen = tf.compat.v1.get_collection(
+                tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "net/backbone")
+            var_list = list(set(all_vars) - set(frozen))
+            op = tf.compat.v1.train.AdamOptimizer().minimize(loss, var_list=var_list)
+            """,
+    }, [('var-list-filter', 't.py', 1)]),
+    "var-list one layer's weights by name": ({
+        "t.py": """\
+            head = model.get_layer("head").trainable_weights
+            for x, y in ds:
+              with tf.GradientTape() as tape:
+                loss = lossf(y, model(x))
+              opt.apply_gradients(zip(tape.gradient(loss, head), head))
+            """,
+    }, [('var-list-filter', 't.py', 1)]),
 }
 
 

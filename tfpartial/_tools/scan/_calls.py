@@ -37,6 +37,9 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
   if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
                                   second):  # `chosen += get_variables(s)`.
     result["filtered"] = first.get("filtered") or second["filtered"]
+  if isinstance(op, ast.Sub) and "var" in first and "var" in second and (
+      "filtered" in first or "filtered" in second):
+    result["var"] = result["filtered"] = node  # `set(all) - set(scope's)`.
   plain = {"mask", "const", "param"}
   if ("mask" in first or "mask" in second) and set(first) | set(
       second) <= plain:

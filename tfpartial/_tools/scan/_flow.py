@@ -402,6 +402,9 @@ class Flow:
                  env: Dict[str, Labels]) -> Labels:
     name = _names.dotted(node)
     if node.attr in _names.VARIABLE_ATTRIBUTES:
+      if isinstance(node.value, ast.Call) and _names.call_name(
+          node.value) == "get_layer":
+        return {"var": node, "filtered": node}  # One layer, by name.
       return {"var": node}
     if name is not None and name.startswith("self.") and (
         name.count(".") == 1 or "self" not in env):

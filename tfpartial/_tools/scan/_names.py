@@ -46,8 +46,9 @@ RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
           "truncated_normal", "bernoulli", "multinomial", "categorical",
           "random_shuffle", "stateless_random_uniform", "rand", "randn",
           "random", "dropout", "gumbel"}
-CONTAINERS = {"zip", "list", "tuple", "sorted", "reversed", "enumerate",
-              "dict", "chain", "flatten", "nest_flatten"}
+CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
+              "reversed", "enumerate", "dict", "chain", "flatten",
+              "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
 TRAIN_STEPS = {"minimize", "apply_gradients"}
 WRITES = {"scatter_update", "scatter_nd_update", "assign", "set_weights",
