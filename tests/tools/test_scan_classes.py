@@ -938,6 +938,15 @@ FORMS = {
               opt.apply_gradients(zip(tape.gradient(loss, head), head))
             """,
     }, [('var-list-filter', 't.py', 1)]),
+    "grads-mask clipped then times a mask looked up by name": ({
+        "t.py": """\
+            opt = tf.train.MomentumOptimizer(0.01, 0.9)
+            gvs = opt.compute_gradients(loss)
+            capped = [(tf.clip_by_value(g, -1., 1.) * mask_map.get(v.name, 1.0), v)
+                      for g, v in gvs]
+            train_op = opt.apply_gradients(capped, global_step=gs)
+            """,
+    }, [('grads-mask', 't.py', 3)]),
 }
 
 

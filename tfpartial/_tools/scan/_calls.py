@@ -397,6 +397,9 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
 def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
            scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+  if name == "get" and receiver is not None and "mask" in flow.labels(
+      receiver, scope, env):
+    return {"mask": node}  # `masks.get(v.name, 1.0)`: one of the masks.
   if name in _names.SNAPSHOTS | {"run", "get_value"}:
     by_argument = name in {"identity", "get_value", "run"}
     base = (args[0] if args else None) if by_argument else receiver
