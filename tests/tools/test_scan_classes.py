@@ -213,6 +213,16 @@ def test_a_class_of_real_code_is_found(name):
 
 
 NEGATIVE = {
+    # Magnitude pruning each epoch: the weights below a threshold, chosen
+    # from their own values each time, are zeroed (no mask is kept).
+    "pruning by magnitude each epoch": """\
+        class MagnitudePrune(keras.callbacks.Callback):
+          def on_epoch_end(self, epoch, logs=None):
+            for layer in self.model.layers:
+              weights = layer.get_weights()
+              weights[0][np.abs(weights[0]) < self.threshold] = 0.0
+              layer.set_weights(weights)
+        """,
     # A GAN's two models trained each on its own layer's weights.
     "gan layers chosen by name, each with its optimizer": """\
         d_vars = gan.get_layer("discriminator").trainable_weights

@@ -119,8 +119,10 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     # another name (`w.assign(original * (1 - m) + w * m)`).
     copy = next((v for k, v in found.items() if k.startswith("copy:")),
                 None)
-  if copy is not None and remask is None and _zeroed(value, scope):
-    return _zeroed_copy(call, scope, analysis, found, copy)
+  zeroed = _zeroed(value, scope)
+  if copy is not None and remask is None and zeroed:
+    return _zeroed_copy(call, scope, analysis, found, copy) if (
+        zeroed == "mask") else None  # Pruned by magnitude: no mask kept.
   own_copy = copy is not None or "shadow" in found
   blend = own_copy and remask is not None and "vararith" in found
   if remask is not None and not blend:
@@ -202,15 +204,23 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
   return None
 
 
-def _zeroed(value: ast.AST, scope: _scopes.Scope) -> bool:
-  """Whether `value` is a name some of whose elements are set to zero
-  (`w[0][mask] = 0.`, `w[mask] = 0`) and nothing else."""
+def _zeroed(value: ast.AST, scope: _scopes.Scope) -> str:
+  """How `value`, a name, has some elements set to zero and nothing else:
+  "mask" (`w[0][mask] = 0.`), "own" when its own values choose them
+  (`w[abs(w) < t] = 0`: pruned anew each time, nothing kept), or ""."""
   if not isinstance(value, ast.Name):
-    return False
+    return ""
   added = [d.value for d in scope.defs.get(value.id, []) if not d.replaces]
-  return bool(added) and all(
+  if not added or not all(
       isinstance(v, ast.Constant) and v.value == 0 and not isinstance(
-          v.value, str) for v in added)
+          v.value, str) for v in added):
+    return ""
+  return "own" if any(
+      isinstance(node, ast.Assign) and any(
+          isinstance(t, ast.Subscript) and _names.root(t) == value.id and any(
+              isinstance(n, ast.Name) and n.id == value.id
+              for n in ast.walk(t.slice)) for t in node.targets)
+      for node in scope.nodes) else "mask"
 
 
 def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
