@@ -213,6 +213,19 @@ def test_a_class_of_real_code_is_found(name):
 
 
 NEGATIVE = {
+    # A stateful layer's state (a variable nothing trains) reset where a
+    # sequence starts, with `tf.where` or a product.
+    "rnn state reset by a mask": """\
+        class StatefulCell(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.state = self.add_weight("state", [32, 8], trainable=False)
+            self.kernel = self.add_weight("kernel", [shape[-1], 8])
+          def call(self, x, reset_mask):
+            self.state.assign(tf.where(reset_mask[:, None],
+                                       tf.zeros_like(self.state), self.state))
+            self.state.assign(self.state * (1.0 - reset_mask[:, None]))
+            return tf.matmul(x, self.kernel) + self.state
+        """,
     # Magnitude pruning each epoch: the weights below a threshold, chosen
     # from their own values each time, are zeroed (no mask is kept).
     "pruning by magnitude each epoch": """\

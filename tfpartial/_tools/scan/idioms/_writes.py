@@ -253,6 +253,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
             found: Labels, target: ast.AST, value: ast.AST,
             copy: Optional[ast.AST]) -> Optional[WriteHit]:
   del copy
+  if "shadow" in analysis.flow.labels(target, scope):
+    return None  # A variable nothing trains (an RNN's state reset).
   masked = found
   product = found.get(f"varmask:{_names.root(target)}")
   if product is not None and id(product) in _node_ids(analysis, scope):
