@@ -1,11 +1,14 @@
 """tfpartial: freeze part of a TensorFlow variable during training."""
 
+# Only what the interpreter has loaded already: `python -m tfpartial` imports
+# this package while the current folder is still first on `sys.path` (its
+# `__main__` then takes it off), so anything imported here could come from
+# the folder the user stands in (a scanned tree's `json/` or `typing.py`).
 from importlib import import_module as _import_module
-from importlib import metadata as _metadata
 import sys as _sys
-import typing as _typing
 
-if _typing.TYPE_CHECKING:
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing.
+if TYPE_CHECKING:
   from tfpartial._api._spec import FreezeSpec
   from tfpartial._api._criteria import freeze_across
   from tfpartial._api._criteria import largest
@@ -19,6 +22,7 @@ if _typing.TYPE_CHECKING:
   from tfpartial._api._make import spec_of
   from tfpartial._api._make import train_only
   from tfpartial._api._pruned import keep_pruned
+del TYPE_CHECKING
 
 # Each public name and its module, imported on first use (PEP 562) so that
 # the `tfpartial` command answers `--help` without importing TensorFlow and
@@ -44,13 +48,12 @@ __all__ = ["FreezeSpec", "freeze", "load_spec", "spec_of", "train_only",
            "zeros", "largest", "smallest", "n_of_m", "random_subset",
            "freeze_across", "train_only_across", "keep_pruned"]
 
-try:
-  __version__ = _metadata.version("tfpartial")
-except _metadata.PackageNotFoundError:  # Not installed: a source checkout.
-  __version__ = "0+unknown"
+__version__: str  # The installed version, read on first use.
 
 
 def __getattr__(name: str) -> object:
+  if name == "__version__":
+    return _version()
   if name not in _PUBLIC:
     raise AttributeError(f"module 'tfpartial' has no attribute {name!r}")
   value = getattr(_import_module(_PUBLIC[name]), name)
@@ -58,8 +61,18 @@ def __getattr__(name: str) -> object:
   return value
 
 
-def __dir__() -> _typing.List[str]:
-  return sorted(set(globals()) | set(__all__))
+def _version() -> str:
+  from importlib import metadata  # pylint: disable=g-import-not-at-top
+  try:
+    version = metadata.version("tfpartial")
+  except metadata.PackageNotFoundError:  # Not installed: a source checkout.
+    version = "0+unknown"
+  globals()["__version__"] = version
+  return version
+
+
+def __dir__() -> "list[str]":
+  return sorted(set(globals()) | set(__all__) | {"__version__"})
 
 
 if "tensorflow" in _sys.modules:

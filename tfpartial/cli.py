@@ -122,8 +122,9 @@ def _add_scan(commands: Any) -> None:
       "hand-made partial freeze (grads-mask, stop-gradient-mix, "
       "shadow-variable, write-back, var-list-filter, weight-remask): "
       "where, what it does, why it drifts with what is in scope, and its "
-      "tfpartial port. Exit 0 when nothing is found, 1 when something is, "
-      "2 on bad input.")
+      "tfpartial port. A comment '# tfpartial: ignore[ID,...]' (or a bare "
+      "'# tfpartial: ignore') on a finding's line suppresses it. Exit 0 "
+      "when nothing is found, 1 when something is, 2 on bad input.")
   scan.add_argument("paths", nargs="+", metavar="PATH",
                     help="files or folders to scan")
   scan.add_argument("--format", choices=("text", "json", "sarif"),
@@ -133,6 +134,16 @@ def _add_scan(commands: Any) -> None:
                     help="print one unified diff porting every finding "
                     "that ports mechanically (git apply, patch -p1); the "
                     "others are listed on stderr as 'port by hand'")
+  scan.add_argument("--baseline", metavar="FILE",
+                    help="report only the findings FILE does not hold (a "
+                    "file written by --write-baseline or --format json), "
+                    "so that CI fails only on new findings")
+  scan.add_argument("--write-baseline", metavar="FILE",
+                    help="write every finding to FILE, as the baseline for "
+                    "--baseline, and exit 0")
+  scan.add_argument("--exit-zero", action="store_true",
+                    help="exit 0 even when something is found (bad input "
+                    "is still 2)")
 
 
 _BENCH_CASES = "abcdefghijklmnopqr"  # As _bench.LETTERS, without importing it.
@@ -246,6 +257,13 @@ class _Output(io.TextIOBase):
   def flush(self) -> None:
     self._guard(lambda stream: stream.flush())
 
+  @property
+  def buffer(self) -> Optional["_Bytes"]:
+    """The stream's bytes, guarded the same way (None if it has none)."""
+    if getattr(self._stream, "buffer", None) is None:
+      return None
+    return _Bytes(self)
+
   def _guard(self, action: Callable[[TextIO], object]) -> None:
     if self._stream is None or self.failure is not None:
       return
@@ -254,6 +272,43 @@ class _Output(io.TextIOBase):
     except OSError as error:
       self.failure = error
       _silence(self._stream)
+
+
+class _Bytes:
+  """`_Output`'s binary side, for output that must keep its files' bytes
+  (a diff of a latin-1 file)."""
+
+  def __init__(self, output: _Output):
+    self._output = output
+
+  def write(self, data: bytes) -> int:
+    self._output._guard(  # pylint: disable=protected-access
+        lambda stream: stream.buffer.write(data))
+    return len(data)
+
+  def flush(self) -> None:
+    self._output._guard(  # pylint: disable=protected-access
+        lambda stream: stream.buffer.flush())
+
+
+class _Stderr(io.TextIOBase):
+  """stderr for messages: dropped when there is none (`2>&-`) or it
+  fails, never sent to stdout instead."""
+
+  def write(self, text: str) -> int:
+    if sys.stderr is not None:
+      try:
+        sys.stderr.write(text)
+      except (OSError, ValueError):
+        pass
+    return len(text)
+
+  def flush(self) -> None:
+    if sys.stderr is not None:
+      try:
+        sys.stderr.flush()
+      except (OSError, ValueError):
+        pass
 
 
 def _silence(stream: TextIO) -> None:
@@ -277,6 +332,18 @@ def _verify(args: argparse.Namespace, out: TextIO) -> int:
     message = " ".join(str(error).split()) or type(error).__name__
     _say(f"tfpartial verify: error: {message}")
     return 2
+
+
+def _scan(args: argparse.Namespace, out: TextIO) -> int:
+  """Static: TensorFlow is never imported."""
+  from tfpartial._tools.scan import _gate  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
+  version = "0"
+  if args.format == "sarif":  # Reading the installed version costs imports.
+    version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
+  return _main.run(args.paths, args.format, args.diff, out=out,
+                   err=_Stderr(), version=version, gate=_gate.Options(
+                       args.baseline, args.write_baseline, args.exit_zero))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -330,11 +397,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _command(args: argparse.Namespace, out: TextIO) -> int:
   """Runs the command `args` name, writing what it prints to `out`."""
-  if args.command == "scan":  # Static: TensorFlow is never imported.
-    from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
-    version = str(getattr(sys.modules.get("tfpartial"), "__version__", "0"))
-    return _main.run(args.paths, args.format, args.diff, out=out,
-                     version=version)
+  if args.command == "scan":
+    return _scan(args, out)
   _import_tensorflow_quietly()
   if args.command == "demo":
     from tfpartial._tools import _demo  # pylint: disable=g-import-not-at-top

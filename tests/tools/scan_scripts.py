@@ -114,3 +114,46 @@ os.system("touch PWNED_TOO")
 grads = optimizer.compute_gradients(loss)
 optimizer.apply_gradients([(g * mask, v) for g, v in grads])
 '''
+
+TF1_STOPPED_ROWS = '''\
+"""TF1: the first rows of an embedding kept by a stop_gradient on them."""
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+INITIAL = np.arange(12, dtype=np.float32).reshape(6, 2)
+
+emb = tf.Variable(INITIAL, name="emb")
+table = tf.concat([tf.stop_gradient(emb[:2]), emb[2:]], axis=0)
+loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, [0, 1, 4])))
+optimizer = tf.train.ProximalAdagradOptimizer(
+    0.5, l2_regularization_strength=0.1)
+train_op = optimizer.minimize(loss)
+
+with tf.Session() as session:
+  session.run(tf.global_variables_initializer())
+  for _ in range(5):
+    session.run(train_op)
+  value = session.run(emb)
+print("held:", np.array_equal(value[:2].view(np.uint32),
+                              INITIAL[:2].view(np.uint32)))
+'''
+
+TF2_GRADS_ZEROED_ROWS = '''\
+"""TF2: the gradient of the first rows replaced by zeros (AdamW)."""
+import numpy as np
+import tensorflow as tf
+
+INITIAL = np.arange(12, dtype=np.float32).reshape(6, 2)
+emb = tf.Variable(INITIAL)
+optimizer = tf.keras.optimizers.AdamW(0.1, weight_decay=0.5)
+
+for _ in range(5):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.square(emb - 1.0))
+  grad = tape.gradient(loss, emb)
+  grad = tf.concat([tf.zeros_like(grad[:2]), grad[2:]], axis=0)  # Keep 0-1.
+  optimizer.apply_gradients([(grad, emb)])
+print("held:", np.array_equal(emb.numpy()[:2].view(np.uint32),
+                              INITIAL[:2].view(np.uint32)))
+'''

@@ -91,7 +91,7 @@ POSITIVE = {
         def train():
           variables_to_train = _get_variables_to_train()
           grads = optimizer.compute_gradients(loss, variables_to_train)
-        """, [("var-list-filter", 5)]),
+        """, [("var-list-filter", 10)]),  # Where the step gets the list.
     "var-list-filter by name": ("""\
         var_list = [v for v in tf.trainable_variables() if "dense" in v.name]
         train_op = optimizer.minimize(loss, var_list=var_list)
@@ -105,10 +105,14 @@ POSITIVE = {
             weights[0] *= self.mask
             self.layer.set_weights(weights)
         """, [("weight-remask", 7)]),
+    # A re-mask counts where the model trains after it (here: the next
+    # epoch's fit), not where it only feeds an evaluation (NEGATIVE).
     "weight-remask assign": ("""\
-        for w, m in zip(model.trainable_weights, masks):
-          w.assign(w * m)
-        """, [("weight-remask", 2)]),
+        for epoch in range(10):
+          model.fit(x, y, epochs=1)
+          for w, m in zip(model.trainable_weights, masks):
+            w.assign(w * m)
+        """, [("weight-remask", 4)]),
     "weight-remask constraint": ("""\
         layer = tf.keras.layers.Dense(4, kernel_constraint=lambda w: w * mask)
         """, [("weight-remask", 1)]),
@@ -165,10 +169,26 @@ NEGATIVE = {
         grads = [(g * 0.1, v) for g, v in grads]
         train_op = optimizer.apply_gradients(grads)
         """,
+    # The scope is the one the whole model is built under (baselines'
+    # PPO2): it selects the model, whatever way the string is written.
     "var_list of the model": """\
+        with tf.variable_scope("ppo2_model", reuse=tf.AUTO_REUSE):
+          train_model = policy(nbatch_train, nsteps, sess)
         train_op = optimizer.minimize(loss, var_list=model.trainable_variables)
         params = tf.trainable_variables("ppo2_model")
         grads = tf.gradients(loss, params)
+        """,
+    "weight-remask that only feeds an evaluation": """\
+        model.fit(x, y, epochs=10)
+        for w, m in zip(model.trainable_weights, masks):
+          w.assign(w * m)
+        print(model.evaluate(x_test, y_test))
+        """,
+    "lottery-ticket rewind to the initial weights": """\
+        initial = [w.numpy() for w in model.trainable_weights]
+        def rewind(model, masks):
+          for w, w0, m in zip(model.trainable_weights, initial, masks):
+            w.assign(w0 * m)
         """,
     "a GAN's split": """\
         t_vars = tf.trainable_variables()

@@ -82,3 +82,58 @@ def test_notebook_code_cells_are_scanned_with_their_cell(tmp_path):
   assert out.startswith(f"{tmp_path / 'n.ipynb'}:2:8: stop-gradient-mix: "
                         "(cell 3) "), out
   assert "bad.ipynb: skipped: not a notebook" in err
+
+
+def test_link_loops_are_reported_and_skipped(tmp_path):
+  (tmp_path / "real").mkdir()
+  (tmp_path / "real" / "train.py").write_text(scan_scripts.SIDE_EFFECTS)
+  (tmp_path / "x.py").symlink_to("x.py")
+  (tmp_path / "a.py").symlink_to("b.py")
+  (tmp_path / "b.py").symlink_to("a.py")
+  (tmp_path / "real" / "up").symlink_to("..")
+  (tmp_path / "real" / "self").symlink_to(".")
+  status, out, err = _run([str(tmp_path)])
+  assert status == 1 and out.count(": grads-mask: ") == 1, out
+  for link in ("x.py", "a.py", "b.py"):
+    assert f"{tmp_path / link}: skipped: a symbolic link loop\n" in err
+  for link in ("real/up", "real/self"):
+    assert f"{tmp_path / link}: skipped: a symbolic link loop (it leads " \
+           "back to a folder that holds it)\n" in err
+  assert "Traceback" not in err
+
+
+def test_a_loop_named_on_the_command_line_is_reported(tmp_path):
+  (tmp_path / "x.py").symlink_to("x.py")
+  (tmp_path / "ok.py").write_text(scan_scripts.SIDE_EFFECTS)
+  status, _, err = _run([str(tmp_path / "x.py"), str(tmp_path / "ok.py")])
+  assert status == 1
+  assert f"{tmp_path / 'x.py'}: skipped: a symbolic link loop\n" in err
+
+
+def test_a_file_reached_twice_is_scanned_once_by_its_own_name(tmp_path,
+                                                             monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "src").mkdir()
+  (tmp_path / "src" / "train.py").write_text(scan_scripts.SIDE_EFFECTS)
+  (tmp_path / "a_link").symlink_to("src")  # Walked first, by name.
+  (tmp_path / "alias.py").symlink_to("src/train.py")
+  os.link(tmp_path / "src" / "train.py", tmp_path / "hard.py")
+  for paths in (["."], ["src", "."], ["src/train.py", "./src/train.py",
+                                      "src"]):
+    status, out, err = _run(paths)
+    assert status == 1, err
+    assert out.count(": grads-mask: ") == 1, (paths, out)
+    assert out.startswith(("src/train.py:", "./hard.py:", "./src/train.py",
+                           "hard.py")), out
+    assert "a_link" not in out + err and "alias" not in out + err
+
+
+def test_the_walk_reads_real_files_before_links(tmp_path):
+  (tmp_path / "src").mkdir()
+  (tmp_path / "src" / "m.py").write_text("x = 1\n")
+  (tmp_path / "a_link").symlink_to("src")
+  (tmp_path / ".hidden").mkdir()
+  (tmp_path / ".hidden" / "h.py").write_text("x = 1\n")
+  (tmp_path / "b_link").symlink_to(".hidden")  # Inside, not yet walked.
+  assert [os.path.relpath(p, tmp_path) for p in _files.walk(str(tmp_path))] \
+      == ["src/m.py", "b_link/h.py"]

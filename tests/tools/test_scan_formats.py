@@ -1,5 +1,6 @@
 """`tfpartial scan`: the text, JSON and SARIF reports and the exit codes."""
 
+import ast
 import io
 import json
 import os
@@ -83,12 +84,14 @@ def _anchor(heading):
 
 
 def test_every_help_link_is_a_section_of_the_migration_guide():
-  from tfpartial._tools.scan import _drift  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.scan.idioms import all_idioms  # pylint: disable=g-import-not-at-top
   guide = pathlib.Path(__file__).parent.parent.parent / "docs/migration.md"
   headings = {_anchor(h) for h in re.findall(r"^#+ (.*)$", guide.read_text(),
                                              re.M)}
-  for idiom in IDIOMS:
-    assert _drift.link(idiom).split("#")[1] in headings, idiom
+  idioms = all_idioms()
+  assert [idiom.id for idiom in idioms] == IDIOMS
+  for idiom in idioms:
+    assert idiom.entry.link.split("#")[1] in headings, idiom.id
 
 
 def test_exit_0_when_nothing_is_found(tmp_path):
@@ -121,7 +124,10 @@ def test_the_command_scans_without_importing_tensorflow(tmp_path):
               result.stderr.splitlines() if line.startswith("import time:")}
   assert "tfpartial._tools.scan._main" in imported
   assert not {"tensorflow", "numpy", "keras"} & imported
-  assert not any(name.startswith("tfpartial._api") for name in imported)
+  ours = {name for name in imported if name.startswith("tfpartial")}
+  assert {name for name in ours if not name.startswith(
+      "tfpartial._tools.scan")} == {"tfpartial", "tfpartial.cli",
+                                    "tfpartial._tools"}, ours
 
 
 def test_scan_help():
@@ -130,3 +136,127 @@ def test_scan_help():
                           timeout=60, check=False)
   assert result.returncode == 0 and "--format {text,json,sarif}" in (
       result.stdout)
+
+
+def test_sarif_uris_are_percent_encoded_references(tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  folder = tmp_path / "my code"
+  folder.mkdir()
+  (folder / "#1 100% é.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  _, out, _ = _run(["my code"], "sarif")
+  (run,) = json.loads(out)["runs"]
+  (result,) = run["results"]
+  location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+  assert location == {"uri": "my%20code/%231%20100%25%20%C3%A9.py",
+                      "uriBaseId": "%SRCROOT%"}
+  assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (
+      pathlib.Path.cwd().as_uri() + "/")
+  _, out, _ = _run([str(folder)], "sarif")
+  (result,) = json.loads(out)["runs"][0]["results"]
+  assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+      "uri": (folder / "#1 100% é.py").as_uri()}
+
+
+def test_a_pipe_closed_early_keeps_the_verdict(tmp_path):
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  read, write = os.pipe()
+  os.close(read)  # As `| head -1` once it has its line.
+  try:
+    result = subprocess.run(
+        [sys.executable, "-m", "tfpartial", "scan", "train.py"],
+        cwd=tmp_path, stdout=write, stderr=subprocess.PIPE, text=True,
+        timeout=120, check=False)
+  finally:
+    os.close(write)
+  assert result.returncode == 1
+  assert result.stderr == "tfpartial scan: 1 finding(s) in 1 file(s)\n", (
+      result.stderr)
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_verdict(tmp_path):
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  with open("/dev/full", "w") as full:
+    result = subprocess.run(
+        [sys.executable, "-m", "tfpartial", "scan", "--format", "sarif",
+         "train.py"], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE,
+        text=True, timeout=120, check=False)
+  assert result.returncode == 1
+  assert result.stderr == (
+      "tfpartial scan: the output could not be written to stdout (No space "
+      "left on device); the exit status is still the command's own\n"), (
+          result.stderr)
+
+
+def test_with_stderr_closed_stdout_holds_only_the_report(tmp_path):
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  (tmp_path / "old.py").write_text("print 'Python 2'\n")
+  result = subprocess.run(
+      [sys.executable, "-m", "tfpartial", "scan", "."], cwd=tmp_path,
+      capture_output=True, text=True, timeout=120, check=False,
+      preexec_fn=lambda: os.close(2))  # `2>&-`
+  assert result.returncode == 1
+  assert "tfpartial scan:" not in result.stdout
+  assert result.stdout.startswith("./train.py:13:7: grads-mask: ")
+
+
+# Modules a scanned tree may hold that Python or the scan would import.
+PLANTED = ["concurrent/__init__.py", "json/__init__.py", "ast.py",
+           "tensorflow/__init__.py", "typing.py", "argparse.py", "enum.py",
+           "tokenize.py", "dataclasses.py", "hashlib.py", "urllib/__init__.py",
+           "difflib.py", "numpy/__init__.py", "tfpartial_cli.py"]
+
+
+def test_the_tree_scanned_is_never_imported_from_the_current_folder(
+    tmp_path):
+  (tmp_path / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  for name in PLANTED:
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("import pathlib\n(pathlib.Path(__file__).parent / "
+                    f"'IMPORTED-{name.replace('/', '-')}').touch()\n"
+                    "raise SystemExit('imported from the scanned tree')\n")
+  for form in ("text", "sarif"):
+    result = subprocess.run(
+        [sys.executable, "-m", "tfpartial", "scan", "--format", form, "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        check=False)
+    assert result.returncode == 1, result.stderr
+  help_ = subprocess.run([sys.executable, "-m", "tfpartial", "--help"],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, check=False)
+  assert help_.returncode == 0, help_.stderr
+  assert not list(tmp_path.glob("**/IMPORTED-*"))
+
+
+def test_scan_imports_only_the_standard_library_and_itself():
+  """Static: the scan's modules import nothing outside the standard
+  library and `tfpartial._tools.scan` (no TensorFlow, no other layer)."""
+  folder = pathlib.Path(__file__).resolve().parents[2] / "tfpartial" / \
+      "_tools" / "scan"
+  outside = []
+  for path in folder.rglob("*.py"):
+    for node in ast.walk(ast.parse(path.read_text())):
+      names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+               else [node.module or ""] if isinstance(node, ast.ImportFrom)
+               and not node.level else [])
+      for name in names:
+        top = name.split(".")[0]
+        if top not in sys.stdlib_module_names and not name.startswith(
+            "tfpartial._tools.scan") and name != "__future__":
+          outside.append(f"{path.name}: {name}")
+  assert not outside, outside
+
+
+def test_the_guarded_stdout_passes_bytes_through_in_order():
+  """A diff keeps its files' bytes (a latin-1 file's): the command line's
+  guarded stdout has a binary side, guarded the same way."""
+  from tfpartial import cli  # pylint: disable=g-import-not-at-top
+  raw = io.BytesIO()
+  out = cli._Output(io.TextIOWrapper(raw, encoding="utf-8"))  # pylint: disable=protected-access
+  out.write("--- a/l.py\n")
+  out.flush()
+  out.buffer.write(b"+name = 'caf\xe9'\n")
+  out.buffer.flush()
+  assert raw.getvalue() == b"--- a/l.py\n+name = 'caf\xe9'\n"
+  assert out.failure is None
+  assert cli._Output(io.StringIO()).buffer is None  # pylint: disable=protected-access

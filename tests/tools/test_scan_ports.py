@@ -29,6 +29,8 @@ def _scan_diff(folder, name):
     ("TF2_GRADS_MASK_ADAMW", "patch"),
     ("TF1_STOP_GRADIENT_MIX", "git"),
     ("TF1_SHADOW_RESTORE", "patch"),
+    ("TF1_STOPPED_ROWS", "git"),
+    ("TF2_GRADS_ZEROED_ROWS", "patch"),
 ])
 def test_a_port_holds_what_the_original_lets_drift(tmp_path, script,
                                                    applier):
@@ -73,3 +75,56 @@ def test_what_cannot_be_ported_is_listed_by_hand(tmp_path):
   assert result.stderr.startswith(
       "port by hand: a.py:4:32: grads-mask: the mask `mask` is not a "
       "constant"), result.stderr
+
+
+def _diff_from(folder, paths, monkeypatch):
+  import io  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
+  monkeypatch.chdir(folder)
+  out, err = io.BytesIO(), io.StringIO()
+  wrapper = io.TextIOWrapper(out, encoding="utf-8")
+  assert _main.run(paths, "text", True, wrapper, err) == 1
+  wrapper.flush()
+  return out.getvalue(), err.getvalue()
+
+
+def test_a_diff_of_a_subfolder_applies_from_where_the_user_stands(
+    tmp_path, monkeypatch):
+  for applier in ("git", "patch"):
+    here = tmp_path / applier / "work"
+    (here / "sub" / "dir").mkdir(parents=True)
+    (here / "sub" / "dir" / "train.py").write_text(
+        scan_scripts.TF1_GRADS_MASK_FTRL)
+    if applier == "git":  # In a subfolder of a repository, as users are.
+      subprocess.run(["git", "init", "-q", str(tmp_path / applier)],
+                     check=True)
+    diff, err = _diff_from(here, ["sub"], monkeypatch)
+    assert diff.startswith(b"--- a/sub/dir/train.py\n"), diff[:80]
+    assert "relative to" not in err
+    command = (["git", "apply"] if applier == "git" else ["patch", "-p1"])
+    subprocess.run(command, input=diff, cwd=here, check=True,
+                   capture_output=True)
+    assert "import tfpartial" in (here / "sub" / "dir" / "train.py"
+                                  ).read_text()
+
+
+def test_a_diff_of_a_folder_outside_says_where_to_apply_it(
+    tmp_path, monkeypatch):
+  here = tmp_path / "here"
+  here.mkdir()
+  for name in ("a", "b"):
+    (tmp_path / name / "src").mkdir(parents=True)
+    (tmp_path / name / "src" / "train.py").write_text(
+        scan_scripts.TF1_GRADS_MASK_FTRL)
+  diff, err = _diff_from(here, ["../a/src"], monkeypatch)
+  # `..` and absolute paths are refused by both tools: the paths are
+  # relative to the files' folder, and the note says how to apply there.
+  assert diff.startswith(b"--- a/train.py\n"), diff[:80]
+  assert (f"relative to {os.path.join('..', 'a', 'src')} (outside this "
+          "folder)") in err, err
+  for name, command in (("a", ["patch", "-p1", "-d", "../a/src"]),
+                        ("b", ["git", "-C", "../b/src", "apply"])):
+    subprocess.run(command, input=diff, cwd=here, check=True,
+                   capture_output=True)
+    assert "import tfpartial" in (tmp_path / name / "src" / "train.py"
+                                  ).read_text()

@@ -4,7 +4,7 @@ variables (`_flow` dispatches here)."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Set
+from typing import Any, Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -12,8 +12,14 @@ from tfpartial._tools.scan._labels import Labels, union
 
 Flow = Any  # `_flow.Flow`, which imports this module.
 
+# What a call outside the project that does not reshape keeps of its
+# arguments: a function of a gradient is a gradient (clipping, casting,
+# summing across replicas); a matmul of a variable is not the variable.
+THROUGH_CALLS = frozenset({"grad", "masked", "param", "train", "write",
+                           "random"})
 # What arithmetic on a variable, a mask or a copy keeps of them.
-_DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train"}
+_DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train",
+                          "zip", "fn", "obj", "cls"}
 
 
 def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
@@ -31,6 +37,9 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
   if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
                                   second):  # `chosen += get_variables(s)`.
     result["filtered"] = first.get("filtered") or second["filtered"]
+  if isinstance(op, ast.Sub) and "var" in first and "var" in second and (
+      "filtered" in first or "filtered" in second):
+    result["var"] = result["filtered"] = node  # `set(all) - set(scope's)`.
   plain = {"mask", "const", "param"}
   if ("mask" in first or "mask" in second) and set(first) | set(
       second) <= plain:
@@ -52,12 +61,47 @@ def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
   a stop_gradient on one, the same variable in both."""
   masks = {"mask", "timesmask", "sgmask"}
   if not (masks & set(first) and masks & set(second)):
-    return False
+    return _stopped_plus_masked(flow, left, right, first, second, scope,
+                                env, masks)
   for mine, other, mine_node, other_node in (
       (first, second, left, right), (second, first, right, left)):
     if "sg" in mine and ("var" in other or "vararith" in other):
       stopped = variables_in(flow, mine_node, scope, env, stopped=True)
       if stopped & variables_in(flow, other_node, scope, env):
+        return True
+  return False
+
+
+def _first_argument(flow: Flow, node: ast.Call, name: str,
+                    args: List[ast.AST], scope: _scopes.Scope,
+                    env: Dict[str, Labels]) -> Labels:
+  """What a call makes of its first argument: zeros scattered into a
+  gradient's rows mask it; slim's `filter_variables` with patterns
+  filters variables."""
+  found = dict(flow.labels(args[0], scope, env))
+  if name == "tensor_scatter_nd_update" and len(args) == 3 and (
+      "grad" in found and _names.is_zero(args[2])):
+    found["masked"] = node
+  if name == "filter_variables" and "var" in found and (len(args) > 1 or any(
+      k.arg in {"include_patterns", "exclude_patterns"}
+      for k in node.keywords)):
+    found["filtered"] = node
+  return found
+
+
+def _stopped_plus_masked(flow: Flow, left: ast.AST, right: ast.AST,
+                         first: Labels, second: Labels,
+                         scope: _scopes.Scope, env: Dict[str, Labels],
+                         masks: Set[str]) -> bool:
+  """`sg(x) + m * (x - sg(x))`: a variable stopped, plus a masked
+  difference of it with itself stopped (the gradient reaches the masked
+  elements only)."""
+  for mine, other, mine_node, other_node in (
+      (first, second, left, right), (second, first, right, left)):
+    if "sg" in mine and not masks & set(mine) and masks & set(other):
+      stopped = variables_in(flow, mine_node, scope, env, stopped=True)
+      if stopped & variables_in(flow, other_node, scope, env) & (
+          variables_in(flow, other_node, scope, env, stopped=True)):
         return True
   return False
 
@@ -96,15 +140,126 @@ def _multiplied(node: ast.AST, left: ast.AST, right: ast.AST,
     if "grad" in mine and "grad" not in other:
       result["masked"] = node
     copies = [k for k in mine if k.startswith("copy:")]
-    if "var" in mine or "vararith" in mine or copies:
+    if "var" in mine or "vararith" in mine or copies or isinstance(
+        mine_node, (ast.Name, ast.Attribute, ast.Subscript)) and not (
+            set(mine) - {"param"}):
+      # A variable, a copy, or a name the flow knows nothing of (a write
+      # back into the same name says it is a variable).
       base = copies[0][5:] if copies else _names.root(mine_node)
       result[f"varmask:{base}"] = node
 
 
 def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
          env: Dict[str, Labels]) -> Labels:
-  """The labels of one call, by what it calls."""
+  """The labels of one call: the summary of the project's function it
+  calls, or what its spelling says."""
   name = _names.call_name(node)
+  summary = _project_call(flow, node, scope, env)
+  if summary is not None and name not in _names.SPELLED:
+    return summary
+  found = _spelled(flow, node, name, scope, env)
+  if summary:
+    found = union([found, summary])
+  return found
+
+
+def _project_call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
+                  env: Dict[str, Labels]) -> Optional[Labels]:
+  """What a call into the project returns, or None when it calls
+  something outside it."""
+  func = node.func
+  name = _names.call_name(node)
+  if name == "partial" and node.args:
+    inner = flow.labels(node.args[0], scope, env)
+    if "fn" in inner:
+      flow.partials[id(node)] = node
+      return {"fn": node}
+    return None
+  callee: Labels
+  if isinstance(func, ast.Attribute):
+    callee = method(flow, func, scope, env)
+  else:
+    callee = flow.called(func, scope, env)
+  if "cls" in callee:
+    return {"obj": callee["cls"]}
+  if "fn" not in callee:
+    return None
+  return _evaluate(flow, callee, node, scope, env)
+
+
+def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,
+            env: Dict[str, Labels]) -> Labels:
+  """The method (or module function) `func` names, as labels."""
+  receiver = func.value
+  root = receiver
+  while isinstance(root, ast.Attribute):
+    root = root.value
+  if isinstance(root, ast.Name) and flow.project.external(scope, root.id):
+    return {}  # `tf.nn.relu`, `np.ones`: outside the project.
+  info = None
+  above = False
+  if isinstance(receiver, ast.Call) and _names.call_name(receiver) == (
+      "super"):
+    info, above = _enclosing_class(scope), True
+  elif isinstance(receiver, ast.Name) and receiver.id == "self" and (
+      "self" not in env):
+    info = _enclosing_class(scope)
+  else:
+    owner = flow.labels(receiver, scope, env)
+    if "obj" in owner:
+      info = flow.classes.get(id(owner["obj"]))
+    elif "cls" not in owner:
+      name = _names.dotted(func)
+      target = flow.project.resolve(scope, name) if name else None
+      return flow.of_target(target) if isinstance(target, tuple) else {}
+  if info is None:
+    return {}
+  flow.classes[id(info.node)] = info
+  method = flow.project.method(info, func.attr, above)
+  if method is None or not isinstance(method.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) or method.parent is None:
+    return {}
+  flow.functions[id(method.node)] = (method.node, method.parent)
+  flow.bound_self[id(method.node)] = info.node
+  return {"fn": method.node}
+
+
+def _enclosing_class(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  return place.cls if place is not None else None
+
+
+def _evaluate(flow: Flow, callee: Labels, node: ast.Call,
+              scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
+  """The callee's summary for this call's arguments."""
+  target = callee["fn"]
+  arguments = [flow.labels(a, scope, env) for a in node.args]
+  keywords = {k.arg: flow.labels(k.value, scope, env)
+              for k in node.keywords if k.arg}
+  if isinstance(target, ast.Call) and id(target) in flow.partials:
+    inner = flow.labels(target.args[0], scope, env)
+    arguments = [flow.labels(a, scope, env) for a in target.args[1:]] + (
+        arguments)
+    keywords = {**{k.arg: flow.labels(k.value, scope, env)
+                   for k in target.keywords if k.arg}, **keywords}
+    target = inner.get("fn", target)
+  function = flow.functions.get(id(target))
+  if function is None:
+    return {}
+  if id(function[0]) in flow.bound_self and not isinstance(
+      function[0], ast.Lambda) and function[0].args.args[:1] and (
+          function[0].args.args[0].arg in {"self", "cls"}):
+    arguments = [{"obj": flow.bound_self[id(function[0])]}] + arguments
+  result: Labels = flow.helper(function[0], function[1], arguments,
+                               keywords)
+  return result
+
+
+def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
+             env: Dict[str, Labels]) -> Labels:
+  """The labels of a call by its spelling (TensorFlow's, NumPy's)."""
   args: List[ast.AST] = list(node.args)
   if name in _names.GRADIENTS:
     return {"grad": node}
@@ -112,7 +267,8 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return _variable(flow, node, scope, env)
   if name in _names.VARIABLE_LISTS:
     found: Labels = {"var": node}
-    if _names.scope_argument(node) is not None:
+    if _names.scope_argument(node) is not None or name == (
+        "get_collection") and _custom_collection(node, scope):
       found["filtered"] = node
     return found
   if name == "stop_gradient" and args:
@@ -131,18 +287,67 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
       args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
     first, second = args[0].elts  # Keras' `multiply([a, b])`.
     return binop(flow, node, first, second, scope, env)
+  if name in {"concat", "concatenate", "stack"} and args and isinstance(
+      args[0], (ast.List, ast.Tuple)):
+    return _joined(flow, node, args[0].elts, scope, env)
   if name in _names.MASKS:
+    if any("random" in flow.labels(a, scope, env) for a in args):
+      return {"random": node}  # `rand < p`: sampling, not a fixed mask.
     return {"mask": node, "const": node}
+  if name in _names.RANDOM:
+    return {"random": node}
   if name in _names.TRAIN_STEPS:
     return {"train": node}
   if name in _names.WRITES:
     return {"write": node}
+  if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
+    return _first_argument(flow, node, name, args, scope, env)
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and _names.mentions_a_name_test(args[0]):
+    if "var" in found and _names.filters_by_name(args[0], flow, scope, env):
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+_STANDARD_COLLECTIONS = {"variables", "trainable_variables",
+                         "model_variables", "local_variables"}
+
+
+def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `get_collection(key)` reads a collection of the project's own
+  (`"adapters"`, a loop over such names): variables chosen by hand, not
+  one of TensorFlow's `GraphKeys`."""
+  key = node.args[0] if node.args else next(
+      (k.value for k in node.keywords if k.arg == "key"), None)
+  values: List[ast.AST] = [key] if key is not None else []
+  if isinstance(key, ast.Name):
+    values = [d.value for d in scope.defs.get(key.id, [])]
+  strings = [v for each in values for v in (
+      each.elts if isinstance(each, (ast.List, ast.Tuple)) else [each])]
+  return bool(strings) and all(
+      isinstance(v, ast.Constant) and isinstance(v.value, str) and (
+          v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
+
+
+def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
+            scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
+  """`tf.concat` of parts: a gradient rebuilt with zeros for a part, or a
+  variable rebuilt from a stopped slice of itself and the rest."""
+  parts = [flow.labels(e, scope, env) for e in elements]
+  found = union(parts)
+  if any("grad" in p for p in parts) and any(
+      _names.is_zero(e) for e in elements):
+    found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
+  stopped: Set[str] = set()
+  live: Set[str] = set()
+  if any("sg" in p for p in parts):
+    for each in elements:
+      stopped |= variables_in(flow, each, scope, env, stopped=True)
+      live |= variables_in(flow, each, scope, env)
+  if stopped & live:
+    found["mix"] = node  # `concat([stop_gradient(x[:n]), x[n:]])`.
+  return found
 
 
 def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,
@@ -160,7 +365,8 @@ def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     copies = [k for k in inner if k.startswith("copy:")]
     if copies:
       found[copies[0]] = node
-    elif "var" in inner or "vararith" in inner:
+    elif "var" in inner or "vararith" in inner or "var" in flow.labels(
+        _names.underlying(initial), scope, env):  # `Variable(cast(w))`.
       found[f"copy:{_names.root(initial)}"] = node
   return found
 
@@ -174,9 +380,12 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
     for branch, other in ((yes, args[2]), (no, args[1])):
       if "grad" in branch and _names.is_zero(other):
         found["masked"] = node
-    for branch, other in ((yes, no), (no, yes)):
-      if "sg" in branch and ("var" in other or "vararith" in other):
-        found["mix"] = node
+    if "mask" in condition and "random" not in condition and any(
+        "sg" in branch for branch in (yes, no)):
+      for stopped, live in ((args[1], args[2]), (args[2], args[1])):
+        if variables_in(flow, stopped, scope, env, stopped=True) & (
+            variables_in(flow, live, scope, env)):
+          found["mix"] = node  # `where(m, x, stop_gradient(x))`.
   if "var" in yes or "var" in no:
     found["vararith"] = node
   copies = [k for k in {**yes, **no} if k.startswith("copy:")]
@@ -188,6 +397,9 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
 def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
            scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+  if name == "get" and receiver is not None and "mask" in flow.labels(
+      receiver, scope, env):
+    return {"mask": node}  # `masks.get(v.name, 1.0)`: one of the masks.
   if name in _names.SNAPSHOTS | {"run", "get_value"}:
     by_argument = name in {"identity", "get_value", "run"}
     base = (args[0] if args else None) if by_argument else receiver
@@ -197,12 +409,6 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
       return {f"copy:{_names.root(base)}": node}
     if name == "run":
       return {}
-  if isinstance(node.func, ast.Name):
-    helper = scope.function(node.func.id)
-    if helper is not None:
-      arguments = [flow.labels(a, scope, env) for a in args]
-      returned: Labels = flow.helper(helper[0], helper[1], arguments)
-      return returned
   shape = name in _names.SHAPES
   if shape:  # What is reshaped or gathered, not the indices.
     parts = [flow.labels(a, scope, env) for a in args[:1]]
@@ -212,11 +418,20 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if receiver is not None and (shape or name == "values"):
     parts.append(flow.labels(receiver, scope, env))
   found = union(parts)
+  if name == "zip":
+    flow.zips[id(node)] = scope
+    found["zip"] = node
   if name in _names.CONTAINERS or name in {"group", "tuple"}:
     return found
   keep_mask = shape and "mask" in found
-  found = {k: v for k, v in found.items() if k not in {
-      "var", "mask", "filtered"} and (shape or k not in {"shadow", "const"})}
+  if shape:
+    view = name in _names.VIEWS and "var" in found
+    found = {k: v for k, v in found.items() if k not in {
+        "var", "mask", "filtered", "zip", "fn", "obj", "cls"}}
+    if view:  # `tf.gather(table, ids)`: the variable's own elements.
+      found["var"] = node
+  else:  # What a variable, a mask or a mix becomes here is not known.
+    found = {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found

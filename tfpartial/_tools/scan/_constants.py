@@ -62,6 +62,6 @@ def _defs(name: str, scope: _scopes.Scope) -> Optional[List[ast.expr]]:
     if name in place.params:
       return []
     if name in place.defs:
-      return place.defs[name]
+      return [d.value for d in place.defs[name]]
     place = place.parent
   return None

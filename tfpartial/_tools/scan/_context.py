@@ -69,38 +69,54 @@ def optimizer_of(call: ast.AST) -> Optional[Optimizer]:
   return Optimizer(name, call.lineno, settings)
 
 
-def find(module: _scopes.Scope, scope: _scopes.Scope,
-         sink: Optional[ast.AST]) -> Context:
-  """The context of a finding in `scope` whose sink is `sink`."""
-  optimizer = None
-  if isinstance(sink, ast.Call) and isinstance(sink.func, ast.Attribute):
-    optimizer = _defined(sink.func.value, scope)
-  place: Optional[_scopes.Scope] = scope
-  while optimizer is None and place is not None:
-    optimizer = _first_in(place)
-    place = place.parent
-  if optimizer is None:
-    optimizer = next((o for s in module.all() for o in [_first_in(s)] if o),
-                     None)
-  restores, regularizers = [], []
-  for each in module.all():
-    for node in each.nodes:
-      if isinstance(node, ast.Call):
-        name = _names.call_name(node)
-        if name in _names.RESTORES:
-          restores.append(node)
-        elif name in {"l2_loss", "l2_regularizer", "l1_regularizer", "l2",
-                      "l1", "L1L2", "l1_l2"}:
-          regularizers.append(node)
-  return Context(optimizer, restores, regularizers)
+class ModuleContext:
+  """What a module holds that explanations name: its restores and
+  regularizers, and the first optimizer built in each scope (found once)."""
+
+  def __init__(self, module: _scopes.Scope):
+    self.module = module
+    self.restores: List[ast.Call] = []
+    self.regularizers: List[ast.Call] = []
+    self._first: Dict[int, Optional[Optimizer]] = {}
+    for each in module.all():
+      for node in each.nodes:
+        if isinstance(node, ast.Call):
+          name = _names.call_name(node)
+          if name in _names.RESTORES:
+            self.restores.append(node)
+          elif name in {"l2_loss", "l2_regularizer", "l1_regularizer", "l2",
+                        "l1", "L1L2", "l1_l2"}:
+            self.regularizers.append(node)
+
+  def first_in(self, scope: _scopes.Scope) -> Optional[Optimizer]:
+    if id(scope) not in self._first:
+      self._first[id(scope)] = _first_in(scope)
+    return self._first[id(scope)]
+
+  def find(self, scope: _scopes.Scope, sink: Optional[ast.AST]) -> Context:
+    """The context of a finding in `scope` whose sink is `sink`."""
+    optimizer = None
+    if isinstance(sink, ast.Call) and isinstance(sink.func, ast.Attribute):
+      optimizer = _defined(sink.func.value, scope)
+    place: Optional[_scopes.Scope] = scope
+    while optimizer is None and place is not None:
+      optimizer = self.first_in(place)
+      place = place.parent
+    if optimizer is None:
+      optimizer = next((o for s in self.module.all()
+                        for o in [self.first_in(s)] if o), None)
+    return Context(optimizer, self.restores, self.regularizers)
 
 
 def _defined(receiver: ast.AST, scope: _scopes.Scope) -> Optional[Optimizer]:
   name = _names.dotted(receiver)
   place: Optional[_scopes.Scope] = scope
   while name is not None and place is not None:
-    values = (place.attributes if name.startswith("self.") else
-              place.defs).get(name, [])
+    if name.startswith("self."):
+      values = [v for v, _ in place.cls.attributes.get(name, [])] if (
+          place.cls is not None) else []
+    else:
+      values = [d.value for d in place.defs.get(name, [])]
     for value in values:
       found = optimizer_of(value)
       if found is None and isinstance(value, ast.Call) and value.args:

@@ -12,24 +12,32 @@ Port = Union[Tuple[Edit, ...], str]  # The edits, or why it is by hand.
 
 
 def text(node: ast.AST, lines: List[str]) -> str:
-  return ast.get_source_segment("".join(lines), node) or ast.unparse(node)
+  """The source text of `node`, from the file's own lines."""
+  start = getattr(node, "lineno", None)
+  end = getattr(node, "end_lineno", None)
+  col = getattr(node, "col_offset", None)
+  end_col = getattr(node, "end_col_offset", None)
+  if start is None or end is None or col is None or end_col is None or (
+      end > len(lines)):
+    return ast.unparse(node)
+  if start == end:
+    return _cut(lines[start - 1], col, end_col)
+  head = _cut(lines[start - 1], col, None)
+  middle = "".join(lines[start:end - 1])
+  return head + middle + _cut(lines[end - 1], 0, end_col)
+
+
+def _cut(line: str, start: int, end: Optional[int]) -> str:
+  """`line[start:end]` with `ast`'s UTF-8 byte columns."""
+  data = line.encode("utf-8")
+  return data[start:end].decode("utf-8", "replace")
 
 
 def replace(node: ast.AST, text: str) -> Edit:
-  return Edit(node.lineno, node.col_offset, node.end_lineno or node.lineno,  # type: ignore[attr-defined]
-              node.end_col_offset or 0, text)  # type: ignore[attr-defined]
-
-
-def statement_of(node: ast.AST, module: ast.Module) -> Optional[ast.stmt]:
-  best = None
-  for statement in ast.walk(module):
-    if isinstance(statement, ast.stmt) and not isinstance(
-        statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                    ast.For, ast.While, ast.If, ast.With, ast.Try)) and (
-        statement.lineno <= node.lineno <=  # type: ignore[attr-defined]
-        (statement.end_lineno or 0)):
-      best = statement
-  return best
+  line = int(getattr(node, "lineno", 0))
+  return Edit(line, int(getattr(node, "col_offset", 0)),
+              int(getattr(node, "end_lineno", None) or line),
+              int(getattr(node, "end_col_offset", None) or 0), text)
 
 
 def before(statement: ast.stmt, lines: List[str], text: str) -> Edit:
@@ -66,8 +74,31 @@ def tf_alias(module: ast.Module) -> Optional[str]:
   return None
 
 
-def frozen_where_zero(mask: str, tf: str) -> str:
-  return f"{tf}.get_static_value({tf}.convert_to_tensor({mask})) == 0"
+def numpy_alias(module: ast.Module) -> Optional[str]:
+  """The name the module imports NumPy as, if any."""
+  for statement in module.body:
+    if isinstance(statement, ast.Import):
+      for alias in statement.names:
+        if alias.name == "numpy":
+          return alias.asname or "numpy"
+  return None
+
+
+def frozen_where_zero(mask: str, tf: str, np: str = "np",
+                      variable: str = "") -> str:
+  """The frozen elements of `variable` where the mask is 0, as a bool
+  array of the variable's shape (the mask may broadcast against it)."""
+  value = f"{tf}.get_static_value({tf}.convert_to_tensor({mask})) == 0"
+  if not variable:
+    return value
+  return f"{np}.broadcast_to({value}, {variable}.shape.as_list())"
+
+
+def spec_name(module: ast.Module) -> str:
+  """`spec`, or `tfpartial_spec` when the module already uses `spec`."""
+  used = any(isinstance(n, ast.Name) and n.id == "spec"
+             for n in ast.walk(module))
+  return "tfpartial_spec" if used else "spec"
 
 
 def apply_with(sink: ast.Call, spec: str, lines: List[str]) -> Optional[Edit]:
@@ -88,10 +119,36 @@ def apply_with(sink: ast.Call, spec: str, lines: List[str]) -> Optional[Edit]:
               f"{spec}.{func.attr}({receiver},{joint}")
 
 
-def with_import(module: ast.Module, edits: List[Edit]) -> Tuple[Edit, ...]:
-  """`edits`, and `import tfpartial` if the module lacks it."""
+def with_import(module: ast.Module, edits: List[Edit],
+                numpy: bool = False, functools: bool = False
+                ) -> Tuple[Edit, ...]:
+  """`edits`, and `import tfpartial` (and NumPy, functools) if the module
+  lacks it."""
+  wanted = "".join(
+      f"import {name}\n" for name, needed in (("numpy as np", numpy), (
+          "functools", functools and not _imports(module, "functools")))
+      if needed)
   extra = import_edit(module)
+  if extra is not None and wanted:
+    extra = Edit(extra.line, 0, extra.line, 0, wanted + extra.text)
+  elif wanted:
+    line = _last_import_line(module)
+    extra = Edit(line, 0, line, 0, wanted)
   return tuple(edits + ([extra] if extra else []))
+
+
+def _imports(module: ast.Module, name: str) -> bool:
+  return any(isinstance(s, ast.Import) and any(
+      a.name == name and a.asname is None for a in s.names)
+             for s in module.body)
+
+
+def _last_import_line(module: ast.Module) -> int:
+  last = None
+  for statement in module.body:
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+      last = statement
+  return (last.end_lineno or last.lineno) + 1 if last else 1
 
 
 def spec_site(statement: ast.stmt, scope_node: ast.AST) -> ast.stmt:

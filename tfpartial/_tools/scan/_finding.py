@@ -5,11 +5,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional, Tuple
 
-# The six idioms, in the order the contract lists them.
-IDIOMS = ("grads-mask", "stop-gradient-mix", "shadow-variable",
-          "write-back", "var-list-filter", "weight-remask")
-
-
 @dataclasses.dataclass(frozen=True)
 class Edit:
   """Replace the text from (line, col) to (end_line, end_col) by `text`.
@@ -33,7 +28,7 @@ class Finding:
     path: The file, as the scan was asked for it.
     line: 1-based line (in its cell, for a notebook).
     col: 1-based column.
-    idiom: One of `IDIOMS`.
+    idiom: The idiom's id (`idioms.all_idioms()`).
     message: What the code does, where.
     drift: What makes it drift, with what is in scope.
     port: The tfpartial port, in words.

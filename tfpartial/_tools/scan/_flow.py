@@ -11,10 +11,16 @@ where that kind arose (the masking op for "masked", the mix for "mix"):
 - "sg": `stop_gradient` of a variable; "mix": a stop-gradient mix of one;
   "varmask:R": the variable R times a mask;
 - "train": a train step; "write": a write into a variable;
+- "fn": a function of the project (or a `functools.partial` of one);
+  "obj": an instance of a project class (the node is its `ClassDef`);
 - "param": a parameter of the function, unknown here.
 
-Data is followed through names (and module or enclosing helper functions,
-evaluated with their arguments' labels), never through imports.
+Data is followed through names (reads see the assignments that reach
+them), attributes of `self` and of project objects, and calls into the
+project: a called function is evaluated with its arguments' labels (its
+summary for that call), methods through their class and its bases,
+`super()` to the base class; a parameter that no call binds takes what
+the calls of its function in the project pass it.
 """
 
 from __future__ import annotations
@@ -22,48 +28,75 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
-from tfpartial._tools.scan import _names
-from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels, union
 
-_MAX_DEPTH = 40
+_MAX_DEPTH = 60
+_FROM_CALLERS = 24  # Call sites a parameter reads, at most.
+# What a parameter takes from its callers: values, not a caller's place.
+_PASSED = {"grad", "var", "filtered", "mask", "const", "shadow", "fn", "obj",
+           "train", "write", "masked", "sg"}
 
 
 class Flow:
-  """The labels of expressions in one module, memoised.
+  """The labels of expressions in one project, memoised.
 
   >>> module = _scopes.collect(ast.parse(
   ...     "g = opt.compute_gradients(loss)\\nm = [0., 1.]\\nh = g[0] * m\\n"))
-  >>> sorted(Flow().labels(module.defs["h"][0], module))
+  >>> sorted(Flow().labels(module.defs["h"][0].value, module))
   ['grad', 'masked', 'timesmask']
   """
 
-  def __init__(self) -> None:
-    self._memo: Dict[Tuple[int, int, object], Labels] = {}
-    # A helper's parameters while it is evaluated with its arguments.
+  def __init__(self, project: Optional[_project.Project] = None) -> None:
+    self.project = project or _project.Project([])
+    self._memo: Dict[Tuple[int, int, object, bool], Labels] = {}
+    self._names: Dict[Tuple[int, str, Tuple[int, ...], object, bool],
+                      Labels] = {}
+    # While a called expression is evaluated: a parameter takes the
+    # functions the project's calls pass it (`variable_filter_fn(vs)`).
+    self._calling = False
+    # A function's parameters while it is evaluated with its arguments.
     self._bound: Dict[int, Dict[str, Labels]] = {}
     self._token: object = None
-    self._active: Set[Tuple[int, str]] = set()
-    self._partial: Dict[Tuple[int, str], Labels] = {}
+    self._active: Set[object] = set()
     self._helpers: Dict[Tuple[int, FrozenSet[str]], Labels] = {}
+    self._from_callers: Dict[Tuple[int, str], Labels] = {}
+    self.classes: Dict[int, _scopes.ClassInfo] = {}
+    self.functions: Dict[int, Tuple[_scopes.FunctionNode,
+                                    _scopes.Scope]] = {}
+    self.partials: Dict[int, ast.Call] = {}
+    self.zips: Dict[int, _scopes.Scope] = {}  # A `zip` call -> its scope.
+    self._callees: Dict[int, Optional[ast.AST]] = {}
+    self._calls_of: Dict[int, List[Tuple[_scopes.Scope, ast.Call]]] = {}
+    # A method found through its class -> that class, bound as `self`.
+    self.bound_self: Dict[int, ast.ClassDef] = {}
     self.depth = 0
+    self.visits = 0  # Expressions evaluated (not from the memo).
+    # A node that a label names -> the scope it was evaluated in.
+    self.origin: Dict[int, _scopes.Scope] = {}
+    self._params_memo: Dict[Tuple[int, str], FrozenSet[str]] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
     """The labels of `node` in `scope`; `env` binds names first."""
     if node is None or self.depth > _MAX_DEPTH:
       return {}
-    key = (id(node), id(scope), self._token)
+    key = (id(node), id(scope), self._token, self._calling)
     if not env and key in self._memo:
       return self._memo[key]
     self.depth += 1
+    self.visits += 1
     try:
       result = self._labels(node, scope, env or {})
     finally:
       self.depth -= 1
     if not env:
       self._memo[key] = result
+    if node in result.values():
+      self.origin.setdefault(id(node), scope)
     return result
 
   def _labels(self, node: ast.AST, scope: _scopes.Scope,
@@ -73,7 +106,11 @@ class Flow:
     if isinstance(node, ast.Attribute):
       return self._attribute(node, scope, env)
     if isinstance(node, ast.Subscript):
-      return self.labels(node.value, scope, env)
+      found = self.labels(node.value, scope, env)
+      if isinstance(node.slice, ast.Slice) and "var" in found:
+        # `model.trainable_variables[-4:]`: some variables, by position.
+        found = {**found, "filtered": node}
+      return found
     if isinstance(node, ast.Constant):
       return {"const": node}
     if isinstance(node, ast.BinOp):
@@ -81,17 +118,14 @@ class Flow:
     if isinstance(node, ast.UnaryOp):
       return self.labels(node.operand, scope, env)
     if isinstance(node, ast.Compare):
+      if any("random" in self.labels(part, scope, env)
+             for part in (node.left, *node.comparators)):
+        return {"random": node}  # `rand < p`: sampling, not a mask.
       return {"mask": node}
     if isinstance(node, ast.Call):
       return _calls.call(self, node, scope, env)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-      found = union(self.labels(e, scope, env) for e in node.elts)
-      if _names.literal_mask(node):
-        found.update({"mask": node, "const": node})
-      elif found and any(isinstance(e, ast.Constant) for e in node.elts) \
-          and set(found) == {"const"}:
-        found = {"const": node}
-      return found
+      return self._elements(node, scope, env)
     if isinstance(node, ast.Dict):
       return union(self.labels(v, scope, env) for v in node.values)
     if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
@@ -103,74 +137,338 @@ class Flow:
                     self.labels(node.orelse, scope, env)])
     if isinstance(node, (ast.Starred, ast.NamedExpr, ast.Await)):
       return self.labels(node.value, scope, env)
+    if isinstance(node, ast.BoolOp):
+      return union(self.labels(v, scope, env) for v in node.values)
+    if isinstance(node, ast.Lambda):
+      home = scope
+      self.functions[id(node)] = (node, home)
+      return {"fn": node}
     return {}
+
+  def _elements(self, node: ast.AST, scope: _scopes.Scope,
+                env: Dict[str, Labels]) -> Labels:
+    elements = getattr(node, "elts", [])
+    found = union(self.labels(e, scope, env) for e in elements)
+    if _names.literal_mask(node):
+      found.update({"mask": node, "const": node})
+    elif found and any(isinstance(e, ast.Constant) for e in elements) \
+        and set(found) == {"const"}:
+      found = {"const": node}
+    return found
 
   def name(self, name: str, node: ast.AST, scope: _scopes.Scope,
            env: Dict[str, Labels]) -> Labels:
     """The labels of a name (or `self.attr`) seen from `scope`."""
     if name in env:
       return env[name]
+    if name.startswith("self."):
+      return self._self_attribute(name, node, scope)
     found: Labels = {}
     if _names.is_mask_name(name):
       found["mask"] = node
     place: Optional[_scopes.Scope] = scope
     while place is not None:
-      values = (place.attributes.get(name) if name.startswith("self.")
-                else place.defs.get(name))
-      if values is not None or name in place.params:
-        found.update(self._values(name, place, values or []))
-        bound = self._bound.get(id(place), {})
-        if name in bound:
-          found.update(bound[name])
-        elif name in place.params:
-          found.setdefault("param", node)
-        if name in place.stored and any(
-            isinstance(v, ast.Call) and _names.call_name(v) in {
-                "ones", "zeros", "ones_like", "zeros_like"} for v in values
-            or []):
-          found["mask"] = node
+      if name in place.defs or name in place.params:
+        found.update(self._read(name, node, place, place is scope))
         return found
+      if name in place.functions or name in place.classes:
+        break
       place = place.parent
+    target = self.project.resolve(scope, name)
+    found.update(self.of_target(target))
+    if not found and target is None:
+      found.update(self._imported_value(name, scope))
     return found
 
-  def _values(self, name: str, place: _scopes.Scope,
-              values: List[ast.expr]) -> Labels:
-    key = (id(place), name)
+  def of_target(self, target: Optional[_project.Target]) -> Labels:
+    """The labels of a function or class of the project, as a value."""
+    if isinstance(target, tuple):
+      self.functions[id(target[0])] = target
+      return {"fn": target[0]}
+    if isinstance(target, _scopes.ClassInfo):
+      self.classes[id(target.node)] = target
+      return {"cls": target.node}
+    return {}
+
+  def _imported_value(self, name: str, scope: _scopes.Scope) -> Labels:
+    """`from config import MASK`: the value a module of the project
+    assigns to a name this one imports."""
+    module = scope.module
+    if not isinstance(module, _project.Module) or (
+        name not in module.imports):
+      return {}
+    where, attribute = module.imports[name]
+    found = self.project.find_module(where.lstrip("."), module,
+                                     len(where) - len(where.lstrip(".")))
+    if found is None or not attribute:
+      return {}
+    home = self.project.parsed(found)
+    if home is None or attribute not in home.defs:
+      return {}
+    return self._read(attribute, None, home, False)
+
+  def _read(self, name: str, node: Optional[ast.AST], place: _scopes.Scope,
+            here: bool) -> Labels:
+    reaching = place.reaching(name, node) if here and node is not None \
+        else tuple(range(len(place.defs.get(name, []))))
+    bound = self._bound.get(id(place), {})
+    key = (id(place), name, reaching, self._token if bound else None,
+           self._calling)
+    if key in self._names:
+      return self._names[key]
     if key in self._active:  # A name defined from itself: what is known.
-      return self._partial.get(key, {})
+      return {}
     self._active.add(key)
     found: Labels = {}
-    self._partial[key] = found
     try:
-      for value in values:
-        for kind, where in self.labels(value, place).items():
+      defs = place.defs.get(name, [])
+      for index in reaching:
+        value = defs[index].value
+        got = self.labels(value, place)
+        got = self._part(value, got, defs[index])
+        got = self.chosen(value, place, got)
+        for kind, where in got.items():
           found.setdefault(kind, where)
-      return found
+      if name in place.params:
+        if name in bound:
+          found.update(bound[name])
+        else:
+          found.setdefault("param", node or place.node)
+          if self._calling:
+            for kind, where in self._passed(name, place).items():
+              found.setdefault(kind, where)
+        found.update(_names.param_labels(name, place))
+      if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
+                      for d in defs) and any(
+          isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
+              "ones", "zeros", "ones_like", "zeros_like"} for d in defs):
+        found["mask"] = node or place.node  # `m = ones(n); m[0] = 0`.
     finally:
       self._active.discard(key)
-      del self._partial[key]
+    self._names[key] = found
+    return found
+
+  def chosen(self, value: ast.expr, home: _scopes.Scope, got: Labels
+             ) -> Labels:
+    """`got`, "filtered" when a loop adds `value` (variables) to a list
+    under an `if` that chooses them (`if fixed[i] == '0': chosen +=
+    weights[i]`)."""
+    guard = home.guards.get(id(value))
+    if guard is None or "filtered" in got or not _names.filters_by_name(
+        guard, self, home):
+      return got
+    return {**got, "filtered": value}
+
+  def _passed(self, name: str, place: _scopes.Scope) -> Labels:
+    """What the project's calls of `place`'s function pass as `name`."""
+    function = place.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      return {}
+    key = (id(function), name)
+    if key in self._from_callers:
+      return self._from_callers[key]
+    self._from_callers[key] = {}
+    position = place.params.index(name)
+    if place.cls is not None and place.params[:1] == ["self"]:
+      position -= 1
+    found: Labels = {}
+    for scope, call in self.calls_of(function):
+      module = scope.module
+      if isinstance(module, _project.Module) and module.is_test:
+        continue  # A test's arguments exercise the function.
+      argument = next((k.value for k in call.keywords if k.arg == name),
+                      None)
+      if argument is None and 0 <= position < len(call.args) and not any(
+          isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        argument = call.args[position]
+      if argument is not None:
+        passed = self.labels(argument, scope)
+        for kind, where in passed.items():
+          if kind in _PASSED or kind.startswith("copy:"):
+            found.setdefault(kind, where)
+    self._from_callers[key] = found
+    return found
+
+  def _part(self, value: ast.expr, got: Labels, bound: _scopes.Def
+            ) -> Labels:
+    """What a name bound to part of `value` holds: element `i` of a
+    `zip`, and of a (gradient, variable) pair the variable."""
+    part, outer = bound.part, bound.outer
+    if outer is not None and "zip" in got:
+      got = self.element(got["zip"], outer) or got
+    elif part is not None and "zip" in got:
+      got, part = self.element(got["zip"], part) or got, None
+    if part == (1, 2) and "grad" in got and "var" not in got:
+      return {"var": value}  # `for g, v in grads_and_vars`: `v`.
+    return got
+
+  def element(self, zipped: ast.AST, part: Tuple[int, int]) -> Labels:
+    """Element `i` of the `n`-tuples a `zip(...)` call makes."""
+    index, count = part
+    home = self.zips.get(id(zipped))
+    args = getattr(zipped, "args", [])
+    if home is None or len(args) != count or any(
+        isinstance(a, ast.Starred) for a in args):
+      return {}
+    return self.labels(args[index], home)
+
+  def calls_of(self, function: ast.AST
+               ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The project's calls of `function` (at most `_FROM_CALLERS`)."""
+    if id(function) not in self._calls_of:
+      name = getattr(function, "name", "")
+      self._calls_of[id(function)] = [
+          (scope, call) for scope, call in self.project.callers(name)[
+              :_FROM_CALLERS * 4] if self.callee(call, scope) is function][
+                  :_FROM_CALLERS]
+    return self._calls_of[id(function)]
+
+  def called(self, func: ast.AST, scope: _scopes.Scope,
+             env: Optional[Dict[str, Labels]] = None) -> Labels:
+    """The labels of a called expression: a parameter called here takes
+    the functions the project's calls of its function pass it."""
+    saved, self._calling = self._calling, True
+    try:
+      return self.labels(func, scope, env)
+    finally:
+      self._calling = saved
+
+  def sink_labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
+                  wanted: str) -> Labels:
+    """The labels of what a sink takes (an apply's gradients, a step's
+    variables, a write's value); without `wanted` among them, a parameter
+    of the sink's function read there (or through a local name) also
+    takes what the project's calls pass it."""
+    found = dict(self.labels(node, scope))
+    if node is None or wanted in found or not isinstance(
+        scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      return found
+    for name in _params_read(node, scope, self._params_memo):
+      for kind, where in self._passed(name, scope).items():
+        found.setdefault(kind, where)
+    return found
+
+  def callee(self, call: ast.Call, scope: _scopes.Scope
+             ) -> Optional[ast.AST]:
+    """The function of the project `call` calls, if it calls one."""
+    if id(call) not in self._callees:
+      if isinstance(call.func, ast.Attribute):
+        found = _calls.method(self, call.func, scope, {})
+      else:
+        found = self.called(call.func, scope)
+      self._callees[id(call)] = found.get("fn")
+    return self._callees[id(call)]
+
+  def _self_attribute(self, name: str, node: ast.AST,
+                      scope: _scopes.Scope) -> Labels:
+    method: Optional[_scopes.Scope] = scope
+    while method is not None and method.cls is None:
+      method = method.parent
+    found: Labels = {}
+    if _names.is_mask_name(name):
+      found["mask"] = node
+    if method is None or method.cls is None:
+      return found
+    info = method.cls
+    self.classes[id(info.node)] = info
+    attribute = name.split(".", 2)[1]
+    values = self.project.attribute(info, f"self.{attribute}")
+    found.update(self._values(values, ("self", id(info.node), attribute)))
+    if not values:
+      target = self.project.method(info, attribute)
+      if target is not None and isinstance(target.node, (
+          ast.FunctionDef, ast.AsyncFunctionDef)):
+        self.functions[id(target.node)] = (target.node, target.parent or
+                                           target)
+        found["fn"] = target.node
+    return found
+
+  def _values(self, values: List[Tuple[ast.expr, _scopes.Scope]],
+              key: object) -> Labels:
+    if key in self._active:
+      return {}
+    self._active.add(key)
+    found: Labels = {}
+    try:
+      for value, home in values:
+        got = self.chosen(value, home, self.labels(value, home))
+        for kind, where in got.items():
+          found.setdefault(kind, where)
+    finally:
+      self._active.discard(key)
+    return found
 
   def _attribute(self, node: ast.Attribute, scope: _scopes.Scope,
                  env: Dict[str, Labels]) -> Labels:
     name = _names.dotted(node)
     if node.attr in _names.VARIABLE_ATTRIBUTES:
+      if isinstance(node.value, ast.Call) and _names.call_name(
+          node.value) == "get_layer":
+        return {"var": node, "filtered": node}  # One layer, by name.
       return {"var": node}
-    if name is not None and name.startswith("self."):
-      return self.name(name, node, scope, env)
-    found = self.labels(node.value, scope, env)
+    if name is not None and name.startswith("self.") and (
+        name.count(".") == 1 or "self" not in env):
+      if name.count(".") == 1:
+        return self.name(name, node, scope, env)
+    owner = self.labels(node.value, scope, env)
+    if "obj" in owner:
+      info = self.classes.get(id(owner["obj"]))
+      if info is not None:
+        values = self.project.attribute(info, f"self.{node.attr}")
+        if values:
+          return self._values(values, ("obj", id(info.node), node.attr))
+    target = self.project.resolve(scope, name) if name else None
+    if target is not None:
+      return self.of_target(target)
+    found = dict(owner)
     if node.attr in {"values", "indices", "dense_shape", "T"}:
       return found
-    found = {k: v for k, v in found.items()
-             if k not in {"var", "shadow", "mask", "const"}}
+    # An attribute of a value (`x.shape`, `layer.output`) is not the value.
+    found = {k: v for k, v in found.items() if k in {"param", "train",
+                                                       "write"}}
     if _names.is_mask_name(node.attr):
       found["mask"] = node
+    return found
+
+  def ops(self, node: Optional[ast.AST], scope: _scopes.Scope) -> Labels:
+    """The labels of what a `run`, a `group` or `control_dependencies`
+    takes: an op fetched by its attribute from an object the flow cannot
+    follow (`model.train_op`) is what the project assigns to that name."""
+    found = dict(self.labels(node, scope))
+    items = getattr(node, "elts", None) or getattr(node, "values", None) \
+        or [node]
+    for item in items:
+      if isinstance(item, ast.Attribute):
+        for kind, where in self._spelled(item.attr).items():
+          found.setdefault(kind, where)
+    return found
+
+  def _spelled(self, attribute: str) -> Labels:
+    """A train op or a write op fetched by its attribute name from an
+    object the flow cannot follow (`model.train_op`): what the project
+    assigns to that spelling, if it is one of those."""
+    key = ("spelled", attribute)
+    if key in self._active or attribute not in self.project.names_assigned_from(
+        _names.TRAIN_STEPS | _names.WRITES):
+      return {}
+    self._active.add(key)
+    found: Labels = {}
+    try:
+      for value, home in self.project.assigned(attribute)[:8]:
+        if isinstance(value, ast.Call) and _names.call_name(value) in (
+            _names.TRAIN_STEPS | _names.WRITES):
+          for kind, where in self.labels(value, home).items():
+            if kind in {"train", "write"}:
+              found.setdefault(kind, where)
+    finally:
+      self._active.discard(key)
     return found
 
   def _comprehension(self, node: ast.AST, element: ast.AST,
                      scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
     inner = dict(env)
     filtered = False
-    for generator in node.generators:  # type: ignore[attr-defined]
+    for generator in getattr(node, "generators", []):
       found = self.labels(generator.iter, scope, inner)
       target, source = generator.target, generator.iter
       if isinstance(target, ast.Tuple) and isinstance(source, ast.Call) and (
@@ -178,10 +476,19 @@ class Flow:
               target.elts):  # `for m, (g, v) in zip(masks, pairs)`.
         for each, part in zip(target.elts, source.args):
           _bind_names(each, self.labels(part, scope, inner), inner)
+      elif isinstance(target, ast.Tuple) and isinstance(source, ast.Call) \
+          and _names.call_name(source) == "enumerate" and source.args and (
+              len(target.elts) == 2):
+        _bind_names(target.elts[1], found, inner)
+      elif isinstance(target, ast.Tuple) and "zip" in found:
+        for index, each in enumerate(target.elts):
+          _bind_names(each, self.element(
+              found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
       if generator.ifs and "var" in found and any(
-          _names.mentions_a_name_test(test) for test in generator.ifs):
+          _names.filters_by_name(test, self, scope, inner)
+          for test in generator.ifs):
         filtered = True
     result = dict(self.labels(element, scope, inner))
     if filtered:
@@ -189,20 +496,26 @@ class Flow:
     return result
 
   def helper(self, function: _scopes.FunctionNode, home: _scopes.Scope,
-             arguments: List[Labels]) -> Labels:
-    """What a helper returns, given its arguments' labels."""
+             arguments: List[Labels],
+             keywords: Optional[Dict[str, Labels]] = None) -> Labels:
+    """What a function returns, given its arguments' labels: its summary
+    for this call."""
+    keywords = keywords or {}
     key = (id(function), frozenset(
-        f"{i}:{k}" for i, a in enumerate(arguments) for k in a))
+        [f"{i}:{k}" for i, a in enumerate(arguments) for k in a] +
+        [f"{n}:{k}" for n, a in keywords.items() for k in a]))
     if key in self._helpers:
       return self._helpers[key]
-    self._helpers[key] = {}  # A recursive helper adds nothing.
-    scope = next((s for s in home.children if s.node is function), None)
+    self._helpers[key] = {}  # A recursive function adds nothing.
+    scope = home.scope_of(function)
     if scope is None:
       return {}
     body = ([function.body] if isinstance(function, ast.Lambda) else
             [n.value for n in scope.nodes if isinstance(n, ast.Return)])
     saved = self._bound.get(id(scope)), self._token
-    self._bound[id(scope)] = dict(zip(scope.params, arguments))
+    bound = dict(zip(scope.params, arguments))
+    bound.update({k: v for k, v in keywords.items() if k in scope.params})
+    self._bound[id(scope)] = bound
     self._token = key
     try:
       result = union(self.labels(value, scope) for value in body)
@@ -214,6 +527,38 @@ class Flow:
         self._bound[id(scope)] = saved[0]
     self._helpers[key] = result
     return result
+
+
+def _params_read(node: ast.AST, scope: _scopes.Scope,
+                 memo: Dict[Tuple[int, str], FrozenSet[str]]) -> List[str]:
+  """The parameters of `scope` that `node` reads, directly or through the
+  local names it reads (each name's closure found once per scope)."""
+  found: List[str] = []
+  for each in ast.walk(node):
+    if isinstance(each, ast.Name):
+      for name in _params_of(each.id, scope, memo):
+        if name not in found:
+          found.append(name)
+  return found
+
+
+def _params_of(name: str, scope: _scopes.Scope,
+               memo: Dict[Tuple[int, str], FrozenSet[str]]
+               ) -> FrozenSet[str]:
+  """The parameters a local name of `scope` is computed from."""
+  if name in scope.params:
+    return frozenset([name])
+  key = (id(scope), name)
+  if key in memo:
+    return memo[key]
+  memo[key] = frozenset()  # A name computed from itself adds nothing.
+  found: Set[str] = set()
+  for each in scope.defs.get(name, []):
+    for item in ast.walk(each.value):
+      if isinstance(item, ast.Name) and item.id != name:
+        found |= _params_of(item.id, scope, memo)
+  memo[key] = frozenset(found)
+  return memo[key]
 
 
 def _bind_names(target: ast.AST, found: Labels,

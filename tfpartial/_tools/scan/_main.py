@@ -1,82 +1,97 @@
-"""`tfpartial scan PATH... [--format text|json|sarif] [--diff]`: read,
-scan in two processes when there are many files, print, and exit 0 (no
-finding), 1 (findings) or 2 (bad input)."""
+"""`tfpartial scan PATH... [--format text|json|sarif] [--diff]`: read the
+files, scan them as one project, leave out what is suppressed inline or
+known from a baseline, print, and exit 0 (no finding), 1 (findings) or 2
+(bad input)."""
 
 from __future__ import annotations
 
-import concurrent.futures
-import os
 import sys
-import time
-from typing import Dict, List, Optional, Sequence, TextIO, Tuple
+from typing import Optional, Protocol, Sequence
 
+from tfpartial._tools.scan import _baseline
+from tfpartial._tools.scan import _diff
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _gate
 from tfpartial._tools.scan import _report
 from tfpartial._tools.scan import _scan
-from tfpartial._tools.scan._finding import Finding
 
-PARALLEL_FROM = 300  # Fewer files scan faster than processes start.
-PROGRESS_AFTER = 1.0  # Seconds before a terminal gets a progress line.
+
+class Stream(Protocol):
+  """Where the report and the messages go (a text file, or the command
+  line's guarded stdout and stderr)."""
+
+  def write(self, text: str, /) -> int: ...
+
+  def flush(self) -> None: ...
 
 
 def run(paths: Sequence[str], form: str = "text", diff: bool = False,
-        out: Optional[TextIO] = None, err: Optional[TextIO] = None,
-        version: str = "0") -> int:
+        out: Optional[Stream] = None, err: Optional[Stream] = None,
+        version: str = "0", gate: Optional[_gate.Options] = None) -> int:
   """Scans `paths` and prints the report; returns the exit status."""
   out = out or sys.stdout
   err = err or sys.stderr
-  files, missing = _scan.paths_of(paths)
+  gate = gate or _gate.Options()
+  files, missing, notes = _files.files_of(paths)
   for path in missing:
     print(f"tfpartial scan: error: no such file or folder: {path}", file=err)
+  try:
+    known = gate.known()
+  except ValueError as error:
+    print(f"tfpartial scan: error: {error}", file=err)
+    return 2
   if missing:
     return 2
-  findings, errors, texts, read = _scan_all(files, err)
-  for error in errors:
-    print(f"tfpartial scan: {error}", file=err)
+  sources, unread = _files.read_all(files)
+  findings, unparsed = _scan.scan_project(sources)
+  for line in notes + unread + unparsed:
+    print(f"tfpartial scan: {line}", file=err)
+  read = len(sources) - len(unparsed)
   if files and not read:
     print("tfpartial scan: error: nothing readable", file=err)
     return 2
-  findings.sort(key=lambda f: f.where)
+  screened = _gate.screen(findings, sources, known)
+  for note in screened.notes:
+    print(f"tfpartial scan: {note}", file=err)
+  if gate.write_baseline:
+    return _write_baseline(gate.write_baseline, screened, err)
+  findings = screened.findings
   if diff:
-    out.write(_scan.diff(findings, texts))
+    data, diff_notes = _diff.diff(findings, _scan.texts_of(sources))
+    _write_bytes(out, data)
     err.write(_report.by_hand(findings))
+    for note in diff_notes:
+      print(note, file=err)
   elif form == "json":
-    out.write(_report.as_json(findings))
+    out.write(_report.as_json(findings, screened.fingerprints))
   elif form == "sarif":
-    out.write(_report.sarif(findings, version))
+    out.write(_report.sarif(findings, version, screened.fingerprints))
   else:
     out.write(_report.text(findings))
-    print(f"tfpartial scan: {len(findings)} finding(s) in {read} file(s)",
+    print(screened.summary(read), file=err)
+  return gate.status(findings)
+
+
+def _write_bytes(out: Stream, data: bytes) -> None:
+  """The diff in the files' own bytes (a latin-1 file's diff is latin-1)."""
+  buffer = getattr(out, "buffer", None)
+  if buffer is not None:
+    out.flush()
+    buffer.write(data)
+    buffer.flush()
+  else:
+    out.write(data.decode("utf-8", "surrogateescape"))
+
+
+def _write_baseline(path: str, screened: _gate.Screened, err: Stream) -> int:
+  """`--write-baseline FILE`: every finding, as `--format json` has them."""
+  try:
+    _baseline.write(path, _report.as_json(screened.findings,
+                                          screened.fingerprints))
+  except ValueError as error:
+    print(f"tfpartial scan: error: --write-baseline {path}: {error}",
           file=err)
-  return 1 if findings else 0
-
-
-def _scan_all(files: List[str], err: TextIO
-              ) -> Tuple[List[Finding], List[str], Dict[str, str], int]:
-  findings: List[Finding] = []
-  errors: List[str] = []
-  texts = {}
-  read = 0
-  terminal = bool(getattr(err, "isatty", lambda: False)())
-  started = time.monotonic()
-  for done, (found, error, text) in enumerate(_results(files), 1):
-    if error:
-      errors.append(error)
-    else:
-      read += 1
-    if found:
-      findings.extend(found)
-      texts[found[0].path] = text
-    if terminal and done % 50 == 0 and (
-        time.monotonic() - started > PROGRESS_AFTER):
-      print(f"\rscanning {done}/{len(files)}", end="", file=err, flush=True)
-  if terminal and time.monotonic() - started > PROGRESS_AFTER:
-    print("\r" + " " * 40 + "\r", end="", file=err, flush=True)
-  return findings, errors, texts, read
-
-
-def _results(files: List[str]):  # type: ignore[no-untyped-def]
-  if len(files) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
-    yield from map(_scan.scan_file, files)
-    return
-  with concurrent.futures.ProcessPoolExecutor(2) as pool:
-    yield from pool.map(_scan.scan_file, files, chunksize=32)
+    return 2
+  print(f"tfpartial scan: wrote {len(screened.findings)} finding(s) to "
+        f"{path}", file=err)
+  return 0

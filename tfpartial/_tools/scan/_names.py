@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Dict, List, Optional
 
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
@@ -34,24 +34,39 @@ SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
           "squeeze", "gather", "cast", "tile", "broadcast_to", "transpose",
           "stack", "concat", "constant", "array", "asarray", "astype",
-          "to_float", "copy", "ones_like", "abs"}
-MASKS = {"eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
+          "to_float", "copy", "abs", "gather_nd", "embedding_lookup"}
+# Shape operations whose result is elements of the variable itself.
+VIEWS = {"gather", "gather_nd", "embedding_lookup", "reshape", "transpose",
+         "expand_dims", "squeeze", "convert_to_tensor", "cast"}
+MASKS = {"ones_like", "eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
          "triu", "logical_not", "logical_and", "logical_or", "greater",
          "less", "equal", "not_equal", "greater_equal", "less_equal"}
-CONTAINERS = {"zip", "list", "tuple", "sorted", "reversed", "enumerate",
-              "dict", "chain", "flatten", "nest_flatten"}
+# Draws: a condition made from one samples, it fixes nothing.
+RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
+          "truncated_normal", "bernoulli", "multinomial", "categorical",
+          "random_shuffle", "stateless_random_uniform", "rand", "randn",
+          "random", "dropout", "gumbel"}
+CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
+              "reversed", "enumerate", "dict", "chain", "flatten",
+              "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
 TRAIN_STEPS = {"minimize", "apply_gradients"}
 WRITES = {"scatter_update", "scatter_nd_update", "assign", "set_weights",
           "set_value", "batch_set_value"}
 FINITE_CHECKS = {"is_nan", "is_finite", "is_inf", "isnan", "isfinite",
                  "isinf"}
+# Spellings whose meaning holds even when the project defines a function of
+# that name (a wrapper's `apply_gradients` still applies).
+SPELLED = (GRADIENTS | VARIABLES | VARIABLE_LISTS | TRAIN_STEPS | WRITES
+           | {"stop_gradient"})
 RESTORES = {"restore", "load_weights", "init_from_checkpoint",
             "assign_from_checkpoint_fn", "load_model", "restore_v2"}
 _MASK_NAME = re.compile(
     r"(mask|(^|_)(keep|frozen|freeze|trainable)(_|$))", re.I)
-_NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$)",
-                         re.I)
+_NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
+                         r"tau|decay|momentum|alpha|coef|factor|scale|"
+                         r"_(vars?|variables?|weights?|params?|layers?|list|"
+                         r"names?|scopes?)$)", re.I)
 
 
 def call_name(call: ast.Call) -> str:
@@ -82,12 +97,13 @@ def dotted(node: ast.AST) -> Optional[str]:
   return None
 
 
-def root(node: ast.AST) -> str:
-  """The variable an expression reads, as text: `x` for `x[0]`,
-  `x.read_value()`, `tf.identity(x)`, `layer` for `layer.get_weights()[0]`.
+def underlying(node: ast.AST) -> ast.AST:
+  """What an expression reads beneath indexing, reshaping and snapshots:
+  `x` for `tf.cast(x[0], tf.float32)`.
 
-  >>> root(ast.parse("tf.expand_dims(x.initialized_value()[0], 0)").body[0].value)
-  'x'
+  >>> read = ast.parse("tf.cast(w.read_value(), t)").body[0].value
+  >>> ast.unparse(underlying(read))
+  'w'
   """
   while True:
     if isinstance(node, ast.Subscript):
@@ -99,17 +115,28 @@ def root(node: ast.AST) -> str:
         call_name(node) in SHAPES | {"run"}):
       node = node.args[0]
     else:
-      return dotted(node) or ast.unparse(node)[:60]
+      return node
+
+
+def root(node: ast.AST) -> str:
+  """The variable an expression reads, as text: `x` for `x[0]`,
+  `x.read_value()`, `tf.identity(x)`, `layer` for `layer.get_weights()[0]`.
+
+  >>> root(ast.parse("tf.expand_dims(x.initialized_value()[0], 0)").body[0].value)
+  'x'
+  """
+  node = underlying(node)
+  return dotted(node) or ast.unparse(node)[:60]
 
 
 def scope_argument(call: ast.Call) -> Optional[ast.AST]:
-  """The scope a variable-list call filters by, unless it is a string
-  literal (which names a model's own variables, as RL code does).
+  """The scope (or the include/exclude list) a variable-list call filters
+  by, if it names one.
 
-  >>> scope_argument(ast.parse("tf.trainable_variables('ppo2_model')").body[0].value)
   >>> ast.unparse(scope_argument(ast.parse(
   ...     "tf.get_collection(keys.TRAINABLE_VARIABLES, scope)").body[0].value))
   'scope'
+  >>> scope_argument(ast.parse("tf.trainable_variables()").body[0].value)
   """
   name = call_name(call)
   if name not in SCOPE_ARGUMENT:
@@ -117,10 +144,140 @@ def scope_argument(call: ast.Call) -> Optional[ast.AST]:
   position = SCOPE_ARGUMENT[name]
   chosen = call.args[position] if len(call.args) > position else next(
       (k.value for k in call.keywords
-       if k.arg in {"scope", "include", "exclude"}), None)
-  if chosen is None or isinstance(chosen, ast.Constant):
+       if k.arg in {"scope", "include", "exclude", "suffix"}), None)
+  if chosen is None or isinstance(chosen, ast.Constant) and (
+      chosen.value is None or chosen.value == ""):
     return None
   return chosen
+
+
+_GRADIENT_PARAMETER = re.compile(
+    r"^(grads?|gradients?|grads?_and_vars?|gvs|grads?_vars?|"
+    r"grad_var_pairs|gradvars|\w*_grads?)$")
+# Methods whose gradient parameter is the optimizer's gradient.
+OPTIMIZER_METHODS = {"apply_gradients", "_resource_apply_dense",
+                     "_resource_apply_sparse", "_apply_dense",
+                     "_apply_sparse", "update_step", "_update_step",
+                     "apply", "_distributed_apply", "_apply_weight_decay",
+                     "_resource_apply_sparse_duplicate_indices"}
+
+
+def param_labels(name: str, scope: object) -> Dict[str, ast.AST]:
+  """What a parameter is by its name: `grads`, `grads_and_vars` (and a
+  method of an optimizer's `grad`) hold gradients.
+
+  >>> sorted(param_labels("grads_and_vars", None))
+  ['grad']
+  """
+  node = getattr(scope, "node", None) or ast.Pass()
+  if _GRADIENT_PARAMETER.match(name):
+    return {"grad": node}
+  return {}
+
+
+_PREDICATE_WORDS = re.compile(r"(filter|select|match|freez|frozen|train|"
+                              r"keep|scope|exclud|includ|pattern|regex|fix)",
+                              re.I)
+# Identifiers that say a choice of variables (`fixed_list[i] == '0'`,
+# `layer in trainable_layers`), word by word.
+_CHOICE_WORDS = re.compile(r"^(fix|fixed|freeze|frozen|trainable|"
+                           r"tune|finetune|keep|exclude|excluded|"
+                           r"include|included|scopes?|patterns?|regex|"
+                           r"select(ed)?|skip)$", re.I)
+
+
+def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
+                    env: object = None) -> bool:
+  """Whether a condition chooses variables: tests a variable's name or
+  scope (`'x' in v.name`, `v.op.name.startswith(scope)`, `re.match(p,
+  v.name)`, through a local name holding `v.name`), asks a predicate of
+  the project or one passed in (`variable_filter_fn(v)`), or reads a
+  choice by its name (`fixed_list[i, j] == '0'`, `layer in to_train`).
+
+  >>> filters_by_name(ast.parse("'dense' in v.name").body[0].value)
+  True
+  >>> filters_by_name(ast.parse("fixed_list[i, j] == '0'").body[0].value)
+  True
+  >>> filters_by_name(ast.parse("g is not None").body[0].value)
+  False
+  """
+  if _none_check(node):
+    return False
+  if mentions_a_name_test(node) or _reads_a_name(node, scope):
+    return True
+  if _in_chosen_list(node, flow, scope, env):
+    return True
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and item.args:
+      spelled = call_name(item)
+      if _PREDICATE_WORDS.search(spelled) and spelled not in {
+          "trainable"}:
+        return True
+      labels = getattr(flow, "labels", None)
+      if labels is not None and "fn" in labels(item.func, scope, env):
+        return True
+    elif isinstance(item, (ast.Name, ast.Attribute)) and not isinstance(
+        item.ctx, ast.Store):
+      spelled = item.id if isinstance(item, ast.Name) else item.attr
+      if spelled != "trainable" and any(
+          _CHOICE_WORDS.match(word) for word in _words(spelled)):
+        return True
+  return False
+
+
+def _in_chosen_list(node: ast.AST, flow: object, scope: object,
+                    env: object) -> bool:
+  """`v not in encoder_vars`, `v in set(head_vars)`: membership in a list
+  of variables chosen by name or scope."""
+  labels = getattr(flow, "labels", None)
+  if labels is None:
+    return False
+  for item in ast.walk(node):
+    if isinstance(item, ast.Compare) and len(item.ops) == 1 and isinstance(
+        item.ops[0], (ast.In, ast.NotIn)):
+      chosen = item.comparators[0]
+      while isinstance(chosen, ast.Call) and call_name(chosen) in {
+          "set", "list", "frozenset", "tuple"} and len(chosen.args) == 1:
+        chosen = chosen.args[0]
+      if "filtered" in labels(chosen, scope, env):
+        return True
+  return False
+
+
+def _words(identifier: str) -> List[str]:
+  """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too."""
+  spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", identifier)
+  return [w for w in spaced.split("_") if w]
+
+
+def _none_check(node: ast.AST) -> bool:
+  """`g is not None`, `isinstance(...)`: a guard, not a choice."""
+  if isinstance(node, ast.Compare) and all(
+      isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+    return True
+  return isinstance(node, ast.Call) and call_name(node) in {
+      "isinstance", "hasattr", "callable"}
+
+
+def _reads_a_name(node: ast.AST, scope: object) -> bool:
+  """Whether a condition reads a local name assigned from a variable's
+  name (`var_name = var.op.name; parts = var_name.split('/')`)."""
+  defs = getattr(scope, "defs", None)
+  if not defs:
+    return False
+  seen = set()
+  stack = [(n.id, 0) for n in ast.walk(node) if isinstance(n, ast.Name)]
+  while stack:
+    name, depth = stack.pop()
+    if name in seen or depth > 3 or name not in defs:
+      continue
+    seen.add(name)
+    for each in defs[name]:
+      if mentions_a_name_test(each.value):
+        return True
+      stack.extend((n.id, depth + 1) for n in ast.walk(each.value)
+                   if isinstance(n, ast.Name))
+  return False
 
 
 def is_mask_name(name: str) -> bool:

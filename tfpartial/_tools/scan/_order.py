@@ -1,17 +1,30 @@
 """When a write runs relative to the train step: under its
 `control_dependencies`, fetched beside it (no order: a race), or after it
-in the same block; or none of these (an initialisation, not a freeze)."""
+in the same block; or none of these (an initialisation, not a freeze).
+
+Everything here is computed once per module, block or scope, so a file of
+many writes and steps is read in time linear in its size.
+"""
 
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import (TYPE_CHECKING, Callable, Dict, Iterable, List, Optional,
+                    Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 if TYPE_CHECKING:
   from tfpartial._tools.scan._flow import Flow
+
+Fetchers = Callable[[ast.Call, _scopes.Scope],
+                    List[Tuple[ast.Call, _scopes.Scope]]]
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
+             ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
+             ast.Try)
+# What runs a graph's fetches, or builds one op of several.
+FETCHES = frozenset({"run", "group", "tuple", "__call__"})
 
 
 class Order:
@@ -22,15 +35,29 @@ class Order:
   True
   """
 
-  def __init__(self, tree: ast.Module):
+  def __init__(self, tree: ast.Module,
+               fetchers: Optional[Fetchers] = None):
+    self._fetchers = fetchers or (lambda write, scope: [])
     self._parents: Dict[int, ast.AST] = {}
     for node in ast.walk(tree):
       for child in ast.iter_child_nodes(node):
         self._parents[id(child)] = node
+    self._steps: Dict[Tuple[int, str], Tuple[Dict[int, int], List[
+        Optional[ast.AST]]]] = {}
+    self._trains: Dict[int, bool] = {}
 
   def parent(self, node: ast.AST) -> Optional[ast.AST]:
     """The node `node` is in."""
     return self._parents.get(id(node))
+
+  def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
+    """The simple statement holding `node`."""
+    current: Optional[ast.AST] = node
+    while current is not None:
+      if isinstance(current, ast.stmt):
+        return None if isinstance(current, _COMPOUND) else current
+      current = self.parent(current)
+    return None
 
   def of_write(self, write: ast.Call, scope: _scopes.Scope,
                flow: "Flow") -> Optional[Dict[str, object]]:
@@ -42,34 +69,38 @@ class Order:
           expr = item.context_expr
           if isinstance(expr, ast.Call) and _names.call_name(
               expr) == "control_dependencies" and expr.args and (
-                  "train" in flow.labels(expr.args[0], scope)):
+                  "train" in flow.ops(expr.args[0], scope)):
             return {"order": "control", "at": node}
       node = self.parent(node)
-    for place in _chain(scope):
-      for call in place.nodes:
-        if isinstance(call, ast.Call) and _names.call_name(call) in {
-            "run", "group", "tuple"} and call.args:
-          found = flow.labels(call.args[0], place)
-          if "train" in found and found.get("write") is write:
-            return {"order": "fetch", "at": call}
-    for run in self._runs_of(write, scope, flow):
-      step = self._step_before(run, scope, flow)
+    for call, found in self._fetches_of(write, scope, flow):
+      if "train" in found:
+        return {"order": "fetch", "at": call}
+    for run, place in self._runs_of(write, scope, flow):
+      step = self._step_before(run, place, flow)
       if step is not None:
         return {"order": "after", "at": step}
+    if _after_steps(scope):
+      return {"order": "after", "at": scope.node}
     return None
 
+  def _fetches_of(self, write: ast.Call, scope: _scopes.Scope, flow: "Flow"
+                  ) -> List[Tuple[ast.Call, Dict[str, ast.AST]]]:
+    """The `run`/`group` calls anywhere in the project that fetch
+    `write`, with the labels of what they fetch."""
+    return [(call, flow.ops(call.args[0], place))
+            for call, place in self._fetchers(write, scope)]
+
   def _runs_of(self, write: ast.Call, scope: _scopes.Scope,
-               flow: "Flow") -> List[ast.AST]:
-    """Where `write` runs: itself when eager, or a `run` that fetches it."""
-    runs: List[ast.AST] = []
-    if isinstance(self.parent(write), ast.Expr):
-      runs.append(write)
-    for place in _chain(scope):
-      for call in place.nodes:
-        if isinstance(call, ast.Call) and _names.call_name(call) == "run" \
-            and call.args and flow.labels(call.args[0], place).get(
-                "write") is write:
-          runs.append(call)
+               flow: "Flow") -> List[Tuple[ast.AST, _scopes.Scope]]:
+    """Where `write` runs, and in which function: itself when eager, or
+    a `run` that fetches it."""
+    runs: List[Tuple[ast.AST, _scopes.Scope]] = []
+    if isinstance(self.parent(write), ast.Expr) or (
+        _in_override(scope)):
+      runs.append((write, scope))
+    for call, place in self._fetchers(write, scope):
+      if _names.call_name(call) == "run" and call.args:
+        runs.append((call, place))
     return runs
 
   def _step_before(self, run: ast.AST, scope: _scopes.Scope,
@@ -80,36 +111,147 @@ class Order:
       block = self.parent(node)
       for field in ("body", "orelse"):
         siblings = getattr(block, field, None)
-        if isinstance(siblings, list) and node in siblings:
-          for earlier in siblings[:siblings.index(node)]:
-            step = _runs_a_step(earlier, scope, flow)
-            if step is not None:
-              return step
-      if isinstance(block, (ast.FunctionDef, ast.AsyncFunctionDef,
-                            ast.Module)):
+        if block is None or not isinstance(siblings, list):
+          continue
+        index, firsts = self._block_steps(block, field, siblings, scope,
+                                          flow)
+        if id(node) in index and firsts[index[id(node)]] is not None:
+          if scope.parent is None and not self._in_loop(block):
+            return None  # Module code run once after training: a reset.
+          return firsts[index[id(node)]]
+      if block is None or isinstance(block, (
+          ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return None
       node = block
     return None
 
+  def _in_loop(self, node: Optional[ast.AST]) -> bool:
+    """Whether `node` is a loop or in one (repeated with the step)."""
+    while node is not None:
+      if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return True
+      node = self.parent(node)
+    return False
 
-def _runs_a_step(statement: ast.AST, scope: _scopes.Scope,
-                 flow: "Flow") -> Optional[ast.AST]:
-  for node in ast.walk(statement):
-    if not isinstance(node, ast.Call):
-      continue
-    name = _names.call_name(node)
-    if name in _names.TRAIN_STEPS and not isinstance(statement, ast.Assign):
-      return node  # Eager: the step runs here.
-    if name == "run" and node.args and "train" in flow.labels(node.args[0],
-                                                              scope):
-      return node
-    if isinstance(node.func, ast.Name):
-      helper = scope.function(node.func.id)
-      if helper is not None and any(
-          isinstance(n, ast.Call) and _names.call_name(n) in
-          _names.TRAIN_STEPS for n in ast.walk(helper[0])):
+  def _block_steps(self, block: ast.AST, field: str, siblings: List[ast.AST],
+                   scope: _scopes.Scope, flow: "Flow"
+                   ) -> Tuple[Dict[int, int], List[Optional[ast.AST]]]:
+    """For a block: statement -> its index, and for each index the first
+    step run before it (None if none)."""
+    key = (id(block), field)
+    if key not in self._steps:
+      index = {id(s): i for i, s in enumerate(siblings)}
+      firsts: List[Optional[ast.AST]] = []
+      seen: Optional[ast.AST] = None
+      for statement in siblings:
+        firsts.append(seen)
+        if seen is None:
+          seen = self._runs_a_step(statement, scope, flow)
+      self._steps[key] = (index, firsts)
+    return self._steps[key]
+
+  def _runs_a_step(self, statement: ast.AST, scope: _scopes.Scope,
+                   flow: "Flow") -> Optional[ast.AST]:
+    for node in ast.walk(statement):
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.call_name(node)
+      receiver = node.func.value if isinstance(node.func, ast.Attribute) \
+          else None
+      if name in _names.TRAIN_STEPS | {"fit", "train_on_batch"} and (
+          not isinstance(statement, ast.Assign) or isinstance(
+              receiver, ast.Call) and _names.call_name(receiver) == "super"):
+        return node  # Eager, or an override's `super()` step: it runs.
+      if name == "run" and node.args and "train" in flow.ops(
+          node.args[0], scope):
         return node
-  return None
+      if self.trains(node, scope, flow):
+        return node
+    return None
+
+  def trains(self, call: ast.Call, scope: _scopes.Scope,
+             flow: "Flow") -> bool:
+    """Whether `call` calls a function of the project that runs a step."""
+    callee = flow.labels(call.func, scope) if isinstance(
+        call.func, ast.Name) else {}
+    function = callee.get("fn")
+    if function is None:
+      return False
+    if id(function) not in self._trains:
+      self._trains[id(function)] = any(
+          isinstance(n, ast.Call) and _names.call_name(n) in
+          _names.TRAIN_STEPS for n in ast.walk(function))
+    return self._trains[id(function)]
+
+
+def handles(write: ast.Call, order: "Order") -> List[str]:
+  """The names a write op is kept under, for a `run` elsewhere to fetch
+  it: `keep = tf.scatter_update(...)` -> `keep`, `self.restore_op = ...`
+  -> `restore_op`, `ops.append(...)` -> `ops`."""
+  statement = order.statement_of(write)
+  found: List[str] = []
+  if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+    targets = statement.targets if isinstance(statement, ast.Assign) else [
+        statement.target]
+    for target in targets:
+      for node in ast.walk(target):
+        if isinstance(node, ast.Name):
+          found.append(node.id)
+        elif isinstance(node, ast.Attribute):
+          found.append(node.attr)
+  elif isinstance(statement, ast.Expr) and isinstance(
+      statement.value, ast.Call) and statement.value is not write:
+    receiver = statement.value.func
+    if isinstance(receiver, ast.Attribute) and receiver.attr in {
+        "append", "extend", "add"}:
+      name = _names.dotted(receiver.value)
+      if name:
+        found.append(name.rsplit(".", 1)[-1])
+  return [n for n in dict.fromkeys(found) if n != "self"]
+
+
+def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
+             write: ast.Call, names: List[str], flow: "Flow"
+             ) -> List[Tuple[ast.Call, _scopes.Scope]]:
+  """The `run`/`group` calls among `calls` that fetch `write` (one of
+  their items names it and holds it)."""
+  found = []
+  for place, call in calls:
+    if not call.args:
+      continue
+    for item in _items(call.args[0]):
+      spelled = {n.id if isinstance(n, ast.Name) else n.attr
+                 for n in ast.walk(item)
+                 if isinstance(n, (ast.Name, ast.Attribute))}
+      if spelled & set(names) and flow.ops(item, place).get(
+          "write") is write:
+        found.append((call, place))
+        break
+  return found
+
+
+def _items(node: ast.AST) -> List[ast.AST]:
+  if isinstance(node, (ast.List, ast.Tuple)):
+    return list(node.elts)
+  if isinstance(node, ast.Dict):
+    return [v for v in node.values if v is not None]
+  return [node]
+
+
+def _after_steps(scope: _scopes.Scope) -> bool:
+  """A callback's or hook's method that runs after the steps
+  (`on_train_batch_end`, `on_epoch_end`, `after_run`)."""
+  name = scope.name
+  return scope.cls is not None and (
+      name.startswith("on_") and name.endswith("_end") or name in {
+          "after_run", "after_step", "on_batch_end"})
+
+
+def _in_override(scope: _scopes.Scope) -> bool:
+  """A method of an optimizer or callback: its writes run when called."""
+  return scope.cls is not None and (
+      scope.name in _names.OPTIMIZER_METHODS or scope.name.startswith(
+          ("on_", "after_", "before_")))
 
 
 def _chain(scope: _scopes.Scope) -> List[_scopes.Scope]:

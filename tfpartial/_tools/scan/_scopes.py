@@ -1,23 +1,130 @@
-"""The scopes of a module: what each name is assigned, function by function.
+"""The scopes of a module: what each name is assigned, function by function,
+and where, so that a read sees the assignments that reach it.
 
-Flow-insensitive on purpose: a name holds the union of everything it is
-ever assigned in its function (appends and `+=` included), which is what
-a reader of TF1 graph-building code assumes too. Class attributes
-(`self.mask = ...`) are shared by the class's methods.
+A name's assignment records where it takes effect (the end of its
+statement), whether it replaces what the name held (`g = ...`) or adds to
+it (`g.append(...)`, `g[0] = ...`, `g += ...`), and the loops and
+conditional blocks it is in. A read then sees the last replacing
+assignment before it in a block that encloses it, every adding one after
+that, and those later in a loop that encloses both (the next iteration).
+Class attributes (`self.mask = ...`) are shared by the class's methods,
+whatever their order.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+import bisect
+import dataclasses
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tfpartial._tools.scan import _names
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+Position = Tuple[int, int]
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp,
+           ast.ExceptHandler)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+_LOOP_TYPES = frozenset(_LOOPS)
+_BLOCK_TYPES = frozenset(_BLOCKS)
+_SPLIT = _LOOP_TYPES | _BLOCK_TYPES
+_NESTED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                     ast.ClassDef})
+_BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
+                    ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.Call,
+                    ast.Import, ast.ImportFrom, ast.ListComp, ast.SetComp,
+                    ast.GeneratorExp, ast.DictComp})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                   ast.DictComp)
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+  """The child nodes of `node` (as `ast.iter_child_nodes`, faster)."""
+  found: List[ast.AST] = []
+  for field in node._fields:
+    value = getattr(node, field, None)
+    if isinstance(value, list):
+      found.extend([v for v in value if isinstance(v, ast.AST)])
+    elif isinstance(value, ast.AST) and not isinstance(value, _NOT_READ):
+      found.append(value)
+  return found
+
+
+# Leaves that say how, not what: `Load`, `+`, `and`, `-x`, `<`.
+_NOT_READ = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop,
+             ast.cmpop)
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+  """Where a statement runs: its loops and its conditional blocks."""
+
+  loops: Tuple[int, ...] = ()
+  blocks: Tuple[int, ...] = ()
+  guard: Optional[ast.expr] = None  # The test of the innermost `if`.
+
+
+@dataclasses.dataclass(frozen=True)
+class Def:
+  """One assignment of a name.
+
+  Attributes:
+    value: The expression assigned (or added).
+    end: Where it takes effect: the end of its statement.
+    replaces: Whether it replaces the name's value (else it adds to it).
+    where: Its loops and conditional blocks.
+  """
+
+  value: ast.expr
+  end: Position
+  replaces: bool
+  where: Where
+  part: Optional[Tuple[int, int]] = None  # (i, n): element i of n-tuples.
+  start: Position = (0, 0)  # Where its statement starts.
+  # For a nested target (`for (g, v), m in zip(gvs, masks)`): the element
+  # of the outer n-tuples that `part` is an element of.
+  outer: Optional[Tuple[int, int]] = None
+
+
+@dataclasses.dataclass(eq=False)
+class ClassInfo:
+  """A class: its bases as written, its methods and `self.` attributes."""
+
+  node: ast.ClassDef
+  home: "Scope"
+  methods: Dict[str, "Scope"] = dataclasses.field(default_factory=dict)
+  # `self.x` -> (value, the method's scope), as the methods read so far.
+  assigned: Dict[str, List[Tuple[ast.expr, "Scope"]]] = dataclasses.field(
+      default_factory=dict)
+
+  @property
+  def name(self) -> str:
+    return self.node.name
+
+  @property
+  def bases(self) -> List[str]:
+    return [_names.dotted(b) or "" for b in self.node.bases]
+
+  @property
+  def attributes(self) -> Dict[str, List[Tuple[ast.expr, "Scope"]]]:
+    """`self.x` -> (value, the method's scope), in every method (each
+    method read first)."""
+    for method in self.methods.values():
+      for _ in method.all():
+        pass
+    return self.assigned
+
+
+# What a scope knows once its statements are read (on first use).
+_LAZY = frozenset({"defs", "functions", "classes", "scopes", "loops",
+                   "children", "nodes", "uses", "imports", "guards", "_ends"})
 
 
 class Scope:
   """One function (or the module): its assignments, parameters, helpers.
+
+  A function's statements are read the first time anything about them is
+  asked (most functions of a project hold nothing an idiom looks for).
 
   >>> tree = ast.parse("m = [0., 1.]\\ndef f(g):\\n  h = g * m\\n")
   >>> module = collect(tree)
@@ -25,29 +132,70 @@ class Scope:
   [('<module>', ['m']), ('f', ['h'])]
   """
 
+  defs: Dict[str, List[Def]]
+  functions: Dict[str, FunctionNode]
+  classes: Dict[str, ClassInfo]
+  scopes: Dict[int, "Scope"]  # id(function node) -> its scope.
+  # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
+  loops: Dict[str, ast.expr]
+  children: List["Scope"]
+  nodes: List[ast.AST]  # The nodes of this scope, not nested.
+  uses: Dict[int, Tuple[Position, Where]]  # Names read here.
+  imports: List[Union[ast.Import, ast.ImportFrom]]
+  # What a loop adds to a list under an `if`: id(added value) -> the test
+  # (`if fixed[i] == '0': chosen += weights[i]`).
+  guards: Dict[int, ast.expr]
+  _ends: Dict[str, List[Position]]
+
   def __init__(self, node: ast.AST, parent: Optional["Scope"],
-               attributes: Optional[Dict[str, List[ast.expr]]] = None):
+               cls: Optional[ClassInfo] = None,
+               body: Optional[Sequence[ast.AST]] = None,
+               module: object = None):
     self.node = node
     self.parent = parent
     self.name = getattr(node, "name", "<lambda>" if isinstance(
         node, ast.Lambda) else "<module>")
-    self.defs: Dict[str, List[ast.expr]] = {}
     self.params: List[str] = []
-    self.functions: Dict[str, FunctionNode] = {}
-    self.stored: Set[str] = set()  # Names assigned by subscript: `m[0] = 0`.
-    # What each loop name iterates over: `for i, w in enumerate(ws)` -> ws.
-    self.loops: Dict[str, ast.expr] = {}
-    self.bases: List[str] = []  # The enclosing class's bases, as text.
-    self.attributes = attributes if attributes is not None else {}
-    self.children: List[Scope] = []
-    self.nodes: List[ast.AST] = []  # The nodes of this scope, not nested.
-    self.classname = ""
+    self.cls = cls  # The class this is a method of.
+    # The project's module (for `_project`): the parent's, or given.
+    self.module: object = parent.module if parent is not None else module
+    self._body = body
+
+  def __getattr__(self, name: str) -> object:
+    """Reads the scope's statements on the first question about them."""
+    if name not in _LAZY or "_body" not in self.__dict__:
+      raise AttributeError(name)
+    self._read()
+    return self.__dict__[name]
+
+  def _read(self) -> None:
+    body, self._body = self._body, None
+    self.defs, self.functions, self.classes, self.scopes = {}, {}, {}, {}
+    self.loops, self.children, self.nodes, self.uses = {}, [], [], {}
+    self.imports, self.guards, self._ends = [], {}, {}
+    if body:
+      _Filler(self).fill(body, Where())
+
+  @property
+  def classname(self) -> str:
+    return self.cls.name if self.cls is not None else ""
 
   def all(self) -> Iterator["Scope"]:
     """This scope and every scope inside it."""
-    yield self
-    for child in self.children:
-      yield from child.all()
+    stack = [self]
+    while stack:
+      scope = stack.pop()
+      yield scope
+      stack.extend(reversed(scope.children))
+
+  def read(self) -> Iterator["Scope"]:
+    """This scope and the scopes inside it read so far (none is read)."""
+    stack = [self]
+    while stack:
+      scope = stack.pop()
+      if "nodes" in scope.__dict__:
+        yield scope
+        stack.extend(reversed(scope.__dict__["children"]))
 
   def function(self, name: str) -> Optional[Tuple[FunctionNode, "Scope"]]:
     """The helper function `name` visible here and the scope it is in."""
@@ -58,112 +206,271 @@ class Scope:
       scope = scope.parent
     return None
 
+  def scope_of(self, function: ast.AST) -> Optional["Scope"]:
+    """The scope of a function defined directly in this one."""
+    return self.scopes.get(id(function))
 
-def collect(tree: ast.Module) -> Scope:
-  """The module's scope, with every function's scope below it."""
-  module = Scope(tree, None)
-  _fill(module, tree.body)
-  return module
+  def reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
+    """The indexes in `defs[name]` of the assignments a read of `name` at
+    `node` sees (all of them when the read's place is not known)."""
+    defs = self.defs.get(name, [])
+    use = self.uses.get(id(node))
+    if use is None:
+      return tuple(range(len(defs)))
+    position, where = use
+    ends = self._ends.get(name)
+    if ends is None or len(ends) != len(defs):
+      ends = self._ends[name] = [d.end for d in defs]
+    last = bisect.bisect_right(ends, position)
+    seen = []
+    for index in range(last - 1, -1, -1):
+      seen.append(index)
+      each = defs[index]
+      if each.replaces and _encloses(each.where.blocks, where.blocks):
+        break
+    if where.loops:  # The next iteration, but not the statement itself.
+      seen += [i for i in range(last, min(len(defs), last + 64))
+               if set(defs[i].where.loops) & set(where.loops)
+               and not defs[i].start <= position <= defs[i].end]
+    return tuple(sorted(seen))
 
 
-def _fill(scope: Scope, body: List[ast.stmt]) -> None:
-  stack: List[ast.AST] = list(reversed(body))
-  while stack:
-    node = stack.pop()
+def _encloses(outer: Tuple[int, ...], inner: Tuple[int, ...]) -> bool:
+  return inner[:len(outer)] == outer
+
+
+def collect(tree: ast.Module, module: object = None) -> Scope:
+  """The module's scope (its functions' scopes below it, each read when
+  first asked); `module` is the project's module it belongs to."""
+  scope = Scope(tree, None, body=tree.body, module=module)
+  scope.nodes  # pylint: disable=pointless-statement
+  return scope
+
+
+class _Filler:
+  """Walks one scope's statements in source order."""
+
+  def __init__(self, scope: Scope):
+    self.scope = scope
+
+  def fill(self, body: Sequence[ast.AST], where: Where) -> None:
+    stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
+    nodes, uses = self.scope.nodes, self.scope.uses
+    while stack:
+      node, here = stack.pop()
+      kind = type(node)
+      if kind in _NESTED and self._nested(node):
+        continue
+      if kind is ast.Constant:
+        continue
+      nodes.append(node)
+      if isinstance(node, ast.Name):
+        if type(node.ctx) is ast.Load:
+          uses[id(node)] = ((node.lineno, node.col_offset), here)
+        continue
+      if kind in _BINDS:
+        self._bind_statement(node, here)
+      children = _children(node)
+      if kind not in _SPLIT:
+        stack.extend([(c, here) for c in reversed(children)])
+        continue
+      inner = Where(
+          (*here.loops, id(node)) if kind in _LOOP_TYPES else here.loops,
+          (*here.blocks, id(node)) if kind in _BLOCK_TYPES
+          else here.blocks,
+          # An `if` with an `else` puts every element somewhere: a choice
+          # is an `if` alone (per element: a loop starts afresh).
+          (None if node.orelse else node.test) if isinstance(node, ast.If)
+          else None if kind in _LOOP_TYPES else here.guard)
+      if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
+        inside = {id(c) for c in (*node.body, *node.orelse)}
+        stack.extend([(c, inner if id(c) in inside else here)
+                      for c in reversed(children)])
+      else:
+        stack.extend([(c, inner) for c in reversed(children)])
+
+  def _nested(self, node: ast.AST) -> bool:
+    scope = self.scope
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
       scope.functions[node.name] = node
-      _child(scope, node, node.body)
-      stack.extend(reversed(node.decorator_list))
-      continue
+      self._child(node, node.body, scope.cls if isinstance(
+          scope.node, ast.ClassDef) else None)
+      self.fill(node.decorator_list, Where())
+      return True
     if isinstance(node, ast.Lambda):
-      _child(scope, node, [ast.Return(node.body)])
-      continue
+      self._child(node, [ast.Return(node.body)], None)
+      return True
     if isinstance(node, ast.ClassDef):
-      attributes: Dict[str, List[ast.expr]] = {}
+      info = ClassInfo(node, scope)
+      scope.classes[node.name] = info
       for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-          child = _child(scope, item, item.body, attributes)
-          child.classname = node.name
-          child.bases = [_names.dotted(b) or "" for b in node.bases]
-      stack.extend(item for item in reversed(node.body) if not isinstance(
-          item, (ast.FunctionDef, ast.AsyncFunctionDef)))
-      continue
-    scope.nodes.append(node)
-    _bind_statement(scope, node)
-    stack.extend(reversed(list(ast.iter_child_nodes(node))))
+          info.methods[item.name] = self._child(item, item.body, info)
+      body = [i for i in node.body if not isinstance(
+          i, (ast.FunctionDef, ast.AsyncFunctionDef))]
+      self.fill([*node.bases, *node.decorator_list, *body], Where())
+      return True
+    return False
+
+  def _child(self, node: FunctionNode, body: List[ast.stmt],
+             cls: Optional[ClassInfo]) -> Scope:
+    child = Scope(node, self.scope, cls, body)
+    args = node.args
+    child.params = [a.arg for a in (*args.posonlyargs, *args.args,
+                                    *args.kwonlyargs)]
+    child.params += [a.arg for a in (args.vararg, args.kwarg) if a]
+    self.scope.children.append(child)
+    self.scope.scopes[id(node)] = child
+    for default in [*args.defaults, *args.kw_defaults]:
+      if default is not None:
+        self.fill([ast.Expr(default)], Where())
+    return child
+
+  def _bind_statement(self, node: ast.AST, where: Where) -> None:
+    if isinstance(node, _COMPREHENSIONS):
+      # Its names hold from its start: the element is read before the
+      # `for` that binds it (`[t.assign(q) for q, t in pairs]`).
+      start = (node.lineno, node.col_offset)
+      for generator in node.generators:
+        _Binder(self.scope, start, where, start).loop(generator.target,
+                                                      generator.iter)
+      return
+    ends_at: ast.AST = node
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+      ends_at = node.iter  # The loop name holds inside the body.
+    elif isinstance(node, ast.withitem):
+      ends_at = node.context_expr
+    end = (getattr(ends_at, "end_lineno", 0) or 0,
+           getattr(ends_at, "end_col_offset", 0) or 0)
+    bind = _Binder(self.scope, end, where, (
+        getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0))
+    if isinstance(node, ast.Assign):
+      for target in node.targets:
+        bind.bind(target, node.value)
+    elif isinstance(node, ast.AnnAssign) and node.value:
+      bind.bind(node.target, node.value)
+    elif isinstance(node, ast.AugAssign):
+      bind.augmented(node)
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+      bind.loop(node.target, node.iter)
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+      bind.bind(node.optional_vars, node.context_expr)
+    elif isinstance(node, ast.NamedExpr):
+      bind.bind(node.target, node.value)
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+      self.scope.imports.append(node)
+      register = getattr(self.scope.module, "add_import", None)
+      if register is not None:
+        register(node)
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        "append", "extend", "insert", "add", "update"} and isinstance(
+            node.func, ast.Attribute) and node.args:
+      bind.bind(node.func.value, node.args[-1], replaces=False)
 
 
-def _child(scope: Scope, node: FunctionNode, body: List[ast.stmt],
-           attributes: Optional[Dict[str, List[ast.expr]]] = None) -> Scope:
-  child = Scope(node, scope, attributes if attributes is not None
-                else scope.attributes)
-  args = node.args
-  child.params = [a.arg for a in (*args.posonlyargs, *args.args,
-                                  *args.kwonlyargs)]
-  child.params += [a.arg for a in (args.vararg, args.kwarg) if a]
-  scope.children.append(child)
-  _fill(child, body)
-  return child
+class _Binder:
+  """Records assignments of one statement."""
 
+  def __init__(self, scope: Scope, end: Position, where: Where,
+               start: Position = (0, 0)):
+    self.scope, self.end, self.where, self.start = scope, end, where, start
 
-def _bind_statement(scope: Scope, node: ast.AST) -> None:
-  if isinstance(node, ast.Assign):
-    for target in node.targets:
-      _bind(scope, target, node.value)
-  elif isinstance(node, ast.AnnAssign) and node.value:
-    _bind(scope, node.target, node.value)
-  elif isinstance(node, ast.AugAssign):
+  def bind(self, target: ast.AST, value: ast.expr,
+           replaces: bool = True,
+           part: Optional[Tuple[int, int]] = None,
+           outer: Optional[Tuple[int, int]] = None) -> None:
+    scope = self.scope
+    if isinstance(target, (ast.Tuple, ast.List)):
+      parts = _parts(value, len(target.elts))
+      count = len(target.elts)
+      starred = any(isinstance(e, ast.Starred) for e in target.elts)
+      for index, (element, each) in enumerate(zip(target.elts, parts)):
+        self.bind(element, each, replaces, None if each is not value or (
+            starred) else (index, count),
+                  part if each is value and not starred else None)
+    elif isinstance(target, ast.Starred):
+      self.bind(target.value, value, replaces)
+    elif isinstance(target, ast.Name):
+      scope.defs.setdefault(target.id, []).append(
+          Def(value, self.end, replaces, self.where, part, self.start,
+              outer))
+      self._guard(value, replaces)
+    elif isinstance(target, ast.Attribute):
+      self._guard(value, replaces)
+      name = _names.dotted(target)
+      method = scope
+      while method.cls is None and method.parent is not None:
+        method = method.parent
+      if name is not None and name.startswith("self.") and method.cls:
+        method.cls.assigned.setdefault(name, []).append((value, scope))
+      elif name is not None and scope.parent is None:
+        scope.defs.setdefault(name, []).append(
+            Def(value, self.end, replaces, self.where))
+    elif isinstance(target, ast.Subscript):
+      # `grads[0] = masked` adds `masked` to what `grads` holds.
+      base: ast.expr = target.value
+      while isinstance(base, ast.Subscript):
+        base = base.value
+      self.bind(base, value, replaces=False)
+
+  def _guard(self, value: ast.expr, replaces: bool) -> None:
+    if not replaces and self.where.guard is not None and self.where.loops:
+      self.scope.guards[id(value)] = self.where.guard
+
+  def augmented(self, node: ast.AugAssign) -> None:
     # `w[0] *= mask` makes `w` hold `w[0] * mask`, for the flow.
-    read = ast.parse(ast.unparse(node.target), mode="eval").body
-    value = ast.copy_location(ast.BinOp(read, node.op, node.value), node)
+    value = ast.BinOp(_as_load(node.target), node.op, node.value)
+    ast.copy_location(value, node)
     ast.fix_missing_locations(value)
+    for name in ast.walk(value.left):  # It reads what held before.
+      if isinstance(name, ast.Name):
+        self.scope.uses[id(name)] = ((node.lineno, node.col_offset),
+                                     self.where)
     base: ast.expr = node.target
     while isinstance(base, ast.Subscript):
       base = base.value
-    _bind(scope, base, value)
-    if isinstance(base, ast.Name) and base.id in scope.loops:
+    self.bind(base, value, replaces=False)
+    if isinstance(base, ast.Name) and base.id in self.scope.loops:
       # NumPy's `w *= m` in `for w in ws` changes the elements of `ws`.
-      _bind(scope, scope.loops[base.id], value)
-  elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-    _bind(scope, node.target, node.iter)
-    if isinstance(node, (ast.For, ast.AsyncFor)):
-      _loop(scope, node.target, node.iter)
-  elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-    _bind(scope, node.optional_vars, node.context_expr)
-  elif isinstance(node, ast.NamedExpr):
-    _bind(scope, node.target, node.value)
-  elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-    call = node.value
-    if _names.call_name(call) in {"append", "extend", "insert"} and (
-        isinstance(call.func, ast.Attribute)) and call.args:
-      _bind(scope, call.func.value, call.args[-1])
+      self.bind(self.scope.loops[base.id], value, replaces=False)
+
+  def loop(self, target: ast.AST, source: ast.expr) -> None:
+    """`for g, m in zip(gs, ms)` binds `g` to `gs` and `m` to `ms`;
+    `for i, w in enumerate(ws)` binds `w` to `ws`."""
+    args = source.args if isinstance(source, ast.Call) else []
+    name = _names.call_name(source) if isinstance(source, ast.Call) else ""
+    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) \
+        else []
+    if name == "zip" and elements and len(elements) == len(args):
+      for element, part in zip(elements, args):
+        self.loop(element, part)
+      return
+    if name == "enumerate" and len(elements) == 2 and args:
+      self.loop(elements[1], args[0])
+      return
+    if isinstance(target, ast.Name) and isinstance(source, (
+        ast.Name, ast.Attribute)):
+      self.scope.loops[target.id] = source
+    self.bind(target, source)
 
 
-def _loop(scope: Scope, target: ast.AST, source: ast.expr) -> None:
-  """Record which container a loop name is an element of."""
-  if isinstance(source, ast.Call) and source.args and _names.call_name(
-      source) in {"enumerate", "reversed", "list"}:
-    if _names.call_name(source) == "enumerate" and isinstance(
-        target, ast.Tuple) and len(target.elts) == 2:
-      target = target.elts[1]
-    source = source.args[0]
-  if isinstance(target, ast.Name) and isinstance(source, ast.Name):
-    scope.loops[target.id] = source
+def _parts(value: ast.expr, count: int) -> List[ast.expr]:
+  """The parts of `a, b = value`: the elements of a tuple written out,
+  else `value` itself for each."""
+  if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == count \
+      and not any(isinstance(e, ast.Starred) for e in value.elts):
+    return list(value.elts)
+  return [value] * count
 
 
-def _bind(scope: Scope, target: ast.AST, value: ast.expr) -> None:
-  if isinstance(target, (ast.Tuple, ast.List)):
-    for element in target.elts:
-      _bind(scope, element, value)
-  elif isinstance(target, ast.Starred):
-    _bind(scope, target.value, value)
-  elif isinstance(target, ast.Name):
-    scope.defs.setdefault(target.id, []).append(value)
+def _as_load(target: ast.expr) -> ast.expr:
+  """`target` read instead of written (its inner parts already read)."""
+  if isinstance(target, ast.Name):
+    read: ast.expr = ast.Name(target.id, ast.Load())
   elif isinstance(target, ast.Attribute):
-    name = _names.dotted(target)
-    if name is not None and name.startswith("self."):
-      scope.attributes.setdefault(name, []).append(value)
+    read = ast.Attribute(target.value, target.attr, ast.Load())
   elif isinstance(target, ast.Subscript):
-    name = _names.dotted(target.value)
-    if name is not None:
-      scope.stored.add(name)
+    read = ast.Subscript(target.value, target.slice, ast.Load())
+  else:
+    return target
+  return ast.copy_location(read, target)

@@ -1,0 +1,99 @@
+"""The unified diff of the ports: the file's own bytes kept (its encoding,
+a byte-order mark, `\\r\\n`, form feeds), paths that `git apply` and
+`patch -p1` take."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from typing import Dict, List, Sequence, Tuple
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan._analysis import lines_of
+from tfpartial._tools.scan._finding import Edit, Finding
+
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
+         ) -> Tuple[bytes, List[str]]:
+  """(one unified diff porting every finding that has edits, notes for
+  stderr)."""
+  by_path: Dict[str, List[Edit]] = {}
+  for finding in findings:
+    if finding.edits:
+      by_path.setdefault(finding.path, []).extend(finding.edits)
+  paths = [p for p in sorted(by_path) if p in sources]
+  base, notes = _base(paths)
+  chunks: List[bytes] = []
+  for path in paths:
+    source = sources[path]
+    before = lines_of(source.text)
+    after = apply_edits(before, by_path[path])
+    if before and source.encoding == "utf-8-sig":
+      before[0], after[0] = "\ufeff" + before[0], "\ufeff" + after[0]
+    name = os.path.relpath(path, base).replace(os.sep, "/")
+    text = "".join(_marked(list(difflib.unified_diff(
+        before, after, f"a/{name}", f"b/{name}"))))
+    encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
+    chunks.append(text.encode(encoding, "surrogateescape"))
+  return b"".join(chunks), notes
+
+
+def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
+  """The folder the diff's paths are relative to: the current one when
+  every file is under it (`git apply` and `patch -p1` take the diff as
+  they stand there); else the ported files' common folder, with a note
+  saying how to apply it there: neither tool takes a path with `..` or an
+  absolute one."""
+  here = os.path.abspath(os.curdir)
+  full = [os.path.abspath(p) for p in paths]
+  if all(os.path.commonpath([here, p]) == here for p in full):
+    return os.curdir, []
+  root = os.path.dirname(os.path.commonpath(full)) if len(full) == 1 else (
+      os.path.commonpath(full))
+  shown = os.path.relpath(root)
+  return root, [f"tfpartial scan: the diff's paths are relative to {shown} "
+                "(outside this folder): apply it there, with "
+                f"`patch -p1 -d {shown} < FILE` or "
+                f"`git -C {shown} apply < FILE`"]
+
+
+def _marked(lines: Sequence[str]) -> List[str]:
+  """Diff lines, with the marker `patch` wants after a last line that has
+  no newline."""
+  out = []
+  for line in lines:
+    if line.endswith(("\n", "\r")):
+      out.append(line)
+    else:
+      out.append(line + "\n" + NO_NEWLINE)
+  return out
+
+
+def apply_edits(lines: List[str], edits: Sequence[Edit]) -> List[str]:
+  """`lines` with `edits` applied, last first so positions hold.
+
+  >>> apply_edits(["a = g * m\\n"], [Edit(1, 4, 1, 9, "g")])
+  ['a = g\\n']
+  """
+  text = list(lines)
+  unique = sorted(set(edits), key=lambda e: (e.line, e.col, e.end_line,
+                                             e.end_col), reverse=True)
+  for edit in unique:
+    if edit.line > len(text):
+      text.append(edit.text)
+      continue
+    head = text[edit.line - 1]
+    tail = text[edit.end_line - 1]
+    start = _offset(head, edit.col)
+    end = _offset(tail, edit.end_col)
+    joined = head[:start] + edit.text + tail[end:]
+    text[edit.line - 1:edit.end_line] = lines_of(joined)
+  return text
+
+
+def _offset(line: str, col: int) -> int:
+  """`ast`'s columns count UTF-8 bytes; the text counts characters."""
+  return len(line.encode("utf-8", "surrogateescape")[:col].decode(
+      "utf-8", "ignore"))

@@ -1,0 +1,577 @@
+"""The project a scan reads: every module under the scanned paths, by its
+dotted names, parsed when first needed, and what a name refers to across
+them (imports resolved inside the tree, relative ones too).
+
+Nothing is imported or run: a module is its parsed text. A module that
+names none of the calls an idiom needs is parsed only if another one
+calls into it.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import dataclasses
+import functools
+import os
+import re
+from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
+                    Sequence, Set, Tuple, Union)
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+# A file without any of these holds no sink: it is parsed only when another
+# file calls into it.
+SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
+              "assign(", "set_weights", "set_value", "minimize",
+              "gradients(", "gradient(", "variables_to_train",
+              "create_train_op", "optimize_clones", "_resource_apply",
+              "_apply_dense", "update_step")
+# A Keras constraint that may re-mask (a lambda, one a function makes, or a
+# class named so), and an optimizer's `apply(grads, ...)`.
+SINK_PATTERN = re.compile(
+    r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
+    r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
+    r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad")
+
+
+@dataclasses.dataclass(eq=False)
+class Module:
+  """One file of the project.
+
+  Attributes:
+    source: Its text, as read.
+    names: Its dotted names, longest first (`src.utils.mask`, `utils.mask`,
+      `mask`).
+    tree: Its syntax tree once parsed (None before, or if it does not).
+    scope: Its scopes once parsed.
+    error: Why it does not parse, if it does not.
+  """
+
+  source: _files.Source
+  names: Tuple[str, ...]
+  tree: Optional[ast.Module] = None
+  scope: Optional[_scopes.Scope] = None
+  error: str = ""
+  imports: Dict[str, Tuple[str, str]] = dataclasses.field(
+      default_factory=dict)  # local name -> (module, attribute or "").
+  star: List[str] = dataclasses.field(default_factory=list)
+  _word_lines: Dict[str, Tuple[int, ...]] = dataclasses.field(
+      default_factory=dict)
+
+  @property
+  def path(self) -> str:
+    return self.source.path
+
+  @functools.cached_property
+  def _line_starts(self) -> List[int]:
+    """The offset in `text` where each line starts (Python's line ends)."""
+    return [0, *(m.end() for m in _LINE_END.finditer(self.source.text))]
+
+  def lines_of(self, words: Iterable[str]) -> List[int]:
+    """The lines where one of `words` is written (as a whole word)."""
+    found: Set[int] = set()
+    for word in words:
+      found.update(self._lines_of_word(word))
+    return sorted(found)
+
+  def _lines_of_word(self, word: str) -> Tuple[int, ...]:
+    """The lines where `word` is written as a whole word (found once)."""
+    known = self._word_lines.get(word)
+    if known is None:
+      text, starts = self.source.text, self._line_starts
+      lines = []
+      at = text.find(word)
+      while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _is_word(text[at - 1])) and (
+            end >= len(text) or not _is_word(text[end])):
+          lines.append(bisect.bisect_right(starts, at))
+        at = text.find(word, end)
+      known = self._word_lines[word] = tuple(lines)
+    return known
+
+  def assigns(self, line: int, attribute: str) -> bool:
+    """Whether `line` may assign `self.attribute` (or add to it)."""
+    starts, text = self._line_starts, self.source.text
+    begin = starts[line - 1] if line - 1 < len(starts) else len(text)
+    end = starts[line] if line < len(starts) else len(text)
+    return re.search(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
+                     r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
+                     r"update)\b)", text[begin:end]) is not None
+
+  @functools.cached_property
+  def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
+    """(first line of its body, last line, the defs around it, outermost
+    first) for each function and class, by first line."""
+    found: List[Tuple[int, int, Tuple[ast.AST, ...]]] = []
+    if self.tree is None:
+      return found
+    stack: List[Tuple[ast.AST, Tuple[ast.AST, ...]]] = [
+        (s, ()) for s in reversed(self.tree.body)]
+    while stack:
+      node, around = stack.pop()
+      inner = around
+      if isinstance(node, _DEFS):
+        inner = (*around, node)
+        found.append((_body_line(node), node.end_lineno or node.lineno,
+                      inner))
+      for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+          stack.extend((s, inner) for s in reversed(block)
+                       if isinstance(s, (ast.stmt, ast.excepthandler,
+                                         ast.match_case)))
+    found.sort(key=lambda item: item[0])
+    return found
+
+  @functools.cached_property
+  def _innermost(self) -> List[int]:
+    """For each line, the index in `_outline` of the innermost function or
+    class whose body holds it (-1: the module's own code)."""
+    count = len(self._line_starts) + 1
+    innermost = [-1] * (count + 1)
+    for index, (first, last, _) in enumerate(self._outline):
+      # Sorted by first line, an inner one comes after the one around it.
+      innermost[first:min(last, count) + 1] = [index] * (
+          min(last, count) - first + 1)
+    return innermost
+
+  def enclosing(self, line: int) -> Tuple[ast.AST, ...]:
+    """The functions whose body holds `line`, outermost first (a method's
+    scope is in the scope around its class: classes are left out)."""
+    innermost = self._innermost
+    index = innermost[line] if 0 <= line < len(innermost) else -1
+    if index < 0:
+      return ()
+    return tuple(n for n in self._outline[index][2]
+                 if isinstance(n, _FUNCTIONS))
+
+  def functions(self) -> List[Tuple[ast.AST, ...]]:
+    """The path (outermost first) to each function of the module."""
+    return [path for _, _, path in self._outline
+            if isinstance(path[-1], _FUNCTIONS)]
+
+  def add_import(self, node: Union[ast.Import, ast.ImportFrom]) -> None:
+    """Records what an import (in any function, as it is read) names."""
+    if isinstance(node, ast.Import):
+      for alias in node.names:
+        if alias.asname:
+          self.imports[alias.asname] = (alias.name, "")
+        else:
+          first = alias.name.split(".")[0]
+          self.imports.setdefault(first, (first, ""))
+      return
+    where = "." * node.level + (node.module or "")
+    for alias in node.names:
+      if alias.name == "*":
+        self.star.append(where)
+      else:
+        self.imports[alias.asname or alias.name] = (where, alias.name)
+
+  @functools.cached_property
+  def is_test(self) -> bool:
+    """Whether the file is a test (`test_x.py`, `x_test.py`, under
+    `tests/`): it exercises the project's code, it does not train."""
+    parts = os.path.normpath(self.path).replace("\\", "/").split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    return name.startswith("test_") or name.endswith(("_test", "_tests")) \
+        or name == "conftest" or any(p in {"tests", "test"}
+                                     for p in parts[:-1])
+
+  @functools.cached_property
+  def wanted(self) -> bool:
+    """Whether the module may hold a sink, so is scanned for findings."""
+    text = self.source.text
+    return any(word in text for word in SINK_WORDS) or (
+        SINK_PATTERN.search(text) is not None)
+
+
+# A function whose name more modules write than this is not followed back
+# to its callers.
+MAX_CALLER_MODULES = 12
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_WORD = re.compile(r"\w+")
+_ASSIGNED = re.compile(
+    r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+\.)?(?:minimize|apply_gradients|"
+    r"scatter_update|scatter_nd_update|assign|set_weights|set_value|"
+    r"batch_set_value)\s*\(")
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _is_word(character: str) -> bool:
+  return character.isalnum() or character == "_"
+
+
+Target = Union[Tuple[_scopes.FunctionNode, _scopes.Scope], _scopes.ClassInfo,
+               Module]
+
+
+class Project:
+  """The modules of one scan and the names that cross them."""
+
+  def __init__(self, sources: Sequence[_files.Source]):
+    self.modules = [Module(s, _dotted_names(s.path)) for s in sources]
+    self._by_name: Dict[str, List[Module]] = {}
+    self._by_path: Dict[str, Module] = {}
+    for module in self.modules:
+      self._by_path[os.path.normpath(os.path.abspath(module.path))] = module
+      for name in module.names:
+        self._by_name.setdefault(name, []).append(module)
+    self._callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = {}
+    self._words: Optional[Dict[str, List[int]]] = None
+    self._assigned_from: Dict[FrozenSet[str], Set[str]] = {}
+    self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
+    self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
+    self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
+    self._scanned: Optional[List[Module]] = None
+
+  def parsed(self, module: Module) -> Optional[_scopes.Scope]:
+    """The module's scopes, parsing it the first time (None if it does
+    not parse; its `error` says why)."""
+    if module.scope is not None or module.error:
+      return module.scope
+    try:
+      module.tree = ast.parse(module.source.text, filename=module.path)
+      module.scope = _scopes.collect(module.tree, module)
+    except SyntaxError as error:
+      module.error = (f"{module.path}:{error.lineno or 0}: skipped: does not "
+                      f"parse ({error.msg}; Python 2?)")
+      return None
+    except (RecursionError, MemoryError):
+      module.error = f"{module.path}: skipped: nested too deeply to parse"
+      return None
+    return module.scope
+
+  def scanned(self) -> Iterator[Module]:
+    """The modules that may hold a sink, parsed."""
+    if self._scanned is None:
+      self._scanned = [m for m in self.modules
+                       if m.wanted and self.parsed(m) is not None]
+    return iter(self._scanned)
+
+  def module_of(self, scope: _scopes.Scope) -> Module:
+    found = scope.module
+    assert isinstance(found, Module)
+    return found
+
+  def find_module(self, name: str, near: Module, level: int = 0
+                  ) -> Optional[Module]:
+    """The module an import names, seen from `near`."""
+    key = (name, id(near), level)
+    if key not in self._found:
+      self._found[key] = self._find_module(name, near, level)
+    return self._found[key]
+
+  def _find_module(self, name: str, near: Module, level: int
+                   ) -> Optional[Module]:
+    if level:
+      folder = os.path.dirname(os.path.abspath(near.path))
+      for _ in range(level - 1):
+        folder = os.path.dirname(folder)
+      base = os.path.join(folder, *name.split(".")) if name else folder
+      for path in (base + ".py", os.path.join(base, "__init__.py")):
+        found = self._by_path.get(os.path.normpath(path))
+        if found is not None:
+          return found
+      return None
+    candidates = self._by_name.get(name, [])
+    if not candidates:
+      return None
+    here = os.path.abspath(near.path)
+    return max(candidates, key=lambda m: len(os.path.commonpath(
+        [here, os.path.abspath(m.path)])))
+
+  def resolve(self, scope: _scopes.Scope, name: str) -> Optional[Target]:
+    """What `name` (a plain or dotted name) refers to from `scope`: a
+    function, a class or a module of the project."""
+    first, _, rest = name.partition(".")
+    target = self._resolve_first(scope, first)
+    for part in rest.split(".") if rest else []:
+      if not isinstance(target, Module):
+        return None
+      target = self.member(target, part)
+    return target
+
+  def _resolve_first(self, scope: _scopes.Scope, name: str,
+                     depth: int = 0) -> Optional[Target]:
+    place: Optional[_scopes.Scope] = scope
+    while place is not None:
+      if name in place.functions:
+        return place.functions[name], place
+      if name in place.classes:
+        return place.classes[name]
+      if name in place.defs or name in place.params:
+        if place.parent is not None:
+          return None
+      place = place.parent
+    module = scope.module
+    if not isinstance(module, Module):
+      return None
+    if name in module.imports:
+      where, attribute = module.imports[name]
+      level = len(where) - len(where.lstrip("."))
+      found = self.find_module(where.lstrip("."), module, level)
+      if found is None:
+        return None
+      if not attribute:
+        return found
+      if depth > 8:  # Modules that import each other's names.
+        return None
+      return self.member(found, attribute, depth=depth + 1) or (
+          self.find_module(
+          f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level))
+    for where in module.star:
+      found = self.find_module(where.lstrip("."), module,
+                               len(where) - len(where.lstrip(".")))
+      if found is not None and found is not module:
+        member = self.member(found, name, star=True)
+        if member is not None:
+          return member
+    return None
+
+  def external(self, scope: _scopes.Scope, name: str) -> bool:
+    """Whether `name` is an import of a module outside the project
+    (`tf`, `np`): nothing it names is followed."""
+    module = scope.module
+    if not isinstance(module, Module) or name not in module.imports:
+      return False
+    key = (name, id(module), -1)
+    if key not in self._found:
+      where, attribute = module.imports[name]
+      level = len(where) - len(where.lstrip("."))
+      found = self.find_module(where.lstrip("."), module, level)
+      if found is None and attribute:
+        found = self.find_module(
+            f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
+      self._found[key] = found
+    defined = any(name in s.defs or name in s.params
+                  for s in _chain(scope))
+    return self._found[key] is None and not defined
+
+  def member(self, module: Module, name: str, star: bool = False,
+             depth: int = 0) -> Optional[Target]:
+    """A top-level function, class or import of `module`."""
+    scope = self.parsed(module)
+    if scope is None:
+      return None
+    if name in scope.functions:
+      return scope.functions[name], scope
+    if name in scope.classes:
+      return scope.classes[name]
+    if name in module.imports and not star:
+      return self._resolve_first(scope, name, depth)
+    return None
+
+  def base_classes(self, info: _scopes.ClassInfo
+                   ) -> List[_scopes.ClassInfo]:
+    """The project classes `info` derives from, nearest first."""
+    if id(info.node) in self._bases:
+      return self._bases[id(info.node)]
+    self._bases[id(info.node)] = []
+    found: List[_scopes.ClassInfo] = []
+    queue = [info]
+    while queue and len(found) < 32:
+      current = queue.pop(0)
+      for base in current.bases:
+        target = self.resolve(current.home, base) if base else None
+        if isinstance(target, _scopes.ClassInfo) and target not in found \
+            and target is not info:
+          found.append(target)
+          queue.append(target)
+    self._bases[id(info.node)] = found
+    return found
+
+  def method(self, info: _scopes.ClassInfo, name: str,
+             above: bool = False) -> Optional[_scopes.Scope]:
+    """The method `name` of a class (or of its bases only, for `super()`)."""
+    classes = self.base_classes(info) if above else [
+        info, *self.base_classes(info)]
+    for each in classes:
+      if name in each.methods:
+        return each.methods[name]
+    return None
+
+  def attribute(self, info: _scopes.ClassInfo, name: str
+                ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+    """What `self.name` is assigned in a class and its bases (reading the
+    methods whose text names it)."""
+    values: List[Tuple[ast.expr, _scopes.Scope]] = []
+    attribute = name.split(".", 1)[-1]
+    for each in [info, *self.base_classes(info)]:
+      module = each.home.module
+      if isinstance(module, Module):
+        lines = [n for n in module.lines_of((attribute,))
+                 if each.node.lineno <= n <= (each.node.end_lineno or n)
+                 and module.assigns(n, attribute)]
+        for scope in self.scopes_at(module, lines):
+          for _ in scope.all():
+            pass
+      values += each.assigned.get(name, [])
+    return values
+
+  def scopes_at(self, module: Module, lines: Sequence[int]
+                ) -> List[_scopes.Scope]:
+    """The innermost function scopes (or the module's) holding `lines`,
+    each once, read."""
+    if self.parsed(module) is None:
+      return []
+    found: Dict[int, _scopes.Scope] = {}
+    for line in lines:
+      path = module.enclosing(line)
+      scope = module.scope
+      for node in path:
+        inner = scope.scope_of(node) if scope is not None else None
+        if inner is None:
+          break
+        scope = inner
+      if scope is not None:
+        found.setdefault(id(scope), scope)
+    return list(found.values())
+
+  def modules_with(self, words: Iterable[str]) -> List[Module]:
+    """The scanned modules whose text holds one of `words` (as a word),
+    in the project's order."""
+    if self._words is None:
+      self._words = {}
+      for position, module in enumerate(self.scanned()):
+        for word in set(_WORD.findall(module.source.text)):
+          self._words.setdefault(word, []).append(position)
+    scanned = list(self.scanned())
+    positions = sorted({p for w in words for p in self._words.get(w, ())})
+    return [scanned[p] for p in positions]
+
+  def all_modules_with(self, words: Iterable[str]) -> List[Module]:
+    """The modules, scanned or not (then parsed now), whose text holds
+    one of `words`: where a helper of the project is called from a file
+    that names no sink."""
+    wanted = frozenset(words)
+    scanned = {id(m) for m in self.scanned()}
+    holding = {id(m) for m in self.modules_with(wanted)}
+    found = []
+    for module in self.modules:
+      if id(module) in scanned:
+        if id(module) in holding:
+          found.append(module)
+      elif any(w in module.source.text for w in wanted) and (
+          module.lines_of(wanted)) and self.parsed(module) is not None:
+        found.append(module)
+    return found
+
+  def calls_named(self, names: Iterable[str],
+                  modules: Optional[Sequence[Module]] = None
+                  ) -> Iterator[Tuple[_scopes.Scope, ast.Call]]:
+    """Every call spelled one of `names` in the scanned modules (or in
+    `modules`), with its scope: only the functions whose text holds a
+    name are read."""
+    wanted = frozenset(names)
+    for module in (self.modules_with(wanted) if modules is None
+                   else modules):
+      for scope in self.scopes_at(module, module.lines_of(wanted)):
+        for each in _with_lambdas(scope):
+          for node in each.nodes:
+            if isinstance(node, ast.Call) and _names.call_name(
+                node) in wanted:
+              yield each, node
+
+  def functions_named(self, names: Iterable[str]) -> Iterator[_scopes.Scope]:
+    """The scopes of the functions (methods too) named one of `names` in
+    the scanned modules."""
+    wanted = frozenset(names)
+    for module in self.modules_with(wanted):
+      for path in module.functions():
+        if getattr(path[-1], "name", "") in wanted:
+          scopes = self.scopes_at(module, [_body_line(path[-1])])
+          if scopes and scopes[0].node is path[-1]:
+            yield scopes[0]
+
+  def callers(self, name: str) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The calls, in the scanned modules, whose callee is spelled `name`;
+    none for a name that many modules write (`__init__`, `call`, `train`:
+    too common to tell one function's calls from the others')."""
+    if name not in self._callers:
+      common = len(self.modules_with((name,))) > MAX_CALLER_MODULES
+      self._callers[name] = [] if common else list(self.calls_named(
+          (name,)))
+    return self._callers[name]
+
+  def names_assigned_from(self, calls: Iterable[str]) -> Set[str]:
+    """The names (and attributes, and keywords) a line calling one of
+    `calls` assigns: `self.train_op = opt.minimize(...)` -> `train_op`."""
+    key = frozenset(calls)
+    if key not in self._assigned_from:
+      found: Set[str] = set()
+      for module in self.modules_with(key):
+        text, starts = module.source.text, module._line_starts
+        for line in module.lines_of(key):
+          begin = starts[max(line - 2, 0)]
+          end = starts[line] if line < len(starts) else len(text)
+          found.update(_ASSIGNED.findall(text, begin, end))
+      self._assigned_from[key] = found
+    return self._assigned_from[key]
+
+  def assigned(self, name: str) -> List[Tuple[ast.expr, _scopes.Scope]]:
+    """Every value assigned to a name or attribute spelled `name`, or
+    passed as a keyword so named, in the scanned modules."""
+    if name in self._assigned:
+      return self._assigned[name]
+    found: List[Tuple[ast.expr, _scopes.Scope]] = []
+    for module in self.modules_with((name,)):
+      for scope in self.scopes_at(module, module.lines_of((name,))):
+        for each in _with_lambdas(scope):
+          for key, defs in each.defs.items():
+            if key.rsplit(".", 1)[-1] == name:
+              found += [(d.value, each) for d in defs]
+          if each.cls is not None:
+            found += [(v, h) for v, h in each.cls.assigned.get(
+                f"self.{name}", []) if h is each]
+          for node in each.nodes:
+            if isinstance(node, ast.Call):
+              found += [(k.value, each) for k in node.keywords
+                        if k.arg == name]
+    self._assigned[name] = found
+    return found
+
+
+def _with_lambdas(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  """A scope and the lambdas inside it (read with it)."""
+  stack = [scope]
+  while stack:
+    each = stack.pop()
+    yield each
+    stack.extend(c for c in each.children if isinstance(c.node, ast.Lambda))
+
+
+def _body_line(node: ast.AST) -> int:
+  body = getattr(node, "body", None)
+  if isinstance(body, list) and body:
+    return int(body[0].lineno)
+  return int(getattr(node, "lineno", 0))
+
+
+def _chain(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    yield place
+    place = place.parent
+
+
+def _dotted_names(path: str) -> Tuple[str, ...]:
+  """The names an import may give a file: every tail of its path.
+
+  >>> _dotted_names("repo/src/utils/mask.py")
+  ('repo.src.utils.mask', 'src.utils.mask', 'utils.mask', 'mask')
+  """
+  parts = os.path.normpath(path).replace("\\", "/").split("/")
+  parts = [p for p in parts if p not in ("", ".", "..")]
+  if not parts:
+    return ()
+  last = parts[-1].rsplit(".", 1)[0]
+  parts[-1] = last
+  if last == "__init__":
+    parts.pop()
+  return tuple(".".join(parts[i:]) for i in range(len(parts))
+               if all(p.isidentifier() for p in parts[i:]))

@@ -1,0 +1,345 @@
+"""Writes into a variable, classified once for the three idioms that
+anchor on them: a copy of the variable written back (`shadow-variable`,
+`write-back`) or the variable times a mask written back
+(`weight-remask`)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms._idiom import Hit
+
+_TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
+                   "Pruning", "Wrapper")
+_TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
+                                "train_step", "step"}
+
+
+@dataclasses.dataclass
+class WriteHit(Hit):
+  """A write into a variable: what is written, and when it runs.
+
+  Attributes:
+    kind: The idiom it is ("shadow-variable", "write-back",
+      "weight-remask").
+    target: The variable written.
+    value: What is written.
+    order: "control", "fetch" or "after" (the train step), or "".
+    at: The `control_dependencies` block, the fetching `run`, or the step.
+    constraint: For a constraint, its class or keyword.
+  """
+
+  kind: str = ""
+  target: Optional[ast.AST] = None
+  value: Optional[ast.AST] = None
+  order: str = ""
+  at: Optional[ast.AST] = None
+  constraint: str = ""
+
+
+# The calls `target_and_value` reads.
+WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
+                         "set_value", "set_weights", "load"})
+# Receivers whose `load` reads a file, not a variable's `load(value, sess)`.
+_FILE_LOADERS = frozenset({"np", "numpy", "json", "pickle", "cPickle",
+                           "yaml", "torch", "joblib", "dill", "marshal",
+                           "h5py", "hickle", "msgpack", "toml", "ujson"})
+
+
+def target_and_value(call: ast.Call
+                     ) -> Optional[Tuple[ast.expr, ast.expr, bool]]:
+  """(target, value, partial) of a write, or None."""
+  name = _names.call_name(call)
+  receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+  args = call.args
+  if name in {"scatter_update", "scatter_nd_update"}:
+    if len(args) >= 3:
+      return args[0], args[2], True
+    if receiver is not None and args:
+      return receiver, args[-1], True
+  if name in {"assign", "set_value"} and len(args) == 2:
+    return args[0], args[1], False
+  if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
+    return receiver, args[0], isinstance(receiver, ast.Subscript)
+  if name == "load" and receiver is not None and 1 <= len(args) <= 2 and (
+      isinstance(receiver, (ast.Name, ast.Attribute, ast.Subscript))
+      and _names.root(receiver) not in _FILE_LOADERS
+      and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
+    return receiver, args[0], False  # `Variable.load(value, session)`.
+  return None
+
+
+def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
+  """Every write into a variable of its own copy or of itself masked
+  (found once per analysis, for the three idioms that read them)."""
+  def find() -> Tuple[WriteHit, ...]:
+    hits: List[WriteHit] = []
+    for scope, call in analysis.calls_named(WRITE_CALLS):
+      hit = _classify(call, scope, analysis)
+      if hit is not None:
+        hits.append(hit)
+    return tuple(hits)
+  found = analysis.once("writes", find)
+  assert isinstance(found, tuple)
+  return found
+
+
+def _classify(call: ast.Call, scope: _scopes.Scope,
+              analysis: Analysis) -> Optional[WriteHit]:
+  parts = target_and_value(call)
+  if parts is None:
+    return None
+  flow = analysis.flow
+  target, value, partial = parts
+  base = _names.root(target)
+  kept = _kept_elsewhere(target, value)
+  if kept is not None:  # `where(m, saved, w)`: some elements replaced.
+    chosen = _chosen_by(value, scope, analysis)
+    if chosen is None:
+      return None  # Chosen by the data (`is_first()`): a reset.
+    value, partial = kept, True
+    if _names.is_zero(kept):  # `where(m, w, zeros_like(w))`: a re-mask.
+      return _remask(call, scope, analysis, {f"varmask:{base}": call},
+                     target, call, None) if "mask" in chosen else None
+  found = flow.labels(value, scope)
+  if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
+    found = flow.sink_labels(value, scope, "shadow")
+  copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
+  remask = found.get(f"varmask:{base}")
+  if copy is None and remask is not None:
+    # The variable masked and blended with a copy taken elsewhere under
+    # another name (`w.assign(original * (1 - m) + w * m)`).
+    copy = next((v for k, v in found.items() if k.startswith("copy:")),
+                None)
+  zeroed = _zeroed(value, scope)
+  if copy is not None and remask is None and zeroed:
+    return _zeroed_copy(call, scope, analysis, found, copy) if (
+        zeroed == "mask") else None  # Pruned by magnitude: no mask kept.
+  own_copy = copy is not None or "shadow" in found
+  blend = own_copy and remask is not None and "vararith" in found
+  if remask is not None and not blend:
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (
+        ast.Add, ast.Sub)) and _calls.variables_in(
+            flow, value, scope, {}) - {base, ""}:
+      return None  # Blended with another variable: a soft (polyak) update.
+    return _remask(call, scope, analysis, found, target, value, copy)
+  if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
+    return None  # Another variable's values: EMA, a target network.
+  when = analysis.order(scope).of_write(call, scope, flow)
+  if when is None:
+    return None  # Written once, before training: an initialisation.
+  order = str(when["order"]) if isinstance(when["order"], str) else ""
+  if order == "after" and not partial and _whole(value, scope) and (
+      _ended_before(when["at"], call, analysis.order(scope))):
+    return None  # The best weights restored once training is over.
+  on_device = "shadow" in found or isinstance(copy, ast.Call) and (
+      _names.call_name(copy) in {"identity", "read_value",
+                                 "initialized_value", "value", "Variable",
+                                 "VariableV1", "get_variable"})
+  kind = "shadow-variable" if on_device and (
+      order == "control" or order == "after" and scope.cls is not None) \
+      else "write-back"
+  at = when["at"]
+  return WriteHit(call, scope, call, found, kind, target, value, order,
+                  at if isinstance(at, ast.AST) else None)
+
+
+def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+                 found: Labels, copy: ast.AST) -> Optional[WriteHit]:
+  """Its own values with some set to zero (`w[0][mask] = 0.0`) written
+  back: a re-mask, unless the copy was taken elsewhere (a rewind) or
+  nothing trains after it."""
+  if id(copy) in _node_ids(analysis, scope) and in_training(
+      scope, analysis, call):
+    parts = target_and_value(call)
+    assert parts is not None
+    return WriteHit(call, scope, call, found, "weight-remask", parts[0],
+                    parts[1])
+  return None
+
+
+def _chosen_by(value: ast.AST, scope: _scopes.Scope, analysis: Analysis
+               ) -> Optional[Labels]:
+  """The labels of what chooses the replaced elements (a `where`'s
+  condition; a scatter's indices count as a mask), or None when the data
+  chooses them (a variable, a gradient, a value of the step)."""
+  if not isinstance(value, ast.Call) or _names.call_name(value) == (
+      "tensor_scatter_nd_update") or not value.args:
+    return {"mask": value}
+  chosen = analysis.flow.labels(value.args[0], scope)
+  if "mask" not in chosen and not set(chosen) & {"param", "const"} or (
+      set(chosen) & {"var", "vararith", "grad"}):
+    return None
+  return chosen
+
+
+def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
+  """What replaces some elements of `target` in a value that keeps the
+  others: `where(m, saved, w)` or `where(m, w, saved)` (the other branch),
+  `tensor_scatter_nd_update(w, indices, saved)` (the updates)."""
+  if not isinstance(value, ast.Call):
+    return None
+  name = _names.call_name(value)
+  mine = _names.dotted(target)
+  args = value.args
+  if mine is None:
+    return None
+  if name in {"where", "where_v2", "select"} and len(args) == 3:
+    same = [_names.dotted(a) == mine for a in args[1:]]
+    if same == [False, True]:
+      return args[1]
+    if same == [True, False]:
+      return args[2]
+  if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and len(
+      args) == 3 and _names.dotted(args[0]) == mine:
+    return args[2]
+  return None
+
+
+def _zeroed(value: ast.AST, scope: _scopes.Scope) -> str:
+  """How `value`, a name, has some elements set to zero and nothing else:
+  "mask" (`w[0][mask] = 0.`), "own" when its own values choose them
+  (`w[abs(w) < t] = 0`: pruned anew each time, nothing kept), or ""."""
+  if not isinstance(value, ast.Name):
+    return ""
+  added = [d.value for d in scope.defs.get(value.id, []) if not d.replaces]
+  if not added or not all(
+      isinstance(v, ast.Constant) and v.value == 0 and not isinstance(
+          v.value, str) for v in added):
+    return ""
+  return "own" if any(
+      isinstance(node, ast.Assign) and any(
+          isinstance(t, ast.Subscript) and _names.root(t) == value.id and any(
+              isinstance(n, ast.Name) and n.id == value.id
+              for n in ast.walk(t.slice)) for t in node.targets)
+      for node in scope.nodes) else "mask"
+
+
+def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a written value is a whole copy, not one with some elements
+  put back (`w[0][:10] = frozen[0][:10]`)."""
+  if isinstance(value, ast.Name):
+    return all(d.replaces for d in scope.defs.get(value.id, []))
+  if isinstance(value, ast.Call):
+    return _names.call_name(value) in _names.SNAPSHOTS
+  return not isinstance(value, ast.BinOp)
+
+
+def _ended_before(step: object, write: ast.AST, order: "_order.Order"
+                  ) -> bool:
+  """Whether the step runs in a loop that ends before the write (the
+  write does not repeat with it)."""
+  node = step if isinstance(step, ast.AST) else None
+  while node is not None and not isinstance(node, (
+      ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+      inside: Optional[ast.AST] = write
+      while inside is not None and inside is not node:
+        inside = order.parent(inside)
+      return inside is None
+    node = order.parent(node)
+  return False
+
+
+def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+            found: Labels, target: ast.AST, value: ast.AST,
+            copy: Optional[ast.AST]) -> Optional[WriteHit]:
+  del copy
+  if "shadow" in analysis.flow.labels(target, scope):
+    return None  # A variable nothing trains (an RNN's state reset).
+  masked = found
+  product = found.get(f"varmask:{_names.root(target)}")
+  if product is not None and id(product) in _node_ids(analysis, scope):
+    masked = analysis.flow.labels(product, scope)  # The copy it masks.
+  snapshot = next((v for k, v in masked.items() if k.startswith("copy:")),
+                  None)
+  if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
+    return None  # Initial weights, masked: a rewind, not a re-mask.
+  if not in_training(scope, analysis, call) and analysis.order(
+      scope).of_write(call, scope, analysis.flow) is None:
+    return None  # A pruned copy to evaluate, not trained further.
+  return WriteHit(call, scope, call, found, "weight-remask", target, value)
+
+
+def _node_ids(analysis: Analysis, scope: _scopes.Scope) -> Set[int]:
+  """The ids of the nodes of `scope` (found once)."""
+  known = _memo(analysis, "node ids")
+  found = known.get(id(scope))
+  if not isinstance(found, set):
+    found = known[id(scope)] = {id(n) for n in scope.nodes}
+  return found
+
+
+def in_training(scope: _scopes.Scope, analysis: Analysis,
+                node: Optional[ast.AST] = None, depth: int = 0) -> bool:
+  """Whether code in `scope` runs while a model trains: a method of a
+  callback, hook, optimizer or constraint; code that a step follows (in
+  its loop or after it); a function that the project calls from such
+  code, or that it does not call at all (a library's, called from
+  outside). Module code that nothing trains after only evaluates."""
+  if scope.cls is not None and (
+      any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
+      or scope.name in _names.OPTIMIZER_METHODS
+      or scope.name.startswith(("on_", "after_run", "before_run"))):
+    return True
+  if node is not None and (_loop_trains(scope, analysis, node) or
+                           _trains_after(scope, analysis, node)):
+    return True
+  if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
+                                               ast.AsyncFunctionDef)):
+    return False
+  flow = analysis.flow
+  callers = [(s, c) for s, c in flow.calls_of(scope.node) if s is not scope]
+  if not callers:
+    return True
+  return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+def _trains_after(scope: _scopes.Scope, analysis: Analysis,
+                  node: ast.AST) -> bool:
+  """Whether a step runs after `node` in its function (the last step of
+  each function found once)."""
+  last = _memo(analysis, "last step").get(id(scope))
+  if not isinstance(last, tuple):
+    order = analysis.order(scope)
+    last = max([(c.lineno, c.col_offset) for c in analysis.calls(scope)
+                if _names.call_name(c) in _TRAINS or order.trains(
+                    c, scope, analysis.flow)], default=(0, -1))
+    _memo(analysis, "last step")[id(scope)] = last
+  start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+  return bool(last > start)
+
+
+def _loop_trains(scope: _scopes.Scope, analysis: Analysis,
+                 node: ast.AST) -> bool:
+  """Whether a loop around `node` in its function also trains (each loop
+  looked at once)."""
+  order = analysis.order(scope)
+  known = _memo(analysis, "loop trains")
+  current: Optional[ast.AST] = node
+  while current is not None and current is not scope.node:
+    if isinstance(current, (ast.For, ast.While, ast.AsyncFor)):
+      if id(current) not in known:
+        known[id(current)] = any(
+            isinstance(inner, ast.Call) and (
+                _names.call_name(inner) in _TRAINS or order.trains(
+                    inner, scope, analysis.flow))
+            for inner in ast.walk(current))
+      if known[id(current)]:
+        return True
+    current = order.parent(current)
+  return False
+
+
+def _memo(analysis: Analysis, name: str) -> Dict[int, object]:
+  found = analysis.once(name, dict)
+  assert isinstance(found, dict)
+  return found

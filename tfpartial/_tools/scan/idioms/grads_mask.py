@@ -1,0 +1,253 @@
+"""`grads-mask`: gradients multiplied by a mask, or rebuilt with
+`tf.where` / `IndexedSlices` to zero some elements, between computing and
+applying them."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from tfpartial._tools.scan import _constants
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan import _edits
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan._labels import Labels, union
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _split
+
+# The calls that apply gradients: the optimizer's, and an override's
+# `super()` call of the same name.
+APPLIES = {"apply_gradients", "apply"} | _names.OPTIMIZER_METHODS
+# Overrides whose returned gradients an optimizer applies.
+COMPUTES = {"compute_gradients", "get_gradients", "_compute_gradients",
+            "_clip_gradients", "_aggregate_gradients"}
+
+
+@dataclasses.dataclass
+class GradsMaskHit(_idiom.Hit):
+  """A masked gradient reaching an apply; `sinks` every apply it reaches."""
+
+  sinks: Tuple[ast.AST, ...] = ()
+
+
+class GradsMask(_idiom.Idiom):
+  """Masked gradients that an `apply_gradients` applies."""
+
+  id = "grads-mask"
+  order = 1
+  entry = _idiom.Entry(
+      "gradients multiplied by a mask (or rebuilt with tf.where or "
+      "IndexedSlices) between computing and applying them",
+      "gradient-masks",
+      "drop the mask; apply with `spec.apply_gradients(optimizer, ...)` "
+      "(or `optimizer = spec.wrap(optimizer)`), `spec = "
+      "tfpartial.freeze(variable, index)`")
+
+  def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
+    hits: List[GradsMaskHit] = []
+    flow = analysis.flow
+    for scope, call in analysis.calls_named(APPLIES):
+      found = _arguments(flow, call, scope)
+      if "masked" in found:
+        hits.append(_hit(found, scope, call))
+    for scope in analysis.functions_named(COMPUTES):
+      if scope.cls is None:
+        continue
+      for node in scope.nodes:
+        if isinstance(node, ast.Return) and node.value is not None:
+          found = flow.labels(node.value, scope)
+          if "masked" in found:
+            hits.append(_hit(found, scope, None))
+    return _merged(hits)
+
+  def explain(self, hit: _idiom.Hit, context: _context.Context
+              ) -> Tuple[str, List[str]]:
+    node = hit.node
+    how = (f"`{_names.call_name(node)}`" if isinstance(node, ast.Call)
+           else "a mask")
+    if hit.sink is not None:
+      message = (f"gradients zeroed by {how} before "
+                 f"`{_names.call_name(hit.sink)}` (line "
+                 f"{_idiom.line(hit.sink)})")
+    else:
+      message = (f"gradients zeroed by {how} in `{hit.scope.name}`, which "
+                 "the optimizer applies")
+    nan = not isinstance(node, ast.Call) or _names.call_name(node) in {
+        "multiply", "mul"}
+    return message, _drift.optimizer_drift(context.optimizer, nan)
+
+  def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+    return _port(hit, analysis)
+
+
+def _arguments(flow: Flow, call: ast.Call, scope: _scopes.Scope) -> Labels:
+  return union(flow.sink_labels(a, scope, "masked") for a in [
+      *call.args, *(k.value for k in call.keywords)])
+
+
+def _hit(found: Labels, scope: _scopes.Scope, sink: Optional[ast.Call]
+         ) -> GradsMaskHit:
+  masked = found["masked"]
+  assert isinstance(masked, ast.expr)
+  return GradsMaskHit(masked, scope, sink, found, (sink,) if sink else ())
+
+
+def _merged(hits: List[GradsMaskHit]) -> List[_idiom.Hit]:
+  """One hit per masking op, with every apply it reaches."""
+  by_node: Dict[int, GradsMaskHit] = {}
+  for hit in hits:
+    first = by_node.setdefault(id(hit.node), hit)
+    if first is not hit:
+      first.sinks = tuple(dict.fromkeys((*first.sinks, *hit.sinks)))
+  return list(by_node.values())
+
+
+def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+  node, sink = hit.node, hit.sink
+  module = analysis.module(hit.scope)
+  assert module.tree is not None
+  tf = _edits.tf_alias(module.tree)
+  lines = analysis.lines(hit.scope)
+  if isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1:
+    return "the masked gradients reach more than one apply"
+  if not isinstance(sink, ast.Call) or tf is None:
+    return "the optimizer call or TensorFlow's import is not plain here"
+  if not analysis.holds(module, node):
+    return "the mask is applied in a helper: port its callers by hand"
+  split = _split.concat_zeros(node, hit.scope,
+                              lambda n: _edits.text(n, lines))
+  if split is not None:
+    return split if isinstance(split, str) else _port_split(
+        hit, analysis, split)
+  pair = _grad_and_mask(node, hit.scope, analysis)
+  if isinstance(pair, str):
+    return pair
+  grad, mask = pair
+  if not _constants.is_constant(mask, hit.scope):
+    return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
+           "may change while training (see the guide's dynamic masks)"
+  variable = _the_variable(hit, lines)
+  if variable is None:
+    return "the mask applies to every gradient in the list: name the " \
+           "variable it is for in a `tfpartial.freeze`"
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(sink, name, lines)
+  if statement is None or apply is None:
+    return "the apply is not a plain statement"
+  np = _edits.numpy_alias(module.tree)
+  frozen = _edits.frozen_where_zero(_edits.text(mask, lines), tf,
+                                    np or "np", variable)
+  spec = f"{name} = tfpartial.freeze({variable}, {frozen})"
+  site = _edits.spec_site(statement, hit.scope.node)
+  edits = [_edits.replace(node, _edits.text(grad, lines)),
+           _edits.before(site, lines, spec), apply]
+  return _edits.with_import(module.tree, edits, numpy=np is None)
+
+
+def _port_split(hit: _idiom.Hit, analysis: Analysis,
+                split: Tuple[ast.expr, str, str]) -> _edits.Port:
+  """`masked = concat([zeros_like(old), new])` -> `masked = grad`, the
+  spec freezing the split-off part of each variable, the apply through
+  it."""
+  grad, index, _ = split
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(hit.sink, ast.Call)
+  lines = analysis.lines(hit.scope)
+  loop = _split.loop_of(grad, hit.scope)
+  if loop is not None:
+    spec = _loop_spec(loop, grad, index, hit.scope, lines)
+  else:
+    variables = _split.variables_of(grad, hit.scope)
+    spec = None if variables is None or isinstance(
+        variables, (ast.List, ast.Tuple)) else (
+            f"tfpartial.freeze({_edits.text(variables, lines)}, "
+            f"{index.format(v=_edits.text(variables, lines))})")
+  if spec is None:
+    return "which variable each gradient is for is not plain here"
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if statement is None or apply is None:
+    return "the apply is not a plain statement"
+  site = _edits.spec_site(statement, hit.scope.node)
+  edits = [_edits.replace(hit.node, _edits.text(grad, lines)),
+           _edits.before(site, lines, f"{name} = {spec}"), apply]
+  return _edits.with_import(module.tree, edits,
+                            functools=loop is not None)
+
+
+def _loop_spec(loop: Tuple[ast.For, ast.expr], grad: ast.expr, index: str,
+               scope: _scopes.Scope, lines: List[str]) -> Optional[str]:
+  """`for a, grad in zip(axes, grads)` over `grads = tape.gradient(loss,
+  weights)`: the union of each weight's spec, zipped the same way."""
+  node, grads = loop
+  variables = _split.variables_of(grads, scope)
+  if variables is None or not isinstance(grad, ast.Name) or not isinstance(
+      node.iter, ast.Call):
+    return None
+  targets = ", ".join("_v" if isinstance(t, ast.Name) and t.id == grad.id
+                      else _edits.text(t, lines)
+                      for t in getattr(node.target, "elts", []))
+  sources = ", ".join(_edits.text(variables if a is grads else a, lines)
+                      for a in node.iter.args)
+  return (f"functools.reduce(lambda a, b: a | b, ["
+          f"tfpartial.freeze(_v, {index.format(v='_v')}) "
+          f"for {targets} in zip({sources})])")
+
+
+def _grad_and_mask(node: ast.AST, scope: _scopes.Scope, analysis: Analysis
+                   ) -> Union[Tuple[ast.AST, ast.AST], str]:
+  if isinstance(node, ast.BinOp):
+    pairs = [(node.left, node.right), (node.right, node.left)]
+  elif isinstance(node, ast.Call) and _names.call_name(node) in {
+      "multiply", "mul"} and len(node.args) >= 2:
+    pairs = [(node.args[0], node.args[1]), (node.args[1], node.args[0])]
+  else:
+    return "the gradients are rebuilt with `tf.where`: say which elements " \
+           "it keeps in a `tfpartial.freeze`"
+  flow = analysis.flow
+  grad, mask = next(((g, m) for g, m in pairs
+                     if "grad" in flow.labels(g, scope)), pairs[0])
+  while isinstance(mask, ast.Subscript) or isinstance(
+      mask, ast.Call) and _names.call_name(mask) in {"gather", "cast"} and (
+          mask.args):
+    mask = mask.value if isinstance(mask, ast.Subscript) else mask.args[0]
+  return grad, mask
+
+
+def _the_variable(hit: _idiom.Hit, lines: List[str]) -> Optional[str]:
+  """The one variable whose gradients are masked, if the code says it."""
+  source = hit.labels.get("grad")
+  lists = []
+  if isinstance(source, ast.Call):
+    lists += [k.value for k in source.keywords if k.arg == "var_list"]
+    if _names.call_name(source) in {"gradient", "gradients"} and len(
+        source.args) >= 2:
+      lists.append(source.args[1])
+  for item in lists:
+    if isinstance(item, (ast.List, ast.Tuple)) and len(item.elts) == 1:
+      return _edits.text(item.elts[0], lines)
+  if isinstance(source, ast.Call) and not lists:
+    root = hit.scope
+    while root.parent is not None:
+      root = root.parent
+    made = [d for s in root.all() for name, defs in s.defs.items()
+            for d in defs if isinstance(d.value, ast.Call)
+            and _names.call_name(d.value) in _names.VARIABLES
+            and not any(k.arg == "trainable" for k in d.value.keywords)]
+    names = {n for s in root.all() for n, defs in s.defs.items()
+             for d in defs if d in made}
+    if len(made) == 1 and len(names) == 1:
+      return names.pop()
+  return None
+
+
+IDIOM = GradsMask()

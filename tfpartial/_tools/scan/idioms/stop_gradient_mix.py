@@ -1,0 +1,408 @@
+"""`stop-gradient-mix`: `m * x + (1 - m) * tf.stop_gradient(x)` (or a
+function of the project doing it) in place of a variable."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from tfpartial._tools.scan import _constants
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan import _edits
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms import _idiom
+
+
+@dataclasses.dataclass
+class MixHit(_idiom.Hit):
+  """A mix, in place (`helper` empty) or by a function of the project."""
+
+  helper: str = ""
+
+
+class StopGradientMix(_idiom.Idiom):
+  """A variable rebuilt from itself and its `stop_gradient` under a mask."""
+
+  id = "stop-gradient-mix"
+  order = 2
+  entry = _idiom.Entry(
+      "a variable rebuilt as `m * x + (1 - m) * tf.stop_gradient(x)` in "
+      "the forward pass", "tfstop_gradient-mixing",
+      "use the variable itself; `tfpartial.train_only(x, mask)` and "
+      "`spec.minimize(optimizer, loss)` (or a wrapped optimizer)")
+
+  def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
+    hits: List[_idiom.Hit] = []
+    mixers = _mixers(analysis)
+    project = analysis.project
+    stopping = {id(m) for m in project.modules_with(("stop_gradient",))}
+    words = {"stop_gradient", *mixers}
+    modules = project.modules_with(words) if not mixers else (
+        project.all_modules_with(words))
+    for module in modules:
+      cache: Dict[int, Set[str]] = {}
+      for scope in analysis.scopes_with(module, words):
+        hits += _scope_hits(analysis, scope, mixers,
+                            id(module) in stopping, cache)
+    # A helper's mix is reported where it is applied to a variable.
+    applied = {id(h.labels.get("mix")) for h in hits
+               if isinstance(h, MixHit) and h.helper}
+    return [h for h in hits if isinstance(h, MixHit) and h.helper
+            or id(h.node) not in applied]
+
+  def explain(self, hit: _idiom.Hit, context: _context.Context
+              ) -> Tuple[str, List[str]]:
+    helper = hit.helper if isinstance(hit, MixHit) else ""
+    message = ("a variable mixed with its `tf.stop_gradient` copy under a "
+               "mask" + (f", by the helper `{helper}`" if helper else ""))
+    reasons = _drift.optimizer_drift(context.optimizer, nan=True)
+    if context.regularizers:
+      first = context.regularizers[0]
+      reasons.append(f"the regularizer `{_idiom.short(first)}` (line "
+                     f"{_idiom.line(first)}) reads the variable itself, not "
+                     "the mix, so its gradient reaches the frozen elements")
+    return message, reasons
+
+  def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+    assert isinstance(hit, MixHit)
+    return _port(hit, analysis)
+
+
+def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
+  """The project's functions that return what they stop a gradient of (a
+  helper that may mix), by name: name -> their nodes."""
+  found: Dict[str, Set[int]] = {}
+  cache: Dict[int, Set[str]] = {}
+  checked: Set[int] = set()
+  for scope, _ in analysis.calls_named(("stop_gradient",)):
+    if scope.parent is None or scope.name in _DISPATCHED or id(
+        scope) in checked:
+      continue
+    checked.add(id(scope))
+    stopped = _stopped_names(scope, cache)
+    returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)
+                and n.value is not None]
+    if any(_mix_shape(c, stopped, scope, set(scope.params))
+           for value in returned for c in _stopping(value, stopped)):
+      found.setdefault(scope.name, set()).add(id(scope.node))
+  return found
+
+
+# Methods the framework calls, not the code by name.
+_DISPATCHED = {"call", "__call__", "forward", "build", "apply", "<lambda>"}
+
+
+def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
+                mixers: Dict[str, Set[int]], here: bool,
+                cache: Dict[int, Set[str]]) -> List[_idiom.Hit]:
+  """The mixes of one scope: only the sums and `where`s that stop a
+  gradient (or read a name holding a stopped value) are evaluated, and
+  the calls of a function that may mix."""
+  flow = analysis.flow
+  hits: List[_idiom.Hit] = []
+  stopped = _stopped_names(scope, cache) if here else set()
+  for node in scope.nodes:
+    if here and isinstance(node, ast.stmt) and not isinstance(
+        node, _COMPOUND):
+      for candidate in _stopping(node, stopped):
+        if not _mix_shape(candidate, stopped, scope):
+          continue
+        found = flow.labels(candidate, scope)
+        if found.get("mix") is candidate:
+          hits.append(MixHit(candidate, scope, None, found))
+    elif isinstance(node, ast.Call) and _names.call_name(node) in mixers:
+      callee = flow.callee(node, scope)
+      if id(callee) not in mixers[_names.call_name(node)]:
+        continue
+      found = flow.labels(node, scope)
+      mix = found.get("mix")
+      if mix is not None and _mixes(analysis, node, scope, mix):
+        hits.append(MixHit(node, scope, None, found,
+                           _names.call_name(node)))
+  return hits
+
+
+def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
+  """The sums and `where`s of a statement with a `stop_gradient` (or a
+  name in `stopped`) inside them, in one walk of the statement."""
+  parents: Dict[int, ast.AST] = {}
+  marked: Set[int] = set()
+  candidates: List[ast.expr] = []
+  stack: List[ast.AST] = [statement]
+  while stack:
+    node = stack.pop()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (
+        ast.Add, ast.Sub)) or isinstance(node, ast.Call) and (
+            _names.call_name(node) in _WHERE):
+      candidates.append(node)
+    if isinstance(node, ast.Call) and _names.call_name(node) == (
+        "stop_gradient") or isinstance(node, ast.Name) and (
+            node.id in stopped):
+      current: Optional[ast.AST] = node
+      while current is not None and id(current) not in marked:
+        marked.add(id(current))
+        current = parents.get(id(current))
+    for child in ast.iter_child_nodes(node):
+      if not isinstance(child, ast.Lambda):
+        parents[id(child)] = node
+        stack.append(child)
+  return [c for c in candidates if id(c) in marked]
+
+
+_WHERE = {"where", "where_v2", "select", "concat", "concatenate"}
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+             ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
+             ast.ClassDef)
+
+
+def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
+               among: Optional[Set[str]] = None) -> bool:
+  """Whether a sum or `where` has the shape of a mix, checked before any
+  flow: a name read both inside a `stop_gradient` (or a name holding
+  one) and outside it (one of `among`, if given), and for a sum a product
+  on each side (`m * x + (1 - m) * tf.stop_gradient(x)`)."""
+  if isinstance(node, ast.BinOp):
+    parts = [node.left, node.right]
+    if not all(_has_product(p, scope) for p in parts) and not (
+        _stopped_plus_difference(parts)):
+      return False  # `x + sg(y - x)`: a straight-through estimator.
+  elif isinstance(node, ast.Call) and _names.call_name(node) in {
+      "concat", "concatenate"}:
+    first = node.args[0] if node.args else None
+    parts = list(getattr(first, "elts", []))
+  else:
+    parts = list(getattr(node, "args", []))[1:3]
+  inside: Set[str] = set()
+  outside: Set[str] = set()
+  for part in parts:
+    _reads(part, stopped, scope, inside, outside, 0)
+  common = inside & outside
+  return bool(common if among is None else common & among)
+
+
+def _stopped_plus_difference(parts: List[ast.expr]) -> bool:
+  """`sg(x) + m * (x - sg(x))`: a stopped value plus a product of a
+  difference (the flow then checks it is one variable under a mask)."""
+  for mine, other in ((parts[0], parts[1]), (parts[1], parts[0])):
+    if isinstance(mine, ast.Call) and _names.call_name(mine) == (
+        "stop_gradient") and isinstance(other, ast.BinOp) and isinstance(
+            other.op, ast.Mult) and any(
+                isinstance(f, ast.BinOp) and isinstance(f.op, ast.Sub)
+                for f in (other.left, other.right)):
+      return True
+  return False
+
+
+def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                 ) -> bool:
+  """Whether `node` multiplies (directly or in a local name's value)."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult) or (
+        isinstance(item, ast.Call) and _names.call_name(item) in {
+            "multiply", "mul", "where", "where_v2"}):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _has_product(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, [])):
+      return True
+  return False
+
+
+def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
+           inside: Set[str], outside: Set[str], depth: int) -> None:
+  """The names `node` reads inside stopped values and outside them."""
+  stack: List[Tuple[ast.AST, bool]] = [(node, False)]
+  while stack:
+    item, stopping = stack.pop()
+    if isinstance(item, ast.Call) and _names.call_name(item) == (
+        "stop_gradient"):
+      stack.extend((a, True) for a in item.args)
+      continue
+    name = _names.dotted(item) if isinstance(item, (ast.Name, ast.Attribute)
+                                             ) else None
+    if name is not None:
+      (inside if stopping else outside).add(name)
+      if isinstance(item, ast.Name) and item.id in stopped and depth < 2:
+        for each in scope.defs.get(item.id, []):
+          _reads(each.value, stopped, scope, inside, set(), depth + 1)
+      if isinstance(item, ast.Name):
+        continue
+    stack.extend((c, stopping) for c in ast.iter_child_nodes(item))
+
+
+def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
+                   ) -> Set[str]:
+  """The names of `scope` assigned a value that stops a gradient (or
+  reads such a name), and those of the scopes around it: one walk of each
+  assignment, then along what reads what."""
+  if id(scope) in cache:
+    return cache[id(scope)]
+  stopped = set(_stopped_names(scope.parent, cache)) if (
+      scope.parent is not None) else set()
+  readers: Dict[str, Set[str]] = {}  # name -> the names assigned from it.
+  queue: List[str] = []
+  for name, defs in scope.defs.items():
+    for each in defs:
+      for item in ast.walk(each.value):
+        if isinstance(item, ast.Call) and _names.call_name(item) == (
+            "stop_gradient") and name not in stopped:
+          stopped.add(name)
+          queue.append(name)
+        elif isinstance(item, ast.Name) and item.id != name:
+          readers.setdefault(item.id, set()).add(name)
+  queue += [n for n in list(stopped) if n in readers]
+  while queue:
+    for reader in readers.get(queue.pop(), ()):
+      if reader not in stopped:
+        stopped.add(reader)
+        queue.append(reader)
+  cache[id(scope)] = stopped
+  return stopped
+
+
+def _mixes(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
+           mix: ast.AST) -> bool:
+  """Whether the function `call` calls is the one that mixes."""
+  callee = analysis.flow.callee(call, scope)
+  function = analysis.flow.functions.get(id(callee))
+  inner = function[1].scope_of(function[0]) if function else None
+  return inner is not None and any(n is mix for n in inner.nodes)
+
+
+def _live_term(flow: Flow, mix: ast.AST, scope: _scopes.Scope
+               ) -> Optional[Tuple[ast.expr, ast.expr]]:
+  """(mask, variable) of the term of `mix` that the gradient flows through."""
+  if not isinstance(mix, ast.BinOp):
+    return None  # A `tf.where`: which branch is live is in the condition.
+  for term in (mix.left, mix.right):
+    if any(isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
+           for n in ast.walk(term)):
+      continue
+    if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+      for mask, variable in ((term.left, term.right),
+                             (term.right, term.left)):
+        known = flow.labels(variable, scope)
+        if ("var" in known or "param" in known) and "mask" in flow.labels(
+            mask, scope):
+          return mask, variable
+  return None
+
+
+def _helper_arguments(hit: MixHit, analysis: Analysis
+                      ) -> "Tuple[ast.expr, ast.expr] | str":
+  """The call's (mask, variable) arguments, from the helper's live term."""
+  node = hit.node
+  callee = analysis.flow.labels(node.func, hit.scope) if isinstance(
+      node, ast.Call) else {}
+  function = analysis.flow.functions.get(id(callee.get("fn")))
+  if function is None or not isinstance(node, ast.Call):
+    return "the helper is not a plain function of the project"
+  scope = function[1].scope_of(function[0])
+  returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)] \
+      if scope is not None else []
+  live = (_live_term(analysis.flow, returned[0], scope)
+          if scope is not None and len(returned) == 1 and returned[0]
+          is not None else None)
+  if live is None or scope is None or not all(
+      isinstance(t, ast.Name) and t.id in scope.params for t in live):
+    return "the helper does not read as `m * x + sg((1 - m) * x)` of its " \
+           "parameters"
+  names = [t.id for t in live if isinstance(t, ast.Name)]
+  positions = [scope.params.index(name) for name in names]
+  if max(positions) >= len(node.args):
+    return "the helper's arguments are not given by position"
+  return node.args[positions[0]], node.args[positions[1]]
+
+
+def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
+  """`used = m * x + (1 - m) * tf.stop_gradient(x)` -> `used = x`, and the
+  train step through `tfpartial.train_only(x, m != 0)`."""
+  module = analysis.module(hit.scope)
+  assert module.tree is not None
+  lines = analysis.lines(hit.scope)
+  tf = _edits.tf_alias(module.tree)
+  frozen: Optional[str] = None  # The index frozen (a concat's part).
+  if hit.helper:
+    pair = _helper_arguments(hit, analysis)
+    if isinstance(pair, str):
+      return pair
+    mask, variable = pair
+  elif isinstance(hit.node, ast.Call) and _names.call_name(hit.node) in {
+      "concat", "concatenate"}:
+    part = _stopped_part(hit.node, lines)
+    if isinstance(part, str):
+      return part
+    variable, frozen = part
+    frozen = f"{_edits.numpy_alias(module.tree) or 'np'}.{frozen}"
+    mask = variable
+  else:
+    live = _live_term(analysis.flow, hit.node, hit.scope)
+    if live is None:
+      return "which term trains is in a `tf.where` condition: say it in " \
+             "a `tfpartial.train_only`"
+    mask, variable = live
+  if tf is None or frozen is None and not _constants.is_constant(
+      mask, hit.scope):
+    return f"the mask `{_edits.text(mask, lines)}` is not a constant"
+  sink = _one_step(hit.scope)
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(sink) if sink is not None else None
+  if sink is None or statement is None:
+    return "no single `minimize`/`apply_gradients` in this function: " \
+           "put `spec.wrap(optimizer)` where the optimizer is built"
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(sink, name, lines)
+  if apply is None or statement.lineno <= hit.node.lineno:
+    return "the train step is not a plain statement after the mix"
+  spec = (f"{name} = tfpartial.train_only({_edits.text(variable, lines)}, "
+          f"{tf}.get_static_value({tf}.convert_to_tensor("
+          f"{_edits.text(mask, lines)})) != 0)") if frozen is None else (
+              f"{name} = tfpartial.freeze({_edits.text(variable, lines)}, "
+              f"{frozen})")
+  site = _edits.spec_site(statement, hit.scope.node)
+  return _edits.with_import(module.tree, [
+      _edits.replace(hit.node, _edits.text(variable, lines)),
+      _edits.before(site, lines, spec), apply], numpy=frozen is not None and (
+          _edits.numpy_alias(module.tree) is None))
+
+
+def _stopped_part(node: ast.Call, lines: List[str]
+                  ) -> "Tuple[ast.expr, str] | str":
+  """For `concat([stop_gradient(x[a:b]), x[b:]], axis=k)`: (x, the index
+  of the stopped part, `(slice(None),) * k + (slice(a, b),)`)."""
+  axis_node = next((k.value for k in node.keywords if k.arg == "axis"),
+                   node.args[1] if len(node.args) > 1 else None)
+  if axis_node is not None and not (isinstance(axis_node, ast.Constant)
+                                    and isinstance(axis_node.value, int)
+                                    and axis_node.value >= 0):
+    return "the parts are joined along an axis not written as a number"
+  axis = axis_node.value if isinstance(axis_node, ast.Constant) else 0
+  parts = getattr(node.args[0], "elts", [])
+  stopped = [p for p in parts if isinstance(p, ast.Call) and (
+      _names.call_name(p) == "stop_gradient") and p.args]
+  if len(stopped) != 1 or not isinstance(stopped[0].args[0], ast.Subscript):
+    return "the stopped part is not one slice of the variable"
+  piece = stopped[0].args[0]
+  index = piece.slice
+  if not isinstance(index, ast.Slice) or axis:
+    return "the stopped part is not a slice of the first axis"
+  variable = piece.value
+  others = [p for p in parts if p is not stopped[0]]
+  if not all(isinstance(p, ast.Subscript) and _edits.text(
+      p.value, lines) == _edits.text(variable, lines) for p in others):
+    return "the parts are not slices of one variable"
+  return variable, f"s_[{_edits.text(index, lines)}]"
+
+
+def _one_step(scope: _scopes.Scope) -> Optional[ast.Call]:
+  steps = [n for n in scope.nodes if isinstance(n, ast.Call) and
+           _names.call_name(n) in _names.TRAIN_STEPS]
+  return steps[0] if len(steps) == 1 else None
+
+
+IDIOM = StopGradientMix()

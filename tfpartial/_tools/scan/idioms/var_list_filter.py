@@ -1,0 +1,376 @@
+"""`var-list-filter`: the variables a step trains filtered by name or
+scope, leaving the others untrained on purpose (fine-tuning, slim's
+`--trainable_scopes`). Whole variables only: exact as it is, a candidate
+for a spec file.
+
+What the code does decides, not how a scope is written: a module whose
+steps train two or more filtered groups (a GAN's generator and
+discriminator, an actor and a critic) trains everything between them;
+a filtered group that is also written (a target network's sync) is not
+left out; a filter naming a scope that the project opens around the
+whole model (`with tf.variable_scope("ppo2_model")`) selects the model.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow, has_var as _has_var
+from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _writes
+
+STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
+         "apply_gradients", "create_train_op", "optimize_clones"}
+_VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "sources",
+                      "xs", "variables"}
+_LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
+_SCOPES = {"variable_scope", "name_scope", "VariableScope"}
+
+
+@dataclasses.dataclass
+class Step:
+  """One train step (or gradient computation) and what it trains.
+
+  Attributes:
+    call: The call (`minimize`, `tf.gradients`, or a function of the
+      project that calls one with its parameters).
+    scope: Where it is called.
+    var_list: What it trains, as the call names it (None: everything).
+    loss: What it minimises, as text (None when not known).
+    labels: The labels of `var_list`.
+  """
+
+  call: ast.Call
+  scope: _scopes.Scope
+  var_list: Optional[ast.AST]
+  loss: Optional[str]
+  labels: Labels
+
+
+class VarListFilter(_idiom.Idiom):
+  """A `var_list` filtered by name or scope that leaves variables out."""
+
+  id = "var-list-filter"
+  order = 5
+  entry = _idiom.Entry(
+      "`var_list` built by filtering variables by name or scope (whole "
+      "variables only)", "var_list-filtering-slims-trainable_scopes",
+      "keep the filter (it is exact); to keep part of a variable too, "
+      "`spec.minimize(optimizer, loss, var_list=var_list)`, or write the "
+      "filter as a spec file (`{\"scope/**\": {\"freeze\": \"...\"}}`)",
+      level="note")
+  by_hand = ("nothing to port: the filter is exact; add a spec only if part "
+             "of a variable must stay too")
+
+  def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
+    by_module: Dict[int, List[Step]] = {}
+    for step in _steps(analysis):
+      by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
+    synced = _synced_modules(analysis)
+    opened = _root_scopes(analysis)
+    # One finding per function and loss: the layers of one fine-tuning
+    # trained at several learning rates are one filter.
+    hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+    for module, steps in by_module.items():
+      if module in synced:
+        continue  # A target network written from the trained one.
+      for step in steps:
+        if "filtered" not in step.labels or _split(step, steps):
+          continue
+        node = _origin(analysis.flow, step.var_list, step.scope, set())
+        if not isinstance(node, ast.expr) or _names_the_model(node, opened):
+          continue
+        key = (id(step.scope), step.loss or str(id(node)))
+        hit = _idiom.Hit(node, step.scope, step.call, step.labels)
+        if key not in hits or _idiom.position(node) < _idiom.position(
+            hits[key].node):
+          hits[key] = hit
+    return list(hits.values())
+
+  def explain(self, hit: _idiom.Hit, context: _context.Context
+              ) -> Tuple[str, List[str]]:
+    del context
+    name = _names.call_name(hit.sink) if hit.sink is not None else "a step"
+    message = (f"`var_list` filtered by name or scope for `{name}` (line "
+               f"{_idiom.line(hit.sink)}): whole variables only; exact as "
+               "it is, not a drift; a candidate for a spec file")
+    reasons = []
+    for keyword in getattr(hit.sink, "keywords", []):
+      if keyword.arg == "decay_var_list":
+        reasons.append("`decay_var_list` decays variables the filter "
+                       "leaves out")
+    return message, reasons or [
+        "none: the variables left out get no update and no optimizer slots"]
+
+
+def var_list_of(call: ast.Call) -> Optional[ast.AST]:
+  """The variables a step trains, as the call names them (what a callable
+  `var_list=lambda: [...]` returns)."""
+  chosen = _var_list_of(call)
+  if isinstance(chosen, ast.Lambda) and not chosen.args.args:
+    return chosen.body
+  return chosen
+
+
+def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
+  name = _names.call_name(call)
+  for keyword in call.keywords:
+    if keyword.arg in _VAR_LIST_KEYWORDS:
+      return keyword.value
+  if name in {"gradients", "gradient", "compute_gradients"} and len(
+      call.args) >= 2:
+    return call.args[1]
+  if name == "minimize" and len(call.args) >= 2:
+    return call.args[-1]
+  if name == "apply_gradients" and call.args:
+    pairs = call.args[0]
+    while isinstance(pairs, ast.Call) and _names.call_name(pairs) in {
+        "list", "tuple"} and len(pairs.args) == 1:
+      pairs = pairs.args[0]
+    if isinstance(pairs, ast.Call) and _names.call_name(pairs) == "zip" and (
+        len(pairs.args) == 2):
+      return pairs.args[1]  # The variables, not the gradients.
+    return pairs
+  if name == "create_train_op" and len(call.args) >= 6:
+    return call.args[5]
+  return None
+
+
+def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
+             ) -> Optional[str]:
+  """What a step minimises, as text; for `apply_gradients`, the loss of
+  the gradients it applies."""
+  name = _names.call_name(call)
+  if name == "apply_gradients":
+    source = flow.labels(call.args[0], scope).get("grad") if (
+        call.args) else None
+    if isinstance(source, ast.Call) and _names.call_name(source) in STEPS:
+      return _loss_of(source, flow, flow.origin.get(id(source), scope))
+    return None
+  loss = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  return _loss_key(loss, scope)
+
+
+def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
+              ) -> Optional[str]:
+  """A loss as text; a local name also by its function (two functions'
+  `loss` are two losses)."""
+  if loss is None:
+    return None
+  text = ast.unparse(loss)
+  if isinstance(loss, ast.Name) and (loss.id in scope.defs or
+                                     loss.id in scope.params):
+    return f"{id(scope)}:{text}"
+  return text
+
+
+def _steps(analysis: Analysis) -> List[Step]:
+  """Every step outside the project's tests, with what it trains; a
+  function of the project that only passes its parameters on to a step
+  (`flatgrad(loss, var_list)`) is a step where it is called."""
+  flow = analysis.flow
+  wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
+  names: Set[str] = set()
+  found: List[Step] = []
+  seen: Set[int] = set()
+  for scope, call in analysis.calls_named(STEPS):
+    if analysis.module(scope).is_test:
+      continue
+    seen.add(id(call))
+    chosen = var_list_of(call)
+    passed = _passed_on(call, chosen, scope)
+    if passed is not None:
+      wrappers[id(scope.node)] = passed
+      names.add(scope.name)
+      continue
+    found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
+                      flow.sink_labels(chosen, scope, "filtered") if chosen
+                      else {}))
+  for scope, call in analysis.calls_named(names) if names else ():
+    if analysis.module(scope).is_test or id(call) in seen:
+      continue
+    callee = flow.callee(call, scope)
+    if callee is not None and id(callee) in wrappers:
+      found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
+                            flow))
+  return found
+
+
+def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
+               scope: _scopes.Scope) -> Optional[Tuple[int, int]]:
+  """(loss, var_list) parameter positions when `call` trains exactly the
+  variables its function was given."""
+  if not isinstance(chosen, ast.Name) or chosen.id not in scope.params or (
+      not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    return None
+  loss = call.args[0] if call.args and _names.call_name(
+      call) != "apply_gradients" else None
+  position = scope.params.index(chosen.id)
+  losses = scope.params.index(loss.id) if isinstance(
+      loss, ast.Name) and loss.id in scope.params else -1
+  return losses, position
+
+
+def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
+             positions: Tuple[int, int], flow: Flow) -> Step:
+  """The step a call of a wrapper makes, from its arguments."""
+  params = [a.arg for a in getattr(callee, "args").args]
+  if params[:1] in (["self"], ["cls"]):
+    params = params[1:]
+    positions = (positions[0] - 1, positions[1] - 1)
+
+  def argument(position: int) -> Optional[ast.expr]:
+    if position < 0:
+      return None
+    if position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+      return call.args[position]
+    name = params[position] if position < len(params) else ""
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+  chosen, loss = argument(positions[1]), argument(positions[0])
+  return Step(call, scope, chosen, _loss_key(loss, scope),
+              flow.labels(chosen, scope) if chosen is not None else {})
+
+
+def _split(step: Step, steps: List[Step]) -> bool:
+  """Whether another step of the module trains other variables for
+  another loss (a GAN's generator and discriminator, an actor and a
+  critic, a policy and its value function): between them they train
+  everything; a filter of one training is one step's, or several steps'
+  of the same loss (layers at two learning rates, two stages)."""
+  if step.loss is None or step.var_list is None:
+    return False
+  mine = ast.unparse(step.var_list)
+  return any(other.loss is not None and other.loss != step.loss and
+             other.var_list is not None and
+             ast.unparse(other.var_list) != mine for other in steps)
+
+
+def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
+            seen: Set[int]) -> Optional[ast.AST]:
+  """Where the filtered list comes from, as near the step as the code
+  says it: the local name's assignment, the call of a helper or of a
+  filter passed in, the comprehension, the loop's addition."""
+  if expr is None or id(expr) in seen or len(seen) > 16:
+    return expr
+  seen.add(id(expr))
+  if isinstance(expr, (ast.Name, ast.Attribute)):
+    for value, home in _values_of(flow, expr, scope):
+      got = flow.chosen(value, home, flow.labels(value, home))
+      if "filtered" in got:
+        if id(value) in home.guards:
+          return value
+        return _origin(flow, value, home, seen)
+    return expr
+  parts: List[ast.AST] = []
+  if isinstance(expr, ast.BinOp):
+    parts = [expr.left, expr.right]
+  elif isinstance(expr, ast.IfExp):
+    parts = [expr.body, expr.orelse]
+  elif isinstance(expr, (ast.List, ast.Tuple)):
+    parts = list(expr.elts)
+  elif isinstance(expr, ast.Starred):
+    parts = [expr.value]
+  elif isinstance(expr, ast.Call) and _names.call_name(expr) in (
+      _names.CONTAINERS):
+    parts = list(expr.args)
+  for part in parts:
+    if "filtered" in flow.labels(part, scope):
+      return _origin(flow, part, scope, seen)
+  return expr
+
+
+def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
+               ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """The values a local name or a `self.` attribute holds at `expr`."""
+  name = _names.dotted(expr)
+  if isinstance(expr, ast.Name) and expr.id in scope.defs:
+    defs = scope.defs[expr.id]
+    return [(defs[i].value, scope)
+            for i in reversed(scope.reaching(expr.id, expr))]
+  if name and name.count(".") == 1 and name.startswith("self."):
+    info = scope.cls
+    place: Optional[_scopes.Scope] = scope
+    while info is None and place is not None:
+      place = place.parent
+      info = place.cls if place is not None else None
+    if info is not None:
+      return flow.project.attribute(info, name)
+  return []
+
+
+def _synced_modules(analysis: Analysis) -> Set[int]:
+  """Modules that write into a filtered group of variables (a target
+  network updated from the trained one)."""
+  found = set()
+  for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
+    if scope.name in _names.OPTIMIZER_METHODS:
+      continue  # An optimizer's own update of what it trains.
+    parts = _writes.target_and_value(call)
+    if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
+        and _has_var(analysis.flow.labels(parts[1], scope)):
+      found.add(id(analysis.module(scope)))  # Copied from variables.
+  return found
+
+
+def _root_scopes(analysis: Analysis) -> Set[str]:
+  """The literal scopes the project opens outside any other scope: the
+  scopes whole models are built under."""
+  opened: Set[str] = set()
+  for module in analysis.project.scanned():
+    if module.tree is not None and "_scope" in module.source.text:
+      _open_scopes(module.tree.body, False, opened)
+  return opened
+
+
+def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str]
+                 ) -> None:
+  for statement in body:
+    here = inside
+    if isinstance(statement, ast.With):
+      names = [_literal_scope(i.context_expr) for i in statement.items]
+      if not inside:
+        opened.update(n for n in names if n)
+      here = inside or any(
+          isinstance(i.context_expr, ast.Call) and _names.call_name(
+              i.context_expr) in _SCOPES for i in statement.items)
+    for field in ("body", "orelse", "finalbody", "handlers"):
+      inner = getattr(statement, field, None)
+      if isinstance(inner, list):
+        _open_scopes([s for s in inner if isinstance(s, ast.stmt)] + [
+            s for h in inner if isinstance(h, ast.ExceptHandler)
+            for s in h.body], here, opened)
+
+
+def _literal_scope(expr: ast.AST) -> Optional[str]:
+  if isinstance(expr, ast.Call) and _names.call_name(expr) in _SCOPES and (
+      expr.args) and isinstance(expr.args[0], ast.Constant) and isinstance(
+          expr.args[0].value, str):
+    return expr.args[0].value
+  return None
+
+
+def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
+  """Whether a filter selects by literal scopes that are all model roots."""
+  literals = [n.value for n in ast.walk(node)
+              if isinstance(n, ast.Constant) and isinstance(n.value, str)
+              and n.value]
+  if isinstance(node, ast.Call):
+    chosen = _names.scope_argument(node)
+    if chosen is not None and not isinstance(chosen, ast.Constant):
+      return False
+  return bool(literals) and all(
+      s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
+      for s in literals)
+
+
+IDIOM = VarListFilter()

@@ -1,0 +1,186 @@
+"""`weight-remask`: weights multiplied by a mask again and written back,
+in a callback, an optimizer's step, a hook or a Keras constraint, while
+the model trains (a re-mask that only feeds evaluation, or a rewind to
+the initial weights, is not one)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Sequence, Tuple
+
+from tfpartial._tools.scan import _context
+from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _writes
+
+
+class WeightRemask(_idiom.Idiom):
+  """Weights re-multiplied by a mask while the model trains."""
+
+  id = "weight-remask"
+  order = 6
+  entry = _idiom.Entry(
+      "weights re-multiplied by a mask in a callback, a constraint or a "
+      "hook", "weights-re-multiplied-by-a-mask",
+      "`tfpartial.train_only(w, mask != 0)` on the optimizer "
+      "(`spec.wrap(optimizer)` in `compile`); drop the re-masking")
+  by_hand = ("the mask may change between re-maskings: port it as "
+             "`tfpartial.train_only(w, mask)` on the optimizer and drop the "
+             "re-masking")
+
+  def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
+    hits: List[_idiom.Hit] = [h for h in _writes.writes(analysis)
+                              if h.kind == self.id]
+    for scope in analysis.functions_named(("__call__",)):
+      hits += _constraint_class(scope, analysis)
+    for module in analysis.project.scanned():
+      if "onstraint" in module.source.text:
+        for scope in analysis.scopes_with(module, _constraint_words(module)):
+          hits += _constraint_lambdas(scope, analysis)
+    return hits
+
+  def explain(self, hit: _idiom.Hit, context: _context.Context
+              ) -> Tuple[str, List[str]]:
+    assert isinstance(hit, _writes.WriteHit)
+    if hit.constraint:
+      return (f"weights re-multiplied by a mask in the constraint "
+              f"`{hit.constraint}`"), [
+                  "a Keras constraint runs after every update, so the "
+                  "masked weights are zero after each step; the optimizer "
+                  "still keeps state for them and computes their update"]
+    name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
+    reasons = ["between two re-maskings the optimizer moves the masked "
+               "weights, and the model trains with them non-zero"]
+    reasons += _drift.optimizer_drift(context.optimizer, nan=False)
+    return (f"weights re-multiplied by a mask and written back by "
+            f"`{name}`"), reasons
+
+
+def _constraint_words(module: object) -> List[str]:
+  """The keywords spelled `...constraint` in a module's text."""
+  text = getattr(getattr(module, "source", None), "text", "")
+  return sorted(set(_CONSTRAINT.findall(text)))
+
+
+_CONSTRAINT = re.compile(r"\b(\w*constraint)\s*=")
+
+
+def _constraint_class(scope: _scopes.Scope, analysis: Analysis
+                      ) -> List[_idiom.Hit]:
+  """A Keras constraint class whose `__call__` multiplies the weight by a
+  mask."""
+  node = scope.node
+  info = scope.cls
+  if not isinstance(node, ast.FunctionDef) or info is None or not (
+      "Constraint" in info.name or "Mask" in info.name
+      or any(b.endswith("Constraint") for b in info.bases)):
+    return []
+  home = scope.parent or scope
+  found = analysis.flow.helper(node, home, [{}, {"var": node}])
+  masked = [v for k, v in found.items() if k.startswith("varmask:")]
+  if any(not _projection(m, node) for m in masked) or _fixed_factor(
+      scope, node):
+    return [_writes.WriteHit(_anchor(node), scope, None, found,
+                             "weight-remask", constraint=info.name)]
+  return []
+
+
+def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
+                        ) -> List[_idiom.Hit]:
+  """`kernel_constraint=lambda w: w * mask`."""
+  hits: List[_idiom.Hit] = []
+  flow = analysis.flow
+  for call in analysis.calls(scope):
+    for keyword in call.keywords:
+      if not (keyword.arg or "").endswith("constraint"):
+        continue
+      for function, home in _lambdas(keyword.value, scope, analysis):
+        found = flow.helper(function, home, [{"var": function}])
+        if any(k.startswith("varmask:") for k in found):
+          hits.append(_writes.WriteHit(
+              keyword.value, scope, call, found, "weight-remask",
+              constraint=keyword.arg or ""))
+          break
+  return hits
+
+
+def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
+             ) -> List[Tuple[ast.Lambda, _scopes.Scope]]:
+  """The constraint a keyword gives: a lambda, or the lambdas a function
+  of the project returns (`kernel_constraint=masked(m)`)."""
+  if isinstance(value, ast.Lambda):
+    return [(value, scope)]
+  if not isinstance(value, ast.Call):
+    return []
+  function = analysis.flow.labels(value.func, scope).get("fn")
+  known = analysis.flow.functions.get(id(function))
+  if known is None:
+    return []
+  inner = known[1].scope_of(known[0])
+  if inner is None:
+    return []
+  return [(n.value, inner) for n in inner.nodes
+          if isinstance(n, ast.Return) and isinstance(n.value, ast.Lambda)]
+
+
+def _anchor(node: ast.FunctionDef) -> ast.expr:
+  """A node at the `def` line (where the finding is reported)."""
+  anchor = ast.Name("__call__", ast.Load())
+  anchor.lineno, anchor.col_offset = node.lineno, node.col_offset
+  anchor.end_lineno, anchor.end_col_offset = node.lineno, node.col_offset
+  return anchor
+
+
+def _factors(item: ast.AST) -> List[ast.AST]:
+  """The two factors of `a * b`, `multiply(a, b)`, `multiply([a, b])`."""
+  if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult):
+    return [item.left, item.right]
+  if isinstance(item, ast.Call) and _names.call_name(item) in {
+      "multiply", "mul"}:
+    if len(item.args) == 1 and isinstance(item.args[0], (ast.List,
+                                                         ast.Tuple)):
+      return list(item.args[0].elts)
+    return list(item.args[:2])
+  return []
+
+
+def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
+  """Whether both factors of a constraint's product read its weight
+  (`w * cast(w >= 0)`): a projection computed from the weight each time,
+  which freezes nothing."""
+  if len(node.args.args) < 2:
+    return False
+  weight = node.args.args[1].arg
+  pair = _factors(product)
+  return len(pair) == 2 and all(_reads(f, weight) for f in pair)
+
+
+def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef) -> bool:
+  """Whether a constraint multiplies its weight by a value fixed when it
+  was made (`w * self.mask`, `multiply([w, K.variable(self.m)])`)."""
+  if len(node.args.args) < 2:
+    return False
+  weight = node.args.args[1].arg
+  for item in scope.nodes:
+    pair = _factors(item)
+    if len(pair) != 2:
+      continue
+    for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
+      if isinstance(mine, ast.Name) and mine.id == weight and not _reads(
+          other, weight) and any(
+              (_names.dotted(n) or "").startswith("self.")
+              for n in ast.walk(other) if isinstance(n, ast.Attribute)):
+        return True
+  return False
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+  return any(isinstance(n, ast.Name) and n.id == name
+             for n in ast.walk(node))
+
+
+IDIOM = WeightRemask()
