@@ -20,10 +20,6 @@ import tfpartial
 from embedding_problem import XLA_SPARSE
 from problems import X0, X_FROZEN
 
-# Where a row's id is frozen in the lookup of `compact_problem.IDS`.
-_FROZEN_LOOKUPS = np.broadcast_to(
-    ~np.isin(cp.IDS, cp.TRAIN_ROWS)[..., None], cp.IDS.shape + (cp.DIM,))
-
 
 class V1Way(NamedTuple):
   """A mode of `conftest.py` and an entry point of `problems.ENTRIES`."""
@@ -52,6 +48,7 @@ class TestV1(conformance.Suite):
       "decay": ("Ftrl_l1_l2", "Ftrl_shrinkage", "ProximalGradientDescent",
                 "ProximalAdagrad", "AdagradDA"),
       "rows": OPTIMIZERS,
+      "exact": OPTIMIZERS,
       "compact": ("Adam",),  # Each optimizer: step/test_compact_elements.py.
   }
   EXACT_WAYS = tuple(V1Way(mode, "apply_gradients")
@@ -121,7 +118,7 @@ class TestV1(conformance.Suite):
       gs = runner.variable(0, "gs", dtype=tf.int64, trainable=False)
       spec = tfpartial.train_only(table, cp.TRAIN_ROWS)
       loss = lambda: cp.loss(problems.poisoned(tf.gather(table, cp.IDS),
-                                               _FROZEN_LOOKUPS))
+                                               conformance.FROZEN_LOOKUPS))
       run = runner.step(problems.entry_step(
           way.entry, runner, spec, make(gs), loss, [table], gs))
       trajectory = []
