@@ -18,7 +18,6 @@ import helpers
 import processes
 import keras_problems as kp
 import tfpartial
-import problems
 from problems import B0, X0, X_FROZEN
 
 pytestmark = helpers.needs_keras_3
@@ -33,23 +32,6 @@ def _tolerance(mode):
   return dict(rtol=1e-6, atol=1e-7)
 
 
-# Optimizers whose plain runs (no tfpartial) give other bits in a
-# `tf.function` than eagerly: Grappler rewrites their arithmetic, and
-# ScheduleFreeAdamW's update goes wrong in a `tf.function` (Keras 3.15).
-PLAIN_DIFFERS = ("AdamW_ema_overwrite", "Ftrl_shrinkage", "ScheduleFreeAdamW")
-
-
-@pytest.mark.parametrize("name", PLAIN_DIFFERS)
-def test_plain_runs_of_these_optimizers_differ_between_modes(name):
-  """Why `TestKeras3` leaves them out of the same-bits check: without
-  tfpartial, eager and `tf.function` differ."""
-  runs = [kp.train(kp.PartialModel(poison=False), kp.ELEMENTWISE[name](),
-                   None, mode, steps=2)
-          for mode in (helpers.KERAS_EAGER, helpers.KERAS_TF_FUNCTION)]
-  assert any(not np.array_equal(helpers.bits(a["x"]), helpers.bits(b["x"]))
-             for a, b in zip(*runs)), f"{name}: plain runs now agree"
-
-
 class TestKeras3(conformance.Suite):
   """keras.optimizers: the element-wise ones (`kp.ELEMENTWISE`; Keras'
   Adam family as its fast paths take it, compact)."""
@@ -62,9 +44,12 @@ class TestKeras3(conformance.Suite):
       # Momentum and weight decay, Adam's moments, an accumulator, FTRL.
       "rows": ("SGD_momentum_nesterov_decay", "Adam_amsgrad", "Adagrad",
                "Ftrl_shrinkage"),
-      "exact": set(kp.ELEMENTWISE) - set(PLAIN_DIFFERS),
       "compact": OPTIMIZERS,
   }
+  # Grappler rewrites their arithmetic in a `tf.function`; ScheduleFreeAdamW's
+  # update goes wrong there (Keras 3.15, without tfpartial too).
+  PLAIN_DIFFERS = ("AdamW_ema_overwrite", "Ftrl_shrinkage",
+                   "ScheduleFreeAdamW")
   EXACT_WAYS = tuple(mode for mode in helpers.KERAS_MODES if not mode.fuses)
 
   @pytest.fixture
@@ -95,6 +80,11 @@ class TestKeras3(conformance.Suite):
     trajectory = _loop(kp.SplitModel(), self.OPTIMIZERS[name](), None, way)
     return [(v["t"], v["c"]) for v in trajectory]
 
+  def plain_run(self, way, name):
+    trajectory = _loop(kp.PartialModel(poison=False), self.OPTIMIZERS[name](),
+                       None, way)
+    return [v["x"] for v in trajectory]
+
   def plain_state(self, name, variables):
     """Keras keeps optimizer state by position: shapes in order."""
     model, optimizer = kp.PartialModel(poison=False), self.OPTIMIZERS[name]()
@@ -110,24 +100,12 @@ class TestKeras3(conformance.Suite):
   def rows(self, way, name):
     make = self.OPTIMIZERS[name]
     table_model, split_model = cp.keras_models(keras)
-    model = _poisoned_rows(table_model)()
+    model = conformance.poisoned_rows(table_model)()
     spec = tfpartial.train_only(model.table, cp.TRAIN_ROWS)
     trajectory = cp.train_keras(keras, model, make(), spec, way)
     reference = cp.train_keras(keras, split_model("rows", way.fuses), make(),
                                None, way)
     return trajectory, reference
-
-
-def _poisoned_rows(table_model):
-  """`table_model`, the gradient of each frozen id's lookup Inf/NaN."""
-
-  class PoisonedTable(table_model):
-
-    def call(self, ids):
-      rows = super().call(ids)
-      return problems.poisoned(rows, conformance.FROZEN_LOOKUPS)
-
-  return PoisonedTable
 
 
 def _check_frozen(trajectory, frozen_x=X0[X_FROZEN]):

@@ -48,7 +48,6 @@ class TestV1(conformance.Suite):
       "decay": ("Ftrl_l1_l2", "Ftrl_shrinkage", "ProximalGradientDescent",
                 "ProximalAdagrad", "AdagradDA"),
       "rows": OPTIMIZERS,
-      "exact": OPTIMIZERS,
       "compact": ("Adam",),  # Each optimizer: step/test_compact_elements.py.
   }
   EXACT_WAYS = tuple(V1Way(mode, "apply_gradients")
