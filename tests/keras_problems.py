@@ -167,9 +167,10 @@ def loss_of(model):
   return tf.reduce_sum(squared_sum(TARGETS, model(INPUTS)))
 
 
-def train(model, optimizer, spec, mode, steps=4, between=None):
+def train(model, optimizer, spec, mode, steps=4, between=None, applied=None):
   """Trains `model` in `mode` (a `helpers.KerasMode`); the values after
-  each step."""
+  each step. `applied`, a list, gets the optimizer that applies the
+  gradients (the wrapped one where `mode` wraps)."""
   variables = model.trainable_variables
   if mode.fit:
     trajectory = []
@@ -181,6 +182,8 @@ def train(model, optimizer, spec, mode, steps=4, between=None):
           on_train_batch_begin=lambda batch, logs: between(batch)))
     model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
                   loss=squared_sum)
+    if applied is not None:
+      applied.append(model.optimizer)
     model.fit(np.repeat(INPUTS, steps, 0), np.repeat(TARGETS, steps, 0),
               batch_size=1, epochs=1, shuffle=False, verbose=0,
               callbacks=callbacks)
@@ -188,9 +191,12 @@ def train(model, optimizer, spec, mode, steps=4, between=None):
   if spec is None:
     apply = optimizer.apply_gradients
   elif mode.wrap:
-    apply = spec.wrap(optimizer).apply_gradients
+    wrapped = spec.wrap(optimizer)
+    apply = wrapped.apply_gradients
   else:
     apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
+  if applied is not None:
+    applied.append(wrapped if spec is not None and mode.wrap else optimizer)
 
   def step():
     with tf.GradientTape() as tape:

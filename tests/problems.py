@@ -114,24 +114,31 @@ class Model:
 
 def steps_for(entry: str, runner, spec, optimizer, model: Model):
   """The step `entry` builds: the public ways to train under a spec."""
-  variables = model.variables
-  gs = {"global_step": model.global_step}
+  return entry_step(entry, runner, spec, optimizer, model.loss,
+                    model.variables, model.global_step)
+
+
+def entry_step(entry: str, runner, spec, optimizer, loss_fn, variables,
+               global_step):
+  """The step `entry` builds for `loss_fn` (a zero-argument callable) of
+  `variables`."""
+  gs = {"global_step": global_step}
 
   def apply_gradients():
-    grads = runner.gradients(model.loss, variables)
+    grads = runner.gradients(loss_fn, variables)
     return spec.apply_gradients(optimizer, zip(grads, variables), **gs)
 
   def minimize():
-    return spec.minimize(optimizer, runner.loss(model.loss), var_list=variables,
+    return spec.minimize(optimizer, runner.loss(loss_fn), var_list=variables,
                          **gs)
 
   def wrap_minimize():
-    return spec.wrap(optimizer).minimize(runner.loss(model.loss),
+    return spec.wrap(optimizer).minimize(runner.loss(loss_fn),
                                          var_list=variables, **gs)
 
   def wrap_compute_apply():
     wrapped = spec.wrap(optimizer)
-    pairs = wrapped.compute_gradients(runner.loss(model.loss),
+    pairs = wrapped.compute_gradients(runner.loss(loss_fn),
                                       var_list=variables)
     return wrapped.apply_gradients(pairs, **gs)
 

@@ -1,4 +1,4 @@
-"""tf_keras (Keras 2) optimizers, new and legacy: the freeze and the reference.
+"""tf_keras (Keras 2) optimizers, new and legacy: the conformance suite.
 
 Runs only where the `tf_keras` package is installed (the test extra
 installs it); codebases with `TF_USE_LEGACY_KERAS=1` train with these.
@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import compact_problem as cp
+import conformance
 import helpers
 import processes
 import problems
@@ -45,10 +47,10 @@ STEPS = 4
 class _Model(tf_keras.Model):
   """The problem's x, b, c as tf_keras weights (plain tf.Variables)."""
 
-  def __init__(self, split=False):
+  def __init__(self, split=False, poison=True):
     super().__init__()
     constant = tf_keras.initializers.Constant
-    self.split = split
+    self.split, self.poison = split, poison
     if split:
       self.t = self.add_weight("t", shape=(int((~X_FROZEN).sum()),),
                                initializer=constant(X0[~X_FROZEN]))
@@ -65,6 +67,8 @@ class _Model(tf_keras.Model):
       x = tf.tensor_scatter_nd_update(self.x_frozen, np.argwhere(~X_FROZEN),
                                       self.t)
       b = self.b
+    elif not self.poison:
+      x, b = self.x, self.b
     else:
       x = problems.poisoned(self.x, X_FROZEN)
       b = problems.poisoned(self.b, np.ones(B0.shape, bool))
@@ -89,11 +93,15 @@ def _squared_sum(y_true, y_pred):
 INPUTS, TARGETS = np.ones((1, 1), np.float32), np.zeros((1, 6), np.float32)
 
 
-def _train(model, optimizer, spec, mode):
+def _train(model, optimizer, spec, mode, applied=None):
+  """The values after each step; `applied`, a list, gets the optimizer
+  that applies the gradients (the wrapped one where `mode` wraps)."""
   trajectory = []
   if mode.fit:
     model.compile(optimizer=spec.wrap(optimizer) if spec else optimizer,
                   loss=_squared_sum)
+    if applied is not None:
+      applied.append(model.optimizer)
     record = tf_keras.callbacks.LambdaCallback(
         on_train_batch_end=lambda batch, logs: trajectory.append(model.values()))
     model.fit(np.repeat(INPUTS, STEPS, 0), np.repeat(TARGETS, STEPS, 0),
@@ -104,9 +112,12 @@ def _train(model, optimizer, spec, mode):
   if spec is None:
     apply = optimizer.apply_gradients
   elif mode.wrap:
-    apply = spec.wrap(optimizer).apply_gradients
+    wrapped = spec.wrap(optimizer)
+    apply = wrapped.apply_gradients
   else:
     apply = lambda pairs: spec.apply_gradients(optimizer, pairs)
+  if applied is not None:
+    applied.append(wrapped if spec is not None and mode.wrap else optimizer)
 
   def step():
     with tf.GradientTape() as tape:
@@ -125,53 +136,82 @@ def _train(model, optimizer, spec, mode):
   return trajectory
 
 
-@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_tf_keras_optimizers_freeze_and_follow_the_reference(
-    keras_exact_mode, name):
-  mode = keras_exact_mode
-  model = _Model()
-  trajectory = _train(model, OPTIMIZERS[name](), model.spec(), mode)
-  reference = _train(_Model(split=True), OPTIMIZERS[name](), None, mode)
-  assert len(trajectory) == len(reference) == STEPS
-  for step, (values, ref) in enumerate(zip(trajectory, reference), start=1):
-    helpers.assert_same_bits(values["x"][X_FROZEN], X0[X_FROZEN],
-                             f"frozen x, step {step}")
-    helpers.assert_same_bits(values["b"], B0, f"b, step {step}")
-    np.testing.assert_allclose(values["x"][~X_FROZEN], ref["t"], rtol=2e-5,
-                               atol=1e-6, err_msg=f"x trainable, step {step}")
-    np.testing.assert_allclose(values["c"], ref["c"], rtol=2e-5, atol=1e-6)
-  assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
+def _state(optimizer):
+  """The optimizer's variables: a method of the legacy optimizers, a
+  property of the new ones."""
+  return (optimizer.variables() if callable(optimizer.variables)
+          else optimizer.variables)
 
 
-@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_tf_keras_compact_element_masks_follow_the_reference(
-    keras_exact_mode, name):
-  """`compact=True` on an element mask: state only for the trainable
-  elements, which follow the split reference (bits where nothing fuses)."""
-  mode = keras_exact_mode
-  model = _Model()
-  model(INPUTS)
-  spec = (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
-          | tfpartial.freeze(model.b))
-  optimizer = OPTIMIZERS[name]()
-  trajectory = _train(model, optimizer, spec, mode)
-  reference = _train(_Model(split=True), OPTIMIZERS[name](), None, mode)
-  for step, (values, ref) in enumerate(zip(trajectory, reference), start=1):
-    helpers.assert_same_bits(values["x"][X_FROZEN], X0[X_FROZEN],
-                             f"frozen x, step {step}")
-    helpers.assert_same_bits(values["b"], B0, f"b, step {step}")
-    if mode.fuses:
-      np.testing.assert_allclose(values["x"][~X_FROZEN], ref["t"], rtol=2e-5,
-                                 atol=1e-6)
-    else:
-      helpers.assert_same_bits(values["x"][~X_FROZEN], ref["t"],
-                               f"x trainable, step {step}")
-  assert not np.array_equal(trajectory[-1]["x"][~X_FROZEN], X0[~X_FROZEN])
-  # A method of the legacy optimizers, a property of the new ones.
-  variables = (optimizer.variables() if callable(optimizer.variables)
-               else optimizer.variables)
-  shapes = {tuple(v.shape) for v in variables}
-  assert X0.shape not in shapes, "the optimizer holds state the size of x"
+class TestKeras2(conformance.Suite):
+  """Keras 2 optimizers, new and legacy (`tf_keras`, or `keras` on
+  TensorFlow 2.15), in every way of training but XLA in a custom loop."""
+
+  OPTIMIZERS = OPTIMIZERS
+  NAMES = {
+      "main": OPTIMIZERS,
+      "decay": ("AdamW", "Ftrl", "Lion", "legacy_Ftrl"),
+      # Sparse updates of the new and of the legacy optimizers.
+      "rows": ("SGD_momentum", "Lion", "legacy_Adam",
+               "legacy_RMSprop_centered"),
+      "compact": OPTIMIZERS,
+  }
+  PLAIN_DIFFERS = ("Ftrl",)  # Grappler rewrites it in a `tf.function`.
+  EXACT_WAYS = tuple(mode for mode in helpers.KERAS_LOOP_AND_FIT
+                     if not mode.jit_compile)
+
+  @pytest.fixture
+  def way(self, keras_exact_mode):
+    return keras_exact_mode
+
+  def fuses(self, way):
+    return way.jit_compile  # Keras 2's fit compiles no XLA.
+
+  def wraps(self, way):
+    return way.wrap
+
+  def train(self, way, name, compact):
+    model, applied = _Model(), []
+    spec = model.spec()
+    if compact:
+      spec = (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
+              | tfpartial.freeze(model.b))
+    trajectory = _train(model, OPTIMIZERS[name](), spec, way, applied=applied)
+    state = _state(applied[0])
+    return conformance.Run(
+        [(v["x"], v["b"], v["c"]) for v in trajectory],
+        [tuple(v.shape) for v in state],
+        frozenset(tuple(v.shape) for v in state))
+
+  def reference(self, way, name):
+    trajectory = _train(_Model(split=True), OPTIMIZERS[name](), None, way)
+    return [(v["t"], v["c"]) for v in trajectory]
+
+  def plain_run(self, way, name):
+    trajectory = _train(_Model(poison=False), OPTIMIZERS[name](), None, way)
+    return [v["x"] for v in trajectory]
+
+  def plain_state(self, name, variables):
+    """Keras keeps optimizer state by position: shapes in order."""
+    model, optimizer = _Model(), OPTIMIZERS[name]()
+    optimizer.apply_gradients([(tf.zeros_like(getattr(model, v)),
+                                getattr(model, v)) for v in variables])
+    return [tuple(v.shape) for v in _state(optimizer)]
+
+  def zero_gradient_moves(self, name):
+    model, optimizer = _Model(), OPTIMIZERS[name]()
+    optimizer.apply_gradients([(tf.zeros_like(model.x), model.x)])
+    return not np.array_equal(model.x.numpy(), X0)
+
+  def rows(self, way, name):
+    make = OPTIMIZERS[name]
+    table_model, split_model = cp.keras_models(tf_keras)
+    model = conformance.poisoned_rows(table_model)()
+    spec = tfpartial.train_only(model.table, cp.TRAIN_ROWS)
+    trajectory = cp.train_keras(tf_keras, model, make(), spec, way)
+    reference = cp.train_keras(tf_keras, split_model("rows"), make(), None,
+                               way)
+    return trajectory, reference
 
 
 def test_wrapped_tf_keras_optimizer_is_its_class_and_saves(tmp_path):

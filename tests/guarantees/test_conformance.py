@@ -1,75 +1,154 @@
-"""Guarantees 1, 2 and 3 for every tf.compat.v1.train optimizer and entry point.
+"""The conformance suite (`conformance.Suite`) for tf.compat.v1.train.
 
-Each test runs in every mode through the `mode` fixture. The gradients of
-the frozen elements are Inf and NaN throughout: they must leave no trace.
+Every optimizer of `problems.V1_OPTIMIZERS` in every mode (TF1 graph with
+resource and ref variables, eager, `tf.function`, XLA) through every entry
+point (`spec.apply_gradients`, `spec.minimize`, a wrapped optimizer's
+`minimize`, and its `compute_gradients` then `apply_gradients`).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
+import compact_problem as cp
+import conformance
 import helpers
 import problems
-from problems import B0, C0, X0, X_FROZEN
+import tfpartial
+from embedding_problem import XLA_SPARSE
+from problems import X0, X_FROZEN
 
-STEPS = 4
+
+class V1Way(NamedTuple):
+  """A mode of `conftest.py` and an entry point of `problems.ENTRIES`."""
+
+  mode: helpers.Mode
+  entry: str
+
+  def __repr__(self):
+    return f"{self.mode.name}-{self.entry}"
 
 
-def _train(mode, name, entry, steps=STEPS):
-  """Trains the problem under its spec; values after each step + reference."""
-  make = problems.V1_OPTIMIZERS[name]
+def _layout(optimizer, model):
+  """Per variable, the names of the slots the optimizer holds for it."""
+  return {name: frozenset(slot for slot in optimizer.get_slot_names()
+                          if optimizer.get_slot(variable, slot) is not None)
+          for name, variable in (("x", model.x), ("b", model.b),
+                                 ("c", model.c))}
+
+
+class TestV1(conformance.Suite):
+  """tf.compat.v1.train optimizers."""
+
+  OPTIMIZERS = problems.V1_OPTIMIZERS
+  NAMES = {
+      "main": OPTIMIZERS,
+      "decay": ("Ftrl_l1_l2", "Ftrl_shrinkage", "ProximalGradientDescent",
+                "ProximalAdagrad", "AdagradDA"),
+      "rows": OPTIMIZERS,
+      "compact": ("Adam",),  # Each optimizer: step/test_compact_elements.py.
+  }
+  EXACT_WAYS = tuple(V1Way(mode, "apply_gradients")
+                     for mode in helpers.EXACT_MODES)
+
+  @pytest.fixture(params=problems.ENTRIES)
+  def way(self, request, mode):
+    return V1Way(mode, request.param)
+
+  def fuses(self, way):
+    return way.mode is helpers.XLA
+
+  def wraps(self, way):
+    return way.entry.startswith("wrap")
+
+  def reference_key(self, way):
+    return way.mode.name
+
+  def train(self, way, name, compact):
+    make = self.OPTIMIZERS[name]
+    with way.mode.runner() as runner:
+      model = problems.Model.build(runner)
+      if compact:
+        spec = (tfpartial.train_only(model.x, ~X_FROZEN, compact=True)
+                | tfpartial.freeze(model.b))
+      else:
+        spec = model.spec()
+      optimizer = make(model.global_step)
+      run = runner.step(
+          problems.steps_for(way.entry, runner, spec, optimizer, model))
+      trajectory = []
+      for _ in range(conformance.STEPS):
+        run()
+        trajectory.append(tuple(runner.value(v) for v in model.variables))
+      shapes = frozenset(tuple(v.shape.as_list())
+                         for v in optimizer.variables())
+      return conformance.Run(trajectory, _layout(optimizer, model), shapes)
+
+  def reference(self, way, name):
+    with way.mode.runner() as runner:
+      return problems.split_reference(runner, self.OPTIMIZERS[name],
+                                      conformance.STEPS)
+
+  def plain_state(self, name, variables):
+    with helpers.TF1_GRAPH.runner() as runner:  # Slots are made when built.
+      model = problems.Model.build(runner)
+      optimizer = self.OPTIMIZERS[name](model.global_step)
+      optimizer.apply_gradients(
+          [(tf.zeros_like(getattr(model, v)), getattr(model, v))
+           for v in variables], global_step=model.global_step)
+      return _layout(optimizer, model)
+
+  def zero_gradient_moves(self, name):
+    with helpers.TF1_GRAPH.runner() as runner:
+      model = problems.Model.build(runner)
+      optimizer = self.OPTIMIZERS[name](model.global_step)
+      runner.run(optimizer.apply_gradients(
+          [(tf.zeros_like(model.x), model.x)], global_step=model.global_step))
+      return not np.array_equal(runner.value(model.x), X0)
+
+  def rows(self, way, name):
+    if way.mode is helpers.XLA and name not in XLA_SPARSE:
+      pytest.skip(f"TensorFlow has no XLA kernel for {name}'s sparse update")
+    make = self.OPTIMIZERS[name]
+    with way.mode.runner() as runner:
+      table = runner.variable(cp.TABLE0, "table")
+      gs = runner.variable(0, "gs", dtype=tf.int64, trainable=False)
+      spec = tfpartial.train_only(table, cp.TRAIN_ROWS)
+      loss = lambda: cp.loss(problems.poisoned(tf.gather(table, cp.IDS),
+                                               conformance.FROZEN_LOOKUPS))
+      run = runner.step(problems.entry_step(
+          way.entry, runner, spec, make(gs), loss, [table], gs))
+      trajectory = []
+      for _ in range(cp.STEPS):
+        run()
+        trajectory.append(runner.value(table))
+    reference = self._cached(("rows_reference", way.mode.name, name),
+                             lambda: _rows_reference(way.mode, make))
+    return trajectory, reference
+
+
+def _rows_reference(mode, make):
+  """The trainable rows in a variable of their own (`compact_problem`)."""
   with mode.runner() as runner:
-    model = problems.Model.build(runner)
-    spec = model.spec()
-    optimizer = make(model.global_step)
-    run = runner.step(
-        problems.steps_for(entry, runner, spec, optimizer, model))
+    small = runner.variable(cp.split_start("rows"), "small")
+    frozen = runner.variable(cp.TABLE0, "frozen", trainable=False)
+    gs = runner.variable(0, "gs", dtype=tf.int64, trainable=False)
+    optimizer = make(gs)
+
+    def step():
+      grads = runner.gradients(
+          lambda: cp.loss(cp.split_lookup(small, frozen, "rows", cp.IDS,
+                                          static=mode is helpers.XLA)),
+          [small])
+      if runner.graph:  # Every gradient before any update, as tfpartial.
+        grads = tf.tuple(grads)
+      return optimizer.apply_gradients(zip(grads, [small]), global_step=gs)
+
+    run = runner.step(step)
     trajectory = []
-    for _ in range(steps):
+    for _ in range(cp.STEPS):
       run()
-      trajectory.append([runner.value(v) for v in model.variables])
-    slots = {name: {slot for slot in optimizer.get_slot_names()
-                    if optimizer.get_slot(variable, slot) is not None}
-             for name, variable in (("x", model.x), ("b", model.b))}
-    reference = problems.split_reference(runner, make, steps)
-  return trajectory, reference, slots
-
-
-def _tolerance(mode):
-  # Element-wise kernels on a smaller variable: float32 round-off at most;
-  # XLA may fuse the two differently.
-  return dict(rtol=2e-5, atol=1e-6) if mode is helpers.XLA else dict(
-      rtol=1e-6, atol=1e-7)
-
-
-@pytest.mark.parametrize("entry", problems.ENTRIES)
-@pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
-def test_freeze_is_exact_and_training_faithful(mode, name, entry):
-  trajectory, reference, slots = _train(mode, name, entry)
-  for step, ((x, b, c), (t_ref, c_ref)) in enumerate(
-      zip(trajectory, reference), start=1):
-    helpers.assert_same_bits(x[X_FROZEN], X0[X_FROZEN], f"x frozen, step {step}")
-    helpers.assert_same_bits(b, B0, f"b (fully frozen), step {step}")
-    assert np.isfinite(x).all() and np.isfinite(c).all(), step
-    np.testing.assert_allclose(x[~X_FROZEN], t_ref, **_tolerance(mode),
-                               err_msg=f"x trainable, step {step}")
-    np.testing.assert_allclose(c, c_ref, **_tolerance(mode),
-                               err_msg=f"c, step {step}")
-  x, _, c = trajectory[-1]
-  assert not np.array_equal(x[~X_FROZEN], X0[~X_FROZEN]), "x did not train"
-  assert not np.array_equal(c, C0), "c did not train"
-  if entry.startswith("wrap"):  # A plain run's checkpoint layout.
-    assert slots["b"] == slots["x"], slots
-  else:  # Fully frozen b is left out of the update.
-    assert not slots["b"], f"fully frozen b got optimizer slots {slots}"
-
-
-@pytest.mark.parametrize("name", sorted(problems.V1_OPTIMIZERS))
-def test_every_mode_gives_the_same_bits(name):
-  runs = {mode.name: _train(mode, name, "apply_gradients")[0]
-          for mode in helpers.EXACT_MODES}
-  first_name, first = next(iter(runs.items()))
-  for other_name, other in runs.items():
-    for step, (expected, actual) in enumerate(zip(first, other), start=1):
-      for variable, e, a in zip("xbc", expected, actual):
-        helpers.assert_same_bits(
-            a, e, f"{other_name} vs {first_name}: {variable}, step {step}")
+      trajectory.append(runner.value(small))
+    return trajectory

@@ -71,3 +71,17 @@ def test_contributing_gives_the_quick_and_the_whole_test_run():
   assert (ROOT / quick.group(2)).is_file(), quick.group(2)
   assert "tox run-parallel --parallel 2" in section, section
   assert re.search(r"about \d+ minutes on 2 cores", section), section
+
+
+def test_contributing_names_every_family_of_the_conformance_suite():
+  """Each `conformance.Suite` subclass, in the file the section says."""
+  text = (ROOT / "docs/contributing.md").read_text()
+  section = text[text.index("## Adding an optimizer family"):]
+  section = section[:section.index("\n## ", 1)]
+  named = dict(re.findall(r"`(Test\w+)` in `(tests/\S+\.py)`", section))
+  found = {}
+  for path in (ROOT / "tests").rglob("test_*.py"):
+    for name in re.findall(r"^class (Test\w+)\(conformance\.Suite\)",
+                           path.read_text(), re.M):
+      found[name] = str(path.relative_to(ROOT))
+  assert found and named == found, (named, found)

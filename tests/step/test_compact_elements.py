@@ -68,13 +68,6 @@ def test_compact_elements_follow_the_split_reference(mode, name):
   assert set(shapes) <= {(), (TRAINABLE,), C0.shape}, shapes
 
 
-@pytest.mark.parametrize("entry", problems.ENTRIES)
-def test_compact_elements_through_every_entry_point(mode, entry):
-  trajectory, reference, _, shapes = _train(mode, "Adam", entry)
-  _check(mode, trajectory, reference)
-  assert (TRAINABLE,) in shapes and X0.shape not in shapes, shapes
-
-
 # An embedding whose rows are partly frozen, element by element; a lookup
 # gives a `tf.IndexedSlices` gradient.
 ROWS, DIM = 6, 4
