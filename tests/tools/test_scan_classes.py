@@ -970,6 +970,29 @@ FORMS = {
             train_op = opt.apply_gradients(capped, global_step=gs)
             """,
     }, [('grads-mask', 't.py', 3)]),
+    "var-list optimize_clones of the project then apply_gradients": ({
+        "deploy.py": """\
+            def _clone_gradients(optimizer, clone, **kwargs):
+              clone_loss = tf.add_n(clone.losses)
+              return clone_loss, optimizer.compute_gradients(clone_loss, **kwargs)
+
+            def optimize_clones(clones, optimizer, **kwargs):
+              losses, grads = [], []
+              for clone in clones:
+                clone_loss, clone_grad = _clone_gradients(optimizer, clone, **kwargs)
+                losses.append(clone_loss)
+                grads.append(clone_grad)
+              return tf.add_n(losses), grads
+            """,
+        "train.py": """\
+            import deploy
+            def main():
+              train_vars = [v for v in tf.trainable_variables()
+                            if v.name.startswith(FLAGS.trainable_scope)]
+              loss, grads = deploy.optimize_clones(clones, opt, var_list=train_vars)
+              return opt.apply_gradients(grads)
+            """,
+    }, [('var-list-filter', 'train.py', 3)]),
 }
 
 

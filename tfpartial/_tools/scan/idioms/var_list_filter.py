@@ -251,8 +251,17 @@ def _split(step: Step, steps: List[Step]) -> bool:
     return False
   mine = ast.unparse(step.var_list)
   return any(other.loss is not None and other.loss != step.loss and
-             other.var_list is not None and
+             other.var_list is not None and not _applies_pairs(other) and
              ast.unparse(other.var_list) != mine for other in steps)
+
+
+def _applies_pairs(step: Step) -> bool:
+  """Whether a step applies (gradient, variable) pairs made elsewhere: the
+  variables were chosen where the gradients were computed (a step of its
+  own), so it trains no other group."""
+  call = step.call
+  return _names.call_name(call) == "apply_gradients" and bool(
+      call.args) and step.var_list is call.args[0]
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
