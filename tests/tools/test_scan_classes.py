@@ -993,6 +993,17 @@ FORMS = {
               return opt.apply_gradients(grads)
             """,
     }, [('var-list-filter', 'train.py', 3)]),
+    "var-list filter beside a gradient with respect to the inputs": ({
+        "t.py": """\
+            def train(batch, labels):
+              images = tf.image.per_image_standardization(batch)
+              xent = lossf(labels, net(images))
+              adv = images + 0.01 * tf.sign(tf.gradients(xent, images)[0])
+              loss = lossf(labels, net(adv))
+              head = [v for v in tf.trainable_variables() if "logits" in v.name]
+              return opt.minimize(loss, var_list=head)
+            """,
+    }, [('var-list-filter', 't.py', 6)]),
 }
 
 

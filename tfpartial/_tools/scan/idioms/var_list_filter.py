@@ -251,17 +251,24 @@ def _split(step: Step, steps: List[Step]) -> bool:
     return False
   mine = ast.unparse(step.var_list)
   return any(other.loss is not None and other.loss != step.loss and
-             other.var_list is not None and not _applies_pairs(other) and
+             other.var_list is not None and _trains(other) and
              ast.unparse(other.var_list) != mine for other in steps)
 
 
-def _applies_pairs(step: Step) -> bool:
-  """Whether a step applies (gradient, variable) pairs made elsewhere: the
-  variables were chosen where the gradients were computed (a step of its
-  own), so it trains no other group."""
+def _trains(step: Step) -> bool:
+  """Whether a step chooses a group of variables to train: not the apply
+  of (gradient, variable) pairs made elsewhere (chosen where they were
+  computed, a step of its own), nor a gradient with respect to a tensor
+  no variable flows into (the inputs of an adversarial example, a saliency
+  map); a group passed in as a parameter may be variables."""
   call = step.call
-  return _names.call_name(call) == "apply_gradients" and bool(
-      call.args) and step.var_list is call.args[0]
+  name = _names.call_name(call)
+  if name == "apply_gradients":
+    return not (call.args and step.var_list is call.args[0])
+  if name not in {"gradients", "gradient"} or "var" in step.labels:
+    return True
+  chosen = step.var_list
+  return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
