@@ -1004,6 +1004,42 @@ FORMS = {
               return opt.minimize(loss, var_list=head)
             """,
     }, [('var-list-filter', 't.py', 6)]),
+    "var-list filter passed to a project wrapper from a file naming no step": ({
+        "optim.py": """\
+            def optimize_loss(loss, opt, var_list=None, clip=None):
+              grads_and_vars = opt.compute_gradients(loss, var_list=var_list)
+              if clip is not None:
+                grads_and_vars = [(tf.clip_by_norm(g, clip), v)
+                                  for g, v in grads_and_vars]
+              return opt.apply_gradients(grads_and_vars)
+            """,
+        "model.py": """\
+            from optim import optimize_loss
+            class Model:
+              def build(self, loss, opt):
+                pattern = re.compile(self.params["freeze_regex"])
+                var_list = [v for v in tf.trainable_variables()
+                            if not pattern.match(v.name)]
+                self.train_op = optimize_loss(loss, opt, var_list=var_list)
+            """,
+    }, [('var-list-filter', 'model.py', 5)]),
+    "var-list filter found where a wrapper is called, not inside it": ({
+        "optim.py": """\
+            def optimize_loss(loss, opt, var_list=None, clip=None):
+              grads_and_vars = opt.compute_gradients(loss, var_list=var_list)
+              if clip is not None:
+                grads_and_vars = [(tf.clip_by_norm(g, clip), v)
+                                  for g, v in grads_and_vars]
+              return opt.apply_gradients(grads_and_vars)
+            """,
+        "model.py": """\
+            from optim import optimize_loss
+            def build(loss, opt):
+              var_list = [v for v in tf.trainable_variables() if "head" in v.name]
+              norm = tf.global_norm(tf.gradients(loss, var_list))
+              return optimize_loss(loss, opt, var_list=var_list), norm
+            """,
+    }, [('var-list-filter', 'model.py', 3)]),
 }
 
 

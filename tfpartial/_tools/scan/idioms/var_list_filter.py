@@ -194,7 +194,12 @@ def _steps(analysis: Analysis) -> List[Step]:
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       flow.sink_labels(chosen, scope, "filtered") if chosen
                       else {}))
-  for scope, call in analysis.calls_named(names) if names else ():
+  # A wrapper's other steps train what its callers pass: their filter is
+  # found where the wrapper is called.
+  found = [step for step in found if not _inside(step.scope, wrappers)]
+  callers = analysis.project.all_modules_with(names) if names else []
+  for scope, call in analysis.project.calls_named(names, callers) if (
+      names) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
     callee = flow.callee(call, scope)
@@ -202,6 +207,16 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             flow))
   return found
+
+
+def _inside(scope: Optional[_scopes.Scope],
+            functions: Dict[int, Tuple[int, int]]) -> bool:
+  """Whether `scope` is one of `functions` or nested in one."""
+  while scope is not None:
+    if id(scope.node) in functions:
+      return True
+    scope = scope.parent
+  return False
 
 
 def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
