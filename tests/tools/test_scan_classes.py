@@ -485,6 +485,14 @@ NEGATIVE = {
         h = tf.matmul(x, w)
         out = tf.concat([tf.stop_gradient(h[:, :4]), h[:, 4:]], axis=1)
         """,
+    "var-list-filter: one step per network, each choosing its group": """\
+        nets = [build_net("net_%d" % i, images) for i in range(n)]
+        all_vars = tf.trainable_variables()
+        train_ops = []
+        for i in range(n):
+          mine = [v for v in all_vars if "net_%d" % i in v.name]
+          train_ops.append(opts[i].minimize(losses[i], var_list=mine))
+        """,
 }
 
 

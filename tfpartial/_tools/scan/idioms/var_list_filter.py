@@ -85,7 +85,8 @@ class VarListFilter(_idiom.Idiom):
         if "filtered" not in step.labels or _split(step, steps):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
-        if not isinstance(node, ast.expr) or _names_the_model(node, opened):
+        if not isinstance(node, ast.expr) or _names_the_model(
+            node, opened) or _per_group(step, node):
           continue
         key = (id(step.scope), step.loss or str(id(node)))
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
@@ -284,6 +285,23 @@ def _trains(step: Step) -> bool:
     return True
   chosen = step.var_list
   return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
+
+
+def _per_group(step: Step, node: ast.AST) -> bool:
+  """Whether the step is made in a loop whose variable chooses the group
+  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
+  step per group, every group trained (mutual learning, ensembles)."""
+  loops: Set[str] = set()
+  for loop in ast.walk(step.scope.node):
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
+        inner is step.call for inner in ast.walk(loop)):
+      loops.update(n.id for n in ast.walk(loop.target)
+                   if isinstance(n, ast.Name))
+  if not loops:
+    return False
+  used = {n.id for part in (node, step.var_list) if part is not None
+          for n in ast.walk(part) if isinstance(n, ast.Name)}
+  return bool(used & loops)
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
