@@ -493,6 +493,15 @@ NEGATIVE = {
           mine = [v for v in all_vars if "net_%d" % i in v.name]
           train_ops.append(opts[i].minimize(losses[i], var_list=mine))
         """,
+    "var-list-filter: a utility keeps the variables its caller gives": """\
+        def per_layer_grads(tape, model, loss, chosen=None):
+          layer_vars = []
+          for layer in model.layers:
+            if chosen is None or any(w.ref() in chosen
+                                     for w in layer.trainable_weights):
+              layer_vars.append(layer.trainable_weights)
+          return tape.gradient(loss, layer_vars)
+        """,
 }
 
 
@@ -1048,6 +1057,13 @@ FORMS = {
               return optimize_loss(loss, opt, var_list=var_list), norm
             """,
     }, [('var-list-filter', 'model.py', 3)]),
+    "var-list frozen variables given by the caller left out": ({
+        "t.py": """\
+            def train_op(loss, opt, frozen):
+              chosen = [v for v in tf.trainable_variables() if v not in frozen]
+              return opt.minimize(loss, var_list=chosen)
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
 }
 
 
