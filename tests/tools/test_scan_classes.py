@@ -1064,6 +1064,38 @@ FORMS = {
               return opt.minimize(loss, var_list=chosen)
             """,
     }, [('var-list-filter', 't.py', 2)]),
+    "grads-mask elements zeroed by a condition in a loop": ({
+        "t.py": """\
+            def step(model, opt, x, y):
+              with tf.GradientTape() as tape:
+                loss = lossf(y, model(x))
+              grads = tape.gradient(loss, model.trainable_variables)
+              for i, w in enumerate(model.trainable_variables):
+                g = grads[i]
+                g[w == 0] = 0
+                grads[i] = g
+              opt.apply_gradients(zip(grads, model.trainable_variables))
+            """,
+    }, [('grads-mask', 't.py', 7)]),
+    "grads-mask numpy elements zeroed in a train_step helper": ({
+        "t.py": """\
+            class Pruned(tf.keras.Model):
+              def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                  loss = self.compiled_loss(y, self(x, training=True))
+                grads = tape.gradient(loss, self.trainable_variables)
+                grads = self.__keep_pruned(grads)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+
+              def __keep_pruned(self, grads):
+                for i, w in enumerate(self.trainable_variables):
+                  g = grads[i].numpy()
+                  g[w.numpy() == 0] = 0
+                  grads[i] = g
+                return grads
+            """,
+    }, [('grads-mask', 't.py', 13)]),
 }
 
 
