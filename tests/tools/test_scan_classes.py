@@ -1096,6 +1096,68 @@ FORMS = {
                 return grads
             """,
     }, [('grads-mask', 't.py', 13)]),
+    # The train op fetched from an object (`model.train_op`) is what this
+    # file assigns under that name, before what many others assign.
+    "write-back run after a train op fetched from an object": ({
+        **{f"other{i}.py": """\
+            import tensorflow as tf
+            class Other:
+              def build(self):
+                self.train_op = tf.group(self.ops)
+                self.fix = tf.assign(self.w, self.w0)
+            """ for i in range(9)},
+        "z.py": """\
+            import tensorflow as tf
+            class Train:
+              def __init__(self, config):
+                self.emb = tf.get_variable("emb", [100, 8])
+                self.clear_padding = tf.scatter_update(
+                    self.emb, [0], tf.zeros([1, 8]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(self.cost)
+
+            def run_epoch(sess, model, batches):
+              for b in batches:
+                sess.run([model.train_op, model.cost], feed_dict=b)
+                sess.run(model.clear_padding)
+            """,
+    }, [('write-back', 'z.py', 5)]),
+    "write-back built in one file, run after the step in another": ({
+        "prep.py": """\
+            import tensorflow as tf
+            class Prep:
+              def embedding(self, n, d):
+                self.emb = tf.get_variable("emb", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.zeros([1, d]))
+                return self.emb
+            """,
+        "model.py": """\
+            import tensorflow as tf
+            from prep import Prep
+            class Model:
+              def train(self, batches):
+                self.prep = Prep()
+                loss = build(self.prep.embedding(100, 8))
+                op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+                with tf.Session() as sess:
+                  for b in batches:
+                    sess.run(op, feed_dict=b)
+                    sess.run(self.prep.clear_padding)
+            """,
+    }, [('write-back', 'prep.py', 5)]),
+    "write-back run before each step of a loop": ({
+        "t.py": """\
+            import tensorflow as tf
+            def fit(batches):
+              emb = tf.get_variable("emb", [100, 8])
+              clear_padding = tf.scatter_update(emb, [0], tf.zeros([1, 8]))
+              op = tf.train.AdamOptimizer(1e-3).minimize(build(emb))
+              with tf.Session() as sess:
+                for b in batches:
+                  sess.run(clear_padding)
+                  _, loss = sess.run([op, cost], feed_dict=b)
+            """,
+    }, [('write-back', 't.py', 4)]),
 }
 
 

@@ -26,6 +26,7 @@ the calls of its function in the project pass it.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
@@ -470,22 +471,27 @@ class Flow:
         or [node]
     for item in items:
       if isinstance(item, ast.Attribute):
-        for kind, where in self._spelled(item.attr).items():
+        for kind, where in self._spelled(item.attr, scope).items():
           found.setdefault(kind, where)
     return found
 
-  def _spelled(self, attribute: str) -> Labels:
+  def _spelled(self, attribute: str, scope: _scopes.Scope) -> Labels:
     """A train op or a write op fetched by its attribute name from an
     object the flow cannot follow (`model.train_op`): what the project
-    assigns to that spelling, if it is one of those."""
-    key = ("spelled", attribute)
+    assigns to that spelling, if it is one of those (the assignments
+    nearest the fetch first: in its file, then its folder's)."""
+    here = os.path.abspath(self.project.module_of(scope).path)
+    key = ("spelled", attribute, here)
     if key in self._active or attribute not in self.project.names_assigned_from(
         _names.TRAIN_STEPS | _names.WRITES):
       return {}
     self._active.add(key)
     found: Labels = {}
+    assigned = sorted(self.project.assigned(attribute), key=lambda pair: -len(
+        os.path.commonpath([here, os.path.abspath(
+            self.project.module_of(pair[1]).path)])))
     try:
-      for value, home in self.project.assigned(attribute)[:8]:
+      for value, home in assigned[:8]:
         if isinstance(value, ast.Call) and _names.call_name(value) in (
             _names.TRAIN_STEPS | _names.WRITES):
           for kind, where in self.labels(value, home).items():
