@@ -502,6 +502,23 @@ NEGATIVE = {
               layer_vars.append(layer.trainable_weights)
           return tape.gradient(loss, layer_vars)
         """,
+    "weight-remask: a masker of inputs named for masks, not a constraint": """\
+        class CompletionMasker(BaseMasker):
+          def __call__(self, rolls, outer_masks=1.0):
+            masks = (rolls == 0).all(axis=2, keepdims=True)
+            inner = masks + 0 * rolls  # Broadcast to the rolls' shape.
+            return inner * outer_masks
+        """,
+    "write-back: a layer test helper sets weights after a step": {
+        "utils/tf_test_utils.py": """\
+            def layer_test(layer_cls, x, y, weights):
+              model = tf.keras.Sequential([layer_cls()])
+              model.compile("rmsprop", "mse")
+              model.train_on_batch(x, y)
+              model.layers[0].set_weights(weights)
+              return model.predict(x)
+            """,
+    },
 }
 
 
