@@ -485,6 +485,40 @@ NEGATIVE = {
         h = tf.matmul(x, w)
         out = tf.concat([tf.stop_gradient(h[:, :4]), h[:, 4:]], axis=1)
         """,
+    "var-list-filter: one step per network, each choosing its group": """\
+        nets = [build_net("net_%d" % i, images) for i in range(n)]
+        all_vars = tf.trainable_variables()
+        train_ops = []
+        for i in range(n):
+          mine = [v for v in all_vars if "net_%d" % i in v.name]
+          train_ops.append(opts[i].minimize(losses[i], var_list=mine))
+        """,
+    "var-list-filter: a utility keeps the variables its caller gives": """\
+        def per_layer_grads(tape, model, loss, chosen=None):
+          layer_vars = []
+          for layer in model.layers:
+            if chosen is None or any(w.ref() in chosen
+                                     for w in layer.trainable_weights):
+              layer_vars.append(layer.trainable_weights)
+          return tape.gradient(loss, layer_vars)
+        """,
+    "weight-remask: a masker of inputs named for masks, not a constraint": """\
+        class CompletionMasker(BaseMasker):
+          def __call__(self, rolls, outer_masks=1.0):
+            masks = (rolls == 0).all(axis=2, keepdims=True)
+            inner = masks + 0 * rolls  # Broadcast to the rolls' shape.
+            return inner * outer_masks
+        """,
+    "write-back: a layer test helper sets weights after a step": {
+        "utils/tf_test_utils.py": """\
+            def layer_test(layer_cls, x, y, weights):
+              model = tf.keras.Sequential([layer_cls()])
+              model.compile("rmsprop", "mse")
+              model.train_on_batch(x, y)
+              model.layers[0].set_weights(weights)
+              return model.predict(x)
+            """,
+    },
 }
 
 
@@ -970,6 +1004,177 @@ FORMS = {
             train_op = opt.apply_gradients(capped, global_step=gs)
             """,
     }, [('grads-mask', 't.py', 3)]),
+    "var-list optimize_clones of the project then apply_gradients": ({
+        "deploy.py": """\
+            def _clone_gradients(optimizer, clone, **kwargs):
+              clone_loss = tf.add_n(clone.losses)
+              return clone_loss, optimizer.compute_gradients(clone_loss, **kwargs)
+
+            def optimize_clones(clones, optimizer, **kwargs):
+              losses, grads = [], []
+              for clone in clones:
+                clone_loss, clone_grad = _clone_gradients(optimizer, clone, **kwargs)
+                losses.append(clone_loss)
+                grads.append(clone_grad)
+              return tf.add_n(losses), grads
+            """,
+        "train.py": """\
+            import deploy
+            def main():
+              train_vars = [v for v in tf.trainable_variables()
+                            if v.name.startswith(FLAGS.trainable_scope)]
+              loss, grads = deploy.optimize_clones(clones, opt, var_list=train_vars)
+              return opt.apply_gradients(grads)
+            """,
+    }, [('var-list-filter', 'train.py', 3)]),
+    "var-list filter beside a gradient with respect to the inputs": ({
+        "t.py": """\
+            def train(batch, labels):
+              images = tf.image.per_image_standardization(batch)
+              xent = lossf(labels, net(images))
+              adv = images + 0.01 * tf.sign(tf.gradients(xent, images)[0])
+              loss = lossf(labels, net(adv))
+              head = [v for v in tf.trainable_variables() if "logits" in v.name]
+              return opt.minimize(loss, var_list=head)
+            """,
+    }, [('var-list-filter', 't.py', 6)]),
+    "var-list filter passed to a project wrapper from a file naming no step": ({
+        "optim.py": """\
+            def optimize_loss(loss, opt, var_list=None, clip=None):
+              grads_and_vars = opt.compute_gradients(loss, var_list=var_list)
+              if clip is not None:
+                grads_and_vars = [(tf.clip_by_norm(g, clip), v)
+                                  for g, v in grads_and_vars]
+              return opt.apply_gradients(grads_and_vars)
+            """,
+        "model.py": """\
+            from optim import optimize_loss
+            class Model:
+              def build(self, loss, opt):
+                pattern = re.compile(self.params["freeze_regex"])
+                var_list = [v for v in tf.trainable_variables()
+                            if not pattern.match(v.name)]
+                self.train_op = optimize_loss(loss, opt, var_list=var_list)
+            """,
+    }, [('var-list-filter', 'model.py', 5)]),
+    "var-list filter found where a wrapper is called, not inside it": ({
+        "optim.py": """\
+            def optimize_loss(loss, opt, var_list=None, clip=None):
+              grads_and_vars = opt.compute_gradients(loss, var_list=var_list)
+              if clip is not None:
+                grads_and_vars = [(tf.clip_by_norm(g, clip), v)
+                                  for g, v in grads_and_vars]
+              return opt.apply_gradients(grads_and_vars)
+            """,
+        "model.py": """\
+            from optim import optimize_loss
+            def build(loss, opt):
+              var_list = [v for v in tf.trainable_variables() if "head" in v.name]
+              norm = tf.global_norm(tf.gradients(loss, var_list))
+              return optimize_loss(loss, opt, var_list=var_list), norm
+            """,
+    }, [('var-list-filter', 'model.py', 3)]),
+    "var-list frozen variables given by the caller left out": ({
+        "t.py": """\
+            def train_op(loss, opt, frozen):
+              chosen = [v for v in tf.trainable_variables() if v not in frozen]
+              return opt.minimize(loss, var_list=chosen)
+            """,
+    }, [('var-list-filter', 't.py', 2)]),
+    "grads-mask elements zeroed by a condition in a loop": ({
+        "t.py": """\
+            def step(model, opt, x, y):
+              with tf.GradientTape() as tape:
+                loss = lossf(y, model(x))
+              grads = tape.gradient(loss, model.trainable_variables)
+              for i, w in enumerate(model.trainable_variables):
+                g = grads[i]
+                g[w == 0] = 0
+                grads[i] = g
+              opt.apply_gradients(zip(grads, model.trainable_variables))
+            """,
+    }, [('grads-mask', 't.py', 7)]),
+    "grads-mask numpy elements zeroed in a train_step helper": ({
+        "t.py": """\
+            class Pruned(tf.keras.Model):
+              def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                  loss = self.compiled_loss(y, self(x, training=True))
+                grads = tape.gradient(loss, self.trainable_variables)
+                grads = self.__keep_pruned(grads)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+
+              def __keep_pruned(self, grads):
+                for i, w in enumerate(self.trainable_variables):
+                  g = grads[i].numpy()
+                  g[w.numpy() == 0] = 0
+                  grads[i] = g
+                return grads
+            """,
+    }, [('grads-mask', 't.py', 13)]),
+    # The train op fetched from an object (`model.train_op`) is what this
+    # file assigns under that name, before what many others assign.
+    "write-back run after a train op fetched from an object": ({
+        **{f"other{i}.py": """\
+            import tensorflow as tf
+            class Other:
+              def build(self):
+                self.train_op = tf.group(self.ops)
+                self.fix = tf.assign(self.w, self.w0)
+            """ for i in range(9)},
+        "z.py": """\
+            import tensorflow as tf
+            class Train:
+              def __init__(self, config):
+                self.emb = tf.get_variable("emb", [100, 8])
+                self.clear_padding = tf.scatter_update(
+                    self.emb, [0], tf.zeros([1, 8]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(self.cost)
+
+            def run_epoch(sess, model, batches):
+              for b in batches:
+                sess.run([model.train_op, model.cost], feed_dict=b)
+                sess.run(model.clear_padding)
+            """,
+    }, [('write-back', 'z.py', 5)]),
+    "write-back built in one file, run after the step in another": ({
+        "prep.py": """\
+            import tensorflow as tf
+            class Prep:
+              def embedding(self, n, d):
+                self.emb = tf.get_variable("emb", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.zeros([1, d]))
+                return self.emb
+            """,
+        "model.py": """\
+            import tensorflow as tf
+            from prep import Prep
+            class Model:
+              def train(self, batches):
+                self.prep = Prep()
+                loss = build(self.prep.embedding(100, 8))
+                op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+                with tf.Session() as sess:
+                  for b in batches:
+                    sess.run(op, feed_dict=b)
+                    sess.run(self.prep.clear_padding)
+            """,
+    }, [('write-back', 'prep.py', 5)]),
+    "write-back run before each step of a loop": ({
+        "t.py": """\
+            import tensorflow as tf
+            def fit(batches):
+              emb = tf.get_variable("emb", [100, 8])
+              clear_padding = tf.scatter_update(emb, [0], tf.zeros([1, 8]))
+              op = tf.train.AdamOptimizer(1e-3).minimize(build(emb))
+              with tf.Session() as sess:
+                for b in batches:
+                  sess.run(clear_padding)
+                  _, loss = sess.run([op, cost], feed_dict=b)
+            """,
+    }, [('write-back', 't.py', 4)]),
 }
 
 

@@ -80,7 +80,8 @@ class Analysis:
     module = self.module(scope)
     if id(module) not in self._orders:
       assert module.tree is not None
-      self._orders[id(module)] = _order.Order(module.tree, self.fetchers)
+      self._orders[id(module)] = _order.Order(module.tree, self.fetchers,
+                                              self.order)
     return self._orders[id(module)]
 
   def fetchers(self, write: ast.Call, scope: _scopes.Scope

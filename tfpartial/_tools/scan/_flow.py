@@ -26,7 +26,8 @@ the calls of its function in the project pass it.
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+import os
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -35,6 +36,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels, union
 
 _MAX_DEPTH = 60
+_ROUNDS = 3  # Rounds of a cycle of names read until it is stable.
 _FROM_CALLERS = 24  # Call sites a parameter reads, at most.
 # What a parameter takes from its callers: values, not a caller's place.
 _PASSED = {"grad", "var", "filtered", "mask", "const", "shadow", "fn", "obj",
@@ -62,6 +64,13 @@ class Flow:
     self._bound: Dict[int, Dict[str, Labels]] = {}
     self._token: object = None
     self._active: Set[object] = set()
+    # A name read while it is read (a loop's `g = grads[i]; grads[i] = g`)
+    # gives what its read gave so far; when that grows, the read is done
+    # again, what was memoised since it began forgotten (the journal).
+    self._closing: Set[object] = set()  # Reads a cycle came back to.
+    self._provisional: Dict[object, Labels] = {}
+    self._journal: List[Tuple[Dict[Any, Labels], object]] = []
+    self._again = False  # A read is being done again.
     self._helpers: Dict[Tuple[int, FrozenSet[str]], Labels] = {}
     self._from_callers: Dict[Tuple[int, str], Labels] = {}
     self.classes: Dict[int, _scopes.ClassInfo] = {}
@@ -95,6 +104,7 @@ class Flow:
       self.depth -= 1
     if not env:
       self._memo[key] = result
+      self._journal.append((self._memo, key))
     if node in result.values():
       self.origin.setdefault(id(node), scope)
     return result
@@ -217,35 +227,57 @@ class Flow:
     if key in self._names:
       return self._names[key]
     if key in self._active:  # A name defined from itself: what is known.
-      return {}
+      self._closing.add(key)
+      return self._provisional.get(key, {})
     self._active.add(key)
-    found: Labels = {}
+    start, again = len(self._journal), self._again
     try:
-      defs = place.defs.get(name, [])
-      for index in reaching:
-        value = defs[index].value
-        got = self.labels(value, place)
-        got = self._part(value, got, defs[index])
-        got = self.chosen(value, place, got)
-        for kind, where in got.items():
-          found.setdefault(kind, where)
-      if name in place.params:
-        if name in bound:
-          found.update(bound[name])
-        else:
-          found.setdefault("param", node or place.node)
-          if self._calling:
-            for kind, where in self._passed(name, place).items():
-              found.setdefault(kind, where)
-        found.update(_names.param_labels(name, place))
-      if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
-                      for d in defs) and any(
-          isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
-              "ones", "zeros", "ones_like", "zeros_like"} for d in defs):
-        found["mask"] = node or place.node  # `m = ones(n); m[0] = 0`.
+      for _ in range(_ROUNDS):  # A cycle read again with what it gave.
+        found = self._read_once(name, node, place, reaching, bound)
+        if again or key not in self._closing or set(found) == set(
+            self._provisional.get(key, {})):
+          break
+        self._closing.discard(key)
+        self._provisional[key] = found
+        for memo, stored in self._journal[start:]:
+          memo.pop(stored, None)
+        del self._journal[start:]
+        self._again = True
     finally:
+      self._again = again
       self._active.discard(key)
+      self._closing.discard(key)
+      self._provisional.pop(key, None)
     self._names[key] = found
+    self._journal.append((self._names, key))
+    return found
+
+  def _read_once(self, name: str, node: Optional[ast.AST],
+                 place: _scopes.Scope, reaching: Tuple[int, ...],
+                 bound: Dict[str, Labels]) -> Labels:
+    found: Labels = {}
+    defs = place.defs.get(name, [])
+    for index in reaching:
+      value = defs[index].value
+      got = self.labels(value, place)
+      got = self._part(value, got, defs[index])
+      got = self.chosen(value, place, got)
+      for kind, where in got.items():
+        found.setdefault(kind, where)
+    if name in place.params:
+      if name in bound:
+        found.update(bound[name])
+      else:
+        found.setdefault("param", node or place.node)
+        if self._calling:
+          for kind, where in self._passed(name, place).items():
+            found.setdefault(kind, where)
+      found.update(_names.param_labels(name, place))
+    if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
+                    for d in defs) and any(
+        isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
+            "ones", "zeros", "ones_like", "zeros_like"} for d in defs):
+      found["mask"] = node or place.node  # `m = ones(n); m[0] = 0`.
     return found
 
   def chosen(self, value: ast.expr, home: _scopes.Scope, got: Labels
@@ -439,22 +471,27 @@ class Flow:
         or [node]
     for item in items:
       if isinstance(item, ast.Attribute):
-        for kind, where in self._spelled(item.attr).items():
+        for kind, where in self._spelled(item.attr, scope).items():
           found.setdefault(kind, where)
     return found
 
-  def _spelled(self, attribute: str) -> Labels:
+  def _spelled(self, attribute: str, scope: _scopes.Scope) -> Labels:
     """A train op or a write op fetched by its attribute name from an
     object the flow cannot follow (`model.train_op`): what the project
-    assigns to that spelling, if it is one of those."""
-    key = ("spelled", attribute)
+    assigns to that spelling, if it is one of those (the assignments
+    nearest the fetch first: in its file, then its folder's)."""
+    here = os.path.abspath(self.project.module_of(scope).path)
+    key = ("spelled", attribute, here)
     if key in self._active or attribute not in self.project.names_assigned_from(
         _names.TRAIN_STEPS | _names.WRITES):
       return {}
     self._active.add(key)
     found: Labels = {}
+    assigned = sorted(self.project.assigned(attribute), key=lambda pair: -len(
+        os.path.commonpath([here, os.path.abspath(
+            self.project.module_of(pair[1]).path)])))
     try:
-      for value, home in self.project.assigned(attribute)[:8]:
+      for value, home in assigned[:8]:
         if isinstance(value, ast.Call) and _names.call_name(value) in (
             _names.TRAIN_STEPS | _names.WRITES):
           for kind, where in self.labels(value, home).items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
@@ -207,6 +207,7 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     return True
   if _in_chosen_list(node, flow, scope, env):
     return True
+  given = _given_lists(node, scope)
   for item in ast.walk(node):
     if isinstance(item, ast.Call) and item.args:
       spelled = call_name(item)
@@ -219,10 +220,22 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     elif isinstance(item, (ast.Name, ast.Attribute)) and not isinstance(
         item.ctx, ast.Store):
       spelled = item.id if isinstance(item, ast.Name) else item.attr
-      if spelled != "trainable" and any(
+      if spelled != "trainable" and spelled not in given and any(
           _CHOICE_WORDS.match(word) for word in _words(spelled)):
         return True
   return False
+
+
+def _given_lists(node: ast.AST, scope: object) -> Set[str]:
+  """The parameters a condition keeps the members of (`w.ref() in
+  trainable_vars`): the caller's choice, passed on, not one made here
+  (`not in frozen` leaves variables out here)."""
+  params = getattr(scope, "params", None) or ()
+  return {item.comparators[0].id for item in ast.walk(node)
+          if isinstance(item, ast.Compare) and len(item.ops) == 1 and
+          isinstance(item.ops[0], ast.In) and isinstance(
+              item.comparators[0], ast.Name) and
+          item.comparators[0].id in params}
 
 
 def _in_chosen_list(node: ast.AST, flow: object, scope: object,
@@ -245,9 +258,13 @@ def _in_chosen_list(node: ast.AST, flow: object, scope: object,
 
 
 def _words(identifier: str) -> List[str]:
-  """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too."""
+  """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too; without
+  `trainable` where it names all the trainable variables
+  (`layer_trainable_weights`)."""
   spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", identifier)
-  return [w for w in spaced.split("_") if w]
+  words = [w for w in spaced.split("_") if w]
+  return [w for i, w in enumerate(words) if w.lower() != "trainable" or (
+      words[i + 1:i + 2] not in (["weights"], ["variables"], ["vars"]))]
 
 
 def _none_check(node: ast.AST) -> bool:

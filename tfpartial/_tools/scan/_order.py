@@ -36,8 +36,11 @@ class Order:
   """
 
   def __init__(self, tree: ast.Module,
-               fetchers: Optional[Fetchers] = None):
+               fetchers: Optional[Fetchers] = None,
+               orders: Optional[Callable[[_scopes.Scope], "Order"]] = None):
     self._fetchers = fetchers or (lambda write, scope: [])
+    # The order of another scope's module (a run in another file).
+    self._orders = orders or (lambda scope: self)
     self._parents: Dict[int, ast.AST] = {}
     for node in ast.walk(tree):
       for child in ast.iter_child_nodes(node):
@@ -76,7 +79,7 @@ class Order:
       if "train" in found:
         return {"order": "fetch", "at": call}
     for run, place in self._runs_of(write, scope, flow):
-      step = self._step_before(run, place, flow)
+      step = self._orders(place)._step_before(run, place, flow)
       if step is not None:
         return {"order": "after", "at": step}
     if _after_steps(scope):
@@ -119,11 +122,26 @@ class Order:
           if scope.parent is None and not self._in_loop(block):
             return None  # Module code run once after training: a reset.
           return firsts[index[id(node)]]
+        if id(node) in index and field == "body" and isinstance(
+            block, (ast.For, ast.AsyncFor, ast.While)):
+          later = firsts[index[id(node)] + 1:] + [self._block_end(
+              block, field, siblings, scope, flow)]
+          step = next((s for s in later if s is not None), None)
+          if step is not None:
+            return step  # Run before each step: after the one before.
       if block is None or isinstance(block, (
           ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return None
       node = block
     return None
+
+  def _block_end(self, block: ast.AST, field: str, siblings: List[ast.AST],
+                 scope: _scopes.Scope, flow: "Flow") -> Optional[ast.AST]:
+    """The first step a block runs, if any (its last statement's too)."""
+    _, firsts = self._block_steps(block, field, siblings, scope, flow)
+    seen = next((s for s in firsts if s is not None), None)
+    return seen if seen is not None or not siblings else self._runs_a_step(
+        siblings[-1], scope, flow)
 
   def _in_loop(self, node: Optional[ast.AST]) -> bool:
     """Whether `node` is a loop or in one (repeated with the step)."""

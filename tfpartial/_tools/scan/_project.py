@@ -174,12 +174,15 @@ class Module:
   @functools.cached_property
   def is_test(self) -> bool:
     """Whether the file is a test (`test_x.py`, `x_test.py`, under
-    `tests/`): it exercises the project's code, it does not train."""
+    `tests/`) or a helper of the tests (`tf_test_utils.py`,
+    `testing_utils.py`): it exercises the project's code, it does not
+    train."""
     parts = os.path.normpath(self.path).replace("\\", "/").split("/")
     name = parts[-1].rsplit(".", 1)[0]
-    return name.startswith("test_") or name.endswith(("_test", "_tests")) \
-        or name == "conftest" or any(p in {"tests", "test"}
-                                     for p in parts[:-1])
+    return name.startswith("test_") or name.endswith((
+        "_test", "_tests", "test_util", "test_utils", "testing_utils")) \
+        or name in {"conftest", "testing"} or any(
+            p in {"tests", "test"} for p in parts[:-1])
 
   @functools.cached_property
   def wanted(self) -> bool:

@@ -38,6 +38,10 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp,
                    ast.DictComp)
 
 
+# The attribute marking a `where` that stands for `g[cond] = 0`.
+ZEROED = "tfpartial_zeroed"
+
+
 def _children(node: ast.AST) -> List[ast.AST]:
   """The child nodes of `node` (as `ast.iter_child_nodes`, faster)."""
   found: List[ast.AST] = []
@@ -411,7 +415,26 @@ class _Binder:
       base: ast.expr = target.value
       while isinstance(base, ast.Subscript):
         base = base.value
-      self.bind(base, value, replaces=False)
+      self.bind(base, self._zeroed(target, value), replaces=False)
+
+  def _zeroed(self, target: ast.Subscript, value: ast.expr) -> ast.expr:
+    """`g[w == 0] = 0` (elements chosen by a condition set to zero) as
+    the `where(w == 0, 0, g)` it is, for the flow; any other element
+    assignment as its value."""
+    chosen = target.slice
+    if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
+        or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (
+            isinstance(chosen, ast.UnaryOp) and isinstance(
+                chosen.operand, ast.Constant)):
+      return value
+    base = _as_load(target.value)
+    for name in ast.walk(base):  # It reads what held before.
+      if isinstance(name, ast.Name):
+        self.scope.uses[id(name)] = ((target.lineno, target.col_offset),
+                                     self.where)
+    where = ast.Call(ast.Name("where", ast.Load()), [chosen, value, base], [])
+    setattr(where, ZEROED, True)  # Not in the source: said so when shown.
+    return ast.fix_missing_locations(ast.copy_location(where, target))
 
   def _guard(self, value: ast.expr, replaces: bool) -> None:
     if not replaces and self.where.guard is not None and self.where.loops:

@@ -70,6 +70,8 @@ class GradsMask(_idiom.Idiom):
     node = hit.node
     how = (f"`{_names.call_name(node)}`" if isinstance(node, ast.Call)
            else "a mask")
+    if getattr(node, _scopes.ZEROED, False):
+      how = "an element assignment of zeros"
     if hit.sink is not None:
       message = (f"gradients zeroed by {how} before "
                  f"`{_names.call_name(hit.sink)}` (line "

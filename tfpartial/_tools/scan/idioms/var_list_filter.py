@@ -85,7 +85,8 @@ class VarListFilter(_idiom.Idiom):
         if "filtered" not in step.labels or _split(step, steps):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
-        if not isinstance(node, ast.expr) or _names_the_model(node, opened):
+        if not isinstance(node, ast.expr) or _names_the_model(
+            node, opened) or _per_group(step, node):
           continue
         key = (id(step.scope), step.loss or str(id(node)))
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
@@ -194,7 +195,12 @@ def _steps(analysis: Analysis) -> List[Step]:
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       flow.sink_labels(chosen, scope, "filtered") if chosen
                       else {}))
-  for scope, call in analysis.calls_named(names) if names else ():
+  # A wrapper's other steps train what its callers pass: their filter is
+  # found where the wrapper is called.
+  found = [step for step in found if not _inside(step.scope, wrappers)]
+  callers = analysis.project.all_modules_with(names) if names else []
+  for scope, call in analysis.project.calls_named(names, callers) if (
+      names) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
     callee = flow.callee(call, scope)
@@ -202,6 +208,16 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             flow))
   return found
+
+
+def _inside(scope: Optional[_scopes.Scope],
+            functions: Dict[int, Tuple[int, int]]) -> bool:
+  """Whether `scope` is one of `functions` or nested in one."""
+  while scope is not None:
+    if id(scope.node) in functions:
+      return True
+    scope = scope.parent
+  return False
 
 
 def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
@@ -251,8 +267,41 @@ def _split(step: Step, steps: List[Step]) -> bool:
     return False
   mine = ast.unparse(step.var_list)
   return any(other.loss is not None and other.loss != step.loss and
-             other.var_list is not None and
+             other.var_list is not None and _trains(other) and
              ast.unparse(other.var_list) != mine for other in steps)
+
+
+def _trains(step: Step) -> bool:
+  """Whether a step chooses a group of variables to train: not the apply
+  of (gradient, variable) pairs made elsewhere (chosen where they were
+  computed, a step of its own), nor a gradient with respect to a tensor
+  no variable flows into (the inputs of an adversarial example, a saliency
+  map); a group passed in as a parameter may be variables."""
+  call = step.call
+  name = _names.call_name(call)
+  if name == "apply_gradients":
+    return not (call.args and step.var_list is call.args[0])
+  if name not in {"gradients", "gradient"} or "var" in step.labels:
+    return True
+  chosen = step.var_list
+  return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
+
+
+def _per_group(step: Step, node: ast.AST) -> bool:
+  """Whether the step is made in a loop whose variable chooses the group
+  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
+  step per group, every group trained (mutual learning, ensembles)."""
+  loops: Set[str] = set()
+  for loop in ast.walk(step.scope.node):
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
+        inner is step.call for inner in ast.walk(loop)):
+      loops.update(n.id for n in ast.walk(loop.target)
+                   if isinstance(n, ast.Name))
+  if not loops:
+    return False
+  used = {n.id for part in (node, step.var_list) if part is not None
+          for n in ast.walk(part) if isinstance(n, ast.Name)}
+  return bool(used & loops)
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,

@@ -76,8 +76,10 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   node = scope.node
   info = scope.cls
   if not isinstance(node, ast.FunctionDef) or info is None or not (
-      "Constraint" in info.name or "Mask" in info.name
-      or any(b.endswith("Constraint") for b in info.bases)):
+      "Constraint" in info.name or any(
+          b.endswith("Constraint") for b in info.bases) or (
+              "Mask" in info.name and _given_as_constraint(info.name,
+                                                           analysis))):
     return []
   home = scope.parent or scope
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
@@ -87,6 +89,16 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(_anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
+
+
+def _given_as_constraint(name: str, analysis: Analysis) -> bool:
+  """Whether the project gives an instance of the class `name` as a
+  constraint (`kernel_constraint=Masker(m)`): a class named for masks
+  that is not (a masker of inputs) is not one."""
+  spelled = re.compile(r"constraints?\s*=\s*\[?\s*(?:[\w.]+\.)?"
+                       + re.escape(name) + r"\s*\(")
+  return any(spelled.search(module.source.text)
+             for module in analysis.project.all_modules_with((name,)))
 
 
 def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
