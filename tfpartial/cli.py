@@ -15,6 +15,7 @@ import importlib.util
 import io
 import os
 import re
+import signal
 import sys
 import tempfile
 from typing import (Any, Callable, NoReturn, Optional, Sequence, TextIO,
@@ -366,6 +367,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
   try:
     return _run(args)
   except KeyboardInterrupt:
+    # Ctrl-C pressed again while this line is written changes nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _say(f"tfpartial {args.command}: interrupted")
     # Leaving through the interpreter's shutdown with TensorFlow half
     # imported (or its threads mid-op) can still end the process by the
