@@ -209,9 +209,14 @@ def test_ctrl_c_is_one_line_and_exit_130(pair):
   # The interrupt comes while the command imports TensorFlow: a delay
   # measured by a clock missed it on a loaded machine (the command had
   # ended before the test process ran again).
-  process = subprocess.Popen(_command(before, after, spec), env=_ENV,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+  # A terminal's Ctrl-C reaches a command whose SIGINT is at its default;
+  # a suite started in the background (`.ci/run &`) hands its children
+  # SIGINT ignored, and Python then never raises KeyboardInterrupt (the
+  # command ran to the end and exited 0 in all three envs that way).
+  process = subprocess.Popen(
+      _command(before, after, spec), env=_ENV, stdout=subprocess.PIPE,
+      stderr=subprocess.PIPE, text=True,
+      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
   assert _loading_tensorflow(process), process.communicate(timeout=120)
   # Again until it ends, as a user presses it again: an interrupt that
   # lands inside TensorFlow's import can be swallowed there (twice in one
