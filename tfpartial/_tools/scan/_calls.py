@@ -80,7 +80,7 @@ def _first_argument(flow: Flow, node: ast.Call, name: str,
   filters variables."""
   found = dict(flow.labels(args[0], scope, env))
   if name == "tensor_scatter_nd_update" and len(args) == 3 and (
-      "grad" in found and _names.is_zero(args[2])):
+      "grad" in found and zero(args[2], scope)):
     found["masked"] = node
   if name == "filter_variables" and "var" in found and (len(args) > 1 or any(
       k.arg in {"include_patterns", "exclude_patterns"}
@@ -287,9 +287,12 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
     first, second = args[0].elts  # Keras' `multiply([a, b])`.
     return binop(flow, node, first, second, scope, env)
-  if name in {"concat", "concatenate", "stack"} and args and isinstance(
-      args[0], (ast.List, ast.Tuple)):
-    return _joined(flow, node, args[0].elts, scope, env)
+  parts = _joined_parts(node) if name in {
+      "concat", "concatenate", "stack", "concat_v2"} else None
+  if parts is not None:
+    return _joined(flow, node, parts, scope, env)
+  if name in _names.SHAPE_QUERIES:
+    return {}  # `tf.shape(g)`: the gradient's shape, not the gradient.
   if name in _names.MASKS:
     if any("random" in flow.labels(a, scope, env) for a in args):
       return {"random": node}  # `rand < p`: sampling, not a fixed mask.
@@ -330,6 +333,61 @@ def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
           v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
 
 
+def _joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:
+  """The parts a concatenation joins: its list argument, positional
+  (first, or second as in TF 0.x's `concat(0, [a, b])`) or `values=`."""
+  candidates = [*node.args[:2], *(k.value for k in node.keywords
+                                  if k.arg in {"values", "tensors"})]
+  for each in candidates:
+    if isinstance(each, (ast.List, ast.Tuple)):
+      return list(each.elts)
+  return None
+
+
+def choice(flow: Flow, node: ast.IfExp, scope: _scopes.Scope,
+           env: Dict[str, Labels]) -> Labels:
+  """`a if test else b`: what either holds; a gradient chosen against
+  `None` or zeros by a test of something else than the gradient itself
+  (`None if v.name in frozen else g`) is a masked gradient."""
+  body = flow.labels(node.body, scope, env)
+  orelse = flow.labels(node.orelse, scope, env)
+  found = union([body, orelse])
+  for branch, branch_node, other_node in (
+      (body, node.body, node.orelse), (orelse, node.orelse, node.body)):
+    if "grad" in branch and (
+        zero(other_node, scope) or _names.is_none(other_node)) and (
+            not _tests_presence(node.test, branch_node)):
+      found["masked"] = node
+  return found
+
+
+def zero(node: ast.AST, scope: _scopes.Scope) -> bool:
+  """`0`, `tf.zeros(...)`, or a local name only ever bound to zeros."""
+  if _names.is_zero(node):
+    return True
+  defs = scope.defs.get(node.id, []) if isinstance(node, ast.Name) else []
+  return bool(defs) and all(_names.is_zero(d.value) for d in defs)
+
+
+def _tests_presence(test: ast.AST, gradient: ast.AST) -> bool:
+  """Whether a test asks if a gradient exists or is finite (`g is
+  None`, `isinstance(g, IndexedSlices)`, `is_finite(g)`, `g if g else
+  0`): a guard, not a choice of what to train."""
+  if _names.checks_finite(test):
+    return True
+  mine = {n.id for n in ast.walk(gradient) if isinstance(n, ast.Name)}
+  if mine & {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}:
+    return True
+  for item in ast.walk(test):
+    if isinstance(item, ast.Compare) and any(
+        _names.is_none(c) for c in (item.left, *item.comparators)):
+      return True
+    if isinstance(item, ast.Call) and _names.call_name(item) in {
+        "isinstance", "hasattr", "callable"}:
+      return True
+  return False
+
+
 def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
             scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
   """`tf.concat` of parts: a gradient rebuilt with zeros for a part, or a
@@ -337,7 +395,7 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
   parts = [flow.labels(e, scope, env) for e in elements]
   found = union(parts)
   if any("grad" in p for p in parts) and any(
-      _names.is_zero(e) for e in elements):
+      zero(e, scope) for e in elements):
     found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
   stopped: Set[str] = set()
   live: Set[str] = set()
@@ -378,7 +436,7 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
   found.pop("mask", None)
   if not _names.checks_finite(args[0]):
     for branch, other in ((yes, args[2]), (no, args[1])):
-      if "grad" in branch and _names.is_zero(other):
+      if "grad" in branch and zero(other, scope):
         found["masked"] = node
     if "mask" in condition and "random" not in condition and any(
         "sg" in branch for branch in (yes, no)):

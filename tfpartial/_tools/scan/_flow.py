@@ -143,8 +143,7 @@ class Flow:
     if isinstance(node, ast.DictComp):
       return self._comprehension(node, node.value, scope, env)
     if isinstance(node, ast.IfExp):
-      return union([self.labels(node.body, scope, env),
-                    self.labels(node.orelse, scope, env)])
+      return _calls.choice(self, node, scope, env)
     if isinstance(node, (ast.Starred, ast.NamedExpr, ast.Await)):
       return self.labels(node.value, scope, env)
     if isinstance(node, ast.BoolOp):
@@ -437,6 +436,9 @@ class Flow:
       if isinstance(node.value, ast.Call) and _names.call_name(
           node.value) == "get_layer":
         return {"var": node, "filtered": node}  # One layer, by name.
+      if _names.chosen_layers(node.value):
+        # `model.layers[-1].trainable_variables`: layers by position.
+        return {"var": node, "filtered": node}
       return {"var": node}
     if name is not None and name.startswith("self.") and (
         name.count(".") == 1 or "self" not in env):

@@ -50,6 +50,9 @@ CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
               "reversed", "enumerate", "dict", "chain", "flatten",
               "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
+# Questions about a tensor's shape: the answer is not the tensor.
+SHAPE_QUERIES = {"shape", "size", "rank", "shape_n", "get_shape",
+                 "dim_size", "int_shape", "shape_list", "get_shape_list"}
 TRAIN_STEPS = {"minimize", "apply_gradients"}
 WRITES = {"scatter_update", "scatter_nd_update", "assign", "set_weights",
           "set_value", "batch_set_value"}
@@ -358,6 +361,18 @@ def is_zero(node: ast.AST) -> bool:
   if isinstance(node, ast.Constant):
     return node.value == 0 and not isinstance(node.value, bool)
   return isinstance(node, ast.Call) and call_name(node) in ZEROS
+
+
+def is_none(node: ast.AST) -> bool:
+  """`None`."""
+  return isinstance(node, ast.Constant) and node.value is None
+
+
+def chosen_layers(node: ast.AST) -> bool:
+  """`model.layers[-1]`, `model.layers[3:]`, `net.layers[i]`: layers of a
+  model chosen by position (whose variables are a part of the model's)."""
+  return isinstance(node, ast.Subscript) and isinstance(
+      node.value, ast.Attribute) and node.value.attr == "layers"
 
 
 def checks_finite(node: ast.AST) -> bool:

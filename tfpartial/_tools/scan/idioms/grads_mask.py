@@ -72,6 +72,8 @@ class GradsMask(_idiom.Idiom):
            else "a mask")
     if getattr(node, _scopes.ZEROED, False):
       how = "an element assignment of zeros"
+    elif isinstance(node, ast.IfExp):
+      how = "`None` or zeros chosen by a test"
     if hit.sink is not None:
       message = (f"gradients zeroed by {how} before "
                  f"`{_names.call_name(hit.sink)}` (line "

@@ -1,0 +1,134 @@
+"""`tfpartial scan` on forms met in real code that the first rebuild
+missed (each pair written from a real project's form, names changed):
+what a gradient, a variable list or a write is made of, followed through
+keywords, old argument orders, names bound to zeros, conditional
+expressions and layers chosen by position; and the look-alikes that
+freeze nothing."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _scan
+
+
+def _found(code):
+  findings = _scan.scan_text("t.py", textwrap.dedent(code))
+  return [(f.idiom, f.line) for f in findings]
+
+
+POSITIVE = {
+    # Memory networks: the nil word's row rebuilt as zeros in a helper,
+    # applied to the embeddings named in a set.
+    "grads-mask concat(values=) in a helper, zeros by name": ("""\
+        def zero_nil_slot(t, name=None):
+          with tf.name_scope(name or "zero_nil_slot"):
+            t = tf.convert_to_tensor(t, name="t")
+            s = tf.shape(t)[1]
+            z = tf.zeros(tf.stack([1, s]))
+            return tf.concat(axis=0, values=[z, tf.slice(t, [1, 0], [-1, -1])])
+
+        class MemN2N(object):
+          def __init__(self, opt, loss):
+            self._nil_vars = set([self.A.name, self.B.name])
+            grads_and_vars = opt.compute_gradients(loss)
+            grads_and_vars = [(tf.clip_by_norm(g, 40.0), v)
+                              for g, v in grads_and_vars]
+            nil_grads_and_vars = []
+            for g, v in grads_and_vars:
+              if v.name in self._nil_vars:
+                nil_grads_and_vars.append((zero_nil_slot(g), v))
+              else:
+                nil_grads_and_vars.append((g, v))
+            self.train_op = opt.apply_gradients(nil_grads_and_vars)
+        """, [("grads-mask", 6)]),
+    "grads-mask TF 0.x concat(dim, values)": ("""\
+        gvs = opt.compute_gradients(loss)
+        g, v = gvs[0]
+        g2 = tf.concat(0, [tf.zeros([1, 50]), tf.slice(g, [1, 0], [-1, -1])])
+        train = opt.apply_gradients([(g2, v)] + gvs[1:])
+        """, [("grads-mask", 3)]),
+    "grads-mask None for the frozen variables": ("""\
+        def build(loss, frozen):
+          opt = tf.compat.v1.train.AdamOptimizer(1e-4)
+          gvs = opt.compute_gradients(loss)
+          gvs = [(None if v.name.startswith(frozen) else g, v) for g, v in gvs]
+          return opt.apply_gradients(gvs)
+        """, [("grads-mask", 4)]),
+    "grads-mask zeros for the frozen variables": ("""\
+        def step(model, opt, x, names):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          grads = tape.gradient(loss, model.trainable_variables)
+          grads = [tf.zeros_like(g) if v.name in names else g
+                   for g, v in zip(grads, model.trainable_variables)]
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+        """, [("grads-mask", 5)]),
+    "grads-mask rows of a mask built from the gradient's shape": ("""\
+        def train(model, optimizer, new_ids, batch):
+          with tf.GradientTape() as tape:
+            loss = model(batch)
+          grads = tape.gradient(loss, [model.embedding])
+          g = tf.convert_to_tensor(grads[0])
+          mask = tf.scatter_nd(tf.expand_dims(new_ids, 1),
+                               tf.ones_like(new_ids, tf.float32),
+                               [tf.shape(g)[0]])
+          g = g * tf.expand_dims(mask, 1)
+          optimizer.apply_gradients([(g, model.embedding)])
+        """, [("grads-mask", 9)]),
+    "var-list-filter the last layer's variables": ("""\
+        base = tf.keras.applications.MobileNetV2(include_top=False)
+        model = tf.keras.Sequential([base, tf.keras.layers.Dense(10)])
+        opt = tf.keras.optimizers.Adam()
+
+        @tf.function
+        def step(x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x) - y)
+          variables = model.layers[-1].trainable_variables
+          grads = tape.gradient(loss, variables)
+          opt.apply_gradients(zip(grads, variables))
+        """, [("var-list-filter", 9)]),
+}
+
+NEGATIVE = {
+    "a missing gradient replaced by zeros": """\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          variables = model.trainable_variables
+          grads = tape.gradient(loss, variables)
+          grads = [g if g is not None else tf.zeros_like(v)
+                   for g, v in zip(grads, variables)]
+          opt.apply_gradients(zip(grads, variables))
+        """,
+    "a gradient kept when it is there": """\
+        gvs = opt.compute_gradients(loss)
+        gvs = [(g if g else tf.zeros_like(v), v) for g, v in gvs]
+        train = opt.apply_gradients(gvs)
+        """,
+    "gradients flattened with their shapes": """\
+        grads = tf.gradients(loss, params)
+        flat = tf.concat([tf.reshape(g, [-1]) for g in grads], 0)
+        shapes = [tf.shape(g) for g in grads]
+        norm = tf.norm(flat)
+        scaled = [g * tf.ones(tf.shape(g)) / norm for g in grads]
+        train = opt.apply_gradients(zip(scaled, params))
+        """,
+    "every layer of the model, by position": """\
+        variables = [w for layer in model.layers for w in layer.trainable_weights]
+        grads = tape.gradient(loss, variables)
+        opt.apply_gradients(zip(grads, variables))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_real_form_is_found_at_its_line(name):
+  code, expected = POSITIVE[name]
+  assert _found(code) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_look_alike_is_not_reported(name):
+  assert _found(NEGATIVE[name]) == []
