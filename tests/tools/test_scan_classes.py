@@ -85,7 +85,7 @@ POSITIVE = {
                  tf.train.MomentumOptimizer(lr * 20, 0.9).apply_gradients(
                      zip(grads_b, fc_b))]
           return tf.group(*ops)
-        """, [("var-list-filter", "t.py", 5)]),
+        """, [("var-list-filter", "t.py", 2)]),  # The filter leaving BN out.
     # slim's `--trainable_scopes` helper imported from a sibling module, the
     # list handed to `model_deploy.optimize_clones`.
     "var-list-filter: an imported helper and optimize_clones": ({

@@ -24,13 +24,28 @@ def test_what_is_scanned_is_never_run(tmp_path, monkeypatch):
   assert sorted(os.listdir(tmp_path)) == ["evil.py"]
 
 
-def test_python_2_is_reported_and_skipped(tmp_path):
+def test_python_2_is_read_and_ported_by_hand(tmp_path):
   (tmp_path / "old.py").write_text(
-      "print 'training'\ntrain_op = optimizer.minimize(loss)\n")
+      "import tensorflow as tf\nprint 'training', 3,\n"
+      "gvs = opt.compute_gradients(loss)\n"
+      "train_op = opt.apply_gradients([(g * mask, v) for g, v in gvs])\n"
+      "try:\n  pass\nexcept IOError, e:\n  print >>sys.stderr, e\n")
+  out, err = io.StringIO(), io.StringIO()
+  status = _main.run([str(tmp_path)], "json", False, out, err)
+  assert status == 1, err.getvalue()
+  found = json.loads(out.getvalue())
+  assert [(f["line"], f["idiom"]) for f in found] == [(4, "grads-mask")]
+  assert found[0]["by_hand"].startswith("a Python 2 file"), found
+  assert not found[0]["mechanical"]
+
+
+def test_a_file_that_does_not_parse_is_reported_and_skipped(tmp_path):
+  (tmp_path / "bad.py").write_text(
+      "print 'training'\ndef (:\ntrain_op = optimizer.minimize(loss)\n")
   (tmp_path / "new.py").write_text("x = 1\n")
   status, _, err = _run([str(tmp_path)])
   assert status == 0
-  assert f"{tmp_path / 'old.py'}:1: skipped: does not parse" in err
+  assert f"{tmp_path / 'bad.py'}:1: skipped: does not parse" in err
   assert "1 file(s)" in err
 
 

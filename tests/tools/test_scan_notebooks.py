@@ -114,13 +114,21 @@ def test_cell_magics_whose_body_is_python_are_scanned(tmp_path):
 
 def test_a_cell_that_does_not_parse_is_reported_and_skipped(tmp_path):
   path = _notebook(tmp_path, "import tensorflow as tf\n",
-                   "for i in range(3):\n    print 'epoch', i\n",
+                   "for i in range(3):\n    print('epoch', i\n",
                    GRADS_MASK)
   status, out, err = _run([path])
   assert status == 1
   assert out.startswith(f"{path}:4:40: grads-mask: (cell 3) "), out
   assert f"{path}: cell 2, line 2: skipped: does not parse (" in err
-  assert "Missing parentheses in call to 'print'" in err
+
+
+def test_a_python_2_cell_is_read(tmp_path):
+  path = _notebook(tmp_path, "import tensorflow as tf\n",
+                   "for i in range(3):\n    print 'epoch', i\n" + GRADS_MASK)
+  status, out, err = _run([path])
+  assert status == 1, err
+  assert out.startswith(f"{path}:6:40: grads-mask: (cell 2) "), out
+  assert "skipped" not in err
 
 
 def test_line_numbers_survive_cr_line_ends_and_a_skipped_cell(tmp_path):

@@ -475,14 +475,15 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   else:
     parts = [flow.labels(a, scope, env) for a in args]
     parts += [flow.labels(k.value, scope, env) for k in node.keywords]
-  if receiver is not None and (shape or name == "values"):
+  if receiver is not None and (shape or name in _names.VIEWS_OF_CONTAINERS):
     parts.append(flow.labels(receiver, scope, env))
   found = union(parts)
   if name == "zip":
     flow.zips[id(node)] = scope
     found["zip"] = node
-  if name in _names.CONTAINERS or name in {"group", "tuple"}:
-    return found
+  if name in _names.CONTAINERS or name in {"group", "tuple"} or (
+      receiver is not None and name in _names.VIEWS_OF_CONTAINERS):
+    return found  # `masks.items()`: what the dict holds.
   keep_mask = shape and "mask" in found
   if shape:
     view = name in _names.VIEWS and "var" in found

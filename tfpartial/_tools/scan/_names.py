@@ -50,6 +50,8 @@ CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
               "reversed", "enumerate", "dict", "chain", "flatten",
               "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
+# Views of a container (`masks.items()`): what it holds.
+VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
 # Questions about a tensor's shape: the answer is not the tensor.
 SHAPE_QUERIES = {"shape", "size", "rank", "shape_n", "get_shape",
                  "dim_size", "int_shape", "shape_list", "get_shape_list"}

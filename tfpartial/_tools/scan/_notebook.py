@@ -20,6 +20,7 @@ import re
 from typing import Any, List, Optional, Tuple
 
 from tfpartial._tools.scan import _lines
+from tfpartial._tools.scan import _py2
 
 MAX_CELLS = 10_000
 # Cell magics that run (or write, to be run) their body as Python.
@@ -55,6 +56,8 @@ def read(path: str, data: bytes) -> Tuple[str, Cells, Tuple[str, ...]]:
     parsed = []  # Cell by cell, only when the whole does not parse.
     for number, python in cells:
       error = _parse_error(python)
+      if error and _py2.parse(python) is not None:
+        python, error = _py2.repair(python) or python, ""
       if error:
         notes.append(f"{path}: cell {number}, {error}")
       else:

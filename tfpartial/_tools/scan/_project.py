@@ -20,6 +20,7 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _py2
 from tfpartial._tools.scan import _scopes
 
 # A file without any of these holds no sink: it is parsed only when another
@@ -55,6 +56,7 @@ class Module:
   tree: Optional[ast.Module] = None
   scope: Optional[_scopes.Scope] = None
   error: str = ""
+  python2: bool = False  # Read as Python 2 (`_py2`): no mechanical port.
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
@@ -238,11 +240,17 @@ class Project:
     if module.scope is not None or module.error:
       return module.scope
     try:
-      module.tree = ast.parse(module.source.text, filename=module.path)
+      try:
+        module.tree = ast.parse(module.source.text, filename=module.path)
+      except SyntaxError:
+        module.tree = _py2.parse(module.source.text, module.path)
+        if module.tree is None:
+          raise
+        module.python2 = True
       module.scope = _scopes.collect(module.tree, module)
     except SyntaxError as error:
       module.error = (f"{module.path}:{error.lineno or 0}: skipped: does not "
-                      f"parse ({error.msg}; Python 2?)")
+                      f"parse ({error.msg})")
       return None
     except (RecursionError, MemoryError):
       module.error = f"{module.path}: skipped: nested too deeply to parse"

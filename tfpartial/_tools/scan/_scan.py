@@ -76,7 +76,10 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   message, reasons = idiom.explain(hit, context)
   source = module.source
   ported: Port = ("a notebook: edit the cell as the port says"
-                  if source.cells else _port(idiom, hit, analysis))
+                  if source.cells else
+                  "a Python 2 file: port it by hand (or after moving it to "
+                  "Python 3)" if module.python2 else
+                  _port(idiom, hit, analysis))
   line, cell = source.locate(hit.node.lineno)
   return Finding(
       source.path, line, hit.node.col_offset + 1, idiom.id,

@@ -88,6 +88,7 @@ class VarListFilter(_idiom.Idiom):
         if not isinstance(node, ast.expr) or _names_the_model(
             node, opened) or _per_group(step, node):
           continue
+        node = _first_filter(analysis.flow, node, step.scope, opened)
         key = (id(step.scope), step.loss or str(id(node)))
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _idiom.position(node) < _idiom.position(
@@ -338,6 +339,30 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   return expr
 
 
+def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,
+                  opened: Set[str]) -> ast.expr:
+  """The filter that first leaves variables out, when a filtered list is
+  filtered again (`head = [v for v in chosen if 'fc' in v.name]` of
+  `chosen = [v for v in tvars if 'beta' not in v.name]`): the steps of
+  the parts of one filtered list are one finding, at its filter; a list
+  that only names the model (`'model' in v.name`) is not that filter."""
+  for _ in range(8):
+    if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
+        node.generators) != 1:
+      break
+    source = node.generators[0].iter
+    home = flow.origin.get(id(node), scope)
+    if not isinstance(source, (ast.Name, ast.Attribute)) or (
+        "filtered" not in flow.labels(source, home)):
+      break
+    parent = _origin(flow, source, home, set())
+    if not isinstance(parent, ast.expr) or parent is source or (
+        _names_the_model(parent, opened)):
+      break
+    node = parent
+  return node
+
+
 def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
                ) -> List[Tuple[ast.expr, _scopes.Scope]]:
   """The values a local name or a `self.` attribute holds at `expr`."""
@@ -375,18 +400,24 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   """The literal scopes the project opens outside any other scope: the
   scopes whole models are built under."""
   opened: Set[str] = set()
-  for module in analysis.project.scanned():
-    if module.tree is not None and "_scope" in module.source.text:
+  project = analysis.project
+  for module in project.modules:  # The model's file may hold no step.
+    if "_scope(" in module.source.text and project.parsed(module) and (
+        module.tree is not None):
       _open_scopes(module.tree.body, False, opened)
   return opened
 
 
-def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str]
-                 ) -> None:
+def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str],
+                 defaults: Optional[Dict[str, str]] = None) -> None:
   for statement in body:
     here = inside
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      _open_scopes(statement.body, inside, opened, _defaults(statement))
+      continue
     if isinstance(statement, ast.With):
-      names = [_literal_scope(i.context_expr) for i in statement.items]
+      names = [_literal_scope(i.context_expr, defaults or {})
+               for i in statement.items]
       if not inside:
         opened.update(n for n in names if n)
       here = inside or any(
@@ -397,14 +428,33 @@ def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str]
       if isinstance(inner, list):
         _open_scopes([s for s in inner if isinstance(s, ast.stmt)] + [
             s for h in inner if isinstance(h, ast.ExceptHandler)
-            for s in h.body], here, opened)
+            for s in h.body], here, opened, defaults)
 
 
-def _literal_scope(expr: ast.AST) -> Optional[str]:
-  if isinstance(expr, ast.Call) and _names.call_name(expr) in _SCOPES and (
-      expr.args) and isinstance(expr.args[0], ast.Constant) and isinstance(
-          expr.args[0].value, str):
-    return expr.args[0].value
+def _defaults(function: ast.AST) -> Dict[str, str]:
+  """A function's parameters with a literal string default (`def
+  model(hparams, X, scope='model')`)."""
+  arguments = getattr(function, "args")
+  positional = [*arguments.posonlyargs, *arguments.args]
+  pairs = [*zip(positional[len(positional) - len(arguments.defaults):],
+                arguments.defaults),
+           *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+  return {a.arg: d.value for a, d in pairs
+          if isinstance(d, ast.Constant) and isinstance(d.value, str)}
+
+
+def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
+                   ) -> Optional[str]:
+  """The scope a `with variable_scope(...)` opens, if written as a string
+  here or as the default of its function's parameter."""
+  if not (isinstance(expr, ast.Call) and _names.call_name(expr) in _SCOPES
+          and expr.args):
+    return None
+  name = expr.args[0]
+  if isinstance(name, ast.Constant) and isinstance(name.value, str):
+    return name.value
+  if isinstance(name, ast.Name):
+    return defaults.get(name.id)
   return None
 
 
