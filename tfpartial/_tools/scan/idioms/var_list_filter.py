@@ -86,7 +86,8 @@ class VarListFilter(_idiom.Idiom):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
         if not isinstance(node, ast.expr) or _names_the_model(
-            node, opened) or _per_group(step, node):
+            node, opened) or _per_group(step, node) or _built_scope(
+                analysis.flow, node, step.scope, opened):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         key = (id(step.scope), step.loss or str(id(node)))
@@ -455,7 +456,39 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
     return name.value
   if isinstance(name, ast.Name):
     return defaults.get(name.id)
+  if _names.dotted(name) == "self.scope":
+    return _SELF_SCOPE  # An object's own scope, opened around what it builds.
   return None
+
+
+# `with tf.variable_scope(self.scope)` somewhere in the project: a class
+# builds its variables under a scope of its own.
+_SELF_SCOPE = "\0self.scope"
+
+
+def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
+                 opened: Set[str]) -> bool:
+  """Whether the filter is an object's own variables by the scope it
+  builds them under (`get_collection(TRAINABLE_VARIABLES, self.scope)`,
+  or a method returning that): a whole model (a GAN's discriminator, a
+  policy), not a part of one."""
+  if _SELF_SCOPE not in opened or not isinstance(node, ast.Call):
+    return False
+  chosen = _names.scope_argument(node)
+  if chosen is not None:
+    return _is_self_scope(chosen)
+  callee = flow.callee(node, scope)
+  if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  returns = [r.value for r in ast.walk(callee)
+             if isinstance(r, ast.Return) and r.value is not None]
+  return bool(returns) and all(
+      isinstance(r, ast.Call) and _is_self_scope(_names.scope_argument(r))
+      for r in returns)
+
+
+def _is_self_scope(node: Optional[ast.AST]) -> bool:
+  return node is not None and _names.dotted(node) == "self.scope"
 
 
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
