@@ -89,9 +89,101 @@ POSITIVE = {
           grads = tape.gradient(loss, variables)
           opt.apply_gradients(zip(grads, variables))
         """, [("var-list-filter", 9)]),
+    # TF Object Detection's few-shot colab, copied into many notebooks:
+    # the heads' variables chosen in a loop, handed to a step factory.
+    "var-list-filter a loop's choice handed to a closure's step": ("""\
+        trainable_variables = detection_model.trainable_variables
+        to_fine_tune = []
+        prefixes_to_train = ['BoxPredictor/BoxHead', 'BoxPredictor/ClassHead']
+        for var in trainable_variables:
+          if any([var.name.startswith(prefix) for prefix in prefixes_to_train]):
+            to_fine_tune.append(var)
+
+        def get_model_train_step_function(model, optimizer, vars_to_fine_tune):
+          def train_step_fn(images, shapes):
+            with tf.GradientTape() as tape:
+              total_loss = model.loss(model.predict(images, shapes), shapes)
+              gradients = tape.gradient(total_loss, vars_to_fine_tune)
+              optimizer.apply_gradients(zip(gradients, vars_to_fine_tune))
+            return total_loss
+          return train_step_fn
+
+        optimizer = tf.keras.optimizers.SGD(learning_rate=0.01, momentum=0.9)
+        step = get_model_train_step_function(detection_model, optimizer,
+                                             to_fine_tune)
+        """, [("var-list-filter", 6)]),
+    # DeepLab: BatchNorm's beta and gamma left out, the rest split in
+    # three learning rates: one finding, at the filter that leaves out.
+    "var-list-filter one finding at the first filter of a split": ("""\
+        def train(loss, lr):
+          all_trainable = [v for v in tf.trainable_variables()
+                           if 'beta' not in v.name and 'gamma' not in v.name]
+          fc_trainable = [v for v in all_trainable if 'fc' in v.name]
+          conv_trainable = [v for v in all_trainable if 'fc' not in v.name]
+          fc_w = [v for v in fc_trainable if 'weights' in v.name]
+          fc_b = [v for v in fc_trainable if 'biases' in v.name]
+          grads = tf.gradients(loss, conv_trainable + fc_w + fc_b)
+          n, m = len(conv_trainable), len(fc_w)
+          return tf.group(
+              tf.train.MomentumOptimizer(lr, 0.9).apply_gradients(
+                  zip(grads[:n], conv_trainable)),
+              tf.train.MomentumOptimizer(lr * 10, 0.9).apply_gradients(
+                  zip(grads[n:n + m], fc_w)),
+              tf.train.MomentumOptimizer(lr * 20, 0.9).apply_gradients(
+                  zip(grads[n + m:], fc_b)))
+        """, [("var-list-filter", 2)]),
+    "Python 2: a mask from a module that prints": ("""\
+        def prune_on_grads(grads_and_vars, masks):
+          for key, nzidx in masks.items():
+            count = 0
+            for grad, var in grads_and_vars:
+              if var.name == key + ":0":
+                print "masking", var.name
+                mask = tf.cast(tf.constant(nzidx), tf.float32)
+                grads_and_vars[count] = (tf.mul(mask, grad), var)
+              count += 1
+          return grads_and_vars
+
+        gvs = opt.compute_gradients(loss)
+        train = opt.apply_gradients(prune_on_grads(gvs, masks))
+        """, [("grads-mask", 8)]),
 }
 
 NEGATIVE = {
+    # gpt-2: the model is built under `scope='model'`, a default.
+    "the model's scope given as a parameter's default": """\
+        def model(hparams, X, scope='model', reuse=False):
+          with tf.variable_scope(scope, reuse=reuse):
+            return dense(X)
+
+        def main():
+          output = model(hparams, context)
+          loss = tf.reduce_mean(output)
+          train_vars = [v for v in tf.trainable_variables() if 'model' in v.name]
+          return tf.train.AdamOptimizer().minimize(loss, var_list=train_vars)
+        """,
+    # GAIL: the adversary trained on the variables of its own scope.
+    "an object's variables by the scope it builds them under": """\
+        class Adversary(object):
+          def __init__(self, hidden, scope="adversary"):
+            self.scope = scope
+            logits = self.build_graph(obs)
+            self.total_loss = tf.reduce_mean(logits)
+            var_list = self.get_trainable_variables()
+            self.grad = flatgrad(self.total_loss, var_list)
+
+          def build_graph(self, obs):
+            with tf.variable_scope(self.scope):
+              return tf.layers.dense(obs, 1)
+
+          def get_trainable_variables(self):
+            return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                     self.scope)
+
+        def flatgrad(loss, var_list):
+          grads = tf.gradients(loss, var_list)
+          return tf.concat([tf.reshape(g, [-1]) for g in grads], axis=0)
+        """,
     "a missing gradient replaced by zeros": """\
         def step(model, opt, x):
           with tf.GradientTape() as tape:

@@ -415,7 +415,10 @@ class _Binder:
       base: ast.expr = target.value
       while isinstance(base, ast.Subscript):
         base = base.value
-      self.bind(base, self._zeroed(target, value), replaces=False)
+      value = self._zeroed(target, value)
+      self.bind(base, value, replaces=False)
+      # Replacing an element under an `if` keeps the others: no choice.
+      self.scope.guards.pop(id(value), None)
 
   def _zeroed(self, target: ast.Subscript, value: ast.expr) -> ast.expr:
     """`g[w == 0] = 0` (elements chosen by a condition set to zero) as

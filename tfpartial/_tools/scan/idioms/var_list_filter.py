@@ -189,10 +189,11 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     seen.add(id(call))
     chosen = var_list_of(call)
-    passed = _passed_on(call, chosen, scope)
-    if passed is not None:
-      wrappers[id(scope.node)] = passed
-      names.add(scope.name)
+    owner = _owner(chosen, scope)
+    passed = _passed_on(call, chosen, owner) if owner else None
+    if owner is not None and passed is not None:
+      wrappers[id(owner.node)] = passed
+      names.add(owner.name)
       continue
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       flow.sink_labels(chosen, scope, "filtered") if chosen
@@ -220,6 +221,24 @@ def _inside(scope: Optional[_scopes.Scope],
       return True
     scope = scope.parent
   return False
+
+
+def _owner(chosen: Optional[ast.AST], scope: _scopes.Scope
+           ) -> Optional[_scopes.Scope]:
+  """The function whose parameter `chosen` is: the step's own, or one
+  that encloses it (a factory returning the step as a closure,
+  `get_train_step_fn(model, optimizer, vars_to_fine_tune)`)."""
+  if not isinstance(chosen, ast.Name):
+    return None
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if chosen.id in place.params:
+      return place
+    if chosen.id in place.defs or not isinstance(place.node, (
+        ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+      return None
+    place = place.parent
+  return None
 
 
 def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
