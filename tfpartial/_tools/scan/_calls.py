@@ -462,8 +462,8 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     by_argument = name in {"identity", "get_value", "run"}
     base = (args[0] if args else None) if by_argument else receiver
     inner = flow.labels(base, scope, env) if base is not None else {}
-    if "grad" in inner and name != "run":
-      return dict(inner)  # `g.numpy()`: the gradient's values.
+    if "grad" in inner:
+      return dict(inner)  # `g.numpy()`, `sess.run(grads)`: its values.
     if base is not None and (set(inner) & {"var", "vararith", "param"} or
                              name == "get_weights"):
       return {f"copy:{_names.root(base)}": node}

@@ -86,6 +86,10 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
       hit = _classify(call, scope, analysis)
       if hit is not None:
         hits.append(hit)
+    for scope, call in analysis.calls_named(("run",)):
+      hit = _fed(call, scope, analysis)
+      if hit is not None:
+        hits.append(hit)
     return tuple(hits)
   found = analysis.once("writes", find)
   assert isinstance(found, tuple)
@@ -150,6 +154,50 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)
+
+
+def feed_of(call: ast.Call) -> Optional[ast.expr]:
+  """A `session.run`'s `feed_dict`."""
+  feed = next((k.value for k in call.keywords if k.arg == "feed_dict"),
+              None)
+  if feed is None and len(call.args) >= 2:
+    feed = call.args[1]
+  return feed
+
+
+def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
+         ) -> Optional[WriteHit]:
+  """`session.run(assign_w, feed_dict={w_ph: mask * w_now})`: a write op
+  fed its own variable's values times a mask (deep compression's re-mask
+  after each step); a mask made here from those values (`abs(w) >= t`)
+  prunes by magnitude."""
+  feed = feed_of(call)
+  if not isinstance(feed, ast.Dict) or not call.args or (
+      analysis.module(scope).is_test):
+    return None
+  flow = analysis.flow
+  if "write" not in flow.ops(call.args[0], scope):
+    return None
+  for value in feed.values:
+    found = flow.labels(value, scope)
+    if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
+        value, scope):
+      continue
+    if not in_training(scope, analysis, call) and analysis.order(
+        scope).of_write(call, scope, flow) is None:
+      return None
+    return WriteHit(call, scope, call, found, "weight-remask", call.args[0],
+                    value)
+  return None
+
+
+def _by_magnitude(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a name `value` reads is compared in its function (the mask
+  made from the values it masks)."""
+  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+  return any(isinstance(node, ast.Compare) and read & {
+      n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+             for node in scope.nodes)
 
 
 def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
@@ -331,12 +379,20 @@ def _loop_trains(scope: _scopes.Scope, analysis: Analysis,
         known[id(current)] = any(
             isinstance(inner, ast.Call) and (
                 _names.call_name(inner) in _TRAINS or order.trains(
-                    inner, scope, analysis.flow))
+                    inner, scope, analysis.flow) or _runs_step(
+                        inner, scope, analysis))
             for inner in ast.walk(current))
       if known[id(current)]:
         return True
     current = order.parent(current)
   return False
+
+
+def _runs_step(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
+               ) -> bool:
+  """`session.run(train_op, ...)`: a TF1 loop's step."""
+  return _names.call_name(call) == "run" and bool(call.args) and (
+      "train" in analysis.flow.ops(call.args[0], scope))
 
 
 def _memo(analysis: Analysis, name: str) -> Dict[int, object]:

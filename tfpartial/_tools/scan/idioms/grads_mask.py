@@ -19,6 +19,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _split
+from tfpartial._tools.scan.idioms import _writes
 
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.
@@ -55,6 +56,14 @@ class GradsMask(_idiom.Idiom):
       found = _arguments(flow, call, scope)
       if "masked" in found:
         hits.append(_hit(found, scope, call))
+    for scope, call in analysis.calls_named(("run",)):
+      # `session.run(train_op, feed_dict={grad: masked_values})`.
+      feed = _writes.feed_of(call)
+      if feed is not None and call.args and "train" in flow.ops(
+          call.args[0], scope):
+        found = flow.sink_labels(feed, scope, "masked")
+        if "masked" in found:
+          hits.append(_hit(found, scope, call))
     for scope in analysis.functions_named(COMPUTES):
       if scope.cls is None:
         continue
