@@ -147,9 +147,78 @@ POSITIVE = {
         gvs = opt.compute_gradients(loss)
         train = opt.apply_gradients(prune_on_grads(gvs, masks))
         """, [("grads-mask", 8)]),
+    # ALBERT's create_optimizer(excluded_tvars=...).
+    "var-list-filter variables removed by name": ("""\
+        def create_optimizer(loss, init_lr, excluded_tvars=None):
+          optimizer = AdamWeightDecayOptimizer(learning_rate=init_lr)
+          tvars = tf.trainable_variables()
+          for tvar in tvars:
+            if excluded_tvars and tvar.name in excluded_tvars:
+              tvars.remove(tvar)
+          grads = tf.gradients(loss, tvars)
+          return optimizer.apply_gradients(zip(grads, tvars))
+        """, [("var-list-filter", 6)]),
+    # DrQA's --tune_partial in TF: the first rows a variable, the rest a
+    # constant.
+    "stop-gradient-mix a table split into a variable and a constant": ("""\
+        class Reader(object):
+          def __init__(self, opt, embedding):
+            embedVar = tf.Variable(embedding[:opt['tune_partial']])
+            embedCst = tf.constant(embedding[opt['tune_partial']:])
+            embedding = tf.concat([embedVar, embedCst], axis=0)
+            self.x_emb = tf.nn.embedding_lookup(embedding, self.x)
+        """, [("stop-gradient-mix", 5)]),
+    # Deep compression (TF1, Python 2): gradients and weights masked in
+    # NumPy and fed back through the session.
+    "grads-mask and weight-remask through feed_dict": ("""\
+        class Layer(object):
+          def __init__(self, d):
+            self.w = tf.Variable(tf.random.normal([d, d]))
+            self.w_PH = tf.placeholder(tf.float32, self.w.shape)
+            self.assign_w = tf.assign(self.w, self.w_PH)
+
+          def prune(self, sess, threshold):
+            w_data = sess.run(self.w)
+            self.mask_data = (np.abs(w_data) >= threshold).astype(np.float32)
+            sess.run(self.assign_w, feed_dict={self.w_PH: self.mask_data * w_data})
+
+          def prune_gradient(self, grad):
+            return grad * self.mask_data
+
+          def prune_update(self, sess):
+            w_data = sess.run(self.w)
+            sess.run(self.assign_w, feed_dict={self.w_PH: self.mask_data * w_data})
+
+        LAYERS = [Layer(3), Layer(4)]
+        grads = tf.gradients(loss, [L.w for L in LAYERS])
+        train_step = opt.apply_gradients(zip(grads, [L.w for L in LAYERS]))
+        with tf.Session() as sess:
+          for i in range(1000):
+            grads_data = sess.run(grads, feed_dict={x_PH: batch_x})
+            feed_dict = {}
+            for L, grad, grad_data in zip(LAYERS, grads, grads_data):
+              feed_dict[grad] = L.prune_gradient(grad_data)
+            sess.run(train_step, feed_dict=feed_dict)
+            for L in LAYERS:
+              L.prune_update(sess)
+        """, [("grads-mask", 13), ("weight-remask", 17)]),
 }
 
 NEGATIVE = {
+    "a zero row joined to a variable (padding)": """\
+        emb = tf.Variable(tf.random.normal([1000, 64]))
+        table = tf.concat([tf.zeros([1, 64]), emb], axis=0)
+        out = tf.nn.embedding_lookup(table, ids)
+        """,
+    "gradients read in a session for a summary": """\
+        grads = tf.gradients(loss, params)
+        train_op = opt.apply_gradients(zip(grads, params))
+        with tf.Session() as sess:
+          for step in range(100):
+            g = sess.run(grads)
+            norms = [np.linalg.norm(x * mask) for x in g]
+            sess.run(train_op, feed_dict={lr: 0.1 * step})
+        """,
     # gpt-2: the model is built under `scope='model'`, a default.
     "the model's scope given as a parameter's default": """\
         def model(hparams, X, scope='model', reuse=False):

@@ -287,7 +287,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
     first, second = args[0].elts  # Keras' `multiply([a, b])`.
     return binop(flow, node, first, second, scope, env)
-  parts = _joined_parts(node) if name in {
+  parts = joined_parts(node) if name in {
       "concat", "concatenate", "stack", "concat_v2"} else None
   if parts is not None:
     return _joined(flow, node, parts, scope, env)
@@ -333,7 +333,7 @@ def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
           v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
 
 
-def _joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:
+def joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:
   """The parts a concatenation joins: its list argument, positional
   (first, or second as in TF 0.x's `concat(0, [a, b])`) or `values=`."""
   candidates = [*node.args[:2], *(k.value for k in node.keywords
@@ -403,9 +403,37 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
     for each in elements:
       stopped |= variables_in(flow, each, scope, env, stopped=True)
       live |= variables_in(flow, each, scope, env)
-  if stopped & live:
+  if stopped & live or variable_and_constant(elements, scope):
     found["mix"] = node  # `concat([stop_gradient(x[:n]), x[n:]])`.
   return found
+
+
+def variable_and_constant(elements: List[ast.expr], scope: _scopes.Scope
+                           ) -> bool:
+  """`concat([Variable(table[:n]), constant(table[n:])])`: one table,
+  some rows a variable and the others a constant (DrQA's
+  `--tune_partial`)."""
+  variables: Set[str] = set()
+  constants: Set[str] = set()
+  for element in elements:
+    value: ast.AST = element
+    if isinstance(element, ast.Name):
+      defs = scope.defs.get(element.id, [])
+      if len(defs) != 1:
+        continue
+      value = defs[0].value
+    if not isinstance(value, ast.Call) or not value.args:
+      continue
+    source = value.args[0]
+    if not isinstance(source, ast.Subscript):
+      continue
+    table = ast.unparse(source.value)
+    name = _names.call_name(value)
+    if name in _names.VARIABLES:
+      variables.add(table)
+    elif name in {"constant", "convert_to_tensor", "array", "asarray"}:
+      constants.add(table)
+  return bool(variables & constants)
 
 
 def _variable(flow: Flow, node: ast.Call, scope: _scopes.Scope,

@@ -35,7 +35,8 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
 SINK_PATTERN = re.compile(
     r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
     r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
-    r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad")
+    r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad|"
+    r"constant\(\s*[\w.]+\[[^\n:]*:")  # A table's rows made a constant.
 
 
 @dataclasses.dataclass(eq=False)

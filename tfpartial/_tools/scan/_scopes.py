@@ -370,6 +370,11 @@ class _Filler:
         "append", "extend", "insert", "add", "update"} and isinstance(
             node.func, ast.Attribute) and node.args:
       bind.bind(node.func.value, node.args[-1], replaces=False)
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        "remove", "discard"} and isinstance(node.func, ast.Attribute) and (
+            len(node.args) == 1):
+      # `tvars.remove(v)` under an `if` that tests names: a choice.
+      bind.bind(node.func.value, node, replaces=False)
 
 
 class _Binder:

@@ -7,6 +7,7 @@ import ast
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
@@ -49,6 +50,7 @@ class StopGradientMix(_idiom.Idiom):
       for scope in analysis.scopes_with(module, words):
         hits += _scope_hits(analysis, scope, mixers,
                             id(module) in stopping, cache)
+    hits += _split_tables(analysis)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
                if isinstance(h, MixHit) and h.helper}
@@ -60,6 +62,11 @@ class StopGradientMix(_idiom.Idiom):
     helper = hit.helper if isinstance(hit, MixHit) else ""
     message = ("a variable mixed with its `tf.stop_gradient` copy under a "
                "mask" + (f", by the helper `{helper}`" if helper else ""))
+    if isinstance(hit.node, ast.Call) and _names.call_name(hit.node) in {
+        "concat", "concat_v2"} and "stop_gradient" not in ast.unparse(
+            hit.node):
+      message = ("one table's rows split between a variable and a constant "
+                 "joined by `concat`: the constant rows never train")
     reasons = _drift.optimizer_drift(context.optimizer, nan=True)
     if context.regularizers:
       first = context.regularizers[0]
@@ -91,6 +98,26 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
            for value in returned for c in _stopping(value, stopped)):
       found.setdefault(scope.name, set()).add(id(scope.node))
   return found
+
+
+def _split_tables(analysis: Analysis) -> List[_idiom.Hit]:
+  """`concat([Variable(table[:n]), constant(table[n:])])`: the rows past
+  `n` are a constant, the first a variable (no `stop_gradient` spelled)."""
+  hits: List[_idiom.Hit] = []
+  for module in analysis.project.modules_with(("concat",)):
+    text = module.source.text
+    if "constant(" not in text and "array(" not in text or (
+        "Variable(" not in text and "get_variable(" not in text):
+      continue
+    for scope in analysis.scopes_with(module, ("concat",)):
+      for node in scope.nodes:
+        if not isinstance(node, ast.Call) or _names.call_name(node) not in {
+            "concat", "concat_v2"}:
+          continue
+        parts = _calls.joined_parts(node)
+        if parts and _calls.variable_and_constant(parts, scope):
+          hits.append(MixHit(node, scope, None, {"mix": node}))
+  return hits
 
 
 # Methods the framework calls, not the code by name.
