@@ -17,6 +17,7 @@ import ast
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -411,8 +412,11 @@ def _synced_modules(analysis: Analysis) -> Set[int]:
       continue  # An optimizer's own update of what it trains.
     parts = _writes.target_and_value(call)
     if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
-        and _has_var(analysis.flow.labels(parts[1], scope)):
-      found.add(id(analysis.module(scope)))  # Copied from variables.
+        and _has_var(analysis.flow.labels(parts[1], scope)) and (
+            _calls.variables_in(analysis.flow, parts[1], scope, {}) - {
+                _names.dotted(parts[0]) or ""}):
+      # Copied from other variables (not a proximal step of its own).
+      found.add(id(analysis.module(scope)))
   return found
 
 
