@@ -515,7 +515,14 @@ def _is_self_scope(node: Optional[ast.AST]) -> bool:
 
 
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
-  """Whether a filter selects by literal scopes that are all model roots."""
+  """Whether a filter selects by literal scopes that are all model roots
+  (`'model' in v.name`; not `'bert' not in v.name`, which leaves the
+  model out and trains what was added on top)."""
+  if any(isinstance(n, ast.Compare) and any(
+      isinstance(op, ast.NotIn) for op in n.ops) or isinstance(
+          n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+         for n in ast.walk(node)):
+    return False
   literals = [n.value for n in ast.walk(node)
               if isinstance(n, ast.Constant) and isinstance(n.value, str)
               and n.value]
