@@ -138,15 +138,19 @@ POSITIVE = {
             count = 0
             for grad, var in grads_and_vars:
               if var.name == key + ":0":
-                print "masking", var.name
+                print "masking", var.name, \\
+                    "with", nzidx.sum()
                 mask = tf.cast(tf.constant(nzidx), tf.float32)
                 grads_and_vars[count] = (tf.mul(mask, grad), var)
               count += 1
           return grads_and_vars
 
-        gvs = opt.compute_gradients(loss)
+        try:
+          gvs = opt.compute_gradients(loss)
+        except ValueError, e:
+          print >>sys.stderr, e
         train = opt.apply_gradients(prune_on_grads(gvs, masks))
-        """, [("grads-mask", 8)]),
+        """, [("grads-mask", 9)]),
     # ALBERT's create_optimizer(excluded_tvars=...).
     "var-list-filter variables removed by name": ("""\
         def create_optimizer(loss, init_lr, excluded_tvars=None):

@@ -33,7 +33,24 @@ def repair(text: str) -> Optional[str]:
   lines = text.split("\n")
   changed = False
   out: List[str] = []
-  for line in lines:
+  number = 0
+  while number < len(lines):
+    line = lines[number]
+    number += 1
+    found = _PRINT.match(line) if "print" in line and len(
+        line) <= _MAX_LINE else None
+    if found and found.group(3).rstrip().endswith("\\") and (
+        not found.group(2)):
+      # `print a, \` continued: the call closes on its last line.
+      out.append(f"{found.group(1)}print({found.group(3).rstrip()}")
+      while number < len(lines) and lines[number].rstrip().endswith("\\"):
+        out.append(lines[number])
+        number += 1
+      if number < len(lines):
+        out.append(lines[number].rstrip().rstrip(",") + ")")
+        number += 1
+      changed = True
+      continue
     fixed = _line(line) if len(line) <= _MAX_LINE else line
     changed = changed or fixed != line
     out.append(fixed)
