@@ -48,6 +48,9 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
     result["const"] = node
   if isinstance(op, ast.Mult):
     _multiplied(node, left, right, first, second, result)
+    if "grad" in first and _names.is_zero(right) or (
+        "grad" in second and _names.is_zero(left)):
+      result["masked"] = node  # `grads[0] * 0.0`, `grads[0] *= 0`.
   elif isinstance(op, (ast.Add, ast.Sub)) and _is_mix(
       flow, left, right, first, second, scope, env):
     result["mix"] = node
@@ -305,6 +308,11 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"write": node}
   if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
     return _first_argument(flow, node, name, args, scope, env)
+  if name == "boolean_mask" and len(args) >= 2:
+    found = dict(flow.labels(args[0], scope, env))
+    if "grad" in found:
+      found["masked"] = node  # Rows of a gradient dropped by a mask.
+    return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
     if "var" in found and _names.filters_by_name(args[0], flow, scope, env):

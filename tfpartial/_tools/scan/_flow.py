@@ -284,6 +284,11 @@ class Flow:
     """`got`, "filtered" when a loop adds `value` (variables) to a list
     under an `if` that chooses them (`if fixed[i] == '0': chosen +=
     weights[i]`)."""
+    test = home.tests.get(id(value))
+    if test is not None and (_calls.zero(value, home) or _names.is_none(
+        value)) and _names.filters_by_name(test, self, home):
+      # `new_grads.append(tf.zeros_like(g))` for the variables it names.
+      return {**got, "masked": value}
     guard = home.guards.get(id(value))
     if guard is None or "filtered" in got or not _names.filters_by_name(
         guard, self, home):
@@ -529,7 +534,11 @@ class Flow:
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True
+      if _names.chosen_layers(source):
+        filtered = True  # `for layer in model.layers[-3:]`.
     result = dict(self.labels(element, scope, inner))
+    if filtered and "var" not in result:
+      filtered = False
     if filtered:
       result["filtered"] = node
     return result

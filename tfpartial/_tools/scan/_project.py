@@ -28,7 +28,8 @@ from tfpartial._tools.scan import _scopes
 SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "assign(", "set_weights", "set_value", "minimize",
               "gradients(", "gradient(", "variables_to_train",
-              "create_train_op", "optimize_clones", "_resource_apply",
+              "create_train_op", "optimize_clones", "optimize_loss",
+              "_resource_apply",
               "_apply_dense", "update_step")
 # A Keras constraint that may re-mask (a lambda, one a function makes, or a
 # class named so), and an optimizer's `apply(grads, ...)`.

@@ -66,6 +66,7 @@ class Where:
   loops: Tuple[int, ...] = ()
   blocks: Tuple[int, ...] = ()
   guard: Optional[ast.expr] = None  # The test of the innermost `if`.
+  test: Optional[ast.expr] = None  # The same, with an `else` too.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +122,8 @@ class ClassInfo:
 
 # What a scope knows once its statements are read (on first use).
 _LAZY = frozenset({"defs", "functions", "classes", "scopes", "loops",
-                   "children", "nodes", "uses", "imports", "guards", "_ends"})
+                   "children", "nodes", "uses", "imports", "guards", "tests",
+                   "_ends"})
 
 
 class Scope:
@@ -149,6 +151,9 @@ class Scope:
   # What a loop adds to a list under an `if`: id(added value) -> the test
   # (`if fixed[i] == '0': chosen += weights[i]`).
   guards: Dict[int, ast.expr]
+  # The same for any `if` around it, one with an `else` too
+  # (`if 'emb' in v.name: out.append(zeros_like(g)) else: out.append(g)`).
+  tests: Dict[int, ast.expr]
   _ends: Dict[str, List[Position]]
 
   def __init__(self, node: ast.AST, parent: Optional["Scope"],
@@ -177,6 +182,7 @@ class Scope:
     self.defs, self.functions, self.classes, self.scopes = {}, {}, {}, {}
     self.loops, self.children, self.nodes, self.uses = {}, [], [], {}
     self.imports, self.guards, self._ends = [], {}, {}
+    self.tests = {}
     if body:
       _Filler(self).fill(body, Where())
 
@@ -285,7 +291,9 @@ class _Filler:
           # An `if` with an `else` puts every element somewhere: a choice
           # is an `if` alone (per element: a loop starts afresh).
           (None if node.orelse else node.test) if isinstance(node, ast.If)
-          else None if kind in _LOOP_TYPES else here.guard)
+          else None if kind in _LOOP_TYPES else here.guard,
+          node.test if isinstance(node, ast.If)
+          else None if kind in _LOOP_TYPES else here.test)
       if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
         inside = {id(c) for c in (*node.body, *node.orelse)}
         stack.extend([(c, inner if id(c) in inside else here)
@@ -424,6 +432,7 @@ class _Binder:
       self.bind(base, value, replaces=False)
       # Replacing an element under an `if` keeps the others: no choice.
       self.scope.guards.pop(id(value), None)
+      self.scope.tests.pop(id(value), None)
 
   def _zeroed(self, target: ast.Subscript, value: ast.expr) -> ast.expr:
     """`g[w == 0] = 0` (elements chosen by a condition set to zero) as
@@ -447,6 +456,8 @@ class _Binder:
   def _guard(self, value: ast.expr, replaces: bool) -> None:
     if not replaces and self.where.guard is not None and self.where.loops:
       self.scope.guards[id(value)] = self.where.guard
+    if not replaces and self.where.test is not None and self.where.loops:
+      self.scope.tests[id(value)] = self.where.test
 
   def augmented(self, node: ast.AugAssign) -> None:
     # `w[0] *= mask` makes `w` hold `w[0] * mask`, for the flow.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
@@ -28,7 +29,8 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
-         "apply_gradients", "create_train_op", "optimize_clones"}
+         "apply_gradients", "create_train_op", "optimize_clones",
+         "optimize_loss"}
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "sources",
                       "xs", "variables"}
 _LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
@@ -514,6 +516,17 @@ def _is_self_scope(node: Optional[ast.AST]) -> bool:
   return node is not None and _names.dotted(node) == "self.scope"
 
 
+_WHOLE_NETWORK = re.compile(
+    r"(policy|network|model|actor|critic|generator|discriminator|agent|"
+    r"q_?func|value_?func)s?$", re.I)
+
+
+def _identifiers(node: ast.AST) -> List[str]:
+  """The names and attribute names `node` reads."""
+  return [n.attr if isinstance(n, ast.Attribute) else n.id
+          for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))]
+
+
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
   """Whether a filter selects by literal scopes that are all model roots
   (`'model' in v.name`; not `'bert' not in v.name`, which leaves the
@@ -529,7 +542,10 @@ def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
   if isinstance(node, ast.Call):
     chosen = _names.scope_argument(node)
     if chosen is not None and not isinstance(chosen, ast.Constant):
-      return False
+      # `global_variables(hparams.policy_network + "/.*")`: a configured
+      # name of a whole network.
+      return any(_WHOLE_NETWORK.search(word) for word in _identifiers(
+          chosen))
   return bool(literals) and all(
       s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
       for s in literals)
