@@ -88,9 +88,10 @@ class VarListFilter(_idiom.Idiom):
         if "filtered" not in step.labels or _split(step, steps):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
-        if not isinstance(node, ast.expr) or _names_the_model(
-            node, opened) or _per_group(step, node) or _built_scope(
-                analysis.flow, node, step.scope, opened):
+        if not isinstance(node, ast.expr) or _per_group(step, node) or (
+            not _phased(step, steps) and (
+                _names_the_model(node, opened) or _built_scope(
+                    analysis.flow, node, step.scope, opened))):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         key = (id(step.scope), step.loss or str(id(node)))
@@ -293,6 +294,17 @@ def _split(step: Step, steps: List[Step]) -> bool:
   return any(other.loss is not None and other.loss != step.loss and
              other.var_list is not None and _trains(other) and
              ast.unparse(other.var_list) != mine for other in steps)
+
+
+def _phased(step: Step, steps: List[Step]) -> bool:
+  """Whether the same function also trains the same loss on every
+  variable (`train_all = create_train_op(loss, opt)` beside `train_head
+  = create_train_op(loss, opt, variables_to_train=head)`): the filtered
+  step freezes the rest, whatever its scope names."""
+  return step.loss is not None and any(
+      other is not step and other.scope is step.scope and
+      other.loss == step.loss and other.var_list is None and
+      _names.call_name(other.call) != "apply_gradients" for other in steps)
 
 
 def _trains(step: Step) -> bool:
