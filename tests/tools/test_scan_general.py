@@ -206,9 +206,96 @@ POSITIVE = {
             for L in LAYERS:
               L.prune_update(sess)
         """, [("grads-mask", 13), ("weight-remask", 17)]),
+    "grads-mask zeros appended for the variables a test names": ("""\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          grads = tape.gradient(loss, model.trainable_variables)
+          new_grads = []
+          for g, v in zip(grads, model.trainable_variables):
+            if 'embedding' in v.name:
+              new_grads.append(tf.zeros_like(g))
+            else:
+              new_grads.append(g)
+          opt.apply_gradients(zip(new_grads, model.trainable_variables))
+        """, [("grads-mask", 8)]),
+    "grads-mask a gradient times zero": ("""\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          grads = tape.gradient(loss, model.trainable_variables)
+          grads[0] *= 0.
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+        """, [("grads-mask", 5)]),
+    "grads-mask rows dropped by boolean_mask": ("""\
+        def step(emb, opt, ids, loss_fn, trainable_ids):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(tf.gather(emb, ids))
+          g = tape.gradient(loss, emb)
+          keep = tf.reduce_any(tf.equal(g.indices[:, None], trainable_ids), 1)
+          g = tf.IndexedSlices(tf.boolean_mask(g.values, keep),
+                               tf.boolean_mask(g.indices, keep), g.dense_shape)
+          opt.apply_gradients([(g, emb)])
+        """, [("grads-mask", 6)]),
+    "var-list-filter the last layers' weights in a comprehension": ("""\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          train_vars = [w for l in model.layers[-3:] for w in l.trainable_weights]
+          grads = tape.gradient(loss, train_vars)
+          opt.apply_gradients(zip(grads, train_vars))
+        """, [("var-list-filter", 4)]),
+    "var-list-filter optimize_loss(variables=)": ("""\
+        def model_fn(features, labels, mode, params):
+          loss = tf.losses.softmax_cross_entropy(labels, net(features))
+          tvars = [v for v in tf.trainable_variables() if v.name.startswith('head')]
+          train_op = tf.contrib.layers.optimize_loss(
+              loss, tf.train.get_global_step(), learning_rate=0.01,
+              optimizer='Adam', variables=tvars)
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """, [("var-list-filter", 3)]),
+    # DeepLabCut: the head's scope is also opened where the model is
+    # built, but a second op trains the same loss on everything.
+    "var-list-filter a second train op on the head's scope": ("""\
+        def prediction_layers(net):
+          with tf.variable_scope("pose"):
+            return slim.conv2d(net, 17, [1, 1])
+
+        def get_optimizer_with_freeze(loss_op, optimizer):
+          train_unfrozen_op = slim.learning.create_train_op(loss_op, optimizer)
+          unfrozen = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, "pose")
+          train_frozen_op = slim.learning.create_train_op(
+              loss_op, optimizer, variables_to_train=unfrozen)
+          return train_unfrozen_op, train_frozen_op
+        """, [("var-list-filter", 7)]),
 }
 
 NEGATIVE = {
+    # tensor2tensor's PPO: the policy network's variables, by its name.
+    "a configured scope naming the whole policy network": """\
+        def define_ppo_step(data_points, hparams, action_space, lr):
+          loss = sum(losses(data_points, hparams))
+          variables = tf.global_variables(hparams.policy_network + "/.*")
+          return optimize.optimize(loss, lr, hparams, variables=variables)
+
+        def optimize(loss, learning_rate, hparams, variables=None):
+          return tf.contrib.layers.optimize_loss(
+              loss, tf.train.get_or_create_global_step(), learning_rate,
+              "Adam", variables=variables)
+        """,
+    "zeros appended where a gradient is missing": """\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          grads = tape.gradient(loss, model.trainable_variables)
+          fixed = []
+          for g, v in zip(grads, model.trainable_variables):
+            if g is None:
+              fixed.append(tf.zeros_like(v))
+            else:
+              fixed.append(g)
+          opt.apply_gradients(zip(fixed, model.trainable_variables))
+        """,
     "a zero row joined to a variable (padding)": """\
         emb = tf.Variable(tf.random.normal([1000, 64]))
         table = tf.concat([tf.zeros([1, 64]), emb], axis=0)
