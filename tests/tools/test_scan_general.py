@@ -268,9 +268,29 @@ POSITIVE = {
               loss_op, optimizer, variables_to_train=unfrozen)
           return train_unfrozen_op, train_frozen_op
         """, [("var-list-filter", 7)]),
+    "var-list-filter a hand-written update skipping variables by name": ("""\
+        def train_step(model, x, y, lr):
+          with tf.GradientTape() as tape:
+            loss = model(x, y)
+          grads = tape.gradient(loss, model.trainable_variables)
+          for g, v in zip(grads, model.trainable_variables):
+            if "embedding" in v.name:
+              continue
+            v.assign_sub(lr * g)
+        """, [("var-list-filter", 6)]),
 }
 
 NEGATIVE = {
+    "a hand-written update skipping missing gradients": """\
+        def train_step(model, x, y, lr):
+          with tf.GradientTape() as tape:
+            loss = model(x, y)
+          grads = tape.gradient(loss, model.trainable_variables)
+          for g, v in zip(grads, model.trainable_variables):
+            if g is None:
+              continue
+            v.assign_sub(lr * g)
+        """,
     # tensor2tensor's PPO: the policy network's variables, by its name.
     "a configured scope naming the whole policy network": """\
         def define_ppo_step(data_points, hparams, action_space, lr):

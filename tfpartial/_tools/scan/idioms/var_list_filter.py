@@ -99,7 +99,7 @@ class VarListFilter(_idiom.Idiom):
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
           hits[key] = hit
-    return list(hits.values())
+    return list(hits.values()) + _skipped_updates(analysis)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -115,6 +115,47 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _skipped_updates(analysis: Analysis) -> List[_idiom.Hit]:
+  """A hand-written update (`v.assign_sub(lr * g)`) in a loop over the
+  variables that a test of their names skips (`if 'emb' in v.name:
+  continue`) or guards: whole variables left out of the step."""
+  hits: List[_idiom.Hit] = []
+  flow = analysis.flow
+  for scope, call in analysis.calls_named(("assign_sub", "assign_add")):
+    if analysis.module(scope).is_test or not call.args or (
+        "grad" not in flow.labels(call.args[0], scope)):
+      continue
+    order = analysis.order(scope)
+    test = _skipping_test(call, order, flow, scope)
+    if test is not None:
+      hits.append(_idiom.Hit(test, scope, call, {"filtered": test}))
+  return hits
+
+
+def _skipping_test(call: ast.Call, order: object, flow: Flow,
+                   scope: _scopes.Scope) -> Optional[ast.expr]:
+  """The test of names that skips or guards `call` in its loop."""
+  parent = getattr(order, "parent")
+  child: ast.AST = call
+  current = parent(call)
+  while current is not None and current is not scope.node:
+    if isinstance(current, ast.If) and not current.orelse and any(
+        child is s for s in current.body) and _names.filters_by_name(
+            current.test, flow, scope):
+      return current.test
+    if isinstance(current, (ast.For, ast.AsyncFor)):
+      for statement in current.body:
+        if statement is child:
+          break
+        if isinstance(statement, ast.If) and len(statement.body) == 1 and (
+            isinstance(statement.body[0], ast.Continue)) and (
+                _names.filters_by_name(statement.test, flow, scope)):
+          return statement.test
+      return None
+    child, current = current, parent(current)
+  return None
 
 
 def var_list_of(call: ast.Call) -> Optional[ast.AST]:
