@@ -278,9 +278,26 @@ POSITIVE = {
               continue
             v.assign_sub(lr * g)
         """, [("var-list-filter", 6)]),
+    "weight-remask K.batch_set_value of each weight times its mask": ("""\
+        class Pruner(keras.callbacks.Callback):
+          def __init__(self, masks):
+            self.masks = masks
+
+          def on_batch_end(self, batch, logs=None):
+            weights = self.model.trainable_weights
+            K.batch_set_value([(w, K.get_value(w) * m)
+                               for w, m in zip(weights, self.masks)])
+        """, [("weight-remask", 7)]),
 }
 
 NEGATIVE = {
+    "K.batch_set_value pruning by magnitude": """\
+        class Pruner(keras.callbacks.Callback):
+          def on_epoch_end(self, epoch, logs=None):
+            weights = self.model.trainable_weights
+            K.batch_set_value([(w, K.get_value(w) * (abs(K.get_value(w)) > t))
+                               for w in weights])
+        """,
     "a hand-written update skipping missing gradients": """\
         def train_step(model, x, y, lr):
           with tf.GradientTape() as tape:

@@ -90,6 +90,10 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
       hit = _fed(call, scope, analysis)
       if hit is not None:
         hits.append(hit)
+    for scope, call in analysis.calls_named(("batch_set_value",)):
+      hit = _batch_set(call, scope, analysis)
+      if hit is not None:
+        hits.append(hit)
     return tuple(hits)
   found = analysis.once("writes", find)
   assert isinstance(found, tuple)
@@ -191,10 +195,33 @@ def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
   return None
 
 
+def _batch_set(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
+               ) -> Optional[WriteHit]:
+  """`K.batch_set_value([(w, K.get_value(w) * m) for w, m in zip(ws,
+  masks)])`: each weight set to its own values times a mask."""
+  pairs = call.args[0] if call.args else None
+  if not isinstance(pairs, ast.ListComp) or not isinstance(
+      pairs.elt, ast.Tuple) or len(pairs.elt.elts) != 2 or (
+          analysis.module(scope).is_test):
+    return None
+  values = ast.ListComp(elt=pairs.elt.elts[1], generators=pairs.generators)
+  ast.copy_location(values, pairs)
+  found = analysis.flow.labels(values, scope)
+  if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
+      pairs.elt.elts[1], scope):
+    return None
+  if not in_training(scope, analysis, call):
+    return None
+  return WriteHit(call, scope, call, found, "weight-remask",
+                  pairs.elt.elts[0], pairs.elt.elts[1])
+
+
 def _by_magnitude(value: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a name `value` reads is compared in its function (the mask
   made from the values it masks)."""
-  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+  modules = {_names.root(n.func) for n in ast.walk(value)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - modules
   return any(isinstance(node, ast.Compare) and read & {
       n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
              for node in scope.nodes)
