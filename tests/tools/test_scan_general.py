@@ -288,9 +288,39 @@ POSITIVE = {
             K.batch_set_value([(w, K.get_value(w) * m)
                                for w, m in zip(weights, self.masks)])
         """, [("weight-remask", 7)]),
+    # A BERT-style optimizer freezing the pretrained variables for the
+    # first steps.
+    "grads-mask an optimizer's update masked for named variables": ("""\
+        class AdamWeightDecay(tf.train.Optimizer):
+          def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+            assignments = []
+            for (grad, param) in grads_and_vars:
+              m = tf.get_variable(param.op.name + "/m", param.shape,
+                                  trainable=False)
+              next_m = self.beta_1 * m + (1.0 - self.beta_1) * grad
+              update = next_m / (tf.sqrt(next_m * next_m) + self.epsilon)
+              if param.name in self.pretrained_param_names:
+                update *= tf.to_float(global_step > self.freeze_steps)
+              next_param = param - self.learning_rate * update
+              assignments.extend([param.assign(next_param), m.assign(next_m)])
+            return tf.group(*assignments, name=name)
+        """, [("grads-mask", 10)]),
 }
 
 NEGATIVE = {
+    "an optimizer's update scaled by a trust ratio": """\
+        class Lamb(tf.train.Optimizer):
+          def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+            assignments = []
+            for (grad, param) in grads_and_vars:
+              update = grad / (tf.norm(grad) + 1e-6)
+              w_norm, g_norm = tf.norm(param), tf.norm(update)
+              ratio = tf.where(w_norm > 0, tf.where(g_norm > 0, w_norm / g_norm,
+                                                    1.0), 1.0)
+              update *= ratio
+              assignments.append(param.assign(param - self.lr * update))
+            return tf.group(*assignments, name=name)
+        """,
     "K.batch_set_value pruning by magnitude": """\
         class Pruner(keras.callbacks.Callback):
           def on_epoch_end(self, epoch, logs=None):

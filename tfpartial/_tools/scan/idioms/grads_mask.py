@@ -24,6 +24,9 @@ from tfpartial._tools.scan.idioms import _writes
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.
 APPLIES = {"apply_gradients", "apply"} | _names.OPTIMIZER_METHODS
+# An optimizer's own writes of its update.
+_UPDATES = {"assign", "assign_sub", "assign_add", "scatter_sub",
+            "scatter_add", "scatter_update"}
 # Overrides whose returned gradients an optimizer applies.
 COMPUTES = {"compute_gradients", "get_gradients", "_compute_gradients",
             "_clip_gradients", "_aggregate_gradients"}
@@ -64,6 +67,16 @@ class GradsMask(_idiom.Idiom):
         found = flow.sink_labels(feed, scope, "masked")
         if "masked" in found:
           hits.append(_hit(found, scope, call))
+    for scope in analysis.functions_named(_names.OPTIMIZER_METHODS):
+      # A hand-written optimizer writing an update it masked (`update *=
+      # to_float(step > n)` for the pretrained variables).
+      if scope.cls is None:
+        continue
+      for call in analysis.calls(scope):
+        if _names.call_name(call) in _UPDATES and call.args:
+          found = flow.labels(call.args[-1], scope)
+          if "masked" in found and "grad" in found:
+            hits.append(_hit(found, scope, call))
     for scope in analysis.functions_named(COMPUTES):
       if scope.cls is None:
         continue
