@@ -121,6 +121,12 @@ def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
         "stop_gradient"):
       stack.extend((a, True) for a in item.args)
       continue
+    if isinstance(item, ast.Name) and not inside and item.id not in env:
+      defs = scope.defs.get(item.id, [])
+      if len(defs) == 1 and isinstance(defs[0].value, ast.Call) and (
+          _names.call_name(defs[0].value) == "stop_gradient"):
+        stack.append((defs[0].value, False))  # `x_sg = stop_gradient(x)`.
+        continue
     if isinstance(item, (ast.Name, ast.Attribute)) and inside == stopped:
       labels = flow.labels(item, scope, env)
       if "var" in labels:

@@ -410,6 +410,11 @@ class Flow:
     attribute = name.split(".", 2)[1]
     values = self.project.attribute(info, f"self.{attribute}")
     found.update(self._values(values, ("self", id(info.node), attribute)))
+    if attribute in _names.LAYER_VARIABLES and info.bases and not any(
+        "var" in self.labels(v, home) for v, home in values):
+      # A Keras layer's own `self.embeddings`, `self.kernel`: built by its
+      # base class (outside the project), a variable all the same.
+      found["var"] = node
     if not values:
       target = self.project.method(info, attribute)
       if target is not None and isinstance(target.node, (

@@ -23,6 +23,9 @@ VARIABLE_ATTRIBUTES = {"trainable_variables", "trainable_weights",
                        "weights", "variables", "kernel", "bias",
                        "embeddings", "trainable_vars", "recurrent_kernel",
                        "depthwise_kernel", "gamma", "beta"}
+# The variables a Keras layer's base class builds, by attribute.
+LAYER_VARIABLES = {"kernel", "bias", "embeddings", "recurrent_kernel",
+                   "depthwise_kernel", "pointwise_kernel", "gamma", "beta"}
 # The argument that names a scope, by position, for each variable list.
 SCOPE_ARGUMENT = {"get_collection": 1, "trainable_variables": 0,
                   "global_variables": 0, "model_variables": 0,

@@ -142,6 +142,11 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
   when = analysis.order(scope).of_write(call, scope, flow)
+  zeros = partial and not own_copy and _calls.zero(value, scope)
+  if when is None and zeros and in_training(scope, analysis, call) and (
+      analysis.flow.calls_of(scope.node)):
+    # Rows set back to zeros by a method the training loop calls.
+    return WriteHit(call, scope, call, found, "weight-remask", target, value)
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
@@ -154,7 +159,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
                                  "VariableV1", "get_variable"})
   kind = "shadow-variable" if on_device and (
       order == "control" or order == "after" and scope.cls is not None) \
-      else "write-back"
+      else "weight-remask" if zeros else "write-back"
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)
@@ -321,7 +326,16 @@ def _ended_before(step: object, write: ast.AST, order: "_order.Order"
         inside = order.parent(inside)
       return inside is None
     node = order.parent(node)
-  return False
+  if node is None or not isinstance(step, ast.AST):
+    return False
+  # A step made once (a training function called), the write after it
+  # in no loop either: the weights restored once training is over.
+  current: Optional[ast.AST] = write
+  while current is not None and current is not node:
+    if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+      return False
+    current = order.parent(current)
+  return current is node
 
 
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,

@@ -574,6 +574,10 @@ _WHOLE_NETWORK = re.compile(
     r"q_?func|value_?func)s?$", re.I)
 
 
+_CURRENT_SCOPE = {"get_name_scope", "get_variable_scope",
+                  "original_name_scope"}
+
+
 def _identifiers(node: ast.AST) -> List[str]:
   """The names and attribute names `node` reads."""
   return [n.attr if isinstance(n, ast.Attribute) else n.id
@@ -596,9 +600,10 @@ def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
     chosen = _names.scope_argument(node)
     if chosen is not None and not isinstance(chosen, ast.Constant):
       # `global_variables(hparams.policy_network + "/.*")`: a configured
-      # name of a whole network.
-      return any(_WHOLE_NETWORK.search(word) for word in _identifiers(
-          chosen))
+      # name of a whole network; `scope=get_default_graph().
+      # get_name_scope()`: the scope the model is being built in.
+      return any(_WHOLE_NETWORK.search(word) or word in _CURRENT_SCOPE
+                 for word in _identifiers(chosen))
   return bool(literals) and all(
       s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
       for s in literals)
