@@ -305,9 +305,61 @@ POSITIVE = {
               assignments.extend([param.assign(next_param), m.assign(next_m)])
             return tf.group(*assignments, name=name)
         """, [("grads-mask", 10)]),
+    # P-tuning on bert4keras: a layer's own embeddings, from its base.
+    "stop-gradient-mix a layer's embeddings through a stopped name": ("""\
+        class PtuningEmbedding(Embedding):
+          def call(self, inputs, mode='embedding'):
+            embeddings = self.embeddings
+            embeddings_sg = K.stop_gradient(embeddings)
+            mask = np.zeros((K.int_shape(embeddings)[0], 1))
+            mask[1:9] += 1
+            self.embeddings = embeddings * mask + embeddings_sg * (1 - mask)
+            outputs = super(PtuningEmbedding, self).call(inputs, mode)
+            self.embeddings = embeddings
+            return outputs
+        """, [("stop-gradient-mix", 7)]),
+    "weight-remask padding rows zeroed by a method after each step": ("""\
+        class Recommender(tf.keras.Model):
+          def reset_pad_embedding(self):
+            tf.compat.v1.scatter_update(self.tags, self.pad_value,
+                                        tf.zeros([self.dim]))
+
+          def train(self, data):
+            for x, y in data:
+              with tf.GradientTape() as tape:
+                loss = self.loss_fn(y, self(x))
+              grads = tape.gradient(loss, self.trainable_weights)
+              self.opt.apply_gradients(zip(grads, self.trainable_weights))
+              self.reset_pad_embedding()
+        """, [("weight-remask", 3)]),
 }
 
 NEGATIVE = {
+    "the variables of the scope the model is built in": """\
+        class Trainer(object):
+          def build(self, loss_op, optimizer):
+            grads_and_vars = optimizer.compute_gradients(
+                loss_op,
+                tf.trainable_variables(scope=tf.get_default_graph().get_name_scope()))
+            return optimizer.apply_gradients(grads_and_vars)
+        """,
+    "weights restored once after a constrained training call": """\
+        def evaluate_constrained(model, data, labels, constraints):
+          weights_copy = copy_model_weights(model.get_weights())
+          model = satisfy_weights(model, data, labels, weights=weights_copy,
+                                  constraints=constraints)
+          logits = model(data, training=False)
+          model.set_weights(weights_copy)
+          return logits
+
+        def satisfy_weights(model, data, labels, weights, constraints):
+          for _ in range(10):
+            with tf.GradientTape() as tape:
+              loss = constraints(model(data), labels)
+            grads = tape.gradient(loss, model.trainable_weights)
+            model.optimizer.apply_gradients(zip(grads, model.trainable_weights))
+          return model
+        """,
     "an optimizer's update scaled by a trust ratio": """\
         class Lamb(tf.train.Optimizer):
           def apply_gradients(self, grads_and_vars, global_step=None, name=None):
