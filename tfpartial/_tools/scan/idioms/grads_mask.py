@@ -75,7 +75,8 @@ class GradsMask(_idiom.Idiom):
       for call in analysis.calls(scope):
         if _names.call_name(call) in _UPDATES and call.args:
           found = flow.labels(call.args[-1], scope)
-          if "masked" in found and "grad" in found:
+          if "masked" in found and "grad" in found and _named(
+              found["masked"], scope, analysis):
             hits.append(_hit(found, scope, call))
     for scope in analysis.functions_named(COMPUTES):
       if scope.cls is None:
@@ -109,6 +110,21 @@ class GradsMask(_idiom.Idiom):
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
+
+
+def _named(node: object, scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether an optimizer masks its update under a test of the variable's
+  name (`if param_name in self.pretrained_param_names:`), not for every
+  variable alike (a schedule, a trust ratio)."""
+  line = getattr(node, "lineno", None)
+  if line is None:
+    return False
+  for test in ast.walk(scope.node):  # `update *= ...` is rebuilt: by line.
+    if isinstance(test, ast.If) and test.body and (
+        test.body[0].lineno <= line <= (test.body[-1].end_lineno or 0)) and (
+            _names.filters_by_name(test.test, analysis.flow, scope)):
+      return True
+  return False
 
 
 def _arguments(flow: Flow, call: ast.Call, scope: _scopes.Scope) -> Labels:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -81,11 +81,15 @@ class VarListFilter(_idiom.Idiom):
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
     hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+    # The filters each function's steps train, and whether one of them
+    # trains everything.
+    parts: Dict[int, Set[int]] = {}
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
       for step in steps:
-        if "filtered" not in step.labels or _split(step, steps):
+        if "filtered" not in step.labels or _split(step, steps) or (
+            _only_measured(step)):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
@@ -94,12 +98,19 @@ class VarListFilter(_idiom.Idiom):
                     analysis.flow, node, step.scope, opened))):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
+        if not _phased(step, steps):
+          parts.setdefault(id(step.scope), set()).add(id(node))
         key = (id(step.scope), step.loss or str(id(node)))
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
           hits[key] = hit
-    return list(hits.values()) + _skipped_updates(analysis)
+    # Two filters of one function, neither inside the other (a linear and
+    # a deep part at their own optimizers, a GAN's two halves whose losses
+    # a helper returns): between them they train the model.
+    return [hit for (scope, _), hit in hits.items()
+            if len(parts.get(scope, ())) < 2 or _left_out(
+                hit, hits.values(), scope)] + _skipped_updates(analysis)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -337,6 +348,53 @@ def _split(step: Step, steps: List[Step]) -> bool:
              ast.unparse(other.var_list) != mine for other in steps)
 
 
+def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
+              ) -> bool:
+  """Whether one of a function's filters leaves out a name that none of
+  its other filters trains (`body = [... 'head' not in v.name and 'emb'
+  not in v.name]` beside `head = [... 'head' in v.name]`: the embeddings
+  train in neither)."""
+  kept: Set[str] = set()
+  dropped: Set[str] = set()
+  for each in hits:
+    if id(each.scope) != scope:
+      continue
+    for node in ast.walk(each.node):
+      if isinstance(node, ast.Compare) and isinstance(
+          node.left, ast.Constant) and isinstance(node.left.value, str):
+        negated = any(isinstance(op, ast.NotIn) for op in node.ops)
+        (dropped if negated else kept).add(node.left.value)
+  del hit
+  return bool(dropped - kept)
+
+
+def _only_measured(step: Step) -> bool:
+  """Whether a gradient is only measured, never applied: `grads =
+  tf.gradients(loss, var_list)` read only squared (a Fisher diagonal,
+  a saliency)."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"}:
+    return False
+  assigned = [n for n in step.scope.nodes if isinstance(n, ast.Assign)
+              and n.value is step.call and len(n.targets) == 1
+              and isinstance(n.targets[0], ast.Name)]
+  if len(assigned) != 1:
+    return False
+  name = assigned[0].targets[0]
+  assert isinstance(name, ast.Name)
+  squared: Set[int] = set()
+  reads: Set[int] = set()
+  for node in step.scope.nodes:
+    if isinstance(node, ast.Name) and node.id == name.id and isinstance(
+        node.ctx, ast.Load):
+      reads.add(id(node))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) or (
+        isinstance(node, ast.Call) and _names.call_name(node) in {
+            "square", "reduce_sum", "norm", "global_norm"}):
+      squared.update(id(n) for n in ast.walk(node)
+                     if isinstance(n, ast.Name) and n.id == name.id)
+  return bool(reads) and reads <= squared
+
+
 def _phased(step: Step, steps: List[Step]) -> bool:
   """Whether the same function also trains the same loss on every
   variable (`train_all = create_train_op(loss, opt)` beside `train_head
@@ -534,14 +592,17 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
     return name.value
   if isinstance(name, ast.Name):
     return defaults.get(name.id)
-  if _names.dotted(name) == "self.scope":
-    return _SELF_SCOPE  # An object's own scope, opened around what it builds.
+  dotted = _names.dotted(name) or ""
+  if dotted.startswith("self.") and dotted.count(".") == 1:
+    # An object's own scope (`self.scope`, `self.name`), opened around
+    # what it builds.
+    return _SELF_SCOPE + dotted
   return None
 
 
 # `with tf.variable_scope(self.scope)` somewhere in the project: a class
 # builds its variables under a scope of its own.
-_SELF_SCOPE = "\0self.scope"
+_SELF_SCOPE = "\0"
 
 
 def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
@@ -550,23 +611,44 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   builds them under (`get_collection(TRAINABLE_VARIABLES, self.scope)`,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
-  if _SELF_SCOPE not in opened or not isinstance(node, ast.Call):
+  selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  if not selves:
+    return False
+  if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and all(
+      _names.dotted(c) in selves or isinstance(c, ast.Constant)
+      for test in (t for g in node.generators for t in g.ifs)
+      for c in _compared(test)):
+    # `[v for v in tvars if v.name.startswith(self.name)]`.
+    return any(_names.dotted(c) in selves
+               for test in (t for g in node.generators for t in g.ifs)
+               for c in _compared(test))
+  if not isinstance(node, ast.Call):
     return False
   chosen = _names.scope_argument(node)
   if chosen is not None:
-    return _is_self_scope(chosen)
+    return _names.dotted(chosen) in selves
   callee = flow.callee(node, scope)
   if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return False
   returns = [r.value for r in ast.walk(callee)
              if isinstance(r, ast.Return) and r.value is not None]
   return bool(returns) and all(
-      isinstance(r, ast.Call) and _is_self_scope(_names.scope_argument(r))
-      for r in returns)
+      isinstance(r, ast.Call) and (_names.dotted(
+          _names.scope_argument(r) or r) in selves) for r in returns)
 
 
-def _is_self_scope(node: Optional[ast.AST]) -> bool:
-  return node is not None and _names.dotted(node) == "self.scope"
+def _compared(test: ast.AST) -> List[ast.expr]:
+  """What a name test compares a variable's name with (`v.name.startswith(
+  x)`: x; `x in v.name`: x)."""
+  found: List[ast.expr] = []
+  for node in ast.walk(test):
+    if isinstance(node, ast.Call) and _names.call_name(node) in {
+        "startswith", "match", "search"} and node.args:
+      found.append(node.args[0])
+    elif isinstance(node, ast.Compare) and any(
+        isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+      found.append(node.left)
+  return found
 
 
 _WHOLE_NETWORK = re.compile(
