@@ -153,11 +153,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if order == "after" and not partial and _whole(value, scope) and (
       _ended_before(when["at"], call, analysis.order(scope))):
     return None  # The best weights restored once training is over.
-  on_device = "shadow" in found or isinstance(copy, ast.Call) and (
-      _names.call_name(copy) in {"identity", "read_value",
-                                 "initialized_value", "value", "Variable",
-                                 "VariableV1", "get_variable"})
-  kind = "shadow-variable" if on_device and (
+  kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
       else "weight-remask" if zeros else "write-back"
   at = when["at"]
@@ -230,6 +226,15 @@ def _by_magnitude(value: ast.AST, scope: _scopes.Scope) -> bool:
   return any(isinstance(node, ast.Compare) and read & {
       n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
              for node in scope.nodes)
+
+
+def _on_device(found: Labels, copy: Optional[ast.AST]) -> bool:
+  """Whether the copy written back is a tensor or a variable (a shadow),
+  not values read out of the graph."""
+  return "shadow" in found or isinstance(copy, ast.Call) and (
+      _names.call_name(copy) in {"identity", "read_value",
+                                 "initialized_value", "value", "Variable",
+                                 "VariableV1", "get_variable"})
 
 
 def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
