@@ -1138,7 +1138,7 @@ FORMS = {
                 sess.run([model.train_op, model.cost], feed_dict=b)
                 sess.run(model.clear_padding)
             """,
-    }, [('weight-remask', 'z.py', 5)]),  # Rows set back to zeros.
+    }, [('write-back', 'z.py', 5)]),
     "write-back built in one file, run after the step in another": ({
         "prep.py": """\
             import tensorflow as tf
@@ -1161,7 +1161,7 @@ FORMS = {
                     sess.run(op, feed_dict=b)
                     sess.run(self.prep.clear_padding)
             """,
-    }, [('weight-remask', 'prep.py', 5)]),
+    }, [('write-back', 'prep.py', 5)]),
     "write-back run before each step of a loop": ({
         "t.py": """\
             import tensorflow as tf
@@ -1174,7 +1174,7 @@ FORMS = {
                   sess.run(clear_padding)
                   _, loss = sess.run([op, cost], feed_dict=b)
             """,
-    }, [('weight-remask', 't.py', 4)]),
+    }, [('write-back', 't.py', 4)]),
 }
 
 

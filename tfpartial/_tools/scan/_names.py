@@ -365,6 +365,12 @@ def is_zero(node: ast.AST) -> bool:
   """
   if isinstance(node, ast.Constant):
     return node.value == 0 and not isinstance(node.value, bool)
+  if isinstance(node, ast.Call) and call_name(node) in {"constant", "fill"}:
+    # `tf.constant(0.0, shape=[1, d])`, `tf.fill([1, d], 0.)`.
+    value = node.args[0] if call_name(node) == "constant" and node.args \
+        else node.args[1] if len(node.args) == 2 else None
+    return isinstance(value, ast.Constant) and value.value == 0 and (
+        not isinstance(value.value, bool))
   return isinstance(node, ast.Call) and call_name(node) in ZEROS
 
 

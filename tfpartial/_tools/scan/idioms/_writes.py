@@ -142,11 +142,12 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
   when = analysis.order(scope).of_write(call, scope, flow)
-  zeros = partial and not own_copy and _calls.zero(value, scope)
+  zeros = partial and not own_copy and _calls.zero(value, scope) and (
+      "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
   if when is None and zeros and in_training(scope, analysis, call) and (
       analysis.flow.calls_of(scope.node)):
     # Rows set back to zeros by a method the training loop calls.
-    return WriteHit(call, scope, call, found, "weight-remask", target, value)
+    return WriteHit(call, scope, call, found, "write-back", target, value)
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
@@ -155,7 +156,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # The best weights restored once training is over.
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
-      else "weight-remask" if zeros else "write-back"
+      else "write-back"
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None)

@@ -245,8 +245,9 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     seen.add(id(call))
     chosen = var_list_of(call)
-    owner = _owner(chosen, scope)
-    passed = _passed_on(call, chosen, owner) if owner else None
+    given = _read_of_parameter(chosen, scope)
+    owner = _owner(given, scope)
+    passed = _passed_on(call, given, owner) if owner else None
     if owner is not None and passed is not None:
       wrappers[id(owner.node)] = passed
       names.add(owner.name)
@@ -277,6 +278,22 @@ def _inside(scope: Optional[_scopes.Scope],
       return True
     scope = scope.parent
   return False
+
+
+def _read_of_parameter(chosen: Optional[ast.AST], scope: _scopes.Scope
+                       ) -> Optional[ast.AST]:
+  """`chosen`, or the parameter it reads each element of (`var_refs =
+  [v.read_value() for v in tvars]`, `tvars` given)."""
+  if not isinstance(chosen, ast.Name) or chosen.id in scope.params:
+    return chosen
+  defs = scope.defs.get(chosen.id, [])
+  value = defs[0].value if len(defs) == 1 else None
+  if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(
+      value.generators) == 1 and not value.generators[0].ifs and isinstance(
+          value.generators[0].iter, ast.Name) and (
+              value.generators[0].iter.id in scope.params):
+    return value.generators[0].iter
+  return chosen
 
 
 def _owner(chosen: Optional[ast.AST], scope: _scopes.Scope

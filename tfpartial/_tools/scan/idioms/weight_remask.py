@@ -56,9 +56,6 @@ class WeightRemask(_idiom.Idiom):
     reasons = ["between two re-maskings the optimizer moves the masked "
                "weights, and the model trains with them non-zero"]
     reasons += _drift.optimizer_drift(context.optimizer, nan=False)
-    if isinstance(hit.value, ast.AST) and _names.is_zero(hit.value):
-      return (f"weights set back to zeros where a fixed index says, by "
-              f"`{name}`"), reasons
     return (f"weights re-multiplied by a mask and written back by "
             f"`{name}`"), reasons
 
