@@ -335,6 +335,21 @@ POSITIVE = {
               self.opt.apply_gradients(zip(grads, self.trainable_weights))
               self.reset_pad_embedding()
         """, [("write-back", 3)]),
+    "weight-remask a constraint's tf.where(mask, w, 0), at its line": ("""\
+        class ParameterMask(tf.keras.constraints.Constraint):
+          def __init__(self):
+            super().__init__()
+            self.mask = None
+
+          def __call__(self, w):
+            return tf.where(self.get_mask(w.shape), w, 0)
+
+          def get_mask(self, shape):
+            if self.mask is None:
+              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
+                                      trainable=False)
+            return self.mask
+        """, [("weight-remask", 7)]),
 }
 
 NEGATIVE = {

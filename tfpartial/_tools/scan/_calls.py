@@ -165,6 +165,8 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
   name = _names.call_name(node)
   summary = _project_call(flow, node, scope, env)
   if summary is not None and name not in _names.SPELLED:
+    if _names.is_mask_name(name) and "mask" not in summary:
+      summary = {**summary, "mask": node}  # `self.get_mask(shape)`.
     return summary
   found = _spelled(flow, node, name, scope, env)
   if summary:
@@ -488,6 +490,10 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
           found["mix"] = node  # `where(m, x, stop_gradient(x))`.
   if "var" in yes or "var" in no:
     found["vararith"] = node
+  for kept, other in ((args[1], args[2]), (args[2], args[1])):
+    if "mask" in condition and "random" not in condition and zero(
+        other, scope) and "var" in flow.labels(kept, scope, env):
+      found[f"varmask:{_names.root(kept)}"] = node  # `where(m, w, 0)`.
   copies = [k for k in {**yes, **no} if k.startswith("copy:")]
   if copies and "mask" in condition:
     found[f"restore:{copies[0][5:]}"] = node

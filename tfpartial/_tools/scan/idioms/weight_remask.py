@@ -86,7 +86,10 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   masked = [v for k, v in found.items() if k.startswith("varmask:")]
   if any(not _projection(m, node) for m in masked) or _fixed_factor(
       scope, node):
-    return [_writes.WriteHit(_anchor(node), scope, None, found,
+    at = next((m for m in masked if isinstance(m, ast.expr) and (
+        node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
+              None)  # The product in `__call__`, else its `def` line.
+    return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
 

@@ -47,6 +47,8 @@ class WriteBack(_idiom.Idiom):
     elif isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef)):
       message += (f", after each step (in `{at.name}`, line "
                   f"{_idiom.line(at)})")
+    elif at is None or not _idiom.line(at):
+      message += ", while the model trains"
     else:
       message += f", after the train step (line {_idiom.line(at)})"
       reasons.append("between the step and the write the optimizer's "
