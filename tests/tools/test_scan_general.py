@@ -350,6 +350,20 @@ POSITIVE = {
                                       trainable=False)
             return self.mask
         """, [("weight-remask", 7)]),
+    "var-list-filter the same slice at the gradient and at the apply": ("""\
+        def train(model, optimizer, data, update_embeddings):
+          for x in data:
+            with tf.GradientTape() as tape:
+              loss = model.loss(x)
+              if update_embeddings:
+                gradients = tape.gradient(loss, model.trainable_variables)
+              else:
+                gradients = tape.gradient(loss, model.trainable_variables[1:])
+            if update_embeddings:
+              optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            else:
+              optimizer.apply_gradients(zip(gradients, model.trainable_variables[1:]))
+        """, [("var-list-filter", 8)]),
 }
 
 NEGATIVE = {

@@ -83,7 +83,7 @@ class VarListFilter(_idiom.Idiom):
     hits: Dict[Tuple[int, str], _idiom.Hit] = {}
     # The filters each function's steps train, and whether one of them
     # trains everything.
-    parts: Dict[int, Set[int]] = {}
+    parts: Dict[int, Set[str]] = {}
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
@@ -99,7 +99,9 @@ class VarListFilter(_idiom.Idiom):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         if not _phased(step, steps):
-          parts.setdefault(id(step.scope), set()).add(id(node))
+          # By text: the same filter written at the gradient and at the
+          # apply is one filter.
+          parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _idiom.position(node) < _idiom.position(
