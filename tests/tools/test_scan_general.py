@@ -112,26 +112,6 @@ POSITIVE = {
         step = get_model_train_step_function(detection_model, optimizer,
                                              to_fine_tune)
         """, [("var-list-filter", 6)]),
-    # DeepLab: BatchNorm's beta and gamma left out, the rest split in
-    # three learning rates: one finding, at the filter that leaves out.
-    "var-list-filter one finding at the first filter of a split": ("""\
-        def train(loss, lr):
-          all_trainable = [v for v in tf.trainable_variables()
-                           if 'beta' not in v.name and 'gamma' not in v.name]
-          fc_trainable = [v for v in all_trainable if 'fc' in v.name]
-          conv_trainable = [v for v in all_trainable if 'fc' not in v.name]
-          fc_w = [v for v in fc_trainable if 'weights' in v.name]
-          fc_b = [v for v in fc_trainable if 'biases' in v.name]
-          grads = tf.gradients(loss, conv_trainable + fc_w + fc_b)
-          n, m = len(conv_trainable), len(fc_w)
-          return tf.group(
-              tf.train.MomentumOptimizer(lr, 0.9).apply_gradients(
-                  zip(grads[:n], conv_trainable)),
-              tf.train.MomentumOptimizer(lr * 10, 0.9).apply_gradients(
-                  zip(grads[n:n + m], fc_w)),
-              tf.train.MomentumOptimizer(lr * 20, 0.9).apply_gradients(
-                  zip(grads[n + m:], fc_b)))
-        """, [("var-list-filter", 2)]),
     "Python 2: a mask from a module that prints": ("""\
         def prune_on_grads(grads_and_vars, masks):
           for key, nzidx in masks.items():
