@@ -84,7 +84,9 @@ def main():
   for name in sorted(os.listdir(part)):
     if name.startswith("unlisted") and name.endswith(".json"):
       data = json.load(open(os.path.join(part, name)))
-      unlisted += data["findings"] if isinstance(data, dict) else data
+      if isinstance(data, dict):
+        data = data.get("findings", data.get("instances", []))
+      unlisted += data
   for f in fps:
     f["unlisted"] = any(near(f, e, False) for e in unlisted)
   total = [sum(r[k] for r in rows.values()) for k in range(3)]
