@@ -1,6 +1,6 @@
 """Measure `tfpartial scan` on one part of the corpus.
 
-usage: measure.py PART_DIR [--tree SRC_TREE] [--out RESULT.json] [--show]
+usage: measure.py PART_DIR [--tree SRC_TREE] [--out RESULT.json] [--show] [--expected FILE]
 
 Each repository under PART/trees and PART/negative is scanned as one project
 (as its team would run scan at its root). An expected finding is found when a
@@ -17,12 +17,14 @@ def main():
   ap.add_argument("--tree", default="/work/main")
   ap.add_argument("--out")
   ap.add_argument("--show", action="store_true", help="print misses and FPs")
+  ap.add_argument("--expected", help="instances to score instead of PART/expected.json"
+                  " (a reviewed set)")
   args = ap.parse_args()
   sys.path.insert(0, args.tree)
   from tfpartial._tools.scan import _main  # noqa: E402
 
   part = os.path.abspath(args.part)
-  expected = json.load(open(os.path.join(part, "expected.json")))["findings"]
+  expected = json.load(open(args.expected or os.path.join(part, "expected.json")))["findings"]
   findings, files, cpu = [], 0, 0.0
   for kind in ("trees", "negative"):
     base = os.path.join(part, kind)
