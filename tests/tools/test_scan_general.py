@@ -344,6 +344,32 @@ POSITIVE = {
             else:
               optimizer.apply_gradients(zip(gradients, model.trainable_variables[1:]))
         """, [("var-list-filter", 8)]),
+    # A-GEM's feature-extraction baseline: the classifier's last pairs.
+    "var-list-filter (gradient, variable) pairs sliced": ("""\
+        class Model(object):
+          def build(self, loss):
+            self.opt = tf.train.AdamOptimizer()
+            self.gvs = self.opt.compute_gradients(loss)
+            self.train = self.opt.apply_gradients(self.gvs)
+            self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
+        """, [("var-list-filter", 6)]),
+    # Incremental few-shot: only the pairs of the layer just added.
+    "var-list-filter pairs kept by membership in a new layer's": ("""\
+        def extend(self, opt):
+          new_layer = snt.Linear(10, name='class_linear2')
+          loss = self.get_loss(new_layer(self.inputs))
+          grads = opt.compute_gradients(loss)
+          allowed = [(g, w) for (g, w) in grads if w in new_layer.get_variables()]
+          return opt.apply_gradients(allowed)
+        """, [("var-list-filter", 5)]),
+    # AdaNet: the variables created since a snapshot (a new subnetwork).
+    "var-list-filter the variables created after a point": ("""\
+        def build(features, builder, opt):
+          old_vars = set(tf.trainable_variables())
+          loss = tf.reduce_mean(builder.build_subnetwork(features))
+          new_vars = [v for v in tf.trainable_variables() if v not in old_vars]
+          return opt.minimize(loss, var_list=new_vars)
+        """, [("var-list-filter", 4)]),
 }
 
 NEGATIVE = {
@@ -497,6 +523,28 @@ NEGATIVE = {
         norm = tf.norm(flat)
         scaled = [g * tf.ones(tf.shape(g)) / norm for g in grads]
         train = opt.apply_gradients(zip(scaled, params))
+        """,
+    "a pair put back in front of the other pairs": """\
+        gvs = opt.compute_gradients(loss)
+        g, v = gvs[0]
+        train = opt.apply_gradients([(tf.clip_by_norm(g, 1.), v)] + gvs[1:])
+        """,
+    "the trainable ones among all the variables": """\
+        def build(features, net, opt):
+          loss = tf.reduce_mean(net(features))
+          tvars = tf.trainable_variables()
+          chosen = [v for v in tf.global_variables() if v in tvars]
+          return opt.minimize(loss, var_list=chosen)
+        """,
+    "a GAN's halves told apart by membership": """\
+        def build(gen, disc, z, x, opt):
+          fake = gen(z)
+          g_loss = -tf.reduce_mean(disc(fake))
+          d_loss = tf.reduce_mean(disc(fake)) - tf.reduce_mean(disc(x))
+          g_vars = gen.get_variables()
+          d_vars = [v for v in tf.trainable_variables() if v not in g_vars]
+          return (opt.minimize(g_loss, var_list=g_vars),
+                  opt.minimize(d_loss, var_list=d_vars))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

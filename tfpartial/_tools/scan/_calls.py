@@ -35,7 +35,7 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
   if "var" in first or "var" in second:
     result.setdefault("vararith", node)
   if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
-                                  second):  # `chosen += get_variables(s)`.
+                                  second) and not _rejoined(first, second):
     result["filtered"] = first.get("filtered") or second["filtered"]
   if isinstance(op, ast.Sub) and "var" in first and "var" in second and (
       "filtered" in first or "filtered" in second):
@@ -55,6 +55,16 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
       flow, left, right, first, second, scope, env):
     result["mix"] = node
   return result
+
+
+def _rejoined(first: Labels, second: Labels) -> bool:
+  """`[(g0, v0)] + grads_and_vars[1:]`: the variables a slice left out,
+  put back (`chosen += get_variables(s)` adds to a choice)."""
+  for mine, other in ((first, second), (second, first)):
+    if isinstance(mine.get("filtered"), ast.Subscript) and (
+        "filtered" not in other) and ("var" in other or "grad" in other):
+      return True
+  return False
 
 
 def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,

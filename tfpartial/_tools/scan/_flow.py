@@ -117,8 +117,10 @@ class Flow:
       return self._attribute(node, scope, env)
     if isinstance(node, ast.Subscript):
       found = self.labels(node.value, scope, env)
-      if isinstance(node.slice, ast.Slice) and "var" in found:
-        # `model.trainable_variables[-4:]`: some variables, by position.
+      if isinstance(node.slice, ast.Slice) and (
+          "var" in found or _pairs(found)):
+        # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
+        # variables, by position.
         found = {**found, "filtered": node}
       return found
     if isinstance(node, ast.Constant):
@@ -535,14 +537,14 @@ class Flow:
               found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
-      if generator.ifs and "var" in found and any(
+      if generator.ifs and ("var" in found or _pairs(found)) and any(
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True
       if _names.chosen_layers(source):
         filtered = True  # `for layer in model.layers[-3:]`.
     result = dict(self.labels(element, scope, inner))
-    if filtered and "var" not in result:
+    if filtered and "var" not in result and not _pairs(result):
       filtered = False
     if filtered:
       result["filtered"] = node
@@ -621,6 +623,14 @@ def _bind_names(target: ast.AST, found: Labels,
   elif isinstance(target, (ast.Tuple, ast.List)):
     for element in target.elts:
       _bind_names(element, found, env)
+
+
+def _pairs(labels: Labels) -> bool:
+  """Whether the labels are `compute_gradients`' (gradient, variable)
+  pairs."""
+  made = labels.get("grad")
+  return isinstance(made, ast.Call) and _names.call_name(made) in {
+      "compute_gradients", "_compute_gradients"}
 
 
 def has_var(labels: Labels) -> bool:
