@@ -353,6 +353,19 @@ POSITIVE = {
             self.train = self.opt.apply_gradients(self.gvs)
             self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
         """, [("var-list-filter", 6)]),
+    "var-list-filter pairs sliced beside their whole, other losses near": (
+        """\
+        class Model(object):
+          def build(self, loss, losses, tvars):
+            self.opt = tf.train.AdamOptimizer()
+            self.column = [self.opt.compute_gradients(losses[i], var_list=tvars[i])
+                           for i in range(3)]
+            self.gvs = self.opt.compute_gradients(loss, var_list=tvars)
+
+          def train_op(self):
+            self.train = self.opt.apply_gradients(self.gvs)
+            self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
+        """, [("var-list-filter", 10)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):

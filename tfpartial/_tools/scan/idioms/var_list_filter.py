@@ -88,8 +88,8 @@ class VarListFilter(_idiom.Idiom):
       if module in synced:
         continue  # A target network written from the trained one.
       for step in steps:
-        if "filtered" not in step.labels or _split(step, steps) or (
-            _only_measured(step)):
+        if "filtered" not in step.labels or _split(step, steps) and (
+            not _phased(step, steps)) or _only_measured(step):
           continue
         node = _origin(analysis.flow, step.var_list, step.scope, set())
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
@@ -417,12 +417,18 @@ def _only_measured(step: Step) -> bool:
 def _phased(step: Step, steps: List[Step]) -> bool:
   """Whether the same function also trains the same loss on every
   variable (`train_all = create_train_op(loss, opt)` beside `train_head
-  = create_train_op(loss, opt, variables_to_train=head)`): the filtered
-  step freezes the rest, whatever its scope names."""
+  = create_train_op(loss, opt, variables_to_train=head)`, or
+  `apply_gradients(pairs)` beside `apply_gradients(pairs[-2:])`): the
+  filtered step freezes the rest, whatever its scope names."""
+  whole = step.var_list.value if isinstance(
+      step.var_list, ast.Subscript) and isinstance(
+          step.var_list.slice, ast.Slice) else None
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and
-      other.loss == step.loss and other.var_list is None and
-      _names.call_name(other.call) != "apply_gradients" for other in steps)
+      other.loss == step.loss and (other.var_list is None and _names.call_name(
+          other.call) != "apply_gradients" or whole is not None and (
+              other.var_list is not None) and ast.unparse(
+                  other.var_list) == ast.unparse(whole)) for other in steps)
 
 
 def _trains(step: Step) -> bool:
