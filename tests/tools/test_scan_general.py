@@ -366,6 +366,20 @@ POSITIVE = {
             self.train = self.opt.apply_gradients(self.gvs)
             self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
         """, [("var-list-filter", 10)]),
+    # Conure (Python 2): a new task's softmax and the weights, by name,
+    # in one list; prints that continue on the next line or end in a
+    # comment.
+    "var-list-filter Python 2: a list of two chosen parts": ("""\
+        def main(loss, task):
+          tvars = tf.trainable_variables()
+          print "LOSS: {} ITER: {}".format(
+              1, 2)
+          print "hits:", 3  # 5
+          weight = [v for v in tvars if v.name.find("weight") != -1]
+          softmax = [v for v in tvars if v.name.find("softmax_%d" % task) != -1]
+          return tf.train.AdamOptimizer(0.1).minimize(loss, var_list=[
+              softmax, weight])
+        """, [("var-list-filter", 8)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):

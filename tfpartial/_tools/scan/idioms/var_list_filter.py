@@ -486,6 +486,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   elif isinstance(expr, ast.IfExp):
     parts = [expr.body, expr.orelse]
   elif isinstance(expr, (ast.List, ast.Tuple)):
+    if len(expr.elts) > 1:
+      return expr  # `[head_w, adapters]`: the list is the choice.
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
