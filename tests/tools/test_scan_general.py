@@ -380,6 +380,34 @@ POSITIVE = {
           return tf.train.AdamOptimizer(0.1).minimize(loss, var_list=[
               softmax, weight])
         """, [("var-list-filter", 8)]),
+    # BiDAF's sparse fine-tuning: the model object, passed to a trainer,
+    # holds the variables listed in a JSON file.
+    "var-list-filter an object's chosen variables, passed to a trainer": (
+        """\
+        class Model(object):
+          def __init__(self, config):
+            self.var_list = None
+            if config.finetuning_config:
+              with open(config.finetuning_config) as fi:
+                included = json.load(fi)['var_names']
+                self.var_list = []
+                for v in tf.trainable_variables():
+                  if v.op.name in included:
+                    self.var_list.append(v)
+
+          def get_var_list(self):
+            return self.var_list
+
+        class Trainer(object):
+          def __init__(self, config, model):
+            self.opt = tf.train.AdamOptimizer(config.lr)
+            self.var_list = model.get_var_list()
+            self.grads = self.opt.compute_gradients(model.loss, var_list=self.var_list)
+            self.train_op = self.opt.apply_gradients(self.grads)
+
+        def main(config):
+          trainer = Trainer(config, Model(config))
+        """, [("var-list-filter", 19)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -572,6 +600,19 @@ NEGATIVE = {
           d_vars = [v for v in tf.trainable_variables() if v not in g_vars]
           return (opt.minimize(g_loss, var_list=g_vars),
                   opt.minimize(d_loss, var_list=d_vars))
+        """,
+    "an object's variables, all of them, passed to a trainer": """\
+        class Model(object):
+          def __init__(self, config):
+            self.var_list = tf.trainable_variables()
+
+        class Trainer(object):
+          def __init__(self, config, model):
+            self.opt = tf.train.AdamOptimizer(config.lr)
+            self.train_op = self.opt.minimize(model.loss, var_list=model.var_list)
+
+        def main(config):
+          trainer = Trainer(config, Model(config))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

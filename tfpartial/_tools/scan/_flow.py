@@ -310,7 +310,10 @@ class Flow:
     if place.cls is not None and place.params[:1] == ["self"]:
       position -= 1
     found: Labels = {}
-    for scope, call in self.calls_of(function):
+    calls = self.constructions(place.cls) if (
+        function.name == "__init__" and place.cls is not None) else (
+            self.calls_of(function))
+    for scope, call in calls:
       module = scope.module
       if isinstance(module, _project.Module) and module.is_test:
         continue  # A test's arguments exercise the function.
@@ -361,6 +364,20 @@ class Flow:
                   :_FROM_CALLERS]
     return self._calls_of[id(function)]
 
+  def constructions(self, info: _scopes.ClassInfo
+                    ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The project's calls of a class (at most `_FROM_CALLERS`): what its
+    `__init__` is called with."""
+    key = id(info.node)
+    if key not in self._calls_of:
+      self._calls_of[key] = []  # A class built in its own `__init__`.
+      self._calls_of[key] = [
+          (scope, call) for scope, call in self.project.callers(info.name)[
+              :_FROM_CALLERS * 4]
+          if self.called(call.func, scope).get("cls") is info.node][
+              :_FROM_CALLERS]
+    return self._calls_of[key]
+
   def called(self, func: ast.AST, scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
     """The labels of a called expression: a parameter called here takes
@@ -384,7 +401,34 @@ class Flow:
     for name in _params_read(node, scope, self._params_memo):
       for kind, where in self._passed(name, scope).items():
         found.setdefault(kind, where)
+    if wanted not in found:
+      for kind, where in self._with_objects(node, scope).items():
+        found.setdefault(kind, where)
     return found
+
+  def _with_objects(self, node: ast.AST, scope: _scopes.Scope) -> Labels:
+    """The labels of `node` with the function's parameters bound to the
+    project objects its callers pass (`Trainer(config, model)`, then
+    `model.get_var_list()` read here or in `self.var_list`)."""
+    objects = {}
+    for name in scope.params:
+      if name not in {"self", "cls"}:
+        passed = self._passed(name, scope)
+        if "obj" in passed:
+          objects[name] = {"obj": passed["obj"], "param": scope.node}
+    if not objects:
+      return {}
+    saved = self._bound.get(id(scope)), self._token
+    self._bound[id(scope)] = objects
+    self._token = ("objects", id(scope.node))
+    try:
+      return self.labels(node, scope)
+    finally:
+      self._token = saved[1]
+      if saved[0] is None:
+        del self._bound[id(scope)]
+      else:
+        self._bound[id(scope)] = saved[0]
 
   def callee(self, call: ast.Call, scope: _scopes.Scope
              ) -> Optional[ast.AST]:
