@@ -408,6 +408,22 @@ POSITIVE = {
         def main(config):
           trainer = Trainer(config, Model(config))
         """, [("var-list-filter", 19)]),
+    # keras-bert: a layer over a hub module declares only the last
+    # encoder layers trainable.
+    "var-list-filter a Keras layer's _trainable_weights chosen by name": (
+        """\
+        class BertLayer(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.bert = hub.Module(self.bert_path, trainable=True)
+            layers = ["encoder/layer_%d" % (11 - i) for i in range(self.n)]
+            trainable_vars = [v for v in self.bert.variables
+                              if any([l in v.name for l in layers])]
+            for var in trainable_vars:
+              self._trainable_weights.append(var)
+            for var in self.bert.variables:
+              if var not in self._trainable_weights:
+                self._non_trainable_weights.append(var)
+        """, [("var-list-filter", 5)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -613,6 +629,16 @@ NEGATIVE = {
 
         def main(config):
           trainer = Trainer(config, Model(config))
+        """,
+    "a Keras layer's _trainable_weights, the module's trainable ones": """\
+        class Wrapper(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.module = hub.Module(self.path, trainable=True)
+            for var in self.module.variables:
+              if var.trainable:
+                self._trainable_weights.append(var)
+              else:
+                self._non_trainable_weights.append(var)
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

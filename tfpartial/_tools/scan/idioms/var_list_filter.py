@@ -112,13 +112,17 @@ class VarListFilter(_idiom.Idiom):
     # a helper returns): between them they train the model.
     return [hit for (scope, _), hit in hits.items()
             if len(parts.get(scope, ())) < 2 or _left_out(
-                hit, hits.values(), scope)] + _skipped_updates(analysis)
+                hit, hits.values(), scope)] + _skipped_updates(analysis) + (
+                    _declared_weights(analysis))
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     del context
     name = _names.call_name(hit.sink) if hit.sink is not None else "a step"
-    message = (f"`var_list` filtered by name or scope for `{name}` (line "
+    chosen = "`var_list`"
+    if name in {"append", "extend"}:
+      chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
+    message = (f"{chosen} filtered by name or scope for `{name}` (line "
                f"{_idiom.line(hit.sink)}): whole variables only; exact as "
                "it is, not a drift; a candidate for a spec file")
     reasons = []
@@ -144,6 +148,34 @@ def _skipped_updates(analysis: Analysis) -> List[_idiom.Hit]:
     test = _skipping_test(call, order, flow, scope)
     if test is not None:
       hits.append(_idiom.Hit(test, scope, call, {"filtered": test}))
+  return hits
+
+
+# What a Keras layer declares it trains, by the attribute its base reads.
+_DECLARED = {"_trainable_weights"}
+
+
+def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
+  """A Keras layer declaring as trainable only some of the variables it
+  holds (`self._trainable_weights.append(var)` for the variables a name
+  test keeps of a hub module's): the others get no update."""
+  hits: List[_idiom.Hit] = []
+  modules = analysis.project.modules_with(_DECLARED)
+  if not modules:
+    return hits
+  flow = analysis.flow
+  for scope, call in analysis.project.calls_named(("append", "extend"),
+                                                 modules):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) \
+        else None
+    if receiver is None or len(call.args) != 1 or analysis.module(
+        scope).is_test or (_names.dotted(receiver) or "").split(".")[-1] \
+        not in _DECLARED:
+      continue
+    node = _origin(flow, call.args[0], scope, set())
+    if "filtered" in flow.chosen(call.args[0], scope, flow.labels(
+        call.args[0], scope)) and isinstance(node, ast.expr):
+      hits.append(_idiom.Hit(node, scope, call, {"filtered": node}))
   return hits
 
 
