@@ -424,6 +424,19 @@ POSITIVE = {
               if var not in self._trainable_weights:
                 self._non_trainable_weights.append(var)
         """, [("var-list-filter", 5)]),
+    # TensorFlow's guide: a second head fine-tuned on a shared trunk.
+    "var-list-filter one part's variables, the whole model run": ("""\
+        trunk = tf.keras.Sequential([tf.keras.layers.Dense(8)])
+        head1 = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        head2 = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+        path2 = tf.keras.Sequential([trunk, head2])
+
+        for x, y in small_dataset:
+          with tf.GradientTape() as tape:
+            loss = loss_fn(path2(x), y)
+          gradients = tape.gradient(loss, head2.trainable_variables)
+          optimizer.apply_gradients(zip(gradients, head2.trainable_variables))
+        """, [("var-list-filter", 9)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -639,6 +652,19 @@ NEGATIVE = {
                 self._trainable_weights.append(var)
               else:
                 self._non_trainable_weights.append(var)
+        """,
+    "a GAN's halves, each trained through the stacked model": """\
+        def train(generator, discriminator, opt_g, opt_d, z, x):
+          gan = tf.keras.Sequential([generator, discriminator])
+          with tf.GradientTape() as tape:
+            g_loss = bce(tf.ones_like(z), gan(z))
+          grads = tape.gradient(g_loss, generator.trainable_variables)
+          opt_g.apply_gradients(zip(grads, generator.trainable_variables))
+          with tf.GradientTape() as tape:
+            d_loss = bce(tf.ones_like(z), discriminator(x)) + bce(
+                tf.zeros_like(z), gan(z))
+          grads = tape.gradient(d_loss, discriminator.trainable_variables)
+          opt_d.apply_gradients(zip(grads, discriminator.trainable_variables))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

@@ -286,9 +286,12 @@ def _steps(analysis: Analysis) -> List[Step]:
       wrappers[id(owner.node)] = passed
       names.add(owner.name)
       continue
+    labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
+    if chosen is not None and "filtered" not in labels and _part_of_called(
+        chosen, scope):
+      labels = {**labels, "filtered": chosen}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      flow.sink_labels(chosen, scope, "filtered") if chosen
-                      else {}))
+                      labels))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -302,6 +305,45 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             flow))
   return found
+
+
+# A container of models or layers, called as one model.
+_CONTAINERS = {"Sequential", "Model", "ModuleList"}
+_OWN_VARIABLES = {"trainable_variables", "trainable_weights", "variables",
+                  "weights"}
+
+
+def _part_of_called(chosen: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a step trains the variables of one part of a model that its
+  function runs whole (`head2.trainable_variables` where `path2 =
+  Sequential([trunk, head2])` is called): the other parts are left out."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else chosen
+  if not (isinstance(chosen, ast.Attribute) and chosen.attr in _OWN_VARIABLES
+          and isinstance(chosen.value, ast.Name)):
+    return False
+  part = chosen.value.id
+  called = {n.func.id for n in scope.nodes if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)}
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    for name, defs in place.defs.items():
+      if name in called and name != part and any(
+          _holds(d.value, part) for d in defs):
+        return True
+    place = place.parent
+  return False
+
+
+def _holds(value: ast.AST, part: str) -> bool:
+  """`Sequential([trunk, head2])` holding `head2` among other parts."""
+  if not (isinstance(value, ast.Call) and _names.call_name(value) in (
+      _CONTAINERS) and value.args and isinstance(value.args[0], (
+          ast.List, ast.Tuple))):
+    return False
+  names = [e.id for e in value.args[0].elts if isinstance(e, ast.Name)]
+  return part in names and len(value.args[0].elts) > 1
 
 
 def _inside(scope: Optional[_scopes.Scope],
