@@ -666,6 +666,16 @@ NEGATIVE = {
           grads = tape.gradient(d_loss, discriminator.trainable_variables)
           opt_d.apply_gradients(zip(grads, discriminator.trainable_variables))
         """,
+    "a model trained whole, then stacked after a layer": """\
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        for x, y in data:
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          gradients = tape.gradient(loss, model.trainable_variables)
+          optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        final_model = tf.keras.Sequential([norm_layer, model])
+        y_pred = final_model(x_new)
+        """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]
         grads = tape.gradient(loss, variables)

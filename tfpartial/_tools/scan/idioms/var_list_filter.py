@@ -288,7 +288,7 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
     if chosen is not None and "filtered" not in labels and _part_of_called(
-        chosen, scope):
+        chosen, scope, call):
       labels = {**labels, "filtered": chosen}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       labels))
@@ -313,10 +313,12 @@ _OWN_VARIABLES = {"trainable_variables", "trainable_weights", "variables",
                   "weights"}
 
 
-def _part_of_called(chosen: ast.AST, scope: _scopes.Scope) -> bool:
+def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
+                    step: ast.Call) -> bool:
   """Whether a step trains the variables of one part of a model that its
-  function runs whole (`head2.trainable_variables` where `path2 =
-  Sequential([trunk, head2])` is called): the other parts are left out."""
+  function runs whole before it (`head2.trainable_variables` where `path2
+  = Sequential([trunk, head2])`, built before, is called): the other parts
+  are left out."""
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
     chosen = defs[0].value if len(defs) == 1 else chosen
@@ -324,13 +326,19 @@ def _part_of_called(chosen: ast.AST, scope: _scopes.Scope) -> bool:
           and isinstance(chosen.value, ast.Name)):
     return False
   part = chosen.value.id
-  called = {n.func.id for n in scope.nodes if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Name)}
+  at = _idiom.position(step)
+  called: Dict[str, List[Tuple[int, int]]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        _idiom.position(node) < at):
+      called.setdefault(node.func.id, []).append(_idiom.position(node))
   place: Optional[_scopes.Scope] = scope
   while place is not None:
     for name, defs in place.defs.items():
       if name in called and name != part and any(
-          _holds(d.value, part) for d in defs):
+          _holds(d.value, part) and any(
+              tuple(d.end) < where for where in called[name])
+          for d in defs):
         return True
     place = place.parent
   return False
