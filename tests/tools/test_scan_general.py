@@ -407,7 +407,7 @@ POSITIVE = {
 
         def main(config):
           trainer = Trainer(config, Model(config))
-        """, [("var-list-filter", 19)]),
+        """, [("var-list-filter", 10)]),
     # keras-bert: a layer over a hub module declares only the last
     # encoder layers trainable.
     "var-list-filter a Keras layer's _trainable_weights chosen by name": (

@@ -26,6 +26,7 @@ the calls of its function in the project pass it.
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -295,6 +296,7 @@ class Flow:
     if guard is None or "filtered" in got or not _names.filters_by_name(
         guard, self, home):
       return got
+    self.origin.setdefault(id(value), home)
     return {**got, "filtered": value}
 
   def _passed(self, name: str, place: _scopes.Scope) -> Labels:
@@ -371,9 +373,12 @@ class Flow:
     key = id(info.node)
     if key not in self._calls_of:
       self._calls_of[key] = []  # A class built in its own `__init__`.
+      # A script that builds the trainer may hold no sink itself.
+      calls = list(itertools.islice(self.project.calls_named(
+          (info.name,), self.project.all_modules_with((info.name,))),
+                                    _FROM_CALLERS * 4))
       self._calls_of[key] = [
-          (scope, call) for scope, call in self.project.callers(info.name)[
-              :_FROM_CALLERS * 4]
+          (scope, call) for scope, call in calls
           if self.called(call.func, scope).get("cls") is info.node][
               :_FROM_CALLERS]
     return self._calls_of[key]

@@ -91,7 +91,8 @@ class VarListFilter(_idiom.Idiom):
         if "filtered" not in step.labels or _split(step, steps) and (
             not _phased(step, steps)) or _only_measured(step):
           continue
-        node = _origin(analysis.flow, step.var_list, step.scope, set())
+        node = _chosen_where(analysis.flow, step, _origin(
+            analysis.flow, step.var_list, step.scope, set()))
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
             not _phased(step, steps) and (
                 _names_the_model(node, opened) or _built_scope(
@@ -580,6 +581,19 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
+                  ) -> Optional[ast.AST]:
+  """Where the variables were chosen when only the objects the step's
+  callers pass tell it (`Trainer(config, model)` training
+  `model.get_var_list()`): the choice, in the model's code."""
+  where = step.labels.get("filtered")
+  if node is step.var_list and node is not None and isinstance(
+      where, ast.expr) and where is not node and (
+          "filtered" not in flow.labels(node, step.scope)):
+    return where
+  return node
 
 
 def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,
