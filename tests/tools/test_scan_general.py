@@ -437,6 +437,21 @@ POSITIVE = {
           gradients = tape.gradient(loss, head2.trainable_variables)
           optimizer.apply_gradients(zip(gradients, head2.trainable_variables))
         """, [("var-list-filter", 9)]),
+    # SimCLR: the blocks after a given one, by collections named so.
+    "var-list-filter collections named from a prefix and a block": ("""\
+        def model_fn(features, labels, mode, params):
+          loss = tf.losses.get_total_loss()
+          if FLAGS.train_mode == 'pretrain':
+            variables_to_train = tf.trainable_variables()
+          else:
+            collection_prefix = 'trainable_variables_inblock_'
+            variables_to_train = []
+            for j in range(FLAGS.fine_tune_after_block + 1, 6):
+              variables_to_train += tf.get_collection(collection_prefix + str(j))
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          train_op = optimizer.minimize(loss, var_list=variables_to_train)
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """, [("var-list-filter", 9)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -675,6 +690,13 @@ NEGATIVE = {
           optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         final_model = tf.keras.Sequential([norm_layer, model])
         y_pred = final_model(x_new)
+        """,
+    "a standard collection named by a formatted key": """\
+        def model_fn(features, labels, mode, params):
+          loss = tf.losses.get_total_loss()
+          key = "trainable_variables"
+          variables = tf.get_collection("{}".format(key))
+          return tf.train.AdamOptimizer().minimize(loss, var_list=variables)
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]
