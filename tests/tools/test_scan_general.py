@@ -452,6 +452,28 @@ POSITIVE = {
           train_op = optimizer.minimize(loss, var_list=variables_to_train)
           return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
         """, [("var-list-filter", 9)]),
+    # AdaNet: the variables created since a snapshot, handed by keyword
+    # to an ensembler the project implements (a parameter here).
+    "var-list-filter handed to a method of an object passed in": ("""\
+        class Ensembler(object):
+          def build_train_op(self, ensemble, loss, var_list, labels):
+            optimizer = tf.train.AdamOptimizer(0.01)
+            return optimizer.minimize(loss=loss, var_list=var_list)
+
+        def _get_current_vars(diffbase=None):
+          trainable_vars = tf.trainable_variables()
+          if diffbase:
+            trainable_vars = trainable_vars[len(diffbase["trainable"]):]
+          return {"trainable": trainable_vars}
+
+        def build_ensemble_spec(ensembler, features, labels, builder):
+          old_vars = _get_current_vars()
+          ensemble = builder.build(features)
+          loss = tf.reduce_mean(ensemble.logits)
+          ensemble_vars = _get_current_vars(diffbase=old_vars)["trainable"]
+          return ensembler.build_train_op(ensemble=ensemble, loss=loss,
+                                          var_list=ensemble_vars, labels=labels)
+        """, [("var-list-filter", 16)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -697,6 +719,19 @@ NEGATIVE = {
           key = "trainable_variables"
           variables = tf.get_collection("{}".format(key))
           return tf.train.AdamOptimizer().minimize(loss, var_list=variables)
+        """,
+    "a method of an object passed in, given every variable": """\
+        class Ensembler(object):
+          def build_train_op(self, ensemble, loss, var_list, labels):
+            optimizer = tf.train.AdamOptimizer(0.01)
+            return optimizer.minimize(loss=loss, var_list=var_list)
+
+        def build_ensemble_spec(ensembler, features, labels, builder):
+          ensemble = builder.build(features)
+          loss = tf.reduce_mean(ensemble.logits)
+          return ensembler.build_train_op(
+              ensemble=ensemble, loss=loss,
+              var_list=tf.trainable_variables(), labels=labels)
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

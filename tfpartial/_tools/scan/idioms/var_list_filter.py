@@ -273,6 +273,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   names: Set[str] = set()
+  by_name: Dict[str, List[ast.AST]] = {}
   found: List[Step] = []
   seen: Set[int] = set()
   for scope, call in analysis.calls_named(STEPS):
@@ -285,6 +286,7 @@ def _steps(analysis: Analysis) -> List[Step]:
     passed = _passed_on(call, given, owner) if owner else None
     if owner is not None and passed is not None:
       wrappers[id(owner.node)] = passed
+      by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
@@ -301,7 +303,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       names) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
-    callee = flow.callee(call, scope)
+    callee = flow.callee(call, scope) or _by_keyword(
+        call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             flow))
@@ -353,6 +356,23 @@ def _holds(value: ast.AST, part: str) -> bool:
     return False
   names = [e.id for e in value.args[0].elts if isinstance(e, ast.Name)]
   return part in names and len(value.args[0].elts) > 1
+
+
+def _by_keyword(call: ast.Call, candidates: List[ast.AST],
+                functions: Dict[int, Tuple[int, int]]) -> Optional[ast.AST]:
+  """The wrapper a method call of an object the flow cannot follow
+  (`ensembler.build_train_op(loss=loss, var_list=chosen)`, `ensembler` a
+  parameter) reaches: the project's methods of that name, when each
+  passes on the variables the call names by keyword."""
+  if not isinstance(call.func, ast.Attribute) or not candidates:
+    return None
+  given = {k.arg for k in call.keywords}
+  for candidate in candidates:
+    params = [a.arg for a in getattr(candidate, "args").args]
+    position = functions[id(candidate)][1]
+    if not 0 <= position < len(params) or params[position] not in given:
+      return None
+  return candidates[0]
 
 
 def _inside(scope: Optional[_scopes.Scope],
