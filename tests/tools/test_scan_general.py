@@ -474,6 +474,24 @@ POSITIVE = {
           return ensembler.build_train_op(ensemble=ensemble, loss=loss,
                                           var_list=ensemble_vars, labels=labels)
         """, [("var-list-filter", 16)]),
+    # A membership classifier on a fine-tuned BERT: create_model returns
+    # only the new head's weights to train.
+    "var-list-filter the new head's weights a create_model returns": ("""\
+        def create_model(features, num_labels):
+          output_weights = tf.get_variable("output_weights", [num_labels, 768])
+          logits = tf.matmul(features, output_weights, transpose_b=True)
+          member_w = tf.get_variable("member_w", [2, num_labels])
+          member_b = tf.get_variable("member_b", [2])
+          member_logits = tf.matmul(logits, member_w, transpose_b=True) + member_b
+          return member_logits, [member_w, member_b]
+
+        def model_fn(features, labels, mode, params):
+          member_logits, member_vars = create_model(features, 2)
+          loss = tf.losses.sparse_softmax_cross_entropy(labels, member_logits)
+          optimizer = tf.train.AdamOptimizer(1e-3)
+          train_op = optimizer.minimize(loss=loss, var_list=member_vars)
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """, [("var-list-filter", 13)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -732,6 +750,36 @@ NEGATIVE = {
           return ensembler.build_train_op(
               ensemble=ensemble, loss=loss,
               var_list=tf.trainable_variables(), labels=labels)
+        """,
+    "the variables a function creates, all of them": """\
+        def build(x, y):
+          w = tf.Variable(tf.zeros([784, 10]))
+          b = tf.Variable(tf.zeros([10]))
+          step = tf.Variable(0, trainable=False)
+          loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+          return tf.train.GradientDescentOptimizer(0.5).minimize(
+              loss, global_step=step, var_list=[w, b])
+        """,
+    "a perturbation trained, the inputs held in assigned variables": """\
+        def attack(model, shape):
+          modifier = tf.Variable(np.zeros(shape, dtype=np.float32))
+          timg = tf.Variable(np.zeros(shape, dtype=np.float32))
+          assign_timg = tf.placeholder(tf.float32, shape)
+          setup = tf.assign(timg, assign_timg)
+          loss = tf.reduce_sum(model.predict(tf.tanh(modifier + timg)))
+          return setup, tf.train.AdamOptimizer(0.01).minimize(
+              loss, var_list=[modifier])
+        """,
+    "a GAN's two halves created in one function": """\
+        def build(z, x):
+          g_w = tf.get_variable("g_w", [100, 784])
+          d_w = tf.get_variable("d_w", [784, 1])
+          fake = tf.matmul(z, g_w)
+          g_loss = -tf.reduce_mean(tf.matmul(fake, d_w))
+          d_loss = tf.reduce_mean(tf.matmul(fake, d_w) - tf.matmul(x, d_w))
+          opt = tf.train.AdamOptimizer(1e-4)
+          return (opt.minimize(g_loss, var_list=[g_w]),
+                  opt.minimize(d_loss, var_list=[d_w]))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

@@ -274,6 +274,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   names: Set[str] = set()
   by_name: Dict[str, List[ast.AST]] = {}
+  created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
   for scope, call in analysis.calls_named(STEPS):
@@ -290,8 +291,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       names.add(owner.name)
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
-    if chosen is not None and "filtered" not in labels and _part_of_called(
-        chosen, scope, call):
+    if chosen is not None and "filtered" not in labels and (_part_of_called(
+        chosen, scope, call) or _some_created(chosen, scope, flow, created)):
       labels = {**labels, "filtered": chosen}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       labels))
@@ -346,6 +347,60 @@ def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
         return True
     place = place.parent
   return False
+
+
+def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
+                  created: Dict[int, Set[str]]) -> bool:
+  """Whether a step trains a hand-written list of some of the variables a
+  function creates (`return logits, [head_w, head_b]` from a `create_model`
+  that also creates the classifier's; `var_list=[modifier]` beside other
+  variables): the others are left out."""
+  home = scope
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    if len(defs) != 1:
+      return False
+    value, part = defs[0].value, defs[0].part
+    callee = flow.callee(value, scope) if isinstance(
+        value, ast.Call) else None
+    if part is not None and isinstance(callee, ast.FunctionDef):
+      found = flow.functions.get(id(callee))
+      inner = found[1].scope_of(callee) if found else None
+      if inner is None:
+        return False
+      home = inner
+      returned = [n.value for n in home.nodes if isinstance(n, ast.Return)]
+      if len(returned) != 1 or not isinstance(returned[0], ast.Tuple) or (
+          len(returned[0].elts) != part[1]):
+        return False
+      chosen = returned[0].elts[part[0]]
+    else:
+      chosen = value
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts or (
+      not all(isinstance(e, ast.Name) for e in chosen.elts)):
+    return False
+  names = {e.id for e in chosen.elts if isinstance(e, ast.Name)}
+  if not all(any(_trainable_variable(d.value) for d in home.defs.get(n, []))
+             for n in names):
+    return False
+  if id(home) not in created:
+    # A variable the code assigns holds inputs (an attack's target
+    # image), not parameters.
+    written = {_names.dotted(parts[0]) for parts in (
+        _writes.target_and_value(n) for n in home.nodes
+        if isinstance(n, ast.Call)) if parts}
+    created[id(home)] = {
+        name for name, defs in home.defs.items()
+        if any(_trainable_variable(d.value) for d in defs)} - written
+  return bool(created[id(home)] - names)
+
+
+def _trainable_variable(value: ast.AST) -> bool:
+  """`tf.get_variable(...)`, `tf.Variable(...)`, not `trainable=False`."""
+  return isinstance(value, ast.Call) and _names.call_name(value) in (
+      _names.VARIABLES) and not any(
+          k.arg == "trainable" and isinstance(k.value, ast.Constant) and
+          k.value.value is False for k in value.keywords)
 
 
 def _holds(value: ast.AST, part: str) -> bool:
