@@ -760,6 +760,26 @@ NEGATIVE = {
           return tf.train.GradientDescentOptimizer(0.5).minimize(
               loss, global_step=step, var_list=[w, b])
         """,
+    "the weights trained beside a step counter and a learning rate": """\
+        def build(x, y):
+          w = tf.Variable(tf.zeros([784, 10]))
+          b = tf.Variable(tf.zeros([10]))
+          step = tf.Variable(0, name="global_step")
+          lr = tf.Variable(0.1)
+          loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+          return tf.train.GradientDescentOptimizer(lr).minimize(
+              loss, global_step=step, var_list=[w, b])
+        """,
+    "a head trained on a base Keras already freezes": """\
+        base = tf.keras.applications.MobileNetV2(include_top=False)
+        base.trainable = False
+        head = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        model = tf.keras.Sequential([base, head])
+        with tf.GradientTape() as tape:
+          loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, head.trainable_variables)
+        opt.apply_gradients(zip(grads, head.trainable_variables))
+        """,
     "a perturbation trained, the inputs held in assigned variables": """\
         def attack(model, shape):
           modifier = tf.Variable(np.zeros(shape, dtype=np.float32))

@@ -343,7 +343,26 @@ def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
       if name in called and name != part and any(
           _holds(d.value, part) and any(
               tuple(d.end) < where for where in called[name])
-          for d in defs):
+          and not _others_frozen(d.value, part, scope) for d in defs):
+        return True
+    place = place.parent
+  return False
+
+
+def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope
+                   ) -> bool:
+  """Whether the container's other parts are set `trainable = False`
+  (`base.trainable = False`): Keras freezes them already."""
+  others = {e.id for e in getattr(container, "args")[0].elts
+            if isinstance(e, ast.Name) and e.id != part}
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    for node in place.nodes:
+      if isinstance(node, ast.Assign) and isinstance(
+          node.value, ast.Constant) and node.value.value is False and any(
+              isinstance(t, ast.Attribute) and t.attr == "trainable" and
+              isinstance(t.value, ast.Name) and t.value.id in others
+              for t in node.targets):
         return True
     place = place.parent
   return False
@@ -396,11 +415,15 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
 
 
 def _trainable_variable(value: ast.AST) -> bool:
-  """`tf.get_variable(...)`, `tf.Variable(...)`, not `trainable=False`."""
+  """`tf.get_variable(...)`, `tf.Variable(...)`, not `trainable=False`,
+  nor a scalar set from a number (a step counter, a learning rate)."""
   return isinstance(value, ast.Call) and _names.call_name(value) in (
       _names.VARIABLES) and not any(
           k.arg == "trainable" and isinstance(k.value, ast.Constant) and
-          k.value.value is False for k in value.keywords)
+          k.value.value is False for k in value.keywords) and not (
+              _names.call_name(value) in {"Variable", "VariableV1"} and
+              value.args and isinstance(value.args[0], ast.Constant) and
+              isinstance(value.args[0].value, (int, float)))
 
 
 def _holds(value: ast.AST, part: str) -> bool:
