@@ -817,20 +817,6 @@ NEGATIVE = {
           return (opt.minimize(g_loss, var_list=[g_w]),
                   opt.minimize(d_loss, var_list=[d_w]))
         """,
-    "the variables a helper makes, beside the tensors it makes of them": """\
-        def weight_sampler(n_in, n_out):
-          th = tf.Variable(np.abs(rd.randn(n_in, n_out)), name='theta')
-          sign = tf.Variable(np.sign(rd.randn(n_in, n_out)), trainable=False)
-          w = tf.where(th > 0, sign * th, tf.zeros((n_in, n_out)))
-          return w, th
-
-        W_1, th_1 = weight_sampler(784, 100)
-        w_out, th_out = weight_sampler(100, 10)
-        logits = tf.matmul(tf.nn.relu(tf.matmul(x, W_1)), w_out)
-        loss = tf.reduce_mean(logits)
-        step = tf.train.GradientDescentOptimizer(lr).minimize(
-            loss, var_list=[th_1, th_out])
-        """,
     "every weight group a model builds": """\
         class Model(object):
           def construct_weights(self, name):

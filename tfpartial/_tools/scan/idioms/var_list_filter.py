@@ -444,10 +444,8 @@ def _creates(name: str, home: _scopes.Scope, flow: Flow) -> bool:
     value = each.value
     if _trainable_variable(value):
       return True
-    # One part of what a function returns (`w, sign, theta = make(...)`)
-    # may be a tensor made from its variables, not a group of them.
     callee = flow.callee(value, home) if isinstance(
-        value, ast.Call) and each.part is None else None
+        value, ast.Call) else None
     if callee is not None and _makes_variables(callee, flow, 1) and (
         "var" in flow.labels(value, home)):
       return True
