@@ -492,22 +492,6 @@ POSITIVE = {
           train_op = optimizer.minimize(loss=loss, var_list=member_vars)
           return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
         """, [("var-list-filter", 13)]),
-    # Meta-transfer learning: the scaling weights and the classifier
-    # train; the pretrained convolutions, built beside them, do not.
-    "var-list-filter some of the weight groups a model builds": ("""\
-        class MetaModel(object):
-          def construct_weights(self, name):
-            return {"w": tf.get_variable(name, [3, 3, 64, 64])}
-
-          def construct_model(self):
-            ss_weights = self.construct_weights("ss")
-            weights = self.construct_weights("conv")
-            fc_weights = self.construct_weights("fc")
-            loss = self.forward(self.inputa, weights, ss_weights, fc_weights)
-            optimizer = tf.train.AdamOptimizer(self.meta_lr)
-            self.train_op = optimizer.minimize(
-                loss, var_list=list(ss_weights.values()) + list(fc_weights.values()))
-        """, [("var-list-filter", 12)]),
     # Incremental few-shot: only the pairs of the layer just added.
     "var-list-filter pairs kept by membership in a new layer's": ("""\
         def extend(self, opt):
@@ -816,19 +800,6 @@ NEGATIVE = {
           opt = tf.train.AdamOptimizer(1e-4)
           return (opt.minimize(g_loss, var_list=[g_w]),
                   opt.minimize(d_loss, var_list=[d_w]))
-        """,
-    "every weight group a model builds": """\
-        class Model(object):
-          def construct_weights(self, name):
-            return {"w": tf.get_variable(name, [3, 3, 64, 64])}
-
-          def construct_model(self):
-            weights = self.construct_weights("conv")
-            fc_weights = self.construct_weights("fc")
-            loss = self.forward(self.inputa, weights, fc_weights)
-            optimizer = tf.train.AdamOptimizer(self.lr)
-            self.train_op = optimizer.minimize(
-                loss, var_list=list(weights.values()) + list(fc_weights.values()))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

@@ -395,8 +395,12 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
       chosen = returned[0].elts[part[0]]
     else:
       chosen = value
-  names = _listed(chosen, True)
-  if not names or not all(_creates(n, home, flow) for n in names):
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts or (
+      not all(isinstance(e, ast.Name) for e in chosen.elts)):
+    return False
+  names = {e.id for e in chosen.elts if isinstance(e, ast.Name)}
+  if not all(any(_trainable_variable(d.value) for d in home.defs.get(n, []))
+             for n in names):
     return False
   if id(home) not in created:
     # A variable the code assigns holds inputs (an attack's target
@@ -405,71 +409,9 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         _writes.target_and_value(n) for n in home.nodes
         if isinstance(n, ast.Call)) if parts}
     created[id(home)] = {
-        name for name in home.defs if _creates(name, home, flow)} - written
+        name for name, defs in home.defs.items()
+        if any(_trainable_variable(d.value) for d in defs)} - written
   return bool(created[id(home)] - names)
-
-
-def _listed(chosen: ast.AST, top: bool) -> Optional[Set[str]]:
-  """The names a hand-written list of variables is made of (`[w, b]`,
-  `list(ss_weights.values()) + list(fc_weights.values())`), or None."""
-  if isinstance(chosen, ast.Name) and not top:
-    return {chosen.id}
-  parts: List[ast.AST] = []
-  if isinstance(chosen, (ast.List, ast.Tuple)) and chosen.elts and all(
-      isinstance(e, ast.Name) for e in chosen.elts):
-    return {e.id for e in chosen.elts if isinstance(e, ast.Name)}
-  if isinstance(chosen, ast.BinOp) and isinstance(chosen.op, ast.Add):
-    parts = [chosen.left, chosen.right]
-  elif isinstance(chosen, ast.Call) and _names.call_name(chosen) in {
-      "list", "tuple"} and len(chosen.args) == 1:
-    parts = [chosen.args[0]]
-  elif isinstance(chosen, ast.Call) and isinstance(
-      chosen.func, ast.Attribute) and chosen.func.attr == "values" and (
-          not chosen.args):
-    parts = [chosen.func.value]
-  found: Set[str] = set()
-  for part in parts:
-    inner = _listed(part, False)
-    if inner is None:
-      return None
-    found |= inner
-  return found or None
-
-
-def _creates(name: str, home: _scopes.Scope, flow: Flow) -> bool:
-  """Whether a local name is bound to new variables: `tf.get_variable`,
-  or a function of the project that creates them (`weights =
-  self.construct_weights()`)."""
-  for each in home.defs.get(name, []):
-    value = each.value
-    if _trainable_variable(value):
-      return True
-    callee = flow.callee(value, home) if isinstance(
-        value, ast.Call) else None
-    if callee is not None and _makes_variables(callee, flow, 1) and (
-        "var" in flow.labels(value, home)):
-      return True
-  return False
-
-
-def _makes_variables(function: ast.AST, flow: Flow, depth: int) -> bool:
-  """Whether a function calls `tf.get_variable`/`Variable` itself, or
-  through the project's functions it calls (`depth` levels)."""
-  found = flow.functions.get(id(function))
-  scope = found[1].scope_of(function) if found else None
-  if scope is None:
-    return False
-  for node in scope.nodes:
-    if isinstance(node, ast.Call):
-      if _names.call_name(node) in {"get_variable", "Variable",
-                                     "VariableV1", "add_weight"}:
-        return True
-      if depth > 0:
-        callee = flow.callee(node, scope)
-        if callee is not None and callee is not function and (
-            _makes_variables(callee, flow, depth - 1)):
-          return True
-  return False
 
 
 def _trainable_variable(value: ast.AST) -> bool:
