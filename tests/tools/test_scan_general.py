@@ -344,6 +344,171 @@ POSITIVE = {
             else:
               optimizer.apply_gradients(zip(gradients, model.trainable_variables[1:]))
         """, [("var-list-filter", 8)]),
+    # A-GEM's feature-extraction baseline: the classifier's last pairs.
+    "var-list-filter (gradient, variable) pairs sliced": ("""\
+        class Model(object):
+          def build(self, loss):
+            self.opt = tf.train.AdamOptimizer()
+            self.gvs = self.opt.compute_gradients(loss)
+            self.train = self.opt.apply_gradients(self.gvs)
+            self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
+        """, [("var-list-filter", 6)]),
+    "var-list-filter pairs sliced beside their whole, other losses near": (
+        """\
+        class Model(object):
+          def build(self, loss, losses, tvars):
+            self.opt = tf.train.AdamOptimizer()
+            self.column = [self.opt.compute_gradients(losses[i], var_list=tvars[i])
+                           for i in range(3)]
+            self.gvs = self.opt.compute_gradients(loss, var_list=tvars)
+
+          def train_op(self):
+            self.train = self.opt.apply_gradients(self.gvs)
+            self.train_classifier = self.opt.apply_gradients(self.gvs[-2:])
+        """, [("var-list-filter", 10)]),
+    # Conure (Python 2): a new task's softmax and the weights, by name,
+    # in one list; prints that continue on the next line or end in a
+    # comment.
+    "var-list-filter Python 2: a list of two chosen parts": ("""\
+        def main(loss, task):
+          tvars = tf.trainable_variables()
+          print "LOSS: {} ITER: {}".format(
+              1, 2)
+          print "hits:", 3  # 5
+          weight = [v for v in tvars if v.name.find("weight") != -1]
+          softmax = [v for v in tvars if v.name.find("softmax_%d" % task) != -1]
+          return tf.train.AdamOptimizer(0.1).minimize(loss, var_list=[
+              softmax, weight])
+        """, [("var-list-filter", 8)]),
+    # BiDAF's sparse fine-tuning: the model object, passed to a trainer,
+    # holds the variables listed in a JSON file.
+    "var-list-filter an object's chosen variables, passed to a trainer": (
+        """\
+        class Model(object):
+          def __init__(self, config):
+            self.var_list = None
+            if config.finetuning_config:
+              with open(config.finetuning_config) as fi:
+                included = json.load(fi)['var_names']
+                self.var_list = []
+                for v in tf.trainable_variables():
+                  if v.op.name in included:
+                    self.var_list.append(v)
+
+          def get_var_list(self):
+            return self.var_list
+
+        class Trainer(object):
+          def __init__(self, config, model):
+            self.opt = tf.train.AdamOptimizer(config.lr)
+            self.var_list = model.get_var_list()
+            self.grads = self.opt.compute_gradients(model.loss, var_list=self.var_list)
+            self.train_op = self.opt.apply_gradients(self.grads)
+
+        def main(config):
+          trainer = Trainer(config, Model(config))
+        """, [("var-list-filter", 10)]),
+    # keras-bert: a layer over a hub module declares only the last
+    # encoder layers trainable.
+    "var-list-filter a Keras layer's _trainable_weights chosen by name": (
+        """\
+        class BertLayer(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.bert = hub.Module(self.bert_path, trainable=True)
+            layers = ["encoder/layer_%d" % (11 - i) for i in range(self.n)]
+            trainable_vars = [v for v in self.bert.variables
+                              if any([l in v.name for l in layers])]
+            for var in trainable_vars:
+              self._trainable_weights.append(var)
+            for var in self.bert.variables:
+              if var not in self._trainable_weights:
+                self._non_trainable_weights.append(var)
+        """, [("var-list-filter", 5)]),
+    # TensorFlow's guide: a second head fine-tuned on a shared trunk.
+    "var-list-filter one part's variables, the whole model run": ("""\
+        trunk = tf.keras.Sequential([tf.keras.layers.Dense(8)])
+        head1 = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        head2 = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+        path2 = tf.keras.Sequential([trunk, head2])
+
+        for x, y in small_dataset:
+          with tf.GradientTape() as tape:
+            loss = loss_fn(path2(x), y)
+          gradients = tape.gradient(loss, head2.trainable_variables)
+          optimizer.apply_gradients(zip(gradients, head2.trainable_variables))
+        """, [("var-list-filter", 9)]),
+    # SimCLR: the blocks after a given one, by collections named so.
+    "var-list-filter collections named from a prefix and a block": ("""\
+        def model_fn(features, labels, mode, params):
+          loss = tf.losses.get_total_loss()
+          if FLAGS.train_mode == 'pretrain':
+            variables_to_train = tf.trainable_variables()
+          else:
+            collection_prefix = 'trainable_variables_inblock_'
+            variables_to_train = []
+            for j in range(FLAGS.fine_tune_after_block + 1, 6):
+              variables_to_train += tf.get_collection(collection_prefix + str(j))
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          train_op = optimizer.minimize(loss, var_list=variables_to_train)
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """, [("var-list-filter", 9)]),
+    # AdaNet: the variables created since a snapshot, handed by keyword
+    # to an ensembler the project implements (a parameter here).
+    "var-list-filter handed to a method of an object passed in": ("""\
+        class Ensembler(object):
+          def build_train_op(self, ensemble, loss, var_list, labels):
+            optimizer = tf.train.AdamOptimizer(0.01)
+            return optimizer.minimize(loss=loss, var_list=var_list)
+
+        def _get_current_vars(diffbase=None):
+          trainable_vars = tf.trainable_variables()
+          if diffbase:
+            trainable_vars = trainable_vars[len(diffbase["trainable"]):]
+          return {"trainable": trainable_vars}
+
+        def build_ensemble_spec(ensembler, features, labels, builder):
+          old_vars = _get_current_vars()
+          ensemble = builder.build(features)
+          loss = tf.reduce_mean(ensemble.logits)
+          ensemble_vars = _get_current_vars(diffbase=old_vars)["trainable"]
+          return ensembler.build_train_op(ensemble=ensemble, loss=loss,
+                                          var_list=ensemble_vars, labels=labels)
+        """, [("var-list-filter", 16)]),
+    # A membership classifier on a fine-tuned BERT: create_model returns
+    # only the new head's weights to train.
+    "var-list-filter the new head's weights a create_model returns": ("""\
+        def create_model(features, num_labels):
+          output_weights = tf.get_variable("output_weights", [num_labels, 768])
+          logits = tf.matmul(features, output_weights, transpose_b=True)
+          member_w = tf.get_variable("member_w", [2, num_labels])
+          member_b = tf.get_variable("member_b", [2])
+          member_logits = tf.matmul(logits, member_w, transpose_b=True) + member_b
+          return member_logits, [member_w, member_b]
+
+        def model_fn(features, labels, mode, params):
+          member_logits, member_vars = create_model(features, 2)
+          loss = tf.losses.sparse_softmax_cross_entropy(labels, member_logits)
+          optimizer = tf.train.AdamOptimizer(1e-3)
+          train_op = optimizer.minimize(loss=loss, var_list=member_vars)
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """, [("var-list-filter", 13)]),
+    # Incremental few-shot: only the pairs of the layer just added.
+    "var-list-filter pairs kept by membership in a new layer's": ("""\
+        def extend(self, opt):
+          new_layer = snt.Linear(10, name='class_linear2')
+          loss = self.get_loss(new_layer(self.inputs))
+          grads = opt.compute_gradients(loss)
+          allowed = [(g, w) for (g, w) in grads if w in new_layer.get_variables()]
+          return opt.apply_gradients(allowed)
+        """, [("var-list-filter", 5)]),
+    # AdaNet: the variables created since a snapshot (a new subnetwork).
+    "var-list-filter the variables created after a point": ("""\
+        def build(features, builder, opt):
+          old_vars = set(tf.trainable_variables())
+          loss = tf.reduce_mean(builder.build_subnetwork(features))
+          new_vars = [v for v in tf.trainable_variables() if v not in old_vars]
+          return opt.minimize(loss, var_list=new_vars)
+        """, [("var-list-filter", 4)]),
 }
 
 NEGATIVE = {
@@ -497,6 +662,144 @@ NEGATIVE = {
         norm = tf.norm(flat)
         scaled = [g * tf.ones(tf.shape(g)) / norm for g in grads]
         train = opt.apply_gradients(zip(scaled, params))
+        """,
+    "a pair put back in front of the other pairs": """\
+        gvs = opt.compute_gradients(loss)
+        g, v = gvs[0]
+        train = opt.apply_gradients([(tf.clip_by_norm(g, 1.), v)] + gvs[1:])
+        """,
+    "the trainable ones among all the variables": """\
+        def build(features, net, opt):
+          loss = tf.reduce_mean(net(features))
+          tvars = tf.trainable_variables()
+          chosen = [v for v in tf.global_variables() if v in tvars]
+          return opt.minimize(loss, var_list=chosen)
+        """,
+    "a GAN's halves told apart by membership": """\
+        def build(gen, disc, z, x, opt):
+          fake = gen(z)
+          g_loss = -tf.reduce_mean(disc(fake))
+          d_loss = tf.reduce_mean(disc(fake)) - tf.reduce_mean(disc(x))
+          g_vars = gen.get_variables()
+          d_vars = [v for v in tf.trainable_variables() if v not in g_vars]
+          return (opt.minimize(g_loss, var_list=g_vars),
+                  opt.minimize(d_loss, var_list=d_vars))
+        """,
+    "an object's variables, all of them, passed to a trainer": """\
+        class Model(object):
+          def __init__(self, config):
+            self.var_list = tf.trainable_variables()
+
+        class Trainer(object):
+          def __init__(self, config, model):
+            self.opt = tf.train.AdamOptimizer(config.lr)
+            self.train_op = self.opt.minimize(model.loss, var_list=model.var_list)
+
+        def main(config):
+          trainer = Trainer(config, Model(config))
+        """,
+    "a Keras layer's _trainable_weights, the module's trainable ones": """\
+        class Wrapper(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.module = hub.Module(self.path, trainable=True)
+            for var in self.module.variables:
+              if var.trainable:
+                self._trainable_weights.append(var)
+              else:
+                self._non_trainable_weights.append(var)
+        """,
+    "a GAN's halves, each trained through the stacked model": """\
+        def train(generator, discriminator, opt_g, opt_d, z, x):
+          gan = tf.keras.Sequential([generator, discriminator])
+          with tf.GradientTape() as tape:
+            g_loss = bce(tf.ones_like(z), gan(z))
+          grads = tape.gradient(g_loss, generator.trainable_variables)
+          opt_g.apply_gradients(zip(grads, generator.trainable_variables))
+          with tf.GradientTape() as tape:
+            d_loss = bce(tf.ones_like(z), discriminator(x)) + bce(
+                tf.zeros_like(z), gan(z))
+          grads = tape.gradient(d_loss, discriminator.trainable_variables)
+          opt_d.apply_gradients(zip(grads, discriminator.trainable_variables))
+        """,
+    "a model trained whole, then stacked after a layer": """\
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        for x, y in data:
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          gradients = tape.gradient(loss, model.trainable_variables)
+          optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        final_model = tf.keras.Sequential([norm_layer, model])
+        y_pred = final_model(x_new)
+        """,
+    "a standard collection named by a formatted key": """\
+        def model_fn(features, labels, mode, params):
+          loss = tf.losses.get_total_loss()
+          key = "trainable_variables"
+          variables = tf.get_collection("{}".format(key))
+          return tf.train.AdamOptimizer().minimize(loss, var_list=variables)
+        """,
+    "a method of an object passed in, given every variable": """\
+        class Ensembler(object):
+          def build_train_op(self, ensemble, loss, var_list, labels):
+            optimizer = tf.train.AdamOptimizer(0.01)
+            return optimizer.minimize(loss=loss, var_list=var_list)
+
+        def build_ensemble_spec(ensembler, features, labels, builder):
+          ensemble = builder.build(features)
+          loss = tf.reduce_mean(ensemble.logits)
+          return ensembler.build_train_op(
+              ensemble=ensemble, loss=loss,
+              var_list=tf.trainable_variables(), labels=labels)
+        """,
+    "the variables a function creates, all of them": """\
+        def build(x, y):
+          w = tf.Variable(tf.zeros([784, 10]))
+          b = tf.Variable(tf.zeros([10]))
+          step = tf.Variable(0, trainable=False)
+          loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+          return tf.train.GradientDescentOptimizer(0.5).minimize(
+              loss, global_step=step, var_list=[w, b])
+        """,
+    "the weights trained beside a step counter and a learning rate": """\
+        def build(x, y):
+          w = tf.Variable(tf.zeros([784, 10]))
+          b = tf.Variable(tf.zeros([10]))
+          step = tf.Variable(0, name="global_step")
+          lr = tf.Variable(0.1)
+          loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+          return tf.train.GradientDescentOptimizer(lr).minimize(
+              loss, global_step=step, var_list=[w, b])
+        """,
+    "a head trained on a base Keras already freezes": """\
+        base = tf.keras.applications.MobileNetV2(include_top=False)
+        base.trainable = False
+        head = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        model = tf.keras.Sequential([base, head])
+        with tf.GradientTape() as tape:
+          loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, head.trainable_variables)
+        opt.apply_gradients(zip(grads, head.trainable_variables))
+        """,
+    "a perturbation trained, the inputs held in assigned variables": """\
+        def attack(model, shape):
+          modifier = tf.Variable(np.zeros(shape, dtype=np.float32))
+          timg = tf.Variable(np.zeros(shape, dtype=np.float32))
+          assign_timg = tf.placeholder(tf.float32, shape)
+          setup = tf.assign(timg, assign_timg)
+          loss = tf.reduce_sum(model.predict(tf.tanh(modifier + timg)))
+          return setup, tf.train.AdamOptimizer(0.01).minimize(
+              loss, var_list=[modifier])
+        """,
+    "a GAN's two halves created in one function": """\
+        def build(z, x):
+          g_w = tf.get_variable("g_w", [100, 784])
+          d_w = tf.get_variable("d_w", [784, 1])
+          fake = tf.matmul(z, g_w)
+          g_loss = -tf.reduce_mean(tf.matmul(fake, d_w))
+          d_loss = tf.reduce_mean(tf.matmul(fake, d_w) - tf.matmul(x, d_w))
+          opt = tf.train.AdamOptimizer(1e-4)
+          return (opt.minimize(g_loss, var_list=[g_w]),
+                  opt.minimize(d_loss, var_list=[d_w]))
         """,
     "every layer of the model, by position": """\
         variables = [w for layer in model.layers for w in layer.trainable_weights]

@@ -4,6 +4,7 @@ variables (`_flow` dispatches here)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
@@ -35,7 +36,7 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
   if "var" in first or "var" in second:
     result.setdefault("vararith", node)
   if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
-                                  second):  # `chosen += get_variables(s)`.
+                                  second) and not _rejoined(first, second):
     result["filtered"] = first.get("filtered") or second["filtered"]
   if isinstance(op, ast.Sub) and "var" in first and "var" in second and (
       "filtered" in first or "filtered" in second):
@@ -55,6 +56,16 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
       flow, left, right, first, second, scope, env):
     result["mix"] = node
   return result
+
+
+def _rejoined(first: Labels, second: Labels) -> bool:
+  """`[(g0, v0)] + grads_and_vars[1:]`: the variables a slice left out,
+  put back (`chosen += get_variables(s)` adds to a choice)."""
+  for mine, other in ((first, second), (second, first)):
+    if isinstance(mine.get("filtered"), ast.Subscript) and (
+        "filtered" not in other) and ("var" in other or "grad" in other):
+      return True
+  return False
 
 
 def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
@@ -342,11 +353,34 @@ def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:
   values: List[ast.AST] = [key] if key is not None else []
   if isinstance(key, ast.Name):
     values = [d.value for d in scope.defs.get(key.id, [])]
-  strings = [v for each in values for v in (
+  strings = [_prefix(v, scope) for each in values for v in (
       each.elts if isinstance(each, (ast.List, ast.Tuple)) else [each])]
   return bool(strings) and all(
       isinstance(v, ast.Constant) and isinstance(v.value, str) and (
           v.value.lower() not in _STANDARD_COLLECTIONS) for v in strings)
+
+
+def _prefix(key: ast.AST, scope: _scopes.Scope) -> ast.AST:
+  """A collection's name made from a literal prefix (`prefix + str(j)`,
+  `'block_%d' % j`, `f'block_{j}'`): the prefix, from a local name too."""
+  original = key
+  for _ in range(4):
+    if isinstance(key, ast.BinOp) and isinstance(key.op, (ast.Add, ast.Mod)):
+      key = key.left
+    elif isinstance(key, ast.JoinedStr) and key.values:
+      key = key.values[0]
+    elif isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) \
+        and key.func.attr == "format":
+      key = key.func.value
+    elif isinstance(key, ast.Name) and len(scope.defs.get(key.id, [])) == 1:
+      key = scope.defs[key.id][0].value
+    else:
+      break
+  if isinstance(key, ast.Constant) and isinstance(key.value, str):
+    # What the name holds before its first placeholder.
+    literal = re.split(r"[{%]", key.value, maxsplit=1)[0]
+    return ast.Constant(literal) if literal else original
+  return key
 
 
 def joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:

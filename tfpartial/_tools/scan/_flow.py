@@ -26,6 +26,7 @@ the calls of its function in the project pass it.
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -117,8 +118,10 @@ class Flow:
       return self._attribute(node, scope, env)
     if isinstance(node, ast.Subscript):
       found = self.labels(node.value, scope, env)
-      if isinstance(node.slice, ast.Slice) and "var" in found:
-        # `model.trainable_variables[-4:]`: some variables, by position.
+      if isinstance(node.slice, ast.Slice) and (
+          "var" in found or _pairs(found)):
+        # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
+        # variables, by position.
         found = {**found, "filtered": node}
       return found
     if isinstance(node, ast.Constant):
@@ -293,6 +296,7 @@ class Flow:
     if guard is None or "filtered" in got or not _names.filters_by_name(
         guard, self, home):
       return got
+    self.origin.setdefault(id(value), home)
     return {**got, "filtered": value}
 
   def _passed(self, name: str, place: _scopes.Scope) -> Labels:
@@ -308,7 +312,10 @@ class Flow:
     if place.cls is not None and place.params[:1] == ["self"]:
       position -= 1
     found: Labels = {}
-    for scope, call in self.calls_of(function):
+    calls = self.constructions(place.cls) if (
+        function.name == "__init__" and place.cls is not None) else (
+            self.calls_of(function))
+    for scope, call in calls:
       module = scope.module
       if isinstance(module, _project.Module) and module.is_test:
         continue  # A test's arguments exercise the function.
@@ -359,6 +366,23 @@ class Flow:
                   :_FROM_CALLERS]
     return self._calls_of[id(function)]
 
+  def constructions(self, info: _scopes.ClassInfo
+                    ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+    """The project's calls of a class (at most `_FROM_CALLERS`): what its
+    `__init__` is called with."""
+    key = id(info.node)
+    if key not in self._calls_of:
+      self._calls_of[key] = []  # A class built in its own `__init__`.
+      # A script that builds the trainer may hold no sink itself.
+      calls = list(itertools.islice(self.project.calls_named(
+          (info.name,), self.project.all_modules_with((info.name,))),
+                                    _FROM_CALLERS * 4))
+      self._calls_of[key] = [
+          (scope, call) for scope, call in calls
+          if self.called(call.func, scope).get("cls") is info.node][
+              :_FROM_CALLERS]
+    return self._calls_of[key]
+
   def called(self, func: ast.AST, scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
     """The labels of a called expression: a parameter called here takes
@@ -382,7 +406,34 @@ class Flow:
     for name in _params_read(node, scope, self._params_memo):
       for kind, where in self._passed(name, scope).items():
         found.setdefault(kind, where)
+    if wanted not in found:
+      for kind, where in self._with_objects(node, scope).items():
+        found.setdefault(kind, where)
     return found
+
+  def _with_objects(self, node: ast.AST, scope: _scopes.Scope) -> Labels:
+    """The labels of `node` with the function's parameters bound to the
+    project objects its callers pass (`Trainer(config, model)`, then
+    `model.get_var_list()` read here or in `self.var_list`)."""
+    objects = {}
+    for name in scope.params:
+      if name not in {"self", "cls"}:
+        passed = self._passed(name, scope)
+        if "obj" in passed:
+          objects[name] = {"obj": passed["obj"], "param": scope.node}
+    if not objects:
+      return {}
+    saved = self._bound.get(id(scope)), self._token
+    self._bound[id(scope)] = objects
+    self._token = ("objects", id(scope.node))
+    try:
+      return self.labels(node, scope)
+    finally:
+      self._token = saved[1]
+      if saved[0] is None:
+        del self._bound[id(scope)]
+      else:
+        self._bound[id(scope)] = saved[0]
 
   def callee(self, call: ast.Call, scope: _scopes.Scope
              ) -> Optional[ast.AST]:
@@ -535,14 +586,14 @@ class Flow:
               found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
-      if generator.ifs and "var" in found and any(
+      if generator.ifs and ("var" in found or _pairs(found)) and any(
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True
       if _names.chosen_layers(source):
         filtered = True  # `for layer in model.layers[-3:]`.
     result = dict(self.labels(element, scope, inner))
-    if filtered and "var" not in result:
+    if filtered and "var" not in result and not _pairs(result):
       filtered = False
     if filtered:
       result["filtered"] = node
@@ -621,6 +672,14 @@ def _bind_names(target: ast.AST, found: Labels,
   elif isinstance(target, (ast.Tuple, ast.List)):
     for element in target.elts:
       _bind_names(element, found, env)
+
+
+def _pairs(labels: Labels) -> bool:
+  """Whether the labels are `compute_gradients`' (gradient, variable)
+  pairs."""
+  made = labels.get("grad")
+  return isinstance(made, ast.Call) and _names.call_name(made) in {
+      "compute_gradients", "_compute_gradients"}
 
 
 def has_var(labels: Labels) -> bool:

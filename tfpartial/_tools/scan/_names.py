@@ -260,9 +260,51 @@ def _in_chosen_list(node: ast.AST, flow: object, scope: object,
       while isinstance(chosen, ast.Call) and call_name(chosen) in {
           "set", "list", "frozenset", "tuple"} and len(chosen.args) == 1:
         chosen = chosen.args[0]
-      if "filtered" in labels(chosen, scope, env):
+      found = labels(chosen, scope, env)
+      if "filtered" in found or "var" in found and _a_part(
+          chosen, isinstance(item.ops[0], ast.NotIn), scope):
         return True
   return False
+
+
+def _a_part(chosen: ast.AST, negated: bool, scope: object) -> bool:
+  """Whether a list of variables that a membership test reads is a part
+  of the model: a layer's or an object's own (`v in new_layer.variables`,
+  `v not in head.get_variables()`), or, left out, the variables that
+  existed before (`v not in old_vars`, `old_vars = set(
+  tf.trainable_variables())` taken before a subnetwork is built); not the
+  whole list itself (`v not in tf.trainable_variables()`)."""
+  if isinstance(chosen, ast.Name):
+    params = getattr(scope, "params", None) or ()
+    defs = (getattr(scope, "defs", None) or {}).get(chosen.id, [])
+    values = [_unwrapped(d.value) for d in defs]
+    return chosen.id not in params and bool(values) and (
+        not all(_whole_list(v) for v in values) or negated)
+  return not _whole_list(chosen)
+
+
+def _unwrapped(node: ast.AST) -> ast.AST:
+  while isinstance(node, ast.Call) and call_name(node) in {
+      "set", "list", "frozenset", "tuple"} and len(node.args) == 1:
+    node = node.args[0]
+  return node
+
+
+def _whole_list(node: ast.AST) -> bool:
+  """`tf.trainable_variables()`, `slim.get_variables()`: every variable
+  of the graph (no scope; not an object's `layer.get_variables()`)."""
+  if not isinstance(node, ast.Call) or call_name(node) not in (
+      VARIABLE_LISTS) or scope_argument(node) is not None:
+    return False
+  receiver = node.func.value if isinstance(node.func, ast.Attribute) \
+      else None
+  return receiver is None or (dotted(receiver) or "").split(".")[0] in (
+      _MODULES)
+
+
+# How code spells TensorFlow's modules (`tf.compat.v1`, `tf_slim`).
+_MODULES = {"tf", "tf1", "tfv1", "v1", "compat", "tf_compat", "slim",
+            "tf_slim", "contrib", "variables", "tensorflow", "K", "keras"}
 
 
 def _words(identifier: str) -> List[str]:

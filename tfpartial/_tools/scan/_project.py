@@ -30,7 +30,8 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "gradients(", "gradient(", "variables_to_train",
               "create_train_op", "optimize_clones", "optimize_loss",
               "_resource_apply",
-              "_apply_dense", "update_step")
+              "_apply_dense", "update_step", "_trainable_weights.append",
+              "_trainable_weights.extend")
 # A Keras constraint that may re-mask (a lambda, one a function makes, or a
 # class named so), and an optimizer's `apply(grads, ...)`.
 SINK_PATTERN = re.compile(

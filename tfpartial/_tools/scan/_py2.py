@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 _PRINT = re.compile(r"^(\s*)print\b(?!\s*\()(?!\s*=)(?!\s*$)\s*(>>\s*[^,]+,)?(.*?)(,?)\s*$")
 _BARE_PRINT = re.compile(r"^(\s*)print\s*$")
@@ -51,10 +51,40 @@ def repair(text: str) -> Optional[str]:
         number += 1
       changed = True
       continue
+    if found and not found.group(2) and _open_brackets(found.group(3)) > 0:
+      # `print "...".format(` continued: the call closes where its
+      # brackets do.
+      out.append(f"{found.group(1)}print({found.group(3).rstrip()}")
+      depth = _open_brackets(found.group(3))
+      while number < len(lines) and depth > 0:
+        depth += _open_brackets(lines[number])
+        out.append(lines[number].rstrip() + (")" if depth <= 0 else ""))
+        number += 1
+      changed = True
+      continue
     fixed = _line(line) if len(line) <= _MAX_LINE else line
     changed = changed or fixed != line
     out.append(fixed)
   return "\n".join(out) if changed else None
+
+
+_STRING = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|#.*""")
+
+
+def _open_brackets(text: str) -> int:
+  """How many more brackets `text` opens than it closes, strings and
+  comments left out."""
+  bare = _STRING.sub("", text)
+  return sum(bare.count(c) for c in "([{") - sum(
+      bare.count(c) for c in ")]}")
+
+
+def _comment(text: str) -> Tuple[str, str]:
+  """`text` split before its comment (`x, y  # why`)."""
+  for found in _STRING.finditer(text):
+    if found.group().startswith("#"):
+      return text[:found.start()], "  " + found.group()
+  return text, ""
 
 
 def parse(text: str, filename: str = "<unknown>") -> Optional[ast.Module]:
@@ -77,11 +107,12 @@ def _line(line: str) -> str:
     found = _PRINT.match(line)
     if found and not found.group(3).rstrip().endswith("\\"):
       indent, target, rest = found.group(1), found.group(2), found.group(3)
-      rest = rest.strip()
+      rest, comment = _comment(rest)
+      rest = rest.strip().rstrip(",").strip() if comment else rest.strip()
       if target:
         stream = target.strip()[2:].rstrip(",").strip()
         rest = f"{rest}, file={stream}" if rest else f"file={stream}"
-      return f"{indent}print({rest})"
+      return f"{indent}print({rest}){comment}"
   if "except" in line:
     line = _EXCEPT.sub(r"\1 as \2:", line)
   if line.lstrip().startswith("exec "):

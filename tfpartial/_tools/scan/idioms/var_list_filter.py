@@ -88,10 +88,11 @@ class VarListFilter(_idiom.Idiom):
       if module in synced:
         continue  # A target network written from the trained one.
       for step in steps:
-        if "filtered" not in step.labels or _split(step, steps) or (
-            _only_measured(step)):
+        if "filtered" not in step.labels or _split(step, steps) and (
+            not _phased(step, steps)) or _only_measured(step):
           continue
-        node = _origin(analysis.flow, step.var_list, step.scope, set())
+        node = _chosen_where(analysis.flow, step, _origin(
+            analysis.flow, step.var_list, step.scope, set()))
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
             not _phased(step, steps) and (
                 _names_the_model(node, opened) or _built_scope(
@@ -112,13 +113,17 @@ class VarListFilter(_idiom.Idiom):
     # a helper returns): between them they train the model.
     return [hit for (scope, _), hit in hits.items()
             if len(parts.get(scope, ())) < 2 or _left_out(
-                hit, hits.values(), scope)] + _skipped_updates(analysis)
+                hit, hits.values(), scope)] + _skipped_updates(analysis) + (
+                    _declared_weights(analysis))
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     del context
     name = _names.call_name(hit.sink) if hit.sink is not None else "a step"
-    message = (f"`var_list` filtered by name or scope for `{name}` (line "
+    chosen = "`var_list`"
+    if name in {"append", "extend"}:
+      chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
+    message = (f"{chosen} filtered by name or scope for `{name}` (line "
                f"{_idiom.line(hit.sink)}): whole variables only; exact as "
                "it is, not a drift; a candidate for a spec file")
     reasons = []
@@ -144,6 +149,34 @@ def _skipped_updates(analysis: Analysis) -> List[_idiom.Hit]:
     test = _skipping_test(call, order, flow, scope)
     if test is not None:
       hits.append(_idiom.Hit(test, scope, call, {"filtered": test}))
+  return hits
+
+
+# What a Keras layer declares it trains, by the attribute its base reads.
+_DECLARED = {"_trainable_weights"}
+
+
+def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
+  """A Keras layer declaring as trainable only some of the variables it
+  holds (`self._trainable_weights.append(var)` for the variables a name
+  test keeps of a hub module's): the others get no update."""
+  hits: List[_idiom.Hit] = []
+  modules = analysis.project.modules_with(_DECLARED)
+  if not modules:
+    return hits
+  flow = analysis.flow
+  for scope, call in analysis.project.calls_named(("append", "extend"),
+                                                 modules):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) \
+        else None
+    if receiver is None or len(call.args) != 1 or analysis.module(
+        scope).is_test or (_names.dotted(receiver) or "").split(".")[-1] \
+        not in _DECLARED:
+      continue
+    node = _origin(flow, call.args[0], scope, set())
+    if "filtered" in flow.chosen(call.args[0], scope, flow.labels(
+        call.args[0], scope)) and isinstance(node, ast.expr):
+      hits.append(_idiom.Hit(node, scope, call, {"filtered": node}))
   return hits
 
 
@@ -240,6 +273,8 @@ def _steps(analysis: Analysis) -> List[Step]:
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   names: Set[str] = set()
+  by_name: Dict[str, List[ast.AST]] = {}
+  created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
   for scope, call in analysis.calls_named(STEPS):
@@ -252,11 +287,15 @@ def _steps(analysis: Analysis) -> List[Step]:
     passed = _passed_on(call, given, owner) if owner else None
     if owner is not None and passed is not None:
       wrappers[id(owner.node)] = passed
+      by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
       continue
+    labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
+    if chosen is not None and "filtered" not in labels and (_part_of_called(
+        chosen, scope, call) or _some_created(chosen, scope, flow, created)):
+      labels = {**labels, "filtered": chosen}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      flow.sink_labels(chosen, scope, "filtered") if chosen
-                      else {}))
+                      labels))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -265,11 +304,153 @@ def _steps(analysis: Analysis) -> List[Step]:
       names) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
-    callee = flow.callee(call, scope)
+    callee = flow.callee(call, scope) or _by_keyword(
+        call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             flow))
   return found
+
+
+# A container of models or layers, called as one model.
+_CONTAINERS = {"Sequential", "Model", "ModuleList"}
+_OWN_VARIABLES = {"trainable_variables", "trainable_weights", "variables",
+                  "weights"}
+
+
+def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
+                    step: ast.Call) -> bool:
+  """Whether a step trains the variables of one part of a model that its
+  function runs whole before it (`head2.trainable_variables` where `path2
+  = Sequential([trunk, head2])`, built before, is called): the other parts
+  are left out."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else chosen
+  if not (isinstance(chosen, ast.Attribute) and chosen.attr in _OWN_VARIABLES
+          and isinstance(chosen.value, ast.Name)):
+    return False
+  part = chosen.value.id
+  at = _idiom.position(step)
+  called: Dict[str, List[Tuple[int, int]]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        _idiom.position(node) < at):
+      called.setdefault(node.func.id, []).append(_idiom.position(node))
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    for name, defs in place.defs.items():
+      if name in called and name != part and any(
+          _holds(d.value, part) and any(
+              tuple(d.end) < where for where in called[name])
+          and not _others_frozen(d.value, part, scope) for d in defs):
+        return True
+    place = place.parent
+  return False
+
+
+def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope
+                   ) -> bool:
+  """Whether the container's other parts are set `trainable = False`
+  (`base.trainable = False`): Keras freezes them already."""
+  others = {e.id for e in getattr(container, "args")[0].elts
+            if isinstance(e, ast.Name) and e.id != part}
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    for node in place.nodes:
+      if isinstance(node, ast.Assign) and isinstance(
+          node.value, ast.Constant) and node.value.value is False and any(
+              isinstance(t, ast.Attribute) and t.attr == "trainable" and
+              isinstance(t.value, ast.Name) and t.value.id in others
+              for t in node.targets):
+        return True
+    place = place.parent
+  return False
+
+
+def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
+                  created: Dict[int, Set[str]]) -> bool:
+  """Whether a step trains a hand-written list of some of the variables a
+  function creates (`return logits, [head_w, head_b]` from a `create_model`
+  that also creates the classifier's; `var_list=[modifier]` beside other
+  variables): the others are left out."""
+  home = scope
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    if len(defs) != 1:
+      return False
+    value, part = defs[0].value, defs[0].part
+    callee = flow.callee(value, scope) if isinstance(
+        value, ast.Call) else None
+    if part is not None and isinstance(callee, ast.FunctionDef):
+      found = flow.functions.get(id(callee))
+      inner = found[1].scope_of(callee) if found else None
+      if inner is None:
+        return False
+      home = inner
+      returned = [n.value for n in home.nodes if isinstance(n, ast.Return)]
+      if len(returned) != 1 or not isinstance(returned[0], ast.Tuple) or (
+          len(returned[0].elts) != part[1]):
+        return False
+      chosen = returned[0].elts[part[0]]
+    else:
+      chosen = value
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts or (
+      not all(isinstance(e, ast.Name) for e in chosen.elts)):
+    return False
+  names = {e.id for e in chosen.elts if isinstance(e, ast.Name)}
+  if not all(any(_trainable_variable(d.value) for d in home.defs.get(n, []))
+             for n in names):
+    return False
+  if id(home) not in created:
+    # A variable the code assigns holds inputs (an attack's target
+    # image), not parameters.
+    written = {_names.dotted(parts[0]) for parts in (
+        _writes.target_and_value(n) for n in home.nodes
+        if isinstance(n, ast.Call)) if parts}
+    created[id(home)] = {
+        name for name, defs in home.defs.items()
+        if any(_trainable_variable(d.value) for d in defs)} - written
+  return bool(created[id(home)] - names)
+
+
+def _trainable_variable(value: ast.AST) -> bool:
+  """`tf.get_variable(...)`, `tf.Variable(...)`, not `trainable=False`,
+  nor a scalar set from a number (a step counter, a learning rate)."""
+  return isinstance(value, ast.Call) and _names.call_name(value) in (
+      _names.VARIABLES) and not any(
+          k.arg == "trainable" and isinstance(k.value, ast.Constant) and
+          k.value.value is False for k in value.keywords) and not (
+              _names.call_name(value) in {"Variable", "VariableV1"} and
+              value.args and isinstance(value.args[0], ast.Constant) and
+              isinstance(value.args[0].value, (int, float)))
+
+
+def _holds(value: ast.AST, part: str) -> bool:
+  """`Sequential([trunk, head2])` holding `head2` among other parts."""
+  if not (isinstance(value, ast.Call) and _names.call_name(value) in (
+      _CONTAINERS) and value.args and isinstance(value.args[0], (
+          ast.List, ast.Tuple))):
+    return False
+  names = [e.id for e in value.args[0].elts if isinstance(e, ast.Name)]
+  return part in names and len(value.args[0].elts) > 1
+
+
+def _by_keyword(call: ast.Call, candidates: List[ast.AST],
+                functions: Dict[int, Tuple[int, int]]) -> Optional[ast.AST]:
+  """The wrapper a method call of an object the flow cannot follow
+  (`ensembler.build_train_op(loss=loss, var_list=chosen)`, `ensembler` a
+  parameter) reaches: the project's methods of that name, when each
+  passes on the variables the call names by keyword."""
+  if not isinstance(call.func, ast.Attribute) or not candidates:
+    return None
+  given = {k.arg for k in call.keywords}
+  for candidate in candidates:
+    params = [a.arg for a in getattr(candidate, "args").args]
+    position = functions[id(candidate)][1]
+    if not 0 <= position < len(params) or params[position] not in given:
+      return None
+  return candidates[0]
 
 
 def _inside(scope: Optional[_scopes.Scope],
@@ -417,12 +598,18 @@ def _only_measured(step: Step) -> bool:
 def _phased(step: Step, steps: List[Step]) -> bool:
   """Whether the same function also trains the same loss on every
   variable (`train_all = create_train_op(loss, opt)` beside `train_head
-  = create_train_op(loss, opt, variables_to_train=head)`): the filtered
-  step freezes the rest, whatever its scope names."""
+  = create_train_op(loss, opt, variables_to_train=head)`, or
+  `apply_gradients(pairs)` beside `apply_gradients(pairs[-2:])`): the
+  filtered step freezes the rest, whatever its scope names."""
+  whole = step.var_list.value if isinstance(
+      step.var_list, ast.Subscript) and isinstance(
+          step.var_list.slice, ast.Slice) else None
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and
-      other.loss == step.loss and other.var_list is None and
-      _names.call_name(other.call) != "apply_gradients" for other in steps)
+      other.loss == step.loss and (other.var_list is None and _names.call_name(
+          other.call) != "apply_gradients" or whole is not None and (
+              other.var_list is not None) and ast.unparse(
+                  other.var_list) == ast.unparse(whole)) for other in steps)
 
 
 def _trains(step: Step) -> bool:
@@ -480,6 +667,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   elif isinstance(expr, ast.IfExp):
     parts = [expr.body, expr.orelse]
   elif isinstance(expr, (ast.List, ast.Tuple)):
+    if len(expr.elts) > 1:
+      return expr  # `[head_w, adapters]`: the list is the choice.
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
@@ -490,6 +679,19 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
+                  ) -> Optional[ast.AST]:
+  """Where the variables were chosen when only the objects the step's
+  callers pass tell it (`Trainer(config, model)` training
+  `model.get_var_list()`): the choice, in the model's code."""
+  where = step.labels.get("filtered")
+  if node is step.var_list and node is not None and isinstance(
+      where, ast.expr) and where is not node and (
+          "filtered" not in flow.labels(node, step.scope)):
+    return where
+  return node
 
 
 def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,
