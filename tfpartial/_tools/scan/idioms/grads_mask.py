@@ -161,6 +161,10 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return "the optimizer call or TensorFlow's import is not plain here"
   if not analysis.holds(module, node):
     return "the mask is applied in a helper: port its callers by hand"
+  helper = analysis.flow.origin.get(id(node))
+  if helper is not None and helper is not hit.scope and (
+      _split.zero_rows(node, helper) is not None):
+    return _port_helper_rows(hit, analysis, helper)
   split = _split.concat_zeros(node, hit.scope,
                               lambda n: _edits.text(n, lines))
   if split is not None:
@@ -224,6 +228,119 @@ def _port_split(hit: _idiom.Hit, analysis: Analysis,
            _edits.before(site, lines, f"{name} = {spec}"), apply]
   return _edits.with_import(module.tree, edits,
                             functools=loop is not None)
+
+
+def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
+                      helper: _scopes.Scope) -> _edits.Port:
+  """A helper writing zeros over the first rows of a gradient, called in a
+  loop over `grads_and_vars` for the variables a test chooses (the memory
+  networks' `zero_nil_slot`):
+
+      for g, v in grads_and_vars:
+          if v.name in nil_vars:
+              out.append((zero_nil_slot(g), v))
+
+  -> `out.append((g, v))`, and the spec freezing those rows of the same
+  variables: `[tfpartial.freeze(v, slice(None, k)) for g, v in
+  grads_and_vars if v.name in nil_vars]`, joined."""
+  rows = _split.zero_rows(hit.node, helper)
+  assert rows is not None and isinstance(hit.sink, ast.Call)
+  tensor, count = rows
+  lines = analysis.lines(hit.scope)
+  module = analysis.module(hit.scope)
+  assert module.tree is not None
+  position = _gradient_param(tensor, helper)
+  returned = [n for n in helper.nodes if isinstance(n, ast.Return)]
+  if position is None or len(returned) != 1 or (
+      returned[0].value is not hit.node):
+    return "the helper does not return its gradient with rows zeroed"
+  calls = [n for n in hit.scope.nodes if isinstance(n, ast.Call)
+           and analysis.flow.callee(n, hit.scope) is helper.node]
+  if len(calls) != 1:
+    return "the helper is called more than once here: port it by hand"
+  call = calls[0]
+  if isinstance(call.func, ast.Attribute) and helper.params[:1] in (
+      ["self"], ["cls"]):
+    position -= 1
+  if position < 0 or position >= len(call.args) or call.keywords or (
+      not isinstance(call.args[position], ast.Name)):
+    return "the helper's gradient is not given by position"
+  grad = call.args[position]
+  assert isinstance(grad, ast.Name)
+  loop = _loop_around(call, hit.scope, lines)
+  if isinstance(loop, str):
+    return loop
+  node, test = loop
+  targets = getattr(node.target, "elts", [])
+  names = [t.id for t in targets if isinstance(t, ast.Name)]
+  if len(targets) != 2 or len(names) != 2 or grad.id not in names or (
+      names[0] == names[1]):
+    return "the loop does not read as `for g, v in grads_and_vars`"
+  variable = names[1 - names.index(grad.id)]
+  order = analysis.order(hit.scope)
+  statement = order.statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if statement is None or apply is None or statement.lineno <= (
+      node.end_lineno or node.lineno):
+    return "the apply is not a plain statement after the loop"
+  if _edits.spec_site(statement, hit.scope.node) is not statement:
+    return "the variables are chosen inside a `tf.function`: make the " \
+           "spec once, outside it"
+  chosen = f" if {test}" if test else ""
+  spec = (f"{name} = functools.reduce(lambda a, b: a | b, ["
+          f"tfpartial.freeze({variable}, slice(None, {count})) for "
+          f"{_edits.text(node.target, lines)} in "
+          f"{_edits.text(node.iter, lines)}{chosen}])")
+  edits = [_edits.replace(call, grad.id),
+           _edits.before(statement, lines, spec), apply]
+  return _edits.with_import(module.tree, edits, functools=True)
+
+
+def _gradient_param(tensor: ast.Name, helper: _scopes.Scope
+                    ) -> Optional[int]:
+  """The position of the helper's parameter that `tensor` is (or is
+  `convert_to_tensor` of)."""
+  name = tensor.id
+  if name not in helper.params:
+    made = helper.defs.get(name, [])
+    value = made[0].value if len(made) == 1 else None
+    if not (isinstance(value, ast.Call) and value.args and isinstance(
+        value.args[0], ast.Name) and _names.call_name(value) in {
+            "convert_to_tensor", "identity"}):
+      return None
+    name = value.args[0].id
+  return helper.params.index(name) if name in helper.params else None
+
+
+def _loop_around(call: ast.Call, scope: _scopes.Scope, lines: List[str]
+                 ) -> Union[Tuple[ast.For, str], str]:
+  """The `for` whose body (or an `if` right in it) holds the statement
+  that makes `call`, and the test choosing it (`not (...)` in an
+  `else`)."""
+  for node in scope.nodes:
+    if not isinstance(node, ast.For) or node.orelse:
+      continue
+    for statement in node.body:
+      if _holds(statement, call) and not isinstance(statement, ast.If):
+        return node, ""
+      if isinstance(statement, ast.If) and _holds(statement, call):
+        if _holds(statement.test, call):
+          break
+        test = _edits.text(statement.test, lines)
+        for branch, chosen in ((statement.body, test), (
+            statement.orelse, f"not ({test})")):
+          if any(_holds(s, call) and not isinstance(s, _BLOCKS)
+                 for s in branch):
+            return node, chosen
+  return "the helper is not called straight in a loop over the gradients"
+
+
+_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try)
+
+
+def _holds(node: ast.AST, call: ast.Call) -> bool:
+  return any(n is call for n in ast.walk(node))
 
 
 def _loop_spec(loop: Tuple[ast.For, ast.expr], grad: ast.expr, index: str,
