@@ -170,6 +170,10 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if split is not None:
     return split if isinstance(split, str) else _port_split(
         hit, analysis, split)
+  rows = _rows_kept(node, hit.scope, lines)
+  if rows is not None:
+    return rows if isinstance(rows, str) else _port_rows_kept(
+        hit, analysis, rows)
   pair = _grad_and_mask(node, hit.scope, analysis)
   if isinstance(pair, str):
     return pair
@@ -228,6 +232,118 @@ def _port_split(hit: _idiom.Hit, analysis: Analysis,
            _edits.before(site, lines, f"{name} = {spec}"), apply]
   return _edits.with_import(module.tree, edits,
                             functools=loop is not None)
+
+
+# (the statement rebuilding the gradient, the variable's text, the rows'
+# text, whether they are the rows that train).
+RowsKept = Tuple[ast.Assign, str, str, bool]
+
+
+def _rows_kept(node: ast.AST, scope: _scopes.Scope, lines: List[str]
+               ) -> "RowsKept | str | None":
+  """For a sparse gradient rebuilt with the values of some rows zeroed
+  (Keras' textual inversion):
+
+      condition = grads[0].indices == token  # (expanded to the values)
+      grads[0] = tf.IndexedSlices(
+          values=tf.where(condition, grads[0].values, 0),
+          indices=grads[0].indices, dense_shape=grads[0].dense_shape)
+
+  with `grads = tape.gradient(loss, weights)`: (the statement,
+  `weights[0]`, `token`, True: only that row trains); `!=` freezes it
+  instead. None when `node` is no such `where`."""
+  if not (isinstance(node, ast.Call) and _names.call_name(node) in {
+      "where", "where_v2"} and len(node.args) == 3 and not node.keywords):
+    return None
+  test, first, second = node.args
+  if _names.is_zero(second):
+    values, keep = first, True
+  elif _names.is_zero(first):
+    values, keep = second, False
+  else:
+    return None
+  if not (isinstance(values, ast.Attribute) and values.attr == "values"):
+    return None
+  gradient = _edits.text(values.value, lines)
+  compare = _row_test(test, scope, gradient, lines)
+  if compare is None:
+    return None
+  rows, equal = compare
+  statement = next((n for n in scope.nodes if isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Call) and any(
+                        k.value is node for k in n.value.keywords)), None)
+  if statement is None or len(statement.targets) != 1 or not isinstance(
+      statement.value, ast.Call) or (
+          _names.call_name(statement.value) != "IndexedSlices") or (
+          _edits.text(statement.targets[0], lines) != gradient):
+    return "the sparse gradient is not rebuilt in place"
+  target = statement.targets[0]
+  if not (isinstance(target, ast.Subscript) and isinstance(
+      target.value, ast.Name)):
+    return "which variable the gradient is for is not plain here"
+  variables = _split.variables_of(target.value, scope)
+  if variables is None or isinstance(variables, (ast.List, ast.Tuple)):
+    return "which variable the gradient is for is not plain here"
+  variable = (f"{_edits.text(variables, lines)}"
+              f"[{_edits.text(target.slice, lines)}]")
+  return statement, variable, rows, keep == equal
+
+
+def _row_test(test: ast.AST, scope: _scopes.Scope, gradient: str,
+              lines: List[str]) -> Optional[Tuple[str, bool]]:
+  """(the row, whether the test is `==`) for `gradient.indices == row` (or
+  a name holding it, expanded with `expand_dims`/`reshape`)."""
+  seen = 0
+  while isinstance(test, ast.Name) and seen < 4:
+    made = [d.value for d in scope.defs.get(test.id, [])]
+    compares = [m for m in made if isinstance(m, ast.Compare)]
+    if len(compares) != 1 or not all(
+        m is compares[0] or isinstance(m, ast.Call) and _names.call_name(
+            m) in {"expand_dims", "reshape"} and m.args and isinstance(
+                m.args[0], ast.Name) and m.args[0].id == test.id
+        for m in made):
+      return None
+    test, seen = compares[0], seen + 1
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], (ast.Eq, ast.NotEq)))):
+    return None
+  sides = [test.left, test.comparators[0]]
+  for index, other in (sides, sides[::-1]):
+    if isinstance(index, ast.Attribute) and index.attr == "indices" and (
+        _edits.text(index.value, lines) == gradient) and not any(
+            isinstance(n, ast.Attribute) and n.attr == "indices"
+            for n in ast.walk(other)):
+      return _edits.text(other, lines), isinstance(test.ops[0], ast.Eq)
+  return None
+
+
+def _port_rows_kept(hit: _idiom.Hit, analysis: Analysis, rows: RowsKept
+                    ) -> _edits.Port:
+  """`values=tf.where(condition, grads[0].values, 0)` -> `values=grads[0]
+  .values`, and the apply through `tfpartial.train_only(weights[0],
+  token)` (or `freeze` for `!=`)."""
+  statement, variable, index, trains = rows
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(hit.sink, ast.Call)
+  lines = analysis.lines(hit.scope)
+  order = analysis.order(hit.scope)
+  step = order.statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if step is None or apply is None or step.lineno <= (
+      statement.end_lineno or statement.lineno):
+    return "the apply is not a plain statement after the gradient"
+  site = _edits.spec_site(step, hit.scope.node)
+  if site is not step:
+    return "the spec reads the gradient's variables: make it once, " \
+           "outside the `tf.function`"
+  assert isinstance(hit.node, ast.Call)
+  values = hit.node.args[1 if trains else 2]
+  how = "train_only" if trains else "freeze"
+  spec = f"{name} = tfpartial.{how}({variable}, {index})"
+  return _edits.with_import(module.tree, [
+      _edits.replace(hit.node, _edits.text(values, lines)),
+      _edits.before(step, lines, spec), apply])
 
 
 def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
