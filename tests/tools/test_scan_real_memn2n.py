@@ -229,3 +229,30 @@ def _apply(text, diff):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr + diff
     return pathlib.Path(folder, "m.py").read_text()
+
+
+def test_gradients_clipped_together_after_the_helper_stay_by_hand():
+  # `clip_by_global_norm` after the mask reads the zeroed rows: a port
+  # that drops the helper would clip by another norm (liu-nlper/
+  # NER-LSTM-CRF clips so); `spec.mask` before the clip is the port.
+  text = LOOP.format(helper=OLD, test="v.name in nil_vars",
+                     masked="mask_zeros(g)", kept="g").replace(
+      "    self.train_op = optimizer.apply_gradients(out)\n",
+      "    grads, variables = zip(*out)\n"
+      "    grads, _ = tf.clip_by_global_norm(grads, 5.0)\n"
+      "    self.train_op = optimizer.apply_gradients(zip(grads, variables))\n")
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["grads-mask"], findings
+  assert not findings[0].edits
+  assert "spec.mask" in findings[0].by_hand, findings[0].by_hand
+
+
+def test_a_list_clipped_again_under_its_name_stays_by_hand():
+  text = LOOP.format(helper=OLD, test="v.name in nil_vars",
+                     masked="mask_zeros(g)", kept="g").replace(
+      "    self.train_op = optimizer.apply_gradients(out)\n",
+      "    out = [(tf.clip_by_norm(g, 5.0), v) for g, v in out]\n"
+      "    self.train_op = optimizer.apply_gradients(out)\n")
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["grads-mask"], findings
+  assert not findings[0].edits

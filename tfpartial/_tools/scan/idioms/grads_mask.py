@@ -393,6 +393,15 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
       names[0] == names[1]):
     return "the loop does not read as `for g, v in grads_and_vars`"
   variable = names[1 - names.index(grad.id)]
+  added = _added_to(call, node)
+  end = node.end_lineno or node.lineno
+  if added is None or not (hit.sink.args and isinstance(
+      hit.sink.args[0], ast.Name) and hit.sink.args[0].id == added) or any(
+          end < getattr(d.value, "lineno", 0) <= hit.sink.lineno
+          for d in hit.scope.defs.get(added, [])):
+    return "the masked list is changed again before the apply (clipped " \
+           "together?): mask it with `spec.mask(gradients, variables)` " \
+           "where the helper was, then apply through the spec"
   order = analysis.order(hit.scope)
   statement = order.statement_of(hit.sink)
   name = _edits.spec_name(module.tree)
@@ -450,6 +459,19 @@ def _loop_around(call: ast.Call, scope: _scopes.Scope, lines: List[str]
                  for s in branch):
             return node, chosen
   return "the helper is not called straight in a loop over the gradients"
+
+
+def _added_to(call: ast.Call, loop: ast.For) -> Optional[str]:
+  """The list `call` is appended to (`out.append((call, v))`) in `loop`."""
+  for statement in ast.walk(loop):
+    if isinstance(statement, ast.Expr) and isinstance(
+        statement.value, ast.Call) and isinstance(
+            statement.value.func, ast.Attribute) and (
+                statement.value.func.attr == "append") and isinstance(
+                    statement.value.func.value, ast.Name) and _holds(
+                        statement, call):
+      return statement.value.func.value.id
+  return None
 
 
 _BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try)
