@@ -169,6 +169,8 @@ def test_the_spellings_of_the_nil_slot_helper_are_ported(
   condition = f"not ({test})" if else_branch else test
   assert (f"[tfpartial.freeze(v, {frozen}) for g, v in grads_and_vars if "
           f"{condition}]") in ported, ported
+  # No variable chosen (an empty `nil_vars`) is no error: nothing frozen.
+  assert f"{condition}], tfpartial.FreezeSpec())" in ported, ported
   assert call not in ported.split("class Model")[1], ported
   assert "spec.apply_gradients(optimizer, out)" in ported, ported
 

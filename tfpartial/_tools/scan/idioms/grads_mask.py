@@ -356,9 +356,8 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
           if v.name in nil_vars:
               out.append((zero_nil_slot(g), v))
 
-  -> `out.append((g, v))`, and the spec freezing those rows of the same
-  variables: `[tfpartial.freeze(v, slice(None, k)) for g, v in
-  grads_and_vars if v.name in nil_vars]`, joined."""
+  -> `out.append((g, v))`, and the union of `tfpartial.freeze(v,
+  slice(None, k))` for the same `v`s."""
   rows = _split.zero_rows(hit.node, helper)
   assert rows is not None and isinstance(hit.sink, ast.Call)
   tensor, count = rows
@@ -370,19 +369,10 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
   if position is None or len(returned) != 1 or (
       returned[0].value is not hit.node):
     return "the helper does not return its gradient with rows zeroed"
-  calls = [n for n in hit.scope.nodes if isinstance(n, ast.Call)
-           and analysis.flow.callee(n, hit.scope) is helper.node]
-  if len(calls) != 1:
-    return "the helper is called more than once here: port it by hand"
-  call = calls[0]
-  if isinstance(call.func, ast.Attribute) and helper.params[:1] in (
-      ["self"], ["cls"]):
-    position -= 1
-  if position < 0 or position >= len(call.args) or call.keywords or (
-      not isinstance(call.args[position], ast.Name)):
-    return "the helper's gradient is not given by position"
-  grad = call.args[position]
-  assert isinstance(grad, ast.Name)
+  called = _helper_call(hit, analysis, helper, position)
+  if isinstance(called, str):
+    return called
+  call, grad = called
   loop = _loop_around(call, hit.scope, lines)
   if isinstance(loop, str):
     return loop
@@ -393,12 +383,7 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
       names[0] == names[1]):
     return "the loop does not read as `for g, v in grads_and_vars`"
   variable = names[1 - names.index(grad.id)]
-  added = _added_to(call, node)
-  end = node.end_lineno or node.lineno
-  if added is None or not (hit.sink.args and isinstance(
-      hit.sink.args[0], ast.Name) and hit.sink.args[0].id == added) or any(
-          end < getattr(d.value, "lineno", 0) <= hit.sink.lineno
-          for d in hit.scope.defs.get(added, [])):
+  if not _applies_the_list(hit, call, node):
     return "the masked list is changed again before the apply (clipped " \
            "together?): mask it with `spec.mask(gradients, variables)` " \
            "where the helper was, then apply through the spec"
@@ -416,10 +401,30 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
   spec = (f"{name} = functools.reduce(lambda a, b: a | b, ["
           f"tfpartial.freeze({variable}, slice(None, {count})) for "
           f"{_edits.text(node.target, lines)} in "
-          f"{_edits.text(node.iter, lines)}{chosen}])")
+          f"{_edits.text(node.iter, lines)}{chosen}], "
+          "tfpartial.FreezeSpec())")  # None chosen: nothing frozen.
   edits = [_edits.replace(call, grad.id),
            _edits.before(statement, lines, spec), apply]
   return _edits.with_import(module.tree, edits, functools=True)
+
+
+def _helper_call(hit: _idiom.Hit, analysis: Analysis,
+                 helper: _scopes.Scope, position: int
+                 ) -> Union[Tuple[ast.Call, ast.Name], str]:
+  """The one call of `helper` in the hit's function, and the gradient's
+  name it passes at the parameter `position`."""
+  calls = [n for n in hit.scope.nodes if isinstance(n, ast.Call)
+           and analysis.flow.callee(n, hit.scope) is helper.node]
+  if len(calls) != 1:
+    return "the helper is called more than once here: port it by hand"
+  call = calls[0]
+  if isinstance(call.func, ast.Attribute) and helper.params[:1] in (
+      ["self"], ["cls"]):
+    position -= 1
+  grad = call.args[position] if 0 <= position < len(call.args) else None
+  if call.keywords or not isinstance(grad, ast.Name):
+    return "the helper's gradient is not given by position"
+  return call, grad
 
 
 def _gradient_param(tensor: ast.Name, helper: _scopes.Scope
@@ -459,6 +464,20 @@ def _loop_around(call: ast.Call, scope: _scopes.Scope, lines: List[str]
                  for s in branch):
             return node, chosen
   return "the helper is not called straight in a loop over the gradients"
+
+
+def _applies_the_list(hit: _idiom.Hit, call: ast.Call, loop: ast.For
+                      ) -> bool:
+  """Whether the apply takes the very list the loop appends `call` to, as
+  the loop left it."""
+  added = _added_to(call, loop)
+  sink = hit.sink
+  end = loop.end_lineno or loop.lineno
+  return added is not None and isinstance(sink, ast.Call) and bool(
+      sink.args) and isinstance(sink.args[0], ast.Name) and (
+          sink.args[0].id == added) and not any(
+              end < getattr(d.value, "lineno", 0) <= sink.lineno
+              for d in hit.scope.defs.get(added, []))
 
 
 def _added_to(call: ast.Call, loop: ast.For) -> Optional[str]:
