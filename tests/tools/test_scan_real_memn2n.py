@@ -78,22 +78,37 @@ print("same:", all(np.array_equal(a.view(np.uint32), b.view(np.uint32))
 '''
 
 
-def _source():
+# The apply of the file, and the same after a clip by global norm of the
+# masked list (as liu-nlper/NER-LSTM-CRF clips it): the port then masks in
+# place, so that the clip sees the zeros it saw.
+APPLY = ('        train_op = self._opt.apply_gradients(nil_grads_and_vars, '
+         'name="train_op")\n')
+CLIPPED = ("        grads, variables = zip(*nil_grads_and_vars)\n"
+           "        grads, _ = tf.clip_by_global_norm(grads, 0.01)\n"
+           "        train_op = self._opt.apply_gradients(zip(grads, "
+           "variables), name='train_op')\n")
+
+
+def _source(apply=APPLY):
   text = (HERE / "scan_real" / "domluna_memn2n.py.txt").read_text()
   assert text.count("import tensorflow as tf\n") == 1
+  assert text.count(APPLY) == 1
   return text.replace("import tensorflow as tf\n",
-                      "import tensorflow.compat.v1 as tf\n")
+                      "import tensorflow.compat.v1 as tf\n").replace(
+                          APPLY, apply)
 
 
 def _run(args, folder, timeout):
   return processes.run(args, cwd=folder, timeout=timeout, env=ENV)
 
 
-def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path):
+@pytest.mark.parametrize("apply", [APPLY, CLIPPED],
+                         ids=["as-published", "clipped-together"])
+def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path, apply):
   if shutil.which("git") is None or shutil.which("patch") is None:
     pytest.fail("git and patch are needed to test that the diff applies")
-  (tmp_path / "memn2n.py").write_text(_source())
-  (tmp_path / "memn2n_original.py").write_text(_source())
+  (tmp_path / "memn2n.py").write_text(_source(apply))
+  (tmp_path / "memn2n_original.py").write_text(_source(apply))
   diff = _run([sys.executable, "-m", "tfpartial", "scan", "--diff",
                "memn2n.py"], tmp_path, timeout=60)
   assert diff.returncode == 1, diff.stderr
@@ -105,9 +120,13 @@ def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path):
   applied = _run(["git", "apply", "port.diff"], tmp_path, timeout=60)
   assert applied.returncode == 0, applied.stderr
   ported = (tmp_path / "memn2n.py").read_text()
-  assert "nil_grads_and_vars.append((g, v))\n            else:" in ported
   assert "zero_nil_slot(g)" not in ported
-  assert "spec.apply_gradients(self._opt, nil_grads_and_vars" in ported
+  if apply == APPLY:
+    assert "nil_grads_and_vars.append((g, v))\n            else:" in ported
+    assert "spec.apply_gradients(self._opt, nil_grads_and_vars" in ported
+  else:
+    assert "append((spec.mask([g], [v])[0], v))" in ported, ported
+    assert "spec.apply_gradients(self._opt, zip(grads" in ported, ported
   (tmp_path / "run.py").write_text(RUN)
   result = _run([sys.executable, "run.py"], tmp_path, timeout=300)
   assert result.returncode == 0, result.stderr[-3000:]
@@ -233,28 +252,35 @@ def _apply(text, diff):
     return pathlib.Path(folder, "m.py").read_text()
 
 
-def test_gradients_clipped_together_after_the_helper_stay_by_hand():
-  # `clip_by_global_norm` after the mask reads the zeroed rows: a port
-  # that drops the helper would clip by another norm (liu-nlper/
-  # NER-LSTM-CRF clips so); `spec.mask` before the clip is the port.
+@pytest.mark.parametrize("after", [
+    # `clip_by_global_norm` after the mask reads the zeroed rows: the port
+    # masks in place with `spec.mask`, so that the clip sees what it saw.
+    "    grads, variables = zip(*out)\n"
+    "    grads, _ = tf.clip_by_global_norm(grads, 5.0)\n"
+    "    self.train_op = optimizer.apply_gradients(zip(grads, variables))\n",
+    "    out = [(tf.clip_by_norm(g, 5.0), v) for g, v in out]\n"
+    "    self.train_op = optimizer.apply_gradients(out)\n",
+    # Two applies (liu-nlper/NER-LSTM-CRF: clipped or not, by a flag).
+    "    if self.clip:\n"
+    "      grads, variables = zip(*out)\n"
+    "      grads, _ = tf.clip_by_global_norm(grads, 5.0)\n"
+    "      self.train_op = optimizer.apply_gradients(zip(grads, variables))\n"
+    "    else:\n"
+    "      self.train_op = optimizer.apply_gradients(out)\n",
+])
+def test_gradients_changed_after_the_helper_are_masked_in_place(after):
   text = LOOP.format(helper=OLD, test="v.name in nil_vars",
                      masked="mask_zeros(g)", kept="g").replace(
-      "    self.train_op = optimizer.apply_gradients(out)\n",
-      "    grads, variables = zip(*out)\n"
-      "    grads, _ = tf.clip_by_global_norm(grads, 5.0)\n"
-      "    self.train_op = optimizer.apply_gradients(zip(grads, variables))\n")
+      "    self.train_op = optimizer.apply_gradients(out)\n", after)
   findings = _scan.scan_text("m.py", text)
   assert [f.idiom for f in findings] == ["grads-mask"], findings
-  assert not findings[0].edits
-  assert "spec.mask" in findings[0].by_hand, findings[0].by_hand
-
-
-def test_a_list_clipped_again_under_its_name_stays_by_hand():
-  text = LOOP.format(helper=OLD, test="v.name in nil_vars",
-                     masked="mask_zeros(g)", kept="g").replace(
-      "    self.train_op = optimizer.apply_gradients(out)\n",
-      "    out = [(tf.clip_by_norm(g, 5.0), v) for g, v in out]\n"
-      "    self.train_op = optimizer.apply_gradients(out)\n")
-  findings = _scan.scan_text("m.py", text)
-  assert [f.idiom for f in findings] == ["grads-mask"], findings
-  assert not findings[0].edits
+  assert findings[0].edits, findings[0].by_hand
+  data, _ = _diff.diff(findings, {"m.py": _source_of("m.py", text)})
+  ported = _apply(text, data.decode())
+  compile(ported, "m.py", "exec")
+  assert "out.append((spec.mask([g], [v])[0], v))" in ported, ported
+  spec = ported.index("    spec = functools.reduce(")
+  assert spec < ported.index("    for g, v in grads_and_vars:"), ported
+  assert "optimizer.apply_gradients" not in ported, ported
+  assert ported.count("spec.apply_gradients(optimizer, ") == after.count(
+      "apply_gradients"), ported

@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _idiom
@@ -155,8 +156,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   assert module.tree is not None
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
-  if isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1:
-    return "the masked gradients reach more than one apply"
+  several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
   if not analysis.holds(module, node):
@@ -165,6 +165,8 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if helper is not None and helper is not hit.scope and (
       _split.zero_rows(node, helper) is not None):
     return _port_helper_rows(hit, analysis, helper)
+  if several:
+    return "the masked gradients reach more than one apply"
   split = _split.concat_zeros(node, hit.scope,
                               lambda n: _edits.text(n, lines))
   if split is not None:
@@ -383,18 +385,16 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
       names[0] == names[1]):
     return "the loop does not read as `for g, v in grads_and_vars`"
   variable = names[1 - names.index(grad.id)]
-  if not _applies_the_list(hit, call, node):
-    return "the masked list is changed again before the apply (clipped " \
-           "together?): mask it with `spec.mask(gradients, variables)` " \
-           "where the helper was, then apply through the spec"
-  order = analysis.order(hit.scope)
-  statement = order.statement_of(hit.sink)
   name = _edits.spec_name(module.tree)
-  apply = _edits.apply_with(hit.sink, name, lines)
-  if statement is None or apply is None or statement.lineno <= (
-      node.end_lineno or node.lineno):
-    return "the apply is not a plain statement after the loop"
-  if _edits.spec_site(statement, hit.scope.node) is not statement:
+  applies = _applies_after(hit, analysis, node, name)
+  if isinstance(applies, str):
+    return applies
+  edits, last = applies
+  # Clipped together, changed again or applied twice: masked in place,
+  # the spec made before the loop, so that what follows sees the zeros.
+  in_place = len(edits) > 1 or not _applies_the_list(hit, call, node)
+  site = node if in_place else last
+  if _edits.spec_site(site, hit.scope.node) is not site:
     return "the variables are chosen inside a `tf.function`: make the " \
            "spec once, outside it"
   chosen = f" if {test}" if test else ""
@@ -403,9 +403,33 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
           f"{_edits.text(node.target, lines)} in "
           f"{_edits.text(node.iter, lines)}{chosen}], "
           "tfpartial.FreezeSpec())")  # None chosen: nothing frozen.
-  edits = [_edits.replace(call, grad.id),
-           _edits.before(statement, lines, spec), apply]
+  masked = f"{name}.mask([{grad.id}], [{variable}])[0]" if in_place else (
+      grad.id)
+  edits += [_edits.replace(call, masked), _edits.before(site, lines, spec)]
   return _edits.with_import(module.tree, edits, functools=True)
+
+
+def _applies_after(hit: _idiom.Hit, analysis: Analysis, loop: ast.For,
+                   name: str) -> Union[Tuple[List[Edit], ast.stmt], str]:
+  """Every apply the masked gradients reach, through the spec `name`,
+  and the statement of the last: each a plain statement after `loop`."""
+  sinks = hit.sinks if isinstance(hit, GradsMaskHit) and hit.sinks else (
+      hit.sink,)
+  order = analysis.order(hit.scope)
+  lines = analysis.lines(hit.scope)
+  edits: List[Edit] = []
+  statement: Optional[ast.stmt] = None
+  for sink in sinks:
+    statement = order.statement_of(sink) if isinstance(
+        sink, ast.Call) else None
+    apply = _edits.apply_with(sink, name, lines) if isinstance(
+        sink, ast.Call) else None
+    if statement is None or apply is None or statement.lineno <= (
+        loop.end_lineno or loop.lineno):
+      return "the apply is not a plain statement after the loop"
+    edits.append(apply)
+  assert statement is not None
+  return edits, statement
 
 
 def _helper_call(hit: _idiom.Hit, analysis: Analysis,
