@@ -284,3 +284,26 @@ def test_gradients_changed_after_the_helper_are_masked_in_place(after):
   assert "optimizer.apply_gradients" not in ported, ported
   assert ported.count("spec.apply_gradients(optimizer, ") == after.count(
       "apply_gradients"), ported
+
+
+def test_zeros_chosen_per_variable_say_so_when_by_hand():
+  # NikolasMarkou/dl_techniques `train_dfsa_ste.py`: whole variables
+  # zeroed by a flag each; not a `tf.where`.
+  text = '''\
+import tensorflow as tf
+
+
+def step(model, optimizer, x, freeze_mask):
+  train_vars = model.trainable_variables
+  with tf.GradientTape() as tape:
+    loss = model(x)
+  grads = tape.gradient(loss, train_vars)
+  grads = [tf.zeros_like(g) if frozen else g
+           for g, frozen in zip(grads, freeze_mask)]
+  optimizer.apply_gradients(zip(grads, train_vars))
+'''
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["grads-mask"], findings
+  assert not findings[0].edits
+  assert "tf.where" not in findings[0].by_hand, findings[0].by_hand
+  assert "whole variables" in findings[0].by_hand, findings[0].by_hand

@@ -550,6 +550,9 @@ def _grad_and_mask(node: ast.AST, scope: _scopes.Scope, analysis: Analysis
   elif isinstance(node, ast.Call) and _names.call_name(node) in {
       "multiply", "mul"} and len(node.args) >= 2:
     pairs = [(node.args[0], node.args[1]), (node.args[1], node.args[0])]
+  elif isinstance(node, ast.IfExp):
+    return "zeros (or `None`) chosen by a test for whole variables: leave " \
+           "those out of the apply, or `tfpartial.freeze(variable)` them"
   else:
     return "the gradients are rebuilt with `tf.where`: say which elements " \
            "it keeps in a `tfpartial.freeze`"
