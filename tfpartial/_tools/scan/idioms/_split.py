@@ -142,3 +142,55 @@ def variables_of(grads: ast.expr, scope: _scopes.Scope) -> Optional[ast.expr]:
   chosen = call.args[1] if len(call.args) > 1 else next(
       (k.value for k in call.keywords if k.arg in {"sources", "xs"}), None)
   return chosen
+
+
+def zero_rows(node: ast.AST, scope: _scopes.Scope
+              ) -> Optional[Tuple[ast.Name, str]]:
+  """For `concat([zeros, slice(t, [k, 0], [-1, -1])], axis=0)` (or `t[k:]`
+  kept, or TF 0.x's `concat(0, [...])`): (t, k), the first `k` rows of `t`
+  zeroed; None for anything else."""
+  if not (isinstance(node, ast.Call) and _names.call_name(node) in {
+      "concat", "concat_v2"}):
+    return None
+  keywords = {k.arg: k.value for k in node.keywords}
+  values, axis = keywords.get("values"), keywords.get("axis")
+  args = list(node.args)
+  if values is None and args and isinstance(args[0], (ast.List, ast.Tuple)):
+    values, args = args[0], args[1:]
+  elif values is None and len(args) >= 2 and isinstance(
+      args[1], (ast.List, ast.Tuple)):
+    values, args = args[1], args[:1]  # TF 0.x: `concat(axis, values)`.
+  if axis is None and args:
+    axis = args[0]
+  if not (isinstance(values, (ast.List, ast.Tuple)) and len(
+      values.elts) == 2 and isinstance(axis, ast.Constant) and (
+          axis.value == 0) and not isinstance(axis.value, bool)):
+    return None
+  zeroed, kept = values.elts
+  if isinstance(zeroed, ast.Name):  # `z = tf.zeros(tf.stack([1, s]))`
+    made = scope.defs.get(zeroed.id, [])
+    zeroed = made[0].value if len(made) == 1 else zeroed
+  if not _names.is_zero(zeroed):
+    return None
+  if isinstance(kept, ast.Subscript) and isinstance(kept.value, ast.Name) \
+      and isinstance(kept.slice, ast.Slice) and kept.slice.upper is None \
+      and kept.slice.step is None and _count(kept.slice.lower):
+    return kept.value, str(getattr(kept.slice.lower, "value"))
+  if isinstance(kept, ast.Call) and _names.call_name(kept) == "slice" and (
+      len(kept.args) == 3) and isinstance(kept.args[0], ast.Name):
+    begin, size = kept.args[1], kept.args[2]
+    if isinstance(begin, ast.List) and isinstance(size, ast.List) and len(
+        begin.elts) == len(size.elts) >= 1 and _count(begin.elts[0]) and all(
+            isinstance(b, ast.Constant) and b.value == 0
+            for b in begin.elts[1:]) and all(
+                isinstance(s, ast.UnaryOp) and isinstance(s.op, ast.USub)
+                and isinstance(s.operand, ast.Constant)
+                and s.operand.value == 1 for s in size.elts):
+      return kept.args[0], str(getattr(begin.elts[0], "value"))
+  return None
+
+
+def _count(node: Optional[ast.AST]) -> bool:
+  """A positive whole number written as one."""
+  return isinstance(node, ast.Constant) and isinstance(node.value, int) \
+      and not isinstance(node.value, bool) and node.value > 0

@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _idiom
@@ -155,17 +156,26 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   assert module.tree is not None
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
-  if isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1:
-    return "the masked gradients reach more than one apply"
+  several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
   if not analysis.holds(module, node):
     return "the mask is applied in a helper: port its callers by hand"
+  helper = analysis.flow.origin.get(id(node))
+  if helper is not None and helper is not hit.scope and (
+      _split.zero_rows(node, helper) is not None):
+    return _port_helper_rows(hit, analysis, helper)
+  if several:
+    return "the masked gradients reach more than one apply"
   split = _split.concat_zeros(node, hit.scope,
                               lambda n: _edits.text(n, lines))
   if split is not None:
     return split if isinstance(split, str) else _port_split(
         hit, analysis, split)
+  rows = _rows_kept(node, hit.scope, lines)
+  if rows is not None:
+    return rows if isinstance(rows, str) else _port_rows_kept(
+        hit, analysis, rows)
   pair = _grad_and_mask(node, hit.scope, analysis)
   if isinstance(pair, str):
     return pair
@@ -226,6 +236,294 @@ def _port_split(hit: _idiom.Hit, analysis: Analysis,
                             functools=loop is not None)
 
 
+# (the statement rebuilding the gradient, the variable's text, the rows'
+# text, whether they are the rows that train).
+RowsKept = Tuple[ast.Assign, str, str, bool]
+
+
+def _rows_kept(node: ast.AST, scope: _scopes.Scope, lines: List[str]
+               ) -> "RowsKept | str | None":
+  """For a sparse gradient rebuilt with the values of some rows zeroed
+  (Keras' textual inversion):
+
+      condition = grads[0].indices == token  # (expanded to the values)
+      grads[0] = tf.IndexedSlices(
+          values=tf.where(condition, grads[0].values, 0),
+          indices=grads[0].indices, dense_shape=grads[0].dense_shape)
+
+  with `grads = tape.gradient(loss, weights)`: (the statement,
+  `weights[0]`, `token`, True: only that row trains); `!=` freezes it
+  instead. None when `node` is no such `where`."""
+  if not (isinstance(node, ast.Call) and _names.call_name(node) in {
+      "where", "where_v2"} and len(node.args) == 3 and not node.keywords):
+    return None
+  test, first, second = node.args
+  if _names.is_zero(second):
+    values, keep = first, True
+  elif _names.is_zero(first):
+    values, keep = second, False
+  else:
+    return None
+  if not (isinstance(values, ast.Attribute) and values.attr == "values"):
+    return None
+  gradient = _edits.text(values.value, lines)
+  compare = _row_test(test, scope, gradient, lines)
+  if compare is None:
+    return None
+  rows, equal = compare
+  statement = next((n for n in scope.nodes if isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Call) and any(
+                        k.value is node for k in n.value.keywords)), None)
+  if statement is None or len(statement.targets) != 1 or not isinstance(
+      statement.value, ast.Call) or (
+          _names.call_name(statement.value) != "IndexedSlices") or (
+          _edits.text(statement.targets[0], lines) != gradient):
+    return "the sparse gradient is not rebuilt in place"
+  target = statement.targets[0]
+  if not (isinstance(target, ast.Subscript) and isinstance(
+      target.value, ast.Name)):
+    return "which variable the gradient is for is not plain here"
+  variables = _split.variables_of(target.value, scope)
+  if variables is None or isinstance(variables, (ast.List, ast.Tuple)):
+    return "which variable the gradient is for is not plain here"
+  variable = (f"{_edits.text(variables, lines)}"
+              f"[{_edits.text(target.slice, lines)}]")
+  return statement, variable, rows, keep == equal
+
+
+def _row_test(test: ast.AST, scope: _scopes.Scope, gradient: str,
+              lines: List[str]) -> Optional[Tuple[str, bool]]:
+  """(the row, whether the test is `==`) for `gradient.indices == row` (or
+  a name holding it, expanded with `expand_dims`/`reshape`)."""
+  seen = 0
+  while isinstance(test, ast.Name) and seen < 4:
+    made = [d.value for d in scope.defs.get(test.id, [])]
+    compares = [m for m in made if isinstance(m, ast.Compare)]
+    if len(compares) != 1 or not all(
+        m is compares[0] or isinstance(m, ast.Call) and _names.call_name(
+            m) in {"expand_dims", "reshape"} and m.args and isinstance(
+                m.args[0], ast.Name) and m.args[0].id == test.id
+        for m in made):
+      return None
+    test, seen = compares[0], seen + 1
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], (ast.Eq, ast.NotEq)))):
+    return None
+  sides = [test.left, test.comparators[0]]
+  for index, other in (sides, sides[::-1]):
+    if isinstance(index, ast.Attribute) and index.attr == "indices" and (
+        _edits.text(index.value, lines) == gradient) and not any(
+            isinstance(n, ast.Attribute) and n.attr == "indices"
+            for n in ast.walk(other)):
+      return _edits.text(other, lines), isinstance(test.ops[0], ast.Eq)
+  return None
+
+
+def _port_rows_kept(hit: _idiom.Hit, analysis: Analysis, rows: RowsKept
+                    ) -> _edits.Port:
+  """`values=tf.where(condition, grads[0].values, 0)` -> `values=grads[0]
+  .values`, and the apply through `tfpartial.train_only(weights[0],
+  token)` (or `freeze` for `!=`)."""
+  statement, variable, index, trains = rows
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(hit.sink, ast.Call)
+  lines = analysis.lines(hit.scope)
+  order = analysis.order(hit.scope)
+  step = order.statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if step is None or apply is None or step.lineno <= (
+      statement.end_lineno or statement.lineno):
+    return "the apply is not a plain statement after the gradient"
+  site = _edits.spec_site(step, hit.scope.node)
+  if site is not step:
+    return "the spec reads the gradient's variables: make it once, " \
+           "outside the `tf.function`"
+  assert isinstance(hit.node, ast.Call)
+  values = hit.node.args[1 if trains else 2]
+  how = "train_only" if trains else "freeze"
+  spec = f"{name} = tfpartial.{how}({variable}, {index})"
+  return _edits.with_import(module.tree, [
+      _edits.replace(hit.node, _edits.text(values, lines)),
+      _edits.before(step, lines, spec), apply])
+
+
+def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
+                      helper: _scopes.Scope) -> _edits.Port:
+  """A helper writing zeros over the first rows of a gradient, called in a
+  loop over `grads_and_vars` for the variables a test chooses (the memory
+  networks' `zero_nil_slot`):
+
+      for g, v in grads_and_vars:
+          if v.name in nil_vars:
+              out.append((zero_nil_slot(g), v))
+
+  -> `out.append((g, v))`, and the union of `tfpartial.freeze(v,
+  slice(None, k))` for the same `v`s."""
+  rows = _split.zero_rows(hit.node, helper)
+  assert rows is not None and isinstance(hit.sink, ast.Call)
+  tensor, count = rows
+  lines = analysis.lines(hit.scope)
+  module = analysis.module(hit.scope)
+  assert module.tree is not None
+  position = _gradient_param(tensor, helper)
+  returned = [n for n in helper.nodes if isinstance(n, ast.Return)]
+  if position is None or len(returned) != 1 or (
+      returned[0].value is not hit.node):
+    return "the helper does not return its gradient with rows zeroed"
+  called = _helper_call(hit, analysis, helper, position)
+  if isinstance(called, str):
+    return called
+  call, grad = called
+  loop = _loop_around(call, hit.scope, lines)
+  if isinstance(loop, str):
+    return loop
+  node, test = loop
+  targets = getattr(node.target, "elts", [])
+  names = [t.id for t in targets if isinstance(t, ast.Name)]
+  if len(targets) != 2 or len(names) != 2 or grad.id not in names or (
+      names[0] == names[1]):
+    return "the loop does not read as `for g, v in grads_and_vars`"
+  variable = names[1 - names.index(grad.id)]
+  name = _edits.spec_name(module.tree)
+  applies = _applies_after(hit, analysis, node, name)
+  if isinstance(applies, str):
+    return applies
+  edits, last = applies
+  # Clipped together, changed again or applied twice: masked in place,
+  # the spec made before the loop, so that what follows sees the zeros.
+  in_place = len(edits) > 1 or not _applies_the_list(hit, call, node)
+  site = node if in_place else last
+  if _edits.spec_site(site, hit.scope.node) is not site:
+    return "the variables are chosen inside a `tf.function`: make the " \
+           "spec once, outside it"
+  chosen = f" if {test}" if test else ""
+  spec = (f"{name} = functools.reduce(lambda a, b: a | b, ["
+          f"tfpartial.freeze({variable}, slice(None, {count})) for "
+          f"{_edits.text(node.target, lines)} in "
+          f"{_edits.text(node.iter, lines)}{chosen}], "
+          "tfpartial.FreezeSpec())")  # None chosen: nothing frozen.
+  masked = f"{name}.mask([{grad.id}], [{variable}])[0]" if in_place else (
+      grad.id)
+  edits += [_edits.replace(call, masked), _edits.before(site, lines, spec)]
+  return _edits.with_import(module.tree, edits, functools=True)
+
+
+def _applies_after(hit: _idiom.Hit, analysis: Analysis, loop: ast.For,
+                   name: str) -> Union[Tuple[List[Edit], ast.stmt], str]:
+  """Every apply the masked gradients reach, through the spec `name`,
+  and the statement of the last: each a plain statement after `loop`."""
+  sinks = hit.sinks if isinstance(hit, GradsMaskHit) and hit.sinks else (
+      hit.sink,)
+  order = analysis.order(hit.scope)
+  lines = analysis.lines(hit.scope)
+  edits: List[Edit] = []
+  statement: Optional[ast.stmt] = None
+  for sink in sinks:
+    statement = order.statement_of(sink) if isinstance(
+        sink, ast.Call) else None
+    apply = _edits.apply_with(sink, name, lines) if isinstance(
+        sink, ast.Call) else None
+    if statement is None or apply is None or statement.lineno <= (
+        loop.end_lineno or loop.lineno):
+      return "the apply is not a plain statement after the loop"
+    edits.append(apply)
+  assert statement is not None
+  return edits, statement
+
+
+def _helper_call(hit: _idiom.Hit, analysis: Analysis,
+                 helper: _scopes.Scope, position: int
+                 ) -> Union[Tuple[ast.Call, ast.Name], str]:
+  """The one call of `helper` in the hit's function, and the gradient's
+  name it passes at the parameter `position`."""
+  calls = [n for n in hit.scope.nodes if isinstance(n, ast.Call)
+           and analysis.flow.callee(n, hit.scope) is helper.node]
+  if len(calls) != 1:
+    return "the helper is called more than once here: port it by hand"
+  call = calls[0]
+  if isinstance(call.func, ast.Attribute) and helper.params[:1] in (
+      ["self"], ["cls"]):
+    position -= 1
+  grad = call.args[position] if 0 <= position < len(call.args) else None
+  if call.keywords or not isinstance(grad, ast.Name):
+    return "the helper's gradient is not given by position"
+  return call, grad
+
+
+def _gradient_param(tensor: ast.Name, helper: _scopes.Scope
+                    ) -> Optional[int]:
+  """The position of the helper's parameter that `tensor` is (or is
+  `convert_to_tensor` of)."""
+  name = tensor.id
+  if name not in helper.params:
+    made = helper.defs.get(name, [])
+    value = made[0].value if len(made) == 1 else None
+    if not (isinstance(value, ast.Call) and value.args and isinstance(
+        value.args[0], ast.Name) and _names.call_name(value) in {
+            "convert_to_tensor", "identity"}):
+      return None
+    name = value.args[0].id
+  return helper.params.index(name) if name in helper.params else None
+
+
+def _loop_around(call: ast.Call, scope: _scopes.Scope, lines: List[str]
+                 ) -> Union[Tuple[ast.For, str], str]:
+  """The `for` whose body (or an `if` right in it) holds the statement
+  that makes `call`, and the test choosing it (`not (...)` in an
+  `else`)."""
+  for node in scope.nodes:
+    if not isinstance(node, ast.For) or node.orelse:
+      continue
+    for statement in node.body:
+      if _holds(statement, call) and not isinstance(statement, ast.If):
+        return node, ""
+      if isinstance(statement, ast.If) and _holds(statement, call):
+        if _holds(statement.test, call):
+          break
+        test = _edits.text(statement.test, lines)
+        for branch, chosen in ((statement.body, test), (
+            statement.orelse, f"not ({test})")):
+          if any(_holds(s, call) and not isinstance(s, _BLOCKS)
+                 for s in branch):
+            return node, chosen
+  return "the helper is not called straight in a loop over the gradients"
+
+
+def _applies_the_list(hit: _idiom.Hit, call: ast.Call, loop: ast.For
+                      ) -> bool:
+  """Whether the apply takes the very list the loop appends `call` to, as
+  the loop left it."""
+  added = _added_to(call, loop)
+  sink = hit.sink
+  end = loop.end_lineno or loop.lineno
+  return added is not None and isinstance(sink, ast.Call) and bool(
+      sink.args) and isinstance(sink.args[0], ast.Name) and (
+          sink.args[0].id == added) and not any(
+              end < getattr(d.value, "lineno", 0) <= sink.lineno
+              for d in hit.scope.defs.get(added, []))
+
+
+def _added_to(call: ast.Call, loop: ast.For) -> Optional[str]:
+  """The list `call` is appended to (`out.append((call, v))`) in `loop`."""
+  for statement in ast.walk(loop):
+    if isinstance(statement, ast.Expr) and isinstance(
+        statement.value, ast.Call) and isinstance(
+            statement.value.func, ast.Attribute) and (
+                statement.value.func.attr == "append") and isinstance(
+                    statement.value.func.value, ast.Name) and _holds(
+                        statement, call):
+      return statement.value.func.value.id
+  return None
+
+
+_BLOCKS = (ast.If, ast.For, ast.While, ast.With, ast.Try)
+
+
+def _holds(node: ast.AST, call: ast.Call) -> bool:
+  return any(n is call for n in ast.walk(node))
+
+
 def _loop_spec(loop: Tuple[ast.For, ast.expr], grad: ast.expr, index: str,
                scope: _scopes.Scope, lines: List[str]) -> Optional[str]:
   """`for a, grad in zip(axes, grads)` over `grads = tape.gradient(loss,
@@ -252,6 +550,9 @@ def _grad_and_mask(node: ast.AST, scope: _scopes.Scope, analysis: Analysis
   elif isinstance(node, ast.Call) and _names.call_name(node) in {
       "multiply", "mul"} and len(node.args) >= 2:
     pairs = [(node.args[0], node.args[1]), (node.args[1], node.args[0])]
+  elif isinstance(node, ast.IfExp):
+    return "zeros (or `None`) chosen by a test for whole variables: leave " \
+           "those out of the apply, or `tfpartial.freeze(variable)` them"
   else:
     return "the gradients are rebuilt with `tf.where`: say which elements " \
            "it keeps in a `tfpartial.freeze`"
