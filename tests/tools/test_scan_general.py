@@ -18,6 +18,33 @@ def _found(code):
 
 
 POSITIVE = {
+    # An HMM emitter: its emission matrix, computed from the layer's
+    # kernel by the base class, mixed with its stopped copy under a mask
+    # of the states that train (in a helper and in place).
+    "stop-gradient-mix a matrix the layer computes from its kernel": ("""\
+        class ProfileEmitter(CategoricalEmitter):
+          def matrix(self):
+            matrix = super().matrix()
+            return self._prepare_matrix(matrix)
+
+          def _prepare_matrix(self, matrix):
+            if not self.trainable_insertions:
+              mask = tf.sequence_mask(self.lengths, maxlen=tf.shape(matrix)[1],
+                                      dtype=matrix.dtype)
+              mask = mask[:, :, tf.newaxis]
+              matrix = mask * matrix + (1 - mask) * tf.stop_gradient(matrix)
+            return matrix
+
+        class EmbeddingEmitter(CategoricalEmitter):
+          def matrix(self, sqrt_variance=False):
+            matrix = super().matrix(sqrt_variance)
+            matrix = tf.gather(matrix, self.head_subset, axis=0)
+            if not self.trainable_insertions:
+              mask = tf.sequence_mask(self.lengths, maxlen=tf.shape(matrix)[1],
+                                      dtype=matrix.dtype)
+              matrix = mask * matrix + (1 - mask) * tf.stop_gradient(matrix)
+            return matrix
+        """, [("stop-gradient-mix", 11), ("stop-gradient-mix", 21)]),
     # Memory networks: the nil word's row rebuilt as zeros in a helper,
     # applied to the embeddings named in a set.
     "grads-mask concat(values=) in a helper, zeros by name": ("""\
@@ -347,6 +374,36 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A quantizer: its input blended with the quantized input by a
+    # non-trainable noise factor (a variable nothing trains).
+    "a quantizer's noise factor, a non-trainable variable": """\
+        class QuantizedRelu(object):
+          def build(self):
+            self.qnoise_factor = tf.Variable(1.0, trainable=False)
+
+          def __call__(self, x):
+            x_u = tf.where(x <= self.upper, tf.nn.relu(x),
+                           tf.ones_like(x) * self.upper)
+            xq = tf.round(x_u * self.m) / self.m
+            xq = tf.where(xq <= self.upper, xq, tf.ones_like(xq) * self.upper)
+            return (1 - self.qnoise_factor) * x_u + tf.stop_gradient(
+                self.qnoise_factor * xq)
+        """,
+    # Activations whose non-finite entries get no gradient.
+    "activations masked where they are finite": """\
+        class Loss(tf.keras.layers.Layer):
+          def crop(self, x):
+            mask = tf.cast(tf.is_finite(x), tf.float32)
+            x = tf.where(tf.is_finite(x), x, tf.zeros_like(x))
+            return (1 - mask) * tf.stop_gradient(x) + mask * x
+        """,
+    "padding positions of a layer's own output kept from the gradient": """\
+        class Encoder(tf.keras.layers.Layer):
+          def call(self, inputs):
+            h = self.dense(inputs)
+            mask = tf.sequence_mask(self.lengths, dtype=h.dtype)
+            return mask * h + (1 - mask) * tf.stop_gradient(h)
+        """,
     "the variables of the scope the model is built in": """\
         class Trainer(object):
           def build(self, loss_op, optimizer):
