@@ -374,6 +374,25 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A TF1 char-CNN: the op zeroing the padding row is built and kept,
+    # but no `run` ever fetches it.
+    "a padding row's zeroing op built and never run": """\
+        def inference_graph(char_vocab_size, char_embed_size, input_):
+          with tf.variable_scope('Embedding'):
+            char_embedding = tf.get_variable(
+                'char_embedding', [char_vocab_size, char_embed_size])
+            clear_padding = tf.scatter_update(
+                char_embedding, [0], tf.constant(0.0, shape=[1, char_embed_size]))
+            embedded = tf.nn.embedding_lookup(char_embedding, input_)
+          return dict(clear_padding=clear_padding, embedded=embedded)
+
+        def main():
+          with tf.Session() as session:
+            model = inference_graph(100, 15, x)
+            train_op = tf.train.AdamOptimizer().minimize(loss(model))
+            for batch in batches:
+              session.run(train_op, {x: batch})
+        """,
     # A quantizer: its input blended with the quantized input by a
     # non-trainable noise factor (a variable nothing trains).
     "a quantizer's noise factor, a non-trainable variable": """\

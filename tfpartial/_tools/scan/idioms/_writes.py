@@ -145,8 +145,11 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
   if when is None and zeros and in_training(scope, analysis, call) and (
-      analysis.flow.calls_of(scope.node)):
-    # Rows set back to zeros by a method the training loop calls.
+      analysis.flow.calls_of(scope.node)) and not _order.handles(
+          call, analysis.order(scope)):
+    # Rows set back to zeros by a method the training loop calls (a write
+    # kept under a name is a graph's op: it writes when a `run` fetches
+    # it, and none does).
     return WriteHit(call, scope, call, found, "write-back", target, value)
   if when is None:
     return None  # Written once, before training: an initialisation.
