@@ -18,6 +18,28 @@ def _found(code):
 
 
 POSITIVE = {
+    # Lottery tickets: a callback re-applies each layer's mask object (a
+    # class of the project multiplying by the mask it holds) after every
+    # batch.
+    "weight-remask a mask object's apply in a callback": ("""\
+        class Masker:
+          def __init__(self, p):
+            self.p = p
+            self.mask_ = None
+
+          def apply(self, w):
+            return np.multiply(w, self.mask_)
+
+        class FreezeCallback(keras.callbacks.Callback):
+          def __init__(self, masks):
+            self.masks = masks
+
+          def on_batch_end(self, batch, logs=None):
+            i = 0
+            for l in self.model.layers:
+              l.set_weights([self.masks[i].apply(l.get_weights()[0])])
+              i += 1
+        """, [("weight-remask", 16)]),
     # An HMM emitter: its emission matrix, computed from the layer's
     # kernel by the base class, mixed with its stopped copy under a mask
     # of the states that train (in a helper and in place).
@@ -374,6 +396,33 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a mask object made from the weights it prunes, once": """\
+        class Masker:
+          def mask(self, w_f):
+            self.mask_ = np.abs(w_f) > np.percentile(np.abs(w_f), self.p)
+
+          def apply(self, w):
+            return np.multiply(w, self.mask_)
+
+        class Ticket:
+          def prune(self, pruner, p):
+            for layer in self.model.layers:
+              W = layer.get_weights()[0]
+              masker = pruner(p)
+              masker.mask(w_f=W)
+              layer.set_weights([masker.apply(W)])
+            self.model.fit(x, y)
+        """,
+    "a mask object pruning by magnitude each time": """\
+        class Masker:
+          def apply(self, w):
+            return np.where(np.abs(w) > self.threshold, w, 0.0)
+
+        class PruneCallback(keras.callbacks.Callback):
+          def on_batch_end(self, batch, logs=None):
+            for l, mask in zip(self.model.layers, self.masks):
+              l.set_weights([mask.apply(l.get_weights()[0])])
+        """,
     # A TF1 char-CNN: the op zeroing the padding row is built and kept,
     # but no `run` ever fetches it.
     "a padding row's zeroing op built and never run": """\

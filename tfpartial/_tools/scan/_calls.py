@@ -585,6 +585,12 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if name == "get" and receiver is not None and "mask" in flow.labels(
       receiver, scope, env):
     return {"mask": node}  # `masks.get(v.name, 1.0)`: one of the masks.
+  if receiver is not None and len(args) == 1 and "mask" in flow.labels(
+      receiver, scope, env) and not _made_here(receiver, scope) and (
+          _masking_method(flow, name)):
+    # `masks[i].apply(w)`: a mask object of the project, kept from
+    # before, times `w`.
+    return binop(flow, node, args[0], receiver, scope, env)
   if name in _names.SNAPSHOTS | {"run", "get_value"}:
     by_argument = name in {"identity", "get_value", "run"}
     base = (args[0] if args else None) if by_argument else receiver
@@ -623,3 +629,38 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found
+
+
+def _made_here(receiver: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a mask object is made in this function (`masker =
+  pruner(p)`): made anew from the weights it masks, it prunes them, it
+  keeps no mask from before."""
+  defs = scope.defs.get(receiver.id, []) if isinstance(
+      receiver, ast.Name) else []
+  return bool(defs) and all(isinstance(d.value, ast.Call) and (
+      d.part is None and d.outer is None) for d in defs)
+
+
+def _masking_method(flow: Flow, name: str) -> bool:
+  """Whether a method of the project spelled `name` returns its one
+  argument times a mask its object holds (`return w * self.mask_`), not a
+  projection computed from the argument (`where(abs(w) > t, w, 0)`)."""
+  known: Dict[str, bool] = flow.masking_methods
+  if name not in known:
+    known[name] = False  # A method reached while it is judged adds nothing.
+    for scope in flow.project.functions_named((name,)):
+      node = scope.node
+      if scope.cls is None or scope.parent is None or not isinstance(
+          node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(
+              node.args.args) != 2:
+        continue
+      weight = node.args.args[1].arg
+      if any(isinstance(item, ast.Compare) and any(
+          isinstance(n, ast.Name) and n.id == weight for n in ast.walk(item))
+             for item in scope.nodes):
+        continue
+      found = flow.helper(node, scope.parent, [{}, {"var": node}])
+      if any(k.startswith("varmask:") for k in found):
+        known[name] = True
+        break
+  return known[name]

@@ -87,6 +87,9 @@ class Flow:
     # A node that a label names -> the scope it was evaluated in.
     self.origin: Dict[int, _scopes.Scope] = {}
     self._params_memo: Dict[Tuple[int, str], FrozenSet[str]] = {}
+    # A method name -> whether a project's method of that name returns its
+    # argument times its object's mask.
+    self.masking_methods: Dict[str, bool] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
