@@ -396,6 +396,40 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # YellowFin: the optimizer's curvature window, a non-trainable
+    # variable, written one slot per step beside the train op.
+    "an optimizer's window written by scatter_update each step": """\
+        class YFOptimizer(object):
+          def __init__(self, width):
+            self._width = width
+            self._global_step = tf.Variable(0, trainable=False)
+
+          def curvature_range(self):
+            self._curv_win = tf.Variable(np.zeros([self._width, ]),
+                                         dtype=tf.float32, trainable=False)
+            self._curv_win = tf.scatter_update(
+                self._curv_win, self._global_step % self._width,
+                self._grad_norm_squared)
+            return [tf.reduce_max(self._curv_win)]
+
+          def after_apply(self):
+            after_apply_ops = []
+            self._grad_norm_squared = tf.add_n(self._grad_norm_squared)
+            curv_range_ops = self.curvature_range()
+            after_apply_ops += curv_range_ops
+            return tf.group(*after_apply_ops)
+
+          def apply_gradients(self, grads_tvars):
+            apply_grad_op = self._optimizer.apply_gradients(grads_tvars)
+            after_apply_op = self.after_apply()
+            return tf.group(apply_grad_op, after_apply_op)
+
+        def main(loss, sess):
+          opt = YFOptimizer(20)
+          apply_op = opt.apply_gradients(opt.compute_gradients(loss))
+          for i in range(100):
+            res = sess.run([opt._curv_win, apply_op])
+        """,
     "a mask object made from the weights it prunes, once": """\
         class Masker:
           def mask(self, w_f):

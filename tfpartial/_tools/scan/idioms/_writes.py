@@ -107,6 +107,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
+  if "shadow" in flow.labels(target, scope):
+    return None  # A variable nothing trains: an optimizer's window, a count.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
   if kept is not None:  # `where(m, saved, w)`: some elements replaced.
