@@ -18,6 +18,25 @@ def _found(code):
 
 
 POSITIVE = {
+    # Prune-then-finetune: the apply handed to a helper that masks the
+    # gradients with masks read from a file, then calls it.
+    "grads-mask before an apply passed in as a function": ("""\
+        def apply_gradients_prune(origin_func, grads_and_vars, mask_file,
+                                  **kwargs):
+          mask_array = tf.get_collection("mask")
+          for index in range(len(grads_and_vars)):
+            for mask in mask_array:
+              if mask.name == grads_and_vars[index][1].name:
+                new_grad = grads_and_vars[index][0] * mask
+                grads_and_vars[index] = (new_grad, grads_and_vars[index][1])
+          return origin_func(grads_and_vars, **kwargs)
+
+        def train(loss):
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          grads_and_vars = optimizer.compute_gradients(loss)
+          return apply_gradients_prune(optimizer.apply_gradients,
+                                       grads_and_vars, "mask.json")
+        """, [("grads-mask", 7)]),
     # Lottery tickets: a callback re-applies each layer's mask object (a
     # class of the project multiplying by the mask it holds) after every
     # batch.
@@ -396,6 +415,17 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "masked gradients handed to a function that only logs them": """\
+        def log_masked(log_func, grads_and_vars):
+          mask = tf.get_collection("mask")[0]
+          return log_func([g * mask for g, v in grads_and_vars])
+
+        def train(loss, writer):
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          grads_and_vars = optimizer.compute_gradients(loss)
+          log_masked(writer.add_summary, grads_and_vars)
+          return optimizer.apply_gradients(grads_and_vars)
+        """,
     # YellowFin: the optimizer's curvature window, a non-trainable
     # variable, written one slot per step beside the train op.
     "an optimizer's window written by scatter_update each step": """\

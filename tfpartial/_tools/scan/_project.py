@@ -377,6 +377,15 @@ class Project:
       return scope.classes[name]
     if name in module.imports and not star:
       return self._resolve_first(scope, name, depth)
+    if depth > 8:
+      return None
+    for where in module.star:  # A package's `from .ops import *`.
+      found = self.find_module(where.lstrip("."), module,
+                               len(where) - len(where.lstrip(".")))
+      if found is not None and found is not module:
+        member = self.member(found, name, star=True, depth=depth + 1)
+        if member is not None:
+          return member
     return None
 
   def base_classes(self, info: _scopes.ClassInfo
