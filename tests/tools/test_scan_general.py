@@ -18,6 +18,49 @@ def _found(code):
 
 
 POSITIVE = {
+    # PackNet for continual RL: the base agent calls a hook on its
+    # gradients that a subclass overrides to mask the kernels' gradients
+    # (`self.adjust_gradients` dispatches to it), then applies them through
+    # a method taking them unpacked.
+    "grads-mask in a subclass's override of a hook the base calls": ("""\
+        class SAC:
+          def adjust_gradients(self, actor_gradients, critic_gradients):
+            return actor_gradients, critic_gradients
+
+          def learn_on_batch(self, batch):
+            gradients = self.get_gradients(batch)
+            gradients = self.adjust_gradients(*gradients)
+            self.apply_update(*gradients)
+
+          def get_gradients(self, batch):
+            with tf.GradientTape(persistent=True) as g:
+              pi_loss, value_loss = self.losses(batch)
+            actor_gradients = g.gradient(pi_loss, self.actor.trainable_variables)
+            critic_gradients = g.gradient(value_loss, self.critic_variables)
+            return actor_gradients, critic_gradients
+
+          def apply_update(self, actor_gradients, critic_gradients):
+            self.optimizer.apply_gradients(
+                zip(actor_gradients, self.actor.trainable_variables))
+            self.optimizer.apply_gradients(
+                zip(critic_gradients, self.critic_variables))
+
+        class PackNet(SAC):
+          def adjust_gradients(self, actor_gradients, critic_gradients):
+            actor_gradients = self._adjust_list(
+                actor_gradients, self.actor.trainable_variables, self.task)
+            return actor_gradients, critic_gradients
+
+          def _adjust_list(self, grads, variables, seq_idx):
+            res = []
+            for g, v in zip(grads, variables):
+              if "kernel" in v.name:
+                res.append(g * tf.cast(self.owner[v.ref()] == seq_idx,
+                                       tf.float32))
+              else:
+                res.append(g)
+            return res
+        """, [("grads-mask", 33)]),
     # Prune-then-finetune: the apply handed to a helper that masks the
     # gradients with masks read from a file, then calls it.
     "grads-mask before an apply passed in as a function": ("""\

@@ -274,7 +274,20 @@ def _project_call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return {"obj": callee["cls"]}
   if "fn" not in callee:
     return None
-  return _evaluate(flow, callee, node, scope, env)
+  found = _evaluate(flow, callee, node, scope, env)
+  if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+      and func.value.id == "self" and "self" not in env:
+    # A hook a subclass overrides: `self.adjust(g)` may run its override.
+    info = _enclosing_class(scope)
+    for override in flow.project.overriding(info, func.attr) if (
+        info is not None) else ():
+      if override.parent is None or override.cls is None:
+        continue
+      flow.functions[id(override.node)] = (override.node, override.parent)
+      flow.bound_self[id(override.node)] = override.cls.node
+      found = union([found, _evaluate(flow, {"fn": override.node}, node,
+                                      scope, env)])
+  return found
 
 
 def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,

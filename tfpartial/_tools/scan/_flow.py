@@ -317,8 +317,11 @@ class Flow:
         continue  # A test's arguments exercise the function.
       argument = next((k.value for k in call.keywords if k.arg == name),
                       None)
-      if argument is None and 0 <= position < len(call.args) and not any(
-          isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+      starred = [a for a in call.args[:position + 1]
+                 if isinstance(a, ast.Starred)]
+      if argument is None and starred:
+        argument = starred[0].value  # `f(*gradients)`: one of its items.
+      elif argument is None and 0 <= position < len(call.args):
         argument = call.args[position]
       if argument is not None:
         passed = self.labels(argument, scope)

@@ -235,6 +235,7 @@ class Project:
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
     self._scanned: Optional[List[Module]] = None
+    self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -416,6 +417,25 @@ class Project:
       if name in each.methods:
         return each.methods[name]
     return None
+
+  def overriding(self, info: _scopes.ClassInfo, name: str
+                 ) -> List[_scopes.Scope]:
+    """The methods `name` of the project's subclasses of `info` (those
+    `self.name(...)` may dispatch to), found among the modules naming
+    the class."""
+    key = id(info.node)
+    if key not in self._subclasses:
+      self._subclasses[key] = []
+      found: List[_scopes.ClassInfo] = []
+      for module in self.all_modules_with((info.name,)):
+        scope = self.parsed(module)
+        for each in scope.classes.values() if scope is not None else ():
+          if each is not info and info.name in " ".join(each.bases) and (
+              info in self.base_classes(each)):
+            found.append(each)
+      self._subclasses[key] = found
+    return [c.methods[name] for c in self._subclasses[key]
+            if name in c.methods]
 
   def attribute(self, info: _scopes.ClassInfo, name: str
                 ) -> List[Tuple[ast.expr, _scopes.Scope]]:
