@@ -458,6 +458,32 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # PackNet: after a task, the weights below a magnitude threshold
+    # pruned (the mask made from the weights themselves); for a test, a
+    # view of the earlier tasks' weights (restored when the test ends).
+    "weights pruned by their magnitude, and a view kept for a test": """\
+        class PackNet(SAC):
+          def on_test_begin(self, logs=None):
+            self._set_view(self.task)
+
+          def on_test_end(self, logs=None):
+            for v, saved in zip(self.weights, self.saved):
+              v.assign(saved)
+
+          def on_task_end(self, task):
+            self._prune(0.5, task)
+
+          def _prune(self, prune_perc, seq_idx):
+            for v, owner in zip(self.weights, self.owners):
+              threshold = np.percentile(np.abs(v.numpy()), prune_perc * 100)
+              keep_mask = (tf.abs(v) > threshold) | (owner != seq_idx)
+              v.assign(v * tf.cast(keep_mask, tf.float32))
+
+          def _set_view(self, seq_idx):
+            for v, owner, saved in zip(self.weights, self.owners, self.saved):
+              saved.assign(v)
+              v.assign(v * tf.cast(owner <= seq_idx, tf.float32))
+        """,
     "masked gradients handed to a function that only logs them": """\
         def log_masked(log_func, grads_and_vars):
           mask = tf.get_collection("mask")[0]

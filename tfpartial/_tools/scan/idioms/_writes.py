@@ -19,6 +19,9 @@ from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
                    "Pruning", "Wrapper")
+# A callback's hooks around evaluation (Keras', Lightning's).
+_EVALUATION_HOOKS = ("on_test", "on_predict", "on_evaluat", "on_validation",
+                     "on_eval")
 _TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
                                 "train_step", "step"}
 
@@ -363,10 +366,28 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
                   None)
   if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
     return None  # Initial weights, masked: a rewind, not a re-mask.
+  if _mask_of_its_magnitude(value, target, scope):
+    return None  # Pruned anew by magnitude: no mask kept from before.
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
+
+
+def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,
+                           scope: _scopes.Scope) -> bool:
+  """Whether `value` multiplies the target by a mask this function makes
+  by comparing the target's own values (`keep = abs(v) > t; v * keep`)."""
+  mine = _names.root(target)
+  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {mine}
+  for name in read:
+    for each in scope.defs.get(name, []):
+      if any(isinstance(node, ast.Compare) and any(
+          _names.dotted(n) == mine for n in ast.walk(node)
+          if isinstance(n, (ast.Name, ast.Attribute)))
+             for node in ast.walk(each.value)):
+        return True
+  return False
 
 
 def _node_ids(analysis: Analysis, scope: _scopes.Scope) -> Set[int]:
@@ -385,6 +406,8 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   its loop or after it); a function that the project calls from such
   code, or that it does not call at all (a library's, called from
   outside). Module code that nothing trains after only evaluates."""
+  if scope.name.startswith(_EVALUATION_HOOKS):
+    return False  # `on_test_begin`: the model evaluates, it trains not.
   if scope.cls is not None and (
       any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
       or scope.name in _names.OPTIMIZER_METHODS
