@@ -458,6 +458,22 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # RETAIN's evaluation script: the training script's constraint class
+    # copied only so that `load_model` can read the saved model.
+    "a constraint class defined only to load a saved model": """\
+        class FreezePadding(Constraint):
+          def __call__(self, w):
+            other_weights = K.cast(K.ones(K.shape(w))[:-1], K.floatx())
+            last_weight = K.cast(K.equal(K.reshape(w[-1, :], (1, K.shape(w)[1])),
+                                         0.), K.floatx())
+            appended = K.concatenate([other_weights, last_weight], axis=0)
+            w *= appended
+            return w
+
+        def import_model(path):
+          model = load_model(path, custom_objects={'FreezePadding': FreezePadding})
+          return model
+        """,
     # PackNet: after a task, the weights below a magnitude threshold
     # pruned (the mask made from the weights themselves); for a test, a
     # view of the earlier tasks' weights (restored when the test ends).

@@ -81,6 +81,8 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
               "Mask" in info.name and _given_as_constraint(info.name,
                                                            analysis))):
     return []
+  if _only_loaded(info, analysis):
+    return []
   home = scope.parent or scope
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
   masked = [v for k, v in found.items() if k.startswith("varmask:")]
@@ -92,6 +94,28 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
+
+
+def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
+  """Whether the modules that see a constraint class name it and never
+  build it (`load_model(path, custom_objects={'Mask': Mask})`): it is
+  there to read a saved model, which is not trained here. A class the
+  project never names is a library's, built by its users."""
+  named = built = False
+  word = re.compile(r"\b" + re.escape(info.name) + r"\b(\s*\()?")
+  defined = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b")
+  home = analysis.project.module_of(info.home)
+  for module in analysis.project.all_modules_with((info.name,)):
+    text = module.source.text
+    if module is not home and defined.search(text):
+      continue  # Its own class of that name.
+    own = {m.end() - len(info.name) for m in defined.finditer(text)}
+    for match in word.finditer(text):
+      if match.start() in own:
+        continue  # The `class` line itself.
+      named = True
+      built = built or bool(match.group(1))
+  return named and not built
 
 
 def _given_as_constraint(name: str, analysis: Analysis) -> bool:
