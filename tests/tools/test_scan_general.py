@@ -18,6 +18,28 @@ def _found(code):
 
 
 POSITIVE = {
+    # A registry names the constraint class; configurations build it by
+    # that name (never spelled as a call), and load saved models with it.
+    "weight-remask a constraint class built from a registry": ("""\
+        class ParameterMask(tf.keras.constraints.Constraint):
+          def __init__(self):
+            super().__init__()
+            self.mask = None
+
+          def __call__(self, w):
+            return tf.where(self.get_mask(w.shape), w, 0)
+
+          def get_mask(self, shape):
+            if self.mask is None:
+              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
+                                      trainable=False)
+            return self.mask
+
+        REGISTRY = {"ParameterMask": ParameterMask}
+
+        def load(path):
+          return tf.keras.models.load_model(path, custom_objects=REGISTRY)
+        """, [("weight-remask", 7)]),
     # PackNet for continual RL: the base agent calls a hook on its
     # gradients that a subclass overrides to mask the kernels' gradients
     # (`self.adjust_gradients` dispatches to it), then applies them through

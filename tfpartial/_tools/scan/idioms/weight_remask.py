@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
@@ -97,25 +97,34 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
 
 
 def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
-  """Whether the modules that see a constraint class name it and never
-  build it (`load_model(path, custom_objects={'Mask': Mask})`): it is
-  there to read a saved model, which is not trained here. A class the
-  project never names is a library's, built by its users."""
-  named = built = False
-  word = re.compile(r"\b" + re.escape(info.name) + r"\b(\s*\()?")
-  defined = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b")
+  """Whether the modules that see a constraint class name it only to
+  read a saved model (`load_model(path, custom_objects={'Mask': Mask})`):
+  that model is not trained here. A class named elsewhere too (built, in
+  a registry) or never named (a library's) may train."""
+  loading = used = False
   home = analysis.project.module_of(info.home)
   for module in analysis.project.all_modules_with((info.name,)):
-    text = module.source.text
-    if module is not home and defined.search(text):
+    scope = analysis.project.parsed(module)
+    if module.tree is None or scope is None or (
+        module is not home and info.name in scope.classes):
       continue  # Its own class of that name.
-    own = {m.end() - len(info.name) for m in defined.finditer(text)}
-    for match in word.finditer(text):
-      if match.start() in own:
-        continue  # The `class` line itself.
-      named = True
-      built = built or bool(match.group(1))
-  return named and not built
+    inside: Set[int] = set()
+    for node in ast.walk(module.tree):
+      if isinstance(node, ast.Call) and _names.call_name(node) in _LOADS:
+        inside |= {id(n) for n in ast.walk(node)}
+      elif isinstance(node, ast.keyword) and node.arg == "custom_objects":
+        inside |= {id(n) for n in ast.walk(node.value)}
+    for node in ast.walk(module.tree):
+      if isinstance(node, (ast.Name, ast.Attribute)) and (
+          node.id if isinstance(node, ast.Name) else node.attr) == info.name:
+        loading = loading or id(node) in inside
+        used = used or id(node) not in inside
+  return loading and not used
+
+
+# The calls that read a saved model.
+_LOADS = {"load_model", "model_from_json", "model_from_yaml",
+          "model_from_config", "custom_object_scope"}
 
 
 def _given_as_constraint(name: str, analysis: Analysis) -> bool:
