@@ -480,6 +480,18 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # ISS-RNNs: weights below a threshold zeroed after each step, the
+    # condition made from their own magnitude (pruned anew each time).
+    "weights below a threshold zeroed by tf.where each step": """\
+        def build(loss, threshold):
+          train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+          with tf.control_dependencies([train_op]):
+            for train_var in tf.trainable_variables():
+              where_cond = tf.less(tf.abs(train_var), threshold)
+              train_var = tf.assign(train_var, tf.where(
+                  where_cond, tf.zeros(tf.shape(train_var)), train_var))
+          return train_op
+        """,
     # RETAIN's evaluation script: the training script's constraint class
     # copied only so that `load_model` can read the saved model.
     "a constraint class defined only to load a saved model": """\

@@ -379,15 +379,22 @@ def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,
   """Whether `value` multiplies the target by a mask this function makes
   by comparing the target's own values (`keep = abs(v) > t; v * keep`)."""
   mine = _names.root(target)
+
+  def compares_mine(tree: ast.AST) -> bool:
+    return any((isinstance(node, ast.Compare) or isinstance(
+        node, ast.Call) and _names.call_name(node) in _COMPARISONS) and any(
+            _names.dotted(n) == mine for n in ast.walk(node)
+            if isinstance(n, (ast.Name, ast.Attribute)))
+               for node in ast.walk(tree))
+
   read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {mine}
-  for name in read:
-    for each in scope.defs.get(name, []):
-      if any(isinstance(node, ast.Compare) and any(
-          _names.dotted(n) == mine for n in ast.walk(node)
-          if isinstance(n, (ast.Name, ast.Attribute)))
-             for node in ast.walk(each.value)):
-        return True
-  return False
+  return compares_mine(value) or any(
+      compares_mine(each.value) for name in read
+      for each in scope.defs.get(name, []))
+
+
+_COMPARISONS = {"less", "greater", "less_equal", "greater_equal", "equal",
+                "not_equal"}
 
 
 def _node_ids(analysis: Analysis, scope: _scopes.Scope) -> Set[int]:
