@@ -480,6 +480,21 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Lottery tickets: after training, each pruning round evaluates the
+    # trained (then the starting) weights with a new mask; nothing trains
+    # in that loop.
+    "weights set back in a loop that only evaluates, after training": """\
+        def main(model, mnist, pruner, epochs):
+          starting_weights = model.get_weights()
+          mnist.fit(model, epochs)
+          trained_weights = model.get_weights()
+          for i in range(4):
+            model.set_weights(trained_weights)
+            pruner.calc_prune_mask(model, 0.2)
+            model.set_weights(starting_weights)
+            pruner.apply_pruning(model)
+            losses[i] = mnist.evaluate(model)
+        """,
     # ISS-RNNs: weights below a threshold zeroed after each step, the
     # condition made from their own magnitude (pruned anew each time).
     "weights below a threshold zeroed by tf.where each step": """\

@@ -160,8 +160,11 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
   if order == "after" and not partial and _whole(value, scope) and (
-      _ended_before(when["at"], call, analysis.order(scope))):
-    return None  # The best weights restored once training is over.
+      _ended_before(when["at"], call, analysis.order(scope)) or
+      not _loop_trains(scope, analysis, call)):
+    # The best weights restored once training is over (in a loop that
+    # only evaluates, maybe).
+    return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
       else "write-back"
