@@ -480,6 +480,28 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # A vector quantizer: dead codes replaced by samples of the inputs,
+    # the live ones kept (a reset with data, nothing held).
+    "dead codebook entries replaced by input samples": """\
+        class VectorQuantizer(keras.layers.Layer):
+          def build(self, input_shape):
+            self.embeddings = self.add_weight(shape=(self.k, self.d))
+
+          def revive(self, flat_inputs):
+            dead_mask = keras.ops.cast(self.unused > self.patience, "float32")
+            rand_idx = keras.ops.cast(
+                keras.random.uniform((self.k,)) * self.n, "int32")
+            replacements = keras.ops.take(flat_inputs, rand_idx, axis=0)
+            dead_mask_exp = keras.ops.expand_dims(dead_mask, axis=-1)
+            new_codebook = (dead_mask_exp * replacements
+                            + (1.0 - dead_mask_exp) * self.embeddings)
+            self.embeddings.assign(new_codebook)
+
+          def call(self, inputs, training=False):
+            if training:
+              self.revive(inputs)
+            return inputs
+        """,
     # Lottery tickets: after training, each pruning round evaluates the
     # trained (then the starting) weights with a new mask; nothing trains
     # in that loop.

@@ -143,6 +143,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
         ast.Add, ast.Sub)) and _calls.variables_in(
             flow, value, scope, {}) - {base, ""}:
       return None  # Blended with another variable: a soft (polyak) update.
+    if "random" in found:
+      return None  # Some elements drawn anew (dead codes revived): a reset.
     return _remask(call, scope, analysis, found, target, value, copy)
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
