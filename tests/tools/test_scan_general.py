@@ -18,6 +18,24 @@ def _found(code):
 
 
 POSITIVE = {
+    # Reading comprehension: the word table joined from a variable for
+    # the unknown word, one for the special tokens, and the pretrained
+    # vectors as a constant (those rows never train).
+    "stop-gradient-mix a table joined from variable rows and constant rows": ("""\
+        class FixedWordEmbedder(object):
+          def init(self, word_to_vec, voc, special_tokens, dim):
+            null_embed = tf.zeros((1, dim), dtype=tf.float32)
+            unk_embed = tf.get_variable(shape=(1, dim), name="unk_embed",
+                                        trainable=self.learn_unk)
+            matrix_list = [null_embed, unk_embed]
+            if special_tokens:
+              tok_embed = tf.get_variable(shape=(len(special_tokens), dim),
+                                          name="token_embed", trainable=True)
+              matrix_list.append(tok_embed)
+            mat = [word_to_vec[word] for word in voc]
+            matrix_list.append(tf.constant(value=np.vstack(mat)))
+            self._word_emb_mat = tf.concat(matrix_list, axis=0)
+        """, [("stop-gradient-mix", 13)]),
     # A registry names the constraint class; configurations build it by
     # that name (never spelled as a call), and load saved models with it.
     "weight-remask a constraint class built from a registry": ("""\
@@ -480,6 +498,13 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a variable joined to constant features along the last axis": """\
+        def features(x, dim):
+          learned = tf.get_variable("learned", shape=(10, dim))
+          fixed = tf.constant(np.load("features.npy"))
+          table = tf.concat([learned, fixed], axis=1)
+          return tf.nn.embedding_lookup(table, x)
+        """,
     # A vector quantizer: dead codes replaced by samples of the inputs,
     # the live ones kept (a reset with data, nothing held).
     "dead codebook entries replaced by input samples": """\

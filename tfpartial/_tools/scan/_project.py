@@ -37,7 +37,8 @@ SINK_PATTERN = re.compile(
     r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
     r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
     r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad|"
-    r"constant\(\s*[\w.]+\[[^\n:]*:")  # A table's rows made a constant.
+    r"constant\(\s*[\w.]+\[[^\n:]*:|"  # A table's rows made a constant.
+    r"constant\((?:value=)?\s*(?:np|numpy)\.\w+\(")  # Rows from data.
 
 
 @dataclasses.dataclass(eq=False)
