@@ -18,6 +18,22 @@ def _found(code):
 
 
 POSITIVE = {
+    # A weight watermark: chosen elements set back to fixed signature
+    # values after every batch, blended in by arithmetic.
+    "write-back saved values blended into masked elements by arithmetic": ("""\
+        class Signature:
+          def sign(self, model):
+            for i, tensor in enumerate(model.trainable_weights):
+              tensor.assign((1 - self.masks[i]) * tensor
+                            + self.masks[i] * self.frozen[i])
+
+        class WeightsFreezer(keras.callbacks.Callback):
+          def __init__(self, sig):
+            self.sig = sig
+
+          def on_batch_end(self, batch, logs=None):
+            self.sig.sign(self.model)
+        """, [("write-back", 4)]),
     # Reading comprehension: the word table joined from a variable for
     # the unknown word, one for the special tokens, and the pretrained
     # vectors as a constant (those rows never train).
@@ -498,6 +514,15 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "pretrained rows blended into a table once, before training": """\
+        def load_pretrained(model, pretrained, known):
+          table = model.embedding.embeddings
+          table.assign((1 - known) * table + known * pretrained)
+
+        def main(model, data):
+          load_pretrained(model, np.load("vectors.npy"), np.load("known.npy"))
+          model.fit(data, epochs=3)
+        """,
     "a variable joined to constant features along the last axis": """\
         def features(x, dim):
           learned = tf.get_variable("learned", shape=(10, dim))

@@ -114,6 +114,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A variable nothing trains: an optimizer's window, a count.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
+  blended = kept is not None and isinstance(value, ast.BinOp)
   if kept is not None:  # `where(m, saved, w)`: some elements replaced.
     chosen = _chosen_by(value, scope, analysis)
     if chosen is None:
@@ -151,12 +152,15 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   when = analysis.order(scope).of_write(call, scope, flow)
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
-  if when is None and zeros and in_training(scope, analysis, call) and (
+  if when is None and blended and _repeats_with_training(
+      scope, analysis, call) or when is None and zeros and in_training(
+      scope, analysis, call) and (
       analysis.flow.calls_of(scope.node)) and not _order.handles(
           call, analysis.order(scope)):
-    # Rows set back to zeros by a method the training loop calls (a write
-    # kept under a name is a graph's op: it writes when a `run` fetches
-    # it, and none does).
+    # Rows set back to zeros (or saved values blended into chosen
+    # elements) by a method the training loop calls (a write kept under a
+    # name is a graph's op: it writes when a `run` fetches it, and none
+    # does).
     return WriteHit(call, scope, call, found, "write-back", target, value)
   if when is None:
     return None  # Written once, before training: an initialisation.
@@ -284,10 +288,13 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
   """What replaces some elements of `target` in a value that keeps the
   others: `where(m, saved, w)` or `where(m, w, saved)` (the other branch),
   `tensor_scatter_nd_update(w, indices, saved)` (the updates)."""
+  mine = _names.dotted(target)
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and (
+      mine is not None):
+    return _blended_in(value, mine)
   if not isinstance(value, ast.Call):
     return None
   name = _names.call_name(value)
-  mine = _names.dotted(target)
   args = value.args
   if mine is None:
     return None
@@ -300,6 +307,25 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
   if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and len(
       args) == 3 and _names.dotted(args[0]) == mine:
     return args[2]
+  return None
+
+
+def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
+  """`s` of `(1 - m) * w + m * s` (either order): saved values put into
+  the elements a mask chooses, the target kept in the others."""
+  terms = [value.left, value.right]
+  factors = [[t.left, t.right] if isinstance(t, ast.BinOp) and isinstance(
+      t.op, ast.Mult) else [] for t in terms]
+  for index, pair in enumerate(factors):
+    other = factors[1 - index]
+    if len(pair) == 2 and len(other) == 2 and any(
+        _names.dotted(f) == mine for f in pair):
+      masks = [ast.unparse(f) for f in pair if _names.dotted(f) != mine]
+      for kept, saved in ((other[0], other[1]), (other[1], other[0])):
+        if masks and masks[0].endswith(ast.unparse(kept)) and (
+            masks[0] != ast.unparse(kept)) and not _names.is_zero(saved) and (
+                _names.dotted(saved) != mine):
+          return saved  # `(1 - m)` beside `w`, `m` beside the saved values.
   return None
 
 
@@ -436,6 +462,30 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
+                           node: ast.AST, depth: int = 0) -> bool:
+  """Whether code runs again with each step: in a training hook
+  (`on_batch_end`), in a loop that trains, or in a function called from
+  one (a call the flow cannot resolve counts by its spelling)."""
+  if scope.name.startswith(_EVALUATION_HOOKS):
+    return False
+  if scope.cls is not None and scope.name.startswith((
+      "on_", "after_run", "before_run")) or _loop_trains(
+          scope, analysis, node):
+    return True
+  if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
+                                               ast.AsyncFunctionDef)):
+    return False
+  flow = analysis.flow
+  project = analysis.project
+  calls = [(s, c) for module in project.all_modules_with((scope.name,))
+           for s in project.scopes_at(module, module.lines_of((scope.name,)))
+           for c in analysis.calls(s) if _names.call_name(c) == scope.name]
+  return any(s is not scope and flow.callee(c, s) in (None, scope.node) and (
+      _repeats_with_training(s, analysis, c, depth + 1))
+             for s, c in calls[:24])
 
 
 def _trains_after(scope: _scopes.Scope, analysis: Analysis,
