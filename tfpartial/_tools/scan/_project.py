@@ -379,7 +379,7 @@ class Project:
       return scope.classes[name]
     if name in module.imports and not star:
       return self._resolve_first(scope, name, depth)
-    if depth > 8:
+    if depth > 8 or not module.path.endswith("__init__.py"):
       return None
     for where in module.star:  # A package's `from .ops import *`.
       found = self.find_module(where.lstrip("."), module,

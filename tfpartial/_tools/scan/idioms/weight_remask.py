@@ -103,7 +103,19 @@ def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
   a registry) or never named (a library's) may train."""
   loading = used = False
   home = analysis.project.module_of(info.home)
-  for module in analysis.project.all_modules_with((info.name,)):
+  seeing = [m for m in analysis.project.modules
+            if info.name in m.source.text]
+  word = re.compile(r"\b" + re.escape(info.name) + r"\b")
+  defined = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b")
+  loaders = []
+  for module in seeing:  # Read cheaply first: most classes are built.
+    text = module.source.text
+    if any(w in text for w in (*_LOADS, "custom_objects")):
+      loaders.append(module)
+    elif len(word.findall(text)) > len(defined.findall(text)) and (
+        module is home or not defined.search(text)):
+      return False  # Named where nothing loads a model: built there.
+  for module in loaders:
     scope = analysis.project.parsed(module)
     if module.tree is None or scope is None or (
         module is not home and info.name in scope.classes):
@@ -123,8 +135,8 @@ def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
 
 
 # The calls that read a saved model.
-_LOADS = {"load_model", "model_from_json", "model_from_yaml",
-          "model_from_config", "custom_object_scope"}
+_LOADS = ("load_model", "model_from_json", "model_from_yaml",
+          "model_from_config", "custom_object_scope")
 
 
 def _given_as_constraint(name: str, analysis: Analysis) -> bool:
