@@ -384,7 +384,8 @@ class Project:
     for where in module.star:  # A package's `from .ops import *`.
       found = self.find_module(where.lstrip("."), module,
                                len(where) - len(where.lstrip(".")))
-      if found is not None and found is not module:
+      if found is not None and found is not module and (
+          name in found.source.text):  # Parsed only if it may define it.
         member = self.member(found, name, star=True, depth=depth + 1)
         if member is not None:
           return member
