@@ -514,6 +514,32 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Deep compression's quantization: each weight set to its cluster's
+    # centroid (values built from the centroids, not its own), then the
+    # pruning mask; and the centroids' shared gradient.
+    "weights set to their cluster's centroid through feed_dict": """\
+        class Layer(object):
+          def __init__(self, d):
+            self.w = tf.Variable(tf.random.normal([d, d]))
+            self.w_PH = tf.placeholder(tf.float32, self.w.shape)
+            self.assign_w = tf.assign(self.w, self.w_PH)
+
+          def quantize_weights_update(self, sess):
+            w_data_updated = np.zeros(self.w.shape, dtype=np.float32)
+            for i in range(self.n_clusters):
+              cluster_mask = self.clusters_masks[i]
+              w_data_updated = w_data_updated + cluster_mask * self.centroids[i]
+            sess.run(self.assign_w, feed_dict={
+                self.w_PH: self.pruning_mask_data * w_data_updated})
+
+        LAYERS = [Layer(3), Layer(4)]
+        train_step = opt.minimize(loss)
+        with tf.Session() as sess:
+          for i in range(1000):
+            sess.run(train_step, feed_dict={x_PH: batch_x})
+            for L in LAYERS:
+              L.quantize_weights_update(sess)
+        """,
     "pretrained rows blended into a table once, before training": """\
         def load_pretrained(model, pretrained, known):
           table = model.embedding.embeddings

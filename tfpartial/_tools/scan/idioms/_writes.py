@@ -204,8 +204,8 @@ def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
   for value in feed.values:
     found = flow.labels(value, scope)
     if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
-        value, scope):
-      continue
+        value, scope) or not any(k.startswith("copy:") for k in found):
+      continue  # Not its own values read out (`sess.run(w)`) and masked.
     if not in_training(scope, analysis, call) and analysis.order(
         scope).of_write(call, scope, flow) is None:
       return None
