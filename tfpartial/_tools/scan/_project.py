@@ -202,6 +202,7 @@ class Module:
 MAX_CALLER_MODULES = 12
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+_CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
     r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+\.)?(?:minimize|apply_gradients|"
     r"scatter_update|scatter_nd_update|assign|set_weights|set_value|"
@@ -237,6 +238,7 @@ class Project:
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
     self._scanned: Optional[List[Module]] = None
     self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
+    self._deriving: Optional[Dict[str, List[Module]]] = None
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -429,7 +431,13 @@ class Project:
     if key not in self._subclasses:
       self._subclasses[key] = []
       found: List[_scopes.ClassInfo] = []
-      for module in self.all_modules_with((info.name,)):
+      if self._deriving is None:  # Base name -> the modules deriving it.
+        self._deriving = {}
+        for module in self.modules:
+          for match in _CLASS_BASES.finditer(module.source.text):
+            for base in set(_WORD.findall(match.group(1))):
+              self._deriving.setdefault(base, []).append(module)
+      for module in dict.fromkeys(self._deriving.get(info.name, [])):
         scope = self.parsed(module)
         for each in scope.classes.values() if scope is not None else ():
           if each is not info and info.name in " ".join(each.bases) and (
