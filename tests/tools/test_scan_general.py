@@ -18,6 +18,173 @@ def _found(code):
 
 
 POSITIVE = {
+    # A weight watermark: chosen elements set back to fixed signature
+    # values after every batch, blended in by arithmetic.
+    "write-back saved values blended into masked elements by arithmetic": ("""\
+        class Signature:
+          def sign(self, model):
+            for i, tensor in enumerate(model.trainable_weights):
+              tensor.assign((1 - self.masks[i]) * tensor
+                            + self.masks[i] * self.frozen[i])
+
+        class WeightsFreezer(keras.callbacks.Callback):
+          def __init__(self, sig):
+            self.sig = sig
+
+          def on_batch_end(self, batch, logs=None):
+            self.sig.sign(self.model)
+        """, [("write-back", 4)]),
+    # Reading comprehension: the word table joined from a variable for
+    # the unknown word, one for the special tokens, and the pretrained
+    # vectors as a constant (those rows never train).
+    "stop-gradient-mix a table joined from variable rows and constant rows": ("""\
+        class FixedWordEmbedder(object):
+          def init(self, word_to_vec, voc, special_tokens, dim):
+            null_embed = tf.zeros((1, dim), dtype=tf.float32)
+            unk_embed = tf.get_variable(shape=(1, dim), name="unk_embed",
+                                        trainable=self.learn_unk)
+            matrix_list = [null_embed, unk_embed]
+            if special_tokens:
+              tok_embed = tf.get_variable(shape=(len(special_tokens), dim),
+                                          name="token_embed", trainable=True)
+              matrix_list.append(tok_embed)
+            mat = [word_to_vec[word] for word in voc]
+            matrix_list.append(tf.constant(value=np.vstack(mat)))
+            self._word_emb_mat = tf.concat(matrix_list, axis=0)
+        """, [("stop-gradient-mix", 13)]),
+    # A registry names the constraint class; configurations build it by
+    # that name (never spelled as a call), and load saved models with it.
+    "weight-remask a constraint class built from a registry": ("""\
+        class ParameterMask(tf.keras.constraints.Constraint):
+          def __init__(self):
+            super().__init__()
+            self.mask = None
+
+          def __call__(self, w):
+            return tf.where(self.get_mask(w.shape), w, 0)
+
+          def get_mask(self, shape):
+            if self.mask is None:
+              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
+                                      trainable=False)
+            return self.mask
+
+        REGISTRY = {"ParameterMask": ParameterMask}
+
+        def load(path):
+          return tf.keras.models.load_model(path, custom_objects=REGISTRY)
+        """, [("weight-remask", 7)]),
+    # PackNet for continual RL: the base agent calls a hook on its
+    # gradients that a subclass overrides to mask the kernels' gradients
+    # (`self.adjust_gradients` dispatches to it), then applies them through
+    # a method taking them unpacked.
+    "grads-mask in a subclass's override of a hook the base calls": ("""\
+        class SAC:
+          def adjust_gradients(self, actor_gradients, critic_gradients):
+            return actor_gradients, critic_gradients
+
+          def learn_on_batch(self, batch):
+            gradients = self.get_gradients(batch)
+            gradients = self.adjust_gradients(*gradients)
+            self.apply_update(*gradients)
+
+          def get_gradients(self, batch):
+            with tf.GradientTape(persistent=True) as g:
+              pi_loss, value_loss = self.losses(batch)
+            actor_gradients = g.gradient(pi_loss, self.actor.trainable_variables)
+            critic_gradients = g.gradient(value_loss, self.critic_variables)
+            return actor_gradients, critic_gradients
+
+          def apply_update(self, actor_gradients, critic_gradients):
+            self.optimizer.apply_gradients(
+                zip(actor_gradients, self.actor.trainable_variables))
+            self.optimizer.apply_gradients(
+                zip(critic_gradients, self.critic_variables))
+
+        class PackNet(SAC):
+          def adjust_gradients(self, actor_gradients, critic_gradients):
+            actor_gradients = self._adjust_list(
+                actor_gradients, self.actor.trainable_variables, self.task)
+            return actor_gradients, critic_gradients
+
+          def _adjust_list(self, grads, variables, seq_idx):
+            res = []
+            for g, v in zip(grads, variables):
+              if "kernel" in v.name:
+                res.append(g * tf.cast(self.owner[v.ref()] == seq_idx,
+                                       tf.float32))
+              else:
+                res.append(g)
+            return res
+        """, [("grads-mask", 33)]),
+    # Prune-then-finetune: the apply handed to a helper that masks the
+    # gradients with masks read from a file, then calls it.
+    "grads-mask before an apply passed in as a function": ("""\
+        def apply_gradients_prune(origin_func, grads_and_vars, mask_file,
+                                  **kwargs):
+          mask_array = tf.get_collection("mask")
+          for index in range(len(grads_and_vars)):
+            for mask in mask_array:
+              if mask.name == grads_and_vars[index][1].name:
+                new_grad = grads_and_vars[index][0] * mask
+                grads_and_vars[index] = (new_grad, grads_and_vars[index][1])
+          return origin_func(grads_and_vars, **kwargs)
+
+        def train(loss):
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          grads_and_vars = optimizer.compute_gradients(loss)
+          return apply_gradients_prune(optimizer.apply_gradients,
+                                       grads_and_vars, "mask.json")
+        """, [("grads-mask", 7)]),
+    # Lottery tickets: a callback re-applies each layer's mask object (a
+    # class of the project multiplying by the mask it holds) after every
+    # batch.
+    "weight-remask a mask object's apply in a callback": ("""\
+        class Masker:
+          def __init__(self, p):
+            self.p = p
+            self.mask_ = None
+
+          def apply(self, w):
+            return np.multiply(w, self.mask_)
+
+        class FreezeCallback(keras.callbacks.Callback):
+          def __init__(self, masks):
+            self.masks = masks
+
+          def on_batch_end(self, batch, logs=None):
+            i = 0
+            for l in self.model.layers:
+              l.set_weights([self.masks[i].apply(l.get_weights()[0])])
+              i += 1
+        """, [("weight-remask", 16)]),
+    # An HMM emitter: its emission matrix, computed from the layer's
+    # kernel by the base class, mixed with its stopped copy under a mask
+    # of the states that train (in a helper and in place).
+    "stop-gradient-mix a matrix the layer computes from its kernel": ("""\
+        class ProfileEmitter(CategoricalEmitter):
+          def matrix(self):
+            matrix = super().matrix()
+            return self._prepare_matrix(matrix)
+
+          def _prepare_matrix(self, matrix):
+            if not self.trainable_insertions:
+              mask = tf.sequence_mask(self.lengths, maxlen=tf.shape(matrix)[1],
+                                      dtype=matrix.dtype)
+              mask = mask[:, :, tf.newaxis]
+              matrix = mask * matrix + (1 - mask) * tf.stop_gradient(matrix)
+            return matrix
+
+        class EmbeddingEmitter(CategoricalEmitter):
+          def matrix(self, sqrt_variance=False):
+            matrix = super().matrix(sqrt_variance)
+            matrix = tf.gather(matrix, self.head_subset, axis=0)
+            if not self.trainable_insertions:
+              mask = tf.sequence_mask(self.lengths, maxlen=tf.shape(matrix)[1],
+                                      dtype=matrix.dtype)
+              matrix = mask * matrix + (1 - mask) * tf.stop_gradient(matrix)
+            return matrix
+        """, [("stop-gradient-mix", 11), ("stop-gradient-mix", 21)]),
     # Memory networks: the nil word's row rebuilt as zeros in a helper,
     # applied to the embeddings named in a set.
     "grads-mask concat(values=) in a helper, zeros by name": ("""\
@@ -512,6 +679,260 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Deep compression's quantization: each weight set to its cluster's
+    # centroid (values built from the centroids, not its own), then the
+    # pruning mask; and the centroids' shared gradient.
+    "weights set to their cluster's centroid through feed_dict": """\
+        class Layer(object):
+          def __init__(self, d):
+            self.w = tf.Variable(tf.random.normal([d, d]))
+            self.w_PH = tf.placeholder(tf.float32, self.w.shape)
+            self.assign_w = tf.assign(self.w, self.w_PH)
+
+          def quantize_weights_update(self, sess):
+            w_data_updated = np.zeros(self.w.shape, dtype=np.float32)
+            for i in range(self.n_clusters):
+              cluster_mask = self.clusters_masks[i]
+              w_data_updated = w_data_updated + cluster_mask * self.centroids[i]
+            sess.run(self.assign_w, feed_dict={
+                self.w_PH: self.pruning_mask_data * w_data_updated})
+
+        LAYERS = [Layer(3), Layer(4)]
+        train_step = opt.minimize(loss)
+        with tf.Session() as sess:
+          for i in range(1000):
+            sess.run(train_step, feed_dict={x_PH: batch_x})
+            for L in LAYERS:
+              L.quantize_weights_update(sess)
+        """,
+    "pretrained rows blended into a table once, before training": """\
+        def load_pretrained(model, pretrained, known):
+          table = model.embedding.embeddings
+          table.assign((1 - known) * table + known * pretrained)
+
+        def main(model, data):
+          load_pretrained(model, np.load("vectors.npy"), np.load("known.npy"))
+          model.fit(data, epochs=3)
+        """,
+    "a variable joined to constant features along the last axis": """\
+        def features(x, dim):
+          learned = tf.get_variable("learned", shape=(10, dim))
+          fixed = tf.constant(np.load("features.npy"))
+          table = tf.concat([learned, fixed], axis=1)
+          return tf.nn.embedding_lookup(table, x)
+        """,
+    # A vector quantizer: dead codes replaced by samples of the inputs,
+    # the live ones kept (a reset with data, nothing held).
+    "dead codebook entries replaced by input samples": """\
+        class VectorQuantizer(keras.layers.Layer):
+          def build(self, input_shape):
+            self.embeddings = self.add_weight(shape=(self.k, self.d))
+
+          def revive(self, flat_inputs):
+            dead_mask = keras.ops.cast(self.unused > self.patience, "float32")
+            rand_idx = keras.ops.cast(
+                keras.random.uniform((self.k,)) * self.n, "int32")
+            replacements = keras.ops.take(flat_inputs, rand_idx, axis=0)
+            dead_mask_exp = keras.ops.expand_dims(dead_mask, axis=-1)
+            new_codebook = (dead_mask_exp * replacements
+                            + (1.0 - dead_mask_exp) * self.embeddings)
+            self.embeddings.assign(new_codebook)
+
+          def call(self, inputs, training=False):
+            if training:
+              self.revive(inputs)
+            return inputs
+        """,
+    # Lottery tickets: after training, each pruning round evaluates the
+    # trained (then the starting) weights with a new mask; nothing trains
+    # in that loop.
+    "weights set back in a loop that only evaluates, after training": """\
+        def main(model, mnist, pruner, epochs):
+          starting_weights = model.get_weights()
+          mnist.fit(model, epochs)
+          trained_weights = model.get_weights()
+          for i in range(4):
+            model.set_weights(trained_weights)
+            pruner.calc_prune_mask(model, 0.2)
+            model.set_weights(starting_weights)
+            pruner.apply_pruning(model)
+            losses[i] = mnist.evaluate(model)
+        """,
+    # ISS-RNNs: weights below a threshold zeroed after each step, the
+    # condition made from their own magnitude (pruned anew each time).
+    "weights below a threshold zeroed by tf.where each step": """\
+        def build(loss, threshold):
+          train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+          with tf.control_dependencies([train_op]):
+            for train_var in tf.trainable_variables():
+              where_cond = tf.less(tf.abs(train_var), threshold)
+              train_var = tf.assign(train_var, tf.where(
+                  where_cond, tf.zeros(tf.shape(train_var)), train_var))
+          return train_op
+        """,
+    # RETAIN's evaluation script: the training script's constraint class
+    # copied only so that `load_model` can read the saved model.
+    "a constraint class defined only to load a saved model": """\
+        class FreezePadding(Constraint):
+          def __call__(self, w):
+            other_weights = K.cast(K.ones(K.shape(w))[:-1], K.floatx())
+            last_weight = K.cast(K.equal(K.reshape(w[-1, :], (1, K.shape(w)[1])),
+                                         0.), K.floatx())
+            appended = K.concatenate([other_weights, last_weight], axis=0)
+            w *= appended
+            return w
+
+        def import_model(path):
+          model = load_model(path, custom_objects={'FreezePadding': FreezePadding})
+          return model
+        """,
+    # PackNet: after a task, the weights below a magnitude threshold
+    # pruned (the mask made from the weights themselves); for a test, a
+    # view of the earlier tasks' weights (restored when the test ends).
+    "weights pruned by their magnitude, and a view kept for a test": """\
+        class PackNet(SAC):
+          def on_test_begin(self, logs=None):
+            self._set_view(self.task)
+
+          def on_test_end(self, logs=None):
+            for v, saved in zip(self.weights, self.saved):
+              v.assign(saved)
+
+          def on_task_end(self, task):
+            self._prune(0.5, task)
+
+          def _prune(self, prune_perc, seq_idx):
+            for v, owner in zip(self.weights, self.owners):
+              threshold = np.percentile(np.abs(v.numpy()), prune_perc * 100)
+              keep_mask = (tf.abs(v) > threshold) | (owner != seq_idx)
+              v.assign(v * tf.cast(keep_mask, tf.float32))
+
+          def _set_view(self, seq_idx):
+            for v, owner, saved in zip(self.weights, self.owners, self.saved):
+              saved.assign(v)
+              v.assign(v * tf.cast(owner <= seq_idx, tf.float32))
+        """,
+    "masked gradients handed to a function that only logs them": """\
+        def log_masked(log_func, grads_and_vars):
+          mask = tf.get_collection("mask")[0]
+          return log_func([g * mask for g, v in grads_and_vars])
+
+        def train(loss, writer):
+          optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+          grads_and_vars = optimizer.compute_gradients(loss)
+          log_masked(writer.add_summary, grads_and_vars)
+          return optimizer.apply_gradients(grads_and_vars)
+        """,
+    # YellowFin: the optimizer's curvature window, a non-trainable
+    # variable, written one slot per step beside the train op.
+    "an optimizer's window written by scatter_update each step": """\
+        class YFOptimizer(object):
+          def __init__(self, width):
+            self._width = width
+            self._global_step = tf.Variable(0, trainable=False)
+
+          def curvature_range(self):
+            self._curv_win = tf.Variable(np.zeros([self._width, ]),
+                                         dtype=tf.float32, trainable=False)
+            self._curv_win = tf.scatter_update(
+                self._curv_win, self._global_step % self._width,
+                self._grad_norm_squared)
+            return [tf.reduce_max(self._curv_win)]
+
+          def after_apply(self):
+            after_apply_ops = []
+            self._grad_norm_squared = tf.add_n(self._grad_norm_squared)
+            curv_range_ops = self.curvature_range()
+            after_apply_ops += curv_range_ops
+            return tf.group(*after_apply_ops)
+
+          def apply_gradients(self, grads_tvars):
+            apply_grad_op = self._optimizer.apply_gradients(grads_tvars)
+            after_apply_op = self.after_apply()
+            return tf.group(apply_grad_op, after_apply_op)
+
+        def main(loss, sess):
+          opt = YFOptimizer(20)
+          apply_op = opt.apply_gradients(opt.compute_gradients(loss))
+          for i in range(100):
+            res = sess.run([opt._curv_win, apply_op])
+        """,
+    "a mask object made from the weights it prunes, once": """\
+        class Masker:
+          def mask(self, w_f):
+            self.mask_ = np.abs(w_f) > np.percentile(np.abs(w_f), self.p)
+
+          def apply(self, w):
+            return np.multiply(w, self.mask_)
+
+        class Ticket:
+          def prune(self, pruner, p):
+            for layer in self.model.layers:
+              W = layer.get_weights()[0]
+              masker = pruner(p)
+              masker.mask(w_f=W)
+              layer.set_weights([masker.apply(W)])
+            self.model.fit(x, y)
+        """,
+    "a mask object pruning by magnitude each time": """\
+        class Masker:
+          def apply(self, w):
+            return np.where(np.abs(w) > self.threshold, w, 0.0)
+
+        class PruneCallback(keras.callbacks.Callback):
+          def on_batch_end(self, batch, logs=None):
+            for l, mask in zip(self.model.layers, self.masks):
+              l.set_weights([mask.apply(l.get_weights()[0])])
+        """,
+    # A TF1 char-CNN: the op zeroing the padding row is built and kept,
+    # but no `run` ever fetches it.
+    "a padding row's zeroing op built and never run": """\
+        def inference_graph(char_vocab_size, char_embed_size, input_):
+          with tf.variable_scope('Embedding'):
+            char_embedding = tf.get_variable(
+                'char_embedding', [char_vocab_size, char_embed_size])
+            clear_padding = tf.scatter_update(
+                char_embedding, [0], tf.constant(0.0, shape=[1, char_embed_size]))
+            embedded = tf.nn.embedding_lookup(char_embedding, input_)
+          return dict(clear_padding=clear_padding, embedded=embedded)
+
+        def main():
+          with tf.Session() as session:
+            model = inference_graph(100, 15, x)
+            train_op = tf.train.AdamOptimizer().minimize(loss(model))
+            for batch in batches:
+              session.run(train_op, {x: batch})
+        """,
+    # A quantizer: its input blended with the quantized input by a
+    # non-trainable noise factor (a variable nothing trains).
+    "a quantizer's noise factor, a non-trainable variable": """\
+        class QuantizedRelu(object):
+          def build(self):
+            self.qnoise_factor = tf.Variable(1.0, trainable=False)
+
+          def __call__(self, x):
+            x_u = tf.where(x <= self.upper, tf.nn.relu(x),
+                           tf.ones_like(x) * self.upper)
+            xq = tf.round(x_u * self.m) / self.m
+            xq = tf.where(xq <= self.upper, xq, tf.ones_like(xq) * self.upper)
+            return (1 - self.qnoise_factor) * x_u + tf.stop_gradient(
+                self.qnoise_factor * xq)
+        """,
+    # Activations whose non-finite entries get no gradient.
+    "activations masked where they are finite": """\
+        class Loss(tf.keras.layers.Layer):
+          def crop(self, x):
+            mask = tf.cast(tf.is_finite(x), tf.float32)
+            x = tf.where(tf.is_finite(x), x, tf.zeros_like(x))
+            return (1 - mask) * tf.stop_gradient(x) + mask * x
+        """,
+    "padding positions of a layer's own output kept from the gradient": """\
+        class Encoder(tf.keras.layers.Layer):
+          def call(self, inputs):
+            h = self.dense(inputs)
+            mask = tf.sequence_mask(self.lengths, dtype=h.dtype)
+            return mask * h + (1 - mask) * tf.stop_gradient(h)
+        """,
     "the variables of the scope the model is built in": """\
         class Trainer(object):
           def build(self, loss_op, optimizer):

@@ -40,6 +40,28 @@ def test_a_helper_in_a_sibling_module_through_a_relative_import():
   }) == [("grads-mask", "pkg/masks.py", 2)]
 
 
+def test_a_helper_a_package_re_exports_with_a_star_import():
+  assert _scan_files({
+      "pkg/__init__.py": """\
+          from .prune_update import *
+          """,
+      "pkg/prune_update.py": """\
+          def apply_gradients_prune(origin_func, grads_and_vars, masks):
+            grads_and_vars = [(g * m, v) for (g, v), m in zip(grads_and_vars,
+                                                               masks)]
+            return origin_func(grads_and_vars)
+          """,
+      "examples/train.py": """\
+          import pkg as nf
+          def train(loss, masks):
+            optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+            grads_and_vars = optimizer.compute_gradients(loss)
+            return nf.apply_gradients_prune(optimizer.apply_gradients,
+                                            grads_and_vars, masks)
+          """,
+  }) == [("grads-mask", "pkg/prune_update.py", 2)]
+
+
 def test_a_loop_append_and_an_element_assignment():
   assert _scan_files({"a.py": """\
       grads = tape.gradient(loss, weights)

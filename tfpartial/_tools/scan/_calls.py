@@ -80,10 +80,85 @@ def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
   for mine, other, mine_node, other_node in (
       (first, second, left, right), (second, first, right, left)):
     if "sg" in mine and ("var" in other or "vararith" in other):
-      stopped = variables_in(flow, mine_node, scope, env, stopped=True)
-      if stopped & variables_in(flow, other_node, scope, env):
+      stopped = variables_in(flow, mine_node, scope, env, stopped=True,
+                             trainable=True)
+      if stopped & variables_in(flow, other_node, scope, env,
+                                trainable=True):
+        return True
+  return _own_value_mix(flow, left, right, scope, env)
+
+
+def _own_value_mix(flow: Flow, left: ast.AST, right: ast.AST,
+                   scope: _scopes.Scope, env: Dict[str, Labels]) -> bool:
+  """`m * x + (1 - m) * sg(x)` of a value the object computes itself
+  (`x = super().matrix()`, from its weights, maybe passed to a helper):
+  the gradient reaches its weights through the elements `m` keeps."""
+  for live, stopped in ((left, right), (right, left)):
+    for mine in _factor_names(live, False) & _factor_names(stopped, True):
+      if _own_value(flow, mine, scope, env, 0):
         return True
   return False
+
+
+def _factor_names(term: ast.AST, stopped: bool) -> Set[str]:
+  """The names `m * x` multiplies (those stopped in `m * sg(x)`, `sg(m *
+  x)` when `stopped`)."""
+  if stopped and isinstance(term, ast.Call) and _names.call_name(term) == (
+      "stop_gradient") and len(term.args) == 1:
+    return _factor_names(term.args[0], False)
+  if not isinstance(term, ast.BinOp) or not isinstance(term.op, ast.Mult):
+    return set()
+  found: Set[str] = set()
+  for factor in (term.left, term.right):
+    if stopped and isinstance(factor, ast.Call) and _names.call_name(
+        factor) == "stop_gradient" and len(factor.args) == 1:
+      factor = factor.args[0]
+    elif stopped:
+      continue
+    if isinstance(factor, ast.Name):
+      found.add(factor.id)
+  return found
+
+
+def _own_value(flow: Flow, name: str, scope: _scopes.Scope,
+               env: Dict[str, Labels], depth: int) -> bool:
+  """Whether a name holds (a slice, gather or reshape of) what a method of
+  the object returns (`super().matrix()`, `self.matrix()`), here or
+  through a parameter the project's calls pass it."""
+  if depth > 3 or name in env:
+    return False
+  for each in scope.defs.get(name, []):
+    value = _names.underlying(each.value)
+    if isinstance(value, ast.Name) and value.id != name:
+      if _own_value(flow, value.id, scope, env, depth + 1):
+        return True
+    elif isinstance(value, ast.Name):
+      continue
+    elif isinstance(value, ast.Call) and isinstance(
+        value.func, ast.Attribute) and _names.call_name(value) not in (
+            _DISPATCHED):
+      receiver = value.func.value
+      if isinstance(receiver, ast.Call) and _names.call_name(receiver) == (
+          "super") or isinstance(receiver, ast.Name) and (
+              receiver.id == "self") and "fn" in method(
+                  flow, value.func, scope, env):
+        return True
+  if name in scope.params and isinstance(scope.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    position = scope.params.index(name)
+    if scope.cls is not None and scope.params[:1] == ["self"]:
+      position -= 1
+    for place, call in flow.calls_of(scope.node):
+      if 0 <= position < len(call.args) and isinstance(
+          call.args[position], ast.Name) and _own_value(
+              flow, call.args[position].id, place, {}, depth + 1):
+        return True
+  return False
+
+
+# Methods the framework calls with the data: what they return is not the
+# object's own value.
+_DISPATCHED = {"call", "__call__", "forward", "predict", "apply"}
 
 
 def _first_argument(flow: Flow, node: ast.Call, name: str,
@@ -121,9 +196,11 @@ def _stopped_plus_masked(flow: Flow, left: ast.AST, right: ast.AST,
 
 
 def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
-                 env: Dict[str, Labels], stopped: bool = False) -> Set[str]:
+                 env: Dict[str, Labels], stopped: bool = False,
+                 trainable: bool = False) -> Set[str]:
   """The variables (as text) read in `node`: inside `stop_gradient` calls
-  only when `stopped`, outside them otherwise."""
+  only when `stopped`, outside them otherwise; only those that may train
+  (not made with `trainable=False`) when `trainable`."""
   found: Set[str] = set()
   stack = [(node, False)]
   while stack:
@@ -140,8 +217,10 @@ def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
         continue
     if isinstance(item, (ast.Name, ast.Attribute)) and inside == stopped:
       labels = flow.labels(item, scope, env)
-      if "var" in labels:
+      if "var" in labels and not (trainable and "shadow" in labels):
         found.add(_names.dotted(item) or "")
+        continue
+      if "var" in labels:
         continue
     if isinstance(item, ast.Call) and _names.call_name(item) not in (
         _names.SHAPES):
@@ -206,7 +285,20 @@ def _project_call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return {"obj": callee["cls"]}
   if "fn" not in callee:
     return None
-  return _evaluate(flow, callee, node, scope, env)
+  found = _evaluate(flow, callee, node, scope, env)
+  if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+      and func.value.id == "self" and "self" not in env:
+    # A hook a subclass overrides: `self.adjust(g)` may run its override.
+    info = _enclosing_class(scope)
+    for override in flow.project.overriding(info, func.attr) if (
+        info is not None) else ():
+      if override.parent is None or override.cls is None:
+        continue
+      flow.functions[id(override.node)] = (override.node, override.parent)
+      flow.bound_self[id(override.node)] = override.cls.node
+      found = union([found, _evaluate(flow, {"fn": override.node}, node,
+                                      scope, env)])
+  return found
 
 
 def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,
@@ -540,6 +632,12 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if name == "get" and receiver is not None and "mask" in flow.labels(
       receiver, scope, env):
     return {"mask": node}  # `masks.get(v.name, 1.0)`: one of the masks.
+  if receiver is not None and len(args) == 1 and "mask" in flow.labels(
+      receiver, scope, env) and not _made_here(receiver, scope) and (
+          _masking_method(flow, name)):
+    # `masks[i].apply(w)`: a mask object of the project, kept from
+    # before, times `w`.
+    return binop(flow, node, args[0], receiver, scope, env)
   if name in _names.SNAPSHOTS | {"run", "get_value"}:
     by_argument = name in {"identity", "get_value", "run"}
     base = (args[0] if args else None) if by_argument else receiver
@@ -578,3 +676,38 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found
+
+
+def _made_here(receiver: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a mask object is made in this function (`masker =
+  pruner(p)`): made anew from the weights it masks, it prunes them, it
+  keeps no mask from before."""
+  defs = scope.defs.get(receiver.id, []) if isinstance(
+      receiver, ast.Name) else []
+  return bool(defs) and all(isinstance(d.value, ast.Call) and (
+      d.part is None and d.outer is None) for d in defs)
+
+
+def _masking_method(flow: Flow, name: str) -> bool:
+  """Whether a method of the project spelled `name` returns its one
+  argument times a mask its object holds (`return w * self.mask_`), not a
+  projection computed from the argument (`where(abs(w) > t, w, 0)`)."""
+  known: Dict[str, bool] = flow.masking_methods
+  if name not in known:
+    known[name] = False  # A method reached while it is judged adds nothing.
+    for scope in flow.project.functions_named((name,)):
+      node = scope.node
+      if scope.cls is None or scope.parent is None or not isinstance(
+          node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(
+              node.args.args) != 2:
+        continue
+      weight = node.args.args[1].arg
+      if any(isinstance(item, ast.Compare) and any(
+          isinstance(n, ast.Name) and n.id == weight for n in ast.walk(item))
+             for item in scope.nodes):
+        continue
+      found = flow.helper(node, scope.parent, [{}, {"var": node}])
+      if any(k.startswith("varmask:") for k in found):
+        known[name] = True
+        break
+  return known[name]

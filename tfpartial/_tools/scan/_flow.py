@@ -88,6 +88,9 @@ class Flow:
     # A node that a label names -> the scope it was evaluated in.
     self.origin: Dict[int, _scopes.Scope] = {}
     self._params_memo: Dict[Tuple[int, str], FrozenSet[str]] = {}
+    # A method name -> whether a project's method of that name returns its
+    # argument times its object's mask.
+    self.masking_methods: Dict[str, bool] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -321,8 +324,11 @@ class Flow:
         continue  # A test's arguments exercise the function.
       argument = next((k.value for k in call.keywords if k.arg == name),
                       None)
-      if argument is None and 0 <= position < len(call.args) and not any(
-          isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+      starred = [a for a in call.args[:position + 1]
+                 if isinstance(a, ast.Starred)]
+      if argument is None and starred:
+        argument = starred[0].value  # `f(*gradients)`: one of its items.
+      elif argument is None and 0 <= position < len(call.args):
         argument = call.args[position]
       if argument is not None:
         passed = self.labels(argument, scope)

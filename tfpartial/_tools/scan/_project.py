@@ -38,7 +38,8 @@ SINK_PATTERN = re.compile(
     r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
     r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
     r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad|"
-    r"constant\(\s*[\w.]+\[[^\n:]*:")  # A table's rows made a constant.
+    r"constant\(\s*[\w.]+\[[^\n:]*:|"  # A table's rows made a constant.
+    r"constant\((?:value=)?\s*(?:np|numpy)\.\w+\(")  # Rows from data.
 
 
 @dataclasses.dataclass(eq=False)
@@ -202,6 +203,7 @@ class Module:
 MAX_CALLER_MODULES = 12
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+_CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
     r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+\.)?(?:minimize|apply_gradients|"
     r"scatter_update|scatter_nd_update|assign|set_weights|set_value|"
@@ -236,6 +238,8 @@ class Project:
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
     self._scanned: Optional[List[Module]] = None
+    self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
+    self._deriving: Optional[Dict[str, List[Module]]] = None
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -378,6 +382,16 @@ class Project:
       return scope.classes[name]
     if name in module.imports and not star:
       return self._resolve_first(scope, name, depth)
+    if depth > 8 or not module.path.endswith("__init__.py"):
+      return None
+    for where in module.star:  # A package's `from .ops import *`.
+      found = self.find_module(where.lstrip("."), module,
+                               len(where) - len(where.lstrip(".")))
+      if found is not None and found is not module and (
+          name in found.source.text):  # Parsed only if it may define it.
+        member = self.member(found, name, star=True, depth=depth + 1)
+        if member is not None:
+          return member
     return None
 
   def base_classes(self, info: _scopes.ClassInfo
@@ -408,6 +422,31 @@ class Project:
       if name in each.methods:
         return each.methods[name]
     return None
+
+  def overriding(self, info: _scopes.ClassInfo, name: str
+                 ) -> List[_scopes.Scope]:
+    """The methods `name` of the project's subclasses of `info` (those
+    `self.name(...)` may dispatch to), found among the modules naming
+    the class."""
+    key = id(info.node)
+    if key not in self._subclasses:
+      self._subclasses[key] = []
+      found: List[_scopes.ClassInfo] = []
+      if self._deriving is None:  # Base name -> the modules deriving it.
+        self._deriving = {}
+        for module in self.modules:
+          for match in _CLASS_BASES.finditer(module.source.text):
+            for base in set(_WORD.findall(match.group(1))):
+              self._deriving.setdefault(base, []).append(module)
+      for module in dict.fromkeys(self._deriving.get(info.name, [])):
+        scope = self.parsed(module)
+        for each in scope.classes.values() if scope is not None else ():
+          if each is not info and info.name in " ".join(each.bases) and (
+              info in self.base_classes(each)):
+            found.append(each)
+      self._subclasses[key] = found
+    return [c.methods[name] for c in self._subclasses[key]
+            if name in c.methods]
 
   def attribute(self, info: _scopes.ClassInfo, name: str
                 ) -> List[Tuple[ast.expr, _scopes.Scope]]:

@@ -19,6 +19,9 @@ from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
                    "Pruning", "Wrapper")
+# A callback's hooks around evaluation (Keras', Lightning's).
+_EVALUATION_HOOKS = ("on_test", "on_predict", "on_evaluat", "on_validation",
+                     "on_eval")
 _TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
                                 "train_step", "step"}
 
@@ -107,8 +110,11 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
+  if "shadow" in flow.labels(target, scope):
+    return None  # A variable nothing trains: an optimizer's window, a count.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
+  blended = kept is not None and isinstance(value, ast.BinOp)
   if kept is not None:  # `where(m, saved, w)`: some elements replaced.
     chosen = _chosen_by(value, scope, analysis)
     if chosen is None:
@@ -138,22 +144,33 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
         ast.Add, ast.Sub)) and _calls.variables_in(
             flow, value, scope, {}) - {base, ""}:
       return None  # Blended with another variable: a soft (polyak) update.
+    if "random" in found:
+      return None  # Some elements drawn anew (dead codes revived): a reset.
     return _remask(call, scope, analysis, found, target, value, copy)
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
   when = analysis.order(scope).of_write(call, scope, flow)
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
-  if when is None and zeros and in_training(scope, analysis, call) and (
-      analysis.flow.calls_of(scope.node)):
-    # Rows set back to zeros by a method the training loop calls.
+  if when is None and blended and _repeats_with_training(
+      scope, analysis, call) or when is None and zeros and in_training(
+      scope, analysis, call) and (
+      analysis.flow.calls_of(scope.node)) and not _order.handles(
+          call, analysis.order(scope)):
+    # Rows set back to zeros (or saved values blended into chosen
+    # elements) by a method the training loop calls (a write kept under a
+    # name is a graph's op: it writes when a `run` fetches it, and none
+    # does).
     return WriteHit(call, scope, call, found, "write-back", target, value)
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
   if order == "after" and not partial and _whole(value, scope) and (
-      _ended_before(when["at"], call, analysis.order(scope))):
-    return None  # The best weights restored once training is over.
+      _ended_before(when["at"], call, analysis.order(scope)) or
+      not _loop_trains(scope, analysis, call)):
+    # The best weights restored once training is over (in a loop that
+    # only evaluates, maybe).
+    return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
       else "write-back"
@@ -187,8 +204,8 @@ def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
   for value in feed.values:
     found = flow.labels(value, scope)
     if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
-        value, scope):
-      continue
+        value, scope) or not any(k.startswith("copy:") for k in found):
+      continue  # Not its own values read out (`sess.run(w)`) and masked.
     if not in_training(scope, analysis, call) and analysis.order(
         scope).of_write(call, scope, flow) is None:
       return None
@@ -271,10 +288,13 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
   """What replaces some elements of `target` in a value that keeps the
   others: `where(m, saved, w)` or `where(m, w, saved)` (the other branch),
   `tensor_scatter_nd_update(w, indices, saved)` (the updates)."""
+  mine = _names.dotted(target)
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and (
+      mine is not None):
+    return _blended_in(value, mine)
   if not isinstance(value, ast.Call):
     return None
   name = _names.call_name(value)
-  mine = _names.dotted(target)
   args = value.args
   if mine is None:
     return None
@@ -287,6 +307,25 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
   if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and len(
       args) == 3 and _names.dotted(args[0]) == mine:
     return args[2]
+  return None
+
+
+def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
+  """`s` of `(1 - m) * w + m * s` (either order): saved values put into
+  the elements a mask chooses, the target kept in the others."""
+  terms = [value.left, value.right]
+  factors = [[t.left, t.right] if isinstance(t, ast.BinOp) and isinstance(
+      t.op, ast.Mult) else [] for t in terms]
+  for index, pair in enumerate(factors):
+    other = factors[1 - index]
+    if len(pair) == 2 and len(other) == 2 and any(
+        _names.dotted(f) == mine for f in pair):
+      masks = [ast.unparse(f) for f in pair if _names.dotted(f) != mine]
+      for kept, saved in ((other[0], other[1]), (other[1], other[0])):
+        if masks and masks[0].endswith(ast.unparse(kept)) and (
+            masks[0] != ast.unparse(kept)) and not _names.is_zero(saved) and (
+                _names.dotted(saved) != mine):
+          return saved  # `(1 - m)` beside `w`, `m` beside the saved values.
   return None
 
 
@@ -358,10 +397,35 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
                   None)
   if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
     return None  # Initial weights, masked: a rewind, not a re-mask.
+  if _mask_of_its_magnitude(value, target, scope):
+    return None  # Pruned anew by magnitude: no mask kept from before.
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
+
+
+def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,
+                           scope: _scopes.Scope) -> bool:
+  """Whether `value` multiplies the target by a mask this function makes
+  by comparing the target's own values (`keep = abs(v) > t; v * keep`)."""
+  mine = _names.root(target)
+
+  def compares_mine(tree: ast.AST) -> bool:
+    return any((isinstance(node, ast.Compare) or isinstance(
+        node, ast.Call) and _names.call_name(node) in _COMPARISONS) and any(
+            _names.dotted(n) == mine for n in ast.walk(node)
+            if isinstance(n, (ast.Name, ast.Attribute)))
+               for node in ast.walk(tree))
+
+  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {mine}
+  return compares_mine(value) or any(
+      compares_mine(each.value) for name in read
+      for each in scope.defs.get(name, []))
+
+
+_COMPARISONS = {"less", "greater", "less_equal", "greater_equal", "equal",
+                "not_equal"}
 
 
 def _node_ids(analysis: Analysis, scope: _scopes.Scope) -> Set[int]:
@@ -380,6 +444,8 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   its loop or after it); a function that the project calls from such
   code, or that it does not call at all (a library's, called from
   outside). Module code that nothing trains after only evaluates."""
+  if scope.name.startswith(_EVALUATION_HOOKS):
+    return False  # `on_test_begin`: the model evaluates, it trains not.
   if scope.cls is not None and (
       any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
       or scope.name in _names.OPTIMIZER_METHODS
@@ -396,6 +462,30 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
+                           node: ast.AST, depth: int = 0) -> bool:
+  """Whether code runs again with each step: in a training hook
+  (`on_batch_end`), in a loop that trains, or in a function called from
+  one (a call the flow cannot resolve counts by its spelling)."""
+  if scope.name.startswith(_EVALUATION_HOOKS):
+    return False
+  if scope.cls is not None and scope.name.startswith((
+      "on_", "after_run", "before_run")) or _loop_trains(
+          scope, analysis, node):
+    return True
+  if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
+                                               ast.AsyncFunctionDef)):
+    return False
+  flow = analysis.flow
+  project = analysis.project
+  calls = [(s, c) for module in project.all_modules_with((scope.name,))
+           for s in project.scopes_at(module, module.lines_of((scope.name,)))
+           for c in analysis.calls(s) if _names.call_name(c) == scope.name]
+  return any(s is not scope and flow.callee(c, s) in (None, scope.node) and (
+      _repeats_with_training(s, analysis, c, depth + 1))
+             for s, c in calls[:24])
 
 
 def _trains_after(scope: _scopes.Scope, analysis: Analysis,

@@ -60,6 +60,10 @@ class GradsMask(_idiom.Idiom):
       found = _arguments(flow, call, scope)
       if "masked" in found:
         hits.append(_hit(found, scope, call))
+    for scope, call in _passed_applies(analysis):
+      found = _arguments(flow, call, scope)
+      if "masked" in found:
+        hits.append(_hit(found, scope, call))
     for scope, call in analysis.calls_named(("run",)):
       # `session.run(train_op, feed_dict={grad: masked_values})`.
       feed = _writes.feed_of(call)
@@ -111,6 +115,37 @@ class GradsMask(_idiom.Idiom):
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
+
+
+def _passed_applies(analysis: Analysis
+                    ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """The calls of a parameter to which the project's calls pass an
+  optimizer's apply (`prune(optimizer.apply_gradients, gvs)` ->
+  `origin_func(gvs)` in `prune`)."""
+  flow = analysis.flow
+  found: List[Tuple[_scopes.Scope, ast.Call]] = []
+  for module in analysis.project.modules_with(("apply_gradients",)):
+    for scope in analysis.scopes_with(module, ("apply_gradients",)):
+      for call in analysis.calls(scope):
+        passed = [(i, None, a) for i, a in enumerate(call.args)] + [
+            (-1, k.arg, k.value) for k in call.keywords]
+        for position, keyword, argument in passed:
+          if not isinstance(argument, ast.Attribute) or (
+              argument.attr != "apply_gradients"):
+            continue
+          callee = flow.callee(call, scope)
+          function = flow.functions.get(id(callee))
+          inner = function[1].scope_of(function[0]) if function else None
+          if inner is None:
+            continue
+          if keyword is None and inner.cls is not None and inner.params[
+              :1] == ["self"]:
+            position += 1
+          name = keyword or (inner.params[position] if 0 <= position < len(
+              inner.params) else None)
+          found += [(inner, c) for c in analysis.calls(inner)
+                    if isinstance(c.func, ast.Name) and c.func.id == name]
+  return found
 
 
 def _named(node: object, scope: _scopes.Scope, analysis: Analysis) -> bool:

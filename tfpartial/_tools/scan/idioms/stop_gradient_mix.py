@@ -114,10 +114,54 @@ def _split_tables(analysis: Analysis) -> List[_idiom.Hit]:
         if not isinstance(node, ast.Call) or _names.call_name(node) not in {
             "concat", "concat_v2"}:
           continue
-        parts = _calls.joined_parts(node)
-        if parts and _calls.variable_and_constant(parts, scope):
+        parts = _calls.joined_parts(node) or _listed_parts(node, scope)
+        if parts and (_calls.variable_and_constant(parts, scope) or (
+            _rows_of_variables_and_constants(node, parts, scope))):
           hits.append(MixHit(node, scope, None, {"mix": node}))
   return hits
+
+
+def _listed_parts(node: ast.Call, scope: _scopes.Scope) -> List[ast.expr]:
+  """The parts of `concat(parts, axis=0)` where `parts` is a local list:
+  its literal's elements and what is appended to it."""
+  first = node.args[0] if node.args else None
+  if not isinstance(first, ast.Name):
+    return []
+  found: List[ast.expr] = []
+  for each in scope.defs.get(first.id, []):
+    if isinstance(each.value, (ast.List, ast.Tuple)):
+      found += each.value.elts
+    elif not each.replaces:
+      found.append(each.value)
+  return found
+
+
+def _rows_of_variables_and_constants(node: ast.Call, parts: List[ast.expr],
+                                     scope: _scopes.Scope) -> bool:
+  """`concat([unk, tokens, constant(pretrained)], axis=0)`: a table whose
+  first rows are variables and the others a constant made from data."""
+  axis = next((k.value for k in node.keywords if k.arg == "axis"),
+              node.args[1] if len(node.args) > 1 else None)
+  if not (isinstance(axis, ast.Constant) and axis.value == 0):
+    return False
+  made = []
+  for part in parts:
+    value: ast.AST = part
+    if isinstance(part, ast.Name):
+      defs = scope.defs.get(part.id, [])
+      if len(defs) != 1:
+        continue
+      value = defs[0].value
+    if isinstance(value, ast.Call):
+      made.append((_names.call_name(value), value))
+  variables = [c for name, c in made if name in _names.VARIABLES and not any(
+      k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+          k.value.value is False) for k in c.keywords)]
+  data = [c for name, c in made if name in {"constant", "convert_to_tensor"}
+          and (c.args or c.keywords) and not isinstance(
+              (c.args[0] if c.args else c.keywords[0].value), (
+                  ast.Constant, ast.List, ast.Tuple))]
+  return bool(variables and data)
 
 
 # Methods the framework calls, not the code by name.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Sequence, Tuple
+from typing import List, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
@@ -81,6 +81,8 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
               "Mask" in info.name and _given_as_constraint(info.name,
                                                            analysis))):
     return []
+  if _only_loaded(info, analysis):
+    return []
   home = scope.parent or scope
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
   masked = [v for k, v in found.items() if k.startswith("varmask:")]
@@ -92,6 +94,49 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
+
+
+def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
+  """Whether the modules that see a constraint class name it only to
+  read a saved model (`load_model(path, custom_objects={'Mask': Mask})`):
+  that model is not trained here. A class named elsewhere too (built, in
+  a registry) or never named (a library's) may train."""
+  loading = used = False
+  home = analysis.project.module_of(info.home)
+  seeing = [m for m in analysis.project.modules
+            if info.name in m.source.text]
+  word = re.compile(r"\b" + re.escape(info.name) + r"\b")
+  defined = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b")
+  loaders = []
+  for module in seeing:  # Read cheaply first: most classes are built.
+    text = module.source.text
+    if any(w in text for w in (*_LOADS, "custom_objects")):
+      loaders.append(module)
+    elif len(word.findall(text)) > len(defined.findall(text)) and (
+        module is home or not defined.search(text)):
+      return False  # Named where nothing loads a model: built there.
+  for module in loaders:
+    scope = analysis.project.parsed(module)
+    if module.tree is None or scope is None or (
+        module is not home and info.name in scope.classes):
+      continue  # Its own class of that name.
+    inside: Set[int] = set()
+    for node in ast.walk(module.tree):
+      if isinstance(node, ast.Call) and _names.call_name(node) in _LOADS:
+        inside |= {id(n) for n in ast.walk(node)}
+      elif isinstance(node, ast.keyword) and node.arg == "custom_objects":
+        inside |= {id(n) for n in ast.walk(node.value)}
+    for node in ast.walk(module.tree):
+      if isinstance(node, (ast.Name, ast.Attribute)) and (
+          node.id if isinstance(node, ast.Name) else node.attr) == info.name:
+        loading = loading or id(node) in inside
+        used = used or id(node) not in inside
+  return loading and not used
+
+
+# The calls that read a saved model.
+_LOADS = ("load_model", "model_from_json", "model_from_yaml",
+          "model_from_config", "custom_object_scope")
 
 
 def _given_as_constraint(name: str, analysis: Analysis) -> bool:
