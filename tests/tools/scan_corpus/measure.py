@@ -1,6 +1,6 @@
 """Measure `tfpartial scan` on one part of the corpus.
 
-usage: measure.py PART_DIR [--tree SRC_TREE] [--out RESULT.json] [--show] [--expected FILE]
+usage: measure.py PART_DIR [--tree SRC_TREE] [--out RESULT.json] [--show] [--expected FILE] [--span]
 
 Each repository under PART/trees and PART/negative is scanned as one project
 (as its team would run scan at its root). An expected finding is found when a
@@ -8,7 +8,7 @@ reported finding has the same path, a line within tolerance (any line in a
 notebook when line is null) and the same idiom; "any idiom" counts a finding of
 another idiom at that place too. Findings matching no expected entry are
 false-positive candidates (to adjudicate by hand)."""
-import argparse, io, json, os, sys, time, collections, contextlib
+import argparse, io, json, os, re, sys, time, collections, contextlib
 
 
 def main():
@@ -17,6 +17,8 @@ def main():
   ap.add_argument("--tree", default="/work/main")
   ap.add_argument("--out")
   ap.add_argument("--show", action="store_true", help="print misses and FPs")
+  ap.add_argument("--span", action="store_true", help="a finding also matches at the line"
+                  " of the step its message names (the sink of a filtered var_list)")
   ap.add_argument("--expected", help="instances to score instead of PART/expected.json"
                   " (a reviewed set)")
   args = ap.parse_args()
@@ -61,8 +63,11 @@ def main():
   def near(f, e, same_idiom):
     if same_idiom and f["idiom"] != e["idiom"]:
       return False
+    lines = [f["line"]]
+    if args.span:  # The step a finding names: "... for `minimize` (line 57)".
+      lines += [int(n) for n in re.findall(r"\(line (\d+)\)", f.get("message", ""))]
     for path, line, tol in places(e):
-      if f["path"] == path and (line is None or abs(f["line"] - line) <= tol):
+      if f["path"] == path and (line is None or any(abs(n - line) <= tol for n in lines)):
         return True
     return False
 
