@@ -68,6 +68,23 @@ def _moved(before, after):
   return any(not np.array_equal(x, y) for x, y in zip(before, after))
 
 
+@pytest.fixture(scope="module")
+def plain_run(tmp_path_factory):
+  """`plain_run(key, run)`: `run(directory)` once per key for the module.
+  A plain run (no tfpartial) does not depend on the entry point a test
+  resumes it with, so the entry points share it and only read what it
+  saved (each test trains, saves and restores its own runs with tfpartial,
+  and the plain runs that restore those)."""
+  runs = {}
+
+  def once(key, run):
+    if key not in runs:
+      runs[key] = run(tmp_path_factory.mktemp("plain") / "run")
+    return runs[key]
+
+  return once
+
+
 # --- tf.compat.v1 optimizers: a TF1 Saver in a graph -------------------------
 
 V1_ENTRIES = ("wrap_minimize", "wrap_compute_apply", "minimize",
@@ -127,9 +144,11 @@ def _layout_kept(entry, kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("entry", V1_ENTRIES)
-def test_v1_saver_plain_to_tfpartial_and_back(tmp_path, entry, kind):
-  plain, _, plain_end, plain_names = _v1_graph_run(tmp_path / "plain", kind,
-                                                   None)
+def test_v1_saver_plain_to_tfpartial_and_back(tmp_path, plain_run, entry,
+                                              kind):
+  plain, _, plain_end, plain_names = plain_run(
+      ("v1_saver", kind), lambda directory: _v1_graph_run(directory, kind,
+                                                          None))
   # Add tfpartial to the running job: resume from the plain checkpoint.
   path, start, end, names = _v1_graph_run(tmp_path / "partial", kind, entry,
                                           restore_from=plain)
@@ -236,10 +255,11 @@ def _v1_eager_run(directory, kind, entry, function, restore_from=None):
 @pytest.mark.parametrize("entry", V1_ENTRIES)
 @pytest.mark.parametrize("function", [False, True],
                          ids=["eager", "tf_function"])
-def test_v1_tf_checkpoint_plain_to_tfpartial_and_back(tmp_path, function,
-                                                      entry, kind):
-  plain, _, plain_end, _ = _v1_eager_run(tmp_path / "plain", kind, None,
-                                         function)
+def test_v1_tf_checkpoint_plain_to_tfpartial_and_back(tmp_path, plain_run,
+                                                      function, entry, kind):
+  plain, _, plain_end, _ = plain_run(
+      ("v1_tf_checkpoint", kind, function),
+      lambda directory: _v1_eager_run(directory, kind, None, function))
   _, start, end, status = _v1_eager_run(tmp_path / "resumed", kind, entry,
                                         function, restore_from=plain)
   for restored, saved in zip(start, plain_end):
@@ -392,10 +412,11 @@ def _keras_run(package, directory, kind, entry, fmt, restore_from=None):
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("entry", KERAS_ENTRIES)
 @pytest.mark.parametrize("package, fmt", KERAS_CASES)
-def test_keras_weights_plain_to_tfpartial_and_back(tmp_path, package, fmt,
-                                                   entry, kind):
-  plain, _, plain_end, _, _ = _keras_run(package, tmp_path / "plain", kind,
-                                         None, fmt)
+def test_keras_weights_plain_to_tfpartial_and_back(tmp_path, plain_run,
+                                                   package, fmt, entry, kind):
+  plain, _, plain_end, _, _ = plain_run(
+      ("keras_weights", package, fmt, kind),
+      lambda directory: _keras_run(package, directory, kind, None, fmt))
   _, start, end, iterations, status = _keras_run(
       package, tmp_path / "resumed", kind, entry, fmt, restore_from=plain)
   for restored, saved in zip(start, plain_end):

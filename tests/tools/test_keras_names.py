@@ -36,6 +36,13 @@ def _archive(tmp_path):
   return tmp_path / "model.keras"
 
 
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+  """`_archive`, saved once for the module: each test only reads it and
+  rewrites a copy of it in its own folder (its spec.json stands beside it)."""
+  return _archive(tmp_path_factory.mktemp("archive"))
+
+
 def _rewritten(archive, tmp_path, damage):
   """A copy of `archive` whose config.json is `damage(config)`; the other
   members copied as they are (model.weights.h5 stays uncompressed)."""
@@ -116,10 +123,10 @@ def _verify(capsys, before, after, spec):
                  r"an integer or null", id="lora_rank_string"),
 ])
 def test_a_malformed_config_is_bad_input_naming_the_file_and_place(
-    tmp_path, capsys, damage, problem):
-  archive = _archive(tmp_path)
+    tmp_path, capsys, archive, damage, problem):
   after = _rewritten(archive, tmp_path, damage)
-  code, out, err = _verify(capsys, archive, after, tmp_path / "spec.json")
+  code, out, err = _verify(capsys, archive, after,
+                           archive.parent / "spec.json")
   assert code == 2, out + err
   assert "Traceback" not in err and out == "", out + err
   (line,) = err.strip().splitlines()
@@ -138,10 +145,10 @@ def test_a_malformed_config_is_bad_input_naming_the_file_and_place(
     pytest.param(lambda c: _set("keras_hub", 1, key="module")(
         _set("x", 1, key="use_bias", options=True)(c)), id="custom_option"),
 ])
-def test_a_well_formed_config_verifies(tmp_path, capsys, damage):
-  archive = _archive(tmp_path)
+def test_a_well_formed_config_verifies(tmp_path, capsys, archive, damage):
   after = _rewritten(archive, tmp_path, damage)
-  code, out, err = _verify(capsys, archive, after, tmp_path / "spec.json")
+  code, out, err = _verify(capsys, archive, after,
+                           archive.parent / "spec.json")
   assert code == 0, out + err
   assert "OK: every frozen element of 1 variable(s)" in out, out
 
