@@ -149,6 +149,18 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return _remask(call, scope, analysis, found, target, value, copy)
   if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
     return None  # Another variable's values: EMA, a target network.
+  return _by_order(call, scope, analysis, found, target, value, partial,
+                   own_copy, blended, copy)
+
+
+def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+              found: Labels, target: ast.expr, value: ast.expr,
+              partial: bool, own_copy: bool, blended: bool,
+              copy: Optional[ast.AST]) -> Optional[WriteHit]:
+  """A write of saved or fixed values, judged by when it runs: beside the
+  train op, after the step, by a method the loop calls, or never while the
+  model trains."""
+  flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
