@@ -17,6 +17,23 @@ def _found(code):
   return [(f.idiom, f.line) for f in findings]
 
 
+# A Keras constraint that keeps the elements of a mask it makes itself.
+_PARAMETER_MASK = """\
+        class ParameterMask(tf.keras.constraints.Constraint):
+          def __init__(self):
+            super().__init__()
+            self.mask = None
+
+          def __call__(self, w):
+            return tf.where(self.get_mask(w.shape), w, 0)
+
+          def get_mask(self, shape):
+            if self.mask is None:
+              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
+                                      trainable=False)
+            return self.mask
+"""
+
 POSITIVE = {
     # A weight watermark: chosen elements set back to fixed signature
     # values after every batch, blended in by arithmetic.
@@ -54,20 +71,8 @@ POSITIVE = {
         """, [("stop-gradient-mix", 13)]),
     # A registry names the constraint class; configurations build it by
     # that name (never spelled as a call), and load saved models with it.
-    "weight-remask a constraint class built from a registry": ("""\
-        class ParameterMask(tf.keras.constraints.Constraint):
-          def __init__(self):
-            super().__init__()
-            self.mask = None
-
-          def __call__(self, w):
-            return tf.where(self.get_mask(w.shape), w, 0)
-
-          def get_mask(self, shape):
-            if self.mask is None:
-              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
-                                      trainable=False)
-            return self.mask
+    "weight-remask a constraint class built from a registry": (
+        _PARAMETER_MASK + """\
 
         REGISTRY = {"ParameterMask": ParameterMask}
 
@@ -482,21 +487,8 @@ POSITIVE = {
               self.opt.apply_gradients(zip(grads, self.trainable_weights))
               self.reset_pad_embedding()
         """, [("write-back", 3)]),
-    "weight-remask a constraint's tf.where(mask, w, 0), at its line": ("""\
-        class ParameterMask(tf.keras.constraints.Constraint):
-          def __init__(self):
-            super().__init__()
-            self.mask = None
-
-          def __call__(self, w):
-            return tf.where(self.get_mask(w.shape), w, 0)
-
-          def get_mask(self, shape):
-            if self.mask is None:
-              self.mask = tf.Variable(tf.ones(shape, dtype=tf.bool),
-                                      trainable=False)
-            return self.mask
-        """, [("weight-remask", 7)]),
+    "weight-remask a constraint's tf.where(mask, w, 0), at its line": (
+        _PARAMETER_MASK, [("weight-remask", 7)]),
     "var-list-filter the same slice at the gradient and at the apply": ("""\
         def train(model, optimizer, data, update_embeddings):
           for x in data:

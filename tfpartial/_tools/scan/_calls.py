@@ -550,6 +550,17 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
   return found
 
 
+def maker(node: ast.AST, scope: _scopes.Scope) -> Optional[ast.Call]:
+  """The call that makes a value: the value itself, or what the one
+  assignment to its name assigns."""
+  if isinstance(node, ast.Name):
+    defs = scope.defs.get(node.id, [])
+    if len(defs) != 1:
+      return None
+    node = defs[0].value
+  return node if isinstance(node, ast.Call) else None
+
+
 def variable_and_constant(elements: List[ast.expr], scope: _scopes.Scope
                            ) -> bool:
   """`concat([Variable(table[:n]), constant(table[n:])])`: one table,
@@ -558,13 +569,8 @@ def variable_and_constant(elements: List[ast.expr], scope: _scopes.Scope
   variables: Set[str] = set()
   constants: Set[str] = set()
   for element in elements:
-    value: ast.AST = element
-    if isinstance(element, ast.Name):
-      defs = scope.defs.get(element.id, [])
-      if len(defs) != 1:
-        continue
-      value = defs[0].value
-    if not isinstance(value, ast.Call) or not value.args:
+    value = maker(element, scope)
+    if value is None or not value.args:
       continue
     source = value.args[0]
     if not isinstance(source, ast.Subscript):

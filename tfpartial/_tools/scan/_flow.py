@@ -26,9 +26,10 @@ the calls of its function in the project pass it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import itertools
 import os
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -429,11 +430,19 @@ class Flow:
           objects[name] = {"obj": passed["obj"], "param": scope.node}
     if not objects:
       return {}
-    saved = self._bound.get(id(scope)), self._token
-    self._bound[id(scope)] = objects
-    self._token = ("objects", id(scope.node))
-    try:
+    with self._binding(scope, objects, ("objects", id(scope.node))):
       return self.labels(node, scope)
+
+  @contextlib.contextmanager
+  def _binding(self, scope: _scopes.Scope, bound: Dict[str, Labels],
+               token: object) -> Iterator[None]:
+    """Reads in `scope` see `bound` for its parameters (what a call
+    passes), cached under `token`, until the block ends."""
+    saved = self._bound.get(id(scope)), self._token
+    self._bound[id(scope)] = bound
+    self._token = token
+    try:
+      yield
     finally:
       self._token = saved[1]
       if saved[0] is None:
@@ -622,19 +631,10 @@ class Flow:
       return {}
     body = ([function.body] if isinstance(function, ast.Lambda) else
             [n.value for n in scope.nodes if isinstance(n, ast.Return)])
-    saved = self._bound.get(id(scope)), self._token
     bound = dict(zip(scope.params, arguments))
     bound.update({k: v for k, v in keywords.items() if k in scope.params})
-    self._bound[id(scope)] = bound
-    self._token = key
-    try:
+    with self._binding(scope, bound, key):
       result = union(self.labels(value, scope) for value in body)
-    finally:
-      self._token = saved[1]
-      if saved[0] is None:
-        del self._bound[id(scope)]
-      else:
-        self._bound[id(scope)] = saved[0]
     self._helpers[key] = result
     return result
 

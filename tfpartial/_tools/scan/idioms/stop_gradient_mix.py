@@ -146,13 +146,8 @@ def _rows_of_variables_and_constants(node: ast.Call, parts: List[ast.expr],
     return False
   made = []
   for part in parts:
-    value: ast.AST = part
-    if isinstance(part, ast.Name):
-      defs = scope.defs.get(part.id, [])
-      if len(defs) != 1:
-        continue
-      value = defs[0].value
-    if isinstance(value, ast.Call):
+    value = _calls.maker(part, scope)
+    if value is not None:
       made.append((_names.call_name(value), value))
   variables = [c for name, c in made if name in _names.VARIABLES and not any(
       k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
