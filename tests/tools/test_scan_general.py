@@ -18,6 +18,18 @@ def _found(code):
 
 
 POSITIVE = {
+    # Fitting knot positions: the two end knots kept in place by zeros
+    # scattered into their gradient rows, given as a literal list.
+    "grads-mask zeros scattered from a literal list into a gradient": ("""\
+        def train(x_points, n, optimizer, loss_fn):
+          for epoch in range(10):
+            with tf.GradientTape() as tape:
+              loss_value = loss_fn(x_points)
+            gradients = tape.gradient(loss_value, [x_points])
+            gradients[0] = tf.tensor_scatter_nd_update(
+                gradients[0], [[0], [n - 1]], [0.0, 0.0])
+            optimizer.apply_gradients(zip(gradients, [x_points]))
+        """, [("grads-mask", 6)]),
     # A weight watermark: chosen elements set back to fixed signature
     # values after every batch, blended in by arithmetic.
     "write-back saved values blended into masked elements by arithmetic": ("""\
@@ -679,6 +691,15 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "chosen gradient rows set to non-zero values from a literal list": """\
+        def train(x_points, n, optimizer, loss_fn):
+          with tf.GradientTape() as tape:
+            loss_value = loss_fn(x_points)
+          gradients = tape.gradient(loss_value, [x_points])
+          gradients[0] = tf.tensor_scatter_nd_update(
+              gradients[0], [[0], [n - 1]], [0.0, 1.0])
+          optimizer.apply_gradients(zip(gradients, [x_points]))
+        """,
     # Deep compression's quantization: each weight set to its cluster's
     # centroid (values built from the centroids, not its own), then the
     # pruning mask; and the centroids' shared gradient.
