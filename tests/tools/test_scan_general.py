@@ -18,6 +18,33 @@ def _found(code):
 
 
 POSITIVE = {
+    # Lottery tickets in Keras: before every batch the model's weights
+    # are read out by a helper, multiplied by the pruning mask in
+    # another helper, and set back.
+    "weight-remask a model's weights masked by helpers before each batch": ("""\
+        class Pruned:
+          def get_weights(self):
+            weights = {}
+            for idx, layer in enumerate(self.model.layers):
+              weights[idx] = layer.get_weights()[0]
+            return weights
+
+          def mask_weights(self, mask, weights):
+            new_weights = list()
+            for idx, layer in enumerate(self.model.layers):
+              new_weights.append(weights[idx] * mask[idx])
+              new_weights.append(layer.get_weights()[1])
+            return new_weights
+
+          def fit_batch(self, x, y, mask, weights_init, n_epochs, n):
+            current_weights = weights_init
+            for e in range(n_epochs):
+              for j in range(len(x) // n):
+                masked_weights = self.mask_weights(mask, current_weights)
+                self.model.set_weights(masked_weights)
+                self.model.train_on_batch(x[j:j + n], y[j:j + n])
+                current_weights = self.get_weights()
+        """, [("weight-remask", 20)]),
     # Fitting knot positions: the two end knots kept in place by zeros
     # scattered into their gradient rows, given as a literal list.
     "grads-mask zeros scattered from a literal list into a gradient": ("""\
@@ -691,6 +718,30 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a pruning round rewinding to initial weights kept by the object": """\
+        class Pruned:
+          def __init__(self, model):
+            self.model = model
+            self.initial = self.get_weights()
+
+          def get_weights(self):
+            weights = {}
+            for idx, layer in enumerate(self.model.layers):
+              weights[idx] = layer.get_weights()[0]
+            return weights
+
+          def mask_weights(self, mask, weights):
+            new_weights = list()
+            for idx, layer in enumerate(self.model.layers):
+              new_weights.append(weights[idx] * mask[idx])
+              new_weights.append(layer.get_weights()[1])
+            return new_weights
+
+          def prune_round(self, x, y, mask):
+            self.model.set_weights(self.mask_weights(mask, self.initial))
+            self.model.fit(x, y, epochs=5)
+            return self.get_weights()
+        """,
     "chosen gradient rows set to non-zero values from a literal list": """\
         def train(x_points, n, optimizer, loss_fn):
           with tf.GradientTape() as tape:
