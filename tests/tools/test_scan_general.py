@@ -18,6 +18,29 @@ def _found(code):
 
 
 POSITIVE = {
+    # Lottery-ticket layers: the kernel used in the forward pass is the
+    # trainable kernel under a mask plus, elsewhere, a non-trainable copy
+    # of its initial values.
+    "stop-gradient-mix a kernel mixed with a non-trainable initial copy": ("""\
+        class FreezeDense(Dense):
+          def __init__(self, units, init_weight, mask_weight, **kwargs):
+            super().__init__(units, **kwargs)
+            self.init_weight = init_weight
+            self.mask_weight = mask_weight
+            self.mask_weight_rev = np.abs(mask_weight - 1)
+
+          def build(self, input_shape):
+            super().build(input_shape)
+            self._underlying_kernel = self.kernel
+            self.kernel_init = K.variable(value=self.init_weight)
+            self.kernel_mask = K.variable(value=self.mask_weight)
+            self.kernel_mask_rev = K.variable(value=self.mask_weight_rev)
+            self._non_trainable_weights.append(self.kernel_init)
+            self._non_trainable_weights.append(self.kernel_mask)
+            self._non_trainable_weights.append(self.kernel_mask_rev)
+            self.kernel = (self._underlying_kernel * self.kernel_mask
+                           + self.kernel_mask_rev * self.kernel_init)
+        """, [("stop-gradient-mix", 17)]),
     # Lottery tickets in Keras: before every batch the model's weights
     # are read out by a helper, multiplied by the pruning mask in
     # another helper, and set back.
@@ -718,6 +741,19 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a kernel mixed under a mask with a second trainable kernel": """\
+        class TwoPart(Dense):
+          def build(self, input_shape):
+            super().build(input_shape)
+            self._underlying_kernel = self.kernel
+            self.other = self.add_weight("other", shape=self.kernel.shape)
+            self.kernel_mask = K.variable(value=self.mask_weight)
+            self.kernel_mask_rev = K.variable(value=1 - self.mask_weight)
+            self._non_trainable_weights.append(self.kernel_mask)
+            self._non_trainable_weights.append(self.kernel_mask_rev)
+            self.kernel = (self._underlying_kernel * self.kernel_mask
+                           + self.kernel_mask_rev * self.other)
+        """,
     "a pruning round rewinding to initial weights kept by the object": """\
         class Pruned:
           def __init__(self, model):
