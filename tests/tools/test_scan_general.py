@@ -35,6 +35,68 @@ _PARAMETER_MASK = """\
 """
 
 POSITIVE = {
+    # Lottery-ticket layers: the kernel used in the forward pass is the
+    # trainable kernel under a mask plus, elsewhere, a non-trainable copy
+    # of its initial values.
+    "stop-gradient-mix a kernel mixed with a non-trainable initial copy": ("""\
+        class FreezeDense(Dense):
+          def __init__(self, units, init_weight, mask_weight, **kwargs):
+            super().__init__(units, **kwargs)
+            self.init_weight = init_weight
+            self.mask_weight = mask_weight
+            self.mask_weight_rev = np.abs(mask_weight - 1)
+
+          def build(self, input_shape):
+            super().build(input_shape)
+            self._underlying_kernel = self.kernel
+            self.kernel_init = K.variable(value=self.init_weight)
+            self.kernel_mask = K.variable(value=self.mask_weight)
+            self.kernel_mask_rev = K.variable(value=self.mask_weight_rev)
+            self._non_trainable_weights.append(self.kernel_init)
+            self._non_trainable_weights.append(self.kernel_mask)
+            self._non_trainable_weights.append(self.kernel_mask_rev)
+            self.kernel = (self._underlying_kernel * self.kernel_mask
+                           + self.kernel_mask_rev * self.kernel_init)
+        """, [("stop-gradient-mix", 17)]),
+    # Lottery tickets in Keras: before every batch the model's weights
+    # are read out by a helper, multiplied by the pruning mask in
+    # another helper, and set back.
+    "weight-remask a model's weights masked by helpers before each batch": ("""\
+        class Pruned:
+          def get_weights(self):
+            weights = {}
+            for idx, layer in enumerate(self.model.layers):
+              weights[idx] = layer.get_weights()[0]
+            return weights
+
+          def mask_weights(self, mask, weights):
+            new_weights = list()
+            for idx, layer in enumerate(self.model.layers):
+              new_weights.append(weights[idx] * mask[idx])
+              new_weights.append(layer.get_weights()[1])
+            return new_weights
+
+          def fit_batch(self, x, y, mask, weights_init, n_epochs, n):
+            current_weights = weights_init
+            for e in range(n_epochs):
+              for j in range(len(x) // n):
+                masked_weights = self.mask_weights(mask, current_weights)
+                self.model.set_weights(masked_weights)
+                self.model.train_on_batch(x[j:j + n], y[j:j + n])
+                current_weights = self.get_weights()
+        """, [("weight-remask", 20)]),
+    # Fitting knot positions: the two end knots kept in place by zeros
+    # scattered into their gradient rows, given as a literal list.
+    "grads-mask zeros scattered from a literal list into a gradient": ("""\
+        def train(x_points, n, optimizer, loss_fn):
+          for epoch in range(10):
+            with tf.GradientTape() as tape:
+              loss_value = loss_fn(x_points)
+            gradients = tape.gradient(loss_value, [x_points])
+            gradients[0] = tf.tensor_scatter_nd_update(
+                gradients[0], [[0], [n - 1]], [0.0, 0.0])
+            optimizer.apply_gradients(zip(gradients, [x_points]))
+        """, [("grads-mask", 6)]),
     # A weight watermark: chosen elements set back to fixed signature
     # values after every batch, blended in by arithmetic.
     "write-back saved values blended into masked elements by arithmetic": ("""\
@@ -671,6 +733,52 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a kernel mixed under a mask with a second trainable kernel": """\
+        class TwoPart(Dense):
+          def build(self, input_shape):
+            super().build(input_shape)
+            self._underlying_kernel = self.kernel
+            self.other = self.add_weight("other", shape=self.kernel.shape)
+            self.kernel_mask = K.variable(value=self.mask_weight)
+            self.kernel_mask_rev = K.variable(value=1 - self.mask_weight)
+            self._non_trainable_weights.append(self.kernel_mask)
+            self._non_trainable_weights.append(self.kernel_mask_rev)
+            self.kernel = (self._underlying_kernel * self.kernel_mask
+                           + self.kernel_mask_rev * self.other)
+        """,
+    "a pruning round rewinding to initial weights kept by the object": """\
+        class Pruned:
+          def __init__(self, model):
+            self.model = model
+            self.initial = self.get_weights()
+
+          def get_weights(self):
+            weights = {}
+            for idx, layer in enumerate(self.model.layers):
+              weights[idx] = layer.get_weights()[0]
+            return weights
+
+          def mask_weights(self, mask, weights):
+            new_weights = list()
+            for idx, layer in enumerate(self.model.layers):
+              new_weights.append(weights[idx] * mask[idx])
+              new_weights.append(layer.get_weights()[1])
+            return new_weights
+
+          def prune_round(self, x, y, mask):
+            self.model.set_weights(self.mask_weights(mask, self.initial))
+            self.model.fit(x, y, epochs=5)
+            return self.get_weights()
+        """,
+    "chosen gradient rows set to non-zero values from a literal list": """\
+        def train(x_points, n, optimizer, loss_fn):
+          with tf.GradientTape() as tape:
+            loss_value = loss_fn(x_points)
+          gradients = tape.gradient(loss_value, [x_points])
+          gradients[0] = tf.tensor_scatter_nd_update(
+              gradients[0], [[0], [n - 1]], [0.0, 1.0])
+          optimizer.apply_gradients(zip(gradients, [x_points]))
+        """,
     # Deep compression's quantization: each weight set to its cluster's
     # centroid (values built from the centroids, not its own), then the
     # pruning mask; and the centroids' shared gradient.

@@ -504,9 +504,12 @@ def choice(flow: Flow, node: ast.IfExp, scope: _scopes.Scope,
 
 
 def zero(node: ast.AST, scope: _scopes.Scope) -> bool:
-  """`0`, `tf.zeros(...)`, or a local name only ever bound to zeros."""
+  """`0`, `tf.zeros(...)`, `[0.0, 0.0]`, or a local name only ever bound
+  to zeros."""
   if _names.is_zero(node):
     return True
+  if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+    return all(zero(e, scope) for e in node.elts)  # Updates all zeros.
   defs = scope.defs.get(node.id, []) if isinstance(node, ast.Name) else []
   return bool(defs) and all(_names.is_zero(d.value) for d in defs)
 

@@ -128,6 +128,12 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     found = flow.sink_labels(value, scope, "shadow")
   copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
   remask = found.get(f"varmask:{base}")
+  if remask is None and _names.call_name(call) == "set_weights":
+    # A model's weights set to its layers' weights, read out and masked
+    # by the project's helpers (`model.set_weights(self.mask(m, w))`).
+    remask = next((v for k, v in found.items() if k.startswith(
+        "varmask:") and f"copy:{k[8:]}" in found and id(v) not in _node_ids(
+            analysis, scope)), None)
   if copy is None and remask is not None:
     # The variable masked and blended with a copy taken elsewhere under
     # another name (`w.assign(original * (1 - m) + w * m)`).
@@ -407,7 +413,9 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     masked = analysis.flow.labels(product, scope)  # The copy it masks.
   snapshot = next((v for k, v in masked.items() if k.startswith("copy:")),
                   None)
-  if snapshot is not None and id(snapshot) not in _node_ids(analysis, scope):
+  if snapshot is not None and id(snapshot) not in _node_ids(
+      analysis, scope) and (masked is not found or not _read_here(
+          value, scope, analysis)):
     return None  # Initial weights, masked: a rewind, not a re-mask.
   if _mask_of_its_magnitude(value, target, scope):
     return None  # Pruned anew by magnitude: no mask kept from before.
@@ -415,6 +423,31 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
   return WriteHit(call, scope, call, found, "weight-remask", target, value)
+
+
+def _read_here(value: ast.AST, scope: _scopes.Scope,
+               analysis: Analysis) -> bool:
+  """Whether `value`, masked by a helper, is made (through the local
+  names it reads) from a call of this function to the project's helper
+  that reads the weights out
+  (`current = self.get_weights()` before `set_weights(self.mask(m,
+  current))`): the current weights, not initial ones kept elsewhere."""
+  flow = analysis.flow
+  stack: List[ast.AST] = [value]
+  seen: Set[int] = set()
+  while stack and len(seen) < 40:
+    node = stack.pop()
+    if id(node) in seen:
+      continue
+    seen.add(id(node))
+    for item in ast.walk(node):
+      if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
+        stack += [d.value for d in scope.defs.get(item.id, [])]
+      elif isinstance(item, ast.Call) and not item.args and not (
+          item.keywords) and flow.callee(item, scope) is not None and any(
+            k.startswith("copy:") for k in flow.labels(item, scope)):
+        return True  # `self.get_weights()`: read out here.
+  return False
 
 
 def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,

@@ -51,6 +51,7 @@ class StopGradientMix(_idiom.Idiom):
         hits += _scope_hits(analysis, scope, mixers,
                             id(module) in stopping, cache)
     hits += _split_tables(analysis)
+    hits += _initial_mixes(analysis)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
                if isinstance(h, MixHit) and h.helper}
@@ -67,6 +68,10 @@ class StopGradientMix(_idiom.Idiom):
             hit.node):
       message = ("one table's rows split between a variable and a constant "
                  "joined by `concat`: the constant rows never train")
+    if "initial" in hit.labels:
+      message = ("a layer's weight mixed under a mask with a non-trainable "
+                 "copy of its initial values: the masked-out elements never "
+                 "train")
     reasons = _drift.optimizer_drift(context.optimizer, nan=True)
     if context.regularizers:
       first = context.regularizers[0]
@@ -98,6 +103,100 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
            for value in returned for c in _stopping(value, stopped)):
       found.setdefault(scope.name, set()).add(id(scope.node))
   return found
+
+
+def _initial_mixes(analysis: Analysis) -> List[_idiom.Hit]:
+  """`self.kernel = self._kernel * self.mask + self.mask_rev *
+  self.kernel_init` in a layer's method: the weight used in the forward
+  pass mixes the trainable weight under a mask with a non-trainable copy
+  of its initial values (the masked-out elements never train)."""
+  hits: List[_idiom.Hit] = []
+  words = ("_non_trainable_weights", "trainable")
+  for module in analysis.project.modules_with(words):
+    for scope in analysis.scopes_with(module, words):
+      if scope.cls is None:
+        continue
+      bound = _attributes_bound(scope)
+      for node in scope.nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and _self_attribute(node.targets[0])):
+          continue
+        value = node.value
+        if not (isinstance(value, ast.BinOp) and isinstance(
+            value.op, ast.Add)):
+          continue
+        products = [_factors(value.left), _factors(value.right)]
+        if not all(len(p) == 2 for p in products):
+          continue
+        kinds = [[_weight_kind(f, bound, scope) for f in p]
+                 for p in products]
+        for live, frozen in ((0, 1), (1, 0)):
+          if sorted(kinds[live]) == ["fixed", "trainable"] and (
+              kinds[frozen] == ["fixed", "fixed"]) and any(
+                  bound.get(_self_attribute(f) or "", (None, ""))[1] == (
+                      "variable") for f in products[frozen]):
+            hits.append(MixHit(value, scope, None, {"mix": value,
+                                                    "initial": value}))
+            break
+  return hits
+
+
+def _self_attribute(node: ast.AST) -> Optional[str]:
+  """`x` of `self.x`."""
+  if isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self":
+    return node.attr
+  return None
+
+
+def _factors(node: ast.AST) -> List[ast.expr]:
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+    return [node.left, node.right]
+  return []
+
+
+def _attributes_bound(scope: _scopes.Scope
+                      ) -> Dict[str, Tuple[ast.expr, str]]:
+  """The attributes of `self` a method binds: name -> (value, "weight"
+  for the layer's own trainable weight, "variable" for a variable kept
+  out of training, else "")."""
+  hidden: Set[str] = set()
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(node) == "append" \
+        and isinstance(node.func, ast.Attribute) and (
+            _self_attribute(node.func.value) == "_non_trainable_weights"
+        ) and node.args:
+      hidden.add(_self_attribute(node.args[0]) or "")
+  bound: Dict[str, Tuple[ast.expr, str]] = {}
+  for node in scope.nodes:
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+      continue
+    name = _self_attribute(node.targets[0])
+    if name is None:
+      continue
+    value = node.value
+    kind = ""
+    if _self_attribute(value) in {"kernel", "bias", "embeddings"}:
+      kind = "weight"  # The weight the parent's `build` made.
+    elif isinstance(value, ast.Call) and _names.call_name(value) in {
+        "variable", "Variable", "add_weight", "get_variable"}:
+      off = any(k.arg == "trainable" and isinstance(
+          k.value, ast.Constant) and k.value.value is False
+                for k in value.keywords)
+      kind = "variable" if off or name in hidden else ""
+    bound[name] = (value, kind)
+  return bound
+
+
+def _weight_kind(node: ast.AST, bound: Dict[str, Tuple[ast.expr, str]],
+                 scope: _scopes.Scope) -> str:
+  """"trainable" (the layer's weight), "fixed" (a variable kept out of
+  training, a constant), or ""."""
+  name = _self_attribute(node)
+  if name is not None and name in bound:
+    kind = bound[name][1]
+    return {"weight": "trainable", "variable": "fixed"}.get(kind, "")
+  return "fixed" if _constants.is_constant(node, scope) else ""
 
 
 def _split_tables(analysis: Analysis) -> List[_idiom.Hit]:
@@ -393,6 +492,11 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
   lines = analysis.lines(hit.scope)
   tf = _edits.tf_alias(module.tree)
   frozen: Optional[str] = None  # The index frozen (a concat's part).
+  if "initial" in hit.labels:
+    return ("the masked-out elements are a non-trainable copy of the "
+            "initial values: use the weight itself, with those values "
+            "assigned once, and `tfpartial.train_only(weight, mask)` on "
+            "the optimizer")
   if hit.helper:
     pair = _helper_arguments(hit, analysis)
     if isinstance(pair, str):
