@@ -207,6 +207,10 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if split is not None:
     return split if isinstance(split, str) else _port_split(
         hit, analysis, split)
+  scattered = _scattered(node, hit.scope, lines)
+  if scattered is not None:
+    return scattered if isinstance(scattered, str) else _port_scattered(
+        hit, analysis, scattered)
   rows = _rows_kept(node, hit.scope, lines)
   if rows is not None:
     return rows if isinstance(rows, str) else _port_rows_kept(
@@ -308,21 +312,18 @@ def _rows_kept(node: ast.AST, scope: _scopes.Scope, lines: List[str]
   rows, equal = compare
   statement = next((n for n in scope.nodes if isinstance(n, ast.Assign)
                     and isinstance(n.value, ast.Call) and any(
-                        k.value is node for k in n.value.keywords)), None)
+                        k.value is node for k in n.value.keywords
+                        if k.arg == "values") or isinstance(n, ast.Assign)
+                    and isinstance(n.value, ast.Call)
+                    and n.value.args[:1] == [node]), None)
   if statement is None or len(statement.targets) != 1 or not isinstance(
       statement.value, ast.Call) or (
           _names.call_name(statement.value) != "IndexedSlices") or (
           _edits.text(statement.targets[0], lines) != gradient):
     return "the sparse gradient is not rebuilt in place"
-  target = statement.targets[0]
-  if not (isinstance(target, ast.Subscript) and isinstance(
-      target.value, ast.Name)):
+  variable = _variable_of(statement.targets[0], scope, lines)
+  if variable is None:
     return "which variable the gradient is for is not plain here"
-  variables = _split.variables_of(target.value, scope)
-  if variables is None or isinstance(variables, (ast.List, ast.Tuple)):
-    return "which variable the gradient is for is not plain here"
-  variable = (f"{_edits.text(variables, lines)}"
-              f"[{_edits.text(target.slice, lines)}]")
   return statement, variable, rows, keep == equal
 
 
@@ -333,7 +334,8 @@ def _row_test(test: ast.AST, scope: _scopes.Scope, gradient: str,
   seen = 0
   while isinstance(test, ast.Name) and seen < 4:
     made = [d.value for d in scope.defs.get(test.id, [])]
-    compares = [m for m in made if isinstance(m, ast.Compare)]
+    compares = [m for m in made if isinstance(m, ast.Compare) or (
+        m is not None and _either(m) is not None)]
     if len(compares) != 1 or not all(
         m is compares[0] or isinstance(m, ast.Call) and _names.call_name(
             m) in {"expand_dims", "reshape"} and m.args and isinstance(
@@ -341,6 +343,13 @@ def _row_test(test: ast.AST, scope: _scopes.Scope, gradient: str,
         for m in made):
       return None
     test, seen = compares[0], seen + 1
+  either = _either(test)
+  if either is not None:
+    found = [_row_test(t, scope, gradient, lines) for t in either]
+    rows = [f for f in found if f is not None and f[1]]
+    if len(rows) != len(either):
+      return None
+    return "[" + ", ".join(r[0] for r in rows) + "]", True
   if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
       isinstance(test.ops[0], (ast.Eq, ast.NotEq)))):
     return None
@@ -352,6 +361,116 @@ def _row_test(test: ast.AST, scope: _scopes.Scope, gradient: str,
             for n in ast.walk(other)):
       return _edits.text(other, lines), isinstance(test.ops[0], ast.Eq)
   return None
+
+
+def _either(test: ast.AST) -> Optional[List[ast.expr]]:
+  """The two tests of `tf.logical_or(a, b)` or `a | b`, else None."""
+  if isinstance(test, ast.Call) and _names.call_name(test) == "logical_or" \
+      and len(test.args) == 2 and not test.keywords:
+    return list(test.args)
+  if isinstance(test, ast.BinOp) and isinstance(test.op, ast.BitOr):
+    return [test.left, test.right]
+  return None
+
+
+# (the statement zeroing the elements, the variable's text, the index of
+# the elements zeroed).
+Scattered = Tuple[ast.Assign, str, str]
+
+
+def _scattered(node: ast.AST, scope: _scopes.Scope, lines: List[str]
+               ) -> "Scattered | str | None":
+  """For zeros scattered into a gradient at indices written out:
+
+      grads = tape.gradient(loss, [x_points])
+      grads[0] = tf.tensor_scatter_nd_update(grads[0], [[0], [n - 1]],
+                                             [0.0, 0.0])
+
+  (the statement, `x_points`, `[0, n - 1]`): those elements are frozen.
+  None when `node` is no such scatter."""
+  if not (isinstance(node, ast.Call) and _names.call_name(node) == (
+      "tensor_scatter_nd_update") and len(node.args) == 3):
+    return None
+  gradient, indices = node.args[0], node.args[1]
+  points = getattr(indices, "elts", None) if isinstance(
+      indices, (ast.List, ast.Tuple)) else None
+  if not points or not all(isinstance(p, (ast.List, ast.Tuple)) and p.elts
+                           and len(p.elts) == len(points[0].elts)
+                           for p in points):
+    return "the zeroed elements are not a list of indices written out"
+  axes = ["[" + ", ".join(_edits.text(p.elts[a], lines) for p in points)
+          + "]" for a in range(len(points[0].elts))]
+  index = axes[0] if len(axes) == 1 else "(" + ", ".join(axes) + ")"
+  statement = next((n for n in scope.nodes if isinstance(n, ast.Assign)
+                    and n.value is node), None)
+  if statement is None or len(statement.targets) != 1 or _edits.text(
+      statement.targets[0], lines) != _edits.text(gradient, lines):
+    return "the gradient is not zeroed in place"
+  names = {n.id for n in ast.walk(indices) if isinstance(n, ast.Name)}
+  if any(d.value is None or getattr(d.value, "lineno", 0) >= (
+      statement.lineno) for n in names for d in scope.defs.get(n, [])):
+    return "the zeroed indices change in the function"
+  variable = _variable_of(statement.targets[0], scope, lines)
+  if variable is None:
+    return "which variable the gradient is for is not plain here"
+  return statement, variable, index
+
+
+def _variable_of(target: ast.expr, scope: _scopes.Scope, lines: List[str]
+                 ) -> Optional[str]:
+  """The variable whose gradient `grads[i]` is, for `grads =
+  tape.gradient(loss, variables)`: `variables[i]` (the element itself
+  when `variables` is a list written out)."""
+  if not (isinstance(target, ast.Subscript) and isinstance(
+      target.value, ast.Name)):
+    return None
+  variables = _split.variables_of(target.value, scope)
+  if variables is None:
+    return None
+  if isinstance(variables, (ast.List, ast.Tuple)):
+    at = target.slice
+    if not (isinstance(at, ast.Constant) and isinstance(at.value, int)) or (
+        isinstance(at.value, bool)) or not (
+            -len(variables.elts) <= at.value < len(variables.elts)):
+      return None
+    return _edits.text(variables.elts[at.value], lines)
+  return f"{_edits.text(variables, lines)}[{_edits.text(target.slice, lines)}]"
+
+
+def _port_scattered(hit: _idiom.Hit, analysis: Analysis,
+                    scattered: Scattered) -> _edits.Port:
+  """The scatter of zeros dropped; the apply through
+  `tfpartial.freeze(variable, index)`, made before it."""
+  statement, variable, index = scattered
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(hit.sink, ast.Call)
+  lines = analysis.lines(hit.scope)
+  step = analysis.order(hit.scope).statement_of(hit.sink)
+  name = _edits.spec_name(module.tree)
+  apply = _edits.apply_with(hit.sink, name, lines)
+  if step is None or apply is None or step.lineno <= (
+      statement.end_lineno or statement.lineno):
+    return "the apply is not a plain statement after the gradient"
+  spec = f"{name} = tfpartial.freeze({variable}, {index})"
+  return _edits.with_import(module.tree, [
+      _dropped(statement, hit.scope, lines),
+      _edits.before(_site(step, hit.scope, spec), lines, spec), apply])
+
+
+def _dropped(statement: ast.Assign, scope: _scopes.Scope, lines: List[str]
+             ) -> Edit:
+  """`statement`'s lines removed; when it stands alone in its block or
+  shares a line, its value replaced by its target (`g = g`)."""
+  first, last = statement.lineno, statement.end_lineno or statement.lineno
+  alone = any(getattr(n, field, None) == [statement] for n in ast.walk(
+      scope.node) for field in ("body", "orelse", "finalbody"))
+  head = lines[first - 1].encode("utf-8", "surrogateescape")
+  tail = lines[last - 1].encode("utf-8", "surrogateescape")
+  if alone or head[:statement.col_offset].strip() or tail[
+      statement.end_col_offset or 0:].strip():
+    return _edits.replace(statement.value,
+                          _edits.text(statement.targets[0], lines))
+  return Edit(first, 0, last, len(tail), "")
 
 
 def _port_rows_kept(hit: _idiom.Hit, analysis: Analysis, rows: RowsKept
@@ -370,17 +489,27 @@ def _port_rows_kept(hit: _idiom.Hit, analysis: Analysis, rows: RowsKept
   if step is None or apply is None or step.lineno <= (
       statement.end_lineno or statement.lineno):
     return "the apply is not a plain statement after the gradient"
-  site = _edits.spec_site(step, hit.scope.node)
-  if site is not step:
-    return "the spec reads the gradient's variables: make it once, " \
-           "outside the `tf.function`"
   assert isinstance(hit.node, ast.Call)
   values = hit.node.args[1 if trains else 2]
   how = "train_only" if trains else "freeze"
   spec = f"{name} = tfpartial.{how}({variable}, {index})"
   return _edits.with_import(module.tree, [
       _edits.replace(hit.node, _edits.text(values, lines)),
-      _edits.before(step, lines, spec), apply])
+      _edits.before(_site(step, hit.scope, spec), lines, spec), apply])
+
+
+def _site(step: ast.stmt, scope: _scopes.Scope, spec: str) -> ast.stmt:
+  """Where to make `spec`: before the `tf.function` it is in (once, not
+  per trace), unless it reads the function's own names (its variables
+  taken from an argument, `model.text_encoder.trainable_weights`): then
+  before the step, in the function (each trace makes it; it holds only
+  Python values, as a Keras `train_step`'s does)."""
+  site = _edits.spec_site(step, scope.node)
+  if site is step:
+    return step
+  read = {n.id for n in ast.walk(ast.parse(spec)) if isinstance(n, ast.Name)}
+  local = read & (set(scope.params) | set(scope.defs))
+  return step if local else site
 
 
 def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,

@@ -1,0 +1,199 @@
+"""`tfpartial scan --diff` on forms seen in part six of the corpus (issue
+30): each (source, expected diff) pair in the shape of a real instance,
+and a look-alike that must stay "by hand"."""
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _diff
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+# victosdur/Function_Approximation_Using_BNN_and_LWPE: zeros scattered into
+# the gradient of the end knots; those elements are frozen.
+SCATTERED = ("""\
+    import tensorflow as tf
+
+
+    def train_model(loss_fn, num_points_aprox, num_iter=50):
+        x_points = tf.Variable([-10, -3.3, 3., 10], trainable=True)
+        optimizer = tf.keras.optimizers.SGD(learning_rate=0.1)
+        for epoch in range(num_iter):
+            with tf.GradientTape() as tape:
+                loss_value = loss_fn(x_points)
+            gradients = tape.gradient(loss_value, [x_points])
+            gradients[0] = tf.tensor_scatter_nd_update(gradients[0], [[0], [num_points_aprox - 1]], [0.0, 0.0])
+            optimizer.apply_gradients(zip(gradients, [x_points]))
+        return x_points
+    """, """\
+    --- a/m.py
+    +++ b/m.py
+    @@ -1,4 +1,5 @@
+     import tensorflow as tf
+    +import tfpartial
+     
+     
+     def train_model(loss_fn, num_points_aprox, num_iter=50):
+    @@ -8,6 +9,6 @@
+             with tf.GradientTape() as tape:
+                 loss_value = loss_fn(x_points)
+             gradients = tape.gradient(loss_value, [x_points])
+    -        gradients[0] = tf.tensor_scatter_nd_update(gradients[0], [[0], [num_points_aprox - 1]], [0.0, 0.0])
+    -        optimizer.apply_gradients(zip(gradients, [x_points]))
+    +        spec = tfpartial.freeze(x_points, [0, num_points_aprox - 1])
+    +        spec.apply_gradients(optimizer, zip(gradients, [x_points]))
+         return x_points
+    """)
+
+# The same of a 2-D variable's elements, the gradients of a list named.
+SCATTERED_2D = ("""\
+    import tensorflow as tf
+
+
+    def step(w, b, loss_fn, optimizer):
+        weights = [w, b]
+        with tf.GradientTape() as tape:
+            loss = loss_fn()
+        grads = tape.gradient(loss, weights)
+        grads[0] = tf.tensor_scatter_nd_update(grads[0], [[0, 1], [2, 0]], tf.zeros([2]))
+        optimizer.apply_gradients(zip(grads, weights))
+    """, """\
+    --- a/m.py
+    +++ b/m.py
+    @@ -1,4 +1,5 @@
+     import tensorflow as tf
+    +import tfpartial
+     
+     
+     def step(w, b, loss_fn, optimizer):
+    @@ -6,5 +7,5 @@
+         with tf.GradientTape() as tape:
+             loss = loss_fn()
+         grads = tape.gradient(loss, weights)
+    -    grads[0] = tf.tensor_scatter_nd_update(grads[0], [[0, 1], [2, 0]], tf.zeros([2]))
+    -    optimizer.apply_gradients(zip(grads, weights))
+    +    spec = tfpartial.freeze(weights[0], ([0, 2], [1, 0]))
+    +    spec.apply_gradients(optimizer, zip(grads, weights))
+    """)
+
+# tensorflow-project/FineTuning: the textual inversion step in a
+# `tf.function` whose token table comes from its argument, two new rows
+# kept by `logical_or`: the spec is made in the function (each trace).
+TWO_ROWS = ("""\
+    import tensorflow as tf
+
+
+    @tf.function
+    def textual_inversion(model, data, optimizer):
+        with tf.GradientTape() as tape:
+            loss = model(data)
+        trainable_weights = model.text_encoder.trainable_weights
+        gradients = tape.gradient(loss, trainable_weights)
+        condition = tf.logical_or(gradients[0].indices == 49408, gradients[0].indices == 49409)
+        condition = tf.expand_dims(condition, axis=-1)
+        gradients[0] = tf.IndexedSlices(values=tf.where(condition, gradients[0].values, 0), indices=gradients[0].indices, dense_shape=gradients[0].dense_shape)
+        optimizer.apply_gradients(zip(gradients, trainable_weights))
+        return {"loss": loss}
+    """, """\
+    --- a/m.py
+    +++ b/m.py
+    @@ -1,4 +1,5 @@
+     import tensorflow as tf
+    +import tfpartial
+     
+     
+     @tf.function
+    @@ -9,6 +10,7 @@
+         gradients = tape.gradient(loss, trainable_weights)
+         condition = tf.logical_or(gradients[0].indices == 49408, gradients[0].indices == 49409)
+         condition = tf.expand_dims(condition, axis=-1)
+    -    gradients[0] = tf.IndexedSlices(values=tf.where(condition, gradients[0].values, 0), indices=gradients[0].indices, dense_shape=gradients[0].dense_shape)
+    -    optimizer.apply_gradients(zip(gradients, trainable_weights))
+    +    gradients[0] = tf.IndexedSlices(values=gradients[0].values, indices=gradients[0].indices, dense_shape=gradients[0].dense_shape)
+    +    spec = tfpartial.train_only(trainable_weights[0], [49408, 49409])
+    +    spec.apply_gradients(optimizer, zip(gradients, trainable_weights))
+         return {"loss": loss}
+    """)
+
+# A `tf.function` over a table it does not take as an argument: the spec is
+# still made once, before it.
+GLOBAL_TABLE = ("""\
+    import tensorflow as tf
+
+    table = tf.Variable(tf.zeros([49410, 4]))
+    optimizer = tf.keras.optimizers.Adam(0.1)
+
+
+    @tf.function
+    def step(ids):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.gather(table, ids))
+        grads = tape.gradient(loss, [table])
+        condition = grads[0].indices == 49408
+        condition = tf.expand_dims(condition, -1)
+        grads[0] = tf.IndexedSlices(tf.where(condition, grads[0].values, 0), grads[0].indices, grads[0].dense_shape)
+        optimizer.apply_gradients(zip(grads, [table]))
+    """, """\
+    --- a/m.py
+    +++ b/m.py
+    @@ -1,9 +1,11 @@
+     import tensorflow as tf
+    +import tfpartial
+     
+     table = tf.Variable(tf.zeros([49410, 4]))
+     optimizer = tf.keras.optimizers.Adam(0.1)
+     
+     
+    +spec = tfpartial.train_only(table, 49408)
+     @tf.function
+     def step(ids):
+         with tf.GradientTape() as tape:
+    @@ -11,5 +13,5 @@
+         grads = tape.gradient(loss, [table])
+         condition = grads[0].indices == 49408
+         condition = tf.expand_dims(condition, -1)
+    -    grads[0] = tf.IndexedSlices(tf.where(condition, grads[0].values, 0), grads[0].indices, grads[0].dense_shape)
+    -    optimizer.apply_gradients(zip(grads, [table]))
+    +    grads[0] = tf.IndexedSlices(grads[0].values, grads[0].indices, grads[0].dense_shape)
+    +    spec.apply_gradients(optimizer, zip(grads, [table]))
+    """)
+
+
+def _diff_of(text):
+  text = textwrap.dedent(text)
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["grads-mask"], findings
+  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
+  return findings[0], data.decode()
+
+
+@pytest.mark.parametrize("source, expected", [
+    SCATTERED, SCATTERED_2D, TWO_ROWS, GLOBAL_TABLE],
+                         ids=["scattered", "scattered-2d", "two-rows",
+                              "global-table"])
+def test_a_fixed_part_of_a_gradient_is_ported(source, expected):
+  finding, diff = _diff_of(source)
+  assert finding.edits, finding.by_hand
+  # (`dedent` empties the context lines of blank lines.)
+  assert [line.rstrip() for line in diff.splitlines()] == textwrap.dedent(
+      expected).splitlines()
+
+
+@pytest.mark.parametrize("source, reason", [
+    # The indices come from the data: which elements is not fixed.
+    (SCATTERED[0].replace("[[0], [num_points_aprox - 1]]", "ends"),
+     "not a list of indices written out"),
+    # The indices change in the function, after the scatter.
+    (SCATTERED[0].replace(
+        "        optimizer.apply_gradients(",
+        "        num_points_aprox = num_points_aprox + 1\n"
+        "        optimizer.apply_gradients("),
+     "the zeroed indices change"),
+    # `!=` under `logical_or`: every row trains.
+    (TWO_ROWS[0].replace("indices == 49409", "indices != 49409"),
+     "tf.where"),
+])
+def test_a_part_that_is_not_fixed_stays_by_hand(source, reason):
+  finding, diff = _diff_of(source)
+  assert not finding.edits and not diff
+  assert reason in finding.by_hand, finding.by_hand
