@@ -16,28 +16,22 @@ real spellings of it (`tf.concat(0, [...])`, a method helper) are checked
 below on their own lines.
 """
 
-import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import tempfile
 
 import pytest
 
-import processes
-
+from tests.tools import real_ports
 from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
 HERE = pathlib.Path(__file__).parent
-ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 # Trains a small network a few steps, from the same seed, with the file as
-# it was (`memn2n_original`) and as ported (`memn2n`); prints whether the
-# nil rows held bit for bit, whether the other rows trained, and whether
-# the port trained everything else exactly as the original did.
+# it was (`memn2n_original`) and as ported (`memn2n`): the tables before
+# and after, their nil rows frozen (compared by `real_ports`).
 RUN = '''\
 import numpy as np
 import tensorflow.compat.v1 as tf
@@ -60,21 +54,14 @@ def run(module):
       answers = np.eye(12, dtype=np.int32)[rng.randint(0, 12, 4)]
       model.batch_fit(stories, queries, answers, 0.5)
     after = session.run(tables)
-  held = all(np.array_equal(a[0].view(np.uint32), b[0].view(np.uint32))
-             for a, b in zip(after, before))
-  trained = all(not np.array_equal(a[1:], b[1:])
-                for a, b in zip(after, before))
-  return held, trained, after
+  nil = [np.arange(len(b))[:, None] == 0 for b in before]
+  return [(b, a, np.broadcast_to(m, b.shape))
+          for b, a, m in zip(before, after, nil)]
 
 
 import memn2n_original
 import memn2n
-old = run(memn2n_original)
-new = run(memn2n)
-print("original held:", old[0], "trained:", old[1])
-print("port held:", new[0], "trained:", new[1])
-print("same:", all(np.array_equal(a.view(np.uint32), b.view(np.uint32))
-                   for a, b in zip(old[2], new[2])))
+compare(memn2n_original, memn2n)
 '''
 
 
@@ -98,27 +85,13 @@ def _source(apply=APPLY):
                           APPLY, apply)
 
 
-def _run(args, folder, timeout):
-  return processes.run(args, cwd=folder, timeout=timeout, env=ENV)
-
-
 @pytest.mark.parametrize("apply", [APPLY, CLIPPED],
                          ids=["as-published", "clipped-together"])
 def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path, apply):
-  if shutil.which("git") is None or shutil.which("patch") is None:
-    pytest.fail("git and patch are needed to test that the diff applies")
   (tmp_path / "memn2n.py").write_text(_source(apply))
   (tmp_path / "memn2n_original.py").write_text(_source(apply))
-  diff = _run([sys.executable, "-m", "tfpartial", "scan", "--diff",
-               "memn2n.py"], tmp_path, timeout=60)
-  assert diff.returncode == 1, diff.stderr
-  assert "memn2n.py:38" not in diff.stderr, diff.stderr  # Not by hand.
-  (tmp_path / "port.diff").write_text(diff.stdout)
-  check = _run(["patch", "-p1", "--dry-run", "-i", "port.diff"], tmp_path,
-               timeout=60)
-  assert check.returncode == 0, check.stdout + check.stderr
-  applied = _run(["git", "apply", "port.diff"], tmp_path, timeout=60)
-  assert applied.returncode == 0, applied.stderr
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "memn2n.py", by_hand=["memn2n.py:38"]))
   ported = (tmp_path / "memn2n.py").read_text()
   assert "zero_nil_slot(g)" not in ported
   if apply == APPLY:
@@ -127,13 +100,7 @@ def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path, apply):
   else:
     assert "append((spec.mask([g], [v])[0], v))" in ported, ported
     assert "spec.apply_gradients(self._opt, zip(grads" in ported, ported
-  (tmp_path / "run.py").write_text(RUN)
-  result = _run([sys.executable, "run.py"], tmp_path, timeout=300)
-  assert result.returncode == 0, result.stderr[-3000:]
-  assert result.stdout.splitlines() == [
-      "original held: True trained: True",
-      "port held: True trained: True",
-      "same: True"], result.stdout
+  real_ports.run_and_compare(tmp_path, RUN)
 
 
 # The other spellings of the nil-slot helper in memory networks: TF 0.x's

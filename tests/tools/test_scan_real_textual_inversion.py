@@ -15,17 +15,12 @@ Stable Diffusion models are small stand-ins here: a text encoder whose one
 weight is a 49409-row token table, and models that read it.
 """
 
-import os
 import pathlib
 import shutil
-import sys
 
-import pytest
-
-import processes
+from tests.tools import real_ports
 
 HERE = pathlib.Path(__file__).parent
-ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 UTILS = '''\
 import tensorflow as tf
@@ -98,30 +93,18 @@ def run(module):
   data = tf.data.Dataset.from_tensor_slices((images, tokens)).batch(4)
   model.fit(data, epochs=2, verbose=0)
   after = table.numpy()
-  others = np.arange(PLACEHOLDER)
-  held = np.array_equal(after[others].view(np.uint32),
-                        before[others].view(np.uint32))
-  trained = not np.array_equal(after[PLACEHOLDER], before[PLACEHOLDER])
-  return held, trained, after
+  others = np.broadcast_to(np.arange(PLACEHOLDER + 1)[:, None] != PLACEHOLDER,
+                           before.shape)
+  return [(before, after, others)]
 
 
 from ti import finetuner, finetuner_original
-old = run(finetuner_original)
-new = run(finetuner)
-print("original held:", old[0], "trained:", old[1])
-print("port held:", new[0], "trained:", new[1])
-print("same:", np.array_equal(old[2].view(np.uint32), new[2].view(np.uint32)))
+compare(finetuner_original, finetuner)
 '''
-
-
-def _run(args, folder, timeout):
-  return processes.run(args, cwd=folder, timeout=timeout, env=ENV)
 
 
 def test_the_textual_inversion_port_applies_and_holds_the_other_rows(
     tmp_path):
-  if shutil.which("git") is None or shutil.which("patch") is None:
-    pytest.fail("git and patch are needed to test that the diff applies")
   package = tmp_path / "ti"
   package.mkdir()
   (package / "__init__.py").write_text("")
@@ -129,24 +112,10 @@ def test_the_textual_inversion_port_applies_and_holds_the_other_rows(
   for name in ("finetuner.py", "finetuner_original.py"):
     shutil.copy(HERE / "scan_real" / "textual_inversion_finetuner.py.txt",
                 package / name)
-  diff = _run([sys.executable, "-m", "tfpartial", "scan", "--diff",
-               "ti/finetuner.py"], tmp_path, timeout=60)
-  assert diff.returncode == 1, diff.stderr
-  assert "finetuner.py:49" not in diff.stderr, diff.stderr  # Not by hand.
-  (tmp_path / "port.diff").write_text(diff.stdout)
-  check = _run(["git", "apply", "--check", "port.diff"], tmp_path,
-               timeout=60)
-  assert check.returncode == 0, check.stderr
-  applied = _run(["patch", "-p1", "-i", "port.diff"], tmp_path, timeout=60)
-  assert applied.returncode == 0, applied.stdout + applied.stderr
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "ti/finetuner.py", by_hand=["finetuner.py:49"]))
   ported = (package / "finetuner.py").read_text()
   assert "tf.where(condition" not in ported, ported
   assert "tfpartial.train_only(trainable_weights[0], 49408)" in ported
   assert "spec.apply_gradients(self.optimizer," in ported, ported
-  (tmp_path / "run.py").write_text(RUN)
-  result = _run([sys.executable, "run.py"], tmp_path, timeout=300)
-  assert result.returncode == 0, result.stderr[-3000:]
-  assert result.stdout.splitlines() == [
-      "original held: True trained: True",
-      "port held: True trained: True",
-      "same: True"], result.stdout
+  real_ports.run_and_compare(tmp_path, RUN)
