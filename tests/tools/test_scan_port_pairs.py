@@ -197,3 +197,29 @@ def test_a_part_that_is_not_fixed_stays_by_hand(source, reason):
   finding, diff = _diff_of(source)
   assert not finding.edits and not diff
   assert reason in finding.by_hand, finding.by_hand
+
+
+def test_a_constraint_says_where_its_port_goes():
+  # junyuchen245/Noise2Void_Weights_Constraint_Keras: a blind-spot kernel
+  # whose centre a constraint zeroes after every update. Its mask is
+  # fixed, but the layer makes the weight and `compile` the optimizer.
+  text = textwrap.dedent("""\
+      import numpy as np
+      from tensorflow.keras.constraints import Constraint
+
+
+      class BlindSpot(Constraint):
+        def __call__(self, w):
+          mask = np.ones(w.shape.as_list())
+          mask[1, 1, :, :] = 0
+          return w * mask
+
+
+      layer = Conv2D(8, 3, kernel_constraint=BlindSpot())
+      """)
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["weight-remask"], findings
+  assert not findings[0].edits
+  assert "a Keras constraint (`BlindSpot`)" in findings[0].by_hand, (
+      findings[0].by_hand)
+  assert "may change" not in findings[0].by_hand

@@ -43,6 +43,16 @@ class WeightRemask(_idiom.Idiom):
           hits += _constraint_lambdas(scope, analysis)
     return hits
 
+  def port(self, hit: _idiom.Hit, analysis: Analysis) -> str:
+    del analysis
+    if isinstance(hit, _writes.WriteHit) and hit.constraint:
+      return (f"a Keras constraint (`{hit.constraint}`): its weight is made "
+              "by the layer and trained by the optimizer given to "
+              "`compile`; zero the masked elements once after the model is "
+              "built, wrap that optimizer with `tfpartial.freeze(weight, "
+              "mask == 0)` and drop the constraint")
+    return self.by_hand
+
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     assert isinstance(hit, _writes.WriteHit)
