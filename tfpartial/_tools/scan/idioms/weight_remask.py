@@ -46,11 +46,12 @@ class WeightRemask(_idiom.Idiom):
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> str:
     del analysis
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
-      return (f"a Keras constraint (`{hit.constraint}`): its weight is made "
-              "by the layer and trained by the optimizer given to "
-              "`compile`; zero the masked elements once after the model is "
-              "built, wrap that optimizer with `tfpartial.freeze(weight, "
-              "mask == 0)` and drop the constraint")
+      return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
+              "its weight and the optimizer given to `compile` trains it; "
+              "for a fixed mask, zero those elements once after the model "
+              "is built, wrap that optimizer with `tfpartial.freeze(weight, "
+              "mask == 0)` and drop the constraint (a mask that changes: "
+              "see the guide's dynamic masks)")
     return self.by_hand
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
