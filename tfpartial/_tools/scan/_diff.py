@@ -22,7 +22,8 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
   by_path: Dict[str, List[Edit]] = {}
   for finding in findings:
     if finding.edits:
-      by_path.setdefault(finding.path, []).extend(finding.edits)
+      by_path.setdefault(finding.edited or finding.path, []).extend(
+          finding.edits)
   paths = [p for p in sorted(by_path) if p in sources]
   base, notes = _base(paths)
   chunks: List[bytes] = []

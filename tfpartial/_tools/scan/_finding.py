@@ -35,6 +35,8 @@ class Finding:
     edits: The mechanical port, or empty when it is by hand.
     by_hand: Why the port is by hand, when `edits` is empty.
     cell: The notebook cell (1-based) or None.
+    edited: The file `edits` are in, when not `path` (a helper's finding
+      whose callers are ported).
   """
 
   path: str
@@ -47,6 +49,7 @@ class Finding:
   edits: Tuple[Edit, ...] = ()
   by_hand: str = ""
   cell: Optional[int] = None
+  edited: str = ""
 
   @property
   def where(self) -> Tuple[str, int, int]:

@@ -75,17 +75,19 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   context = analysis.context(hit.scope).find(hit.scope, hit.sink)
   message, reasons = idiom.explain(hit, context)
   source = module.source
+  caller = analysis.module(hit.scope)  # Where the port's edits go.
   ported: Port = ("a notebook: edit the cell as the port says"
-                  if source.cells else
+                  if source.cells or caller.source.cells else
                   "a Python 2 file: port it by hand (or after moving it to "
-                  "Python 3)" if module.python2 else
+                  "Python 3)" if module.python2 or caller.python2 else
                   _port(idiom, hit, analysis))
   line, cell = source.locate(hit.node.lineno)
   return Finding(
       source.path, line, hit.node.col_offset + 1, idiom.id,
       f"{message} (see {idiom.entry.link})", "; ".join(reasons or [PLAIN]),
       idiom.entry.port, edits=ported if isinstance(ported, tuple) else (),
-      by_hand=ported if isinstance(ported, str) else "", cell=cell)
+      by_hand=ported if isinstance(ported, str) else "", cell=cell,
+      edited="" if caller is module else caller.source.path)
 
 
 def _port(idiom: Idiom, hit: Hit, analysis: Analysis) -> Port:

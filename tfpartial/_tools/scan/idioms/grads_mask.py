@@ -194,12 +194,16 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
-  if not analysis.holds(module, node):
-    return "the mask is applied in a helper: port its callers by hand"
   helper = analysis.flow.origin.get(id(node))
   if helper is not None and helper is not hit.scope and (
       _split.zero_rows(node, helper) is not None):
-    return _port_helper_rows(hit, analysis, helper)
+    if several and any(not analysis.holds(module, sink)
+                       for sink in getattr(hit, "sinks", ())):
+      return "the helper is called from several files: port each " \
+             "caller by hand as the port of one would"
+    return _port_helper_rows(hit, analysis, helper)  # Its file or another.
+  if not analysis.holds(module, node):
+    return "the mask is applied in a helper: port its callers by hand"
   if several:
     return "the masked gradients reach more than one apply"
   split = _split.concat_zeros(node, hit.scope,
