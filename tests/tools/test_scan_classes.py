@@ -519,6 +519,43 @@ NEGATIVE = {
               return model.predict(x)
             """,
     },
+    # A padding row zeroed once, after initialisation, before the epochs:
+    # nothing re-zeroes it, it trains like the others.
+    "a padding row zeroed once before training": """\
+        class Train:
+          def __init__(self, config):
+            self.emb = tf.get_variable("emb", [config.vocab, config.dim])
+            self.clear_padding = tf.scatter_update(
+                self.emb, [0], tf.constant(0.0, shape=[1, config.dim]))
+            self.train_op = tf.train.AdamOptimizer().minimize(build(self.emb))
+
+        def main(config, batches):
+          train = Train(config)
+          with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train.clear_padding)
+            for epoch in range(10):
+              for b in batches:
+                sess.run(train.train_op, feed_dict=b)
+        """,
+    # An optimizer's accumulators (not model weights) set back to zeros
+    # once they are applied.
+    "gradient accumulators zeroed after the step": """\
+        class Trainer:
+          def build(self, model):
+            self.accum = [tf.Variable(tf.zeros_like(v), trainable=False)
+                          for v in model.trainable_variables]
+          def train_step(self, model, x, y, step):
+            with tf.GradientTape() as tape:
+              loss = model.loss(x, y)
+            grads = tape.gradient(loss, model.trainable_variables)
+            for a, g in zip(self.accum, grads):
+              a.assign_add(g)
+            if step % 4 == 0:
+              self.opt.apply_gradients(zip(self.accum, model.trainable_variables))
+              for a in self.accum:
+                a.assign(tf.zeros_like(a))
+        """,
 }
 
 
@@ -632,7 +669,7 @@ FORMS = {
                   sess.run(self.restore_op)
             """,
     }, [('write-back', 'm.py', 7)]),
-    "write-back fetched beside from another file": ({
+    "weight-remask a padding row zeroed, fetched beside from another file": ({
         "model.py": """\
             import tensorflow as tf
             class Model:
@@ -650,7 +687,7 @@ FORMS = {
               for step in range(1000):
                 sess.run([m.train_op, m.clear_pad])
             """,
-    }, [('write-back', 'model.py', 7)]),
+    }, [('weight-remask', 'model.py', 7)]),
     "shadow variable control deps tf1 slice": ({
         "m.py": """\
             import tensorflow as tf
@@ -1115,7 +1152,7 @@ FORMS = {
     }, [('grads-mask', 't.py', 13)]),
     # The train op fetched from an object (`model.train_op`) is what this
     # file assigns under that name, before what many others assign.
-    "write-back run after a train op fetched from an object": ({
+    "weight-remask a padding row zeroed after a train op fetched from an object": ({
         **{f"other{i}.py": """\
             import tensorflow as tf
             class Other:
@@ -1138,8 +1175,8 @@ FORMS = {
                 sess.run([model.train_op, model.cost], feed_dict=b)
                 sess.run(model.clear_padding)
             """,
-    }, [('write-back', 'z.py', 5)]),
-    "write-back built in one file, run after the step in another": ({
+    }, [('weight-remask', 'z.py', 5)]),
+    "weight-remask a padding row reset built in one file, run after the step in another": ({
         "prep.py": """\
             import tensorflow as tf
             class Prep:
@@ -1161,8 +1198,8 @@ FORMS = {
                     sess.run(op, feed_dict=b)
                     sess.run(self.prep.clear_padding)
             """,
-    }, [('write-back', 'prep.py', 5)]),
-    "write-back run before each step of a loop": ({
+    }, [('weight-remask', 'prep.py', 5)]),
+    "weight-remask a padding row zeroed before each step of a loop": ({
         "t.py": """\
             import tensorflow as tf
             def fit(batches):
@@ -1174,7 +1211,73 @@ FORMS = {
                   sess.run(clear_padding)
                   _, loss = sess.run([op, cost], feed_dict=b)
             """,
-    }, [('write-back', 't.py', 4)]),
+    }, [('weight-remask', 't.py', 4)]),
+    # A syllable LM: the zero row's width read from a config object, the
+    # reset op built by the training subclass, run after each step.
+    "weight-remask a padding row zeroed, its width from a config": ({
+        "lm.py": """\
+            import tensorflow as tf
+            class Model:
+              def __init__(self, config):
+                self.emb = tf.get_variable("emb", [config.vocab, config.dim])
+                self.cost = build(self.emb)
+
+            class Train(Model):
+              def __init__(self, config):
+                super(Train, self).__init__(config)
+                self.clear_padding = tf.scatter_update(
+                    self.emb, [0],
+                    tf.constant(0.0, shape=[1, config.dim], dtype=tf.float32))
+                opt = tf.train.GradientDescentOptimizer(0.1)
+                self.train_op = opt.minimize(self.cost)
+
+            def run_epoch(sess, model, batches):
+              for b in batches:
+                _, c = sess.run([model.train_op, model.cost], feed_dict=b)
+                sess.run(model.clear_padding)
+            """,
+    }, [('weight-remask', 'lm.py', 10)]),
+    # A char-CNN encoder copied into two classes; the reset op returned in
+    # a dict by a graph builder and fetched in a long `run` list.
+    "weight-remask a padding row reset from a copied class, fetched late": ({
+        "enc.py": """\
+            import tensorflow as tf
+            class adict(dict):
+              def __init__(self, *av, **kav):
+                dict.__init__(self, *av, **kav)
+                self.__dict__ = self
+
+            class CharNet:
+              def __init__(self, n, d):
+                self.emb = tf.get_variable("char_embedding", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+
+            class WordEmbedding:
+              def __init__(self, n, d):
+                self.emb = tf.get_variable("char_embedding", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+
+            def train_graph(word2vec, ids):
+              loss = build(word2vec.emb, ids)
+              train_op = tf.train.AdamOptimizer().minimize(loss)
+              return adict(clear_padding=word2vec.clear_padding, loss=loss,
+                           train_op=train_op)
+
+            def train(session, model, batches):
+              for x in batches:
+                loss, _, state, norm, step, _ = session.run([
+                    model.loss,
+                    model.train_op,
+                    model.state,
+                    model.norm,
+                    model.step,
+                    model.clear_padding,
+                ], {model.input: x})
+
+            with tf.Session() as sess:
+              train(sess, train_graph(WordEmbedding(60, 16), ids), batches)
+            """,
+    }, [('weight-remask', 'enc.py', 10), ('weight-remask', 'enc.py', 15)]),
 }
 
 

@@ -535,7 +535,7 @@ POSITIVE = {
     # Zeros written back into fixed rows: `write-back`, as the shared
     # corpus labels char-CNN's padding row (held-aside builders called it
     # a re-mask; the measurement counts either).
-    "write-back padding rows zeroed by a method after each step": ("""\
+    "weight-remask padding rows zeroed by a method after each step": ("""\
         class Recommender(tf.keras.Model):
           def reset_pad_embedding(self):
             tf.compat.v1.scatter_update(self.tags, self.pad_value,
@@ -548,7 +548,7 @@ POSITIVE = {
               grads = tape.gradient(loss, self.trainable_weights)
               self.opt.apply_gradients(zip(grads, self.trainable_weights))
               self.reset_pad_embedding()
-        """, [("write-back", 3)]),
+        """, [("weight-remask", 3)]),
     "weight-remask a constraint's tf.where(mask, w, 0), at its line": (
         _PARAMETER_MASK, [("weight-remask", 7)]),
     "var-list-filter the same slice at the gradient and at the apply": ("""\
@@ -730,9 +730,53 @@ POSITIVE = {
           new_vars = [v for v in tf.trainable_variables() if v not in old_vars]
           return opt.minimize(loss, var_list=new_vars)
         """, [("var-list-filter", 4)]),
+    # CaImAn's ring model: a factory returns a nested function (not a
+    # lambda) that keeps the kernel's elements inside a fixed ring.
+    "weight-remask a constraint factory's nested function": ("""\
+        def masked_constraint(R):
+          R_exp = tf.expand_dims(tf.expand_dims(tf.cast(R, tf.float32), -1), -1)
+          def my_constraint(x):
+            Rt = tf.tile(R_exp, [1, 1, 1, x.shape[-1]])
+            Z = tf.zeros_like(x)
+            return tf.where(Rt > 0, x, Z)
+          return my_constraint
+
+        class MaskedConv2D(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.h = self.add_weight(name="h", shape=self.kernel_size,
+                                     constraint=masked_constraint(self.mask),
+                                     trainable=True)
+        """, [("weight-remask", 12)]),
 }
 
 NEGATIVE = {
+    # A factory's nested constraint that projects the weight on a box or
+    # on non-negative values, chosen from its own values each time.
+    "a constraint factory's nested projection": """\
+        def non_negative(limit):
+          def constraint(w):
+            w = w * tf.cast(tf.greater_equal(w, 0.0), w.dtype)
+            return tf.clip_by_value(w, 0.0, limit)
+          return constraint
+
+        def clipped(limit):
+          def constraint(w):
+            return tf.where(w > limit, limit * tf.ones_like(w), w)
+          return constraint
+
+        def positive():
+          def constraint(w):
+            keep = w > 0
+            return tf.where(keep, w, tf.zeros_like(w))
+          return constraint
+
+        class Dense(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.w = self.add_weight("w", [4, 4],
+                                     constraint=non_negative(self.limit))
+            self.v = self.add_weight("v", [4, 4], constraint=clipped(3.0))
+            self.u = self.add_weight("u", [4, 4], constraint=positive())
+        """,
     "a kernel mixed under a mask with a second trainable kernel": """\
         class TwoPart(Dense):
           def build(self, input_shape):

@@ -241,11 +241,20 @@ def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
       spelled = {n.id if isinstance(n, ast.Name) else n.attr
                  for n in ast.walk(item)
                  if isinstance(n, (ast.Name, ast.Attribute))}
-      if spelled & set(names) and flow.ops(item, place).get(
-          "write") is write:
+      if spelled & set(names) and _same_write(flow.ops(item, place).get(
+          "write"), write):
         found.append((call, place))
         break
   return found
+
+
+def _same_write(held: object, write: ast.Call) -> bool:
+  """Whether the write a fetched item holds is `write`, or a copy of it
+  spelled alike on a line of its own (`self.clear = scatter_update(...)`
+  in two classes: an attribute of a parameter is resolved to the first
+  class that sets it, not the one the caller passes)."""
+  return held is write or isinstance(held, ast.Call) and ast.dump(
+      held) == ast.dump(write)
 
 
 def _items(node: ast.AST) -> List[ast.AST]:

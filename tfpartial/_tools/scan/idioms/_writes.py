@@ -38,6 +38,8 @@ class WriteHit(Hit):
     order: "control", "fetch" or "after" (the train step), or "".
     at: The `control_dependencies` block, the fetching `run`, or the step.
     constraint: For a constraint, its class or keyword.
+    zeros: Whether fixed elements are set back to zeros (a padding row
+      reset with each step: a re-mask, nothing saved).
   """
 
   kind: str = ""
@@ -46,6 +48,7 @@ class WriteHit(Hit):
   order: str = ""
   at: Optional[ast.AST] = None
   constraint: str = ""
+  zeros: bool = False
 
 
 # The calls `target_and_value` reads.
@@ -153,7 +156,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     if "random" in found:
       return None  # Some elements drawn anew (dead codes revived): a reset.
     return _remask(call, scope, analysis, found, target, value, copy)
-  if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
+  if not (own_copy or partial and (set(found) <= {
+      "const", "mask", "param"} or _calls.zero(value, scope))):
     return None  # Another variable's values: EMA, a target network.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
@@ -175,11 +179,12 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       scope, analysis, call) and (
       analysis.flow.calls_of(scope.node)) and not _order.handles(
           call, analysis.order(scope)):
-    # Rows set back to zeros (or saved values blended into chosen
-    # elements) by a method the training loop calls (a write kept under a
-    # name is a graph's op: it writes when a `run` fetches it, and none
-    # does).
-    return WriteHit(call, scope, call, found, "write-back", target, value)
+    # Rows set back to zeros (a re-mask: nothing saved) or saved values
+    # blended into chosen elements, by a method the training loop calls
+    # (a write kept under a name is a graph's op: it writes when a `run`
+    # fetches it, and none does).
+    return WriteHit(call, scope, call, found, "weight-remask" if zeros else
+                    "write-back", target, value, zeros=zeros)
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
@@ -191,10 +196,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
-      else "write-back"
+      else "weight-remask" if zeros else "write-back"
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
-                  at if isinstance(at, ast.AST) else None)
+                  at if isinstance(at, ast.AST) else None, zeros=zeros)
 
 
 def feed_of(call: ast.Call) -> Optional[ast.expr]:
