@@ -540,21 +540,34 @@ NEGATIVE = {
         """,
     # An optimizer's accumulators (not model weights) set back to zeros
     # once they are applied.
+    # HanLP's parser: the accumulators kept in a dict, zeroed by the
+    # method that applies them.
     "gradient accumulators zeroed after the step": """\
         class Trainer:
-          def build(self, model):
-            self.accum = [tf.Variable(tf.zeros_like(v), trainable=False)
-                          for v in model.trainable_variables]
-          def train_step(self, model, x, y, step):
+          def build(self):
+            self.params['accum_grads'] = [
+                tf.Variable(tf.zeros_like(tv.read_value()), trainable=False)
+                for tv in self.model.trainable_variables]
+
+          def train_batch(self, x, y):
             with tf.GradientTape() as tape:
-              loss = model.loss(x, y)
-            grads = tape.gradient(loss, model.trainable_variables)
-            for a, g in zip(self.accum, grads):
-              a.assign_add(g)
-            if step % 4 == 0:
-              self.opt.apply_gradients(zip(self.accum, model.trainable_variables))
-              for a in self.accum:
-                a.assign(tf.zeros_like(a))
+              loss = self.get_loss(self.model(x, training=True), y)
+            grads = tape.gradient(loss, self.model.trainable_variables)
+            accum_grads = self.params['accum_grads']
+            for i, grad in enumerate(grads):
+              if grad is not None:
+                accum_grads[i].assign_add(grad)
+            self.params['trained_samples'] += tf.shape(x)[0]
+            if self.params['trained_samples'] >= self.config.samples_per_batch:
+              self._apply_grads(accum_grads)
+            return loss
+
+          def _apply_grads(self, accum_grads):
+            self.model.optimizer.apply_gradients(
+                zip(accum_grads, self.model.trainable_variables))
+            for tv in accum_grads:
+              tv.assign(tf.zeros_like(tv))
+            self.params['trained_samples'] = 0
         """,
 }
 

@@ -126,6 +126,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     if _names.is_zero(kept):  # `where(m, w, zeros_like(w))`: a re-mask.
       return _remask(call, scope, analysis, {f"varmask:{base}": call},
                      target, call, None) if "mask" in chosen else None
+  if not partial and _names.is_zero(value):
+    return None  # A whole variable zeroed: accumulators, a count reset.
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")
