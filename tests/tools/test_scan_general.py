@@ -750,6 +750,17 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Sequences shifted right with a zero (or start) step, on a time axis;
+    # a zero row put before a whole variable: nothing of it is left out.
+    "a zero step or row joined to activations or a whole table": """\
+        emb = tf.get_variable("emb", [1000, 64])
+        table = tf.concat([tf.zeros([1, 64]), emb], 0)
+        x = tf.nn.embedding_lookup(table, ids)
+        shifted = tf.concat([tf.zeros([batch, 1, 64]), x[:, :-1]], 1)
+        starts = tf.concat((tf.zeros_like(y[:1]), y[1:]), 0)
+        loss = build(shifted, starts)
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        """,
     # A factory's nested constraint that projects the weight on a box or
     # on non-negative values, chosen from its own values each time.
     "a constraint factory's nested projection": """\
