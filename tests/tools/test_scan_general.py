@@ -730,6 +730,25 @@ POSITIVE = {
           new_vars = [v for v in tf.trainable_variables() if v not in old_vars]
           return opt.minimize(loss, var_list=new_vars)
         """, [("var-list-filter", 4)]),
+    # A DQN widened for transfer: the original weights snapshotted, the
+    # new input rows put back in them, set back after each fit by a
+    # method the step calls.
+    "write-back a snapshot set back by a method called after each fit": (
+        """\
+        class TransferAgent(Agent):
+          def freeze(self):
+            self.frozen = self.model.get_weights()
+
+          def apply_frozen(self, cut=-1):
+            w_new = self.model.get_weights()[0][cut]
+            self.frozen[0] = np.delete(self.frozen[0], cut, axis=0)
+            self.frozen[0] = np.vstack([self.frozen[0], w_new])
+            self.model.set_weights(self.frozen)
+
+          def train_step(self, state, target):
+            self.model.fit(np.array(state), np.array(target), verbose=False)
+            self.apply_frozen()
+        """, [("write-back", 9)]),
     # CaImAn's ring model: a factory returns a nested function (not a
     # lambda) that keeps the kernel's elements inside a fixed ring.
     "weight-remask a constraint factory's nested function": ("""\
@@ -750,6 +769,20 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # The best weights kept and restored whole by a method called once
+    # training is over.
+    "the best weights restored by a method after fit": """\
+        class Trainer:
+          def remember(self):
+            self.best = self.model.get_weights()
+
+          def restore(self):
+            self.model.set_weights(self.best)
+
+          def run(self, x, y):
+            self.model.fit(x, y, epochs=10, callbacks=[self.keeper])
+            self.restore()
+        """,
     # Sequences shifted right with a zero (or start) step, on a time axis;
     # a zero row put before a whole variable: nothing of it is left out.
     "a zero step or row joined to activations or a whole table": """\

@@ -106,6 +106,12 @@ class Order:
         runs.append((call, place))
     return runs
 
+  def step_before(self, run: ast.AST, scope: _scopes.Scope,
+                  flow: "Flow") -> Optional[ast.AST]:
+    """A train step run in the same block before `run` (a call of the
+    function that writes, say), if any."""
+    return self._step_before(run, scope, flow)
+
   def _step_before(self, run: ast.AST, scope: _scopes.Scope,
                    flow: "Flow") -> Optional[ast.AST]:
     """A train step run in the same block before `run`, if any."""

@@ -174,6 +174,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   model trains."""
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
+  if when is None and own_copy:
+    when = _called_after_step(scope, analysis, call)
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
   if when is None and blended and _repeats_with_training(
@@ -202,6 +204,24 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def _called_after_step(scope: _scopes.Scope, analysis: Analysis,
+                       call: ast.Call) -> Optional[Dict[str, object]]:
+  """`self.model.fit(x, y); self.apply_frozen()`: a method that writes a
+  saved copy back, called right after the step (in the caller's block)."""
+  order = analysis.order(scope)
+  statement = order.parent(call)
+  if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+      or not isinstance(statement, ast.Expr) or (
+          order.parent(statement) is not scope.node):
+    return None  # Written in a branch or a loop of its own: unclear.
+  for place, site in analysis.flow.calls_of(scope.node):
+    if place is not scope:
+      step = analysis.order(place).step_before(site, place, analysis.flow)
+      if step is not None:
+        return {"order": "after", "at": step}
+  return None
 
 
 def feed_of(call: ast.Call) -> Optional[ast.expr]:
@@ -378,6 +398,12 @@ def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
   put back (`w[0][:10] = frozen[0][:10]`)."""
   if isinstance(value, ast.Name):
     return all(d.replaces for d in scope.defs.get(value.id, []))
+  spelled = _names.dotted(value)
+  if spelled is not None and any(
+      isinstance(node, ast.Assign) and any(
+          isinstance(t, ast.Subscript) and _names.dotted(t.value) == spelled
+          for t in node.targets) for node in scope.nodes):
+    return False  # `self.frozen[0] = vstack([kept, new])`: parts put back.
   if isinstance(value, ast.Call):
     return _names.call_name(value) in _names.SNAPSHOTS
   return not isinstance(value, ast.BinOp)
