@@ -203,27 +203,6 @@ POSITIVE = {
                            emb[n_pretrained:]], axis=0)
         out = tf.nn.embedding_lookup(table, ids)
         """, [("stop-gradient-mix", "t.py", 2)]),
-    # Kyubyong's embedding helper (a module where nothing trains): the
-    # table the model uses is a zero row then the variable's rows 1..,
-    # so the variable's row 0 never trains.
-    "stop-gradient-mix: a padding row left out of a table by concat": ({
-        "modules.py": """\
-            import tensorflow as tf
-            def get_token_embeddings(vocab_size, num_units, zero_pad=True):
-              embeddings = tf.get_variable("weight_mat", [vocab_size, num_units])
-              if zero_pad:
-                embeddings = tf.concat((tf.zeros(shape=[1, num_units]),
-                                        embeddings[1:, :]), 0)
-              return embeddings
-            """,
-        "model.py": """\
-            import tensorflow as tf
-            from modules import get_token_embeddings
-            table = get_token_embeddings(1000, 64)
-            loss = build(tf.nn.embedding_lookup(table, ids))
-            train_op = tf.train.AdamOptimizer().minimize(loss)
-            """,
-    }, [("stop-gradient-mix", "modules.py", 5)]),
 }
 
 

@@ -769,6 +769,7 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+<<<<<<< HEAD
     # The best weights kept and restored whole by a method called once
     # training is over.
     "the best weights restored by a method after fit": """\
@@ -794,6 +795,8 @@ NEGATIVE = {
         loss = build(shifted, starts)
         train_op = tf.train.AdamOptimizer().minimize(loss)
         """,
+=======
+>>>>>>> parent of 0ead887 (scan stop-gradient-mix: a variable's padding row left out of the table the model uses, tf.concat((tf.zeros([1, E]), table[1:, :]), 0) (Kyubyong's embedding helpers), looked for in helper modules where nothing trains too; a shifted sequence or a zero row before a whole table stays silent)
     # A factory's nested constraint that projects the weight on a box or
     # on non-negative values, chosen from its own values each time.
     "a constraint factory's nested projection": """\

@@ -68,10 +68,6 @@ class StopGradientMix(_idiom.Idiom):
             hit.node):
       message = ("one table's rows split between a variable and a constant "
                  "joined by `concat`: the constant rows never train")
-    if "left" in hit.labels:
-      message = ("a variable's edge rows replaced by constants in the table "
-                 "the model uses (`concat`): those rows of the variable "
-                 "never train")
     if "initial" in hit.labels:
       message = ("a layer's weight mixed under a mask with a non-trainable "
                  "copy of its initial values: the masked-out elements never "
@@ -205,20 +201,12 @@ def _weight_kind(node: ast.AST, bound: Dict[str, Tuple[ast.expr, str]],
 
 def _split_tables(analysis: Analysis) -> List[_idiom.Hit]:
   """`concat([Variable(table[:n]), constant(table[n:])])`: the rows past
-  `n` are a constant, the first a variable (no `stop_gradient` spelled);
-  or a variable's padding row replaced by zeros, looked for in the
-  helper modules too (an embedding built where nothing trains)."""
+  `n` are a constant, the first a variable (no `stop_gradient` spelled)."""
   hits: List[_idiom.Hit] = []
-  project = analysis.project
-  scanned = {id(m) for m in project.modules_with(("concat",))}
-  for module in project.modules:
+  for module in analysis.project.modules_with(("concat",)):
     text = module.source.text
-    if "concat" not in text or "constant(" not in text and (
-        "array(" not in text) and "zeros(" not in text or (
-            "Variable(" not in text and "get_variable(" not in text):
-      continue
-    helper = id(module) not in scanned
-    if helper and ("zeros(" not in text or project.parsed(module) is None):
+    if "constant(" not in text and "array(" not in text or (
+        "Variable(" not in text and "get_variable(" not in text):
       continue
     for scope in analysis.scopes_with(module, ("concat",)):
       for node in scope.nodes:
@@ -226,12 +214,9 @@ def _split_tables(analysis: Analysis) -> List[_idiom.Hit]:
             "concat", "concat_v2"}:
           continue
         parts = _calls.joined_parts(node) or _listed_parts(node, scope)
-        if parts and not helper and (_calls.variable_and_constant(
-            parts, scope) or _rows_of_variables_and_constants(
-                node, parts, scope)):
+        if parts and (_calls.variable_and_constant(parts, scope) or (
+            _rows_of_variables_and_constants(node, parts, scope))):
           hits.append(MixHit(node, scope, None, {"mix": node}))
-        elif parts and _rows_left_out(node, parts, scope):
-          hits.append(MixHit(node, scope, None, {"mix": node, "left": node}))
   return hits
 
 
@@ -271,58 +256,6 @@ def _rows_of_variables_and_constants(node: ast.Call, parts: List[ast.expr],
               (c.args[0] if c.args else c.keywords[0].value), (
                   ast.Constant, ast.List, ast.Tuple))]
   return bool(variables and data)
-
-
-def _rows_left_out(node: ast.Call, parts: List[ast.expr],
-                   scope: _scopes.Scope) -> bool:
-  """`concat((tf.zeros([1, E]), table[1:, :]), 0)`: a variable's first
-  (or last) rows replaced by constants in the table the model uses, so
-  those rows of the variable never train (a padding row kept at zero)."""
-  if not _first_axis(node):
-    return False
-  sliced = [p for p in parts if isinstance(p, ast.Subscript)]
-  others = [p for p in parts if p not in sliced]
-  return len(sliced) == 1 and bool(others) and all(
-      _names.is_zero(p) or _constants.is_constant(p, scope)
-      for p in others) and _edge_rows(sliced[0]) and _trained_variable(
-          sliced[0].value, node, scope)
-
-
-def _first_axis(node: ast.Call) -> bool:
-  axis = next((k.value for k in node.keywords if k.arg == "axis"),
-              node.args[1] if len(node.args) > 1 else None)
-  return isinstance(axis, ast.Constant) and axis.value == 0
-
-
-def _edge_rows(part: ast.Subscript) -> bool:
-  """`t[1:]`, `t[1:, :]`, `t[:-1]`: all rows but a constant few at an
-  edge."""
-  index = part.slice
-  first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts \
-      else index
-  if not isinstance(first, ast.Slice) or first.step is not None:
-    return False
-  bounds = [b for b in (first.lower, first.upper) if b is not None]
-  return len(bounds) == 1 and _constants.is_constant(bounds[0], _EMPTY)
-
-
-def _trained_variable(table: ast.expr, node: ast.Call,
-                      scope: _scopes.Scope) -> bool:
-  """Whether `table` is a trainable variable made before `node`
-  (`get_variable`, `Variable`), under its name or as a call."""
-  values: List[ast.AST] = [table]
-  if isinstance(table, ast.Name):
-    values = [d.value for d in scope.defs.get(table.id, [])
-              if d.value is not None and d.value is not node and getattr(
-                  d.value, "lineno", 0) < node.lineno]
-  made = [v for v in values if isinstance(v, ast.Call)
-          and _names.call_name(v) in _names.VARIABLES]
-  return bool(made) and not any(
-      k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
-          k.value.value is False) for v in made for k in v.keywords)
-
-
-_EMPTY = _scopes.collect(ast.parse(""))
 
 
 # Methods the framework calls, not the code by name.
