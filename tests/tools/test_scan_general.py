@@ -749,6 +749,25 @@ POSITIVE = {
             self.model.fit(np.array(state), np.array(target), verbose=False)
             self.apply_frozen()
         """, [("write-back", 9)]),
+    # Fine-grained transfer: the chosen filters of the last trainable
+    # layer stopped by a helper put as a `Lambda` layer after it.
+    "stop-gradient-mix a helper's per-filter mix in a Lambda layer": ("""\
+        def stopBackprop(x, filters):
+          mask = np.ones(x.shape[1:])
+          for f in filters:
+            mask[:, :, f] = 0
+          mask_l = K.cast(mask, dtype=x.dtype)
+          mask_h = K.abs(mask_l - 1)
+          return K.stop_gradient(mask_h * x) + mask_l * x
+
+        def construct_target_partial_update(base_model, n_classes, filters):
+          x = base_model.output
+          x = Lambda(stopBackprop, arguments={'filters': filters})(x)
+          predictions = Dense(n_classes, activation='softmax')(Flatten()(x))
+          model = Model(inputs=base_model.input, outputs=predictions)
+          model.compile(optimizer='rmsprop', loss='categorical_crossentropy')
+          return model
+        """, [("stop-gradient-mix", 11)]),
     # CaImAn's ring model: a factory returns a nested function (not a
     # lambda) that keeps the kernel's elements inside a fixed ring.
     "weight-remask a constraint factory's nested function": ("""\
@@ -769,6 +788,23 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Lambda layers whose helpers stop gradients by the input's own values
+    # (a gate) or pass them straight through (rounding).
+    "a Lambda layer's gate or straight-through estimator": """\
+        def gate(x):
+          m = K.cast(x > 0.5, x.dtype)
+          return m * x + (1 - m) * K.stop_gradient(x)
+
+        def round_through(x):
+          return x + K.stop_gradient(K.round(x) - x)
+
+        def build(base):
+          x = Lambda(gate)(base.output)
+          x = Lambda(round_through)(x)
+          model = Model(base.input, Dense(3)(x))
+          model.compile("adam", "mse")
+          return model
+        """,
     # Kyubyong's `zero_pad`: the table the model uses is a zero row then
     # the variable's rows 1.. . Row 0 of the variable is left out, not
     # held (rated doubtful by the corpus's reviewers, and the same helper
