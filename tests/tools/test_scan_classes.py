@@ -1250,6 +1250,42 @@ FORMS = {
                 sess.run(model.clear_padding)
             """,
     }, [('weight-remask', 'lm.py', 10)]),
+    # An op fetched by its attribute from a parameter: the file the
+    # trainer imports holds the op it runs, not a copy in a sibling file
+    # that nothing imports.
+    "weight-remask the fetched op taken from the module imported": ({
+        "a_copy.py": """\
+            import tensorflow as tf
+            class Old:
+              def __init__(self, d):
+                self.emb = tf.get_variable("emb", [100, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(build(self.emb))
+            """,
+        "model.py": """\
+            import tensorflow as tf
+            class Words:
+              def __init__(self, d):
+                self.emb = tf.get_variable("emb", [100, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(build(self.emb))
+            """,
+        "train.py": """\
+            import tensorflow as tf
+            import model
+
+            def train(session, m, batches):
+              for x in batches:
+                session.run([m.train_op, m.clear_padding], {m.x: x})
+
+            def main(batches):
+              words = model.Words(16)
+              with tf.Session() as sess:
+                train(sess, words, batches)
+            """,
+    }, [('weight-remask', 'model.py', 5)]),
     # A char-CNN encoder copied into two classes; the reset op returned in
     # a dict by a graph builder and fetched in a long `run` list.
     "weight-remask a padding row reset from a copied class, fetched late": ({
