@@ -519,6 +519,56 @@ NEGATIVE = {
               return model.predict(x)
             """,
     },
+    # A padding row zeroed once, after initialisation, before the epochs:
+    # nothing re-zeroes it, it trains like the others.
+    "a padding row zeroed once before training": """\
+        class Train:
+          def __init__(self, config):
+            self.emb = tf.get_variable("emb", [config.vocab, config.dim])
+            self.clear_padding = tf.scatter_update(
+                self.emb, [0], tf.constant(0.0, shape=[1, config.dim]))
+            self.train_op = tf.train.AdamOptimizer().minimize(build(self.emb))
+
+        def main(config, batches):
+          train = Train(config)
+          with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train.clear_padding)
+            for epoch in range(10):
+              for b in batches:
+                sess.run(train.train_op, feed_dict=b)
+        """,
+    # An optimizer's accumulators (not model weights) set back to zeros
+    # once they are applied.
+    # HanLP's parser: the accumulators kept in a dict, zeroed by the
+    # method that applies them.
+    "gradient accumulators zeroed after the step": """\
+        class Trainer:
+          def build(self):
+            self.params['accum_grads'] = [
+                tf.Variable(tf.zeros_like(tv.read_value()), trainable=False)
+                for tv in self.model.trainable_variables]
+
+          def train_batch(self, x, y):
+            with tf.GradientTape() as tape:
+              loss = self.get_loss(self.model(x, training=True), y)
+            grads = tape.gradient(loss, self.model.trainable_variables)
+            accum_grads = self.params['accum_grads']
+            for i, grad in enumerate(grads):
+              if grad is not None:
+                accum_grads[i].assign_add(grad)
+            self.params['trained_samples'] += tf.shape(x)[0]
+            if self.params['trained_samples'] >= self.config.samples_per_batch:
+              self._apply_grads(accum_grads)
+            return loss
+
+          def _apply_grads(self, accum_grads):
+            self.model.optimizer.apply_gradients(
+                zip(accum_grads, self.model.trainable_variables))
+            for tv in accum_grads:
+              tv.assign(tf.zeros_like(tv))
+            self.params['trained_samples'] = 0
+        """,
 }
 
 
@@ -632,7 +682,7 @@ FORMS = {
                   sess.run(self.restore_op)
             """,
     }, [('write-back', 'm.py', 7)]),
-    "write-back fetched beside from another file": ({
+    "weight-remask a padding row zeroed, fetched beside from another file": ({
         "model.py": """\
             import tensorflow as tf
             class Model:
@@ -650,7 +700,7 @@ FORMS = {
               for step in range(1000):
                 sess.run([m.train_op, m.clear_pad])
             """,
-    }, [('write-back', 'model.py', 7)]),
+    }, [('weight-remask', 'model.py', 7)]),
     "shadow variable control deps tf1 slice": ({
         "m.py": """\
             import tensorflow as tf
@@ -1115,7 +1165,7 @@ FORMS = {
     }, [('grads-mask', 't.py', 13)]),
     # The train op fetched from an object (`model.train_op`) is what this
     # file assigns under that name, before what many others assign.
-    "write-back run after a train op fetched from an object": ({
+    "weight-remask a padding row zeroed after a train op fetched from an object": ({
         **{f"other{i}.py": """\
             import tensorflow as tf
             class Other:
@@ -1138,8 +1188,8 @@ FORMS = {
                 sess.run([model.train_op, model.cost], feed_dict=b)
                 sess.run(model.clear_padding)
             """,
-    }, [('write-back', 'z.py', 5)]),
-    "write-back built in one file, run after the step in another": ({
+    }, [('weight-remask', 'z.py', 5)]),
+    "weight-remask a padding row reset built in one file, run after the step in another": ({
         "prep.py": """\
             import tensorflow as tf
             class Prep:
@@ -1161,8 +1211,8 @@ FORMS = {
                     sess.run(op, feed_dict=b)
                     sess.run(self.prep.clear_padding)
             """,
-    }, [('write-back', 'prep.py', 5)]),
-    "write-back run before each step of a loop": ({
+    }, [('weight-remask', 'prep.py', 5)]),
+    "weight-remask a padding row zeroed before each step of a loop": ({
         "t.py": """\
             import tensorflow as tf
             def fit(batches):
@@ -1174,7 +1224,109 @@ FORMS = {
                   sess.run(clear_padding)
                   _, loss = sess.run([op, cost], feed_dict=b)
             """,
-    }, [('write-back', 't.py', 4)]),
+    }, [('weight-remask', 't.py', 4)]),
+    # A syllable LM: the zero row's width read from a config object, the
+    # reset op built by the training subclass, run after each step.
+    "weight-remask a padding row zeroed, its width from a config": ({
+        "lm.py": """\
+            import tensorflow as tf
+            class Model:
+              def __init__(self, config):
+                self.emb = tf.get_variable("emb", [config.vocab, config.dim])
+                self.cost = build(self.emb)
+
+            class Train(Model):
+              def __init__(self, config):
+                super(Train, self).__init__(config)
+                self.clear_padding = tf.scatter_update(
+                    self.emb, [0],
+                    tf.constant(0.0, shape=[1, config.dim], dtype=tf.float32))
+                opt = tf.train.GradientDescentOptimizer(0.1)
+                self.train_op = opt.minimize(self.cost)
+
+            def run_epoch(sess, model, batches):
+              for b in batches:
+                _, c = sess.run([model.train_op, model.cost], feed_dict=b)
+                sess.run(model.clear_padding)
+            """,
+    }, [('weight-remask', 'lm.py', 10)]),
+    # An op fetched by its attribute from a parameter: the file the
+    # trainer imports holds the op it runs, not a copy in a sibling file
+    # that nothing imports.
+    "weight-remask the fetched op taken from the module imported": ({
+        "a_copy.py": """\
+            import tensorflow as tf
+            class Old:
+              def __init__(self, d):
+                self.emb = tf.get_variable("emb", [100, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(build(self.emb))
+            """,
+        "model.py": """\
+            import tensorflow as tf
+            class Words:
+              def __init__(self, d):
+                self.emb = tf.get_variable("emb", [100, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                self.train_op = optimizer.minimize(build(self.emb))
+            """,
+        "train.py": """\
+            import tensorflow as tf
+            import model
+
+            def train(session, m, batches):
+              for x in batches:
+                session.run([m.train_op, m.clear_padding], {m.x: x})
+
+            def main(batches):
+              words = model.Words(16)
+              with tf.Session() as sess:
+                train(sess, words, batches)
+            """,
+    }, [('weight-remask', 'model.py', 5)]),
+    # A char-CNN encoder copied into two classes; the reset op returned in
+    # a dict by a graph builder and fetched in a long `run` list.
+    "weight-remask a padding row reset from a copied class, fetched late": ({
+        "enc.py": """\
+            import tensorflow as tf
+            class adict(dict):
+              def __init__(self, *av, **kav):
+                dict.__init__(self, *av, **kav)
+                self.__dict__ = self
+
+            class CharNet:
+              def __init__(self, n, d):
+                self.emb = tf.get_variable("char_embedding", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+
+            class WordEmbedding:
+              def __init__(self, n, d):
+                self.emb = tf.get_variable("char_embedding", [n, d])
+                self.clear_padding = tf.scatter_update(self.emb, [0], tf.constant(0.0, shape=[1, d]))
+
+            def train_graph(word2vec, ids):
+              loss = build(word2vec.emb, ids)
+              train_op = tf.train.AdamOptimizer().minimize(loss)
+              return adict(clear_padding=word2vec.clear_padding, loss=loss,
+                           train_op=train_op)
+
+            def train(session, model, batches):
+              for x in batches:
+                loss, _, state, norm, step, _ = session.run([
+                    model.loss,
+                    model.train_op,
+                    model.state,
+                    model.norm,
+                    model.step,
+                    model.clear_padding,
+                ], {model.input: x})
+
+            with tf.Session() as sess:
+              train(sess, train_graph(WordEmbedding(60, 16), ids), batches)
+            """,
+    }, [('weight-remask', 'enc.py', 10), ('weight-remask', 'enc.py', 15)]),
 }
 
 

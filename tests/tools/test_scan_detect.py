@@ -125,6 +125,25 @@ def test_an_idiom_is_found_at_its_line(name):
   assert _found(code) == expected
 
 
+def test_a_padding_row_zeroed_beside_the_step_is_a_remask():
+  """A fixed row set back to zeros keeps nothing saved: a re-mask, said
+  as such, with the race of its fetch beside the train op."""
+  code = """\
+      emb = tf.get_variable("emb", [100, 8])
+      train_op = optimizer.minimize(loss)
+      clear_pad = tf.scatter_update(emb, [0], tf.zeros([1, 8]))
+      for _ in range(10):
+        sess.run([train_op, clear_pad])
+      """
+  findings = _scan.scan_text("t.py", textwrap.dedent(code))
+  assert [(f.idiom, f.line) for f in findings] == [("weight-remask", 3)]
+  message = findings[0].message
+  assert message.startswith("fixed elements of `emb` set back to zeros by "
+                            "`scatter_update`, fetched beside the train op")
+  assert "weights-re-multiplied-by-a-mask" in message
+  assert "a race" in findings[0].drift
+
+
 NEGATIVE = {
     "DQN target": """\
         q_target = rewards + gamma * tf.stop_gradient(tf.reduce_max(target_q, 1))

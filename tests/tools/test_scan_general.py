@@ -535,7 +535,7 @@ POSITIVE = {
     # Zeros written back into fixed rows: `write-back`, as the shared
     # corpus labels char-CNN's padding row (held-aside builders called it
     # a re-mask; the measurement counts either).
-    "write-back padding rows zeroed by a method after each step": ("""\
+    "weight-remask padding rows zeroed by a method after each step": ("""\
         class Recommender(tf.keras.Model):
           def reset_pad_embedding(self):
             tf.compat.v1.scatter_update(self.tags, self.pad_value,
@@ -548,7 +548,7 @@ POSITIVE = {
               grads = tape.gradient(loss, self.trainable_weights)
               self.opt.apply_gradients(zip(grads, self.trainable_weights))
               self.reset_pad_embedding()
-        """, [("write-back", 3)]),
+        """, [("weight-remask", 3)]),
     "weight-remask a constraint's tf.where(mask, w, 0), at its line": (
         _PARAMETER_MASK, [("weight-remask", 7)]),
     "var-list-filter the same slice at the gradient and at the apply": ("""\
@@ -730,9 +730,150 @@ POSITIVE = {
           new_vars = [v for v in tf.trainable_variables() if v not in old_vars]
           return opt.minimize(loss, var_list=new_vars)
         """, [("var-list-filter", 4)]),
+    # A DQN widened for transfer: the original weights snapshotted, the
+    # new input rows put back in them, set back after each fit by a
+    # method the step calls.
+    "write-back a snapshot set back by a method called after each fit": (
+        """\
+        class TransferAgent(Agent):
+          def freeze(self):
+            self.frozen = self.model.get_weights()
+
+          def apply_frozen(self, cut=-1):
+            w_new = self.model.get_weights()[0][cut]
+            self.frozen[0] = np.delete(self.frozen[0], cut, axis=0)
+            self.frozen[0] = np.vstack([self.frozen[0], w_new])
+            self.model.set_weights(self.frozen)
+
+          def train_step(self, state, target):
+            self.model.fit(np.array(state), np.array(target), verbose=False)
+            self.apply_frozen()
+        """, [("write-back", 9)]),
+    # Fine-grained transfer: the chosen filters of the last trainable
+    # layer stopped by a helper put as a `Lambda` layer after it.
+    "stop-gradient-mix a helper's per-filter mix in a Lambda layer": ("""\
+        def stopBackprop(x, filters):
+          mask = np.ones(x.shape[1:])
+          for f in filters:
+            mask[:, :, f] = 0
+          mask_l = K.cast(mask, dtype=x.dtype)
+          mask_h = K.abs(mask_l - 1)
+          return K.stop_gradient(mask_h * x) + mask_l * x
+
+        def construct_target_partial_update(base_model, n_classes, filters):
+          x = base_model.output
+          x = Lambda(stopBackprop, arguments={'filters': filters})(x)
+          predictions = Dense(n_classes, activation='softmax')(Flatten()(x))
+          model = Model(inputs=base_model.input, outputs=predictions)
+          model.compile(optimizer='rmsprop', loss='categorical_crossentropy')
+          return model
+        """, [("stop-gradient-mix", 11)]),
+    # CaImAn's ring model: a factory returns a nested function (not a
+    # lambda) that keeps the kernel's elements inside a fixed ring.
+    "weight-remask a constraint factory's nested function": ("""\
+        def masked_constraint(R):
+          R_exp = tf.expand_dims(tf.expand_dims(tf.cast(R, tf.float32), -1), -1)
+          def my_constraint(x):
+            Rt = tf.tile(R_exp, [1, 1, 1, x.shape[-1]])
+            Z = tf.zeros_like(x)
+            return tf.where(Rt > 0, x, Z)
+          return my_constraint
+
+        class MaskedConv2D(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.h = self.add_weight(name="h", shape=self.kernel_size,
+                                     constraint=masked_constraint(self.mask),
+                                     trainable=True)
+        """, [("weight-remask", 12)]),
 }
 
 NEGATIVE = {
+    # Lambda layers whose helpers stop gradients by the input's own values
+    # (a gate) or pass them straight through (rounding).
+    "a Lambda layer's gate or straight-through estimator": """\
+        def gate(x):
+          m = K.cast(x > 0.5, x.dtype)
+          return m * x + (1 - m) * K.stop_gradient(x)
+
+        def round_through(x):
+          return x + K.stop_gradient(K.round(x) - x)
+
+        def build(base):
+          x = Lambda(gate)(base.output)
+          x = Lambda(round_through)(x)
+          model = Model(base.input, Dense(3)(x))
+          model.compile("adam", "mse")
+          return model
+        """,
+    # Kyubyong's `zero_pad`: the table the model uses is a zero row then
+    # the variable's rows 1.. . Row 0 of the variable is left out, not
+    # held (rated doubtful by the corpus's reviewers, and the same helper
+    # copied into SASRec and seq2seq projects is read as freezing
+    # nothing): not reported.
+    "a padding row left out of a table by concat": """\
+        def get_token_embeddings(vocab_size, num_units, zero_pad=True):
+          embeddings = tf.get_variable("weight_mat", [vocab_size, num_units])
+          if zero_pad:
+            embeddings = tf.concat((tf.zeros(shape=[1, num_units]),
+                                    embeddings[1:, :]), 0)
+          return embeddings
+
+        table = get_token_embeddings(1000, 64)
+        loss = build(tf.nn.embedding_lookup(table, ids))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        """,
+    # The best weights kept and restored whole by a method called once
+    # training is over.
+    "the best weights restored by a method after fit": """\
+        class Trainer:
+          def remember(self):
+            self.best = self.model.get_weights()
+
+          def restore(self):
+            self.model.set_weights(self.best)
+
+          def run(self, x, y):
+            self.model.fit(x, y, epochs=10, callbacks=[self.keeper])
+            self.restore()
+        """,
+    # Sequences shifted right with a zero (or start) step, on a time axis;
+    # a zero row put before a whole variable: nothing of it is left out.
+    "a zero step or row joined to activations or a whole table": """\
+        emb = tf.get_variable("emb", [1000, 64])
+        table = tf.concat([tf.zeros([1, 64]), emb], 0)
+        x = tf.nn.embedding_lookup(table, ids)
+        shifted = tf.concat([tf.zeros([batch, 1, 64]), x[:, :-1]], 1)
+        starts = tf.concat((tf.zeros_like(y[:1]), y[1:]), 0)
+        loss = build(shifted, starts)
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        """,
+    # A factory's nested constraint that projects the weight on a box or
+    # on non-negative values, chosen from its own values each time.
+    "a constraint factory's nested projection": """\
+        def non_negative(limit):
+          def constraint(w):
+            w = w * tf.cast(tf.greater_equal(w, 0.0), w.dtype)
+            return tf.clip_by_value(w, 0.0, limit)
+          return constraint
+
+        def clipped(limit):
+          def constraint(w):
+            return tf.where(w > limit, limit * tf.ones_like(w), w)
+          return constraint
+
+        def positive():
+          def constraint(w):
+            keep = w > 0
+            return tf.where(keep, w, tf.zeros_like(w))
+          return constraint
+
+        class Dense(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.w = self.add_weight("w", [4, 4],
+                                     constraint=non_negative(self.limit))
+            self.v = self.add_weight("v", [4, 4], constraint=clipped(3.0))
+            self.u = self.add_weight("u", [4, 4], constraint=positive())
+        """,
     "a kernel mixed under a mask with a second trainable kernel": """\
         class TwoPart(Dense):
           def build(self, input_shape):

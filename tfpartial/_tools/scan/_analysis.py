@@ -117,11 +117,12 @@ class Analysis:
     for module in modules:
       near = set(module.lines_of(names))
       lines = [n for n in module.lines_of(_order.FETCHES)
-               if near & set(range(n, n + 4))]
+               if near & set(range(n, n + 12))]
       for place in self.project.scopes_at(module, lines):
         calls += [(place, c) for c in self.calls(place)
                   if _names.call_name(c) in _order.FETCHES]
-    return _order.fetching(calls, write, names, self.flow)
+    return _order.fetching(calls, write, names, self.flow,
+                           lambda node: self.holds(here, node))
 
   def _returned(self, write: ast.Call, scope: _scopes.Scope
                 ) -> List[Tuple[_scopes.Scope, ast.Call]]:

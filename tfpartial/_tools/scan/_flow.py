@@ -565,9 +565,19 @@ class Flow:
       return {}
     self._active.add(key)
     found: Labels = {}
-    assigned = sorted(self.project.assigned(attribute), key=lambda pair: -len(
-        os.path.commonpath([here, os.path.abspath(
-            self.project.module_of(pair[1]).path)])))
+    module = self.project.module_of(scope)
+    imported = {part for where, name in module.imports.values()
+                for part in (where.rsplit(".", 1)[-1], name)}
+
+    def nearest(pair: Tuple[ast.expr, _scopes.Scope]) -> Tuple[int, ...]:
+      # Its file, then the modules it imports, then its folder's (a
+      # notebook, which nothing imports, last).
+      other = self.project.module_of(pair[1])
+      path = os.path.abspath(other.path)
+      stem = os.path.splitext(os.path.basename(path))[0]
+      return (other is not module, stem not in imported,
+              path.endswith(".ipynb"), -len(os.path.commonpath([here, path])))
+    assigned = sorted(self.project.assigned(attribute), key=nearest)
     try:
       for value, home in assigned[:8]:
         if isinstance(value, ast.Call) and _names.call_name(value) in (

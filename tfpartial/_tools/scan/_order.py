@@ -106,6 +106,12 @@ class Order:
         runs.append((call, place))
     return runs
 
+  def step_before(self, run: ast.AST, scope: _scopes.Scope,
+                  flow: "Flow") -> Optional[ast.AST]:
+    """A train step run in the same block before `run` (a call of the
+    function that writes, say), if any."""
+    return self._step_before(run, scope, flow)
+
   def _step_before(self, run: ast.AST, scope: _scopes.Scope,
                    flow: "Flow") -> Optional[ast.AST]:
     """A train step run in the same block before `run`, if any."""
@@ -229,10 +235,12 @@ def handles(write: ast.Call, order: "Order") -> List[str]:
 
 
 def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
-             write: ast.Call, names: List[str], flow: "Flow"
+             write: ast.Call, names: List[str], flow: "Flow",
+             beside: Callable[[ast.AST], bool] = lambda node: False
              ) -> List[Tuple[ast.Call, _scopes.Scope]]:
   """The `run`/`group` calls among `calls` that fetch `write` (one of
-  their items names it and holds it)."""
+  their items names it and holds it, or holds a copy of it that
+  `beside` says is in its file)."""
   found = []
   for place, call in calls:
     if not call.args:
@@ -241,11 +249,20 @@ def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
       spelled = {n.id if isinstance(n, ast.Name) else n.attr
                  for n in ast.walk(item)
                  if isinstance(n, (ast.Name, ast.Attribute))}
-      if spelled & set(names) and flow.ops(item, place).get(
-          "write") is write:
+      held = flow.ops(item, place).get("write")
+      if spelled & set(names) and (held is write or held is not None and (
+          _copy_of(held, write) and beside(held))):
         found.append((call, place))
         break
   return found
+
+
+def _copy_of(held: object, write: ast.Call) -> bool:
+  """Whether the write a fetched item holds is a copy of `write` spelled
+  alike (`self.clear = scatter_update(...)` in two classes of a file: an
+  attribute of a parameter is resolved to the first class that sets it,
+  not the one the caller passes)."""
+  return isinstance(held, ast.Call) and ast.dump(held) == ast.dump(write)
 
 
 def _items(node: ast.AST) -> List[ast.AST]:

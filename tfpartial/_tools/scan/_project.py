@@ -205,7 +205,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
 _CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
-    r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+\.)?(?:minimize|apply_gradients|"
+    r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+(?:\([^()\n]*\))?\.)?"
+    r"(?:minimize|apply_gradients|"
     r"scatter_update|scatter_nd_update|assign|set_weights|set_value|"
     r"batch_set_value)\s*\(")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

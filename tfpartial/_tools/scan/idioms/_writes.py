@@ -38,6 +38,8 @@ class WriteHit(Hit):
     order: "control", "fetch" or "after" (the train step), or "".
     at: The `control_dependencies` block, the fetching `run`, or the step.
     constraint: For a constraint, its class or keyword.
+    zeros: Whether fixed elements are set back to zeros (a padding row
+      reset with each step: a re-mask, nothing saved).
   """
 
   kind: str = ""
@@ -46,6 +48,7 @@ class WriteHit(Hit):
   order: str = ""
   at: Optional[ast.AST] = None
   constraint: str = ""
+  zeros: bool = False
 
 
 # The calls `target_and_value` reads.
@@ -123,6 +126,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     if _names.is_zero(kept):  # `where(m, w, zeros_like(w))`: a re-mask.
       return _remask(call, scope, analysis, {f"varmask:{base}": call},
                      target, call, None) if "mask" in chosen else None
+  if not partial and _names.is_zero(value):
+    return None  # A whole variable zeroed: accumulators, a count reset.
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")
@@ -153,7 +158,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     if "random" in found:
       return None  # Some elements drawn anew (dead codes revived): a reset.
     return _remask(call, scope, analysis, found, target, value, copy)
-  if not (own_copy or partial and set(found) <= {"const", "mask", "param"}):
+  if not (own_copy or partial and (set(found) <= {
+      "const", "mask", "param"} or _calls.zero(value, scope))):
     return None  # Another variable's values: EMA, a target network.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
@@ -168,6 +174,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   model trains."""
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
+  if when is None and own_copy:
+    when = _called_after_step(scope, analysis, call)
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
   if when is None and blended and _repeats_with_training(
@@ -175,11 +183,12 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       scope, analysis, call) and (
       analysis.flow.calls_of(scope.node)) and not _order.handles(
           call, analysis.order(scope)):
-    # Rows set back to zeros (or saved values blended into chosen
-    # elements) by a method the training loop calls (a write kept under a
-    # name is a graph's op: it writes when a `run` fetches it, and none
-    # does).
-    return WriteHit(call, scope, call, found, "write-back", target, value)
+    # Rows set back to zeros (a re-mask: nothing saved) or saved values
+    # blended into chosen elements, by a method the training loop calls
+    # (a write kept under a name is a graph's op: it writes when a `run`
+    # fetches it, and none does).
+    return WriteHit(call, scope, call, found, "weight-remask" if zeros else
+                    "write-back", target, value, zeros=zeros)
   if when is None:
     return None  # Written once, before training: an initialisation.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
@@ -191,10 +200,28 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
-      else "write-back"
+      else "weight-remask" if zeros else "write-back"
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
-                  at if isinstance(at, ast.AST) else None)
+                  at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def _called_after_step(scope: _scopes.Scope, analysis: Analysis,
+                       call: ast.Call) -> Optional[Dict[str, object]]:
+  """`self.model.fit(x, y); self.apply_frozen()`: a method that writes a
+  saved copy back, called right after the step (in the caller's block)."""
+  order = analysis.order(scope)
+  statement = order.parent(call)
+  if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+      or not isinstance(statement, ast.Expr) or (
+          order.parent(statement) is not scope.node):
+    return None  # Written in a branch or a loop of its own: unclear.
+  for place, site in analysis.flow.calls_of(scope.node):
+    if place is not scope:
+      step = analysis.order(place).step_before(site, place, analysis.flow)
+      if step is not None:
+        return {"order": "after", "at": step}
+  return None
 
 
 def feed_of(call: ast.Call) -> Optional[ast.expr]:
@@ -371,6 +398,12 @@ def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
   put back (`w[0][:10] = frozen[0][:10]`)."""
   if isinstance(value, ast.Name):
     return all(d.replaces for d in scope.defs.get(value.id, []))
+  spelled = _names.dotted(value)
+  if spelled is not None and any(
+      isinstance(node, ast.Assign) and any(
+          isinstance(t, ast.Subscript) and _names.dotted(t.value) == spelled
+          for t in node.targets) for node in scope.nodes):
+    return False  # `self.frozen[0] = vstack([kept, new])`: parts put back.
   if isinstance(value, ast.Call):
     return _names.call_name(value) in _names.SNAPSHOTS
   return not isinstance(value, ast.BinOp)

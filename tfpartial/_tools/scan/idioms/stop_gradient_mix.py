@@ -52,6 +52,7 @@ class StopGradientMix(_idiom.Idiom):
                             id(module) in stopping, cache)
     hits += _split_tables(analysis)
     hits += _initial_mixes(analysis)
+    hits += _lambda_layers(analysis, mixers)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
                if isinstance(h, MixHit) and h.helper}
@@ -68,6 +69,11 @@ class StopGradientMix(_idiom.Idiom):
             hit.node):
       message = ("one table's rows split between a variable and a constant "
                  "joined by `concat`: the constant rows never train")
+    if "layer" in hit.labels:
+      message = (f"a layer's output mixed with its `tf.stop_gradient` copy "
+                 f"under a fixed mask, by the helper `{helper}` in a "
+                 "`Lambda` layer: the weights that make the masked "
+                 "channels never train")
     if "initial" in hit.labels:
       message = ("a layer's weight mixed under a mask with a non-trainable "
                  "copy of its initial values: the masked-out elements never "
@@ -103,6 +109,47 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
            for value in returned for c in _stopping(value, stopped)):
       found.setdefault(scope.name, set()).add(id(scope.node))
   return found
+
+
+def _lambda_layers(analysis: Analysis, mixers: Dict[str, Set[int]]
+                   ) -> List[_idiom.Hit]:
+  """`Lambda(stop_backprop, arguments={...})(layer_output)`: a helper of
+  the project that mixes its input with its `stop_gradient` under a mask
+  it makes from constants (`np.ones(x.shape[1:])`, some channels set to
+  0), put as a layer after the one whose channels it stops."""
+  hits: List[_idiom.Hit] = []
+  if not mixers:
+    return hits
+  flow = analysis.flow
+  for scope, call in analysis.calls_named(("Lambda",)):
+    first = call.args[0] if call.args else None
+    if not isinstance(first, ast.Name) or first.id not in mixers:
+      continue
+    function = flow.labels(first, scope).get("fn")
+    known = flow.functions.get(id(function))
+    if known is None or id(known[0]) not in mixers[first.id] or not (
+        _masks_from_constants(known[1].scope_of(known[0]))):
+      continue
+    order = analysis.order(scope)
+    applied = order.parent(call)
+    if isinstance(applied, ast.Call) and applied.func is call:
+      hits.append(MixHit(call, scope, None, {"mix": call, "layer": call},
+                         first.id))
+  return hits
+
+
+def _masks_from_constants(scope: Optional[_scopes.Scope]) -> bool:
+  """Whether a helper builds a NumPy mask of ones or zeros and sets some
+  of its elements (`mask = np.ones(...); mask[:, :, f] = 0`)."""
+  if scope is None:
+    return False
+  built = {name for name, defs in scope.defs.items() for d in defs
+           if isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
+               "ones", "zeros", "ones_like", "zeros_like"}}
+  return any(isinstance(node, ast.Assign) and any(
+      isinstance(t, ast.Subscript) and _names.root(t) in built
+      for t in node.targets) and _constants.is_constant(node.value, scope)
+             for node in scope.nodes)
 
 
 def _initial_mixes(analysis: Analysis) -> List[_idiom.Hit]:
@@ -497,6 +544,10 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
             "initial values: use the weight itself, with those values "
             "assigned once, and `tfpartial.train_only(weight, mask)` on "
             "the optimizer")
+  if "layer" in hit.labels:
+    return ("the mask stops channels of a layer's output: say which "
+            "elements of that layer's kernel and bias train in a "
+            "`tfpartial.train_only` and drop the `Lambda` layer")
   if hit.helper:
     pair = _helper_arguments(hit, analysis)
     if isinstance(pair, str):

@@ -16,6 +16,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms import write_back
 
 
 class WeightRemask(_idiom.Idiom):
@@ -64,6 +65,14 @@ class WeightRemask(_idiom.Idiom):
                   "masked weights are zero after each step; the optimizer "
                   "still keeps state for them and computes their update"]
     name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
+    if hit.zeros:
+      target = _idiom.short(hit.target) if hit.target else "the variable"
+      when, reasons = write_back.timing(hit, name)
+      return (f"fixed elements of `{target}` set back to zeros by "
+              f"`{name}`{when}"), reasons + [
+                  "the optimizer still computes their update and keeps "
+                  "state for them (momentum moves them again before the "
+                  "next reset)"]
     reasons = ["between two re-maskings the optimizer moves the masked "
                "weights, and the model trains with them non-zero"]
     reasons += _drift.optimizer_drift(context.optimizer, nan=False)
@@ -171,7 +180,10 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
         continue
       for function, home in _lambdas(keyword.value, scope, analysis):
         found = flow.helper(function, home, [{"var": function}])
-        if any(k.startswith("varmask:") for k in found):
+        weight = function.args.args[0].arg if function.args.args else ""
+        if any((k == f"varmask:{weight}" if weight else k.startswith(
+            "varmask:")) and not _clipped(
+            v, function, home) for k, v in found.items()):
           hits.append(_writes.WriteHit(
               keyword.value, scope, call, found, "weight-remask",
               constraint=keyword.arg or ""))
@@ -180,9 +192,10 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
 
 
 def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
-             ) -> List[Tuple[ast.Lambda, _scopes.Scope]]:
-  """The constraint a keyword gives: a lambda, or the lambdas a function
-  of the project returns (`kernel_constraint=masked(m)`)."""
+             ) -> List[Tuple[_scopes.FunctionNode, _scopes.Scope]]:
+  """The constraint a keyword gives: a lambda, or the lambdas and nested
+  functions a function of the project returns (`kernel_constraint=
+  masked(m)`, `def masked(m): def c(w): ...; return c`)."""
   if isinstance(value, ast.Lambda):
     return [(value, scope)]
   if not isinstance(value, ast.Call):
@@ -194,8 +207,50 @@ def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
   inner = known[1].scope_of(known[0])
   if inner is None:
     return []
-  return [(n.value, inner) for n in inner.nodes
-          if isinstance(n, ast.Return) and isinstance(n.value, ast.Lambda)]
+  returned = [n.value for n in inner.nodes if isinstance(n, ast.Return)]
+  named = {n.id for n in returned if isinstance(n, ast.Name)}
+  return [(n, inner) for n in returned if isinstance(n, ast.Lambda)] + [
+      (n, inner) for n in getattr(inner.node, "body", []) if isinstance(
+          n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in named]
+
+
+def _clipped(masked: ast.AST, function: _scopes.FunctionNode,
+             home: _scopes.Scope) -> bool:
+  """Whether a constraint function's masked weight is chosen by the
+  weight's own values (`tf.where(w > c, c, w)`, `w * cast(w >= 0)`): a
+  projection, made anew each time; its shape (`w.shape`, `zeros_like(w)`)
+  chooses nothing."""
+  params = function.args.args
+  scope = home.scope_of(function)
+  if not params or scope is None:
+    return False
+  weight = params[0].arg
+  if isinstance(masked, ast.Call) and _names.call_name(masked) in {
+      "where", "where_v2", "select"} and masked.args:
+    return _values_read(masked.args[0], weight, scope)
+  pair = _factors(masked)
+  return len(pair) == 2 and all(_values_read(f, weight, scope) for f in pair)
+
+
+def _values_read(node: ast.AST, weight: str, scope: _scopes.Scope,
+                 depth: int = 0) -> bool:
+  """Whether `node` reads the values of `weight` (through the local
+  names it reads, too), not only its shape or type."""
+  shaped: Set[int] = set()
+  for item in ast.walk(node):
+    if isinstance(item, ast.Attribute) and item.attr in {"shape", "dtype"} \
+        or isinstance(item, ast.Call) and (_names.call_name(item) or "") in {
+            "shape", "int_shape", "zeros_like", "ones_like", "size", "rank"}:
+      shaped |= {id(n) for n in ast.walk(item)}
+  for item in ast.walk(node):
+    if isinstance(item, ast.Name) and id(item) not in shaped:
+      if item.id == weight:
+        return True
+      if depth < 2 and item.id != weight and any(
+          _values_read(d.value, weight, scope, depth + 1)
+          for d in scope.defs.get(item.id, []) if d.value is not None):
+        return True
+  return False
 
 
 def _anchor(node: ast.FunctionDef) -> ast.expr:

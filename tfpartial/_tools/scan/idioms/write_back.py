@@ -34,27 +34,28 @@ class WriteBack(_idiom.Idiom):
     assert isinstance(hit, _writes.WriteHit)
     target = _idiom.short(hit.target) if hit.target else "the variable"
     name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
-    message = f"saved values written into `{target}` by `{name}`"
-    reasons = []
-    at = hit.at
-    if hit.order == "fetch" and at is not None:
-      spelled = _names.call_name(at) if isinstance(at, ast.Call) else "run"
-      message += f", fetched beside the train op (line {_idiom.line(at)})"
-      reasons.append(f"the {name} and the train op are fetched in one "
-                     f"`{spelled}` (line {_idiom.line(at)}) with no order "
-                     "between them: a race, the update may land after the "
-                     "write")
-    elif isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      message += (f", after each step (in `{at.name}`, line "
-                  f"{_idiom.line(at)})")
-    elif at is None or not _idiom.line(at):
-      message += ", while the model trains"
-    else:
-      message += f", after the train step (line {_idiom.line(at)})"
-      reasons.append("between the step and the write the optimizer's "
-                     "values are in the variable (a checkpoint saved then, "
-                     "another reader, sees them)")
+    when, reasons = timing(hit, name)
+    message = f"saved values written into `{target}` by `{name}`{when}"
     return message, reasons + _idiom.restores(context)
+
+
+def timing(hit: _writes.WriteHit, name: str) -> Tuple[str, List[str]]:
+  """When a write runs, said after its message (", after the train step
+  (line 12)"), and the window it leaves open."""
+  at = hit.at
+  if hit.order == "fetch" and at is not None:
+    spelled = _names.call_name(at) if isinstance(at, ast.Call) else "run"
+    return (f", fetched beside the train op (line {_idiom.line(at)})", [
+        f"the {name} and the train op are fetched in one `{spelled}` "
+        f"(line {_idiom.line(at)}) with no order between them: a race, "
+        "the update may land after the write"])
+  if isinstance(at, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return f", after each step (in `{at.name}`, line {_idiom.line(at)})", []
+  if at is None or not _idiom.line(at):
+    return ", while the model trains", []
+  return f", after the train step (line {_idiom.line(at)})", [
+      "between the step and the write the optimizer's values are in the "
+      "variable (a checkpoint saved then, another reader, sees them)"]
 
 
 IDIOM = WriteBack()
