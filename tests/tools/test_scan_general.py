@@ -35,6 +35,34 @@ _PARAMETER_MASK = """\
 """
 
 POSITIVE = {
+    # NeurST's partial tuning: an optimizer class made at run time whose
+    # `apply_gradients` calls the step, then mixes each weight back with
+    # its non-trainable original under two masks, in a loop over them.
+    # The loop does not train, but the function runs with every step.
+    "shadow-variable originals mixed back in a loop after the step": ("""\
+        class _PartialTuningOptimizer(tf.keras.optimizers.Optimizer):
+          def __init__(self, **kwargs):
+            super(self.__class__, self).__init__(**kwargs)
+            self._weights = list(model.trainable_weights)
+            self._vars = self._create_variable_masks()
+
+          def _create_variable_masks(self):
+            originals = [tf.Variable(tf.cast(w, w.dtype), trainable=False)
+                         for w in self._weights]
+            masks = [tf.Variable(tf.cast(tf.math.not_equal(w, 0.), w.dtype),
+                                 trainable=False) for w in self._weights]
+            tuning = [tf.Variable(tf.cast(tf.math.equal(w, 0.), w.dtype),
+                                  trainable=False) for w in self._weights]
+            return list(zip(self._weights, originals, masks, tuning))
+
+          def apply_gradients(self, grads_and_vars, name=None):
+            results = super(self.__class__, self).apply_gradients(
+                grads_and_vars, name)
+            for weight, original, original_mask, tuning_mask in self._vars:
+              masked = original * original_mask + weight * tuning_mask
+              weight.assign(masked)
+            return results
+        """, [("shadow-variable", 21)]),
     # Lottery-ticket layers: the kernel used in the forward pass is the
     # trainable kernel under a mask plus, elsewhere, a non-trainable copy
     # of its initial values.

@@ -194,9 +194,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   order = str(when["order"]) if isinstance(when["order"], str) else ""
   if order == "after" and not partial and _whole(value, scope) and (
       _ended_before(when["at"], call, analysis.order(scope)) or
-      not _loop_trains(scope, analysis, call)):
+      scope.name not in _TRAINS and not _loop_trains(scope, analysis, call)):
     # The best weights restored once training is over (in a loop that
-    # only evaluates, maybe).
+    # only evaluates, maybe; not in a step's own override, which runs
+    # with each step).
     return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
