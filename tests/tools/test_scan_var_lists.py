@@ -100,6 +100,16 @@ POSITIVE = {
             self.swn_op = tf.train.AdamOptimizer(1e-3).minimize(
                 swn_loss, var_list=swn_weights.values())
         """), [("var-list-filter", "t.py", 35)]),
+    # The network built under a scope named by a parameter, the step
+    # training a sub-scope of it: the rest of the network is left out.
+    "a sub-scope of the scope the function opens": ("""\
+        def build(x, y, scope='net'):
+          with tf.variable_scope(scope):
+            logits = network(x)
+          loss = tf.losses.softmax_cross_entropy(y, logits)
+          head = tf.trainable_variables(scope=scope + '/logits')
+          return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
+        """, [("var-list-filter", "t.py", 5)]),
 }
 
 
@@ -141,6 +151,31 @@ NEGATIVE = {
                 self.loss, self.loss_d, var_list)
             self.train = optimizer.apply_gradients(pairs)
             self.train_d = optimizer_d.apply_gradients(pairs_d)
+        """,
+    # DDPG: each network's class filters by the scope it opens itself
+    # around the network it builds (a name, not a literal).
+    "a network's class filtering by the scope it opens": """\
+        class Critic:
+          def __init__(self, name=None):
+            net_name = 'critic' if name is None else name
+            with tf.variable_scope(net_name):
+              self.obs, self.action, self.q_value = self.create_network()
+            self.params = tf.trainable_variables(scope=net_name)
+            with tf.variable_scope(net_name + '_target'):
+              self.target_obs, _, self.target_q = self.create_network()
+            self.target_params = tf.trainable_variables(
+                scope=net_name + '_target')
+            self.update_target_op, self.y_ph, self.train_op = self.ops()
+
+          def ops(self):
+            update = tf.group([
+                x.assign(tf.multiply(y, 0.01) + tf.multiply(x, 0.99))
+                for x, y in zip(self.target_params, self.params)])
+            y_ph = tf.placeholder(dtype=tf.float32, shape=[None])
+            loss = tf.reduce_mean(tf.square(y_ph - self.q_value))
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=self.params)
+            return update, y_ph, train_op
         """,
     # MAML: every group a constructor makes is meta-trained.
     "every group of weights trained": _meta("""\

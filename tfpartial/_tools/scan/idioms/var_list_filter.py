@@ -1028,6 +1028,9 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
   selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  if isinstance(node, ast.Call) and _opened_here(_names.scope_argument(
+      node), flow.origin.get(id(node), scope)):
+    return True
   if not selves:
     return False
   if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and all(
@@ -1051,6 +1054,23 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
           _names.scope_argument(r) or r) in selves) for r in returns)
+
+
+def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
+  """Whether the function that filters by the scope `chosen` (a name,
+  not a literal) opens that scope itself around what it builds (`with
+  tf.variable_scope(net_name): self.create_network()` before
+  `trainable_variables(scope=net_name)`): its own whole network."""
+  if chosen is None or isinstance(chosen, ast.Constant) or not isinstance(
+      home.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  text = ast.unparse(chosen)
+  return any(isinstance(n, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) in _SCOPES and i.context_expr.args and ast.unparse(
+              i.context_expr.args[0]) == text for i in n.items) and any(
+                  isinstance(c, ast.Call) for s in n.body
+                  for c in ast.walk(s)) for n in ast.walk(home.node))
 
 
 def _compared(test: ast.AST) -> List[ast.expr]:
