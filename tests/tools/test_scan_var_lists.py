@@ -110,6 +110,21 @@ POSITIVE = {
           head = tf.trainable_variables(scope=scope + '/logits')
           return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
         """, [("var-list-filter", "t.py", 5)]),
+    # Fine-tuning a head in a Keras train_step: the encoder's output goes
+    # into the head, and only the head's variables are applied.
+    "a sub-model fed by another that no step trains": ("""\
+        class FineTuning(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+              h = self.encoder_(x, training=False)
+              y_pred = self.task_(h, training=True)
+              loss = tf.reduce_mean(self.task_loss_(y, y_pred))
+            trainable_vars_task = self.task_.trainable_variables
+            grads = tape.gradient(loss, trainable_vars_task)
+            self.optimizer.apply_gradients(zip(grads, trainable_vars_task))
+            return {"loss": loss}
+        """, [("var-list-filter", "t.py", 10)]),
 }
 
 
@@ -176,6 +191,34 @@ NEGATIVE = {
             train_op = tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=self.params)
             return update, y_ph, train_op
+        """,
+    # Distillation: the teacher's output feeds only the loss.
+    "a teacher whose output feeds only the loss": """\
+        class Distiller(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            teacher_pred = self.teacher(x, training=False)
+            with tf.GradientTape() as tape:
+              student_pred = self.student(x, training=True)
+              loss = self.distill_loss(teacher_pred, student_pred)
+            trainable_vars = self.student.trainable_variables
+            grads = tape.gradient(loss, trainable_vars)
+            self.optimizer.apply_gradients(zip(grads, trainable_vars))
+            return {"loss": loss}
+        """,
+    # An encoder and a head, each trained by its own step.
+    "an encoder and a head each trained": """\
+        class Both(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as t1, tf.GradientTape() as t2:
+              h = self.encoder_(x)
+              loss = self.loss_(y, self.task_(h))
+            head = self.task_.trainable_variables
+            body = self.encoder_.trainable_variables
+            self.opt.apply_gradients(zip(t1.gradient(loss, head), head))
+            self.opt_enc.apply_gradients(zip(t2.gradient(loss, body), body))
+            return {"loss": loss}
         """,
     # MAML: every group a constructor makes is meta-trained.
     "every group of weights trained": _meta("""\

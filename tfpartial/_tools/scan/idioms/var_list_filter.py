@@ -122,9 +122,10 @@ class VarListFilter(_idiom.Idiom):
              if len(parts.get(scope, ())) < 2 or _left_out(
                  hit, hits.values(), scope)]
     sinks = {id(hit.sink) for hit in found}
+    every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _groups_left_out(analysis, [
-            step for steps in by_module.values() for step in steps])
+        analysis) + [hit for hit in _groups_left_out(analysis, every) + (
+            _upstream_left_out(analysis, every))
                      if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -192,6 +193,75 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
       hits.append(_idiom.Hit(step.var_list, step.scope, step.call,
                              {"filtered": step.var_list}))
   return hits
+
+
+def _upstream_left_out(analysis: Analysis, steps: List[Step]
+                       ) -> List[_idiom.Hit]:
+  """A step training one sub-model's variables (`self.task_.
+  trainable_variables`) whose input is the output of another sub-model
+  its function runs (`h = self.encoder_(x)`, `self.task_(h)`), that no
+  step of the function trains: the upstream part (a pretrained encoder)
+  is left out; a teacher or a target network, whose output feeds only
+  the loss, is not. One finding per sub-model and function, at its apply
+  rather than its gradient."""
+  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  for step in steps:
+    chosen = step.var_list
+    if isinstance(chosen, ast.Name):
+      defs = step.scope.defs.get(chosen.id, [])
+      chosen = defs[0].value if len(defs) == 1 else None
+    if not (isinstance(chosen, ast.Attribute) and chosen.attr in {
+        "trainable_variables", "trainable_weights"}) or not isinstance(
+            step.var_list, ast.expr):
+      continue
+    owner = _names.dotted(chosen.value) or ""
+    if not owner.startswith("self.") or owner.count(".") != 1:
+      continue
+    trained = {_names.dotted(n) for other in steps
+               if other.scope is step.scope and other.var_list is not None
+               for value in _var_list_values(other)
+               for n in ast.walk(value)}
+    text = analysis.module(step.scope).source.text
+    for upstream in _feeding(step.scope, owner):
+      if upstream not in trained and not re.search(
+          re.escape(upstream) + r"\.(set_weights\b|trainable\s*=\s*False)",
+          text):
+        key = (id(step.scope), owner)
+        if key not in hits or _names.call_name(step.call) not in {
+            "gradient", "gradients"}:
+          hits[key] = _idiom.Hit(step.var_list, step.scope, step.call,
+                                 {"filtered": step.var_list})
+        break
+  return list(hits.values())
+
+
+def _var_list_values(step: Step) -> List[ast.AST]:
+  """A step's list, and the values of the local name holding it."""
+  chosen = step.var_list
+  assert chosen is not None
+  if isinstance(chosen, ast.Name):
+    return [chosen] + [d.value for d in step.scope.defs.get(chosen.id, [])]
+  return [chosen]
+
+
+def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
+  """The `self.` sub-models whose output, by a local name, the function
+  passes into `owner` (`h = self.encoder_(x)`, then `self.task_(h)`)."""
+  outputs: Dict[str, str] = {}
+  for node in ast.walk(scope.node):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Name)) and isinstance(
+            node.value, ast.Call):
+      callee = _names.dotted(node.value.func) or ""
+      if callee.startswith("self.") and callee.count(".") == 1 and (
+          callee != owner):
+        outputs[node.targets[0].id] = callee
+  found: List[str] = []
+  for node in ast.walk(scope.node):
+    if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
+      found.extend(outputs[a.id] for a in node.args
+                   if isinstance(a, ast.Name) and a.id in outputs)
+  return found
 
 
 def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
