@@ -206,6 +206,19 @@ NEGATIVE = {
             self.optimizer.apply_gradients(zip(grads, trainable_vars))
             return {"loss": loss}
         """,
+    # DDPG: the policy reads a target observation network's output, cut
+    # by stop_gradient, and that network is synced by its variables.
+    "a target network's output, stopped, into the policy": """\
+        class Learner:
+          def _step(self, o_t):
+            with tf.GradientTape() as tape:
+              o_t = self._target_observation_network(o_t, training=False)
+              o_t = tf.stop_gradient(o_t)
+              policy_loss = -tf.reduce_mean(self._policy_network(o_t))
+            policy_variables = self._policy_network.trainable_variables
+            grads = tape.gradient(policy_loss, policy_variables)
+            self._policy_optimizer.apply(grads, policy_variables)
+        """,
     # An encoder and a head, each trained by its own step.
     "an encoder and a head each trained": """\
         class Both(tf.keras.Model):

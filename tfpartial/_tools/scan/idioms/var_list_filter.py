@@ -224,8 +224,8 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
     text = analysis.module(step.scope).source.text
     for upstream in _feeding(step.scope, owner):
       if upstream not in trained and not re.search(
-          re.escape(upstream) + r"\.(set_weights\b|trainable\s*=\s*False)",
-          text):
+          re.escape(upstream) + r"\.(set_weights\b|variables\b|"
+          r"trainable\s*=\s*False)", text):  # Synced, or frozen by its flag.
         key = (id(step.scope), owner)
         if key not in hits or _names.call_name(step.call) not in {
             "gradient", "gradients"}:
@@ -246,16 +246,22 @@ def _var_list_values(step: Step) -> List[ast.AST]:
 
 def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
   """The `self.` sub-models whose output, by a local name, the function
-  passes into `owner` (`h = self.encoder_(x)`, then `self.task_(h)`)."""
+  passes into `owner` (`h = self.encoder_(x, training=False)`, then
+  `self.task_(h)`)."""
   outputs: Dict[str, str] = {}
-  for node in ast.walk(scope.node):
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
-        isinstance(node.targets[0], ast.Name)) and isinstance(
-            node.value, ast.Call):
-      callee = _names.dotted(node.value.func) or ""
-      if callee.startswith("self.") and callee.count(".") == 1 and (
-          callee != owner):
-        outputs[node.targets[0].id] = callee
+  assigns = sorted((n for n in ast.walk(scope.node) if isinstance(
+      n, ast.Assign) and len(n.targets) == 1 and isinstance(
+          n.targets[0], ast.Name)), key=_idiom.position)
+  for assign in assigns:
+    name = getattr(assign.targets[0], "id")
+    outputs.pop(name, None)  # Rebound (`o = tf.stop_gradient(o)`).
+    value = assign.value
+    callee = _names.dotted(value.func) or "" if isinstance(
+        value, ast.Call) else ""
+    if callee.startswith("self.") and callee.count(".") == 1 and (
+        callee != owner) and any(k.arg == "training" for k in getattr(
+            value, "keywords", ())):
+      outputs[name] = callee  # A Keras model run, not a helper.
   found: List[str] = []
   for node in ast.walk(scope.node):
     if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
