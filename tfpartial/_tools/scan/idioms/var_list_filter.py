@@ -87,8 +87,9 @@ class VarListFilter(_idiom.Idiom):
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
+      groups = _loss_groups(steps)
       for step in steps:
-        if "filtered" not in step.labels or _split(step, steps) and (
+        if "filtered" not in step.labels or _split(step, steps, groups) and (
             not _phased(step, steps)) or _only_measured(step):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
@@ -99,6 +100,12 @@ class VarListFilter(_idiom.Idiom):
                     analysis.flow, node, step.scope, opened))):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
+        if not _phased(step, steps) and _shares_lists(
+            step, steps, node) or any(_complement_trained(
+                n, steps, analysis.flow.origin.get(id(n), step.scope))
+                for n in (node, step.labels.get("filtered"))
+                if n is not None):
+          continue
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
@@ -111,10 +118,15 @@ class VarListFilter(_idiom.Idiom):
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
-    return [hit for (scope, _), hit in hits.items()
-            if len(parts.get(scope, ())) < 2 or _left_out(
-                hit, hits.values(), scope)] + _skipped_updates(analysis) + (
-                    _declared_weights(analysis))
+    found = [hit for (scope, _), hit in hits.items()
+             if len(parts.get(scope, ())) < 2 or _left_out(
+                 hit, hits.values(), scope)]
+    sinks = {id(hit.sink) for hit in found}
+    every = [step for steps in by_module.values() for step in steps]
+    return found + _skipped_updates(analysis) + _declared_weights(
+        analysis) + [hit for hit in _groups_left_out(analysis, every) + (
+            _upstream_left_out(analysis, every))
+                     if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -133,6 +145,194 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _groups_left_out(analysis: Analysis, steps: List[Step]
+                     ) -> List[_idiom.Hit]:
+  """A step training some of the groups of variables its function builds
+  by the project's constructors (`ss_weights + fc_weights` of `weights =
+  self.construct_weights()`, `ss_weights = ...`, `fc_weights = ...`)
+  while the function reads another group, built by a constructor of its
+  own, that no step of the module trains and nothing writes: that group
+  (a pretrained backbone) is left out. A bare gradient is not a step
+  here: a meta-learner's inner loop takes one for its fast weights."""
+  hits: List[_idiom.Hit] = []
+  # A function, or a module by `self.` attributes -> the names trained.
+  trained: Dict[int, Set[str]] = {}
+  for step in steps:
+    if step.var_list is not None:
+      trained.setdefault(id(_function_of(step.scope).node), set()).update(
+          _identifiers(step.var_list))
+      trained.setdefault(id(analysis.module(step.scope)), set()).update(
+          n.attr for n in ast.walk(step.var_list) if isinstance(
+              n, ast.Attribute) and isinstance(n.value, ast.Name) and (
+                  n.value.id == "self"))
+  seen: Set[int] = set()
+  makers: Dict[str, bool] = {}
+  built: Dict[int, Dict[str, str]] = {}  # A function -> its groups.
+  for step in steps:
+    home = _function_of(step.scope)
+    if step.var_list is None or id(home.node) in seen or (
+        _names.call_name(step.call) in {"gradients", "gradient"}):
+      continue  # An inner loop's gradient moves fast weights, no variable.
+    if id(home.node) not in built:
+      built[id(home.node)] = _constructed(home, analysis, makers)
+    groups = built[id(home.node)]
+    mine = set(_identifiers(step.var_list))
+    chosen = {maker for name, maker in groups.items() if name in mine}
+    if not chosen:
+      continue
+    module = analysis.module(step.scope)
+    left = [name for name, maker in groups.items()
+            if maker not in chosen and name not in trained[id(home.node)]
+            and name not in trained.get(id(module), ())
+            and _read_besides(name, home) and not _written(
+                name, module, analysis)]
+    if left and isinstance(step.var_list, ast.expr):
+      seen.add(id(home.node))
+      hits.append(_idiom.Hit(step.var_list, step.scope, step.call,
+                             {"filtered": step.var_list}))
+  return hits
+
+
+def _upstream_left_out(analysis: Analysis, steps: List[Step]
+                       ) -> List[_idiom.Hit]:
+  """A step training one sub-model's variables (`self.task_.
+  trainable_variables`) whose input is the output of another sub-model
+  its function runs (`h = self.encoder_(x)`, `self.task_(h)`), that no
+  step of the function trains: the upstream part (a pretrained encoder)
+  is left out; a teacher or a target network, whose output feeds only
+  the loss, is not. One finding per sub-model and function, at its apply
+  rather than its gradient."""
+  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  for step in steps:
+    chosen = step.var_list
+    if isinstance(chosen, ast.Name):
+      defs = step.scope.defs.get(chosen.id, [])
+      chosen = defs[0].value if len(defs) == 1 else None
+    if not (isinstance(chosen, ast.Attribute) and chosen.attr in {
+        "trainable_variables", "trainable_weights"}) or not isinstance(
+            step.var_list, ast.expr):
+      continue
+    owner = _names.dotted(chosen.value) or ""
+    if not owner.startswith("self.") or owner.count(".") != 1:
+      continue
+    trained = {_names.dotted(n) for other in steps
+               if other.scope is step.scope and other.var_list is not None
+               for value in _var_list_values(other)
+               for n in ast.walk(value)}
+    text = analysis.module(step.scope).source.text
+    for upstream in _feeding(step.scope, owner):
+      if upstream not in trained and not re.search(
+          re.escape(upstream) + r"\.(set_weights\b|variables\b|"
+          r"trainable\s*=\s*False)", text):  # Synced, or frozen by its flag.
+        key = (id(step.scope), owner)
+        if key not in hits or _names.call_name(step.call) not in {
+            "gradient", "gradients"}:
+          hits[key] = _idiom.Hit(step.var_list, step.scope, step.call,
+                                 {"filtered": step.var_list})
+        break
+  return list(hits.values())
+
+
+def _var_list_values(step: Step) -> List[ast.AST]:
+  """A step's list, and the values of the local name holding it."""
+  chosen = step.var_list
+  assert chosen is not None
+  if isinstance(chosen, ast.Name):
+    return [chosen] + [d.value for d in step.scope.defs.get(chosen.id, [])]
+  return [chosen]
+
+
+def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
+  """The `self.` sub-models whose output, by a local name, the function
+  passes into `owner` (`h = self.encoder_(x, training=False)`, then
+  `self.task_(h)`)."""
+  outputs: Dict[str, str] = {}
+  assigns = sorted((n for n in ast.walk(scope.node) if isinstance(
+      n, ast.Assign) and len(n.targets) == 1 and isinstance(
+          n.targets[0], ast.Name)), key=_idiom.position)
+  for assign in assigns:
+    name = getattr(assign.targets[0], "id")
+    outputs.pop(name, None)  # Rebound (`o = tf.stop_gradient(o)`).
+    value = assign.value
+    callee = _names.dotted(value.func) or "" if isinstance(
+        value, ast.Call) else ""
+    if callee.startswith("self.") and callee.count(".") == 1 and (
+        callee != owner) and any(k.arg == "training" for k in getattr(
+            value, "keywords", ())):
+      outputs[name] = callee  # A Keras model run, not a helper.
+  found: List[str] = []
+  for node in ast.walk(scope.node):
+    if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
+      found.extend(outputs[a.id] for a in node.args
+                   if isinstance(a, ast.Name) and a.id in outputs)
+  return found
+
+
+def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
+  """The outermost function `scope` is nested in (or itself), below its
+  method, any class or the module."""
+  while scope.cls is None and scope.parent is not None and isinstance(
+      scope.parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    scope = scope.parent
+  return scope
+
+
+def _constructed(home: _scopes.Scope, analysis: Analysis,
+                 makers: Dict[str, bool]) -> Dict[str, str]:
+  """The names `home` binds, each once, to the call of a function of the
+  project that creates trainable variables: name -> that function."""
+  found: Dict[str, str] = {}
+  for name, defs in home.defs.items():
+    if len(defs) != 1 or not isinstance(defs[0].value, ast.Call) or (
+        defs[0].part is not None):
+      continue
+    maker = _names.call_name(defs[0].value)
+    if maker not in makers:
+      makers[maker] = _creates(maker, analysis, 2)
+    if makers[maker]:
+      found[name] = maker
+  return found
+
+
+def _creates(name: str, analysis: Analysis, depth: int) -> bool:
+  """Whether a function of the project named `name` creates trainable
+  variables, itself or by a function it calls."""
+  if not name or name in _names.VARIABLES or depth <= 0:
+    return False
+  for function in _functions_named(name, analysis):
+    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+    if any(_trainable_variable(c) for c in calls) or any(
+        _creates(_names.call_name(c), analysis, depth - 1) for c in calls
+        if _names.call_name(c) != name and isinstance(c.func, ast.Attribute)
+        and isinstance(c.func.value, ast.Name) and c.func.value.id == "self"):
+      return True
+  return False
+
+
+def _functions_named(name: str, analysis: Analysis) -> List[ast.AST]:
+  """The functions of the project, in any module, named `name`."""
+  return [node for module in analysis.project.all_modules_with([name])
+          if module.tree is not None for node in ast.walk(module.tree)
+          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+          and node.name == name]
+
+
+def _read_besides(name: str, home: _scopes.Scope) -> bool:
+  """Whether `home` (or a function nested in it) reads `name`."""
+  return any(isinstance(n, ast.Name) and n.id == name and isinstance(
+      n.ctx, ast.Load) for n in ast.walk(home.node))
+
+
+def _written(name: str, module: object, analysis: Analysis) -> bool:
+  """Whether a write of the module (`tf.assign(target[k], w[k])`) names
+  `name` (a target network synced from the trained one)."""
+  for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
+    if analysis.module(scope) is module and any(
+        isinstance(n, ast.Name) and n.id == name for n in ast.walk(call)):
+      return True
+  return False
 
 
 def _skipped_updates(analysis: Analysis) -> List[_idiom.Hit]:
@@ -534,18 +734,89 @@ def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
               flow.labels(chosen, scope) if chosen is not None else {})
 
 
-def _split(step: Step, steps: List[Step]) -> bool:
+def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
+           ) -> bool:
   """Whether another step of the module trains other variables for
   another loss (a GAN's generator and discriminator, an actor and a
   critic, a policy and its value function): between them they train
   everything; a filter of one training is one step's, or several steps'
   of the same loss (layers at two learning rates, two stages)."""
-  if step.loss is None or step.var_list is None:
+  mine = groups.get(step.loss or "", set())
+  return any(not mine & groups.get(other.loss or "", set())
+             for other in _other_trainings(step, steps))
+
+
+def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
+  """Whether another loss trains lists overlapping this step's (an actor
+  and a critic sharing a trunk), and the filter leaves out no name by
+  itself (`'beta' not in v.name` does): between them the losses train
+  everything."""
+  return bool(_other_trainings(step, steps)) and not any(
+      isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and any(
+          isinstance(op, ast.NotIn) for op in n.ops) for n in ast.walk(node))
+
+
+def _complement_trained(node: ast.AST, steps: List[Step],
+                        home: _scopes.Scope) -> bool:
+  """Whether the filter keeps every variable but the members of a list
+  that another step of the module, or of the filter's function, trains
+  (`[v for v in tvars if v not in d_vars]` beside `tf.gradients(loss_d,
+  d_vars)`, a GAN's generator as what is not the discriminator): between
+  them they train everything."""
+  excluded = {ast.unparse(_unwrapped(n.comparators[0]))
+              for n in ast.walk(node) if isinstance(n, ast.Compare) and len(
+                  n.ops) == 1 and isinstance(n.ops[0], ast.NotIn) and (
+                      not isinstance(n.comparators[0], ast.Constant))}
+  if not excluded:
     return False
+  chosen = [step.var_list for step in steps] + [
+      var_list_of(n) for n in ast.walk(home.node) if isinstance(
+          n, ast.Call) and _names.call_name(n) in STEPS]
+  return any(excluded & set(_summands(c)) for c in chosen if c is not None)
+
+
+def _unwrapped(node: ast.expr) -> ast.expr:
+  """`set(x)`, `list(x)`: x."""
+  while isinstance(node, ast.Call) and _names.call_name(node) in {
+      "set", "list", "tuple", "frozenset"} and len(node.args) == 1:
+    node = node.args[0]
+  return node
+
+
+def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
+  """The steps of the module training other lists for other losses."""
+  if step.loss is None or step.var_list is None:
+    return []
   mine = ast.unparse(step.var_list)
-  return any(other.loss is not None and other.loss != step.loss and
-             other.var_list is not None and _trains(other) and
-             ast.unparse(other.var_list) != mine for other in steps)
+  return [other for other in steps if other.loss is not None and (
+      other.loss != step.loss) and other.var_list is not None and _trains(
+          other) and ast.unparse(other.var_list) != mine]
+
+
+def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
+  """The lists that the steps of each loss train, as text (`conv + fc_c`:
+  `conv` and `fc_c`): two losses sharing one (`conv + fc_c` and `conv +
+  fc_c + fc_d`) are one training of shared layers, not a model's two
+  halves."""
+  found: Dict[str, Set[str]] = {}
+  for step in steps:
+    if step.loss is not None and step.var_list is not None:
+      found.setdefault(step.loss, set()).update(_summands(step.var_list))
+  return found
+
+
+def _summands(node: ast.AST) -> List[str]:
+  """The lists a list is joined from (`a + list(b.values())`: `a`, `b`)."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    return _summands(node.left) + _summands(node.right)
+  if isinstance(node, ast.Call) and not node.keywords and (
+      _names.call_name(node) in {"list", "tuple", "values"}):
+    inner = node.args[0] if len(node.args) == 1 else (
+        node.func.value if isinstance(node.func, ast.Attribute) and (
+            not node.args) else None)
+    if inner is not None:
+      return _summands(inner)
+  return [ast.unparse(node)]
 
 
 def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
@@ -833,6 +1104,9 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
   selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  if isinstance(node, ast.Call) and _opened_here(_names.scope_argument(
+      node), flow.origin.get(id(node), scope)):
+    return True
   if not selves:
     return False
   if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and all(
@@ -856,6 +1130,23 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
           _names.scope_argument(r) or r) in selves) for r in returns)
+
+
+def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
+  """Whether the function that filters by the scope `chosen` (a name,
+  not a literal) opens that scope itself around what it builds (`with
+  tf.variable_scope(net_name): self.create_network()` before
+  `trainable_variables(scope=net_name)`): its own whole network."""
+  if chosen is None or isinstance(chosen, ast.Constant) or not isinstance(
+      home.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  text = ast.unparse(chosen)
+  return any(isinstance(n, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) in _SCOPES and i.context_expr.args and ast.unparse(
+              i.context_expr.args[0]) == text for i in n.items) and any(
+                  isinstance(c, ast.Call) for s in n.body
+                  for c in ast.walk(s)) for n in ast.walk(home.node))
 
 
 def _compared(test: ast.AST) -> List[ast.expr]:

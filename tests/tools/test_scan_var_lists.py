@@ -1,0 +1,292 @@
+"""`tfpartial scan`'s `var-list-filter` on the forms of real code where a
+step trains a strict part of the variables its loss reads and no other
+step trains the rest (each source synthetic, in the shape of what the
+public files do), and the look-alikes where every variable trains in
+some step (a GAN's halves, an actor and a critic sharing a trunk, a
+target network, a second copy of a model)."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(files):
+  if isinstance(files, str):
+    files = {"t.py": files}
+  sources = [_files.Source(path, textwrap.dedent(text))
+             for path, text in files.items()]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.path, f.line) for f in findings]
+
+
+# Meta-transfer learning: the groups of weights a model's constructors
+# make, as dicts of variables.
+_META = """\
+    class Meta:
+      def construct_weights(self):
+        weights = {}
+        weights['conv1'] = tf.get_variable('conv1', [3, 3, 3, 64])
+        weights['b1'] = tf.Variable(tf.zeros([64]), name='b1')
+        return weights
+
+      def construct_ss_weights(self):
+        ss = {}
+        ss['conv1'] = tf.Variable(tf.ones([1, 1, 3, 64]), name='ss1')
+        return ss
+
+      def construct_fc_weights(self):
+        fc = {}
+        fc['w5'] = tf.get_variable('fc_w5', [64, 5])
+        return fc
+
+      def construct_swn_weights(self):
+        swn = {}
+        swn['w'] = tf.get_variable('swn_w', [64, 1])
+        return swn
+
+      def forward(self, x, weights, ss_weights):
+        return tf.nn.conv2d(x, weights['conv1'] * ss_weights['conv1'], 1, 'SAME')
+"""
+
+
+
+def _meta(extra):
+  """The constructors above and `extra`, methods of the same class."""
+  return _META + textwrap.indent(textwrap.dedent(extra), "      ")
+
+
+POSITIVE = {
+    # BN's beta and gamma left out by name, the rest split between two
+    # losses whose lists share the convolutions: one training, not two
+    # halves of a model.
+    "a filter leaving BN out, two losses over overlapping lists": ("""\
+        def build(seg_loss, aux_loss, lr):
+          all_trainable = [v for v in tf.trainable_variables()
+                           if 'beta' not in v.name and 'gamma' not in v.name]
+          fc = [v for v in all_trainable if 'fc' in v.name]
+          conv = [v for v in all_trainable if 'fc' not in v.name]
+          fc_c = [v for v in fc if '_d0' not in v.name]
+          fc_d = [v for v in fc if '_d0' in v.name]
+          g_seg = tf.gradients(seg_loss, conv + fc_c)
+          g_aux = tf.gradients(aux_loss, conv + fc_c + fc_d)
+          n = len(conv)
+          op_conv = tf.train.MomentumOptimizer(lr, 0.9).apply_gradients(
+              zip(g_seg[:n] + g_aux[:n], conv))
+          op_fc = tf.train.MomentumOptimizer(lr * 10, 0.9).apply_gradients(
+              zip(g_aux[n:], fc_c + fc_d))
+          return tf.group(op_conv, op_fc)
+        """, [("var-list-filter", "t.py", 2)]),
+    # The pretrained backbone's weights are read by the loss; the meta
+    # step trains only the scaling/shifting and the head, another step a
+    # weighting network: the backbone trains in no step.
+    "groups of weights built by the model's constructors, one left out": (
+        _meta("""\
+
+          def construct_model(self, x, y):
+            self.ss_weights = ss_weights = self.construct_ss_weights()
+            self.weights = weights = self.construct_weights()
+            self.fc_weights = fc_weights = self.construct_fc_weights()
+            self.swn_weights = swn_weights = self.construct_swn_weights()
+            emb = self.forward(x, weights, ss_weights)
+            loss = tf.reduce_mean(tf.matmul(emb, fc_weights['w5']) - y)
+            swn_loss = tf.reduce_mean(tf.matmul(emb, swn_weights['w']))
+            self.metatrain_op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=list(ss_weights.values()) + list(
+                    fc_weights.values()))
+            self.swn_op = tf.train.AdamOptimizer(1e-3).minimize(
+                swn_loss, var_list=swn_weights.values())
+        """), [("var-list-filter", "t.py", 35)]),
+    # The network built under a scope named by a parameter, the step
+    # training a sub-scope of it: the rest of the network is left out.
+    "a sub-scope of the scope the function opens": ("""\
+        def build(x, y, scope='net'):
+          with tf.variable_scope(scope):
+            logits = network(x)
+          loss = tf.losses.softmax_cross_entropy(y, logits)
+          head = tf.trainable_variables(scope=scope + '/logits')
+          return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
+        """, [("var-list-filter", "t.py", 5)]),
+    # Fine-tuning a head in a Keras train_step: the encoder's output goes
+    # into the head, and only the head's variables are applied.
+    "a sub-model fed by another that no step trains": ("""\
+        class FineTuning(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+              h = self.encoder_(x, training=False)
+              y_pred = self.task_(h, training=True)
+              loss = tf.reduce_mean(self.task_loss_(y, y_pred))
+            trainable_vars_task = self.task_.trainable_variables
+            grads = tape.gradient(loss, trainable_vars_task)
+            self.optimizer.apply_gradients(zip(grads, trainable_vars_task))
+            return {"loss": loss}
+        """, [("var-list-filter", "t.py", 10)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_strict_part_of_the_variables_is_found(name):
+  files, expected = POSITIVE[name]
+  assert _found(files) == expected
+
+
+NEGATIVE = {
+    # An actor and a critic sharing a trunk: each loss trains the trunk
+    # and its own head; nothing is left out.
+    "an actor and a critic sharing a trunk": """\
+        def build(pi_loss, vf_loss):
+          tvars = tf.trainable_variables()
+          trunk = [v for v in tvars if 'trunk' in v.name]
+          pi = [v for v in tvars if 'pi' in v.name]
+          vf = [v for v in tvars if 'vf' in v.name]
+          pi_op = tf.train.AdamOptimizer(1e-3).minimize(pi_loss, var_list=trunk + pi)
+          vf_op = tf.train.AdamOptimizer(1e-3).minimize(vf_loss, var_list=trunk + vf)
+          return pi_op, vf_op
+        """,
+    # A GAN's generator as every variable not the discriminator's, the
+    # two (gradient, variable) lists made by a helper.
+    "a GAN's generator as what is not the discriminator": """\
+        class GAN:
+          def build_loss_and_gradients(self, loss, loss_d, var_list=None):
+            var_list_d = tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, scope="Disc")
+            if var_list is None:
+              var_list = [v for v in tf.trainable_variables()
+                          if v not in var_list_d]
+            grads_d = tf.gradients(loss_d, var_list_d)
+            grads = tf.gradients(loss, var_list)
+            return list(zip(grads, var_list)), list(zip(grads_d, var_list_d))
+
+          def initialize(self, optimizer, optimizer_d, var_list=None):
+            pairs, pairs_d = self.build_loss_and_gradients(
+                self.loss, self.loss_d, var_list)
+            self.train = optimizer.apply_gradients(pairs)
+            self.train_d = optimizer_d.apply_gradients(pairs_d)
+        """,
+    # DDPG: each network's class filters by the scope it opens itself
+    # around the network it builds (a name, not a literal).
+    "a network's class filtering by the scope it opens": """\
+        class Critic:
+          def __init__(self, name=None):
+            net_name = 'critic' if name is None else name
+            with tf.variable_scope(net_name):
+              self.obs, self.action, self.q_value = self.create_network()
+            self.params = tf.trainable_variables(scope=net_name)
+            with tf.variable_scope(net_name + '_target'):
+              self.target_obs, _, self.target_q = self.create_network()
+            self.target_params = tf.trainable_variables(
+                scope=net_name + '_target')
+            self.update_target_op, self.y_ph, self.train_op = self.ops()
+
+          def ops(self):
+            update = tf.group([
+                x.assign(tf.multiply(y, 0.01) + tf.multiply(x, 0.99))
+                for x, y in zip(self.target_params, self.params)])
+            y_ph = tf.placeholder(dtype=tf.float32, shape=[None])
+            loss = tf.reduce_mean(tf.square(y_ph - self.q_value))
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=self.params)
+            return update, y_ph, train_op
+        """,
+    # Distillation: the teacher's output feeds only the loss.
+    "a teacher whose output feeds only the loss": """\
+        class Distiller(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            teacher_pred = self.teacher(x, training=False)
+            with tf.GradientTape() as tape:
+              student_pred = self.student(x, training=True)
+              loss = self.distill_loss(teacher_pred, student_pred)
+            trainable_vars = self.student.trainable_variables
+            grads = tape.gradient(loss, trainable_vars)
+            self.optimizer.apply_gradients(zip(grads, trainable_vars))
+            return {"loss": loss}
+        """,
+    # DDPG: the policy reads a target observation network's output, cut
+    # by stop_gradient, and that network is synced by its variables.
+    "a target network's output, stopped, into the policy": """\
+        class Learner:
+          def _step(self, o_t):
+            with tf.GradientTape() as tape:
+              o_t = self._target_observation_network(o_t, training=False)
+              o_t = tf.stop_gradient(o_t)
+              policy_loss = -tf.reduce_mean(self._policy_network(o_t))
+            policy_variables = self._policy_network.trainable_variables
+            grads = tape.gradient(policy_loss, policy_variables)
+            self._policy_optimizer.apply(grads, policy_variables)
+        """,
+    # An encoder and a head, each trained by its own step.
+    "an encoder and a head each trained": """\
+        class Both(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as t1, tf.GradientTape() as t2:
+              h = self.encoder_(x)
+              loss = self.loss_(y, self.task_(h))
+            head = self.task_.trainable_variables
+            body = self.encoder_.trainable_variables
+            self.opt.apply_gradients(zip(t1.gradient(loss, head), head))
+            self.opt_enc.apply_gradients(zip(t2.gradient(loss, body), body))
+            return {"loss": loss}
+        """,
+    # MAML: every group a constructor makes is meta-trained.
+    "every group of weights trained": _meta("""\
+
+          def construct_model(self, x, y):
+            weights = self.construct_weights()
+            ss_weights = self.construct_ss_weights()
+            emb = self.forward(x, weights, ss_weights)
+            loss = tf.reduce_mean(emb - y)
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=list(weights.values()) + list(
+                    ss_weights.values()))
+        """),
+    # A GAN whose halves are built by two constructors, each trained.
+    "a GAN's two groups, each trained by its own step": _meta("""\
+
+          def construct_model(self, x, y):
+            g = self.construct_weights()
+            d = self.construct_fc_weights()
+            fake = self.forward(x, g, g)
+            d_loss = tf.reduce_mean(tf.matmul(fake, d['w5']))
+            g_loss = -d_loss
+            self.d_op = tf.train.AdamOptimizer(1e-3).minimize(
+                d_loss, var_list=list(d.values()))
+            self.g_op = tf.train.AdamOptimizer(1e-3).minimize(
+                g_loss, var_list=list(g.values()))
+        """),
+    # ADDA: a source and a target copy of one model, only the target
+    # trained: the source is a second model, not a part of this one.
+    "a second copy of a model by the same constructor": _meta("""\
+
+          def construct_model(self, x, y):
+            source = self.construct_weights()
+            target = self.construct_weights()
+            ss = self.construct_ss_weights()
+            loss = tf.reduce_mean(self.forward(x, source, ss) - self.forward(
+                x, target, ss))
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=list(target.values()) + list(ss.values()))
+        """),
+    # A target network built by its own constructor, synced by assign.
+    "a target network's group written from the trained one": _meta("""\
+
+          def construct_model(self, x, y):
+            weights = self.construct_weights()
+            target = self.construct_fc_weights()
+            q = self.forward(x, weights, weights)
+            loss = tf.reduce_mean(q - tf.matmul(q, target['w5']))
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=list(weights.values()))
+            self.sync = [tf.assign(target[k], weights[k]) for k in target]
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_every_variable_trained_somewhere_is_not_reported(name):
+  assert _found(NEGATIVE[name]) == []
