@@ -353,8 +353,18 @@ def is_mask_name(name: str) -> bool:
   >>> [is_mask_name(n) for n in ("row_mask", "keep", "keep_prob", "lr")]
   [True, True, False, False]
   """
-  last = name.rsplit(".", 1)[-1]
-  return bool(_MASK_NAME.search(last)) and not _NOT_A_MASK.search(last)
+  known = _MASK_NAMES.get(name)
+  if known is None:
+    if len(_MASK_NAMES) > 1 << 16:
+      _MASK_NAMES.clear()
+    last = name.rsplit(".", 1)[-1]
+    known = _MASK_NAMES[name] = bool(_MASK_NAME.search(last)) and not (
+        _NOT_A_MASK.search(last))
+  return known
+
+
+# Each name asked about, answered once (the flow asks of every read).
+_MASK_NAMES: Dict[str, bool] = {}
 
 
 def literal_mask(node: ast.AST) -> bool:

@@ -104,9 +104,7 @@ class Module:
     starts, text = self._line_starts, self.source.text
     begin = starts[line - 1] if line - 1 < len(starts) else len(text)
     end = starts[line] if line < len(starts) else len(text)
-    return re.search(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
-                     r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
-                     r"update)\b)", text[begin:end]) is not None
+    return _assigning(attribute).search(text[begin:end]) is not None
 
   @functools.cached_property
   def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
@@ -212,6 +210,15 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+@functools.lru_cache(maxsize=4096)
+def _assigning(attribute: str) -> "re.Pattern[str]":
+  """The pattern of a line that may assign `self.attribute` (compiled
+  once per attribute: `re`'s own cache holds too few for a project)."""
+  return re.compile(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
+                    r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
+                    r"update)\b)")
+
+
 def _is_word(character: str) -> bool:
   return character.isalnum() or character == "_"
 
@@ -240,6 +247,8 @@ class Project:
     self._scanned: Optional[List[Module]] = None
     self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
     self._deriving: Optional[Dict[str, List[Module]]] = None
+    # (scope, name) -> whether the scope or one around it binds the name.
+    self._defined: Dict[Tuple[int, str], bool] = {}
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -366,8 +375,11 @@ class Project:
         found = self.find_module(
             f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
       self._found[key] = found
-    defined = any(name in s.defs or name in s.params
-                  for s in _chain(scope))
+    place = (id(scope), name)
+    defined = self._defined.get(place)
+    if defined is None:
+      defined = self._defined[place] = any(
+          name in s.defs or name in s.params for s in _chain(scope))
     return self._found[key] is None and not defined
 
   def member(self, module: Module, name: str, star: bool = False,
