@@ -101,6 +101,7 @@ class Flow:
     # argument times its object's mask.
     self.masking_methods: Dict[str, bool] = {}
     self.judging: Set[str] = set()  # Those being worked out.
+    self._literal: Dict[int, bool] = {}  # A list node -> literal mask?
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -115,6 +116,13 @@ class Flow:
       if key in self._memo_tainted:
         self._tainted = True
       return self._memo[key]
+    if isinstance(node, ast.Constant):  # Most of a table's elements.
+      self.visits += 1
+      constant: Labels = {"const": node}
+      if not env:
+        self._memo[key] = constant
+      self.origin.setdefault(id(node), scope)
+      return constant
     self.depth += 1
     self.visits += 1
     outer, self._tainted = self._tainted, False
@@ -184,7 +192,10 @@ class Flow:
                 env: Dict[str, Labels]) -> Labels:
     elements = getattr(node, "elts", [])
     found = union(self.labels(e, scope, env) for e in elements)
-    if _names.literal_mask(node):
+    literal = self._literal.get(id(node))
+    if literal is None:
+      literal = self._literal[id(node)] = _names.literal_mask(node)
+    if literal:
       found.update({"mask": node, "const": node})
     elif found and any(isinstance(e, ast.Constant) for e in elements) \
         and set(found) == {"const"}:

@@ -307,11 +307,14 @@ _MODULES = {"tf", "tf1", "tfv1", "v1", "compat", "tf_compat", "slim",
             "tf_slim", "contrib", "variables", "tensorflow", "K", "keras"}
 
 
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+
+
 def _words(identifier: str) -> List[str]:
   """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too; without
   `trainable` where it names all the trainable variables
   (`layer_trainable_weights`)."""
-  spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", identifier)
+  spaced = _CAMEL.sub(r"\1_\2", identifier)
   words = [w for w in spaced.split("_") if w]
   return [w for i, w in enumerate(words) if w.lower() != "trainable" or (
       words[i + 1:i + 2] not in (["weights"], ["variables"], ["vars"]))]

@@ -196,6 +196,8 @@ class Scope:
     # The project's module (for `_project`): the parent's, or given.
     self.module: object = parent.module if parent is not None else module
     self._body = body
+    # (name, id(read)) -> the assignments it sees, worked out once.
+    self._reached: Dict[Tuple[str, int], Tuple[int, ...]] = {}
 
   def __getattr__(self, name: str) -> object:
     """Reads the scope's statements on the first question about them."""
@@ -250,6 +252,13 @@ class Scope:
   def reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
     """The indexes in `defs[name]` of the assignments a read of `name` at
     `node` sees (all of them when the read's place is not known)."""
+    key = (name, id(node))
+    known = self._reached.get(key)
+    if known is None:
+      known = self._reached[key] = self._reaching(name, node)
+    return known
+
+  def _reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
     defs = self.defs.get(name, [])
     use = self.uses.get(id(node))
     if use is None:
