@@ -702,21 +702,31 @@ def _masking_method(flow: Flow, name: str) -> bool:
   argument times a mask its object holds (`return w * self.mask_`), not a
   projection computed from the argument (`where(abs(w) > t, w, 0)`)."""
   known: Dict[str, bool] = flow.masking_methods
+  if name in flow.judging:
+    flow.cut()  # Asked again while it is judged: what is known so far.
   if name not in known:
     known[name] = False  # A method reached while it is judged adds nothing.
-    for scope in flow.project.functions_named((name,)):
-      node = scope.node
-      if scope.cls is None or scope.parent is None or not isinstance(
-          node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(
-              node.args.args) != 2:
-        continue
-      weight = node.args.args[1].arg
-      if any(isinstance(item, ast.Compare) and any(
-          isinstance(n, ast.Name) and n.id == weight for n in ast.walk(item))
-             for item in scope.nodes):
-        continue
-      found = flow.helper(node, scope.parent, [{}, {"var": node}])
-      if any(k.startswith("varmask:") for k in found):
-        known[name] = True
-        break
+    flow.judging.add(name)
+    try:
+      known[name] = _masks_its_argument(flow, name)
+    finally:
+      flow.judging.discard(name)
   return known[name]
+
+
+def _masks_its_argument(flow: Flow, name: str) -> bool:
+  for scope in flow.project.functions_named((name,)):
+    node = scope.node
+    if scope.cls is None or scope.parent is None or not isinstance(
+        node, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(
+            node.args.args) != 2:
+      continue
+    weight = node.args.args[1].arg
+    if any(isinstance(item, ast.Compare) and any(
+        isinstance(n, ast.Name) and n.id == weight for n in ast.walk(item))
+           for item in scope.nodes):
+      continue
+    found = flow.helper(node, scope.parent, [{}, {"var": node}])
+    if any(k.startswith("varmask:") for k in found):
+      return True
+  return False

@@ -71,7 +71,15 @@ class Flow:
     # again, what was memoised since it began forgotten (the journal).
     self._closing: Set[object] = set()  # Reads a cycle came back to.
     self._provisional: Dict[object, Labels] = {}
+    # Only what depends on where it was computed is journaled: a value that
+    # met a read in progress, a cut cycle or the depth limit ("tainted");
+    # the others are the same wherever they are computed, and are kept.
     self._journal: List[Tuple[Dict[Any, Labels], object]] = []
+    self._tainted = False  # The value being computed is.
+    self._memo_tainted: Set[object] = set()  # Keys of tainted values.
+    # Helpers, callers' arguments, classes' constructions and masking
+    # methods being worked out (a cycle cut when one is asked again).
+    self._working: Set[object] = set()
     self._again = False  # A read is being done again.
     self._helpers: Dict[Tuple[int, FrozenSet[str]], Labels] = {}
     self._from_callers: Dict[Tuple[int, str], Labels] = {}
@@ -92,24 +100,43 @@ class Flow:
     # A method name -> whether a project's method of that name returns its
     # argument times its object's mask.
     self.masking_methods: Dict[str, bool] = {}
+    self.judging: Set[str] = set()  # Those being worked out.
+    self._literal: Dict[int, bool] = {}  # A list node -> literal mask?
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
     """The labels of `node` in `scope`; `env` binds names first."""
-    if node is None or self.depth > _MAX_DEPTH:
+    if node is None:
+      return {}
+    if self.depth > _MAX_DEPTH:
+      self._tainted = True
       return {}
     key = (id(node), id(scope), self._token, self._calling)
     if not env and key in self._memo:
+      if key in self._memo_tainted:
+        self._tainted = True
       return self._memo[key]
+    if isinstance(node, ast.Constant):  # Most of a table's elements.
+      self.visits += 1
+      constant: Labels = {"const": node}
+      if not env:
+        self._memo[key] = constant
+      self.origin.setdefault(id(node), scope)
+      return constant
     self.depth += 1
     self.visits += 1
+    outer, self._tainted = self._tainted, False
     try:
       result = self._labels(node, scope, env or {})
     finally:
       self.depth -= 1
+      tainted = self._tainted
+      self._tainted = outer or tainted
     if not env:
       self._memo[key] = result
-      self._journal.append((self._memo, key))
+      if tainted:
+        self._memo_tainted.add(key)
+        self._journal.append((self._memo, key))
     if node in result.values():
       self.origin.setdefault(id(node), scope)
     return result
@@ -165,7 +192,10 @@ class Flow:
                 env: Dict[str, Labels]) -> Labels:
     elements = getattr(node, "elts", [])
     found = union(self.labels(e, scope, env) for e in elements)
-    if _names.literal_mask(node):
+    literal = self._literal.get(id(node))
+    if literal is None:
+      literal = self._literal[id(node)] = _names.literal_mask(node)
+    if literal:
       found.update({"mask": node, "const": node})
     elif found and any(isinstance(e, ast.Constant) for e in elements) \
         and set(found) == {"const"}:
@@ -231,12 +261,16 @@ class Flow:
     key = (id(place), name, reaching, self._token if bound else None,
            self._calling)
     if key in self._names:
+      if key in self._memo_tainted:
+        self._tainted = True
       return self._names[key]
     if key in self._active:  # A name defined from itself: what is known.
       self._closing.add(key)
+      self._tainted = True
       return self._provisional.get(key, {})
     self._active.add(key)
     start, again = len(self._journal), self._again
+    outer, self._tainted = self._tainted, False
     try:
       for _ in range(_ROUNDS):  # A cycle read again with what it gave.
         found = self._read_once(name, node, place, reaching, bound)
@@ -245,18 +279,31 @@ class Flow:
           break
         self._closing.discard(key)
         self._provisional[key] = found
-        for memo, stored in self._journal[start:]:
-          memo.pop(stored, None)
-        del self._journal[start:]
+        self._forget(start)
         self._again = True
     finally:
       self._again = again
       self._active.discard(key)
       self._closing.discard(key)
       self._provisional.pop(key, None)
+      tainted = self._tainted
+      self._tainted = outer or tainted
     self._names[key] = found
-    self._journal.append((self._names, key))
+    if tainted:
+      self._memo_tainted.add(key)
+      self._journal.append((self._names, key))
     return found
+
+  def cut(self) -> None:
+    """Marks the value being computed as met by a cut cycle."""
+    self._tainted = True
+
+  def _forget(self, start: int) -> None:
+    """Forgets the tainted values memoised since `start` in the journal."""
+    for memo, stored in self._journal[start:]:
+      memo.pop(stored, None)
+      self._memo_tainted.discard(stored)
+    del self._journal[start:]
 
   def _read_once(self, name: str, node: Optional[ast.AST],
                  place: _scopes.Scope, reaching: Tuple[int, ...],
@@ -310,8 +357,11 @@ class Flow:
       return {}
     key = (id(function), name)
     if key in self._from_callers:
+      if ("passed", key) in self._working:
+        self._tainted = True
       return self._from_callers[key]
     self._from_callers[key] = {}
+    self._working.add(("passed", key))
     position = place.params.index(name)
     if place.cls is not None and place.params[:1] == ["self"]:
       position -= 1
@@ -337,6 +387,7 @@ class Flow:
           if kind in _PASSED or kind.startswith("copy:"):
             found.setdefault(kind, where)
     self._from_callers[key] = found
+    self._working.discard(("passed", key))
     return found
 
   def _part(self, value: ast.expr, got: Labels, bound: _scopes.Def
@@ -378,8 +429,11 @@ class Flow:
     """The project's calls of a class (at most `_FROM_CALLERS`): what its
     `__init__` is called with."""
     key = id(info.node)
+    if ("built", key) in self._working:
+      self._tainted = True
     if key not in self._calls_of:
       self._calls_of[key] = []  # A class built in its own `__init__`.
+      self._working.add(("built", key))
       # A script that builds the trainer may hold no sink itself.
       calls = list(itertools.islice(self.project.calls_named(
           (info.name,), self.project.all_modules_with((info.name,))),
@@ -388,6 +442,7 @@ class Flow:
           (scope, call) for scope, call in calls
           if self.called(call.func, scope).get("cls") is info.node][
               :_FROM_CALLERS]
+      self._working.discard(("built", key))
     return self._calls_of[key]
 
   def called(self, func: ast.AST, scope: _scopes.Scope,
@@ -493,6 +548,7 @@ class Flow:
   def _values(self, values: List[Tuple[ast.expr, _scopes.Scope]],
               key: object) -> Labels:
     if key in self._active:
+      self._tainted = True
       return {}
     self._active.add(key)
     found: Labels = {}
@@ -560,7 +616,10 @@ class Flow:
     nearest the fetch first: in its file, then its folder's)."""
     here = os.path.abspath(self.project.module_of(scope).path)
     key = ("spelled", attribute, here)
-    if key in self._active or attribute not in self.project.names_assigned_from(
+    if key in self._active:
+      self._tainted = True
+      return {}
+    if attribute not in self.project.names_assigned_from(
         _names.TRAIN_STEPS | _names.WRITES):
       return {}
     self._active.add(key)
@@ -634,6 +693,8 @@ class Flow:
         [f"{i}:{k}" for i, a in enumerate(arguments) for k in a] +
         [f"{n}:{k}" for n, a in keywords.items() for k in a]))
     if key in self._helpers:
+      if key in self._working:
+        self._tainted = True
       return self._helpers[key]
     self._helpers[key] = {}  # A recursive function adds nothing.
     scope = home.scope_of(function)
@@ -643,8 +704,10 @@ class Flow:
             [n.value for n in scope.nodes if isinstance(n, ast.Return)])
     bound = dict(zip(scope.params, arguments))
     bound.update({k: v for k, v in keywords.items() if k in scope.params})
+    self._working.add(key)
     with self._binding(scope, bound, key):
       result = union(self.labels(value, scope) for value in body)
+    self._working.discard(key)
     self._helpers[key] = result
     return result
 

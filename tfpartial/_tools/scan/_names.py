@@ -307,11 +307,14 @@ _MODULES = {"tf", "tf1", "tfv1", "v1", "compat", "tf_compat", "slim",
             "tf_slim", "contrib", "variables", "tensorflow", "K", "keras"}
 
 
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+
+
 def _words(identifier: str) -> List[str]:
   """`fixed_list` -> ['fixed', 'list']; `trainableScopes` too; without
   `trainable` where it names all the trainable variables
   (`layer_trainable_weights`)."""
-  spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", identifier)
+  spaced = _CAMEL.sub(r"\1_\2", identifier)
   words = [w for w in spaced.split("_") if w]
   return [w for i, w in enumerate(words) if w.lower() != "trainable" or (
       words[i + 1:i + 2] not in (["weights"], ["variables"], ["vars"]))]
@@ -353,8 +356,18 @@ def is_mask_name(name: str) -> bool:
   >>> [is_mask_name(n) for n in ("row_mask", "keep", "keep_prob", "lr")]
   [True, True, False, False]
   """
-  last = name.rsplit(".", 1)[-1]
-  return bool(_MASK_NAME.search(last)) and not _NOT_A_MASK.search(last)
+  known = _MASK_NAMES.get(name)
+  if known is None:
+    if len(_MASK_NAMES) > 1 << 16:
+      _MASK_NAMES.clear()
+    last = name.rsplit(".", 1)[-1]
+    known = _MASK_NAMES[name] = bool(_MASK_NAME.search(last)) and not (
+        _NOT_A_MASK.search(last))
+  return known
+
+
+# Each name asked about, answered once (the flow asks of every read).
+_MASK_NAMES: Dict[str, bool] = {}
 
 
 def literal_mask(node: ast.AST) -> bool:

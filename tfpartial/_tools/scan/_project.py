@@ -41,6 +41,10 @@ SINK_PATTERN = re.compile(
     r"constant\(\s*[\w.]+\[[^\n:]*:|"  # A table's rows made a constant.
     r"constant\((?:value=)?\s*(?:np|numpy)\.\w+\(")  # Rows from data.
 
+# One of these is in any text `SINK_PATTERN` matches (the pattern, which
+# tries each place of a text, is run only then).
+_PATTERN_WORDS = ("constraint", "Constraint", "Mask", ".apply(", "constant(")
+
 
 @dataclasses.dataclass(eq=False)
 class Module:
@@ -104,9 +108,7 @@ class Module:
     starts, text = self._line_starts, self.source.text
     begin = starts[line - 1] if line - 1 < len(starts) else len(text)
     end = starts[line] if line < len(starts) else len(text)
-    return re.search(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
-                     r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
-                     r"update)\b)", text[begin:end]) is not None
+    return _assigning(attribute).search(text[begin:end]) is not None
 
   @functools.cached_property
   def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
@@ -194,8 +196,9 @@ class Module:
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
     text = self.source.text
-    return any(word in text for word in SINK_WORDS) or (
-        SINK_PATTERN.search(text) is not None)
+    return any(word in text for word in SINK_WORDS) or any(
+        word in text for word in _PATTERN_WORDS) and (
+            SINK_PATTERN.search(text) is not None)
 
 
 # A function whose name more modules write than this is not followed back
@@ -211,6 +214,15 @@ _ASSIGNED = re.compile(
     r"batch_set_value)\s*\(")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@functools.lru_cache(maxsize=4096)
+def _assigning(attribute: str) -> "re.Pattern[str]":
+  """The pattern of a line that may assign `self.attribute` (compiled
+  once per attribute: `re`'s own cache holds too few for a project)."""
+  return re.compile(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
+                    r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
+                    r"update)\b)")
 
 
 def _is_word(character: str) -> bool:
@@ -241,6 +253,9 @@ class Project:
     self._scanned: Optional[List[Module]] = None
     self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
     self._deriving: Optional[Dict[str, List[Module]]] = None
+    self._scope_calls: Dict[int, List[Tuple[str, ast.Call]]] = {}
+    # (scope, name) -> whether the scope or one around it binds the name.
+    self._defined: Dict[Tuple[int, str], bool] = {}
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -367,8 +382,11 @@ class Project:
         found = self.find_module(
             f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
       self._found[key] = found
-    defined = any(name in s.defs or name in s.params
-                  for s in _chain(scope))
+    place = (id(scope), name)
+    defined = self._defined.get(place)
+    if defined is None:
+      defined = self._defined[place] = any(
+          name in s.defs or name in s.params for s in _chain(scope))
     return self._found[key] is None and not defined
 
   def member(self, module: Module, name: str, star: bool = False,
@@ -436,6 +454,8 @@ class Project:
       if self._deriving is None:  # Base name -> the modules deriving it.
         self._deriving = {}
         for module in self.modules:
+          if "class" not in module.source.text:
+            continue  # No class statement: the pattern would not match.
           for match in _CLASS_BASES.finditer(module.source.text):
             for base in set(_WORD.findall(match.group(1))):
               self._deriving.setdefault(base, []).append(module)
@@ -526,10 +546,19 @@ class Project:
                    else modules):
       for scope in self.scopes_at(module, module.lines_of(wanted)):
         for each in _with_lambdas(scope):
-          for node in each.nodes:
-            if isinstance(node, ast.Call) and _names.call_name(
-                node) in wanted:
+          for name, node in self._calls_in(each):
+            if name in wanted:
               yield each, node
+
+  def _calls_in(self, scope: _scopes.Scope) -> List[Tuple[str, ast.Call]]:
+    """The calls made directly in `scope`, in order, with their names
+    (listed once: many questions read the same functions)."""
+    found = self._scope_calls.get(id(scope))
+    if found is None:
+      found = self._scope_calls[id(scope)] = [
+          (_names.call_name(n), n) for n in scope.nodes
+          if isinstance(n, ast.Call)]
+    return found
 
   def functions_named(self, names: Iterable[str]) -> Iterator[_scopes.Scope]:
     """The scopes of the functions (methods too) named one of `names` in
@@ -582,10 +611,9 @@ class Project:
           if each.cls is not None:
             found += [(v, h) for v, h in each.cls.assigned.get(
                 f"self.{name}", []) if h is each]
-          for node in each.nodes:
-            if isinstance(node, ast.Call):
-              found += [(k.value, each) for k in node.keywords
-                        if k.arg == name]
+          for _, node in self._calls_in(each):
+            found += [(k.value, each) for k in node.keywords
+                      if k.arg == name]
     self._assigned[name] = found
     return found
 

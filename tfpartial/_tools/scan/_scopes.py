@@ -43,9 +43,14 @@ ZEROED = "tfpartial_zeroed"
 
 
 def _children(node: ast.AST) -> List[ast.AST]:
-  """The child nodes of `node` (as `ast.iter_child_nodes`, faster)."""
+  """The child nodes of `node` (as `ast.iter_child_nodes`, faster; a
+  single `Load`, `+`, `and`, `-x` left out)."""
+  fields = _NODE_FIELDS.get(type(node))
+  if fields is None:
+    fields = _NODE_FIELDS[type(node)] = tuple(
+        f for f in node._fields if f not in _NEVER_NODES)
   found: List[ast.AST] = []
-  for field in node._fields:
+  for field in fields:
     value = getattr(node, field, None)
     if isinstance(value, list):
       found.extend([v for v in value if isinstance(v, ast.AST)])
@@ -54,9 +59,31 @@ def _children(node: ast.AST) -> List[ast.AST]:
   return found
 
 
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+  """`node` and every node inside it, as `ast.walk` (breadth first) but
+  for the single `Load`, `+`, `and`, `-x` of a node.
+
+  >>> [type(n).__name__ for n in walk(ast.parse("a + f(b)").body[0])]
+  ['Expr', 'BinOp', 'Name', 'Call', 'Name', 'Name']
+  """
+  todo = [node]
+  for each in todo:  # Grows as it is read: breadth first.
+    todo.extend(_children(each))
+    yield each
+
+
+children = _children  # The child nodes of a node, for the idioms' walks.
+
+
 # Leaves that say how, not what: `Load`, `+`, `and`, `-x`, `<`.
 _NOT_READ = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop,
              ast.cmpop)
+# Fields that never hold a child to read: names and numbers (the grammar's
+# identifiers, ints and constants) and the single `Load` or `+` of a node.
+_NEVER_NODES = frozenset({"ctx", "op", "id", "attr", "arg", "name", "asname",
+                          "module", "level", "kind", "type_comment",
+                          "conversion", "is_async", "rest", "tag"})
+_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,6 +196,8 @@ class Scope:
     # The project's module (for `_project`): the parent's, or given.
     self.module: object = parent.module if parent is not None else module
     self._body = body
+    # (name, id(read)) -> the assignments it sees, worked out once.
+    self._reached: Dict[Tuple[str, int], Tuple[int, ...]] = {}
 
   def __getattr__(self, name: str) -> object:
     """Reads the scope's statements on the first question about them."""
@@ -223,6 +252,13 @@ class Scope:
   def reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
     """The indexes in `defs[name]` of the assignments a read of `name` at
     `node` sees (all of them when the read's place is not known)."""
+    key = (name, id(node))
+    known = self._reached.get(key)
+    if known is None:
+      known = self._reached[key] = self._reaching(name, node)
+    return known
+
+  def _reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
     defs = self.defs.get(name, [])
     use = self.uses.get(id(node))
     if use is None:

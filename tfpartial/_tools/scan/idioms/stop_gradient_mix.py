@@ -318,11 +318,12 @@ def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
   flow = analysis.flow
   hits: List[_idiom.Hit] = []
   stopped = _stopped_names(scope, cache) if here else set()
+  read: _Read = {}
   for node in scope.nodes:
     if here and isinstance(node, ast.stmt) and not isinstance(
         node, _COMPOUND):
       for candidate in _stopping(node, stopped):
-        if not _mix_shape(candidate, stopped, scope):
+        if not _mix_shape(candidate, stopped, scope, read=read):
           continue
         found = flow.labels(candidate, scope)
         if found.get("mix") is candidate:
@@ -359,7 +360,7 @@ def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
       while current is not None and id(current) not in marked:
         marked.add(id(current))
         current = parents.get(id(current))
-    for child in ast.iter_child_nodes(node):
+    for child in _scopes.children(node):
       if not isinstance(child, ast.Lambda):
         parents[id(child)] = node
         stack.append(child)
@@ -373,7 +374,8 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
 
 
 def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
-               among: Optional[Set[str]] = None) -> bool:
+               among: Optional[Set[str]] = None,
+               read: Optional[_Read] = None) -> bool:
   """Whether a sum or `where` has the shape of a mix, checked before any
   flow: a name read both inside a `stop_gradient` (or a name holding
   one) and outside it (one of `among`, if given), and for a sum a product
@@ -391,8 +393,9 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
     parts = list(getattr(node, "args", []))[1:3]
   inside: Set[str] = set()
   outside: Set[str] = set()
+  read = {} if read is None else read
   for part in parts:
-    _reads(part, stopped, scope, inside, outside, 0)
+    _reads(part, stopped, scope, inside, outside, 0, read)
   common = inside & outside
   return bool(common if among is None else common & among)
 
@@ -413,7 +416,7 @@ def _stopped_plus_difference(parts: List[ast.expr]) -> bool:
 def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
                  ) -> bool:
   """Whether `node` multiplies (directly or in a local name's value)."""
-  for item in ast.walk(node):
+  for item in _scopes.walk(node):
     if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult) or (
         isinstance(item, ast.Call) and _names.call_name(item) in {
             "multiply", "mul", "where", "where_v2"}):
@@ -425,8 +428,14 @@ def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
   return False
 
 
+# What the value of a stopped name reads inside stopped values, by (value,
+# depth): worked out once per scope (the same names recur in its sums).
+_Read = Dict[Tuple[int, int], Set[str]]
+
+
 def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
-           inside: Set[str], outside: Set[str], depth: int) -> None:
+           inside: Set[str], outside: Set[str], depth: int,
+           read: _Read) -> None:
   """The names `node` reads inside stopped values and outside them."""
   stack: List[Tuple[ast.AST, bool]] = [(node, False)]
   while stack:
@@ -441,10 +450,16 @@ def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
       (inside if stopping else outside).add(name)
       if isinstance(item, ast.Name) and item.id in stopped and depth < 2:
         for each in scope.defs.get(item.id, []):
-          _reads(each.value, stopped, scope, inside, set(), depth + 1)
+          key = (id(each.value), depth + 1)
+          found = read.get(key)
+          if found is None:
+            found = read[key] = set()
+            _reads(each.value, stopped, scope, found, set(), depth + 1,
+                   read)
+          inside |= found
       if isinstance(item, ast.Name):
         continue
-    stack.extend((c, stopping) for c in ast.iter_child_nodes(item))
+    stack.extend((c, stopping) for c in _scopes.children(item))
 
 
 def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
@@ -460,7 +475,7 @@ def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]
   queue: List[str] = []
   for name, defs in scope.defs.items():
     for each in defs:
-      for item in ast.walk(each.value):
+      for item in _scopes.walk(each.value):
         if isinstance(item, ast.Call) and _names.call_name(item) == (
             "stop_gradient") and name not in stopped:
           stopped.add(name)
