@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import heapq
 import itertools
 import os
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
@@ -102,6 +103,11 @@ class Flow:
     self.masking_methods: Dict[str, bool] = {}
     self.judging: Set[str] = set()  # Those being worked out.
     self._literal: Dict[int, bool] = {}  # A list node -> literal mask?
+    # (attribute, file) -> the assignments to it nearest that file.
+    self._nearest: Dict[Tuple[str, str],
+                        List[Tuple[ast.expr, _scopes.Scope]]] = {}
+    # A file -> how near it each module is (by the module's id).
+    self._nearness: Dict[str, Dict[int, Tuple[int, ...]]] = {}
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -624,21 +630,8 @@ class Flow:
       return {}
     self._active.add(key)
     found: Labels = {}
-    module = self.project.module_of(scope)
-    imported = {part for where, name in module.imports.values()
-                for part in (where.rsplit(".", 1)[-1], name)}
-
-    def nearest(pair: Tuple[ast.expr, _scopes.Scope]) -> Tuple[int, ...]:
-      # Its file, then the modules it imports, then its folder's (a
-      # notebook, which nothing imports, last).
-      other = self.project.module_of(pair[1])
-      path = os.path.abspath(other.path)
-      stem = os.path.splitext(os.path.basename(path))[0]
-      return (other is not module, stem not in imported,
-              path.endswith(".ipynb"), -len(os.path.commonpath([here, path])))
-    assigned = sorted(self.project.assigned(attribute), key=nearest)
     try:
-      for value, home in assigned[:8]:
+      for value, home in self._nearest_assigned(attribute, scope, here):
         if isinstance(value, ast.Call) and _names.call_name(value) in (
             _names.TRAIN_STEPS | _names.WRITES):
           for kind, where in self.labels(value, home).items():
@@ -647,6 +640,35 @@ class Flow:
     finally:
       self._active.discard(key)
     return found
+
+  def _nearest_assigned(self, attribute: str, scope: _scopes.Scope,
+                        here: str) -> List[Tuple[ast.expr, _scopes.Scope]]:
+    """The project's eight assignments to `attribute` nearest the file
+    `here` (ordered once per file: many fetches ask)."""
+    key = (attribute, here)
+    if key in self._nearest:
+      return self._nearest[key]
+    module = self.project.module_of(scope)
+    imported = {part for where, name in module.imports.values()
+                for part in (where.rsplit(".", 1)[-1], name)}
+
+    paths = self._nearness.setdefault(here, {})
+
+    def nearest(pair: Tuple[ast.expr, _scopes.Scope]) -> Tuple[int, ...]:
+      # Its file, then the modules it imports, then its folder's (a
+      # notebook, which nothing imports, last).
+      other = self.project.module_of(pair[1])
+      if id(other) not in paths:
+        path = os.path.abspath(other.path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        paths[id(other)] = (
+            other is not module, stem not in imported,
+            path.endswith(".ipynb"), -len(os.path.commonpath([here, path])))
+      return paths[id(other)]
+    assigned = heapq.nsmallest(8, self.project.assigned(attribute),
+                               key=nearest)
+    self._nearest[key] = assigned
+    return assigned
 
   def _comprehension(self, node: ast.AST, element: ast.AST,
                      scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:

@@ -313,10 +313,9 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
 
 def _functions_named(name: str, analysis: Analysis) -> List[ast.AST]:
   """The functions of the project, in any module, named `name`."""
-  return [node for module in analysis.project.all_modules_with([name])
-          if module.tree is not None for node in ast.walk(module.tree)
-          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-          and node.name == name]
+  return [path[-1] for module in analysis.project.all_modules_with([name])
+          if module.tree is not None for path in module.functions()
+          if getattr(path[-1], "name", "") == name]
 
 
 def _read_besides(name: str, home: _scopes.Scope) -> bool:
