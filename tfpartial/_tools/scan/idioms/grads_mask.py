@@ -18,6 +18,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
+from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
@@ -223,6 +224,9 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if isinstance(pair, str):
     return pair
   grad, mask = pair
+  enumerated = _enumerated.port(node, sink, hit.scope, analysis, grad, mask)
+  if enumerated is not None:
+    return enumerated
   if not _constants.is_constant(mask, hit.scope):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
            "may change while training (see the guide's dynamic masks)"
