@@ -8,6 +8,7 @@ import pytest
 from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
+from tests.tools import real_ports
 
 # bryankim96/stux-DNN (mnist/train_sparse_update.py): a top-k mask made once
 # per weight, fetched in a session, made a `tf.constant`, and written back
@@ -150,3 +151,62 @@ def test_a_mask_per_pair_that_is_not_fixed_stays_by_hand(source, reason):
   finding, diff = _diff_of(source)
   assert not finding.edits and not diff
   assert reason in finding.by_hand, finding.by_hand
+
+
+# The enumerated form as a TF1 program (`tensorflow.compat.v1`), run: the
+# original and the port trained a few steps from one seed hold the elements
+# the top-k mask leaves out bit for bit, train the others, and end alike.
+PROGRAM = ENUMERATED[0].replace(
+    "import tensorflow as tf", "import tensorflow.compat.v1 as tf")
+
+RUN = '''\
+import importlib.util
+
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+
+def load(path):
+  spec = importlib.util.spec_from_file_location(path[:-3], path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def run(module):
+  tf.reset_default_graph()
+  tf.set_random_seed(0)
+  w = tf.get_variable("w", [4, 5])
+  w_diff = tf.Variable(tf.zeros([4, 5]), name="w_diff")
+  x = tf.constant(np.random.RandomState(0).rand(8, 4).astype(np.float32))
+  loss = tf.reduce_sum(tf.square(tf.matmul(x, w + w_diff) - 1.0))
+  grad = tf.gradients(loss, w_diff)[0]
+  train_op = module.build(loss, ["w_diff:0"], 0.25, 0.01)
+  with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    first = session.run(grad).ravel()
+    top = np.zeros(first.size, bool)
+    top[np.argsort(-first, kind="stable")[:5]] = True
+    before = session.run([w, w_diff])
+    for _ in range(3):
+      session.run(train_op)
+    after = session.run([w, w_diff])
+  frozen = [np.zeros([4, 5], bool), ~top.reshape(4, 5)]
+  return list(zip(before, after, frozen))
+
+
+compare(load("m_original.py"), load("m.py"))
+'''
+
+
+def test_the_enumerated_port_runs_and_holds_the_masked_out_elements(
+    tmp_path):
+  for name in ("m.py", "m_original.py"):
+    (tmp_path / name).write_text(textwrap.dedent(PROGRAM))
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "m.py", by_hand=["m.py:23"]))
+  ported = (tmp_path / "m.py").read_text()
+  assert "gradients[i] = (grad,gradients[i][1])" in ported, ported
+  real_ports.run_and_compare(tmp_path, RUN)
