@@ -18,6 +18,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
+from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
@@ -223,6 +224,22 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if isinstance(pair, str):
     return pair
   grad, mask = pair
+  enumerated = _enumerated.port(node, sink, hit.scope, analysis, grad, mask)
+  if enumerated is not None:
+    return enumerated
+  return _port_constant(hit, analysis, grad, mask)
+
+
+def _port_constant(hit: _idiom.Hit, analysis: Analysis, grad: ast.AST,
+                   mask: ast.AST) -> _edits.Port:
+  """`grad * mask` with a constant mask on the one variable the code names
+  -> `grad`, and the apply through `tfpartial.freeze(variable, mask ==
+  0)`."""
+  node, sink = hit.node, hit.sink
+  module = analysis.module(hit.scope)
+  assert module.tree is not None and isinstance(sink, ast.Call)
+  tf = _edits.tf_alias(module.tree)
+  lines = analysis.lines(hit.scope)
   if not _constants.is_constant(mask, hit.scope):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
            "may change while training (see the guide's dynamic masks)"
@@ -230,13 +247,13 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if variable is None:
     return "the mask applies to every gradient in the list: name the " \
            "variable it is for in a `tfpartial.freeze`"
-  order = analysis.order(hit.scope)
-  statement = order.statement_of(sink)
+  statement = analysis.order(hit.scope).statement_of(sink)
   name = _edits.spec_name(module.tree)
   apply = _edits.apply_with(sink, name, lines)
   if statement is None or apply is None:
     return "the apply is not a plain statement"
   np = _edits.numpy_alias(module.tree)
+  assert tf is not None
   frozen = _edits.frozen_where_zero(_edits.text(mask, lines), tf,
                                     np or "np", variable)
   spec = f"{name} = tfpartial.freeze({variable}, {frozen})"
