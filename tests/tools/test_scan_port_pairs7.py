@@ -63,10 +63,9 @@ ENUMERATED = ("""\
                      mask = mask.reshape(shape)
                      mask = tf.constant(mask)
                      masks.append(mask)
-    -                gradients[i] = (tf.multiply(grad, mask),gradients[i][1])
     +                spec = spec | tfpartial.freeze(
     +                    gradients[i][1], np.broadcast_to(tf.get_static_value(tf.convert_to_tensor(mask)) == 0, gradients[i][1].shape.as_list()))
-    +                gradients[i] = (grad,gradients[i][1])
+                     gradients[i] = (tf.multiply(grad, mask),gradients[i][1])
      
     -    train_op = optimizer.apply_gradients(gradients, global_step=step)
     +    train_op = spec.apply_gradients(optimizer, gradients, global_step=step)
@@ -102,11 +101,10 @@ ENUMERATED_PAIR = ("""\
          for i, gv in enumerate(gvs):
              if 'kernel' in gv[1].name:
                  mask = tf.constant(np.tril(np.ones(gv[1].shape.as_list(), np.float32)))
-    -            gvs[i] = (gv[0] * mask, gv[1])
-    -    return optimizer.apply_gradients(gvs)
     +            spec = spec | tfpartial.freeze(
     +                gv[1], np.broadcast_to(tf.get_static_value(tf.convert_to_tensor(mask)) == 0, gv[1].shape.as_list()))
-    +            gvs[i] = (gv[0], gv[1])
+                 gvs[i] = (gv[0] * mask, gv[1])
+    -    return optimizer.apply_gradients(gvs)
     +    return spec.apply_gradients(optimizer, gvs)
     """)
 
@@ -208,5 +206,179 @@ def test_the_enumerated_port_runs_and_holds_the_masked_out_elements(
   real_ports.apply(tmp_path, real_ports.scan_diff(
       tmp_path, "m.py", by_hand=["m.py:23"]))
   ported = (tmp_path / "m.py").read_text()
-  assert "gradients[i] = (grad,gradients[i][1])" in ported, ported
+  assert "gradients[i] = (tf.multiply(grad, mask),gradients[i][1])" in (
+      ported), ported
   real_ports.run_and_compare(tmp_path, RUN)
+
+
+# An eager step (`GradientTape`): `tf.constant` of the weights' values runs
+# at every step, so the mask is recomputed (magnitude pruning), not fixed.
+EAGER = """\
+    import numpy as np
+    import tensorflow as tf
+
+
+    def train_step(model, optimizer, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        gvs = list(zip(grads, model.trainable_variables))
+        for i, (g, v) in enumerate(gvs):
+            mask = tf.constant(np.abs(v.numpy()) < 0.6, tf.float32)
+            gvs[i] = (g * mask, v)
+        optimizer.apply_gradients(gvs)
+    """
+
+
+def _with(source, old, new):
+  assert source.count(old) == 1, old
+  return source.replace(old, new)
+
+
+PAIR = ENUMERATED_PAIR[0]
+WRITE = "                gvs[i] = (gv[0] * mask, gv[1])\n"
+APPLY = "        return optimizer.apply_gradients(gvs)\n"
+
+
+@pytest.mark.parametrize("source, reason", [
+    (EAGER, "not a constant"),
+    # Either sign of a graph built once alone is not enough: the apply's op
+    # returned from an eager step, or a TF1 list whose apply is dropped.
+    (_with(EAGER, "    optimizer.apply_gradients(gvs)",
+           "    return optimizer.apply_gradients(gvs)"), "not a constant"),
+    (_with(PAIR, APPLY, "        optimizer.apply_gradients(gvs)\n"),
+     "not a constant"),
+    # Only TensorFlow's `constant` makes a fixed tensor of any value.
+    (_with(PAIR, "= tf.constant(", "= tf.initializers.constant("),
+     "not a constant"),
+    (_with(PAIR, "= tf.constant(", "= constant("), "not a constant"),
+    # The mask is changed after its `tf.constant` (pruned by the weight's
+    # magnitude at each step).
+    (_with(PAIR, WRITE, "                mask *= tf.cast(tf.abs(gv[1]) > 0.1, "
+           "mask.dtype)\n" + WRITE),
+     "not a constant"),
+    # The loop runs inside another: the apply follows the outer loop.
+    ("""\
+    import numpy as np
+    import tensorflow as tf
+
+
+    def build(loss, optimizer):
+        gvs = optimizer.compute_gradients(loss)
+        for epoch in range(2):
+            for i, gv in enumerate(gvs):
+                mask = tf.constant(np.tril(np.ones(gv[1].shape.as_list(), np.float32)))
+                gvs[i] = (gv[0] * mask, gv[1])
+        return optimizer.apply_gradients(gvs)
+    """, "the apply is not in the block of the loop"),
+    # The pair is written back at another place than the loop's.
+    (_with(PAIR, WRITE, "                j = i + 1\n" + WRITE.replace(
+        "gvs[i] =", "gvs[j] =")), "not at the loop's index `i`"),
+    # The loop's index is reassigned in the loop.
+    (_with(PAIR, WRITE, WRITE + "            i += 1\n"),
+     "the loop's index `i` is reassigned"),
+])
+def test_a_mask_not_made_once_or_not_written_back_stays_by_hand(source,
+                                                                reason):
+  finding, diff = _diff_of(source)
+  assert not finding.edits and not diff
+  assert reason in finding.by_hand, finding.by_hand
+
+
+def test_an_eager_mask_of_literals_is_ported_and_the_one_in_a_function_not():
+  eager = _with(EAGER, "tf.constant(np.abs(v.numpy()) < 0.6, tf.float32)",
+                "tf.constant([[1.0, 0.0], [0.0, 1.0]])")
+  finding, diff = _diff_of(eager)
+  assert finding.edits, finding.by_hand
+  assert "+    spec.apply_gradients(optimizer, gvs)" in diff, diff
+  # Inside a `tf.function` the spec would be made at each trace.
+  finding, diff = _diff_of(_with(
+      eager, "    def train_step(", "    @tf.function\n    def train_step("))
+  assert not finding.edits and not diff
+  assert "inside a `tf.function`" in finding.by_hand, finding.by_hand
+
+
+@pytest.mark.parametrize("after", [
+    "restore(gvs, raw)",  # A helper doing `pairs[:] = raw`.
+    "mutate(gvs)",
+    "gvs.pop(0)",
+    "del gvs[0]",
+    "alias = gvs\n        alias.pop(0)",
+])
+def test_the_list_changed_through_a_call_or_an_alias_stays_by_hand(after):
+  source = _with(PAIR, APPLY, f"        {after}\n" + APPLY)
+  finding, diff = _diff_of(source)
+  assert not finding.edits and not diff
+  assert "the list the loop writes changes before the apply" in (
+      finding.by_hand), finding.by_hand
+
+
+def test_an_alias_made_before_the_loop_stays_by_hand():
+  source = _with(PAIR, "        for i, gv in",
+                 "        alias = gvs\n        for i, gv in")
+  source = _with(source, APPLY, "        alias.pop(0)\n" + APPLY)
+  finding, diff = _diff_of(source)
+  assert not finding.edits and not diff
+  assert "the list the loop writes changes before the apply" in (
+      finding.by_hand), finding.by_hand
+
+
+def test_reads_of_the_list_and_a_filter_before_the_loop_are_ported():
+  source = _with(PAIR, "        for i, gv in",
+                 "        gvs = [(g, v) for g, v in gvs if g is not None]\n"
+                 "        for i, gv in")
+  source = _with(source, APPLY,
+                 "        tf.summary.histogram('g0', gvs[0][0])\n" + APPLY)
+  finding, diff = _diff_of(source)
+  assert finding.edits, finding.by_hand
+
+
+# A mask that scales as well as zeroes (0.5 below the diagonal, 0 above):
+# the port keeps the multiply, so plain gradient descent trains the kept
+# elements as the original does, and the spec holds the zeroed ones.
+SCALED = """\
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+
+
+    def build(loss, optimizer):
+        gvs = optimizer.compute_gradients(loss)
+        for i, gv in enumerate(gvs):
+            if 'kernel' in gv[1].name:
+                mask = tf.constant(np.tril(np.full(gv[1].shape.as_list(), 0.5, np.float32)))
+                gvs[i] = (gv[0] * mask, gv[1])
+        return optimizer.apply_gradients(gvs)
+    """
+
+RUN_SCALED = RUN.split("def run(module):")[0] + '''\
+def run(module):
+  tf.reset_default_graph()
+  kernel = tf.Variable(np.ones([3, 3], np.float32), name="kernel")
+  bias = tf.Variable(np.ones([3], np.float32), name="bias")
+  x = tf.constant(np.random.RandomState(0).rand(8, 3).astype(np.float32))
+  loss = tf.reduce_sum(tf.square(tf.matmul(x, kernel) + bias - 3.0))
+  train_op = module.build(loss, tf.train.GradientDescentOptimizer(0.01))
+  with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    before = session.run([kernel, bias])
+    for _ in range(3):
+      session.run(train_op)
+    after = session.run([kernel, bias])
+  frozen = [~np.tril(np.ones([3, 3], bool)), np.zeros([3], bool)]
+  return list(zip(before, after, frozen))
+
+
+compare(load("m_original.py"), load("m.py"))
+'''
+
+
+def test_a_mask_that_also_scales_keeps_its_scale_in_the_port(tmp_path):
+  finding, diff = _diff_of(SCALED.replace("0.5", "0.1"))
+  assert "gvs[i] = (gv[0] * mask, gv[1])" not in "".join(
+      line for line in diff.splitlines() if line.startswith("-")), diff
+  for name in ("m.py", "m_original.py"):
+    (tmp_path / name).write_text(textwrap.dedent(SCALED))
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "m.py", by_hand=["m.py:10"]))
+  assert "gvs[i] = (gv[0] * mask, gv[1])" in (tmp_path / "m.py").read_text()
+  real_ports.run_and_compare(tmp_path, RUN_SCALED)

@@ -224,7 +224,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if isinstance(pair, str):
     return pair
   grad, mask = pair
-  enumerated = _enumerated.port(node, sink, hit.scope, analysis, grad, mask)
+  enumerated = _enumerated.port(node, sink, hit.scope, analysis, mask)
   if enumerated is not None:
     return enumerated
   return _port_constant(hit, analysis, grad, mask)
