@@ -382,3 +382,23 @@ def test_a_mask_that_also_scales_keeps_its_scale_in_the_port(tmp_path):
       tmp_path, "m.py", by_hand=["m.py:10"]))
   assert "gvs[i] = (gv[0] * mask, gv[1])" in (tmp_path / "m.py").read_text()
   real_ports.run_and_compare(tmp_path, RUN_SCALED)
+
+
+@pytest.mark.parametrize("source", [ENUMERATED[0], PAIR, SCALED],
+                         ids=["enumerated", "enumerated-pair", "scaled"])
+def test_the_ported_loop_is_not_found_again(source):
+  # The port keeps `grad * mask` on purpose: its apply through the spec is
+  # no finding (`scan` as a pre-commit hook stays quiet on ported code).
+  finding, _ = _diff_of(source)
+  lines = textwrap.dedent(source).splitlines(keepends=True)
+  ported = "".join(_diff.apply_edits(lines, finding.edits))
+  assert "spec.apply_gradients(optimizer, " in ported, ported
+  assert _scan.scan_text("m.py", ported) == [], ported
+
+
+def test_an_apply_through_another_object_is_still_found():
+  # Only a spec `tfpartial` made silences the apply.
+  source = _with(PAIR, APPLY, "        wrapper = Wrapper()\n" + APPLY.replace(
+      "optimizer.apply_gradients(", "wrapper.apply_gradients(optimizer, "))
+  findings = _scan.scan_text("m.py", textwrap.dedent(source))
+  assert [f.idiom for f in findings] == ["grads-mask"], findings

@@ -59,7 +59,7 @@ class GradsMask(_idiom.Idiom):
     flow = analysis.flow
     for scope, call in analysis.calls_named(APPLIES):
       found = _arguments(flow, call, scope)
-      if "masked" in found:
+      if "masked" in found and not _through_a_spec(call, scope):
         hits.append(_hit(found, scope, call))
     for scope, call in _passed_applies(analysis):
       found = _arguments(flow, call, scope)
@@ -147,6 +147,23 @@ def _passed_applies(analysis: Analysis
           found += [(inner, c) for c in analysis.calls(inner)
                     if isinstance(c.func, ast.Name) and c.func.id == name]
   return found
+
+
+def _through_a_spec(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is `spec.apply_gradients(optimizer, pairs)` of a spec
+  made by `tfpartial` (ported code keeping a mask that also scales)."""
+  func = call.func
+  if not (isinstance(func, ast.Attribute) and isinstance(
+      func.value, ast.Name) and len(call.args) >= 2):
+    return False
+  name = func.value.id
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and name not in place.defs:
+    place = place.parent
+  values = [d.value for d in place.defs[name]] if place else []
+  return bool(values) and all(any(
+      isinstance(n, ast.Call) and (_names.dotted(n.func) or "").startswith(
+          "tfpartial.") for n in ast.walk(v)) for v in values)
 
 
 def _named(node: object, scope: _scopes.Scope, analysis: Analysis) -> bool:
