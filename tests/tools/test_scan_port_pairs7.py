@@ -402,3 +402,57 @@ def test_an_apply_through_another_object_is_still_found():
       "optimizer.apply_gradients(", "wrapper.apply_gradients(optimizer, "))
   findings = _scan.scan_text("m.py", textwrap.dedent(source))
   assert [f.idiom for f in findings] == ["grads-mask"], findings
+
+
+# The same flaw outside the loop: a constant mask on one named variable
+# that also scales (0.5) keeps its multiply in the port (eager, run with
+# plain gradient descent: original and port end alike, zeros held).
+SCALED_EAGER = """\
+    import numpy as np
+    import tensorflow as tf
+
+
+    def step(w, optimizer, x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) - 3.0))
+        grads = tape.gradient(loss, [w])
+        mask = tf.constant([[0.5, 0.0], [1.0, 0.5]])
+        optimizer.apply_gradients([(grads[0] * mask, w)])
+    """
+
+RUN_SCALED_EAGER = RUN.split("import numpy as np")[0] + '''\
+import numpy as np
+import tensorflow as tf
+
+
+def load(path):
+  spec = importlib.util.spec_from_file_location(path[:-3], path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+def run(module):
+  w = tf.Variable(np.ones([2, 2], np.float32))
+  x = tf.constant(np.random.RandomState(0).rand(8, 2).astype(np.float32))
+  optimizer = tf.keras.optimizers.SGD(0.01)
+  before = w.numpy()
+  for _ in range(3):
+    module.step(w, optimizer, x)
+  return [(before, w.numpy(), np.array([[False, True], [False, False]]))]
+
+
+compare(load("m_original.py"), load("m.py"))
+'''
+
+
+def test_a_constant_mask_that_also_scales_keeps_its_multiply(tmp_path):
+  finding, _ = _diff_of(SCALED_EAGER)
+  lines = textwrap.dedent(SCALED_EAGER).splitlines(keepends=True)
+  ported = "".join(_diff.apply_edits(lines, finding.edits))
+  assert "[(grads[0] * mask, w)]" in ported, ported
+  assert _scan.scan_text("m.py", ported) == [], ported
+  for name in ("m.py", "m_original.py"):
+    (tmp_path / name).write_text(textwrap.dedent(SCALED_EAGER))
+  real_ports.apply(tmp_path, real_ports.scan_diff(tmp_path, "m.py"))
+  real_ports.run_and_compare(tmp_path, RUN_SCALED_EAGER)

@@ -240,19 +240,18 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   pair = _grad_and_mask(node, hit.scope, analysis)
   if isinstance(pair, str):
     return pair
-  grad, mask = pair
+  _, mask = pair  # (the gradient stays as written)
   enumerated = _enumerated.port(node, sink, hit.scope, analysis, mask)
   if enumerated is not None:
     return enumerated
-  return _port_constant(hit, analysis, grad, mask)
+  return _port_constant(hit, analysis, mask)
 
 
-def _port_constant(hit: _idiom.Hit, analysis: Analysis, grad: ast.AST,
+def _port_constant(hit: _idiom.Hit, analysis: Analysis,
                    mask: ast.AST) -> _edits.Port:
   """`grad * mask` with a constant mask on the one variable the code names
-  -> `grad`, and the apply through `tfpartial.freeze(variable, mask ==
-  0)`."""
-  node, sink = hit.node, hit.sink
+  -> the apply through `tfpartial.freeze(variable, mask == 0)`."""
+  sink = hit.sink
   module = analysis.module(hit.scope)
   assert module.tree is not None and isinstance(sink, ast.Call)
   tf = _edits.tf_alias(module.tree)
@@ -275,8 +274,9 @@ def _port_constant(hit: _idiom.Hit, analysis: Analysis, grad: ast.AST,
                                     np or "np", variable)
   spec = f"{name} = tfpartial.freeze({variable}, {frozen})"
   site = _edits.spec_site(statement, hit.scope.node)
-  edits = [_edits.replace(node, _edits.text(grad, lines)),
-           _edits.before(site, lines, spec), apply]
+  # `grad * mask` stays: the spec holds where the mask is 0, the multiply
+  # keeps any other value it has (`0.5` still scales).
+  edits = [_edits.before(site, lines, spec), apply]
   return _edits.with_import(module.tree, edits, numpy=np is None)
 
 
