@@ -560,11 +560,13 @@ class Project:
           if isinstance(n, ast.Call)]
     return found
 
-  def functions_named(self, names: Iterable[str]) -> Iterator[_scopes.Scope]:
+  def functions_named(self, names: Iterable[str], unscanned: bool = False
+                      ) -> Iterator[_scopes.Scope]:
     """The scopes of the functions (methods too) named one of `names` in
-    the scanned modules."""
+    the scanned modules (`unscanned`: in any module of the project)."""
     wanted = frozenset(names)
-    for module in self.modules_with(wanted):
+    for module in (self.all_modules_with(wanted) if unscanned
+                   else self.modules_with(wanted)):
       for path in module.functions():
         if getattr(path[-1], "name", "") in wanted:
           scopes = self.scopes_at(module, [_body_line(path[-1])])

@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import (Dict, Iterable, Iterator, List, Optional, Sequence, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -164,7 +165,7 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
       trained.setdefault(id(_function_of(step.scope).node), set()).update(
           _identifiers(step.var_list))
       trained.setdefault(id(analysis.module(step.scope)), set()).update(
-          n.attr for n in ast.walk(step.var_list) if isinstance(
+          n.attr for n in _scopes.walk(step.var_list) if isinstance(
               n, ast.Attribute) and isinstance(n.value, ast.Name) and (
                   n.value.id == "self"))
   seen: Set[int] = set()
@@ -220,7 +221,7 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
     trained = {_names.dotted(n) for other in steps
                if other.scope is step.scope and other.var_list is not None
                for value in _var_list_values(other)
-               for n in ast.walk(value)}
+               for n in _scopes.walk(value)}
     text = analysis.module(step.scope).source.text
     for upstream in _feeding(step.scope, owner):
       if upstream not in trained and not re.search(
@@ -249,7 +250,7 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
   passes into `owner` (`h = self.encoder_(x, training=False)`, then
   `self.task_(h)`)."""
   outputs: Dict[str, str] = {}
-  assigns = sorted((n for n in ast.walk(scope.node) if isinstance(
+  assigns = sorted((n for n in _deep_nodes(scope) if isinstance(
       n, ast.Assign) and len(n.targets) == 1 and isinstance(
           n.targets[0], ast.Name)), key=_idiom.position)
   for assign in assigns:
@@ -263,7 +264,7 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
             value, "keywords", ())):
       outputs[name] = callee  # A Keras model run, not a helper.
   found: List[str] = []
-  for node in ast.walk(scope.node):
+  for node in _deep_nodes(scope):
     if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
       found.extend(outputs[a.id] for a in node.args
                    if isinstance(a, ast.Name) and a.id in outputs)
@@ -301,8 +302,8 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
   variables, itself or by a function it calls."""
   if not name or name in _names.VARIABLES or depth <= 0:
     return False
-  for function in _functions_named(name, analysis):
-    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+  for function in analysis.project.functions_named((name,), unscanned=True):
+    calls = [n for n in _deep_nodes(function) if isinstance(n, ast.Call)]
     if any(_trainable_variable(c) for c in calls) or any(
         _creates(_names.call_name(c), analysis, depth - 1) for c in calls
         if _names.call_name(c) != name and isinstance(c.func, ast.Attribute)
@@ -311,17 +312,17 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
   return False
 
 
-def _functions_named(name: str, analysis: Analysis) -> List[ast.AST]:
-  """The functions of the project, in any module, named `name`."""
-  return [path[-1] for module in analysis.project.all_modules_with([name])
-          if module.tree is not None for path in module.functions()
-          if getattr(path[-1], "name", "") == name]
+def _deep_nodes(scope: _scopes.Scope) -> Iterator[ast.AST]:
+  """The nodes of a function and of the functions nested in it (each
+  scope's, read once and kept; no constants)."""
+  for each in scope.all():
+    yield from each.nodes
 
 
 def _read_besides(name: str, home: _scopes.Scope) -> bool:
   """Whether `home` (or a function nested in it) reads `name`."""
   return any(isinstance(n, ast.Name) and n.id == name and isinstance(
-      n.ctx, ast.Load) for n in ast.walk(home.node))
+      n.ctx, ast.Load) for n in _deep_nodes(home))
 
 
 def _written(name: str, module: object, analysis: Analysis) -> bool:
@@ -329,7 +330,7 @@ def _written(name: str, module: object, analysis: Analysis) -> bool:
   `name` (a target network synced from the trained one)."""
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if analysis.module(scope) is module and any(
-        isinstance(n, ast.Name) and n.id == name for n in ast.walk(call)):
+        isinstance(n, ast.Name) and n.id == name for n in _scopes.walk(call)):
       return True
   return False
 
@@ -752,7 +753,8 @@ def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   everything."""
   return bool(_other_trainings(step, steps)) and not any(
       isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and any(
-          isinstance(op, ast.NotIn) for op in n.ops) for n in ast.walk(node))
+          isinstance(op, ast.NotIn) for op in n.ops)
+      for n in _scopes.walk(node))
 
 
 def _complement_trained(node: ast.AST, steps: List[Step],
@@ -763,13 +765,13 @@ def _complement_trained(node: ast.AST, steps: List[Step],
   d_vars)`, a GAN's generator as what is not the discriminator): between
   them they train everything."""
   excluded = {ast.unparse(_unwrapped(n.comparators[0]))
-              for n in ast.walk(node) if isinstance(n, ast.Compare) and len(
+              for n in _scopes.walk(node) if isinstance(n, ast.Compare) and len(
                   n.ops) == 1 and isinstance(n.ops[0], ast.NotIn) and (
                       not isinstance(n.comparators[0], ast.Constant))}
   if not excluded:
     return False
   chosen = [step.var_list for step in steps] + [
-      var_list_of(n) for n in ast.walk(home.node) if isinstance(
+      var_list_of(n) for n in _deep_nodes(home) if isinstance(
           n, ast.Call) and _names.call_name(n) in STEPS]
   return any(excluded & set(_summands(c)) for c in chosen if c is not None)
 
@@ -829,7 +831,7 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
   for each in hits:
     if id(each.scope) != scope:
       continue
-    for node in ast.walk(each.node):
+    for node in _scopes.walk(each.node):
       if isinstance(node, ast.Compare) and isinstance(
           node.left, ast.Constant) and isinstance(node.left.value, str):
         negated = any(isinstance(op, ast.NotIn) for op in node.ops)
@@ -860,7 +862,7 @@ def _only_measured(step: Step) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) or (
         isinstance(node, ast.Call) and _names.call_name(node) in {
             "square", "reduce_sum", "norm", "global_norm"}):
-      squared.update(id(n) for n in ast.walk(node)
+      squared.update(id(n) for n in _scopes.walk(node)
                      if isinstance(n, ast.Name) and n.id == name.id)
   return bool(reads) and reads <= squared
 
@@ -903,16 +905,22 @@ def _per_group(step: Step, node: ast.AST) -> bool:
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
   step per group, every group trained (mutual learning, ensembles)."""
   loops: Set[str] = set()
-  for loop in ast.walk(step.scope.node):
-    if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
-        inner is step.call for inner in ast.walk(loop)):
-      loops.update(n.id for n in ast.walk(loop.target)
+  at = _idiom.position(step.call)
+  for loop in _deep_nodes(step.scope):
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and _idiom.position(
+        loop) <= at and _end(step.call) <= _end(loop):
+      loops.update(n.id for n in _scopes.walk(loop.target)
                    if isinstance(n, ast.Name))
   if not loops:
     return False
   used = {n.id for part in (node, step.var_list) if part is not None
-          for n in ast.walk(part) if isinstance(n, ast.Name)}
+          for n in _scopes.walk(part) if isinstance(n, ast.Name)}
   return bool(used & loops)
+
+
+def _end(node: ast.AST) -> Tuple[int, int]:
+  return (getattr(node, "end_lineno", 0) or 0,
+          getattr(node, "end_col_offset", 0) or 0)
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
@@ -1124,7 +1132,7 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   callee = flow.callee(node, scope)
   if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return False
-  returns = [r.value for r in ast.walk(callee)
+  returns = [r.value for r in _scopes.walk(callee)
              if isinstance(r, ast.Return) and r.value is not None]
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
@@ -1145,14 +1153,14 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
           i.context_expr) in _SCOPES and i.context_expr.args and ast.unparse(
               i.context_expr.args[0]) == text for i in n.items) and any(
                   isinstance(c, ast.Call) for s in n.body
-                  for c in ast.walk(s)) for n in ast.walk(home.node))
+                  for c in _scopes.walk(s)) for n in _deep_nodes(home))
 
 
 def _compared(test: ast.AST) -> List[ast.expr]:
   """What a name test compares a variable's name with (`v.name.startswith(
   x)`: x; `x in v.name`: x)."""
   found: List[ast.expr] = []
-  for node in ast.walk(test):
+  for node in _scopes.walk(test):
     if isinstance(node, ast.Call) and _names.call_name(node) in {
         "startswith", "match", "search"} and node.args:
       found.append(node.args[0])
@@ -1174,7 +1182,8 @@ _CURRENT_SCOPE = {"get_name_scope", "get_variable_scope",
 def _identifiers(node: ast.AST) -> List[str]:
   """The names and attribute names `node` reads."""
   return [n.attr if isinstance(n, ast.Attribute) else n.id
-          for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))]
+          for n in _scopes.walk(node)
+          if isinstance(n, (ast.Attribute, ast.Name))]
 
 
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
@@ -1184,9 +1193,9 @@ def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
   if any(isinstance(n, ast.Compare) and any(
       isinstance(op, ast.NotIn) for op in n.ops) or isinstance(
           n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-         for n in ast.walk(node)):
+         for n in _scopes.walk(node)):
     return False
-  literals = [n.value for n in ast.walk(node)
+  literals = [n.value for n in _scopes.walk(node)
               if isinstance(n, ast.Constant) and isinstance(n.value, str)
               and n.value]
   if isinstance(node, ast.Call):
