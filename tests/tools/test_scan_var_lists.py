@@ -125,6 +125,107 @@ POSITIVE = {
             self.optimizer.apply_gradients(zip(grads, trainable_vars_task))
             return {"loss": loss}
         """, [("var-list-filter", "t.py", 10)]),
+    # The model's class is a parameter (`model_def`): the step trains what
+    # a method of that name returns, and one of the project's classes
+    # filters it by scope.
+    "a method of a model whose class is passed in": ({
+        "models.py": """\
+            class VGG:
+              def __init__(self, x, retrain_layer):
+                self.retrain_layer = retrain_layer
+                self.final = vgg_16(x)
+              def get_retrain_vars(self):
+                return [v for v in tf.trainable_variables()
+                        if v.name.split('/')[1] in self.retrain_layer]
+
+            class AlexNet:
+              def __init__(self, x, retrain_layer):
+                self.final = alexnet(x)
+              def get_retrain_vars(self):
+                return tf.trainable_variables()
+            """,
+        "train.py": """\
+            def run(model_def, x, y, layers):
+              model = model_def(x, retrain_layer=layers)
+              loss = tf.losses.softmax_cross_entropy(y, model.final)
+              train_vars = model.get_retrain_vars()
+              opt = tf.train.AdamOptimizer(1e-3)
+              return opt.minimize(loss, var_list=train_vars)
+            """}, [("var-list-filter", "models.py", 6)]),
+    # A trainer's property returns the variables of the scopes it is
+    # configured with.
+    "a property returning some scopes' variables": ("""\
+        class Trainer:
+          def __init__(self, loss, var_scopes=None):
+            self.loss = loss
+            self.var_scopes = var_scopes
+            self.optimizer = tf.train.AdamOptimizer(1e-3)
+
+          @property
+          def var_list(self):
+            if self.var_scopes is None:
+              vlists = [tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)]
+            else:
+              vlists = [tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                          scope) for scope in self.var_scopes]
+            return [var for var_list in vlists for var in var_list]
+
+          def train_op(self):
+            grads = self.optimizer.compute_gradients(self.loss, self.var_list)
+            return self.optimizer.apply_gradients(grads)
+        """, [("var-list-filter", "t.py", 12)]),
+    # The Object Detection API's freeze: the pairs kept are those whose
+    # variable is not in a list a helper builds by a flag that a regex
+    # test of each name sets.
+    "pairs kept by membership in a list a regex flag builds": ({
+        "helpers.py": """\
+            import re
+
+            def filter_variables(variables, regex_list, invert=False):
+              kept = []
+              for var in variables:
+                add = True
+                for pattern in regex_list:
+                  if re.match(pattern, var.op.name):
+                    add = False
+                    break
+                if add != invert:
+                  kept.append(var)
+              return kept
+
+            def freeze_gradients_matching_regex(grads_and_vars, regex_list):
+              variables = [pair[1] for pair in grads_and_vars]
+              matching = filter_variables(variables, regex_list, invert=True)
+              kept = [pair for pair in grads_and_vars
+                      if pair[1] not in matching]
+              return kept
+            """,
+        "train.py": """\
+            import helpers
+
+            def train(loss, optimizer, freeze):
+              grads_and_vars = optimizer.compute_gradients(loss)
+              if freeze:
+                grads_and_vars = helpers.freeze_gradients_matching_regex(
+                    grads_and_vars, freeze)
+              return optimizer.apply_gradients(grads_and_vars)
+            """}, [("var-list-filter", "train.py", 6)]),
+    # The pairs kept by a method of the model asked of each variable by
+    # keyword (`self.grad_filter(block_k=k, v=v)`).
+    "pairs kept by a predicate called with keywords": ("""\
+        class MLP:
+          def __init__(self, block_k, loss):
+            opt = tf.train.AdamOptimizer()
+            self.grads = opt.compute_gradients(loss)
+            self.grads = [(g, v) for (g, v) in self.grads
+                          if self.grad_filter(block_k=block_k, v=v)]
+            self.update = opt.apply_gradients(self.grads)
+
+          def grad_filter(self, block_k, v):
+            if 'classifier' in v.name:
+              return True
+            return 'block%d' % block_k in v.name
+        """, [("var-list-filter", "t.py", 5)]),
 }
 
 
@@ -284,6 +385,95 @@ NEGATIVE = {
                 loss, var_list=list(weights.values()))
             self.sync = [tf.assign(target[k], weights[k]) for k in target]
         """),
+    # A GAN whose class is passed in: its two halves, each returned by a
+    # method, trained by two losses.
+    "a GAN's halves returned by methods of a class passed in": """\
+        class GAN:
+          def d_vars(self):
+            return [v for v in tf.trainable_variables() if 'disc' in v.name]
+          def g_vars(self):
+            return [v for v in tf.trainable_variables() if 'gen' in v.name]
+
+        def train(model_def, x, z):
+          model = model_def()
+          d_loss, g_loss = model.losses(x, z)
+          d_vars = model.d_vars()
+          g_vars = model.g_vars()
+          d_op = tf.train.AdamOptimizer(1e-4).minimize(d_loss, var_list=d_vars)
+          g_op = tf.train.AdamOptimizer(1e-4).minimize(g_loss, var_list=g_vars)
+          return d_op, g_op
+        """,
+    # A policy's property returns its own variables, by the scope it
+    # builds them under: the whole network.
+    "a property returning the object's own scope": """\
+        class Policy:
+          def __init__(self, scope, x, loss):
+            self.scope = scope
+            with tf.variable_scope(self.scope):
+              self.logits = mlp(x)
+            self.loss = loss
+
+          @property
+          def trainable_vars(self):
+            return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                     self.scope)
+
+          def train_op(self):
+            return tf.train.AdamOptimizer(1e-3).minimize(
+                self.loss, var_list=self.trainable_vars)
+        """,
+    # The Object Detection API's bias multiplier: the pairs a regex
+    # chooses are scaled, none is dropped.
+    "pairs scaled by a regex helper": """\
+        import re
+
+        def filter_variables(variables, regex_list, invert=False):
+          kept = []
+          for var in variables:
+            add = True
+            for pattern in regex_list:
+              if re.match(pattern, var.op.name):
+                add = False
+            if add != invert:
+              kept.append(var)
+          return kept
+
+        def multiply_matching(grads_and_vars, regex_list, multiplier):
+          variables = [pair[1] for pair in grads_and_vars]
+          matching = filter_variables(variables, regex_list, invert=True)
+          factors = {var: float(multiplier) for var in matching}
+          return tf.contrib.training.multiply_gradients(grads_and_vars,
+                                                        factors)
+
+        def train(loss, optimizer):
+          grads_and_vars = optimizer.compute_gradients(loss)
+          grads_and_vars = multiply_matching(grads_and_vars, ['.*bias'], 2.)
+          return optimizer.apply_gradients(grads_and_vars)
+        """,
+    # A GAN's two halves, each step keeping the pairs of its own half.
+    "a GAN's halves kept by membership of the pairs": """\
+        def train(d_loss, g_loss, opt_d, opt_g):
+          d_vars = [v for v in tf.trainable_variables() if 'disc' in v.name]
+          g_vars = [v for v in tf.trainable_variables() if 'gen' in v.name]
+          d_gv = [p for p in opt_d.compute_gradients(d_loss)
+                  if p[1] in d_vars]
+          g_gv = [p for p in opt_g.compute_gradients(g_loss)
+                  if p[1] in g_vars]
+          return opt_d.apply_gradients(d_gv), opt_g.apply_gradients(g_gv)
+        """,
+    # The filtered gradients only drawn as histograms; the step trains the
+    # loss on every variable.
+    "a filtered gradient only summarised beside the whole step": """\
+        var_list = [v for v in tf.trainable_variables()
+                    if v.name.split('/')[0] in train_layers]
+        loss = tf.reduce_mean(xent(logits, y))
+        gradients = tf.gradients(ys=loss, xs=var_list)
+        gradients = list(zip(gradients, var_list))
+        optimizer = tf.train.MomentumOptimizer(learning_rate=0.01, momentum=0.9)
+        train_op = optimizer.minimize(loss)
+        for gradient, var in gradients:
+          tf.summary.histogram(var.name + '/gradient', gradient)
+        """,
 }
 
 

@@ -367,6 +367,17 @@ class Project:
           return member
     return None
 
+  def holds_module(self, scope: _scopes.Scope, name: str) -> bool:
+    """Whether a module of the project has the file name of the module
+    that `name` is imported as (`from aster.utils import variables_helper`
+    with the project's root folder named otherwise)."""
+    module = scope.module
+    if not isinstance(module, Module) or name not in module.imports:
+      return False
+    where, attribute = module.imports[name]
+    last = attribute or where.rsplit(".", 1)[-1]
+    return bool(last) and last in self._by_name
+
   def external(self, scope: _scopes.Scope, name: str) -> bool:
     """Whether `name` is an import of a module outside the project
     (`tf`, `np`): nothing it names is followed."""

@@ -56,6 +56,9 @@ class Step:
   var_list: Optional[ast.AST]
   loss: Optional[str]
   labels: Labels
+  # The filters of the other classes whose method of the name the step
+  # reads (`model.get_retrain_vars()`, `model` of a class passed in).
+  also: Tuple[ast.expr, ...] = ()
 
 
 class VarListFilter(_idiom.Idiom):
@@ -82,6 +85,7 @@ class VarListFilter(_idiom.Idiom):
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
     hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+    also: Dict[Tuple[int, str], List[_idiom.Hit]] = {}
     # The filters each function's steps train, and whether one of them
     # trains everything.
     parts: Dict[int, Set[str]] = {}
@@ -91,7 +95,8 @@ class VarListFilter(_idiom.Idiom):
       groups = _loss_groups(steps)
       for step in steps:
         if "filtered" not in step.labels or _split(step, steps, groups) and (
-            not _phased(step, steps)) or _only_measured(step):
+            not _phased(step, steps)) or _only_measured(step) or (
+                _only_summarised(step, steps)):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
@@ -116,12 +121,15 @@ class VarListFilter(_idiom.Idiom):
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
           hits[key] = hit
+          also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
+                       for n in step.also]
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
-    found = [hit for (scope, _), hit in hits.items()
-             if len(parts.get(scope, ())) < 2 or _left_out(
-                 hit, hits.values(), scope)]
+    found = [each for key, hit in hits.items()
+             if len(parts.get(key[0], ())) < 2 or _left_out(
+                 hit, hits.values(), key[0])
+             for each in [hit, *also.get(key, ())]]
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
@@ -494,8 +502,11 @@ def _steps(analysis: Analysis) -> List[Step]:
     if chosen is not None and "filtered" not in labels and (_part_of_called(
         chosen, scope, call) or _some_created(chosen, scope, flow, created)):
       labels = {**labels, "filtered": chosen}
+    returned = _returned_filters(analysis, chosen, scope, labels)
+    if returned:
+      labels = {**labels, "filtered": returned[0]}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      labels))
+                      labels, tuple(returned[1:])))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -508,7 +519,7 @@ def _steps(analysis: Analysis) -> List[Step]:
         call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
-                            flow))
+                            analysis))
   return found
 
 
@@ -713,7 +724,7 @@ def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
-             positions: Tuple[int, int], flow: Flow) -> Step:
+             positions: Tuple[int, int], analysis: Analysis) -> Step:
   """The step a call of a wrapper makes, from its arguments."""
   params = [a.arg for a in getattr(callee, "args").args]
   if params[:1] in (["self"], ["cls"]):
@@ -730,8 +741,77 @@ def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
     return next((k.value for k in call.keywords if k.arg == name), None)
 
   chosen, loss = argument(positions[1]), argument(positions[0])
-  return Step(call, scope, chosen, _loss_key(loss, scope),
-              flow.labels(chosen, scope) if chosen is not None else {})
+  labels = analysis.flow.labels(chosen, scope) if chosen is not None else {}
+  returned = _returned_filters(analysis, chosen, scope, labels)
+  if returned:
+    labels = {**labels, "filtered": returned[0]}
+  return Step(call, scope, chosen, _loss_key(loss, scope), labels,
+              tuple(returned[1:]))
+
+
+def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
+                      scope: _scopes.Scope, labels: Labels
+                      ) -> List[ast.expr]:
+  """The filters of the functions whose result the step trains where the
+  flow does not follow it there: a property of the step's class
+  (`self.var_list`), a method of an object of a class passed in (`model =
+  model_def(x)`, `model.get_retrain_vars()`) or a helper of a module the
+  imports do not find (`variables_helper.freeze_gradients_matching_regex(
+  grads_and_vars, ...)`) that the project's functions of that name
+  filter by name or scope."""
+  if chosen is None or "filtered" in labels:
+    return []
+  values: List[ast.AST] = [chosen]
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    values = [defs[i].value for i in scope.reaching(chosen.id, chosen)]
+  found: List[ast.expr] = []
+  for value in values:
+    for function in _unfollowed(analysis, value, scope, labels):
+      node = _returned_filter(analysis.flow, function)
+      if node is not None:
+        found.append(node)
+  return found
+
+
+def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
+                labels: Labels) -> List[_scopes.Scope]:
+  """The functions a property read or a call the flow does not follow
+  may run: the property's, or the project's functions of the name."""
+  function = labels.get("fn")
+  if isinstance(value, ast.Attribute) and isinstance(
+      function, ast.FunctionDef) and any(
+          _names.dotted(d) == "property" for d in function.decorator_list):
+    home = analysis.flow.functions.get(id(function))
+    inner = home[1].scope_of(function) if home else None
+    return [inner] if inner is not None else []
+  if isinstance(value, ast.Call) and isinstance(
+      value.func, ast.Attribute) and analysis.flow.callee(
+          value, scope) is None and (
+              not isinstance(value.func.value, ast.Name) or not (
+                  analysis.project.external(scope, value.func.value.id))
+              or analysis.project.holds_module(scope, value.func.value.id)):
+    return list(analysis.project.functions_named(
+        (value.func.attr,), unscanned=True))
+  return []
+
+
+def _returned_filter(flow: Flow, function: _scopes.Scope
+                     ) -> Optional[ast.expr]:
+  """Where a function filters the variables it returns, if it does."""
+  for returned in function.nodes:
+    if not isinstance(returned, ast.Return) or returned.value is None:
+      continue
+    got = flow.chosen(returned.value, function, flow.labels(
+        returned.value, function))
+    if "filtered" in got:
+      node = _origin(flow, returned.value, function, set())
+      if node is returned.value and isinstance(got["filtered"], ast.expr):
+        node = got["filtered"]  # Where the comprehension's source is.
+      node = node if isinstance(node, ast.expr) else returned.value
+      flow.origin.setdefault(id(node), function)
+      return node
+  return None
 
 
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
@@ -840,6 +920,48 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
   return bool(dropped - kept)
 
 
+# Calls that only show a value (a summary, a print).
+_SHOWN = {"histogram", "scalar", "image", "audio", "text", "print",
+          "Print", "info", "debug", "write"}
+
+
+_REARRANGE = {"zip", "list", "tuple", "enumerate", "sorted", "dict"}
+
+
+def _only_summarised(step: Step, steps: List[Step]) -> bool:
+  """Whether a filtered gradient is only shown (`tf.summary.histogram` of
+  each), never applied, while the function's step minimises the same
+  loss on every variable (`optimizer.minimize(loss)`)."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"} or not (
+      any(other.scope is step.scope and other.loss == step.loss and (
+          other.var_list is None) and _names.call_name(other.call) in {
+              "minimize", "create_train_op", "optimize_loss"}
+          for other in steps)):
+    return False
+  held: Set[str] = set()
+  passed: Set[int] = set()  # Reads that pass the value on or show it.
+  for node in step.scope.nodes:  # In source order: assignments first.
+    value = getattr(node, "value", None) if isinstance(node, ast.Assign) \
+        else getattr(node, "iter", None) if isinstance(node, ast.For) \
+        else None
+    targets: List[ast.AST] = list(node.targets) if isinstance(
+        node, ast.Assign) else [getattr(node, "target", node)]
+    if value is not None and (value is step.call or any(
+        isinstance(n, ast.Name) and n.id in held
+        for n in _scopes.walk(value)) and all(
+            _names.call_name(c) in _REARRANGE for c in _scopes.walk(value)
+            if isinstance(c, ast.Call))) and all(
+            isinstance(t, (ast.Name, ast.Tuple)) for t in targets):
+      held.update(n.id for t in targets for n in _scopes.walk(t)
+                  if isinstance(n, ast.Name))
+      passed.update(id(n) for n in _scopes.walk(value))
+    elif isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
+      passed.update(id(n) for n in _scopes.walk(node))
+  return bool(held) and all(
+      id(n) in passed for n in step.scope.nodes if isinstance(
+          n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
+
+
 def _only_measured(step: Step) -> bool:
   """Whether a gradient is only measured, never applied: `grads =
   tf.gradients(loss, var_list)` read only squared (a Fisher diagonal,
@@ -876,8 +998,10 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   whole = step.var_list.value if isinstance(
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
+  source = step.labels.get("grad")  # The gradients it keeps some of.
   return step.loss is not None and any(
-      other is not step and other.scope is step.scope and
+      other is not step and other.scope is step.scope and (
+          other.call is not source) and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
@@ -893,7 +1017,9 @@ def _trains(step: Step) -> bool:
   call = step.call
   name = _names.call_name(call)
   if name == "apply_gradients":
-    return not (call.args and step.var_list is call.args[0])
+    # Pairs kept by a filter here choose a group too.
+    return not (call.args and step.var_list is call.args[0]) or (
+        "filtered" in step.labels)
   if name not in {"gradients", "gradient"} or "var" in step.labels:
     return True
   chosen = step.var_list
