@@ -226,6 +226,27 @@ POSITIVE = {
               return True
             return 'block%d' % block_k in v.name
         """, [("var-list-filter", "t.py", 5)]),
+    # An autoencoder's parts: the step trains the encoder's and the
+    # decoder's weights; the inter blocks between them, built and run
+    # with them, are trained by no step.
+    "a model's parts summed, a part run between them left out": ("""\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.inter_src = Inter(name='inter_src')
+            self.inter_dst = Inter(name='inter_dst')
+            self.decoder = Decoder(name='decoder')
+            self.G_weights = self.encoder.get_weights() + (
+                self.decoder.get_weights())
+            self.opt = nn.AdaBelief(lr=5e-5)
+            code = self.encoder(x)
+            a, b = self.inter_src(code), self.inter_dst(code)
+            code = a * 0.5 + b * 0.5
+            out = self.decoder(code)
+            loss = tf.reduce_mean(tf.square(out - y))
+            grads = nn.gradients(loss, self.G_weights)
+            self.train_op = self.opt.get_update_op(grads)
+        """, [("var-list-filter", "t.py", 7)]),
 }
 
 
@@ -473,6 +494,39 @@ NEGATIVE = {
         train_op = optimizer.minimize(loss)
         for gradient, var in gradients:
           tf.summary.histogram(var.name + '/gradient', gradient)
+        """,
+    # The same parts with a discriminator built beside them: its own
+    # step trains it.
+    "a model's parts summed, the discriminator trained by its own step": """\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.decoder = Decoder(name='decoder')
+            self.D = Discriminator(name='D')
+            self.G_weights = self.encoder.get_weights() + (
+                self.decoder.get_weights())
+            out = self.decoder(self.encoder(x))
+            d_fake = self.D(out)
+            g_loss = tf.reduce_mean(tf.square(out - y)) - tf.reduce_mean(d_fake)
+            d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(self.D(y))
+            self.g_op = self.opt.get_update_op(nn.gradients(g_loss,
+                                                            self.G_weights))
+            self.d_op = self.d_opt.get_update_op(
+                nn.gradients(d_loss, self.D.get_weights()))
+        """,
+    # A student's parts trained against a teacher built beside them: the
+    # teacher's output feeds only the loss.
+    "a student's parts summed beside a teacher": """\
+        class Distill:
+          def initialize(self, x, y):
+            self.body = Body(name='body')
+            self.head = Head(name='head')
+            self.teacher = Teacher(name='teacher')
+            self.weights = self.body.get_weights() + self.head.get_weights()
+            soft = self.teacher(x)
+            out = self.head(self.body(x))
+            loss = kd_loss(out, soft) + xent(out, y)
+            self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
         """,
 }
 

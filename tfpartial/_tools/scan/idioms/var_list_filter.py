@@ -134,8 +134,8 @@ class VarListFilter(_idiom.Idiom):
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _groups_left_out(analysis, every) + (
-            _upstream_left_out(analysis, every))
-                     if id(hit.sink) not in sinks]
+            _upstream_left_out(analysis, every)) + _parts_left_out(
+                analysis, every) if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -242,6 +242,122 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
                                  {"filtered": step.var_list})
         break
   return list(hits.values())
+
+
+# How a part of a model gives its weights.
+_WEIGHTS_OF = {"get_weights", "trainable_variables", "trainable_weights",
+               "variables", "weights", "get_variables"}
+
+
+def _parts_left_out(analysis: Analysis, steps: List[Step]
+                    ) -> List[_idiom.Hit]:
+  """A step training the weights of some parts of an object, summed
+  (`self.encoder.get_weights() + self.decoder.get_weights()`), while a
+  part built beside them (`self.inter = Inter(...)`) runs between them
+  (its output feeds a trained part) and no other step trains it: that
+  part is left out. A discriminator has its own step; a teacher's
+  output feeds only the loss."""
+  hits: List[_idiom.Hit] = []
+  for step in steps:
+    info = _class_of(step.scope)
+    if info is None or not isinstance(step.var_list, ast.expr):
+      continue
+    others = {n.attr for other in steps if other.call is not step.call and (
+        other.var_list is not None and _class_of(other.scope) is info)
+              for value in _alternatives(analysis, other)
+              for n in _scopes.walk(value) if isinstance(n, ast.Attribute)}
+    for value in _alternatives(analysis, step):
+      parts = _summed_parts(value)
+      if len(parts) < 2:
+        continue
+      left = [name for name in _built_beside(analysis, info, parts)
+              if name not in others and _feeds(info, name, parts)]
+      if left and isinstance(value, ast.expr):
+        hits.append(_idiom.Hit(value, step.scope, step.call,
+                               {"filtered": value}))
+        break
+  return hits
+
+
+def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  return place.cls if place is not None else None
+
+
+def _alternatives(analysis: Analysis, step: Step) -> List[ast.AST]:
+  """The values a step's list may hold: a `self.` attribute's or a local
+  name's assignments, or the list as written."""
+  chosen = step.var_list
+  if chosen is None:
+    return []
+  name = _names.dotted(chosen) or ""
+  info = _class_of(step.scope)
+  if name.startswith("self.") and name.count(".") == 1 and info:
+    return [v for v, _ in analysis.project.attribute(info, name)]
+  if isinstance(chosen, ast.Name) and chosen.id in step.scope.defs:
+    return [d.value for d in step.scope.defs[chosen.id]]
+  return [chosen]
+
+
+def _summed_parts(value: ast.AST) -> List[str]:
+  """`a`, `b` of `self.a.get_weights() + self.b.trainable_variables`
+  (every term such a part's weights), else nothing."""
+  parts: List[str] = []
+  for term in _summands(value):
+    node = ast.parse(term, mode="eval").body
+    if isinstance(node, ast.Call) and not node.args:
+      node = node.func
+    owner = _names.dotted(node.value) if isinstance(
+        node, ast.Attribute) and node.attr in _WEIGHTS_OF else None
+    if not owner or not owner.startswith("self.") or owner.count(".") != 1:
+      return []
+    parts.append(owner[5:])
+  return parts
+
+
+def _built_beside(analysis: Analysis, info: _scopes.ClassInfo,
+                  parts: List[str]) -> List[str]:
+  """The other `self.` attributes that a method building the parts
+  assigns from a call (`self.inter = Inter(name='inter')`)."""
+  homes = {id(home): home for part in parts for _, home in (
+      analysis.project.attribute(info, f"self.{part}"))}
+  found: List[str] = []
+  for home in homes.values():
+    for node in home.nodes:
+      if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+          and len(node.targets) == 1:
+        name = _names.dotted(node.targets[0]) or ""
+        if name.startswith("self.") and name.count(".") == 1 and (
+            name[5:] not in parts) and name[5:] not in found:
+          found.append(name[5:])
+  return found
+
+
+def _feeds(info: _scopes.ClassInfo, name: str, parts: List[str]) -> bool:
+  """Whether a method of the class passes the output of `self.name(...)`
+  (through local names) into a call of one of the parts."""
+  wanted = {f"self.{p}" for p in parts}
+  for method in info.methods.values():
+    held: Set[str] = set()
+    for _ in range(2):  # Names reassigned later in a loop's body.
+      for node in _deep_nodes(method):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(n, ast.Call) and _names.dotted(n.func) == (
+                f"self.{name}") or isinstance(n, ast.Name) and n.id in held
+            for n in _scopes.walk(node.value)):
+          held.update(n.id for t in node.targets for n in _scopes.walk(t)
+                      if isinstance(n, ast.Name) and isinstance(
+                          n.ctx, ast.Store))
+    for node in _deep_nodes(method):
+      if isinstance(node, ast.Call) and _names.dotted(node.func) in wanted \
+          and any(isinstance(n, ast.Name) and n.id in held or isinstance(
+              n, ast.Call) and _names.dotted(n.func) == f"self.{name}"
+                  for a in [*node.args, *node.keywords]
+                  for n in _scopes.walk(a)):
+        return True
+  return False
 
 
 def _var_list_values(step: Step) -> List[ast.AST]:
