@@ -247,6 +247,22 @@ POSITIVE = {
             grads = nn.gradients(loss, self.G_weights)
             self.train_op = self.opt.get_update_op(grads)
         """, [("var-list-filter", "t.py", 7)]),
+    # Meta-learned representations at meta-test: the loss runs the
+    # prediction head on the representation (`tln(rln(x))`, in a helper),
+    # and the step trains only the head.
+    "a head trained on a representation run before it": ("""\
+        def compute_loss(x, y, loss_function, tln, rln):
+          output = tln(rln(x))
+          return loss_function(y, output)
+
+        def evaluate(data, tln, rln, loss_function, optimizer):
+          for x, y in data:
+            with tf.GradientTape() as tape:
+              loss = compute_loss(x, y, loss_function, tln, rln)
+            gradient_tln = tape.gradient(loss, tln.trainable_variables)
+            optimizer.apply_gradients(zip(gradient_tln,
+                                          tln.trainable_variables))
+        """, [("var-list-filter", "t.py", 11)]),
 }
 
 
@@ -527,6 +543,46 @@ NEGATIVE = {
             out = self.head(self.body(x))
             loss = kd_loss(out, soft) + xent(out, y)
             self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
+        """,
+    # Meta-training: the inner step trains the head, the outer step the
+    # representation and the head.
+    "a head's inner step beside an outer step on the representation": """\
+        def meta_train(x, y, tln, rln, loss_fn, inner_opt, outer_opt):
+          with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+              loss = loss_fn(y, tln(rln(x)))
+            grads = inner.gradient(loss, tln.trainable_variables)
+            inner_opt.apply_gradients(zip(grads, tln.trainable_variables))
+            meta_loss = loss_fn(y, tln(rln(x)))
+          variables = rln.trainable_variables + tln.trainable_variables
+          outer_opt.apply_gradients(zip(outer.gradient(meta_loss, variables),
+                                        variables))
+        """,
+    # A GAN in eager code: the discriminator's step on D(G(z)), the
+    # generator's on the same composition.
+    "a GAN's discriminator stepped on the generator's output": """\
+        def train_step(x, z, generator, discriminator, g_opt, d_opt):
+          with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:
+            fake = generator(z)
+            d_loss = d_loss_fn(discriminator(x), discriminator(fake))
+            g_loss = g_loss_fn(discriminator(fake))
+          d_grads = d_tape.gradient(d_loss, discriminator.trainable_variables)
+          d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+          g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
+          g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+        """,
+    # A meta-learner's inner update: a bare gradient of the head applied
+    # by hand; the outer step (elsewhere) trains the representation.
+    "a meta-learner's inner update of the head": """\
+        def compute_loss(x, y, rln, tln):
+          return loss_fn(y, tln(rln(x)))
+
+        def inner_update(x, y, rln, tln, lr):
+          with tf.GradientTape() as tape:
+            loss = compute_loss(x, y, rln, tln)
+          grads = tape.gradient(loss, tln.trainable_variables)
+          for g, v in zip(grads, tln.trainable_variables):
+            v.assign(v - lr * g)
         """,
 }
 

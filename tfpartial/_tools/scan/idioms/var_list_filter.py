@@ -135,7 +135,8 @@ class VarListFilter(_idiom.Idiom):
     return found + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _groups_left_out(analysis, every) + (
             _upstream_left_out(analysis, every)) + _parts_left_out(
-                analysis, every) if id(hit.sink) not in sinks]
+                analysis, every) + _composed_left_out(analysis, every)
+                     if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -358,6 +359,98 @@ def _feeds(info: _scopes.ClassInfo, name: str, parts: List[str]) -> bool:
                   for n in _scopes.walk(a)):
         return True
   return False
+
+
+def _composed_left_out(analysis: Analysis, steps: List[Step]
+                       ) -> List[_idiom.Hit]:
+  """A step training one model's variables (`tln.trainable_variables`)
+  whose function runs that model on another's output (`tln(rln(x))`,
+  there or in a helper it passes both to) that no step of the function
+  trains: the other (a meta-learned representation at meta-test) is
+  left out. A GAN's generator, under its discriminator, has its own
+  step."""
+  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  by_home: Dict[int, List[Step]] = {}
+  for step in steps:
+    by_home.setdefault(id(_function_of(step.scope).node), []).append(step)
+  for step in steps:
+    owner = _model_trained(step)
+    if owner is None or not isinstance(step.var_list, ast.expr) or (
+        _names.call_name(step.call) in {"gradient", "gradients"}):
+      continue  # A bare gradient: a meta-learner's inner update, maybe.
+    home = _function_of(step.scope)
+    trained = {n.id for other in by_home[id(home.node)]
+               if other.var_list is not None
+               for value in _var_list_values(other)
+               for n in _scopes.walk(value) if isinstance(n, ast.Name)}
+    text = analysis.module(step.scope).source.text
+    for upstream in _run_under(analysis, home, owner):
+      if upstream not in trained and not re.search(
+          re.escape(upstream) + r"\.(set_weights\b|variables\b|"
+          r"trainable\s*=\s*False)", text):
+        hits.setdefault((id(home.node), owner), _idiom.Hit(
+            step.var_list, step.scope, step.call,
+            {"filtered": step.var_list}))
+        break
+  return list(hits.values())
+
+
+def _model_trained(step: Step) -> Optional[str]:
+  """`m` when a step trains `m.trainable_variables` (a local model)."""
+  chosen = step.var_list
+  if isinstance(chosen, ast.Name):
+    defs = step.scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else None
+  if isinstance(chosen, ast.Attribute) and chosen.attr in _OWN_VARIABLES \
+      and isinstance(chosen.value, ast.Name) and chosen.value.id != "self":
+    return chosen.value.id
+  return None
+
+
+def _run_under(analysis: Analysis, home: _scopes.Scope, owner: str
+               ) -> List[str]:
+  """The models whose output `home` passes into `owner` (`owner(b(x))`,
+  `h = b(x); owner(h)`), there or in a helper of the project it passes
+  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`)."""
+  found: List[str] = []
+  for scope in home.all():
+    for node in scope.nodes:
+      if not isinstance(node, ast.Call):
+        continue
+      if isinstance(node.func, ast.Name) and node.func.id == owner:
+        found += _inputs_of(node, scope)
+        continue
+      names = [a.id if isinstance(a, ast.Name) else "" for a in node.args]
+      if owner not in names or len(names) < 2:
+        continue
+      callee = analysis.flow.callee(node, scope)
+      place = analysis.flow.functions.get(id(callee)) if callee else None
+      inner = place[1].scope_of(callee) if place and callee else None
+      if inner is None:
+        continue
+      params = dict(zip(inner.params, names))
+      mine = next((p for p, n in params.items() if n == owner), "")
+      for each in inner.all():
+        for call in each.nodes:
+          if isinstance(call, ast.Call) and isinstance(
+              call.func, ast.Name) and call.func.id == mine:
+            found += [params[b] for b in _inputs_of(call, each)
+                      if params.get(b)]
+  return [name for name in found if name != owner]
+
+
+def _inputs_of(call: ast.Call, scope: _scopes.Scope) -> List[str]:
+  """The callables whose output `call` takes: `b` of `f(b(x))` and of
+  `f(h)` after `h = b(x)`."""
+  found: List[str] = []
+  for arg in call.args:
+    value: Optional[ast.AST] = arg
+    if isinstance(arg, ast.Name):
+      defs = scope.defs.get(arg.id, [])
+      value = defs[-1].value if defs else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+      found.append(value.func.id)
+  return found
 
 
 def _var_list_values(step: Step) -> List[ast.AST]:
