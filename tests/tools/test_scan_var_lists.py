@@ -584,6 +584,18 @@ NEGATIVE = {
           for g, v in zip(grads, tln.trainable_variables):
             v.assign(v - lr * g)
         """,
+    # One replica's copy of the model, chosen by the device a method of
+    # a manager passed in is asked for: every replica trains.
+    "a replica's variables returned by a method of a manager passed in": """\
+        class VariableMgr:
+          def trainable_variables_on_device(self, abs_device_num):
+            return [v for v in tf.trainable_variables()
+                    if v.name.startswith('v%s/' % abs_device_num)]
+
+        def tower(mgr, loss, device_num):
+          params = mgr.trainable_variables_on_device(device_num)
+          return tf.gradients(loss, params)
+        """,
 }
 
 

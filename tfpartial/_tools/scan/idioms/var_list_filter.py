@@ -1018,9 +1018,16 @@ def _returned_filter(flow: Flow, function: _scopes.Scope
       if node is returned.value and isinstance(got["filtered"], ast.expr):
         node = got["filtered"]  # Where the comprehension's source is.
       node = node if isinstance(node, ast.expr) else returned.value
+      if any(isinstance(n, ast.Name) and n.id in function.params and (
+          _REPLICA.search(n.id)) for n in _scopes.walk(node)):
+        return None  # One replica's copy of the model (`'v%s/' % device`).
       flow.origin.setdefault(id(node), function)
       return node
   return None
+
+
+# A parameter naming one replica of a model copied per device.
+_REPLICA = re.compile(r"device|tower|replica|gpu|clone|worker|shard", re.I)
 
 
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
