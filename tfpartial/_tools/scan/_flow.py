@@ -333,11 +333,7 @@ class Flow:
         if self._calling:
           for kind, where in self._passed(name, place).items():
             found.setdefault(kind, where)
-      for kind, where in _names.param_labels(name, place).items():
-        if name in bound:  # What the call passes says more.
-          found.setdefault(kind, where)
-        else:
-          found[kind] = where
+      found.update(_names.param_labels(name, place))
     if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
                     for d in defs) and any(
         isinstance(d.value, ast.Call) and _names.call_name(d.value) in {

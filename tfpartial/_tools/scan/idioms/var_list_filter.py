@@ -133,9 +133,7 @@ class VarListFilter(_idiom.Idiom):
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _groups_left_out(analysis, every) + (
-            _upstream_left_out(analysis, every)) + _parts_left_out(
-                analysis, every) + _composed_left_out(analysis, every)
+        analysis) + [hit for hit in _left_out_by_flow(analysis, every)
                      if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -155,6 +153,15 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _left_out_by_flow(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """The steps whose list no filter chooses, but what runs around them
+  says some variables are left out."""
+  return (_groups_left_out(analysis, steps) + _upstream_left_out(
+      analysis, steps) + _parts_left_out(analysis, steps) +
+          _composed_left_out(analysis, steps))
 
 
 def _groups_left_out(analysis: Analysis, steps: List[Step]
