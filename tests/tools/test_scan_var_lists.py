@@ -596,6 +596,28 @@ NEGATIVE = {
           params = mgr.trainable_variables_on_device(device_num)
           return tf.gradients(loss, params)
         """,
+    # An adversarial example made by a function passed in, then the
+    # whole model trained on it.
+    "a model trained on an attack function's output": """\
+        def build_train_step_fn(model, optimizer, loss_fn, attack_fn):
+          def train_step(x, y):
+            adv_x = attack_fn(x, y)
+            with tf.GradientTape() as tape:
+              loss = loss_fn(y, model(adv_x, training=True))
+            variables = model.trainable_variables
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables),
+                                          variables))
+          return train_step
+        """,
+    # The lower and the upper layers, each at its own optimizer in a loop.
+    "two stacked parts trained in a loop over the groups": """\
+        def train(x, y, lower, upper, lower_opt, upper_opt):
+          with tf.GradientTape(persistent=True) as tape:
+            loss = loss_fn(y, upper(lower(x)))
+          for layers, optimizer in ((lower, lower_opt), (upper, upper_opt)):
+            grads = tape.gradient(loss, layers.trainable_variables)
+            optimizer.apply_gradients(zip(grads, layers.trainable_variables))
+        """,
 }
 
 

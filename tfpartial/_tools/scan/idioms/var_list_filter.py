@@ -313,8 +313,15 @@ def _summed_parts(value: ast.AST) -> List[str]:
   """`a`, `b` of `self.a.get_weights() + self.b.trainable_variables`
   (every term such a part's weights), else nothing."""
   parts: List[str] = []
-  for term in _summands(value):
-    node = ast.parse(term, mode="eval").body
+  terms: List[ast.AST] = []
+  todo = [value]
+  while todo:  # The terms of `a + b + c`, in order.
+    each = todo.pop()
+    if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
+      todo += [each.right, each.left]
+    else:
+      terms.append(each)
+  for node in terms:
     if isinstance(node, ast.Call) and not node.args:
       node = node.func
     owner = _names.dotted(node.value) if isinstance(
@@ -383,8 +390,10 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
   for step in steps:
     owner = _model_trained(step)
     if owner is None or not isinstance(step.var_list, ast.expr) or (
-        _names.call_name(step.call) in {"gradient", "gradients"}):
-      continue  # A bare gradient: a meta-learner's inner update, maybe.
+        _names.call_name(step.call) in {"gradient", "gradients"}) or (
+            owner in step.scope.loops):
+      continue  # A bare gradient (a meta-learner's inner update), a loop
+      # over the groups (each trained).
     home = _function_of(step.scope)
     trained = {n.id for other in by_home[id(home.node)]
                if other.var_list is not None
@@ -392,6 +401,11 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
                for n in _scopes.walk(value) if isinstance(n, ast.Name)}
     text = analysis.module(step.scope).source.text
     for upstream in _run_under(analysis, home, owner):
+      if upstream not in home.params and not re.search(
+          re.escape(upstream) + r"\.(trainable_variables|trainable_weights|"
+          r"variables|weights|get_weights|layers)\b", text) or (
+              _NOT_A_MODEL.search(upstream)):
+        continue  # A function making the input, not a model.
       if upstream not in trained and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):
@@ -400,6 +414,11 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
             {"filtered": step.var_list}))
         break
   return list(hits.values())
+
+
+# Callables passed in that make a model's input (`attack_fn(x, y)`).
+_NOT_A_MODEL = re.compile(r"(fn|func|function)$|attack|augment|preprocess|"
+                          r"transform|noise", re.I)
 
 
 def _model_trained(step: Step) -> Optional[str]:
