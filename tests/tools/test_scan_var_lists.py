@@ -263,6 +263,28 @@ POSITIVE = {
             optimizer.apply_gradients(zip(gradient_tln,
                                           tln.trainable_variables))
         """, [("var-list-filter", "t.py", 11)]),
+    # MAML: the inner loop's bare gradient moves fast weights (a
+    # parameter); the meta step leaves the first layer out by scope.
+    "a meta step's filter beside an inner loop's fast-weight gradient": ("""\
+        class MAML:
+          def inner(self, x, y, weights):
+            loss = loss_fn(y, self.forward(x, weights))
+            grads = tf.gradients(loss, list(weights.values()))
+            return dict(zip(weights.keys(), [
+                w - self.lr * g for w, g in zip(weights.values(), grads)]))
+
+          def build(self, x, y):
+            self.weights = {'w1': tf.get_variable('w1', [4, 4])}
+            fast = self.inner(x, y, self.weights)
+            meta_loss = loss_fn(y, self.forward(x, fast))
+            excludes = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                         scope='model/layer1')
+            var_list = [v for v in tf.trainable_variables()
+                        if v not in excludes]
+            opt = tf.train.AdamOptimizer(1e-3)
+            gvs = opt.compute_gradients(meta_loss, var_list)
+            self.op = opt.apply_gradients(gvs)
+        """, [("var-list-filter", "t.py", 14)]),
 }
 
 

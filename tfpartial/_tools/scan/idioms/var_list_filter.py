@@ -1113,7 +1113,17 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   mine = ast.unparse(step.var_list)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and ast.unparse(other.var_list) != mine]
+          other) and ast.unparse(other.var_list) != mine and not (
+              _fast_weights(other))]
+
+
+def _fast_weights(step: Step) -> bool:
+  """Whether a bare gradient is taken of weights its function is given
+  (`tf.gradients(loss, list(weights.values()))`): a meta-learner's inner
+  loop moving fast weights, not a step of an optimizer."""
+  return _names.call_name(step.call) in {"gradients", "gradient"} and any(
+      isinstance(n, ast.Name) and n.id in step.scope.params
+      for n in _scopes.walk(step.var_list)) if step.var_list else False
 
 
 def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
