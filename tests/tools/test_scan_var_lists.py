@@ -285,6 +285,30 @@ POSITIVE = {
             gvs = opt.compute_gradients(meta_loss, var_list)
             self.op = opt.apply_gradients(gvs)
         """, [("var-list-filter", "t.py", 14)]),
+    # C3D fine-tuning: the weights held in dicts the model reads whole,
+    # the step trains two entries of them.
+    "a hand-written list of some entries of the model's weight dicts": ("""\
+        def _variable_with_weight_decay(name, shape, wd):
+          var = tf.get_variable(name, shape)
+          tf.add_to_collection('losses', tf.nn.l2_loss(var) * wd)
+          return var
+
+        def run_training(images, labels, opt):
+          weights = {
+              'wc1': _variable_with_weight_decay('wc1', [3, 3, 3, 3, 64], 0.),
+              'wd1': _variable_with_weight_decay('wd1', [8192, 4096], 0.),
+              'out': _variable_with_weight_decay('wout', [4096, 101], 0.),
+          }
+          biases = {
+              'bc1': _variable_with_weight_decay('bc1', [64], 0.),
+              'out': _variable_with_weight_decay('bout', [101], 0.),
+          }
+          varlist2 = [weights['out'], biases['out']]
+          logit = inference_c3d(images, 0.5, weights, biases)
+          loss = tower_loss(logit, labels)
+          grads = opt.compute_gradients(loss, varlist2)
+          return opt.apply_gradients(grads)
+        """, [("var-list-filter", "t.py", 16)]),
 }
 
 
@@ -639,6 +663,28 @@ NEGATIVE = {
           for layers, optimizer in ((lower, lower_opt), (upper, upper_opt)):
             grads = tape.gradient(loss, layers.trainable_variables)
             optimizer.apply_gradients(zip(grads, layers.trainable_variables))
+        """,
+    # Every entry of the weight dicts listed by hand.
+    "a hand-written list of every entry of the weight dicts": """\
+        def run_training(images, labels, opt):
+          weights = {'w1': tf.get_variable('w1', [4, 4]),
+                     'out': tf.get_variable('wout', [4, 2])}
+          var_list = [weights['w1'], weights['out']]
+          loss = tower_loss(inference(images, weights), labels)
+          return opt.minimize(loss, var_list=var_list)
+        """,
+    # The head's entries at one rate, the rest of the dicts at another.
+    "some entries of the weight dicts, the rest at another rate": """\
+        def run_training(images, labels, opt_stable, opt_head):
+          weights = {'w1': tf.get_variable('w1', [4, 4]),
+                     'out': tf.get_variable('wout', [4, 2])}
+          head = [weights['out']]
+          rest = list(set(weights.values()) - set(head))
+          loss = tower_loss(inference(images, weights), labels)
+          grads1 = opt_stable.compute_gradients(loss, rest)
+          grads2 = opt_head.compute_gradients(loss, head)
+          return tf.group(opt_stable.apply_gradients(grads1),
+                          opt_head.apply_gradients(grads2))
         """,
 }
 

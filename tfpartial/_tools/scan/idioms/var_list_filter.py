@@ -737,6 +737,11 @@ def _steps(analysis: Analysis) -> List[Step]:
     if chosen is not None and "filtered" not in labels and (_part_of_called(
         chosen, scope, call) or _some_created(chosen, scope, flow, created)):
       labels = {**labels, "filtered": chosen}
+    entries = _some_entries(chosen, scope, analysis) if chosen is not None \
+        and "filtered" not in labels else None
+    if entries is not None:
+      flow.origin.setdefault(id(entries), scope)
+      labels = {**labels, "filtered": entries}
     returned = _returned_filters(analysis, chosen, scope, labels)
     if returned:
       labels = {**labels, "filtered": returned[0]}
@@ -858,6 +863,53 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs)} - written
   return bool(created[id(home)] - names)
+
+
+def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
+                  analysis: Analysis) -> Optional[ast.expr]:
+  """The list, when a step trains a hand-written list of some entries of dicts
+  of variables (`[weights['out'], biases['out']]`) that the function
+  passes whole to the model (`inference(x, weights, biases)`): the other
+  entries are left out."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else chosen
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts:
+    return None
+  picked: Dict[str, Set[str]] = {}
+  for element in chosen.elts:
+    if not (isinstance(element, ast.Subscript) and isinstance(
+        element.value, ast.Name) and isinstance(element.slice, ast.Constant)):
+      return None
+    picked.setdefault(element.value.id, set()).add(str(element.slice.value))
+  passed = {a.id for n in scope.nodes if isinstance(n, ast.Call)
+            for a in n.args if isinstance(a, ast.Name)}
+  left = False
+  for name, keys in picked.items():
+    defs = scope.defs.get(name, [])
+    table = defs[0].value if len(defs) == 1 else None
+    if not isinstance(table, ast.Dict) or name not in passed or not all(
+        isinstance(v, ast.Call) and (_trainable_variable(v) or "var" in (
+            analysis.flow.labels(v, scope))) for v in table.values):
+      return None
+    left = left or len(table.keys) > len(keys)
+  return chosen if left and not _rest_trained(scope, set(picked)) else None
+
+
+def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
+  """Whether a step of the function trains a list read from the whole
+  dicts (`list(set(weights.values()) - set(head))` at its own rate)."""
+  for node in scope.nodes:
+    chosen = var_list_of(node) if isinstance(node, ast.Call) and (
+        _names.call_name(node) in STEPS) else None
+    values: List[ast.AST] = [chosen] if chosen is not None else []
+    if isinstance(chosen, ast.Name):
+      values += [d.value for d in scope.defs.get(chosen.id, [])]
+    if any(isinstance(n, ast.Attribute) and n.attr == "values" and isinstance(
+        n.value, ast.Name) and n.value.id in tables
+           for value in values for n in _scopes.walk(value)):
+      return True
+  return False
 
 
 def _trainable_variable(value: ast.AST) -> bool:
