@@ -686,6 +686,28 @@ NEGATIVE = {
           return tf.group(opt_stable.apply_gradients(grads1),
                           opt_head.apply_gradients(grads2))
         """,
+    # DDPG: the critic's step trains the observation network and the
+    # critic; the target observation network, built beside them and run
+    # into the critic, is copied, not trained.
+    "a target network built beside the summed parts": """\
+        class Learner:
+          def __init__(self, obs_net, critic, target_obs_net, opt):
+            self._observation_network = to_module(obs_net)
+            self._critic_network = critic
+            self._target_observation_network = to_module(target_obs_net)
+            self._opt = opt
+
+          def step(self, o_tm1, a_tm1, o_t, r):
+            with tf.GradientTape() as tape:
+              q_tm1 = self._critic_network(self._observation_network(o_tm1),
+                                           a_tm1)
+              o_t = self._target_observation_network(o_t)
+              q_t = self._critic_network(o_t, a_tm1)
+              loss = tf.reduce_mean(tf.square(r + q_t - q_tm1))
+            variables = (self._observation_network.trainable_variables +
+                         self._critic_network.trainable_variables)
+            self._opt.apply(tape.gradient(loss, variables), variables)
+        """,
 }
 
 

@@ -562,9 +562,12 @@ class Flow:
       return dict(self._attribute_so_far.get(key, {}))
     self._active.add(key)
     found: Labels = {}
-    self._attribute_so_far[key] = found
     try:
       for value, home in values:
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+          self._attribute_so_far[key] = found  # A filter of itself.
+        else:
+          self._attribute_so_far.pop(key, None)
         got = self.chosen(value, home, self.labels(value, home))
         for kind, where in got.items():
           found.setdefault(kind, where)

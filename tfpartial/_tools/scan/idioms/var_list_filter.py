@@ -278,13 +278,20 @@ def _parts_left_out(analysis: Analysis, steps: List[Step]
       parts = _summed_parts(value)
       if len(parts) < 2:
         continue
+      text = analysis.module(step.scope).source.text
       left = [name for name in _built_beside(analysis, info, parts)
-              if name not in others and _feeds(info, name, parts)]
+              if name not in others and not _SYNCED.search(name) and not (
+                  re.search(re.escape(name) + r"\.(set_weights|variables|"
+                            r"assign)\b", text)) and _feeds(info, name, parts)]
       if left and isinstance(value, ast.expr):
         hits.append(_idiom.Hit(value, step.scope, step.call,
                                {"filtered": value}))
         break
   return hits
+
+
+# A copy of a network kept in step by copying, not by training.
+_SYNCED = re.compile(r"target|ema|average|avg|old|teacher", re.I)
 
 
 def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
