@@ -708,6 +708,22 @@ NEGATIVE = {
                          self._critic_network.trainable_variables)
             self._opt.apply(tape.gradient(loss, variables), variables)
         """,
+    # A tutorial's gradients: of two variables at the top level, then of
+    # a model passed in, trained whole by hand.
+    "a gradient of two variables beside a model's step": """\
+        W = tf.Variable(tf.random.uniform((2, 2)))
+        b = tf.Variable(tf.zeros((2,)))
+        x = tf.Variable(0.)
+        with tf.GradientTape() as tape:
+          y = tf.matmul(x, W) + b
+        grads = tape.gradient(y, [W, b])
+
+        def one_training_step(model, images, labels):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(loss_fn(labels, model(images)))
+          gradients = tape.gradient(loss, model.weights)
+          update_weights(gradients, model.weights)
+        """,
 }
 
 

@@ -1180,9 +1180,14 @@ def _fast_weights(step: Step) -> bool:
   """Whether a bare gradient is taken of weights its function is given
   (`tf.gradients(loss, list(weights.values()))`): a meta-learner's inner
   loop moving fast weights, not a step of an optimizer."""
-  return _names.call_name(step.call) in {"gradients", "gradient"} and any(
-      isinstance(n, ast.Name) and n.id in step.scope.params
-      for n in _scopes.walk(step.var_list)) if step.var_list else False
+  if _names.call_name(step.call) not in {"gradients", "gradient"} or (
+      step.var_list is None):
+    return False
+  nodes = list(_scopes.walk(step.var_list))
+  return any(isinstance(n, ast.Name) and n.id in step.scope.params
+             for n in nodes) and not any(
+                 isinstance(n, ast.Attribute) and n.attr in _OWN_VARIABLES
+                 for n in nodes)  # A model passed in: its own variables.
 
 
 def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
