@@ -833,23 +833,6 @@ NEGATIVE = {
           model.compile("adam", "mse")
           return model
         """,
-    # Kyubyong's `zero_pad`: the table the model uses is a zero row then
-    # the variable's rows 1.. . Row 0 of the variable is left out, not
-    # held (rated doubtful by the corpus's reviewers, and the same helper
-    # copied into SASRec and seq2seq projects is read as freezing
-    # nothing): not reported.
-    "a padding row left out of a table by concat": """\
-        def get_token_embeddings(vocab_size, num_units, zero_pad=True):
-          embeddings = tf.get_variable("weight_mat", [vocab_size, num_units])
-          if zero_pad:
-            embeddings = tf.concat((tf.zeros(shape=[1, num_units]),
-                                    embeddings[1:, :]), 0)
-          return embeddings
-
-        table = get_token_embeddings(1000, 64)
-        loss = build(tf.nn.embedding_lookup(table, ids))
-        train_op = tf.train.AdamOptimizer().minimize(loss)
-        """,
     # The best weights kept and restored whole by a method called once
     # training is over.
     "the best weights restored by a method after fit": """\
