@@ -241,3 +241,52 @@ def test_a_helper_module_with_no_step_is_read_through_its_callers():
       ("stop-gradient-mix", "modules.py", 9)]
   message = findings[0].message
   assert "row" in message and "never train" in message
+
+
+def test_a_helper_called_only_from_a_module_with_no_step():
+  sources = [_files.Source(path, textwrap.dedent(text)) for path, text in {
+      "modules.py": """\
+          def embed(inputs, vocab_size, num_units, zero_pad=True):
+            lookup_table = tf.get_variable("lookup_table",
+                                           shape=[vocab_size, num_units])
+            if zero_pad:
+              lookup_table = tf.concat((tf.zeros(shape=[1, num_units]),
+                                        lookup_table[1:, :]), 0)
+            return tf.nn.embedding_lookup(lookup_table, inputs)
+          """,
+      "networks.py": """\
+          from modules import *
+
+          def text_encoder(chars):
+            return embed(chars, vocab_size=40, num_units=128)
+          """,
+      "train.py": """\
+          from networks import text_encoder
+
+          loss = tf.reduce_mean(text_encoder(chars))
+          train_op = tf.train.AdamOptimizer().minimize(loss)
+          """}.items()]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors
+  assert [(f.idiom, f.path, f.line) for f in findings] == [
+      ("stop-gradient-mix", "modules.py", 5)]
+
+
+def test_an_unconditional_table_in_a_helper_nothing_calls():
+  code = """\
+      def embed(inputs, vocab_size, dimension):
+        lookup_table = tf.get_variable("lookup_table", [vocab_size, dimension])
+        lookup_table = tf.concat(
+            (tf.zeros(shape=[1, dimension]), lookup_table[1:, :]), 0)
+        return tf.nn.embedding_lookup(lookup_table, inputs)
+
+      class Model:
+        def __init__(self, vocab_size, size):
+          table = tf.get_variable("table", [vocab_size, size])
+          table = tf.concat((tf.zeros([1, size]), table[1:, :]), axis=0)
+          x = tf.nn.embedding_lookup(table, self.inputs)
+          self.optimizer = tf.train.AdamOptimizer().minimize(loss(x))
+
+      model = Model(100, 64)
+      """
+  assert _mixes(code) == [("stop-gradient-mix", 10)]

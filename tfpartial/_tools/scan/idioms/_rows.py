@@ -11,6 +11,7 @@ of it out and are not this (a padding row appended)."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import List, Optional, Tuple
 
@@ -214,9 +215,14 @@ def _read_as_table(analysis: Analysis, node: ast.Call,
 
 def _branch_runs(analysis: Analysis, node: ast.Call,
                  scope: _scopes.Scope) -> bool:
-  """Whether each `if flag:` around the join may be taken: a flag that is
-  a parameter of the function takes its default or what the project's
+  """Whether the join runs: a function (not a method) the project calls,
+  and each `if flag:` around the join may be taken, a flag that is a
+  parameter of the function taking its default or what the project's
   calls pass it (a function nobody calls runs no branch on a flag)."""
+  if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+      scope.cls is None and scope.name not in _DISPATCHED) and not (
+          _calls_of(analysis, scope.node)):
+    return False
   order = analysis.order(scope)
   current: ast.AST = node
   parent = order.parent(current)
@@ -244,7 +250,7 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
   if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return True
   default = _default(function, name)
-  calls = analysis.flow.calls_of(function)
+  calls = _calls_of(analysis, function)
   if not calls:
     return scope.name in _DISPATCHED and _truth(default, wanted)
   position = scope.params.index(name)
@@ -262,6 +268,21 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
     if _truth(given if given is not None else default, wanted):
       return True
   return False
+
+
+def _calls_of(analysis: Analysis,
+              function: ast.FunctionDef | ast.AsyncFunctionDef
+              ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """The project's calls of `function`, in the modules that hold no step
+  too (a model's `networks.py` calling the helper of `modules.py`)."""
+  found = analysis.flow.calls_of(function)
+  if found:
+    return found
+  project = analysis.project
+  calls = project.calls_named((function.name,), project.all_modules_with(
+      (function.name,)))
+  return [(scope, call) for scope, call in itertools.islice(calls, 48)
+          if analysis.flow.callee(call, scope) is function]
 
 
 def _default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
