@@ -35,6 +35,25 @@ _PARAMETER_MASK = """\
 """
 
 POSITIVE = {
+    # live-trojans: the gradients kept on the object and masked element by
+    # element in a loop over that same attribute, applied by another method.
+    "gradients masked in place in an attribute, applied elsewhere": ("""\
+        class Attacker:
+          def select(self, gradients):
+            self.selected = gradients
+            for i, (grad, var) in enumerate(self.selected):
+              mask = np.zeros(grad.get_shape().as_list(), dtype=np.float32)
+              mask[pick(grad)] = 1.0
+              mask = tf.constant(mask)
+              self.selected[i] = (tf.multiply(grad, mask), self.selected[i][1])
+
+          def retrain(self):
+            return self.optimizer.apply_gradients(self.selected)
+
+          def attack(self, loss):
+            self.select(self.optimizer.compute_gradients(loss))
+            self.retrain()
+        """, [("grads-mask", 8)]),
     # NeurST's partial tuning: an optimizer class made at run time whose
     # `apply_gradients` calls the step, then mixes each weight back with
     # its non-trainable original under two masks, in a loop over them.
