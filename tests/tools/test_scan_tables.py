@@ -290,3 +290,23 @@ def test_an_unconditional_table_in_a_helper_nothing_calls():
       model = Model(100, 64)
       """
   assert _mixes(code) == [("stop-gradient-mix", 10)]
+
+
+def test_a_flag_passed_on_by_a_caller_that_never_turns_it_on():
+  code = """\
+      def embed_seq(inputs, vocab_size, embed_dim, zero_pad=False):
+        table = tf.get_variable("table", [vocab_size, embed_dim])
+        if zero_pad:
+          table = tf.concat((tf.zeros([1, embed_dim]), table[1:, :]), 0)
+        return tf.nn.embedding_lookup(table, inputs)
+
+      def learned_positions(inputs, embed_dim, zero_pad=False):
+        return embed_seq(inputs, 50, embed_dim, zero_pad=zero_pad)
+
+      x = embed_seq(ids, 1000, 64) + learned_positions(pos, 64)
+      train_op = tf.train.AdamOptimizer().minimize(loss(x))
+      """
+  assert _mixes(code) == []
+  turned_on = code.replace("learned_positions(pos, 64)",
+                           "learned_positions(pos, 64, zero_pad=True)")
+  assert _mixes(turned_on) == [("stop-gradient-mix", 4)]

@@ -242,12 +242,14 @@ def _branch_runs(analysis: Analysis, node: ast.Call,
 
 
 def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
-            wanted: bool) -> bool:
+            wanted: bool, depth: int = 0) -> bool:
   """Whether the parameter `name` may be `wanted` (true or false): its
-  default, or a value a call of the function passes (anything not a
+  default, or a value a call of the function passes, a parameter of the
+  caller passed on followed to its own callers (anything else not a
   constant may be either)."""
   function = scope.node
-  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+  if depth > 3 or not isinstance(function, (ast.FunctionDef,
+                                            ast.AsyncFunctionDef)):
     return True
   default = _default(function, name)
   calls = _calls_of(analysis, function)
@@ -255,7 +257,7 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
     return scope.name in _DISPATCHED and _truth(default, wanted)
   position = scope.params.index(name)
   method = scope.cls is not None and scope.params[:1] in (["self"], ["cls"])
-  for _, call in calls:
+  for place, call in calls:
     shift = 1 if method and not (isinstance(call.func, ast.Attribute) and (
         isinstance(call.func.value, ast.Name)) and call.func.value.id == (
             scope.cls.name if scope.cls is not None else "")) else 0
@@ -265,7 +267,11 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
       return True
     if given is None and 0 <= position - shift < len(call.args):
       given = call.args[position - shift]
-    if _truth(given if given is not None else default, wanted):
+    if isinstance(given, ast.Name) and given.id in place.params and not (
+        place.defs.get(given.id)):
+      if _may_be(analysis, place, given.id, wanted, depth + 1):
+        return True
+    elif _truth(given if given is not None else default, wanted):
       return True
   return False
 
