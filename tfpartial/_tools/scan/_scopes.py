@@ -269,14 +269,18 @@ class Scope:
       ends = self._ends[name] = [d.end for d in defs]
     last = bisect.bisect_right(ends, position)
     seen = []
+    loops = set(where.loops)
     for index in range(last - 1, -1, -1):
       seen.append(index)
       each = defs[index]
       if each.replaces and _encloses(each.where.blocks, where.blocks):
+        # Run before the read in each turn of its loops: what the rest of
+        # those loops assigns last turn is replaced by then.
+        loops -= set(each.where.loops)
         break
-    if where.loops:  # The next iteration, but not the statement itself.
+    if loops:  # The next iteration, but not the statement itself.
       seen += [i for i in range(last, min(len(defs), last + 64))
-               if set(defs[i].where.loops) & set(where.loops)
+               if set(defs[i].where.loops) & loops
                and not defs[i].start <= position <= defs[i].end]
     return tuple(sorted(seen))
 
