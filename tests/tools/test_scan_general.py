@@ -35,6 +35,34 @@ _PARAMETER_MASK = """\
 """
 
 POSITIVE = {
+    # Simon-lsy's Deep Compression: the mask is a copy of the pruned weights
+    # with its nonzero elements set to one, kept per layer and multiplied
+    # into the kernel after every `train_on_batch`.
+    "a mask made by setting a pruned copy's nonzero elements to one": ("""\
+        from copy import deepcopy
+
+        def prune_weights(weight):
+          weight[np.abs(weight) < np.percentile(np.abs(weight), 50)] = 0
+          sparse_matrix = deepcopy(weight)
+          sparse_matrix[sparse_matrix != 0] = 1
+          return weight, sparse_matrix
+
+        model = build()
+        model.compile("adam", "mse")
+        sparse_layer = {}
+        for layer_id in range(len(model.layers)):
+          w = model.layers[layer_id].get_weights()
+          new_weight, sparse_matrix = prune_weights(w[0])
+          sparse_layer[layer_id] = sparse_matrix
+          w[0] = new_weight
+          model.layers[layer_id].set_weights(w)
+        for j in range(100):
+          model.train_on_batch(x[j], y[j])
+          for layer_id in sparse_layer:
+            w = model.layers[layer_id].get_weights()
+            w[0] = w[0] * sparse_layer[layer_id]
+            model.layers[layer_id].set_weights(w)
+        """, [("weight-remask", 23)]),
     # live-trojans: the gradients kept on the object and masked element by
     # element in a loop over that same attribute, applied by another method.
     "gradients masked in place in an attribute, applied elsewhere": ("""\
