@@ -310,3 +310,35 @@ def test_a_flag_passed_on_by_a_caller_that_never_turns_it_on():
   turned_on = code.replace("learned_positions(pos, 64)",
                            "learned_positions(pos, 64, zero_pad=True)")
   assert _mixes(turned_on) == [("stop-gradient-mix", 4)]
+
+
+def test_an_accumulator_reset_in_a_loop_over_itself_is_not_a_mask():
+  # rl_coach: the accumulated gradients, kept on the object, zeroed
+  # element by element after they are applied.
+  code = """\
+      class Network:
+        def __init__(self, sess, loss, weights):
+          self.sess, self.weights = sess, weights
+          self.grads = tf.gradients(loss, weights)
+          self.accumulated = None
+          self.placeholders = [tf.placeholder(tf.float32) for _ in weights]
+          self.update = tf.train.AdamOptimizer().apply_gradients(
+              zip(self.placeholders, weights))
+
+        def accumulate(self, feed):
+          grads = self.sess.run(self.grads, feed)
+          if self.accumulated is None:
+            self.accumulated = self.sess.run(self.weights)
+          for ix, grad in enumerate(grads):
+            self.accumulated[ix] += grad
+
+        def reset(self):
+          for ix, grad in enumerate(self.accumulated):
+            self.accumulated[ix] = grad * 0
+
+        def apply(self):
+          self.sess.run(self.update, dict(zip(self.placeholders,
+                                              self.accumulated)))
+          self.reset()
+      """
+  assert _found(code) == []
