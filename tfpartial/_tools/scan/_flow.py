@@ -555,25 +555,46 @@ class Flow:
 
   def _values(self, values: List[Tuple[ast.expr, _scopes.Scope]],
               key: object) -> Labels:
+    """What an attribute's assignments give; one assigned from itself
+    (`self.gv[i] = (g * m, v)` in a loop over `self.gv`) reads what its
+    other assignments gave, as a name's cycle does."""
     if key in self._active:
-      # An attribute assigned from itself (`self.grads = [... in
-      # self.grads if ...]`): what its other assignments gave so far.
+      # A filter of itself (`self.grads = [... in self.grads if ...]`)
+      # reads what its other assignments gave so far; another cycle what
+      # the last round gave.
       self._tainted = True
-      return dict(self._attribute_so_far.get(key, {}))
+      if key in self._attribute_so_far:
+        return dict(self._attribute_so_far[key])
+      self._closing.add(key)
+      return self._provisional.get(key, {})
     self._active.add(key)
+    start, again = len(self._journal), self._again
     found: Labels = {}
     try:
-      for value, home in values:
-        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-          self._attribute_so_far[key] = found  # A filter of itself.
-        else:
-          self._attribute_so_far.pop(key, None)
-        got = self.chosen(value, home, self.labels(value, home))
-        for kind, where in got.items():
-          found.setdefault(kind, where)
+      for _ in range(_ROUNDS):
+        found = {}
+        for value, home in values:
+          if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            self._attribute_so_far[key] = found  # A filter of itself.
+          else:
+            self._attribute_so_far.pop(key, None)
+          got = self.chosen(value, home, self.labels(value, home))
+          for kind, where in got.items():
+            found.setdefault(kind, where)
+        self._attribute_so_far.pop(key, None)
+        if again or key not in self._closing or set(found) == set(
+            self._provisional.get(key, {})):
+          break
+        self._closing.discard(key)
+        self._provisional[key] = found
+        self._forget(start)
+        self._again = True
     finally:
+      self._again = again
       self._active.discard(key)
       self._attribute_so_far.pop(key, None)
+      self._closing.discard(key)
+      self._provisional.pop(key, None)
     return found
 
   def _attribute(self, node: ast.Attribute, scope: _scopes.Scope,
