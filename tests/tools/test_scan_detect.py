@@ -227,6 +227,26 @@ NEGATIVE = {
     "dropout on activations": """\
         h = tf.nn.relu(tf.matmul(x, w)) * dropout_mask
         """,
+    # A learning-rate finder: the optimizer's rate read, raised and
+    # written back after each batch; no weight is written.
+    "a learning rate written back after each batch": """\
+        class LRFinder:
+          def __init__(self, model):
+            self.model = model
+            self.lrs = []
+
+          def on_batch_end(self, batch, logs):
+            lr = K.get_value(self.model.optimizer.lr)
+            self.lrs.append(lr)
+            lr *= self.lr_mult
+            K.set_value(self.model.optimizer.lr, lr)
+
+          def find(self, x, y):
+            K.set_value(self.model.optimizer.lr, 1e-7)
+            callback = LambdaCallback(
+                on_batch_end=lambda batch, logs: self.on_batch_end(batch, logs))
+            self.model.fit(x, y, callbacks=[callback])
+        """,
 }
 
 

@@ -35,6 +35,53 @@ _PARAMETER_MASK = """\
 """
 
 POSITIVE = {
+    # Simon-lsy's Deep Compression: the mask is a copy of the pruned weights
+    # with its nonzero elements set to one, kept per layer and multiplied
+    # into the kernel after every `train_on_batch`.
+    "a mask made by setting a pruned copy's nonzero elements to one": ("""\
+        from copy import deepcopy
+
+        def prune_weights(weight):
+          weight[np.abs(weight) < np.percentile(np.abs(weight), 50)] = 0
+          sparse_matrix = deepcopy(weight)
+          sparse_matrix[sparse_matrix != 0] = 1
+          return weight, sparse_matrix
+
+        model = build()
+        model.compile("adam", "mse")
+        sparse_layer = {}
+        for layer_id in range(len(model.layers)):
+          w = model.layers[layer_id].get_weights()
+          new_weight, sparse_matrix = prune_weights(w[0])
+          sparse_layer[layer_id] = sparse_matrix
+          w[0] = new_weight
+          model.layers[layer_id].set_weights(w)
+        for j in range(100):
+          model.train_on_batch(x[j], y[j])
+          for layer_id in sparse_layer:
+            w = model.layers[layer_id].get_weights()
+            w[0] = w[0] * sparse_layer[layer_id]
+            model.layers[layer_id].set_weights(w)
+        """, [("weight-remask", 23)]),
+    # live-trojans: the gradients kept on the object and masked element by
+    # element in a loop over that same attribute, applied by another method.
+    "gradients masked in place in an attribute, applied elsewhere": ("""\
+        class Attacker:
+          def select(self, gradients):
+            self.selected = gradients
+            for i, (grad, var) in enumerate(self.selected):
+              mask = np.zeros(grad.get_shape().as_list(), dtype=np.float32)
+              mask[pick(grad)] = 1.0
+              mask = tf.constant(mask)
+              self.selected[i] = (tf.multiply(grad, mask), self.selected[i][1])
+
+          def retrain(self):
+            return self.optimizer.apply_gradients(self.selected)
+
+          def attack(self, loss):
+            self.select(self.optimizer.compute_gradients(loss))
+            self.retrain()
+        """, [("grads-mask", 8)]),
     # NeurST's partial tuning: an optimizer class made at run time whose
     # `apply_gradients` calls the step, then mixes each weight back with
     # its non-trainable original under two masks, in a loop over them.
@@ -832,23 +879,6 @@ NEGATIVE = {
           model = Model(base.input, Dense(3)(x))
           model.compile("adam", "mse")
           return model
-        """,
-    # Kyubyong's `zero_pad`: the table the model uses is a zero row then
-    # the variable's rows 1.. . Row 0 of the variable is left out, not
-    # held (rated doubtful by the corpus's reviewers, and the same helper
-    # copied into SASRec and seq2seq projects is read as freezing
-    # nothing): not reported.
-    "a padding row left out of a table by concat": """\
-        def get_token_embeddings(vocab_size, num_units, zero_pad=True):
-          embeddings = tf.get_variable("weight_mat", [vocab_size, num_units])
-          if zero_pad:
-            embeddings = tf.concat((tf.zeros(shape=[1, num_units]),
-                                    embeddings[1:, :]), 0)
-          return embeddings
-
-        table = get_token_embeddings(1000, 64)
-        loss = build(tf.nn.embedding_lookup(table, ids))
-        train_op = tf.train.AdamOptimizer().minimize(loss)
         """,
     # The best weights kept and restored whole by a method called once
     # training is over.

@@ -2,6 +2,7 @@
 (relative too), `super()`, loops and element assignment compose; ports
 keep the file's bytes; work grows linearly with the file."""
 
+import ast
 import io
 import os
 import sys
@@ -13,6 +14,7 @@ from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _main
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scan
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
 
@@ -270,3 +272,29 @@ def test_work_inside_one_function_grows_linearly(shape):
   head, line = BODIES[shape]
   small, large = _calls_made(head, line, 60), _calls_made(head, line, 240)
   assert large <= 4.6 * small, (small, large)
+
+
+def test_a_name_set_first_in_each_turn_of_a_loop_does_not_see_last_turn():
+  # Deep Compression's loop fills `feed_dict` from one helper per branch,
+  # each after `feed_dict = {}`: the first helper is passed the empty
+  # dict, not what the second filled last turn.
+
+  tree = ast.parse(textwrap.dedent("""\
+      total = 0
+      for step in range(9):
+        feed = {}
+        feed = prune(feed)
+        run(feed)
+        feed = {}
+        feed = group(feed)
+        run(feed, total)
+        total = total + 1
+      """))
+  module = _scopes.collect(tree)
+  reads = sorted((n.lineno, n.id, n) for n in ast.walk(tree)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                 and n.id in {"feed", "total"})
+  assert [(line, name, module.reaching(name, node))
+          for line, name, node in reads] == [
+              (4, "feed", (0,)), (5, "feed", (1,)), (7, "feed", (2,)),
+              (8, "feed", (3,)), (8, "total", (0, 1)), (9, "total", (0,))]

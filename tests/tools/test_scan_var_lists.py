@@ -125,6 +125,190 @@ POSITIVE = {
             self.optimizer.apply_gradients(zip(grads, trainable_vars_task))
             return {"loss": loss}
         """, [("var-list-filter", "t.py", 10)]),
+    # The model's class is a parameter (`model_def`): the step trains what
+    # a method of that name returns, and one of the project's classes
+    # filters it by scope.
+    "a method of a model whose class is passed in": ({
+        "models.py": """\
+            class VGG:
+              def __init__(self, x, retrain_layer):
+                self.retrain_layer = retrain_layer
+                self.final = vgg_16(x)
+              def get_retrain_vars(self):
+                return [v for v in tf.trainable_variables()
+                        if v.name.split('/')[1] in self.retrain_layer]
+
+            class AlexNet:
+              def __init__(self, x, retrain_layer):
+                self.final = alexnet(x)
+              def get_retrain_vars(self):
+                return tf.trainable_variables()
+            """,
+        "train.py": """\
+            def run(model_def, x, y, layers):
+              model = model_def(x, retrain_layer=layers)
+              loss = tf.losses.softmax_cross_entropy(y, model.final)
+              train_vars = model.get_retrain_vars()
+              opt = tf.train.AdamOptimizer(1e-3)
+              return opt.minimize(loss, var_list=train_vars)
+            """}, [("var-list-filter", "models.py", 6)]),
+    # A trainer's property returns the variables of the scopes it is
+    # configured with.
+    "a property returning some scopes' variables": ("""\
+        class Trainer:
+          def __init__(self, loss, var_scopes=None):
+            self.loss = loss
+            self.var_scopes = var_scopes
+            self.optimizer = tf.train.AdamOptimizer(1e-3)
+
+          @property
+          def var_list(self):
+            if self.var_scopes is None:
+              vlists = [tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)]
+            else:
+              vlists = [tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                          scope) for scope in self.var_scopes]
+            return [var for var_list in vlists for var in var_list]
+
+          def train_op(self):
+            grads = self.optimizer.compute_gradients(self.loss, self.var_list)
+            return self.optimizer.apply_gradients(grads)
+        """, [("var-list-filter", "t.py", 12)]),
+    # The Object Detection API's freeze: the pairs kept are those whose
+    # variable is not in a list a helper builds by a flag that a regex
+    # test of each name sets.
+    "pairs kept by membership in a list a regex flag builds": ({
+        "helpers.py": """\
+            import re
+
+            def filter_variables(variables, regex_list, invert=False):
+              kept = []
+              for var in variables:
+                add = True
+                for pattern in regex_list:
+                  if re.match(pattern, var.op.name):
+                    add = False
+                    break
+                if add != invert:
+                  kept.append(var)
+              return kept
+
+            def freeze_gradients_matching_regex(grads_and_vars, regex_list):
+              variables = [pair[1] for pair in grads_and_vars]
+              matching = filter_variables(variables, regex_list, invert=True)
+              kept = [pair for pair in grads_and_vars
+                      if pair[1] not in matching]
+              return kept
+            """,
+        "train.py": """\
+            import helpers
+
+            def train(loss, optimizer, freeze):
+              grads_and_vars = optimizer.compute_gradients(loss)
+              if freeze:
+                grads_and_vars = helpers.freeze_gradients_matching_regex(
+                    grads_and_vars, freeze)
+              return optimizer.apply_gradients(grads_and_vars)
+            """}, [("var-list-filter", "train.py", 6)]),
+    # The pairs kept by a method of the model asked of each variable by
+    # keyword (`self.grad_filter(block_k=k, v=v)`).
+    "pairs kept by a predicate called with keywords": ("""\
+        class MLP:
+          def __init__(self, block_k, loss):
+            opt = tf.train.AdamOptimizer()
+            self.grads = opt.compute_gradients(loss)
+            self.grads = [(g, v) for (g, v) in self.grads
+                          if self.grad_filter(block_k=block_k, v=v)]
+            self.update = opt.apply_gradients(self.grads)
+
+          def grad_filter(self, block_k, v):
+            if 'classifier' in v.name:
+              return True
+            return 'block%d' % block_k in v.name
+        """, [("var-list-filter", "t.py", 5)]),
+    # An autoencoder's parts: the step trains the encoder's and the
+    # decoder's weights; the inter blocks between them, built and run
+    # with them, are trained by no step.
+    "a model's parts summed, a part run between them left out": ("""\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.inter_src = Inter(name='inter_src')
+            self.inter_dst = Inter(name='inter_dst')
+            self.decoder = Decoder(name='decoder')
+            self.G_weights = self.encoder.get_weights() + (
+                self.decoder.get_weights())
+            self.opt = nn.AdaBelief(lr=5e-5)
+            code = self.encoder(x)
+            a, b = self.inter_src(code), self.inter_dst(code)
+            code = a * 0.5 + b * 0.5
+            out = self.decoder(code)
+            loss = tf.reduce_mean(tf.square(out - y))
+            grads = nn.gradients(loss, self.G_weights)
+            self.train_op = self.opt.get_update_op(grads)
+        """, [("var-list-filter", "t.py", 7)]),
+    # Meta-learned representations at meta-test: the loss runs the
+    # prediction head on the representation (`tln(rln(x))`, in a helper),
+    # and the step trains only the head.
+    "a head trained on a representation run before it": ("""\
+        def compute_loss(x, y, loss_function, tln, rln):
+          output = tln(rln(x))
+          return loss_function(y, output)
+
+        def evaluate(data, tln, rln, loss_function, optimizer):
+          for x, y in data:
+            with tf.GradientTape() as tape:
+              loss = compute_loss(x, y, loss_function, tln, rln)
+            gradient_tln = tape.gradient(loss, tln.trainable_variables)
+            optimizer.apply_gradients(zip(gradient_tln,
+                                          tln.trainable_variables))
+        """, [("var-list-filter", "t.py", 11)]),
+    # MAML: the inner loop's bare gradient moves fast weights (a
+    # parameter); the meta step leaves the first layer out by scope.
+    "a meta step's filter beside an inner loop's fast-weight gradient": ("""\
+        class MAML:
+          def inner(self, x, y, weights):
+            loss = loss_fn(y, self.forward(x, weights))
+            grads = tf.gradients(loss, list(weights.values()))
+            return dict(zip(weights.keys(), [
+                w - self.lr * g for w, g in zip(weights.values(), grads)]))
+
+          def build(self, x, y):
+            self.weights = {'w1': tf.get_variable('w1', [4, 4])}
+            fast = self.inner(x, y, self.weights)
+            meta_loss = loss_fn(y, self.forward(x, fast))
+            excludes = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                         scope='model/layer1')
+            var_list = [v for v in tf.trainable_variables()
+                        if v not in excludes]
+            opt = tf.train.AdamOptimizer(1e-3)
+            gvs = opt.compute_gradients(meta_loss, var_list)
+            self.op = opt.apply_gradients(gvs)
+        """, [("var-list-filter", "t.py", 14)]),
+    # C3D fine-tuning: the weights held in dicts the model reads whole,
+    # the step trains two entries of them.
+    "a hand-written list of some entries of the model's weight dicts": ("""\
+        def _variable_with_weight_decay(name, shape, wd):
+          var = tf.get_variable(name, shape)
+          tf.add_to_collection('losses', tf.nn.l2_loss(var) * wd)
+          return var
+
+        def run_training(images, labels, opt):
+          weights = {
+              'wc1': _variable_with_weight_decay('wc1', [3, 3, 3, 3, 64], 0.),
+              'wd1': _variable_with_weight_decay('wd1', [8192, 4096], 0.),
+              'out': _variable_with_weight_decay('wout', [4096, 101], 0.),
+          }
+          biases = {
+              'bc1': _variable_with_weight_decay('bc1', [64], 0.),
+              'out': _variable_with_weight_decay('bout', [101], 0.),
+          }
+          varlist2 = [weights['out'], biases['out']]
+          logit = inference_c3d(images, 0.5, weights, biases)
+          loss = tower_loss(logit, labels)
+          grads = opt.compute_gradients(loss, varlist2)
+          return opt.apply_gradients(grads)
+        """, [("var-list-filter", "t.py", 16)]),
 }
 
 
@@ -284,6 +468,262 @@ NEGATIVE = {
                 loss, var_list=list(weights.values()))
             self.sync = [tf.assign(target[k], weights[k]) for k in target]
         """),
+    # A GAN whose class is passed in: its two halves, each returned by a
+    # method, trained by two losses.
+    "a GAN's halves returned by methods of a class passed in": """\
+        class GAN:
+          def d_vars(self):
+            return [v for v in tf.trainable_variables() if 'disc' in v.name]
+          def g_vars(self):
+            return [v for v in tf.trainable_variables() if 'gen' in v.name]
+
+        def train(model_def, x, z):
+          model = model_def()
+          d_loss, g_loss = model.losses(x, z)
+          d_vars = model.d_vars()
+          g_vars = model.g_vars()
+          d_op = tf.train.AdamOptimizer(1e-4).minimize(d_loss, var_list=d_vars)
+          g_op = tf.train.AdamOptimizer(1e-4).minimize(g_loss, var_list=g_vars)
+          return d_op, g_op
+        """,
+    # A policy's property returns its own variables, by the scope it
+    # builds them under: the whole network.
+    "a property returning the object's own scope": """\
+        class Policy:
+          def __init__(self, scope, x, loss):
+            self.scope = scope
+            with tf.variable_scope(self.scope):
+              self.logits = mlp(x)
+            self.loss = loss
+
+          @property
+          def trainable_vars(self):
+            return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                     self.scope)
+
+          def train_op(self):
+            return tf.train.AdamOptimizer(1e-3).minimize(
+                self.loss, var_list=self.trainable_vars)
+        """,
+    # The Object Detection API's bias multiplier: the pairs a regex
+    # chooses are scaled, none is dropped.
+    "pairs scaled by a regex helper": """\
+        import re
+
+        def filter_variables(variables, regex_list, invert=False):
+          kept = []
+          for var in variables:
+            add = True
+            for pattern in regex_list:
+              if re.match(pattern, var.op.name):
+                add = False
+            if add != invert:
+              kept.append(var)
+          return kept
+
+        def multiply_matching(grads_and_vars, regex_list, multiplier):
+          variables = [pair[1] for pair in grads_and_vars]
+          matching = filter_variables(variables, regex_list, invert=True)
+          factors = {var: float(multiplier) for var in matching}
+          return tf.contrib.training.multiply_gradients(grads_and_vars,
+                                                        factors)
+
+        def train(loss, optimizer):
+          grads_and_vars = optimizer.compute_gradients(loss)
+          grads_and_vars = multiply_matching(grads_and_vars, ['.*bias'], 2.)
+          return optimizer.apply_gradients(grads_and_vars)
+        """,
+    # A GAN's two halves, each step keeping the pairs of its own half.
+    "a GAN's halves kept by membership of the pairs": """\
+        def train(d_loss, g_loss, opt_d, opt_g):
+          d_vars = [v for v in tf.trainable_variables() if 'disc' in v.name]
+          g_vars = [v for v in tf.trainable_variables() if 'gen' in v.name]
+          d_gv = [p for p in opt_d.compute_gradients(d_loss)
+                  if p[1] in d_vars]
+          g_gv = [p for p in opt_g.compute_gradients(g_loss)
+                  if p[1] in g_vars]
+          return opt_d.apply_gradients(d_gv), opt_g.apply_gradients(g_gv)
+        """,
+    # The filtered gradients only drawn as histograms; the step trains the
+    # loss on every variable.
+    "a filtered gradient only summarised beside the whole step": """\
+        var_list = [v for v in tf.trainable_variables()
+                    if v.name.split('/')[0] in train_layers]
+        loss = tf.reduce_mean(xent(logits, y))
+        gradients = tf.gradients(ys=loss, xs=var_list)
+        gradients = list(zip(gradients, var_list))
+        optimizer = tf.train.MomentumOptimizer(learning_rate=0.01, momentum=0.9)
+        train_op = optimizer.minimize(loss)
+        for gradient, var in gradients:
+          tf.summary.histogram(var.name + '/gradient', gradient)
+        """,
+    # The same parts with a discriminator built beside them: its own
+    # step trains it.
+    "a model's parts summed, the discriminator trained by its own step": """\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.decoder = Decoder(name='decoder')
+            self.D = Discriminator(name='D')
+            self.G_weights = self.encoder.get_weights() + (
+                self.decoder.get_weights())
+            out = self.decoder(self.encoder(x))
+            d_fake = self.D(out)
+            g_loss = tf.reduce_mean(tf.square(out - y)) - tf.reduce_mean(d_fake)
+            d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(self.D(y))
+            self.g_op = self.opt.get_update_op(nn.gradients(g_loss,
+                                                            self.G_weights))
+            self.d_op = self.d_opt.get_update_op(
+                nn.gradients(d_loss, self.D.get_weights()))
+        """,
+    # A student's parts trained against a teacher built beside them: the
+    # teacher's output feeds only the loss.
+    "a student's parts summed beside a teacher": """\
+        class Distill:
+          def initialize(self, x, y):
+            self.body = Body(name='body')
+            self.head = Head(name='head')
+            self.teacher = Teacher(name='teacher')
+            self.weights = self.body.get_weights() + self.head.get_weights()
+            soft = self.teacher(x)
+            out = self.head(self.body(x))
+            loss = kd_loss(out, soft) + xent(out, y)
+            self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
+        """,
+    # Meta-training: the inner step trains the head, the outer step the
+    # representation and the head.
+    "a head's inner step beside an outer step on the representation": """\
+        def meta_train(x, y, tln, rln, loss_fn, inner_opt, outer_opt):
+          with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+              loss = loss_fn(y, tln(rln(x)))
+            grads = inner.gradient(loss, tln.trainable_variables)
+            inner_opt.apply_gradients(zip(grads, tln.trainable_variables))
+            meta_loss = loss_fn(y, tln(rln(x)))
+          variables = rln.trainable_variables + tln.trainable_variables
+          outer_opt.apply_gradients(zip(outer.gradient(meta_loss, variables),
+                                        variables))
+        """,
+    # A GAN in eager code: the discriminator's step on D(G(z)), the
+    # generator's on the same composition.
+    "a GAN's discriminator stepped on the generator's output": """\
+        def train_step(x, z, generator, discriminator, g_opt, d_opt):
+          with tf.GradientTape() as d_tape, tf.GradientTape() as g_tape:
+            fake = generator(z)
+            d_loss = d_loss_fn(discriminator(x), discriminator(fake))
+            g_loss = g_loss_fn(discriminator(fake))
+          d_grads = d_tape.gradient(d_loss, discriminator.trainable_variables)
+          d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
+          g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
+          g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+        """,
+    # A meta-learner's inner update: a bare gradient of the head applied
+    # by hand; the outer step (elsewhere) trains the representation.
+    "a meta-learner's inner update of the head": """\
+        def compute_loss(x, y, rln, tln):
+          return loss_fn(y, tln(rln(x)))
+
+        def inner_update(x, y, rln, tln, lr):
+          with tf.GradientTape() as tape:
+            loss = compute_loss(x, y, rln, tln)
+          grads = tape.gradient(loss, tln.trainable_variables)
+          for g, v in zip(grads, tln.trainable_variables):
+            v.assign(v - lr * g)
+        """,
+    # One replica's copy of the model, chosen by the device a method of
+    # a manager passed in is asked for: every replica trains.
+    "a replica's variables returned by a method of a manager passed in": """\
+        class VariableMgr:
+          def trainable_variables_on_device(self, abs_device_num):
+            return [v for v in tf.trainable_variables()
+                    if v.name.startswith('v%s/' % abs_device_num)]
+
+        def tower(mgr, loss, device_num):
+          params = mgr.trainable_variables_on_device(device_num)
+          return tf.gradients(loss, params)
+        """,
+    # An adversarial example made by a function passed in, then the
+    # whole model trained on it.
+    "a model trained on an attack function's output": """\
+        def build_train_step_fn(model, optimizer, loss_fn, attack_fn):
+          def train_step(x, y):
+            adv_x = attack_fn(x, y)
+            with tf.GradientTape() as tape:
+              loss = loss_fn(y, model(adv_x, training=True))
+            variables = model.trainable_variables
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables),
+                                          variables))
+          return train_step
+        """,
+    # The lower and the upper layers, each at its own optimizer in a loop.
+    "two stacked parts trained in a loop over the groups": """\
+        def train(x, y, lower, upper, lower_opt, upper_opt):
+          with tf.GradientTape(persistent=True) as tape:
+            loss = loss_fn(y, upper(lower(x)))
+          for layers, optimizer in ((lower, lower_opt), (upper, upper_opt)):
+            grads = tape.gradient(loss, layers.trainable_variables)
+            optimizer.apply_gradients(zip(grads, layers.trainable_variables))
+        """,
+    # Every entry of the weight dicts listed by hand.
+    "a hand-written list of every entry of the weight dicts": """\
+        def run_training(images, labels, opt):
+          weights = {'w1': tf.get_variable('w1', [4, 4]),
+                     'out': tf.get_variable('wout', [4, 2])}
+          var_list = [weights['w1'], weights['out']]
+          loss = tower_loss(inference(images, weights), labels)
+          return opt.minimize(loss, var_list=var_list)
+        """,
+    # The head's entries at one rate, the rest of the dicts at another.
+    "some entries of the weight dicts, the rest at another rate": """\
+        def run_training(images, labels, opt_stable, opt_head):
+          weights = {'w1': tf.get_variable('w1', [4, 4]),
+                     'out': tf.get_variable('wout', [4, 2])}
+          head = [weights['out']]
+          rest = list(set(weights.values()) - set(head))
+          loss = tower_loss(inference(images, weights), labels)
+          grads1 = opt_stable.compute_gradients(loss, rest)
+          grads2 = opt_head.compute_gradients(loss, head)
+          return tf.group(opt_stable.apply_gradients(grads1),
+                          opt_head.apply_gradients(grads2))
+        """,
+    # DDPG: the critic's step trains the observation network and the
+    # critic; the target observation network, built beside them and run
+    # into the critic, is copied, not trained.
+    "a target network built beside the summed parts": """\
+        class Learner:
+          def __init__(self, obs_net, critic, target_obs_net, opt):
+            self._observation_network = to_module(obs_net)
+            self._critic_network = critic
+            self._target_observation_network = to_module(target_obs_net)
+            self._opt = opt
+
+          def step(self, o_tm1, a_tm1, o_t, r):
+            with tf.GradientTape() as tape:
+              q_tm1 = self._critic_network(self._observation_network(o_tm1),
+                                           a_tm1)
+              o_t = self._target_observation_network(o_t)
+              q_t = self._critic_network(o_t, a_tm1)
+              loss = tf.reduce_mean(tf.square(r + q_t - q_tm1))
+            variables = (self._observation_network.trainable_variables +
+                         self._critic_network.trainable_variables)
+            self._opt.apply(tape.gradient(loss, variables), variables)
+        """,
+    # A tutorial's gradients: of two variables at the top level, then of
+    # a model passed in, trained whole by hand.
+    "a gradient of two variables beside a model's step": """\
+        W = tf.Variable(tf.random.uniform((2, 2)))
+        b = tf.Variable(tf.zeros((2,)))
+        x = tf.Variable(0.)
+        with tf.GradientTape() as tape:
+          y = tf.matmul(x, W) + b
+        grads = tape.gradient(y, [W, b])
+
+        def one_training_step(model, images, labels):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(loss_fn(labels, model(images)))
+          gradients = tape.gradient(loss, model.weights)
+          update_weights(gradients, model.weights)
+        """,
 }
 
 

@@ -49,13 +49,31 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
     result["const"] = node
   if isinstance(op, ast.Mult):
     _multiplied(node, left, right, first, second, result)
-    if "grad" in first and _names.is_zero(right) or (
-        "grad" in second and _names.is_zero(left)):
+    if ("grad" in first and _names.is_zero(right) or (
+        "grad" in second and _names.is_zero(left))) and not _reset(
+            node, left, scope):
       result["masked"] = node  # `grads[0] * 0.0`, `grads[0] *= 0`.
   elif isinstance(op, (ast.Add, ast.Sub)) and _is_mix(
       flow, left, right, first, second, scope, env):
     result["mix"] = node
   return result
+
+
+def _reset(node: ast.AST, left: ast.AST, scope: _scopes.Scope) -> bool:
+  """`for i, g in enumerate(acc): acc[i] = g * 0`: every element a loop
+  reads zeroed under no test, an accumulator reset, not a mask."""
+  if not (isinstance(left, ast.Name) and left.id in scope.loops):
+    return False
+  for defs in scope.defs.values():
+    for each in defs:
+      if each.value is node:
+        return bool(each.where.loops) and each.where.guard is None and (
+            each.where.test is None)
+  owner = _enclosing_class(scope)  # `self.acc[i] = g * 0`: no `if` kept.
+  return owner is not None and any(
+      value is node for values in owner.assigned.values()
+      for value, _ in values) and id(node) not in scope.guards and (
+          id(node) not in scope.tests)
 
 
 def _rejoined(first: Labels, second: Labels) -> bool:

@@ -67,6 +67,8 @@ class Flow:
     self._bound: Dict[int, Dict[str, Labels]] = {}
     self._token: object = None
     self._active: Set[object] = set()
+    # An attribute being read -> the labels of its assignments read so far.
+    self._attribute_so_far: Dict[object, Labels] = {}
     # A name read while it is read (a loop's `g = grads[i]; grads[i] = g`)
     # gives what its read gave so far; when that grows, the read is done
     # again, what was memoised since it began forgotten (the journal).
@@ -553,18 +555,46 @@ class Flow:
 
   def _values(self, values: List[Tuple[ast.expr, _scopes.Scope]],
               key: object) -> Labels:
+    """What an attribute's assignments give; one assigned from itself
+    (`self.gv[i] = (g * m, v)` in a loop over `self.gv`) reads what its
+    other assignments gave, as a name's cycle does."""
     if key in self._active:
+      # A filter of itself (`self.grads = [... in self.grads if ...]`)
+      # reads what its other assignments gave so far; another cycle what
+      # the last round gave.
       self._tainted = True
-      return {}
+      if key in self._attribute_so_far:
+        return dict(self._attribute_so_far[key])
+      self._closing.add(key)
+      return self._provisional.get(key, {})
     self._active.add(key)
+    start, again = len(self._journal), self._again
     found: Labels = {}
     try:
-      for value, home in values:
-        got = self.chosen(value, home, self.labels(value, home))
-        for kind, where in got.items():
-          found.setdefault(kind, where)
+      for _ in range(_ROUNDS):
+        found = {}
+        for value, home in values:
+          if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            self._attribute_so_far[key] = found  # A filter of itself.
+          else:
+            self._attribute_so_far.pop(key, None)
+          got = self.chosen(value, home, self.labels(value, home))
+          for kind, where in got.items():
+            found.setdefault(kind, where)
+        self._attribute_so_far.pop(key, None)
+        if again or key not in self._closing or set(found) == set(
+            self._provisional.get(key, {})):
+          break
+        self._closing.discard(key)
+        self._provisional[key] = found
+        self._forget(start)
+        self._again = True
     finally:
+      self._again = again
       self._active.discard(key)
+      self._attribute_so_far.pop(key, None)
+      self._closing.discard(key)
+      self._provisional.pop(key, None)
     return found
 
   def _attribute(self, node: ast.Attribute, scope: _scopes.Scope,
@@ -673,7 +703,7 @@ class Flow:
   def _comprehension(self, node: ast.AST, element: ast.AST,
                      scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
     inner = dict(env)
-    filtered = False
+    filtered = member = False
     for generator in getattr(node, "generators", []):
       found = self.labels(generator.iter, scope, inner)
       target, source = generator.target, generator.iter
@@ -696,10 +726,16 @@ class Flow:
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True
+      elif any(_member_test(test, target) and _names.in_chosen_list(
+          test, self, scope, inner) for test in generator.ifs):
+        # `[p for p in pairs if p[1] not in frozen]`, `frozen` chosen by
+        # name: the elements are variables or their pairs.
+        filtered = member = True
       if _names.chosen_layers(source):
         filtered = True  # `for layer in model.layers[-3:]`.
     result = dict(self.labels(element, scope, inner))
-    if filtered and "var" not in result and not _pairs(result):
+    if filtered and "var" not in result and not _pairs(result) and not (
+        member):
       filtered = False
     if filtered:
       result["filtered"] = node
@@ -773,6 +809,19 @@ def _bind_names(target: ast.AST, found: Labels,
   elif isinstance(target, (ast.Tuple, ast.List)):
     for element in target.elts:
       _bind_names(element, found, env)
+
+
+def _member_test(test: ast.AST, target: ast.AST) -> bool:
+  """Whether a comprehension's test asks if its element (or a part of
+  it: `p[1]`, `v.ref()`) is in a list (`p[1] not in frozen`)."""
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], (ast.In, ast.NotIn)))):
+    return False
+  left = test.left
+  while isinstance(left, (ast.Subscript, ast.Attribute, ast.Call)):
+    left = left.func if isinstance(left, ast.Call) else left.value
+  bound = {n.id for n in _scopes.walk(target) if isinstance(n, ast.Name)}
+  return isinstance(left, ast.Name) and left.id in bound
 
 
 def _pairs(labels: Labels) -> bool:

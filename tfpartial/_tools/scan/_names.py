@@ -217,7 +217,7 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     return True
   given = _given_lists(node, scope)
   for item in ast.walk(node):
-    if isinstance(item, ast.Call) and item.args:
+    if isinstance(item, ast.Call) and (item.args or item.keywords):
       spelled = call_name(item)
       if _PREDICATE_WORDS.search(spelled) and spelled not in {
           "trainable"}:
@@ -244,6 +244,12 @@ def _given_lists(node: ast.AST, scope: object) -> Set[str]:
           isinstance(item.ops[0], ast.In) and isinstance(
               item.comparators[0], ast.Name) and
           item.comparators[0].id in params}
+
+
+def in_chosen_list(node: ast.AST, flow: object, scope: object,
+                   env: object) -> bool:
+  """`v not in encoder_vars`: membership in variables chosen by name."""
+  return _in_chosen_list(node, flow, scope, env)
 
 
 def _in_chosen_list(node: ast.AST, flow: object, scope: object,
@@ -343,8 +349,10 @@ def _reads_a_name(node: ast.AST, scope: object) -> bool:
       continue
     seen.add(name)
     for each in defs[name]:
-      if mentions_a_name_test(each.value):
-        return True
+      guard = getattr(each, "where").guard
+      if mentions_a_name_test(each.value) or guard is not None and (
+          mentions_a_name_test(guard)):
+        return True  # Also a flag set by a name test (`add = False`).
       stack.extend((n.id, depth + 1) for n in ast.walk(each.value)
                    if isinstance(n, ast.Name))
   return False

@@ -367,6 +367,17 @@ class Project:
           return member
     return None
 
+  def holds_module(self, scope: _scopes.Scope, name: str) -> bool:
+    """Whether a module of the project has the file name of the module
+    that `name` is imported as (`from aster.utils import variables_helper`
+    with the project's root folder named otherwise)."""
+    module = scope.module
+    if not isinstance(module, Module) or name not in module.imports:
+      return False
+    where, attribute = module.imports[name]
+    last = attribute or where.rsplit(".", 1)[-1]
+    return bool(last) and last in self._by_name
+
   def external(self, scope: _scopes.Scope, name: str) -> bool:
     """Whether `name` is an import of a module outside the project
     (`tf`, `np`): nothing it names is followed."""
@@ -560,11 +571,13 @@ class Project:
           if isinstance(n, ast.Call)]
     return found
 
-  def functions_named(self, names: Iterable[str]) -> Iterator[_scopes.Scope]:
+  def functions_named(self, names: Iterable[str], unscanned: bool = False
+                      ) -> Iterator[_scopes.Scope]:
     """The scopes of the functions (methods too) named one of `names` in
-    the scanned modules."""
+    the scanned modules (`unscanned`: in any module of the project)."""
     wanted = frozenset(names)
-    for module in self.modules_with(wanted):
+    for module in (self.all_modules_with(wanted) if unscanned
+                   else self.modules_with(wanted)):
       for path in module.functions():
         if getattr(path[-1], "name", "") in wanted:
           scopes = self.scopes_at(module, [_body_line(path[-1])])

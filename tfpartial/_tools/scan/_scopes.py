@@ -269,16 +269,32 @@ class Scope:
       ends = self._ends[name] = [d.end for d in defs]
     last = bisect.bisect_right(ends, position)
     seen = []
+    loops = set(where.loops)
     for index in range(last - 1, -1, -1):
       seen.append(index)
       each = defs[index]
       if each.replaces and _encloses(each.where.blocks, where.blocks):
+        # Run before the read in each turn of its loops: what the rest of
+        # those loops assigns last turn is replaced by then.
+        loops -= set(each.where.loops)
         break
-    if where.loops:  # The next iteration, but not the statement itself.
+    if loops:  # The next iteration, but not the statement itself.
       seen += [i for i in range(last, min(len(defs), last + 64))
-               if set(defs[i].where.loops) & set(where.loops)
+               if set(defs[i].where.loops) & loops
                and not defs[i].start <= position <= defs[i].end]
     return tuple(sorted(seen))
+
+
+def _binarized(target: ast.Subscript, value: ast.expr) -> bool:
+  """`m[m != 0] = 1` (or `> 0`): the nonzero elements of a name set to
+  one, so it holds the 0/1 mask of where it was nonzero."""
+  test = target.slice
+  return isinstance(target.value, ast.Name) and isinstance(
+      value, ast.Constant) and value.value == 1 and isinstance(
+          test, ast.Compare) and len(test.ops) == 1 and isinstance(
+              test.ops[0], (ast.NotEq, ast.Gt)) and isinstance(
+                  test.left, ast.Name) and test.left.id == (
+                      target.value.id) and _names.is_zero(test.comparators[0])
 
 
 def _encloses(outer: Tuple[int, ...], inner: Tuple[int, ...]) -> bool:
@@ -464,6 +480,10 @@ class _Binder:
       base: ast.expr = target.value
       while isinstance(base, ast.Subscript):
         base = base.value
+      if _binarized(target, value):
+        # `m[m != 0] = 1`: every element now 0 or 1, the mask it tests.
+        self.bind(base, target.slice, replaces=True)
+        return
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
       # Replacing an element under an `if` keeps the others: no choice.

@@ -113,7 +113,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
-  if "shadow" in flow.labels(target, scope):
+  if "shadow" in flow.labels(target, scope) or _hyperparameter(target):
     return None  # A variable nothing trains: an optimizer's window, a count.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
@@ -163,6 +163,20 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # Another variable's values: EMA, a target network.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
+
+
+# An optimizer's settings, as its attributes.
+_HYPERPARAMETERS = {"lr", "learning_rate", "momentum", "decay", "beta_1",
+                    "beta_2", "epsilon", "rho", "iterations", "weight_decay"}
+
+
+def _hyperparameter(target: ast.AST) -> bool:
+  """Whether a write's target is an optimizer's setting (`model.optimizer.
+  lr`, `opt.learning_rate`): a schedule or a rate finder, not a weight."""
+  parts = (_names.dotted(target) or "").split(".")
+  return len(parts) > 1 and parts[-1] in _HYPERPARAMETERS and (
+      parts[-1] in {"lr", "learning_rate"} or any(
+          "opt" in p.lower() for p in parts[:-1]))
 
 
 def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,

@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _rows
 
 
 @dataclasses.dataclass
@@ -51,6 +52,10 @@ class StopGradientMix(_idiom.Idiom):
         hits += _scope_hits(analysis, scope, mixers,
                             id(module) in stopping, cache)
     hits += _split_tables(analysis)
+    joined = {id(h.node) for h in hits}
+    hits += [MixHit(node, scope, None, {"mix": node, "rows": variable})
+             for node, scope, variable in _rows.replaced_rows(analysis)
+             if id(node) not in joined]
     hits += _initial_mixes(analysis)
     hits += _lambda_layers(analysis, mixers)
     # A helper's mix is reported where it is applied to a variable.
@@ -78,6 +83,12 @@ class StopGradientMix(_idiom.Idiom):
       message = ("a layer's weight mixed under a mask with a non-trainable "
                  "copy of its initial values: the masked-out elements never "
                  "train")
+    if "rows" in hit.labels:
+      return _rows_explained(hit)
+    if "summed" in hit.labels:
+      message = ("masked terms of one variable summed, some through "
+                 "`tf.stop_gradient`: the elements their masks keep never "
+                 "train")
     reasons = _drift.optimizer_drift(context.optimizer, nan=True)
     if context.regularizers:
       first = context.regularizers[0]
@@ -89,6 +100,23 @@ class StopGradientMix(_idiom.Idiom):
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     assert isinstance(hit, MixHit)
     return _port(hit, analysis)
+
+
+def _rows_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
+  """A variable's rows replaced by constants in the table the model reads:
+  exact as written; the variable keeps rows nothing reads."""
+  variable = _idiom.short(hit.labels["rows"])
+  joined = _names.call_name(hit.node) if isinstance(hit.node, ast.Call) \
+      else "concat"
+  return (f"rows of the variable `{variable}` replaced by constants in the "
+          f"table the model reads (`{joined}`): those rows of the variable "
+          "never train"), [
+              "none in what the model computes: the replaced rows are exact "
+              "as written; but the variable keeps those rows, unused and "
+              "trained-looking: a regularizer or weight decay and the "
+              "optimizer's slots may still move them, and a checkpoint or "
+              "export of the variable holds them, not the constants the "
+              "model uses"]
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
@@ -337,7 +365,44 @@ def _scope_hits(analysis: Analysis, scope: _scopes.Scope,
       if mix is not None and _mixes(analysis, node, scope, mix):
         hits.append(MixHit(node, scope, None, found,
                            _names.call_name(node)))
+  return hits + (_summed(analysis, scope) if here else [])
+
+
+def _summed(analysis: Analysis, scope: _scopes.Scope) -> List[_idiom.Hit]:
+  """`acc += sg(w * old_mask)` and `acc += w * new_mask` (Conure's
+  per-task masks summed over a loop, the earlier tasks' stopped): a mix
+  spread over statements, one variable in a stopped and a live product."""
+  added: Dict[str, List[ast.expr]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+        and isinstance(node.target, ast.Name):
+      added.setdefault(node.target.id, []).append(node.value)
+  hits: List[_idiom.Hit] = []
+  for terms in added.values():
+    values: List[ast.expr] = []
+    for value in terms if len(terms) > 1 else []:
+      values += [d.value for d in scope.defs.get(value.id, []) if d.replaces
+                 ] if isinstance(value, ast.Name) else [value]
+    held = [v for v in values if isinstance(v, ast.Call) and (
+        _names.call_name(v) == "stop_gradient") and v.args and (
+            _product(v.args[0]))]
+    live = [v for v in values if _product(v) and not any(
+        isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
+        for n in ast.walk(v))]
+    for each in held:
+      stopped = _calls.variables_in(analysis.flow, each, scope, {},
+                                    stopped=True, trainable=True)
+      if any(stopped & _calls.variables_in(analysis.flow, v, scope, {},
+                                           trainable=True) for v in live):
+        hits.append(MixHit(each, scope, None, {"mix": each, "summed": each}))
+        break
   return hits
+
+
+def _product(node: ast.AST) -> bool:
+  return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) or (
+      isinstance(node, ast.Call) and _names.call_name(node) in {
+          "multiply", "mul"})
 
 
 def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
@@ -554,15 +619,9 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
   lines = analysis.lines(hit.scope)
   tf = _edits.tf_alias(module.tree)
   frozen: Optional[str] = None  # The index frozen (a concat's part).
-  if "initial" in hit.labels:
-    return ("the masked-out elements are a non-trainable copy of the "
-            "initial values: use the weight itself, with those values "
-            "assigned once, and `tfpartial.train_only(weight, mask)` on "
-            "the optimizer")
-  if "layer" in hit.labels:
-    return ("the mask stops channels of a layer's output: say which "
-            "elements of that layer's kernel and bias train in a "
-            "`tfpartial.train_only` and drop the `Lambda` layer")
+  for label, reason in _BY_LABEL.items():
+    if label in hit.labels:
+      return reason
   if hit.helper:
     pair = _helper_arguments(hit, analysis)
     if isinstance(pair, str):
@@ -605,6 +664,24 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
       _edits.replace(hit.node, _edits.text(variable, lines)),
       _edits.before(site, lines, spec), apply], numpy=frozen is not None and (
           _edits.numpy_alias(module.tree) is None))
+
+
+# Why the port of a hit so labelled is by hand (or not needed).
+_BY_LABEL = {
+    "initial": ("the masked-out elements are a non-trainable copy of the "
+                "initial values: use the weight itself, with those values "
+                "assigned once, and `tfpartial.train_only(weight, mask)` on "
+                "the optimizer"),
+    "rows": ("none needed: the table the model reads is exact as written; "
+             "for the variable to hold the constants too, assign them once "
+             "and keep those rows with `tfpartial.freeze`"),
+    "summed": ("the masked terms of one variable are summed, some stopped: "
+               "say which elements train in a `tfpartial.train_only` and use "
+               "the variable itself"),
+    "layer": ("the mask stops channels of a layer's output: say which "
+              "elements of that layer's kernel and bias train in a "
+              "`tfpartial.train_only` and drop the `Lambda` layer"),
+}
 
 
 def _stopped_part(node: ast.Call, lines: List[str]

@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import (Dict, Iterable, Iterator, List, Optional, Sequence, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -55,6 +56,9 @@ class Step:
   var_list: Optional[ast.AST]
   loss: Optional[str]
   labels: Labels
+  # The filters of the other classes whose method of the name the step
+  # reads (`model.get_retrain_vars()`, `model` of a class passed in).
+  also: Tuple[ast.expr, ...] = ()
 
 
 class VarListFilter(_idiom.Idiom):
@@ -81,6 +85,7 @@ class VarListFilter(_idiom.Idiom):
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
     hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+    also: Dict[Tuple[int, str], List[_idiom.Hit]] = {}
     # The filters each function's steps train, and whether one of them
     # trains everything.
     parts: Dict[int, Set[str]] = {}
@@ -90,7 +95,8 @@ class VarListFilter(_idiom.Idiom):
       groups = _loss_groups(steps)
       for step in steps:
         if "filtered" not in step.labels or _split(step, steps, groups) and (
-            not _phased(step, steps)) or _only_measured(step):
+            not _phased(step, steps)) or _only_measured(step) or (
+                _only_summarised(step, steps)):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
@@ -115,17 +121,19 @@ class VarListFilter(_idiom.Idiom):
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
           hits[key] = hit
+          also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
+                       for n in step.also]
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
-    found = [hit for (scope, _), hit in hits.items()
-             if len(parts.get(scope, ())) < 2 or _left_out(
-                 hit, hits.values(), scope)]
+    found = [each for key, hit in hits.items()
+             if len(parts.get(key[0], ())) < 2 or _left_out(
+                 hit, hits.values(), key[0])
+             for each in [hit, *also.get(key, ())]]
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _groups_left_out(analysis, every) + (
-            _upstream_left_out(analysis, every))
+        analysis) + [hit for hit in _left_out_by_flow(analysis, every)
                      if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -147,6 +155,15 @@ class VarListFilter(_idiom.Idiom):
         "none: the variables left out get no update and no optimizer slots"]
 
 
+def _left_out_by_flow(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """The steps whose list no filter chooses, but what runs around them
+  says some variables are left out."""
+  return (_groups_left_out(analysis, steps) + _upstream_left_out(
+      analysis, steps) + _parts_left_out(analysis, steps) +
+          _composed_left_out(analysis, steps))
+
+
 def _groups_left_out(analysis: Analysis, steps: List[Step]
                      ) -> List[_idiom.Hit]:
   """A step training some of the groups of variables its function builds
@@ -164,7 +181,7 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
       trained.setdefault(id(_function_of(step.scope).node), set()).update(
           _identifiers(step.var_list))
       trained.setdefault(id(analysis.module(step.scope)), set()).update(
-          n.attr for n in ast.walk(step.var_list) if isinstance(
+          n.attr for n in _scopes.walk(step.var_list) if isinstance(
               n, ast.Attribute) and isinstance(n.value, ast.Name) and (
                   n.value.id == "self"))
   seen: Set[int] = set()
@@ -220,7 +237,7 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
     trained = {_names.dotted(n) for other in steps
                if other.scope is step.scope and other.var_list is not None
                for value in _var_list_values(other)
-               for n in ast.walk(value)}
+               for n in _scopes.walk(value)}
     text = analysis.module(step.scope).source.text
     for upstream in _feeding(step.scope, owner):
       if upstream not in trained and not re.search(
@@ -233,6 +250,240 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
                                  {"filtered": step.var_list})
         break
   return list(hits.values())
+
+
+# How a part of a model gives its weights.
+_WEIGHTS_OF = {"get_weights", "trainable_variables", "trainable_weights",
+               "variables", "weights", "get_variables"}
+
+
+def _parts_left_out(analysis: Analysis, steps: List[Step]
+                    ) -> List[_idiom.Hit]:
+  """A step training the weights of some parts of an object, summed
+  (`self.encoder.get_weights() + self.decoder.get_weights()`), while a
+  part built beside them (`self.inter = Inter(...)`) runs between them
+  (its output feeds a trained part) and no other step trains it: that
+  part is left out. A discriminator has its own step; a teacher's
+  output feeds only the loss."""
+  hits: List[_idiom.Hit] = []
+  for step in steps:
+    info = _class_of(step.scope)
+    if info is None or not isinstance(step.var_list, ast.expr):
+      continue
+    others = {n.attr for other in steps if other.call is not step.call and (
+        other.var_list is not None and _class_of(other.scope) is info)
+              for value in _alternatives(analysis, other)
+              for n in _scopes.walk(value) if isinstance(n, ast.Attribute)}
+    for value in _alternatives(analysis, step):
+      parts = _summed_parts(value)
+      if len(parts) < 2:
+        continue
+      text = analysis.module(step.scope).source.text
+      left = [name for name in _built_beside(analysis, info, parts)
+              if name not in others and not _SYNCED.search(name) and not (
+                  re.search(re.escape(name) + r"\.(set_weights|variables|"
+                            r"assign)\b", text)) and _feeds(info, name, parts)]
+      if left and isinstance(value, ast.expr):
+        hits.append(_idiom.Hit(value, step.scope, step.call,
+                               {"filtered": value}))
+        break
+  return hits
+
+
+# A copy of a network kept in step by copying, not by training.
+_SYNCED = re.compile(r"target|ema|average|avg|old|teacher", re.I)
+
+
+def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  return place.cls if place is not None else None
+
+
+def _alternatives(analysis: Analysis, step: Step) -> List[ast.AST]:
+  """The values a step's list may hold: a `self.` attribute's or a local
+  name's assignments, or the list as written."""
+  chosen = step.var_list
+  if chosen is None:
+    return []
+  name = _names.dotted(chosen) or ""
+  info = _class_of(step.scope)
+  if name.startswith("self.") and name.count(".") == 1 and info:
+    return [v for v, _ in analysis.project.attribute(info, name)]
+  if isinstance(chosen, ast.Name) and chosen.id in step.scope.defs:
+    return [d.value for d in step.scope.defs[chosen.id]]
+  return [chosen]
+
+
+def _summed_parts(value: ast.AST) -> List[str]:
+  """`a`, `b` of `self.a.get_weights() + self.b.trainable_variables`
+  (every term such a part's weights), else nothing."""
+  parts: List[str] = []
+  terms: List[ast.AST] = []
+  todo = [value]
+  while todo:  # The terms of `a + b + c`, in order.
+    each = todo.pop()
+    if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
+      todo += [each.right, each.left]
+    else:
+      terms.append(each)
+  for node in terms:
+    if isinstance(node, ast.Call) and not node.args:
+      node = node.func
+    owner = _names.dotted(node.value) if isinstance(
+        node, ast.Attribute) and node.attr in _WEIGHTS_OF else None
+    if not owner or not owner.startswith("self.") or owner.count(".") != 1:
+      return []
+    parts.append(owner[5:])
+  return parts
+
+
+def _built_beside(analysis: Analysis, info: _scopes.ClassInfo,
+                  parts: List[str]) -> List[str]:
+  """The other `self.` attributes that a method building the parts
+  assigns from a call (`self.inter = Inter(name='inter')`)."""
+  homes = {id(home): home for part in parts for _, home in (
+      analysis.project.attribute(info, f"self.{part}"))}
+  found: List[str] = []
+  for home in homes.values():
+    for node in home.nodes:
+      if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+          and len(node.targets) == 1:
+        name = _names.dotted(node.targets[0]) or ""
+        if name.startswith("self.") and name.count(".") == 1 and (
+            name[5:] not in parts) and name[5:] not in found:
+          found.append(name[5:])
+  return found
+
+
+def _feeds(info: _scopes.ClassInfo, name: str, parts: List[str]) -> bool:
+  """Whether a method of the class passes the output of `self.name(...)`
+  (through local names) into a call of one of the parts."""
+  wanted = {f"self.{p}" for p in parts}
+  for method in info.methods.values():
+    held: Set[str] = set()
+    for _ in range(2):  # Names reassigned later in a loop's body.
+      for node in _deep_nodes(method):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(n, ast.Call) and _names.dotted(n.func) == (
+                f"self.{name}") or isinstance(n, ast.Name) and n.id in held
+            for n in _scopes.walk(node.value)):
+          held.update(n.id for t in node.targets for n in _scopes.walk(t)
+                      if isinstance(n, ast.Name) and isinstance(
+                          n.ctx, ast.Store))
+    for node in _deep_nodes(method):
+      if isinstance(node, ast.Call) and _names.dotted(node.func) in wanted \
+          and any(isinstance(n, ast.Name) and n.id in held or isinstance(
+              n, ast.Call) and _names.dotted(n.func) == f"self.{name}"
+                  for a in [*node.args, *node.keywords]
+                  for n in _scopes.walk(a)):
+        return True
+  return False
+
+
+def _composed_left_out(analysis: Analysis, steps: List[Step]
+                       ) -> List[_idiom.Hit]:
+  """A step training one model's variables (`tln.trainable_variables`)
+  whose function runs that model on another's output (`tln(rln(x))`,
+  there or in a helper it passes both to) that no step of the function
+  trains: the other (a meta-learned representation at meta-test) is
+  left out. A GAN's generator, under its discriminator, has its own
+  step."""
+  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  by_home: Dict[int, List[Step]] = {}
+  for step in steps:
+    by_home.setdefault(id(_function_of(step.scope).node), []).append(step)
+  for step in steps:
+    owner = _model_trained(step)
+    if owner is None or not isinstance(step.var_list, ast.expr) or (
+        _names.call_name(step.call) in {"gradient", "gradients"}) or (
+            owner in step.scope.loops):
+      continue  # A bare gradient (a meta-learner's inner update), a loop
+      # over the groups (each trained).
+    home = _function_of(step.scope)
+    trained = {n.id for other in by_home[id(home.node)]
+               if other.var_list is not None
+               for value in _var_list_values(other)
+               for n in _scopes.walk(value) if isinstance(n, ast.Name)}
+    text = analysis.module(step.scope).source.text
+    for upstream in _run_under(analysis, home, owner):
+      if upstream not in home.params and not re.search(
+          re.escape(upstream) + r"\.(trainable_variables|trainable_weights|"
+          r"variables|weights|get_weights|layers)\b", text) or (
+              _NOT_A_MODEL.search(upstream)):
+        continue  # A function making the input, not a model.
+      if upstream not in trained and not re.search(
+          re.escape(upstream) + r"\.(set_weights\b|variables\b|"
+          r"trainable\s*=\s*False)", text):
+        hits.setdefault((id(home.node), owner), _idiom.Hit(
+            step.var_list, step.scope, step.call,
+            {"filtered": step.var_list}))
+        break
+  return list(hits.values())
+
+
+# Callables passed in that make a model's input (`attack_fn(x, y)`).
+_NOT_A_MODEL = re.compile(r"(fn|func|function)$|attack|augment|preprocess|"
+                          r"transform|noise", re.I)
+
+
+def _model_trained(step: Step) -> Optional[str]:
+  """`m` when a step trains `m.trainable_variables` (a local model)."""
+  chosen = step.var_list
+  if isinstance(chosen, ast.Name):
+    defs = step.scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else None
+  if isinstance(chosen, ast.Attribute) and chosen.attr in _OWN_VARIABLES \
+      and isinstance(chosen.value, ast.Name) and chosen.value.id != "self":
+    return chosen.value.id
+  return None
+
+
+def _run_under(analysis: Analysis, home: _scopes.Scope, owner: str
+               ) -> List[str]:
+  """The models whose output `home` passes into `owner` (`owner(b(x))`,
+  `h = b(x); owner(h)`), there or in a helper of the project it passes
+  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`)."""
+  found: List[str] = []
+  for scope in home.all():
+    for node in scope.nodes:
+      if not isinstance(node, ast.Call):
+        continue
+      if isinstance(node.func, ast.Name) and node.func.id == owner:
+        found += _inputs_of(node, scope)
+        continue
+      names = [a.id if isinstance(a, ast.Name) else "" for a in node.args]
+      if owner not in names or len(names) < 2:
+        continue
+      callee = analysis.flow.callee(node, scope)
+      place = analysis.flow.functions.get(id(callee)) if callee else None
+      inner = place[1].scope_of(callee) if place and callee else None
+      if inner is None:
+        continue
+      params = dict(zip(inner.params, names))
+      mine = next((p for p, n in params.items() if n == owner), "")
+      for each in inner.all():
+        for call in each.nodes:
+          if isinstance(call, ast.Call) and isinstance(
+              call.func, ast.Name) and call.func.id == mine:
+            found += [params[b] for b in _inputs_of(call, each)
+                      if params.get(b)]
+  return [name for name in found if name != owner]
+
+
+def _inputs_of(call: ast.Call, scope: _scopes.Scope) -> List[str]:
+  """The callables whose output `call` takes: `b` of `f(b(x))` and of
+  `f(h)` after `h = b(x)`."""
+  found: List[str] = []
+  for arg in call.args:
+    value: Optional[ast.AST] = arg
+    if isinstance(arg, ast.Name):
+      defs = scope.defs.get(arg.id, [])
+      value = defs[-1].value if defs else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+      found.append(value.func.id)
+  return found
 
 
 def _var_list_values(step: Step) -> List[ast.AST]:
@@ -249,7 +500,7 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
   passes into `owner` (`h = self.encoder_(x, training=False)`, then
   `self.task_(h)`)."""
   outputs: Dict[str, str] = {}
-  assigns = sorted((n for n in ast.walk(scope.node) if isinstance(
+  assigns = sorted((n for n in _deep_nodes(scope) if isinstance(
       n, ast.Assign) and len(n.targets) == 1 and isinstance(
           n.targets[0], ast.Name)), key=_idiom.position)
   for assign in assigns:
@@ -263,7 +514,7 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
             value, "keywords", ())):
       outputs[name] = callee  # A Keras model run, not a helper.
   found: List[str] = []
-  for node in ast.walk(scope.node):
+  for node in _deep_nodes(scope):
     if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
       found.extend(outputs[a.id] for a in node.args
                    if isinstance(a, ast.Name) and a.id in outputs)
@@ -301,8 +552,8 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
   variables, itself or by a function it calls."""
   if not name or name in _names.VARIABLES or depth <= 0:
     return False
-  for function in _functions_named(name, analysis):
-    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+  for function in analysis.project.functions_named((name,), unscanned=True):
+    calls = [n for n in _deep_nodes(function) if isinstance(n, ast.Call)]
     if any(_trainable_variable(c) for c in calls) or any(
         _creates(_names.call_name(c), analysis, depth - 1) for c in calls
         if _names.call_name(c) != name and isinstance(c.func, ast.Attribute)
@@ -311,17 +562,17 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
   return False
 
 
-def _functions_named(name: str, analysis: Analysis) -> List[ast.AST]:
-  """The functions of the project, in any module, named `name`."""
-  return [path[-1] for module in analysis.project.all_modules_with([name])
-          if module.tree is not None for path in module.functions()
-          if getattr(path[-1], "name", "") == name]
+def _deep_nodes(scope: _scopes.Scope) -> Iterator[ast.AST]:
+  """The nodes of a function and of the functions nested in it (each
+  scope's, read once and kept; no constants)."""
+  for each in scope.all():
+    yield from each.nodes
 
 
 def _read_besides(name: str, home: _scopes.Scope) -> bool:
   """Whether `home` (or a function nested in it) reads `name`."""
   return any(isinstance(n, ast.Name) and n.id == name and isinstance(
-      n.ctx, ast.Load) for n in ast.walk(home.node))
+      n.ctx, ast.Load) for n in _deep_nodes(home))
 
 
 def _written(name: str, module: object, analysis: Analysis) -> bool:
@@ -329,7 +580,7 @@ def _written(name: str, module: object, analysis: Analysis) -> bool:
   `name` (a target network synced from the trained one)."""
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if analysis.module(scope) is module and any(
-        isinstance(n, ast.Name) and n.id == name for n in ast.walk(call)):
+        isinstance(n, ast.Name) and n.id == name for n in _scopes.walk(call)):
       return True
   return False
 
@@ -493,8 +744,16 @@ def _steps(analysis: Analysis) -> List[Step]:
     if chosen is not None and "filtered" not in labels and (_part_of_called(
         chosen, scope, call) or _some_created(chosen, scope, flow, created)):
       labels = {**labels, "filtered": chosen}
+    entries = _some_entries(chosen, scope, analysis) if chosen is not None \
+        and "filtered" not in labels else None
+    if entries is not None:
+      flow.origin.setdefault(id(entries), scope)
+      labels = {**labels, "filtered": entries}
+    returned = _returned_filters(analysis, chosen, scope, labels)
+    if returned:
+      labels = {**labels, "filtered": returned[0]}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      labels))
+                      labels, tuple(returned[1:])))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -507,7 +766,7 @@ def _steps(analysis: Analysis) -> List[Step]:
         call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
-                            flow))
+                            analysis))
   return found
 
 
@@ -613,6 +872,53 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
   return bool(created[id(home)] - names)
 
 
+def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
+                  analysis: Analysis) -> Optional[ast.expr]:
+  """The list, when a step trains a hand-written list of some entries of dicts
+  of variables (`[weights['out'], biases['out']]`) that the function
+  passes whole to the model (`inference(x, weights, biases)`): the other
+  entries are left out."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else chosen
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts:
+    return None
+  picked: Dict[str, Set[str]] = {}
+  for element in chosen.elts:
+    if not (isinstance(element, ast.Subscript) and isinstance(
+        element.value, ast.Name) and isinstance(element.slice, ast.Constant)):
+      return None
+    picked.setdefault(element.value.id, set()).add(str(element.slice.value))
+  passed = {a.id for n in scope.nodes if isinstance(n, ast.Call)
+            for a in n.args if isinstance(a, ast.Name)}
+  left = False
+  for name, keys in picked.items():
+    defs = scope.defs.get(name, [])
+    table = defs[0].value if len(defs) == 1 else None
+    if not isinstance(table, ast.Dict) or name not in passed or not all(
+        isinstance(v, ast.Call) and (_trainable_variable(v) or "var" in (
+            analysis.flow.labels(v, scope))) for v in table.values):
+      return None
+    left = left or len(table.keys) > len(keys)
+  return chosen if left and not _rest_trained(scope, set(picked)) else None
+
+
+def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
+  """Whether a step of the function trains a list read from the whole
+  dicts (`list(set(weights.values()) - set(head))` at its own rate)."""
+  for node in scope.nodes:
+    chosen = var_list_of(node) if isinstance(node, ast.Call) and (
+        _names.call_name(node) in STEPS) else None
+    values: List[ast.AST] = [chosen] if chosen is not None else []
+    if isinstance(chosen, ast.Name):
+      values += [d.value for d in scope.defs.get(chosen.id, [])]
+    if any(isinstance(n, ast.Attribute) and n.attr == "values" and isinstance(
+        n.value, ast.Name) and n.value.id in tables
+           for value in values for n in _scopes.walk(value)):
+      return True
+  return False
+
+
 def _trainable_variable(value: ast.AST) -> bool:
   """`tf.get_variable(...)`, `tf.Variable(...)`, not `trainable=False`,
   nor a scalar set from a number (a step counter, a learning rate)."""
@@ -712,7 +1018,7 @@ def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
-             positions: Tuple[int, int], flow: Flow) -> Step:
+             positions: Tuple[int, int], analysis: Analysis) -> Step:
   """The step a call of a wrapper makes, from its arguments."""
   params = [a.arg for a in getattr(callee, "args").args]
   if params[:1] in (["self"], ["cls"]):
@@ -729,8 +1035,84 @@ def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
     return next((k.value for k in call.keywords if k.arg == name), None)
 
   chosen, loss = argument(positions[1]), argument(positions[0])
-  return Step(call, scope, chosen, _loss_key(loss, scope),
-              flow.labels(chosen, scope) if chosen is not None else {})
+  labels = analysis.flow.labels(chosen, scope) if chosen is not None else {}
+  returned = _returned_filters(analysis, chosen, scope, labels)
+  if returned:
+    labels = {**labels, "filtered": returned[0]}
+  return Step(call, scope, chosen, _loss_key(loss, scope), labels,
+              tuple(returned[1:]))
+
+
+def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
+                      scope: _scopes.Scope, labels: Labels
+                      ) -> List[ast.expr]:
+  """The filters of the functions whose result the step trains where the
+  flow does not follow it there: a property of the step's class
+  (`self.var_list`), a method of an object of a class passed in (`model =
+  model_def(x)`, `model.get_retrain_vars()`) or a helper of a module the
+  imports do not find (`variables_helper.freeze_gradients_matching_regex(
+  grads_and_vars, ...)`) that the project's functions of that name
+  filter by name or scope."""
+  if chosen is None or "filtered" in labels:
+    return []
+  values: List[ast.AST] = [chosen]
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    values = [defs[i].value for i in scope.reaching(chosen.id, chosen)]
+  found: List[ast.expr] = []
+  for value in values:
+    for function in _unfollowed(analysis, value, scope, labels):
+      node = _returned_filter(analysis.flow, function)
+      if node is not None:
+        found.append(node)
+  return found
+
+
+def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
+                labels: Labels) -> List[_scopes.Scope]:
+  """The functions a property read or a call the flow does not follow
+  may run: the property's, or the project's functions of the name."""
+  function = labels.get("fn")
+  if isinstance(value, ast.Attribute) and isinstance(
+      function, ast.FunctionDef) and any(
+          _names.dotted(d) == "property" for d in function.decorator_list):
+    home = analysis.flow.functions.get(id(function))
+    inner = home[1].scope_of(function) if home else None
+    return [inner] if inner is not None else []
+  if isinstance(value, ast.Call) and isinstance(
+      value.func, ast.Attribute) and analysis.flow.callee(
+          value, scope) is None and (
+              not isinstance(value.func.value, ast.Name) or not (
+                  analysis.project.external(scope, value.func.value.id))
+              or analysis.project.holds_module(scope, value.func.value.id)):
+    return list(analysis.project.functions_named(
+        (value.func.attr,), unscanned=True))
+  return []
+
+
+def _returned_filter(flow: Flow, function: _scopes.Scope
+                     ) -> Optional[ast.expr]:
+  """Where a function filters the variables it returns, if it does."""
+  for returned in function.nodes:
+    if not isinstance(returned, ast.Return) or returned.value is None:
+      continue
+    got = flow.chosen(returned.value, function, flow.labels(
+        returned.value, function))
+    if "filtered" in got:
+      node = _origin(flow, returned.value, function, set())
+      if node is returned.value and isinstance(got["filtered"], ast.expr):
+        node = got["filtered"]  # Where the comprehension's source is.
+      node = node if isinstance(node, ast.expr) else returned.value
+      if any(isinstance(n, ast.Name) and n.id in function.params and (
+          _REPLICA.search(n.id)) for n in _scopes.walk(node)):
+        return None  # One replica's copy of the model (`'v%s/' % device`).
+      flow.origin.setdefault(id(node), function)
+      return node
+  return None
+
+
+# A parameter naming one replica of a model copied per device.
+_REPLICA = re.compile(r"device|tower|replica|gpu|clone|worker|shard", re.I)
 
 
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
@@ -752,7 +1134,8 @@ def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   everything."""
   return bool(_other_trainings(step, steps)) and not any(
       isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and any(
-          isinstance(op, ast.NotIn) for op in n.ops) for n in ast.walk(node))
+          isinstance(op, ast.NotIn) for op in n.ops)
+      for n in _scopes.walk(node))
 
 
 def _complement_trained(node: ast.AST, steps: List[Step],
@@ -763,13 +1146,13 @@ def _complement_trained(node: ast.AST, steps: List[Step],
   d_vars)`, a GAN's generator as what is not the discriminator): between
   them they train everything."""
   excluded = {ast.unparse(_unwrapped(n.comparators[0]))
-              for n in ast.walk(node) if isinstance(n, ast.Compare) and len(
+              for n in _scopes.walk(node) if isinstance(n, ast.Compare) and len(
                   n.ops) == 1 and isinstance(n.ops[0], ast.NotIn) and (
                       not isinstance(n.comparators[0], ast.Constant))}
   if not excluded:
     return False
   chosen = [step.var_list for step in steps] + [
-      var_list_of(n) for n in ast.walk(home.node) if isinstance(
+      var_list_of(n) for n in _deep_nodes(home) if isinstance(
           n, ast.Call) and _names.call_name(n) in STEPS]
   return any(excluded & set(_summands(c)) for c in chosen if c is not None)
 
@@ -789,7 +1172,22 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   mine = ast.unparse(step.var_list)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and ast.unparse(other.var_list) != mine]
+          other) and ast.unparse(other.var_list) != mine and not (
+              _fast_weights(other))]
+
+
+def _fast_weights(step: Step) -> bool:
+  """Whether a bare gradient is taken of weights its function is given
+  (`tf.gradients(loss, list(weights.values()))`): a meta-learner's inner
+  loop moving fast weights, not a step of an optimizer."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"} or (
+      step.var_list is None):
+    return False
+  nodes = list(_scopes.walk(step.var_list))
+  return any(isinstance(n, ast.Name) and n.id in step.scope.params
+             for n in nodes) and not any(
+                 isinstance(n, ast.Attribute) and n.attr in _OWN_VARIABLES
+                 for n in nodes)  # A model passed in: its own variables.
 
 
 def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
@@ -829,13 +1227,55 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
   for each in hits:
     if id(each.scope) != scope:
       continue
-    for node in ast.walk(each.node):
+    for node in _scopes.walk(each.node):
       if isinstance(node, ast.Compare) and isinstance(
           node.left, ast.Constant) and isinstance(node.left.value, str):
         negated = any(isinstance(op, ast.NotIn) for op in node.ops)
         (dropped if negated else kept).add(node.left.value)
   del hit
   return bool(dropped - kept)
+
+
+# Calls that only show a value (a summary, a print).
+_SHOWN = {"histogram", "scalar", "image", "audio", "text", "print",
+          "Print", "info", "debug", "write"}
+
+
+_REARRANGE = {"zip", "list", "tuple", "enumerate", "sorted", "dict"}
+
+
+def _only_summarised(step: Step, steps: List[Step]) -> bool:
+  """Whether a filtered gradient is only shown (`tf.summary.histogram` of
+  each), never applied, while the function's step minimises the same
+  loss on every variable (`optimizer.minimize(loss)`)."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"} or not (
+      any(other.scope is step.scope and other.loss == step.loss and (
+          other.var_list is None) and _names.call_name(other.call) in {
+              "minimize", "create_train_op", "optimize_loss"}
+          for other in steps)):
+    return False
+  held: Set[str] = set()
+  passed: Set[int] = set()  # Reads that pass the value on or show it.
+  for node in step.scope.nodes:  # In source order: assignments first.
+    value = getattr(node, "value", None) if isinstance(node, ast.Assign) \
+        else getattr(node, "iter", None) if isinstance(node, ast.For) \
+        else None
+    targets: List[ast.AST] = list(node.targets) if isinstance(
+        node, ast.Assign) else [getattr(node, "target", node)]
+    if value is not None and (value is step.call or any(
+        isinstance(n, ast.Name) and n.id in held
+        for n in _scopes.walk(value)) and all(
+            _names.call_name(c) in _REARRANGE for c in _scopes.walk(value)
+            if isinstance(c, ast.Call))) and all(
+            isinstance(t, (ast.Name, ast.Tuple)) for t in targets):
+      held.update(n.id for t in targets for n in _scopes.walk(t)
+                  if isinstance(n, ast.Name))
+      passed.update(id(n) for n in _scopes.walk(value))
+    elif isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
+      passed.update(id(n) for n in _scopes.walk(node))
+  return bool(held) and all(
+      id(n) in passed for n in step.scope.nodes if isinstance(
+          n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
 
 
 def _only_measured(step: Step) -> bool:
@@ -860,7 +1300,7 @@ def _only_measured(step: Step) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) or (
         isinstance(node, ast.Call) and _names.call_name(node) in {
             "square", "reduce_sum", "norm", "global_norm"}):
-      squared.update(id(n) for n in ast.walk(node)
+      squared.update(id(n) for n in _scopes.walk(node)
                      if isinstance(n, ast.Name) and n.id == name.id)
   return bool(reads) and reads <= squared
 
@@ -874,8 +1314,10 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   whole = step.var_list.value if isinstance(
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
+  source = step.labels.get("grad")  # The gradients it keeps some of.
   return step.loss is not None and any(
-      other is not step and other.scope is step.scope and
+      other is not step and other.scope is step.scope and (
+          other.call is not source) and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
@@ -891,7 +1333,9 @@ def _trains(step: Step) -> bool:
   call = step.call
   name = _names.call_name(call)
   if name == "apply_gradients":
-    return not (call.args and step.var_list is call.args[0])
+    # Pairs kept by a filter here choose a group too.
+    return not (call.args and step.var_list is call.args[0]) or (
+        "filtered" in step.labels)
   if name not in {"gradients", "gradient"} or "var" in step.labels:
     return True
   chosen = step.var_list
@@ -903,16 +1347,22 @@ def _per_group(step: Step, node: ast.AST) -> bool:
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
   step per group, every group trained (mutual learning, ensembles)."""
   loops: Set[str] = set()
-  for loop in ast.walk(step.scope.node):
-    if isinstance(loop, (ast.For, ast.AsyncFor)) and any(
-        inner is step.call for inner in ast.walk(loop)):
-      loops.update(n.id for n in ast.walk(loop.target)
+  at = _idiom.position(step.call)
+  for loop in _deep_nodes(step.scope):
+    if isinstance(loop, (ast.For, ast.AsyncFor)) and _idiom.position(
+        loop) <= at and _end(step.call) <= _end(loop):
+      loops.update(n.id for n in _scopes.walk(loop.target)
                    if isinstance(n, ast.Name))
   if not loops:
     return False
   used = {n.id for part in (node, step.var_list) if part is not None
-          for n in ast.walk(part) if isinstance(n, ast.Name)}
+          for n in _scopes.walk(part) if isinstance(n, ast.Name)}
   return bool(used & loops)
+
+
+def _end(node: ast.AST) -> Tuple[int, int]:
+  return (getattr(node, "end_lineno", 0) or 0,
+          getattr(node, "end_col_offset", 0) or 0)
 
 
 def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
@@ -1124,7 +1574,7 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   callee = flow.callee(node, scope)
   if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return False
-  returns = [r.value for r in ast.walk(callee)
+  returns = [r.value for r in _scopes.walk(callee)
              if isinstance(r, ast.Return) and r.value is not None]
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
@@ -1145,14 +1595,14 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
           i.context_expr) in _SCOPES and i.context_expr.args and ast.unparse(
               i.context_expr.args[0]) == text for i in n.items) and any(
                   isinstance(c, ast.Call) for s in n.body
-                  for c in ast.walk(s)) for n in ast.walk(home.node))
+                  for c in _scopes.walk(s)) for n in _deep_nodes(home))
 
 
 def _compared(test: ast.AST) -> List[ast.expr]:
   """What a name test compares a variable's name with (`v.name.startswith(
   x)`: x; `x in v.name`: x)."""
   found: List[ast.expr] = []
-  for node in ast.walk(test):
+  for node in _scopes.walk(test):
     if isinstance(node, ast.Call) and _names.call_name(node) in {
         "startswith", "match", "search"} and node.args:
       found.append(node.args[0])
@@ -1174,7 +1624,8 @@ _CURRENT_SCOPE = {"get_name_scope", "get_variable_scope",
 def _identifiers(node: ast.AST) -> List[str]:
   """The names and attribute names `node` reads."""
   return [n.attr if isinstance(n, ast.Attribute) else n.id
-          for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Name))]
+          for n in _scopes.walk(node)
+          if isinstance(n, (ast.Attribute, ast.Name))]
 
 
 def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
@@ -1184,9 +1635,9 @@ def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
   if any(isinstance(n, ast.Compare) and any(
       isinstance(op, ast.NotIn) for op in n.ops) or isinstance(
           n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-         for n in ast.walk(node)):
+         for n in _scopes.walk(node)):
     return False
-  literals = [n.value for n in ast.walk(node)
+  literals = [n.value for n in _scopes.walk(node)
               if isinstance(n, ast.Constant) and isinstance(n.value, str)
               and n.value]
   if isinstance(node, ast.Call):

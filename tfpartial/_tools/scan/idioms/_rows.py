@@ -1,0 +1,312 @@
+"""A variable's own rows (or columns) replaced by constants in the table
+the forward pass reads: a slice of the variable that drops rows at one
+edge, joined along that axis with constants (`tf.concat((tf.zeros([1, E]),
+table[1:, :]), 0)`, Kyubyong's `zero_pad`; `tf.pad(w[1:], [[1, 0], [0,
+0]])`; `tf.concat([k[:, :-1], tf.ones([d, 1])], 1)`), the result looked up
+or multiplied: the dropped rows of the variable never train. Counted only
+where that branch runs (`if zero_pad:` with the parameter's default or a
+call turning it on). Constant rows joined to a whole variable leave none
+of it out and are not this (a padding row appended)."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from typing import List, Optional, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._calls import joined_parts
+
+_JOINS = {"concat", "concat_v2", "concatenate", "pad"}
+_FILLS = {"zeros", "ones", "fill", "constant", "zeros_like", "ones_like"}
+# What reads a table: a lookup, a product, a convolution.
+_READERS = {"embedding_lookup", "embedding_lookup_sparse", "gather",
+            "safe_embedding_lookup_sparse", "matmul", "tensordot", "einsum",
+            "dot", "conv1d", "conv2d", "atrous_conv2d", "nce_loss",
+            "sampled_softmax_loss", "Embedding"}
+# What passes a table on unchanged in kind.
+_THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims"}
+_TEXT = re.compile(r"\b(?:concat|concat_v2|concatenate|pad)\s*\(")
+# Methods the framework calls: their parameters take their defaults.
+_DISPATCHED = {"call", "__call__", "forward", "build"}
+
+
+def replaced_rows(analysis: Analysis
+                  ) -> List[Tuple[ast.Call, _scopes.Scope, ast.expr]]:
+  """(the join, its scope, the variable sliced) of each table whose rows
+  of a variable are replaced by constants, where its branch runs; in the
+  helper modules too (an embedding built where nothing trains)."""
+  found: List[Tuple[ast.Call, _scopes.Scope, ast.expr]] = []
+  project = analysis.project
+  for module in project.modules:
+    text = module.source.text
+    if not _TEXT.search(text) or not any(
+        w in text for w in ("zeros", "ones", "fill", "constant", "pad(")) or (
+            project.parsed(module) is None):
+      continue
+    for scope in analysis.scopes_with(module, _JOINS):
+      for node in scope.nodes:
+        if not isinstance(node, ast.Call) or _names.call_name(
+            node) not in _JOINS:
+          continue
+        sliced = _dropping_slice(node, scope)
+        if sliced is None or not _trained_variable(analysis, sliced,
+                                                   scope):
+          continue
+        if _read_as_table(analysis, node, scope) and _branch_runs(
+            analysis, node, scope):
+          found.append((node, scope, sliced.value))
+  return found
+
+
+def _dropping_slice(node: ast.Call, scope: _scopes.Scope
+                    ) -> Optional[ast.Subscript]:
+  """The one slice of a join that drops rows at an edge along the axis
+  the join adds constants on, the other parts all constants."""
+  if _names.call_name(node) == "pad":
+    return _padded_slice(node)
+  parts = joined_parts(node)
+  if not parts:
+    return None
+  sliced = [p for p in parts if isinstance(p, ast.Subscript)]
+  others = [p for p in parts if not isinstance(p, ast.Subscript)]
+  if len(sliced) != 1 or not others or not all(
+      _filled(p, scope) for p in others):
+    return None
+  axis = next((k.value for k in node.keywords if k.arg in {"axis", "dim"}),
+              None)
+  if axis is None:
+    positional = [a for a in node.args[:2]
+                  if not isinstance(a, (ast.List, ast.Tuple))]
+    axis = positional[0] if positional else (
+        ast.Constant(0) if _names.call_name(node) == "concatenate" else None)
+  number = _integer(axis)
+  if number is None:
+    return None
+  return sliced[0] if _drops_along(sliced[0], number) else None
+
+
+def _padded_slice(node: ast.Call) -> Optional[ast.Subscript]:
+  """`tf.pad(w[1:], [[1, 0], [0, 0]])`: the slice, when the only axis
+  padded (with the default constant mode) is the one it drops rows of."""
+  args = list(node.args)
+  paddings = args[1] if len(args) > 1 else next(
+      (k.value for k in node.keywords if k.arg == "paddings"), None)
+  mode = args[2] if len(args) > 2 else next(
+      (k.value for k in node.keywords if k.arg == "mode"), None)
+  if not args or not isinstance(args[0], ast.Subscript) or not isinstance(
+      paddings, (ast.List, ast.Tuple)) or mode is not None and not (
+          isinstance(mode, ast.Constant) and str(mode.value).upper() == (
+              "CONSTANT")):
+    return None
+  padded = []
+  for axis, pair in enumerate(paddings.elts):
+    amounts = [_integer(e) for e in getattr(pair, "elts", [])]
+    if len(amounts) != 2 or None in amounts:
+      return None
+    if any(amounts):
+      padded.append(axis)
+  if len(padded) != 1 or not _drops_along(args[0], padded[0]):
+    return None
+  return args[0]
+
+
+def _integer(node: Optional[ast.AST]) -> Optional[int]:
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+    inner = _integer(node.operand)
+    return None if inner is None else -inner
+  if isinstance(node, ast.Constant) and isinstance(node.value, int) and (
+      not isinstance(node.value, bool)):
+    return node.value
+  return None
+
+
+def _drops_along(part: ast.Subscript, axis: int) -> bool:
+  """`t[1:]`, `t[1:, :]`, `t[:, :-1]`: every row of `axis` but a
+  constant few at an edge, the other axes whole."""
+  index = part.slice
+  dims = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+  if axis < 0:
+    if len(dims) < 2:
+      return False
+    axis += len(dims)
+  if not 0 <= axis < len(dims):
+    return False
+  for position, dim in enumerate(dims):
+    if not isinstance(dim, ast.Slice) or dim.step is not None:
+      return False
+    bounds = (dim.lower, dim.upper)
+    if position != axis:
+      if bounds != (None, None):
+        return False
+      continue
+    lower, upper = (_integer(b) if b is not None else None for b in bounds)
+    if any(b is not None and n is None for b, n in zip(bounds, (
+        lower, upper))) or not (lower or upper is not None) or (
+            lower is not None and lower < 0):
+      return False
+  return True
+
+
+def _filled(node: ast.expr, scope: _scopes.Scope) -> bool:
+  """A constant made to size: `tf.zeros([1, E])`, `tf.fill(...)`,
+  `tf.ones_like(...) * 2`, `tf.constant(0.0, shape=...)`, or a name
+  holding one."""
+  if isinstance(node, ast.BinOp):
+    return _filled(node.left, scope) and isinstance(
+        node.right, ast.Constant) or _filled(node.right, scope) and (
+            isinstance(node.left, ast.Constant))
+  if isinstance(node, ast.Name):
+    defs = scope.defs.get(node.id, [])
+    return len(defs) == 1 and _filled(defs[0].value, scope)
+  return isinstance(node, ast.Call) and _names.call_name(node) in _FILLS
+
+
+def _trained_variable(analysis: Analysis, part: ast.Subscript,
+                      scope: _scopes.Scope) -> bool:
+  """Whether the sliced value is one variable that trains: made by
+  `get_variable`, `Variable`, `add_weight` or a layer's weight (not what a
+  lookup or a product of it makes, not a list of variables, not made with
+  `trainable=False`)."""
+  labels = analysis.flow.labels(part.value, scope)
+  made = labels.get("var")
+  return "shadow" not in labels and (isinstance(made, ast.Call) and (
+      _names.call_name(made) in _names.VARIABLES) or isinstance(
+          made, ast.Attribute) and made.attr in _names.LAYER_VARIABLES)
+
+
+def _read_as_table(analysis: Analysis, node: ast.Call,
+                   scope: _scopes.Scope) -> bool:
+  """Whether the join is looked up or multiplied (here, or by the name it
+  is bound to), returned, or kept on the object: not written into a
+  variable nor made a new variable's initial value."""
+  order = analysis.order(scope)
+  current: ast.AST = node
+  parent = order.parent(current)
+  while isinstance(parent, (ast.Call, ast.keyword, ast.IfExp)) and not (
+      isinstance(parent, ast.Call) and _names.call_name(parent) in _READERS):
+    if isinstance(parent, ast.Call) and _names.call_name(parent) not in (
+        _THROUGH):
+      return False
+    current, parent = parent, order.parent(parent)
+  if isinstance(parent, ast.Call) or isinstance(parent, ast.Return):
+    return True
+  if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+    return False
+  target = parent.targets[0]
+  if isinstance(target, ast.Attribute):
+    return True
+  if not isinstance(target, ast.Name):
+    return False
+  for each in scope.nodes:
+    reads: List[ast.expr] = []
+    if isinstance(each, ast.Call) and _names.call_name(each) in _READERS:
+      reads = [*each.args, *(k.value for k in each.keywords)]
+    elif isinstance(each, ast.Return) and each.value is not None:
+      reads = [each.value]
+    if any(isinstance(n, ast.Name) and n.id == target.id
+           for r in reads for n in ast.walk(r)):
+      return True
+  return False
+
+
+def _branch_runs(analysis: Analysis, node: ast.Call,
+                 scope: _scopes.Scope) -> bool:
+  """Whether the join runs: a function (not a method) the project calls,
+  and each `if flag:` around the join may be taken, a flag that is a
+  parameter of the function taking its default or what the project's
+  calls pass it (a function nobody calls runs no branch on a flag)."""
+  if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+      scope.cls is None and scope.name not in _DISPATCHED) and not (
+          _calls_of(analysis, scope.node)):
+    return False
+  order = analysis.order(scope)
+  current: ast.AST = node
+  parent = order.parent(current)
+  while parent is not None and parent is not scope.node:
+    if isinstance(parent, (ast.If, ast.IfExp)) and current is not (
+        parent.test):
+      wanted = current not in (parent.orelse if isinstance(
+          parent, ast.If) else [parent.orelse])
+      test = parent.test
+      if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, wanted = test.operand, not wanted
+      if isinstance(test, ast.Name) and test.id in scope.params and not (
+          _may_be(analysis, scope, test.id, wanted)):
+        return False
+    current, parent = parent, order.parent(parent)
+  return True
+
+
+def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
+            wanted: bool, depth: int = 0) -> bool:
+  """Whether the parameter `name` may be `wanted` (true or false): its
+  default, or a value a call of the function passes, a parameter of the
+  caller passed on followed to its own callers (anything else not a
+  constant may be either)."""
+  function = scope.node
+  if depth > 3 or not isinstance(function, (ast.FunctionDef,
+                                            ast.AsyncFunctionDef)):
+    return True
+  default = _default(function, name)
+  calls = _calls_of(analysis, function)
+  if not calls:
+    return scope.name in _DISPATCHED and _truth(default, wanted)
+  position = scope.params.index(name)
+  method = scope.cls is not None and scope.params[:1] in (["self"], ["cls"])
+  for place, call in calls:
+    shift = 1 if method and not (isinstance(call.func, ast.Attribute) and (
+        isinstance(call.func.value, ast.Name)) and call.func.value.id == (
+            scope.cls.name if scope.cls is not None else "")) else 0
+    given = next((k.value for k in call.keywords if k.arg == name), None)
+    if given is None and any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args):
+      return True
+    if given is None and 0 <= position - shift < len(call.args):
+      given = call.args[position - shift]
+    if isinstance(given, ast.Name) and given.id in place.params and not (
+        place.defs.get(given.id)):
+      if _may_be(analysis, place, given.id, wanted, depth + 1):
+        return True
+    elif _truth(given if given is not None else default, wanted):
+      return True
+  return False
+
+
+def _calls_of(analysis: Analysis,
+              function: ast.FunctionDef | ast.AsyncFunctionDef
+              ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """The project's calls of `function`, in the modules that hold no step
+  too (a model's `networks.py` calling the helper of `modules.py`)."""
+  found = analysis.flow.calls_of(function)
+  if found:
+    return found
+  project = analysis.project
+  calls = project.calls_named((function.name,), project.all_modules_with(
+      (function.name,)))
+  return [(scope, call) for scope, call in itertools.islice(calls, 48)
+          if analysis.flow.callee(call, scope) is function]
+
+
+def _default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+             ) -> Optional[ast.expr]:
+  arguments = function.args
+  positional = [*arguments.posonlyargs, *arguments.args]
+  defaults = dict(zip([a.arg for a in positional][-len(arguments.defaults):]
+                      if arguments.defaults else [], arguments.defaults))
+  defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs,
+                                            arguments.kw_defaults) if d})
+  return defaults.get(name)
+
+
+def _truth(value: Optional[ast.expr], wanted: bool) -> bool:
+  """Whether `value` may be true (or false, as `wanted`): a constant is
+  what it is, a missing value is `None`, anything else may be either."""
+  if value is None:
+    return not wanted
+  if isinstance(value, ast.Constant):
+    return bool(value.value) == wanted
+  return True
