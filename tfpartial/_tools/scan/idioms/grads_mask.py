@@ -50,7 +50,7 @@ class GradsMask(_idiom.Idiom):
       "gradients multiplied by a mask (or rebuilt with tf.where or "
       "IndexedSlices) between computing and applying them",
       "gradient-masks",
-      "drop the mask; apply with `spec.apply_gradients(optimizer, ...)` "
+      "drop a 0/1 mask (keep any scaling); apply with `spec.apply_gradients(optimizer, ...)` "
       "(or `optimizer = spec.wrap(optimizer)`), `spec = "
       "tfpartial.freeze(variable, index)`")
 
