@@ -11,8 +11,10 @@ paths, is read once. Nothing read here is imported or run.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import errno
+import gc
 import io
 import os
 import stat
@@ -42,6 +44,9 @@ class Source:
       the same bytes.
     notes: What reading it left out, one line each (a notebook's cells
       that do not parse).
+    tree: The tree of `text` when reading it parsed it (a notebook that
+      parses whole), for the scan's project to take (once) instead of
+      parsing it again.
   """
 
   path: str
@@ -49,6 +54,8 @@ class Source:
   cells: Tuple[Tuple[int, int], ...] = ()
   encoding: str = "utf-8"
   notes: Tuple[str, ...] = ()
+  tree: List[ast.Module] = dataclasses.field(
+      default_factory=list, compare=False, repr=False)
 
   def locate(self, line: int) -> Tuple[int, Optional[int]]:
     """The line in its cell and the cell (None for a `.py` file).
@@ -200,14 +207,20 @@ def read_all(files: Sequence[str]) -> Tuple[List[Source], List[str]]:
   part of one left out (a notebook's cell)."""
   sources: List[Source] = []
   messages: List[str] = []
-  for path in files:
-    try:
-      source = read(path)
-    except ValueError as error:
-      messages.append(f"{path}: skipped: {error}")
-      continue
-    sources.append(source)
-    messages.extend(source.notes)
+  collecting = gc.isenabled()
+  gc.disable()  # The notebooks' trees are kept: a collection finds nothing.
+  try:
+    for path in files:
+      try:
+        source = read(path)
+      except ValueError as error:
+        messages.append(f"{path}: skipped: {error}")
+        continue
+      sources.append(source)
+      messages.extend(source.notes)
+  finally:
+    if collecting:
+      gc.enable()
   return sources, messages
 
 
@@ -249,5 +262,6 @@ def read_bytes(path: str, limit: int = MAX_BYTES) -> bytes:
 
 
 def _read_notebook(path: str, data: bytes) -> Source:
-  text, cells, notes = _notebook.read(path, data)
-  return Source(path, text, cells, "utf-8", notes)
+  text, cells, notes, tree = _notebook.read_tree(path, data)
+  return Source(path, text, cells, "utf-8", notes,
+                [tree] if tree is not None else [])

@@ -110,6 +110,8 @@ class Flow:
                         List[Tuple[ast.expr, _scopes.Scope]]] = {}
     # A file -> how near it each module is (by the module's id).
     self._nearness: Dict[str, Dict[int, Tuple[int, ...]]] = {}
+    self._places: Dict[int, Tuple[str, str]] = {}  # A module's path, stem.
+    self._folders: Dict[Tuple[str, str], str] = {}  # Their common path.
 
   def labels(self, node: Optional[ast.AST], scope: _scopes.Scope,
              env: Optional[Dict[str, Labels]] = None) -> Labels:
@@ -688,17 +690,43 @@ class Flow:
       # Its file, then the modules it imports, then its folder's (a
       # notebook, which nothing imports, last).
       other = self.project.module_of(pair[1])
-      if id(other) not in paths:
-        path = os.path.abspath(other.path)
-        stem = os.path.splitext(os.path.basename(path))[0]
-        paths[id(other)] = (
+      rank = paths.get(id(other))
+      if rank is None:
+        path, stem = self._place(other)
+        rank = paths[id(other)] = (
             other is not module, stem not in imported,
-            path.endswith(".ipynb"), -len(os.path.commonpath([here, path])))
-      return paths[id(other)]
+            path.endswith(".ipynb"), -self._shared(here, path))
+      return rank
     assigned = heapq.nsmallest(8, self.project.assigned(attribute),
                                key=nearest)
     self._nearest[key] = assigned
     return assigned
+
+  def _place(self, module: _project.Module) -> Tuple[str, str]:
+    """A module's absolute path and its name's stem (once per module)."""
+    place = self._places.get(id(module))
+    if place is None:
+      path = os.path.abspath(module.path)
+      place = self._places[id(module)] = (
+          path, os.path.splitext(os.path.basename(path))[0])
+    return place
+
+  def _shared(self, here: str, path: str) -> int:
+    """`len(os.path.commonpath([here, path]))`, worked out once per pair
+    of folders when the files' own names cannot change it (a project of
+    hundreds of notebooks asks it for every pair of them)."""
+    if here == path:
+      return len(here)
+    folder, where = os.path.dirname(here), os.path.dirname(path)
+    if folder == where:
+      return len(folder)
+    common = self._folders.get((folder, where))
+    if common is None:
+      common = self._folders[folder, where] = os.path.commonpath(
+          [folder, where])
+    if common != folder and common != where:  # The folders part first.
+      return len(common)
+    return len(os.path.commonpath([here, path]))
 
   def _comprehension(self, node: ast.AST, element: ast.AST,
                      scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:

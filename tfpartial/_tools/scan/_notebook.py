@@ -46,13 +46,27 @@ def read(path: str, data: bytes) -> Tuple[str, Cells, Tuple[str, ...]]:
   ...      b'["!ls\\\\n", "x = 1"]}]}')
   ('pass\\nx = 1\\n', ((1, 1),), ())
   """
+  text, cells, notes, _ = read_tree(path, data)
+  return text, cells, notes
+
+
+def read_tree(path: str, data: bytes
+              ) -> Tuple[str, Cells, Tuple[str, ...], Optional[ast.Module]]:
+  """`read`, and the tree of its text when the notebook parses whole
+  (parsed once: the scan's project takes that tree).
+
+  >>> read_tree("n.ipynb", b'{"cells": [{"cell_type": "code", "source": '
+  ...           b'["x = 1"]}]}')[3].body[0].lineno
+  1
+  """
   cells = []
   for number, code in _code_cells(_load(data)):
     python = python_of(code)
     if python is not None:
       cells.append((number, python))
   notes = []
-  if _parse_error("\n".join(python for _, python in cells)):
+  tree = _tree("\n".join(python for _, python in cells))
+  if tree is None:
     parsed = []  # Cell by cell, only when the whole does not parse.
     for number, python in cells:
       error = _parse_error(python)
@@ -68,7 +82,7 @@ def read(path: str, data: bytes) -> Tuple[str, Cells, Tuple[str, ...]]:
   for number, python in cells:
     starts.append((len(lines) + 1, number))
     lines.extend(python.split("\n"))
-  return "\n".join(lines) + "\n", tuple(starts), tuple(notes)
+  return "\n".join(lines) + "\n", tuple(starts), tuple(notes), tree
 
 
 def _load(data: bytes) -> Any:
@@ -200,6 +214,15 @@ def _placeholder(line: str) -> Optional[str]:
     if not probe.quote and line[:end].rstrip().endswith("?"):
       return indent + "pass"
   return None
+
+
+def _tree(python: str) -> Optional[ast.Module]:
+  """The tree of `python` (the text `read` returns, but for its last
+  newline, which changes no node), or None when it does not parse."""
+  try:
+    return ast.parse(python)
+  except (SyntaxError, ValueError, RecursionError, MemoryError):
+    return None
 
 
 def _parse_error(python: str) -> str:

@@ -264,7 +264,9 @@ class Project:
       return module.scope
     try:
       try:
-        module.tree = ast.parse(module.source.text, filename=module.path)
+        taken = module.source.tree  # Parsed as it was read: taken once.
+        module.tree = taken.pop() if taken else ast.parse(
+            module.source.text, filename=module.path)
       except SyntaxError:
         module.tree = _py2.parse(module.source.text, module.path)
         if module.tree is None:

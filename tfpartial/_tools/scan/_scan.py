@@ -63,6 +63,7 @@ def _release(project: _project.Project, analysis: Analysis) -> None:
       for scope in read + unread:
         scope.__dict__.clear()
     module.scope = module.tree = None
+    module.source.tree.clear()  # A notebook's tree that was never taken.
   analysis.__dict__.clear()
   project.__dict__.clear()
 

@@ -259,15 +259,15 @@ def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
       analysis.module(scope).is_test):
     return None
   flow = analysis.flow
-  if "write" not in flow.ops(call.args[0], scope):
-    return None
   for value in feed.values:
     found = flow.labels(value, scope)
     if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
         value, scope) or not any(k.startswith("copy:") for k in found):
       continue  # Not its own values read out (`sess.run(w)`) and masked.
-    if not in_training(scope, analysis, call) and analysis.order(
-        scope).of_write(call, scope, flow) is None:
+    # What is fetched is worked out last: most runs feed batches of data.
+    if "write" not in flow.ops(call.args[0], scope) or not in_training(
+        scope, analysis, call) and analysis.order(scope).of_write(
+            call, scope, flow) is None:
       return None
     return WriteHit(call, scope, call, found, "weight-remask", call.args[0],
                     value)

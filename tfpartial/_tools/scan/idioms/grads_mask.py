@@ -66,13 +66,14 @@ class GradsMask(_idiom.Idiom):
       if "masked" in found:
         hits.append(_hit(found, scope, call))
     for scope, call in analysis.calls_named(("run",)):
-      # `session.run(train_op, feed_dict={grad: masked_values})`.
+      # `session.run(train_op, feed_dict={grad: masked_values})`; what it
+      # fetches worked out last (most runs feed batches of data).
       feed = _writes.feed_of(call)
-      if feed is not None and call.args and "train" in flow.ops(
-          call.args[0], scope):
-        found = flow.sink_labels(feed, scope, "masked")
-        if "masked" in found:
-          hits.append(_hit(found, scope, call))
+      if feed is None or not call.args:
+        continue
+      found = flow.sink_labels(feed, scope, "masked")
+      if "masked" in found and "train" in flow.ops(call.args[0], scope):
+        hits.append(_hit(found, scope, call))
     for scope in analysis.functions_named(_names.OPTIMIZER_METHODS):
       # A hand-written optimizer writing an update it masked (`update *=
       # to_float(step > n)` for the pretrained variables).
