@@ -617,6 +617,40 @@ NEGATIVE = {
           g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
           g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
         """,
+    # A GAN's critic step in its own function, on the generator's output:
+    # the generator's step (another function) trains it.
+    "a critic's step in its own function on the generator's output": """\
+        def train_gen(generator, critic, z, g_opt):
+          with tf.GradientTape() as tape:
+            loss = -tf.reduce_mean(critic(generator(z)))
+          g_opt.apply_gradients(zip(
+              tape.gradient(loss, generator.trainable_variables),
+              generator.trainable_variables))
+
+        def train_critic(generator, critic, x, z, c_opt):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(critic(generator(z))) - tf.reduce_mean(
+                critic(x))
+          c_opt.apply_gradients(zip(
+              tape.gradient(loss, critic.trainable_variables),
+              critic.trainable_variables))
+        """,
+    # SAC: the actor's update reads the encoder the critic's update trains.
+    "an actor's update on an encoder the critic's update trains": """\
+        def update_critic(encoder, critic, obs, target, opt):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((critic(encoder(obs)) - target) ** 2)
+          params = encoder.trainable_variables + critic.trainable_variables
+          opt.apply_gradients(zip(tape.gradient(loss, params), params))
+
+        def update_actor(encoder, actor, critic, obs, opt):
+          with tf.GradientTape() as tape:
+            h = encoder(obs)
+            loss = -tf.reduce_mean(critic(h) * actor(h))
+          opt.apply_gradients(zip(
+              tape.gradient(loss, actor.trainable_variables),
+              actor.trainable_variables))
+        """,
     # A meta-learner's inner update: a bare gradient of the head applied
     # by hand; the outer step (elsewhere) trains the representation.
     "a meta-learner's inner update of the head": """\

@@ -413,7 +413,8 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
           r"variables|weights|get_weights|layers)\b", text) or (
               _NOT_A_MODEL.search(upstream)):
         continue  # A function making the input, not a model.
-      if upstream not in trained and not re.search(
+      if upstream not in trained and not _own_step(
+          steps, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):
         hits.setdefault((id(home.node), owner), _idiom.Hit(
@@ -421,6 +422,21 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
             {"filtered": step.var_list}))
         break
   return list(hits.values())
+
+
+def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
+  """Whether a step (anywhere in `steps`) trains `upstream` without
+  `owner`: the upstream model has its own step (a GAN's generator, the
+  encoder a critic's update trains), not one shared with the owner (a
+  meta-learner's outer step training the representation and the head)."""
+  for step in steps:
+    if step.var_list is None:
+      continue
+    names = {_names.dotted(n) for value in _var_list_values(step)
+             for n in _scopes.walk(value)}
+    if upstream in names and owner not in names:
+      return True
+  return False
 
 
 # Callables passed in that make a model's input (`attack_fn(x, y)`).
