@@ -651,6 +651,27 @@ NEGATIVE = {
               tape.gradient(loss, actor.trainable_variables),
               actor.trainable_variables))
         """,
+    # A GAN's two steps in two methods; the discriminator's runs the
+    # generator (`training=False`), whose own method trains it.
+    "a discriminator's method on a generator another method trains": """\
+        class Trainer:
+          def train_generator(self, z):
+            with tf.GradientTape() as tape:
+              fake = self.generator(z, training=True)
+              loss = -tf.reduce_mean(self.discriminator(fake, training=True))
+            grads = tape.gradient(loss, self.generator.trainable_variables)
+            self.g_opt.apply_gradients(zip(
+                grads, self.generator.trainable_variables))
+
+          def train_discriminator(self, real, z):
+            fake = self.generator(z, training=False)
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_mean(self.discriminator(fake)) - (
+                  tf.reduce_mean(self.discriminator(real)))
+            grads = tape.gradient(loss, self.discriminator.trainable_variables)
+            self.d_opt.apply_gradients(zip(
+                grads, self.discriminator.trainable_variables))
+        """,
     # A meta-learner's inner update: a bare gradient of the head applied
     # by hand; the outer step (elsewhere) trains the representation.
     "a meta-learner's inner update of the head": """\

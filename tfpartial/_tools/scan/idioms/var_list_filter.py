@@ -238,9 +238,12 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
                if other.scope is step.scope and other.var_list is not None
                for value in _var_list_values(other)
                for n in _scopes.walk(value)}
-    text = analysis.module(step.scope).source.text
+    module = analysis.module(step.scope)
+    text = module.source.text
+    mine = [other for other in steps if analysis.module(other.scope) is module]
     for upstream in _feeding(step.scope, owner):
-      if upstream not in trained and not re.search(
+      if upstream not in trained and not _own_step(
+          mine, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):  # Synced, or frozen by its flag.
         key = (id(step.scope), owner)
