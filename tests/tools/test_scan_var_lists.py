@@ -672,6 +672,29 @@ NEGATIVE = {
             self.d_opt.apply_gradients(zip(
                 grads, self.discriminator.trainable_variables))
         """,
+    # `[:]` copies the whole list: no variable left out.
+    "a full-slice copy of the model's variables": """\
+        def step(model, opt, x, y):
+          params = model.trainable_variables[:]
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+          opt.apply_gradients(zip(tape.gradient(loss, params), params))
+        """,
+    "a full-slice copy of an attribute holding the variables": """\
+        class T:
+          def __init__(self, model):
+            self.model = model
+            self.params = model.trainable_variables
+
+          def step(self, x, y):
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_mean((self.model(x) - y) ** 2)
+            self.opt.apply_gradients(zip(tape.gradient(loss, self.params),
+                                         self.params))
+
+          def shrink(self):
+            self.params = self.params[:]
+        """,
     # A meta-learner's inner update: a bare gradient of the head applied
     # by hand; the outer step (elsewhere) trains the representation.
     "a meta-learner's inner update of the head": """\
