@@ -250,6 +250,26 @@ POSITIVE = {
     # Meta-learned representations at meta-test: the loss runs the
     # prediction head on the representation (`tln(rln(x))`, in a helper),
     # and the step trains only the head.
+    # The same at meta-test, beside a meta-training step that takes a
+    # gradient per part, then trains the representation with a copy of
+    # the head (`tln_initial`).
+    "a head trained on a representation meta-trained with its copy": ("""\
+        def meta_train(x, y, rln, tln, tln_initial, opt):
+          with tf.GradientTape(persistent=True) as tape:
+            loss = loss_fn(y, tln(rln(x)))
+          tln_grads = tape.gradient(loss, tln.trainable_variables)
+          rln_grads = tape.gradient(loss, rln.trainable_variables)
+          opt.apply_gradients(zip(tln_grads + rln_grads,
+                                  tln_initial.trainable_variables +
+                                  rln.trainable_variables))
+
+        def evaluate(x, y, tln, rln, optimizer):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, tln(rln(x)))
+          gradient_tln = tape.gradient(loss, tln.trainable_variables)
+          optimizer.apply_gradients(zip(gradient_tln,
+                                        tln.trainable_variables))
+        """, [("var-list-filter", "t.py", 15)]),
     "a head trained on a representation run before it": ("""\
         def compute_loss(x, y, loss_function, tln, rln):
           output = tln(rln(x))

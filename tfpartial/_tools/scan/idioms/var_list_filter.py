@@ -431,13 +431,17 @@ def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
   """Whether a step (anywhere in `steps`) trains `upstream` without
   `owner`: the upstream model has its own step (a GAN's generator, the
   encoder a critic's update trains), not one shared with the owner (a
-  meta-learner's outer step training the representation and the head)."""
+  meta-learner's outer step training the representation and the head,
+  or a copy of the head, `tln_initial`). A bare gradient is not a step:
+  the outer step takes one per part, then applies them together."""
   for step in steps:
-    if step.var_list is None:
+    if step.var_list is None or _names.call_name(step.call) in {
+        "gradient", "gradients"}:
       continue
-    names = {_names.dotted(n) for value in _var_list_values(step)
+    names = {_names.dotted(n) or "" for value in _var_list_values(step)
              for n in _scopes.walk(value)}
-    if upstream in names and owner not in names:
+    if upstream in names and not any(
+        name == owner or name.startswith(owner + "_") for name in names):
       return True
   return False
 
