@@ -434,16 +434,19 @@ def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
   meta-learner's outer step training the representation and the head,
   or a copy of the head, `tln_initial`). A bare gradient is not a step:
   the outer step takes one per part, then applies them together."""
+  # A function -> the names its applied steps train (a fine-tuning phase
+  # training the owner and the upstream at two optimizers is not it).
+  names: Dict[int, Set[str]] = {}
   for step in steps:
     if step.var_list is None or _names.call_name(step.call) in {
         "gradient", "gradients"}:
       continue
-    names = {_names.dotted(n) or "" for value in _var_list_values(step)
-             for n in _scopes.walk(value)}
-    if upstream in names and not any(
-        name == owner or name.startswith(owner + "_") for name in names):
-      return True
-  return False
+    names.setdefault(id(_function_of(step.scope).node), set()).update(
+        _names.dotted(n) or "" for value in _var_list_values(step)
+        for n in _scopes.walk(value))
+  return any(upstream in held and not any(
+      name == owner or name.startswith(owner + "_") for name in held)
+             for held in names.values())
 
 
 # Callables passed in that make a model's input (`attack_fn(x, y)`).
