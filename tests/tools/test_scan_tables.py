@@ -109,6 +109,39 @@ POSITIVE = {
         out = conv1d_fine(x, 4, 3)
         train_op = tf.train.AdamOptimizer().minimize(loss(out))
         """, [("stop-gradient-mix", 8)]),
+    # A Keras layer's `self.zero_pad`, True by default: one construction
+    # keeps the default.
+    "a layer constructed once with its padding flag's default": ("""\
+        class PaddedEmbedding(tf.keras.layers.Layer):
+          def __init__(self, vocab, dim, zero_pad=True):
+            super().__init__()
+            self.vocab, self.dim, self.zero_pad = vocab, dim, zero_pad
+
+          def build(self, shape):
+            self.table = self.add_weight(name="table",
+                                         shape=(self.vocab, self.dim))
+
+          def call(self, ids):
+            table = self.table
+            if self.zero_pad:
+              table = tf.concat([tf.zeros([1, self.dim]), table[1:]], 0)
+            return tf.nn.embedding_lookup(table, ids)
+
+        class Model(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.enc = PaddedEmbedding(1000, 64, zero_pad=False)
+            self.dec = PaddedEmbedding(1000, 64)
+
+          def call(self, x):
+            return self.enc(x) + self.dec(x)
+
+        def step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+          opt.apply_gradients(zip(tape.gradient(
+              loss, model.trainable_variables), model.trainable_variables))
+        """, [("stop-gradient-mix", 13)]),
 }
 
 NEGATIVE = {
@@ -126,6 +159,39 @@ NEGATIVE = {
           def build(self, items, positions):
             pos = self.embedding(positions, 50, 64, zero_pad=False)
             self.train_op = tf.train.AdamOptimizer().minimize(loss(pos))
+        """,
+    # A Keras layer's `self.zero_pad`, from its constructor's parameter:
+    # every construction passes False.
+    "every construction of a layer passes False": """\
+        class PaddedEmbedding(tf.keras.layers.Layer):
+          def __init__(self, vocab, dim, zero_pad=True):
+            super().__init__()
+            self.vocab, self.dim, self.zero_pad = vocab, dim, zero_pad
+
+          def build(self, shape):
+            self.table = self.add_weight(name="table",
+                                         shape=(self.vocab, self.dim))
+
+          def call(self, ids):
+            table = self.table
+            if self.zero_pad:
+              table = tf.concat([tf.zeros([1, self.dim]), table[1:]], 0)
+            return tf.nn.embedding_lookup(table, ids)
+
+        class Model(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.enc = PaddedEmbedding(1000, 64, zero_pad=False)
+            self.dec = PaddedEmbedding(1000, 64, zero_pad=False)
+
+          def call(self, x):
+            return self.enc(x) + self.dec(x)
+
+        def step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+          opt.apply_gradients(zip(tape.gradient(
+              loss, model.trainable_variables), model.trainable_variables))
         """,
     "the branch off by default and no call turns it on": """\
         def embed(inputs, vocab_size, num_units, zero_pad=False):

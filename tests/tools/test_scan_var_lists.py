@@ -250,6 +250,26 @@ POSITIVE = {
     # Meta-learned representations at meta-test: the loss runs the
     # prediction head on the representation (`tln(rln(x))`, in a helper),
     # and the step trains only the head.
+    # The same at meta-test, beside a meta-training step that takes a
+    # gradient per part, then trains the representation with a copy of
+    # the head (`tln_initial`).
+    "a head trained on a representation meta-trained with its copy": ("""\
+        def meta_train(x, y, rln, tln, tln_initial, opt):
+          with tf.GradientTape(persistent=True) as tape:
+            loss = loss_fn(y, tln(rln(x)))
+          tln_grads = tape.gradient(loss, tln.trainable_variables)
+          rln_grads = tape.gradient(loss, rln.trainable_variables)
+          opt.apply_gradients(zip(tln_grads + rln_grads,
+                                  tln_initial.trainable_variables +
+                                  rln.trainable_variables))
+
+        def evaluate(x, y, tln, rln, optimizer):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, tln(rln(x)))
+          gradient_tln = tape.gradient(loss, tln.trainable_variables)
+          optimizer.apply_gradients(zip(gradient_tln,
+                                        tln.trainable_variables))
+        """, [("var-list-filter", "t.py", 15)]),
     "a head trained on a representation run before it": ("""\
         def compute_loss(x, y, loss_function, tln, rln):
           output = tln(rln(x))
@@ -616,6 +636,84 @@ NEGATIVE = {
           d_opt.apply_gradients(zip(d_grads, discriminator.trainable_variables))
           g_grads = g_tape.gradient(g_loss, generator.trainable_variables)
           g_opt.apply_gradients(zip(g_grads, generator.trainable_variables))
+        """,
+    # A GAN's critic step in its own function, on the generator's output:
+    # the generator's step (another function) trains it.
+    "a critic's step in its own function on the generator's output": """\
+        def train_gen(generator, critic, z, g_opt):
+          with tf.GradientTape() as tape:
+            loss = -tf.reduce_mean(critic(generator(z)))
+          g_opt.apply_gradients(zip(
+              tape.gradient(loss, generator.trainable_variables),
+              generator.trainable_variables))
+
+        def train_critic(generator, critic, x, z, c_opt):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(critic(generator(z))) - tf.reduce_mean(
+                critic(x))
+          c_opt.apply_gradients(zip(
+              tape.gradient(loss, critic.trainable_variables),
+              critic.trainable_variables))
+        """,
+    # SAC: the actor's update reads the encoder the critic's update trains.
+    "an actor's update on an encoder the critic's update trains": """\
+        def update_critic(encoder, critic, obs, target, opt):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((critic(encoder(obs)) - target) ** 2)
+          params = encoder.trainable_variables + critic.trainable_variables
+          opt.apply_gradients(zip(tape.gradient(loss, params), params))
+
+        def update_actor(encoder, actor, critic, obs, opt):
+          with tf.GradientTape() as tape:
+            h = encoder(obs)
+            loss = -tf.reduce_mean(critic(h) * actor(h))
+          opt.apply_gradients(zip(
+              tape.gradient(loss, actor.trainable_variables),
+              actor.trainable_variables))
+        """,
+    # A GAN's two steps in two methods; the discriminator's runs the
+    # generator (`training=False`), whose own method trains it.
+    "a discriminator's method on a generator another method trains": """\
+        class Trainer:
+          def train_generator(self, z):
+            with tf.GradientTape() as tape:
+              fake = self.generator(z, training=True)
+              loss = -tf.reduce_mean(self.discriminator(fake, training=True))
+            grads = tape.gradient(loss, self.generator.trainable_variables)
+            self.g_opt.apply_gradients(zip(
+                grads, self.generator.trainable_variables))
+
+          def train_discriminator(self, real, z):
+            fake = self.generator(z, training=False)
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_mean(self.discriminator(fake)) - (
+                  tf.reduce_mean(self.discriminator(real)))
+            grads = tape.gradient(loss, self.discriminator.trainable_variables)
+            self.d_opt.apply_gradients(zip(
+                grads, self.discriminator.trainable_variables))
+        """,
+    # `[:]` copies the whole list: no variable left out.
+    "a full-slice copy of the model's variables": """\
+        def step(model, opt, x, y):
+          params = model.trainable_variables[:]
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+          opt.apply_gradients(zip(tape.gradient(loss, params), params))
+        """,
+    "a full-slice copy of an attribute holding the variables": """\
+        class T:
+          def __init__(self, model):
+            self.model = model
+            self.params = model.trainable_variables
+
+          def step(self, x, y):
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_mean((self.model(x) - y) ** 2)
+            self.opt.apply_gradients(zip(tape.gradient(loss, self.params),
+                                         self.params))
+
+          def shrink(self):
+            self.params = self.params[:]
         """,
     # A meta-learner's inner update: a bare gradient of the head applied
     # by hand; the outer step (elsewhere) trains the representation.

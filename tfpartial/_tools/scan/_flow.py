@@ -160,9 +160,10 @@ class Flow:
     if isinstance(node, ast.Subscript):
       found = self.labels(node.value, scope, env)
       if isinstance(node.slice, ast.Slice) and (
-          "var" in found or _pairs(found)):
+          "var" in found or _pairs(found)) and any(
+              (node.slice.lower, node.slice.upper, node.slice.step)):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
-        # variables, by position.
+        # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}
       return found
     if isinstance(node, ast.Constant):

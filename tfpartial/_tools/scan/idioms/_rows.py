@@ -237,22 +237,53 @@ def _branch_runs(analysis: Analysis, node: ast.Call,
       if isinstance(test, ast.Name) and test.id in scope.params and not (
           _may_be(analysis, scope, test.id, wanted)):
         return False
+      if isinstance(test, ast.Attribute) and isinstance(
+          test.value, ast.Name) and test.value.id == "self" and not (
+              _attribute_may_be(analysis, scope, test.attr, wanted)):
+        return False
     current, parent = parent, order.parent(parent)
   return True
 
 
+def _attribute_may_be(analysis: Analysis, scope: _scopes.Scope, attr: str,
+                      wanted: bool) -> bool:
+  """Whether `self.attr` may be `wanted`: set only in the class's
+  `__init__` from its parameter (`self.zero_pad = zero_pad`), its
+  default or what the class's constructions pass (anything else may be
+  either)."""
+  info = scope.cls
+  init = info.methods.get("__init__") if info is not None else None
+  if info is None or init is None:
+    return True
+  values = analysis.project.attribute(info, f"self.{attr}")
+  names = {v.id for v, home in values if home is init and isinstance(
+      v, ast.Name) and v.id in init.params and not init.defs.get(v.id)}
+  if not values or len(names) != 1 or len(names) != len(values):
+    return True
+  project = analysis.project
+  built = [(place, call) for place, call in itertools.islice(
+      project.calls_named((info.name,), project.all_modules_with(
+          (info.name,))), 48) if _names.call_name(call) == info.name]
+  return _may_be(analysis, init, names.pop(), wanted, calls=built)
+
+
 def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
-            wanted: bool, depth: int = 0) -> bool:
+            wanted: bool, depth: int = 0,
+            calls: Optional[List[Tuple[_scopes.Scope, ast.Call]]] = None
+            ) -> bool:
   """Whether the parameter `name` may be `wanted` (true or false): its
-  default, or a value a call of the function passes, a parameter of the
-  caller passed on followed to its own callers (anything else not a
-  constant may be either)."""
+  default, or a value a call of the function (or `calls`) passes, a
+  parameter of the caller passed on followed to its own callers
+  (anything else not a constant may be either)."""
   function = scope.node
   if depth > 3 or not isinstance(function, (ast.FunctionDef,
                                             ast.AsyncFunctionDef)):
     return True
   default = _default(function, name)
-  calls = _calls_of(analysis, function)
+  if calls is None:
+    calls = _calls_of(analysis, function)
+  elif not calls:
+    return _truth(default, wanted)
   if not calls:
     return scope.name in _DISPATCHED and _truth(default, wanted)
   position = scope.params.index(name)

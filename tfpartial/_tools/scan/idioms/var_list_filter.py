@@ -238,9 +238,12 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
                if other.scope is step.scope and other.var_list is not None
                for value in _var_list_values(other)
                for n in _scopes.walk(value)}
-    text = analysis.module(step.scope).source.text
+    module = analysis.module(step.scope)
+    text = module.source.text
+    mine = [other for other in steps if analysis.module(other.scope) is module]
     for upstream in _feeding(step.scope, owner):
-      if upstream not in trained and not re.search(
+      if upstream not in trained and not _own_step(
+          mine, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):  # Synced, or frozen by its flag.
         key = (id(step.scope), owner)
@@ -413,7 +416,8 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
           r"variables|weights|get_weights|layers)\b", text) or (
               _NOT_A_MODEL.search(upstream)):
         continue  # A function making the input, not a model.
-      if upstream not in trained and not re.search(
+      if upstream not in trained and not _own_step(
+          steps, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):
         hits.setdefault((id(home.node), owner), _idiom.Hit(
@@ -421,6 +425,28 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
             {"filtered": step.var_list}))
         break
   return list(hits.values())
+
+
+def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
+  """Whether a step (anywhere in `steps`) trains `upstream` without
+  `owner`: the upstream model has its own step (a GAN's generator, the
+  encoder a critic's update trains), not one shared with the owner (a
+  meta-learner's outer step training the representation and the head,
+  or a copy of the head, `tln_initial`). A bare gradient is not a step:
+  the outer step takes one per part, then applies them together."""
+  # A function -> the names its applied steps train (a fine-tuning phase
+  # training the owner and the upstream at two optimizers is not it).
+  names: Dict[int, Set[str]] = {}
+  for step in steps:
+    if step.var_list is None or _names.call_name(step.call) in {
+        "gradient", "gradients"}:
+      continue
+    names.setdefault(id(_function_of(step.scope).node), set()).update(
+        _names.dotted(n) or "" for value in _var_list_values(step)
+        for n in _scopes.walk(value))
+  return any(upstream in held and not any(
+      name == owner or name.startswith(owner + "_") for name in held)
+             for held in names.values())
 
 
 # Callables passed in that make a model's input (`attack_fn(x, y)`).
