@@ -56,9 +56,9 @@ def main():
         findings.append(f)
 
   def places(e):
-    yield e["path"], e.get("line"), max(e.get("tolerance", 3), 3)
+    yield e["path"], e.get("line"), max(e.get("tolerance") or 3, 3)
     for a in e.get("also", []):
-      yield a["path"], a.get("line"), max(a.get("tolerance", 3), 3)
+      yield a["path"], a.get("line"), max(a.get("tolerance") or 3, 3)
 
   def near(f, e, same_idiom):
     if same_idiom and f["idiom"] != e["idiom"]:
