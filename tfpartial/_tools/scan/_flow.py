@@ -285,13 +285,8 @@ class Flow:
     try:
       for _ in range(_ROUNDS):  # A cycle read again with what it gave.
         found = self._read_once(name, node, place, reaching, bound)
-        if again or key not in self._closing or set(found) == set(
-            self._provisional.get(key, {})):
+        if again or self._settled(key, found, start):
           break
-        self._closing.discard(key)
-        self._provisional[key] = found
-        self._forget(start)
-        self._again = True
     finally:
       self._again = again
       self._active.discard(key)
@@ -556,6 +551,19 @@ class Flow:
         found["fn"] = target.node
     return found
 
+  def _settled(self, key: object, found: Labels, start: int) -> bool:
+    """Whether a read's round is its last: no cycle came back to it, or
+    it gave what the cycle was told; else the cycle's reads are forgotten
+    and read again with what this round gave."""
+    if key not in self._closing or set(found) == set(
+        self._provisional.get(key, {})):
+      return True
+    self._closing.discard(key)
+    self._provisional[key] = found
+    self._forget(start)
+    self._again = True
+    return False
+
   def _values(self, values: List[Tuple[ast.expr, _scopes.Scope]],
               key: object) -> Labels:
     """What an attribute's assignments give; one assigned from itself
@@ -585,13 +593,8 @@ class Flow:
           for kind, where in got.items():
             found.setdefault(kind, where)
         self._attribute_so_far.pop(key, None)
-        if again or key not in self._closing or set(found) == set(
-            self._provisional.get(key, {})):
+        if again or self._settled(key, found, start):
           break
-        self._closing.discard(key)
-        self._provisional[key] = found
-        self._forget(start)
-        self._again = True
     finally:
       self._again = again
       self._active.discard(key)
