@@ -6,22 +6,12 @@ freezes nothing (GANs, actor-critics, TRPO, target networks, scheduled
 sampling, straight-through estimators, soft updates, a library's tests).
 """
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(files):
-  if isinstance(files, str):
-    files = {"t.py": files}
-  sources = [_files.Source(path, textwrap.dedent(text))
-             for path, text in files.items()]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.path, f.line) for f in findings]
+_found = scanned.in_project
 
 
 POSITIVE = {

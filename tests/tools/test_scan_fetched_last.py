@@ -7,16 +7,10 @@ to, is still found; and the fetched op still decides."""
 
 import textwrap
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _scan_files(files):
-  sources = [_files.Source(path, textwrap.dedent(text))
-             for path, text in files.items()]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.path, f.line) for f in findings]
+_scan_files = scanned.in_project
 
 
 # The model's file: its train op and its write op assigned to attributes

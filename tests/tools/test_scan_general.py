@@ -5,16 +5,12 @@ keywords, old argument orders, names bound to zeros, conditional
 expressions and layers chosen by position; and the look-alikes that
 freeze nothing."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(code):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.in_text
 
 
 # A Keras constraint that keeps the elements of a mask it makes itself.

@@ -9,6 +9,8 @@ from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
+import scanned
+
 # victosdur/Function_Approximation_Using_BNN_and_LWPE: zeros scattered into
 # the gradient of the end knots; those elements are frozen.
 SCATTERED = ("""\
@@ -159,12 +161,7 @@ GLOBAL_TABLE = ("""\
     """)
 
 
-def _diff_of(text):
-  text = textwrap.dedent(text)
-  findings = _scan.scan_text("m.py", text)
-  assert [f.idiom for f in findings] == ["grads-mask"], findings
-  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
-  return findings[0], data.decode()
+_diff_of = scanned.grads_mask_diff
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -6,9 +6,9 @@ import textwrap
 import pytest
 
 from tfpartial._tools.scan import _diff
-from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 from tests.tools import real_ports
+from tests.tools import scanned
 
 # bryankim96/stux-DNN (mnist/train_sparse_update.py): a top-k mask made once
 # per weight, fetched in a session, made a `tf.constant`, and written back
@@ -109,12 +109,7 @@ ENUMERATED_PAIR = ("""\
     """)
 
 
-def _diff_of(text):
-  text = textwrap.dedent(text)
-  findings = _scan.scan_text("m.py", text)
-  assert [f.idiom for f in findings] == ["grads-mask"], findings
-  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
-  return findings[0], data.decode()
+_diff_of = scanned.grads_mask_diff
 
 
 @pytest.mark.parametrize("source, expected", [ENUMERATED, ENUMERATED_PAIR],

@@ -17,13 +17,10 @@ from tfpartial._tools.scan import _scan
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
+import scanned
 
-def _scan_files(files):
-  sources = [_files.Source(path, textwrap.dedent(text))
-             for path, text in files.items()]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.path, f.line) for f in findings]
+
+_scan_files = scanned.in_project
 
 
 def test_a_helper_in_a_sibling_module_through_a_relative_import():

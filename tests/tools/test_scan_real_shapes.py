@@ -1,16 +1,13 @@
 """`tfpartial scan` on the shapes found in public code that freezes parts
 of variables by hand (docs/guides/scan.md, "How precise it is"): each
 snippet is written here in the same shape, with a negative beside it."""
-import textwrap
 
 import pytest
 
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(code):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.in_text
 
 
 POSITIVE = {

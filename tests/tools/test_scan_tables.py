@@ -15,10 +15,10 @@ import pytest
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
+import scanned
 
-def _found(code):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings]
+
+_found = scanned.in_text
 
 
 def _mixes(code):

@@ -9,18 +9,10 @@ import textwrap
 
 import pytest
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(files):
-  if isinstance(files, str):
-    files = {"t.py": files}
-  sources = [_files.Source(path, textwrap.dedent(text))
-             for path, text in files.items()]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.path, f.line) for f in findings]
+_found = scanned.in_project
 
 
 # Meta-transfer learning: the groups of weights a model's constructors
@@ -51,7 +43,6 @@ _META = """\
       def forward(self, x, weights, ss_weights):
         return tf.nn.conv2d(x, weights['conv1'] * ss_weights['conv1'], 1, 'SAME')
 """
-
 
 
 def _meta(extra):

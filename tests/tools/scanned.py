@@ -1,0 +1,35 @@
+"""What `tfpartial scan` finds in small synthetic sources: the shared
+front of the scan tests (one file as text, or a project of files)."""
+
+import textwrap
+
+from tfpartial._tools.scan import _diff
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def in_text(code):
+  """(idiom, line) of each finding in one dedented file."""
+  findings = _scan.scan_text("t.py", textwrap.dedent(code))
+  return [(f.idiom, f.line) for f in findings]
+
+
+def in_project(files):
+  """(idiom, path, line) of each finding in a project of dedented files
+  (`files` maps paths to sources; a lone source is `t.py`)."""
+  if isinstance(files, str):
+    files = {"t.py": files}
+  sources = [_files.Source(path, textwrap.dedent(text))
+             for path, text in files.items()]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.path, f.line) for f in findings]
+
+
+def grads_mask_diff(text):
+  """The one `grads-mask` finding of `m.py` and its `--diff` as text."""
+  text = textwrap.dedent(text)
+  findings = _scan.scan_text("m.py", text)
+  assert [f.idiom for f in findings] == ["grads-mask"], findings
+  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
+  return findings[0], data.decode()
