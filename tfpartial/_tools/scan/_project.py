@@ -20,6 +20,7 @@ from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _notebook
 from tfpartial._tools.scan import _py2
 from tfpartial._tools.scan import _scopes
 
@@ -64,7 +65,9 @@ class Module:
   tree: Optional[ast.Module] = None
   scope: Optional[_scopes.Scope] = None
   error: str = ""
-  python2: bool = False  # Read as Python 2 (`_py2`): no mechanical port.
+  # What it was read as when Python does not parse it as written ("a
+  # Python 2 file"): no mechanical port then, its text is not the file's.
+  rewritten: str = ""
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
@@ -233,6 +236,24 @@ Target = Union[Tuple[_scopes.FunctionNode, _scopes.Scope], _scopes.ClassInfo,
                Module]
 
 
+def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
+  """The tree of a file Python does not parse as written, read line for
+  line as Python 2, or as IPython reads a notebook's cell (Colab's
+  "Download .py" keeps `!pip install` and `%matplotlib` lines), or as
+  both; and what it was read as."""
+  tree = _py2.parse(text, path)
+  if tree is not None:
+    return tree, "a Python 2 file"
+  python = _notebook.python_of(text)
+  if python is None or python == text:
+    return None, ""
+  try:
+    tree = ast.parse(python, filename=path)
+  except (SyntaxError, ValueError):
+    tree = _py2.parse(python, path)
+  return tree, "a file with IPython lines (`!pip ...`)"
+
+
 class Project:
   """The modules of one scan and the names that cross them."""
 
@@ -268,10 +289,10 @@ class Project:
         module.tree = taken.pop() if taken else ast.parse(
             module.source.text, filename=module.path)
       except SyntaxError:
-        module.tree = _py2.parse(module.source.text, module.path)
+        module.tree, module.rewritten = _reread(module.source.text,
+                                                module.path)
         if module.tree is None:
           raise
-        module.python2 = True
       module.scope = _scopes.collect(module.tree, module)
     except SyntaxError as error:
       module.error = (f"{module.path}:{error.lineno or 0}: skipped: does not "

@@ -79,8 +79,8 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   caller = analysis.module(hit.scope)  # Where the port's edits go.
   ported: Port = ("a notebook: edit the cell as the port says"
                   if source.cells or caller.source.cells else
-                  "a Python 2 file: port it by hand (or after moving it to "
-                  "Python 3)" if module.python2 or caller.python2 else
+                  f"{module.rewritten or caller.rewritten}: port it by hand"
+                  if module.rewritten or caller.rewritten else
                   _port(idiom, hit, analysis))
   line, cell = source.locate(hit.node.lineno)
   return Finding(
