@@ -5,8 +5,10 @@ known from a baseline, print, and exit 0 (no finding), 1 (findings) or 2
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
-from typing import Optional, Protocol, Sequence
+from typing import Iterator, Optional, Protocol, Sequence
 
 from tfpartial._tools.scan import _baseline
 from tfpartial._tools.scan import _diff
@@ -23,6 +25,22 @@ class Stream(Protocol):
   def write(self, text: str, /) -> int: ...
 
   def flush(self) -> None: ...
+
+
+@contextlib.contextmanager
+def _uncollected() -> Iterator[None]:
+  """Python's cycle collector paused while a project is read and
+  scanned: its trees and scopes live until the report, so each
+  collection walks them all and frees next to nothing (on a folder of
+  700 notebooks it took 40% of the scan, and the peak memory is the
+  same without it)."""
+  collecting = gc.isenabled()
+  gc.disable()
+  try:
+    yield
+  finally:
+    if collecting:
+      gc.enable()
 
 
 def run(paths: Sequence[str], form: str = "text", diff: bool = False,
@@ -42,8 +60,9 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
     return 2
   if missing:
     return 2
-  sources, unread = _files.read_all(files)
-  findings, unparsed = _scan.scan_project(sources)
+  with _uncollected():
+    sources, unread = _files.read_all(files)
+    findings, unparsed = _scan.scan_project(sources)
   for line in notes + unread + unparsed:
     print(f"tfpartial scan: {line}", file=err)
   read = len(sources) - len(unparsed)

@@ -552,10 +552,12 @@ class Project:
     positions = sorted({p for w in words for p in self._words.get(w, ())})
     return [scanned[p] for p in positions]
 
-  def all_modules_with(self, words: Iterable[str]) -> List[Module]:
+  def all_modules_with(self, words: Iterable[str],
+                       text: Optional[re.Pattern[str]] = None
+                       ) -> List[Module]:
     """The modules, scanned or not (then parsed now), whose text holds
-    one of `words`: where a helper of the project is called from a file
-    that names no sink."""
+    one of `words` (and matches `text`): where a helper of the project
+    is called from a file that names no sink."""
     wanted = frozenset(words)
     scanned = {id(m) for m in self.scanned()}
     holding = {id(m) for m in self.modules_with(wanted)}
@@ -565,7 +567,9 @@ class Project:
         if id(module) in holding:
           found.append(module)
       elif any(w in module.source.text for w in wanted) and (
-          module.lines_of(wanted)) and self.parsed(module) is not None:
+          module.lines_of(wanted)) and (
+              text is None or text.search(module.source.text)) and (
+                  self.parsed(module) is not None):
         found.append(module)
     return found
 
@@ -599,7 +603,11 @@ class Project:
     """The scopes of the functions (methods too) named one of `names` in
     the scanned modules (`unscanned`: in any module of the project)."""
     wanted = frozenset(names)
-    for module in (self.all_modules_with(wanted) if unscanned
+    # Only a module that writes `def name` is parsed for it (a common
+    # name, `build` or `Model`, is read in most modules of a project).
+    defined = re.compile(r"\bdef\s+(?:%s)\b" % "|".join(
+        re.escape(name) for name in sorted(wanted)))
+    for module in (self.all_modules_with(wanted, defined) if unscanned
                    else self.modules_with(wanted)):
       for path in module.functions():
         if getattr(path[-1], "name", "") in wanted:
