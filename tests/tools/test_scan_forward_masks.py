@@ -167,6 +167,26 @@ NEGATIVE = {
         model = tf.keras.Sequential([Masked()])
         model.fit(x, y)
         """,
+    # An attack's patch: a variable pasted into the image under a mask
+    # (an input, no model's weight).
+    "a perturbation pasted into an input under a mask": """\
+        import numpy as np
+        patch_mask = np.load("patch_mask.npy")
+        delta = tf.Variable(tf.zeros([1, 32, 32, 3]))
+        adv = image * (1 - patch_mask) + delta * patch_mask
+        train_op = tf.train.AdamOptimizer().minimize(
+            loss(model(adv)), var_list=[delta])
+        """,
+    # Glow's LU-decomposed 1x1 convolution: the triangle's mask is the
+    # parametrization's shape.
+    "a triangular factor of an LU parametrization": """\
+        import numpy as np
+        l = tf.get_variable("L", initializer=np_l)
+        l_mask = np.tril(np.ones([8, 8], dtype=np.float32), -1)
+        l = l * l_mask + tf.eye(8, 8)
+        w = tf.matmul(p, l)
+        train_op = tf.train.AdamOptimizer().minimize(loss(w))
+        """,
 }
 
 

@@ -26,8 +26,8 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
 # A product with a factor named for a mask or a pruning, by its line.
-_LINE = re.compile(r"(\*=?\s*\(?\s*[\w.\[\]'\"]*(?:mask|prune)|"
-                   r"(?:mask|prune)\w*\]?\s*\*|multiply\()", re.I)
+_LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
+                   r"(?:mask|prune)\w*\]?[ \t]*\*|multiply\()", re.I)
 # Where a product is written back into its variable, not read forward.
 _WRITES = {"assign", "assign_sub", "assign_add", "set_weights", "set_value",
            "scatter_update", "stop_gradient", "load"}
@@ -49,8 +49,8 @@ def masked_weights(analysis: Analysis
     text = module.source.text
     if "mask" not in text and "prune" not in text and "Mask" not in text:
       continue
-    lines = [number for number, line in enumerate(
-        text.splitlines(), 1) if _LINE.search(line)]
+    lines = [number for number, line in enumerate(text.splitlines(), 1)
+             if "*" in line or "multiply(" in line if _LINE.search(line)]
     if not lines or module.is_test or project.parsed(module) is None:
       continue
     wanted = set(lines)
@@ -86,21 +86,107 @@ def _judged(analysis: Analysis, node: ast.AST,
   fixed mask and the product is read forward, else None."""
   flow = analysis.flow
   for weight, mask in (pair, pair[::-1]):
-    if not isinstance(weight, (ast.Name, ast.Attribute)) or isinstance(
-        mask, ast.Constant):
-      continue
+    if not _plain(weight, scope) or not _plain(mask, scope) or not (
+        _spelled(mask, scope)) or _made_here(mask, scope) or _structural(
+            mask, scope):
+      continue  # Read before any flow: most products are activations.
     labels = flow.labels(weight, scope)
     if "var" not in labels or "shadow" in labels or "grad" in labels or (
         "mask" in labels):
       continue
     if not _fixed(mask, scope, analysis):
       continue
-    if _written_or_stopped(node, scope, analysis):
+    if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
+        node, scope, analysis):
       return None
     target = node.target if isinstance(node, ast.AugAssign) else node
     assert isinstance(target, ast.expr)
     return target
   return None
+
+
+def _plain(node: ast.expr, scope: _scopes.Scope) -> bool:
+  """A name or attribute (or an element of one) that is no parameter of
+  the function: a mask passed in is the batch's (a sequence's, an
+  attention's), a weight passed in is a helper's."""
+  while isinstance(node, ast.Subscript):
+    node = node.value
+  if not isinstance(node, (ast.Name, ast.Attribute)):
+    return False
+  return not (isinstance(node, ast.Name) and node.id in scope.params)
+
+
+def _spelled(mask: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether a factor is spelled as a mask or a pruning, or is a name
+  made by a placeholder."""
+  text = ast.unparse(mask).lower()
+  if "mask" in text or "prune" in text:
+    return True
+  return isinstance(mask, ast.Name) and any(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "placeholder") for d in _defs(mask.id, scope))
+
+
+def _defs(name: str, scope: _scopes.Scope) -> List[_scopes.Def]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and name not in place.defs:
+    place = place.parent
+  return list(place.defs[name]) if place is not None else []
+
+
+def _read_as_weight(node: ast.AST, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether the product is read as a weight: a matmul's, a convolution's
+  or a lookup's operand, itself or through the name (or attribute) it is
+  kept under in its function or its class; not added to an input (a
+  patch pasted into an image: an attack's perturbation, no model's
+  weight)."""
+  order = analysis.order(scope)
+  current: ast.AST = node
+  parent = order.parent(current)
+  while isinstance(parent, ast.Call) and _names.call_name(parent) in (
+      _THROUGH):
+    current, parent = parent, order.parent(parent)
+  if _reads(parent, current):
+    return True
+  kept: Optional[str] = None
+  if isinstance(node, ast.AugAssign):
+    kept = _names.dotted(node.target)
+  elif isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+    kept = _names.dotted(parent.targets[0])
+  if kept is None:
+    return False
+  places = [scope]
+  if kept.startswith("self.") and scope.parent is not None:
+    places += [s for s in scope.parent.all() if s is not scope]
+  return any(_reads(n, n, kept) for place in places for n in place.nodes
+             if isinstance(n, (ast.Call, ast.BinOp)))
+
+
+def _reads(reader: Optional[ast.AST], operand: ast.AST,
+           name: Optional[str] = None) -> bool:
+  """Whether `reader` reads `operand` (or the name `name`) as a weight."""
+  if isinstance(reader, ast.BinOp) and isinstance(reader.op, ast.MatMult):
+    operands = [reader.left, reader.right]
+  elif isinstance(reader, ast.Call) and _names.call_name(reader) in _READERS:
+    operands = [*reader.args, *(k.value for k in reader.keywords)]
+  else:
+    return False
+  if name is None:
+    return any(o is operand for o in operands)
+  return any(_names.dotted(o) == name or isinstance(o, ast.Subscript) and (
+      _names.dotted(o.value) == name) for o in operands)
+
+
+# What reads a weight: a product, a convolution, a lookup.
+_READERS = {"matmul", "tensordot", "einsum", "dot", "conv1d", "conv2d",
+            "conv3d", "depthwise_conv2d", "atrous_conv2d", "conv2d_transpose",
+            "embedding_lookup", "embedding_lookup_sparse", "gather",
+            "safe_embedding_lookup_sparse", "nce_loss", "sampled_softmax_loss",
+            "xw_plus_b", "batch_matmul", "sparse_matmul", "bias_add"}
+# What passes a weight on unchanged in kind.
+_THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims",
+            "convert_to_tensor"}
 
 
 def _variable_of(pair: Tuple[ast.expr, ast.expr], analysis: Analysis,
@@ -117,11 +203,9 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   written by a method that runs with each step."""
   flow = analysis.flow
   labels = flow.labels(mask, scope)
-  if "random" in labels or "grad" in labels or (
+  if "random" in labels or "grad" in labels or "param" in labels or (
       "var" in labels and "shadow" not in labels):
-    return False  # A draw, a gradient, a trainable gate.
-  if _made_here(mask, scope):
-    return False
+    return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels:
     return not _rewritten_each_step(mask, scope)
   return _placeholder_mask(mask, scope)
@@ -141,6 +225,25 @@ def _made_here(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
         for d in scope.defs.get(item.id, []) if d.value is not None):
       return True
   return False
+
+
+def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                ) -> bool:
+  """Whether a mask is a triangle or a band (`np.tril(ones, -1)` on an LU
+  factor, a MADE or PixelCNN ordering): the shape of a parametrization,
+  whose masked elements are no parameter of it."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and _names.call_name(item) in _SHAPES:
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _structural(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+_SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
+           "tril_indices", "triu_indices"}
 
 
 def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
@@ -173,10 +276,7 @@ def _placeholder_mask(mask: ast.expr, scope: _scopes.Scope) -> bool:
   a weight's full, static shape (not a batch, not a scalar rate)."""
   if not isinstance(mask, ast.Name):
     return False
-  place: Optional[_scopes.Scope] = scope
-  while place is not None and mask.id not in place.defs:
-    place = place.parent
-  values = [d.value for d in place.defs[mask.id]] if place else []
+  values = [d.value for d in _defs(mask.id, scope)]
   if not values:
     return False
   for value in values:

@@ -140,7 +140,8 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
   flow = analysis.flow
   for scope, call in analysis.calls_named(_UPDATES):
     parts = _update_parts(call)
-    if parts is None or analysis.module(scope).is_test:
+    if parts is None or analysis.module(scope).is_test or not (
+        _spelled_mask(parts[1], scope)):
       continue
     target, value = parts
     found = flow.labels(value, scope)
@@ -154,6 +155,24 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
       continue  # An accumulator or a slot, not a trained variable.
     hits.append(_hit({**found, "masked": masked}, scope, call))
   return hits
+
+
+def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                  ) -> bool:
+  """Whether a product in `node` (or in the local names it reads) has a
+  factor spelled as a mask: read before any flow (most writes are
+  slots, counters and copies)."""
+  for item in ast.walk(node):
+    if isinstance(item, (ast.BinOp, ast.AugAssign)) and isinstance(
+        item.op, ast.Mult) or isinstance(item, ast.Call) and (
+            _names.call_name(item) in {"multiply", "mul"}):
+      if "mask" in ast.unparse(item).lower():
+        return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _spelled_mask(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
 
 
 def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
