@@ -129,6 +129,37 @@ POSITIVE = {
         """, [("grads-mask", 23)]),
 }
 
+# The memory networks' nil-row helper: reported where the model applies
+# it to its gradients (the loop over the pairs), not at the helper's
+# `concat`, which every model of the file shares.
+NIL_SLOT = """\
+    def zero_nil_slot(t, name=None):
+      with tf.name_scope(name, "zero_nil_slot", [t]) as name:
+        t = tf.convert_to_tensor(t, name="t")
+        s = tf.shape(t)[1]
+        z = tf.zeros(tf.stack([1, s]))
+        return tf.concat(axis=0, values=[z, tf.slice(t, [1, 0], [-1, -1])],
+                         name=name)
+
+    class MemN2N(object):
+      def __init__(self, loss_op, nil_vars):
+        self._opt = tf.train.GradientDescentOptimizer(learning_rate=0.01)
+        self._nil_vars = set(nil_vars)
+        grads_and_vars = self._opt.compute_gradients(loss_op)
+        nil_grads_and_vars = []
+        for g, v in grads_and_vars:
+          if v.name in self._nil_vars:
+            nil_grads_and_vars.append((zero_nil_slot(g), v))
+          else:
+            nil_grads_and_vars.append((g, v))
+        self.train_op = self._opt.apply_gradients(nil_grads_and_vars)
+    """
+
+
+def test_the_nil_row_helper_is_reported_where_it_is_used():
+  assert _found(NIL_SLOT) == [("grads-mask", 17)]
+
+
 NEGATIVE = {
     # A warm-up gate on every variable alike: a schedule, not a freeze.
     "an update gated by the step": """\

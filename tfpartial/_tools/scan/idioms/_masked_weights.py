@@ -265,7 +265,7 @@ def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
     for node in method.nodes:
       if isinstance(node, ast.Call) and _names.call_name(node) in {
           "assign", "assign_sub", "assign_add"} and any(
-              _names.dotted(n) == spelled for n in (
+              n is not None and _names.dotted(n) == spelled for n in (
                   getattr(node.func, "value", None), *node.args[:1])):
         return True
   return False

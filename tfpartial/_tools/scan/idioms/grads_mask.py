@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _context
@@ -36,9 +36,11 @@ COMPUTES = {"compute_gradients", "get_gradients", "_compute_gradients",
 
 @dataclasses.dataclass
 class GradsMaskHit(_idiom.Hit):
-  """A masked gradient reaching an apply; `sinks` every apply it reaches."""
+  """A masked gradient reaching an apply; `sinks` every apply it reaches;
+  `shown` the call of the helper that masks it, where it is used."""
 
   sinks: Tuple[ast.AST, ...] = ()
+  shown: Optional[ast.expr] = None
 
 
 class GradsMask(_idiom.Idiom):
@@ -94,7 +96,11 @@ class GradsMask(_idiom.Idiom):
           found = flow.labels(node.value, scope)
           if "masked" in found:
             hits.append(_hit(found, scope, None))
-    return _merged(hits)
+    merged = _merged(hits)
+    for hit in merged:
+      if isinstance(hit, GradsMaskHit):
+        hit.shown = _use_of_helper(hit, analysis)
+    return merged
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -129,6 +135,23 @@ class GradsMask(_idiom.Idiom):
     return _port(hit, analysis)
 
 
+def _use_of_helper(hit: GradsMaskHit, analysis: Analysis
+                   ) -> Optional[ast.expr]:
+  """The one call, in the function that applies the gradients, of a
+  helper that zeroes rows of the gradient it is given (`zero_nil_slot(g)`
+  in the loop over the pairs): where the mask is used, reported there
+  rather than at the helper's `concat` (which every caller shares)."""
+  flow = analysis.flow
+  helper = flow.origin.get(id(hit.node))
+  if helper is None or helper is hit.scope or len(hit.sinks) != 1 or not (
+      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
+          _split.zero_rows(hit.node, helper) is None):
+    return None  # Only a helper zeroing rows (the nil slot) is moved.
+  calls = [c for c in analysis.calls(hit.scope)
+           if flow.callee(c, hit.scope) is helper.node]
+  return calls[0] if len(calls) == 1 else None
+
+
 def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
   """A hand-written step writing a variable's update times a fixed mask
   (`w.assign(w - lr * m_hat / (sqrt(v_hat) + eps) * w_rnn_mask)`, in a
@@ -138,6 +161,7 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
   a projection, not a freeze."""
   hits: List[GradsMaskHit] = []
   flow = analysis.flow
+  slots: Dict[int, Dict[str, List[ast.expr]]] = {}  # Per scope, once.
   for scope, call in analysis.calls_named(_UPDATES):
     parts = _update_parts(call)
     if parts is None or analysis.module(scope).is_test or not (
@@ -147,12 +171,14 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
     found = flow.labels(value, scope)
     masked = found.get("masked") or found.get("timesmask")
     if not isinstance(masked, ast.expr) or not _fixed_mask(
-        masked, scope, flow) or not ("grad" in found or _slot_of_gradient(
-            value, scope, flow, analysis)):
+        masked, scope, flow):
       continue
     aimed = flow.labels(target, scope)
     if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
       continue  # An accumulator or a slot, not a trained variable.
+    if "grad" not in found and not _slot_of_gradient(
+        value, scope, flow, _written(scope, analysis, slots)):
+      continue
     hits.append(_hit({**found, "masked": masked}, scope, call))
   return hits
 
@@ -175,20 +201,31 @@ def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
   return False
 
 
+def _written(scope: _scopes.Scope, analysis: Analysis,
+             memo: Dict[int, Dict[str, List[ast.expr]]]
+             ) -> Dict[str, List[ast.expr]]:
+  """What each variable of `scope` is assigned, by its spelling (once per
+  scope)."""
+  found = memo.get(id(scope))
+  if found is None:
+    found = memo[id(scope)] = {}
+    for call in analysis.calls(scope):
+      parts = _update_parts(call) if _names.call_name(call) in {
+          "assign", "assign_add"} else None
+      spelled = _names.dotted(parts[0]) if parts is not None else None
+      if parts is not None and spelled:
+        found.setdefault(spelled, []).append(parts[1])
+  return found
+
+
 def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
-                      analysis: Analysis) -> bool:
+                      written: Dict[str, List[ast.expr]]) -> bool:
   """Whether `value` reads a slot this function writes a gradient into
   (`m.assign(b1 * m + (1 - b1) * grad)`, then `m / (1 - b1 ** t)`)."""
-  written = {}
-  for call in analysis.calls(scope):
-    parts = _update_parts(call) if _names.call_name(call) in {
-        "assign", "assign_add"} else None
-    if parts is not None and _names.dotted(parts[0]):
-      written.setdefault(_names.dotted(parts[0]), []).append(parts[1])
   if not written:
     return False
   stack: List[ast.AST] = [value]
-  seen = set()
+  seen: Set[int] = set()
   while stack and len(seen) < 40:
     node = stack.pop()
     if id(node) in seen:

@@ -121,14 +121,14 @@ def _guarded_block(call: ast.Call, scope: _scopes.Scope,
   """The `with control_dependencies([...])` block of `scope` whose
   dependencies hold `call` or a name it is kept under."""
   kept = set(_order.handles(call, analysis.order(scope)))
-  for node in scope.nodes:
-    if not isinstance(node, ast.withitem):
-      continue
-    context = node.context_expr
-    if not (isinstance(context, ast.Call) and _names.call_name(context) == (
-        "control_dependencies")) or not context.args:
-      continue
-    inside = list(ast.walk(context.args[0]))
+  blocks = analysis.once(f"dependencies {id(scope)}", lambda: [
+      n for n in scope.nodes if isinstance(n, ast.withitem) and isinstance(
+          n.context_expr, ast.Call) and _names.call_name(
+              n.context_expr) == "control_dependencies" and (
+                  n.context_expr.args)])
+  assert isinstance(blocks, list)
+  for node in blocks:
+    inside = list(ast.walk(node.context_expr.args[0]))
     if any(n is call for n in inside) or any(
         isinstance(n, ast.Name) and n.id in kept or isinstance(
             n, ast.Attribute) and n.attr in kept for n in inside):
