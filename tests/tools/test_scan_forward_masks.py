@@ -187,6 +187,26 @@ NEGATIVE = {
         w = tf.matmul(p, l)
         train_op = tf.train.AdamOptimizer().minimize(loss(w))
         """,
+    # A PixelCNN's causal kernel: a pattern the code builds from ones.
+    "a causal mask built in the layer": """\
+        import numpy as np
+
+        class MaskedConv2D(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.w = self.add_weight(shape=[5, 5, input_shape[-1], 8],
+                                     trainable=True)
+            mask = np.ones(25, dtype=np.float32)
+            mask[13:] = 0
+            mask = mask.reshape((5, 5, 1, 1))
+            self.mask = tf.constant(mask, dtype="float32")
+
+          def call(self, inputs):
+            masked_w = tf.math.multiply(self.w, self.mask)
+            return tf.nn.conv2d(inputs, masked_w, 1, "SAME")
+
+        model = tf.keras.Sequential([MaskedConv2D()])
+        model.fit(x, y)
+        """,
 }
 
 

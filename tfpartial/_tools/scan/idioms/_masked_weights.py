@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
@@ -88,7 +88,7 @@ def _judged(analysis: Analysis, node: ast.AST,
   for weight, mask in (pair, pair[::-1]):
     if not _plain(weight, scope) or not _plain(mask, scope) or not (
         _spelled(mask, scope)) or _made_here(mask, scope) or _structural(
-            mask, scope):
+            mask, scope) or _built_in_code(mask, scope, analysis):
       continue  # Read before any flow: most products are activations.
     labels = flow.labels(weight, scope)
     if "var" not in labels or "shadow" in labels or "grad" in labels or (
@@ -244,6 +244,51 @@ def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
 
 _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
            "tril_indices", "triu_indices"}
+
+
+def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
+                   analysis: Analysis) -> bool:
+  """Whether a mask is a pattern the code builds from ones and zeros
+  (`m = np.ones(k * k); m[center + 1:] = 0; self.mask = tf.constant(m)`:
+  a PixelCNN's causal kernel, an architecture's shape), not one that
+  training or data chose (a variable set between rounds, a placeholder
+  fed, an array loaded from a file)."""
+  values: List[Tuple[ast.expr, _scopes.Scope]] = []
+  spelled = _names.dotted(mask)
+  if isinstance(mask, ast.Name):
+    values = [(d.value, scope) for d in _defs(mask.id, scope)
+              if d.value is not None]
+  elif spelled is not None and spelled.count(".") == 1 and (
+      spelled.startswith("self.")):
+    owner: Optional[_scopes.Scope] = scope
+    while owner is not None and owner.cls is None:
+      owner = owner.parent
+    if owner is not None and owner.cls is not None:
+      values = analysis.project.attribute(owner.cls, spelled)
+  built = False
+  seen: Set[int] = set()
+  while values and len(seen) < 24:
+    value, home = values.pop(0)
+    if id(value) in seen or not isinstance(value, ast.expr):
+      continue
+    seen.add(id(value))
+    for item in ast.walk(value):
+      if isinstance(item, ast.Call):
+        name = _names.call_name(item)
+        if name in _CHOSEN:
+          return False
+        built = built or name in _BUILT
+      elif isinstance(item, ast.Name) and item.id not in home.params:
+        values += [(d.value, home) for d in _defs(item.id, home)][:4]
+  return built
+
+
+# What makes a mask from ones and zeros in the code; what makes one that
+# training or data chooses.
+_BUILT = {"ones", "zeros", "ones_like", "zeros_like", "full"}
+_CHOSEN = {"Variable", "VariableV1", "get_variable", "add_weight",
+           "placeholder", "load", "loadtxt", "genfromtxt", "read_csv",
+           "open", "fromfile"}
 
 
 def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
