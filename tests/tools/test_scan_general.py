@@ -346,7 +346,7 @@ POSITIVE = {
               else:
                 nil_grads_and_vars.append((g, v))
             self.train_op = opt.apply_gradients(nil_grads_and_vars)
-        """, [("grads-mask", 6)]),
+        """, [("grads-mask", 17)]),  # Where the helper is used.
     "grads-mask TF 0.x concat(dim, values)": ("""\
         gvs = opt.compute_gradients(loss)
         g, v = gvs[0]

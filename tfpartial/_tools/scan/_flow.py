@@ -165,6 +165,9 @@ class Flow:
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}
+      elif isinstance(node.slice, ast.Constant) and isinstance(
+          node.slice.value, str) and _names.is_mask_name(node.slice.value):
+        found = {**found, "mask": node}  # `par['w_rnn_mask']`.
       return found
     if isinstance(node, ast.Constant):
       return {"const": node}
@@ -405,6 +408,11 @@ class Flow:
       got = self.element(got["zip"], outer) or got
     elif part is not None and "zip" in got:
       got, part = self.element(got["zip"], part) or got, None
+    if isinstance(value, ast.Call) and _names.call_name(value) == "items" \
+        and part is not None and part[1] == 2:
+      # `for name, g in tape.gradient(loss, var_dict).items()`: the key
+      # names the variable; the value is the gradient the dict holds.
+      return got
     if part == (1, 2) and "grad" in got and "var" not in got:
       return {"var": value}  # `for g, v in grads_and_vars`: `v`.
     return got

@@ -70,8 +70,9 @@ def _release(project: _project.Project, analysis: Analysis) -> None:
 
 def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   module = analysis.module(hit.scope)
+  shown = getattr(hit, "shown", None) or hit.node  # Where it is used.
   home = analysis.flow.origin.get(id(hit.node))
-  if home is not None:  # In a helper of another file, maybe.
+  if home is not None and shown is hit.node:  # A helper's, maybe elsewhere.
     module = analysis.module(home)
   context = analysis.context(hit.scope).find(hit.scope, hit.sink)
   message, reasons = idiom.explain(hit, context)
@@ -82,9 +83,9 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
                   f"{module.rewritten or caller.rewritten}: port it by hand"
                   if module.rewritten or caller.rewritten else
                   _port(idiom, hit, analysis))
-  line, cell = source.locate(hit.node.lineno)
+  line, cell = source.locate(shown.lineno)
   return Finding(
-      source.path, line, hit.node.col_offset + 1, idiom.id,
+      source.path, line, shown.col_offset + 1, idiom.id,
       f"{message} (see {idiom.entry.link})", "; ".join(reasons or [PLAIN]),
       idiom.entry.port, edits=ported if isinstance(ported, tuple) else (),
       by_hand=ported if isinstance(ported, str) else "", cell=cell,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _context
@@ -36,9 +36,11 @@ COMPUTES = {"compute_gradients", "get_gradients", "_compute_gradients",
 
 @dataclasses.dataclass
 class GradsMaskHit(_idiom.Hit):
-  """A masked gradient reaching an apply; `sinks` every apply it reaches."""
+  """A masked gradient reaching an apply; `sinks` every apply it reaches;
+  `shown` the call of the helper that masks it, where it is used."""
 
   sinks: Tuple[ast.AST, ...] = ()
+  shown: Optional[ast.expr] = None
 
 
 class GradsMask(_idiom.Idiom):
@@ -85,6 +87,7 @@ class GradsMask(_idiom.Idiom):
           if "masked" in found and "grad" in found and _named(
               found["masked"], scope, analysis):
             hits.append(_hit(found, scope, call))
+    hits += _hand_written_updates(analysis)
     for scope in analysis.functions_named(COMPUTES):
       if scope.cls is None:
         continue
@@ -93,7 +96,11 @@ class GradsMask(_idiom.Idiom):
           found = flow.labels(node.value, scope)
           if "masked" in found:
             hits.append(_hit(found, scope, None))
-    return _merged(hits)
+    merged = _merged(hits)
+    for hit in merged:
+      if isinstance(hit, GradsMaskHit):
+        hit.shown = _use_of_helper(hit, analysis)
+    return merged
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -113,10 +120,180 @@ class GradsMask(_idiom.Idiom):
                  "the optimizer applies")
     nan = not isinstance(node, ast.Call) or _names.call_name(node) in {
         "multiply", "mul"}
+    if isinstance(hit.sink, ast.Call) and _names.call_name(
+        hit.sink) in _UPDATES:
+      message = (f"a hand-written update zeroed by {how} before "
+                 f"`{_names.call_name(hit.sink)}` (line "
+                 f"{_idiom.line(hit.sink)})")
+      return message, [
+          "the masked elements keep their values: the update itself is "
+          "masked, so nothing in it (momentum, decay) moves them; its "
+          "slots still track them"] + _drift.optimizer_drift(None, nan)
     return message, _drift.optimizer_drift(context.optimizer, nan)
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
+
+
+def _use_of_helper(hit: GradsMaskHit, analysis: Analysis
+                   ) -> Optional[ast.expr]:
+  """The one call, in the function that applies the gradients, of a
+  helper that zeroes rows of the gradient it is given (`zero_nil_slot(g)`
+  in the loop over the pairs): where the mask is used, reported there
+  rather than at the helper's `concat` (which every caller shares)."""
+  flow = analysis.flow
+  helper = flow.origin.get(id(hit.node))
+  if helper is None or helper is hit.scope or len(hit.sinks) != 1 or not (
+      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
+          _split.zero_rows(hit.node, helper) is None):
+    return None  # Only a helper zeroing rows (the nil slot) is moved.
+  calls = [c for c in analysis.calls(hit.scope)
+           if flow.callee(c, hit.scope) is helper.node]
+  return calls[0] if len(calls) == 1 else None
+
+
+def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
+  """A hand-written step writing a variable's update times a fixed mask
+  (`w.assign(w - lr * m_hat / (sqrt(v_hat) + eps) * w_rnn_mask)`, in a
+  function or in an optimizer's `_resource_apply_dense`): the masked
+  elements never move. A mask the step makes anew (`to_float(step > n)`,
+  a trust ratio) or a test of the variable's own values is a schedule or
+  a projection, not a freeze."""
+  hits: List[GradsMaskHit] = []
+  flow = analysis.flow
+  slots: Dict[int, Dict[str, List[ast.expr]]] = {}  # Per scope, once.
+  for scope, call in analysis.calls_named(_UPDATES):
+    parts = _update_parts(call)
+    if parts is None or analysis.module(scope).is_test or not (
+        _spelled_mask(parts[1], scope)):
+      continue
+    target, value = parts
+    found = flow.labels(value, scope)
+    masked = found.get("masked") or found.get("timesmask")
+    if not isinstance(masked, ast.expr) or not _fixed_mask(
+        masked, scope, flow):
+      continue
+    aimed = flow.labels(target, scope)
+    if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
+      continue  # An accumulator or a slot, not a trained variable.
+    if "grad" not in found and not _slot_of_gradient(
+        value, scope, flow, _written(scope, analysis, slots)):
+      continue
+    hits.append(_hit({**found, "masked": masked}, scope, call))
+  return hits
+
+
+def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                  ) -> bool:
+  """Whether a product in `node` (or in the local names it reads) has a
+  factor spelled as a mask: read before any flow (most writes are
+  slots, counters and copies)."""
+  for item in ast.walk(node):
+    if isinstance(item, (ast.BinOp, ast.AugAssign)) and isinstance(
+        item.op, ast.Mult) or isinstance(item, ast.Call) and (
+            _names.call_name(item) in {"multiply", "mul"}):
+      if "mask" in ast.unparse(item).lower():
+        return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _spelled_mask(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+def _written(scope: _scopes.Scope, analysis: Analysis,
+             memo: Dict[int, Dict[str, List[ast.expr]]]
+             ) -> Dict[str, List[ast.expr]]:
+  """What each variable of `scope` is assigned, by its spelling (once per
+  scope)."""
+  found = memo.get(id(scope))
+  if found is None:
+    found = memo[id(scope)] = {}
+    for call in analysis.calls(scope):
+      parts = _update_parts(call) if _names.call_name(call) in {
+          "assign", "assign_add"} else None
+      spelled = _names.dotted(parts[0]) if parts is not None else None
+      if parts is not None and spelled:
+        found.setdefault(spelled, []).append(parts[1])
+  return found
+
+
+def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
+                      written: Dict[str, List[ast.expr]]) -> bool:
+  """Whether `value` reads a slot this function writes a gradient into
+  (`m.assign(b1 * m + (1 - b1) * grad)`, then `m / (1 - b1 ** t)`)."""
+  if not written:
+    return False
+  stack: List[ast.AST] = [value]
+  seen: Set[int] = set()
+  while stack and len(seen) < 40:
+    node = stack.pop()
+    if id(node) in seen:
+      continue
+    seen.add(id(node))
+    for item in ast.walk(node):
+      name = _names.dotted(item) if isinstance(
+          item, (ast.Name, ast.Attribute)) else None
+      if name in written and any(
+          "grad" in flow.labels(v, scope) for v in written[name]):
+        return True
+      if isinstance(item, ast.Name):
+        stack += [d.value for d in scope.defs.get(item.id, [])]
+  return False
+
+
+def _update_parts(call: ast.Call) -> Optional[Tuple[ast.expr, ast.expr]]:
+  """(variable, value) of `tf.assign_sub(v, x)`, `v.assign_sub(x)`,
+  `tf.scatter_sub(v, i, x)`, `v.scatter_sub(slices)`."""
+  args = call.args
+  receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+  if _names.call_name(call).startswith("scatter"):
+    if len(args) >= 3:
+      return args[0], args[2]
+    return (receiver, args[-1]) if receiver is not None and args else None
+  if len(args) >= 2:
+    return args[0], args[1]
+  return (receiver, args[0]) if receiver is not None and args else None
+
+
+def _fixed_mask(masked: ast.expr, scope: _scopes.Scope, flow: Flow) -> bool:
+  """Whether the factor that masks a gradient's update is fixed: a mask
+  by its name or a constant, comparing nothing the step computes."""
+  if isinstance(masked, ast.BinOp) and isinstance(masked.op, ast.Mult):
+    factors = [masked.left, masked.right]
+  elif isinstance(masked, ast.Call) and _names.call_name(masked) in {
+      "multiply", "mul"} and len(masked.args) == 2:
+    factors = list(masked.args)
+  else:
+    return False
+  home = flow.origin.get(id(masked), scope)
+  for factor in factors:
+    labels = flow.labels(factor, home)
+    if "grad" in labels or "mask" not in labels:
+      continue
+    return "random" not in labels and not _made_each_step(factor, home)
+  return False
+
+
+def _made_each_step(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                    ) -> bool:
+  """Whether a mask compares (or draws) values here, itself or through the
+  local names it reads (`keep = tf.cast(step > n)`, `uniform(s) < p`)."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
+        _names.call_name(item) in _SCHEDULES or "random" in (
+            _names.dotted(item.func) or "")):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _made_each_step(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+# What makes a mask anew each step: a comparison's spelling.
+_SCHEDULES = {"greater", "less", "greater_equal", "less_equal", "equal",
+              "not_equal", "cond", "where"}
 
 
 def _passed_applies(analysis: Analysis
@@ -213,6 +390,10 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
+  if _names.call_name(sink) in _UPDATES:
+    return ("a hand-written update: apply the gradients with a stock "
+            "optimizer through `tfpartial.freeze(variable, mask == 0)` "
+            "and drop the mask")
   helper = analysis.flow.origin.get(id(node))
   if helper is not None and helper is not hit.scope and (
       _split.zero_rows(node, helper) is not None):

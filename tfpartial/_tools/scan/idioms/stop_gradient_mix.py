@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _rows
 
 
@@ -57,6 +58,9 @@ class StopGradientMix(_idiom.Idiom):
              for node, scope, variable in _rows.replaced_rows(analysis)
              if id(node) not in joined]
     hits += _initial_mixes(analysis)
+    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
+             for node, scope, variable in _masked_weights.masked_weights(
+                 analysis) if id(node) not in joined]
     hits += _lambda_layers(analysis, mixers)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits
@@ -85,6 +89,8 @@ class StopGradientMix(_idiom.Idiom):
                  "train")
     if "rows" in hit.labels:
       return _rows_explained(hit)
+    if "forward" in hit.labels:
+      return _forward_explained(hit)
     if "summed" in hit.labels:
       message = ("masked terms of one variable summed, some through "
                  "`tf.stop_gradient`: the elements their masks keep never "
@@ -117,6 +123,22 @@ def _rows_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
               "optimizer's slots may still move them, and a checkpoint or "
               "export of the variable holds them, not the constants the "
               "model uses"]
+
+
+def _forward_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
+  """A variable times a fixed 0/1 mask in the forward pass: exact as
+  written for what the model computes; the variable keeps the masked
+  elements, which nothing but the optimizer's extras moves."""
+  variable = _idiom.short(hit.labels["forward"])
+  return (f"the variable `{variable}` multiplied by a fixed mask in the "
+          "forward pass: where the mask is 0 its elements are replaced by "
+          "0 and their gradient is exactly 0, so they never train"), [
+              "none in what the model computes: the masked elements are "
+              "read as 0; but the variable keeps its own values there: "
+              "weight decay or a regularizer on the variable and an "
+              "optimizer's momentum carried from before the mask still "
+              "move them, and a checkpoint or export of the variable holds "
+              "them, not the zeros the model uses"]
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
@@ -675,6 +697,10 @@ _BY_LABEL = {
     "rows": ("none needed: the table the model reads is exact as written; "
              "for the variable to hold the constants too, assign them once "
              "and keep those rows with `tfpartial.freeze`"),
+    "forward": ("use the variable itself, with the masked elements set "
+                "to 0 once, and `tfpartial.freeze(variable, mask == 0)` on "
+                "the optimizer (a mask that changes between rounds: one "
+                "spec per round)"),
     "summed": ("the masked terms of one variable are summed, some stopped: "
                "say which elements train in a `tfpartial.train_only` and use "
                "the variable itself"),

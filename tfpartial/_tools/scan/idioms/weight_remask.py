@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -36,6 +38,9 @@ class WeightRemask(_idiom.Idiom):
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     hits: List[_idiom.Hit] = [h for h in _writes.writes(analysis)
                               if h.kind == self.id]
+    written = {id(h.node) for h in _writes.writes(analysis)}
+    hits += [h for h in _guarding_writes(analysis)
+             if id(h.node) not in written]
     for scope in analysis.functions_named(("__call__",)):
       hits += _constraint_class(scope, analysis)
     for module in analysis.project.scanned():
@@ -78,6 +83,73 @@ class WeightRemask(_idiom.Idiom):
     reasons += _drift.optimizer_drift(context.optimizer, nan=False)
     return (f"weights re-multiplied by a mask and written back by "
             f"`{name}`"), reasons
+
+
+def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
+  """`zero = tf.scatter_update(table, oov_ids, zeros)` made a control
+  dependency of a lookup of the same table (`with
+  tf.control_dependencies([zero]): tf.nn.embedding_lookup(table, ids)`):
+  the rows are set back to zeros each time the forward pass runs, in a
+  function the training graph calls (a library's layer, maybe)."""
+  hits: List[_idiom.Hit] = []
+  flow = analysis.flow
+  for scope, call in analysis.calls_named(_ZEROING):
+    parts = _writes.target_and_value(call)
+    if parts is None or not parts[2] or analysis.module(scope).is_test:
+      continue
+    target, value, _ = parts
+    table = _names.dotted(target)
+    if table is None or not _calls.zero(value, scope):
+      continue
+    block = _guarded_block(call, scope, analysis)
+    if block is None or not _reads_table(block, table):
+      continue
+    labels = flow.labels(target, scope)
+    if not ("var" in labels or "param" in labels) or "shadow" in labels or (
+        not _writes.in_training(scope, analysis, call)):
+      continue  # (A table passed in: the layer's caller made it.)
+    hits.append(_writes.WriteHit(call, scope, call, labels, "weight-remask",
+                                 target, value, "control", None, zeros=True))
+  return hits
+
+
+_ZEROING = ("scatter_update", "scatter_nd_update")
+
+
+def _guarded_block(call: ast.Call, scope: _scopes.Scope,
+                   analysis: Analysis) -> Optional[ast.With]:
+  """The `with control_dependencies([...])` block of `scope` whose
+  dependencies hold `call` or a name it is kept under."""
+  kept = set(_order.handles(call, analysis.order(scope)))
+  blocks = analysis.once(f"dependencies {id(scope)}", lambda: [
+      n for n in scope.nodes if isinstance(n, ast.withitem) and isinstance(
+          n.context_expr, ast.Call) and _names.call_name(
+              n.context_expr) == "control_dependencies" and (
+                  n.context_expr.args)])
+  assert isinstance(blocks, list)
+  for node in blocks:
+    inside = list(ast.walk(node.context_expr.args[0]))
+    if any(n is call for n in inside) or any(
+        isinstance(n, ast.Name) and n.id in kept or isinstance(
+            n, ast.Attribute) and n.attr in kept for n in inside):
+      owner = analysis.order(scope).parent(node)
+      return owner if isinstance(owner, ast.With) else None
+  return None
+
+
+def _reads_table(block: ast.With, table: str) -> bool:
+  """Whether the block's body reads `table` in a lookup or a product."""
+  for statement in block.body:
+    for node in ast.walk(statement):
+      if isinstance(node, ast.Call) and _names.call_name(node) in (
+          _LOOKUPS) and any(_names.dotted(a) == table for a in node.args):
+        return True
+  return False
+
+
+_LOOKUPS = {"embedding_lookup", "embedding_lookup_sparse", "gather",
+            "safe_embedding_lookup_sparse", "matmul", "nce_loss",
+            "sampled_softmax_loss"}
 
 
 def _constraint_words(module: object) -> List[str]:

@@ -1,0 +1,221 @@
+"""`tfpartial scan`: a trainable variable multiplied in the forward pass by
+a fixed 0/1 mask (the lottery-ticket layers' `self.kernel * self.mask`, a
+placeholder fed the same mask each step, STAMP's `table *= mask` on an
+embedding table): the masked elements get a zero gradient and never
+train (corpus rule: tests/tools/scan_corpus/BUILDING.md, "Tables joined
+from constants"); and the look-alikes that freeze nothing: dropout,
+attention and loss masks on activations, a mask recomputed from the
+weights' magnitude, a random DropConnect mask, a trainable gate, a
+straight-through estimator, a re-mask written back, a constraint."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _scan
+
+
+def _mixes(code):
+  findings = _scan.scan_text("t.py", textwrap.dedent(code))
+  return [(f.idiom, f.line) for f in findings
+          if f.idiom == "stop-gradient-mix"]
+
+
+POSITIVE = {
+    # kenichdietrich/LotteryTicketHypothesis: a non-trainable variable of
+    # ones, set between rounds, multiplies the kernel in `call`.
+    "a layer's kernel times its non-trainable mask variable": ("""\
+        class LotteryLinear(tf.keras.layers.Layer):
+          def __init__(self, units=128):
+            super().__init__()
+            self.units = units
+
+          def build(self, input_shape):
+            self.kernel = tf.Variable(
+                tf.random.normal((input_shape[-1], self.units)),
+                trainable=True, name="kernel")
+            self.mask = tf.Variable(
+                tf.ones((input_shape[-1], self.units)), trainable=False,
+                name="kernel_mask")
+
+          def call(self, inputs):
+            masked_kernel = self.kernel * self.mask
+            return tf.nn.relu(inputs @ masked_kernel)
+
+        model = tf.keras.Sequential([LotteryLinear(10)])
+        model.compile("adam", "mse")
+        model.fit(x, y)
+        """, [("stop-gradient-mix", 15)]),
+    # SamuelGabriel/LotteryTicketHypothesis-TensorFlow: a placeholder of
+    # the weight's shape, fed the same mask each step.
+    "a weight times a placeholder of its shape": ("""\
+        x = tf.placeholder(tf.float32, shape=[None, 784])
+        prune_1 = tf.placeholder(tf.float32, shape=[784, 300])
+        W_1 = tf.Variable(tf.truncated_normal([784, 300], stddev=0.1))
+        h = tf.nn.relu(tf.matmul(x, W_1 * prune_1))
+        train_step = tf.train.GradientDescentOptimizer(0.05).minimize(
+            loss(h))
+        for i in range(1000):
+          train_step.run(feed_dict={x: batch, prune_1: p_1})
+        """, [("stop-gradient-mix", 4)]),
+    # uestcnlp/STAMP: the embedding table masked in place before lookups.
+    "an embedding table masked in place": ("""\
+        class Stamp:
+          def build_model(self):
+            self.embe_dict = tf.Variable(self.pre_embedding,
+                                         dtype=tf.float32, trainable=True)
+            self.pe_mask = tf.Variable(self.pre_embedding_mask,
+                                       dtype=tf.float32, trainable=False)
+            self.embe_dict *= self.pe_mask
+            inputs = tf.nn.embedding_lookup(self.embe_dict, self.inputs)
+            self.optimize = tf.train.AdamOptimizer(0.01).minimize(
+                loss(inputs))
+        """, [("stop-gradient-mix", 7)]),
+    # The same by reassignment, with a NumPy mask loaded from a file.
+    "a table times a mask loaded from a file": ("""\
+        import numpy as np
+        table = tf.get_variable("table", [1000, 64])
+        keep_mask = np.load("mask.npy")
+        table = table * keep_mask
+        rows = tf.nn.embedding_lookup(table, ids)
+        train_op = tf.train.AdamOptimizer().minimize(loss(rows))
+        """, [("stop-gradient-mix", 4)]),
+}
+
+NEGATIVE = {
+    # Masks on activations: dropout, attention, a sequence's loss.
+    "dropout, attention and loss masks": """\
+        def forward(x, w, seq_mask, attention_mask):
+          h = tf.matmul(x, w)
+          dropout_mask = tf.cast(tf.random.uniform(tf.shape(h)) < 0.9,
+                                 tf.float32)
+          h = h * dropout_mask
+          scores = h * attention_mask + (1.0 - attention_mask) * -1e9
+          return tf.reduce_sum(scores * seq_mask)
+
+        w = tf.Variable(tf.zeros([10, 10]))
+        train_op = tf.train.AdamOptimizer().minimize(forward(x, w, m, a))
+        """,
+    # Magnitude pruning recomputed from the weights in the forward pass.
+    "a mask recomputed from the kernel's magnitude": """\
+        class Pruned(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+
+          def call(self, x):
+            mask = tf.cast(tf.abs(self.kernel) > 0.01, tf.float32)
+            return x @ (self.kernel * mask)
+
+        model = tf.keras.Sequential([Pruned()])
+        model.fit(x, y)
+        """,
+    # A mask variable rewritten in `call` each step (a pruning schedule).
+    "a mask variable rewritten each step in call": """\
+        class Pruned(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = self.add_weight("mask", (shape[-1], 10),
+                                        initializer="ones", trainable=False)
+
+          def call(self, x):
+            self.mask.assign(new_mask_of(self.kernel))
+            return x @ (self.kernel * self.mask)
+
+        model = tf.keras.Sequential([Pruned()])
+        model.fit(x, y)
+        """,
+    # DropConnect: a random mask on the weight, drawn each step.
+    "DropConnect": """\
+        w = tf.Variable(tf.zeros([10, 10]))
+        drop_mask = tf.cast(tf.random.uniform([10, 10]) < 0.5, tf.float32)
+        h = tf.matmul(x, w * drop_mask)
+        train_op = tf.train.AdamOptimizer().minimize(loss(h))
+        """,
+    # A learned gate: the "mask" is a trainable variable.
+    "a trainable mask (a learned gate)": """\
+        w = tf.Variable(tf.zeros([10, 10]))
+        gate_mask = tf.Variable(tf.ones([10, 10]))
+        h = tf.matmul(x, w * gate_mask)
+        train_op = tf.train.AdamOptimizer().minimize(loss(h))
+        """,
+    # A straight-through estimator: the masked weight forward, the
+    # gradient to the whole weight.
+    "a straight-through estimator": """\
+        import numpy as np
+        w = tf.Variable(tf.zeros([10, 10]))
+        keep_mask = np.ones((10, 10), np.float32)
+        w_used = w + tf.stop_gradient(w * keep_mask - w)
+        h = tf.matmul(x, w_used)
+        train_op = tf.train.AdamOptimizer().minimize(loss(h))
+        """,
+    # A re-mask written back (weight-remask's, not a forward mask) and a
+    # constraint.
+    "a re-mask written back and a constraint": """\
+        import numpy as np
+        mask = np.tril(np.ones((10, 10), np.float32))
+
+        class Masked(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.conv = tf.keras.layers.Dense(
+                10, kernel_constraint=lambda w: w * mask)
+            self.mask = tf.constant(mask)
+
+          def call(self, x):
+            self.conv.kernel.assign(self.conv.kernel * self.mask)
+            return self.conv(x)
+
+        model = tf.keras.Sequential([Masked()])
+        model.fit(x, y)
+        """,
+    # An attack's patch: a variable pasted into the image under a mask
+    # (an input, no model's weight).
+    "a perturbation pasted into an input under a mask": """\
+        import numpy as np
+        patch_mask = np.load("patch_mask.npy")
+        delta = tf.Variable(tf.zeros([1, 32, 32, 3]))
+        adv = image * (1 - patch_mask) + delta * patch_mask
+        train_op = tf.train.AdamOptimizer().minimize(
+            loss(model(adv)), var_list=[delta])
+        """,
+    # Glow's LU-decomposed 1x1 convolution: the triangle's mask is the
+    # parametrization's shape.
+    "a triangular factor of an LU parametrization": """\
+        import numpy as np
+        l = tf.get_variable("L", initializer=np_l)
+        l_mask = np.tril(np.ones([8, 8], dtype=np.float32), -1)
+        l = l * l_mask + tf.eye(8, 8)
+        w = tf.matmul(p, l)
+        train_op = tf.train.AdamOptimizer().minimize(loss(w))
+        """,
+    # A PixelCNN's causal kernel: a pattern the code builds from ones.
+    "a causal mask built in the layer": """\
+        import numpy as np
+
+        class MaskedConv2D(tf.keras.layers.Layer):
+          def build(self, input_shape):
+            self.w = self.add_weight(shape=[5, 5, input_shape[-1], 8],
+                                     trainable=True)
+            mask = np.ones(25, dtype=np.float32)
+            mask[13:] = 0
+            mask = mask.reshape((5, 5, 1, 1))
+            self.mask = tf.constant(mask, dtype="float32")
+
+          def call(self, inputs):
+            masked_w = tf.math.multiply(self.w, self.mask)
+            return tf.nn.conv2d(inputs, masked_w, 1, "SAME")
+
+        model = tf.keras.Sequential([MaskedConv2D()])
+        model.fit(x, y)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_variable_under_a_fixed_forward_mask_is_found(name):
+  code, expected = POSITIVE[name]
+  assert _mixes(code) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_look_alike_is_not_a_forward_mask(name):
+  assert _mixes(NEGATIVE[name]) == []

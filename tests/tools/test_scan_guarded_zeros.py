@@ -1,0 +1,84 @@
+"""`tfpartial scan`: rows of a table set back to zeros by a write that a
+lookup of the same table depends on (LibRecommender's `zero_padding_op =
+tf.scatter_update(embed_var, oov, zeros)` in `control_dependencies`, in a
+library function the model calls each step): a `weight-remask` with each
+forward pass; and the look-alikes: a max-norm censor writing the rows'
+own values, a counter reset, a block that does not read the table."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _scan
+
+
+def _remasks(code):
+  findings = _scan.scan_text("t.py", textwrap.dedent(code))
+  return [(f.idiom, f.line) for f in findings if f.idiom == "weight-remask"]
+
+
+POSITIVE = {
+    # LibRecommender's seq_embeds_pooling: its own table, nothing in the
+    # file calls it (a library's layer).
+    "a padding row zeroed before each lookup of its table": ("""\
+        def seq_embeds_pooling(seq_indices, n_items, var_shape):
+          embed_var = tf.get_variable("item_embed", shape=var_shape)
+          zero_padding_op = tf.scatter_update(
+              embed_var, n_items, tf.zeros([var_shape[1]], dtype=tf.float32))
+          with tf.control_dependencies([zero_padding_op]):
+            multi_item_embed = tf.nn.embedding_lookup(embed_var, seq_indices)
+          return tf.reduce_sum(multi_item_embed, axis=1)
+        """, [("weight-remask", 3)]),
+    # LibRecommender's multi_sparse_alone: the table passed in by the
+    # model, the write in the dependency list itself.
+    "OOV rows of a table passed in, zeroed before the lookup": ("""\
+        def multi_sparse_alone(embed_var, indices, embed_size, oov):
+          with tf.control_dependencies([tf.scatter_update(
+              embed_var, [oov], tf.zeros([embed_size]))]):
+            embed = tf.nn.embedding_lookup(embed_var, indices)
+          return tf.reduce_sum(embed, axis=1)
+
+        table = tf.get_variable("sparse_embed", [1000, 16])
+        out = multi_sparse_alone(table, ids, 16, 999)
+        train_op = tf.train.AdamOptimizer().minimize(loss(out))
+        """, [("weight-remask", 2)]),
+}
+
+NEGATIVE = {
+    # openrec's max-norm censoring: the rows' own values, renormalised.
+    "a max-norm censor of the looked-up rows": """\
+        def censored(table, ids):
+          rows = tf.gather(table, ids)
+          censor = tf.scatter_update(table, ids, tf.clip_by_norm(rows, 1.0))
+          with tf.control_dependencies([censor]):
+            return tf.nn.embedding_lookup(table, ids)
+        """,
+    # A counter (not trained) reset before a read.
+    "a non-trainable counter reset": """\
+        def counted(table, ids):
+          counts = tf.Variable(tf.zeros([1000]), trainable=False)
+          reset = tf.scatter_update(counts, ids, tf.zeros_like(ids, tf.float32))
+          with tf.control_dependencies([reset]):
+            return tf.nn.embedding_lookup(counts, ids)
+        """,
+    # The write orders something else: the table is not read under it.
+    "a block that does not read the zeroed table": """\
+        def pooled(ids, n_items):
+          embed_var = tf.get_variable("item_embed", shape=[1000, 16])
+          other = tf.get_variable("other_embed", shape=[1000, 16])
+          zero = tf.scatter_update(embed_var, n_items, tf.zeros([16]))
+          with tf.control_dependencies([zero]):
+            return tf.nn.embedding_lookup(other, ids)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_rows_zeroed_before_each_lookup_are_found(name):
+  code, expected = POSITIVE[name]
+  assert _remasks(code) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_look_alike_is_not_a_guarded_zeroing(name):
+  assert _remasks(NEGATIVE[name]) == []

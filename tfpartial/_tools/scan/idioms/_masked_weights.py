@@ -1,0 +1,362 @@
+"""A trainable variable multiplied in the forward pass by a fixed 0/1 mask
+(`masked_kernel = self.kernel * self.mask` in a layer's `call`, `W *
+prune` with a placeholder fed the same array each step, `table *=
+pe_mask` on an embedding table): where the mask is 0 the element is
+replaced by the constant 0, its gradient is exactly 0 (d(k*m)/dk = m) and
+it never trains while the rest of the variable does. The settled
+"tables joined from constants" case of `stop-gradient-mix`
+(`k * m == m * k + (1 - m) * 0`).
+
+Not this: a mask on activations (dropout, attention, sequence or loss
+masks: no variable is multiplied), a mask drawn at random or compared
+anew (DropConnect, magnitude pruning recomputed from the weights in the
+step), a trainable gate or scale, a product inside `stop_gradient` (a
+straight-through estimator) or written back into the variable
+(`weight-remask`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _constants
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+# A product with a factor named for a mask or a pruning, by its line.
+_LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
+                   r"(?:mask|prune)\w*\]?[ \t]*\*|multiply\()", re.I)
+# Where a product is written back into its variable, not read forward.
+_WRITES = {"assign", "assign_sub", "assign_add", "set_weights", "set_value",
+           "scatter_update", "stop_gradient", "load"}
+# Methods that run with each step: a mask written there is made anew.
+_PER_STEP = re.compile(r"^(call|__call__|train_step|_?update\w*|step|"
+                       r"on_(train_)?batch_\w+)$")
+# What chooses a mask anew: a comparison, a draw.
+_ANEW = {"greater", "less", "greater_equal", "less_equal", "equal",
+         "not_equal", "top_k", "argsort", "sort", "percentile", "quantile"}
+
+
+def masked_weights(analysis: Analysis
+                   ) -> List[Tuple[ast.expr, _scopes.Scope, ast.expr]]:
+  """(the product, its scope, the variable) of each variable multiplied
+  by a fixed mask in the forward pass."""
+  found: List[Tuple[ast.expr, _scopes.Scope, ast.expr]] = []
+  project = analysis.project
+  for module in project.modules:  # A layer's module may hold no step.
+    text = module.source.text
+    if "mask" not in text and "prune" not in text and "Mask" not in text:
+      continue
+    lines = [number for number, line in enumerate(text.splitlines(), 1)
+             if "*" in line or "multiply(" in line if _LINE.search(line)]
+    if not lines or module.is_test or project.parsed(module) is None:
+      continue
+    wanted = set(lines)
+    for scope in project.scopes_at(module, lines):
+      for node in scope.nodes:
+        if getattr(node, "lineno", 0) not in wanted:
+          continue
+        pair = _product(node)
+        if pair is None:
+          continue
+        hit = _judged(analysis, node, pair, scope)
+        if hit is not None:
+          found.append((hit, scope, _variable_of(pair, analysis, scope)))
+  return found
+
+
+def _product(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
+  """The two factors of `a * b`, `multiply(a, b)`, `a *= b`."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+    return node.left, node.right
+  if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Mult):
+    return node.target, node.value
+  if isinstance(node, ast.Call) and _names.call_name(node) in {
+      "multiply", "mul"} and len(node.args) == 2 and not node.keywords:
+    return node.args[0], node.args[1]
+  return None
+
+
+def _judged(analysis: Analysis, node: ast.AST,
+            pair: Tuple[ast.expr, ast.expr], scope: _scopes.Scope
+            ) -> Optional[ast.expr]:
+  """The node to report when `node` multiplies a trainable variable by a
+  fixed mask and the product is read forward, else None."""
+  flow = analysis.flow
+  for weight, mask in (pair, pair[::-1]):
+    if not _plain(weight, scope) or not _plain(mask, scope) or not (
+        _spelled(mask, scope)) or _made_here(mask, scope) or _structural(
+            mask, scope) or _built_in_code(mask, scope, analysis):
+      continue  # Read before any flow: most products are activations.
+    labels = flow.labels(weight, scope)
+    if "var" not in labels or "shadow" in labels or "grad" in labels or (
+        "mask" in labels):
+      continue
+    if not _fixed(mask, scope, analysis):
+      continue
+    if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
+        node, scope, analysis):
+      return None
+    target = node.target if isinstance(node, ast.AugAssign) else node
+    assert isinstance(target, ast.expr)
+    return target
+  return None
+
+
+def _plain(node: ast.expr, scope: _scopes.Scope) -> bool:
+  """A name or attribute (or an element of one) that is no parameter of
+  the function: a mask passed in is the batch's (a sequence's, an
+  attention's), a weight passed in is a helper's."""
+  while isinstance(node, ast.Subscript):
+    node = node.value
+  if not isinstance(node, (ast.Name, ast.Attribute)):
+    return False
+  return not (isinstance(node, ast.Name) and node.id in scope.params)
+
+
+def _spelled(mask: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether a factor is spelled as a mask or a pruning, or is a name
+  made by a placeholder."""
+  text = ast.unparse(mask).lower()
+  if "mask" in text or "prune" in text:
+    return True
+  return isinstance(mask, ast.Name) and any(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "placeholder") for d in _defs(mask.id, scope))
+
+
+def _defs(name: str, scope: _scopes.Scope) -> List[_scopes.Def]:
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and name not in place.defs:
+    place = place.parent
+  return list(place.defs[name]) if place is not None else []
+
+
+def _read_as_weight(node: ast.AST, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether the product is read as a weight: a matmul's, a convolution's
+  or a lookup's operand, itself or through the name (or attribute) it is
+  kept under in its function or its class; not added to an input (a
+  patch pasted into an image: an attack's perturbation, no model's
+  weight)."""
+  order = analysis.order(scope)
+  current: ast.AST = node
+  parent = order.parent(current)
+  while isinstance(parent, ast.Call) and _names.call_name(parent) in (
+      _THROUGH):
+    current, parent = parent, order.parent(parent)
+  if _reads(parent, current):
+    return True
+  kept: Optional[str] = None
+  if isinstance(node, ast.AugAssign):
+    kept = _names.dotted(node.target)
+  elif isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+    kept = _names.dotted(parent.targets[0])
+  if kept is None:
+    return False
+  places = [scope]
+  if kept.startswith("self.") and scope.parent is not None:
+    places += [s for s in scope.parent.all() if s is not scope]
+  return any(_reads(n, n, kept) for place in places for n in place.nodes
+             if isinstance(n, (ast.Call, ast.BinOp)))
+
+
+def _reads(reader: Optional[ast.AST], operand: ast.AST,
+           name: Optional[str] = None) -> bool:
+  """Whether `reader` reads `operand` (or the name `name`) as a weight."""
+  if isinstance(reader, ast.BinOp) and isinstance(reader.op, ast.MatMult):
+    operands = [reader.left, reader.right]
+  elif isinstance(reader, ast.Call) and _names.call_name(reader) in _READERS:
+    operands = [*reader.args, *(k.value for k in reader.keywords)]
+  else:
+    return False
+  if name is None:
+    return any(o is operand for o in operands)
+  return any(_names.dotted(o) == name or isinstance(o, ast.Subscript) and (
+      _names.dotted(o.value) == name) for o in operands)
+
+
+# What reads a weight: a product, a convolution, a lookup.
+_READERS = {"matmul", "tensordot", "einsum", "dot", "conv1d", "conv2d",
+            "conv3d", "depthwise_conv2d", "atrous_conv2d", "conv2d_transpose",
+            "embedding_lookup", "embedding_lookup_sparse", "gather",
+            "safe_embedding_lookup_sparse", "nce_loss", "sampled_softmax_loss",
+            "xw_plus_b", "batch_matmul", "sparse_matmul", "bias_add"}
+# What passes a weight on unchanged in kind.
+_THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims",
+            "convert_to_tensor"}
+
+
+def _variable_of(pair: Tuple[ast.expr, ast.expr], analysis: Analysis,
+                 scope: _scopes.Scope) -> ast.expr:
+  first, second = pair
+  return first if "var" in analysis.flow.labels(first, scope) else second
+
+
+def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether `mask` is a 0/1 mask fixed while the model trains: named for
+  a mask (a non-trainable variable, an attribute, a loaded array) or a
+  constant made of ones and zeros, or a placeholder of a weight's shape;
+  not drawn at random, not compared here, not a trainable gate, not
+  written by a method that runs with each step."""
+  flow = analysis.flow
+  labels = flow.labels(mask, scope)
+  if "random" in labels or "grad" in labels or "param" in labels or (
+      "var" in labels and "shadow" not in labels):
+    return False  # A draw, a gradient, the batch's mask, a trainable gate.
+  if "mask" in labels:
+    return not _rewritten_each_step(mask, scope)
+  return _placeholder_mask(mask, scope)
+
+
+def _made_here(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
+  """Whether a mask compares or draws values here (itself or through the
+  local names it reads), unless all it reads is constant."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
+        _names.call_name(item) in _ANEW or "random" in (
+            _names.dotted(item.func) or "") or _names.call_name(item) in {
+                "dropout", "bernoulli"}):
+      return not _constants.is_constant(item, scope)
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _made_here(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                ) -> bool:
+  """Whether a mask is a triangle or a band (`np.tril(ones, -1)` on an LU
+  factor, a MADE or PixelCNN ordering): the shape of a parametrization,
+  whose masked elements are no parameter of it."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and _names.call_name(item) in _SHAPES:
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _structural(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+_SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
+           "tril_indices", "triu_indices"}
+
+
+def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
+                   analysis: Analysis) -> bool:
+  """Whether a mask is a pattern the code builds from ones and zeros
+  (`m = np.ones(k * k); m[center + 1:] = 0; self.mask = tf.constant(m)`:
+  a PixelCNN's causal kernel, an architecture's shape), not one that
+  training or data chose (a variable set between rounds, a placeholder
+  fed, an array loaded from a file)."""
+  values: List[Tuple[ast.expr, _scopes.Scope]] = []
+  spelled = _names.dotted(mask)
+  if isinstance(mask, ast.Name):
+    values = [(d.value, scope) for d in _defs(mask.id, scope)
+              if d.value is not None]
+  elif spelled is not None and spelled.count(".") == 1 and (
+      spelled.startswith("self.")):
+    owner: Optional[_scopes.Scope] = scope
+    while owner is not None and owner.cls is None:
+      owner = owner.parent
+    if owner is not None and owner.cls is not None:
+      values = analysis.project.attribute(owner.cls, spelled)
+  built = False
+  seen: Set[int] = set()
+  while values and len(seen) < 24:
+    value, home = values.pop(0)
+    if id(value) in seen or not isinstance(value, ast.expr):
+      continue
+    seen.add(id(value))
+    for item in ast.walk(value):
+      if isinstance(item, ast.Call):
+        name = _names.call_name(item)
+        if name in _CHOSEN:
+          return False
+        built = built or name in _BUILT
+      elif isinstance(item, ast.Name) and item.id not in home.params:
+        values += [(d.value, home) for d in _defs(item.id, home)][:4]
+  return built
+
+
+# What makes a mask from ones and zeros in the code; what makes one that
+# training or data chooses.
+_BUILT = {"ones", "zeros", "ones_like", "zeros_like", "full"}
+_CHOSEN = {"Variable", "VariableV1", "get_variable", "add_weight",
+           "placeholder", "load", "loadtxt", "genfromtxt", "read_csv",
+           "open", "fromfile"}
+
+
+def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether a mask attribute (`self.mask`) is written by a method of its
+  class that runs with each step (`call`, `train_step`, a batch hook):
+  pruning recomputed as the model trains."""
+  spelled = _names.dotted(mask)
+  owner = scope
+  while owner.parent is not None and owner.cls is None:
+    owner = owner.parent
+  if spelled is None or not spelled.startswith("self.") or owner.cls is None:
+    return False
+  root = owner
+  while root.parent is not None:
+    root = root.parent
+  for method in root.all():
+    if method.cls is not owner.cls or not _PER_STEP.match(method.name):
+      continue
+    for node in method.nodes:
+      if isinstance(node, ast.Call) and _names.call_name(node) in {
+          "assign", "assign_sub", "assign_add"} and any(
+              n is not None and _names.dotted(n) == spelled for n in (
+                  getattr(node.func, "value", None), *node.args[:1])):
+        return True
+  return False
+
+
+def _placeholder_mask(mask: ast.expr, scope: _scopes.Scope) -> bool:
+  """`prune_1 = tf.placeholder(tf.float32, shape=[784, 300])`: a feed of
+  a weight's full, static shape (not a batch, not a scalar rate)."""
+  if not isinstance(mask, ast.Name):
+    return False
+  values = [d.value for d in _defs(mask.id, scope)]
+  if not values:
+    return False
+  for value in values:
+    if not (isinstance(value, ast.Call) and _names.call_name(value) == (
+        "placeholder")):
+      return False
+    shape = next((k.value for k in value.keywords if k.arg == "shape"),
+                 value.args[1] if len(value.args) > 1 else None)
+    if not isinstance(shape, (ast.List, ast.Tuple)) or not shape.elts or (
+        not all(isinstance(e, ast.Constant) and isinstance(e.value, int)
+                for e in shape.elts)):
+      return False
+  return True
+
+
+def _written_or_stopped(node: ast.AST, scope: _scopes.Scope,
+                        analysis: Analysis) -> bool:
+  """Whether the product is written back into a variable (a re-mask), is
+  in a `stop_gradient` (a straight-through estimator), a constraint, or a
+  statement that also stops a gradient."""
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = node
+  while current is not None and not isinstance(current, ast.stmt):
+    parent = order.parent(current)
+    if isinstance(parent, ast.Call) and _names.call_name(parent) in _WRITES:
+      return True
+    if isinstance(parent, ast.keyword) and (parent.arg or "").endswith(
+        "constraint"):
+      return True
+    current = parent
+  statement = current
+  if statement is not None and any(
+      isinstance(n, ast.Call) and _names.call_name(n) == "stop_gradient"
+      for n in ast.walk(statement)):
+    return True
+  info = scope.cls
+  return info is not None and any(
+      b.endswith(("Constraint", "Callback", "Optimizer")) for b in info.bases)
