@@ -8,10 +8,11 @@ from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
 
-def in_text(code):
-  """(idiom, line) of each finding in one dedented file."""
+def in_text(code, idiom=None):
+  """(idiom, line) of each finding in one dedented file (of one idiom)."""
   findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings]
+  return [(f.idiom, f.line) for f in findings
+          if idiom is None or f.idiom == idiom]
 
 
 def in_project(files):

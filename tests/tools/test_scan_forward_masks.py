@@ -8,17 +8,13 @@ attention and loss masks on activations, a mask recomputed from the
 weights' magnitude, a random DropConnect mask, a trainable gate, a
 straight-through estimator, a re-mask written back, a constraint."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _scan
+import scanned
 
 
 def _mixes(code):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings
-          if f.idiom == "stop-gradient-mix"]
+  return scanned.in_text(code, "stop-gradient-mix")
 
 
 POSITIVE = {

@@ -5,16 +5,13 @@ library function the model calls each step): a `weight-remask` with each
 forward pass; and the look-alikes: a max-norm censor writing the rows'
 own values, a counter reset, a block that does not read the table."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _scan
+import scanned
 
 
 def _remasks(code):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings if f.idiom == "weight-remask"]
+  return scanned.in_text(code, "weight-remask")
 
 
 POSITIVE = {

@@ -6,16 +6,13 @@ eps) * mask`; the same in a Keras optimizer's `_resource_apply_dense`),
 and the look-alikes that freeze nothing: an update gated by a schedule,
 a mask drawn at random, an accumulator masked, weight decay."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _scan
+import scanned
 
 
 def _found(code, idiom="grads-mask"):
-  findings = _scan.scan_text("t.py", textwrap.dedent(code))
-  return [(f.idiom, f.line) for f in findings if f.idiom == idiom]
+  return scanned.in_text(code, idiom)
 
 
 POSITIVE = {
