@@ -1697,8 +1697,9 @@ _WHOLE_ATTRIBUTES = _OWN_VARIABLES | {"non_trainable_variables", "layers",
 _KEEP_ALL = {"list", "tuple", "sorted", "set", "frozenset", "flatten",
              "copy", "deepcopy", "chain", "unique"}
 # A choice the code cannot show whole (a call nothing of the project
-# defines, a name nothing binds) is reported.
-_UNKNOWN_CHOOSES = True
+# defines, a name nothing binds) is not reported: only a strict part of a
+# list shown whole (kept by a test, sliced, subtracted from) is.
+_UNKNOWN_CHOOSES = False
 
 
 @dataclasses.dataclass
@@ -1782,8 +1783,8 @@ def _choice(chooser: _Chooser, expr: Optional[ast.AST],
   if isinstance(expr, (ast.Name, ast.Attribute)):
     return _named_choice(chooser, expr, scope, depth)
   if isinstance(expr, ast.BinOp):
-    if not isinstance(expr.op, ast.Add):
-      return expr, scope  # `set(all) - set(restored)`: a complement.
+    if not isinstance(expr.op, ast.Add):  # `set(all) - set(restored)`.
+      return _part_of_whole(chooser, expr, expr.left, scope, depth)
     return _choice(chooser, expr.left, scope, depth + 1) or _choice(
         chooser, expr.right, scope, depth + 1)
   if isinstance(expr, ast.IfExp):
@@ -1797,13 +1798,14 @@ def _choice(chooser: _Chooser, expr: Optional[ast.AST],
     if isinstance(cut, ast.Slice) and cut.lower is None and (
         cut.upper is None) and cut.step is None:
       return _choice(chooser, expr.value, scope, depth + 1)
-    if isinstance(cut, ast.Slice):
-      return expr, scope  # Some of the list (`tvars[-2:]`).
+    if isinstance(cut, ast.Slice):  # Some of the list (`tvars[-2:]`).
+      return _part_of_whole(chooser, expr, expr.value, scope, depth)
     return None  # An entry by its key: a hand-written choice (`_some_entries`).
   if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
     if not all(_keeps_whole(chooser, t, scope, depth)
                for g in expr.generators for t in g.ifs):
-      return expr, scope
+      return _part_of_whole(chooser, expr, expr.generators[-1].iter, scope,
+                            depth)
     return next((c for c in (_choice(chooser, g.iter, scope, depth + 1)
                              for g in expr.generators) if c), None)
   if isinstance(expr, (ast.Dict, ast.DictComp)):
@@ -1811,6 +1813,34 @@ def _choice(chooser: _Chooser, expr: Optional[ast.AST],
   if isinstance(expr, ast.Call):
     return _call_choice(chooser, expr, scope, depth)
   return (expr, scope) if _UNKNOWN_CHOOSES else None
+
+
+def _part_of_whole(chooser: _Chooser, part: ast.expr, source: ast.expr,
+                   scope: _scopes.Scope, depth: int
+                   ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
+  """`part` when it keeps some of a list the code shows whole, else the
+  choice of its source."""
+  inner = _choice(chooser, source, scope, depth + 1)
+  whole = inner is None and _shown_whole(source, scope, 3)
+  return (part, scope) if whole else inner
+
+
+def _shown_whole(source: ast.expr, scope: _scopes.Scope, depth: int
+                 ) -> bool:
+  """Whether a list is every variable of a model by its form (not a list
+  passed in, of which the callers choose)."""
+  for node in _scopes.walk(source):
+    if isinstance(node, ast.Attribute) and node.attr in _WHOLE_ATTRIBUTES:
+      return True
+    if isinstance(node, ast.Call) and _names.call_name(node) in (
+        _WHOLE_CALLS):
+      return True
+    if isinstance(node, ast.Name) and depth > 0 and any(
+        isinstance(d.value, ast.expr) and d.part is None and _shown_whole(
+            d.value, scope, depth - 1)
+        for d in scope.defs.get(node.id, [])[:4]):
+      return True
+  return False
 
 
 def _named_choice(chooser: _Chooser, expr: ast.expr, scope: _scopes.Scope,
@@ -1917,11 +1947,7 @@ def _call_choice(chooser: _Chooser, call: ast.Call, scope: _scopes.Scope,
       call.func, ast.Attribute):
     return _choice(chooser, call.func.value, scope, depth + 1)
   if name in _WHOLE_CALLS:
-    chosen = _names.scope_argument(call)
-    if chosen is None or _names_the_model(call, chooser.opened) or (
-        _built_scope(analysis.flow, call, scope, chooser.opened)):
-      return None
-    return call, scope
+    return None  # Every variable, or a scope's the flow reads already.
   functions = _called_functions(analysis, call, scope)
   if functions is None and "obj" in analysis.flow.labels(call, scope):
     return None  # An object (a layer), not a list chosen.
@@ -1958,14 +1984,9 @@ def _called_functions(analysis: Analysis, call: ast.Call,
     if inner is not None:
       found.append(inner)
   info = _class_of(scope)
-  if isinstance(call.func, ast.Attribute) and (not found or (
-      info is not None and _names.dotted(call.func.value) == "self")):
-    for function in analysis.project.functions_named(
-        (call.func.attr,), unscanned=True):
-      if function.node is not callee and (not found or (
-          function.cls is not None and info is not None and info in (
-              analysis.project.base_classes(function.cls)))):
-        found.append(function)
+  if found and info is not None and isinstance(call.func, ast.Attribute) \
+      and _names.dotted(call.func.value) == "self":
+    found += analysis.project.overriding(info, call.func.attr)
   return found or None
 
 
