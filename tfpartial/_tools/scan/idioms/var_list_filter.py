@@ -117,6 +117,7 @@ class VarListFilter(_idiom.Idiom):
           # apply is one filter.
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
+        node = _into_method(analysis, node, step.scope)
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
@@ -132,12 +133,9 @@ class VarListFilter(_idiom.Idiom):
              for each in [hit, *also.get(key, ())]]
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
-    flowed = [hit for hit in _left_out_by_flow(analysis, every)
-              if id(hit.sink) not in sinks]
-    sinks.update(id(hit.sink) for hit in flowed)
     return found + _skipped_updates(analysis) + _declared_weights(
-        analysis) + flowed + _unproven_lists(
-            analysis, by_module, synced, opened, sinks)
+        analysis) + [hit for hit in _left_out_by_flow(analysis, every)
+                     if id(hit.sink) not in sinks]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -156,6 +154,25 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
+                 ) -> ast.expr:
+  """Where a method of the step's object that its list is read from
+  (`trainable_vars = self._freeze_vars()`) filters what it returns, else
+  `node` (a helper's call, as slim's `_get_variables_to_train()`, stays
+  the finding's place)."""
+  info = _class_of(scope)
+  if not isinstance(node, ast.Call) or not isinstance(
+      node.func, ast.Attribute) or _names.dotted(
+          node.func.value) != "self" or info is None:
+    return node
+  callee = analysis.flow.callee(node, scope)
+  method = analysis.project.method(info, node.func.attr)
+  if method is None or method.node is not callee:
+    return node
+  found = _returned_filter(analysis.flow, method)
+  return found if found is not None else node
 
 
 def _left_out_by_flow(analysis: Analysis, steps: List[Step]
@@ -1680,314 +1697,6 @@ def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
   return bool(literals) and all(
       s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
       for s in literals)
-
-
-# The inversion: a step training an explicit list is a candidate unless
-# the code shows the list whole (every variable of a model, a list passed
-# in) or what it leaves out trained by another step or a second model.
-# How code reads every variable of a model (without a scope: whole).
-_WHOLE_CALLS = {"trainable_variables", "global_variables", "all_variables",
-                "model_variables", "get_model_variables", "get_variables",
-                "get_trainable_variables", "get_weights", "get_collection",
-                "trainable_weights", "local_variables", "parameters",
-                "variables", "weights"}
-_WHOLE_ATTRIBUTES = _OWN_VARIABLES | {"non_trainable_variables", "layers",
-                                      "submodules"}
-# Calls that keep every element of the list they are given.
-_KEEP_ALL = {"list", "tuple", "sorted", "set", "frozenset", "flatten",
-             "copy", "deepcopy", "chain", "unique"}
-# A choice the code cannot show whole (a call nothing of the project
-# defines, a name nothing binds) is not reported: only a strict part of a
-# list shown whole (kept by a test, sliced, subtracted from) is.
-_UNKNOWN_CHOOSES = False
-
-
-@dataclasses.dataclass
-class _Chooser:
-  """What `_choice` reads: the analysis, the scopes opened around whole
-  models, and the functions already followed."""
-
-  analysis: Analysis
-  opened: Set[str]
-  seen: Set[int] = dataclasses.field(default_factory=set)
-
-
-def _unproven_lists(analysis: Analysis, by_module: Dict[int, List[Step]],
-                    synced: Set[int], opened: Set[str], sinks: Set[int]
-                    ) -> List[_idiom.Hit]:
-  """The steps training an explicit list that no filter the flow reads
-  chooses, and that the code does not show whole: one finding per
-  function and loss, at where the list is chosen."""
-  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
-  reported = {(id(s.scope), s.loss) for steps in by_module.values()
-              for s in steps if id(s.call) in sinks}
-  for module, steps in by_module.items():
-    if module in synced:
-      continue
-    groups = _loss_groups(steps)
-    for step in steps:
-      if id(step.call) in sinks or (id(step.scope), step.loss) in (
-          reported) or not _explicit_candidate(step, steps, groups):
-        continue
-      chooser = _Chooser(analysis, opened)
-      found = _choice(chooser, step.var_list, step.scope, 0)
-      if found is None:
-        continue
-      node, home = found
-      if _per_group(step, node) or _subtracted_trained(node, steps) or (
-          not _phased(step, steps)) and (
-          _shares_lists(step, steps, node)) or _complement_trained(
-              node, steps, home) or _names_the_model(node, opened) or (
-                  _built_scope(analysis.flow, node, home, opened)):
-        continue
-      key = (id(step.scope), step.loss or str(id(node)))
-      if key not in hits:
-        hits[key] = _idiom.Hit(node, home, step.call, {"filtered": node})
-  return list(hits.values())
-
-
-def _subtracted_trained(node: ast.AST, steps: List[Step]) -> bool:
-  """Whether a complement (`set(all) - set(head)`) leaves out a list that
-  another step trains (`head` at its own rate)."""
-  if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
-    return False
-  excluded = set(_summands(_unwrapped(node.right)))
-  return any(excluded & set(_summands(s.var_list)) for s in steps
-             if s.var_list is not None)
-
-
-def _explicit_candidate(step: Step, steps: List[Step],
-                        groups: Dict[str, Set[str]]) -> bool:
-  """Whether a step trains an explicit list no filter the flow reads
-  chooses, and none of the guards (two losses' halves, a measured or
-  summarised gradient, fast weights, pairs made elsewhere) holds."""
-  return step.var_list is not None and "filtered" not in step.labels and (
-      "grad" not in step.labels) and (
-      not (_split(step, steps, groups) and not _phased(step, steps))) and (
-          not _only_measured(step)) and not _only_summarised(
-              step, steps) and _trains(step) and not _fast_weights(step)
-
-
-def _choice(chooser: _Chooser, expr: Optional[ast.AST],
-            scope: _scopes.Scope, depth: int
-            ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """Where a list of variables is chosen, or None when the code shows it
-  whole: every variable of a model (`tf.trainable_variables()`,
-  `model.trainable_variables`, a scope opened around the model), a list
-  passed in (its callers choose), their sums and copies."""
-  if expr is None or depth > 8 or not isinstance(expr, ast.expr):
-    return None
-  if isinstance(expr, (ast.Starred, ast.Lambda)):
-    return _choice(chooser, getattr(expr, "value", None) or getattr(
-        expr, "body"), scope, depth + 1)
-  if isinstance(expr, (ast.Name, ast.Attribute)):
-    return _named_choice(chooser, expr, scope, depth)
-  if isinstance(expr, ast.BinOp):
-    if not isinstance(expr.op, ast.Add):  # `set(all) - set(restored)`.
-      return _part_of_whole(chooser, expr, expr.left, scope, depth)
-    return _choice(chooser, expr.left, scope, depth + 1) or _choice(
-        chooser, expr.right, scope, depth + 1)
-  if isinstance(expr, ast.IfExp):
-    return _choice(chooser, expr.body, scope, depth + 1) or _choice(
-        chooser, expr.orelse, scope, depth + 1)
-  if isinstance(expr, (ast.List, ast.Tuple)):
-    return next((c for c in (_choice(chooser, e, scope, depth + 1)
-                             for e in expr.elts) if c), None)
-  if isinstance(expr, ast.Subscript):
-    cut = expr.slice
-    if isinstance(cut, ast.Slice) and cut.lower is None and (
-        cut.upper is None) and cut.step is None:
-      return _choice(chooser, expr.value, scope, depth + 1)
-    if isinstance(cut, ast.Slice):  # Some of the list (`tvars[-2:]`).
-      return _part_of_whole(chooser, expr, expr.value, scope, depth)
-    return None  # An entry by its key: a hand-written choice (`_some_entries`).
-  if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
-    if not all(_keeps_whole(chooser, t, scope, depth)
-               for g in expr.generators for t in g.ifs):
-      return _part_of_whole(chooser, expr, expr.generators[-1].iter, scope,
-                            depth)
-    return next((c for c in (_choice(chooser, g.iter, scope, depth + 1)
-                             for g in expr.generators) if c), None)
-  if isinstance(expr, (ast.Dict, ast.DictComp)):
-    return None  # Entries by key: a hand-written choice (`_some_entries`).
-  if isinstance(expr, ast.Call):
-    return _call_choice(chooser, expr, scope, depth)
-  return (expr, scope) if _UNKNOWN_CHOOSES else None
-
-
-def _part_of_whole(chooser: _Chooser, part: ast.expr, source: ast.expr,
-                   scope: _scopes.Scope, depth: int
-                   ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """`part` when it keeps some of a list the code shows whole, else the
-  choice of its source."""
-  inner = _choice(chooser, source, scope, depth + 1)
-  whole = inner is None and _shown_whole(source, scope, 3)
-  return (part, scope) if whole else inner
-
-
-def _shown_whole(source: ast.expr, scope: _scopes.Scope, depth: int
-                 ) -> bool:
-  """Whether a list is every variable of a model by its form (not a list
-  passed in, of which the callers choose)."""
-  for node in _scopes.walk(source):
-    if isinstance(node, ast.Attribute) and node.attr in _WHOLE_ATTRIBUTES:
-      return True
-    if isinstance(node, ast.Call) and _names.call_name(node) in (
-        _WHOLE_CALLS):
-      return True
-    if isinstance(node, ast.Name) and depth > 0 and any(
-        isinstance(d.value, ast.expr) and d.part is None and _shown_whole(
-            d.value, scope, depth - 1)
-        for d in scope.defs.get(node.id, [])[:4]):
-      return True
-  return False
-
-
-def _named_choice(chooser: _Chooser, expr: ast.expr, scope: _scopes.Scope,
-                  depth: int) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """A name's or an attribute's choice, by the values it holds."""
-  if isinstance(expr, ast.Attribute) and expr.attr in _WHOLE_ATTRIBUTES:
-    return None  # `model.trainable_variables`: the model's own.
-  if isinstance(expr, ast.Name):
-    found = _name_values(expr, scope)
-    if found is None:
-      return None  # Given (its callers choose), or nothing binds it.
-    values = found
-  else:
-    values = [(v, h, None) for v, h in _values_of(
-        chooser.analysis.flow, expr, scope)]
-    if not values:
-      return _property_choice(chooser, expr, scope, depth)
-  for value, home, part in values:
-    if _trainable_variable(value) or isinstance(
-        value, (ast.List, ast.Tuple)) and not value.elts:
-      continue  # A variable of a hand-written list, a list appended to.
-    got = _part_choice(chooser, value, home, part, depth) if (
-        part is not None) else _choice(chooser, value, home, depth + 1)
-    if got is not None:
-      return got
-  return None
-
-
-def _property_choice(chooser: _Chooser, expr: ast.expr,
-                     scope: _scopes.Scope, depth: int
-                     ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """`self.x` that no assignment binds: what the class's method `x` (a
-  property) returns; another object's attribute is not known here."""
-  name = _names.dotted(expr) or ""
-  info = _class_of(scope)
-  if not name.startswith("self.") or name.count(".") != 1 or info is None:
-    return None
-  for each in [info, *chooser.analysis.project.base_classes(info)]:
-    method = each.methods.get(name[5:])
-    if method is not None:
-      return _returns_choice(chooser, [method], depth)
-  return None  # Bound where the scan does not look (a base elsewhere).
-
-
-def _keeps_whole(chooser: _Chooser, test: ast.expr, scope: _scopes.Scope,
-                 depth: int) -> bool:
-  """Whether a comprehension's test keeps every variable of the model:
-  membership of a whole list (`if v in tvars`), being trainable."""
-  if isinstance(test, ast.Attribute) and test.attr == "trainable":
-    return True
-  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
-      isinstance(test.ops[0], ast.In)) and not isinstance(
-          test.comparators[0], ast.Constant) and not isinstance(
-              test.left, ast.Constant) and _choice(
-                  chooser, test.comparators[0], scope, depth + 1) is None
-
-
-def _name_values(expr: ast.Name, scope: _scopes.Scope
-                 ) -> Optional[List[Tuple[ast.expr, _scopes.Scope,
-                                          Optional[Tuple[int, int]]]]]:
-  """The values a name holds where it is read, with the element of the
-  tuples each gives (`g, d = f()`); None for a parameter."""
-  place: Optional[_scopes.Scope] = scope
-  while place is not None:
-    if expr.id in place.params:
-      return None
-    if expr.id in place.defs:
-      defs = place.defs[expr.id]
-      reach = place.reaching(expr.id, expr) if place is scope else range(
-          len(defs))
-      return [(defs[i].value, place, defs[i].part) for i in reach]
-    place = place.parent
-  return None
-
-
-def _part_choice(chooser: _Chooser, value: ast.expr, home: _scopes.Scope,
-                 part: Tuple[int, int], depth: int
-                 ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """The choice of element `part` of the tuples a call returns."""
-  if isinstance(value, ast.Tuple) and len(value.elts) == part[1]:
-    return _choice(chooser, value.elts[part[0]], home, depth + 1)
-  if not isinstance(value, ast.Call):
-    return None
-  for function in _called_functions(chooser.analysis, value, home) or []:
-    for node in function.nodes:
-      if isinstance(node, ast.Return) and isinstance(
-          node.value, ast.Tuple) and len(node.value.elts) == part[1]:
-        got = _choice(chooser, node.value.elts[part[0]], function, depth + 1)
-        if got is not None:
-          return got
-  return None
-
-
-def _call_choice(chooser: _Chooser, call: ast.Call, scope: _scopes.Scope,
-                 depth: int) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """A call's choice: a copy of its argument, every variable (or those
-  of a scope opened around the model), or what a function of the
-  project it calls returns."""
-  name = _names.call_name(call)
-  analysis = chooser.analysis
-  if name in _KEEP_ALL and len(call.args) == 1:
-    return _choice(chooser, call.args[0], scope, depth + 1)
-  if name == "values" and not call.args and isinstance(
-      call.func, ast.Attribute):
-    return _choice(chooser, call.func.value, scope, depth + 1)
-  if name in _WHOLE_CALLS:
-    return None  # Every variable, or a scope's the flow reads already.
-  functions = _called_functions(analysis, call, scope)
-  if functions is None and "obj" in analysis.flow.labels(call, scope):
-    return None  # An object (a layer), not a list chosen.
-  if functions is None:
-    return (call, scope) if _UNKNOWN_CHOOSES else None
-  return _returns_choice(chooser, functions, depth)
-
-
-def _returns_choice(chooser: _Chooser, functions: List[_scopes.Scope],
-                    depth: int) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """The first choice among what the functions return."""
-  for function in functions:
-    if id(function.node) in chooser.seen:
-      continue
-    chooser.seen.add(id(function.node))
-    for node in function.nodes:
-      if isinstance(node, ast.Return) and node.value is not None:
-        got = _choice(chooser, node.value, function, depth + 1)
-        if got is not None:
-          return got
-  return None
-
-
-def _called_functions(analysis: Analysis, call: ast.Call,
-                      scope: _scopes.Scope
-                      ) -> Optional[List[_scopes.Scope]]:
-  """The functions of the project a call may run (None: none known): a
-  method of `self` also as its subclasses override it."""
-  found: List[_scopes.Scope] = []
-  callee = analysis.flow.callee(call, scope)
-  if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-    place = analysis.flow.functions.get(id(callee))
-    inner = place[1].scope_of(callee) if place else None
-    if inner is not None:
-      found.append(inner)
-  info = _class_of(scope)
-  if found and info is not None and isinstance(call.func, ast.Attribute) \
-      and _names.dotted(call.func.value) == "self":
-    found += analysis.project.overriding(info, call.func.attr)
-  return found or None
 
 
 IDIOM = VarListFilter()
