@@ -71,6 +71,33 @@ POSITIVE = {
             loss = tf.reduce_mean((model(x) - y) ** 2)
           opt.apply_gradients(zip(tape.gradient(loss, params), params))
         """, [("var-list-filter", 2)]),
+    # A train_step running the backbone inline into the head, and
+    # training the head only.
+    "a sub-model run inline into the trained one": ("""\
+        class FineTuning(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+              y_pred = self.head(self.backbone(x, training=False), training=True)
+              loss = tf.reduce_mean(self.loss_fn(y, y_pred))
+            variables = self.head.trainable_variables
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        """, [("var-list-filter", 9)]),
+    # An autoencoder's parts as a starred list; the inter block run
+    # between them is trained by no step.
+    "a model's parts as a starred list, a part between them left out": ("""\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.inter = Inter(name='inter')
+            self.decoder = Decoder(name='decoder')
+            self.weights = [*self.encoder.trainable_weights,
+                            *self.decoder.trainable_weights]
+            out = self.decoder(self.inter(self.encoder(x)))
+            loss = tf.reduce_mean(tf.square(out - y))
+            self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
+        """, [("var-list-filter", 6)]),
 }
 
 
@@ -179,6 +206,29 @@ NEGATIVE = {
 
         def build(loss):
           return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=model_vars())
+        """,
+    "a sub-model run inline, trained by its own step": """\
+        class Both(tf.keras.Model):
+          def train_step(self, data):
+            x, y = data
+            with tf.GradientTape(persistent=True) as tape:
+              y_pred = self.head(self.backbone(x, training=True), training=True)
+              loss = tf.reduce_mean(self.loss_fn(y, y_pred))
+            head = self.head.trainable_variables
+            body = self.backbone.trainable_variables
+            self.opt.apply_gradients(zip(tape.gradient(loss, head), head))
+            self.opt_body.apply_gradients(zip(tape.gradient(loss, body), body))
+        """,
+    "a model's parts as a starred list, every part in it": """\
+        class Model:
+          def initialize(self, x, y):
+            self.encoder = Encoder(name='encoder')
+            self.decoder = Decoder(name='decoder')
+            self.weights = [*self.encoder.trainable_weights,
+                            *self.decoder.trainable_weights]
+            out = self.decoder(self.encoder(x))
+            loss = tf.reduce_mean(tf.square(out - y))
+            self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
         """,
 }
 

@@ -345,10 +345,13 @@ def _summed_parts(value: ast.AST) -> List[str]:
   parts: List[str] = []
   terms: List[ast.AST] = []
   todo = [value]
-  while todo:  # The terms of `a + b + c`, in order.
+  while todo:  # The terms of `a + b + c`, `[*a, *b]`, in order.
     each = todo.pop()
     if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
       todo += [each.right, each.left]
+    elif isinstance(each, (ast.List, ast.Tuple)) and each.elts and all(
+        isinstance(e, ast.Starred) for e in each.elts):
+      todo += [getattr(e, "value") for e in reversed(each.elts)]
     else:
       terms.append(each)
   for node in terms:
@@ -564,7 +567,21 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
     if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
       found.extend(outputs[a.id] for a in node.args
                    if isinstance(a, ast.Name) and a.id in outputs)
+      found.extend(_run_inline(a, owner) for a in node.args
+                   if _run_inline(a, owner))
   return found
+
+
+def _run_inline(arg: ast.AST, owner: str) -> str:
+  """`self.backbone` of `self.head(self.backbone(x, training=False))`:
+  a Keras sub-model run inline into the owner."""
+  callee = _names.dotted(arg.func) or "" if isinstance(
+      arg, ast.Call) else ""
+  if callee.startswith("self.") and callee.count(".") == 1 and (
+      callee != owner) and any(k.arg == "training" for k in getattr(
+          arg, "keywords", ())):
+    return callee
+  return ""
 
 
 def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
