@@ -98,6 +98,19 @@ POSITIVE = {
             loss = tf.reduce_mean(tf.square(out - y))
             self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
         """, [("var-list-filter", 6)]),
+    # Some entries of a dict of variables on `self`, the dict passed
+    # whole to the model.
+    "some entries of a dict of variables on self": ("""\
+        class Net:
+          def __init__(self):
+            self.weights = {'w1': tf.get_variable('w1', [4, 4]),
+                            'out': tf.get_variable('out', [4, 2])}
+
+          def train(self, x, y):
+            loss = tf.reduce_mean(self.forward(x, self.weights) - y)
+            return tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=[self.weights['out']])
+        """, [("var-list-filter", 9)]),
 }
 
 
@@ -229,6 +242,17 @@ NEGATIVE = {
             out = self.decoder(self.encoder(x))
             loss = tf.reduce_mean(tf.square(out - y))
             self.op = self.opt.get_update_op(nn.gradients(loss, self.weights))
+        """,
+    "every entry of a dict of variables on self": """\
+        class Net:
+          def __init__(self):
+            self.weights = {'w1': tf.get_variable('w1', [4, 4]),
+                            'out': tf.get_variable('out', [4, 2])}
+
+          def train(self, x, y):
+            loss = tf.reduce_mean(self.forward(x, self.weights) - y)
+            return tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=[self.weights['w1'], self.weights['out']])
         """,
 }
 

@@ -938,9 +938,9 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
 def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
                   analysis: Analysis) -> Optional[ast.expr]:
   """The list, when a step trains a hand-written list of some entries of dicts
-  of variables (`[weights['out'], biases['out']]`) that the function
-  passes whole to the model (`inference(x, weights, biases)`): the other
-  entries are left out."""
+  of variables (`[weights['out'], biases['out']]`, or of `self.weights`)
+  that the function passes whole to the model (`inference(x, weights,
+  biases)`): the other entries are left out."""
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
     chosen = defs[0].value if len(defs) == 1 else chosen
@@ -948,22 +948,36 @@ def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
     return None
   picked: Dict[str, Set[str]] = {}
   for element in chosen.elts:
-    if not (isinstance(element, ast.Subscript) and isinstance(
-        element.value, ast.Name) and isinstance(element.slice, ast.Constant)):
+    name = _names.dotted(element.value) or "" if isinstance(
+        element, ast.Subscript) else ""
+    if not (isinstance(element, ast.Subscript) and (name.isidentifier() or (
+        name.startswith("self.") and name.count(".") == 1)) and isinstance(
+            element.slice, ast.Constant)):
       return None
-    picked.setdefault(element.value.id, set()).add(str(element.slice.value))
-  passed = {a.id for n in scope.nodes if isinstance(n, ast.Call)
-            for a in n.args if isinstance(a, ast.Name)}
+    picked.setdefault(name, set()).add(str(element.slice.value))
+  passed = {_names.dotted(a) for n in scope.nodes if isinstance(n, ast.Call)
+            for a in n.args if isinstance(a, (ast.Name, ast.Attribute))}
   left = False
   for name, keys in picked.items():
-    defs = scope.defs.get(name, [])
-    table = defs[0].value if len(defs) == 1 else None
+    table, home = _table_of(name, scope, analysis)
     if not isinstance(table, ast.Dict) or name not in passed or not all(
         isinstance(v, ast.Call) and (_trainable_variable(v) or "var" in (
-            analysis.flow.labels(v, scope))) for v in table.values):
+            analysis.flow.labels(v, home))) for v in table.values):
       return None
     left = left or len(table.keys) > len(keys)
   return chosen if left and not _rest_trained(scope, set(picked)) else None
+
+
+def _table_of(name: str, scope: _scopes.Scope, analysis: Analysis
+              ) -> Tuple[Optional[ast.expr], _scopes.Scope]:
+  """The one value a local name or a `self.` attribute is assigned, and
+  where."""
+  if name.startswith("self."):
+    info = _class_of(scope)
+    values = analysis.project.attribute(info, name) if info else []
+    return values[0] if len(values) == 1 else (None, scope)
+  defs = scope.defs.get(name, [])
+  return (defs[0].value if len(defs) == 1 else None), scope
 
 
 def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
@@ -975,8 +989,8 @@ def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
     values: List[ast.AST] = [chosen] if chosen is not None else []
     if isinstance(chosen, ast.Name):
       values += [d.value for d in scope.defs.get(chosen.id, [])]
-    if any(isinstance(n, ast.Attribute) and n.attr == "values" and isinstance(
-        n.value, ast.Name) and n.value.id in tables
+    if any(isinstance(n, ast.Attribute) and n.attr == "values" and (
+        _names.dotted(n.value) in tables)
            for value in values for n in _scopes.walk(value)):
       return True
   return False
