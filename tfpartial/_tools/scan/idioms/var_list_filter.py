@@ -117,6 +117,7 @@ class VarListFilter(_idiom.Idiom):
           # apply is one filter.
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
+        node = _into_method(analysis, node, step.scope)
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _idiom.position(node) < _idiom.position(
             hits[key].node):
@@ -153,6 +154,25 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
+                 ) -> ast.expr:
+  """Where a method of the step's object that its list is read from
+  (`trainable_vars = self._freeze_vars()`) filters what it returns, else
+  `node` (a helper's call, as slim's `_get_variables_to_train()`, stays
+  the finding's place)."""
+  info = _class_of(scope)
+  if not isinstance(node, ast.Call) or not isinstance(
+      node.func, ast.Attribute) or _names.dotted(
+          node.func.value) != "self" or info is None:
+    return node
+  callee = analysis.flow.callee(node, scope)
+  method = analysis.project.method(info, node.func.attr)
+  if method is None or method.node is not callee:
+    return node
+  found = _returned_filter(analysis.flow, method)
+  return found if found is not None else node
 
 
 def _left_out_by_flow(analysis: Analysis, steps: List[Step]
@@ -325,10 +345,13 @@ def _summed_parts(value: ast.AST) -> List[str]:
   parts: List[str] = []
   terms: List[ast.AST] = []
   todo = [value]
-  while todo:  # The terms of `a + b + c`, in order.
+  while todo:  # The terms of `a + b + c`, `[*a, *b]`, in order.
     each = todo.pop()
     if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
       todo += [each.right, each.left]
+    elif isinstance(each, (ast.List, ast.Tuple)) and each.elts and all(
+        isinstance(e, ast.Starred) for e in each.elts):
+      todo += [getattr(e, "value") for e in reversed(each.elts)]
     else:
       terms.append(each)
   for node in terms:
@@ -544,7 +567,21 @@ def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
     if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
       found.extend(outputs[a.id] for a in node.args
                    if isinstance(a, ast.Name) and a.id in outputs)
+      found.extend(_run_inline(a, owner) for a in node.args
+                   if _run_inline(a, owner))
   return found
+
+
+def _run_inline(arg: ast.AST, owner: str) -> str:
+  """`self.backbone` of `self.head(self.backbone(x, training=False))`:
+  a Keras sub-model run inline into the owner."""
+  callee = _names.dotted(arg.func) or "" if isinstance(
+      arg, ast.Call) else ""
+  if callee.startswith("self.") and callee.count(".") == 1 and (
+      callee != owner) and any(k.arg == "training" for k in getattr(
+          arg, "keywords", ())):
+    return callee
+  return ""
 
 
 def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
@@ -901,9 +938,9 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
 def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
                   analysis: Analysis) -> Optional[ast.expr]:
   """The list, when a step trains a hand-written list of some entries of dicts
-  of variables (`[weights['out'], biases['out']]`) that the function
-  passes whole to the model (`inference(x, weights, biases)`): the other
-  entries are left out."""
+  of variables (`[weights['out'], biases['out']]`, or of `self.weights`)
+  that the function passes whole to the model (`inference(x, weights,
+  biases)`): the other entries are left out."""
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
     chosen = defs[0].value if len(defs) == 1 else chosen
@@ -911,22 +948,36 @@ def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
     return None
   picked: Dict[str, Set[str]] = {}
   for element in chosen.elts:
-    if not (isinstance(element, ast.Subscript) and isinstance(
-        element.value, ast.Name) and isinstance(element.slice, ast.Constant)):
+    name = _names.dotted(element.value) or "" if isinstance(
+        element, ast.Subscript) else ""
+    if not (isinstance(element, ast.Subscript) and (name.isidentifier() or (
+        name.startswith("self.") and name.count(".") == 1)) and isinstance(
+            element.slice, ast.Constant)):
       return None
-    picked.setdefault(element.value.id, set()).add(str(element.slice.value))
-  passed = {a.id for n in scope.nodes if isinstance(n, ast.Call)
-            for a in n.args if isinstance(a, ast.Name)}
+    picked.setdefault(name, set()).add(str(element.slice.value))
+  passed = {_names.dotted(a) for n in scope.nodes if isinstance(n, ast.Call)
+            for a in n.args if isinstance(a, (ast.Name, ast.Attribute))}
   left = False
   for name, keys in picked.items():
-    defs = scope.defs.get(name, [])
-    table = defs[0].value if len(defs) == 1 else None
+    table, home = _table_of(name, scope, analysis)
     if not isinstance(table, ast.Dict) or name not in passed or not all(
         isinstance(v, ast.Call) and (_trainable_variable(v) or "var" in (
-            analysis.flow.labels(v, scope))) for v in table.values):
+            analysis.flow.labels(v, home))) for v in table.values):
       return None
     left = left or len(table.keys) > len(keys)
   return chosen if left and not _rest_trained(scope, set(picked)) else None
+
+
+def _table_of(name: str, scope: _scopes.Scope, analysis: Analysis
+              ) -> Tuple[Optional[ast.expr], _scopes.Scope]:
+  """The one value a local name or a `self.` attribute is assigned, and
+  where."""
+  if name.startswith("self."):
+    info = _class_of(scope)
+    values = analysis.project.attribute(info, name) if info else []
+    return values[0] if len(values) == 1 else (None, scope)
+  defs = scope.defs.get(name, [])
+  return (defs[0].value if len(defs) == 1 else None), scope
 
 
 def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
@@ -938,8 +989,8 @@ def _rest_trained(scope: _scopes.Scope, tables: Set[str]) -> bool:
     values: List[ast.AST] = [chosen] if chosen is not None else []
     if isinstance(chosen, ast.Name):
       values += [d.value for d in scope.defs.get(chosen.id, [])]
-    if any(isinstance(n, ast.Attribute) and n.attr == "values" and isinstance(
-        n.value, ast.Name) and n.value.id in tables
+    if any(isinstance(n, ast.Attribute) and n.attr == "values" and (
+        _names.dotted(n.value) in tables)
            for value in values for n in _scopes.walk(value)):
       return True
   return False
