@@ -231,3 +231,47 @@ def test_the_appended_port_runs_and_holds_the_masked_elements(tmp_path):
   ported = (tmp_path / "m.py").read_text()
   assert "spec.apply_gradients(opt, capped_gvs)" in ported, ported
   real_ports.run_and_compare(tmp_path, RUN)
+
+
+# nmasse/Chunking, gdgrant/Winner-Take-All (the lab's `AdamOpt`): a
+# hand-written Adam whose `compute_gradients` masks each variable's delta
+# and adds it (`assign_add`); its `optimize` passes the result on to
+# `apply_gradients` too. By hand, for the hand-written update (not for
+# "more than one apply").
+HAND_WRITTEN = """\
+    import numpy as np
+    import tensorflow as tf
+
+    W_MASK = np.ones((4, 4), np.float32) - np.eye(4, dtype=np.float32)
+
+
+    class AdamOpt(tf.train.Optimizer):
+
+        def __init__(self, variables, learning_rate=0.001):
+            super(AdamOpt, self).__init__(False, "AdamOpt")
+            self.variables = variables
+            self.learning_rate = learning_rate
+            self.grad_descent = tf.train.GradientDescentOptimizer(1.0)
+
+        def optimize(self, loss):
+            grads_and_vars = self.compute_gradients(loss)
+            train_op = self.apply_gradients(grads_and_vars)
+            return train_op
+
+        def compute_gradients(self, loss):
+            self.gradients = self.grad_descent.compute_gradients(
+                loss, var_list=self.variables)
+            ops = []
+            for (grads, _), var in zip(self.gradients, self.variables):
+                delta_grad = -self.learning_rate * grads
+                if 'W_rnn' in var.op.name:
+                    delta_grad *= W_MASK
+                ops.append(tf.assign_add(var, delta_grad))
+            return tf.group(*ops)
+    """
+
+
+def test_a_masked_delta_of_a_hand_written_adam_says_so():
+  finding, diff = _diff_of(HAND_WRITTEN)
+  assert not finding.edits and not diff
+  assert finding.by_hand.startswith("a hand-written update"), finding.by_hand

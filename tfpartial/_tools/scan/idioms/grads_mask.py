@@ -392,7 +392,8 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
-  if _names.call_name(sink) in _UPDATES:
+  if any(_names.call_name(s) in _UPDATES for s in (
+      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)):
     return ("a hand-written update: apply the gradients with a stock "
             "optimizer through `tfpartial.freeze(variable, mask == 0)` "
             "and drop the mask")
