@@ -13,11 +13,13 @@ from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
 from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
+from tfpartial._tools.scan.idioms import _appended
 from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _split
@@ -390,7 +392,8 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
   if not isinstance(sink, ast.Call) or tf is None:
     return "the optimizer call or TensorFlow's import is not plain here"
-  if _names.call_name(sink) in _UPDATES:
+  if any(_names.call_name(s) in _UPDATES for s in (
+      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)):
     return ("a hand-written update: apply the gradients with a stock "
             "optimizer through `tfpartial.freeze(variable, mask == 0)` "
             "and drop the mask")
@@ -402,7 +405,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
       return "the helper is called from several files: port each " \
              "caller by hand as the port of one would"
     return _port_helper_rows(hit, analysis, helper)  # Its file or another.
-  if not analysis.holds(module, node):
+  if not _held(node, module, analysis):
     return "the mask is applied in a helper: port its callers by hand"
   if several:
     return "the masked gradients reach more than one apply"
@@ -426,7 +429,19 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   enumerated = _enumerated.port(node, sink, hit.scope, analysis, mask)
   if enumerated is not None:
     return enumerated
+  appended = _appended.port(node, sink, hit.scope, analysis)
+  if appended is not None:
+    return appended
   return _port_constant(hit, analysis, mask)
+
+
+def _held(node: ast.AST, module: _project.Module, analysis: Analysis
+          ) -> bool:
+  """Whether `module` holds the masking `node`: itself, or, for the value
+  the flow makes of `grad *= mask` (not in the tree), its mask."""
+  return analysis.holds(module, node) or isinstance(node, ast.BinOp) and (
+      analysis.holds(module, node.right)) and not analysis.holds(
+          module, node.left)
 
 
 def _port_constant(hit: _idiom.Hit, analysis: Analysis,
