@@ -203,6 +203,98 @@ NEGATIVE = {
         model = tf.keras.Sequential([MaskedConv2D()])
         model.fit(x, y)
         """,
+    # Movement pruning: the mask is the top-k of trainable scores, passed
+    # straight through to them (learned, not fixed).
+    "a top-k mask of trainable scores, straight through": """\
+        def topk_mask(scores, keep):
+          k = tf.cast(keep * tf.cast(tf.size(scores), tf.float32), tf.int32)
+          threshold = tf.math.top_k(tf.reshape(scores, [-1]), k).values[-1]
+          return tf.cast(scores >= threshold, scores.dtype)
+
+        class MovementDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.scores = self.add_weight("scores", (shape[-1], 10))
+
+          def call(self, x):
+            mask = topk_mask(self.scores, 0.1)
+            mask = self.scores + tf.stop_gradient(mask - self.scores)
+            return tf.matmul(x, self.kernel * mask)
+
+        model = tf.keras.Sequential([MovementDense()])
+        model.fit(x, y)
+        """,
+    # A soft mask: the sigmoid of trainable mask logits (a learned gate).
+    "a sigmoid of trainable mask logits": """\
+        class MaskedDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.w = self.add_weight("w", (shape[-1], 10))
+            self.mask_logits = self.add_weight("mask_logits",
+                                               (shape[-1], 10))
+
+          def call(self, x):
+            soft_mask = tf.sigmoid(self.mask_logits)
+            return tf.matmul(x, self.w * soft_mask)
+
+        model = tf.keras.Sequential([MaskedDense()])
+        model.fit(x, y)
+        """,
+    # DropConnect fed from NumPy: a placeholder of the weight's shape fed a
+    # fresh random mask each step.
+    "a placeholder fed a random mask each step": """\
+        import numpy as np
+        drop_mask = tf.placeholder(tf.float32, shape=[784, 300])
+        W_1 = tf.Variable(tf.truncated_normal([784, 300], stddev=0.1))
+        h = tf.nn.relu(tf.matmul(x, W_1 * drop_mask))
+        train_step = tf.train.GradientDescentOptimizer(0.05).minimize(
+            loss(h))
+        for i in range(1000):
+          m = np.random.binomial(1, 0.5, size=(784, 300))
+          sess.run(train_step, feed_dict={x: batch, drop_mask: m})
+        """,
+    # MADE: masks from the units' degrees, compared in a helper (the
+    # autoregressive structure, no parameter of it).
+    "MADE masks from degrees in a helper": """\
+        import numpy as np
+
+        def get_mask(in_degrees, out_degrees):
+          return (out_degrees[:, None] >= in_degrees[None, :]).astype(
+              np.float32).T
+
+        class MaskedDense(tf.keras.layers.Layer):
+          def __init__(self, units, in_deg, out_deg):
+            super().__init__()
+            self.units, self.in_deg, self.out_deg = units, in_deg, out_deg
+
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], self.units))
+            self.mask = tf.constant(get_mask(self.in_deg, self.out_deg))
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        model = tf.keras.Sequential([MaskedDense(10, a, b)])
+        model.fit(x, y)
+        """,
+    "MADE masks from random degrees, one per layer": """\
+        import numpy as np
+
+        def create_masks(d_in, hidden):
+          degrees = [np.arange(1, d_in + 1)]
+          for h in hidden:
+            degrees.append(np.random.randint(1, d_in, size=h))
+          masks = []
+          for d0, d1 in zip(degrees[:-1], degrees[1:]):
+            masks.append((d0[:, None] <= d1[None, :]).astype(np.float32))
+          return masks
+
+        masks = create_masks(784, [500, 500])
+        h = x
+        for i, mask in enumerate(masks):
+          W = tf.get_variable("W%d" % i, mask.shape)
+          h = tf.nn.relu(tf.matmul(h, W * mask))
+        train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(h))
+        """,
 }
 
 

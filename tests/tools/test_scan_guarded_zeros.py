@@ -67,6 +67,40 @@ NEGATIVE = {
           with tf.control_dependencies([zero]):
             return tf.nn.embedding_lookup(other, ids)
         """,
+    # A dynamic (hash-table) embedding: rows freed for new keys are reset
+    # to zeros before the lookup; they then train for their new keys.
+    "rows handed to new keys reset before the lookup": """\
+        class DynamicEmbedding(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.table = self.add_weight("table", (100000, 16))
+
+          def call(self, ids):
+            slots = self.keys.lookup(ids)
+            fresh = self.allocate(tf.boolean_mask(ids, slots < 0))
+            reset = tf.compat.v1.scatter_update(
+                self.table, fresh, tf.zeros([tf.size(fresh), 16]))
+            with tf.control_dependencies([reset]):
+              return tf.nn.embedding_lookup(self.table, self.keys.lookup(ids))
+
+        model = tf.keras.Sequential([DynamicEmbedding()])
+        model.fit(x, y)
+        """,
+    "evicted rows zeroed before the lookup": """\
+        class Emb(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.table = self.add_weight("table", (1000, 16))
+
+          def call(self, ids):
+            evicted = self.evict_ids()
+            zero_rows = tf.compat.v1.scatter_update(
+                self.table, evicted,
+                tf.zeros_like(tf.gather(self.table, evicted)))
+            with tf.control_dependencies([zero_rows]):
+              return tf.gather(self.table, ids)
+
+        model = tf.keras.Sequential([Emb()])
+        model.fit(x, y)
+        """,
 }
 
 

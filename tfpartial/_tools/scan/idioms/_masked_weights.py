@@ -94,7 +94,8 @@ def _judged(analysis: Analysis, node: ast.AST,
     if "var" not in labels or "shadow" in labels or "grad" in labels or (
         "mask" in labels):
       continue
-    if not _fixed(mask, scope, analysis):
+    if not _fixed(mask, scope, analysis) or _trained(
+        mask, scope, analysis) or _fed_anew(mask, scope, analysis):
       continue
     if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
         node, scope, analysis):
@@ -211,6 +212,65 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   return _placeholder_mask(mask, scope)
 
 
+def _trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
+             depth: int = 0) -> bool:
+  """Whether a mask is computed from a trainable variable (itself or
+  through the local names it reads): a learned gate (`sigmoid(self.
+  mask_logits)`), the top-k of trainable scores passed straight through
+  (movement pruning)."""
+  flow = analysis.flow
+  for item in ast.walk(mask):
+    if not isinstance(item, (ast.Name, ast.Attribute)) or isinstance(
+        item, ast.Name) and item.id in scope.params:
+      continue
+    labels = flow.labels(item, scope)
+    if ("var" in labels or "vararith" in labels or "sg" in labels) and (
+        "shadow" not in labels):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _trained(d.value, scope, analysis, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+def _fed_anew(mask: ast.expr, scope: _scopes.Scope,
+              analysis: Analysis) -> bool:
+  """Whether a placeholder mask is fed a random draw (`feed_dict={drop_mask:
+  np.random.binomial(1, p, shape)}`): DropConnect from NumPy, a new mask
+  each step."""
+  if not isinstance(mask, ast.Name) or not any(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "placeholder") for d in _defs(mask.id, scope)):
+    return False
+  module = analysis.module(scope)
+  root = analysis.project.parsed(module)
+  if root is None:
+    return False
+  for place in root.all():
+    for node in place.nodes:
+      if not isinstance(node, ast.Dict):
+        continue
+      for key, value in zip(node.keys, node.values):
+        if isinstance(key, ast.Name) and key.id == mask.id and _drawn(
+            value, place):
+          return True
+  return False
+
+
+def _drawn(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
+  """Whether `node` (or a local name it reads) draws at random."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and "random" in (
+        _names.dotted(item.func) or ""):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _drawn(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
 def _made_here(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
   """Whether a mask compares or draws values here (itself or through the
   local names it reads), unless all it reads is constant."""
@@ -275,12 +335,37 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
     for item in ast.walk(value):
       if isinstance(item, ast.Call):
         name = _names.call_name(item)
-        if name in _CHOSEN:
+        made = _made_by(item, home, analysis)
+        if name in _CHOSEN or made is False:
           return False
-        built = built or name in _BUILT
+        built = built or name in _BUILT or made is True
       elif isinstance(item, ast.Name) and item.id not in home.params:
         values += [(d.value, home) for d in _defs(item.id, home)][:4]
   return built
+
+
+def _made_by(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
+             ) -> Optional[bool]:
+  """For a call of a project function: True when it builds a mask by
+  comparing what is no weight (a MADE's degrees: `d_out[:, None] >=
+  d_in[None, :]`), False when it loads one, reads weights or prunes by
+  magnitude; None for any other call."""
+  function = analysis.flow.callee(call, scope)
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return None
+  compares = False
+  for item in ast.walk(function):
+    if isinstance(item, ast.Call) and _names.call_name(item) in (
+        _CHOSEN | _MAGNITUDE):
+      return False
+    compares = compares or isinstance(item, ast.Compare) and any(
+        isinstance(o, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for o in item.ops)
+  return True if compares else None
+
+
+# What reads or ranks a weight's values: a pruning by magnitude.
+_MAGNITUDE = {"abs", "absolute", "percentile", "quantile", "sort", "argsort",
+              "top_k", "get_weights", "numpy", "get_variable", "eval", "run"}
 
 
 # What makes a mask from ones and zeros in the code; what makes one that

@@ -99,7 +99,8 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
       continue
     target, value, _ = parts
     table = _names.dotted(target)
-    if table is None or not _calls.zero(value, scope):
+    if table is None or not _calls.zero(value, scope) or len(
+        call.args) < 3 or _chosen_rows(call.args[1], scope):
       continue
     block = _guarded_block(call, scope, analysis)
     if block is None or not _reads_table(block, table):
@@ -114,6 +115,30 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
 
 
 _ZEROING = ("scatter_update", "scatter_nd_update")
+
+
+def _chosen_rows(rows: ast.AST, scope: _scopes.Scope, depth: int = 0
+                 ) -> bool:
+  """Whether the rows a write zeroes are chosen as the step runs (itself or
+  through the local names it reads): a call that is no plain shaping of
+  fixed ids (`self.allocate(new_ids)`, `tf.where(...)`): rows handed to
+  new keys of a hash-table embedding, which then train; not a padding or
+  OOV id (a constant, a parameter)."""
+  for item in ast.walk(rows):
+    if isinstance(item, ast.Call) and _names.call_name(item) not in (
+        _SHAPING):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _chosen_rows(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+# What only spells fixed ids in another shape.
+_SHAPING = {"constant", "convert_to_tensor", "cast", "reshape", "range",
+            "arange", "expand_dims", "stack", "list", "tuple", "int",
+            "array", "asarray", "to_int64", "to_int32", "len"}
 
 
 def _guarded_block(call: ast.Call, scope: _scopes.Scope,
