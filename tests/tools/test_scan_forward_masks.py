@@ -76,6 +76,29 @@ POSITIVE = {
         rows = tf.nn.embedding_lookup(table, ids)
         train_op = tf.train.AdamOptimizer().minimize(loss(rows))
         """, [("stop-gradient-mix", 4)]),
+    # A lottery ticket: the mask pruned by magnitude between rounds of
+    # training (`fit` runs whole, then the mask is set): fixed in a round.
+    "a mask pruned between rounds of fit": ("""\
+        class LotteryLinear(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = tf.Variable(tf.ones((shape[-1], 10)),
+                                    trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        def prune(layer, rate):
+          w = tf.abs(layer.kernel * layer.mask)
+          layer.mask.assign(tf.cast(w > tfp.stats.percentile(w, rate),
+                                    tf.float32))
+
+        model = tf.keras.Sequential([LotteryLinear()])
+        model.compile("adam", "mse")
+        for round in range(5):
+          model.fit(x, y, epochs=10)
+          prune(model.layers[0], 20)
+        """, [("stop-gradient-mix", 8)]),
 }
 
 NEGATIVE = {
@@ -294,6 +317,59 @@ NEGATIVE = {
           W = tf.get_variable("W%d" % i, mask.shape)
           h = tf.nn.relu(tf.matmul(h, W * mask))
         train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(h))
+        """,
+    # RigL: the mask is dropped and regrown every hundred steps, in the
+    # loop that applies the gradients (sparse training, no freeze).
+    "a mask regrown in the loop of steps (RigL)": """\
+        class SparseDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = self.add_weight("mask", (shape[-1], 10),
+                                        initializer="ones", trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        def rigl_update(layer, grad, n):
+          score = tf.abs(layer.kernel * layer.mask) + tf.abs(grad)
+          _, keep = tf.math.top_k(tf.reshape(score, [-1]), n)
+          new_mask = tf.scatter_nd(keep[:, None], tf.ones([n]), [640])
+          layer.mask.assign(tf.reshape(new_mask, layer.mask.shape))
+
+        model = tf.keras.Sequential([SparseDense()])
+        opt = tf.keras.optimizers.Adam()
+        for step, (x, y) in enumerate(data):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          grads = tape.gradient(loss, model.trainable_variables)
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+          if step % 100 == 0:
+            rigl_update(model.layers[0], grads[0], 300)
+        """,
+    # SET: the mask evolves at the end of each epoch, in a callback.
+    "a mask evolved by a callback each epoch (SET)": """\
+        import numpy as np
+
+        class MaskedDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = tf.Variable(np.ones((shape[-1], 10), np.float32),
+                                    trainable=False)
+
+          def call(self, x):
+            return x @ (self.kernel * self.mask)
+
+        class SETCallback(tf.keras.callbacks.Callback):
+          def on_epoch_end(self, epoch, logs=None):
+            for layer in self.model.layers:
+              w = layer.kernel.numpy() * layer.mask.numpy()
+              keep = np.abs(w) > np.percentile(np.abs(w[w != 0]), 30)
+              regrow = np.random.rand(*keep.shape) < 0.01
+              layer.mask.assign((keep | regrow).astype("float32"))
+
+        model = tf.keras.Sequential([MaskedDense()])
+        model.compile("adam", "mse")
+        model.fit(x, y, callbacks=[SETCallback()])
         """,
 }
 

@@ -210,6 +210,48 @@ NEGATIVE = {
             var.assign_sub(self.lr * self.wd * var)
             return super()._resource_apply_dense(grad, var, apply_state)
         """,
+    # A loss scale's guard: non-finite elements zeroed, by a named check.
+    "a named finite check in a loss-scaled step": """\
+        def train_step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y)) * 1024.0
+          grads = tape.gradient(loss, model.trainable_variables)
+          new = []
+          for g in grads:
+            finite = tf.math.is_finite(g)
+            new.append(tf.where(finite, g / 1024.0, tf.zeros_like(g)))
+          opt.apply_gradients(zip(new, model.trainable_variables))
+        """,
+    "a list of finite masks zipped with the gradients": """\
+        def train_step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y)) * 1024.0
+          grads = tape.gradient(loss, model.trainable_variables)
+          finite_mask = [tf.math.is_finite(g) for g in grads]
+          grads = [tf.where(m, g / 1024.0, tf.zeros_like(g))
+                   for m, g in zip(finite_mask, grads)]
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+        """,
+    # A causal (triangular) kernel: the update masked like the forward
+    # pass, the shape of the parametrization.
+    "a hand-written update under a triangular mask": """\
+        class Model(tf.Module):
+          def __init__(self):
+            self.w = tf.Variable(tf.zeros([8, 8]))
+            self.m = tf.Variable(tf.zeros([8, 8]), trainable=False)
+            self.causal_mask = tf.linalg.band_part(tf.ones([8, 8]), -1, 0)
+
+          def step(self, x, lr):
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_sum(tf.matmul(x, self.w * self.causal_mask))
+            g = tape.gradient(loss, self.w)
+            self.m.assign(0.9 * self.m + 0.1 * g)
+            self.w.assign_sub(lr * self.m * self.causal_mask)
+
+        model = Model()
+        for x in data:
+          model.step(x, 0.1)
+        """,
 }
 
 

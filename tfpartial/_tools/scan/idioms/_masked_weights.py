@@ -208,7 +208,8 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
       "var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels:
-    return not _rewritten_each_step(mask, scope)
+    return not _rewritten_each_step(mask, scope) and not (
+        _regrown_in_training(mask, analysis))
   return _placeholder_mask(mask, scope)
 
 
@@ -300,6 +301,24 @@ def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
         for d in scope.defs.get(item.id, []) if d.value is not None):
       return True
   return False
+
+
+def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
+           ) -> bool:
+  """Whether a mask (a name, or an attribute of `self` through what its
+  class assigns it) is a triangle or a band: `_structural`."""
+  if _structural(mask, scope):
+    return True
+  spelled = _names.dotted(mask)
+  owner: Optional[_scopes.Scope] = scope
+  while owner is not None and owner.cls is None:
+    owner = owner.parent
+  if spelled is None or not spelled.startswith("self.") or owner is None or (
+      owner.cls is None):
+    return False
+  return any(_structural(value, home)
+             for value, home in analysis.project.attribute(
+                 owner.cls, spelled)[:8])
 
 
 _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
@@ -398,6 +417,60 @@ def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
               n is not None and _names.dotted(n) == spelled for n in (
                   getattr(node.func, "value", None), *node.args[:1])):
         return True
+  return False
+
+
+def _regrown_in_training(mask: ast.expr, analysis: Analysis) -> bool:
+  """Whether a mask attribute (`layer.mask`) is set anew from values it
+  compares or ranks (`top_k`, a percentile, a draw) while the model
+  trains: in a callback's epoch or batch hook (SET's evolution), or in a
+  loop that also applies the steps (RigL's drop and regrowth every n
+  steps). A mask pruned between whole runs of `fit` (a lottery ticket's
+  round) is fixed within each."""
+  if not isinstance(mask, ast.Attribute):
+    return False
+  for place, call in analysis.calls_named(("assign",)):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
+        call.args[0] if call.args else None)
+    value = call.args[-1] if call.args else None
+    if not isinstance(receiver, ast.Attribute) or (
+        receiver.attr != mask.attr) or value is None or not _made_here(
+            value, place):
+      continue
+    if place.cls is not None and _HOOK.match(place.name) and any(
+        b.endswith("Callback") for b in place.cls.bases):
+      return True
+    if _in_step_loop(call, place, analysis) or any(
+        _in_step_loop(c, s, analysis)
+        for s, c in analysis.project.callers(place.name)[:12]):
+      return True
+  return False
+
+
+# A callback's hooks that run while `fit` trains.
+_HOOK = re.compile(r"^on_(epoch|train_batch|batch)_(begin|end)$")
+# What applies one step of training.
+_STEPS = {"apply_gradients", "train_on_batch", "minimize", "train_step",
+          "apply_updates"}
+
+
+def _in_step_loop(node: ast.AST, scope: _scopes.Scope,
+                  analysis: Analysis) -> bool:
+  """Whether `node` is in a loop whose own body (not a nested loop's)
+  applies a step of training."""
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = order.parent(node)
+  while current is not None:
+    if isinstance(current, (ast.For, ast.While)):
+      stack: List[ast.AST] = list(current.body)
+      while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Call) and _names.call_name(item) in _STEPS:
+          return True
+        if not isinstance(item, (ast.For, ast.While, ast.FunctionDef)):
+          stack.extend(ast.iter_child_nodes(item))
+      return False
+    current = order.parent(current)
   return False
 
 

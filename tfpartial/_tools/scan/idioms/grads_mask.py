@@ -20,6 +20,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
 
@@ -171,7 +172,7 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
     found = flow.labels(value, scope)
     masked = found.get("masked") or found.get("timesmask")
     if not isinstance(masked, ast.expr) or not _fixed_mask(
-        masked, scope, flow):
+        masked, scope, flow) or _shaped(masked, scope, analysis):
       continue
     aimed = flow.labels(target, scope)
     if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
@@ -181,6 +182,17 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
       continue
     hits.append(_hit({**found, "masked": masked}, scope, call))
   return hits
+
+
+def _shaped(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
+            ) -> bool:
+  """Whether a factor of the masked update is a triangle or a band (a
+  causal kernel's shape, masked in the forward pass alike)."""
+  factors = [masked.left, masked.right] if isinstance(
+      masked, ast.BinOp) else list(getattr(masked, "args", []))
+  home = analysis.flow.origin.get(id(masked), scope)
+  return any(isinstance(f, ast.expr) and _masked_weights.shaped(
+      f, home, analysis) for f in factors)
 
 
 def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
