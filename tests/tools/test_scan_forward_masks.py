@@ -371,6 +371,31 @@ NEGATIVE = {
         model.compile("adam", "mse")
         model.fit(x, y, callbacks=[SETCallback()])
         """,
+    # Network slimming in a model's own train_step: each layer's channel
+    # mask recomputed from its kernel every step.
+    "masks recomputed in a model's train_step": """\
+        class Gated(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.channel_mask = tf.Variable(tf.ones((shape[-1], 10)),
+                                            trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.channel_mask)
+
+        class Slim(tf.keras.Model):
+          def update_masks(self):
+            for layer in self.layers:
+              norm = tf.abs(layer.kernel)
+              layer.channel_mask.assign(tf.cast(norm > 0.01, tf.float32))
+
+          def train_step(self, data):
+            self.update_masks()
+            return super().train_step(data)
+
+        model = Slim([Gated()])
+        model.fit(x, y)
+        """,
 }
 
 

@@ -252,6 +252,34 @@ NEGATIVE = {
         for x in data:
           model.step(x, 0.1)
         """,
+    # Sparse training: the masks re-ranked by magnitude every hundred
+    # steps, in the loop that applies the updates.
+    "masks re-ranked in the loop of hand-written steps": """\
+        class SparseSGD:
+          def __init__(self, variables):
+            self.masks = [tf.Variable(tf.ones_like(v), trainable=False)
+                          for v in variables]
+
+          def apply(self, grads, variables, lr):
+            for g, v, mask in zip(grads, variables, self.masks):
+              v.assign_sub(lr * g * mask)
+
+          def update_masks(self, variables):
+            for v, mask in zip(variables, self.masks):
+              score = tf.abs(v)
+              threshold = tf.sort(tf.reshape(score, [-1]))[100]
+              mask.assign(tf.cast(score > threshold, tf.float32))
+
+        variables = model.trainable_variables
+        opt = SparseSGD(variables)
+        for step, (x, y) in enumerate(data):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(model(x), y)
+          grads = tape.gradient(loss, variables)
+          opt.apply(grads, variables, 0.1)
+          if step % 100 == 0:
+            opt.update_masks(variables)
+        """,
 }
 
 

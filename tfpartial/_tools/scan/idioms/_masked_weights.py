@@ -209,7 +209,7 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels:
     return not _rewritten_each_step(mask, scope) and not (
-        _regrown_in_training(mask, analysis))
+        regrown(mask, scope, analysis))
   return _placeholder_mask(mask, scope)
 
 
@@ -420,42 +420,73 @@ def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
   return False
 
 
-def _regrown_in_training(mask: ast.expr, analysis: Analysis) -> bool:
-  """Whether a mask attribute (`layer.mask`) is set anew from values it
-  compares or ranks (`top_k`, a percentile, a draw) while the model
-  trains: in a callback's epoch or batch hook (SET's evolution), or in a
-  loop that also applies the steps (RigL's drop and regrowth every n
-  steps). A mask pruned between whole runs of `fit` (a lottery ticket's
-  round) is fixed within each."""
-  if not isinstance(mask, ast.Attribute):
+def regrown(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
+            steps: Tuple[str, ...] = ()) -> bool:
+  """Whether a mask (`layer.mask`, an element of `self.masks`) is set anew
+  from values it compares or ranks (`top_k`, a percentile, a draw) while
+  the model trains: in a callback's epoch or batch hook (SET's
+  evolution), in a `train_step` or a function it calls, or in a loop that
+  also applies the steps (RigL's drop and regrowth every n steps; `steps`
+  names the project's functions that apply one). A mask pruned between
+  whole runs of `fit` (a lottery ticket's round) is fixed within each."""
+  key = _mask_key(mask, scope)
+  if key is None:
     return False
   for place, call in analysis.calls_named(("assign",)):
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
         call.args[0] if call.args else None)
     value = call.args[-1] if call.args else None
-    if not isinstance(receiver, ast.Attribute) or (
-        receiver.attr != mask.attr) or value is None or not _made_here(
-            value, place):
+    if receiver is None or value is None or _mask_key(
+        receiver, place) != key or not _made_here(value, place):
       continue
     if place.cls is not None and _HOOK.match(place.name) and any(
         b.endswith("Callback") for b in place.cls.bases):
       return True
-    if _in_step_loop(call, place, analysis) or any(
-        _in_step_loop(c, s, analysis)
-        for s, c in analysis.project.callers(place.name)[:12]):
+    callers = analysis.project.callers(place.name)[:12] if isinstance(
+        place.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    if _STEP_FUNCTION.match(place.name) or any(
+        _STEP_FUNCTION.match(s.name) for s, _ in callers):
+      return True
+    if _in_step_loop(call, place, analysis, steps) or any(
+        _in_step_loop(c, s, analysis, steps) for s, c in callers):
       return True
   return False
 
 
+def _mask_key(node: ast.expr, scope: _scopes.Scope) -> Optional[str]:
+  """The attribute a mask is kept under: `layer.mask` -> mask,
+  `self.masks[i]` -> masks, `mask` of `for g, mask in zip(grads,
+  self.masks)` -> masks."""
+  while isinstance(node, ast.Subscript):
+    node = node.value
+  if isinstance(node, ast.Attribute):
+    return node.attr
+  if not isinstance(node, ast.Name):
+    return None
+  for d in scope.defs.get(node.id, [])[:2]:
+    value = d.value
+    if isinstance(value, ast.Call) and _names.call_name(value) in {
+        "zip", "enumerate"}:
+      held = [a.attr for a in value.args if isinstance(a, ast.Attribute)
+              and "mask" in a.attr.lower()]
+      if len(held) == 1:
+        return held[0]
+    elif isinstance(value, ast.Attribute) and "mask" in value.attr.lower():
+      return value.attr
+  return None
+
+
 # A callback's hooks that run while `fit` trains.
 _HOOK = re.compile(r"^on_(epoch|train_batch|batch)_(begin|end)$")
+# Functions that run with each step of `fit`.
+_STEP_FUNCTION = re.compile(r"^(train_step|_?train_on_batch|call|__call__)$")
 # What applies one step of training.
 _STEPS = {"apply_gradients", "train_on_batch", "minimize", "train_step",
           "apply_updates"}
 
 
 def _in_step_loop(node: ast.AST, scope: _scopes.Scope,
-                  analysis: Analysis) -> bool:
+                  analysis: Analysis, steps: Tuple[str, ...] = ()) -> bool:
   """Whether `node` is in a loop whose own body (not a nested loop's)
   applies a step of training."""
   order = analysis.order(scope)
@@ -465,7 +496,8 @@ def _in_step_loop(node: ast.AST, scope: _scopes.Scope,
       stack: List[ast.AST] = list(current.body)
       while stack:
         item = stack.pop()
-        if isinstance(item, ast.Call) and _names.call_name(item) in _STEPS:
+        if isinstance(item, ast.Call) and (_names.call_name(
+            item) in _STEPS or _names.call_name(item) in steps):
           return True
         if not isinstance(item, (ast.For, ast.While, ast.FunctionDef)):
           stack.extend(ast.iter_child_nodes(item))

@@ -172,7 +172,8 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
     found = flow.labels(value, scope)
     masked = found.get("masked") or found.get("timesmask")
     if not isinstance(masked, ast.expr) or not _fixed_mask(
-        masked, scope, flow) or _shaped(masked, scope, analysis):
+        masked, scope, flow) or _shaped(masked, scope, analysis) or (
+            _regrown(masked, scope, analysis)):
       continue
     aimed = flow.labels(target, scope)
     if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
@@ -193,6 +194,18 @@ def _shaped(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
   home = analysis.flow.origin.get(id(masked), scope)
   return any(isinstance(f, ast.expr) and _masked_weights.shaped(
       f, home, analysis) for f in factors)
+
+
+def _regrown(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
+             ) -> bool:
+  """Whether a mask factor of the update is re-ranked while the model
+  trains (sparse training: `_masked_weights.regrown`), counting a call of
+  the function writing the update as a step."""
+  factors = [masked.left, masked.right] if isinstance(
+      masked, ast.BinOp) else list(getattr(masked, "args", []))
+  home = analysis.flow.origin.get(id(masked), scope)
+  return any(isinstance(f, ast.expr) and _masked_weights.regrown(
+      f, home, analysis, (home.name, scope.name)) for f in factors)
 
 
 def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
