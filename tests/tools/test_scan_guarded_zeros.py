@@ -39,6 +39,22 @@ POSITIVE = {
         out = multi_sparse_alone(table, ids, 16, 999)
         train_op = tf.train.AdamOptimizer().minimize(loss(out))
         """, [("weight-remask", 2)]),
+    # LibRecommender's multi_sparse_combine: the OOV ids chosen by the
+    # table's rank (a test of its shape, not of the step's data).
+    "OOV ids picked by the table's rank": ("""\
+        def multi_sparse_combine(embed_var, indices, embed_size, oov):
+          variable_dim = len(embed_var.get_shape().as_list())
+          oov_indices = [oov] if variable_dim == 1 else oov
+          zero_padding_op = tf.scatter_update(
+              embed_var, oov_indices, tf.zeros([embed_size]))
+          with tf.control_dependencies([zero_padding_op]):
+            embed = tf.nn.embedding_lookup(embed_var, indices)
+          return tf.reduce_sum(embed, axis=1)
+
+        table = tf.get_variable("sparse_embed", [1000, 16])
+        out = multi_sparse_combine(table, ids, 16, 999)
+        train_op = tf.train.AdamOptimizer().minimize(loss(out))
+        """, [("weight-remask", 4)]),
 }
 
 NEGATIVE = {

@@ -124,7 +124,11 @@ def _chosen_rows(rows: ast.AST, scope: _scopes.Scope, depth: int = 0
   fixed ids (`self.allocate(new_ids)`, `tf.where(...)`): rows handed to
   new keys of a hash-table embedding, which then train; not a padding or
   OOV id (a constant, a parameter)."""
-  for item in ast.walk(rows):
+  stack = [rows]
+  while stack:  # The values, not the test of `[oov] if dim == 1 else oov`.
+    item = stack.pop()
+    stack += [c for c in ast.iter_child_nodes(item)
+              if not (isinstance(item, ast.IfExp) and c is item.test)]
     if isinstance(item, ast.Call) and _names.call_name(item) not in (
         _SHAPING):
       return True
