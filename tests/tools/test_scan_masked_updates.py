@@ -280,6 +280,22 @@ NEGATIVE = {
           if step % 100 == 0:
             opt.update_masks(variables)
         """,
+    # An optimizer's own NaN guard: the update of non-finite elements
+    # skipped, step by step.
+    "an optimizer's update under a finite check": """\
+        class SafeAdam(tf.keras.optimizers.Adam):
+          def _resource_apply_dense(self, grad, var, apply_state=None):
+            m = self.get_slot(var, "m")
+            v = self.get_slot(var, "v")
+            m_t = m.assign(0.9 * m + 0.1 * grad)
+            v_t = v.assign(0.999 * v + 0.001 * tf.square(grad))
+            nan_mask = tf.cast(tf.math.is_finite(m_t), var.dtype)
+            return var.assign_sub(
+                self.lr * m_t / (tf.sqrt(v_t) + 1e-7) * nan_mask)
+
+        model.compile(SafeAdam(), "mse")
+        model.fit(x, y)
+        """,
 }
 
 

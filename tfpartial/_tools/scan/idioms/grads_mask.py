@@ -316,9 +316,9 @@ def _made_each_step(node: ast.AST, scope: _scopes.Scope, depth: int = 0
   return False
 
 
-# What makes a mask anew each step: a comparison's spelling.
+# What makes a mask anew each step: a comparison's spelling, a NaN guard.
 _SCHEDULES = {"greater", "less", "greater_equal", "less_equal", "equal",
-              "not_equal", "cond", "where"}
+              "not_equal", "cond", "where", *_names.FINITE_CHECKS}
 
 
 def _passed_applies(analysis: Analysis
