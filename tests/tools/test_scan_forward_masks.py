@@ -396,6 +396,53 @@ NEGATIVE = {
         model = Slim([Gated()])
         model.fit(x, y)
         """,
+    # olfaction_evolution: a scalar variable scales a fixed connectivity:
+    # no element of the variable is replaced.
+    "a scalar variable times a mask": """\
+        K = tf.get_variable("K", shape=(), dtype=tf.float32, trainable=True)
+        w_mask = tf.get_variable("mask", shape=(50, 2500), trainable=False,
+                                 initializer=tf.constant_initializer(m))
+        w_glo = tf.multiply(K, w_mask)
+        h = tf.matmul(x, w_glo)
+        train_op = tf.train.AdamOptimizer().minimize(loss(h))
+        """,
+    # The pruned weights read only to evaluate: the steps train W whole.
+    "a pruned copy read only by an evaluation function": """\
+        import numpy as np
+        W = tf.Variable(tf.random.normal([784, 10]))
+        prune_mask = np.load("mask.npy")
+        opt = tf.keras.optimizers.SGD(0.1)
+
+        def train_step(x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((tf.matmul(x, W) - y) ** 2)
+          opt.apply_gradients([(tape.gradient(loss, W), W)])
+
+        def evaluate_pruned(x):
+          return tf.matmul(x, W * prune_mask)
+
+        for x, y in data:
+          train_step(x, y)
+        print(evaluate_pruned(x_test))
+        """,
+    "a mask applied only when not training": """\
+        import numpy as np
+
+        class Net(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(10)
+            self.eval_mask = tf.Variable(np.load("mask.npy"), trainable=False)
+
+          def call(self, x, training=False):
+            if training:
+              return self.dense(x)
+            return tf.matmul(x, self.dense.kernel * self.eval_mask)
+
+        model = Net()
+        model.compile("adam", "mse")
+        model.fit(x, y)
+        """,
 }
 
 

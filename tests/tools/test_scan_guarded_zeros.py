@@ -117,6 +117,23 @@ NEGATIVE = {
         model = tf.keras.Sequential([Emb()])
         model.fit(x, y)
         """,
+    # A serving graph zeroes the padding row; the training graph reads the
+    # table unguarded.
+    "a padding row zeroed in the serving graph only": """\
+        class Rec:
+          def __init__(self):
+            self.table = tf.get_variable("item_embed", [1000, 16])
+
+          def build_train(self, ids, labels):
+            emb = tf.nn.embedding_lookup(self.table, ids)
+            loss = tf.reduce_mean((tf.reduce_sum(emb, 1) - labels) ** 2)
+            self.train_op = tf.train.AdamOptimizer().minimize(loss)
+
+          def build_serving(self, ids):
+            zero = tf.scatter_update(self.table, [0], tf.zeros([16]))
+            with tf.control_dependencies([zero]):
+              self.serve_out = tf.nn.embedding_lookup(self.table, ids)
+        """,
 }
 
 

@@ -98,12 +98,70 @@ def _judged(analysis: Analysis, node: ast.AST,
         mask, scope, analysis) or _fed_anew(mask, scope, analysis):
       continue
     if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
-        node, scope, analysis):
+        node, scope, analysis) or _scalar(weight, scope) or (
+            evaluation_only(node, scope, analysis)):
       return None
     target = node.target if isinstance(node, ast.AugAssign) else node
     assert isinstance(target, ast.expr)
     return target
   return None
+
+
+def _scalar(weight: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether the variable is made a scalar (`get_variable("K", shape=())`,
+  `tf.Variable(1.0)`): it scales the mask; none of its elements is
+  replaced."""
+  if not isinstance(weight, ast.Name):
+    return False
+  values = [d.value for d in _defs(weight.id, scope)]
+  for value in values:
+    if not isinstance(value, ast.Call):
+      return False
+    shape = next((k.value for k in value.keywords if k.arg == "shape"),
+                 None)
+    first = value.args[0] if value.args else None
+    if not (isinstance(shape, (ast.Tuple, ast.List)) and not shape.elts or (
+        _names.call_name(value) == "Variable" and isinstance(
+            first, ast.Constant) and isinstance(first.value, (int, float)))):
+      return False
+  return bool(values)
+
+
+def evaluation_only(node: ast.AST, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether `node` runs only to evaluate or serve: in a function named
+  so (`evaluate_pruned`, `build_serving`) or in the branch of `if
+  training:` that does not train."""
+  words = set(scope.name.lower().split("_"))
+  if words & _EVALUATION and "train" not in words:
+    return True
+  order = analysis.order(scope)
+  child: ast.AST = node
+  parent = order.parent(node)
+  while parent is not None and not isinstance(parent, (
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    if isinstance(parent, ast.If) and "train" in ast.unparse(
+        parent.test).lower():
+      negated = isinstance(parent.test, ast.UnaryOp) and isinstance(
+          parent.test.op, ast.Not)
+      if (child in parent.orelse) != negated:
+        return True
+    child, parent = parent, order.parent(parent)
+  for statement in (scope.node.body if isinstance(scope.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) else []):
+    if statement.lineno >= getattr(node, "lineno", 0):
+      break
+    if isinstance(statement, ast.If) and "train" in ast.unparse(
+        statement.test).lower() and statement.body and isinstance(
+            statement.body[-1], ast.Return) and not statement.orelse:
+      return not (isinstance(statement.test, ast.UnaryOp))
+  return False
+
+
+# Words of a function's name that say it evaluates or serves.
+_EVALUATION = {"eval", "evaluate", "evaluation", "test", "predict",
+               "prediction", "infer", "inference", "valid", "validate",
+               "validation", "serve", "serving", "export"}
 
 
 def _plain(node: ast.expr, scope: _scopes.Scope) -> bool:

@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
 
@@ -103,7 +104,8 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
         call.args) < 3 or _chosen_rows(call.args[1], scope):
       continue
     block = _guarded_block(call, scope, analysis)
-    if block is None or not _reads_table(block, table):
+    if block is None or not _reads_table(block, table) or (
+        _masked_weights.evaluation_only(call, scope, analysis)):
       continue
     labels = flow.labels(target, scope)
     if not ("var" in labels or "param" in labels) or "shadow" in labels or (
