@@ -12,7 +12,10 @@ masks: no variable is multiplied), a mask drawn at random or compared
 anew (DropConnect, magnitude pruning recomputed from the weights in the
 step), a trainable gate or scale, a product inside `stop_gradient` (a
 straight-through estimator) or written back into the variable
-(`weight-remask`)."""
+(`weight-remask`); a mask computed from a trainable variable, fed a
+random draw, compared from a MADE's degrees or re-ranked while the model
+trains (RigL, SET, slimming); a scalar variable; a product read only to
+evaluate or serve."""
 
 from __future__ import annotations
 
