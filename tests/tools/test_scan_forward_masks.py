@@ -76,6 +76,29 @@ POSITIVE = {
         rows = tf.nn.embedding_lookup(table, ids)
         train_op = tf.train.AdamOptimizer().minimize(loss(rows))
         """, [("stop-gradient-mix", 4)]),
+    # A lottery ticket: the mask pruned by magnitude between rounds of
+    # training (`fit` runs whole, then the mask is set): fixed in a round.
+    "a mask pruned between rounds of fit": ("""\
+        class LotteryLinear(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = tf.Variable(tf.ones((shape[-1], 10)),
+                                    trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        def prune(layer, rate):
+          w = tf.abs(layer.kernel * layer.mask)
+          layer.mask.assign(tf.cast(w > tfp.stats.percentile(w, rate),
+                                    tf.float32))
+
+        model = tf.keras.Sequential([LotteryLinear()])
+        model.compile("adam", "mse")
+        for round in range(5):
+          model.fit(x, y, epochs=10)
+          prune(model.layers[0], 20)
+        """, [("stop-gradient-mix", 8)]),
 }
 
 NEGATIVE = {
@@ -201,6 +224,223 @@ NEGATIVE = {
             return tf.nn.conv2d(inputs, masked_w, 1, "SAME")
 
         model = tf.keras.Sequential([MaskedConv2D()])
+        model.fit(x, y)
+        """,
+    # Movement pruning: the mask is the top-k of trainable scores, passed
+    # straight through to them (learned, not fixed).
+    "a top-k mask of trainable scores, straight through": """\
+        def topk_mask(scores, keep):
+          k = tf.cast(keep * tf.cast(tf.size(scores), tf.float32), tf.int32)
+          threshold = tf.math.top_k(tf.reshape(scores, [-1]), k).values[-1]
+          return tf.cast(scores >= threshold, scores.dtype)
+
+        class MovementDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.scores = self.add_weight("scores", (shape[-1], 10))
+
+          def call(self, x):
+            mask = topk_mask(self.scores, 0.1)
+            mask = self.scores + tf.stop_gradient(mask - self.scores)
+            return tf.matmul(x, self.kernel * mask)
+
+        model = tf.keras.Sequential([MovementDense()])
+        model.fit(x, y)
+        """,
+    # A soft mask: the sigmoid of trainable mask logits (a learned gate).
+    "a sigmoid of trainable mask logits": """\
+        class MaskedDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.w = self.add_weight("w", (shape[-1], 10))
+            self.mask_logits = self.add_weight("mask_logits",
+                                               (shape[-1], 10))
+
+          def call(self, x):
+            soft_mask = tf.sigmoid(self.mask_logits)
+            return tf.matmul(x, self.w * soft_mask)
+
+        model = tf.keras.Sequential([MaskedDense()])
+        model.fit(x, y)
+        """,
+    # DropConnect fed from NumPy: a placeholder of the weight's shape fed a
+    # fresh random mask each step.
+    "a placeholder fed a random mask each step": """\
+        import numpy as np
+        drop_mask = tf.placeholder(tf.float32, shape=[784, 300])
+        W_1 = tf.Variable(tf.truncated_normal([784, 300], stddev=0.1))
+        h = tf.nn.relu(tf.matmul(x, W_1 * drop_mask))
+        train_step = tf.train.GradientDescentOptimizer(0.05).minimize(
+            loss(h))
+        for i in range(1000):
+          m = np.random.binomial(1, 0.5, size=(784, 300))
+          sess.run(train_step, feed_dict={x: batch, drop_mask: m})
+        """,
+    # MADE: masks from the units' degrees, compared in a helper (the
+    # autoregressive structure, no parameter of it).
+    "MADE masks from degrees in a helper": """\
+        import numpy as np
+
+        def get_mask(in_degrees, out_degrees):
+          return (out_degrees[:, None] >= in_degrees[None, :]).astype(
+              np.float32).T
+
+        class MaskedDense(tf.keras.layers.Layer):
+          def __init__(self, units, in_deg, out_deg):
+            super().__init__()
+            self.units, self.in_deg, self.out_deg = units, in_deg, out_deg
+
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], self.units))
+            self.mask = tf.constant(get_mask(self.in_deg, self.out_deg))
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        model = tf.keras.Sequential([MaskedDense(10, a, b)])
+        model.fit(x, y)
+        """,
+    "MADE masks from random degrees, one per layer": """\
+        import numpy as np
+
+        def create_masks(d_in, hidden):
+          degrees = [np.arange(1, d_in + 1)]
+          for h in hidden:
+            degrees.append(np.random.randint(1, d_in, size=h))
+          masks = []
+          for d0, d1 in zip(degrees[:-1], degrees[1:]):
+            masks.append((d0[:, None] <= d1[None, :]).astype(np.float32))
+          return masks
+
+        masks = create_masks(784, [500, 500])
+        h = x
+        for i, mask in enumerate(masks):
+          W = tf.get_variable("W%d" % i, mask.shape)
+          h = tf.nn.relu(tf.matmul(h, W * mask))
+        train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(h))
+        """,
+    # RigL: the mask is dropped and regrown every hundred steps, in the
+    # loop that applies the gradients (sparse training, no freeze).
+    "a mask regrown in the loop of steps (RigL)": """\
+        class SparseDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = self.add_weight("mask", (shape[-1], 10),
+                                        initializer="ones", trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.mask)
+
+        def rigl_update(layer, grad, n):
+          score = tf.abs(layer.kernel * layer.mask) + tf.abs(grad)
+          _, keep = tf.math.top_k(tf.reshape(score, [-1]), n)
+          new_mask = tf.scatter_nd(keep[:, None], tf.ones([n]), [640])
+          layer.mask.assign(tf.reshape(new_mask, layer.mask.shape))
+
+        model = tf.keras.Sequential([SparseDense()])
+        opt = tf.keras.optimizers.Adam()
+        for step, (x, y) in enumerate(data):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          grads = tape.gradient(loss, model.trainable_variables)
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+          if step % 100 == 0:
+            rigl_update(model.layers[0], grads[0], 300)
+        """,
+    # SET: the mask evolves at the end of each epoch, in a callback.
+    "a mask evolved by a callback each epoch (SET)": """\
+        import numpy as np
+
+        class MaskedDense(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.mask = tf.Variable(np.ones((shape[-1], 10), np.float32),
+                                    trainable=False)
+
+          def call(self, x):
+            return x @ (self.kernel * self.mask)
+
+        class SETCallback(tf.keras.callbacks.Callback):
+          def on_epoch_end(self, epoch, logs=None):
+            for layer in self.model.layers:
+              w = layer.kernel.numpy() * layer.mask.numpy()
+              keep = np.abs(w) > np.percentile(np.abs(w[w != 0]), 30)
+              regrow = np.random.rand(*keep.shape) < 0.01
+              layer.mask.assign((keep | regrow).astype("float32"))
+
+        model = tf.keras.Sequential([MaskedDense()])
+        model.compile("adam", "mse")
+        model.fit(x, y, callbacks=[SETCallback()])
+        """,
+    # Network slimming in a model's own train_step: each layer's channel
+    # mask recomputed from its kernel every step.
+    "masks recomputed in a model's train_step": """\
+        class Gated(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.kernel = self.add_weight("kernel", (shape[-1], 10))
+            self.channel_mask = tf.Variable(tf.ones((shape[-1], 10)),
+                                            trainable=False)
+
+          def call(self, x):
+            return tf.matmul(x, self.kernel * self.channel_mask)
+
+        class Slim(tf.keras.Model):
+          def update_masks(self):
+            for layer in self.layers:
+              norm = tf.abs(layer.kernel)
+              layer.channel_mask.assign(tf.cast(norm > 0.01, tf.float32))
+
+          def train_step(self, data):
+            self.update_masks()
+            return super().train_step(data)
+
+        model = Slim([Gated()])
+        model.fit(x, y)
+        """,
+    # olfaction_evolution: a scalar variable scales a fixed connectivity:
+    # no element of the variable is replaced.
+    "a scalar variable times a mask": """\
+        K = tf.get_variable("K", shape=(), dtype=tf.float32, trainable=True)
+        w_mask = tf.get_variable("mask", shape=(50, 2500), trainable=False,
+                                 initializer=tf.constant_initializer(m))
+        w_glo = tf.multiply(K, w_mask)
+        h = tf.matmul(x, w_glo)
+        train_op = tf.train.AdamOptimizer().minimize(loss(h))
+        """,
+    # The pruned weights read only to evaluate: the steps train W whole.
+    "a pruned copy read only by an evaluation function": """\
+        import numpy as np
+        W = tf.Variable(tf.random.normal([784, 10]))
+        prune_mask = np.load("mask.npy")
+        opt = tf.keras.optimizers.SGD(0.1)
+
+        def train_step(x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((tf.matmul(x, W) - y) ** 2)
+          opt.apply_gradients([(tape.gradient(loss, W), W)])
+
+        def evaluate_pruned(x):
+          return tf.matmul(x, W * prune_mask)
+
+        for x, y in data:
+          train_step(x, y)
+        print(evaluate_pruned(x_test))
+        """,
+    "a mask applied only when not training": """\
+        import numpy as np
+
+        class Net(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(10)
+            self.eval_mask = tf.Variable(np.load("mask.npy"), trainable=False)
+
+          def call(self, x, training=False):
+            if training:
+              return self.dense(x)
+            return tf.matmul(x, self.dense.kernel * self.eval_mask)
+
+        model = Net()
+        model.compile("adam", "mse")
         model.fit(x, y)
         """,
 }

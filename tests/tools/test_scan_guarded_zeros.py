@@ -39,6 +39,22 @@ POSITIVE = {
         out = multi_sparse_alone(table, ids, 16, 999)
         train_op = tf.train.AdamOptimizer().minimize(loss(out))
         """, [("weight-remask", 2)]),
+    # LibRecommender's multi_sparse_combine: the OOV ids chosen by the
+    # table's rank (a test of its shape, not of the step's data).
+    "OOV ids picked by the table's rank": ("""\
+        def multi_sparse_combine(embed_var, indices, embed_size, oov):
+          variable_dim = len(embed_var.get_shape().as_list())
+          oov_indices = [oov] if variable_dim == 1 else oov
+          zero_padding_op = tf.scatter_update(
+              embed_var, oov_indices, tf.zeros([embed_size]))
+          with tf.control_dependencies([zero_padding_op]):
+            embed = tf.nn.embedding_lookup(embed_var, indices)
+          return tf.reduce_sum(embed, axis=1)
+
+        table = tf.get_variable("sparse_embed", [1000, 16])
+        out = multi_sparse_combine(table, ids, 16, 999)
+        train_op = tf.train.AdamOptimizer().minimize(loss(out))
+        """, [("weight-remask", 4)]),
 }
 
 NEGATIVE = {
@@ -66,6 +82,57 @@ NEGATIVE = {
           zero = tf.scatter_update(embed_var, n_items, tf.zeros([16]))
           with tf.control_dependencies([zero]):
             return tf.nn.embedding_lookup(other, ids)
+        """,
+    # A dynamic (hash-table) embedding: rows freed for new keys are reset
+    # to zeros before the lookup; they then train for their new keys.
+    "rows handed to new keys reset before the lookup": """\
+        class DynamicEmbedding(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.table = self.add_weight("table", (100000, 16))
+
+          def call(self, ids):
+            slots = self.keys.lookup(ids)
+            fresh = self.allocate(tf.boolean_mask(ids, slots < 0))
+            reset = tf.compat.v1.scatter_update(
+                self.table, fresh, tf.zeros([tf.size(fresh), 16]))
+            with tf.control_dependencies([reset]):
+              return tf.nn.embedding_lookup(self.table, self.keys.lookup(ids))
+
+        model = tf.keras.Sequential([DynamicEmbedding()])
+        model.fit(x, y)
+        """,
+    "evicted rows zeroed before the lookup": """\
+        class Emb(tf.keras.layers.Layer):
+          def build(self, shape):
+            self.table = self.add_weight("table", (1000, 16))
+
+          def call(self, ids):
+            evicted = self.evict_ids()
+            zero_rows = tf.compat.v1.scatter_update(
+                self.table, evicted,
+                tf.zeros_like(tf.gather(self.table, evicted)))
+            with tf.control_dependencies([zero_rows]):
+              return tf.gather(self.table, ids)
+
+        model = tf.keras.Sequential([Emb()])
+        model.fit(x, y)
+        """,
+    # A serving graph zeroes the padding row; the training graph reads the
+    # table unguarded.
+    "a padding row zeroed in the serving graph only": """\
+        class Rec:
+          def __init__(self):
+            self.table = tf.get_variable("item_embed", [1000, 16])
+
+          def build_train(self, ids, labels):
+            emb = tf.nn.embedding_lookup(self.table, ids)
+            loss = tf.reduce_mean((tf.reduce_sum(emb, 1) - labels) ** 2)
+            self.train_op = tf.train.AdamOptimizer().minimize(loss)
+
+          def build_serving(self, ids):
+            zero = tf.scatter_update(self.table, [0], tf.zeros([16]))
+            with tf.control_dependencies([zero]):
+              self.serve_out = tf.nn.embedding_lookup(self.table, ids)
         """,
 }
 

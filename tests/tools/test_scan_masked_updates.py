@@ -210,6 +210,92 @@ NEGATIVE = {
             var.assign_sub(self.lr * self.wd * var)
             return super()._resource_apply_dense(grad, var, apply_state)
         """,
+    # A loss scale's guard: non-finite elements zeroed, by a named check.
+    "a named finite check in a loss-scaled step": """\
+        def train_step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y)) * 1024.0
+          grads = tape.gradient(loss, model.trainable_variables)
+          new = []
+          for g in grads:
+            finite = tf.math.is_finite(g)
+            new.append(tf.where(finite, g / 1024.0, tf.zeros_like(g)))
+          opt.apply_gradients(zip(new, model.trainable_variables))
+        """,
+    "a list of finite masks zipped with the gradients": """\
+        def train_step(model, opt, x, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y)) * 1024.0
+          grads = tape.gradient(loss, model.trainable_variables)
+          finite_mask = [tf.math.is_finite(g) for g in grads]
+          grads = [tf.where(m, g / 1024.0, tf.zeros_like(g))
+                   for m, g in zip(finite_mask, grads)]
+          opt.apply_gradients(zip(grads, model.trainable_variables))
+        """,
+    # A causal (triangular) kernel: the update masked like the forward
+    # pass, the shape of the parametrization.
+    "a hand-written update under a triangular mask": """\
+        class Model(tf.Module):
+          def __init__(self):
+            self.w = tf.Variable(tf.zeros([8, 8]))
+            self.m = tf.Variable(tf.zeros([8, 8]), trainable=False)
+            self.causal_mask = tf.linalg.band_part(tf.ones([8, 8]), -1, 0)
+
+          def step(self, x, lr):
+            with tf.GradientTape() as tape:
+              loss = tf.reduce_sum(tf.matmul(x, self.w * self.causal_mask))
+            g = tape.gradient(loss, self.w)
+            self.m.assign(0.9 * self.m + 0.1 * g)
+            self.w.assign_sub(lr * self.m * self.causal_mask)
+
+        model = Model()
+        for x in data:
+          model.step(x, 0.1)
+        """,
+    # Sparse training: the masks re-ranked by magnitude every hundred
+    # steps, in the loop that applies the updates.
+    "masks re-ranked in the loop of hand-written steps": """\
+        class SparseSGD:
+          def __init__(self, variables):
+            self.masks = [tf.Variable(tf.ones_like(v), trainable=False)
+                          for v in variables]
+
+          def apply(self, grads, variables, lr):
+            for g, v, mask in zip(grads, variables, self.masks):
+              v.assign_sub(lr * g * mask)
+
+          def update_masks(self, variables):
+            for v, mask in zip(variables, self.masks):
+              score = tf.abs(v)
+              threshold = tf.sort(tf.reshape(score, [-1]))[100]
+              mask.assign(tf.cast(score > threshold, tf.float32))
+
+        variables = model.trainable_variables
+        opt = SparseSGD(variables)
+        for step, (x, y) in enumerate(data):
+          with tf.GradientTape() as tape:
+            loss = loss_fn(model(x), y)
+          grads = tape.gradient(loss, variables)
+          opt.apply(grads, variables, 0.1)
+          if step % 100 == 0:
+            opt.update_masks(variables)
+        """,
+    # An optimizer's own NaN guard: the update of non-finite elements
+    # skipped, step by step.
+    "an optimizer's update under a finite check": """\
+        class SafeAdam(tf.keras.optimizers.Adam):
+          def _resource_apply_dense(self, grad, var, apply_state=None):
+            m = self.get_slot(var, "m")
+            v = self.get_slot(var, "v")
+            m_t = m.assign(0.9 * m + 0.1 * grad)
+            v_t = v.assign(0.999 * v + 0.001 * tf.square(grad))
+            nan_mask = tf.cast(tf.math.is_finite(m_t), var.dtype)
+            return var.assign_sub(
+                self.lr * m_t / (tf.sqrt(v_t) + 1e-7) * nan_mask)
+
+        model.compile(SafeAdam(), "mse")
+        model.fit(x, y)
+        """,
 }
 
 

@@ -631,7 +631,7 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
   condition, yes, no = (flow.labels(a, scope, env) for a in args)
   found = {k: v for k, v in {**no, **yes}.items() if k not in {"var"}}
   found.pop("mask", None)
-  if not _names.checks_finite(args[0]):
+  if not _names.checks_finite(args[0]) and not _finite_name(args[0], scope):
     for branch, other in ((yes, args[2]), (no, args[1])):
       if "grad" in branch and zero(other, scope):
         found["masked"] = node
@@ -651,6 +651,31 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
   if copies and "mask" in condition:
     found[f"restore:{copies[0][5:]}"] = node
   return found
+
+
+def _finite_name(node: ast.AST, scope: _scopes.Scope, depth: int = 0
+                 ) -> bool:
+  """Whether a condition is a local name only ever bound to a NaN/Inf
+  check (`finite = tf.math.is_finite(g)`), or to the element of a list of
+  them zipped with the gradients (`for m, g in zip(finite_mask, grads)`):
+  a loss scale's guard, not a freeze."""
+  if not isinstance(node, ast.Name) or depth > 2:
+    return False
+  defs = [d.value for d in scope.defs.get(node.id, [])]
+  if not defs or any(v is None for v in defs):
+    return False
+  for value in defs:
+    if isinstance(value, ast.Call) and _names.call_name(value) in {
+        "zip", "enumerate"}:
+      names = [a for a in value.args if isinstance(a, ast.Name)]
+      if not any(_finite_name(a, scope, depth + 1) for a in names) or any(
+          "mask" in a.id.lower() and not _finite_name(a, scope, depth + 1)
+          for a in names):
+        return False
+    elif not _names.checks_finite(value) and not _finite_name(
+        value, scope, depth + 1):
+      return False
+  return True
 
 
 def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],

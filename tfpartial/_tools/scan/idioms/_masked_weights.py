@@ -12,7 +12,10 @@ masks: no variable is multiplied), a mask drawn at random or compared
 anew (DropConnect, magnitude pruning recomputed from the weights in the
 step), a trainable gate or scale, a product inside `stop_gradient` (a
 straight-through estimator) or written back into the variable
-(`weight-remask`)."""
+(`weight-remask`); a mask computed from a trainable variable, fed a
+random draw, compared from a MADE's degrees or re-ranked while the model
+trains (RigL, SET, slimming); a scalar variable; a product read only to
+evaluate or serve."""
 
 from __future__ import annotations
 
@@ -94,15 +97,74 @@ def _judged(analysis: Analysis, node: ast.AST,
     if "var" not in labels or "shadow" in labels or "grad" in labels or (
         "mask" in labels):
       continue
-    if not _fixed(mask, scope, analysis):
+    if not _fixed(mask, scope, analysis) or _trained(
+        mask, scope, analysis) or _fed_anew(mask, scope, analysis):
       continue
     if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
-        node, scope, analysis):
+        node, scope, analysis) or _scalar(weight, scope) or (
+            evaluation_only(node, scope, analysis)):
       return None
     target = node.target if isinstance(node, ast.AugAssign) else node
     assert isinstance(target, ast.expr)
     return target
   return None
+
+
+def _scalar(weight: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether the variable is made a scalar (`get_variable("K", shape=())`,
+  `tf.Variable(1.0)`): it scales the mask; none of its elements is
+  replaced."""
+  if not isinstance(weight, ast.Name):
+    return False
+  values = [d.value for d in _defs(weight.id, scope)]
+  for value in values:
+    if not isinstance(value, ast.Call):
+      return False
+    shape = next((k.value for k in value.keywords if k.arg == "shape"),
+                 None)
+    first = value.args[0] if value.args else None
+    if not (isinstance(shape, (ast.Tuple, ast.List)) and not shape.elts or (
+        _names.call_name(value) == "Variable" and isinstance(
+            first, ast.Constant) and isinstance(first.value, (int, float)))):
+      return False
+  return bool(values)
+
+
+def evaluation_only(node: ast.AST, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether `node` runs only to evaluate or serve: in a function named
+  so (`evaluate_pruned`, `build_serving`) or in the branch of `if
+  training:` that does not train."""
+  words = set(scope.name.lower().split("_"))
+  if words & _EVALUATION and "train" not in words:
+    return True
+  order = analysis.order(scope)
+  child: ast.AST = node
+  parent = order.parent(node)
+  while parent is not None and not isinstance(parent, (
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    if isinstance(parent, ast.If) and "train" in ast.unparse(
+        parent.test).lower():
+      negated = isinstance(parent.test, ast.UnaryOp) and isinstance(
+          parent.test.op, ast.Not)
+      if (child in parent.orelse) != negated:
+        return True
+    child, parent = parent, order.parent(parent)
+  for statement in (scope.node.body if isinstance(scope.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) else []):
+    if statement.lineno >= getattr(node, "lineno", 0):
+      break
+    if isinstance(statement, ast.If) and "train" in ast.unparse(
+        statement.test).lower() and statement.body and isinstance(
+            statement.body[-1], ast.Return) and not statement.orelse:
+      return not (isinstance(statement.test, ast.UnaryOp))
+  return False
+
+
+# Words of a function's name that say it evaluates or serves.
+_EVALUATION = {"eval", "evaluate", "evaluation", "test", "predict",
+               "prediction", "infer", "inference", "valid", "validate",
+               "validation", "serve", "serving", "export"}
 
 
 def _plain(node: ast.expr, scope: _scopes.Scope) -> bool:
@@ -207,8 +269,68 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
       "var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels:
-    return not _rewritten_each_step(mask, scope)
+    return not _rewritten_each_step(mask, scope) and not (
+        regrown(mask, scope, analysis))
   return _placeholder_mask(mask, scope)
+
+
+def _trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
+             depth: int = 0) -> bool:
+  """Whether a mask is computed from a trainable variable (itself or
+  through the local names it reads): a learned gate (`sigmoid(self.
+  mask_logits)`), the top-k of trainable scores passed straight through
+  (movement pruning)."""
+  flow = analysis.flow
+  for item in ast.walk(mask):
+    if not isinstance(item, (ast.Name, ast.Attribute)) or isinstance(
+        item, ast.Name) and item.id in scope.params:
+      continue
+    labels = flow.labels(item, scope)
+    if ("var" in labels or "vararith" in labels or "sg" in labels) and (
+        "shadow" not in labels):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _trained(d.value, scope, analysis, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+def _fed_anew(mask: ast.expr, scope: _scopes.Scope,
+              analysis: Analysis) -> bool:
+  """Whether a placeholder mask is fed a random draw (`feed_dict={drop_mask:
+  np.random.binomial(1, p, shape)}`): DropConnect from NumPy, a new mask
+  each step."""
+  if not isinstance(mask, ast.Name) or not any(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "placeholder") for d in _defs(mask.id, scope)):
+    return False
+  module = analysis.module(scope)
+  root = analysis.project.parsed(module)
+  if root is None:
+    return False
+  for place in root.all():
+    for node in place.nodes:
+      if not isinstance(node, ast.Dict):
+        continue
+      for key, value in zip(node.keys, node.values):
+        if isinstance(key, ast.Name) and key.id == mask.id and _drawn(
+            value, place):
+          return True
+  return False
+
+
+def _drawn(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
+  """Whether `node` (or a local name it reads) draws at random."""
+  for item in ast.walk(node):
+    if isinstance(item, ast.Call) and "random" in (
+        _names.dotted(item.func) or ""):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _drawn(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
 
 
 def _made_here(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
@@ -240,6 +362,24 @@ def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
         for d in scope.defs.get(item.id, []) if d.value is not None):
       return True
   return False
+
+
+def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
+           ) -> bool:
+  """Whether a mask (a name, or an attribute of `self` through what its
+  class assigns it) is a triangle or a band: `_structural`."""
+  if _structural(mask, scope):
+    return True
+  spelled = _names.dotted(mask)
+  owner: Optional[_scopes.Scope] = scope
+  while owner is not None and owner.cls is None:
+    owner = owner.parent
+  if spelled is None or not spelled.startswith("self.") or owner is None or (
+      owner.cls is None):
+    return False
+  return any(_structural(value, home)
+             for value, home in analysis.project.attribute(
+                 owner.cls, spelled)[:8])
 
 
 _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
@@ -275,12 +415,37 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
     for item in ast.walk(value):
       if isinstance(item, ast.Call):
         name = _names.call_name(item)
-        if name in _CHOSEN:
+        made = _made_by(item, home, analysis)
+        if name in _CHOSEN or made is False:
           return False
-        built = built or name in _BUILT
+        built = built or name in _BUILT or made is True
       elif isinstance(item, ast.Name) and item.id not in home.params:
         values += [(d.value, home) for d in _defs(item.id, home)][:4]
   return built
+
+
+def _made_by(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
+             ) -> Optional[bool]:
+  """For a call of a project function: True when it builds a mask by
+  comparing what is no weight (a MADE's degrees: `d_out[:, None] >=
+  d_in[None, :]`), False when it loads one, reads weights or prunes by
+  magnitude; None for any other call."""
+  function = analysis.flow.callee(call, scope)
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return None
+  compares = False
+  for item in ast.walk(function):
+    if isinstance(item, ast.Call) and _names.call_name(item) in (
+        _CHOSEN | _MAGNITUDE):
+      return False
+    compares = compares or isinstance(item, ast.Compare) and any(
+        isinstance(o, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for o in item.ops)
+  return True if compares else None
+
+
+# What reads or ranks a weight's values: a pruning by magnitude.
+_MAGNITUDE = {"abs", "absolute", "percentile", "quantile", "sort", "argsort",
+              "top_k", "get_weights", "numpy", "get_variable", "eval", "run"}
 
 
 # What makes a mask from ones and zeros in the code; what makes one that
@@ -313,6 +478,92 @@ def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
               n is not None and _names.dotted(n) == spelled for n in (
                   getattr(node.func, "value", None), *node.args[:1])):
         return True
+  return False
+
+
+def regrown(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
+            steps: Tuple[str, ...] = ()) -> bool:
+  """Whether a mask (`layer.mask`, an element of `self.masks`) is set anew
+  from values it compares or ranks (`top_k`, a percentile, a draw) while
+  the model trains: in a callback's epoch or batch hook (SET's
+  evolution), in a `train_step` or a function it calls, or in a loop that
+  also applies the steps (RigL's drop and regrowth every n steps; `steps`
+  names the project's functions that apply one). A mask pruned between
+  whole runs of `fit` (a lottery ticket's round) is fixed within each."""
+  key = _mask_key(mask, scope)
+  if key is None:
+    return False
+  for place, call in analysis.calls_named(("assign",)):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
+        call.args[0] if call.args else None)
+    value = call.args[-1] if call.args else None
+    if receiver is None or value is None or _mask_key(
+        receiver, place) != key or not _made_here(value, place):
+      continue
+    if place.cls is not None and _HOOK.match(place.name) and any(
+        b.endswith("Callback") for b in place.cls.bases):
+      return True
+    callers = analysis.project.callers(place.name)[:12] if isinstance(
+        place.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    if _STEP_FUNCTION.match(place.name) or any(
+        _STEP_FUNCTION.match(s.name) for s, _ in callers):
+      return True
+    if _in_step_loop(call, place, analysis, steps) or any(
+        _in_step_loop(c, s, analysis, steps) for s, c in callers):
+      return True
+  return False
+
+
+def _mask_key(node: ast.expr, scope: _scopes.Scope) -> Optional[str]:
+  """The attribute a mask is kept under: `layer.mask` -> mask,
+  `self.masks[i]` -> masks, `mask` of `for g, mask in zip(grads,
+  self.masks)` -> masks."""
+  while isinstance(node, ast.Subscript):
+    node = node.value
+  if isinstance(node, ast.Attribute):
+    return node.attr
+  if not isinstance(node, ast.Name):
+    return None
+  for d in scope.defs.get(node.id, [])[:2]:
+    value = d.value
+    if isinstance(value, ast.Call) and _names.call_name(value) in {
+        "zip", "enumerate"}:
+      held = [a.attr for a in value.args if isinstance(a, ast.Attribute)
+              and "mask" in a.attr.lower()]
+      if len(held) == 1:
+        return held[0]
+    elif isinstance(value, ast.Attribute) and "mask" in value.attr.lower():
+      return value.attr
+  return None
+
+
+# A callback's hooks that run while `fit` trains.
+_HOOK = re.compile(r"^on_(epoch|train_batch|batch)_(begin|end)$")
+# Functions that run with each step of `fit`.
+_STEP_FUNCTION = re.compile(r"^(train_step|_?train_on_batch|call|__call__)$")
+# What applies one step of training.
+_STEPS = {"apply_gradients", "train_on_batch", "minimize", "train_step",
+          "apply_updates"}
+
+
+def _in_step_loop(node: ast.AST, scope: _scopes.Scope,
+                  analysis: Analysis, steps: Tuple[str, ...] = ()) -> bool:
+  """Whether `node` is in a loop whose own body (not a nested loop's)
+  applies a step of training."""
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = order.parent(node)
+  while current is not None:
+    if isinstance(current, (ast.For, ast.While)):
+      stack: List[ast.AST] = list(current.body)
+      while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Call) and (_names.call_name(
+            item) in _STEPS or _names.call_name(item) in steps):
+          return True
+        if not isinstance(item, (ast.For, ast.While, ast.FunctionDef)):
+          stack.extend(ast.iter_child_nodes(item))
+      return False
+    current = order.parent(current)
   return False
 
 

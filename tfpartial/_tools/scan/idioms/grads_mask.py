@@ -22,6 +22,7 @@ from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _appended
 from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
 
@@ -173,7 +174,8 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
     found = flow.labels(value, scope)
     masked = found.get("masked") or found.get("timesmask")
     if not isinstance(masked, ast.expr) or not _fixed_mask(
-        masked, scope, flow):
+        masked, scope, flow) or _shaped(masked, scope, analysis) or (
+            _regrown(masked, scope, analysis)):
       continue
     aimed = flow.labels(target, scope)
     if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
@@ -183,6 +185,29 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
       continue
     hits.append(_hit({**found, "masked": masked}, scope, call))
   return hits
+
+
+def _shaped(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
+            ) -> bool:
+  """Whether a factor of the masked update is a triangle or a band (a
+  causal kernel's shape, masked in the forward pass alike)."""
+  factors = [masked.left, masked.right] if isinstance(
+      masked, ast.BinOp) else list(getattr(masked, "args", []))
+  home = analysis.flow.origin.get(id(masked), scope)
+  return any(isinstance(f, ast.expr) and _masked_weights.shaped(
+      f, home, analysis) for f in factors)
+
+
+def _regrown(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
+             ) -> bool:
+  """Whether a mask factor of the update is re-ranked while the model
+  trains (sparse training: `_masked_weights.regrown`), counting a call of
+  the function writing the update as a step."""
+  factors = [masked.left, masked.right] if isinstance(
+      masked, ast.BinOp) else list(getattr(masked, "args", []))
+  home = analysis.flow.origin.get(id(masked), scope)
+  return any(isinstance(f, ast.expr) and _masked_weights.regrown(
+      f, home, analysis, (home.name, scope.name)) for f in factors)
 
 
 def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
@@ -293,9 +318,9 @@ def _made_each_step(node: ast.AST, scope: _scopes.Scope, depth: int = 0
   return False
 
 
-# What makes a mask anew each step: a comparison's spelling.
+# What makes a mask anew each step: a comparison's spelling, a NaN guard.
 _SCHEDULES = {"greater", "less", "greater_equal", "less_equal", "equal",
-              "not_equal", "cond", "where"}
+              "not_equal", "cond", "where", *_names.FINITE_CHECKS}
 
 
 def _passed_applies(analysis: Analysis

@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
 
@@ -99,10 +100,12 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
       continue
     target, value, _ = parts
     table = _names.dotted(target)
-    if table is None or not _calls.zero(value, scope):
+    if table is None or not _calls.zero(value, scope) or len(
+        call.args) < 3 or _chosen_rows(call.args[1], scope):
       continue
     block = _guarded_block(call, scope, analysis)
-    if block is None or not _reads_table(block, table):
+    if block is None or not _reads_table(block, table) or (
+        _masked_weights.evaluation_only(call, scope, analysis)):
       continue
     labels = flow.labels(target, scope)
     if not ("var" in labels or "param" in labels) or "shadow" in labels or (
@@ -114,6 +117,34 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
 
 
 _ZEROING = ("scatter_update", "scatter_nd_update")
+
+
+def _chosen_rows(rows: ast.AST, scope: _scopes.Scope, depth: int = 0
+                 ) -> bool:
+  """Whether the rows a write zeroes are chosen as the step runs (itself or
+  through the local names it reads): a call that is no plain shaping of
+  fixed ids (`self.allocate(new_ids)`, `tf.where(...)`): rows handed to
+  new keys of a hash-table embedding, which then train; not a padding or
+  OOV id (a constant, a parameter)."""
+  stack = [rows]
+  while stack:  # The values, not the test of `[oov] if dim == 1 else oov`.
+    item = stack.pop()
+    stack += [c for c in ast.iter_child_nodes(item)
+              if not (isinstance(item, ast.IfExp) and c is item.test)]
+    if isinstance(item, ast.Call) and _names.call_name(item) not in (
+        _SHAPING):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        _chosen_rows(d.value, scope, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
+# What only spells fixed ids in another shape.
+_SHAPING = {"constant", "convert_to_tensor", "cast", "reshape", "range",
+            "arange", "expand_dims", "stack", "list", "tuple", "int",
+            "array", "asarray", "to_int64", "to_int32", "len"}
 
 
 def _guarded_block(call: ast.Call, scope: _scopes.Scope,
