@@ -15,8 +15,8 @@ import dataclasses
 import functools
 import os
 import re
-from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
-                    Sequence, Set, Tuple, Union)
+from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
+                    Optional, Sequence, Set, Tuple, Union)
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
@@ -196,6 +196,12 @@ class Module:
             p in {"tests", "test"} for p in parts[:-1])
 
   @functools.cached_property
+  def defined(self) -> FrozenSet[str]:
+    """The words its text writes after `def` (the functions it may
+    define), found once."""
+    return frozenset(_DEFINED.findall(self.source.text))
+
+  @functools.cached_property
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
     text = self.source.text
@@ -209,6 +215,8 @@ class Module:
 MAX_CALLER_MODULES = 12
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+# The word after each `def` (a lookahead: `def def f` names `def` and `f`).
+_DEFINED = re.compile(r"\bdef\s+(?=(\w+))")
 _CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
     r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+(?:\([^()\n]*\))?\.)?"
@@ -553,11 +561,11 @@ class Project:
     return [scanned[p] for p in positions]
 
   def all_modules_with(self, words: Iterable[str],
-                       text: Optional[re.Pattern[str]] = None
+                       text: Optional[Callable[[Module], bool]] = None
                        ) -> List[Module]:
     """The modules, scanned or not (then parsed now), whose text holds
-    one of `words` (and matches `text`): where a helper of the project
-    is called from a file that names no sink."""
+    one of `words` (and for which `text` holds): where a helper of the
+    project is called from a file that names no sink."""
     wanted = frozenset(words)
     scanned = {id(m) for m in self.scanned()}
     holding = {id(m) for m in self.modules_with(wanted)}
@@ -568,7 +576,7 @@ class Project:
           found.append(module)
       elif any(w in module.source.text for w in wanted) and (
           module.lines_of(wanted)) and (
-              text is None or text.search(module.source.text)) and (
+              text is None or text(module)) and (
                   self.parsed(module) is not None):
         found.append(module)
     return found
@@ -605,10 +613,8 @@ class Project:
     wanted = frozenset(names)
     # Only a module that writes `def name` is parsed for it (a common
     # name, `build` or `Model`, is read in most modules of a project).
-    defined = re.compile(r"\bdef\s+(?:%s)\b" % "|".join(
-        re.escape(name) for name in sorted(wanted)))
-    for module in (self.all_modules_with(wanted, defined) if unscanned
-                   else self.modules_with(wanted)):
+    for module in (self.all_modules_with(wanted, _defining(wanted))
+                   if unscanned else self.modules_with(wanted)):
       for path in module.functions():
         if getattr(path[-1], "name", "") in wanted:
           scopes = self.scopes_at(module, [_body_line(path[-1])])
@@ -660,6 +666,16 @@ class Project:
                       if k.arg == name]
     self._assigned[name] = found
     return found
+
+
+def _defining(names: FrozenSet[str]) -> Callable[[Module], bool]:
+  """Whether a module writes `def name` for one of `names` (a word each:
+  looked up among the words it writes after `def`)."""
+  if all(_WORD.fullmatch(name) for name in names):
+    return lambda module: not names.isdisjoint(module.defined)
+  pattern = re.compile(r"\bdef\s+(?:%s)\b" % "|".join(
+      re.escape(name) for name in sorted(names)))
+  return lambda module: pattern.search(module.source.text) is not None
 
 
 def _with_lambdas(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
