@@ -13,6 +13,7 @@ import ast
 import bisect
 import dataclasses
 import functools
+import itertools
 import os
 import re
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
@@ -81,7 +82,13 @@ class Module:
   @functools.cached_property
   def _line_starts(self) -> List[int]:
     """The offset in `text` where each line starts (Python's line ends)."""
-    return [0, *(m.end() for m in _LINE_END.finditer(self.source.text))]
+    text = self.source.text
+    if "\r" in text:
+      return [0, *(m.end() for m in _LINE_END.finditer(text))]
+    # Only `\n`: each line starts past the one before and its newline.
+    pieces = text.split("\n")
+    pieces.pop()
+    return [0, *itertools.accumulate(len(p) + 1 for p in pieces)]
 
   def lines_of(self, words: Iterable[str]) -> List[int]:
     """The lines where one of `words` is written (as a whole word)."""
@@ -196,6 +203,11 @@ class Module:
             p in {"tests", "test"} for p in parts[:-1])
 
   @functools.cached_property
+  def words(self) -> FrozenSet[str]:
+    """The words its text writes, found once."""
+    return frozenset(_WORD.findall(self.source.text))
+
+  @functools.cached_property
   def defined(self) -> FrozenSet[str]:
     """The words its text writes after `def` (the functions it may
     define), found once."""
@@ -275,6 +287,8 @@ class Project:
         self._by_name.setdefault(name, []).append(module)
     self._callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = {}
     self._words: Optional[Dict[str, List[int]]] = None
+    # Word -> the positions in `modules` of those writing it (all modules).
+    self._all_words: Optional[Dict[str, List[int]]] = None
     self._assigned_from: Dict[FrozenSet[str], Set[str]] = {}
     self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
@@ -554,9 +568,9 @@ class Project:
     if self._words is None:
       self._words = {}
       for position, module in enumerate(self.scanned()):
-        for word in set(_WORD.findall(module.source.text)):
+        for word in module.words:
           self._words.setdefault(word, []).append(position)
-    scanned = list(self.scanned())
+    scanned = self._scanned or []
     positions = sorted({p for w in words for p in self._words.get(w, ())})
     return [scanned[p] for p in positions]
 
@@ -568,6 +582,17 @@ class Project:
     project is called from a file that names no sink."""
     wanted = frozenset(words)
     scanned = {id(m) for m in self.scanned()}
+    if all(_WORD.fullmatch(word) for word in wanted):
+      # Words only: a module holds one as a word if it is among its words.
+      if self._all_words is None:
+        self._all_words = {}
+        for position, module in enumerate(self.modules):
+          for word in module.words:
+            self._all_words.setdefault(word, []).append(position)
+      positions = {p for w in wanted for p in self._all_words.get(w, ())}
+      return [m for m in (self.modules[p] for p in sorted(positions))
+              if id(m) in scanned or (text is None or text(m)) and (
+                  self.parsed(m) is not None)]
     holding = {id(m) for m in self.modules_with(wanted)}
     found = []
     for module in self.modules:
