@@ -118,7 +118,14 @@ class Module:
     starts, text = self._line_starts, self.source.text
     begin = starts[line - 1] if line - 1 < len(starts) else len(text)
     end = starts[line] if line < len(starts) else len(text)
-    return _assigning(attribute).search(text[begin:end]) is not None
+    code, written = text[begin:end], f"self.{attribute}"
+    at = code.find(written)
+    while at >= 0:  # `self.x` as a word, then what assigns it.
+      if _BOUNDARY.match(code, at) and _ASSIGNING.match(
+          code, at + len(written)):
+        return True
+      at = code.find(written, at + 1)
+    return False
 
   @functools.cached_property
   def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
@@ -225,6 +232,9 @@ class Module:
 # A function whose name more modules write than this is not followed back
 # to its callers.
 MAX_CALLER_MODULES = 12
+# After this many questions of `all_modules_with`, every module's words
+# are indexed (before, each text is searched for the words asked).
+_INDEX_AFTER = 24
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
 # The word after each `def` (a lookahead: `def def f` names `def` and `f`).
@@ -239,13 +249,11 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@functools.lru_cache(maxsize=4096)
-def _assigning(attribute: str) -> "re.Pattern[str]":
-  """The pattern of a line that may assign `self.attribute` (compiled
-  once per attribute: `re`'s own cache holds too few for a project)."""
-  return re.compile(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
-                    r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
-                    r"update)\b)")
+# What follows `self.x` where a line may assign it (or add to it); one
+# pattern for every attribute, matched where `self.x` is found.
+_ASSIGNING = re.compile(r"\b\s*(\[[^\]]*\]\s*)?([-+*/|&]?=(?!=)|,|\)|"
+                        r"\.(append|extend|insert|add|update)\b)")
+_BOUNDARY = re.compile(r"\b")
 
 
 def _is_word(character: str) -> bool:
@@ -289,6 +297,7 @@ class Project:
     self._words: Optional[Dict[str, List[int]]] = None
     # Word -> the positions in `modules` of those writing it (all modules).
     self._all_words: Optional[Dict[str, List[int]]] = None
+    self._asked = 0  # How often `all_modules_with` was asked.
     self._assigned_from: Dict[FrozenSet[str], Set[str]] = {}
     self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
@@ -582,8 +591,11 @@ class Project:
     project is called from a file that names no sink."""
     wanted = frozenset(words)
     scanned = {id(m) for m in self.scanned()}
-    if all(_WORD.fullmatch(word) for word in wanted):
-      # Words only: a module holds one as a word if it is among its words.
+    self._asked += 1
+    if self._asked > _INDEX_AFTER and all(
+        _WORD.fullmatch(word) for word in wanted):
+      # Words only: a module holds one as a word if it is among its words
+      # (indexed once a project asks often: each text is read once).
       if self._all_words is None:
         self._all_words = {}
         for position, module in enumerate(self.modules):
