@@ -144,3 +144,18 @@ def test_parents_are_those_ast_walk_gives():
     for child in ast.iter_child_nodes(node):
       walked[id(child)] = node
   assert _order.Order(tree)._parents == walked
+
+
+def test_whether_a_line_assigns_an_attribute_is_kept_per_line_and_name():
+  module = _project.Module(_files.Source("a.py", textwrap.dedent("""\
+      self.w = 1
+      self.w_mask.append(m)
+      f(self.w, self.ww)
+      x = self.w == 2
+      """)), ("a",))
+  for _ in range(2):  # Worked out, then remembered: the same answers.
+    assert [module.assigns(n, "w") for n in (1, 2, 3, 4)] == [
+        True, False, True, False]
+    assert [module.assigns(n, "w_mask") for n in (1, 2, 3, 4)] == [
+        False, True, False, False]
+    assert module.assigns(3, "ww") and not module.assigns(3, "w_")

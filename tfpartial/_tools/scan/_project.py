@@ -74,6 +74,8 @@ class Module:
   star: List[str] = dataclasses.field(default_factory=list)
   _word_lines: Dict[str, Tuple[int, ...]] = dataclasses.field(
       default_factory=dict)
+  _assigns: Dict[Tuple[int, str], bool] = dataclasses.field(
+      default_factory=dict)
 
   @property
   def path(self) -> str:
@@ -114,7 +116,15 @@ class Module:
     return known
 
   def assigns(self, line: int, attribute: str) -> bool:
-    """Whether `line` may assign `self.attribute` (or add to it)."""
+    """Whether `line` may assign `self.attribute` (or add to it); each
+    answered once (a class's lines are asked of every `self.x` read)."""
+    known = self._assigns.get((line, attribute))
+    if known is None:
+      known = self._assigns[(line, attribute)] = self._assigning(
+          line, attribute)
+    return known
+
+  def _assigning(self, line: int, attribute: str) -> bool:
     starts, text = self._line_starts, self.source.text
     begin = starts[line - 1] if line - 1 < len(starts) else len(text)
     end = starts[line] if line < len(starts) else len(text)
