@@ -44,7 +44,7 @@ def test_all_modules_with_finds_whole_words_only():
            ("masks_of", "x"): ["a.py", "b.py"],
            # One that is not a word is looked up in the text, as written.
            ("masks(x",): ["b.py"], ("mask",): []}
-  for _ in range(12):  # Searched at first, then from the index of words.
+  for _ in range(20):  # Searched at first, then from the index of words.
     for words, paths in asked.items():
       assert [m.path for m in project.all_modules_with(words)] == paths
   assert project._all_words is not None

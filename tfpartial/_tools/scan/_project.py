@@ -244,7 +244,7 @@ class Module:
 MAX_CALLER_MODULES = 12
 # After this many questions of `all_modules_with`, every module's words
 # are indexed (before, each text is searched for the words asked).
-_INDEX_AFTER = 24
+_INDEX_AFTER = 64
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
 # The word after each `def` (a lookahead: `def def f` names `def` and `f`).
