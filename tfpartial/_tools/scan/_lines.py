@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 
 _TOKEN = re.compile(r"\"\"\"|'''|[\"'#()\[\]{}]|\\$")
+# What ends each open string, or a backslash (which escapes the next).
+_CLOSING = {quote: re.compile(r"\\|" + re.escape(quote))
+            for quote in ('"""', "'''", '"', "'")}
 
 
 class LineState:
@@ -61,15 +64,16 @@ class LineState:
   def _close(self, line: str, at: int) -> int:
     """Past the end of the open string, or -1 if it goes on after `line`
     (a triple-quoted one, or one continued by a backslash)."""
-    while at < len(line):
-      if line[at] == "\\":
-        at += 2
-      elif line.startswith(self.quote, at):
-        end = at + len(self.quote)
-        self.quote = ""
-        return end
-      else:
-        at += 1
+    closing = _CLOSING[self.quote]
+    while True:  # From one backslash or closing quote to the next.
+      found = closing.search(line, at)
+      if found is None:
+        break
+      if found.group() == "\\":
+        at = found.start() + 2  # The character it escapes is skipped.
+        continue
+      self.quote = ""
+      return found.end()
     if len(self.quote) == 1 and not line.endswith("\\"):
       self.quote = ""  # Unterminated: the line does not parse anyway.
     return -1

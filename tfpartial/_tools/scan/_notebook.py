@@ -182,7 +182,10 @@ def _without_magics(lines: List[str]) -> List[str]:
   out: List[str] = []
   state = _lines.LineState()
   number = 0
-  while number < len(lines):
+  # Past the last line that may be IPython's, every line is kept as is.
+  last = next((n for n in range(len(lines) - 1, -1, -1)
+               if _may_be_ipython(lines[n])), -1)
+  while number <= last:
     line = lines[number]
     number += 1
     if state.at_start():
@@ -196,7 +199,14 @@ def _without_magics(lines: List[str]) -> List[str]:
         continue
     out.append(line)
     state.feed(line)
-  return out
+  return out + lines[number:]
+
+
+def _may_be_ipython(line: str) -> bool:
+  """Whether `_placeholder` may stand for `line` (an escape first, an
+  assignment from `!` or `%`, or a `?`)."""
+  return "?" in line or "!" in line or "%" in line or (
+      line.lstrip()[:1] in ("/", ",", ";"))
 
 
 def _placeholder(line: str) -> Optional[str]:

@@ -27,6 +27,44 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
 FETCHES = frozenset({"run", "group", "tuple", "__call__"})
 
 
+def _parents(tree: ast.AST) -> Dict[int, ast.AST]:
+  """id(node) -> the node it is in, for every node of `tree` (as
+  `ast.walk` and `ast.iter_child_nodes` give them, each child read once:
+  a shared `Load` is in the last node, breadth first, that holds one)."""
+  parents: Dict[int, ast.AST] = {}
+  todo = [tree]
+  for node in todo:  # Grows as it is read: breadth first.
+    for field in _fields(node):
+      value = getattr(node, field, None)
+      if isinstance(value, ast.AST):
+        parents[id(value)] = node
+        todo.append(value)
+      elif isinstance(value, list):
+        for item in value:
+          if isinstance(item, ast.AST):
+            parents[id(item)] = node
+            todo.append(item)
+  return parents
+
+
+def _fields(node: ast.AST) -> Tuple[str, ...]:
+  """The fields of `node` that may hold a node (not its names, numbers
+  and flags), found once per kind of node."""
+  kind = type(node)
+  fields = _FIELDS.get(kind)
+  if fields is None:
+    fields = _FIELDS[kind] = tuple(f for f in node._fields
+                                   if f not in _NO_NODES)
+  return fields
+
+
+# Fields of the grammar that hold an identifier, a number or a string.
+_NO_NODES = frozenset({"id", "attr", "arg", "name", "asname", "module",
+                       "level", "kind", "type_comment", "conversion",
+                       "is_async", "rest", "tag"})
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 class Order:
   """The statement structure of one module.
 
@@ -41,10 +79,7 @@ class Order:
     self._fetchers = fetchers or (lambda write, scope: [])
     # The order of another scope's module (a run in another file).
     self._orders = orders or (lambda scope: self)
-    self._parents: Dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-      for child in ast.iter_child_nodes(node):
-        self._parents[id(child)] = node
+    self._parents = _parents(tree)
     self._steps: Dict[Tuple[int, str], Tuple[Dict[int, int], List[
         Optional[ast.AST]]]] = {}
     self._trains: Dict[int, bool] = {}

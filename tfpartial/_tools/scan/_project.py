@@ -13,10 +13,11 @@ import ast
 import bisect
 import dataclasses
 import functools
+import itertools
 import os
 import re
-from typing import (Dict, FrozenSet, Iterable, Iterator, List, Optional,
-                    Sequence, Set, Tuple, Union)
+from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
+                    Optional, Sequence, Set, Tuple, Union)
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
@@ -73,6 +74,8 @@ class Module:
   star: List[str] = dataclasses.field(default_factory=list)
   _word_lines: Dict[str, Tuple[int, ...]] = dataclasses.field(
       default_factory=dict)
+  _assigns: Dict[Tuple[int, str], bool] = dataclasses.field(
+      default_factory=dict)
 
   @property
   def path(self) -> str:
@@ -81,7 +84,13 @@ class Module:
   @functools.cached_property
   def _line_starts(self) -> List[int]:
     """The offset in `text` where each line starts (Python's line ends)."""
-    return [0, *(m.end() for m in _LINE_END.finditer(self.source.text))]
+    text = self.source.text
+    if "\r" in text:
+      return [0, *(m.end() for m in _LINE_END.finditer(text))]
+    # Only `\n`: each line starts past the one before and its newline.
+    pieces = text.split("\n")
+    pieces.pop()
+    return [0, *itertools.accumulate(len(p) + 1 for p in pieces)]
 
   def lines_of(self, words: Iterable[str]) -> List[int]:
     """The lines where one of `words` is written (as a whole word)."""
@@ -107,11 +116,26 @@ class Module:
     return known
 
   def assigns(self, line: int, attribute: str) -> bool:
-    """Whether `line` may assign `self.attribute` (or add to it)."""
+    """Whether `line` may assign `self.attribute` (or add to it); each
+    answered once (a class's lines are asked of every `self.x` read)."""
+    known = self._assigns.get((line, attribute))
+    if known is None:
+      known = self._assigns[(line, attribute)] = self._assigning(
+          line, attribute)
+    return known
+
+  def _assigning(self, line: int, attribute: str) -> bool:
     starts, text = self._line_starts, self.source.text
     begin = starts[line - 1] if line - 1 < len(starts) else len(text)
     end = starts[line] if line < len(starts) else len(text)
-    return _assigning(attribute).search(text[begin:end]) is not None
+    code, written = text[begin:end], f"self.{attribute}"
+    at = code.find(written)
+    while at >= 0:  # `self.x` as a word, then what assigns it.
+      if _BOUNDARY.match(code, at) and _ASSIGNING.match(
+          code, at + len(written)):
+        return True
+      at = code.find(written, at + 1)
+    return False
 
   @functools.cached_property
   def _outline(self) -> List[Tuple[int, int, Tuple[ast.AST, ...]]]:
@@ -196,6 +220,17 @@ class Module:
             p in {"tests", "test"} for p in parts[:-1])
 
   @functools.cached_property
+  def words(self) -> FrozenSet[str]:
+    """The words its text writes, found once."""
+    return frozenset(_WORD.findall(self.source.text))
+
+  @functools.cached_property
+  def defined(self) -> FrozenSet[str]:
+    """The words its text writes after `def` (the functions it may
+    define), found once."""
+    return frozenset(_DEFINED.findall(self.source.text))
+
+  @functools.cached_property
   def wanted(self) -> bool:
     """Whether the module may hold a sink, so is scanned for findings."""
     text = self.source.text
@@ -207,8 +242,13 @@ class Module:
 # A function whose name more modules write than this is not followed back
 # to its callers.
 MAX_CALLER_MODULES = 12
+# After this many questions of `all_modules_with`, every module's words
+# are indexed (before, each text is searched for the words asked).
+_INDEX_AFTER = 64
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+# The word after each `def` (a lookahead: `def def f` names `def` and `f`).
+_DEFINED = re.compile(r"\bdef\s+(?=(\w+))")
 _CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
     r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+(?:\([^()\n]*\))?\.)?"
@@ -219,13 +259,11 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@functools.lru_cache(maxsize=4096)
-def _assigning(attribute: str) -> "re.Pattern[str]":
-  """The pattern of a line that may assign `self.attribute` (compiled
-  once per attribute: `re`'s own cache holds too few for a project)."""
-  return re.compile(rf"\bself\.{re.escape(attribute)}\b\s*(\[[^\]]*\]\s*)?"
-                    r"([-+*/|&]?=(?!=)|,|\)|\.(append|extend|insert|add|"
-                    r"update)\b)")
+# What follows `self.x` where a line may assign it (or add to it); one
+# pattern for every attribute, matched where `self.x` is found.
+_ASSIGNING = re.compile(r"\b\s*(\[[^\]]*\]\s*)?([-+*/|&]?=(?!=)|,|\)|"
+                        r"\.(append|extend|insert|add|update)\b)")
+_BOUNDARY = re.compile(r"\b")
 
 
 def _is_word(character: str) -> bool:
@@ -267,6 +305,9 @@ class Project:
         self._by_name.setdefault(name, []).append(module)
     self._callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = {}
     self._words: Optional[Dict[str, List[int]]] = None
+    # Word -> the positions in `modules` of those writing it (all modules).
+    self._all_words: Optional[Dict[str, List[int]]] = None
+    self._asked = 0  # How often `all_modules_with` was asked.
     self._assigned_from: Dict[FrozenSet[str], Set[str]] = {}
     self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
@@ -546,20 +587,34 @@ class Project:
     if self._words is None:
       self._words = {}
       for position, module in enumerate(self.scanned()):
-        for word in set(_WORD.findall(module.source.text)):
+        for word in module.words:
           self._words.setdefault(word, []).append(position)
-    scanned = list(self.scanned())
+    scanned = self._scanned or []
     positions = sorted({p for w in words for p in self._words.get(w, ())})
     return [scanned[p] for p in positions]
 
   def all_modules_with(self, words: Iterable[str],
-                       text: Optional[re.Pattern[str]] = None
+                       text: Optional[Callable[[Module], bool]] = None
                        ) -> List[Module]:
     """The modules, scanned or not (then parsed now), whose text holds
-    one of `words` (and matches `text`): where a helper of the project
-    is called from a file that names no sink."""
+    one of `words` (and for which `text` holds): where a helper of the
+    project is called from a file that names no sink."""
     wanted = frozenset(words)
     scanned = {id(m) for m in self.scanned()}
+    self._asked += 1
+    if self._asked > _INDEX_AFTER and all(
+        _WORD.fullmatch(word) for word in wanted):
+      # Words only: a module holds one as a word if it is among its words
+      # (indexed once a project asks often: each text is read once).
+      if self._all_words is None:
+        self._all_words = {}
+        for position, module in enumerate(self.modules):
+          for word in module.words:
+            self._all_words.setdefault(word, []).append(position)
+      positions = {p for w in wanted for p in self._all_words.get(w, ())}
+      return [m for m in (self.modules[p] for p in sorted(positions))
+              if id(m) in scanned or (text is None or text(m)) and (
+                  self.parsed(m) is not None)]
     holding = {id(m) for m in self.modules_with(wanted)}
     found = []
     for module in self.modules:
@@ -568,7 +623,7 @@ class Project:
           found.append(module)
       elif any(w in module.source.text for w in wanted) and (
           module.lines_of(wanted)) and (
-              text is None or text.search(module.source.text)) and (
+              text is None or text(module)) and (
                   self.parsed(module) is not None):
         found.append(module)
     return found
@@ -605,10 +660,8 @@ class Project:
     wanted = frozenset(names)
     # Only a module that writes `def name` is parsed for it (a common
     # name, `build` or `Model`, is read in most modules of a project).
-    defined = re.compile(r"\bdef\s+(?:%s)\b" % "|".join(
-        re.escape(name) for name in sorted(wanted)))
-    for module in (self.all_modules_with(wanted, defined) if unscanned
-                   else self.modules_with(wanted)):
+    for module in (self.all_modules_with(wanted, _defining(wanted))
+                   if unscanned else self.modules_with(wanted)):
       for path in module.functions():
         if getattr(path[-1], "name", "") in wanted:
           scopes = self.scopes_at(module, [_body_line(path[-1])])
@@ -660,6 +713,16 @@ class Project:
                       if k.arg == name]
     self._assigned[name] = found
     return found
+
+
+def _defining(names: FrozenSet[str]) -> Callable[[Module], bool]:
+  """Whether a module writes `def name` for one of `names` (a word each:
+  looked up among the words it writes after `def`)."""
+  if all(_WORD.fullmatch(name) for name in names):
+    return lambda module: not names.isdisjoint(module.defined)
+  pattern = re.compile(r"\bdef\s+(?:%s)\b" % "|".join(
+      re.escape(name) for name in sorted(names)))
+  return lambda module: pattern.search(module.source.text) is not None
 
 
 def _with_lambdas(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:

@@ -165,6 +165,7 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
   hits: List[GradsMaskHit] = []
   flow = analysis.flow
   slots: Dict[int, Dict[str, List[ast.expr]]] = {}  # Per scope, once.
+  graded: Dict[Tuple[int, str], bool] = {}  # (scope, slot) -> a gradient?
   for scope, call in analysis.calls_named(_UPDATES):
     parts = _update_parts(call)
     if parts is None or analysis.module(scope).is_test or not (
@@ -181,7 +182,7 @@ def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
     if "shadow" in aimed or not ("var" in aimed or "param" in aimed):
       continue  # An accumulator or a slot, not a trained variable.
     if "grad" not in found and not _slot_of_gradient(
-        value, scope, flow, _written(scope, analysis, slots)):
+        value, scope, flow, _written(scope, analysis, slots), graded):
       continue
     hits.append(_hit({**found, "masked": masked}, scope, call))
   return hits
@@ -246,9 +247,13 @@ def _written(scope: _scopes.Scope, analysis: Analysis,
 
 
 def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
-                      written: Dict[str, List[ast.expr]]) -> bool:
+                      written: Dict[str, List[ast.expr]],
+                      graded: Dict[Tuple[int, str], bool]) -> bool:
   """Whether `value` reads a slot this function writes a gradient into
-  (`m.assign(b1 * m + (1 - b1) * grad)`, then `m / (1 - b1 ** t)`)."""
+  (`m.assign(b1 * m + (1 - b1) * grad)`, then `m / (1 - b1 ** t)`);
+  `graded` keeps, per scope and slot, whether one of its writes holds a
+  gradient (asked of each write once: a long function writes a slot
+  as often as it reads it)."""
   if not written:
     return False
   stack: List[ast.AST] = [value]
@@ -261,9 +266,13 @@ def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
     for item in ast.walk(node):
       name = _names.dotted(item) if isinstance(
           item, (ast.Name, ast.Attribute)) else None
-      if name in written and any(
-          "grad" in flow.labels(v, scope) for v in written[name]):
-        return True
+      if name is not None and name in written:
+        key = (id(scope), name)
+        if key not in graded:
+          graded[key] = any("grad" in flow.labels(v, scope)
+                            for v in written[name])
+        if graded[key]:
+          return True
       if isinstance(item, ast.Name):
         stack += [d.value for d in scope.defs.get(item.id, [])]
   return False
