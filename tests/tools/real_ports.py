@@ -33,6 +33,15 @@ def compare(original, port):
   print("same:", all(np.array_equal(a.view(np.uint32), b.view(np.uint32))
                      for a, b in zip(*ends)))
 '''
+# A run script's `load(path)`: the file at `path` as a module, run once.
+LOAD = '''\
+def load(path):
+  import importlib.util
+  spec = importlib.util.spec_from_file_location(path[:-3], path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+'''
 HELD = ["original held: True trained: True", "port held: True trained: True",
         "same: True"]
 

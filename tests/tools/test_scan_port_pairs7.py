@@ -153,20 +153,13 @@ PROGRAM = ENUMERATED[0].replace(
     "import tensorflow as tf", "import tensorflow.compat.v1 as tf")
 
 RUN = '''\
-import importlib.util
-
 import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 
 
-def load(path):
-  spec = importlib.util.spec_from_file_location(path[:-3], path)
-  module = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(module)
-  return module
-
+''' + real_ports.LOAD + '''
 
 def run(module):
   tf.reset_default_graph()
@@ -420,12 +413,7 @@ import numpy as np
 import tensorflow as tf
 
 
-def load(path):
-  spec = importlib.util.spec_from_file_location(path[:-3], path)
-  module = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(module)
-  return module
-
+''' + real_ports.LOAD + '''
 
 def run(module):
   w = tf.Variable(np.ones([2, 2], np.float32))

@@ -181,8 +181,6 @@ par = {
 """
 
 RUN = '''\
-import importlib.util
-
 import numpy as np
 import tensorflow.compat.v1 as tf
 
@@ -190,12 +188,7 @@ tf.disable_v2_behavior()
 from parameters import par
 
 
-def load(path):
-  spec = importlib.util.spec_from_file_location(path[:-3], path)
-  module = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(module)
-  return module
-
+''' + real_ports.LOAD + '''
 
 def run(module):
   tf.reset_default_graph()
