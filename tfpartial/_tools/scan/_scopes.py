@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (Dict, Iterator, List, Optional, Sequence, Set, Tuple,
+                    Union)
 
 from tfpartial._tools.scan import _names
 
@@ -283,6 +284,31 @@ class Scope:
                if set(defs[i].where.loops) & loops
                and not defs[i].start <= position <= defs[i].end]
     return tuple(sorted(seen))
+
+
+def made_from(value: ast.AST, scope: Scope, bound: int = 40
+              ) -> Iterator[ast.AST]:
+  """Every node of `value` and of the assignments of the local names it
+  reads, and theirs in turn, up to `bound` expressions
+  (`h = g * m; out = h + 1`: from `out`, the nodes of `h + 1` and of
+  `g * m`).
+
+  >>> module = collect(ast.parse("h = g * m\\nout = h + 1\\n"))
+  >>> out = module.defs["out"][0].value
+  >>> sorted({n.id for n in made_from(out, module) if isinstance(n, ast.Name)})
+  ['g', 'h', 'm']
+  """
+  stack: List[ast.AST] = [value]
+  seen: Set[int] = set()
+  while stack and len(seen) < bound:
+    node = stack.pop()
+    if id(node) in seen:
+      continue
+    seen.add(id(node))
+    for item in ast.walk(node):
+      yield item
+      if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
+        stack += [d.value for d in scope.defs.get(item.id, [])]
 
 
 def _binarized(target: ast.Subscript, value: ast.expr) -> bool:

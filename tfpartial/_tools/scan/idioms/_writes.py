@@ -481,20 +481,11 @@ def _read_here(value: ast.AST, scope: _scopes.Scope,
   (`current = self.get_weights()` before `set_weights(self.mask(m,
   current))`): the current weights, not initial ones kept elsewhere."""
   flow = analysis.flow
-  stack: List[ast.AST] = [value]
-  seen: Set[int] = set()
-  while stack and len(seen) < 40:
-    node = stack.pop()
-    if id(node) in seen:
-      continue
-    seen.add(id(node))
-    for item in ast.walk(node):
-      if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
-        stack += [d.value for d in scope.defs.get(item.id, [])]
-      elif isinstance(item, ast.Call) and not item.args and not (
-          item.keywords) and flow.callee(item, scope) is not None and any(
-            k.startswith("copy:") for k in flow.labels(item, scope)):
-        return True  # `self.get_weights()`: read out here.
+  for item in _scopes.made_from(value, scope):
+    if isinstance(item, ast.Call) and not item.args and not (
+        item.keywords) and flow.callee(item, scope) is not None and any(
+          k.startswith("copy:") for k in flow.labels(item, scope)):
+      return True  # `self.get_weights()`: read out here.
   return False
 
 

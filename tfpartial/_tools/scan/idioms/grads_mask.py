@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _context
@@ -256,25 +256,16 @@ def _slot_of_gradient(value: ast.expr, scope: _scopes.Scope, flow: Flow,
   as often as it reads it)."""
   if not written:
     return False
-  stack: List[ast.AST] = [value]
-  seen: Set[int] = set()
-  while stack and len(seen) < 40:
-    node = stack.pop()
-    if id(node) in seen:
-      continue
-    seen.add(id(node))
-    for item in ast.walk(node):
-      name = _names.dotted(item) if isinstance(
-          item, (ast.Name, ast.Attribute)) else None
-      if name is not None and name in written:
-        key = (id(scope), name)
-        if key not in graded:
-          graded[key] = any("grad" in flow.labels(v, scope)
-                            for v in written[name])
-        if graded[key]:
-          return True
-      if isinstance(item, ast.Name):
-        stack += [d.value for d in scope.defs.get(item.id, [])]
+  for item in _scopes.made_from(value, scope):
+    name = _names.dotted(item) if isinstance(
+        item, (ast.Name, ast.Attribute)) else None
+    if name is not None and name in written:
+      key = (id(scope), name)
+      if key not in graded:
+        graded[key] = any("grad" in flow.labels(v, scope)
+                          for v in written[name])
+      if graded[key]:
+        return True
   return False
 
 
