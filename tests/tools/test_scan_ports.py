@@ -77,6 +77,44 @@ def test_what_cannot_be_ported_is_listed_by_hand(tmp_path):
       "constant"), result.stderr
 
 
+STEP_WITH_AN_IMPORTED_MASK = """\
+import numpy as np
+import tensorflow as tf
+from masks import MASK
+
+w = tf.Variable(np.ones([2, 2], np.float32))
+optimizer = tf.keras.optimizers.SGD(0.1)
+
+
+def step(x):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.matmul(x, w))
+  grads = tape.gradient(loss, [w])
+  grads[0] = grads[0] * MASK
+  optimizer.apply_gradients(zip(grads, [w]))
+"""
+
+
+@pytest.mark.parametrize("masks, ported", [
+    ("MASK = np.array([[1., 0.], [0., 1.]], np.float32)", True),
+    ("MASK = {'w': 1.0, 'b': 0.0}['w']", True),
+    ("MASK = tf.Variable([[1., 0.], [0., 1.]], trainable=False)", False),
+    ("def MASK():\n  return 1.0", False),
+])
+def test_a_mask_imported_from_the_project_is_read_where_it_is_made(
+    tmp_path, masks, ported):
+  # A variable kept in another module may change while training: its
+  # port would freeze what the mask was when the spec was made.
+  (tmp_path / "masks.py").write_text(
+      f"import numpy as np\nimport tensorflow as tf\n{masks}\n")
+  (tmp_path / "train.py").write_text(STEP_WITH_AN_IMPORTED_MASK)
+  result = _scan_diff(tmp_path, ".")
+  assert result.returncode == 1, result.stderr
+  assert ("tfpartial.freeze(" in result.stdout) == ported, result.stdout
+  assert ("the mask `MASK` is not a constant" in result.stderr) != ported, (
+      result.stderr)
+
+
 def _diff_from(folder, paths, monkeypatch):
   import io  # pylint: disable=g-import-not-at-top
   from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top

@@ -442,6 +442,28 @@ class Project:
     last = attribute or where.rsplit(".", 1)[-1]
     return bool(last) and last in self._by_name
 
+  def imported_values(self, scope: _scopes.Scope, name: str
+                      ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
+    """What `name`, imported from a module of the project
+    (`from masks import mask`), is assigned at that module's top level,
+    with its scope ([] for a function, a class, a name it imports in turn
+    or a module that does not parse); None when `name` is not such an
+    import here."""
+    module = scope.module
+    if not isinstance(module, Module) or name not in module.imports or any(
+        name in s.defs or name in s.params for s in _chain(scope)):
+      return None
+    where, attribute = module.imports[name]
+    if not attribute:
+      return None
+    found = self.find_module(where.lstrip("."), module,
+                             len(where) - len(where.lstrip(".")))
+    if found is None:
+      return None
+    top = self.parsed(found)
+    return [] if top is None else [
+        (d.value, top) for d in top.defs.get(attribute, [])]
+
   def external(self, scope: _scopes.Scope, name: str) -> bool:
     """Whether `name` is an import of a module outside the project
     (`tf`, `np`): nothing it names is followed."""

@@ -48,7 +48,8 @@ def port(node: ast.AST, sink: ast.Call, scope: _scopes.Scope,
   for_node, grad, variable, maskings = loop
   lines = analysis.lines(scope)
   for masking in maskings:
-    if not _constants.is_constant(masking.value, scope):
+    if not _constants.is_constant(
+        masking.value, scope, imported=analysis.project.imported_values):
       return f"the mask `{_edits.text(masking.value, lines)}` is not a " \
              "constant: it may change while training (see the guide's " \
              "dynamic masks)"

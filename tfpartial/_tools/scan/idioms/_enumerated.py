@@ -50,7 +50,9 @@ def port(node: ast.AST, sink: ast.Call, scope: _scopes.Scope,
   assert module.tree is not None
   tf = _edits.tf_alias(module.tree)
   step = analysis.order(scope).statement_of(sink)
-  if not (_constants.is_constant(mask, scope) or _made_constant(
+  constant = _constants.is_constant(
+      mask, scope, imported=analysis.project.imported_values)
+  if not (constant or _made_constant(
       mask, statement, scope, tf, _built_once(listed, for_node, step,
                                               scope))):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \

@@ -478,7 +478,8 @@ def _port_constant(hit: _idiom.Hit, analysis: Analysis,
   assert module.tree is not None and isinstance(sink, ast.Call)
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
-  if not _constants.is_constant(mask, hit.scope):
+  if not _constants.is_constant(
+      mask, hit.scope, imported=analysis.project.imported_values):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
            "may change while training (see the guide's dynamic masks)"
   variable = _the_variable(hit, lines)

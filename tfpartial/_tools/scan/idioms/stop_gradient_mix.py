@@ -664,7 +664,7 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
              "a `tfpartial.train_only`"
     mask, variable = live
   if tf is None or frozen is None and not _constants.is_constant(
-      mask, hit.scope):
+      mask, hit.scope, imported=analysis.project.imported_values):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant"
   sink = _one_step(hit.scope)
   order = analysis.order(hit.scope)
