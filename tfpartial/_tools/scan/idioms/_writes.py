@@ -15,6 +15,8 @@ from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _anew
+from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
@@ -115,6 +117,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   target, value, partial = parts
   if "shadow" in flow.labels(target, scope) or _hyperparameter(target):
     return None  # A variable nothing trains: an optimizer's window, a count.
+  if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
+      _anew.indices_passed_in(call, scope, analysis)):
+    return None  # Every variable put back, a target mirrored, a reset.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
   blended = kept is not None and isinstance(value, ast.BinOp)
@@ -465,7 +470,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       analysis, scope) and (masked is not found or not _read_here(
           value, scope, analysis)):
     return None  # Initial weights, masked: a rewind, not a re-mask.
-  if _mask_of_its_magnitude(value, target, scope):
+  if _mask_of_its_magnitude(value, target, scope) or _anew.from_magnitude(
+      call, target, scope, analysis):
     return None  # Pruned anew by magnitude: no mask kept from before.
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:

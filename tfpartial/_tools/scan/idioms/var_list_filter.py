@@ -26,7 +26,9 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -96,7 +98,7 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         if "filtered" not in step.labels or _split(step, steps, groups) and (
             not _phased(step, steps)) or _only_measured(step) or (
-                _only_summarised(step, steps)):
+                _only_summarised(step, steps)) or _no_choice(step, analysis):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
@@ -1353,6 +1355,15 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
   return bool(held) and all(
       id(n) in passed for n in step.scope.nodes if isinstance(
           n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
+
+
+def _no_choice(step: Step, analysis: Analysis) -> bool:
+  """Whether the step's filter chooses nothing to freeze: it applies
+  gradients fed in from outside (computed for those variables elsewhere),
+  or leaves out only variables its loss never reads."""
+  chosen = step.labels.get("filtered")
+  return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
+      _unread.only_unread(chosen, analysis.module(step.scope)))
 
 
 def _only_measured(step: Step) -> bool:
