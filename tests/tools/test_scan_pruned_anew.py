@@ -112,3 +112,47 @@ def test_a_mask_made_anew_or_chosen_by_the_data_is_silent(name):
 def test_a_kept_mask_is_found(name):
   code, line = POSITIVE[name]
   assert _remasks(code) == [line]
+
+
+def test_a_metric_state_in_a_dict_reset_whole_is_not_a_remask():
+  # A running mean's states, kept in a dict of variables by name: each
+  # entry is a whole variable, zeroed whole at reset (not rows of one).
+  code = """\
+      class DictMean:
+        def __init__(self, state_shape):
+          self._states = {}
+          for key in state_shape:
+            self._states[key] = {
+                'sum': tf.Variable(tf.zeros(state_shape[key])),
+                'count': tf.Variable(tf.zeros([]))}
+
+        def reset_states(self):
+          for key in self._states:
+            self._states[key]['sum'].assign(
+                tf.zeros(tf.shape(self._states[key]['sum'])))
+            self._states[key]['count'].assign(0.)
+
+        def update_state(self, state):
+          for key in state:
+            self._states[key]['sum'].assign_add(tf.reduce_sum(state[key], 0))
+            self._states[key]['count'].assign_add(1.)
+
+      metric = DictMean({"loss": []})
+      for epoch in range(10):
+        for x, y in ds:
+          with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+          variables = model.trainable_variables
+          opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+          metric.update_state({"loss": loss})
+        metric.reset_states()
+      """
+  assert _remasks(code) == []
+  # Rows of one variable (an integer index) zeroed with each step stay.
+  rows = """\
+      table = tf.get_variable("table", [1000, 64])
+      train_op = tf.train.AdamOptimizer().minimize(loss)
+      with tf.control_dependencies([train_op]):
+        clear = table[0].assign(tf.zeros([64]))
+      """
+  assert _remasks(rows) == [4]

@@ -874,6 +874,23 @@ NEGATIVE = {
           grads = tape.gradient(loss, train_vars)
           optim.apply_gradients(zip(grads, train_vars))
         """,
+    # A learner's step over another object's list: that object's own
+    # variables, collected by the scope its class builds them under.
+    "a step over another network's own scope's variables": """\
+        class Network(object):
+          def __init__(self, conf):
+            self.name = conf["name"]
+            with tf.variable_scope(self.name):
+              self.w = tf.get_variable("w", [4, 4])
+            self.params = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                            scope=self.name)
+
+        class Learner(object):
+          def __init__(self, conf):
+            self.batch_network = Network(conf)
+            self.V_params = self.batch_network.params
+            self.q_gradients = tf.gradients(self.q_objective, self.V_params)
+        """,
     # Inverse RL's shared reward: its step applies gradients fed in from
     # outside (placeholders, one per variable of its scope) that the
     # per-task models computed and summed; no loss is taken here.

@@ -76,13 +76,21 @@ def target_and_value(call: ast.Call
   if name in {"assign", "set_value"} and len(args) == 2:
     return args[0], args[1], False
   if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
-    return receiver, args[0], isinstance(receiver, ast.Subscript)
+    return receiver, args[0], isinstance(receiver, ast.Subscript) and not (
+        _keyed(receiver))
   if name == "load" and receiver is not None and 1 <= len(args) <= 2 and (
       isinstance(receiver, (ast.Name, ast.Attribute, ast.Subscript))
       and _names.root(receiver) not in _FILE_LOADERS
       and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
     return receiver, args[0], False  # `Variable.load(value, session)`.
   return None
+
+
+def _keyed(receiver: ast.Subscript) -> bool:
+  """`states[key]['sum']`: an entry of a dict of variables by a string
+  key (no tensor is indexed by one), a whole variable."""
+  index = receiver.slice
+  return isinstance(index, ast.Constant) and isinstance(index.value, str)
 
 
 def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:

@@ -1641,6 +1641,9 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
   selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  member = _member_values(flow, node, scope)
+  if member:  # `self.net.params` of a class of the project: its own list.
+    return all(_built_scope(flow, v, home, opened) for v, home in member)
   if isinstance(node, ast.Call) and _opened_here(_names.scope_argument(
       node), flow.origin.get(id(node), scope)):
     return True
@@ -1667,6 +1670,25 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
           _names.scope_argument(r) or r) in selves) for r in returns)
+
+
+def _member_values(flow: Flow, node: ast.AST, scope: _scopes.Scope
+                   ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """What `self.net.params` is assigned in the class of the project that
+  `self.net` is made from (`self.net = Network(conf)`), or nothing."""
+  info = _class_of(scope)
+  if not isinstance(node, ast.Attribute) or info is None or not (
+      isinstance(node.value, ast.Attribute)) or _names.dotted(
+          node.value.value) != "self":
+    return []
+  made = flow.project.attribute(info, f"self.{node.value.attr}")
+  if len(made) != 1 or not isinstance(made[0][0], ast.Call):
+    return []
+  maker = _names.dotted(made[0][0].func)
+  target = flow.project.resolve(made[0][1], maker) if maker else None
+  if not isinstance(target, _scopes.ClassInfo):
+    return []
+  return flow.project.attribute(target, f"self.{node.attr}")
 
 
 def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
