@@ -432,3 +432,23 @@ def test_an_accumulator_reset_in_a_loop_over_itself_is_not_a_mask():
           self.reset()
       """
   assert _found(code) == []
+
+
+def test_an_export_script_named_by_a_serving_script_is_not_imported():
+  # The serving script names the export's folder (a string), it imports
+  # nothing of it: the export still steps nothing.
+  export = NEGATIVE["a table rebuilt in a script that only exports it"]
+  assert scanned.in_project({
+      "transformer_export.py": export,
+      "serving.py": """\
+          model = tf.saved_model.load("../model/transformer_export")
+          print(model.signatures["serving_default"](words))
+          """}) == []
+  # Imported by a training script, the same file's table is reported.
+  assert scanned.in_project({
+      "transformer_export.py": export,
+      "train.py": """\
+          from transformer_export import forward
+          loss = tf.reduce_mean(forward(features, "train"))
+          train_op = tf.train.AdamOptimizer().minimize(loss)
+          """}) == [("stop-gradient-mix", "transformer_export.py", 3)]

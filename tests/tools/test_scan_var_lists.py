@@ -342,6 +342,19 @@ POSITIVE = {
           grads = tape.gradient(loss, train_vars)
           optim.apply_gradients(zip(grads, train_vars))
         """, [("var-list-filter", "t.py", 15)]),
+    # The same with the two outputs unpacked from a pretrained model.
+    "a pooler left out while the pooled output is unpacked": ("""\
+        bert = TFBertModel.from_pretrained("bert-base-chinese")
+        head = tf.keras.layers.Dense(2)
+        for x, labels in dataset:
+          with tf.GradientTape() as tape:
+            sequence, summary = bert(x, training=True)
+            loss = loss_fn(labels, head(summary))
+          train_vars = [v for v in bert.trainable_variables
+                        if 'pooler' not in v.name] + head.trainable_variables
+          grads = tape.gradient(loss, train_vars)
+          optim.apply_gradients(zip(grads, train_vars))
+        """, [("var-list-filter", "t.py", 7)]),
 }
 
 
@@ -839,8 +852,14 @@ NEGATIVE = {
     # per-token logits, never the pooled output, so the pooler left out
     # gets no gradient either way.
     "a pooler the language-model loss never reads, left out": """\
+        def data_generator(path):
+          for line in open(path):
+            yield (line, [0]), (line, [1])
+
+        (text, seg), (labels, labels_mask) = next(data_generator("train.txt"))
         model = TFBertLMHeadModel.from_pretrained("bert-base-chinese")
         optim = tf.optimizers.Adam(1e-5)
+        width = tf.shape(text)[1]
         for (text, seg), (labels, labels_mask) in dataset:
           with tf.GradientTape() as tape:
             logits = model([text, tf.sign(text), seg], training=True).logits
@@ -849,6 +868,7 @@ NEGATIVE = {
           trainable_vars = [v for v in model.trainable_variables
                             if 'pooler' not in v.name]
           grads = tape.gradient(loss, trainable_vars)
+          grads, _ = tf.clip_by_global_norm(grads, 5.)
           optim.apply_gradients(zip(grads, trainable_vars))
         """,
     # A tagger over the sequence output (`bert(...)[0]`), the pooler's two

@@ -82,8 +82,13 @@ def _never_stepped(project: _project.Project,
   words = module.words
   if words & _STEPS or any("ptimizer" in w for w in words):
     return False
+  if module.path.endswith(".ipynb"):
+    return True  # A notebook: nothing imports it.
   stem = os.path.basename(module.path).rsplit(".", 1)[0]
-  return not any(m is not module for m in project.all_modules_with((stem,)))
+  imports = re.compile(
+      rf"^[ \t]*(?:from|import)[ \t]+[\w., \t]*\b{re.escape(stem)}\b", re.M)
+  return not any(m is not module and imports.search(m.source.text)
+                 for m in project.all_modules_with((stem,)))
 
 
 def _read_whole(analysis: Analysis, node: ast.Call, scope: _scopes.Scope,
