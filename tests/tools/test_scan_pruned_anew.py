@@ -62,6 +62,29 @@ NEGATIVE = {
               mask = math_ops.maximum(1.0 - (self._threshold / norm), 0.)
               return state_ops.assign(var, math_ops.multiply(var, mask))
         """,
+    # Dynamic loss scaling: counters reset by a condition computed from
+    # their own ratio in the same update (nothing fixed chooses them).
+    "counters reset by a condition on their own values": """\
+        class LossScale:
+          def __init__(self):
+            self._steps = tf.Variable(0, dtype=tf.int64, trainable=False)
+            self._overflows = tf.Variable(0, dtype=tf.int64, trainable=False)
+
+          def update(self, grads):
+            isfinite = tf.cast(tf.math.is_finite(tf.linalg.global_norm(grads)),
+                               tf.int64)
+            steps = self._steps.assign_add(1)
+            overflows = self._overflows.assign_add(1 - isfinite)
+            ratio = tf.cast(overflows, tf.float32) / tf.cast(steps, tf.float32)
+            dec_cond = tf.cast(tf.math.greater(ratio, 0.05), tf.int64)
+            overflows = overflows.assign(overflows * (1 - dec_cond))
+            steps = steps.assign(steps * (1 - dec_cond))
+            return overflows, steps
+
+        class Optimizer(tf.train.Optimizer):
+          def apply_gradients(self, grads_and_vars):
+            self.loss_scale.update([g for g, _ in grads_and_vars])
+        """,
     # A recurrent state zeroed at the batch indices whose episodes ended,
     # the indices passed in from the data.
     "a state zeroed at indices the caller passes": """\

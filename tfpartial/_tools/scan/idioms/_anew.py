@@ -63,6 +63,60 @@ def _magnitudes(scope: _scopes.Scope, analysis: Analysis
   return taken
 
 
+def from_own_values(call: ast.Call, target: ast.AST, value: ast.AST,
+                    scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether the mask in `value` is a comparison (in every loop around
+  the write) of values made from the written variable here (`ratio =
+  overflows / steps; cond = ratio > t; overflows.assign(overflows * (1 -
+  cond))`): chosen anew by the variable's own values each time."""
+  mine = _names.root(target)
+  if not mine:
+    return False
+  derived = _derived(mine, scope, analysis)
+  order = analysis.order(scope)
+  loops = _loops(call, order, scope)
+  names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+  seen: Set[str] = set()
+  for _ in range(3):
+    names -= seen
+    seen |= names
+    found: Set[str] = set()
+    for name in names - {mine}:
+      for each in scope.defs.get(name, []):
+        for node in ast.walk(each.value):
+          if (isinstance(node, ast.Compare) or isinstance(node, ast.Call) and (
+              _names.call_name(node) in _COMPARISONS)) and any(
+                  isinstance(n, ast.Name) and n.id in derived
+                  for n in ast.walk(node)) and loops <= _loops(
+                      node, order, scope):
+            return True
+          if isinstance(node, ast.Name):
+            found.add(node.id)
+    names = found
+  return False
+
+
+_COMPARISONS = {"less", "greater", "less_equal", "greater_equal"}
+
+
+def _derived(mine: str, scope: _scopes.Scope, analysis: Analysis
+             ) -> Set[str]:
+  """`mine` and the names of `scope` made from it (found once)."""
+  def find() -> Set[str]:
+    derived = {mine}
+    for _ in range(4):
+      grown = {name for name, defs in scope.defs.items() if any(
+          isinstance(n, ast.Name) and n.id in derived
+          for d in defs for n in ast.walk(d.value))}
+      if grown <= derived:
+        break
+      derived |= grown
+    return derived
+  found = analysis.once(f"derived:{id(scope)}:{mine}", find)
+  assert isinstance(found, set)
+  return found
+
+
 def _loops(node: ast.AST, order: _order.Order,
            scope: _scopes.Scope) -> Set[int]:
   """The loops of `scope` around `node`."""

@@ -479,7 +479,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
           value, scope, analysis)):
     return None  # Initial weights, masked: a rewind, not a re-mask.
   if _mask_of_its_magnitude(value, target, scope) or _anew.from_magnitude(
-      call, target, scope, analysis):
+      call, target, scope, analysis) or _anew.from_own_values(
+          call, target, value, scope, analysis):
     return None  # Pruned anew by magnitude: no mask kept from before.
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:
