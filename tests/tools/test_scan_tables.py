@@ -251,6 +251,30 @@ NEGATIVE = {
         x = tf.nn.embedding_lookup(w2, ids)
         train_op = tf.train.AdamOptimizer().minimize(loss(x))
         """,
+    # An export script: the graph is rebuilt only to be served (no loss, no
+    # step in the file, and no other file imports it); nothing trains here.
+    "a table rebuilt in a script that only exports it": """\
+        def forward(features, mode):
+          table = tf.Variable(np.load("vectors.npy"), name="vectors")
+          table = tf.concat([tf.zeros(shape=[1, 300]), table[1:, :]], axis=0)
+          return tf.nn.embedding_lookup(table, features["words"])
+
+        def model_fn(features, labels, mode, params):
+          ids = tf.argmax(forward(features, mode), -1)
+          return tf.estimator.EstimatorSpec(mode, predictions=ids)
+
+        estimator = tf.estimator.Estimator(model_fn, "model_dir")
+        estimator.export_saved_model("export_dir", serving_input_fn)
+        """,
+    # The raw table is also looked up (the encoder's input) before the name
+    # is rebound to the join: every row of the variable still trains.
+    "the raw table read by another lookup before the join": """\
+        embedding = tf.Variable(np.load("word.npy"), name="vectors")
+        x = tf.nn.embedding_lookup(embedding, words)
+        embedding = tf.concat([tf.zeros(shape=[1, 300]), embedding[1:, :]], 0)
+        y = tf.nn.embedding_lookup(embedding, decoder_inputs)
+        train_op = tf.train.AdamOptimizer().minimize(loss(x, y))
+        """,
     # A straight-through estimator and a stopped running sum.
     "a straight-through estimator and a stopped sum": """\
         w = tf.get_variable("w", [64, 64])
@@ -408,3 +432,23 @@ def test_an_accumulator_reset_in_a_loop_over_itself_is_not_a_mask():
           self.reset()
       """
   assert _found(code) == []
+
+
+def test_an_export_script_named_by_a_serving_script_is_not_imported():
+  # The serving script names the export's folder (a string), it imports
+  # nothing of it: the export still steps nothing.
+  export = NEGATIVE["a table rebuilt in a script that only exports it"]
+  assert scanned.in_project({
+      "transformer_export.py": export,
+      "serving.py": """\
+          model = tf.saved_model.load("../model/transformer_export")
+          print(model.signatures["serving_default"](words))
+          """}) == []
+  # Imported by a training script, the same file's table is reported.
+  assert scanned.in_project({
+      "transformer_export.py": export,
+      "train.py": """\
+          from transformer_export import forward
+          loss = tf.reduce_mean(forward(features, "train"))
+          train_op = tf.train.AdamOptimizer().minimize(loss)
+          """}) == [("stop-gradient-mix", "transformer_export.py", 3)]

@@ -320,6 +320,41 @@ POSITIVE = {
           grads = opt.compute_gradients(loss, varlist2)
           return opt.apply_gradients(grads)
         """, [("var-list-filter", "t.py", 16)]),
+    # A classifier over BERT's pooled output (`bert(...)[1]`) with the
+    # pooler left out: the loss reads the pooler, so it is frozen.
+    "a pooler left out while the loss reads the pooled output": ("""\
+        class Classifier(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.bert = TFBertModel.from_pretrained("bert-base-chinese")
+            self.out = tf.keras.layers.Dense(2)
+
+          def call(self, inputs, training):
+            x = self.bert(inputs, training=training)[1]
+            return self.out(x)
+
+        model = Classifier()
+        for x, labels in dataset:
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x, training=True) - labels)
+          train_vars = [v for v in model.trainable_variables
+                        if 'pooler' not in v.name]
+          grads = tape.gradient(loss, train_vars)
+          optim.apply_gradients(zip(grads, train_vars))
+        """, [("var-list-filter", "t.py", 15)]),
+    # The same with the two outputs unpacked from a pretrained model.
+    "a pooler left out while the pooled output is unpacked": ("""\
+        bert = TFBertModel.from_pretrained("bert-base-chinese")
+        head = tf.keras.layers.Dense(2)
+        for x, labels in dataset:
+          with tf.GradientTape() as tape:
+            sequence, summary = bert(x, training=True)
+            loss = loss_fn(labels, head(summary))
+          train_vars = [v for v in bert.trainable_variables
+                        if 'pooler' not in v.name] + head.trainable_variables
+          grads = tape.gradient(loss, train_vars)
+          optim.apply_gradients(zip(grads, train_vars))
+        """, [("var-list-filter", "t.py", 7)]),
 }
 
 
@@ -812,6 +847,92 @@ NEGATIVE = {
             loss = tf.reduce_mean(loss_fn(labels, model(images)))
           gradients = tape.gradient(loss, model.weights)
           update_weights(gradients, model.weights)
+        """,
+    # Further pre-training of a masked language model: the loss reads the
+    # per-token logits, never the pooled output, so the pooler left out
+    # gets no gradient either way.
+    "a pooler the language-model loss never reads, left out": """\
+        def data_generator(path):
+          for line in open(path):
+            yield (line, [0]), (line, [1])
+
+        (text, seg), (labels, labels_mask) = next(data_generator("train.txt"))
+        model = TFBertLMHeadModel.from_pretrained("bert-base-chinese")
+        optim = tf.optimizers.Adam(1e-5)
+        width = tf.shape(text)[1]
+        for (text, seg), (labels, labels_mask) in dataset:
+          with tf.GradientTape() as tape:
+            logits = model([text, tf.sign(text), seg], training=True).logits
+            loss = tf.compat.v1.losses.softmax_cross_entropy(
+                tf.one_hot(labels, 21128), logits, weights=labels_mask)
+          trainable_vars = [v for v in model.trainable_variables
+                            if 'pooler' not in v.name]
+          grads = tape.gradient(loss, trainable_vars)
+          grads, _ = tf.clip_by_global_norm(grads, 5.)
+          optim.apply_gradients(zip(grads, trainable_vars))
+        """,
+    # A tagger over the sequence output (`bert(...)[0]`), the pooler's two
+    # variables left out by their names.
+    "a tagger leaving out the pooler it never reads": """\
+        class Tagger(tf.keras.Model):
+          def __init__(self):
+            super().__init__()
+            self.bert = TFBertModel.from_pretrained("bert-base-chinese")
+            self.out = tf.keras.layers.Dense(1)
+
+          def call(self, inputs, training):
+            x = self.bert(inputs, training=training)[0]
+            return self.out(x)
+
+        model = Tagger()
+        for x, labels in dataset:
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x, training=True) - labels)
+          train_vars = [v for v in model.trainable_variables
+                        if v.name != 'tf_bert_model/bert/pooler/dense/kernel:0'
+                        and v.name != 'tf_bert_model/bert/pooler/dense/bias:0']
+          grads = tape.gradient(loss, train_vars)
+          optim.apply_gradients(zip(grads, train_vars))
+        """,
+    # A learner's step over another object's list: that object's own
+    # variables, collected by the scope its class builds them under.
+    "a step over another network's own scope's variables": """\
+        class Network(object):
+          def __init__(self, conf):
+            self.name = conf["name"]
+            with tf.variable_scope(self.name):
+              self.w = tf.get_variable("w", [4, 4])
+            self.params = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                            scope=self.name)
+
+        class Learner(object):
+          def __init__(self, conf):
+            self.batch_network = Network(conf)
+            self.V_params = self.batch_network.params
+            self.q_gradients = tf.gradients(self.q_objective, self.V_params)
+        """,
+    # Inverse RL's shared reward: its step applies gradients fed in from
+    # outside (placeholders, one per variable of its scope) that the
+    # per-task models computed and summed; no loss is taken here.
+    "a step applying gradients fed through placeholders": """\
+        class SharedReward:
+          def __init__(self, scope, dim):
+            with tf.variable_scope(scope):
+              self.w = tf.get_variable("W", shape=(dim, 32))
+            self.grad_and_vars = []
+            for var in tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                         scope="center"):
+              ph = tf.placeholder(dtype=tf.float32, shape=var.shape)
+              self.grad_and_vars.append((ph, var))
+            self.step = tf.train.AdamOptimizer(1e-3).apply_gradients(
+                self.grad_and_vars)
+        """,
+    "a step zipping placeholders with a scope's variables": """\
+        shared = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                   scope="shared")
+        fed = [tf.placeholder(tf.float32, v.shape) for v in shared]
+        apply_shared = tf.train.AdamOptimizer(1e-3).apply_gradients(
+            zip(fed, shared))
         """,
 }
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 import re
 from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
@@ -57,9 +59,59 @@ def replaced_rows(analysis: Analysis
                                                    scope):
           continue
         if _read_as_table(analysis, node, scope) and _branch_runs(
-            analysis, node, scope):
+            analysis, node, scope) and not _read_whole(
+                analysis, node, scope, sliced.value) and not (
+                    _never_stepped(project, module)):
           found.append((node, scope, sliced.value))
   return found
+
+
+# Words of a module that trains (a step, a loss's gradients, a fit).
+_STEPS = frozenset({"minimize", "apply_gradients", "compute_gradients",
+                    "gradients", "gradient", "GradientTape", "fit",
+                    "fit_generator", "train_on_batch", "train", "train_step",
+                    "train_op", "compile", "backward"})
+
+
+def _never_stepped(project: _project.Project,
+                   module: _project.Module) -> bool:
+  """Whether nothing trains the graph `module` builds: no step nor
+  gradient nor optimizer in its text, and no other module names it (an
+  export or serving script, a notebook that rebuilds the model only to
+  save it for serving)."""
+  words = module.words
+  if words & _STEPS or any("ptimizer" in w for w in words):
+    return False
+  if module.path.endswith(".ipynb"):
+    return True  # A notebook: nothing imports it.
+  stem = os.path.basename(module.path).rsplit(".", 1)[0]
+  imports = re.compile(
+      rf"^[ \t]*(?:from|import)[ \t]+[\w., \t]*\b{re.escape(stem)}\b", re.M)
+  return not any(m is not module and imports.search(m.source.text)
+                 for m in project.all_modules_with((stem,)))
+
+
+def _read_whole(analysis: Analysis, node: ast.Call, scope: _scopes.Scope,
+                variable: ast.expr) -> bool:
+  """Whether the variable itself (not the join) is also looked up or
+  multiplied in the scope, before the join when the join rebinds its
+  name: every row of it still trains through that read."""
+  spelled = _names.dotted(variable)
+  if spelled is None:
+    return False
+  statement = analysis.order(scope).statement_of(node)
+  rebinds = isinstance(statement, ast.Assign) and any(
+      _names.dotted(t) == spelled for t in statement.targets)
+  inside = {id(n) for n in ast.walk(node)}
+  for each in scope.nodes:
+    if not isinstance(each, ast.Call) or _names.call_name(
+        each) not in _READERS or id(each) in inside or rebinds and (
+            each.lineno >= node.lineno):
+      continue
+    if any(_names.dotted(a) == spelled for a in [
+        *each.args, *(k.value for k in each.keywords)]):
+      return True
+  return False
 
 
 def _dropping_slice(node: ast.Call, scope: _scopes.Scope

@@ -15,6 +15,8 @@ from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _anew
+from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
@@ -74,13 +76,21 @@ def target_and_value(call: ast.Call
   if name in {"assign", "set_value"} and len(args) == 2:
     return args[0], args[1], False
   if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
-    return receiver, args[0], isinstance(receiver, ast.Subscript)
+    return receiver, args[0], isinstance(receiver, ast.Subscript) and not (
+        _keyed(receiver))
   if name == "load" and receiver is not None and 1 <= len(args) <= 2 and (
       isinstance(receiver, (ast.Name, ast.Attribute, ast.Subscript))
       and _names.root(receiver) not in _FILE_LOADERS
       and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
     return receiver, args[0], False  # `Variable.load(value, session)`.
   return None
+
+
+def _keyed(receiver: ast.Subscript) -> bool:
+  """`states[key]['sum']`: an entry of a dict of variables by a string
+  key (no tensor is indexed by one), a whole variable."""
+  index = receiver.slice
+  return isinstance(index, ast.Constant) and isinstance(index.value, str)
 
 
 def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
@@ -115,6 +125,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   target, value, partial = parts
   if "shadow" in flow.labels(target, scope) or _hyperparameter(target):
     return None  # A variable nothing trains: an optimizer's window, a count.
+  if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
+      _anew.indices_passed_in(call, scope, analysis)):
+    return None  # Every variable put back, a target mirrored, a reset.
   base = _names.root(target)
   kept = _kept_elsewhere(target, value)
   blended = kept is not None and isinstance(value, ast.BinOp)
@@ -465,7 +478,9 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       analysis, scope) and (masked is not found or not _read_here(
           value, scope, analysis)):
     return None  # Initial weights, masked: a rewind, not a re-mask.
-  if _mask_of_its_magnitude(value, target, scope):
+  if _mask_of_its_magnitude(value, target, scope) or _anew.from_magnitude(
+      call, target, scope, analysis) or _anew.from_own_values(
+          call, target, value, scope, analysis):
     return None  # Pruned anew by magnitude: no mask kept from before.
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:

@@ -26,7 +26,9 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -96,7 +98,7 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         if "filtered" not in step.labels or _split(step, steps, groups) and (
             not _phased(step, steps)) or _only_measured(step) or (
-                _only_summarised(step, steps)):
+                _only_summarised(step, steps)) or _no_choice(step, analysis):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
@@ -1355,6 +1357,15 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
           n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
 
 
+def _no_choice(step: Step, analysis: Analysis) -> bool:
+  """Whether the step's filter chooses nothing to freeze: it applies
+  gradients fed in from outside (computed for those variables elsewhere),
+  or leaves out only variables its loss never reads."""
+  chosen = step.labels.get("filtered")
+  return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
+      _unread.only_unread(chosen, analysis.module(step.scope)))
+
+
 def _only_measured(step: Step) -> bool:
   """Whether a gradient is only measured, never applied: `grads =
   tf.gradients(loss, var_list)` read only squared (a Fisher diagonal,
@@ -1630,6 +1641,9 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
   selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  member = _member_values(flow, node, scope)
+  if member:  # `self.net.params` of a class of the project: its own list.
+    return all(_built_scope(flow, v, home, opened) for v, home in member)
   if isinstance(node, ast.Call) and _opened_here(_names.scope_argument(
       node), flow.origin.get(id(node), scope)):
     return True
@@ -1656,6 +1670,25 @@ def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   return bool(returns) and all(
       isinstance(r, ast.Call) and (_names.dotted(
           _names.scope_argument(r) or r) in selves) for r in returns)
+
+
+def _member_values(flow: Flow, node: ast.AST, scope: _scopes.Scope
+                   ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """What `self.net.params` is assigned in the class of the project that
+  `self.net` is made from (`self.net = Network(conf)`), or nothing."""
+  info = _class_of(scope)
+  if not isinstance(node, ast.Attribute) or info is None or not (
+      isinstance(node.value, ast.Attribute)) or _names.dotted(
+          node.value.value) != "self":
+    return []
+  made = flow.project.attribute(info, f"self.{node.value.attr}")
+  if len(made) != 1 or not isinstance(made[0][0], ast.Call):
+    return []
+  maker = _names.dotted(made[0][0].func)
+  target = flow.project.resolve(made[0][1], maker) if maker else None
+  if not isinstance(target, _scopes.ClassInfo):
+    return []
+  return flow.project.attribute(target, f"self.{node.attr}")
 
 
 def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:

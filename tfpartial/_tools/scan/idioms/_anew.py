@@ -1,0 +1,156 @@
+"""Masks that keep nothing fixed, for the writes `weight-remask` reads:
+
+- made where they are written from the weights' own magnitude (`abs` of
+  the variable, or of its values read out by `get_weights()`/`numpy()`):
+  one-shot magnitude pruning before a fine-tune, network slimming's
+  channel ranking, a proximal shrinkage; each write decides anew;
+- rows zeroed at indices passed in by the caller (`scatter_update(state,
+  indices, zeros)` with `indices` a parameter no call gives a constant):
+  the data chooses them (a recurrent state reset for ended episodes)."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+_MAGNITUDES = {"abs", "absolute", "norm", "l1_norm", "l2_norm"}
+_READ_OUTS = {"get_weights", "numpy", "get_value", "read_value"}
+_SCATTERS = {"scatter_update", "scatter_nd_update"}
+
+
+def from_magnitude(call: ast.Call, target: ast.AST, scope: _scopes.Scope,
+                   analysis: Analysis) -> bool:
+  """Whether `scope` takes the magnitude (`abs`, a norm) of the written
+  variable or of weights it reads out, each time the write runs (in every
+  loop around the write): the mask is made from them anew."""
+  taken = _magnitudes(scope, analysis)
+  if not taken:
+    return False
+  mine = _names.root(target)
+  loops = _loops(call, analysis.order(scope), scope)
+  return any(loops <= around and (read_out or mine in names)
+             for names, read_out, around in taken)
+
+
+def _magnitudes(scope: _scopes.Scope, analysis: Analysis
+                ) -> List[Tuple[Set[str], bool, Set[int]]]:
+  """The magnitudes `scope` takes (found once): the names each reads,
+  whether it reads weights out, the loops around it."""
+  def find() -> List[Tuple[Set[str], bool, Set[int]]]:
+    found: List[Tuple[Set[str], bool, Set[int]]] = []
+    read_out: Optional[Set[str]] = None
+    for node in scope.nodes:
+      if not isinstance(node, ast.Call) or _names.call_name(
+          node) not in _MAGNITUDES or not node.args:
+        continue
+      if read_out is None:
+        read_out = _read_out_names(scope)
+      names = {n.id for n in ast.walk(node.args[0])
+               if isinstance(n, ast.Name)}
+      reads = bool(names & read_out) or any(
+          isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
+          for n in ast.walk(node.args[0]))
+      found.append((names, reads, _loops(node, analysis.order(scope),
+                                         scope)))
+    return found
+  taken = analysis.once(f"magnitudes:{id(scope)}", find)
+  assert isinstance(taken, list)
+  return taken
+
+
+def from_own_values(call: ast.Call, target: ast.AST, value: ast.AST,
+                    scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether the mask in `value` is a comparison (in every loop around
+  the write) of values made from the written variable here (`ratio =
+  overflows / steps; cond = ratio > t; overflows.assign(overflows * (1 -
+  cond))`): chosen anew by the variable's own values each time."""
+  mine = _names.root(target)
+  if not mine:
+    return False
+  derived = _derived(mine, scope, analysis)
+  order = analysis.order(scope)
+  loops = _loops(call, order, scope)
+  names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+  seen: Set[str] = set()
+  for _ in range(3):
+    names -= seen
+    seen |= names
+    found: Set[str] = set()
+    for name in names - {mine}:
+      for each in scope.defs.get(name, []):
+        for node in ast.walk(each.value):
+          if (isinstance(node, ast.Compare) or isinstance(node, ast.Call) and (
+              _names.call_name(node) in _COMPARISONS)) and any(
+                  isinstance(n, ast.Name) and n.id in derived
+                  for n in ast.walk(node)) and loops <= _loops(
+                      node, order, scope):
+            return True
+          if isinstance(node, ast.Name):
+            found.add(node.id)
+    names = found
+  return False
+
+
+_COMPARISONS = {"less", "greater", "less_equal", "greater_equal"}
+
+
+def _derived(mine: str, scope: _scopes.Scope, analysis: Analysis
+             ) -> Set[str]:
+  """`mine` and the names of `scope` made from it (found once)."""
+  def find() -> Set[str]:
+    derived = {mine}
+    for _ in range(4):
+      grown = {name for name, defs in scope.defs.items() if any(
+          isinstance(n, ast.Name) and n.id in derived
+          for d in defs for n in ast.walk(d.value))}
+      if grown <= derived:
+        break
+      derived |= grown
+    return derived
+  found = analysis.once(f"derived:{id(scope)}:{mine}", find)
+  assert isinstance(found, set)
+  return found
+
+
+def _loops(node: ast.AST, order: _order.Order,
+           scope: _scopes.Scope) -> Set[int]:
+  """The loops of `scope` around `node`."""
+  found: Set[int] = set()
+  parent = order.parent(node)
+  while parent is not None and parent is not scope.node:
+    if isinstance(parent, (ast.For, ast.While, ast.AsyncFor)):
+      found.add(id(parent))
+    parent = order.parent(parent)
+  return found
+
+
+def _read_out_names(scope: _scopes.Scope) -> Set[str]:
+  """The names bound to weights read out (`w = layer.get_weights()`)."""
+  return {name for name, defs in scope.defs.items() if defs and all(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) in (
+          _READ_OUTS) for d in defs)}
+
+
+def indices_passed_in(call: ast.Call, scope: _scopes.Scope,
+                      analysis: Analysis) -> bool:
+  """Whether a scatter's indices are a parameter of its function that no
+  call of the function gives as a constant (the data chooses them)."""
+  if _names.call_name(call) not in _SCATTERS or len(call.args) < 3:
+    return False
+  indices = call.args[1]
+  if not isinstance(indices, ast.Name) or indices.id not in scope.params or (
+      scope.defs.get(indices.id)) or not isinstance(
+          scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  position = scope.params.index(indices.id)
+  for _, site in analysis.flow.calls_of(scope.node):
+    given = next((k.value for k in site.keywords if k.arg == indices.id),
+                 site.args[position] if position < len(site.args) else None)
+    if given is not None and not isinstance(given, ast.Name):
+      return False  # A constant, a list, an expression: fixed rows maybe.
+  return True

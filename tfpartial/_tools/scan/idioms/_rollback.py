@@ -1,0 +1,116 @@
+"""Writes that undo or mirror a step rather than freeze part of it:
+
+- every variable of the model put back from its copy (`for i in
+  range(len(vs)): vs[i].assign(saved[i])` over `model.trainable_variables`;
+  `model.set_weights(weights)` with `weights = model.get_weights()` kept
+  whole): a line search, a tuner's trial reset; nothing trains less than
+  the rest;
+- a target network's soft update on NumPy copies (`target_W[i] = tau *
+  W[i] + (1 - tau) * target_W[i]` with `W` the trained model's weights),
+  written into the target: it mirrors another model, no step trains it."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+# A model's own list of all its variables.
+_WHOLE = {"trainable_variables", "trainable_weights", "variables", "weights"}
+
+
+def undoes_or_mirrors(call: ast.Call, scope: _scopes.Scope,
+                      analysis: Analysis, target: ast.expr,
+                      value: ast.expr) -> bool:
+  """Whether the write `call` (of `value` into `target`) puts every
+  variable of the model back, or writes a blend with another model's
+  weights into a model no step trains."""
+  if _names.call_name(call) == "set_weights":
+    receiver = _names.dotted(target)
+    if receiver is None or not isinstance(value, ast.Name):
+      return False
+    copies = _values(value.id, scope)
+    if copies and all(_weights_of(c) == receiver for c in copies) and not (
+        _elements_set(value.id, scope)):
+      return True  # The whole model set back to its own saved weights.
+    return bool(copies) and _blended_with_other(value.id, receiver, scope)
+  return _every_element(call, scope, analysis, target)
+
+
+def _values(name: str, scope: _scopes.Scope) -> List[ast.expr]:
+  """What `name` is bound to in `scope` (an element of a tuple unpacked:
+  that element)."""
+  found: List[ast.expr] = []
+  for each in scope.defs.get(name, []):
+    value = each.value
+    if each.part is not None and isinstance(value, ast.Tuple) and len(
+        value.elts) == each.part[1]:
+      value = value.elts[each.part[0]]
+    elif each.part is not None:
+      return []
+    found.append(value)
+  return found
+
+
+def _weights_of(node: ast.expr) -> Optional[str]:
+  """`X` of `X.get_weights()`."""
+  if isinstance(node, ast.Call) and _names.call_name(node) == (
+      "get_weights") and isinstance(node.func, ast.Attribute) and not (
+          node.args):
+    return _names.dotted(node.func.value)
+  return None
+
+
+def _elements_set(name: str, scope: _scopes.Scope) -> List[ast.Assign]:
+  """The assignments into elements of `name` (`w[i] = ...`)."""
+  return [node for node in scope.nodes if isinstance(node, ast.Assign) and any(
+      isinstance(t, ast.Subscript) and _names.root(t) == name
+      for t in node.targets)]
+
+
+def _blended_with_other(name: str, receiver: str,
+                        scope: _scopes.Scope) -> bool:
+  """Whether every element written into `name` (the receiver's own saved
+  weights) adds in another model's saved weights (a soft update)."""
+  assigns = _elements_set(name, scope)
+  if not assigns:
+    return False
+  for node in assigns:
+    if not isinstance(node.value, ast.BinOp) or not isinstance(
+        node.value.op, (ast.Add, ast.Sub)):
+      return False
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    others = {_weights_of(v) for r in read - {name}
+              for v in _values(r, scope)}
+    if not others - {None, receiver}:
+      return False
+  return True
+
+
+def _every_element(call: ast.Call, scope: _scopes.Scope,
+                   analysis: Analysis, target: ast.expr) -> bool:
+  """`vs[i].assign(...)` in `for i in range(len(vs))`, nothing between the
+  loop and the write, `vs` the model's whole list of variables."""
+  if not isinstance(target, ast.Subscript) or not isinstance(
+      target.slice, ast.Name) or not isinstance(target.value, ast.Name):
+    return False
+  order = analysis.order(scope)
+  statement = order.statement_of(call)
+  loop = order.parent(statement) if statement is not None else None
+  if not isinstance(loop, ast.For) or not isinstance(
+      loop.target, ast.Name) or loop.target.id != target.slice.id:
+    return False
+  listed = target.value.id
+  iterated = loop.iter
+  if not (isinstance(iterated, ast.Call) and _names.call_name(
+      iterated) == "range" and len(iterated.args) == 1 and isinstance(
+          iterated.args[0], ast.Call) and _names.call_name(
+              iterated.args[0]) == "len" and iterated.args[0].args and (
+                  _names.dotted(iterated.args[0].args[0]) == listed)):
+    return False
+  values = _values(listed, scope)
+  return bool(values) and all(isinstance(v, ast.Attribute) and (
+      v.attr in _WHOLE) for v in values)
