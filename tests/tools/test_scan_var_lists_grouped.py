@@ -1,0 +1,110 @@
+"""`tfpartial scan`'s `var-list-filter` on the variables of one model
+split into groups by a branch chain over their names (test-time
+adaptation's `image_normalizer` / `i2l_mapper` / `l2l_mapper` groups, a
+multi-domain network's shared and per-domain batch norm): a group only
+one branch of an `if`/`elif`/`else` adds to is chosen by that branch's
+test, as a lone `if` chooses it. The look-alikes stay silent: a list
+every branch adds to (each variable somewhere), a GAN's generator and
+discriminator as the two branches, each trained by its own loss, and
+(gradient, variable) pairs whose other branch keeps the gradients it
+leaves out to apply later (FLAIR's per-model steps, part 9e negatives).
+The sources are synthetic, in the shape of the real code (part 9e)."""
+
+import textwrap
+
+import pytest
+
+from tests.tools.scanned import in_text
+
+POSITIVE = {
+    "test-time adaptation: the normaliser's group of an elif chain": ("""\
+        import tensorflow as tf
+        def adapt(images):
+            loss_op = tf.reduce_mean(net(images))
+            i2l_vars, l2l_vars, normalization_vars = [], [], []
+            for v in tf.global_variables():
+                var_name = v.name
+                if 'image_normalizer' in var_name:
+                    normalization_vars.append(v)
+                    i2l_vars.append(v)
+                elif 'i2l_mapper' in var_name:
+                    i2l_vars.append(v)
+                elif 'l2l_mapper' in var_name:
+                    l2l_vars.append(v)
+            optimizer = tf.train.AdamOptimizer(1e-4)
+            gradients = optimizer.compute_gradients(
+                loss_op, var_list=normalization_vars)
+            train_op = optimizer.apply_gradients(gradients)
+            saver = tf.train.Saver(var_list=i2l_vars)
+        """, [("var-list-filter", 8)]),
+    "a new domain's batch norm: the `else` branch's group": ("""\
+        import tensorflow as tf
+        def new_domain(images):
+            loss = tf.reduce_mean(net(images))
+            shared_vars, private_vars = [], []
+            for v in tf.trainable_variables():
+                if 'W' in v.name:
+                    shared_vars.append(v)
+                else:
+                    private_vars.append(v)
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=private_vars)
+        """, [("var-list-filter", 9)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_group_one_branch_chooses_is_found(name):
+  text, expected = POSITIVE[name]
+  assert in_text(text, "var-list-filter") == expected
+
+
+NEGATIVE = {
+    "every branch adds to the list": """\
+        import tensorflow as tf
+        def train(x):
+            loss = tf.reduce_mean(net(x))
+            chosen = []
+            for v in tf.global_variables():
+                if 'bn' in v.name:
+                    chosen.append(v)
+                else:
+                    chosen.append(v)
+            train_op = tf.train.AdamOptimizer(0.1).minimize(
+                loss, var_list=chosen)
+        """,
+    "a GAN's halves as the two branches": """\
+        import tensorflow as tf
+        def train(x, z):
+            d_loss = tf.reduce_mean(disc(x))
+            g_loss = tf.reduce_mean(disc(gen(z)))
+            g_vars, d_vars = [], []
+            for v in tf.trainable_variables():
+                if 'generator' in v.name:
+                    g_vars.append(v)
+                else:
+                    d_vars.append(v)
+            d_op = tf.train.AdamOptimizer(0.1).minimize(d_loss, var_list=d_vars)
+            g_op = tf.train.AdamOptimizer(0.1).minimize(g_loss, var_list=g_vars)
+        """,
+    "pairs whose other branch keeps the gradients for later": """\
+        import tensorflow as tf
+        class Model:
+            def build(self, loss):
+                self.optimizer = tf.train.AdamOptimizer(1e-3)
+                gradient_all = self.optimizer.compute_gradients(loss)
+                self.gradient_skill = []
+                self.gradient_task_value = []
+                for grad, var in gradient_all:
+                    if 'task' in var.name:
+                        self.gradient_task_value.append(grad)
+                    else:
+                        self.gradient_skill.append((grad, var))
+                self.step = self.optimizer.apply_gradients(self.gradient_skill)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_partition_trained_whole_is_not_reported(name):
+  assert in_text(NEGATIVE[name], "var-list-filter") == []
