@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from tests.tools.scanned import in_text
+from tests.tools.scanned import in_project, in_text
 
 POSITIVE = {
     "test-time adaptation: the normaliser's group of an elif chain": ("""\
@@ -50,13 +50,54 @@ POSITIVE = {
             train_op = tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=private_vars)
         """, [("var-list-filter", 9)]),
+    # tta_dae.py: a helper of another module returns the groups; a flag
+    # picks the one adapted; a second step (Ax to identity) trains
+    # another group for its own loss; the segmenter's group trains in
+    # neither: not a GAN's two halves.
+    "test-time adaptation: a helper's groups, one chosen by a flag": ({
+        "model.py": """\
+            def divide_vars_into_groups(all_vars):
+                i2l_vars, normalization_vars, bn_vars, ax_vars = [], [], [], []
+                for v in all_vars:
+                    if 'image_normalizer' in v.name:
+                        i2l_vars.append(v)
+                        normalization_vars.append(v)
+                    if 'beta' in v.name or 'gamma' in v.name:
+                        bn_vars.append(v)
+                    if 'adaptAx' in v.name:
+                        ax_vars.append(v)
+                    elif 'i2l_mapper' in v.name:
+                        i2l_vars.append(v)
+                return i2l_vars, normalization_vars, bn_vars, ax_vars
+            """,
+        "tta.py": """\
+            import tensorflow as tf
+            import model
+            def adapt(args, images_pl, images_adapted, loss_op):
+                i2l_vars, normalization_vars, bn_vars, ax_vars = \\
+                    model.divide_vars_into_groups(tf.global_variables())
+                init_ax_op = tf.train.AdamOptimizer(1e-3).minimize(
+                    tf.reduce_mean(tf.square(images_adapted - images_pl)),
+                    var_list=ax_vars)
+                if args.TTA_VARS == "BN":
+                    tta_vars = bn_vars
+                elif args.TTA_VARS == "NORM":
+                    tta_vars = normalization_vars
+                train_op = tf.train.AdamOptimizer(1e-4).minimize(
+                    loss_op, var_list=tta_vars)
+                saver = tf.train.Saver(var_list=i2l_vars)
+            """}, [("tta.py", 5), ("tta.py", 14)]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(POSITIVE))
 def test_a_group_one_branch_chooses_is_found(name):
   text, expected = POSITIVE[name]
-  assert in_text(text, "var-list-filter") == expected
+  if isinstance(text, dict):
+    assert [(path, line) for idiom, path, line in in_project(text)
+            if idiom == "var-list-filter"] == expected
+  else:
+    assert in_text(text, "var-list-filter") == expected
 
 
 NEGATIVE = {
@@ -102,9 +143,50 @@ NEGATIVE = {
                         self.gradient_skill.append((grad, var))
                 self.step = self.optimizer.apply_gradients(self.gradient_skill)
         """,
+    "a GAN's halves returned by a helper, both trained": {
+        "gan.py": """\
+            import tensorflow as tf
+            def get_vars():
+                g_vars, d_vars = [], []
+                for v in tf.trainable_variables():
+                    if 'generator' in v.name:
+                        g_vars.append(v)
+                    if 'discriminator' in v.name:
+                        d_vars.append(v)
+                return g_vars, d_vars
+            def train(d_loss, g_loss):
+                g_vars, d_vars = get_vars()
+                d_op = tf.train.AdamOptimizer(0.1).minimize(
+                    d_loss, var_list=d_vars)
+                g_op = tf.train.AdamOptimizer(0.1).minimize(
+                    g_loss, var_list=g_vars)
+            """},
+    "a GAN's halves beside data a helper returns too": {
+        "gan.py": """\
+            import tensorflow as tf
+            def setup():
+                g_vars, d_vars = [], []
+                for v in tf.trainable_variables():
+                    if 'generator' in v.name:
+                        g_vars.append(v)
+                    if 'discriminator' in v.name:
+                        d_vars.append(v)
+                images = load_images()
+                return images, g_vars, d_vars
+            def train(d_loss, g_loss):
+                images, g_vars, d_vars = setup()
+                d_op = tf.train.AdamOptimizer(0.1).minimize(
+                    d_loss, var_list=d_vars)
+                g_op = tf.train.AdamOptimizer(0.1).minimize(
+                    g_loss, var_list=g_vars)
+            """},
 }
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_partition_trained_whole_is_not_reported(name):
-  assert in_text(NEGATIVE[name], "var-list-filter") == []
+  text = NEGATIVE[name]
+  if isinstance(text, dict):
+    assert [f for f in in_project(text) if f[0] == "var-list-filter"] == []
+  else:
+    assert in_text(text, "var-list-filter") == []

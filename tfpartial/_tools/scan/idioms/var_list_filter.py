@@ -26,6 +26,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _writes
 
@@ -59,6 +60,9 @@ class Step:
   # The filters of the other classes whose method of the name the step
   # reads (`model.get_retrain_vars()`, `model` of a class passed in).
   also: Tuple[ast.expr, ...] = ()
+  # A sibling group of its list (split off by the same loop or helper)
+  # that no step of the module trains: not one of a GAN's halves.
+  grouped: bool = False
 
 
 class VarListFilter(_idiom.Idiom):
@@ -78,7 +82,7 @@ class VarListFilter(_idiom.Idiom):
 
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     by_module: Dict[int, List[Step]] = {}
-    for step in _steps(analysis):
+    for step in _grouped(analysis, _steps(analysis)):
       by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
     synced = _synced_modules(analysis)
     opened = _root_scopes(analysis)
@@ -1192,6 +1196,21 @@ def _returned_filter(flow: Flow, function: _scopes.Scope
 _REPLICA = re.compile(r"device|tower|replica|gpu|clone|worker|shard", re.I)
 
 
+def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
+  """The steps, each marked when a sibling group of its filtered list
+  is trained by no step of its module (`_groups`)."""
+  chosen: Dict[int, List[ast.AST]] = {}
+  for step in steps:
+    if step.var_list is not None:
+      chosen.setdefault(id(analysis.module(step.scope)), []).append(
+          step.var_list)
+  for step in steps:
+    step.grouped = "filtered" in step.labels and step.var_list is not None \
+        and _groups.left_out(analysis.flow, step.var_list, step.scope,
+                             chosen[id(analysis.module(step.scope))])
+  return steps
+
+
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
            ) -> bool:
   """Whether another step of the module trains other variables for
@@ -1392,6 +1411,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
   source = step.labels.get("grad")  # The gradients it keeps some of.
+  if step.grouped:
+    return True  # A sibling group is trained by no step: frozen too.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and
@@ -1484,6 +1505,9 @@ def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
   callers pass tell it (`Trainer(config, model)` training
   `model.get_var_list()`): the choice, in the model's code."""
   where = step.labels.get("filtered")
+  if step.grouped and step.var_list is not None and _groups.among(
+      step.var_list, step.scope):
+    return step.var_list  # One group or another, by a flag: at the step.
   if node is step.var_list and node is not None and isinstance(
       where, ast.expr) and where is not node and (
           "filtered" not in flow.labels(node, step.scope)):

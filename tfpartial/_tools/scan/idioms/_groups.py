@@ -1,0 +1,113 @@
+"""A group of one model's variables that no step trains, beside the
+groups the steps do train: the lists one loop or one helper splits the
+variables into by name (test-time adaptation's `divide_vars_into_groups`
+returning the normaliser's, the batch norm's and the segmenter's groups;
+`if 'adaptAx' in v.name: adapt_ax_vars.append(v)` beside
+`if 'i2l_mapper' in v.name: i2l_vars.append(v)`). Two steps training two
+of the groups for two losses are then not a GAN's halves that between
+them train everything: the group neither trains is left out.
+
+Part of `var-list-filter` (it asks, for a step, whether such a group is
+left out); the flow of names is read from the step's scope only."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
+
+_DEPTH = 4
+
+
+def left_out(flow: Flow, var_list: ast.AST, scope: _scopes.Scope,
+             chosen: List[ast.AST]) -> bool:
+  """Whether a sibling group of the lists `var_list` is made from, split
+  off by the same loop or returned by the same call, is in none of the
+  lists the module's steps train (`chosen`, each read in `scope`)."""
+  siblings = _siblings(flow, var_list, scope)
+  if not siblings:
+    return False
+  trained: Set[str] = set()
+  for each in chosen:
+    trained |= _names_read(each, scope)
+  return bool(siblings - trained)
+
+
+def _names_read(node: ast.AST, scope: _scopes.Scope) -> Set[str]:
+  """The names a list is read from, through the names assigned to it
+  (`tta_vars = normalization_vars` in any branch)."""
+  found: Set[str] = set()
+  stack = [(n.id, 0) for n in _scopes.walk(node) if isinstance(n, ast.Name)]
+  while stack:
+    name, depth = stack.pop()
+    if name in found:
+      continue
+    found.add(name)
+    if depth >= _DEPTH:
+      continue
+    for each in scope.defs.get(name, []):
+      stack.extend((n.id, depth + 1) for n in _scopes.walk(each.value)
+                   if isinstance(n, ast.Name))
+  return found
+
+
+def _siblings(flow: Flow, var_list: ast.AST, scope: _scopes.Scope
+              ) -> Set[str]:
+  """The other groups made where the lists `var_list` reads are made."""
+  mine = _names_read(var_list, scope)
+  found: Set[str] = set()
+  for name in mine:
+    for each in scope.defs.get(name, []):
+      if each.part is not None and isinstance(each.value, ast.Call):
+        found |= _unpacked_beside(flow, each.value, scope)
+      elif not each.replaces and each.where.loops and _chosen(
+          each.value, scope):
+        found |= _appended_beside(each.where.loops[-1], scope)
+  return found - mine
+
+
+def _unpacked_beside(flow: Flow, value: ast.Call, scope: _scopes.Scope
+                     ) -> Set[str]:
+  """The names one call's returned tuple is unpacked into where the
+  function of the project it calls returns a list it splits off by name
+  (every such list, or none if the call is not followed)."""
+  callee = flow.callee(value, scope)
+  home = flow.functions.get(id(callee)) if callee is not None else None
+  inner = home[1].scope_of(callee) if home and callee is not None else None
+  if inner is None:
+    return set()
+  split: Set[int] = set()
+  for returned in inner.nodes:
+    if isinstance(returned, ast.Return) and isinstance(
+        returned.value, ast.Tuple):
+      split |= {index for index, element in enumerate(returned.value.elts)
+                if isinstance(element, ast.Name) and any(
+                    _chosen(d.value, inner)
+                    for d in inner.defs.get(element.id, []))}
+  return {name for name, defs in scope.defs.items()
+          if any(d.value is value and d.part is not None and (
+              d.part[0] in split) for d in defs)}
+
+
+def _appended_beside(loop: int, scope: _scopes.Scope) -> Set[str]:
+  """The lists one loop adds variables to under a test of their names."""
+  return {name for name, defs in scope.defs.items()
+          if any(not d.replaces and d.where.loops and (
+              d.where.loops[-1] == loop) and _chosen(d.value, scope)
+                 for d in defs)}
+
+
+def _chosen(value: ast.AST, scope: _scopes.Scope) -> bool:
+  guard = scope.guards.get(id(value))
+  return guard is not None and _names.filters_by_name(guard, None, scope)
+
+
+def among(var_list: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether a list is one of several groups, chosen by a flag
+  (`if args.TTA_VARS == "BN": tta_vars = bn_vars elif ...`)."""
+  return isinstance(var_list, ast.Name) and sum(
+      1 for each in scope.defs.get(var_list.id, [])
+      if each.replaces and each.where.blocks) >= 2
