@@ -87,6 +87,25 @@ POSITIVE = {
                     loss_op, var_list=tta_vars)
                 saver = tf.train.Saver(var_list=i2l_vars)
             """}, [("tta.py", 5), ("tta.py", 14)]),
+    # wuhy08/dqn: the Q network is a progressive network; only its new
+    # column trains, while the whole Q network is copied to the target.
+    "a progressive network's new column beside a target network": ("""\
+        import tensorflow as tf
+        def learn(optimizer, total_error):
+            q_func_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='q_func')
+            target_q_func_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='target_q_func')
+            q_func_vars_train = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='q_func/col1')
+            train_fn = optimizer.minimize(total_error,
+                                          var_list=q_func_vars_train)
+            update_target_fn = []
+            for var, var_target in zip(sorted(q_func_vars),
+                                       sorted(target_q_func_vars)):
+                update_target_fn.append(var_target.assign(var))
+            return train_fn, tf.group(*update_target_fn)
+        """, [("var-list-filter", 7)]),
 }
 
 
@@ -180,6 +199,38 @@ NEGATIVE = {
                 g_op = tf.train.AdamOptimizer(0.1).minimize(
                     g_loss, var_list=g_vars)
             """},
+    "a Q network trained whole and copied to its target": """\
+        import tensorflow as tf
+        def learn(optimizer, total_error):
+            q_func_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='q_func')
+            target_q_func_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='target_q_func')
+            train_fn = optimizer.minimize(total_error, var_list=q_func_vars)
+            update_target_fn = []
+            for var, var_target in zip(sorted(q_func_vars),
+                                       sorted(target_q_func_vars)):
+                update_target_fn.append(var_target.assign(var))
+            return train_fn, tf.group(*update_target_fn)
+        """,
+    "an actor and a critic inside the model copied to its target": """\
+        import tensorflow as tf
+        def learn(pi_loss, vf_loss):
+            model_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='model')
+            target_vars = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='target')
+            pi_vars = tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, scope='model/pi')
+            vf_vars = tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, scope='model/vf')
+            pi_op = tf.train.AdamOptimizer(1e-3).minimize(
+                pi_loss, var_list=pi_vars)
+            vf_op = tf.train.AdamOptimizer(1e-3).minimize(
+                vf_loss, var_list=vf_vars)
+            sync = [t.assign(m) for m, t in zip(model_vars, target_vars)]
+            return pi_op, vf_op, sync
+        """,
 }
 
 

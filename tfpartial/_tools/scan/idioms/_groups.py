@@ -13,7 +13,7 @@ left out); the flow of names is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import List, Set
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -111,3 +111,51 @@ def among(var_list: ast.AST, scope: _scopes.Scope) -> bool:
   return isinstance(var_list, ast.Name) and sum(
       1 for each in scope.defs.get(var_list.id, [])
       if each.replaces and each.where.blocks) >= 2
+
+
+_COLLECTIONS = {"get_collection", "trainable_variables", "global_variables"}
+
+
+def part_of_copied(chosen: List[Tuple[ast.AST, _scopes.Scope]]) -> bool:
+  """Whether one step trains the variables of a scope inside a scope its
+  function also reads and no step trains (`scope='q_func/col1'` beside
+  `scope='q_func'`, a progressive network's new column of the Q network
+  whose whole is copied to the target network): one model's part, even
+  in a module that syncs a target network."""
+  trained: Set[str] = set()
+  for var_list, scope in chosen:
+    trained |= _scopes_read(var_list, scope)
+  for var_list, scope in chosen:
+    read = {each for each in map(_collection_scope, scope.nodes)
+            if each is not None}
+    for part in _scopes_read(var_list, scope):
+      if any(part.startswith(whole.rstrip("/") + "/") and whole not in (
+          trained) for whole in read):
+        return True
+  return False
+
+
+def _scopes_read(var_list: ast.AST, scope: _scopes.Scope) -> Set[str]:
+  """The literal scopes of the collections a list is read from."""
+  found: Set[str] = set()
+  for name in _names_read(var_list, scope):
+    for each in scope.defs.get(name, []):
+      got = _collection_scope(each.value)
+      if got:
+        found.add(got)
+  got = _collection_scope(var_list)
+  return found | ({got} if got else set())
+
+
+def _collection_scope(node: ast.AST) -> Optional[str]:
+  """`get_collection(key, scope='q_func')`: 'q_func'."""
+  if not isinstance(node, ast.Call) or _names.call_name(
+      node) not in _COLLECTIONS:
+    return None
+  given = [k.value for k in node.keywords if k.arg == "scope"]
+  given += node.args[1:2] if _names.call_name(
+      node) == "get_collection" else node.args[:1]
+  for each in given:
+    if isinstance(each, ast.Constant) and isinstance(each.value, str):
+      return each.value
+  return None

@@ -84,7 +84,7 @@ class VarListFilter(_idiom.Idiom):
     by_module: Dict[int, List[Step]] = {}
     for step in _grouped(analysis, _steps(analysis)):
       by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
-    synced = _synced_modules(analysis)
+    synced = _synced_modules(analysis, by_module)
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
@@ -1558,9 +1558,11 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
   return []
 
 
-def _synced_modules(analysis: Analysis) -> Set[int]:
+def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
+                    ) -> Set[int]:
   """Modules that write into a filtered group of variables (a target
-  network updated from the trained one)."""
+  network updated from the trained one), unless a step trains a part of
+  a scope the module reads whole (`_groups.part_of_copied`)."""
   found = set()
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if scope.name in _names.OPTIMIZER_METHODS:
@@ -1572,7 +1574,9 @@ def _synced_modules(analysis: Analysis) -> Set[int]:
                 _names.dotted(parts[0]) or ""}):
       # Copied from other variables (not a proximal step of its own).
       found.add(id(analysis.module(scope)))
-  return found
+  return {module for module in found if not _groups.part_of_copied(
+      [(step.var_list, step.scope) for step in by_module.get(module, ())
+       if step.var_list is not None])}
 
 
 def _root_scopes(analysis: Analysis) -> Set[str]:
