@@ -106,6 +106,28 @@ POSITIVE = {
                 update_target_fn.append(var_target.assign(var))
             return train_fn, tf.group(*update_target_fn)
         """, [("var-list-filter", 7)]),
+    # iesl/metanlp: `filter_by_layer` fills a fresh dict with the BERT
+    # weights whose names pass a regex; the inner loop steps only those
+    # by hand (`tf.assign(w[k], w[k] - lr * g[k])`).
+    "a meta-learner's dict of weights chosen by layer": ("""\
+        import re
+        import tensorflow as tf
+        def filter_by_layer(weights):
+            filtered_weights = {}
+            for key, value in weights.items():
+                layer_num = re.findall(r'layer_([0-9]+)', key)
+                if len(layer_num) > 0:
+                    if int(layer_num[0]) >= 6:
+                        filtered_weights[key] = value
+            return filtered_weights
+        def inner_step(support_loss, bert_model, lr):
+            fast_weights = filter_by_layer(bert_model.weights)
+            grads = tf.gradients(support_loss, list(fast_weights.values()))
+            gvs = dict(zip(fast_weights.keys(), grads))
+            return {key: tf.assign(fast_weights[key],
+                                   fast_weights[key] - lr * gvs[key])
+                    for key in fast_weights}
+        """, [("var-list-filter", 13)]),
 }
 
 
@@ -230,6 +252,34 @@ NEGATIVE = {
                 vf_loss, var_list=vf_vars)
             sync = [t.assign(m) for m, t in zip(model_vars, target_vars)]
             return pi_op, vf_op, sync
+        """,
+    "a meta-learner's inner loop over every weight of a dict": """\
+        import tensorflow as tf
+        def inner_step(support_loss, weights, lr):
+            fast_weights = {}
+            for key, value in weights.items():
+                if value is not None:
+                    fast_weights[key] = value
+            grads = tf.gradients(support_loss, list(fast_weights.values()))
+            gvs = dict(zip(fast_weights.keys(), grads))
+            return {key: tf.assign(fast_weights[key],
+                                   fast_weights[key] - lr * gvs[key])
+                    for key in fast_weights}
+        """,
+    "a dict of target weights moved toward the trained ones": """\
+        import tensorflow as tf
+        def build(loss, tau):
+            online, target = {}, {}
+            for v in tf.global_variables():
+                if v.name.startswith('online'):
+                    online[v.name[7:]] = v
+                if v.name.startswith('target'):
+                    target[v.name[7:]] = v
+            train = tf.train.AdamOptimizer(1e-3).minimize(
+                loss, var_list=list(online.values()))
+            sync = [tf.assign(target[k], tau * online[k] + (1 - tau) * target[k])
+                    for k in target]
+            return train, sync
         """,
 }
 

@@ -525,9 +525,22 @@ class _Binder:
         return
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
-      # Replacing an element under an `if` keeps the others: no choice.
-      self.scope.guards.pop(id(value), None)
-      self.scope.tests.pop(id(value), None)
+      if not self._filled(base):
+        # Replacing an element under an `if` keeps the others: no choice.
+        self.scope.guards.pop(id(value), None)
+        self.scope.tests.pop(id(value), None)
+
+  def _filled(self, base: ast.expr) -> bool:
+    """Whether a loop fills a dict made empty before it (`chosen = {}`;
+    `for key, w in weights.items(): if ...: chosen[key] = w`): an entry
+    set under an `if` is then a choice, as an `append` is."""
+    if not isinstance(base, ast.Name) or not self.where.loops:
+      return False
+    made = [d for d in self.scope.defs.get(base.id, []) if d.replaces]
+    return len(made) == 1 and made[0].where.loops != self.where.loops and (
+        isinstance(made[0].value, ast.Dict) and not made[0].value.keys or (
+            isinstance(made[0].value, ast.Call) and not made[0].value.args
+            and _names.call_name(made[0].value) in {"dict", "OrderedDict"}))
 
   def _zeroed(self, target: ast.Subscript, value: ast.expr) -> ast.expr:
     """`g[w == 0] = 0` (elements chosen by a condition set to zero) as

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
@@ -159,3 +160,30 @@ def _collection_scope(node: ast.AST) -> Optional[str]:
     if isinstance(each, ast.Constant) and isinstance(each.value, str):
       return each.value
   return None
+
+
+def copied_from(flow: Flow, target: ast.expr, value: ast.expr,
+                scope: _scopes.Scope) -> Set[str]:
+  """The variables other than the target a write reads (a target
+  network's sync reads the trained one), not counting the indices of
+  entries (`w[k]`) nor gradients (`fast_weights[k] - lr * gvs[k]`, a
+  meta-learner's hand-written step on a dict of weights)."""
+  bare = _Unindexed().visit(_copied(value))
+  found = _calls.variables_in(flow, bare, scope, {}) - {
+      _names.dotted(target) or "", _names.dotted(
+          _names.underlying(target)) or ""}
+  return {name for name in found if "grad" not in flow.labels(
+      ast.Name(name, ast.Load()), scope)}
+
+
+def _copied(node: ast.expr) -> ast.expr:
+  copy = ast.parse(ast.unparse(node), mode="eval").body
+  return ast.copy_location(copy, node)
+
+
+class _Unindexed(ast.NodeTransformer):
+  """`w[k]` as `w`."""
+
+  def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+    inner: ast.AST = self.visit(node.value)
+    return inner

@@ -1570,8 +1570,7 @@ def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
     parts = _writes.target_and_value(call)
     if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
         and _has_var(analysis.flow.labels(parts[1], scope)) and (
-            _calls.variables_in(analysis.flow, parts[1], scope, {}) - {
-                _names.dotted(parts[0]) or ""}):
+            _groups.copied_from(analysis.flow, parts[0], parts[1], scope)):
       # Copied from other variables (not a proximal step of its own).
       found.add(id(analysis.module(scope)))
   return {module for module in found if not _groups.part_of_copied(
