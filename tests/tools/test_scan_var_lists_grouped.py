@@ -128,6 +128,36 @@ POSITIVE = {
                                    fast_weights[key] - lr * gvs[key])
                     for key in fast_weights}
         """, [("var-list-filter", 13)]),
+    # yaoyao-liu/mtl-hard-tasks: the pretrained ResNet `weights` run in
+    # one forward with the scaling/shifting `ss_weights`; in MTL mode
+    # only those and the head train (the other mode, in the `else`, does
+    # not count); the MAML inner loop moves fast weights as tensors.
+    "meta-transfer learning: the ResNet left out of its own forward": ("""\
+        import tensorflow as tf
+        class MetaModel(Models):
+            def construct_model(self, use_mtl):
+                ss_weights = self.construct_resnet_ss_weights()
+                weights = self.construct_resnet_weights()
+                base_weights = self.construct_base_weights()
+                def task_metalearn(inp):
+                    inputa, inputb, labela, labelb = inp
+                    emb_a = self.forward_resnet(inputa, weights, ss_weights)
+                    emb_b = self.forward_resnet(inputb, weights, ss_weights)
+                    lossa = self.loss_func(self.forward_base(emb_a, base_weights), labela)
+                    grads = tf.gradients(lossa, list(base_weights.values()))
+                    gradients = dict(zip(base_weights.keys(), grads))
+                    fast = dict(zip(base_weights.keys(), [
+                        base_weights[k] - 0.01 * gradients[k] for k in base_weights]))
+                    return self.loss_func(self.forward_base(emb_b, fast), labelb)
+                total_loss = tf.reduce_mean(tf.map_fn(task_metalearn, self.inputs))
+                optimizer = tf.train.AdamOptimizer(1e-3)
+                if use_mtl:
+                    self.op = optimizer.minimize(total_loss, var_list=list(
+                        ss_weights.values()) + list(base_weights.values()))
+                else:
+                    self.op = optimizer.minimize(total_loss, var_list=list(
+                        weights.values()) + list(base_weights.values()))
+        """, [("var-list-filter", 20)]),
 }
 
 
@@ -280,6 +310,48 @@ NEGATIVE = {
             sync = [tf.assign(target[k], tau * online[k] + (1 - tau) * target[k])
                     for k in target]
             return train, sync
+        """,
+    "a GAN whose halves are dicts of weights run apart": """\
+        import tensorflow as tf
+        class Gan:
+            def build(self, x, z):
+                g_weights = self.construct_generator_weights()
+                d_weights = self.construct_discriminator_weights()
+                fake = self.generator(z, g_weights)
+                d_loss = tf.reduce_mean(self.discriminator(x, d_weights))
+                g_loss = tf.reduce_mean(self.discriminator(fake, d_weights))
+                self.d_op = tf.train.AdamOptimizer(1e-4).minimize(
+                    d_loss, var_list=list(d_weights.values()))
+                self.g_op = tf.train.AdamOptimizer(1e-4).minimize(
+                    g_loss, var_list=list(g_weights.values()))
+        """,
+    "MAML: every group of the forward trained by the outer step": """\
+        import tensorflow as tf
+        class Maml:
+            def construct_model(self):
+                weights = self.construct_conv_weights()
+                fc_weights = self.construct_fc_weights()
+                def task(inp):
+                    xa, xb, ya, yb = inp
+                    lossa = self.loss(self.forward(xa, weights, fc_weights), ya)
+                    grads = tf.gradients(lossa, list(fc_weights.values()))
+                    g = dict(zip(fc_weights.keys(), grads))
+                    fast = {k: fc_weights[k] - 0.01 * g[k] for k in fc_weights}
+                    return self.loss(self.forward(xb, weights, fast), yb)
+                total = tf.reduce_mean(tf.map_fn(task, self.inputs))
+                self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                    total, var_list=list(weights.values()) + list(fc_weights.values()))
+        """,
+    "a head trained on features a call computes from data": """\
+        import tensorflow as tf
+        class Net:
+            def build(self, x, y):
+                head_weights = self.construct_head_weights()
+                features = self.body(x)
+                logits = self.head(features, head_weights)
+                loss = tf.reduce_mean(tf.square(logits - y))
+                self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                    loss, var_list=list(head_weights.values()))
         """,
 }
 

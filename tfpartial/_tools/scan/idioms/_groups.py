@@ -13,7 +13,7 @@ left out); the flow of names is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -187,3 +187,95 @@ class _Unindexed(ast.NodeTransformer):
   def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
     inner: ast.AST = self.visit(node.value)
     return inner
+
+
+def run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
+               others: Sequence[Tuple[ast.Call, Optional[ast.AST]]]
+               ) -> bool:
+  """Whether a step trains some of the groups of weights its function
+  makes from nothing (`weights = self.construct_resnet_weights()`, no
+  data in) and one forward call takes together with another group the
+  step leaves out (`forward(x, weights, ss_weights)`, the list
+  `ss_weights.values() + fc.values()`: meta-transfer learning's scaling
+  and shifting beside the pretrained ResNet): one model, partly trained.
+  Steps in the other branch of an `if` (the other mode) do not count;
+  `others` are the function's steps and their lists."""
+  trained = _groups_of(chosen)
+  made = {name for name in trained if _made(name, scope)}
+  if not made or not isinstance(scope.node, (ast.FunctionDef,
+                                             ast.AsyncFunctionDef)):
+    return False
+  for other in _steps_beside(call, scope, others):
+    trained |= _groups_of(other)
+  for node in ast.walk(scope.node):
+    if isinstance(node, ast.Call) and node is not call:
+      given = {g for arg in node.args for g in _groups_of(arg)}
+      if given & made and any(_made(name, scope) for name in given - trained):
+        return True
+  return False
+
+
+def _groups_of(node: Optional[ast.AST]) -> Set[str]:
+  """`a.values() + list(b.values())`, `a`: {'a', 'b'}."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    return _groups_of(node.left) | _groups_of(node.right)
+  while isinstance(node, ast.Call) and (_names.call_name(node) in {
+      "list", "tuple"} and len(node.args) == 1 or _names.call_name(
+          node) == "values" and not node.args):
+    node = node.args[0] if node.args else getattr(node.func, "value", None)
+  return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def _made(name: str, scope: _scopes.Scope) -> bool:
+  """Whether a name is only assigned a call that takes no data (weights
+  made from nothing), directly or unpacked from its tuple."""
+  defs = scope.defs.get(name, [])
+  return bool(defs) and all(
+      isinstance(d.value, ast.Call) and d.replaces and not any(
+          isinstance(a, (ast.Name, ast.Attribute, ast.Subscript))
+          for a in (*d.value.args, *(k.value for k in d.value.keywords)))
+      and isinstance(d.value.func, ast.Attribute) for d in defs)
+
+
+def _steps_beside(call: ast.Call, scope: _scopes.Scope,
+                  others: Sequence[Tuple[ast.Call, Optional[ast.AST]]]
+                  ) -> List[Optional[ast.AST]]:
+  """The lists the function's other steps train, but for the steps in
+  another branch of an `if` the step is in."""
+  apart: Set[int] = set()
+  for node in scope.nodes:
+    if isinstance(node, ast.If) and node.orelse:
+      body = {id(n) for s in node.body for n in ast.walk(s)}
+      orelse = {id(n) for s in node.orelse for n in ast.walk(s)}
+      if id(call) in body:
+        apart |= orelse
+      elif id(call) in orelse:
+        apart |= body
+  return [chosen for other, chosen in others
+          if other is not call and id(other) not in apart]
+
+
+_APPLIES = frozenset({"apply_gradients", "assign", "assign_sub",
+                      "assign_add", "scatter_update", "scatter_sub"})
+
+
+def inner_loop(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether a bare gradient only moves fast weights (`grads =
+  tf.gradients(lossa, list(w.values()))`, then `w[k] - lr * grads[k]`
+  as new tensors): its function neither applies nor assigns anything nor
+  returns the gradients; a MAML inner loop, not a training of its own."""
+  if _names.call_name(call) not in {"gradients", "gradient"}:
+    return False
+  held = {t.id for n in scope.nodes if isinstance(n, ast.Assign)
+          and n.value is call for t in n.targets if isinstance(t, ast.Name)}
+  if not held:
+    return False
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(node) in _APPLIES:
+      return False
+    if isinstance(node, ast.Return) and node.value is not None and any(
+        isinstance(n, ast.Name) and n.id in held
+        for n in ast.walk(node.value)):
+      return False
+  return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
+             for node in scope.nodes)

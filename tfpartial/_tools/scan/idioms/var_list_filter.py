@@ -809,7 +809,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
     if chosen is not None and "filtered" not in labels and (_part_of_called(
-        chosen, scope, call) or _some_created(chosen, scope, flow, created)):
+        chosen, scope, call) or _some_created(chosen, scope, flow, created)
+                                or _run_beside(chosen, scope, call)):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
@@ -1206,9 +1207,18 @@ def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
           step.var_list)
   for step in steps:
     step.grouped = "filtered" in step.labels and step.var_list is not None \
-        and _groups.left_out(analysis.flow, step.var_list, step.scope,
-                             chosen[id(analysis.module(step.scope))])
+        and (_groups.left_out(analysis.flow, step.var_list, step.scope,
+                              chosen[id(analysis.module(step.scope))])
+             or _run_beside(step.var_list, step.scope, step.call))
   return steps
+
+
+def _run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
+                ) -> bool:
+  """`_groups.run_beside`, given the steps of the function."""
+  return _groups.run_beside(chosen, scope, call, [
+      (n, var_list_of(n)) for n in scope.nodes if isinstance(n, ast.Call)
+      and _names.call_name(n) in STEPS])
 
 
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
@@ -1269,7 +1279,8 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and ast.unparse(other.var_list) != mine and not (
-              _fast_weights(other))]
+              _fast_weights(other) or _groups.inner_loop(
+                  other.call, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
