@@ -353,6 +353,38 @@ NEGATIVE = {
                 self.op = tf.train.AdamOptimizer(1e-3).minimize(
                     loss, var_list=list(head_weights.values()))
         """,
+    # neural-structured-learning (dev5 negatives): features, not weights,
+    # split in two by a predicate and its `else`.
+    "a dict of features split in two by an if and its else": """\
+        import tensorflow as tf
+        class Neighbor:
+            def _split_dict(self, dictionary, predicate_fn):
+                positives, negatives = {}, {}
+                for key, value in dictionary.items():
+                    if predicate_fn(value):
+                        positives[key] = value
+                    else:
+                        negatives[key] = value
+                return positives, negatives
+            def gen(self, loss, dense_features):
+                features, _ = self._split_dict(dense_features, self.is_float)
+                return tf.gradients(loss, list(features.values()))
+        """,
+    # CHINESE-OCR (part 9b negatives): the library's collection and a
+    # global step, both made from nothing, are not a model's groups.
+    "every trainable variable beside a global step": """\
+        import tensorflow as tf
+        class Solver:
+            def train(self, total_loss, opt):
+                global_step = tf.Variable(0, trainable=False)
+                log_image = self.build_image_summary()
+                tvars = tf.trainable_variables()
+                grads, norm = tf.clip_by_global_norm(
+                    tf.gradients(total_loss, tvars), 10.0)
+                self.show(tvars, log_image)
+                return opt.apply_gradients(list(zip(grads, tvars)),
+                                           global_step=global_step)
+        """,
 }
 
 

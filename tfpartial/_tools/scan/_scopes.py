@@ -525,8 +525,9 @@ class _Binder:
         return
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
-      if not self._filled(base):
-        # Replacing an element under an `if` keeps the others: no choice.
+      if self.where.guard is None or not self._filled(base):
+        # Replacing an element under an `if` keeps the others: no choice;
+        # nor is splitting a dict in two by an `if` and its `else`.
         self.scope.guards.pop(id(value), None)
         self.scope.tests.pop(id(value), None)
 

@@ -13,7 +13,7 @@ left out); the flow of names is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Callable, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -190,7 +190,8 @@ class _Unindexed(ast.NodeTransformer):
 
 
 def run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
-               others: Sequence[Tuple[ast.Call, Optional[ast.AST]]]
+               others: Callable[[], Sequence[Tuple[ast.Call,
+                                                   Optional[ast.AST]]]]
                ) -> bool:
   """Whether a step trains some of the groups of weights its function
   makes from nothing (`weights = self.construct_resnet_weights()`, no
@@ -199,42 +200,62 @@ def run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
   `ss_weights.values() + fc.values()`: meta-transfer learning's scaling
   and shifting beside the pretrained ResNet): one model, partly trained.
   Steps in the other branch of an `if` (the other mode) do not count;
-  `others` are the function's steps and their lists."""
-  trained = _groups_of(chosen)
+  `others` gives the function's steps and their lists."""
+  trained = _groups_of(chosen, kept=True)
   made = {name for name in trained if _made(name, scope)}
   if not made or not isinstance(scope.node, (ast.FunctionDef,
                                              ast.AsyncFunctionDef)):
     return False
-  for other in _steps_beside(call, scope, others):
+  for other in _steps_beside(call, scope, others()):
     trained |= _groups_of(other)
+  # A second group by the same constructor is a copy of the model (a
+  # source and its target), not a part of it.
+  kinds = {_made_by(name, scope) for name in trained}
   for node in ast.walk(scope.node):
     if isinstance(node, ast.Call) and node is not call:
       given = {g for arg in node.args for g in _groups_of(arg)}
-      if given & made and any(_made(name, scope) for name in given - trained):
+      if given & made and any(_made(name, scope) and _made_by(
+          name, scope) not in kinds for name in given - trained):
         return True
   return False
 
 
-def _groups_of(node: Optional[ast.AST]) -> Set[str]:
-  """`a.values() + list(b.values())`, `a`: {'a', 'b'}."""
+def _made_by(name: str, scope: _scopes.Scope) -> Optional[str]:
+  """The method that makes a group (`construct_resnet_weights`)."""
+  defs = scope.defs.get(name, [])
+  value = defs[0].value if defs else None
+  return value.func.attr if isinstance(value, ast.Call) and isinstance(
+      value.func, ast.Attribute) else None
+
+
+def _groups_of(node: Optional[ast.AST], kept: bool = False) -> Set[str]:
+  """`a.values() + list(b.values())`, `a`: {'a', 'b'}; with `kept`, only
+  the dicts read `.values()` (`a`, `b`)."""
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-    return _groups_of(node.left) | _groups_of(node.right)
+    return _groups_of(node.left, kept) | _groups_of(node.right, kept)
+  dict_read = False
   while isinstance(node, ast.Call) and (_names.call_name(node) in {
       "list", "tuple"} and len(node.args) == 1 or _names.call_name(
           node) == "values" and not node.args):
+    dict_read = dict_read or not node.args
     node = node.args[0] if node.args else getattr(node.func, "value", None)
-  return {node.id} if isinstance(node, ast.Name) else set()
+  return {node.id} if isinstance(node, ast.Name) and (
+      dict_read or not kept) else set()
 
 
 def _made(name: str, scope: _scopes.Scope) -> bool:
-  """Whether a name is only assigned a call that takes no data (weights
-  made from nothing), directly or unpacked from its tuple."""
+  """Whether a name is only assigned what a method of the object makes
+  from nothing (`self.construct_resnet_weights()`, no data in: weights),
+  directly or unpacked from its tuple; not a library's collection
+  (`tf.trainable_variables()`) nor a global step."""
   defs = scope.defs.get(name, [])
   return bool(defs) and all(
       isinstance(d.value, ast.Call) and d.replaces and not any(
           isinstance(a, (ast.Name, ast.Attribute, ast.Subscript))
           for a in (*d.value.args, *(k.value for k in d.value.keywords)))
-      and isinstance(d.value.func, ast.Attribute) for d in defs)
+      and isinstance(d.value.func, ast.Attribute) and isinstance(
+          d.value.func.value, ast.Name) and d.value.func.value.id == "self"
+      for d in defs)
 
 
 def _steps_beside(call: ast.Call, scope: _scopes.Scope,

@@ -1216,7 +1216,7 @@ def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
 def _run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
                 ) -> bool:
   """`_groups.run_beside`, given the steps of the function."""
-  return _groups.run_beside(chosen, scope, call, [
+  return _groups.run_beside(chosen, scope, call, lambda: [
       (n, var_list_of(n)) for n in scope.nodes if isinstance(n, ast.Call)
       and _names.call_name(n) in STEPS])
 
