@@ -385,6 +385,34 @@ NEGATIVE = {
                 return opt.apply_gradients(list(zip(grads, tvars)),
                                            global_step=global_step)
         """,
+    # variational-continual-learning (part 4a negatives): synaptic
+    # intelligence measures the shared layers' gradient beside the step
+    # (`shared - old` is not a fast-weight move): another loss's lists.
+    "a measured gradient beside the step is not a fast-weight move": """\
+        import tensorflow as tf
+        def construct_optimizer(bound, si_reg, old_params, lr_ph):
+            t_vars = tf.trainable_variables()
+            var_list = [var for var in t_vars if 'gen' in var.name]
+            var_list = var_list + [var for var in t_vars if 'enc' in var.name]
+            shared_var_list = [var for var in t_vars if 'gen_shared' in var.name]
+            loss_task = -tf.reduce_mean(bound)
+            si_loss = 0.0
+            if old_params is not None:
+                for i in range(len(si_reg)):
+                    si_loss += tf.reduce_sum(
+                        si_reg[i] * (shared_var_list[i] - old_params[i]) ** 2)
+            opt = tf.train.AdamOptimizer(lr_ph).minimize(
+                loss_task + si_loss, var_list=var_list)
+            grad_shared = tf.gradients(-loss_task, shared_var_list)
+            ops = [opt, bound, grad_shared]
+            def train(sess, old_params, w_params):
+                _, logp, grad = sess.run(ops)
+                new_params = sess.run(shared_var_list)
+                for i in range(len(w_params)):
+                    w_params[i] += grad[i] * (new_params[i] - old_params[i])
+                return logp, new_params, w_params
+            return train
+        """,
 }
 
 

@@ -276,7 +276,7 @@ def _steps_beside(call: ast.Call, scope: _scopes.Scope,
           if other is not call and id(other) not in apart]
 
 
-_APPLIES = frozenset({"apply_gradients", "assign", "assign_sub",
+_APPLIES = frozenset({"apply_gradients", "minimize", "assign", "assign_sub",
                       "assign_add", "scatter_update", "scatter_sub"})
 
 
@@ -284,7 +284,8 @@ def inner_loop(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether a bare gradient only moves fast weights (`grads =
   tf.gradients(lossa, list(w.values()))`, then `w[k] - lr * grads[k]`
   as new tensors): its function neither applies nor assigns anything nor
-  returns the gradients; a MAML inner loop, not a training of its own."""
+  returns the gradients, and they are subtracted (`w - lr * g`): a MAML
+  inner loop, not a training of its own."""
   if _names.call_name(call) not in {"gradients", "gradient"}:
     return False
   held = {t.id for n in scope.nodes if isinstance(n, ast.Assign)
@@ -298,5 +299,12 @@ def inner_loop(call: ast.Call, scope: _scopes.Scope) -> bool:
         isinstance(n, ast.Name) and n.id in held
         for n in ast.walk(node.value)):
       return False
-  return any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
+  for node in scope.nodes:  # `gradients = dict(zip(keys, grads))`.
+    if isinstance(node, ast.Assign) and any(
+        isinstance(n, ast.Name) and n.id in held
+        for n in ast.walk(node.value)):
+      held |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+  return any(isinstance(node, ast.BinOp) and isinstance(
+      node.op, ast.Sub) and any(isinstance(n, ast.Name) and n.id in held
+                                for n in ast.walk(node.right))
              for node in scope.nodes)
