@@ -415,7 +415,8 @@ def mentions_a_name_test(node: ast.AST) -> bool:
     if isinstance(item, ast.Attribute) and item.attr == "name":
       return True
     if isinstance(item, ast.Call) and call_name(item) in {
-        "startswith", "endswith", "match", "search", "fullmatch", "fnmatch"}:
+        "startswith", "endswith", "match", "search", "fullmatch", "fnmatch",
+        "findall"}:
       return True
   return False
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
-from typing import (Dict, Iterator, List, Optional, Sequence, Set, Tuple,
-                    Union)
+from typing import (Dict, FrozenSet, Iterator, List, Optional, Sequence, Set,
+                    Tuple, Union)
 
 from tfpartial._tools.scan import _names
 
@@ -95,6 +95,12 @@ class Where:
   blocks: Tuple[int, ...] = ()
   guard: Optional[ast.expr] = None  # The test of the innermost `if`.
   test: Optional[ast.expr] = None  # The same, with an `else` too.
+  # A branch of an `if` with an `else` inside a loop: its test (`not`
+  # the test in the `else`), a choice for the lists only this branch
+  # adds to (`if 'norm' in v.name: norm_vars.append(v) elif ...`), and
+  # the lists every branch adds to (no choice: each element somewhere).
+  branch: Optional[ast.expr] = None
+  shared: FrozenSet[str] = frozenset()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -335,6 +341,34 @@ def collect(tree: ast.Module, module: object = None) -> Scope:
   return scope
 
 
+def _branches(node: ast.If, inner: Where, here: Where
+              ) -> List[Tuple[ast.AST, Where]]:
+  """The children of an `if` with an `else` in a loop, each branch with
+  its own test, to push on the filler's stack (last first)."""
+  body, orelse = _added_to(node.body), _added_to(node.orelse)
+  shared = frozenset(body & orelse) | inner.shared
+  negated = ast.copy_location(ast.UnaryOp(ast.Not(), node.test), node.test)
+  yes = dataclasses.replace(inner, branch=node.test, shared=shared)
+  no = dataclasses.replace(inner, branch=negated, shared=shared)
+  return [*[(c, no) for c in reversed(node.orelse)],
+          *[(c, yes) for c in reversed(node.body)],
+          (node.test, here)]
+
+
+def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
+  """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
+  found: Set[str] = set()
+  for statement in body:
+    for node in ast.walk(statement):
+      if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and node.func.attr in {
+              "append", "extend", "insert", "add", "update"}:
+        found.add(_names.dotted(node.func.value) or "")
+      elif isinstance(node, ast.AugAssign):
+        found.add(_names.dotted(node.target) or "")
+  return found - {""}
+
+
 class _Filler:
   """Walks one scope's statements in source order."""
 
@@ -371,8 +405,12 @@ class _Filler:
           (None if node.orelse else node.test) if isinstance(node, ast.If)
           else None if kind in _LOOP_TYPES else here.guard,
           node.test if isinstance(node, ast.If)
-          else None if kind in _LOOP_TYPES else here.test)
-      if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
+          else None if kind in _LOOP_TYPES else here.test,
+          None if kind in _LOOP_TYPES else here.branch,
+          frozenset() if kind in _LOOP_TYPES else here.shared)
+      if isinstance(node, ast.If) and node.orelse and here.loops:
+        stack.extend(_branches(node, inner, here))
+      elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
         inside = {id(c) for c in (*node.body, *node.orelse)}
         stack.extend([(c, inner if id(c) in inside else here)
                       for c in reversed(children)])
@@ -489,10 +527,10 @@ class _Binder:
       scope.defs.setdefault(target.id, []).append(
           Def(value, self.end, replaces, self.where, part, self.start,
               outer))
-      self._guard(value, replaces)
+      self._guard(value, replaces, target.id)
     elif isinstance(target, ast.Attribute):
-      self._guard(value, replaces)
       name = _names.dotted(target)
+      self._guard(value, replaces, name or "")
       method = scope
       while method.cls is None and method.parent is not None:
         method = method.parent
@@ -512,9 +550,23 @@ class _Binder:
         return
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
-      # Replacing an element under an `if` keeps the others: no choice.
-      self.scope.guards.pop(id(value), None)
-      self.scope.tests.pop(id(value), None)
+      if self.where.guard is None or not self._filled(base):
+        # Replacing an element under an `if` keeps the others: no choice;
+        # nor is splitting a dict in two by an `if` and its `else`.
+        self.scope.guards.pop(id(value), None)
+        self.scope.tests.pop(id(value), None)
+
+  def _filled(self, base: ast.expr) -> bool:
+    """Whether a loop fills a dict made empty before it (`chosen = {}`;
+    `for key, w in weights.items(): if ...: chosen[key] = w`): an entry
+    set under an `if` is then a choice, as an `append` is."""
+    if not isinstance(base, ast.Name) or not self.where.loops:
+      return False
+    made = [d for d in self.scope.defs.get(base.id, []) if d.replaces]
+    return len(made) == 1 and made[0].where.loops != self.where.loops and (
+        isinstance(made[0].value, ast.Dict) and not made[0].value.keys or (
+            isinstance(made[0].value, ast.Call) and not made[0].value.args
+            and _names.call_name(made[0].value) in {"dict", "OrderedDict"}))
 
   def _zeroed(self, target: ast.Subscript, value: ast.expr) -> ast.expr:
     """`g[w == 0] = 0` (elements chosen by a condition set to zero) as
@@ -535,9 +587,16 @@ class _Binder:
     setattr(where, ZEROED, True)  # Not in the source: said so when shown.
     return ast.fix_missing_locations(ast.copy_location(where, target))
 
-  def _guard(self, value: ast.expr, replaces: bool) -> None:
-    if not replaces and self.where.guard is not None and self.where.loops:
-      self.scope.guards[id(value)] = self.where.guard
+  def _guard(self, value: ast.expr, replaces: bool, name: str = "") -> None:
+    where = self.where
+    if not replaces and where.guard is not None and where.loops:
+      self.scope.guards[id(value)] = where.guard
+    elif not replaces and where.branch is not None and where.loops and (
+        name and name not in where.shared) and not isinstance(
+            value, (ast.Tuple, ast.List)):
+      # Variables, not (gradient, variable) pairs: the other branch may
+      # keep the gradients it leaves out to apply them later.
+      self.scope.guards[id(value)] = where.branch
     if not replaces and self.where.test is not None and self.where.loops:
       self.scope.tests[id(value)] = self.where.test
 

@@ -27,6 +27,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _fed
+from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -61,6 +62,9 @@ class Step:
   # The filters of the other classes whose method of the name the step
   # reads (`model.get_retrain_vars()`, `model` of a class passed in).
   also: Tuple[ast.expr, ...] = ()
+  # A sibling group of its list (split off by the same loop or helper)
+  # that no step of the module trains: not one of a GAN's halves.
+  grouped: bool = False
 
 
 class VarListFilter(_idiom.Idiom):
@@ -80,9 +84,9 @@ class VarListFilter(_idiom.Idiom):
 
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
     by_module: Dict[int, List[Step]] = {}
-    for step in _steps(analysis):
+    for step in _grouped(analysis, _steps(analysis)):
       by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
-    synced = _synced_modules(analysis)
+    synced = _synced_modules(analysis, by_module)
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
@@ -807,7 +811,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
     if chosen is not None and "filtered" not in labels and (_part_of_called(
-        chosen, scope, call) or _some_created(chosen, scope, flow, created)):
+        chosen, scope, call) or _some_created(chosen, scope, flow, created)
+                                or _run_beside(chosen, scope, call)):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
@@ -1194,6 +1199,30 @@ def _returned_filter(flow: Flow, function: _scopes.Scope
 _REPLICA = re.compile(r"device|tower|replica|gpu|clone|worker|shard", re.I)
 
 
+def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
+  """The steps, each marked when a sibling group of its filtered list
+  is trained by no step of its module (`_groups`)."""
+  chosen: Dict[int, List[ast.AST]] = {}
+  for step in steps:
+    if step.var_list is not None:
+      chosen.setdefault(id(analysis.module(step.scope)), []).append(
+          step.var_list)
+  for step in steps:
+    step.grouped = "filtered" in step.labels and step.var_list is not None \
+        and (_groups.left_out(analysis.flow, step.var_list, step.scope,
+                              chosen[id(analysis.module(step.scope))])
+             or _run_beside(step.var_list, step.scope, step.call))
+  return steps
+
+
+def _run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
+                ) -> bool:
+  """`_groups.run_beside`, given the steps of the function."""
+  return _groups.run_beside(chosen, scope, call, lambda: [
+      (n, var_list_of(n)) for n in scope.nodes if isinstance(n, ast.Call)
+      and _names.call_name(n) in STEPS])
+
+
 def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
            ) -> bool:
   """Whether another step of the module trains other variables for
@@ -1252,7 +1281,8 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and ast.unparse(other.var_list) != mine and not (
-              _fast_weights(other))]
+              _fast_weights(other) or _groups.inner_loop(
+                  other.call, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
@@ -1403,6 +1433,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
   source = step.labels.get("grad")  # The gradients it keeps some of.
+  if step.grouped:
+    return True  # A sibling group is trained by no step: frozen too.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and
@@ -1495,6 +1527,9 @@ def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
   callers pass tell it (`Trainer(config, model)` training
   `model.get_var_list()`): the choice, in the model's code."""
   where = step.labels.get("filtered")
+  if step.grouped and step.var_list is not None and _groups.among(
+      step.var_list, step.scope):
+    return step.var_list  # One group or another, by a flag: at the step.
   if node is step.var_list and node is not None and isinstance(
       where, ast.expr) and where is not node and (
           "filtered" not in flow.labels(node, step.scope)):
@@ -1545,9 +1580,11 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
   return []
 
 
-def _synced_modules(analysis: Analysis) -> Set[int]:
+def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
+                    ) -> Set[int]:
   """Modules that write into a filtered group of variables (a target
-  network updated from the trained one)."""
+  network updated from the trained one), unless a step trains a part of
+  a scope the module reads whole (`_groups.part_of_copied`)."""
   found = set()
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if scope.name in _names.OPTIMIZER_METHODS:
@@ -1555,11 +1592,12 @@ def _synced_modules(analysis: Analysis) -> Set[int]:
     parts = _writes.target_and_value(call)
     if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
         and _has_var(analysis.flow.labels(parts[1], scope)) and (
-            _calls.variables_in(analysis.flow, parts[1], scope, {}) - {
-                _names.dotted(parts[0]) or ""}):
+            _groups.copied_from(analysis.flow, parts[0], parts[1], scope)):
       # Copied from other variables (not a proximal step of its own).
       found.add(id(analysis.module(scope)))
-  return found
+  return {module for module in found if not _groups.part_of_copied(
+      [(step.var_list, step.scope) for step in by_module.get(module, ())
+       if step.var_list is not None])}
 
 
 def _root_scopes(analysis: Analysis) -> Set[str]:
