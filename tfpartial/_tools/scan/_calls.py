@@ -703,7 +703,11 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
       return {}
   shape = name in _names.SHAPES
   if shape:  # What is reshaped or gathered, not the indices.
-    parts = [flow.labels(a, scope, env) for a in args[:1]]
+    data = args[:1] or [k.value for k in node.keywords if k.arg in _DATA][:1]
+    if name in {"concat", "stack"} and len(args) > 1 and isinstance(
+        args[0], ast.Constant):
+      data = args[1:2]  # TF 0.x's `concat(0, parts)`.
+    parts = [flow.labels(a, scope, env) for a in data]
   else:
     parts = [flow.labels(a, scope, env) for a in args]
     parts += [flow.labels(k.value, scope, env) for k in node.keywords]
@@ -728,6 +732,10 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found
+
+
+# The keyword of a shape operation's data (`concat(axis=0, values=grads)`).
+_DATA = {"values", "tensors", "tensor", "x", "input", "params", "value", "a"}
 
 
 def _made_here(receiver: ast.AST, scope: _scopes.Scope) -> bool:

@@ -12,9 +12,10 @@ the same names, so it holds whatever `n` and `a` are when it runs.
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 
 # (gradient, the part's index as a function of the variable's text), or
@@ -194,3 +195,25 @@ def _count(node: Optional[ast.AST]) -> bool:
   """A positive whole number written as one."""
   return isinstance(node, ast.Constant) and isinstance(node.value, int) \
       and not isinstance(node.value, bool) and node.value > 0
+
+
+def reaching(calls: List[ast.Call], sink: ast.AST, order: _order.Order
+             ) -> List[ast.Call]:
+  """The calls whose statement writes a name the sink reads (`out.append(
+  (zero_nil_slot(g), v))` or `out = ...` before `apply_gradients(out)`):
+  of a helper called in two loops, the one whose pairs are applied."""
+  read = {n.id for n in ast.walk(sink) if isinstance(n, ast.Name)}
+  kept = []
+  for call in calls:
+    node: Optional[ast.AST] = call
+    while node is not None and not isinstance(node, ast.stmt):
+      node = order.parent(node)
+    written: List[ast.AST] = []
+    if isinstance(node, ast.Assign):
+      written = list(node.targets)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
+        isinstance(node.value.func, ast.Attribute)):
+      written = [node.value.func.value]  # `out.append(...)`.
+    if any(isinstance(w, ast.Name) and w.id in read for w in written):
+      kept.append(call)
+  return kept

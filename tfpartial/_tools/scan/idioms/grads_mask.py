@@ -99,7 +99,7 @@ class GradsMask(_idiom.Idiom):
           found = flow.labels(node.value, scope)
           if "masked" in found:
             hits.append(_hit(found, scope, None))
-    merged = _merged(hits)
+    merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
         hit.shown = _use_of_helper(hit, analysis)
@@ -152,6 +152,8 @@ def _use_of_helper(hit: GradsMaskHit, analysis: Analysis
     return None  # Only a helper zeroing rows (the nil slot) is moved.
   calls = [c for c in analysis.calls(hit.scope)
            if flow.callee(c, hit.scope) is helper.node]
+  if len(calls) > 1:  # One list the apply reads (IRN: two loops, one run).
+    calls = _split.reaching(calls, hit.sinks[0], analysis.order(hit.scope))
   return calls[0] if len(calls) == 1 else None
 
 
@@ -407,11 +409,17 @@ def _hit(found: Labels, scope: _scopes.Scope, sink: Optional[ast.Call]
   return GradsMaskHit(masked, scope, sink, found, (sink,) if sink else ())
 
 
-def _merged(hits: List[GradsMaskHit]) -> List[_idiom.Hit]:
-  """One hit per masking op, with every apply it reaches."""
-  by_node: Dict[int, GradsMaskHit] = {}
+def _merged(hits: List[GradsMaskHit], analysis: Analysis
+            ) -> List[_idiom.Hit]:
+  """One hit per masking op, with every apply it reaches; of a helper
+  zeroing rows (`zero_nil_slot`), one per function that calls it."""
+  by_node: Dict[Tuple[int, int], GradsMaskHit] = {}
   for hit in hits:
-    first = by_node.setdefault(id(hit.node), hit)
+    helper = analysis.flow.origin.get(id(hit.node))
+    apart = helper is not None and helper is not hit.scope and (
+        _split.zero_rows(hit.node, helper) is not None)
+    first = by_node.setdefault(
+        (id(hit.node), id(hit.scope) if apart else 0), hit)
     if first is not hit:
       first.sinks = tuple(dict.fromkeys((*first.sinks, *hit.sinks)))
   return list(by_node.values())
