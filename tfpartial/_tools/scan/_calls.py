@@ -233,6 +233,11 @@ def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
           _names.call_name(defs[0].value) == "stop_gradient"):
         stack.append((defs[0].value, False))  # `x_sg = stop_gradient(x)`.
         continue
+    if isinstance(item, ast.Name) and inside == stopped:
+      split = split_part(item, scope)
+      if split is not None:
+        stack.append((split, inside))  # `a, b = tf.split(x, ...)`: x.
+        continue
     if isinstance(item, (ast.Name, ast.Attribute)) and inside == stopped:
       labels = flow.labels(item, scope, env)
       if "var" in labels and not (trainable and "shadow" in labels):
@@ -491,6 +496,17 @@ def _prefix(key: ast.AST, scope: _scopes.Scope) -> ast.AST:
     literal = re.split(r"[{%]", key.value, maxsplit=1)[0]
     return ast.Constant(literal) if literal else original
   return key
+
+
+def split_part(name: ast.Name, scope: _scopes.Scope) -> Optional[ast.expr]:
+  """What a name unpacked from a split is a part of (`head, tail =
+  tf.split(table, [n, m], 0)` -> `table`), else None."""
+  defs = scope.defs.get(name.id, [])
+  value = defs[0].value if len(defs) == 1 and defs[0].part else None
+  if isinstance(value, ast.Call) and _names.call_name(value) == "split" and (
+      value.args):
+    return value.args[0]
+  return None
 
 
 def joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:
