@@ -133,3 +133,31 @@ def test_a_nil_row_helper_is_shown_at_each_callers_applied_loop():
                               "baseline.py": BASELINE})
   assert found == [("grads-mask", "baseline.py", 11),
                    ("grads-mask", "model.py", 19)], found
+
+
+def test_a_constraint_masking_its_weight_in_place_is_a_remask():
+  # TomSchammo/set_framework: `w *= self.mask_var` in a Constraint's
+  # `__call__` (a backend variable made from the mask when it was built).
+  found = scanned.in_text("""\
+      class MaskWeights(Constraint):
+        def __init__(self, mask):
+          self.mask = mask.astype(np.float32, copy=False)
+          self.mask_var = K.variable(self.mask, K.floatx())
+
+        def __call__(self, w):
+          w *= self.mask_var
+          return w
+
+      model.add(Dense(4000, kernel_constraint=MaskWeights(wm1)))
+      model.fit(x, y)
+      """)
+  assert found == [("weight-remask", 6)], found  # At its `def`.
+
+
+def test_a_constraint_scaling_in_place_by_its_own_norm_is_silent():
+  assert scanned.in_text("""\
+      class UnitNorm(Constraint):
+        def __call__(self, w):
+          w *= 1.0 / (K.epsilon() + K.sqrt(K.sum(K.square(w))))
+          return w
+      """) == []

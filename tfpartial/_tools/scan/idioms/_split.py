@@ -7,16 +7,20 @@ freezes the first `n` elements along `a` of the gradient's variable; in a
 loop over several gradients (`for a, grad in zip(axes, grads)`), of each
 variable with its own axis. The port keeps `grad` and makes the spec from
 the same names, so it holds whatever `n` and `a` are when it runs.
+
+Also where a helper writing zeros over a gradient's first rows (the memory
+networks' `zero_nil_slot`) is used: the call whose list is applied.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 # (gradient, the part's index as a function of the variable's text), or
 # why there is none.
@@ -217,3 +221,24 @@ def reaching(calls: List[ast.Call], sink: ast.AST, order: _order.Order
     if any(isinstance(w, ast.Name) and w.id in read for w in written):
       kept.append(call)
   return kept
+
+
+def use_of_helper(node: ast.AST, scope: _scopes.Scope,
+                  sinks: Sequence[ast.AST], analysis: Analysis
+                  ) -> Optional[ast.expr]:
+  """The one call, in the function `scope` that applies the gradients
+  (`sinks`), of a helper that zeroes rows of the gradient it is given
+  (`zero_nil_slot(g)` in the loop over the pairs), whose list the apply
+  reads: where the mask is used, reported there rather than at the
+  helper's `concat` (`node`, which every caller shares)."""
+  flow = analysis.flow
+  helper = flow.origin.get(id(node))
+  if helper is None or helper is scope or len(sinks) != 1 or not (
+      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
+          zero_rows(node, helper) is None):
+    return None  # Only a helper zeroing rows (the nil slot) is moved.
+  calls = [c for c in analysis.calls(scope)
+           if flow.callee(c, scope) is helper.node]
+  if len(calls) > 1:  # One list the apply reads (IRN: two loops, one run).
+    calls = reaching(calls, sinks[0], analysis.order(scope))
+  return calls[0] if len(calls) == 1 else None

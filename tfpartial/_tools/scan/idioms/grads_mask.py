@@ -102,7 +102,8 @@ class GradsMask(_idiom.Idiom):
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
-        hit.shown = _use_of_helper(hit, analysis)
+        hit.shown = _split.use_of_helper(hit.node, hit.scope, hit.sinks,
+                                         analysis)
     return merged
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -136,25 +137,6 @@ class GradsMask(_idiom.Idiom):
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
-
-
-def _use_of_helper(hit: GradsMaskHit, analysis: Analysis
-                   ) -> Optional[ast.expr]:
-  """The one call, in the function that applies the gradients, of a
-  helper that zeroes rows of the gradient it is given (`zero_nil_slot(g)`
-  in the loop over the pairs): where the mask is used, reported there
-  rather than at the helper's `concat` (which every caller shares)."""
-  flow = analysis.flow
-  helper = flow.origin.get(id(hit.node))
-  if helper is None or helper is hit.scope or len(hit.sinks) != 1 or not (
-      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
-          _split.zero_rows(hit.node, helper) is None):
-    return None  # Only a helper zeroing rows (the nil slot) is moved.
-  calls = [c for c in analysis.calls(hit.scope)
-           if flow.callee(c, hit.scope) is helper.node]
-  if len(calls) > 1:  # One list the apply reads (IRN: two loops, one run).
-    calls = _split.reaching(calls, hit.sinks[0], analysis.order(hit.scope))
-  return calls[0] if len(calls) == 1 else None
 
 
 def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
