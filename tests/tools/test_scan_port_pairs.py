@@ -290,11 +290,17 @@ def test_a_helper_of_another_module_is_ported_at_its_caller():
       textwrap.dedent(CALLER_DIFF).splitlines())
 
 
-def test_a_helper_two_modules_call_stays_by_hand():
-  # One finding, two callers in two files: one diff cannot port both.
+def test_a_helper_two_modules_call_is_ported_at_each_caller():
+  # One finding per calling function, each at its use and ported in its
+  # own file (the helper is left as it is).
   sources = [_files.Source(path, textwrap.dedent(text)) for path, text in (
       ("utils/tensor_utils.py", HELPER), ("models/model.py", CALLER),
       ("models/other.py", CALLER))]
   findings, _ = _scan.scan_project(sources)
-  assert findings and not any(f.edits for f in findings), findings
-  assert "called from several files" in findings[0].by_hand, findings
+  assert [(f.idiom, f.path, f.edited) for f in findings] == [
+      ("grads-mask", "models/model.py", ""),
+      ("grads-mask", "models/other.py", "")], findings
+  data, _ = _diff.diff(findings, {s.path: s for s in sources})
+  text = data.decode()
+  assert text.count("+                nil_grads_and_vars.append((g, v))") == 2
+  assert "--- a/models/other.py" in text and "utils/" not in text, text

@@ -233,6 +233,11 @@ def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
           _names.call_name(defs[0].value) == "stop_gradient"):
         stack.append((defs[0].value, False))  # `x_sg = stop_gradient(x)`.
         continue
+    if isinstance(item, ast.Name) and inside == stopped:
+      split = split_part(item, scope)
+      if split is not None:
+        stack.append((split, inside))  # `a, b = tf.split(x, ...)`: x.
+        continue
     if isinstance(item, (ast.Name, ast.Attribute)) and inside == stopped:
       labels = flow.labels(item, scope, env)
       if "var" in labels and not (trainable and "shadow" in labels):
@@ -493,6 +498,17 @@ def _prefix(key: ast.AST, scope: _scopes.Scope) -> ast.AST:
   return key
 
 
+def split_part(name: ast.Name, scope: _scopes.Scope) -> Optional[ast.expr]:
+  """What a name unpacked from a split is a part of (`head, tail =
+  tf.split(table, [n, m], 0)` -> `table`), else None."""
+  defs = scope.defs.get(name.id, [])
+  value = defs[0].value if len(defs) == 1 and defs[0].part else None
+  if isinstance(value, ast.Call) and _names.call_name(value) == "split" and (
+      value.args):
+    return value.args[0]
+  return None
+
+
 def joined_parts(node: ast.Call) -> Optional[List[ast.expr]]:
   """The parts a concatenation joins: its list argument, positional
   (first, or second as in TF 0.x's `concat(0, [a, b])`) or `values=`."""
@@ -703,7 +719,11 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
       return {}
   shape = name in _names.SHAPES
   if shape:  # What is reshaped or gathered, not the indices.
-    parts = [flow.labels(a, scope, env) for a in args[:1]]
+    data = args[:1] or [k.value for k in node.keywords if k.arg in _DATA][:1]
+    if name in {"concat", "stack"} and len(args) > 1 and isinstance(
+        args[0], ast.Constant):
+      data = args[1:2]  # TF 0.x's `concat(0, parts)`.
+    parts = [flow.labels(a, scope, env) for a in data]
   else:
     parts = [flow.labels(a, scope, env) for a in args]
     parts += [flow.labels(k.value, scope, env) for k in node.keywords]
@@ -728,6 +748,10 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found
+
+
+# The keyword of a shape operation's data (`concat(axis=0, values=grads)`).
+_DATA = {"values", "tensors", "tensor", "x", "input", "params", "value", "a"}
 
 
 def _made_here(receiver: ast.AST, scope: _scopes.Scope) -> bool:

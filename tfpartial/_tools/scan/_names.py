@@ -37,10 +37,11 @@ SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
           "squeeze", "gather", "cast", "tile", "broadcast_to", "transpose",
           "stack", "concat", "constant", "array", "asarray", "astype",
-          "to_float", "copy", "abs", "gather_nd", "embedding_lookup"}
+          "to_float", "copy", "abs", "gather_nd", "embedding_lookup",
+          "split"}
 # Shape operations whose result is elements of the variable itself.
 VIEWS = {"gather", "gather_nd", "embedding_lookup", "reshape", "transpose",
-         "expand_dims", "squeeze", "convert_to_tensor", "cast"}
+         "expand_dims", "squeeze", "convert_to_tensor", "cast", "split"}
 MASKS = {"ones_like", "eye", "one_hot", "sequence_mask", "band_part", "tri", "tril",
          "triu", "logical_not", "logical_and", "logical_or", "greater",
          "less", "equal", "not_equal", "greater_equal", "less_equal"}

@@ -34,7 +34,7 @@ def scan_project(sources: Sequence[_files.Source]
   try:
     for idiom in IDIOMS:
       for hit in idiom.detect(analysis):
-        key = (idiom.id, id(hit.node))
+        key = (idiom.id, id(getattr(hit, "shown", None) or hit.node))
         if key not in seen:
           seen.add(key)
           findings.append(_finding(idiom, hit, analysis))

@@ -31,6 +31,11 @@ from tfpartial._tools.scan._analysis import Analysis
 # A product with a factor named for a mask or a pruning, by its line.
 _LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
                    r"(?:mask|prune)\w*\]?[ \t]*\*|multiply\()", re.I)
+# What makes a mask known by what it is, not by its name: a variable kept
+# from training (`trainable=False`), an array loaded from a file.
+_KEPT_TEXT = re.compile(r"trainable\s*=\s*False|\b(?:np|numpy)\.(?:load|"
+                        r"loadtxt|genfromtxt|fromfile)\(")
+_ANY_PRODUCT = re.compile(r"[\w\])][ \t]*\*=?[ \t]*[\w(]|multiply\(")
 # Where a product is written back into its variable, not read forward.
 _WRITES = {"assign", "assign_sub", "assign_add", "set_weights", "set_value",
            "scatter_update", "stop_gradient", "load"}
@@ -50,10 +55,13 @@ def masked_weights(analysis: Analysis
   project = analysis.project
   for module in project.modules:  # A layer's module may hold no step.
     text = module.source.text
-    if "mask" not in text and "prune" not in text and "Mask" not in text:
+    kept = _KEPT_TEXT.search(text) is not None  # A mask by what it is.
+    if not kept and "mask" not in text and "prune" not in text and (
+        "Mask" not in text):
       continue
     lines = [number for number, line in enumerate(text.splitlines(), 1)
-             if "*" in line or "multiply(" in line if _LINE.search(line)]
+             if "*" in line or "multiply(" in line
+             if kept and _ANY_PRODUCT.search(line) or _LINE.search(line)]
     if not lines or module.is_test or project.parsed(module) is None:
       continue
     wanted = set(lines)
@@ -90,8 +98,9 @@ def _judged(analysis: Analysis, node: ast.AST,
   flow = analysis.flow
   for weight, mask in (pair, pair[::-1]):
     if not _plain(weight, scope) or not _plain(mask, scope) or not (
-        _spelled(mask, scope)) or _made_here(mask, scope) or _structural(
-            mask, scope) or _built_in_code(mask, scope, analysis):
+        _spelled(mask, scope) or _kept(mask, scope, analysis)) or _made_here(
+            mask, scope) or _structural(mask, scope) or _built_in_code(
+                mask, scope, analysis):
       continue  # Read before any flow: most products are activations.
     labels = flow.labels(weight, scope)
     if "var" not in labels or "shadow" in labels or "grad" in labels or (
@@ -268,7 +277,7 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   if "random" in labels or "grad" in labels or "param" in labels or (
       "var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
-  if "mask" in labels:
+  if "mask" in labels or _kept(mask, scope, analysis):
     return not _rewritten_each_step(mask, scope) and not (
         regrown(mask, scope, analysis))
   return _placeholder_mask(mask, scope)
@@ -281,7 +290,7 @@ def _trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   mask_logits)`), the top-k of trainable scores passed straight through
   (movement pruning)."""
   flow = analysis.flow
-  for item in ast.walk(mask):
+  for item in _data(mask):
     if not isinstance(item, (ast.Name, ast.Attribute)) or isinstance(
         item, ast.Name) and item.id in scope.params:
       continue
@@ -393,18 +402,7 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
   a PixelCNN's causal kernel, an architecture's shape), not one that
   training or data chose (a variable set between rounds, a placeholder
   fed, an array loaded from a file)."""
-  values: List[Tuple[ast.expr, _scopes.Scope]] = []
-  spelled = _names.dotted(mask)
-  if isinstance(mask, ast.Name):
-    values = [(d.value, scope) for d in _defs(mask.id, scope)
-              if d.value is not None]
-  elif spelled is not None and spelled.count(".") == 1 and (
-      spelled.startswith("self.")):
-    owner: Optional[_scopes.Scope] = scope
-    while owner is not None and owner.cls is None:
-      owner = owner.parent
-    if owner is not None and owner.cls is not None:
-      values = analysis.project.attribute(owner.cls, spelled)
+  values = _values(mask, scope, analysis)
   built = False
   seen: Set[int] = set()
   while values and len(seen) < 24:
@@ -422,6 +420,109 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
       elif isinstance(item, ast.Name) and item.id not in home.params:
         values += [(d.value, home) for d in _defs(item.id, home)][:4]
   return built
+
+
+def _values(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
+            ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """What a mask's name, or its attribute of `self` (an element of
+  either: `self.w_mask[i]`), is assigned, with where."""
+  while isinstance(mask, ast.Subscript):
+    mask = mask.value
+  spelled = _names.dotted(mask)
+  if isinstance(mask, ast.Name):
+    return [(d.value, scope) for d in _defs(mask.id, scope)
+            if d.value is not None]
+  if spelled is not None and spelled.count(".") == 1 and (
+      spelled.startswith("self.")):
+    owner: Optional[_scopes.Scope] = scope
+    while owner is not None and owner.cls is None:
+      owner = owner.parent
+    if owner is not None and owner.cls is not None:
+      return analysis.project.attribute(owner.cls, spelled)
+  return []
+
+
+def _kept(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether a mask is, whatever its name, a 0/1 tensor data or training
+  chose: an array loaded from a file (`np.load`), or a non-trainable
+  variable made of ones (`add_weight(..., initializer="ones",
+  trainable=False)`) that the code writes somewhere (a pruning round); not
+  a scalar, not a variable of ones nothing writes (it masks nothing)."""
+  values = _values(mask, scope, analysis)[:8]
+  if not values:
+    return False
+  for value, _ in values:
+    if isinstance(value, ast.Call) and _names.call_name(value) in _LOADS and (
+        (_names.dotted(value.func) or "").startswith(("np.", "numpy."))):
+      continue
+    if not (isinstance(value, ast.Call) and _names.call_name(value) in (
+        _VARIABLES) and _ones_kept(value)):
+      return False
+  return all(isinstance(v, ast.Call) and _names.call_name(v) in _LOADS
+             for v, _ in values) or _written(mask, scope, analysis)
+
+
+_LOADS = {"load", "loadtxt", "genfromtxt", "fromfile"}
+_VARIABLES = {"Variable", "VariableV1", "get_variable", "add_weight"}
+
+
+def _ones_kept(call: ast.Call) -> bool:
+  """`Variable(tf.ones(shape), trainable=False)`, `add_weight(shape=s,
+  initializer="ones", trainable=False)`, `get_variable(name, shape,
+  initializer=constant_initializer(1.0), trainable=False)`."""
+  keywords = {k.arg: k.value for k in call.keywords if k.arg}
+  trainable = keywords.get("trainable")
+  if not (isinstance(trainable, ast.Constant) and trainable.value is False):
+    return False
+  first = keywords.get("initial_value", keywords.get("initializer"))
+  if first is None and _names.call_name(call) in {"Variable", "VariableV1"}:
+    first = call.args[0] if call.args else None
+  if isinstance(first, ast.Constant):
+    return first.value in ("ones", "Ones")
+  if not isinstance(first, ast.Call):
+    return False
+  name = _names.call_name(first)
+  if name in {"ones", "ones_initializer", "Ones"}:
+    return True
+  value = first.args[0] if first.args else None
+  return name in {"Constant", "constant_initializer"} and isinstance(
+      value, ast.Constant) and value.value == 1
+
+
+def _written(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
+             ) -> bool:
+  """Whether the project writes a mask variable (`layer.mask.assign(m)`,
+  `tf.assign(mask, m)`) by the attribute or name it is kept under."""
+  key = _mask_key(mask, scope)
+  if key is None and isinstance(mask, ast.Name):
+    key = mask.id
+  for place, call in analysis.calls_named(("assign",)):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) and (
+        _names.dotted(call.func.value) not in {"tf", "tf.compat.v1"}) else (
+            call.args[0] if call.args else None)
+    while isinstance(receiver, ast.Subscript):
+      receiver = receiver.value
+    if receiver is not None and (isinstance(receiver, ast.Attribute) and (
+        receiver.attr == key) or isinstance(receiver, ast.Name) and (
+            receiver.id == key)):
+      return True
+  return False
+
+
+def _data(node: ast.AST) -> List[ast.AST]:
+  """The nodes of an expression its values come from: not an index
+  (`masks[i]`), not a length or a range (`range(len(outputs))`)."""
+  found: List[ast.AST] = []
+  stack: List[ast.AST] = [node]
+  while stack:
+    item = stack.pop()
+    found.append(item)
+    if isinstance(item, ast.Subscript):
+      stack.append(item.value)
+    elif not (isinstance(item, ast.Call) and _names.call_name(item) in {
+        "len", "range", "shape", "enumerate"}):
+      stack.extend(ast.iter_child_nodes(item))
+  return found
 
 
 def _made_by(call: ast.Call, scope: _scopes.Scope, analysis: Analysis

@@ -7,15 +7,20 @@ freezes the first `n` elements along `a` of the gradient's variable; in a
 loop over several gradients (`for a, grad in zip(axes, grads)`), of each
 variable with its own axis. The port keeps `grad` and makes the spec from
 the same names, so it holds whatever `n` and `a` are when it runs.
+
+Also where a helper writing zeros over a gradient's first rows (the memory
+networks' `zero_nil_slot`) is used: the call whose list is applied.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 # (gradient, the part's index as a function of the variable's text), or
 # why there is none.
@@ -194,3 +199,46 @@ def _count(node: Optional[ast.AST]) -> bool:
   """A positive whole number written as one."""
   return isinstance(node, ast.Constant) and isinstance(node.value, int) \
       and not isinstance(node.value, bool) and node.value > 0
+
+
+def reaching(calls: List[ast.Call], sink: ast.AST, order: _order.Order
+             ) -> List[ast.Call]:
+  """The calls whose statement writes a name the sink reads (`out.append(
+  (zero_nil_slot(g), v))` or `out = ...` before `apply_gradients(out)`):
+  of a helper called in two loops, the one whose pairs are applied."""
+  read = {n.id for n in ast.walk(sink) if isinstance(n, ast.Name)}
+  kept = []
+  for call in calls:
+    node: Optional[ast.AST] = call
+    while node is not None and not isinstance(node, ast.stmt):
+      node = order.parent(node)
+    written: List[ast.AST] = []
+    if isinstance(node, ast.Assign):
+      written = list(node.targets)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and (
+        isinstance(node.value.func, ast.Attribute)):
+      written = [node.value.func.value]  # `out.append(...)`.
+    if any(isinstance(w, ast.Name) and w.id in read for w in written):
+      kept.append(call)
+  return kept
+
+
+def use_of_helper(node: ast.AST, scope: _scopes.Scope,
+                  sinks: Sequence[ast.AST], analysis: Analysis
+                  ) -> Optional[ast.expr]:
+  """The one call, in the function `scope` that applies the gradients
+  (`sinks`), of a helper that zeroes rows of the gradient it is given
+  (`zero_nil_slot(g)` in the loop over the pairs), whose list the apply
+  reads: where the mask is used, reported there rather than at the
+  helper's `concat` (`node`, which every caller shares)."""
+  flow = analysis.flow
+  helper = flow.origin.get(id(node))
+  if helper is None or helper is scope or len(sinks) != 1 or not (
+      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
+          zero_rows(node, helper) is None):
+    return None  # Only a helper zeroing rows (the nil slot) is moved.
+  calls = [c for c in analysis.calls(scope)
+           if flow.callee(c, scope) is helper.node]
+  if len(calls) > 1:  # One list the apply reads (IRN: two loops, one run).
+    calls = reaching(calls, sinks[0], analysis.order(scope))
+  return calls[0] if len(calls) == 1 else None

@@ -99,10 +99,11 @@ class GradsMask(_idiom.Idiom):
           found = flow.labels(node.value, scope)
           if "masked" in found:
             hits.append(_hit(found, scope, None))
-    merged = _merged(hits)
+    merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
-        hit.shown = _use_of_helper(hit, analysis)
+        hit.shown = _split.use_of_helper(hit.node, hit.scope, hit.sinks,
+                                         analysis)
     return merged
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
@@ -136,23 +137,6 @@ class GradsMask(_idiom.Idiom):
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
-
-
-def _use_of_helper(hit: GradsMaskHit, analysis: Analysis
-                   ) -> Optional[ast.expr]:
-  """The one call, in the function that applies the gradients, of a
-  helper that zeroes rows of the gradient it is given (`zero_nil_slot(g)`
-  in the loop over the pairs): where the mask is used, reported there
-  rather than at the helper's `concat` (which every caller shares)."""
-  flow = analysis.flow
-  helper = flow.origin.get(id(hit.node))
-  if helper is None or helper is hit.scope or len(hit.sinks) != 1 or not (
-      isinstance(helper.node, (ast.FunctionDef, ast.AsyncFunctionDef))) or (
-          _split.zero_rows(hit.node, helper) is None):
-    return None  # Only a helper zeroing rows (the nil slot) is moved.
-  calls = [c for c in analysis.calls(hit.scope)
-           if flow.callee(c, hit.scope) is helper.node]
-  return calls[0] if len(calls) == 1 else None
 
 
 def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
@@ -398,11 +382,17 @@ def _hit(found: Labels, scope: _scopes.Scope, sink: Optional[ast.Call]
   return GradsMaskHit(masked, scope, sink, found, (sink,) if sink else ())
 
 
-def _merged(hits: List[GradsMaskHit]) -> List[_idiom.Hit]:
-  """One hit per masking op, with every apply it reaches."""
-  by_node: Dict[int, GradsMaskHit] = {}
+def _merged(hits: List[GradsMaskHit], analysis: Analysis
+            ) -> List[_idiom.Hit]:
+  """One hit per masking op, with every apply it reaches; of a helper
+  zeroing rows (`zero_nil_slot`), one per function that calls it."""
+  by_node: Dict[Tuple[int, int], GradsMaskHit] = {}
   for hit in hits:
-    first = by_node.setdefault(id(hit.node), hit)
+    helper = analysis.flow.origin.get(id(hit.node))
+    apart = helper is not None and helper is not hit.scope and (
+        _split.zero_rows(hit.node, helper) is not None)
+    first = by_node.setdefault(
+        (id(hit.node), id(hit.scope) if apart else 0), hit)
     if first is not hit:
       first.sinks = tuple(dict.fromkeys((*first.sinks, *hit.sinks)))
   return list(by_node.values())

@@ -544,6 +544,10 @@ def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
             _reads(each.value, stopped, scope, found, set(), depth + 1,
                    read)
           inside |= found
+      part = _calls.split_part(item, scope) if isinstance(
+          item, ast.Name) else None
+      if part is not None:
+        stack.append((part, stopping))  # `a, b = split(x)`: x's parts.
       if isinstance(item, ast.Name):
         continue
     stack.extend((c, stopping) for c in _scopes.children(item))

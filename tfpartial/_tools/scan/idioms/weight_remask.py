@@ -210,7 +210,7 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
   masked = [v for k, v in found.items() if k.startswith("varmask:")]
   if any(not _projection(m, node) for m in masked) or _fixed_factor(
-      scope, node):
+      scope, node) is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
               None)  # The product in `__call__`, else its `def` line.
@@ -365,9 +365,12 @@ def _anchor(node: ast.FunctionDef) -> ast.expr:
 
 
 def _factors(item: ast.AST) -> List[ast.AST]:
-  """The two factors of `a * b`, `multiply(a, b)`, `multiply([a, b])`."""
+  """The two factors of `a * b`, `a *= b`, `multiply(a, b)`,
+  `multiply([a, b])`."""
   if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult):
     return [item.left, item.right]
+  if isinstance(item, ast.AugAssign) and isinstance(item.op, ast.Mult):
+    return [item.target, item.value]
   if isinstance(item, ast.Call) and _names.call_name(item) in {
       "multiply", "mul"}:
     if len(item.args) == 1 and isinstance(item.args[0], (ast.List,
@@ -388,11 +391,13 @@ def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
   return len(pair) == 2 and all(_reads(f, weight) for f in pair)
 
 
-def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef) -> bool:
-  """Whether a constraint multiplies its weight by a value fixed when it
-  was made (`w * self.mask`, `multiply([w, K.variable(self.m)])`)."""
+def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef
+                  ) -> Optional[ast.AST]:
+  """The product by which a constraint multiplies its weight by a value
+  fixed when it was made (`w * self.mask`, `w *= self.mask_var`,
+  `multiply([w, K.variable(self.m)])`), if any."""
   if len(node.args.args) < 2:
-    return False
+    return None
   weight = node.args.args[1].arg
   for item in scope.nodes:
     pair = _factors(item)
@@ -403,8 +408,8 @@ def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef) -> bool:
           other, weight) and any(
               (_names.dotted(n) or "").startswith("self.")
               for n in ast.walk(other) if isinstance(n, ast.Attribute)):
-        return True
-  return False
+        return item
+  return None
 
 
 def _reads(node: ast.AST, name: str) -> bool:
