@@ -457,7 +457,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   appended = _appended.port(node, sink, hit.scope, analysis)
   if appended is not None:
     return appended
-  return _port_constant(hit, analysis, mask)
+  return _port_constant(hit, analysis, mask, helper or hit.scope)
 
 
 def _held(node: ast.AST, module: _project.Module, analysis: Analysis
@@ -469,17 +469,18 @@ def _held(node: ast.AST, module: _project.Module, analysis: Analysis
           module, node.left)
 
 
-def _port_constant(hit: _idiom.Hit, analysis: Analysis,
-                   mask: ast.AST) -> _edits.Port:
+def _port_constant(hit: _idiom.Hit, analysis: Analysis, mask: ast.AST,
+                   where: _scopes.Scope) -> _edits.Port:
   """`grad * mask` with a constant mask on the one variable the code names
-  -> the apply through `tfpartial.freeze(variable, mask == 0)`."""
+  -> the apply through `tfpartial.freeze(variable, mask == 0)`; the mask
+  read `where` it is applied (a helper of the module, maybe)."""
   sink = hit.sink
   module = analysis.module(hit.scope)
   assert module.tree is not None and isinstance(sink, ast.Call)
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
   if not _constants.is_constant(
-      mask, hit.scope, imported=analysis.project.imported_values):
+      mask, where, imported=analysis.project.imported_values):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
            "may change while training (see the guide's dynamic masks)"
   variable = _the_variable(hit, lines)
