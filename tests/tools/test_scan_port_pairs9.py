@@ -216,3 +216,52 @@ def test_a_mask_applied_in_a_helper_of_the_class_is_read_there():
   assert not diff
   assert "the mask `mask` is not a constant" in finding.by_hand, (
       finding.by_hand)
+
+
+# nmasse/Meta-Networks (AdamOpt.py): a hand-written Adam (no optimizer
+# subclass) whose own `compute_gradients` masks the raw gradients by
+# variable name, then keeps the moments and `assign_add`s the step.
+ADAM = """\
+import numpy as np
+import tensorflow as tf
+from parameters import par
+
+
+class AdamOpt:
+
+    def __init__(self, variables, learning_rate=0.001):
+        self.variables = variables
+        self.learning_rate = learning_rate
+        self.plain = tf.train.GradientDescentOptimizer(learning_rate)
+        self.m, self.v, self.delta = {}, {}, {}
+        for v in variables:
+            for slots in (self.m, self.v, self.delta):
+                slots[v.op.name] = tf.Variable(tf.zeros(v.shape),
+                                               trainable=False)
+
+    def compute_gradients(self, loss, apply=True):
+        self.gradients = self.plain.compute_gradients(
+            loss, var_list=self.variables)
+        self.ops = []
+        for (grads, _), var in zip(self.gradients, self.variables):
+            if 'w_rnn' in var.name:
+                grads *= par['w_rnn_mask']
+            grads = tf.clip_by_norm(grads, 1.0)
+            new_m = 0.9 * self.m[var.op.name] + 0.1 * grads
+            new_v = 0.999 * self.v[var.op.name] + 0.001 * grads * grads
+            delta = -self.learning_rate * new_m / (tf.sqrt(new_v) + 1e-8)
+            delta = tf.clip_by_norm(delta, 1)
+            self.ops.append(tf.assign(self.m[var.op.name], new_m))
+            self.ops.append(tf.assign(self.v[var.op.name], new_v))
+            self.ops.append(tf.assign(self.delta[var.op.name], delta))
+            if apply:
+                self.ops.append(tf.assign_add(var, delta))
+        return tf.group(*self.ops)
+"""
+
+
+def test_a_mask_in_a_hand_written_adams_compute_gradients_says_so():
+  finding, diff = _finding(ADAM, "grads-mask")
+  assert not diff
+  assert finding.by_hand.startswith("a hand-written update"), (
+      finding.by_hand)

@@ -415,13 +415,16 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
-  if not isinstance(sink, ast.Call) or tf is None:
-    return "the optimizer call or TensorFlow's import is not plain here"
+  # A `compute_gradients` that steps the variables itself (`assign_add`):
+  # no optimizer applies what it returns.
   if any(_names.call_name(s) in _UPDATES for s in (
-      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)):
+      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)) or (
+          sink is None and _steps_itself(hit.scope)):
     return ("a hand-written update: apply the gradients with a stock "
             "optimizer through `tfpartial.freeze(variable, mask == 0)` "
             "and drop the mask")
+  if not isinstance(sink, ast.Call) or tf is None:
+    return "the optimizer call or TensorFlow's import is not plain here"
   helper = analysis.flow.origin.get(id(node))
   if helper is not None and helper is not hit.scope and (
       _split.zero_rows(node, helper) is not None):
@@ -458,6 +461,13 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if appended is not None:
     return appended
   return _port_constant(hit, analysis, mask, helper or hit.scope)
+
+
+def _steps_itself(scope: _scopes.Scope) -> bool:
+  """Whether the function adds a step to a variable (`tf.assign_add(var,
+  delta)`, `var.assign_sub(...)`): a hand-written optimizer's."""
+  return any(isinstance(c, ast.Call) and _names.call_name(c) in {
+      "assign_add", "assign_sub"} for c in ast.walk(scope.node))
 
 
 def _held(node: ast.AST, module: _project.Module, analysis: Analysis
