@@ -265,3 +265,52 @@ def test_a_mask_in_a_hand_written_adams_compute_gradients_says_so():
   assert not diff
   assert finding.by_hand.startswith("a hand-written update"), (
       finding.by_hand)
+
+
+# garion9013/impl-pruning-TF and its copies (`apply_prune_on_grads`): a
+# helper of the module multiplies the gradient of each variable a pruning
+# dict names by that round's mask, the gradient the second factor.
+PRUNE = """\
+import numpy as np
+import tensorflow as tf
+
+
+def apply_prune_on_grads(grads_and_vars, dict_nzidx):
+    for key, nzidx in dict_nzidx.items():
+        count = 0
+        for grad, var in grads_and_vars:
+            if var.name == key + ":0":
+                nzidx_obj = tf.cast(tf.constant(nzidx), tf.float32)
+                grads_and_vars[count] = (tf.multiply(nzidx_obj, grad), var)
+            count += 1
+    return grads_and_vars
+
+
+def apply_prune(weights, session):
+    dict_nzidx = {}
+    for target in weights:
+        weight = session.run(weights[target])
+        dict_nzidx[target] = np.abs(weight) > 0.1
+        session.run(weights[target].assign(weight * dict_nzidx[target]))
+    return dict_nzidx
+
+
+def main():
+    w = tf.Variable(tf.ones([4, 4]), name="w")
+    loss = tf.reduce_sum(tf.square(w))
+    session = tf.Session()
+    dict_nzidx = apply_prune({"w": w}, session)
+    trainer = tf.train.AdamOptimizer(1e-4)
+    grads_and_vars = trainer.compute_gradients(loss)
+    grads_and_vars = apply_prune_on_grads(grads_and_vars, dict_nzidx)
+    train_step = trainer.apply_gradients(grads_and_vars)
+    for _ in range(10):
+        session.run(train_step)
+"""
+
+
+def test_the_mask_named_for_a_helper_is_not_its_gradient():
+  finding, diff = _finding(PRUNE, "grads-mask")
+  assert not diff
+  assert "the mask `nzidx_obj` is not a constant" in finding.by_hand, (
+      finding.by_hand)

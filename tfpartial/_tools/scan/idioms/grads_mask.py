@@ -450,7 +450,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if rows is not None:
     return rows if isinstance(rows, str) else _port_rows_kept(
         hit, analysis, rows)
-  pair = _grad_and_mask(node, hit.scope, analysis)
+  pair = _grad_and_mask(node, helper or hit.scope, analysis)
   if isinstance(pair, str):
     return pair
   _, mask = pair  # (the gradient stays as written)
