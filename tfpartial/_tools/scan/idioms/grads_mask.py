@@ -405,13 +405,16 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
   several = isinstance(hit, GradsMaskHit) and len(hit.sinks) > 1
-  if not isinstance(sink, ast.Call) or tf is None:
-    return "the optimizer call or TensorFlow's import is not plain here"
+  # A `compute_gradients` that steps the variables itself (`assign_add`):
+  # no optimizer applies what it returns.
   if any(_names.call_name(s) in _UPDATES for s in (
-      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)):
+      getattr(hit, "sinks", ()) or (sink,)) if isinstance(s, ast.Call)) or (
+          sink is None and _steps_itself(hit.scope)):
     return ("a hand-written update: apply the gradients with a stock "
             "optimizer through `tfpartial.freeze(variable, mask == 0)` "
             "and drop the mask")
+  if not isinstance(sink, ast.Call) or tf is None:
+    return "the optimizer call or TensorFlow's import is not plain here"
   helper = analysis.flow.origin.get(id(node))
   if helper is not None and helper is not hit.scope and (
       _split.zero_rows(node, helper) is not None):
@@ -437,7 +440,7 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   if rows is not None:
     return rows if isinstance(rows, str) else _port_rows_kept(
         hit, analysis, rows)
-  pair = _grad_and_mask(node, hit.scope, analysis)
+  pair = _grad_and_mask(node, helper or hit.scope, analysis)
   if isinstance(pair, str):
     return pair
   _, mask = pair  # (the gradient stays as written)
@@ -447,7 +450,14 @@ def _port(hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
   appended = _appended.port(node, sink, hit.scope, analysis)
   if appended is not None:
     return appended
-  return _port_constant(hit, analysis, mask)
+  return _port_constant(hit, analysis, mask, helper or hit.scope)
+
+
+def _steps_itself(scope: _scopes.Scope) -> bool:
+  """Whether the function adds a step to a variable (`tf.assign_add(var,
+  delta)`, `var.assign_sub(...)`): a hand-written optimizer's."""
+  return any(isinstance(c, ast.Call) and _names.call_name(c) in {
+      "assign_add", "assign_sub"} for c in ast.walk(scope.node))
 
 
 def _held(node: ast.AST, module: _project.Module, analysis: Analysis
@@ -459,17 +469,18 @@ def _held(node: ast.AST, module: _project.Module, analysis: Analysis
           module, node.left)
 
 
-def _port_constant(hit: _idiom.Hit, analysis: Analysis,
-                   mask: ast.AST) -> _edits.Port:
+def _port_constant(hit: _idiom.Hit, analysis: Analysis, mask: ast.AST,
+                   where: _scopes.Scope) -> _edits.Port:
   """`grad * mask` with a constant mask on the one variable the code names
-  -> the apply through `tfpartial.freeze(variable, mask == 0)`."""
+  -> the apply through `tfpartial.freeze(variable, mask == 0)`; the mask
+  read `where` it is applied (a helper of the module, maybe)."""
   sink = hit.sink
   module = analysis.module(hit.scope)
   assert module.tree is not None and isinstance(sink, ast.Call)
   tf = _edits.tf_alias(module.tree)
   lines = analysis.lines(hit.scope)
   if not _constants.is_constant(
-      mask, hit.scope, imported=analysis.project.imported_values):
+      mask, where, imported=analysis.project.imported_values):
     return f"the mask `{_edits.text(mask, lines)}` is not a constant: it " \
            "may change while training (see the guide's dynamic masks)"
   variable = _the_variable(hit, lines)

@@ -12,12 +12,14 @@ from typing import List, Optional, Sequence, Set, Tuple
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _drift
+from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _masked_weights
+from tfpartial._tools.scan.idioms import _reset_rows
 from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
 
@@ -50,8 +52,11 @@ class WeightRemask(_idiom.Idiom):
           hits += _constraint_lambdas(scope, analysis)
     return hits
 
-  def port(self, hit: _idiom.Hit, analysis: Analysis) -> str:
-    del analysis
+  def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+    if isinstance(hit, _writes.WriteHit) and hit.zeros:
+      reset = _reset_rows.port(hit, analysis)
+      if reset is not None:
+        return reset
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
       return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
               "its weight and the optimizer given to `compile` trains it; "
