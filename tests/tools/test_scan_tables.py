@@ -452,3 +452,20 @@ def test_an_export_script_named_by_a_serving_script_is_not_imported():
           loss = tf.reduce_mean(forward(features, "train"))
           train_op = tf.train.AdamOptimizer().minimize(loss)
           """}) == [("stop-gradient-mix", "transformer_export.py", 3)]
+
+
+def test_a_name_defined_through_itself_is_not_a_fill():
+  # Real code (part ten) rebinds a join's other part through itself; the
+  # fill check followed the name into its own definition without end.
+  code = """\
+      import tensorflow as tf
+      table = tf.get_variable("t", [10, 4])
+      zero = tf.zeros([1, 4])
+      pad = pad * 2
+      emb = tf.concat((pad, table[1:]), 0)
+      out = tf.nn.embedding_lookup(emb, ids)
+      train = tf.train.AdamOptimizer().minimize(tf.reduce_sum(out))
+      """
+  assert scanned.in_text(code) == []
+  assert scanned.in_text(code.replace("pad = pad * 2", "pad = zero * 2")) == [
+      ("stop-gradient-mix", 5)]

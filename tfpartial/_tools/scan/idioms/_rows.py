@@ -14,7 +14,7 @@ import ast
 import itertools
 import os
 import re
-from typing import List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -203,17 +203,19 @@ def _drops_along(part: ast.Subscript, axis: int) -> bool:
   return True
 
 
-def _filled(node: ast.expr, scope: _scopes.Scope) -> bool:
+def _filled(node: ast.expr, scope: _scopes.Scope,
+            names: FrozenSet[str] = frozenset()) -> bool:
   """A constant made to size: `tf.zeros([1, E])`, `tf.fill(...)`,
   `tf.ones_like(...) * 2`, `tf.constant(0.0, shape=...)`, or a name
-  holding one."""
+  holding one (not one defined through itself: `pad = pad * 2`)."""
   if isinstance(node, ast.BinOp):
-    return _filled(node.left, scope) and isinstance(
-        node.right, ast.Constant) or _filled(node.right, scope) and (
+    return _filled(node.left, scope, names) and isinstance(
+        node.right, ast.Constant) or _filled(node.right, scope, names) and (
             isinstance(node.left, ast.Constant))
   if isinstance(node, ast.Name):
     defs = scope.defs.get(node.id, [])
-    return len(defs) == 1 and _filled(defs[0].value, scope)
+    return node.id not in names and len(defs) == 1 and _filled(
+        defs[0].value, scope, names | {node.id})
   return isinstance(node, ast.Call) and _names.call_name(node) in _FILLS
 
 
