@@ -34,3 +34,12 @@ def grads_mask_diff(text):
   assert [f.idiom for f in findings] == ["grads-mask"], findings
   data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
   return findings[0], data.decode()
+
+
+def finding_and_diff(text, idiom):
+  """The one finding of `idiom` in `m.py` and its `--diff` as text."""
+  text = textwrap.dedent(text)
+  findings = [f for f in _scan.scan_text("m.py", text) if f.idiom == idiom]
+  assert len(findings) == 1, findings
+  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
+  return findings[0], data.decode()

@@ -5,10 +5,8 @@ import textwrap
 
 import pytest
 
-from tfpartial._tools.scan import _diff
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
 from tests.tools import real_ports
+from tests.tools import scanned
 
 # nmasse/Short-term-plasticity-RNN (model.py) and the Masse lab's other
 # RNNs: fixed masks from the parameters module, one per variable chosen by
@@ -113,12 +111,7 @@ APPENDED_PLAIN = ("""\
 def _diff_of(text):
   """The `grads-mask` finding of `m.py` and its `--diff` as text (a name
   test in the loop may be reported as a var-list filter besides)."""
-  text = textwrap.dedent(text)
-  findings = [f for f in _scan.scan_text("m.py", text)
-              if f.idiom == "grads-mask"]
-  assert len(findings) == 1, findings
-  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
-  return findings[0], data.decode()
+  return scanned.finding_and_diff(text, "grads-mask")
 
 
 def _with(source, old, new):

@@ -6,10 +6,9 @@ import textwrap
 
 import pytest
 
-from tfpartial._tools.scan import _diff
-from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 from tests.tools import real_ports
+from tests.tools import scanned
 
 # 0xDECAFC0FFEE/stamp2 (src/models/stmp.py, TestModel.py): a subclassed
 # Keras model whose `call` sets row 0 (the padding item) of its own
@@ -75,14 +74,6 @@ RESET = ("""\
     """)
 
 
-def _finding(text, idiom):
-  text = textwrap.dedent(text)
-  findings = [f for f in _scan.scan_text("m.py", text) if f.idiom == idiom]
-  assert len(findings) == 1, findings
-  data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
-  return findings[0], data.decode()
-
-
 def _with(source, old, new):
   assert source.count(old) == 1, old
   return source.replace(old, new)
@@ -90,7 +81,7 @@ def _with(source, old, new):
 
 def test_a_padding_row_reset_in_call_is_ported_to_the_models_own_apply():
   source, expected = RESET
-  finding, diff = _finding(source, "weight-remask")
+  finding, diff = scanned.finding_and_diff(source, "weight-remask")
   assert finding.edits, finding.by_hand
   # (`dedent` empties the context lines of blank lines.)
   assert [line.rstrip() for line in diff.splitlines()] == textwrap.dedent(
@@ -120,7 +111,7 @@ SOURCE = textwrap.dedent(RESET[0])
 ])
 def test_resets_that_are_not_this_form_stay_by_hand_with_a_reason(
     source, reason):
-  finding, diff = _finding(source, "weight-remask")
+  finding, diff = scanned.finding_and_diff(source, "weight-remask")
   assert not finding.edits and not diff
   assert finding.by_hand and reason in finding.by_hand, finding.by_hand
 
@@ -212,7 +203,7 @@ class Sparse(tf.keras.Model):
 
 
 def test_a_mask_applied_in_a_helper_of_the_class_is_read_there():
-  finding, diff = _finding(DSD, "grads-mask")
+  finding, diff = scanned.finding_and_diff(DSD, "grads-mask")
   assert not diff
   assert "the mask `mask` is not a constant" in finding.by_hand, (
       finding.by_hand)
@@ -261,7 +252,7 @@ class AdamOpt:
 
 
 def test_a_mask_in_a_hand_written_adams_compute_gradients_says_so():
-  finding, diff = _finding(ADAM, "grads-mask")
+  finding, diff = scanned.finding_and_diff(ADAM, "grads-mask")
   assert not diff
   assert finding.by_hand.startswith("a hand-written update"), (
       finding.by_hand)
@@ -310,7 +301,7 @@ def main():
 
 
 def test_the_mask_named_for_a_helper_is_not_its_gradient():
-  finding, diff = _finding(PRUNE, "grads-mask")
+  finding, diff = scanned.finding_and_diff(PRUNE, "grads-mask")
   assert not diff
   assert "the mask `nzidx_obj` is not a constant" in finding.by_hand, (
       finding.by_hand)

@@ -92,6 +92,15 @@ def call_name(call: ast.Call) -> str:
   return ""
 
 
+def unwrapped(node: ast.expr) -> ast.expr:
+  """`node` without the `list(...)` or `tuple(...)` calls around it
+  (`list(zip(grads, variables))` -> `zip(grads, variables)`)."""
+  while isinstance(node, ast.Call) and call_name(node) in {
+      "list", "tuple"} and len(node.args) == 1:
+    node = node.args[0]
+  return node
+
+
 def dotted(node: ast.AST) -> Optional[str]:
   """`a.b.c` for a chain of names, else None.
 

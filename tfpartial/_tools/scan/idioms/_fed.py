@@ -20,10 +20,7 @@ def fed_gradients(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether the `apply_gradients` `call` applies only placeholders."""
   if _names.call_name(call) != "apply_gradients" or not call.args:
     return False
-  pairs = call.args[0]
-  while isinstance(pairs, ast.Call) and _names.call_name(pairs) in {
-      "list", "tuple"} and len(pairs.args) == 1:
-    pairs = pairs.args[0]
+  pairs = _names.unwrapped(call.args[0])
   if isinstance(pairs, ast.Call) and _names.call_name(pairs) == "zip" and (
       len(pairs.args) == 2):
     return _placeholders(pairs.args[0], scope)

@@ -743,10 +743,7 @@ def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
   if name == "minimize" and len(call.args) >= 2:
     return call.args[-1]
   if name == "apply_gradients" and call.args:
-    pairs = call.args[0]
-    while isinstance(pairs, ast.Call) and _names.call_name(pairs) in {
-        "list", "tuple"} and len(pairs.args) == 1:
-      pairs = pairs.args[0]
+    pairs = _names.unwrapped(call.args[0])
     if isinstance(pairs, ast.Call) and _names.call_name(pairs) == "zip" and (
         len(pairs.args) == 2):
       return pairs.args[1]  # The variables, not the gradients.
