@@ -125,9 +125,13 @@ def test_a_reset_whose_row_is_chosen_at_run_time_is_not_ported():
 
 
 RUN = '''\
+import importlib.util
 import os
 
-os.environ["TF_USE_LEGACY_KERAS"] = "1"  # `table[0].assign`: Keras 2.
+if importlib.util.find_spec("tf_keras") is not None:
+  # `table[0].assign` is Keras 2's: TF >= 2.16 gets it from tf_keras (TF
+  # 2.15's own tf.keras is Keras 2).
+  os.environ["TF_USE_LEGACY_KERAS"] = "1"
 import numpy as np
 import tensorflow as tf
 
