@@ -355,6 +355,19 @@ POSITIVE = {
           grads = tape.gradient(loss, train_vars)
           optim.apply_gradients(zip(grads, train_vars))
         """, [("var-list-filter", "t.py", 7)]),
+    # TF 0.12's `tf.all_variables()` (global_variables' old name) filtered
+    # by top scope: the restored LSTM stays as loaded, the head trains.
+    "the old all_variables() filtered by its top scope": ("""\
+        with tf.variable_scope("lstm"):
+          value, _ = tf.nn.dynamic_rnn(cell, data, dtype=tf.float32)
+        with tf.variable_scope("final_layer"):
+          weight = tf.Variable(tf.truncated_normal([units, classes]))
+          prediction = tf.matmul(value[-1], weight)
+        all_vars = tf.all_variables()
+        head = [v for v in all_vars if v.name.split("/")[0] == 'final_layer']
+        loss = tf.reduce_mean(tf.square(prediction - labels))
+        train_step = tf.train.AdamOptimizer().minimize(loss, var_list=head)
+        """, [("var-list-filter", "t.py", 7)]),
 }
 
 

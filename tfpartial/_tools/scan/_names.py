@@ -18,7 +18,8 @@ VARIABLES = {"Variable", "VariableV1", "ResourceVariable", "get_variable",
 VARIABLE_LISTS = {"trainable_variables", "global_variables",
                   "model_variables", "local_variables", "get_collection",
                   "get_trainable_variables", "get_variables",
-                  "get_model_variables", "get_variables_to_restore"}
+                  "get_model_variables", "get_variables_to_restore",
+                  "all_variables"}
 VARIABLE_ATTRIBUTES = {"trainable_variables", "trainable_weights",
                        "weights", "variables", "kernel", "bias",
                        "embeddings", "trainable_vars", "recurrent_kernel",
