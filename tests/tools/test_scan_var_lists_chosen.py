@@ -111,6 +111,52 @@ POSITIVE = {
             return tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=[self.weights['out']])
         """, [("var-list-filter", 9)]),
+    # PathNet: one loss, its list rebuilt by the same loop after the first
+    # task's best path is marked fixed; the second build leaves it out.
+    "a list rebuilt the same way after the table it tests changes": ("""\
+        def train():
+          fixed = np.ones((L, M), dtype=str)
+          for i in range(L):
+            for j in range(M):
+              fixed[i, j] = '0'
+          learn = [] + out_w
+          for i in range(L):
+            for j in range(M):
+              if fixed[i, j] == '0':
+                learn += weights[i, j]
+          step = tf.train.GradientDescentOptimizer(0.1).minimize(
+              loss, var_list=learn)
+          best = run_task(step)
+          for i in range(L):
+            for j in range(M):
+              if best[i, j] == 1.0:
+                fixed[i, j] = '1'
+          learn = [] + out_w
+          for i in range(L):
+            for j in range(M):
+              if fixed[i, j] == '0':
+                learn += weights[i, j]
+          step = tf.train.GradientDescentOptimizer(0.1).minimize(
+              loss, var_list=learn)
+          run_task(step)
+        """, [("var-list-filter", 22)]),
+    # PathNet's A3C: a hand-written applier returns one op per variable;
+    # each step runs only the ops a per-variable flag keeps.
+    "a step's update ops run only where a flag keeps them": ("""\
+        class Thread(object):
+          def __init__(self, network, applier):
+            self.net = network
+            grads = tf.gradients(network.loss, network.get_vars())
+            self.apply_ops = applier.apply_gradients(network.get_vars(), grads)
+
+          def process(self, sess, feed):
+            var_idx = self.net.get_vars_idx()
+            ops = []
+            for i in range(len(var_idx)):
+              if var_idx[i] == 1.0:
+                ops += [self.apply_ops[i]]
+            sess.run(ops, feed_dict=feed)
+        """, [("var-list-filter", 11)]),
 }
 
 
@@ -253,6 +299,25 @@ NEGATIVE = {
             loss = tf.reduce_mean(self.forward(x, self.weights) - y)
             return tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=[self.weights['w1'], self.weights['out']])
+        """,
+    # Every op of the step run, or ops chosen that are not a step's.
+    "update ops all run; summaries chosen by a flag": """\
+        class Thread(object):
+          def __init__(self, network, applier):
+            grads = tf.gradients(network.loss, network.variables)
+            self.apply_ops = applier.apply_gradients(network.variables, grads)
+            self.summaries = [tf.summary.scalar(n, v) for n, v in stats]
+
+          def process(self, sess, flags, feed):
+            ops = []
+            for i in range(len(self.apply_ops)):
+              ops += [self.apply_ops[i]]
+            shown = []
+            for i in range(len(flags)):
+              if flags[i] == 1:
+                shown += [self.summaries[i]]
+            sess.run(ops, feed_dict=feed)
+            sess.run(shown, feed_dict=feed)
         """,
 }
 

@@ -26,6 +26,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _idiom
@@ -125,8 +126,7 @@ class VarListFilter(_idiom.Idiom):
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
-        if key not in hits or _idiom.position(node) < _idiom.position(
-            hits[key].node):
+        if key not in hits or _placed_before(node, hits[key].node):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also]
@@ -137,6 +137,7 @@ class VarListFilter(_idiom.Idiom):
              if len(parts.get(key[0], ())) < 2 or _left_out(
                  hit, hits.values(), key[0])
              for each in [hit, *also.get(key, ())]]
+    found = _run_chosen(analysis, found)
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
@@ -160,6 +161,29 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
+                ) -> List[_idiom.Hit]:
+  """`found` with each step whose update ops a loop chooses to run
+  reported at that choice, not at the list the step was built with."""
+  chosen = _chosen_ops.chosen_ops(analysis)
+  if not chosen:
+    return found
+  steps = {id(step) for _, _, step in chosen}
+  return [hit for hit in found if id(hit.sink) not in steps] + [
+      _idiom.Hit(test, scope, step, {"filtered": test})
+      for test, scope, step in chosen]
+
+
+def _placed_before(node: ast.AST, shown: ast.AST) -> bool:
+  """Whether the filter `node` is shown rather than `shown`, of the same
+  function and loss: the first of them, but the last of a filter written
+  the same way twice (a list rebuilt after what its test reads changed:
+  PathNet's second task, its first task's path marked fixed)."""
+  if ast.unparse(node) == ast.unparse(shown):
+    return _idiom.position(node) > _idiom.position(shown)
+  return _idiom.position(node) < _idiom.position(shown)
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
