@@ -126,7 +126,7 @@ class VarListFilter(_idiom.Idiom):
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
-        if key not in hits or _placed_before(node, hits[key].node):
+        if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also]
@@ -176,14 +176,17 @@ def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
       for test, scope, step in chosen]
 
 
-def _placed_before(node: ast.AST, shown: ast.AST) -> bool:
-  """Whether the filter `node` is shown rather than `shown`, of the same
-  function and loss: the first of them, but the last of a filter written
-  the same way twice (a list rebuilt after what its test reads changed:
-  PathNet's second task, its first task's path marked fixed)."""
-  if ast.unparse(node) == ast.unparse(shown):
-    return _idiom.position(node) > _idiom.position(shown)
-  return _idiom.position(node) < _idiom.position(shown)
+def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
+  """Whether the filter `node` is shown rather than `shown`'s, of the
+  same function and loss: the first of them, but a filter written the
+  same way again after the shown one's step (a list rebuilt once what its
+  test reads changed: PathNet's second task, the first task's path marked
+  fixed; not the same slice written at the gradient and at the apply)."""
+  before = _idiom.position(node) < _idiom.position(shown.node)
+  if ast.unparse(node) == ast.unparse(shown.node) and not before:
+    return _idiom.position(shown.node) < _idiom.position(shown.sink) and (
+        _end(shown.sink) < _idiom.position(node))
+  return before
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
