@@ -157,6 +157,32 @@ POSITIVE = {
                 ops += [self.apply_ops[i]]
             sess.run(ops, feed_dict=feed)
         """, [("var-list-filter", 11)]),
+    # A trainer's base class keeps the policy it is built with; the
+    # script builds it with a pretrained network whose `params` are the
+    # last layer's: TRPO fine-tunes only those.
+    "the variables an object passed to the trainer holds": ("""\
+        class Pretrained(object):
+          def __init__(self, scope, fn):
+            with tf.variable_scope(scope):
+              model = keras.models.load_model(fn)
+              self.params = model.trainable_weights[-2:]
+              self.out = model(self.inp)
+
+        class Base(object):
+          def __init__(self, sess, policy):
+            self.policy = policy
+            self._init_variables()
+
+        class TRPO(Base):
+          def __init__(self, n_actions, *args, **kwargs):
+            super(TRPO, self).__init__(*args, **kwargs)
+
+          def _init_variables(self):
+            self.policy_vars = self.policy.params
+            self.grads = tf.gradients(self.loss, self.policy_vars)
+
+        agent = TRPO(sess=sess, policy=Pretrained('policy', fn), n_actions=9)
+        """, [("var-list-filter", 5)]),
 }
 
 
@@ -318,6 +344,30 @@ NEGATIVE = {
                 shown += [self.summaries[i]]
             sess.run(ops, feed_dict=feed)
             sess.run(shown, feed_dict=feed)
+        """,
+    # The same trainer built with a network whose `params` are its own
+    # scope's, the scope it opens around what it builds: the model.
+    "the variables an object passed to the trainer holds, all of it": """\
+        class Dense(object):
+          def __init__(self, scope):
+            self.scope = scope
+            with tf.variable_scope(self.scope):
+              self.out = tf.layers.dense(self.inp, 4)
+              self.params = tf.get_collection(
+                  tf.GraphKeys.TRAINABLE_VARIABLES, scope=self.scope)
+
+        class Base(object):
+          def __init__(self, sess, policy):
+            self.policy = policy
+            self._init_variables()
+
+        class VPG(Base):
+          def _init_variables(self):
+            grads = tf.gradients(self.loss, self.policy.params)
+            self.train_op = self.opt.apply_gradients(
+                zip(grads, self.policy.params))
+
+        agent = VPG(sess=sess, policy=Dense('policy'))
         """,
 }
 

@@ -29,6 +29,7 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
+from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -183,9 +184,11 @@ def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
   test reads changed: PathNet's second task, the first task's path marked
   fixed; not the same slice written at the gradient and at the apply)."""
   before = _idiom.position(node) < _idiom.position(shown.node)
-  if ast.unparse(node) == ast.unparse(shown.node) and not before:
-    return _idiom.position(shown.node) < _idiom.position(shown.sink) and (
-        _end(shown.sink) < _idiom.position(node))
+  step = shown.sink
+  if ast.unparse(node) == ast.unparse(shown.node) and not before and (
+      step is not None):
+    return _idiom.position(shown.node) < _idiom.position(step) and (
+        _end(step) < _idiom.position(node))
   return before
 
 
@@ -1160,7 +1163,9 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   model_def(x)`, `model.get_retrain_vars()`) or a helper of a module the
   imports do not find (`variables_helper.freeze_gradients_matching_regex(
   grads_and_vars, ...)`) that the project's functions of that name
-  filter by name or scope."""
+  filter by name or scope; or the attribute of an object the trainer is
+  built with (`self.policy.params`) that its class filters (not its own
+  scope, the one it opens around what it builds)."""
   if chosen is None or "filtered" in labels:
     return []
   values: List[ast.AST] = [chosen]
@@ -1173,6 +1178,11 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
       node = _returned_filter(analysis.flow, function)
       if node is not None:
         found.append(node)
+  for node, home in _held.held_filters(analysis, chosen, scope):
+    if node not in found and not (isinstance(node, ast.Call) and (
+        _opened_here(_names.scope_argument(node), home))):
+      analysis.flow.origin.setdefault(id(node), home)
+      found.append(node)
   return found
 
 
