@@ -375,3 +375,12 @@ NEGATIVE = {
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_whole_list_or_a_trained_complement_is_not_reported(name):
   assert _found(NEGATIVE[name]) == []
+
+
+def test_update_ops_run_under_a_flag_say_so():
+  text = POSITIVE["a step's update ops run only where a flag keeps them"][0]
+  findings, _ = _scan.scan_project(
+      [_files.Source("t.py", textwrap.dedent(text))])
+  assert [f.message.split(":")[0] for f in findings] == [
+      "update ops of `apply_gradients` (line 5) run (line 13) only where "
+      "this test keeps them"]

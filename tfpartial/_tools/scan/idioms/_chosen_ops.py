@@ -17,12 +17,14 @@ from tfpartial._tools.scan._analysis import Analysis
 _RUNS = ("run",)
 
 
-def chosen_ops(analysis: Analysis
-               ) -> List[Tuple[ast.expr, _scopes.Scope, ast.Call]]:
-  """(the test, its scope, the step) of each list of a step's update ops
-  that a loop fills under a test of the index and a session runs: one
-  per step, at its first test."""
-  found: Dict[int, Tuple[ast.expr, _scopes.Scope, ast.Call]] = {}
+Chosen = Tuple[ast.expr, _scopes.Scope, ast.Call, ast.Call]
+
+
+def chosen_ops(analysis: Analysis) -> List[Chosen]:
+  """(the test, its scope, the step, the run) of each list of a step's
+  update ops that a loop fills under a test of the index and a session
+  runs: one per step, at its first test."""
+  found: Dict[int, Chosen] = {}
   for scope, call in analysis.calls_named(_RUNS):
     if analysis.module(scope).is_test or not call.args or not isinstance(
         call.args[0], ast.Name):
@@ -31,7 +33,7 @@ def chosen_ops(analysis: Analysis
       step = _step_of(analysis, element, scope)
       if step is not None and (id(step) not in found or (
           test.lineno < found[id(step)][0].lineno)):
-        found[id(step)] = (test, scope, step)
+        found[id(step)] = (test, scope, step, call)
   return list(found.values())
 
 

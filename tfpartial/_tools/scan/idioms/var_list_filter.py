@@ -155,6 +155,12 @@ class VarListFilter(_idiom.Idiom):
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
                f"{_idiom.line(hit.sink)}): whole variables only; exact as "
                "it is, not a drift; a candidate for a spec file")
+    run = hit.labels.get("run")
+    if run is not None:  # The step's own ops, some of them run.
+      message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
+                 f"run (line {_idiom.line(run)}) only where this test keeps "
+                 "them: whole variables only; exact as it is, not a drift; "
+                 "a candidate for a spec file")
     reasons = []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":
@@ -171,10 +177,10 @@ def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
   chosen = _chosen_ops.chosen_ops(analysis)
   if not chosen:
     return found
-  steps = {id(step) for _, _, step in chosen}
+  steps = {id(step) for _, _, step, _ in chosen}
   return [hit for hit in found if id(hit.sink) not in steps] + [
-      _idiom.Hit(test, scope, step, {"filtered": test})
-      for test, scope, step in chosen]
+      _idiom.Hit(test, scope, step, {"filtered": test, "run": run})
+      for test, scope, step, run in chosen]
 
 
 def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
