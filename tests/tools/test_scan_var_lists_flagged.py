@@ -250,6 +250,15 @@ NEGATIVE = {
           loss = tf.reduce_mean(tf.square(out - y))
           return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=model_vars)
         """,
+    # An experiment switched off where it is written: never run.
+    "a step under a switch that is only ever False": """\
+        a = False
+        if a:
+          out = tf.layers.dense(x, 1)
+          head = [v for v in tf.trainable_variables() if 'dense' in v.name]
+          loss = tf.reduce_mean(tf.square(out - y))
+          op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
+        """,
 }
 
 
