@@ -43,7 +43,7 @@ def emptied(flow: Flow, var_list: Optional[ast.AST], scope: _scopes.Scope,
   """The empty lists a group the step trains is set to under a flag
   before the step (`if args.freeze_convolutions: conv_trainable = []`),
   where the group held variables before."""
-  found = []
+  found: List[ast.expr] = []
   for name in _read(var_list):
     defs = scope.defs.get(name, [])
     for each in defs:
@@ -145,7 +145,7 @@ def flag_default(project: _project.Project, filtered: Optional[ast.AST],
   command line. None when the default chooses nothing (None, '')."""
   if filtered is None or home is None:
     return None
-  read = {n.attr for n in _scopes.made_from(filtered, home)
+  read = {n.attr for n in _named_by(_scopes.made_from(filtered, home))
           if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
           and n.value.id != "self"}
   for module in project.modules:
@@ -160,6 +160,26 @@ def flag_default(project: _project.Project, filtered: Optional[ast.AST],
       if default is not None:
         return default, module.scope
   return None
+
+
+_NAMING = {"get_collection", "trainable_variables", "global_variables",
+           "get_variables_to_restore", "get_variables", "startswith",
+           "match", "search"}
+
+
+def _named_by(nodes: Iterator[ast.AST]) -> Iterator[ast.expr]:
+  """What names the scopes a filter keeps: split into scopes
+  (`FLAGS.trainable_scopes.split(',')`), given to a collection or a name
+  test, or tested in a name (`FLAGS.head in v.name`)."""
+  for node in nodes:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == "split":
+      yield node.func.value
+    elif isinstance(node, ast.Call) and _names.call_name(node) in _NAMING:
+      yield from (*node.args, *(k.value for k in node.keywords))
+    elif isinstance(node, ast.Compare) and any(
+        isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+      yield node.left
 
 
 def _default(call: ast.Call, read: Set[str]) -> Optional[ast.Constant]:
