@@ -192,6 +192,31 @@ POSITIVE = {
               clones, optimizer, var_list=variables_to_train)
           return optimizer.apply_gradients(grads)
         """, [("var-list-filter", 17)]),
+    # Monodepth2: the depth and pose networks each trained when their
+    # flag says so, picked from a dict of models by their names.
+    "models picked by name from a dict under their flags": ("""\
+        class Trainer:
+          def __init__(self, opt):
+            self.opt = opt
+            self.models = {'depth_enc': Encoder(), 'depth_dec': Decoder(),
+                           'pose_enc': Encoder(), 'pose_dec': PoseDecoder()}
+
+          def get_trainable_weights(self):
+            weights = []
+            for m_name, model in self.models.items():
+              if self.opt.train_pose and "pose" in m_name:
+                weights.extend(model.trainable_weights)
+              if self.opt.train_depth and "depth" in m_name:
+                weights.extend(model.trainable_weights)
+            return weights
+
+          def run_step(self, x):
+            weights = self.get_trainable_weights()
+            with tf.GradientTape() as tape:
+              loss = self.compute_loss(x)
+            grads = tape.gradient(loss, weights)
+            self.optimizer.apply_gradients(zip(grads, weights))
+        """, [("var-list-filter", 11)]),
 }
 
 
@@ -258,6 +283,23 @@ NEGATIVE = {
           head = [v for v in tf.trainable_variables() if 'dense' in v.name]
           loss = tf.reduce_mean(tf.square(out - y))
           op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
+        """,
+    # Every model, or none, by one flag: no name chooses.
+    "every model of a dict under one flag": """\
+        class Trainer:
+          def get_trainable_weights(self):
+            weights = []
+            for m_name, model in self.models.items():
+              if self.opt.train:
+                weights.extend(model.trainable_weights)
+            return weights
+
+          def run_step(self, x):
+            weights = self.get_trainable_weights()
+            with tf.GradientTape() as tape:
+              loss = self.compute_loss(x)
+            grads = tape.gradient(loss, weights)
+            self.optimizer.apply_gradients(zip(grads, weights))
         """,
 }
 

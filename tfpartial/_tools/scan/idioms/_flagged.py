@@ -214,3 +214,26 @@ def never_run(call: ast.Call, scope: _scopes.Scope) -> bool:
           d.value.value is False) for d in defs):
         return True
   return False
+
+
+def models_by_flag(flow: Flow, value: Optional[ast.AST]) -> bool:
+  """Whether the variables a step trains are added in a loop over a dict
+  of models under a flag and a test of the model's name (`for m_name,
+  model in self.models.items(): if self.opt.train_pose and 'pose' in
+  m_name: weights.extend(model.trainable_weights)`): with the flag off,
+  the models of that name are left out."""
+  home = flow.origin.get(id(value)) if value is not None else None
+  guard = home.guards.get(id(value)) if home is not None else None
+  if home is None or not isinstance(guard, ast.BoolOp) or not isinstance(
+      guard.op, ast.And) or not any(a_flag(part) for part in guard.values):
+    return False
+  keys = {loop.target.elts[0].id for loop in home.nodes
+          if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call)
+          and _names.call_name(loop.iter) == "items" and isinstance(
+              loop.target, ast.Tuple) and isinstance(
+                  loop.target.elts[0], ast.Name)}
+  return any(isinstance(part, ast.Compare) and isinstance(
+      part.left, ast.Constant) and isinstance(part.left.value, str) and (
+          isinstance(part.ops[0], ast.In)) and isinstance(
+              part.comparators[0], ast.Name) and part.comparators[0].id in keys
+      for part in guard.values)

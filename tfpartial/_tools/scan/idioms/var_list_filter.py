@@ -107,6 +107,7 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         node = _filter_of(analysis, step, steps, groups, opened)
         if node is None:
+          flagged += _models_by_flag(analysis, step, steps, groups)
           continue
         flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
                     for n in _flagged.emptied(analysis.flow, step.var_list,
@@ -226,6 +227,18 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       for n in tested if n is not None):
     return None
   return node
+
+
+def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
+                    groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
+  """The models of a dict a flag leaves out by their names
+  (`_flagged.models_by_flag`), where the step trains no other loss's."""
+  value = step.labels.get("var")
+  if "filtered" in step.labels or not _trains(step) or _split(
+      step, steps, groups) or not isinstance(value, ast.expr) or not (
+          _flagged.models_by_flag(analysis.flow, value)):
+    return []
+  return [_idiom.Hit(value, step.scope, step.call, step.labels)]
 
 
 def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
