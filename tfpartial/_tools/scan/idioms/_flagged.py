@@ -1,8 +1,12 @@
-"""A list of variables to train chosen by a flag or a configured value:
-a group emptied under `if args.freeze_convolutions:` (only the other
-groups train), `est_params if hp.fixed_exp else params` (one scope, or
-every variable), a scope's list grown under `if args.train_vgg:` by
-another scope (left out when the flag is off).
+"""A list of variables to train chosen by a flag, a configured value or
+a scope: a group emptied under `if args.freeze_convolutions:` (only the
+other groups train), `est_params if hp.fixed_exp else params` (one
+scope, or every variable), a scope's list grown under `if
+args.train_vgg:` by another scope (left out when the flag is off),
+models picked from a dict by name under their flags, slim's
+`--trainable_scopes` given a default (the choice is made there), and a
+scope of layers built on a graph loaded from a SavedModel (not the whole
+model). A step under a switch only ever `False` never runs.
 
 A filter that names a scope the project opens around a whole model
 selects that model; chosen against a larger list by a flag, it leaves
@@ -70,8 +74,7 @@ def choice(flow: Flow, var_list: Optional[ast.AST], scope: _scopes.Scope
   return None
 
 
-def grown(flow: Flow, var_list: Optional[ast.AST], scope: _scopes.Scope
-          ) -> bool:
+def grown(var_list: Optional[ast.AST], scope: _scopes.Scope) -> bool:
   """Whether the step's list is a scope's variables that a flag adds
   another scope's to (`if args.train_vgg: var_list = var_list +
   get_collection(..., scope='vgg_19')`): left out with the flag off."""

@@ -208,8 +208,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
-  widened = chosen is not None or _flagged.grown(
-      flow, step.var_list, step.scope)
+  widened = chosen is not None or _flagged.grown(step.var_list, step.scope)
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
