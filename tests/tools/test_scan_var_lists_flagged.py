@@ -307,3 +307,19 @@ NEGATIVE = {
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_choice_that_leaves_nothing_out_is_silent(name):
   assert _found(NEGATIVE[name]) == []
+
+
+@pytest.mark.parametrize("name, said", [
+    ("slim's trainable scopes with a default",
+     "none: the flag's default `InceptionV3/Logits,InceptionV3/AuxLogits` "
+     "chooses the scopes that train"),
+    ("a scope's list or every variable, chosen by a hyperparameter",
+     "none: chosen by `hp.fixed_exp`; the filtered side leaves"),
+    ("a group emptied under a flag, the groups whole otherwise",
+     "none: the group is emptied under a flag; with it set"),
+])
+def test_a_flag_s_choice_is_said(name, said):
+  text, _ = POSITIVE[name]
+  findings, _ = _scan.scan_project(
+      [_files.Source("t.py", textwrap.dedent(text))])
+  assert said in findings[-1].drift

@@ -240,3 +240,17 @@ def models_by_flag(flow: Flow, value: Optional[ast.AST]) -> bool:
           isinstance(part.ops[0], ast.In)) and isinstance(
               part.comparators[0], ast.Name) and part.comparators[0].id in keys
       for part in guard.values)
+
+
+def reason(node: ast.AST) -> Optional[str]:
+  """What a finding at a flag's choice says about the flag."""
+  if isinstance(node, (ast.List, ast.Tuple)) and not node.elts:
+    return ("none: the group is emptied under a flag; with it set, its "
+            "variables get no update and no optimizer slots")
+  if isinstance(node, ast.IfExp):
+    return (f"none: chosen by `{ast.unparse(node.test)}`; the filtered side "
+            "leaves the other variables without update or slots")
+  if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    return (f"none: the flag's default `{node.value}` chooses the scopes that "
+            "train; the others get no update and no optimizer slots")
+  return None

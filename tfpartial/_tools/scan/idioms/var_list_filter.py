@@ -154,7 +154,8 @@ class VarListFilter(_idiom.Idiom):
                  f"run (line {_idiom.line(run)}) only where this test keeps "
                  "them: whole variables only; exact as it is, not a drift; "
                  "a candidate for a spec file")
-    reasons = []
+    flagged = _flagged.reason(hit.node)
+    reasons = [flagged] if flagged else []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":
         reasons.append("`decay_var_list` decays variables the filter "
