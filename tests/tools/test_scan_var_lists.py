@@ -947,6 +947,24 @@ NEGATIVE = {
         apply_shared = tf.train.AdamOptimizer(1e-3).apply_gradients(
             zip(fed, shared))
         """,
+    # Mixed precision's master copies: every pair goes to the new list,
+    # a layer norm's as it is (then `continue`), any other's through its
+    # fp32 copy; the name test chooses how, not whether.
+    "a loop sending each pair one of two ways, one ending in continue": """\
+        def master_pairs(params_grads, scaling):
+          out = []
+          for p, g in params_grads:
+            master = copy_param(p)
+            if g.name.find("layer_norm") > -1:
+              out.append([p, g / scaling])
+              continue
+            out.append([master, tf.cast(g, tf.float32) / scaling])
+          return out
+
+        def optimization(loss, optimizer, scaling):
+          param_grads = optimizer.backward(loss)
+          optimizer.apply_gradients(master_pairs(param_grads, scaling))
+        """,
 }
 
 
