@@ -965,6 +965,31 @@ NEGATIVE = {
           param_grads = optimizer.backward(loss)
           optimizer.apply_gradients(master_pairs(param_grads, scaling))
         """,
+    # A model template training the collection of its own scope, every
+    # part of the model built under that scope plus a suffix (which a
+    # collection's scope, a prefix, matches).
+    "a template training its own scope, parts under its scope plus a suffix": {
+        "base.py": """\
+        class Template(object):
+          def build_placeholder(self, config):
+            self.scope = config["scope"]
+
+          def build_op(self):
+            self.build_model()
+            self.opt = tf.train.AdamOptimizer(1e-3)
+            trainable_vars = tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, self.scope)
+            pairs = self.opt.compute_gradients(self.loss, var_list=trainable_vars)
+            self.train_op = self.opt.apply_gradients(pairs)
+        """,
+        "model.py": """\
+        class Model(Template):
+          def build_model(self):
+            with tf.variable_scope(self.scope + '_encoder'):
+              h = tf.layers.dense(self.x, 8)
+            with tf.variable_scope(self.scope + '_predictor'):
+              self.loss = tf.reduce_mean(tf.layers.dense(h, 2))
+        """},
 }
 
 

@@ -1699,6 +1699,10 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
     return name.value
   if isinstance(name, ast.Name):
     return defaults.get(name.id)
+  if isinstance(name, ast.BinOp) and isinstance(name.op, ast.Add):
+    # `self.scope + '_encoder'`: under the object's own scope, as a
+    # collection's scope (a prefix) matches it.
+    name = name.left
   dotted = _names.dotted(name) or ""
   if dotted.startswith("self.") and dotted.count(".") == 1:
     # An object's own scope (`self.scope`, `self.name`), opened around
