@@ -50,6 +50,56 @@ def _meta(extra):
   return _META + textwrap.indent(textwrap.dedent(extra), "      ")
 
 
+_POLICY = {"utils.py": """\
+    def add_param(spec, shape, layer_name, name):
+      with tf.variable_scope(layer_name):
+        return tf.get_variable(name, shape, initializer=spec)
+
+    def make_param_layer(num_units, name='', param=None):
+      return add_param(param, (num_units,), layer_name=name, name='param')
+    """, "opt.py": """\
+    class Optimizer(object):
+      def update_opt(self, f, target):
+        params = target.get_params(trainable=True)
+        return tf.gradients(f, xs=params)
+    """}
+
+
+def _policy(extra=""):
+  """An rllab-style policy whose `get_params_internal` keeps the scopes
+  it names for its parts (`extra`: one more part, built in `__init__`)."""
+  return {**_POLICY, "policy.py": """\
+    from utils import make_param_layer
+
+    class Policy(object):
+      def __init__(self, obs_dim, action_dim, adaptive_std=False):
+        self._cached_params = {}
+        self.mean_params = self.create_mlp("mean_network", (obs_dim, 8))
+        if adaptive_std:
+          raise NotImplementedError("never built")
+          self.std = self.create_mlp("std_network", (obs_dim, 8))
+        self.std_params = make_param_layer(action_dim, name="output_std")
+        %s
+
+      def create_mlp(self, name, sizes):
+        with tf.variable_scope(name):
+          return [tf.get_variable("W%%d" %% i, s) for i, s in enumerate(sizes)]
+
+      def get_params(self, **tags):
+        key = tuple(sorted(tags.items()))
+        if key not in self._cached_params:
+          self._cached_params[key] = self.get_params_internal(**tags)
+        return self._cached_params[key]
+
+      def get_params_internal(self, **tags):
+        params = tf.trainable_variables()
+        params = [p for p in params if p.name.startswith('mean_network')
+                  or p.name.startswith('output_std')]
+        params = [p for p in params if 'Adam' not in p.name]
+        return params
+    """ % extra}
+
+
 POSITIVE = {
     # BN's beta and gamma left out by name, the rest split between two
     # losses whose lists share the convolutions: one training, not two
@@ -368,6 +418,10 @@ POSITIVE = {
         loss = tf.reduce_mean(tf.square(prediction - labels))
         train_step = tf.train.AdamOptimizer().minimize(loss, var_list=head)
         """, [("var-list-filter", "t.py", 7)]),
+    # A policy that builds a part more than its filter keeps.
+    "a policy's filter keeping some of the scopes it builds": (
+        _policy('self.head = self.create_mlp("head", (8, 1))'),
+        [("var-list-filter", "policy.py", 25)]),
 }
 
 
@@ -990,6 +1044,10 @@ NEGATIVE = {
             with tf.variable_scope(self.scope + '_predictor'):
               self.loss = tf.reduce_mean(tf.layers.dense(h, 2))
         """},
+    # rllab's policies: the filter keeps the scopes the policy names for
+    # all its parts (one helper opens its name, another passes it on;
+    # what follows a `raise` is never built), and drops Adam's slots.
+    "a policy's filter keeping every scope it builds": _policy(),
 }
 
 

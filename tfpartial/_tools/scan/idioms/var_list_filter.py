@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
@@ -109,9 +110,7 @@ class VarListFilter(_idiom.Idiom):
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
-            not _phased(step, steps) and (
-                _names_the_model(node, opened) or _built_scope(
-                    analysis.flow, node, step.scope, opened))):
+            _selects_whole(analysis, node, (step, steps), opened)):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         if not _phased(step, steps) and _shares_lists(
@@ -130,7 +129,8 @@ class VarListFilter(_idiom.Idiom):
         if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
-                       for n in step.also]
+                       for n in step.also
+                       if not _whole_object(analysis, n, step)]
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
@@ -196,6 +196,24 @@ def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
     return _idiom.position(shown.node) < _idiom.position(step) and (
         _end(step) < _idiom.position(node))
   return before
+
+
+def _selects_whole(analysis: Analysis, node: ast.expr,
+                   at: Tuple[Step, List[Step]], opened: Set[str]) -> bool:
+  """Whether the filter of `at`'s step (among its module's steps) selects
+  whole models: a root scope, an object's own scope or scopes."""
+  step, steps = at
+  return not _phased(step, steps) and (_names_the_model(
+      node, opened) or _built_scope(analysis.flow, node, step.scope,
+                                    opened)) or _whole_object(
+                                        analysis, node, step)
+
+
+def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
+  """Whether the filter keeps every scope its class builds its own
+  variables under (`_own_scopes`)."""
+  return _own_scopes.keeps_all(analysis.flow, node, analysis.flow.origin.get(
+      id(node), step.scope))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
