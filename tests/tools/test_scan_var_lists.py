@@ -100,6 +100,42 @@ def _policy(extra=""):
     """ % extra}
 
 
+def _trainer(main):
+  """A trainer training the scopes it is given (slim's helper), built by
+  `main` with a model."""
+  return {"utils.py": """\
+    def get_variables_to_train(trainable_scopes=None):
+      if trainable_scopes is None:
+        return tf.trainable_variables()
+      chosen = []
+      for scope in trainable_scopes.split(','):
+        chosen.extend(tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope))
+      return chosen
+    """, "net.py": """\
+    def c3d(x, scope='c3d'):
+      with tf.variable_scope(scope):
+        return tf.layers.dense(tf.layers.dense(x, 8, name='fc6'), 2)
+
+    class Net(object):
+      def __init__(self, scope):
+        self.scope = scope
+
+      def model(self, x):
+        return c3d(x, scope=self.scope)
+    """, "trainer.py": """\
+    from utils import get_variables_to_train
+
+    class Trainer(object):
+      def __init__(self, model, train_scopes='encoder'):
+        self.model = model
+        self.train_scopes = train_scopes
+
+      def build(self, x, opt):
+        loss = tf.reduce_mean(self.model.model(x))
+        return opt.compute_gradients(loss, get_variables_to_train(self.train_scopes))
+    """, "main.py": main}
+
+
 POSITIVE = {
     # BN's beta and gamma left out by name, the rest split between two
     # losses whose lists share the convolutions: one training, not two
@@ -422,6 +458,17 @@ POSITIVE = {
     "a policy's filter keeping some of the scopes it builds": (
         _policy('self.head = self.create_mlp("head", (8, 1))'),
         [("var-list-filter", "policy.py", 25)]),
+    # A trainer given a scope inside the model's: its last layers.
+    "a trainer given a part of the scope its model is built under": (
+        _trainer("""\
+        from net import Net
+        from trainer import Trainer
+
+        def main():
+          net_scope = 'features'
+          model = Net(scope=net_scope)
+          Trainer(model=model, train_scopes=net_scope + '/fc6').build(x, opt)
+        """), [("var-list-filter", "trainer.py", 10)]),
 }
 
 
@@ -1048,6 +1095,18 @@ NEGATIVE = {
     # all its parts (one helper opens its name, another passes it on;
     # what follows a `raise` is never built), and drops Adam's slots.
     "a policy's filter keeping every scope it builds": _policy(),
+    # A trainer given, at each construction, the scope its model is
+    # built under: the whole model (temporal SSL's trainers).
+    "a trainer given the scope its model is built under": _trainer("""\
+        from net import Net
+        from trainer import Trainer
+
+        def main():
+          net_scope = 'features'
+          model = Net(scope=net_scope)
+          for split in range(3):
+            Trainer(model=model, train_scopes=net_scope).build(x, opt)
+        """),
 }
 
 

@@ -25,7 +25,7 @@ _SLOTS = {"Adam", "Adam_1", "Momentum", "RMSProp", "RMSProp_1", "Adagrad",
 def keeps_all(flow: Flow, node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` (a comprehension, or one of a chain of them) keeps
   exactly the scopes the class of `scope` creates its variables under."""
-  info = _class_of(scope)
+  info = class_of(scope)
   kept = _kept(node, scope, 4)
   if info is None or not kept:
     return False
@@ -93,7 +93,8 @@ def _literal(part: ast.expr) -> Optional[str]:
   return None
 
 
-def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+def class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  """The class whose method (or a function inside one) `scope` is."""
   place: Optional[_scopes.Scope] = scope
   while place is not None and place.cls is None:
     place = place.parent

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -211,9 +212,11 @@ def _selects_whole(analysis: Analysis, node: ast.expr,
 
 def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   """Whether the filter keeps every scope its class builds its own
-  variables under (`_own_scopes`)."""
-  return _own_scopes.keeps_all(analysis.flow, node, analysis.flow.origin.get(
-      id(node), step.scope))
+  variables under (`_own_scopes`), or the scope every caller builds the
+  model it is given under (`_model_scope`)."""
+  home = analysis.flow.origin.get(id(node), step.scope)
+  return _own_scopes.keeps_all(analysis.flow, node, home) or (
+      _model_scope.trains_model_scope(analysis.flow, node, home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
