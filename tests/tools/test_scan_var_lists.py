@@ -1055,11 +1055,12 @@ NEGATIVE = {
         def master_pairs(params_grads, scaling):
           out = []
           for p, g in params_grads:
-            master = copy_param(p)
-            if g.name.find("layer_norm") > -1:
-              out.append([p, g / scaling])
-              continue
-            out.append([master, tf.cast(g, tf.float32) / scaling])
+            with guard([p, g]):
+              master = copy_param(p)
+              if g.name.find("layer_norm") > -1:
+                out.append([p, g / scaling])
+                continue
+              out.append([master, tf.cast(g, tf.float32) / scaling])
           return out
 
         def optimization(loss, optimizer, scaling):

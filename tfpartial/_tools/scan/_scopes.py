@@ -29,6 +29,8 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
 _LOOP_TYPES = frozenset(_LOOPS)
 _BLOCK_TYPES = frozenset(_BLOCKS)
 _SPLIT = _LOOP_TYPES | _BLOCK_TYPES
+# Blocks that run their body once, as it stands.
+_WITH_TYPES = frozenset({ast.With, ast.AsyncWith, ast.Try})
 _NESTED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                      ast.ClassDef})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
@@ -423,6 +425,8 @@ class _Filler:
       if kind in _BINDS:
         self._bind_statement(node, here)
       children = _children(node)
+      if kind in _WITH_TYPES and here.loops:
+        self._after.update(_continued(node))
       if kind not in _SPLIT:
         stack.extend([(c, here) for c in reversed(children)])
         continue
