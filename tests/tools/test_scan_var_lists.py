@@ -136,6 +136,42 @@ def _trainer(main):
     """, "main.py": main}
 
 
+def _perceptual(measured):
+  """A VAE trained through a pretrained network run in inference mode on
+  its reconstructions; `measured`: what the loss reads of that network's
+  features (through a head of the model, or directly)."""
+  return """\
+    def main(args):
+      vae = importlib.import_module(args.vae_def).Vae(args.latent_size)
+      images = load_images(args.data_dir)
+      mean, log_variance = vae.encoder(images, True)
+      latent = mean + tf.random_normal(tf.shape(mean)) * tf.exp(log_variance / 2)
+      reconstructed = vae.decoder(latent, True)
+      network = importlib.import_module(args.model_def)
+      stacked = tf.concat([images, reconstructed], axis=0)
+      _, end_points = network.inference(stacked, 1.0, phase_train=False)
+      losses = []
+      for name in args.features:
+        %s
+        losses.append(tf.reduce_sum(tf.square(real - fake)))
+      kl = tf.reduce_mean(tf.exp(log_variance) + tf.square(mean) - log_variance)
+      total_loss = kl + tf.add_n(losses)
+      opt = tf.train.AdamOptimizer(1e-3)
+      grads = opt.compute_gradients(total_loss, var_list=get_variables_to_train())
+      train_op = opt.apply_gradients(grads)
+      sess = tf.Session()
+      _, loss_ = sess.run([train_op, total_loss])
+      log = np.append(log, loss_)
+
+    def get_variables_to_train():
+      chosen = []
+      for var in tf.trainable_variables():
+        if 'Inception' not in var.name:
+          chosen.append(var)
+      return chosen
+    """ % measured
+
+
 POSITIVE = {
     # BN's beta and gamma left out by name, the rest split between two
     # losses whose lists share the convolutions: one training, not two
@@ -469,6 +505,11 @@ POSITIVE = {
           model = Net(scope=net_scope)
           Trainer(model=model, train_scopes=net_scope + '/fc6').build(x, opt)
         """), [("var-list-filter", "trainer.py", 10)]),
+    # The pretrained network's features go through the model's own head
+    # before the loss: it is a part of the model, left out.
+    "a pretrained network between two trained parts": (_perceptual(
+        "real, fake = tf.split(vae.head(end_points[name]), 2)"),
+        [("var-list-filter", "t.py", 17)]),
 }
 
 
@@ -1098,6 +1139,11 @@ NEGATIVE = {
     "a policy's filter keeping every scope it builds": _policy(),
     # A trainer given, at each construction, the scope its model is
     # built under: the whole model (temporal SSL's trainers).
+    # A perceptual loss: a pretrained network run in inference mode on
+    # the VAE's reconstructions measures them; the filter leaves out only
+    # that measure (facenet's train_vae.py).
+    "a pretrained network that only measures the loss": _perceptual(
+        "real, fake = tf.split(end_points[name], 2)"),
     "a trainer given the scope its model is built under": _trainer("""\
         from net import Net
         from trainer import Trainer

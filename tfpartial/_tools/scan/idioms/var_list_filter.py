@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _unread
@@ -106,7 +107,8 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         if "filtered" not in step.labels or _split(step, steps, groups) and (
             not _phased(step, steps)) or _only_measured(step) or (
-                _only_summarised(step, steps)) or _no_choice(step, analysis):
+                _only_summarised(step, steps)) or _no_choice(
+                    step, analysis) or _measured_by_network(analysis, step):
           continue
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
@@ -824,6 +826,21 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return _loss_key(loss, scope)
+
+
+def _measured_by_network(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's loss is measured by a network it does not train
+  (`_loss_network`: a perceptual loss's classifier, a teacher)."""
+  call, scope = step.call, step.scope
+  if _names.call_name(call) == "apply_gradients":
+    source = analysis.flow.labels(call.args[0], scope).get("grad") if (
+        call.args) else None
+    if not isinstance(source, ast.Call):
+      return False
+    call, scope = source, analysis.flow.origin.get(id(source), scope)
+  loss = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
 
 
 def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
