@@ -1144,6 +1144,17 @@ NEGATIVE = {
     # that measure (facenet's train_vae.py).
     "a pretrained network that only measures the loss": _perceptual(
         "real, fake = tf.split(end_points[name], 2)"),
+    # slim's helper called without scopes: its `None` branch returns
+    # every trainable variable.
+    "a helper that filters by scopes, called without any": {
+        "utils.py": _trainer("")["utils.py"], "ae.py": """\
+        from utils import get_variables_to_train
+
+        class AETrainer(object):
+          def build(self, x, opt):
+            loss = tf.reduce_mean(tf.square(self.model.net(x) - x))
+            return opt.compute_gradients(loss, get_variables_to_train())
+        """},
     "a trainer given the scope its model is built under": _trainer("""\
         from net import Net
         from trainer import Trainer

@@ -215,10 +215,12 @@ def _selects_whole(analysis: Analysis, node: ast.expr,
 def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   """Whether the filter keeps every scope its class builds its own
   variables under (`_own_scopes`), or the scope every caller builds the
-  model it is given under (`_model_scope`)."""
+  model it is given under, or is a helper called without the scopes it
+  would filter by (`_model_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) or (
-      _model_scope.trains_model_scope(analysis.flow, node, home))
+      _model_scope.trains_model_scope(analysis.flow, node, home)) or (
+          _model_scope.defaults_to_all(analysis.flow, node, home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
