@@ -50,6 +50,128 @@ def _meta(extra):
   return _META + textwrap.indent(textwrap.dedent(extra), "      ")
 
 
+_POLICY = {"utils.py": """\
+    def add_param(spec, shape, layer_name, name):
+      with tf.variable_scope(layer_name):
+        return tf.get_variable(name, shape, initializer=spec)
+
+    def make_param_layer(num_units, name='', param=None):
+      return add_param(param, (num_units,), layer_name=name, name='param')
+    """, "opt.py": """\
+    class Optimizer(object):
+      def update_opt(self, f, target):
+        params = target.get_params(trainable=True)
+        return tf.gradients(f, xs=params)
+    """}
+
+
+def _policy(extra=""):
+  """An rllab-style policy whose `get_params_internal` keeps the scopes
+  it names for its parts (`extra`: one more part, built in `__init__`)."""
+  return {**_POLICY, "policy.py": """\
+    from utils import make_param_layer
+
+    class Policy(object):
+      def __init__(self, obs_dim, action_dim, adaptive_std=False):
+        self._cached_params = {}
+        self.mean_params = self.create_mlp("mean_network", (obs_dim, 8))
+        if adaptive_std:
+          raise NotImplementedError("never built")
+          self.std = self.create_mlp("std_network", (obs_dim, 8))
+        self.std_params = make_param_layer(action_dim, name="output_std")
+        %s
+
+      def create_mlp(self, name, sizes):
+        with tf.variable_scope(name):
+          return [tf.get_variable("W%%d" %% i, s) for i, s in enumerate(sizes)]
+
+      def get_params(self, **tags):
+        key = tuple(sorted(tags.items()))
+        if key not in self._cached_params:
+          self._cached_params[key] = self.get_params_internal(**tags)
+        return self._cached_params[key]
+
+      def get_params_internal(self, **tags):
+        params = tf.trainable_variables()
+        params = [p for p in params if p.name.startswith('mean_network')
+                  or p.name.startswith('output_std')]
+        params = [p for p in params if 'Adam' not in p.name]
+        return params
+    """ % extra}
+
+
+def _trainer(main):
+  """A trainer training the scopes it is given (slim's helper), built by
+  `main` with a model."""
+  return {"utils.py": """\
+    def get_variables_to_train(trainable_scopes=None):
+      if trainable_scopes is None:
+        return tf.trainable_variables()
+      chosen = []
+      for scope in trainable_scopes.split(','):
+        chosen.extend(tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope))
+      return chosen
+    """, "net.py": """\
+    def c3d(x, scope='c3d'):
+      with tf.variable_scope(scope):
+        return tf.layers.dense(tf.layers.dense(x, 8, name='fc6'), 2)
+
+    class Net(object):
+      def __init__(self, scope):
+        self.scope = scope
+
+      def model(self, x):
+        return c3d(x, scope=self.scope)
+    """, "trainer.py": """\
+    from utils import get_variables_to_train
+
+    class Trainer(object):
+      def __init__(self, model, train_scopes='encoder'):
+        self.model = model
+        self.train_scopes = train_scopes
+
+      def build(self, x, opt):
+        loss = tf.reduce_mean(self.model.model(x))
+        return opt.compute_gradients(loss, get_variables_to_train(self.train_scopes))
+    """, "main.py": main}
+
+
+def _perceptual(measured):
+  """A VAE trained through a pretrained network run in inference mode on
+  its reconstructions; `measured`: what the loss reads of that network's
+  features (through a head of the model, or directly)."""
+  return """\
+    def main(args):
+      vae = importlib.import_module(args.vae_def).Vae(args.latent_size)
+      images = load_images(args.data_dir)
+      mean, log_variance = vae.encoder(images, True)
+      latent = mean + tf.random_normal(tf.shape(mean)) * tf.exp(log_variance / 2)
+      reconstructed = vae.decoder(latent, True)
+      network = importlib.import_module(args.model_def)
+      stacked = tf.concat([images, reconstructed], axis=0)
+      _, end_points = network.inference(stacked, 1.0, phase_train=False)
+      losses = []
+      for name in args.features:
+        %s
+        losses.append(tf.reduce_sum(tf.square(real - fake)))
+      kl = tf.reduce_mean(tf.exp(log_variance) + tf.square(mean) - log_variance)
+      total_loss = kl + tf.add_n(losses)
+      opt = tf.train.AdamOptimizer(1e-3)
+      grads = opt.compute_gradients(total_loss, var_list=get_variables_to_train())
+      train_op = opt.apply_gradients(grads)
+      sess = tf.Session()
+      _, loss_ = sess.run([train_op, total_loss])
+      log = np.append(log, loss_)
+
+    def get_variables_to_train():
+      chosen = []
+      for var in tf.trainable_variables():
+        if 'Inception' not in var.name:
+          chosen.append(var)
+      return chosen
+    """ % measured
+
+
 POSITIVE = {
     # BN's beta and gamma left out by name, the rest split between two
     # losses whose lists share the convolutions: one training, not two
@@ -368,6 +490,26 @@ POSITIVE = {
         loss = tf.reduce_mean(tf.square(prediction - labels))
         train_step = tf.train.AdamOptimizer().minimize(loss, var_list=head)
         """, [("var-list-filter", "t.py", 7)]),
+    # A policy that builds a part more than its filter keeps.
+    "a policy's filter keeping some of the scopes it builds": (
+        _policy('self.head = self.create_mlp("head", (8, 1))'),
+        [("var-list-filter", "policy.py", 25)]),
+    # A trainer given a scope inside the model's: its last layers.
+    "a trainer given a part of the scope its model is built under": (
+        _trainer("""\
+        from net import Net
+        from trainer import Trainer
+
+        def main():
+          net_scope = 'features'
+          model = Net(scope=net_scope)
+          Trainer(model=model, train_scopes=net_scope + '/fc6').build(x, opt)
+        """), [("var-list-filter", "trainer.py", 10)]),
+    # The pretrained network's features go through the model's own head
+    # before the loss: it is a part of the model, left out.
+    "a pretrained network between two trained parts": (_perceptual(
+        "real, fake = tf.split(vae.head(end_points[name]), 2)"),
+        [("var-list-filter", "t.py", 17)]),
 }
 
 
@@ -947,6 +1089,82 @@ NEGATIVE = {
         apply_shared = tf.train.AdamOptimizer(1e-3).apply_gradients(
             zip(fed, shared))
         """,
+    # Mixed precision's master copies: every pair goes to the new list,
+    # a layer norm's as it is (then `continue`), any other's through its
+    # fp32 copy; the name test chooses how, not whether.
+    "a loop sending each pair one of two ways, one ending in continue": """\
+        def master_pairs(params_grads, scaling):
+          out = []
+          for p, g in params_grads:
+            with guard([p, g]):
+              master = copy_param(p)
+              if g.name.find("layer_norm") > -1:
+                out.append([p, g / scaling])
+                continue
+              out.append([master, tf.cast(g, tf.float32) / scaling])
+          return out
+
+        def optimization(loss, optimizer, scaling):
+          param_grads = optimizer.backward(loss)
+          optimizer.apply_gradients(master_pairs(param_grads, scaling))
+        """,
+    # A model template training the collection of its own scope, every
+    # part of the model built under that scope plus a suffix (which a
+    # collection's scope, a prefix, matches).
+    "a template training its own scope, parts under its scope plus a suffix": {
+        "base.py": """\
+        class Template(object):
+          def build_placeholder(self, config):
+            self.scope = config["scope"]
+
+          def build_op(self):
+            self.build_model()
+            self.opt = tf.train.AdamOptimizer(1e-3)
+            trainable_vars = tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, self.scope)
+            pairs = self.opt.compute_gradients(self.loss, var_list=trainable_vars)
+            self.train_op = self.opt.apply_gradients(pairs)
+        """,
+        "model.py": """\
+        class Model(Template):
+          def build_model(self):
+            with tf.variable_scope(self.scope + '_encoder'):
+              h = tf.layers.dense(self.x, 8)
+            with tf.variable_scope(self.scope + '_predictor'):
+              self.loss = tf.reduce_mean(tf.layers.dense(h, 2))
+        """},
+    # rllab's policies: the filter keeps the scopes the policy names for
+    # all its parts (one helper opens its name, another passes it on;
+    # what follows a `raise` is never built), and drops Adam's slots.
+    "a policy's filter keeping every scope it builds": _policy(),
+    # A trainer given, at each construction, the scope its model is
+    # built under: the whole model (temporal SSL's trainers).
+    # A perceptual loss: a pretrained network run in inference mode on
+    # the VAE's reconstructions measures them; the filter leaves out only
+    # that measure (facenet's train_vae.py).
+    "a pretrained network that only measures the loss": _perceptual(
+        "real, fake = tf.split(end_points[name], 2)"),
+    # slim's helper called without scopes: its `None` branch returns
+    # every trainable variable.
+    "a helper that filters by scopes, called without any": {
+        "utils.py": _trainer("")["utils.py"], "ae.py": """\
+        from utils import get_variables_to_train
+
+        class AETrainer(object):
+          def build(self, x, opt):
+            loss = tf.reduce_mean(tf.square(self.model.net(x) - x))
+            return opt.compute_gradients(loss, get_variables_to_train())
+        """},
+    "a trainer given the scope its model is built under": _trainer("""\
+        from net import Net
+        from trainer import Trainer
+
+        def main():
+          net_scope = 'features'
+          model = Net(scope=net_scope)
+          for split in range(3):
+            Trainer(model=model, train_scopes=net_scope).build(x, opt)
+        """),
 }
 
 

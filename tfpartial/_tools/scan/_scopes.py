@@ -29,6 +29,8 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
 _LOOP_TYPES = frozenset(_LOOPS)
 _BLOCK_TYPES = frozenset(_BLOCKS)
 _SPLIT = _LOOP_TYPES | _BLOCK_TYPES
+# Blocks that run their body once, as it stands.
+_WITH_TYPES = frozenset({ast.With, ast.AsyncWith, ast.Try})
 _NESTED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
                      ast.ClassDef})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
@@ -358,6 +360,31 @@ def _branches(node: ast.If, inner: Where, here: Where
           (node.test, here)]
 
 
+def _continued(node: ast.AST) -> Dict[int, Sequence[ast.stmt]]:
+  """The `if`s without an `else` of a block in a loop whose body ends in
+  `continue`, each with the statements after it: its `else`."""
+  found: Dict[int, Sequence[ast.stmt]] = {}
+  for block in (getattr(node, "body", []), getattr(node, "orelse", [])):
+    for index, statement in enumerate(block):
+      if isinstance(statement, ast.If) and not statement.orelse and (
+          isinstance(statement.body[-1], ast.Continue)):
+        found[id(statement)] = block[index + 1:]
+  return found
+
+
+def _skipping(node: ast.If, inner: Where, here: Where,
+              after: Sequence[ast.stmt]) -> List[Tuple[ast.AST, Where]]:
+  """The children of an `if` that ends in `continue` (`if 'norm' in
+  g.name: out.append([p, g]); continue` before `out.append([m, g])`):
+  when the statements after it add to every list its body adds to, each
+  element goes somewhere, as with an `else`; else as any `if`."""
+  body = _added_to(node.body)
+  if body and body <= _added_to(after):
+    inner = dataclasses.replace(inner, guard=None, branch=node.test,
+                                shared=frozenset(body) | inner.shared)
+  return [*[(c, inner) for c in reversed(node.body)], (node.test, here)]
+
+
 def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
   """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
   found: Set[str] = set()
@@ -377,6 +404,8 @@ class _Filler:
 
   def __init__(self, scope: Scope):
     self.scope = scope
+    # id(an `if` ending in `continue`) -> the statements after it.
+    self._after: Dict[int, Sequence[ast.stmt]] = {}
 
   def fill(self, body: Sequence[ast.AST], where: Where) -> None:
     stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
@@ -396,6 +425,8 @@ class _Filler:
       if kind in _BINDS:
         self._bind_statement(node, here)
       children = _children(node)
+      if kind in _WITH_TYPES and here.loops:
+        self._after.update(_continued(node))
       if kind not in _SPLIT:
         stack.extend([(c, here) for c in reversed(children)])
         continue
@@ -413,7 +444,12 @@ class _Filler:
           frozenset() if kind in _LOOP_TYPES else here.shared)
       if isinstance(node, ast.If) and node.orelse and here.loops:
         stack.extend(_branches(node, inner, here))
+      elif isinstance(node, ast.If) and id(node) in self._after:
+        stack.extend(_skipping(node, inner, here, self._after.pop(id(
+            node))))
       elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
+        if inner.loops:
+          self._after.update(_continued(node))
         inside = {id(c) for c in (*node.body, *node.orelse)}
         stack.extend([(c, inner if id(c) in inside else here)
                       for c in reversed(children)])

@@ -32,6 +32,9 @@ from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _loss_network
+from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
@@ -123,7 +126,8 @@ class VarListFilter(_idiom.Idiom):
         if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
-                       for n in step.also]
+                       for n in step.also
+                       if not _whole_object(analysis, n, step)]
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
@@ -203,7 +207,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if "filtered" not in step.labels or _split(step, steps, groups) and (
       not phased) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
-              _flagged.never_run(step.call, step.scope)):
+              _flagged.never_run(step.call, step.scope)) or (
+                  _measured_by_network(analysis, step)):
     return None
   flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
@@ -215,7 +220,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not phased and not widened and (_names_the_model(
           node, opened) and not _flagged.loads_a_graph(
               module.source.text, module.tree) or _built_scope(
-                  flow, node, step.scope, opened))):
+                  flow, node, step.scope, opened))) or _whole_object(
+                      analysis, node, step):
     return None
   node = _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
@@ -252,6 +258,17 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
     return None
   analysis.flow.origin.setdefault(id(found[0]), found[1])
   return found[0]
+
+
+def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
+  """Whether the filter keeps every scope its class builds its own
+  variables under (`_own_scopes`), or the scope every caller builds the
+  model it is given under, or is a helper called without the scopes it
+  would filter by (`_model_scope`)."""
+  home = analysis.flow.origin.get(id(node), step.scope)
+  return _own_scopes.keeps_all(analysis.flow, node, home) or (
+      _model_scope.trains_model_scope(analysis.flow, node, home)) or (
+          _model_scope.defaults_to_all(analysis.flow, node, home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
@@ -859,6 +876,21 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return _loss_key(loss, scope)
+
+
+def _measured_by_network(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's loss is measured by a network it does not train
+  (`_loss_network`: a perceptual loss's classifier, a teacher)."""
+  call, scope = step.call, step.scope
+  if _names.call_name(call) == "apply_gradients":
+    source = analysis.flow.labels(call.args[0], scope).get("grad") if (
+        call.args) else None
+    if not isinstance(source, ast.Call):
+      return False
+    call, scope = source, analysis.flow.origin.get(id(source), scope)
+  loss = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
 
 
 def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
@@ -1765,6 +1797,10 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
     return name.value
   if isinstance(name, ast.Name):
     return defaults.get(name.id)
+  if isinstance(name, ast.BinOp) and isinstance(name.op, ast.Add):
+    # `self.scope + '_encoder'`: under the object's own scope, as a
+    # collection's scope (a prefix) matches it.
+    name = name.left
   dotted = _names.dotted(name) or ""
   if dotted.startswith("self.") and dotted.count(".") == 1:
     # An object's own scope (`self.scope`, `self.name`), opened around

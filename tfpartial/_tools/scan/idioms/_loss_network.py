@@ -1,0 +1,103 @@
+"""Whether a step's function runs a loss network: a network run in
+inference mode (`phase_train=False`) on what another network of the
+function produced (`network.inference(concat([images, reconstructed]))`
+of `reconstructed = vae.decoder(latent)`), whose outputs reach the
+step's loss and no other network. Such a network (a perceptual loss's
+pretrained classifier, a teacher) only measures what the trained one
+makes; a filter that leaves it out leaves no part of the model out.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Set
+
+from tfpartial._tools.scan import _scopes
+
+# How far a value is followed through the function's assignments.
+_DEPTH = 12
+
+
+def runs_one(scope: _scopes.Scope, loss: ast.AST, steps: Set[str]
+             ) -> bool:
+  """Whether `scope` (the step's function) runs a loss network that its
+  step's `loss` reads (`steps`: the names of the calls that train)."""
+  if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  read = _calls_read(scope, loss)
+  for call in _networks(scope, steps):
+    if _inference(call) and id(call) in read and any(
+        _networks_in(scope, a, steps) - {id(call)}
+        for a in call.args[:1]) and not _feeds_network(
+            scope, call, steps, read):
+      return True
+  return False
+
+
+def _networks(scope: _scopes.Scope, steps: Set[str]) -> Iterator[ast.Call]:
+  """The calls of a method of an object the function makes
+  (`vae.decoder(z)` of `vae = ...Vae(n)`), steps aside: the networks it
+  runs."""
+  imported = _imported(scope)
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and isinstance(
+            node.func.value, ast.Name) and (
+                node.func.value.id in scope.defs) and (
+                    node.func.attr not in steps) and (
+                        node.func.value.id not in imported):
+      yield node
+
+
+def _imported(scope: _scopes.Scope) -> Set[str]:
+  """The names the module imports (`np`: `np.append(a, v)` adds to no
+  list of the function's)."""
+  while scope.parent is not None:
+    scope = scope.parent
+  return {(a.asname or a.name).split(".")[0]
+          for i in scope.imports for a in i.names}
+
+
+def _inference(call: ast.Call) -> bool:
+  """`phase_train=False`, `is_training=False`, `training=False`."""
+  return any(k.arg and "train" in k.arg and isinstance(
+      k.value, ast.Constant) and k.value.value is False
+             for k in call.keywords)
+
+
+def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
+  """The calls whose results `expr` reads through the function's
+  assignments."""
+  found: Set[int] = set()
+  seen = _imported(scope)
+  todo: List[ast.AST] = [expr]
+  for _ in range(_DEPTH):
+    names: List[str] = []
+    for part in todo:
+      for node in ast.walk(part):
+        if isinstance(node, ast.Call):
+          found.add(id(node))
+        elif isinstance(node, ast.Name) and node.id not in seen:
+          seen.add(node.id)
+          names.append(node.id)
+    todo = [d.value for n in names for d in scope.defs.get(n, [])]
+    if not todo:
+      break
+  return found
+
+
+def _networks_in(scope: _scopes.Scope, expr: ast.AST, steps: Set[str]
+                 ) -> Set[int]:
+  """The network calls whose results `expr` reads."""
+  read = _calls_read(scope, expr)
+  return {id(c) for c in _networks(scope, steps) if id(c) in read}
+
+
+def _feeds_network(scope: _scopes.Scope, call: ast.Call, steps: Set[str],
+                   read: Set[int]) -> bool:
+  """Whether another network whose results the loss reads (`read`) reads
+  `call`'s results: then it is a part of the model, not its measure."""
+  return any(id(call) in _calls_read(scope, a)
+             for other in _networks(scope, steps)
+             if other is not call and id(other) in read
+             for a in [*other.args, *(k.value for k in other.keywords)])
