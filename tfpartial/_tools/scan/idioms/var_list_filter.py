@@ -1512,6 +1512,9 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   elif isinstance(expr, ast.Call) and _names.call_name(expr) in (
       _names.CONTAINERS):
     parts = list(expr.args)
+  elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+      and expr.func.attr in _names.SUBSETS:
+    parts = [expr.func.value, *expr.args]  # The set it keeps some of.
   for part in parts:
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
