@@ -52,8 +52,8 @@ RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
           "random_shuffle", "stateless_random_uniform", "rand", "randn",
           "random", "dropout", "gumbel"}
 CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
-              "reversed", "enumerate", "dict", "chain", "flatten",
-              "nest_flatten"}
+              "reversed", "enumerate", "dict", "OrderedDict", "chain",
+              "flatten", "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
 # Views of a container (`masks.items()`): what it holds.
 VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
