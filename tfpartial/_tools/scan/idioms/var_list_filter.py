@@ -66,6 +66,8 @@ class Step:
   # A sibling group of its list (split off by the same loop or helper)
   # that no step of the module trains: not one of a GAN's halves.
   grouped: bool = False
+  # A flag chooses between its filtered list and every variable.
+  chooses: bool = False
 
 
 class VarListFilter(_idiom.Idiom):
@@ -109,8 +111,9 @@ class VarListFilter(_idiom.Idiom):
             analysis.flow, step.var_list, step.scope, set()))
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
             not _phased(step, steps) and (
-                _names_the_model(node, opened) or _built_scope(
-                    analysis.flow, node, step.scope, opened))):
+                _names_the_model(node, opened) and not _on_loaded(
+                    analysis, step, node) or _built_scope(
+                        analysis.flow, node, step.scope, opened))):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         if not _phased(step, steps) and _shares_lists(
@@ -161,6 +164,16 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _on_loaded(analysis: Analysis, step: Step, node: ast.expr) -> bool:
+  """Whether the model a filter's scope names is built on a graph its
+  module loads (`_stages.on_loaded_graph`): not the whole model."""
+  chosen = _names.scope_argument(node) if isinstance(node, ast.Call) else None
+  tree = analysis.module(step.scope).tree
+  return isinstance(chosen, ast.Constant) and isinstance(
+      chosen.value, str) and tree is not None and _stages.on_loaded_graph(
+          tree, chosen.value)
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
@@ -1241,7 +1254,35 @@ def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
         and (_groups.left_out(analysis.flow, step.var_list, step.scope,
                               chosen[id(analysis.module(step.scope))])
              or _run_beside(step.var_list, step.scope, step.call))
+    step.chooses = "filtered" in step.labels and _or_everything(
+        analysis.flow, step)
   return steps
+
+
+def _or_everything(flow: Flow, step: Step) -> bool:
+  """Whether a flag chooses between the filtered list and every variable
+  (`params = self.est_params if hp.fixed_exp else self.params`, of `
+  self.params = tf.trainable_variables()`): the filter freezes the rest,
+  whatever scope it names."""
+  chosen = step.var_list
+  values: List[ast.AST] = [chosen] if chosen is not None else []
+  if isinstance(chosen, ast.Name):
+    defs = step.scope.defs.get(chosen.id, [])
+    reaching = [defs[i] for i in step.scope.reaching(chosen.id, chosen)]
+    if len(reaching) > 1 and any(
+        isinstance(d.value, ast.BinOp) and isinstance(d.value.left, ast.Name)
+        and d.value.left.id == chosen.id and d.where.guard is not None
+        and not d.where.loops for d in reaching):
+      return True  # `if args.train_vgg: chosen = chosen + vgg`.
+    values = [d.value for d in reaching]
+  for value in values:
+    if isinstance(value, ast.IfExp):
+      labels = [flow.labels(branch, step.scope)
+                for branch in (value.body, value.orelse)]
+      if all("var" in got for got in labels) and sum(
+          "filtered" in got for got in labels) == 1:
+        return True
+  return False
 
 
 def _run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
@@ -1462,8 +1503,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
   source = step.labels.get("grad")  # The gradients it keeps some of.
-  if step.grouped:
-    return True  # A sibling group is trained by no step: frozen too.
+  if step.grouped or step.chooses:
+    return True  # A sibling group, or the rest, is trained by no step.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and
