@@ -420,6 +420,25 @@ NEGATIVE = {
                                      scope='model')
           return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=chosen)
         """,
+    # The same, the class keeping every weight of its model.
+    "an attribute a class fills with all its model's weights": ({
+        "nets.py": """\
+            class Policy:
+              def build(self, inp):
+                with tf.variable_scope(self.scope):
+                  out = dense(inp)
+                self.params = tf.get_collection(
+                    tf.GraphKeys.TRAINABLE_VARIABLES, self.scope)
+                return out
+            """,
+        "vpg.py": """\
+            class VPG:
+              def __init__(self, policy, loss):
+                self.policy = policy
+                grads = tf.gradients(loss, self.policy.params)
+                self.op = self.opt.apply_gradients(
+                    zip(grads, self.policy.params))
+            """}),
 }
 
 
