@@ -110,10 +110,8 @@ class VarListFilter(_idiom.Idiom):
         node = _chosen_where(analysis.flow, step, _origin(
             analysis.flow, step.var_list, step.scope, set()))
         if not isinstance(node, ast.expr) or _per_group(step, node) or (
-            not _phased(step, steps) and (
-                _names_the_model(node, opened) and not _on_loaded(
-                    analysis, step, node) or _built_scope(
-                        analysis.flow, node, step.scope, opened))):
+            not _phased(step, steps) and _whole_model(
+                analysis, step, node, opened)):
           continue
         node = _first_filter(analysis.flow, node, step.scope, opened)
         if not _phased(step, steps) and _shares_lists(
@@ -164,6 +162,15 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _whole_model(analysis: Analysis, step: Step, node: ast.expr,
+                 opened: Set[str]) -> bool:
+  """Whether a filter selects a whole model: by a scope it is built under
+  (not new layers on a graph the module loads), or an object's own."""
+  return _names_the_model(node, opened) and not _on_loaded(
+      analysis, step, node) or _built_scope(analysis.flow, node, step.scope,
+                                            opened)
 
 
 def _on_loaded(analysis: Analysis, step: Step, node: ast.expr) -> bool:
