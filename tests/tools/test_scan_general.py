@@ -716,6 +716,23 @@ POSITIVE = {
               if var not in self._trainable_weights:
                 self._non_trainable_weights.append(var)
         """, [("var-list-filter", 5)]),
+    # Its first form: the hub module's variable map less the unused
+    # heads, then the last few by position.
+    "var-list-filter a layer's weights, the last of a hub module's map": (
+        """\
+        class BertLayer(Layer):
+          def build(self, input_shape):
+            self.bert = hub.Module(self.tf_hub, trainable=self.is_trainable)
+            variables = list(self.bert.variable_map.values())
+            if self.is_trainable:
+              kept = [var for var in variables if not "/cls/" in var.name]
+              kept = kept[-self.n_fine_tune_layers:]
+              for var in kept:
+                self._trainable_weights.append(var)
+              for var in self.bert.variables:
+                if var not in self._trainable_weights:
+                  self._non_trainable_weights.append(var)
+        """, [("var-list-filter", 7)]),
     # TensorFlow's guide: a second head fine-tuned on a shared trunk.
     "var-list-filter one part's variables, the whole model run": ("""\
         trunk = tf.keras.Sequential([tf.keras.layers.Dense(8)])

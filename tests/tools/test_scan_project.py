@@ -242,6 +242,15 @@ BODIES = {
                 "  for e in range(3):\n", lambda i: (
                     f"    opt.minimize(loss, [x{i % 2}])\n"
                     f"    x{i % 2}[0].assign(saved[0])\n")),
+    # One name mixed again and again from a mask made anew each time (a
+    # GAN transfer's filter freezes, unrolled by hand): every `mask` reads
+    # every `mask_vec`, and the judge of each mask reads them all.
+    "remixed": ("def f(session, units):\n", lambda i: (
+        f"  x = session.graph.get_tensor_by_name('w{i}:0')\n"
+        "  mask_vec = np.ones((3, 3))\n"
+        "  mask_vec[:, units] = 0\n"
+        "  mask = tf.constant(mask_vec, dtype=x.dtype)\n"
+        "  x = mask * x + tf.stop_gradient((1 - mask) * x)\n")),
 }
 
 

@@ -362,6 +362,39 @@ def test_a_helper_called_only_from_a_module_with_no_step():
       ("stop-gradient-mix", "modules.py", 5)]
 
 
+def test_a_helper_reached_through_two_star_imports():
+  # GST-Tacotron: the graph star-imports the network module, which
+  # star-imports the helpers: Python re-exports them, so the call is
+  # `embed`'s and its default branch runs.
+  findings = scanned.in_project({
+      "modules.py": """\
+          def embed(inputs, vocab_size, num_units, zero_pad=True):
+            lookup_table = tf.get_variable("lookup_table",
+                                           shape=[vocab_size, num_units])
+            if zero_pad:
+              lookup_table = tf.concat((tf.zeros(shape=[1, num_units]),
+                                        lookup_table[1:, :]), 0)
+            return tf.nn.embedding_lookup(lookup_table, inputs)
+          """,
+      "network.py": """\
+          from modules import *
+
+          def build_encoder(inputs):
+            return tf.layers.dense(inputs, 8)
+          """,
+      "graph.py": """\
+          from network import *
+
+          class Graph:
+            def __init__(self):
+              self.x = tf.placeholder(tf.int32, [None, 10])
+              enc = build_encoder(embed(self.x, 30, 64))
+              self.train_op = tf.train.AdamOptimizer().minimize(
+                  tf.reduce_mean(enc))
+          """})
+  assert findings == [("stop-gradient-mix", "modules.py", 5)]
+
+
 def test_an_unconditional_table_in_a_helper_nothing_calls():
   code = """\
       def embed(inputs, vocab_size, dimension):

@@ -111,6 +111,78 @@ POSITIVE = {
             return tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=[self.weights['out']])
         """, [("var-list-filter", 9)]),
+    # PathNet: one loss, its list rebuilt by the same loop after the first
+    # task's best path is marked fixed; the second build leaves it out.
+    "a list rebuilt the same way after the table it tests changes": ("""\
+        def train():
+          fixed = np.ones((L, M), dtype=str)
+          for i in range(L):
+            for j in range(M):
+              fixed[i, j] = '0'
+          learn = [] + out_w
+          for i in range(L):
+            for j in range(M):
+              if fixed[i, j] == '0':
+                learn += weights[i, j]
+          step = tf.train.GradientDescentOptimizer(0.1).minimize(
+              loss, var_list=learn)
+          best = run_task(step)
+          for i in range(L):
+            for j in range(M):
+              if best[i, j] == 1.0:
+                fixed[i, j] = '1'
+          learn = [] + out_w
+          for i in range(L):
+            for j in range(M):
+              if fixed[i, j] == '0':
+                learn += weights[i, j]
+          step = tf.train.GradientDescentOptimizer(0.1).minimize(
+              loss, var_list=learn)
+          run_task(step)
+        """, [("var-list-filter", 22)]),
+    # PathNet's A3C: a hand-written applier returns one op per variable;
+    # each step runs only the ops a per-variable flag keeps.
+    "a step's update ops run only where a flag keeps them": ("""\
+        class Thread(object):
+          def __init__(self, network, applier):
+            self.net = network
+            grads = tf.gradients(network.loss, network.get_vars())
+            self.apply_ops = applier.apply_gradients(network.get_vars(), grads)
+
+          def process(self, sess, feed):
+            var_idx = self.net.get_vars_idx()
+            ops = []
+            for i in range(len(var_idx)):
+              if var_idx[i] == 1.0:
+                ops += [self.apply_ops[i]]
+            sess.run(ops, feed_dict=feed)
+        """, [("var-list-filter", 11)]),
+    # A trainer's base class keeps the policy it is built with; the
+    # script builds it with a pretrained network whose `params` are the
+    # last layer's: TRPO fine-tunes only those.
+    "the variables an object passed to the trainer holds": ("""\
+        class Pretrained(object):
+          def __init__(self, scope, fn):
+            with tf.variable_scope(scope):
+              model = keras.models.load_model(fn)
+              self.params = model.trainable_weights[-2:]
+              self.out = model(self.inp)
+
+        class Base(object):
+          def __init__(self, sess, policy):
+            self.policy = policy
+            self._init_variables()
+
+        class TRPO(Base):
+          def __init__(self, n_actions, *args, **kwargs):
+            super(TRPO, self).__init__(*args, **kwargs)
+
+          def _init_variables(self):
+            self.policy_vars = self.policy.params
+            self.grads = tf.gradients(self.loss, self.policy_vars)
+
+        agent = TRPO(sess=sess, policy=Pretrained('policy', fn), n_actions=9)
+        """, [("var-list-filter", 5)]),
 }
 
 
@@ -254,9 +326,61 @@ NEGATIVE = {
             return tf.train.AdamOptimizer(1e-3).minimize(
                 loss, var_list=[self.weights['w1'], self.weights['out']])
         """,
+    # Every op of the step run, or ops chosen that are not a step's.
+    "update ops all run; summaries chosen by a flag": """\
+        class Thread(object):
+          def __init__(self, network, applier):
+            grads = tf.gradients(network.loss, network.variables)
+            self.apply_ops = applier.apply_gradients(network.variables, grads)
+            self.summaries = [tf.summary.scalar(n, v) for n, v in stats]
+
+          def process(self, sess, flags, feed):
+            ops = []
+            for i in range(len(self.apply_ops)):
+              ops += [self.apply_ops[i]]
+            shown = []
+            for i in range(len(flags)):
+              if flags[i] == 1:
+                shown += [self.summaries[i]]
+            sess.run(ops, feed_dict=feed)
+            sess.run(shown, feed_dict=feed)
+        """,
+    # The same trainer built with a network whose `params` are its own
+    # scope's, the scope it opens around what it builds: the model.
+    "the variables an object passed to the trainer holds, all of it": """\
+        class Dense(object):
+          def __init__(self, scope):
+            self.scope = scope
+            with tf.variable_scope(self.scope):
+              self.out = tf.layers.dense(self.inp, 4)
+              self.params = tf.get_collection(
+                  tf.GraphKeys.TRAINABLE_VARIABLES, scope=self.scope)
+
+        class Base(object):
+          def __init__(self, sess, policy):
+            self.policy = policy
+            self._init_variables()
+
+        class VPG(Base):
+          def _init_variables(self):
+            grads = tf.gradients(self.loss, self.policy.params)
+            self.train_op = self.opt.apply_gradients(
+                zip(grads, self.policy.params))
+
+        agent = VPG(sess=sess, policy=Dense('policy'))
+        """,
 }
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_whole_list_or_a_trained_complement_is_not_reported(name):
   assert _found(NEGATIVE[name]) == []
+
+
+def test_update_ops_run_under_a_flag_say_so():
+  text = POSITIVE["a step's update ops run only where a flag keeps them"][0]
+  findings, _ = _scan.scan_project(
+      [_files.Source("t.py", textwrap.dedent(text))])
+  assert [f.message.split(":")[0] for f in findings] == [
+      "update ops of `apply_gradients` (line 5) run (line 13) only where "
+      "this test keeps them"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Union, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -138,6 +138,30 @@ def _factor_names(term: ast.AST, stopped: bool) -> Set[str]:
   return found
 
 
+def _own_candidates(name: str, scope: _scopes.Scope
+                    ) -> List[Union[ast.Name, ast.Call]]:
+  """The values of `name` that may be the object's own: another name, a
+  call of `super()`'s method or of one of `self`'s (worked out once per
+  scope and name)."""
+  key = (_own_candidates, name, 0)
+  if key not in scope.judged:
+    found: List[Union[ast.Name, ast.Call]] = []
+    for each in scope.defs.get(name, []):
+      value = _names.underlying(each.value)
+      if isinstance(value, ast.Name) and value.id != name:
+        found.append(value)
+      elif isinstance(value, ast.Call) and isinstance(
+          value.func, ast.Attribute) and _names.call_name(value) not in (
+              _DISPATCHED):
+        receiver = value.func.value
+        if isinstance(receiver, ast.Call) and _names.call_name(
+            receiver) == "super" or isinstance(receiver, ast.Name) and (
+                receiver.id == "self"):
+          found.append(value)
+    scope.judged[key] = found
+  return cast(List[Union[ast.Name, ast.Call]], scope.judged[key])
+
+
 def _own_value(flow: Flow, name: str, scope: _scopes.Scope,
                env: Dict[str, Labels], depth: int) -> bool:
   """Whether a name holds (a slice, gather or reshape of) what a method of
@@ -145,22 +169,14 @@ def _own_value(flow: Flow, name: str, scope: _scopes.Scope,
   through a parameter the project's calls pass it."""
   if depth > 3 or name in env:
     return False
-  for each in scope.defs.get(name, []):
-    value = _names.underlying(each.value)
-    if isinstance(value, ast.Name) and value.id != name:
+  for value in _own_candidates(name, scope):
+    if isinstance(value, ast.Name):
       if _own_value(flow, value.id, scope, env, depth + 1):
         return True
-    elif isinstance(value, ast.Name):
-      continue
-    elif isinstance(value, ast.Call) and isinstance(
-        value.func, ast.Attribute) and _names.call_name(value) not in (
-            _DISPATCHED):
-      receiver = value.func.value
-      if isinstance(receiver, ast.Call) and _names.call_name(receiver) == (
-          "super") or isinstance(receiver, ast.Name) and (
-              receiver.id == "self") and "fn" in method(
-                  flow, value.func, scope, env):
-        return True
+    elif isinstance(value.func, ast.Attribute) and (isinstance(
+        value.func.value, ast.Call) or "fn" in method(
+            flow, value.func, scope, env)):
+      return True  # `super().matrix()`, or `self.matrix()` of the class.
   if name in scope.params and isinstance(scope.node, (
       ast.FunctionDef, ast.AsyncFunctionDef)):
     position = scope.params.index(name)

@@ -23,7 +23,8 @@ VARIABLE_LISTS = {"trainable_variables", "global_variables",
 VARIABLE_ATTRIBUTES = {"trainable_variables", "trainable_weights",
                        "weights", "variables", "kernel", "bias",
                        "embeddings", "trainable_vars", "recurrent_kernel",
-                       "depthwise_kernel", "gamma", "beta"}
+                       "depthwise_kernel", "gamma", "beta",
+                       "variable_map"}  # A TF1 hub module's, by name.
 # The variables a Keras layer's base class builds, by attribute.
 LAYER_VARIABLES = {"kernel", "bias", "embeddings", "recurrent_kernel",
                    "depthwise_kernel", "pointwise_kernel", "gamma", "beta"}

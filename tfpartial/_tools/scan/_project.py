@@ -498,9 +498,11 @@ class Project:
       return scope.classes[name]
     if name in module.imports and not star:
       return self._resolve_first(scope, name, depth)
-    if depth > 8 or not module.path.endswith("__init__.py"):
+    if depth > 8:
       return None
-    for where in module.star:  # A package's `from .ops import *`.
+    # A star import re-exports: a package's `from .ops import *`, a
+    # module's `from modules import *` that another star-imports in turn.
+    for where in module.star:
       found = self.find_module(where.lstrip("."), module,
                                len(where) - len(where.lstrip(".")))
       if found is not None and found is not module and (

@@ -205,6 +205,9 @@ class Scope:
     self._body = body
     # (name, id(read)) -> the assignments it sees, worked out once.
     self._reached: Dict[Tuple[str, int], Tuple[int, ...]] = {}
+    # What a judge of this scope's values found, by (judge, value or name,
+    # depth): asked once per scope, however many places ask.
+    self.judged: Dict[Tuple[object, object, int], object] = {}
 
   def __getattr__(self, name: str) -> object:
     """Reads the scope's statements on the first question about them."""

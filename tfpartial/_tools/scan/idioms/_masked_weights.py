@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
@@ -193,16 +193,26 @@ def _spelled(mask: ast.expr, scope: _scopes.Scope) -> bool:
   text = ast.unparse(mask).lower()
   if "mask" in text or "prune" in text:
     return True
-  return isinstance(mask, ast.Name) and any(
-      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
-          "placeholder") for d in _defs(mask.id, scope))
+  return isinstance(mask, ast.Name) and _fed(mask.id, scope)
 
 
-def _defs(name: str, scope: _scopes.Scope) -> List[_scopes.Def]:
+def _fed(name: str, scope: _scopes.Scope) -> bool:
+  """Whether a name is made by a placeholder (once per scope and name)."""
+  key = (_fed, name, 0)
+  if key not in scope.judged:
+    scope.judged[key] = any(
+        isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+            "placeholder") for d in _defs(name, scope))
+  return bool(scope.judged[key])
+
+
+def _defs(name: str, scope: _scopes.Scope) -> Sequence[_scopes.Def]:
+  """The assignments of `name` in the nearest scope that has any (the
+  scope's own list: read it, never change it)."""
   place: Optional[_scopes.Scope] = scope
   while place is not None and name not in place.defs:
     place = place.parent
-  return list(place.defs[name]) if place is not None else []
+  return place.defs[name] if place is not None else ()
 
 
 def _read_as_weight(node: ast.AST, scope: _scopes.Scope,
@@ -310,9 +320,7 @@ def _fed_anew(mask: ast.expr, scope: _scopes.Scope,
   """Whether a placeholder mask is fed a random draw (`feed_dict={drop_mask:
   np.random.binomial(1, p, shape)}`): DropConnect from NumPy, a new mask
   each step."""
-  if not isinstance(mask, ast.Name) or not any(
-      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
-          "placeholder") for d in _defs(mask.id, scope)):
+  if not isinstance(mask, ast.Name) or not _fed(mask.id, scope):
     return False
   module = analysis.module(scope)
   root = analysis.project.parsed(module)
@@ -329,48 +337,74 @@ def _fed_anew(mask: ast.expr, scope: _scopes.Scope,
   return False
 
 
-def _drawn(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
-  """Whether `node` (or a local name it reads) draws at random."""
+def _through_names(node: ast.AST, scope: _scopes.Scope,
+                   here: Callable[[ast.AST], Optional[bool]], judge: object,
+                   depth: int = 0) -> bool:
+  """What `here` decides on the first node inside `node` it decides on
+  (`None`: go on), or True where a local name `node` reads (two names
+  deep) decides True; False when nothing decides. Each value and each
+  name is judged once per scope and depth, under the judge's key: a name
+  assigned from itself a hundred times (`x = f(x)`) is read a hundred
+  times, not a hundred to the third."""
+  known = scope.judged
+  key = (judge, id(node), depth)
+  if key not in known:
+    known[key] = _walked(node, scope, here, judge, depth)
+  return bool(known[key])
+
+
+def _walked(node: ast.AST, scope: _scopes.Scope,
+            here: Callable[[ast.AST], Optional[bool]], judge: object,
+            depth: int) -> bool:
+  known = scope.judged
   for item in ast.walk(node):
-    if isinstance(item, ast.Call) and "random" in (
-        _names.dotted(item.func) or ""):
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _drawn(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
+    decided = here(item)
+    if decided is not None:
+      return decided
+    if not isinstance(item, ast.Name) or depth >= 2:
+      continue
+    key = (judge, item.id, depth)
+    if key not in known:
+      known[key] = any(
+          _through_names(d.value, scope, here, judge, depth + 1)
+          for d in scope.defs.get(item.id, []) if d.value is not None)
+    if known[key]:
       return True
   return False
 
 
-def _made_here(node: ast.AST, scope: _scopes.Scope, depth: int = 0) -> bool:
+def _random(item: ast.AST) -> bool:
+  return isinstance(item, ast.Call) and "random" in (
+      _names.dotted(item.func) or "")
+
+
+def _drawn(node: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `node` (or a local name it reads) draws at random."""
+  return _through_names(node, scope, lambda item: _random(item) or None,
+                        _drawn)
+
+
+def _made_here(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask compares or draws values here (itself or through the
   local names it reads), unless all it reads is constant."""
-  for item in ast.walk(node):
+
+  def here(item: ast.AST) -> Optional[bool]:
     if isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
-        _names.call_name(item) in _ANEW or "random" in (
-            _names.dotted(item.func) or "") or _names.call_name(item) in {
-                "dropout", "bernoulli"}):
+        _names.call_name(item) in _ANEW or _random(item) or
+        _names.call_name(item) in {"dropout", "bernoulli"}):
       return not _constants.is_constant(item, scope)
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _made_here(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
-      return True
-  return False
+    return None
+
+  return _through_names(node, scope, here, _made_here)
 
 
-def _structural(node: ast.AST, scope: _scopes.Scope, depth: int = 0
-                ) -> bool:
+def _structural(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask is a triangle or a band (`np.tril(ones, -1)` on an LU
   factor, a MADE or PixelCNN ordering): the shape of a parametrization,
   whose masked elements are no parameter of it."""
-  for item in ast.walk(node):
-    if isinstance(item, ast.Call) and _names.call_name(item) in _SHAPES:
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _structural(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
-      return True
-  return False
+  return _through_names(node, scope, lambda item: isinstance(
+      item, ast.Call) and _names.call_name(item) in _SHAPES or None,
+                        _structural)
 
 
 def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
@@ -418,7 +452,7 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
           return False
         built = built or name in _BUILT or made is True
       elif isinstance(item, ast.Name) and item.id not in home.params:
-        values += [(d.value, home) for d in _defs(item.id, home)][:4]
+        values += [(d.value, home) for d in _defs(item.id, home)[:4]]
   return built
 
 

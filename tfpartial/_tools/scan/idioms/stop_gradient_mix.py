@@ -517,7 +517,7 @@ def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
 
 # What the value of a stopped name reads inside stopped values, by (value,
 # depth): worked out once per scope (the same names recur in its sums).
-_Read = Dict[Tuple[int, int], Set[str]]
+_Read = Dict[Tuple[object, int], Set[str]]
 
 
 def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
@@ -536,14 +536,7 @@ def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
     if name is not None:
       (inside if stopping else outside).add(name)
       if isinstance(item, ast.Name) and item.id in stopped and depth < 2:
-        for each in scope.defs.get(item.id, []):
-          key = (id(each.value), depth + 1)
-          found = read.get(key)
-          if found is None:
-            found = read[key] = set()
-            _reads(each.value, stopped, scope, found, set(), depth + 1,
-                   read)
-          inside |= found
+        inside |= _reads_of_name(item.id, stopped, scope, depth + 1, read)
       part = _calls.split_part(item, scope) if isinstance(
           item, ast.Name) else None
       if part is not None:
@@ -551,6 +544,22 @@ def _reads(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
       if isinstance(item, ast.Name):
         continue
     stack.extend((c, stopping) for c in _scopes.children(item))
+
+
+def _reads_of_name(name: str, stopped: Set[str], scope: _scopes.Scope,
+                   depth: int, read: _Read) -> Set[str]:
+  """What the values of `name` read inside stopped values: each value
+  once, and the name once, per depth."""
+  found = read.get((name, depth))
+  if found is None:
+    found = read[(name, depth)] = set()
+    for each in scope.defs.get(name, []):
+      mine = read.get((id(each.value), depth))
+      if mine is None:
+        mine = read[(id(each.value), depth)] = set()
+        _reads(each.value, stopped, scope, mine, set(), depth, read)
+      found |= mine
+  return found
 
 
 def _stopped_names(scope: _scopes.Scope, cache: Dict[int, Set[str]]

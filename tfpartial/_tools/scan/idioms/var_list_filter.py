@@ -26,8 +26,10 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _groups
+from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
@@ -127,8 +129,7 @@ class VarListFilter(_idiom.Idiom):
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
-        if key not in hits or _idiom.position(node) < _idiom.position(
-            hits[key].node):
+        if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also]
@@ -139,6 +140,7 @@ class VarListFilter(_idiom.Idiom):
              if len(parts.get(key[0], ())) < 2 or _left_out(
                  hit, hits.values(), key[0])
              for each in [hit, *also.get(key, ())]]
+    found = _run_chosen(analysis, found)
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + _skipped_updates(analysis) + _declared_weights(
@@ -155,6 +157,12 @@ class VarListFilter(_idiom.Idiom):
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
                f"{_idiom.line(hit.sink)}): whole variables only; exact as "
                "it is, not a drift; a candidate for a spec file")
+    run = hit.labels.get("run")
+    if run is not None:  # The step's own ops, some of them run.
+      message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
+                 f"run (line {_idiom.line(run)}) only where this test keeps "
+                 "them: whole variables only; exact as it is, not a drift; "
+                 "a candidate for a spec file")
     reasons = []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":
@@ -181,6 +189,34 @@ def _on_loaded(analysis: Analysis, step: Step, node: ast.expr) -> bool:
   return isinstance(chosen, ast.Constant) and isinstance(
       chosen.value, str) and tree is not None and _stages.on_loaded_graph(
           tree, chosen.value)
+
+
+def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
+                ) -> List[_idiom.Hit]:
+  """`found` with each step whose update ops a loop chooses to run
+  reported at that choice, not at the list the step was built with."""
+  chosen = _chosen_ops.chosen_ops(analysis)
+  if not chosen:
+    return found
+  steps = {id(step) for _, _, step, _ in chosen}
+  return [hit for hit in found if id(hit.sink) not in steps] + [
+      _idiom.Hit(test, scope, step, {"filtered": test, "run": run})
+      for test, scope, step, run in chosen]
+
+
+def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
+  """Whether the filter `node` is shown rather than `shown`'s, of the
+  same function and loss: the first of them, but a filter written the
+  same way again after the shown one's step (a list rebuilt once what its
+  test reads changed: PathNet's second task, the first task's path marked
+  fixed; not the same slice written at the gradient and at the apply)."""
+  before = _idiom.position(node) < _idiom.position(shown.node)
+  step = shown.sink
+  if ast.unparse(node) == ast.unparse(shown.node) and not before and (
+      step is not None):
+    return _idiom.position(shown.node) < _idiom.position(step) and (
+        _end(step) < _idiom.position(node))
+  return before
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
@@ -1176,7 +1212,9 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   model_def(x)`, `model.get_retrain_vars()`) or a helper of a module the
   imports do not find (`variables_helper.freeze_gradients_matching_regex(
   grads_and_vars, ...)`) that the project's functions of that name
-  filter by name or scope."""
+  filter by name or scope; or the attribute of an object the trainer is
+  built with (`self.policy.params`) that its class filters (not its own
+  scope, the one it opens around what it builds)."""
   if chosen is None or "filtered" in labels:
     return []
   values: List[ast.AST] = [chosen]
@@ -1189,6 +1227,11 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
       node = _returned_filter(analysis.flow, function)
       if node is not None:
         found.append(node)
+  for node, home in _held.held_filters(analysis, chosen, scope):
+    if node not in found and not (isinstance(node, ast.Call) and (
+        _opened_here(_names.scope_argument(node), home))):
+      analysis.flow.origin.setdefault(id(node), home)
+      found.append(node)
   return found
 
 
