@@ -108,63 +108,6 @@ POSITIVE = {
               G_opt.register_gradients(tf.reduce_mean(G_loss), G.trainables)
               D_opt.register_gradients(tf.reduce_mean(D_loss), D.trainables)
             """}, [("network.py", "var-list-filter", 9)]),
-    # A flag chooses between the new part's variables and every
-    # variable; the filter names a scope the model is built under.
-    "a flag choosing the new part's list or every variable": ({"t.py": """\
-        class QE:
-          def __init__(self, hp, x, y):
-            with tf.variable_scope('expert'):
-              h = expert(x)
-            with tf.variable_scope('estimator'):
-              pred = estimator(h)
-            self.loss = tf.reduce_mean(tf.square(y - pred))
-            self.params = tf.trainable_variables()
-            self.est_params = [v for v in self.params
-                               if 'estimator' in v.name]
-            params = self.est_params if hp.fixed_exp else self.params
-            self.train_op = tf.train.AdamOptimizer(1e-4).minimize(
-                self.loss, var_list=params)
-        """}, [("t.py", "var-list-filter", 9)]),
-    # A flag adds the restored backbone's scope to the new layers' list:
-    # without it, the backbone feeding them stays as restored.
-    "a flag adding the backbone to the new layers' list": ({"t.py": """\
-        def main(args, images, target):
-          with tf.variable_scope('vgg_19'):
-            features = vgg(images)
-          with tf.variable_scope('openpose_layers'):
-            heat = head(features)
-          loss = tf.reduce_sum(tf.square(heat - target))
-          chosen = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
-                                     scope='openpose_layers')
-          if args.train_vgg:
-            chosen = chosen + tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope='vgg_19')
-          return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=chosen)
-        """}, [("t.py", "var-list-filter", 7)]),
-    # New layers under their own scope, built on tensors of a SavedModel
-    # the module loads: the loaded VGG's variables are left out.
-    "new layers on a loaded graph's tensors": ({"t.py": """\
-        def load_vgg(sess, path):
-          tf.saved_model.loader.load(sess, ['vgg16'], path)
-          graph = tf.get_default_graph()
-          return (graph.get_tensor_by_name('image_input:0'),
-                  graph.get_tensor_by_name('layer7_out:0'))
-
-        def layers(layer7, num_classes):
-          with tf.variable_scope('MyExtension'):
-            return tf.layers.conv2d(layer7, num_classes, 1)
-
-        def optimize(last, label):
-          chosen = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
-                                     scope='MyExtension')
-          loss = tf.reduce_mean(xent(last, label))
-          return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=chosen)
-
-        def run(sess, path, label):
-          image, layer7 = load_vgg(sess, path)
-          out = layers(layer7, 2)
-          return optimize(out, label)
-        """}, [("t.py", "var-list-filter", 12)]),
 }
 
 
@@ -399,25 +342,6 @@ NEGATIVE = {
           d_vars = [v for v in tvars if 'disc' in v.name]
           chosen = g_vars if hp.train_gen else d_vars
           loss = g_loss if hp.train_gen else d_loss
-          return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=chosen)
-        """,
-    # A graph loaded to read a tensor from, not fed to the model built
-    # under the scope the filter names: that model is trained whole.
-    "a loaded graph that does not feed the filtered model": """\
-        def load_labels(sess, path):
-          tf.train.import_meta_graph(path)
-          return tf.get_default_graph().get_tensor_by_name('labels:0')
-
-        def model(x):
-          with tf.variable_scope('model'):
-            return tf.layers.dense(x, 2)
-
-        def run(sess, path, x):
-          label = load_labels(sess, path)
-          out = model(x)
-          loss = tf.reduce_mean(xent(out, label))
-          chosen = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
-                                     scope='model')
           return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=chosen)
         """,
     # The same, the class keeping every weight of its model.

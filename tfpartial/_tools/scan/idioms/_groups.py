@@ -127,7 +127,7 @@ def part_of_copied(chosen: List[Tuple[ast.AST, _scopes.Scope]]) -> bool:
   for var_list, scope in chosen:
     trained |= _scopes_read(var_list, scope)
   for var_list, scope in chosen:
-    read = {each for each in map(_collection_scope, scope.nodes)
+    read = {each for each in map(collection_scope, scope.nodes)
             if each is not None}
     for part in _scopes_read(var_list, scope):
       if any(part.startswith(whole.rstrip("/") + "/") and whole not in (
@@ -141,14 +141,14 @@ def _scopes_read(var_list: ast.AST, scope: _scopes.Scope) -> Set[str]:
   found: Set[str] = set()
   for name in _names_read(var_list, scope):
     for each in scope.defs.get(name, []):
-      got = _collection_scope(each.value)
+      got = collection_scope(each.value)
       if got:
         found.add(got)
-  got = _collection_scope(var_list)
+  got = collection_scope(var_list)
   return found | ({got} if got else set())
 
 
-def _collection_scope(node: ast.AST) -> Optional[str]:
+def collection_scope(node: ast.AST) -> Optional[str]:
   """`get_collection(key, scope='q_func')`: 'q_func'."""
   if not isinstance(node, ast.Call) or _names.call_name(
       node) not in _COLLECTIONS:

@@ -410,38 +410,3 @@ def _inputs(step: Training, mine: _Group,
       found += _slice([*node.args, *(k.value for k in node.keywords)], defs)
   return found
 
-
-# Calls that load a whole graph, variables too, from a file.
-_LOADS = {"import_meta_graph", "load"}
-
-
-def on_loaded_graph(tree: ast.AST, scope_name: str) -> bool:
-  """Whether the model a module builds under `scope_name` takes tensors
-  of a graph the module loads (`layers(vgg_out)` of `vgg_out =
-  load_vgg(sess)`, a function reading `get_tensor_by_name` after
-  `tf.saved_model.loader.load`): the loaded model's variables, outside
-  the scope, feed it and are left out by a filter naming the scope."""
-  functions = [f for f in _scopes.walk(tree) if isinstance(
-      f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-  loaders, builders = set(), set()
-  for function in functions:
-    calls = [n for n in _scopes.walk(function) if isinstance(n, ast.Call)]
-    if any(_names.call_name(c) == "get_tensor_by_name" for c in calls) and (
-        any(_names.call_name(c) in _LOADS and "loader" in (
-            _names.dotted(c.func) or "") or _names.call_name(
-                c) == "import_meta_graph" for c in calls)):
-      loaders.add(function.name)
-    if any(_names.call_name(c) in _SCOPES and c.args and isinstance(
-        c.args[0], ast.Constant) and c.args[0].value == scope_name
-           for c in calls):
-      builders.add(function.name)
-  if not loaders or not builders:
-    return False
-  loaded = {n.id for a in _scopes.walk(tree) if isinstance(a, ast.Assign)
-            and isinstance(a.value, ast.Call) and _names.dotted(
-                a.value.func) in loaders
-            for t in a.targets for n in _scopes.walk(t)
-            if isinstance(n, ast.Name)}
-  return any(isinstance(c, ast.Call) and _names.dotted(c.func) in builders
-             and any(isinstance(a, ast.Name) and a.id in loaded
-                     for a in c.args) for c in _scopes.walk(tree))

@@ -28,6 +28,7 @@ from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
+from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
@@ -68,8 +69,6 @@ class Step:
   # A sibling group of its list (split off by the same loop or helper)
   # that no step of the module trains: not one of a GAN's halves.
   grouped: bool = False
-  # A flag chooses between its filtered list and every variable.
-  chooses: bool = False
 
 
 class VarListFilter(_idiom.Idiom):
@@ -100,34 +99,27 @@ class VarListFilter(_idiom.Idiom):
     # The filters each function's steps train, and whether one of them
     # trains everything.
     parts: Dict[int, Set[str]] = {}
+    # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
+    flagged: List[_idiom.Hit] = []
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
       groups = _loss_groups(steps)
       for step in steps:
-        if "filtered" not in step.labels or _split(step, steps, groups) and (
-            not _phased(step, steps)) or _only_measured(step) or (
-                _only_summarised(step, steps)) or _no_choice(step, analysis):
+        node = _filter_of(analysis, step, steps, groups, opened)
+        if node is None:
+          flagged += _models_by_flag(analysis, step, steps, groups)
           continue
-        node = _chosen_where(analysis.flow, step, _origin(
-            analysis.flow, step.var_list, step.scope, set()))
-        if not isinstance(node, ast.expr) or _per_group(step, node) or (
-            not _phased(step, steps) and _whole_model(
-                analysis, step, node, opened)):
-          continue
-        node = _first_filter(analysis.flow, node, step.scope, opened)
-        if not _phased(step, steps) and _shares_lists(
-            step, steps, node) or any(_complement_trained(
-                n, steps, analysis.flow.origin.get(id(n), step.scope))
-                for n in (node, step.labels.get("filtered"))
-                if n is not None):
-          continue
+        flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
+                    for n in _flagged.emptied(analysis.flow, step.var_list,
+                                              step.scope, step.call)]
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
+        node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
         if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
@@ -143,7 +135,7 @@ class VarListFilter(_idiom.Idiom):
     found = _run_chosen(analysis, found)
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
-    return found + _skipped_updates(analysis) + _declared_weights(
+    return found + flagged + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _left_out_by_flow(analysis, every)
                      if id(hit.sink) not in sinks]
 
@@ -163,32 +155,14 @@ class VarListFilter(_idiom.Idiom):
                  f"run (line {_idiom.line(run)}) only where this test keeps "
                  "them: whole variables only; exact as it is, not a drift; "
                  "a candidate for a spec file")
-    reasons = []
+    flagged = _flagged.reason(hit.node)
+    reasons = [flagged] if flagged else []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":
         reasons.append("`decay_var_list` decays variables the filter "
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
-
-
-def _whole_model(analysis: Analysis, step: Step, node: ast.expr,
-                 opened: Set[str]) -> bool:
-  """Whether a filter selects a whole model: by a scope it is built under
-  (not new layers on a graph the module loads), or an object's own."""
-  return _names_the_model(node, opened) and not _on_loaded(
-      analysis, step, node) or _built_scope(analysis.flow, node, step.scope,
-                                            opened)
-
-
-def _on_loaded(analysis: Analysis, step: Step, node: ast.expr) -> bool:
-  """Whether the model a filter's scope names is built on a graph its
-  module loads (`_stages.on_loaded_graph`): not the whole model."""
-  chosen = _names.scope_argument(node) if isinstance(node, ast.Call) else None
-  tree = analysis.module(step.scope).tree
-  return isinstance(chosen, ast.Constant) and isinstance(
-      chosen.value, str) and tree is not None and _stages.on_loaded_graph(
-          tree, chosen.value)
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
@@ -217,6 +191,68 @@ def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
     return _idiom.position(shown.node) < _idiom.position(step) and (
         _end(step) < _idiom.position(node))
   return before
+
+
+def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
+               groups: Dict[str, Set[str]], opened: Set[str]
+               ) -> Optional[ast.expr]:
+  """The filter that leaves variables out of a step's list, or None: a
+  list of another loss's half (a GAN's), only measured or summarised, a
+  whole model named by its scope (unless a flag chooses it against a
+  larger list), or the complement of lists other steps train."""
+  phased = _phased(step, steps)
+  if "filtered" not in step.labels or _split(step, steps, groups) and (
+      not phased) or _only_measured(step) or (
+          _only_summarised(step, steps)) or _no_choice(step, analysis) or (
+              _flagged.never_run(step.call, step.scope)):
+    return None
+  flow = analysis.flow
+  chosen = _flagged.choice(flow, step.var_list, step.scope)
+  node = chosen or _chosen_where(flow, step, _origin(
+      flow, step.var_list, step.scope, set()))
+  widened = chosen is not None or _flagged.grown(step.var_list, step.scope)
+  module = analysis.module(step.scope)
+  if not isinstance(node, ast.expr) or _per_group(step, node) or (
+      not phased and not widened and (_names_the_model(
+          node, opened) and not _flagged.loads_a_graph(
+              module.source.text, module.tree) or _built_scope(
+                  flow, node, step.scope, opened))):
+    return None
+  node = _first_filter(flow, node, step.scope, opened)
+  # The rest of a list that drops names by itself (`rest = [v for v in
+  # no_bn if v not in new and v not in fc]`) is not a complement.
+  tested = (node,) if _drops_a_name(node) else (
+      node, step.labels.get("filtered"))
+  if not phased and _shares_lists(step, steps, node) or any(
+      _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
+      for n in tested if n is not None):
+    return None
+  return node
+
+
+def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
+                    groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
+  """The models of a dict a flag leaves out by their names
+  (`_flagged.models_by_flag`), where the step trains no other loss's."""
+  value = step.labels.get("var")
+  if "filtered" in step.labels or not _trains(step) or _split(
+      step, steps, groups) or not isinstance(value, ast.expr) or not (
+          _flagged.models_by_flag(analysis.flow, value)):
+    return []
+  return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+
+
+def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
+  """The default of the flag that chooses the step's filter, when one is
+  written (slim's `--trainable_scopes` defaulting to the new head's
+  scopes): where a reader looks for the choice."""
+  filtered = step.labels.get("filtered")
+  found = _flagged.flag_default(analysis.project, filtered, (
+      analysis.flow.origin.get(id(filtered), step.scope)))
+  if found is None:
+    return None
+  analysis.flow.origin.setdefault(id(found[0]), found[1])
+  return found[0]
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
@@ -1304,35 +1340,7 @@ def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
         and (_groups.left_out(analysis.flow, step.var_list, step.scope,
                               chosen[id(analysis.module(step.scope))])
              or _run_beside(step.var_list, step.scope, step.call))
-    step.chooses = "filtered" in step.labels and _or_everything(
-        analysis.flow, step)
   return steps
-
-
-def _or_everything(flow: Flow, step: Step) -> bool:
-  """Whether a flag chooses between the filtered list and every variable
-  (`params = self.est_params if hp.fixed_exp else self.params`, of `
-  self.params = tf.trainable_variables()`): the filter freezes the rest,
-  whatever scope it names."""
-  chosen = step.var_list
-  values: List[ast.AST] = [chosen] if chosen is not None else []
-  if isinstance(chosen, ast.Name):
-    defs = step.scope.defs.get(chosen.id, [])
-    reaching = [defs[i] for i in step.scope.reaching(chosen.id, chosen)]
-    if len(reaching) > 1 and any(
-        isinstance(d.value, ast.BinOp) and isinstance(d.value.left, ast.Name)
-        and d.value.left.id == chosen.id and d.where.guard is not None
-        and not d.where.loops for d in reaching):
-      return True  # `if args.train_vgg: chosen = chosen + vgg`.
-    values = [d.value for d in reaching]
-  for value in values:
-    if isinstance(value, ast.IfExp):
-      labels = [flow.labels(branch, step.scope)
-                for branch in (value.body, value.orelse)]
-      if all("var" in got for got in labels) and sum(
-          "filtered" in got for got in labels) == 1:
-        return True
-  return False
 
 
 def _run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
@@ -1360,7 +1368,13 @@ def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   and a critic sharing a trunk), and the filter leaves out no name by
   itself (`'beta' not in v.name` does): between them the losses train
   everything."""
-  return bool(_other_trainings(step, steps)) and not any(
+  return bool(_other_trainings(step, steps)) and not _drops_a_name(node)
+
+
+def _drops_a_name(node: ast.AST) -> bool:
+  """Whether a filter leaves out a name by itself (`'beta' not in
+  v.name`)."""
+  return any(
       isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and any(
           isinstance(op, ast.NotIn) for op in n.ops)
       for n in _scopes.walk(node))
@@ -1553,8 +1567,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
   source = step.labels.get("grad")  # The gradients it keeps some of.
-  if step.grouped or step.chooses:
-    return True  # A sibling group, or the rest, is trained by no step.
+  if step.grouped:
+    return True  # A sibling group is trained by no step: frozen too.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and
@@ -1668,11 +1682,15 @@ def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   the parts of one filtered list are one finding, at its filter; a list
   that only names the model (`'model' in v.name`) is not that filter."""
   for _ in range(8):
-    if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
+    home = flow.origin.get(id(node), scope)
+    if isinstance(node, ast.Name) and node.id in home.loops:
+      # `for item in chosen: if 'gamma' in item.name: gammas.append(item)`.
+      source = home.loops[node.id]
+    elif not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
         node.generators) != 1:
       break
-    source = node.generators[0].iter
-    home = flow.origin.get(id(node), scope)
+    else:
+      source = node.generators[0].iter
     if not isinstance(source, (ast.Name, ast.Attribute)) or (
         "filtered" not in flow.labels(source, home)):
       break
