@@ -71,14 +71,15 @@ def left_behind(flow: Flow, trainings: List[Training]
     nodes[id(node)] = node
     by_home.setdefault(id(node), []).append(each)
   found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]] = {}
+  opened = _Opened(flow)
   for key, group in by_home.items():
     home = _Home.of(nodes[key], group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
-      _runs_apart(home, group, flow, found)
+      _runs_apart(home, group, opened, found)
   return list(found.values())
 
 
-def _runs_apart(home: "_Home", group: List[Training], flow: Flow,
+def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
                 found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]]
                 ) -> None:
   """Adds to `found` the steps of one home leaving an earlier stage out,
@@ -94,8 +95,8 @@ def _runs_apart(home: "_Home", group: List[Training], flow: Flow,
               step, marks[j], group, marks, home):
         continue
       if i not in fed:
-        fed[i] = _inputs(step, marks[i], defs, flow)
-      if any(_runs(n, marks[j], flow, step.scope) for n in fed[i]):
+        fed[i] = _inputs(step, marks[i], defs, opened)
+      if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
@@ -109,22 +110,24 @@ class _Home:
   methods build and fetch them), and how each step is placed there."""
 
   node: ast.AST
-  parents: Dict[int, ast.AST]
   branches: Dict[int, List[Tuple[ast.If, bool]]]
   kept: Dict[int, Optional[str]]
+  # The attributes each method and loop of a class reads and assigns.
+  uses: Dict[int, Tuple[Set[str], Set[str]]] = dataclasses.field(
+      default_factory=dict)
+  loops: List[ast.AST] = dataclasses.field(default_factory=list)
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
     """The placing of the steps, or None when they all run together."""
-    parents = _parents(node)
-    branches = {id(t.call): _branches(t.call, parents) for t in group}
-    kept = {id(t.call): _kept_as(t.call, parents) if isinstance(
+    branches = {id(t.call): _branches(t) for t in group}
+    kept = {id(t.call): _kept_as(t) if isinstance(
         node, ast.ClassDef) else None for t in group}
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2:
       return None
-    return cls(node, parents, branches, kept)
+    return cls(node, branches, kept)
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -230,23 +233,25 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
   return group
 
 
-def _parents(home: ast.AST) -> Dict[int, ast.AST]:
-  return {id(child): node for node in _scopes.walk(home)
-          for child in ast.iter_child_nodes(node)}
+def _span(node: ast.AST) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+  return ((getattr(node, "lineno", 0), getattr(node, "col_offset", 0)),
+          (getattr(node, "end_lineno", 0) or 0,
+           getattr(node, "end_col_offset", 0) or 0))
 
 
-def _branches(call: ast.Call, parents: Dict[int, ast.AST]
-              ) -> List[Tuple[ast.If, bool]]:
-  """The `if` statements around a call, inner first, each with whether
-  the call is in its `else`."""
-  found: List[Tuple[ast.If, bool]] = []
-  node: ast.AST = call
-  while id(node) in parents:
-    parent = parents[id(node)]
-    if isinstance(parent, ast.If) and node is not parent.test:
-      found.append((parent, any(node is s for s in parent.orelse)))
-    node = parent
-  return found
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+  (start, end), (first, last) = _span(node), _span(outer)
+  return first <= start and end <= last
+
+
+def _branches(step: Training) -> List[Tuple[ast.If, bool]]:
+  """The `if` statements of its function around a step, inner first,
+  each with whether the step is in its `else`."""
+  found = [(node, bool(node.orelse) and _span(node.orelse[0])[0] <= _span(
+      step.call)[0]) for node in step.scope.nodes if isinstance(
+          node, ast.If) and _within(step.call, node) and not _within(
+              step.call, node.test)]
+  return sorted(found, key=lambda pair: _span(pair[0])[0], reverse=True)
 
 
 def _mode_test(test: ast.expr) -> Optional[Set[str]]:
@@ -290,59 +295,59 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
         node.test) != ast.unparse(test.test) for test, names in own):
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
-      home.kept[id(step.call)], home.kept[id(other.call)], home.node)
+      home.kept[id(step.call)], home.kept[id(other.call)], home.node, home)
 
 
-def _kept_as(call: ast.Call, parents: Dict[int, ast.AST]) -> Optional[str]:
+def _kept_as(step: Training) -> Optional[str]:
   """The attribute of `self` a step's op is kept in (`self.G1_optim =
   opt.minimize(...)`), if one."""
-  node: ast.AST = call
-  while id(node) in parents and not isinstance(node, ast.stmt):
-    node = parents[id(node)]
-  if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-    return None
-  name = _key(node.targets[0])
-  return name if name and name.startswith("self.") else None
+  for node in step.scope.nodes:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        _within(step.call, node.value)):
+      name = _key(node.targets[0])
+      return name if name and name.startswith("self.") else None
+  return None
 
 
 def _fetched_apart(mine: Optional[str], theirs: Optional[str],
-                   cls: ast.ClassDef) -> bool:
+                   cls: ast.ClassDef, home: "_Home") -> bool:
   """Whether the methods fetching two steps' ops are disjoint, and no
   loop of the class runs both (`stage1()` in one loop, `stage2()` in
   the next; a GAN's `train_d()` and `train_g()` share one)."""
-  kept = [mine, theirs]
-  if None in kept or kept[0] == kept[1]:
+  if mine is None or theirs is None or mine == theirs:
     return False
+  uses, loops = home.uses, home.loops
+  if not uses:
+    loops.extend(n for n in _scopes.walk(cls) if isinstance(
+        n, (ast.For, ast.While, ast.AsyncFor)))
+    uses.update({id(n): _uses(n) for n in [*cls.body, *loops] if isinstance(
+        n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While,
+            ast.AsyncFor))})
   methods = [m for m in cls.body
              if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-  readers = [{m.name for m in methods if not _assigns(m, name) and _reads(
-      m, name)} for name in kept if name is not None]
+  readers = [{m.name for m in methods if name in uses[id(m)][0] and (
+      name not in uses[id(m)][1])} for name in (mine, theirs)]
   if not all(readers) or readers[0] & readers[1]:
     return False
-  for loop in _scopes.walk(cls):
-    if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
-      if all(_touches(loop, kept[k] or "", readers[k]) for k in (0, 1)):
-        return False
+  for loop in loops:
+    read, _ = uses[id(loop)]
+    if all(name in read or {f"self.{m}" for m in fetching} & read
+           for name, fetching in zip((mine, theirs), readers)):
+      return False
   return True
 
 
-def _reads(node: ast.AST, name: str) -> bool:
-  return any(isinstance(n, ast.Attribute) and isinstance(
-      n.ctx, ast.Load) and _names.dotted(n) == name
-             for n in _scopes.walk(node))
-
-
-def _assigns(node: ast.AST, name: str) -> bool:
-  return any(isinstance(n, ast.Attribute) and isinstance(
-      n.ctx, ast.Store) and _names.dotted(n) == name
-             for n in _scopes.walk(node))
-
-
-def _touches(loop: ast.AST, name: str, readers: Set[str]) -> bool:
-  """Whether a loop fetches an op, itself or by a method that does."""
-  return _reads(loop, name) or any(
-      isinstance(n, ast.Call) and _names.dotted(n.func) in {
-          f"self.{m}" for m in readers} for n in _scopes.walk(loop))
+def _uses(node: ast.AST) -> Tuple[Set[str], Set[str]]:
+  """The `self.` attributes a method or a loop reads (its calls of the
+  object's methods too) and those it assigns."""
+  read: Set[str] = set()
+  written: Set[str] = set()
+  for each in _scopes.walk(node):
+    if isinstance(each, ast.Attribute) and isinstance(
+        each.value, ast.Name) and each.value.id == "self":
+      (written if isinstance(each.ctx, ast.Store) else read).add(
+          f"self.{each.attr}")
+  return read, written
 
 
 def _trained_with(step: Training, group: _Group, trainings: List[Training],
@@ -373,7 +378,30 @@ def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]]
         todo.extend(value for value, _ in defs.get(name, []))
 
 
-def _runs(node: ast.AST, group: _Group, flow: Flow,
+class _Opened:
+  """The literal scopes each function a call runs opens (`with
+  tf.variable_scope('g1')`), each read once."""
+
+  def __init__(self, flow: Flow):
+    self.flow = flow
+    self.by_call: Dict[int, Set[str]] = {}
+    self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
+
+  def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
+    if id(call) not in self.by_call:
+      if id(scope) not in self.here:
+        self.here[id(scope)] = {id(n) for n in scope.nodes}
+      callee = self.flow.callee(call, scope) if id(call) in self.here[
+          id(scope)] else None  # The flow resolves a call where it is.
+      self.by_call[id(call)] = {
+          n.args[0].value for n in _scopes.walk(callee) if isinstance(
+              n, ast.Call) and _names.call_name(n) in _SCOPES and n.args
+          and isinstance(n.args[0], ast.Constant) and isinstance(
+              n.args[0].value, str)} if callee is not None else set()
+    return self.by_call[id(call)]
+
+
+def _runs(node: ast.AST, group: _Group, opened: _Opened,
           scope: _scopes.Scope) -> bool:
   """Whether `node` runs the group's variables: a call under its scope
   (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`), a
@@ -388,25 +416,19 @@ def _runs(node: ast.AST, group: _Group, flow: Flow,
     return True
   given = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
            if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-  if any(a.strip("/") in group.scopes for a in given):
-    return True
-  callee = flow.callee(node, scope) if group.scopes and any(
-      n is node for n in scope.nodes) else None
-  return callee is not None and any(
-      isinstance(n, ast.Call) and _names.call_name(n) in _SCOPES and n.args
-      and isinstance(n.args[0], ast.Constant) and n.args[0].value in (
-          group.scopes) for n in _scopes.walk(callee))
+  return any(a.strip("/") in group.scopes for a in given) or bool(
+      group.scopes and opened.scopes(node, scope) & group.scopes)
 
 
 def _inputs(step: Training, mine: _Group,
-            defs: Dict[str, List[Tuple[ast.expr, int]]], flow: Flow
+            defs: Dict[str, List[Tuple[ast.expr, int]]], opened: _Opened
             ) -> List[ast.AST]:
   """What the inputs of what the step trains are computed from, in its
   loss (`h`, `net1(x)` of `net2(h)`): not what only the loss reads (a
   teacher's output)."""
-  found: List[ast.AST] = []
-  for node in _slice([step.loss], defs):
-    if isinstance(node, ast.Call) and _runs(node, mine, flow, step.scope):
-      found += _slice([*node.args, *(k.value for k in node.keywords)], defs)
-  return found
+  given = [value for node in _slice([step.loss], defs)
+           if isinstance(node, ast.Call) and _runs(
+               node, mine, opened, step.scope)
+           for value in [*node.args, *(k.value for k in node.keywords)]]
+  return list(_slice(given, defs)) if given else []
 
