@@ -120,9 +120,13 @@ class _Home:
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
     """The placing of the steps, or None when they all run together."""
-    branches = {id(t.call): _branches(t) for t in group}
-    kept = {id(t.call): _kept_as(t) if isinstance(
-        node, ast.ClassDef) else None for t in group}
+    ifs: Dict[int, List[ast.If]] = {}  # A function's `if` statements.
+    for each in group:
+      if id(each.scope) not in ifs:
+        ifs[id(each.scope)] = [n for n in each.scope.nodes
+                               if isinstance(n, ast.If)]
+    branches = {id(t.call): _branches(t, ifs[id(t.scope)]) for t in group}
+    kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2:
@@ -244,13 +248,13 @@ def _within(node: ast.AST, outer: ast.AST) -> bool:
   return first <= start and end <= last
 
 
-def _branches(step: Training) -> List[Tuple[ast.If, bool]]:
+def _branches(step: Training, ifs: List[ast.If]
+              ) -> List[Tuple[ast.If, bool]]:
   """The `if` statements of its function around a step, inner first,
   each with whether the step is in its `else`."""
   found = [(node, bool(node.orelse) and _span(node.orelse[0])[0] <= _span(
-      step.call)[0]) for node in step.scope.nodes if isinstance(
-          node, ast.If) and _within(step.call, node) and not _within(
-              step.call, node.test)]
+      step.call)[0]) for node in ifs if _within(step.call, node) and not (
+          _within(step.call, node.test))]
   return sorted(found, key=lambda pair: _span(pair[0])[0], reverse=True)
 
 
@@ -295,18 +299,23 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
         node.test) != ast.unparse(test.test) for test, names in own):
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
-      home.kept[id(step.call)], home.kept[id(other.call)], home.node, home)
+      home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
+      home)
 
 
-def _kept_as(step: Training) -> Optional[str]:
-  """The attribute of `self` a step's op is kept in (`self.G1_optim =
-  opt.minimize(...)`), if one."""
-  for node in step.scope.nodes:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
-        _within(step.call, node.value)):
-      name = _key(node.targets[0])
-      return name if name and name.startswith("self.") else None
-  return None
+def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
+  """The attribute of `self` each step's op is kept in (`self.G1_optim =
+  opt.minimize(...)`), by the step's call."""
+  wanted = {id(t.call) for t in group}
+  found: Dict[int, Optional[str]] = {}
+  for scope in {id(t.scope): t.scope for t in group}.values():
+    for node in scope.nodes:
+      if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        name = _key(node.targets[0])
+        for call in _scopes.walk(node.value):
+          if id(call) in wanted and name and name.startswith("self."):
+            found[id(call)] = name
+  return found
 
 
 def _fetched_apart(mine: Optional[str], theirs: Optional[str],
