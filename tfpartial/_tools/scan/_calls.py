@@ -364,7 +364,9 @@ def method(flow: Flow, func: ast.Attribute, scope: _scopes.Scope,
     elif "cls" not in owner:
       name = _names.dotted(func)
       target = flow.project.resolve(scope, name) if name else None
-      return flow.of_target(target) if isinstance(target, tuple) else {}
+      # `aams.AAMS()` of `from net import aams`: a class of the project.
+      return flow.of_target(target) if isinstance(target, (
+          tuple, _scopes.ClassInfo)) else {}
   if info is None:
     return {}
   flow.classes[id(info.node)] = info
@@ -743,13 +745,15 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   else:
     parts = [flow.labels(a, scope, env) for a in args]
     parts += [flow.labels(k.value, scope, env) for k in node.keywords]
-  if receiver is not None and (shape or name in _names.VIEWS_OF_CONTAINERS):
+  subset = receiver is not None and name in _names.SUBSETS
+  if receiver is not None and (shape or name in _names.VIEWS_OF_CONTAINERS
+                               or subset):
     parts.append(flow.labels(receiver, scope, env))
   found = union(parts)
   if name == "zip":
     flow.zips[id(node)] = scope
     found["zip"] = node
-  if name in _names.CONTAINERS or name in {"group", "tuple"} or (
+  if name in _names.CONTAINERS or name in {"group", "tuple"} or subset or (
       receiver is not None and name in _names.VIEWS_OF_CONTAINERS):
     return found  # `masks.items()`: what the dict holds.
   keep_mask = shape and "mask" in found

@@ -53,11 +53,14 @@ RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
           "random_shuffle", "stateless_random_uniform", "rand", "randn",
           "random", "dropout", "gumbel"}
 CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
-              "reversed", "enumerate", "dict", "chain", "flatten",
-              "nest_flatten"}
+              "reversed", "enumerate", "dict", "OrderedDict", "chain",
+              "flatten", "nest_flatten"}
 ZEROS = {"zeros_like", "zeros"}
 # Views of a container (`masks.items()`): what it holds.
 VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
+# A set's method keeping some of its members (`set(vs).intersection(
+# tf.trainable_variables())`): some of the receiver's, and the argument's.
+SUBSETS = {"intersection"}
 # Questions about a tensor's shape: the answer is not the tensor.
 SHAPE_QUERIES = {"shape", "size", "rank", "shape_n", "get_shape",
                  "dim_size", "int_shape", "shape_list", "get_shape_list"}

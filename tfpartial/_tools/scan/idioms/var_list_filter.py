@@ -35,6 +35,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
@@ -296,7 +297,29 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
   says some variables are left out."""
   return (_groups_left_out(analysis, steps) + _upstream_left_out(
       analysis, steps) + _parts_left_out(analysis, steps) +
-          _composed_left_out(analysis, steps))
+          _composed_left_out(analysis, steps) + _staged_left_out(
+              analysis, steps))
+
+
+def _staged_left_out(analysis: Analysis, steps: List[Step]
+                     ) -> List[_idiom.Hit]:
+  """A step of one stage whose run trains no step of the earlier stage
+  that feeds it (`_stages`): the earlier stage is left out."""
+  trainings = [_stages.Training(step.call, step.scope, step.var_list, loss)
+               for step in steps if isinstance(step.var_list, ast.expr)
+               for loss in [_loss_node(step.call)] if loss is not None]
+  return [_idiom.Hit(chosen, training.scope, training.call,
+                     {"filtered": chosen})
+          for training, chosen in _stages.left_behind(analysis.flow,
+                                                      trainings)]
+
+
+def _loss_node(call: ast.Call) -> Optional[ast.expr]:
+  """What a step minimises, as the call passes it (not an apply's)."""
+  if _names.call_name(call) == "apply_gradients":
+    return None
+  return call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
 
 
 def _groups_left_out(analysis: Analysis, steps: List[Step]
@@ -1280,6 +1303,15 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   return found
 
 
+def _negated(node: ast.AST) -> bool:
+  """Whether a filter drops what a test names (`not lower(v)`, `'beta'
+  not in v.name`)."""
+  return any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) or (
+      isinstance(n, ast.Compare) and any(
+          isinstance(op, ast.NotIn) for op in n.ops))
+             for n in _scopes.walk(node))
+
+
 def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
                 labels: Labels) -> List[_scopes.Scope]:
   """The functions a property read or a call the flow does not follow
@@ -1649,6 +1681,9 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   elif isinstance(expr, ast.Call) and _names.call_name(expr) in (
       _names.CONTAINERS):
     parts = list(expr.args)
+  elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+      and expr.func.attr in _names.SUBSETS:
+    parts = [expr.func.value, *expr.args]  # The set it keeps some of.
   for part in parts:
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
@@ -1703,6 +1738,15 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
                ) -> List[Tuple[ast.expr, _scopes.Scope]]:
   """The values a local name or a `self.` attribute holds at `expr`."""
   name = _names.dotted(expr)
+  owner = flow.labels(expr.value, scope).get("obj") if isinstance(
+      expr, ast.Attribute) and isinstance(expr.value, ast.Name) and (
+          expr.value.id != "self") else None
+  info = flow.classes.get(id(owner)) if owner is not None else None
+  if info is not None and isinstance(expr, ast.Attribute):
+    # `D_gpu.trainables` of a network: where its class drops some of its
+    # variables by a negated test (`not lower(v)`).
+    return [(value, home) for value, home in flow.project.attribute(
+        info, f"self.{expr.attr}") if _negated(value)]
   if isinstance(expr, ast.Name) and expr.id in scope.defs:
     defs = scope.defs[expr.id]
     return [(defs[i].value, scope)
