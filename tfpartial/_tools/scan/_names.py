@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple, cast
 
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
@@ -356,6 +356,7 @@ def _reads_a_name(node: ast.AST, scope: object) -> bool:
   defs = getattr(scope, "defs", None)
   if not defs:
     return False
+  known: Dict[object, object] = getattr(scope, "judged", {})
   seen = set()
   stack = [(n.id, 0) for n in ast.walk(node) if isinstance(n, ast.Name)]
   while stack:
@@ -363,14 +364,28 @@ def _reads_a_name(node: ast.AST, scope: object) -> bool:
     if name in seen or depth > 3 or name not in defs:
       continue
     seen.add(name)
-    for each in defs[name]:
-      guard = getattr(each, "where").guard
-      if mentions_a_name_test(each.value) or guard is not None and (
-          mentions_a_name_test(guard)):
-        return True  # Also a flag set by a name test (`add = False`).
-      stack.extend((n.id, depth + 1) for n in ast.walk(each.value)
-                   if isinstance(n, ast.Name))
+    key = (_reads_a_name, name, 0)
+    if key not in known:  # Once per scope and name: scripts ask often.
+      known[key] = _named_from_a_test(defs[name])
+    tested, read = cast(Tuple[bool, List[str]], known[key])
+    if tested:
+      return True  # Also a flag set by a name test (`add = False`).
+    stack.extend((n, depth + 1) for n in read)
   return False
+
+
+def _named_from_a_test(defs: List[object]) -> Tuple[bool, List[str]]:
+  """Whether one of a name's assignments tests a variable's name (or is
+  under such a test), and the names its values read."""
+  read: List[str] = []
+  for each in defs:
+    guard = getattr(each, "where").guard
+    value = getattr(each, "value")
+    if mentions_a_name_test(value) or guard is not None and (
+        mentions_a_name_test(guard)):
+      return True, read
+    read += [n.id for n in ast.walk(value) if isinstance(n, ast.Name)]
+  return False, read
 
 
 def is_mask_name(name: str) -> bool:
