@@ -211,3 +211,42 @@ def test_real_notebooks_read_cell_by_cell():
                       "ipynb").read_text())["cells"]
   assert "grads[0] = tf.IndexedSlices(" in "".join(
       cells[cell - 1]["source"]).split("\n")[line - 1]
+
+
+# A mask on one variable (mechanical in a `.py` file), a filter that
+# needs no port, and a gradient rebuilt by a `tf.where` on a
+# fed mask (by hand in a `.py` file too), each a notebook's cell.
+EXACT_FILTER = """\
+x = tf.get_variable("base/w", [3])
+y = tf.get_variable("head/w", [3])
+loss = tf.reduce_sum(x * y)
+train_vars = [v for v in tf.trainable_variables() if v.name.startswith("head")]
+train_op = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=train_vars)
+"""
+FED_WHERE = """\
+x = tf.Variable([1.0, 2.0, 3.0])
+loss = tf.reduce_sum(x * x)
+opt = tf.train.GradientDescentOptimizer(0.1)
+grads = opt.compute_gradients(loss)
+mask = tf.placeholder(tf.float32, [3])
+grads = [(tf.where(tf.equal(mask, 1.0), g, tf.zeros_like(g)), v) for g, v in grads]
+train_op = opt.apply_gradients(grads)
+"""
+
+
+@pytest.mark.parametrize("cell, why", [
+    ('x = tf.Variable([1.0, 2.0, 3.0], name="x")\n'
+     "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK,
+     "a notebook: edit the cell as the port says"),
+    (EXACT_FILTER, "nothing to port: the filter is exact"),
+    (FED_WHERE, "the gradients are rebuilt with `tf.where`"),
+], ids=["mechanical", "nothing-to-port", "by-hand-anyway"])
+def test_a_notebook_says_why_its_port_is_by_hand(tmp_path, cell, why):
+  # `--diff` edits no notebook; a finding whose port is by hand (or not
+  # needed) in a `.py` file says so in a notebook too.
+  path = _notebook(tmp_path, "import tensorflow as tf\n", cell)
+  out, err = io.StringIO(), io.StringIO()
+  assert _main.run([path], "json", False, out, err) == 1, err.getvalue()
+  (finding,) = json.loads(out.getvalue())
+  assert not finding["mechanical"]
+  assert finding["by_hand"].startswith(why), finding["by_hand"]

@@ -78,7 +78,7 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   message, reasons = idiom.explain(hit, context)
   source = module.source
   caller = analysis.module(hit.scope)  # Where the port's edits go.
-  ported: Port = ("a notebook: edit the cell as the port says"
+  ported: Port = (_in_notebook(_port(idiom, hit, analysis))
                   if source.cells or caller.source.cells else
                   f"{module.rewritten or caller.rewritten}: port it by hand"
                   if module.rewritten or caller.rewritten else
@@ -90,6 +90,14 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
       idiom.entry.port, edits=ported if isinstance(ported, tuple) else (),
       by_hand=ported if isinstance(ported, str) else "", cell=cell,
       edited="" if caller is module else caller.source.path)
+
+
+def _in_notebook(port: Port) -> str:
+  """Why a notebook's port is by hand: `--diff` edits no notebook, so a
+  mechanical port is the reader's; a port by hand (or none needed) says
+  why, as in a `.py` file."""
+  return port if isinstance(port, str) else (
+      "a notebook: edit the cell as the port says")
 
 
 def _port(idiom: Idiom, hit: Hit, analysis: Analysis) -> Port:
