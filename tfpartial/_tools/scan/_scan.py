@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 from typing import Dict, List, Sequence, Tuple
 
+from tfpartial._tools.scan import _cells
+from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan._analysis import Analysis
@@ -78,7 +80,7 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   message, reasons = idiom.explain(hit, context)
   source = module.source
   caller = analysis.module(hit.scope)  # Where the port's edits go.
-  ported: Port = (_in_notebook(_port(idiom, hit, analysis))
+  ported: Port = (_in_notebook(_port(idiom, hit, analysis), caller.source)
                   if source.cells or caller.source.cells else
                   f"{module.rewritten or caller.rewritten}: port it by hand"
                   if module.rewritten or caller.rewritten else
@@ -92,12 +94,14 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
       edited="" if caller is module else caller.source.path)
 
 
-def _in_notebook(port: Port) -> str:
-  """Why a notebook's port is by hand: `--diff` edits no notebook, so a
-  mechanical port is the reader's; a port by hand (or none needed) says
-  why, as in a `.py` file."""
-  return port if isinstance(port, str) else (
-      "a notebook: edit the cell as the port says")
+def _in_notebook(port: Port, edited: _files.Source) -> Port:
+  """A port that touches a notebook: its edits when they can be written
+  into the cells' JSON (`_cells`), else by hand; a port by hand (or none
+  needed) says why, as in a `.py` file."""
+  if isinstance(port, str) or not edited.cells or _cells.ported(
+      edited, port, _diff.apply_edits) is not None:
+    return port
+  return "a notebook: edit the cell as the port says"
 
 
 def _port(idiom: Idiom, hit: Hit, analysis: Analysis) -> Port:
