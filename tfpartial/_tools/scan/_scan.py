@@ -80,11 +80,12 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   message, reasons = idiom.explain(hit, context)
   source = module.source
   caller = analysis.module(hit.scope)  # Where the port's edits go.
-  ported: Port = (_in_notebook(_port(idiom, hit, analysis), caller.source)
-                  if source.cells or caller.source.cells else
-                  f"{module.rewritten or caller.rewritten}: port it by hand"
-                  if module.rewritten or caller.rewritten else
-                  _port(idiom, hit, analysis))
+  ported = _port(idiom, hit, analysis)
+  rewritten = module.rewritten or caller.rewritten  # Its lines not its own.
+  if source.cells or caller.source.cells:
+    ported = _in_notebook(ported, caller.source)
+  elif rewritten and not isinstance(ported, str):
+    ported = f"{rewritten}: port it by hand"
   line, cell = source.locate(shown.lineno)
   return Finding(
       source.path, line, shown.col_offset + 1, idiom.id,
