@@ -330,3 +330,23 @@ def test_a_notebook_not_written_a_string_a_line_is_ported_by_hand(tmp_path):
     assert out.getvalue() == ""
     assert ": grads-mask: a notebook: edit the cell as the port says" in (
         err.getvalue()), err.getvalue()
+
+
+def test_the_lines_a_port_keeps_in_a_cell_keep_their_bytes(tmp_path):
+  # A notebook written with `\u` escapes (json.dumps' default): the lines
+  # of an edited cell that the port keeps are not rewritten.
+  cell = ('x = tf.Variable([1.0, 2.0, 3.0], name="x")  # Poids gelé.\n'
+          "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK)
+  (tmp_path / "n.ipynb").write_text(json.dumps({
+      "cells": [{"cell_type": "code", "execution_count": None,
+                 "metadata": {}, "outputs": [],
+                 "source": ("import tensorflow as tf\n" + cell).rstrip(
+                     "\n").splitlines(True)}],
+      "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+  out, err = io.StringIO(), io.StringIO()
+  with _in(tmp_path):
+    assert _main.run(["n.ipynb"], "text", True, out, err) == 1
+  changed = [line for line in out.getvalue().splitlines()
+             if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+  assert not [line for line in changed if "Poids" in line], changed
+  assert len(changed) == 6, changed  # The imports, the spec, the apply.

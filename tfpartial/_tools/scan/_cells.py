@@ -5,6 +5,7 @@ hand)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -84,18 +85,25 @@ def _as_read(source: _files.Source, cell: int, lines: List[str],
 
 def _rewrite(lines: List[str], old: List[str], new: List[str]) -> bool:
   """Replaces in `lines` the run of lines that hold the strings `old`, one
-  each (the first such run), by `new` at the same indentation."""
+  each (the first such run), by `new` at the same indentation; a string
+  kept keeps its line as written (its escapes)."""
   for start in range(len(lines) - len(old) + 1):
     if all(_string(lines[start + i]) == text for i, text in enumerate(old)):
-      first = lines[start]
-      indent = first[:len(first) - len(first.lstrip())]
-      last = lines[start + len(old) - 1]
-      comma = last.rstrip().endswith(",")
-      end = last[len(last.rstrip("\r\n")):] or "\n"
-      lines[start:start + len(old)] = [
-          indent + json.dumps(text, ensure_ascii=False)
-          + ("," if i < len(new) - 1 or comma else "") + end
-          for i, text in enumerate(new)]
+      run = lines[start:start + len(old)]
+      indent = run[0][:len(run[0]) - len(run[0].lstrip())]
+      comma = run[-1].rstrip().endswith(",")
+      end = run[-1][len(run[-1].rstrip("\r\n")):] or "\n"
+      kept = {j: run[i] for tag, i1, _, j1, j2 in difflib.SequenceMatcher(
+          None, old, new, autojunk=False).get_opcodes() if tag == "equal"
+              for i, j in zip(range(i1, i1 + j2 - j1), range(j1, j2))}
+      written = []
+      for j, text in enumerate(new):
+        line = kept.get(j, indent + json.dumps(text, ensure_ascii=False))
+        body = line.rstrip("\r\n").rstrip()
+        body = body[:-1] if body.endswith(",") else body
+        written.append(body + ("," if j < len(new) - 1 or comma else "")
+                       + end)
+      lines[start:start + len(old)] = written
       return True
   return False
 
