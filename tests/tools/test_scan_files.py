@@ -27,6 +27,8 @@ def test_what_is_scanned_is_never_run(tmp_path, monkeypatch):
 def test_python_2_is_read_and_ported_by_hand(tmp_path):
   (tmp_path / "old.py").write_text(
       "import tensorflow as tf\nprint 'training', 3,\n"
+      "x = tf.Variable([1.0, 2.0, 3.0])\nloss = tf.reduce_sum(x * x)\n"
+      "mask = tf.constant([0.0, 1.0, 1.0])\n"
       "gvs = opt.compute_gradients(loss)\n"
       "train_op = opt.apply_gradients([(g * mask, v) for g, v in gvs])\n"
       "try:\n  pass\nexcept IOError, e:\n  print >>sys.stderr, e\n")
@@ -34,9 +36,28 @@ def test_python_2_is_read_and_ported_by_hand(tmp_path):
   status = _main.run([str(tmp_path)], "json", False, out, err)
   assert status == 1, err.getvalue()
   found = json.loads(out.getvalue())
-  assert [(f["line"], f["idiom"]) for f in found] == [(4, "grads-mask")]
+  assert [(f["line"], f["idiom"]) for f in found] == [(7, "grads-mask")]
   assert found[0]["by_hand"].startswith("a Python 2 file"), found
   assert not found[0]["mechanical"]
+
+
+def test_a_python_2_file_says_why_a_port_is_not_needed(tmp_path):
+  # A port by hand (or none needed) in a Python 3 file says why in a
+  # Python 2 file too; only a mechanical port is left for its being one.
+  (tmp_path / "old.py").write_text(
+      "import tensorflow as tf\nprint 'training'\n"
+      "x = tf.get_variable('base/w', [3])\n"
+      "y = tf.get_variable('head/w', [3])\n"
+      "loss = tf.reduce_sum(x * y)\n"
+      "train_vars = [v for v in tf.trainable_variables()\n"
+      "              if v.name.startswith('head')]\n"
+      "train_op = tf.train.AdamOptimizer(0.1).minimize(loss, "
+      "var_list=train_vars)\n")
+  out, err = io.StringIO(), io.StringIO()
+  assert _main.run([str(tmp_path)], "json", False, out, err) == 1
+  (found,) = json.loads(out.getvalue())
+  assert found["idiom"] == "var-list-filter", found
+  assert found["by_hand"].startswith("nothing to port"), found
 
 
 def test_a_notebook_exported_as_python_is_read_and_ported_by_hand(tmp_path):
@@ -49,6 +70,8 @@ def test_a_notebook_exported_as_python_is_read_and_ported_by_hand(tmp_path):
       "%matplotlib inline\nimport tensorflow as tf\n"
       "if not os.path.exists('models'):\n"
       "  !git clone --depth 1 https://github.com/tensorflow/models\n"
+      "x = tf.Variable([1.0, 2.0, 3.0])\nloss = tf.reduce_sum(x * x)\n"
+      "mask = tf.constant([0.0, 1.0, 1.0])\n"
       "gvs = opt.compute_gradients(loss)\n"
       "train_op = opt.apply_gradients([(g * mask, v) for g, v in gvs])\n"
       "print 'done'\n")
@@ -56,7 +79,7 @@ def test_a_notebook_exported_as_python_is_read_and_ported_by_hand(tmp_path):
   status = _main.run([str(tmp_path)], "json", False, out, err)
   assert status == 1, err.getvalue()
   found = json.loads(out.getvalue())
-  assert [(f["line"], f["idiom"]) for f in found] == [(12, "grads-mask")]
+  assert [(f["line"], f["idiom"]) for f in found] == [(15, "grads-mask")]
   assert found[0]["by_hand"].startswith("a file with IPython lines"), found
   assert not found[0]["mechanical"]
 

@@ -4,9 +4,12 @@ magic whose body is not Python skips its cell, and each cell parses on its
 own, so one cell never drops a notebook."""
 
 import ast
+import contextlib
 import io
 import json
+import os
 import pathlib
+import subprocess
 
 import pytest
 
@@ -211,3 +214,139 @@ def test_real_notebooks_read_cell_by_cell():
                       "ipynb").read_text())["cells"]
   assert "grads[0] = tf.IndexedSlices(" in "".join(
       cells[cell - 1]["source"]).split("\n")[line - 1]
+
+
+# A mask on one variable (mechanical in a `.py` file; by hand in a
+# notebook written on one line, as `_notebook` writes it), a filter that
+# needs no port, and a gradient rebuilt by a `tf.where` on a fed mask (by
+# hand in a `.py` file too), each a notebook's cell.
+EXACT_FILTER = """\
+x = tf.get_variable("base/w", [3])
+y = tf.get_variable("head/w", [3])
+loss = tf.reduce_sum(x * y)
+train_vars = [v for v in tf.trainable_variables() if v.name.startswith("head")]
+train_op = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=train_vars)
+"""
+FED_WHERE = """\
+x = tf.Variable([1.0, 2.0, 3.0])
+loss = tf.reduce_sum(x * x)
+opt = tf.train.GradientDescentOptimizer(0.1)
+grads = opt.compute_gradients(loss)
+mask = tf.placeholder(tf.float32, [3])
+grads = [(tf.where(tf.equal(mask, 1.0), g, tf.zeros_like(g)), v) for g, v in grads]
+train_op = opt.apply_gradients(grads)
+"""
+
+
+@pytest.mark.parametrize("cell, why", [
+    ('x = tf.Variable([1.0, 2.0, 3.0], name="x")\n'
+     "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK,
+     "a notebook: edit the cell as the port says"),
+    (EXACT_FILTER, "nothing to port: the filter is exact"),
+    (FED_WHERE, "the gradients are rebuilt with `tf.where`"),
+], ids=["mechanical", "nothing-to-port", "by-hand-anyway"])
+def test_a_notebook_says_why_its_port_is_by_hand(tmp_path, cell, why):
+  # A finding whose port is by hand (or not needed) in a `.py` file says
+  # so in a notebook too.
+  path = _notebook(tmp_path, "import tensorflow as tf\n", cell)
+  out, err = io.StringIO(), io.StringIO()
+  assert _main.run([path], "json", False, out, err) == 1, err.getvalue()
+  (finding,) = json.loads(out.getvalue())
+  assert not finding["mechanical"]
+  assert finding["by_hand"].startswith(why), finding["by_hand"]
+
+
+def _written(folder, *cells, name="n.ipynb"):
+  """A notebook as Jupyter writes it: indented, one source line a
+  string, non-ASCII text as it is, an output and metadata beside."""
+  path = pathlib.Path(folder) / name
+  path.write_text(json.dumps({
+      "cells": [{"cell_type": "markdown", "metadata": {},
+                 "source": ["# Ré-entraîner\n", "x"]}] + [
+          {"cell_type": "code", "execution_count": 1, "metadata": {},
+           "outputs": [{"name": "stdout", "output_type": "stream",
+                        "text": ["x = 1\n"]}],
+           "source": cell.rstrip("\n").splitlines(True)} for cell in cells],
+      "metadata": {"kernelspec": {"language": "python"}},
+      "nbformat": 4, "nbformat_minor": 5}, indent=1, ensure_ascii=False)
+                  + "\n", encoding="utf-8")
+  return path
+
+
+def test_a_notebook_written_a_string_a_line_is_ported_in_its_cells(
+    tmp_path):
+  # The port edits the cells' strings in the notebook's JSON, every other
+  # byte kept (the magic line, the outputs, the markdown); it applies with
+  # both tools from the folder the scan ran in, and the cell compiles.
+  cell = ('x = tf.Variable([1.0, 2.0, 3.0], name="x")\n'
+          "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK)
+  path = _written(tmp_path, "%pip install tfpartial\nimport numpy as np\n"
+                  "import tensorflow.compat.v1 as tf\n", cell)
+  out, err = io.StringIO(), io.StringIO()
+  with _in(tmp_path):
+    assert _main.run(["n.ipynb"], "text", True, out, err) == 1
+  assert "port by hand" not in err.getvalue(), err.getvalue()
+  diff = out.getvalue()
+  assert diff.startswith("--- a/n.ipynb\n+++ b/n.ipynb\n"), diff
+  (tmp_path / "port.diff").write_text(diff)
+  before = json.loads(path.read_text(encoding="utf-8"))
+  for tool in (["git", "apply", "--check", "port.diff"],
+               ["patch", "-p1", "--dry-run", "-i", "port.diff"],
+               ["patch", "-p1", "-s", "-i", "port.diff"]):
+    done = subprocess.run(tool, cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+  after = json.loads(path.read_text(encoding="utf-8"))
+  assert after["cells"][0] == before["cells"][0]
+  assert after["cells"][1] == before["cells"][1]  # The magic too.
+  ported = "".join(after["cells"][2]["source"])
+  assert ported.startswith("import tfpartial\nx = tf.Variable("), ported
+  assert "spec = tfpartial.freeze(\n    x, " in ported, ported
+  assert after["cells"][2]["outputs"] == before["cells"][2]["outputs"]
+  compile(ported, "cell", "exec")
+
+
+@contextlib.contextmanager
+def _in(folder):
+  here = os.getcwd()
+  os.chdir(folder)
+  try:
+    yield
+  finally:
+    os.chdir(here)
+
+
+def test_a_notebook_not_written_a_string_a_line_is_ported_by_hand(tmp_path):
+  # A cell's source as one string (nbformat allows it), or a notebook on
+  # one line: the port is by hand, said where it is found.
+  cell = ('x = tf.Variable([1.0, 2.0, 3.0], name="x")\n'
+          "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK)
+  for path in (_notebook(tmp_path, "import tensorflow as tf\n", cell),
+               _notebook(tmp_path, {"cell_type": "code", "source":
+                                    "import tensorflow as tf\n" + cell},
+                         name="m.ipynb")):
+    out, err = io.StringIO(), io.StringIO()
+    assert _main.run([path], "text", True, out, err) == 1
+    assert out.getvalue() == ""
+    assert ": grads-mask: a notebook: edit the cell as the port says" in (
+        err.getvalue()), err.getvalue()
+
+
+def test_the_lines_a_port_keeps_in_a_cell_keep_their_bytes(tmp_path):
+  # A notebook written with `\u` escapes (json.dumps' default): the lines
+  # of an edited cell that the port keeps are not rewritten.
+  cell = ('x = tf.Variable([1.0, 2.0, 3.0], name="x")  # Poids gelé.\n'
+          "loss = tf.reduce_sum(tf.square(x - 5.0))\n" + GRADS_MASK)
+  (tmp_path / "n.ipynb").write_text(json.dumps({
+      "cells": [{"cell_type": "code", "execution_count": None,
+                 "metadata": {}, "outputs": [],
+                 "source": ("import tensorflow as tf\n" + cell).rstrip(
+                     "\n").splitlines(True)}],
+      "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+  out, err = io.StringIO(), io.StringIO()
+  with _in(tmp_path):
+    assert _main.run(["n.ipynb"], "text", True, out, err) == 1
+  changed = [line for line in out.getvalue().splitlines()
+             if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+  assert not [line for line in changed if "Poids" in line], changed
+  assert len(changed) == 6, changed  # The imports, the spec, the apply.

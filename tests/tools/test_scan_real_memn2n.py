@@ -103,6 +103,40 @@ def test_the_nil_slot_port_applies_and_holds_the_nil_rows(tmp_path, apply):
   real_ports.run_and_compare(tmp_path, RUN)
 
 
+# Part ten's copy of the model (asd36952/Memory-Network, code/memn2n.py, a
+# Korean memory network vendoring domluna's: no licence, so not copied
+# here) takes its optimizer from the constructor, an Adam made in the
+# default argument, and sets `self._opt = optimizer` beside the other
+# fields: the same MIT file, changed the same way, ports and holds the nil
+# rows under Adam's slots.
+OPTIMIZER = "        initializer=tf.random_normal_initializer(stddev=0.1),\n"
+GRADIENT_DESCENT = ("\n        self._opt = tf.train.GradientDescentOptimizer("
+                    "learning_rate=self._lr)\n")
+
+
+def _adam_source():
+  text = _source()
+  for old in (OPTIMIZER, GRADIENT_DESCENT, "        self._name = name\n"):
+    assert text.count(old) == 1, old
+  return text.replace(OPTIMIZER, OPTIMIZER + (
+      "        optimizer=tf.train.AdamOptimizer(learning_rate=1e-2),\n")
+  ).replace(GRADIENT_DESCENT, "").replace(
+      "        self._name = name\n",
+      "        self._name = name\n        self._opt = optimizer\n")
+
+
+def test_the_nil_slot_port_holds_under_an_optimizer_passed_in(tmp_path):
+  (tmp_path / "memn2n.py").write_text(_adam_source())
+  (tmp_path / "memn2n_original.py").write_text(_adam_source())
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "memn2n.py", by_hand=["memn2n.py:38"]))
+  ported = (tmp_path / "memn2n.py").read_text()
+  assert "zero_nil_slot(g)" not in ported
+  assert "AdamOptimizer(learning_rate=1e-2)" in ported
+  assert "spec.apply_gradients(self._opt, nil_grads_and_vars" in ported
+  real_ports.run_and_compare(tmp_path, RUN)
+
+
 # The other spellings of the nil-slot helper in memory networks: TF 0.x's
 # `tf.concat(0, [...])` (suriyadeepan/memory-networks), a method of the
 # model (jeong-tae/MemN2N), the rows kept as `t[1:]`, and the masked call

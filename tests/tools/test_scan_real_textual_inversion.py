@@ -15,6 +15,7 @@ Stable Diffusion models are small stand-ins here: a text encoder whose one
 weight is a 49409-row token table, and models that read it.
 """
 
+import json
 import pathlib
 import shutil
 
@@ -118,4 +119,34 @@ def test_the_textual_inversion_port_applies_and_holds_the_other_rows(
   assert "tf.where(condition" not in ported, ported
   assert "tfpartial.train_only(trainable_weights[0], 49408)" in ported
   assert "spec.apply_gradients(self.optimizer," in ported, ported
+  real_ports.run_and_compare(tmp_path, RUN)
+
+
+def test_the_notebook_form_is_ported_in_its_cells_and_holds(tmp_path):
+  # keras.io publishes the example as a notebook too (part ten's
+  # nicholasRenninger/salve trains it as one): the same train step in
+  # cells, as Jupyter writes them, ported in the notebook's JSON. Run from
+  # its cells, the port holds the other rows bit for bit.
+  package = tmp_path / "ti"
+  package.mkdir()
+  (package / "__init__.py").write_text("")
+  (package / "utils.py").write_text(UTILS)
+  source = HERE / "scan_real" / "textual_inversion_finetuner.py.txt"
+  shutil.copy(source, package / "finetuner_original.py")
+  head, tail = source.read_text().split("\nclass ", 1)
+  cells = ["%pip install -q keras-cv\n", head, "class " + tail]
+  (package / "finetuner.ipynb").write_text(json.dumps({
+      "cells": [{"cell_type": "code", "execution_count": None,
+                 "metadata": {}, "outputs": [],
+                 "source": cell.rstrip("\n").splitlines(True)}
+                for cell in cells],
+      "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+  real_ports.apply(tmp_path, real_ports.scan_diff(
+      tmp_path, "ti/finetuner.ipynb", by_hand=["finetuner.ipynb"]))
+  notebook = json.loads((package / "finetuner.ipynb").read_text())
+  assert notebook["cells"][0]["source"] == ["%pip install -q keras-cv"]
+  code = "\n".join("".join(c["source"]) for c in notebook["cells"][1:])
+  assert "tf.where(condition" not in code, code
+  assert "tfpartial.train_only(trainable_weights[0], 49408)" in code
+  (package / "finetuner.py").write_text(code + "\n")
   real_ports.run_and_compare(tmp_path, RUN)

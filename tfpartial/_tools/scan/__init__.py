@@ -12,7 +12,8 @@ the data through names, attributes and calls into the project (each call
 evaluated with its arguments: the callee's summary); each idiom is one
 module of `idioms/` (its detection, explanation, catalogue entry, SARIF
 rule and port); `_scan.scan_project` runs them over the project; `_diff`
-writes the ports in the files' own bytes; `_report` writes text, JSON and
+writes the ports in the files' own bytes (`_cells` a notebook's, in
+its JSON); `_report` writes text, JSON and
 SARIF; `_gate` leaves out findings suppressed inline (`_suppress`) or
 known from a baseline (`_baseline`).
 """

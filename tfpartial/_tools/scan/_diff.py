@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import difflib
 import os
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
+from tfpartial._tools.scan import _cells
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan._analysis import lines_of
 from tfpartial._tools.scan._finding import Edit, Finding
@@ -29,16 +30,31 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
   chunks: List[bytes] = []
   for path in paths:
     source = sources[path]
-    before = lines_of(source.text)
-    after = apply_edits(before, by_path[path])
-    if before and source.encoding == "utf-8-sig":
-      before[0], after[0] = "\ufeff" + before[0], "\ufeff" + after[0]
+    pair = _lines(source, by_path[path])
+    if pair is None:
+      notes.append(f"tfpartial scan: {path}: port it by hand (its cells "
+                   "are not one JSON string a line)")
+      continue
+    before, after = pair
     name = os.path.relpath(path, base).replace(os.sep, "/")
     text = "".join(_marked(list(difflib.unified_diff(
         before, after, f"a/{name}", f"b/{name}"))))
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
     chunks.append(text.encode(encoding, "surrogateescape"))
   return b"".join(chunks), notes
+
+
+def _lines(source: _files.Source, edits: Sequence[Edit]
+           ) -> Optional[Tuple[List[str], List[str]]]:
+  """The file's lines before and after `edits`: a notebook's JSON, with
+  the edits made in its cells (None when they cannot be)."""
+  if source.cells:
+    return _cells.ported(source, edits, apply_edits)
+  before = lines_of(source.text)
+  after = apply_edits(before, edits)
+  if before and source.encoding == "utf-8-sig":
+    before[0], after[0] = "\ufeff" + before[0], "\ufeff" + after[0]
+  return before, after
 
 
 def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 from typing import Dict, List, Sequence, Tuple
 
+from tfpartial._tools.scan import _cells
+from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan._analysis import Analysis
@@ -78,11 +80,12 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   message, reasons = idiom.explain(hit, context)
   source = module.source
   caller = analysis.module(hit.scope)  # Where the port's edits go.
-  ported: Port = ("a notebook: edit the cell as the port says"
-                  if source.cells or caller.source.cells else
-                  f"{module.rewritten or caller.rewritten}: port it by hand"
-                  if module.rewritten or caller.rewritten else
-                  _port(idiom, hit, analysis))
+  ported = _port(idiom, hit, analysis)
+  rewritten = module.rewritten or caller.rewritten  # Its lines not its own.
+  if source.cells or caller.source.cells:
+    ported = _in_notebook(ported, caller.source)
+  elif rewritten and not isinstance(ported, str):
+    ported = f"{rewritten}: port it by hand"
   line, cell = source.locate(shown.lineno)
   return Finding(
       source.path, line, shown.col_offset + 1, idiom.id,
@@ -90,6 +93,16 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
       idiom.entry.port, edits=ported if isinstance(ported, tuple) else (),
       by_hand=ported if isinstance(ported, str) else "", cell=cell,
       edited="" if caller is module else caller.source.path)
+
+
+def _in_notebook(port: Port, edited: _files.Source) -> Port:
+  """A port that touches a notebook: its edits when they can be written
+  into the cells' JSON (`_cells`), else by hand; a port by hand (or none
+  needed) says why, as in a `.py` file."""
+  if isinstance(port, str) or not edited.cells or _cells.ported(
+      edited, port, _diff.apply_edits) is not None:
+    return port
+  return "a notebook: edit the cell as the port says"
 
 
 def _port(idiom: Idiom, hit: Hit, analysis: Analysis) -> Port:
