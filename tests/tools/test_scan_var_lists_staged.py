@@ -12,22 +12,14 @@ module imported by name (`aams.AAMS()`). Each source is synthetic, in
 the shape of real code (part ten's cross_vc, stackGAN, pix2pixHD, AAMS,
 LearningToSpotArtifacts)."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
 def _found(files):
-  if isinstance(files, str):
-    files = {"t.py": files}
-  sources = [_files.Source(path, textwrap.dedent(text))
-             for path, text in files.items()]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.path, f.idiom, f.line) for f in findings]
+  return [(path, idiom, line)
+          for idiom, path, line in scanned.in_project(files)]
 
 
 POSITIVE = {
