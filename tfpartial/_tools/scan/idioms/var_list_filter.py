@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
+from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
@@ -122,8 +123,14 @@ class VarListFilter(_idiom.Idiom):
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
+        labels = step.labels
+        inner = _helper_choice.chosen_inside(
+            analysis.flow, node, step.scope, labels.get("filtered"))
+        if inner is not None:
+          labels = {**labels, _helper_choice.CALLED: node}
+          node = inner
         node = _at_default(analysis, step) or node
-        hit = _idiom.Hit(node, step.scope, step.call, step.labels)
+        hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
@@ -151,8 +158,9 @@ class VarListFilter(_idiom.Idiom):
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
-               f"{_idiom.line(hit.sink)}): whole variables only; exact as "
-               "it is, not a drift; a candidate for a spec file")
+               f"{_idiom.line(hit.sink)}){_helper_choice.mention(hit.labels)}"
+               ": whole variables only; exact as it is, not a drift; a "
+               "candidate for a spec file")
     run = hit.labels.get("run")
     if run is not None:  # The step's own ops, some of them run.
       message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
