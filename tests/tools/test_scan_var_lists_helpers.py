@@ -44,6 +44,34 @@ PLACED = {
          "train.py": "import tf_utils\n\n\n" + _SLIM_MAIN.format(
              call="tf_utils._get_variables_to_train()")},
         [("var-list-filter", "tf_utils.py", 10)]),
+    # SSR's pruning trainer: slim's scopes when `--update_layer_name` is
+    # not given, else the variables of the layer it names; the flag given
+    # is the choice (the other branch is what runs without it).
+    "a helper's branch for a flag given": ({"t.py": """\
+        FLAGS = tf.app.flags.FLAGS
+
+        def _get_variables_to_train():
+          if FLAGS.update_layer_name is None:
+            if FLAGS.trainable_scopes is None:
+              return tf.trainable_variables()
+            scopes = [s.strip() for s in FLAGS.trainable_scopes.split(',')]
+            variables_to_train = []
+            for scope in scopes:
+              variables = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope)
+              variables_to_train.extend(variables)
+          else:
+            variables_to_train = []
+            for var in tf.trainable_variables():
+              if FLAGS.update_layer_name in var.name:
+                variables_to_train.append(var)
+          return variables_to_train
+
+        def main(_):
+          variables_to_train = _get_variables_to_train()
+          total_loss, grads = model_deploy.optimize_clones(
+              clones, optimizer, var_list=variables_to_train)
+          return optimizer.apply_gradients(grads)
+        """}, [("var-list-filter", "t.py", 16)]),
 }
 
 

@@ -10,7 +10,7 @@ message. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -42,7 +42,63 @@ def chosen_inside(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   place = flow.origin.get(id(chosen))
   while place is not None and place.node is not callee:
     place = place.parent
-  return chosen if place is not None else None
+  if place is None:
+    return None
+  return _flag_given(flow, chosen, place) or chosen
+
+
+def _flag_given(flow: Flow, chosen: ast.expr, helper: _scopes.Scope
+                ) -> Optional[ast.expr]:
+  """The filter of the other branch when `chosen` is on the side of an
+  `if FLAGS.x is None:` (or the `else` of `is not None`) that runs
+  without the flag: the branch for the flag given is the choice the
+  helper was written for (SSR's `--update_layer_name`)."""
+  at = _position(chosen)
+  for test in _scopes.walk(helper.node):
+    if not isinstance(test, ast.If) or not _none_test(test.test):
+      continue
+    absent, given = (test.body, test.orelse) if isinstance(
+        test.test.ops[0], ast.Is) else (test.orelse, test.body)
+    if absent and given and _position(absent[0]) <= at <= _end(absent[-1]):
+      for statement in given:
+        found = _filter_in(flow, statement, helper)
+        if found is not None:
+          flow.origin.setdefault(id(found), helper)
+          return found
+  return None
+
+
+def _none_test(test: ast.expr) -> bool:
+  """`FLAGS.x is None`, `args.x is not None`: a flag left unset."""
+  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], (ast.Is, ast.IsNot))) and isinstance(
+          test.left, ast.Attribute) and _names.is_none(test.comparators[0])
+
+
+def _filter_in(flow: Flow, statement: ast.stmt, helper: _scopes.Scope
+               ) -> Optional[ast.expr]:
+  """The first value `statement` adds to a list or assigns that keeps
+  some variables by name or scope."""
+  for node in _scopes.walk(statement):
+    value: Optional[ast.expr] = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in {"append", "extend"} and len(node.args) == 1:
+      value = node.args[0]
+    elif isinstance(node, ast.Assign):
+      value = node.value
+    if value is not None and "filtered" in flow.chosen(
+        value, helper, flow.labels(value, helper)):
+      return value
+  return None
+
+
+def _position(node: ast.AST) -> Tuple[int, int]:
+  return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _end(node: ast.AST) -> Tuple[int, int]:
+  return (getattr(node, "end_lineno", 0) or 0,
+          getattr(node, "end_col_offset", 0) or 0)
 
 
 def mention(labels: Labels) -> str:
