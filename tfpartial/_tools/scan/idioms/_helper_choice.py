@@ -55,7 +55,8 @@ def _flag_given(flow: Flow, chosen: ast.expr, helper: _scopes.Scope
   helper was written for (SSR's `--update_layer_name`)."""
   at = _position(chosen)
   for test in _scopes.walk(helper.node):
-    if not isinstance(test, ast.If) or not _none_test(test.test):
+    if not isinstance(test, ast.If) or not isinstance(
+        test.test, ast.Compare) or not _none_test(test.test):
       continue
     absent, given = (test.body, test.orelse) if isinstance(
         test.test.ops[0], ast.Is) else (test.orelse, test.body)
@@ -68,9 +69,9 @@ def _flag_given(flow: Flow, chosen: ast.expr, helper: _scopes.Scope
   return None
 
 
-def _none_test(test: ast.expr) -> bool:
+def _none_test(test: ast.Compare) -> bool:
   """`FLAGS.x is None`, `args.x is not None`: a flag left unset."""
-  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+  return len(test.ops) == 1 and (
       isinstance(test.ops[0], (ast.Is, ast.IsNot))) and isinstance(
           test.left, ast.Attribute) and _names.is_none(test.comparators[0])
 
