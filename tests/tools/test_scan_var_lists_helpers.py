@@ -72,6 +72,40 @@ PLACED = {
               clones, optimizer, var_list=variables_to_train)
           return optimizer.apply_gradients(grads)
         """}, [("var-list-filter", "t.py", 16)]),
+    # A multi-path spatial transformer: under a flag, each path's helper
+    # keeps the last blocks of its part's scope, else the whole part; two
+    # filters in one function, each narrower than its own part.
+    "two helpers each keeping sub-scopes of their part": ({"t.py": """\
+        LOC = 'stn/localization'
+        CLS = 'stn/classification'
+        loc_scopes = ['stn/localization/logits', 'stn/localization/Mixed_5c']
+        cls_scopes = ['stn/classification/logits', 'stn/classification/Mixed_5c']
+        FLAGS = tf.app.flags.FLAGS
+
+        def _get_loc_vars_to_train(train_scope):
+          if FLAGS.train_partial_layers:
+            chosen = []
+            for scope in train_scope:
+              chosen.extend(tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope))
+            return chosen
+          return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, LOC)
+
+        def _get_cls_vars_to_train(train_scope):
+          if FLAGS.train_partial_layers:
+            chosen = []
+            for scope in train_scope:
+              chosen.extend(tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope))
+            return chosen
+          return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, CLS)
+
+        def main(_):
+          loc_vars = _get_loc_vars_to_train(loc_scopes)
+          cls_vars = _get_cls_vars_to_train(cls_scopes)
+          _, loc_grads = model_deploy.optimize_clones(
+              clones, optimizer_loc, var_list=loc_vars)
+          loss, cls_grads = model_deploy.optimize_clones(
+              clones, optimizer_cls, var_list=cls_vars)
+        """}, [("var-list-filter", "t.py", 11), ("var-list-filter", "t.py", 19)]),
 }
 
 
@@ -87,3 +121,15 @@ def test_the_message_names_the_step_and_the_call():
   [finding] = _scan.scan_text("t.py", text)
   assert re.findall(r"\(line (\d+)\)", finding.message) == ["17", "16"]
   assert "`_get_variables_to_train()`" in finding.message
+
+
+def test_two_helpers_keeping_whole_parts_stay_silent():
+  # The same two helpers keeping, under the flag, the scope of their
+  # whole part: between them the two steps train the model.
+  text = PLACED["two helpers each keeping sub-scopes of their part"][0][
+      "t.py"].replace(
+          "['stn/localization/logits', 'stn/localization/Mixed_5c']",
+          "['stn/localization']").replace(
+              "['stn/classification/logits', 'stn/classification/Mixed_5c']",
+              "['stn/classification']")
+  assert scanned.in_project({"t.py": text}) == []

@@ -10,18 +10,34 @@ message. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _flagged
 
 # A helper handed variables (`filter_variables(tf.trainable_variables(),
 # regex)`) filters what its caller chose: the choice is at the call.
 _HANDED = frozenset({"var", "grad", "filtered"})
 # The label a hit carries for the helper's call, named in its message.
 CALLED = "called"
+
+
+def placed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
+           labels: Labels) -> Tuple[ast.expr, Labels]:
+  """(where the finding is, its labels) for a step whose filter is
+  `node` (in `scope`): inside the helper `node` calls when the helper
+  chooses, with the call (and whether the helper narrows a larger list
+  of its own) in the labels; else `node` and `labels` as they are."""
+  inner = chosen_inside(flow, node, scope, labels.get("filtered"))
+  if inner is None or not isinstance(node, ast.Call):
+    return node, labels
+  labels = {**labels, CALLED: node}
+  if narrows(flow, node, flow.origin.get(id(node), scope), inner):
+    labels[NARROWED] = node
+  return inner, labels
 
 
 def chosen_inside(flow: Flow, node: ast.expr, scope: _scopes.Scope,
@@ -110,3 +126,90 @@ def mention(labels: Labels) -> str:
     return ""
   return (f", returned by `{_names.call_name(called)}()` (line "
           f"{called.lineno})")
+
+
+# The label of a hit whose helper keeps, under a flag, a part of what it
+# returns without the flag: left out, beside any other step's filter.
+NARROWED = "narrowed"
+
+
+def narrows(flow: Flow, call: ast.Call, caller: _scopes.Scope,
+            chosen: ast.expr) -> bool:
+  """Whether the helper `call` runs keeps `chosen` on one side of an
+  `if` on a flag and returns on the other every variable, or a scope
+  whose sub-scopes are all that `chosen` collects (`for scope in
+  train_scope: get_collection(..., scope)`, else `get_collection(...,
+  'stn/localization')`): the helper's own choice against a larger
+  list."""
+  helper = flow.origin.get(id(chosen))
+  while helper is not None and not isinstance(
+      helper.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    helper = helper.parent
+  if helper is None:
+    return False
+  at = _position(chosen)
+  for test in _scopes.walk(helper.node):
+    if not isinstance(test, ast.If) or not _flagged.a_flag(test.test):
+      continue
+    for mine, other in ((test.body, test.orelse), (test.orelse, test.body)):
+      if mine and _position(mine[0]) <= at <= _end(mine[-1]):
+        kept = _kept_scopes(chosen, call, helper, caller)
+        return any(_larger(flow, node, helper, kept) for statement in (
+            other or _after(helper.node, test)) for node in _scopes.walk(
+                statement) if isinstance(node, ast.Return))
+  return False
+
+
+def _after(function: ast.AST, test: ast.If) -> List[ast.stmt]:
+  """The statements after `test` in its function's body."""
+  body: List[ast.stmt] = getattr(function, "body", [])
+  return body[body.index(test) + 1:] if test in body else []
+
+
+def _larger(flow: Flow, returned: ast.Return, helper: _scopes.Scope,
+            kept: List[str]) -> bool:
+  """Whether `returned` returns every variable, or a scope's that holds
+  each of the scopes `kept` (none known: False)."""
+  value = returned.value
+  if not isinstance(value, ast.Call) or _names.call_name(value) not in (
+      "get_collection", "trainable_variables"):
+    return False
+  labels = flow.labels(value, helper)
+  if "var" in labels and "filtered" not in labels:
+    return True
+  whole = _strings(value.args[1] if len(value.args) > 1 else None, helper)
+  return len(whole) == 1 and bool(kept) and all(
+      scope.startswith(whole[0].rstrip("/") + "/") for scope in kept)
+
+
+def _kept_scopes(chosen: ast.expr, call: ast.Call, helper: _scopes.Scope,
+                 caller: _scopes.Scope) -> List[str]:
+  """The scopes `get_collection(key, scope)` collects, `scope` a loop's
+  over a parameter the call binds to a list of names (else none)."""
+  if not isinstance(chosen, ast.Call) or len(chosen.args) < 2 or not (
+      isinstance(chosen.args[1], ast.Name)):
+    return []
+  source = helper.loops.get(chosen.args[1].id)
+  if not isinstance(source, ast.Name) or source.id not in helper.params:
+    return []
+  index = helper.params.index(source.id)
+  given = call.args[index] if index < len(call.args) else None
+  return _strings(given, caller)
+
+
+def _strings(node: Optional[ast.AST], scope: _scopes.Scope) -> List[str]:
+  """The names a string, or a list of them, holds: literal, or a module
+  constant's (`LOC_SCOPE`, `loc_train_vars_scope`)."""
+  if isinstance(node, ast.Name):
+    root = scope
+    while root.parent is not None:
+      root = root.parent
+    defs = root.defs.get(node.id, [])
+    node = defs[0].value if len(defs) == 1 else None
+  if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    return [node.value]
+  if isinstance(node, (ast.List, ast.Tuple)) and all(
+      isinstance(e, ast.Constant) and isinstance(e.value, str)
+      for e in node.elts):
+    return [str(e.value) for e in node.elts if isinstance(e, ast.Constant)]
+  return []

@@ -122,13 +122,10 @@ class VarListFilter(_idiom.Idiom):
           # apply is one filter.
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
-        node = _into_method(analysis, node, step.scope)
-        labels = step.labels
-        inner = _helper_choice.chosen_inside(
-            analysis.flow, node, step.scope, labels.get("filtered"))
-        if inner is not None:
-          labels = {**labels, _helper_choice.CALLED: node}
-          node = inner
+        node, labels = _helper_choice.placed(analysis.flow, _into_method(
+            analysis, node, step.scope), step.scope, step.labels)
+        if _helper_choice.NARROWED in labels:  # Each helper its own part.
+          key = (key[0], f"{key[1]} {id(node)}")
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
@@ -141,7 +138,8 @@ class VarListFilter(_idiom.Idiom):
     # a helper returns): between them they train the model.
     found = [each for key, hit in hits.items()
              if len(parts.get(key[0], ())) < 2 or _left_out(
-                 hit, hits.values(), key[0])
+                 hit, hits.values(), key[0]) or (
+                     _helper_choice.NARROWED in hit.labels)
              for each in [hit, *also.get(key, ())]]
     found = _run_chosen(analysis, found)
     sinks = {id(hit.sink) for hit in found}
