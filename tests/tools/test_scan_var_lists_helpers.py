@@ -106,6 +106,23 @@ PLACED = {
           loss, cls_grads = model_deploy.optimize_clones(
               clones, optimizer_cls, var_list=cls_vars)
         """}, [("var-list-filter", "t.py", 11), ("var-list-filter", "t.py", 19)]),
+    # A fine-grained classifier's own helper, named as slim's library
+    # function (`get_trainable_variables(scopes)`): the project's, read.
+    "a helper of the project named as a library's": ({"t.py": """\
+        def get_trainable_variables(trainable_scopes):
+          if trainable_scopes is None:
+            return tf.trainable_variables()
+          variables_to_train = []
+          for scope in trainable_scopes:
+            variables = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope)
+            variables_to_train.extend(variables)
+          return variables_to_train
+
+        def train(total_loss, optimizer, trainable_scopes=None):
+          trainable_vars = get_trainable_variables(trainable_scopes)
+          return slim.learning.create_train_op(
+              total_loss, optimizer, variables_to_train=trainable_vars)
+        """}, [("var-list-filter", "t.py", 6)]),
 }
 
 

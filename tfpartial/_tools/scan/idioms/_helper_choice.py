@@ -10,7 +10,7 @@ message. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -21,23 +21,40 @@ from tfpartial._tools.scan.idioms import _flagged
 # A helper handed variables (`filter_variables(tf.trainable_variables(),
 # regex)`) filters what its caller chose: the choice is at the call.
 _HANDED = frozenset({"var", "grad", "filtered"})
+# Where a function filters what it returns (the idiom's own reading).
+Returned = Callable[[Flow, _scopes.Scope], Optional[ast.expr]]
 # The label a hit carries for the helper's call, named in its message.
 CALLED = "called"
 
 
 def placed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
-           labels: Labels) -> Tuple[ast.expr, Labels]:
+           labels: Labels, returned: Returned) -> Tuple[ast.expr, Labels]:
   """(where the finding is, its labels) for a step whose filter is
   `node` (in `scope`): inside the helper `node` calls when the helper
   chooses, with the call (and whether the helper narrows a larger list
-  of its own) in the labels; else `node` and `labels` as they are."""
-  inner = chosen_inside(flow, node, scope, labels.get("filtered"))
+  of its own) in the labels; else `node` and `labels` as they are.
+  `returned` finds where a function filters what it returns, for a
+  helper of the project spelled as a library's (`get_trainable_variables(
+  scopes)`, slim's name), whose call is its own filter label."""
+  chosen = labels.get("filtered")
+  if chosen is node and isinstance(node, ast.Call):
+    helper = _helper_scope(flow, node, flow.origin.get(id(node), scope))
+    chosen = returned(flow, helper) if helper is not None else None
+  inner = chosen_inside(flow, node, scope, chosen)
   if inner is None or not isinstance(node, ast.Call):
     return node, labels
   labels = {**labels, CALLED: node}
   if narrows(flow, node, flow.origin.get(id(node), scope), inner):
     labels[NARROWED] = node
   return inner, labels
+
+
+def _helper_scope(flow: Flow, call: ast.Call, scope: _scopes.Scope
+                  ) -> Optional[_scopes.Scope]:
+  """The scope of the project's function `call` runs, if it runs one."""
+  callee = flow.callee(call, scope)
+  home = flow.functions.get(id(callee)) if callee is not None else None
+  return home[1].scope_of(home[0]) if home is not None else None
 
 
 def chosen_inside(flow: Flow, node: ast.expr, scope: _scopes.Scope,

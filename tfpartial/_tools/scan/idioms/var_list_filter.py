@@ -123,7 +123,8 @@ class VarListFilter(_idiom.Idiom):
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
-            analysis, node, step.scope), step.scope, step.labels)
+            analysis, node, step.scope), step.scope, step.labels,
+                                             _returned_filter)
         if _helper_choice.NARROWED in labels:  # Each helper its own part.
           key = (key[0], f"{key[1]} {id(node)}")
         node = _at_default(analysis, step) or node
