@@ -10,6 +10,7 @@ import textwrap
 import pytest
 import scanned
 
+from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
 _SLIM_HELPER = textwrap.dedent("""\
@@ -150,3 +151,14 @@ def test_two_helpers_keeping_whole_parts_stay_silent():
               "['stn/classification/logits', 'stn/classification/Mixed_5c']",
               "['stn/classification']")
   assert scanned.in_project({"t.py": text}) == []
+
+
+def test_a_helper_of_another_module_names_the_step_s_file():
+  files = PLACED["a helper of another module"][0]
+  sources = [_files.Source(path, text) for path, text in files.items()]
+  [finding], _ = _scan.scan_project(sources)
+  assert finding.path == "tf_utils.py"
+  assert finding.message.startswith(
+      "`var_list` filtered by name or scope for `optimize_clones` (line 6), "
+      "returned by `_get_variables_to_train()` (line 5) in "
+      "train.py: ")

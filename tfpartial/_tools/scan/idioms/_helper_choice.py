@@ -21,6 +21,8 @@ from tfpartial._tools.scan.idioms import _flagged
 # A helper handed variables (`filter_variables(tf.trainable_variables(),
 # regex)`) filters what its caller chose: the choice is at the call.
 _HANDED = frozenset({"var", "grad", "filtered"})
+# The file of the step and the call, when the helper is in another.
+_CALLER = "caller"
 # Where a function filters what it returns (the idiom's own reading).
 Returned = Callable[[Flow, _scopes.Scope], Optional[ast.expr]]
 # The label a hit carries for the helper's call, named in its message.
@@ -43,9 +45,14 @@ def placed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   inner = chosen_inside(flow, node, scope, chosen)
   if inner is None or not isinstance(node, ast.Call):
     return node, labels
+  caller = flow.origin.get(id(node), scope)
   labels = {**labels, CALLED: node}
-  if narrows(flow, node, flow.origin.get(id(node), scope), inner):
+  if narrows(flow, node, caller, inner):
     labels[NARROWED] = node
+  home = flow.origin.get(id(inner))
+  source = flow.project.module_of(caller).source
+  if home is not None and flow.project.module_of(home).source is not source:
+    labels[_CALLER] = ast.Constant(source.path)  # The step's file.
   return inner, labels
 
 
@@ -137,12 +144,16 @@ def _end(node: ast.AST) -> Tuple[int, int]:
 
 def mention(labels: Labels) -> str:
   """`, returned by `helper()` (line N)` for a hit moved into a
-  helper, else the empty string."""
+  helper (`in train.py` when the step is in another file), else the
+  empty string."""
   called = labels.get(CALLED)
   if not isinstance(called, ast.Call):
     return ""
+  caller = labels.get(_CALLER)
+  where = f" in {caller.value}" if isinstance(caller, ast.Constant) and (
+      isinstance(caller.value, str)) else ""
   return (f", returned by `{_names.call_name(called)}()` (line "
-          f"{called.lineno})")
+          f"{called.lineno}){where}")
 
 
 # The label of a hit whose helper keeps, under a flag, a part of what it
