@@ -97,7 +97,7 @@ POSITIVE = {
               total_loss, grads = model_deploy.optimize_clones(
                   clones, optimizer, var_list=variables_to_train)
               return optimizer.apply_gradients(grads)
-            """}, [("var-list-filter", "train/train.py", 3)]),
+            """}, [("var-list-filter", "train/train_utils.py", 8)]),
     # A regex from the configuration drops variables in a helper whose
     # flag chooses between keeping and dropping.
     "var-list-filter: a regex from the config in a helper": ("""\

@@ -91,7 +91,7 @@ POSITIVE = {
         def train():
           variables_to_train = _get_variables_to_train()
           grads = optimizer.compute_gradients(loss, variables_to_train)
-        """, [("var-list-filter", 10)]),  # Where the step gets the list.
+        """, [("var-list-filter", 5)]),  # Where the helper keeps scopes.
     "var-list-filter by name": ("""\
         var_list = [v for v in tf.trainable_variables() if "dense" in v.name]
         train_op = optimizer.minimize(loss, var_list=var_list)

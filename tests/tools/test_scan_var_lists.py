@@ -504,12 +504,12 @@ POSITIVE = {
           net_scope = 'features'
           model = Net(scope=net_scope)
           Trainer(model=model, train_scopes=net_scope + '/fc6').build(x, opt)
-        """), [("var-list-filter", "trainer.py", 10)]),
+        """), [("var-list-filter", "utils.py", 6)]),  # The helper's.
     # The pretrained network's features go through the model's own head
     # before the loss: it is a part of the model, left out.
     "a pretrained network between two trained parts": (_perceptual(
         "real, fake = tf.split(vae.head(end_points[name]), 2)"),
-        [("var-list-filter", "t.py", 17)]),
+        [("var-list-filter", "t.py", 27)]),  # In the helper.
 }
 
 

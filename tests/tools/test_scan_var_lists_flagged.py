@@ -169,7 +169,7 @@ POSITIVE = {
           return optimizer.apply_gradients(grads)
         """, [("var-list-filter", 2)]),
     # Without a default, the scopes are the command line's: the finding
-    # stays where the step gets the list.
+    # is where the helper keeps them (its call and the step are named).
     "slim's trainable scopes without a default": ("""\
         tf.app.flags.DEFINE_string(
             'trainable_scopes', None,
@@ -191,7 +191,7 @@ POSITIVE = {
           total_loss, grads = model_deploy.optimize_clones(
               clones, optimizer, var_list=variables_to_train)
           return optimizer.apply_gradients(grads)
-        """, [("var-list-filter", 17)]),
+        """, [("var-list-filter", 13)]),
     # Monodepth2: the depth and pose networks each trained when their
     # flag says so, picked from a dict of models by their names.
     "models picked by name from a dict under their flags": ("""\

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
+from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
@@ -121,9 +122,13 @@ class VarListFilter(_idiom.Idiom):
           # apply is one filter.
           parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
         key = (id(step.scope), step.loss or str(id(node)))
-        node = _into_method(analysis, node, step.scope)
+        node, labels = _helper_choice.placed(analysis.flow, _into_method(
+            analysis, node, step.scope), step.scope, step.labels,
+                                             _returned_filter)
+        if _helper_choice.NARROWED in labels:  # Each helper its own part.
+          key = (key[0], f"{key[1]} {id(node)}")
         node = _at_default(analysis, step) or node
-        hit = _idiom.Hit(node, step.scope, step.call, step.labels)
+        hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
           hits[key] = hit
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
@@ -134,7 +139,8 @@ class VarListFilter(_idiom.Idiom):
     # a helper returns): between them they train the model.
     found = [each for key, hit in hits.items()
              if len(parts.get(key[0], ())) < 2 or _left_out(
-                 hit, hits.values(), key[0])
+                 hit, hits.values(), key[0]) or (
+                     _helper_choice.NARROWED in hit.labels)
              for each in [hit, *also.get(key, ())]]
     found = _run_chosen(analysis, found)
     sinks = {id(hit.sink) for hit in found}
@@ -151,8 +157,9 @@ class VarListFilter(_idiom.Idiom):
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
-               f"{_idiom.line(hit.sink)}): whole variables only; exact as "
-               "it is, not a drift; a candidate for a spec file")
+               f"{_idiom.line(hit.sink)}){_helper_choice.mention(hit.labels)}"
+               ": whole variables only; exact as it is, not a drift; a "
+               "candidate for a spec file")
     run = hit.labels.get("run")
     if run is not None:  # The step's own ops, some of them run.
       message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
