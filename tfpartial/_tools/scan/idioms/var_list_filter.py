@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _groups
+from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _loss_network
@@ -209,7 +210,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not phased) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _measured_by_network(analysis, step)):
+                  _measured_by_network(analysis, step)) or (
+                      _half_per_call(analysis, step)):
     return None
   flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
@@ -914,6 +916,21 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
+
+
+def _half_per_call(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's function is a helper called once per half of a
+  model, each call naming its half and its loss (`_halves`)."""
+  call, scope = step.call, step.scope
+  if _names.call_name(call) == "apply_gradients":
+    source = analysis.flow.labels(call.args[0], scope).get("grad") if (
+        call.args) else None
+    if not isinstance(source, ast.Call):
+      return False
+    call, scope = source, analysis.flow.origin.get(id(source), scope)
+  chosen = step.labels.get("filtered")
+  return isinstance(chosen, ast.AST) and _halves.one_per_call(
+      analysis, scope, _loss_node(call), chosen)
 
 
 def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
@@ -1628,16 +1645,26 @@ def _trains(step: Step) -> bool:
   return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
 
 
+# Comprehensions: each makes its element once per item.
+_MADE_EACH = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
 def _per_group(step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
-  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
-  step per group, every group trained (mutual learning, ensembles)."""
+  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
+  comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
+  zip(groups, losses)]`): one step per group, every group trained (mutual
+  learning, ensembles, a GAN's halves)."""
   loops: Set[str] = set()
   at = _idiom.position(step.call)
   for loop in _deep_nodes(step.scope):
-    if isinstance(loop, (ast.For, ast.AsyncFor)) and _idiom.position(
-        loop) <= at and _end(step.call) <= _end(loop):
-      loops.update(n.id for n in _scopes.walk(loop.target)
+    # A comprehension's element, not what it iterates over.
+    made = getattr(loop, "elt", getattr(loop, "value", loop))
+    if isinstance(loop, (ast.For, ast.AsyncFor, *_MADE_EACH)) and (
+        _idiom.position(made) <= at and _end(step.call) <= _end(made)):
+      targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) \
+          else [g.target for g in getattr(loop, "generators", [])]
+      loops.update(n.id for t in targets for n in _scopes.walk(t)
                    if isinstance(n, ast.Name))
   if not loops:
     return False
