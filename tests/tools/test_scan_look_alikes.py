@@ -1,8 +1,10 @@
 """`tfpartial scan` on code that looks like a hand-made freeze and is not
 one (part eleven's negatives): a GAN's two halves trained by one
-comprehension over their groups, or by one helper called once per half.
-Beside them, the forms that are a freeze and stay found. The sources are
-synthetic, in the shape of the real code."""
+comprehension over their groups, or by one helper called once per half;
+a critic's weights clipped after its step and set back; an input
+optimised to show what a model sees. Beside them, the forms that are a
+freeze and stay found. The sources are synthetic, in the shape of the
+real code."""
 
 import pytest
 
@@ -22,6 +24,18 @@ FOUND = {
             return optim.apply_gradients(gradient)
         train_head = optimizer(loss, 'head')
         """, [("var-list-filter", 5)]),
+    # Values saved before training put back into some rows after each
+    # step: a write-back, though the weights are read out after the step.
+    "saved rows put back into the weights read after the step": ("""\
+        class Trainer:
+            def train(self, x, y, epochs):
+                saved = self.model.layers[0].get_weights()
+                for epoch in range(epochs):
+                    self.model.train_on_batch(x, y)
+                    weights = self.model.layers[0].get_weights()
+                    weights[0][:5] = saved[0][:5]
+                    self.model.layers[0].set_weights(weights)
+        """, [("write-back", 8)]),
 }
 
 NOT_FOUND = {
@@ -52,6 +66,46 @@ NOT_FOUND = {
             return optim.apply_gradients(gradient)
         train_g = optimizer(g_loss, 'Loss/Generator')
         train_d = optimizer(d_loss, 'Loss/Discriminator')
+        """,
+    # ANTsPyNet create_wasserstein_gan_model.py: a WGAN's critic clipped
+    # after its step, a constraint on every weight, nothing saved.
+    "a critic's weights clipped after its step": """\
+        import numpy as np
+        class WGAN:
+            def train(self, x_train, epochs, batch_size=128):
+                valid = -np.ones((batch_size, 1))
+                for epoch in range(epochs):
+                    for c in range(self.critic_iterations):
+                        d_loss = self.critic.train_on_batch(x_train, valid)
+                        for i in range(len(self.critic.layers)):
+                            weights = self.critic.layers[i].get_weights()
+                            for j in range(len(weights)):
+                                weights[j] = np.clip(weights[j], -self.clip,
+                                                     self.clip)
+                            self.critic.layers[i].set_weights(weights)
+                    self.combined.train_on_batch(x_train, valid)
+        """,
+    # tf-keras-vis activation_maximization: variables made of the seed
+    # inputs, the model called on them, set to the modified inputs
+    # before each step.
+    "an input optimised to maximise an activation": """\
+        import tensorflow as tf
+        class ActivationMaximization:
+            def __call__(self, score, seed_inputs, steps, optimizer):
+                input_values = seed_inputs
+                input_variables = [tf.Variable(x) for x in input_values]
+                for step in range(steps):
+                    for i, modifier in enumerate(self.input_modifiers):
+                        input_values[i] = modifier(input_values[i])
+                    for v, x in zip(input_variables, input_values):
+                        v.assign(x)
+                    with tf.GradientTape() as tape:
+                        input_values = [v.value() for v in input_variables]
+                        score_values = score(self.model(input_values))
+                    grads = tape.gradient(score_values, input_variables)
+                    optimizer.apply_gradients(zip(grads, input_variables))
+                    input_values = [v.value() for v in input_variables]
+                return input_values
         """,
 }
 
