@@ -1,10 +1,10 @@
 """`tfpartial scan` on code that looks like a hand-made freeze and is not
 one (part eleven's negatives): a GAN's two halves trained by one
 comprehension over their groups, or by one helper called once per half;
-a critic's weights clipped after its step and set back; an input
-optimised to show what a model sees. Beside them, the forms that are a
-freeze and stay found. The sources are synthetic, in the shape of the
-real code."""
+a critic's weights clipped after its step and set back; a perceptual
+loss's network run on what the generator made; an input optimised to
+show what a model sees. Beside them, the forms that are a freeze and stay
+found. The sources are synthetic, in the shape of the real code."""
 
 import pytest
 
@@ -36,6 +36,21 @@ FOUND = {
                     weights[0][:5] = saved[0][:5]
                     self.model.layers[0].set_weights(weights)
         """, [("write-back", 8)]),
+    # A pretrained network run in inference mode on the data: a frozen
+    # backbone under a trained head.
+    "a backbone run on the data, its head trained": ("""\
+        import tensorflow as tf
+        from nets import vgg_19
+        class Classifier:
+            def __init__(self):
+                self.features = vgg_19(inputs=self.images, is_training=False)
+                self.logits = tf.layers.dense(self.features, 10, name="head")
+                self.head_vars = tf.get_collection(
+                    tf.GraphKeys.TRAINABLE_VARIABLES, scope="head")
+                self.loss = tf.reduce_mean(tf.square(self.logits - self.y))
+                self.train_op = tf.train.AdamOptimizer(1e-4).minimize(
+                    loss=self.loss, var_list=self.head_vars)
+        """, [("var-list-filter", 7)]),
 }
 
 NOT_FOUND = {
@@ -84,6 +99,25 @@ NOT_FOUND = {
                                                      self.clip)
                             self.critic.layers[i].set_weights(weights)
                     self.combined.train_on_batch(x_train, valid)
+        """,
+    # MakeItTalk image_translation.py: a perceptual loss's VGG, a
+    # function told it does not train, run on what the generator made.
+    "a perceptual loss's network run on the generator's output": """\
+        import tensorflow as tf
+        from nets import vgg_19, generator_network
+        class Translator:
+            def __init__(self):
+                self.predicted = generator_network(self.source,
+                                                   is_training=True,
+                                                   scope="translator")
+                self.real = vgg_19(inputs=self.target, is_training=False)
+                self.fake = vgg_19(inputs=self.predicted, is_training=False,
+                                   reuse=True)
+                self.generator_vars = tf.get_collection(
+                    tf.GraphKeys.TRAINABLE_VARIABLES, scope="translator")
+                self.loss = tf.reduce_mean(tf.abs(self.real - self.fake))
+                self.train_op = tf.train.AdamOptimizer(1e-4).minimize(
+                    loss=self.loss, var_list=self.generator_vars)
         """,
     # tf-keras-vis activation_maximization: variables made of the seed
     # inputs, the model called on them, set to the modified inputs
