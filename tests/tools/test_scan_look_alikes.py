@@ -3,7 +3,7 @@ one (part eleven's negatives): a GAN's two halves trained by one
 comprehension over their groups, or by one helper called once per half;
 a critic's weights clipped after its step and set back; a perceptual
 loss's network run on what the generator made; an input optimised to
-show what a model sees. Beside them, the forms that are a freeze and stay
+show what a model sees; a gradient fetched only to look at. Beside them, the forms that are a freeze and stay
 found. The sources are synthetic, in the shape of the real code."""
 
 import pytest
@@ -140,6 +140,21 @@ NOT_FOUND = {
                     optimizer.apply_gradients(zip(grads, input_variables))
                     input_values = [v.value() for v in input_variables]
                 return input_values
+        """,
+    # brando90/hbf_tensorflow_code print_gradients.py: the gradient of
+    # one variable fetched to look at, beside the step training all.
+    "a gradient of one variable fetched to print": """\
+        import tensorflow as tf
+        w = tf.Variable(tf.zeros([784, 10]))
+        b = tf.Variable(tf.zeros([10]))
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train_step = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+        optimizer = tf.train.GradientDescentOptimizer(1.0)
+        with tf.Session() as sess:
+            for i in range(1000):
+                grads_and_vars = optimizer.compute_gradients(loss, [w])
+                (gradient, variable) = grads_and_vars[0]
+                print(sess.run(gradient, feed_dict={x: xs, y: ys}))
         """,
 }
 

@@ -1538,9 +1538,11 @@ _REARRANGE = {"zip", "list", "tuple", "enumerate", "sorted", "dict"}
 
 def _only_summarised(step: Step, steps: List[Step]) -> bool:
   """Whether a filtered gradient is only shown (`tf.summary.histogram` of
-  each), never applied, while the function's step minimises the same
-  loss on every variable (`optimizer.minimize(loss)`)."""
-  if _names.call_name(step.call) not in {"gradients", "gradient"} or not (
+  each) or fetched to look at (`sess.run(gradient)`), never applied,
+  while the function's step minimises the same loss on every variable
+  (`optimizer.minimize(loss)`)."""
+  if _names.call_name(step.call) not in {
+      "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
           other.var_list is None) and _names.call_name(other.call) in {
               "minimize", "create_train_op", "optimize_loss"}
@@ -1563,7 +1565,8 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
       held.update(n.id for t in targets for n in _scopes.walk(t)
                   if isinstance(n, ast.Name))
       passed.update(id(n) for n in _scopes.walk(value))
-    elif isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        *_SHOWN, "run"}:
       passed.update(id(n) for n in _scopes.walk(node))
   return bool(held) and all(
       id(n) in passed for n in step.scope.nodes if isinstance(
