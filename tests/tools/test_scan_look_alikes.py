@@ -156,6 +156,26 @@ NOT_FOUND = {
                 (gradient, variable) = grads_and_vars[0]
                 print(sess.run(gradient, feed_dict={x: xs, y: ys}))
         """,
+    # Open3D-ML semantic_segmentation.py: every weight in one of two
+    # groups by an if/else, both trained, one at a tenth of the rate.
+    "two branches' groups, each trained at its own rate": """\
+        import tensorflow as tf
+        class Pipeline:
+            def run_train(self, model, loader):
+                for inputs in loader:
+                    with tf.GradientTape(persistent=True) as tape:
+                        loss = model.get_loss(model(inputs), inputs)
+                    scaled_params, params = [], []
+                    for val in model.trainable_weights:
+                        if 'deform' in val.name:
+                            scaled_params.append(val)
+                        else:
+                            params.append(val)
+                    grads = tape.gradient(loss, params)
+                    scaled = [0.1 * g for g in tape.gradient(loss, scaled_params)]
+                    self.optimizer.apply_gradients(zip(grads, params))
+                    self.optimizer.apply_gradients(zip(scaled, scaled_params))
+        """,
 }
 
 

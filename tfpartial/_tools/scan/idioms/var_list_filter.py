@@ -120,7 +120,7 @@ class VarListFilter(_idiom.Idiom):
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
-          parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
+          parts.setdefault(id(step.scope), set()).add(_filter_text(node))
         key = (id(step.scope), step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
         node = _at_default(analysis, step) or node
@@ -181,6 +181,16 @@ def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
   return [hit for hit in found if id(hit.sink) not in steps] + [
       _idiom.Hit(test, scope, step, {"filtered": test, "run": run})
       for test, scope, step, run in chosen]
+
+
+def _filter_text(node: ast.AST) -> str:
+  """A filter as text (the same filter written at the gradient and at
+  the apply is one), an element a branch adds by itself also by where it
+  is added (`scaled.append(val)` under the `if`, `rest.append(val)` under
+  the `else`: two groups)."""
+  text = ast.unparse(node)
+  return f"{text}@{_idiom.position(node)}" if isinstance(
+      node, ast.Name) else text
 
 
 def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
