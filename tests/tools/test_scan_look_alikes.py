@@ -3,8 +3,10 @@ one (part eleven's negatives): a GAN's two halves trained by one
 comprehension over their groups, or by one helper called once per half;
 a critic's weights clipped after its step and set back; a perceptual
 loss's network run on what the generator made; an input optimised to
-show what a model sees; a gradient fetched only to look at. Beside them, the forms that are a freeze and stay
-found. The sources are synthetic, in the shape of the real code."""
+show what a model sees; a gradient fetched only to look at; the one
+variable of a graph a script built anew. Beside them, the forms that are
+a freeze and stay found. The sources are synthetic, in the shape of the
+real code."""
 
 import pytest
 
@@ -51,6 +53,21 @@ FOUND = {
                 self.train_op = tf.train.AdamOptimizer(1e-4).minimize(
                     loss=self.loss, var_list=self.head_vars)
         """, [("var-list-filter", 7)]),
+    # handson-ml 15_autoencoders: the second phase trains the outer
+    # layers of the graph it builds; the first layer, of the same graph,
+    # is left out (an earlier graph's variables do not count).
+    "some variables of the graph built since the last reset": ("""\
+        import tensorflow as tf
+        def reset_graph():
+            tf.reset_default_graph()
+        reset_graph()
+        other = tf.Variable(tf.zeros([3]))
+        reset_graph()
+        weights1 = tf.Variable(tf.zeros([784, 300]))
+        weights2 = tf.Variable(tf.zeros([300, 10]))
+        loss = tf.reduce_mean(tf.matmul(tf.matmul(x, weights1), weights2))
+        train = tf.train.AdamOptimizer(0.01).minimize(loss, var_list=[weights2])
+        """, [("var-list-filter", 10)]),
 }
 
 NOT_FOUND = {
@@ -175,6 +192,25 @@ NOT_FOUND = {
                     scaled = [0.1 * g for g in tape.gradient(loss, scaled_params)]
                     self.optimizer.apply_gradients(zip(grads, params))
                     self.optimizer.apply_gradients(zip(scaled, scaled_params))
+        """,
+    # handson-ml 09_up_and_running: each cell builds its own graph after
+    # `reset_graph()`; the gradient is of the one variable of its graph.
+    "the one variable of the graph built since the last reset": """\
+        import tensorflow as tf
+        def reset_graph():
+            tf.reset_default_graph()
+        reset_graph()
+        theta = tf.Variable(tf.zeros([9, 1]))
+        mse = tf.reduce_mean(tf.square(tf.matmul(X, theta) - y))
+        gradients = tf.gradients(mse, [theta])[0]
+        training_op = tf.assign(theta, theta - 0.01 * gradients)
+        with tf.Session() as sess:
+            for epoch in range(100):
+                sess.run(training_op)
+        reset_graph()
+        w1 = tf.Variable(tf.random_normal((3, 1)))
+        w2 = tf.Variable(tf.random_normal((3, 1)))
+        z = tf.matmul(x, w1) + tf.matmul(x, w2)
         """,
 }
 

@@ -29,6 +29,7 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
+from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _held
@@ -1110,7 +1111,14 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
     created[id(home)] = {
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs)} - written
-  return bool(created[id(home)] - names)
+  others = created[id(home)] - names
+  starts = _graphs.resets(flow, home) if others else []
+  if starts:  # A script building each model in a graph of its own.
+    at = _idiom.position(chosen)
+    others = {n for n in others if any(
+        _trainable_variable(d.value) and _graphs.same_graph(
+            at, d.start, starts) for d in home.defs.get(n, []))}
+  return bool(others)
 
 
 def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
