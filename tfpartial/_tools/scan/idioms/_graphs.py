@@ -26,6 +26,10 @@ _FOUND: "weakref.WeakKeyDictionary[_scopes.Scope, List[Position]]" = (
 def resets(flow: Flow, home: _scopes.Scope) -> List[Position]:
   """Where `home` starts a new default graph, in order."""
   found = _FOUND.get(home)
+  words = getattr(home.module, "words", None)
+  if found is None and words is not None and not any(
+      "reset" in w for w in words):
+    found = []  # Nothing in the module resets a graph: one graph.
   if found is None:
     found = sorted(_idiom.position(n) for n in home.nodes if isinstance(
         n, ast.Call) and _resets(flow, n, home))

@@ -21,6 +21,8 @@ def inputs(scope: _scopes.Scope) -> Set[str]:
   """The local names of `scope` bound to `tf.Variable(...)` values that a
   call of a model in `scope` runs on, and the names its `for` loops give
   their elements (`for v, x in zip(input_variables, values)`: `v`)."""
+  if scope.cls is None:
+    return set()  # No model kept on an object to call.
   made = {name for name, defs in scope.defs.items()
           if any(isinstance(n, ast.Call) and _names.call_name(n) == "Variable"
                  for d in defs for n in ast.walk(d.value))}
@@ -55,8 +57,7 @@ def _elements(loop: ast.For | ast.AsyncFor, lists: Set[str]
 def _model_calls(scope: _scopes.Scope) -> Iterator[ast.Call]:
   """The calls of a model kept on the object (`self.model(x)`: called,
   and not a method of its class)."""
-  if scope.cls is None:
-    return
+  assert scope.cls is not None
   for node in scope.nodes:
     if isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and isinstance(

@@ -1666,8 +1666,9 @@ def _trains(step: Step) -> bool:
   return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
 
 
-# Comprehensions: each makes its element once per item.
-_MADE_EACH = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# Loops, and comprehensions (each makes its element once per item).
+_LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
+          ast.DictComp)
 
 
 def _per_group(step: Step, node: ast.AST) -> bool:
@@ -1679,10 +1680,11 @@ def _per_group(step: Step, node: ast.AST) -> bool:
   loops: Set[str] = set()
   at = _idiom.position(step.call)
   for loop in _deep_nodes(step.scope):
+    if not isinstance(loop, _LOOPS):
+      continue
     # A comprehension's element, not what it iterates over.
     made = getattr(loop, "elt", getattr(loop, "value", loop))
-    if isinstance(loop, (ast.For, ast.AsyncFor, *_MADE_EACH)) and (
-        _idiom.position(made) <= at and _end(step.call) <= _end(made)):
+    if _idiom.position(made) <= at and _end(step.call) <= _end(made):
       targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) \
           else [g.target for g in getattr(loop, "generators", [])]
       loops.update(n.id for t in targets for n in _scopes.walk(t)
