@@ -16,6 +16,10 @@ from tfpartial._tools.scan import _scopes
 
 # How far a value is followed through the function's assignments.
 _DEPTH = 12
+# The keywords that tell a network whether it trains.
+_TRAINING_FLAGS = {"is_training", "training", "phase_train", "train"}
+# The keywords a network is given its input by.
+_INPUT_KEYWORDS = {"inputs", "images", "input", "x"}
 
 
 def runs_one(scope: _scopes.Scope, loss: ast.AST, steps: Set[str]
@@ -28,7 +32,7 @@ def runs_one(scope: _scopes.Scope, loss: ast.AST, steps: Set[str]
   for call in _networks(scope, steps):
     if _inference(call) and id(call) in read and any(
         _networks_in(scope, a, steps) - {id(call)}
-        for a in call.args[:1]) and not _feeds_network(
+        for a in _inputs(call)) and not _feeds_network(
             scope, call, steps, read):
       return True
   return False
@@ -36,11 +40,16 @@ def runs_one(scope: _scopes.Scope, loss: ast.AST, steps: Set[str]
 
 def _networks(scope: _scopes.Scope, steps: Set[str]) -> Iterator[ast.Call]:
   """The calls of a method of an object the function makes
-  (`vae.decoder(z)` of `vae = ...Vae(n)`), steps aside: the networks it
-  runs."""
+  (`vae.decoder(z)` of `vae = ...Vae(n)`), or of a function told whether
+  it trains (`vgg_19(inputs=x, is_training=False)`), steps aside: the
+  networks it runs."""
   imported = _imported(scope)
   for node in scope.nodes:
-    if isinstance(node, ast.Call) and isinstance(
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id not in steps) and any(
+            k.arg in _TRAINING_FLAGS for k in node.keywords):
+      yield node
+    elif isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and isinstance(
             node.func.value, ast.Name) and (
                 node.func.value.id in scope.defs) and (
@@ -58,6 +67,13 @@ def _imported(scope: _scopes.Scope) -> Set[str]:
           for i in scope.imports for a in i.names}
 
 
+def _inputs(call: ast.Call) -> List[ast.expr]:
+  """What a network call runs on: its first argument, or its input by
+  keyword (`inputs=`, `images=`)."""
+  return call.args[:1] or [k.value for k in call.keywords
+                           if k.arg in _INPUT_KEYWORDS][:1]
+
+
 def _inference(call: ast.Call) -> bool:
   """`phase_train=False`, `is_training=False`, `training=False`."""
   return any(k.arg and "train" in k.arg and isinstance(
@@ -70,6 +86,7 @@ def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
   assignments."""
   found: Set[int] = set()
   seen = _imported(scope)
+  owned = scope.cls.assigned if scope.cls is not None else {}
   todo: List[ast.AST] = [expr]
   for _ in range(_DEPTH):
     names: List[str] = []
@@ -80,7 +97,13 @@ def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
         elif isinstance(node, ast.Name) and node.id not in seen:
           seen.add(node.id)
           names.append(node.id)
+        elif isinstance(node, ast.Attribute) and owned and isinstance(
+            node.value, ast.Name) and node.value.id == "self" and (
+                f"self.{node.attr}" not in seen):
+          seen.add(f"self.{node.attr}")  # Kept on the object: its values.
+          names.append(f"self.{node.attr}")
     todo = [d.value for n in names for d in scope.defs.get(n, [])]
+    todo += [v for n in names for v, _ in owned.get(n, [])]
     if not todo:
       break
   return found

@@ -16,6 +16,8 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _anew
+from tfpartial._tools.scan.idioms import _clipped
+from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms._idiom import Hit
 
@@ -123,8 +125,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
-  if "shadow" in flow.labels(target, scope) or _hyperparameter(target):
-    return None  # A variable nothing trains: an optimizer's window, a count.
+  if _not_weights(analysis, scope, target):
+    return None  # An optimizer's window, a count, an input optimised.
   if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
       _anew.indices_passed_in(call, scope, analysis)):
     return None  # Every variable put back, a target mirrored, a reset.
@@ -216,8 +218,11 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # fetches it, and none does).
     return WriteHit(call, scope, call, found, "weight-remask" if zeros else
                     "write-back", target, value, zeros=zeros)
-  if when is None:
-    return None  # Written once, before training: an initialisation.
+  if when is None or _clipped.read_after_step(call, scope, value, copy,
+                                              when["at"]):
+    # Written once, before training: an initialisation; or the step's
+    # own values changed from themselves (clipped): a constraint.
+    return None
   order = str(when["order"]) if isinstance(when["order"], str) else ""
   if order == "after" and not partial and _whole(value, scope) and (
       _ended_before(when["at"], call, analysis.order(scope)) or
@@ -629,6 +634,29 @@ def _runs_step(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
   """`session.run(train_op, ...)`: a TF1 loop's step."""
   return _names.call_name(call) == "run" and bool(call.args) and (
       "train" in analysis.flow.ops(call.args[0], scope))
+
+
+def _not_weights(analysis: Analysis, scope: _scopes.Scope,
+                 target: ast.AST) -> bool:
+  """Whether a write's target is no model's weights: a variable nothing
+  trains (an optimizer's window, a count), an optimizer's setting, or an
+  input optimised (a visualisation's)."""
+  return "shadow" in analysis.flow.labels(target, scope) or (
+      _hyperparameter(target)) or _model_input_of(analysis, scope, target)
+
+
+def _model_input_of(analysis: Analysis, scope: _scopes.Scope,
+                    target: ast.AST) -> bool:
+  """Whether `target` is one of `_model_input.inputs` of `scope` (worked
+  out once per scope)."""
+  if not isinstance(target, ast.Name):
+    return False
+  memo = _memo(analysis, "model_inputs")
+  if id(scope) not in memo:
+    memo[id(scope)] = _model_input.inputs(scope)
+  found = memo[id(scope)]
+  assert isinstance(found, set)
+  return target.id in found
 
 
 def _memo(analysis: Analysis, name: str) -> Dict[int, object]:

@@ -29,7 +29,9 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
+from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
+from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
@@ -120,7 +122,7 @@ class VarListFilter(_idiom.Idiom):
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
-          parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
+          parts.setdefault(id(step.scope), set()).add(_filter_text(node))
         key = (id(step.scope), step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -189,6 +191,16 @@ def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
       for test, scope, step, run in chosen]
 
 
+def _filter_text(node: ast.AST) -> str:
+  """A filter as text (the same filter written at the gradient and at
+  the apply is one), an element a branch adds by itself also by where it
+  is added (`scaled.append(val)` under the `if`, `rest.append(val)` under
+  the `else`: two groups)."""
+  text = ast.unparse(node)
+  return f"{text}@{_idiom.position(node)}" if isinstance(
+      node, ast.Name) else text
+
+
 def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
   """Whether the filter `node` is shown rather than `shown`'s, of the
   same function and loss: the first of them, but a filter written the
@@ -216,7 +228,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not phased) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _measured_by_network(analysis, step)):
+                  _measured_by_network(analysis, step)) or (
+                      _half_per_call(analysis, step)):
     return None
   flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
@@ -923,6 +936,21 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
 
 
+def _half_per_call(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's function is a helper called once per half of a
+  model, each call naming its half and its loss (`_halves`)."""
+  call, scope = step.call, step.scope
+  if _names.call_name(call) == "apply_gradients":
+    source = analysis.flow.labels(call.args[0], scope).get("grad") if (
+        call.args) else None
+    if not isinstance(source, ast.Call):
+      return False
+    call, scope = source, analysis.flow.origin.get(id(source), scope)
+  chosen = step.labels.get("filtered")
+  return isinstance(chosen, ast.AST) and _halves.one_per_call(
+      analysis, scope, _loss_node(call), chosen)
+
+
 def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
               ) -> Optional[str]:
   """A loss as text; a local name also by its function (two functions'
@@ -1090,7 +1118,14 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
     created[id(home)] = {
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs)} - written
-  return bool(created[id(home)] - names)
+  others = created[id(home)] - names
+  starts = _graphs.resets(flow, home) if others else []
+  if starts:  # A script building each model in a graph of its own.
+    at = _idiom.position(chosen)
+    others = {n for n in others if any(
+        _trainable_variable(d.value) and _graphs.same_graph(
+            at, d.start, starts) for d in home.defs.get(n, []))}
+  return bool(others)
 
 
 def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
@@ -1528,9 +1563,11 @@ _REARRANGE = {"zip", "list", "tuple", "enumerate", "sorted", "dict"}
 
 def _only_summarised(step: Step, steps: List[Step]) -> bool:
   """Whether a filtered gradient is only shown (`tf.summary.histogram` of
-  each), never applied, while the function's step minimises the same
-  loss on every variable (`optimizer.minimize(loss)`)."""
-  if _names.call_name(step.call) not in {"gradients", "gradient"} or not (
+  each) or fetched to look at (`sess.run(gradient)`), never applied,
+  while the function's step minimises the same loss on every variable
+  (`optimizer.minimize(loss)`)."""
+  if _names.call_name(step.call) not in {
+      "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
           other.var_list is None) and _names.call_name(other.call) in {
               "minimize", "create_train_op", "optimize_loss"}
@@ -1553,7 +1590,8 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
       held.update(n.id for t in targets for n in _scopes.walk(t)
                   if isinstance(n, ast.Name))
       passed.update(id(n) for n in _scopes.walk(value))
-    elif isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        *_SHOWN, "run"}:
       passed.update(id(n) for n in _scopes.walk(node))
   return bool(held) and all(
       id(n) in passed for n in step.scope.nodes if isinstance(
@@ -1635,16 +1673,28 @@ def _trains(step: Step) -> bool:
   return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
 
 
+# Loops, and comprehensions (each makes its element once per item).
+_LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
+          ast.DictComp)
+
+
 def _per_group(step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
-  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`): one
-  step per group, every group trained (mutual learning, ensembles)."""
+  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
+  comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
+  zip(groups, losses)]`): one step per group, every group trained (mutual
+  learning, ensembles, a GAN's halves)."""
   loops: Set[str] = set()
   at = _idiom.position(step.call)
   for loop in _deep_nodes(step.scope):
-    if isinstance(loop, (ast.For, ast.AsyncFor)) and _idiom.position(
-        loop) <= at and _end(step.call) <= _end(loop):
-      loops.update(n.id for n in _scopes.walk(loop.target)
+    if not isinstance(loop, _LOOPS):
+      continue
+    # A comprehension's element, not what it iterates over.
+    made = getattr(loop, "elt", getattr(loop, "value", loop))
+    if _idiom.position(made) <= at and _end(step.call) <= _end(made):
+      targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) \
+          else [g.target for g in getattr(loop, "generators", [])]
+      loops.update(n.id for t in targets for n in _scopes.walk(t)
                    if isinstance(n, ast.Name))
   if not loops:
     return False
