@@ -51,6 +51,31 @@ FORMS = {
                                           l)
             """,
     }, [("weight-remask", "emb.py", 5)]),
+    # A pretrained table whose rows found in the pretrained file train and
+    # the others keep their values: a helper mixes into a local it returns.
+    "stop-gradient-mix by a helper that returns the mix by a name": ({
+        "utils.py": """\
+            import tensorflow as tf
+            def entry_stop_gradients(target, mask):
+                mask_h = tf.cast(tf.logical_not(mask), dtype=target.dtype)
+                mask = tf.cast(mask, dtype=target.dtype)
+                ret = tf.stop_gradient(mask_h * target) + mask * target
+                return ret
+            """,
+        "model.py": """\
+            import tensorflow as tf
+            from utils import entry_stop_gradients
+            class Model:
+              def add_embedding(self):
+                matrix, valid_mask = read_embedding(self.vocab)
+                embedding = tf.Variable(matrix, 'Embedding')
+                return entry_stop_gradients(embedding, tf.expand_dims(valid_mask, 1))
+              def build(self):
+                emb = self.add_embedding()
+                loss = tf.reduce_mean(tf.nn.embedding_lookup(emb, self.x))
+                self.train_op = tf.train.AdamOptimizer().minimize(loss)
+            """,
+    }, [("stop-gradient-mix", "model.py", 7)]),
 }
 
 
