@@ -76,6 +76,33 @@ FORMS = {
                 self.train_op = tf.train.AdamOptimizer().minimize(loss)
             """,
     }, [("stop-gradient-mix", "model.py", 7)]),
+    # A book's exercises as one script: each starts a new graph and trains
+    # new layers on top of restored ones (filters of one scope, but of
+    # three graphs: not a GAN's two halves, nor one filter written twice).
+    "var-list-filter in each exercise of a script, a new graph each": ("""\
+        import tensorflow as tf
+        def reset_graph(seed=42):
+          tf.reset_default_graph()
+
+        reset_graph()
+        logits = tf.layers.dense(tf.layers.dense(build(X), 20, name='hidden4'), 10, name='outputs')
+        loss = tf.reduce_mean(xent(y, logits))
+        train_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='hidden[34]|outputs')
+        training_op = optimizer.minimize(loss, var_list=train_vars)
+
+        reset_graph()
+        logits = tf.layers.dense(tf.layers.dense(build(X), 20, name='hidden4'), 10, name='outputs')
+        loss = tf.reduce_mean(xent(y, logits))
+        train_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='hidden[34]|outputs')
+        training_op = optimizer.minimize(loss, var_list=train_vars)
+
+        tf.reset_default_graph()
+        weights1 = tf.Variable(init([784, 150]))
+        weights3 = tf.Variable(init([150, 10]))
+        clf_loss = tf.reduce_mean(xent(y, tf.matmul(tf.matmul(X, weights1), weights3)))
+        clf_op = tf.train.AdamOptimizer().minimize(clf_loss, var_list=[weights3])
+        """, [("var-list-filter", "t.py", 8), ("var-list-filter", "t.py", 14),
+              ("var-list-filter", "t.py", 21)]),
 }
 
 

@@ -29,6 +29,7 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
+from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
@@ -72,6 +73,8 @@ class Step:
   # A sibling group of its list (split off by the same loop or helper)
   # that no step of the module trains: not one of a GAN's halves.
   grouped: bool = False
+  # How many new graphs its function started before it (`_graphs`).
+  section: int = 0
 
 
 class VarListFilter(_idiom.Idiom):
@@ -97,11 +100,10 @@ class VarListFilter(_idiom.Idiom):
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
-    hits: Dict[Tuple[int, str], _idiom.Hit] = {}
-    also: Dict[Tuple[int, str], List[_idiom.Hit]] = {}
-    # The filters each function's steps train, and whether one of them
-    # trains everything.
-    parts: Dict[int, Set[str]] = {}
+    hits: Dict[Tuple[int, int, str], _idiom.Hit] = {}
+    also: Dict[Tuple[int, int, str], List[_idiom.Hit]] = {}
+    # The filters each function's steps train in each of its graphs.
+    parts: Dict[Tuple[int, int], Set[str]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     for module, steps in by_module.items():
@@ -119,8 +121,9 @@ class VarListFilter(_idiom.Idiom):
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
-          parts.setdefault(id(step.scope), set()).add(ast.unparse(node))
-        key = (id(step.scope), step.loss or str(id(node)))
+          parts.setdefault((id(step.scope), step.section), set()).add(
+              ast.unparse(node))
+        key = (id(step.scope), step.section, step.loss or str(id(node)))
         node = _into_method(analysis, node, step.scope)
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, step.labels)
@@ -133,7 +136,7 @@ class VarListFilter(_idiom.Idiom):
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
     found = [each for key, hit in hits.items()
-             if len(parts.get(key[0], ())) < 2 or _left_out(
+             if len(parts.get(key[:2], ())) < 2 or _left_out(
                  hit, hits.values(), key[0])
              for each in [hit, *also.get(key, ())]]
     found = _run_chosen(analysis, found)
@@ -967,7 +970,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     if returned:
       labels = {**labels, "filtered": returned[0]}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      labels, tuple(returned[1:])))
+                      labels, tuple(returned[1:]),
+                      section=_graphs.section(analysis, scope, call)))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -1446,7 +1450,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   mine = ast.unparse(step.var_list)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and ast.unparse(other.var_list) != mine and not (
+          other) and ast.unparse(other.var_list) != mine and (
+              other.scope is not step.scope or other.section == step.section
+          ) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope))]
 
@@ -1603,7 +1609,7 @@ def _phased(step: Step, steps: List[Step]) -> bool:
     return True  # A sibling group is trained by no step: frozen too.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
-          other.call is not source) and
+          other.call is not source) and other.section == step.section and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
