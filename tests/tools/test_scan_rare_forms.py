@@ -103,6 +103,26 @@ FORMS = {
         clf_op = tf.train.AdamOptimizer().minimize(clf_loss, var_list=[weights3])
         """, [("var-list-filter", "t.py", 8), ("var-list-filter", "t.py", 14),
               ("var-list-filter", "t.py", 21)]),
+    # A sampler trained in front of a pretrained classifier: the step
+    # trains the one scope the script opens, and the rest of the graph is
+    # restored from a checkpoint by a `Saver` over those variables.
+    "var-list-filter of one model's scope, the rest restored": ("""\
+        import tensorflow as tf
+        def train():
+          with tf.Graph().as_default():
+            with tf.variable_scope("sampler"):
+              points = SAMPLER.get_model(pointclouds_pl, is_training_pl)
+            pred = CLASSIFIER.get_model(points, False)
+            loss = CLASSIFIER.get_loss(pred, labels_pl)
+            sampler_params = [v for v in tf.trainable_variables() if v.name.startswith("sampler")]
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=sampler_params)
+            classifier_params = [v for v in tf.global_variables() if not v.name.startswith("sampler")]
+            classifier_saver = tf.train.Saver(var_list=classifier_params)
+          sess = tf.Session()
+          classifier_saver.restore(sess, CLASSIFIER_MODEL_PATH)
+          for batch in batches:
+            sess.run(train_op, feed_dict=batch)
+        """, [("var-list-filter", "t.py", 8)]),
 }
 
 

@@ -36,6 +36,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -223,9 +224,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
           node, opened) and not _flagged.loads_a_graph(
-              module.source.text, module.tree) or _built_scope(
-                  flow, node, step.scope, opened))) or _whole_object(
-                      analysis, node, step):
+              module.source.text, module.tree) and not (
+                  _restored.restores_a_part(
+                      module.source.text, module.tree, step.var_list)) or (
+                          _built_scope(flow, node, step.scope, opened)))) or (
+                              _whole_object(analysis, node, step)):
     return None
   node = _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
