@@ -123,6 +123,29 @@ FORMS = {
           for batch in batches:
             sess.run(train_op, feed_dict=batch)
         """, [("var-list-filter", "t.py", 8)]),
+    # A cold-start warm-up: the same loss trained whole by one op and only
+    # on the new items' table by another, which the warm-up runs.
+    "var-list-filter a hand-written list beside the whole loss's step": ("""\
+        import tensorflow as tf
+        class MetaModel(object):
+          def __init__(self, columns):
+            def get_embeddings():
+              tables = [tf.get_variable(c, [100, 8]) for c in columns]
+              return [tf.nn.embedding_lookup(t, ids[c]) for t, c in zip(tables, columns)], tables[0]
+            with tf.variable_scope("model"):
+              embs, ID_table = get_embeddings()
+              warm_loss = tf.losses.log_loss(label, deep_fm(embs))
+            warm_optimizer = tf.train.AdamOptimizer(1e-3)
+            warm_update_op = warm_optimizer.minimize(warm_loss)
+            warm_update_emb_op = warm_optimizer.minimize(warm_loss, var_list=[ID_table])
+            def train_warm(sess, feed_dict, embedding_only=False):
+              return sess.run([warm_loss, warm_update_emb_op if embedding_only else warm_update_op], feed_dict)
+            self.train_warm = train_warm
+
+        model = MetaModel(["item", "user"])
+        for batch in batches:
+          model.train_warm(sess, batch, embedding_only=True)
+        """, [("var-list-filter", "t.py", 12)]),
 }
 
 

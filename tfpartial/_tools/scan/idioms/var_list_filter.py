@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
@@ -962,7 +963,11 @@ def _steps(analysis: Analysis) -> List[Step]:
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
     if chosen is not None and "filtered" not in labels and (_part_of_called(
         chosen, scope, call) or _some_created(chosen, scope, flow, created)
-                                or _run_beside(chosen, scope, call)):
+                                or _run_beside(chosen, scope, call)
+                                or _listed.beside_whole(
+                                    chosen, scope, call,
+                                    lambda n: _names.call_name(n) in STEPS,
+                                    var_list_of)):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
