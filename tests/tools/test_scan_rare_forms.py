@@ -146,6 +146,30 @@ FORMS = {
         for batch in batches:
           model.train_warm(sess, batch, embedding_only=True)
         """, [("var-list-filter", "t.py", 12)]),
+    # A generator of new items' embeddings trained in front of a restored
+    # CTR model: its hand-written list is the choice (shown where it is
+    # written); a warm-up step switched off by a constant is no other half.
+    "var-list-filter a hand-written list, the other step switched off": ("""\
+        import tensorflow as tf
+        def run(warm_up_bool=False):
+          warm_up_bool = False
+          emb_mat = tf.Variable(tf.random_normal([1000, 8]))
+          W_meta = tf.Variable(tf.random_uniform([30, 10]))
+          W_senet = tf.Variable(tf.random_uniform([3, 3]))
+          meta_vars = [W_meta, W_senet]
+          weights = {i: tf.Variable(tf.random_uniform([80, 80])) for i in range(3)}
+          if warm_up_bool:
+            warm_loss = tf.reduce_mean(dnn(emb_mat, weights, x))
+            warm_vars = [emb_mat]
+          meta_loss = tf.reduce_mean(dnn(generate(emb_mat, W_meta, W_senet), weights, x))
+          meta_optimizer = tf.train.AdamOptimizer(1e-3).minimize(meta_loss, var_list=meta_vars)
+          if warm_up_bool:
+            warm_optimizer = tf.train.AdamOptimizer(1e-3).minimize(warm_loss, var_list=warm_vars)
+          with tf.Session() as sess:
+            saver.restore(sess, "./tmp/dnn/")
+            for batch in batches:
+              sess.run(meta_optimizer, batch)
+        """, [("var-list-filter", "t.py", 7)]),
 }
 
 

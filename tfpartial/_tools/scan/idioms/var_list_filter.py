@@ -1462,7 +1462,8 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
               other.scope is not step.scope or other.section == step.section
           ) and not (
               _fast_weights(other) or _groups.inner_loop(
-                  other.call, other.scope))]
+                  other.call, other.scope) or _flagged.never_run(
+                      other.call, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
@@ -1674,13 +1675,17 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     return expr
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
-    for value, home in _values_of(flow, expr, scope):
+    values = _values_of(flow, expr, scope)
+    for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
       if "filtered" in got:
         if id(value) in home.guards:
           return value
         return _origin(flow, value, home, seen)
-    return expr
+    # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
+    # choice where it is written.
+    return values[0][0] if len(values) == 1 and values[0][1] is scope and (
+        isinstance(values[0][0], (ast.List, ast.Tuple))) else expr
   parts: List[ast.AST] = []
   if isinstance(expr, ast.BinOp):
     parts = [expr.left, expr.right]
