@@ -162,13 +162,14 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
 
 def _returned(scope: _scopes.Scope) -> List[ast.expr]:
   """What a function returns, a local name's values for the name (`ret =
-  tf.stop_gradient(mask_h * x) + mask * x; return ret`)."""
+  tf.stop_gradient(mask_h * x) + mask * x; return ret`; not a parameter
+  mixed in place, which is reported where it is mixed)."""
   returned: List[ast.expr] = []
   for node in scope.nodes:
     if isinstance(node, ast.Return) and node.value is not None:
       value = node.value
       returned.append(value)
-      if isinstance(value, ast.Name):
+      if isinstance(value, ast.Name) and value.id not in scope.params:
         returned += [d.value for d in scope.defs.get(value.id, [])]
   return returned
 
