@@ -630,7 +630,8 @@ class Flow:
     if "obj" in owner:
       info = self.classes.get(id(owner["obj"]))
       if info is not None:
-        values = self.project.attribute(info, f"self.{node.attr}")
+        values = self.project.attribute(info, f"self.{node.attr}") or (
+            self.project.property_values(info, node.attr))
         if values:
           return self._values(values, ("obj", id(info.node), node.attr))
     target = self.project.resolve(scope, name) if name else None

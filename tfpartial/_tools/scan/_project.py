@@ -584,15 +584,13 @@ class Project:
           for _ in scope.all():
             pass
       values += each.assigned.get(name, [])
-    if not values:
-      values = self._property_values(info, attribute)
     return values
 
-  def _property_values(self, info: _scopes.ClassInfo, attribute: str
-                       ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  def property_values(self, info: _scopes.ClassInfo, attribute: str
+                      ) -> List[Tuple[ast.expr, _scopes.Scope]]:
     """What a property `attribute` of a class or its bases returns
     (`@property` or a lazy one, `@LazyProperty def train_op(self):
-    return opt.apply_gradients(...)`): read as an attribute, its value."""
+    return opt.apply_gradients(...)`): read from an object, its value."""
     for each in [info, *self.base_classes(info)]:
       method = each.methods.get(attribute)
       if method is not None and isinstance(

@@ -28,11 +28,14 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
       not all(isinstance(e, ast.Name) for e in listed.elts)):
     return False
   loss = _loss(call)
-  return loss is not None and any(
-      isinstance(n, ast.Call) and n is not call and steps(n)
-      and _names.call_name(n) == _names.call_name(call)
-      and var_list_of(n) is None and _loss(n) == loss
-      for n in scope.nodes)
+  key = (beside_whole, 0, 0)
+  whole = scope.judged.get(key)
+  if not isinstance(whole, set):
+    # Worked out once per function: a long one holds many steps.
+    whole = scope.judged[key] = {
+        (_names.call_name(n), _loss(n)) for n in scope.nodes
+        if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None}
+  return loss is not None and (_names.call_name(call), loss) in whole
 
 
 def _loss(call: ast.Call) -> Optional[str]:
