@@ -1,7 +1,10 @@
 """`tfpartial scan` on the rarer forms of real code it missed: each
 (source, expected) pair is synthetic, written in the shape of what the
 public files do (a padding row's reset fetched beside a train op that a
-property returns, in Python 2; ...)."""
+property returns, in Python 2; a helper that mixes into a local it
+returns; a script's exercises, each in a new graph; a sampler trained in
+front of a restored classifier; a warm-up that trains one table beside
+the whole loss's step; a hand-written list beside a step switched off)."""
 
 import pytest
 
