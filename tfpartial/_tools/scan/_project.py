@@ -586,21 +586,6 @@ class Project:
       values += each.assigned.get(name, [])
     return values
 
-  def property_values(self, info: _scopes.ClassInfo, attribute: str
-                      ) -> List[Tuple[ast.expr, _scopes.Scope]]:
-    """What a property `attribute` of a class or its bases returns
-    (`@property` or a lazy one, `@LazyProperty def train_op(self):
-    return opt.apply_gradients(...)`): read from an object, its value."""
-    for each in [info, *self.base_classes(info)]:
-      method = each.methods.get(attribute)
-      if method is not None and isinstance(
-          method.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-              "property" in (_names.dotted(d) or "").lower()
-              for d in method.node.decorator_list):
-        return [(n.value, method) for n in method.nodes
-                if isinstance(n, ast.Return) and n.value is not None]
-    return []
-
   def scopes_at(self, module: Module, lines: Sequence[int]
                 ) -> List[_scopes.Scope]:
     """The innermost function scopes (or the module's) holding `lines`,
