@@ -108,6 +108,8 @@ class Flow:
     # (attribute, file) -> the assignments to it nearest that file.
     self._nearest: Dict[Tuple[str, str],
                         List[Tuple[ast.expr, _scopes.Scope]]] = {}
+    # An attribute -> the ops a property of that name returns.
+    self._properties: Dict[str, Labels] = {}
     # A file -> how near it each module is (by the module's id).
     self._nearness: Dict[str, Dict[int, Tuple[int, ...]]] = {}
     self._places: Dict[int, Tuple[str, str]] = {}  # A module's path, stem.
@@ -671,7 +673,7 @@ class Flow:
       return {}
     if attribute not in self.project.names_assigned_from(
         _names.TRAIN_STEPS | _names.WRITES):
-      return {}
+      return self._returned_by_property(attribute)
     self._active.add(key)
     found: Labels = {}
     try:
@@ -683,6 +685,28 @@ class Flow:
               found.setdefault(kind, where)
     finally:
       self._active.discard(key)
+    return found
+
+  def _returned_by_property(self, attribute: str) -> Labels:
+    """A train op or a write op that a property of that name returns
+    (`@LazyProperty def train_op(self): ... return
+    optimizer.apply_gradients(...)`), fetched like an assigned one."""
+    if attribute in self._properties:
+      return self._properties[attribute]
+    found: Labels = self._properties.setdefault(attribute, {})
+    for method in self.project.functions_named((attribute,)):
+      node = method.node
+      if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+          not any("property" in (_names.dotted(d) or "").lower()
+                  for d in node.decorator_list)):
+        continue
+      for each in method.nodes:
+        if isinstance(each, ast.Return) and isinstance(
+            each.value, ast.Call) and _names.call_name(each.value) in (
+                _names.TRAIN_STEPS | _names.WRITES):
+          for kind, where in self.labels(each.value, method).items():
+            if kind in {"train", "write"}:
+              found.setdefault(kind, where)
     return found
 
   def _nearest_assigned(self, attribute: str, scope: _scopes.Scope,

@@ -52,10 +52,11 @@ def repair(text: str) -> Optional[str]:
       changed = True
       continue
     if found and not found.group(2) and _open_brackets(found.group(3)) > 0:
-      # `print "...".format(` continued: the call closes where its
-      # brackets do.
-      out.append(f"{found.group(1)}print({found.group(3).rstrip()}")
-      depth = _open_brackets(found.group(3))
+      # `print "...".format(` or `print "..." % (a,` continued: the call
+      # closes where its brackets do (the comma inside them stays).
+      first = found.group(3) + found.group(4)
+      out.append(f"{found.group(1)}print({first.rstrip()}")
+      depth = _open_brackets(first)
       while number < len(lines) and depth > 0:
         depth += _open_brackets(lines[number])
         out.append(lines[number].rstrip() + (")" if depth <= 0 else ""))

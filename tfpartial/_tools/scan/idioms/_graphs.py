@@ -1,40 +1,44 @@
-"""The graph a statement of a script builds into: a script or a notebook
-that calls `tf.reset_default_graph()` (itself, or through its own helper,
-`reset_graph()`) builds each cell's model in a graph of its own, so the
-variables made before the last reset, or after the next one, are not
+"""Where a script starts a new graph: `tf.reset_default_graph()` as a
+statement of its own, or a call of a function of its module that runs it
+(a book's `reset_graph()` before each exercise, each notebook cell).
+What is built after it is another model: two train steps on either side
+of it are not one model's two halves, nor one filter written twice, and
+the variables made before the last reset, or after the next one, are not
 variables a step between them could train or leave out.
 """
 
 from __future__ import annotations
 
 import ast
-import weakref
-from typing import List, Tuple
+import bisect
+from typing import List, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._flow import Flow
-from tfpartial._tools.scan.idioms import _idiom
 
 _RESET = "reset_default_graph"
 Position = Tuple[int, int]
-# Each scope's resets, worked out once (and gone with the scope).
-_FOUND: "weakref.WeakKeyDictionary[_scopes.Scope, List[Position]]" = (
-    weakref.WeakKeyDictionary())
 
 
-def resets(flow: Flow, home: _scopes.Scope) -> List[Position]:
-  """Where `home` starts a new default graph, in order."""
-  found = _FOUND.get(home)
-  words = getattr(home.module, "words", None)
-  if found is None and words is not None and not any(
-      "reset" in w for w in words):
-    found = []  # Nothing in the module resets a graph: one graph.
-  if found is None:
-    found = sorted(_idiom.position(n) for n in home.nodes if isinstance(
-        n, ast.Call) and _resets(flow, n, home))
-    _FOUND[home] = found
+def resets(scope: _scopes.Scope) -> List[Position]:
+  """Where `scope`'s own statements start a new graph, in order (none in
+  most code: one graph), worked out once per scope."""
+  module = scope.module
+  if not isinstance(module, _project.Module) or (
+      _RESET not in module.source.text):
+    return []
+  key = (resets, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, list):
+    found = scope.judged[key] = _resets(scope)
   return found
+
+
+def section(scope: _scopes.Scope, node: ast.AST) -> int:
+  """How many new graphs `scope` starts before `node`."""
+  position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+  return bisect.bisect_left(resets(scope), position)
 
 
 def same_graph(at: Position, other: Position, starts: List[Position]
@@ -45,15 +49,16 @@ def same_graph(at: Position, other: Position, starts: List[Position]
   return not any(low < start < high for start in starts)
 
 
-def _resets(flow: Flow, call: ast.Call, home: _scopes.Scope) -> bool:
-  """`tf.reset_default_graph()`, or a call of the project's function that
-  makes one (`reset_graph()` of `def reset_graph(seed=42)`)."""
-  name = _names.call_name(call)
-  if name == _RESET:
-    return True
-  if not isinstance(call.func, ast.Name):
-    return False
-  callee = flow.callee(call, home)
-  return isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-      isinstance(n, ast.Call) and _names.call_name(n) == _RESET
-      for n in ast.walk(callee))
+def _resets(scope: _scopes.Scope) -> List[Position]:
+  root = scope
+  while root.parent is not None:
+    root = root.parent
+  resetting: Set[str] = {
+      name for name, function in root.functions.items()
+      if any(isinstance(n, ast.Call) and _names.call_name(n) == _RESET
+             for n in ast.walk(function))}
+  return sorted(
+      (node.lineno, node.col_offset) for node in scope.nodes
+      if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+      and (_names.call_name(node.value) == _RESET or isinstance(
+          node.value.func, ast.Name) and node.value.func.id in resetting))

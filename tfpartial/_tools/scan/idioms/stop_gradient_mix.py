@@ -153,12 +153,25 @@ def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
       continue
     checked.add(id(scope))
     stopped = _stopped_names(scope, cache)
-    returned = [n.value for n in scope.nodes if isinstance(n, ast.Return)
-                and n.value is not None]
+    returned = _returned(scope)
     if any(_mix_shape(c, stopped, scope, set(scope.params))
            for value in returned for c in _stopping(value, stopped)):
       found.setdefault(scope.name, set()).add(id(scope.node))
   return found
+
+
+def _returned(scope: _scopes.Scope) -> List[ast.expr]:
+  """What a function returns, a local name's values for the name (`ret =
+  tf.stop_gradient(mask_h * x) + mask * x; return ret`; not a parameter
+  mixed in place, which is reported where it is mixed)."""
+  returned: List[ast.expr] = []
+  for node in scope.nodes:
+    if isinstance(node, ast.Return) and node.value is not None:
+      value = node.value
+      returned.append(value)
+      if isinstance(value, ast.Name) and value.id not in scope.params:
+        returned += [d.value for d in scope.defs.get(value.id, [])]
+  return returned
 
 
 def _lambda_layers(analysis: Analysis, mixers: Dict[str, Set[int]]

@@ -35,9 +35,11 @@ from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -75,6 +77,8 @@ class Step:
   # A sibling group of its list (split off by the same loop or helper)
   # that no step of the module trains: not one of a GAN's halves.
   grouped: bool = False
+  # How many new graphs its function started before it (`_graphs`).
+  section: int = 0
 
 
 class VarListFilter(_idiom.Idiom):
@@ -100,11 +104,10 @@ class VarListFilter(_idiom.Idiom):
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
-    hits: Dict[Tuple[int, str], _idiom.Hit] = {}
-    also: Dict[Tuple[int, str], List[_idiom.Hit]] = {}
-    # The filters each function's steps train, and whether one of them
-    # trains everything.
-    parts: Dict[int, Set[str]] = {}
+    hits: Dict[Tuple[int, int, str], _idiom.Hit] = {}
+    also: Dict[Tuple[int, int, str], List[_idiom.Hit]] = {}
+    # The filters each function's steps train in each of its graphs.
+    parts: Dict[Tuple[int, int], Set[str]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     for module, steps in by_module.items():
@@ -122,13 +125,14 @@ class VarListFilter(_idiom.Idiom):
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
-          parts.setdefault(id(step.scope), set()).add(_filter_text(node))
-        key = (id(step.scope), step.loss or str(id(node)))
+          parts.setdefault((id(step.scope), step.section), set()).add(
+              _filter_text(node))
+        key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
                                              _returned_filter)
         if _helper_choice.NARROWED in labels:  # Each helper its own part.
-          key = (key[0], f"{key[1]} {id(node)}")
+          key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
@@ -140,7 +144,7 @@ class VarListFilter(_idiom.Idiom):
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model.
     found = [each for key, hit in hits.items()
-             if len(parts.get(key[0], ())) < 2 or _left_out(
+             if len(parts.get(key[:2], ())) < 2 or _left_out(
                  hit, hits.values(), key[0]) or (
                      _helper_choice.NARROWED in hit.labels)
              for each in [hit, *also.get(key, ())]]
@@ -240,9 +244,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
           node, opened) and not _flagged.loads_a_graph(
-              module.source.text, module.tree) or _built_scope(
-                  flow, node, step.scope, opened))) or _whole_object(
-                      analysis, node, step):
+              module.source.text, module.tree) and not (
+                  _restored.restores_a_part(
+                      module.source.text, module.tree, step.var_list)) or (
+                          _built_scope(flow, node, step.scope, opened)))) or (
+                              _whole_object(analysis, node, step)):
     return None
   node = _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
@@ -991,7 +997,11 @@ def _steps(analysis: Analysis) -> List[Step]:
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
     if chosen is not None and "filtered" not in labels and (_part_of_called(
         chosen, scope, call) or _some_created(chosen, scope, flow, created)
-                                or _run_beside(chosen, scope, call)):
+                                or _run_beside(chosen, scope, call)
+                                or _listed.beside_whole(
+                                    chosen, scope, call,
+                                    lambda n: _names.call_name(n) in STEPS,
+                                    var_list_of)):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
@@ -1002,7 +1012,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     if returned:
       labels = {**labels, "filtered": returned[0]}
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      labels, tuple(returned[1:])))
+                      labels, tuple(returned[1:]),
+                      section=_graphs.section(scope, call)))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
@@ -1119,7 +1130,7 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs)} - written
   others = created[id(home)] - names
-  starts = _graphs.resets(flow, home) if others else []
+  starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
     at = _idiom.position(chosen)
     others = {n for n in others if any(
@@ -1488,9 +1499,12 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   mine = ast.unparse(step.var_list)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and ast.unparse(other.var_list) != mine and not (
+          other) and ast.unparse(other.var_list) != mine and (
+              other.scope is not step.scope or other.section == step.section
+          ) and not (
               _fast_weights(other) or _groups.inner_loop(
-                  other.call, other.scope))]
+                  other.call, other.scope) or _flagged.never_run(
+                      other.call, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
@@ -1648,7 +1662,7 @@ def _phased(step: Step, steps: List[Step]) -> bool:
     return True  # A sibling group is trained by no step: frozen too.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
-          other.call is not source) and
+          other.call is not source) and other.section == step.section and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
@@ -1717,13 +1731,17 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     return expr
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
-    for value, home in _values_of(flow, expr, scope):
+    values = _values_of(flow, expr, scope)
+    for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
       if "filtered" in got:
         if id(value) in home.guards:
           return value
         return _origin(flow, value, home, seen)
-    return expr
+    # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
+    # choice where it is written.
+    return values[0][0] if len(values) == 1 and values[0][1] is scope and (
+        isinstance(values[0][0], (ast.List, ast.Tuple))) else expr
   parts: List[ast.AST] = []
   if isinstance(expr, ast.BinOp):
     parts = [expr.left, expr.right]
