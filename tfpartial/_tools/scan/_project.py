@@ -318,6 +318,9 @@ class Project:
     self._scope_calls: Dict[int, List[Tuple[str, ast.Call]]] = {}
     # (scope, name) -> whether the scope or one around it binds the name.
     self._defined: Dict[Tuple[int, str], bool] = {}
+    # (module, name, star) -> the member, searched once (star imports chain
+    # through whole packages).
+    self._members: Dict[Tuple[int, str, bool], Optional[Target]] = {}
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -489,6 +492,15 @@ class Project:
   def member(self, module: Module, name: str, star: bool = False,
              depth: int = 0) -> Optional[Target]:
     """A top-level function, class or import of `module`."""
+    if depth:
+      return self._member(module, name, star, depth)
+    key = (id(module), name, star)
+    if key not in self._members:
+      self._members[key] = self._member(module, name, star, 0)
+    return self._members[key]
+
+  def _member(self, module: Module, name: str, star: bool, depth: int
+              ) -> Optional[Target]:
     scope = self.parsed(module)
     if scope is None:
       return None
