@@ -930,28 +930,37 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
 def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   """Whether the step's loss is measured by a network it does not train
   (`_loss_network`: a perceptual loss's classifier, a teacher)."""
-  call, scope = step.call, step.scope
-  if _names.call_name(call) == "apply_gradients":
-    source = analysis.flow.labels(call.args[0], scope).get("grad") if (
-        call.args) else None
-    if not isinstance(source, ast.Call):
-      return False
-    call, scope = source, analysis.flow.origin.get(id(source), scope)
+  found = _gradient_call(analysis, step)
+  if found is None:
+    return False
+  call, scope = found
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
 
 
-def _half_per_call(analysis: Analysis, step: Step) -> bool:
-  """Whether the step's function is a helper called once per half of a
-  model, each call naming its half and its loss (`_halves`)."""
+def _gradient_call(analysis: Analysis, step: Step
+                   ) -> Optional[Tuple[ast.Call, _scopes.Scope]]:
+  """The call that takes the step's loss, with its scope: the step itself,
+  or the gradient call whose result an `apply_gradients` applies (None
+  when that is not a call)."""
   call, scope = step.call, step.scope
   if _names.call_name(call) == "apply_gradients":
     source = analysis.flow.labels(call.args[0], scope).get("grad") if (
         call.args) else None
     if not isinstance(source, ast.Call):
-      return False
+      return None
     call, scope = source, analysis.flow.origin.get(id(source), scope)
+  return call, scope
+
+
+def _half_per_call(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's function is a helper called once per half of a
+  model, each call naming its half and its loss (`_halves`)."""
+  found = _gradient_call(analysis, step)
+  if found is None:
+    return False
+  call, scope = found
   chosen = step.labels.get("filtered")
   return isinstance(chosen, ast.AST) and _halves.one_per_call(
       analysis, scope, _loss_node(call), chosen)
