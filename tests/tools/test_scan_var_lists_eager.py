@@ -2,8 +2,10 @@
 passed to `tape.gradient` and `apply_gradients` is a part of the model's
 variables while the loss runs the whole model. Gradual unfreezing trains
 a slice of the layers that grows with the epoch (`model.layers[-epoch -
-1:]`, ULMFiT). Each source is synthetic, in the shape of real code
-(part twelve's ULMFIT-in-Tensorflow)."""
+1:]`, ULMFiT); hand-written layers hand out their weights with a
+`get_trainable_weights()` getter; the tape's own `watched_variables()`
+filtered by name. Each source is synthetic, in the shape of real code
+(part twelve's ULMFIT-in-Tensorflow, BERT-TF2)."""
 
 import pytest
 
@@ -31,6 +33,14 @@ POSITIVE = {
     "gradual unfreezing by a slice on the epoch": _loop(
         "weights = [w for layer in model.layers[-epoch - 1:]"
         " for w in layer.trainable_weights]"),
+    # Hand-written layers (no Keras base class) with a getter.
+    "the last layers' getter of their weights": _loop(
+        "weights = [w for layer in model.layers[-2:]"
+        " for w in layer.get_trainable_weights()]"),
+    # The tape's variables, kept by name.
+    "the tape's watched variables filtered by name": _loop(
+        "weights = [v for v in tape.watched_variables()"
+        " if 'bert' in v.name]"),
 }
 
 
@@ -47,6 +57,11 @@ NEGATIVE = {
     "a moving window of one layer": _loop(
         "weights = [w for layer in model.layers[epoch:epoch + 1]"
         " for w in layer.trainable_weights]"),
+    "every layer's getter": _loop(
+        "weights = [w for layer in model.layers"
+        " for w in layer.get_trainable_weights()]"),
+    "every watched variable": _loop(
+        "weights = tape.watched_variables()"),
 }
 
 
