@@ -297,6 +297,8 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     if _names.is_mask_name(name) and "mask" not in summary:
       summary = {**summary, "mask": node}  # `self.get_mask(shape)`.
     return summary
+  if summary is None and name in _names.WEIGHT_GETTERS:
+    return {"var": node}
   found = _spelled(flow, node, name, scope, env)
   if summary:
     found = union([found, summary])

@@ -19,7 +19,11 @@ VARIABLE_LISTS = {"trainable_variables", "global_variables",
                   "model_variables", "local_variables", "get_collection",
                   "get_trainable_variables", "get_variables",
                   "get_model_variables", "get_variables_to_restore",
-                  "all_variables"}
+                  "all_variables", "watched_variables"}
+# A hand-written layer's getter of its weights
+# (`layer.get_trainable_weights()`), read by its spelling only when the
+# project's own method is not known.
+WEIGHT_GETTERS = {"get_trainable_weights"}
 VARIABLE_ATTRIBUTES = {"trainable_variables", "trainable_weights",
                        "weights", "variables", "kernel", "bias",
                        "embeddings", "trainable_vars", "recurrent_kernel",

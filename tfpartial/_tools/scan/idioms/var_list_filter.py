@@ -32,6 +32,7 @@ from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
+from tfpartial._tools.scan.idioms import _growing
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
@@ -1722,7 +1723,8 @@ def _per_group(step: Step, node: ast.AST) -> bool:
   if not loops:
     return False
   used = {n.id for part in (node, step.var_list) if part is not None
-          for n in _scopes.walk(part) if isinstance(n, ast.Name)}
+          for n in _scopes.walk(part) if isinstance(n, ast.Name)
+          } - _growing.growing_names(node)
   return bool(used & loops)
 
 
