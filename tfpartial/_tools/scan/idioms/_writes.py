@@ -17,6 +17,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
+from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms._idiom import Hit
@@ -639,10 +640,12 @@ def _runs_step(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
 def _not_weights(analysis: Analysis, scope: _scopes.Scope,
                  target: ast.AST) -> bool:
   """Whether a write's target is no model's weights: a variable nothing
-  trains (an optimizer's window, a count), an optimizer's setting, or an
-  input optimised (a visualisation's)."""
+  trains (an optimizer's window, a count, one made after every step of
+  its graph), an optimizer's setting, or an input optimised (a
+  visualisation's)."""
   return "shadow" in analysis.flow.labels(target, scope) or (
-      _hyperparameter(target)) or _model_input_of(analysis, scope, target)
+      _hyperparameter(target)) or _model_input_of(
+          analysis, scope, target) or _later.made_after_steps(scope, target)
 
 
 def _model_input_of(analysis: Analysis, scope: _scopes.Scope,
