@@ -1539,6 +1539,21 @@ NEGATIVE = {
         grads = tape.gradient(loss, variables)
         opt.apply_gradients(zip(grads, variables))
         """,
+    # A book's eager listing: the inputs first made variables, then bound
+    # to each batch's constants before every step: data, not weights.
+    "inputs first made variables, then each batch's constants": """\
+        X = tf.Variable([0])
+        Y = tf.Variable([0])
+        W = tf.Variable(tf.zeros([4, 3]))
+        b = tf.Variable(tf.zeros([3]))
+        y_model = lambda: tf.nn.softmax(tf.matmul(X, W) + b)
+        cost = lambda: -tf.reduce_sum(Y * tf.math.log(y_model()))
+        train_op = tf.keras.optimizers.SGD(learning_rate=0.01)
+        for step in range(1000):
+          X = tf.constant(xs[step], dtype=tf.float32)
+          Y = tf.constant(labels[step], dtype=tf.float32)
+          train_op.minimize(cost, [W, b])
+        """,
 }
 
 

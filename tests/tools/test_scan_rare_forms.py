@@ -180,3 +180,28 @@ FORMS = {
 def test_a_rare_form_is_found(name):
   files, expected = FORMS[name]
   assert _found(files) == expected
+
+
+def test_a_hand_list_beside_the_whole_step_of_another_graph_is_silent():
+  # A course notebook's exercises, each in a new graph, each minimising
+  # its own `f`: the whole step of the next exercise trains another model.
+  code = """\
+      import tensorflow as tf
+      tf.reset_default_graph()
+      x = tf.get_variable("x", shape=(), dtype=tf.float32)
+      f = x ** 2
+      step = tf.train.GradientDescentOptimizer(0.1).minimize(f, var_list=[x])
+      with tf.Session() as s:
+        s.run(step)
+      tf.reset_default_graph()
+      x = tf.get_variable("x", shape=(), dtype=tf.float32)
+      f = x ** 2
+      step = tf.train.GradientDescentOptimizer(0.1).minimize(f)
+      with tf.Session() as s:
+        s.run(step)
+      """
+  assert _found(code) == []
+  # Without the second reset, one graph: the list beside the whole step.
+  assert _found(code.replace(
+      "s.run(step)\n      tf.reset_default_graph()", "s.run(step)")) == [
+          ("var-list-filter", "t.py", 5)]

@@ -11,6 +11,7 @@ from typing import Callable, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms import _graphs
 
 
 def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
@@ -19,7 +20,8 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
                  ) -> bool:
   """Whether `call` trains the hand-written list `chosen` (names only)
   while another step of `scope` (`steps` tells one) minimises the same
-  loss with no list."""
+  loss with no list, in the same graph (a notebook's next exercise, after
+  `tf.reset_default_graph()`, minimises its own `f`)."""
   listed: Optional[ast.AST] = chosen
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
@@ -33,9 +35,11 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
   if not isinstance(whole, set):
     # Worked out once per function: a long one holds many steps.
     whole = scope.judged[key] = {
-        (_names.call_name(n), _loss(n)) for n in scope.nodes
+        (_graphs.section(scope, n), _names.call_name(n), _loss(n))
+        for n in scope.nodes
         if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None}
-  return loss is not None and (_names.call_name(call), loss) in whole
+  return loss is not None and (_graphs.section(scope, call),
+                               _names.call_name(call), loss) in whole
 
 
 def _loss(call: ast.Call) -> Optional[str]:

@@ -1138,7 +1138,8 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         if isinstance(n, ast.Call)) if parts}
     created[id(home)] = {
         name for name, defs in home.defs.items()
-        if any(_trainable_variable(d.value) for d in defs)} - written
+        if any(_trainable_variable(d.value) for d in defs) and not any(
+            _data(d.value) for d in defs)} - written
   others = created[id(home)] - names
   starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
@@ -1147,6 +1148,17 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         _trainable_variable(d.value) and _graphs.same_graph(
             at, d.start, starts) for d in home.defs.get(n, []))}
   return bool(others)
+
+
+# Calls whose value is data, not a parameter: a name bound to one of them
+# (`X = tf.constant(batch)` each step, after `X = tf.Variable([0])`)
+# holds inputs.
+_DATA = frozenset({"constant", "convert_to_tensor", "placeholder", "array",
+                   "asarray"})
+
+
+def _data(value: ast.expr) -> bool:
+  return isinstance(value, ast.Call) and _names.call_name(value) in _DATA
 
 
 def _some_entries(chosen: ast.AST, scope: _scopes.Scope,
