@@ -117,7 +117,7 @@ class Analysis:
     for module in modules:
       near = set(module.lines_of(names))
       lines = [n for n in module.lines_of(_order.FETCHES)
-               if near & set(range(n, n + 12))]
+               if near & set(range(n - 1, n + 12))]  # `for op in ops:`
       for place in self.project.scopes_at(module, lines):
         calls += [(place, c) for c in self.calls(place)
                   if _names.call_name(c) in _order.FETCHES]

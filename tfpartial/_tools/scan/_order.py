@@ -285,11 +285,41 @@ def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
                  for n in ast.walk(item)
                  if isinstance(n, (ast.Name, ast.Attribute))}
       held = flow.ops(item, place).get("write")
+      listed = _iterated(item, call, place)
+      if held is not write and listed is not None:
+        # `for op in ops: session.run(op)`: each op of a list run.
+        spelled |= {n.id if isinstance(n, ast.Name) else n.attr
+                    for n in ast.walk(listed)
+                    if isinstance(n, (ast.Name, ast.Attribute))}
+        held = write if _added(write, listed, place) else held
       if spelled & set(names) and (held is write or held is not None and (
           _copy_of(held, write) and beside(held))):
         found.append((call, place))
         break
   return found
+
+
+def _iterated(item: ast.AST, call: ast.Call, place: _scopes.Scope
+              ) -> Optional[ast.expr]:
+  """The list the loop around `call` iterates over (`for op in ops:
+  session.run(op)`), if `item` is that loop's name."""
+  if not isinstance(item, ast.Name) or item.id not in place.loops:
+    return None
+  loops = [n for n in place.nodes if isinstance(n, ast.For) and isinstance(
+      n.target, ast.Name) and n.target.id == item.id and (
+          n.lineno <= call.lineno <= (n.end_lineno or 0))]
+  listed = loops[-1].iter if loops else None
+  return listed if isinstance(listed, ast.Name) else None
+
+
+def _added(write: ast.Call, listed: ast.expr, place: _scopes.Scope
+           ) -> bool:
+  """Whether the function `place` puts `write` into the list `listed`
+  names (`ops += [w.assign(v)]`, `ops = [..., w.assign(v)]`)."""
+  if not isinstance(listed, ast.Name):
+    return False
+  return any(d.value is not None and any(n is write for n in ast.walk(
+      d.value)) for d in place.defs.get(listed.id, []))
 
 
 def _copy_of(held: object, write: ast.Call) -> bool:

@@ -234,10 +234,27 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     return None
   kind = "shadow-variable" if _on_device(found, copy) and (
       order == "control" or order == "after" and scope.cls is not None) \
-      else "weight-remask" if zeros else "write-back"
+      else "weight-remask" if zeros or partial and not own_copy and (
+          constant_fill(value, scope)) else "write-back"
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def constant_fill(node: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `node` is a tensor filled with one constant (`tf.ones_like(
+  w[i])`, `tf.fill(shape, 0.5)`), or a local name only ever bound to one:
+  chosen elements set back to it after each step are a re-mask."""
+  values = [node]
+  if isinstance(node, ast.Name):
+    values = [d.value for d in scope.defs.get(node.id, [])]
+  return bool(values) and all(
+      isinstance(v, ast.Call) and _names.call_name(v) in _FILLS
+      for v in values)
+
+
+# The calls that make a tensor of one constant value.
+_FILLS = frozenset({"ones", "ones_like", "fill", "full", "full_like"})
 
 
 def _called_after_step(scope: _scopes.Scope, analysis: Analysis,
@@ -591,6 +608,12 @@ def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
   return any(s is not scope and flow.callee(c, s) in (None, scope.node) and (
       _repeats_with_training(s, analysis, c, depth + 1))
              for s, c in calls[:24])
+
+
+def repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
+                          node: ast.AST) -> bool:
+  """Whether code runs again with each step (see `_repeats_with_training`)."""
+  return _repeats_with_training(scope, analysis, node)
 
 
 def _trains_after(scope: _scopes.Scope, analysis: Analysis,

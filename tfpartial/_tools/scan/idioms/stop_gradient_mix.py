@@ -18,6 +18,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _masked_weights
+from tfpartial._tools.scan.idioms import _pruning_masks
 from tfpartial._tools.scan.idioms import _rows
 
 
@@ -61,6 +62,9 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _masked_weights.masked_weights(
                  analysis) if id(node) not in joined]
+    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
+             for node, scope, variable in _pruning_masks.masked(analysis)
+             if id(node) not in joined]
     hits += _lambda_layers(analysis, mixers)
     # A helper's mix is reported where it is applied to a variable.
     applied = {id(h.labels.get("mix")) for h in hits

@@ -20,6 +20,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _reset_rows
+from tfpartial._tools.scan.idioms import _support
 from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
 
@@ -44,6 +45,8 @@ class WeightRemask(_idiom.Idiom):
     written = {id(h.node) for h in _writes.writes(analysis)}
     hits += [h for h in _guarding_writes(analysis)
              if id(h.node) not in written]
+    hits += [h for h in _support.hits(analysis)
+             if id(h.sink) not in written]
     for scope in analysis.functions_named(("__call__",)):
       hits += _constraint_class(scope, analysis)
     for module in analysis.project.scanned():
@@ -84,6 +87,13 @@ class WeightRemask(_idiom.Idiom):
                   "the optimizer still computes their update and keeps "
                   "state for them (momentum moves them again before the "
                   "next reset)"]
+    if hit.value is not None and _writes.constant_fill(hit.value,
+                                                       hit.scope):
+      target = _idiom.short(hit.target) if hit.target else "the variable"
+      return (f"chosen elements of `{target}` set back to a constant by "
+              f"`{name}` after each step"), [
+                  "between two resets the optimizer moves those elements, "
+                  "and keeps state for them"]
     reasons = ["between two re-maskings the optimizer moves the masked "
                "weights, and the model trains with them non-zero"]
     reasons += _drift.optimizer_drift(context.optimizer, nan=False)
