@@ -26,6 +26,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
@@ -105,10 +106,12 @@ class VarListFilter(_idiom.Idiom):
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
-    hits: Dict[Tuple[int, int, str], _idiom.Hit] = {}
-    also: Dict[Tuple[int, int, str], List[_idiom.Hit]] = {}
-    # The filters each function's steps train in each of its graphs.
-    parts: Dict[Tuple[int, int], Set[str]] = {}
+    hits: Dict[_Key, _idiom.Hit] = {}
+    sides: Dict[_Key, Optional[_arms.Arm]] = {}
+    also: Dict[_Key, List[_idiom.Hit]] = {}
+    # The filters each function's steps train in each of its graphs, with
+    # the arm of a flag's `if` each is built in.
+    parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     for module, steps in by_module.items():
@@ -123,11 +126,13 @@ class VarListFilter(_idiom.Idiom):
         flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
+        side = _arms.arm(step.call, step.scope, [
+            o.call for o in steps if o is not step and _one_loss(o, step)])
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
           parts.setdefault((id(step.scope), step.section), set()).add(
-              _filter_text(node))
+              (_filter_text(node), side))
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -137,19 +142,11 @@ class VarListFilter(_idiom.Idiom):
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
-          hits[key] = hit
+          hits[key], sides[key] = hit, side
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
                        if not _whole_object(analysis, n, step)]
-    # Two filters of one function, neither inside the other (a linear and
-    # a deep part at their own optimizers, a GAN's two halves whose losses
-    # a helper returns): between them they train the model.
-    found = [each for key, hit in hits.items()
-             if len(parts.get(key[:2], ())) < 2 or _left_out(
-                 hit, hits.values(), key[0]) or (
-                     _helper_choice.NARROWED in hit.labels)
-             for each in [hit, *also.get(key, ())]]
-    found = _run_chosen(analysis, found)
+    found = _run_chosen(analysis, _kept(hits, sides, also, parts))
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
@@ -181,6 +178,45 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+# A finding's function, graph and loss.
+_Key = Tuple[int, int, str]
+
+
+def _kept(hits: Dict[_Key, _idiom.Hit],
+          sides: Dict[_Key, Optional[_arms.Arm]],
+          also: Dict[_Key, List[_idiom.Hit]],
+          parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]]
+          ) -> List[_idiom.Hit]:
+  """The findings, with what each adds: none where two filters of one
+  function, neither inside the other, may train together (a linear and a
+  deep part at their own optimizers, a GAN's two halves whose losses a
+  helper returns): between them they train the model."""
+  return [each for key, hit in hits.items()
+          if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
+              hit, hits.values(), key[0]) or (
+                  _helper_choice.NARROWED in hit.labels)
+          for each in [hit, *also.get(key, ())]]
+
+
+def _one_part(parts: Set[Tuple[str, Optional[_arms.Arm]]],
+              side: Optional[_arms.Arm]) -> bool:
+  """Whether the filters that may train beside one built in `side`
+  (none in the other arm of its `if`) are one filter."""
+  return len({text for text, other in parts
+              if not _arms.exclusive(side, other)}) < 2
+
+
+def _one_loss(one: Step, other: Step) -> bool:
+  """Whether two steps of one function minimise one loss, made once
+  (not a `loss` each arm of an `if` assigns its own)."""
+  if one.scope is not other.scope or one.loss is None or (
+      one.loss != other.loss):
+    return False
+  loss = _loss_node(one.call)
+  return not isinstance(loss, ast.Name) or len(
+      one.scope.defs.get(loss.id, ())) == 1
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
@@ -1139,10 +1175,13 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
     created[id(home)] = {
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs)} - written
-  others = created[id(home)] - names
+  at = _idiom.position(chosen)
+  # A variable made only in the other arm of a flag's `if` is another
+  # model's (each arm builds and trains its own).
+  others = {n for n in created[id(home)] - names if not all(
+      _arms.apart(home, at, d.start) for d in home.defs.get(n, []))}
   starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
-    at = _idiom.position(chosen)
     others = {n for n in others if any(
         _trainable_variable(d.value) and _graphs.same_graph(
             at, d.start, starts) for d in home.defs.get(n, []))}

@@ -1,0 +1,73 @@
+"""`tfpartial scan`'s `var-list-filter` on lists built by hand that leave
+out variables the loss reaches: one list per arm of a flag's `if ...
+else` (greedy layer-wise training on a restored trunk), and items picked
+by a fixed index from a container whose other items the model uses. The
+look-alikes stay silent: each arm builds and trains a model of its own,
+every item of a container is picked, or another step trains the rest.
+Synthetic sources in the shape of real code (part twelve)."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(text):
+  sources = [_files.Source("t.py", textwrap.dedent(text))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+POSITIVE = {
+    # A flag chooses which layers of the new branch train on a restored
+    # trunk: the arms' lists never train together, so they are not two
+    # halves (one finding per function and loss, at the first).
+    "one hand-made list per arm of a flag": ("""\
+        def train():
+          feature_map = trunk(images)
+          kernel1 = tf.Variable(tf.zeros([3, 3, 8, 8]))
+          conv = tf.nn.conv2d(feature_map, kernel1, [1, 1, 1, 1], 'SAME')
+          if FLAGS.two_layers:
+            kernel2 = tf.Variable(tf.zeros([3, 3, 8, 8]))
+            conv = tf.nn.conv2d(conv, kernel2, [1, 1, 1, 1], 'SAME')
+          W = tf.get_variable('W', [8, 2])
+          loss = tf.reduce_mean(tf.matmul(tf.reduce_mean(conv, [1, 2]), W))
+          if FLAGS.two_layers:
+            step = tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, var_list=[W, kernel2])
+          else:
+            step = tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, var_list=[W, kernel1])
+        """, [("var-list-filter", 12)]),
+}
+
+NEGATIVE = {
+    # Each arm builds a model and trains all of it.
+    "each arm builds and trains its own model": """\
+        def train(x, y):
+          if FLAGS.big:
+            w = tf.Variable(tf.zeros([4, 4]))
+            b = tf.Variable(tf.zeros([4]))
+            loss = tf.reduce_mean(tf.matmul(x, w) + b - y)
+            step = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=[w, b])
+          else:
+            v = tf.Variable(tf.zeros([4, 4]))
+            loss = tf.reduce_mean(tf.matmul(x, v) - y)
+            step = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=[v])
+          return step
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_hand_made_list_leaving_out_what_the_loss_reaches(name):
+  text, expected = POSITIVE[name]
+  assert _found(text) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_whole_or_trained_complement_stays_silent(name):
+  assert _found(NEGATIVE[name]) == []
