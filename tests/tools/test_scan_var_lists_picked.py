@@ -42,6 +42,26 @@ POSITIVE = {
             step = tf.train.GradientDescentOptimizer(0.1).minimize(
                 loss, var_list=[W, kernel1])
         """, [("var-list-filter", 12)]),
+    # Two of five per-language embeddings picked by index, positionally
+    # (`minimize`'s third argument is `var_list`); the model reads any
+    # of them by a language's index, and the loss reaches the others.
+    "items picked by a fixed index from a container the model indexes": ("""\
+        class Embed:
+          def __init__(self, n, name):
+            self.logit = tf.get_variable(name, [n, 8])
+
+        class Model:
+          def __init__(self):
+            self.embeds = tuple(Embed(100, 'e%d' % i) for i in range(5))
+
+          def data(self, sid, tid, src):
+            return tf.gather(self.embeds[sid].logit, src)
+
+        model = Model()
+        loss = tf.reduce_mean(model.data(1, 3, src)) + shared(model, src)
+        down = tf.train.AdamOptimizer(1e-3).minimize(
+            loss, step, (model.embeds[1].logit, model.embeds[3].logit))
+        """, [("var-list-filter", 15)]),
 }
 
 NEGATIVE = {
@@ -58,6 +78,30 @@ NEGATIVE = {
             loss = tf.reduce_mean(tf.matmul(x, v) - y)
             step = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=[v])
           return step
+        """,
+    # Every item picked, from its first on: nothing is left out.
+    "every item of a container picked": """\
+        class Model:
+          def __init__(self):
+            self.embeds = tuple(Embed(100, 'e%d' % i) for i in range(2))
+
+          def data(self, sid, src):
+            return tf.gather(self.embeds[sid].logit, src)
+
+        model = Model()
+        loss = tf.reduce_mean(model.data(1, src))
+        down = tf.train.AdamOptimizer(1e-3).minimize(
+            loss, step, (model.embeds[0].logit, model.embeds[1].logit))
+        """,
+    # A GAN's halves picked from one list: the other step trains the rest.
+    "items of one list picked by two losses' steps": """\
+        def build(params, g_loss, d_loss):
+          h = [params[i] for i in range(len(params))]
+          g_op = tf.train.AdamOptimizer(1e-4).minimize(
+              g_loss, var_list=[params[1], params[3]])
+          d_op = tf.train.AdamOptimizer(1e-4).minimize(
+              d_loss, var_list=[params[0], params[2]])
+          return g_op, d_op
         """,
 }
 

@@ -41,6 +41,7 @@ from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
@@ -1041,13 +1042,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       names.add(owner.name)
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
-    if chosen is not None and "filtered" not in labels and (_part_of_called(
-        chosen, scope, call) or _some_created(chosen, scope, flow, created)
-                                or _run_beside(chosen, scope, call)
-                                or _listed.beside_whole(
-                                    chosen, scope, call,
-                                    lambda n: _names.call_name(n) in STEPS,
-                                    var_list_of)):
+    if chosen is not None and "filtered" not in labels and _hand_made(
+        analysis, chosen, scope, call, created):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
@@ -1074,6 +1070,30 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             analysis))
   return found
+
+
+def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
+               call: ast.Call, created: Dict[int, Set[str]]) -> bool:
+  """Whether a list no filter chooses is written by hand and leaves
+  variables out: one part of a model run whole, some of the variables a
+  function creates, a list run beside the others', one trained beside the
+  whole loss, some items of a container picked by index."""
+  return _part_of_called(chosen, scope, call) or _some_created(
+      chosen, scope, analysis.flow, created) or _run_beside(
+          chosen, scope, call) or _listed.beside_whole(
+              chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
+              var_list_of) or _picked.left_out(
+                  chosen, scope, call, analysis,
+                  lambda: _module_steps(analysis, scope))
+
+
+def _module_steps(analysis: Analysis, scope: _scopes.Scope
+                  ) -> List[Tuple[ast.Call, Optional[ast.AST]]]:
+  """The steps of `scope`'s module, each with its list."""
+  module = analysis.module(scope)
+  return [(call, var_list_of(call))
+          for place, call in analysis.calls_named(STEPS)
+          if analysis.module(place) is module]
 
 
 # A container of models or layers, called as one model.
