@@ -62,6 +62,22 @@ POSITIVE = {
         down = tf.train.AdamOptimizer(1e-3).minimize(
             loss, step, (model.embeds[1].logit, model.embeds[3].logit))
         """, [("var-list-filter", 15)]),
+    # A second stage built on the output of a pretrained generator it
+    # does not train (unless a flag joins it in the other arm); the
+    # discriminator, on the refiner's output, is the GAN's other half.
+    "a stage built on the output of a part no step trains": ("""\
+        class RefineGAN(Model):
+          def build(self):
+            self.G = Refiner(self.pretrained.G.tensor_out, name='R')
+            self.D = Discriminator(self.G.tensor_out, name='D')
+            self.g_loss, self.d_loss = self.losses()
+            if self.config['joint_training']:
+              self.g_step = self.opt.minimize(
+                  self.g_loss, self.step, self.G.vars + self.pretrained.G.vars)
+            else:
+              self.g_step = self.opt.minimize(self.g_loss, self.step, self.G.vars)
+            self.d_step = self.opt.minimize(self.d_loss, self.step, self.D.vars)
+        """, [("var-list-filter", 10)]),
 }
 
 NEGATIVE = {
@@ -92,6 +108,17 @@ NEGATIVE = {
         loss = tf.reduce_mean(model.data(1, src))
         down = tf.train.AdamOptimizer(1e-3).minimize(
             loss, step, (model.embeds[0].logit, model.embeds[1].logit))
+        """,
+    # A GAN: the discriminator runs on the generator's output, and the
+    # generator, built on a data object's tensor, has its own step.
+    "a GAN's discriminator on its generator's output": """\
+        class GAN(Model):
+          def build(self):
+            self.G = Generator(self.data.z, name='G')
+            self.D = Discriminator(self.G.tensor_out, name='D')
+            self.g_loss, self.d_loss = self.losses()
+            self.g_step = self.opt.minimize(self.g_loss, self.step, self.G.vars)
+            self.d_step = self.opt.minimize(self.d_loss, self.step, self.D.vars)
         """,
     # A GAN's halves picked from one list: the other step trains the rest.
     "items of one list picked by two losses' steps": """\

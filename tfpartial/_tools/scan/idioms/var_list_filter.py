@@ -43,6 +43,7 @@ from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
+from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -362,7 +363,22 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
   return (_groups_left_out(analysis, steps) + _upstream_left_out(
       analysis, steps) + _parts_left_out(analysis, steps) +
           _composed_left_out(analysis, steps) + _staged_left_out(
-              analysis, steps))
+              analysis, steps) + _stacked_left_out(analysis, steps))
+
+
+def _stacked_left_out(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """A step training a part built on another part's output that no step
+  beside it trains (`_stacked`): the part below is left out."""
+  by_scope: Dict[int, List[Tuple[ast.Call, Optional[ast.AST]]]] = {}
+  for step in steps:
+    by_scope.setdefault(id(step.scope), []).append((step.call, step.var_list))
+  return [_idiom.Hit(step.var_list, step.scope, step.call,
+                     {"filtered": step.var_list})
+          for step in steps if isinstance(step.var_list, ast.Attribute) and (
+              _stacked.below(step.scope, step.call, step.var_list,
+                             by_scope[id(step.scope)],
+                             analysis.module(step.scope).source.text))]
 
 
 def _staged_left_out(analysis: Analysis, steps: List[Step]
