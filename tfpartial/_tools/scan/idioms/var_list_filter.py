@@ -26,6 +26,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
@@ -40,7 +41,9 @@ from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
+from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -105,10 +108,12 @@ class VarListFilter(_idiom.Idiom):
     opened = _root_scopes(analysis)
     # One finding per function and loss: the layers of one fine-tuning
     # trained at several learning rates are one filter.
-    hits: Dict[Tuple[int, int, str], _idiom.Hit] = {}
-    also: Dict[Tuple[int, int, str], List[_idiom.Hit]] = {}
-    # The filters each function's steps train in each of its graphs.
-    parts: Dict[Tuple[int, int], Set[str]] = {}
+    hits: Dict[_Key, _idiom.Hit] = {}
+    sides: Dict[_Key, Optional[_arms.Arm]] = {}
+    also: Dict[_Key, List[_idiom.Hit]] = {}
+    # The filters each function's steps train in each of its graphs, with
+    # the arm of a flag's `if` each is built in.
+    parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     for module, steps in by_module.items():
@@ -123,11 +128,13 @@ class VarListFilter(_idiom.Idiom):
         flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
+        side = _arms.arm(step.call, step.scope, [
+            o.call for o in steps if o is not step and _one_loss(o, step)])
         if not _phased(step, steps):
           # By text: the same filter written at the gradient and at the
           # apply is one filter.
           parts.setdefault((id(step.scope), step.section), set()).add(
-              _filter_text(node))
+              (_filter_text(node), side))
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -137,19 +144,11 @@ class VarListFilter(_idiom.Idiom):
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key]):
-          hits[key] = hit
+          hits[key], sides[key] = hit, side
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
                        if not _whole_object(analysis, n, step)]
-    # Two filters of one function, neither inside the other (a linear and
-    # a deep part at their own optimizers, a GAN's two halves whose losses
-    # a helper returns): between them they train the model.
-    found = [each for key, hit in hits.items()
-             if len(parts.get(key[:2], ())) < 2 or _left_out(
-                 hit, hits.values(), key[0]) or (
-                     _helper_choice.NARROWED in hit.labels)
-             for each in [hit, *also.get(key, ())]]
-    found = _run_chosen(analysis, found)
+    found = _run_chosen(analysis, _kept(hits, sides, also, parts))
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
@@ -181,6 +180,45 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+# A finding's function, graph and loss.
+_Key = Tuple[int, int, str]
+
+
+def _kept(hits: Dict[_Key, _idiom.Hit],
+          sides: Dict[_Key, Optional[_arms.Arm]],
+          also: Dict[_Key, List[_idiom.Hit]],
+          parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]]
+          ) -> List[_idiom.Hit]:
+  """The findings, with what each adds: none where two filters of one
+  function, neither inside the other, may train together (a linear and a
+  deep part at their own optimizers, a GAN's two halves whose losses a
+  helper returns): between them they train the model."""
+  return [each for key, hit in hits.items()
+          if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
+              hit, hits.values(), key[0]) or (
+                  _helper_choice.NARROWED in hit.labels)
+          for each in [hit, *also.get(key, ())]]
+
+
+def _one_part(parts: Set[Tuple[str, Optional[_arms.Arm]]],
+              side: Optional[_arms.Arm]) -> bool:
+  """Whether the filters that may train beside one built in `side`
+  (none in the other arm of its `if`) are one filter."""
+  return len({text for text, other in parts
+              if not _arms.exclusive(side, other)}) < 2
+
+
+def _one_loss(one: Step, other: Step) -> bool:
+  """Whether two steps of one function minimise one loss, made once
+  (not a `loss` each arm of an `if` assigns its own)."""
+  if one.scope is not other.scope or one.loss is None or (
+      one.loss != other.loss):
+    return False
+  loss = _loss_node(one.call)
+  return not isinstance(loss, ast.Name) or len(
+      one.scope.defs.get(loss.id, ())) == 1
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
@@ -325,7 +363,22 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
   return (_groups_left_out(analysis, steps) + _upstream_left_out(
       analysis, steps) + _parts_left_out(analysis, steps) +
           _composed_left_out(analysis, steps) + _staged_left_out(
-              analysis, steps))
+              analysis, steps) + _stacked_left_out(analysis, steps))
+
+
+def _stacked_left_out(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """A step training a part built on another part's output that no step
+  beside it trains (`_stacked`): the part below is left out."""
+  by_scope: Dict[int, List[Tuple[ast.Call, Optional[ast.AST]]]] = {}
+  for step in steps:
+    by_scope.setdefault(id(step.scope), []).append((step.call, step.var_list))
+  return [_idiom.Hit(step.var_list, step.scope, step.call,
+                     {"filtered": step.var_list})
+          for step in steps if isinstance(step.var_list, ast.Attribute) and (
+              _stacked.below(step.scope, step.call, step.var_list,
+                             by_scope[id(step.scope)],
+                             analysis.module(step.scope).source.text))]
 
 
 def _staged_left_out(analysis: Analysis, steps: List[Step]
@@ -1005,13 +1058,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       names.add(owner.name)
       continue
     labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
-    if chosen is not None and "filtered" not in labels and (_part_of_called(
-        chosen, scope, call) or _some_created(chosen, scope, flow, created)
-                                or _run_beside(chosen, scope, call)
-                                or _listed.beside_whole(
-                                    chosen, scope, call,
-                                    lambda n: _names.call_name(n) in STEPS,
-                                    var_list_of)):
+    if chosen is not None and "filtered" not in labels and _hand_made(
+        analysis, chosen, scope, call, created):
       labels = {**labels, "filtered": chosen}
     entries = _some_entries(chosen, scope, analysis) if chosen is not None \
         and "filtered" not in labels else None
@@ -1038,6 +1086,30 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             analysis))
   return found
+
+
+def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
+               call: ast.Call, created: Dict[int, Set[str]]) -> bool:
+  """Whether a list no filter chooses is written by hand and leaves
+  variables out: one part of a model run whole, some of the variables a
+  function creates, a list run beside the others', one trained beside the
+  whole loss, some items of a container picked by index."""
+  return _part_of_called(chosen, scope, call) or _some_created(
+      chosen, scope, analysis.flow, created) or _run_beside(
+          chosen, scope, call) or _listed.beside_whole(
+              chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
+              var_list_of) or _picked.left_out(
+                  chosen, scope, call, analysis,
+                  lambda: _module_steps(analysis, scope))
+
+
+def _module_steps(analysis: Analysis, scope: _scopes.Scope
+                  ) -> List[Tuple[ast.Call, Optional[ast.AST]]]:
+  """The steps of `scope`'s module, each with its list."""
+  module = analysis.module(scope)
+  return [(call, var_list_of(call))
+          for place, call in analysis.calls_named(STEPS)
+          if analysis.module(place) is module]
 
 
 # A container of models or layers, called as one model.
@@ -1140,10 +1212,13 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs) and not any(
             _data(d.value) for d in defs)} - written
-  others = created[id(home)] - names
+  at = _idiom.position(chosen)
+  # A variable made only in the other arm of a flag's `if` is another
+  # model's (each arm builds and trains its own).
+  others = {n for n in created[id(home)] - names if not all(
+      _arms.apart(home, at, d.start) for d in home.defs.get(n, []))}
   starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
-    at = _idiom.position(chosen)
     others = {n for n in others if any(
         _trainable_variable(d.value) and _graphs.same_graph(
             at, d.start, starts) for d in home.defs.get(n, []))}
