@@ -26,6 +26,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
@@ -247,7 +248,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           node, opened) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
-                      module.source.text, module.tree, step.var_list)) or (
+                      module.source.text, module.tree, step.var_list)) and (
+                          not _built_outside.built_outside(
+                              analysis, _kept_roots(node), step.scope)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)):
     return None
@@ -261,6 +264,13 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       for n in tested if n is not None):
     return None
   return node
+
+
+def _kept_roots(node: ast.AST) -> Set[str]:
+  """The root scopes a filter keeps by their literal names."""
+  return {n.value.strip("/").split("/")[0] for n in _scopes.walk(node)
+          if isinstance(n, ast.Constant) and isinstance(n.value, str)
+          and n.value}
 
 
 def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
@@ -290,11 +300,13 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
 
 def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   """Whether the filter keeps every scope its class builds its own
-  variables under (`_own_scopes`), or the scope every caller builds the
+  variables under (`_own_scopes`; unless it builds a model outside them,
+  `_built_outside`), or the scope every caller builds the
   model it is given under, or is a helper called without the scopes it
   would filter by (`_model_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
-  return _own_scopes.keeps_all(analysis.flow, node, home) or (
+  return _own_scopes.keeps_all(analysis.flow, node, home) and not (
+      _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home))
 

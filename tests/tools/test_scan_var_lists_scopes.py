@@ -1,0 +1,69 @@
+"""`tfpartial scan`'s `var-list-filter` on TF1 steps that train one scope
+by its name where that scope is not the whole model: a pretrained
+backbone built outside the scope the new network is built and trained
+in (referring-segmentation models on DeepLab-ResNet). Each source is
+synthetic, in the shape of real code; the look-alikes must stay silent."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(text):
+  sources = [_files.Source("t.py", text)]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+_BACKBONE = """\
+class ResNet(object):
+  def __init__(self, image):
+    w = tf.get_variable('res5/w', [3, 3, 3, 8])
+    self.layers = {'res5': tf.nn.conv2d(image, w, [1, 1, 1, 1], 'SAME')}
+
+class Segmenter(object):
+  def __init__(self, image, target):
+    self.target = target
+%s
+  def build(self):
+    w = tf.get_variable('head/w', [1, 1, 8, 1])
+    self.score = tf.nn.conv2d(self.feat, w, [1, 1, 1, 1], 'SAME')
+
+  def train_op(self):
+    tvars = [v for v in tf.trainable_variables()
+             if v.op.name.startswith('seg')]
+    loss = tf.reduce_mean(tf.square(self.score - self.target))
+    self.op = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=tvars)
+"""
+
+CASES = {
+    # The backbone built before the scope is opened, its output read
+    # inside: training the scope leaves the backbone fixed.
+    "a backbone built outside the scope the step trains": ("""\
+        resnet = ResNet(image)
+        self.feat = resnet.layers['res5']
+        with tf.variable_scope('seg'):
+          self.build()
+          self.train_op()
+        """, [("var-list-filter", 19)]),
+    # The look-alike: the backbone built inside the scope; the scope is
+    # the whole model.
+    "a backbone built inside the scope the step trains": ("""\
+        with tf.variable_scope('seg'):
+          resnet = ResNet(image)
+          self.feat = resnet.layers['res5']
+          self.build()
+          self.train_op()
+        """, []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_scope_is_the_whole_model_only_with_all_it_reads(name):
+  built, expected = CASES[name]
+  lines = textwrap.indent(textwrap.dedent(built), "    ")
+  assert _found(_BACKBONE % lines.rstrip()) == expected
