@@ -1,7 +1,9 @@
 """`tfpartial scan`'s `var-list-filter` on TF1 steps that train one scope
 by its name where that scope is not the whole model: a pretrained
 backbone built outside the scope the new network is built and trained
-in (referring-segmentation models on DeepLab-ResNet). Each source is
+in (referring-segmentation models on DeepLab-ResNet); a helper that
+passes its list on to the step but sets it anew to a filtered list under
+an option (MAC network's `--trainSubset`). Each source is
 synthetic, in the shape of real code; the look-alikes must stay silent."""
 
 import textwrap
@@ -67,3 +69,34 @@ def test_a_scope_is_the_whole_model_only_with_all_it_reads(name):
   built, expected = CASES[name]
   lines = textwrap.indent(textwrap.dedent(built), "    ")
   assert _found(_BACKBONE % lines.rstrip()) == expected
+
+
+WRAPPERS = {
+    # The helper's list is chosen anew under an option: its own filter.
+    "a helper that filters its list under an option": ("""\
+        def gradients_of(optimizer, loss, var_list=None):
+          if config.train_subset:
+            var_list = []
+            for var in tf.trainable_variables():
+              if any(s in var.name for s in config.var_subset):
+                var_list.append(var)
+          return optimizer.compute_gradients(loss, var_list)
+
+        grads = gradients_of(tf.train.AdamOptimizer(1e-3), loss)
+        """, [("var-list-filter", 6)]),
+    # The look-alike: a default filled in, nothing left out.
+    "a helper that fills in a default list": ("""\
+        def gradients_of(optimizer, loss, var_list=None):
+          if var_list is None:
+            var_list = tf.trainable_variables()
+          return optimizer.compute_gradients(loss, var_list)
+
+        grads = gradients_of(tf.train.AdamOptimizer(1e-3), loss)
+        """, []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_a_helper_s_own_filter_is_found(name):
+  text, expected = WRAPPERS[name]
+  assert _found(textwrap.dedent(text)) == expected

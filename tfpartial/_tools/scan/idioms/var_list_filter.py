@@ -1011,7 +1011,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
     passed = _passed_on(call, given, owner) if owner else None
-    if owner is not None and passed is not None:
+    if owner is not None and passed is not None and not _refiltered(
+        given, owner, flow):
       wrappers[id(owner.node)] = passed
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
@@ -1318,6 +1319,19 @@ def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
   losses = scope.params.index(loss.id) if isinstance(
       loss, ast.Name) and loss.id in scope.params else -1
   return losses, position
+
+
+def _refiltered(given: Optional[ast.AST], owner: _scopes.Scope,
+                flow: Flow) -> bool:
+  """Whether the function sets its parameter anew to a filtered list
+  before its step (`if config.trainSubset: var_list = [v for v in all if
+  ...]`): a step of its own, not only the list its callers pass; not a
+  default filled in when none is given (`if var_list is None:`)."""
+  return isinstance(given, ast.Name) and given.id in owner.defs and not any(
+      isinstance(n, ast.If) and any(
+          isinstance(t, ast.Name) and t.id == given.id
+          for t in _scopes.walk(n.test)) for n in owner.nodes) and (
+              "filtered" in flow.sink_labels(given, owner, "filtered"))
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
