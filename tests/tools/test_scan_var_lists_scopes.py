@@ -3,7 +3,9 @@ by its name where that scope is not the whole model: a pretrained
 backbone built outside the scope the new network is built and trained
 in (referring-segmentation models on DeepLab-ResNet); a helper that
 passes its list on to the step but sets it anew to a filtered list under
-an option (MAC network's `--trainSubset`). Each source is
+an option (MAC network's `--trainSubset`); a captioner whose CNN's own
+train op the script runs only where an option's default never goes.
+Each source is
 synthetic, in the shape of real code; the look-alikes must stay silent."""
 
 import textwrap
@@ -12,6 +14,8 @@ import pytest
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
+
+import scanned
 
 
 def _found(text):
@@ -100,3 +104,46 @@ WRAPPERS = {
 def test_a_helper_s_own_filter_is_found(name):
   text, expected = WRAPPERS[name]
   assert _found(textwrap.dedent(text)) == expected
+
+
+_CAPTIONER = """\
+    import tensorflow as tf
+    class Captioner(object):
+      def __init__(self, images, words):
+        with tf.variable_scope('cnn'):
+          w = tf.get_variable('w', [3, 3, 3, 8])
+          feats = tf.nn.conv2d(images, w, [1, 1, 1, 1], 'SAME')
+        with tf.variable_scope('rnnlm'):
+          v = tf.get_variable('v', [8, 100])
+          self.cost = tf.reduce_mean(tf.matmul(tf.reduce_mean(feats, [1, 2]), v))
+        tvars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='rnnlm')
+        self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.cost, var_list=tvars)
+        cnn_tvars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='cnn')
+        self.cnn_train_op = tf.train.AdamOptimizer(1e-5).minimize(self.cost, var_list=cnn_tvars)
+    """
+
+_TRAIN = """\
+    import argparse
+    import tensorflow as tf
+    from model import Captioner
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--finetune_cnn_after', type=int, default=%s)
+    opt = parser.parse_args()
+    model = Captioner(images, words)
+    for iteration in range(1000):
+      if iteration <= opt.finetune_cnn_after or opt.finetune_cnn_after == -1:
+        sess.run(model.train_op)
+      else:
+        sess.run([model.train_op, model.cnn_train_op])
+    """
+
+
+@pytest.mark.parametrize("default, expected", [
+    # By default the CNN's op never runs: only the language model trains.
+    ("-1", [("var-list-filter", "model.py", 10)]),
+    # The look-alike: by default the CNN trains too, from step 0.
+    ("0", []),
+])
+def test_a_train_op_run_only_off_by_default_is_no_half(default, expected):
+  assert scanned.in_project({"model.py": _CAPTIONER,
+                             "train.py": _TRAIN % default}) == expected

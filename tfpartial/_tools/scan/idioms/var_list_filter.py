@@ -42,6 +42,7 @@ from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _restored
+from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -112,6 +113,7 @@ class VarListFilter(_idiom.Idiom):
     parts: Dict[Tuple[int, int], Set[str]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
+    off: Dict[Tuple[int, int], Set[str]] = {}  # Parts run off default.
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
@@ -125,10 +127,7 @@ class VarListFilter(_idiom.Idiom):
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
         if not _phased(step, steps):
-          # By text: the same filter written at the gradient and at the
-          # apply is one filter.
-          parts.setdefault((id(step.scope), step.section), set()).add(
-              _filter_text(node))
+          _add_part(analysis, step, node, parts, off)
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -144,7 +143,10 @@ class VarListFilter(_idiom.Idiom):
                        if not _whole_object(analysis, n, step)]
     # Two filters of one function, neither inside the other (a linear and
     # a deep part at their own optimizers, a GAN's two halves whose losses
-    # a helper returns): between them they train the model.
+    # a helper returns): between them they train the model; not a part
+    # whose op runs only where the options' defaults never go.
+    for place, texts in parts.items():
+      texts.difference_update(off.get(place, ()))
     found = [each for key, hit in hits.items()
              if len(parts.get(key[:2], ())) < 2 or _left_out(
                  hit, hits.values(), key[0]) or (
@@ -182,6 +184,19 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+def _add_part(analysis: Analysis, step: Step, node: ast.AST,
+              parts: Dict[Tuple[int, int], Set[str]],
+              off: Dict[Tuple[int, int], Set[str]]) -> None:
+  """The step's filter added to its function's parts, and to those whose
+  op runs only where the options' defaults never go (`_run_off`)."""
+  # By text: the same filter written at the gradient and at the apply is
+  # one filter.
+  place = (id(step.scope), step.section)
+  parts.setdefault(place, set()).add(_filter_text(node))
+  if _run_off.off_by_default(analysis.project, step.call, step.scope):
+    off.setdefault(place, set()).add(_filter_text(node))
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
@@ -250,7 +265,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   _restored.restores_a_part(
                       module.source.text, module.tree, step.var_list)) and (
                           not _built_outside.built_outside(
-                              analysis, _kept_roots(node), step.scope)) or (
+                              analysis, _kept_roots(node), step.scope)) and (
+                                  not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)):
     return None
@@ -264,6 +280,18 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       for n in tested if n is not None):
     return None
   return node
+
+
+def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
+  """Whether another step of the function, over another list, makes an
+  op that runs only off the options' defaults (`_run_off`): by default
+  what it would train stays fixed, so the step's scope is no whole model
+  trained beside another."""
+  return any(other.scope is step.scope and other.var_list is not None and (
+      step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
+          step.var_list)) and _run_off.off_by_default(
+              analysis.project, other.call, other.scope)
+             for other in steps if other is not step)
 
 
 def _kept_roots(node: ast.AST) -> Set[str]:
