@@ -113,7 +113,7 @@ class VarListFilter(_idiom.Idiom):
     parts: Dict[Tuple[int, int], Set[str]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
-    off: Dict[Tuple[int, int], Set[str]] = {}  # Parts run off default.
+    made: Dict[Tuple[int, int], List[Tuple[Step, str]]] = {}
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
@@ -127,7 +127,7 @@ class VarListFilter(_idiom.Idiom):
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
         if not _phased(step, steps):
-          _add_part(analysis, step, node, parts, off)
+          _add_part(step, node, parts, made)
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -145,8 +145,7 @@ class VarListFilter(_idiom.Idiom):
     # a deep part at their own optimizers, a GAN's two halves whose losses
     # a helper returns): between them they train the model; not a part
     # whose op runs only where the options' defaults never go.
-    for place, texts in parts.items():
-      texts.difference_update(off.get(place, ()))
+    _drop_run_off(analysis, parts, made)
     found = [each for key, hit in hits.items()
              if len(parts.get(key[:2], ())) < 2 or _left_out(
                  hit, hits.values(), key[0]) or (
@@ -186,17 +185,28 @@ class VarListFilter(_idiom.Idiom):
         "none: the variables left out get no update and no optimizer slots"]
 
 
-def _add_part(analysis: Analysis, step: Step, node: ast.AST,
+def _add_part(step: Step, node: ast.AST,
               parts: Dict[Tuple[int, int], Set[str]],
-              off: Dict[Tuple[int, int], Set[str]]) -> None:
-  """The step's filter added to its function's parts, and to those whose
-  op runs only where the options' defaults never go (`_run_off`)."""
+              made: Dict[Tuple[int, int], List[Tuple[Step, str]]]) -> None:
+  """The step's filter added to its function's parts (and the step that
+  makes it, to `made`)."""
   # By text: the same filter written at the gradient and at the apply is
   # one filter.
   place = (id(step.scope), step.section)
   parts.setdefault(place, set()).add(_filter_text(node))
-  if _run_off.off_by_default(analysis.project, step.call, step.scope):
-    off.setdefault(place, set()).add(_filter_text(node))
+  made.setdefault(place, []).append((step, _filter_text(node)))
+
+
+def _drop_run_off(analysis: Analysis, parts: Dict[Tuple[int, int], Set[str]],
+                  made: Dict[Tuple[int, int], List[Tuple[Step, str]]]
+                  ) -> None:
+  """Of functions with two parts or more, the parts whose step makes an
+  op that runs only where the options' defaults never go (`_run_off`)
+  left out: by default they stay fixed."""
+  for place, texts in parts.items():
+    if len(texts) > 1:
+      texts.difference_update([text for step, text in made[place] if (
+          _run_off.off_by_default(analysis.project, step.call, step.scope))])
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
