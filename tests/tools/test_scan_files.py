@@ -5,6 +5,8 @@ import io
 import json
 import os
 
+import pytest
+
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _main
 from tests.tools import scan_scripts
@@ -197,3 +199,35 @@ def test_the_walk_reads_real_files_before_links(tmp_path):
   (tmp_path / "b_link").symlink_to(".hidden")  # Inside, not yet walked.
   assert [os.path.relpath(p, tmp_path) for p in _files.walk(str(tmp_path))] \
       == ["src/m.py", "b_link/h.py"]
+
+
+_MIXED_TABS = (
+    "import tensorflow as tf\n"
+    "class D(object):\n"
+    "    def __init__(self, text):\n"
+    "\tw = tf.get_variable('D/embedding/w', [100, 8])\n"
+    "        v = tf.get_variable('D/output/v', [8, 2])\n"
+    "\tself.loss = tf.reduce_sum(tf.matmul(tf.nn.embedding_lookup(w, text), v))\n"
+    "\tself.train = []\n"
+    "        for param in tf.trainable_variables():\n"
+    "\t    if {test}:\n"
+    "\t\tprint 'fixed', param.name\n"
+    "\t    else:\n"
+    "\t\tself.train.append(param)\n"
+    "\tself.op = tf.train.AdamOptimizer(0.1).minimize(self.loss, "
+    "var_list=self.train)\n")
+
+
+@pytest.mark.parametrize("test, expected", [
+    ("'embedding' in param.name", [(12, "var-list-filter")]),
+    # The look-alike: nothing is set aside, every variable trains.
+    ("param is None", []),
+])
+def test_python_2_tabs_mixed_with_spaces_are_read(tmp_path, test, expected):
+  # Python 2 reads a tab as indenting to the next multiple of eight
+  # columns; Python 3 refuses a file that mixes tabs and spaces.
+  (tmp_path / "d.py").write_text(_MIXED_TABS.format(test=test))
+  out, err = io.StringIO(), io.StringIO()
+  _main.run([str(tmp_path)], "json", False, out, err)
+  found = json.loads(out.getvalue())
+  assert [(f["line"], f["idiom"]) for f in found] == expected, err.getvalue()

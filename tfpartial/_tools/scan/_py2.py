@@ -30,8 +30,9 @@ _MAX_LINE = 2000  # Longer lines are left alone.
 def repair(text: str) -> Optional[str]:
   """`text` with Python 2's statements written as Python 3's, each on its
   own line; None when nothing was rewritten."""
-  lines = text.split("\n")
-  changed = False
+  written = text.split("\n")
+  lines = [_expanded(line) for line in written]
+  changed = lines != written
   out: List[str] = []
   number = 0
   while number < len(lines):
@@ -67,6 +68,15 @@ def repair(text: str) -> Optional[str]:
     changed = changed or fixed != line
     out.append(fixed)
   return "\n".join(out) if changed else None
+
+
+def _expanded(line: str) -> str:
+  """`line` indented as Python 2 reads it: a tab to the next multiple of
+  eight columns (Python 3 refuses tabs mixed with spaces)."""
+  if "\t" not in line[:len(line) - len(line.lstrip())]:
+    return line
+  rest = line.lstrip()
+  return line[:len(line) - len(rest)].expandtabs(8) + rest
 
 
 _STRING = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|#.*""")

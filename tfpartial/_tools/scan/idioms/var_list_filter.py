@@ -27,6 +27,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _arms
+from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
@@ -44,6 +45,7 @@ from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
+from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -113,9 +115,10 @@ class VarListFilter(_idiom.Idiom):
     also: Dict[_Key, List[_idiom.Hit]] = {}
     # The filters each function's steps train in each of its graphs, with
     # the arm of a flag's `if` each is built in.
-    parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]] = {}
+    parts: Dict[Tuple[int, int], Set[_Part]] = {}
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
+    made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = {}
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
@@ -131,10 +134,7 @@ class VarListFilter(_idiom.Idiom):
         side = _arms.arm(step.call, step.scope, [
             o.call for o in steps if o is not step and _one_loss(o, step)])
         if not _phased(step, steps):
-          # By text: the same filter written at the gradient and at the
-          # apply is one filter.
-          parts.setdefault((id(step.scope), step.section), set()).add(
-              (_filter_text(node), side))
+          _add_part(step, (_filter_text(node), side), parts, made)
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
             analysis, node, step.scope), step.scope, step.labels,
@@ -148,6 +148,8 @@ class VarListFilter(_idiom.Idiom):
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
                        if not _whole_object(analysis, n, step)]
+    # Not a part whose op runs only where the options' defaults never go.
+    _drop_run_off(analysis, parts, made)
     found = _run_chosen(analysis, _kept(hits, sides, also, parts))
     sinks = {id(hit.sink) for hit in found}
     every = [step for steps in by_module.values() for step in steps]
@@ -184,12 +186,14 @@ class VarListFilter(_idiom.Idiom):
 
 # A finding's function, graph and loss.
 _Key = Tuple[int, int, str]
+# A filter as text, and the arm of a flag's `if` it is built in.
+_Part = Tuple[str, Optional[_arms.Arm]]
 
 
 def _kept(hits: Dict[_Key, _idiom.Hit],
           sides: Dict[_Key, Optional[_arms.Arm]],
           also: Dict[_Key, List[_idiom.Hit]],
-          parts: Dict[Tuple[int, int], Set[Tuple[str, Optional[_arms.Arm]]]]
+          parts: Dict[Tuple[int, int], Set[_Part]]
           ) -> List[_idiom.Hit]:
   """The findings, with what each adds: none where two filters of one
   function, neither inside the other, may train together (a linear and a
@@ -202,7 +206,7 @@ def _kept(hits: Dict[_Key, _idiom.Hit],
           for each in [hit, *also.get(key, ())]]
 
 
-def _one_part(parts: Set[Tuple[str, Optional[_arms.Arm]]],
+def _one_part(parts: Set[_Part],
               side: Optional[_arms.Arm]) -> bool:
   """Whether the filters that may train beside one built in `side`
   (none in the other arm of its `if`) are one filter."""
@@ -219,6 +223,31 @@ def _one_loss(one: Step, other: Step) -> bool:
   loss = _loss_node(one.call)
   return not isinstance(loss, ast.Name) or len(
       one.scope.defs.get(loss.id, ())) == 1
+
+
+def _add_part(step: Step, part: _Part,
+              parts: Dict[Tuple[int, int], Set[_Part]],
+              made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]]) -> None:
+  """The step's filter (by text: the same filter written at the gradient
+  and at the apply is one filter; with the arm of a flag's `if` it is
+  built in) added to its function's parts, and the step that makes it to
+  `made`."""
+  place = (id(step.scope), step.section)
+  parts.setdefault(place, set()).add(part)
+  made.setdefault(place, []).append((step, part))
+
+
+def _drop_run_off(analysis: Analysis,
+                  parts: Dict[Tuple[int, int], Set[_Part]],
+                  made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]]
+                  ) -> None:
+  """Of functions with two parts or more, the parts whose step makes an
+  op that runs only where the options' defaults never go (`_run_off`)
+  left out: by default they stay fixed."""
+  for place, texts in parts.items():
+    if len(texts) > 1:
+      texts.difference_update([part for step, part in made[place] if (
+          _run_off.off_by_default(analysis.project, step.call, step.scope))])
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]
@@ -285,7 +314,10 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           node, opened) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
-                      module.source.text, module.tree, step.var_list)) or (
+                      module.source.text, module.tree, step.var_list)) and (
+                          not _built_outside.built_outside(
+                              analysis, _kept_roots(node), step.scope)) and (
+                                  not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)):
     return None
@@ -299,6 +331,25 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       for n in tested if n is not None):
     return None
   return node
+
+
+def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
+  """Whether another step of the function, over another list, makes an
+  op that runs only off the options' defaults (`_run_off`): by default
+  what it would train stays fixed, so the step's scope is no whole model
+  trained beside another."""
+  return any(other.scope is step.scope and other.var_list is not None and (
+      step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
+          step.var_list)) and _run_off.off_by_default(
+              analysis.project, other.call, other.scope)
+             for other in steps if other is not step)
+
+
+def _kept_roots(node: ast.AST) -> Set[str]:
+  """The root scopes a filter keeps by their literal names."""
+  return {n.value.strip("/").split("/")[0] for n in _scopes.walk(node)
+          if isinstance(n, ast.Constant) and isinstance(n.value, str)
+          and n.value}
 
 
 def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
@@ -328,11 +379,13 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
 
 def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   """Whether the filter keeps every scope its class builds its own
-  variables under (`_own_scopes`), or the scope every caller builds the
+  variables under (`_own_scopes`; unless it builds a model outside them,
+  `_built_outside`), or the scope every caller builds the
   model it is given under, or is a helper called without the scopes it
   would filter by (`_model_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
-  return _own_scopes.keeps_all(analysis.flow, node, home) or (
+  return _own_scopes.keeps_all(analysis.flow, node, home) and not (
+      _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home))
 
@@ -1052,7 +1105,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
     passed = _passed_on(call, given, owner) if owner else None
-    if owner is not None and passed is not None:
+    if owner is not None and passed is not None and not _refiltered(
+        given, owner, flow):
       wrappers[id(owner.node)] = passed
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
@@ -1393,6 +1447,19 @@ def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
   losses = scope.params.index(loss.id) if isinstance(
       loss, ast.Name) and loss.id in scope.params else -1
   return losses, position
+
+
+def _refiltered(given: Optional[ast.AST], owner: _scopes.Scope,
+                flow: Flow) -> bool:
+  """Whether the function sets its parameter anew to a filtered list
+  before its step (`if config.trainSubset: var_list = [v for v in all if
+  ...]`): a step of its own, not only the list its callers pass; not a
+  default filled in when none is given (`if var_list is None:`)."""
+  return isinstance(given, ast.Name) and given.id in owner.defs and not any(
+      isinstance(n, ast.If) and any(
+          isinstance(t, ast.Name) and t.id == given.id
+          for t in _scopes.walk(n.test)) for n in owner.nodes) and (
+              "filtered" in flow.sink_labels(given, owner, "filtered"))
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
