@@ -6,19 +6,13 @@ look-alikes stay silent: each arm builds and trains a model of its own,
 every item of a container is picked, or another step trains the rest.
 Synthetic sources in the shape of real code (part twelve)."""
 
-import textwrap
-
 import pytest
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
 def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+  return [(idiom, line) for idiom, _, line in scanned.in_project(text)]
 
 
 POSITIVE = {
