@@ -44,7 +44,9 @@ def _returns_own_scope(project: _project.Project, flow: Flow,
   """Whether `call` calls a method (`model.get_params()`) each of whose
   returns collects its object's own scope."""
   callee = flow.callee(call, scope)
-  found = flow.functions.get(id(callee)) if callee is not None else None
+  if callee is None:
+    return False
+  found = flow.functions.get(id(callee))
   home = found[1].scope_of(callee) if found else None
   if home is None or home.cls is None:
     return False

@@ -7,7 +7,7 @@ target ops): no element of a trained variable is put back."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Optional
+from typing import Dict, FrozenSet, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -55,7 +55,7 @@ def _list_of(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:
 
 def _trained_lists(tree: Optional[ast.AST]) -> FrozenSet[str]:
   """The dotted names of the lists passed to a train call in `tree`."""
-  found = set()
+  found: Set[str] = set()
   for node in ast.walk(tree) if tree is not None else ():
     if not isinstance(node, ast.Call):
       continue
