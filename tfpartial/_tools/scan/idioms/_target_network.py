@@ -20,12 +20,14 @@ _TRAIN_CALLS = {"minimize": 2, "compute_gradients": 1, "gradients": 1,
 
 
 def follows_trained(scope: _scopes.Scope, analysis: Analysis,
-                    target: ast.AST, saved: ast.AST) -> bool:
-  """Whether `saved`, blended into `target`, is an element of a list the
-  module trains, zipped with a list of targets the module does not."""
-  source = _list_of(saved, scope)
+                    target: ast.AST, value: ast.AST) -> bool:
+  """Whether `value`, a sum written into `target`, blends in an element
+  of a list the module trains, zipped with a list of targets the module
+  does not train."""
+  if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Add):
+    return False
   written = _list_of(target, scope)
-  if source is None or written is None or source == written:
+  if written is None:
     return False
   module = analysis.module(scope)
   memo = analysis.once("target-network:trained", dict)
@@ -33,7 +35,11 @@ def follows_trained(scope: _scopes.Scope, analysis: Analysis,
   if id(module) not in memo:
     memo[id(module)] = _trained_lists(module.tree)
   trained: FrozenSet[str] = memo[id(module)]
-  return source in trained and written not in trained
+  mine = _names.dotted(target)
+  sources = {_list_of(n, scope) for n in ast.walk(value) if isinstance(
+      n, ast.Name) and n.id != mine}
+  return written not in trained and any(
+      s in trained for s in sources if s is not None and s != written)
 
 
 def _list_of(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:

@@ -20,7 +20,6 @@ from tfpartial._tools.scan.idioms import _clipped
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _rollback
-from tfpartial._tools.scan.idioms import _target_network
 from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
@@ -139,9 +138,6 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     chosen = _chosen_by(value, scope, analysis)
     if chosen is None:
       return None  # Chosen by the data (`is_first()`): a reset.
-    if blended and _target_network.follows_trained(scope, analysis,
-                                                   target, kept):
-      return None  # A target network following the trained one.
     value, partial = kept, True
     if _names.is_zero(kept):  # `where(m, w, zeros_like(w))`: a re-mask.
       return _remask(call, scope, analysis, {f"varmask:{base}": call},
