@@ -558,6 +558,12 @@ class Project:
     """The methods `name` of the project's subclasses of `info` (those
     `self.name(...)` may dispatch to), found among the modules naming
     the class."""
+    return [c.methods[name] for c in self.subclasses(info)
+            if name in c.methods]
+
+  def subclasses(self, info: _scopes.ClassInfo) -> List[_scopes.ClassInfo]:
+    """The project's subclasses of `info`, found among the modules naming
+    the class."""
     key = id(info.node)
     if key not in self._subclasses:
       self._subclasses[key] = []
@@ -577,8 +583,7 @@ class Project:
               info in self.base_classes(each)):
             found.append(each)
       self._subclasses[key] = found
-    return [c.methods[name] for c in self._subclasses[key]
-            if name in c.methods]
+    return self._subclasses[key]
 
   def attribute(self, info: _scopes.ClassInfo, name: str
                 ) -> List[Tuple[ast.expr, _scopes.Scope]]:

@@ -7,7 +7,9 @@
   the rest;
 - a target network's soft update on NumPy copies (`target_W[i] = tau *
   W[i] + (1 - tau) * target_W[i]` with `W` the trained model's weights),
-  written into the target: it mirrors another model, no step trains it."""
+  written into the target: it mirrors another model, no step trains it;
+  the same blend in a graph, from a list a train op trains
+  (`_target_network`)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import List, Optional
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _target_network
 
 # A model's own list of all its variables.
 _WHOLE = {"trainable_variables", "trainable_weights", "variables", "weights"}
@@ -37,7 +40,8 @@ def undoes_or_mirrors(call: ast.Call, scope: _scopes.Scope,
         _elements_set(value.id, scope)):
       return True  # The whole model set back to its own saved weights.
     return bool(copies) and _blended_with_other(value.id, receiver, scope)
-  return _every_element(call, scope, analysis, target)
+  return _every_element(call, scope, analysis, target) or (
+      _target_network.follows_trained(scope, analysis, target, value))
 
 
 def _values(name: str, scope: _scopes.Scope) -> List[ast.expr]:

@@ -46,6 +46,7 @@ from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
+from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
@@ -387,7 +388,9 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
       _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
-          _model_scope.defaults_to_all(analysis.flow, node, home))
+          _model_scope.defaults_to_all(analysis.flow, node, home)) or (
+              _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
+                                          home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope

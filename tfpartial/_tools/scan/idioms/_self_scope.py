@@ -1,0 +1,125 @@
+"""Whether a name filter keeps an object's own scope, all of it: the
+filter reads a scope attribute of its object (`scope=self.abs_scope`,
+`self.scope + "/"`), and the class and its subclasses open that scope
+(or the name it is made from, `self.abs_scope = ... + scope`) and no
+other for what they build. An RL agent's parameters, a model library's
+`get_params()`: the whole object, not a part of it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._own_scopes import class_of
+
+_SCOPES = {"variable_scope", "name_scope", "VariableScope"}
+
+
+def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
+                    scope: _scopes.Scope) -> bool:
+  """Whether `node` (a call collecting variables, or of a method that
+  returns one) filters by its object's scope attribute, the only scope
+  its class family builds under."""
+  if isinstance(node, ast.Call) and _attribute_read(node) is None:
+    return _returns_own_scope(project, flow, node, scope)
+  info = class_of(scope)
+  attribute = _attribute_read(node)
+  if info is None or attribute is None:
+    return False
+  opened: Set[str] = set()
+  for each in [info, *project.subclasses(info)]:
+    own = _own_names(project, each, attribute)
+    for method in each.methods.values():
+      _opened(getattr(method.node, "body", []), attribute, own, opened)
+  return opened == {"own"}
+
+
+def _returns_own_scope(project: _project.Project, flow: Flow,
+                       call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` calls a method (`model.get_params()`) each of whose
+  returns collects its object's own scope."""
+  callee = flow.callee(call, scope)
+  if callee is None:
+    return False
+  found = flow.functions.get(id(callee))
+  home = found[1].scope_of(callee) if found else None
+  if home is None or home.cls is None:
+    return False
+  returned: List[ast.expr] = []
+  for node in ast.walk(callee):
+    if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+      returned += [d.value for d in home.defs.get(node.value.id, [])]
+    elif isinstance(node, ast.Return) and node.value is not None:
+      returned.append(node.value)
+  collected = [r for r in returned if _attribute_read(r) is not None]
+  return bool(collected) and all(keeps_own_scope(
+      project, flow, r, home) for r in collected) and all(
+          r in collected or _cached(r) for r in returned)
+
+
+def _cached(value: ast.expr) -> bool:
+  """Whether `value` is a list the object keeps (`self.params`,
+  `list(self.params)`)."""
+  if isinstance(value, ast.Call) and _names.call_name(value) == "list" and (
+      len(value.args) == 1):
+    value = value.args[0]
+  return (_names.dotted(value) or "").startswith("self.")
+
+
+def _attribute_read(node: ast.AST) -> Optional[str]:
+  """`x` of a collecting call whose scope is `self.x` (or `self.x + "/"`)."""
+  if not isinstance(node, ast.Call) or _names.call_name(node) not in {
+      "get_collection", "trainable_variables", "global_variables"}:
+    return None
+  for value in [*node.args, *(k.value for k in node.keywords)]:
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and (
+        isinstance(value.right, ast.Constant)):
+      value = value.left
+    dotted = _names.dotted(value) or ""
+    if dotted.startswith("self.") and dotted.count(".") == 1:
+      return dotted[5:]
+  return None
+
+
+def _own_names(project: _project.Project, info: _scopes.ClassInfo,
+               attribute: str) -> Set[str]:
+  """The names the attribute is made from where it is assigned (`scope`
+  of `self.abs_scope = (... + '/' + scope).lstrip('/')`)."""
+  return {n.id for value, _ in project.attribute(info, f"self.{attribute}")
+          for n in ast.walk(value) if isinstance(n, ast.Name)}
+
+
+def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
+            opened: Set[str]) -> None:
+  """Adds "own" or "other" to `opened` for each scope the statements
+  open outside any other scope (nested functions and classes aside)."""
+  for statement in body:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef)):
+      continue
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+      items = [i.context_expr for i in statement.items if isinstance(
+          i.context_expr, ast.Call) and _names.call_name(
+              i.context_expr) in _SCOPES]
+      if items:
+        opened.update(_kind(i, attribute, own) for i in items)
+        continue  # What it builds inside is under that scope.
+    for field in ("body", "orelse", "finalbody", "handlers"):
+      inner = getattr(statement, field, None)
+      if isinstance(inner, list):
+        _opened([s for s in inner if isinstance(s, ast.stmt)] + [
+            s for h in inner if isinstance(h, ast.ExceptHandler)
+            for s in h.body], attribute, own, opened)
+
+
+def _kind(call: ast.Call, attribute: str, own: Set[str]) -> str:
+  first = call.args[0] if call.args else None
+  if first is not None and (_names.dotted(first) == f"self.{attribute}" or (
+      isinstance(first, ast.Name) and first.id in own)):
+    return "own"
+  return "other"
