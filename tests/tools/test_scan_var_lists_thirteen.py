@@ -1,0 +1,61 @@
+"""`tfpartial scan`'s `var-list-filter` on lists that leave variables out
+in ways part thirteen's real code showed: every variable but one the
+model holds, by identity (`v is not self.scales`). The look-alikes stay
+silent: the test is a guard (`v is not None`) or compares with what is
+not a variable. Synthetic sources in the shape of real code."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(text):
+  sources = [_files.Source("t.py", textwrap.dedent(text))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+_ONE_LEFT_OUT = """\
+    class Model:
+      def __init__(self, x):
+        self.w = tf.get_variable('w', [8, 4])
+        self.scales = {scales}
+        self.loss = tf.reduce_sum(tf.matmul(x, self.w) * self.scales)
+
+      def build(self):
+        adam = tf.train.AdamOptimizer(1e-3)
+        self.train_op = adam.minimize(self.loss)
+        rest = [v for v in tf.trainable_variables() if v is not self.scales]
+        self.train_rest = adam.minimize(self.loss, var_list=rest)
+    """
+
+POSITIVE = {
+    # A training phase that holds a prior's trainable scales fixed.
+    "every variable but one, by identity": (
+        _ONE_LEFT_OUT.format(scales="tf.Variable(tf.fill([4], -2.))"),
+        [("var-list-filter", 10)]),
+}
+
+NEGATIVE = {
+    # `scales` is a number: the test leaves no variable out.
+    "compared with what is not a variable": _ONE_LEFT_OUT.format(
+        scales="2.0"),
+    "a guard against None": _ONE_LEFT_OUT.format(
+        scales="tf.Variable(tf.fill([4], -2.))").replace(
+            "v is not self.scales", "v is not None"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_list_leaving_out_what_the_loss_reaches(name):
+  source, expected = POSITIVE[name]
+  assert _found(source) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_guard_or_a_whole_list_stays_silent(name):
+  assert _found(NEGATIVE[name]) == []
