@@ -1,8 +1,9 @@
 """`tfpartial scan`'s `var-list-filter` on lists that leave variables out
 in ways part thirteen's real code showed: every variable but one the
-model holds, by identity (`v is not self.scales`). The look-alikes stay
-silent: the test is a guard (`v is not None`) or compares with what is
-not a variable. Synthetic sources in the shape of real code."""
+model holds, by identity (`v is not self.scales`); `filter` with a
+helper, passed by name, that tests names. The look-alikes stay silent:
+the test is a guard (`v is not None`) or compares with what is not a
+variable. Synthetic sources in the shape of real code."""
 
 import textwrap
 
@@ -33,10 +34,31 @@ _ONE_LEFT_OUT = """\
         self.train_rest = adam.minimize(self.loss, var_list=rest)
     """
 
+_KEPT_BY_A_HELPER = """\
+    class Model(object):
+      def remove_variables(self, variables, depth=50):
+        remove_list = ['resnet%d/conv2d/' % depth]
+        def _is_kept(variable):
+          return {test}
+        return list(filter(_is_kept, variables))
+
+      def train_op(self, features, labels):
+        loss = self.get_loss(features, labels)
+        var_list = self.remove_variables(tf.trainable_variables())
+        optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+        grads_and_vars = optimizer.compute_gradients(loss, var_list)
+        return optimizer.apply_gradients(grads_and_vars)
+    """
+
 POSITIVE = {
     # A training phase that holds a prior's trainable scales fixed.
     "every variable but one, by identity": (
         _ONE_LEFT_OUT.format(scales="tf.Variable(tf.fill([4], -2.))"),
+        [("var-list-filter", 10)]),
+    # Mask R-CNN's stem left out by a predicate defined beside `filter`.
+    "a filter by a named helper testing names": (
+        _KEPT_BY_A_HELPER.format(
+            test="all(s not in variable.name for s in remove_list)"),
         [("var-list-filter", 10)]),
 }
 
@@ -47,6 +69,8 @@ NEGATIVE = {
     "a guard against None": _ONE_LEFT_OUT.format(
         scales="tf.Variable(tf.fill([4], -2.))").replace(
             "v is not self.scales", "v is not None"),
+    "a filter by a named helper that is a guard": _KEPT_BY_A_HELPER.format(
+        test="variable is not None"),
 }
 
 

@@ -469,10 +469,22 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and _names.filters_by_name(args[0], flow, scope, env):
+    if "var" in found and any(_names.filters_by_name(
+        test, flow, scope, env) for test in _predicate(args[0], scope)):
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+def _predicate(given: ast.AST, scope: _scopes.Scope) -> List[ast.AST]:
+  """What `filter`'s predicate tests: the lambda, or what a helper
+  defined in the project returns (`def _is_kept(v): return 'bn' not in
+  v.name`, passed by name)."""
+  helper = scope.function(given.id) if isinstance(given, ast.Name) else None
+  if helper is None:
+    return [given]
+  return [given] + [n.value for n in ast.walk(helper[0])
+                    if isinstance(n, ast.Return) and n.value is not None]
 
 
 _STANDARD_COLLECTIONS = {"variables", "trainable_variables",
