@@ -1,7 +1,8 @@
 """`tfpartial scan`'s `var-list-filter` on lists that leave variables out
 in ways part thirteen's real code showed: every variable but one the
 model holds, by identity (`v is not self.scales`); `filter` with a
-helper, passed by name, that tests names. The look-alikes stay silent:
+helper, passed by name, that tests names; the items of a list at
+indices held in another. The look-alikes stay silent:
 the test is a guard (`v is not None`) or compares with what is not a
 variable. Synthetic sources in the shape of real code."""
 
@@ -50,6 +51,18 @@ _KEPT_BY_A_HELPER = """\
         return optimizer.apply_gradients(grads_and_vars)
     """
 
+_AT_INDICES = """\
+    class Tuner:
+      def tune(self, model, data):
+        head_vars = [model.trainable_variables[j] for j in {indices}]
+        opt = tf.keras.optimizers.SGD(0.01)
+        for x, y in data:
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+          grads = tape.gradient(loss, head_vars)
+          opt.apply_gradients(zip(grads, head_vars))
+    """
+
 POSITIVE = {
     # A training phase that holds a prior's trainable scales fixed.
     "every variable but one, by identity": (
@@ -60,6 +73,10 @@ POSITIVE = {
         _KEPT_BY_A_HELPER.format(
             test="all(s not in variable.name for s in remove_list)"),
         [("var-list-filter", 10)]),
+    # A backdoor defense tunes only the head, picked by stored indices.
+    "the items at indices held in another list": (
+        _AT_INDICES.format(indices="self.head_indices"),
+        [("var-list-filter", 3)]),
 }
 
 NEGATIVE = {
@@ -71,6 +88,8 @@ NEGATIVE = {
             "v is not self.scales", "v is not None"),
     "a filter by a named helper that is a guard": _KEPT_BY_A_HELPER.format(
         test="variable is not None"),
+    "every index of the list": _AT_INDICES.format(
+        indices="range(len(model.trainable_variables))"),
 }
 
 
