@@ -2,7 +2,8 @@
 in ways part thirteen's real code showed: every variable but one the
 model holds, by identity (`v is not self.scales`); `filter` with a
 helper, passed by name, that tests names; the items of a list at
-indices held in another. The look-alikes stay silent:
+indices held in another; one filter in both arms of an `if` is shown
+at the first. The look-alikes stay silent:
 the test is a guard (`v is not None`) or compares with what is not a
 variable. Synthetic sources in the shape of real code."""
 
@@ -63,6 +64,19 @@ _AT_INDICES = """\
           opt.apply_gradients(zip(grads, head_vars))
     """
 
+_EACH_ARM = """\
+    def train(loss, opt, step):
+      with_clip = True
+      if with_clip:
+        tvars = [v for v in tf.trainable_variables() if 'res4' in v.name]
+        grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tvars), 10.0)
+        train_op = opt.apply_gradients(zip(grads, tvars), global_step=step)
+      {other}
+        tvars = [v for v in tf.trainable_variables() if 'res4' in v.name]
+        train_op = opt.minimize(loss, global_step=step, var_list=tvars)
+      return train_op
+    """
+
 POSITIVE = {
     # A training phase that holds a prior's trainable scales fixed.
     "every variable but one, by identity": (
@@ -77,6 +91,14 @@ POSITIVE = {
     "the items at indices held in another list": (
         _AT_INDICES.format(indices="self.head_indices"),
         [("var-list-filter", 3)]),
+    # One filter written in both arms of an `if`: shown at the first
+    # (the arm the hard-coded flag takes), not at the dead `else`.
+    "the same filter in both arms of an if": (
+        _EACH_ARM.format(other="else:"), [("var-list-filter", 4)]),
+    # Written again after the first step (a list rebuilt for a second
+    # phase): shown at the rebuilt one.
+    "the same filter rebuilt after the step": (
+        _EACH_ARM.format(other="if True:"), [("var-list-filter", 8)]),
 }
 
 NEGATIVE = {
