@@ -112,6 +112,22 @@ NEGATIVE = {
         test="variable is not None"),
     "every index of the list": _AT_INDICES.format(
         indices="range(len(model.trainable_variables))"),
+    # MAML's fast weights: a dict of parameters read at each of its keys.
+    "a dict read at each of its keys": """\
+        class Policy:
+          def __init__(self):
+            self.all_params = {'W0': tf.Variable(tf.zeros([4, 4])),
+                               'b0': tf.Variable(tf.zeros([4]))}
+
+          def updated(self, surr_obj, params_dict=None):
+            old = params_dict
+            if old == None:
+              old = self.all_params
+            keys = self.all_params.keys()
+            grads = dict(zip(keys, tf.gradients(surr_obj,
+                                                [old[key] for key in keys])))
+            return dict(zip(keys, [old[k] - 0.1 * grads[k] for k in keys]))
+        """,
 }
 
 
