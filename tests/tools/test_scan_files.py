@@ -231,3 +231,31 @@ def test_python_2_tabs_mixed_with_spaces_are_read(tmp_path, test, expected):
   _main.run([str(tmp_path)], "json", False, out, err)
   found = json.loads(out.getvalue())
   assert [(f["line"], f["idiom"]) for f in found] == expected, err.getvalue()
+
+
+_COMMENTED_TAIL = (
+    "import tensorflow as tf\n"
+    "x = tf.get_variable('base/w', [3])\n"
+    "y = tf.get_variable('head/w', [3])\n"
+    "loss = tf.reduce_sum(x * y)\n"
+    "train_vars = [v for v in tf.trainable_variables() if {test}]\n"
+    "train_op = tf.train.AdamOptimizer(0.1).minimize(loss, "
+    "var_list=train_vars)\n"
+    "for w in weights:\n"
+    "    # print(w, sess.run(w))\n")
+
+
+@pytest.mark.parametrize("test, expected", [
+    ("v.name.startswith('head')", [(5, "var-list-filter")]),
+    # The look-alike: nothing is set aside, every variable trains.
+    ("v is not None", []),
+])
+def test_a_last_block_left_with_only_comments_is_read(tmp_path, test,
+                                                      expected):
+  # A body commented out at the end of a file leaves its block empty;
+  # Python refuses the whole file for it.
+  (tmp_path / "m.py").write_text(_COMMENTED_TAIL.format(test=test))
+  out, err = io.StringIO(), io.StringIO()
+  _main.run([str(tmp_path)], "json", False, out, err)
+  found = json.loads(out.getvalue())
+  assert [(f["line"], f["idiom"]) for f in found] == expected, err.getvalue()

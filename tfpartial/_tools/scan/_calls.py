@@ -450,7 +450,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return _joined(flow, node, parts, scope, env)
   if name in _names.SHAPE_QUERIES:
     return {}  # `tf.shape(g)`: the gradient's shape, not the gradient.
-  if name in _names.MASKS:
+  if name in _names.MASKS or name == "cast" and _indicator(args, scope):
     if any("random" in flow.labels(a, scope, env) for a in args):
       return {"random": node}  # `rand < p`: sampling, not a fixed mask.
     return {"mask": node, "const": node}
@@ -469,10 +469,45 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and _names.filters_by_name(args[0], flow, scope, env):
+    if "var" in found and any(_names.filters_by_name(
+        test, flow, scope, env) for test in _predicate(args[0], scope)):
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+_FLOATS = re.compile(r"(^|\.)float(16|32|64)?$")
+
+
+def _indicator(args: List[ast.AST], scope: _scopes.Scope) -> bool:
+  """`cast(constant(kept_idx), float32)`: stored data (a table's entry,
+  read from a dict) made a float tensor, the way a 0/1 array of kept
+  elements is (pruning code's `dict_nzidx[var.name]`); not a literal, nor
+  a value made here from variables or arithmetic."""
+  if len(args) < 2 or not isinstance(args[0], ast.Call) or (
+      _names.call_name(args[0]) != "constant") or not args[0].args:
+    return False
+  data = args[0].args[0]
+  while isinstance(data, ast.Call) and _names.call_name(data) == "run" and (
+      data.args):
+    data = data.args[0]  # `constant(sess.run(table[key]))`.
+  if isinstance(data, ast.Name) and any(isinstance(
+      d.value, (ast.Constant, ast.BinOp, ast.UnaryOp))
+                                         for d in scope.defs.get(data.id, [])):
+    return False  # `scale = 2.0`: a number, not a table's entry.
+  return isinstance(data, (ast.Name, ast.Subscript)) and bool(
+      _FLOATS.search(ast.unparse(args[1])))
+
+
+def _predicate(given: ast.AST, scope: _scopes.Scope) -> List[ast.AST]:
+  """What `filter`'s predicate tests: the lambda, or what a helper
+  defined in the project returns (`def _is_kept(v): return 'bn' not in
+  v.name`, passed by name)."""
+  helper = scope.function(given.id) if isinstance(given, ast.Name) else None
+  if helper is None:
+    return [given]
+  return [given] + [n.value for n in ast.walk(helper[0])
+                    if isinstance(n, ast.Return) and n.value is not None]
 
 
 _STANDARD_COLLECTIONS = {"variables", "trainable_variables",

@@ -795,7 +795,8 @@ class Flow:
         # `[p for p in pairs if p[1] not in frozen]`, `frozen` chosen by
         # name: the elements are variables or their pairs.
         filtered = member = True
-      if _names.chosen_layers(source):
+      if _names.chosen_layers(source) or _at_chosen_indices(
+          element, target, source):
         filtered = True  # `for layer in model.layers[-3:]`.
     result = dict(self.labels(element, scope, inner))
     if filtered and "var" not in result and not _pairs(result) and not (
@@ -873,6 +874,28 @@ def _bind_names(target: ast.AST, found: Labels,
   elif isinstance(target, (ast.Tuple, ast.List)):
     for element in target.elts:
       _bind_names(element, found, env)
+
+
+def _at_chosen_indices(element: ast.AST, target: ast.AST,
+                       source: ast.AST) -> bool:
+  """`[model.trainable_variables[j] for j in head_indices]`: the items of
+  a model's list of variables at indices held in another (some of them,
+  by position); not `for i in range(len(vs))` nor `enumerate`, which go
+  over every one, nor a dict read at each of its keys."""
+  if not isinstance(element, ast.Subscript):
+    return False
+  listed = element.value
+  spelled = listed.attr if isinstance(listed, ast.Attribute) else (
+      _names.call_name(listed) if isinstance(listed, ast.Call) else "")
+  return spelled in _VARIABLE_LISTS and isinstance(
+      element.slice, ast.Name) and isinstance(target, ast.Name) and (
+          element.slice.id == target.id) and isinstance(
+              source, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+# A model's or the graph's list of variables, indexed by position.
+_VARIABLE_LISTS = {"trainable_variables", "trainable_weights", "variables",
+                   "weights", "global_variables", "get_weights"}
 
 
 def _member_test(test: ast.AST, target: ast.AST) -> bool:

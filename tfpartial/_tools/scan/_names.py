@@ -229,7 +229,7 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
   False
   """
   if _none_check(node):
-    return False
+    return _not_one_variable(node, flow, scope, env)
   if mentions_a_name_test(node) or _reads_a_name(node, scope):
     return True
   if _in_chosen_list(node, flow, scope, env):
@@ -343,6 +343,21 @@ def _words(identifier: str) -> List[str]:
   words = [w for w in spaced.split("_") if w]
   return [w for i, w in enumerate(words) if w.lower() != "trainable" or (
       words[i + 1:i + 2] not in (["weights"], ["variables"], ["vars"]))]
+
+
+def _not_one_variable(node: ast.AST, flow: object, scope: object,
+                      env: object) -> bool:
+  """`v is not self.scales`: every variable but one the model holds
+  (a prior's scales, a step's own table), by identity; not `g is not
+  None`, nor a test against anything but a variable."""
+  labels = getattr(flow, "labels", None)
+  if labels is None or not isinstance(node, ast.Compare) or len(
+      node.ops) != 1 or not isinstance(node.ops[0], ast.IsNot) or (
+          not isinstance(node.left, ast.Name)):
+    return False
+  other = node.comparators[0]
+  return isinstance(other, (ast.Name, ast.Attribute)) and "var" in labels(
+      other, scope, env)
 
 
 def _none_check(node: ast.AST) -> bool:

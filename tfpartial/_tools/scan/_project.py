@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _notebook
 from tfpartial._tools.scan import _py2
+from tfpartial._tools.scan import _tail
 from tfpartial._tools.scan import _scopes
 
 # A file without any of these holds no sink: it is parsed only when another
@@ -278,7 +279,15 @@ def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
   """The tree of a file Python does not parse as written, read line for
   line as Python 2, or as IPython reads a notebook's cell (Colab's
   "Download .py" keeps `!pip install` and `%matplotlib` lines), or as
-  both; and what it was read as."""
+  both; and what it was read as. A last block left with only comments
+  is closed first (`_tail`)."""
+  closed = _tail.closed(text)
+  if closed is not None:
+    try:
+      return (ast.parse(closed, filename=path),
+              "a file whose last block is only comments")
+    except (SyntaxError, ValueError):
+      text = closed  # Python 2 too, perhaps.
   tree = _py2.parse(text, path)
   if tree is not None:
     return tree, "a Python 2 file"

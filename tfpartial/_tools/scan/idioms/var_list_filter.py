@@ -144,7 +144,9 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
-        if key not in hits or _placed_before(node, hits[key]):
+        if key not in hits or _placed_before(node, hits[key], _arms.apart(
+            step.scope, _idiom.position(node),
+            _idiom.position(hits[key].node))):
           hits[key], sides[key] = hit, side
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
@@ -274,16 +276,18 @@ def _filter_text(node: ast.AST) -> str:
       node, ast.Name) else text
 
 
-def _placed_before(node: ast.AST, shown: _idiom.Hit) -> bool:
+def _placed_before(node: ast.AST, shown: _idiom.Hit, apart: bool) -> bool:
   """Whether the filter `node` is shown rather than `shown`'s, of the
   same function and loss: the first of them, but a filter written the
   same way again after the shown one's step (a list rebuilt once what its
   test reads changed: PathNet's second task, the first task's path marked
-  fixed; not the same slice written at the gradient and at the apply)."""
+  fixed; not the same slice written at the gradient and at the apply,
+  nor one `apart`, in the other arm of an `if`, which never follows the
+  shown one's step: `if with_clip: ... else: ...`)."""
   before = _idiom.position(node) < _idiom.position(shown.node)
   step = shown.sink
   if ast.unparse(node) == ast.unparse(shown.node) and not before and (
-      step is not None):
+      step is not None) and not apart:
     return _idiom.position(shown.node) < _idiom.position(step) and (
         _end(step) < _idiom.position(node))
   return before
