@@ -297,6 +297,17 @@ class Scope:
     return tuple(sorted(seen))
 
 
+def blocks(statement: ast.stmt) -> Iterator[List[ast.stmt]]:
+  """The statement lists a compound statement holds, in order: its body,
+  its `else`, its `finally`, and its `except` handlers' bodies as one."""
+  for field in ("body", "orelse", "finalbody", "handlers"):
+    inner = getattr(statement, field, None)
+    if isinstance(inner, list):
+      yield [s for s in inner if isinstance(s, ast.stmt)] + [
+          s for h in inner if isinstance(h, ast.ExceptHandler)
+          for s in h.body]
+
+
 def made_from(value: ast.AST, scope: Scope, bound: int = 40
               ) -> Iterator[ast.AST]:
   """Every node of `value` and of the assignments of the local names it

@@ -109,12 +109,8 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
-    for field in ("body", "orelse", "finalbody", "handlers"):
-      inner = getattr(statement, field, None)
-      if isinstance(inner, list):
-        _opened([s for s in inner if isinstance(s, ast.stmt)] + [
-            s for h in inner if isinstance(h, ast.ExceptHandler)
-            for s in h.body], attribute, own, opened)
+    for block in _scopes.blocks(statement):
+      _opened(block, attribute, own, opened)
 
 
 def _kind(call: ast.Call, attribute: str, own: Set[str]) -> str:

@@ -2056,12 +2056,8 @@ def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str],
       here = inside or any(
           isinstance(i.context_expr, ast.Call) and _names.call_name(
               i.context_expr) in _SCOPES for i in statement.items)
-    for field in ("body", "orelse", "finalbody", "handlers"):
-      inner = getattr(statement, field, None)
-      if isinstance(inner, list):
-        _open_scopes([s for s in inner if isinstance(s, ast.stmt)] + [
-            s for h in inner if isinstance(h, ast.ExceptHandler)
-            for s in h.body], here, opened, defaults)
+    for block in _scopes.blocks(statement):
+      _open_scopes(block, here, opened, defaults)
 
 
 def _defaults(function: ast.AST) -> Dict[str, str]:
