@@ -201,6 +201,16 @@ def test_the_walk_reads_real_files_before_links(tmp_path):
       == ["src/m.py", "b_link/h.py"]
 
 
+def _lines_found(path, text):
+  """(line, idiom) of each finding in `text` written at `path`, scanned
+  from its folder as the command line does."""
+  path.write_text(text)
+  out, err = io.StringIO(), io.StringIO()
+  _main.run([str(path.parent)], "json", False, out, err)
+  assert not err.getvalue().count("skipped"), err.getvalue()
+  return [(f["line"], f["idiom"]) for f in json.loads(out.getvalue())]
+
+
 _MIXED_TABS = (
     "import tensorflow as tf\n"
     "class D(object):\n"
@@ -226,11 +236,8 @@ _MIXED_TABS = (
 def test_python_2_tabs_mixed_with_spaces_are_read(tmp_path, test, expected):
   # Python 2 reads a tab as indenting to the next multiple of eight
   # columns; Python 3 refuses a file that mixes tabs and spaces.
-  (tmp_path / "d.py").write_text(_MIXED_TABS.format(test=test))
-  out, err = io.StringIO(), io.StringIO()
-  _main.run([str(tmp_path)], "json", False, out, err)
-  found = json.loads(out.getvalue())
-  assert [(f["line"], f["idiom"]) for f in found] == expected, err.getvalue()
+  assert _lines_found(tmp_path / "d.py", _MIXED_TABS.format(test=test)) \
+      == expected
 
 
 _COMMENTED_TAIL = (
@@ -254,8 +261,5 @@ def test_a_last_block_left_with_only_comments_is_read(tmp_path, test,
                                                       expected):
   # A body commented out at the end of a file leaves its block empty;
   # Python refuses the whole file for it.
-  (tmp_path / "m.py").write_text(_COMMENTED_TAIL.format(test=test))
-  out, err = io.StringIO(), io.StringIO()
-  _main.run([str(tmp_path)], "json", False, out, err)
-  found = json.loads(out.getvalue())
-  assert [(f["line"], f["idiom"]) for f in found] == expected, err.getvalue()
+  assert _lines_found(tmp_path / "m.py",
+                      _COMMENTED_TAIL.format(test=test)) == expected

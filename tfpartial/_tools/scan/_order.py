@@ -300,7 +300,7 @@ def fetching(calls: Iterable[Tuple[_scopes.Scope, ast.Call]],
 
 
 def _iterated(item: ast.AST, call: ast.Call, place: _scopes.Scope
-              ) -> Optional[ast.expr]:
+              ) -> Optional[ast.Name]:
   """The list the loop around `call` iterates over (`for op in ops:
   session.run(op)`), if `item` is that loop's name."""
   if not isinstance(item, ast.Name) or item.id not in place.loops:
@@ -312,14 +312,12 @@ def _iterated(item: ast.AST, call: ast.Call, place: _scopes.Scope
   return listed if isinstance(listed, ast.Name) else None
 
 
-def _added(write: ast.Call, listed: ast.expr, place: _scopes.Scope
+def _added(write: ast.Call, listed: ast.Name, place: _scopes.Scope
            ) -> bool:
   """Whether the function `place` puts `write` into the list `listed`
   names (`ops += [w.assign(v)]`, `ops = [..., w.assign(v)]`)."""
-  if not isinstance(listed, ast.Name):
-    return False
-  return any(d.value is not None and any(n is write for n in ast.walk(
-      d.value)) for d in place.defs.get(listed.id, []))
+  return any(n is write for d in place.defs.get(listed.id, [])
+             for n in ast.walk(d.value))
 
 
 def _copy_of(held: object, write: ast.Call) -> bool:
