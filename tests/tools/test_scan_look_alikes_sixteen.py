@@ -69,7 +69,55 @@ _TOWERS = """\
       return opt.apply_gradients(average_gradients(tower_grads, mask))
     """
 
+# A greedy attack on a graph: edges flipped one by one where the loss's
+# gradient is largest, by writing the object's own perturbation weights;
+# no optimizer trains anything.
+_ATTACK = """\
+    import tensorflow as tf
+
+    class EdgeAttack(Attacker):
+      def setup(self, n):
+        self.edge_weights = tf.Variable(tf.ones([n]))
+
+      def attack(self, budget):
+        for _ in range(budget):
+          with tf.GradientTape() as tape:
+            loss = self.surrogate(self.edge_weights)
+          grad = tape.gradient(loss, self.edge_weights)
+          self.flip(tf.argmax(grad))
+
+      def flip(self, index):
+        self.edge_weights[index].assign(0.0)
+    {more}
+    """
+
+# A pruner's TF1 op that re-multiplies a layer by its mask, returned to
+# callers that drop it (a graph op built and never run), or run.
+_PRUNER = """\
+    import numpy as np
+    import tensorflow as tf
+
+    class PruneConv2D(object):
+      def __init__(self, layer):
+        self.layer = layer
+
+      def apply(self, mask_code):
+        self.mask = np.array(mask_code, dtype=np.float32)
+        return tf.assign(self.layer, self.layer * tf.constant(self.mask))
+
+    def prune(model, masks, sess):
+      for layer, mask in zip(model.kernels, masks):
+        {use}
+    """
+
 POSITIVE = {
+    "a pruner's re-mask op that is run": (
+        _PRUNER.format(use="sess.run(PruneConv2D(layer).apply(mask))"),
+        [("weight-remask", 10)]),
+    # A layer's own row set back to zeros with each call: a re-mask.
+    "a layer's own row set back to zeros": (
+        _ATTACK.replace("def attack(", "def call(").format(more=""),
+        [("weight-remask", 15)]),
     # One gradient's rows dropped by a mask before the apply.
     "a gradient's own rows dropped by a boolean mask": (
         _TOWERS.format(stacked="grad_and_vars[0][0]"),
@@ -81,6 +129,10 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a pruner's re-mask op that every caller drops": _PRUNER.format(
+        use="PruneConv2D(layer).apply(mask)"),
+    "an attack's own perturbation flipped by hand": _ATTACK.format(
+        more=""),
     "towers' gradients concatenated, towers chosen by a mask":
         _TOWERS.format(stacked="tf.concat(grads, 0)"),
     "towers' gradients stacked, towers chosen by a mask": _TOWERS.format(
