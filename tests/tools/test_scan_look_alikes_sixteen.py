@@ -129,6 +129,103 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # Weight decay over the weights but not the biases; the step trains
+    # every variable.
+    "a weight-decay filter for an L2 loss": """\
+        import tensorflow as tf
+
+        def train(logits, labels, lr):
+          loss = tf.losses.softmax_cross_entropy(labels, logits)
+          decayed = [v for v in tf.trainable_variables()
+                     if 'bias' not in v.name]
+          loss += 1e-4 * tf.add_n([tf.nn.l2_loss(v) for v in decayed])
+          return tf.train.AdamOptimizer(lr).minimize(loss)
+        """,
+    # A filter saved or logged only; the step trains everything.
+    "a filter only for a Saver and logging": """\
+        import tensorflow as tf
+
+        def train(loss, lr):
+          encoder = [v for v in tf.global_variables()
+                     if v.name.startswith('encoder')]
+          saver = tf.train.Saver(var_list=encoder)
+          for v in encoder:
+            tf.summary.histogram(v.name, v)
+          train_op = tf.train.AdamOptimizer(lr).minimize(loss)
+          return train_op, saver
+        """,
+    # A target network's Polyak average, written from the trained one.
+    "a target network's Polyak average": """\
+        import tensorflow as tf
+
+        def build(q_loss, tau, lr):
+          q_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, 'q')
+          target_vars = tf.get_collection(
+              tf.GraphKeys.GLOBAL_VARIABLES, 'target_q')
+          train_op = tf.train.AdamOptimizer(lr).minimize(
+              q_loss, var_list=q_vars)
+          update = [t.assign(tau * s + (1 - tau) * t)
+                    for s, t in zip(q_vars, target_vars)]
+          return train_op, tf.group(*update)
+        """,
+    # An exponential moving average of the weights, for evaluation.
+    "an EMA of the weights": """\
+        import tensorflow as tf
+
+        def train(loss, lr, step):
+          opt = tf.train.MomentumOptimizer(lr, 0.9)
+          train_op = opt.minimize(loss, global_step=step)
+          ema = tf.train.ExponentialMovingAverage(0.999, step)
+          with tf.control_dependencies([train_op]):
+            return ema.apply(tf.trainable_variables())
+        """,
+    # A padding mask in the loss: positions, not parameters.
+    "a mask used for a loss": """\
+        import tensorflow as tf
+
+        def train(logits, labels, lengths, lr):
+          mask = tf.sequence_mask(lengths, tf.shape(labels)[1],
+                                  dtype=tf.float32)
+          xent = tf.nn.sparse_softmax_cross_entropy_with_logits(
+              labels=labels, logits=logits)
+          loss = tf.reduce_sum(xent * mask) / tf.reduce_sum(mask)
+          opt = tf.train.AdamOptimizer(lr)
+          grads = opt.compute_gradients(loss)
+          return opt.apply_gradients(grads)
+        """,
+    # An adversarial perturbation trained alone: the attack's only
+    # variable, the model's weights are not its to train.
+    "an adversarial perturbation trained alone": """\
+        import tensorflow as tf
+
+        def attack(model, x, y, eps, steps):
+          delta = tf.Variable(tf.zeros_like(x))
+          opt = tf.keras.optimizers.Adam(0.01)
+          for _ in range(steps):
+            with tf.GradientTape() as tape:
+              loss = -tf.keras.losses.sparse_categorical_crossentropy(
+                  y, model(x + delta))
+            grads = tape.gradient(loss, [delta])
+            opt.apply_gradients(zip(grads, [delta]))
+            delta.assign(tf.clip_by_value(delta, -eps, eps))
+          return x + delta
+        """,
+    # Per-layer learning rates: two optimizers over a split of the list
+    # that between them train everything.
+    "a learning-rate multiplier by two optimizers": """\
+        import tensorflow as tf
+
+        def train(loss, lr):
+          tvars = tf.trainable_variables()
+          head = [v for v in tvars if v.name.startswith('head')]
+          body = [v for v in tvars if not v.name.startswith('head')]
+          grads = tf.gradients(loss, body + head)
+          slow = tf.train.MomentumOptimizer(lr, 0.9)
+          fast = tf.train.MomentumOptimizer(lr * 10, 0.9)
+          return tf.group(
+              slow.apply_gradients(zip(grads[:len(body)], body)),
+              fast.apply_gradients(zip(grads[len(body):], head)))
+        """,
     "a pruner's re-mask op that every caller drops": _PRUNER.format(
         use="PruneConv2D(layer).apply(mask)"),
     "an attack's own perturbation flipped by hand": _ATTACK.format(
@@ -142,6 +239,47 @@ NEGATIVE = {
     "a learning-rate multiplier tested with is not None": _SCALED.format(
         test="scale is not None", append=_KEPT),
 }
+
+
+# A library's helper returning the variables of the scope it is given,
+# called with the scope the caller builds its discriminator under.
+_HELPER = """\
+    import tensorflow as tf
+
+    def get_variables_in_scope(scope_name):
+      return tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope=scope_name)
+    """
+
+_CALLER = """\
+    import tensorflow as tf
+    import tfutil
+
+    def main(x, y, build):
+      disc_scope = 'discriminator'
+      {opened}
+        logits = build(x)
+      loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+      disc_vars = tfutil.get_variables_in_scope(disc_scope)
+      return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=disc_vars)
+    """
+
+
+def _found_in(caller):
+  sources = [_files.Source("tfutil.py", textwrap.dedent(_HELPER)),
+             _files.Source("main.py", textwrap.dedent(caller))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.path, f.line) for f in findings]
+
+
+def test_a_helper_given_the_scope_the_caller_builds_under_is_silent():
+  assert _found_in(_CALLER.format(
+      opened="with tf.variable_scope(disc_scope):")) == []
+
+
+def test_a_helper_given_a_scope_the_caller_does_not_open_is_found():
+  assert _found_in(_CALLER.format(opened="if x is not None:")) == [
+      ("var-list-filter", "tfutil.py", 4)]
 
 
 @pytest.mark.parametrize("name", sorted(POSITIVE))

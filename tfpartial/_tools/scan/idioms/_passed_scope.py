@@ -1,0 +1,53 @@
+"""A scope filter made by a helper of the project from the scope its
+caller passes (`def get_variables_in_scope(name): return
+tf.get_collection(GLOBAL_VARIABLES, scope=name)`), where the caller
+opens that scope itself around what it builds (`with
+tf.variable_scope(disc_scope): ...`, then
+`get_variables_in_scope(disc_scope)`): the whole network the caller
+built, as the same filter written inline in the caller is."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Optional
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
+
+# Whether a function opens the scope a name holds around what it builds.
+Opens = Callable[[Optional[ast.AST], _scopes.Scope], bool]
+
+
+def opened_by_caller(flow: Flow, node: ast.AST, scope: _scopes.Scope,
+                     opens: Opens) -> bool:
+  """Whether `node` calls a helper of the project that returns a scope
+  filter by one of its parameters, passing a scope that the step's
+  function `scope` opens around what it builds."""
+  if not isinstance(node, ast.Call):
+    return False
+  callee = flow.callee(node, scope)
+  if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)]
+  returns = [r.value for r in _scopes.walk(callee)
+             if isinstance(r, ast.Return) and r.value is not None]
+  chosen = {_names.dotted(_names.scope_argument(r) or r) if isinstance(
+      r, ast.Call) else None for r in returns}
+  if len(chosen) != 1 or not returns:
+    return False
+  name = chosen.pop()
+  if name not in params:
+    return False
+  position = params.index(name) - (1 if params[:1] == ["self"] else 0)
+  passed = _argument(node, name, position)
+  return isinstance(passed, ast.Name) and opens(passed, scope)
+
+
+def _argument(call: ast.Call, name: str, position: int
+              ) -> Optional[ast.expr]:
+  """What `call` passes as the parameter `name` at `position`."""
+  keyword = next((k.value for k in call.keywords if k.arg == name), None)
+  if keyword is not None:
+    return keyword
+  return call.args[position] if 0 <= position < len(call.args) else None
