@@ -110,7 +110,43 @@ _PRUNER = """\
         {use}
     """
 
+# A data set's labels built in a loop over files a test chooses, fed
+# beside the train op; beside it, gradients zeroed for the variables a
+# test names, fed to the apply's placeholders.
+_LABELS = """\
+    import os
+    import tensorflow as tf
+
+    def read(folder):
+      data, labels = [], []
+      for file in os.listdir(folder):
+        if file.endswith('.txt'):
+          data.append(open(file).read())
+          labels.append(0)
+      return data, labels
+
+    def train(x, y, loss, folder):
+      words, labels = read(folder)
+      opt = tf.train.AdamOptimizer(0.01).minimize(loss)
+      with tf.Session() as session:
+        session.run([opt, loss], feed_dict={x: words, y: labels})
+    """
+
 POSITIVE = {
+    "zeros for the gradients of the variables a test names": (
+        """\
+        def step(model, opt, x):
+          with tf.GradientTape() as tape:
+            loss = model(x)
+          grads = tape.gradient(loss, model.trainable_variables)
+          new_grads = []
+          for g, v in zip(grads, model.trainable_variables):
+            if v.name.endswith('embeddings:0'):
+              new_grads.append(tf.zeros_like(g))
+            else:
+              new_grads.append(g)
+          opt.apply_gradients(zip(new_grads, model.trainable_variables))
+        """, [("grads-mask", 8)]),
     "a pruner's re-mask op that is run": (
         _PRUNER.format(use="sess.run(PruneConv2D(layer).apply(mask))"),
         [("weight-remask", 10)]),
@@ -129,6 +165,7 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    "a label 0 for the files a test chooses": _LABELS,
     # Weight decay over the weights but not the biases; the step trains
     # every variable.
     "a weight-decay filter for an L2 loss": """\
