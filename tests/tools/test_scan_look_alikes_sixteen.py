@@ -319,6 +319,49 @@ def test_a_helper_given_a_scope_the_caller_does_not_open_is_found():
       ("var-list-filter", "tfutil.py", 4)]
 
 
+# An RL library's base model: a helper returning the variables of the
+# scope it is given; an agent builds its network under a literal scope
+# through a builder that opens it, and trains that scope's variables.
+_BASE_MODEL = """\
+    import tensorflow as tf
+
+    class Model:
+      def _trainable_variables(self, scope):
+        return tf.trainable_variables(scope=scope)
+    """
+
+_AGENT = """\
+    import tensorflow as tf
+    from model import Model
+
+    class DQN(Model):
+      def _nn_model(self, x, scope):
+        with tf.variable_scope(scope, reuse=tf.AUTO_REUSE):
+          return tf.layers.dense(tf.layers.dense(x, 64), 4)
+
+      def build(self, x, a, y):
+        q = self._nn_model(x, scope="agent_net")
+        loss = tf.reduce_mean(tf.square(tf.reduce_sum(q * a, 1) - y))
+        train_vars = self._trainable_variables(scope="{trained}")
+        optimizer = tf.train.AdamOptimizer(1e-4)
+        grads = optimizer.compute_gradients(loss, var_list=train_vars)
+        self.train_op = optimizer.apply_gradients(grads)
+    """
+
+
+@pytest.mark.parametrize("trained, expected", [
+    ("agent_net", []),
+    ("agent_head", [("var-list-filter", "model.py", 5)])])
+def test_a_helper_given_a_scope_the_project_builds_a_network_under(
+    trained, expected):
+  sources = [_files.Source("model.py", textwrap.dedent(_BASE_MODEL)),
+             _files.Source("dqn.py", textwrap.dedent(
+                 _AGENT.format(trained=trained)))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  assert [(f.idiom, f.path, f.line) for f in findings] == expected
+
+
 @pytest.mark.parametrize("name", sorted(POSITIVE))
 def test_the_freeze_beside_a_look_alike_is_found(name):
   source, expected = POSITIVE[name]

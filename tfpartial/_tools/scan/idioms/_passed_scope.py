@@ -41,7 +41,48 @@ def opened_by_caller(flow: Flow, node: ast.AST, scope: _scopes.Scope,
     return False
   position = params.index(name) - (1 if params[:1] == ["self"] else 0)
   passed = _argument(node, name, position)
+  if isinstance(passed, ast.Constant) and isinstance(passed.value, str):
+    return _built_under(flow, passed.value)
   return isinstance(passed, ast.Name) and opens(passed, scope)
+
+
+def _built_under(flow: Flow, literal: str) -> bool:
+  """Whether the project builds a network under the scope `literal`:
+  passes it to a function of its own that opens that parameter as a
+  variable scope around its whole body (`def _nn_model(self, x, scope):
+  with tf.variable_scope(scope): ...` called with `scope="agent_net"`)."""
+  if not literal.isidentifier():
+    return False
+  project = flow.project
+  for module in project.modules_with((literal,)):
+    for home in project.scopes_at(module, module.lines_of((literal,))):
+      for call in _scopes.walk(home.node):
+        if isinstance(call, ast.Call) and _opens_argument(
+            flow.callee(call, home), call, literal):
+          return True
+  return False
+
+
+def _opens_argument(callee: Optional[ast.AST], call: ast.Call,
+                    literal: str) -> bool:
+  """Whether `call` passes `literal` as a parameter that `callee` opens
+  as a variable scope in a `with` of its own body's top level."""
+  if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  params = [a.arg for a in (*callee.args.posonlyargs, *callee.args.args)]
+  shift = 1 if params[:1] == ["self"] and isinstance(
+      call.func, ast.Attribute) else 0
+  names = {k.arg for k in call.keywords if isinstance(
+      k.value, ast.Constant) and k.value.value == literal}
+  names.update(params[i + shift] for i, a in enumerate(call.args)
+               if isinstance(a, ast.Constant) and a.value == literal
+               and i + shift < len(params))
+  return any(isinstance(s, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) == "variable_scope" and i.context_expr.args
+      and isinstance(i.context_expr.args[0], ast.Name)
+      and i.context_expr.args[0].id in names for i in s.items)
+             for s in callee.body)
 
 
 def _argument(call: ast.Call, name: str, position: int
