@@ -165,6 +165,50 @@ POSITIVE = {
 }
 
 NEGATIVE = {
+    # An attack's own variables, chosen by their scope, trained alone.
+    "an attack's variables, by their scope, trained alone": """\
+        import tensorflow as tf
+
+        def attack(model, x, eps, sess):
+          with tf.variable_scope('adv'):
+            delta = tf.get_variable('delta', x.shape)
+          loss = -model.loss(x + delta)
+          adv_vars = [v for v in tf.global_variables()
+                      if v.name.startswith('adv')]
+          train = tf.train.AdamOptimizer(0.01).minimize(
+              loss, var_list=adv_vars)
+          sess.run(tf.variables_initializer(adv_vars))
+          for _ in range(100):
+            sess.run(train)
+        """,
+    # The variables AdamW decays; it trains every variable.
+    "the variables an optimizer decays": """\
+        import tensorflow as tf
+
+        def train(loss, lr):
+          decay_vars = [v for v in tf.trainable_variables()
+                        if 'kernel' in v.name]
+          opt = tf.contrib.opt.AdamWOptimizer(1e-4, learning_rate=lr)
+          return opt.minimize(loss, decay_var_list=decay_vars)
+        """,
+    # Each gradient scaled by the multipliers its name matches.
+    "a learning-rate dict read in a loop over names": """\
+        import tensorflow as tf
+
+        LR = {'dense': 0.1}
+
+        def step(model, x, y, opt):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+          grads = tape.gradient(loss, model.trainable_variables)
+          scaled = []
+          for g, v in zip(grads, model.trainable_variables):
+            for key, mult in LR.items():
+              if key in v.name:
+                g = g * mult
+            scaled.append(g)
+          opt.apply_gradients(zip(scaled, model.trainable_variables))
+        """,
     "a label 0 for the files a test chooses": _LABELS,
     # Weight decay over the weights but not the biases; the step trains
     # every variable.
