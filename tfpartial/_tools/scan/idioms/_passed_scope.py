@@ -3,8 +3,11 @@ caller passes (`def get_variables_in_scope(name): return
 tf.get_collection(GLOBAL_VARIABLES, scope=name)`), where the caller
 opens that scope itself around what it builds (`with
 tf.variable_scope(disc_scope): ...`, then
-`get_variables_in_scope(disc_scope)`): the whole network the caller
-built, as the same filter written inline in the caller is."""
+`get_variables_in_scope(disc_scope)`), or passes a literal scope the
+project builds a network under (`self._trainable_variables(scope=
+"agent_net")` beside `self._nn_model(x, scope="agent_net")`, a builder
+that opens its `scope` around its body): the whole network built there,
+as the same filter written inline in the caller is."""
 
 from __future__ import annotations
 
