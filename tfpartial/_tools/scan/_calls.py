@@ -464,7 +464,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return _first_argument(flow, node, name, args, scope, env)
   if name == "boolean_mask" and len(args) >= 2:
     found = dict(flow.labels(args[0], scope, env))
-    if "grad" in found:
+    if "grad" in found and not _stacked_list(args[0], node, scope):
       found["masked"] = node  # Rows of a gradient dropped by a mask.
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
@@ -474,6 +474,26 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+def _stacked_list(value: ast.AST, at: ast.AST, scope: _scopes.Scope
+                  ) -> bool:
+  """Whether `value` is, where `at` reads it, a list of tensors joined
+  along a new first axis (`tf.stack(grads)`, `tf.concat(grads, 0)` of a
+  list built in a loop): the gradients of several towers or samples, of
+  which a mask keeps whole ones, not elements of a variable."""
+  if not isinstance(value, ast.Name):
+    return False
+  before = (getattr(at, "lineno", 0), getattr(at, "col_offset", 0))
+  defs = [d for d in scope.defs.get(value.id, []) if d.end <= before]
+  if not defs or not isinstance(defs[-1].value, ast.Call):
+    return False
+  call = defs[-1].value
+  return _names.call_name(call) in {"stack", "concat"} and bool(
+      call.args) and isinstance(call.args[0], ast.Name) and all(
+          isinstance(a, ast.Constant) and a.value == 0
+          for a in [*call.args[1:], *(k.value for k in call.keywords
+                                       if k.arg == "axis")])
 
 
 _FLOATS = re.compile(r"(^|\.)float(16|32|64)?$")

@@ -350,9 +350,12 @@ class Flow:
     under an `if` that chooses them (`if fixed[i] == '0': chosen +=
     weights[i]`)."""
     test = home.tests.get(id(value))
-    if test is not None and (_calls.zero(value, home) or _names.is_none(
-        value)) and _names.filters_by_name(test, self, home):
-      # `new_grads.append(tf.zeros_like(g))` for the variables it names.
+    if test is not None and (_calls.zero(value, home) and not isinstance(
+        value, ast.Constant) or _names.is_none(value)) and (
+            _names.filters_by_name(test, self, home)):
+      # `new_grads.append(tf.zeros_like(g))` for the variables it names;
+      # not a bare `0`, no variable's gradient (`labels.append(0)` for
+      # the files a test names: a class label).
       return {**got, "masked": value}
     guard = home.guards.get(id(value))
     if guard is None or "filtered" in got or not _names.filters_by_name(

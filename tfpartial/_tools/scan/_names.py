@@ -361,9 +361,13 @@ def _not_one_variable(node: ast.AST, flow: object, scope: object,
 
 
 def _none_check(node: ast.AST) -> bool:
-  """`g is not None`, `isinstance(...)`: a guard, not a choice."""
+  """`g is not None`, `isinstance(...)`: a guard, not a choice; `scale
+  != None` is the same guard (a multiplier looked up by name, if set)."""
   if isinstance(node, ast.Compare) and all(
       isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+    return True
+  if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+      node.ops[0], (ast.Eq, ast.NotEq)) and is_none(node.comparators[0]):
     return True
   return isinstance(node, ast.Call) and call_name(node) in {
       "isinstance", "hasattr", "callable"}

@@ -42,6 +42,7 @@ from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _passed_scope
 from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
@@ -324,7 +325,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               analysis, _kept_roots(node), step.scope)) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
-                              _whole_object(analysis, node, step)):
+                              _whole_object(analysis, node, step)) or (
+                                  _passed_scope.opened_by_caller(
+                                      flow, node, step.scope, _opened_here)):
     return None
   node = _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in

@@ -17,10 +17,12 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _dropped
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _reset_rows
 from tfpartial._tools.scan.idioms import _support
+from tfpartial._tools.scan.idioms import _untrained
 from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
 
@@ -40,8 +42,11 @@ class WeightRemask(_idiom.Idiom):
              "re-masking")
 
   def detect(self, analysis: Analysis) -> Sequence[_idiom.Hit]:
-    hits: List[_idiom.Hit] = [h for h in _writes.writes(analysis)
-                              if h.kind == self.id]
+    hits: List[_idiom.Hit] = [
+        h for h in _writes.writes(analysis) if h.kind == self.id and not (
+            isinstance(h, _writes.WriteHit) and h.target is not None
+            and _untrained.untrained(h.target, h.scope, analysis)
+            or _dropped.never_run(h.sink, h.scope, analysis))]
     written = {id(h.node) for h in _writes.writes(analysis)}
     hits += [h for h in _guarding_writes(analysis)
              if id(h.node) not in written]

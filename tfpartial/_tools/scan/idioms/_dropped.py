@@ -1,0 +1,44 @@
+"""A TF1 write op that is built and never run: `return tf.assign(w, w *
+mask)` from a function every caller of the project calls as a
+statement, dropping the op it returns (a pruner's `apply` in a library
+that also serves eager backends). In a graph an op nobody fetches or
+depends on never runs, so nothing is re-masked. A caller that runs the
+op, keeps it, or passes it on keeps the finding; so does a function no
+caller of the project calls (a library's, run from outside)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+# TF1 functions that return a write op (run only when fetched).
+_OPS = {"assign", "scatter_update", "scatter_nd_update"}
+
+
+def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
+              analysis: Analysis) -> bool:
+  """Whether `call` (`tf.assign(...)`, a function, not a method of the
+  variable) is what `scope`'s function returns, and every call of that
+  function in the project drops what it returns."""
+  if not isinstance(call, ast.Call) or not isinstance(
+      call.func, ast.Attribute) or call.func.attr not in _OPS or len(
+          call.args) < 2 or _names.dotted(call.func.value) not in {
+              "tf", "tf.compat.v1"}:
+    return False
+  function = scope.node
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+      not any(isinstance(n, ast.Return) and n.value is call
+              for n in _scopes.walk(function))):
+    return False
+  callers = analysis.flow.calls_of(function)
+  return bool(callers) and all(_dropped(c, s) for s, c in callers)
+
+
+def _dropped(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is a statement of its own (its value unused)."""
+  return any(isinstance(n, ast.Expr) and n.value is call
+             for n in _scopes.walk(scope.node))
