@@ -41,6 +41,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
@@ -1998,6 +1999,10 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
     defs = scope.defs[expr.id]
     return [(defs[i].value, scope)
             for i in reversed(scope.reaching(expr.id, expr))]
+  if isinstance(expr, ast.Name):
+    outer = _outer.outer_values(expr, scope)
+    if outer:  # A script's list read by its `train_step`.
+      return outer
   if name and name.count(".") == 1 and name.startswith("self."):
     info = scope.cls
     place: Optional[_scopes.Scope] = scope

@@ -1,0 +1,137 @@
+"""`tfpartial scan`'s `var-list-filter` on the forms other teams write
+the same freeze in (rewrites of parts ten to thirteen's reviewed
+instances): a list filtered at the top of a script or in an enclosing
+function and trained by a `@tf.function def train_step` that only reads
+it. The look-alikes stay silent: a GAN's two lists, an actor and a
+critic, a target network synced from the trained one, two optimizers
+that between them train everything. Synthetic sources in the shape of
+real code."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(text):
+  sources = [_files.Source("t.py", textwrap.dedent(text))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+_READ_BY_A_STEP = """\
+    model = build_model()
+    optimizer = tf.keras.optimizers.Adam(1e-3)
+    {chosen}
+
+    @tf.function
+    def train_step(x, y):
+      with tf.GradientTape() as tape:
+        loss = loss_fn(y, model(x))
+      grads = tape.gradient(loss, train_vars)
+      optimizer.apply_gradients(zip(grads, train_vars))
+    """
+
+_CLOSURE = """\
+    def make_train_step(model, optimizer):
+      train_vars = {chosen}
+
+      @tf.function
+      def train_step(images, labels):
+        with tf.GradientTape() as tape:
+          loss = model.loss(model(images), labels)
+        gradients = tape.gradient(loss, train_vars)
+        optimizer.apply_gradients(zip(gradients, train_vars))
+        return loss
+      return train_step
+    """
+
+_PAIR = """\
+    first = [v for v in {all} if {first}]
+    second = [v for v in {all} if {second}]
+
+    def train_first(x, y):
+      with tf.GradientTape() as tape:
+        loss = first_loss(x, y)
+      first_opt.apply_gradients(zip(tape.gradient(loss, first), first))
+
+    def train_second(x, y):
+      with tf.GradientTape() as tape:
+        loss = second_loss(x, y)
+      second_opt.apply_gradients(zip(tape.gradient(loss, second), second))
+    """
+
+POSITIVE = {
+    # Few-shot detection: only the box predictor's heads, by prefix.
+    "a script's filter by prefixes read by its train step": (
+        _READ_BY_A_STEP.format(chosen=(
+            "train_vars = [v for v in model.trainable_variables "
+            "if v.name.startswith(tuple(prefixes))]")),
+        [("var-list-filter", 3)]),
+    "a script's slice of the variables read by its train step": (
+        _READ_BY_A_STEP.format(
+            chosen="train_vars = model.trainable_variables[-20:]"),
+        [("var-list-filter", 3)]),
+    # Transfer learning: every layer but the pretrained base.
+    "a script's layers by position read by its train step": (
+        _READ_BY_A_STEP.format(chosen=(
+            "train_vars = [w for layer in model.layers[1:] "
+            "for w in layer.trainable_weights]")),
+        [("var-list-filter", 3)]),
+    "an enclosing function's filter read by its train step": (
+        _CLOSURE.format(chosen=(
+            "[v for v in model.trainable_variables "
+            "if 'BoxPredictor' in v.name]")),
+        [("var-list-filter", 2)]),
+}
+
+NEGATIVE = {
+    "every variable, read by the train step": _READ_BY_A_STEP.format(
+        chosen="train_vars = model.trainable_variables"),
+    "a parameter of the enclosing function": _CLOSURE.format(
+        chosen="model.trainable_variables").replace(
+            "model, optimizer", "model, optimizer, train_vars").replace(
+                "  train_vars = model.trainable_variables\n", ""),
+    "a GAN's two lists, each read by its step": _PAIR.format(
+        all="tf.trainable_variables()",
+        first="v.name.startswith('generator')",
+        second="v.name.startswith('discriminator')"),
+    "an actor and a critic": _PAIR.format(
+        all="tf.trainable_variables()", first="'actor' in v.name",
+        second="'critic' in v.name"),
+    # Two learning rates that between them train the whole model.
+    "a list and its complement": _PAIR.format(
+        all="model.trainable_variables", first="'backbone' in v.name",
+        second="'backbone' not in v.name"),
+    # DQN: the target network is written from the online one, not left
+    # out of training.
+    "a target network synced from the trained one": """\
+        q_vars = [v for v in tf.trainable_variables()
+                  if v.name.startswith('q_net')]
+        target_vars = [v for v in tf.trainable_variables()
+                       if v.name.startswith('target_net')]
+
+        def train_step(s, y):
+          with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(q_net(s) - y))
+          opt.apply_gradients(zip(tape.gradient(loss, q_vars), q_vars))
+
+        def sync():
+          for t, q in zip(target_vars, q_vars):
+            t.assign(q)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_list_chosen_around_the_step_is_found(name):
+  source, expected = POSITIVE[name]
+  assert _found(source) == expected
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_lists_that_train_everything_between_them_stay_silent(name):
+  assert _found(NEGATIVE[name]) == []
