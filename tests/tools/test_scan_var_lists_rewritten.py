@@ -2,9 +2,13 @@
 the same freeze in (rewrites of parts ten to thirteen's reviewed
 instances): a list filtered at the top of a script or in an enclosing
 function and trained by a `@tf.function def train_step` that only reads
-it. The look-alikes stay silent: a GAN's two lists, an actor and a
-critic, a target network synced from the trained one, two optimizers
-that between them train everything. Synthetic sources in the shape of
+it; the collections of some scopes joined by `sum(..., [])` or
+`itertools.chain.from_iterable`; `compute_gradients`' pairs kept by a
+`filter(lambda gv: ...)` testing names. The look-alikes stay silent:
+a GAN's two lists, an actor and a critic, a target network synced from
+the trained one, two optimizers that between them train everything, a
+GAN's halves each joined by `sum`, pairs kept when they have a
+gradient. Synthetic sources in the shape of
 real code."""
 
 import textwrap
@@ -49,6 +53,24 @@ _CLOSURE = """\
       return train_step
     """
 
+_JOINED = """\
+    import itertools
+
+    {first_scopes}
+    first = {join}
+    first_op = tf.train.AdamOptimizer(1e-4).minimize(first_loss, var_list=first)
+    """
+
+_PAIRS_KEPT = """\
+    opt = tf.train.MomentumOptimizer(lr, 0.9)
+    grads_and_vars = opt.compute_gradients(loss)
+    grads_and_vars = list(filter(lambda gv: {test}, grads_and_vars))
+    train_op = opt.apply_gradients(grads_and_vars)
+    """
+
+_SUM = ("sum([tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, s) "
+        "for s in {scopes}], [])")
+
 _PAIR = """\
     first = [v for v in {all} if {first}]
     second = [v for v in {all} if {second}]
@@ -86,9 +108,34 @@ POSITIVE = {
             "[v for v in model.trainable_variables "
             "if 'BoxPredictor' in v.name]")),
         [("var-list-filter", 2)]),
+    # Style transfer's decoder scopes, one collection each, joined.
+    "the collections of some scopes joined by sum": (
+        _JOINED.format(first_scopes="scopes = ['attention', 'decoder']",
+                       join=_SUM.format(scopes="scopes")),
+        [("var-list-filter", 4)]),
+    # slim's `--trainable_scopes`, chained.
+    "the collections of some scopes chained": (
+        _JOINED.format(
+            first_scopes="scopes = FLAGS.trainable_scopes.split(',')",
+            join=("list(itertools.chain.from_iterable(tf.get_collection("
+                  "tf.GraphKeys.TRAINABLE_VARIABLES, s) for s in scopes))")),
+        [("var-list-filter", 4)]),
+    "compute_gradients' pairs kept by a lambda testing names": (
+        _PAIRS_KEPT.format(test="gv[1].name.startswith('task/')"),
+        [("var-list-filter", 3)]),
 }
 
 NEGATIVE = {
+    # A GAN: each half's scopes joined, each trained by its own loss.
+    "a GAN's two halves each joined by sum": _JOINED.format(
+        first_scopes="", join=_SUM.format(scopes="['gen', 'gen_head']")
+    ) + textwrap.dedent("""\
+        second = {}
+        second_op = tf.train.AdamOptimizer(1e-4).minimize(
+            second_loss, var_list=second)
+        """).format(_SUM.format(scopes="['disc', 'disc_head']")),
+    "compute_gradients' pairs kept when they have a gradient": (
+        _PAIRS_KEPT.format(test="gv[0] is not None")),
     "every variable, read by the train step": _READ_BY_A_STEP.format(
         chosen="train_vars = model.trainable_variables"),
     "a parameter of the enclosing function": _CLOSURE.format(

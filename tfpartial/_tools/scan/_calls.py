@@ -469,11 +469,19 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and any(_names.filters_by_name(
+    if ("var" in found or pairs(found)) and any(_names.filters_by_name(
         test, flow, scope, env) for test in _predicate(args[0], scope)):
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+def pairs(labels: Labels) -> bool:
+  """Whether the labels are `compute_gradients`' (gradient, variable)
+  pairs (`filter(lambda gv: 'fc' in gv[1].name, grads_and_vars)`)."""
+  made = labels.get("grad")
+  return isinstance(made, ast.Call) and _names.call_name(made) in {
+      "compute_gradients", "_compute_gradients"}
 
 
 _FLOATS = re.compile(r"(^|\.)float(16|32|64)?$")
@@ -791,6 +799,7 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     flow.zips[id(node)] = scope
     found["zip"] = node
   if name in _names.CONTAINERS or name in {"group", "tuple"} or subset or (
+      _names.joins_lists(node)) or (
       receiver is not None and name in _names.VIEWS_OF_CONTAINERS):
     return found  # `masks.items()`: what the dict holds.
   keep_mask = shape and "mask" in found

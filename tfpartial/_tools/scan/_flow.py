@@ -914,9 +914,7 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
 def _pairs(labels: Labels) -> bool:
   """Whether the labels are `compute_gradients`' (gradient, variable)
   pairs."""
-  made = labels.get("grad")
-  return isinstance(made, ast.Call) and _names.call_name(made) in {
-      "compute_gradients", "_compute_gradients"}
+  return _calls.pairs(labels)
 
 
 def has_var(labels: Labels) -> bool:

@@ -1926,8 +1926,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
-  elif isinstance(expr, ast.Call) and _names.call_name(expr) in (
-      _names.CONTAINERS):
+  elif isinstance(expr, ast.Call) and (_names.call_name(expr) in (
+      _names.CONTAINERS) or _names.joins_lists(expr)):
     parts = list(expr.args)
   elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
       and expr.func.attr in _names.SUBSETS:
