@@ -4,11 +4,13 @@ instances): a list filtered at the top of a script or in an enclosing
 function and trained by a `@tf.function def train_step` that only reads
 it; the collections of some scopes joined by `sum(..., [])` or
 `itertools.chain.from_iterable`; `compute_gradients`' pairs kept by a
-`filter(lambda gv: ...)` testing names. The look-alikes stay silent:
+`filter(lambda gv: ...)` testing names; a model's layers chosen by name
+in a comprehension; the top of one model's variables beside another's
+whole. The look-alikes stay silent:
 a GAN's two lists, an actor and a critic, a target network synced from
 the trained one, two optimizers that between them train everything, a
 GAN's halves each joined by `sum`, pairs kept when they have a
-gradient. Synthetic sources in the shape of
+gradient, layers kept when trainable, a slice and the rest put back. Synthetic sources in the shape of
 real code."""
 
 import textwrap
@@ -123,9 +125,40 @@ POSITIVE = {
     "compute_gradients' pairs kept by a lambda testing names": (
         _PAIRS_KEPT.format(test="gv[1].name.startswith('task/')"),
         [("var-list-filter", 3)]),
+    # Transfer learning: the new head's layers, by name.
+    "a model's layers chosen by name in a comprehension": (
+        _READ_BY_A_STEP.format(chosen=(
+            "train_vars = [w for l in model.layers "
+            "if l.name.startswith('head') for w in l.trainable_weights]")),
+        [("var-list-filter", 3)]),
+    # The top of a pretrained base, and a new head whole.
+    "some of a base's variables beside a head's": (
+        _READ_BY_A_STEP.format(chosen=(
+            "train_vars = model.trainable_variables[-20:] + "
+            "head.trainable_variables")),
+        [("var-list-filter", 3)]),
 }
 
 NEGATIVE = {
+    "a model's layers kept when trainable": _READ_BY_A_STEP.format(
+        chosen=("train_vars = [w for l in model.layers if l.trainable "
+                "for w in l.trainable_weights]")),
+    # What the slice leaves out is put back.
+    "a slice and the rest of the same model": _READ_BY_A_STEP.format(
+        chosen=("train_vars = model.trainable_variables[:-2] + "
+                "model.trainable_variables")),
+    "a GAN's layers, each half by name": """\
+        gen = [w for l in model.layers if l.name.startswith('gen')
+               for w in l.trainable_weights]
+        disc = [w for l in model.layers if l.name.startswith('disc')
+                for w in l.trainable_weights]
+
+        def train_step(x, z):
+          with tf.GradientTape() as g_tape, tf.GradientTape() as d_tape:
+            g_loss, d_loss = losses(model, x, z)
+          g_opt.apply_gradients(zip(g_tape.gradient(g_loss, gen), gen))
+          d_opt.apply_gradients(zip(d_tape.gradient(d_loss, disc), disc))
+        """,
     # A GAN: each half's scopes joined, each trained by its own loss.
     "a GAN's two halves each joined by sum": _JOINED.format(
         first_scopes="", join=_SUM.format(scopes="['gen', 'gen_head']")

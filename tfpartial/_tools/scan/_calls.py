@@ -80,10 +80,27 @@ def _rejoined(first: Labels, second: Labels) -> bool:
   """`[(g0, v0)] + grads_and_vars[1:]`: the variables a slice left out,
   put back (`chosen += get_variables(s)` adds to a choice)."""
   for mine, other in ((first, second), (second, first)):
-    if isinstance(mine.get("filtered"), ast.Subscript) and (
-        "filtered" not in other) and ("var" in other or "grad" in other):
+    cut = mine.get("filtered")
+    if isinstance(cut, ast.Subscript) and (
+        "filtered" not in other) and ("var" in other or "grad" in other) and (
+            not _beside_another(cut, other.get("var"))):
       return True
   return False
+
+
+# A model's whole list of variables.
+_WHOLE_LISTS = {"trainable_variables", "trainable_weights", "variables",
+                "weights"}
+
+
+def _beside_another(cut: ast.Subscript, added: Optional[ast.AST]) -> bool:
+  """`base.trainable_variables[-20:] + head.trainable_variables`: some of
+  one model's variables and all of another's; what the slice leaves out
+  is not put back."""
+  return isinstance(added, ast.Attribute) and added.attr in _WHOLE_LISTS \
+      and isinstance(cut.value, ast.Attribute) and (
+          cut.value.attr in _WHOLE_LISTS) and (
+              _names.dotted(added.value) != _names.dotted(cut.value.value))
 
 
 def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,

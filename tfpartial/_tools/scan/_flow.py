@@ -786,7 +786,8 @@ class Flow:
               found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
-      if generator.ifs and ("var" in found or _pairs(found)) and any(
+      if generator.ifs and ("var" in found or _pairs(found) or (
+          _names.model_layers(source))) and any(
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True

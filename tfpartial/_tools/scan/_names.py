@@ -514,6 +514,13 @@ def chosen_layers(node: ast.AST) -> bool:
       node.value, ast.Attribute) and node.value.attr == "layers"
 
 
+def model_layers(node: ast.AST) -> bool:
+  """`model.layers`, `model.layers[1:]`: a model's layers, each named
+  (a test of their names chooses some of the model's variables)."""
+  return isinstance(node, ast.Attribute) and node.attr == "layers" or (
+      chosen_layers(node))
+
+
 def checks_finite(node: ast.AST) -> bool:
   """Whether a condition is a NaN/Inf check (a guard, not a freeze)."""
   return any(isinstance(item, ast.Call) and call_name(item) in FINITE_CHECKS
