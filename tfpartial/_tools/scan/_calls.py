@@ -80,10 +80,27 @@ def _rejoined(first: Labels, second: Labels) -> bool:
   """`[(g0, v0)] + grads_and_vars[1:]`: the variables a slice left out,
   put back (`chosen += get_variables(s)` adds to a choice)."""
   for mine, other in ((first, second), (second, first)):
-    if isinstance(mine.get("filtered"), ast.Subscript) and (
-        "filtered" not in other) and ("var" in other or "grad" in other):
+    cut = mine.get("filtered")
+    if isinstance(cut, ast.Subscript) and (
+        "filtered" not in other) and ("var" in other or "grad" in other) and (
+            not _beside_another(cut, other.get("var"))):
       return True
   return False
+
+
+# A model's whole list of variables.
+_WHOLE_LISTS = {"trainable_variables", "trainable_weights", "variables",
+                "weights"}
+
+
+def _beside_another(cut: ast.Subscript, added: Optional[ast.AST]) -> bool:
+  """`base.trainable_variables[-20:] + head.trainable_variables`: some of
+  one model's variables and all of another's; what the slice leaves out
+  is not put back."""
+  return isinstance(added, ast.Attribute) and added.attr in _WHOLE_LISTS \
+      and isinstance(cut.value, ast.Attribute) and (
+          cut.value.attr in _WHOLE_LISTS) and (
+              _names.dotted(added.value) != _names.dotted(cut.value.value))
 
 
 def _is_mix(flow: Flow, left: ast.AST, right: ast.AST, first: Labels,
@@ -469,7 +486,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
   if name == "filter" and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
-    if "var" in found and any(_names.filters_by_name(
+    if ("var" in found or pairs(found)) and any(_names.filters_by_name(
         test, flow, scope, env) for test in _predicate(args[0], scope)):
       found["filtered"] = node
     return found
@@ -494,6 +511,14 @@ def _stacked_list(value: ast.AST, at: ast.AST, scope: _scopes.Scope
           isinstance(a, ast.Constant) and a.value == 0
           for a in [*call.args[1:], *(k.value for k in call.keywords
                                        if k.arg == "axis")])
+
+
+def pairs(labels: Labels) -> bool:
+  """Whether the labels are `compute_gradients`' (gradient, variable)
+  pairs (`filter(lambda gv: 'fc' in gv[1].name, grads_and_vars)`)."""
+  made = labels.get("grad")
+  return isinstance(made, ast.Call) and _names.call_name(made) in {
+      "compute_gradients", "_compute_gradients"}
 
 
 _FLOATS = re.compile(r"(^|\.)float(16|32|64)?$")
@@ -811,6 +836,7 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     flow.zips[id(node)] = scope
     found["zip"] = node
   if name in _names.CONTAINERS or name in {"group", "tuple"} or subset or (
+      _names.joins_lists(node)) or (
       receiver is not None and name in _names.VIEWS_OF_CONTAINERS):
     return found  # `masks.items()`: what the dict holds.
   keep_mask = shape and "mask" in found

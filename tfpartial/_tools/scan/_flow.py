@@ -789,7 +789,8 @@ class Flow:
               found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
-      if generator.ifs and ("var" in found or _pairs(found)) and any(
+      if generator.ifs and ("var" in found or _pairs(found) or (
+          _names.model_layers(source))) and any(
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True
@@ -917,9 +918,7 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
 def _pairs(labels: Labels) -> bool:
   """Whether the labels are `compute_gradients`' (gradient, variable)
   pairs."""
-  made = labels.get("grad")
-  return isinstance(made, ast.Call) and _names.call_name(made) in {
-      "compute_gradients", "_compute_gradients"}
+  return _calls.pairs(labels)
 
 
 def has_var(labels: Labels) -> bool:

@@ -58,7 +58,7 @@ RANDOM = {"random_uniform", "uniform", "random_normal", "normal",
           "random", "dropout", "gumbel"}
 CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
               "reversed", "enumerate", "dict", "OrderedDict", "chain",
-              "flatten", "nest_flatten"}
+              "flatten", "nest_flatten", "from_iterable"}
 ZEROS = {"zeros_like", "zeros"}
 # Views of a container (`masks.items()`): what it holds.
 VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
@@ -85,6 +85,21 @@ _NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
                          r"tau|decay|momentum|alpha|coef|factor|scale|"
                          r"_(vars?|variables?|weights?|params?|layers?|list|"
                          r"names?|scopes?)$)", re.I)
+
+
+def joins_lists(call: ast.Call) -> bool:
+  """`sum(lists, [])`: lists (one per scope or layer) joined into one, a
+  container of what they hold, not arithmetic.
+
+  >>> joins_lists(ast.parse("sum([f(s) for s in scopes], [])").body[0].value)
+  True
+  >>> joins_lists(ast.parse("sum(losses)").body[0].value)
+  False
+  """
+  start = call.args[1] if len(call.args) == 2 else next(
+      (k.value for k in call.keywords if k.arg == "start"), None)
+  return isinstance(call.func, ast.Name) and call.func.id == "sum" and (
+      isinstance(start, ast.List) and not start.elts)
 
 
 def call_name(call: ast.Call) -> str:
@@ -501,6 +516,13 @@ def chosen_layers(node: ast.AST) -> bool:
   model chosen by position (whose variables are a part of the model's)."""
   return isinstance(node, ast.Subscript) and isinstance(
       node.value, ast.Attribute) and node.value.attr == "layers"
+
+
+def model_layers(node: ast.AST) -> bool:
+  """`model.layers`, `model.layers[1:]`: a model's layers, each named
+  (a test of their names chooses some of the model's variables)."""
+  return isinstance(node, ast.Attribute) and node.attr == "layers" or (
+      chosen_layers(node))
 
 
 def checks_finite(node: ast.AST) -> bool:

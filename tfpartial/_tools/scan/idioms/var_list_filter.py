@@ -41,6 +41,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _passed_scope
 from tfpartial._tools.scan.idioms import _picked
@@ -1928,8 +1929,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
-  elif isinstance(expr, ast.Call) and _names.call_name(expr) in (
-      _names.CONTAINERS):
+  elif isinstance(expr, ast.Call) and (_names.call_name(expr) in (
+      _names.CONTAINERS) or _names.joins_lists(expr)):
     parts = list(expr.args)
   elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
       and expr.func.attr in _names.SUBSETS:
@@ -2001,6 +2002,10 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
     defs = scope.defs[expr.id]
     return [(defs[i].value, scope)
             for i in reversed(scope.reaching(expr.id, expr))]
+  if isinstance(expr, ast.Name):
+    outer = _outer.outer_values(expr, scope)
+    if outer:  # A script's list read by its `train_step`.
+      return outer
   if name and name.count(".") == 1 and name.startswith("self."):
     info = scope.cls
     place: Optional[_scopes.Scope] = scope
