@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms import _clipped
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _rollback
+from tfpartial._tools.scan.idioms import _taken_off
 from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
@@ -59,6 +60,9 @@ class WriteHit(Hit):
 # The calls `target_and_value` reads.
 WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
                          "set_value", "set_weights", "load"})
+# And a mask's complement taken off a variable (`_taken_off`), read here
+# only: the other readers of `WRITE_CALLS` look for copies, not masks.
+_MASKING_WRITES = WRITE_CALLS | {"assign_sub"}
 # Receivers whose `load` reads a file, not a variable's `load(value, sess)`.
 _FILE_LOADERS = frozenset({"np", "numpy", "json", "pickle", "cPickle",
                            "yaml", "torch", "joblib", "dill", "marshal",
@@ -89,6 +93,15 @@ def target_and_value(call: ast.Call
   return None
 
 
+def _write_parts(call: ast.Call
+                 ) -> Optional[Tuple[ast.expr, ast.expr, bool]]:
+  """`target_and_value`, or a mask's complement taken off the variable
+  (`w.assign_sub(w * (1 - m))`: `w * m` written, a whole variable)."""
+  taken = _taken_off.taken_off(call) if _names.call_name(call) == (
+      "assign_sub") else None
+  return target_and_value(call) if taken is None else (*taken, False)
+
+
 def _keyed(receiver: ast.Subscript) -> bool:
   """`states[key]['sum']`: an entry of a dict of variables by a string
   key (no tensor is indexed by one), a whole variable."""
@@ -101,7 +114,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
   (found once per analysis, for the three idioms that read them)."""
   def find() -> Tuple[WriteHit, ...]:
     hits: List[WriteHit] = []
-    for scope, call in analysis.calls_named(WRITE_CALLS):
+    for scope, call in analysis.calls_named(_MASKING_WRITES):
       hit = _classify(call, scope, analysis)
       if hit is not None:
         hits.append(hit)
@@ -121,7 +134,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
 
 def _classify(call: ast.Call, scope: _scopes.Scope,
               analysis: Analysis) -> Optional[WriteHit]:
-  parts = target_and_value(call)
+  parts = _write_parts(call)
   if parts is None or analysis.module(scope).is_test:
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
@@ -358,7 +371,7 @@ def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   nothing trains after it."""
   if id(copy) in _node_ids(analysis, scope) and in_training(
       scope, analysis, call):
-    parts = target_and_value(call)
+    parts = _write_parts(call)
     assert parts is not None
     return WriteHit(call, scope, call, found, "weight-remask", parts[0],
                     parts[1])
@@ -407,8 +420,9 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
 
 
 def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
-  """`s` of `(1 - m) * w + m * s` (either order): saved values put into
-  the elements a mask chooses, the target kept in the others."""
+  """`s` of `(1 - m) * w + m * s` or `m * w + (1 - m) * s` (either
+  order): saved values put into the elements one mask chooses, the target
+  kept in the others by its complement."""
   terms = [value.left, value.right]
   factors = [[t.left, t.right] if isinstance(t, ast.BinOp) and isinstance(
       t.op, ast.Mult) else [] for t in terms]
@@ -418,11 +432,16 @@ def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
         _names.dotted(f) == mine for f in pair):
       masks = [ast.unparse(f) for f in pair if _names.dotted(f) != mine]
       for kept, saved in ((other[0], other[1]), (other[1], other[0])):
-        if masks and masks[0].endswith(ast.unparse(kept)) and (
-            masks[0] != ast.unparse(kept)) and not _names.is_zero(saved) and (
-                _names.dotted(saved) != mine):
+        if masks and _complements(masks[0], ast.unparse(kept)) and not (
+            _names.is_zero(saved)) and _names.dotted(saved) != mine:
           return saved  # `(1 - m)` beside `w`, `m` beside the saved values.
   return None
+
+
+def _complements(mine: str, theirs: str) -> bool:
+  """Whether one of two masks, as text, is the other's complement
+  (`1 - m` beside `m`, in either place)."""
+  return mine != theirs and (mine.endswith(theirs) or theirs.endswith(mine))
 
 
 def _zeroed(value: ast.AST, scope: _scopes.Scope) -> str:

@@ -1,0 +1,69 @@
+"""`tfpartial scan` on the rarer idioms written in the other forms real
+teams use for the same freeze (a recall fuzz over the reviewed instances
+of parts ten to thirteen): a mask's complement taken off the weights
+(`w.assign_sub(w * (1 - m))`, the re-mask `w.assign(w * m)` spelled as a
+subtraction), a copy blended back with the mask beside the live weights
+(`m * w + (1 - m) * copy`). Beside each, a look-alike that must stay
+silent: weight decay and a shrink taken off by `assign_sub`, an EMA and a
+target network blended the same way."""
+
+import pytest
+
+import scanned
+
+
+_found = scanned.in_project
+
+_LOOP = """\
+    import tensorflow as tf
+    def train(model, data, masks, opt):
+      for x, y in data:
+        with tf.GradientTape() as tape:
+          loss = model.loss(model(x), y)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        for v, m in zip(model.trainable_variables, masks):
+          {write}
+    """
+
+
+@pytest.mark.parametrize("write, expected", [
+    ("v.assign_sub(v * (1.0 - m))", [("weight-remask", "t.py", 9)]),
+    ("v.assign_sub(tf.multiply(1 - m, v))", [("weight-remask", "t.py", 9)]),
+    ("tf.compat.v1.assign_sub(v, (1.0 - m) * v)",
+     [("weight-remask", "t.py", 9)]),
+    # The look-alikes: weight decay, a shrink by a rate (a scale, no mask).
+    ("v.assign_sub(1e-4 * v)", []),
+    ("v.assign_sub(v * (1.0 - 0.999))", []),
+    ("v.assign_sub(v * opt.learning_rate * 1e-4)", []),
+])
+def test_a_mask_complement_taken_off_the_weights(write, expected):
+  assert _found(_LOOP.format(write=write)) == expected
+
+
+_SHADOW = """\
+    import tensorflow as tf
+    def build(loss, w, mask):
+      shadow = tf.get_variable('w_frozen', initializer=w.initialized_value(), trainable=False)
+      train_op = tf.train.AdamOptimizer().minimize(loss)
+      with tf.control_dependencies([train_op]):
+        restore = {write}
+      return restore
+    """
+
+
+@pytest.mark.parametrize("write, expected", [
+    ("tf.assign(w, (1. - mask) * w + mask * shadow)",
+     [("shadow-variable", "t.py", 6)]),
+    ("tf.assign(w, mask * w + (1. - mask) * shadow)",
+     [("shadow-variable", "t.py", 6)]),
+    ("w.assign(w * mask + shadow * (1 - mask))",
+     [("shadow-variable", "t.py", 6)]),
+    # The look-alikes: an EMA of the weights kept in the copy, a target
+    # network's soft update (another variable's values blended in).
+    ("tf.assign(shadow, mask * shadow + (1. - mask) * w)", []),
+    ("shadow.assign(0.99 * shadow + (1 - 0.99) * w)", []),
+])
+def test_a_copy_blended_back_with_the_mask_beside_the_weights(write,
+                                                               expected):
+  assert _found(_SHADOW.format(write=write)) == expected
