@@ -67,3 +67,46 @@ _SHADOW = """\
 def test_a_copy_blended_back_with_the_mask_beside_the_weights(write,
                                                                expected):
   assert _found(_SHADOW.format(write=write)) == expected
+
+
+_PROJECTED = """\
+    import numpy as np
+    def local_train(model, x, y, mask, rate):
+      before = model.get_weights()
+      model.fit(x, y, epochs=1)
+      after = model.get_weights()
+      {project}
+      model.set_weights(projected)
+    """
+
+
+@pytest.mark.parametrize("project, expected", [
+    # The step's change kept where a mask says, the saved values put back
+    # in the other elements (a federated client's projected update).
+    ("projected = [b + (a - b) * m for b, a, m in zip(before, after, mask)]",
+     [("write-back", "t.py", 7)]),
+    ("projected = [b + m * (a - b) for a, b, m in zip(after, before, mask)]",
+     [("write-back", "t.py", 7)]),
+    # The look-alikes: the change scaled by a rate (a server's step size,
+    # Reptile's meta-update): every element moves.
+    ("projected = [b + (a - b) * rate for b, a in zip(before, after)]", []),
+    ("projected = [b + (a - b) * 0.5 for b, a in zip(before, after)]", []),
+    # Each element chosen by the mask from the weights after the step or
+    # the ones saved before it, once, after training: written back still.
+    ("projected = [np.where(m, a, b) for a, b, m in zip(after, before, mask)]",
+     [("write-back", "t.py", 7)]),
+    # The look-alikes: a guard on the step's values (NaN elements set to
+    # zero or rolled back), chosen by the values, not by a mask.
+    ("projected = [np.where(np.isnan(a), 0.0, a) for a in after]", []),
+    ("projected = [np.where(np.isnan(a), b, a) for a, b in zip(after, before)]",
+     []),
+])
+def test_a_masked_change_put_back_onto_the_saved_weights(project, expected):
+  assert _found(_PROJECTED.format(project=project)) == expected
+
+
+def test_weights_re_masked_stay_a_re_mask():
+  # The weights read out after the step and masked: nothing saved.
+  assert _found(_PROJECTED.format(
+      project="projected = [a * m for a, m in zip(after, mask)]")) == [
+          ("weight-remask", "t.py", 7)]

@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
+from tfpartial._tools.scan.idioms import _put_back
 from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms import _taken_off
 from tfpartial._tools.scan.idioms._idiom import Hit
@@ -232,8 +233,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # fetches it, and none does).
     return WriteHit(call, scope, call, found, "weight-remask" if zeros else
                     "write-back", target, value, zeros=zeros)
-  if when is None or _clipped.read_after_step(call, scope, value, copy,
-                                              when["at"]):
+  chosen = isinstance(value, ast.Name) and any(
+      _put_back.chosen_each(d.value) for d in scope.defs.get(value.id, []))
+  if when is None or not chosen and _clipped.read_after_step(
+      call, scope, value, copy, when["at"]):
     # Written once, before training: an initialisation; or the step's
     # own values changed from themselves (clipped): a constraint.
     return None
@@ -432,16 +435,11 @@ def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
         _names.dotted(f) == mine for f in pair):
       masks = [ast.unparse(f) for f in pair if _names.dotted(f) != mine]
       for kept, saved in ((other[0], other[1]), (other[1], other[0])):
-        if masks and _complements(masks[0], ast.unparse(kept)) and not (
-            _names.is_zero(saved)) and _names.dotted(saved) != mine:
+        if masks and _put_back.complements(masks[0], ast.unparse(
+            kept)) and not _names.is_zero(saved) and (
+                _names.dotted(saved) != mine):
           return saved  # `(1 - m)` beside `w`, `m` beside the saved values.
   return None
-
-
-def _complements(mine: str, theirs: str) -> bool:
-  """Whether one of two masks, as text, is the other's complement
-  (`1 - m` beside `m`, in either place)."""
-  return mine != theirs and (mine.endswith(theirs) or theirs.endswith(mine))
 
 
 def _zeroed(value: ast.AST, scope: _scopes.Scope) -> str:
@@ -467,13 +465,17 @@ def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a written value is a whole copy, not one with some elements
   put back (`w[0][:10] = frozen[0][:10]`)."""
   if isinstance(value, ast.Name):
-    return all(d.replaces for d in scope.defs.get(value.id, []))
+    defs = scope.defs.get(value.id, [])
+    return all(d.replaces and not _put_back.chosen_each(d.value)
+               for d in defs)
   spelled = _names.dotted(value)
   if spelled is not None and any(
       isinstance(node, ast.Assign) and any(
           isinstance(t, ast.Subscript) and _names.dotted(t.value) == spelled
           for t in node.targets) for node in scope.nodes):
     return False  # `self.frozen[0] = vstack([kept, new])`: parts put back.
+  if _put_back.chosen_each(value):
+    return False  # `[where(m, after, before) ...]`: elements of each.
   if isinstance(value, ast.Call):
     return _names.call_name(value) in _names.SNAPSHOTS
   return not isinstance(value, ast.BinOp)
@@ -507,7 +509,6 @@ def _ended_before(step: object, write: ast.AST, order: "_order.Order"
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
             found: Labels, target: ast.AST, value: ast.AST,
             copy: Optional[ast.AST]) -> Optional[WriteHit]:
-  del copy
   if "shadow" in analysis.flow.labels(target, scope):
     return None  # A variable nothing trains (an RNN's state reset).
   masked = found
@@ -527,7 +528,13 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
-  return WriteHit(call, scope, call, found, "weight-remask", target, value)
+  # The step's change kept in some elements, added back onto the copy
+  # saved before it (`before + (after - before) * m`): the others are
+  # written back, not masked.
+  changed = copy is not None and _put_back.masked_change(
+      found.get(f"varmask:{_names.root(target)}"))
+  return WriteHit(call, scope, call, found, "write-back" if changed else
+                  "weight-remask", target, value)
 
 
 def _read_here(value: ast.AST, scope: _scopes.Scope,
