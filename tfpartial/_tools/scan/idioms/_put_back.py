@@ -36,9 +36,9 @@ def masked_change(product: Optional[ast.AST]) -> bool:
 
 def chosen_each(value: Optional[ast.AST]) -> bool:
   """`where(m, a, b)` (or a list of them) with two values, no constant,
-  a condition that reads neither: each element chosen from one or the other by a mask
-  (not a fill, `where(isnan(w), 0, w)`, nor a guard on the values,
-  `where(isnan(a), b, a)`)."""
+  a condition that reads neither: each element chosen from one or the
+  other by a mask (not a fill, `where(isnan(w), 0, w)`, nor a guard on
+  the values, `where(isnan(a), b, a)`)."""
   if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
     value = value.elt
   if not isinstance(value, ast.Call) or _names.call_name(value) not in {
