@@ -6,7 +6,9 @@ table[1:, :]), 0)`, Kyubyong's `zero_pad`; `tf.pad(w[1:], [[1, 0], [0,
 or multiplied: the dropped rows of the variable never train. Counted only
 where that branch runs (`if zero_pad:` with the parameter's default or a
 call turning it on). Constant rows joined to a whole variable leave none
-of it out and are not this (a padding row appended)."""
+of it out and are not this (a padding row appended). The same rows set by
+a scatter (`tensor_scatter_nd_update(table, [[0]], zeros)`) are this too
+(`_scattered_rows`)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
+from tfpartial._tools.scan.idioms import _scattered_rows
 
 _JOINS = {"concat", "concat_v2", "concatenate", "pad"}
 _FILLS = {"zeros", "ones", "fill", "constant", "zeros_like", "ones_like"}
@@ -31,7 +34,8 @@ _READERS = {"embedding_lookup", "embedding_lookup_sparse", "gather",
             "sampled_softmax_loss", "Embedding"}
 # What passes a table on unchanged in kind.
 _THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims"}
-_TEXT = re.compile(r"\b(?:concat|concat_v2|concatenate|pad)\s*\(")
+_TEXT = re.compile(r"\b(?:concat|concat_v2|concatenate|pad|"
+                   r"tensor_scatter_nd_update|tensor_scatter_update)\s*\(")
 # Methods the framework calls: their parameters take their defaults.
 _DISPATCHED = {"call", "__call__", "forward", "build"}
 
@@ -49,21 +53,33 @@ def replaced_rows(analysis: Analysis
         w in text for w in ("zeros", "ones", "fill", "constant", "pad(")) or (
             project.parsed(module) is None):
       continue
-    for scope in analysis.scopes_with(module, _JOINS):
+    for scope in analysis.scopes_with(module, _REPLACERS):
       for node in scope.nodes:
         if not isinstance(node, ast.Call) or _names.call_name(
-            node) not in _JOINS:
+            node) not in _REPLACERS:
           continue
-        sliced = _dropping_slice(node, scope)
-        if sliced is None or not _trained_variable(analysis, sliced,
-                                                   scope):
+        variable = _replaced(node, scope)
+        if variable is None or not _trained_variable(analysis, variable,
+                                                     scope):
           continue
         if _read_as_table(analysis, node, scope) and _branch_runs(
             analysis, node, scope) and not _read_whole(
-                analysis, node, scope, sliced.value) and not (
+                analysis, node, scope, variable) and not (
                     _never_stepped(project, module)):
-          found.append((node, scope, sliced.value))
+          found.append((node, scope, variable))
   return found
+
+
+# The calls that replace a table's rows: a join, or a scatter.
+_REPLACERS = _JOINS | _scattered_rows.SCATTERS
+
+
+def _replaced(node: ast.Call, scope: _scopes.Scope) -> Optional[ast.expr]:
+  """The variable whose rows `node` replaces by constants, if any."""
+  if _names.call_name(node) in _scattered_rows.SCATTERS:
+    return _scattered_rows.scattered(node, scope, _filled)
+  sliced = _dropping_slice(node, scope)
+  return None if sliced is None else sliced.value
 
 
 # Words of a module that trains (a step, a loss's gradients, a fit).
@@ -219,13 +235,14 @@ def _filled(node: ast.expr, scope: _scopes.Scope,
   return isinstance(node, ast.Call) and _names.call_name(node) in _FILLS
 
 
-def _trained_variable(analysis: Analysis, part: ast.Subscript,
+def _trained_variable(analysis: Analysis, variable: ast.expr,
                       scope: _scopes.Scope) -> bool:
-  """Whether the sliced value is one variable that trains: made by
+  """Whether the value sliced or scattered is one variable that trains:
+  made by
   `get_variable`, `Variable`, `add_weight` or a layer's weight (not what a
   lookup or a product of it makes, not a list of variables, not made with
   `trainable=False`)."""
-  labels = analysis.flow.labels(part.value, scope)
+  labels = analysis.flow.labels(variable, scope)
   made = labels.get("var")
   return "shadow" not in labels and (isinstance(made, ast.Call) and (
       _names.call_name(made) in _names.VARIABLES) or isinstance(

@@ -19,7 +19,9 @@ from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
+from tfpartial._tools.scan.idioms import _put_back
 from tfpartial._tools.scan.idioms import _rollback
+from tfpartial._tools.scan.idioms import _taken_off
 from tfpartial._tools.scan.idioms._idiom import Hit
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
@@ -59,6 +61,9 @@ class WriteHit(Hit):
 # The calls `target_and_value` reads.
 WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
                          "set_value", "set_weights", "load"})
+# And a mask's complement taken off a variable (`_taken_off`), read here
+# only: the other readers of `WRITE_CALLS` look for copies, not masks.
+_MASKING_WRITES = WRITE_CALLS | {"assign_sub"}
 # Receivers whose `load` reads a file, not a variable's `load(value, sess)`.
 _FILE_LOADERS = frozenset({"np", "numpy", "json", "pickle", "cPickle",
                            "yaml", "torch", "joblib", "dill", "marshal",
@@ -89,6 +94,15 @@ def target_and_value(call: ast.Call
   return None
 
 
+def _write_parts(call: ast.Call
+                 ) -> Optional[Tuple[ast.expr, ast.expr, bool]]:
+  """`target_and_value`, or a mask's complement taken off the variable
+  (`w.assign_sub(w * (1 - m))`: `w * m` written, a whole variable)."""
+  taken = _taken_off.taken_off(call) if _names.call_name(call) == (
+      "assign_sub") else None
+  return target_and_value(call) if taken is None else (*taken, False)
+
+
 def _keyed(receiver: ast.Subscript) -> bool:
   """`states[key]['sum']`: an entry of a dict of variables by a string
   key (no tensor is indexed by one), a whole variable."""
@@ -101,7 +115,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
   (found once per analysis, for the three idioms that read them)."""
   def find() -> Tuple[WriteHit, ...]:
     hits: List[WriteHit] = []
-    for scope, call in analysis.calls_named(WRITE_CALLS):
+    for scope, call in analysis.calls_named(_MASKING_WRITES):
       hit = _classify(call, scope, analysis)
       if hit is not None:
         hits.append(hit)
@@ -121,7 +135,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
 
 def _classify(call: ast.Call, scope: _scopes.Scope,
               analysis: Analysis) -> Optional[WriteHit]:
-  parts = target_and_value(call)
+  parts = _write_parts(call)
   if parts is None or analysis.module(scope).is_test:
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
@@ -219,8 +233,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # fetches it, and none does).
     return WriteHit(call, scope, call, found, "weight-remask" if zeros else
                     "write-back", target, value, zeros=zeros)
-  if when is None or _clipped.read_after_step(call, scope, value, copy,
-                                              when["at"]):
+  chosen = isinstance(value, ast.Name) and any(
+      _put_back.chosen_each(d.value) for d in scope.defs.get(value.id, []))
+  if when is None or not chosen and _clipped.read_after_step(
+      call, scope, value, copy, when["at"]):
     # Written once, before training: an initialisation; or the step's
     # own values changed from themselves (clipped): a constraint.
     return None
@@ -358,7 +374,7 @@ def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   nothing trains after it."""
   if id(copy) in _node_ids(analysis, scope) and in_training(
       scope, analysis, call):
-    parts = target_and_value(call)
+    parts = _write_parts(call)
     assert parts is not None
     return WriteHit(call, scope, call, found, "weight-remask", parts[0],
                     parts[1])
@@ -407,8 +423,9 @@ def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
 
 
 def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
-  """`s` of `(1 - m) * w + m * s` (either order): saved values put into
-  the elements a mask chooses, the target kept in the others."""
+  """`s` of `(1 - m) * w + m * s` or `m * w + (1 - m) * s` (either
+  order): saved values put into the elements one mask chooses, the target
+  kept in the others by its complement."""
   terms = [value.left, value.right]
   factors = [[t.left, t.right] if isinstance(t, ast.BinOp) and isinstance(
       t.op, ast.Mult) else [] for t in terms]
@@ -418,8 +435,8 @@ def _blended_in(value: ast.BinOp, mine: str) -> Optional[ast.expr]:
         _names.dotted(f) == mine for f in pair):
       masks = [ast.unparse(f) for f in pair if _names.dotted(f) != mine]
       for kept, saved in ((other[0], other[1]), (other[1], other[0])):
-        if masks and masks[0].endswith(ast.unparse(kept)) and (
-            masks[0] != ast.unparse(kept)) and not _names.is_zero(saved) and (
+        if masks and _put_back.complements(masks[0], ast.unparse(
+            kept)) and not _names.is_zero(saved) and (
                 _names.dotted(saved) != mine):
           return saved  # `(1 - m)` beside `w`, `m` beside the saved values.
   return None
@@ -448,13 +465,17 @@ def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a written value is a whole copy, not one with some elements
   put back (`w[0][:10] = frozen[0][:10]`)."""
   if isinstance(value, ast.Name):
-    return all(d.replaces for d in scope.defs.get(value.id, []))
+    defs = scope.defs.get(value.id, [])
+    return all(d.replaces and not _put_back.chosen_each(d.value)
+               for d in defs)
   spelled = _names.dotted(value)
   if spelled is not None and any(
       isinstance(node, ast.Assign) and any(
           isinstance(t, ast.Subscript) and _names.dotted(t.value) == spelled
           for t in node.targets) for node in scope.nodes):
     return False  # `self.frozen[0] = vstack([kept, new])`: parts put back.
+  if _put_back.chosen_each(value):
+    return False  # `[where(m, after, before) ...]`: elements of each.
   if isinstance(value, ast.Call):
     return _names.call_name(value) in _names.SNAPSHOTS
   return not isinstance(value, ast.BinOp)
@@ -488,7 +509,6 @@ def _ended_before(step: object, write: ast.AST, order: "_order.Order"
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
             found: Labels, target: ast.AST, value: ast.AST,
             copy: Optional[ast.AST]) -> Optional[WriteHit]:
-  del copy
   if "shadow" in analysis.flow.labels(target, scope):
     return None  # A variable nothing trains (an RNN's state reset).
   masked = found
@@ -508,7 +528,13 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if not in_training(scope, analysis, call) and analysis.order(
       scope).of_write(call, scope, analysis.flow) is None:
     return None  # A pruned copy to evaluate, not trained further.
-  return WriteHit(call, scope, call, found, "weight-remask", target, value)
+  # The step's change kept in some elements, added back onto the copy
+  # saved before it (`before + (after - before) * m`): the others are
+  # written back, not masked.
+  changed = copy is not None and _put_back.masked_change(
+      found.get(f"varmask:{_names.root(target)}"))
+  return WriteHit(call, scope, call, found, "write-back" if changed else
+                  "weight-remask", target, value)
 
 
 def _read_here(value: ast.AST, scope: _scopes.Scope,
