@@ -487,7 +487,21 @@ class Flow:
     if wanted not in found:
       for kind, where in self._with_objects(node, scope).items():
         found.setdefault(kind, where)
+    if wanted not in found:
+      for kind, where in self._kept(found.get("param"), scope).items():
+        found.setdefault(kind, where)
     return found
+
+  def _kept(self, read: Optional[ast.AST], scope: _scopes.Scope) -> Labels:
+    """What the project's constructions pass a constructor's parameter
+    that the object keeps (`self.var_list = var_list` in `__init__`) and
+    another method reads (`minimize(loss, var_list=self.var_list)`)."""
+    home = self.origin.get(id(read)) if isinstance(read, ast.Name) else None
+    if home is None or home is scope or home.cls is None or not isinstance(
+        read, ast.Name) or getattr(home.node, "name", "") != "__init__" or (
+            read.id not in home.params):
+      return {}
+    return self._passed(read.id, home)
 
   def _with_objects(self, node: ast.AST, scope: _scopes.Scope) -> Labels:
     """The labels of `node` with the function's parameters bound to the

@@ -1,0 +1,70 @@
+"""`tfpartial scan` on freezes whose list or mask an object keeps: a
+wrapper whose constructor stores the `var_list` its `minimize` (or an
+optimizer wrapper's `compute_gradients`, when its caller passes none)
+trains. The look-alikes stay silent: the same wrapper built with every
+variable. Synthetic sources in the shape of real code."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+_TRAINER = """\
+    class PartialTrainer(object):
+      def __init__(self, optimizer, var_list):
+        self.optimizer = optimizer
+        self.var_list = var_list
+
+      def minimize(self, loss):
+        return self.optimizer.minimize(loss, var_list=self.var_list)
+
+    def build(loss):
+      chosen = {chosen}
+      trainer = PartialTrainer(tf.train.AdamOptimizer(1e-3), chosen)
+      return trainer.minimize(loss)
+    """
+
+_WRAPPER = """\
+    class FilteredOptimizer(tf.train.Optimizer):
+      def __init__(self, opt, var_list=None):
+        super(FilteredOptimizer, self).__init__(False, "Filtered")
+        self._opt = opt
+        self._var_list = var_list
+
+      def compute_gradients(self, loss, var_list=None, **kwargs):
+        if not var_list:
+          var_list = self._var_list
+        return self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+
+      def apply_gradients(self, grads_and_vars, global_step=None):
+        return self._opt.apply_gradients(grads_and_vars, global_step)
+
+    def train(loss, filters):
+      var_list = {chosen}
+      opt = FilteredOptimizer(tf.train.MomentumOptimizer(0.1, 0.9),
+                              var_list=var_list)
+      return opt.apply_gradients(opt.compute_gradients(loss))
+    """
+
+_FILTERED = ("[v for v in tf.trainable_variables() "
+             "if any(s in v.name for s in filters)]")
+
+
+def _found(text):
+  sources = [_files.Source("t.py", textwrap.dedent(text))]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+@pytest.mark.parametrize("source, chosen, expected", [
+    (_TRAINER, _FILTERED, [("var-list-filter", 10)]),
+    (_WRAPPER, _FILTERED, [("var-list-filter", 16)]),
+    # The look-alikes: the same objects kept every variable.
+    (_TRAINER, "tf.trainable_variables()", []),
+    (_WRAPPER, "tf.trainable_variables()", []),
+], ids=["trainer", "wrapper", "trainer-all", "wrapper-all"])
+def test_a_list_kept_by_the_object_that_trains_it(source, chosen, expected):
+  assert _found(source.format(chosen=chosen)) == expected
