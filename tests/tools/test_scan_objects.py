@@ -1,8 +1,10 @@
 """`tfpartial scan` on freezes whose list or mask an object keeps: a
 wrapper whose constructor stores the `var_list` its `minimize` (or an
 optimizer wrapper's `compute_gradients`, when its caller passes none)
-trains. The look-alikes stay silent: the same wrapper built with every
-variable. Synthetic sources in the shape of real code."""
+trains; a hook object the step holds that masks the gradients it is
+given. The look-alikes stay silent: the same wrapper built with every
+variable, a hook that scales or logs. Synthetic sources in the shape of
+real code."""
 
 import textwrap
 
@@ -68,3 +70,41 @@ def _found(text):
 ], ids=["trainer", "wrapper", "trainer-all", "wrapper-all"])
 def test_a_list_kept_by_the_object_that_trains_it(source, chosen, expected):
   assert _found(source.format(chosen=chosen)) == expected
+
+
+_HOOK = """\
+    class PackNetHook(object):
+      def __init__(self, model):
+        self.masks = [tf.Variable(tf.ones_like(v), trainable=False)
+                      for v in model.trainable_variables]
+        self.scale = 0.5
+
+      def adjust_gradients(self, grads_by_layer):
+        return [{adjusted} for g, m in zip(grads_by_layer, self.masks)]
+
+    class Agent(object):
+      def __init__(self, model, hook):
+        self.model = model
+        self.hook = hook
+        self.optimizer = tf.keras.optimizers.Adam(1e-3)
+
+      def step(self, x, y):
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        grads = self.hook.adjust_gradients(grads)
+        self.optimizer.apply_gradients(
+            zip(grads, self.model.trainable_variables))
+    """
+
+
+@pytest.mark.parametrize("adjusted, expected", [
+    ("g * m", [("grads-mask", 8)]),
+    ("tf.multiply(g, m)", [("grads-mask", 8)]),
+    # The look-alikes: a hook that scales the gradients, or logs them.
+    ("g * self.scale", []),
+    ("tf.identity(g)", []),
+])
+def test_gradients_masked_by_a_hook_the_step_holds(adjusted, expected):
+  assert _found(_HOOK.format(adjusted=adjusted)) == expected
+
