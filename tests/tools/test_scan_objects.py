@@ -2,8 +2,9 @@
 wrapper whose constructor stores the `var_list` its `minimize` (or an
 optimizer wrapper's `compute_gradients`, when its caller passes none)
 trains; a hook object the step holds that masks the gradients it is
-given. The look-alikes stay silent: the same wrapper built with every
-variable, a hook that scales or logs. Synthetic sources in the shape of
+given, or puts saved values back after the step. The look-alikes stay
+silent: the same wrapper built with every variable, a hook that scales
+or logs, another network blended in. Synthetic sources in the shape of
 real code."""
 
 import textwrap
@@ -108,3 +109,45 @@ _HOOK = """\
 def test_gradients_masked_by_a_hook_the_step_holds(adjusted, expected):
   assert _found(_HOOK.format(adjusted=adjusted)) == expected
 
+
+_RESTORE = """\
+    class PackNetHook(object):
+      def __init__(self, model):
+        self.masks = [tf.Variable(tf.ones_like(v), trainable=False)
+                      for v in model.trainable_variables]
+        self.frozen = [tf.Variable(tf.zeros_like(v), trainable={trainable})
+                       for v in model.trainable_variables]
+
+      def after_step(self, model):
+        for v, m, f in zip(model.trainable_variables, self.masks,
+                           self.frozen):
+          {write}
+
+    class Agent(object):
+      def __init__(self, model, hook):
+        self.model = model
+        self.hook = hook
+        self.optimizer = tf.keras.optimizers.Adam(1e-3)
+
+      def step(self, x, y):
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_mean(tf.square(self.model(x) - y))
+        variables = self.model.trainable_variables
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        self.hook.after_step(self.model)
+    """
+
+
+@pytest.mark.parametrize("trainable, write, expected", [
+    ("False", "v.assign(v * m + f)", [("shadow-variable", 11)]),
+    ("False", "v.assign(f + m * v)", [("shadow-variable", 11)]),
+    # The look-alikes: another network's values blended in (a soft
+    # update), a hook that only logs.
+    ("True", "v.assign(v * m + f)", []),
+    ("False", "tf.print(tf.norm(v * m + f))", []),
+])
+def test_saved_values_put_back_by_a_hook_after_the_step(trainable, write,
+                                                        expected):
+  assert _found(_RESTORE.format(trainable=trainable, write=write)) == (
+      expected)

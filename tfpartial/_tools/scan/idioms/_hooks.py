@@ -4,12 +4,14 @@ given times masks its object keeps (`[g * m for g, m in zip(grads,
 self.masks)]`), called through an object the training step holds
 (`grads = self.cl_method.adjust_gradients(grads)`) before it applies them.
 The flow cannot tell which class the held object is of, so the step never
-sees the mask; every method of that name in the project is read."""
+sees the mask; every method of that name in the project is read. The same
+hooks put saved values back right after the step
+(`self.cl_method.after_gradient_step(...)`)."""
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, Iterable, List, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -68,3 +70,28 @@ def _reads_self(method: _scopes.Scope) -> bool:
       n.value, ast.Name) and n.value.id == "self" and isinstance(
           n.ctx, ast.Load) for n in ast.walk(method.node))
 
+
+def called_after_step(scope: _scopes.Scope, analysis: Analysis,
+                      call: ast.Call) -> Optional[Dict[str, object]]:
+  """`self.cl_method.after_gradient_step(...)` right after the step: a
+  hook method that writes each variable once (in its body, or in loops
+  over the variables), called through an object the step holds."""
+  order = analysis.order(scope)
+  statement = order.parent(call)
+  block = order.parent(statement) if statement is not None else None
+  while isinstance(block, (ast.For, ast.AsyncFor)):
+    block = order.parent(block)
+  if scope.cls is None or not isinstance(statement, ast.Expr) or (
+      block is not scope.node):
+    return None
+  flow = analysis.flow
+  for place, site in analysis.project.callers(scope.name):
+    func = site.func
+    if place is scope or not isinstance(func, ast.Attribute) or (
+        not isinstance(func.value, ast.Attribute)) or flow.callee(
+            site, place) not in (None, scope.node):
+      continue
+    step = analysis.order(place).step_before(site, place, flow)
+    if step is not None:
+      return {"order": "after", "at": step}
+  return None
