@@ -51,6 +51,24 @@ _WRAPPER = """\
       return opt.apply_gradients(opt.compute_gradients(loss))
     """
 
+_SUBSET = """\
+    class SubsetOptimizer(object):
+      def __init__(self, optimizer, trainable_names):
+        self.optimizer = optimizer
+        self.trainable_names = set(trainable_names)
+
+      def apply_gradients(self, grads_and_vars):
+        kept = [(g, v) for g, v in grads_and_vars if {chosen}]
+        return self.optimizer.apply_gradients(kept)
+
+    def train(model, x, y):
+      opt = SubsetOptimizer(tf.keras.optimizers.Adam(), ["head/kernel:0"])
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+      grads = tape.gradient(loss, model.trainable_variables)
+      opt.apply_gradients(zip(grads, model.trainable_variables))
+    """
+
 _FILTERED = ("[v for v in tf.trainable_variables() "
              "if any(s in v.name for s in filters)]")
 
@@ -65,10 +83,14 @@ def _found(text):
 @pytest.mark.parametrize("source, chosen, expected", [
     (_TRAINER, _FILTERED, [("var-list-filter", 10)]),
     (_WRAPPER, _FILTERED, [("var-list-filter", 16)]),
+    (_SUBSET, "v.name in self.trainable_names", [("var-list-filter", 7)]),
     # The look-alikes: the same objects kept every variable.
     (_TRAINER, "tf.trainable_variables()", []),
     (_WRAPPER, "tf.trainable_variables()", []),
-], ids=["trainer", "wrapper", "trainer-all", "wrapper-all"])
+    # Only the pairs with no gradient dropped.
+    (_SUBSET, "g is not None", []),
+], ids=["trainer", "wrapper", "subset", "trainer-all", "wrapper-all",
+        "subset-none"])
 def test_a_list_kept_by_the_object_that_trains_it(source, chosen, expected):
   assert _found(source.format(chosen=chosen)) == expected
 

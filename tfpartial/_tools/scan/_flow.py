@@ -927,10 +927,12 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
 
 def _pairs(labels: Labels) -> bool:
   """Whether the labels are `compute_gradients`' (gradient, variable)
-  pairs."""
+  pairs, or the pairs an optimizer wrapper's `apply_gradients` is given
+  (its gradient parameter: the function is where the label arose)."""
   made = labels.get("grad")
   return isinstance(made, ast.Call) and _names.call_name(made) in {
-      "compute_gradients", "_compute_gradients"}
+      "compute_gradients", "_compute_gradients"} or isinstance(
+          made, ast.FunctionDef) and made.name == "apply_gradients"
 
 
 def has_var(labels: Labels) -> bool:
