@@ -40,7 +40,7 @@ def masked_by_hooks(analysis: Analysis, applies: Iterable[str],
       if name and name not in skipped:
         names.add(name)
   found: List[Tuple[_scopes.Scope, Labels]] = []
-  for method in analysis.project.functions_named(names, True) if names \
+  for method in analysis.project.functions_named(names) if names \
       else ():
     for node in method.nodes if method.cls is not None else ():
       if isinstance(node, ast.Return) and node.value is not None:
