@@ -487,7 +487,7 @@ class Flow:
     if wanted not in found:
       for kind, where in self._with_objects(node, scope).items():
         found.setdefault(kind, where)
-    if wanted not in found:
+    if wanted == "filtered" and wanted not in found:
       for kind, where in self._kept(found.get("param"), scope).items():
         found.setdefault(kind, where)
     return found

@@ -56,9 +56,11 @@ def _hook_name(call: ast.Call, scope: _scopes.Scope,
   attribute (`self.hook.adjust(...)`) and is given gradients."""
   func = call.func
   if not isinstance(func, ast.Attribute) or not isinstance(
-      func.value, ast.Attribute) or not any(
-          "grad" in labels(a, scope)
-          for a in [*call.args, *(k.value for k in call.keywords)]):
+      func.value, ast.Attribute) or not isinstance(
+          func.value.value, ast.Name) or func.value.value.id != "self":
+    return ""  # Checked first: most calls are a module's (`tf.nn.relu`).
+  arguments = [*call.args, *(k.value for k in call.keywords)]
+  if not any("grad" in labels(a, scope) for a in arguments):
     return ""
   return func.attr
 
