@@ -490,7 +490,21 @@ class Flow:
     if wanted not in found:
       for kind, where in self._with_objects(node, scope).items():
         found.setdefault(kind, where)
+    if wanted == "filtered" and wanted not in found:
+      for kind, where in self._kept(found.get("param"), scope).items():
+        found.setdefault(kind, where)
     return found
+
+  def _kept(self, read: Optional[ast.AST], scope: _scopes.Scope) -> Labels:
+    """What the project's constructions pass a constructor's parameter
+    that the object keeps (`self.var_list = var_list` in `__init__`) and
+    another method reads (`minimize(loss, var_list=self.var_list)`)."""
+    home = self.origin.get(id(read)) if isinstance(read, ast.Name) else None
+    if home is None or home is scope or home.cls is None or not isinstance(
+        read, ast.Name) or getattr(home.node, "name", "") != "__init__" or (
+            read.id not in home.params):
+      return {}
+    return self._passed(read.id, home)
 
   def _with_objects(self, node: ast.AST, scope: _scopes.Scope) -> Labels:
     """The labels of `node` with the function's parameters bound to the
@@ -917,8 +931,11 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
 
 def _pairs(labels: Labels) -> bool:
   """Whether the labels are `compute_gradients`' (gradient, variable)
-  pairs."""
-  return _calls.pairs(labels)
+  pairs, or the pairs an optimizer wrapper's `apply_gradients` is given
+  (its gradient parameter: the function is where the label arose)."""
+  made = labels.get("grad")
+  return _calls.pairs(labels) or isinstance(
+      made, ast.FunctionDef) and made.name == "apply_gradients"
 
 
 def has_var(labels: Labels) -> bool:

@@ -195,7 +195,7 @@ def scope_argument(call: ast.Call) -> Optional[ast.AST]:
 
 _GRADIENT_PARAMETER = re.compile(
     r"^(grads?|gradients?|grads?_and_vars?|gvs|grads?_vars?|"
-    r"grad_var_pairs|gradvars|\w*_grads?)$")
+    r"grad_var_pairs|gradvars|grads?_by_\w+|\w*_grads?)$")
 # Methods whose gradient parameter is the optimizer's gradient.
 OPTIMIZER_METHODS = {"apply_gradients", "_resource_apply_dense",
                      "_resource_apply_sparse", "_apply_dense",

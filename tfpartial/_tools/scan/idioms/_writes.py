@@ -14,11 +14,14 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
+from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
+from tfpartial._tools.scan.idioms import _premasked
 from tfpartial._tools.scan.idioms import _put_back
 from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms import _taken_off
@@ -146,7 +149,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
       _anew.indices_passed_in(call, scope, analysis)):
     return None  # Every variable put back, a target mirrored, a reset.
   base = _names.root(target)
-  kept = _kept_elsewhere(target, value)
+  kept = _replacing(target, value, scope, flow)
   blended = kept is not None and isinstance(value, ast.BinOp)
   if kept is not None:  # `where(m, saved, w)`: some elements replaced.
     chosen = _chosen_by(value, scope, analysis)
@@ -219,7 +222,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
   if when is None and own_copy:
-    when = _called_after_step(scope, analysis, call)
+    when = _called_after_step(scope, analysis, call) or (
+        _hooks.called_after_step(scope, analysis, call))
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
       "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
   if when is None and blended and _repeats_with_training(
@@ -394,6 +398,14 @@ def _chosen_by(value: ast.AST, scope: _scopes.Scope, analysis: Analysis
       set(chosen) & {"var", "vararith", "grad"}):
     return None
   return chosen
+
+
+def _replacing(target: ast.AST, value: ast.AST, scope: _scopes.Scope,
+               flow: Flow) -> Optional[ast.expr]:
+  """What replaces some elements of `target`: kept elsewhere, or saved
+  already masked (`w * m + frozen`)."""
+  return _kept_elsewhere(target, value) or _premasked.saved(
+      target, value, scope, flow)
 
 
 def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:

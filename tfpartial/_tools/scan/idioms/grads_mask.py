@@ -21,6 +21,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _appended
 from tfpartial._tools.scan.idioms import _enumerated
+from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _split
@@ -99,6 +100,8 @@ class GradsMask(_idiom.Idiom):
           found = flow.labels(node.value, scope)
           if "masked" in found:
             hits.append(_hit(found, scope, None))
+    hits += [_hit(found, scope, None) for scope, found in (
+        _hooks.masked_by_hooks(analysis, APPLIES, APPLIES | COMPUTES))]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):

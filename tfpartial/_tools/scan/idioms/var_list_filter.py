@@ -36,6 +36,7 @@ from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _growing
 from tfpartial._tools.scan.idioms import _held
+from tfpartial._tools.scan.idioms import _kept_lists
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
@@ -1117,7 +1118,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     owner = _owner(given, scope)
     passed = _passed_on(call, given, owner) if owner else None
     if owner is not None and passed is not None and not _refiltered(
-        given, owner, flow):
+        given, owner, flow) and not _kept_lists.filled_in(
+            given, owner, flow):
       wrappers[id(owner.node)] = passed
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
