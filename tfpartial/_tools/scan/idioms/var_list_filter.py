@@ -52,6 +52,7 @@ from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
+from tfpartial._tools.scan.idioms import _unscoped
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -399,7 +400,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
-                                          home))
+                                          home)) or (
+                  _unscoped.never_scoped(analysis.flow, node, home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
