@@ -5,7 +5,10 @@ helper's scope parameter that every call leaves at `None` (a collection
 read without a scope lists every variable) and one some call sets; a
 filter naming the whole model in a module that restores
 `Saver(tf.global_variables())` (a run resumed whole, no part kept
-pretrained) and one restoring a scope. Synthetic sources in the shape of real code."""
+pretrained) and one restoring a scope; a target network's soft update
+(`t * (1 - tau) + s * tau` into a list first copied from its source)
+and the same blend with no copy, a copy the other way, or a coefficient
+indexed per element. Synthetic sources in the shape of real code."""
 
 import textwrap
 
@@ -85,4 +88,62 @@ _RESUMED_WHOLE = """\
      [("var-list-filter", 2)]),
 ], ids=["global", "trainable", "scoped", "collection"])
 def test_saver_over_every_variable_restores_no_part(source, expected):
+  assert _found(source) == expected
+
+
+_SOFT_UPDATE = """\
+    import tensorflow as tf
+
+    class RL:
+      def train_step(self, data, optimizer):
+        with tf.GradientTape() as tape:
+          loss = self(*data)
+        gradients = tape.gradient(loss, self.param)
+        optimizer.apply_gradients(zip(gradients, self.param))
+
+      def train(self, data, optimizer):
+        for batch in data:
+          self.train_step(batch, optimizer)
+          self.update_param()
+
+    class DDPG(RL):
+      def __init__(self, actor, target_actor, tau):
+        self.actor = actor
+        self.target_actor = target_actor
+        {copy}
+        self.param = [self.actor.param]
+        self.tau = tau
+
+      def __call__(self, s, q):
+        return tf.reduce_mean((self.actor(s) - q) ** 2)
+
+      def update_param(self):
+        for target_param, param in zip(self.target_actor.param,
+                                       self.actor.param):
+          target_param.assign({blend})
+    """
+_COPIED = "nn.assign_param(self.target_actor.param, self.actor.param)"
+_POLYAK = "target_param * (1.0 - self.tau) + param * self.tau"
+
+
+@pytest.mark.parametrize("source,expected", [
+    # A copy of the source made to follow it by one coefficient: a target
+    # network's soft update.
+    (_SOFT_UPDATE.format(copy=_COPIED, blend=_POLYAK), []),
+    (_SOFT_UPDATE.format(copy=_COPIED, blend=(
+        "self.tau * param + (1 - self.tau) * target_param")), []),
+    # No copy made first: the written list may be the one trained.
+    (_SOFT_UPDATE.format(copy="pass", blend=_POLYAK),
+     [("write-back", 29)]),
+    # The copy goes the other way: the original is written from it.
+    (_SOFT_UPDATE.format(copy=(
+        "nn.assign_param(self.actor.param, self.target_actor.param)"),
+                         blend=_POLYAK), [("write-back", 29)]),
+    # A coefficient indexed per element: a mask, not one blend.
+    (_SOFT_UPDATE.format(copy=_COPIED, blend=(
+        "target_param * (1.0 - self.tau[0]) + param * self.tau[0]")),
+     [("write-back", 29)]),
+], ids=["copied", "copied-reordered", "not-copied", "copied-back",
+        "indexed"])
+def test_soft_update_of_a_copy(source, expected):
   assert _found(source) == expected
