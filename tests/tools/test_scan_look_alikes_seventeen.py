@@ -8,7 +8,9 @@ filter naming the whole model in a module that restores
 pretrained) and one restoring a scope; a target network's soft update
 (`t * (1 - tau) + s * tau` into a list first copied from its source)
 and the same blend with no copy, a copy the other way, or a coefficient
-indexed per element. Synthetic sources in the shape of real code."""
+indexed per element; a filtered list handed to a helper with its
+complement (one learning rate per list) and the same with the rest
+left out or another part beside. Synthetic sources in the shape of real code."""
 
 import textwrap
 
@@ -146,4 +148,50 @@ _POLYAK = "target_param * (1.0 - self.tau) + param * self.tau"
 ], ids=["copied", "copied-reordered", "not-copied", "copied-back",
         "indexed"])
 def test_soft_update_of_a_copy(source, expected):
+  assert _found(source) == expected
+
+
+_WITH_ITS_REST = """\
+    import tensorflow as tf
+
+    def adam_list_lr(loss, list_lrs, list_train_vars):
+        train_vars = []
+        for v in list_train_vars:
+            train_vars.extend(v)
+        grads = tf.gradients(loss, train_vars)
+        offset = 0
+        ops = []
+        for i, v in enumerate(list_train_vars):
+            g = grads[offset:offset + len(v)]
+            opt = tf.train.AdamOptimizer(learning_rate=list_lrs[i])
+            ops.append(opt.apply_gradients(list(zip(g, v))))
+            offset += len(v)
+        return tf.group(*ops)
+
+    def train(net, pretrain_params):
+        train_vars1 = [v for v in tf.trainable_variables()
+                       if v.name in pretrain_params]
+        train_vars2 = {rest}
+        return adam_list_lr(loss=net.loss, list_lrs=[1e-6, 1e-4],
+                            list_train_vars={lists})
+    """
+
+
+@pytest.mark.parametrize("source,expected", [
+    # The pretrained part and the rest, each at its own rate: all train.
+    (_WITH_ITS_REST.format(
+        rest="list(set(tf.trainable_variables()) - set(train_vars1))",
+        lists="[train_vars1, train_vars2]"), []),
+    (_WITH_ITS_REST.format(
+        rest="[v for v in tf.trainable_variables() if v not in train_vars1]",
+        lists="[train_vars1, train_vars2]"), []),
+    # The rest left out of the lists, or another part beside: a freeze.
+    (_WITH_ITS_REST.format(
+        rest="list(set(tf.trainable_variables()) - set(train_vars1))",
+        lists="[train_vars1]"), [("var-list-filter", 18)]),
+    (_WITH_ITS_REST.format(
+        rest="[v for v in tf.trainable_variables() if 'fc' in v.name]",
+        lists="[train_vars1, train_vars2]"), [("var-list-filter", 18)]),
+], ids=["set-difference", "not-in", "rest-left-out", "another-part"])
+def test_filter_passed_with_its_rest(source, expected):
   assert _found(source) == expected

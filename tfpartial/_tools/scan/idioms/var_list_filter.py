@@ -29,6 +29,7 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
+from tfpartial._tools.scan.idioms import _complemented
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
@@ -339,7 +340,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       node, step.labels.get("filtered"))
   if not phased and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
-      for n in tested if n is not None):
+      for n in tested if n is not None) or _complemented.passed_with_rest(
+          node, flow.origin.get(id(node), step.scope)):
     return None
   return node
 
