@@ -3,7 +3,9 @@
 classifier_params)`) whose `restore` the module calls. A step that trains
 only the scope of one model built in that graph (`startswith('sampler')`)
 trains it in front of, or on top of, the restored part, which stays at
-its pretrained values: a freeze, not one whole model among others."""
+its pretrained values: a freeze, not one whole model among others. A
+`Saver(tf.global_variables())` restores the whole graph (a run resumed
+or a model reloaded whole), no part of it."""
 
 from __future__ import annotations
 
@@ -28,8 +30,8 @@ def restores_a_part(text: str, tree: Optional[ast.AST],
       listed = node.value.args[0] if node.value.args else next(
           (k.value for k in node.value.keywords if k.arg == "var_list"),
           None)
-      if listed is not None and (trained is None or ast.unparse(
-          listed) != ast.unparse(trained)):
+      if listed is not None and not _every(listed) and (
+          trained is None or ast.unparse(listed) != ast.unparse(trained)):
         savers.update(n for n in map(_names.dotted, node.targets) if n)
     elif isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and node.func.attr == "restore":
@@ -37,3 +39,15 @@ def restores_a_part(text: str, tree: Optional[ast.AST],
       if receiver:
         restored.add(receiver)
   return bool(savers & restored)
+
+
+# Calls that list every variable of the graph (no scope given).
+_EVERY = frozenset({"global_variables", "all_variables",
+                    "trainable_variables", "model_variables"})
+
+
+def _every(listed: ast.AST) -> bool:
+  """Whether a Saver's list is every variable of the graph
+  (`tf.global_variables()`, no scope)."""
+  return isinstance(listed, ast.Call) and _names.call_name(
+      listed) in _EVERY and not listed.args and not listed.keywords

@@ -8,8 +8,8 @@
 - a target network's soft update on NumPy copies (`target_W[i] = tau *
   W[i] + (1 - tau) * target_W[i]` with `W` the trained model's weights),
   written into the target: it mirrors another model, no step trains it;
-  the same blend in a graph, from a list a train op trains
-  (`_target_network`)."""
+  the same blend in a graph, from a list a train op trains, or into a
+  list copied from its source (`_target_network`)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def undoes_or_mirrors(call: ast.Call, scope: _scopes.Scope,
       return True  # The whole model set back to its own saved weights.
     return bool(copies) and _blended_with_other(value.id, receiver, scope)
   return _every_element(call, scope, analysis, target) or (
-      _target_network.follows_trained(scope, analysis, target, value))
+      _target_network.follows_trained(scope, analysis, target, value)) or (
+          _target_network.mirrors_its_copy(scope, analysis, target, value))
 
 
 def _values(name: str, scope: _scopes.Scope) -> List[ast.expr]:

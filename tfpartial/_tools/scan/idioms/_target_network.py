@@ -2,12 +2,17 @@
 update: `assign(t, (1 - tau) * t + tau * s)` for `t, s` in `zip(targets,
 sources)`, where `sources` is the list a train op trains and `targets` is
 not. The target follows the trained network whole (SAC's, DDPG's, DQN's
-target ops): no element of a trained variable is put back."""
+target ops): no element of a trained variable is put back. Or, where
+the module holds no train call naming its lists (a framework trains the
+model's own list), the same blend by one coefficient for every variable
+into a list the module first copies from its source (`assign_param(
+targets, sources)`): a copy made to follow the original, where a
+write-back puts a copy into the trained original."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Optional, Set
+from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -72,3 +77,74 @@ def _trained_lists(tree: Optional[ast.AST]) -> FrozenSet[str]:
       listed["arg"] = node.args[_TRAIN_CALLS[name]]
     found.update(n for n in map(_names.dotted, listed.values()) if n)
   return frozenset(found)
+
+# Calls of two lists that copy neither into the other.
+_NOT_COPIES = frozenset({*_TRAIN_CALLS, "zip"})
+
+
+def mirrors_its_copy(scope: _scopes.Scope, analysis: Analysis,
+                     target: ast.AST, value: ast.AST) -> bool:
+  """Whether `value`, written into `target`, is `t * (1 - c) + s * c`
+  with `t` the written element, `s` one of another list zipped with it
+  and `c` one coefficient for every variable (no loop element, no
+  index), and the module copies that other list into the written one
+  (a call of `(targets, sources)`) and trains neither by name."""
+  written = _list_text(target, scope)
+  source = _blended_with(target, value, scope)
+  if written is None or source is None:
+    return False
+  module = analysis.module(scope)
+  for node in ast.walk(module.tree) if module.tree is not None else ():
+    if isinstance(node, ast.Call) and len(node.args) == 2 and (
+        _names.call_name(node) not in _NOT_COPIES) and [
+            ast.unparse(a) for a in node.args] == [written, source]:
+      return not {written, source} & _trained_lists(module.tree)
+  return False
+
+
+def _list_text(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:
+  """The text of the list a loop's element comes from (`self.nets[i].
+  params` of `t` in `for t, s in zip(self.nets[i].params, ...)`)."""
+  listed = scope.loops.get(element.id) if isinstance(
+      element, ast.Name) else None
+  return ast.unparse(listed) if listed is not None else None
+
+
+def _blended_with(target: ast.AST, value: ast.AST, scope: _scopes.Scope
+                  ) -> Optional[str]:
+  """The list of the other element in a blend `t * (1 - c) + s * c` of
+  the written element `t` (in either order), by one coefficient `c`."""
+  if not (isinstance(target, ast.Name) and isinstance(value, ast.BinOp)
+          and isinstance(value.op, ast.Add)):
+    return None
+  terms = [_term(t, scope) for t in (value.left, value.right)]
+  if None in terms:
+    return None
+  (one, c1), (other, c2) = [t for t in terms if t is not None]
+  if other == target.id:
+    (one, c1), (other, c2) = (other, c2), (one, c1)
+  if one != target.id or other == one or not (
+      _complement(c1, c2) or _complement(c2, c1)):
+    return None
+  return _list_text(ast.Name(id=other), scope)
+
+
+def _term(term: ast.AST, scope: _scopes.Scope
+          ) -> Optional[Tuple[str, ast.AST]]:
+  """(loop element, coefficient) of a product `element * coefficient`."""
+  if not (isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult)):
+    return None
+  for element, coefficient in ((term.left, term.right),
+                               (term.right, term.left)):
+    if isinstance(element, ast.Name) and element.id in scope.loops and not (
+        any(isinstance(n, ast.Subscript) or isinstance(n, ast.Name) and (
+            n.id in scope.loops) for n in ast.walk(coefficient))):
+      return element.id, coefficient
+  return None
+
+
+def _complement(whole: ast.AST, part: ast.AST) -> bool:
+  """Whether `whole` is `1 - part`."""
+  return isinstance(whole, ast.BinOp) and isinstance(whole.op, ast.Sub) \
+      and isinstance(whole.left, ast.Constant) and whole.left.value == 1 \
+      and ast.unparse(whole.right) == ast.unparse(part)

@@ -29,6 +29,7 @@ from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
+from tfpartial._tools.scan.idioms import _complemented
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
@@ -52,6 +53,7 @@ from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _unread
+from tfpartial._tools.scan.idioms import _unscoped
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -338,7 +340,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       node, step.labels.get("filtered"))
   if not phased and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
-      for n in tested if n is not None):
+      for n in tested if n is not None) or _complemented.passed_with_rest(
+          node, flow.origin.get(id(node), step.scope)):
     return None
   return node
 
@@ -399,7 +402,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
-                                          home))
+                                          home)) or (
+                  _unscoped.never_scoped(analysis.flow, node, home))
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope
