@@ -101,8 +101,11 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   """Whether a placeholder `mask` is fed a value `judge` holds for."""
   if not isinstance(mask, ast.Name):
     return False
+  defs = scope.defs.get(mask.id, [])
+  if not defs:
+    return False  # Made elsewhere: no placeholder of this function.
   keys: Set[str] = set()
-  for d in scope.defs.get(mask.id, [])[:2]:
+  for d in defs[:2]:
     value = d.value
     if not (isinstance(value, ast.Call) and _names.call_name(value) == (
         "placeholder")):
