@@ -27,6 +27,7 @@ from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _evaluated
 
 # A product with a factor named for a mask or a pruning, by its line.
 _LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
@@ -98,20 +99,22 @@ def _judged(analysis: Analysis, node: ast.AST,
   flow = analysis.flow
   for weight, mask in (pair, pair[::-1]):
     if not _plain(weight, scope) or not _plain(mask, scope) or not (
-        _spelled(mask, scope) or _kept(mask, scope, analysis)) or _made_here(
-            mask, scope) or _structural(mask, scope) or _built_in_code(
-                mask, scope, analysis):
+        _spelled(mask, scope) or _kept(mask, scope, analysis)):
+      continue
+    once = _evaluated.once(mask, weight, scope)
+    if not once and _made_here(mask, scope) or _structural(
+        mask, scope) or _built_in_code(mask, scope, analysis):
       continue  # Read before any flow: most products are activations.
     labels = flow.labels(weight, scope)
-    if "var" not in labels or "shadow" in labels or "grad" in labels or (
-        "mask" in labels):
+    if "var" not in labels and not once or "shadow" in labels or (
+        "grad" in labels or "mask" in labels):
       continue
-    if not _fixed(mask, scope, analysis) or _trained(
-        mask, scope, analysis) or _fed_anew(mask, scope, analysis):
+    if not once and (not _fixed(mask, scope, analysis) or _trained(
+        mask, scope, analysis) or _fed_anew(mask, scope, analysis)):
       continue
-    if _written_or_stopped(node, scope, analysis) or not _read_as_weight(
-        node, scope, analysis) or _scalar(weight, scope) or (
-            evaluation_only(node, scope, analysis)):
+    if _written_or_stopped(node, scope, analysis) or not (
+        once or _read_as_weight(node, scope, analysis)) or _scalar(
+            weight, scope) or evaluation_only(node, scope, analysis):
       return None
     target = node.target if isinstance(node, ast.AugAssign) else node
     assert isinstance(target, ast.expr)
@@ -282,6 +285,10 @@ def _fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   constant made of ones and zeros, or a placeholder of a weight's shape;
   not drawn at random, not compared here, not a trainable gate, not
   written by a method that runs with each step."""
+  if _evaluated.fed(mask, scope, analysis):
+    return True  # Its shape may read the function's parameters.
+  if _evaluated.fed_otherwise(mask, scope, analysis):
+    return False
   flow = analysis.flow
   labels = flow.labels(mask, scope)
   if "random" in labels or "grad" in labels or "param" in labels or (

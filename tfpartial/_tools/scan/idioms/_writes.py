@@ -23,6 +23,7 @@ from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _premasked
 from tfpartial._tools.scan.idioms import _put_back
+from tfpartial._tools.scan.idioms import _read_back
 from tfpartial._tools.scan.idioms import _rollback
 from tfpartial._tools.scan.idioms import _taken_off
 from tfpartial._tools.scan.idioms._idiom import Hit
@@ -79,6 +80,10 @@ def target_and_value(call: ast.Call
   name = _names.call_name(call)
   receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
   args = call.args
+  if name == "set_value" and call.keywords:  # `K.set_value(x=w, value=v)`.
+    named = {k.arg: k.value for k in call.keywords}
+    args = [*args, *(named[k] for k in ("x", "value")[len(args):]
+                     if k in named)]
   if name in {"scatter_update", "scatter_nd_update"}:
     if len(args) >= 3:
       return args[0], args[2], True
@@ -150,7 +155,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # Every variable put back, a target mirrored, a reset.
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
-  blended = kept is not None and isinstance(value, ast.BinOp)
+  read_out = _read_back.read_out(kept, target, value, scope)
+  blended = kept is not None and isinstance(value, ast.BinOp) or read_out
   if kept is not None:  # `where(m, saved, w)`: some elements replaced.
     chosen = _chosen_by(value, scope, analysis)
     if chosen is None:
@@ -175,14 +181,13 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if copy is None and remask is not None:
     # The variable masked and blended with a copy taken elsewhere under
     # another name (`w.assign(original * (1 - m) + w * m)`).
-    copy = next((v for k, v in found.items() if k.startswith("copy:")),
-                None)
+    copy = next((v for k, v in found.items() if k.startswith("copy:")), None)
   zeroed = _zeroed(value, scope)
   if copy is not None and remask is None and zeroed:
     return _zeroed_copy(call, scope, analysis, found, copy) if (
         zeroed == "mask") else None  # Pruned by magnitude: no mask kept.
   own_copy = copy is not None or "shadow" in found
-  blend = own_copy and remask is not None and "vararith" in found
+  blend = own_copy and remask is not None and ("vararith" in found or read_out)
   if remask is not None and not blend:
     if isinstance(value, ast.BinOp) and isinstance(value.op, (
         ast.Add, ast.Sub)) and _calls.variables_in(
@@ -252,8 +257,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # only evaluates, maybe; not in a step's own override, which runs
     # with each step).
     return None
-  kind = "shadow-variable" if _on_device(found, copy) and (
-      order == "control" or order == "after" and scope.cls is not None) \
+  kind = "shadow-variable" if (_on_device(found, copy) or _read_back.held(
+      value, call, scope)) and (order == "control" or order == "after" and (
+          scope.cls is not None)) \
       else "weight-remask" if zeros or partial and not own_copy and (
           constant_fill(value, scope)) else "write-back"
   at = when["at"]
@@ -405,7 +411,7 @@ def _replacing(target: ast.AST, value: ast.AST, scope: _scopes.Scope,
   """What replaces some elements of `target`: kept elsewhere, or saved
   already masked (`w * m + frozen`)."""
   return _kept_elsewhere(target, value) or _premasked.saved(
-      target, value, scope, flow)
+      target, value, scope, flow) or _read_back.blended(target, value, scope)
 
 
 def _kept_elsewhere(target: ast.AST, value: ast.AST) -> Optional[ast.expr]:
