@@ -52,6 +52,7 @@ from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
+from tfpartial._tools.scan.idioms import _swapped
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
@@ -430,7 +431,8 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
       analysis, steps) + _parts_left_out(analysis, steps) +
           _composed_left_out(analysis, steps) + _staged_left_out(
               analysis, steps) + _stacked_left_out(analysis, steps) +
-          _between_left_out(analysis, steps))
+          _between_left_out(analysis, steps) +
+          _swapped_left_out(analysis, steps))
 
 
 def _between_left_out(analysis: Analysis, steps: List[Step]
@@ -447,6 +449,21 @@ def _between_left_out(analysis: Analysis, steps: List[Step]
                      {"filtered": chosen})
           for group in by_module.values() if len(group) > 1
           for training, chosen in _between.left_between(group)]
+
+
+def _swapped_left_out(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """A step training `self.X` whose class, or a subclass, swaps `self.X`
+  for a part's list, the full list kept aside (`_swapped`): the rest of
+  the model is left out."""
+  found: Dict[int, _idiom.Hit] = {}
+  for step in steps:
+    if isinstance(step.var_list, ast.Attribute):
+      for scope, node in _swapped.swaps(analysis.project, step.scope,
+                                        step.var_list):
+        found.setdefault(id(node), _idiom.Hit(
+            node.value, scope, step.call, {"filtered": node.value}))
+  return list(found.values())
 
 
 def _stacked_left_out(analysis: Analysis, steps: List[Step]
