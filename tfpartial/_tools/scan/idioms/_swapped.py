@@ -29,8 +29,13 @@ def swaps(project: _project.Project, scope: _scopes.Scope,
   if scope.cls is None or not name or not name.startswith("self.") or (
       name.count(".") != 1):
     return []
+  attr = name[len("self."):]
+  spellings = (f".{attr}.copy()", f"list(self.{attr})", f".{attr}[:]")
   found: List[Tuple[_scopes.Scope, ast.Assign]] = []
   for info in [scope.cls, *project.subclasses(scope.cls)]:
+    text = project.module_of(info.home).source.text
+    if not any(each in text for each in spellings):
+      continue  # Read only where the full list may be kept aside.
     for method in info.methods.values():
       found.extend((method, node) for node in _swapping(method, name))
   return found
