@@ -425,6 +425,9 @@ class Project:
       where, attribute = module.imports[name]
       level = len(where) - len(where.lstrip("."))
       found = self.find_module(where.lstrip("."), module, level)
+      if found is None and attribute:  # A namespace package's module
+        return self.find_module(  # (`from pkg import sub`, no __init__).
+            f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
       if found is None:
         return None
       if not attribute:

@@ -27,6 +27,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _arms
+from tfpartial._tools.scan.idioms import _between
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _complemented
@@ -52,6 +53,7 @@ from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
+from tfpartial._tools.scan.idioms import _swapped
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _unscoped
 from tfpartial._tools.scan.idioms import _writes
@@ -432,7 +434,40 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
   return (_groups_left_out(analysis, steps) + _upstream_left_out(
       analysis, steps) + _parts_left_out(analysis, steps) +
           _composed_left_out(analysis, steps) + _staged_left_out(
-              analysis, steps) + _stacked_left_out(analysis, steps))
+              analysis, steps) + _stacked_left_out(analysis, steps) +
+          _between_left_out(analysis, steps) +
+          _swapped_left_out(analysis, steps))
+
+
+def _between_left_out(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """A step whose loss runs a part that no step of its module trains,
+  between its own part and another step's (`_between`): that part is
+  left out."""
+  by_module: Dict[int, List[_between.Training]] = {}
+  for step in steps:
+    by_module.setdefault(id(analysis.module(step.scope)), []).append(
+        _between.Training(step.call, step.scope, step.var_list if isinstance(
+            step.var_list, ast.expr) else None, _loss_node(step.call)))
+  return [_idiom.Hit(chosen, training.scope, training.call,
+                     {"filtered": chosen})
+          for group in by_module.values() if len(group) > 1
+          for training, chosen in _between.left_between(group)]
+
+
+def _swapped_left_out(analysis: Analysis, steps: List[Step]
+                      ) -> List[_idiom.Hit]:
+  """A step training `self.X` whose class, or a subclass, swaps `self.X`
+  for a part's list, the full list kept aside (`_swapped`): the rest of
+  the model is left out."""
+  found: Dict[int, _idiom.Hit] = {}
+  for step in steps:
+    if isinstance(step.var_list, ast.Attribute):
+      for scope, node in _swapped.swaps(analysis.project, step.scope,
+                                        step.var_list):
+        found.setdefault(id(node), _idiom.Hit(
+            node.value, scope, step.call, {"filtered": node.value}))
+  return list(found.values())
 
 
 def _stacked_left_out(analysis: Analysis, steps: List[Step]
