@@ -149,7 +149,7 @@ class VarListFilter(_idiom.Idiom):
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),
-            _idiom.position(hits[key].node))):
+            _idiom.position(hits[key].node)), analysis.flow):
           hits[key], sides[key] = hit, side
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
@@ -279,21 +279,34 @@ def _filter_text(node: ast.AST) -> str:
       node, ast.Name) else text
 
 
-def _placed_before(node: ast.AST, shown: _idiom.Hit, apart: bool) -> bool:
+def _placed_before(node: ast.AST, shown: _idiom.Hit, apart: bool,
+                   flow: Flow) -> bool:
   """Whether the filter `node` is shown rather than `shown`'s, of the
   same function and loss: the first of them, but a filter written the
   same way again after the shown one's step (a list rebuilt once what its
   test reads changed: PathNet's second task, the first task's path marked
   fixed; not the same slice written at the gradient and at the apply,
   nor one `apart`, in the other arm of an `if`, which never follows the
-  shown one's step: `if with_clip: ... else: ...`)."""
+  shown one's step: `if with_clip: ... else: ...`; nor the same element
+  kept by another test, `_guarded`)."""
   before = _idiom.position(node) < _idiom.position(shown.node)
   step = shown.sink
-  if ast.unparse(node) == ast.unparse(shown.node) and not before and (
+  if _guarded(flow, node) == _guarded(flow, shown.node) and not before and (
       step is not None) and not apart:
     return _idiom.position(shown.node) < _idiom.position(step) and (
         _end(step) < _idiom.position(node))
   return before
+
+
+def _guarded(flow: Flow, node: ast.AST) -> str:
+  """A filter as written, an element a loop keeps with the test that
+  keeps it: `(grad, var)` kept past `if any(n in var.name for n in
+  self.exclude_vars): continue` and again past a test of `skip_vars` is
+  two filters, not one list rebuilt."""
+  home = flow.origin.get(id(node))
+  guard = home.guards.get(id(node)) if home is not None else None
+  text = ast.unparse(node)
+  return text if guard is None else f"{text} if {ast.unparse(guard)}"
 
 
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],

@@ -1,0 +1,94 @@
+"""`tfpartial scan`'s `var-list-filter` on lists that leave variables out
+in ways part fourteen's real code showed: a loop that skips the pairs
+whose variable a name test picks (`if any(n in var.name for n in
+self.exclude_vars): continue`) before it keeps the rest, and a second
+such filter after the first step shown at the first. The look-alikes
+stay silent: a skip of the pairs without a gradient, a skip whose branch
+keeps the pair too. Synthetic sources in the shape of real code."""
+
+import textwrap
+
+import pytest
+
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
+
+
+def _found(text, others=()):
+  sources = [_files.Source("t.py", textwrap.dedent(text)), *(
+      _files.Source(path, textwrap.dedent(source)) for path, source in others)]
+  findings, errors = _scan.scan_project(sources)
+  assert not errors, errors
+  return [(f.idiom, f.line) for f in findings]
+
+
+_SKIPPED = """\
+    def train(loss):
+        optimizer = tf.train.AdamOptimizer(0.1)
+        grad_and_vars = optimizer.compute_gradients(loss)
+        kept = []
+        for grad, var in grad_and_vars:
+            if {test}:
+                {skip}
+                continue
+            kept.append((grad, var))
+        return optimizer.apply_gradients(kept)
+    """
+
+_KEPT_BY_AN_OBJECT = """\
+    class Optimizer:
+        def __init__(self, exclude_vars=None, skip_vars=None):
+            self.exclude_vars = exclude_vars
+            self.skip_vars = skip_vars
+
+        def __call__(self, loss):
+            optimizer = tf.train.AdamOptimizer(0.1)
+            grad_and_vars = optimizer.compute_gradients(loss)
+            if self.exclude_vars is not None:
+                kept = []
+                for grad, var in grad_and_vars:
+                    if any(name in var.name for name in self.exclude_vars):
+                        LOGGER.info("Not training %s", var.name)
+                        continue
+                    kept.append((grad, var))
+                grad_and_vars = kept
+            train_op = optimizer.apply_gradients(grad_and_vars)
+            if self.skip_vars:
+                rest = []
+                for grad, var in grad_and_vars:
+                    if any(name in var.name for name in self.skip_vars):
+                        continue
+                    rest.append((grad, var))
+                skipping = optimizer.apply_gradients(rest)
+                train_op = tf.cond(step < 10, lambda: skipping,
+                                   lambda: train_op)
+            return train_op
+    """
+
+POSITIVE = {
+    "skipped_by_name": (_SKIPPED.format(
+        test="'embedding' in var.name", skip="pass"), 9),
+    "skipped_by_names_logged": (_SKIPPED.format(
+        test="any(s in var.name for s in frozen_scopes)",
+        skip="print('frozen', var.name)"), 9),
+    "kept_by_an_object": (_KEPT_BY_AN_OBJECT, 15),
+}
+
+NEGATIVE = {
+    "no_gradient_skipped": _SKIPPED.format(
+        test="grad is None", skip="print('no gradient', var.name)"),
+    "skip_keeps_it_too": _SKIPPED.format(
+        test="'embedding' in var.name",
+        skip="kept.append((tf.clip_by_norm(grad, 1.0), var))"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_list_leaving_out_part_of_the_model(name):
+  text, line = POSITIVE[name]
+  assert _found(text) == [("var-list-filter", line)]
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_look_alike_stays_silent(name):
+  assert _found(NEGATIVE[name]) == []
