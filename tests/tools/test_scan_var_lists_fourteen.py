@@ -2,9 +2,13 @@
 in ways part fourteen's real code showed: a loop that skips the pairs
 whose variable a name test picks (`if any(n in var.name for n in
 self.exclude_vars): continue`) before it keeps the rest, and a second
-such filter after the first step shown at the first. The look-alikes
-stay silent: a skip of the pairs without a gradient, a skip whose branch
-keeps the pair too. Synthetic sources in the shape of real code."""
+such filter after the first step shown at the first; a filtered step of
+one function beside another function's step over a list nothing binds
+(no other half of a model). The look-alikes stay silent: a skip of the
+pairs without a gradient, a skip whose branch keeps the pair too;
+another function's step over a list of its own, one made elsewhere, or
+every variable (a library file's other model). Synthetic sources in the
+shape of real code."""
 
 import textwrap
 
@@ -65,6 +69,22 @@ _KEPT_BY_AN_OBJECT = """\
             return train_op
     """
 
+_TWO_BUILDERS = """\
+    def create_optimizer(loss, lr):
+        optimizer = tf.train.AdamOptimizer(lr)
+        {other}
+        grads = tf.gradients(loss, tvars)
+        return optimizer.apply_gradients(zip(grads, tvars))
+
+
+    def create_optimizer_v10(loss, lr):
+        optimizer = tf.train.AdamOptimizer(lr)
+        tvars = tf.trainable_variables()
+        kept = [v for v in tvars if 'pooler' in v.name or 'bert' not in v.name]
+        grads = tf.gradients(loss, kept)
+        return optimizer.apply_gradients(zip(grads, kept))
+    """
+
 POSITIVE = {
     "skipped_by_name": (_SKIPPED.format(
         test="'embedding' in var.name", skip="pass"), 9),
@@ -72,6 +92,7 @@ POSITIVE = {
         test="any(s in var.name for s in frozen_scopes)",
         skip="print('frozen', var.name)"), 9),
     "kept_by_an_object": (_KEPT_BY_AN_OBJECT, 15),
+    "beside_an_unbound_list": (_TWO_BUILDERS.format(other="pass"), 11),
 }
 
 NEGATIVE = {
@@ -80,6 +101,12 @@ NEGATIVE = {
     "skip_keeps_it_too": _SKIPPED.format(
         test="'embedding' in var.name",
         skip="kept.append((tf.clip_by_norm(grad, 1.0), var))"),
+    "beside_every_variable": _TWO_BUILDERS.format(
+        other="tvars = tf.trainable_variables()"),
+    "beside_a_list_of_its_own": _TWO_BUILDERS.format(
+        other="tvars = critic.trainable_variables"),
+    "beside_a_list_made_elsewhere": _TWO_BUILDERS.format(
+        other="tvars = build_var_list()"),
 }
 
 

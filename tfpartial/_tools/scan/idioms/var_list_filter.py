@@ -51,6 +51,7 @@ from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
+from tfpartial._tools.scan.idioms import _unbound_lists
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _writes
 
@@ -1694,7 +1695,8 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
           ) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
-                      other.call, other.scope))]
+                      other.call, other.scope) or _unbound_lists.no_group(
+                          other.var_list, other.labels, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
