@@ -4,11 +4,15 @@ whose variable a name test picks (`if any(n in var.name for n in
 self.exclude_vars): continue`) before it keeps the rest, and a second
 such filter after the first step shown at the first; a filtered step of
 one function beside another function's step over a list nothing binds
-(no other half of a model). The look-alikes stay silent: a skip of the
-pairs without a gradient, a skip whose branch keeps the pair too;
-another function's step over a list of its own, one made elsewhere, or
-every variable (a library file's other model). Synthetic sources in the
-shape of real code."""
+(no other half of a model); a helper's list that adds the embedding
+tables only under a test of a flag it is given, passed a flag that
+varies (also where a comprehension in the constructor reuses the name of
+the local helper that makes the variables). The look-alikes stay silent:
+a skip of the pairs without a gradient, a skip whose branch keeps the
+pair too; another function's step over a list of its own, one made
+elsewhere, or every variable (a library file's other model); the flag's
+helper passed a literal, or testing what is no parameter. Synthetic
+sources in the shape of real code."""
 
 import textwrap
 
@@ -85,6 +89,39 @@ _TWO_BUILDERS = """\
         return optimizer.apply_gradients(zip(grads, kept))
     """
 
+_KB = """\
+    class KB:
+        def __init__(self, data):
+            def variable(shape, name):
+                return tf.Variable(tf.zeros(shape), name=name)
+            self.entities = variable([data.n, 4], 'entities')
+            self.rules = [variable([3, 4], 'rules')]
+            pairs = dict(a=variable([2, 4], 'a'))
+            self.rules += [variable for _, variable in pairs.items()]
+
+        def get_trainable_variables(self, rules_only=False):
+            variables = []
+            if {test}:
+                variables += [self.entities]
+            variables += self.rules
+            return variables
+    """
+
+_KB_TRAINED = """\
+    from kb import KB
+
+    def main(data, n_only_rules_epochs):
+        kb = KB(data)
+        optimizer = tf.train.AdamOptimizer(0.1)
+        for epoch, x in enumerate(data):
+            with tf.GradientTape() as tape:
+                rules_only = n_only_rules_epochs > epoch
+                loss = tf.reduce_sum(kb.entities * x)
+            trained = kb.get_trainable_variables(rules_only={flag})
+            grads = tape.gradient(loss, trained)
+            optimizer.apply_gradients(zip(grads, trained))
+    """
+
 POSITIVE = {
     "skipped_by_name": (_SKIPPED.format(
         test="'embedding' in var.name", skip="pass"), 9),
@@ -108,6 +145,31 @@ NEGATIVE = {
     "beside_a_list_made_elsewhere": _TWO_BUILDERS.format(
         other="tvars = build_var_list()"),
 }
+
+
+FLAGGED = {
+    "flag_tested_is_false": ("rules_only is False", "rules_only", 10),
+    "flag_tested_not": ("not rules_only", "rules_only", 10),
+}
+
+NOT_FLAGGED = {
+    "flag_passed_a_literal": ("not rules_only", "True"),
+    "an_attribute_tested": ("self.entities is not None", "rules_only"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_a_helper_leaving_out_what_a_flag_passed_to_it_says(name):
+  test, flag, line = FLAGGED[name]
+  assert _found(_KB_TRAINED.format(flag=flag), [
+      ("kb.py", _KB.format(test=test))]) == [("var-list-filter", line)]
+
+
+@pytest.mark.parametrize("name", sorted(NOT_FLAGGED))
+def test_a_helper_without_a_varying_flag_stays_silent(name):
+  test, flag = NOT_FLAGGED[name]
+  assert _found(_KB_TRAINED.format(flag=flag), [
+      ("kb.py", _KB.format(test=test))]) == []
 
 
 @pytest.mark.parametrize("name", sorted(POSITIVE))

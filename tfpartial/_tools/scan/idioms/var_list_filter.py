@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
+from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
@@ -379,13 +380,18 @@ def _kept_roots(node: ast.AST) -> Set[str]:
 def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
                     groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
   """The models of a dict a flag leaves out by their names
-  (`_flagged.models_by_flag`), where the step trains no other loss's."""
+  (`_flagged.models_by_flag`), or the variables a helper adds only under
+  a test of a flag it is given (`_flag_param`), where the step trains no
+  other loss's."""
   value = step.labels.get("var")
   if "filtered" in step.labels or not _trains(step) or _split(
-      step, steps, groups) or not isinstance(value, ast.expr) or not (
-          _flagged.models_by_flag(analysis.flow, value)):
+      step, steps, groups) or not isinstance(value, ast.expr):
     return []
-  return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+  if _flagged.models_by_flag(analysis.flow, value):
+    return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+  added = _flag_param.flagged(analysis.flow, value, step.scope)
+  return [] if added is None else [_idiom.Hit(
+      value, step.scope, step.call, {**step.labels, "filtered": added})]
 
 
 def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
