@@ -7,12 +7,16 @@ one function beside another function's step over a list nothing binds
 (no other half of a model); a helper's list that adds the embedding
 tables only under a test of a flag it is given, passed a flag that
 varies (also where a comprehension in the constructor reuses the name of
-the local helper that makes the variables). The look-alikes stay silent:
-a skip of the pairs without a gradient, a skip whose branch keeps the
-pair too; another function's step over a list of its own, one made
-elsewhere, or every variable (a library file's other model); the flag's
-helper passed a literal, or testing what is no parameter. Synthetic
-sources in the shape of real code."""
+the local helper that makes the variables); a scope of a few scalars
+trained in one arm of a flag's `if` whose other arm trains the list the
+model returned; a list handed to a function trained beside the same
+loss's step over every variable. The look-alikes stay silent: a skip of
+the pairs without a gradient, a skip whose branch keeps the pair too;
+another function's step over a list of its own, one made elsewhere, or
+every variable (a library file's other model); the flag's helper passed
+a literal, or testing what is no parameter; the other arm training every
+variable or the same scope, a handed list trained alone or beside
+another loss's step. Synthetic sources in the shape of real code."""
 
 import textwrap
 
@@ -122,6 +126,41 @@ _KB_TRAINED = """\
             optimizer.apply_gradients(zip(grads, trained))
     """
 
+_EITHER_ARM = """\
+    def model_fn(features, labels, flag_bias, model_class):
+        model = model_class()
+        logits, variables_graph = model(features)
+        if flag_bias:
+            with tf.variable_scope('bias_opt'):
+                beta = tf.get_variable('beta', initializer=1.0)
+            variables_bias = tf.get_collection(
+                tf.GraphKeys.GLOBAL_VARIABLES, scope='bias_opt')
+            logits = beta * logits
+        loss = tf.losses.softmax_cross_entropy(labels, logits)
+        optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
+        if flag_bias:
+            train_op = optimizer.minimize(loss, var_list=variables_bias)
+        else:
+            train_op = optimizer.minimize(loss, var_list={other})
+        return train_op
+    """
+
+_HANDED = """\
+    class Solver:
+        def __init__(self, loss, aux_loss, fc_vars=None):
+            self.loss = loss
+            self.solver_op = {whole}
+            if fc_vars is not None:
+                self.fc_solver_op = self.get_solver_op(var_list=fc_vars)
+
+        def get_solver_op(self, var_list=None, loss=None):
+            if var_list is None:
+                var_list = tf.trainable_variables()
+            if loss is None:
+                loss = self.loss
+            return tf.train.AdamOptimizer(0.1).minimize(loss, var_list=var_list)
+    """
+
 POSITIVE = {
     "skipped_by_name": (_SKIPPED.format(
         test="'embedding' in var.name", skip="pass"), 9),
@@ -130,6 +169,10 @@ POSITIVE = {
         skip="print('frozen', var.name)"), 9),
     "kept_by_an_object": (_KEPT_BY_AN_OBJECT, 15),
     "beside_an_unbound_list": (_TWO_BUILDERS.format(other="pass"), 11),
+    "scope_against_the_models_list": (_EITHER_ARM.format(
+        other="variables_graph"), 7),
+    "handed_beside_every_variable": (_HANDED.format(
+        whole="self.get_solver_op()"), 6),
 }
 
 NEGATIVE = {
@@ -144,6 +187,12 @@ NEGATIVE = {
         other="tvars = critic.trainable_variables"),
     "beside_a_list_made_elsewhere": _TWO_BUILDERS.format(
         other="tvars = build_var_list()"),
+    "scope_against_every_variable": _EITHER_ARM.format(
+        other="tf.trainable_variables()"),
+    "scope_against_itself": _EITHER_ARM.format(other="variables_bias"),
+    "handed_alone": _HANDED.format(whole="None"),
+    "handed_beside_another_loss": _HANDED.format(
+        whole="self.get_solver_op(loss=aux_loss)"),
 }
 
 

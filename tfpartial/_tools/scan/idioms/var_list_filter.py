@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _fed
+from tfpartial._tools.scan.idioms import _either_arm
 from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
@@ -38,6 +39,7 @@ from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _growing
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _kept_lists
+from tfpartial._tools.scan.idioms import _handed_part
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
@@ -330,7 +332,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
-  widened = chosen is not None or _flagged.grown(step.var_list, step.scope)
+  widened = chosen is not None or _flagged.grown(
+      step.var_list, step.scope) or _either_arm.against_a_model(
+          step.call, step.scope, [(o.call, o.var_list, o.labels) for o in steps
+                                  if o.scope is step.scope and o is not step
+                                  and o.loss == step.loss])
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
@@ -380,12 +386,20 @@ def _kept_roots(node: ast.AST) -> Set[str]:
 def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
                     groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
   """The models of a dict a flag leaves out by their names
-  (`_flagged.models_by_flag`), or the variables a helper adds only under
-  a test of a flag it is given (`_flag_param`), where the step trains no
-  other loss's."""
+  (`_flagged.models_by_flag`), a list handed in and trained beside the
+  same loss's step over everything (`_handed_part`), or the variables a
+  helper adds only under a test of a flag it is given (`_flag_param`),
+  where the step trains no other loss's."""
   value = step.labels.get("var")
   if "filtered" in step.labels or not _trains(step) or _split(
-      step, steps, groups) or not isinstance(value, ast.expr):
+      step, steps, groups):
+    return []
+  if isinstance(step.var_list, ast.Name) and _handed_part.handed(
+      step.call, step.scope, step.var_list, step.labels, step.loss,
+      step.section, [(o.call, o.scope, o.var_list, o.loss, o.section)
+                     for o in steps]):
+    return [_idiom.Hit(step.var_list, step.scope, step.call, step.labels)]
+  if not isinstance(value, ast.expr):
     return []
   if _flagged.models_by_flag(analysis.flow, value):
     return [_idiom.Hit(value, step.scope, step.call, step.labels)]
