@@ -231,8 +231,13 @@ class Flow:
     place: Optional[_scopes.Scope] = scope
     while place is not None:
       if name in place.defs or name in place.params:
-        found.update(self._read(name, node, place, place is scope))
-        return found
+        got = self._read(name, node, place, place is scope)
+        if got or name not in place.functions:
+          found.update(got)
+          return found
+        # `def variable(...)` read before a comprehension binds the name
+        # for itself alone (`[variable for _, variable in pairs]`).
+        break
       if name in place.functions or name in place.classes:
         break
       place = place.parent

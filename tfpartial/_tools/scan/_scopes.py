@@ -396,6 +396,23 @@ def _skipping(node: ast.If, inner: Where, here: Where,
   return [*[(c, inner) for c in reversed(node.body)], (node.test, here)]
 
 
+def _kept_after(node: ast.If, after: Sequence[ast.stmt],
+                stack: List[Tuple[ast.AST, "Where"]]) -> None:
+  """`if 'emb' in v.name: continue` (perhaps with a log line) before
+  `kept.append(v)`: what the statements after a bare skip add is chosen
+  by the test's negation, as under `if not ...:`; their places on the
+  filler's stack are given that guard."""
+  if _added_to(node.body) or not all(isinstance(s, (
+      ast.Continue, ast.Pass)) or isinstance(s, ast.Expr) and isinstance(
+          s.value, (ast.Call, ast.Constant)) for s in node.body):
+    return
+  later = {id(s) for s in after}
+  negated = ast.copy_location(ast.UnaryOp(ast.Not(), node.test), node.test)
+  for index, (each, where) in enumerate(stack):
+    if id(each) in later and where.guard is None:
+      stack[index] = (each, dataclasses.replace(where, guard=negated))
+
+
 def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
   """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
   found: Set[str] = set()
@@ -456,8 +473,9 @@ class _Filler:
       if isinstance(node, ast.If) and node.orelse and here.loops:
         stack.extend(_branches(node, inner, here))
       elif isinstance(node, ast.If) and id(node) in self._after:
-        stack.extend(_skipping(node, inner, here, self._after.pop(id(
-            node))))
+        after = self._after.pop(id(node))
+        _kept_after(node, after, stack)
+        stack.extend(_skipping(node, inner, here, after))
       elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.If)):
         if inner.loops:
           self._after.update(_continued(node))

@@ -32,6 +32,8 @@ from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _complemented
 from tfpartial._tools.scan.idioms import _fed
+from tfpartial._tools.scan.idioms import _either_arm
+from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
@@ -39,6 +41,7 @@ from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _growing
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _kept_lists
+from tfpartial._tools.scan.idioms import _handed_part
 from tfpartial._tools.scan.idioms import _helper_choice
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
@@ -54,6 +57,7 @@ from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _swapped
+from tfpartial._tools.scan.idioms import _unbound_lists
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _unscoped
 from tfpartial._tools.scan.idioms import _writes
@@ -153,7 +157,7 @@ class VarListFilter(_idiom.Idiom):
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),
-            _idiom.position(hits[key].node))):
+            _idiom.position(hits[key].node)), analysis.flow):
           hits[key], sides[key] = hit, side
           also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
                        for n in step.also
@@ -283,21 +287,34 @@ def _filter_text(node: ast.AST) -> str:
       node, ast.Name) else text
 
 
-def _placed_before(node: ast.AST, shown: _idiom.Hit, apart: bool) -> bool:
+def _placed_before(node: ast.AST, shown: _idiom.Hit, apart: bool,
+                   flow: Flow) -> bool:
   """Whether the filter `node` is shown rather than `shown`'s, of the
   same function and loss: the first of them, but a filter written the
   same way again after the shown one's step (a list rebuilt once what its
   test reads changed: PathNet's second task, the first task's path marked
   fixed; not the same slice written at the gradient and at the apply,
   nor one `apart`, in the other arm of an `if`, which never follows the
-  shown one's step: `if with_clip: ... else: ...`)."""
+  shown one's step: `if with_clip: ... else: ...`; nor the same element
+  kept by another test, `_guarded`)."""
   before = _idiom.position(node) < _idiom.position(shown.node)
   step = shown.sink
-  if ast.unparse(node) == ast.unparse(shown.node) and not before and (
+  if _guarded(flow, node) == _guarded(flow, shown.node) and not before and (
       step is not None) and not apart:
     return _idiom.position(shown.node) < _idiom.position(step) and (
         _end(step) < _idiom.position(node))
   return before
+
+
+def _guarded(flow: Flow, node: ast.AST) -> str:
+  """A filter as written, an element a loop keeps with the test that
+  keeps it: `(grad, var)` kept past `if any(n in var.name for n in
+  self.exclude_vars): continue` and again past a test of `skip_vars` is
+  two filters, not one list rebuilt."""
+  home = flow.origin.get(id(node))
+  guard = home.guards.get(id(node)) if home is not None else None
+  text = ast.unparse(node)
+  return text if guard is None else f"{text} if {ast.unparse(guard)}"
 
 
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
@@ -319,7 +336,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
-  widened = chosen is not None or _flagged.grown(step.var_list, step.scope)
+  widened = chosen is not None or _flagged.grown(
+      step.var_list, step.scope) or _either_arm.against_a_model(
+          step.call, step.scope, [(o.call, o.var_list, o.labels) for o in steps
+                                  if o.scope is step.scope and o is not step
+                                  and o.loss == step.loss])
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
@@ -370,13 +391,26 @@ def _kept_roots(node: ast.AST) -> Set[str]:
 def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
                     groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
   """The models of a dict a flag leaves out by their names
-  (`_flagged.models_by_flag`), where the step trains no other loss's."""
+  (`_flagged.models_by_flag`), a list handed in and trained beside the
+  same loss's step over everything (`_handed_part`), or the variables a
+  helper adds only under a test of a flag it is given (`_flag_param`),
+  where the step trains no other loss's."""
   value = step.labels.get("var")
   if "filtered" in step.labels or not _trains(step) or _split(
-      step, steps, groups) or not isinstance(value, ast.expr) or not (
-          _flagged.models_by_flag(analysis.flow, value)):
+      step, steps, groups):
     return []
-  return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+  if isinstance(step.var_list, ast.Name) and _handed_part.handed(
+      step.call, step.scope, step.var_list, step.labels, step.loss,
+      step.section, [(o.call, o.scope, o.var_list, o.loss, o.section)
+                     for o in steps]):
+    return [_idiom.Hit(step.var_list, step.scope, step.call, step.labels)]
+  if not isinstance(value, ast.expr):
+    return []
+  if _flagged.models_by_flag(analysis.flow, value):
+    return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+  added = _flag_param.flagged(analysis.flow, value, step.scope)
+  return [] if added is None else [_idiom.Hit(
+      value, step.scope, step.call, {**step.labels, "filtered": added})]
 
 
 def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
@@ -1720,7 +1754,8 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
           ) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
-                      other.call, other.scope))]
+                      other.call, other.scope) or _unbound_lists.no_group(
+                          other.var_list, other.labels, other.scope))]
 
 
 def _fast_weights(step: Step) -> bool:
