@@ -27,6 +27,11 @@ def in_project(files):
   return [(f.idiom, f.path, f.line) for f in findings]
 
 
+def found(code):
+  """(idiom, line) of each finding in a project of one dedented file."""
+  return [(idiom, line) for idiom, _, line in in_project(code)]
+
+
 def grads_mask_diff(text):
   """The one `grads-mask` finding of `m.py` and its `--diff` as text."""
   text = textwrap.dedent(text)

@@ -5,12 +5,9 @@ variable's kept elements. The look-alikes stay silent: a literal or a
 number set in the function is a scale, not a table's entry. Synthetic
 sources in the shape of real code (part thirteen)."""
 
-import textwrap
-
 import pytest
+import scanned
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
 
 _PRUNED = """\
     def apply_prune_on_grads(grads_and_vars, dict_widx):
@@ -32,11 +29,7 @@ _PRUNED = """\
     """
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 @pytest.mark.parametrize("data, expected", [

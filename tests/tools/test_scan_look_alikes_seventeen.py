@@ -12,19 +12,11 @@ indexed per element; a filtered list handed to a helper with its
 complement (one learning rate per list) and the same with the rest
 left out or another part beside. Synthetic sources in the shape of real code."""
 
-import textwrap
-
 import pytest
-
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 _SCOPE_LEFT_AT_NONE = """\
@@ -54,7 +46,6 @@ _SCOPE_LEFT_AT_NONE = """\
 ], ids=["left-out", "none", "none-by-keyword", "scoped", "scoped-by-keyword"])
 def test_scope_left_at_none(source, expected):
   assert _found(source) == expected
-
 
 
 _RESUMED_WHOLE = """\

@@ -7,12 +7,9 @@ silent: the same wrapper built with every variable, a hook that scales
 or logs, another network blended in. Synthetic sources in the shape of
 real code."""
 
-import textwrap
-
 import pytest
+import scanned
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
 
 _TRAINER = """\
     class PartialTrainer(object):
@@ -73,11 +70,7 @@ _FILTERED = ("[v for v in tf.trainable_variables() "
              "if any(s in v.name for s in filters)]")
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 @pytest.mark.parametrize("source, chosen, expected", [

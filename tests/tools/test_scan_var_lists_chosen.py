@@ -14,16 +14,13 @@ whole), measured and not landed: they keep any later attempt honest."""
 import textwrap
 
 import pytest
+import scanned
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 POSITIVE = {

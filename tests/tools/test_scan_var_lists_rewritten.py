@@ -16,16 +16,10 @@ real code."""
 import textwrap
 
 import pytest
-
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 _READ_BY_A_STEP = """\

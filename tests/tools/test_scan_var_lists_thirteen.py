@@ -7,19 +7,11 @@ at the first. The look-alikes stay silent:
 the test is a guard (`v is not None`) or compares with what is not a
 variable. Synthetic sources in the shape of real code."""
 
-import textwrap
-
 import pytest
-
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
+import scanned
 
 
-def _found(text):
-  sources = [_files.Source("t.py", textwrap.dedent(text))]
-  findings, errors = _scan.scan_project(sources)
-  assert not errors, errors
-  return [(f.idiom, f.line) for f in findings]
+_found = scanned.found
 
 
 _ONE_LEFT_OUT = """\
