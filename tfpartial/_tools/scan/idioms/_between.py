@@ -158,18 +158,6 @@ def _arguments(call: ast.Call) -> List[ast.expr]:
 
 def _slice(scope: _scopes.Scope, roots: List[ast.expr]) -> Iterator[ast.AST]:
   """The nodes of what `roots` are computed from, by the assignments of
-  their names in `scope`."""
-  todo = list(roots)
-  seen: Set[int] = set()
-  names: Set[str] = set()
-  while todo and len(seen) < _BOUND:
-    root = todo.pop()
-    if id(root) in seen:
-      continue
-    seen.add(id(root))
-    for node in _scopes.walk(root):
-      yield node
-      if isinstance(node, ast.Name) and isinstance(
-          node.ctx, ast.Load) and node.id not in names:
-        names.add(node.id)
-        todo.extend(each.value for each in scope.defs.get(node.id, []))
+  their names in `scope` (`_scopes.made_from` of each)."""
+  for root in roots:
+    yield from _scopes.made_from(root, scope, _BOUND)
