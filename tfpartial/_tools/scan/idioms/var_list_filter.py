@@ -179,7 +179,8 @@ class VarListFilter(_idiom.Idiom):
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
-               f"{_idiom.line(hit.sink)}){_helper_choice.mention(hit.labels)}"
+               f"{_idiom.line(hit.sink)}{_swapped.step_file(hit.labels)})"
+               f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
     run = hit.labels.get("run")
@@ -499,8 +500,12 @@ def _swapped_left_out(analysis: Analysis, steps: List[Step]
     if isinstance(step.var_list, ast.Attribute):
       for scope, node in _swapped.swaps(analysis.project, step.scope,
                                         step.var_list):
+        labels: Labels = {"filtered": node.value}
+        path = analysis.module(step.scope).source.path
+        if analysis.module(scope).source.path != path:
+          labels[_swapped.STEP_FILE] = ast.Constant(path)
         found.setdefault(id(node), _idiom.Hit(
-            node.value, scope, step.call, {"filtered": node.value}))
+            node.value, scope, step.call, labels))
   return list(found.values())
 
 
