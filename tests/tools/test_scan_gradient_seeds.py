@@ -1,10 +1,11 @@
 """`tfpartial scan` reads what a gradient call differentiates and with
 respect to what, never the gradients it is seeded with (`grad_ys`,
-`output_gradients`, a third positional argument of a gradient call of
-another spelling): an activation's gradient masked and sent back through
-`tf_gradients = gradients_lib.gradients` masks no variable's gradient,
-as it masks none through `tf.gradients`. The gradients themselves masked
-stay found. Synthetic sources in the shape of real code."""
+`output_gradients`, `grad_loss`, a third positional argument of a
+gradient call of another spelling): an activation's gradient masked
+and sent back through `tf_gradients = gradients_lib.gradients` masks no
+variable's gradient, as it masks none through `tf.gradients`. The
+gradients themselves masked stay found. Synthetic sources in the shape
+of real code."""
 
 import pytest
 
@@ -39,12 +40,14 @@ _SEEDED = """\
         call="tape_gradient(hidden, variables, output_gradients=d_hidden)"),
      []),
     (_SEEDED.format(call="backward(hidden, variables, d_hidden)"), []),
+    (_SEEDED.format(
+        call="compute_grads(hidden, variables, grad_loss=d_hidden)"), []),
     (_SEEDED.format(call="tf.gradients(hidden, variables, grad_ys=d_hidden)"),
      []),
     (_SEEDED.format(call="[g * tf.constant([1.0, 0.0]) for g in "
                          "tf.gradients(hidden, variables, d_hidden)]"),
      [("grads-mask", 14)]),
 ], ids=["keyword", "positional", "output-gradients", "helper-parameter",
-        "spelled", "gradients-masked"])
+        "grad-loss", "spelled", "gradients-masked"])
 def test_gradient_seeds(source, expected):
   assert _found(source) == expected

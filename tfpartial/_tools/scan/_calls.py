@@ -856,8 +856,9 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
 
 # What a gradient call starts its backward pass from, not what it
 # differentiates or with respect to what (`tf.gradients(ys, xs, grad_ys)`,
-# `tape.gradient(target, sources, output_gradients)`).
-_SEEDS = {"grad_ys", "output_gradients"}
+# `tape.gradient(target, sources, output_gradients)`, an optimizer's
+# `compute_gradients(loss, var_list, grad_loss=...)`).
+_SEEDS = {"grad_ys", "output_gradients", "grad_loss"}
 
 
 def _not_seeds(args: List[ast.AST], name: str) -> List[ast.AST]:
