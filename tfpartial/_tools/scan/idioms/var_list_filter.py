@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _complemented
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _either_arm
+from tfpartial._tools.scan.idioms import _every_layer
 from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
@@ -365,9 +366,20 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if not phased and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _complemented.passed_with_rest(
-          node, flow.origin.get(id(node), step.scope)):
+          node, flow.origin.get(id(node), step.scope)) or (
+              _every_layer.keeps_all(analysis.project, node, _tests(
+                  flow, step.labels.get("filtered"), step.scope))):
     return None
   return node
+
+
+def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
+           ) -> List[ast.expr]:
+  """The test a loop keeps `chosen` (a step's filtered label) under, if
+  any (`if name in v.name: kept.append(v)`)."""
+  home = flow.origin.get(id(chosen), scope) if chosen is not None else None
+  guard = home.guards.get(id(chosen)) if home is not None else None
+  return [guard] if guard is not None else []
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
