@@ -48,6 +48,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _narrowed
 from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _passed_scope
@@ -154,6 +155,8 @@ class VarListFilter(_idiom.Idiom):
                                              _returned_filter)
         if _helper_choice.NARROWED in labels:  # Each helper its own part.
           key = (key[0], key[1], f"{key[2]} {id(node)}")
+        node = _narrowed.narrowing(node, analysis.flow.origin.get(
+            id(node), step.scope)) or node
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
