@@ -7,9 +7,13 @@ look-alikes stay silent: a constructor gathering every part's list, and
 the full list put back. Synthetic sources in the shape of real code
 (part fourteen)."""
 
+import textwrap
+
 import pytest
 
 import scanned
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scan
 
 _BASE = """\
     import tensorflow as tf
@@ -95,3 +99,27 @@ def test_a_base_class_of_a_namespace_package_is_followed():
 @pytest.mark.parametrize("name", sorted(NEGATIVE))
 def test_a_whole_list_stays_silent(name):
   assert _found(NEGATIVE[name]) == []
+
+
+def _message(files):
+  """The message of each finding, up to its reasons."""
+  findings, errors = _scan.scan_project([
+      _files.Source(path, textwrap.dedent(text))
+      for path, text in files.items()])
+  assert not errors, errors
+  return [f.message.split(":")[0] for f in findings]
+
+
+def test_the_step_of_another_file_is_named_with_its_file():
+  text, _ = POSITIVE["the trained list set to a new head's parameters"]
+  assert _message({"pkg/nn.py": _BASE, "vit.py": text.replace(
+      "from nn import Model", "from pkg.nn import Model")}) == [
+          "`var_list` filtered by name or scope for `gradient` "
+          "(line 10 in pkg/nn.py)"]
+
+
+def test_the_step_of_the_same_file_is_named_by_its_line():
+  text, _ = POSITIVE["the trained list set to a new head's parameters"]
+  model = textwrap.dedent(text).replace("from nn import Model\n", "")
+  assert _message({"vit.py": textwrap.dedent(_BASE) + model}) == [
+      "`var_list` filtered by name or scope for `gradient` (line 10)"]

@@ -825,8 +825,9 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
       data = args[1:2]  # TF 0.x's `concat(0, parts)`.
     parts = [flow.labels(a, scope, env) for a in data]
   else:
-    parts = [flow.labels(a, scope, env) for a in args]
-    parts += [flow.labels(k.value, scope, env) for k in node.keywords]
+    parts = [flow.labels(a, scope, env) for a in _not_seeds(args, name)]
+    parts += [flow.labels(k.value, scope, env) for k in node.keywords
+              if k.arg not in _SEEDS]
   subset = receiver is not None and name in _names.SUBSETS
   if receiver is not None and (shape or name in _names.VIEWS_OF_CONTAINERS
                                or subset):
@@ -851,6 +852,22 @@ def _other(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   if keep_mask or _names.is_mask_name(name):
     found["mask"] = node
   return found
+
+
+# What a gradient call starts its backward pass from, not what it
+# differentiates or with respect to what (`tf.gradients(ys, xs, grad_ys)`,
+# `tape.gradient(target, sources, output_gradients)`, an optimizer's
+# `compute_gradients(loss, var_list, grad_loss=...)`).
+_SEEDS = {"grad_ys", "output_gradients", "grad_loss"}
+
+
+def _not_seeds(args: List[ast.AST], name: str) -> List[ast.AST]:
+  """The positional arguments of a call but the gradients it is seeded
+  with: the third of a gradient call of another spelling
+  (`tf_gradients = gradients_lib.gradients`, a copied
+  `gradients_memory(ys, xs, grad_ys)`)."""
+  return args[:2] if name.lower().endswith(("gradients", "gradient")) \
+      else args
 
 
 # The keyword of a shape operation's data (`concat(axis=0, values=grads)`).

@@ -245,6 +245,8 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
   """
   if _none_check(node):
     return _not_one_variable(node, flow, scope, env)
+  if _negated_guard(node):
+    return False
   if mentions_a_name_test(node) or _reads_a_name(node, scope):
     return True
   if _in_chosen_list(node, flow, scope, env):
@@ -385,6 +387,19 @@ def _none_check(node: ast.AST) -> bool:
       node.ops[0], (ast.Eq, ast.NotEq)) and is_none(node.comparators[0]):
     return True
   return isinstance(node, ast.Call) and call_name(node) in {
+      "isinstance", "hasattr", "callable"}
+
+
+def _negated_guard(node: ast.AST) -> bool:
+  """`not g is None`, `not isinstance(...)`: a guard negated (the `else`
+  of `if acc[j] is None: acc[j] = g`), still no choice of variables."""
+  if not isinstance(node, ast.UnaryOp) or not isinstance(node.op, ast.Not):
+    return False
+  inner = node.operand
+  if isinstance(inner, ast.Compare) and len(inner.ops) == 1:
+    return is_none(inner.comparators[0]) and isinstance(
+        inner.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))
+  return isinstance(inner, ast.Call) and call_name(inner) in {
       "isinstance", "hasattr", "callable"}
 
 

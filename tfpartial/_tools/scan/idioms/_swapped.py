@@ -16,8 +16,21 @@ from typing import Iterator, List, Optional, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._labels import Labels
 
 _COPIES = {"copy", "list", "tuple"}
+# The label of a hit whose step is in another file than the swap: the
+# path of the step's file, named in the message.
+STEP_FILE = "step_file"
+
+
+def step_file(labels: Labels) -> str:
+  """` in nn.py` for a hit whose step is in another file, else the empty
+  string."""
+  path = labels.get(STEP_FILE)
+  if isinstance(path, ast.Constant) and isinstance(path.value, str):
+    return f" in {path.value}"
+  return ""
 
 
 def swaps(project: _project.Project, scope: _scopes.Scope,

@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _complemented
 from tfpartial._tools.scan.idioms import _fed
 from tfpartial._tools.scan.idioms import _either_arm
+from tfpartial._tools.scan.idioms import _every_layer
 from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _graphs
@@ -47,6 +48,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _narrowed
 from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
 from tfpartial._tools.scan.idioms import _passed_scope
@@ -153,6 +155,8 @@ class VarListFilter(_idiom.Idiom):
                                              _returned_filter)
         if _helper_choice.NARROWED in labels:  # Each helper its own part.
           key = (key[0], key[1], f"{key[2]} {id(node)}")
+        node = _narrowed.narrowing(node, analysis.flow.origin.get(
+            id(node), step.scope)) or node
         node = _at_default(analysis, step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
@@ -179,7 +183,8 @@ class VarListFilter(_idiom.Idiom):
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     message = (f"{chosen} filtered by name or scope for `{name}` (line "
-               f"{_idiom.line(hit.sink)}){_helper_choice.mention(hit.labels)}"
+               f"{_idiom.line(hit.sink)}{_swapped.step_file(hit.labels)})"
+               f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
     run = hit.labels.get("run")
@@ -364,9 +369,20 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if not phased and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _complemented.passed_with_rest(
-          node, flow.origin.get(id(node), step.scope)):
+          node, flow.origin.get(id(node), step.scope)) or (
+              _every_layer.keeps_all(analysis.project, node, _tests(
+                  flow, step.labels.get("filtered"), step.scope))):
     return None
   return node
+
+
+def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
+           ) -> List[ast.expr]:
+  """The test a loop keeps `chosen` (a step's filtered label) under, if
+  any (`if name in v.name: kept.append(v)`)."""
+  home = flow.origin.get(id(chosen), scope) if chosen is not None else None
+  guard = home.guards.get(id(chosen)) if home is not None else None
+  return [guard] if guard is not None else []
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
@@ -499,8 +515,12 @@ def _swapped_left_out(analysis: Analysis, steps: List[Step]
     if isinstance(step.var_list, ast.Attribute):
       for scope, node in _swapped.swaps(analysis.project, step.scope,
                                         step.var_list):
+        labels: Labels = {"filtered": node.value}
+        path = analysis.module(step.scope).source.path
+        if analysis.module(scope).source.path != path:
+          labels[_swapped.STEP_FILE] = ast.Constant(path)
         found.setdefault(id(node), _idiom.Hit(
-            node.value, scope, step.call, {"filtered": node.value}))
+            node.value, scope, step.call, labels))
   return list(found.values())
 
 
