@@ -1,0 +1,118 @@
+"""`tfpartial scan` on the TensorFlow/Keras API routes to a partial freeze
+that code nobody registered takes: a Keras `train_step` override that
+trains one part of the model (`self.head.trainable_variables`) run on
+another part's output (`self.head(self.backbone(x))`), through a local
+name or at `self.optimizer.minimize(loss, variables, tape=tape)`. The
+look-alikes stay silent: a GAN's `train_step` training both halves, a
+distiller training its student beside a teacher, a backbone set
+`trainable = False` (frozen whole), a second step training the whole
+model. Synthetic sources in the shape of real code."""
+
+import pytest
+
+from tests.tools import scanned
+
+_found = scanned.found
+
+_HEAD_STEP = """\
+    class Classifier(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.backbone = tf.keras.applications.ResNet50(include_top=False)
+            self.head = tf.keras.layers.Dense(10)
+        def call(self, x):
+            return self.head(self.backbone(x))
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compiled_loss(y, self(x, training=True))
+            grads = tape.gradient(loss, self.head.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.head.trainable_variables))
+            return {"loss": loss}
+"""
+
+_TUNER = """\
+    class Tuner(tf.keras.Model):
+        def __init__(self, base, head):
+            super().__init__()
+            self.base = base
+            self.head = head
+        def call(self, x):
+            features = self.base(x)
+            return self.head(features)
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compiled_loss(y, self(x, training=True))
+            variables = self.head.trainable_weights
+            self.optimizer.minimize(loss, variables, tape=tape)
+            return {"loss": loss}
+"""
+
+_GAN = """\
+    class GAN(keras.Model):
+        def __init__(self, generator, discriminator):
+            super().__init__()
+            self.generator = generator
+            self.discriminator = discriminator
+        def call(self, z):
+            return self.discriminator(self.generator(z))
+        def train_step(self, real):
+            z = tf.random.normal((64, 128))
+            with tf.GradientTape() as tape:
+                d_loss = self.loss_fn(real, self.discriminator(self.generator(z)))
+            grads = tape.gradient(d_loss, self.discriminator.trainable_weights)
+            self.d_optimizer.apply_gradients(zip(grads, self.discriminator.trainable_weights))
+            with tf.GradientTape() as tape:
+                g_loss = self.loss_fn(real, self.discriminator(self.generator(z)))
+            grads = tape.gradient(g_loss, self.generator.trainable_weights)
+            self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
+            return {"d_loss": d_loss, "g_loss": g_loss}
+"""
+
+_DISTILLER = """\
+    class Distiller(keras.Model):
+        def __init__(self, student, teacher):
+            super().__init__()
+            self.teacher = teacher
+            self.student = student
+        def call(self, x):
+            return self.student(x)
+        def train_step(self, data):
+            x, y = data
+            teacher_predictions = self.teacher(x, training=False)
+            with tf.GradientTape() as tape:
+                student_predictions = self.student(x, training=True)
+                loss = self.distillation_loss_fn(teacher_predictions, student_predictions)
+            grads = tape.gradient(loss, self.student.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.student.trainable_variables))
+            return {"loss": loss}
+"""
+
+_FROZEN_WHOLE = _HEAD_STEP.replace(
+    "self.head = tf.keras.layers.Dense(10)",
+    "self.head = tf.keras.layers.Dense(10)\n"
+    "        self.backbone.trainable = False")
+
+_SECOND_PHASE = _HEAD_STEP.replace(
+    '            return {"loss": loss}',
+    '            return {"loss": loss}\n'
+    "        def fine_tune_step(self, x, y):\n"
+    "            with tf.GradientTape() as tape:\n"
+    "                loss = self.compiled_loss(y, self(x))\n"
+    "            grads = tape.gradient(loss, self.trainable_variables)\n"
+    "            self.optimizer.apply_gradients("
+    "zip(grads, self.trainable_variables))")
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_HEAD_STEP, [("var-list-filter", 12)]),
+    (_TUNER, [("var-list-filter", 13)]),
+    (_GAN, []),
+    (_DISTILLER, []),
+    (_FROZEN_WHOLE, []),
+    (_SECOND_PHASE, []),
+], ids=["head-step", "tuner-minimize", "gan", "distiller", "frozen-whole",
+        "second-phase"])
+def test_a_train_step_training_one_part(source, expected):
+  assert _found(source) == expected
