@@ -116,3 +116,36 @@ _SECOND_PHASE = _HEAD_STEP.replace(
         "second-phase"])
 def test_a_train_step_training_one_part(source, expected):
   assert _found(source) == expected
+
+
+_LAMBDA_REMASK = """\
+    layer = model.get_layer("dense")
+    mask = np.load("mask.npy")
+    remask = tf.keras.callbacks.LambdaCallback(
+        on_batch_end=lambda batch, logs: layer.kernel.assign(layer.kernel * mask))
+    model.fit(x, y, epochs=10, callbacks=[remask])
+"""
+
+_LAMBDA_EVALUATING = _LAMBDA_REMASK.replace("on_batch_end", "on_test_batch_end")
+
+_LAMBDA_MAGNITUDE = _LAMBDA_REMASK.replace(
+    "layer.kernel * mask",
+    "layer.kernel * tf.cast(tf.abs(layer.kernel) > 0.01, tf.float32)")
+
+_LAMBDA_AVERAGE = """\
+    w = model.get_layer("dense").kernel
+    average = tf.Variable(w, trainable=False)
+    keep = tf.keras.callbacks.LambdaCallback(
+        on_batch_end=lambda batch, logs: average.assign(0.99 * average + 0.01 * w))
+    model.fit(x, y, epochs=10, callbacks=[keep])
+"""
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_LAMBDA_REMASK, [("weight-remask", 4)]),
+    (_LAMBDA_EVALUATING, []),
+    (_LAMBDA_MAGNITUDE, []),
+    (_LAMBDA_AVERAGE, []),
+], ids=["remask", "evaluating", "magnitude", "average"])
+def test_a_lambda_given_as_a_training_hook(source, expected):
+  assert _found(source) == expected

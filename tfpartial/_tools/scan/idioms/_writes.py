@@ -18,6 +18,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
+from tfpartial._tools.scan.idioms import _hook_lambdas
 from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
@@ -620,6 +621,8 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if node is not None and (_loop_trains(scope, analysis, node) or
                            _trains_after(scope, analysis, node)):
     return True
+  if _hook_lambdas.training_hook(scope):
+    return True
   if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
                                                ast.AsyncFunctionDef)):
     return False
@@ -639,7 +642,7 @@ def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
     return False
   if scope.cls is not None and scope.name.startswith((
       "on_", "after_run", "before_run")) or _loop_trains(
-          scope, analysis, node):
+          scope, analysis, node) or _hook_lambdas.training_hook(scope):
     return True
   if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
                                                ast.AsyncFunctionDef)):
