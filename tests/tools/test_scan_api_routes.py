@@ -149,3 +149,64 @@ _LAMBDA_AVERAGE = """\
 ], ids=["remask", "evaluating", "magnitude", "average"])
 def test_a_lambda_given_as_a_training_hook(source, expected):
   assert _found(source) == expected
+
+
+_CUSTOM_GRADIENT = """\
+    def partial_trainable(w, mask):
+        @tf.custom_gradient
+        def frozen_part(x):
+            def grad(dy):
+                return dy * mask
+            return tf.identity(x), grad
+        return frozen_part(w)
+
+    class MaskedDense(tf.keras.layers.Layer):
+        def build(self, shape):
+            self.w = self.add_weight("w", shape=(shape[-1], 10))
+            self.mask = tf.constant(np.load("trainable_mask.npy"))
+        def call(self, x):
+            return tf.matmul(x, partial_trainable(self.w, self.mask))
+"""
+
+_CUSTOM_GRADIENT_ROWS = """\
+    class PartialEmbedding(tf.keras.layers.Layer):
+        def __init__(self, vocab, dim, n_frozen):
+            super().__init__()
+            self.n_frozen = n_frozen
+            self.table = self.add_weight("table", shape=(vocab, dim))
+        def call(self, ids):
+            @tf.custom_gradient
+            def frozen_rows(t):
+                def grad(dy):
+                    return tf.concat([tf.zeros_like(dy[:self.n_frozen]), dy[self.n_frozen:]], 0)
+                return tf.identity(t), grad
+            return tf.nn.embedding_lookup(frozen_rows(self.table), ids)
+"""
+
+_CUSTOM_GRADIENT_CLIPPED = _CUSTOM_GRADIENT.replace(
+    "return dy * mask", "return tf.clip_by_norm(dy, 1.0)")
+
+_CUSTOM_GRADIENT_ACTIVATIONS = """\
+    @tf.custom_gradient
+    def masked_backward(x):
+        def grad(dy):
+            return dy * keep_mask
+        return tf.identity(x), grad
+
+    class Block(tf.keras.layers.Layer):
+        def build(self, shape):
+            self.w = self.add_weight("w", shape=(shape[-1], 10))
+        def call(self, x):
+            h = tf.nn.relu(tf.matmul(x, self.w))
+            return masked_backward(h)
+"""
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_CUSTOM_GRADIENT, [("grads-mask", 5)]),
+    (_CUSTOM_GRADIENT_ROWS, [("grads-mask", 10)]),
+    (_CUSTOM_GRADIENT_CLIPPED, []),
+    (_CUSTOM_GRADIENT_ACTIVATIONS, []),
+], ids=["mask", "rows", "clipped", "activations"])
+def test_a_custom_gradient_masking_a_weight(source, expected):
+  assert _found(source) == expected
