@@ -6,6 +6,7 @@ name or at `self.optimizer.minimize(loss, variables, tape=tape)`. The
 look-alikes stay silent: a GAN's `train_step` training both halves, a
 distiller training its student beside a teacher, a backbone set
 `trainable = False` (frozen whole), a second step training the whole
+model, an augmenting function (`self.aug_fn`) feeding the trained
 model. Synthetic sources in the shape of real code."""
 
 import pytest
@@ -105,6 +106,23 @@ _SECOND_PHASE = _HEAD_STEP.replace(
     "zip(grads, self.trainable_variables))")
 
 
+_AUGMENTED = """\
+    class Contrastive(tf.keras.Model):
+        def __init__(self, encoder, aug_fn):
+            super().__init__()
+            self.encoder = encoder
+            self.aug_fn = aug_fn
+        def train_step(self, images):
+            with tf.GradientTape() as tape:
+                q = self.encoder(self.aug_fn(images), training=True)
+                loss = contrastive_loss(q)
+            t_var = self.encoder.trainable_variables
+            grads = tape.gradient(loss, t_var)
+            self.optimizer.apply_gradients(zip(grads, t_var))
+            return {"loss": loss}
+"""
+
+
 @pytest.mark.parametrize("source, expected", [
     (_HEAD_STEP, [("var-list-filter", 12)]),
     (_TUNER, [("var-list-filter", 13)]),
@@ -112,8 +130,9 @@ _SECOND_PHASE = _HEAD_STEP.replace(
     (_DISTILLER, []),
     (_FROZEN_WHOLE, []),
     (_SECOND_PHASE, []),
+    (_AUGMENTED, []),
 ], ids=["head-step", "tuner-minimize", "gan", "distiller", "frozen-whole",
-        "second-phase"])
+        "second-phase", "augmented"])
 def test_a_train_step_training_one_part(source, expected):
   assert _found(source) == expected
 

@@ -21,7 +21,8 @@ from tfpartial._tools.scan import _scopes
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
 _NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
-                          r"augment|preprocess|noise", re.I)
+                          r"(fn|func|function)$|^aug|attack|preprocess|"
+                          r"transform|noise", re.I)
 
 
 def part_trained(scope: _scopes.Scope, chosen: Optional[ast.AST]
