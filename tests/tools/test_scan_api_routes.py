@@ -2,12 +2,18 @@
 that code nobody registered takes: a Keras `train_step` override that
 trains one part of the model (`self.head.trainable_variables`) run on
 another part's output (`self.head(self.backbone(x))`), through a local
-name or at `self.optimizer.minimize(loss, variables, tape=tape)`. The
-look-alikes stay silent: a GAN's `train_step` training both halves, a
-distiller training its student beside a teacher, a backbone set
-`trainable = False` (frozen whole), a second step training the whole
-model, an augmenting function (`self.aug_fn`) feeding the trained
-model. Synthetic sources in the shape of real code."""
+name or at `self.optimizer.minimize(loss, variables, tape=tape)`; a
+`LambdaCallback(on_batch_end=lambda ...: w.assign(w * mask))`; a
+`tf.custom_gradient` masking what flows back to a weight; a callback
+writing a variable back from a copy it took under the constructor's
+parameter. The look-alikes stay silent: a GAN's `train_step` training
+both halves, a distiller training its student beside a teacher, a
+backbone set `trainable = False` (frozen whole), a second step training
+the whole model, an augmenting function (`self.aug_fn`) feeding the
+trained model; an evaluation hook's lambda, a mask recomputed from the
+weights, an average; a custom gradient that clips, or one applied to
+activations; a whole variable rewound at the end, an average kept by a
+callback. Synthetic sources in the shape of real code."""
 
 import pytest
 
@@ -228,4 +234,52 @@ _CUSTOM_GRADIENT_ACTIVATIONS = """\
     (_CUSTOM_GRADIENT_ACTIVATIONS, []),
 ], ids=["mask", "rows", "clipped", "activations"])
 def test_a_custom_gradient_masking_a_weight(source, expected):
+  assert _found(source) == expected
+
+
+_KEPT_ROWS = """\
+    class KeepFrozen(tf.keras.callbacks.Callback):
+        def __init__(self, var, frozen):
+            super().__init__()
+            self.var = var
+            self.frozen = frozen
+            self.saved = tf.identity(var)
+        def on_train_batch_end(self, batch, logs=None):
+            self.var.assign(tf.where(self.frozen, self.saved, self.var))
+
+    table = model.get_layer("embedding").embeddings
+    model.fit(x, y, callbacks=[KeepFrozen(table, old_rows_mask)])
+"""
+
+_REWOUND = """\
+    class Rewind(tf.keras.callbacks.Callback):
+        def __init__(self, var):
+            super().__init__()
+            self.var = var
+            self.saved = tf.identity(var)
+        def on_train_end(self, logs=None):
+            self.var.assign(self.saved)
+
+    model.fit(x, y, callbacks=[Rewind(model.layers[0].kernel)])
+"""
+
+_AVERAGED = """\
+    class Average(tf.keras.callbacks.Callback):
+        def __init__(self, var):
+            super().__init__()
+            self.var = var
+            self.average = tf.Variable(tf.identity(var), trainable=False)
+        def on_train_batch_end(self, batch, logs=None):
+            self.average.assign(0.99 * self.average + 0.01 * self.var)
+
+    model.fit(x, y, callbacks=[Average(model.layers[0].kernel)])
+"""
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_KEPT_ROWS, [("shadow-variable", 8)]),
+    (_REWOUND, []),
+    (_AVERAGED, []),
+], ids=["kept-rows", "rewound", "averaged"])
+def test_a_copy_taken_under_the_constructors_name(source, expected):
   assert _found(source) == expected

@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
 from tfpartial._tools.scan.idioms import _hook_lambdas
 from tfpartial._tools.scan.idioms import _hooks
+from tfpartial._tools.scan.idioms import _kept_params
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _premasked
@@ -171,7 +172,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")
-  copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
+  copy = _kept_params.copy_of(analysis.project, scope, target, found, base)
   remask = found.get(f"varmask:{base}")
   if remask is None and _names.call_name(call) == "set_weights":
     # A model's weights set to its layers' weights, read out and masked
