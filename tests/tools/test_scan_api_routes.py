@@ -6,14 +6,16 @@ name or at `self.optimizer.minimize(loss, variables, tape=tape)`; a
 `LambdaCallback(on_batch_end=lambda ...: w.assign(w * mask))`; a
 `tf.custom_gradient` masking what flows back to a weight; a callback
 writing a variable back from a copy it took under the constructor's
-parameter. The look-alikes stay silent: a GAN's `train_step` training
+parameter; a sparse gradient rebuilt from the rows a test of its ids
+keeps (`tf.gather(g.values, tf.where(g.indices >= n)[:, 0])`). The
+look-alikes stay silent: a GAN's `train_step` training
 both halves, a distiller training its student beside a teacher, a
 backbone set `trainable = False` (frozen whole), a second step training
 the whole model, an augmenting function (`self.aug_fn`) feeding the
 trained model; an evaluation hook's lambda, a mask recomputed from the
 weights, an average; a custom gradient that clips, or one applied to
 activations; a whole variable rewound at the end, an average kept by a
-callback. Synthetic sources in the shape of real code."""
+callback; a sparse gradient's rows kept where their values are finite. Synthetic sources in the shape of real code."""
 
 import pytest
 
@@ -282,4 +284,28 @@ _AVERAGED = """\
     (_AVERAGED, []),
 ], ids=["kept-rows", "rewound", "averaged"])
 def test_a_copy_taken_under_the_constructors_name(source, expected):
+  assert _found(source) == expected
+
+
+_ROWS_KEPT_BY_ID = """\
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        g = grads[0]
+        keep = tf.where(g.indices >= num_pretrained)[:, 0]
+        grads[0] = tf.IndexedSlices(tf.gather(g.values, keep), tf.gather(g.indices, keep), g.dense_shape)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+_ROWS_KEPT_FINITE = _ROWS_KEPT_BY_ID.replace(
+    "tf.where(g.indices >= num_pretrained)[:, 0]",
+    "tf.where(tf.reduce_all(tf.math.is_finite(g.values), axis=1))[:, 0]")
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_ROWS_KEPT_BY_ID, [("grads-mask", 7)]),
+    (_ROWS_KEPT_FINITE, []),
+], ids=["by-id", "finite"])
+def test_a_sparse_gradients_rows_kept_by_id(source, expected):
   assert _found(source) == expected
