@@ -7,6 +7,7 @@ import ast
 import re
 from typing import Any, Dict, List, Optional, Set, Union, cast
 
+from tfpartial._tools.scan import _gathered_rows
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels, union
@@ -479,7 +480,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"write": node}
   if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
     return _first_argument(flow, node, name, args, scope, env)
-  if name == "boolean_mask" and len(args) >= 2:
+  if _gathered_rows.drops_rows(name, args, scope):
     found = dict(flow.labels(args[0], scope, env))
     if "grad" in found and not _stacked_list(args[0], node, scope):
       found["masked"] = node  # Rows of a gradient dropped by a mask.

@@ -18,7 +18,9 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _anew
 from tfpartial._tools.scan.idioms import _clipped
+from tfpartial._tools.scan.idioms import _hook_lambdas
 from tfpartial._tools.scan.idioms import _hooks
+from tfpartial._tools.scan.idioms import _kept_params
 from tfpartial._tools.scan.idioms import _later
 from tfpartial._tools.scan.idioms import _model_input
 from tfpartial._tools.scan.idioms import _premasked
@@ -170,7 +172,7 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   found = flow.labels(value, scope)
   if not any(k.startswith(("copy:", "varmask:", "restore:")) for k in found):
     found = flow.sink_labels(value, scope, "shadow")
-  copy = found.get(f"copy:{base}") or found.get(f"restore:{base}")
+  copy = _kept_params.copy_of(analysis.project, scope, target, found, base)
   remask = found.get(f"varmask:{base}")
   if remask is None and _names.call_name(call) == "set_weights":
     # A model's weights set to its layers' weights, read out and masked
@@ -620,6 +622,8 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if node is not None and (_loop_trains(scope, analysis, node) or
                            _trains_after(scope, analysis, node)):
     return True
+  if _hook_lambdas.training_hook(scope):
+    return True
   if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
                                                ast.AsyncFunctionDef)):
     return False
@@ -639,7 +643,7 @@ def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
     return False
   if scope.cls is not None and scope.name.startswith((
       "on_", "after_run", "before_run")) or _loop_trains(
-          scope, analysis, node):
+          scope, analysis, node) or _hook_lambdas.training_hook(scope):
     return True
   if depth >= 3 or not isinstance(scope.node, (ast.FunctionDef,
                                                ast.AsyncFunctionDef)):

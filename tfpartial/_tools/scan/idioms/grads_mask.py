@@ -20,6 +20,7 @@ from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
 from tfpartial._tools.scan.idioms import _appended
+from tfpartial._tools.scan.idioms import _custom_gradients
 from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _idiom
@@ -102,6 +103,8 @@ class GradsMask(_idiom.Idiom):
             hits.append(_hit(found, scope, None))
     hits += [_hit(found, scope, None) for scope, found in (
         _hooks.masked_by_hooks(analysis, APPLIES, APPLIES | COMPUTES))]
+    hits += [_hit(found, scope, None)
+             for scope, found in _custom_gradients.masked(analysis)]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):

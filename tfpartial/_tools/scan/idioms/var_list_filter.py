@@ -51,6 +51,7 @@ from tfpartial._tools.scan.idioms import _model_scope
 from tfpartial._tools.scan.idioms import _narrowed
 from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
+from tfpartial._tools.scan.idioms import _part_of_self
 from tfpartial._tools.scan.idioms import _passed_scope
 from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
@@ -486,7 +487,32 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
           _composed_left_out(analysis, steps) + _staged_left_out(
               analysis, steps) + _stacked_left_out(analysis, steps) +
           _between_left_out(analysis, steps) +
-          _swapped_left_out(analysis, steps))
+          _swapped_left_out(analysis, steps) +
+          _self_parts_left_out(analysis, steps))
+
+
+def _self_parts_left_out(analysis: Analysis, steps: List[Step]
+                         ) -> List[_idiom.Hit]:
+  """A method's step training one part of its class (`self.head`) run on
+  another part's output that no step of the class trains
+  (`_part_of_self`): the part below is left out."""
+  hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  for step in steps:
+    info = _class_of(step.scope)
+    part = _part_of_self.part_trained(step.scope, step.var_list)
+    if info is None or part is None:
+      continue
+    lists = [value for other in steps if other.call is not step.call and (
+        _class_of(other.scope) is info)
+             for value in (_alternatives(analysis, other) or [
+                 other.var_list] if other.var_list is not None else [
+                     ast.Name("self")])]
+    trained = _part_of_self.trained_parts(lists) - {part[0]}
+    if _part_of_self.left_below(analysis.project, info, part[0], trained,
+                                analysis.module(step.scope).source.text):
+      hits.setdefault((id(info), part[0]), _idiom.Hit(
+          part[1], step.scope, step.call, {"filtered": part[1]}))
+  return list(hits.values())
 
 
 def _between_left_out(analysis: Analysis, steps: List[Step]

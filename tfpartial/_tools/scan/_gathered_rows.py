@@ -1,0 +1,42 @@
+"""A sparse gradient's rows kept by their ids: `keep = tf.where(g.indices
+>= n_frozen)[:, 0]` and `tf.IndexedSlices(tf.gather(g.values, keep),
+tf.gather(g.indices, keep), g.dense_shape)` drops the rows of the frozen
+ids, as `tf.boolean_mask(g.values, g.indices >= n)` does. A gather by
+indices that no test of the gradient's ids chose (a batch's rows, a
+permutation) drops nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+
+def drops_rows(name: str, args: List[ast.AST], scope: _scopes.Scope
+               ) -> bool:
+  """Whether `name(*args)` keeps some rows of its first argument by a
+  mask (`boolean_mask(x, m)`) or by ids a test chose (`by_ids`)."""
+  return name == "boolean_mask" and len(args) >= 2 or by_ids(
+      name, args, scope)
+
+
+def by_ids(name: str, args: List[ast.AST], scope: _scopes.Scope) -> bool:
+  """Whether `name(*args)` gathers rows chosen by a test of a sparse
+  gradient's ids (`tf.where(g.indices >= n)`), there or through a local
+  name."""
+  if name != "gather" or len(args) < 2:
+    return False
+  chosen = args[1]
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    if len(defs) != 1:
+      return False
+    chosen = defs[0].value
+  return any(isinstance(node, ast.Call) and _names.call_name(node) == "where"
+             and len(node.args) == 1 and isinstance(node.args[0], ast.Compare)
+             and any(isinstance(n, ast.Attribute) and n.attr == "indices"
+                     for n in ast.walk(node.args[0]))
+             for node in ast.walk(chosen))

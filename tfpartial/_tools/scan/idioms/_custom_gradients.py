@@ -1,0 +1,96 @@
+"""A weight's gradient masked by a `tf.custom_gradient` function: the
+function's gradient (`def grad(dy): return dy * mask`) multiplies what
+flows back by a mask, zeroes rows, or keeps some with `tf.where`, and
+the function is applied to a variable (`frozen_rows(self.table)`), so the
+masked elements get no update. A custom gradient that clips, reverses or
+passes the gradient through, or one applied to activations, freezes
+nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Tuple
+
+from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._labels import Labels
+
+
+def masked(analysis: Analysis) -> List[Tuple[_scopes.Scope, Labels]]:
+  """(the gradient function, its labels) of each custom gradient that
+  masks what flows back and is applied to a variable."""
+  found: List[Tuple[_scopes.Scope, Labels]] = []
+  for module in analysis.project.all_modules_with(("custom_gradient",)):
+    if module.tree is None or module.is_test:
+      continue
+    for scope in analysis.scopes_with(module, ("custom_gradient",)):
+      for function in _decorated(scope):
+        labels = [each for grad in _gradients(function)
+                  for each in _masked_returns(analysis, grad)]
+        if labels and _applied_to_a_variable(analysis, function):
+          found.append(labels[0])
+  return found
+
+
+def _decorated(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  """The functions defined in `scope`, or nested deeper, under
+  `@tf.custom_gradient`."""
+  todo = list(scope.children)
+  while todo:
+    child = todo.pop()
+    todo.extend(child.children)
+    node = child.node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        _names.call_name(d) == "custom_gradient" if isinstance(d, ast.Call)
+        else (_names.dotted(d) or "").split(".")[-1] == "custom_gradient"
+        for d in node.decorator_list):
+      yield child
+
+
+def _gradients(function: _scopes.Scope) -> Iterator[_scopes.Scope]:
+  """The gradient functions `function` returns (`return y, grad`)."""
+  returned = {n.id for node in function.nodes
+              if isinstance(node, ast.Return) and isinstance(
+                  node.value, ast.Tuple) and node.value.elts
+              for n in [node.value.elts[-1]] if isinstance(n, ast.Name)}
+  for child in function.children:
+    if isinstance(child.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        child.node.name in returned):
+      yield child
+
+
+def _masked_returns(analysis: Analysis, grad: _scopes.Scope
+                    ) -> Iterator[Tuple[_scopes.Scope, Labels]]:
+  """`grad` with the labels of a return that masks what flows back."""
+  node = grad.node
+  assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+  given = [*node.args.args, *([node.args.vararg] if node.args.vararg
+                              else [])]
+  if not given:
+    return
+  upstream = given[0]
+  for each in grad.nodes:
+    if isinstance(each, ast.Return) and each.value is not None:
+      labels = analysis.flow.labels(each.value, grad,
+                                    {upstream.arg: {"grad": upstream}})
+      if "masked" in labels:
+        yield grad, labels
+
+
+def _applied_to_a_variable(analysis: Analysis,
+                           function: _scopes.Scope) -> bool:
+  """Whether a call of `function` is given a variable first (there, or
+  through a parameter of the caller)."""
+  name = function.node.name if isinstance(
+      function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
+  project = analysis.project  # A layer's file may name no step.
+  for scope, call in project.calls_named((name,), project.all_modules_with(
+      (name,))):
+    if call.args and (_calls.variables_in(
+        analysis.flow, call.args[0], scope, {}) or "var" in (
+            analysis.flow.sink_labels(call.args[0], scope, "var"))):
+      return True
+  return False

@@ -1,0 +1,108 @@
+"""A step of a model class training one of its parts
+(`self.head.trainable_variables`, in a Keras `train_step` override) while
+a method of the class runs that part on another part's output
+(`self.head(self.backbone(x))`) that no step of the class trains: the
+part below (the backbone of a head-only fine-tuning) is left out.
+A GAN's generator, under its discriminator, has its own step; a teacher
+or a target copy runs beside the student, not under it; a part set
+`trainable = False` is frozen whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+
+_OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
+# A copy kept in step by copying, or a callable making the input.
+_NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
+                          r"(fn|func|function)$|^aug|attack|preprocess|"
+                          r"transform|noise", re.I)
+
+
+def part_trained(scope: _scopes.Scope, chosen: Optional[ast.AST]
+                 ) -> Optional[Tuple[str, ast.expr]]:
+  """`head` and the list when `chosen` (a step's list, in a method) is
+  `self.head.trainable_variables`, or a local name holding only it."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    chosen = defs[0].value if len(defs) == 1 else None
+  if not isinstance(chosen, ast.Attribute) or chosen.attr not in _OWN:
+    return None
+  owner = _names.dotted(chosen.value) or ""
+  if not owner.startswith("self.") or owner.count(".") != 1:
+    return None
+  return owner[len("self."):], chosen
+
+
+def left_below(project: _project.Project, info: _scopes.ClassInfo,
+               part: str, trained: Set[str], text: str) -> Optional[str]:
+  """The part of `info` whose output a method feeds into `self.part`
+  and that no step of the class trains (`trained`: the names the
+  class's steps' lists read), else None; `text` is the module's."""
+  if "self" in trained:
+    return None  # A step of the class trains the whole model.
+  for below in _feeding(info, part):
+    if below in trained or below in info.methods or _NOT_TRAINED.search(
+        below) or not project.attribute(info, f"self.{below}"):
+      continue
+    if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
+                 text):
+      continue  # Frozen whole.
+    return below
+  return None
+
+
+def trained_parts(lists: List[ast.AST]) -> Set[str]:
+  """`head` of each `self.head...` a list reads; `self` for
+  `self.trainable_variables` or a bare `self` (the whole model)."""
+  found: Set[str] = set()
+  for each in lists:
+    if isinstance(each, ast.Name) and each.id == "self":
+      found.add("self")
+    for node in ast.walk(each):
+      name = _names.dotted(node) if isinstance(node, ast.Attribute) else None
+      if not name or not name.startswith("self."):
+        continue
+      rest = name.split(".")
+      found.add("self" if rest[1] in _OWN else rest[1])
+  return found
+
+
+def _feeding(info: _scopes.ClassInfo, part: str) -> Iterator[str]:
+  """The `self.` parts whose output a method passes, directly or
+  through local names, into a call of `self.part`."""
+  for method in info.methods.values():
+    held: Dict[str, Set[str]] = {}
+    for _ in range(2):  # Names assigned from names assigned later on.
+      for node in _scopes.walk(method.node):
+        if isinstance(node, ast.Assign):
+          made = _callers(node.value, held)
+          for target in node.targets:
+            if isinstance(target, ast.Name) and made:
+              held[target.id] = held.get(target.id, set()) | made
+    for node in _scopes.walk(method.node):
+      if isinstance(node, ast.Call) and _names.dotted(
+          node.func) == f"self.{part}":
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+          yield from sorted(_callers(arg, held) - {part})
+
+
+def _callers(value: ast.AST, held: Dict[str, Set[str]]) -> Set[str]:
+  """The `self.` parts called in `value` (`self.backbone(x)`), or held
+  by the local names it reads."""
+  found: Set[str] = set()
+  for node in ast.walk(value):
+    if isinstance(node, ast.Call):
+      name = _names.dotted(node.func) or ""
+      if name.startswith("self.") and name.count(".") == 1:
+        found.add(name[len("self."):])
+    elif isinstance(node, ast.Name) and node.id in held:
+      found |= held[node.id]
+  return found
+
