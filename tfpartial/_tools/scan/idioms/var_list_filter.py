@@ -60,6 +60,7 @@ from tfpartial._tools.scan.idioms import _swapped
 from tfpartial._tools.scan.idioms import _unbound_lists
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _unscoped
+from tfpartial._tools.scan.idioms import _warm_started
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -348,6 +349,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
                       module.source.text, module.tree, step.var_list)) and (
+                          not _warm_started.restores_other_scopes(
+                              module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                                   not _other_off(analysis, step, steps)) or (
