@@ -61,6 +61,7 @@ from tfpartial._tools.scan.idioms import _unbound_lists
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _unscoped
 from tfpartial._tools.scan.idioms import _warm_started
+from tfpartial._tools.scan.idioms import _whole_elsewhere
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -1754,7 +1755,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and ast.unparse(other.var_list) != mine and (
               other.scope is not step.scope or other.section == step.section
-          ) and not (
+          ) and not _whole_elsewhere.whole_elsewhere(
+              step.labels.get("filtered"), step.scope, other.labels,
+              other.scope) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
                       other.call, other.scope) or _unbound_lists.no_group(
