@@ -4,7 +4,8 @@ checkpoint (`tf.train.init_from_checkpoint(ckpt, {'resnet/':
 'bias_opt'`) trains it on top of the restored part, which keeps its
 pretrained values: a freeze, not one whole model among others. The
 restored scopes are read from literal names only; a restore of the scope
-the step trains (resuming it) restores no other part."""
+the step trains (resuming it) restores no other part. Part of
+`var-list-filter`."""
 
 from __future__ import annotations
 
