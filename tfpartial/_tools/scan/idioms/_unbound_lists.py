@@ -4,9 +4,10 @@ function, `create_optimizer` beside `create_optimizer_v10`: it raises
 before it trains). Beside a filtered step of another loss it is no
 other half of one model, as a GAN's discriminator is of its generator:
 what the filter leaves out stays fixed. A step over every variable of
-the graph is still taken for another training: a library's file holds
-many models' steps (TensorLayer's `ReconLayer` beside its seq2seq
-model), and the filtered one may then be one of two groups of a model.
+the graph is still taken for another training beside a filter by slice:
+a library's file holds many models' steps (TensorLayer's `ReconLayer`
+beside its seq2seq model), and the filtered one may then be one of two
+groups of a model (beside a filter by name, see `_whole_elsewhere`).
 Part of `var-list-filter`."""
 
 from __future__ import annotations

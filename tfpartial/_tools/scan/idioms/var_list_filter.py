@@ -63,6 +63,8 @@ from tfpartial._tools.scan.idioms import _swapped
 from tfpartial._tools.scan.idioms import _unbound_lists
 from tfpartial._tools.scan.idioms import _unread
 from tfpartial._tools.scan.idioms import _unscoped
+from tfpartial._tools.scan.idioms import _warm_started
+from tfpartial._tools.scan.idioms import _whole_elsewhere
 from tfpartial._tools.scan.idioms import _writes
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
@@ -354,6 +356,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
                       module.source.text, module.tree, step.var_list)) and (
+                          not _warm_started.restores_other_scopes(
+                              module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                                   not _other_off(analysis, step, steps)) or (
@@ -1797,7 +1801,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and ast.unparse(other.var_list) != mine and (
               other.scope is not step.scope or other.section == step.section
-          ) and not (
+          ) and not _whole_elsewhere.whole_elsewhere(
+              step.labels.get("filtered"), step.scope, other.labels,
+              other.scope) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
                       other.call, other.scope) or _unbound_lists.no_group(

@@ -1,0 +1,56 @@
+"""Whether a module warm-starts other scopes of its graph from a
+checkpoint (`tf.train.init_from_checkpoint(ckpt, {'resnet/':
+'resnet/'})`): a step that trains only a scope of its own (`scope=
+'bias_opt'`) trains it on top of the restored part, which keeps its
+pretrained values: a freeze, not one whole model among others. The
+restored scopes are read from literal names only; a restore of the scope
+the step trains (resuming it) restores no other part. Part of
+`var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+# Calls that load a checkpoint's values into variables chosen by scope.
+_WARM_STARTS = ("init_from_checkpoint", "assign_from_checkpoint",
+                "assign_from_checkpoint_fn", "WarmStartSettings")
+# Their arguments that choose what is restored (not the checkpoint's path).
+_CHOICES = {"assignment_map", "var_list", "vars_to_warm_start"}
+_ROOT = re.compile(r"[A-Za-z_][\w\-]*")
+
+
+def restores_other_scopes(text: str, tree: Optional[ast.AST],
+                          chosen: ast.AST) -> bool:
+  """Whether the module warm-starts literal scopes of which none is one
+  the filter `chosen` names (`'bias_opt'` trained, `'resnet/'`
+  restored)."""
+  if tree is None or not any(name in text for name in _WARM_STARTS):
+    return False
+  trained = _roots(chosen)
+  if not trained:
+    return False
+  restored: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and (
+        _names.call_name(node) in _WARM_STARTS):
+      for arg in [*node.args[1:], *(
+          k.value for k in node.keywords if k.arg in _CHOICES)]:
+        restored |= _roots(arg)
+  return bool(restored) and not restored & trained
+
+
+def _roots(node: ast.AST) -> Set[str]:
+  """The first parts of the scope names written as literals in `node`
+  (`{'resnet/': 'store_resnet/'}`: `resnet`, `store_resnet`)."""
+  found: Set[str] = set()
+  for each in _scopes.walk(node):
+    if isinstance(each, ast.Constant) and isinstance(each.value, str):
+      root = each.value.strip("/").split("/")[0]
+      if _ROOT.fullmatch(root):
+        found.add(root)
+  return found

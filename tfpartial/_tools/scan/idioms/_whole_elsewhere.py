@@ -1,0 +1,61 @@
+"""Whether another function's step is an alternative to a filtered step,
+not the other half of a model: it trains every variable of the graph
+(`create_optimizer` fine-tunes the whole model) while the filtered step
+leaves variables out by their names (`'bert' not in v.name`:
+`create_optimizer_v10` fine-tunes what was added on top). A GAN's or an
+actor-critic's halves each train a list of their own; no half trains
+every variable. A filter by slice (TensorLayer's `ReconLayer`,
+`all_params[-4:]`, beside a library's other model) is still taken for
+one of two groups. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._labels import Labels
+
+# The whole graph's lists (not a model's `model.trainable_variables()`).
+_WHOLE = {"trainable_variables", "global_variables", "all_variables"}
+# How code spells TensorFlow's modules before them.
+_MODULES = {"tf", "tf1", "v1", "compat", "tensorflow"}
+
+
+def whole_elsewhere(filtered: Optional[ast.AST], scope: _scopes.Scope,
+                    other_labels: Labels, other_scope: _scopes.Scope
+                    ) -> bool:
+  """Whether a step of another function (`other_scope`, its list's
+  labels `other_labels`) trains every variable of the graph beside a
+  step of `scope` whose filter `filtered` tests names against literals."""
+  return other_scope is not scope and "filtered" not in other_labels and (
+      _every_variable(other_labels.get("var"))) and filtered is not None and (
+          _by_name(filtered))
+
+
+def _every_variable(chosen: Optional[ast.AST]) -> bool:
+  """Whether a list is `tf.trainable_variables()` or the like, whole."""
+  if not isinstance(chosen, ast.Call) or chosen.args or chosen.keywords or (
+      _names.call_name(chosen) not in _WHOLE):
+    return False
+  receiver = chosen.func.value if isinstance(chosen.func, ast.Attribute) \
+      else None
+  return receiver is None or (_names.dotted(receiver) or "").split(".")[
+      0] in _MODULES
+
+
+def _by_name(filtered: ast.AST) -> bool:
+  """Whether a filter compares names with a string literal (`'bert' in
+  v.name`, `v.name.startswith('head')`)."""
+  for node in _scopes.walk(filtered):
+    if isinstance(node, ast.Compare) and any(
+        isinstance(part, ast.Constant) and isinstance(part.value, str)
+        for part in [node.left, *node.comparators]):
+      return True
+    if isinstance(node, ast.Call) and _names.call_name(node) in {
+        "startswith", "endswith"} and any(
+            isinstance(a, ast.Constant) and isinstance(a.value, str)
+            for a in node.args):
+      return True
+  return False
