@@ -1,2 +1,2 @@
-"""Helpers of the idioms: writes into weights and copies of them: what a write
-puts back, from where, and which writes undo or mirror a step."""
+"""Writes into weights and copies of them: what a write puts back, from
+where, and which writes undo or mirror a step."""

@@ -1,2 +1,2 @@
-"""Helpers of the idioms: gradients masked between computing and applying them,
-and the ports that rewrite them."""
+"""Gradients masked between computing and applying them, and the ports
+that rewrite them."""

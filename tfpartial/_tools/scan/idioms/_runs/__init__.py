@@ -1,2 +1,2 @@
-"""Helpers of the idioms: what runs when: stages, graphs, branches, options at
-their default, hooks, ops built and never run."""
+"""What runs when: stages, graphs, branches, options at their default,
+hooks, ops built and never run."""

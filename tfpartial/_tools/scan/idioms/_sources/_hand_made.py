@@ -19,7 +19,7 @@ from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
-from tfpartial._tools.scan.idioms._wholes import _groups
+from tfpartial._tools.scan.idioms._sources import _groups
 
 
 def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,

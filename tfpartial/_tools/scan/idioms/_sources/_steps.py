@@ -18,7 +18,7 @@ from tfpartial._tools.scan.idioms._sources._hand_made import (
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filters
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _loss_key, _loss_of, var_list_of)
-from tfpartial._tools.scan.idioms._wholes import _groups
+from tfpartial._tools.scan.idioms._sources import _groups
 
 
 def _steps(analysis: Analysis) -> List[Step]:

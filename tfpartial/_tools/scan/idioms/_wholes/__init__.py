@@ -1,2 +1,3 @@
-"""Helpers of the idioms: whether a list is a part of a model or all of it, and
-whether the other part is trained, restored or left out on purpose."""
+"""Whether a list is a part of a model or all of it: the gates a filter
+passes to be a finding (`_filter_gates`), a filter naming the whole
+model, its other half trained, restored or left out on purpose."""

@@ -19,7 +19,7 @@ from tfpartial._tools.scan.idioms._sources import _handed_part
 from tfpartial._tools.scan.idioms._sources import _unbound_lists
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
-from tfpartial._tools.scan.idioms._wholes import _groups
+from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
 
 
