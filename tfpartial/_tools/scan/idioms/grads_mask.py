@@ -19,14 +19,14 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._finding import Edit
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels, union
-from tfpartial._tools.scan.idioms import _appended
-from tfpartial._tools.scan.idioms import _custom_gradients
-from tfpartial._tools.scan.idioms import _enumerated
-from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms import _masked_weights
-from tfpartial._tools.scan.idioms import _split
-from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms._copies import _writes
+from tfpartial._tools.scan.idioms._gradients import _appended
+from tfpartial._tools.scan.idioms._gradients import _custom_gradients
+from tfpartial._tools.scan.idioms._gradients import _enumerated
+from tfpartial._tools.scan.idioms._gradients import _hooks
+from tfpartial._tools.scan.idioms._gradients import _split
+from tfpartial._tools.scan.idioms._masks import _masked_weights
 
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.

@@ -12,7 +12,7 @@ from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms._copies import _writes
 
 
 class ShadowVariable(_idiom.Idiom):

@@ -17,9 +17,9 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms import _masked_weights
-from tfpartial._tools.scan.idioms import _pruning_masks
-from tfpartial._tools.scan.idioms import _rows
+from tfpartial._tools.scan.idioms._masks import _masked_weights
+from tfpartial._tools.scan.idioms._masks import _pruning_masks
+from tfpartial._tools.scan.idioms._masks import _rows
 
 
 @dataclasses.dataclass

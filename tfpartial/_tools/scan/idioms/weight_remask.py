@@ -17,14 +17,14 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms import _dropped
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms import _masked_weights
-from tfpartial._tools.scan.idioms import _reset_rows
-from tfpartial._tools.scan.idioms import _support
-from tfpartial._tools.scan.idioms import _untrained
-from tfpartial._tools.scan.idioms import _writes
 from tfpartial._tools.scan.idioms import write_back
+from tfpartial._tools.scan.idioms._copies import _reset_rows
+from tfpartial._tools.scan.idioms._copies import _support
+from tfpartial._tools.scan.idioms._copies import _untrained
+from tfpartial._tools.scan.idioms._copies import _writes
+from tfpartial._tools.scan.idioms._masks import _masked_weights
+from tfpartial._tools.scan.idioms._runs import _dropped
 
 
 class WeightRemask(_idiom.Idiom):

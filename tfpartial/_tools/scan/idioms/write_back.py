@@ -11,7 +11,7 @@ from tfpartial._tools.scan import _context
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms._copies import _writes
 
 
 class WriteBack(_idiom.Idiom):

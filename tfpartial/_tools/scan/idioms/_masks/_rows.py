@@ -23,7 +23,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
-from tfpartial._tools.scan.idioms import _scattered_rows
+from tfpartial._tools.scan.idioms._masks import _scattered_rows
 
 _JOINS = {"concat", "concat_v2", "concatenate", "pad"}
 _FILLS = {"zeros", "ones", "fill", "constant", "zeros_like", "ones_like"}

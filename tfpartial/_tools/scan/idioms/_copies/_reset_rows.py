@@ -15,7 +15,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._finding import Edit
-from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms._copies import _writes
 
 _CALLS = ("call", "__call__")
 _MAKERS = ("add_weight", "Variable")

@@ -22,8 +22,8 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
-from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources import _groups
 
 
 def a_flag(test: Optional[ast.expr], own: str = "") -> bool:

@@ -27,7 +27,7 @@ from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms import _evaluated
+from tfpartial._tools.scan.idioms._masks import _evaluated
 
 # A product with a factor named for a mask or a pruning, by its line.
 _LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"

@@ -19,7 +19,7 @@ from typing import List, Optional
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms import _target_network
+from tfpartial._tools.scan.idioms._copies import _target_network
 
 # A model's own list of all its variables.
 _WHOLE = {"trainable_variables", "trainable_weights", "variables", "weights"}

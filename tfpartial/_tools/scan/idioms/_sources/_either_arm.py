@@ -14,8 +14,8 @@ from typing import List, Optional, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels
-from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _arms
 
 # The whole graph's lists (not a model's `model.trainable_variables`).
 _WHOLE = {"trainable_variables", "global_variables", "all_variables"}

@@ -15,7 +15,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
-from tfpartial._tools.scan.idioms._own_scopes import class_of
+from tfpartial._tools.scan.idioms._wholes._own_scopes import class_of
 
 _SCOPES = {"variable_scope", "name_scope", "VariableScope"}
 

@@ -16,19 +16,19 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
-from tfpartial._tools.scan.idioms import _anew
-from tfpartial._tools.scan.idioms import _clipped
-from tfpartial._tools.scan.idioms import _hook_lambdas
-from tfpartial._tools.scan.idioms import _hooks
-from tfpartial._tools.scan.idioms import _kept_params
-from tfpartial._tools.scan.idioms import _later
-from tfpartial._tools.scan.idioms import _model_input
-from tfpartial._tools.scan.idioms import _premasked
-from tfpartial._tools.scan.idioms import _put_back
-from tfpartial._tools.scan.idioms import _read_back
-from tfpartial._tools.scan.idioms import _rollback
-from tfpartial._tools.scan.idioms import _taken_off
+from tfpartial._tools.scan.idioms._copies import _clipped
+from tfpartial._tools.scan.idioms._copies import _kept_params
+from tfpartial._tools.scan.idioms._copies import _model_input
+from tfpartial._tools.scan.idioms._copies import _premasked
+from tfpartial._tools.scan.idioms._copies import _put_back
+from tfpartial._tools.scan.idioms._copies import _read_back
+from tfpartial._tools.scan.idioms._copies import _rollback
+from tfpartial._tools.scan.idioms._copies import _taken_off
+from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit
+from tfpartial._tools.scan.idioms._masks import _anew
+from tfpartial._tools.scan.idioms._runs import _hook_lambdas
+from tfpartial._tools.scan.idioms._runs import _later
 
 _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
                    "Pruning", "Wrapper")

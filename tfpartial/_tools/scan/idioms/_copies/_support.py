@@ -14,7 +14,7 @@ from typing import List, Optional, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms._copies import _writes
 
 # The calls that read a variable's values out of the graph.
 _READS = ("eval", "run", "get_value", "numpy", "get_weights")

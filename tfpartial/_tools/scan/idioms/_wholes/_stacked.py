@@ -15,8 +15,8 @@ from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _arms
 
 
 def below(scope: _scopes.Scope, call: ast.Call, chosen: ast.AST,

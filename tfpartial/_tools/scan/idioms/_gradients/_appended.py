@@ -32,7 +32,7 @@ from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms import _enumerated
+from tfpartial._tools.scan.idioms._gradients import _enumerated
 
 # (the loop, the gradient's name, the variable's name, the maskings).
 Loop = Tuple[ast.For, str, str, List[ast.AugAssign]]

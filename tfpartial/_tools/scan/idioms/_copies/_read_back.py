@@ -20,7 +20,7 @@ from typing import List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan.idioms import _put_back
+from tfpartial._tools.scan.idioms._copies import _put_back
 
 # What reads a variable's values out: a snapshot of it.
 _READS = {"get_value", "numpy", "eval", "read_value", "run"}

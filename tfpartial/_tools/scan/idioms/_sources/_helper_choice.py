@@ -16,7 +16,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
-from tfpartial._tools.scan.idioms import _flagged
+from tfpartial._tools.scan.idioms._sources import _flagged
 
 # A helper handed variables (`filter_variables(tf.trainable_variables(),
 # regex)`) filters what its caller chose: the choice is at the call.

@@ -16,7 +16,7 @@ from typing import List, Optional
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
-from tfpartial._tools.scan.idioms._own_scopes import class_of
+from tfpartial._tools.scan.idioms._wholes._own_scopes import class_of
 
 
 def trains_model_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope

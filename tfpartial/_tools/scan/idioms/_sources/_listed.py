@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan.idioms import _graphs
+from tfpartial._tools.scan.idioms._runs import _graphs
 
 
 def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,

@@ -1,0 +1,2 @@
+"""Gradients masked between computing and applying them, and the ports
+that rewrite them."""

@@ -1,0 +1,83 @@
+"""Lists no step is handed: a hand-written update in a loop that a test of
+names skips, and the trainable weights a Keras layer declares."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources._origins import _origin
+
+
+def _skipped_updates(analysis: Analysis) -> List[_idiom.Hit]:
+  """A hand-written update (`v.assign_sub(lr * g)`) in a loop over the
+  variables that a test of their names skips (`if 'emb' in v.name:
+  continue`) or guards: whole variables left out of the step."""
+  hits: List[_idiom.Hit] = []
+  flow = analysis.flow
+  for scope, call in analysis.calls_named(("assign_sub", "assign_add")):
+    if analysis.module(scope).is_test or not call.args or (
+        "grad" not in flow.labels(call.args[0], scope)):
+      continue
+    order = analysis.order(scope)
+    test = _skipping_test(call, order, flow, scope)
+    if test is not None:
+      hits.append(_idiom.Hit(test, scope, call, {"filtered": test}))
+  return hits
+
+
+# What a Keras layer declares it trains, by the attribute its base reads.
+_DECLARED = {"_trainable_weights"}
+
+
+def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
+  """A Keras layer declaring as trainable only some of the variables it
+  holds (`self._trainable_weights.append(var)` for the variables a name
+  test keeps of a hub module's): the others get no update."""
+  hits: List[_idiom.Hit] = []
+  modules = analysis.project.modules_with(_DECLARED)
+  if not modules:
+    return hits
+  flow = analysis.flow
+  for scope, call in analysis.project.calls_named(("append", "extend"),
+                                                 modules):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) \
+        else None
+    if receiver is None or len(call.args) != 1 or analysis.module(
+        scope).is_test or (_names.dotted(receiver) or "").split(".")[-1] \
+        not in _DECLARED:
+      continue
+    node = _origin(flow, call.args[0], scope, set())
+    if "filtered" in flow.chosen(call.args[0], scope, flow.labels(
+        call.args[0], scope)) and isinstance(node, ast.expr):
+      hits.append(_idiom.Hit(node, scope, call, {"filtered": node}))
+  return hits
+
+
+def _skipping_test(call: ast.Call, order: object, flow: Flow,
+                   scope: _scopes.Scope) -> Optional[ast.expr]:
+  """The test of names that skips or guards `call` in its loop."""
+  parent = getattr(order, "parent")
+  child: ast.AST = call
+  current = parent(call)
+  while current is not None and current is not scope.node:
+    if isinstance(current, ast.If) and not current.orelse and any(
+        child is s for s in current.body) and _names.filters_by_name(
+            current.test, flow, scope):
+      return current.test
+    if isinstance(current, (ast.For, ast.AsyncFor)):
+      for statement in current.body:
+        if statement is child:
+          break
+        if isinstance(statement, ast.If) and len(statement.body) == 1 and (
+            isinstance(statement.body[0], ast.Continue)) and (
+                _names.filters_by_name(statement.test, flow, scope)):
+          return statement.test
+      return None
+    child, current = current, parent(current)
+  return None

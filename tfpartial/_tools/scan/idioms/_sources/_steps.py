@@ -1,0 +1,209 @@
+"""Which steps a scan finds and the list each receives: by keyword, inside
+a call, through a parameter, an owner or a wrapper, and the steps one loop
+or helper groups."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._runs import _graphs
+from tfpartial._tools.scan.idioms._sources import _kept_lists
+from tfpartial._tools.scan.idioms._sources._hand_made import (
+    _hand_made, _run_beside, _some_entries)
+from tfpartial._tools.scan.idioms._sources._origins import _returned_filters
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, Step, _loss_key, _loss_of, var_list_of)
+from tfpartial._tools.scan.idioms._sources import _groups
+
+
+def _steps(analysis: Analysis) -> List[Step]:
+  """Every step outside the project's tests, with what it trains; a
+  function of the project that only passes its parameters on to a step
+  (`flatgrad(loss, var_list)`) is a step where it is called."""
+  flow = analysis.flow
+  wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
+  names: Set[str] = set()
+  by_name: Dict[str, List[ast.AST]] = {}
+  created: Dict[int, Set[str]] = {}  # A function -> its parameters.
+  found: List[Step] = []
+  seen: Set[int] = set()
+  for scope, call in analysis.calls_named(STEPS):
+    if analysis.module(scope).is_test:
+      continue
+    seen.add(id(call))
+    chosen = var_list_of(call)
+    given = _read_of_parameter(chosen, scope)
+    owner = _owner(given, scope)
+    passed = _passed_on(call, given, owner) if owner else None
+    if owner is not None and passed is not None and not _refiltered(
+        given, owner, flow) and not _kept_lists.filled_in(
+            given, owner, flow):
+      wrappers[id(owner.node)] = passed
+      by_name.setdefault(owner.name, []).append(owner.node)
+      names.add(owner.name)
+      continue
+    labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
+    if chosen is not None and "filtered" not in labels and _hand_made(
+        analysis, chosen, scope, call, created):
+      labels = {**labels, "filtered": chosen}
+    entries = _some_entries(chosen, scope, analysis) if chosen is not None \
+        and "filtered" not in labels else None
+    if entries is not None:
+      flow.origin.setdefault(id(entries), scope)
+      labels = {**labels, "filtered": entries}
+    returned = _returned_filters(analysis, chosen, scope, labels)
+    if returned:
+      labels = {**labels, "filtered": returned[0]}
+    found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
+                      labels, tuple(returned[1:]),
+                      section=_graphs.section(scope, call)))
+  # A wrapper's other steps train what its callers pass: their filter is
+  # found where the wrapper is called.
+  found = [step for step in found if not _inside(step.scope, wrappers)]
+  callers = analysis.project.all_modules_with(names) if names else []
+  for scope, call in analysis.project.calls_named(names, callers) if (
+      names) else ():
+    if analysis.module(scope).is_test or id(call) in seen:
+      continue
+    callee = flow.callee(call, scope) or _by_keyword(
+        call, by_name.get(_names.call_name(call), []), wrappers)
+    if callee is not None and id(callee) in wrappers:
+      found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
+                            analysis))
+  return found
+
+
+def _by_keyword(call: ast.Call, candidates: List[ast.AST],
+                functions: Dict[int, Tuple[int, int]]) -> Optional[ast.AST]:
+  """The wrapper a method call of an object the flow cannot follow
+  (`ensembler.build_train_op(loss=loss, var_list=chosen)`, `ensembler` a
+  parameter) reaches: the project's methods of that name, when each
+  passes on the variables the call names by keyword."""
+  if not isinstance(call.func, ast.Attribute) or not candidates:
+    return None
+  given = {k.arg for k in call.keywords}
+  for candidate in candidates:
+    params = [a.arg for a in getattr(candidate, "args").args]
+    position = functions[id(candidate)][1]
+    if not 0 <= position < len(params) or params[position] not in given:
+      return None
+  return candidates[0]
+
+
+def _inside(scope: Optional[_scopes.Scope],
+            functions: Dict[int, Tuple[int, int]]) -> bool:
+  """Whether `scope` is one of `functions` or nested in one."""
+  while scope is not None:
+    if id(scope.node) in functions:
+      return True
+    scope = scope.parent
+  return False
+
+
+def _read_of_parameter(chosen: Optional[ast.AST], scope: _scopes.Scope
+                       ) -> Optional[ast.AST]:
+  """`chosen`, or the parameter it reads each element of (`var_refs =
+  [v.read_value() for v in tvars]`, `tvars` given)."""
+  if not isinstance(chosen, ast.Name) or chosen.id in scope.params:
+    return chosen
+  defs = scope.defs.get(chosen.id, [])
+  value = defs[0].value if len(defs) == 1 else None
+  if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(
+      value.generators) == 1 and not value.generators[0].ifs and isinstance(
+          value.generators[0].iter, ast.Name) and (
+              value.generators[0].iter.id in scope.params):
+    return value.generators[0].iter
+  return chosen
+
+
+def _owner(chosen: Optional[ast.AST], scope: _scopes.Scope
+           ) -> Optional[_scopes.Scope]:
+  """The function whose parameter `chosen` is: the step's own, or one
+  that encloses it (a factory returning the step as a closure,
+  `get_train_step_fn(model, optimizer, vars_to_fine_tune)`)."""
+  if not isinstance(chosen, ast.Name):
+    return None
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if chosen.id in place.params:
+      return place
+    if chosen.id in place.defs or not isinstance(place.node, (
+        ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+      return None
+    place = place.parent
+  return None
+
+
+def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
+               scope: _scopes.Scope) -> Optional[Tuple[int, int]]:
+  """(loss, var_list) parameter positions when `call` trains exactly the
+  variables its function was given."""
+  if not isinstance(chosen, ast.Name) or chosen.id not in scope.params or (
+      not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    return None
+  loss = call.args[0] if call.args and _names.call_name(
+      call) != "apply_gradients" else None
+  position = scope.params.index(chosen.id)
+  losses = scope.params.index(loss.id) if isinstance(
+      loss, ast.Name) and loss.id in scope.params else -1
+  return losses, position
+
+
+def _refiltered(given: Optional[ast.AST], owner: _scopes.Scope,
+                flow: Flow) -> bool:
+  """Whether the function sets its parameter anew to a filtered list
+  before its step (`if config.trainSubset: var_list = [v for v in all if
+  ...]`): a step of its own, not only the list its callers pass; not a
+  default filled in when none is given (`if var_list is None:`)."""
+  return isinstance(given, ast.Name) and given.id in owner.defs and not any(
+      isinstance(n, ast.If) and any(
+          isinstance(t, ast.Name) and t.id == given.id
+          for t in _scopes.walk(n.test)) for n in owner.nodes) and (
+              "filtered" in flow.sink_labels(given, owner, "filtered"))
+
+
+def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
+             positions: Tuple[int, int], analysis: Analysis) -> Step:
+  """The step a call of a wrapper makes, from its arguments."""
+  params = [a.arg for a in getattr(callee, "args").args]
+  if params[:1] in (["self"], ["cls"]):
+    params = params[1:]
+    positions = (positions[0] - 1, positions[1] - 1)
+
+  def argument(position: int) -> Optional[ast.expr]:
+    if position < 0:
+      return None
+    if position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+      return call.args[position]
+    name = params[position] if position < len(params) else ""
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+  chosen, loss = argument(positions[1]), argument(positions[0])
+  labels = analysis.flow.labels(chosen, scope) if chosen is not None else {}
+  returned = _returned_filters(analysis, chosen, scope, labels)
+  if returned:
+    labels = {**labels, "filtered": returned[0]}
+  return Step(call, scope, chosen, _loss_key(loss, scope), labels,
+              tuple(returned[1:]))
+
+
+def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:
+  """The steps, each marked when a sibling group of its filtered list
+  is trained by no step of its module (`_groups`)."""
+  chosen: Dict[int, List[ast.AST]] = {}
+  for step in steps:
+    if step.var_list is not None:
+      chosen.setdefault(id(analysis.module(step.scope)), []).append(
+          step.var_list)
+  for step in steps:
+    step.grouped = "filtered" in step.labels and step.var_list is not None \
+        and (_groups.left_out(analysis.flow, step.var_list, step.scope,
+                              chosen[id(analysis.module(step.scope))])
+             or _run_beside(step.var_list, step.scope, step.call))
+  return steps

@@ -1,0 +1,287 @@
+"""The gates a step's filter passes to be a finding (`_filter_of`): not
+only summarised or measured, not phased, not one group of a loop, not a
+whole model, not half of one whose other half is trained."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _fed
+from tfpartial._tools.scan.idioms._runs import _growing
+from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._sources import _either_arm
+from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _passed_scope
+from tfpartial._tools.scan.idioms._sources._origins import _origin
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, Step, _LOSS_KEYWORDS, _deep_nodes, _end, _gradient_call, _loss_node,
+    _opened_here)
+from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _complemented
+from tfpartial._tools.scan.idioms._wholes import _every_layer
+from tfpartial._tools.scan.idioms._wholes import _halves
+from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _unread
+from tfpartial._tools.scan.idioms._wholes import _warm_started
+from tfpartial._tools.scan.idioms._wholes._model_named import (
+    _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
+from tfpartial._tools.scan.idioms._wholes._other_half import (
+    _complement_trained, _drops_a_name, _shares_lists, _split)
+
+
+def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
+               groups: Dict[str, Set[str]], opened: Set[str]
+               ) -> Optional[ast.expr]:
+  """The filter that leaves variables out of a step's list, or None: a
+  list of another loss's half (a GAN's), only measured or summarised, a
+  whole model named by its scope (unless a flag chooses it against a
+  larger list), or the complement of lists other steps train."""
+  phased = _phased(step, steps)
+  if "filtered" not in step.labels or _split(step, steps, groups) and (
+      not phased) or _only_measured(step) or (
+          _only_summarised(step, steps)) or _no_choice(step, analysis) or (
+              _flagged.never_run(step.call, step.scope)) or (
+                  _measured_by_network(analysis, step)) or (
+                      _half_per_call(analysis, step)):
+    return None
+  flow = analysis.flow
+  chosen = _flagged.choice(flow, step.var_list, step.scope)
+  node = chosen or _chosen_where(flow, step, _origin(
+      flow, step.var_list, step.scope, set()))
+  widened = chosen is not None or _flagged.grown(
+      step.var_list, step.scope) or _either_arm.against_a_model(
+          step.call, step.scope, [(o.call, o.var_list, o.labels) for o in steps
+                                  if o.scope is step.scope and o is not step
+                                  and o.loss == step.loss])
+  module = analysis.module(step.scope)
+  if not isinstance(node, ast.expr) or _per_group(step, node) or (
+      not phased and not widened and (_names_the_model(
+          node, opened) and not _flagged.loads_a_graph(
+              module.source.text, module.tree) and not (
+                  _restored.restores_a_part(
+                      module.source.text, module.tree, step.var_list)) and (
+                          not _warm_started.restores_other_scopes(
+                              module.source.text, module.tree, node)) and (
+                          not _built_outside.built_outside(
+                              analysis, _kept_roots(node), step.scope)) and (
+                                  not _other_off(analysis, step, steps)) or (
+                          _built_scope(flow, node, step.scope, opened)))) or (
+                              _whole_object(analysis, node, step)) or (
+                                  _passed_scope.opened_by_caller(
+                                      flow, node, step.scope, _opened_here)):
+    return None
+  node = _first_filter(flow, node, step.scope, opened)
+  # The rest of a list that drops names by itself (`rest = [v for v in
+  # no_bn if v not in new and v not in fc]`) is not a complement.
+  tested = (node,) if _drops_a_name(node) else (
+      node, step.labels.get("filtered"))
+  if not phased and _shares_lists(step, steps, node) or any(
+      _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
+      for n in tested if n is not None) or _complemented.passed_with_rest(
+          node, flow.origin.get(id(node), step.scope)) or (
+              _every_layer.keeps_all(analysis.project, node, _tests(
+                  flow, step.labels.get("filtered"), step.scope))):
+    return None
+  return node
+
+
+def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
+           ) -> List[ast.expr]:
+  """The test a loop keeps `chosen` (a step's filtered label) under, if
+  any (`if name in v.name: kept.append(v)`)."""
+  home = flow.origin.get(id(chosen), scope) if chosen is not None else None
+  guard = home.guards.get(id(chosen)) if home is not None else None
+  return [guard] if guard is not None else []
+
+
+def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
+  """Whether another step of the function, over another list, makes an
+  op that runs only off the options' defaults (`_run_off`): by default
+  what it would train stays fixed, so the step's scope is no whole model
+  trained beside another."""
+  return any(other.scope is step.scope and other.var_list is not None and (
+      step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
+          step.var_list)) and _run_off.off_by_default(
+              analysis.project, other.call, other.scope)
+             for other in steps if other is not step)
+
+
+def _measured_by_network(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's loss is measured by a network it does not train
+  (`_loss_network`: a perceptual loss's classifier, a teacher)."""
+  found = _gradient_call(analysis, step)
+  if found is None:
+    return False
+  call, scope = found
+  loss = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
+
+
+def _half_per_call(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's function is a helper called once per half of a
+  model, each call naming its half and its loss (`_halves`)."""
+  found = _gradient_call(analysis, step)
+  if found is None:
+    return False
+  call, scope = found
+  chosen = step.labels.get("filtered")
+  return isinstance(chosen, ast.AST) and _halves.one_per_call(
+      analysis, scope, _loss_node(call), chosen)
+
+
+# Calls that only show a value (a summary, a print).
+_SHOWN = {"histogram", "scalar", "image", "audio", "text", "print",
+          "Print", "info", "debug", "write"}
+
+
+_REARRANGE = {"zip", "list", "tuple", "enumerate", "sorted", "dict"}
+
+
+def _only_summarised(step: Step, steps: List[Step]) -> bool:
+  """Whether a filtered gradient is only shown (`tf.summary.histogram` of
+  each) or fetched to look at (`sess.run(gradient)`), never applied,
+  while the function's step minimises the same loss on every variable
+  (`optimizer.minimize(loss)`)."""
+  if _names.call_name(step.call) not in {
+      "gradients", "gradient", "compute_gradients"} or not (
+      any(other.scope is step.scope and other.loss == step.loss and (
+          other.var_list is None) and _names.call_name(other.call) in {
+              "minimize", "create_train_op", "optimize_loss"}
+          for other in steps)):
+    return False
+  held: Set[str] = set()
+  passed: Set[int] = set()  # Reads that pass the value on or show it.
+  for node in step.scope.nodes:  # In source order: assignments first.
+    value = getattr(node, "value", None) if isinstance(node, ast.Assign) \
+        else getattr(node, "iter", None) if isinstance(node, ast.For) \
+        else None
+    targets: List[ast.AST] = list(node.targets) if isinstance(
+        node, ast.Assign) else [getattr(node, "target", node)]
+    if value is not None and (value is step.call or any(
+        isinstance(n, ast.Name) and n.id in held
+        for n in _scopes.walk(value)) and all(
+            _names.call_name(c) in _REARRANGE for c in _scopes.walk(value)
+            if isinstance(c, ast.Call))) and all(
+            isinstance(t, (ast.Name, ast.Tuple)) for t in targets):
+      held.update(n.id for t in targets for n in _scopes.walk(t)
+                  if isinstance(n, ast.Name))
+      passed.update(id(n) for n in _scopes.walk(value))
+    elif isinstance(node, ast.Call) and _names.call_name(node) in {
+        *_SHOWN, "run"}:
+      passed.update(id(n) for n in _scopes.walk(node))
+  return bool(held) and all(
+      id(n) in passed for n in step.scope.nodes if isinstance(
+          n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
+
+
+def _no_choice(step: Step, analysis: Analysis) -> bool:
+  """Whether the step's filter chooses nothing to freeze: it applies
+  gradients fed in from outside (computed for those variables elsewhere),
+  or leaves out only variables its loss never reads."""
+  chosen = step.labels.get("filtered")
+  return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
+      _unread.only_unread(chosen, analysis.module(step.scope)))
+
+
+def _only_measured(step: Step) -> bool:
+  """Whether a gradient is only measured, never applied: `grads =
+  tf.gradients(loss, var_list)` read only squared (a Fisher diagonal,
+  a saliency)."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"}:
+    return False
+  assigned = [n for n in step.scope.nodes if isinstance(n, ast.Assign)
+              and n.value is step.call and len(n.targets) == 1
+              and isinstance(n.targets[0], ast.Name)]
+  if len(assigned) != 1:
+    return False
+  name = assigned[0].targets[0]
+  assert isinstance(name, ast.Name)
+  squared: Set[int] = set()
+  reads: Set[int] = set()
+  for node in step.scope.nodes:
+    if isinstance(node, ast.Name) and node.id == name.id and isinstance(
+        node.ctx, ast.Load):
+      reads.add(id(node))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) or (
+        isinstance(node, ast.Call) and _names.call_name(node) in {
+            "square", "reduce_sum", "norm", "global_norm"}):
+      squared.update(id(n) for n in _scopes.walk(node)
+                     if isinstance(n, ast.Name) and n.id == name.id)
+  return bool(reads) and reads <= squared
+
+
+def _phased(step: Step, steps: List[Step]) -> bool:
+  """Whether the same function also trains the same loss on every
+  variable (`train_all = create_train_op(loss, opt)` beside `train_head
+  = create_train_op(loss, opt, variables_to_train=head)`, or
+  `apply_gradients(pairs)` beside `apply_gradients(pairs[-2:])`): the
+  filtered step freezes the rest, whatever its scope names."""
+  whole = step.var_list.value if isinstance(
+      step.var_list, ast.Subscript) and isinstance(
+          step.var_list.slice, ast.Slice) else None
+  source = step.labels.get("grad")  # The gradients it keeps some of.
+  if step.grouped:
+    return True  # A sibling group is trained by no step: frozen too.
+  return step.loss is not None and any(
+      other is not step and other.scope is step.scope and (
+          other.call is not source) and other.section == step.section and
+      other.loss == step.loss and (other.var_list is None and _names.call_name(
+          other.call) != "apply_gradients" or whole is not None and (
+              other.var_list is not None) and ast.unparse(
+                  other.var_list) == ast.unparse(whole)) for other in steps)
+
+
+# Loops, and comprehensions (each makes its element once per item).
+_LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
+          ast.DictComp)
+
+
+def _per_group(step: Step, node: ast.AST) -> bool:
+  """Whether the step is made in a loop whose variable chooses the group
+  (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
+  comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
+  zip(groups, losses)]`): one step per group, every group trained (mutual
+  learning, ensembles, a GAN's halves)."""
+  loops: Set[str] = set()
+  at = _idiom.position(step.call)
+  for loop in _deep_nodes(step.scope):
+    if not isinstance(loop, _LOOPS):
+      continue
+    # A comprehension's element, not what it iterates over.
+    made = getattr(loop, "elt", getattr(loop, "value", loop))
+    if _idiom.position(made) <= at and _end(step.call) <= _end(made):
+      targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) \
+          else [g.target for g in getattr(loop, "generators", [])]
+      loops.update(n.id for t in targets for n in _scopes.walk(t)
+                   if isinstance(n, ast.Name))
+  if not loops:
+    return False
+  used = {n.id for part in (node, step.var_list) if part is not None
+          for n in _scopes.walk(part) if isinstance(n, ast.Name)
+          } - _growing.growing_names(node)
+  return bool(used & loops)
+
+
+def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
+                  ) -> Optional[ast.AST]:
+  """Where the variables were chosen when only the objects the step's
+  callers pass tell it (`Trainer(config, model)` training
+  `model.get_var_list()`): the choice, in the model's code."""
+  where = step.labels.get("filtered")
+  if step.grouped and step.var_list is not None and _groups.among(
+      step.var_list, step.scope):
+    return step.var_list  # One group or another, by a flag: at the step.
+  if node is step.var_list and node is not None and isinstance(
+      where, ast.expr) and where is not node and (
+          "filtered" not in flow.labels(node, step.scope)):
+    return where
+  return node

@@ -1,0 +1,220 @@
+"""Whether a filter's other half is trained: lists split apart, a
+complement trained beside it, other trainings of the same variables, the
+groups of one loss, and target networks synced from a trained one."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterable, List, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._flow import has_var as _has_var
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._copies import _writes
+from tfpartial._tools.scan.idioms._sources import _flag_param
+from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _handed_part
+from tfpartial._tools.scan.idioms._sources import _unbound_lists
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
+from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
+
+
+def _models_by_flag(analysis: Analysis, step: Step, steps: List[Step],
+                    groups: Dict[str, Set[str]]) -> List[_idiom.Hit]:
+  """The models of a dict a flag leaves out by their names
+  (`_flagged.models_by_flag`), a list handed in and trained beside the
+  same loss's step over everything (`_handed_part`), or the variables a
+  helper adds only under a test of a flag it is given (`_flag_param`),
+  where the step trains no other loss's."""
+  value = step.labels.get("var")
+  if "filtered" in step.labels or not _trains(step) or _split(
+      step, steps, groups):
+    return []
+  if isinstance(step.var_list, ast.Name) and _handed_part.handed(
+      step.call, step.scope, step.var_list, step.labels, step.loss,
+      step.section, [(o.call, o.scope, o.var_list, o.loss, o.section)
+                     for o in steps]):
+    return [_idiom.Hit(step.var_list, step.scope, step.call, step.labels)]
+  if not isinstance(value, ast.expr):
+    return []
+  if _flagged.models_by_flag(analysis.flow, value):
+    return [_idiom.Hit(value, step.scope, step.call, step.labels)]
+  added = _flag_param.flagged(analysis.flow, value, step.scope)
+  return [] if added is None else [_idiom.Hit(
+      value, step.scope, step.call, {**step.labels, "filtered": added})]
+
+
+def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
+           ) -> bool:
+  """Whether another step of the module trains other variables for
+  another loss (a GAN's generator and discriminator, an actor and a
+  critic, a policy and its value function): between them they train
+  everything; a filter of one training is one step's, or several steps'
+  of the same loss (layers at two learning rates, two stages)."""
+  mine = groups.get(step.loss or "", set())
+  return any(not mine & groups.get(other.loss or "", set())
+             for other in _other_trainings(step, steps))
+
+
+def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
+  """Whether another loss trains lists overlapping this step's (an actor
+  and a critic sharing a trunk), and the filter leaves out no name by
+  itself (`'beta' not in v.name` does): between them the losses train
+  everything."""
+  return bool(_other_trainings(step, steps)) and not _drops_a_name(node)
+
+
+def _drops_a_name(node: ast.AST) -> bool:
+  """Whether a filter leaves out a name by itself (`'beta' not in
+  v.name`)."""
+  return any(
+      isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant) and any(
+          isinstance(op, ast.NotIn) for op in n.ops)
+      for n in _scopes.walk(node))
+
+
+def _complement_trained(node: ast.AST, steps: List[Step],
+                        home: _scopes.Scope) -> bool:
+  """Whether the filter keeps every variable but the members of a list
+  that another step of the module, or of the filter's function, trains
+  (`[v for v in tvars if v not in d_vars]` beside `tf.gradients(loss_d,
+  d_vars)`, a GAN's generator as what is not the discriminator): between
+  them they train everything."""
+  excluded = {ast.unparse(_unwrapped(n.comparators[0]))
+              for n in _scopes.walk(node) if isinstance(n, ast.Compare) and len(
+                  n.ops) == 1 and isinstance(n.ops[0], ast.NotIn) and (
+                      not isinstance(n.comparators[0], ast.Constant))}
+  if not excluded:
+    return False
+  chosen = [step.var_list for step in steps] + [
+      var_list_of(n) for n in _deep_nodes(home) if isinstance(
+          n, ast.Call) and _names.call_name(n) in STEPS]
+  return any(excluded & set(_summands(c)) for c in chosen if c is not None)
+
+
+def _unwrapped(node: ast.expr) -> ast.expr:
+  """`set(x)`, `list(x)`: x."""
+  while isinstance(node, ast.Call) and _names.call_name(node) in {
+      "set", "list", "tuple", "frozenset"} and len(node.args) == 1:
+    node = node.args[0]
+  return node
+
+
+def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
+  """The steps of the module training other lists for other losses."""
+  if step.loss is None or step.var_list is None:
+    return []
+  mine = ast.unparse(step.var_list)
+  return [other for other in steps if other.loss is not None and (
+      other.loss != step.loss) and other.var_list is not None and _trains(
+          other) and ast.unparse(other.var_list) != mine and (
+              other.scope is not step.scope or other.section == step.section
+          ) and not _whole_elsewhere.whole_elsewhere(
+              step.labels.get("filtered"), step.scope, other.labels,
+              other.scope) and not (
+              _fast_weights(other) or _groups.inner_loop(
+                  other.call, other.scope) or _flagged.never_run(
+                      other.call, other.scope) or _unbound_lists.no_group(
+                          other.var_list, other.labels, other.scope))]
+
+
+def _fast_weights(step: Step) -> bool:
+  """Whether a bare gradient is taken of weights its function is given
+  (`tf.gradients(loss, list(weights.values()))`): a meta-learner's inner
+  loop moving fast weights, not a step of an optimizer."""
+  if _names.call_name(step.call) not in {"gradients", "gradient"} or (
+      step.var_list is None):
+    return False
+  nodes = list(_scopes.walk(step.var_list))
+  return any(isinstance(n, ast.Name) and n.id in step.scope.params
+             for n in nodes) and not any(
+                 isinstance(n, ast.Attribute) and n.attr in _OWN_VARIABLES
+                 for n in nodes)  # A model passed in: its own variables.
+
+
+def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
+  """The lists that the steps of each loss train, as text (`conv + fc_c`:
+  `conv` and `fc_c`): two losses sharing one (`conv + fc_c` and `conv +
+  fc_c + fc_d`) are one training of shared layers, not a model's two
+  halves."""
+  found: Dict[str, Set[str]] = {}
+  for step in steps:
+    if step.loss is not None and step.var_list is not None:
+      found.setdefault(step.loss, set()).update(_summands(step.var_list))
+  return found
+
+
+def _summands(node: ast.AST) -> List[str]:
+  """The lists a list is joined from (`a + list(b.values())`: `a`, `b`)."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    return _summands(node.left) + _summands(node.right)
+  if isinstance(node, ast.Call) and not node.keywords and (
+      _names.call_name(node) in {"list", "tuple", "values"}):
+    inner = node.args[0] if len(node.args) == 1 else (
+        node.func.value if isinstance(node.func, ast.Attribute) and (
+            not node.args) else None)
+    if inner is not None:
+      return _summands(inner)
+  return [ast.unparse(node)]
+
+
+def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
+              ) -> bool:
+  """Whether one of a function's filters leaves out a name that none of
+  its other filters trains (`body = [... 'head' not in v.name and 'emb'
+  not in v.name]` beside `head = [... 'head' in v.name]`: the embeddings
+  train in neither)."""
+  kept: Set[str] = set()
+  dropped: Set[str] = set()
+  for each in hits:
+    if id(each.scope) != scope:
+      continue
+    for node in _scopes.walk(each.node):
+      if isinstance(node, ast.Compare) and isinstance(
+          node.left, ast.Constant) and isinstance(node.left.value, str):
+        negated = any(isinstance(op, ast.NotIn) for op in node.ops)
+        (dropped if negated else kept).add(node.left.value)
+  del hit
+  return bool(dropped - kept)
+
+
+def _trains(step: Step) -> bool:
+  """Whether a step chooses a group of variables to train: not the apply
+  of (gradient, variable) pairs made elsewhere (chosen where they were
+  computed, a step of its own), nor a gradient with respect to a tensor
+  no variable flows into (the inputs of an adversarial example, a saliency
+  map); a group passed in as a parameter may be variables."""
+  call = step.call
+  name = _names.call_name(call)
+  if name == "apply_gradients":
+    # Pairs kept by a filter here choose a group too.
+    return not (call.args and step.var_list is call.args[0]) or (
+        "filtered" in step.labels)
+  if name not in {"gradients", "gradient"} or "var" in step.labels:
+    return True
+  chosen = step.var_list
+  return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
+
+
+def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
+                    ) -> Set[int]:
+  """Modules that write into a filtered group of variables (a target
+  network updated from the trained one), unless a step trains a part of
+  a scope the module reads whole (`_groups.part_of_copied`)."""
+  found = set()
+  for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
+    if scope.name in _names.OPTIMIZER_METHODS:
+      continue  # An optimizer's own update of what it trains.
+    parts = _writes.target_and_value(call)
+    if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
+        and _has_var(analysis.flow.labels(parts[1], scope)) and (
+            _groups.copied_from(analysis.flow, parts[0], parts[1], scope)):
+      # Copied from other variables (not a proximal step of its own).
+      found.add(id(analysis.module(scope)))
+  return {module for module in found if not _groups.part_of_copied(
+      [(step.var_list, step.scope) for step in by_module.get(module, ())
+       if step.var_list is not None])}
