@@ -1,0 +1,50 @@
+"""`tfpartial scan` on the rarer forms of part fifteen: a Keras layer's
+own weight read back by position (`self.trainable_variables[0]`) whose
+first rows a `tf.pad` replaces by constants (`stop-gradient-mix`), and an
+optimizer given an element-wise learning rate that a mask multiplies
+(`grads-mask`: a learning-rate mask is a gradient mask). The look-alikes
+stay silent."""
+
+import pytest
+
+import scanned
+
+_found = scanned.found
+
+# A library of layers: no step here, its users train it.
+_LAYER = """\
+    import tensorflow as tf
+    class Embedding(tf.keras.layers.Layer):
+      def build(self, shape):
+        self.add_weight(name='w', shape=[100, 8]{trainable})
+      def table(self):
+        return tf.pad(self.{weights}[0]{rows}, [[1, 0], [0, 0]])
+      def call(self, ids):
+        return tf.gather(self.table(), ids)
+    """
+
+
+@pytest.mark.parametrize("trainable, weights, rows, expected", [
+    ("", "trainable_variables", "[1:]", [("stop-gradient-mix", 6)]),
+    ("", "trainable_weights", "[1:]", [("stop-gradient-mix", 6)]),
+    ("", "weights", "[1:]", [("stop-gradient-mix", 6)]),
+    # The look-alikes: the whole weight padded (a row appended), a weight
+    # made not to train.
+    ("", "trainable_variables", "", []),
+    (", trainable=False", "weights", "[1:]", []),
+])
+def test_a_layer_weight_read_by_position_padded(trainable, weights, rows,
+                                                expected):
+  assert _found(_LAYER.format(trainable=trainable, weights=weights,
+                              rows=rows)) == expected
+
+
+def test_a_variable_padded_where_nothing_trains_stays_silent():
+  # Not a layer's own weight: a module that never steps (an export
+  # script rebuilding the table) stays silent as before.
+  assert _found("""\
+      import tensorflow as tf
+      def table():
+        w = tf.get_variable('w', [100, 8])
+        return tf.gather(tf.pad(w[1:], [[1, 0], [0, 0]]), ids)
+      """) == []
