@@ -48,3 +48,32 @@ def test_a_variable_padded_where_nothing_trains_stays_silent():
         w = tf.get_variable('w', [100, 8])
         return tf.gather(tf.pad(w[1:], [[1, 0], [0, 0]]), ids)
       """) == []
+
+
+_LR = """\
+    import numpy as np
+    import tensorflow as tf
+    import adam
+    lr = tf.placeholder(tf.float32, shape=())
+    w = tf.get_variable('w', [10, 10])
+    {lines}
+    """
+
+
+@pytest.mark.parametrize("lines, expected", [
+    ("op = adam.AdamOptimizer(learning_rate=lr * lr_mask[0]).minimize("
+     "loss, var_list=[w])", [("grads-mask", 6)]),
+    ("op = adam.AdamOptimizer(lr * (np.ones([10, 10]) - np.array("
+     "mask[1][0]))).minimize(loss, var_list=[w])", [("grads-mask", 6)]),
+    ("opt = adam.AdamOptimizer(learning_rate=lr * 2.0 * keep_mask)\n"
+     "    op = opt.minimize(loss)", [("grads-mask", 6)]),
+    # The look-alikes: a scalar schedule or decay times the rate, a mask
+    # that is not part of the learning rate, no step taken.
+    ("op = adam.AdamOptimizer(learning_rate=lr * decay[0]).minimize(loss)",
+     []),
+    ("op = adam.AdamOptimizer(learning_rate=lr * 0.5).minimize("
+     "loss * mask)", []),
+    ("opt = adam.AdamOptimizer(learning_rate=lr * lr_mask[0])", []),
+])
+def test_a_learning_rate_multiplied_by_a_mask(lines, expected):
+  assert _found(_LR.format(lines=lines)) == expected

@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms import _custom_gradients
 from tfpartial._tools.scan.idioms import _enumerated
 from tfpartial._tools.scan.idioms import _hooks
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms import _lr_masks
 from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
@@ -105,6 +106,8 @@ class GradsMask(_idiom.Idiom):
         _hooks.masked_by_hooks(analysis, APPLIES, APPLIES | COMPUTES))]
     hits += [_hit(found, scope, None)
              for scope, found in _custom_gradients.masked(analysis)]
+    hits += [_hit(found, scope, call)
+             for found, scope, call in _lr_masks.masked(analysis)]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
