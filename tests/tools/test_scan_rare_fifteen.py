@@ -77,3 +77,36 @@ _LR = """\
 ])
 def test_a_learning_rate_multiplied_by_a_mask(lines, expected):
   assert _found(_LR.format(lines=lines)) == expected
+
+
+_OPTIMIZER = """\
+    import tensorflow as tf
+    class Opt(tf.compat.v1.train.Optimizer):
+      def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        ops = []
+        for grad, param in grads_and_vars:
+          if {test}:
+            rate = self.lr
+          else:
+            rate = 0.0
+          {update}
+          ops.append(param.assign(param - update))
+        return tf.group(*ops)
+    """
+
+
+@pytest.mark.parametrize("test, update, expected", [
+    ("param.name.startswith('encoder/')", "update = rate * grad",
+     [("grads-mask", 10)]),
+    ("'layer_' in param.name", "update = rate * self.lr * grad / 2",
+     [("grads-mask", 10)]),
+    # The look-alikes: the rate zero in a warm-up of every variable (a
+    # schedule, not a part), a zero weight decay of the biases (a term of
+    # the update, not a factor), a zero rate the update does not read.
+    ("global_step > 100", "update = rate * grad", []),
+    ("'bias' not in param.name", "update = grad + rate * param", []),
+    ("param.name.startswith('encoder/')", "update = self.lr * grad", []),
+])
+def test_a_hand_written_optimizer_zeroing_the_rate_by_name(test, update,
+                                                           expected):
+  assert _found(_OPTIMIZER.format(test=test, update=update)) == expected

@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms import _lr_masks
 from tfpartial._tools.scan.idioms import _masked_weights
 from tfpartial._tools.scan.idioms import _split
 from tfpartial._tools.scan.idioms import _writes
+from tfpartial._tools.scan.idioms import _zero_rates
 
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.
@@ -108,6 +109,8 @@ class GradsMask(_idiom.Idiom):
              for scope, found in _custom_gradients.masked(analysis)]
     hits += [_hit(found, scope, call)
              for found, scope, call in _lr_masks.masked(analysis)]
+    hits += [_hit(found, scope, call)
+             for found, scope, call in _zero_rates.masked(analysis)]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
