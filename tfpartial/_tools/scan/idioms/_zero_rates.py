@@ -31,8 +31,8 @@ def masked(analysis: Analysis
     for call in analysis.calls(scope):
       if _names.call_name(call) not in _WRITES or not call.args:
         continue
-      value = call.args[-1]
-      if _names.call_name(call) == "assign":
+      value: Optional[ast.expr] = call.args[-1]
+      if _names.call_name(call) == "assign" and value is not None:
         value = value.right if isinstance(value, ast.BinOp) and isinstance(
             value.op, ast.Sub) else _subtracted(value, scope)
       product = None if value is None else _zeroed(value, scope, set(), 0)
