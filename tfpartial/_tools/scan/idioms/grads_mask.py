@@ -25,7 +25,9 @@ from tfpartial._tools.scan.idioms._gradients import _appended
 from tfpartial._tools.scan.idioms._gradients import _custom_gradients
 from tfpartial._tools.scan.idioms._gradients import _enumerated
 from tfpartial._tools.scan.idioms._gradients import _hooks
+from tfpartial._tools.scan.idioms._gradients import _lr_masks
 from tfpartial._tools.scan.idioms._gradients import _split
+from tfpartial._tools.scan.idioms._gradients import _zero_rates
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 
 # The calls that apply gradients: the optimizer's, and an override's
@@ -105,6 +107,10 @@ class GradsMask(_idiom.Idiom):
         _hooks.masked_by_hooks(analysis, APPLIES, APPLIES | COMPUTES))]
     hits += [_hit(found, scope, None)
              for scope, found in _custom_gradients.masked(analysis)]
+    hits += [_hit(found, scope, call)
+             for found, scope, call in _lr_masks.masked(analysis)]
+    hits += [_hit(found, scope, call)
+             for found, scope, call in _zero_rates.masked(analysis)]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):

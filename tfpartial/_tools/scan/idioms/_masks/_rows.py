@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
+from tfpartial._tools.scan.idioms._masks import _own_weights
 from tfpartial._tools.scan.idioms._masks import _scattered_rows
 
 _JOINS = {"concat", "concat_v2", "concatenate", "pad"}
@@ -65,7 +66,8 @@ def replaced_rows(analysis: Analysis
         if _read_as_table(analysis, node, scope) and _branch_runs(
             analysis, node, scope) and not _read_whole(
                 analysis, node, scope, variable) and not (
-                    _never_stepped(project, module)):
+                    _never_stepped(project, module) and not (
+                        _own_weights.own_weight(variable, scope))):
           found.append((node, scope, variable))
   return found
 
@@ -242,6 +244,8 @@ def _trained_variable(analysis: Analysis, variable: ast.expr,
   `get_variable`, `Variable`, `add_weight` or a layer's weight (not what a
   lookup or a product of it makes, not a list of variables, not made with
   `trainable=False`)."""
+  if _own_weights.own_weight(variable, scope):
+    return True
   labels = analysis.flow.labels(variable, scope)
   made = labels.get("var")
   return "shadow" not in labels and (isinstance(made, ast.Call) and (
