@@ -40,6 +40,7 @@ from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
 from tfpartial._tools.scan.idioms import _growing
+from tfpartial._tools.scan.idioms import _grown_models
 from tfpartial._tools.scan.idioms import _held
 from tfpartial._tools.scan.idioms import _kept_lists
 from tfpartial._tools.scan.idioms import _handed_part
@@ -492,7 +493,10 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
               analysis, steps) + _stacked_left_out(analysis, steps) +
           _between_left_out(analysis, steps) +
           _swapped_left_out(analysis, steps) +
-          _self_parts_left_out(analysis, steps))
+          _self_parts_left_out(analysis, steps) + [
+              _idiom.Hit(first, scope, call, {"filtered": first})
+              for first, (call, scope, _) in _grown_models.left_out(
+                  [(s.call, s.scope, s.var_list) for s in steps])])
 
 
 def _self_parts_left_out(analysis: Analysis, steps: List[Step]

@@ -1,0 +1,106 @@
+"""`tfpartial scan`'s `var-list-filter` on lists that leave variables
+out in ways part fifteen's real code showed: a step's list of one
+model's variables that a flag grows by another model's, the other model
+run in the step's forward pass (with the flag off a pretrained embedder
+stays fixed); slices of one list trained by two steps that leave its
+head out."""
+
+import pytest
+
+from tests.tools import scanned
+
+_found = scanned.found
+
+_LOCAL = """
+import tensorflow as tf
+class BC(object):
+  def __init__(self, embed_model, finetune=False):
+    self.embed_model = embed_model
+    self.finetune = finetune
+    self.policy = Policy()
+    self.optimizer = tf.keras.optimizers.Adam()
+
+  def update_step(self, states, actions):
+    trainable_variables = self.policy.trainable_variables
+    if self.embed_model and self.finetune:
+      trainable_variables += self.embed_model.trainable_variables
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+      tape.watch(trainable_variables)
+      states = self.embed_model(states, stop_gradient=not self.finetune)
+      loss = tf.reduce_mean(self.policy(states) - actions)
+    grads = tape.gradient(loss, trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, trainable_variables))
+"""
+
+_ATTRIBUTE = """
+import tensorflow as tf
+class Latent(object):
+  def __init__(self, embed_model, finetune=False):
+    self.policy = Policy()
+    self.embed_model = embed_model
+    self.finetune = finetune
+    self.trainable_variables = self.policy.trainable_variables
+    if self.finetune:
+      self.trainable_variables += self.embed_model.embedder.variables
+    self.optimizer = tf.keras.optimizers.Adam()
+
+  def update_step(self, states, actions):
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+      tape.watch(self.trainable_variables)
+      embed = self.embed_model(states, actions)
+      loss = tf.reduce_mean(self.policy(states) - embed)
+    grads = tape.gradient(loss, self.trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+"""
+
+_FUNCTION = """
+import tensorflow as tf
+def train_step(args, head, backbone, images, labels, optimizer):
+  var_list = head.trainable_weights
+  if args.fine_tune_backbone:
+    var_list = var_list + backbone.trainable_weights
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(head(backbone(images)) - labels)
+  optimizer.apply_gradients(zip(tape.gradient(loss, var_list), var_list))
+"""
+
+
+@pytest.mark.parametrize("code, expected", [
+    (_LOCAL, [("var-list-filter", 11)]),
+    (_ATTRIBUTE, [("var-list-filter", 8)]),
+    (_FUNCTION, [("var-list-filter", 4)]),
+], ids=["local", "attribute", "function"])
+def test_a_model_added_only_under_a_flag_is_left_out(code, expected):
+  assert _found(code) == expected
+
+
+# The added model is not run in the step (a regulariser's variable, a
+# model the step never calls), or is added unconditionally.
+_NOT_RUN = _FUNCTION.replace("head(backbone(images))", "head(images)")
+_ALWAYS = """
+import tensorflow as tf
+def train_step(head, backbone, images, labels, optimizer):
+  var_list = head.trainable_weights
+  var_list = var_list + backbone.trainable_weights
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(head(backbone(images)) - labels)
+  optimizer.apply_gradients(zip(tape.gradient(loss, var_list), var_list))
+"""
+_SCALAR = """
+import tensorflow as tf
+class Agent(object):
+  def update_step(self, states, actions):
+    trainable_variables = self.policy.trainable_variables
+    if self.kl_regularizer:
+      trainable_variables += [self.log_alpha]
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean(self.policy(states) - actions)
+    grads = tape.gradient(loss, trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, trainable_variables))
+"""
+
+
+@pytest.mark.parametrize("code", [_NOT_RUN, _ALWAYS, _SCALAR],
+                         ids=["not-run", "always", "scalar"])
+def test_a_list_grown_otherwise_is_silent(code):
+  assert _found(code) == []
