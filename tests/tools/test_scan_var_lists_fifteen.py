@@ -104,3 +104,26 @@ class Agent(object):
                          ids=["not-run", "always", "scalar"])
 def test_a_list_grown_otherwise_is_silent(code):
   assert _found(code) == []
+
+
+# Slices of one list trained by the steps of one function.
+_SLICES = """
+import tensorflow as tf
+def build(loss, lr):
+  optim = tf.train.AdamOptimizer(lr * 0.1).minimize(
+      loss, var_list=tf.trainable_variables()[%s])
+  optim2 = tf.train.AdamOptimizer(lr).minimize(
+      loss, var_list=tf.trainable_variables()[%s])
+  return optim, optim2
+"""
+
+
+@pytest.mark.parametrize("first, second, expected", [
+    ("2:-2", "-2:", [("var-list-filter", 5)]),
+    ("2:5", "5:", [("var-list-filter", 5)]),
+    (":-2", "-2:", []),
+    (":2", "2:", []),
+], ids=["head-left-out", "head-left-out-positive", "meet-at-end",
+        "meet-at-start"])
+def test_slices_of_one_list_that_leave_its_head_out(first, second, expected):
+  assert _found(_SLICES % (first, second)) == expected

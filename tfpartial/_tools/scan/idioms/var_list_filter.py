@@ -59,6 +59,7 @@ from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
 from tfpartial._tools.scan.idioms import _self_scope
+from tfpartial._tools.scan.idioms import _sliced_parts
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _swapped
 from tfpartial._tools.scan.idioms import _unbound_lists
@@ -225,7 +226,9 @@ def _kept(hits: Dict[_Key, _idiom.Hit],
   return [each for key, hit in hits.items()
           if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
               hit, hits.values(), key[0]) or (
-                  _helper_choice.NARROWED in hit.labels)
+                  _helper_choice.NARROWED in hit.labels) or (
+                      _sliced_parts.leaves_out(
+                          text for text, _ in parts.get(key[:2], ())))
           for each in [hit, *also.get(key, ())]]
 
 
