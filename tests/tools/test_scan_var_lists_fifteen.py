@@ -127,3 +127,37 @@ def build(loss, lr):
         "meet-at-start"])
 def test_slices_of_one_list_that_leave_its_head_out(first, second, expected):
   assert _found(_SLICES % (first, second)) == expected
+
+
+# A scope opened around some layers, other layers built beside it
+# outside any scope in the same function.
+_BESIDE = """
+import tensorflow as tf
+from tensorflow.contrib import training as contrib_training
+def score(x, y, n, hparams):
+  with tf.Graph().as_default():
+    with tf.variable_scope('attention'):
+      attention = tf.layers.dense(x, n, use_bias=False)
+    layer = tf.layers.dense(tf.nn.softmax(attention), 16)
+    %s
+    loss = tf.losses.sigmoid_cross_entropy(y, logits)
+    vars_to_train = tf.get_collection(
+        tf.GraphKeys.TRAINABLE_VARIABLES, scope='attention')
+    return contrib_training.create_train_op(
+        loss, tf.train.AdamOptimizer(hparams.learning_rate),
+        variables_to_train=vars_to_train)
+"""
+
+
+@pytest.mark.parametrize("rest, expected", [
+    ("logits = tf.layers.dense(layer, n)", [("var-list-filter", 11)]),
+    ("with tf.variable_scope('attention'):\n"
+     "      logits = tf.layers.dense(layer, n)", []),
+], ids=["layers-beside", "all-under-scopes"])
+def test_layers_built_beside_a_kept_scope_are_left_out(rest, expected):
+  code = _BESIDE % rest
+  if not expected:  # Every layer under the kept scope: the whole model.
+    code = code.replace(
+        "    layer = tf.layers.dense(tf.nn.softmax(attention), 16)\n", "")
+    code = code.replace("dense(layer, n)", "dense(attention, n)")
+  assert _found(code) == expected

@@ -28,6 +28,7 @@ from tfpartial._tools.scan._flow import Flow, has_var as _has_var
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _arms
 from tfpartial._tools.scan.idioms import _between
+from tfpartial._tools.scan.idioms import _layers_beside
 from tfpartial._tools.scan.idioms import _built_outside
 from tfpartial._tools.scan.idioms import _chosen_ops
 from tfpartial._tools.scan.idioms import _complemented
@@ -364,6 +365,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
+                          not _layers_beside.built_beside(
+                              module.tree, _kept_roots(node))) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)) or (
