@@ -161,3 +161,35 @@ def test_layers_built_beside_a_kept_scope_are_left_out(rest, expected):
         "    layer = tf.layers.dense(tf.nn.softmax(attention), 16)\n", "")
     code = code.replace("dense(layer, n)", "dense(attention, n)")
   assert _found(code) == expected
+
+
+# A GAN's generator step whose loss a flag trains on one more list.
+_GAN = """
+import tensorflow as tf
+def model_fn(opts, loss_d, loss_g):
+  def get_optimizer(lr, loss, var_list):
+    return tf.train.AdamOptimizer(lr).minimize(loss, var_list=var_list)
+  d_vars = [v for v in tf.trainable_variables() if v.name.startswith('d_')]
+  g_vars = [v for v in tf.trainable_variables() if v.name.startswith('g_')]
+  train_d = [get_optimizer(opts.d_lr, loss_d, d_vars)]
+  train_g = [get_optimizer(opts.g_lr, loss_g, g_vars)]
+  if opts.train_encoder:
+    enc_vars = [v for v in tf.trainable_variables()
+                if v.name.startswith('encoder')]
+    train_g.append(get_optimizer(opts.g_lr, loss_g, %s))
+  return train_d + train_g
+"""
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ("enc_vars", [("var-list-filter", 7)]),
+    ("g_vars", []),
+], ids=["flag-adds-a-list", "flag-repeats-a-list"])
+def test_a_list_a_flag_adds_to_a_gan_s_loss(extra, expected):
+  assert _found(_GAN % extra) == expected
+
+
+def test_a_gan_without_a_flag_s_list_is_silent():
+  code = (_GAN % "enc_vars").replace("opts.train_encoder", "True")
+  assert _found(code.replace("  if True:\n", "  if len(loss_g.shape):\n")
+                ) == []
