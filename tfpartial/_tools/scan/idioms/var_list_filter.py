@@ -35,6 +35,7 @@ from tfpartial._tools.scan.idioms._sources._steps import _grouped, _steps
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
 from tfpartial._tools.scan.idioms._wholes._left_out import _left_out_by_flow
@@ -164,7 +165,9 @@ def _kept(hits: Dict[_Key, _idiom.Hit],
   return [each for key, hit in hits.items()
           if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
               hit, hits.values(), key[0]) or (
-                  _helper_choice.NARROWED in hit.labels)
+                  _helper_choice.NARROWED in hit.labels) or (
+                      _sliced_parts.leaves_out(
+                          text for text, _ in parts.get(key[:2], ())))
           for each in [hit, *also.get(key, ())]]
 
 

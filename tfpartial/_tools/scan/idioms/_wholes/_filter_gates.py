@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _every_layer
+from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _restored
@@ -72,6 +73,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
+                          not _layers_beside.built_beside(
+                              module.tree, _kept_roots(node))) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)) or (

@@ -17,6 +17,7 @@ from tfpartial._tools.scan.idioms._runs import _stages
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _deep_nodes, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _between
+from tfpartial._tools.scan.idioms._wholes import _grown_models
 from tfpartial._tools.scan.idioms._wholes import _part_of_self
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
@@ -36,7 +37,10 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
               analysis, steps) + _stacked_left_out(analysis, steps) +
           _between_left_out(analysis, steps) +
           _swapped_left_out(analysis, steps) +
-          _self_parts_left_out(analysis, steps))
+          _self_parts_left_out(analysis, steps) + [
+              _idiom.Hit(first, scope, call, {"filtered": first})
+              for first, (call, scope, _) in _grown_models.left_out(
+                  [(s.call, s.scope, s.var_list) for s in steps])])
 
 
 def _self_parts_left_out(analysis: Analysis, steps: List[Step]

@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms._sources import _unbound_lists
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _flag_only
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
 
 
@@ -106,8 +107,11 @@ def _unwrapped(node: ast.expr) -> ast.expr:
 
 def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   """The steps of the module training other lists for other losses."""
-  if step.loss is None or step.var_list is None:
-    return []
+  if step.loss is None or step.var_list is None or _flag_only.flags(
+      step.scope) and _flag_only.extended_under_flag(
+          step.call, step.scope, step.loss, [
+              (o.call, o.scope, o.loss, o.var_list) for o in steps]):
+    return []  # A flag trains one more list for the loss: not a pair's.
   mine = ast.unparse(step.var_list)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(

@@ -1,0 +1,139 @@
+"""A step's list of one model's variables that a flag grows by another
+model's (`var_list = head.trainable_variables`, then `if
+args.fine_tune_backbone: var_list += backbone.trainable_variables`),
+where the step's function runs that other model (`head(backbone(x))`):
+with the flag off the other model (a pretrained backbone or embedder)
+stays fixed under the loss that runs through it. The list may be a
+local name or a `self.` attribute set in any method of the class. Part
+of `var-list-filter`; `_flagged.grown` reads the same form of scopes."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources import _flagged
+
+_VARIABLES = {"trainable_variables", "trainable_weights", "variables",
+              "weights"}
+# A step: its call, scope and list.
+Trained = Tuple[ast.Call, _scopes.Scope, Optional[ast.AST]]
+
+
+def left_out(steps: Sequence[Trained]) -> List[Tuple[ast.expr, Trained]]:
+  """The first value (`head.trainable_variables`) of each step's list
+  that a flag grows by a model the step's function runs, with no other
+  step training that model: (that value, the step)."""
+  found: Dict[int, Tuple[ast.expr, Trained]] = {}
+  # Each function's lists by name, read once (many steps of one list).
+  read: Dict[Tuple[int, str], List[Tuple[ast.expr, List[str]]]] = {}
+  for step in steps:
+    call, scope, var_list = step
+    name = _names.dotted(var_list) if var_list is not None else None
+    if name is None or name.count(".") > 1 or (
+        "." in name and not name.startswith("self.")):
+      continue
+    grown = [g for home in _homes(scope, name)
+             for g in read.setdefault((id(home), name), list(
+                 _grown(home, name)))]
+    if not grown:
+      continue
+    run = _run(_function_of(scope).node)
+    others = " ".join(ast.unparse(v) for c, _, v in steps
+                      if v is not None and c is not call)
+    for first, added in grown:
+      base = _owner(first)
+      if any(_runs(run, owner, base) and owner not in others
+             for owner in added):
+        found.setdefault(id(first), (first, step))
+        break
+  return list(found.values())
+
+
+def _homes(scope: _scopes.Scope, name: str) -> List[ast.AST]:
+  """The functions that may set `name`: the step's own (a local name),
+  or every method of its class (a `self.` attribute)."""
+  if not name.startswith("self."):
+    return [_function_of(scope).node]
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  if place is None or place.cls is None:
+    return []
+  return [method.node for method in place.cls.methods.values()]
+
+
+def _grown(home: ast.AST, name: str
+           ) -> Iterator[Tuple[ast.expr, List[str]]]:
+  """(the list's first value, a model's variables, and the models whose
+  variables a flag's `if` adds to it) in the function `home`."""
+  first: Optional[ast.expr] = None
+  added: List[str] = []
+  for statement, tests in _statements(getattr(home, "body", []), ()):
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+        and _names.dotted(statement.targets[0]) == name:
+      if not tests and _owner(statement.value) and first is None:
+        first = statement.value
+      elif tests and _flagged.a_flag(tests[-1], name):
+        added += _added_owners(statement.value, name)
+    elif isinstance(statement, ast.AugAssign) and isinstance(
+        statement.op, ast.Add) and _names.dotted(statement.target) == name \
+        and tests and _flagged.a_flag(tests[-1], name):
+      added += _added_owners(statement.value, name)
+  if first is not None and added:
+    yield first, added
+
+
+def _statements(body: List[ast.stmt], tests: Tuple[ast.expr, ...]
+                ) -> Iterator[Tuple[ast.stmt, Tuple[ast.expr, ...]]]:
+  """Each statement of `body`, not in nested functions, with the tests
+  of the `if`s it runs under (loops and `with` blocks looked through)."""
+  for statement in body:
+    yield statement, tests
+    if isinstance(statement, ast.If):
+      yield from _statements(statement.body, tests + (statement.test,))
+      yield from _statements(statement.orelse, tests + (statement.test,))
+    elif isinstance(statement, (ast.For, ast.While, ast.With, ast.Try)):
+      yield from _statements(statement.body, tests)
+
+
+def _added_owners(value: ast.expr, name: str) -> List[str]:
+  """The models whose variables `value` adds to the list `name`."""
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    return [owner for side in (value.left, value.right)
+            for owner in _added_owners(side, name)]
+  owner = _owner(value)
+  return [owner] if owner and owner != name else []
+
+
+def _owner(value: ast.expr) -> Optional[str]:
+  """`m` of `m.trainable_variables` (a model's variables), else None."""
+  if isinstance(value, ast.Attribute) and value.attr in _VARIABLES:
+    owner = _names.dotted(value.value)
+    return owner if owner and owner != "self" else None
+  return None
+
+
+def _run(home: ast.AST) -> List[str]:
+  """The objects `home` calls (`backbone(x)`, `self.embed_model(s)`)."""
+  return [name for node in ast.walk(home) if isinstance(node, ast.Call)
+          for name in [_names.dotted(node.func)] if name and name != "self"]
+
+
+def _runs(run: List[str], owner: str, base: Optional[str]) -> bool:
+  """Whether a call of `run` runs the model `owner` (or the object that
+  holds it, `self.embed_model` of `self.embed_model.embedder`), not the
+  trained model `base` itself."""
+  return any((owner == called or owner.startswith(called + ".")) and not (
+      base == called or (base or "").startswith(called + "."))
+             for called in run)
+
+
+def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
+  """The outermost function `scope` is nested in (or itself)."""
+  while scope.cls is None and scope.parent is not None and isinstance(
+      scope.parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    scope = scope.parent
+  return scope

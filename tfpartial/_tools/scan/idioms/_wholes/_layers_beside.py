@@ -1,0 +1,86 @@
+"""Whether layers are built beside the scope a filter keeps: a function
+opens `with tf.variable_scope('attention'):` around one layer and, in
+the same block, outside any scope, builds more layers on its output
+(`layer = tf.layers.dense(source_node_prob, 16)`) that a later statement
+reads. A step that trains only that scope leaves those layers fixed (an
+encoder restored from a checkpoint while an attention layer learns): a
+part of the model, not the whole one its root scope would otherwise
+name. `_built_outside` reads the same of a model of the project built
+before the scope."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Set
+
+from tfpartial._tools.scan import _names
+
+_SCOPES = {"variable_scope", "name_scope"}
+# Functions that build a layer's variables where they are called.
+_LAYERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+           "separable_conv2d", "fully_connected", "get_variable"}
+
+
+def built_beside(tree: Optional[ast.AST], kept: Set[str]) -> bool:
+  """Whether a block of a function of `tree` opens one of the scopes
+  `kept` and, outside any scope, binds a name to a layer built there
+  that a later statement of the block reads."""
+  if tree is None or not kept:
+    return False
+  for function in ast.walk(tree):
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      for body in _blocks(function.body):
+        if any(_opens(s, kept) for s in body) and any(
+            _builds(s) and _read_later(s, body[number + 1:])
+            for number, s in enumerate(body)):
+          return True
+  return False
+
+
+def _blocks(body: List[ast.stmt]) -> Iterator[List[ast.stmt]]:
+  """`body` and the blocks of its statements that open no scope (a
+  graph's or a session's `with`, an `if`), not nested functions."""
+  yield body
+  for statement in body:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef)) or _scoped(statement):
+      continue
+    for field in ("body", "orelse"):
+      inner = getattr(statement, field, None)
+      if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+        yield from _blocks(inner)
+
+
+def _scoped(statement: ast.stmt) -> bool:
+  return isinstance(statement, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) in _SCOPES for i in statement.items)
+
+
+def _opens(statement: ast.stmt, kept: Set[str]) -> bool:
+  """`with tf.variable_scope("name"):` for a name of `kept`."""
+  return isinstance(statement, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) in _SCOPES and i.context_expr.args and isinstance(
+              i.context_expr.args[0], ast.Constant) and (
+                  i.context_expr.args[0].value in kept)
+      for i in statement.items)
+
+
+def _builds(statement: ast.stmt) -> bool:
+  """`name = tf.layers.dense(...)`: a trainable layer built here."""
+  if not isinstance(statement, ast.Assign) or len(statement.targets) != 1 \
+      or not isinstance(statement.targets[0], ast.Name) or not isinstance(
+          statement.value, ast.Call):
+    return False
+  call = statement.value
+  return _names.call_name(call) in _LAYERS and not any(
+      k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+          k.value.value is False) for k in call.keywords)
+
+
+def _read_later(statement: ast.stmt, later: List[ast.stmt]) -> bool:
+  """Whether a statement of `later` reads the name `statement` binds."""
+  name = getattr(statement, "targets")[0].id
+  return any(isinstance(n, ast.Name) and n.id == name and isinstance(
+      n.ctx, ast.Load) for s in later for n in ast.walk(s))

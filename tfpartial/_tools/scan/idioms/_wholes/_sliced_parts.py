@@ -1,0 +1,51 @@
+"""Whether the slices of one list that a function's steps train leave
+its head or its tail out: `minimize(loss, var_list=tf.trainable_variables
+()[2:-2])` beside `minimize(loss, var_list=tf.trainable_variables()[-2:])`
+(a lower rate for the body, a higher one for the output layer) trains no
+slice that starts at the first variable, so the first two (embedding
+tables made first) stay fixed. Slices that meet end to end (`[:-2]` and
+`[-2:]`, two learning rates) train everything. Part of
+`var-list-filter`: two filters of one function are otherwise read as
+parts that may train the model between them."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, List, Optional, Set
+
+
+
+def leaves_out(texts: Iterable[str]) -> bool:
+  """Whether `texts` (the filters of one function, as written) are all
+  slices of one list by constants and none starts at its first element,
+  or none runs to its end."""
+  slices: List[ast.Slice] = []
+  bases: Set[str] = set()
+  for text in texts:
+    try:
+      node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+      return False  # A name's filter, marked with where it is added.
+    if not isinstance(node, ast.Subscript) or not isinstance(
+        node.slice, ast.Slice) or node.slice.step is not None or not all(
+            _constant(bound) is not None or bound is None
+            for bound in (node.slice.lower, node.slice.upper)):
+      return False
+    slices.append(node.slice)
+    bases.add(ast.unparse(node.value))
+  if len(bases) != 1 or len(slices) < 2:
+    return False
+  starts = any(s.lower is None or _constant(s.lower) == 0 for s in slices)
+  ends = any(s.upper is None for s in slices)
+  return not (starts and ends)
+
+
+def _constant(node: Optional[ast.expr]) -> Optional[int]:
+  """The integer `node` writes (`2`, `-2`), else None."""
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+    inner = _constant(node.operand)
+    return -inner if inner is not None else None
+  if isinstance(node, ast.Constant) and isinstance(node.value, int) and (
+      not isinstance(node.value, bool)):
+    return node.value
+  return None
