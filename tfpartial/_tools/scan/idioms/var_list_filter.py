@@ -36,6 +36,7 @@ from tfpartial._tools.scan.idioms import _either_arm
 from tfpartial._tools.scan.idioms import _every_layer
 from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
+from tfpartial._tools.scan.idioms import _fetched
 from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
@@ -1882,13 +1883,15 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
   """Whether a filtered gradient is only shown (`tf.summary.histogram` of
   each) or fetched to look at (`sess.run(gradient)`), never applied,
   while the function's step minimises the same loss on every variable
-  (`optimizer.minimize(loss)`)."""
+  (`optimizer.minimize(loss)`), or no other step is in its module
+  (`_fetched`)."""
   if _names.call_name(step.call) not in {
       "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
           other.var_list is None) and _names.call_name(other.call) in {
               "minimize", "create_train_op", "optimize_loss"}
-          for other in steps)):
+          for other in steps) or _fetched.alone(step.scope, step.call, [
+              (other.call, other.scope) for other in steps])):
     return False
   held: Set[str] = set()
   passed: Set[int] = set()  # Reads that pass the value on or show it.

@@ -1,0 +1,100 @@
+"""`tfpartial scan` stays silent on look-alikes part fifteen's negative
+code showed: a gradient of a hand-named variable only fetched and
+printed, where nothing in the module applies a gradient (a tutorial
+showing `tf.gradients`). The same gradient applied is still found.
+Synthetic sources in the shape of real code."""
+
+import pytest
+import scanned
+
+
+_found = scanned.found
+
+
+_FETCHED = """\
+    import tensorflow as tf
+    w1 = tf.Variable([[1., 2.]])
+    w2 = tf.Variable([[3., 4.]])
+    b = tf.Variable(2.)
+    y = tf.matmul(w1, [[9.], [10.]]) + b
+    grads = tf.gradients(y, {listed})
+    with tf.Session() as sess:
+      sess.run(tf.global_variables_initializer())
+      {use}
+    """
+
+_SHOWN = "print(sess.run(grads))"
+_APPLIED = ("sess.run(tf.train.GradientDescentOptimizer(0.1)"
+            ".apply_gradients(zip(grads, [w1])))")
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_FETCHED.format(listed="[w1]", use=_SHOWN), []),
+    (_FETCHED.format(
+        listed="[v for v in tf.trainable_variables() if 'w1' in v.name]",
+        use=_SHOWN), []),
+    (_FETCHED.format(listed="[w1]", use=_APPLIED),
+     [("var-list-filter", 6)]),
+], ids=["fetched", "fetched_by_name", "applied"])
+def test_gradient_only_fetched(source, expected):
+  assert _found(source) == expected
+
+
+_OPTIMIZER = """\
+    class Adam:
+      def __init__(self, learning_rate=0.001, beta1=0.9):
+        self.learning_rate = learning_rate
+        self.beta1 = beta1
+        self.Ms = {{}}
+
+      def compile(self, weights):
+        for W in weights:
+          self.Ms[id(W)] = [tfe.define_private_variable(np.zeros(w.shape))
+                            for w in W]
+
+      def apply_gradients(self, W, G):
+        M = self.Ms[id(W)]
+        for i in range(len(W)):
+          tfe.assign(M[i], {b} * M[i].read_value() + (1 - {b}) * G[i])
+          diff = self.learning_rate * M[i].read_value()
+          tfe.assign(W[i], W[i].read_value() - diff)
+
+
+    class Sequential:
+      def fit(self, x, y, epochs=1):
+        for epoch in range(epochs):
+          for layer in self.layers:
+            grads = layer.backward(x)
+            self._optimizer.apply_gradients(layer.weights, grads)
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_OPTIMIZER.format(b="self.beta1"), []),
+    (_OPTIMIZER.format(b="0.9"), []),
+    (_OPTIMIZER.format(b="self.mask"), [15]),
+], ids=["attribute", "literal", "mask"])
+def test_moment_blended_by_a_number(source, expected):
+  assert [line for _, line in scanned.in_text(
+      source, "write-back")] == expected
+
+
+_CONSTRAINT = """\
+    class WeightClip(Constraint):
+      def __init__(self, c=2):
+        self.c = c
+
+      def __call__(self, p):
+        return {factor} * p / tf.maximum(self.c, tf.abs(p))
+
+    model.add(Dense(16, kernel_constraint=WeightClip(0.992)))
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_CONSTRAINT.format(factor="self.c"), []),
+    (_CONSTRAINT.format(factor="self.mask"),
+     [("weight-remask", 6)]),
+], ids=["by_a_number", "by_a_mask"])
+def test_constraint_scaled_by_a_number(source, expected):
+  assert _found(source) == expected
