@@ -98,3 +98,39 @@ _CONSTRAINT = """\
 ], ids=["by_a_number", "by_a_mask"])
 def test_constraint_scaled_by_a_number(source, expected):
   assert _found(source) == expected
+
+
+_HELPER = """\
+    import tensorflow as tf
+
+    def sdae(x, layers, name="SDAE"):
+      with tf.variable_scope({opened}):
+        w = tf.get_variable("w", [10, layers[0]])
+        return tf.matmul(x, w)
+    """
+
+_TWO_LISTS = """\
+    import tensorflow as tf
+    from .cdl import sdae
+
+    class Model:
+      def build(self):
+        with tf.variable_scope("CDR_Variable"):
+          self.U = tf.get_variable(name="U", shape=[10, 4])
+        encoded = sdae(self.x, [4], name="SDAE_Variable")
+        self.loss = tf.reduce_sum(tf.matmul(encoded, tf.transpose(self.U)))
+        cdr = [v for v in tf.trainable_variables() if "CDR_Variable" in v.name]
+        ae = [v for v in tf.trainable_variables() if "SDAE_Variable" in v.name]
+        self.opt1 = tf.train.AdamOptimizer(0.1).minimize(self.loss, var_list=cdr)
+        self.opt2 = tf.train.AdamOptimizer(0.1).minimize(self.loss, var_list=ae)
+    """
+
+
+@pytest.mark.parametrize("opened, expected", [
+    ("name", []),
+    ('"SDAE"', [("var-list-filter", "m/cdr.py", 11)]),
+], ids=["scope_passed_in", "scope_fixed"])
+def test_scope_named_by_the_caller(opened, expected):
+  assert scanned.in_project({
+      "m/__init__.py": "", "m/cdl.py": _HELPER.format(opened=opened),
+      "m/cdr.py": _TWO_LISTS}) == expected

@@ -49,6 +49,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import _listed
 from tfpartial._tools.scan.idioms import _loss_network
 from tfpartial._tools.scan.idioms import _model_scope
+from tfpartial._tools.scan.idioms import _named_scopes
 from tfpartial._tools.scan.idioms import _narrowed
 from tfpartial._tools.scan.idioms import _outer
 from tfpartial._tools.scan.idioms import _own_scopes
@@ -2177,6 +2178,8 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
     if "_scope(" in module.source.text and project.parsed(module) and (
         module.tree is not None):
       _open_scopes(module.tree.body, False, opened)
+      opened |= _named_scopes.passed(project, module.tree, project.parsed(
+          module))  # `sdae(x, name="SDAE_Variable")`: `_named_scopes`.
   return opened
 
 
