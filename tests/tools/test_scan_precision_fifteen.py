@@ -134,3 +134,38 @@ def test_scope_named_by_the_caller(opened, expected):
   assert scanned.in_project({
       "m/__init__.py": "", "m/cdl.py": _HELPER.format(opened=opened),
       "m/cdr.py": _TWO_LISTS}) == expected
+
+
+_GIVEN = """\
+    class Model(object):
+      def build(self):
+        self.add_generator(name_scope=self.config['name_scope'])
+        self.loss = tf.reduce_mean(self.layers[-1])
+        self.g_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                        scope=self.config['name_scope'])
+        self.g_optim = tf.train.AdamOptimizer(1e-3).minimize(
+            self.loss, var_list=self.g_vars)
+
+      def add_generator(self, name_scope='SoundNet'):
+        with tf.variable_scope(name_scope):
+          w = tf.get_variable('w', [4, 4])
+          self.layers = [tf.matmul(self.x, w)]
+        {after}
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_GIVEN.format(after=""), []),
+    (_GIVEN.format(after="self.head = tf.layers.dense(self.layers[0], 4)"),
+     [("var-list-filter", 5)]),
+], ids=["built_whole", "head_outside"])
+def test_scope_given_to_the_builder(source, expected):
+  assert _found(source) == expected
+
+
+def test_builder_handed_features_stays_found():
+  source = _GIVEN.format(after="").replace(
+      "self.add_generator(name_scope=", "self.add_generator(feats, name_scope=")
+  source = source.replace("def add_generator(self, name_scope",
+                          "def add_generator(self, feats, name_scope")
+  assert _found(source) == [("var-list-filter", 5)]

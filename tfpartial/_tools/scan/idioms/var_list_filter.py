@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms import _every_layer
 from tfpartial._tools.scan.idioms import _flag_param
 from tfpartial._tools.scan.idioms import _flagged
 from tfpartial._tools.scan.idioms import _fetched
+from tfpartial._tools.scan.idioms import _given_scope
 from tfpartial._tools.scan.idioms import _graphs
 from tfpartial._tools.scan.idioms import _groups
 from tfpartial._tools.scan.idioms import _halves
@@ -454,7 +455,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   variables under (`_own_scopes`; unless it builds a model outside them,
   `_built_outside`), or the scope every caller builds the
   model it is given under, or is a helper called without the scopes it
-  would filter by (`_model_scope`)."""
+  would filter by (`_model_scope`), or the scope its function hands the
+  builder that builds only under it (`_given_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
       _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
@@ -462,6 +464,7 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
                                           home)) or (
+                  _given_scope.given_to_builder(analysis.flow, node, home)) or (
                   _unscoped.never_scoped(analysis.flow, node, home))
 
 
