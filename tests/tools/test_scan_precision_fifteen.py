@@ -169,3 +169,13 @@ def test_builder_handed_features_stays_found():
   source = source.replace("def add_generator(self, name_scope",
                           "def add_generator(self, feats, name_scope")
   assert _found(source) == [("var-list-filter", 5)]
+
+
+def test_scope_named_inside_another_stays_a_part():
+  inner = _TWO_LISTS.replace(
+      '        encoded = sdae(self.x, [4], name="SDAE_Variable")\n',
+      '        with tf.variable_scope("model"):\n'
+      '          encoded = sdae(self.x, [4], name="SDAE_Variable")\n')
+  assert scanned.in_project({
+      "m/__init__.py": "", "m/cdl.py": _HELPER.format(opened="name"),
+      "m/cdr.py": inner}) == [("var-list-filter", "m/cdr.py", 12)]

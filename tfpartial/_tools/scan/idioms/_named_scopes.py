@@ -45,9 +45,16 @@ def passed(project: _project.Project, tree: ast.AST,
 def _literal_arguments(tree: ast.AST
                        ) -> Iterator[Tuple[ast.Call, str, object]]:
   """(call, callee, keyword name or position) of each string literal
-  given to a call of a plain name (`sdae(..., name="ae")`)."""
+  given to a call of a plain name (`sdae(..., name="ae")`) outside any
+  scope (inside one, the name is a part's: `fc('v2s_lt', x)` under
+  `with tf.variable_scope('CTRL_Model'):`)."""
+  inside = {id(n) for w in ast.walk(tree) if isinstance(w, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and _names.call_name(
+          i.context_expr) in _SCOPES for i in w.items)
+            for s in w.body for n in ast.walk(s)}
   for node in ast.walk(tree):
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+    if not isinstance(node, ast.Call) or not isinstance(
+        node.func, ast.Name) or id(node) in inside:
       continue
     for index, argument in enumerate(node.args):
       if _string(argument):
