@@ -2177,12 +2177,13 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   scopes whole models are built under."""
   opened: Set[str] = set()
   project = analysis.project
+  named = _named_scopes.helpers(project)
   for module in project.modules:  # The model's file may hold no step.
     if "_scope(" in module.source.text and project.parsed(module) and (
         module.tree is not None):
       _open_scopes(module.tree.body, False, opened)
-      opened |= _named_scopes.passed(project, module.tree, project.parsed(
-          module))  # `sdae(x, name="SDAE_Variable")`: `_named_scopes`.
+      opened |= _named_scopes.passed(project, module, named) if (
+          named) else set()  # `sdae(x, name="ae")`: `_named_scopes`.
   return opened
 
 
