@@ -17,6 +17,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._copies import _clipped
+from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
 from tfpartial._tools.scan.idioms._copies import _premasked
@@ -411,7 +412,10 @@ def _chosen_by(value: ast.AST, scope: _scopes.Scope, analysis: Analysis
 def _replacing(target: ast.AST, value: ast.AST, scope: _scopes.Scope,
                flow: Flow) -> Optional[ast.expr]:
   """What replaces some elements of `target`: kept elsewhere, or saved
-  already masked (`w * m + frozen`)."""
+  already masked (`w * m + frozen`); none in a moving average by a
+  number (`b * m + (1 - b) * g` of `beta1=0.9`: `_decayed`)."""
+  if isinstance(value, ast.BinOp) and _decayed.by_number(value, scope):
+    return None
   return _kept_elsewhere(target, value) or _premasked.saved(
       target, value, scope, flow) or _read_back.blended(target, value, scope)
 

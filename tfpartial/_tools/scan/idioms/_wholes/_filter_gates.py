@@ -13,6 +13,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _fed
+from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _either_arm
@@ -153,13 +154,15 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
   """Whether a filtered gradient is only shown (`tf.summary.histogram` of
   each) or fetched to look at (`sess.run(gradient)`), never applied,
   while the function's step minimises the same loss on every variable
-  (`optimizer.minimize(loss)`)."""
+  (`optimizer.minimize(loss)`), or no other step is in its module
+  (`_fetched`)."""
   if _names.call_name(step.call) not in {
       "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
           other.var_list is None) and _names.call_name(other.call) in {
               "minimize", "create_train_op", "optimize_loss"}
-          for other in steps)):
+          for other in steps) or _fetched.alone(step.scope, step.call, [
+              (other.call, other.scope) for other in steps])):
     return False
   held: Set[str] = set()
   passed: Set[int] = set()  # Reads that pass the value on or show it.

@@ -17,6 +17,8 @@ from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _SCOPES, _class_of, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _given_scope
+from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _model_scope
 from tfpartial._tools.scan.idioms._wholes import _own_scopes
 from tfpartial._tools.scan.idioms._wholes import _self_scope
@@ -34,7 +36,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   variables under (`_own_scopes`; unless it builds a model outside them,
   `_built_outside`), or the scope every caller builds the
   model it is given under, or is a helper called without the scopes it
-  would filter by (`_model_scope`)."""
+  would filter by (`_model_scope`), or the scope its function hands the
+  builder that builds only under it (`_given_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
       _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
@@ -42,6 +45,7 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
                                           home)) or (
+                  _given_scope.given_to_builder(analysis.flow, node, home)) or (
                   _unscoped.never_scoped(analysis.flow, node, home))
 
 
@@ -78,10 +82,13 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   scopes whole models are built under."""
   opened: Set[str] = set()
   project = analysis.project
+  named = _named_scopes.helpers(project)
   for module in project.modules:  # The model's file may hold no step.
     if "_scope(" in module.source.text and project.parsed(module) and (
         module.tree is not None):
       _open_scopes(module.tree.body, False, opened)
+      opened |= _named_scopes.passed(project, module, named) if (
+          named) else set()  # `sdae(x, name="ae")`: `_named_scopes`.
   return opened
 
 

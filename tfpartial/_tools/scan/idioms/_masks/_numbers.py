@@ -1,0 +1,46 @@
+"""Whether an expression is a number: a literal, or a parameter, a name
+or a `self.` attribute set only to one or defaulting to one (`beta1=0.9`,
+`self.c = c` of `c=2`). A number scales every element of a weight the
+same; it chooses none of them, as a mask would. Read by `_decayed` and
+`weight-remask`'s constraints."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Optional
+
+from tfpartial._tools.scan import _scopes
+
+
+def number(node: ast.AST, scope: _scopes.Scope, depth: int = 2) -> bool:
+  """A number, or a name or `self.` attribute set only to one."""
+  if isinstance(node, ast.Constant):
+    return isinstance(node.value, (int, float)) and not isinstance(
+        node.value, bool)
+  if isinstance(node, ast.Name) and depth:
+    default = _defaults(scope).get(node.id)
+    defs = scope.defs.get(node.id, [])
+    if default is not None and not defs:
+      return number(default, scope, 0)
+    return bool(defs) and all(
+        number(d.value, scope, depth - 1) for d in defs)
+  if isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self" and (
+          scope.cls is not None) and depth:
+    values = scope.cls.attributes.get(f"self.{node.attr}", [])
+    return bool(values) and all(
+        number(v, home, depth - 1) for v, home in values)
+  return False
+
+
+def _defaults(scope: _scopes.Scope) -> Dict[str, Optional[ast.expr]]:
+  """A function's parameters with their defaults."""
+  args = getattr(scope.node, "args", None)
+  if not isinstance(args, ast.arguments):
+    return {}
+  positional = [*args.posonlyargs, *args.args]
+  found: Dict[str, Optional[ast.expr]] = dict(zip(
+      [a.arg for a in positional[len(positional) - len(args.defaults):]],
+      args.defaults))
+  found.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults))
+  return found
