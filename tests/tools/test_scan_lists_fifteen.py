@@ -51,6 +51,28 @@ def train(x, y):
   return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=kept)
 '''
 
+_WARM_UP = '''
+import tensorflow as tf
+
+def train(loss_sr, loss_all, max_step):
+  vars_all = tf.trainable_variables()
+  vars_sr = [v for v in vars_all if 'srmodel' in v.name]
+  train_all = tf.train.AdamOptimizer(1e-3).minimize(loss_all, var_list=vars_all)
+  train_sr = tf.train.AdamOptimizer(1e-3).minimize(loss_sr, var_list=vars_sr)
+  sess = tf.Session()
+  for step in range(max_step):
+    if step < 10000:
+      train_op = train_sr
+    else:
+      train_op = train_all
+    sess.run(train_op)
+'''
+
+_BY_STAGE = _WARM_UP.replace(
+    "    if step < 10000:\n      train_op = train_sr\n    else:\n"
+    "      train_op = train_all\n",
+    "    train_op = train_sr if FLAGS.stage == 1 else train_all\n")
+
 CASES = [
     # Two of the graph's lists joined, then filtered by a configured prefix.
     pytest.param(_JOINED, [("var-list-filter", 13)], id="joined-lists"),
@@ -58,6 +80,18 @@ CASES = [
     pytest.param(_JOINED_WHOLE, [], id="joined-lists-whole"),
     # Two variables added are arithmetic, not a list.
     pytest.param(_SUMMED_WEIGHTS, [], id="summed-weights"),
+    # A step trained alone while the loop's counter is below a bound.
+    pytest.param(_WARM_UP, [("var-list-filter", 6)], id="warm-up"),
+    # Ops alternating every other step: each half trains in turn.
+    pytest.param(_WARM_UP.replace("step < 10000", "step % 2 == 0"), [],
+                 id="alternating"),
+    # A step chosen by a mode value against the whole model's.
+    pytest.param(_BY_STAGE, [("var-list-filter", 6)], id="by-stage"),
+    # Both steps run every step: the two losses' halves.
+    pytest.param(_BY_STAGE.replace(
+        "    train_op = train_sr if FLAGS.stage == 1 else train_all\n", "")
+                 .replace("sess.run(train_op)", "sess.run([train_sr, train_all])"),
+                 [], id="side-by-side"),
 ]
 
 

@@ -57,6 +57,7 @@ from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
+from tfpartial._tools.scan.idioms import _scheduled
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
 from tfpartial._tools.scan.idioms import _swapped
@@ -1963,6 +1964,10 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   source = step.labels.get("grad")  # The gradients it keeps some of.
   if step.grouped:
     return True  # A sibling group is trained by no step: frozen too.
+  if "filtered" in step.labels and _scheduled.chosen_apart(
+      step.call, step.scope, [o.call for o in steps if o is not step and (
+          "filtered" not in o.labels)]):
+    return True  # Trained alone before (or after) the whole model is.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and

@@ -1,0 +1,109 @@
+"""A step trained alone for part of a run, its op chosen against another
+step's: by a loop's counter (`if step < 10000: train_op = train_sr`
+`else: train_op = train_all`) or by a mode value (`train_op = train_op_s1
+if stage == 1 else train_op_s2`). While the step's op runs, only its
+list trains and what it leaves out (a flow network whose output the
+trained network reads, the first stage under the second) stays fixed.
+Warm-up schedules that train a head before the whole model, and stages
+chosen by a flag, do the same. Ops run side by side in one loop (a GAN's
+halves, `if step % 5 == 0`) are chosen by no ordered test of the counter
+and no test of a mode. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Sequence, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+_ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def chosen_apart(call: ast.Call, scope: _scopes.Scope,
+                others: List[ast.Call]) -> bool:
+  """Whether an ordered test of a loop's counter, or a test of a mode
+  value, chooses the op `call` makes in one arm and another step's op
+  in the other."""
+  mine = _op_name(call, scope)
+  theirs = {name for name in (_op_name(o, scope) for o in others)
+            if name is not None and name != mine}
+  if mine is None or not theirs:
+    return False
+  homes = list(_homes(scope, mine))
+  counters = {name for home in homes for loop in ast.walk(home) if isinstance(
+      loop, (ast.For, ast.While)) for name in _counters(loop)}
+  for home in homes:
+    for node in ast.walk(home):
+      if isinstance(node, (ast.If, ast.IfExp)) and node.orelse and (
+          _counted(node.test, counters) or _mode(node.test)):
+        arms = (_read(_listed(node.body)), _read(_listed(node.orelse)))
+        if any(mine in one and mine not in other and theirs & other
+               for one, other in (arms, arms[::-1])):
+          return True
+  return False
+
+
+def _listed(arm: object) -> Sequence[ast.AST]:
+  return arm if isinstance(arm, list) else [arm] if isinstance(
+      arm, ast.AST) else []
+
+
+def _mode(test: ast.expr) -> bool:
+  """`stage == 1`, `FLAGS.phase == 'fine'`: a test of a mode value."""
+  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], ast.Eq)) and isinstance(
+          test.left, (ast.Name, ast.Attribute)) and isinstance(
+              test.comparators[0], ast.Constant)
+
+
+def _op_name(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
+  """The name the op of `call` is kept in (`train_sr`, `self.train_sr`)."""
+  for node in ast.walk(scope.node):
+    if isinstance(node, ast.Assign) and node.value is call and len(
+        node.targets) == 1:
+      return _names.dotted(node.targets[0])
+  return None
+
+
+def _homes(scope: _scopes.Scope, name: str) -> Iterator[ast.AST]:
+  """The step's function, or its class when the op is kept on `self`."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  if name.startswith("self.") and place is not None and place.cls:
+    yield place.cls.node
+  else:
+    yield scope.node
+
+
+def _counters(loop: ast.AST) -> Set[str]:
+  """The names a loop counts with: a `for` target, a `+=` in a `while`."""
+  if isinstance(loop, ast.For):
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+  return {n.target.id for n in ast.walk(loop) if isinstance(
+      n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(
+          n.target, ast.Name)}
+
+
+def _counted(test: ast.expr, counters: Set[str]) -> bool:
+  """`step < 10000`, `it >= warmup`: an ordered test of a counter."""
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], _ORDERED))):
+    return False
+  sides = [test.left, test.comparators[0]]
+  return any(isinstance(side, ast.Name) and side.id in counters and not (
+      counters & _read([rest])) for side, rest in (sides, sides[::-1]))
+
+
+def _read(nodes: Sequence[ast.AST]) -> Set[str]:
+  """The names and attribute chains read in some statements."""
+  found: Set[str] = set()
+  for statement in nodes:
+    for node in ast.walk(statement):
+      if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+          node.ctx, ast.Load):
+        name = _names.dotted(node)
+        if name is not None:
+          found.add(name)
+  return found
