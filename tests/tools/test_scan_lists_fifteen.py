@@ -68,6 +68,37 @@ def train(loss_sr, loss_all, max_step):
     sess.run(train_op)
 '''
 
+_RUN_OUTSIDE = '''
+import tensorflow as tf
+
+class Flow(object):
+  def forward(self, a, b, reuse=False):
+    with tf.variable_scope('easyflow', reuse=reuse):
+      return tf.layers.conv2d(tf.concat([a, b], -1), 2, 3)
+
+class VSR(object):
+  def __init__(self):
+    self.flownets = Flow()
+
+  def forward(self, frames):
+    warped = []
+    for i in range(3):
+      uv = self.flownets.forward(frames[i], frames[1], reuse=i > 0)
+      warped.append(frames[i] + uv)
+    with tf.variable_scope('srmodel'):
+      return tf.layers.conv2d(tf.concat(warped, -1), 1, 3)
+
+  def train(self, frames, target):
+    loss = tf.reduce_mean((self.forward(frames) - target) ** 2)
+    vars_sr = [v for v in tf.trainable_variables() if 'srmodel' in v.name]
+    return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=vars_sr)
+'''
+
+_READER_OUTSIDE = _RUN_OUTSIDE.replace(
+    "    with tf.variable_scope('easyflow', reuse=reuse):\n"
+    "      return tf.layers.conv2d(tf.concat([a, b], -1), 2, 3)\n",
+    "    return a - b\n")
+
 _BY_STAGE = _WARM_UP.replace(
     "    if step < 10000:\n      train_op = train_sr\n    else:\n"
     "      train_op = train_all\n",
@@ -92,6 +123,10 @@ CASES = [
         "    train_op = train_sr if FLAGS.stage == 1 else train_all\n", "")
                  .replace("sess.run(train_op)", "sess.run([train_sr, train_all])"),
                  [], id="side-by-side"),
+    # A network kept on `self` runs before the trained scope opens.
+    pytest.param(_RUN_OUTSIDE, [("var-list-filter", 23)], id="run-outside"),
+    # A reader kept on `self` builds no variables: the scope is the model.
+    pytest.param(_READER_OUTSIDE, [], id="reader-outside"),
 ]
 
 

@@ -57,6 +57,7 @@ from tfpartial._tools.scan.idioms import _picked
 from tfpartial._tools.scan.idioms import _restored
 from tfpartial._tools.scan.idioms import _stacked
 from tfpartial._tools.scan.idioms import _run_off
+from tfpartial._tools.scan.idioms import _run_outside
 from tfpartial._tools.scan.idioms import _scheduled
 from tfpartial._tools.scan.idioms import _self_scope
 from tfpartial._tools.scan.idioms import _stages
@@ -361,6 +362,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
+                          not _run_outside.run_outside(
+                              analysis, _kept_roots(node), step.scope)) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _whole_object(analysis, node, step)) or (
@@ -456,7 +459,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   would filter by (`_model_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
-      _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
+      _built_outside.built_outside(analysis, _kept_roots(node), home)) and (
+          not _run_outside.run_outside(analysis, _kept_roots(node), home)) or (
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
