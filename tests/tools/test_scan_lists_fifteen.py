@@ -102,7 +102,23 @@ _READER_OUTSIDE = _RUN_OUTSIDE.replace(
 _BY_STAGE = _WARM_UP.replace(
     "    if step < 10000:\n      train_op = train_sr\n    else:\n"
     "      train_op = train_all\n",
-    "    train_op = train_sr if FLAGS.stage == 1 else train_all\n")
+    "    train_op = train_sr if FLAGS.optim == 'adam' else train_all\n")
+
+_NARROWER_FIRST = '''
+import tensorflow as tf
+
+def train(loss, params, usr_embs, mov_embs, epochs, warm):
+  train_nn = tf.train.AdamOptimizer(1e-3).minimize(
+      loss, var_list=list(params.values()))
+  train_all = tf.train.AdamOptimizer(1e-4).minimize(
+      loss, var_list=list(params.values()) + [usr_embs, mov_embs])
+  with tf.Session() as sess:
+    for epoch in range(epochs):
+      if epoch < warm:
+        sess.run(train_nn)
+      else:
+        sess.run(train_all)
+'''
 
 CASES = [
     # Two of the graph's lists joined, then filtered by a configured prefix.
@@ -116,13 +132,24 @@ CASES = [
     # Ops alternating every other step: each half trains in turn.
     pytest.param(_WARM_UP.replace("step < 10000", "step % 2 == 0"), [],
                  id="alternating"),
-    # A step chosen by a mode value against the whole model's.
-    pytest.param(_BY_STAGE, [("var-list-filter", 6)], id="by-stage"),
+    # A configuration chooses between two optimizers' steps: no part of
+    # a run trains alone (kanchen-usc QRC-Net's `if self.optim == 'adam'`).
+    pytest.param(_BY_STAGE, [], id="by-configuration"),
     # Both steps run every step: the two losses' halves.
     pytest.param(_BY_STAGE.replace(
-        "    train_op = train_sr if FLAGS.stage == 1 else train_all\n", "")
+        "    train_op = train_sr if FLAGS.optim == 'adam' else train_all\n",
+        "")
                  .replace("sess.run(train_op)", "sess.run([train_sr, train_all])"),
                  [], id="side-by-side"),
+    # Part of a later step's list trained alone for the first epochs.
+    pytest.param(_NARROWER_FIRST, [("var-list-filter", 6)],
+                 id="narrower-first"),
+    # The same two lists trained one after the other in every epoch.
+    pytest.param(_NARROWER_FIRST.replace(
+        "      if epoch < warm:\n        sess.run(train_nn)\n      else:\n"
+        "        sess.run(train_all)\n",
+        "      sess.run(train_nn)\n      sess.run(train_all)\n"), [],
+                 id="narrower-each-epoch"),
     # A network kept on `self` runs before the trained scope opens.
     pytest.param(_RUN_OUTSIDE, [("var-list-filter", 23)], id="run-outside"),
     # A reader kept on `self` builds no variables: the scope is the model.

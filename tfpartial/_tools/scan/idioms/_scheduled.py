@@ -1,18 +1,18 @@
 """A step trained alone for part of a run, its op chosen against another
-step's: by a loop's counter (`if step < 10000: train_op = train_sr`
-`else: train_op = train_all`) or by a mode value (`train_op = train_op_s1
-if stage == 1 else train_op_s2`). While the step's op runs, only its
-list trains and what it leaves out (a flow network whose output the
-trained network reads, the first stage under the second) stays fixed.
-Warm-up schedules that train a head before the whole model, and stages
-chosen by a flag, do the same. Ops run side by side in one loop (a GAN's
-halves, `if step % 5 == 0`) are chosen by no ordered test of the counter
-and no test of a mode. Part of `var-list-filter`."""
+step's by a loop's counter (`if step < 10000: train_op = train_sr`
+`else: train_op = train_all`, `if epoch < end_to_end_start:`). While the
+step's op runs, only its list trains and what it leaves out (a flow
+network whose output the trained network reads, pretrained embeddings)
+stays fixed. Warm-up schedules that train a head before the whole model
+do the same. Ops run side by side in one loop (a GAN's halves, `if step
+% 5 == 0`) are chosen by no ordered test of the counter, and a test of a
+configuration (`if self.optim == 'adam':` around one optimizer's steps,
+the other's whole-model step in the `else`) picks no part of a run."""
 
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Sequence, Set
+from typing import Callable, Iterator, List, Optional, Sequence, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -22,9 +22,8 @@ _ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 def chosen_apart(call: ast.Call, scope: _scopes.Scope,
                 others: List[ast.Call]) -> bool:
-  """Whether an ordered test of a loop's counter, or a test of a mode
-  value, chooses the op `call` makes in one arm and another step's op
-  in the other."""
+  """Whether an ordered test of a loop's counter chooses the op `call`
+  makes in one arm and another step's op in the other."""
   mine = _op_name(call, scope)
   theirs = {name for name in (_op_name(o, scope) for o in others)
             if name is not None and name != mine}
@@ -36,7 +35,7 @@ def chosen_apart(call: ast.Call, scope: _scopes.Scope,
   for home in homes:
     for node in ast.walk(home):
       if isinstance(node, (ast.If, ast.IfExp)) and node.orelse and (
-          _counted(node.test, counters) or _mode(node.test)):
+          _counted(node.test, counters)):
         arms = (_read(_listed(node.body)), _read(_listed(node.orelse)))
         if any(mine in one and mine not in other and theirs & other
                for one, other in (arms, arms[::-1])):
@@ -44,17 +43,33 @@ def chosen_apart(call: ast.Call, scope: _scopes.Scope,
   return False
 
 
+def part_chosen_apart(chosen: ast.AST, scope: _scopes.Scope,
+                      call: ast.Call, is_step: Callable[[ast.Call], bool],
+                      var_list_of: Callable[[ast.Call], Optional[ast.AST]]
+                      ) -> bool:
+  """Whether a list is part of another step's list of the same function
+  (`list(params.values())` within `list(params.values()) + [usr_embs,
+  mov_embs]`) and the two ops are chosen apart: the step trains alone
+  what the other trains with more, the rest stays fixed meanwhile."""
+  text = ast.unparse(chosen)
+  return any(
+      node is not call and isinstance(node, ast.Call) and is_step(node) and (
+          _within(text, var_list_of(node))) and chosen_apart(
+              call, scope, [node])
+      for node in ast.walk(scope.node))
+
+
+def _within(text: str, other: Optional[ast.AST]) -> bool:
+  """Whether `other` adds more to a list spelled `text`."""
+  return other is not None and any(
+      isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and (
+          ast.unparse(n.left) == text)
+      for n in ast.walk(other))
+
+
 def _listed(arm: object) -> Sequence[ast.AST]:
   return arm if isinstance(arm, list) else [arm] if isinstance(
       arm, ast.AST) else []
-
-
-def _mode(test: ast.expr) -> bool:
-  """`stage == 1`, `FLAGS.phase == 'fine'`: a test of a mode value."""
-  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
-      isinstance(test.ops[0], ast.Eq)) and isinstance(
-          test.left, (ast.Name, ast.Attribute)) and isinstance(
-              test.comparators[0], ast.Constant)
 
 
 def _op_name(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:

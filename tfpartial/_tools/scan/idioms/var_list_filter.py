@@ -1295,7 +1295,10 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
               chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
               var_list_of) or _picked.left_out(
                   chosen, scope, call, analysis,
-                  lambda: _module_steps(analysis, scope))
+                  lambda: _module_steps(analysis, scope)) or (
+                      _scheduled.part_chosen_apart(
+                          chosen, scope, call,
+                          lambda n: _names.call_name(n) in STEPS, var_list_of))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
