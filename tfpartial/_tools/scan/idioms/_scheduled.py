@@ -12,7 +12,9 @@ the other's whole-model step in the `else`) picks no part of a run."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator, List, Optional, Sequence, Set
+import dataclasses
+from typing import (Callable, Dict, Iterator, List, Optional, Sequence, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -21,25 +23,19 @@ _ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def chosen_apart(call: ast.Call, scope: _scopes.Scope,
-                others: List[ast.Call]) -> bool:
+                 others: List[ast.Call]) -> bool:
   """Whether an ordered test of a loop's counter chooses the op `call`
   makes in one arm and another step's op in the other."""
-  mine = _op_name(call, scope)
-  theirs = {name for name in (_op_name(o, scope) for o in others)
-            if name is not None and name != mine}
+  kept = _facts(scope.node).kept
+  mine = kept.get(id(call))
+  theirs = {kept[id(o)] for o in others if id(o) in kept} - {mine}
   if mine is None or not theirs:
     return False
-  homes = list(_homes(scope, mine))
-  counters = {name for home in homes for loop in ast.walk(home) if isinstance(
-      loop, (ast.For, ast.While)) for name in _counters(loop)}
-  for home in homes:
-    for node in ast.walk(home):
-      if isinstance(node, (ast.If, ast.IfExp)) and node.orelse and (
-          _counted(node.test, counters)):
-        arms = (_read(_listed(node.body)), _read(_listed(node.orelse)))
-        if any(mine in one and mine not in other and theirs & other
-               for one, other in (arms, arms[::-1])):
-          return True
+  for home in _homes(scope, mine):
+    for arms in _facts(home).arms:
+      if any(mine in one and mine not in other and theirs & other
+             for one, other in (arms, arms[::-1])):
+        return True
   return False
 
 
@@ -51,12 +47,49 @@ def part_chosen_apart(chosen: ast.AST, scope: _scopes.Scope,
   (`list(params.values())` within `list(params.values()) + [usr_embs,
   mov_embs]`) and the two ops are chosen apart: the step trains alone
   what the other trains with more, the rest stays fixed meanwhile."""
+  facts = _facts(scope.node)
+  if id(call) not in facts.kept or not facts.arms and not any(
+      _facts(home).arms for home in _homes(scope, facts.kept[id(call)])):
+    return False
   text = ast.unparse(chosen)
   return any(
-      node is not call and isinstance(node, ast.Call) and is_step(node) and (
+      node is not call and is_step(node) and (
           _within(text, var_list_of(node))) and chosen_apart(
               call, scope, [node])
-      for node in ast.walk(scope.node))
+      for node in facts.calls)
+
+
+@dataclasses.dataclass
+class _Facts:
+  """What a function or class holds, read once: the name each call's
+  result is kept in, its calls, the arms of its counter tests."""
+
+  kept: Dict[int, str]
+  calls: List[ast.Call]
+  arms: List[Tuple[Set[str], Set[str]]]
+
+
+_READ: Dict[int, Tuple[ast.AST, _Facts]] = {}
+
+
+def _facts(home: ast.AST) -> _Facts:
+  cached = _READ.get(id(home))
+  if cached is not None and cached[0] is home:
+    return cached[1]
+  nodes = list(ast.walk(home))
+  kept = {id(n.value): name for n in nodes if isinstance(
+      n, ast.Assign) and isinstance(n.value, ast.Call) and len(
+          n.targets) == 1 for name in [_names.dotted(n.targets[0])] if name}
+  counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
+              for name in _counters(n)}
+  arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
+          if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
+              n.test, counters)] if counters else []
+  facts = _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
+  if len(_READ) > 256:
+    _READ.clear()
+  _READ[id(home)] = (home, facts)
+  return facts
 
 
 def _within(text: str, other: Optional[ast.AST]) -> bool:
@@ -70,15 +103,6 @@ def _within(text: str, other: Optional[ast.AST]) -> bool:
 def _listed(arm: object) -> Sequence[ast.AST]:
   return arm if isinstance(arm, list) else [arm] if isinstance(
       arm, ast.AST) else []
-
-
-def _op_name(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
-  """The name the op of `call` is kept in (`train_sr`, `self.train_sr`)."""
-  for node in ast.walk(scope.node):
-    if isinstance(node, ast.Assign) and node.value is call and len(
-        node.targets) == 1:
-      return _names.dotted(node.targets[0])
-  return None
 
 
 def _homes(scope: _scopes.Scope, name: str) -> Iterator[ast.AST]:
