@@ -8,6 +8,7 @@ import re
 from typing import Any, Dict, List, Optional, Set, Union, cast
 
 from tfpartial._tools.scan import _gathered_rows
+from tfpartial._tools.scan import _joined_lists
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels, union
@@ -36,6 +37,8 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
       result.setdefault(kind, where)
   if "var" in first or "var" in second:
     result.setdefault("vararith", node)
+  if _joined_lists.joined(node):
+    result["var"] = node  # `tf.trainable_variables() + get_collection(k)`.
   if isinstance(op, ast.Add) and ("filtered" in first or "filtered" in
                                   second) and not _rejoined(first, second):
     result["filtered"] = first.get("filtered") or second["filtered"]

@@ -16,6 +16,7 @@ from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _either_arm
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _passed_scope
@@ -31,6 +32,7 @@ from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _warm_started
 from tfpartial._tools.scan.idioms._wholes._model_named import (
@@ -73,6 +75,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _warm_started.restores_other_scopes(
                               module.source.text, module.tree, node)) and (
                           not _built_outside.built_outside(
+                              analysis, _kept_roots(node), step.scope)) and (
+                          not _run_outside.run_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
@@ -237,6 +241,10 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   source = step.labels.get("grad")  # The gradients it keeps some of.
   if step.grouped:
     return True  # A sibling group is trained by no step: frozen too.
+  if "filtered" in step.labels and _scheduled.chosen_apart(
+      step.call, step.scope, [o.call for o in steps if o is not step and (
+          "filtered" not in o.labels)]):
+    return True  # Trained alone before (or after) the whole model is.
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and

@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _given_scope
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
+from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _model_scope
 from tfpartial._tools.scan.idioms._wholes import _own_scopes
 from tfpartial._tools.scan.idioms._wholes import _self_scope
@@ -40,7 +41,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   builder that builds only under it (`_given_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
-      _built_outside.built_outside(analysis, _kept_roots(node), home)) or (
+      _built_outside.built_outside(analysis, _kept_roots(node), home)) and (
+          not _run_outside.run_outside(analysis, _kept_roots(node), home)) or (
       _model_scope.trains_model_scope(analysis.flow, node, home)) or (
           _model_scope.defaults_to_all(analysis.flow, node, home)) or (
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,

@@ -1,0 +1,28 @@
+"""Two of the graph's variable lists joined into one: `tf.trainable_variables()
++ tf.get_collection(tf.GraphKeys.TRAINABLE_RESOURCE_VARIABLES)` is still a
+list of variables (a later filter by name picks some of them), where `w + b`
+of two variables is arithmetic on their values.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tfpartial._tools.scan import _names
+
+
+def joined(node: ast.AST) -> bool:
+  """Whether `node` adds up two or more calls that return the graph's
+  variable lists (`tf.trainable_variables() + tf.get_collection(key)`).
+
+  >>> joined(ast.parse("tf.trainable_variables() + "
+  ...                  "tf.get_collection(k)").body[0].value)
+  True
+  >>> joined(ast.parse("w + b").body[0].value)
+  False
+  """
+  if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+    return False
+  return all(joined(side) or isinstance(side, ast.Call) and (
+      _names.call_name(side) in _names.VARIABLE_LISTS)
+      for side in (node.left, node.right))

@@ -1,0 +1,148 @@
+"""A step trained alone for part of a run, its op chosen against another
+step's by a loop's counter (`if step < 10000: train_op = train_sr`
+`else: train_op = train_all`, `if epoch < end_to_end_start:`). While the
+step's op runs, only its list trains and what it leaves out (a flow
+network whose output the trained network reads, pretrained embeddings)
+stays fixed. Warm-up schedules that train a head before the whole model
+do the same. Ops run side by side in one loop (a GAN's halves, `if step
+% 5 == 0`) are chosen by no ordered test of the counter, and a test of a
+configuration (`if self.optim == 'adam':` around one optimizer's steps,
+the other's whole-model step in the `else`) picks no part of a run."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import (Callable, Dict, Iterator, List, Optional, Sequence, Set,
+                    Tuple)
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+_ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def chosen_apart(call: ast.Call, scope: _scopes.Scope,
+                 others: List[ast.Call]) -> bool:
+  """Whether an ordered test of a loop's counter chooses the op `call`
+  makes in one arm and another step's op in the other."""
+  kept = _facts(scope.node).kept
+  mine = kept.get(id(call))
+  theirs = {kept[id(o)] for o in others if id(o) in kept} - {mine}
+  if mine is None or not theirs:
+    return False
+  for home in _homes(scope, mine):
+    for arms in _facts(home).arms:
+      if any(mine in one and mine not in other and theirs & other
+             for one, other in (arms, arms[::-1])):
+        return True
+  return False
+
+
+def part_chosen_apart(chosen: ast.AST, scope: _scopes.Scope,
+                      call: ast.Call, is_step: Callable[[ast.Call], bool],
+                      var_list_of: Callable[[ast.Call], Optional[ast.AST]]
+                      ) -> bool:
+  """Whether a list is part of another step's list of the same function
+  (`list(params.values())` within `list(params.values()) + [usr_embs,
+  mov_embs]`) and the two ops are chosen apart: the step trains alone
+  what the other trains with more, the rest stays fixed meanwhile."""
+  facts = _facts(scope.node)
+  if id(call) not in facts.kept or not facts.arms and not any(
+      _facts(home).arms for home in _homes(scope, facts.kept[id(call)])):
+    return False
+  text = ast.unparse(chosen)
+  return any(
+      node is not call and is_step(node) and (
+          _within(text, var_list_of(node))) and chosen_apart(
+              call, scope, [node])
+      for node in facts.calls)
+
+
+@dataclasses.dataclass
+class _Facts:
+  """What a function or class holds, read once: the name each call's
+  result is kept in, its calls, the arms of its counter tests."""
+
+  kept: Dict[int, str]
+  calls: List[ast.Call]
+  arms: List[Tuple[Set[str], Set[str]]]
+
+
+_READ: Dict[int, Tuple[ast.AST, _Facts]] = {}
+
+
+def _facts(home: ast.AST) -> _Facts:
+  cached = _READ.get(id(home))
+  if cached is not None and cached[0] is home:
+    return cached[1]
+  nodes = list(ast.walk(home))
+  kept = {id(n.value): name for n in nodes if isinstance(
+      n, ast.Assign) and isinstance(n.value, ast.Call) and len(
+          n.targets) == 1 for name in [_names.dotted(n.targets[0])] if name}
+  counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
+              for name in _counters(n)}
+  arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
+          if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
+              n.test, counters)] if counters else []
+  facts = _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
+  if len(_READ) > 256:
+    _READ.clear()
+  _READ[id(home)] = (home, facts)
+  return facts
+
+
+def _within(text: str, other: Optional[ast.AST]) -> bool:
+  """Whether `other` adds more to a list spelled `text`."""
+  return other is not None and any(
+      isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and (
+          ast.unparse(n.left) == text)
+      for n in ast.walk(other))
+
+
+def _listed(arm: object) -> Sequence[ast.AST]:
+  return arm if isinstance(arm, list) else [arm] if isinstance(
+      arm, ast.AST) else []
+
+
+def _homes(scope: _scopes.Scope, name: str) -> Iterator[ast.AST]:
+  """The step's function, or its class when the op is kept on `self`."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.cls is None:
+    place = place.parent
+  if name.startswith("self.") and place is not None and place.cls:
+    yield place.cls.node
+  else:
+    yield scope.node
+
+
+def _counters(loop: ast.AST) -> Set[str]:
+  """The names a loop counts with: a `for` target, a `+=` in a `while`."""
+  if isinstance(loop, ast.For):
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+  return {n.target.id for n in ast.walk(loop) if isinstance(
+      n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(
+          n.target, ast.Name)}
+
+
+def _counted(test: ast.expr, counters: Set[str]) -> bool:
+  """`step < 10000`, `it >= warmup`: an ordered test of a counter."""
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], _ORDERED))):
+    return False
+  sides = [test.left, test.comparators[0]]
+  return any(isinstance(side, ast.Name) and side.id in counters and not (
+      counters & _read([rest])) for side, rest in (sides, sides[::-1]))
+
+
+def _read(nodes: Sequence[ast.AST]) -> Set[str]:
+  """The names and attribute chains read in some statements."""
+  found: Set[str] = set()
+  for statement in nodes:
+    for node in ast.walk(statement):
+      if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+          node.ctx, ast.Load):
+        name = _names.dotted(node)
+        if name is not None:
+          found.add(name)
+  return found
