@@ -34,14 +34,14 @@ def built_outside(analysis: Analysis, kept: Set[str],
       continue
     body = function.body
     for index, statement in enumerate(body):
-      if _opens(statement, kept) and any(
+      if opens(statement, kept) and any(
           _builds(analysis, top, s) and _read_later(s, body[number + 1:])
           for number, s in enumerate(body[:index])):
         return True
   return False
 
 
-def _opens(statement: ast.stmt, kept: Set[str]) -> bool:
+def opens(statement: ast.stmt, kept: Set[str]) -> bool:
   """`with tf.variable_scope("name"):` for a name of `kept`."""
   return isinstance(statement, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and _names.call_name(

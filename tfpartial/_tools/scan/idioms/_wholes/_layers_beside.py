@@ -14,6 +14,7 @@ import ast
 from typing import Iterator, List, Optional, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan.idioms._wholes import _built_outside
 
 _SCOPES = {"variable_scope", "name_scope"}
 # Functions that build a layer's variables where they are called.
@@ -30,7 +31,7 @@ def built_beside(tree: Optional[ast.AST], kept: Set[str]) -> bool:
   for function in ast.walk(tree):
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       for body in _blocks(function.body):
-        if any(_opens(s, kept) for s in body) and any(
+        if any(_built_outside.opens(s, kept) for s in body) and any(
             _builds(s) and _read_later(s, body[number + 1:])
             for number, s in enumerate(body)):
           return True
@@ -55,16 +56,6 @@ def _scoped(statement: ast.stmt) -> bool:
   return isinstance(statement, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and _names.call_name(
           i.context_expr) in _SCOPES for i in statement.items)
-
-
-def _opens(statement: ast.stmt, kept: Set[str]) -> bool:
-  """`with tf.variable_scope("name"):` for a name of `kept`."""
-  return isinstance(statement, ast.With) and any(
-      isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _SCOPES and i.context_expr.args and isinstance(
-              i.context_expr.args[0], ast.Constant) and (
-                  i.context_expr.args[0].value in kept)
-      for i in statement.items)
 
 
 def _builds(statement: ast.stmt) -> bool:

@@ -16,6 +16,7 @@ from typing import Dict, Optional, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._wholes import _built_outside
 
 _SCOPES = {"variable_scope", "name_scope"}
 
@@ -33,7 +34,7 @@ def run_outside(analysis: Analysis, kept: Set[str],
   for method in info.methods.values():
     body = getattr(method.node, "body", [])
     for index, statement in enumerate(body):
-      if _opens(statement, kept) and any(
+      if _built_outside.opens(statement, kept) and any(
           _runs_network(analysis, info, s, networks, method)
           for s in body[:index]):
         return True
@@ -45,16 +46,6 @@ def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
   while place is not None and place.cls is None:
     place = place.parent
   return place.cls if place is not None else None
-
-
-def _opens(statement: ast.stmt, kept: Set[str]) -> bool:
-  """`with tf.variable_scope("name"):` for a name of `kept`."""
-  return isinstance(statement, ast.With) and any(
-      isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _SCOPES and i.context_expr.args and isinstance(
-              i.context_expr.args[0], ast.Constant) and (
-                  i.context_expr.args[0].value in kept)
-      for i in statement.items)
 
 
 def _runs_network(analysis: Analysis, info: _scopes.ClassInfo,
