@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _own_scopes
 
 _SCOPES = {"variable_scope", "name_scope"}
 
@@ -27,7 +28,7 @@ def run_outside(analysis: Analysis, kept: Set[str],
   (a class of the project whose methods open a scope of their own or
   create variables) and binds its output, read later, before a statement
   that opens one of the scopes `kept`."""
-  info = _class_of(home)
+  info = _own_scopes.class_of(home)
   if info is None or not kept:
     return False
   networks: Dict[str, bool] = {}
@@ -39,13 +40,6 @@ def run_outside(analysis: Analysis, kept: Set[str],
           for s in body[:index]):
         return True
   return False
-
-
-def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
-  place: Optional[_scopes.Scope] = scope
-  while place is not None and place.cls is None:
-    place = place.parent
-  return place.cls if place is not None else None
 
 
 def _runs_network(analysis: Analysis, info: _scopes.ClassInfo,
