@@ -5,7 +5,8 @@ Only regular files are read (never a FIFO or a device), at most
 the folder being walked, after the real files and folders, so that a file
 reached through a link to a folder already walked is read once, under its
 own name; a link that loops is reported and skipped. Folders named by a dot
-(`.git`, `.venv`) are not entered. A file named twice, or reached from two
+(`.git`, `.venv`) are not entered, nor a copy of TensorFlow or Keras
+kept in the project (`_vendored`). A file named twice, or reached from two
 paths, is read once. Nothing read here is imported or run.
 """
 
@@ -22,6 +23,7 @@ import tokenize
 from typing import Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _notebook
+from tfpartial._tools.scan import _vendored
 
 MAX_BYTES = 4 * 2**20  # Larger files are generated, not written by hand.
 MAX_CELLS = _notebook.MAX_CELLS
@@ -144,7 +146,12 @@ def walk(root: str, notes: Optional[List[str]] = None) -> Iterator[str]:
         if _inside(entry.path, top) and _wanted(entry.name):
           links.append(entry.path)
       elif entry.is_dir(follow_symlinks=False):
-        if _wanted(entry.name):
+        if _wanted(entry.name) and _vendored.framework_copy(
+            entry.path, read_bytes):
+          if notes is not None:
+            notes.append(f"{entry.path}: skipped: a copy of {entry.name} "
+                         "(the framework's own code)")
+        elif _wanted(entry.name):
           folders.append(entry.path)
       elif entry.name.endswith(SUFFIXES):
         files.add((device, entry.inode()))

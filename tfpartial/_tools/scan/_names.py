@@ -245,7 +245,10 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
   """
   if _none_check(node):
     return _not_one_variable(node, flow, scope, env)
-  if _negated_guard(node):
+  if isinstance(node, ast.BoolOp) and all(_none_check(v) for v in node.values):
+    # `g is not None and v is not None`: guards joined, still no choice.
+    return any(_not_one_variable(v, flow, scope, env) for v in node.values)
+  if _negated_guard(node) or _by_trainable(node):
     return False
   if mentions_a_name_test(node) or _reads_a_name(node, scope):
     return True
@@ -268,6 +271,24 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
           _CHOICE_WORDS.match(word) for word in _words(spelled)):
         return True
   return False
+
+
+def _by_trainable(node: ast.AST) -> bool:
+  """Whether a condition reads variables only through their `trainable`
+  flag, with flags of its own (`p.trainable and trainable or not
+  p.trainable and non_trainable`): what `trainable_variables()` keeps,
+  a module's own `parameters()`, not a choice by name.
+
+  >>> _by_trainable(ast.parse("p.trainable and not frozen").body[0].value)
+  True
+  >>> _by_trainable(ast.parse("p.trainable and 'b' in p.name").body[0].value)
+  False
+  """
+  read = list(ast.walk(node))
+  return any(isinstance(n, ast.Attribute) for n in read) and all(
+      n.attr == "trainable" for n in read if isinstance(n, ast.Attribute)
+  ) and not any(isinstance(n, (ast.Call, ast.Subscript, ast.Constant))
+                for n in read)
 
 
 def _given_lists(node: ast.AST, scope: object) -> Set[str]:

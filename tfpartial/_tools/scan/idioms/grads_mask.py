@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._gradients import _custom_gradients
 from tfpartial._tools.scan.idioms._gradients import _enumerated
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._gradients import _lr_masks
+from tfpartial._tools.scan.idioms._gradients import _own_method
 from tfpartial._tools.scan.idioms._gradients import _split
 from tfpartial._tools.scan.idioms._gradients import _zero_rates
 from tfpartial._tools.scan.idioms._masks import _masked_weights
@@ -96,7 +97,7 @@ class GradsMask(_idiom.Idiom):
             hits.append(_hit(found, scope, call))
     hits += _hand_written_updates(analysis)
     for scope in analysis.functions_named(COMPUTES):
-      if scope.cls is None:
+      if scope.cls is None or not _own_method.optimizer_calls(scope.cls):
         continue
       for node in scope.nodes:
         if isinstance(node, ast.Return) and node.value is not None:

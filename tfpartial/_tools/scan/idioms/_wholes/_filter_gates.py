@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
@@ -54,7 +55,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _measured_by_network(analysis, step)) or (
-                      _half_per_call(analysis, step)):
+                      _half_per_call(analysis, step)) or (
+                          _own_network(analysis, step)):
     return None
   flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
@@ -132,6 +134,19 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
+
+
+def _own_network(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's loss reads only networks built under the scopes
+  its filter keeps (`_own_loss`: a metric's classifier trained alone)."""
+  found = _gradient_call(analysis, step)
+  if found is None:
+    return False
+  call, scope = found
+  loss = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  return _own_loss.reads_only_kept(analysis.flow, step.labels.get(
+      "filtered"), loss, scope)
 
 
 def _half_per_call(analysis: Analysis, step: Step) -> bool:

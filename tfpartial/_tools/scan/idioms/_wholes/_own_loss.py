@@ -1,0 +1,228 @@
+"""Whether a filtered list is the whole of what its loss trains: the
+loss reads only networks that functions of the project build under the
+scope the filter keeps, fed from placeholders. A metric's classifier
+built and trained on its own (`def discriminator(x): with
+tf.variable_scope("discriminator") as vs: ...; d_vars = [v for v in
+tf.all_variables() if v.name.startswith(vs.name)]`, minimised on a loss
+of its outputs alone), a semi-supervised predictor over features an
+encoder computed beforehand: the list leaves out variables of other
+networks that this loss never reads, so nothing is kept from training.
+A loss reading anything else on a network's input (another network's
+output, a parameter handed in, a layer made outside the scope) is not
+answered here. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
+
+_SCOPES = {"variable_scope", "name_scope"}
+# Every variable of the graph, as a filter's comprehension reads them.
+_WHOLE = {"trainable_variables", "global_variables", "all_variables",
+          "get_collection"}
+# TensorFlow's and NumPy's modules, as code spells them.
+_MODULES = {"tf", "tf1", "tfv1", "v1", "np", "numpy", "K", "math",
+            "tensorflow", "backend"}
+# Modules whose calls make variables (`tf.layers.dense`, `slim.conv2d`).
+_MAKING = {"layers", "slim", "rnn_cell", "keras", "rnn"}
+# ... unless a loss or a metric (`tf.keras.losses.mse`).
+_MEASURING = {"losses", "metrics", "backend"}
+_MAKERS = {"get_variable", "dense", "conv1d", "conv2d", "conv3d",
+           "conv2d_transpose", "fully_connected", "embedding",
+           "batch_normalization", "batch_norm", "layer_norm",
+           "separable_conv2d", "dynamic_rnn", "bidirectional_dynamic_rnn",
+           "static_rnn", "make_template"}
+# Inputs: their arguments are shapes, not tensors.
+_INPUTS = {"placeholder", "placeholder_with_default", "constant", "zeros",
+           "ones", "fill"}
+_BUILTINS = {"len", "max", "min", "int", "float", "abs", "sum", "list",
+             "tuple", "range", "zip", "sorted", "round"}
+_LIMIT = 400  # Expressions read at most: a loss is near its networks.
+
+
+def reads_only_kept(flow: Flow, filtered: Optional[ast.AST],
+                    loss: Optional[ast.expr], scope: _scopes.Scope) -> bool:
+  """Whether `loss` (in `scope`) reads only networks built under the
+  scopes `filtered` (a step's filtered label) keeps, one at least."""
+  if filtered is None or loss is None:
+    return False
+  kept = kept_scopes(filtered, flow.origin.get(id(filtered), scope))
+  return bool(kept) and _Cone(flow, kept).reads_only_kept(loss, scope)
+
+
+def kept_scopes(node: ast.AST, home: _scopes.Scope) -> List[str]:
+  """The literal scopes a filter keeps by a prefix or a part of the
+  variable's name (`v.name.startswith('predictor')`, `scope=vs.name` of
+  a `with tf.variable_scope("d") as vs`), none if it tests anything
+  else or leaves a name out."""
+  if isinstance(node, ast.Call):
+    chosen = _names.scope_argument(node)
+    found = _literal(chosen, home) if chosen is not None else None
+    return [found] if found else []
+  if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
+      node.generators) != 1 or not isinstance(
+          node.generators[0].iter, ast.Call) or _names.call_name(
+              node.generators[0].iter) not in _WHOLE:
+    return []
+  tests = node.generators[0].ifs
+  if len(tests) != 1:
+    return []
+  parts = tests[0].values if isinstance(tests[0], ast.BoolOp) and (
+      isinstance(tests[0].op, ast.Or)) else [tests[0]]
+  kept = [_kept_by(part, home) for part in parts]
+  return [k for k in kept if k] if all(kept) else []
+
+
+def _kept_by(test: ast.AST, home: _scopes.Scope) -> Optional[str]:
+  """The scope one name test keeps (`x.name.startswith(s)`, `s in
+  x.name`)."""
+  if isinstance(test, ast.Call) and _names.call_name(test) in {
+      "startswith", "match"} and len(test.args) == 1:
+    return _literal(test.args[0], home)
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.In) and isinstance(test.comparators[0], ast.Attribute):
+    return _literal(test.left, home)
+  return None
+
+
+def _literal(node: ast.AST, home: _scopes.Scope) -> Optional[str]:
+  """A scope as a literal: a string, or `vs.name` of a scope opened
+  `as vs` with a literal name."""
+  if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    return node.value.strip("/") or None
+  if isinstance(node, ast.Attribute) and node.attr in {
+      "name", "original_name_scope"} and isinstance(node.value, ast.Name):
+    opened = [d.value for d in home.defs.get(node.value.id, ())]
+    if len(opened) == 1 and _opens(opened[0]):
+      return _literal(getattr(opened[0], "args")[0], home)
+  return None
+
+
+def _opens(node: ast.AST) -> bool:
+  """`tf.variable_scope("name", ...)`: a scope of a literal name."""
+  return isinstance(node, ast.Call) and _names.call_name(
+      node) in _SCOPES and bool(node.args) and isinstance(
+          node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+
+
+class _Cone:
+  """The expressions a loss reads, back through the names of its
+  function, to the networks that make them."""
+
+  def __init__(self, flow: Flow, kept: List[str]):
+    self.flow = flow
+    self.kept = kept
+    self.built = False  # A network under a kept scope was reached.
+    self.read = 0
+
+  def reads_only_kept(self, loss: ast.expr, scope: _scopes.Scope) -> bool:
+    seen: Set[Tuple[int, bool]] = set()
+    stack: List[Tuple[ast.AST, _scopes.Scope, bool]] = [(loss, scope, False)]
+    while stack:
+      node, home, feeding = stack.pop()
+      if (id(node), feeding) in seen:
+        continue
+      seen.add((id(node), feeding))
+      self.read += 1
+      more = self._reads(node, home, feeding)
+      if more is None or self.read > _LIMIT:
+        return False
+      stack.extend(more)
+    return self.built
+
+  def _reads(self, node: ast.AST, home: _scopes.Scope, feeding: bool
+             ) -> Optional[List[Tuple[ast.AST, _scopes.Scope, bool]]]:
+    """What `node` reads next (`feeding`: on a network's input), or None
+    when it reads what this cannot follow."""
+    if isinstance(node, ast.Constant):
+      return []
+    if isinstance(node, ast.Name):
+      return self._name(node.id, home, feeding)
+    if isinstance(node, ast.Call):
+      return self._call(node, home, feeding)
+    if isinstance(node, ast.Attribute):
+      return None  # `self.logits`, `model.output`: not followed here.
+    if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
+                         ast.IfExp, ast.Tuple, ast.List, ast.Subscript,
+                         ast.Slice, ast.keyword, ast.Starred)):
+      return [(child, home, feeding) for child in ast.iter_child_nodes(node)
+              if not isinstance(child, (ast.operator, ast.unaryop,
+                                        ast.cmpop, ast.boolop, ast.expr_context))]
+    return None
+
+  def _name(self, name: str, home: _scopes.Scope, feeding: bool
+            ) -> Optional[List[Tuple[ast.AST, _scopes.Scope, bool]]]:
+    place: Optional[_scopes.Scope] = home
+    while place is not None:
+      if name in place.params:
+        # A weight or a target at the loss; on a network's input, what
+        # the caller computed (maybe through a network left out).
+        return None if feeding else []
+      defs = place.defs.get(name)
+      if defs:
+        return [(d.value, place, feeding) for d in defs]
+      place = place.parent
+    return None
+
+  def _call(self, call: ast.Call, home: _scopes.Scope, feeding: bool
+            ) -> Optional[List[Tuple[ast.AST, _scopes.Scope, bool]]]:
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    callee = self.flow.callee(call, home)
+    if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      if _built_under(callee, self.kept):
+        self.built = True
+        return [(a, home, True) for a in arguments]
+      if not any(isinstance(n, ast.Call) and not _plain(n)
+                 for n in ast.walk(callee)):
+        return [(a, home, feeding) for a in arguments]  # A loss helper.
+      return None
+    if not _plain(call):
+      return None
+    if _names.call_name(call) in _INPUTS:
+      return []
+    return [(a, home, feeding) for a in arguments]
+
+
+def _plain(call: ast.Call) -> bool:
+  """Whether a call makes no variable: a TensorFlow or NumPy operation
+  (`tf.reduce_mean`, `tf.nn.sigmoid`, `tf.losses.absolute_difference`)
+  or a builtin, not a layer or a class."""
+  dotted = _names.dotted(call.func)
+  if dotted is None:
+    return False
+  parts = dotted.split(".")
+  if len(parts) == 1:
+    return parts[0] in _BUILTINS
+  last = parts[-1]
+  if parts[0] not in _MODULES or last in _MAKERS or last[:1].isupper():
+    return False
+  middle = set(parts[1:-1])
+  return not middle & _MAKING or bool(middle & _MEASURING)
+
+
+def _built_under(function: ast.AST, kept: List[str]) -> bool:
+  """Whether a function makes its variables under a kept scope: each of
+  its statements that calls more than plain operations is a `with` of
+  a scope the filter keeps."""
+  body = getattr(function, "body", [])
+  found = False
+  for statement in body:
+    if isinstance(statement, ast.With) and any(
+        _opens(item.context_expr) and _matches(
+            getattr(item.context_expr, "args")[0].value, kept)
+        for item in statement.items):
+      found = True
+    elif any(isinstance(n, ast.Call) and not _plain(n)
+             for n in ast.walk(statement)):
+      return False
+  return found
+
+
+def _matches(opened: str, kept: List[str]) -> bool:
+  """Whether a scope opened by its literal name lies under a kept one."""
+  opened = opened.strip("/")
+  return any(opened == k or opened.startswith(k) for k in kept)
