@@ -238,3 +238,39 @@ def test_a_copy_of_keras_in_the_project_is_skipped(tmp_path, monkeypatch,
   paths = sorted({f["path"] for f in json.loads(out.getvalue() or "[]")})
   assert [p[2:] if p.startswith("./") else p for p in paths] == found
   assert ("skipped: a copy of keras" in err.getvalue()) == (not found)
+
+
+# multisensory's source separation: with a GAN loss, the generator's and
+# the discriminator's lists under one rebound name; without it, the
+# generator's loss on every variable, in the other arm of the `if`.
+_GAN_ARM = """\
+    import tensorflow as tf
+
+    def vars_with_prefix(prefix):
+      return [x for x in tf.trainable_variables()
+              if x.name.startswith(prefix)]
+
+    def make_train_ops(gen_loss, discrim_loss, gan_weight, opt):
+      if gan_weight <= 0:
+        grads = opt.compute_gradients(gen_loss)
+      else:
+        var_list = vars_with_prefix('gen') + vars_with_prefix('im')
+        grads = opt.compute_gradients(gen_loss, var_list=var_list)
+      gen_op = opt.apply_gradients(grads)
+      {discriminator}
+      return gen_op
+    """
+
+_DISCRIMINATOR = """var_list = vars_with_prefix('discrim')
+      if gan_weight > 0:
+        d_grads = opt.compute_gradients(discrim_loss, var_list=var_list)
+        gen_op = tf.group(gen_op, opt.apply_gradients(d_grads))"""
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_GAN_ARM.format(discriminator=_DISCRIMINATOR), []),
+    # No other loss trains the rest: a flag chooses a part to train.
+    (_GAN_ARM.format(discriminator="pass"), [("var-list-filter", 4)]),
+], ids=["gan_halves", "a_part_by_a_flag"])
+def test_a_gan_s_halves_under_one_name_beside_a_plain_run(source, expected):
+  assert _found(source) == expected

@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
@@ -51,7 +52,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   larger list), or the complement of lists other steps train."""
   phased = _phased(step, steps)
   if "filtered" not in step.labels or _split(step, steps, groups) and (
-      not phased) or _only_measured(step) or (
+      not _phased(step, _with(step, steps))) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _measured_by_network(analysis, step)) or (
@@ -110,6 +111,15 @@ def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
   home = flow.origin.get(id(chosen), scope) if chosen is not None else None
   guard = home.guards.get(id(chosen)) if home is not None else None
   return [guard] if guard is not None else []
+
+
+def _with(step: Step, steps: List[Step]) -> List[Step]:
+  """The steps that may run with `step`: not those of its function in
+  the other arm of an `if` (`if gan_weight <= 0: minimize(g_loss) else:
+  minimize(g_loss, var_list=g_vars)` chooses a run, it is no phase)."""
+  return [other for other in steps if other.scope is not step.scope or (
+      not _arms.apart(step.scope, _idiom.position(step.call),
+                      _idiom.position(other.call)))]
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:

@@ -21,6 +21,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _flag_only
+from tfpartial._tools.scan.idioms._wholes import _rebound
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
 
 
@@ -112,10 +113,10 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
           step.call, step.scope, step.loss, [
               (o.call, o.scope, o.loss, o.var_list) for o in steps]):
     return []  # A flag trains one more list for the loss: not a pair's.
-  mine = ast.unparse(step.var_list)
+  mine = _list_text(step)
   return [other for other in steps if other.loss is not None and (
       other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and ast.unparse(other.var_list) != mine and (
+          other) and _list_text(other) != mine and (
               other.scope is not step.scope or other.section == step.section
           ) and not _whole_elsewhere.whole_elsewhere(
               step.labels.get("filtered"), step.scope, other.labels,
@@ -124,6 +125,12 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
                   other.call, other.scope) or _flagged.never_run(
                       other.call, other.scope) or _unbound_lists.no_group(
                           other.var_list, other.labels, other.scope))]
+
+
+def _list_text(step: Step) -> str:
+  """A step's list as text, by the value its name holds at the step."""
+  return ast.unparse(_rebound.at_step(step.var_list, step.call, step.scope)
+                     or ast.Constant(None))
 
 
 def _fast_weights(step: Step) -> bool:
@@ -148,7 +155,8 @@ def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
   found: Dict[str, Set[str]] = {}
   for step in steps:
     if step.loss is not None and step.var_list is not None:
-      found.setdefault(step.loss, set()).update(_summands(step.var_list))
+      found.setdefault(step.loss, set()).update(_summands(_rebound.at_step(
+          step.var_list, step.call, step.scope) or step.var_list))
   return found
 
 
