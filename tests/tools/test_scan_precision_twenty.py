@@ -274,3 +274,47 @@ _DISCRIMINATOR = """var_list = vars_with_prefix('discrim')
 ], ids=["gan_halves", "a_part_by_a_flag"])
 def test_a_gan_s_halves_under_one_name_beside_a_plain_run(source, expected):
   assert _found(source) == expected
+
+
+# DeepMimic's AMP agent: the base agent's module trains the actor and
+# the critic, each on its own loss; a subclass in a module of its own
+# adds a discriminator trained on its loss after `super()` built them.
+_AGENT = """\
+    import tensorflow as tf
+
+    class PPOAgent(object):
+      def _tf_vars(self, scope=''):
+        return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                 scope='agent/' + scope)
+
+      def _build_solvers(self):
+        critic_vars = self._tf_vars('main/critic')
+        self.critic_step = tf.train.AdamOptimizer(1e-3).minimize(
+            self._critic_loss_tf, var_list=critic_vars)
+        actor_vars = self._tf_vars('main/actor')
+        self.actor_step = tf.train.AdamOptimizer(1e-4).minimize(
+            self._actor_loss_tf, var_list=actor_vars)
+    """
+
+_AMP = """\
+    import tensorflow as tf
+    from ppo_agent import PPOAgent
+
+    class AMPAgent(PPOAgent):
+      def _build_solvers(self):
+        {base}
+        disc_vars = self._tf_vars('main/disc')
+        self.disc_step = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(
+            self._disc_loss_tf, var_list=disc_vars)
+    """
+
+
+@pytest.mark.parametrize("base, expected", [
+    ("super()._build_solvers()", []),
+    # Not calling the base: the discriminator trains alone.
+    ("pass", [("var-list-filter", "ppo_agent.py", 5)]),
+], ids=["with_the_base_s_steps", "without_them"])
+def test_a_subclass_s_step_beside_the_steps_it_inherits(base, expected):
+  assert scanned.in_project({"ppo_agent.py": _AGENT,
+                             "amp_agent.py": _AMP.format(base=base)}) == (
+                                 expected)

@@ -34,6 +34,7 @@ from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
 from tfpartial._tools.scan.idioms._sources._steps import _grouped, _steps
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
+from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
@@ -77,12 +78,14 @@ class VarListFilter(_idiom.Idiom):
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = {}
+    every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
       if module in synced:
         continue  # A target network written from the trained one.
-      groups = _loss_groups(steps)
+      seen = steps + _inherited.of_bases(analysis.project, steps, every)
+      groups = _loss_groups(seen)
       for step in steps:
-        node = _filter_of(analysis, step, steps, groups, opened)
+        node = _filter_of(analysis, step, seen, groups, opened)
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
@@ -114,7 +117,6 @@ class VarListFilter(_idiom.Idiom):
     _drop_run_off(analysis, parts, made)
     found = _run_chosen(analysis, _kept(hits, sides, also, parts))
     sinks = {id(hit.sink) for hit in found}
-    every = [step for steps in by_module.values() for step in steps]
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _left_out_by_flow(analysis, every)
                      if id(hit.sink) not in sinks]
