@@ -318,3 +318,54 @@ def test_a_subclass_s_step_beside_the_steps_it_inherits(base, expected):
   assert scanned.in_project({"ppo_agent.py": _AGENT,
                              "amp_agent.py": _AMP.format(base=base)}) == (
                                  expected)
+
+
+# Learning2AdaptForStereo's networks record each layer through one
+# method, which collects the variables under the layer output's scope
+# into one member; `get_trainable_variables()` returns it, the whole
+# network. One layer's variables (`get_variables('predict')`) are a part.
+_REGISTRY = """\
+    import tensorflow as tf
+
+    class StereoNet(object):
+      def __init__(self, left):
+        self._layers = {{}}
+        self._variables_list = set()
+        self._layer_to_var = {{}}
+        self._build_network(left)
+
+      def _add_to_layers(self, name, op):
+        self._layers[name] = op
+        scope = '/'.join(op.name.split('/')[0:-1])
+        variables = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                      scope=scope)
+        self._layer_to_var[name] = variables
+        self._variables_list.update(variables)
+
+      def get_variables(self, layer_name):
+        return self._layer_to_var[layer_name]
+
+      def get_trainable_variables(self):
+        return [x for x in list(self._variables_list) if x.trainable]
+
+    class DispNet(StereoNet):
+      def _build_network(self, left):
+        self._add_to_layers('conv1', tf.layers.conv2d(left, 64, 7,
+                                                      name='conv1'))
+        self._add_to_layers('predict', tf.layers.conv2d(
+            self._layers['conv1'], 1, 3, name='predict'))
+
+    def adapt(net, loss, lr):
+      trainable_variables = {listed}
+      return tf.train.AdamOptimizer(lr).minimize(
+          loss, var_list=trainable_variables)
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_REGISTRY.format(listed="net.get_trainable_variables()"), []),
+    (_REGISTRY.format(listed="net.get_variables('predict')"),
+     [("var-list-filter", 32)]),
+], ids=["every_layer", "one_layer"])
+def test_a_network_s_registry_of_its_layers_variables(source, expected):
+  assert _found(source) == expected

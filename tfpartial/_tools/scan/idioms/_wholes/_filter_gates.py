@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _own_loss
+from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
@@ -55,9 +56,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not _phased(step, _with(step, steps))) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _measured_by_network(analysis, step)) or (
-                      _half_per_call(analysis, step)) or (
-                          _own_network(analysis, step)):
+                  _by_network(analysis, step)) or (
+                      _half_per_call(analysis, step)):
     return None
   flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
@@ -85,7 +85,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               module.tree, _kept_roots(node))) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
-                              _whole_object(analysis, node, step)) or (
+                              _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
     return None
@@ -144,6 +144,22 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
   return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
+
+
+def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
+  """Whether the filter keeps a whole object (`_whole_object`), or is a
+  network's registry of every layer's variables (`_registry`)."""
+  flow = analysis.flow
+  return _whole_object(analysis, node, step) or _registry.whole_registry(
+      flow, node, flow.origin.get(id(node), step.scope),
+      step.labels.get("var"), step.scope)
+
+
+def _by_network(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's loss is measured by a network it does not train,
+  or reads only the networks its filter keeps."""
+  return _measured_by_network(analysis, step) or _own_network(
+      analysis, step)
 
 
 def _own_network(analysis: Analysis, step: Step) -> bool:
