@@ -369,3 +369,37 @@ _REGISTRY = """\
 ], ids=["every_layer", "one_layer"])
 def test_a_network_s_registry_of_its_layers_variables(source, expected):
   assert _found(source) == expected
+
+
+# TimeGAN's predictive score written inline: the predictor's layers in
+# the body of `with tf.variable_scope("predictor") as vs:`, its list by
+# `vs.name`. On the output of an encoder built before, outside that
+# scope, the encoder stays fixed.
+_INLINE = """\
+    import tensorflow as tf
+
+    def enc(x):
+      with tf.variable_scope("encoder"):
+        return tf.layers.dense(x, 4)
+
+    def predictive_score(data_x, dim):
+      X = tf.placeholder(tf.float32, [None, 23, dim - 1])
+      Y = tf.placeholder(tf.float32, [None, 23, 1])
+      feats = {feats}
+      with tf.variable_scope("predictor", reuse=tf.AUTO_REUSE) as vs:
+        cell = tf.nn.rnn_cell.GRUCell(num_units=dim, name='p_cell')
+        outputs, _ = tf.nn.dynamic_rnn(cell, feats, dtype=tf.float32)
+        y_hat = tf.layers.dense(outputs, 1)
+        p_vars = [v for v in tf.all_variables() if v.name.startswith(vs.name)]
+      p_loss = tf.losses.absolute_difference(Y, y_hat)
+      return tf.train.AdamOptimizer().minimize(p_loss, var_list=p_vars)
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_INLINE.format(feats="X"), []),
+    (_INLINE.format(feats="enc(X)"), [("var-list-filter", 15)]),
+], ids=["alone", "on_an_encoder"])
+def test_a_network_built_inline_in_its_scope_and_trained_alone(source,
+                                                              expected):
+  assert _found(source) == expected

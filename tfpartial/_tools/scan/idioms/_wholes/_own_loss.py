@@ -1,6 +1,7 @@
 """Whether a filtered list is the whole of what its loss trains: the
 loss reads only networks that functions of the project build under the
-scope the filter keeps, fed from placeholders. A metric's classifier
+scope the filter keeps, or layers made in the body of a `with` opening
+it, fed from placeholders. A metric's classifier
 built and trained on its own (`def discriminator(x): with
 tf.variable_scope("discriminator") as vs: ...; d_vars = [v for v in
 tf.all_variables() if v.name.startswith(vs.name)]`, minimised on a loss
@@ -41,6 +42,8 @@ _INPUTS = {"placeholder", "placeholder_with_default", "constant", "zeros",
            "ones", "fill"}
 _BUILTINS = {"len", "max", "min", "int", "float", "abs", "sum", "list",
              "tuple", "range", "zip", "sorted", "round"}
+# Builtins that make a number (a size), never a tensor.
+_SIZES = {"len", "max", "min", "int", "float", "abs", "round", "range"}
 _LIMIT = 400  # Expressions read at most: a loss is near its networks.
 
 
@@ -145,7 +148,10 @@ class _Cone:
     if isinstance(node, ast.Call):
       return self._call(node, home, feeding)
     if isinstance(node, ast.Attribute):
-      return None  # `self.logits`, `model.output`: not followed here.
+      # `tf.float32`, a module's constant; `self.logits`, `model.output`
+      # are not followed here.
+      return [] if (_names.dotted(node) or "").split(".")[0] in (
+          _MODULES) else None
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
                          ast.IfExp, ast.Tuple, ast.List, ast.Subscript,
                          ast.Slice, ast.keyword, ast.Starred)):
@@ -172,18 +178,23 @@ class _Cone:
             ) -> Optional[List[Tuple[ast.AST, _scopes.Scope, bool]]]:
     arguments = [*call.args, *(k.value for k in call.keywords)]
     callee = self.flow.callee(call, home)
+    if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        _built_under(callee, self.kept)):
+      self.built = True  # A network under a kept scope.
+      return [(a, home, True) for a in arguments]
+    if _in_kept_block(call, home, self.kept):
+      self.built = True  # A layer under a kept scope, fed by its input.
+      return [(a, home, True) for a in _inputs_of(call)]
     if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      if _built_under(callee, self.kept):
-        self.built = True
-        return [(a, home, True) for a in arguments]
       if not any(isinstance(n, ast.Call) and not _plain(n)
                  for n in ast.walk(callee)):
         return [(a, home, feeding) for a in arguments]  # A loss helper.
       return None
     if not _plain(call):
       return None
-    if _names.call_name(call) in _INPUTS:
-      return []
+    if _names.call_name(call) in _INPUTS or isinstance(
+        call.func, ast.Name) and call.func.id in _SIZES:
+      return []  # A shape, a size: no tensor.
     return [(a, home, feeding) for a in arguments]
 
 
@@ -220,6 +231,28 @@ def _built_under(function: ast.AST, kept: List[str]) -> bool:
              for n in ast.walk(statement)):
       return False
   return found
+
+
+def _inputs_of(call: ast.Call) -> List[ast.expr]:
+  """What a layer reads as its input: its first argument (an RNN's cell
+  and inputs, its first two), or `inputs=`; its sizes and options are
+  no tensors."""
+  count = 2 if _names.call_name(call).endswith("rnn") else 1
+  return [*call.args[:count], *(k.value for k in call.keywords
+                                if k.arg in {"inputs", "input", "x", "cell"})]
+
+
+def _in_kept_block(call: ast.Call, home: _scopes.Scope,
+                   kept: List[str]) -> bool:
+  """Whether `call` is in the body of a `with` of `home` opening a kept
+  scope (`with tf.variable_scope("predictor") as vs: y = dense(x, 1)`)."""
+  at = (call.lineno, call.col_offset)
+  return any(isinstance(node, ast.With) and any(
+      _opens(item.context_expr) and _matches(
+          getattr(item.context_expr, "args")[0].value, kept)
+      for item in node.items) and (node.body[0].lineno, 0) <= at <= (
+          node.end_lineno or 0, node.end_col_offset or 0)
+             for node in home.nodes)
 
 
 def _matches(opened: str, kept: List[str]) -> bool:
