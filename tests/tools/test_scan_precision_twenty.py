@@ -391,15 +391,23 @@ _INLINE = """\
         outputs, _ = tf.nn.dynamic_rnn(cell, feats, dtype=tf.float32)
         y_hat = tf.layers.dense(outputs, 1)
         p_vars = [v for v in tf.all_variables() if v.name.startswith(vs.name)]
-      p_loss = tf.losses.absolute_difference(Y, y_hat)
+      p_loss = tf.losses.absolute_difference(Y, y_hat){decay}
       return tf.train.AdamOptimizer().minimize(p_loss, var_list=p_vars)
     """
 
 
+# A weight decay over the list, joined to the loss.
+_DECAY = " + 1e-4 * tf.add_n([tf.nn.l2_loss(v) for v in p_vars])"
+
+
 @pytest.mark.parametrize("source, expected", [
-    (_INLINE.format(feats="X"), []),
-    (_INLINE.format(feats="enc(X)"), [("var-list-filter", 15)]),
-], ids=["alone", "on_an_encoder"])
+    (_INLINE.format(feats="X", decay=""), []),
+    (_INLINE.format(feats="enc(X)", decay=""), [("var-list-filter", 15)]),
+    (_INLINE.format(feats="X", decay=_DECAY), []),
+    (_INLINE.format(feats="enc(X)", decay=_DECAY),
+     [("var-list-filter", 15)]),
+], ids=["alone", "on_an_encoder", "decayed_alone",
+        "decayed_on_an_encoder"])
 def test_a_network_built_inline_in_its_scope_and_trained_alone(source,
                                                               expected):
   assert _found(source) == expected

@@ -147,6 +147,8 @@ class _Cone:
       return self._name(node.id, home, feeding)
     if isinstance(node, ast.Call):
       return self._call(node, home, feeding)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+      return _comprehension(node, home, feeding)
     if isinstance(node, ast.Attribute):
       # `tf.float32`, a module's constant; `self.logits`, `model.output`
       # are not followed here.
@@ -196,6 +198,26 @@ class _Cone:
         call.func, ast.Name) and call.func.id in _SIZES:
       return []  # A shape, a size: no tensor.
     return [(a, home, feeding) for a in arguments]
+
+
+def _comprehension(node: ast.expr, home: _scopes.Scope, feeding: bool
+                   ) -> Optional[List[Tuple[ast.AST, _scopes.Scope, bool]]]:
+  """What a comprehension of plain operations reads (`[tf.nn.l2_loss(v)
+  for v in d_vars]`, a weight decay over the list): what it iterates
+  over and the other names it reads."""
+  generators = getattr(node, "generators")
+  own = {n.id for g in generators for n in ast.walk(g.target)
+         if isinstance(n, ast.Name)}
+  parts = [getattr(node, "elt"), *(t for g in generators for t in g.ifs)]
+  read = [n for part in parts for n in ast.walk(part)]
+  if any(isinstance(n, ast.Call) and not _plain(n) and (
+      _names.dotted(n.func) or "").split(".")[0] not in own for n in read):
+    return None  # Not `v.name.startswith(...)`, a test of its element.
+  heads = {id(n) for n in read if isinstance(n, ast.Name) and n.id in (
+      _MODULES)}
+  return [(g.iter, home, feeding) for g in generators] + [
+      (n, home, feeding) for n in read if isinstance(n, ast.Name) and (
+          n.id not in own) and id(n) not in heads]
 
 
 def _plain(call: ast.Call) -> bool:
