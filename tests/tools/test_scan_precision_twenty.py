@@ -411,3 +411,26 @@ _DECAY = " + 1e-4 * tf.add_n([tf.nn.l2_loss(v) for v in p_vars])"
 def test_a_network_built_inline_in_its_scope_and_trained_alone(source,
                                                               expected):
   assert _found(source) == expected
+
+
+# A model made before the scope, only called in its block: its variables
+# are not the scope's, and stay fixed.
+_CALLED_IN_BLOCK = """\
+    import tensorflow as tf
+
+    def train(dim):
+      X = tf.placeholder(tf.float32, [None, 224, 224, 3])
+      Y = tf.placeholder(tf.float32, [None, 10])
+      base = tf.keras.applications.MobileNetV2(include_top=False)
+      with tf.variable_scope("head", reuse=tf.AUTO_REUSE) as vs:
+        feats = base(X)
+        logits = tf.layers.dense(feats, 10)
+        head_vars = [v for v in tf.all_variables()
+                     if v.name.startswith(vs.name)]
+      loss = tf.losses.softmax_cross_entropy(Y, logits)
+      return tf.train.AdamOptimizer().minimize(loss, var_list=head_vars)
+    """
+
+
+def test_a_model_made_before_a_scope_and_called_in_it_stays_found():
+  assert _found(_CALLED_IN_BLOCK) == [("var-list-filter", 10)]

@@ -185,6 +185,8 @@ class _Cone:
       self.built = True  # A network under a kept scope.
       return [(a, home, True) for a in arguments]
     if _in_kept_block(call, home, self.kept):
+      if not _made_in_block(call, home, self.kept):
+        return None  # `base(x)` of a model made before: maybe frozen.
       self.built = True  # A layer under a kept scope, fed by its input.
       return [(a, home, True) for a in _inputs_of(call)]
     if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -264,11 +266,28 @@ def _inputs_of(call: ast.Call) -> List[ast.expr]:
                                 if k.arg in {"inputs", "input", "x", "cell"})]
 
 
+def _made_in_block(call: ast.Call, home: _scopes.Scope,
+                   kept: List[str]) -> bool:
+  """Whether what `call` calls is made where its variables are kept: a
+  layer function (`tf.layers.dense`), or an object made in a kept
+  scope's block too (`cell = GRUCell(...)` there), not a model made
+  before it (`base = MobileNetV2(...)`; `base(x)` in the block)."""
+  root = (_names.dotted(call.func) or "").split(".")[0]
+  place: Optional[_scopes.Scope] = home
+  while place is not None and root:
+    defs = place.defs.get(root)
+    if defs:
+      return all(isinstance(d.value, ast.Call) and _in_kept_block(
+          d.value, place, kept) for d in defs)
+    place = place.parent
+  return bool(root)
+
+
 def _in_kept_block(call: ast.Call, home: _scopes.Scope,
                    kept: List[str]) -> bool:
   """Whether `call` is in the body of a `with` of `home` opening a kept
   scope (`with tf.variable_scope("predictor") as vs: y = dense(x, 1)`)."""
-  at = (call.lineno, call.col_offset)
+  at = (getattr(call, "lineno", 0), getattr(call, "col_offset", 0))
   return any(isinstance(node, ast.With) and any(
       _opens(item.context_expr) and _matches(
           getattr(item.context_expr, "args")[0].value, kept)
