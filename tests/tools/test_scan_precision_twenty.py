@@ -262,16 +262,25 @@ _GAN_ARM = """\
     """
 
 _DISCRIMINATOR = """var_list = vars_with_prefix('discrim')
-      if gan_weight > 0:
+      if gan_weight <= 0:
+        d_grads = []
+      else:
         d_grads = opt.compute_gradients(discrim_loss, var_list=var_list)
-        gen_op = tf.group(gen_op, opt.apply_gradients(d_grads))"""
+      gen_op = tf.group(gen_op, opt.apply_gradients(d_grads))"""
+
+# The discriminator trained in either run: where the generator's list is
+# chosen, its other layers stay fixed (a GAN fine-tuning some layers).
+_ALWAYS = """var_list = vars_with_prefix('discrim')
+      d_grads = opt.compute_gradients(discrim_loss, var_list=var_list)
+      gen_op = tf.group(gen_op, opt.apply_gradients(d_grads))"""
 
 
 @pytest.mark.parametrize("source, expected", [
     (_GAN_ARM.format(discriminator=_DISCRIMINATOR), []),
     # No other loss trains the rest: a flag chooses a part to train.
     (_GAN_ARM.format(discriminator="pass"), [("var-list-filter", 4)]),
-], ids=["gan_halves", "a_part_by_a_flag"])
+    (_GAN_ARM.format(discriminator=_ALWAYS), [("var-list-filter", 4)]),
+], ids=["gan_halves", "a_part_by_a_flag", "beside_a_discriminator"])
 def test_a_gan_s_halves_under_one_name_beside_a_plain_run(source, expected):
   assert _found(source) == expected
 

@@ -12,11 +12,11 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._runs import _same_test
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _either_arm
 from tfpartial._tools.scan.idioms._sources import _flagged
@@ -41,7 +41,8 @@ from tfpartial._tools.scan.idioms._wholes import _warm_started
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
-    _complement_trained, _drops_a_name, _shares_lists, _split)
+    _complement_trained, _drops_a_name, _other_trainings, _shares_lists,
+    _split)
 
 
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
@@ -114,12 +115,22 @@ def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
 
 
 def _with(step: Step, steps: List[Step]) -> List[Step]:
-  """The steps that may run with `step`: not those of its function in
-  the other arm of an `if` (`if gan_weight <= 0: minimize(g_loss) else:
-  minimize(g_loss, var_list=g_vars)` chooses a run, it is no phase)."""
+  """The steps that may run with `step`: not one of its function in the
+  other arm of an `if` whose run trains none of the other losses' lists
+  (`if gan_weight <= 0: minimize(g_loss) else: minimize(g_loss,
+  var_list=g_vars)`, the discriminator's step only where the GAN is on:
+  a choice of run, no phase)."""
+  partners = _other_trainings(step, steps)
   return [other for other in steps if other.scope is not step.scope or (
-      not _arms.apart(step.scope, _idiom.position(step.call),
-                      _idiom.position(other.call)))]
+      not _apart(step, other)) or not partners or not all(
+          partner.scope is other.scope and _apart(partner, other)
+          for partner in partners)]
+
+
+def _apart(one: Step, other: Step) -> bool:
+  """Whether two steps of one function never run in one run."""
+  return _same_test.exclusive(one.scope, _idiom.position(one.call),
+                              _idiom.position(other.call))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
