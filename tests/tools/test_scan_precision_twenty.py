@@ -359,6 +359,7 @@ _REGISTRY = """\
 
     class DispNet(StereoNet):
       def _build_network(self, left):
+        {backbone}
         self._add_to_layers('conv1', tf.layers.conv2d(left, 64, 7,
                                                       name='conv1'))
         self._add_to_layers('predict', tf.layers.conv2d(
@@ -371,11 +372,18 @@ _REGISTRY = """\
     """
 
 
+_BACKBONE = "left = tf.layers.conv2d(left, 32, 3, name='backbone')"
+
+
 @pytest.mark.parametrize("source, expected", [
-    (_REGISTRY.format(listed="net.get_trainable_variables()"), []),
-    (_REGISTRY.format(listed="net.get_variables('predict')"),
-     [("var-list-filter", 32)]),
-], ids=["every_layer", "one_layer"])
+    (_REGISTRY.format(listed="net.get_trainable_variables()",
+                      backbone="pass"), []),
+    (_REGISTRY.format(listed="net.get_variables('predict')",
+                      backbone="pass"), [("var-list-filter", 33)]),
+    # A backbone made outside the records: the records are a part.
+    (_REGISTRY.format(listed="net.get_trainable_variables()",
+                      backbone=_BACKBONE), [("var-list-filter", 13)]),
+], ids=["every_layer", "one_layer", "beside_a_backbone"])
 def test_a_network_s_registry_of_its_layers_variables(source, expected):
   assert _found(source) == expected
 

@@ -7,8 +7,9 @@ layer of a stereo network) collects the variables under the scope of the
 tensor it is handed, each time into one member, which the class only
 returns (`get_trainable_variables()`: the member, kept by `trainable`).
 The scope is the layer's own, read from its output's name, not one a
-filter chooses; gathered over every layer the class records, it is the
-network's variables, whole, like `model.trainable_variables`. Part of
+filter chooses; gathered over every layer the class records (no layer
+made outside that method's calls), it is the network's variables,
+whole, like `model.trainable_variables`. Part of
 `var-list-filter`."""
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def whole_registry(flow: Flow, node: ast.AST, home: _scopes.Scope,
           _names.dotted(n) in members for n in ast.walk(value))
       for value in returns) and all(
           _only_returned(project, info, member) for member in members) and (
-              _calls_of(project, info, home.name) >= 2)
+              _every_layer_recorded(project, info, home.name))
 
 
 def _from_a_tensor_name(chosen: ast.AST, home: _scopes.Scope,
@@ -165,16 +166,32 @@ def _adds_to(value: ast.AST, member: str) -> bool:
           _names.dotted(value.func.value) == member)
 
 
-def _calls_of(project: _project.Project, info: _scopes.ClassInfo,
-              name: str) -> int:
-  """How many calls `self.name(...)` the class family makes."""
+# Calls that make a layer's variables, by name.
+_LAYERS = {"conv1d", "conv2d", "conv3d", "conv2d_transpose", "dense",
+           "fully_connected", "separable_conv2d", "depthwise_conv2d",
+           "batch_normalization", "batch_norm", "get_variable",
+           "embedding", "deconv2d", "conv", "deconv", "linear"}
+
+
+def _every_layer_recorded(project: _project.Project,
+                          info: _scopes.ClassInfo, name: str) -> bool:
+  """Whether the class family records two layers at least through
+  `self.name(...)`, and makes no layer outside such a call (a head
+  recorded apart from a backbone made plainly is a part)."""
   seen: Set[int] = set()
+  recorded: Set[int] = set()
+  made: List[int] = []
   count = 0
   for each in [info, *project.base_classes(info), *project.subclasses(info)]:
     if id(each.node) in seen:
       continue
     seen.add(id(each.node))
-    count += sum(1 for n in ast.walk(each.node) if isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Attribute) and n.func.attr == name
-                 and _names.dotted(n.func.value) == "self")
-  return count
+    for node in ast.walk(each.node):
+      if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and node.func.attr == name and (
+              _names.dotted(node.func.value) == "self"):
+        count += 1
+        recorded.update(id(n) for a in node.args for n in ast.walk(a))
+      elif isinstance(node, ast.Call) and _names.call_name(node) in _LAYERS:
+        made.append(id(node))
+  return count >= 2 and all(n in recorded for n in made)
