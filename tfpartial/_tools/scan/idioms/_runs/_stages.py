@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
 _OWN = {"variables", "trainable_variables", "trainable_weights", "weights"}
@@ -216,6 +217,8 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
     if name is not None:
       value = _reaching(name, step.call.lineno, defs)
       if value is not None:
+        if _stage_calls.made_by_call(name, value):
+          group.names.add(name)
         todo.append(value)
         continue
     called = {id(c.func) for c in _scopes.walk(node) if isinstance(
@@ -366,13 +369,15 @@ def _trained_with(step: Training, group: _Group, trainings: List[Training],
       step, other, home) for k, other in enumerate(trainings))
 
 
-def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]]
-           ) -> Iterator[ast.AST]:
+def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]],
+           own: Optional[Dict[str, ast.AST]] = None) -> Iterator[ast.AST]:
   """The nodes of what `roots` are computed from, by the assignments of
-  their names (`loss` of `out` of `net2(h)` of `h = net1(x)`)."""
+  their names (`loss` of `out` of `net2(h)` of `h = net1(x)`) and what
+  the class's `own` methods they call return."""
   todo = list(roots)
   seen: Set[int] = set()
   names: Set[str] = set()
+  spanned = _stage_calls.spans(own or {})
   while todo and len(seen) < _BOUND:
     root = todo.pop()
     if id(root) in seen:
@@ -380,9 +385,13 @@ def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]]
     seen.add(id(root))
     for node in _scopes.walk(root):
       yield node
+      todo.extend(_stage_calls.returned(node, own or {}))
       name = _key(node) if isinstance(node, (ast.Name, ast.Attribute)) and (
           isinstance(getattr(node, "ctx", None), ast.Load)) else None
-      if name is not None and name not in names:
+      if name is not None and "." not in name and spanned:
+        todo.extend(value for value, at in defs.get(name, [])
+                    if _stage_calls.same_method(spanned, at, node.lineno))
+      elif name is not None and name not in names:
         names.add(name)
         todo.extend(value for value, _ in defs.get(name, []))
 
@@ -415,10 +424,13 @@ def _runs(node: ast.AST, group: _Group, opened: _Opened,
   """Whether `node` runs the group's variables: a call under its scope
   (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`), a
   call of its model (`fine([x, h])`), a read of a listed variable."""
-  if isinstance(node, ast.Name):
-    return node.id in group.names
+  if isinstance(node, (ast.Name, ast.Attribute)):
+    return _key(node) in group.names
   if not isinstance(node, ast.Call):
     return False
+  if group.names and _stage_calls.runs_named(
+      node, _stage_calls.methods(_home(scope)), group.names):
+    return True
   func = _names.dotted(node.func)
   if func is not None and (func in group.objects or func.rpartition(".")[
       0] in group.objects and not func.endswith(tuple(_OWN))):
@@ -435,9 +447,10 @@ def _inputs(step: Training, mine: _Group,
   """What the inputs of what the step trains are computed from, in its
   loss (`h`, `net1(x)` of `net2(h)`): not what only the loss reads (a
   teacher's output)."""
-  given = [value for node in _slice([step.loss], defs)
+  own = _stage_calls.methods(_home(step.scope))
+  given = [value for node in _slice([step.loss], defs, own)
            if isinstance(node, ast.Call) and _runs(
                node, mine, opened, step.scope)
            for value in [*node.args, *(k.value for k in node.keywords)]]
-  return list(_slice(given, defs)) if given else []
+  return list(_slice(given, defs, own)) if given else []
 

@@ -1,0 +1,162 @@
+"""`tfpartial scan`'s `var-list-filter` on programs trained in stages,
+where what a stage trains is read from the code around its steps: a
+class's lists of variables made by its own constructor (`self.u_w,
+self.u_b = init_net(layers)`) trained by methods run apart, the later
+loss reaching the earlier net through the class's methods; one list
+grown per value of a stage (`if stage in ('b',): train_vars.extend(...)`)
+while the graph of that stage builds scopes no value of it trains. A
+GAN's halves, an actor and a critic, a net trained on a loss that never
+reads the other, and a list grown per stage that trains what the stage
+builds stay silent. Each source is synthetic, in the shape of real code
+(part fifteen's DeepHPMs and DeMoN)."""
+
+import pytest
+
+import scanned
+
+
+def _found(files):
+  return [(path, idiom, line)
+          for idiom, path, line in scanned.in_project(files)]
+
+
+_TWO_NETS = """\
+    def init_net(layers):
+      weights, biases = [], []
+      for i in range(len(layers) - 1):
+        weights.append(tf.Variable(tf.zeros([layers[i], layers[i + 1]])))
+        biases.append(tf.Variable(tf.zeros([1, layers[i + 1]])))
+      return weights, biases
+
+    def run_net(x, weights, biases):
+      for w, b in zip(weights, biases):
+        x = tf.tanh(tf.matmul(x, w) + b)
+      return x
+
+    class Model:
+      def __init__(self, x, u):
+        self.x, self.u = x, u
+        self.u_w, self.u_b = init_net([1, 20, 1])
+        self.p_w, self.p_b = init_net([2, 20, 1])
+        self.u_pred = self.net_u(self.x)
+        self.f_pred = self.net_f(self.x)
+        self.u_loss = tf.reduce_sum(tf.square(self.u_pred - self.u))
+        self.f_loss = tf.reduce_sum(tf.square(self.f_pred))
+        self.u_op = tf.train.AdamOptimizer().minimize(
+            self.u_loss, var_list=self.u_w + self.u_b)
+        self.f_op = tf.train.AdamOptimizer().minimize(
+            self.f_loss, var_list=%s)
+
+      def net_u(self, x):
+        return run_net(x, self.u_w, self.u_b)
+
+      def net_p(self, terms):
+        return run_net(terms, self.p_w, self.p_b)
+
+      def net_f(self, x):
+        u = self.net_u(x)
+        u_x = tf.gradients(u, x)[0]
+        terms = tf.concat([u, u_x], 1)
+        return u_x - self.net_p(terms)
+
+      def train_u(self, n):
+        for _ in range(n):
+          self.sess.run(self.u_op)
+
+      def train_f(self, n):
+        for _ in range(n):
+          self.sess.run(self.f_op)
+
+    model = Model(x, u)
+    model.train_u(100)
+    model.train_f(100)
+    """
+
+_EVOLUTIONS = """\
+    STAGES = ('0_first', '1_second', '2_third')
+
+    def build(stage, images, labels):
+      with tf.variable_scope('netFirst'):
+        first = layers.conv2d(images, 8, 3)
+      tf.losses.absolute_difference(first, labels)
+      if stage >= '1_second':
+        with tf.variable_scope('netSecond'):
+          second = layers.conv2d(first, 8, 3)
+        tf.losses.absolute_difference(second, labels)
+      total = tf.add_n(tf.losses.get_losses())
+      train_vars = []
+      if stage <= '0_first':
+        train_vars.extend(tf.get_collection(
+            tf.GraphKeys.TRAINABLE_VARIABLES, 'netFirst'))
+      if stage in ('1_second', %s):
+        train_vars.extend(tf.get_collection(
+            tf.GraphKeys.TRAINABLE_VARIABLES, 'netSecond'))
+      return optimizer.minimize(total, var_list=train_vars)
+    """
+
+
+POSITIVE = {
+    # The second net trained on the first's output and derivatives, its
+    # own method run after the first's: the first stays fixed.
+    "a class's second net on its first, trained apart": (
+        {"t.py": _TWO_NETS % "self.p_w + self.p_b"},
+        [("t.py", "var-list-filter", 25)]),
+    # A list grown per value of the stage: at '1_second' only the second
+    # net, which runs on the first, trains.
+    "a list grown per stage value": (
+        {"t.py": _EVOLUTIONS % "'9_none'"},
+        [("t.py", "var-list-filter", 17)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POSITIVE))
+def test_a_stage_trained_on_an_untrained_one_is_found(name):
+  files, expected = POSITIVE[name]
+  assert _found(files) == expected
+
+
+NEGATIVE = {
+    # Both nets in the second step's list: nothing left out.
+    "a second step training both nets": {
+        "t.py": _TWO_NETS % "self.u_w + self.u_b + self.p_w + self.p_b"},
+    # Each stage value trains what it builds ('2_third' trains both).
+    "a list grown per stage value training what is built": {
+        "t.py": (_EVOLUTIONS % "'2_third'").replace(
+            "if stage <= '0_first'", "if stage in ('0_first', '1_second')")},
+    # A GAN's halves alternating in one loop: one run trains both.
+    "a GAN's halves in one loop": {"t.py": """\
+        class GAN:
+          def __init__(self, z, x):
+            self.g_w, self.g_b = init_net([4, 8, 2])
+            self.d_w, self.d_b = init_net([2, 8, 1])
+            fake = self.gen(z)
+            self.d_loss = tf.reduce_mean(self.disc(fake) - self.disc(x))
+            self.g_loss = -tf.reduce_mean(self.disc(fake))
+            self.d_op = tf.train.AdamOptimizer().minimize(
+                self.d_loss, var_list=self.d_w + self.d_b)
+            self.g_op = tf.train.AdamOptimizer().minimize(
+                self.g_loss, var_list=self.g_w + self.g_b)
+
+          def gen(self, z):
+            return run_net(z, self.g_w, self.g_b)
+
+          def disc(self, x):
+            return run_net(x, self.d_w, self.d_b)
+
+          def train_d(self):
+            self.sess.run(self.d_op)
+
+          def train_g(self):
+            self.sess.run(self.g_op)
+
+          def train(self, n):
+            for _ in range(n):
+              self.train_d()
+              self.train_g()
+        """},
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEGATIVE))
+def test_a_stage_that_trains_what_it_runs_is_silent(name):
+  assert _found(NEGATIVE[name]) == []
