@@ -4,11 +4,13 @@ class's lists of variables made by its own constructor (`self.u_w,
 self.u_b = init_net(layers)`) trained by methods run apart, the later
 loss reaching the earlier net through the class's methods; one list
 grown per value of a stage (`if stage in ('b',): train_vars.extend(...)`)
-while the graph of that stage builds scopes no value of it trains. A
+while the graph of that stage builds scopes no value of it trains; an
+Estimator's steps picked by the stage (`op_s1 if stage == 1 else op_s2`),
+the model, in another module, building s2 on what s1 computes. A
 GAN's halves, an actor and a critic, a net trained on a loss that never
 reads the other, and a list grown per stage that trains what the stage
 builds stay silent. Each source is synthetic, in the shape of real code
-(part fifteen's DeepHPMs and DeMoN)."""
+(part fifteen's DeepHPMs, DeMoN and DAN)."""
 
 import pytest
 
@@ -95,6 +97,41 @@ _EVOLUTIONS = """\
     """
 
 
+_PICKED = {
+    "model.py": """\
+        class Model(object):
+          def __call__(self, images):
+            with tf.variable_scope('s1'):
+              s1_fc = tf.layers.dense(images, 16)
+              s1_out = tf.layers.dense(s1_fc, 2)
+            with tf.variable_scope('%s'):
+              s2_fc = tf.layers.dense(%s, 16)
+              s2_out = tf.layers.dense(s2_fc, 2)
+            return {'s1': s1_out, 's2': s2_out}
+        """,
+    "run.py": """\
+        def model_fn(features, labels, mode, stage, model_class):
+          model = model_class()
+          out = model(features)
+          loss_s1 = tf.reduce_mean(tf.square(out['s1'] - labels))
+          loss_s2 = tf.reduce_mean(tf.square(out['s2'] - labels))
+          op_s1 = tf.train.AdamOptimizer(0.001).minimize(
+              loss_s1, var_list=tf.get_collection(
+                  tf.GraphKeys.TRAINABLE_VARIABLES, 's1'))
+          op_s2 = tf.train.AdamOptimizer(0.001).minimize(
+              loss_s2, var_list=tf.get_collection(
+                  tf.GraphKeys.TRAINABLE_VARIABLES, 's2'))
+          train_op = op_s1 if stage == 1 else op_s2
+          loss = loss_s1 if stage == 1 else loss_s2
+          return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        """}
+
+
+def _picked(upper, fed):
+  return {path: text % (upper, fed) if path == "model.py" else text
+          for path, text in _PICKED.items()}
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -106,6 +143,10 @@ POSITIVE = {
     "a list grown per stage value": (
         {"t.py": _EVOLUTIONS % "'9_none'"},
         [("t.py", "var-list-filter", 17)]),
+    # An Estimator's two steps picked by the stage; the model (another
+    # module) builds s2 on s1's features: at stage 2, s1 stays fixed.
+    "steps picked by the stage, s2 built on s1 in another module": (
+        _picked("s2", "s1_fc"), [("run.py", "var-list-filter", 10)]),
 }
 
 
@@ -123,6 +164,8 @@ NEGATIVE = {
     "a list grown per stage value training what is built": {
         "t.py": (_EVOLUTIONS % "'2_third'").replace(
             "if stage <= '0_first'", "if stage <= '2_third'")},
+    # The same steps where s2 reads the images, not s1: two heads.
+    "steps picked by the stage, s2 beside s1": _picked("s2", "images"),
     # A GAN's halves alternating in one loop: one run trains both.
     "a GAN's halves in one loop": {"t.py": """\
         class GAN:

@@ -72,11 +72,14 @@ def left_out(function: ast.AST, var_list: ast.expr
       continue
     mine = {a.scope for a in trained}
     elsewhere = {a.scope for a in added} - mine
-    fed = _fed_by(function, [b for b in built if b.scope in mine and (
-        _holds(b.tests, subject, value))])
+    blocks = [b for b in built if b.scope in mine and (
+        _holds(b.tests, subject, value))]
+    fed = _fed_by(function, blocks)
+    start = min((_position(b.node)[0] for b in blocks), default=0)
     for each in built:
       if each.scope in elsewhere and _holds(each.tests, subject, value) and (
-          _assigned(each.node) & fed):
+          _assigned(each.node) & fed) and (
+              getattr(each.node, "end_lineno", 0) or 0) < start:
         return min((a.node for a in trained), key=_position)
   return None
 

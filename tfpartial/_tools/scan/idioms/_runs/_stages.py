@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
@@ -97,7 +98,9 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
         continue
       if i not in fed:
         fed[i] = _inputs(step, marks[i], defs, opened)
-      if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]):
+      if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]) or (
+          _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
+                                 marks[j].scopes, opened.built)):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
@@ -130,7 +133,8 @@ class _Home:
     kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
-                   name is not None for name in kept.values()) < 2:
+                   name is not None for name in kept.values()) < 2 and (
+                       not _chosen_stage.picks(node)):
       return None
     return cls(node, branches, kept)
 
@@ -303,7 +307,7 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
-      home)
+      home) or _chosen_stage.picked_apart(step.call, other.call, home.node)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
@@ -404,6 +408,7 @@ class _Opened:
     self.flow = flow
     self.by_call: Dict[int, Set[str]] = {}
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
+    self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
 
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:

@@ -1,0 +1,102 @@
+"""Steps of one function that a stage value picks between, and a scope
+the project builds on another's output.
+
+An Estimator's `model_fn` often builds every stage's step and hands the
+Estimator one, chosen by the stage it is told (`train_op = train_op_s1
+if stage == 1 else train_op_s2`): the steps run apart, each in its own
+run. Which stage runs on which is read where the model is built, in
+whatever module: a function opening `variable_scope('s2')` whose block
+reads what its `variable_scope('s1')` block computed builds s2 on s1."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._project import Project
+from tfpartial._tools.scan.idioms._runs import _stage_values
+
+# Searches bounded: at most this many modules are read for one pair.
+_MODULES = 40
+
+
+def _kept_as(call: ast.Call, function: ast.AST) -> Optional[str]:
+  """The name a step's op is assigned to in `function` (`train_op_s1 =
+  optimizer_s1.minimize(...)`)."""
+  for node in _scopes.walk(function):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Name)) and any(
+            each is call for each in _scopes.walk(node.value)):
+      return node.targets[0].id
+  return None
+
+
+def _stage_test(test: ast.expr) -> bool:
+  """A test of a stage's value: a name compared with a constant (`stage
+  == 1`, `phase == 'fine'`), not an iteration's parity (`i % 2 == 0`)."""
+  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      _names.dotted(test.left) is not None) and isinstance(
+          test.comparators[0], ast.Constant) and isinstance(
+              test.ops[0], (ast.Eq, ast.NotEq)) and not isinstance(
+                  test.comparators[0].value, bool)
+
+
+def _choices(function: ast.AST) -> Iterator[Tuple[str, str]]:
+  """The pairs of names a stage test picks between, by an `if`
+  expression (`a if stage == 1 else b`) or the arms of an `if`."""
+  for node in _scopes.walk(function):
+    if isinstance(node, ast.IfExp) and _stage_test(node.test) and (
+        isinstance(node.body, ast.Name)) and isinstance(node.orelse,
+                                                        ast.Name):
+      yield node.body.id, node.orelse.id
+    elif isinstance(node, ast.If) and _stage_test(node.test):
+      ones = _assigned_names(node.body)
+      others = _assigned_names(node.orelse)
+      yield from ((one, other) for one in ones for other in others)
+
+
+def _assigned_names(body: List[ast.stmt]) -> Set[str]:
+  return {s.value.id for s in body if isinstance(s, ast.Assign) and (
+      isinstance(s.value, ast.Name))}
+
+
+def picked_apart(one: ast.Call, other: ast.Call, function: ast.AST) -> bool:
+  """Whether a stage test in `function` picks between the ops of two of
+  its steps: they run apart."""
+  names = (_kept_as(one, function), _kept_as(other, function))
+  if None in names or names[0] == names[1]:
+    return False
+  return any({a, b} == set(names) for a, b in _choices(function))
+
+
+def picks(function: ast.AST) -> bool:
+  """Whether `function` picks between names by a stage test at all."""
+  return next(_choices(function), None) is not None
+
+
+def built_on(project: Project, upper: Set[str], lower: Set[str],
+             cache: Dict[Tuple[str, ...], bool]) -> bool:
+  """Whether some function of the project builds a scope of `upper` on
+  what a scope of `lower` computes (its block reads the names the lower
+  block assigns)."""
+  key = (*sorted(upper), "|", *sorted(lower))
+  if key not in cache:
+    cache[key] = any(_builds_on(path[-1], upper, lower)
+                     for module in project.all_modules_with(
+                         [*upper, *lower])[:_MODULES]
+                     for path in module.functions())
+  return cache[key]
+
+
+def _builds_on(function: ast.AST, upper: Set[str], lower: Set[str]) -> bool:
+  built = _stage_values._built(function)
+  above = [b for b in built if b.scope in upper]
+  below = [b for b in built if b.scope in lower]
+  if not above or not below:
+    return False
+  fed = _stage_values._fed_by(function, above)
+  start = min(getattr(b.node, "lineno", 0) for b in above)
+  return any(_stage_values._assigned(b.node) & fed for b in below
+             if (getattr(b.node, "end_lineno", 0) or 0) < start)
