@@ -77,17 +77,23 @@ def picks(function: ast.AST) -> bool:
 
 
 def built_on(project: Project, upper: Set[str], lower: Set[str],
-             cache: Dict[Tuple[str, ...], bool]) -> bool:
-  """Whether some function of the project builds a scope of `upper` on
-  what a scope of `lower` computes (its block reads the names the lower
-  block assigns)."""
+             cache: Dict[Tuple[str, ...], bool], near: List[ast.AST]) -> bool:
+  """Whether a function around the step (`near`) or, by literal scopes,
+  of the project builds a scope of `upper` on what a scope of `lower`
+  computes (its block reads the names the lower block assigns)."""
+  if not upper or not lower:
+    return False
+  if any(_builds_on(function, upper, lower) for function in near):
+    return True
+  upper = {s for s in upper if not s.startswith("=")}
+  lower = {s for s in lower if not s.startswith("=")}
   key = (*sorted(upper), "|", *sorted(lower))
-  if key not in cache:
+  if upper and lower and key not in cache:
     cache[key] = any(_builds_on(path[-1], upper, lower)
                      for module in project.all_modules_with(
                          [*upper, *lower])[:_MODULES]
                      for path in module.functions())
-  return cache[key]
+  return cache.get(key, False)
 
 
 def _builds_on(function: ast.AST, upper: Set[str], lower: Set[str]) -> bool:
@@ -100,3 +106,66 @@ def _builds_on(function: ast.AST, upper: Set[str], lower: Set[str]) -> bool:
   start = min(getattr(b.node, "lineno", 0) for b in above)
   return any(_stage_values._assigned(b.node) & fed for b in below
              if (getattr(b.node, "end_lineno", 0) or 0) < start)
+
+
+# What reads a collection of variables by scope, and where its scope is.
+_READERS = {"get_collection": 1, "trainable_variables": 0,
+            "global_variables": 0}
+
+
+def computed_scopes(node: ast.AST) -> Set[str]:
+  """The computed scopes a list reads its variables by
+  (`tf.trainable_variables(self.name)`), as `=` and their text: where
+  the model is built under the same text, the same scope."""
+  found: Set[str] = set()
+  for each in _scopes.walk(node):
+    if isinstance(each, ast.Call) and _names.call_name(each) in _READERS:
+      at = _READERS[_names.call_name(each) or ""]
+      given = [k.value for k in each.keywords if k.arg == "scope"] or (
+          each.args[at:at + 1])
+      if given and not isinstance(given[0], ast.Constant):
+        found.add(f"={ast.unparse(given[0])}")
+  return found
+
+
+def _helper_calls(scope: _scopes.Scope) -> List[ast.Call]:
+  """The calls, in the function around it, of the nested function that
+  `scope` is (`loss3()` of `def loss3(): ...`)."""
+  node, parent = scope.node, scope.parent
+  if parent is None or not isinstance(node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(
+          parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return []
+  return [n for n in parent.nodes if isinstance(n, ast.Call) and isinstance(
+      n.func, ast.Name) and n.func.id == node.name]
+
+
+def _inside(node: ast.AST, body: List[ast.stmt]) -> bool:
+  return any(node is each for stmt in body for each in _scopes.walk(stmt))
+
+
+def helpers_apart(one: _scopes.Scope, other: _scopes.Scope) -> bool:
+  """Whether two steps are built in nested helpers of one function that
+  the arms of one `if` call, each once (`if self.finetune == -1:
+  loss3() elif ...: loss2() else: loss1()`): one run builds one."""
+  if one is other or one.parent is None or one.parent is not other.parent:
+    return False
+  mine, theirs = _helper_calls(one), _helper_calls(other)
+  if len(mine) != 1 or len(theirs) != 1:
+    return False
+  return any(isinstance(node, ast.If) and (
+      _inside(mine[0], node.body) and _inside(theirs[0], node.orelse) or (
+          _inside(theirs[0], node.body) and _inside(mine[0], node.orelse)))
+             for node in one.parent.nodes)
+
+
+def near_functions(scope: _scopes.Scope) -> List[ast.AST]:
+  """The functions around a step, innermost first: where its model is
+  built when the step is built beside it."""
+  found: List[ast.AST] = []
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and len(found) < 3:
+    if isinstance(place.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      found.append(place.node)
+    place = place.parent
+  return found

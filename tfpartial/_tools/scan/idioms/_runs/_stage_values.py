@@ -104,7 +104,8 @@ def _around(function: ast.AST) -> Dict[int, List[ast.expr]]:
         visit(child, [*tests, ast.UnaryOp(ast.Not(), node.test)])
       else:
         visit(child, tests)
-  for statement in getattr(function, "body", []):
+  body = getattr(function, "body", [])
+  for statement in body if isinstance(body, list) else []:
     found[id(statement)] = []
     visit(statement, [])
   return found
@@ -153,11 +154,12 @@ def _built(function: ast.AST) -> List[_Placed]:
       for item in node.items:
         call = item.context_expr
         if isinstance(call, ast.Call) and _names.call_name(
-            call) == "variable_scope" and call.args and isinstance(
-                call.args[0], ast.Constant) and isinstance(
-                    call.args[0].value, str):
-          found.append(_Placed(call.args[0].value.strip("/"), node,
-                               around.get(id(node), [])))
+            call) == "variable_scope" and call.args:
+          name = call.args[0]
+          text = name.value.strip("/") if isinstance(
+              name, ast.Constant) and isinstance(name.value, str) else (
+                  f"={ast.unparse(name)}")  # A computed scope, by its text.
+          found.append(_Placed(text, node, around.get(id(node), [])))
   return found
 
 

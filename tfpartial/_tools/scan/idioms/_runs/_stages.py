@@ -100,7 +100,8 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
         fed[i] = _inputs(step, marks[i], defs, opened)
       if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]) or (
           _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
-                                 marks[j].scopes, opened.built)):
+                                 marks[j].scopes, opened.built,
+                                 _chosen_stage.near_functions(step.scope))):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
@@ -134,7 +135,9 @@ class _Home:
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2 and (
-                       not _chosen_stage.picks(node)):
+                       not _chosen_stage.picks(node)) and not any(
+                           _chosen_stage.helpers_apart(a.scope, b.scope)
+                           for a in group for b in group):
       return None
     return cls(node, branches, kept)
 
@@ -211,6 +214,7 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
   """What marks the variables a step trains where the model runs."""
   group = _Group(set(), set(), set())
   todo = [step.var_list]
+  group.scopes.update(_chosen_stage.computed_scopes(step.var_list))
   seen: Set[int] = set()
   while todo and len(seen) < 32:
     node = todo.pop()
@@ -223,6 +227,7 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
       if value is not None:
         if _stage_calls.made_by_call(name, value):
           group.names.add(name)
+        group.scopes.update(_chosen_stage.computed_scopes(value))
         todo.append(value)
         continue
     called = {id(c.func) for c in _scopes.walk(node) if isinstance(
@@ -307,7 +312,9 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
-      home) or _chosen_stage.picked_apart(step.call, other.call, home.node)
+      home) or _chosen_stage.picked_apart(
+          step.call, other.call, home.node) or _chosen_stage.helpers_apart(
+              step.scope, other.scope)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
