@@ -6,11 +6,13 @@ loss reaching the earlier net through the class's methods; one list
 grown per value of a stage (`if stage in ('b',): train_vars.extend(...)`)
 while the graph of that stage builds scopes no value of it trains; an
 Estimator's steps picked by the stage (`op_s1 if stage == 1 else op_s2`),
-the model, in another module, building s2 on what s1 computes. A
+the model, in another module, building s2 on what s1 computes; steps
+built in nested helpers that the arms of one `if` call, the net under
+a computed scope (`tf.variable_scope(self.name)`) feeding the new one. A
 GAN's halves, an actor and a critic, a net trained on a loss that never
 reads the other, and a list grown per stage that trains what the stage
 builds stay silent. Each source is synthetic, in the shape of real code
-(part fifteen's DeepHPMs, DeMoN and DAN)."""
+(part fifteen's DeepHPMs, DeMoN, DAN and DRSR)."""
 
 import pytest
 
@@ -132,6 +134,35 @@ def _picked(upper, fed):
           for path, text in _PICKED.items()}
 
 
+_HELPERS = """\
+    class Denoiser(Model):
+      def build_graph(self):
+        with tf.variable_scope(self.name):
+          noise = self.estimate(self.inputs)
+          clean = self.inputs - noise
+        with tf.variable_scope('Fine'):
+          x = tf.layers.conv2d(%s, 64, 3)
+          fine = tf.layers.conv2d(x, 3, 3)
+
+        def loss_base():
+          loss = tf.losses.mean_squared_error(clean, self.label)
+          var_g = tf.trainable_variables(self.name)
+          self.loss.append(tf.train.AdamOptimizer(1e-4).minimize(
+              loss, var_list=var_g))
+
+        def loss_fine():
+          loss = tf.losses.mean_squared_error(fine, self.label)
+          var_f = tf.trainable_variables('Fine')
+          self.loss.append(tf.train.AdamOptimizer(1e-4).minimize(
+              loss, var_list=var_f))
+
+        if self.finetune == -1:
+          loss_fine()
+        else:
+          loss_base()
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -147,6 +178,10 @@ POSITIVE = {
     # module) builds s2 on s1's features: at stage 2, s1 stays fixed.
     "steps picked by the stage, s2 built on s1 in another module": (
         _picked("s2", "s1_fc"), [("run.py", "var-list-filter", 10)]),
+    # Steps in nested helpers the arms of a flag's `if` call; the new
+    # block runs on the base net's noise estimate, under a computed scope.
+    "helpers called from a flag's arms, a computed scope": (
+        {"t.py": _HELPERS % "noise"}, [("t.py", "var-list-filter", 18)]),
 }
 
 
@@ -166,6 +201,9 @@ NEGATIVE = {
             "if stage <= '0_first'", "if stage <= '2_third'")},
     # The same steps where s2 reads the images, not s1: two heads.
     "steps picked by the stage, s2 beside s1": _picked("s2", "images"),
+    # The new block reads only the inputs: a net of its own.
+    "helpers called from a flag's arms, the new block beside": {
+        "t.py": _HELPERS % "self.inputs"},
     # A GAN's halves alternating in one loop: one run trains both.
     "a GAN's halves in one loop": {"t.py": """\
         class GAN:
