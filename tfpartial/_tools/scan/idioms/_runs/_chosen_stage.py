@@ -169,3 +169,12 @@ def near_functions(scope: _scopes.Scope) -> List[ast.AST]:
       found.append(place.node)
     place = place.parent
   return found
+
+
+def any_helpers_apart(scopes: List[_scopes.Scope]) -> bool:
+  """Whether the steps of some two of `scopes` run apart
+  (`helpers_apart`); each distinct scope read once."""
+  distinct = list({id(s): s for s in scopes if s.parent is not None}.values())
+  return len(distinct) > 1 and any(
+      helpers_apart(one, other) for i, one in enumerate(distinct)
+      for other in distinct[i + 1:])

@@ -12,7 +12,7 @@ the methods a loss calls tells what the loss runs."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -83,16 +83,17 @@ def runs_named(call: ast.AST, own: Dict[str, ast.AST], names: Set[str]
   return False
 
 
-def spans(own: Dict[str, ast.AST]) -> List[tuple]:
+def spans(own: Dict[str, ast.AST]) -> List[Tuple[int, int]]:
   """The lines each method spans."""
   return [(getattr(m, "lineno", 0), getattr(m, "end_lineno", 0) or 0)
           for m in own.values()]
 
 
-def same_method(spanned: List[tuple], one: int, other: int) -> bool:
+def same_method(spanned: List[Tuple[int, int]], one: int, other: int
+                ) -> bool:
   """Whether two lines of a class are in one method, or neither is in
   any (a local name of one method is not another's)."""
-  def method(line: int) -> Optional[tuple]:
+  def method(line: int) -> Optional[Tuple[int, int]]:
     return next((span for span in spanned if span[0] <= line <= span[1]),
                 None)
   return method(one) == method(other)

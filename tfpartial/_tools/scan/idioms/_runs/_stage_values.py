@@ -37,10 +37,11 @@ class _Placed:
   scope: str
   node: ast.AST
   tests: List[ast.expr]
+  added: Optional[ast.expr] = None  # The list's growth, where it is one.
 
 
 def grown_apart(steps: List[Tuple[ast.Call, _scopes.Scope, object]]
-                ) -> List[Tuple[ast.AST, _scopes.Scope, ast.Call]]:
+                ) -> List[Tuple[ast.expr, _scopes.Scope, ast.Call]]:
   """Of the steps (call, scope, list), where each list grown per stage
   value leaves out a built scope in some run (`left_out`), with the
   step's scope and call."""
@@ -54,7 +55,7 @@ def grown_apart(steps: List[Tuple[ast.Call, _scopes.Scope, object]]
 
 
 def left_out(function: ast.AST, var_list: ast.expr
-             ) -> Optional[ast.AST]:
+             ) -> Optional[ast.expr]:
   """Where the list `var_list` of a step in `function` is grown for the
   first stage value whose run leaves out a built scope that feeds what
   it trains, or None."""
@@ -80,7 +81,8 @@ def left_out(function: ast.AST, var_list: ast.expr
       if each.scope in elsewhere and _holds(each.tests, subject, value) and (
           _assigned(each.node) & fed) and (
               getattr(each.node, "end_lineno", 0) or 0) < start:
-        return min((a.node for a in trained), key=_position)
+        return min((a.added for a in trained if a.added is not None),
+                   key=_position, default=None)
   return None
 
 
@@ -116,10 +118,11 @@ def _scope_of(node: ast.expr) -> Optional[str]:
   for each in _scopes.walk(node):
     if isinstance(each, ast.Call) and _names.call_name(each) in {
         "get_collection", "trainable_variables", "global_variables"}:
-      given = [a for a in [*each.args, *(k.value for k in each.keywords)]
-               if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+      given = [a.value for a in [*each.args, *(
+          k.value for k in each.keywords)] if isinstance(
+              a, ast.Constant) and isinstance(a.value, str)]
       if given:
-        return given[-1].value.strip("/")
+        return given[-1].strip("/")
   return None
 
 
@@ -140,7 +143,8 @@ def _added(function: ast.AST, name: str) -> List[_Placed]:
       value = node.value
     scope = _scope_of(value) if value is not None else None
     if scope is not None:
-      found.append(_Placed(scope, node, around.get(id(node), [])))
+      found.append(_Placed(scope, node, around.get(id(node), []),
+                           node if isinstance(node, ast.Call) else value))
   return found
 
 
@@ -211,7 +215,7 @@ def _truth(test: ast.expr, subject: str, value: str) -> Optional[bool]:
   if isinstance(side, (ast.Tuple, ast.List, ast.Set)) and isinstance(
       op, (ast.In, ast.NotIn)) and all(isinstance(
           e, ast.Constant) and isinstance(e.value, str) for e in side.elts):
-    inside = value in [e.value for e in side.elts]
+    inside = value in [getattr(e, "value", None) for e in side.elts]
     return inside if isinstance(op, ast.In) else not inside
   if isinstance(side, ast.Constant) and isinstance(side.value, str) and (
       type(op) in _COMPARE):

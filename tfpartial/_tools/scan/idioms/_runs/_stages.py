@@ -121,6 +121,7 @@ class _Home:
   uses: Dict[int, Tuple[Set[str], Set[str]]] = dataclasses.field(
       default_factory=dict)
   loops: List[ast.AST] = dataclasses.field(default_factory=list)
+  picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -132,14 +133,14 @@ class _Home:
                                if isinstance(n, ast.If)]
     branches = {id(t.call): _branches(t, ifs[id(t.scope)]) for t in group}
     kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
+    picks = _chosen_stage.picks(node)
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2 and (
-                       not _chosen_stage.picks(node)) and not any(
-                           _chosen_stage.helpers_apart(a.scope, b.scope)
-                           for a in group for b in group):
+                       not picks) and not _chosen_stage.any_helpers_apart(
+                           [t.scope for t in group]):
       return None
-    return cls(node, branches, kept)
+    return cls(node, branches, kept, picks=picks)
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -312,7 +313,7 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
-      home) or _chosen_stage.picked_apart(
+      home) or home.picks and _chosen_stage.picked_apart(
           step.call, other.call, home.node) or _chosen_stage.helpers_apart(
               step.scope, other.scope)
 
@@ -401,7 +402,8 @@ def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]],
           isinstance(getattr(node, "ctx", None), ast.Load)) else None
       if name is not None and "." not in name and spanned:
         todo.extend(value for value, at in defs.get(name, [])
-                    if _stage_calls.same_method(spanned, at, node.lineno))
+                    if _stage_calls.same_method(spanned, at, _position(
+                        node)[0]))
       elif name is not None and name not in names:
         names.add(name)
         todo.extend(value for value, _ in defs.get(name, []))
