@@ -236,6 +236,18 @@ NEGATIVE = {
               self.train_g()
         """},
 }
+# The same GAN alternated by a loop of the script that makes it.
+NEGATIVE["a GAN's halves in a loop of its script"] = {
+    "gan.py": NEGATIVE["a GAN's halves in one loop"]["t.py"].split(
+        "\n          def train(self, n):")[0] + "\n",
+    "main.py": """\
+        from gan import GAN
+
+        gan = GAN(z, x)
+        for _ in range(1000):
+          gan.train_d()
+          gan.train_g()
+        """}
 
 
 @pytest.mark.parametrize("name", sorted(NEGATIVE))

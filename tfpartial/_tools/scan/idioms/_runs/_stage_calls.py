@@ -16,9 +16,12 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._project import Project
 
-# Searches bounded: a method calls at most this many others.
+# Searches bounded: a method calls at most this many others, and this
+# many modules are read for the loops that call a pair of methods.
 _DEPTH = 8
+_MODULES = 40
 
 
 def made_by_call(name: str, value: ast.expr) -> bool:
@@ -97,3 +100,21 @@ def same_method(spanned: List[Tuple[int, int]], one: int, other: int
     return next((span for span in spanned if span[0] <= line <= span[1]),
                 None)
   return method(one) == method(other)
+
+
+def called_together(project: Project, one: Set[str], other: Set[str]
+                    ) -> bool:
+  """Whether a loop of the project calls a method named in `one` and one
+  named in `other` (`for _ in range(n): gan.train_d(); gan.train_g()`):
+  the steps these fetch alternate in one run, a GAN's halves."""
+  for module in project.all_modules_with([*one, *other])[:_MODULES]:
+    tree = module.tree
+    if tree is None:
+      continue
+    for loop in ast.walk(tree):
+      if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
+        called = {n.func.attr for n in ast.walk(loop) if isinstance(
+            n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        if called & one and called & other:
+          return True
+  return False

@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan._project import Project
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
@@ -77,6 +78,7 @@ def left_behind(flow: Flow, trainings: List[Training]
   for key, group in by_home.items():
     home = _Home.of(nodes[key], group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
+      home.project = flow.project
       _runs_apart(home, group, opened, found)
   return list(found.values())
 
@@ -122,6 +124,7 @@ class _Home:
       default_factory=dict)
   loops: List[ast.AST] = dataclasses.field(default_factory=list)
   picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
+  project: Optional[Project] = None  # Where loops outside it are read.
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -358,7 +361,8 @@ def _fetched_apart(mine: Optional[str], theirs: Optional[str],
     if all(name in read or {f"self.{m}" for m in fetching} & read
            for name, fetching in zip((mine, theirs), readers)):
       return False
-  return True
+  return home.project is None or not _stage_calls.called_together(
+      home.project, *readers)
 
 
 def _uses(node: ast.AST) -> Tuple[Set[str], Set[str]]:
