@@ -12,11 +12,11 @@ the methods a loss calls tells what the loss runs."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._project import Project
+from tfpartial._tools.scan._project import Module, Project
 
 # Searches bounded: a method calls at most this many others, and this
 # many modules are read for the loops that call a pair of methods.
@@ -102,19 +102,35 @@ def same_method(spanned: List[Tuple[int, int]], one: int, other: int
   return method(one) == method(other)
 
 
-def called_together(project: Project, one: Set[str], other: Set[str]
-                    ) -> bool:
-  """Whether a loop of the project calls a method named in `one` and one
-  named in `other` (`for _ in range(n): gan.train_d(); gan.train_g()`):
-  the steps these fetch alternate in one run, a GAN's halves."""
-  for module in project.all_modules_with([*one, *other])[:_MODULES]:
-    tree = module.tree
-    if tree is None:
-      continue
-    for loop in ast.walk(tree):
-      if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
-        called = {n.func.attr for n in ast.walk(loop) if isinstance(
-            n, ast.Call) and isinstance(n.func, ast.Attribute)}
-        if called & one and called & other:
-          return True
-  return False
+class Together:
+  """Which loops of the project call which methods, read once per
+  analysis, and the pairs of methods asked about."""
+
+  def __init__(self, project: Project):
+    self.project = project
+    self.loops: Dict[int, List[Set[str]]] = {}  # A module -> its loops'.
+    self.pairs: Dict[Tuple[FrozenSet[str], FrozenSet[str]], bool] = {}
+
+  def called_together(self, one: Set[str], other: Set[str]) -> bool:
+    """Whether a loop of the project calls a method named in `one` and
+    one named in `other` (`for _ in range(n): gan.train_d();
+    gan.train_g()`): the steps these fetch alternate in one run, a GAN's
+    halves."""
+    key = (frozenset(one), frozenset(other))
+    if key not in self.pairs:
+      self.pairs[key] = any(
+          called & one and called & other
+          for module in self.project.all_modules_with(
+              [*one, *other])[:_MODULES]
+          for called in self._loops(module))
+    return self.pairs[key]
+
+  def _loops(self, module: Module) -> List[Set[str]]:
+    if id(module) not in self.loops:
+      tree = module.tree
+      self.loops[id(module)] = [
+          {n.func.attr for n in ast.walk(loop) if isinstance(
+              n, ast.Call) and isinstance(n.func, ast.Attribute)}
+          for loop in (ast.walk(tree) if tree is not None else ())
+          if isinstance(loop, (ast.For, ast.While, ast.AsyncFor))]
+    return self.loops[id(module)]

@@ -23,7 +23,6 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
-from tfpartial._tools.scan._project import Project
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
@@ -78,7 +77,7 @@ def left_behind(flow: Flow, trainings: List[Training]
   for key, group in by_home.items():
     home = _Home.of(nodes[key], group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
-      home.project = flow.project
+      home.together = opened.together
       _runs_apart(home, group, opened, found)
   return list(found.values())
 
@@ -124,7 +123,8 @@ class _Home:
       default_factory=dict)
   loops: List[ast.AST] = dataclasses.field(default_factory=list)
   picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
-  project: Optional[Project] = None  # Where loops outside it are read.
+  # The loops of the project, outside the class too (`_stage_calls`).
+  together: Optional[_stage_calls.Together] = None
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -361,8 +361,8 @@ def _fetched_apart(mine: Optional[str], theirs: Optional[str],
     if all(name in read or {f"self.{m}" for m in fetching} & read
            for name, fetching in zip((mine, theirs), readers)):
       return False
-  return home.project is None or not _stage_calls.called_together(
-      home.project, *readers)
+  return home.together is None or not home.together.called_together(
+      *readers)
 
 
 def _uses(node: ast.AST) -> Tuple[Set[str], Set[str]]:
@@ -422,6 +422,7 @@ class _Opened:
     self.by_call: Dict[int, Set[str]] = {}
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
+    self.together = _stage_calls.Together(flow.project)
 
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:
