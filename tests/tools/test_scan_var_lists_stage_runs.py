@@ -163,6 +163,13 @@ _HELPERS = """\
     """
 
 
+def _numbered(text):
+  for name, number in (("'0_first'", "0"), ("'1_second'", "1"),
+                       ("'2_third'", "2"), ("'9_none'", "9")):
+    text = text.replace(name, number)
+  return text
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -173,6 +180,10 @@ POSITIVE = {
     # net, which runs on the first, trains.
     "a list grown per stage value": (
         {"t.py": _EVOLUTIONS % "'9_none'"},
+        [("t.py", "var-list-filter", 17)]),
+    # The same with the stages numbered.
+    "a list grown per numbered stage": (
+        {"t.py": _numbered(_EVOLUTIONS % "'9_none'")},
         [("t.py", "var-list-filter", 17)]),
     # An Estimator's two steps picked by the stage; the model (another
     # module) builds s2 on s1's features: at stage 2, s1 stays fixed.
@@ -204,6 +215,9 @@ NEGATIVE = {
     # The new block reads only the inputs: a net of its own.
     "helpers called from a flag's arms, the new block beside": {
         "t.py": _HELPERS % "self.inputs"},
+    "a list grown per numbered stage training what is built": {
+        "t.py": _numbered((_EVOLUTIONS % "'2_third'").replace(
+            "if stage <= '0_first'", "if stage <= '2_third'"))},
     # A GAN's halves alternating in one loop: one run trains both.
     "a GAN's halves in one loop": {"t.py": """\
         class GAN:

@@ -16,15 +16,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 import operator
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 _SCOPES = {"variable_scope", "name_scope"}
 _GROW = {"extend", "append"}
-# How a test compares the stage with a string, by its operator.
-_COMPARE: Dict[type, Callable[[str, str], bool]] = {
+# A stage's value: a name (`'1_dm1'`) or a number (`stage >= 2`).
+Value = Union[str, int]
+# How a test compares the stage with a value, by its operator.
+_COMPARE: Dict[type, Callable[[Value, Value], bool]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
     ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 
@@ -180,26 +182,37 @@ def _subject(tests: List[ast.expr]) -> Optional[str]:
   return read.pop() if len(read) == 1 else None
 
 
-def _values(function: ast.AST, subject: str) -> List[str]:
-  """The strings the function compares `subject` with, sorted."""
-  found: Set[str] = set()
+def _value(node: ast.AST) -> Optional[Value]:
+  """A constant a stage is compared with: a string or a number."""
+  if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)) \
+      and not isinstance(node.value, bool):
+    return node.value
+  return None
+
+
+def _values(function: ast.AST, subject: str) -> List[Value]:
+  """The values of one kind the function compares `subject` with,
+  sorted."""
+  found: Set[Value] = set()
   for node in _scopes.walk(function):
     if isinstance(node, ast.Compare) and _names.dotted(node.left) == subject:
       for side in node.comparators:
         elts = side.elts if isinstance(side, (ast.Tuple, ast.List,
                                               ast.Set)) else [side]
-        found.update(e.value for e in elts if isinstance(
-            e, ast.Constant) and isinstance(e.value, str))
-  return sorted(found)
+        found.update(v for v in map(_value, elts) if v is not None)
+  if len({type(v) for v in found}) > 1:
+    return []  # Names and numbers: not one stage.
+  return sorted(found, key=lambda v: (v, "") if isinstance(v, int) else (
+      0, v))
 
 
-def _holds(tests: List[ast.expr], subject: str, value: str) -> bool:
+def _holds(tests: List[ast.expr], subject: str, value: Value) -> bool:
   """Whether every test holds when the stage is `value` (a test of
   anything else: not known to hold)."""
   return all(_truth(test, subject, value) is True for test in tests)
 
 
-def _truth(test: ast.expr, subject: str, value: str) -> Optional[bool]:
+def _truth(test: ast.expr, subject: str, value: Value) -> Optional[bool]:
   if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
     inner = _truth(test.operand, subject, value)
     return None if inner is None else not inner
@@ -213,13 +226,14 @@ def _truth(test: ast.expr, subject: str, value: str) -> Optional[bool]:
     return None
   op, side = test.ops[0], test.comparators[0]
   if isinstance(side, (ast.Tuple, ast.List, ast.Set)) and isinstance(
-      op, (ast.In, ast.NotIn)) and all(isinstance(
-          e, ast.Constant) and isinstance(e.value, str) for e in side.elts):
-    inside = value in [getattr(e, "value", None) for e in side.elts]
+      op, (ast.In, ast.NotIn)) and all(
+          _value(e) is not None for e in side.elts):
+    inside = value in [_value(e) for e in side.elts]
     return inside if isinstance(op, ast.In) else not inside
-  if isinstance(side, ast.Constant) and isinstance(side.value, str) and (
+  given = _value(side)
+  if given is not None and type(given) is type(value) and (
       type(op) in _COMPARE):
-    return _COMPARE[type(op)](value, side.value)
+    return _COMPARE[type(op)](value, given)
   return None
 
 
