@@ -170,6 +170,32 @@ def _numbered(text):
   return text
 
 
+_METHODS = """\
+    class Refiner(object):
+      def build(self, images):
+        with tf.variable_scope('coarse'):
+          coarse = tf.layers.conv2d(images, 3, 3)
+        with tf.variable_scope('fine'):
+          fine = tf.layers.conv2d(%s, 3, 3)
+        self.coarse_loss = tf.reduce_mean(tf.abs(coarse - self.label))
+        self.fine_loss = tf.reduce_mean(tf.abs(fine - self.label))
+
+      def coarse_step(self):
+        return tf.train.AdamOptimizer(1e-4).minimize(
+            self.coarse_loss, var_list=tf.trainable_variables('coarse'))
+
+      def fine_step(self):
+        return tf.train.AdamOptimizer(1e-4).minimize(
+            self.fine_loss, var_list=tf.trainable_variables('fine'))
+
+      def train_op(self):
+        if self.phase == 'fine':
+          return self.fine_step()
+        else:
+          return self.coarse_step()
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -189,6 +215,10 @@ POSITIVE = {
     # module) builds s2 on s1's features: at stage 2, s1 stays fixed.
     "steps picked by the stage, s2 built on s1 in another module": (
         _picked("s2", "s1_fc"), [("run.py", "var-list-filter", 10)]),
+    # Steps in methods the arms of a flag's `if` call; the fine scope is
+    # built on the coarse one in the method that builds the model.
+    "methods called from a flag's arms": ({"t.py": _METHODS % "coarse"},
+                                          [("t.py", "var-list-filter", 16)]),
     # Steps in nested helpers the arms of a flag's `if` call; the new
     # block runs on the base net's noise estimate, under a computed scope.
     "helpers called from a flag's arms, a computed scope": (
@@ -212,6 +242,8 @@ NEGATIVE = {
             "if stage <= '0_first'", "if stage <= '2_third'")},
     # The same steps where s2 reads the images, not s1: two heads.
     "steps picked by the stage, s2 beside s1": _picked("s2", "images"),
+    "methods called from a flag's arms, the fine scope beside": {
+        "t.py": _METHODS % "images"},
     # The new block reads only the inputs: a net of its own.
     "helpers called from a flag's arms, the new block beside": {
         "t.py": _HELPERS % "self.inputs"},

@@ -128,16 +128,29 @@ def computed_scopes(node: ast.AST) -> Set[str]:
   return found
 
 
-def _helper_calls(scope: _scopes.Scope) -> List[ast.Call]:
-  """The calls, in the function around it, of the nested function that
-  `scope` is (`loss3()` of `def loss3(): ...`)."""
+def _helper_calls(scope: _scopes.Scope
+                  ) -> Tuple[List[ast.Call], Optional[ast.AST]]:
+  """The calls of the function that `scope` is, and where they are
+  looked for: a nested function's in the function around it (`loss3()`
+  of `def loss3(): ...`), a method's in its class (`self.stage2()`), a
+  module's function's in its module (`train_stage2()`)."""
   node, parent = scope.node, scope.parent
   if parent is None or not isinstance(node, (
-      ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(
-          parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-    return []
-  return [n for n in parent.nodes if isinstance(n, ast.Call) and isinstance(
-      n.func, ast.Name) and n.func.id == node.name]
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    return [], None
+  if isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return [n for n in parent.nodes if isinstance(n, ast.Call) and (
+        isinstance(n.func, ast.Name)) and n.func.id == node.name], parent.node
+  if scope.cls is not None:
+    region: ast.AST = scope.cls.node
+    return [n for n in _scopes.walk(region) if isinstance(n, ast.Call) and (
+        isinstance(n.func, ast.Attribute)) and n.func.attr == node.name and (
+            _names.dotted(n.func.value) == "self")], region
+  if isinstance(parent.node, ast.Module):
+    return [n for n in _scopes.walk(parent.node) if isinstance(
+        n, ast.Call) and isinstance(n.func, ast.Name) and (
+            n.func.id == node.name)], parent.node
+  return [], None
 
 
 def _inside(node: ast.AST, body: List[ast.stmt]) -> bool:
@@ -145,18 +158,20 @@ def _inside(node: ast.AST, body: List[ast.stmt]) -> bool:
 
 
 def helpers_apart(one: _scopes.Scope, other: _scopes.Scope) -> bool:
-  """Whether two steps are built in nested helpers of one function that
-  the arms of one `if` call, each once (`if self.finetune == -1:
-  loss3() elif ...: loss2() else: loss1()`): one run builds one."""
-  if one is other or one.parent is None or one.parent is not other.parent:
+  """Whether two steps are built in two helpers (nested functions,
+  methods, a module's functions) that the arms of one `if` call, each
+  once (`if self.finetune == -1: loss3() elif ...: loss2() else:
+  loss1()`): one run builds one."""
+  if one is other or one.node is other.node:
     return False
-  mine, theirs = _helper_calls(one), _helper_calls(other)
-  if len(mine) != 1 or len(theirs) != 1:
+  (mine, region), (theirs, there) = _helper_calls(one), _helper_calls(other)
+  if len(mine) != 1 or len(theirs) != 1 or region is None or (
+      region is not there):
     return False
   return any(isinstance(node, ast.If) and (
       _inside(mine[0], node.body) and _inside(theirs[0], node.orelse) or (
           _inside(theirs[0], node.body) and _inside(mine[0], node.orelse)))
-             for node in one.parent.nodes)
+             for node in _scopes.walk(region))
 
 
 def near_functions(scope: _scopes.Scope) -> List[ast.AST]:
