@@ -8,11 +8,13 @@ while the graph of that stage builds scopes no value of it trains; an
 Estimator's steps picked by the stage (`op_s1 if stage == 1 else op_s2`),
 the model, in another module, building s2 on what s1 computes; steps
 built in nested helpers that the arms of one `if` call, the net under
-a computed scope (`tf.variable_scope(self.name)`) feeding the new one. A
+a computed scope (`tf.variable_scope(self.name)`) feeding the new one; a
+Keras model's `variables` property read through a filter of moving
+statistics to the helper that keeps only the base's batch norm. A
 GAN's halves, an actor and a critic, a net trained on a loss that never
 reads the other, and a list grown per stage that trains what the stage
 builds stay silent. Each source is synthetic, in the shape of real code
-(part fifteen's DeepHPMs, DeMoN, DAN and DRSR)."""
+(part fifteen's DeepHPMs, DeMoN, DAN, DRSR and TCC)."""
 
 import pytest
 
@@ -196,6 +198,32 @@ _METHODS = """\
     """
 
 
+_PROPERTY = """\
+    class Algorithm(tf.keras.Model):
+      def base_and_embedding_variables(self):
+        if CONFIG.TRAIN_BASE == 'train_all':
+          variables = self.model['cnn'].variables
+        elif CONFIG.TRAIN_BASE == 'only_bn':
+          variables = [x for x in self.model['cnn'].variables
+                       if %s]
+        else:
+          variables = []
+        variables += self.model['emb'].variables
+        return variables
+
+      @property
+      def variables(self):
+        return [x for x in self.base_and_embedding_variables()
+                if 'moving' not in x.name]
+
+      def train_one_iter(self, data, optimizer):
+        with tf.GradientTape() as tape:
+          loss = self.compute_loss(self.call(data))
+        gradients = tape.gradient(loss, self.variables)
+        optimizer.apply_gradients(zip(gradients, self.variables))
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -215,6 +243,11 @@ POSITIVE = {
     # module) builds s2 on s1's features: at stage 2, s1 stays fixed.
     "steps picked by the stage, s2 built on s1 in another module": (
         _picked("s2", "s1_fc"), [("run.py", "var-list-filter", 10)]),
+    # A Keras model's own `variables` property, under a filter of moving
+    # statistics, reads a helper keeping only the base's batch norm.
+    "a property's list under a filter of moving statistics": (
+        {"t.py": _PROPERTY % "'bn' in x.name"},
+        [("t.py", "var-list-filter", 6)]),
     # Steps in methods the arms of a flag's `if` call; the fine scope is
     # built on the coarse one in the method that builds the model.
     "methods called from a flag's arms": ({"t.py": _METHODS % "coarse"},
@@ -244,6 +277,9 @@ NEGATIVE = {
     "steps picked by the stage, s2 beside s1": _picked("s2", "images"),
     "methods called from a flag's arms, the fine scope beside": {
         "t.py": _METHODS % "images"},
+    # The helper keeps every variable of the base but moving statistics.
+    "a property's list dropping only moving statistics": {
+        "t.py": _PROPERTY % "'moving' not in x.name"},
     # The new block reads only the inputs: a net of its own.
     "helpers called from a flag's arms, the new block beside": {
         "t.py": _HELPERS % "self.inputs"},
