@@ -10,11 +10,13 @@ the model, in another module, building s2 on what s1 computes; steps
 built in nested helpers that the arms of one `if` call, the net under
 a computed scope (`tf.variable_scope(self.name)`) feeding the new one; a
 Keras model's `variables` property read through a filter of moving
-statistics to the helper that keeps only the base's batch norm. A
+statistics to the helper that keeps only the base's batch norm; a dict's
+values picked by keys a name test chose (`[params[k] for k in
+latent_keys]`) while the other keys reach no step. A
 GAN's halves, an actor and a critic, a net trained on a loss that never
 reads the other, and a list grown per stage that trains what the stage
 builds stay silent. Each source is synthetic, in the shape of real code
-(part fifteen's DeepHPMs, DeMoN, DAN, DRSR and TCC)."""
+(part fifteen's DeepHPMs, DeMoN, DAN, DRSR, TCC and MAESN)."""
 
 import pytest
 
@@ -224,6 +226,27 @@ _PROPERTY = """\
     """
 
 
+_KEYED = """\
+    class VPG(object):
+      def optimize(self, inputs, sess):
+        net_keys, latent_keys = [], []
+        all_keys = list(self.policy.all_params.keys())
+        for key in all_keys:
+          if 'latent' not in key:
+            net_keys.append(key)
+          else:
+            latent_keys.append(key)
+        update_keys = net_keys
+        grads = dict(zip(latent_keys, tf.gradients(
+            self.surr_latent, [self.policy.all_params[key]
+                               for key in latent_keys])))%s
+        update = OrderedDict(zip(latent_keys, [
+            self.policy.all_params[key] - self.step * grads[key]
+            for key in latent_keys]))
+        return sess.run(update)
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -248,6 +271,10 @@ POSITIVE = {
     "a property's list under a filter of moving statistics": (
         {"t.py": _PROPERTY % "'bn' in x.name"},
         [("t.py", "var-list-filter", 6)]),
+    # Gradients for the policy's latent keys only: its network's keys,
+    # split off by the same name test, reach no step.
+    "a dict's values picked by keys a name test chose": (
+        {"t.py": _KEYED % ""}, [("t.py", "var-list-filter", 12)]),
     # Steps in methods the arms of a flag's `if` call; the fine scope is
     # built on the coarse one in the method that builds the model.
     "methods called from a flag's arms": ({"t.py": _METHODS % "coarse"},
@@ -280,6 +307,13 @@ NEGATIVE = {
     # The helper keeps every variable of the base but moving statistics.
     "a property's list dropping only moving statistics": {
         "t.py": _PROPERTY % "'moving' not in x.name"},
+    # The network's keys (through a copy of their list) get their own
+    # gradients: every key trains.
+    "a dict's values picked by keys, both groups trained": {
+        "t.py": _KEYED % """
+        grads.update(dict(zip(update_keys, tf.gradients(
+            self.surr, [self.policy.all_params[key]
+                        for key in update_keys]))))"""},
     # The new block reads only the inputs: a net of its own.
     "helpers called from a flag's arms, the new block beside": {
         "t.py": _HELPERS % "self.inputs"},
