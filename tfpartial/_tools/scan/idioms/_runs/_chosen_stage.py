@@ -97,14 +97,15 @@ def built_on(project: Project, upper: Set[str], lower: Set[str],
 
 
 def _builds_on(function: ast.AST, upper: Set[str], lower: Set[str]) -> bool:
-  built = _stage_values._built(function)
+  built = _stage_values.scopes_built(function)
   above = [b for b in built if b.scope in upper]
   below = [b for b in built if b.scope in lower]
   if not above or not below:
     return False
-  fed = _stage_values._fed_by(function, above)
+  fed = _stage_values.names_fed(function, above)
   start = min(getattr(b.node, "lineno", 0) for b in above)
-  return any(_stage_values._assigned(b.node) & fed for b in below
+  return any(_stage_values.names_assigned(b.node) & fed
+             for b in below
              if (getattr(b.node, "end_lineno", 0) or 0) < start)
 
 

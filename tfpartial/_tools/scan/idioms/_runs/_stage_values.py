@@ -68,7 +68,7 @@ def left_out(function: ast.AST, var_list: ast.expr
   subject = _subject([test for each in added for test in each.tests])
   if subject is None or len({a.scope for a in added}) < 2:
     return None
-  built = _built(function)
+  built = scopes_built(function)
   for value in _values(function, subject):
     trained = [a for a in added if _holds(a.tests, subject, value)]
     if not trained:
@@ -77,11 +77,11 @@ def left_out(function: ast.AST, var_list: ast.expr
     elsewhere = {a.scope for a in added} - mine
     blocks = [b for b in built if b.scope in mine and (
         _holds(b.tests, subject, value))]
-    fed = _fed_by(function, blocks)
+    fed = names_fed(function, blocks)
     start = min((_position(b.node)[0] for b in blocks), default=0)
     for each in built:
       if each.scope in elsewhere and _holds(each.tests, subject, value) and (
-          _assigned(each.node) & fed) and (
+          names_assigned(each.node) & fed) and (
               getattr(each.node, "end_lineno", 0) or 0) < start:
         return min((a.added for a in trained if a.added is not None),
                    key=_position, default=None)
@@ -150,7 +150,7 @@ def _added(function: ast.AST, name: str) -> List[_Placed]:
   return found
 
 
-def _built(function: ast.AST) -> List[_Placed]:
+def scopes_built(function: ast.AST) -> List[_Placed]:
   """Each literal scope the function opens (`with
   tf.variable_scope('netDM1'):`), with the tests around it."""
   around = _around(function)
@@ -237,13 +237,13 @@ def _truth(test: ast.expr, subject: str, value: Value) -> Optional[bool]:
   return None
 
 
-def _assigned(node: ast.AST) -> Set[str]:
+def names_assigned(node: ast.AST) -> Set[str]:
   """The names a block assigns."""
   return {n.id for n in _scopes.walk(node) if isinstance(
       n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def _fed_by(function: ast.AST, blocks: List[_Placed]) -> Set[str]:
+def names_fed(function: ast.AST, blocks: List[_Placed]) -> Set[str]:
   """The names the blocks of the trained scopes read, and those these
   are computed from in the function (`predict_flow2` of `tf.split(
   netFlow1_result[...])`)."""
@@ -251,7 +251,7 @@ def _fed_by(function: ast.AST, blocks: List[_Placed]) -> Set[str]:
       n, ast.Name) and isinstance(n.ctx, ast.Load)}
   assigns = [n for n in _scopes.walk(function) if isinstance(n, ast.Assign)]
   for _ in range(4):  # A few steps back along the assignments.
-    more = {n.id for a in assigns if _assigned(a) & read
+    more = {n.id for a in assigns if names_assigned(a) & read
             for n in _scopes.walk(a.value) if isinstance(n, ast.Name)}
     if more <= read:
       break
