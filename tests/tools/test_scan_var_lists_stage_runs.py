@@ -12,7 +12,9 @@ a computed scope (`tf.variable_scope(self.name)`) feeding the new one; a
 Keras model's `variables` property read through a filter of moving
 statistics to the helper that keeps only the base's batch norm; a dict's
 values picked by keys a name test chose (`[params[k] for k in
-latent_keys]`) while the other keys reach no step. A
+latent_keys]`) while the other keys reach no step; a new part whose
+output a net trained only in another run turns into what the loss
+reads. A
 GAN's halves, an actor and a critic, a net trained on a loss that never
 reads the other, and a list grown per stage that trains what the stage
 builds stay silent. Each source is synthetic, in the shape of real code
@@ -247,6 +249,38 @@ _KEYED = """\
     """
 
 
+_BETWEEN = """\
+    class Denoiser(Model):
+      def net(self, inputs, shift):
+        with tf.variable_scope(self.name):
+          with tf.variable_scope('Level1'):
+            noise = tf.layers.conv2d(inputs, 3, 3) + shift
+            return inputs - noise
+
+      def build_graph(self):
+        with tf.variable_scope('Offset'):
+          shift = tf.layers.conv2d(self.inputs, 3, 3)
+          var_shift = tf.trainable_variables('Offset')
+        outputs = self.net(self.inputs, %s)
+        loss = tf.losses.absolute_difference(outputs, self.label)
+        shift_tv = tf.reduce_mean(tf.image.total_variation(shift))
+
+        def loss_net():
+          var_net = tf.trainable_variables(self.name + '/Level1')
+          self.loss.append(tf.train.AdamOptimizer(1e-4).minimize(
+              loss, var_list=var_net))
+
+        def loss_shift():
+          self.loss.append(tf.train.AdamOptimizer(1e-4).minimize(
+              loss + shift_tv, var_list=var_shift))
+
+        if not self.auto:
+          loss_net()
+        else:
+          loss_shift()
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -275,6 +309,10 @@ POSITIVE = {
     # split off by the same name test, reach no step.
     "a dict's values picked by keys a name test chose": (
         {"t.py": _KEYED % ""}, [("t.py", "var-list-filter", 12)]),
+    # Learned shifts trained through the net they feed, which the other
+    # arm's step trains: the net stays fixed while the shifts learn.
+    "a new part trained through a net it feeds": (
+        {"t.py": _BETWEEN % "shift"}, [("t.py", "var-list-filter", 11)]),
     # Steps in methods the arms of a flag's `if` call; the fine scope is
     # built on the coarse one in the method that builds the model.
     "methods called from a flag's arms": ({"t.py": _METHODS % "coarse"},
@@ -314,6 +352,8 @@ NEGATIVE = {
         grads.update(dict(zip(update_keys, tf.gradients(
             self.surr, [self.policy.all_params[key]
                         for key in update_keys]))))"""},
+    # The net reads the inputs only; the shifts' loss only adds it.
+    "a new part beside a net its loss reads": {"t.py": _BETWEEN % "0."},
     # The new block reads only the inputs: a net of its own.
     "helpers called from a flag's arms, the new block beside": {
         "t.py": _HELPERS % "self.inputs"},

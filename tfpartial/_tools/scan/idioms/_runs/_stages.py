@@ -24,6 +24,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _downstream
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
@@ -102,12 +103,32 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
       if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]) or (
           _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
                                  marks[j].scopes, opened.built,
-                                 _chosen_stage.near_functions(step.scope))):
+                                 _chosen_stage.near_functions(step.scope))
+      ) or _feeds_between(step, marks[i], marks[j], defs, opened):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):
       found[run] = (step, _chosen(step.var_list, step.call, defs))
+
+
+def _feeds_between(step: Training, mine: _Group, other: _Group,
+                   defs: Dict[str, List[Tuple[ast.expr, int]]],
+                   opened: "_Opened") -> bool:
+  """Whether the step's loss runs the other group on what the step's
+  own scopes made (`_downstream`)."""
+  near = _chosen_stage.near_functions(step.scope)
+  made = _downstream.made_in(near, mine.scopes)
+  if not made:
+    return False
+  own = _stage_calls.methods(_home(step.scope))
+
+  def runs_other(call: ast.Call) -> bool:
+    callee = opened.flow.callee(call, step.scope)
+    return _runs(call, other, opened, step.scope) or (
+        callee is not None and _downstream.opens(callee, other.scopes))
+  return _downstream.between(_slice([step.loss], defs, own), runs_other,
+                             lambda given: _slice(given, defs, own), made)
 
 
 @dataclasses.dataclass
