@@ -281,6 +281,33 @@ _BETWEEN = """\
     """
 
 
+_SCRIPT = """\
+    def build(images):
+      with tf.variable_scope('encoder'):
+        code = tf.layers.dense(images, 32)
+      with tf.variable_scope('head'):
+        logits = tf.layers.dense(%s, 10)
+      return code, logits
+
+    def pretrain(images):
+      code, _ = build(images)
+      loss = tf.reduce_mean(tf.square(tf.layers.dense(code, 784) - images))
+      return tf.train.AdamOptimizer(1e-3).minimize(
+          loss, var_list=tf.trainable_variables('encoder'))
+
+    def finetune(images, labels):
+      _, logits = build(images)
+      loss = tf.losses.softmax_cross_entropy(labels, logits)
+      return tf.train.AdamOptimizer(1e-3).minimize(
+          loss, var_list=tf.trainable_variables('head'))
+
+    if FLAGS.stage == 'pretrain':
+      op = pretrain(images)
+    else:
+      op = finetune(images, labels)
+    """
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
@@ -313,6 +340,10 @@ POSITIVE = {
     # arm's step trains: the net stays fixed while the shifts learn.
     "a new part trained through a net it feeds": (
         {"t.py": _BETWEEN % "shift"}, [("t.py", "var-list-filter", 11)]),
+    # A script's functions called from a flag's arms: fine-tuning the
+    # head on the encoder pretrained in the other run.
+    "a script's functions called from a flag's arms": (
+        {"t.py": _SCRIPT % "code"}, [("t.py", "var-list-filter", 18)]),
     # Steps in methods the arms of a flag's `if` call; the fine scope is
     # built on the coarse one in the method that builds the model.
     "methods called from a flag's arms": ({"t.py": _METHODS % "coarse"},
@@ -352,6 +383,9 @@ NEGATIVE = {
         grads.update(dict(zip(update_keys, tf.gradients(
             self.surr, [self.policy.all_params[key]
                         for key in update_keys]))))"""},
+    # The head reads the images, not the code: two nets of their own.
+    "a script's functions called from a flag's arms, the head beside": {
+        "t.py": _SCRIPT % "images"},
     # The net reads the inputs only; the shifts' loss only adds it.
     "a new part beside a net its loss reads": {"t.py": _BETWEEN % "0."},
     # The new block reads only the inputs: a net of its own.

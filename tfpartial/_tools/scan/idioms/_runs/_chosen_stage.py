@@ -11,7 +11,7 @@ reads what its `variable_scope('s1')` block computed builds s2 on s1."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple, TypeVar
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -194,3 +194,24 @@ def any_helpers_apart(scopes: List[_scopes.Scope]) -> bool:
   return len(distinct) > 1 and any(
       helpers_apart(one, other) for i, one in enumerate(distinct)
       for other in distinct[i + 1:])
+
+
+Item = TypeVar("Item")
+
+
+def module_functions(items: List[Tuple[_scopes.Scope, Item]]
+                     ) -> List[Tuple[ast.AST, List[Item]]]:
+  """The items of a module's own functions (a script's `pretrain()` and
+  `finetune()`), grouped by module where the arms of one `if` call two
+  of them (`helpers_apart`): a stage each, one run each."""
+  by_module: Dict[int, Tuple[ast.AST, List[Tuple[_scopes.Scope, Item]]]] = {}
+  for scope, item in items:
+    parent = scope.parent
+    if parent is not None and scope.cls is None and isinstance(
+        parent.node, ast.Module) and isinstance(scope.node, (
+            ast.FunctionDef, ast.AsyncFunctionDef)):
+      by_module.setdefault(id(parent.node), (parent.node, []))[1].append(
+          (scope, item))
+  return [(node, [item for _, item in pairs])
+          for node, pairs in by_module.values()
+          if any_helpers_apart([scope for scope, _ in pairs])]

@@ -36,8 +36,9 @@ def made_by_call(name: str, value: ast.expr) -> bool:
 
 
 def methods(home: ast.AST) -> Dict[str, ast.AST]:
-  """The methods of a class by name, none for a function."""
-  if not isinstance(home, ast.ClassDef):
+  """The methods of a class by name (a module's functions, for a
+  module), none for a function."""
+  if not isinstance(home, (ast.ClassDef, ast.Module)):
     return {}
   return {node.name: node for node in home.body if isinstance(
       node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -134,3 +135,16 @@ class Together:
           for loop in (ast.walk(tree) if tree is not None else ())
           if isinstance(loop, (ast.For, ast.While, ast.AsyncFor))]
     return self.loops[id(module)]
+
+
+def own_of(scope: _scopes.Scope) -> Dict[str, ast.AST]:
+  """The functions a step's code shares its names with: its class's
+  methods, else its module's functions (each one's locals its own)."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if place.cls is not None:
+      return methods(place.cls.node)
+    if place.parent is None:
+      return methods(place.node)
+    place = place.parent
+  return {}

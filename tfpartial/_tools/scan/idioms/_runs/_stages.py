@@ -75,8 +75,10 @@ def left_behind(flow: Flow, trainings: List[Training]
     by_home.setdefault(id(node), []).append(each)
   found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]] = {}
   opened = _Opened(flow)
-  for key, group in by_home.items():
-    home = _Home.of(nodes[key], group) if len(group) > 1 else None
+  groups = [(nodes[key], group) for key, group in by_home.items()] + (
+      _chosen_stage.module_functions([(t.scope, t) for t in trainings]))
+  for node, group in groups:
+    home = _Home.of(node, group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
       home.together = opened.together
       _runs_apart(home, group, opened, found)
@@ -121,7 +123,7 @@ def _feeds_between(step: Training, mine: _Group, other: _Group,
   made = _downstream.made_in(near, mine.scopes)
   if not made:
     return False
-  own = _stage_calls.methods(_home(step.scope))
+  own = _stage_calls.own_of(step.scope)
 
   def runs_other(call: ast.Call) -> bool:
     callee = opened.flow.callee(call, step.scope)
@@ -487,7 +489,7 @@ def _inputs(step: Training, mine: _Group,
   """What the inputs of what the step trains are computed from, in its
   loss (`h`, `net1(x)` of `net2(h)`): not what only the loss reads (a
   teacher's output)."""
-  own = _stage_calls.methods(_home(step.scope))
+  own = _stage_calls.own_of(step.scope)
   given = [value for node in _slice([step.loss], defs, own)
            if isinstance(node, ast.Call) and _runs(
                node, mine, opened, step.scope)
