@@ -308,11 +308,27 @@ _SCRIPT = """\
     """
 
 
+def _run_by(test):
+  """The two-net model whose one method runs either step by `test`."""
+  return (_TWO_NETS % "self.p_w + self.p_b").split("  def train_u")[0] + (
+      """  def train(self, n, stage):
+            for _ in range(n):
+              %s
+                self.sess.run(self.u_op)
+              else:
+                self.sess.run(self.f_op)
+    """ % test)
+
+
 POSITIVE = {
     # The second net trained on the first's output and derivatives, its
     # own method run after the first's: the first stays fixed.
     "a class's second net on its first, trained apart": (
         {"t.py": _TWO_NETS % "self.p_w + self.p_b"},
+        [("t.py", "var-list-filter", 25)]),
+    # One method runs either step by the stage it is given.
+    "a class's second net on its first, the step picked by the stage": (
+        {"t.py": _run_by("if stage == 1:")},
         [("t.py", "var-list-filter", 25)]),
     # A list grown per value of the stage: at '1_second' only the second
     # net, which runs on the first, trains.
@@ -394,6 +410,10 @@ NEGATIVE = {
     "a list grown per numbered stage training what is built": {
         "t.py": _numbered((_EVOLUTIONS % "'2_third'").replace(
             "if stage <= '0_first'", "if stage <= '2_third'"))},
+    # The same test of a phase the loop sets anew: the halves alternate.
+    "a step picked by a phase each turn of the loop sets": {
+        "t.py": _run_by("phase = 'u' if _ % 2 else 'f'\n"
+                        "              if phase == 'u':")},
     # A GAN's halves alternating in one loop: one run trains both.
     "a GAN's halves in one loop": {"t.py": """\
         class GAN:

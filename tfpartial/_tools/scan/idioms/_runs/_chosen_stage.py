@@ -23,52 +23,69 @@ _MODULES = 40
 
 
 def _kept_as(call: ast.Call, function: ast.AST) -> Optional[str]:
-  """The name a step's op is assigned to in `function` (`train_op_s1 =
-  optimizer_s1.minimize(...)`)."""
+  """The name a step's op is kept in within `function` (`train_op_s1 =
+  optimizer_s1.minimize(...)`, `self.f_op = ...`)."""
   for node in _scopes.walk(function):
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
-        isinstance(node.targets[0], ast.Name)) and any(
-            each is call for each in _scopes.walk(node.value)):
-      return node.targets[0].id
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and any(
+        each is call for each in _scopes.walk(node.value)):
+      name = _names.dotted(node.targets[0])
+      if name is not None and (name.count(".") == 0 or (
+          name.count(".") == 1 and name.startswith("self."))):
+        return name
   return None
 
 
-def _stage_test(test: ast.expr) -> bool:
+def _stage_test(test: ast.expr, varying: Set[str]) -> bool:
   """A test of a stage's value: a name compared with a constant (`stage
-  == 1`, `phase == 'fine'`), not an iteration's parity (`i % 2 == 0`)."""
+  == 1`, `phase == 'fine'`), not an iteration's parity (`i % 2 == 0`)
+  nor a name a loop sets anew (`phase = 'D' if i % 2 else 'G'`)."""
   return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
-      _names.dotted(test.left) is not None) and isinstance(
+      _names.dotted(test.left) not in varying | {None}) and isinstance(
           test.comparators[0], ast.Constant) and isinstance(
               test.ops[0], (ast.Eq, ast.NotEq)) and not isinstance(
                   test.comparators[0].value, bool)
 
 
-def _choices(function: ast.AST) -> Iterator[Tuple[str, str]]:
-  """The pairs of names a stage test picks between, by an `if`
-  expression (`a if stage == 1 else b`) or the arms of an `if`."""
+def _set_in_loops(function: ast.AST) -> Set[str]:
+  """The names a loop of `function` assigns."""
+  return {name for loop in _scopes.walk(function) if isinstance(
+      loop, (ast.For, ast.While, ast.AsyncFor))
+          for node in _scopes.walk(loop) if isinstance(node, ast.Assign)
+          for target in node.targets
+          for name in [_names.dotted(target)] if name is not None}
+
+
+def _choices(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
+  """The names each arm of a stage test reads or assigns, by an `if`
+  expression (`a if stage == 1 else b`) or the arms of an `if`
+  (`if stage == 1: sess.run(self.u_op) else: sess.run(self.f_op)`)."""
+  varying = _set_in_loops(function)
   for node in _scopes.walk(function):
-    if isinstance(node, ast.IfExp) and _stage_test(node.test) and (
-        isinstance(node.body, ast.Name)) and isinstance(node.orelse,
-                                                        ast.Name):
-      yield node.body.id, node.orelse.id
-    elif isinstance(node, ast.If) and _stage_test(node.test):
-      ones = _assigned_names(node.body)
-      others = _assigned_names(node.orelse)
-      yield from ((one, other) for one in ones for other in others)
+    if isinstance(node, (ast.IfExp, ast.If)) and node.orelse and (
+        _stage_test(node.test, varying)):
+      body: List[ast.AST] = list(node.body) if isinstance(
+          node.body, list) else [node.body]
+      orelse: List[ast.AST] = list(node.orelse) if isinstance(
+          node.orelse, list) else [node.orelse]
+      yield _named(body), _named(orelse)
 
 
-def _assigned_names(body: List[ast.stmt]) -> Set[str]:
-  return {s.value.id for s in body if isinstance(s, ast.Assign) and (
-      isinstance(s.value, ast.Name))}
+def _named(nodes: List[ast.AST]) -> Set[str]:
+  """The names and `self.` attributes some nodes read or assign."""
+  return {name for each in nodes for n in _scopes.walk(each)
+          if isinstance(n, (ast.Name, ast.Attribute))
+          for name in [_names.dotted(n)] if name is not None}
 
 
 def picked_apart(one: ast.Call, other: ast.Call, function: ast.AST) -> bool:
   """Whether a stage test in `function` picks between the ops of two of
-  its steps: they run apart."""
-  names = (_kept_as(one, function), _kept_as(other, function))
-  if None in names or names[0] == names[1]:
+  its steps, one in each arm: they run apart."""
+  mine, theirs = _kept_as(one, function), _kept_as(other, function)
+  if mine is None or theirs is None or mine == theirs:
     return False
-  return any({a, b} == set(names) for a, b in _choices(function))
+  return any(mine in a and theirs in b and not (
+      mine in b or theirs in a) or theirs in a and mine in b and not (
+          theirs in b or mine in a) for a, b in _choices(function))
 
 
 def picks(function: ast.AST) -> bool:
