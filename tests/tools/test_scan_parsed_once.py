@@ -54,7 +54,7 @@ def test_a_notebook_read_cell_by_cell_keeps_no_tree(tmp_path):
 def test_the_collector_is_paused_while_scanning_and_restored(
     tmp_path, monkeypatch, fails):
   (tmp_path / "t.py").write_text("x = 1\n")
-  scan, seen = _scan.scan_project, []
+  scan, seen = _scan.scan, []
 
   def watched(sources):
     seen.append(gc.isenabled())
@@ -62,7 +62,7 @@ def test_the_collector_is_paused_while_scanning_and_restored(
       raise RuntimeError("boom")
     return scan(sources)
 
-  monkeypatch.setattr(_scan, "scan_project", watched)
+  monkeypatch.setattr(_scan, "scan", watched)
   assert gc.isenabled()
   try:
     _main.run([str(tmp_path)], "json", False, io.StringIO(), io.StringIO())

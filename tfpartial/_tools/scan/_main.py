@@ -62,8 +62,8 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
     return 2
   with _uncollected():
     sources, unread = _files.read_all(files)
-    findings, unparsed = _scan.scan_project(sources)
-  for line in notes + unread + unparsed:
+    findings, unparsed, stopped = _scan.scan(sources)
+  for line in notes + unread + unparsed + stopped:
     print(f"tfpartial scan: {line}", file=err)
   read = len(sources) - len(unparsed)
   if files and not read:
@@ -73,7 +73,8 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
   for note in screened.notes:
     print(f"tfpartial scan: {note}", file=err)
   if gate.write_baseline:
-    return _write_baseline(gate.write_baseline, screened, err)
+    written = _write_baseline(gate.write_baseline, screened, err)
+    return 2 if stopped else written
   findings = screened.findings
   if diff:
     data, diff_notes = _diff.diff(findings, _scan.texts_of(sources))
@@ -88,7 +89,7 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
   else:
     out.write(_report.text(findings))
     print(screened.summary(read), file=err)
-  return gate.status(findings)
+  return 2 if stopped else gate.status(findings)
 
 
 def _write_bytes(out: Stream, data: bytes) -> None:

@@ -139,6 +139,18 @@ def dotted(node: ast.AST) -> Optional[str]:
   return None
 
 
+def statements(node: ast.AST) -> List[ast.stmt]:
+  """The statements of a function's body; none for a lambda, whose body
+  is one expression (a step in `lambda: helper(x)` has a lambda for its
+  function).
+
+  >>> statements(ast.parse("lambda: f(x)").body[0].value)
+  []
+  """
+  body = getattr(node, "body", None)
+  return body if isinstance(body, list) else []
+
+
 def underlying(node: ast.AST) -> ast.AST:
   """What an expression reads beneath indexing, reshaping and snapshots:
   `x` for `tf.cast(x[0], tf.float32)`.

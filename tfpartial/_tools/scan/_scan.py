@@ -4,7 +4,7 @@ and the unified diff of the ports."""
 from __future__ import annotations
 
 import gc
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _cells
 from tfpartial._tools.scan import _diff
@@ -19,6 +19,16 @@ from tfpartial._tools.scan.idioms._idiom import Hit, Idiom, PLAIN
 IDIOMS = all_idioms()
 
 
+class Scanned(NamedTuple):
+  """What one scan of a project gives: its findings, the files it could
+  not read, and the idioms that stopped on it (a scanner bug: the report
+  lacks what they would have found)."""
+
+  findings: List[Finding]
+  unread: List[str]
+  stopped: List[str]
+
+
 def scan_project(sources: Sequence[_files.Source]
                  ) -> Tuple[List[Finding], List[str]]:
   """(findings, errors) of the files of one project, read together so that
@@ -27,26 +37,51 @@ def scan_project(sources: Sequence[_files.Source]
   >>> scan_project([_files.Source("a.py", "x = 1\\n")])
   ([], [])
   """
+  scanned = scan(sources)
+  return scanned.findings, scanned.unread + scanned.stopped
+
+
+def scan(sources: Sequence[_files.Source]) -> Scanned:
+  """`scan_project`, with the idioms that stopped apart from the files
+  that could not be read: one idiom's error on code it never saw costs
+  that idiom's findings, not the others'."""
   project = _project.Project(sources)
   analysis = Analysis(project)
   findings: List[Finding] = []
-  seen = set()
+  stopped: List[str] = []
+  seen: Set[Tuple[str, int]] = set()
   collecting = gc.isenabled()
   gc.disable()  # Trees are kept to the end: a collection finds nothing.
   try:
     for idiom in IDIOMS:
-      for hit in idiom.detect(analysis):
-        key = (idiom.id, id(getattr(hit, "shown", None) or hit.node))
-        if key not in seen:
-          seen.add(key)
-          findings.append(_finding(idiom, hit, analysis))
+      try:
+        found = _found(idiom, analysis, seen)
+      except Exception as error:  # noqa: BLE001 (any bug, reported)
+        stopped.append(
+            f"error: {idiom.id} stopped on this project "
+            f"({type(error).__name__}: {error}); its findings are missing "
+            "from this report (a scanner bug: please report it)")
+        continue
+      findings.extend(found)
   finally:
     errors = [m.error for m in project.modules if m.error]
     _release(project, analysis)
     if collecting:
       gc.enable()
   findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
-  return findings, errors
+  return Scanned(findings, errors, stopped)
+
+
+def _found(idiom: Idiom, analysis: Analysis, seen: Set[Tuple[str, int]]
+           ) -> List[Finding]:
+  """One idiom's findings, each place once (`seen` across idioms' runs)."""
+  found = []
+  for hit in idiom.detect(analysis):
+    key = (idiom.id, id(getattr(hit, "shown", None) or hit.node))
+    if key not in seen:
+      seen.add(key)
+      found.append(_finding(idiom, hit, analysis))
+  return found
 
 
 def _release(project: _project.Project, analysis: Analysis) -> None:

@@ -23,6 +23,9 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _downstream
+from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
 _OWN = {"variables", "trainable_variables", "trainable_weights", "weights"}
@@ -72,9 +75,12 @@ def left_behind(flow: Flow, trainings: List[Training]
     by_home.setdefault(id(node), []).append(each)
   found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]] = {}
   opened = _Opened(flow)
-  for key, group in by_home.items():
-    home = _Home.of(nodes[key], group) if len(group) > 1 else None
+  groups = [(nodes[key], group) for key, group in by_home.items()] + (
+      _chosen_stage.module_functions([(t.scope, t) for t in trainings]))
+  for node, group in groups:
+    home = _Home.of(node, group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
+      home.together = opened.together
       _runs_apart(home, group, opened, found)
   return list(found.values())
 
@@ -96,12 +102,35 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
         continue
       if i not in fed:
         fed[i] = _inputs(step, marks[i], defs, opened)
-      if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]):
+      if any(_runs(n, marks[j], opened, step.scope) for n in fed[i]) or (
+          _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
+                                 marks[j].scopes, opened.built,
+                                 _chosen_stage.near_functions(step.scope))
+      ) or _feeds_between(step, marks[i], marks[j], defs, opened):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):
       found[run] = (step, _chosen(step.var_list, step.call, defs))
+
+
+def _feeds_between(step: Training, mine: _Group, other: _Group,
+                   defs: Dict[str, List[Tuple[ast.expr, int]]],
+                   opened: "_Opened") -> bool:
+  """Whether the step's loss runs the other group on what the step's
+  own scopes made (`_downstream`)."""
+  near = _chosen_stage.near_functions(step.scope)
+  made = _downstream.made_in(near, mine.scopes)
+  if not made:
+    return False
+  own = _stage_calls.own_of(step.scope)
+
+  def runs_other(call: ast.Call) -> bool:
+    callee = opened.flow.callee(call, step.scope)
+    return _runs(call, other, opened, step.scope) or (
+        callee is not None and _downstream.opens(callee, other.scopes))
+  return _downstream.between(_slice([step.loss], defs, own), runs_other,
+                             lambda given: _slice(given, defs, own), made)
 
 
 @dataclasses.dataclass
@@ -116,6 +145,9 @@ class _Home:
   uses: Dict[int, Tuple[Set[str], Set[str]]] = dataclasses.field(
       default_factory=dict)
   loops: List[ast.AST] = dataclasses.field(default_factory=list)
+  picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
+  # The loops of the project, outside the class too (`_stage_calls`).
+  together: Optional[_stage_calls.Together] = None
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -127,11 +159,14 @@ class _Home:
                                if isinstance(n, ast.If)]
     branches = {id(t.call): _branches(t, ifs[id(t.scope)]) for t in group}
     kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
+    picks = _chosen_stage.picks(node)
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
-                   name is not None for name in kept.values()) < 2:
+                   name is not None for name in kept.values()) < 2 and (
+                       not picks) and not _chosen_stage.any_helpers_apart(
+                           [t.scope for t in group]):
       return None
-    return cls(node, branches, kept)
+    return cls(node, branches, kept, picks=picks)
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -206,6 +241,7 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
   """What marks the variables a step trains where the model runs."""
   group = _Group(set(), set(), set())
   todo = [step.var_list]
+  group.scopes.update(_chosen_stage.computed_scopes(step.var_list))
   seen: Set[int] = set()
   while todo and len(seen) < 32:
     node = todo.pop()
@@ -216,6 +252,9 @@ def _marks(step: Training, defs: Dict[str, List[Tuple[ast.expr, int]]]
     if name is not None:
       value = _reaching(name, step.call.lineno, defs)
       if value is not None:
+        if _stage_calls.made_by_call(name, value):
+          group.names.add(name)
+        group.scopes.update(_chosen_stage.computed_scopes(value))
         todo.append(value)
         continue
     called = {id(c.func) for c in _scopes.walk(node) if isinstance(
@@ -300,7 +339,9 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
-      home)
+      home) or home.picks and _chosen_stage.picked_apart(
+          step.call, other.call, home.node) or _chosen_stage.helpers_apart(
+              step.scope, other.scope)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
@@ -343,7 +384,8 @@ def _fetched_apart(mine: Optional[str], theirs: Optional[str],
     if all(name in read or {f"self.{m}" for m in fetching} & read
            for name, fetching in zip((mine, theirs), readers)):
       return False
-  return True
+  return home.together is None or not home.together.called_together(
+      *readers)
 
 
 def _uses(node: ast.AST) -> Tuple[Set[str], Set[str]]:
@@ -366,13 +408,15 @@ def _trained_with(step: Training, group: _Group, trainings: List[Training],
       step, other, home) for k, other in enumerate(trainings))
 
 
-def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]]
-           ) -> Iterator[ast.AST]:
+def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]],
+           own: Optional[Dict[str, ast.AST]] = None) -> Iterator[ast.AST]:
   """The nodes of what `roots` are computed from, by the assignments of
-  their names (`loss` of `out` of `net2(h)` of `h = net1(x)`)."""
+  their names (`loss` of `out` of `net2(h)` of `h = net1(x)`) and what
+  the class's `own` methods they call return."""
   todo = list(roots)
   seen: Set[int] = set()
   names: Set[str] = set()
+  spanned = _stage_calls.spans(own or {})
   while todo and len(seen) < _BOUND:
     root = todo.pop()
     if id(root) in seen:
@@ -380,9 +424,14 @@ def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]]
     seen.add(id(root))
     for node in _scopes.walk(root):
       yield node
+      todo.extend(_stage_calls.returned(node, own or {}))
       name = _key(node) if isinstance(node, (ast.Name, ast.Attribute)) and (
           isinstance(getattr(node, "ctx", None), ast.Load)) else None
-      if name is not None and name not in names:
+      if name is not None and "." not in name and spanned:
+        todo.extend(value for value, at in defs.get(name, [])
+                    if _stage_calls.same_method(spanned, at, _position(
+                        node)[0]))
+      elif name is not None and name not in names:
         names.add(name)
         todo.extend(value for value, _ in defs.get(name, []))
 
@@ -395,6 +444,8 @@ class _Opened:
     self.flow = flow
     self.by_call: Dict[int, Set[str]] = {}
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
+    self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
+    self.together = _stage_calls.Together(flow.project)
 
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:
@@ -415,10 +466,13 @@ def _runs(node: ast.AST, group: _Group, opened: _Opened,
   """Whether `node` runs the group's variables: a call under its scope
   (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`), a
   call of its model (`fine([x, h])`), a read of a listed variable."""
-  if isinstance(node, ast.Name):
-    return node.id in group.names
+  if isinstance(node, (ast.Name, ast.Attribute)):
+    return _key(node) in group.names
   if not isinstance(node, ast.Call):
     return False
+  if group.names and _stage_calls.runs_named(
+      node, _stage_calls.methods(_home(scope)), group.names):
+    return True
   func = _names.dotted(node.func)
   if func is not None and (func in group.objects or func.rpartition(".")[
       0] in group.objects and not func.endswith(tuple(_OWN))):
@@ -435,9 +489,10 @@ def _inputs(step: Training, mine: _Group,
   """What the inputs of what the step trains are computed from, in its
   loss (`h`, `net1(x)` of `net2(h)`): not what only the loss reads (a
   teacher's output)."""
-  given = [value for node in _slice([step.loss], defs)
+  own = _stage_calls.own_of(step.scope)
+  given = [value for node in _slice([step.loss], defs, own)
            if isinstance(node, ast.Call) and _runs(
                node, mine, opened, step.scope)
            for value in [*node.args, *(k.value for k in node.keywords)]]
-  return list(_slice(given, defs)) if given else []
+  return list(_slice(given, defs, own)) if given else []
 

@@ -190,7 +190,7 @@ def narrows(flow: Flow, call: ast.Call, caller: _scopes.Scope,
 
 def _after(function: ast.AST, test: ast.If) -> List[ast.stmt]:
   """The statements after `test` in its function's body."""
-  body: List[ast.stmt] = getattr(function, "body", [])
+  body = _names.statements(function)
   return body[body.index(test) + 1:] if test in body else []
 
 

@@ -13,6 +13,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._sources import _held
+from tfpartial._tools.scan.idioms._sources import _moving
 from tfpartial._tools.scan.idioms._sources import _outer
 from tfpartial._tools.scan.idioms._sources._train_step import _opened_here
 
@@ -63,6 +64,9 @@ def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
   """The functions a property read or a call the flow does not follow
   may run: the property's, or the project's functions of the name."""
   function = labels.get("fn")
+  read = _moving.property_read(analysis.project, value, scope)
+  if read is not None and function is None:
+    return [read]  # A Keras model's own property (`self.variables`).
   if isinstance(value, ast.Attribute) and isinstance(
       function, ast.FunctionDef) and any(
           _names.dotted(d) == "property" for d in function.decorator_list):
@@ -93,6 +97,8 @@ def _returned_filter(flow: Flow, function: _scopes.Scope
       if node is returned.value and isinstance(got["filtered"], ast.expr):
         node = got["filtered"]  # Where the comprehension's source is.
       node = node if isinstance(node, ast.expr) else returned.value
+      if _moving.looked_through(node) is not None:
+        continue  # Only moving statistics dropped: no filter.
       if any(isinstance(n, ast.Name) and n.id in function.params and (
           _REPLICA.search(n.id)) for n in _scopes.walk(node)):
         return None  # One replica's copy of the model (`'v%s/' % device`).
@@ -136,6 +142,12 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
+  elif _moving.looked_through(expr) is not None:
+    source = _moving.looked_through(expr)
+    inner = _called(flow, source, scope)
+    if inner is not None:  # The helper's own filter, or none at all.
+      return _returned_filter(flow, inner) or expr
+    parts = [source] if source is not None else []
   elif isinstance(expr, ast.Call) and (_names.call_name(expr) in (
       _names.CONTAINERS) or _names.joins_lists(expr)):
     parts = list(expr.args)
@@ -178,3 +190,15 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
     if info is not None:
       return flow.project.attribute(info, name)
   return []
+
+
+def _called(flow: Flow, node: Optional[ast.AST], scope: _scopes.Scope
+            ) -> Optional[_scopes.Scope]:
+  """The scope of the project's function a call runs, if the flow knows
+  it."""
+  if not isinstance(node, ast.Call):
+    return None
+  function = flow.callee(node, scope)
+  home = flow.functions.get(id(function)) if function is not None else None
+  return home[1].scope_of(function) if home and function is not None else (
+      None)

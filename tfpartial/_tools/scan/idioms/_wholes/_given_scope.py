@@ -44,7 +44,7 @@ def given_to_builder(flow: Flow, node: ast.AST, home: _scopes.Scope) -> bool:
 def _sole_scope(function: ast.AST) -> Optional[str]:
   """The parameter a function's whole body opens as a scope (`with
   tf.variable_scope(name_scope): ...` and nothing else), or None."""
-  body = [s for s in getattr(function, "body", []) if not (
+  body = [s for s in _names.statements(function) if not (
       isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
   if len(body) != 1 or not isinstance(body[0], ast.With):
     return None

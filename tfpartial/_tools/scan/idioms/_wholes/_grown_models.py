@@ -71,7 +71,7 @@ def _grown(home: ast.AST, name: str
   variables a flag's `if` adds to it) in the function `home`."""
   first: Optional[ast.expr] = None
   added: List[str] = []
-  for statement, tests in _statements(getattr(home, "body", []), ()):
+  for statement, tests in _statements(_names.statements(home), ()):
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
         and _names.dotted(statement.targets[0]) == name:
       if not tests and _owner(statement.value) and first is None:

@@ -13,6 +13,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _stage_values
 from tfpartial._tools.scan.idioms._runs import _stages
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _deep_nodes, _loss_node)
@@ -40,7 +41,10 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
           _self_parts_left_out(analysis, steps) + [
               _idiom.Hit(first, scope, call, {"filtered": first})
               for first, (call, scope, _) in _grown_models.left_out(
-                  [(s.call, s.scope, s.var_list) for s in steps])])
+                  [(s.call, s.scope, s.var_list) for s in steps])] + [
+                      _idiom.Hit(node, scope, call, {"filtered": node})
+                      for node, scope, call in _stage_values.grown_apart(
+                          [(s.call, s.scope, s.var_list) for s in steps])])
 
 
 def _self_parts_left_out(analysis: Analysis, steps: List[Step]

@@ -117,7 +117,7 @@ def _opened_parameter(function: ast.AST) -> object:
   body, outside any other (`with tf.variable_scope(name):`), or None."""
   params = {a.arg for a in ast.walk(getattr(function, "args")) if isinstance(
       a, ast.arg)}
-  for node in getattr(function, "body", []):
+  for node in _names.statements(function):
     if isinstance(node, ast.With):
       for item in node.items:
         expr = item.context_expr

@@ -1,0 +1,234 @@
+"""Steps of one function that a stage value picks between, and a scope
+the project builds on another's output.
+
+An Estimator's `model_fn` often builds every stage's step and hands the
+Estimator one, chosen by the stage it is told (`train_op = train_op_s1
+if stage == 1 else train_op_s2`): the steps run apart, each in its own
+run. Which stage runs on which is read where the model is built, in
+whatever module: a function opening `variable_scope('s2')` whose block
+reads what its `variable_scope('s1')` block computed builds s2 on s1."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Set, Tuple, TypeVar
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._project import Project
+from tfpartial._tools.scan.idioms._runs import _stage_values
+
+# Searches bounded: at most this many modules are read for one pair.
+_MODULES = 40
+
+
+def _kept_as(call: ast.Call, function: ast.AST) -> Optional[str]:
+  """The name a step's op is kept in within `function` (`train_op_s1 =
+  optimizer_s1.minimize(...)`, `self.f_op = ...`)."""
+  for node in _scopes.walk(function):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and any(
+        each is call for each in _scopes.walk(node.value)):
+      name = _names.dotted(node.targets[0])
+      if name is not None and (name.count(".") == 0 or (
+          name.count(".") == 1 and name.startswith("self."))):
+        return name
+  return None
+
+
+def _stage_test(test: ast.expr, varying: Set[str]) -> bool:
+  """A test of a stage's value: a name compared with a constant (`stage
+  == 1`, `phase == 'fine'`), not an iteration's parity (`i % 2 == 0`)
+  nor a name a loop sets anew (`phase = 'D' if i % 2 else 'G'`)."""
+  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      _names.dotted(test.left) not in varying | {None}) and isinstance(
+          test.comparators[0], ast.Constant) and isinstance(
+              test.ops[0], (ast.Eq, ast.NotEq)) and not isinstance(
+                  test.comparators[0].value, bool)
+
+
+def _set_in_loops(function: ast.AST) -> Set[str]:
+  """The names a loop of `function` assigns."""
+  return {name for loop in _scopes.walk(function) if isinstance(
+      loop, (ast.For, ast.While, ast.AsyncFor))
+          for node in _scopes.walk(loop) if isinstance(node, ast.Assign)
+          for target in node.targets
+          for name in [_names.dotted(target)] if name is not None}
+
+
+def _choices(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
+  """The names each arm of a stage test reads or assigns, by an `if`
+  expression (`a if stage == 1 else b`) or the arms of an `if`
+  (`if stage == 1: sess.run(self.u_op) else: sess.run(self.f_op)`)."""
+  varying = _set_in_loops(function)
+  for node in _scopes.walk(function):
+    if isinstance(node, (ast.IfExp, ast.If)) and node.orelse and (
+        _stage_test(node.test, varying)):
+      body: List[ast.AST] = list(node.body) if isinstance(
+          node.body, list) else [node.body]
+      orelse: List[ast.AST] = list(node.orelse) if isinstance(
+          node.orelse, list) else [node.orelse]
+      yield _named(body), _named(orelse)
+
+
+def _named(nodes: List[ast.AST]) -> Set[str]:
+  """The names and `self.` attributes some nodes read or assign."""
+  return {name for each in nodes for n in _scopes.walk(each)
+          if isinstance(n, (ast.Name, ast.Attribute))
+          for name in [_names.dotted(n)] if name is not None}
+
+
+def picked_apart(one: ast.Call, other: ast.Call, function: ast.AST) -> bool:
+  """Whether a stage test in `function` picks between the ops of two of
+  its steps, one in each arm: they run apart."""
+  mine, theirs = _kept_as(one, function), _kept_as(other, function)
+  if mine is None or theirs is None or mine == theirs:
+    return False
+  return any(mine in a and theirs in b and not (
+      mine in b or theirs in a) or theirs in a and mine in b and not (
+          theirs in b or mine in a) for a, b in _choices(function))
+
+
+def picks(function: ast.AST) -> bool:
+  """Whether `function` picks between names by a stage test at all."""
+  return next(_choices(function), None) is not None
+
+
+def built_on(project: Project, upper: Set[str], lower: Set[str],
+             cache: Dict[Tuple[str, ...], bool], near: List[ast.AST]) -> bool:
+  """Whether a function around the step (`near`) or, by literal scopes,
+  of the project builds a scope of `upper` on what a scope of `lower`
+  computes (its block reads the names the lower block assigns)."""
+  if not upper or not lower:
+    return False
+  if any(_builds_on(function, upper, lower) for function in near):
+    return True
+  upper = {s for s in upper if not s.startswith("=")}
+  lower = {s for s in lower if not s.startswith("=")}
+  key = (*sorted(upper), "|", *sorted(lower))
+  if upper and lower and key not in cache:
+    cache[key] = any(_builds_on(path[-1], upper, lower)
+                     for module in project.all_modules_with(
+                         [*upper, *lower])[:_MODULES]
+                     for path in module.functions())
+  return cache.get(key, False)
+
+
+def _builds_on(function: ast.AST, upper: Set[str], lower: Set[str]) -> bool:
+  built = _stage_values.scopes_built(function)
+  above = [b for b in built if b.scope in upper]
+  below = [b for b in built if b.scope in lower]
+  if not above or not below:
+    return False
+  fed = _stage_values.names_fed(function, above)
+  start = min(getattr(b.node, "lineno", 0) for b in above)
+  return any(_stage_values.names_assigned(b.node) & fed
+             for b in below
+             if (getattr(b.node, "end_lineno", 0) or 0) < start)
+
+
+# What reads a collection of variables by scope, and where its scope is.
+_READERS = {"get_collection": 1, "trainable_variables": 0,
+            "global_variables": 0}
+
+
+def computed_scopes(node: ast.AST) -> Set[str]:
+  """The computed scopes a list reads its variables by
+  (`tf.trainable_variables(self.name)`), as `=` and their text: where
+  the model is built under the same text, the same scope."""
+  found: Set[str] = set()
+  for each in _scopes.walk(node):
+    if isinstance(each, ast.Call) and _names.call_name(each) in _READERS:
+      at = _READERS[_names.call_name(each) or ""]
+      given = [k.value for k in each.keywords if k.arg == "scope"] or (
+          each.args[at:at + 1])
+      if given and not isinstance(given[0], ast.Constant):
+        found.add(f"={ast.unparse(given[0])}")
+  return found
+
+
+def _helper_calls(scope: _scopes.Scope
+                  ) -> Tuple[List[ast.Call], Optional[ast.AST]]:
+  """The calls of the function that `scope` is, and where they are
+  looked for: a nested function's in the function around it (`loss3()`
+  of `def loss3(): ...`), a method's in its class (`self.stage2()`), a
+  module's function's in its module (`train_stage2()`)."""
+  node, parent = scope.node, scope.parent
+  if parent is None or not isinstance(node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    return [], None
+  if isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return [n for n in parent.nodes if isinstance(n, ast.Call) and (
+        isinstance(n.func, ast.Name)) and n.func.id == node.name], parent.node
+  if scope.cls is not None:
+    region: ast.AST = scope.cls.node
+    return [n for n in _scopes.walk(region) if isinstance(n, ast.Call) and (
+        isinstance(n.func, ast.Attribute)) and n.func.attr == node.name and (
+            _names.dotted(n.func.value) == "self")], region
+  if isinstance(parent.node, ast.Module):
+    return [n for n in _scopes.walk(parent.node) if isinstance(
+        n, ast.Call) and isinstance(n.func, ast.Name) and (
+            n.func.id == node.name)], parent.node
+  return [], None
+
+
+def _inside(node: ast.AST, body: List[ast.stmt]) -> bool:
+  return any(node is each for stmt in body for each in _scopes.walk(stmt))
+
+
+def helpers_apart(one: _scopes.Scope, other: _scopes.Scope) -> bool:
+  """Whether two steps are built in two helpers (nested functions,
+  methods, a module's functions) that the arms of one `if` call, each
+  once (`if self.finetune == -1: loss3() elif ...: loss2() else:
+  loss1()`): one run builds one."""
+  if one is other or one.node is other.node:
+    return False
+  (mine, region), (theirs, there) = _helper_calls(one), _helper_calls(other)
+  if len(mine) != 1 or len(theirs) != 1 or region is None or (
+      region is not there):
+    return False
+  return any(isinstance(node, ast.If) and (
+      _inside(mine[0], node.body) and _inside(theirs[0], node.orelse) or (
+          _inside(theirs[0], node.body) and _inside(mine[0], node.orelse)))
+             for node in _scopes.walk(region))
+
+
+def near_functions(scope: _scopes.Scope) -> List[ast.AST]:
+  """The functions around a step, innermost first: where its model is
+  built when the step is built beside it."""
+  found: List[ast.AST] = []
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and len(found) < 3:
+    if isinstance(place.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      found.append(place.node)
+    place = place.parent
+  return found
+
+
+def any_helpers_apart(scopes: List[_scopes.Scope]) -> bool:
+  """Whether the steps of some two of `scopes` run apart
+  (`helpers_apart`); each distinct scope read once."""
+  distinct = list({id(s): s for s in scopes if s.parent is not None}.values())
+  return len(distinct) > 1 and any(
+      helpers_apart(one, other) for i, one in enumerate(distinct)
+      for other in distinct[i + 1:])
+
+
+Item = TypeVar("Item")
+
+
+def module_functions(items: List[Tuple[_scopes.Scope, Item]]
+                     ) -> List[Tuple[ast.AST, List[Item]]]:
+  """The items of a module's own functions (a script's `pretrain()` and
+  `finetune()`), grouped by module where the arms of one `if` call two
+  of them (`helpers_apart`): a stage each, one run each."""
+  by_module: Dict[int, Tuple[ast.AST, List[Tuple[_scopes.Scope, Item]]]] = {}
+  for scope, item in items:
+    parent = scope.parent
+    if parent is not None and scope.cls is None and isinstance(
+        parent.node, ast.Module) and isinstance(scope.node, (
+            ast.FunctionDef, ast.AsyncFunctionDef)):
+      by_module.setdefault(id(parent.node), (parent.node, []))[1].append(
+          (scope, item))
+  return [(node, [item for _, item in pairs])
+          for node, pairs in by_module.values()
+          if any_helpers_apart([scope for scope, _ in pairs])]
