@@ -35,13 +35,24 @@ def rescaled(node: ast.AugAssign) -> bool:
   return isinstance(node.target, ast.Name) and isinstance(node.op, _RESCALES)
 
 
-def once_per_key(guard: Optional[ast.expr], target: ast.Subscript) -> bool:
-  """Whether `guard` (`key not in seen`) only keeps `target`'s entry
-  (`x[key] = ...`) from being set twice: a set per key, no choice."""
+def once_per_key(guard: Optional[ast.expr], target: ast.Subscript,
+                 dicts: Set[str]) -> bool:
+  """Whether `guard` (`key not in seen`, `seen` one of `dicts`, the
+  names bound to an empty dict) only keeps `target`'s entry (`x[key] =
+  ...`) from being set twice: a set per key, no choice."""
   if not isinstance(guard, ast.Compare) or len(guard.ops) != 1 or (
-      not isinstance(guard.ops[0], ast.NotIn)):
+      not isinstance(guard.ops[0], ast.NotIn)) or not isinstance(
+          guard.comparators[0], ast.Name) or (
+              guard.comparators[0].id not in dicts):
     return False
   return ast.unparse(guard.left) == ast.unparse(target.slice)
+
+
+def empty_dict(value: ast.expr) -> bool:
+  """Whether `value` makes an empty dict (`{}`, `dict()`)."""
+  return isinstance(value, ast.Dict) and not value.keys or isinstance(
+      value, ast.Call) and not value.args and not value.keywords and (
+          _names.call_name(value) in {"dict", "OrderedDict"})
 
 
 def _always(block: Sequence[ast.stmt]) -> Set[str]:

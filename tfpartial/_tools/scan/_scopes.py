@@ -621,7 +621,9 @@ class _Binder:
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
       if self.where.guard is None or not self._filled(base) or (
-          _every_path.once_per_key(self.where.guard, target)):
+          _every_path.once_per_key(self.where.guard, target, {
+              name for name, defs in self.scope.defs.items() if any(
+                  _every_path.empty_dict(d.value) for d in defs)})):
         # Replacing an element under an `if` keeps the others: no choice;
         # nor is splitting a dict in two by an `if` and its `else`.
         self.scope.guards.pop(id(value), None)
