@@ -3,7 +3,8 @@ negative codebases showed: a loop over gradient pairs whose name tests
 only rescale some gradients (each pair is added on every path, some
 twice, or rescaled in place before one `append`); a dict of parameters
 filled once per name; a filter its author asserts keeps every variable;
-an encoder trained alone on a loss kept on `self` that reads only it.
+an encoder trained alone on a loss kept on `self` that reads only it; a
+gradient padded with zeros after it.
 Each twin that does leave a part out is still found. Synthetic sources
 in the shape of real code."""
 
@@ -174,4 +175,38 @@ _MEMBERS = """\
      [("var-list-filter", 9)]),
 ], ids=["encoder_alone", "encoder_on_a_decoder"])
 def test_an_encoder_alone_on_a_loss_kept_on_self(source, expected):
+  assert _found(source) == expected
+
+
+# tf-shell: each gradient flattened and padded with zeros to a multiple
+# of a row size (to pack it for encryption), then cut back and applied.
+_PADDED = """\
+    import tensorflow as tf
+
+    def flatten_and_pad(grad, size):
+      flat = tf.reshape(grad, [-1])
+      pad_len = size - tf.math.floormod(tf.size(flat), size)
+      padded = tf.concat({parts}, axis=0)
+      return tf.reshape(padded, [size, -1]), pad_len
+
+    def train_step(model, optimizer, x, y, size):
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+      grads = tape.gradient(loss, model.trainable_variables)
+      out = []
+      for g, v in zip(grads, model.trainable_variables):
+        padded, pad_len = flatten_and_pad(g, size)
+        flat = tf.reshape(padded, [-1])[:-pad_len]
+        out.append(tf.reshape(flat, tf.shape(v)))
+      optimizer.apply_gradients(zip(out, model.trainable_variables))
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_PADDED.format(parts="[flat, tf.zeros(pad_len)]"), []),
+    # Its first elements replaced by zeros: they get no update.
+    (_PADDED.format(parts="[tf.zeros(pad_len), flat[pad_len:]]"),
+     [("grads-mask", 6)]),
+], ids=["zeros_appended", "zeros_in_place_of_a_part"])
+def test_a_gradient_padded_with_zeros_is_no_mask(source, expected):
   assert _found(source) == expected
