@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Set, Union, cast
 from tfpartial._tools.scan import _gathered_rows
 from tfpartial._tools.scan import _joined_lists
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _padding
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels, union
 
@@ -678,7 +679,8 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
   parts = [flow.labels(e, scope, env) for e in elements]
   found = union(parts)
   if any("grad" in p for p in parts) and any(
-      zero(e, scope) for e in elements):
+      zero(e, scope) for e in elements) and not _padding.appended(
+          elements, ["grad" in p for p in parts], scope, zero):
     found["masked"] = node  # `concat([zeros_like(old), new_grad])`.
   stopped: Set[str] = set()
   live: Set[str] = set()

@@ -19,6 +19,7 @@ import dataclasses
 from typing import (Dict, FrozenSet, Iterator, List, Optional, Sequence, Set,
                     Tuple, Union)
 
+from tfpartial._tools.scan import _every_path
 from tfpartial._tools.scan import _names
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -378,7 +379,8 @@ def _continued(node: ast.AST) -> Dict[int, Sequence[ast.stmt]]:
   for block in (getattr(node, "body", []), getattr(node, "orelse", [])):
     for index, statement in enumerate(block):
       if isinstance(statement, ast.If) and not statement.orelse and (
-          isinstance(statement.body[-1], ast.Continue)):
+          isinstance(statement.body[-1], ast.Continue)) or (
+              _every_path.added_later(statement, block[index + 1:])):
         found[id(statement)] = block[index + 1:]
   return found
 
@@ -618,7 +620,10 @@ class _Binder:
         return
       value = self._zeroed(target, value)
       self.bind(base, value, replaces=False)
-      if self.where.guard is None or not self._filled(base):
+      if self.where.guard is None or not self._filled(base) or (
+          _every_path.once_per_key(self.where.guard, target, {
+              name for name, defs in self.scope.defs.items() if any(
+                  _every_path.empty_dict(d.value) for d in defs)})):
         # Replacing an element under an `if` keeps the others: no choice;
         # nor is splitting a dict in two by an `if` and its `else`.
         self.scope.guards.pop(id(value), None)
@@ -684,6 +689,8 @@ class _Binder:
     if isinstance(base, ast.Name) and base.id in self.scope.loops:
       # NumPy's `w *= m` in `for w in ws` changes the elements of `ws`.
       self.bind(self.scope.loops[base.id], value, replaces=False)
+    if _every_path.rescaled(node):  # A rate, not a choice.
+      self.scope.guards.pop(id(value), None)
 
   def loop(self, target: ast.AST, source: ast.expr) -> None:
     """`for g, m in zip(gs, ms)` binds `g` to `gs` and `m` to `ms`;

@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     _opened_here)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -163,7 +164,8 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   flow = analysis.flow
   return _whole_object(analysis, node, step) or _registry.whole_registry(
       flow, node, flow.origin.get(id(node), step.scope),
-      step.labels.get("var"), step.scope)
+      step.labels.get("var"), step.scope) or _asserted.every_kept(
+          node, flow.origin.get(id(node), step.scope))
 
 
 def _by_network(analysis: Analysis, step: Step) -> bool:

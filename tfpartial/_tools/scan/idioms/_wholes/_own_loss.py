@@ -20,6 +20,7 @@ from typing import List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._wholes import _members
 
 _SCOPES = {"variable_scope", "name_scope"}
 # Every variable of the graph, as a filter's comprehension reads them.
@@ -67,9 +68,10 @@ def kept_scopes(node: ast.AST, home: _scopes.Scope) -> List[str]:
     found = _literal(chosen, home) if chosen is not None else None
     return [found] if found else []
   if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
-      node.generators) != 1 or not isinstance(
-          node.generators[0].iter, ast.Call) or _names.call_name(
-              node.generators[0].iter) not in _WHOLE:
+      node.generators) != 1:
+    return []
+  every = _members.one_value(node.generators[0].iter, home)
+  if not isinstance(every, ast.Call) or _names.call_name(every) not in _WHOLE:
     return []
   tests = node.generators[0].ifs
   if len(tests) != 1:
@@ -150,10 +152,13 @@ class _Cone:
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
       return _comprehension(node, home, feeding)
     if isinstance(node, ast.Attribute):
-      # `tf.float32`, a module's constant; `self.logits`, `model.output`
-      # are not followed here.
-      return [] if (_names.dotted(node) or "").split(".")[0] in (
-          _MODULES) else None
+      # `tf.float32`, a module's constant; `self.logits` through what the
+      # class's methods set (`_members`); `model.output` is not followed.
+      if (_names.dotted(node) or "").split(".")[0] in _MODULES:
+        return []
+      values = _members.held(node, home)
+      return None if values is None else [
+          (value, place, feeding) for value, place in values]
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
                          ast.IfExp, ast.Tuple, ast.List, ast.Subscript,
                          ast.Slice, ast.keyword, ast.Starred)):

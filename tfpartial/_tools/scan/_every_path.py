@@ -1,0 +1,82 @@
+"""Additions in a loop that choose nothing: an `if` whose body adds to a
+list that the statements after it add to on every path anyway
+(`if 'offset' in v.name: out.append((0.1 * g, v))` before `if ...:
+out.append(...) else: out.append((g, v))`: every variable goes in, some
+twice); a gradient rescaled in place under a name test (`if
+v.name.startswith('enc/'): g *= scale`: a rate, not a choice); an entry
+set once per key (`if p.name not in grads: grads[p.name] = 0;
+params[p.name] = p`: each variable once, none left out). Read by
+`_scopes` as it records what a loop's `if`s guard."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Sequence, Set
+
+from tfpartial._tools.scan import _names
+
+_ADDS = {"append", "extend", "insert", "add", "update"}
+# In-place arithmetic that changes a value and adds nothing to a list.
+_RESCALES = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Sub)
+
+
+def added_later(statement: ast.stmt, after: Sequence[ast.stmt]) -> bool:
+  """Whether `statement`, an `if` without an `else`, adds only to lists
+  that `after` (the rest of its block) adds to on every path."""
+  if not isinstance(statement, ast.If) or statement.orelse:
+    return False
+  body = _added(statement.body)
+  return bool(body) and body <= _always(after)
+
+
+def rescaled(node: ast.AugAssign) -> bool:
+  """Whether `node` rescales a name in place (`g *= c`), which adds
+  nothing to what the name holds."""
+  return isinstance(node.target, ast.Name) and isinstance(node.op, _RESCALES)
+
+
+def once_per_key(guard: Optional[ast.expr], target: ast.Subscript,
+                 dicts: Set[str]) -> bool:
+  """Whether `guard` (`key not in seen`, `seen` one of `dicts`, the
+  names bound to an empty dict) only keeps `target`'s entry (`x[key] =
+  ...`) from being set twice: a set per key, no choice."""
+  if not isinstance(guard, ast.Compare) or len(guard.ops) != 1 or (
+      not isinstance(guard.ops[0], ast.NotIn)) or not isinstance(
+          guard.comparators[0], ast.Name) or (
+              guard.comparators[0].id not in dicts):
+    return False
+  return ast.unparse(guard.left) == ast.unparse(target.slice)
+
+
+def empty_dict(value: ast.expr) -> bool:
+  """Whether `value` makes an empty dict (`{}`, `dict()`)."""
+  return isinstance(value, ast.Dict) and not value.keys or isinstance(
+      value, ast.Call) and not value.args and not value.keywords and (
+          _names.call_name(value) in {"dict", "OrderedDict"})
+
+
+def _always(block: Sequence[ast.stmt]) -> Set[str]:
+  """The lists `block` adds to whichever way its `if`s go."""
+  found: Set[str] = set()
+  for statement in block:
+    if isinstance(statement, ast.If):
+      found |= _always(statement.body) & _always(statement.orelse)
+    elif isinstance(statement, (ast.Expr, ast.AugAssign)):
+      found |= _added([statement])
+    elif isinstance(statement, (ast.Continue, ast.Break, ast.Return,
+                                ast.Raise)):
+      break
+  return found
+
+
+def _added(block: Sequence[ast.stmt]) -> Set[str]:
+  """The names of the lists `block` adds to (`x.append(v)`, `x += v`)."""
+  found: Set[str] = set()
+  for statement in block:
+    for node in ast.walk(statement):
+      if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and node.func.attr in _ADDS:
+        found.add(_names.dotted(node.func.value) or "")
+      elif isinstance(node, ast.AugAssign) and not rescaled(node):
+        found.add(_names.dotted(node.target) or "")
+  return found - {""}

@@ -1,0 +1,43 @@
+"""Whether the code asserts that a filtered list holds every variable:
+`g_vars = [v for v in t_vars if v.name.startswith('g_')]`, then `for x
+in t_vars: assert x in g_vars, x.name`. The filter names the whole
+model, and its author checks that it does: nothing is left out. Part of
+`var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+
+def every_kept(node: ast.AST, home: Optional[_scopes.Scope]) -> bool:
+  """Whether `home` binds `node` (a filter) to a name or attribute and
+  asserts, in a loop, that each item of the loop is in it."""
+  if home is None:
+    return False
+  bound: Set[str] = set()
+  for statement in home.nodes:
+    if isinstance(statement, ast.Assign) and statement.value is node:
+      bound.update(_names.dotted(t) or "" for t in statement.targets)
+  bound.discard("")
+  if not bound:
+    return False
+  for loop in home.nodes:
+    if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
+      continue
+    for each in loop.body:
+      if isinstance(each, ast.Assert) and _inside(
+          each.test, loop.target.id, bound):
+        return True
+  return False
+
+
+def _inside(test: ast.expr, item: str, bound: Set[str]) -> bool:
+  """Whether `test` is `item in X` for X one of `bound`."""
+  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], ast.In)) and isinstance(
+          test.left, ast.Name) and test.left.id == item and (
+              _names.dotted(test.comparators[0]) in bound)
