@@ -85,7 +85,46 @@ def train(loss):
   return opt.apply_gradients(gvs)
 '''
 
+_CLIPPED_APPLY = '''
+import tensorflow as tf
+
+def train(loss, multiplier, threshold):
+  opt = tf.train.AdamOptimizer(1e-3)
+  grad_var_list = []
+  for t in tf.trainable_variables():
+    v = t.op.name
+    if (v in multiplier) and (abs(multiplier[v]) < 1e-6):
+      pass
+    else:
+      grad_var_list.append(t)
+  grads = opt.compute_gradients(loss, var_list=grad_var_list)
+  if threshold > 0:
+    t_list = [x[0] for x in grads]
+    t_list, gnorm = tf.clip_by_global_norm(t_list, threshold)
+    grads = [(t_list[i], grads[i][1]) for i in range(len(t_list))]
+  return opt.apply_gradients(grads)
+'''
+
+_CLIPPED_APPLY_ALL = '''
+import tensorflow as tf
+
+def train(loss, threshold):
+  opt = tf.train.AdamOptimizer(1e-3)
+  grads = opt.compute_gradients(loss, var_list=tf.trainable_variables())
+  if threshold > 0:
+    t_list = [x[0] for x in grads]
+    t_list, gnorm = tf.clip_by_global_norm(t_list, threshold)
+    grads = [(t_list[i], grads[i][1]) for i in range(len(t_list))]
+  return opt.apply_gradients(grads)
+'''
+
 CASES = [
+    # Variables whose multiplier is zero left out, the gradients clipped
+    # and rebuilt before the apply: one training, one filter.
+    pytest.param(_CLIPPED_APPLY, [("var-list-filter", 12)],
+                 id="clipped-apply"),
+    # Every variable, clipped and rebuilt the same way: nothing left out.
+    pytest.param(_CLIPPED_APPLY_ALL, [], id="clipped-apply-all"),
     # A helper keeps the pairs of some variables by name, under a flag.
     pytest.param(_PAIRS_HELPER, [("var-list-filter", 11)],
                  id="pairs-helper"),
