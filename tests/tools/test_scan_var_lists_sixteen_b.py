@@ -118,47 +118,7 @@ def train(loss, threshold):
   return opt.apply_gradients(grads)
 '''
 
-_ENCODER_STAGE = '''
-import tensorflow as tf
-
-def train(sess, disc_loss, gen_loss, enc_loss, epochs):
-  t_vars = tf.trainable_variables()
-  dis_vars = [var for var in t_vars if 'Discriminator' in var.name]
-  gen_vars = [var for var in t_vars if 'Generator' in var.name]
-  enc_vars = [var for var in t_vars if 'Encoder' in var.name]
-  optim_dis = tf.train.AdamOptimizer(1e-4).minimize(disc_loss, var_list=dis_vars)
-  optim_gen = tf.train.AdamOptimizer(1e-4).minimize(gen_loss, var_list=gen_vars)
-  optim_enc = tf.train.AdamOptimizer(1e-4).minimize(enc_loss, var_list=enc_vars)
-  for epoch in range(epochs):
-    sess.run({'optimizer_g': optim_gen})
-    for _ in range(5):
-      sess.run({'optimizer_d': optim_dis})
-  for epoch in range(epochs, 2 * epochs):
-    sess.run({'optimizer_enc': optim_enc})
-'''
-
-_GAN_LOOP = '''
-import tensorflow as tf
-
-def train(sess, disc_loss, gen_loss, epochs):
-  t_vars = tf.trainable_variables()
-  dis_vars = [var for var in t_vars if 'Discriminator' in var.name]
-  gen_vars = [var for var in t_vars if 'Generator' in var.name]
-  optim_dis = tf.train.AdamOptimizer(1e-4).minimize(disc_loss, var_list=dis_vars)
-  optim_gen = tf.train.AdamOptimizer(1e-4).minimize(gen_loss, var_list=gen_vars)
-  for epoch in range(epochs):
-    sess.run({'optimizer_g': optim_gen})
-    for _ in range(5):
-      sess.run({'optimizer_d': optim_dis})
-'''
-
 CASES = [
-    # A GAN trained in one loop, then its encoder alone in a later loop
-    # through the fixed generator and discriminator.
-    pytest.param(_ENCODER_STAGE, [("var-list-filter", 8)],
-                 id="encoder-stage"),
-    # A GAN's halves alternating in one loop: between them, everything.
-    pytest.param(_GAN_LOOP, [], id="gan-one-loop"),
     # Variables whose multiplier is zero left out, the gradients clipped
     # and rebuilt before the apply: one training, one filter.
     pytest.param(_CLIPPED_APPLY, [("var-list-filter", 12)],

@@ -15,7 +15,6 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
-from tfpartial._tools.scan.idioms._runs import _loop_stages
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _same_test
 from tfpartial._tools.scan.idioms._runs import _scheduled
@@ -292,7 +291,7 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
   source = step.labels.get("grad")  # The gradients it keeps some of.
-  if step.grouped or _loop_stages.alone_in_stage(step, steps):
+  if step.grouped:
     return True  # A sibling group is trained by no step: frozen too.
   if "filtered" in step.labels and _scheduled.chosen_apart(
       step.call, step.scope, [o.call for o in steps if o is not step and (
