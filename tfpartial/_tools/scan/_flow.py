@@ -343,9 +343,11 @@ class Flow:
           for kind, where in self._passed(name, place).items():
             found.setdefault(kind, where)
       for kind, where in _names.param_labels(name, place).items():
-        # A gradient parameter bound to a call's pairs keeps where they
-        # were computed (`dense_grad_filter(grads_and_vars)`).
-        if kind not in found or kind not in bound.get(name, {}):
+        # A parameter of pairs bound to a call's keeps where they were
+        # computed (`dense_grad_filter(grads_and_vars)`); one gradient
+        # (`zero_rows(grad)`) is the helper's own.
+        if kind not in bound.get(name, {}) or not _var_params.pairs_name(
+            name):
           found[kind] = where
     if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
                     for d in defs) and any(

@@ -1,5 +1,6 @@
-"""A parameter that holds variables by the optimizer API's contract: the
-`var_list` an optimizer's `compute_gradients(loss, var_list=None)` or
+"""Parameters by their names: pairs of gradients and variables (`gvs`),
+and variables by the optimizer API's contract: the `var_list` an
+optimizer's `compute_gradients(loss, var_list=None)` or
 `minimize` is given (a wrapper optimizer's override filtering what its
 callers pass: `[v for v in var_list if scope in v.name]`), whoever the
 callers are and whether the scan can follow them."""
@@ -7,10 +8,13 @@ callers are and whether the scan can follow them."""
 from __future__ import annotations
 
 import ast
+import re
 
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._labels import Labels
 
+# Parameters named for (gradient, variable) pairs, not one gradient.
+_PAIRS = re.compile(r"(var|gvs|pairs)", re.I)
 # The keywords by which TensorFlow's steps take the variables they train.
 _NAMES = {"var_list", "variables_to_train"}
 
@@ -29,3 +33,13 @@ def widened(source: ast.AST, scope: _scopes.Scope, found: Labels) -> Labels:
           source.id not in scope.params):
     return found
   return {**found, "var": source}
+
+
+def pairs_name(name: str) -> bool:
+  """Whether a gradient parameter's name says pairs (`grads_and_vars`,
+  `gvs`), not one gradient (`grad`).
+
+  >>> pairs_name("gvs"), pairs_name("grad")
+  (True, False)
+  """
+  return bool(_PAIRS.search(name))
