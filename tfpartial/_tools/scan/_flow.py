@@ -36,6 +36,7 @@ from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _var_params
 from tfpartial._tools.scan._labels import Labels, union
 
 _MAX_DEPTH = 60
@@ -341,7 +342,13 @@ class Flow:
         if self._calling:
           for kind, where in self._passed(name, place).items():
             found.setdefault(kind, where)
-      found.update(_names.param_labels(name, place))
+      for kind, where in _names.param_labels(name, place).items():
+        # A parameter of pairs bound to a call's keeps where they were
+        # computed (`dense_grad_filter(grads_and_vars)`); one gradient
+        # (`zero_rows(grad)`) is the helper's own.
+        if kind not in bound.get(name, {}) or not _var_params.pairs_name(
+            name):
+          found[kind] = where
     if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
                     for d in defs) and any(
         isinstance(d.value, ast.Call) and _names.call_name(d.value) in {
@@ -791,7 +798,8 @@ class Flow:
     inner = dict(env)
     filtered = member = False
     for generator in getattr(node, "generators", []):
-      found = self.labels(generator.iter, scope, inner)
+      found = _var_params.widened(generator.iter, scope, self.labels(
+          generator.iter, scope, inner))
       target, source = generator.target, generator.iter
       if isinstance(target, ast.Tuple) and isinstance(source, ast.Call) and (
           _names.call_name(source) == "zip") and len(source.args) == len(

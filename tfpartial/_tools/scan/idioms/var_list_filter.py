@@ -24,6 +24,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _helper_choice
@@ -94,7 +95,8 @@ class VarListFilter(_idiom.Idiom):
                                               step.scope, step.call)]
         side = _arms.arm(step.call, step.scope, [
             o.call for o in steps if o is not step and _one_loss(o, step)])
-        if not _phased(step, steps):
+        if not _phased(step, steps) and not _applied.of_filtered(
+            step, steps):
           _add_part(step, (_filter_text(node), side), parts, made)
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(

@@ -25,6 +25,7 @@ from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
 from tfpartial._tools.scan.idioms._copies import _rollback
 from tfpartial._tools.scan.idioms._copies import _taken_off
+from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit
 from tfpartial._tools.scan.idioms._masks import _anew
@@ -533,7 +534,7 @@ def _ended_before(step: object, write: ast.AST, order: "_order.Order"
 def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
             found: Labels, target: ast.AST, value: ast.AST,
             copy: Optional[ast.AST]) -> Optional[WriteHit]:
-  if "shadow" in analysis.flow.labels(target, scope):
+  if _trained_too.only_untrainable(analysis.flow.labels(target, scope)):
     return None  # A variable nothing trains (an RNN's state reset).
   masked = found
   product = found.get(f"varmask:{_names.root(target)}")
@@ -718,7 +719,8 @@ def _not_weights(analysis: Analysis, scope: _scopes.Scope,
   trains (an optimizer's window, a count, one made after every step of
   its graph), an optimizer's setting, or an input optimised (a
   visualisation's)."""
-  return "shadow" in analysis.flow.labels(target, scope) or (
+  return _trained_too.only_untrainable(analysis.flow.labels(
+      target, scope)) or (
       _hyperparameter(target)) or _model_input_of(
           analysis, scope, target) or _later.made_after_steps(scope, target)
 

@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _graphs
+from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
 from tfpartial._tools.scan.idioms._sources._hand_made import (
@@ -169,8 +170,9 @@ def _refiltered(given: Optional[ast.AST], owner: _scopes.Scope,
   return isinstance(given, ast.Name) and given.id in owner.defs and not any(
       isinstance(n, ast.If) and any(
           isinstance(t, ast.Name) and t.id == given.id
-          for t in _scopes.walk(n.test)) for n in owner.nodes) and (
-              "filtered" in flow.sink_labels(given, owner, "filtered"))
+          for t in _scopes.walk(n.test)) and _filled.fills(n, given.id)
+      for n in owner.nodes) and (
+          "filtered" in flow.sink_labels(given, owner, "filtered"))
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,

@@ -21,6 +21,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _flag_only
+from tfpartial._tools.scan.idioms._wholes import _forwarded
 from tfpartial._tools.scan.idioms._wholes import _rebound
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
 
@@ -118,9 +119,11 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and _list_text(other) != mine and (
               other.scope is not step.scope or other.section == step.section
-          ) and not _whole_elsewhere.whole_elsewhere(
+          ) and not _forwarded.forwarded(
+              other.call, other.scope, step.scope) and not (
+                  _whole_elsewhere.whole_elsewhere(
               step.labels.get("filtered"), step.scope, other.labels,
-              other.scope) and not (
+              other.scope)) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
                       other.call, other.scope) or _unbound_lists.no_group(
