@@ -25,6 +25,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
+from tfpartial._tools.scan.idioms._sources import _flag_gathered
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
@@ -85,7 +86,8 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
-        node = _filter_of(analysis, step, seen, groups, opened)
+        node = _filter_of(analysis, step, _flag_gathered.without_parts(
+            step, seen), groups, opened)
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
