@@ -106,7 +106,8 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
-        node = _at_default(analysis, step) or node
+        node = _at_default(analysis, step) or _flag_gathered.gathered(
+            step.var_list, step.scope) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),

@@ -16,7 +16,8 @@ from tfpartial._tools.scan.idioms._sources import _train_step
 _PRESENCE = {"hasattr", "isinstance", "len", "callable", "getattr"}
 
 
-def gathered(chosen: ast.AST, scope: _scopes.Scope) -> Optional[ast.expr]:
+def gathered(chosen: Optional[ast.AST], scope: _scopes.Scope
+             ) -> Optional[ast.expr]:
   """The empty list a step's list starts from, when two or more parts of
   it are each added under an `if` of their own and none without one;
   else None. The empty list is the finding's place: the `if`s below it

@@ -17,6 +17,7 @@ from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _fewer_pairs
+from tfpartial._tools.scan.idioms._sources import _indices_removed
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
@@ -40,7 +41,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                       _scheduled.part_chosen_apart(
                           chosen, scope, call,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
-                  ) or _fewer_pairs.fewer_pairs(chosen, scope, call)
+                  ) or _fewer_pairs.fewer_pairs(chosen, scope, call) or (
+                      _indices_removed.some_removed(chosen, scope))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
