@@ -29,6 +29,7 @@ from tfpartial._tools.scan.idioms._sources import _flag_gathered
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
+from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -86,8 +87,8 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
-        node = _filter_of(analysis, step, _flag_gathered.without_parts(
-            step, seen), groups, opened)
+        node = _filter_of(analysis, step, _newest_first.own_steps(
+            step, _flag_gathered.without_parts(step, seen)), groups, opened)
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
@@ -107,7 +108,7 @@ class VarListFilter(_idiom.Idiom):
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
         node = _at_default(analysis, step) or _flag_gathered.gathered(
-            step.var_list, step.scope) or node
+            step.var_list, step.scope) or _newest_first.placed(step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),

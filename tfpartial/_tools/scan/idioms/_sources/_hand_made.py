@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _fewer_pairs
 from tfpartial._tools.scan.idioms._sources import _indices_removed
 from tfpartial._tools.scan.idioms._sources import _listed
+from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
@@ -42,7 +43,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                           chosen, scope, call,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
                   ) or _fewer_pairs.fewer_pairs(chosen, scope, call) or (
-                      _indices_removed.some_removed(chosen, scope))
+                      _indices_removed.some_removed(chosen, scope)) or (
+                          _newest_first.newest_first(chosen, scope, call))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
