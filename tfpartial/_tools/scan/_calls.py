@@ -481,6 +481,8 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"train": node}
   if name in _names.WRITES:
     return {"write": node}
+  if name == "filter_variables" and not args:  # `var_list=` named.
+    args = [k.value for k in node.keywords if k.arg == "var_list"]
   if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
     return _first_argument(flow, node, name, args, scope, env)
   if _gathered_rows.drops_rows(name, args, scope):

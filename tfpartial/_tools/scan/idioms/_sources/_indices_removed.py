@@ -7,6 +7,7 @@ fixed. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
+from typing import List
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
@@ -34,8 +35,10 @@ def some_removed(chosen: ast.AST, scope: _scopes.Scope) -> bool:
               element.slice.id != generator.target.id) or not _whole(
                   element.value, scope):
     return False
-  return any(_drops(test) for test in generator.ifs) or _removed(
-      generator.iter, scope)
+  removed = [t.comparators[0] for t in generator.ifs if _drops(t)] or (
+      _removed(generator.iter, scope))
+  return bool(removed) and not any(
+      _picked_by(element.value, each, scope) for each in removed)
 
 
 def _whole(container: ast.expr, scope: _scopes.Scope) -> bool:
@@ -54,23 +57,41 @@ def _whole(container: ast.expr, scope: _scopes.Scope) -> bool:
           container) is None
 
 
-def _removed(indices: ast.expr, scope: _scopes.Scope) -> bool:
-  """Indices made by taking some out of all (`np.delete(np.arange(n),
-  frozen)`, `set(range(n)) - frozen`, `[i for i in ... if i not in
-  frozen]`)."""
+def _removed(indices: ast.expr, scope: _scopes.Scope) -> List[ast.expr]:
+  """What indices made by taking some out of all take out
+  (`np.delete(np.arange(n), frozen)`, `set(range(n)) - frozen`, `[i for
+  i in ... if i not in frozen]`: `frozen`); empty for other indices."""
   if isinstance(indices, ast.Name):
     defs = scope.defs.get(indices.id, [])
     if len(defs) != 1:
-      return False
+      return []
     indices = defs[0].value
   indices = _names.unwrapped(indices)
   if isinstance(indices, ast.Call) and _names.call_name(
-      indices) in _REMOVING:
-    return True
+      indices) in _REMOVING and len(indices.args) == 2:
+    return [indices.args[1]]
   if isinstance(indices, ast.BinOp) and isinstance(indices.op, ast.Sub):
-    return True
-  return isinstance(indices, (ast.ListComp, ast.GeneratorExp)) and any(
-      _drops(test) for g in indices.generators for test in g.ifs)
+    return [indices.right]
+  if isinstance(indices, (ast.ListComp, ast.GeneratorExp)):
+    return [t.comparators[0] for g in indices.generators for t in g.ifs
+            if _drops(t)]
+  return []
+
+
+def _picked_by(container: ast.expr, removed: ast.expr,
+               scope: _scopes.Scope) -> bool:
+  """Whether another list of the function picks the same weights at the
+  indices taken out (two optimizers splitting the layers): then nothing
+  is left out."""
+  text, container_text = ast.dump(removed), ast.dump(container)
+  for node in _scopes.walk(scope.node):
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(
+        node.generators) == 1 and ast.dump(
+            node.generators[0].iter) == text and isinstance(
+                node.elt, ast.Subscript) and ast.dump(
+                    node.elt.value) == container_text:
+      return True
+  return False
 
 
 def _drops(test: ast.expr) -> bool:
