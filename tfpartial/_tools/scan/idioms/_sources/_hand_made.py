@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _fewer_pairs
 from tfpartial._tools.scan.idioms._sources import _indices_removed
 from tfpartial._tools.scan.idioms._sources import _listed
+from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
@@ -44,7 +45,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
                   ) or _fewer_pairs.fewer_pairs(chosen, scope, call) or (
                       _indices_removed.some_removed(chosen, scope)) or (
-                          _newest_first.newest_first(chosen, scope, call))
+                          _newest_first.newest_first(chosen, scope, call)) or (
+                              _looked_up.by_name(chosen, scope) is not None)
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
