@@ -22,6 +22,7 @@ from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _picked
+from tfpartial._tools.scan.idioms._sources import _sliced_at_name
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -46,7 +47,9 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                   ) or _fewer_pairs.fewer_pairs(chosen, scope, call) or (
                       _indices_removed.some_removed(chosen, scope)) or (
                           _newest_first.newest_first(chosen, scope, call)) or (
-                              _looked_up.by_name(chosen, scope) is not None)
+                              _looked_up.by_name(chosen, scope) or (
+                                  _sliced_at_name.sliced(chosen, scope))
+                          ) is not None
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
