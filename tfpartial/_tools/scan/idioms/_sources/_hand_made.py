@@ -16,13 +16,9 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _scheduled
-from tfpartial._tools.scan.idioms._sources import _fewer_pairs
-from tfpartial._tools.scan.idioms._sources import _indices_removed
+from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
-from tfpartial._tools.scan.idioms._sources import _looked_up
-from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _picked
-from tfpartial._tools.scan.idioms._sources import _sliced_at_name
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -44,12 +40,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                       _scheduled.part_chosen_apart(
                           chosen, scope, call,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
-                  ) or _fewer_pairs.fewer_pairs(chosen, scope, call) or (
-                      _indices_removed.some_removed(chosen, scope)) or (
-                          _newest_first.newest_first(chosen, scope, call)) or (
-                              _looked_up.by_name(chosen, scope) or (
-                                  _sliced_at_name.sliced(chosen, scope))
-                          ) is not None
+                  ) or _hand_picked.picked(chosen, scope, call)
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope

@@ -7,7 +7,7 @@ fixed. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List
+from typing import List, Optional
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
@@ -35,7 +35,7 @@ def some_removed(chosen: ast.AST, scope: _scopes.Scope) -> bool:
               element.slice.id != generator.target.id) or not _whole(
                   element.value, scope):
     return False
-  removed = [t.comparators[0] for t in generator.ifs if _drops(t)] or (
+  removed = [d for d in map(_dropped, generator.ifs) if d is not None] or (
       _removed(generator.iter, scope))
   return bool(removed) and not any(
       _picked_by(element.value, each, scope) for each in removed)
@@ -73,8 +73,8 @@ def _removed(indices: ast.expr, scope: _scopes.Scope) -> List[ast.expr]:
   if isinstance(indices, ast.BinOp) and isinstance(indices.op, ast.Sub):
     return [indices.right]
   if isinstance(indices, (ast.ListComp, ast.GeneratorExp)):
-    return [t.comparators[0] for g in indices.generators for t in g.ifs
-            if _drops(t)]
+    return [d for g in indices.generators for d in map(_dropped, g.ifs)
+            if d is not None]
   return []
 
 
@@ -94,7 +94,9 @@ def _picked_by(container: ast.expr, removed: ast.expr,
   return False
 
 
-def _drops(test: ast.expr) -> bool:
-  """`i not in frozen`."""
-  return isinstance(test, ast.Compare) and len(test.ops) == 1 and (
-      isinstance(test.ops[0], ast.NotIn)) and isinstance(test.left, ast.Name)
+def _dropped(test: ast.expr) -> Optional[ast.expr]:
+  """What `i not in frozen` drops (`frozen`), else None."""
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], ast.NotIn)) and isinstance(test.left, ast.Name):
+    return test.comparators[0]
+  return None
