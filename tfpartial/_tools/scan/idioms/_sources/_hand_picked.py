@@ -1,7 +1,6 @@
-"""The hand-made lists of part sixteen's trainers, one question for
+"""Hand-made lists that name a part of a model, one question for
 `_hand_made`: pairs written out in one arm that are some of the other
-arm's (`_fewer_pairs`), weights picked at every index but some
-(`_indices_removed`), the newest layer of a stack trained first
+arm's (`_fewer_pairs`), the newest layer of a stack trained first
 (`_newest_first`), variables looked up by name (`_looked_up`), a list cut
 where a name test matches (`_sliced_at_name`)."""
 
@@ -11,7 +10,6 @@ import ast
 
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources import _fewer_pairs
-from tfpartial._tools.scan.idioms._sources import _indices_removed
 from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _sliced_at_name
@@ -21,7 +19,6 @@ def picked(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call) -> bool:
   """Whether the list `chosen` of the step `call` is one of these hand-
   made parts."""
   return _fewer_pairs.fewer_pairs(chosen, scope, call) or (
-      _indices_removed.some_removed(chosen, scope)) or (
-          _newest_first.newest_first(chosen, scope, call)) or (
-              _looked_up.by_name(chosen, scope) or _sliced_at_name.sliced(
-                  chosen, scope)) is not None
+      _newest_first.newest_first(chosen, scope, call)) or (
+          _looked_up.by_name(chosen, scope) or _sliced_at_name.sliced(
+              chosen, scope)) is not None
