@@ -248,6 +248,42 @@ _FILTER_NOTHING = _FILTER_KEYWORD.replace(
     "          exclude_patterns=exc_scopes, reg_search=True)\n",
     "          var_list=tvars)\n")
 
+# A `self.` list filled only with the layers a configured list names.
+_FILLED_BY_NAME = '''
+import tensorflow as tf
+
+class Model:
+  def __init__(self, params, layers):
+    self.params = params
+    self.variables_to_train = []
+    h = self.x = tf.placeholder(tf.float32, [None, 4])
+    for layer in layers:
+      h = self.dense(layer.name, h)
+    loss = tf.reduce_mean(h ** 2)
+    gradients = tf.gradients(loss, self.variables_to_train)
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    self.train_op = opt.apply_gradients(zip(gradients, self.variables_to_train))
+
+  def dense(self, name, h):
+    W = tf.Variable(tf.zeros([4, 4]), name=name + '_W')
+    b = tf.Variable(tf.zeros([4]), name=name + '_b')
+    self.add_to_collections(name, W, b)
+    return tf.matmul(h, W) + b
+
+  def add_to_collections(self, name, W, b):
+    if name in self.params.layers_to_train:
+      self.variables_to_train.append(W)
+      self.variables_to_train.append(b)
+'''
+
+# Every layer's variables are added: the list is the model.
+_FILLED_ALL = _FILLED_BY_NAME.replace(
+    "    if name in self.params.layers_to_train:\n"
+    "      self.variables_to_train.append(W)\n"
+    "      self.variables_to_train.append(b)\n",
+    "    self.variables_to_train.append(W)\n"
+    "    self.variables_to_train.append(b)\n")
+
 CASES = [
     pytest.param(_FEWER_PAIRS, [("var-list-filter", 21)], id="fewer-pairs"),
     pytest.param(_SAME_PAIRS, [], id="same-pairs"),
@@ -259,6 +295,9 @@ CASES = [
     pytest.param(_CREATED, [], id="created"),
     pytest.param(_SLICED, [("var-list-filter", 20)], id="sliced-at-name"),
     pytest.param(_SLICED_HALF, [], id="sliced-half"),
+    pytest.param(_FILLED_BY_NAME, [("var-list-filter", 23)],
+                 id="filled-by-name"),
+    pytest.param(_FILLED_ALL, [], id="filled-all"),
     pytest.param(_FILTER_KEYWORD, [("var-list-filter", 21)],
                  id="filter-variables-keyword"),
     pytest.param(_FILTER_NOTHING, [], id="filter-variables-nothing"),
