@@ -26,9 +26,9 @@ from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
-from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -106,8 +106,7 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
-        node = _at_default(analysis, step) or _hand_picked.placed(
-            step) or node
+        node = _at_default(analysis, step) or _hand_picked.placed(step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),

@@ -16,6 +16,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._sources import _fewer_pairs
 from tfpartial._tools.scan.idioms._sources import _filled_by_name
 from tfpartial._tools.scan.idioms._sources import _flag_gathered
+from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _newest_first
 from tfpartial._tools.scan.idioms._sources import _sliced_at_name
@@ -33,10 +34,11 @@ def picked(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call) -> bool:
 
 def chosen_at(chosen: ast.AST, scope: _scopes.Scope, flow: Flow
               ) -> Optional[ast.expr]:
-  """Where a list the flow does not see chosen is chosen: the empty list
-  a list gathered under options starts from, or the name test that fills
+  """Where a list the flow does not see chosen is chosen: the keys of
+  `_keyed`, the empty list a list gathered under options starts from, or the name test that fills
   a `self.` list in another method (its origin recorded)."""
-  found = _flag_gathered.gathered(chosen, scope)
+  found = _keyed.chosen_keys(chosen, scope) or _flag_gathered.gathered(
+      chosen, scope)
   if found is not None:
     return found
   test = _filled_by_name.filled(chosen, scope)
