@@ -217,12 +217,23 @@ def _own_value(flow: Flow, name: str, scope: _scopes.Scope,
 _DISPATCHED = {"call", "__call__", "forward", "predict", "apply"}
 
 
+# Calls whose labels are their first argument's, and what they add.
+_FIRST_ARGUMENT = {"tensor_scatter_nd_update", "filter_variables"}
+
+
+def _keyword_list(call: ast.Call) -> List[ast.AST]:
+  """slim's `filter_variables(var_list=tvars, ...)`: its list, named."""
+  return [k.value for k in call.keywords if k.arg == "var_list" and (
+      _names.call_name(call) == "filter_variables")]
+
+
 def _first_argument(flow: Flow, node: ast.Call, name: str,
                     args: List[ast.AST], scope: _scopes.Scope,
                     env: Dict[str, Labels]) -> Labels:
   """What a call makes of its first argument: zeros scattered into a
   gradient's rows mask it; slim's `filter_variables` with patterns
   filters variables."""
+  args = args or _keyword_list(node)
   found = dict(flow.labels(args[0], scope, env))
   if name == "tensor_scatter_nd_update" and len(args) == 3 and (
       "grad" in found and zero(args[2], scope)):
@@ -482,7 +493,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"train": node}
   if name in _names.WRITES:
     return {"write": node}
-  if name in {"tensor_scatter_nd_update", "filter_variables"} and args:
+  if name in _FIRST_ARGUMENT and (args or _keyword_list(node)):
     return _first_argument(flow, node, name, args, scope, env)
   if _gathered_rows.drops_rows(name, args, scope):
     found = dict(flow.labels(args[0], scope, env))

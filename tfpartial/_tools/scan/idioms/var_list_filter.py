@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources._declared import (
@@ -86,7 +87,8 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
-        node = _filter_of(analysis, step, seen, groups, opened)
+        node = _filter_of(analysis, step, _hand_picked.own_steps(
+            step, seen), groups, opened)
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
@@ -106,7 +108,7 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
-        node = _at_default(analysis, step) or node
+        node = _at_default(analysis, step) or _hand_picked.placed(step) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),

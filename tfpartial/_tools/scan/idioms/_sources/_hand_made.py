@@ -16,6 +16,7 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _scheduled
+from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
@@ -38,7 +39,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                   lambda: _module_steps(analysis, scope)) or (
                       _scheduled.part_chosen_apart(
                           chosen, scope, call,
-                          lambda n: _names.call_name(n) in STEPS, var_list_of))
+                          lambda n: _names.call_name(n) in STEPS, var_list_of)
+                  ) or _hand_picked.picked(chosen, scope, call)
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope

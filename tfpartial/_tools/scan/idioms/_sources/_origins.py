@@ -13,8 +13,10 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._sources import _held
+from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _moving
 from tfpartial._tools.scan.idioms._sources import _outer
+from tfpartial._tools.scan.idioms._sources import _sliced_at_name
 from tfpartial._tools.scan.idioms._sources._train_step import _opened_here
 
 
@@ -39,7 +41,9 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   found: List[ast.expr] = []
   for value in values:
     for function in _unfollowed(analysis, value, scope, labels):
-      node = _returned_filter(analysis.flow, function)
+      node = _returned_filter(analysis.flow, function) or (
+          _looked_up.returned(analysis.flow, function)) or (
+              _sliced_at_name.returned(analysis.flow, function))
       if node is not None:
         found.append(node)
   for node, home in _held.held_filters(analysis, chosen, scope):

@@ -13,6 +13,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._sources import _filled
+from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
 from tfpartial._tools.scan.idioms._sources._hand_made import (
@@ -53,8 +54,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     if chosen is not None and "filtered" not in labels and _hand_made(
         analysis, chosen, scope, call, created):
       labels = {**labels, "filtered": chosen}
-    keyed = _keyed.chosen_keys(chosen, scope) if chosen is not None and (
-        "filtered" not in labels) else None
+    keyed = _hand_picked.chosen_at(chosen, scope, flow) if chosen is not None \
+        and "filtered" not in labels else None
     if keyed is not None:  # `[params[k] for k in keys]`, keys by name.
       flow.origin.setdefault(id(keyed), scope)
       labels = {**labels, "filtered": keyed}
