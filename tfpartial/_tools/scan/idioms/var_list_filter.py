@@ -97,8 +97,7 @@ class VarListFilter(_idiom.Idiom):
                                               step.scope, step.call)]
         side = _arms.arm(step.call, step.scope, [
             o.call for o in steps if o is not step and _one_loss(o, step)])
-        if not _phased(step, steps) and not _applied.of_filtered(
-            step, steps):
+        if not (_phased(step, steps) or _applied.of_filtered(step, steps)):
           _add_part(step, (_filter_text(node), side), parts, made)
         key = (id(step.scope), step.section, step.loss or str(id(node)))
         node, labels = _helper_choice.placed(analysis.flow, _into_method(
