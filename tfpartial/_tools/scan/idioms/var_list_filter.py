@@ -24,6 +24,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _helper_choice
@@ -104,7 +105,8 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
-        node = _at_default(analysis, step) or node
+        node = _at_default(analysis, step) or _arm_choice.chosen_arm(
+            step.var_list, step.scope, node) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),
