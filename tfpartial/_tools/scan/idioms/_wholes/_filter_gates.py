@@ -32,6 +32,7 @@ from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
@@ -53,8 +54,10 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   whole model named by its scope (unless a flag chooses it against a
   larger list), or the complement of lists other steps train."""
   phased = _phased(step, steps)
+  halved = _narrowed_half.narrowed(analysis.flow, step, steps)
   if "filtered" not in step.labels or _split(step, steps, groups) and (
-      not _phased(step, _with(step, steps))) or _only_measured(step) or (
+      not _phased(step, _with(step, steps))) and not halved or (
+          _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _by_network(analysis, step)) or (
@@ -95,7 +98,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   # no_bn if v not in new and v not in fc]`) is not a complement.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
-  if not phased and _shares_lists(step, steps, node) or any(
+  if not phased and not halved and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _complemented.passed_with_rest(
           node, flow.origin.get(id(node), step.scope)) or (
