@@ -93,7 +93,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
     return None
-  node = _first_filter(flow, node, step.scope, opened)
+  node = node if halved else _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
   # no_bn if v not in new and v not in fc]`) is not a complement.
   tested = (node,) if _drops_a_name(node) else (

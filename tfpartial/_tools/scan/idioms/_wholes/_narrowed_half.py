@@ -8,7 +8,7 @@ the rest of this half, so the pair leaves that rest out. Part of
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -28,11 +28,14 @@ def narrowed(flow: Flow, step: Step, steps: List[Step]) -> bool:
   if "filtered" not in flow.labels(parent, home):
     return False
   read = {ast.unparse(parent), *_targets(chosen, home)}
-  return not any(
-      other is not step and other.var_list is not None and read & {
-          ast.unparse(n) for n in ast.walk(other.var_list)
+  return not any(other is not step and read & _read(other) for other in steps)
+
+
+def _read(step: Step) -> Set[str]:
+  """The names and attributes the step's list and its filter read."""
+  return {ast.unparse(n) for top in (step.var_list, step.labels.get(
+      "filtered")) if isinstance(top, ast.AST) for n in ast.walk(top)
           if isinstance(n, (ast.Name, ast.Attribute))}
-      for other in steps)
 
 
 def _parent(chosen: object) -> Optional[ast.expr]:
