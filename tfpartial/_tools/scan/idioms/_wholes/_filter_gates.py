@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _same_test
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _either_arm
+from tfpartial._tools.scan.idioms._sources import _flag_return
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _passed_scope
 from tfpartial._tools.scan.idioms._sources._origins import _origin
@@ -49,10 +50,9 @@ from tfpartial._tools.scan.idioms._wholes._other_half import (
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
-  """The filter that leaves variables out of a step's list, or None: a
-  list of another loss's half (a GAN's), only measured or summarised, a
-  whole model named by its scope (unless a flag chooses it against a
-  larger list), or the complement of lists other steps train."""
+  """The filter leaving variables out of a step's list, or None: another
+  loss's half, only measured or summarised, a model named by its scope
+  (not a flag's choice against more) or what other steps leave out."""
   phased = _phased(step, steps)
   halved = _narrowed_half.narrowed(analysis.flow, step, steps)
   if "filtered" not in step.labels or _split(step, steps, groups) and (
@@ -68,10 +68,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
   widened = chosen is not None or _flagged.grown(
-      step.var_list, step.scope) or _either_arm.against_a_model(
+      step.var_list, step.scope) or _flag_return.against_every(flow, node) or (
+          _either_arm.against_a_model(
           step.call, step.scope, [(o.call, o.var_list, o.labels) for o in steps
                                   if o.scope is step.scope and o is not step
-                                  and o.loss == step.loss])
+                                  and o.loss == step.loss]))
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(

@@ -1,0 +1,42 @@
+"""The other methods a call on an object may run: `model =
+builder.build(config)` returns one of several classes of the project,
+and `model.get_variables_to_train()` runs the method of whichever was
+built, while the flow follows one of them. The overrides of that method
+across the classes deriving from the base that declares it are the
+functions whose result the step may train. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import List
+
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+
+def overrides(analysis: Analysis, value: ast.AST, scope: _scopes.Scope
+              ) -> List[_scopes.Scope]:
+  """The methods of the name `value` (`obj.m()`, `obj` not `self`) calls
+  in the project's classes that share the base declaring the method the
+  flow follows, that one left out."""
+  if not isinstance(value, ast.Call) or not isinstance(
+      value.func, ast.Attribute) or isinstance(
+          value.func.value, ast.Name) and value.func.value.id == "self":
+    return []
+  flow = analysis.flow
+  callee = flow.callee(value, scope)
+  owner = flow.bound_self.get(id(callee)) if callee is not None else None
+  info = flow.classes.get(id(owner)) if owner is not None else None
+  if info is None:
+    return []
+  name = value.func.attr
+  declaring = [each for each in (info, *analysis.project.base_classes(info))
+               if name in each.methods]
+  if not declaring:
+    return []
+  found: List[_scopes.Scope] = []
+  for each in (declaring[-1].methods[name], *analysis.project.overriding(
+      declaring[-1], name)):
+    if each.node is not callee and each not in found:
+      found.append(each)
+  return found
