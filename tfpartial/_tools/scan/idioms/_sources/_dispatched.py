@@ -17,8 +17,8 @@ from tfpartial._tools.scan._analysis import Analysis
 def overrides(analysis: Analysis, value: ast.AST, scope: _scopes.Scope
               ) -> List[_scopes.Scope]:
   """The methods of the name `value` (`obj.m()`, `obj` not `self`) calls
-  in the project's classes that share the base declaring the method the
-  flow follows, that one left out."""
+  in the classes the project builds that share the base declaring the
+  method the flow follows, that one left out."""
   if not isinstance(value, ast.Call) or not isinstance(
       value.func, ast.Attribute) or isinstance(
           value.func.value, ast.Name) and value.func.value.id == "self":
@@ -37,6 +37,7 @@ def overrides(analysis: Analysis, value: ast.AST, scope: _scopes.Scope
   found: List[_scopes.Scope] = []
   for each in (declaring[-1].methods[name], *analysis.project.overriding(
       declaring[-1], name)):
-    if each.node is not callee and each not in found:
+    if each.node is not callee and each not in found and (
+        each.cls is not None and flow.constructions(each.cls)):
       found.append(each)
   return found
