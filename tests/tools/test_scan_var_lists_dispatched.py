@@ -62,3 +62,71 @@ def test_an_override_of_a_class_never_built_stays_silent():
   text = _BUILT.replace("      return Residual(config)\n",
                         "      return Base()\n")
   assert scanned.found(text) == []
+
+
+# Part sixteen's VCR trainer: a registry of model classes a factory
+# calls; each class drops its frozen patterns from the list it trains;
+# an adversarial step is built only for models that have its method.
+_REGISTERED = """\
+    import tensorflow as tf
+
+
+    class ModelBase(object):
+
+      def get_variables_to_train(self):
+        return tf.trainable_variables()
+
+
+    class Plain(ModelBase):
+
+      def get_variables_to_train(self):
+        frozen = [v for v in tf.trainable_variables()
+                  if 'FeatureExtractor/' in v.op.name]
+        return list(set(tf.trainable_variables()) - set(frozen))
+
+
+    class Masked(ModelBase):
+
+      def get_variables_to_train(self):
+        frozen = [v for v in tf.trainable_variables()
+                  if 'Embeddings/' in v.op.name]
+        return list(set(tf.trainable_variables()) - set(frozen))
+
+
+    MODELS = {'plain': Plain, 'masked': Masked}
+
+
+    def build(name):
+      return MODELS[name]()
+
+
+    def model_fn(name, total_loss, losses):
+      model = build(name)
+      variables_to_train = model.get_variables_to_train()
+      train_op = tf.contrib.training.create_train_op(
+          total_loss, optimizer, variables_to_train=variables_to_train)
+      if callable(getattr(model, 'get_adversarial_variables_to_train', None)):
+        adversarial_loss = -total_loss
+        adversarial_variables = model.get_adversarial_variables_to_train()
+        adversarial_op = tf.contrib.training.create_train_op(
+            adversarial_loss, optimizer,
+            variables_to_train=adversarial_variables)
+      return train_op
+    """
+
+
+def test_every_registered_class_s_filter_is_found():
+  assert sorted(scanned.found(_REGISTERED)) == [
+      ("var-list-filter", 15), ("var-list-filter", 21)]
+
+
+def test_an_adversarial_step_of_the_model_s_own_class_stays_a_pair():
+  # The classes have the method the adversarial step is built for: the
+  # two steps are a pair's halves, as before.
+  text = _REGISTERED.replace(
+      "    class ModelBase(object):\n",
+      "    class ModelBase(object):\n\n"
+      "      def get_adversarial_variables_to_train(self):\n"
+      "        return [v for v in tf.trainable_variables()\n"
+      "                if v.op.name.startswith('adversarial/')]\n")
+  assert scanned.found(text) == []

@@ -38,6 +38,22 @@ def overrides(analysis: Analysis, value: ast.AST, scope: _scopes.Scope
   for each in (declaring[-1].methods[name], *analysis.project.overriding(
       declaring[-1], name)):
     if each.node is not callee and each not in found and (
-        each.cls is not None and flow.constructions(each.cls)):
+        each.cls is not None and _built(analysis, each.cls)):
       found.append(each)
   return found
+
+
+def _built(analysis: Analysis, info: _scopes.ClassInfo) -> bool:
+  """Whether the project builds the class: calls it, or reads its name
+  other than as a base (a registry `{'name': Model}` a factory calls)."""
+  if analysis.flow.constructions(info):
+    return True
+  for module in analysis.project.all_modules_with((info.name,)):
+    tree = module.tree
+    bases = {id(b) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+             for b in n.bases} if tree is not None else set()
+    if tree is not None and any(
+        isinstance(n, ast.Name) and n.id == info.name and isinstance(
+            n.ctx, ast.Load) and id(n) not in bases for n in ast.walk(tree)):
+      return True
+  return False

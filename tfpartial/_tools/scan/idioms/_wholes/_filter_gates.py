@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     _opened_here)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -53,8 +54,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   """The filter leaving variables out of a step's list, or None: another
   loss's half, only measured or summarised, a model named by its scope
   (not a flag's choice against more) or what other steps leave out."""
-  phased = _phased(step, steps)
-  halved = _narrowed_half.narrowed(analysis.flow, step, steps)
+  phased, flow = _phased(step, steps), analysis.flow
+  halved = _narrowed_half.narrowed(flow, step, steps) or (
+      _capable.others_not_built(analysis, step, steps))
   if "filtered" not in step.labels or _split(step, steps, groups) and (
       not _phased(step, _with(step, steps))) and not halved or (
           _only_measured(step)) or (
@@ -63,7 +65,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   _by_network(analysis, step)) or (
                       _half_per_call(analysis, step)):
     return None
-  flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
