@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources._declared import (
@@ -106,7 +107,8 @@ class VarListFilter(_idiom.Idiom):
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
         node = _at_default(analysis, step) or _arm_choice.chosen_arm(
-            step.var_list, step.scope, node) or node
+            step.var_list, step.scope, node) or _generic_helper.at_step(
+                analysis.flow, node, step.call) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),
