@@ -108,7 +108,7 @@ class VarListFilter(_idiom.Idiom):
             id(node), step.scope)) or node
         node = _at_default(analysis, step) or _arm_choice.chosen_arm(
             step.var_list, step.scope, node) or _generic_helper.at_step(
-                analysis.flow, node, step.call) or node
+                analysis.flow, node, step.call, step.scope) or node
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),

@@ -10,13 +10,16 @@ import ast
 import itertools
 from typing import List, Optional, Set
 
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
 
-def at_step(flow: Flow, node: ast.AST, call: ast.Call) -> Optional[ast.expr]:
-  """`call` (the step) when the filter `node` tests a parameter of the
-  function it is written in, which the project calls with two literal
-  names or more for it; else None."""
+def at_step(flow: Flow, node: ast.AST, call: ast.Call,
+            scope: _scopes.Scope) -> Optional[ast.expr]:
+  """`call` (the step, in `scope`) when the filter `node` tests a
+  parameter of the function it is written in, which the project calls
+  with two literal names or more for it, none in the step's own function
+  (there the calls show the choice); else None."""
   home = flow.origin.get(id(node))
   while home is not None and not isinstance(
       home.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -30,9 +33,11 @@ def at_step(flow: Flow, node: ast.AST, call: ast.Call) -> Optional[ast.expr]:
   for parameter in read & set(names):
     given: Set[str] = set()
     project = flow.project
-    for scope, each in itertools.islice(project.calls_named(
+    for where, each in itertools.islice(project.calls_named(
         (function.name,), project.all_modules_with((function.name,))), 64):
-      if flow.callee(each, scope) is not function:
+      if where.node is scope.node:
+        return None
+      if flow.callee(each, where) is not function:
         continue
       value = _argument(each, names, parameter)
       if isinstance(value, ast.Constant) and isinstance(value.value, str):
