@@ -25,8 +25,10 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._sources import _applied
+from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
 from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
@@ -107,7 +109,7 @@ class VarListFilter(_idiom.Idiom):
           key = (key[0], key[1], f"{key[2]} {id(node)}")
         node = _narrowed.narrowing(node, analysis.flow.origin.get(
             id(node), step.scope)) or node
-        node = _at_default(analysis, step) or _hand_picked.placed(step) or node
+        node = _at_default(analysis, step) or _shown_at(analysis, step, node)
         hit = _idiom.Hit(node, step.scope, step.call, labels)
         if key not in hits or _placed_before(node, hits[key], _arms.apart(
             step.scope, _idiom.position(node),
@@ -284,6 +286,16 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
     return None
   analysis.flow.origin.setdefault(id(found[0]), found[1])
   return found[0]
+
+
+def _shown_at(analysis: Analysis, step: Step, node: ast.expr) -> ast.expr:
+  """Where a choice made apart from the filter `node` is shown: a list
+  picked by hand (`_hand_picked`), the arm of a flag's `if` that leaves a
+  group out (`_arm_choice`), the step for a helper its callers tell what
+  to keep (`_generic_helper`)."""
+  return _hand_picked.placed(step) or _arm_choice.chosen_arm(
+      step.var_list, step.scope, node) or _generic_helper.at_step(
+          analysis.flow, node, step.call, step.scope) or node
 
 
 def _into_method(analysis: Analysis, node: ast.expr, scope: _scopes.Scope

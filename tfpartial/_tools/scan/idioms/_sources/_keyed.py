@@ -13,6 +13,7 @@ from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources import _joined_keys
 
 _STEPS = {"gradients", "gradient", "minimize", "compute_gradients"}
 
@@ -57,7 +58,8 @@ def _split(name: str, scope: _scopes.Scope
   lists its other arm appends to: `if 'latent' not in key: a.append(key)
   else: name.append(key)`."""
   for node in scope.nodes:
-    if not isinstance(node, ast.If) or not _names_a_key(node.test):
+    if not isinstance(node, ast.If) or not _names_a_key(node.test) and (
+        not _joined_keys.joined(node.test, _names_a_key)):
       continue
     mine = _appended(node.body)
     theirs = _appended(node.orelse)

@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms._sources import _dispatched
 from tfpartial._tools.scan.idioms._sources import _held
 from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _moving
@@ -85,7 +86,7 @@ def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
               or analysis.project.holds_module(scope, value.func.value.id)):
     return list(analysis.project.functions_named(
         (value.func.attr,), unscanned=True))
-  return []
+  return _dispatched.overrides(analysis, value, scope)
 
 
 def _returned_filter(flow: Flow, function: _scopes.Scope

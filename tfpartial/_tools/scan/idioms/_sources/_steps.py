@@ -16,6 +16,7 @@ from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
+from tfpartial._tools.scan.idioms._sources import _overridden
 from tfpartial._tools.scan.idioms._sources._hand_made import (
     _hand_made, _run_beside, _some_entries)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filters
@@ -65,10 +66,10 @@ def _steps(analysis: Analysis) -> List[Step]:
       flow.origin.setdefault(id(entries), scope)
       labels = {**labels, "filtered": entries}
     returned = _returned_filters(analysis, chosen, scope, labels)
-    if returned:
-      labels = {**labels, "filtered": returned[0]}
+    labels = {**labels, "filtered": returned[0]} if returned else labels
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
-                      labels, tuple(returned[1:]),
+                      labels, tuple(returned[1:] or _overridden.other_filters(
+                          analysis, chosen, scope, labels)),
                       section=_graphs.section(scope, call)))
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.

@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _same_test
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _either_arm
+from tfpartial._tools.scan.idioms._sources import _flag_return
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _passed_scope
 from tfpartial._tools.scan.idioms._sources._origins import _origin
@@ -28,11 +29,13 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _asserted
+from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
@@ -49,27 +52,29 @@ from tfpartial._tools.scan.idioms._wholes._other_half import (
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
-  """The filter that leaves variables out of a step's list, or None: a
-  list of another loss's half (a GAN's), only measured or summarised, a
-  whole model named by its scope (unless a flag chooses it against a
-  larger list), or the complement of lists other steps train."""
-  phased = _phased(step, steps)
+  """The filter leaving variables out of a step's list, or None: another
+  loss's half, only measured or summarised, a model named by its scope
+  (not a flag's choice against more) or what other steps leave out."""
+  phased, flow = _phased(step, steps), analysis.flow
+  halved = _narrowed_half.narrowed(flow, step, steps) or (
+      _capable.others_not_built(analysis, step, steps))
   if "filtered" not in step.labels or _split(step, steps, groups) and (
-      not _phased(step, _with(step, steps))) or _only_measured(step) or (
+      not _phased(step, _with(step, steps))) and not halved or (
+          _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _by_network(analysis, step)) or (
                       _half_per_call(analysis, step)):
     return None
-  flow = analysis.flow
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
       flow, step.var_list, step.scope, set()))
   widened = chosen is not None or _flagged.grown(
-      step.var_list, step.scope) or _either_arm.against_a_model(
+      step.var_list, step.scope) or _flag_return.against_every(flow, node) or (
+          _either_arm.against_a_model(
           step.call, step.scope, [(o.call, o.var_list, o.labels) for o in steps
                                   if o.scope is step.scope and o is not step
-                                  and o.loss == step.loss])
+                                  and o.loss == step.loss]))
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
@@ -91,12 +96,12 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
     return None
-  node = _first_filter(flow, node, step.scope, opened)
+  node = node if halved else _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
   # no_bn if v not in new and v not in fc]`) is not a complement.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
-  if not phased and _shares_lists(step, steps, node) or any(
+  if not phased and not halved and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _complemented.passed_with_rest(
           node, flow.origin.get(id(node), step.scope)) or (
