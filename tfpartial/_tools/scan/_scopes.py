@@ -298,6 +298,22 @@ class Scope:
     return tuple(sorted(seen))
 
 
+def enclosing_class(scope: Optional[Scope]) -> Optional[ClassInfo]:
+  """The class whose method (or a function inside one) `scope` is."""
+  while scope is not None and scope.cls is None:
+    scope = scope.parent
+  return scope.cls if scope is not None else None
+
+
+def values_reaching(chosen: ast.AST, scope: Scope) -> List[ast.AST]:
+  """What `chosen` may hold: the values of the assignments a read of a
+  local name sees, else `chosen` itself."""
+  if not isinstance(chosen, ast.Name):
+    return [chosen]
+  defs = scope.defs.get(chosen.id, [])
+  return [defs[i].value for i in scope.reaching(chosen.id, chosen)]
+
+
 def blocks(statement: ast.stmt) -> Iterator[List[ast.stmt]]:
   """The statement lists a compound statement holds, in order: its body,
   its `else`, its `finally`, and its `except` handlers' bodies as one."""

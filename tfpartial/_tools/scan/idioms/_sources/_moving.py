@@ -53,12 +53,10 @@ def property_read(project: Project, value: ast.AST, scope: _scopes.Scope
   name = _names.dotted(value) if isinstance(value, ast.Attribute) else None
   if name is None or name.count(".") != 1 or not name.startswith("self."):
     return None
-  place: Optional[_scopes.Scope] = scope
-  while place is not None and place.cls is None:
-    place = place.parent
-  if place is None or place.cls is None:
+  info = _scopes.enclosing_class(scope)
+  if info is None:
     return None
-  method = project.method(place.cls, name.split(".")[1])
+  method = project.method(info, name.split(".")[1])
   node = method.node if method is not None else None
   if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (
       any(_names.dotted(d) == "property" for d in node.decorator_list)):

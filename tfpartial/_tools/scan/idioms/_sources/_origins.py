@@ -35,10 +35,7 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   scope, the one it opens around what it builds)."""
   if chosen is None or "filtered" in labels:
     return []
-  values: List[ast.AST] = [chosen]
-  if isinstance(chosen, ast.Name):
-    defs = scope.defs.get(chosen.id, [])
-    values = [defs[i].value for i in scope.reaching(chosen.id, chosen)]
+  values = _scopes.values_reaching(chosen, scope)
   found: List[ast.expr] = []
   for value in values:
     for function in _unfollowed(analysis, value, scope, labels):

@@ -24,10 +24,7 @@ def other_filters(analysis: Analysis, chosen: Optional[ast.AST],
   held = labels.get("filtered")
   if chosen is None or not isinstance(held, ast.expr):
     return []
-  values: List[ast.AST] = [chosen]
-  if isinstance(chosen, ast.Name):
-    defs = scope.defs.get(chosen.id, [])
-    values = [defs[i].value for i in scope.reaching(chosen.id, chosen)]
+  values = _scopes.values_reaching(chosen, scope)
   found: List[ast.expr] = []
   for value in values:
     for method in _dispatched.overrides(analysis, value, scope):

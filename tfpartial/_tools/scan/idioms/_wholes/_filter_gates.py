@@ -5,7 +5,7 @@ whole model, not half of one whose other half is trained."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -154,13 +154,9 @@ def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
 def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   """Whether the step's loss is measured by a network it does not train
   (`_loss_network`: a perceptual loss's classifier, a teacher)."""
-  found = _gradient_call(analysis, step)
-  if found is None:
-    return False
-  call, scope = found
-  loss = call.args[0] if call.args else next(
-      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
-  return loss is not None and _loss_network.runs_one(scope, loss, STEPS)
+  found = _loss_of(analysis, step)
+  return found is not None and _loss_network.runs_one(
+      found[1], found[0], STEPS)
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
@@ -183,14 +179,21 @@ def _by_network(analysis: Analysis, step: Step) -> bool:
 def _own_network(analysis: Analysis, step: Step) -> bool:
   """Whether the step's loss reads only networks built under the scopes
   its filter keeps (`_own_loss`: a metric's classifier trained alone)."""
+  found = _loss_of(analysis, step)
+  return found is not None and _own_loss.reads_only_kept(
+      analysis.flow, step.labels.get("filtered"), found[0], found[1])
+
+
+def _loss_of(analysis: Analysis, step: Step
+             ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
+  """The loss the step's gradient call differentiates, with its scope."""
   found = _gradient_call(analysis, step)
   if found is None:
-    return False
+    return None
   call, scope = found
   loss = call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
-  return _own_loss.reads_only_kept(analysis.flow, step.labels.get(
-      "filtered"), loss, scope)
+  return (loss, scope) if loss is not None else None
 
 
 def _half_per_call(analysis: Analysis, step: Step) -> bool:

@@ -26,12 +26,10 @@ def held(node: ast.Attribute, home: _scopes.Scope
   dotted = _names.dotted(node) or ""
   if dotted.count(".") != 1 or not dotted.startswith("self."):
     return None
-  method: Optional[_scopes.Scope] = home
-  while method is not None and method.cls is None:
-    method = method.parent
-  if method is None or method.cls is None:
+  info = _scopes.enclosing_class(home)
+  if info is None:
     return None
-  values = method.cls.attributes.get(dotted, [])
+  values = info.attributes.get(dotted, [])
   if not values or len(values) > _MOST or any(isinstance(
       value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp))
                                               for value, _ in values):

@@ -95,10 +95,7 @@ def _literal(part: ast.expr) -> Optional[str]:
 
 def class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
   """The class whose method (or a function inside one) `scope` is."""
-  place: Optional[_scopes.Scope] = scope
-  while place is not None and place.cls is None:
-    place = place.parent
-  return place.cls if place is not None else None
+  return _scopes.enclosing_class(scope)
 
 
 def _class_scopes(flow: Flow, info: _scopes.ClassInfo) -> Set[str]:
