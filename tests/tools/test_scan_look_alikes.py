@@ -13,6 +13,25 @@ import pytest
 from tests.tools.scanned import in_text
 
 FOUND = {
+    # Saved values clipped, then written into the variable after its
+    # step: a write-back still (twin of the clip in place below).
+    "saved values clipped and written after the step": ("""\
+        import tensorflow as tf
+        def train(model_list, optimizer_list, data, n_e, period, w_sup):
+            saved = tf.identity(model_list[0].weights[-2])
+            for count, (x, y) in enumerate(data):
+                countp = count % period
+                grads_list = []
+                for e in range(n_e):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(model_list[e](x) - y)
+                    grads_list.append(tape.gradient(
+                        loss, model_list[e].trainable_variables))
+                optimizer_list[countp].apply_gradients(zip(
+                    grads_list[countp], model_list[countp].trainable_variables))
+                model_list[countp].weights[-2].assign(
+                    tf.clip_by_value(saved, -w_sup, w_sup))
+        """, [("write-back", 14)]),
     # A helper filtering by the prefix it is given, called once: the
     # head trains, the rest is frozen.
     "a helper called for one prefix": ("""\
@@ -71,6 +90,24 @@ FOUND = {
 }
 
 NOT_FOUND = {
+    # IBM IRM-games IRM_methods.py: each environment's model clipped in
+    # place after its turn's step, a projection of every weight.
+    "a variable clipped in place by its own op after its step": """\
+        import tensorflow as tf
+        def train(model_list, optimizer_list, data, n_e, period, w_sup):
+            for count, (x, y) in enumerate(data):
+                countp = count % period
+                grads_list = []
+                for e in range(n_e):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(model_list[e](x) - y)
+                    grads_list.append(tape.gradient(
+                        loss, model_list[e].trainable_variables))
+                optimizer_list[countp].apply_gradients(zip(
+                    grads_list[countp], model_list[countp].trainable_variables))
+                model_list[countp].weights[-2].assign(tf.clip_by_value(
+                    model_list[countp].weights[-2], -w_sup, w_sup))
+        """,
     # provenclei/tensorflow_cv p78_GAN_mnist.py: one comprehension makes a
     # step per loss, each for its own group.
     "a GAN's groups, one step per loss in a comprehension": """\

@@ -6,6 +6,8 @@ That is a constraint on every weight (what Keras' `kernel_constraint`
 does), not saved values put back: nothing from before the step is kept.
 Weights read out after the step with elements of a copy saved earlier
 put into them (`weights[0][:5] = saved[0][:5]`) are a write-back still.
+The same holds for a variable clipped in place by its own op
+(`w.assign(tf.clip_by_value(w, -c, c))`, an IRM game's projection).
 """
 
 from __future__ import annotations
@@ -13,8 +15,26 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms import _idiom
+
+# Ops that bound every element of their first argument by settings.
+_CLIPS = {"clip_by_value", "clip_by_norm", "clip"}
+
+
+def of_itself(target: ast.AST, value: ast.AST) -> bool:
+  """Whether `value` clips the written variable itself
+  (`w.assign(tf.clip_by_value(w, -c, c))`): every element bounded after
+  the step, nothing saved from before it.
+
+  >>> of_itself(ast.parse("w[0]").body[0].value,
+  ...           ast.parse("tf.clip_by_value(w[0], -c, c)").body[0].value)
+  True
+  """
+  return isinstance(value, ast.Call) and _names.call_name(
+      value) in _CLIPS and bool(value.args) and ast.unparse(
+          value.args[0]) == ast.unparse(target)
 
 
 def read_after_step(call: ast.Call, scope: _scopes.Scope,

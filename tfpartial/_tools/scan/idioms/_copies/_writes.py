@@ -248,8 +248,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
                     "write-back", target, value, zeros=zeros)
   chosen = isinstance(value, ast.Name) and any(
       _put_back.chosen_each(d.value) for d in scope.defs.get(value.id, []))
-  if when is None or not chosen and _clipped.read_after_step(
-      call, scope, value, copy, when["at"]):
+  if when is None or not chosen and (_clipped.read_after_step(
+      call, scope, value, copy, when["at"]) or _clipped.of_itself(
+          target, value)):
     # Written once, before training: an initialisation; or the step's
     # own values changed from themselves (clipped): a constraint.
     return None
