@@ -12,7 +12,6 @@ from typing import Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._flow import Flow
 
 # Calls that look a variable up by its name.
 _LOOKUPS = {"get_variable", "get_tensor_by_name"}
@@ -31,17 +30,6 @@ def by_name(chosen: ast.AST, scope: _scopes.Scope) -> Optional[ast.expr]:
   if all(_looked_up(element) for element in chosen.elts) and any(
       _in_a_scope(element) for element in chosen.elts):
     return chosen
-  return None
-
-
-def returned(flow: Flow, function: _scopes.Scope) -> Optional[ast.expr]:
-  """Where `function` returns a list of variables looked up by name."""
-  for node in function.nodes:
-    if isinstance(node, ast.Return) and node.value is not None:
-      found = by_name(node.value, function)
-      if found is not None:
-        flow.origin.setdefault(id(found), function)
-        return found
   return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Set, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -39,9 +39,9 @@ def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
   found: List[ast.expr] = []
   for value in values:
     for function in _unfollowed(analysis, value, scope, labels):
-      node = _returned_filter(analysis.flow, function) or (
-          _looked_up.returned(analysis.flow, function)) or (
-              _sliced_at_name.returned(analysis.flow, function))
+      node = _returned_filter(analysis.flow, function) or _returned(
+          analysis.flow, function, _looked_up.by_name) or _returned(
+              analysis.flow, function, _sliced_at_name.sliced)
       if node is not None:
         found.append(node)
   for node, home in _held.held_filters(analysis, chosen, scope):
@@ -84,6 +84,20 @@ def _unfollowed(analysis: Analysis, value: ast.AST, scope: _scopes.Scope,
     return list(analysis.project.functions_named(
         (value.func.attr,), unscanned=True))
   return _dispatched.overrides(analysis, value, scope)
+
+
+def _returned(flow: Flow, function: _scopes.Scope,
+              match: Callable[[ast.AST, _scopes.Scope], Optional[ast.expr]]
+              ) -> Optional[ast.expr]:
+  """Where `function` returns a list `match` recognises (variables looked
+  up by name, a list cut where a name test matched)."""
+  for node in function.nodes:
+    if isinstance(node, ast.Return) and node.value is not None:
+      found = match(node.value, function)
+      if found is not None:
+        flow.origin.setdefault(id(found), function)
+        return found
+  return None
 
 
 def _returned_filter(flow: Flow, function: _scopes.Scope

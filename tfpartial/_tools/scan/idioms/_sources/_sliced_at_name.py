@@ -11,7 +11,6 @@ from typing import Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._flow import Flow
 
 # Calls that test a variable's name for a part of it.
 _NAME_TESTS = {"startswith", "find", "search", "match", "endswith"}
@@ -27,17 +26,6 @@ def sliced(chosen: ast.AST, scope: _scopes.Scope) -> Optional[ast.expr]:
     if isinstance(value, ast.Subscript) and isinstance(
         value.slice, ast.Slice) and _cut_by_name(value.slice, scope):
       return value
-  return None
-
-
-def returned(flow: Flow, function: _scopes.Scope) -> Optional[ast.expr]:
-  """Where `function` returns a list cut where a name test matched."""
-  for node in function.nodes:
-    if isinstance(node, ast.Return) and node.value is not None:
-      found = sliced(node.value, function)
-      if found is not None:
-        flow.origin.setdefault(id(found), function)
-        return found
   return None
 
 
