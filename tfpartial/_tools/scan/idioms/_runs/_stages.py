@@ -25,6 +25,8 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _downstream
+from tfpartial._tools.scan.idioms._runs import _forward
+from tfpartial._tools.scan.idioms._runs import _sequential
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
@@ -106,7 +108,11 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
           _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
                                  marks[j].scopes, opened.built,
                                  _chosen_stage.near_functions(step.scope))
-      ) or _feeds_between(step, marks[i], marks[j], defs, opened):
+      ) or _feeds_between(step, marks[i], marks[j], defs, opened) or (
+          _forward.through(opened.flow.project, _slice([step.loss], defs, (
+              _stage_calls.own_of(step.scope))), marks[i].scopes,
+                           marks[j].scopes, _chosen_stage.near_functions(
+                               step.scope), opened.forward)):
         behind.append(id(other.call))
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
@@ -148,6 +154,9 @@ class _Home:
   picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
   # The loops of the project, outside the class too (`_stage_calls`).
   together: Optional[_stage_calls.Together] = None
+  # The loops of each function fetching ops (`_sequential`).
+  loops_of: Dict[int, List[ast.AST]] = dataclasses.field(
+      default_factory=dict)
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -164,7 +173,9 @@ class _Home:
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2 and (
                        not picks) and not _chosen_stage.any_helpers_apart(
-                           [t.scope for t in group]):
+                           [t.scope for t in group]) and not (
+                               _sequential.any_before(
+                                   [(t.call, t.scope) for t in group], {})):
       return None
     return cls(node, branches, kept, picks=picks)
 
@@ -341,7 +352,9 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
       home) or home.picks and _chosen_stage.picked_apart(
           step.call, other.call, home.node) or _chosen_stage.helpers_apart(
-              step.scope, other.scope)
+              step.scope, other.scope) or _sequential.before(
+                  (other.call, other.scope), (step.call, step.scope),
+                  home.loops_of)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
@@ -446,6 +459,7 @@ class _Opened:
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
     self.together = _stage_calls.Together(flow.project)
+    self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
 
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:
