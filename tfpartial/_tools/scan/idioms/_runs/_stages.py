@@ -26,6 +26,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _downstream
 from tfpartial._tools.scan.idioms._runs import _forward
+from tfpartial._tools.scan.idioms._runs import _real_side
 from tfpartial._tools.scan.idioms._runs import _sequential
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
@@ -96,7 +97,9 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
   marks = [_marks(t, defs) for t in group]
   fed: Dict[int, List[ast.AST]] = {}
   for i, step in enumerate(group):
-    behind = []
+    behind: List[int] = []
+    if _fed_real(step, group, home, opened):
+      continue  # A discriminator's real side: data, no earlier stage.
     for j, other in enumerate(group):
       if j == i or not marks[i] or not marks[j] or marks[j].meets(
           marks[i]) or not _apart(step, other, home) or _trained_with(
@@ -118,6 +121,16 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):
       found[run] = (step, _chosen(step.var_list, step.call, defs))
+
+
+def _fed_real(step: Training, group: List[Training], home: "_Home",
+              opened: "_Opened") -> bool:
+  """Whether the step's network is a discriminator given its real side
+  by a network no step of its run trains (`_real_side`)."""
+  partners = [o.var_list for o in group if o is not step and (
+      o.scope is step.scope) and not _apart(step, o, home)]
+  return _real_side.fed_real(opened.flow, step.scope, step.call, step.loss,
+                             step.var_list, partners)
 
 
 def _feeds_between(step: Training, mine: _Group, other: _Group,
