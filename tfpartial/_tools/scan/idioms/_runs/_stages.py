@@ -98,8 +98,6 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
   fed: Dict[int, List[ast.AST]] = {}
   for i, step in enumerate(group):
     behind: List[int] = []
-    if _fed_real(step, group, home, opened):
-      continue  # A discriminator's real side: data, no earlier stage.
     for j, other in enumerate(group):
       if j == i or not marks[i] or not marks[j] or marks[j].meets(
           marks[i]) or not _apart(step, other, home) or _trained_with(
@@ -117,6 +115,8 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
                            marks[j].scopes, _chosen_stage.near_functions(
                                step.scope), opened.forward)):
         behind.append(id(other.call))
+    if behind and _fed_real(step, group, home, opened):
+      continue  # A discriminator's real side: data, no earlier stage.
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):
@@ -167,9 +167,9 @@ class _Home:
   picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
   # The loops of the project, outside the class too (`_stage_calls`).
   together: Optional[_stage_calls.Together] = None
-  # The loops of each function fetching ops (`_sequential`).
-  loops_of: Dict[int, List[ast.AST]] = dataclasses.field(
-      default_factory=dict)
+  # Where each function keeps and fetches ops (`_sequential`).
+  order: _sequential.Order = dataclasses.field(
+      default_factory=_sequential.Order)
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -182,15 +182,17 @@ class _Home:
     branches = {id(t.call): _branches(t, ifs[id(t.scope)]) for t in group}
     kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
     picks = _chosen_stage.picks(node)
+    order = _sequential.Order()
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2 and (
                        not picks) and not _chosen_stage.any_helpers_apart(
                            [t.scope for t in group]) and not (
                                _sequential.any_before(
-                                   [(t.call, t.scope) for t in group], {})):
+                                   [(t.call, t.scope) for t in group],
+                                   order)):
       return None
-    return cls(node, branches, kept, picks=picks)
+    return cls(node, branches, kept, picks=picks, order=order)
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -367,7 +369,7 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
           step.call, other.call, home.node) or _chosen_stage.helpers_apart(
               step.scope, other.scope) or _sequential.before(
                   (other.call, other.scope), (step.call, step.scope),
-                  home.loops_of)
+                  home.order)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
