@@ -25,6 +25,9 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _downstream
+from tfpartial._tools.scan.idioms._runs import _forward
+from tfpartial._tools.scan.idioms._runs import _real_side
+from tfpartial._tools.scan.idioms._runs import _sequential
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
@@ -94,7 +97,7 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
   marks = [_marks(t, defs) for t in group]
   fed: Dict[int, List[ast.AST]] = {}
   for i, step in enumerate(group):
-    behind = []
+    behind: List[int] = []
     for j, other in enumerate(group):
       if j == i or not marks[i] or not marks[j] or marks[j].meets(
           marks[i]) or not _apart(step, other, home) or _trained_with(
@@ -106,12 +109,28 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
           _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
                                  marks[j].scopes, opened.built,
                                  _chosen_stage.near_functions(step.scope))
-      ) or _feeds_between(step, marks[i], marks[j], defs, opened):
+      ) or _feeds_between(step, marks[i], marks[j], defs, opened) or (
+          _forward.through(opened.flow.project, _slice([step.loss], defs, (
+              _stage_calls.own_of(step.scope))), marks[i].scopes,
+                           marks[j].scopes, _chosen_stage.near_functions(
+                               step.scope), opened.forward)):
         behind.append(id(other.call))
+    if behind and _fed_real(step, group, home, opened):
+      continue  # A discriminator's real side: data, no earlier stage.
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):
       found[run] = (step, _chosen(step.var_list, step.call, defs))
+
+
+def _fed_real(step: Training, group: List[Training], home: "_Home",
+              opened: "_Opened") -> bool:
+  """Whether the step's network is a discriminator given its real side
+  by a network no step of its run trains (`_real_side`)."""
+  partners = [o.var_list for o in group if o is not step and (
+      o.scope is step.scope) and not _apart(step, o, home)]
+  return _real_side.fed_real(opened.flow, step.scope, step.call, step.loss,
+                             step.var_list, partners)
 
 
 def _feeds_between(step: Training, mine: _Group, other: _Group,
@@ -148,6 +167,9 @@ class _Home:
   picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
   # The loops of the project, outside the class too (`_stage_calls`).
   together: Optional[_stage_calls.Together] = None
+  # Where each function keeps and fetches ops (`_sequential`).
+  order: _sequential.Order = dataclasses.field(
+      default_factory=_sequential.Order)
 
   @classmethod
   def of(cls, node: ast.AST, group: List[Training]) -> Optional["_Home"]:
@@ -160,13 +182,17 @@ class _Home:
     branches = {id(t.call): _branches(t, ifs[id(t.scope)]) for t in group}
     kept = _kept(group) if isinstance(node, ast.ClassDef) else {}
     picks = _chosen_stage.picks(node)
+    order = _sequential.Order()
     if not any(_mode_test(test.test) for found in branches.values()
                for test, _ in found) and sum(
                    name is not None for name in kept.values()) < 2 and (
                        not picks) and not _chosen_stage.any_helpers_apart(
-                           [t.scope for t in group]):
+                           [t.scope for t in group]) and not (
+                               _sequential.any_before(
+                                   [(t.call, t.scope) for t in group],
+                                   order)):
       return None
-    return cls(node, branches, kept, picks=picks)
+    return cls(node, branches, kept, picks=picks, order=order)
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -341,7 +367,9 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
       home) or home.picks and _chosen_stage.picked_apart(
           step.call, other.call, home.node) or _chosen_stage.helpers_apart(
-              step.scope, other.scope)
+              step.scope, other.scope) or _sequential.before(
+                  (other.call, other.scope), (step.call, step.scope),
+                  home.order)
 
 
 def _kept(group: List[Training]) -> Dict[int, Optional[str]]:
@@ -446,6 +474,7 @@ class _Opened:
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
     self.together = _stage_calls.Together(flow.project)
+    self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
 
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:

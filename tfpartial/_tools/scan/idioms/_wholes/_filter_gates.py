@@ -35,6 +35,7 @@ from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _measuring_net
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _registry
@@ -155,8 +156,9 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   """Whether the step's loss is measured by a network it does not train
   (`_loss_network`: a perceptual loss's classifier, a teacher)."""
   found = _loss_of(analysis, step)
-  return found is not None and _loss_network.runs_one(
-      found[1], found[0], STEPS)
+  return found is not None and (_loss_network.runs_one(
+      found[1], found[0], STEPS) or _measuring_net.measured(
+          analysis.flow, found[1], found[0]))
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
