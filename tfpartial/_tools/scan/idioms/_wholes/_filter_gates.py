@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
+from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_outside
@@ -94,7 +95,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
-                                      flow, node, step.scope, _opened_here)):
+                                      flow, node, step.scope, _opened_here)
+                                  ) or _partition.partitioned(
+                                      node, flow.origin.get(
+                                          id(node), step.scope),
+                                      analysis.project):
     return None
   node = node if halved else _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
