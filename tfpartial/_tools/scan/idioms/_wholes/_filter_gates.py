@@ -32,6 +32,7 @@ from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _every_layer
+from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
@@ -63,6 +64,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not _phased(step, _with(step, steps))) and not halved or (
           _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
+              _fast_weights.inner_update(step.call, step.scope)) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _by_network(analysis, step)) or (
                       _half_per_call(analysis, step)):
