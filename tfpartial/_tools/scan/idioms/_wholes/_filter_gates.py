@@ -41,6 +41,7 @@ from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _warm_started
@@ -65,6 +66,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _fast_weights.inner_update(step.call, step.scope)) or (
+              _set_by_hand.rest_set(analysis.project, step.var_list,
+                                    step.scope)) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _by_network(analysis, step)) or (
                       _half_per_call(analysis, step)):
