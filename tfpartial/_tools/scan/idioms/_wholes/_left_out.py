@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._wholes import _between
 from tfpartial._tools.scan.idioms._wholes import _grown_models
 from tfpartial._tools.scan.idioms._wholes import _part_of_self
+from tfpartial._tools.scan.idioms._wholes import _real_side
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes._composed import (
@@ -131,7 +132,11 @@ def _staged_left_out(analysis: Analysis, steps: List[Step]
   return [_idiom.Hit(chosen, training.scope, training.call,
                      {"filtered": chosen})
           for training, chosen in _stages.left_behind(analysis.flow,
-                                                      trainings)]
+                                                      trainings)
+          if not _real_side.real_samples_only(
+              training.scope, training.call, [
+                  t.var_list for t in trainings
+                  if t.scope is training.scope])]
 
 
 def _groups_left_out(analysis: Analysis, steps: List[Step]
