@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
+from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -170,13 +171,15 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
-  """Whether the filter keeps a whole object (`_whole_object`), or is a
-  network's registry of every layer's variables (`_registry`)."""
+  """Whether the filter keeps a whole object (`_whole_object`), is a
+  network's registry of every layer's variables (`_registry`), or keeps
+  scopes that cover every root scope of the model (`_covering`)."""
   flow = analysis.flow
+  home = flow.origin.get(id(node), step.scope)
   return _whole_object(analysis, node, step) or _registry.whole_registry(
-      flow, node, flow.origin.get(id(node), step.scope),
-      step.labels.get("var"), step.scope) or _asserted.every_kept(
-          node, flow.origin.get(id(node), step.scope))
+      flow, node, home, step.labels.get("var"), step.scope) or (
+          _asserted.every_kept(node, home)) or _covering.covers_roots(
+              analysis.project, node, home)
 
 
 def _by_network(analysis: Analysis, step: Step) -> bool:
