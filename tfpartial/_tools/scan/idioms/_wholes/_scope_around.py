@@ -82,9 +82,10 @@ def _inside(scope: _scopes.Scope, call: ast.Call, handed: ast.expr) -> bool:
   return False
 
 
-def _encloses(outer: ast.stmt, inner: ast.AST) -> bool:
+def _encloses(outer: ast.With | ast.AsyncWith, inner: ast.AST) -> bool:
   start, end = outer.body[0].lineno, outer.end_lineno or outer.lineno
-  return start <= getattr(inner, "lineno", 0) <= end
+  line: int = getattr(inner, "lineno", 0)
+  return start <= line <= end
 
 
 def opened_around(project: _project.Project, method: _scopes.Scope,
