@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
+from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
@@ -179,7 +180,8 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   return _whole_object(analysis, node, step) or _registry.whole_registry(
       flow, node, home, step.labels.get("var"), step.scope) or (
           _asserted.every_kept(node, home)) or _covering.covers_roots(
-              analysis.project, node, home)
+              analysis.project, node, home) or not step.also and (
+                  _named_makers.keeps_every_made(analysis.project, node, home))
 
 
 def _by_network(analysis: Analysis, step: Step) -> bool:
