@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     _opened_here)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
@@ -68,6 +69,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _fast_weights.inner_update(step.call, step.scope)) or (
+              _accumulated.only_accumulated(step.call, step.scope)) or (
               _set_by_hand.rest_set(analysis.project, step.var_list,
                                     step.scope)) or (
               _flagged.never_run(step.call, step.scope)) or (
