@@ -76,11 +76,25 @@ def _made(body: List[ast.stmt], info: _scopes.ClassInfo, made: Set[str]
       continue
     for node in _shallow(statement):
       if isinstance(node, ast.Call) and _maker(node, info):
-        made.update(k.value.value for k in node.keywords if k.arg == "name"
-                    and isinstance(k.value, ast.Constant) and isinstance(
-                        k.value.value, str))
+        made.update(v.value for v in _names_given(node, info) if isinstance(
+            v, ast.Constant) and isinstance(v.value, str))
     for block in _scopes.blocks(statement):
       _made(block, info, made)
+
+
+def _names_given(call: ast.Call, info: _scopes.ClassInfo) -> List[ast.expr]:
+  """What a maker is given as its name: `name=` (or `scope=`), the first
+  argument of `get_variable`, or a method's `name` parameter passed by
+  position (`self.create_mlp("head", sizes)`)."""
+  given = [k.value for k in call.keywords if k.arg in {"name", "scope"}]
+  if _names.call_name(call) == "get_variable" and call.args:
+    given.append(call.args[0])
+  method = info.methods.get(_names.call_name(call))
+  node = method.node if method is not None else None
+  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    params = [a.arg for a in node.args.args][1:]
+    given += [a for p, a in zip(params, call.args) if p in {"name", "scope"}]
+  return given
 
 
 def _shallow(statement: ast.stmt) -> List[ast.AST]:
