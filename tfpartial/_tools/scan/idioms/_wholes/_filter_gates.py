@@ -68,10 +68,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not _phased(step, _with(step, steps))) and not halved or (
           _only_measured(step)) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
-              _fast_weights.inner_update(step.call, step.scope)) or (
-              _accumulated.only_accumulated(step.call, step.scope)) or (
-              _set_by_hand.rest_set(analysis.project, step.var_list,
-                                    step.scope)) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _by_network(analysis, step)) or (
                       _half_per_call(analysis, step)):
@@ -104,11 +100,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
-                                      flow, node, step.scope, _opened_here)
-                                  ) or _partition.partitioned(
-                                      node, flow.origin.get(
-                                          id(node), step.scope),
-                                      analysis.project):
+                                      flow, node, step.scope, _opened_here)):
     return None
   node = node if halved else _first_filter(flow, node, step.scope, opened)
   # The rest of a list that drops names by itself (`rest = [v for v in
@@ -123,6 +115,15 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return node
+
+
+def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:
+  """Whether the step leaves nothing out: its gradient makes fast weights
+  (`_fast_weights`) or is only accumulated (`_accumulated`), or the rest
+  of its loop's variables is written by a setter (`_set_by_hand`)."""
+  return _fast_weights.inner_update(step.call, step.scope) or (
+      _accumulated.only_accumulated(step.call, step.scope)) or (
+          _set_by_hand.rest_set(analysis.project, step.var_list, step.scope))
 
 
 def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
@@ -174,12 +175,16 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
-  """Whether the filter keeps a whole object (`_whole_object`), is a
-  network's registry of every layer's variables (`_registry`), or keeps
-  scopes that cover every root scope of the model (`_covering`)."""
+  """Whether the filter keeps a whole object (`_whole_object`; or, for a
+  step over one class's list, every name its makers are given:
+  `_named_makers`), one part of a partition each of whose parts is
+  applied (`_partition`), a network's registry of every layer's
+  variables (`_registry`), or scopes that cover every root scope of the
+  model (`_covering`)."""
   flow = analysis.flow
   home = flow.origin.get(id(node), step.scope)
-  return _whole_object(analysis, node, step) or _registry.whole_registry(
+  return _whole_object(analysis, node, step) or _partition.partitioned(
+      node, home, analysis.project) or _registry.whole_registry(
       flow, node, home, step.labels.get("var"), step.scope) or (
           _asserted.every_kept(node, home)) or _covering.covers_roots(
               analysis.project, node, home) or not step.also and (
@@ -275,10 +280,12 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
 def _no_choice(step: Step, analysis: Analysis) -> bool:
   """Whether the step's filter chooses nothing to freeze: it applies
   gradients fed in from outside (computed for those variables elsewhere),
-  or leaves out only variables its loss never reads."""
+  leaves out only variables its loss never reads, or trains nothing
+  left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope)))
+      _unread.only_unread(chosen, analysis.module(step.scope))) or (
+          _trains_nothing_left(analysis, step))
 
 
 def _only_measured(step: Step) -> bool:
