@@ -22,6 +22,7 @@ from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _wrapped_inputs
 
 
 def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
@@ -149,7 +150,8 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
     created[id(home)] = {
         name for name, defs in home.defs.items()
         if any(_trainable_variable(d.value) for d in defs) and not any(
-            _data(d.value) for d in defs)} - written
+            _data(d.value) or _wrapped_inputs.wraps_itself(name, d.value)
+            for d in defs)} - written
   at = _idiom.position(chosen)
   # A variable made only in the other arm of a flag's `if` is another
   # model's (each arm builds and trains its own).

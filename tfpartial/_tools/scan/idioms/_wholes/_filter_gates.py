@@ -28,18 +28,24 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     _opened_here)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complemented
+from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
+from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _measuring_net
+from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
+from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _warm_started
@@ -112,6 +118,15 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   return node
 
 
+def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:
+  """Whether the step leaves nothing out: its gradient makes fast weights
+  (`_fast_weights`) or is only accumulated (`_accumulated`), or the rest
+  of its loop's variables is written by a setter (`_set_by_hand`)."""
+  return _fast_weights.inner_update(step.call, step.scope) or (
+      _accumulated.only_accumulated(step.call, step.scope)) or (
+          _set_by_hand.rest_set(analysis.project, step.var_list, step.scope))
+
+
 def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
            ) -> List[ast.expr]:
   """The test a loop keeps `chosen` (a step's filtered label) under, if
@@ -162,13 +177,20 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
-  """Whether the filter keeps a whole object (`_whole_object`), or is a
-  network's registry of every layer's variables (`_registry`)."""
+  """Whether the filter keeps a whole object (`_whole_object`; or, for a
+  step over one class's list, every name its makers are given:
+  `_named_makers`), one part of a partition each of whose parts is
+  applied (`_partition`), a network's registry of every layer's
+  variables (`_registry`), or scopes that cover every root scope of the
+  model (`_covering`)."""
   flow = analysis.flow
-  return _whole_object(analysis, node, step) or _registry.whole_registry(
-      flow, node, flow.origin.get(id(node), step.scope),
-      step.labels.get("var"), step.scope) or _asserted.every_kept(
-          node, flow.origin.get(id(node), step.scope))
+  home = flow.origin.get(id(node), step.scope)
+  return _whole_object(analysis, node, step) or _partition.partitioned(
+      node, home, analysis.project) or _registry.whole_registry(
+      flow, node, home, step.labels.get("var"), step.scope) or (
+          _asserted.every_kept(node, home)) or _covering.covers_roots(
+              analysis.project, node, home) or not step.also and (
+                  _named_makers.keeps_every_made(analysis.project, node, home))
 
 
 def _by_network(analysis: Analysis, step: Step) -> bool:
@@ -260,10 +282,12 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
 def _no_choice(step: Step, analysis: Analysis) -> bool:
   """Whether the step's filter chooses nothing to freeze: it applies
   gradients fed in from outside (computed for those variables elsewhere),
-  or leaves out only variables its loss never reads."""
+  leaves out only variables its loss never reads, or trains nothing
+  left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope)))
+      _unread.only_unread(chosen, analysis.module(step.scope))) or (
+          _trains_nothing_left(analysis, step))
 
 
 def _only_measured(step: Step) -> bool:

@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._wholes import _scope_around
 from tfpartial._tools.scan.idioms._wholes._own_scopes import class_of
 
 _SCOPES = {"variable_scope", "name_scope", "VariableScope"}
@@ -32,11 +33,16 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
   if info is None or attribute is None:
     return False
   opened: Set[str] = set()
-  for each in [info, *project.subclasses(info)]:
+  family = [info, *project.subclasses(info)]
+  around = [a for each in family for a in _scope_around.own_attributes(
+      each, attribute, sorted(_own_names(project, each, attribute)))]
+  for each in family:
     own = _own_names(project, each, attribute)
     for method in each.methods.values():
-      _opened(getattr(method.node, "body", []), attribute, own, opened)
-  return opened == {"own"}
+      if not _scope_around.opened_around(project, method, around):
+        _opened(getattr(method.node, "body", []), attribute, own, opened)
+  return opened == {"own"} or _scope_around.made_inside(
+      project, info, attribute)
 
 
 def _returns_own_scope(project: _project.Project, flow: Flow,

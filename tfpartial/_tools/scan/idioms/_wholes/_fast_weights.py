@@ -1,0 +1,70 @@
+"""Whether a gradient is a meta-learning inner update: `grads =
+tf.gradients(inner_loss, params)` read only to make fast weights (`[v -
+lr * g for v, g in zip(params, grads)]`) that the model is run on again,
+never applied to a variable or assigned to one. Its list is the
+parameters the outer step adapts (MAML), not a freeze: the outer step
+trains the variables through the fast weights.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+# Calls that write variables, or hand gradients to what does.
+_WRITES = {"apply_gradients", "apply", "minimize", "assign", "assign_sub",
+           "assign_add", "scatter_sub", "scatter_update", "scatter_add"}
+
+
+def inner_update(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether the gradients `call` computes are only taken from the
+  parameters they differentiate (`v - lr * g`) and never written."""
+  if _names.call_name(call) not in {"gradients", "gradient"}:
+    return False
+  held = _held(call, scope)
+  if not held:
+    return False
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(node) in _WRITES and (
+        any(isinstance(n, ast.Name) and n.id in held for arg in [
+            *node.args, *(k.value for k in node.keywords)]
+            for n in _scopes.made_from(arg, scope))):
+      return False
+  return any(_steps_down(node, held) for node in scope.nodes)
+
+
+def _held(call: ast.Call, scope: _scopes.Scope) -> Set[str]:
+  """The names the gradients are bound to (`grads`, and `grads` again
+  when it is rebound from itself: `grads = [tf.stop_gradient(g) for g in
+  grads]`)."""
+  held = {name for name, defs in scope.defs.items()
+          if any(d.value is call for d in defs)}
+  return held if all(all(
+      d.value is call or any(isinstance(n, ast.Name) and n.id in held
+                             for n in ast.walk(d.value))
+      for d in scope.defs[name]) for name in held) else set()
+
+
+def _steps_down(node: ast.AST, held: Set[str]) -> bool:
+  """Whether `node` is a comprehension over `zip(params, grads)` making
+  `v - lr * g` (or `v + ...`) of each pair."""
+  if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
+      node.generators) != 1:
+    return False
+  generator = node.generators[0]
+  source = generator.iter
+  if not (isinstance(source, ast.Call) and _names.call_name(source) == "zip"
+          and any(isinstance(a, ast.Name) and a.id in held
+                  for a in source.args)) or not isinstance(
+                      generator.target, ast.Tuple):
+    return False
+  pair = {n.id for n in generator.target.elts if isinstance(n, ast.Name)}
+  element = node.elt
+  return isinstance(element, ast.BinOp) and isinstance(
+      element.op, (ast.Sub, ast.Add)) and isinstance(
+          element.left, ast.Name) and element.left.id in pair and any(
+              isinstance(n, ast.Name) and n.id in pair and n.id != (
+                  element.left.id) for n in ast.walk(element.right))

@@ -1,0 +1,141 @@
+"""Whether a filter is one part of a partition that one gradient call
+differentiates whole: the call's list is the sum of filters of one
+source by one test, kept where it holds and where it does not
+(`compute_gradients(loss, net + sbp)`, `net` without 'sbp' and `sbp`
+with it), the call's result is sliced into parts, and every part is
+applied (two optimizers, one learning rate each). Between them the
+steps train every variable of the source: no freeze.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+
+_GRADIENTS = {"compute_gradients", "gradients", "gradient"}
+_APPLY = {"apply_gradients", "apply"}
+
+
+def partitioned(node: ast.AST, home: _scopes.Scope,
+                project: _project.Project) -> bool:
+  """Whether `node` (a filter bound to a name in `home`, or a slice of a
+  gradient call's result) is one part of such a partition, of a source
+  that leaves out no variable the project names."""
+  name = _bound_name(node, home)
+  for call in home.nodes:
+    if not isinstance(call, ast.Call) or _names.call_name(
+        call) not in _GRADIENTS or len(call.args) < 2:
+      continue
+    summands = _summands(call.args[1])
+    if (name in summands or _slice_of(node, _bound_name(call, home))) and (
+        len(summands) >= 2) and _complementary(summands, home, project) and (
+            _parts_applied(call, len(summands), home)):
+      return True
+  return False
+
+
+def _slice_of(node: ast.AST, result: Optional[str]) -> bool:
+  """Whether `node` is a slice of the name `result` (`grads[:n]`)."""
+  return result is not None and isinstance(node, ast.Subscript) and (
+      isinstance(node.value, ast.Name)) and node.value.id == result and (
+          isinstance(node.slice, ast.Slice))
+
+
+def _bound_name(node: ast.AST, home: _scopes.Scope) -> Optional[str]:
+  if isinstance(node, ast.Name):
+    return node.id
+  for name, defs in home.defs.items():
+    if any(d.value is node or isinstance(d.value, ast.Call) and (
+        d.value.args) and d.value.args[0] is node for d in defs):
+      return name  # Bound as it is, or in `list()`.
+  return None
+
+
+def _summands(value: ast.expr) -> List[str]:
+  """The names a `+` of names adds (`a + b + c`), else none."""
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    left, right = _summands(value.left), _summands(value.right)
+    return left + right if left and right else []
+  return [value.id] if isinstance(value, ast.Name) else []
+
+
+def _complementary(summands: List[str], home: _scopes.Scope,
+                   project: _project.Project) -> bool:
+  """Whether the names are bound once each to filters of one source by
+  one test, both kept where the test holds and where it does not."""
+  tests: Set[Tuple[str, str]] = set()
+  polarity: Set[bool] = set()
+  for name in summands:
+    defs = home.defs.get(name, [])
+    found = _filter(defs[0].value) if len(defs) == 1 else None
+    if found is None:
+      return False
+    source, test, negated = found
+    tests.add((source, test))
+    polarity.add(negated)
+  return len(tests) == 1 and polarity == {True, False} and _whole_source(
+      next(iter(tests))[0], home, project)
+
+
+def _whole_source(source: str, home: _scopes.Scope,
+                  project: _project.Project) -> bool:
+  """Whether the partitioned source is no filter, or one by names the
+  project writes nowhere else (`'optimizer' not in v.name` where no
+  scope is so named): it leaves out no variable of the model."""
+  defs = home.defs.get(source, [])
+  found = _filter(defs[0].value) if len(defs) == 1 else None
+  if found is None:
+    return True
+  test = ast.parse(found[1], mode="eval")
+  words = [n.value for n in ast.walk(test) if isinstance(n, ast.Constant)
+           and isinstance(n.value, str) and n.value.isidentifier()]
+  # Counted in string literals only: a Python name may share the word.
+  return bool(words) and all(sum(len(re.findall(
+      rf"""['"][^'"\n]*\b{w}\b[^'"\n]*['"]""", m.source.text,
+      re.IGNORECASE)) for m in project.modules) == 1 for w in words)
+
+
+def _filter(value: ast.expr) -> Optional[Tuple[str, str, bool]]:
+  """(source, test without its negation, negated) of `[v for v in src if
+  test]` or `filter(lambda v: test, src)` (in `list()` or not)."""
+  if isinstance(value, ast.Call) and _names.call_name(value) == "list" and (
+      len(value.args) == 1):
+    value = value.args[0]
+  if isinstance(value, ast.ListComp) and len(value.generators) == 1 and len(
+      value.generators[0].ifs) == 1:
+    source, test = value.generators[0].iter, value.generators[0].ifs[0]
+  elif isinstance(value, ast.Call) and _names.call_name(value) == "filter" and (
+      len(value.args) == 2) and isinstance(value.args[0], ast.Lambda):
+    source, test = value.args[1], value.args[0].body
+  else:
+    return None
+  negated = False
+  if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+    test, negated = test.operand, True
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.NotIn):
+    test = ast.Compare(test.left, [ast.In()], test.comparators)
+    negated = not negated
+  return ast.unparse(source), ast.unparse(test), negated
+
+
+def _parts_applied(call: ast.Call, count: int, home: _scopes.Scope) -> bool:
+  """Whether the call's result is bound to a name whose slices (at least
+  `count` of them) are each read by an apply in `home`."""
+  result = _bound_name(call, home)
+  slices = [name for name, defs in home.defs.items() if any(
+      _slice_of(d.value, result) for d in defs)]
+  if result is None or len(slices) < count:
+    return False
+  applied: Set[str] = set()
+  for node in home.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(
+        node) in _APPLY and node.args:
+      applied.update(n.id for n in _scopes.made_from(node.args[0], home)
+                     if isinstance(n, ast.Name))
+  return all(name in applied for name in slices)

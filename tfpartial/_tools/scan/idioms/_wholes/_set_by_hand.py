@@ -1,0 +1,94 @@
+"""Whether the variables a filter leaves out are written by the program
+itself: the loop that fills the step's list fills another list beside
+it (`if 'value' in v.name: value_params.append(v) else:
+parameters.append(v)`), and that list is handed to a setter of the
+project that assigns each of its variables (`SetFromFlat(parameters)`:
+`tf.assign(v, theta[start:start + size])`), the policy updated by a
+flat-parameter rule of its own (LOLA's exact gradients, evolution
+strategies). The rest is trained, not frozen.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+
+_ASSIGNS = {"assign", "assign_add", "assign_sub"}
+
+
+def rest_set(project: _project.Project, var_list: Optional[ast.AST],
+             scope: _scopes.Scope) -> bool:
+  """Whether a list filled beside `var_list` in one loop of `scope` is
+  handed there to a project setter that assigns every variable of it."""
+  if var_list is None:
+    return False
+  mine = ast.unparse(var_list)
+  for rest in _siblings(mine, scope):
+    for call in scope.nodes:
+      if not isinstance(call, ast.Call):
+        continue
+      for index, arg in enumerate(call.args):
+        if ast.unparse(arg) == rest and _assigns_each(
+            project, call, index, scope):
+          return True
+  return False
+
+
+def _siblings(mine: str, scope: _scopes.Scope) -> List[str]:
+  """The other lists a loop appending to `mine` appends to."""
+  found: List[str] = []
+  for loop in scope.nodes:
+    if not isinstance(loop, ast.For):
+      continue
+    filled = [ast.unparse(n.func.value) for n in ast.walk(loop)
+              if isinstance(n, ast.Call) and isinstance(
+                  n.func, ast.Attribute) and n.func.attr == "append"]
+    if mine in filled:
+      found += [f for f in filled if f != mine and f not in found]
+  return found
+
+
+def _assigns_each(project: _project.Project, call: ast.Call, index: int,
+                  scope: _scopes.Scope) -> bool:
+  """Whether the callee of `call` (a project function or class) assigns
+  each element of its parameter at `index` in a loop."""
+  name = _names.dotted(call.func)
+  target = project.resolve(scope, name) if name else None
+  function: Optional[ast.AST] = None
+  skip = 0
+  if isinstance(target, _scopes.ClassInfo):
+    init = target.methods.get("__init__")
+    function, skip = (init.node if init is not None else None), 1
+  elif isinstance(target, tuple):
+    function = target[0]
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  params = [a.arg for a in function.args.args][skip:]
+  if index >= len(params):
+    return False
+  param = params[index]
+  for loop in ast.walk(function):
+    if isinstance(loop, ast.For) and any(
+        isinstance(n, ast.Name) and n.id == param for n in ast.walk(
+            loop.iter)):
+      element = {n.id for n in ast.walk(loop.target) if isinstance(
+          n, ast.Name)}
+      if any(_assigned_to(n, element) for n in ast.walk(loop)):
+        return True
+  return False
+
+
+def _assigned_to(node: ast.AST, element: Set[str]) -> bool:
+  """`tf.assign(v, ...)` or `v.assign(...)` of a name in `element`."""
+  if not isinstance(node, ast.Call) or _names.call_name(node) not in _ASSIGNS:
+    return False
+  func = node.func
+  if isinstance(func, ast.Attribute) and isinstance(
+      func.value, ast.Name) and func.value.id in element:
+    return True
+  return bool(node.args) and isinstance(
+      node.args[0], ast.Name) and node.args[0].id in element
