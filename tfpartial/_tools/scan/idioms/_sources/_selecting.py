@@ -5,8 +5,7 @@ for any filter.
 
 A part: a slice or subscript of a variable collection, a comprehension
 or `filter()` with a condition (not a `None` check, not a name test,
-which the name recognisers own), a collection call with a scope, a
-look-up of a scoped variable (`tf.get_variable('net/w')`), a set
+which the name recognisers own), a collection call with a scope, a set
 difference, a list a `.remove()`/`del`/`.pop()` shortens, additions made
 under a condition, and a helper's, method's or attribute's value that is
 one of these. The whole (no list, `tf.trainable_variables()`, a model's
@@ -17,12 +16,15 @@ out of the project) are not parts.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+import weakref
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources import _outer
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, var_list_of)
 
 # A selection and the scope it is written in.
 Found = Optional[Tuple[ast.expr, _scopes.Scope]]
@@ -43,6 +45,8 @@ def selected(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
              ) -> Found:
   """The selection a step's list `chosen` is made by, with its scope, or
   None (the whole, or a value that cannot be followed)."""
+  if "grad" in analysis.flow.labels(chosen, scope):
+    return None  # Pairs of gradients: the pairs' recognisers decide.
   return _part(analysis, chosen, scope, 0, set())
 
 
@@ -91,8 +95,9 @@ def _comprehension(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
   if isinstance(source, ast.Call) and _names.call_name(source) in {
       "zip", "enumerate"} and source.args:
     source = source.args[-1]
-  if any(_chooses(test) for test in generators[0].ifs) and _collection(
-      analysis, source, scope):
+  if any(_chooses(test) and not _among_all(test, scope)
+         for test in generators[0].ifs) and _collection(
+             analysis, source, scope):
     return node, scope
   return _part(analysis, source, scope, depth + 1, seen)
 
@@ -119,10 +124,24 @@ def _chooses(test: ast.expr) -> bool:
   return True
 
 
+def _among_all(test: ast.expr, scope: _scopes.Scope) -> bool:
+  """`v in tvars` where `tvars` is every trainable variable: the test
+  keeps the trainable ones, all of them."""
+  if not isinstance(test, ast.Compare) or not isinstance(
+      test.ops[0], ast.In):
+    return False
+  values = _scopes.values_reaching(test.comparators[0], scope)
+  return bool(values) and all(
+      isinstance(v, ast.Call) and _names.call_name(v) in (
+          _names.VARIABLE_LISTS) and _names.scope_argument(v) is None or (
+              isinstance(v, ast.Attribute) and v.attr in _COLLECTIONS)
+      for v in values)
+
+
 def _listed(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
             depth: int, seen: Set[int]) -> Found:
   """A list written by hand is a part when one of its entries is (a
-  scoped look-up, a slice of a collection)."""
+  slice of a collection, a scoped collection)."""
   for element in getattr(node, "elts", []):
     if isinstance(element, ast.Subscript) and isinstance(
         element.slice, ast.Constant):
@@ -142,9 +161,6 @@ def _called(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
     return _part(analysis, call.args[0], scope, depth + 1, seen)
   if name in _names.VARIABLE_LISTS:
     return (call, scope) if _names.scope_argument(call) is not None else None
-  if name == "get_variable" and call.args and isinstance(
-      call.args[0], ast.Constant) and "/" in str(call.args[0].value):
-    return call, scope  # A look-up of one variable by its full name.
   if name in _SHORTENING | {"difference"} and isinstance(
       call.func, ast.Attribute):
     return (call, scope) if name == "difference" and _collection(
@@ -185,10 +201,26 @@ def _named(analysis: Analysis, name: ast.Name, scope: _scopes.Scope,
         name.id not in each.where.shared) and _added(
             analysis, name.id, each.value, test, scope):
       return each.value, scope
-    found = _part(analysis, each.value, scope, depth + 1, seen)
+    found = _part(analysis, each.value, scope, depth + 1, seen) or (
+        None if each.replaces or not each.where.loops else _looped(
+            analysis, name.id, each.value, scope, depth, seen))
     if found is not None:
       return found
   return _shortened(analysis, name, scope)
+
+
+def _looped(analysis: Analysis, name: str, value: ast.expr,
+            scope: _scopes.Scope, depth: int, seen: Set[int]) -> Found:
+  """An addition made for each item of a loop over a part (`for layer in
+  model.layers[k:]: chosen += layer.trainable_weights`)."""
+  if isinstance(value, ast.BinOp) and isinstance(
+      value.left, ast.Name) and value.left.id == name:
+    value = value.right
+  item = _base(value)
+  if item == name:
+    return None
+  return _any(analysis, [(each.value, scope) for each in scope.defs.get(
+      item, ())], depth, seen)
 
 
 def _added(analysis: Analysis, name: str, value: ast.expr, test: ast.expr,
@@ -214,22 +246,66 @@ def _base(node: ast.AST) -> str:
 
 def _shortened(analysis: Analysis, name: ast.Name, scope: _scopes.Scope
                ) -> Found:
-  """`names.remove(v)`, `del names[i]`, `names.pop()` before the read."""
+  """`names.remove(v)`, `del names[i]`, `names.pop()` before the read, of
+  a list of variables, where no other step trains what it takes out."""
   at = (name.lineno, name.col_offset)
-  for node in scope.nodes:
-    target: Optional[ast.expr] = None
-    if isinstance(node, ast.Call) and isinstance(
-        node.func, ast.Attribute) and node.func.attr in _SHORTENING:
-      target = node.func.value
-    elif isinstance(node, ast.Delete) and len(node.targets) == 1 and (
-        isinstance(node.targets[0], ast.Subscript)):
-      target = node.targets[0].value
-    if isinstance(target, ast.Name) and target.id == name.id and (
-        target.lineno, target.col_offset) < at and any(
-            _collection(analysis, value, scope)
-            for value in _scopes.values_reaching(target, scope)):
-      return (node if isinstance(node, ast.Call) else target), scope
+  for target, removed in _shortenings(scope).get(name.id, ()):
+    if (target.lineno, target.col_offset) < at and any(
+        _collection(analysis, value, scope)
+        for value in _scopes.values_reaching(target, scope)) and not (
+            removed & _trained_lists(scope, name)):
+      return target, scope
   return None
+
+
+def _trained_lists(scope: _scopes.Scope, chosen: ast.Name) -> Set[str]:
+  """What the other steps of the function train, as text: each list,
+  its entries, and the values a name of one holds."""
+  texts: Set[str] = set()
+  for node in scope.nodes:
+    if not isinstance(node, ast.Call) or _names.call_name(node) not in STEPS:
+      continue
+    listed = var_list_of(node)
+    if listed is None or ast.unparse(listed) == chosen.id:
+      continue
+    for value in [listed, *_scopes.values_reaching(listed, scope)]:
+      texts.add(ast.unparse(value))
+      texts.update(ast.unparse(e) for e in getattr(value, "elts", ()))
+      if isinstance(value, ast.Subscript):
+        texts.add(f"[{ast.unparse(value.slice)}]")
+  return texts
+
+
+# A shortened list's name at the shortening, and what it takes out (as
+# text: the entry removed, the name a popped entry is kept in, `[slice]`
+# for a `del`).
+_Shortened = Dict[str, List[Tuple[ast.Name, Set[str]]]]
+_SHORTENINGS: "weakref.WeakKeyDictionary[_scopes.Scope, _Shortened]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _shortenings(scope: _scopes.Scope) -> _Shortened:
+  """Each scope's shortened lists, by name, read once per scope."""
+  known = _SHORTENINGS.get(scope)
+  if known is None:
+    known = _SHORTENINGS[scope] = {}
+    kept = {id(n.value): n.targets for n in scope.nodes
+            if isinstance(n, ast.Assign)}
+    for node in scope.nodes:
+      target: Optional[ast.expr] = None
+      removed: Set[str] = set()
+      if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and node.func.attr in _SHORTENING:
+        target = node.func.value
+        removed = {ast.unparse(a) for a in node.args} | {
+            ast.unparse(t) for t in kept.get(id(node), ())}
+      elif isinstance(node, ast.Delete) and len(node.targets) == 1 and (
+          isinstance(node.targets[0], ast.Subscript)):
+        target = node.targets[0].value
+        removed = {f"[{ast.unparse(node.targets[0].slice)}]"}
+      if isinstance(target, ast.Name):
+        known.setdefault(target.id, []).append((target, removed))
+  return known
 
 
 def _attribute(analysis: Analysis, node: ast.Attribute, scope: _scopes.Scope,
