@@ -59,6 +59,8 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
     return _part(analysis, node.value, scope, depth + 1, seen)
   if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
     return _comprehension(analysis, node, scope, depth, seen)
+  if isinstance(node, ast.Subscript) and _copied(node.slice):
+    return _part(analysis, node.value, scope, depth + 1, seen)
   if isinstance(node, ast.Subscript):
     return (node, scope) if _collection(analysis, node.value, scope) and (
         "grad" not in analysis.flow.labels(node.value, scope)) else None
@@ -81,6 +83,13 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
   if isinstance(node, ast.Attribute):
     return _attribute(analysis, node, scope, depth, seen)
   return None
+
+
+def _copied(index: ast.expr) -> bool:
+  """`[:]`, `[0:]`: a copy of the whole list, no choice."""
+  return isinstance(index, ast.Slice) and index.upper is None and (
+      index.step is None) and (index.lower is None or isinstance(
+          index.lower, ast.Constant) and index.lower.value == 0)
 
 
 def _comprehension(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
@@ -175,14 +184,30 @@ def _returned(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
   function = analysis.flow.callee(call, scope)
   home = analysis.flow.functions.get(id(function)) if function else None
   inner = home[1].scope_of(function) if home and function else None
-  if inner is None:
-    return None
-  for returned in inner.nodes:
-    if isinstance(returned, ast.Return) and returned.value is not None:
-      found = _part(analysis, returned.value, inner, depth + 1, seen)
-      if found is not None:
-        return found
+  functions = [inner] if inner is not None else _named_methods(
+      analysis, call, scope)
+  for each in functions:
+    for returned in each.nodes:
+      if isinstance(returned, ast.Return) and returned.value is not None:
+        found = _part(analysis, returned.value, each, depth + 1, seen)
+        if found is not None:
+          return found
   return None
+
+
+def _named_methods(analysis: Analysis, call: ast.Call,
+                   scope: _scopes.Scope) -> List[_scopes.Scope]:
+  """The project's one method of the name a method call of an object the
+  flow cannot follow calls (`self.fm.scope_vars_list(...)`), when the
+  name is the project's own (not a library's)."""
+  if not isinstance(call.func, ast.Attribute) or isinstance(
+      call.func.value, ast.Name) and analysis.project.external(
+          scope, call.func.value.id) and not (
+              analysis.project.holds_module(scope, call.func.value.id)):
+    return []
+  found = list(analysis.project.functions_named(
+      (call.func.attr,), unscanned=True))
+  return found if len(found) == 1 else []
 
 
 def _named(analysis: Analysis, name: ast.Name, scope: _scopes.Scope,
@@ -225,8 +250,8 @@ def _looped(analysis: Analysis, name: str, value: ast.expr,
 
 def _added(analysis: Analysis, name: str, value: ast.expr, test: ast.expr,
            scope: _scopes.Scope) -> bool:
-  """Whether what a guarded addition adds is variables (not a loss, a
-  summary)."""
+  """Whether a guarded addition adds variables (not a loss, a summary),
+  and not those of a model made under the same test."""
   if isinstance(value, ast.BinOp) and isinstance(
       value.left, ast.Name) and value.left.id == name:
     value = value.right  # `names += more`, read as `names + more`.
