@@ -66,7 +66,8 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
         "grad" not in analysis.flow.labels(node.value, scope)) else None
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
     return (node, scope) if _collection(
-        analysis, node.left, scope) else None
+        analysis, node.left, scope) and ast.unparse(_inner(
+            node.right)) not in _trained_lists(scope, "") else None
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
     parts = [_part(analysis, side, scope, depth + 1, seen)
              for side in (node.left, node.right)]
@@ -83,6 +84,14 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
   if isinstance(node, ast.Attribute):
     return _attribute(analysis, node, scope, depth, seen)
   return None
+
+
+def _inner(node: ast.expr) -> ast.expr:
+  """`x` of `set(x)`, `list(x)`."""
+  while isinstance(node, ast.Call) and _names.call_name(node) in (
+      _KEEPING) and len(node.args) == 1:
+    node = node.args[0]
+  return node
 
 
 def _copied(index: ast.expr) -> bool:
@@ -278,12 +287,12 @@ def _shortened(analysis: Analysis, name: ast.Name, scope: _scopes.Scope
     if (target.lineno, target.col_offset) < at and any(
         _collection(analysis, value, scope)
         for value in _scopes.values_reaching(target, scope)) and not (
-            removed & _trained_lists(scope, name)):
+            removed & _trained_lists(scope, name.id)):
       return target, scope
   return None
 
 
-def _trained_lists(scope: _scopes.Scope, chosen: ast.Name) -> Set[str]:
+def _trained_lists(scope: _scopes.Scope, chosen: str) -> Set[str]:
   """What the other steps of the function train, as text: each list,
   its entries, and the values a name of one holds."""
   texts: Set[str] = set()
@@ -291,7 +300,7 @@ def _trained_lists(scope: _scopes.Scope, chosen: ast.Name) -> Set[str]:
     if not isinstance(node, ast.Call) or _names.call_name(node) not in STEPS:
       continue
     listed = var_list_of(node)
-    if listed is None or ast.unparse(listed) == chosen.id:
+    if listed is None or ast.unparse(listed) == chosen:
       continue
     for value in [listed, *_scopes.values_reaching(listed, scope)]:
       texts.add(ast.unparse(value))
