@@ -181,6 +181,46 @@ def build(x, y):
   return tf.group(rest, one)
 '''
 
+# The trainable variables less a given set, one test of an `and`.
+_BOTH_TESTS = '''
+import tensorflow as tf
+
+def build(x, y, frozen):
+  h = tf.layers.dense(x, 64)
+  out = tf.layers.dense(h, 1)
+  loss = tf.reduce_mean((out - y) ** 2)
+  keep = [v for v in tf.global_variables() if v.trainable and v not in frozen]
+  return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)
+'''
+
+# The set left out is trained by another step.
+_BOTH_TESTS_TRAINED = _BOTH_TESTS.replace(
+    "  return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)\n",
+    "  first = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)\n"
+    "  second = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=frozen)\n"
+    "  return tf.group(first, second)\n")
+
+# A copy of every trainable variable, one taken out of it.
+_COPY_REMOVED = '''
+import tensorflow as tf
+
+def build(x, y, embedding):
+  h = tf.nn.embedding_lookup(embedding, x)
+  out = tf.layers.dense(h, 1)
+  loss = tf.reduce_mean((out - y) ** 2)
+  every = tf.trainable_variables()
+  keep = every.copy()
+  keep.remove(embedding)
+  return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)
+'''
+
+# The variable taken out is trained by a step of its own.
+_COPY_REMOVED_TRAINED = _COPY_REMOVED.replace(
+    "  return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)\n",
+    "  rest = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=keep)\n"
+    "  emb = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=[embedding])\n"
+    "  return tf.group(rest, emb)\n")
+
 CASES = [
     pytest.param(_REMOVED, [("var-list-filter", 9)], id="removed"),
     pytest.param(_REMOVED_TRAINED, [], id="removed-trained"),
@@ -195,6 +235,11 @@ CASES = [
     pytest.param(_DELETED_AFTER_COPY, [], id="deleted-after-copy"),
     pytest.param(_POPPED, [("var-list-filter", 9)], id="popped"),
     pytest.param(_POPPED_TRAINED, [], id="popped-trained"),
+    pytest.param(_BOTH_TESTS, [("var-list-filter", 8)], id="both-tests"),
+    pytest.param(_BOTH_TESTS_TRAINED, [], id="both-tests-trained"),
+    pytest.param(_COPY_REMOVED, [("var-list-filter", 10)],
+                 id="copy-removed"),
+    pytest.param(_COPY_REMOVED_TRAINED, [], id="copy-removed-trained"),
 ]
 
 

@@ -122,7 +122,10 @@ def _comprehension(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
 
 def _chooses(test: ast.expr) -> bool:
   """Whether a test keeps some variables by what they are, not a guard
-  against a missing gradient nor a test of names."""
+  against a missing gradient nor a test of names (one of the tests an
+  `and` joins is enough)."""
+  if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+    return any(_chooses(each) for each in test.values)
   for each in ast.walk(test):
     if isinstance(each, ast.Compare) and (all(
         isinstance(op, (ast.Is, ast.IsNot)) for op in each.ops) or any(
@@ -264,6 +267,8 @@ def _added(analysis: Analysis, name: str, value: ast.expr, test: ast.expr,
   if isinstance(value, ast.BinOp) and isinstance(
       value.left, ast.Name) and value.left.id == name:
     value = value.right  # `names += more`, read as `names + more`.
+  if isinstance(value, ast.Attribute) and value.attr in _COLLECTIONS:
+    return False  # A whole model added under a flag: `_other_half` decides.
   owner = _base(value)
   if any(d.where.guard is test for d in scope.defs.get(owner, ())):
     return False  # A model made where its variables are added: it exists.
@@ -377,6 +382,9 @@ def _collection(analysis: Analysis, node: ast.AST,
     return _collection(analysis, node.args[0], scope)
   if isinstance(node, ast.Call) and _names.call_name(node) == "keys":
     return False  # Names of the variables, not them.
+  if isinstance(node, ast.Call) and _names.call_name(node) == "copy" and (
+      isinstance(node.func, ast.Attribute)) and not node.args:
+    return _collection(analysis, node.func.value, scope)
   if isinstance(node, ast.Call) and _names.call_name(
       node) in _names.VARIABLE_LISTS:
     return True
