@@ -159,6 +159,19 @@ def _among_all(test: ast.expr, scope: _scopes.Scope) -> bool:
       for v in values)
 
 
+def _predicate_chooses(predicate: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `filter`'s predicate (a lambda, or a function of the
+  project's scope) tests what `_chooses` reads as a choice."""
+  if isinstance(predicate, ast.Lambda):
+    return _chooses(predicate.body)
+  found = scope.function(predicate.id) if isinstance(
+      predicate, ast.Name) else None
+  inner = found[1].scope_of(found[0]) if found is not None else None
+  tests = [n.value for n in inner.nodes if isinstance(
+      n, ast.Return) and n.value is not None] if inner is not None else []
+  return bool(tests) and all(_chooses(test) for test in tests)
+
+
 def _listed(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
             depth: int, seen: Set[int]) -> Found:
   """A list written by hand is a part when one of its entries is (a
@@ -177,7 +190,8 @@ def _called(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
             depth: int, seen: Set[int]) -> Found:
   name = _names.call_name(call)
   if name == "filter" and len(call.args) == 2:
-    return call, scope
+    return (call, scope) if _predicate_chooses(call.args[0], scope) and (
+        _collection(analysis, call.args[1], scope)) else None
   if name in _KEEPING and len(call.args) == 1:
     return _part(analysis, call.args[0], scope, depth + 1, seen)
   if name in _names.VARIABLE_LISTS:
