@@ -16,15 +16,13 @@ out of the project) are not parts.
 from __future__ import annotations
 
 import ast
-import weakref
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources import _outer
-from tfpartial._tools.scan.idioms._sources._train_step import (
-    STEPS, var_list_of)
+from tfpartial._tools.scan.idioms._sources import _shortened_lists
 
 # A selection and the scope it is written in.
 Found = Optional[Tuple[ast.expr, _scopes.Scope]]
@@ -37,8 +35,6 @@ _KEEPING = {"list", "tuple", "sorted", "set", "frozenset", "reversed",
 _COLLECTIONS = {"trainable_variables", "trainable_weights", "variables",
                 "weights", "layers", "submodules", "trainable_vars"
                 } | _names.VARIABLE_LISTS
-# Methods that shorten the list they are called on.
-_SHORTENING = {"remove", "pop", "discard", "difference_update"}
 
 
 def selected(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
@@ -65,9 +61,9 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
     return (node, scope) if _collection(analysis, node.value, scope) and (
         "grad" not in analysis.flow.labels(node.value, scope)) else None
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-    return (node, scope) if _collection(
-        analysis, node.left, scope) and ast.unparse(_inner(
-            node.right)) not in _trained_lists(scope, "") else None
+    taken = ast.unparse(_inner(node.right))
+    return (node, scope) if _collection(analysis, node.left, scope) and (
+        taken not in _shortened_lists.trained_lists(scope, "")) else None
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
     parts = [_part(analysis, side, scope, depth + 1, seen)
              for side in (node.left, node.right)]
@@ -196,7 +192,7 @@ def _called(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
     return _part(analysis, call.args[0], scope, depth + 1, seen)
   if name in _names.VARIABLE_LISTS:
     return (call, scope) if _names.scope_argument(call) is not None else None
-  if name in _SHORTENING | {"difference"} and isinstance(
+  if name in _shortened_lists.SHORTENING | {"difference"} and isinstance(
       call.func, ast.Attribute):
     return (call, scope) if name == "difference" and _collection(
         analysis, call.func.value, scope) else None
@@ -302,63 +298,13 @@ def _shortened(analysis: Analysis, name: ast.Name, scope: _scopes.Scope
   """`names.remove(v)`, `del names[i]`, `names.pop()` before the read, of
   a list of variables, where no other step trains what it takes out."""
   at = (name.lineno, name.col_offset)
-  for target, removed in _shortenings(scope).get(name.id, ()):
+  for target, removed in _shortened_lists.shortenings(scope).get(name.id, ()):
     if (target.lineno, target.col_offset) < at and any(
         _collection(analysis, value, scope)
         for value in _scopes.values_reaching(target, scope)) and not (
-            removed & _trained_lists(scope, name.id)):
+            removed & _shortened_lists.trained_lists(scope, name.id)):
       return target, scope
   return None
-
-
-def _trained_lists(scope: _scopes.Scope, chosen: str) -> Set[str]:
-  """What the other steps of the function train, as text: each list,
-  its entries, and the values a name of one holds."""
-  texts: Set[str] = set()
-  for node in scope.nodes:
-    if not isinstance(node, ast.Call) or _names.call_name(node) not in STEPS:
-      continue
-    listed = var_list_of(node)
-    if listed is None or ast.unparse(listed) == chosen:
-      continue
-    for value in [listed, *_scopes.values_reaching(listed, scope)]:
-      texts.add(ast.unparse(value))
-      texts.update(ast.unparse(e) for e in getattr(value, "elts", ()))
-      if isinstance(value, ast.Subscript):
-        texts.add(f"[{ast.unparse(value.slice)}]")
-  return texts
-
-
-# A shortened list's name at the shortening, and what it takes out (as
-# text: the entry removed, the name a popped entry is kept in, `[slice]`
-# for a `del`).
-_Shortened = Dict[str, List[Tuple[ast.Name, Set[str]]]]
-_SHORTENINGS: "weakref.WeakKeyDictionary[_scopes.Scope, _Shortened]" = (
-    weakref.WeakKeyDictionary())
-
-
-def _shortenings(scope: _scopes.Scope) -> _Shortened:
-  """Each scope's shortened lists, by name, read once per scope."""
-  known = _SHORTENINGS.get(scope)
-  if known is None:
-    known = _SHORTENINGS[scope] = {}
-    kept = {id(n.value): n.targets for n in scope.nodes
-            if isinstance(n, ast.Assign)}
-    for node in scope.nodes:
-      target: Optional[ast.expr] = None
-      removed: Set[str] = set()
-      if isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Attribute) and node.func.attr in _SHORTENING:
-        target = node.func.value
-        removed = {ast.unparse(a) for a in node.args} | {
-            ast.unparse(t) for t in kept.get(id(node), ())}
-      elif isinstance(node, ast.Delete) and len(node.targets) == 1 and (
-          isinstance(node.targets[0], ast.Subscript)):
-        target = node.targets[0].value
-        removed = {f"[{ast.unparse(node.targets[0].slice)}]"}
-      if isinstance(target, ast.Name):
-        known.setdefault(target.id, []).append((target, removed))
-  return known
 
 
 def _attribute(analysis: Analysis, node: ast.Attribute, scope: _scopes.Scope,
