@@ -11,12 +11,14 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
 from tfpartial._tools.scan.idioms._sources import _overridden
+from tfpartial._tools.scan.idioms._sources import _selecting
 from tfpartial._tools.scan.idioms._sources._hand_made import (
     _hand_made, _run_beside, _some_entries)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filters
@@ -51,22 +53,11 @@ def _steps(analysis: Analysis) -> List[Step]:
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
       continue
-    labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
-    if chosen is not None and "filtered" not in labels and _hand_made(
-        analysis, chosen, scope, call, created):
-      labels = {**labels, "filtered": chosen}
-    keyed = _hand_picked.chosen_at(chosen, scope, flow) if chosen is not None \
-        and "filtered" not in labels else None
-    if keyed is not None:  # `[params[k] for k in keys]`, keys by name.
-      flow.origin.setdefault(id(keyed), scope)
-      labels = {**labels, "filtered": keyed}
-    entries = _some_entries(chosen, scope, analysis) if chosen is not None \
-        and "filtered" not in labels else None
-    if entries is not None:
-      flow.origin.setdefault(id(entries), scope)
-      labels = {**labels, "filtered": entries}
+    labels = _recognised(analysis, chosen, scope, call, created)
     returned = _returned_filters(analysis, chosen, scope, labels)
     labels = {**labels, "filtered": returned[0]} if returned else labels
+    if chosen is not None and "filtered" not in labels:
+      labels = _selected(analysis, chosen, scope, labels)
     found.append(Step(call, scope, chosen, _loss_of(call, flow, scope),
                       labels, tuple(returned[1:] or _overridden.other_filters(
                           analysis, chosen, scope, labels)),
@@ -85,6 +76,41 @@ def _steps(analysis: Analysis) -> List[Step]:
       found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
                             analysis))
   return found
+
+
+def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
+                scope: _scopes.Scope, call: ast.Call,
+                created: Dict[int, Set[str]]) -> Labels:
+  """The labels of a step's list, "filtered" where a recogniser reads it
+  as a filter: the flow's, a hand-made list, keys chosen by name, some
+  entries of a collection."""
+  flow = analysis.flow
+  labels = flow.sink_labels(chosen, scope, "filtered") if chosen else {}
+  if chosen is not None and "filtered" not in labels and _hand_made(
+      analysis, chosen, scope, call, created):
+    labels = {**labels, "filtered": chosen}
+  keyed = _hand_picked.chosen_at(chosen, scope, flow) if chosen is not None \
+      and "filtered" not in labels else None
+  if keyed is not None:  # `[params[k] for k in keys]`, keys by name.
+    flow.origin.setdefault(id(keyed), scope)
+    labels = {**labels, "filtered": keyed}
+  entries = _some_entries(chosen, scope, analysis) if chosen is not None \
+      and "filtered" not in labels else None
+  if entries is not None:
+    flow.origin.setdefault(id(entries), scope)
+    labels = {**labels, "filtered": entries}
+  return labels
+
+
+def _selected(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
+              labels: Labels) -> Labels:
+  """The inverse default (`_selecting`): a list no recogniser reads as a
+  filter that still selects some of the variables."""
+  found = _selecting.selected(analysis, chosen, scope)
+  if found is None:
+    return labels
+  analysis.flow.origin.setdefault(id(found[0]), found[1])
+  return {**labels, "filtered": found[0]}
 
 
 def _by_keyword(call: ast.Call, candidates: List[ast.AST],
