@@ -577,3 +577,18 @@ def checks_finite(node: ast.AST) -> bool:
   """Whether a condition is a NaN/Inf check (a guard, not a freeze)."""
   return any(isinstance(item, ast.Call) and call_name(item) in FINITE_CHECKS
              for item in ast.walk(node))
+
+
+def argument(call: ast.Call, params: List[str], param: str
+             ) -> Optional[ast.expr]:
+  """What `call` passes for `param` (`self` aside for a method call)."""
+  for keyword in call.keywords:
+    if keyword.arg == param:
+      return keyword.value
+  if param not in params:
+    return None
+  index = params.index(param)
+  if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+    index -= 1
+  return call.args[index] if 0 <= index < len(call.args) and not any(
+      isinstance(a, ast.Starred) for a in call.args) else None

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import List, Optional, Set
+from typing import Optional, Set
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
@@ -39,19 +40,9 @@ def at_step(flow: Flow, node: ast.AST, call: ast.Call,
         return None
       if flow.callee(each, where) is not function:
         continue
-      value = _argument(each, names, parameter)
+      value = _names.argument(each, names, parameter)
       if isinstance(value, ast.Constant) and isinstance(value.value, str):
         given.add(value.value)
     if len(given) > 1:
       return call
   return None
-
-
-def _argument(call: ast.Call, names: List[str], parameter: str
-              ) -> Optional[ast.expr]:
-  """What `call` passes for `parameter` (by keyword or position)."""
-  for keyword in call.keywords:
-    if keyword.arg == parameter:
-      return keyword.value
-  index = names.index(parameter)
-  return call.args[index] if index < len(call.args) else None

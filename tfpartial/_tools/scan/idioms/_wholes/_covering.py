@@ -53,7 +53,7 @@ def _at_call(project: _project.Project, node: ast.AST, home: _scopes.Scope
   collected = [_param_of(n, inner) for n in ast.walk(function) if isinstance(
       n, ast.Call) and _names.call_name(n) in _COLLECTS] if inner else []
   param = next((p for p in collected if p is not None), None)
-  arg = _argument(node, [a.arg for a in function.args.args], param) if (
+  arg = _names.argument(node, [a.arg for a in function.args.args], param) if (
       param) else None
   return [(_literals(arg, home), project.module_of(home))] if isinstance(
       arg, (ast.Name, ast.List, ast.Tuple)) else []
@@ -88,7 +88,7 @@ def _handed(project: _project.Project, home: _scopes.Scope, param: str,
       (node.name,))):
     if scope is home:
       continue  # A same-named delegate (`model_utils.f(...)` in `f`).
-    arg = _argument(call, params, param)
+    arg = _names.argument(call, params, param)
     if isinstance(arg, ast.Name) and arg.id in getattr(scope, "params", ()):
       outer = _handed(project, scope, arg.id, depth - 1)
       if not outer:
@@ -99,21 +99,6 @@ def _handed(project: _project.Project, home: _scopes.Scope, param: str,
     else:
       return []
   return found
-
-
-def _argument(call: ast.Call, params: List[str], param: str
-              ) -> Optional[ast.expr]:
-  """What `call` passes for `param` (`self` aside for a method call)."""
-  for keyword in call.keywords:
-    if keyword.arg == param:
-      return keyword.value
-  if param not in params:
-    return None
-  index = params.index(param)
-  if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
-    index -= 1
-  return call.args[index] if 0 <= index < len(call.args) and not any(
-      isinstance(a, ast.Starred) for a in call.args) else None
 
 
 def _literals(value: ast.expr, scope: _scopes.Scope) -> Set[str]:
