@@ -18,8 +18,10 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _decayed
+from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
+from tfpartial._tools.scan.idioms._copies import _own_value
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
@@ -203,6 +205,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if not (own_copy or partial and (set(found) <= {
       "const", "mask", "param"} or _calls.zero(value, scope))):
     return None  # Another variable's values: EMA, a target network.
+  if _own_value.of_itself(scope, call, target, value) or (
+      _interpolated.toward_trained(scope, value)):
+    return None  # A schedule of its own value; an outer (Reptile) step.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
 
