@@ -47,6 +47,7 @@ from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
+from tfpartial._tools.scan.idioms._wholes import _unopened
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _updated_apart
 from tfpartial._tools.scan.idioms._wholes import _warm_started
@@ -285,12 +286,14 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
 def _no_choice(step: Step, analysis: Analysis) -> bool:
   """Whether the step's filter chooses nothing to freeze: it applies
   gradients fed in from outside (computed for those variables elsewhere),
-  leaves out only variables its loss never reads, or trains nothing
+  leaves out only variables its loss never reads or a scope no code that
+  runs opens (`_unopened`), or trains nothing
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope))) or (
-          _trains_nothing_left(analysis, step))
+      _unread.only_unread(chosen, analysis.module(step.scope)) or (
+          _unopened.excludes_none(analysis.project, chosen))) or (
+              _trains_nothing_left(analysis, step))
 
 
 def _only_measured(step: Step) -> bool:
