@@ -20,10 +20,12 @@ _ANNEALED = """\
     from tensorflow.keras import backend as K
 
     class TemperatureAnnealing(tf.keras.callbacks.Callback):
-      def __init__(self, temperature, saved, min_temperature=.1):
+      def __init__(self, temperature, saved, min_temperature=.1,
+                   epoch_start=0):
         self.temperature = temperature
         self.saved = saved
         self.min_temperature = min_temperature
+        self.epoch_start = epoch_start
         self.epoch = 0
 
       def on_epoch_begin(self, epoch, logs=None):
@@ -31,7 +33,8 @@ _ANNEALED = """\
 
       def on_batch_end(self, batch, logs=None):
         new_t = K.get_value(self.temperature)
-        {body}
+        if self.epoch == self.epoch_start:
+          {body}
         K.set_value(self.temperature, {written})
     """
 
@@ -42,7 +45,7 @@ _ANNEALED = """\
         written="K.constant(new_t)"), []),
     # Saved values put into some of its elements after each batch.
     (_ANNEALED.format(body="new_t[:3] = self.saved[:3]", written="new_t"),
-     [("write-back", 17)]),
+     [("write-back", 20)]),
 ], ids=["annealed", "saved_elements"])
 def test_a_value_changed_from_itself_in_a_callback(source, expected):
   assert _found(source) == expected
