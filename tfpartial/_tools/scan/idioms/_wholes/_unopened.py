@@ -19,6 +19,8 @@ from tfpartial._tools.scan import _project
 
 # A regular expression keeping every name but those under one scope.
 _EXCLUDING = re.compile(r"\(\?!\.\*([\w/]+)\)\.\*")
+# The calls that list every variable.
+_EVERY = {"trainable_variables", "global_variables", "all_variables"}
 # The calls that open a scope.
 _OPENERS = {"variable_scope", "name_scope", "VariableScope"}
 
@@ -33,17 +35,24 @@ def excludes_none(project: _project.Project, node: ast.AST) -> bool:
 
 
 def _excluded(node: ast.AST) -> List[str]:
-  """The scopes a negative look-ahead or a `'x' not in v.name` leaves out."""
-  found: List[str] = []
-  for each in ast.walk(node):
-    if isinstance(each, ast.Constant) and isinstance(each.value, str):
-      match = _EXCLUDING.fullmatch(each.value)
-      found += [match.group(1)] if match else []
-    elif isinstance(each, ast.Compare) and isinstance(
-        each.left, ast.Constant) and isinstance(each.left.value, str) and (
-            all(isinstance(o, ast.NotIn) for o in each.ops)):
-      found.append(each.left.value)
-  return found
+  """The scopes a filter of every variable leaves out, where that is all
+  it does: `trainable_variables(scope='(?!.*x).*')`, or `[v for v in
+  tf.trainable_variables() if 'x' not in v.name]`; else []."""
+  if isinstance(node, ast.Call) and _names.call_name(node) in _EVERY:
+    texts = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
+             if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    found = [m.group(1) for m in map(_EXCLUDING.fullmatch, texts) if m]
+    return found if len(found) == len(texts) == 1 else []
+  if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
+    return []
+  loop = node.generators[0]
+  if not (isinstance(loop.iter, ast.Call) and _names.call_name(
+      loop.iter) in _EVERY and not loop.iter.args and loop.ifs):
+    return []
+  names = [t.left.value for t in loop.ifs if isinstance(t, ast.Compare) and (
+      isinstance(t.left, ast.Constant)) and isinstance(t.left.value, str) and (
+          all(isinstance(o, ast.NotIn) for o in t.ops))]
+  return names if len(names) == len(loop.ifs) else []
 
 
 def _opened(project: _project.Project, name: str, inside: Set[int]) -> bool:
