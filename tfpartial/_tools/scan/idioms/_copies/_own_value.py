@@ -107,12 +107,17 @@ def _locals(node: ast.AST, verdict: str) -> List[str]:
 
 
 def _stored_into(scope: _scopes.Scope, name: str) -> bool:
+  """Whether the function stores into elements of `name` (`w[0][r] = s`)."""
   return any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-      isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id == name) for t in (
-              n.targets if isinstance(n, ast.Assign) else [n.target]))
+      isinstance(t, ast.Subscript) and _root(t) == name for t in (
+          n.targets if isinstance(n, ast.Assign) else [n.target]))
              for n in scope.nodes)
 
+
+def _root(node: ast.AST) -> Optional[str]:
+  while isinstance(node, (ast.Subscript, ast.Attribute)):
+    node = node.value
+  return node.id if isinstance(node, ast.Name) else None
 
 def _imported(scope: _scopes.Scope) -> List[str]:
   """The names the module imports."""
