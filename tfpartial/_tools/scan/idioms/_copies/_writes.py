@@ -205,9 +205,6 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if not (own_copy or partial and (set(found) <= {
       "const", "mask", "param"} or _calls.zero(value, scope))):
     return None  # Another variable's values: EMA, a target network.
-  if _own_value.of_itself(scope, call, target, value) or (
-      _interpolated.toward_trained(scope, value)):
-    return None  # A schedule of its own value; an outer (Reptile) step.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
 
@@ -233,6 +230,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   """A write of saved or fixed values, judged by when it runs: beside the
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
+  if _own_value.of_itself(scope, call, target, value) or (
+      _interpolated.toward_trained(scope, value)):
+    return None  # A schedule of its own value; an outer (Reptile) step.
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
   if when is None and own_copy:
