@@ -18,8 +18,10 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _decayed
+from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
+from tfpartial._tools.scan.idioms._copies import _own_value
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
@@ -228,6 +230,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   """A write of saved or fixed values, judged by when it runs: beside the
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
+  if _own_value.of_itself(scope, call, target, value) or (
+      _interpolated.toward_trained(scope, value)):
+    return None  # A schedule of its own value; an outer (Reptile) step.
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow)
   if when is None and own_copy:

@@ -47,7 +47,9 @@ from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
+from tfpartial._tools.scan.idioms._wholes import _unopened
 from tfpartial._tools.scan.idioms._wholes import _unread
+from tfpartial._tools.scan.idioms._wholes import _updated_apart
 from tfpartial._tools.scan.idioms._wholes import _warm_started
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
@@ -121,10 +123,12 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
 def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:
   """Whether the step leaves nothing out: its gradient makes fast weights
   (`_fast_weights`) or is only accumulated (`_accumulated`), or the rest
-  of its loop's variables is written by a setter (`_set_by_hand`)."""
+  of its loop's variables is written by a setter (`_set_by_hand`) or
+  updated by the loop that runs the step (`_updated_apart`)."""
   return _fast_weights.inner_update(step.call, step.scope) or (
       _accumulated.only_accumulated(step.call, step.scope)) or (
-          _set_by_hand.rest_set(analysis.project, step.var_list, step.scope))
+          _set_by_hand.rest_set(analysis.project, step.var_list, step.scope)
+      ) or _updated_apart.rest_updated(step.var_list, step.scope, step.call)
 
 
 def _tests(flow: Flow, chosen: Optional[ast.AST], scope: _scopes.Scope
@@ -282,12 +286,14 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
 def _no_choice(step: Step, analysis: Analysis) -> bool:
   """Whether the step's filter chooses nothing to freeze: it applies
   gradients fed in from outside (computed for those variables elsewhere),
-  leaves out only variables its loss never reads, or trains nothing
+  leaves out only variables its loss never reads or a scope no code that
+  runs opens (`_unopened`), or trains nothing
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope))) or (
-          _trains_nothing_left(analysis, step))
+      _unread.only_unread(chosen, analysis.module(step.scope)) or (
+          _unopened.excludes_none(analysis.project, chosen))) or (
+              _trains_nothing_left(analysis, step))
 
 
 def _only_measured(step: Step) -> bool:

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._wholes import _untrainable_part
 
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
@@ -52,7 +53,7 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
         below) or not project.attribute(info, f"self.{below}"):
       continue
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
-                 text):
+                 text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
     return below
   return None
