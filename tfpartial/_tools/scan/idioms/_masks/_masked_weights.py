@@ -504,7 +504,7 @@ def _kept(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   return all(isinstance(v, ast.Call) and _names.call_name(v) in _LOADS
              for v, _ in values) or _written(mask, scope, analysis) or (
                  _whole_writes.written_whole(
-                     scope, analysis, _whole_writes.MADE))
+                     scope, analysis, _whole_writes.MADE, run=True))
 
 
 def _ones_unwritten(mask: ast.expr, scope: _scopes.Scope,

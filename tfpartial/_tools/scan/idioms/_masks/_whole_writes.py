@@ -7,10 +7,14 @@ names it: the write reaches it from the module that defines its class or
 from one that imports the class (`from .layers import CustomConvLayer`).
 
 A variable of ones that nothing writes, by name or so, stays all ones:
-its product with the kernel masks nothing."""
+its product with the kernel masks nothing; nor does a write in a method
+nothing calls (a notebook that defines its pruning rounds and trains
+without running one)."""
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Iterable, Optional
 
 from tfpartial._tools.scan import _scopes
@@ -31,10 +35,11 @@ def owner_class(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
 
 
 def written_whole(scope: _scopes.Scope, analysis: Analysis,
-                  calls: Iterable[str]) -> bool:
+                  calls: Iterable[str], run: bool = False) -> bool:
   """Whether one of `calls` (`set_weights`, ...) is made in the module
   of the class `scope` is a method of, or in a module that names that
-  class by import."""
+  class by import; with `run`, only by code that runs (at the top of a
+  module or in a function the project calls)."""
   info = owner_class(scope)
   if info is None:
     return False
@@ -42,6 +47,8 @@ def written_whole(scope: _scopes.Scope, analysis: Analysis,
   home = project.module_of(info.home)
   for place, _ in analysis.calls_named(tuple(calls)):
     module = project.module_of(place)
+    if run and not _runs(place, analysis):
+      continue
     if module is home:
       return True
     root = project.parsed(module)
@@ -49,3 +56,22 @@ def written_whole(scope: _scopes.Scope, analysis: Analysis,
         root, info.name) is info:
       return True
   return False
+
+
+def _runs(place: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether code in `place` runs: at a module's top, or in a function
+  whose outermost function (a method, a module's function) some line
+  calls (a notebook's, only the notebook: nothing imports one)."""
+  names = []
+  while place.parent is not None:
+    if isinstance(place.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      names.append(place.node.name)
+    place = place.parent
+  if not names:
+    return True
+  name = names[-1]
+  called = re.compile(r"(?<!def )\b" + re.escape(name) + r"\s*\(")
+  home = analysis.project.module_of(place)
+  modules = [home] if home.path.endswith(".ipynb") else (
+      analysis.project.all_modules_with((name,)))
+  return any(called.search(module.source.text) for module in modules)
