@@ -3,9 +3,10 @@ whatever its name, written by a whole model's `set_weights` (a pruning
 round zeroes entries of the `get_weights()` list and sets it back) from
 the class's module or one that imports the class, and run: its product
 with the kernel in the forward pass is a fixed mask. The look-alikes stay
-silent: a mask variable of ones that nothing writes at all (even named
-`mask`: all ones, it masks nothing), a `set_weights` in a method nothing
-calls, one in a module that never names the class."""
+silent: a notebook's mask variable of ones that nothing writes at all
+(even named `mask`: all ones, it masks nothing; nothing imports a
+notebook, so every write is in sight), a `set_weights` in a method
+nothing calls, one in a module that never names the class."""
 
 import pytest
 
@@ -88,8 +89,8 @@ POSITIVE = {
 NEGATIVE = {
     # A notebook's masked layer whose mask nothing ever writes: named a
     # mask, but all ones; the model trains unmasked.
-    "a mask named so that nothing writes": {"t.py": _LAYER.replace(
-        "self.m", "self.mask") + """\
+    "a notebook's mask named so that nothing writes": {
+        "t.ipynb": _LAYER.replace("self.m", "self.mask") + """\
 
     model = tf.keras.Sequential([MaskedConv((3, 3, 3, 8))])
     model.compile("adam", "mse")

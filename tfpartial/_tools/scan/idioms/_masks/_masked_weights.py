@@ -510,8 +510,12 @@ def _kept(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
 def _ones_unwritten(mask: ast.expr, scope: _scopes.Scope,
                     analysis: Analysis) -> bool:
   """Whether a mask, whatever its name, is a non-trainable variable of
-  ones that nothing writes (by name, by a whole model's `set_weights` or
-  a restore): all ones, it masks nothing."""
+  ones kept in a notebook that nothing writes (by name, by a whole
+  model's `set_weights` or a restore): all ones, it masks nothing. Only
+  in a notebook: nothing imports one, so every write of its layers is in
+  sight; a module's layer may be pruned by code that imports it."""
+  if not analysis.module(scope).path.endswith(".ipynb"):
+    return False
   values = _values(mask, scope, analysis)[:8]
   return bool(values) and all(
       isinstance(v, ast.Call) and _names.call_name(v) in _VARIABLES and (
