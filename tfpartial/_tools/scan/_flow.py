@@ -576,7 +576,7 @@ class Flow:
     self.classes[id(info.node)] = info
     attribute = name.split(".", 2)[1]
     values = self.project.attribute(info, f"self.{attribute}")
-    kept = _superseded.reaching(values, node, scope)
+    kept = _superseded.reaching(values, f"self.{attribute}", node, scope)
     found.update(self._values(kept, ("self", id(info.node), attribute) if (
         len(kept) == len(values)) else ("self", id(info.node), attribute,
                                         tuple(id(v) for v, _ in kept))))

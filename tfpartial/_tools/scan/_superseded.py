@@ -10,14 +10,17 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Tuple
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 
-def reaching(values: List[Tuple[ast.expr, _scopes.Scope]], node: ast.AST,
-             scope: _scopes.Scope) -> List[Tuple[ast.expr, _scopes.Scope]]:
-  """`values` (an attribute's assignments, with where) less those made in
-  `scope` that an assignment in its straight-line code replaces before
-  `node` reads the attribute there."""
+def reaching(values: List[Tuple[ast.expr, _scopes.Scope]], name: str,
+             node: ast.AST, scope: _scopes.Scope
+             ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """`values` (the assignments of the attribute `name`, `self.x`, with
+  where) less those made in `scope` that an assignment of the whole
+  attribute (not of an element) in its straight-line code replaces
+  before `node` reads the attribute there."""
   line = getattr(node, "lineno", None)
   if line is None or not isinstance(scope.node, (
       ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -27,6 +30,8 @@ def reaching(values: List[Tuple[ast.expr, _scopes.Scope]], node: ast.AST,
   for statement in _straight(scope.node.body):
     end = statement.end_lineno or statement.lineno
     if isinstance(statement, ast.Assign) and end < line and any(
+        _names.dotted(t) == name for target in statement.targets
+        for t in _elements(target)) and any(
         statement.lineno <= getattr(v, "lineno", 0) <= end for v in here):
       last = max(last, statement.lineno)
   if not last:
@@ -41,3 +46,11 @@ def _straight(body: List[ast.stmt]) -> Iterator[ast.stmt]:
     yield statement
     if isinstance(statement, (ast.With, ast.AsyncWith)):
       yield from _straight(statement.body)
+
+
+def _elements(target: ast.expr) -> Iterator[ast.expr]:
+  """A target and, for a tuple or list, each of its elements."""
+  yield target
+  if isinstance(target, (ast.Tuple, ast.List)):
+    for element in target.elts:
+      yield from _elements(element)
