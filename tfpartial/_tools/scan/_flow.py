@@ -36,6 +36,7 @@ from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _var_params
 from tfpartial._tools.scan._labels import Labels, union
 
@@ -575,7 +576,10 @@ class Flow:
     self.classes[id(info.node)] = info
     attribute = name.split(".", 2)[1]
     values = self.project.attribute(info, f"self.{attribute}")
-    found.update(self._values(values, ("self", id(info.node), attribute)))
+    kept = _superseded.reaching(values, f"self.{attribute}", node, scope)
+    found.update(self._values(kept, ("self", id(info.node), attribute) if (
+        len(kept) == len(values)) else ("self", id(info.node), attribute,
+                                        tuple(id(v) for v, _ in kept))))
     if attribute in _names.LAYER_VARIABLES and info.bases and not any(
         "var" in self.labels(v, home) for v, home in values):
       # A Keras layer's own `self.embeddings`, `self.kernel`: built by its

@@ -28,6 +28,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._masks import _evaluated
+from tfpartial._tools.scan.idioms._masks import _whole_writes
 
 # A product with a factor named for a mask or a pruning, by its line.
 _LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
@@ -99,7 +100,8 @@ def _judged(analysis: Analysis, node: ast.AST,
   flow = analysis.flow
   for weight, mask in (pair, pair[::-1]):
     if not _plain(weight, scope) or not _plain(mask, scope) or not (
-        _spelled(mask, scope) or _kept(mask, scope, analysis)):
+        _spelled(mask, scope) or _kept(mask, scope, analysis)) or (
+            _ones_unwritten(mask, scope, analysis)):
       continue
     once = _evaluated.once(mask, weight, scope)
     if not once and _made_here(mask, scope) or _structural(
@@ -500,7 +502,26 @@ def _kept(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
         _VARIABLES) and _ones_kept(value)):
       return False
   return all(isinstance(v, ast.Call) and _names.call_name(v) in _LOADS
-             for v, _ in values) or _written(mask, scope, analysis)
+             for v, _ in values) or _written(mask, scope, analysis) or (
+                 _whole_writes.written_whole(
+                     scope, analysis, _whole_writes.MADE, run=True))
+
+
+def _ones_unwritten(mask: ast.expr, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether a mask, whatever its name, is a non-trainable variable of
+  ones kept in a notebook that nothing writes (by name, by a whole
+  model's `set_weights` or a restore): all ones, it masks nothing. Only
+  in a notebook: nothing imports one, so every write of its layers is in
+  sight; a module's layer may be pruned by code that imports it."""
+  if not analysis.module(scope).path.endswith(".ipynb"):
+    return False
+  values = _values(mask, scope, analysis)[:8]
+  return bool(values) and all(
+      isinstance(v, ast.Call) and _names.call_name(v) in _VARIABLES and (
+          _ones_kept(v)) for v, _ in values) and not _written(
+              mask, scope, analysis) and not _whole_writes.written_whole(
+                  scope, analysis, _whole_writes.ANY)
 
 
 _LOADS = {"load", "loadtxt", "genfromtxt", "fromfile"}

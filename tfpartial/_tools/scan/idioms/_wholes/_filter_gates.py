@@ -248,13 +248,15 @@ def _only_summarised(step: Step, steps: List[Step]) -> bool:
   """Whether a filtered gradient is only shown (`tf.summary.histogram` of
   each) or fetched to look at (`sess.run(gradient)`), never applied,
   while the function's step minimises the same loss on every variable
-  (`optimizer.minimize(loss)`), or no other step is in its module
+  (`optimizer.minimize(loss)`, or applies its `compute_gradients(loss)`
+  of every variable), or no other step is in its module
   (`_fetched`)."""
   if _names.call_name(step.call) not in {
       "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
           other.var_list is None) and _names.call_name(other.call) in {
-              "minimize", "create_train_op", "optimize_loss"}
+              "minimize", "create_train_op", "optimize_loss",
+              "compute_gradients"}
           for other in steps) or _fetched.alone(step.scope, step.call, [
               (other.call, other.scope) for other in steps])):
     return False
