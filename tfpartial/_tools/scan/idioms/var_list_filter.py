@@ -40,6 +40,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
@@ -82,6 +83,7 @@ class VarListFilter(_idiom.Idiom):
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = {}
+    untrained: Set[Tuple[int, int]] = set()
     every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
       if module in synced:
@@ -94,6 +96,8 @@ class VarListFilter(_idiom.Idiom):
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
+        if _scopes_untrained.leaves_scopes(step, steps):
+          untrained.add((id(step.scope), step.section))
         flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
@@ -120,7 +124,8 @@ class VarListFilter(_idiom.Idiom):
                        if not _whole_object(analysis, n, step)]
     # Not a part whose op runs only where the options' defaults never go.
     _drop_run_off(analysis, parts, made)
-    found = _run_chosen(analysis, _kept(hits, sides, also, parts))
+    found = _run_chosen(analysis, _kept(
+        hits, sides, also, parts, untrained))
     sinks = {id(hit.sink) for hit in found}
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _left_out_by_flow(analysis, every)
@@ -163,18 +168,21 @@ _Part = Tuple[str, Optional[_arms.Arm]]
 def _kept(hits: Dict[_Key, _idiom.Hit],
           sides: Dict[_Key, Optional[_arms.Arm]],
           also: Dict[_Key, List[_idiom.Hit]],
-          parts: Dict[Tuple[int, int], Set[_Part]]
-          ) -> List[_idiom.Hit]:
+          parts: Dict[Tuple[int, int], Set[_Part]],
+          untrained: Set[Tuple[int, int]]) -> List[_idiom.Hit]:
   """The findings, with what each adds: none where two filters of one
   function, neither inside the other, may train together (a linear and a
   deep part at their own optimizers, a GAN's two halves whose losses a
-  helper returns): between them they train the model."""
+  helper returns): between them they train the model; unless the
+  function builds, in scopes of its own, layers none of them trains
+  (`untrained`: `_scopes_untrained`)."""
   return [each for key, hit in hits.items()
           if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
               hit, hits.values(), key[0]) or (
                   _helper_choice.NARROWED in hit.labels) or (
                       _sliced_parts.leaves_out(
-                          text for text, _ in parts.get(key[:2], ())))
+                          text for text, _ in parts.get(key[:2], ()))) or (
+                              key[:2] in untrained)
           for each in [hit, *also.get(key, ())]]
 
 

@@ -45,6 +45,7 @@ from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unread
@@ -97,6 +98,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
+                          not _scopes_untrained.leaves_scopes(
+                              step, steps)) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _a_whole(analysis, node, step)) or (

@@ -1,0 +1,112 @@
+"""Scopes a function builds its model in that none of its filters keeps.
+
+`with tf.variable_scope('rgb'): model_rgb = ResNet(x)` and the same for
+'depth', 'conv1x1' and 'rnn', then steps over `trainable_variables(
+scope='rnn')` and `scope='conv1x1'` only: two filters at their own
+learning rates, which together train the head, never the backbones built
+beside it. The scopes the function (or its class's methods) opens around
+layers, less the scopes its filters name, is what no step trains; where
+the filters name some of those scopes and leave one out, the parts are
+not a whole model split between optimizers. A scope that only measures
+(losses, summaries) or sets up the optimizer builds no layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, Iterator, List, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+_OPENERS = {"variable_scope", "name_scope"}
+_MAKERS = {"get_variable", "Variable"}
+# TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
+_LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+                "separable_conv2d", "fully_connected", "embedding"}
+# Classes made beside a model that hold no layer of it.
+_NOT_LAYERS = re.compile(r"(Optimizer|Saver|Session|Config|Writer|Summary|"
+                         r"Scaffold|Hook|Coordinator|Error|Exception|"
+                         r"Initializer|Regularizer|Constraint|Decay)$|"
+                         r"^(SGD|Adam|AdamW|RMSprop|Adagrad|Adadelta|Adamax|"
+                         r"Nadam|Ftrl|Lion)$")
+# Modules whose classes are no layers (`tf.keras.optimizers.RMSprop`).
+_NOT_LAYER_MODULES = {"optimizers", "train", "summary", "losses", "metrics",
+                      "initializers", "regularizers", "constraints",
+                      "callbacks", "schedules"}
+
+
+def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
+  """Whether every step of `step`'s function trains a filtered list, and
+  those filters name some scopes the function (or its class) opens
+  around layers and leave another of them out."""
+  mine = [o for o in steps if o.scope is step.scope]
+  filters = [o.labels.get("filtered") for o in mine]
+  if not all(isinstance(f, ast.AST) for f in filters):
+    return False  # A step over every variable, or a list not known.
+  return _leaves(filters, step.scope)
+
+
+def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
+  """Whether `filters` name some scopes the function `scope` (or its
+  class) opens around layers and leave another of them out."""
+  kept: Set[str] = set()
+  for node in filters:
+    kept |= {_root(n.value) for n in ast.walk(node) if isinstance(
+        n, ast.Constant) and isinstance(n.value, str) and n.value.strip("/")}
+  opened = {name for name, body in _opened(_functions(scope))
+            if _builds_layers(body)}
+  return bool(kept & opened) and bool(opened - kept)
+
+
+def _root(text: str) -> str:
+  """The first segment of a scope (`rnn` of `rnn/gru`)."""
+  return text.strip("/").split("/")[0]
+
+
+def _functions(scope: _scopes.Scope) -> List[ast.AST]:
+  """The function of `scope`, or its class's methods."""
+  place = scope
+  while place.parent is not None and place.cls is None:
+    place = place.parent
+  if place.cls is not None:
+    return [method.node for method in place.cls.methods.values()]
+  return [scope.node]
+
+
+def _opened(nodes: List[ast.AST]) -> Iterator[tuple]:
+  """The literal scopes `with` statements in `nodes` open, with the
+  statements they hold."""
+  for function in nodes:
+    for node in ast.walk(function):
+      if not isinstance(node, (ast.With, ast.AsyncWith)):
+        continue
+      for item in node.items:
+        call = item.context_expr
+        if isinstance(call, ast.Call) and _names.call_name(
+            call) in _OPENERS and call.args and isinstance(
+                call.args[0], ast.Constant) and isinstance(
+                    call.args[0].value, str) and call.args[0].value:
+          yield _root(call.args[0].value), node.body
+
+
+def _builds_layers(body: List[ast.stmt]) -> bool:
+  """Whether the statements make a layer or a model: a class made (not an
+  optimizer, saver or writer) or a trainable variable, whose result is
+  kept."""
+  for statement in body:
+    for node in ast.walk(statement):
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.call_name(node)
+      if name in _MAKERS and not any(
+          k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+              k.value.value is False) for k in node.keywords):
+        return True
+      spelled = set((_names.dotted(node.func) or "").split("."))
+      if name in _LAYER_CALLS or name[:1].isupper() and not (
+          _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
+        return True
+  return False
