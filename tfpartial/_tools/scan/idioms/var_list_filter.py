@@ -40,6 +40,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
@@ -83,7 +84,6 @@ class VarListFilter(_idiom.Idiom):
     # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
     flagged: List[_idiom.Hit] = []
     made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = {}
-    untrained: Set[Tuple[int, int]] = set()
     every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
       if module in synced:
@@ -96,8 +96,6 @@ class VarListFilter(_idiom.Idiom):
         if node is None:
           flagged += _models_by_flag(analysis, step, steps, groups)
           continue
-        if _scopes_untrained.leaves_scopes(step, steps):
-          untrained.add((id(step.scope), step.section))
         flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
                     for n in _flagged.emptied(analysis.flow, step.var_list,
                                               step.scope, step.call)]
@@ -124,8 +122,8 @@ class VarListFilter(_idiom.Idiom):
                        if not _whole_object(analysis, n, step)]
     # Not a part whose op runs only where the options' defaults never go.
     _drop_run_off(analysis, parts, made)
-    found = _run_chosen(analysis, _kept(
-        hits, sides, also, parts, untrained))
+    found = _run_chosen(analysis, _kept(hits, sides, also, parts, _untrained(
+        analysis, made, every)))
     sinks = {id(hit.sink) for hit in found}
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
         analysis) + [hit for hit in _left_out_by_flow(analysis, every)
@@ -184,6 +182,18 @@ def _kept(hits: Dict[_Key, _idiom.Hit],
                           text for text, _ in parts.get(key[:2], ()))) or (
                               key[:2] in untrained)
           for each in [hit, *also.get(key, ())]]
+
+
+def _untrained(analysis: Analysis,
+               made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]],
+               every: List[Step]) -> Set[Tuple[int, int]]:
+  """The functions whose filters, together, leave out layers they build
+  in scopes of their own (`_scopes_untrained`) or the rest of a list one
+  of them filters (`_complement_subset`)."""
+  return {place for place, each in made.items() if any(
+      _scopes_untrained.leaves_scopes(step, every) for step, _ in each) or (
+          _complement_subset.leaves_out(analysis.flow, [
+              step for step, _ in each]))}
 
 
 def _one_part(parts: Set[_Part],
