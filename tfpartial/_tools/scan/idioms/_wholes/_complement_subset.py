@@ -79,3 +79,18 @@ def _unwrapped(node: ast.expr) -> ast.expr:
 def _same(one: ast.AST, other: ast.AST) -> bool:
   """Whether two expressions are written the same."""
   return ast.unparse(one) == ast.unparse(other)
+
+
+def rest_trained(flow: Flow, node: ast.AST, step: Step,
+                 steps: Iterable[Step]) -> bool:
+  """Whether the filter `node` keeps the model less a group while another
+  step of its function trains a list no filter chose
+  (`self.opt_top.apply_gradients(zip(g, self.top))`, `self.top` every
+  variable of the backbone, or a list handed in): together they may
+  train everything."""
+  if not isinstance(node, ast.ListComp) or not _excluded(
+      node, flow.origin.get(id(node), step.scope)):
+    return False
+  return any("filtered" not in other.labels and other.var_list is not None
+             for other in steps
+             if other.scope is step.scope and other is not step)

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
+from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
@@ -115,6 +116,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _complemented.passed_with_rest(
           node, flow.origin.get(id(node), step.scope)) or (
+              _complement_subset.rest_trained(flow, node, step, steps)) or (
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
