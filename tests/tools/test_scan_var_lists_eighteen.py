@@ -172,3 +172,37 @@ class Agent(object):
 def test_an_actor_and_a_critic_trained_apart_stay_silent():
   # Two functions training lists of their own: halves, no twins.
   assert _found(_ACTOR_CRITIC) == []
+
+
+_NESTED = """
+import tensorflow as tf
+
+
+class Generator(object):
+    def build(self, x):
+        with tf.variable_scope('encoder'):
+            self.code = tf.layers.dense(x, 64)
+        with tf.variable_scope('decoder'):
+            self.out = tf.layers.dense(self._attention(self.code), 10)
+
+    def _attention(self, code):
+        with tf.variable_scope('attention'):
+            return tf.layers.dense(code, 64)
+
+    def init_optimizer(self, lr):
+        params = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                   scope='encoder')
+        params += tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                    scope='decoder')
+        grads = tf.gradients(self.loss, params)
+        self.update = tf.train.AdamOptimizer(lr).apply_gradients(
+            zip(grads, params))
+        self.pre_grads = tf.gradients(self.pre_loss, params)
+        self.pre_update = tf.train.AdamOptimizer(lr).apply_gradients(
+            zip(self.pre_grads, params))
+"""
+
+
+def test_scopes_nested_in_a_kept_scope_by_a_call_are_silent():
+  # `attention` is opened inside `decoder`: the two lists hold it.
+  assert _found(_NESTED) == []

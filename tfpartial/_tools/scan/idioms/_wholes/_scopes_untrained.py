@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, Iterator, List, Set
+from typing import Iterable, Iterator, List, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -46,7 +46,10 @@ def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
   filters = [o.labels.get("filtered") for o in mine]
   if not all(isinstance(f, ast.AST) for f in filters):
     return False  # A step over every variable, or a list not known.
-  return _leaves(filters, step.scope)
+  # And all a list is made of (`params += get_collection(..., "decoder")`).
+  made = [n for o in mine if o.var_list is not None
+          for n in _scopes.made_from(o.var_list, o.scope)]
+  return _leaves([f for f in filters if f is not None] + made, step.scope)
 
 
 def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
@@ -67,29 +70,61 @@ def _root(text: str) -> str:
 
 
 def _functions(scope: _scopes.Scope) -> List[ast.AST]:
-  """The function of `scope`, or its class's methods."""
+  """The function of `scope`, or its class's methods but those called
+  inside a scope another method opens (their scopes nest in it)."""
   place = scope
   while place.parent is not None and place.cls is None:
     place = place.parent
-  if place.cls is not None:
-    return [method.node for method in place.cls.methods.values()]
-  return [scope.node]
+  if place.cls is None:
+    return [scope.node]
+  methods = {name: method.node for name, method in place.cls.methods.items()}
+  nested: Set[str] = set()
+  while True:
+    called = {name for function in methods.values() if function.name
+              not in nested for _, body in _opened([function])
+              for name in _self_calls(body)} - nested
+    if not called:
+      break
+    nested |= called
+  return [node for name, node in methods.items() if name not in nested]
 
 
-def _opened(nodes: List[ast.AST]) -> Iterator[tuple]:
-  """The literal scopes `with` statements in `nodes` open, with the
-  statements they hold."""
+def _self_calls(body: List[ast.stmt]) -> Set[str]:
+  """The methods `self.name(...)` calls in `body`."""
+  return {node.func.attr for statement in body for node in ast.walk(
+      statement) if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and isinstance(
+              node.func.value, ast.Name) and node.func.value.id == "self"}
+
+
+def _opened(nodes: List[ast.AST]) -> Iterator[Tuple[str, List[ast.stmt]]]:
+  """The literal scopes `with` statements in `nodes` open outside any
+  other scope, with the statements they hold."""
   for function in nodes:
-    for node in ast.walk(function):
-      if not isinstance(node, (ast.With, ast.AsyncWith)):
+    yield from _outermost(getattr(function, "body", []))
+
+
+def _outermost(body: List[ast.stmt]
+               ) -> Iterator[Tuple[str, List[ast.stmt]]]:
+  """The literal scopes opened in `body` outside any other scope."""
+  for statement in body:
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+      names = [_literal(item.context_expr) for item in statement.items]
+      opened = [name for name in names if name]
+      if opened:
+        yield opened[0], statement.body
         continue
-      for item in node.items:
-        call = item.context_expr
-        if isinstance(call, ast.Call) and _names.call_name(
-            call) in _OPENERS and call.args and isinstance(
-                call.args[0], ast.Constant) and isinstance(
-                    call.args[0].value, str) and call.args[0].value:
-          yield _root(call.args[0].value), node.body
+    for block in _scopes.blocks(statement):
+      yield from _outermost(block)
+
+
+def _literal(call: ast.expr) -> str:
+  """The literal root a scope call opens, or ''."""
+  if isinstance(call, ast.Call) and _names.call_name(
+      call) in _OPENERS and call.args and isinstance(
+          call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+    return _root(call.args[0].value)
+  return ""
 
 
 def _builds_layers(body: List[ast.stmt]) -> bool:
