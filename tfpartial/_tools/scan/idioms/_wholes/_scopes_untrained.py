@@ -80,7 +80,7 @@ def _functions(scope: _scopes.Scope) -> List[ast.AST]:
   methods = {name: method.node for name, method in place.cls.methods.items()}
   nested: Set[str] = set()
   while True:
-    called = {name for function in methods.values() if function.name
+    called = {name for own, function in methods.items() if own
               not in nested for _, body in _opened([function])
               for name in _self_calls(body)} - nested
     if not called:
