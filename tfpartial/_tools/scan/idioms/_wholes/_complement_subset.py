@@ -92,5 +92,13 @@ def rest_trained(flow: Flow, node: ast.AST, step: Step,
       node, flow.origin.get(id(node), step.scope)):
     return False
   return any("filtered" not in other.labels and other.var_list is not None
-             for other in steps
+             and not _applies_pairs(other) for other in steps
              if other.scope is step.scope and other is not step)
+
+
+def _applies_pairs(step: Step) -> bool:
+  """Whether the step applies (gradient, variable) pairs made by another
+  step (`opt.apply_gradients(gvs)`): that one chose the variables."""
+  call = step.call
+  return _names.call_name(call) == "apply_gradients" and bool(
+      call.args) and step.var_list is call.args[0]
