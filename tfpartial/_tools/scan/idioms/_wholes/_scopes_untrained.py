@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, Iterator, List, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -59,9 +59,53 @@ def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
   for node in filters:
     kept |= {_root(n.value) for n in ast.walk(node) if isinstance(
         n, ast.Constant) and isinstance(n.value, str) and n.value.strip("/")}
-  opened = {name for name, body in _opened(_functions(scope))
-            if _builds_layers(body)}
-  return bool(kept & opened) and bool(opened - kept)
+  functions = _functions(scope)
+  bodies = [(name, body) for name, body in _opened(functions)
+            if _builds_layers(body)]
+  opened = {name for name, _ in bodies}
+  if not kept & opened or not opened - kept:
+    return False
+  # Only layers that feed the kept ones: a perceptual network run on
+  # the trained one's output measures it, it is another model.
+  fed = _read_into([b for name, body in bodies if name in kept
+                    for b in body], functions)
+  return any(_assigned(body) & fed for name, body in bodies
+             if name not in kept)
+
+
+def _assigned(body: List[ast.stmt]) -> Set[str]:
+  """The names and attributes `body` assigns, as text."""
+  return {ast.unparse(t) for s in body for n in ast.walk(s)
+          if isinstance(n, ast.Assign) for target in n.targets
+          for t in ast.walk(target) if isinstance(t, (ast.Name, ast.Attribute))}
+
+
+def _reads(node: ast.AST) -> Set[str]:
+  """The names and attributes `node` reads, as text."""
+  return {ast.unparse(n) for n in ast.walk(node) if isinstance(
+      n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)}
+
+
+def _read_into(body: List[ast.stmt], functions: List[ast.AST]) -> Set[str]:
+  """What `body` reads, and what the assignments of `functions` that
+  make it read in turn."""
+  made: Dict[str, Set[str]] = {}
+  for function in functions:
+    for node in ast.walk(function):
+      if isinstance(node, ast.Assign):
+        for target in node.targets:
+          for each in ast.walk(target):
+            if isinstance(each, (ast.Name, ast.Attribute)):
+              made.setdefault(ast.unparse(each), set()).update(
+                  _reads(node.value))
+  found = set().union(*[_reads(s) for s in body]) if body else set()
+  queue = list(found)
+  while queue and len(found) < 2000:
+    for read in made.get(queue.pop(), ()):
+      if read not in found:
+        found.add(read)
+        queue.append(read)
+  return found
 
 
 def _root(text: str) -> str:
