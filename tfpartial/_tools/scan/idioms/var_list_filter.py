@@ -124,10 +124,9 @@ class VarListFilter(_idiom.Idiom):
     _drop_run_off(analysis, parts, made)
     found = _run_chosen(analysis, _kept(hits, sides, also, parts, _untrained(
         analysis, made, every)))
-    sinks = {id(hit.sink) for hit in found}
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _left_out_by_flow(analysis, every)
-                     if id(hit.sink) not in sinks]
+        analysis) + [hit for hit in _left_out_by_flow(analysis, every) if id(
+            hit.sink) not in {id(each.sink) for each in found}]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:

@@ -99,8 +99,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
-                          not _scopes_untrained.leaves_scopes(
-                              step, steps)) and (
                                   not _other_off(analysis, step, steps)) or (
                           _built_scope(flow, node, step.scope, opened)))) or (
                               _a_whole(analysis, node, step)) or (
@@ -114,9 +112,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       node, step.labels.get("filtered"))
   if not phased and not halved and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
-      for n in tested if n is not None) or _complemented.passed_with_rest(
-          node, flow.origin.get(id(node), step.scope)) or (
-              _complement_subset.rest_trained(flow, node, step, steps)) or (
+      for n in tested if n is not None) or _rest_passed(
+          flow, node, step, steps) or (
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
@@ -160,12 +157,23 @@ def _apart(one: Step, other: Step) -> bool:
                               _idiom.position(other.call))
 
 
+def _rest_passed(flow: Flow, node: ast.expr, step: Step,
+                 steps: List[Step]) -> bool:
+  """Whether the filter's rest is handed on beside it (`_complemented`),
+  or trained by a step over a list no filter chose
+  (`_complement_subset.rest_trained`)."""
+  return _complemented.passed_with_rest(
+      node, flow.origin.get(id(node), step.scope)) or (
+          _complement_subset.rest_trained(flow, node, step, steps))
+
+
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
   """Whether another step of the function, over another list, makes an
   op that runs only off the options' defaults (`_run_off`): by default
   what it would train stays fixed, so the step's scope is no whole model
-  trained beside another."""
-  return any(other.scope is step.scope and other.var_list is not None and (
+  trained beside another; or its filters leave out layers built in
+  scopes of their own that feed the kept ones (`_scopes_untrained`)."""
+  return _scopes_untrained.leaves_scopes(step, steps) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
           step.var_list)) and _run_off.off_by_default(
               analysis.project, other.call, other.scope)
