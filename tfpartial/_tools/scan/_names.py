@@ -11,6 +11,8 @@ import ast
 import re
 from typing import Dict, List, Optional, Set, Tuple, cast
 
+from tfpartial._tools.scan import _shape_choice
+
 GRADIENTS = {"compute_gradients", "_compute_gradients", "gradients",
              "gradient", "get_gradients"}
 VARIABLES = {"Variable", "VariableV1", "ResourceVariable", "get_variable",
@@ -262,7 +264,8 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     return any(_not_one_variable(v, flow, scope, env) for v in node.values)
   if _negated_guard(node) or _by_trainable(node):
     return False
-  if mentions_a_name_test(node) or _reads_a_name(node, scope):
+  if mentions_a_name_test(node) or _reads_a_name(node, scope) or (
+      _shape_choice.chooses_by_shape(node)):
     return True
   if _in_chosen_list(node, flow, scope, env):
     return True

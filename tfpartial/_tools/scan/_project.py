@@ -32,7 +32,7 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "assign(", "set_weights", "set_value", "minimize",
               "gradients(", "gradient(", "variables_to_train",
               "create_train_op", "optimize_clones", "optimize_loss",
-              "_resource_apply",
+              "_resource_apply", "get_updates(",
               "_apply_dense", "update_step", "_trainable_weights.append",
               "_trainable_weights.extend")
 # A Keras constraint that may re-mask (a lambda, one a function makes, or a

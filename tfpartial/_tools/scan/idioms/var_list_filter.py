@@ -40,6 +40,8 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _complement_subset
+from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
@@ -120,11 +122,11 @@ class VarListFilter(_idiom.Idiom):
                        if not _whole_object(analysis, n, step)]
     # Not a part whose op runs only where the options' defaults never go.
     _drop_run_off(analysis, parts, made)
-    found = _run_chosen(analysis, _kept(hits, sides, also, parts))
-    sinks = {id(hit.sink) for hit in found}
+    found = _run_chosen(analysis, _kept(hits, sides, also, parts, _untrained(
+        analysis, made, every)))
     return found + flagged + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _left_out_by_flow(analysis, every)
-                     if id(hit.sink) not in sinks]
+        analysis) + [hit for hit in _left_out_by_flow(analysis, every) if id(
+            hit.sink) not in {id(each.sink) for each in found}]
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -163,19 +165,34 @@ _Part = Tuple[str, Optional[_arms.Arm]]
 def _kept(hits: Dict[_Key, _idiom.Hit],
           sides: Dict[_Key, Optional[_arms.Arm]],
           also: Dict[_Key, List[_idiom.Hit]],
-          parts: Dict[Tuple[int, int], Set[_Part]]
-          ) -> List[_idiom.Hit]:
+          parts: Dict[Tuple[int, int], Set[_Part]],
+          untrained: Set[Tuple[int, int]]) -> List[_idiom.Hit]:
   """The findings, with what each adds: none where two filters of one
   function, neither inside the other, may train together (a linear and a
   deep part at their own optimizers, a GAN's two halves whose losses a
-  helper returns): between them they train the model."""
+  helper returns): between them they train the model; unless the
+  function builds, in scopes of its own, layers none of them trains
+  (`untrained`: `_scopes_untrained`)."""
   return [each for key, hit in hits.items()
           if _one_part(parts.get(key[:2], set()), sides[key]) or _left_out(
               hit, hits.values(), key[0]) or (
                   _helper_choice.NARROWED in hit.labels) or (
                       _sliced_parts.leaves_out(
-                          text for text, _ in parts.get(key[:2], ())))
+                          text for text, _ in parts.get(key[:2], ()))) or (
+                              key[:2] in untrained)
           for each in [hit, *also.get(key, ())]]
+
+
+def _untrained(analysis: Analysis,
+               made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]],
+               every: List[Step]) -> Set[Tuple[int, int]]:
+  """The functions whose filters, together, leave out layers they build
+  in scopes of their own (`_scopes_untrained`) or the rest of a list one
+  of them filters (`_complement_subset`)."""
+  return {place for place, each in made.items() if any(
+      _scopes_untrained.leaves_scopes(step, every) for step, _ in each) or (
+          _complement_subset.leaves_out(analysis.flow, [
+              step for step, _ in each]))}
 
 
 def _one_part(parts: Set[_Part],

@@ -16,7 +16,7 @@ from tfpartial._tools.scan._labels import Labels
 
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
          "apply_gradients", "create_train_op", "optimize_clones",
-         "optimize_loss"}
+         "optimize_loss", "get_updates"}
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "sources",
                       "xs", "variables"}
 _LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
@@ -100,6 +100,9 @@ def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
     return pairs
   if name == "create_train_op" and len(call.args) >= 6:
     return call.args[5]
+  if name == "get_updates":  # Keras 2: `get_updates(loss, params)`.
+    return next((k.value for k in call.keywords if k.arg == "params"),
+                call.args[1] if len(call.args) >= 2 else None)
   return None
 
 

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
+from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
@@ -45,6 +46,7 @@ from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unopened
@@ -112,8 +114,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       node, step.labels.get("filtered"))
   if not phased and not halved and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
-      for n in tested if n is not None) or _complemented.passed_with_rest(
-          node, flow.origin.get(id(node), step.scope)) or (
+      for n in tested if n is not None) or _rest_passed(
+          flow, node, step, steps) or (
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
@@ -159,12 +161,23 @@ def _apart(one: Step, other: Step) -> bool:
                               _idiom.position(other.call))
 
 
+def _rest_passed(flow: Flow, node: ast.expr, step: Step,
+                 steps: List[Step]) -> bool:
+  """Whether the filter's rest is handed on beside it (`_complemented`),
+  or trained by a step over a list no filter chose
+  (`_complement_subset.rest_trained`)."""
+  return _complemented.passed_with_rest(
+      node, flow.origin.get(id(node), step.scope)) or (
+          _complement_subset.rest_trained(flow, node, step, steps))
+
+
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
   """Whether another step of the function, over another list, makes an
   op that runs only off the options' defaults (`_run_off`): by default
   what it would train stays fixed, so the step's scope is no whole model
-  trained beside another."""
-  return any(other.scope is step.scope and other.var_list is not None and (
+  trained beside another; or its filters leave out layers built in
+  scopes of their own that feed the kept ones (`_scopes_untrained`)."""
+  return _scopes_untrained.leaves_scopes(step, steps) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
           step.var_list)) and _run_off.off_by_default(
               analysis.project, other.call, other.scope)

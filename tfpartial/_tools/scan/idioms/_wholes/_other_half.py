@@ -23,6 +23,7 @@ from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _flag_only
 from tfpartial._tools.scan.idioms._wholes import _forwarded
 from tfpartial._tools.scan.idioms._wholes import _rebound
+from tfpartial._tools.scan.idioms._wholes import _twin_steps
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
 
 
@@ -119,8 +120,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
       other.loss != step.loss) and other.var_list is not None and _trains(
           other) and _list_text(other) != mine and (
               other.scope is not step.scope or other.section == step.section
-          ) and not _forwarded.forwarded(
-              other.call, other.scope, step.scope) and not (
+          ) and not _twin_steps.twins(step, other, steps) and not (
+              _forwarded.forwarded(
+                  other.call, other.scope, step.scope)) and not (
                   _whole_elsewhere.whole_elsewhere(
               step.labels.get("filtered"), step.scope, other.labels,
               other.scope)) and not (

@@ -1,0 +1,191 @@
+"""Scopes a function builds its model in that none of its filters keeps.
+
+`with tf.variable_scope('rgb'): model_rgb = ResNet(x)` and the same for
+'depth', 'conv1x1' and 'rnn', then steps over `trainable_variables(
+scope='rnn')` and `scope='conv1x1'` only: two filters at their own
+learning rates, which together train the head, never the backbones built
+beside it. The scopes the function (or its class's methods) opens around
+layers, less the scopes its filters name, is what no step trains; where
+the filters name some of those scopes and leave one out, the parts are
+not a whole model split between optimizers. A scope that only measures
+(losses, summaries) or sets up the optimizer builds no layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, Iterable, Iterator, List, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+_OPENERS = {"variable_scope", "name_scope"}
+_MAKERS = {"get_variable", "Variable"}
+# TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
+_LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+                "separable_conv2d", "fully_connected", "embedding"}
+# Classes made beside a model that hold no layer of it.
+_NOT_LAYERS = re.compile(r"(Optimizer|Saver|Session|Config|Writer|Summary|"
+                         r"Scaffold|Hook|Coordinator|Error|Exception|"
+                         r"Initializer|Regularizer|Constraint|Decay)$|"
+                         r"^(SGD|Adam|AdamW|RMSprop|Adagrad|Adadelta|Adamax|"
+                         r"Nadam|Ftrl|Lion)$")
+# Modules whose classes are no layers (`tf.keras.optimizers.RMSprop`).
+_NOT_LAYER_MODULES = {"optimizers", "train", "summary", "losses", "metrics",
+                      "initializers", "regularizers", "constraints",
+                      "callbacks", "schedules"}
+
+
+def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
+  """Whether every step of `step`'s function trains a filtered list, and
+  those filters name some scopes the function (or its class) opens
+  around layers and leave another of them out."""
+  mine = [o for o in steps if o.scope is step.scope]
+  filters = [o.labels.get("filtered") for o in mine]
+  if not all(isinstance(f, ast.AST) for f in filters):
+    return False  # A step over every variable, or a list not known.
+  # And all a list is made of (`params += get_collection(..., "decoder")`).
+  made = [n for o in mine if o.var_list is not None
+          for n in _scopes.made_from(o.var_list, o.scope)]
+  return _leaves([f for f in filters if f is not None] + made, step.scope)
+
+
+def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
+  """Whether `filters` name some scopes the function `scope` (or its
+  class) opens around layers and leave another of them out."""
+  kept: Set[str] = set()
+  for node in filters:
+    kept |= {_root(n.value) for n in ast.walk(node) if isinstance(
+        n, ast.Constant) and isinstance(n.value, str) and n.value.strip("/")}
+  functions = _functions(scope)
+  bodies = [(name, body) for name, body in _opened(functions)
+            if _builds_layers(body)]
+  opened = {name for name, _ in bodies}
+  if not kept & opened or not opened - kept:
+    return False
+  # Only layers that feed the kept ones: a perceptual network run on
+  # the trained one's output measures it, it is another model.
+  fed = _read_into([b for name, body in bodies if name in kept
+                    for b in body], functions)
+  return any(_assigned(body) & fed for name, body in bodies
+             if name not in kept)
+
+
+def _assigned(body: List[ast.stmt]) -> Set[str]:
+  """The names and attributes `body` assigns, as text."""
+  return {ast.unparse(t) for s in body for n in ast.walk(s)
+          if isinstance(n, ast.Assign) for target in n.targets
+          for t in ast.walk(target) if isinstance(t, (ast.Name, ast.Attribute))}
+
+
+def _reads(node: ast.AST) -> Set[str]:
+  """The names and attributes `node` reads, as text."""
+  return {ast.unparse(n) for n in ast.walk(node) if isinstance(
+      n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)}
+
+
+def _read_into(body: List[ast.stmt], functions: List[ast.AST]) -> Set[str]:
+  """What `body` reads, and what the assignments of `functions` that
+  make it read in turn."""
+  made: Dict[str, Set[str]] = {}
+  for function in functions:
+    for node in ast.walk(function):
+      if isinstance(node, ast.Assign):
+        for target in node.targets:
+          for each in ast.walk(target):
+            if isinstance(each, (ast.Name, ast.Attribute)):
+              made.setdefault(ast.unparse(each), set()).update(
+                  _reads(node.value))
+  found = set().union(*[_reads(s) for s in body]) if body else set()
+  queue = list(found)
+  while queue and len(found) < 2000:
+    for read in made.get(queue.pop(), ()):
+      if read not in found:
+        found.add(read)
+        queue.append(read)
+  return found
+
+
+def _root(text: str) -> str:
+  """The first segment of a scope (`rnn` of `rnn/gru`)."""
+  return text.strip("/").split("/")[0]
+
+
+def _functions(scope: _scopes.Scope) -> List[ast.AST]:
+  """The function of `scope`, or its class's methods but those called
+  inside a scope another method opens (their scopes nest in it)."""
+  place = scope
+  while place.parent is not None and place.cls is None:
+    place = place.parent
+  if place.cls is None:
+    return [scope.node]
+  methods = {name: method.node for name, method in place.cls.methods.items()}
+  nested: Set[str] = set()
+  while True:
+    called = {name for own, function in methods.items() if own
+              not in nested for _, body in _opened([function])
+              for name in _self_calls(body)} - nested
+    if not called:
+      break
+    nested |= called
+  return [node for name, node in methods.items() if name not in nested]
+
+
+def _self_calls(body: List[ast.stmt]) -> Set[str]:
+  """The methods `self.name(...)` calls in `body`."""
+  return {node.func.attr for statement in body for node in ast.walk(
+      statement) if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and isinstance(
+              node.func.value, ast.Name) and node.func.value.id == "self"}
+
+
+def _opened(nodes: List[ast.AST]) -> Iterator[Tuple[str, List[ast.stmt]]]:
+  """The literal scopes `with` statements in `nodes` open outside any
+  other scope, with the statements they hold."""
+  for function in nodes:
+    yield from _outermost(getattr(function, "body", []))
+
+
+def _outermost(body: List[ast.stmt]
+               ) -> Iterator[Tuple[str, List[ast.stmt]]]:
+  """The literal scopes opened in `body` outside any other scope."""
+  for statement in body:
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+      names = [_literal(item.context_expr) for item in statement.items]
+      opened = [name for name in names if name]
+      if opened:
+        yield opened[0], statement.body
+        continue
+    for block in _scopes.blocks(statement):
+      yield from _outermost(block)
+
+
+def _literal(call: ast.expr) -> str:
+  """The literal root a scope call opens, or ''."""
+  if isinstance(call, ast.Call) and _names.call_name(
+      call) in _OPENERS and call.args and isinstance(
+          call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+    return _root(call.args[0].value)
+  return ""
+
+
+def _builds_layers(body: List[ast.stmt]) -> bool:
+  """Whether the statements make a layer or a model: a class made (not an
+  optimizer, saver or writer) or a trainable variable, whose result is
+  kept."""
+  for statement in body:
+    for node in ast.walk(statement):
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.call_name(node)
+      if name in _MAKERS and not any(
+          k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+              k.value.value is False) for k in node.keywords):
+        return True
+      spelled = set((_names.dotted(node.func) or "").split("."))
+      if name in _LAYER_CALLS or name[:1].isupper() and not (
+          _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
+        return True
+  return False
