@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set, Tuple, cast
+from typing import Dict, List, Optional, Set, Tuple, TypeGuard, cast
 
 from tfpartial._tools.scan import _shape_choice
 
@@ -79,6 +79,11 @@ FINITE_CHECKS = {"is_nan", "is_finite", "is_inf", "isnan", "isfinite",
 # that name (a wrapper's `apply_gradients` still applies).
 SPELLED = (GRADIENTS | VARIABLES | VARIABLE_LISTS | TRAIN_STEPS | WRITES
            | {"stop_gradient"})
+# Calls whose `with` block names the variables made in it.
+TF_SCOPES = {"variable_scope", "name_scope"}
+# The same, with `tf.compat.v1.VariableScope` objects reused as scopes.
+TF_SCOPES_OR_CLASS = TF_SCOPES | {"VariableScope"}
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 RESTORES = {"restore", "load_weights", "init_from_checkpoint",
             "assign_from_checkpoint_fn", "load_model", "restore_v2"}
 _MASK_NAME = re.compile(
@@ -185,6 +190,25 @@ def root(node: ast.AST) -> str:
   return dotted(node) or ast.unparse(node)[:60]
 
 
+
+def opens_scope(statement: ast.stmt, scopes: Set[str]
+                ) -> TypeGuard[ast.With]:
+  """Whether `statement` is a `with` block that opens one of `scopes`.
+
+  >>> opens_scope(ast.parse("with tf.name_scope('a'): pass").body[0],
+  ...             TF_SCOPES)
+  True
+  """
+  return isinstance(statement, ast.With) and any(
+      isinstance(i.context_expr, ast.Call) and call_name(
+          i.context_expr) in scopes for i in statement.items)
+
+
+def base_name(node: ast.AST) -> Optional[str]:
+  """The name under subscripts and attributes: `w` of `w[0].value[r]`."""
+  while isinstance(node, (ast.Subscript, ast.Attribute)):
+    node = node.value
+  return node.id if isinstance(node, ast.Name) else None
 def scope_argument(call: ast.Call) -> Optional[ast.AST]:
   """The scope (or the include/exclude list) a variable-list call filters
   by, if it names one.

@@ -305,6 +305,14 @@ def enclosing_class(scope: Optional[Scope]) -> Optional[ClassInfo]:
   return scope.cls if scope is not None else None
 
 
+def imported_names(scope: Scope) -> Set[str]:
+  """The names the module of `scope` imports (`np` of `np.clip`)."""
+  while scope.parent is not None:
+    scope = scope.parent
+  return {(a.asname or a.name).split(".")[0]
+          for i in scope.imports for a in i.names}
+
+
 def values_reaching(chosen: ast.AST, scope: Scope) -> List[ast.AST]:
   """What `chosen` may hold: the values of the assignments a read of a
   local name sees, else `chosen` itself."""

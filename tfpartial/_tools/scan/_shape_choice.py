@@ -16,12 +16,10 @@ def chooses_by_shape(node: ast.AST) -> bool:
   """Whether a condition compares one variable's shape (or a dimension
   or the rank of it) with something that is no shape.
 
-  >>> chooses_by_shape(ast.parse("v.shape[-1] == 3 * (5 + n)").body[0].value)
-  True
-  >>> chooses_by_shape(ast.parse("len(v.get_shape()) > 1").body[0].value)
-  True
-  >>> chooses_by_shape(ast.parse("g.shape == v.shape").body[0].value)
-  False
+  >>> [chooses_by_shape(ast.parse(test).body[0].value) for test in (
+  ...     "v.shape[-1] == 3 * (5 + n)", "len(v.get_shape()) > 1",
+  ...     "g.shape == v.shape")]
+  [True, True, False]
   """
   return any(isinstance(item, ast.Compare) and _one_shape(item)
              for item in ast.walk(node))

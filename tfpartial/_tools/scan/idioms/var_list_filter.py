@@ -14,6 +14,7 @@ whole model (`with tf.variable_scope("ppo2_model")`) selects the model.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _context
@@ -73,17 +74,7 @@ class VarListFilter(_idiom.Idiom):
       by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
     synced = _synced_modules(analysis, by_module)
     opened = _root_scopes(analysis)
-    # One finding per function and loss: the layers of one fine-tuning
-    # trained at several learning rates are one filter.
-    hits: Dict[_Key, _idiom.Hit] = {}
-    sides: Dict[_Key, Optional[_arms.Arm]] = {}
-    also: Dict[_Key, List[_idiom.Hit]] = {}
-    # The filters each function's steps train in each of its graphs, with
-    # the arm of a flag's `if` each is built in.
-    parts: Dict[Tuple[int, int], Set[_Part]] = {}
-    # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
-    flagged: List[_idiom.Hit] = []
-    made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = {}
+    found = _Found()
     every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
       if module in synced:
@@ -94,39 +85,10 @@ class VarListFilter(_idiom.Idiom):
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
         if node is None:
-          flagged += _models_by_flag(analysis, step, steps, groups)
+          found.flagged += _models_by_flag(analysis, step, steps, groups)
           continue
-        flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
-                    for n in _flagged.emptied(analysis.flow, step.var_list,
-                                              step.scope, step.call)]
-        side = _arms.arm(step.call, step.scope, [
-            o.call for o in steps if o is not step and _one_loss(o, step)])
-        if not (_phased(step, steps) or _applied.of_filtered(step, steps)):
-          _add_part(step, (_filter_text(node), side), parts, made)
-        key = (id(step.scope), step.section, step.loss or str(id(node)))
-        node, labels = _helper_choice.placed(analysis.flow, _into_method(
-            analysis, node, step.scope), step.scope, step.labels,
-                                             _returned_filter)
-        if _helper_choice.NARROWED in labels:  # Each helper its own part.
-          key = (key[0], key[1], f"{key[2]} {id(node)}")
-        node = _narrowed.narrowing(node, analysis.flow.origin.get(
-            id(node), step.scope)) or node
-        node = _at_default(analysis, step) or _shown_at(analysis, step, node)
-        hit = _idiom.Hit(node, step.scope, step.call, labels)
-        if key not in hits or _placed_before(node, hits[key], _arms.apart(
-            step.scope, _idiom.position(node),
-            _idiom.position(hits[key].node)), analysis.flow):
-          hits[key], sides[key] = hit, side
-          also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
-                       for n in step.also
-                       if not _whole_object(analysis, n, step)]
-    # Not a part whose op runs only where the options' defaults never go.
-    _drop_run_off(analysis, parts, made)
-    found = _run_chosen(analysis, _kept(hits, sides, also, parts, _untrained(
-        analysis, made, every)))
-    return found + flagged + _skipped_updates(analysis) + _declared_weights(
-        analysis) + [hit for hit in _left_out_by_flow(analysis, every) if id(
-            hit.sink) not in {id(each.sink) for each in found}]
+        _add_step(analysis, step, steps, node, found)
+    return _gathered(analysis, found, every)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -160,6 +122,72 @@ class VarListFilter(_idiom.Idiom):
 _Key = Tuple[int, int, str]
 # A filter as text, and the arm of a flag's `if` it is built in.
 _Part = Tuple[str, Optional[_arms.Arm]]
+
+
+@dataclasses.dataclass
+class _Found:
+  """What `detect` gathers, step by step, before it chooses what to say."""
+
+  # One finding per function and loss: the layers of one fine-tuning
+  # trained at several learning rates are one filter.
+  hits: Dict[_Key, _idiom.Hit] = dataclasses.field(default_factory=dict)
+  sides: Dict[_Key, Optional[_arms.Arm]] = dataclasses.field(
+      default_factory=dict)
+  also: Dict[_Key, List[_idiom.Hit]] = dataclasses.field(default_factory=dict)
+  # The filters each function's steps train in each of its graphs, with
+  # the arm of a flag's `if` each is built in.
+  parts: Dict[Tuple[int, int], Set[_Part]] = dataclasses.field(
+      default_factory=dict)
+  # Groups emptied by a flag (`if args.freeze_convolutions: conv = []`).
+  flagged: List[_idiom.Hit] = dataclasses.field(default_factory=list)
+  made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]] = dataclasses.field(
+      default_factory=dict)
+
+
+def _add_step(analysis: Analysis, step: Step, steps: List[Step],
+              node: ast.expr, found: _Found) -> None:
+  """Records what the filter `node` of `step` keeps, and its finding
+  unless one placed before it stands for the same function and loss."""
+  found.flagged += [_idiom.Hit(n, step.scope, step.call, step.labels)
+                    for n in _flagged.emptied(analysis.flow, step.var_list,
+                                              step.scope, step.call)]
+  side = _arms.arm(step.call, step.scope, [
+      o.call for o in steps if o is not step and _one_loss(o, step)])
+  if not (_phased(step, steps) or _applied.of_filtered(step, steps)):
+    _add_part(step, (_filter_text(node), side), found.parts, found.made)
+  key = (id(step.scope), step.section, step.loss or str(id(node)))
+  node, labels = _helper_choice.placed(analysis.flow, _into_method(
+      analysis, node, step.scope), step.scope, step.labels,
+                                       _returned_filter)
+  if _helper_choice.NARROWED in labels:  # Each helper its own part.
+    key = (key[0], key[1], f"{key[2]} {id(node)}")
+  node = _narrowed.narrowing(node, analysis.flow.origin.get(
+      id(node), step.scope)) or node
+  node = _at_default(analysis, step) or _shown_at(analysis, step, node)
+  hit = _idiom.Hit(node, step.scope, step.call, labels)
+  hits = found.hits
+  if key not in hits or _placed_before(node, hits[key], _arms.apart(
+      step.scope, _idiom.position(node),
+      _idiom.position(hits[key].node)), analysis.flow):
+    hits[key], found.sides[key] = hit, side
+    found.also[key] = [_idiom.Hit(n, step.scope, step.call, step.labels)
+                       for n in step.also
+                       if not _whole_object(analysis, n, step)]
+
+
+def _gathered(analysis: Analysis, found: _Found, every: List[Step]
+              ) -> List[_idiom.Hit]:
+  """The findings of what `detect` gathered, with those of the steps
+  that say what they train in other ways."""
+  # Not a part whose op runs only where the options' defaults never go.
+  _drop_run_off(analysis, found.parts, found.made)
+  kept = _run_chosen(analysis, _kept(
+      found.hits, found.sides, found.also, found.parts,
+      _untrained(analysis, found.made, every)))
+  return kept + found.flagged + _skipped_updates(analysis) + (
+      _declared_weights(analysis)) + [
+          hit for hit in _left_out_by_flow(analysis, every)
+          if id(hit.sink) not in {id(each.sink) for each in kept}]
 
 
 def _kept(hits: Dict[_Key, _idiom.Hit],

@@ -52,12 +52,12 @@ def read_after_step(call: ast.Call, scope: _scopes.Scope,
   indices = {n.id for loop in scope.nodes if isinstance(
       loop, (ast.For, ast.AsyncFor)) for n in ast.walk(loop.target)
               if isinstance(n, ast.Name)}
-  allowed = {own, *indices, *_imported(scope)}
+  allowed = {own, *indices, *_scopes.imported_names(scope)}
   for node in scope.nodes:
     if isinstance(node, (ast.Assign, ast.AugAssign)):
       targets = node.targets if isinstance(node, ast.Assign) else [
           node.target]
-      if any(isinstance(t, ast.Subscript) and _root(t) == own
+      if any(isinstance(t, ast.Subscript) and _names.base_name(t) == own
              for t in targets) and not _from_itself(node.value, own,
                                                     allowed):
         return False
@@ -69,17 +69,3 @@ def _from_itself(stored: ast.AST, own: str, allowed: Set[str]) -> bool:
   `allowed` (attributes of `self`, a clip value, are settings)."""
   read = {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}
   return own in read and read <= allowed | {"self"}
-
-
-def _root(node: ast.AST) -> Optional[str]:
-  while isinstance(node, (ast.Subscript, ast.Attribute)):
-    node = node.value
-  return node.id if isinstance(node, ast.Name) else None
-
-
-def _imported(scope: _scopes.Scope) -> Set[str]:
-  """The names the module imports (`np` of `np.clip`)."""
-  while scope.parent is not None:
-    scope = scope.parent
-  return {(a.asname or a.name).split(".")[0]
-          for i in scope.imports for a in i.names}

@@ -63,7 +63,7 @@ def of_itself(scope: _scopes.Scope, call: ast.AST, target: ast.AST,
       if _stored_into(scope, name):
         return False  # Elements of it replaced: maybe saved values.
       defs = scope.defs.get(name, [])
-      if not defs and name in _imported(scope):
+      if not defs and name in _scopes.imported_names(scope):
         continue  # `K` of `K.constant`.
       if not defs or len(seen) > 12:
         return False  # A parameter, a loop's value: not a setting.
@@ -109,19 +109,6 @@ def _locals(node: ast.AST, verdict: str) -> List[str]:
 def _stored_into(scope: _scopes.Scope, name: str) -> bool:
   """Whether the function stores into elements of `name` (`w[0][r] = s`)."""
   return any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-      isinstance(t, ast.Subscript) and _root(t) == name for t in (
+      isinstance(t, ast.Subscript) and _names.base_name(t) == name for t in (
           n.targets if isinstance(n, ast.Assign) else [n.target]))
              for n in scope.nodes)
-
-
-def _root(node: ast.AST) -> Optional[str]:
-  while isinstance(node, (ast.Subscript, ast.Attribute)):
-    node = node.value
-  return node.id if isinstance(node, ast.Name) else None
-
-def _imported(scope: _scopes.Scope) -> List[str]:
-  """The names the module imports."""
-  while scope.parent is not None:
-    scope = scope.parent
-  return [(a.asname or a.name).split(".")[0]
-          for i in scope.imports for a in i.names]

@@ -14,8 +14,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._runs import _stage_values
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def made_in(functions: List[ast.AST], scopes: Set[str]) -> Set[str]:
   """The names the blocks of `scopes` assign in `functions` (`shift` of
@@ -31,7 +29,7 @@ def opens(callee: ast.AST, scopes: Set[str]) -> bool:
   with (`variable_scope(self.name)` for `self.name + '/Level1'`)."""
   wanted = {text.split(" + ")[0] for text in scopes if text.startswith("=")}
   return bool(wanted) and any(
-      isinstance(n, ast.Call) and _names.call_name(n) in _SCOPES and n.args
+      isinstance(n, ast.Call) and _names.call_name(n) in _names.TF_SCOPES and n.args
       and not isinstance(n.args[0], ast.Constant)
       and f"={ast.unparse(n.args[0])}" in wanted
       for n in _scopes.walk(callee))

@@ -16,7 +16,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
-_SCOPES = {"variable_scope", "name_scope"}
 # Searches bounded: values followed back from a loss.
 _BOUND = 200
 
@@ -67,7 +66,7 @@ def _opened(flow: Flow, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
   """The literal scopes the function `call` calls opens."""
   callee = flow.callee(call, scope)
   return {n.args[0].value for n in _scopes.walk(callee) if isinstance(
-      n, ast.Call) and _names.call_name(n) in _SCOPES and n.args and (
+      n, ast.Call) and _names.call_name(n) in _names.TF_SCOPES and n.args and (
           isinstance(n.args[0], ast.Constant)) and isinstance(
               n.args[0].value, str)} if callee is not None else set()
 

@@ -21,7 +21,6 @@ from typing import Callable, Dict, List, Optional, Set, Tuple, Union
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
 _GROW = {"extend", "append"}
 # A stage's value: a name (`'1_dm1'`) or a number (`stage >= 2`).
 Value = Union[str, int]

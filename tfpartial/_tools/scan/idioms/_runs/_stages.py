@@ -32,7 +32,6 @@ from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
 _OWN = {"variables", "trainable_variables", "trainable_weights", "weights"}
-_SCOPES = {"variable_scope", "name_scope"}
 # Searches bounded: a slice of a loss reads at most this many values.
 _BOUND = 400
 
@@ -484,7 +483,7 @@ class _Opened:
           id(scope)] else None  # The flow resolves a call where it is.
       self.by_call[id(call)] = {
           n.args[0].value for n in _scopes.walk(callee) if isinstance(
-              n, ast.Call) and _names.call_name(n) in _SCOPES and n.args
+              n, ast.Call) and _names.call_name(n) in _names.TF_SCOPES and n.args
           and isinstance(n.args[0], ast.Constant) and isinstance(
               n.args[0].value, str)} if callee is not None else set()
     return self.by_call[id(call)]

@@ -20,7 +20,6 @@ STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "sources",
                       "xs", "variables"}
 _LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
-_SCOPES = {"variable_scope", "name_scope", "VariableScope"}
 
 
 @dataclasses.dataclass
@@ -182,7 +181,7 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
   text = ast.unparse(chosen)
   return any(isinstance(n, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _SCOPES and i.context_expr.args and ast.unparse(
+          i.context_expr) in _names.TF_SCOPES_OR_CLASS and i.context_expr.args and ast.unparse(
               i.context_expr.args[0]) == text for i in n.items) and any(
                   isinstance(c, ast.Call) for s in n.body
                   for c in _scopes.walk(s)) for n in _deep_nodes(home))

@@ -15,8 +15,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def built_outside(analysis: Analysis, kept: Set[str],
                   home: _scopes.Scope) -> bool:
@@ -45,7 +43,7 @@ def opens(statement: ast.stmt, kept: Set[str]) -> bool:
   """`with tf.variable_scope("name"):` for a name of `kept`."""
   return isinstance(statement, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _SCOPES and i.context_expr.args and isinstance(
+          i.context_expr) in _names.TF_SCOPES and i.context_expr.args and isinstance(
               i.context_expr.args[0], ast.Constant) and (
                   i.context_expr.args[0].value in kept)
       for i in statement.items)

@@ -18,7 +18,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
 _MAKERS = {"Variable", "get_variable"}
 _DEPTH = 3  # Callers followed up from the helper.
 _COLLECTS = {"get_collection", "get_model_variables", "get_variables",
@@ -146,7 +145,7 @@ def _open(body: List[ast.stmt], roots: Set[str]) -> None:
     if isinstance(statement, ast.With):
       literal = [i.context_expr.args[0].value for i in statement.items
                  if isinstance(i.context_expr, ast.Call) and _names.call_name(
-                     i.context_expr) in _SCOPES and i.context_expr.args and (
+                     i.context_expr) in _names.TF_SCOPES and i.context_expr.args and (
                          isinstance(i.context_expr.args[0], ast.Constant))]
       if literal and isinstance(literal[0], str):
         if _trainable_inside(statement):

@@ -19,7 +19,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
 _NAMING = {"name", "scope"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -73,7 +72,7 @@ def _root_blocks(body: List[ast.stmt], params: FrozenSet[str] = frozenset()
       continue
     opened = [i.context_expr for i in getattr(statement, "items", [])
               if isinstance(i.context_expr, ast.Call) and _names.call_name(
-                  i.context_expr) in _SCOPES]
+                  i.context_expr) in _names.TF_SCOPES]
     if isinstance(statement, ast.With) and opened:
       if not any(o.args and isinstance(o.args[0], ast.Name) and (
           o.args[0].id in params) for o in opened):

@@ -17,8 +17,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def given_to_builder(flow: Flow, node: ast.AST, home: _scopes.Scope) -> bool:
   """Whether `node` (a collection's call) filters by the expression a call
@@ -51,7 +49,7 @@ def _sole_scope(function: ast.AST) -> Optional[str]:
   for item in body[0].items:
     expr = item.context_expr
     if isinstance(expr, ast.Call) and _names.call_name(
-        expr) in _SCOPES and expr.args and isinstance(expr.args[0], ast.Name):
+        expr) in _names.TF_SCOPES and expr.args and isinstance(expr.args[0], ast.Name):
       return expr.args[0].id
   return None
 

@@ -16,7 +16,6 @@ from typing import Iterator, List, Optional, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 
-_SCOPES = {"variable_scope", "name_scope"}
 # Functions that build a layer's variables where they are called.
 _LAYERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
            "separable_conv2d", "fully_connected", "get_variable"}
@@ -55,7 +54,7 @@ def _blocks(body: List[ast.stmt]) -> Iterator[List[ast.stmt]]:
 def _scoped(statement: ast.stmt) -> bool:
   return isinstance(statement, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _SCOPES for i in statement.items)
+          i.context_expr) in _names.TF_SCOPES for i in statement.items)
 
 
 def _builds(statement: ast.stmt) -> bool:

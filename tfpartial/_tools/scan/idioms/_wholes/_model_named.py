@@ -15,7 +15,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._sources import _unscoped
 from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
-    Step, _SCOPES, _class_of, _opened_here)
+    Step, _class_of, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _given_scope
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
@@ -108,7 +108,7 @@ def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str],
         opened.update(n for n in names if n)
       here = inside or any(
           isinstance(i.context_expr, ast.Call) and _names.call_name(
-              i.context_expr) in _SCOPES for i in statement.items)
+              i.context_expr) in _names.TF_SCOPES_OR_CLASS for i in statement.items)
     for block in _scopes.blocks(statement):
       _open_scopes(block, here, opened, defaults)
 
@@ -129,7 +129,7 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
                    ) -> Optional[str]:
   """The scope a `with variable_scope(...)` opens, if written as a string
   here or as the default of its function's parameter."""
-  if not (isinstance(expr, ast.Call) and _names.call_name(expr) in _SCOPES
+  if not (isinstance(expr, ast.Call) and _names.call_name(expr) in _names.TF_SCOPES_OR_CLASS
           and expr.args):
     return None
   name = expr.args[0]

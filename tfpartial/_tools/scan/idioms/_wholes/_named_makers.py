@@ -21,7 +21,6 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
 _MAKERS = {"Variable", "get_variable"}
-_SCOPES = {"variable_scope", "name_scope"}
 
 
 def keeps_every_made(project: _project.Project, node: ast.AST,
@@ -67,12 +66,9 @@ def _made(body: List[ast.stmt], info: _scopes.ClassInfo, made: Set[str]
   """Adds the literal `name=` of each maker called in `body` outside any
   scope it opens (what is made inside a scope is named under it)."""
   for statement in body:
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
-                              ast.ClassDef)):
+    if isinstance(statement, _names.DEFINITIONS):
       continue
-    if isinstance(statement, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _SCOPES for i in statement.items):
+    if _names.opens_scope(statement, _names.TF_SCOPES):
       continue
     for node in _shallow(statement):
       if isinstance(node, ast.Call) and _maker(node, info):

@@ -17,8 +17,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def helpers(project: _project.Project) -> Set[str]:
   """The names of the project's functions that open a scope from a
@@ -95,7 +93,7 @@ def _outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
     yield child
     if not (isinstance(child, ast.With) and any(
         isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _SCOPES for i in child.items)):
+            i.context_expr) in _names.TF_SCOPES for i in child.items)):
       yield from _outside_scopes(child)
 
 
@@ -122,7 +120,7 @@ def _opened_parameter(function: ast.AST) -> object:
       for item in node.items:
         expr = item.context_expr
         if isinstance(expr, ast.Call) and _names.call_name(
-            expr) in _SCOPES and expr.args and isinstance(
+            expr) in _names.TF_SCOPES and expr.args and isinstance(
                 expr.args[0], ast.Name) and expr.args[0].id in params:
           return expr.args[0].id
       return None

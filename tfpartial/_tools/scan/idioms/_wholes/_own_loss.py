@@ -22,7 +22,6 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._wholes import _members
 
-_SCOPES = {"variable_scope", "name_scope"}
 # Every variable of the graph, as a filter's comprehension reads them.
 _WHOLE = {"trainable_variables", "global_variables", "all_variables",
           "get_collection"}
@@ -110,7 +109,7 @@ def _literal(node: ast.AST, home: _scopes.Scope) -> Optional[str]:
 def _opens(node: ast.AST) -> bool:
   """`tf.variable_scope("name", ...)`: a scope of a literal name."""
   return isinstance(node, ast.Call) and _names.call_name(
-      node) in _SCOPES and bool(node.args) and isinstance(
+      node) in _names.TF_SCOPES and bool(node.args) and isinstance(
           node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
 
 

@@ -16,7 +16,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
-_SCOPES = {"variable_scope", "name_scope", "VariableScope"}
 # The names TF's optimizers give their slot variables.
 _SLOTS = {"Adam", "Adam_1", "Momentum", "RMSProp", "RMSProp_1", "Adagrad",
           "Adadelta", "Ftrl", "Ftrl_1"}
@@ -111,12 +110,9 @@ def _class_scopes(flow: Flow, info: _scopes.ClassInfo) -> Set[str]:
 def _walk(flow: Flow, method: _scopes.Scope, body: List[ast.stmt],
           found: Set[str]) -> None:
   for statement in body:
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
-                              ast.ClassDef)):
+    if isinstance(statement, _names.DEFINITIONS):
       continue
-    if isinstance(statement, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _SCOPES for i in statement.items):
+    if _names.opens_scope(statement, _names.TF_SCOPES_OR_CLASS):
       for item in statement.items:
         name = _scope_literal(item.context_expr)
         if name is not None:
@@ -146,7 +142,7 @@ def _own_nodes(statement: ast.stmt) -> List[ast.AST]:
 
 
 def _scope_literal(expr: ast.AST) -> Optional[str]:
-  if isinstance(expr, ast.Call) and _names.call_name(expr) in _SCOPES and (
+  if isinstance(expr, ast.Call) and _names.call_name(expr) in _names.TF_SCOPES_OR_CLASS and (
       expr.args) and isinstance(expr.args[0], ast.Constant) and isinstance(
           expr.args[0].value, str):
     return expr.args[0].value.strip("/")
@@ -184,7 +180,7 @@ def _opens(flow: Flow, function: ast.AST, param: str, depth: int) -> bool:
   for node in ast.walk(function):
     if isinstance(node, ast.With) and any(
         isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _SCOPES and i.context_expr.args and isinstance(
+            i.context_expr) in _names.TF_SCOPES_OR_CLASS and i.context_expr.args and isinstance(
                 i.context_expr.args[0], ast.Name) and (
                     i.context_expr.args[0].id == param) for i in node.items):
       return True

@@ -19,8 +19,6 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _own_scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def run_outside(analysis: Analysis, kept: Set[str],
                 home: _scopes.Scope) -> bool:
@@ -82,7 +80,7 @@ def _builds(analysis: Analysis, call: ast.Call, where: _scopes.Scope
   if not isinstance(target, _scopes.ClassInfo):
     return False
   return any(isinstance(n, ast.Call) and (_names.call_name(
-      n) in _SCOPES | _names.VARIABLES) for c in [
+      n) in _names.TF_SCOPES | _names.VARIABLES) for c in [
           target, *analysis.project.base_classes(target)]
              for m in c.methods.values() for n in ast.walk(m.node))
 

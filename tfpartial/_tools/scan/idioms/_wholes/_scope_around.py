@@ -15,8 +15,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
-_SCOPES = {"variable_scope", "name_scope"}
-
 
 def made_inside(project: _project.Project, info: _scopes.ClassInfo,
                 attribute: str) -> bool:
@@ -75,7 +73,7 @@ def _inside(scope: _scopes.Scope, call: ast.Call, handed: ast.expr) -> bool:
     if isinstance(node, (ast.With, ast.AsyncWith)) and _encloses(
         node, call) and any(
             isinstance(i.context_expr, ast.Call) and _names.call_name(
-                i.context_expr) in _SCOPES and i.context_expr.args and (
+                i.context_expr) in _names.TF_SCOPES and i.context_expr.args and (
                     ast.unparse(i.context_expr.args[0]) == text)
             for i in node.items):
       return True
@@ -101,7 +99,7 @@ def opened_around(project: _project.Project, method: _scopes.Scope,
       continue
     for node in ast.walk(target[0]):
       if isinstance(node, ast.Call) and _names.call_name(
-          node) in _SCOPES and node.args and isinstance(
+          node) in _names.TF_SCOPES and node.args and isinstance(
               node.args[0], ast.Attribute) and node.args[0].attr in own:
         return True
   return False

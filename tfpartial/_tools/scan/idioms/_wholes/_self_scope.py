@@ -18,8 +18,6 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._wholes import _scope_around
 from tfpartial._tools.scan.idioms._wholes._own_scopes import class_of
 
-_SCOPES = {"variable_scope", "name_scope", "VariableScope"}
-
 
 def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
                     scope: _scopes.Scope) -> bool:
@@ -111,7 +109,7 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
     if isinstance(statement, (ast.With, ast.AsyncWith)):
       items = [i.context_expr for i in statement.items if isinstance(
           i.context_expr, ast.Call) and _names.call_name(
-              i.context_expr) in _SCOPES]
+              i.context_expr) in _names.TF_SCOPES_OR_CLASS]
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
