@@ -2,9 +2,12 @@
 negative codebases showed: a list chosen by a name test and its
 complement (`[v for v in tvars if v not in chosen]`), each minimised for
 the same loss, whose two ops every block of the loop runs together
-(between them every variable trains at every step). The twin whose loop
-runs only one of the two ops leaves the other list untrained and is
-still found. Synthetic sources in the shape of real code."""
+(between them every variable trains at every step); a network object's
+trainables, collected from the scope its class builds under (the
+project's helper reopening that scope, a root name scope for summaries).
+The twin whose loop runs only one of the two ops leaves the other list
+untrained and is still found; so is a network whose class also builds
+under another scope. Synthetic sources in the shape of real code."""
 
 import pytest
 import scanned
@@ -65,4 +68,67 @@ _COMPLEMENT = """\
                         rest="train_op_grid"), [("var-list-filter", 13)]),
 ])
 def test_a_list_and_its_complement_run_together(source, expected):
+  assert _found(source) == expected
+
+
+# A StyleGAN-style network object: its variables built under its own
+# scope, its trainables collected from it; a moving average built under
+# the project's helper reopening that scope, histograms at the root.
+_NETWORK = """\
+    import tensorflow as tf
+    from collections import OrderedDict
+
+    def absolute_name_scope(scope):
+      return tf.name_scope(scope + '/')
+
+    class Network:
+      def __init__(self, name, build_func):
+        self.name, self._build_func = name, build_func
+        self._init_graph()
+
+      def _init_graph(self):
+        self.scope = tf.get_default_graph().unique_name(self.name)
+        with tf.variable_scope(self.scope, reuse=tf.AUTO_REUSE):
+          self.output = self._build_func(tf.placeholder(tf.float32))
+        {extra}
+        self.trainables = OrderedDict(
+            (v.name, v) for v in tf.trainable_variables(self.scope + '/'))
+
+      def setup_as_moving_average_of(self, src_net, beta=0.99):
+        with absolute_name_scope(self.scope):
+          with tf.name_scope('MovingAvg'):
+            return tf.group(*[v.assign(src_net.trainables[n])
+                              for n, v in self.trainables.items()])
+
+      def setup_weight_histograms(self):
+        with tf.name_scope(None), tf.device(None):
+          for name, var in self.trainables.items():
+            tf.summary.histogram(name, var)
+
+    class Optimizer:
+      def __init__(self, learning_rate):
+        self.opt = tf.train.AdamOptimizer(learning_rate)
+        self.grads = []
+
+      def register_gradients(self, loss, trainable_vars):
+        trainable_vars = list(trainable_vars.values())
+        self.grads.append(self.opt.compute_gradients(
+            loss=loss, var_list=trainable_vars))
+
+    def train(build, reals):
+      N = Network('N', build)
+      N_opt = Optimizer(0.001)
+      N_loss = tf.reduce_mean(tf.square(N.output - reals))
+      N_opt.register_gradients(N_loss, N.trainables)
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_NETWORK.format(extra="pass"), []),
+    # The class also builds a head under a scope of its own.
+    (_NETWORK.format(extra="with tf.variable_scope('head'):\n"
+                           "          self.head = tf.get_variable('w', [1])"),
+     [("var-list-filter", 19)]),
+])
+def test_a_network_s_trainables_of_its_own_scope(source, expected):
   assert _found(source) == expected

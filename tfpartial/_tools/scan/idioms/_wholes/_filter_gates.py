@@ -48,6 +48,7 @@ from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
+from tfpartial._tools.scan.idioms._wholes import _self_scope
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unopened
@@ -204,8 +205,13 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   model (`_covering`)."""
   flow = analysis.flow
   home = flow.origin.get(id(node), step.scope)
-  return _whole_object(analysis, node, step) or _partition.partitioned(
-      node, home, analysis.project) or _registry.whole_registry(
+  label = step.labels.get("filtered")  # An object's list: its own scope?
+  return _whole_object(analysis, node, step) or isinstance(
+      node, ast.Attribute) and isinstance(label, ast.Call) and (
+          _self_scope.keeps_own_scope(analysis.project, flow, label, (
+              flow.origin.get(id(label), step.scope)))) or (
+                  _partition.partitioned(
+      node, home, analysis.project)) or _registry.whole_registry(
       flow, node, home, step.labels.get("var"), step.scope) or (
           _asserted.every_kept(node, home)) or _covering.covers_roots(
               analysis.project, node, home) or not step.also and (
