@@ -117,8 +117,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   if not phased and not halved and _shares_lists(step, steps, node) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
-          flow, node, step, steps) or _run_together.trained_together(
-              step, steps) or (
+          flow, node, step, steps) or (
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
@@ -168,10 +167,12 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
                  steps: List[Step]) -> bool:
   """Whether the filter's rest is handed on beside it (`_complemented`),
   or trained by a step over a list no filter chose
-  (`_complement_subset.rest_trained`)."""
+  (`_complement_subset.rest_trained`), or by a step of the same loss run
+  with it (`_run_together`)."""
   return _complemented.passed_with_rest(
       node, flow.origin.get(id(node), step.scope)) or (
-          _complement_subset.rest_trained(flow, node, step, steps))
+          _complement_subset.rest_trained(flow, node, step, steps)) or (
+              _run_together.trained_together(step, steps))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
