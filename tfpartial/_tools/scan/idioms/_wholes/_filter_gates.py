@@ -46,7 +46,9 @@ from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _run_together
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
+from tfpartial._tools.scan.idioms._wholes import _self_scope
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unopened
@@ -165,10 +167,12 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
                  steps: List[Step]) -> bool:
   """Whether the filter's rest is handed on beside it (`_complemented`),
   or trained by a step over a list no filter chose
-  (`_complement_subset.rest_trained`)."""
+  (`_complement_subset.rest_trained`), or by a step of the same loss run
+  with it (`_run_together`)."""
   return _complemented.passed_with_rest(
       node, flow.origin.get(id(node), step.scope)) or (
-          _complement_subset.rest_trained(flow, node, step, steps))
+          _complement_subset.rest_trained(flow, node, step, steps)) or (
+              _run_together.trained_together(step, steps))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
@@ -202,8 +206,13 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   model (`_covering`)."""
   flow = analysis.flow
   home = flow.origin.get(id(node), step.scope)
-  return _whole_object(analysis, node, step) or _partition.partitioned(
-      node, home, analysis.project) or _registry.whole_registry(
+  label = step.labels.get("filtered")  # An object's list: its own scope?
+  return _whole_object(analysis, node, step) or isinstance(
+      node, ast.Attribute) and isinstance(label, ast.Call) and (
+          _self_scope.keeps_own_scope(analysis.project, flow, label, (
+              flow.origin.get(id(label), step.scope)))) or (
+                  _partition.partitioned(
+      node, home, analysis.project)) or _registry.whole_registry(
       flow, node, home, step.labels.get("var"), step.scope) or (
           _asserted.every_kept(node, home)) or _covering.covers_roots(
               analysis.project, node, home) or not step.also and (
