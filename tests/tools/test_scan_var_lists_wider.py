@@ -69,3 +69,41 @@ def test_steps_over_other_losses_are_silent():
   code = _RUN.replace("minimize(model.loss, var_list=second_vars)",
                       "minimize(model.head_loss, var_list=second_vars)")
   assert _found(code) == []
+
+
+_ADVERSARY = """
+import tensorflow as tf
+
+
+def fit(x, y, z, classifier, adversary):
+    with tf.variable_scope("classifier_model"):
+        logits = classifier(x)
+    with tf.variable_scope("adversary_model"):
+        guess = adversary(logits)
+    loss = tf.reduce_mean(tf.square(logits - y))
+    adv_loss = tf.reduce_mean(tf.square(guess - z))
+    opt = tf.train.AdamOptimizer(1e-3)
+    adv_opt = tf.train.AdamOptimizer(1e-3)
+    classifier_vars = [var for var in tf.trainable_variables()
+                       if "classifier_model" in var.name]
+    adversary_vars = [var for var in tf.trainable_variables()
+                      if "adversary_model" in var.name]
+    adv_grads = {var: grad for (grad, var) in adv_opt.compute_gradients(
+        adv_loss, var_list=classifier_vars)}
+    pairs = []
+    for (grad, var) in opt.compute_gradients(loss, var_list=classifier_vars):
+        pairs.append((grad - adv_grads[var], var))
+    step = opt.apply_gradients(pairs)
+    with tf.control_dependencies([step]):
+        adv_step = adv_opt.minimize(adv_loss, var_list=adversary_vars)
+    with tf.Session() as sess:
+        for _ in range(100):
+            sess.run([step, adv_step])
+"""
+
+
+def test_a_loop_variable_drawn_from_another_list_names_no_scope():
+  # `var` of the comprehension is not the loop's `var` over the
+  # classifier's pairs: the adversary's list names only its own scope.
+  assert [f for f in scanned.in_project(_ADVERSARY)
+          if f[0] == "var-list-filter"] == []

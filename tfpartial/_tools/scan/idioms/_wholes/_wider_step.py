@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 from typing import Iterable, Set
 
-from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 
@@ -22,6 +21,7 @@ def trained_wider(step: Step, steps: Iterable[Step]) -> bool:
   over a list whose scope names strictly contain those of `step`'s list.
 
   >>> import ast
+  >>> from tfpartial._tools.scan import _scopes
   >>> module = _scopes.collect(ast.parse("pass"))
   >>> def made(names):
   ...   node = ast.parse(" + ".join(f"col({n!r})" for n in names)).body[0]
@@ -42,8 +42,25 @@ def trained_wider(step: Step, steps: Iterable[Step]) -> bool:
 
 
 def _named(step: Step) -> Set[str]:
-  """The scope names (string constants) the step's list is made of."""
+  """The scope names (string constants) the step's list is made of, and
+  the lists its names are assigned from; not what a comprehension's or a
+  loop's own variable was drawn from (`[v for v in every if "a" in
+  v.name]` after `for g, v in opt.compute_gradients(loss, var_list=b)`
+  names only "a")."""
   assert step.var_list is not None
-  return {n.value.strip("/") for n in _scopes.made_from(
-      step.var_list, step.scope) if isinstance(n, ast.Constant)
-          and isinstance(n.value, str) and n.value.strip("/")}
+  found: Set[str] = set()
+  stack, seen = [step.var_list], 0
+  while stack and seen < 40:
+    node, seen = stack.pop(), seen + 1
+    bound = {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+             for t in ast.walk(c.target) if isinstance(t, ast.Name)}
+    for item in ast.walk(node):
+      if isinstance(item, ast.Constant) and isinstance(item.value, str) and (
+          item.value.strip("/")):
+        found.add(item.value.strip("/"))
+      elif isinstance(item, ast.Name) and isinstance(
+          item.ctx, ast.Load) and item.id not in bound:
+        # An element unpacked from pairs is no list of scopes.
+        stack += [d.value for d in step.scope.defs.get(item.id, [])
+                  if d.part is None]
+  return found
