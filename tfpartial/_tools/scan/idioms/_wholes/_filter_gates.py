@@ -55,6 +55,7 @@ from tfpartial._tools.scan.idioms._wholes import _unopened
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _updated_apart
 from tfpartial._tools.scan.idioms._wholes import _warm_started
+from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
@@ -181,7 +182,8 @@ def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
   what it would train stays fixed, so the step's scope is no whole model
   trained beside another; or its filters leave out layers built in
   scopes of their own that feed the kept ones (`_scopes_untrained`)."""
-  return _scopes_untrained.leaves_scopes(step, steps) or any(other.scope is step.scope and other.var_list is not None and (
+  return _scopes_untrained.leaves_scopes(step, steps) or (
+      _wider_step.trained_wider(step, steps)) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
           step.var_list)) and _run_off.off_by_default(
               analysis.project, other.call, other.scope)
