@@ -65,8 +65,10 @@ ZEROS = {"zeros_like", "zeros"}
 # Views of a container (`masks.items()`): what it holds.
 VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
 # A set's method keeping some of its members (`set(vs).intersection(
-# tf.trainable_variables())`): some of the receiver's, and the argument's.
-SUBSETS = {"intersection"}
+# tf.trainable_variables())`, `every.symmetric_difference(frozen)` of a
+# list drawn from `every`, as `every - set(frozen)`): some of the
+# receiver's, and the argument's.
+SUBSETS = {"intersection", "difference", "symmetric_difference"}
 # Questions about a tensor's shape: the answer is not the tensor.
 SHAPE_QUERIES = {"shape", "size", "rank", "shape_n", "get_shape",
                  "dim_size", "int_shape", "shape_list", "get_shape_list"}

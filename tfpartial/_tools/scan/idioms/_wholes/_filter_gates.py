@@ -46,13 +46,16 @@ from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
+from tfpartial._tools.scan.idioms._wholes import _run_together
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
+from tfpartial._tools.scan.idioms._wholes import _self_scope
 from tfpartial._tools.scan.idioms._wholes import _set_by_hand
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _unopened
 from tfpartial._tools.scan.idioms._wholes import _unread
 from tfpartial._tools.scan.idioms._wholes import _updated_apart
 from tfpartial._tools.scan.idioms._wholes import _warm_started
+from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
@@ -165,10 +168,12 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
                  steps: List[Step]) -> bool:
   """Whether the filter's rest is handed on beside it (`_complemented`),
   or trained by a step over a list no filter chose
-  (`_complement_subset.rest_trained`)."""
+  (`_complement_subset.rest_trained`), or by a step of the same loss run
+  with it (`_run_together`)."""
   return _complemented.passed_with_rest(
       node, flow.origin.get(id(node), step.scope)) or (
-          _complement_subset.rest_trained(flow, node, step, steps))
+          _complement_subset.rest_trained(flow, node, step, steps)) or (
+              _run_together.trained_together(step, steps))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
@@ -177,7 +182,8 @@ def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
   what it would train stays fixed, so the step's scope is no whole model
   trained beside another; or its filters leave out layers built in
   scopes of their own that feed the kept ones (`_scopes_untrained`)."""
-  return _scopes_untrained.leaves_scopes(step, steps) or any(other.scope is step.scope and other.var_list is not None and (
+  return _scopes_untrained.leaves_scopes(step, steps) or (
+      _wider_step.trained_wider(step, steps)) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
           step.var_list)) and _run_off.off_by_default(
               analysis.project, other.call, other.scope)
@@ -202,8 +208,13 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   model (`_covering`)."""
   flow = analysis.flow
   home = flow.origin.get(id(node), step.scope)
-  return _whole_object(analysis, node, step) or _partition.partitioned(
-      node, home, analysis.project) or _registry.whole_registry(
+  label = step.labels.get("filtered")  # An object's list: its own scope?
+  return _whole_object(analysis, node, step) or isinstance(
+      node, ast.Attribute) and isinstance(label, ast.Call) and (
+          _self_scope.keeps_own_scope(analysis.project, flow, label, (
+              flow.origin.get(id(label), step.scope)))) or (
+                  _partition.partitioned(
+      node, home, analysis.project)) or _registry.whole_registry(
       flow, node, home, step.labels.get("var"), step.scope) or (
           _asserted.every_kept(node, home)) or _covering.covers_roots(
               analysis.project, node, home) or not step.also and (

@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._wholes import _own_blocks
 from tfpartial._tools.scan.idioms._wholes import _scope_around
 from tfpartial._tools.scan.idioms._wholes._own_scopes import class_of
 
@@ -107,9 +108,13 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
                               ast.ClassDef)):
       continue
     if isinstance(statement, (ast.With, ast.AsyncWith)):
+      if _own_blocks.opens_own(statement, attribute, own):
+        opened.add("own")
+        continue
       items = [i.context_expr for i in statement.items if isinstance(
           i.context_expr, ast.Call) and _names.call_name(
-              i.context_expr) in _names.TF_SCOPES_OR_CLASS]
+              i.context_expr) in _names.TF_SCOPES_OR_CLASS and not (
+                  _own_blocks.names_nothing(i.context_expr))]
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.

@@ -1,0 +1,88 @@
+"""Whether a filtered list's complement is trained by another step of the
+same loss whose op every run of the filtered one runs too (`rest = [v for
+v in tvars if v not in grid]` minimised beside `grid`, the two ops run
+in one `sess.run([op_rest, op_grid])` or one after the other): between
+them the two steps train every variable at every step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+
+def trained_together(step: Step, steps: List[Step]) -> bool:
+  """Whether another step of the function minimises the same loss over
+  the complement of the step's list, and every block of statements that
+  runs either step's op runs both."""
+  if not isinstance(step.var_list, ast.Name) or step.loss is None:
+    return False
+  mine = _op_of(step)
+  for other in steps:
+    if other is step or other.scope is not step.scope or (
+        other.loss != step.loss) or not _complement(
+            other.var_list, step.var_list.id, step.scope):
+      continue
+    theirs = _op_of(other)
+    if mine and theirs and mine != theirs and _run_together(
+        step.scope, {mine, theirs}):
+      return True
+  return False
+
+
+def _complement(var_list: Optional[ast.AST], name: str,
+                scope: _scopes.Scope) -> bool:
+  """Whether `var_list` is (or names) `[v for v in every if v not in
+  name]`: everything but the members of `name`."""
+  values = [var_list] if isinstance(var_list, ast.ListComp) else [
+      node.value for node in scope.nodes if isinstance(node, ast.Assign)
+      and isinstance(var_list, ast.Name) and len(node.targets) == 1
+      and isinstance(node.targets[0], ast.Name)
+      and node.targets[0].id == var_list.id]
+  return len(values) == 1 and isinstance(values[0], ast.ListComp) and len(
+      values[0].generators) == 1 and [
+          _excluded(test) for test in values[0].generators[0].ifs] == [name]
+
+
+def _excluded(test: ast.expr) -> Optional[str]:
+  """`name` of a test `v not in name`."""
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.NotIn) and isinstance(test.comparators[0], ast.Name):
+    return test.comparators[0].id
+  return None
+
+
+def _op_of(step: Step) -> Optional[str]:
+  """The one name the step's op is assigned to (`train_op = ...`)."""
+  names = [node.targets[0].id for node in step.scope.nodes if isinstance(
+      node, ast.Assign) and node.value is step.call and len(
+          node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+  return names[0] if len(names) == 1 else None
+
+
+def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
+  """Whether some block runs the ops, and each block that runs one of
+  them (in its own simple statements) runs all of them."""
+  found = False
+  for block in _blocks(scope.node):
+    run = {n.id for statement in block if not any(_scopes.blocks(statement))
+           for call in ast.walk(statement) if isinstance(call, ast.Call)
+           and _names.call_name(call) == "run"
+           for n in ast.walk(call) if isinstance(n, ast.Name)} & ops
+    if run and run != ops:
+      return False
+    found = found or bool(run)
+  return found
+
+
+def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:
+  """Every statement list under `node`, its own body first."""
+  body = getattr(node, "body", None)
+  if isinstance(body, list):
+    yield [s for s in body if isinstance(s, ast.stmt)]
+  for statement in ast.walk(node):
+    if isinstance(statement, ast.stmt) and statement is not node:
+      yield from _scopes.blocks(statement)

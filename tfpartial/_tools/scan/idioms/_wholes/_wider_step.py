@@ -1,0 +1,66 @@
+"""A step over some scopes of a loss that another step trains more of.
+
+`first = optimizer.minimize(loss, var_list=get_collection(T, "glgcm") +
+get_collection(T, "fc2"))` and `second = optimizer.minimize(loss,
+var_list=get_collection(T, "fc2"))`: both differentiate the same loss, so
+that loss reaches every scope the first step trains; the second keeps
+fixed the scopes it leaves out of that list. Its filter names a model's
+head, not a whole model trained alone beside another one.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Set
+
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+
+def trained_wider(step: Step, steps: Iterable[Step]) -> bool:
+  """Whether another step of `step`'s function minimises the same loss
+  over a list whose scope names strictly contain those of `step`'s list.
+
+  >>> import ast
+  >>> from tfpartial._tools.scan import _scopes
+  >>> module = _scopes.collect(ast.parse("pass"))
+  >>> def made(names):
+  ...   node = ast.parse(" + ".join(f"col({n!r})" for n in names)).body[0]
+  ...   return Step(ast.Call(ast.Name("f"), [], []), module, node.value,
+  ...               "loss", {})
+  >>> trained_wider(made(["fc2"]), [made(["fc2"]), made(["conv", "fc2"])])
+  True
+  >>> trained_wider(made(["conv", "fc2"]), [made(["fc2"])])
+  False
+  """
+  if step.loss is None or step.var_list is None:
+    return False
+  mine = _named(step)
+  return bool(mine) and any(
+      other is not step and other.scope is step.scope
+      and other.loss == step.loss and other.var_list is not None
+      and mine < _named(other) for other in steps)
+
+
+def _named(step: Step) -> Set[str]:
+  """The scope names (string constants) the step's list is made of, and
+  the lists its names are assigned from; not what a comprehension's or a
+  loop's own variable was drawn from (`[v for v in every if "a" in
+  v.name]` after `for g, v in opt.compute_gradients(loss, var_list=b)`
+  names only "a")."""
+  assert step.var_list is not None
+  found: Set[str] = set()
+  stack, seen = [step.var_list], 0
+  while stack and seen < 40:
+    node, seen = stack.pop(), seen + 1
+    bound = {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
+             for t in ast.walk(c.target) if isinstance(t, ast.Name)}
+    for item in ast.walk(node):
+      if isinstance(item, ast.Constant) and isinstance(item.value, str) and (
+          item.value.strip("/")):
+        found.add(item.value.strip("/"))
+      elif isinstance(item, ast.Name) and isinstance(
+          item.ctx, ast.Load) and item.id not in bound:
+        # An element unpacked from pairs is no list of scopes.
+        stack += [d.value for d in step.scope.defs.get(item.id, [])
+                  if d.part is None]
+  return found
