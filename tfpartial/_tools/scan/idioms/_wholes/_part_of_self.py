@@ -55,8 +55,36 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
+    if _size_free_on_fixed(project, info, below):
+      continue  # No weights of its own.
     return below
   return None
+
+
+def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
+                        below: str) -> bool:
+  """Whether every value of `self.below` is made by a call given no
+  arguments, of no class of the project (a library's size-free op:
+  `layers.AdaIN()`, `Add()`), and every part whose output it runs on is
+  frozen whole (a pretrained encoder's features): such an op has no
+  weights a step could leave out. A sized layer (`Dense(64)`) has."""
+  values = project.attribute(info, f"self.{below}")
+  if not values or not all(_size_free(project, value, scope)
+                           for value, scope in values):
+    return False
+  fed = set(_feeding(info, below)) - {below}
+  return bool(fed) and all(
+      _untrainable_part.frozen_whole(project, info, part) for part in fed)
+
+
+def _size_free(project: _project.Project, value: ast.AST,
+               scope: _scopes.Scope) -> bool:
+  """`Maker()`: a call with no arguments, `Maker` no class of the
+  project (whose body would tell what it makes)."""
+  name = _names.dotted(value.func) if isinstance(value, ast.Call) else None
+  return isinstance(value, ast.Call) and name is not None and not (
+      value.args or value.keywords) and not isinstance(
+          project.resolve(scope, name), _scopes.ClassInfo)
 
 
 def trained_parts(lists: List[ast.AST]) -> Set[str]:
