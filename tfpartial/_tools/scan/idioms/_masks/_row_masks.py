@@ -17,6 +17,7 @@ import ast
 from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
@@ -33,10 +34,9 @@ def row_masks(analysis: Analysis
   branch runs."""
   found: List[Tuple[ast.expr, _scopes.Scope, ast.expr]] = []
   project = analysis.project
-  for module in project.all_modules_with(("embedding_lookup", "gather")):
-    text = module.source.text
-    if "concat" not in text and "mask" not in text or (
-        project.parsed(module) is None):
+  for module in project.all_modules_with(("embedding_lookup", "gather"),
+                                         _two_lookups):
+    if project.parsed(module) is None:
       continue
     for scope in analysis.scopes_with(module, ("multiply", "*")):
       for node in scope.nodes:
@@ -48,6 +48,14 @@ def row_masks(analysis: Analysis
             _rows.branch_runs(analysis, node, scope)):
           found.append((node, scope, table))
   return found
+
+
+def _two_lookups(module: _project.Module) -> bool:
+  """Whether a module's text may hold the form: two lookups, a mask (read
+  before it is parsed)."""
+  text = module.source.text
+  return text.count("embedding_lookup(") + text.count("gather(") >= 2 and (
+      "concat" in text or "mask" in text)
 
 
 def _factors(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
