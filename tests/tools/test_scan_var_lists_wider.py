@@ -107,3 +107,56 @@ def test_a_loop_variable_drawn_from_another_list_names_no_scope():
   # classifier's pairs: the adversary's list names only its own scope.
   assert [f for f in scanned.in_project(_ADVERSARY)
           if f[0] == "var-list-filter"] == []
+
+
+_ATTRIBUTES = """
+import tensorflow as tf
+
+
+class Seq2Seq(object):
+    def __init__(self, x, label, class_lr):
+        with tf.variable_scope("prediction"):
+            with tf.variable_scope("encoder"):
+                cells = [tf.nn.rnn_cell.GRUCell(32) for _ in range(3)]
+                _, state = tf.nn.dynamic_rnn(cells[0], x, dtype=tf.float32)
+            cell = tf.nn.rnn_cell.GRUCell(64)
+            with tf.variable_scope("decoder"):
+                self.pred, _ = tf.nn.dynamic_rnn(cell, x, initial_state=state)
+        self.loss = tf.reduce_mean(tf.abs(self.pred - x))
+        opt = tf.train.AdamOptimizer(1e-3)
+        gradients, self.pred_vars = zip(*opt.compute_gradients(self.loss))
+        self.updates = opt.apply_gradients(zip(gradients, self.pred_vars))
+        with tf.variable_scope("classifier"):
+            logits = tf.layers.dense(state, 60)
+            self.cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+                logits=logits, labels=label))
+        optimizer = tf.train.AdamOptimizer(class_lr)
+        self.encoder_vars = tf.get_collection(
+            tf.GraphKeys.TRAINABLE_VARIABLES, "prediction/encoder")
+        self.classifier_vars = tf.get_collection(
+            tf.GraphKeys.TRAINABLE_VARIABLES, "classifier")
+        self.classification_vars = self.encoder_vars + self.classifier_vars
+        self.train_finetune = optimizer.minimize(
+            self.cost, var_list=self.classification_vars)
+        self.train_fixed = optimizer.minimize(
+            self.cost, var_list=self.classifier_vars)
+"""
+
+
+def test_lists_kept_on_the_object_name_their_scopes_too():
+  # shlizee's Predict-Cluster: `self.train_fixed` trains only the
+  # classifier's scope of the cost `self.train_finetune` trains the
+  # encoder for too; the lists are attributes of `self`. Another loss's
+  # step over every variable (the prediction loss's pairs) and a cost read
+  # only from the classifier's scope do not make the head a model of its
+  # own: the same cost's wider step reaches the encoder it leaves out. The
+  # wider step itself stays silent (its rest is that other loss's).
+  assert [f for f in scanned.in_project(_ATTRIBUTES)
+          if f[0] == "var-list-filter"] == [("var-list-filter", "t.py", 25)]
+
+
+def test_lists_kept_on_the_object_over_the_same_scopes_are_silent():
+  code = _ATTRIBUTES.replace("var_list=self.classifier_vars",
+                             "var_list=self.classification_vars")
+  assert [f for f in scanned.in_project(code)
+          if f[0] == "var-list-filter"] == []

@@ -250,6 +250,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
 # The word after each `def` (a lookahead: `def def f` names `def` and `f`).
 _DEFINED = re.compile(r"\bdef\s+(?=(\w+))")
+# A star import: a package's `__init__.py` re-exports its parts' names.
+_STAR_IMPORT = re.compile(r"\bimport[ \t]+\*")
 _CLASS_BASES = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)\)", re.M)
 _ASSIGNED = re.compile(
     r"(\w+)\s*(?:\+)?=(?!=)\s*\(?\s*(?:[\w.]+(?:\([^()\n]*\))?\.)?"
@@ -530,7 +532,8 @@ class Project:
       found = self.find_module(where.lstrip("."), module,
                                len(where) - len(where.lstrip(".")))
       if found is not None and found is not module and (
-          name in found.source.text):  # Parsed only if it may define it.
+          name in found.source.text or _passes_on(found)):
+        # Parsed only if it may define the name or pass it on.
         member = self.member(found, name, star=True, depth=depth + 1)
         if member is not None:
           return member
@@ -817,3 +820,11 @@ def _dotted_names(path: str) -> Tuple[str, ...]:
     parts.pop()
   return tuple(".".join(parts[i:]) for i in range(len(parts))
                if all(p.isidentifier() for p in parts[i:]))
+
+
+def _passes_on(module: Module) -> bool:
+  """Whether `module` is a package's `__init__.py` that star-imports its
+  parts (`from melt.ops import *`): it re-exports names it never spells.
+  A plain module's star import is followed only for names it spells."""
+  return os.path.basename(module.path) == "__init__.py" and (
+      _STAR_IMPORT.search(module.source.text) is not None)

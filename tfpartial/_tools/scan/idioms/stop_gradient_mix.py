@@ -19,6 +19,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
+from tfpartial._tools.scan.idioms._masks import _row_masks
 from tfpartial._tools.scan.idioms._masks import _rows
 
 
@@ -64,6 +65,9 @@ class StopGradientMix(_idiom.Idiom):
                  analysis) if id(node) not in joined]
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
+             if id(node) not in joined]
+    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
+             for node, scope, variable in _row_masks.row_masks(analysis)
              if id(node) not in joined]
     hits += _lambda_layers(analysis, mixers)
     # A helper's mix is reported where it is applied to a variable.

@@ -97,8 +97,8 @@ class VarListFilter(_idiom.Idiom):
     chosen = "`var_list`"
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
-    message = (f"{chosen} filtered by name or scope for `{name}` (line "
-               f"{_idiom.line(hit.sink)}{_swapped.step_file(hit.labels)})"
+    message = (f"{chosen} filtered by name or scope for "
+               f"{_step_named(hit, name)}"
                f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
@@ -116,6 +116,22 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
+
+
+# The label of the step inside the function a hit's sink calls.
+_INSIDE = "inside"
+
+
+def _step_named(hit: _idiom.Hit, name: str) -> str:
+  """`` `minimize` (line N)``, or for a call of a function of the same
+  file that makes the step with what it is passed, that step's own line:
+  `` `compute_gradients` (line N) in `make_op`, called at line M``."""
+  inside = hit.labels.get(_INSIDE)
+  if isinstance(inside, ast.Call):
+    return (f"`{_names.call_name(inside)}` (line {_idiom.line(inside)}) in "
+            f"`{name}`, called at line {_idiom.line(hit.sink)}")
+  return (f"`{name}` (line {_idiom.line(hit.sink)}"
+          f"{_swapped.step_file(hit.labels)})")
 
 
 # A finding's function, graph and loss.
@@ -164,6 +180,8 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
   node = _narrowed.narrowing(node, analysis.flow.origin.get(
       id(node), step.scope)) or node
   node = _at_default(analysis, step) or _shown_at(analysis, step, node)
+  if step.inside is not None:
+    labels = {**labels, _INSIDE: step.inside}
   hit = _idiom.Hit(node, step.scope, step.call, labels)
   hits = found.hits
   if key not in hits or _placed_before(node, hits[key], _arms.apart(

@@ -60,10 +60,10 @@ def replaced_rows(analysis: Analysis
             node) not in _REPLACERS:
           continue
         variable = _replaced(node, scope)
-        if variable is None or not _trained_variable(analysis, variable,
+        if variable is None or not trained_variable(analysis, variable,
                                                      scope):
           continue
-        if _read_as_table(analysis, node, scope) and _branch_runs(
+        if _read_as_table(analysis, node, scope) and branch_runs(
             analysis, node, scope) and not _read_whole(
                 analysis, node, scope, variable) and not (
                     _never_stepped(project, module) and not (
@@ -79,7 +79,7 @@ _REPLACERS = _JOINS | _scattered_rows.SCATTERS
 def _replaced(node: ast.Call, scope: _scopes.Scope) -> Optional[ast.expr]:
   """The variable whose rows `node` replaces by constants, if any."""
   if _names.call_name(node) in _scattered_rows.SCATTERS:
-    return _scattered_rows.scattered(node, scope, _filled)
+    return _scattered_rows.scattered(node, scope, filled)
   sliced = _dropping_slice(node, scope)
   return None if sliced is None else sliced.value
 
@@ -144,7 +144,7 @@ def _dropping_slice(node: ast.Call, scope: _scopes.Scope
   sliced = [p for p in parts if isinstance(p, ast.Subscript)]
   others = [p for p in parts if not isinstance(p, ast.Subscript)]
   if len(sliced) != 1 or not others or not all(
-      _filled(p, scope) for p in others):
+      filled(p, scope) for p in others):
     return None
   axis = next((k.value for k in node.keywords if k.arg in {"axis", "dim"}),
               None)
@@ -221,23 +221,23 @@ def _drops_along(part: ast.Subscript, axis: int) -> bool:
   return True
 
 
-def _filled(node: ast.expr, scope: _scopes.Scope,
+def filled(node: ast.expr, scope: _scopes.Scope,
             names: FrozenSet[str] = frozenset()) -> bool:
   """A constant made to size: `tf.zeros([1, E])`, `tf.fill(...)`,
   `tf.ones_like(...) * 2`, `tf.constant(0.0, shape=...)`, or a name
   holding one (not one defined through itself: `pad = pad * 2`)."""
   if isinstance(node, ast.BinOp):
-    return _filled(node.left, scope, names) and isinstance(
-        node.right, ast.Constant) or _filled(node.right, scope, names) and (
+    return filled(node.left, scope, names) and isinstance(
+        node.right, ast.Constant) or filled(node.right, scope, names) and (
             isinstance(node.left, ast.Constant))
   if isinstance(node, ast.Name):
     defs = scope.defs.get(node.id, [])
-    return node.id not in names and len(defs) == 1 and _filled(
+    return node.id not in names and len(defs) == 1 and filled(
         defs[0].value, scope, names | {node.id})
   return isinstance(node, ast.Call) and _names.call_name(node) in _FILLS
 
 
-def _trained_variable(analysis: Analysis, variable: ast.expr,
+def trained_variable(analysis: Analysis, variable: ast.expr,
                       scope: _scopes.Scope) -> bool:
   """Whether the value sliced or scattered is one variable that trains:
   made by
@@ -288,7 +288,7 @@ def _read_as_table(analysis: Analysis, node: ast.Call,
   return False
 
 
-def _branch_runs(analysis: Analysis, node: ast.Call,
+def branch_runs(analysis: Analysis, node: ast.AST,
                  scope: _scopes.Scope) -> bool:
   """Whether the join runs: a function (not a method) the project calls,
   and each `if flag:` around the join may be taken, a flag that is a

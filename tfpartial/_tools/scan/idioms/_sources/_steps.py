@@ -33,6 +33,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   (`flatgrad(loss, var_list)`) is a step where it is called."""
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
+  inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
   names: Set[str] = set()
   by_name: Dict[str, List[ast.AST]] = {}
   created: Dict[int, Set[str]] = {}  # A function -> its parameters.
@@ -50,6 +51,7 @@ def _steps(analysis: Analysis) -> List[Step]:
         given, owner, flow) and not _kept_lists.filled_in(
             given, owner, flow):
       wrappers[id(owner.node)] = passed
+      inner.setdefault(id(owner.node), (call, analysis.module(scope)))
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
       continue
@@ -73,8 +75,11 @@ def _steps(analysis: Analysis) -> List[Step]:
     callee = flow.callee(call, scope) or _by_keyword(
         call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
-      found.append(_wrapped(call, scope, callee, wrappers[id(callee)],
-                            analysis))
+      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis)
+      made, home = inner[id(callee)]
+      if home is analysis.module(scope):
+        step.inside = made
+      found.append(step)
   return found
 
 

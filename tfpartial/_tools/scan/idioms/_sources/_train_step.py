@@ -48,6 +48,10 @@ class Step:
   grouped: bool = False
   # How many new graphs its function started before it (`_graphs`).
   section: int = 0
+  # For a call of a function of the project that passes its parameters
+  # on to a step in the same file: that step (`compute_gradients` inside
+  # `create_optimizer`), which a message names with its line.
+  inside: Optional[ast.Call] = None
 
 
 def _loss_node(call: ast.Call) -> Optional[ast.expr]:

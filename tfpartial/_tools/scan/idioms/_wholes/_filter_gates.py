@@ -72,13 +72,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   phased, flow = _phased(step, steps), analysis.flow
   halved = _narrowed_half.narrowed(flow, step, steps) or (
       _capable.others_not_built(analysis, step, steps))
-  if "filtered" not in step.labels or _split(step, steps, groups) and (
-      not _phased(step, _with(step, steps))) and not halved or (
-          _only_measured(step)) or (
+  if "filtered" not in step.labels or _own_training(
+      analysis, step, steps, groups, halved) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _by_network(analysis, step)) or (
-                      _half_per_call(analysis, step)):
+                  _half_per_call(analysis, step)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(
@@ -115,7 +113,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   # no_bn if v not in new and v not in fc]`) is not a complement.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
-  if not phased and not halved and _shares_lists(step, steps, node) or any(
+  if not phased and not halved and _shares_lists(step, steps, node) and (
+      not _wider_step.trained_wider(step, steps, taken=True)) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
           flow, node, step, steps) or (
@@ -123,6 +122,20 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return node
+
+
+def _own_training(analysis: Analysis, step: Step, steps: List[Step],
+                  groups: Dict[str, Set[str]], halved: bool) -> bool:
+  """Whether the step trains a model of its own: one half of a split whose
+  other half another loss trains (`_split`, not phased nor narrowed), or
+  a loss measured by a network it does not train or read only from the
+  scopes it keeps (`_by_network`); never where another step of the same
+  loss trains a wider list (`_wider_step`): that loss reaches what this
+  step leaves out."""
+  if _wider_step.trained_wider(step, steps, taken=True):
+    return False
+  return _split(step, steps, groups) and not _phased(
+      step, _with(step, steps)) and not halved or _by_network(analysis, step)
 
 
 def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:

@@ -5,23 +5,31 @@ get_collection(T, "fc2"))` and `second = optimizer.minimize(loss,
 var_list=get_collection(T, "fc2"))`: both differentiate the same loss, so
 that loss reaches every scope the first step trains; the second keeps
 fixed the scopes it leaves out of that list. Its filter names a model's
-head, not a whole model trained alone beside another one.
+head, not a whole model trained alone beside another one, nor one half of
+a split another loss trains the rest of (`_filter_gates`). Lists kept on
+the object (`self.classifier_vars`) are read as the function assigns them.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Set
+from typing import Iterable, List, Set
 
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 
-def trained_wider(step: Step, steps: Iterable[Step]) -> bool:
+def trained_wider(step: Step, steps: Iterable[Step], taken: bool = False
+                  ) -> bool:
   """Whether another step of `step`'s function minimises the same loss
-  over a list whose scope names strictly contain those of `step`'s list.
+  over a list whose scope names strictly contain those of `step`'s list
+  (`taken`: a step that takes the loss itself, not `apply_gradients` of
+  pairs that may join several losses' gradients: `g + d`).
 
   >>> import ast
-  >>> from tfpartial._tools.scan import _scopes
+  >>> from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
   >>> module = _scopes.collect(ast.parse("pass"))
   >>> def made(names):
   ...   node = ast.parse(" + ".join(f"col({n!r})" for n in names)).body[0]
@@ -38,6 +46,7 @@ def trained_wider(step: Step, steps: Iterable[Step]) -> bool:
   return bool(mine) and any(
       other is not step and other.scope is step.scope
       and other.loss == step.loss and other.var_list is not None
+      and not (taken and _names.call_name(other.call) == "apply_gradients")
       and mine < _named(other) for other in steps)
 
 
@@ -50,6 +59,7 @@ def _named(step: Step) -> Set[str]:
   assert step.var_list is not None
   found: Set[str] = set()
   stack, seen = [step.var_list], 0
+  kept: Set[int] = set()
   while stack and seen < 40:
     node, seen = stack.pop(), seen + 1
     bound = {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
@@ -63,4 +73,26 @@ def _named(step: Step) -> Set[str]:
         # An element unpacked from pairs is no list of scopes.
         stack += [d.value for d in step.scope.defs.get(item.id, [])
                   if d.part is None]
+      elif isinstance(item, ast.Attribute) and _on_self(item) and (
+          id(item) not in kept):
+        # A list kept on the object (`self.head_vars`), as assigned here.
+        kept.add(id(item))
+        stack += _assigned_here(step.scope, item)
   return found
+
+
+def _on_self(node: ast.AST) -> bool:
+  """`self.name`, read."""
+  return isinstance(node, ast.Attribute) and isinstance(
+      node.ctx, ast.Load) and isinstance(node.value, ast.Name) and (
+          node.value.id == "self")
+
+
+def _assigned_here(scope: _scopes.Scope, read: ast.Attribute
+                   ) -> List[ast.expr]:
+  """What the function assigns to `self.<attr>` of `read` (one target)."""
+  return [n.value for n in scope.nodes if isinstance(n, ast.Assign) and len(
+      n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) and (
+          isinstance(n.targets[0].value, ast.Name)) and (
+              n.targets[0].value.id == "self") and (
+                  n.targets[0].attr == read.attr)]
