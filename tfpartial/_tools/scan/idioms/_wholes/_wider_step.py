@@ -28,8 +28,7 @@ def trained_wider(step: Step, steps: Iterable[Step], taken: bool = False
   pairs that may join several losses' gradients: `g + d`).
 
   >>> import ast
-  >>> from tfpartial._tools.scan import _names
-from tfpartial._tools.scan import _scopes
+  >>> from tfpartial._tools.scan import _scopes
   >>> module = _scopes.collect(ast.parse("pass"))
   >>> def made(names):
   ...   node = ast.parse(" + ".join(f"col({n!r})" for n in names)).body[0]
