@@ -61,6 +61,40 @@ def test_a_helper_a_package_re_exports_with_a_star_import():
   }) == [("grads-mask", "pkg/prune_update.py", 2)]
 
 
+def test_a_helper_a_plain_module_imports_and_another_star_imports():
+  # sgp-tools' benchmark: `from sgptools.methods import *`, where
+  # methods.py imports `optimize_model` from utils/gpflow.py; Python's
+  # star import passes on the names a module imports (no `__all__`).
+  helper = """\
+      def optimize_model(model, trainable_variables=None):
+        opt = tf.keras.optimizers.Adam()
+        opt.minimize(model.training_loss, var_list=trainable_variables)
+      """
+  user = """\
+      from pkg.methods import *
+      def fit(model):
+        optimize_model(model,
+                       trainable_variables=model.trainable_variables[1:])
+      """
+  assert _scan_files({
+      "pkg/__init__.py": "",
+      "pkg/gpflow.py": helper,
+      "pkg/methods.py": "from pkg.gpflow import optimize_model\n",
+      "bench/run.py": user,
+  }) == [("var-list-filter", "bench/run.py", 4)]
+  hidden = {  # `__all__` leaves it out; an import inside a function too.
+      "pkg/__init__.py": "",
+      "pkg/gpflow.py": helper,
+      "pkg/methods.py": "from pkg.gpflow import optimize_model\n"
+                        "__all__ = ['plan']\n",
+      "bench/run.py": user,
+  }
+  assert _scan_files(hidden) == []
+  hidden["pkg/methods.py"] = ("def plan():\n"
+                              "  from pkg.gpflow import optimize_model\n")
+  assert _scan_files(hidden) == []
+
+
 def test_a_star_import_chain_is_searched_once_per_name():
   # TensorMol's packages star-import each other's modules in chains: each
   # reading of a name through them searched every chain again (115 files,

@@ -522,7 +522,7 @@ class Project:
       return scope.functions[name], scope
     if name in scope.classes:
       return scope.classes[name]
-    if name in module.imports and not star:
+    if name in module.imports and (not star or _exported(scope, name)):
       return self._resolve_first(scope, name, depth)
     if depth > 8:
       return None
@@ -820,6 +820,27 @@ def _dotted_names(path: str) -> Tuple[str, ...]:
     parts.pop()
   return tuple(".".join(parts[i:]) for i in range(len(parts))
                if all(p.isidentifier() for p in parts[i:]))
+
+
+def _exported(scope: _scopes.Scope, name: str) -> bool:
+  """Whether a star import of the module `scope` reads passes on `name`,
+  which it imports: Python's `from m import *` takes the public names of
+  `m`'s namespace (its top-level imports too), or those of `__all__`.
+
+  >>> scope = _scopes.collect(ast.parse(
+  ...     "from a import b, _c\\ndef f():\\n  from a import d\\n"))
+  >>> [_exported(scope, n) for n in ("b", "_c", "d")]
+  [True, False, False]
+  """
+  if name.startswith("_") or not any(
+      (alias.asname or alias.name).split(".")[0] == name
+      for node in scope.imports for alias in node.names):
+    return False
+  values = [d.value for d in scope.defs.get("__all__", [])]
+  return not values or any(  # A computed `__all__` may name it.
+      not isinstance(v, (ast.List, ast.Tuple)) or any(
+          isinstance(e, ast.Constant) and e.value == name for e in v.elts)
+      for v in values)
 
 
 def _passes_on(module: Module) -> bool:
