@@ -71,7 +71,7 @@ def masked_weights(analysis: Analysis
       for node in scope.nodes:
         if getattr(node, "lineno", 0) not in wanted:
           continue
-        pair = _product(node)
+        pair = product(node)
         if pair is None:
           continue
         hit = _judged(analysis, node, pair, scope)
@@ -80,7 +80,7 @@ def masked_weights(analysis: Analysis
   return found
 
 
-def _product(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
+def product(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
   """The two factors of `a * b`, `multiply(a, b)`, `a *= b`."""
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
     return node.left, node.right

@@ -21,6 +21,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
+from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _rows
 
 _LOOKUPS = {"embedding_lookup", "gather"}
@@ -40,7 +41,8 @@ def row_masks(analysis: Analysis
       continue
     for scope in analysis.scopes_with(module, ("multiply", "*")):
       for node in scope.nodes:
-        pair = _factors(node)
+        pair = None if isinstance(node, ast.AugAssign) else (
+            _masked_weights.product(node))  # A lookup is not assigned.
         if pair is None:
           continue
         table = _masked_table(analysis, pair, scope)
@@ -56,16 +58,6 @@ def _two_lookups(module: _project.Module) -> bool:
   text = module.source.text
   return text.count("embedding_lookup(") + text.count("gather(") >= 2 and (
       "concat" in text or "mask" in text)
-
-
-def _factors(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
-  """The two factors of `a * b` or `multiply(a, b)`."""
-  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-    return node.left, node.right
-  if isinstance(node, ast.Call) and _names.call_name(node) in {
-      "multiply", "mul"} and len(node.args) == 2 and not node.keywords:
-    return node.args[0], node.args[1]
-  return None
 
 
 def _masked_table(analysis: Analysis, pair: Tuple[ast.expr, ast.expr],
