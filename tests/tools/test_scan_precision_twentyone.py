@@ -78,3 +78,58 @@ def test_a_size_free_op_on_a_fixed_encoder(flag, between, args, expected):
       "enc.py": _ADAIN["enc.py"].format(flag=flag),
       "model.py": _ADAIN["model.py"].format(between=between, args=args)})
   assert scanned.in_project(files) == expected
+
+
+# The same op as the project's own class, reached as Python reaches it
+# (`layers.py` star-imports a package whose `__init__` imports it): it
+# makes weights only when asked (`use_learnable_params`, off by default),
+# so made with no arguments it has none. A class of the project that
+# always builds a sized layer has weights, and they are left out.
+_OWN_OP = """\
+    import tensorflow as tf
+    from .norm import Normalization
+
+    class AdaIN(tf.keras.layers.Layer):
+      def __init__(self, use_learnable_params=False):
+        super().__init__()
+        self.use_learnable_params = use_learnable_params
+
+      def build(self, input_shape):
+        self.norm = Normalization(center=False, scale=False)
+        shape = tf.TensorShape(input_shape)
+        if self.use_learnable_params:
+          self.linear = tf.keras.layers.Dense(2 * shape[-1])
+        {always}
+
+      def call(self, x, y):
+        return self.norm(x) * tf.math.reduce_std(y) + tf.reduce_mean(y)
+    """
+_NORM = """\
+    import tensorflow as tf
+
+    class Normalization(tf.keras.layers.Layer):
+      def __init__(self, center=True, scale=True):
+        super().__init__()
+        if center or scale:
+          self.bn = tf.keras.layers.BatchNormalization(
+              center=center, scale=scale)
+        else:
+          self.bn = None
+    """
+
+
+@pytest.mark.parametrize("always, expected", [
+    ("", []),
+    ("self.mix = tf.keras.layers.Dense(shape[-1])",
+     [("var-list-filter", "model.py", 23)]),
+], ids=["weights_only_when_asked", "weights_always"])
+def test_a_size_free_op_of_the_project_on_a_fixed_encoder(always, expected):
+  files = dict(_ADAIN, **{
+      "enc.py": _ADAIN["enc.py"].format(flag=", trainable=False"),
+      "model.py": _ADAIN["model.py"].format(between="layers.AdaIN()",
+                                            args="c, s[-1]"),
+      "layers.py": "from tf_layers import *\n",
+      "tf_layers/__init__.py": "from .denorm import AdaIN\n",
+      "tf_layers/denorm.py": _OWN_OP.replace("{always}", always),
+      "tf_layers/norm.py": _NORM})
+  assert scanned.in_project(files) == expected

@@ -19,6 +19,15 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._wholes import _untrainable_part
 
+# What makes a weight when called (a class of the project is read).
+_MAKES_WEIGHTS = {"add_weight", "add_variable", "Variable", "VariableV1",
+                  "get_variable", "model_variable"}
+_SIZED_LAYERS = {"Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
+                 "Conv3DTranspose", "DepthwiseConv2D", "SeparableConv2D",
+                 "Embedding", "LSTM", "GRU", "SimpleRNN", "LSTMCell",
+                 "GRUCell", "BatchNormalization", "LayerNormalization",
+                 "GroupNormalization", "MultiHeadAttention", "PReLU",
+                 "EinsumDense", "Bidirectional", "Linear"}
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
 _NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
@@ -80,11 +89,49 @@ def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
 def _size_free(project: _project.Project, value: ast.AST,
                scope: _scopes.Scope) -> bool:
   """`Maker()`: a call with no arguments, `Maker` no class of the
-  project (whose body would tell what it makes)."""
+  project, or one that makes no weights unasked (`_weightless`)."""
   name = _names.dotted(value.func) if isinstance(value, ast.Call) else None
-  return isinstance(value, ast.Call) and name is not None and not (
-      value.args or value.keywords) and not isinstance(
-          project.resolve(scope, name), _scopes.ClassInfo)
+  if not isinstance(value, ast.Call) or name is None or (
+      value.args or value.keywords):
+    return False
+  target = project.resolve(scope, name)
+  return not isinstance(target, _scopes.ClassInfo) or _weightless(
+      project, target, 0)
+
+
+def _weightless(project: _project.Project, info: _scopes.ClassInfo,
+                depth: int) -> bool:
+  """Whether no method of the class (or of its project bases) makes a
+  weight outside an `if` (`add_weight`, a variable, a sized Keras layer,
+  a class of the project that does): weights made only when a flag asks
+  (`if self.use_learnable_params:`) are not made by its defaults."""
+  if depth > 3:
+    return False
+  for each in [info] + project.base_classes(info):
+    for method in each.methods.values():
+      for call in _unconditional_calls(method.node):
+        name = _names.call_name(call)
+        target = project.resolve(method, _names.dotted(call.func) or "")
+        if name in _MAKES_WEIGHTS or (
+            isinstance(target, _scopes.ClassInfo) and not _weightless(
+                project, target, depth + 1)) or (
+                    name in _SIZED_LAYERS and target is None):
+          return False
+  return True
+
+
+def _unconditional_calls(function: ast.AST) -> Iterator[ast.Call]:
+  """The calls of a function's body outside any `if` (or conditional
+  expression) and outside nested functions."""
+  stack = list(getattr(function, "body", []))
+  while stack:
+    node = stack.pop()
+    if isinstance(node, (ast.If, ast.IfExp, ast.FunctionDef,
+                         ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+      continue
+    if isinstance(node, ast.Call):
+      yield node
+    stack.extend(ast.iter_child_nodes(node))
 
 
 def trained_parts(lists: List[ast.AST]) -> Set[str]:
