@@ -31,6 +31,7 @@ from tfpartial._tools.scan import _scopes
 SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "assign(", "set_weights", "set_value", "minimize",
               "gradients(", "gradient(", "variables_to_train",
+              "trainable_variables=",
               "create_train_op", "optimize_clones", "optimize_loss",
               "_resource_apply", "get_updates(",
               "_apply_dense", "update_step", "_trainable_weights.append",

@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
+from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -98,7 +99,7 @@ class VarListFilter(_idiom.Idiom):
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     message = (f"{chosen} filtered by name or scope for "
-               f"{_step_named(hit, name)}"
+               f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")

@@ -5,6 +5,7 @@ or helper groups."""
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -17,6 +18,7 @@ from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
+from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _overridden
 from tfpartial._tools.scan.idioms._sources import _selecting
 from tfpartial._tools.scan.idioms._sources._hand_made import (
@@ -30,7 +32,9 @@ from tfpartial._tools.scan.idioms._sources import _groups
 def _steps(analysis: Analysis) -> List[Step]:
   """Every step outside the project's tests, with what it trains; a
   function of the project that only passes its parameters on to a step
-  (`flatgrad(loss, var_list)`) is a step where it is called."""
+  (`flatgrad(loss, var_list)`) is a step where it is called; so is a
+  call of a helper outside the scanned code given `trainable_variables=`
+  (`_outside`)."""
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
@@ -39,7 +43,8 @@ def _steps(analysis: Analysis) -> List[Step]:
   created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
-  for scope, call in analysis.calls_named(STEPS):
+  for scope, call in itertools.chain(analysis.calls_named(STEPS),
+                                     _outside.calls(analysis)):
     if analysis.module(scope).is_test:
       continue
     seen.add(id(call))
@@ -55,7 +60,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
       continue
-    labels = _recognised(analysis, chosen, scope, call, created)
+    labels = _outside.marked(call, _recognised(analysis, chosen, scope,
+                                                call, created))
     returned = _returned_filters(analysis, chosen, scope, labels)
     labels = {**labels, "filtered": returned[0]} if returned else labels
     if chosen is not None and "filtered" not in labels:

@@ -17,8 +17,9 @@ from tfpartial._tools.scan._labels import Labels
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
          "apply_gradients", "create_train_op", "optimize_clones",
          "optimize_loss", "get_updates"}
-_VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "sources",
-                      "xs", "variables"}
+# `trainable_variables=`: TensorFlow Probability's `tfp.math.minimize`.
+_VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "trainable_variables",
+                      "sources", "xs", "variables"}
 _LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
 
 
