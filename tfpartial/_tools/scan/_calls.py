@@ -500,7 +500,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     if "grad" in found and not _stacked_list(args[0], node, scope):
       found["masked"] = node  # Rows of a gradient dropped by a mask.
     return {k: v for k, v in found.items() if k in THROUGH_CALLS}
-  if name == "filter" and len(args) == 2:
+  if name in _names.FILTERS and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
     if ("var" in found or pairs(found)) and any(_names.filters_by_name(
         test, flow, scope, env) for test in _predicate(args[0], scope)):

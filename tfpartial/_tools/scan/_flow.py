@@ -33,6 +33,7 @@ import os
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
@@ -41,6 +42,9 @@ from tfpartial._tools.scan import _var_params
 from tfpartial._tools.scan._labels import Labels, union
 
 _MAX_DEPTH = 60
+# A layer's or model's lists of its weights, by attribute.
+_WEIGHT_LISTS = {"trainable_variables", "trainable_weights", "variables",
+                 "weights"}
 _ROUNDS = 3  # Rounds of a cycle of names read until it is stable.
 _FROM_CALLERS = 24  # Call sites a parameter reads, at most.
 # What a parameter takes from its callers: values, not a caller's place.
@@ -656,6 +660,8 @@ class Flow:
       if _names.chosen_layers(node.value):
         # `model.layers[-1].trainable_variables`: layers by position.
         return {"var": node, "filtered": node}
+      if node.attr in _WEIGHT_LISTS and self._run_part(node.value, scope, env):
+        return {"var": node, "filtered": node}  # `model.head`'s, run whole.
       return {"var": node}
     if name is not None and name.startswith("self.") and (
         name.count(".") == 1 or "self" not in env):
@@ -680,6 +686,17 @@ class Flow:
     if _names.is_mask_name(node.attr):
       found["mask"] = node
     return found
+
+  def _run_part(self, node: ast.AST, scope: _scopes.Scope,
+                env: Dict[str, Labels]) -> bool:
+    """Whether `node` is one part of a model the function runs whole
+    (`_model_parts`)."""
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+      return False
+    owner = self.labels(node.value, scope, env) if isinstance(
+        node, ast.Attribute) else {}
+    info = self.classes.get(id(owner["obj"])) if "obj" in owner else None
+    return _model_parts.part_of_run_model(node, info, scope)
 
   def ops(self, node: Optional[ast.AST], scope: _scopes.Scope) -> Labels:
     """The labels of what a `run`, a `group` or `control_dependencies`

@@ -21,7 +21,12 @@ VARIABLE_LISTS = {"trainable_variables", "global_variables",
                   "model_variables", "local_variables", "get_collection",
                   "get_trainable_variables", "get_variables",
                   "get_model_variables", "get_variables_to_restore",
-                  "all_variables", "watched_variables"}
+                  "all_variables", "watched_variables",
+                  "get_collection_ref", "get_variables_by_name",
+                  "get_variables_by_suffix"}
+# slim's lists by a name's part: a project's own function of that name
+# (a model's `get_variables_by_name(names)`) is read as written.
+NAMED_LISTS = {"get_variables_by_name", "get_variables_by_suffix"}
 # A hand-written layer's getter of its weights
 # (`layer.get_trainable_weights()`), read by its spelling only when the
 # project's own method is not known.
@@ -39,7 +44,11 @@ SCOPE_ARGUMENT = {"get_collection": 1, "trainable_variables": 0,
                   "global_variables": 0, "model_variables": 0,
                   "get_trainable_variables": 0, "get_variables": 0,
                   "get_model_variables": 0, "local_variables": 0,
-                  "get_variables_to_restore": 0}
+                  "get_variables_to_restore": 0,
+                  "get_collection_ref": 1,
+                  # slim's: the name or suffix narrows as a scope does.
+                  "get_variables_by_name": 0,
+                  "get_variables_by_suffix": 0}
 SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
              "get_weights", "identity"}
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",
@@ -62,6 +71,9 @@ CONTAINERS = {"zip", "list", "tuple", "set", "frozenset", "sorted",
               "reversed", "enumerate", "dict", "OrderedDict", "chain",
               "flatten", "nest_flatten", "from_iterable"}
 ZEROS = {"zeros_like", "zeros"}
+# Python's filters of an iterable by a predicate (`filter(test, src)`;
+# `itertools.filterfalse(test, src)` keeps where the test fails).
+FILTERS = {"filter", "filterfalse"}
 # Views of a container (`masks.items()`): what it holds.
 VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
 # A set's method keeping some of its members (`set(vs).intersection(
@@ -79,8 +91,8 @@ FINITE_CHECKS = {"is_nan", "is_finite", "is_inf", "isnan", "isfinite",
                  "isinf"}
 # Spellings whose meaning holds even when the project defines a function of
 # that name (a wrapper's `apply_gradients` still applies).
-SPELLED = (GRADIENTS | VARIABLES | VARIABLE_LISTS | TRAIN_STEPS | WRITES
-           | {"stop_gradient"})
+SPELLED = (GRADIENTS | VARIABLES | VARIABLE_LISTS - NAMED_LISTS
+           | TRAIN_STEPS | WRITES | {"stop_gradient"})
 # Calls whose `with` block names the variables made in it.
 TF_SCOPES = {"variable_scope", "name_scope"}
 # The same, with `tf.compat.v1.VariableScope` objects reused as scopes.
@@ -204,6 +216,31 @@ def opens_scope(statement: ast.stmt, scopes: Set[str]
   return isinstance(statement, ast.With) and any(
       isinstance(i.context_expr, ast.Call) and call_name(
           i.context_expr) in scopes for i in statement.items)
+
+
+# Keywords of a variable list's call that name what it leaves out.
+EXCLUDING = {"exclude_patterns", "exclude"}
+
+
+def names_left_out(node: ast.AST) -> bool:
+  """Whether the names a filter spells are left out, not kept: a test
+  negated (`'bert' not in v.name`, `not v.name.startswith(...)`), a
+  keyword of exclusion, `itertools.filterfalse`.
+
+  >>> names_left_out(ast.parse("[v for v in vs if 'a' not in v.name]"
+  ...                          ).body[0].value)
+  True
+  >>> names_left_out(ast.parse("filter_variables(vs, ['a'])").body[0].value)
+  False
+  """
+  if isinstance(node, ast.Call) and (any(
+      k.arg in EXCLUDING for k in node.keywords) or call_name(
+          node) == "filterfalse"):
+    return True
+  return any(isinstance(n, ast.Compare) and any(
+      isinstance(op, ast.NotIn) for op in n.ops) or isinstance(
+          n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+             for n in ast.walk(node))
 
 
 def base_name(node: ast.AST) -> Optional[str]:

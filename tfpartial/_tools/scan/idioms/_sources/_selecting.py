@@ -185,7 +185,7 @@ def _listed(analysis: Analysis, node: ast.expr, scope: _scopes.Scope,
 def _called(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
             depth: int, seen: Set[int]) -> Found:
   name = _names.call_name(call)
-  if name == "filter" and len(call.args) == 2:
+  if name in _names.FILTERS and len(call.args) == 2:
     return (call, scope) if _predicate_chooses(call.args[0], scope) and (
         _collection(analysis, call.args[1], scope)) else None
   if name in _KEEPING and len(call.args) == 1:

@@ -90,7 +90,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or _per_group(step, node) or (
       not phased and not widened and (_names_the_model(
-          node, opened) and not _flagged.loads_a_graph(
+          node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
                       module.source.text, module.tree, step.var_list)) and (

@@ -241,14 +241,37 @@ def _identifiers(node: ast.AST) -> List[str]:
           if isinstance(n, (ast.Attribute, ast.Name))]
 
 
-def _names_the_model(node: ast.AST, opened: Set[str]) -> bool:
+def _taken_away(node: ast.AST, step: Optional[Step]) -> bool:
+  """Whether `node` is what the list a step trains takes away from the
+  rest: the right of `every - frozen`, the argument of
+  `every.difference(frozen)` (in `list()`, `set()`), or what a name read
+  there is assigned in the step's function."""
+  kept = step.labels.get("filtered") if step is not None else None
+  while isinstance(kept, ast.Call) and _names.call_name(kept) in {
+      "list", "set", "sorted", "tuple"} and len(kept.args) == 1:
+    kept = kept.args[0]
+  if isinstance(kept, ast.BinOp) and isinstance(kept.op, ast.Sub):
+    taken: List[ast.AST] = [kept.right]
+  elif isinstance(kept, ast.Call) and isinstance(
+      kept.func, ast.Attribute) and kept.func.attr == "difference":
+    taken = list(kept.args)
+  else:
+    return False
+  read = [n for t in taken for n in ast.walk(t)]
+  return any(n is node for n in read) or step is not None and any(
+      d.value is node for n in read if isinstance(n, ast.Name)
+      for d in step.scope.defs.get(n.id, ()))
+
+
+def _names_the_model(node: ast.AST, opened: Set[str],
+                     step: Optional[Step] = None) -> bool:
   """Whether a filter selects by literal scopes that are all model roots
   (`'model' in v.name`; not `'bert' not in v.name`, which leaves the
-  model out and trains what was added on top)."""
-  if any(isinstance(n, ast.Compare) and any(
-      isinstance(op, ast.NotIn) for op in n.ops) or isinstance(
-          n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-         for n in _scopes.walk(node)):
+  model out and trains what was added on top; nor `filter_variables(
+  tvars, exclude_patterns=['bert'])` nor `itertools.filterfalse(...)`,
+  the same by keyword or by function; nor what the list `step` trains
+  takes away: `set(every) - set(frozen)`)."""
+  if _taken_away(node, step) or _names.names_left_out(node):
     return False
   literals = [n.value for n in _scopes.walk(node)
               if isinstance(n, ast.Constant) and isinstance(n.value, str)

@@ -3,8 +3,10 @@ differentiates whole: the call's list is the sum of filters of one
 source by one test, kept where it holds and where it does not
 (`compute_gradients(loss, net + sbp)`, `net` without 'sbp' and `sbp`
 with it), the call's result is sliced into parts, and every part is
-applied (two optimizers, one learning rate each). Between them the
-steps train every variable of the source: no freeze.
+applied (two optimizers, one learning rate each); or the two filters
+are each the list of a step of their own (`minimize(loss, var_list=
+head)` and `minimize(loss, var_list=rest)`). Between them the steps
+train every variable of the source: no freeze.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, var_list_of)
 
 _GRADIENTS = {"compute_gradients", "gradients", "gradient"}
 _APPLY = {"apply_gradients", "apply"}
@@ -27,6 +31,8 @@ def partitioned(node: ast.AST, home: _scopes.Scope,
   gradient call's result) is one part of such a partition, of a source
   that leaves out no variable the project names."""
   name = _bound_name(node, home)
+  if _applied_apart(name, home, project):
+    return True
   for call in home.nodes:
     if not isinstance(call, ast.Call) or _names.call_name(
         call) not in _GRADIENTS or len(call.args) < 2:
@@ -35,6 +41,24 @@ def partitioned(node: ast.AST, home: _scopes.Scope,
     if (name in summands or _slice_of(node, _bound_name(call, home))) and (
         len(summands) >= 2) and _complementary(summands, home, project) and (
             _parts_applied(call, len(summands), home)):
+      return True
+  return False
+
+
+def _applied_apart(name: Optional[str], home: _scopes.Scope,
+                   project: _project.Project) -> bool:
+  """Whether the name's filter and the filter of the same source by the
+  same test negated, bound to another name, are each the list of a step
+  of `home` (`'head' in v.name` and `'head' not in v.name`, one optimizer
+  and learning rate each): between them they train the whole source."""
+  trained = {chosen.id for call in home.nodes if isinstance(
+      call, ast.Call) and _names.call_name(call) in STEPS
+             for chosen in [var_list_of(call)] if isinstance(
+                 chosen, ast.Name)}
+  if name not in trained:
+    return False
+  for other in trained - {name}:
+    if _complementary([name, other], home, project):
       return True
   return False
 
@@ -109,14 +133,16 @@ def _filter(value: ast.expr) -> Optional[Tuple[str, str, bool]]:
   if isinstance(value, ast.ListComp) and len(value.generators) == 1 and len(
       value.generators[0].ifs) == 1:
     source, test = value.generators[0].iter, value.generators[0].ifs[0]
-  elif isinstance(value, ast.Call) and _names.call_name(value) == "filter" and (
-      len(value.args) == 2) and isinstance(value.args[0], ast.Lambda):
+  elif isinstance(value, ast.Call) and _names.call_name(value) in (
+      _names.FILTERS) and len(value.args) == 2 and isinstance(
+          value.args[0], ast.Lambda):
     source, test = value.args[1], value.args[0].body
   else:
     return None
-  negated = False
+  negated = isinstance(value, ast.Call) and _names.call_name(
+      value) == "filterfalse"
   if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-    test, negated = test.operand, True
+    test, negated = test.operand, not negated
   if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
       test.ops[0], ast.NotIn):
     test = ast.Compare(test.left, [ast.In()], test.comparators)

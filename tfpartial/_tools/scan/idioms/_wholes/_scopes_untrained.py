@@ -43,6 +43,10 @@ def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
   those filters name some scopes the function (or its class) opens
   around layers and leave another of them out."""
   mine = [o for o in steps if o.scope is step.scope]
+  # An apply of pairs another of these steps computed trains its list.
+  computed = {id(o.call) for o in mine}
+  mine = [o for o in mine if "filtered" in o.labels or id(
+      o.labels.get("grad")) not in computed]
   filters = [o.labels.get("filtered") for o in mine]
   if not all(isinstance(f, ast.AST) for f in filters):
     return False  # A step over every variable, or a list not known.
@@ -55,14 +59,16 @@ def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
 def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
   """Whether `filters` name some scopes the function `scope` (or its
   class) opens around layers and leave another of them out."""
-  kept: Set[str] = set()
-  for node in filters:
-    kept |= {_root(n.value) for n in ast.walk(node) if isinstance(
-        n, ast.Constant) and isinstance(n.value, str) and n.value.strip("/")}
   functions = _functions(scope)
   bodies = [(name, body) for name, body in _opened(functions)
             if _builds_layers(body)]
   opened = {name for name, _ in bodies}
+  kept: Set[str] = set()
+  for node in filters:
+    named = {_root(n.value) for n in ast.walk(node) if isinstance(
+        n, ast.Constant) and isinstance(n.value, str) and n.value.strip("/")}
+    # `'head' not in v.name` keeps every scope but those it names.
+    kept |= opened - named if _names.names_left_out(node) else named
   if not kept & opened or not opened - kept:
     return False
   # Only layers that feed the kept ones: a perceptual network run on
