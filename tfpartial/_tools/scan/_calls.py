@@ -484,7 +484,8 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
   if name in _names.SHAPE_QUERIES:
     return {}  # `tf.shape(g)`: the gradient's shape, not the gradient.
   if name in _names.MASKS or name == "cast" and _indicator(args, scope):
-    if any("random" in flow.labels(a, scope, env) for a in args):
+    if any("random" in flow.labels(a, scope, env) or (
+        name in _COMPARISONS and drawn(flow, a, scope, env)) for a in args):
       return {"random": node}  # `rand < p`: sampling, not a fixed mask.
     return {"mask": node, "const": node}
   if name in _names.RANDOM:
@@ -495,11 +496,9 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"write": node}
   if name in _FIRST_ARGUMENT and (args or _keyword_list(node)):
     return _first_argument(flow, node, name, args, scope, env)
-  if _gathered_rows.drops_rows(name, args, scope):
-    found = dict(flow.labels(args[0], scope, env))
-    if "grad" in found and not _stacked_list(args[0], node, scope):
-      found["masked"] = node  # Rows of a gradient dropped by a mask.
-    return {k: v for k, v in found.items() if k in THROUGH_CALLS}
+  rows = _rows_kept(flow, node, name, args, scope, env)
+  if rows is not None:
+    return rows
   if name in _names.FILTERS and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
     if ("var" in found or pairs(found)) and any(_names.filters_by_name(
@@ -507,6 +506,65 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+# The comparisons among the mask makers.
+_COMPARISONS = {"greater", "less", "equal", "not_equal", "greater_equal",
+                "less_equal"}
+
+
+def drawn(flow: Flow, side: ast.AST, scope: _scopes.Scope,
+          env: Dict[str, Labels]) -> bool:
+  """Whether a side of a comparison is drawn anew each step: sampled
+  (`rand < p`), or a gradient's values (`abs(g) >= top_k(...)`,
+  sparsification by magnitude): the mask it makes keeps nothing fixed.
+  A sparse gradient's ids (`g.indices < n`) name fixed rows."""
+  labels = flow.labels(side, scope, env)
+  if "random" in labels:
+    return True
+  return "grad" in labels and not _ids(side, scope)
+
+
+def _ids(node: ast.AST, scope: Optional[_scopes.Scope]) -> bool:
+  """Whether `node` reads a sparse gradient's ids or shape, itself or
+  through the one assignment of a local name.
+
+  >>> _ids(ast.parse("g.indices[:, None]").body[0].value, None)
+  True
+  """
+  for item in ast.walk(node):
+    if isinstance(item, ast.Attribute) and item.attr in {
+        "indices", "dense_shape"}:
+      return True
+    if isinstance(item, ast.Name) and scope is not None:
+      defs = scope.defs.get(item.id, [])
+      if len(defs) == 1 and defs[0].value is not None and any(
+          isinstance(n, ast.Attribute) and n.attr in {
+              "indices", "dense_shape"} for n in ast.walk(defs[0].value)):
+        return True
+  return False
+
+
+def _rows_kept(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
+               scope: _scopes.Scope, env: Dict[str, Labels]
+               ) -> Optional[Labels]:
+  """The labels of a call keeping some rows of a gradient (a mask's, or
+  gathered and scattered back into zeros), or None for another call."""
+  if _gathered_rows.drops_rows(name, args, scope):
+    found = dict(flow.labels(args[0], scope, env))
+    if "grad" in found and not _stacked_list(args[0], node, scope):
+      found["masked"] = node  # Rows of a gradient dropped by a mask.
+  elif _gathered_rows.scattered_back(name, args, scope):
+    found = dict(flow.labels(args[1], scope, env))
+    if "grad" in found:
+      found["masked"] = node  # Rows gathered, the rest left zero.
+  elif _gathered_rows.padded_back(name, args):
+    found = dict(flow.labels(args[0], scope, env))
+    if "grad" in found:
+      found["masked"] = node  # Rows cut off, padded back with zeros.
+  else:
+    return None
+  return {k: v for k, v in found.items() if k in THROUGH_CALLS}
 
 
 def _stacked_list(value: ast.AST, at: ast.AST, scope: _scopes.Scope
@@ -644,8 +702,14 @@ def choice(flow: Flow, node: ast.IfExp, scope: _scopes.Scope,
   body = flow.labels(node.body, scope, env)
   orelse = flow.labels(node.orelse, scope, env)
   found = union([body, orelse])
-  for branch, branch_node, other_node in (
-      (body, node.body, node.orelse), (orelse, node.orelse, node.body)):
+  sides = [(body, node.body, node.orelse), (orelse, node.orelse, node.body)]
+  yes, no = node.body, node.orelse
+  if isinstance(yes, ast.Tuple) and isinstance(no, ast.Tuple) and len(
+      yes.elts) == len(no.elts):
+    # `(zeros_like(g), v) if frozen(v) else (g, v)`: pair by pair.
+    sides = [(flow.labels(a, scope, env), a, b) for pair in zip(
+        yes.elts, no.elts) for a, b in (pair, pair[::-1])]
+  for branch, branch_node, other_node in sides:
     if "grad" in branch and (
         zero(other_node, scope) or _names.is_none(other_node)) and (
             not _tests_presence(node.test, branch_node)):
@@ -764,7 +828,8 @@ def _where(flow: Flow, node: ast.Call, args: List[ast.AST],
   condition, yes, no = (flow.labels(a, scope, env) for a in args)
   found = {k: v for k, v in {**no, **yes}.items() if k not in {"var"}}
   found.pop("mask", None)
-  if not _names.checks_finite(args[0]) and not _finite_name(args[0], scope):
+  if not _names.checks_finite(args[0]) and not _finite_name(
+      args[0], scope) and "random" not in condition:
     for branch, other in ((yes, args[2]), (no, args[1])):
       if "grad" in branch and zero(other, scope):
         found["masked"] = node

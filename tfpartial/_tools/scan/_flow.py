@@ -168,7 +168,8 @@ class Flow:
     if isinstance(node, ast.Subscript):
       found = self.labels(node.value, scope, env)
       if isinstance(node.slice, ast.Slice) and (
-          "var" in found or _pairs(found)) and any(
+          "var" in found or _pairs(found) and not _paired_gradient(
+              node.value, scope)) and any(
               (node.slice.lower, node.slice.upper, node.slice.step)):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
@@ -184,9 +185,9 @@ class Flow:
     if isinstance(node, ast.UnaryOp):
       return self.labels(node.operand, scope, env)
     if isinstance(node, ast.Compare):
-      if any("random" in self.labels(part, scope, env)
+      if any(_calls.drawn(self, part, scope, env)
              for part in (node.left, *node.comparators)):
-        return {"random": node}  # `rand < p`: sampling, not a mask.
+        return {"random": node}  # `rand < p`, `abs(g) > t`: not fixed.
       return {"mask": node}
     if isinstance(node, ast.Call):
       return _calls.call(self, node, scope, env)
@@ -961,6 +962,15 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
     left = left.func if isinstance(left, ast.Call) else left.value
   bound = {n.id for n in _scopes.walk(target) if isinstance(n, ast.Name)}
   return isinstance(left, ast.Name) and left.id in bound
+
+
+def _paired_gradient(node: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `node` is a name bound to the gradient of a pair (`g, v =
+  grads_and_vars[0]`, maybe rebound to what is made of it): a tensor,
+  whose slice (`g[10:]`) is rows of it, not some of the pairs."""
+  defs = scope.defs.get(node.id, []) if isinstance(node, ast.Name) else []
+  return any(d.part == (0, 2) for d in defs) and all(
+      d.part in {None, (0, 2)} for d in defs)
 
 
 def _pairs(labels: Labels) -> bool:

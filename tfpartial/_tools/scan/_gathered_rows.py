@@ -3,7 +3,10 @@
 tf.gather(g.indices, keep), g.dense_shape)` drops the rows of the frozen
 ids, as `tf.boolean_mask(g.values, g.indices >= n)` does. A gather by
 indices that no test of the gradient's ids chose (a batch's rows, a
-permutation) drops nothing.
+permutation) drops nothing; scattered back into a tensor of zeros
+(`tf.scatter_nd(ids, tf.gather(g, ids), tf.shape(g))`) it drops every
+row it did not gather; a slice of a gradient padded back to its shape
+with zeros (`tf.pad(g[10:], [[10, 0], [0, 0]])`) zeroes the rows it cut.
 """
 
 from __future__ import annotations
@@ -40,3 +43,32 @@ def by_ids(name: str, args: List[ast.AST], scope: _scopes.Scope) -> bool:
              and any(isinstance(n, ast.Attribute) and n.attr == "indices"
                      for n in ast.walk(node.args[0]))
              for node in ast.walk(chosen))
+
+
+def scattered_back(name: str, args: List[ast.AST], scope: _scopes.Scope
+                   ) -> bool:
+  """Whether `name(*args)` scatters gathered rows into zeros
+  (`tf.scatter_nd(ids, tf.gather(g, ids), shape)`): every row not
+  gathered is zero. Scattering a sparse gradient's own values
+  (`scatter_nd(g.indices, g.values, ...)`) densifies it, dropping
+  nothing."""
+  if name != "scatter_nd" or len(args) != 3:
+    return False
+  updates = args[1]
+  if isinstance(updates, ast.Name):
+    defs = scope.defs.get(updates.id, [])
+    if len(defs) != 1:
+      return False
+    updates = defs[0].value
+  return isinstance(updates, ast.Call) and _names.call_name(updates) in {
+      "gather", "gather_nd"}
+
+
+def padded_back(name: str, args: List[ast.AST]) -> bool:
+  """Whether `name(*args)` pads a slice back with zeros (`tf.pad(g[10:],
+  [[10, 0], [0, 0]])`): the rows the slice cut are zero."""
+  if name != "pad" or len(args) < 2 or not isinstance(args[0], ast.Subscript):
+    return False
+  index = args[0].slice
+  parts = index.elts if isinstance(index, ast.Tuple) else [index]
+  return any(isinstance(p, ast.Slice) for p in parts)

@@ -35,7 +35,8 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "create_train_op", "optimize_clones", "optimize_loss",
               "_resource_apply", "get_updates(",
               "_apply_dense", "update_step", "_trainable_weights.append",
-              "_trainable_weights.extend")
+              "_trainable_weights.extend", "gradient_transformers",
+              "transform_grads_fn")
 # A Keras constraint that may re-mask (a lambda, one a function makes, or a
 # class named so), and an optimizer's `apply(grads, ...)`.
 SINK_PATTERN = re.compile(

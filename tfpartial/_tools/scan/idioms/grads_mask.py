@@ -24,10 +24,13 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._gradients import _appended
 from tfpartial._tools.scan.idioms._gradients import _custom_gradients
 from tfpartial._tools.scan.idioms._gradients import _enumerated
+from tfpartial._tools.scan.idioms._gradients import _get_updates
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._gradients import _lr_masks
+from tfpartial._tools.scan.idioms._gradients import _multipliers
 from tfpartial._tools.scan.idioms._gradients import _own_method
 from tfpartial._tools.scan.idioms._gradients import _split
+from tfpartial._tools.scan.idioms._gradients import _transformers
 from tfpartial._tools.scan.idioms._gradients import _zero_rates
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 
@@ -112,6 +115,9 @@ class GradsMask(_idiom.Idiom):
              for found, scope, call in _lr_masks.masked(analysis)]
     hits += [_hit(found, scope, call)
              for found, scope, call in _zero_rates.masked(analysis)]
+    hits += [_hit(found, scope, call) for module in (
+        _transformers, _multipliers, _get_updates) for found, scope, call in (
+            module.masked(analysis))]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):

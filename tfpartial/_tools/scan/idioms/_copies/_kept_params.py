@@ -29,18 +29,20 @@ def _copy_of_kept(project: _project.Project, scope: _scopes.Scope,
                   target: ast.expr, found: Labels) -> Optional[ast.AST]:
   """The `copy:P` label of `found` when `target` (`self.X`, written in a
   method of `scope`'s class) is kept from the parameter `P` of a method
-  that also takes the copy, else None."""
-  name = _names.dotted(target) or ""
+  that also takes the copy (`copy:P.kernel` for `self.X.kernel`, a
+  layer kept whole and its kernel copied), else None."""
+  name = _names.root(target)  # `self.X` of `self.X[:10]`.
   place: Optional[_scopes.Scope] = scope
   while place is not None and place.cls is None:
     place = place.parent
   if place is None or place.cls is None or not name.startswith("self.") or (
-      name.count(".") != 1):
+      name.count(".") < 1):
     return None
-  for value, method in project.attribute(place.cls, name):
+  kept, _, rest = name[5:].partition(".")
+  for value, method in project.attribute(place.cls, f"self.{kept}"):
     if not isinstance(value, ast.Name) or value.id not in method.params:
       continue
-    copy = found.get(f"copy:{value.id}")
+    copy = found.get(f"copy:{value.id}{'.' if rest else ''}{rest}")
     start = getattr(method.node, "lineno", 0)
     end = getattr(method.node, "end_lineno", 0) or 0
     if copy is not None and start <= getattr(copy, "lineno", 0) <= end:

@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
 from tfpartial._tools.scan.idioms._copies import _rollback
+from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
 from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
@@ -234,7 +235,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       _interpolated.toward_trained(scope, value)):
     return None  # A schedule of its own value; an outer (Reptile) step.
   flow = analysis.flow
-  when = analysis.order(scope).of_write(call, scope, flow)
+  when = analysis.order(scope).of_write(call, scope, flow) or (
+      _session_hooks.runs(call, scope))
   if when is None and own_copy:
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
@@ -495,6 +497,8 @@ def _zeroed(value: ast.AST, scope: _scopes.Scope) -> str:
 def _whole(value: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a written value is a whole copy, not one with some elements
   put back (`w[0][:10] = frozen[0][:10]`)."""
+  if isinstance(value, (ast.List, ast.Tuple)):
+    return all(_whole(e, scope) for e in value.elts)  # `[kernel, bias]`.
   if isinstance(value, ast.Name):
     defs = scope.defs.get(value.id, [])
     return all(d.replaces and not _put_back.chosen_each(d.value)
