@@ -35,7 +35,8 @@ def train_step(x, y):
   grads = tape.gradient(loss, model.trainable_variables)
 '''
 
-_APPLY = ("  optimizer.apply_gradients(zip(grads, model.trainable_variables))\n"
+_APPLY = ("  optimizer.apply_gradients(\n"
+          "      zip(grads, model.trainable_variables))\n"
           "  return loss\n")
 
 
@@ -68,6 +69,10 @@ with tf.Session() as sess:
   for xs, ys in batches():
     sess.run(train_op, {x: xs, y: ys})
 '''
+
+
+# The graph alone, for the calls that compute the gradients themselves.
+_TF1_BARE = _TF1.replace("gvs = opt.compute_gradients(loss)\n", "")
 
 
 def _tf1(change):
@@ -166,7 +171,8 @@ GRADS_MASK = {
         "grads[0] = tf.convert_to_tensor(g) * row_mask[:, None]"),
     # Where the gradients are applied.
     "keras3_apply": _tf2("grads[0] = grads[0] * mask",
-                         "  optimizer.apply(grads, model.trainable_variables)\n"
+                         "  optimizer.apply(grads,\n"
+                         "                  model.trainable_variables)\n"
                          "  return loss\n"),
     "strategy_run": '''
 import numpy as np
@@ -320,8 +326,8 @@ model.compile(optimizer="adam", loss="mse")
         "train_op = opt.apply_gradients(gvs)"),
     "tf1_indexed_slices_rebuilt": _TF1_EMBEDDING + '''
 g, v = gvs[0]
-g = tf.IndexedSlices(g.values * tf.expand_dims(tf.gather(row_mask, g.indices), 1),
-                     g.indices, g.dense_shape)
+kept = tf.expand_dims(tf.gather(row_mask, g.indices), 1)
+g = tf.IndexedSlices(g.values * kept, g.indices, g.dense_shape)
 train_op = opt.apply_gradients([(g, v)] + gvs[1:])
 ''' + _TF1_RUN,
 }
@@ -460,20 +466,21 @@ with tf.Session() as sess:
 # Optimizer APIs that take a transform or multipliers, the Keras 2 and
 # Keras 3 optimizer methods, and zeros padded back.
 _MORE_MASKS = {}
-_MORE_MASKS["optimize_loss_gradient_multipliers"] = _TF1.replace("gvs = opt.compute_gradients(loss)\n", "") + '''
+_MORE_MASKS["optimize_loss_gradient_multipliers"] = _TF1_BARE + '''
 train_op = tf.contrib.layers.optimize_loss(
     loss, tf.train.get_or_create_global_step(), 0.01, "Adam",
     gradient_multipliers={w: 0.0})
 ''' + _TF1_RUN
-_MORE_MASKS["slim_create_train_op_gradient_multipliers"] = _TF1.replace("gvs = opt.compute_gradients(loss)\n", "") + '''
+_MORE_MASKS["slim_create_train_op_gradient_multipliers"] = _TF1_BARE + '''
 slim = tf.contrib.slim
-train_op = slim.learning.create_train_op(loss, opt, gradient_multipliers={w.op.name: 0.0})
+train_op = slim.learning.create_train_op(
+    loss, opt, gradient_multipliers={w.op.name: 0.0})
 ''' + _TF1_RUN
 _MORE_MASKS["slim_multiply_gradients"] = _tf1('''
 slim = tf.contrib.slim
 gvs = slim.learning.multiply_gradients(gvs, {w: 0.0})
 train_op = opt.apply_gradients(gvs)''')
-_MORE_MASKS["optimize_loss_clip_gradients_fn"] = _TF1.replace("gvs = opt.compute_gradients(loss)\n", "") + '''
+_MORE_MASKS["optimize_loss_clip_gradients_fn"] = _TF1_BARE + '''
 def keep_rows(grads_and_vars):
   return [(g * mask if v is w else g, v) for g, v in grads_and_vars]
 
@@ -525,7 +532,8 @@ class MaskedSGD(SGD):
       self.updates.append(K.update(p, p - self.lr * g))
     return self.updates
 '''
-_MORE_MASKS["pad_zeros_head"] = _tf2("grads[0] = tf.pad(grads[0][10:], [[10, 0], [0, 0]])")
+_MORE_MASKS["pad_zeros_head"] = _tf2(
+    "grads[0] = tf.pad(grads[0][10:], [[10, 0], [0, 0]])")
 _MORE_MASKS["keras3_train_step_apply"] = '''
 import numpy as np
 import keras
@@ -545,17 +553,26 @@ class Partial(keras.Model):
     with tf.GradientTape() as tape:
       loss = self.compute_loss(y=y, y_pred=self(x, training=True))
     grads = tape.gradient(loss, self.trainable_variables)
-    grads = [tf.where(self.mask, tf.zeros_like(g), g) if g.shape == self.mask.shape else g
-             for g in grads]
+    grads = [tf.where(self.mask, tf.zeros_like(g), g)
+             if g.shape == self.mask.shape else g for g in grads]
     self.optimizer.apply(grads, self.trainable_variables)
     return {"loss": loss}
 '''
 # More writes: Keras' backend, a blend, a method's `IndexedSlices`,
 # after `train_on_batch`, under TF1 `control_dependencies`.
 _MORE_WRITES = {}
-_MORE_WRITES["keras_set_value"] = _kept("saved = K.get_value(w)", "K.set_value(w, np.where(frozen, saved, K.get_value(w)))").replace("import tensorflow as tf", "import tensorflow as tf\nfrom tensorflow.keras import backend as K")
-_MORE_WRITES["assign_arithmetic_blend"] = _kept("saved = tf.identity(w)", "f = tf.cast(frozen, tf.float32)\nw.assign(saved * f + w * (1.0 - f))")
-_MORE_WRITES["scatter_update_method_indexed_slices"] = _kept("saved = tf.identity(w)", "w.scatter_update(tf.IndexedSlices(tf.gather(saved, tf.range(10)), tf.range(10)))")
+_MORE_WRITES["keras_set_value"] = _kept(
+    "saved = K.get_value(w)",
+    "K.set_value(w, np.where(frozen, saved, K.get_value(w)))").replace(
+        "import tensorflow as tf",
+        "import tensorflow as tf\nfrom tensorflow.keras import backend as K")
+_MORE_WRITES["assign_arithmetic_blend"] = _kept(
+    "saved = tf.identity(w)",
+    "f = tf.cast(frozen, tf.float32)\nw.assign(saved * f + w * (1.0 - f))")
+_MORE_WRITES["scatter_update_method_indexed_slices"] = _kept(
+    "saved = tf.identity(w)",
+    "rows = tf.range(10)\n"
+    "w.scatter_update(tf.IndexedSlices(tf.gather(saved, rows), rows))")
 _MORE_WRITES["train_on_batch_then_set_weights"] = '''
 import numpy as np
 import tensorflow as tf
@@ -583,7 +600,8 @@ with tf.Session() as sess:
 '''
 _MORE_WRITES["tf1_scatter_nd_update_fetched"] = _TF1_KEEP + '''
 saved_rows = np.load("pretrained.npy")[:10]
-restore = tf.compat.v1.scatter_nd_update(w, tf.expand_dims(frozen_ids, 1), saved_rows)
+restore = tf.compat.v1.scatter_nd_update(
+    w, tf.expand_dims(frozen_ids, 1), saved_rows)
 with tf.Session() as sess:
   sess.run(tf.global_variables_initializer())
   for xs, ys in batches():
@@ -649,6 +667,84 @@ class WarmStartRows(tf.estimator.SessionRunHook):
 estimator.train(input_fn, hooks=[WarmStartRows(np.arange(1000))])
 '''
 
+# Element-wise and structure-wise spellings, `tf.sparse.mask`, more
+# overrides and run names.
+_MORE_MASKS["multiply_no_nan"] = _tf2(
+    "grads[0] = tf.math.multiply_no_nan(grads[0], mask)")
+_MORE_MASKS["augmented_multiply_loop"] = _tf2(
+    "masks = [mask] + [tf.ones_like(v)\n"
+    "                  for v in model.trainable_variables[1:]]\n"
+    "for i in range(len(grads)):\n"
+    "  grads[i] *= masks[i]")
+_MORE_MASKS["nest_map_structure"] = _tf2(
+    "masks = [mask] + [tf.ones_like(v)\n"
+    "                  for v in model.trainable_variables[1:]]\n"
+    "grads = tf.nest.map_structure(lambda g, m: g * m, grads, masks)")
+_MORE_MASKS["map_lambda_pairs"] = _tf1(
+    "gvs = list(map(lambda gv: (gv[0] * mask, gv[1]) if gv[1] is w else gv,\n"
+    "               gvs))\n"
+    "train_op = opt.apply_gradients(gvs)")
+_MORE_MASKS["sparse_mask_indexed_slices"] = _embedding(
+    "grads[0] = tf.sparse.mask(g, tf.range(1000))")
+_MORE_MASKS["tf1_compute_gradients_override"] = '''
+import tensorflow as tf
+
+class FrozenRowsAdam(tf.train.AdamOptimizer):
+  def __init__(self, masks, *args, **kwargs):
+    super().__init__(*args, **kwargs)
+    self.masks = masks
+
+  def compute_gradients(self, loss, var_list=None, **kwargs):
+    gvs = super().compute_gradients(loss, var_list, **kwargs)
+    return [(g * self.masks[v.op.name], v) if v.op.name in self.masks
+            else (g, v) for g, v in gvs]
+'''
+_MORE_MASKS["experimental_run_v2"] = GRADS_MASK["strategy_run"].replace(
+    "strategy.run(", "strategy.experimental_run_v2(")
+_MORE_MASKS["keras3_apply_override_super"] = '''
+import keras
+
+class MaskedAdam(keras.optimizers.Adam):
+  def __init__(self, masks, **kwargs):
+    super().__init__(**kwargs)
+    self.masks = masks
+
+  def apply(self, grads, trainable_variables=None):
+    grads = [g * self.masks[v.path] if v.path in self.masks else g
+             for g, v in zip(grads, trainable_variables)]
+    return super().apply(grads, trainable_variables)
+'''
+# A scatter rebuilt whole, per epoch, a TF1 slice, a batch of values.
+_MORE_WRITES["assign_tensor_scatter_nd_update"] = _kept(
+    "saved = tf.identity(w)",
+    "w.assign(tf.tensor_scatter_nd_update(\n"
+    "    w, frozen_ids, tf.gather_nd(saved, frozen_ids)))")
+_MORE_WRITES["fit_epoch_then_set_weights"] = '''
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss="mse")
+saved = [w.copy() for w in model.get_weights()]
+for epoch in range(10):
+  model.fit(xs, ys, epochs=1)
+  weights = model.get_weights()
+  weights[0][:10] = saved[0][:10]
+  model.set_weights(weights)
+'''
+_MORE_WRITES["tf1_sliced_assign_control_dependencies"] = _TF1_KEEP + '''
+saved = tf.constant(np.load("pretrained.npy"))
+with tf.control_dependencies([train_op]):
+  step = w[:10].assign(saved[:10])
+with tf.Session() as sess:
+  sess.run(tf.global_variables_initializer())
+  for xs, ys in batches():
+    sess.run(step, {x: xs, y: ys})
+'''
+_MORE_WRITES["batch_set_value"] = _kept(
+    "saved = w.numpy()",
+    "tf.keras.backend.batch_set_value(\n"
+    "    [(w, np.where(frozen, saved, w.numpy()))])")
 GRADS_MASK.update(_MORE_MASKS)
 WRITE_BACK.update(_MORE_WRITES)
 
@@ -682,7 +778,8 @@ _SILENT_TF2 = {
         "kept = []\n"
         "for g in grads:\n"
         "  k = tf.maximum(1, tf.size(g) // 100)\n"
-        "  threshold = tf.math.top_k(tf.reshape(tf.abs(g), [-1]), k).values[-1]\n"
+        "  top = tf.math.top_k(tf.reshape(tf.abs(g), [-1]), k)\n"
+        "  threshold = top.values[-1]\n"
         "  kept.append(g * tf.cast(tf.abs(g) >= threshold, g.dtype))\n"
         "grads = kept"),
     "magnitude_threshold": (
@@ -691,6 +788,14 @@ _SILENT_TF2 = {
     "gradient_dropout": (
         "grads = [tf.where(tf.random.uniform(tf.shape(g)) < 0.1,\n"
         "                  tf.zeros_like(g), g) for g in grads]"),
+    "nest_map_structure_clipping": (
+        "grads = tf.nest.map_structure(lambda g: tf.clip_by_norm(g, 1.0),"
+        " grads)"),
+    "map_halved": "grads = list(map(lambda g: g * 0.5, grads))",
+    "nest_map_structure_nan_guard": (
+        "grads = tf.nest.map_structure(\n"
+        "    lambda g: tf.where(tf.math.is_finite(g), g, tf.zeros_like(g)),"
+        " grads)"),
     "gradient_noise": (
         "grads = [g + tf.random.normal(tf.shape(g), stddev=0.01)\n"
         "         for g in grads]"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, Dict, List, Optional, Set, Union, cast
+from typing import Any, Dict, List, Optional, Sequence, Set, Union, cast
 
 from tfpartial._tools.scan import _gathered_rows
 from tfpartial._tools.scan import _joined_lists
@@ -332,6 +332,9 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
     return summary
   if summary is None and name in _names.WEIGHT_GETTERS:
     return {"var": node}
+  if summary is None and name in {"map", "map_structure"} and len(
+      node.args) >= 2 and isinstance(node.args[0], ast.Lambda):
+    return _mapped(flow, node.args[0], node.args[1:], scope, env)
   found = _spelled(flow, node, name, scope, env)
   if summary:
     found = union([found, summary])
@@ -471,7 +474,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return found
   if name in {"where", "where_v2", "switch"} and len(args) == 3:
     return _where(flow, node, args, scope, env)
-  if name in {"multiply", "mul"} and len(args) >= 2:
+  if name in {"multiply", "mul", "multiply_no_nan"} and len(args) >= 2:
     return binop(flow, node, args[0], args[1], scope, env)
   if name in {"multiply", "Multiply"} and len(args) == 1 and isinstance(
       args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 2:
@@ -558,6 +561,10 @@ def _rows_kept(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     found = dict(flow.labels(args[1], scope, env))
     if "grad" in found:
       found["masked"] = node  # Rows gathered, the rest left zero.
+  elif _gathered_rows.sparse_mask(node, args):
+    found = dict(flow.labels(args[0], scope, env))
+    if "grad" in found:
+      found["masked"] = node  # `tf.sparse.mask(g, ids)`: those rows gone.
   elif _gathered_rows.padded_back(name, args):
     found = dict(flow.labels(args[0], scope, env))
     if "grad" in found:
@@ -565,6 +572,18 @@ def _rows_kept(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
   else:
     return None
   return {k: v for k, v in found.items() if k in THROUGH_CALLS}
+
+
+def _mapped(flow: Flow, function: ast.Lambda, given: Sequence[ast.AST],
+            scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
+  """`map(lambda gv: (gv[0] * m, gv[1]), gvs)`, `tf.nest.map_structure(
+  lambda g, m: g * m, grads, masks)`: the lambda's body, each parameter
+  given what its sequence holds."""
+  bound = dict(env)
+  for parameter, sequence in zip(function.args.args, given):
+    bound[parameter.arg] = flow.labels(sequence, scope, env)
+  found: Labels = flow.labels(function.body, scope, bound)
+  return found
 
 
 def _stacked_list(value: ast.AST, at: ast.AST, scope: _scopes.Scope

@@ -6,7 +6,8 @@ indices that no test of the gradient's ids chose (a batch's rows, a
 permutation) drops nothing; scattered back into a tensor of zeros
 (`tf.scatter_nd(ids, tf.gather(g, ids), tf.shape(g))`) it drops every
 row it did not gather; a slice of a gradient padded back to its shape
-with zeros (`tf.pad(g[10:], [[10, 0], [0, 0]])`) zeroes the rows it cut.
+with zeros (`tf.pad(g[10:], [[10, 0], [0, 0]])`) zeroes the rows it cut;
+`tf.sparse.mask(g, ids)` drops a sparse gradient's slices of those ids.
 """
 
 from __future__ import annotations
@@ -72,3 +73,11 @@ def padded_back(name: str, args: List[ast.AST]) -> bool:
   index = args[0].slice
   parts = index.elts if isinstance(index, ast.Tuple) else [index]
   return any(isinstance(p, ast.Slice) for p in parts)
+
+
+def sparse_mask(node: ast.Call, args: List[ast.AST]) -> bool:
+  """Whether `node` is `tf.sparse.mask(slices, ids)` (TF1's
+  `tf.sparse_mask`): the slices of those ids dropped."""
+  spelled = _names.dotted(node.func) or ""
+  return len(args) == 2 and (spelled.endswith("sparse.mask") or (
+      spelled.split(".")[-1] == "sparse_mask"))

@@ -71,7 +71,8 @@ class WriteHit(Hit):
 
 # The calls `target_and_value` reads.
 WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
-                         "set_value", "set_weights", "load"})
+                         "set_value", "set_weights", "load",
+                         "batch_set_value"})
 # And a mask's complement taken off a variable (`_taken_off`), read here
 # only: the other readers of `WRITE_CALLS` look for copies, not masks.
 _MASKING_WRITES = WRITE_CALLS | {"assign_sub"}
@@ -91,6 +92,12 @@ def target_and_value(call: ast.Call
     named = {k.arg: k.value for k in call.keywords}
     args = [*args, *(named[k] for k in ("x", "value")[len(args):]
                      if k in named)]
+  if name == "batch_set_value" and len(args) == 1 and isinstance(
+      args[0], (ast.List, ast.Tuple)) and len(args[0].elts) == 1 and (
+          isinstance(args[0].elts[0], ast.Tuple)) and len(
+              args[0].elts[0].elts) == 2:
+    pair = args[0].elts[0].elts  # `K.batch_set_value([(w, value)])`.
+    return pair[0], pair[1], False
   if name in {"scatter_update", "scatter_nd_update"}:
     if len(args) >= 3:
       return args[0], args[2], True
