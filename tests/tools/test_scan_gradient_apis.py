@@ -745,6 +745,43 @@ _MORE_WRITES["batch_set_value"] = _kept(
     "saved = w.numpy()",
     "tf.keras.backend.batch_set_value(\n"
     "    [(w, np.where(frozen, saved, w.numpy()))])")
+# A Keras 2 callback's backend write, a monitored session's second run,
+# a TF2 step writing rows back itself.
+_MORE_WRITES["callback_on_batch_end_set_value"] = '''
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+class KeepRows(tf.keras.callbacks.Callback):
+  def __init__(self, saved):
+    super().__init__()
+    self.saved = saved
+
+  def on_batch_end(self, batch, logs=None):
+    kernel = self.model.layers[0].kernel
+    value = K.get_value(kernel)
+    value[:10] = self.saved[:10]
+    K.set_value(kernel, value)
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(xs, ys, callbacks=[KeepRows(np.load("pretrained.npy"))])
+'''
+_MORE_WRITES["monitored_session_restore_op"] = _TF1_KEEP + '''
+saved_rows = np.load("pretrained.npy")[:10]
+restore_op = tf.scatter_update(w, frozen_ids, saved_rows)
+with tf.train.MonitoredTrainingSession() as sess:
+  while not sess.should_stop():
+    sess.run(train_op)
+    sess.run(restore_op)
+'''
+_MORE_WRITES["tf2_scatter_update_indexed_slices_after_apply"] = _KEEP.replace(
+    "  return loss\n",
+    "  w.scatter_update(tf.IndexedSlices(saved_rows, tf.range(10)))\n"
+    "  return loss\n").replace(
+        "frozen_ids = ",
+        "saved_rows = tf.constant(np.load('pretrained.npy')[:10])\n"
+        "frozen_ids = ")
 GRADS_MASK.update(_MORE_MASKS)
 WRITE_BACK.update(_MORE_WRITES)
 
