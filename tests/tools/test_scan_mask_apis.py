@@ -677,29 +677,16 @@ with tf.Session() as sess:
 }
 
 
-# Missed (or flagged) by the scanner as it stands: the next commit.
-_MISSED = {"blend_numpy_random_mask_drawn_once", "tensor_scatter_nd_update_tf2",
-           "tensor_scatter_nd_update_tf1", "dynamic_stitch_tf2",
-           "dynamic_stitch_tf1", "padding_row_scatter_each_step",
-           "made_degree_mask"}
-
-
-def _cases(table):
-  return [pytest.param(source, id=name, marks=pytest.mark.xfail(
-      strict=True)) if name in _MISSED else pytest.param(source, id=name)
-          for name, source in table.items()]
-
-
-@pytest.mark.parametrize("source", _cases(MIXES))
+@pytest.mark.parametrize("source", list(MIXES.values()), ids=list(MIXES))
 def test_each_api_s_mix_is_found(source):
   assert [idiom for idiom, _ in scanned.found(source)] == [MIX]
 
 
-@pytest.mark.parametrize("source", _cases(REMASKS))
+@pytest.mark.parametrize("source", list(REMASKS.values()), ids=list(REMASKS))
 def test_each_api_s_remask_is_found(source):
   assert [idiom for idiom, _ in scanned.found(source)] == [REMASK]
 
 
-@pytest.mark.parametrize("source", _cases(NEGATIVE))
+@pytest.mark.parametrize("source", list(NEGATIVE.values()), ids=list(NEGATIVE))
 def test_the_look_alikes_stay_silent(source):
   assert scanned.found(source) == []

@@ -333,6 +333,9 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
   if summary is None and name in _names.WEIGHT_GETTERS:
     return {"var": node}
   found = _spelled(flow, node, name, scope, env)
+  rebuilt = rebuilt_parts(node)
+  if rebuilt is not None and _stitched(flow, rebuilt, scope, env):
+    found = {**found, "mix": node}
   if summary:
     found = union([found, summary])
   return found
@@ -702,6 +705,41 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
   if stopped & live or variable_and_constant(elements, scope):
     found["mix"] = node  # `concat([stop_gradient(x[:n]), x[n:]])`.
   return found
+
+
+# Calls that build a tensor from parts of others: a scatter, a stitch.
+REBUILDS = frozenset({"tensor_scatter_nd_update", "tensor_scatter_update",
+                      "dynamic_stitch", "parallel_dynamic_stitch"})
+
+
+def rebuilt_parts(node: ast.Call) -> Optional[List[ast.expr]]:
+  """The tensors a scatter or a stitch builds its result from: the
+  tensor and the updates of `tensor_scatter_nd_update(x, ids, updates)`,
+  the data of `dynamic_stitch(indices, data)`."""
+  args = node.args
+  name = _names.call_name(node)
+  if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and (
+      len(args) == 3):
+    return [args[0], args[2]]
+  if name in {"dynamic_stitch", "parallel_dynamic_stitch"} and len(
+      args) == 2 and isinstance(args[1], (ast.List, ast.Tuple)):
+    return list(args[1].elts)
+  return None
+
+
+def _stitched(flow: Flow, elements: List[ast.expr], scope: _scopes.Scope,
+              env: Dict[str, Labels]) -> bool:
+  """Whether a scatter or a stitch rebuilds a variable from a stopped
+  part of it and its live rest (`tensor_scatter_nd_update(x, ids,
+  stop_gradient(gather_nd(x, ids)))`): a mix, as a `concat` of the two."""
+  if not any("sg" in flow.labels(e, scope, env) for e in elements):
+    return False
+  stopped: Set[str] = set()
+  live: Set[str] = set()
+  for each in elements:
+    stopped |= variables_in(flow, each, scope, env, stopped=True)
+    live |= variables_in(flow, each, scope, env)
+  return bool(stopped & live)
 
 
 def maker(node: ast.AST, scope: _scopes.Scope) -> Optional[ast.Call]:

@@ -475,7 +475,8 @@ def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
   return [c for c in candidates if id(c) in marked]
 
 
-_WHERE = {"where", "where_v2", "select", "concat", "concatenate"}
+_WHERE = {"where", "where_v2", "select", "concat", "concatenate",
+          *_calls.REBUILDS}
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
              ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
              ast.ClassDef)
@@ -497,6 +498,9 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
       "concat", "concatenate"}:
     first = node.args[0] if node.args else None
     parts = list(getattr(first, "elts", []))
+  elif isinstance(node, ast.Call) and _names.call_name(node) in (
+      _calls.REBUILDS):
+    parts = _calls.rebuilt_parts(node) or []
   else:
     parts = list(getattr(node, "args", []))[1:3]
   inside: Set[str] = set()

@@ -94,7 +94,7 @@ def target_and_value(call: ast.Call
     if len(args) >= 3:
       return args[0], args[2], True
     if receiver is not None and args:
-      return receiver, args[-1], True
+      return receiver, _slices_values(args[-1]), True
   if name in {"assign", "set_value"} and len(args) == 2:
     return args[0], args[1], False
   if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
@@ -106,6 +106,18 @@ def target_and_value(call: ast.Call
       and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
     return receiver, args[0], False  # `Variable.load(value, session)`.
   return None
+
+
+def _slices_values(value: ast.expr) -> ast.expr:
+  """The values of `tf.IndexedSlices(values, indices)`, the argument of
+  `variable.scatter_update(...)`: what the rows are set to."""
+  if isinstance(value, ast.Call) and _names.call_name(value) == (
+      "IndexedSlices"):
+    first = value.args[0] if value.args else next(
+        (k.value for k in value.keywords if k.arg == "values"), None)
+    if first is not None:
+      return first
+  return value
 
 
 def _write_parts(call: ast.Call
