@@ -499,6 +499,94 @@ for x, y in dataset:
 ''',
 }
 
+# Further public routes to the same two idioms: Keras 3's `Constraint`, a
+# `LambdaCallback`, `K.batch_set_value` of a pair written out, TF1's
+# `scatter_nd_update` after the train op, a `train_step` override, a mix
+# of a lookup's output by the ids, a TF1 layer function, a scatter of
+# gathered rows.
+_MORE = {
+    "keras3_constraint": _CONSTRAINT_CLASS.replace(
+     "import tensorflow as tf", "import tensorflow as tf\nimport keras"
+ ).replace("tf.keras.constraints", "keras.constraints") + '''
+mask = np.load("mask.npy")
+model = keras.Sequential([
+    keras.layers.Dense(64, kernel_constraint=FixedMask(mask)),
+    keras.layers.Dense(10)])
+''' + _FIT.format(callbacks=""),
+    "lambda_callback": _KERAS_MODEL + '''
+layer = model.get_layer("hidden")
+remask = tf.keras.callbacks.LambdaCallback(
+    on_batch_end=lambda batch, logs: layer.kernel.assign(layer.kernel * mask))
+''' + _FIT.format(callbacks=", callbacks=[remask]"),
+    "batch_set_value_callback": _KERAS_MODEL + '''
+from tensorflow.keras import backend as K
+class ReMask(tf.keras.callbacks.Callback):
+  def on_batch_end(self, batch, logs=None):
+    layer = self.model.get_layer("hidden")
+    K.batch_set_value([(layer.kernel, K.get_value(layer.kernel) * mask)])
+''' + _FIT.format(callbacks=", callbacks=[ReMask()]"),
+    "tf1_scatter_nd_update_after": _tf1_table('''
+with tf.control_dependencies([train_op]):
+  step = tf.compat.v1.scatter_nd_update(emb, [[0]], tf.zeros([1, 128]))
+with tf.Session() as sess:
+  for feed in batches():
+    sess.run(step, feed)
+'''),
+    "lookup_output_where_ids": _table2(
+     "looked = tf.nn.embedding_lookup(emb, ids)\n"
+     "vectors = tf.where((ids < k)[..., None], tf.stop_gradient(looked),"
+     " looked)"),
+    "train_step_override_remask": '''
+import numpy as np
+import tensorflow as tf
+
+class Masked(tf.keras.Model):
+  def __init__(self, mask):
+    super().__init__()
+    self.dense = tf.keras.layers.Dense(64)
+    self.out = tf.keras.layers.Dense(10)
+    self.mask = tf.constant(mask, tf.float32)
+  def call(self, x):
+    return self.out(self.dense(x))
+  def train_step(self, data):
+    x, y = data
+    with tf.GradientTape() as tape:
+      loss = self.compiled_loss(y, self(x, training=True))
+    grads = tape.gradient(loss, self.trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+    self.dense.kernel.assign(self.dense.kernel * self.mask)
+    return {"loss": loss}
+
+model = Masked(np.load("mask.npy"))
+model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(True))
+model.fit(x_train, y_train, epochs=3)
+''',
+    "tf1_blend_variable_scope_layer": '''
+import numpy as np
+import tensorflow as tf
+
+def masked_dense(x, units, mask):
+  w = tf.get_variable("kernel", [x.shape[-1], units])
+  w = mask * w + (1. - mask) * tf.stop_gradient(w)
+  return tf.matmul(x, w)
+
+x = tf.placeholder(tf.float32, [None, 784])
+y = tf.placeholder(tf.int32, [None])
+logits = masked_dense(x, 10, np.load("mask.npy").astype(np.float32))
+loss = tf.reduce_mean(
+    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+''',
+    "gather_scatter_nd_rows": _table2(
+     "keep = tf.stop_gradient(tf.gather(emb, tf.range(k)))\n"
+     "table = tf.tensor_scatter_nd_update(emb, tf.range(k)[:, None], keep)\n"
+     "vectors = tf.nn.embedding_lookup(table, ids)"),
+}
+for _name in ("lookup_output_where_ids", "tf1_blend_variable_scope_layer",
+              "gather_scatter_nd_rows"):
+  MIXES[_name] = _MORE.pop(_name)
+REMASKS.update(_MORE)
+
 NEGATIVE = {
     "straight_through_estimator": _tf2(
         "q = tf.round(w * 4.0) / 4.0\n"
