@@ -582,8 +582,114 @@ train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
      "table = tf.tensor_scatter_nd_update(emb, tf.range(k)[:, None], keep)\n"
      "vectors = tf.nn.embedding_lookup(table, ids)"),
 }
+_KERAS3 = ("import tensorflow as tf", "import tensorflow as tf\nimport keras")
+
+# Sums spelled as calls, other joins and partitions, other callbacks, a
+# constraint given to `add_weight`, a `SessionRunHook`, a row reset by
+# writing the table whole.
+_MORE.update({
+    "add_n": _tf2(
+        "w_eff = tf.add_n([mask * w, (1 - mask) * tf.stop_gradient(w)])"),
+    "math_add_of_math_multiply": _tf2(
+        "w_eff = tf.math.add(tf.math.multiply(mask, w),\n"
+        "                    tf.math.multiply(1 - mask, tf.stop_gradient(w)))"),
+    "stop_gradient_of_the_product": _tf2(
+        "w_eff = mask * w + tf.stop_gradient((1 - mask) * w)"),
+    "keras3_ops_where": _tf2(
+        "w_eff = keras.ops.where(mask > 0, w, keras.ops.stop_gradient(w))"
+    ).replace(*_KERAS3),
+    "concat_columns": _tf2(
+        "w_eff = tf.concat([tf.stop_gradient(w[:, :5]), w[:, 5:]], axis=1)"),
+    "live_rows_scattered_into_stopped_table": _table2(
+        "rows = tf.constant([[0], [1]])\n"
+        "table = tf.tensor_scatter_nd_update(\n"
+        "    tf.stop_gradient(emb), rows, tf.gather_nd(emb, rows))\n"
+        "vectors = tf.nn.embedding_lookup(table, ids)"),
+    "dynamic_partition_then_stitch": _table2('''\
+part = tf.cast(tf.range(50000) >= k, tf.int32)
+frozen, trained = tf.dynamic_partition(emb, part, 2)
+idx = tf.dynamic_partition(tf.range(50000), part, 2)
+table = tf.dynamic_stitch(idx, [tf.stop_gradient(frozen), trained])
+vectors = tf.nn.embedding_lookup(table, ids)'''),
+    "callback_on_epoch_end": _KERAS_MODEL + '''
+class ReMask(tf.keras.callbacks.Callback):
+  def on_epoch_end(self, epoch, logs=None):
+    layer = self.model.get_layer("hidden")
+    layer.kernel.assign(layer.kernel * mask)
+''' + _FIT.format(callbacks=", callbacks=[ReMask()]"),
+    "callback_on_train_batch_begin": _KERAS_MODEL + '''
+class ReMask(tf.keras.callbacks.Callback):
+  def on_train_batch_begin(self, batch, logs=None):
+    layer = self.model.get_layer("hidden")
+    layer.kernel.assign(layer.kernel * mask)
+''' + _FIT.format(callbacks=", callbacks=[ReMask()]"),
+    "add_weight_constraint": _CONSTRAINT_CLASS + '''
+class Sparse(tf.keras.layers.Layer):
+  def __init__(self, units, mask):
+    super().__init__()
+    self.units, self.mask = units, mask
+
+  def build(self, input_shape):
+    self.kernel = self.add_weight("kernel", (input_shape[-1], self.units),
+                                  constraint=FixedMask(self.mask))
+
+  def call(self, x):
+    return tf.matmul(x, self.kernel)
+
+model = tf.keras.Sequential([
+    Sparse(64, np.load("mask.npy")), tf.keras.layers.Dense(10)])
+''' + _FIT.format(callbacks=""),
+    "session_run_hook": '''
+import numpy as np
+import tensorflow as tf
+
+class MaskHook(tf.estimator.SessionRunHook):
+  def __init__(self, masks):
+    self.masks = masks
+
+  def begin(self):
+    self.ops = [tf.assign(v, v * self.masks[v.op.name])
+                for v in tf.trainable_variables() if v.op.name in self.masks]
+
+  def after_run(self, run_context, run_values):
+    run_context.session.run(self.ops)
+
+masks = {"dense/kernel": np.load("mask.npy")}
+estimator.train(input_fn, hooks=[MaskHook(masks)], steps=1000)
+''',
+    "set_weights_of_the_whole_model": _KERAS_MODEL + '''
+masks = [np.load("m%d.npy" % i) for i in range(4)]
+
+class ReMask(tf.keras.callbacks.Callback):
+  def on_train_batch_end(self, batch, logs=None):
+    self.model.set_weights(
+        [w * m for w, m in zip(self.model.get_weights(), masks)])
+''' + _FIT.format(callbacks=", callbacks=[ReMask()]"),
+    "keras3_ops_multiply_assign": _loop(
+        "kernel.assign(keras.ops.multiply(kernel, mask))"
+    ).replace(*_KERAS3),
+    "tf1_zero_pad_run_after_train_op": _tf1_table('''
+zero_pad_op = tf.scatter_update(emb, [0], tf.zeros([1, 128]))
+with tf.Session() as sess:
+  sess.run(tf.global_variables_initializer())
+  for feed in batches():
+    sess.run(train_op, feed)
+    sess.run(zero_pad_op)
+'''),
+    "padding_row_reset_by_assign_of_a_join": _table_loop(
+        "emb.assign(tf.concat([tf.zeros([1, 128]), emb[1:]], 0))"),
+    "callback_padding_row_reset_by_a_join": _KERAS_MODEL + '''
+class ZeroPad(tf.keras.callbacks.Callback):
+  def on_train_batch_end(self, batch, logs=None):
+    emb = self.model.layers[0].embeddings
+    emb.assign(tf.concat([tf.zeros([1, 128]), emb[1:]], axis=0))
+''' + _FIT.format(callbacks=", callbacks=[ZeroPad()]"),
+})
 for _name in ("lookup_output_where_ids", "tf1_blend_variable_scope_layer",
-              "gather_scatter_nd_rows"):
+              "gather_scatter_nd_rows", "add_n", "math_add_of_math_multiply",
+              "stop_gradient_of_the_product", "keras3_ops_where",
+              "concat_columns", "live_rows_scattered_into_stopped_table",
+              "dynamic_partition_then_stitch"):
   MIXES[_name] = _MORE.pop(_name)
 REMASKS.update(_MORE)
 
@@ -759,6 +865,68 @@ with tf.Session() as sess:
     m = np.random.rand(784, 10) < 0.5
     sess.run(train_op, {x: xs, y: ys, drop: m})
 ''',
+    "gradient_reversal": _tf2("w_eff = w\nx = tf.stop_gradient(x * 2.0) - x"),
+    "wgan_weight_clipping_each_step": _loop(
+        "for v in model.trainable_variables:\n"
+        "  v.assign(tf.clip_by_value(v, -0.01, 0.01))"),
+    "padding_row_zeroed_once_before_training": '''
+import tensorflow as tf
+
+emb = tf.Variable(tf.random.normal([50000, 128]))
+emb.assign(tf.concat([tf.zeros([1, 128]), emb[1:]], 0))
+emb[0].assign(tf.zeros(128))
+optimizer = tf.keras.optimizers.Adam()
+for ids, y in dataset:
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, ids))
+  g = tape.gradient(loss, [emb])
+  optimizer.apply_gradients(zip(g, [emb]))
+''',
+    "spectral_norm_wrapper": '''
+import tensorflow as tf
+
+class SpectralNorm(tf.keras.layers.Wrapper):
+  def build(self, input_shape):
+    super().build(input_shape)
+    self.w = self.layer.kernel
+    self.u = self.add_weight("u", (1, self.w.shape[-1]), trainable=False)
+
+  def call(self, inputs, training=None):
+    w = tf.reshape(self.w, [-1, self.w.shape[-1]])
+    v = tf.math.l2_normalize(tf.matmul(self.u, w, transpose_b=True))
+    u = tf.math.l2_normalize(tf.matmul(v, w))
+    sigma = tf.matmul(tf.matmul(tf.stop_gradient(v), w),
+                      tf.stop_gradient(u), transpose_b=True)
+    if training:
+      self.u.assign(u)
+    self.layer.kernel.assign(self.w / sigma)
+    return self.layer(inputs)
+
+model = tf.keras.Sequential([SpectralNorm(tf.keras.layers.Dense(64))])
+model.compile("adam", "mse")
+model.fit(x, y)
+''',
+    "distillation_and_simsiam": '''
+import tensorflow as tf
+
+student = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+teacher = tf.keras.models.load_model("teacher.keras")
+opt = tf.keras.optimizers.Adam()
+
+@tf.function
+def step(x1, x2):
+  with tf.GradientTape() as tape:
+    t = tf.stop_gradient(teacher(x1))
+    p1, p2 = student(x1), student(x2)
+    loss = tf.keras.losses.kl_divergence(tf.nn.softmax(t), tf.nn.softmax(p1))
+    loss += -tf.reduce_mean(
+        tf.keras.losses.cosine_similarity(p1, tf.stop_gradient(p2)))
+  g = tape.gradient(loss, student.trainable_variables)
+  opt.apply_gradients(zip(g, student.trainable_variables))
+
+for a, b in data:
+  step(a, b)
+''',
     "stop_gradient_of_an_input": _tf2(
         "w_eff = w\n"
         "x = mask[:, 0] * x + (1 - mask[:, 0]) * tf.stop_gradient(x)"),
@@ -778,3 +946,13 @@ def test_each_api_s_remask_is_found(source):
 @pytest.mark.parametrize("source", list(NEGATIVE.values()), ids=list(NEGATIVE))
 def test_the_look_alikes_stay_silent(source):
   assert scanned.found(source) == []
+
+
+@pytest.mark.parametrize("name, says", [
+    ("tensor_scatter_nd_update_tf2",
+     "the indices `tensor_scatter_nd_update` is given"),
+    ("dynamic_stitch_tf2", "the indices `dynamic_stitch` is given"),
+    ("add_n", "the masks `add_n` sums")])
+def test_a_mix_by_a_scatter_stitch_or_sum_is_ported_by_hand(name, says):
+  finding, diff = scanned.finding_and_diff(MIXES[name], MIX)
+  assert says in finding.by_hand and not diff
