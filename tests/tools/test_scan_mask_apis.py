@@ -693,6 +693,42 @@ for _name in ("lookup_output_where_ids", "tf1_blend_variable_scope_layer",
   MIXES[_name] = _MORE.pop(_name)
 REMASKS.update(_MORE)
 
+# The `constraint=` of a variable itself (TF1's `get_variable`, TF2's
+# `tf.Variable`) and of a TF1 `tf.layers` layer: the optimizer applies it
+# after each update.
+_TF1_CONSTRAINED = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 784])
+y = tf.placeholder(tf.int32, [None])
+mask = tf.constant(np.load("mask.npy"), tf.float32)
+{make}
+loss = tf.reduce_mean(
+    tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+'''
+REMASKS.update({
+    "get_variable_constraint": _TF1_CONSTRAINED.format(make=(
+        'w = tf.get_variable("w", [784, 10], constraint=lambda v: v * mask)\n'
+        "logits = tf.matmul(x, w)")),
+    "get_variable_constraint_class": _CONSTRAINT_CLASS + (
+        _TF1_CONSTRAINED.format(make=(
+            'w = tf.get_variable("w", [784, 10],\n'
+            '                    constraint=FixedMask(np.load("mask.npy")))\n'
+            "logits = tf.matmul(x, w)"))),
+    "tf1_layers_dense_kernel_constraint": _TF1_CONSTRAINED.format(make=(
+        "logits = tf.layers.dense(\n"
+        "    x, 10, kernel_constraint=lambda v: v * mask)")),
+    "tf_variable_constraint": _TF2.replace(
+        'w = tf.Variable(tf.random.normal([784, 10]), name="w")\n'
+        'mask = tf.constant(np.load("mask.npy"), tf.float32)',
+        'mask = tf.constant(np.load("mask.npy"), tf.float32)\n'
+        'w = tf.Variable(tf.random.normal([784, 10]), name="w",\n'
+        "                constraint=lambda v: v * mask)").format(
+            forward="    w_eff = w\n"),
+})
+
 NEGATIVE = {
     "straight_through_estimator": _tf2(
         "q = tf.round(w * 4.0) / 4.0\n"
@@ -927,6 +963,39 @@ def step(x1, x2):
 for a, b in data:
   step(a, b)
 ''',
+    "straight_through_by_tf_add": _tf2(
+        "w_eff = tf.add(w, tf.stop_gradient(tf.round(w) - w))"),
+    "vq_losses_by_tf_add_n": '''
+import tensorflow as tf
+
+codebook = tf.Variable(tf.random.normal([512, 64]), name="codebook")
+encoder = tf.keras.layers.Dense(64)
+optimizer = tf.keras.optimizers.Adam(1e-3)
+
+@tf.function
+def train_step(x):
+  with tf.GradientTape() as tape:
+    z_e = encoder(x)
+    d = tf.reduce_sum((z_e[:, None] - codebook[None]) ** 2, -1)
+    z_q = tf.gather(codebook, tf.argmin(d, -1))
+    loss = tf.add_n([tf.reduce_mean((tf.stop_gradient(z_e) - z_q) ** 2),
+                     0.25 * tf.reduce_mean((z_e - tf.stop_gradient(z_q)) ** 2)])
+  variables = encoder.trainable_variables + [codebook]
+  grads = tape.gradient(loss, variables)
+  optimizer.apply_gradients(zip(grads, variables))
+
+for x in dataset:
+  train_step(x)
+''',
+    "shift_buffer_of_zeros_each_step": _table_loop(
+        "history.assign(tf.concat([tf.zeros([1, 128]), history[:-1]], 0))"
+    ).replace("optimizer = ", "history = tf.Variable(tf.zeros([16, 128]), "
+              "trainable=False)\noptimizer = "),
+    "numpy_random_mask_drawn_once_on_inputs": _tf2(
+        "w_eff = w\n"
+        "x = keep[None, :] * x + (1 - keep[None, :]) * tf.stop_gradient(x)"
+    ).replace("optimizer = ", "keep = np.random.rand(784) < 0.9\n"
+              "optimizer = "),
     "stop_gradient_of_an_input": _tf2(
         "w_eff = w\n"
         "x = mask[:, 0] * x + (1 - mask[:, 0]) * tf.stop_gradient(x)"),
