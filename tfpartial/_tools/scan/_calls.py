@@ -262,6 +262,10 @@ def _stopped_plus_masked(flow: Flow, left: ast.AST, right: ast.AST,
   return False
 
 
+# `tf.multiply(m, x)`: arithmetic spelled as a call, read as `m * x`.
+_SPELLED_ARITHMETIC = frozenset({"multiply", "mul"})
+
+
 def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
                  env: Dict[str, Labels], stopped: bool = False,
                  trainable: bool = False) -> Set[str]:
@@ -295,7 +299,7 @@ def variables_in(flow: Flow, node: ast.AST, scope: _scopes.Scope,
       if "var" in labels:
         continue
     if isinstance(item, ast.Call) and _names.call_name(item) not in (
-        _names.SHAPES):
+        _names.SHAPES | _SPELLED_ARITHMETIC):
       continue  # What a call makes of a variable is not the variable.
     stack.extend((child, inside) for child in ast.iter_child_nodes(item))
   return found - {""}
@@ -336,6 +340,14 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
       node.args) >= 2 and isinstance(node.args[0], ast.Lambda):
     return _mapped(flow, node.args[0], node.args[1:], scope, env)
   found = _spelled(flow, node, name, scope, env)
+  rebuilt = rebuilt_parts(node)
+  if rebuilt is not None and _stitched(flow, rebuilt, scope, env):
+    found = {**found, "mix": node}
+  terms = summed_terms(node)
+  if terms is not None and "mix" in binop(
+      flow, ast.BinOp(terms[0], ast.Add(), terms[1]), terms[0], terms[1],
+      scope, env):
+    found = {**found, "mix": node}  # `tf.add_n([m * x, (1 - m) * sg(x)])`.
   if summary:
     found = union([found, summary])
   return found
@@ -693,11 +705,12 @@ def _prefix(key: ast.AST, scope: _scopes.Scope) -> ast.AST:
 
 def split_part(name: ast.Name, scope: _scopes.Scope) -> Optional[ast.expr]:
   """What a name unpacked from a split is a part of (`head, tail =
-  tf.split(table, [n, m], 0)` -> `table`), else None."""
+  tf.split(table, [n, m], 0)` -> `table`; `tf.dynamic_partition` too),
+  else None."""
   defs = scope.defs.get(name.id, [])
   value = defs[0].value if len(defs) == 1 and defs[0].part else None
-  if isinstance(value, ast.Call) and _names.call_name(value) == "split" and (
-      value.args):
+  if isinstance(value, ast.Call) and _names.call_name(value) in {
+      "split", "dynamic_partition"} and value.args:
     return value.args[0]
   return None
 
@@ -785,6 +798,56 @@ def _joined(flow: Flow, node: ast.Call, elements: List[ast.expr],
   if stopped & live or variable_and_constant(elements, scope):
     found["mix"] = node  # `concat([stop_gradient(x[:n]), x[n:]])`.
   return found
+
+
+def summed_terms(node: ast.Call) -> Optional[List[ast.expr]]:
+  """The two terms `tf.add(a, b)`, `tf.math.add` or `tf.add_n([a, b])`
+  sums, or None."""
+  name = _names.call_name(node)
+  terms: List[ast.expr] = []
+  if name in {"add", "add_v2"} and not node.keywords:
+    terms = list(node.args)
+  elif name in {"add_n", "accumulate_n"} and len(node.args) == 1 and (
+      isinstance(node.args[0], (ast.List, ast.Tuple))):
+    terms = list(node.args[0].elts)
+  return terms if len(terms) == 2 else None
+
+
+# Calls that build a tensor from parts of others: a scatter, a stitch.
+REBUILDS = frozenset({"tensor_scatter_nd_update", "tensor_scatter_update",
+                      "dynamic_stitch", "parallel_dynamic_stitch"})
+
+
+def rebuilt_parts(node: ast.Call) -> Optional[List[ast.expr]]:
+  """The tensors a scatter or a stitch builds its result from: the
+  tensor and the updates of `tensor_scatter_nd_update(x, ids, updates)`,
+  the data of `dynamic_stitch(indices, data)`."""
+  args = node.args
+  name = _names.call_name(node)
+  if name in {"tensor_scatter_nd_update", "tensor_scatter_update"} and (
+      len(args) == 3):
+    return [args[0], args[2]]
+  if name in {"dynamic_stitch", "parallel_dynamic_stitch"} and len(
+      args) == 2 and isinstance(args[1], (ast.List, ast.Tuple)):
+    return list(args[1].elts)
+  return None
+
+
+def _stitched(flow: Flow, elements: List[ast.expr], scope: _scopes.Scope,
+              env: Dict[str, Labels]) -> bool:
+  """Whether a scatter or a stitch rebuilds a variable from a stopped
+  part of it and its live rest (`tensor_scatter_nd_update(x, ids,
+  stop_gradient(gather_nd(x, ids)))`): a mix, as a `concat` of the two."""
+  if not any(isinstance(n, ast.Call) and _names.call_name(n) == (
+      "stop_gradient") for e in elements for n in ast.walk(e)) and not any(
+          "sg" in flow.labels(e, scope, env) for e in elements):
+    return False  # (A part unpacked from a partition has no labels.)
+  stopped: Set[str] = set()
+  live: Set[str] = set()
+  for each in elements:
+    stopped |= variables_in(flow, each, scope, env, stopped=True)
+    live |= variables_in(flow, each, scope, env)
+  return bool(stopped & live)
 
 
 def maker(node: ast.AST, scope: _scopes.Scope) -> Optional[ast.Call]:

@@ -187,6 +187,8 @@ class Flow:
     if isinstance(node, ast.Compare):
       if any(_calls.drawn(self, part, scope, env)
              for part in (node.left, *node.comparators)):
+        if _drawn_once(node, scope):
+          return {"mask": node}
         return {"random": node}  # `rand < p`, `abs(g) > t`: not fixed.
       return {"mask": node}
     if isinstance(node, ast.Call):
@@ -985,3 +987,17 @@ def _pairs(labels: Labels) -> bool:
 def has_var(labels: Labels) -> bool:
   """Whether the labels say "a variable, or arithmetic on one"."""
   return "var" in labels or "vararith" in labels
+
+
+def _drawn_once(node: ast.Compare, scope: _scopes.Scope) -> bool:
+  """`mask = np.random.rand(n, k) < 0.1` run once at a module's top
+  level, in no loop: NumPy draws it when the module runs, and it then
+  stays the same for every step (a TF op drawn there is drawn anew at
+  each `Session.run`, and one in a function at each call)."""
+  if scope.parent is not None or not any(
+      isinstance(n, ast.Call) and (_names.dotted(n.func) or "").startswith(
+          ("np.random.", "numpy.random.")) for n in ast.walk(node)):
+    return False
+  return any(not d.where.loops and d.value is not None and any(
+      n is node for n in ast.walk(d.value))
+             for defs in scope.defs.values() for d in defs)

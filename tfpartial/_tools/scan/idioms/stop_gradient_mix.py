@@ -448,6 +448,10 @@ def _product(node: ast.AST) -> bool:
           "multiply", "mul"})
 
 
+# Calls that sum two terms: `tf.add`, `tf.add_n`.
+_SUMS = {"add", "add_v2", "add_n", "accumulate_n"}
+
+
 def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
   """The sums and `where`s of a statement with a `stop_gradient` (or a
   name in `stopped`) inside them, in one walk of the statement."""
@@ -475,7 +479,8 @@ def _stopping(statement: ast.AST, stopped: Set[str]) -> List[ast.expr]:
   return [c for c in candidates if id(c) in marked]
 
 
-_WHERE = {"where", "where_v2", "select", "concat", "concatenate"}
+_WHERE = {"where", "where_v2", "select", "concat", "concatenate",
+          *_calls.REBUILDS, *_SUMS}
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
              ast.AsyncWith, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
              ast.ClassDef)
@@ -488,8 +493,12 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
   flow: a name read both inside a `stop_gradient` (or a name holding
   one) and outside it (one of `among`, if given), and for a sum a product
   on each side (`m * x + (1 - m) * tf.stop_gradient(x)`)."""
+  terms = _calls.summed_terms(node) if isinstance(node, ast.Call) and (
+      _names.call_name(node) in _SUMS) else None
   if isinstance(node, ast.BinOp):
-    parts = [node.left, node.right]
+    terms = [node.left, node.right]
+  if terms is not None:
+    parts = terms
     if not all(_has_product(p, scope) for p in parts) and not (
         _stopped_plus_difference(parts)):
       return False  # `x + sg(y - x)`: a straight-through estimator.
@@ -497,6 +506,9 @@ def _mix_shape(node: ast.AST, stopped: Set[str], scope: _scopes.Scope,
       "concat", "concatenate"}:
     first = node.args[0] if node.args else None
     parts = list(getattr(first, "elts", []))
+  elif isinstance(node, ast.Call) and _names.call_name(node) in (
+      _calls.REBUILDS):
+    parts = _calls.rebuilt_parts(node) or []
   else:
     parts = list(getattr(node, "args", []))[1:3]
   inside: Set[str] = set()
@@ -694,8 +706,7 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
   else:
     live = _live_term(analysis.flow, hit.node, hit.scope)
     if live is None:
-      return "which term trains is in a `tf.where` condition: say it in " \
-             "a `tfpartial.train_only`"
+      return _unported(hit.node)
     mask, variable = live
   if tf is None or frozen is None and not _constants.is_constant(
       mask, hit.scope, imported=analysis.project.imported_values):
@@ -742,6 +753,19 @@ _BY_LABEL = {
               "elements of that layer's kernel and bias train in a "
               "`tfpartial.train_only` and drop the `Lambda` layer"),
 }
+
+
+def _unported(node: ast.AST) -> str:
+  """Why a mix that is no `m * x + (1 - m) * sg(x)` is ported by hand."""
+  name = _names.call_name(node) if isinstance(node, ast.Call) else ""
+  if name in _calls.REBUILDS:
+    return (f"which elements train is in the indices `{name}` is given: "
+            "say them in a `tfpartial.train_only`")
+  if name in _SUMS:
+    return (f"which elements train is in the masks `{name}` sums: say "
+            "them in a `tfpartial.train_only`")
+  return "which term trains is in a `tf.where` condition: say it in " \
+         "a `tfpartial.train_only`"
 
 
 def _stopped_part(node: ast.Call, lines: List[str]

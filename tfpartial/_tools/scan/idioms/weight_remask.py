@@ -25,6 +25,7 @@ from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
+from tfpartial._tools.scan.idioms._masks import _row_resets
 from tfpartial._tools.scan.idioms._runs import _dropped
 
 
@@ -53,6 +54,8 @@ class WeightRemask(_idiom.Idiom):
              if id(h.node) not in written]
     hits += [h for h in _support.hits(analysis)
              if id(h.sink) not in written]
+    hits += [h for h in _row_resets.row_resets(analysis)
+             if id(h.node) not in written]
     for scope in analysis.functions_named(("__call__",)):
       hits += _constraint_class(scope, analysis)
     for module in analysis.project.scanned():

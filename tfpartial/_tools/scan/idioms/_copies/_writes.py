@@ -102,7 +102,7 @@ def target_and_value(call: ast.Call
     if len(args) >= 3:
       return args[0], args[2], True
     if receiver is not None and args:
-      return receiver, args[-1], True
+      return receiver, _slices_values(args[-1]), True
   if name in {"assign", "set_value"} and len(args) == 2:
     return args[0], args[1], False
   if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
@@ -114,6 +114,18 @@ def target_and_value(call: ast.Call
       and not isinstance(args[0], (ast.Constant, ast.JoinedStr))):
     return receiver, args[0], False  # `Variable.load(value, session)`.
   return None
+
+
+def _slices_values(value: ast.expr) -> ast.expr:
+  """The values of `tf.IndexedSlices(values, indices)`, the argument of
+  `variable.scatter_update(...)`: what the rows are set to."""
+  if isinstance(value, ast.Call) and _names.call_name(value) == (
+      "IndexedSlices"):
+    first = value.args[0] if value.args else next(
+        (k.value for k in value.keywords if k.arg == "values"), None)
+    if first is not None:
+      return first
+  return value
 
 
 def _write_parts(call: ast.Call
@@ -358,22 +370,34 @@ def _fed(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
 def _batch_set(call: ast.Call, scope: _scopes.Scope, analysis: Analysis
                ) -> Optional[WriteHit]:
   """`K.batch_set_value([(w, K.get_value(w) * m) for w, m in zip(ws,
-  masks)])`: each weight set to its own values times a mask."""
+  masks)])`, or a list of such pairs written out (`[(layer.kernel,
+  K.get_value(layer.kernel) * mask)]`): each weight set to its own
+  values times a mask."""
   pairs = call.args[0] if call.args else None
-  if not isinstance(pairs, ast.ListComp) or not isinstance(
-      pairs.elt, ast.Tuple) or len(pairs.elt.elts) != 2 or (
-          analysis.module(scope).is_test):
+  if analysis.module(scope).is_test:
     return None
-  values = ast.ListComp(elt=pairs.elt.elts[1], generators=pairs.generators)
-  ast.copy_location(values, pairs)
-  found = analysis.flow.labels(values, scope)
-  if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
-      pairs.elt.elts[1], scope):
-    return None
-  if not in_training(scope, analysis, call):
-    return None
-  return WriteHit(call, scope, call, found, "weight-remask",
-                  pairs.elt.elts[0], pairs.elt.elts[1])
+  for target, values in _set_pairs(pairs):
+    found = analysis.flow.labels(values, scope)
+    if not any(k.startswith("varmask:") for k in found) or _by_magnitude(
+        values, scope) or not in_training(scope, analysis, call):
+      continue
+    return WriteHit(call, scope, call, found, "weight-remask", target,
+                    values)
+  return None
+
+
+def _set_pairs(pairs: Optional[ast.expr]) -> List[Tuple[ast.expr, ast.expr]]:
+  """(weight, value) of the pairs `batch_set_value` is given: of a
+  comprehension (its values as one comprehension), or of a list."""
+  if isinstance(pairs, ast.ListComp) and isinstance(
+      pairs.elt, ast.Tuple) and len(pairs.elt.elts) == 2:
+    values = ast.ListComp(elt=pairs.elt.elts[1], generators=pairs.generators)
+    ast.copy_location(values, pairs)
+    return [(pairs.elt.elts[0], values)]
+  if isinstance(pairs, (ast.List, ast.Tuple)):
+    return [(e.elts[0], e.elts[1]) for e in pairs.elts if isinstance(
+        e, ast.Tuple) and len(e.elts) == 2]
+  return []
 
 
 def _by_magnitude(value: ast.AST, scope: _scopes.Scope) -> bool:

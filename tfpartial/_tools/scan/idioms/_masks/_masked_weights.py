@@ -460,9 +460,23 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
         if name in _CHOSEN or made is False:
           return False
         built = built or name in _BUILT or made is True
+      elif isinstance(item, ast.Compare):
+        built = built or _outer_comparison(item)
       elif isinstance(item, ast.Name) and item.id not in home.params:
         values += [(d.value, home) for d in _defs(item.id, home)[:4]]
   return built
+
+
+def _outer_comparison(node: ast.Compare) -> bool:
+  """`d_out[None, :] >= d_in[:, None]`: two vectors broadcast against
+  each other and ordered, a MADE's connectivity from its degrees (a
+  threshold on values compares against a number, not this)."""
+  sides = [node.left, *node.comparators]
+  return len(sides) == 2 and all(isinstance(o, (
+      ast.Gt, ast.GtE, ast.Lt, ast.LtE)) for o in node.ops) and all(
+          isinstance(side, ast.Subscript) and any(
+              isinstance(n, ast.Constant) and n.value is None
+              for n in ast.walk(side.slice)) for side in sides)
 
 
 def _values(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis

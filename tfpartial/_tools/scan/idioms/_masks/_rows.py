@@ -132,6 +132,16 @@ def _read_whole(analysis: Analysis, node: ast.Call, scope: _scopes.Scope,
   return False
 
 
+def edge_slice(node: ast.Call, scope: _scopes.Scope
+               ) -> Optional[ast.Subscript]:
+  """The slice of a variable that a join (or a pad) with constants drops
+  edge rows of (`emb[1:]` in `tf.concat([tf.zeros([1, E]), emb[1:]],
+  0)`), or None."""
+  if _names.call_name(node) not in _JOINS:
+    return None
+  return _dropping_slice(node, scope)
+
+
 def _dropping_slice(node: ast.Call, scope: _scopes.Scope
                     ) -> Optional[ast.Subscript]:
   """The one slice of a join that drops rows at an edge along the axis
