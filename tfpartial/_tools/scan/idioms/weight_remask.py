@@ -47,7 +47,8 @@ class WeightRemask(_idiom.Idiom):
     hits: List[_idiom.Hit] = [
         h for h in _writes.writes(analysis) if h.kind == self.id and not (
             isinstance(h, _writes.WriteHit) and h.target is not None
-            and _untrained.untrained(h.target, h.scope, analysis)
+            and (_untrained.untrained(h.target, h.scope, analysis) or (
+                _untrained.made_each_pass(h.target, h.scope, analysis)))
             or _dropped.never_run(h.sink, h.scope, analysis))]
     written = {id(h.node) for h in _writes.writes(analysis)}
     hits += [h for h in _guarding_writes(analysis)

@@ -284,6 +284,10 @@ def _names_the_model(node: ast.AST, opened: Set[str],
       # get_name_scope()`: the scope the model is being built in.
       return any(_WHOLE_NETWORK.search(word) or word in _CURRENT_SCOPE
                  for word in _identifiers(chosen))
+    if isinstance(chosen, ast.Constant) and isinstance(chosen.value, str):
+      # `get_collection('trainable_variables', 'graph')`: the key written
+      # as a string is no scope.
+      literals = [chosen.value]
   return bool(literals) and all(
       s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
       for s in literals)

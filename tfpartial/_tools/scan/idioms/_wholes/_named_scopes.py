@@ -1,7 +1,10 @@
 """The root scopes a module names by passing them to a helper of the
 project: `sdae(x, layers, name="SDAE_Variable")` where `def sdae(...,
 name="SDAE")` opens `with tf.variable_scope(name):` around what it
-builds. The helper builds a whole model under the name its caller
+builds, or a class whose `__init__` opens one so
+(`ACNetwork(s_size, a_size, 'global', None)`, an asynchronous
+actor-critic's global network, whose workers apply their gradients to
+it). The helper builds a whole model under the name its caller
 chooses, as a `with tf.variable_scope("SDAE_Variable"):` written in the
 caller would (an autoencoder beside a matrix factorisation, each with
 its own optimizer; an MLP helper called once per network). Part of
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, List, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -27,7 +30,15 @@ def helpers(project: _project.Project) -> Set[str]:
         module) and module.tree is not None:
       found.update(f.name for f in _defined(module.tree.body) if (
           _opened_parameter(f) is not None))
+      found.update(c.name for c in module.tree.body if isinstance(
+          c, ast.ClassDef) and _opened_parameter(_init(c)) is not None)
   return found
+
+
+def _init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
+  """A class's own `__init__`, if it has one."""
+  return next((f for f in cls.body if isinstance(f, ast.FunctionDef) and (
+      f.name == "__init__")), None)
 
 
 def _defined(body: List[ast.stmt]) -> Iterator[ast.FunctionDef]:
@@ -55,14 +66,16 @@ def passed(project: _project.Project, module: _project.Module,
     return found
   for call, name, value in _literal_arguments(module.tree, named):
     target = project.resolve(top, name)
-    if not isinstance(target, tuple):
+    if not isinstance(target, (tuple, _scopes.ClassInfo)):
       continue
-    function = target[0]
+    # `ACNetwork(s, a, 'global')`: the class's `__init__` opens the scope.
+    function, skipped = (_init(target.node), 1) if isinstance(
+        target, _scopes.ClassInfo) else (target[0], 0)
     opened = _opened_parameter(function)
-    if opened is None:
+    if opened is None or not isinstance(function, ast.FunctionDef):
       continue
     positional = [a.arg for a in (*function.args.posonlyargs,
-                                  *function.args.args)]
+                                  *function.args.args)][skipped:]
     if value == opened or isinstance(value, int) and (
         value < len(positional) and positional[value] == opened):
       found.add(_text(call, value))
@@ -110,9 +123,11 @@ def _text(call: ast.Call, where: object) -> str:
   return str(node.value)
 
 
-def _opened_parameter(function: ast.AST) -> object:
+def _opened_parameter(function: Optional[ast.AST]) -> object:
   """The parameter a function opens as a scope in a statement of its own
   body, outside any other (`with tf.variable_scope(name):`), or None."""
+  if function is None:
+    return None
   params = {a.arg for a in ast.walk(getattr(function, "args")) if isinstance(
       a, ast.arg)}
   for node in _names.statements(function):
