@@ -820,7 +820,7 @@ class Flow:
   def _comprehension(self, node: ast.AST, element: ast.AST,
                      scope: _scopes.Scope, env: Dict[str, Labels]) -> Labels:
     inner = dict(env)
-    filtered = member = False
+    filtered = member = over_variables = False
     for generator in getattr(node, "generators", []):
       found = _var_params.widened(generator.iter, scope, self.labels(
           generator.iter, scope, inner))
@@ -840,8 +840,11 @@ class Flow:
               found["zip"], (index, len(target.elts))) or found, inner)
       else:
         _bind_names(target, found, inner)
-      if generator.ifs and ("var" in found or _pairs(found) or (
-          _names.model_layers(source))) and any(
+      # `[v for v in tvars for t in names if t in v.name]`: the test of
+      # an inner loop over names still filters the outer loop's variables.
+      over_variables = over_variables or "var" in found or _pairs(found) or (
+          _names.model_layers(source))
+      if generator.ifs and over_variables and any(
           _names.filters_by_name(test, self, scope, inner)
           for test in generator.ifs):
         filtered = True

@@ -2,7 +2,10 @@
 [ID_table]`) beside a step of its function that minimises the same loss
 over every variable (`minimize(warm_loss)`): the model is trained whole by
 one and only in part by the other, which leaves the rest frozen (a
-warm-up that updates only the new item embeddings)."""
+warm-up that updates only the new item embeddings). The entries are
+names, attributes or a layer's table read by a fixed key (`[self.
+full_ec_layer['weights'], ...]`); a list of `self`'s attributes that
+names every variable its class makes leaves nothing out."""
 
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
     defs = scope.defs.get(chosen.id, [])
     listed = defs[0].value if len(defs) == 1 else None
   if not isinstance(listed, (ast.List, ast.Tuple)) or not listed.elts or (
-      not all(isinstance(e, ast.Name) for e in listed.elts)):
+      not all(_entry(e) for e in listed.elts)) or _every_one_held(
+          listed, scope):
     return False
   loss = _loss(call)
   key = (beside_whole, 0, 0)
@@ -40,6 +44,46 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
         if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None}
   return loss is not None and (_graphs.section(scope, call),
                                _names.call_name(call), loss) in whole
+
+
+def _entry(node: ast.expr) -> bool:
+  """A variable named as written: `w`, `self.w`, `self.layer['weights']`
+  (a table of a layer's variables read by a fixed key)."""
+  if isinstance(node, ast.Subscript) and isinstance(
+      node.slice, ast.Constant) and isinstance(node.slice.value, str):
+    node = node.value
+  while isinstance(node, ast.Attribute):
+    node = node.value
+  return isinstance(node, ast.Name)
+
+
+def _every_one_held(listed: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether a list of `self`'s attributes names every attribute its
+  class sets to a variable (or a table of them): nothing is left out."""
+  held = {_held(e) for e in getattr(listed, "elts", [])}
+  if None in held:
+    return False
+  if scope.cls is None:
+    return False
+  made = {target.attr for node in ast.walk(scope.cls.node)
+          if isinstance(node, ast.Assign) and _makes_variables(node.value)
+          for target in node.targets if isinstance(target, ast.Attribute)
+          and isinstance(target.value, ast.Name) and target.value.id == "self"}
+  return made <= held
+
+
+def _held(node: ast.expr) -> Optional[str]:
+  """`w` of `self.w` or `self.w['weights']`."""
+  if isinstance(node, ast.Subscript):
+    node = node.value
+  return node.attr if isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self" else None
+
+
+def _makes_variables(value: ast.expr) -> bool:
+  """A variable made in place, or a table of them."""
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in {
+      "Variable", "get_variable"} for n in ast.walk(value))
 
 
 def _loss(call: ast.Call) -> Optional[str]:

@@ -94,8 +94,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               module.source.text, module.tree) and not (
                   _restored.restores_a_part(
                       module.source.text, module.tree, step.var_list)) and (
-                          not _warm_started.restores_other_scopes(
-                              module.source.text, module.tree, node)) and (
+                          not _warm_started.restores_beside(
+                              analysis, module, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _run_outside.run_outside(

@@ -4,8 +4,10 @@ checkpoint (`tf.train.init_from_checkpoint(ckpt, {'resnet/':
 'bias_opt'`) trains it on top of the restored part, which keeps its
 pretrained values: a freeze, not one whole model among others. The
 restored scopes are read from literal names only; a restore of the scope
-the step trains (resuming it) restores no other part. Part of
-`var-list-filter`."""
+the step trains (resuming it) restores no other part. The model's own
+file may hold the warm start: a module that opens the scope the step
+keeps (`with tf.variable_scope("NetworkHead"):`) beside a restored
+`CNN_block/` counts as the step's own. Part of `var-list-filter`."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 # Calls that load a checkpoint's values into variables chosen by scope.
 _WARM_STARTS = ("init_from_checkpoint", "assign_from_checkpoint",
@@ -42,6 +45,25 @@ def restores_other_scopes(text: str, tree: Optional[ast.AST],
           k.value for k in node.keywords if k.arg in _CHOICES)]:
         restored |= _roots(arg)
   return bool(restored) and not restored & trained
+
+
+def restores_beside(analysis: Analysis, module: object,
+                    chosen: ast.AST) -> bool:
+  """`restores_other_scopes` in the step's `module`, or in a module of
+  the project that opens one of the scopes `chosen` keeps (the model's
+  file, however the step reaches its model)."""
+  project = analysis.project
+  for other in project.modules:
+    text = other.source.text
+    if other is not module and not (any(
+        f'_scope("{root}"' in text or f"_scope('{root}'" in text
+        for root in _roots(chosen)) and any(
+            name in text for name in _WARM_STARTS)):
+      continue
+    tree = other.tree if project.parsed(other) is not None else None
+    if restores_other_scopes(text, tree, chosen):
+      return True
+  return False
 
 
 def _roots(node: ast.AST) -> Set[str]:
