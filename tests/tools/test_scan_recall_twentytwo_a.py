@@ -1,12 +1,14 @@
 """Round 22a's recall: a step's list read from the model's own accessor
 of some of its parts (an `@property` returning the head's variables, a
 method returning the prompt tokens and the head's), while the function
-runs the whole model, found as `var-list-filter`. Beside them what
+runs the whole model, and the newest block of a model a loop grows
+stage by stage, found as `var-list-filter`. Beside them what
 stays silent: a GAN's generator and discriminator accessors each trained
 by a step of its own, an accessor returning the model's whole list, an
 accessor of every part the forward runs, a teacher's variables never
-trained beside a student's accessor trained by itself, and a property
-named like one but of a class the model does not build."""
+trained beside a student's accessor trained by itself, a part's class
+trained whole elsewhere (a GAN's other half), a grown model trained
+together again after its stages, and a block trained on its own output."""
 
 import scanned
 
@@ -263,3 +265,67 @@ def test_a_part_s_own_class_trained_whole_elsewhere_is_the_other_half():
   # whole is the other half, as a GAN's discriminator is.
   assert scanned.found(_GAN_APART) == []
 
+
+# A model a loop grows by one block a stage (greedy, stage-wise).
+_GROWN = '''
+import tensorflow as tf
+
+class Block(tf.keras.layers.Layer):
+  def __init__(self):
+    super().__init__()
+    self.dense = tf.keras.layers.Dense(16)
+
+  def call(self, x):
+    return x + self.dense(x)
+
+class Stacked(tf.keras.Model):
+  def __init__(self):
+    super().__init__()
+    self.stem = tf.keras.layers.Dense(16)
+    self.blocks = []
+
+  def add_block(self, block):
+    self.blocks.append(block)
+
+  def call(self, x):
+    h = self.stem(x)
+    for block in self.blocks:
+      h = block(h)
+    return h
+
+def learn(data, stages):
+  model = Stacked()
+  optimizer = tf.keras.optimizers.Adam(1e-3)
+  for stage in range(stages):
+    block = Block()
+    model.add_block(block)
+    for x, y in data:
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+      gradients = tape.gradient(loss, block.trainable_variables)
+      optimizer.apply_gradients(zip(gradients, block.trainable_variables))
+'''
+
+
+def test_the_newest_block_of_a_grown_model_is_found():
+  assert scanned.found(_GROWN) == [
+      ("var-list-filter", _line_of(_GROWN, "tape.gradient(loss, block."))]
+
+
+def test_a_grown_model_trained_together_again_is_silent():
+  joint = _GROWN + '''
+    for x, y in data:
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+      optimizer.apply_gradients(zip(
+          tape.gradient(loss, model.trainable_variables),
+          model.trainable_variables))
+'''
+  assert scanned.found(joint) == []
+
+
+def test_a_block_trained_on_its_own_output_not_the_model_s_is_silent():
+  # The loss runs the block alone, not the grown model.
+  alone = _GROWN.replace("loss = tf.reduce_mean((model(x) - y) ** 2)",
+                         "loss = tf.reduce_mean((block(x) - y) ** 2)")
+  assert scanned.found(alone) == []
