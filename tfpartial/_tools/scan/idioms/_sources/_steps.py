@@ -20,6 +20,8 @@ from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _overridden
+from tfpartial._tools.scan.idioms._sources import _newest_part
+from tfpartial._tools.scan.idioms._sources import _own_subset
 from tfpartial._tools.scan.idioms._sources import _selecting
 from tfpartial._tools.scan.idioms._sources._hand_made import (
     _hand_made, _run_beside, _some_entries)
@@ -110,7 +112,18 @@ def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
   if entries is not None:
     flow.origin.setdefault(id(entries), scope)
     labels = {**labels, "filtered": entries}
-  return labels
+  accessor = _own_subset.accessed(analysis, chosen, scope) if (
+      chosen is not None and "filtered" not in labels) else None
+  if accessor is not None:  # `model.head_vars`: the model's own choice.
+    flow.origin.setdefault(id(accessor), scope)
+    labels = {**labels, "filtered": accessor}
+  grown = _newest_part.newest(chosen, scope) if (
+      "filtered" not in labels) else None
+  if grown is not None:  # A grown model's newest part, alone.
+    labels = {**labels, "filtered": grown}
+  owner = _own_subset.owner_class(analysis, chosen, scope) if (
+      accessor is not None or "filtered" not in labels) else None
+  return {**labels, "owner": owner} if owner is not None else labels
 
 
 def _selected(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,

@@ -125,7 +125,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
                   other.call, other.scope, step.scope)) and not (
                   _whole_elsewhere.whole_elsewhere(
               step.labels.get("filtered"), step.scope, other.labels,
-              other.scope)) and not (
+              other.scope) or _whole_elsewhere.model_elsewhere(
+                  step.labels, step.scope, other.labels, other.scope)
+              ) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(
                       other.call, other.scope) or _unbound_lists.no_group(

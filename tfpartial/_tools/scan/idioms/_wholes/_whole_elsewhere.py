@@ -34,6 +34,23 @@ def whole_elsewhere(filtered: Optional[ast.AST], scope: _scopes.Scope,
           _by_name(filtered))
 
 
+def model_elsewhere(labels: Labels, scope: _scopes.Scope,
+                    other_labels: Labels, other_scope: _scopes.Scope) -> bool:
+  """Whether a step of another function trains the whole of a model
+  (`model.trainable_variables`) beside a step of `scope` training a
+  model's own accessor of some of its parts (`model.prompt_tune_
+  variables()`, `_own_subset`): the same model's whole is pretraining or
+  a full fine-tune, an alternative; another model the first does not
+  build as a part is a model of its own. Neither is the other half of a
+  pair."""
+  owner, other = labels.get("owner"), other_labels.get("owner")
+  return other_scope is not scope and isinstance(owner, ast.ClassDef) and (
+      "filtered" in labels) and "filtered" not in other_labels and (
+          isinstance(other, ast.ClassDef)) and (other is owner or not any(
+              isinstance(n, ast.Call) and _names.call_name(n) == other.name
+              for n in ast.walk(owner)))
+
+
 def _every_variable(chosen: Optional[ast.AST]) -> bool:
   """Whether a list is `tf.trainable_variables()` or the like, whole."""
   if not isinstance(chosen, ast.Call) or chosen.args or chosen.keywords or (

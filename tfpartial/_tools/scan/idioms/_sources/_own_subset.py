@@ -1,0 +1,134 @@
+"""A model's own accessor of some of its parts' variables, as a step's list.
+
+`train_vars = model.trainable_classifier_vars` (an `@property` returning
+`self.classifier.trainable_variables`) or `model.prompt_tune_variables()`
+(a method returning `[self.prompt_tokens]` and the head's variables),
+where the function runs `model(x)` and the model's forward (with the
+methods of its own it calls) runs other parts it builds: the step trains
+those parts, the rest of the model runs untrained. An accessor that
+returns the whole model (`self.trainable_variables`) or every part the
+forward runs is no choice. The precision gates decide as for any filter.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Iterator, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan._model_parts import _FORWARD, _built, _called
+
+_DEPTH = 3
+
+
+def accessed(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
+             ) -> Optional[ast.expr]:
+  """The read of the model's accessor a step's list `chosen` holds (in
+  one of its values), or None."""
+  for value, home in _values(chosen, scope, 0):
+    read = value.func if isinstance(value, ast.Call) and not (
+        value.args or value.keywords) else value
+    if not isinstance(read, ast.Attribute) or not isinstance(
+        read.value, ast.Name) or read.value.id == "self":
+      continue
+    owner = analysis.flow.labels(read.value, home).get("obj")
+    info = analysis.flow.classes.get(id(owner)) if owner is not None else None
+    method = info.methods.get(read.attr) if info is not None else None
+    if info is None or method is None or _is_property(
+        method.node) == (read is not value) or not _called(
+            read.value.id, home):
+      continue
+    if _some_parts(info, method):
+      return value
+  return None
+
+
+def owner_class(analysis: Analysis, chosen: Optional[ast.AST],
+                scope: _scopes.Scope) -> Optional[ast.ClassDef]:
+  """The project class whose accessor, or whose whole own list
+  (`model.trainable_variables`), a step's list `chosen` reads, or None."""
+  for value, home in _values(chosen, scope, 0) if chosen is not None else ():
+    read = value.func if isinstance(value, ast.Call) else value
+    if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name):
+      owner = analysis.flow.labels(read.value, home).get("obj")
+      info = analysis.flow.classes.get(id(owner)) if owner else None
+      if info is not None:
+        return info.node
+  return None
+
+
+def _values(node: ast.AST, scope: _scopes.Scope, depth: int
+            ) -> Iterator[Tuple[ast.expr, _scopes.Scope]]:
+  """What `node` may hold: the values of a local name, both arms of a
+  conditional, each side of a sum."""
+  if depth > _DEPTH:
+    return
+  if isinstance(node, ast.Name) and node.id in scope.defs:
+    for each in scope.defs[node.id]:
+      if each.value is not None and each.value is not node:
+        yield from _values(each.value, scope, depth + 1)
+  elif isinstance(node, ast.IfExp):
+    yield from _values(node.body, scope, depth + 1)
+    yield from _values(node.orelse, scope, depth + 1)
+  elif isinstance(node, ast.expr):
+    yield node, scope
+
+
+def _is_property(function: ast.AST) -> bool:
+  return any("property" in (_names.dotted(d) or "").lower()
+             for d in getattr(function, "decorator_list", []))
+
+
+def _some_parts(info: _scopes.ClassInfo, method: _scopes.Scope) -> bool:
+  """Whether the accessor reads the variables of some parts the forward
+  runs, and leaves out another part the forward runs that the class
+  builds, and never the model's own whole list."""
+  if any(isinstance(n, ast.Attribute) and _is_self(n.value) and (
+      n.attr in _names.VARIABLE_ATTRIBUTES) for n in ast.walk(method.node)):
+    return False  # `self.trainable_variables`: the whole model.
+  parts = _parts_read(method.node)
+  run = _run(info)
+  left = {name for name in run - parts if _built(info, name)}
+  return bool(parts & run) and bool(left)
+
+
+def _parts_read(function: ast.AST) -> Set[str]:
+  """The `self.x` whose variables an accessor reads (`self.x.weights`)
+  or that it lists itself (`[self.prompt_tokens]`)."""
+  found: Set[str] = set()
+  for node in ast.walk(function):
+    if isinstance(node, ast.Attribute) and node.attr in (
+        _names.VARIABLE_ATTRIBUTES):
+      found |= _self_names([node.value])
+    if isinstance(node, (ast.List, ast.Tuple)):
+      found |= _self_names(node.elts)
+  return found
+
+
+def _run(info: _scopes.ClassInfo) -> Set[str]:
+  """The `self.x` the forward reads, with the methods of the class it
+  calls (`self.features(x)`), their names left out."""
+  todo: List[str] = [m for m in _FORWARD if m in info.methods][:1]
+  done: Set[str] = set()
+  read: Set[str] = set()
+  while todo:
+    name = todo.pop()
+    if name in done or len(done) > 8:
+      continue
+    done.add(name)
+    names = _self_names(ast.walk(info.methods[name].node))
+    read |= names
+    todo += [each for each in names if each in info.methods]
+  return read - set(info.methods)
+
+
+def _is_self(node: ast.AST) -> bool:
+  return isinstance(node, ast.Name) and node.id == "self"
+
+
+def _self_names(nodes: Iterable[ast.AST]) -> Set[str]:
+  """The `x` of each `self.x` among `nodes`."""
+  return {node.attr for node in nodes if isinstance(
+      node, ast.Attribute) and _is_self(node.value)}
