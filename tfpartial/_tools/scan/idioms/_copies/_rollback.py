@@ -9,7 +9,11 @@
   W[i] + (1 - tau) * target_W[i]` with `W` the trained model's weights),
   written into the target: it mirrors another model, no step trains it;
   the same blend in a graph, from a list a train op trains, or into a
-  list copied from its source (`_target_network`)."""
+  list copied from its source (`_target_network`);
+- a variable put back whole from a copy taken in the same pass of the
+  loop that trains it, after an `assign_add` nudged it, before the
+  pass's step (adversarial training, PGD/FGM on an embedding): the
+  perturbation undone, every element still trains."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import ast
 from typing import List, Optional
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._copies import _target_network
@@ -119,3 +124,70 @@ def _every_element(call: ast.Call, scope: _scopes.Scope,
   values = _values(listed, scope)
   return bool(values) and all(isinstance(v, ast.Attribute) and (
       v.attr in _WHOLE) for v in values)
+
+
+# Writes that change a variable by a step of its own (a perturbation).
+_NUDGES = {"assign_add", "assign_sub"}
+
+
+def undone_before_step(call: ast.Call, scope: _scopes.Scope,
+                       analysis: Analysis, target: ast.expr,
+                       value: ast.expr, step: object) -> bool:
+  """Whether the write puts a whole variable back to a copy of it taken
+  earlier in the same pass of the loop that trains it, after nudging it
+  (`assign_add`), before that pass's step: an adversarial perturbation
+  (PGD, FGM) undone; every element still trains.
+
+  >>> import textwrap
+  >>> from tfpartial._tools.scan import _files
+  >>> from tfpartial._tools.scan import _project
+  """
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    value = value.left  # `copy + r`: the nudge projected around the copy.
+  if not isinstance(value, ast.Name) or not isinstance(step, ast.AST):
+    return False
+  order = analysis.order(scope)
+  loop = _loop_of(step, order)
+  if loop is None or not _inside(call, loop, order) or (
+      call.lineno >= getattr(step, "lineno", 0)):
+    return False
+  mine = ast.unparse(target)
+  copies = [d for d in scope.defs.get(value.id, []) if d.part is None]
+  if len(copies) != 1 or not _copy_of(copies[0].value, mine) or not (
+      _inside(copies[0].value, loop, order)):
+    return False
+  taken = copies[0].start
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _NUDGES
+             and isinstance(n.func, ast.Attribute) and ast.unparse(
+                 n.func.value) == mine and taken < (n.lineno, n.col_offset)
+             and n.lineno < call.lineno for n in ast.walk(loop))
+
+
+def _copy_of(node: ast.expr, mine: str) -> bool:
+  """`tf.Variable(x)`, `tf.identity(x)`, `x.read_value()`: a whole copy
+  of `x`."""
+  if not isinstance(node, ast.Call):
+    return False
+  name = _names.call_name(node)
+  if name in ("Variable", "identity") and len(node.args) == 1:
+    return ast.unparse(node.args[0]) == mine
+  return name in _names.SNAPSHOTS and isinstance(
+      node.func, ast.Attribute) and ast.unparse(node.func.value) == mine
+
+
+def _loop_of(node: ast.AST, order: "_order.Order") -> Optional[ast.AST]:
+  """The innermost loop around `node` in its function."""
+  current = order.parent(node)
+  while current is not None and not isinstance(current, (
+      ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+    if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+      return current
+    current = order.parent(current)
+  return None
+
+
+def _inside(node: ast.AST, outer: ast.AST, order: "_order.Order") -> bool:
+  current: Optional[ast.AST] = node
+  while current is not None and current is not outer:
+    current = order.parent(current)
+  return current is outer

@@ -280,6 +280,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # Written once, before training: an initialisation; or the step's
     # own values changed from themselves (clipped): a constraint.
     return None
+  if _rollback.undone_before_step(
+      call, scope, analysis, target, value, when["at"]):
+    return None  # A perturbation undone before the pass's step.
   order = str(when["order"]) if isinstance(when["order"], str) else ""
   if order == "after" and not partial and _whole(value, scope) and (
       _ended_before(when["at"], call, analysis.order(scope)) or
