@@ -327,6 +327,8 @@ def filters_by_name(node: ast.AST, flow: object = None, scope: object = None,
     return any(_not_one_variable(v, flow, scope, env) for v in node.values)
   if _negated_guard(node) or _by_trainable(node):
     return False
+  if _not_one_variable(node, flow, scope, env, kept=True):
+    return True  # `var == emb_doc`: one variable kept, by equality.
   if mentions_a_name_test(node) or _reads_a_name(node, scope) or (
       _shape_choice.chooses_by_shape(node)):
     return True
@@ -462,13 +464,16 @@ def _words(identifier: str) -> List[str]:
 
 
 def _not_one_variable(node: ast.AST, flow: object, scope: object,
-                      env: object) -> bool:
+                      env: object, kept: bool = False) -> bool:
   """`v is not self.scales`: every variable but one the model holds
   (a prior's scales, a step's own table), by identity; not `g is not
-  None`, nor a test against anything but a variable."""
+  None`, nor a test against anything but a variable. `kept`: the one
+  variable kept by equality instead (`var == emb_doc`: a document
+  table trained alone)."""
   labels = getattr(flow, "labels", None)
+  wanted = ast.Eq if kept else ast.IsNot
   if labels is None or not isinstance(node, ast.Compare) or len(
-      node.ops) != 1 or not isinstance(node.ops[0], ast.IsNot) or (
+      node.ops) != 1 or not isinstance(node.ops[0], wanted) or (
           not isinstance(node.left, ast.Name)):
     return False
   other = node.comparators[0]

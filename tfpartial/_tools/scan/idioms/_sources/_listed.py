@@ -29,6 +29,8 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
     listed = defs[0].value if len(defs) == 1 else None
+  if isinstance(listed, ast.IfExp):
+    return _against_every(listed, scope)
   if not isinstance(listed, (ast.List, ast.Tuple)) or not listed.elts or (
       not all(_entry(e) for e in listed.elts)) or _every_one_held(
           listed, scope):
@@ -46,6 +48,38 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
                                _names.call_name(call), loss) in whole
 
 
+def _against_every(choice: ast.IfExp, scope: _scopes.Scope) -> bool:
+  """Whether a flag chooses between a hand-written list and every
+  variable of the graph for one step (`[self._syn0_d] if is_inferring
+  else tf.global_variables()`: inference trains the new documents'
+  vectors alone, the loss's other tables fixed); not a list of `self`'s
+  attributes naming every variable its class makes in place.
+
+  >>> import ast
+  >>> from tfpartial._tools.scan import _scopes
+  >>> module = _scopes.collect(ast.parse("pass"))
+  >>> def chose(text):
+  ...   return _against_every(ast.parse(text, mode="eval").body, module)
+  >>> chose("[self.d] if infer else tf.global_variables()")
+  True
+  >>> chose("[self.d] if infer else [self.d, self.w]")
+  False
+  """
+  for arm, other in ((choice.body, choice.orelse),
+                     (choice.orelse, choice.body)):
+    if isinstance(arm, (ast.List, ast.Tuple)) and arm.elts and all(
+        _entry(e) for e in arm.elts) and isinstance(other, ast.Call) and (
+            _names.call_name(other) in _EVERY) and not (
+                other.args or other.keywords) and not (
+                    _every_one_held(arm, scope, known=True)):
+      return True
+  return False
+
+
+# The whole graph's lists.
+_EVERY = {"trainable_variables", "global_variables", "all_variables"}
+
+
 def _entry(node: ast.expr) -> bool:
   """A variable named as written: `w`, `self.w`, `self.layer['weights']`
   (a table of a layer's variables read by a fixed key)."""
@@ -57,9 +91,11 @@ def _entry(node: ast.expr) -> bool:
   return isinstance(node, ast.Name)
 
 
-def _every_one_held(listed: ast.expr, scope: _scopes.Scope) -> bool:
+def _every_one_held(listed: ast.expr, scope: _scopes.Scope,
+                    known: bool = False) -> bool:
   """Whether a list of `self`'s attributes names every attribute its
-  class sets to a variable (or a table of them): nothing is left out."""
+  class sets to a variable (or a table of them): nothing is left out
+  (`known`: only where the class makes some in place)."""
   held = {_held(e) for e in getattr(listed, "elts", [])}
   if None in held:
     return False
@@ -69,7 +105,7 @@ def _every_one_held(listed: ast.expr, scope: _scopes.Scope) -> bool:
           if isinstance(node, ast.Assign) and _makes_variables(node.value)
           for target in node.targets if isinstance(target, ast.Attribute)
           and isinstance(target.value, ast.Name) and target.value.id == "self"}
-  return made <= held
+  return made <= held and bool(made or not known)
 
 
 def _held(node: ast.expr) -> Optional[str]:

@@ -126,7 +126,10 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
                   _whole_elsewhere.whole_elsewhere(
               step.labels.get("filtered"), step.scope, other.labels,
               other.scope) or _whole_elsewhere.model_elsewhere(
-                  step.labels, step.scope, other.labels, other.scope)
+                  step.labels, step.scope, other.labels, other.scope) or (
+                      _whole_elsewhere.cut_elsewhere(
+                          step.labels.get("vararith"), step.scope,
+                          other.labels, other.scope))
               ) and not (
               _fast_weights(other) or _groups.inner_loop(
                   other.call, other.scope) or _flagged.never_run(

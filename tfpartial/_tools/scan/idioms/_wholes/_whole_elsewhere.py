@@ -51,6 +51,44 @@ def model_elsewhere(labels: Labels, scope: _scopes.Scope,
               for n in ast.walk(owner)))
 
 
+def cut_elsewhere(filtered: Optional[ast.AST], scope: _scopes.Scope,
+                  other_labels: Labels, other_scope: _scopes.Scope) -> bool:
+  """Whether a step of another function trains the very list a filtered
+  step's list is cut from, by two slices that leave entries out between
+  them (`w[:k] + w[(k + 1):]` beside `w`: warm-up epochs keep `w[k]`
+  fixed, then the whole trains). Not the other half of a pair: that
+  half is the whole.
+
+  >>> import ast
+  >>> from tfpartial._tools.scan import _scopes
+  >>> one, two = (_scopes.collect(ast.parse("pass")) for _ in range(2))
+  >>> every = {"var": ast.parse("m.weights", mode="eval").body}
+  >>> cut = ast.parse("m.weights[:k] + m.weights[(k + 1):]", mode="eval")
+  >>> cut_elsewhere(cut.body, one, every, two)
+  True
+  >>> met = ast.parse("m.weights[:k] + m.weights[k:]", mode="eval")
+  >>> cut_elsewhere(met.body, one, every, two)
+  False
+  """
+  whole = other_labels.get("var")
+  if other_scope is scope or "filtered" in other_labels or not isinstance(
+      whole, ast.expr) or not isinstance(filtered, ast.BinOp) or (
+          not isinstance(filtered.op, ast.Add)):
+    return False
+  head, tail = filtered.left, filtered.right
+  if not all(isinstance(side, ast.Subscript) and isinstance(
+      side.slice, ast.Slice) and side.slice.step is None and (
+          ast.unparse(side.value) == ast.unparse(whole))
+             for side in (head, tail)):
+    return False
+  assert isinstance(head, ast.Subscript) and isinstance(tail, ast.Subscript)
+  first, second = head.slice, tail.slice
+  assert isinstance(first, ast.Slice) and isinstance(second, ast.Slice)
+  return first.lower is None and second.upper is None and (
+      first.upper is not None and second.lower is not None) and (
+          ast.unparse(first.upper) != ast.unparse(second.lower))
+
+
 def _every_variable(chosen: Optional[ast.AST]) -> bool:
   """Whether a list is `tf.trainable_variables()` or the like, whole."""
   if not isinstance(chosen, ast.Call) or chosen.args or chosen.keywords or (
