@@ -173,9 +173,12 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
   if not (_phased(step, steps) or _applied.of_filtered(step, steps)):
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
   key = (id(step.scope), step.section, step.loss or str(id(node)))
-  node, labels = _helper_choice.placed(analysis.flow, _into_method(
-      analysis, node, step.scope), step.scope, step.labels,
-                                       _returned_filter)
+  labels = step.labels
+  if not _helper_choice.scope_passed(analysis.flow, node, step.scope,
+                                     _returned_filter):
+    node, labels = _helper_choice.placed(analysis.flow, _into_method(
+        analysis, node, step.scope), step.scope, step.labels,
+                                         _returned_filter)
   if _helper_choice.NARROWED in labels:  # Each helper its own part.
     key = (key[0], key[1], f"{key[2]} {id(node)}")
   node = _narrowed.narrowing(node, analysis.flow.origin.get(
@@ -345,7 +348,7 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
   scopes): where a reader looks for the choice."""
   filtered = step.labels.get("filtered")
   found = _flagged.flag_default(analysis.project, filtered, (
-      analysis.flow.origin.get(id(filtered), step.scope)))
+      analysis.flow.origin.get(id(filtered), step.scope)), step.scope)
   if found is None:
     return None
   analysis.flow.origin.setdefault(id(found[0]), found[1])

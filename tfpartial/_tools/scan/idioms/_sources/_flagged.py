@@ -140,18 +140,22 @@ _DEFINES = {"DEFINE_string", "DEFINE_list", "DEFINE_multi_string",
 
 
 def flag_default(project: _project.Project, filtered: Optional[ast.AST],
-                 home: Optional[_scopes.Scope]
+                 home: Optional[_scopes.Scope],
+                 step: Optional[_scopes.Scope] = None
                  ) -> Optional[Tuple[ast.Constant, _scopes.Scope]]:
   """Where a flag the filter reads (`FLAGS.trainable_scopes`, slim's) is
   given a default that chooses some scopes (`'InceptionV3/Logits'`), and
   the scope of its module: the freeze is chosen there, not on the
-  command line. None when the default chooses nothing (None, '')."""
+  command line. None when the default chooses nothing (None, ''). The
+  step's own module comes first: scripts that share a helper each define
+  the flag, and the one that runs the step gives it its default."""
   if filtered is None or home is None:
     return None
   read = {n.attr for n in _named_by(_scopes.made_from(filtered, home))
           if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
           and n.value.id != "self"}
-  for module in project.modules:
+  own = project.module_of(step) if step is not None else None
+  for module in sorted(project.modules, key=lambda m: m is not own):
     text = module.source.text
     if module.tree is None or module.scope is None or not (
         "DEFINE_" in text or "add_argument(" in text) or not any(

@@ -56,6 +56,36 @@ def placed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   return inner, labels
 
 
+def scope_passed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
+                 returned: Returned) -> bool:
+  """Whether `node` calls a method of `self` whose filter keeps the
+  variables of a scope its parameter names, and passes that parameter a
+  scope made from the object's own attributes (`self.trainable_variables(
+  self.name + '/G')`, a model's method that returns the trainable
+  variables under the scope it is given): the caller chooses the part of
+  its own model, so the finding stays at the call. A literal scope stays
+  shown in the helper, as before."""
+  if not isinstance(node, ast.Call) or not isinstance(
+      node.func, ast.Attribute) or _names.dotted(node.func.value) != "self":
+    return False
+  helper = _helper_scope(flow, node, flow.origin.get(id(node), scope))
+  function = helper.node if helper is not None else None
+  if helper is None or not isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  inner = returned(flow, helper)
+  if inner is None:
+    return False
+  read = {n.id for n in _scopes.made_from(inner, helper)
+          if isinstance(n, ast.Name)}
+  params = [a.arg for a in function.args.args]
+  given = [_names.argument(node, params, p) for p in read & set(params)
+           if p != "self"]
+  return any(g is not None and any(
+      isinstance(n, ast.Attribute) and _names.dotted(n.value) == "self"
+      for n in ast.walk(g)) for g in given)
+
+
 def _helper_scope(flow: Flow, call: ast.Call, scope: _scopes.Scope
                   ) -> Optional[_scopes.Scope]:
   """The scope of the project's function `call` runs, if it runs one."""
