@@ -64,6 +64,7 @@ class Flow:
   def __init__(self, project: Optional[_project.Project] = None) -> None:
     self.project = project or _project.Project([])
     self._memo: Dict[Tuple[int, int, object, bool], Labels] = {}
+    self._held: Dict[int, ast.AST] = {}  # id -> the node, kept alive.
     self._names: Dict[Tuple[int, str, Tuple[int, ...], object, bool],
                       Labels] = {}
     # While a called expression is evaluated: a parameter takes the
@@ -129,6 +130,10 @@ class Flow:
     if self.depth > _MAX_DEPTH:
       self._tainted = True
       return {}
+    # Memos are keyed by `id`: a node made on the fly (a copy to read,
+    # `ast.Name(name)`) is held, so no later node takes its id and reads
+    # its labels (which made findings vary with memory layout).
+    self._held.setdefault(id(node), node)
     key = (id(node), id(scope), self._token, self._calling)
     if not env and key in self._memo:
       if key in self._memo_tainted:
