@@ -33,12 +33,7 @@ def by_ids(name: str, args: List[ast.AST], scope: _scopes.Scope) -> bool:
   name."""
   if name != "gather" or len(args) < 2:
     return False
-  chosen = args[1]
-  if isinstance(chosen, ast.Name):
-    defs = scope.defs.get(chosen.id, [])
-    if len(defs) != 1:
-      return False
-    chosen = defs[0].value
+  chosen = _assigned_once(args[1], scope)
   return any(isinstance(node, ast.Call) and _names.call_name(node) == "where"
              and len(node.args) == 1 and isinstance(node.args[0], ast.Compare)
              and any(isinstance(n, ast.Attribute) and n.attr == "indices"
@@ -55,14 +50,19 @@ def scattered_back(name: str, args: List[ast.AST], scope: _scopes.Scope
   nothing."""
   if name != "scatter_nd" or len(args) != 3:
     return False
-  updates = args[1]
-  if isinstance(updates, ast.Name):
-    defs = scope.defs.get(updates.id, [])
-    if len(defs) != 1:
-      return False
-    updates = defs[0].value
+  updates = _assigned_once(args[1], scope)
   return isinstance(updates, ast.Call) and _names.call_name(updates) in {
       "gather", "gather_nd"}
+
+
+def _assigned_once(node: ast.AST, scope: _scopes.Scope) -> ast.AST:
+  """What a local name holds when it is assigned once, else `node` (a
+  name assigned twice is no call, and walks to nothing)."""
+  if isinstance(node, ast.Name):
+    defs = scope.defs.get(node.id, [])
+    if len(defs) == 1:
+      return defs[0].value
+  return node
 
 
 def padded_back(name: str, args: List[ast.AST]) -> bool:
