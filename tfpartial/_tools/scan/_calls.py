@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, Dict, List, Optional, Sequence, Set, Union, cast
+from typing import (Any, Dict, List, Optional, Sequence, Set, Tuple, Union,
+                    cast)
 
 from tfpartial._tools.scan import _gathered_rows
 from tfpartial._tools.scan import _joined_lists
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _padding
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _zero_choice
 from tfpartial._tools.scan._labels import Labels, union
 
 Flow = Any  # `_flow.Flow`, which imports this module.
@@ -58,10 +60,29 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
         "grad" in second and _names.is_zero(left))) and not _reset(
             node, left, scope):
       result["masked"] = node  # `grads[0] * 0.0`, `grads[0] *= 0`.
+    elif "masked" not in result and _zeroed_by_choice(
+        flow, node, (first, left), (second, right), scope, env):
+      result["masked"] = node  # `g * ratio` under `if 'enc' in v.name:`.
   elif isinstance(op, (ast.Add, ast.Sub)) and _is_mix(
       flow, left, right, first, second, scope, env):
     result["mix"] = node
   return result
+
+
+def _zeroed_by_choice(flow: Flow, node: ast.AST,
+                      first: Tuple[Labels, ast.AST],
+                      second: Tuple[Labels, ast.AST], scope: _scopes.Scope,
+                      env: Dict[str, Labels]) -> bool:
+  """Whether a gradient times a factor is zero for the variables a choice
+  picks (`_zero_choice`): the factor knows nothing of gradients or
+  masks."""
+  for (mine, _), (other, factor) in ((first, second), (second, first)):
+    if "grad" in mine and not {"grad", "mask", "masked"} & set(other) and (
+        _zero_choice.zeroes_some(
+            node, factor, scope, flow.project,
+            lambda test: _names.filters_by_name(test, flow, scope, env))):
+      return True
+  return False
 
 
 def _reset(node: ast.AST, left: ast.AST, scope: _scopes.Scope) -> bool:
@@ -218,7 +239,28 @@ _DISPATCHED = {"call", "__call__", "forward", "predict", "apply"}
 
 
 # Calls whose labels are their first argument's, and what they add.
-_FIRST_ARGUMENT = {"tensor_scatter_nd_update", "filter_variables"}
+_FIRST_ARGUMENT = {"filter_variables"}
+# Writes of rows into a tensor at ids, and multiplications of them.
+_SCATTERS = {"tensor_scatter_nd_update", "tensor_scatter_update",
+             "scatter_update", "scatter_nd_update", "scatter_mul",
+             "scatter_nd_mul"}
+
+
+def _rows_set(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
+              scope: _scopes.Scope, env: Dict[str, Labels]
+              ) -> Optional[Labels]:
+  """The labels of a gradient whose rows at some ids are written with
+  zeros, or multiplied by them (`tf.tensor_scatter_nd_update(g, rows,
+  zeros)`, `tf.scatter_mul(g, ids, zeros)`): those rows are masked; None
+  when the call scatters into no gradient."""
+  if name not in _SCATTERS or len(args) != 3:
+    return None
+  found = dict(flow.labels(args[0], scope, env))
+  if "grad" not in found:  # A write into a variable, or a rebuilt tensor.
+    return found if name == "tensor_scatter_nd_update" else None
+  if zero(args[2], scope):
+    found["masked"] = node
+  return found
 
 
 def _keyword_list(call: ast.Call) -> List[ast.AST]:
@@ -230,14 +272,10 @@ def _keyword_list(call: ast.Call) -> List[ast.AST]:
 def _first_argument(flow: Flow, node: ast.Call, name: str,
                     args: List[ast.AST], scope: _scopes.Scope,
                     env: Dict[str, Labels]) -> Labels:
-  """What a call makes of its first argument: zeros scattered into a
-  gradient's rows mask it; slim's `filter_variables` with patterns
-  filters variables."""
+  """What a call makes of its first argument: slim's `filter_variables`
+  with patterns filters variables."""
   args = args or _keyword_list(node)
   found = dict(flow.labels(args[0], scope, env))
-  if name == "tensor_scatter_nd_update" and len(args) == 3 and (
-      "grad" in found and zero(args[2], scope)):
-    found["masked"] = node
   if name == "filter_variables" and "var" in found and (len(args) > 1 or any(
       k.arg in {"include_patterns", "exclude_patterns"}
       for k in node.keywords)):
@@ -507,13 +545,13 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
     return {"random": node}
   if name in _names.TRAIN_STEPS:
     return {"train": node}
+  rows = _rows_kept(flow, node, name, args, scope, env)
+  if rows is not None:
+    return rows
   if name in _names.WRITES:
     return {"write": node}
   if name in _FIRST_ARGUMENT and (args or _keyword_list(node)):
     return _first_argument(flow, node, name, args, scope, env)
-  rows = _rows_kept(flow, node, name, args, scope, env)
-  if rows is not None:
-    return rows
   if name in _names.FILTERS and len(args) == 2:
     found = dict(flow.labels(args[1], scope, env))
     if ("var" in found or pairs(found)) and any(_names.filters_by_name(
@@ -564,7 +602,10 @@ def _rows_kept(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
                scope: _scopes.Scope, env: Dict[str, Labels]
                ) -> Optional[Labels]:
   """The labels of a call keeping some rows of a gradient (a mask's, or
-  gathered and scattered back into zeros), or None for another call."""
+  gathered and scattered back into zeros, or others set to zeros), or
+  None for another call."""
+  if name in _SCATTERS:
+    return _rows_set(flow, node, name, args, scope, env)
   if _gathered_rows.drops_rows(name, args, scope):
     found = dict(flow.labels(args[0], scope, env))
     if "grad" in found and not _stacked_list(args[0], node, scope):
@@ -756,6 +797,12 @@ def zero(node: ast.AST, scope: _scopes.Scope) -> bool:
     return True
   if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
     return all(zero(e, scope) for e in node.elts)  # Updates all zeros.
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and (
+      isinstance(node.left, ast.List)):
+    return zero(node.left, scope)  # `[0.0] * dim`.
+  if isinstance(node, ast.Call) and _names.call_name(node) in {
+      "constant", "convert_to_tensor"} and node.args:
+    return zero(node.args[0], scope)  # `tf.constant([0.0] * dim)`.
   defs = scope.defs.get(node.id, []) if isinstance(node, ast.Name) else []
   return bool(defs) and all(_names.is_zero(d.value) for d in defs)
 

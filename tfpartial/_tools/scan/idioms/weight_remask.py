@@ -128,8 +128,7 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
     if table is None or not _calls.zero(value, scope) or len(
         call.args) < 3 or _chosen_rows(call.args[1], scope):
       continue
-    block = _guarded_block(call, scope, analysis)
-    if block is None or not _reads_table(block, table) or (
+    if not _read_after(call, table, scope, analysis) or (
         _masked_weights.evaluation_only(call, scope, analysis)):
       continue
     labels = flow.labels(target, scope)
@@ -193,9 +192,29 @@ def _guarded_block(call: ast.Call, scope: _scopes.Scope,
   return None
 
 
-def _reads_table(block: ast.With, table: str) -> bool:
-  """Whether the block's body reads `table` in a lookup or a product."""
-  for statement in block.body:
+def _read_after(call: ast.Call, table: str, scope: _scopes.Scope,
+                analysis: Analysis) -> bool:
+  """Whether the forward pass reads the table only after the write ran:
+  a lookup under `control_dependencies` of it, or a lookup of what the
+  write returns (`self.table = tf.scatter_update(self.table, pad,
+  zeros)`, then `embedding_lookup(self.table, ids)`)."""
+  block = _guarded_block(call, scope, analysis)
+  if block is not None:
+    return _reads_table(block.body, table)
+  for node in scope.nodes:
+    if isinstance(node, ast.Assign) and node.value is call and len(
+        node.targets) == 1:
+      kept = _names.dotted(node.targets[0])
+      end = node.end_lineno or node.lineno
+      after = [s for s in scope.nodes if isinstance(s, ast.stmt) and (
+          getattr(s, "lineno", 0) > end)]
+      return kept is not None and _reads_table(after, kept)
+  return False
+
+
+def _reads_table(body: Sequence[ast.stmt], table: str) -> bool:
+  """Whether the statements read `table` in a lookup or a product."""
+  for statement in body:
     for node in ast.walk(statement):
       if isinstance(node, ast.Call) and _names.call_name(node) in (
           _LOOKUPS) and any(_names.dotted(a) == table for a in node.args):

@@ -2,9 +2,13 @@
 function's gradient (`def grad(dy): return dy * mask`) multiplies what
 flows back by a mask, zeroes rows, or keeps some with `tf.where`, and
 the function is applied to a variable (`frozen_rows(self.table)`), so the
-masked elements get no update. A custom gradient that clips, reverses or
-passes the gradient through, or one applied to activations, freezes
-nothing.
+masked elements get no update; or it scales what flows back by a rate
+that the function making it takes, and its calls pass 0 to some and a
+rate picked per layer to others (`scaled(rates[i])(block(x))`, gradual
+unfreezing; `_zero_choice`): the layers under a rate of 0 get no update.
+A custom gradient that clips, reverses or passes the gradient through, or
+one applied to activations by a rate never 0 or not picked per layer (a
+gradient reversal's schedule), freezes nothing.
 """
 
 from __future__ import annotations
@@ -15,13 +19,15 @@ from typing import Iterator, List, Tuple
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _zero_choice
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 
 
 def masked(analysis: Analysis) -> List[Tuple[_scopes.Scope, Labels]]:
   """(the gradient function, its labels) of each custom gradient that
-  masks what flows back and is applied to a variable."""
+  masks what flows back and is applied to a variable, or scales it by a
+  rate picked per layer that can be 0."""
   found: List[Tuple[_scopes.Scope, Labels]] = []
   for module in analysis.project.all_modules_with(("custom_gradient",)):
     if module.tree is None or module.is_test:
@@ -32,6 +38,11 @@ def masked(analysis: Analysis) -> List[Tuple[_scopes.Scope, Labels]]:
                   for each in _masked_returns(analysis, grad)]
         if labels and _applied_to_a_variable(analysis, function):
           found.append(labels[0])
+        elif not labels:
+          labels = [(grad, {"masked": product})
+                    for grad in _gradients(function)
+                    for product in _rates_chosen(analysis, grad)]
+          found += labels[:1]
   return found
 
 
@@ -78,6 +89,55 @@ def _masked_returns(analysis: Analysis, grad: _scopes.Scope
                                     {upstream.arg: {"grad": upstream}})
       if "masked" in labels:
         yield grad, labels
+
+
+def _rates_chosen(analysis: Analysis, grad: _scopes.Scope
+                  ) -> Iterator[ast.BinOp]:
+  """The products of what flows back and a rate that the function making
+  the custom gradient takes (`def scaled(rate): ... return dy * rate`),
+  where its calls pass 0 to some and pick the rate per layer for others
+  (`scaled(rates[i])`): the layers under a rate of 0 get no update."""
+  node = grad.node
+  assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+  if not node.args.args:
+    return
+  upstream = node.args.args[0].arg
+  for each in grad.nodes:
+    if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Mult):
+      sides = [each.left, each.right]
+      names = [s.id for s in sides if isinstance(s, ast.Name)]
+      if upstream in names and len(names) == 2 and names[0] != names[1]:
+        rate = names[1] if names[0] == upstream else names[0]
+        if _zero_choice.passed_zero_by_choice(
+            _passed(analysis, grad, rate)):
+          yield each
+
+
+def _passed(analysis: Analysis, grad: _scopes.Scope, rate: str
+            ) -> List[ast.expr]:
+  """What the project's calls pass the parameter `rate` of the function
+  around `grad` that takes it."""
+  outer = grad.parent
+  while outer is not None and rate not in _parameters(outer.node):
+    outer = outer.parent
+  if outer is None or not isinstance(outer.node, ast.FunctionDef):
+    return []
+  name, position = outer.node.name, _parameters(outer.node).index(rate)
+  passed: List[ast.expr] = []
+  project = analysis.project
+  for _, call in project.calls_named((name,), project.all_modules_with(
+      (name,))):
+    if position < len(call.args):
+      passed.append(call.args[position])
+    else:
+      passed += [k.value for k in call.keywords if k.arg == rate]
+  return passed
+
+
+def _parameters(node: ast.AST) -> List[str]:
+  if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return []
+  return [a.arg for a in node.args.args]
 
 
 def _applied_to_a_variable(analysis: Analysis,
