@@ -403,3 +403,75 @@ def test_a_gradient_reversal_by_a_scheduled_rate_is_silent():
 def test_a_custom_gradient_rate_never_zero_is_silent():
   rates = _RATES.replace("layer_rate(0.0)(x)", "layer_rate(0.5)(x)")
   assert scanned.in_project({"rates.py": rates, "encoder.py": _ENCODER}) == []
+
+
+# A Keras optimizer subclass scaling each gradient by a multiplier picked
+# by the variable's scope from a dict its constructor is given.
+_SUBCLASS = '''
+import tensorflow as tf
+
+class LayerwiseAdam(tf.keras.optimizers.Adam):
+  def __init__(self, multipliers, **kwargs):
+    super().__init__(**kwargs)
+    self.multipliers = multipliers
+
+  def apply_gradients(self, grads_and_vars, **kwargs):
+    scaled = []
+    for g, v in grads_and_vars:
+      scaled.append((g * self.multipliers[v.name.split('/')[0]], v))
+    return super().apply_gradients(scaled, **kwargs)
+
+opt = LayerwiseAdam({'encoder': 0.0, 'head': 1.0}, learning_rate=1e-3)
+'''
+
+
+def test_an_optimizer_subclass_given_multipliers_holding_a_zero():
+  assert scanned.found(_SUBCLASS) == [("grads-mask", 12)]
+
+
+def test_an_optimizer_subclass_given_multipliers_without_a_zero_is_silent():
+  assert scanned.found(_SUBCLASS.replace("'encoder': 0.0", "'encoder': 0.1")
+                       ) == []
+
+
+_LOOKED_UP = '''
+import tensorflow as tf
+
+MULTS = {'vgg/conv1': 0.0, 'vgg/conv2': 0.0}
+
+def train(loss, opt, mults):
+  gvs = opt.compute_gradients(loss)
+  gvs = [(g * mults.get(v.op.name, 1.0), v) for g, v in gvs]
+  return opt.apply_gradients(gvs)
+
+def main(loss):
+  opt = tf.compat.v1.train.MomentumOptimizer(0.01, 0.9)
+  return train(loss, opt, MULTS)
+'''
+
+
+def test_multipliers_looked_up_with_a_default_holding_zeros():
+  assert scanned.found(_LOOKED_UP) == [("grads-mask", 8)]
+
+
+def test_multipliers_looked_up_with_a_default_of_zero_only_are_silent():
+  # Every variable's multiplier is 0 (nothing trains): no choice.
+  assert scanned.found(_LOOKED_UP.replace("1.0)", "0.0)")) == []
+
+
+def test_a_straight_through_estimator_and_an_ema_are_silent():
+  assert scanned.found('''
+      import tensorflow as tf
+
+      def quantized(w, decay=0.0):
+        if decay == 0.0:
+          return w
+        return w + tf.stop_gradient(tf.round(w) - w)
+
+      def train(model, opt, x, y, ema):
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        ema.apply(model.trainable_variables)
+      ''') == []

@@ -51,8 +51,13 @@ def zeroes_some(product: ast.AST, factor: ast.AST, scope: _scopes.Scope,
   """
   factor = _bound_once(factor, scope)
   if isinstance(factor, ast.Subscript):
-    return _holds_zero_among_others(factor.value, scope)
-  if isinstance(factor, ast.Name) and _zero_in_an_arm(factor.id, scope,
+    return _holds_zero_among_others(factor.value, [], scope, project)
+  if isinstance(factor, ast.Call) and isinstance(
+      factor.func, ast.Attribute) and factor.func.attr == "get" and (
+          1 <= len(factor.args) <= 2):
+    return _holds_zero_among_others(  # `mults.get(v.name, 1.0)`.
+        factor.func.value, factor.args[1:], scope, project)
+  if isinstance(factor, ast.Name) and zero_in_an_arm(factor.id, scope,
                                                       chooses):
     return True
   word = _word(factor)
@@ -79,26 +84,69 @@ def _word(node: ast.AST) -> Optional[str]:
   return None
 
 
-def _holds_zero_among_others(container: ast.AST, scope: _scopes.Scope
-                             ) -> bool:
-  """Whether multipliers (a literal dict or list, there or bound once to
-  a name of this scope or an enclosing one) hold a 0 and another value."""
-  values = _literal_values(_visible_value(container, scope))
-  zeros = [v for v in values if _names.is_zero(v)]
-  return bool(zeros) and len(zeros) < len(values)
+def _holds_zero_among_others(container: ast.AST, default: List[ast.expr],
+                             scope: _scopes.Scope, project: object) -> bool:
+  """Whether multipliers (a literal dict or list: there, bound once to a
+  name of this scope or an enclosing one, to an attribute of `self`, or
+  passed to a parameter) hold a 0 and another value (or a default)."""
+  for each in _containers(container, scope, project, 0):
+    values = _literal_values(each) + [
+        d for d in default if isinstance(d, ast.Constant)]
+    zeros = [v for v in values if _names.is_zero(v)]
+    if zeros and len(zeros) < len(values):
+      return True
+  return False
 
 
-def _visible_value(node: ast.AST, scope: _scopes.Scope) -> ast.AST:
-  """What a name bound once holds, looked up through enclosing scopes."""
+def _containers(node: ast.AST, scope: _scopes.Scope, project: object,
+                depth: int) -> List[ast.AST]:
+  """The values `node` may hold: itself, what a name bound once holds
+  (through enclosing scopes), what the methods assign `self.x`, and what
+  the project's calls pass a parameter."""
+  if depth > 2:
+    return [node]
+  if isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self" and scope.cls:
+    return [v for value, home in scope.cls.attributes.get(
+                f"self.{node.attr}", [])
+            for v in _containers(value, home, project, depth + 1)]
   if not isinstance(node, ast.Name):
-    return node
+    return [node]
   place: Optional[_scopes.Scope] = scope
   while place is not None:
     defs = place.defs.get(node.id, [])
     if defs:
-      return defs[0].value if len(defs) == 1 and defs[0].value else node
+      value = defs[0].value if len(defs) == 1 else None
+      return [node] if value is None else _containers(
+          value, place, project, depth + 1)
+    if node.id in place.params:
+      return [v for value, home in passed(node.id, place, project)
+              for v in _containers(value, home, project, depth + 1)]
     place = place.parent
-  return node
+  return [node]
+
+
+def passed(name: str, function: _scopes.Scope, project: object
+            ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+  """What the project's calls pass the parameter `name` of `function` (a
+  constructor's through the class's name), with the caller's scope."""
+  node = function.node
+  if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+      project is None):
+    return []
+  params = [a.arg for a in node.args.args]
+  called = node.name
+  if function.cls is not None:
+    params = params[1:]
+    called = function.cls.name if node.name == "__init__" else called
+  position = params.index(name) if name in params else len(params)
+  passed: List[Tuple[ast.expr, _scopes.Scope]] = []
+  modules = getattr(project, "all_modules_with")((called,))
+  for caller, call in getattr(project, "calls_named")((called,), modules):
+    if position < len(call.args):
+      passed.append((call.args[position], caller))
+    passed += [(k.value, caller) for k in call.keywords if k.arg == name]
+  return passed
 
 
 def _literal_values(node: ast.AST) -> List[ast.expr]:
@@ -109,8 +157,8 @@ def _literal_values(node: ast.AST) -> List[ast.expr]:
   return []
 
 
-def _zero_in_an_arm(name: str, scope: _scopes.Scope, chooses: Chooser
-                    ) -> bool:
+def zero_in_an_arm(name: str, scope: _scopes.Scope, chooses: Chooser
+                   ) -> bool:
   """Whether `name` is bound to 0 under a test that picks variables and
   to something else elsewhere (`rate = 0.0 if frozen else 1.0` spelled
   as statements)."""

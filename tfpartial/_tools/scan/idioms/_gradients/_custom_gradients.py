@@ -120,18 +120,10 @@ def _passed(analysis: Analysis, grad: _scopes.Scope, rate: str
   outer = grad.parent
   while outer is not None and rate not in _parameters(outer.node):
     outer = outer.parent
-  if outer is None or not isinstance(outer.node, ast.FunctionDef):
+  if outer is None:
     return []
-  name, position = outer.node.name, _parameters(outer.node).index(rate)
-  passed: List[ast.expr] = []
-  project = analysis.project
-  for _, call in project.calls_named((name,), project.all_modules_with(
-      (name,))):
-    if position < len(call.args):
-      passed.append(call.args[position])
-    else:
-      passed += [k.value for k in call.keywords if k.arg == rate]
-  return passed
+  return [value for value, _ in _zero_choice.passed(rate, outer,
+                                                    analysis.project)]
 
 
 def _parameters(node: ast.AST) -> List[str]:

@@ -14,6 +14,7 @@ from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _zero_choice
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 
@@ -80,14 +81,10 @@ def _zeroed(node: ast.expr, scope: _scopes.Scope, seen: Set[str],
 def _zero_by_name(name: str, scope: _scopes.Scope) -> bool:
   """Whether `name` is set to 0 in an arm of an `if` testing a name
   (`param.name`, `param_name`) and to something else elsewhere."""
-  defs = scope.defs.get(name, [])
-  zero = [d for d in defs if isinstance(d.value, ast.Constant) and (
-      d.value.value == 0) and not isinstance(d.value.value, bool)]
-  return bool(zero) and len(zero) < len(defs) and any(
-      _tests_a_name(d.where.test or d.where.guard) for d in zero)
+  return _zero_choice.zero_in_an_arm(name, scope, _tests_a_name)
 
 
-def _tests_a_name(test: Optional[ast.expr]) -> bool:
+def _tests_a_name(test: Optional[ast.AST]) -> bool:
   return test is not None and any(
       isinstance(n, ast.Attribute) and n.attr == "name" or isinstance(
           n, ast.Name) and n.id.endswith("name") for n in ast.walk(test))
