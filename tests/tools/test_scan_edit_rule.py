@@ -475,3 +475,53 @@ def test_a_straight_through_estimator_and_an_ema_are_silent():
         opt.apply_gradients(zip(grads, model.trainable_variables))
         ema.apply(model.trainable_variables)
       ''') == []
+
+
+def test_an_indexed_slices_rebuild_scaled_under_a_name_test():
+  assert scanned.found('''
+      import tensorflow as tf
+
+      def step(loss, opt, emb_ratio=0.0):
+        out = []
+        for g, v in opt.compute_gradients(loss):
+          if 'embedding' in v.name and isinstance(g, tf.IndexedSlices):
+            g = tf.IndexedSlices(g.values * emb_ratio, g.indices,
+                                 g.dense_shape)
+          out.append((g, v))
+        return opt.apply_gradients(out)
+      ''') == [("grads-mask", 8)]
+
+
+def test_a_tf2_comprehension_choosing_a_module_constant_of_zero():
+  assert scanned.found('''
+      import tensorflow as tf
+
+      FREEZE_SCALE = 0.0
+
+      @tf.function
+      def step(model, opt, x, y):
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_mean(tf.square(model(x) - y))
+        vs = model.trainable_variables
+        grads = tape.gradient(loss, vs)
+        grads = [g * FREEZE_SCALE if 'backbone' in v.name else g
+                 for g, v in zip(grads, vs)]
+        opt.apply_gradients(zip(grads, vs))
+      ''') == [("grads-mask", 12)]
+
+
+def test_a_gan_step_scaling_all_its_gradients_by_a_zero_default_is_silent():
+  # Two optimizers, each over its own list; one scales all it trains.
+  assert scanned.found('''
+      import tensorflow as tf
+
+      def train(d_loss, g_loss, d_scale=0.0):
+        d_opt = tf.train.AdamOptimizer(2e-4)
+        g_opt = tf.train.AdamOptimizer(2e-4)
+        d_vars = [v for v in tf.trainable_variables() if 'disc' in v.name]
+        g_vars = [v for v in tf.trainable_variables() if 'gen' in v.name]
+        d_grads = [(g * d_scale, v)
+                   for g, v in d_opt.compute_gradients(d_loss, var_list=d_vars)]
+        return (d_opt.apply_gradients(d_grads),
+                g_opt.minimize(g_loss, var_list=g_vars))
+      ''') == []
