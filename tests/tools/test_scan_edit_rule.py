@@ -525,3 +525,47 @@ def test_a_gan_step_scaling_all_its_gradients_by_a_zero_default_is_silent():
         return (d_opt.apply_gradients(d_grads),
                 g_opt.minimize(g_loss, var_list=g_vars))
       ''') == []
+
+
+_OPTIONS = '''
+import argparse
+import tensorflow as tf
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--encoder_scale', type=float, default=0.0)
+args = parser.parse_args()
+
+def build(loss):
+  opt = tf.compat.v1.train.AdamOptimizer(1e-4)
+  pairs = []
+  for g, v in opt.compute_gradients(loss):
+    if v.name.startswith('encoder/'):
+      g = g * args.encoder_scale
+    pairs.append((g, v))
+  return opt.apply_gradients(pairs)
+'''
+
+
+def test_a_scope_scaled_by_an_option_whose_default_is_zero():
+  assert scanned.found(_OPTIONS) == [("grads-mask", 14)]
+
+
+def test_a_scope_scaled_by_an_option_whose_default_is_a_tenth_is_silent():
+  assert scanned.found(_OPTIONS.replace("default=0.0", "default=0.1")) == []
+
+
+def test_a_scope_scaled_by_a_flag_defined_as_zero():
+  assert scanned.found('''
+      import tensorflow as tf
+
+      tf.compat.v1.flags.DEFINE_float('backbone_lr_mult', 0.0, 'x')
+      FLAGS = tf.compat.v1.flags.FLAGS
+
+      def build(loss, opt):
+        pairs = []
+        for g, v in opt.compute_gradients(loss):
+          if 'resnet' in v.op.name:
+            g *= FLAGS.backbone_lr_mult
+          pairs.append((g, v))
+        return opt.apply_gradients(pairs)
+      ''') == [("grads-mask", 11)]

@@ -206,15 +206,20 @@ def _inside(node: ast.AST, arm: List[ast.AST]) -> bool:
 
 def _set_to_zero(word: str, scope: _scopes.Scope, project: object) -> bool:
   """Whether the project sets `word` to 0 (an assignment, a default, a
-  keyword, a key of a dict) or tests it against 0, in any of its files."""
+  keyword, a key of a dict, an option's default) or tests it against 0,
+  in any of its files."""
   if not word:
     return False
   seen = _SEEN.setdefault(project, {}) if project is not None else {}
   if word not in seen:
+    name = re.escape(word)
     pattern = re.compile(
-        rf"\b{re.escape(word)}['\"]?\s*(?::\s*[\w.\[\]]+\s*)?(?:==|!=|"
-        rf"\bis\b|=(?!=)|:)\s*{_ZERO}|{_ZERO}\s*(?:==|!=)\s*[\w.]*\b"
-        rf"{re.escape(word)}\b")
+        rf"\b{name}['\"]?\s*(?::\s*[\w.\[\]]+\s*)?(?:==|!=|\bis\b|=(?!=)"
+        rf"|:)\s*{_ZERO}|{_ZERO}\s*(?:==|!=)\s*[\w.]*\b{name}\b"
+        # An option's default: `add_argument('--name', default=0.0)`,
+        # `flags.DEFINE_float('name', 0.0, ...)`.
+        rf"|['\"](?:--)?{name}['\"],\s*(?:{_ZERO}|[^)\n]*\bdefault\s*=\s*"
+        rf"{_ZERO})")
     texts = [getattr(getattr(m, "source", None), "text", "")
              for m in getattr(project, "modules", [])] or [
                  _module_text(scope)]
