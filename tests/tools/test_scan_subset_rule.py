@@ -1,0 +1,414 @@
+"""One rule for a strict subset of one model's variables reaching a step.
+
+The model's own accessor (a method or a property, in the module of the
+step or another, TF1 or TF2) returns fewer of the model's variables on
+some path: a flag choosing between returns (`if self.train: return
+[self.f, self.b]` / `else: return []`, or a conditional expression), the
+model's whole list cut by position or by a test, or a container model
+gathering its parts' accessors, one of which is such a subset. Each form
+is written here as a different team might write it; beside each, its
+silent twin: the same shape that trains everything (an accessor that
+returns the same on every path, a model not built yet), or that is not a
+freeze at all (a GAN's two halves each with its own step, a target
+network's copy, an EMA's shadow weights, a saver's list).
+"""
+
+import scanned
+
+# A layer library in a module of its own: each block returns its
+# variables only when it was built to train (TF2, hand-written layers).
+_LAYERS = '''
+import tensorflow as tf
+
+class Block:
+  def __init__(self, size, train=True):
+    self.trainable = train
+    self.w = tf.Variable(tf.zeros([size, size]))
+    self.b = tf.Variable(tf.zeros([size]))
+
+  def forward(self, x):
+    return tf.matmul(x, self.w) + self.b
+
+  def params(self):
+    if self.trainable:
+      return [self.w, self.b]
+    return []
+
+
+class Net:
+  def __init__(self, blocks):
+    self.blocks = blocks
+
+  def forward(self, x):
+    for block in self.blocks:
+      x = block.forward(x)
+    return x
+
+  def params(self):
+    out = []
+    for block in self.blocks:
+      out.extend(block.params())
+    return out
+'''
+
+_TRAIN = '''
+import tensorflow as tf
+from layers import Block, Net
+
+net = Net([Block(8, train=False), Block(8)])
+params = net.params()
+opt = tf.keras.optimizers.Adam(1e-3)
+
+@tf.function
+def step(x, y):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((net.forward(x) - y) ** 2)
+  grads = tape.gradient(loss, params)
+  opt.apply_gradients(zip(grads, params))
+'''
+
+
+def _var_list_paths(found):
+  return {(path, line) for idiom, path, line in found
+          if idiom == "var-list-filter"}
+
+
+def test_a_container_gathering_blocks_that_return_nothing_under_a_flag():
+  found = scanned.in_project({"layers.py": _LAYERS, "train.py": _TRAIN})
+  assert _var_list_paths(found), found
+
+
+def test_blocks_that_always_return_their_variables_are_silent():
+  always = _LAYERS.replace(
+      "    if self.trainable:\n      return [self.w, self.b]\n    return []",
+      "    return [self.w, self.b]")
+  assert "return []" not in always
+  found = scanned.in_project({"layers.py": always, "train.py": _TRAIN})
+  assert not _var_list_paths(found), found
+
+
+def test_a_block_not_built_yet_returning_nothing_is_silent():
+  unbuilt = _LAYERS.replace("if self.trainable:", "if self.built:")
+  found = scanned.in_project({"layers.py": unbuilt, "train.py": _TRAIN})
+  assert not _var_list_paths(found), found
+
+
+# TF1: a model class whose method chooses its list by a flag given to
+# its constructor, in a conditional expression.
+_TF1_MODEL = '''
+import tensorflow as tf
+
+class Regressor(object):
+  def __init__(self, x, y, freeze_base=False):
+    self.freeze_base = freeze_base
+    self.w1 = tf.get_variable("w1", [4, 4])
+    self.w2 = tf.get_variable("w2", [4, 1])
+    hidden = tf.nn.relu(tf.matmul(x, self.w1))
+    self.loss = tf.reduce_mean((tf.matmul(hidden, self.w2) - y) ** 2)
+
+  def get_train_vars(self):
+    return [self.w2] if self.freeze_base else [self.w1, self.w2]
+'''
+
+_TF1_TRAIN = '''
+import tensorflow as tf
+from model import Regressor
+
+def main(x, y):
+  model = Regressor(x, y, freeze_base=True)
+  opt = tf.train.AdamOptimizer(1e-3)
+  train_op = opt.minimize(model.loss, var_list=model.get_train_vars())
+  return train_op
+'''
+
+
+def test_tf1_method_choosing_fewer_variables_by_a_constructor_flag():
+  found = scanned.in_project({"model.py": _TF1_MODEL,
+                              "train.py": _TF1_TRAIN})
+  assert _var_list_paths(found), found
+
+
+def test_tf1_method_returning_the_same_on_both_arms_is_silent():
+  same = _TF1_MODEL.replace(
+      "[self.w2] if self.freeze_base else [self.w1, self.w2]",
+      "[self.w1, self.w2] if self.freeze_base else [self.w2, self.w1]")
+  found = scanned.in_project({"model.py": same, "train.py": _TF1_TRAIN})
+  assert not _var_list_paths(found), found
+
+
+def test_a_saver_given_the_chosen_list_is_silent():
+  saved = _TF1_TRAIN.replace(
+      "train_op = opt.minimize(model.loss, var_list=model.get_train_vars())",
+      "saver = tf.train.Saver(var_list=model.get_train_vars())\n"
+      "  train_op = opt.minimize(model.loss)")
+  found = scanned.in_project({"model.py": _TF1_MODEL, "train.py": saved})
+  assert not _var_list_paths(found), found
+
+
+# A property of a Keras model that cuts its own whole list by position.
+_KERAS_TOP = '''
+import tensorflow as tf
+
+class Classifier(tf.keras.Model):
+  def __init__(self):
+    super().__init__()
+    self.body = tf.keras.layers.Dense(32)
+    self.head = tf.keras.layers.Dense(10)
+
+  def call(self, x):
+    return self.head(self.body(x))
+
+  @property
+  def top_variables(self):
+    return self.trainable_variables[-2:]
+
+model = Classifier()
+opt = tf.keras.optimizers.SGD(0.1)
+
+def train_step(x, y):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(
+        y, model(x), from_logits=True))
+  chosen = model.top_variables
+  grads = tape.gradient(loss, chosen)
+  opt.apply_gradients(zip(grads, chosen))
+'''
+
+
+def test_a_property_cutting_the_models_own_list_by_position():
+  found = scanned.in_project({"t.py": _KERAS_TOP})
+  assert _var_list_paths(found), found
+
+
+def test_a_property_returning_the_models_whole_list_is_silent():
+  whole = _KERAS_TOP.replace("self.trainable_variables[-2:]",
+                             "self.trainable_variables")
+  found = scanned.in_project({"t.py": whole})
+  assert not _var_list_paths(found), found
+
+
+# A GAN written as one class: each half's accessor returns its own
+# variables, and each has its own step: between them they train all.
+_GAN = '''
+import tensorflow as tf
+
+class GAN(object):
+  def __init__(self, z, x, separate=True):
+    self.separate = separate
+    self.g_w = tf.get_variable("g_w", [8, 8])
+    self.d_w = tf.get_variable("d_w", [8, 1])
+    fake = tf.matmul(z, self.g_w)
+    self.d_loss = -tf.reduce_mean(tf.matmul(x, self.d_w)) + tf.reduce_mean(
+        tf.matmul(fake, self.d_w))
+    self.g_loss = -tf.reduce_mean(tf.matmul(fake, self.d_w))
+
+  def g_vars(self):
+    if self.separate:
+      return [self.g_w]
+    return [self.g_w, self.d_w]
+
+  def d_vars(self):
+    if self.separate:
+      return [self.d_w]
+    return [self.g_w, self.d_w]
+
+def build(z, x):
+  gan = GAN(z, x)
+  d_op = tf.train.AdamOptimizer(1e-4).minimize(gan.d_loss,
+                                               var_list=gan.d_vars())
+  g_op = tf.train.AdamOptimizer(1e-4).minimize(gan.g_loss,
+                                               var_list=gan.g_vars())
+  return d_op, g_op
+'''
+
+
+def test_a_gans_two_accessors_each_with_its_own_step_are_silent():
+  found = scanned.in_project({"t.py": _GAN})
+  assert not _var_list_paths(found), found
+
+
+def test_one_half_of_the_gan_trained_alone_is_found():
+  one = _GAN.replace(
+      "  d_op = tf.train.AdamOptimizer(1e-4).minimize(gan.d_loss,\n"
+      "                                               var_list=gan.d_vars())\n",
+      "  d_op = None\n")
+  found = scanned.in_project({"t.py": one})
+  assert _var_list_paths(found), found
+
+
+# A Q-network whose accessor returns all its variables, trained while a
+# target network of the same class is only assigned from it.
+_TARGET = '''
+import tensorflow as tf
+
+class QNet(object):
+  def __init__(self, name, x):
+    with tf.variable_scope(name):
+      self.w = tf.get_variable("w", [4, 2])
+      self.b = tf.get_variable("b", [2])
+    self.q = tf.matmul(x, self.w) + self.b
+
+  def params(self):
+    return [self.w, self.b]
+
+def build(x, y):
+  online = QNet("online", x)
+  target = QNet("target", x)
+  loss = tf.reduce_mean((online.q - y) ** 2)
+  train_op = tf.train.AdamOptimizer(1e-3).minimize(
+      loss, var_list=online.params())
+  sync = [t.assign(o) for t, o in zip(target.params(), online.params())]
+  return train_op, sync
+'''
+
+
+def test_a_target_network_of_the_same_class_is_silent():
+  found = scanned.in_project({"t.py": _TARGET})
+  assert not _var_list_paths(found), found
+
+
+# An EMA's shadow weights live beside the trained ones; the accessor
+# returns the trained ones on every path.
+_EMA = '''
+import tensorflow as tf
+
+class Model(tf.Module):
+  def __init__(self):
+    self.w = tf.Variable(tf.zeros([4, 1]))
+    self.ema_w = tf.Variable(tf.zeros([4, 1]), trainable=False)
+
+  def __call__(self, x):
+    return tf.matmul(x, self.w)
+
+  def evaluate(self, x):
+    return tf.matmul(x, self.ema_w)
+
+  def params(self):
+    return [self.w]
+
+model = Model()
+opt = tf.keras.optimizers.Adam()
+
+def step(x, y):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+  grads = tape.gradient(loss, model.params())
+  opt.apply_gradients(zip(grads, model.params()))
+  model.ema_w.assign(0.99 * model.ema_w + 0.01 * model.w)
+'''
+
+
+def test_an_ema_copy_beside_the_trained_weights_is_silent():
+  found = scanned.in_project({"t.py": _EMA})
+  assert not _var_list_paths(found), found
+
+
+# The step is a method of the model itself (TF1), its list the model's
+# own accessor, which grows the list by a flag (an `if` with no `else`).
+_SELF_STEP = '''
+import tensorflow as tf
+
+class Tagger(object):
+  def __init__(self, x, y, tune_embeddings=False):
+    self.tune_embeddings = tune_embeddings
+    self.emb = tf.get_variable("emb", [1000, 64])
+    self.w = tf.get_variable("w", [64, 5])
+    logits = tf.matmul(tf.nn.embedding_lookup(self.emb, x), self.w)
+    self.loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                       logits=logits))
+    self.train_op = self.build_train_op()
+
+  def trained(self):
+    chosen = [self.w]
+    if self.tune_embeddings:
+      chosen.append(self.emb)
+    return chosen
+
+  def build_train_op(self):
+    return tf.train.AdagradOptimizer(0.1).minimize(
+        self.loss, var_list=self.trained())
+'''
+
+
+def test_the_models_own_step_reading_a_list_a_flag_grows():
+  found = scanned.in_project({"tagger.py": _SELF_STEP})
+  assert _var_list_paths(found), found
+
+
+def test_a_flag_that_also_decides_whether_the_variable_is_made_is_silent():
+  made = _SELF_STEP.replace(
+      '    self.emb = tf.get_variable("emb", [1000, 64])\n',
+      '    if self.tune_embeddings:\n'
+      '      self.emb = tf.get_variable("emb", [1000, 64])\n'
+      '    else:\n'
+      '      self.emb = tf.constant(0., shape=[1000, 64])\n')
+  found = scanned.in_project({"tagger.py": made})
+  assert not _var_list_paths(found), found
+
+
+# A Keras model's method that takes the head's variables out of its own
+# list: a set difference, or `remove` on a copy.
+_KERAS_REST = '''
+import tensorflow as tf
+
+class Siamese(tf.keras.Model):
+  def __init__(self):
+    super().__init__()
+    self.encoder = tf.keras.layers.Dense(16)
+    self.head = tf.keras.layers.Dense(1)
+
+  def call(self, x):
+    return self.head(self.encoder(x))
+
+  def body_variables(self):
+    return list(set(self.trainable_variables) - set(self.head.weights))
+
+model = Siamese()
+opt = tf.keras.optimizers.Adam()
+
+def step(x, y):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+  variables = model.body_variables()
+  opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+'''
+
+
+def test_a_method_taking_a_part_out_of_the_models_own_list():
+  found = scanned.in_project({"t.py": _KERAS_REST})
+  assert _var_list_paths(found), found
+
+
+def test_a_method_removing_an_entry_from_a_copy_of_the_list():
+  removed = _KERAS_REST.replace(
+      "    return list(set(self.trainable_variables) - set(self.head.weights))",
+      "    out = list(self.trainable_variables)\n"
+      "    out.remove(self.head.kernel)\n"
+      "    return out")
+  found = scanned.in_project({"t.py": removed})
+  assert _var_list_paths(found), found
+
+
+def test_a_method_keeping_the_trainable_entries_of_its_list_is_silent():
+  kept = _KERAS_REST.replace(
+      "    return list(set(self.trainable_variables) - set(self.head.weights))",
+      "    out = []\n"
+      "    for v in self.weights:\n"
+      "      if v.trainable:\n"
+      "        out.append(v)\n"
+      "    return out")
+  found = scanned.in_project({"t.py": kept})
+  assert not _var_list_paths(found), found
+
+
+def test_a_method_keeping_its_entries_by_shape_in_a_loop():
+  kept = _KERAS_REST.replace(
+      "    return list(set(self.trainable_variables) - set(self.head.weights))",
+      "    out = []\n"
+      "    for v in self.weights:\n"
+      "      if len(v.shape) > 1:\n"
+      "        out.append(v)\n"
+      "    return out")
+  found = scanned.in_project({"t.py": kept})
+  assert _var_list_paths(found), found
