@@ -412,3 +412,116 @@ def test_a_method_keeping_its_entries_by_shape_in_a_loop():
       "    return out")
   found = scanned.in_project({"t.py": kept})
   assert _var_list_paths(found), found
+
+
+# Var lists made per stage from a table of scopes, one step per list of
+# one loss, and a value chosen at run time picks the step that runs (an
+# Estimator's stage): the decoder alone first, the encoder kept fixed.
+_STAGES = '''
+import tensorflow as tf
+
+SCOPES = {"warmup": ["decoder"], "full": ["encoder", "decoder"]}
+
+def var_lists():
+  out = []
+  for key in SCOPES:
+    chosen = []
+    for scope in SCOPES[key]:
+      chosen += tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                  scope=scope)
+    out.append(chosen)
+  return out
+
+def model_fn(features, labels, mode, params):
+  with tf.variable_scope("encoder"):
+    h = tf.layers.dense(features, 8)
+  with tf.variable_scope("decoder"):
+    y = tf.layers.dense(h, 1)
+  loss = tf.losses.mean_squared_error(labels, y)
+  opt = tf.train.AdamOptimizer(1e-3)
+  ops = [opt.minimize(loss, var_list=v) for v in var_lists()]
+  return tf.estimator.EstimatorSpec(mode, loss=loss,
+                                    train_op=ops[params["stage"]])
+'''
+
+
+def test_one_of_the_steps_per_stage_picked_by_a_run_time_value():
+  found = scanned.in_project({"t.py": _STAGES})
+  assert _var_list_paths(found), found
+
+
+def test_the_steps_per_stage_taken_back_by_a_caller_that_picks_one():
+  helper = _STAGES.replace(
+      "  ops = [opt.minimize(loss, var_list=v) for v in var_lists()]\n"
+      "  return tf.estimator.EstimatorSpec(mode, loss=loss,\n"
+      "                                    train_op=ops[params[\"stage\"]])\n",
+      "  train_ops, active = make_ops(opt, loss)\n"
+      "  return tf.estimator.EstimatorSpec(\n"
+      "      mode, loss=loss, train_op=train_ops[active.index(True)])\n"
+      "\n"
+      "def make_ops(opt, loss):\n"
+      "  train_ops = []\n"
+      "  for v in var_lists():\n"
+      "    train_ops.append(opt.minimize(loss, var_list=v))\n"
+      "  return train_ops, [True, False]\n")
+  assert "make_ops" in helper
+  found = scanned.in_project({"t.py": helper})
+  assert _var_list_paths(found), found
+
+
+def test_steps_per_stage_all_run_together_are_silent():
+  grouped = _STAGES.replace('train_op=ops[params["stage"]]',
+                            "train_op=tf.group(*ops)")
+  found = scanned.in_project({"t.py": grouped})
+  assert not _var_list_paths(found), found
+
+
+# Two halves of one loss taking turns by the step's parity (block
+# coordinate descent): every variable trains.
+_TURNS = '''
+import tensorflow as tf
+
+def train(x, y, steps):
+  with tf.variable_scope("a"):
+    h = tf.layers.dense(x, 8)
+  with tf.variable_scope("b"):
+    out = tf.layers.dense(h, 1)
+  loss = tf.reduce_mean((out - y) ** 2)
+  groups = [tf.trainable_variables("a"), tf.trainable_variables("b")]
+  ops = [tf.train.AdamOptimizer().minimize(loss, var_list=g) for g in groups]
+  with tf.Session() as sess:
+    for i in range(steps):
+      sess.run(ops[i % 2])
+'''
+
+
+def test_halves_of_one_loss_taking_turns_are_silent():
+  found = scanned.in_project({"t.py": _TURNS})
+  assert not _var_list_paths(found), found
+
+
+# A GAN's halves made in one loop, each with its own loss, one picked
+# per run by a flag: between the runs both train.
+_GAN_LOOP = '''
+import tensorflow as tf
+
+def build(z, x, which):
+  with tf.variable_scope("gen"):
+    fake = tf.layers.dense(z, 8)
+  with tf.variable_scope("disc"):
+    d_real = tf.layers.dense(x, 1)
+  with tf.variable_scope("disc", reuse=True):
+    d_fake = tf.layers.dense(fake, 1)
+  d_loss = tf.reduce_mean(d_fake - d_real)
+  g_loss = -tf.reduce_mean(d_fake)
+  pairs = [(d_loss, tf.trainable_variables("disc")),
+           (g_loss, tf.trainable_variables("gen"))]
+  ops = [tf.train.RMSPropOptimizer(5e-5).minimize(l, var_list=v)
+         for l, v in pairs]
+  return ops[which]
+'''
+
+
+def test_a_gans_halves_each_with_its_loss_picked_per_run_are_silent():
+  found = scanned.in_project({"t.py": _GAN_LOOP})
+  assert not _var_list_paths(found), found

@@ -44,6 +44,7 @@ from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
+from tfpartial._tools.scan.idioms._wholes import _picked_step
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
@@ -88,7 +89,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   if o.scope is step.scope and o is not step
                                   and o.loss == step.loss]))
   module = analysis.module(step.scope)
-  if not isinstance(node, ast.expr) or _per_group(step, node) or (
+  if not isinstance(node, ast.expr) or _per_group(
+      analysis, step, node) or (
       not phased and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
@@ -392,12 +394,13 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
           ast.DictComp)
 
 
-def _per_group(step: Step, node: ast.AST) -> bool:
+def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
   comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
   zip(groups, losses)]`): one step per group, every group trained (mutual
-  learning, ensembles, a GAN's halves)."""
+  learning, ensembles, a GAN's halves); not the steps of one loss one of
+  which a value picks to run (`_picked_step`: a stage)."""
   loops: Set[str] = set()
   at = _idiom.position(step.call)
   for loop in _deep_nodes(step.scope):
@@ -415,7 +418,8 @@ def _per_group(step: Step, node: ast.AST) -> bool:
   used = {n.id for part in (node, step.var_list) if part is not None
           for n in _scopes.walk(part) if isinstance(n, ast.Name)
           } - _growing.growing_names(node)
-  return bool(used & loops)
+  return bool(used & loops) and not _picked_step.picked(
+      analysis.project, step, loops)
 
 
 def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
