@@ -89,8 +89,10 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   if o.scope is step.scope and o is not step
                                   and o.loss == step.loss]))
   module = analysis.module(step.scope)
-  if not isinstance(node, ast.expr) or _per_group(
-      analysis, step, node) or (
+  grouped = isinstance(node, ast.expr) and _per_group(step, node)
+  # One step of a loop's groups of one loss that a run-time value picks.
+  picked = grouped and _picked_step.picked(analysis.project, step)
+  if not isinstance(node, ast.expr) or grouped and not picked or (
       not phased and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
@@ -123,7 +125,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
-  return node
+  return step.var_list if picked and isinstance(
+      step.var_list, ast.expr) else node
 
 
 def _own_training(analysis: Analysis, step: Step, steps: List[Step],
@@ -394,7 +397,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
           ast.DictComp)
 
 
-def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
+def _per_group(step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
   comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
@@ -418,8 +421,7 @@ def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
   used = {n.id for part in (node, step.var_list) if part is not None
           for n in _scopes.walk(part) if isinstance(n, ast.Name)
           } - _growing.growing_names(node)
-  return bool(used & loops) and not _picked_step.picked(
-      analysis.project, step, loops)
+  return bool(used & loops)
 
 
 def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]

@@ -13,6 +13,7 @@ halves, mutual learning, an ensemble), nor steps all run together
 from __future__ import annotations
 
 import ast
+import itertools
 from typing import Iterator, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _scopes
@@ -22,14 +23,14 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step, _loss_node
 _CALLERS = 8
 
 
-def picked(project: Project, step: Step, loops: Set[str]) -> bool:
-  """Whether `step`, made once per value of the loop names `loops`,
-  minimises a loss none of them chooses and is kept in a list that a
-  value indexes (here, or where a caller takes the list back)."""
+def picked(project: Project, step: Step) -> bool:
+  """Whether `step`, made once per group, minimises a loss that no name
+  of its list chooses and is kept in a list that a value indexes (here,
+  or where a caller takes the list back)."""
   loss = _loss_node(step.call)
-  if loss is None or loops & {n.id for n in ast.walk(loss)
-                              if isinstance(n, ast.Name)}:
-    return False
+  if loss is None or _counters(step.scope) & {
+      n.id for n in ast.walk(loss) if isinstance(n, ast.Name)}:
+    return False  # Each group its own loss: a GAN's halves, an ensemble.
   held = _holding(step)
   if held is None:
     return False
@@ -62,9 +63,7 @@ def _indexed(name: str, scope: _scopes.Scope) -> bool:
   """Whether `scope` reads `name[i]` for an `i` chosen once per run: not
   a number, nor a loop's counter or its parity (`ops[step % 2]`: halves
   taking turns train every group)."""
-  counters = {t.id for n in scope.nodes if isinstance(n, (
-      ast.For, ast.comprehension)) for t in ast.walk(n.target)
-              if isinstance(t, ast.Name)}
+  counters = _counters(scope)
   return any(isinstance(n, ast.Subscript) and isinstance(
       n.value, ast.Name) and n.value.id == name and not isinstance(
           n.slice, (ast.Constant, ast.Slice)) and not any(
@@ -72,6 +71,13 @@ def _indexed(name: str, scope: _scopes.Scope) -> bool:
                   part.op, ast.Mod) or isinstance(part, ast.Name) and (
                       part.id in counters) for part in ast.walk(n.slice))
              for n in scope.nodes)
+
+
+def _counters(scope: _scopes.Scope) -> Set[str]:
+  """The names the loops of `scope` bind (`for i, v in ...`)."""
+  return {t.id for n in scope.nodes if isinstance(n, (
+      ast.For, ast.comprehension)) for t in ast.walk(n.target)
+          if isinstance(t, ast.Name)}
 
 
 def _taken_back(project: Project, name: str, step: Step
@@ -89,7 +95,11 @@ def _taken_back(project: Project, name: str, step: Step
   called = getattr(step.scope.node, "name", None)
   if place is None or not isinstance(called, str):
     return
-  for scope, call in project.callers(called)[:_CALLERS]:
+  # Callers in any module: an Estimator's `model_fn` that picks the op
+  # names no step itself.
+  calls = project.calls_named((called,), project.all_modules_with(
+      (called,)))
+  for scope, call in itertools.islice(calls, _CALLERS):
     for node in scope.nodes:
       if isinstance(node, ast.Assign) and node.value is call and len(
           node.targets) == 1:
