@@ -525,3 +525,86 @@ def build(z, x, which):
 def test_a_gans_halves_each_with_its_loss_picked_per_run_are_silent():
   found = scanned.in_project({"t.py": _GAN_LOOP})
   assert not _var_list_paths(found), found
+
+
+# A class attribute for the flag, set by a subclass; the accessor lives
+# in the base class, in another module.
+_BASE_MODEL = '''
+import tensorflow as tf
+
+class Base(object):
+  freeze_encoder = False
+
+  def __init__(self, x, y):
+    self.enc_w = tf.get_variable("enc_w", [4, 4])
+    self.dec_w = tf.get_variable("dec_w", [4, 1])
+    h = tf.matmul(x, self.enc_w)
+    self.loss = tf.reduce_mean((tf.matmul(h, self.dec_w) - y) ** 2)
+
+  def trainable(self):
+    if self.freeze_encoder:
+      return [self.dec_w]
+    return [self.enc_w, self.dec_w]
+'''
+
+_SUBCLASS = '''
+import tensorflow as tf
+from base import Base
+
+class FineTuned(Base):
+  freeze_encoder = True
+
+def build(x, y):
+  model = FineTuned(x, y)
+  return tf.train.GradientDescentOptimizer(0.1).minimize(
+      model.loss, var_list=model.trainable())
+'''
+
+
+def test_a_base_class_accessor_narrowed_by_a_class_attribute():
+  found = scanned.in_project({"base.py": _BASE_MODEL, "train.py": _SUBCLASS})
+  assert _var_list_paths(found), found
+
+
+# TF2: a Keras model's own `train_step` applying its gradients to a
+# property that a constructor flag narrows.
+_TRAIN_STEP = '''
+import tensorflow as tf
+
+class Tuned(tf.keras.Model):
+  def __init__(self, linear_probe=True):
+    super().__init__()
+    self.linear_probe = linear_probe
+    self.backbone = tf.keras.layers.Dense(64)
+    self.head = tf.keras.layers.Dense(10)
+
+  def call(self, x):
+    return self.head(self.backbone(x))
+
+  @property
+  def tuned_variables(self):
+    if self.linear_probe:
+      return self.head.trainable_variables
+    return self.backbone.trainable_variables + self.head.trainable_variables
+
+  def train_step(self, data):
+    x, y = data
+    with tf.GradientTape() as tape:
+      loss = self.compiled_loss(y, self(x, training=True))
+    grads = tape.gradient(loss, self.tuned_variables)
+    self.optimizer.apply_gradients(zip(grads, self.tuned_variables))
+    return {"loss": loss}
+'''
+
+
+def test_a_keras_train_step_on_its_own_property_narrowed_by_a_flag():
+  found = scanned.in_project({"t.py": _TRAIN_STEP})
+  assert _var_list_paths(found), found
+
+
+def test_a_train_step_on_its_whole_property_is_silent():
+  whole = _TRAIN_STEP.replace(
+      "    if self.linear_probe:\n"
+      "      return self.head.trainable_variables\n", "")
+  found = scanned.in_project({"t.py": whole})
+  assert not _var_list_paths(found), found

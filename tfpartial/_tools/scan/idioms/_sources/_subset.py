@@ -122,7 +122,7 @@ class _Narrowing:
       arms = [self.held(node.body, info, method, depth),
               self.held(node.orelse, info, method, depth)]
       joined = _joined(arms)
-      if joined[1] is None and arms[0][0] != arms[1][0] and (
+      if joined[1] is None and (
           arms[0][0] < arms[1][0] or arms[1][0] < arms[0][0]):
         return joined[0], node  # A flag's choice of fewer.
       return joined
@@ -204,7 +204,6 @@ class _Narrowing:
         return test
     return None
 
-
   def _called(self, node: ast.Call, info: _scopes.ClassInfo,
               method: _scopes.Scope, depth: int) -> _Held:
     """The same or another accessor: of this class (`self.m()`), or of
@@ -218,6 +217,8 @@ class _Narrowing:
       if own is None:
         return frozenset(), None
       return frozenset(), self.method(info, own, depth + 1)
+    if not _a_part(func.value, method.node):
+      return frozenset(), None
     for other in self._accessors(func.attr):
       owner = other.cls
       if owner is not None and other.node is not method.node:
@@ -231,6 +232,17 @@ class _Narrowing:
       return []
     return list(itertools.islice(self.project.functions_named(
         [name], unscanned=True), 8))
+
+
+def _a_part(node: ast.AST, function: ast.AST) -> bool:
+  """Whether `node` is a part the model holds: `self.x`, or an item of a
+  loop over one (`for layer in self.layers:`)."""
+  if _own_name(node) is not None:
+    return True
+  return isinstance(node, ast.Name) and any(
+      isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and (
+          loop.target.id == node.id) and _own_name(loop.iter) is not None
+      for loop in ast.walk(function))
 
 
 def _joined(parts: List[_Held]) -> _Held:
