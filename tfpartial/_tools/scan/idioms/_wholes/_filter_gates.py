@@ -89,10 +89,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   if o.scope is step.scope and o is not step
                                   and o.loss == step.loss]))
   module = analysis.module(step.scope)
-  grouped = isinstance(node, ast.expr) and _per_group(step, node)
-  # One step of a loop's groups of one loss that a run-time value picks.
-  picked = grouped and _picked_step.picked(analysis.project, step)
-  if not isinstance(node, ast.expr) or grouped and not picked or (
+  if not isinstance(node, ast.expr) or _per_group(analysis, step, node) or (
       not phased and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
@@ -125,8 +122,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
-  return step.var_list if picked and isinstance(
-      step.var_list, ast.expr) else node
+  return _shown(analysis, step, node)
 
 
 def _own_training(analysis: Analysis, step: Step, steps: List[Step],
@@ -397,13 +393,29 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
           ast.DictComp)
 
 
-def _per_group(step: Step, node: ast.AST) -> bool:
+def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
+  """Whether the step is one of a loop's, one per group, every group
+  trained (`_looped`); not one that a run-time value picks to run
+  (`_picked_step`: a stage)."""
+  return _looped(step, node) and not _picked_step.picked(
+      analysis.project, step)
+
+
+def _shown(analysis: Analysis, step: Step, node: ast.expr) -> ast.expr:
+  """Where a filter is shown: at the list of a step that a run-time value
+  picks from a loop's (the filters are the loop's groups), else `node`."""
+  if isinstance(step.var_list, ast.expr) and _looped(step, node) and (
+      _picked_step.picked(analysis.project, step)):
+    return step.var_list
+  return node
+
+
+def _looped(step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
   comprehension `[opt.compute_gradients(loss, vs) for vs, loss in
   zip(groups, losses)]`): one step per group, every group trained (mutual
-  learning, ensembles, a GAN's halves); not the steps of one loss one of
-  which a value picks to run (`_picked_step`: a stage)."""
+  learning, ensembles, a GAN's halves)."""
   loops: Set[str] = set()
   at = _idiom.position(step.call)
   for loop in _deep_nodes(step.scope):
