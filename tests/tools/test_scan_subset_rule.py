@@ -608,3 +608,84 @@ def test_a_train_step_on_its_whole_property_is_silent():
       "      return self.head.trainable_variables\n", "")
   found = scanned.in_project({"t.py": whole})
   assert not _var_list_paths(found), found
+
+
+# The whole model's list empty in a mode that builds no real step
+# (evaluation): nothing trains, nothing is left out; only a part gathered
+# empty by a container leaves something out.
+_MODE = '''
+import tensorflow as tf
+
+class Model(tf.Module):
+  def __init__(self, training=True):
+    self.training = training
+    self.w = tf.Variable(tf.zeros([4, 1]))
+    self.b = tf.Variable(tf.zeros([1]))
+
+  def __call__(self, x):
+    return tf.matmul(x, self.w) + self.b
+
+  def params(self):
+    if self.training:
+      return [self.w, self.b]
+    return []
+
+model = Model()
+opt = tf.keras.optimizers.Adam()
+
+def step(x, y):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(x) - y) ** 2)
+  grads = tape.gradient(loss, model.params())
+  opt.apply_gradients(zip(grads, model.params()))
+'''
+
+
+def test_a_models_whole_list_empty_in_a_mode_that_trains_nothing_is_silent():
+  found = scanned.in_project({"t.py": _MODE})
+  assert not _var_list_paths(found), found
+
+
+def test_the_same_mode_keeping_only_the_weights_is_found():
+  kept = _MODE.replace("    return []\n", "    return [self.w]\n")
+  found = scanned.in_project({"t.py": kept})
+  assert _var_list_paths(found), found
+
+
+# A student trained under a teacher of another class: the student's
+# accessor returns all it has; the teacher only feeds the loss.
+_TEACHER = '''
+import tensorflow as tf
+
+class Teacher(tf.Module):
+  def __init__(self):
+    self.w = tf.Variable(tf.ones([4, 1]))
+
+  def __call__(self, x):
+    return tf.matmul(x, self.w)
+
+class Student(tf.Module):
+  def __init__(self):
+    self.w = tf.Variable(tf.zeros([4, 1]))
+    self.b = tf.Variable(tf.zeros([1]))
+
+  def __call__(self, x):
+    return tf.matmul(x, self.w) + self.b
+
+  def params(self):
+    return [self.w, self.b]
+
+teacher, student = Teacher(), Student()
+opt = tf.keras.optimizers.Adam()
+
+def distill(x):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((student(x) - teacher(x)) ** 2)
+  grads = tape.gradient(loss, student.params())
+  opt.apply_gradients(zip(grads, student.params()))
+'''
+
+
+def test_a_student_under_a_teacher_is_silent():
+  found = scanned.in_project({"t.py": _TEACHER})
+  assert not _var_list_paths(found), found

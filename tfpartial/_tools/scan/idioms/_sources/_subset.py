@@ -19,7 +19,9 @@ another class, in another module too). The value is a strict subset where
 
 Not a subset: an accessor returning the same variables on every path
 (`return [self.w, self.b]`), one whose smaller return is chosen by a test
-that the model is not built yet (`if not self.built: return []`), and a
+that the model is not built yet (`if not self.built: return []`), the
+step's whole list empty under a flag (a mode that trains nothing, `if
+self.training: ... return []`; a part gathered empty is one), and a
 whole list uncut. Whether the subset leaves out what the function trains
 elsewhere (a GAN's other half, a target network written from it) the
 precision gates decide, as for any filter.
@@ -53,13 +55,13 @@ def narrowed(project: Project, info: _scopes.ClassInfo,
 
   >>> tree = ast.parse(
   ...     "class Conv:\\n"
-  ...     "  def __init__(self, train=True):\\n"
-  ...     "    self.train = train\\n"
-  ...     "    self.w = tf.Variable(1.)\\n"
+  ...     "  def __init__(self, tune_bias=True):\\n"
+  ...     "    self.tune_bias = tune_bias\\n"
+  ...     "    self.w, self.b = tf.Variable(1.), tf.Variable(0.)\\n"
   ...     "  def params(self):\\n"
-  ...     "    if self.train:\\n"
-  ...     "      return [self.w]\\n"
-  ...     "    return []\\n")
+  ...     "    if self.tune_bias:\\n"
+  ...     "      return [self.w, self.b]\\n"
+  ...     "    return [self.w]\\n")
   >>> info = _scopes.collect(tree).classes["Conv"]
   >>> narrowed(Project([]), info, info.methods["params"]).lineno
   8
@@ -96,7 +98,8 @@ class _Narrowing:
         return cut
     for each, (names, _) in held:
       if any(names < other for _, (other, _) in held) and (
-          _chosen_by_flag(each, method.node)):
+          _chosen_by_flag(each, method.node)) and (
+              depth > 0 or not _empty(each.value)):
         return each
     return None
 
@@ -232,6 +235,12 @@ class _Narrowing:
       return []
     return list(itertools.islice(self.project.functions_named(
         [name], unscanned=True), 8))
+
+
+def _empty(node: Optional[ast.AST]) -> bool:
+  """`[]` or `()`: the step's whole list empty trains nothing (a mode
+  that builds no step); only a part gathered empty leaves it out."""
+  return isinstance(node, (ast.List, ast.Tuple)) and not node.elts
 
 
 def _a_part(node: ast.AST, function: ast.AST) -> bool:
