@@ -467,7 +467,7 @@ def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
   """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
   found: Set[str] = set()
   for statement in body:
-    for node in ast.walk(statement):
+    for node in walk(statement):
       if isinstance(node, ast.Call) and isinstance(
           node.func, ast.Attribute) and node.func.attr in {
               "append", "extend", "insert", "add", "update"}:
