@@ -156,7 +156,12 @@ class Module:
         inner = (*around, node)
         found.append((_body_line(node), node.end_lineno or node.lineno,
                       inner))
-      for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+      fields = _BLOCK_FIELDS.get(type(node))
+      if fields is None:  # Most statements hold no block: asked once.
+        fields = _BLOCK_FIELDS[type(node)] = tuple(
+            f for f in ("body", "orelse", "finalbody", "handlers", "cases")
+            if f in type(node)._fields)
+      for field in fields:
         block = getattr(node, field, None)
         if isinstance(block, list):
           stack.extend((s, inner) for s in reversed(block)
@@ -272,6 +277,8 @@ _ASSIGNED = re.compile(
     r"batch_set_value)\s*\(")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# A statement's kind -> the fields of those its kind has that hold blocks.
+_BLOCK_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
 # What follows `self.x` where a line may assign it (or add to it); one

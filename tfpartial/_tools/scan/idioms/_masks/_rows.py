@@ -51,7 +51,7 @@ def replaced_rows(analysis: Analysis
   project = analysis.project
   for module in project.modules:
     text = module.source.text
-    if not _project.at_word_start(_TEXT, text) or not any(
+    if not _joins(text) or not any(
         w in text for w in ("zeros", "ones", "fill", "constant", "pad(")) or (
             project.parsed(module) is None):
       continue
@@ -71,6 +71,13 @@ def replaced_rows(analysis: Analysis
                         _own_weights.own_weight(variable, scope))):
           found.append((node, scope, variable))
   return found
+
+
+def _joins(text: str) -> bool:
+  """Whether `text` calls a join or a scatter (`_TEXT`, where a word
+  starts); the words it must hold looked for first."""
+  return ("concat" in text or "pad" in text or "tensor_scatter_" in text) \
+      and _project.at_word_start(_TEXT, text)
 
 
 # The calls that replace a table's rows: a join, or a scatter.
