@@ -13,12 +13,12 @@ forward runs is no choice. The precision gates decide as for any filter.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan._model_parts import _FORWARD, _built, _called
+from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan.idioms._sources import _subset
 
 _DEPTH = 3
@@ -43,8 +43,9 @@ def accessed(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
         method.node) == (read is not value):
       continue
     if read.value.id != "self" and method is info.methods.get(
-        read.attr) and _called(read.value.id, home) and _some_parts(
-            info, method) or _subset.narrowed(
+        read.attr) and _model_parts.called(
+            read.value.id, home) and _some_parts(
+                info, method) or _subset.narrowed(
                 analysis.project, info, method) is not None:
       return value
   return None
@@ -145,7 +146,7 @@ def _some_parts(info: _scopes.ClassInfo, method: _scopes.Scope) -> bool:
     return False  # `self.trainable_variables`: the whole model.
   parts = _parts_read(method.node)
   run = _run(info)
-  left = {name for name in run - parts if _built(info, name)}
+  left = {name for name in run - parts if _model_parts.built(info, name)}
   return bool(parts & run) and bool(left)
 
 
@@ -156,16 +157,17 @@ def _parts_read(function: ast.AST) -> Set[str]:
   for node in ast.walk(function):
     if isinstance(node, ast.Attribute) and node.attr in (
         _names.VARIABLE_ATTRIBUTES):
-      found |= _self_names([node.value])
+      found |= _model_parts.self_names([node.value])
     if isinstance(node, (ast.List, ast.Tuple)):
-      found |= _self_names(node.elts)
+      found |= _model_parts.self_names(node.elts)
   return found
 
 
 def _run(info: _scopes.ClassInfo) -> Set[str]:
   """The `self.x` the forward reads, with the methods of the class it
   calls (`self.features(x)`), their names left out."""
-  todo: List[str] = [m for m in _FORWARD if m in info.methods][:1]
+  todo: List[str] = [m for m in _model_parts.FORWARD
+                     if m in info.methods][:1]
   done: Set[str] = set()
   read: Set[str] = set()
   while todo:
@@ -173,7 +175,7 @@ def _run(info: _scopes.ClassInfo) -> Set[str]:
     if name in done or len(done) > 8:
       continue
     done.add(name)
-    names = _self_names(ast.walk(info.methods[name].node))
+    names = _model_parts.self_attributes(info.methods[name].node)
     read |= names
     todo += [each for each in names if each in info.methods]
   return read - set(info.methods)
@@ -181,9 +183,3 @@ def _run(info: _scopes.ClassInfo) -> Set[str]:
 
 def _is_self(node: ast.AST) -> bool:
   return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _self_names(nodes: Iterable[ast.AST]) -> Set[str]:
-  """The `x` of each `self.x` among `nodes`."""
-  return {node.attr for node in nodes if isinstance(
-      node, ast.Attribute) and _is_self(node.value)}
