@@ -12,13 +12,14 @@ with another such part, and the function the step is in calls the model.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set
+from typing import Iterable, Iterator, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
-# Methods a Keras model (or a module) runs its parts in.
-_FORWARD = ("call", "__call__", "forward")
+# Methods a Keras model (or a module) runs its parts in, in the order a
+# model's forward is looked for.
+FORWARD = ("call", "__call__", "forward")
 # Constructors of a functional model from its inputs and outputs.
 _FUNCTIONAL = {"Model", "Functional"}
 
@@ -39,40 +40,77 @@ def part_of_run_model(node: ast.expr, info: Optional[_scopes.ClassInfo],
   True
   """
   if isinstance(node, ast.Name):
-    return any(_called(model, scope) for model in _functional_models(
+    return any(called(model, scope) for model in _functional_models(
         node.id, scope))
   if not isinstance(node, ast.Attribute) or info is None or not (
       isinstance(node.value, ast.Name)) or node.value.id == "self":
     return False
-  forward = next((info.methods[m] for m in _FORWARD if m in info.methods),
+  forward = next((info.methods[m] for m in FORWARD if m in info.methods),
                  None)
-  if forward is None or not _called(node.value.id, scope):
+  if forward is None or not called(node.value.id, scope):
     return False
-  run = _self_attributes(forward.node)
-  built = {name for name in run if _built(info, name)}
-  return node.attr in built and len(built) > 1
+  parts = {name for name in self_attributes(forward.node)
+           if built(info, name)}
+  return node.attr in parts and len(parts) > 1
 
 
-def _self_attributes(function: ast.AST) -> Set[str]:
-  """The `self.x` a method reads."""
-  return {n.attr for n in ast.walk(function) if isinstance(
-      n, ast.Attribute) and isinstance(n.value, ast.Name) and (
-          n.value.id == "self")}
+def self_attributes(function: ast.AST) -> Set[str]:
+  """The `x` of each `self.x` a function (a method) reads.
+
+  >>> sorted(self_attributes(ast.parse("def call(self, x):\\n"
+  ...                                  "  return self.head(self.body(x))")))
+  ['body', 'head']
+  """
+  return self_names(ast.walk(function))
 
 
-def _built(info: _scopes.ClassInfo, name: str) -> bool:
+def self_names(nodes: Iterable[ast.AST]) -> Set[str]:
+  """The `x` of each `self.x` among `nodes` (not inside them).
+
+  >>> sorted(self_names(ast.parse("[self.a, b.c, self.d.e]").body[0]
+  ...                   .value.elts))
+  ['a']
+  """
+  return {node.attr for node in nodes if isinstance(
+      node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+          node.value.id == "self")}
+
+
+def built(info: _scopes.ClassInfo, name: str) -> bool:
   """Whether `self.name` is assigned a constructed object (a class
-  called, `Dense(10)`), as layers and models are."""
-  return any(_constructed(value) for value, _ in info.attributes.get(
+  called, `Dense(10)`), as layers and models are.
+
+  >>> tree = ast.parse("class M:\\n  def __init__(self):\\n"
+  ...                  "    self.head = Dense(1)\\n    self.n = 3")
+  >>> info = _scopes.collect(tree).classes["M"]
+  >>> built(info, "head"), built(info, "n")
+  (True, False)
+  """
+  return any(constructed(value) for value, _ in info.attributes.get(
       f"self.{name}", ()))
 
 
-def _constructed(value: ast.AST) -> bool:
+def constructed(value: ast.AST) -> bool:
+  """Whether `value` calls a class (a name that starts with a capital
+  letter: `Dense(10)`, `layers.Conv2D(8, 3)`), as a layer or a model is
+  made.
+
+  >>> constructed(ast.parse("layers.Dense(4)").body[0].value)
+  True
+  >>> constructed(ast.parse("tf.matmul(a, b)").body[0].value)
+  False
+  """
   return isinstance(value, ast.Call) and _names.call_name(value)[:1].isupper()
 
 
-def _called(name: str, scope: _scopes.Scope) -> bool:
-  """Whether the function calls `name(...)`."""
+def called(name: str, scope: _scopes.Scope) -> bool:
+  """Whether the function `scope` calls `name(...)` itself (a plain
+  name, not a method; not in the functions inside it).
+
+  >>> tree = ast.parse("def step(x):\\n  return model(x)")
+  >>> called("model", _scopes.collect(tree).scopes[id(tree.body[0])])
+  True
+  """
   return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and (
       n.func.id == name) for n in scope.nodes)
 
@@ -93,7 +131,7 @@ def _functional_models(part: str, scope: _scopes.Scope) -> Iterator[str]:
 
 def _is_constructed(name: str, scope: _scopes.Scope) -> bool:
   defs = scope.defs.get(name, [])
-  return bool(defs) and all(_constructed(d.value) for d in defs)
+  return bool(defs) and all(constructed(d.value) for d in defs)
 
 
 def _runs_with_another(value: ast.AST, part: str,
@@ -106,7 +144,7 @@ def _runs_with_another(value: ast.AST, part: str,
   called: List[ast.Call] = [n for n in ast.walk(value) if isinstance(
       n, ast.Call) and n is not value]
   names = {n.func.id for n in called if isinstance(n.func, ast.Name)}
-  inline = any(isinstance(n.func, ast.Call) and _constructed(n.func)
+  inline = any(isinstance(n.func, ast.Call) and constructed(n.func)
                for n in called)
   return part in names and (inline or any(
       _is_constructed(other, scope) for other in names - {part}))

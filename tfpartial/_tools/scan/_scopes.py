@@ -16,8 +16,8 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
-from typing import (Dict, FrozenSet, Iterator, List, Optional, Sequence, Set,
-                    Tuple, Union)
+from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
+                    Optional, Sequence, Set, Tuple, Union)
 
 from tfpartial._tools.scan import _every_path
 from tfpartial._tools.scan import _names
@@ -358,6 +358,30 @@ def made_from(value: ast.AST, scope: Scope, bound: int = 40
         stack += [d.value for d in scope.defs.get(item.id, [])]
 
 
+def found_through_names(node: ast.AST, scope: Scope,
+                        test: Callable[[ast.AST], bool],
+                        walk: Callable[[ast.AST], Iterable[ast.AST]] = (
+                            ast.walk), depth: int = 0) -> bool:
+  """Whether `test` holds for a node of `node` (as `walk` gives them) or
+  of the values of the local names it reads, and theirs, two names deep
+  (`keep = tf.cast(step > n)`; `mask = keep * m`: from `mask`, the
+  comparison).
+
+  >>> module = collect(ast.parse("keep = step > n\\nmask = keep * m\\n"))
+  >>> mask = module.defs["mask"][0].value
+  >>> found_through_names(mask, module, lambda n: isinstance(n, ast.Compare))
+  True
+  """
+  for item in walk(node):
+    if test(item):
+      return True
+    if isinstance(item, ast.Name) and depth < 2 and any(
+        found_through_names(d.value, scope, test, walk, depth + 1)
+        for d in scope.defs.get(item.id, []) if d.value is not None):
+      return True
+  return False
+
+
 def _binarized(target: ast.Subscript, value: ast.expr) -> bool:
   """`m[m != 0] = 1` (or `> 0`): the nonzero elements of a name set to
   one, so it holds the 0/1 mask of where it was nonzero."""
@@ -443,7 +467,7 @@ def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
   """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
   found: Set[str] = set()
   for statement in body:
-    for node in ast.walk(statement):
+    for node in walk(statement):
       if isinstance(node, ast.Call) and isinstance(
           node.func, ast.Attribute) and node.func.attr in {
               "append", "extend", "insert", "add", "update"}:

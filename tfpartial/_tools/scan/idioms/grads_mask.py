@@ -214,22 +214,19 @@ def _regrown(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
       f, home, analysis, (home.name, scope.name)) for f in factors)
 
 
-def _spelled_mask(node: ast.AST, scope: _scopes.Scope, depth: int = 0
-                  ) -> bool:
+def _spelled_mask(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a product in `node` (or in the local names it reads) has a
   factor spelled as a mask: read before any flow (most writes are
   slots, counters and copies)."""
-  for item in ast.walk(node):
-    if isinstance(item, (ast.BinOp, ast.AugAssign)) and isinstance(
-        item.op, ast.Mult) or isinstance(item, ast.Call) and (
-            _names.call_name(item) in {"multiply", "mul"}):
-      if "mask" in ast.unparse(item).lower():
-        return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _spelled_mask(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
-      return True
-  return False
+  return _scopes.found_through_names(node, scope, _mask_product)
+
+
+def _mask_product(item: ast.AST) -> bool:
+  """Whether `item` is a product whose text names a mask."""
+  return (isinstance(item, (ast.BinOp, ast.AugAssign)) and isinstance(
+      item.op, ast.Mult) or isinstance(item, ast.Call) and (
+          _names.call_name(item) in {"multiply", "mul"})) and (
+              "mask" in ast.unparse(item).lower())
 
 
 def _written(scope: _scopes.Scope, analysis: Analysis,
@@ -305,20 +302,18 @@ def _fixed_mask(masked: ast.expr, scope: _scopes.Scope, flow: Flow) -> bool:
   return False
 
 
-def _made_each_step(node: ast.AST, scope: _scopes.Scope, depth: int = 0
-                    ) -> bool:
+def _made_each_step(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask compares (or draws) values here, itself or through the
   local names it reads (`keep = tf.cast(step > n)`, `uniform(s) < p`)."""
-  for item in ast.walk(node):
-    if isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
-        _names.call_name(item) in _SCHEDULES or "random" in (
-            _names.dotted(item.func) or "")):
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _made_each_step(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
-      return True
-  return False
+  return _scopes.found_through_names(node, scope, _compared_or_drawn)
+
+
+def _compared_or_drawn(item: ast.AST) -> bool:
+  """Whether `item` compares values or draws them (`step > n`,
+  `tf.greater(...)`, `tf.random.uniform(...)`)."""
+  return isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
+      _names.call_name(item) in _SCHEDULES or "random" in (
+          _names.dotted(item.func) or ""))
 
 
 # What makes a mask anew each step: a comparison's spelling, a NaN guard.

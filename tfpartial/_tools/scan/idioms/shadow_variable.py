@@ -32,8 +32,7 @@ class ShadowVariable(_idiom.Idiom):
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     assert isinstance(hit, _writes.WriteHit)
-    target = _idiom.short(hit.target) if hit.target else "the variable"
-    name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
+    target, name = hit.written(), hit.writer()
     message = (f"`{target}` gets its copy written back by `{name}` after "
                f"the train step (line {_idiom.line(hit.at)})")
     reasons = _idiom.restores(context) or [

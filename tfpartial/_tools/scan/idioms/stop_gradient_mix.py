@@ -533,19 +533,15 @@ def _stopped_plus_difference(parts: List[ast.expr]) -> bool:
   return False
 
 
-def _has_product(node: ast.AST, scope: _scopes.Scope, depth: int = 0
-                 ) -> bool:
+def _has_product(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` multiplies (directly or in a local name's value)."""
-  for item in _scopes.walk(node):
-    if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult) or (
-        isinstance(item, ast.Call) and _names.call_name(item) in {
-            "multiply", "mul", "where", "where_v2"}):
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _has_product(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, [])):
-      return True
-  return False
+  return _scopes.found_through_names(node, scope, _multiplies, _scopes.walk)
+
+
+def _multiplies(item: ast.AST) -> bool:
+  return isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult) or (
+      isinstance(item, ast.Call) and _names.call_name(item) in {
+          "multiply", "mul", "where", "where_v2"})
 
 
 # What the value of a stopped name reads inside stopped values, by (value,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -88,9 +88,9 @@ class WeightRemask(_idiom.Idiom):
                   "a Keras constraint runs after every update, so the "
                   "masked weights are zero after each step; the optimizer "
                   "still keeps state for them and computes their update"]
-    name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
+    name = hit.writer()
     if hit.zeros:
-      target = _idiom.short(hit.target) if hit.target else "the variable"
+      target = hit.written()
       when, reasons = write_back.timing(hit, name)
       return (f"fixed elements of `{target}` set back to zeros by "
               f"`{name}`{when}"), reasons + [
@@ -99,7 +99,7 @@ class WeightRemask(_idiom.Idiom):
                   "next reset)"]
     if hit.value is not None and _writes.constant_fill(hit.value,
                                                        hit.scope):
-      target = _idiom.short(hit.target) if hit.target else "the variable"
+      target = hit.written()
       return (f"chosen elements of `{target}` set back to a constant by "
               f"`{name}` after each step"), [
                   "between two resets the optimizer moves those elements, "
@@ -143,26 +143,29 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
 _ZEROING = ("scatter_update", "scatter_nd_update")
 
 
-def _chosen_rows(rows: ast.AST, scope: _scopes.Scope, depth: int = 0
-                 ) -> bool:
+def _chosen_rows(rows: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether the rows a write zeroes are chosen as the step runs (itself or
   through the local names it reads): a call that is no plain shaping of
   fixed ids (`self.allocate(new_ids)`, `tf.where(...)`): rows handed to
   new keys of a hash-table embedding, which then train; not a padding or
   OOV id (a constant, a parameter)."""
-  stack = [rows]
-  while stack:  # The values, not the test of `[oov] if dim == 1 else oov`.
+  return _scopes.found_through_names(rows, scope, _not_shaping, _values)
+
+
+def _not_shaping(item: ast.AST) -> bool:
+  return isinstance(item, ast.Call) and _names.call_name(item) not in (
+      _SHAPING)
+
+
+def _values(node: ast.AST) -> Iterator[ast.AST]:
+  """The nodes of `node`, depth first, but the test of a conditional
+  (the values of `[oov] if dim == 1 else oov`)."""
+  stack = [node]
+  while stack:
     item = stack.pop()
     stack += [c for c in ast.iter_child_nodes(item)
               if not (isinstance(item, ast.IfExp) and c is item.test)]
-    if isinstance(item, ast.Call) and _names.call_name(item) not in (
-        _SHAPING):
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        _chosen_rows(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, []) if d.value is not None):
-      return True
-  return False
+    yield item
 
 
 # What only spells fixed ids in another shape.

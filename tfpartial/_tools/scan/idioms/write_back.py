@@ -32,8 +32,7 @@ class WriteBack(_idiom.Idiom):
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     assert isinstance(hit, _writes.WriteHit)
-    target = _idiom.short(hit.target) if hit.target else "the variable"
-    name = _names.call_name(hit.sink) if hit.sink is not None else "a write"
+    target, name = hit.written(), hit.writer()
     when, reasons = timing(hit, name)
     message = f"saved values written into `{target}` by `{name}`{when}"
     return message, reasons + _idiom.restores(context)

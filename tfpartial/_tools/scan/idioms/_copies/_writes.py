@@ -30,7 +30,7 @@ from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
 from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
-from tfpartial._tools.scan.idioms._idiom import Hit
+from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
 from tfpartial._tools.scan.idioms._runs import _hook_lambdas
 from tfpartial._tools.scan.idioms._runs import _later
@@ -67,6 +67,15 @@ class WriteHit(Hit):
   at: Optional[ast.AST] = None
   constraint: str = ""
   zeros: bool = False
+
+  def written(self) -> str:
+    """The variable written, as a message names it."""
+    return short(self.target) if self.target else "the variable"
+
+  def writer(self) -> str:
+    """The write's name (`scatter_update`), as a message names it."""
+    return _names.call_name(self.sink) if self.sink is not None else (
+        "a write")
 
 
 # The calls `target_and_value` reads.

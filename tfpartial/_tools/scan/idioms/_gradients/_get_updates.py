@@ -35,22 +35,19 @@ def masked(analysis: Analysis
       labels = analysis.flow.labels(call.args[-1], scope)
       mask = labels.get("masked")
       if "grad" in labels and isinstance(mask, ast.expr) and not (
-          _compares(mask, scope, 0)):
+          _compares(mask, scope)):
         found.append((labels, scope, call))
         break  # One finding per method: the mask, not every write.
   return found
 
 
-def _compares(node: ast.AST, scope: _scopes.Scope, depth: int) -> bool:
+def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` compares values, itself or through the local names
   it reads (`warm = K.cast(self.iterations > 100)`); a membership test
   (`p.name in self.masks`) picks variables, it compares no values."""
-  for item in ast.walk(node):
-    if isinstance(item, ast.Compare) and not all(isinstance(op, (
-        ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in item.ops):
-      return True
-    if isinstance(item, ast.Name) and depth < 2 and any(
-        d.value is not None and _compares(d.value, scope, depth + 1)
-        for d in scope.defs.get(item.id, [])):
-      return True
-  return False
+  return _scopes.found_through_names(node, scope, _compares_values)
+
+
+def _compares_values(item: ast.AST) -> bool:
+  return isinstance(item, ast.Compare) and not all(isinstance(op, (
+      ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in item.ops)

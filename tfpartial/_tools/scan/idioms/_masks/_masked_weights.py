@@ -25,6 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._masks import _evaluated
@@ -35,8 +36,9 @@ _LINE = re.compile(r"(\*=?[ \t]*\(?[ \t]*[\w.\[\]'\"]*(?:mask|prune)|"
                    r"(?:mask|prune)\w*\]?[ \t]*\*|multiply\()", re.I)
 # What makes a mask known by what it is, not by its name: a variable kept
 # from training (`trainable=False`), an array loaded from a file.
-_KEPT_TEXT = re.compile(r"trainable\s*=\s*False|\b(?:np|numpy)\.(?:load|"
-                        r"loadtxt|genfromtxt|fromfile)\(")
+_KEPT = re.compile(r"trainable\s*=\s*False")
+# Searched where a word starts (`_project.at_word_start`).
+_LOADED = re.compile(r"(?:np|numpy)\.(?:load|loadtxt|genfromtxt|fromfile)\(")
 _ANY_PRODUCT = re.compile(r"[\w\])][ \t]*\*=?[ \t]*[\w(]|multiply\(")
 # Where a product is written back into its variable, not read forward.
 _WRITES = {"assign", "assign_sub", "assign_add", "set_weights", "set_value",
@@ -57,7 +59,8 @@ def masked_weights(analysis: Analysis
   project = analysis.project
   for module in project.modules:  # A layer's module may hold no step.
     text = module.source.text
-    kept = _KEPT_TEXT.search(text) is not None  # A mask by what it is.
+    kept = _KEPT.search(text) is not None or _project.at_word_start(
+        _LOADED, text)  # A mask by what it is.
     if not kept and "mask" not in text and "prune" not in text and (
         "Mask" not in text):
       continue

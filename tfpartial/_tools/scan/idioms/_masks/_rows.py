@@ -35,7 +35,8 @@ _READERS = {"embedding_lookup", "embedding_lookup_sparse", "gather",
             "sampled_softmax_loss", "Embedding"}
 # What passes a table on unchanged in kind.
 _THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims"}
-_TEXT = re.compile(r"\b(?:concat|concat_v2|concatenate|pad|"
+# Searched where a word starts (`_project.at_word_start`).
+_TEXT = re.compile(r"(?:concat|concat_v2|concatenate|pad|"
                    r"tensor_scatter_nd_update|tensor_scatter_update)\s*\(")
 # Methods the framework calls: their parameters take their defaults.
 _DISPATCHED = {"call", "__call__", "forward", "build"}
@@ -50,7 +51,7 @@ def replaced_rows(analysis: Analysis
   project = analysis.project
   for module in project.modules:
     text = module.source.text
-    if not _TEXT.search(text) or not any(
+    if not _joins(text) or not any(
         w in text for w in ("zeros", "ones", "fill", "constant", "pad(")) or (
             project.parsed(module) is None):
       continue
@@ -70,6 +71,13 @@ def replaced_rows(analysis: Analysis
                         _own_weights.own_weight(variable, scope))):
           found.append((node, scope, variable))
   return found
+
+
+def _joins(text: str) -> bool:
+  """Whether `text` calls a join or a scatter (`_TEXT`, where a word
+  starts); the words it must hold looked for first."""
+  return ("concat" in text or "pad" in text or "tensor_scatter_" in text) \
+      and _project.at_word_start(_TEXT, text)
 
 
 # The calls that replace a table's rows: a join, or a scatter.

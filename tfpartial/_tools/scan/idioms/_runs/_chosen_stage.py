@@ -151,7 +151,17 @@ def _helper_calls(scope: _scopes.Scope
   """The calls of the function that `scope` is, and where they are
   looked for: a nested function's in the function around it (`loss3()`
   of `def loss3(): ...`), a method's in its class (`self.stage2()`), a
-  module's function's in its module (`train_stage2()`)."""
+  module's function's in its module (`train_stage2()`); found once per
+  function (each pair of steps asks)."""
+  key = (_helper_calls, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, tuple):
+    found = scope.judged[key] = _find_helper_calls(scope)
+  return found
+
+
+def _find_helper_calls(scope: _scopes.Scope
+                       ) -> Tuple[List[ast.Call], Optional[ast.AST]]:
   node, parent = scope.node, scope.parent
   if parent is None or not isinstance(node, (
       ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -76,7 +76,7 @@ def _facts(home: ast.AST) -> _Facts:
   cached = _READ.get(id(home))
   if cached is not None and cached[0] is home:
     return cached[1]
-  nodes = list(ast.walk(home))
+  nodes = list(_scopes.walk(home))
   kept = {id(n.value): name for n in nodes if isinstance(
       n, ast.Assign) and isinstance(n.value, ast.Call) and len(
           n.targets) == 1 for name in [_names.dotted(n.targets[0])] if name}

@@ -25,7 +25,7 @@ def gathered(chosen: Optional[ast.AST], scope: _scopes.Scope
   if not isinstance(chosen, ast.Name) or not isinstance(
       scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return None
-  for block in _blocks(scope.node):
+  for block in _blocks(scope):
     for index, statement in enumerate(block):
       if isinstance(statement, ast.Assign) and _starts_empty(
           statement, chosen.id) and _chosen_parts(block[index + 1:],
@@ -57,14 +57,20 @@ def _parts_of(chosen: Optional[ast.AST], scope: _scopes.Scope) -> Set[int]:
   return found
 
 
-def _blocks(node: ast.AST) -> List[List[ast.stmt]]:
-  found = []
-  for each in ast.walk(node):
-    for field in ("body", "orelse", "finalbody"):
-      block = getattr(each, field, None)
-      if isinstance(block, list) and block and isinstance(
-          block[0], ast.stmt):
-        found.append(block)
+def _blocks(scope: _scopes.Scope) -> List[List[ast.stmt]]:
+  """The statement lists of `scope`'s function, listed once per
+  function (its step lists each ask)."""
+  key = (_blocks, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, list):
+    blocks: List[List[ast.stmt]] = []
+    found = scope.judged[key] = blocks
+    for each in _scopes.walk(scope.node):
+      for field in ("body", "orelse", "finalbody"):
+        block = getattr(each, field, None)
+        if isinstance(block, list) and block and isinstance(
+            block[0], ast.stmt):
+          blocks.append(block)
   return found
 
 

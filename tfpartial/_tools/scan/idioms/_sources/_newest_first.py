@@ -56,8 +56,9 @@ def placed(step: _train_step.Step) -> Optional[ast.expr]:
 
 
 def _loops_around(node: ast.AST, call: ast.Call) -> Iterator[ast.For]:
-  for each in ast.walk(node):
-    if isinstance(each, ast.For) and any(n is call for n in ast.walk(each)):
+  for each in _scopes.walk(node):
+    if isinstance(each, ast.For) and any(
+        n is call for n in _scopes.walk(each)):
       yield each
 
 

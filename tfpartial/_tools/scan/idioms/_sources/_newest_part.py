@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan._model_parts import _called, _constructed
+from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, var_list_of)
 
@@ -34,11 +34,12 @@ def newest(chosen: Optional[ast.AST], scope: _scopes.Scope
   part = chosen.value.id
   for each in scope.defs.get(part, ()):
     loop = _loop_of(each.where.loops, scope)
-    if loop is None or not _constructed(each.value) or not any(
+    if loop is None or not _model_parts.constructed(each.value) or not any(
         n is chosen for n in ast.walk(loop)):
       continue
     for model in _given_to(loop, part):
-      if _called(model, scope) and not _trained_whole(model, scope):
+      if _model_parts.called(model, scope) and not _trained_whole(
+          model, scope):
         return chosen
   return None
 

@@ -13,12 +13,13 @@ forward runs is no choice. The precision gates decide as for any filter.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan._model_parts import _FORWARD, _built, _called
+from tfpartial._tools.scan import _model_parts
+from tfpartial._tools.scan.idioms._sources import _subset
 
 _DEPTH = 3
 
@@ -26,23 +27,64 @@ _DEPTH = 3
 def accessed(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
              ) -> Optional[ast.expr]:
   """The read of the model's accessor a step's list `chosen` holds (in
-  one of its values), or None."""
+  one of its values), or None: one that returns some of the parts its
+  forward runs (of another object), or a strict subset of the model's
+  variables (`_subset`, of the step's own object too)."""
   for value, home in _values(chosen, scope, 0):
     read = value.func if isinstance(value, ast.Call) and not (
         value.args or value.keywords) else value
     if not isinstance(read, ast.Attribute) or not isinstance(
-        read.value, ast.Name) or read.value.id == "self":
+        read.value, ast.Name):
       continue
-    owner = analysis.flow.labels(read.value, home).get("obj")
-    info = analysis.flow.classes.get(id(owner)) if owner is not None else None
-    method = info.methods.get(read.attr) if info is not None else None
+    info = _owner(analysis, read.value, home)
+    method = analysis.project.method(info, read.attr) if (
+        info is not None) else None
     if info is None or method is None or _is_property(
-        method.node) == (read is not value) or not _called(
-            read.value.id, home):
+        method.node) == (read is not value):
       continue
-    if _some_parts(info, method):
+    if read.value.id != "self" and method is info.methods.get(
+        read.attr) and _model_parts.called(
+            read.value.id, home) and _some_parts(
+                info, method) or _subset.narrowed(
+                analysis.project, info, method) is not None:
       return value
   return None
+
+
+def _owner(analysis: Analysis, name: ast.Name, scope: _scopes.Scope
+           ) -> Optional[_scopes.ClassInfo]:
+  """The project class of the object `name` holds: the flow's, or for
+  `self` the class of the method it is read in."""
+  if name.id == "self":
+    place: Optional[_scopes.Scope] = scope
+    while place is not None and place.cls is None:
+      place = place.parent
+    return place.cls if place is not None else None
+  owner = analysis.flow.labels(name, scope).get("obj")
+  if owner is not None:
+    return analysis.flow.classes.get(id(owner))
+  return _constructed_as(analysis, name, scope)
+
+
+def _constructed_as(analysis: Analysis, name: ast.Name,
+                    scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
+  """The project class every assignment of `name` calls, the flow aside
+  (`model = model(layers=[...])`, a class of a star import rebound to
+  its instance)."""
+  home = _defining(name, scope)
+  found: Optional[_scopes.ClassInfo] = None
+  for each in home.defs[name.id] if home is not None else ():
+    value = each.value
+    if not isinstance(value, ast.Call) or not isinstance(
+        value.func, ast.Name):
+      return None
+    target = analysis.project.resolve(home, value.func.id) if (
+        home is not None) else None
+    if not isinstance(target, _scopes.ClassInfo) or (
+        found is not None and target is not found):
+      return None
+    found = target
+  return found
 
 
 def owner_class(analysis: Analysis, chosen: Optional[ast.AST],
@@ -65,15 +107,29 @@ def _values(node: ast.AST, scope: _scopes.Scope, depth: int
   conditional, each side of a sum."""
   if depth > _DEPTH:
     return
-  if isinstance(node, ast.Name) and node.id in scope.defs:
-    for each in scope.defs[node.id]:
+  home = _defining(node, scope)
+  if isinstance(node, ast.Name) and home is not None:
+    for each in home.defs[node.id]:
       if each.value is not None and each.value is not node:
-        yield from _values(each.value, scope, depth + 1)
+        yield from _values(each.value, home, depth + 1)
   elif isinstance(node, ast.IfExp):
     yield from _values(node.body, scope, depth + 1)
     yield from _values(node.orelse, scope, depth + 1)
   elif isinstance(node, ast.expr):
     yield node, scope
+
+
+def _defining(node: ast.AST, scope: _scopes.Scope
+              ) -> Optional[_scopes.Scope]:
+  """The scope whose assignment a name `node` read in `scope` reads: its
+  own, or the module's around a function (`params = net.params()` at the
+  top of a script, read in its step)."""
+  place: Optional[_scopes.Scope] = scope
+  while isinstance(node, ast.Name) and place is not None:
+    if node.id in place.defs:
+      return place
+    place = place.parent if place.cls is None else None
+  return None
 
 
 def _is_property(function: ast.AST) -> bool:
@@ -90,7 +146,7 @@ def _some_parts(info: _scopes.ClassInfo, method: _scopes.Scope) -> bool:
     return False  # `self.trainable_variables`: the whole model.
   parts = _parts_read(method.node)
   run = _run(info)
-  left = {name for name in run - parts if _built(info, name)}
+  left = {name for name in run - parts if _model_parts.built(info, name)}
   return bool(parts & run) and bool(left)
 
 
@@ -101,16 +157,17 @@ def _parts_read(function: ast.AST) -> Set[str]:
   for node in ast.walk(function):
     if isinstance(node, ast.Attribute) and node.attr in (
         _names.VARIABLE_ATTRIBUTES):
-      found |= _self_names([node.value])
+      found |= _model_parts.self_names([node.value])
     if isinstance(node, (ast.List, ast.Tuple)):
-      found |= _self_names(node.elts)
+      found |= _model_parts.self_names(node.elts)
   return found
 
 
 def _run(info: _scopes.ClassInfo) -> Set[str]:
   """The `self.x` the forward reads, with the methods of the class it
   calls (`self.features(x)`), their names left out."""
-  todo: List[str] = [m for m in _FORWARD if m in info.methods][:1]
+  todo: List[str] = [m for m in _model_parts.FORWARD
+                     if m in info.methods][:1]
   done: Set[str] = set()
   read: Set[str] = set()
   while todo:
@@ -118,7 +175,7 @@ def _run(info: _scopes.ClassInfo) -> Set[str]:
     if name in done or len(done) > 8:
       continue
     done.add(name)
-    names = _self_names(ast.walk(info.methods[name].node))
+    names = _model_parts.self_attributes(info.methods[name].node)
     read |= names
     todo += [each for each in names if each in info.methods]
   return read - set(info.methods)
@@ -126,9 +183,3 @@ def _run(info: _scopes.ClassInfo) -> Set[str]:
 
 def _is_self(node: ast.AST) -> bool:
   return isinstance(node, ast.Name) and node.id == "self"
-
-
-def _self_names(nodes: Iterable[ast.AST]) -> Set[str]:
-  """The `x` of each `self.x` among `nodes`."""
-  return {node.attr for node in nodes if isinstance(
-      node, ast.Attribute) and _is_self(node.value)}

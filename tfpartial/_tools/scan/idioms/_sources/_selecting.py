@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources import _outer
 from tfpartial._tools.scan.idioms._sources import _shortened_lists
+from tfpartial._tools.scan.idioms._sources import _subset
 
 # A selection and the scope it is written in.
 Found = Optional[Tuple[ast.expr, _scopes.Scope]]
@@ -282,6 +283,8 @@ def _added(analysis: Analysis, name: str, value: ast.expr, test: ast.expr,
   owner = _base(value)
   if any(d.where.guard is test for d in scope.defs.get(owner, ())):
     return False  # A model made where its variables are added: it exists.
+  if _subset.made_by_the_same_test(scope, value, test):
+    return False  # `self.emb` made only under this flag, in `__init__`.
   return _collection(analysis, value, scope) or "filtered" in (
       analysis.flow.labels(value, scope))
 

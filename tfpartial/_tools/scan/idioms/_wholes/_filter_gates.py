@@ -44,6 +44,7 @@ from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
+from tfpartial._tools.scan.idioms._wholes import _picked_step
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
@@ -88,7 +89,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                   if o.scope is step.scope and o is not step
                                   and o.loss == step.loss]))
   module = analysis.module(step.scope)
-  if not isinstance(node, ast.expr) or _per_group(step, node) or (
+  if not isinstance(node, ast.expr) or _per_group(analysis, step, node) or (
       not phased and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
@@ -121,7 +122,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _every_layer.keeps_all(analysis.project, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
-  return node
+  return _shown(analysis, step, node)
 
 
 def _own_training(analysis: Analysis, step: Step, steps: List[Step],
@@ -392,7 +393,24 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
           ast.DictComp)
 
 
-def _per_group(step: Step, node: ast.AST) -> bool:
+def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
+  """Whether the step is one of a loop's, one per group, every group
+  trained (`_looped`); not one that a run-time value picks to run
+  (`_picked_step`: a stage)."""
+  return _looped(step, node) and not _picked_step.picked(
+      analysis.project, step)
+
+
+def _shown(analysis: Analysis, step: Step, node: ast.expr) -> ast.expr:
+  """Where a filter is shown: at the list of a step that a run-time value
+  picks from a loop's (the filters are the loop's groups), else `node`."""
+  if isinstance(step.var_list, ast.expr) and _looped(step, node) and (
+      _picked_step.picked(analysis.project, step)):
+    return step.var_list
+  return node
+
+
+def _looped(step: Step, node: ast.AST) -> bool:
   """Whether the step is made in a loop whose variable chooses the group
   (`for i in range(n): ... 'net_%d' % i in v.name ... minimize`, or a
   comprehension `[opt.compute_gradients(loss, vs) for vs, loss in

@@ -51,7 +51,7 @@ def flags(scope: _scopes.Scope) -> List[ast.If]:
   found = home.judged.get(key)
   if not isinstance(found, list):
     found = home.judged[key] = [
-        node for node in ast.walk(home.node) if isinstance(node, ast.If)
+        node for node in _scopes.walk(home.node) if isinstance(node, ast.If)
         and not node.orelse and _flagged.a_flag(node.test)]
   return found
 

@@ -173,7 +173,7 @@ def _callers(value: ast.AST, held: Dict[str, Set[str]]) -> Set[str]:
   """The `self.` parts called in `value` (`self.backbone(x)`), or held
   by the local names it reads."""
   found: Set[str] = set()
-  for node in ast.walk(value):
+  for node in _scopes.walk(value):
     if isinstance(node, ast.Call):
       name = _names.dotted(node.func) or ""
       if name.startswith("self.") and name.count(".") == 1:
