@@ -110,7 +110,10 @@ class Where:
   shared: FrozenSet[str] = frozenset()
 
 
-@dataclasses.dataclass(frozen=True)
+# Never changed once made; not frozen, for speed: a frozen dataclass sets
+# each field through `object.__setattr__`, and a project makes one of these
+# per assignment of every function it reads. Compared by identity.
+@dataclasses.dataclass(eq=False, slots=True)
 class Def:
   """One assignment of a name.
 
@@ -486,22 +489,24 @@ class _Filler:
   def fill(self, body: Sequence[ast.AST], where: Where) -> None:
     stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
     nodes, uses = self.scope.nodes, self.scope.uses
-    outer = self.statement
+    outer = statement = self.statement
     while stack:
       node, here = stack.pop()
       kind = type(node)
-      if kind in _STATEMENTS:  # Read depth first: its parts come next.
-        self.statement = id(node)
-      if kind in _NESTED and self._nested(node):
-        continue
       if kind is ast.Constant:
         continue
-      nodes.append(node)
+      if kind in _STATEMENTS:  # Read depth first: its parts come next.
+        statement = self.statement = id(node)
       if isinstance(node, ast.Name):
+        nodes.append(node)
         if type(node.ctx) is ast.Load:
-          uses[id(node)] = ((node.lineno, node.col_offset), here,
-                            self.statement, node.id)
+          uses[id(node)] = ((node.lineno, node.col_offset), here, statement,
+                            node.id)
         continue
+      if kind in _NESTED and self._nested(node):
+        self.statement = statement
+        continue
+      nodes.append(node)
       if kind in _BINDS:
         self._bind_statement(node, here)
       children = _children(node)
