@@ -7,7 +7,9 @@ tfpartial. `_files` reads `.py` files and notebook code cells, bounded
 (`_notebook` turns a cell into the Python IPython runs, `_lines` tells
 where a line stands without tokenizing it); `_project`
 indexes every module of the scanned paths and resolves names across them;
-`_scopes` records what each name is assigned and where; `_flow` follows
+`_scopes` records what each name is assigned and where, and `_reaching`
+which of those assignments each read sees (through branches and loops);
+`_flow` follows
 the data through names, attributes and calls into the project (each call
 evaluated with its arguments: the callee's summary); each idiom is one
 module of `idioms/` (its detection, explanation, catalogue entry, SARIF

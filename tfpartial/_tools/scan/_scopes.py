@@ -21,6 +21,7 @@ from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
 
 from tfpartial._tools.scan import _every_path
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _reaching
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 Position = Tuple[int, int]
@@ -40,6 +41,9 @@ _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For,
                     ast.GeneratorExp, ast.DictComp})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp,
                    ast.DictComp)
+# What runs as one step for `_reaching`: statements, handlers, cases.
+_STATEMENTS = frozenset([*ast.stmt.__subclasses__(), ast.ExceptHandler,
+                         ast.match_case])
 
 
 # The attribute marking a `where` that stands for `g[cond] = 0`.
@@ -106,7 +110,10 @@ class Where:
   shared: FrozenSet[str] = frozenset()
 
 
-@dataclasses.dataclass(frozen=True)
+# Never changed once made; not frozen, for speed: a frozen dataclass sets
+# each field through `object.__setattr__`, and a project makes one of these
+# per assignment of every function it reads. Compared by identity.
+@dataclasses.dataclass(eq=False, slots=True)
 class Def:
   """One assignment of a name.
 
@@ -126,6 +133,8 @@ class Def:
   # For a nested target (`for (g, v), m in zip(gvs, masks)`): the element
   # of the outer n-tuples that `part` is an element of.
   outer: Optional[Tuple[int, int]] = None
+  statement: int = 0  # id() of its statement (for `_reaching`).
+  inner: bool = False  # A comprehension's name: for itself alone.
 
 
 @dataclasses.dataclass(eq=False)
@@ -183,7 +192,8 @@ class Scope:
   loops: Dict[str, ast.expr]
   children: List["Scope"]
   nodes: List[ast.AST]  # The nodes of this scope, not nested.
-  uses: Dict[int, Tuple[Position, Where]]  # Names read here.
+  # Names read here: id -> (position, where, id(statement), name).
+  uses: Dict[int, Tuple[Position, Where, int, str]]
   imports: List[Union[ast.Import, ast.ImportFrom]]
   # What a loop adds to a list under an `if`: id(added value) -> the test
   # (`if fixed[i] == '0': chosen += weights[i]`).
@@ -206,8 +216,10 @@ class Scope:
     # The project's module (for `_project`): the parent's, or given.
     self.module: object = parent.module if parent is not None else module
     self._body = body
+    self._statements: Sequence[ast.AST] = body or ()
     # (name, id(read)) -> the assignments it sees, worked out once.
     self._reached: Dict[Tuple[str, int], Tuple[int, ...]] = {}
+    self._walk: Optional[_reaching.Walk] = None  # Walked on first read.
     # What a judge of this scope's values found, by (judge, value or name,
     # depth): asked once per scope, however many places ask.
     self.judged: Dict[Tuple[object, object, int], object] = {}
@@ -274,9 +286,21 @@ class Scope:
   def _reaching(self, name: str, node: ast.AST) -> Tuple[int, ...]:
     defs = self.defs.get(name, [])
     use = self.uses.get(id(node))
-    if use is None:
+    if use is None or not defs:
       return tuple(range(len(defs)))
-    position, where = use
+    if self._walk is None:
+      self._walk = _reaching.Walk(self._statements, self.defs, self.uses)
+    found = self._walk.reaching(name, id(node), use[0], use[2])
+    if found is not None:
+      return found
+    return self._nearest(name, use[0], use[1], defs)
+
+  def _nearest(self, name: str, position: Position, where: Where,
+               defs: List[Def]) -> Tuple[int, ...]:
+    """A read the walk did not meet (a default value, made beside the
+    statements): the assignments before it back to the nearest that
+    replaces the name in a block around it, and those later in its
+    loops."""
     ends = self._ends.get(name)
     if ends is None or len(ends) != len(defs):
       ends = self._ends[name] = [d.end for d in defs]
@@ -484,22 +508,29 @@ class _Filler:
     self.scope = scope
     # id(an `if` ending in `continue`) -> the statements after it.
     self._after: Dict[int, Sequence[ast.stmt]] = {}
+    self.statement = 0  # id() of the statement being read.
 
   def fill(self, body: Sequence[ast.AST], where: Where) -> None:
     stack: List[Tuple[ast.AST, Where]] = [(n, where) for n in reversed(body)]
     nodes, uses = self.scope.nodes, self.scope.uses
+    outer = statement = self.statement
     while stack:
       node, here = stack.pop()
       kind = type(node)
-      if kind in _NESTED and self._nested(node):
-        continue
       if kind is ast.Constant:
         continue
-      nodes.append(node)
+      if kind in _STATEMENTS:  # Read depth first: its parts come next.
+        statement = self.statement = id(node)
       if isinstance(node, ast.Name):
+        nodes.append(node)
         if type(node.ctx) is ast.Load:
-          uses[id(node)] = ((node.lineno, node.col_offset), here)
+          uses[id(node)] = ((node.lineno, node.col_offset), here, statement,
+                            node.id)
         continue
+      if kind in _NESTED and self._nested(node):
+        self.statement = statement
+        continue
+      nodes.append(node)
       if kind in _BINDS:
         self._bind_statement(node, here)
       children = _children(node)
@@ -534,6 +565,7 @@ class _Filler:
                       for c in reversed(children)])
       else:
         stack.extend([(c, inner) for c in reversed(children)])
+    self.statement = outer
 
   def _nested(self, node: ast.AST) -> bool:
     scope = self.scope
@@ -578,8 +610,8 @@ class _Filler:
       # `for` that binds it (`[t.assign(q) for q, t in pairs]`).
       start = (node.lineno, node.col_offset)
       for generator in node.generators:
-        _Binder(self.scope, start, where, start).loop(generator.target,
-                                                      generator.iter)
+        _Binder(self.scope, start, where, start, self.statement,
+                inner=True).loop(generator.target, generator.iter)
       return
     ends_at: ast.AST = node
     if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -589,7 +621,8 @@ class _Filler:
     end = (getattr(ends_at, "end_lineno", 0) or 0,
            getattr(ends_at, "end_col_offset", 0) or 0)
     bind = _Binder(self.scope, end, where, (
-        getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0))
+        getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0),
+                   self.statement)
     if isinstance(node, ast.Assign):
       for target in node.targets:
         bind.bind(target, node.value)
@@ -623,8 +656,10 @@ class _Binder:
   """Records assignments of one statement."""
 
   def __init__(self, scope: Scope, end: Position, where: Where,
-               start: Position = (0, 0)):
+               start: Position = (0, 0), statement: int = 0,
+               inner: bool = False):
     self.scope, self.end, self.where, self.start = scope, end, where, start
+    self.statement, self.inner = statement, inner
 
   def bind(self, target: ast.AST, value: ast.expr,
            replaces: bool = True,
@@ -644,7 +679,7 @@ class _Binder:
     elif isinstance(target, ast.Name):
       scope.defs.setdefault(target.id, []).append(
           Def(value, self.end, replaces, self.where, part, self.start,
-              outer))
+              outer, self.statement, self.inner))
       self._guard(value, replaces, target.id)
     elif isinstance(target, ast.Attribute):
       name = _names.dotted(target)
@@ -656,7 +691,8 @@ class _Binder:
         method.cls.assigned.setdefault(name, []).append((value, scope))
       elif name is not None and scope.parent is None:
         scope.defs.setdefault(name, []).append(
-            Def(value, self.end, replaces, self.where))
+            Def(value, self.end, replaces, self.where,
+                statement=self.statement))
     elif isinstance(target, ast.Subscript):
       # `grads[0] = masked` adds `masked` to what `grads` holds.
       base: ast.expr = target.value
@@ -703,7 +739,7 @@ class _Binder:
     for name in ast.walk(base):  # It reads what held before.
       if isinstance(name, ast.Name):
         self.scope.uses[id(name)] = ((target.lineno, target.col_offset),
-                                     self.where)
+                                     self.where, self.statement, name.id)
     where = ast.Call(ast.Name("where", ast.Load()), [chosen, value, base], [])
     setattr(where, ZEROED, True)  # Not in the source: said so when shown.
     return ast.fix_missing_locations(ast.copy_location(where, target))
@@ -729,7 +765,7 @@ class _Binder:
     for name in ast.walk(value.left):  # It reads what held before.
       if isinstance(name, ast.Name):
         self.scope.uses[id(name)] = ((node.lineno, node.col_offset),
-                                     self.where)
+                                     self.where, self.statement, name.id)
     base: ast.expr = node.target
     while isinstance(base, ast.Subscript):
       base = base.value
