@@ -11,7 +11,8 @@ reads what its `variable_scope('s1')` block computed builds s2 on s1."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple, TypeVar
+from typing import (Dict, Iterator, List, Optional, Set, Tuple, TypeVar,
+                    cast)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -77,15 +78,37 @@ def _named(nodes: List[ast.AST]) -> Set[str]:
           for name in [_names.dotted(n)] if name is not None}
 
 
-def picked_apart(one: ast.Call, other: ast.Call, function: ast.AST) -> bool:
-  """Whether a stage test in `function` picks between the ops of two of
-  its steps, one in each arm: they run apart."""
-  mine, theirs = _kept_as(one, function), _kept_as(other, function)
-  if mine is None or theirs is None or mine == theirs:
-    return False
-  return any(mine in a and theirs in b and not (
-      mine in b or theirs in a) or theirs in a and mine in b and not (
-          theirs in b or mine in a) for a, b in _choices(function))
+class Picking:
+  """The stage tests of one function and the names its steps' ops are
+  kept in, each read once: every pair of its steps asks (a function of
+  n steps has n * n pairs)."""
+
+  def __init__(self, function: ast.AST):
+    self.function = function
+    self._choices: Optional[List[Tuple[Set[str], Set[str]]]] = None
+    self._kept: Dict[int, Optional[str]] = {}
+
+  def kept_as(self, call: ast.Call) -> Optional[str]:
+    """`_kept_as` of `call` in the function, read once."""
+    if id(call) not in self._kept:
+      self._kept[id(call)] = _kept_as(call, self.function)
+    return self._kept[id(call)]
+
+  def choices(self) -> List[Tuple[Set[str], Set[str]]]:
+    """`_choices` of the function, read once."""
+    if self._choices is None:
+      self._choices = list(_choices(self.function))
+    return self._choices
+
+  def apart(self, one: ast.Call, other: ast.Call) -> bool:
+    """Whether a stage test in the function picks between the ops of two
+    of its steps, one in each arm: they run apart."""
+    mine, theirs = self.kept_as(one), self.kept_as(other)
+    if mine is None or theirs is None or mine == theirs:
+      return False
+    return any(mine in a and theirs in b and not (
+        mine in b or theirs in a) or theirs in a and mine in b and not (
+            theirs in b or mine in a) for a, b in self.choices())
 
 
 def picks(function: ast.AST) -> bool:
@@ -181,8 +204,23 @@ def _find_helper_calls(scope: _scopes.Scope
   return [], None
 
 
-def _inside(node: ast.AST, body: List[ast.stmt]) -> bool:
-  return any(node is each for stmt in body for each in _scopes.walk(stmt))
+def _arms(region: ast.AST, keeper: _scopes.Scope
+          ) -> Dict[int, Set[Tuple[int, bool]]]:
+  """The arms of the `if` statements of `region` each call is in, as (the
+  `if`, whether its `else`), by the call; read once a region (kept in
+  `keeper`), however many pairs of steps ask."""
+  key = (_arms, 0, id(region))
+  if key in keeper.judged:
+    return cast(Dict[int, Set[Tuple[int, bool]]], keeper.judged[key])
+  found: Dict[int, Set[Tuple[int, bool]]] = {}
+  for node in _scopes.walk(region):
+    if isinstance(node, ast.If):
+      for orelse, body in ((False, node.body), (True, node.orelse)):
+        for each in (n for stmt in body for n in _scopes.walk(stmt)):
+          if isinstance(each, ast.Call):
+            found.setdefault(id(each), set()).add((id(node), orelse))
+  keeper.judged[key] = found
+  return found
 
 
 def helpers_apart(one: _scopes.Scope, other: _scopes.Scope) -> bool:
@@ -196,10 +234,10 @@ def helpers_apart(one: _scopes.Scope, other: _scopes.Scope) -> bool:
   if len(mine) != 1 or len(theirs) != 1 or region is None or (
       region is not there):
     return False
-  return any(isinstance(node, ast.If) and (
-      _inside(mine[0], node.body) and _inside(theirs[0], node.orelse) or (
-          _inside(theirs[0], node.body) and _inside(mine[0], node.orelse)))
-             for node in _scopes.walk(region))
+  arms = _arms(region, one.parent or one)
+  mine_in, theirs_in = arms.get(id(mine[0]), set()), arms.get(
+      id(theirs[0]), set())
+  return any((node, not orelse) in theirs_in for node, orelse in mine_in)
 
 
 def near_functions(scope: _scopes.Scope) -> List[ast.AST]:

@@ -47,23 +47,29 @@ def grown_apart(steps: List[Tuple[ast.Call, _scopes.Scope, object]]
   value leaves out a built scope in some run (`left_out`), with the
   step's scope and call."""
   found = []
+  grown: Dict[int, Dict[str, List[_Placed]]] = {}  # Read once a function.
   for call, scope, var_list in steps:
     if isinstance(var_list, ast.Name):
-      node = left_out(scope.node, var_list)
+      if id(scope.node) not in grown:
+        grown[id(scope.node)] = _added_by_name(scope.node)
+      node = left_out(scope.node, var_list, grown[id(scope.node)])
       if node is not None:
         found.append((node, scope, call))
   return found
 
 
-def left_out(function: ast.AST, var_list: ast.expr
+def left_out(function: ast.AST, var_list: ast.expr,
+             grown: Optional[Dict[str, List[_Placed]]] = None
              ) -> Optional[ast.expr]:
   """Where the list `var_list` of a step in `function` is grown for the
   first stage value whose run leaves out a built scope that feeds what
-  it trains, or None."""
+  it trains, or None; `grown` is `_added_by_name(function)` when read
+  already."""
   name = _names.dotted(var_list)
   if name is None:
     return None
-  added = _added(function, name)
+  added = (_added_by_name(function) if grown is None else grown).get(
+      name, [])
   subject = _subject([test for each in added for test in each.tests])
   if subject is None or len({a.scope for a in added}) < 2:
     return None
@@ -127,25 +133,27 @@ def _scope_of(node: ast.expr) -> Optional[str]:
   return None
 
 
-def _added(function: ast.AST, name: str) -> List[_Placed]:
-  """Each scope added to the list `name`, with the tests around it."""
+def _added_by_name(function: ast.AST) -> Dict[str, List[_Placed]]:
+  """Each scope added to a list of the function, with the tests around
+  it, by the list's name: one walk for every step's list."""
   around = _around(function)
-  found: List[_Placed] = []
+  found: Dict[str, List[_Placed]] = {}
   for node in _scopes.walk(function):
     if id(node) not in around:
       continue  # A function of its own.
     value: Optional[ast.expr] = None
+    name: Optional[str] = None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-        and node.func.attr in _GROW and _names.dotted(
-            node.func.value) == name and node.args:
-      value = node.args[0]
-    elif isinstance(node, ast.AugAssign) and _names.dotted(
-        node.target) == name:
-      value = node.value
-    scope = _scope_of(value) if value is not None else None
-    if scope is not None:
-      found.append(_Placed(scope, node, around.get(id(node), []),
-                           node if isinstance(node, ast.Call) else value))
+        and node.func.attr in _GROW and node.args:
+      name, value = _names.dotted(node.func.value), node.args[0]
+    elif isinstance(node, ast.AugAssign):
+      name, value = _names.dotted(node.target), node.value
+    scope = _scope_of(value) if value is not None and (
+        name is not None) else None
+    if name is not None and scope is not None:
+      found.setdefault(name, []).append(_Placed(
+          scope, node, around.get(id(node), []),
+          node if isinstance(node, ast.Call) else value))
   return found
 
 

@@ -163,7 +163,8 @@ class _Home:
   uses: Dict[int, Tuple[Set[str], Set[str]]] = dataclasses.field(
       default_factory=dict)
   loops: List[ast.AST] = dataclasses.field(default_factory=list)
-  picks: bool = False  # A stage test picks between ops (`_chosen_stage`).
+  # A stage test picks between ops (`_chosen_stage`), read once per home.
+  picking: Optional[_chosen_stage.Picking] = None
   # The loops of the project, outside the class too (`_stage_calls`).
   together: Optional[_stage_calls.Together] = None
   # Where each function keeps and fetches ops (`_sequential`).
@@ -191,7 +192,8 @@ class _Home:
                                    [(t.call, t.scope) for t in group],
                                    order)):
       return None
-    return cls(node, branches, kept, picks=picks, order=order)
+    return cls(node, branches, kept, order=order, picking=(
+        _chosen_stage.Picking(node) if picks else None))
 
 
 def _home(scope: _scopes.Scope) -> ast.AST:
@@ -364,8 +366,8 @@ def _apart(step: Training, other: Training, home: _Home) -> bool:
       return True
   return isinstance(home.node, ast.ClassDef) and _fetched_apart(
       home.kept.get(id(step.call)), home.kept.get(id(other.call)), home.node,
-      home) or home.picks and _chosen_stage.picked_apart(
-          step.call, other.call, home.node) or _chosen_stage.helpers_apart(
+      home) or home.picking is not None and home.picking.apart(
+          step.call, other.call) or _chosen_stage.helpers_apart(
               step.scope, other.scope) or _sequential.before(
                   (other.call, other.scope), (step.call, step.scope),
                   home.order)

@@ -7,7 +7,7 @@ of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -25,6 +25,15 @@ def filled(chosen: Optional[ast.AST], scope: _scopes.Scope
   if info is None or attribute is None or not attribute.startswith(
       "self.") or attribute.count(".") != 1:
     return None
+  key = (filled, attribute, id(info.node))  # Each step of a class asks.
+  if key not in info.home.judged:
+    info.home.judged[key] = (_filled(info, attribute),)
+  return cast(Tuple[Optional[Tuple[ast.expr, _scopes.Scope]]],
+              info.home.judged[key])[0]
+
+
+def _filled(info: _scopes.ClassInfo, attribute: str
+            ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
   found: Optional[Tuple[ast.expr, _scopes.Scope]] = None
   for method in info.methods.values():
     for node in ast.walk(method.node):

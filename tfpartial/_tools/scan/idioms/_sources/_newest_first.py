@@ -10,7 +10,7 @@ stay fixed. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -25,7 +25,7 @@ def newest_first(chosen: ast.AST, scope: _scopes.Scope,
   loss = call.args[0] if call.args else None
   if not isinstance(chosen, ast.Name) or not isinstance(loss, ast.Name):
     return False
-  for loop in _loops_around(scope.node, call):
+  for loop in _loops_around(scope, call):
     for gathered in _gathered_into(loop, chosen.id):
       if any(other is not call and _reads(other, loss.id) and _reads(
           other, gathered) for other in _calls(loop)):
@@ -55,11 +55,24 @@ def placed(step: _train_step.Step) -> Optional[ast.expr]:
   return defs[0].value if len(defs) == 1 else None
 
 
-def _loops_around(node: ast.AST, call: ast.Call) -> Iterator[ast.For]:
+def _loops_around(scope: _scopes.Scope, call: ast.Call) -> List[ast.For]:
+  """The `for` loops of the scope's function around `call`, outermost
+  first; found for every call at once (each step asks twice)."""
+  key = (_loops_around, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, dict):
+    found = scope.judged[key] = _loops_by_call(scope.node)
+  return cast(Dict[int, List[ast.For]], found).get(id(call), [])
+
+
+def _loops_by_call(node: ast.AST) -> Dict[int, List[ast.For]]:
+  found: Dict[int, List[ast.For]] = {}
   for each in _scopes.walk(node):
-    if isinstance(each, ast.For) and any(
-        n is call for n in _scopes.walk(each)):
-      yield each
+    if isinstance(each, ast.For):
+      for inner in _scopes.walk(each):
+        if isinstance(inner, ast.Call):
+          found.setdefault(id(inner), []).append(each)
+  return found
 
 
 def _gathered_into(loop: ast.For, name: str) -> Iterator[str]:
