@@ -28,6 +28,8 @@ _SIZED_LAYERS = {"Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
                  "GRUCell", "BatchNormalization", "LayerNormalization",
                  "GroupNormalization", "MultiHeadAttention", "PReLU",
                  "EinsumDense", "Bidirectional", "Linear"}
+# Library bases that make no weight themselves.
+_BARE_BASES = {"Layer", "Model", "Module", "object", "Object"}
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
 _NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
@@ -64,7 +66,8 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
-    if _size_free_on_fixed(project, info, below):
+    if _size_free_on_fixed(project, info, below) or _weightless_on_fixed(
+        project, info, below):
       continue  # No weights of its own.
     return below
   return None
@@ -86,6 +89,37 @@ def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
       _untrainable_part.frozen_whole(project, info, part) for part in fed)
 
 
+def _weightless_on_fixed(project: _project.Project,
+                         info: _scopes.ClassInfo, below: str) -> bool:
+  """Whether every value of `self.below` is made by a class of the
+  project that makes no weight whatever its arguments
+  (`BicubicScale2D(rate)`, only `tf.image.resize` in its `call`), and
+  every part whose output it runs on, if any, is frozen whole."""
+  values = project.attribute(info, f"self.{below}")
+  if not values or not all(_never_weighted(project, value, scope)
+                           for value, scope in values):
+    return False
+  return all(_untrainable_part.frozen_whole(project, info, part)
+             for part in set(_feeding(info, below)) - {below})
+
+
+def _never_weighted(project: _project.Project, value: ast.AST,
+                    scope: _scopes.Scope) -> bool:
+  """`Maker(...)`: `Maker` a class of the project whose bases outside
+  the project are bare (`Layer`, `Model`, `Module`) and that makes no
+  weight in any branch (arguments may set its flags)."""
+  name = _names.dotted(value.func) if isinstance(value, ast.Call) else None
+  target = project.resolve(scope, name) if name else None
+  if not isinstance(target, _scopes.ClassInfo):
+    return False
+  for each in [target] + project.base_classes(target):
+    for base in each.bases:
+      if not isinstance(project.resolve(each.home, base), _scopes.ClassInfo
+                        ) and base.split(".")[-1] not in _BARE_BASES:
+        return False
+  return _weightless(project, target, 0, strict=True)
+
+
 def _size_free(project: _project.Project, value: ast.AST,
                scope: _scopes.Scope) -> bool:
   """`Maker()`: a call with no arguments, `Maker` no class of the
@@ -100,32 +134,37 @@ def _size_free(project: _project.Project, value: ast.AST,
 
 
 def _weightless(project: _project.Project, info: _scopes.ClassInfo,
-                depth: int) -> bool:
+                depth: int, strict: bool = False) -> bool:
   """Whether no method of the class (or of its project bases) makes a
   weight outside an `if` (`add_weight`, a variable, a sized Keras layer,
   a class of the project that does): weights made only when a flag asks
-  (`if self.use_learnable_params:`) are not made by its defaults."""
+  (`if self.use_learnable_params:`) are not made by its defaults, unless
+  `strict` (arguments given may set the flag)."""
   if depth > 3:
     return False
   for each in [info] + project.base_classes(info):
     for method in each.methods.values():
-      for call in _unconditional_calls(method.node):
+      for call in _unconditional_calls(method.node, strict):
         name = _names.call_name(call)
         target = project.resolve(method, _names.dotted(call.func) or "")
         if name in _MAKES_WEIGHTS or (
             isinstance(target, _scopes.ClassInfo) and not _weightless(
-                project, target, depth + 1)) or (
+                project, target, depth + 1, strict)) or (
                     name in _SIZED_LAYERS and target is None):
           return False
   return True
 
 
-def _unconditional_calls(function: ast.AST) -> Iterator[ast.Call]:
+def _unconditional_calls(function: ast.AST, strict: bool = False
+                         ) -> Iterator[ast.Call]:
   """The calls of a function's body outside any `if` (or conditional
-  expression) and outside nested functions."""
+  expression; inside too when `strict`) and outside nested functions."""
   stack = list(getattr(function, "body", []))
   while stack:
     node = stack.pop()
+    if isinstance(node, (ast.If, ast.IfExp)) and strict:
+      stack.extend(ast.iter_child_nodes(node))
+      continue
     if isinstance(node, (ast.If, ast.IfExp, ast.FunctionDef,
                          ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
       continue
