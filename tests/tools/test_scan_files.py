@@ -88,7 +88,7 @@ def test_a_notebook_exported_as_python_is_read_and_ported_by_hand(tmp_path):
 
 def test_a_file_that_does_not_parse_is_reported_and_skipped(tmp_path):
   (tmp_path / "bad.py").write_text(
-      "print 'training'\ndef (:\ntrain_op = optimizer.minimize(loss)\n")
+      "print 'training'\ndef (:\n  train_op = optimizer.minimize(loss)\n")
   (tmp_path / "new.py").write_text("x = 1\n")
   status, _, err = _run([str(tmp_path)])
   assert status == 0

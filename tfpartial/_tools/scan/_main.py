@@ -62,8 +62,8 @@ def run(paths: Sequence[str], form: str = "text", diff: bool = False,
     return 2
   with _uncollected():
     sources, unread = _files.read_all(files)
-    findings, unparsed, stopped = _scan.scan(sources)
-  for line in notes + unread + unparsed + stopped:
+    findings, unparsed, stopped, partly = _scan.scan(sources)
+  for line in notes + unread + unparsed + partly + stopped:
     print(f"tfpartial scan: {line}", file=err)
   read = len(sources) - len(unparsed)
   if files and not read:

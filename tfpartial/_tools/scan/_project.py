@@ -19,6 +19,7 @@ import re
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
+from tfpartial._tools.scan import _blocks
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _notebook
@@ -72,6 +73,8 @@ class Module:
   # What it was read as when Python does not parse it as written ("a
   # Python 2 file"): no mechanical port then, its text is not the file's.
   rewritten: str = ""
+  # The blocks left out when it parses only without them (`_blocks`).
+  dropped: str = ""
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
@@ -346,6 +349,31 @@ def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
   return tree, "a file with IPython lines (`!pip ...`)"
 
 
+def _without_blocks(module: Module) -> Optional[ast.Module]:
+  """The module's tree without its top-level blocks that do not parse,
+  read as written or as Python 2 (the fewer lines left out); its
+  `dropped` says which."""
+  text = module.source.text
+  best: Optional[Tuple[ast.Module, List[_blocks.Dropped]]] = None
+  for candidate in (text, _py2.repair(text)):
+    found = _blocks.kept(candidate, module.path) if candidate else None
+    if found is not None and (best is None or _lines_left_out(
+        found[1]) < _lines_left_out(best[1])):
+      best = found
+  if best is None:
+    return None
+  module.rewritten = "a file read without a block that does not parse"
+  _, _, line, why = best[1][0]
+  blocks = ", ".join(f"{drop[0]}-{drop[1]}" for drop in sorted(best[1]))
+  module.dropped = (f"{module.path}:{line}: skipped lines {blocks}: they "
+                    f"do not parse ({why}); the rest is scanned")
+  return best[0]
+
+
+def _lines_left_out(dropped: List[_blocks.Dropped]) -> int:
+  return sum(drop[1] - drop[0] + 1 for drop in dropped)
+
+
 class Project:
   """The modules of one scan and the names that cross them."""
 
@@ -393,6 +421,8 @@ class Project:
       except SyntaxError:
         module.tree, module.rewritten = _reread(module.source.text,
                                                 module.path)
+        if module.tree is None:
+          module.tree = _without_blocks(module)
         if module.tree is None:
           raise
       module.scope = _scopes.collect(module.tree, module)

@@ -21,12 +21,14 @@ IDIOMS = all_idioms()
 
 class Scanned(NamedTuple):
   """What one scan of a project gives: its findings, the files it could
-  not read, and the idioms that stopped on it (a scanner bug: the report
-  lacks what they would have found)."""
+  not read, the idioms that stopped on it (a scanner bug: the report
+  lacks what they would have found), and the files read without a block
+  that does not parse."""
 
   findings: List[Finding]
   unread: List[str]
   stopped: List[str]
+  partly: List[str]
 
 
 def scan_project(sources: Sequence[_files.Source]
@@ -65,11 +67,12 @@ def scan(sources: Sequence[_files.Source]) -> Scanned:
       findings.extend(found)
   finally:
     errors = [m.error for m in project.modules if m.error]
+    partly = [m.dropped for m in project.modules if m.dropped]
     _release(project, analysis)
     if collecting:
       gc.enable()
   findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
-  return Scanned(findings, errors, stopped)
+  return Scanned(findings, errors, stopped, partly)
 
 
 def _found(idiom: Idiom, analysis: Analysis, seen: Set[Tuple[str, int]]
