@@ -443,7 +443,8 @@ def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef
   """The product by which a constraint multiplies its weight by a value
   fixed when it was made (`w * self.mask`, `w *= self.mask_var`,
   `multiply([w, K.variable(self.m)])`), if any; not by a number
-  (`self.c * w` of `c=2`, `_numbers`), which chooses no element."""
+  (`self.c * w` of `c=2`, `self.f` of `1 - decay_rate`: `_numbers`),
+  which chooses no element."""
   if len(node.args.args) < 2:
     return None
   weight = node.args.args[1].arg
@@ -453,7 +454,7 @@ def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef
       continue
     for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
       if isinstance(mine, ast.Name) and mine.id == weight and not _reads(
-          other, weight) and not _numbers.number(other, scope) and any(
+          other, weight) and not _numbers.scale(other, scope) and any(
               (_names.dotted(n) or "").startswith("self.")
               for n in ast.walk(other) if isinstance(n, ast.Attribute)):
         return item

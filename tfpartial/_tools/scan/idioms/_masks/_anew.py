@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
@@ -101,13 +101,14 @@ _COMPARISONS = {"less", "greater", "less_equal", "greater_equal"}
 
 def _derived(mine: str, scope: _scopes.Scope, analysis: Analysis
              ) -> Set[str]:
-  """`mine` and the names of `scope` made from it (found once)."""
+  """`mine` and the names of `scope` made from its values (found once);
+  not a lookup keyed by it (`sens[mine]`, precomputed elsewhere)."""
   def find() -> Set[str]:
     derived = {mine}
     for _ in range(4):
       grown = {name for name, defs in scope.defs.items() if any(
           isinstance(n, ast.Name) and n.id in derived
-          for d in defs for n in ast.walk(d.value))}
+          for d in defs for n in _value_reads(d.value, mine))}
       if grown <= derived:
         break
       derived |= grown
@@ -115,6 +116,15 @@ def _derived(mine: str, scope: _scopes.Scope, analysis: Analysis
   found = analysis.once(f"derived:{id(scope)}:{mine}", find)
   assert isinstance(found, set)
   return found
+
+
+def _value_reads(node: ast.AST, mine: str) -> Iterator[ast.AST]:
+  """The nodes of `node`, less those of a key that is `mine` or its
+  attribute (`sens[mine]`, `masks[mine.name]`): a lookup, not its values."""
+  keys = {id(k) for n in ast.walk(node) if isinstance(n, ast.Subscript) and (
+      f"{_names.dotted(n.slice)}.".startswith(f"{mine}."))
+          for k in ast.walk(n.slice)}
+  return (n for n in ast.walk(node) if id(n) not in keys)
 
 
 def _loops(node: ast.AST, order: _order.Order,

@@ -2,11 +2,14 @@
 or a `self.` attribute set only to one or defaulting to one (`beta1=0.9`,
 `self.c = c` of `c=2`). A number scales every element of a weight the
 same; it chooses none of them, as a mask would. Read by `_decayed` and
-`weight-remask`'s constraints."""
+`weight-remask`'s constraints, which also take a `self.` attribute set to
+arithmetic of numbers and parameters named as rates (`self.decay_factor =
+1 - decay_rate`, `scale`) as a number."""
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, Optional
 
 from tfpartial._tools.scan import _scopes
@@ -44,3 +47,34 @@ def _defaults(scope: _scopes.Scope) -> Dict[str, Optional[ast.expr]]:
       args.defaults))
   found.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults))
   return found
+
+
+def scale(node: ast.AST, scope: _scopes.Scope) -> bool:
+  """A number, or a `self.` attribute set only to arithmetic of numbers
+  and parameters named as rates (`1 - decay_rate`, not `1 - mask`)."""
+  if number(node, scope):
+    return True
+  if not (isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self" and (
+          scope.cls is not None)):
+    return False
+  values = scope.cls.attributes.get(f"self.{node.attr}", [])
+  return bool(values) and all(_rate_arithmetic(v, home)
+                              for v, home in values)
+
+
+def _rate_arithmetic(node: ast.AST, home: _scopes.Scope) -> bool:
+  if isinstance(node, ast.BinOp):
+    return _rate_arithmetic(node.left, home) and _rate_arithmetic(
+        node.right, home)
+  if isinstance(node, ast.UnaryOp):
+    return _rate_arithmetic(node.operand, home)
+  if isinstance(node, ast.Name) and node.id in home.params and not (
+      home.defs.get(node.id)):
+    return bool(_RATE_NAME.search(node.id))  # A parameter, as given.
+  return number(node, home)
+
+
+# Parameter names that say they hold one number scaling every element.
+_RATE_NAME = re.compile(r"(rate|ratio|decay|factor|scale|coef|alpha|"
+                        r"lambda|momentum)", re.I)
