@@ -2,7 +2,9 @@
 set to arithmetic of numbers and a parameter named as a rate (`1 -
 decay_rate`, part 23's L2WeightDecay) scales every element: silent. Set
 from a mask (`1 - frozen_mask`), or from a rate-named parameter rebound
-to loaded values, it still re-masks the weight."""
+to loaded values, it still re-masks the weight. A parameter the
+project's calls pass values is judged by those values, not its name: a
+number named `keep_mask` scales, an array named `rate` masks."""
 
 import pytest
 
@@ -42,6 +44,30 @@ CASES = [
     pytest.param(_source("1 - decay_rate",
                          body="decay_rate = np.load('keep.npy')"),
                  [("weight-remask", 12)], id="rate_name_rebound_to_array"),
+    # A parameter the project passes values: judged by them, not its name.
+    pytest.param(_source("keep_mask", params="keep_mask")
+                 + "\nlayer = tf.keras.layers.Dense(\n"
+                 "    3, kernel_constraint=Shrink(0.5))\n",
+                 [], id="scalar_named_as_mask"),
+    pytest.param(_source("1 - keep_mask", params="keep_mask")
+                 + "\nlayer = tf.keras.layers.Dense(\n"
+                 "    3, kernel_constraint=Shrink("
+                 "keep_mask=1e-3))\n",
+                 [], id="one_minus_scalar_named_as_mask"),
+    pytest.param(_source("rate", params="rate")
+                 + "\nlayer = tf.keras.layers.Dense(\n"
+                 "    3, kernel_constraint=Shrink("
+                 "np.load('keep.npy')))\n",
+                 [("weight-remask", 12)], id="array_named_as_rate"),
+    pytest.param(_source("1 - decay_rate", params="decay_rate=0.01")
+                 + "\nlayer = tf.keras.layers.Dense(\n"
+                 "    3, kernel_constraint=Shrink("
+                 "decay_rate=np.load('keep.npy')))\n",
+                 [("weight-remask", 12)], id="rate_default_passed_array"),
+    pytest.param(_source("1 - decay_rate", params="decay_rate=0.01")
+                 + "\nlayer = tf.keras.layers.Dense(\n"
+                 "    3, kernel_constraint=Shrink())\n",
+                 [], id="rate_default_only"),
 ]
 
 

@@ -25,7 +25,7 @@ THROUGH_CALLS = frozenset({"grad", "masked", "param", "train", "write",
                            "random"})
 # What arithmetic on a variable, a mask or a copy keeps of them.
 _DROPPED_BY_ARITHMETIC = {"var", "shadow", "filtered", "write", "train",
-                          "zip", "fn", "obj", "cls"}
+                          "zip", "fn", "obj", "cls", "diag"}
 
 
 def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
@@ -54,6 +54,13 @@ def binop(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
     result["mask"] = node  # `1 - mask`, `mask[:, None] * 1.0`.
   if "const" in first and "const" in second:
     result["const"] = node
+  if isinstance(op, ast.MatMult):
+    matrix_product(flow, node, left, right, scope, env, result)
+  if isinstance(op, ast.Mult) and any(
+      isinstance(side, ast.Call) and _names.call_name(side) in {
+          "eye", "identity"} and fixed(labels)
+      for side, labels in ((left, second), (right, first))):
+    result["diag"] = node  # `np.eye(n) * keep`.
   if isinstance(op, ast.Mult):
     _multiplied(node, left, right, first, second, result)
     if ("grad" in first and _names.is_zero(right) or (
@@ -378,6 +385,8 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
       node.args) >= 2 and isinstance(node.args[0], ast.Lambda):
     return _mapped(flow, node.args[0], node.args[1:], scope, env)
   found = _spelled(flow, node, name, scope, env)
+  if name in _DIAGONAL_MAKERS | {"matmul"} and node.args:
+    found = _diagonal(flow, node, name, list(node.args), scope, env, found)
   rebuilt = rebuilt_parts(node)
   if rebuilt is not None and _stitched(flow, rebuilt, scope, env):
     found = {**found, "mix": node}
@@ -559,6 +568,71 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
       found["filtered"] = node
     return found
   return _other(flow, node, name, args, scope, env)
+
+
+def _diagonal(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
+              scope: _scopes.Scope, env: Dict[str, Labels], spelled: Labels
+              ) -> Labels:
+  """`diag(v)` of a fixed vector: a diagonal matrix (`diag`), a mask when
+  `v` is one or the name it is kept in says so; `matmul(w, d)` of a
+  diagonal mask: `w` masked by its columns, as `w * mask` is."""
+  found = dict(spelled)
+  vector = flow.labels(args[0], scope, env)
+  if name in _DIAGONAL_MAKERS and fixed(vector):
+    found["diag"] = node
+    if zero_one(vector):
+      found["mask"] = node
+  elif name == "matmul" and len(args) >= 2:
+    matrix_product(flow, node, args[0], args[1], scope, env, found)
+  return found
+
+
+def zero_one(labels: Labels) -> bool:
+  """Whether a value is a fixed 0/1 mask: made or named as one, or a
+  constant, and neither a variable that may train (a learned gate) nor
+  drawn anew."""
+  return ("mask" in labels or set(labels) == {"const"}) and fixed(labels)
+
+
+def fixed(labels: Labels) -> bool:
+  """Whether a value is neither a variable that may train (a learned gate)
+  nor drawn anew nor a gradient."""
+  return ("var" not in labels or labels["var"] is labels.get("shadow")
+          ) and not {"vararith", "random", "grad"} & set(labels)
+
+
+def matrix_product(flow: Flow, node: ast.AST, left: ast.AST, right: ast.AST,
+                   scope: _scopes.Scope, env: Dict[str, Labels],
+                   result: Labels) -> None:
+  """`left @ right` with one side a diagonal 0/1 matrix: the other side's
+  columns (rows) masked (`tf.matmul([w], diag_mask)[0]`, a weight listed
+  as a batch of one row)."""
+  sides = [s.elts[0] if isinstance(s, (ast.List, ast.Tuple)) and len(
+      s.elts) == 1 else s for s in (left, right)]
+  first, second = (flow.labels(s, scope, env) for s in sides)
+  if any({"diag", "mask"} <= set(labels) or _passed_diagonal(flow, labels)
+         for labels in (first, second)):
+    _multiplied(node, sides[0], sides[1], first, second, result)
+
+
+def _passed_diagonal(flow: Flow, labels: Labels) -> bool:
+  """Whether a mask kept from a parameter (`self.mask = mask`) is a
+  diagonal mask where the project's calls pass it (EQL's
+  `EqlLayer(mask=self.__build_mask(...))` of `np.diag` masks), and a
+  fixed 0/1 value (a literal matrix) where they pass anything else."""
+  given = labels.get("param")
+  home = flow.origin.get(id(given))
+  if "mask" not in labels or not isinstance(given, ast.Name) or (
+      home is None):
+    return False
+  passed = [flow.labels(value, caller) for value, caller in
+            _zero_choice.passed(given.id, home, flow.project)]
+  return any({"diag", "mask"} <= set(p) for p in passed) and all(
+      zero_one(p) for p in passed)
+
+
+# The calls that make a diagonal matrix of a vector.
+_DIAGONAL_MAKERS = frozenset({"diag", "diagflat", "matrix_diag"})
 
 
 # The comparisons among the mask makers.

@@ -343,7 +343,7 @@ class Flow:
     for index in reaching:
       value = defs[index].value
       got = self.labels(value, place)
-      got = self._part(value, got, defs[index])
+      got = self._part(value, got, defs[index], place)
       got = self.chosen(value, place, got)
       for kind, where in got.items():
         found.setdefault(kind, where)
@@ -429,10 +429,12 @@ class Flow:
     self._working.discard(("passed", key))
     return found
 
-  def _part(self, value: ast.expr, got: Labels, bound: _scopes.Def
-            ) -> Labels:
+  def _part(self, value: ast.expr, got: Labels, bound: _scopes.Def,
+            place: _scopes.Scope) -> Labels:
     """What a name bound to part of `value` holds: element `i` of a
-    `zip`, and of a (gradient, variable) pair the variable."""
+    `zip`, and of a (gradient, variable) pair the variable (not the
+    gradient a function of the project returns second: `val, grad =
+    self.loss_val_grad()`)."""
     part, outer = bound.part, bound.outer
     if outer is not None and "zip" in got:
       got = self.element(got["zip"], outer) or got
@@ -443,9 +445,28 @@ class Flow:
       # `for name, g in tape.gradient(loss, var_dict).items()`: the key
       # names the variable; the value is the gradient the dict holds.
       return got
-    if part == (1, 2) and "grad" in got and "var" not in got:
+    if part == (1, 2) and "grad" in got and "var" not in got and not (
+        isinstance(value, ast.Call) and outer is None and "grad" in (
+            self._returned(value, part, place) or {})):
       return {"var": value}  # `for g, v in grads_and_vars`: `v`.
     return got
+
+  def _returned(self, call: ast.Call, part: Tuple[int, int],
+                place: _scopes.Scope) -> Optional[Labels]:
+    """Element `i` of the `n`-tuples every `return` of the project's
+    function `call` calls spells out, if it spells them out."""
+    function = self.callee(call, place)
+    known = self.functions.get(id(function))
+    inner = known[1].scope_of(known[0]) if known is not None else None
+    if inner is None or isinstance(inner.node, ast.Lambda):
+      return None
+    index, count = part
+    returns = [n for n in inner.nodes if isinstance(n, ast.Return)]
+    tuples = [n.value for n in returns if isinstance(n.value, ast.Tuple)
+              and len(n.value.elts) == count]
+    if not tuples or len(tuples) < len(returns):
+      return None
+    return union([self.labels(t.elts[index], inner) for t in tuples])
 
   def element(self, zipped: ast.AST, part: Tuple[int, int]) -> Labels:
     """Element `i` of the `n`-tuples a `zip(...)` call makes."""

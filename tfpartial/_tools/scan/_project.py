@@ -38,10 +38,12 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "_apply_dense", "update_step", "_trainable_weights.append",
               "_trainable_weights.extend", "gradient_transformers",
               "transform_grads_fn")
-# A Keras constraint that may re-mask (a lambda, one a function makes, or a
-# class named so), and an optimizer's `apply(grads, ...)`.
+# A Keras constraint that may re-mask (a lambda, one a function makes, a
+# function or method named, not a constraint passed on, or a class named
+# so), and an optimizer's `apply(grads, ...)`.
 SINK_PATTERN = re.compile(
-    r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\()|"
+    r"constraint\s*=\s*(?:lambda|[A-Za-z_][\w.]*\(|(?:self\.)?"
+    r"(?!None\b|(?:\w*_)?constraints?\b)[A-Za-z_]\w*\s*[,)])|"
     r"class\s+\w*(?:Constraint|Mask)\w*\s*\(|"
     r"\(\s*[\w.]*Constraint\s*\)|\.apply\([^)]*grad|"
     r"constant\(\s*[\w.]+\[[^\n:]*:|"  # A table's rows made a constant.

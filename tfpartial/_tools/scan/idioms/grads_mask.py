@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._gradients import _appended
 from tfpartial._tools.scan.idioms._gradients import _custom_gradients
 from tfpartial._tools.scan.idioms._gradients import _enumerated
+from tfpartial._tools.scan.idioms._gradients import _external
 from tfpartial._tools.scan.idioms._gradients import _get_updates
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._gradients import _lr_masks
@@ -116,8 +117,8 @@ class GradsMask(_idiom.Idiom):
     hits += [_hit(found, scope, call)
              for found, scope, call in _zero_rates.masked(analysis)]
     hits += [_hit(found, scope, call) for module in (
-        _transformers, _multipliers, _get_updates) for found, scope, call in (
-            module.masked(analysis))]
+        _transformers, _multipliers, _get_updates, _external)
+             for found, scope, call in module.masked(analysis)]
     merged = _merged(hits, analysis)
     for hit in merged:
       if isinstance(hit, GradsMaskHit):

@@ -255,15 +255,27 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return []
   home = scope.parent or scope
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
-  masked = [v for k, v in found.items() if k.startswith("varmask:")]
+  masked = [v for k, v in found.items() if k.startswith("varmask:") and (
+      not _scaled(v, scope, node, analysis.project))]
   if any(not _projection(m, node) for m in masked) or _fixed_factor(
-      scope, node) is not None:
+      scope, node, analysis.project) is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
               None)  # The product in `__call__`, else its `def` line.
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
+
+
+def _scaled(product: ast.AST, scope: _scopes.Scope, node: ast.FunctionDef,
+            project: object) -> bool:
+  """Whether a constraint's product is its weight times a number
+  (`w * self.keep_mask` of `Shrink(0.5)`), whatever the factor is named."""
+  pair = _factors(product)
+  weight = node.args.args[1].arg if len(node.args.args) > 1 else None
+  return len(pair) == 2 and any(
+      isinstance(mine, ast.Name) and mine.id == weight and _numbers.scale(
+          other, scope, project) for mine, other in (pair, pair[::-1]))
 
 
 def _only_loaded(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
@@ -321,22 +333,32 @@ def _given_as_constraint(name: str, analysis: Analysis) -> bool:
 
 def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
                         ) -> List[_idiom.Hit]:
-  """`kernel_constraint=lambda w: w * mask`."""
+  """`kernel_constraint=lambda w: w * mask`, or a function of the
+  project given by name (`constraint=keep_mask`, `constraint=
+  self.Wconstraint`)."""
   hits: List[_idiom.Hit] = []
   flow = analysis.flow
   for call in analysis.calls(scope):
     for keyword in call.keywords:
       if not (keyword.arg or "").endswith("constraint"):
         continue
+      method = _bound_method(keyword.value, scope)
+      if method is not None:
+        hits += _method_hit(method, keyword, call, analysis)
+        continue
       for function, home in _lambdas(keyword.value, scope, analysis):
         found = flow.helper(function, home, [{"var": function}])
         weight = function.args.args[0].arg if function.args.args else ""
-        if any((k == f"varmask:{weight}" if weight else k.startswith(
-            "varmask:")) and not _clipped(
-            v, function, home) for k, v in found.items()):
+        product = next((v for k, v in found.items() if (
+            k == f"varmask:{weight}" if weight else k.startswith(
+                "varmask:")) and not _clipped(v, function, home)), None)
+        if isinstance(product, ast.expr):
+          named = isinstance(keyword.value, ast.Name)  # Found at its body.
           hits.append(_writes.WriteHit(
-              keyword.value, scope, call, found, "weight-remask",
-              constraint=keyword.arg or ""))
+              product if named else keyword.value, home if named else scope,
+              call, found, "weight-remask", constraint=(
+                  _names.dotted(keyword.value) if named else None
+              ) or keyword.arg or ""))
           break
   return hits
 
@@ -348,12 +370,15 @@ def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
   masked(m)`, `def masked(m): def c(w): ...; return c`)."""
   if isinstance(value, ast.Lambda):
     return [(value, scope)]
-  if not isinstance(value, ast.Call):
+  if not isinstance(value, (ast.Call, ast.Name)):
     return []
-  function = analysis.flow.labels(value.func, scope).get("fn")
+  function = analysis.flow.labels(getattr(value, "func", value),
+                                  scope).get("fn")
   known = analysis.flow.functions.get(id(function))
   if known is None:
     return []
+  if isinstance(value, ast.Name):
+    return [known] if isinstance(known[0], ast.FunctionDef) else []
   inner = known[1].scope_of(known[0])
   if inner is None:
     return []
@@ -362,6 +387,32 @@ def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis
   return [(n, inner) for n in returned if isinstance(n, ast.Lambda)] + [
       (n, inner) for n in getattr(inner.node, "body", []) if isinstance(
           n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in named]
+
+
+def _bound_method(value: ast.expr, scope: _scopes.Scope
+                  ) -> Optional[_scopes.Scope]:
+  """The method a constraint names (`constraint=self.Wconstraint`)."""
+  if not (isinstance(value, ast.Attribute) and isinstance(
+      value.value, ast.Name) and value.value.id == "self") or (
+          scope.cls is None):
+    return None
+  return scope.cls.methods.get(value.attr)
+
+
+def _method_hit(method: _scopes.Scope, keyword: ast.keyword,
+                call: ast.Call, analysis: Analysis) -> List[_idiom.Hit]:
+  """A constraint method judged as a constraint class's `__call__` is:
+  its weight (the parameter after `self`) times a value fixed when the
+  layer was made (`def Wconstraint(self, w): return w * self.trimmer`)."""
+  node = method.node
+  product = _fixed_factor(method, node, analysis.project) if isinstance(
+      node, ast.FunctionDef) else None
+  if isinstance(product, ast.AugAssign):
+    product = product.target  # `w *= self.mask`.
+  if not isinstance(product, ast.expr):
+    return []
+  return [_writes.WriteHit(product, method, call, {}, "weight-remask",
+                           constraint=_names.dotted(keyword.value) or "")]
 
 
 def _clipped(masked: ast.AST, function: _scopes.FunctionNode,
@@ -438,8 +489,8 @@ def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
   return len(pair) == 2 and all(_reads(f, weight) for f in pair)
 
 
-def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef
-                  ) -> Optional[ast.AST]:
+def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,
+                  project: object) -> Optional[ast.AST]:
   """The product by which a constraint multiplies its weight by a value
   fixed when it was made (`w * self.mask`, `w *= self.mask_var`,
   `multiply([w, K.variable(self.m)])`), if any; not by a number
@@ -454,9 +505,10 @@ def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef
       continue
     for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
       if isinstance(mine, ast.Name) and mine.id == weight and not _reads(
-          other, weight) and not _numbers.scale(other, scope) and any(
-              (_names.dotted(n) or "").startswith("self.")
-              for n in ast.walk(other) if isinstance(n, ast.Attribute)):
+          other, weight) and not _numbers.scale(
+              other, scope, project) and any(
+                  (_names.dotted(n) or "").startswith("self.")
+                  for n in ast.walk(other) if isinstance(n, ast.Attribute)):
         return item
   return None
 

@@ -3,8 +3,10 @@ or a `self.` attribute set only to one or defaulting to one (`beta1=0.9`,
 `self.c = c` of `c=2`). A number scales every element of a weight the
 same; it chooses none of them, as a mask would. Read by `_decayed` and
 `weight-remask`'s constraints, which also take a `self.` attribute set to
-arithmetic of numbers and parameters named as rates (`self.decay_factor =
-1 - decay_rate`, `scale`) as a number."""
+arithmetic of numbers and of parameters the project's calls pass only
+numbers (`self.decay_factor = 1 - decay_rate` of `Decay(0.01)`) as a
+number, whatever the parameter is named; a parameter no call passes is
+judged by its name (`decay_rate`, not `frozen`)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import re
 from typing import Dict, Optional
 
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _zero_choice
 
 
 def number(node: ast.AST, scope: _scopes.Scope, depth: int = 2) -> bool:
@@ -49,9 +52,11 @@ def _defaults(scope: _scopes.Scope) -> Dict[str, Optional[ast.expr]]:
   return found
 
 
-def scale(node: ast.AST, scope: _scopes.Scope) -> bool:
+def scale(node: ast.AST, scope: _scopes.Scope, project: object = None
+          ) -> bool:
   """A number, or a `self.` attribute set only to arithmetic of numbers
-  and parameters named as rates (`1 - decay_rate`, not `1 - mask`)."""
+  and of parameters given only numbers (`1 - decay_rate`, not `1 -
+  mask` of `Shrink(np.load(path))`)."""
   if number(node, scope):
     return True
   if not (isinstance(node, ast.Attribute) and isinstance(
@@ -59,19 +64,28 @@ def scale(node: ast.AST, scope: _scopes.Scope) -> bool:
           scope.cls is not None)):
     return False
   values = scope.cls.attributes.get(f"self.{node.attr}", [])
-  return bool(values) and all(_rate_arithmetic(v, home)
+  return bool(values) and all(_arithmetic(v, home, project)
                               for v, home in values)
 
 
-def _rate_arithmetic(node: ast.AST, home: _scopes.Scope) -> bool:
+def _arithmetic(node: ast.AST, home: _scopes.Scope, project: object,
+                given: bool = True) -> bool:
+  """Arithmetic of numbers, and (while `given`) of parameters whose
+  values, as the project's calls pass them, are such arithmetic."""
   if isinstance(node, ast.BinOp):
-    return _rate_arithmetic(node.left, home) and _rate_arithmetic(
-        node.right, home)
+    return _arithmetic(node.left, home, project, given) and _arithmetic(
+        node.right, home, project, given)
   if isinstance(node, ast.UnaryOp):
-    return _rate_arithmetic(node.operand, home)
+    return _arithmetic(node.operand, home, project, given)
   if isinstance(node, ast.Name) and node.id in home.params and not (
-      home.defs.get(node.id)):
-    return bool(_RATE_NAME.search(node.id))  # A parameter, as given.
+      home.defs.get(node.id)) and given:
+    default = _defaults(home).get(node.id)
+    passed = _zero_choice.passed(node.id, home, project) + (
+        [(default, home)] if default is not None else [])
+    if not passed:  # Nothing reaches it here: its name is all there is.
+      return bool(_RATE_NAME.search(node.id))
+    return all(_arithmetic(v, caller, project, False)
+               for v, caller in passed)
   return number(node, home)
 
 
