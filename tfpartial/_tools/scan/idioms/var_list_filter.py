@@ -43,13 +43,14 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
+from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
 from tfpartial._tools.scan.idioms._wholes._left_out import _left_out_by_flow
 from tfpartial._tools.scan.idioms._wholes._model_named import (
-    _root_scopes, _whole_object)
+    _names_the_model, _root_scopes, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
     _left_out, _loss_groups, _models_by_flag, _synced_modules)
 
@@ -87,6 +88,7 @@ class VarListFilter(_idiom.Idiom):
             step, seen), groups, opened)
         if node is None:
           found.flagged += _models_by_flag(analysis, step, steps, groups)
+          _add_model(step, steps, opened, found)
           continue
         _add_step(analysis, step, steps, node, found)
     return _gathered(analysis, found, every)
@@ -197,6 +199,29 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
                        if not _whole_object(analysis, n, step)]
 
 
+def _add_model(step: Step, steps: List[Step], opened: Set[str],
+               found: _Found) -> None:
+  """Records a step whose filter names a whole model by its root scope,
+  and whose op runs with another step's (`_reached.run_with`), as one of
+  the parts its function trains, with no finding: the run trains that
+  model beside the other filters (`select_vars('encoder')` and
+  `select_vars('generator')`, grouped, where the project opens
+  `generator` around a model)."""
+  filtered = step.var_list
+  if isinstance(filtered, ast.Name):
+    defs = step.scope.defs.get(filtered.id, ())
+    filtered = defs[0].value if len(defs) == 1 else None
+  if "filtered" not in step.labels or not isinstance(
+      filtered, ast.expr) or _phased(step, steps) or not (
+          _names_the_model(filtered, opened, step)) or not (
+              _reached.run_with(step, steps)):
+    return
+  side = _arms.arm(step.call, step.scope, [
+      o.call for o in steps if o is not step and _one_loss(o, step)])
+  found.parts.setdefault((id(step.scope), step.section), set()).add(
+      (_filter_text(filtered), side))
+
+
 def _gathered(analysis: Analysis, found: _Found, every: List[Step]
               ) -> List[_idiom.Hit]:
   """The findings of what `detect` gathered, with those of the steps
@@ -237,12 +262,14 @@ def _untrained(analysis: Analysis,
                made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]],
                every: List[Step]) -> Set[Tuple[int, int]]:
   """The functions whose filters, together, leave out layers they build
-  in scopes of their own (`_scopes_untrained`) or the rest of a list one
-  of them filters (`_complement_subset`)."""
+  in scopes of their own (`_scopes_untrained`), the rest of a list one
+  of them filters (`_complement_subset`), or scopes of the network their
+  scopes are parts of (`_reached`)."""
   return {place for place, each in made.items() if any(
       _scopes_untrained.leaves_scopes(step, every) for step, _ in each) or (
           _complement_subset.leaves_out(analysis.flow, [
-              step for step, _ in each]))}
+              step for step, _ in each])) or _reached.leaves_sub_scopes(
+                  analysis.project, [step for step, _ in each])}
 
 
 def _one_part(parts: Set[_Part],
@@ -285,8 +312,10 @@ def _drop_run_off(analysis: Analysis,
   left out: by default they stay fixed."""
   for place, texts in parts.items():
     if len(texts) > 1:
-      texts.difference_update([part for step, part in made[place] if (
-          _run_off.off_by_default(analysis.project, step.call, step.scope))])
+      texts.difference_update([
+          part for step, part in made.get(place, ()) if (
+              _run_off.off_by_default(analysis.project, step.call,
+                                      step.scope))])
 
 
 def _run_chosen(analysis: Analysis, found: List[_idiom.Hit]

@@ -45,6 +45,7 @@ from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _picked_step
+from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
@@ -104,7 +105,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
                                   not _other_off(analysis, step, steps)) or (
-                          _built_scope(flow, node, step.scope, opened)))) or (
+                          _built_scope(flow, node, step.scope, opened)) or (
+                              _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
