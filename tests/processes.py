@@ -77,6 +77,7 @@ class _Server:
   def close(self) -> None:
     self.process.stdin.close()
     self.process.wait(timeout=60)
+    self.process.stdout.close()  # Else unclosed at exit: a ResourceWarning.
     shutil.rmtree(self.folder, ignore_errors=True)
 
 

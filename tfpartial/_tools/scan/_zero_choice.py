@@ -23,17 +23,15 @@ scale, a warm-up of the whole model) chooses nothing; a factor never 0
 from __future__ import annotations
 
 import ast
-import re
 import weakref
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
-# A project -> word -> whether the project sets or tests it against 0.
-_SEEN: "weakref.WeakKeyDictionary[object, Dict[str, bool]]" = (
+# A project -> what it sets or tests against 0 (see `_set_to_zero`).
+_SEEN: "weakref.WeakKeyDictionary[object, _Zeroed]" = (
     weakref.WeakKeyDictionary())
-_ZERO = r"0(?:\.0*)?(?![\w.])"
 Chooser = Callable[[ast.AST], bool]  # Whether a test picks variables.
 
 
@@ -207,30 +205,156 @@ def _inside(node: ast.AST, arm: List[ast.AST]) -> bool:
 def _set_to_zero(word: str, scope: _scopes.Scope, project: object) -> bool:
   """Whether the project sets `word` to 0 (an assignment, a default, a
   keyword, a key of a dict, an option's default) or tests it against 0,
-  in any of its files."""
+  in any of its files (read from their trees, each walked once).
+
+  >>> tree = ast.parse("import argparse\\n"
+  ...                  "p = argparse.ArgumentParser()\\n"
+  ...                  "p.add_argument('--ratio', type=float, default=0.)\\n"
+  ...                  "if scale == 0: pass\\n")
+  >>> module = _scopes.collect(tree)
+  >>> [_set_to_zero(w, module, None) for w in ("ratio", "scale", "p")]
+  [True, True, False]
+  """
   if not word:
     return False
-  seen = _SEEN.setdefault(project, {}) if project is not None else {}
-  if word not in seen:
-    name = re.escape(word)
-    pattern = re.compile(
-        rf"\b{name}['\"]?\s*(?::\s*[\w.\[\]]+\s*)?(?:==|!=|\bis\b|=(?!=)"
-        rf"|:)\s*{_ZERO}|{_ZERO}\s*(?:==|!=)\s*[\w.]*\b{name}\b"
-        # An option's default: `add_argument('--name', default=0.0)`,
-        # `flags.DEFINE_float('name', 0.0, ...)`.
-        rf"|['\"](?:--)?{name}['\"],\s*(?:{_ZERO}|[^)\n]*\bdefault\s*=\s*"
-        rf"{_ZERO})")
-    texts = [getattr(getattr(m, "source", None), "text", "")
-             for m in getattr(project, "modules", [])] or [
-                 _module_text(scope)]
-    seen[word] = any(word in text and pattern.search(text) is not None
-                     for text in texts)
-  return seen[word]
+  known = _SEEN.setdefault(project, _Zeroed()) if (
+      project is not None) else _Zeroed()
+  if word not in known.words:
+    modules = getattr(project, "modules", [])
+    known.words[word] = any(
+        word in getattr(m.source, "text", "") and word in known.of(m)
+        for m in modules) if modules else word in _zeroed_words(
+            _root(scope).node)
+  return known.words[word]
 
 
-def _module_text(scope: _scopes.Scope) -> str:
-  module = getattr(scope, "module", None)
-  return getattr(getattr(module, "source", None), "text", "")
+class _Zeroed:
+  """What a project sets to 0: by word, and each module's words."""
+
+  def __init__(self) -> None:
+    self.words: Dict[str, bool] = {}
+    self._modules: Dict[int, FrozenSet[str]] = {}
+
+  def of(self, module: object) -> FrozenSet[str]:
+    """The words `module` sets to or tests against 0, read once."""
+    found = self._modules.get(id(module))
+    if found is None:
+      tree = _tree(module)
+      found = self._modules[id(module)] = _zeroed_words(
+          tree) if tree is not None else frozenset()
+    return found
+
+
+def _tree(module: object) -> Optional[ast.AST]:
+  """The module's tree: as parsed, as its source was read, or parsed
+  here (None if it does not parse)."""
+  tree = getattr(module, "tree", None)
+  source = getattr(module, "source", None)
+  taken = getattr(source, "tree", None)
+  if tree is None and taken:
+    tree = taken[-1]
+  if tree is None:
+    try:
+      tree = ast.parse(getattr(source, "text", ""))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+      return None
+  return tree
+
+
+def _root(scope: _scopes.Scope) -> _scopes.Scope:
+  while scope.parent is not None:
+    scope = scope.parent
+  return scope
+
+
+def _zeroed_words(tree: ast.AST) -> FrozenSet[str]:
+  """The words a tree sets to 0 or tests against 0: `ratio = 0.0`,
+  `self.SCALE: float = 0`, `f(ratio=0)`, `def f(ratio=0.)`, `{"ratio":
+  0}`, `if ratio == 0:`, `0 != cfg.ratio`, `add_argument('--ratio',
+  default=0.0)`, `flags.DEFINE_float('ratio', 0.0, ...)`."""
+  found: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Assign):
+      for target in node.targets:
+        found.update(_bound_to_zero(target, node.value))
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+      found.update(_bound_to_zero(node.target, node.value))
+    elif isinstance(node, ast.keyword) and node.arg and _zero(node.value):
+      found.add(node.arg)
+    elif isinstance(node, ast.arguments):
+      found.update(_zero_defaults(node))
+    elif isinstance(node, ast.Compare):
+      found.update(_compared_to_zero(node))
+    elif isinstance(node, ast.Dict):
+      found.update(_key_word(k) for k, v in zip(node.keys, node.values)
+                   if k is not None and _zero(v))
+    if isinstance(node, (ast.Call, ast.Tuple, ast.List)):
+      found.update(_option_defaults(node))
+  found.discard("")
+  return frozenset(found)
+
+
+def _zero(node: Optional[ast.AST]) -> bool:
+  """A literal 0 or 0.0 (not `False`, not a complex)."""
+  return isinstance(node, ast.Constant) and type(node.value) in (
+      int, float) and node.value == 0
+
+
+def _bound_to_zero(target: ast.AST, value: ast.AST) -> Set[str]:
+  """The words an assignment binds to 0, element by element."""
+  if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
+      value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts):
+    return {w for t, v in zip(target.elts, value.elts)
+            for w in _bound_to_zero(t, v)}
+  word = _word(target)
+  return {word} if word and _zero(value) else set()
+
+
+def _zero_defaults(arguments: ast.arguments) -> Set[str]:
+  """The parameters whose default is 0."""
+  positional = [*arguments.posonlyargs, *arguments.args]
+  paired = list(zip(positional[len(positional) - len(arguments.defaults):],
+                    arguments.defaults))
+  paired += [(a, d) for a, d in zip(arguments.kwonlyargs,
+                                    arguments.kw_defaults) if d is not None]
+  return {a.arg for a, d in paired if _zero(d)}
+
+
+def _compared_to_zero(test: ast.Compare) -> Set[str]:
+  """The names and attributes `==`, `!=` or `is` tests against 0."""
+  sides = [test.left, *test.comparators]
+  found: Set[str] = set()
+  for op, (left, right) in zip(test.ops, zip(sides, sides[1:])):
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is)):
+      for one, other in ((left, right), (right, left)):
+        word = _word(one)
+        if word and _zero(other):
+          found.add(word)
+  return found
+
+
+def _key_word(key: ast.AST) -> str:
+  """The word a dict's key names: `"ratio"`, `"--ratio"`, `ratio`."""
+  if isinstance(key, ast.Constant) and isinstance(key.value, str):
+    return key.value.lstrip("-")
+  return _word(key) or ""
+
+
+def _option_defaults(node: ast.AST) -> Set[str]:
+  """The options a call (or a tuple) gives 0 as default: a name written
+  as a string followed by 0 (`DEFINE_float('ratio', 0.0, ...)`, `('ratio',
+  0)`), or a call naming it with `default=0`."""
+  items = node.args if isinstance(node, ast.Call) else getattr(
+      node, "elts", [])
+  default = isinstance(node, ast.Call) and any(
+      k.arg == "default" and _zero(k.value) for k in node.keywords)
+  found: Set[str] = set()
+  for at, item in enumerate(items):
+    if isinstance(item, ast.Constant) and isinstance(item.value, str) and (
+        default or at + 1 < len(items) and _zero(items[at + 1])):
+      name = item.value[2:] if item.value.startswith("--") else item.value
+      found.add(name)
+  return found
 
 
 def passed_zero_by_choice(given: List[ast.expr]) -> bool:

@@ -26,13 +26,13 @@ def chosen_apart(call: ast.Call, scope: _scopes.Scope,
                  others: List[ast.Call]) -> bool:
   """Whether an ordered test of a loop's counter chooses the op `call`
   makes in one arm and another step's op in the other."""
-  kept = _facts(scope.node).kept
+  kept = _facts(scope, scope.node).kept
   mine = kept.get(id(call))
   theirs = {kept[id(o)] for o in others if id(o) in kept} - {mine}
   if mine is None or not theirs:
     return False
-  for home in _homes(scope, mine):
-    for arms in _facts(home).arms:
+  for keeper, home in _homes(scope, mine):
+    for arms in _facts(keeper, home).arms:
       if any(mine in one and mine not in other and theirs & other
              for one, other in (arms, arms[::-1])):
         return True
@@ -47,9 +47,10 @@ def part_chosen_apart(chosen: ast.AST, scope: _scopes.Scope,
   (`list(params.values())` within `list(params.values()) + [usr_embs,
   mov_embs]`) and the two ops are chosen apart: the step trains alone
   what the other trains with more, the rest stays fixed meanwhile."""
-  facts = _facts(scope.node)
+  facts = _facts(scope, scope.node)
   if id(call) not in facts.kept or not facts.arms and not any(
-      _facts(home).arms for home in _homes(scope, facts.kept[id(call)])):
+      _facts(keeper, home).arms
+      for keeper, home in _homes(scope, facts.kept[id(call)])):
     return False
   text = ast.unparse(chosen)
   return any(
@@ -69,13 +70,18 @@ class _Facts:
   arms: List[Tuple[Set[str], Set[str]]]
 
 
-_READ: Dict[int, Tuple[ast.AST, _Facts]] = {}
+def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
+  """The facts of `home`, read once per scan: kept by the scope `keeper`
+  (the function's own, or the scope its class is defined in), so they
+  go with the scan's scopes."""
+  key = ("scheduled facts", home, 0)
+  known = keeper.judged.get(key)
+  if not isinstance(known, _Facts):
+    known = keeper.judged[key] = _read_facts(home)
+  return known
 
 
-def _facts(home: ast.AST) -> _Facts:
-  cached = _READ.get(id(home))
-  if cached is not None and cached[0] is home:
-    return cached[1]
+def _read_facts(home: ast.AST) -> _Facts:
   nodes = list(_scopes.walk(home))
   kept = {id(n.value): name for n in nodes if isinstance(
       n, ast.Assign) and isinstance(n.value, ast.Call) and len(
@@ -85,11 +91,7 @@ def _facts(home: ast.AST) -> _Facts:
   arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
           if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
               n.test, counters)] if counters else []
-  facts = _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
-  if len(_READ) > 256:
-    _READ.clear()
-  _READ[id(home)] = (home, facts)
-  return facts
+  return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
 
 
 def _within(text: str, other: Optional[ast.AST]) -> bool:
@@ -105,15 +107,17 @@ def _listed(arm: object) -> Sequence[ast.AST]:
       arm, ast.AST) else []
 
 
-def _homes(scope: _scopes.Scope, name: str) -> Iterator[ast.AST]:
-  """The step's function, or its class when the op is kept on `self`."""
+def _homes(scope: _scopes.Scope, name: str
+           ) -> Iterator[Tuple[_scopes.Scope, ast.AST]]:
+  """The step's function, or its class when the op is kept on `self`,
+  each with the scope that keeps its facts."""
   place: Optional[_scopes.Scope] = scope
   while place is not None and place.cls is None:
     place = place.parent
   if name.startswith("self.") and place is not None and place.cls:
-    yield place.cls.node
+    yield place.cls.home, place.cls.node
   else:
-    yield scope.node
+    yield scope, scope.node
 
 
 def _counters(loop: ast.AST) -> Set[str]:

@@ -7,13 +7,14 @@ where the function runs `model(x)` and the model's forward (with the
 methods of its own it calls) runs other parts it builds: the step trains
 those parts, the rest of the model runs untrained. An accessor that
 returns the whole model (`self.trainable_variables`) or every part the
-forward runs is no choice. The precision gates decide as for any filter.
+forward runs is no choice (`_subset.strict`, the one rule for a strict
+subset). The precision gates decide as for any filter.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Iterator, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -27,9 +28,9 @@ _DEPTH = 3
 def accessed(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
              ) -> Optional[ast.expr]:
   """The read of the model's accessor a step's list `chosen` holds (in
-  one of its values), or None: one that returns some of the parts its
-  forward runs (of another object), or a strict subset of the model's
-  variables (`_subset`, of the step's own object too)."""
+  one of its values), or None: one that returns a strict subset of the
+  model's variables (`_subset.strict`; some of the parts its forward runs
+  only for another object, one the function runs)."""
   for value, home in _values(chosen, scope, 0):
     read = value.func if isinstance(value, ast.Call) and not (
         value.args or value.keywords) else value
@@ -42,11 +43,9 @@ def accessed(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
     if info is None or method is None or _is_property(
         method.node) == (read is not value):
       continue
-    if read.value.id != "self" and method is info.methods.get(
-        read.attr) and _model_parts.called(
-            read.value.id, home) and _some_parts(
-                info, method) or _subset.narrowed(
-                analysis.project, info, method) is not None:
+    run = read.value.id != "self" and method is info.methods.get(
+        read.attr) and _model_parts.called(read.value.id, home)
+    if _subset.strict(analysis.project, info, method, run):
       return value
   return None
 
@@ -135,51 +134,3 @@ def _defining(node: ast.AST, scope: _scopes.Scope
 def _is_property(function: ast.AST) -> bool:
   return any("property" in (_names.dotted(d) or "").lower()
              for d in getattr(function, "decorator_list", []))
-
-
-def _some_parts(info: _scopes.ClassInfo, method: _scopes.Scope) -> bool:
-  """Whether the accessor reads the variables of some parts the forward
-  runs, and leaves out another part the forward runs that the class
-  builds, and never the model's own whole list."""
-  if any(isinstance(n, ast.Attribute) and _is_self(n.value) and (
-      n.attr in _names.VARIABLE_ATTRIBUTES) for n in ast.walk(method.node)):
-    return False  # `self.trainable_variables`: the whole model.
-  parts = _parts_read(method.node)
-  run = _run(info)
-  left = {name for name in run - parts if _model_parts.built(info, name)}
-  return bool(parts & run) and bool(left)
-
-
-def _parts_read(function: ast.AST) -> Set[str]:
-  """The `self.x` whose variables an accessor reads (`self.x.weights`)
-  or that it lists itself (`[self.prompt_tokens]`)."""
-  found: Set[str] = set()
-  for node in ast.walk(function):
-    if isinstance(node, ast.Attribute) and node.attr in (
-        _names.VARIABLE_ATTRIBUTES):
-      found |= _model_parts.self_names([node.value])
-    if isinstance(node, (ast.List, ast.Tuple)):
-      found |= _model_parts.self_names(node.elts)
-  return found
-
-
-def _run(info: _scopes.ClassInfo) -> Set[str]:
-  """The `self.x` the forward reads, with the methods of the class it
-  calls (`self.features(x)`), their names left out."""
-  todo: List[str] = [m for m in _model_parts.FORWARD
-                     if m in info.methods][:1]
-  done: Set[str] = set()
-  read: Set[str] = set()
-  while todo:
-    name = todo.pop()
-    if name in done or len(done) > 8:
-      continue
-    done.add(name)
-    names = _model_parts.self_attributes(info.methods[name].node)
-    read |= names
-    todo += [each for each in names if each in info.methods]
-  return read - set(info.methods)
-
-
-def _is_self(node: ast.AST) -> bool:
-  return isinstance(node, ast.Name) and node.id == "self"

@@ -5,7 +5,6 @@ out of a step's list that another step trains is no freeze."""
 from __future__ import annotations
 
 import ast
-import weakref
 from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -39,29 +38,31 @@ def trained_lists(scope: _scopes.Scope, chosen: str) -> Set[str]:
 # text: the entry removed, the name a popped entry is kept in, `[slice]`
 # for a `del`).
 _Shortened = Dict[str, List[Tuple[ast.Name, Set[str]]]]
-_SHORTENINGS: "weakref.WeakKeyDictionary[_scopes.Scope, _Shortened]" = (
-    weakref.WeakKeyDictionary())
 
 
 def shortenings(scope: _scopes.Scope) -> _Shortened:
-  """Each scope's shortened lists, by name, read once per scope."""
-  known = _SHORTENINGS.get(scope)
-  if known is None:
-    known = _SHORTENINGS[scope] = {}
-    kept = {id(n.value): n.targets for n in scope.nodes
-            if isinstance(n, ast.Assign)}
-    for node in scope.nodes:
-      target: Optional[ast.expr] = None
-      removed: Set[str] = set()
-      if isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Attribute) and node.func.attr in SHORTENING:
-        target = node.func.value
-        removed = {ast.unparse(a) for a in node.args} | {
-            ast.unparse(t) for t in kept.get(id(node), ())}
-      elif isinstance(node, ast.Delete) and len(node.targets) == 1 and (
-          isinstance(node.targets[0], ast.Subscript)):
-        target = node.targets[0].value
-        removed = {f"[{ast.unparse(node.targets[0].slice)}]"}
-      if isinstance(target, ast.Name):
-        known.setdefault(target.id, []).append((target, removed))
+  """Each scope's shortened lists, by name, read once per scope (kept by
+  the scope, so they go with the scan)."""
+  key = ("shortened lists", None, 0)
+  cached = scope.judged.get(key)
+  if isinstance(cached, dict):
+    return cached
+  known: _Shortened = {}
+  scope.judged[key] = known
+  kept = {id(n.value): n.targets for n in scope.nodes
+          if isinstance(n, ast.Assign)}
+  for node in scope.nodes:
+    target: Optional[ast.expr] = None
+    removed: Set[str] = set()
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr in SHORTENING:
+      target = node.func.value
+      removed = {ast.unparse(a) for a in node.args} | {
+          ast.unparse(t) for t in kept.get(id(node), ())}
+    elif isinstance(node, ast.Delete) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Subscript)):
+      target = node.targets[0].value
+      removed = {f"[{ast.unparse(node.targets[0].slice)}]"}
+    if isinstance(target, ast.Name):
+      known.setdefault(target.id, []).append((target, removed))
   return known

@@ -33,6 +33,7 @@ import ast
 import itertools
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._project import Project
@@ -67,6 +68,33 @@ def narrowed(project: Project, info: _scopes.ClassInfo,
   8
   """
   return _Narrowing(project).method(info, method, 0)
+
+
+def strict(project: Project, info: _scopes.ClassInfo,
+           method: _scopes.Scope, run: bool) -> bool:
+  """Whether the accessor `method` of the class `info` returns a strict
+  subset of the model's variables: where `narrowed` finds one, or, when
+  the step's function runs the model (`run`: another object than the
+  step's own), where it reads some of the parts the model's forward runs
+  and leaves out another that the class builds (`_some_parts`).
+
+  >>> tree = ast.parse(
+  ...     "class Net:\\n"
+  ...     "  def __init__(self):\\n"
+  ...     "    self.body, self.head = Body(), Dense(2)\\n"
+  ...     "  def call(self, x):\\n"
+  ...     "    return self.head(self.body(x))\\n"
+  ...     "  def head_vars(self):\\n"
+  ...     "    return self.head.trainable_variables\\n")
+  >>> info = _scopes.collect(tree).classes["Net"]
+  >>> method = info.methods["head_vars"]
+  >>> strict(Project([]), info, method, True)
+  True
+  >>> strict(Project([]), info, method, False)
+  False
+  """
+  return run and _some_parts(info, method) or narrowed(
+      project, info, method) is not None
 
 
 class _Narrowing:
@@ -375,3 +403,47 @@ def made_by_the_same_test(scope: _scopes.Scope, value: ast.AST,
     place = place.parent
   return bool(names) and place is not None and place.cls is not None and (
       _made_under(place.cls, test, frozenset(names)))
+
+
+def _some_parts(info: _scopes.ClassInfo, method: _scopes.Scope) -> bool:
+  """Whether the accessor reads the variables of some parts the forward
+  runs, and leaves out another part the forward runs that the class
+  builds, and never the model's own whole list."""
+  if any(isinstance(n, ast.Attribute) and _is_self(n.value) and (
+      n.attr in _names.VARIABLE_ATTRIBUTES) for n in ast.walk(method.node)):
+    return False  # `self.trainable_variables`: the whole model.
+  parts = _parts_read(method.node)
+  run = _run(info)
+  left = {name for name in run - parts if _model_parts.built(info, name)}
+  return bool(parts & run) and bool(left)
+
+
+def _parts_read(function: ast.AST) -> Set[str]:
+  """The `self.x` whose variables an accessor reads (`self.x.weights`)
+  or that it lists itself (`[self.prompt_tokens]`)."""
+  found: Set[str] = set()
+  for node in ast.walk(function):
+    if isinstance(node, ast.Attribute) and node.attr in (
+        _names.VARIABLE_ATTRIBUTES):
+      found |= _model_parts.self_names([node.value])
+    if isinstance(node, (ast.List, ast.Tuple)):
+      found |= _model_parts.self_names(node.elts)
+  return found
+
+
+def _run(info: _scopes.ClassInfo) -> Set[str]:
+  """The `self.x` the forward reads, with the methods of the class it
+  calls (`self.features(x)`), their names left out."""
+  todo: List[str] = [m for m in _model_parts.FORWARD
+                     if m in info.methods][:1]
+  done: Set[str] = set()
+  read: Set[str] = set()
+  while todo:
+    name = todo.pop()
+    if name in done or len(done) > 8:
+      continue
+    done.add(name)
+    names = _model_parts.self_attributes(info.methods[name].node)
+    read |= names
+    todo += [each for each in names if each in info.methods]
+  return read - set(info.methods)

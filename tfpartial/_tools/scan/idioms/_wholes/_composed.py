@@ -1,5 +1,10 @@
 """Models composed of others: a network run under another's step, what feeds
-it, which function constructs and writes its variables."""
+it, which function constructs and writes its variables.
+
+The functions without an underscore are what `_left_out` reads of a
+step's function and of its models (`function_of`, `var_list_values`,
+`feeding`, `own_step`, `constructed`, `read_besides`, `written`) besides
+the rule itself (`composed_left_out`)."""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _OWN_VARIABLES, _deep_nodes, _trainable_variable)
 
 
-def _composed_left_out(analysis: Analysis, steps: List[Step]
+def composed_left_out(analysis: Analysis, steps: List[Step]
                        ) -> List[_idiom.Hit]:
   """A step training one model's variables (`tln.trainable_variables`)
   whose function runs that model on another's output (`tln(rln(x))`,
@@ -27,7 +32,7 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
   hits: Dict[Tuple[int, str], _idiom.Hit] = {}
   by_home: Dict[int, List[Step]] = {}
   for step in steps:
-    by_home.setdefault(id(_function_of(step.scope).node), []).append(step)
+    by_home.setdefault(id(function_of(step.scope).node), []).append(step)
   for step in steps:
     owner = _model_trained(step)
     if owner is None or not isinstance(step.var_list, ast.expr) or (
@@ -35,10 +40,10 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
             owner in step.scope.loops):
       continue  # A bare gradient (a meta-learner's inner update), a loop
       # over the groups (each trained).
-    home = _function_of(step.scope)
+    home = function_of(step.scope)
     trained = {n.id for other in by_home[id(home.node)]
                if other.var_list is not None
-               for value in _var_list_values(other)
+               for value in var_list_values(other)
                for n in _scopes.walk(value) if isinstance(n, ast.Name)}
     text = analysis.module(step.scope).source.text
     for upstream in _run_under(analysis, home, owner):
@@ -47,7 +52,7 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
           r"variables|weights|get_weights|layers)\b", text) or (
               _NOT_A_MODEL.search(upstream)):
         continue  # A function making the input, not a model.
-      if upstream not in trained and not _own_step(
+      if upstream not in trained and not own_step(
           steps, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):
@@ -58,7 +63,7 @@ def _composed_left_out(analysis: Analysis, steps: List[Step]
   return list(hits.values())
 
 
-def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
+def own_step(steps: List[Step], upstream: str, owner: str) -> bool:
   """Whether a step (anywhere in `steps`) trains `upstream` without
   `owner`: the upstream model has its own step (a GAN's generator, the
   encoder a critic's update trains), not one shared with the owner (a
@@ -72,8 +77,8 @@ def _own_step(steps: List[Step], upstream: str, owner: str) -> bool:
     if step.var_list is None or _names.call_name(step.call) in {
         "gradient", "gradients"}:
       continue
-    names.setdefault(id(_function_of(step.scope).node), set()).update(
-        _names.dotted(n) or "" for value in _var_list_values(step)
+    names.setdefault(id(function_of(step.scope).node), set()).update(
+        _names.dotted(n) or "" for value in var_list_values(step)
         for n in _scopes.walk(value))
   return any(upstream in held and not any(
       name == owner or name.startswith(owner + "_") for name in held)
@@ -143,7 +148,7 @@ def _inputs_of(call: ast.Call, scope: _scopes.Scope) -> List[str]:
   return found
 
 
-def _var_list_values(step: Step) -> List[ast.AST]:
+def var_list_values(step: Step) -> List[ast.AST]:
   """A step's list, and the values of the local name holding it."""
   chosen = step.var_list
   assert chosen is not None
@@ -152,7 +157,7 @@ def _var_list_values(step: Step) -> List[ast.AST]:
   return [chosen]
 
 
-def _feeding(scope: _scopes.Scope, owner: str) -> List[str]:
+def feeding(scope: _scopes.Scope, owner: str) -> List[str]:
   """The `self.` sub-models whose output, by a local name, the function
   passes into `owner` (`h = self.encoder_(x, training=False)`, then
   `self.task_(h)`)."""
@@ -192,7 +197,7 @@ def _run_inline(arg: ast.AST, owner: str) -> str:
   return ""
 
 
-def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
+def function_of(scope: _scopes.Scope) -> _scopes.Scope:
   """The outermost function `scope` is nested in (or itself), below its
   method, any class or the module."""
   while scope.cls is None and scope.parent is not None and isinstance(
@@ -201,7 +206,7 @@ def _function_of(scope: _scopes.Scope) -> _scopes.Scope:
   return scope
 
 
-def _constructed(home: _scopes.Scope, analysis: Analysis,
+def constructed(home: _scopes.Scope, analysis: Analysis,
                  makers: Dict[str, bool]) -> Dict[str, str]:
   """The names `home` binds, each once, to the call of a function of the
   project that creates trainable variables: name -> that function."""
@@ -233,13 +238,13 @@ def _creates(name: str, analysis: Analysis, depth: int) -> bool:
   return False
 
 
-def _read_besides(name: str, home: _scopes.Scope) -> bool:
+def read_besides(name: str, home: _scopes.Scope) -> bool:
   """Whether `home` (or a function nested in it) reads `name`."""
   return any(isinstance(n, ast.Name) and n.id == name and isinstance(
       n.ctx, ast.Load) for n in _deep_nodes(home))
 
 
-def _written(name: str, module: object, analysis: Analysis) -> bool:
+def written(name: str, module: object, analysis: Analysis) -> bool:
   """Whether a write of the module (`tf.assign(target[k], w[k])`) names
   `name` (a target network synced from the trained one)."""
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):

@@ -18,13 +18,11 @@ from tfpartial._tools.scan.idioms._runs import _stages
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _deep_nodes, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _between
+from tfpartial._tools.scan.idioms._wholes import _composed
 from tfpartial._tools.scan.idioms._wholes import _grown_models
 from tfpartial._tools.scan.idioms._wholes import _part_of_self
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
-from tfpartial._tools.scan.idioms._wholes._composed import (
-    _composed_left_out, _constructed, _feeding, _function_of, _own_step,
-    _read_besides, _var_list_values, _written)
 from tfpartial._tools.scan.idioms._wholes._model_named import _identifiers
 
 
@@ -34,7 +32,7 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
   says some variables are left out."""
   return (_groups_left_out(analysis, steps) + _upstream_left_out(
       analysis, steps) + _parts_left_out(analysis, steps) +
-          _composed_left_out(analysis, steps) + _staged_left_out(
+          _composed.composed_left_out(analysis, steps) + _staged_left_out(
               analysis, steps) + _stacked_left_out(analysis, steps) +
           _between_left_out(analysis, steps) +
           _swapped_left_out(analysis, steps) +
@@ -148,7 +146,8 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
   trained: Dict[int, Set[str]] = {}
   for step in steps:
     if step.var_list is not None:
-      trained.setdefault(id(_function_of(step.scope).node), set()).update(
+      home = _composed.function_of(step.scope)
+      trained.setdefault(id(home.node), set()).update(
           _identifiers(step.var_list))
       trained.setdefault(id(analysis.module(step.scope)), set()).update(
           n.attr for n in _scopes.walk(step.var_list) if isinstance(
@@ -158,12 +157,12 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
   makers: Dict[str, bool] = {}
   built: Dict[int, Dict[str, str]] = {}  # A function -> its groups.
   for step in steps:
-    home = _function_of(step.scope)
+    home = _composed.function_of(step.scope)
     if step.var_list is None or id(home.node) in seen or (
         _names.call_name(step.call) in {"gradients", "gradient"}):
       continue  # An inner loop's gradient moves fast weights, no variable.
     if id(home.node) not in built:
-      built[id(home.node)] = _constructed(home, analysis, makers)
+      built[id(home.node)] = _composed.constructed(home, analysis, makers)
     groups = built[id(home.node)]
     mine = set(_identifiers(step.var_list))
     chosen = {maker for name, maker in groups.items() if name in mine}
@@ -173,8 +172,8 @@ def _groups_left_out(analysis: Analysis, steps: List[Step]
     left = [name for name, maker in groups.items()
             if maker not in chosen and name not in trained[id(home.node)]
             and name not in trained.get(id(module), ())
-            and _read_besides(name, home) and not _written(
-                name, module, analysis)]
+            and _composed.read_besides(name, home)
+            and not _composed.written(name, module, analysis)]
     if left and isinstance(step.var_list, ast.expr):
       seen.add(id(home.node))
       hits.append(_idiom.Hit(step.var_list, step.scope, step.call,
@@ -206,13 +205,13 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
       continue
     trained = {_names.dotted(n) for other in steps
                if other.scope is step.scope and other.var_list is not None
-               for value in _var_list_values(other)
+               for value in _composed.var_list_values(other)
                for n in _scopes.walk(value)}
     module = analysis.module(step.scope)
     text = module.source.text
     mine = [other for other in steps if analysis.module(other.scope) is module]
-    for upstream in _feeding(step.scope, owner):
-      if upstream not in trained and not _own_step(
+    for upstream in _composed.feeding(step.scope, owner):
+      if upstream not in trained and not _composed.own_step(
           mine, upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):  # Synced, or frozen by its flag.
