@@ -1,6 +1,7 @@
 """A notebook is parsed once: the tree of reading's whole-notebook parse
 check is the project's (a notebook project's parses were a third of its
-scan); taken once, and only when it is the tree of the text kept. And
+scan); taken once, and only when it is the tree of the text kept (one
+read cell by cell keeps its cells' trees, moved to where they land). And
 the cycle collector is paused while a project is read and scanned (it
 took 40% of a notebook folder's scan), then restored, error or not."""
 
@@ -44,10 +45,11 @@ def test_the_tree_read_is_the_projects_and_is_taken_once(
   assert again.parsed(again.modules[0]) is not None and len(parsed) == 1
 
 
-def test_a_notebook_read_cell_by_cell_keeps_no_tree(tmp_path):
-  source = _notebook(tmp_path, "x = (", "y = 1")
-  assert source.tree == [] and source.text == "y = 1\n"
-  assert source.notes
+def test_a_notebook_read_cell_by_cell_keeps_its_kept_cells_tree(tmp_path):
+  source = _notebook(tmp_path, "z = 0", "x = (", "y = (1,\n     2)")
+  assert source.text == "z = 0\ny = (1,\n     2)\n" and source.notes
+  assert [ast.dump(t, include_attributes=True) for t in source.tree] == [
+      ast.dump(ast.parse(source.text), include_attributes=True)]
 
 
 @pytest.mark.parametrize("fails", [False, True], ids=["scans", "raises"])

@@ -52,8 +52,9 @@ def read(path: str, data: bytes) -> Tuple[str, Cells, Tuple[str, ...]]:
 
 def read_tree(path: str, data: bytes
               ) -> Tuple[str, Cells, Tuple[str, ...], Optional[ast.Module]]:
-  """`read`, and the tree of its text when the notebook parses whole
-  (parsed once: the scan's project takes that tree).
+  """`read`, and the tree of its text: the whole notebook's, or its kept
+  cells' put together when it does not parse whole (parsed once: the
+  scan's project takes that tree).
 
   >>> read_tree("n.ipynb", b'{"cells": [{"cell_type": "code", "source": '
   ...           b'["x = 1"]}]}')[3].body[0].lineno
@@ -68,14 +69,17 @@ def read_tree(path: str, data: bytes
   tree = _tree("\n".join(python for _, python in cells))
   if tree is None:
     parsed = []  # Cell by cell, only when the whole does not parse.
+    tree, line = ast.Module(body=[], type_ignores=[]), 1
     for number, python in cells:
-      error = _parse_error(python)
-      if error and _py2.parse(python) is not None:
-        python, error = _py2.repair(python) or python, ""
-      if error:
-        notes.append(f"{path}: cell {number}, {error}")
+      # Its tree moved to where it lands in the text: the cells' trees make
+      # the text's tree (the project then parses no notebook twice).
+      cell, python = _cell_tree(python, line)
+      if cell is None:
+        notes.append(f"{path}: cell {number}, {_parse_error(python)}")
       else:
         parsed.append((number, python))
+        tree.body.extend(cell.body)
+        line += len(python.split("\n"))
     cells = parsed
   lines: List[str] = []
   starts = []
@@ -233,6 +237,22 @@ def _tree(python: str) -> Optional[ast.Module]:
     return ast.parse(python)
   except (SyntaxError, ValueError, RecursionError, MemoryError):
     return None
+
+
+def _cell_tree(python: str, line: int) -> Tuple[Optional[ast.Module], str]:
+  """(tree, text) of a cell starting at `line` of the notebook's text: as
+  it is, or repaired as Python 2 (tree None when neither parses)."""
+  try:
+    tree = ast.parse(python)
+  except (SyntaxError, ValueError, RecursionError, MemoryError):
+    fixed = _py2.repair(python)
+    if fixed is None:
+      return None, python
+    try:
+      tree, python = ast.parse(fixed), fixed
+    except (SyntaxError, ValueError):
+      return None, python
+  return (ast.increment_lineno(tree, line - 1) if line > 1 else tree), python
 
 
 def _parse_error(python: str) -> str:

@@ -400,6 +400,7 @@ class Project:
     self._assigned: Dict[str, List[Tuple[ast.expr, _scopes.Scope]]] = {}
     self._found: Dict[Tuple[str, int, int], Optional[Module]] = {}
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
+    self._attributes_read: Set[Tuple[int, str]] = set()
     self._scanned: Optional[List[Module]] = None
     self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
     self._deriving: Optional[Dict[str, List[Module]]] = None
@@ -687,7 +688,10 @@ class Project:
     attribute = name.split(".", 1)[-1]
     for each in [info, *self.base_classes(info)]:
       module = each.home.module
-      if isinstance(module, Module):
+      read = (id(each.node), attribute)
+      if isinstance(module, Module) and read not in self._attributes_read:
+        # Once per class and attribute: its reads come back per `self.x`.
+        self._attributes_read.add(read)
         lines = [n for n in module.lines_of((attribute,))
                  if each.node.lineno <= n <= (each.node.end_lineno or n)
                  and module.assigns(n, attribute)]

@@ -8,7 +8,8 @@ encoder's."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Tuple
+import weakref
+from typing import Dict, Iterator, List, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -27,17 +28,35 @@ def reaching(values: List[Tuple[ast.expr, _scopes.Scope]], name: str,
     return values
   here = [v for v, home in values if home is scope]
   last = 0
-  for statement in _straight(scope.node.body):
-    end = statement.end_lineno or statement.lineno
-    if isinstance(statement, ast.Assign) and end < line and any(
-        _names.dotted(t) == name for target in statement.targets
-        for t in _elements(target)) and any(
-        statement.lineno <= getattr(v, "lineno", 0) <= end for v in here):
-      last = max(last, statement.lineno)
+  for start, end in _whole_assignments(scope.node, name):
+    if end < line and any(
+        start <= getattr(v, "lineno", 0) <= end for v in here):
+      last = max(last, start)
   if not last:
     return values
   return [(v, home) for v, home in values
           if home is not scope or getattr(v, "lineno", 0) >= last]
+
+
+def _whole_assignments(function: ast.AST, name: str) -> List[Tuple[int, int]]:
+  """(first line, last line) of each statement of `function`'s
+  straight-line code assigning the whole attribute `name`, found once per
+  function: each read of `self.x` in it asks again."""
+  kept = _ASSIGNED.get(function)
+  if kept is None:
+    kept = _ASSIGNED[function] = {}
+    for statement in _straight(getattr(function, "body")):
+      if isinstance(statement, ast.Assign):
+        for target in statement.targets:
+          for each in {_names.dotted(t) for t in _elements(target)}:
+            kept.setdefault(each or "", []).append(
+                (statement.lineno, statement.end_lineno or statement.lineno))
+  return kept.get(name, [])
+
+
+# Per function, by attribute (weakly: a scan's trees go when it ends).
+_ASSIGNED: weakref.WeakKeyDictionary[ast.AST, Dict[str, List[Tuple[
+    int, int]]]] = weakref.WeakKeyDictionary()
 
 
 def _straight(body: List[ast.stmt]) -> Iterator[ast.stmt]:

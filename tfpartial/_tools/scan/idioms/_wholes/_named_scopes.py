@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -88,9 +89,8 @@ def _literal_arguments(tree: ast.AST, named: Set[str]
   given to a call of a name of `named` (`sdae(..., name="ae")`) outside
   any scope (inside one, the name is a part's: `fc('v2s_lt', x)` under
   `with tf.variable_scope('CTRL_Model'):`)."""
-  for node in _outside_scopes(tree):
-    if not isinstance(node, ast.Call) or not isinstance(
-        node.func, ast.Name) or node.func.id not in named:
+  for node in _named_calls(tree):
+    if not isinstance(node.func, ast.Name) or node.func.id not in named:
       continue
     for index, argument in enumerate(node.args):
       if _string(argument):
@@ -98,6 +98,22 @@ def _literal_arguments(tree: ast.AST, named: Set[str]
     for keyword in node.keywords:
       if keyword.arg and _string(keyword.value):
         yield node, node.func.id, keyword.arg
+
+
+def _named_calls(tree: ast.AST) -> List[ast.Call]:
+  """The calls of a bare name (`sdae(...)`) under `tree` that no `with
+  ..._scope(...)` holds, found once per tree (each step asks again)."""
+  kept = _NAMED_CALLS.get(tree)
+  if kept is None:
+    kept = _NAMED_CALLS[tree] = [
+        node for node in _outside_scopes(tree) if isinstance(
+            node, ast.Call) and isinstance(node.func, ast.Name)]
+  return kept
+
+
+# Per tree (weakly: a scan's trees go when it ends).
+_NAMED_CALLS: weakref.WeakKeyDictionary[ast.AST, List[ast.Call]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
