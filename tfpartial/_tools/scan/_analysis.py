@@ -14,6 +14,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _typed
 from tfpartial._tools.scan._flow import Flow
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -36,6 +37,8 @@ class Analysis:
   def __init__(self, project: _project.Project):
     self.project = project
     self.flow = Flow(project)
+    # The project class of an object reached indirectly (`_typed`).
+    self.typed = _typed.Typed(project)
     self._orders: Dict[int, _order.Order] = {}
     self._lines: Dict[int, List[str]] = {}
     self._calls: Dict[int, List[ast.Call]] = {}

@@ -31,7 +31,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   variables out: one part of a model run whole, some of the variables a
   function creates, a list run beside the others', one trained beside the
   whole loss, some items of a container picked by index."""
-  return _part_of_called(chosen, scope, call) or _some_created(
+  return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
               chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
@@ -58,7 +58,7 @@ _CONTAINERS = {"Sequential", "Model", "ModuleList"}
 
 
 def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
-                    step: ast.Call) -> bool:
+                    step: ast.Call, analysis: Analysis) -> bool:
   """Whether a step trains the variables of one part of a model that its
   function runs whole before it (`head2.trainable_variables` where `path2
   = Sequential([trunk, head2])`, built before, is called): the other parts
@@ -82,16 +82,19 @@ def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
       if name in called and name != part and any(
           _holds(d.value, part) and any(
               tuple(d.end) < where for where in called[name])
-          and not _others_frozen(d.value, part, scope) for d in defs):
+          and not _others_frozen(d.value, part, scope, analysis)
+          for d in defs):
         return True
     place = place.parent
   return False
 
 
-def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope
-                   ) -> bool:
+def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope,
+                   analysis: Analysis) -> bool:
   """Whether the container's other parts are set `trainable = False`
-  (`base.trainable = False`): Keras freezes them already."""
+  (`base.trainable = False`): Keras freezes them already. A Sonnet
+  module's `trainable` is a plain attribute that freezes nothing."""
+  typed = analysis.typed
   others = {e.id for e in getattr(container, "args")[0].elts
             if isinstance(e, ast.Name) and e.id != part}
   place: Optional[_scopes.Scope] = scope
@@ -101,6 +104,7 @@ def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope
           node.value, ast.Constant) and node.value.value is False and any(
               isinstance(t, ast.Attribute) and t.attr == "trainable" and
               isinstance(t.value, ast.Name) and t.value.id in others
+              and not typed.holds_sonnet(t.value, place)
               for t in node.targets):
         return True
     place = place.parent
