@@ -302,7 +302,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     return None
   kind = "shadow-variable" if (_on_device(found, copy) or _read_back.held(
       value, call, scope)) and (order == "control" or order == "after" and (
-          scope.cls is not None)) \
+          scope.cls is not None)) and not _saved_before(call, scope, target,
+                                                        value) \
       else "weight-remask" if zeros or partial and not own_copy and (
           constant_fill(value, scope)) else "write-back"
   at = when["at"]
@@ -421,6 +422,48 @@ def _by_magnitude(value: ast.AST, scope: _scopes.Scope) -> bool:
   return any(isinstance(node, ast.Compare) and read & {
       n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
              for node in scope.nodes)
+
+
+def _saved_before(call: ast.Call, scope: _scopes.Scope, target: ast.AST,
+                  value: ast.AST) -> bool:
+  """Whether a copy the write reads is taken from the variable again above
+  the write (`tf.assign(backup, w)` before the step): values saved each
+  step and written back, not a copy kept."""
+  mine = ast.dump(target)
+  read = {ast.dump(n) for n in ast.walk(value)
+          if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))}
+  read.discard(mine)
+  for node in scope.nodes:
+    if not isinstance(node, ast.Call) or node is call or (
+        node.lineno >= call.lineno) or _names.call_name(node) != "assign":
+      continue
+    parts = target_and_value(node)
+    if parts is not None and ast.dump(parts[1]) == mine and (
+        ast.dump(parts[0]) in read) and _each_step(node, scope):
+      return True
+  return False
+
+
+def _each_step(save: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether a save runs with each step: a statement of a function (run
+  on each call) or an op the step waits on (`control_dependencies`), not
+  an op kept under a name and run once."""
+  if scope.parent is not None and any(
+      isinstance(n, ast.Expr) and n.value is save for n in scope.nodes):
+    return True
+  held = {t.id for n in scope.nodes if isinstance(n, ast.Assign) and any(
+      m is save for m in ast.walk(n.value)) for t in n.targets
+          if isinstance(t, ast.Name)}
+  for n in scope.nodes:
+    if isinstance(n, ast.With):
+      for item in n.items:
+        spec = item.context_expr
+        if isinstance(spec, ast.Call) and _names.call_name(
+            spec) == "control_dependencies" and any(
+            m is save or isinstance(m, ast.Name) and m.id in held
+            for m in ast.walk(spec)):
+          return True
+  return False
 
 
 def _on_device(found: Labels, copy: Optional[ast.AST]) -> bool:
