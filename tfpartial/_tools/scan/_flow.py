@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import heapq
 import itertools
 import os
@@ -38,6 +39,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
+from tfpartial._tools.scan import _typed
 from tfpartial._tools.scan import _var_params
 from tfpartial._tools.scan._labels import Labels, union
 
@@ -716,15 +718,27 @@ class Flow:
       found["mask"] = node
     return found
 
+  @functools.cached_property
+  def typed(self) -> _typed.Typed:
+    """The project class of an object the flow does not follow."""
+    return _typed.Typed(self.project)
+
   def _run_part(self, node: ast.AST, scope: _scopes.Scope,
                 env: Dict[str, Labels]) -> bool:
     """Whether `node` is one part of a model the function runs whole
-    (`_model_parts`)."""
+    (`_model_parts`), or an entry of a dict that is one
+    (`model.heads['human']`)."""
+    if isinstance(node, ast.Subscript):
+      node = node.value
+      if not isinstance(node, ast.Attribute):
+        return False
     if not isinstance(node, (ast.Name, ast.Attribute)):
       return False
     owner = self.labels(node.value, scope, env) if isinstance(
         node, ast.Attribute) else {}
     info = self.classes.get(id(owner["obj"])) if "obj" in owner else None
+    if info is None and isinstance(node, ast.Attribute):
+      info = self.typed.class_of(node.value, scope)
     return _model_parts.part_of_run_model(node, info, scope)
 
   def ops(self, node: Optional[ast.AST], scope: _scopes.Scope) -> Labels:

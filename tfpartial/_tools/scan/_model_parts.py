@@ -49,9 +49,28 @@ def part_of_run_model(node: ast.expr, info: Optional[_scopes.ClassInfo],
                  None)
   if forward is None or not called(node.value.id, scope):
     return False
-  parts = {name for name in self_attributes(forward.node)
-           if built(info, name)}
-  return node.attr in parts and len(parts) > 1
+  parts = {stored(info, name) for name in self_attributes(forward.node)}
+  parts = {name for name in parts if built(info, name)}
+  return stored(info, node.attr) in parts and len(parts) > 1
+
+
+def stored(info: _scopes.ClassInfo, name: str) -> str:
+  """The attribute a property `name` of the class returns (`def trunk(self):
+  return self._trunk` -> `_trunk`), else `name`.
+
+  >>> tree = ast.parse("class M:\\n  @property\\n  def trunk(self):\\n"
+  ...                  "    return self._trunk")
+  >>> stored(_scopes.collect(tree).classes["M"], "trunk")
+  '_trunk'
+  """
+  method = info.methods.get(name)
+  if method is None or not any(
+      (_names.dotted(d) or "").split(".")[-1] == "property"
+      for d in getattr(method.node, "decorator_list", [])):
+    return name
+  returned = [n.value for n in method.nodes if isinstance(n, ast.Return)]
+  found = self_names(v for v in returned if v is not None)
+  return found.pop() if len(returned) == 1 and len(found) == 1 else name
 
 
 def self_attributes(function: ast.AST) -> Set[str]:
@@ -78,16 +97,26 @@ def self_names(nodes: Iterable[ast.AST]) -> Set[str]:
 
 def built(info: _scopes.ClassInfo, name: str) -> bool:
   """Whether `self.name` is assigned a constructed object (a class
-  called, `Dense(10)`), as layers and models are.
+  called, `Dense(10)`), as layers and models are, or a dict of them
+  (`{'human': Head()}`).
 
   >>> tree = ast.parse("class M:\\n  def __init__(self):\\n"
-  ...                  "    self.head = Dense(1)\\n    self.n = 3")
+  ...                  "    self.head = Dense(1)\\n    self.n = 3\\n"
+  ...                  "    self.heads = {k: Dense(1) for k in 'ab'}")
   >>> info = _scopes.collect(tree).classes["M"]
-  >>> built(info, "head"), built(info, "n")
-  (True, False)
+  >>> built(info, "head"), built(info, "n"), built(info, "heads")
+  (True, False, True)
   """
-  return any(constructed(value) for value, _ in info.attributes.get(
-      f"self.{name}", ()))
+  return any(constructed(value) or _all_constructed(value)
+             for value, _ in info.attributes.get(f"self.{name}", ()))
+
+
+def _all_constructed(value: ast.AST) -> bool:
+  """Whether `value` is a dict whose values are all constructed."""
+  if isinstance(value, ast.DictComp):
+    return constructed(value.value)
+  return isinstance(value, ast.Dict) and bool(value.values) and all(
+      constructed(v) for v in value.values)
 
 
 def constructed(value: ast.AST) -> bool:

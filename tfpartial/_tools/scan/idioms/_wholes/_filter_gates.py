@@ -62,7 +62,7 @@ from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
     _complement_trained, _drops_a_name, _other_trainings, _shares_lists,
-    _split)
+    _split, halves)
 
 
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
@@ -78,7 +78,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       analysis, step, steps, groups, halved) or _only_measured(step) or (
           _only_summarised(step, steps)) or _no_choice(step, analysis) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _half_per_call(analysis, step)):
+                  _half_per_call(analysis, step)) or halves(step, steps):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or _chosen_where(flow, step, _origin(

@@ -69,7 +69,48 @@ def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   and a critic sharing a trunk), and the filter leaves out no name by
   itself (`'beta' not in v.name` does): between them the losses train
   everything."""
-  return bool(_other_trainings(step, steps)) and not _drops_a_name(node)
+  return any(not halves(other, steps) for other in _other_trainings(
+      step, steps)) and not _drops_a_name(node)
+
+
+def halves(step: Step, steps: List[Step]) -> bool:
+  """Whether the step's list joins the weights of two parts of the model
+  its function runs (`model.trunk.trainable_variables +
+  model.heads['human'].trainable_variables`), or another step of its
+  function minimises the same loss over another part (the trunk's
+  weights to one optimizer, a head's to another): between them the loss
+  trains the model whole, not one half of it."""
+  mine = _part_lists(step)
+  if not mine:
+    return False
+  return len(mine) > 1 or any(
+      other is not step and other.scope is step.scope and (
+          other.loss == step.loss) and _part_lists(other) - mine
+      for other in steps)
+
+
+def _part_lists(step: Step) -> Set[str]:
+  """The weights of parts of a model its function runs whole that the
+  step's list is joined from (`model.trunk.trainable_variables`, labelled
+  by `Flow._run_part`), as text; none unless the filter is one of them."""
+  part = step.labels.get("filtered")
+  listed = _rebound.at_step(step.var_list, step.call, step.scope) or (
+      step.var_list)
+  if step.loss is None or listed is None or not any(
+      part is n for n in _added(listed)):
+    return set()
+  return {ast.unparse(n) for n in _added(listed) if isinstance(
+      n, ast.Attribute) and n.attr in _names.VARIABLE_ATTRIBUTES and (
+          isinstance(n.value, (
+              ast.Attribute, ast.Subscript))) and not _names.chosen_layers(
+                  n.value)}
+
+
+def _added(node: ast.AST) -> List[ast.AST]:
+  """The lists `a + b + c` joins; `node` itself when it joins none."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+    return _added(node.left) + _added(node.right)
+  return [node]
 
 
 def _drops_a_name(node: ast.AST) -> bool:
