@@ -274,7 +274,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       scope, analysis, call) or when is None and zeros and in_training(
       scope, analysis, call) and (
       analysis.flow.calls_of(scope.node)) and not _order.handles(
-          call, analysis.order(scope)):
+          call, analysis.order(scope)) and not _once_beside_fit(
+              scope, analysis, call):
     # Rows set back to zeros (a re-mask: nothing saved) or saved values
     # blended into chosen elements, by a method the training loop calls
     # (a write kept under a name is a graph's op: it writes when a `run`
@@ -481,7 +482,7 @@ def _zeroed_copy(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   back: a re-mask, unless the copy was taken elsewhere (a rewind) or
   nothing trains after it."""
   if id(copy) in _node_ids(analysis, scope) and in_training(
-      scope, analysis, call):
+      scope, analysis, call) and not _once_beside_fit(scope, analysis, call):
     parts = _write_parts(call)
     assert parts is not None
     return WriteHit(call, scope, call, found, "weight-remask", parts[0],
@@ -646,9 +647,10 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       call, target, scope, analysis) or _anew.from_own_values(
           call, target, value, scope, analysis):
     return None  # Pruned anew by magnitude: no mask kept from before.
-  if not in_training(scope, analysis, call) and analysis.order(
-      scope).of_write(call, scope, analysis.flow) is None:
-    return None  # A pruned copy to evaluate, not trained further.
+  ordered = analysis.order(scope).of_write(call, scope, analysis.flow)
+  if ordered is None and not in_training(scope, analysis, call) or (
+      _after_fit(ordered) and _once_beside_fit(scope, analysis, call)):
+    return None  # Pruned once (or a copy to evaluate): it trains on.
   # The step's change kept in some elements, added back onto the copy
   # saved before it (`before + (after - before) * m`): the others are
   # written back, not masked.
@@ -733,6 +735,72 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+# Calls that run a whole training at once (Keras').
+_WHOLE_TRAININGS = {"fit", "fit_generator"}
+
+
+def _after_fit(ordered: Optional[Dict[str, object]]) -> bool:
+  """Whether a write is ordered after no step, or after a whole `fit`."""
+  at = ordered.get("at") if ordered is not None else None
+  return ordered is None or ordered.get("order") == "after" and isinstance(
+      at, ast.Call) and _names.call_name(at) in _WHOLE_TRAININGS
+
+
+def _once_beside_fit(scope: _scopes.Scope, analysis: Analysis,
+                     node: ast.AST, depth: int = 0) -> bool:
+  """Whether `node` runs once beside a whole Keras training: in code that
+  calls `fit` and no loop around `node` trains, or in a function with no
+  step of its own that every caller calls so (a pruning applied once
+  before `fit`, or after it: the weights train on freely, or are done)."""
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = node
+  while current is not None and current is not scope.node:
+    if isinstance(current, ast.Lambda):
+      return False  # `LambdaCallback(on_batch_end=lambda ...)`: each step.
+    current = order.parent(current)
+  if scope.name.startswith(("on_", "after_run", "before_run")) or (
+      _hook_lambdas.training_hook(scope)) or scope.cls is not None and (
+          any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
+          or scope.name in _names.OPTIMIZER_METHODS) or _loop_trains(
+              scope, analysis, node):
+    return False
+  calls = analysis.calls(scope)
+  if any(_names.call_name(c) in _WHOLE_TRAININGS for c in calls):
+    return _run_once(scope, analysis)
+  if depth >= 2 or not isinstance(scope.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)) or any(
+          _names.call_name(c) in _TRAINS or order.trains(
+              c, scope, analysis.flow) for c in calls):
+    return False
+  callers = [(s, c) for s, c in analysis.flow.calls_of(scope.node)
+             if s is not scope]
+  return bool(callers) and all(_once_beside_fit(s, analysis, c, depth + 1)
+                               for s, c in callers)
+
+
+def _run_once(scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether code runs once: module code, or a function the project calls
+  in no loop (one no code calls may be called each round: a federated
+  client's `fit(epochs=1)`)."""
+  if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return True
+  callers = [(s, c) for s, c in analysis.flow.calls_of(scope.node)
+             if s is not scope]
+  return bool(callers) and not any(
+      _in_loop(s, analysis, c) for s, c in callers)
+
+
+def _in_loop(scope: _scopes.Scope, analysis: Analysis, node: ast.AST
+             ) -> bool:
+  order = analysis.order(scope)
+  current: Optional[ast.AST] = order.parent(node)
+  while current is not None and current is not scope.node:
+    if isinstance(current, (ast.For, ast.While, ast.AsyncFor)):
+      return True
+    current = order.parent(current)
+  return False
 
 
 def _repeats_with_training(scope: _scopes.Scope, analysis: Analysis,
