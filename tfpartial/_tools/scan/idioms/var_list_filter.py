@@ -185,7 +185,11 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
     key = (key[0], key[1], f"{key[2]} {id(node)}")
   node = _narrowed.narrowing(node, analysis.flow.origin.get(
       id(node), step.scope)) or node
-  node = _at_default(analysis, step) or _shown_at(analysis, step, node)
+  node = _at_default(analysis, step) or _arm_choice.chosen_step(
+      step.call, step.var_list, step.scope, [
+          (o.call, o.var_list) for o in steps
+          if o is not step and _loss_of_both(o, step)], node) or _shown_at(
+              analysis, step, node)
   if step.inside is not None:
     labels = {**labels, _INSIDE: step.inside}
   hit = _idiom.Hit(node, step.scope, step.call, labels)
@@ -289,6 +293,13 @@ def _one_loss(one: Step, other: Step) -> bool:
   loss = _loss_node(one.call)
   return not isinstance(loss, ast.Name) or len(
       one.scope.defs.get(loss.id, ())) == 1
+
+
+def _loss_of_both(one: Step, other: Step) -> bool:
+  """Whether two steps of one function minimise one loss that no arm of
+  an `if` assigns its own (a parameter, or a name bound once)."""
+  return one.scope is other.scope and one.loss is not None and (
+      one.loss == other.loss) and len(one.scope.defs.get(one.loss, ())) < 2
 
 
 def _add_part(step: Step, part: _Part,

@@ -1,15 +1,18 @@
 """Where a flag chooses among joins of filtered groups the list a step
 trains (`if FLAGS.mode == "depthflow": train = pose + depth + flow`,
-`elif FLAGS.mode == "depth": train = pose + depth`, ...): the choice is
-the first arm that leaves a group out, not the filter of a group, which
-every arm may read. Part of `var-list-filter`."""
+`elif FLAGS.mode == "depth": train = pose + depth`, ...), or between two
+steps of one loss (`if fix_coarse: minimize(loss, var_list=new)`, `else:
+minimize(loss, var_list=new + old)`): the choice is the first arm that
+leaves a group out, not the filter of a group, which every arm may read.
+Part of `var-list-filter`."""
 
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._sources import _flagged
 
 
@@ -34,6 +37,44 @@ def chosen_arm(var_list: Optional[ast.AST], scope: _scopes.Scope,
         joined < (other or set()) for other in groups):
       return arm.value
   return None
+
+
+def chosen_step(call: ast.AST, var_list: Optional[ast.AST],
+                scope: _scopes.Scope,
+                others: List[Tuple[ast.AST, Optional[ast.AST]]],
+                node: ast.expr) -> Optional[ast.expr]:
+  """The step of the narrower arm when an `if` builds the step `call` in
+  one arm and a step of the same loss (one of `others`, each a call and
+  its list) in the other, one over fewer of the groups the other joins,
+  and the filter `node` makes one of the groups `call` trains; else
+  None. Both steps are then shown at that one place."""
+  mine = _groups(var_list, scope, call)
+  if not mine or not any(_made_by(scope, name, node) for name in mine):
+    return None
+  for other, other_list in others:
+    theirs = _groups(other_list, scope, other)
+    if not theirs or not (mine < theirs or theirs < mine) or not (
+        _arms.exclusive(_arms.arm(call, scope, [other]),
+                        _arms.arm(other, scope, [call]))):
+      continue
+    shown = call if mine < theirs else other
+    return shown if isinstance(shown, ast.expr) else None
+  return None
+
+
+def _groups(value: Optional[ast.AST], scope: _scopes.Scope, call: ast.AST
+            ) -> Optional[Set[str]]:
+  """The names the list of the step `call` joins, through a name last
+  bound to a join before the step (`variables = new + old`); None for a
+  list of another form."""
+  if isinstance(value, ast.Name):
+    at = (getattr(call, "lineno", 0), getattr(call, "col_offset", 0))
+    bound = [d for d in scope.defs.get(value.id, [])
+             if d.replaces and d.end <= at]
+    if bound and isinstance(bound[-1].value, ast.BinOp) and all(
+        d.replaces for d in scope.defs.get(value.id, [])):
+      return _joined(bound[-1].value)
+  return _joined(value) if isinstance(value, ast.expr) else None
 
 
 def _joined(value: ast.expr) -> Optional[Set[str]]:

@@ -142,6 +142,9 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
       if "filtered" in got:
         if id(value) in home.guards:
           return value
+        if isinstance(expr, ast.Attribute) and _grown_only(flow, value, home,
+                                                           expr):
+          continue  # `self.vs += model.weights`: the filter is elsewhere.
         return _origin(flow, value, home, seen)
     # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
     # choice where it is written.
@@ -174,6 +177,21 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _grown_only(flow: Flow, value: ast.expr, home: _scopes.Scope,
+                attribute: ast.Attribute) -> bool:
+  """Whether `value`, assigned to `attribute`, is filtered only through
+  the attribute itself (`self.train_vars += self.model.trainable_variables`
+  in one arm of a mode's `if`, the filter in another arm): the flow holds
+  one value for an attribute across its assignments."""
+  if not isinstance(value, ast.BinOp):
+    return False
+  name = _names.dotted(attribute)
+  carrying = [part for part in (value.left, value.right)
+              if "filtered" in flow.labels(part, home)]
+  return bool(carrying) and all(
+      _names.dotted(part) == name for part in carrying)
 
 
 def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
