@@ -21,10 +21,25 @@ def text(node: ast.AST, lines: List[str]) -> str:
       end > len(lines)):
     return ast.unparse(node)
   if start == end:
-    return _cut(lines[start - 1], col, end_col)
-  head = _cut(lines[start - 1], col, None)
-  middle = "".join(lines[start:end - 1])
-  return head + middle + _cut(lines[end - 1], 0, end_col)
+    cut = _cut(lines[start - 1], col, end_col)
+  else:
+    cut = _cut(lines[start - 1], col, None) + "".join(
+        lines[start:end - 1]) + _cut(lines[end - 1], 0, end_col)
+  tabbed = any("\t" in line for line in lines[start - 1:end])
+  return cut if not tabbed or _same(cut, node) else ast.unparse(node)
+
+
+def _same(cut: str, node: ast.AST) -> bool:
+  """Whether `cut` is `node`'s text: the lines a tree was parsed from can
+  differ from the file's where a tab indents them (Python 2 tabs
+  expanded), and then so do their columns."""
+  if not isinstance(node, ast.expr):
+    return True
+  try:
+    parsed = ast.parse("(" + cut + "\n)", mode="eval").body
+  except (SyntaxError, ValueError):
+    return False
+  return ast.unparse(parsed) == ast.unparse(node)
 
 
 def _cut(line: str, start: int, end: Optional[int]) -> str:
