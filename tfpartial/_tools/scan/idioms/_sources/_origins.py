@@ -13,6 +13,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._sources import _dispatched
+from tfpartial._tools.scan.idioms._sources import _frozen_rest
 from tfpartial._tools.scan.idioms._sources import _held
 from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _moving
@@ -136,16 +137,21 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     return expr
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
-    values = _values_of(flow, expr, scope)
+    values, frozen = _values_of(flow, expr, scope), False
     for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
       if "filtered" in got:
+        if _frozen_rest.left_frozen(value, home):
+          frozen = True  # Leaves out only layers frozen whole: no choice.
+          continue
         if id(value) in home.guards:
           return value
         if isinstance(expr, ast.Attribute) and _grown_only(flow, value, home,
                                                            expr):
           continue  # `self.vs += model.weights`: the filter is elsewhere.
         return _origin(flow, value, home, seen)
+    if frozen:
+      return None  # Every filter of it leaves out only frozen layers.
     # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
     # choice where it is written.
     return values[0][0] if len(values) == 1 and values[0][1] is scope and (
