@@ -37,6 +37,7 @@ from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _typed
@@ -711,6 +712,9 @@ class Flow:
     found = dict(owner)
     if node.attr in {"values", "indices", "dense_shape", "T"}:
       return found
+    field = _records.field(self, node, scope) if owner else None
+    if field is not None and "var" in field:
+      return field  # `out.train_vars`: `Namespace(train_vars=...)`'s.
     # An attribute of a value (`x.shape`, `layer.output`) is not the value.
     found = {k: v for k, v in found.items() if k in {"param", "train",
                                                        "write"}}

@@ -8,6 +8,7 @@ import re
 from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -229,6 +230,8 @@ def _values_of(flow: Flow, expr: ast.AST, scope: _scopes.Scope
       info = place.cls if place is not None else None
     if info is not None:
       return flow.project.attribute(info, name)
+  if isinstance(expr, ast.Attribute):
+    return _records.field_values(flow, expr, scope)  # `out.train_vars`.
   return []
 
 
