@@ -18,6 +18,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _decayed
+from tfpartial._tools.scan.idioms._copies import _each_model
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
@@ -282,6 +283,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     # fetches it, and none does).
     return WriteHit(call, scope, call, found, "weight-remask" if zeros else
                     "write-back", target, value, zeros=zeros)
+  if _each_model.made_anew(call, target, scope, when):
+    return None  # The last pass's step trained another model.
   chosen = isinstance(value, ast.Name) and any(
       _put_back.chosen_each(d.value) for d in scope.defs.get(value.id, []))
   if when is None or not chosen and (_clipped.read_after_step(
@@ -783,13 +786,37 @@ def _once_beside_fit(scope: _scopes.Scope, analysis: Analysis,
 def _run_once(scope: _scopes.Scope, analysis: Analysis) -> bool:
   """Whether code runs once: module code, or a function the project calls
   in no loop (one no code calls may be called each round: a federated
-  client's `fit(epochs=1)`)."""
+  client's `fit(epochs=1)`; unless it builds each model it fits, so that
+  each call trains a new one: a script's `run_training()`)."""
   if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return True
   callers = [(s, c) for s, c in analysis.flow.calls_of(scope.node)
              if s is not scope]
-  return bool(callers) and not any(
-      _in_loop(s, analysis, c) for s, c in callers)
+  if not callers:  # Each call trains a model of its own, made anew.
+    return _builds_what_it_fits(scope, analysis)
+  return not any(_in_loop(s, analysis, c) for s, c in callers)
+
+
+# Calls that make a model from one kept elsewhere: called each round (a
+# federated client's copy of the global model), each goes on from it.
+_CARRIED_OVER = ("load", "clone", "from_", "copy")
+
+
+def _builds_what_it_fits(scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether every model a function `fit`s is one it builds itself
+  (`model = build_resnet20()`, not a parameter, an attribute or a model
+  loaded or cloned from one kept between calls)."""
+  fitted = [c.func.value for c in analysis.calls(scope)
+            if _names.call_name(c) in _WHOLE_TRAININGS
+            and isinstance(c.func, ast.Attribute)]
+  return bool(fitted) and all(
+      isinstance(model, ast.Name) and model.id not in scope.params and (
+          scope.defs.get(model.id)) and all(
+              isinstance(d.value, ast.Call) and not any(
+                  w in _names.call_name(d.value).lower()
+                  for w in _CARRIED_OVER)
+              for d in scope.defs[model.id])
+      for model in fitted)
 
 
 def _in_loop(scope: _scopes.Scope, analysis: Analysis, node: ast.AST

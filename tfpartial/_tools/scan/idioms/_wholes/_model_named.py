@@ -17,6 +17,7 @@ from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _caller_scope
 from tfpartial._tools.scan.idioms._wholes import _given_scope
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _run_outside
@@ -38,7 +39,8 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   `_built_outside`), or the scope every caller builds the
   model it is given under, or is a helper called without the scopes it
   would filter by (`_model_scope`), or the scope its function hands the
-  builder that builds only under it (`_given_scope`)."""
+  builder that builds only under it (`_given_scope`), or the scope every
+  caller opens around the model it builds (`_caller_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
       _built_outside.built_outside(analysis, _kept_roots(node), home)) and (
@@ -48,7 +50,9 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
               _self_scope.keeps_own_scope(analysis.project, analysis.flow, node,
                                           home)) or (
                   _given_scope.given_to_builder(analysis.flow, node, home)) or (
-                  _unscoped.never_scoped(analysis.flow, node, home))
+                  _unscoped.never_scoped(analysis.flow, node, home)) or (
+                      _caller_scope.opened_by_callers(analysis.project, node,
+                                                      home))
 
 
 def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,

@@ -1,0 +1,92 @@
+"""Whether a write before a step that a loop carries round writes into a
+model the loop makes anew from its item: `for name in os.listdir(d):
+model = load_model(join(d, name)); layer = model.get_layer("conv_3");
+layer.set_weights([pruned, bias]); model.fit(x, y)`. The step the write
+seems to follow (the last pass's `fit`) trained another model; this one
+is written once, then trains freely (a pruning repair of each model in
+a folder). A model the loop reloads from one path, or goes on training,
+is written after a step of its own. Part of `write-back` and
+`weight-remask`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+# How many assignments back a written layer is followed to its model.
+_HOPS = 4
+
+
+def made_anew(write: ast.Call, target: ast.AST, scope: _scopes.Scope,
+              when: Optional[Dict[str, object]]) -> bool:
+  """Whether the step `write` is ordered after (`when["at"]`, a call after
+  `write` in a loop around both) trains the model `target` belongs to,
+  which the loop makes from its item before `write`."""
+  step = when.get("at") if when is not None else None
+  if not isinstance(step, ast.Call) or step.lineno <= write.lineno or (
+      not isinstance(step.func, ast.Attribute)):
+    return False
+  loop = _loop_around(scope, write, step)
+  if loop is None:
+    return False
+  model = _names.root(step.func.value)
+  made = _made_in(scope, loop, model, write)
+  items = _from_item(scope, loop) - {model}
+  if made is None or not any(isinstance(n, ast.Name) and n.id in items
+                             for n in ast.walk(made)):
+    return False  # Not made from the loop's item: one model trained on.
+  name = _names.root(target)
+  for _ in range(_HOPS):  # `layer` of `layer = model.get_layer("c3")`.
+    if name == model:
+      return True
+    got = _made_in(scope, loop, name, write)
+    if got is None or not isinstance(got.func, ast.Attribute):
+      return False
+    name = _names.root(got.func.value)
+  return False
+
+
+def _from_item(scope: _scopes.Scope, loop: ast.For) -> Set[str]:
+  """The loop's item and the names its body assigns from it (`path =
+  join(folder, name)`)."""
+  found = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+  for _ in range(2):
+    found |= {name for name, defs in scope.defs.items() for d in defs
+              if id(loop) in d.where.loops and any(
+                  isinstance(n, ast.Name) and n.id in found
+                  for n in ast.walk(d.value))}
+  return found
+
+
+def _loop_around(scope: _scopes.Scope, write: ast.AST, step: ast.AST
+                 ) -> Optional[ast.For]:
+  """The innermost `for` of `scope` around both calls."""
+  found: Optional[ast.For] = None
+  for node in scope.nodes:
+    if isinstance(node, ast.For) and _spans(node, write) and _spans(
+        node, step) and (found is None or node.lineno > found.lineno):
+      found = node
+  return found
+
+
+def _spans(node: ast.stmt, inner: ast.AST) -> bool:
+  end = getattr(node, "end_lineno", None) or node.lineno
+  return node.lineno < getattr(inner, "lineno", 0) <= end
+
+
+def _made_in(scope: _scopes.Scope, loop: ast.For, name: str,
+             write: ast.AST) -> Optional[ast.Call]:
+  """The call the loop's body (alone) assigns `name` from, before
+  `write`."""
+  inside = [d for d in scope.defs.get(name, [])
+            if id(loop) in d.where.loops]
+  if len(inside) != 1:
+    return None
+  value = inside[0].value
+  if not isinstance(value, ast.Call) or value.lineno >= getattr(
+      write, "lineno", 0):
+    return None
+  return value
