@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
+import itertools
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
@@ -74,10 +75,37 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
   >>> [type(n).__name__ for n in walk(ast.parse("a + f(b)").body[0])]
   ['Expr', 'BinOp', 'Name', 'Call', 'Name', 'Name']
   """
+  if type(node) in _KEPT_WALKS:
+    return itertools.chain((node,), _kept_walk(node))
+  return _walked(node)
+
+
+def _walked(node: ast.AST) -> Iterator[ast.AST]:
   todo = [node]
   for each in todo:  # Grows as it is read: breadth first.
     todo.extend(_children(each))
     yield each
+
+
+def _kept_walk(node: ast.AST) -> List[ast.AST]:
+  """The nodes inside a function, class, module or loop, walked once and
+  kept on the node: the idioms ask for them many times, and the tree (with
+  what is kept on it) goes when the scan ends. Never the node itself: that
+  would be a cycle, and the scan frees its trees without the collector."""
+  nodes: Optional[List[ast.AST]] = getattr(node, _WALKED, None)
+  if nodes is None:
+    nodes = _children(node)
+    for each in nodes:  # Grows as it is read: breadth first.
+      nodes.extend(_children(each))
+    setattr(node, _WALKED, nodes)
+  return nodes
+
+
+# The nodes whose walk is kept on them (in the attribute `_WALKED`):
+# scopes, and loops (each loop of a function is asked about too).
+_KEPT_WALKS = frozenset({ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                         ast.ClassDef, ast.For, ast.AsyncFor, ast.While})
+_WALKED = "tfpartial_walked"
 
 
 children = _children  # The child nodes of a node, for the idioms' walks.

@@ -78,7 +78,7 @@ def _loops_by_call(node: ast.AST) -> Dict[int, List[ast.For]]:
 def _gathered_into(loop: ast.For, name: str) -> Iterator[str]:
   """The lists the loop adds the items of `name` to (`for v in name:
   kept.append(v)`, `kept += name`, `kept.extend(name)`)."""
-  for node in ast.walk(loop):
+  for node in _scopes.walk(loop):
     if isinstance(node, ast.AugAssign) and isinstance(
         node.target, ast.Name) and _is_name(node.value, name):
       yield node.target.id
@@ -87,7 +87,7 @@ def _gathered_into(loop: ast.For, name: str) -> Iterator[str]:
       yield _receiver(node) or ""
     if isinstance(node, ast.For) and _is_name(node.iter, name) and (
         isinstance(node.target, ast.Name)):
-      for inner in ast.walk(node):
+      for inner in _scopes.walk(node):
         if isinstance(inner, ast.Call) and _names.call_name(
             inner) == "append" and inner.args and _is_name(
                 inner.args[0], node.target.id):
@@ -105,7 +105,7 @@ def _is_name(node: ast.AST, name: str) -> bool:
 
 
 def _calls(loop: ast.For) -> Iterator[ast.Call]:
-  return (n for n in ast.walk(loop) if isinstance(n, ast.Call))
+  return (n for n in _scopes.walk(loop) if isinstance(n, ast.Call))
 
 
 def _reads(call: ast.Call, name: str) -> bool:

@@ -56,14 +56,25 @@ def _named(step: Step) -> Set[str]:
   v.name]` after `for g, v in opt.compute_gradients(loss, var_list=b)`
   names only "a")."""
   assert step.var_list is not None
+  # Asked of every other step for each step: read once per scan.
+  key = (_named, step.var_list, 0)
+  known = step.scope.judged.get(key)
+  if not isinstance(known, frozenset):
+    known = step.scope.judged[key] = frozenset(_read_named(step))
+  return set(known)
+
+
+def _read_named(step: Step) -> Set[str]:
+  assert step.var_list is not None
   found: Set[str] = set()
   stack, seen = [step.var_list], 0
   kept: Set[int] = set()
   while stack and seen < 40:
     node, seen = stack.pop(), seen + 1
-    bound = {t.id for c in ast.walk(node) if isinstance(c, ast.comprehension)
-             for t in ast.walk(c.target) if isinstance(t, ast.Name)}
-    for item in ast.walk(node):
+    nodes = list(_scopes.walk(node))
+    bound = {t.id for c in nodes if isinstance(c, ast.comprehension)
+             for t in _scopes.walk(c.target) if isinstance(t, ast.Name)}
+    for item in nodes:
       if isinstance(item, ast.Constant) and isinstance(item.value, str) and (
           item.value.strip("/")):
         found.add(item.value.strip("/"))
