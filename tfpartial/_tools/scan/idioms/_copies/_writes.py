@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
+from tfpartial._tools.scan.idioms._masks import _kept_zeros
 from tfpartial._tools.scan.idioms._runs import _hook_lambdas
 from tfpartial._tools.scan.idioms._runs import _later
 
@@ -270,7 +271,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
   zeros = partial and not own_copy and _calls.zero(value, scope) and (
-      "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
+      "shadow" not in flow.labels(target, scope)) or (  # Not a counter's.
+          own_copy and _kept_zeros.kept_zeros(value, scope)
+          and _kept_zeros.after_steps(scope, analysis))
   if when is None and blended and _repeats_with_training(
       scope, analysis, call) or when is None and zeros and in_training(
       scope, analysis, call) and (
