@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
+from tfpartial._tools.scan.idioms._masks import _kept_zeros
 from tfpartial._tools.scan.idioms._runs import _hook_lambdas
 from tfpartial._tools.scan.idioms._runs import _later
 
@@ -269,8 +270,7 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if when is None and own_copy:
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
-  zeros = partial and not own_copy and _calls.zero(value, scope) and (
-      "shadow" not in flow.labels(target, scope))  # Not a counter's reset.
+  zeros = _set_to_zeros(scope, analysis, target, value, partial, own_copy)
   if when is None and blended and _repeats_with_training(
       scope, analysis, call) or when is None and zeros and in_training(
       scope, analysis, call) and (
@@ -313,6 +313,19 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def _set_to_zeros(scope: _scopes.Scope, analysis: Analysis,
+                  target: ast.expr, value: ast.expr, partial: bool,
+                  own_copy: bool) -> bool:
+  """Whether fixed elements are set back to zeros: rows zeroed in place
+  (not a counter's reset), or weights read out, zeroed at ids the object
+  keeps and written back after a step."""
+  if own_copy:
+    return _kept_zeros.kept_zeros(value, scope) and (
+        _kept_zeros.after_steps(scope, analysis))
+  return partial and _calls.zero(value, scope) and (
+      "shadow" not in analysis.flow.labels(target, scope))
 
 
 def constant_fill(node: ast.AST, scope: _scopes.Scope) -> bool:

@@ -272,7 +272,9 @@ _READERS = {"matmul", "tensordot", "einsum", "dot", "conv1d", "conv2d",
             "conv3d", "depthwise_conv2d", "atrous_conv2d", "conv2d_transpose",
             "embedding_lookup", "embedding_lookup_sparse", "gather",
             "safe_embedding_lookup_sparse", "nce_loss", "sampled_softmax_loss",
-            "xw_plus_b", "batch_matmul", "sparse_matmul", "bias_add"}
+            "xw_plus_b", "batch_matmul", "sparse_matmul", "bias_add",
+            # The generated ops' spellings (`gen_math_ops.mat_mul`).
+            "mat_mul", "batch_mat_mul", "batch_mat_mul_v2"}
 # What passes a weight on unchanged in kind.
 _THROUGH = {"transpose", "cast", "identity", "reshape", "expand_dims",
             "convert_to_tensor"}
