@@ -361,9 +361,11 @@ class Flow:
       for kind, where in _names.param_labels(name, place).items():
         # A parameter of pairs bound to a call's keeps where they were
         # computed (`dense_grad_filter(grads_and_vars)`); one gradient
-        # (`zero_rows(grad)`) is the helper's own.
-        if kind not in bound.get(name, {}) or not _var_params.pairs_name(
-            name):
+        # (`zero_rows(grad)`) is the helper's own; pairs the helper reads
+        # as pairs keep it whatever the name (`deal_gradient(grad)`).
+        if kind not in bound.get(name, {}) or not (_var_params.pairs_name(
+            name) or _calls.pairs(bound[name]) and (
+                _var_params.read_as_pairs(name, place.node))):
           found[kind] = where
     if defs and any(not d.replaces and isinstance(d.value, ast.Constant)
                     for d in defs) and any(

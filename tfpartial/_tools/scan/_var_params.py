@@ -1,4 +1,5 @@
-"""Parameters by their names: pairs of gradients and variables (`gvs`),
+"""Parameters by their names: pairs of gradients and variables (`gvs`,
+or a helper's parameter it reads as pairs whatever its name),
 and variables by the optimizer API's contract: the `var_list` an
 optimizer's `compute_gradients(loss, var_list=None)` or
 `minimize` is given (a wrapper optimizer's override filtering what its
@@ -43,3 +44,28 @@ def pairs_name(name: str) -> bool:
   (True, False)
   """
   return bool(_PAIRS.search(name))
+
+
+def read_as_pairs(name: str, function: ast.AST) -> bool:
+  """Whether `function` reads its parameter `name` as a list of pairs,
+  whatever the name says: an item's gradient or variable (`grad[i][0]`),
+  or each item unpacked in two (`for g, v in grad`).
+
+  >>> tree = ast.parse("def f(grad):\\n  return [v for g, v in grad]")
+  >>> read_as_pairs("grad", tree.body[0]), read_as_pairs("g", tree.body[0])
+  (True, False)
+  """
+  def named(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+  for node in ast.walk(function):
+    if isinstance(node, ast.Subscript) and isinstance(
+        node.value, ast.Subscript) and named(node.value.value) and (
+            isinstance(node.slice, ast.Constant)) and node.slice.value in (
+                0, 1):
+      return True
+    if isinstance(node, (ast.For, ast.comprehension)) and named(
+        node.iter) and isinstance(node.target, ast.Tuple) and len(
+            node.target.elts) == 2:
+      return True
+  return False

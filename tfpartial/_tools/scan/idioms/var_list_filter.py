@@ -25,6 +25,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
@@ -235,10 +236,13 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
   kept = _run_chosen(analysis, _kept(
       found.hits, found.sides, found.also, found.parts,
       _untrained(analysis, found.made, every)))
+  sinks = {id(each.sink) for each in kept}
   return kept + found.flagged + _skipped_updates(analysis) + (
       _declared_weights(analysis)) + [
+          hit for hit in _warm_up.hits(analysis, every)
+          if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
-          if id(hit.sink) not in {id(each.sink) for each in kept}]
+          if id(hit.sink) not in sinks]
 
 
 def _kept(hits: Dict[_Key, _idiom.Hit],
