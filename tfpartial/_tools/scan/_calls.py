@@ -688,6 +688,10 @@ def _rows_kept(flow: Flow, node: ast.Call, name: str, args: List[ast.AST],
     found = dict(flow.labels(args[1], scope, env))
     if "grad" in found:
       found["masked"] = node  # Rows gathered, the rest left zero.
+  elif _gathered_rows.gathered_slices(name, args, scope):
+    found = dict(flow.labels(args[0], scope, env))
+    if "grad" in found:
+      found["masked"] = node  # Slices of a few gathered rows: no others.
   elif _gathered_rows.sparse_mask(node, args):
     found = dict(flow.labels(args[0], scope, env))
     if "grad" in found:

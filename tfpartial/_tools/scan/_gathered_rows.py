@@ -7,7 +7,9 @@ permutation) drops nothing; scattered back into a tensor of zeros
 (`tf.scatter_nd(ids, tf.gather(g, ids), tf.shape(g))`) it drops every
 row it did not gather; a slice of a gradient padded back to its shape
 with zeros (`tf.pad(g[10:], [[10, 0], [0, 0]])`) zeroes the rows it cut;
-`tf.sparse.mask(g, ids)` drops a sparse gradient's slices of those ids.
+`tf.sparse.mask(g, ids)` drops a sparse gradient's slices of those ids;
+slices built of a dense gradient's gathered rows
+(`tf.IndexedSlices([tf.gather(g, i)], [i])`) leave every other row out.
 """
 
 from __future__ import annotations
@@ -53,6 +55,26 @@ def scattered_back(name: str, args: List[ast.AST], scope: _scopes.Scope
   updates = _assigned_once(args[1], scope)
   return isinstance(updates, ast.Call) and _names.call_name(updates) in {
       "gather", "gather_nd"}
+
+
+def gathered_slices(name: str, args: List[ast.AST], scope: _scopes.Scope
+                    ) -> bool:
+  """Whether `name(*args)` builds sparse slices from rows gathered out of
+  a dense tensor (`tf.IndexedSlices([tf.gather(g, i)], [i])`,
+  `tf.IndexedSlices(tf.gather(g, ids), ids, shape)`): every row not
+  gathered gets nothing. Rows gathered from a sparse gradient's own
+  values (`tf.gather(g.values, order)`) keep whatever they hold."""
+  if name != "IndexedSlices" or len(args) < 2:
+    return False
+  values = _assigned_once(args[0], scope)
+  parts = values.elts if isinstance(values, (ast.List, ast.Tuple)) else [
+      values]
+  gathers = [_assigned_once(p, scope) for p in parts]
+  return bool(gathers) and all(
+      isinstance(g, ast.Call) and _names.call_name(g) in {
+          "gather", "gather_nd"} and g.args and not (
+              isinstance(g.args[0], ast.Attribute) and (
+                  g.args[0].attr == "values")) for g in gathers)
 
 
 def _assigned_once(node: ast.AST, scope: _scopes.Scope) -> ast.AST:

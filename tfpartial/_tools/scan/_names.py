@@ -74,8 +74,9 @@ ZEROS = {"zeros_like", "zeros"}
 # Python's filters of an iterable by a predicate (`filter(test, src)`;
 # `itertools.filterfalse(test, src)` keeps where the test fails).
 FILTERS = {"filter", "filterfalse"}
-# Views of a container (`masks.items()`): what it holds.
-VIEWS_OF_CONTAINERS = {"values", "items", "keys"}
+# Views of a container (`masks.items()`) or a member taken out of it
+# (`masks.pop(0)`): what it holds.
+VIEWS_OF_CONTAINERS = {"values", "items", "keys", "pop"}
 # A set's method keeping some of its members (`set(vs).intersection(
 # tf.trainable_variables())`, `every.symmetric_difference(frozen)` of a
 # list drawn from `every`, as `every - set(frozen)`): some of the

@@ -9,7 +9,10 @@
   W[i] + (1 - tau) * target_W[i]` with `W` the trained model's weights),
   written into the target: it mirrors another model, no step trains it;
   the same blend in a graph, from a list a train op trains, or into a
-  list copied from its source (`_target_network`);
+  list copied from its source, or by one number into a variable or
+  model no train call names (`(1 - tau) * t.value() + tau * s.value()`,
+  `target.set_weights(0.995 * np.array(target.get_weights()) + 0.005 *
+  np.array(online.get_weights()))`) (`_target_network`);
 - a variable put back whole from a copy taken in the same pass of the
   loop that trains it, after an `assign_add` nudged it, before the
   pass's step (adversarial training, PGD/FGM on an embedding): the
@@ -36,6 +39,8 @@ def undoes_or_mirrors(call: ast.Call, scope: _scopes.Scope,
   """Whether the write `call` (of `value` into `target`) puts every
   variable of the model back, or writes a blend with another model's
   weights into a model no step trains."""
+  if _target_network.scalar_blend(scope, analysis, target, value):
+    return True  # A soft update: every element follows another model.
   if _names.call_name(call) == "set_weights":
     receiver = _names.dotted(target)
     if receiver is None or not isinstance(value, ast.Name):

@@ -12,7 +12,7 @@ write-back puts a copy into the trained original."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -148,3 +148,134 @@ def _complement(whole: ast.AST, part: ast.AST) -> bool:
   return isinstance(whole, ast.BinOp) and isinstance(whole.op, ast.Sub) \
       and isinstance(whole.left, ast.Constant) and whole.left.value == 1 \
       and ast.unparse(whole.right) == ast.unparse(part)
+
+
+# Wrappers that read a variable (or a model's weights) whole.
+_WHOLE_READS = frozenset({*_names.SNAPSHOTS, "array", "asarray",
+                          "convert_to_tensor"})
+
+
+def scalar_blend(scope: _scopes.Scope, analysis: Analysis,
+                 target: ast.AST, value: ast.AST) -> bool:
+  """Whether `value`, written into `target`, is `(1 - c) * t + c * s`
+  (in any order of terms and factors) with `t` the target read whole
+  (`t.value()`, `np.array(model.get_weights())`), `s` another variable
+  or model read whole, and `c` a number (a constant, or a name or
+  attribute only ever bound to one): a soft update by one coefficient
+  for every element (a target network following its online network),
+  where no element is chosen to be kept."""
+  if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Add):
+    return False
+  terms = [_scaled(t) for t in (value.left, value.right)]
+  if None in terms:
+    return False
+  (c1, r1), (c2, r2) = [t for t in terms if t is not None]
+  mine = ast.unparse(target)
+  if mine not in (r1, r2) or r1 == r2:
+    return False
+  if not (_complement(c1, c2) or _complement(c2, c1) or _sums_to_one(
+      c1, c2)):
+    return False
+  module = analysis.module(scope).tree
+  return all(_numeric(n, scope, module) for c in (c1, c2)
+             for n in _bound_names(c)) and not _trains(module, target)
+
+
+# Calls that train a model they are called on.
+_FITS = {"fit", "fit_generator", "train_on_batch"}
+
+
+def _trains(module: Optional[ast.AST], target: ast.AST) -> bool:
+  """Whether a train call of the module names `target`'s list or model
+  (`minimize(loss, var_list=ts)`, `ts.fit(...)` of `ts[i]`)."""
+  while isinstance(target, ast.Subscript):
+    target = target.value
+  mine = ast.unparse(target)
+  for node in ast.walk(module) if module is not None else ():
+    if not isinstance(node, ast.Call):
+      continue
+    name = _names.call_name(node)
+    if name in _FITS and isinstance(node.func, ast.Attribute) and (
+        ast.unparse(node.func.value) == mine):
+      return True
+    if name in (*_TRAIN_CALLS, "apply_gradients") and any(
+        mine in ast.unparse(a) for a in [*node.args, *(
+            k.value for k in node.keywords)]):
+      return True
+  return False
+
+
+def _bound_names(node: ast.AST) -> List[ast.expr]:
+  """The names and attributes (whole: `self.tau`, not `self`) in
+  `node`."""
+  if isinstance(node, (ast.Name, ast.Attribute)):
+    return [node]
+  return [n for child in ast.iter_child_nodes(node)
+          for n in _bound_names(child)]
+
+
+def _scaled(term: ast.AST) -> Optional[Tuple[ast.expr, str]]:
+  """(coefficient, text of the variable read whole) of `c * read`."""
+  if not (isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult)):
+    return None
+  for read, coefficient in ((term.left, term.right),
+                            (term.right, term.left)):
+    whole = _read_whole(read)
+    if whole is not None and not any(isinstance(n, (
+        ast.Subscript, ast.Call)) for n in ast.walk(coefficient)):
+      return coefficient, whole
+  return None
+
+
+def _read_whole(node: ast.AST) -> Optional[str]:
+  """The text of the variable `node` reads whole (`np.array(m.
+  get_weights())` -> `m`), or None for anything computed."""
+  while isinstance(node, ast.Call):
+    name = _names.call_name(node)
+    if name not in _WHOLE_READS:
+      return None
+    if isinstance(node.func, ast.Attribute) and name in _names.SNAPSHOTS \
+        and not node.args:
+      node = node.func.value
+    elif len(node.args) == 1:
+      node = node.args[0]
+    else:
+      return None
+  if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and all(
+      isinstance(n, (ast.Name, ast.Attribute, ast.Subscript, ast.Load,
+                     ast.Constant)) for n in ast.walk(node)):
+    return ast.unparse(node)
+  return None
+
+
+def _sums_to_one(one: ast.AST, other: ast.AST) -> bool:
+  """Whether two constant coefficients add up to 1 (`0.995`, `0.005`)."""
+  try:
+    total = ast.literal_eval(one) + ast.literal_eval(other)
+  except (ValueError, TypeError, SyntaxError):
+    return False
+  return isinstance(total, (int, float)) and abs(total - 1) < 1e-9
+
+
+def _numeric(node: ast.AST, scope: _scopes.Scope,
+             module: Optional[ast.AST]) -> bool:
+  """Whether the name or attribute `node` is only ever bound to a number
+  in its function or module (`tau = 0.005`, `self.tau = 1e-3`)."""
+  spelled = ast.unparse(node)
+  bound = [n.value for n in ast.walk(module) if isinstance(
+      n, ast.Assign) and any(ast.unparse(t) == spelled for t in n.targets)
+  ] if module is not None else []
+  function = scope.node
+  if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    given = function.args.args[-len(function.args.defaults):] if (
+        function.args.defaults) else []
+    bound += [d for a, d in zip(given, function.args.defaults)
+              if a.arg == spelled]
+  return bool(bound) and all(_is_number(v) for v in bound)
+
+
+def _is_number(node: ast.AST) -> bool:
+  try:
+    return isinstance(ast.literal_eval(node), (int, float))
+  except (ValueError, TypeError, SyntaxError):
+    return False

@@ -6,7 +6,9 @@ masked elements get no update; or it scales what flows back by a rate
 that the function making it takes, and its calls pass 0 to some and a
 rate picked per layer to others (`scaled(rates[i])(block(x))`, gradual
 unfreezing; `_zero_choice`): the layers under a rate of 0 get no update.
-A custom gradient that clips, reverses or passes the gradient through, or
+A custom gradient that clips, reverses or passes the gradient through,
+cuts it where its own input saturates (a straight-through estimator's
+`dy * tf.cast(tf.abs(x) <= 1, tf.float32)`), or
 one applied to activations by a rate never 0 or not picked per layer (a
 gradient reversal's schedule), freezes nothing.
 """
@@ -83,12 +85,51 @@ def _masked_returns(analysis: Analysis, grad: _scopes.Scope
   if not given:
     return
   upstream = given[0]
+  forward = _parameters(grad.parent.node) if grad.parent else []
   for each in grad.nodes:
-    if isinstance(each, ast.Return) and each.value is not None:
+    if isinstance(each, ast.Return) and each.value is not None and not (
+        _saturation(each.value, upstream.arg, forward)):
       labels = analysis.flow.labels(each.value, grad,
                                     {upstream.arg: {"grad": upstream}})
       if "masked" in labels:
         yield grad, labels
+
+
+# The comparisons of order: a range test, not a test of chosen elements.
+_ORDERS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_ORDER_CALLS = {"less", "less_equal", "greater", "greater_equal"}
+
+
+def _saturation(value: ast.expr, upstream: str, forward: List[str]) -> bool:
+  """Whether `value` is `dy * m` with `m` a range test of the forward
+  function's own input (`tf.cast(tf.abs(x) <= 1, tf.float32)`, `-1 < x <
+  1`): a straight-through estimator cut where the input saturates,
+  computed anew from the values every call; no element is chosen.
+
+  >>> grad = ast.parse("dy * tf.cast(-1 < x < 1.0, tf.float32)").body[0]
+  >>> _saturation(grad.value, "dy", ["x"])
+  True
+  >>> _saturation(ast.parse("dy * mask").body[0].value, "dy", ["x"])
+  False
+  """
+  if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
+    return False
+  sides = [value.left, value.right]
+  named = [s for s in sides if isinstance(s, ast.Name) and s.id == upstream]
+  if len(named) != 1:
+    return False
+  test = sides[1] if sides[0] is named[0] else sides[0]
+  heads = {id(n.value) for n in ast.walk(test) if isinstance(
+      n, ast.Attribute)}  # `tf` of `tf.cast`: a module, not a value.
+  read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and (
+      id(n) not in heads)}
+  orders = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and all(
+      isinstance(o, _ORDERS) for o in n.ops) or isinstance(
+          n, ast.Call) and _names.call_name(n) in _ORDER_CALLS]
+  equal = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and (
+      not all(isinstance(o, _ORDERS) for o in n.ops)) or isinstance(
+          n, ast.Call) and _names.call_name(n) in ("equal", "not_equal")]
+  return bool(orders) and not equal and bool(read) and read <= set(forward)
 
 
 def _rates_chosen(analysis: Analysis, grad: _scopes.Scope

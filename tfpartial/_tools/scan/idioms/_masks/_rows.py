@@ -5,7 +5,8 @@ table[1:, :]), 0)`, Kyubyong's `zero_pad`; `tf.pad(w[1:], [[1, 0], [0,
 0]])`; `tf.concat([k[:, :-1], tf.ones([d, 1])], 1)`), the result looked up
 or multiplied: the dropped rows of the variable never train. Counted only
 where that branch runs (`if zero_pad:` with the parameter's default or a
-call turning it on). Constant rows joined to a whole variable leave none
+call turning it on; a constructor's parameter, a construction of its
+class). Constant rows joined to a whole variable leave none
 of it out and are not this (a padding row appended). The same rows set by
 a scatter (`tensor_scatter_nd_update(table, [[0]], zeros)`) are this too
 (`_scattered_rows`)."""
@@ -353,11 +354,18 @@ def _attribute_may_be(analysis: Analysis, scope: _scopes.Scope, attr: str,
       v, ast.Name) and v.id in init.params and not init.defs.get(v.id)}
   if not values or len(names) != 1 or len(names) != len(values):
     return True
+  return _may_be(analysis, init, names.pop(), wanted,
+                 calls=_constructions(analysis, info.name))
+
+
+def _constructions(analysis: Analysis, name: str
+                   ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """The project's calls of the class `name` (what its `__init__`
+  takes)."""
   project = analysis.project
-  built = [(place, call) for place, call in itertools.islice(
-      project.calls_named((info.name,), project.all_modules_with(
-          (info.name,))), 48) if _names.call_name(call) == info.name]
-  return _may_be(analysis, init, names.pop(), wanted, calls=built)
+  return [(place, call) for place, call in itertools.islice(
+      project.calls_named((name,), project.all_modules_with((name,))), 48)
+          if _names.call_name(call) == name]
 
 
 def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
@@ -373,6 +381,9 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
                                             ast.AsyncFunctionDef)):
     return True
   default = _default(function, name)
+  if calls is None and scope.name == "__init__" and scope.cls is not None:
+    # A constructor's parameter: what the class's constructions pass.
+    calls = _constructions(analysis, scope.cls.name)
   if calls is None:
     calls = _calls_of(analysis, function)
   elif not calls:

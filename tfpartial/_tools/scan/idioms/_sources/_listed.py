@@ -5,7 +5,10 @@ one and only in part by the other, which leaves the rest frozen (a
 warm-up that updates only the new item embeddings). The entries are
 names, attributes or a layer's table read by a fixed key (`[self.
 full_ec_layer['weights'], ...]`); a list of `self`'s attributes that
-names every variable its class makes leaves nothing out."""
+names every variable its class makes leaves nothing out, unless the class
+also builds layers (`slim.fully_connected`, `Dense`) on them: a
+hyper-network's task embeddings fitted alone (`var_list=[self.
+task_embeddings]`)."""
 
 from __future__ import annotations
 
@@ -26,15 +29,28 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
   loss with no list, in the same graph (a notebook's next exercise, after
   `tf.reset_default_graph()`, minimises its own `f`)."""
   listed: Optional[ast.AST] = chosen
+  staged = False
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
     listed = defs[0].value if len(defs) == 1 else None
+    # One stage's list unpacked from a table of stages (`for name, xhat,
+    # var_list in layer_info:`), its loss also minimised whole.
+    staged = len(defs) == 1 and defs[0].part is not None
   if isinstance(listed, ast.IfExp):
     return _against_every(listed, scope)
-  if not isinstance(listed, (ast.List, ast.Tuple)) or not listed.elts or (
-      not all(_entry(e) for e in listed.elts)) or _every_one_held(
-          listed, scope):
+  if not staged and (not isinstance(listed, (ast.List, ast.Tuple)) or (
+      not listed.elts) or not all(_entry(e) for e in listed.elts) or (
+          _every_one_held(listed, scope))):
     return False
+  return minimised_whole(scope, call, steps, var_list_of)
+
+
+def minimised_whole(scope: _scopes.Scope, call: ast.Call,
+                    steps: Callable[[ast.Call], bool],
+                    var_list_of: Callable[[ast.Call], Optional[ast.AST]]
+                    ) -> bool:
+  """Whether another step of `scope` like `call` (`steps` tells one)
+  minimises the loss of `call` with no list, in the same graph."""
   loss = _loss(call)
   key = (beside_whole, 0, 0)
   whole = scope.judged.get(key)
@@ -105,7 +121,33 @@ def _every_one_held(listed: ast.expr, scope: _scopes.Scope,
           if isinstance(node, ast.Assign) and _makes_variables(node.value)
           for target in node.targets if isinstance(target, ast.Attribute)
           and isinstance(target.value, ast.Name) and target.value.id == "self"}
+  if made and _builds_layers(scope.cls.node):
+    # Layers the class builds beside its own variables (a hyper-network
+    # of `fully_connected` on a task embedding) hold more.
+    return False
   return made <= held and bool(made or not known)
+
+
+# Calls that make a layer's variables where they run.
+_LAYERS = frozenset({
+    "dense", "fully_connected", "conv1d", "conv2d", "conv3d",
+    "conv2d_transpose", "separable_conv2d", "Dense", "Conv1D", "Conv2D",
+    "Conv3D", "Conv2DTranspose", "LSTM", "GRU", "LSTMCell", "GRUCell"})
+
+
+def _builds_layers(cls: ast.AST) -> bool:
+  """Whether a class calls a layer that makes variables of its own.
+
+  >>> import ast
+  >>> _builds_layers(ast.parse("class H:\\n  def f(self, e):\\n"
+  ...                          "    return slim.fully_connected(e, 8)"))
+  True
+  >>> _builds_layers(ast.parse("class V:\\n  def f(self, e):\\n"
+  ...                          "    return tf.nn.embedding_lookup(e, 1)"))
+  False
+  """
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _LAYERS
+             for n in ast.walk(cls))
 
 
 def _held(node: ast.expr) -> Optional[str]:

@@ -21,11 +21,12 @@ from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _either_arm
 from tfpartial._tools.scan.idioms._sources import _flag_return
 from tfpartial._tools.scan.idioms._sources import _flagged
+from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _passed_scope
 from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _LOSS_KEYWORDS, _deep_nodes, _end, _gradient_call, _loss_node,
-    _opened_here)
+    _opened_here, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _accumulated
@@ -398,9 +399,21 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.GeneratorExp,
 def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
   """Whether the step is one of a loop's, one per group, every group
   trained (`_looped`); not one that a run-time value picks to run
-  (`_picked_step`: a stage)."""
+  (`_picked_step`: a stage), nor a stage's beside a whole step of its
+  loss (`_staged`)."""
   return _looped(step, node) and not _picked_step.picked(
-      analysis.project, step)
+      analysis.project, step) and not _staged(step)
+
+
+def _staged(step: Step) -> bool:
+  """Whether a step of a loop's stage trains its list (`for name, xhat,
+  var_list in layer_info:`) while another step of its function and graph
+  minimises that stage's loss over every variable: each stage trains its
+  new layer alone first, the earlier layers held (LISTA's layer-wise
+  training), not one group of many each trained by its own loss."""
+  return isinstance(step.call, ast.Call) and _listed.minimised_whole(
+      step.scope, step.call, lambda n: _names.call_name(n) in STEPS,
+      var_list_of)
 
 
 def _shown(analysis: Analysis, step: Step, node: ast.expr) -> ast.expr:
