@@ -67,7 +67,7 @@ def _list_of(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:
 def _trained_lists(tree: Optional[ast.AST]) -> FrozenSet[str]:
   """The dotted names of the lists passed to a train call in `tree`."""
   found: Set[str] = set()
-  for node in ast.walk(tree) if tree is not None else ():
+  for node in _scopes.walk(tree) if tree is not None else ():
     if not isinstance(node, ast.Call):
       continue
     name = _names.call_name(node)
@@ -191,7 +191,7 @@ def _trains(module: Optional[ast.AST], target: ast.AST) -> bool:
   while isinstance(target, ast.Subscript):
     target = target.value
   mine = ast.unparse(target)
-  for node in ast.walk(module) if module is not None else ():
+  for node in _scopes.walk(module) if module is not None else ():
     if not isinstance(node, ast.Call):
       continue
     name = _names.call_name(node)
@@ -262,7 +262,7 @@ def _numeric(node: ast.AST, scope: _scopes.Scope,
   """Whether the name or attribute `node` is only ever bound to a number
   in its function or module (`tau = 0.005`, `self.tau = 1e-3`)."""
   spelled = ast.unparse(node)
-  bound = [n.value for n in ast.walk(module) if isinstance(
+  bound = [n.value for n in _scopes.walk(module) if isinstance(
       n, ast.Assign) and any(ast.unparse(t) == spelled for t in n.targets)
   ] if module is not None else []
   function = scope.node
