@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
+from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
@@ -118,7 +119,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
   if not phased and not halved and _shares_lists(step, steps, node) and (
-      not _wider_step.trained_wider(step, steps, taken=True)) or any(
+      not _reached_beside(analysis, step, steps)) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
           flow, node, step, steps) or (
@@ -135,11 +136,22 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
   a loss measured by a network it does not train or read only from the
   scopes it keeps (`_by_network`); never where another step of the same
   loss trains a wider list (`_wider_step`): that loss reaches what this
-  step leaves out."""
-  if _wider_step.trained_wider(step, steps, taken=True):
+  step leaves out; nor for the last stage of a stack its function builds
+  (`_last_stage`)."""
+  if _reached_beside(analysis, step, steps):
     return False
   return _split(step, steps, groups) and not _phased(
       step, _with(step, steps)) and not halved or _by_network(analysis, step)
+
+
+def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]
+                    ) -> bool:
+  """Whether the loss of the step reaches what it leaves out, whatever
+  another loss trains: another step of that loss trains a wider list
+  (`_wider_step`), or the step trains the last stage of a stack its
+  function builds (`_last_stage`)."""
+  return _wider_step.trained_wider(step, steps, taken=True) or (
+      _last_stage.last_stage(analysis, step))
 
 
 def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:
