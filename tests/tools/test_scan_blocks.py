@@ -113,3 +113,38 @@ def test_the_blocks_are_split_at_top_level_statements():
   tree, dropped = _blocks.kept(text)
   assert [node.lineno for node in tree.body] == [4, 5]
   assert dropped == [(1, 3, 2, "invalid syntax")]
+
+
+
+def _after_a_banner(quote, closing):
+  # The banner, the freeze, then a docstring in the same quotes (which a
+  # banner left open would close).
+  return ("import tensorflow as tf\n\n"
+          f"{quote}\n"
+          "CUSTOM LAYERS, CLASSES, AND OBJECTS\n"
+          f"{closing}\n\n" + _FREEZE + "\n\n"
+          "def evaluate(sess, acc):\n"
+          f"  {quote}Accuracy on the test set.{quote}\n"
+          "  return sess.run(acc)\n")
+
+
+def test_a_banner_closed_by_four_quotes_keeps_the_rest(tmp_path):
+  # A banner string at column 0 closed by one quote too many: the stray
+  # quote opens a string Python refuses, and blocks cut inside the banner
+  # leave it open; the banner is left out whole, and the freeze after it
+  # is found.
+  (tmp_path / "main.py").write_text(_after_a_banner("'''", "''''"))
+  (tmp_path / "other.py").write_text(_after_a_banner('"""', '""""'))
+  status, found, err = _json(tmp_path)
+  assert status == 1, err
+  assert [(f["path"].rsplit("/", 1)[-1], f["line"], f["idiom"])
+          for f in found] == [("main.py", 11, "grads-mask"),
+                              ("other.py", 11, "grads-mask")], found
+  assert "main.py:5: skipped lines 3-6: they do not parse" in err, err
+  assert "other.py:5: skipped lines 3-6: they do not parse" in err, err
+
+
+def test_a_banner_closed_as_written_is_read_as_before():
+  # The twin: a banner closed by three quotes parses, nothing left out.
+  tree, dropped = _blocks.kept(_after_a_banner("'''", "'''"))
+  assert dropped == [] and len(tree.body) == 4

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 _MOST_BLOCKS = 3  # More broken blocks than this: the file is not Python.
 # A line at column 0 that carries on the statement before it.
@@ -32,6 +32,20 @@ def kept(text: str, path: str = "<unknown>"
   left out."""
   lines = text.split("\n")
   starts = _starts(lines)
+  found = _without(list(lines), starts, path)
+  if found is None:
+    # A stray quote after a docstring at column 0 (four quotes where
+    # three close it): the string's lines were read as statements, and a
+    # block cut inside it leaves it open; cut the block holding it all.
+    outside = _outside_strings(lines, starts)
+    if outside != starts:
+      found = _without(list(lines), outside, path)
+  return found
+
+
+def _without(lines: List[str], starts: List[int], path: str
+             ) -> Optional[Tuple[ast.Module, List[Dropped]]]:
+  """`kept` with the blocks split at `starts`."""
   dropped: List[Dropped] = []
   while True:
     try:
@@ -65,6 +79,30 @@ def _starts(lines: List[str]) -> List[int]:
       starts.append(number)
     before = line
   return starts
+
+
+_TRIPLE = re.compile("\"{3}|'{3}")
+
+
+def _outside_strings(lines: List[str], starts: List[int]) -> List[int]:
+  """The `starts` that do not begin inside a triple-quoted string (the
+  quotes counted as written, line by line).
+
+  >>> lines = ["x = 1", "\'\'\'", "NOTE", "\'\'\'\'", "y = 2"]
+  >>> _outside_strings(lines, _starts(lines))
+  [0, 1, 4]
+  """
+  inside: Set[int] = set()
+  quote = ""
+  for number, line in enumerate(lines):
+    if quote:
+      inside.add(number)
+    for match in _TRIPLE.finditer(line):
+      if not quote:
+        quote = match.group()
+      elif match.group() == quote:
+        quote = ""
+  return [start for start in starts if start not in inside]
 
 
 def _block(starts: List[int], count: int, line: int

@@ -101,8 +101,10 @@ TF_SCOPES_OR_CLASS = TF_SCOPES | {"VariableScope"}
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 RESTORES = {"restore", "load_weights", "init_from_checkpoint",
             "assign_from_checkpoint_fn", "load_model", "restore_v2"}
+# `masc`, `mascara`, `maschera`, `masque`: the word in other languages.
 _MASK_NAME = re.compile(
-    r"(mask|(^|_)(keep|frozen|freeze|trainable)(_|$))", re.I)
+    r"(mask|masc(?!ot)|masque|(^|_)(keep|frozen|freeze|trainable)(_|$))",
+    re.I)
 _NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
                          r"tau|decay|momentum|alpha|coef|factor|scale|"
                          r"_(vars?|variables?|weights?|params?|layers?|list|"
@@ -551,6 +553,8 @@ def is_mask_name(name: str) -> bool:
 
   >>> [is_mask_name(n) for n in ("row_mask", "keep", "keep_prob", "lr")]
   [True, True, False, False]
+  >>> [is_mask_name(n) for n in ("hp_masc", "masque", "mascot")]
+  [True, True, False]
   """
   known = _MASK_NAMES.get(name)
   if known is None:

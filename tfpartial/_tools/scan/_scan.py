@@ -3,12 +3,14 @@ and the unified diff of the ports."""
 
 from __future__ import annotations
 
+import ast
 import gc
 from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _cells
 from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._edits import Port
@@ -81,10 +83,44 @@ def _found(idiom: Idiom, analysis: Analysis, seen: Set[Tuple[str, int]]
   found = []
   for hit in idiom.detect(analysis):
     key = (idiom.id, id(getattr(hit, "shown", None) or hit.node))
-    if key not in seen:
+    if key not in seen and not _redefined(hit, analysis):
       seen.add(key)
       found.append(_finding(idiom, hit, analysis))
   return found
+
+
+def _redefined(hit: Hit, analysis: Analysis) -> bool:
+  """Whether the hit is inside a top-level class or function that the
+  module defines again further down before anything reads the name (a
+  class pasted twice, the first copy left above): the first never runs.
+  A notebook's cells may run in between, so theirs are kept."""
+  module = analysis.module(hit.scope)
+  line = getattr(hit.scope.node, "lineno", None)
+  if module.tree is None or module.source.cells or line is None:
+    return False
+  body = module.tree.body
+  for at, node in enumerate(body):
+    if isinstance(node, _names.DEFINITIONS) and node.lineno <= line <= (
+        node.end_lineno or 0):
+      return _made_again(node.name, body[at + 1:])
+  return False
+
+
+def _made_again(name: str, later: Sequence[ast.stmt]) -> bool:
+  """Whether `later` defines `name` again before reading it (a class
+  that extends the first, `class Model(Model):`, reads it)."""
+  again = next((at for at, statement in enumerate(later) if isinstance(
+      statement, _names.DEFINITIONS) and statement.name == name), None)
+  if again is None:
+    return False
+  head = later[again]
+  read: List[ast.AST] = list(later[:again])
+  if isinstance(head, ast.ClassDef):
+    read += [*head.decorator_list, *head.bases, *head.keywords]
+  elif isinstance(head, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    read += [*head.decorator_list, head.args]
+  return not any(isinstance(n, ast.Name) and n.id == name
+                 for each in read for n in ast.walk(each))
 
 
 def _release(project: _project.Project, analysis: Analysis) -> None:

@@ -9,7 +9,9 @@ A product `g * f` zeroes a part of the gradients when two things hold:
   multipliers holding a 0 among other values, or a name (parameter,
   attribute, class attribute, option) that the project sets to 0
   (`ratio=0.0`, `SCALE = 0`, `{"ratio": 0}`) or tests against 0 (`if
-  ratio == 0.0:`): the code itself names the zero case;
+  ratio == 0.0:`): the code itself names the zero case; or one minus
+  a variable's entry in a table of what to pin (`1 - fixed[name]`, 0
+  where the table holds 1), not a table of rates;
 - it is chosen: the product sits in a branch of a test of the variable
   (`if 'encoder' in v.name:`, `v in frozen`), the zero is bound under
   such a test, or the factor is picked from its multipliers by a key or
@@ -23,6 +25,7 @@ scale, a warm-up of the whole model) chooses nothing; a factor never 0
 from __future__ import annotations
 
 import ast
+import re
 import weakref
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -48,6 +51,9 @@ def zeroes_some(product: ast.AST, factor: ast.AST, scope: _scopes.Scope,
   True
   """
   factor = _bound_once(factor, scope)
+  if _complement_of_an_entry(factor) and _chosen_here(product, scope,
+                                                      chooses):
+    return True
   if isinstance(factor, ast.Subscript):
     return _holds_zero_among_others(factor.value, [], scope, project)
   if isinstance(factor, ast.Call) and isinstance(
@@ -61,6 +67,36 @@ def zeroes_some(product: ast.AST, factor: ast.AST, scope: _scopes.Scope,
   word = _word(factor)
   return word is not None and _chosen_here(product, scope, chooses) and (
       _set_to_zero(word, scope, project))
+
+
+# Tables whose name says they hold rates or scales, not what to pin.
+_RATES = re.compile(r"(rate|decay|momentum|beta|alpha|gamma|coef|factor|"
+                    r"scale|lr|mult|eps)", re.I)
+
+
+def _complement_of_an_entry(factor: ast.AST) -> bool:
+  """`1 - fixed[name]`, `1. - pinned.get(v.name, 0)`: one minus the entry
+  a table holds for a variable, 0 where the table pins (1); not `1 -
+  decay[name]`, a table of rates.
+
+  >>> [_complement_of_an_entry(ast.parse(t).body[0].value) for t in (
+  ...     "1 - fixed[name]", "1. - pin.get(k, 0)", "1 - decay[k]", "1 - p")]
+  [True, True, False, False]
+  """
+  if not (isinstance(factor, ast.BinOp) and isinstance(factor.op, ast.Sub)
+          and isinstance(factor.left, ast.Constant) and type(
+              factor.left.value) in (int, float) and factor.left.value == 1):
+    return False
+  entry = factor.right
+  if isinstance(entry, ast.Subscript):
+    table = entry.value
+  elif isinstance(entry, ast.Call) and isinstance(
+      entry.func, ast.Attribute) and entry.func.attr == "get" and entry.args:
+    table = entry.func.value
+  else:
+    return False
+  word = _word(table)
+  return word is not None and not _RATES.search(word)
 
 
 def _bound_once(node: ast.AST, scope: _scopes.Scope) -> ast.AST:
