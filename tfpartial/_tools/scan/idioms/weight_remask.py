@@ -257,14 +257,31 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
   masked = [v for k, v in found.items() if k.startswith("varmask:") and (
       not _scaled(v, scope, node, analysis.project))]
-  if any(not _projection(m, node) for m in masked) or _fixed_factor(
-      scope, node, analysis.project) is not None:
+  fixed = _fixed_factor(scope, node, analysis.project)
+  weight = node.args.args[1].arg if len(node.args.args) > 1 else ""
+  if _architectural([*masked, fixed], weight, scope, analysis):
+    return []
+  if any(not _projection(m, node) for m in masked) or fixed is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
               None)  # The product in `__call__`, else its `def` line.
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   return []
+
+
+def _architectural(products: Sequence[Optional[ast.AST]], weight: str,
+                   scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether every product a constraint makes multiplies its weight by a
+  mask the architecture alone fixes (`Constraint_Zero`'s kernel of ones
+  with its central taps zeroed, a MADE's mask from degrees): the masked
+  elements are no parameter the code keeps (BUILDING.md, "Structural
+  masks"), whereas a mask handed in (a pruning's, a task's) counts."""
+  pairs = [_factors(p) for p in products if p is not None]
+  return bool(pairs) and all(len(pair) == 2 and any(
+      isinstance(mine, ast.Name) and mine.id == weight and (
+          _masked_weights.architectural(other, scope, analysis))
+      for mine, other in (pair, pair[::-1])) for pair in pairs)
 
 
 def _scaled(product: ast.AST, scope: _scopes.Scope, node: ast.FunctionDef,
@@ -352,7 +369,8 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
         product = next((v for k, v in found.items() if (
             k == f"varmask:{weight}" if weight else k.startswith(
                 "varmask:")) and not _clipped(v, function, home)), None)
-        if isinstance(product, ast.expr):
+        if isinstance(product, ast.expr) and not _architectural(
+            [product], weight, home, analysis):
           named = isinstance(keyword.value, ast.Name)  # Found at its body.
           hits.append(_writes.WriteHit(
               product if named else keyword.value, home if named else scope,

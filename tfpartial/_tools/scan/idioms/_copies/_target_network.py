@@ -17,6 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _numbers
 
 # The calls a list of trained variables is passed to, and the position
 # of that list among their arguments (`var_list` by keyword anywhere).
@@ -177,7 +178,7 @@ def scalar_blend(scope: _scopes.Scope, analysis: Analysis,
       c1, c2)):
     return False
   module = analysis.module(scope).tree
-  return all(_numeric(n, scope, module) for c in (c1, c2)
+  return all(_numbers.number(n, scope) for c in (c1, c2)
              for n in _bound_names(c)) and not _trains(module, target)
 
 
@@ -255,27 +256,3 @@ def _sums_to_one(one: ast.AST, other: ast.AST) -> bool:
   except (ValueError, TypeError, SyntaxError):
     return False
   return isinstance(total, (int, float)) and abs(total - 1) < 1e-9
-
-
-def _numeric(node: ast.AST, scope: _scopes.Scope,
-             module: Optional[ast.AST]) -> bool:
-  """Whether the name or attribute `node` is only ever bound to a number
-  in its function or module (`tau = 0.005`, `self.tau = 1e-3`)."""
-  spelled = ast.unparse(node)
-  bound = [n.value for n in _scopes.walk(module) if isinstance(
-      n, ast.Assign) and any(ast.unparse(t) == spelled for t in n.targets)
-  ] if module is not None else []
-  function = scope.node
-  if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-    given = function.args.args[-len(function.args.defaults):] if (
-        function.args.defaults) else []
-    bound += [d for a, d in zip(given, function.args.defaults)
-              if a.arg == spelled]
-  return bool(bound) and all(_is_number(v) for v in bound)
-
-
-def _is_number(node: ast.AST) -> bool:
-  try:
-    return isinstance(ast.literal_eval(node), (int, float))
-  except (ValueError, TypeError, SyntaxError):
-    return False

@@ -107,8 +107,9 @@ def _judged(analysis: Analysis, node: ast.AST,
             _ones_unwritten(mask, scope, analysis)):
       continue
     once = _evaluated.once(mask, weight, scope)
-    if not once and _made_here(mask, scope) or _structural(
-        mask, scope) or _built_in_code(mask, scope, analysis):
+    if not once and (_made_here(mask, scope) or _drawn_connectivity(
+        mask, scope, analysis)) or _structural(
+            mask, scope) or _built_in_code(mask, scope, analysis):
       continue  # Read before any flow: most products are activations.
     labels = flow.labels(weight, scope)
     if "var" not in labels and not once or "shadow" in labels or (
@@ -398,6 +399,18 @@ def _drawn(node: ast.AST, scope: _scopes.Scope) -> bool:
                         _drawn)
 
 
+def _drawn_connectivity(mask: ast.expr, scope: _scopes.Scope,
+                        analysis: Analysis) -> bool:
+  """Whether a mask (a name, or an attribute of `self`) is only ever
+  assigned a random draw, made once where it is assigned (`W1_mask =
+  tf.constant(np.random.binomial(1, 0.34, [100, 9]))`), and nothing
+  writes it: a fixed random connectivity, the sparsity of an
+  architecture, which neither training nor a pruning criterion chose."""
+  values = _values(mask, scope, analysis)[:8]
+  return bool(values) and all(_drawn(v, home) for v, home in values) and (
+      not _written(mask, scope, analysis))
+
+
 def _made_here(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask compares or draws values here (itself or through the
   local names it reads), unless all it reads is constant."""
@@ -441,6 +454,38 @@ def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
 
 _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
            "tril_indices", "triu_indices"}
+
+
+def architectural(mask: ast.AST, scope: _scopes.Scope,
+                  analysis: Analysis) -> bool:
+  """Whether a mask is fixed by the architecture alone: a triangle or a
+  band, or a pattern the code builds from ones and zeros or from a
+  MADE's degrees (a constraint's as much as a forward product's)."""
+  return isinstance(mask, ast.expr) and (_structural(mask, scope) or (
+      _built_in_code(mask, scope, analysis)) and not _picked_rows(
+          mask, scope, analysis))
+
+
+def _picked_rows(mask: ast.expr, scope: _scopes.Scope,
+                 analysis: Analysis) -> bool:
+  """Whether a mask built from ones is zeroed at positions spelled as
+  numbers (`m[0] = 0`, `m[:100] = 0`): rows a person picked (a padding
+  row, a task's rows), not ones the shape places (`m[c - dw:c + dw + 1]
+  = 0`, `m[center + 1:] = 0`)."""
+  places = [(mask, scope)] + [(v, home) for v, home in _values(
+      mask, scope, analysis)[:8]]
+  for value, home in places:
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    for node in home.nodes:
+      if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+          isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+          and t.value.id in names and all(
+              isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.List,
+                             ast.UnaryOp, ast.USub, ast.Load))
+              for n in ast.walk(t.slice))
+          for t in getattr(node, "targets", [getattr(node, "target", None)])):
+        return True
+  return False
 
 
 def _built_in_code(mask: ast.expr, scope: _scopes.Scope,

@@ -1,12 +1,13 @@
 """Whether an expression is a number: a literal, or a parameter, a name
 or a `self.` attribute set only to one or defaulting to one (`beta1=0.9`,
 `self.c = c` of `c=2`). A number scales every element of a weight the
-same; it chooses none of them, as a mask would. Read by `_decayed` and
-`weight-remask`'s constraints, which also take a `self.` attribute set to
-arithmetic of numbers and of parameters the project's calls pass only
-numbers (`self.decay_factor = 1 - decay_rate` of `Decay(0.01)`) as a
-number, whatever the parameter is named; a parameter no call passes is
-judged by its name (`decay_rate`, not `frozen`)."""
+same; it chooses none of them, as a mask would. Read by `_decayed`,
+`_target_network`'s soft updates and `weight-remask`'s constraints,
+which also take a `self.` attribute set to arithmetic of numbers and
+of parameters the project's calls pass only numbers (`self.decay_factor
+= 1 - decay_rate` of `Decay(0.01)`) as a number, whatever the parameter
+is named; a parameter no call passes is judged by its name
+(`decay_rate`, not `frozen`)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,28 @@ from tfpartial._tools.scan import _zero_choice
 
 
 def number(node: ast.AST, scope: _scopes.Scope, depth: int = 2) -> bool:
-  """A number, or a name or `self.` attribute set only to one."""
+  """A number, or a name or `self.` attribute set only to one: a name
+  its function never binds is the enclosing scope's (a module's `TAU =
+  0.005`), a parameter is its default's (none: whatever a call passes).
+
+  >>> module = _scopes.collect(ast.parse("TAU = -0.005"))
+  >>> number(ast.parse("TAU").body[0].value, module)
+  True
+  """
   if isinstance(node, ast.Constant):
     return isinstance(node.value, (int, float)) and not isinstance(
         node.value, bool)
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, (
+      ast.USub, ast.UAdd)):
+    return number(node.operand, scope, depth)
   if isinstance(node, ast.Name) and depth:
     default = _defaults(scope).get(node.id)
     defs = scope.defs.get(node.id, [])
     if default is not None and not defs:
       return number(default, scope, 0)
+    if not defs and node.id not in scope.params and (
+        scope.parent is not None):
+      return number(node, scope.parent, depth)
     return bool(defs) and all(
         number(d.value, scope, depth - 1) for d in defs)
   if isinstance(node, ast.Attribute) and isinstance(

@@ -4,11 +4,14 @@ statement, dropping the op it returns (a pruner's `apply` in a library
 that also serves eager backends). In a graph an op nobody fetches or
 depends on never runs, so nothing is re-masked. A caller that runs the
 op, keeps it, or passes it on keeps the finding; so does a function no
-caller of the project calls (a library's, run from outside)."""
+caller of the project calls (a library's, run from outside). Likewise
+gradients computed into names nothing reads are applied to nothing: no
+step."""
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from tfpartial._tools.scan import _names
@@ -42,3 +45,37 @@ def _dropped(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether `call` is a statement of its own (its value unused)."""
   return any(isinstance(n, ast.Expr) and n.value is call
              for n in _scopes.walk(scope.node))
+
+
+# The calls that compute gradients outside an optimizer (whose own
+# `compute_gradients` is the first half of its step): nothing trains
+# until they are applied.
+_GRADIENTS = {"gradients", "gradient"}
+
+
+def unread_gradients(call: ast.Call, scope: _scopes.Scope,
+                     analysis: Analysis) -> bool:
+  """Whether `call` computes gradients into names nothing in its module
+  reads (`W1_grad = tf.gradients(loss, [W1])[0]`, its one print
+  commented out): never applied, they train nothing, so the variables
+  they leave out are left out of no step."""
+  if _names.call_name(call) not in _GRADIENTS:
+    return False
+  names = {name for name, defs in scope.defs.items() for d in defs
+           if _taken(d.value, call)}
+  if not names:
+    return False  # Kept on an object, passed on, returned: read.
+  code = _COMMENT_LINE.sub("", analysis.module(scope).source.text)
+  return all(len(re.findall(r"\b" + re.escape(n) + r"\b", code)) == 1
+             for n in names)  # Named only where assigned.
+
+
+# A line that is only a comment (a print of the gradients switched off).
+_COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*$", re.M)
+
+
+def _taken(value: Optional[ast.expr], call: ast.Call) -> bool:
+  """Whether `value` is `call`, or an element of what it returns."""
+  while isinstance(value, ast.Subscript):
+    value = value.value
+  return value is call

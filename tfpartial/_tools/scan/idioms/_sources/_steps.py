@@ -13,6 +13,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms._runs import _dropped
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
@@ -50,6 +51,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     if analysis.module(scope).is_test:
       continue
     seen.add(id(call))
+    if _dropped.unread_gradients(call, scope, analysis):
+      continue  # Gradients nothing applies: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
