@@ -74,6 +74,37 @@ def choice(flow: Flow, var_list: Optional[ast.AST], scope: _scopes.Scope
   return None
 
 
+def narrowed(var_list: Optional[ast.AST], scope: _scopes.Scope,
+             source: ast.expr) -> Optional[ast.expr]:
+  """The filter by name that a flag's `if` narrows the step's list with
+  (`if FLAGS.bn_freeze: tvars = [t for t in tvars if 'batch_norm' not in
+  t.name]`) when the list came from `source`, a collection by a scope the
+  code computes (a model's own, `scope=self.scope`), else None: that list
+  trains with the flag off, so the flag's filter is the choice. A source
+  naming a part by a literal (`scope='head'`) stays the choice.
+
+  >>> tree = ast.parse("def f(tvars):\\n  if FLAGS.bn_freeze:\\n"
+  ...     "    tvars = [t for t in tvars if 'bn' not in t.name]\\n"
+  ...     "  opt.minimize(loss, var_list=tvars)")
+  >>> scope = _scopes.collect(tree).children[0]
+  >>> narrowed(ast.Name("tvars"), scope, ast.Name("scope")).lineno
+  3
+  """
+  if not isinstance(var_list, ast.Name) or any(
+      isinstance(n, ast.Constant) and isinstance(n.value, str)
+      for n in _scopes.walk(source)):
+    return None
+  for each in scope.defs.get(var_list.id, []):
+    value = each.value
+    if each.replaces and a_flag(each.where.test, var_list.id) and (
+        isinstance(value, (ast.ListComp, ast.GeneratorExp))) and (
+            _names.dotted(value.generators[0].iter) == var_list.id) and any(
+                _names.mentions_a_name_test(test)
+                for test in value.generators[0].ifs):
+      return value
+  return None
+
+
 def grown(var_list: Optional[ast.AST], scope: _scopes.Scope) -> bool:
   """Whether the step's list is a scope's variables that a flag adds
   another scope's to (`if args.train_vgg: var_list = var_list +

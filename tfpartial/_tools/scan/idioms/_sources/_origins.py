@@ -20,7 +20,8 @@ from tfpartial._tools.scan.idioms._sources import _looked_up
 from tfpartial._tools.scan.idioms._sources import _moving
 from tfpartial._tools.scan.idioms._sources import _outer
 from tfpartial._tools.scan.idioms._sources import _sliced_at_name
-from tfpartial._tools.scan.idioms._sources._train_step import _opened_here
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, _opened_here)
 
 
 def _returned_filters(analysis: Analysis, chosen: Optional[ast.AST],
@@ -141,6 +142,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     values, frozen = _values_of(flow, expr, scope), False
     for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
+      if "filtered" in got and _moved_out(value, home):
+        continue  # Taken out to train in a step of its own.
       if "filtered" in got:
         if _frozen_rest.left_frozen(value, home):
           frozen = True  # Leaves out only layers frozen whole: no choice.
@@ -184,6 +187,30 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _moved_out(value: ast.expr, home: _scopes.Scope) -> bool:
+  """Whether `value` is `kept.remove(v)` for each `v` of a list that a
+  step of the function trains, itself or in a list it is added to
+  (`all_adjust.append(adjust)`, then `minimize(..., var_list=
+  all_adjust[i])` at its own rate): moved to that step, not left out."""
+  if not isinstance(value, ast.Call) or _names.call_name(value) != (
+      "remove") or len(value.args) != 1 or not isinstance(
+          value.args[0], ast.Name):
+    return False
+  source = home.loops.get(value.args[0].id)
+  if not isinstance(source, ast.Name):
+    return False
+  holders = {source.id} | {name for name, defs in home.defs.items() if any(
+      isinstance(d.value, ast.Name) and d.value.id == source.id
+      and not d.replaces for d in defs)}
+  for node in home.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
+      listed = [k.value for k in node.keywords if k.arg == "var_list"]
+      if any(isinstance(n, ast.Name) and n.id in holders
+             for each in listed for n in ast.walk(each)):
+        return True
+  return False
 
 
 def _grown_only(flow: Flow, value: ast.expr, home: _scopes.Scope,

@@ -467,7 +467,9 @@ def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
                   ) -> Optional[ast.AST]:
   """Where the variables were chosen when only the objects the step's
   callers pass tell it (`Trainer(config, model)` training
-  `model.get_var_list()`): the choice, in the model's code."""
+  `model.get_var_list()`): the choice, in the model's code; but where a
+  flag's `if` narrows the list by name in the step's own function
+  (`_flagged.narrowed`), that filter."""
   where = step.labels.get("filtered")
   if step.grouped and step.var_list is not None and _groups.among(
       step.var_list, step.scope):
@@ -475,5 +477,5 @@ def _chosen_where(flow: Flow, step: Step, node: Optional[ast.AST]
   if node is step.var_list and node is not None and isinstance(
       where, ast.expr) and where is not node and (
           "filtered" not in flow.labels(node, step.scope)):
-    return where
+    return _flagged.narrowed(node, step.scope, where) or where
   return node
