@@ -4,8 +4,10 @@ the `if`s of an `elif` chain add to (each `if` once, not once per `if`
 around it: part twenty-five's DINAE notebooks), the `with` statements
 under a network's root scope (statements only: a `with` is never inside
 an expression), the calls outside any scope (one stack, no `Load` or
-`+`), and whether a method's outermost function is called (once per
-name)."""
+`+`), the tests of the `if`s around each node of a function (each `if`'s
+body found by id, not searched for each child: part twenty-three's zhihu
+notebooks), and whether a method's outermost function is called (once
+per name)."""
 
 import ast
 import textwrap
@@ -184,3 +186,44 @@ def test_a_methods_caller_is_searched_once_per_name(monkeypatch):
   assert len(places) == 2
   assert [_whole_writes._runs(p, analysis) for p in places] == [True, True]
   assert asked == [("prune",)]
+
+
+def test_the_tests_around_each_node_are_read_once_per_if(monkeypatch):
+  from tfpartial._tools.scan.idioms._runs import _stage_values
+
+  def by_hand(function):
+    found = {}
+
+    def visit(node, tests):
+      for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef, ast.Lambda)):
+          continue
+        found[id(child)] = tests
+        if isinstance(node, ast.If) and child in node.body:
+          visit(child, [*tests, node.test])
+        elif isinstance(node, ast.If) and child in node.orelse:
+          visit(child, [*tests, ast.UnaryOp(ast.Not(), node.test)])
+        else:
+          visit(child, tests)
+    for statement in function.body:
+      found[id(statement)] = []
+      visit(statement, [])
+    return found
+  code = "def f(x):\n" + textwrap.indent(_BLOCKS + _chain(6), "  ")
+  function = ast.parse(code).body[0]
+  read = _stage_values._around(function)
+  plain = by_hand(function)
+  # Every node a question asks about (all but a `Load` or `+`), with the
+  # same tests around it.
+  asked = [n for n in _scopes.walk(function) if id(n) in plain]
+  assert len(asked) > 100 and {id(n) for n in asked} == set(read)
+  for node in asked:
+    assert [ast.dump(t) for t in read[id(node)]] == [
+        ast.dump(t) for t in plain[id(node)]]
+  seen = []
+  real = _scopes.children
+  monkeypatch.setattr(_scopes, "children",
+                      lambda node: seen.append(node) or real(node))
+  _stage_values._around(function)
+  assert len(seen) == len(asked)  # Each node's children listed once.
