@@ -17,6 +17,7 @@ import ast
 import bisect
 import dataclasses
 import itertools
+import weakref
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
@@ -516,16 +517,56 @@ def _kept_after(node: ast.If, after: Sequence[ast.stmt],
 
 
 def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
-  """The names of the lists a block adds to (`x.append(v)`, `x += v`)."""
+  """The names of the lists a block adds to (`x.append(v)`, `x += v`).
+
+  >>> sorted(_added_to(ast.parse("if a:\\n  x.append(1)\\nelif b:\\n"
+  ...                            "  y += [2]\\nelse:\\n  z = 3\\n").body))
+  ['x', 'y']
+  """
   found: Set[str] = set()
   for statement in body:
-    for node in walk(statement):
-      if isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Attribute) and node.func.attr in {
-              "append", "extend", "insert", "add", "update"}:
-        found.add(_names.dotted(node.func.value) or "")
-      elif isinstance(node, ast.AugAssign):
-        found.add(_names.dotted(node.target) or "")
+    if isinstance(statement, ast.If):
+      kept = _IF_ADDED.get(statement)
+      found |= _added_by_ifs(statement) if kept is None else kept
+    else:
+      found |= _added_in(walk(statement))
+  return found
+
+
+def _added_by_ifs(statement: ast.If) -> FrozenSet[str]:
+  """`_added_to` of one `if`: its test's, its body's and its `else`'s,
+  kept per `if` (the filler asks again of each `if` inside, and of each
+  `elif` of a chain: read once, not once per `if` around it). An `elif`
+  chain is read from its last `if`, not by recursion."""
+  chain = [statement]
+  while len(chain[-1].orelse) == 1:
+    inner = chain[-1].orelse[0]
+    if not isinstance(inner, ast.If) or inner in _IF_ADDED:
+      break
+    chain.append(inner)
+  for each in reversed(chain):
+    _IF_ADDED[each] = frozenset(
+        _added_in(walk(each.test)) | _added_to(each.body) | _added_to(
+            each.orelse))
+  return _IF_ADDED[statement]
+
+
+# Per `if` (weakly: a scan's trees go when it ends).
+_IF_ADDED: "weakref.WeakKeyDictionary[ast.AST, FrozenSet[str]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _added_in(nodes: Iterable[ast.AST]) -> Set[str]:
+  """The names of the lists calls or augmented assignments among `nodes`
+  add to."""
+  found: Set[str] = set()
+  for node in nodes:
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr in {
+            "append", "extend", "insert", "add", "update"}:
+      found.add(_names.dotted(node.func.value) or "")
+    elif isinstance(node, ast.AugAssign):
+      found.add(_names.dotted(node.target) or "")
   return found - {""}
 
 

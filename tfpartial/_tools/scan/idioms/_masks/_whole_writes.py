@@ -17,6 +17,7 @@ import ast
 import re
 from typing import Iterable, Optional
 
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
@@ -70,8 +71,21 @@ def _runs(place: _scopes.Scope, analysis: Analysis) -> bool:
   if not names:
     return True
   name = names[-1]
-  called = re.compile(r"(?<!def )\b" + re.escape(name) + r"\s*\(")
   home = analysis.project.module_of(place)
-  modules = [home] if home.path.endswith(".ipynb") else (
+  notebook = home.path.endswith(".ipynb")
+  # Asked for every write and every method of a class: the texts are
+  # searched once per name (and notebook).
+  called = analysis.once(
+      f"whole-writes:called:{name}:{home.path if notebook else ''}",
+      lambda: _called(name, analysis, home if notebook else None))
+  return bool(called)
+
+
+def _called(name: str, analysis: Analysis,
+            notebook: Optional[_project.Module]) -> bool:
+  """Whether a line of `notebook`, or else of the project, calls `name`
+  (`train(...)`, not `def train(`)."""
+  called = re.compile(r"(?<!def )\b" + re.escape(name) + r"\s*\(")
+  modules = [notebook] if notebook is not None else (
       analysis.project.all_modules_with((name,)))
   return any(called.search(module.source.text) for module in modules)

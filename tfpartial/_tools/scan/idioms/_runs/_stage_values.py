@@ -16,7 +16,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import operator
-from typing import Callable, Dict, List, Optional, Set, Tuple, Union
+from typing import (Callable, Dict, FrozenSet, List, Optional, Set, Tuple,
+                    Union)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -98,19 +99,28 @@ def _position(node: ast.AST) -> Tuple[int, int]:
 
 
 def _around(function: ast.AST) -> Dict[int, List[ast.expr]]:
-  """The tests of the `if` statements around each node (the body's)."""
+  """The tests of the `if` statements around each node (the body's; not
+  a single `Load` or `+`, which no question asks about)."""
   found: Dict[int, List[ast.expr]] = {}
 
   def visit(node: ast.AST, tests: List[ast.expr]) -> None:
-    for child in ast.iter_child_nodes(node):
+    # By id, once per `if`: a long body is not searched for each child.
+    test: Optional[ast.expr] = None
+    body: FrozenSet[int] = frozenset()
+    orelse: FrozenSet[int] = frozenset()
+    if isinstance(node, ast.If):
+      test = node.test
+      body = frozenset(id(c) for c in node.body)
+      orelse = frozenset(id(c) for c in node.orelse)
+    for child in _scopes.children(node):
       if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
                             ast.ClassDef, ast.Lambda)):
         continue
       found[id(child)] = tests
-      if isinstance(node, ast.If) and child in node.body:
-        visit(child, [*tests, node.test])
-      elif isinstance(node, ast.If) and child in node.orelse:
-        visit(child, [*tests, ast.UnaryOp(ast.Not(), node.test)])
+      if test is not None and id(child) in body:
+        visit(child, [*tests, test])
+      elif test is not None and id(child) in orelse:
+        visit(child, [*tests, ast.UnaryOp(ast.Not(), test)])
       else:
         visit(child, tests)
   body = getattr(function, "body", [])

@@ -117,13 +117,17 @@ _NAMED_CALLS: weakref.WeakKeyDictionary[ast.AST, List[ast.Call]] = (
 
 
 def _outside_scopes(node: ast.AST) -> Iterator[ast.AST]:
-  """The nodes under `node` that no `with ..._scope(...)` holds."""
-  for child in ast.iter_child_nodes(node):
+  """The nodes under `node` that no `with ..._scope(...)` holds, in the
+  order of a recursive walk (but for a single `Load` or `+`), read from
+  one stack: a module's every node, once."""
+  stack = _scopes.children(node)[::-1]
+  while stack:
+    child = stack.pop()
     yield child
     if not (isinstance(child, ast.With) and any(
         isinstance(i.context_expr, ast.Call) and _names.call_name(
             i.context_expr) in _names.TF_SCOPES for i in child.items)):
-      yield from _outside_scopes(child)
+      stack.extend(_scopes.children(child)[::-1])
 
 
 def _string(node: ast.AST) -> bool:
