@@ -1,7 +1,8 @@
 """Masks that keep nothing fixed, for the writes `weight-remask` reads:
 
 - made where they are written from the weights' own magnitude (`abs` of
-  the variable, or of its values read out by `get_weights()`/`numpy()`):
+  the variable, or of its values read out by `get_weights()`/`numpy()`;
+  taken there or by a project helper given them, `prune(w, 90)`):
   one-shot magnitude pruning before a fine-tune, network slimming's
   channel ranking, a proximal shrinkage; each write decides anew;
 - rows zeroed at indices passed in by the caller (`scatter_update(state,
@@ -45,22 +46,49 @@ def _magnitudes(scope: _scopes.Scope, analysis: Analysis
     found: List[Tuple[Set[str], bool, Set[int]]] = []
     read_out: Optional[Set[str]] = None
     for node in scope.nodes:
-      if not isinstance(node, ast.Call) or _names.call_name(
-          node) not in _MAGNITUDES or not node.args:
+      if not isinstance(node, ast.Call):
+        continue
+      measured = _measured_argument(node, scope, analysis)
+      if measured is None:
         continue
       if read_out is None:
         read_out = _read_out_names(scope)
-      names = {n.id for n in ast.walk(node.args[0])
+      names = {n.id for n in ast.walk(measured)
                if isinstance(n, ast.Name)}
       reads = bool(names & read_out) or any(
           isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
-          for n in ast.walk(node.args[0]))
+          for n in ast.walk(measured))
       found.append((names, reads, _loops(node, analysis.order(scope),
                                          scope)))
     return found
   taken = analysis.once(f"magnitudes:{id(scope)}", find)
   assert isinstance(taken, list)
   return taken
+
+
+def _measured_argument(call: ast.Call, scope: _scopes.Scope,
+                       analysis: Analysis) -> Optional[ast.expr]:
+  """The argument whose magnitude `call` takes: its first, for `abs` or a
+  norm; for a project helper, the one given to a parameter the helper
+  takes the magnitude of (`prune(w, 90)` with `np.abs(w) > t` inside)."""
+  if _names.call_name(call) in _MAGNITUDES:
+    return call.args[0] if call.args else None
+  helper = analysis.flow.callee(call, scope)
+  if not isinstance(helper, ast.FunctionDef) or helper is scope.node:
+    return None
+  measured = analysis.once(f"measured params:{id(helper)}",
+                           lambda: _measured_params(helper))
+  assert isinstance(measured, list)
+  return next((a for a, p in zip(call.args, [
+      a.arg for a in helper.args.args]) if p in measured), None)
+
+
+def _measured_params(helper: ast.FunctionDef) -> List[str]:
+  """The parameters of `helper` it takes the magnitude of, directly."""
+  params = {a.arg for a in helper.args.args}
+  return sorted({n.args[0].id for n in ast.walk(helper) if isinstance(
+      n, ast.Call) and _names.call_name(n) in _MAGNITUDES and n.args and (
+          isinstance(n.args[0], ast.Name)) and n.args[0].id in params})
 
 
 def from_own_values(call: ast.Call, target: ast.AST, value: ast.AST,
@@ -142,8 +170,15 @@ def _loops(node: ast.AST, order: _order.Order,
 def _read_out_names(scope: _scopes.Scope) -> Set[str]:
   """The names bound to weights read out (`w = layer.get_weights()`)."""
   return {name for name, defs in scope.defs.items() if defs and all(
-      isinstance(d.value, ast.Call) and _names.call_name(d.value) in (
-          _READ_OUTS) for d in defs)}
+      _read_out(d.value) for d in defs)}
+
+
+def _read_out(value: Optional[ast.AST]) -> bool:
+  """A read-out (`layer.get_weights()`), or one of its parts (`[0]`)."""
+  while isinstance(value, ast.Subscript):
+    value = value.value
+  return isinstance(value, ast.Call) and _names.call_name(value) in (
+      _READ_OUTS)
 
 
 def indices_passed_in(call: ast.Call, scope: _scopes.Scope,
