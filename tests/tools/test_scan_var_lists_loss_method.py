@@ -72,3 +72,12 @@ FOUND = {
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_an_application_that_does_not_measure_the_output_is_found(name):
   assert _found(FOUND[name]) == [("var-list-filter", 16)]
+
+
+def test_a_filter_leaving_out_a_generator_the_loss_reads_is_found():
+  # Only `first_unet` trained: `second_unet`, which the loss reads, is
+  # left out beside the VGG16 that measures; the measure excuses only
+  # its own variables.
+  source = _source().replace(
+      "var_list=self.first_para + self.sec_para", "var_list=self.first_para")
+  assert _found(source) == [("var-list-filter", 16)]
