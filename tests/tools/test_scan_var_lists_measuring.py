@@ -69,3 +69,12 @@ def test_a_network_measuring_the_rendering_is_silent():
 def test_the_same_network_on_two_inputs_of_data_is_found():
   assert _found(_project("self.labels")) == [
       ("model.py", "var-list-filter", 18)]
+
+
+def test_a_filter_leaving_out_more_than_the_measuring_network_is_found():
+  # `resnet`, the regressor's body, is left out beside the identity
+  # network: the measure excuses only its own scope.
+  project = _project("self.rendered")
+  project["model.py"] = project["model.py"].replace(
+      "if 'resnet' in v.name or 'fc-' in v.name", "if 'fc-' in v.name")
+  assert _found(project) == [("model.py", "var-list-filter", 18)]

@@ -224,8 +224,8 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
   (`_loss_network`: a perceptual loss's classifier, a teacher)."""
   found = _loss_of(analysis, step)
   return found is not None and (_loss_network.runs_one(
-      found[1], found[0], STEPS) or _measuring_net.measured(
-          analysis.flow, found[1], found[0]))
+      found[1], found[0], STEPS) or _measuring_net.only_measure_left_out(
+          analysis.flow, found[1], found[0], step.var_list, step.scope))
 
 
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
