@@ -5,7 +5,9 @@ out.append(...) else: out.append((g, v))`: every variable goes in, some
 twice); a gradient rescaled in place under a name test (`if
 v.name.startswith('enc/'): g *= scale`: a rate, not a choice); an entry
 set once per key (`if p.name not in grads: grads[p.name] = 0;
-params[p.name] = p`: each variable once, none left out). Read by
+params[p.name] = p`: each variable once, none left out); a loss's term
+summed in place under a name test (`if 'bias' not in v.name: loss +=
+wd * tf.nn.l2_loss(v)`: weight decay, a number, not a list). Read by
 `_scopes` as it records what a loop's `if`s guard."""
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from tfpartial._tools.scan import _names
 _ADDS = {"append", "extend", "insert", "add", "update"}
 # In-place arithmetic that changes a value and adds nothing to a list.
 _RESCALES = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Sub)
+# Calls that reduce a variable to a number (a penalty), never to a list.
+_NUMBERS = {"l2_loss", "reduce_sum", "reduce_mean", "norm", "global_norm"}
 
 
 def added_later(statement: ast.stmt, after: Sequence[ast.stmt]) -> bool:
@@ -33,6 +37,25 @@ def rescaled(node: ast.AugAssign) -> bool:
   """Whether `node` rescales a name in place (`g *= c`), which adds
   nothing to what the name holds."""
   return isinstance(node.target, ast.Name) and isinstance(node.op, _RESCALES)
+
+
+def summed(node: ast.AugAssign) -> bool:
+  """Whether `node` adds a number to a name in place (`loss += wd *
+  tf.nn.l2_loss(v)`, `reg += tf.reduce_sum(tf.square(v)) / 2`): a term of
+  a loss, not an entry of a list.
+
+  >>> summed(ast.parse("loss += 1e-4 * tf.nn.l2_loss(v)").body[0])
+  True
+  >>> summed(ast.parse("var_list += tf.get_collection(k, scope)").body[0])
+  False
+  """
+  value = node.value
+  while isinstance(value, ast.BinOp) and isinstance(value.op, (
+      ast.Mult, ast.Div)):
+    value = value.right if isinstance(value.right, ast.Call) else value.left
+  return isinstance(node.target, ast.Name) and isinstance(
+      node.op, ast.Add) and isinstance(value, ast.Call) and (
+          _names.call_name(value) in _NUMBERS)
 
 
 def once_per_key(guard: Optional[ast.expr], target: ast.Subscript,

@@ -842,8 +842,8 @@ class _Binder:
     if isinstance(base, ast.Name) and base.id in self.scope.loops:
       # NumPy's `w *= m` in `for w in ws` changes the elements of `ws`.
       self.bind(self.scope.loops[base.id], value, replaces=False)
-    if _every_path.rescaled(node):  # A rate, not a choice.
-      self.scope.guards.pop(id(value), None)
+    if _every_path.rescaled(node) or _every_path.summed(node):
+      self.scope.guards.pop(id(value), None)  # A rate or a loss's term.
 
   def loop(self, target: ast.AST, source: ast.expr) -> None:
     """`for g, m in zip(gs, ms)` binds `g` to `gs` and `m` to `ms`;
