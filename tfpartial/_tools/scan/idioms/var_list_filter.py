@@ -41,6 +41,7 @@ from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
 from tfpartial._tools.scan.idioms._sources._steps import _grouped, _steps
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
+from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
@@ -87,6 +88,7 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
+        node = node or _frozen_backbone.frozen_backbone(step, every)
         if node is None:
           found.flagged += _models_by_flag(analysis, step, steps, groups)
           _add_model(step, steps, opened, found)
