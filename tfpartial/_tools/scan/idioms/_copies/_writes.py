@@ -33,6 +33,7 @@ from tfpartial._tools.scan.idioms._copies import _trained_too
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
+from tfpartial._tools.scan.idioms._masks import _evaluated
 from tfpartial._tools.scan.idioms._masks import _kept_zeros
 from tfpartial._tools.scan.idioms._runs import _hook_lambdas
 from tfpartial._tools.scan.idioms._runs import _later
@@ -659,7 +660,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       analysis, scope) and (masked is not found or not _read_here(
           value, scope, analysis)):
     return None  # Initial weights, masked: a rewind, not a re-mask.
-  if _mask_of_its_magnitude(value, target, scope) or _anew.from_magnitude(
+  if _mask_of_its_magnitude(value, target, scope, _kept_before(
+      call, value, target, scope, analysis)) or _anew.from_magnitude(
       call, target, scope, analysis) or _anew.from_own_values(
           call, target, value, scope, analysis):
     return None  # Pruned anew by magnitude: no mask kept from before.
@@ -693,9 +695,10 @@ def _read_here(value: ast.AST, scope: _scopes.Scope,
 
 
 def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,
-                           scope: _scopes.Scope) -> bool:
+                           scope: _scopes.Scope, kept: Set[str]) -> bool:
   """Whether `value` multiplies the target by a mask this function makes
-  by comparing the target's own values (`keep = abs(v) > t; v * keep`)."""
+  by comparing the target's own values (`keep = abs(v) > t; v * keep`),
+  other than the masks in `kept`."""
   mine = _names.root(target)
 
   def compares_mine(tree: ast.AST) -> bool:
@@ -705,10 +708,46 @@ def _mask_of_its_magnitude(value: ast.AST, target: ast.AST,
             if isinstance(n, (ast.Name, ast.Attribute)))
                for node in ast.walk(tree))
 
-  read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)} - {mine}
+  read = {n.id for n in ast.walk(value)
+          if isinstance(n, ast.Name)} - {mine} - kept
   return compares_mine(value) or any(
       compares_mine(each.value) for name in read
       for each in scope.defs.get(name, []))
+
+
+def _kept_before(call: ast.Call, value: ast.AST, target: ast.AST,
+                 scope: _scopes.Scope, analysis: Analysis) -> Set[str]:
+  """The names of `value` holding a mask of the target's magnitude
+  evaluated once in the session before the loop that repeats the write
+  and a step (`mask = np.abs(sess.run(w)) > t` before the loop, `w.assign(
+  w * mask)` after each step in it): a snapshot kept, not pruning anew. A
+  mask evaluated again in that loop is made anew; one evaluated after
+  training and written in a loop with no step only prunes."""
+  order = analysis.order(scope)
+  loops = _loops_around(call, order)
+  names = {n for n in ast.walk(value) if isinstance(n, ast.Name)}
+  once = [n for n in names if loops and isinstance(target, ast.expr)
+          and _evaluated.once(n, target, scope)]
+  if not once:
+    return set()
+  ordered = order.of_write(call, scope, analysis.flow)
+  step = ordered.get("at") if ordered is not None else order.step_before(
+      call, scope, analysis.flow)  # `run(w.assign(w * m))`: in the run.
+  loops &= _loops_around(step, order) if isinstance(step, ast.AST) else set()
+  return {n.id for n in once if loops and all(
+      loops - set(d.where.loops) for d in scope.defs.get(n.id, []))}
+
+
+def _loops_around(node: ast.AST, order: "_order.Order") -> Set[int]:
+  """The ids of the loops of its function that hold `node`."""
+  loops: Set[int] = set()
+  current = order.parent(node)
+  while current is not None and not isinstance(current, (
+      ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+    if isinstance(current, (ast.For, ast.AsyncFor, ast.While)):
+      loops.add(id(current))
+    current = order.parent(current)
+  return loops
 
 
 _COMPARISONS = {"less", "greater", "less_equal", "greater_equal", "equal",
