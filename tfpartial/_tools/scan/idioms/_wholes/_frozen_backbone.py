@@ -64,7 +64,7 @@ def _tape_body(step: Step) -> Optional[List[ast.stmt]]:
   if not isinstance(receiver, ast.Attribute) or not isinstance(
       receiver.value, ast.Name) or step.scope is None:
     return None
-  for node in ast.walk(step.scope.node):
+  for node in _scopes.walk(step.scope.node):
     if isinstance(node, ast.With):
       for item in node.items:
         if isinstance(item.context_expr, ast.Call) and _names.call_name(
@@ -116,7 +116,7 @@ def _holds_weights(scope: _scopes.Scope, backbone: str, head: str,
   root = scope
   while root.parent is not None:
     root = root.parent
-  calls = [n for n in ast.walk(root.node) if isinstance(n, ast.Call)]
+  calls = [n for n in _scopes.walk(root.node) if isinstance(n, ast.Call)]
   if any(_on(call, backbone, _FITS) for call in calls):
     return False
   trained = [o for o in every if o.scope is not None and _trains(o, backbone)]
@@ -178,4 +178,4 @@ def _set_untrainable(tree: ast.AST, name: str) -> bool:
       n.value.value is False and any(
           isinstance(t, ast.Attribute) and t.attr == "trainable" and
           isinstance(t.value, ast.Name) and t.value.id == name
-          for t in n.targets) for n in ast.walk(tree))
+          for t in n.targets) for n in _scopes.walk(tree))
