@@ -42,6 +42,7 @@ from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _measuring_net
+from tfpartial._tools.scan.idioms._wholes import _named_layers
 from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
@@ -259,10 +260,14 @@ def _by_network(analysis: Analysis, step: Step) -> bool:
 
 def _own_network(analysis: Analysis, step: Step) -> bool:
   """Whether the step's loss reads only networks built under the scopes
-  its filter keeps (`_own_loss`: a metric's classifier trained alone)."""
+  its filter keeps (`_own_loss`: a metric's classifier trained alone), or
+  only its object's layers named with the word it keeps (`_named_layers`:
+  a layer's test-time update of its predictor)."""
   found = _loss_of(analysis, step)
-  return found is not None and _own_loss.reads_only_kept(
-      analysis.flow, step.labels.get("filtered"), found[0], found[1])
+  chosen = step.labels.get("filtered")
+  return found is not None and (_own_loss.reads_only_kept(
+      analysis.flow, chosen, found[0], found[1]) or (
+          _named_layers.reads_only_named(chosen, found[0], found[1])))
 
 
 def _loss_of(analysis: Analysis, step: Step
