@@ -55,6 +55,43 @@ POSITIVE = {
         out = multi_sparse_combine(table, ids, 16, 999)
         train_op = tf.train.AdamOptimizer().minimize(loss(out))
         """, [("weight-remask", 4)]),
+    # FToDTF's ngrams_to_vectors: the padding row of the first partition
+    # (a local name bound to the table or its first part) zeroed before a
+    # lookup of the whole list of partitions.
+    "the padding row of the first partition, the list looked up": ("""\
+        def ngrams_to_vectors(ngrams, embeddings):
+          first_part = embeddings
+          if isinstance(embeddings, list):
+            first_part = embeddings[0]
+          pad_zero = tf.scatter_update(
+              first_part, 0, tf.zeros([first_part.shape[1]]))
+          with tf.control_dependencies([pad_zero]):
+            looked_up = tf.nn.embedding_lookup(embeddings, ngrams)
+            return tf.reduce_sum(looked_up, 1)
+
+        emb = tf.create_partitioned_variables([5000, 32], [2, 1], init)
+        loss = tf.reduce_mean(ngrams_to_vectors(batch, emb) - target)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        """, [("weight-remask", 5)]),
+    # The same written by another team: an attribute of the model, its
+    # head shard taken by subscript in the method that looks it up.
+    "a shard of the model's table zeroed before each lookup": ("""\
+        class Tagger:
+          def __init__(self):
+            self.shards = tf.get_variable(
+                "words", [20000, 64], partitioner=tf.fixed_size_partitioner(4))
+
+          def embed(self, ids):
+            head = self.shards[0]
+            clear_pad = tf.scatter_update(head, [0], tf.zeros([1, 64]))
+            with tf.control_dependencies([clear_pad]):
+              return tf.nn.embedding_lookup(self.shards, ids)
+
+          def build(self, ids, labels):
+            logits = tf.layers.dense(self.embed(ids), 10)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+            self.train_op = tf.train.AdamOptimizer().minimize(loss)
+        """, [("weight-remask", 8)]),
 }
 
 NEGATIVE = {
@@ -133,6 +170,44 @@ NEGATIVE = {
             zero = tf.scatter_update(self.table, [0], tf.zeros([16]))
             with tf.control_dependencies([zero]):
               self.serve_out = tf.nn.embedding_lookup(self.table, ids)
+        """,
+    # A local name bound to one table, the lookup reads another one.
+    "the zeroed part's table is not the one looked up": """\
+        def pooled(ids, tables):
+          first = tables[0]
+          zero = tf.scatter_update(first, 0, tf.zeros([16]))
+          with tf.control_dependencies([zero]):
+            return tf.nn.embedding_lookup(other_tables, ids)
+
+        tables = [tf.get_variable("t%d" % i, [1000, 16]) for i in range(2)]
+        train_op = tf.train.AdamOptimizer().minimize(loss(pooled(x, tables)))
+        """,
+    # The padding row of the first partition zeroed once at start-up: no
+    # lookup depends on it.
+    "a padding row of the first partition zeroed once": """\
+        emb = tf.create_partitioned_variables([5000, 32], [2, 1], init)
+        first = emb[0]
+        pad_zero = tf.scatter_update(first, 0, tf.zeros([32]))
+        vectors = tf.reduce_sum(tf.nn.embedding_lookup(emb, batch), 1)
+        train_op = tf.train.AdamOptimizer().minimize(loss(vectors))
+        with tf.Session() as sess:
+          sess.run(tf.global_variables_initializer())
+          sess.run(pad_zero)
+          for _ in range(1000):
+            sess.run(train_op)
+        """,
+    # A dependency that only reads the first partition (a check), then the
+    # lookup.
+    "a check of the first partition before the lookup": """\
+        def ngrams_to_vectors(ngrams, embeddings):
+          first = embeddings[0]
+          check = tf.debugging.assert_all_finite(first, "nan in embeddings")
+          with tf.control_dependencies([check]):
+            return tf.reduce_sum(tf.nn.embedding_lookup(embeddings, ngrams), 1)
+
+        emb = tf.create_partitioned_variables([5000, 32], [2, 1], init)
+        train_op = tf.train.AdamOptimizer().minimize(
+            loss(ngrams_to_vectors(batch, emb)))
         """,
 }
 

@@ -72,6 +72,33 @@ train_model(100)
 '''
 
 
+# The write op built once before the loop, only run in it (GeneNet's
+# `_kept_before` gap): `{built}` is its op, `{loop}` the loop's body.
+_BUILT = '''
+import numpy as np
+import tensorflow as tf
+from tensorflow.keras import backend as K
+
+W = tf.Variable(tf.zeros([3, 3]))
+cost = tf.reduce_sum(W * W)
+train_step = tf.train.AdamOptimizer(0.1).minimize(cost)
+sess = tf.Session()
+
+
+def train_model(iterations, limit=1.0):
+  {mask}
+  {built}
+  {before}
+  for i in range(iterations):
+    {loop}
+'''
+
+
+def _built(mask, built, loop, before="pass"):
+  return _BUILT.replace("{mask}", mask).replace("{built}", built).replace(
+      "{loop}", loop).replace("{before}", before)
+
+
 def _train(before, inside="pass"):
   return _TRAIN.replace("{before}", before).replace("{inside}", inside)
 
@@ -89,7 +116,28 @@ CASES = [
     pytest.param(_train("mask = K.get_value(W) > limit"),
                  [("weight-remask", 17)], id="get_value_before_loop"),
     pytest.param(_MODULE, [("weight-remask", 13)], id="module_while"),
+    pytest.param(_built("mask = np.abs(sess.run(W)) > limit",
+                        "remask = W.assign(W * mask)",
+                        "sess.run(train_step)\n    sess.run(remask)"),
+                 [("weight-remask", 14)], id="op_built_before_loop"),
+    pytest.param(_built("keep = (K.get_value(W) > limit).astype('f')",
+                        "ops = [tf.assign(W, tf.multiply(W, keep))]",
+                        "sess.run([train_step])\n    sess.run(ops)"),
+                 [("weight-remask", 14)], id="op_list_built_before_loop"),
     # Silent twins.
+    pytest.param(_built("mask = np.abs(sess.run(W)) > limit",
+                        "remask = W.assign(W * mask)",
+                        "sess.run(train_step)", "sess.run(remask)"), [],
+                 id="op_built_before_loop_run_once"),
+    pytest.param(_built("mask = tf.cast(tf.abs(W) > limit, tf.float32)",
+                        "remask = W.assign(W * mask)",
+                        "sess.run(train_step)\n    sess.run(remask)"), [],
+                 id="op_built_before_loop_graph_comparison"),
+    pytest.param(_built("mask = np.abs(sess.run(W)) > limit",
+                        "remask = W.assign(W * mask)",
+                        "print(sess.run(cost))\n    sess.run(remask)",
+                        "sess.run(train_step)"), [],
+                 id="op_built_before_loop_without_step"),
     pytest.param(_train("pass", "mask = np.abs(sess.run(W)) > limit"), [],
                  id="evaluated_again_in_loop"),
     pytest.param(_train("mask = tf.cast(tf.abs(W) > limit, tf.float32)"),

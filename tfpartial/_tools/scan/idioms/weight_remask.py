@@ -203,7 +203,8 @@ def _read_after(call: ast.Call, table: str, scope: _scopes.Scope,
   zeros)`, then `embedding_lookup(self.table, ids)`)."""
   block = _guarded_block(call, scope, analysis)
   if block is not None:
-    return _reads_table(block.body, table)
+    return any(_reads_table(block.body, name)
+               for name in _table_names(table, scope))
   for node in scope.nodes:
     if isinstance(node, ast.Assign) and node.value is call and len(
         node.targets) == 1:
@@ -213,6 +214,25 @@ def _read_after(call: ast.Call, table: str, scope: _scopes.Scope,
           getattr(s, "lineno", 0) > end)]
       return kept is not None and _reads_table(after, kept)
   return False
+
+
+def _table_names(table: str, scope: _scopes.Scope) -> List[str]:
+  """`table` and what a local `table` is bound to in `scope`, or a part of
+  (`first = embeddings`, `first = embeddings[0]`: the write zeroes a row of
+  the first partition, the lookup reads the list of partitions)."""
+  names = [table]
+  for node in scope.nodes:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Name)) and (
+            node.targets[0].id == table):
+      value = node.value
+      if isinstance(value, ast.Subscript):
+        value = value.value
+      whole = _names.dotted(value) if isinstance(
+          value, (ast.Name, ast.Attribute)) else None
+      if whole is not None and whole not in names:
+        names.append(whole)
+  return names
 
 
 def _reads_table(body: Sequence[ast.stmt], table: str) -> bool:

@@ -724,7 +724,8 @@ def _kept_before(call: ast.Call, value: ast.AST, target: ast.AST,
   mask evaluated again in that loop is made anew; one evaluated after
   training and written in a loop with no step only prunes."""
   order = analysis.order(scope)
-  loops = _loops_around(call, order)
+  loops = _loops_around(call, order) or _anew.run_loops(
+      call, scope, order)
   names = {n for n in ast.walk(value) if isinstance(n, ast.Name)}
   once = [n for n in names if loops and isinstance(target, ast.expr)
           and _evaluated.once(n, target, scope)]

@@ -33,7 +33,7 @@ def from_magnitude(call: ast.Call, target: ast.AST, scope: _scopes.Scope,
   if not taken:
     return False
   mine = _names.root(target)
-  loops = _loops(call, analysis.order(scope), scope)
+  loops = _write_loops(call, analysis.order(scope), scope)
   return any(loops <= around and (read_out or mine in names)
              for names, read_out, around in taken)
 
@@ -102,7 +102,7 @@ def from_own_values(call: ast.Call, target: ast.AST, value: ast.AST,
     return False
   derived = _derived(mine, scope, analysis)
   order = analysis.order(scope)
-  loops = _loops(call, order, scope)
+  loops = _write_loops(call, order, scope)
   names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
   seen: Set[str] = set()
   for _ in range(3):
@@ -153,6 +153,29 @@ def _value_reads(node: ast.AST, mine: str) -> Iterator[ast.AST]:
       f"{_names.dotted(n.slice)}.".startswith(f"{mine}."))
           for k in ast.walk(n.slice)}
   return (n for n in ast.walk(node) if id(n) not in keys)
+
+
+def _write_loops(call: ast.Call, order: _order.Order,
+                 scope: _scopes.Scope) -> Set[int]:
+  """The loops of `scope` the write repeats in: those around it, else
+  those around a `run` of it."""
+  return _loops(call, order, scope) or run_loops(call, scope, order)
+
+
+def run_loops(call: ast.Call, scope: _scopes.Scope,
+              order: _order.Order) -> Set[int]:
+  """The loops of `scope` around a `run` of the op `call` builds before
+  them (`prune = w.assign(w * mask)`, then `sess.run(prune)` in the
+  loop): the write repeats there."""
+  kept = set(_order.handles(call, order))
+  loops: Set[int] = set()
+  for node in scope.nodes if kept else ():
+    if isinstance(node, ast.Call) and _names.call_name(node) == "run" and (
+        node.args) and any(isinstance(n, ast.Name) and n.id in kept or (
+            isinstance(n, ast.Attribute) and n.attr in kept)
+                           for n in ast.walk(node.args[0])):
+      loops |= _loops(node, order, scope)
+  return loops
 
 
 def _loops(node: ast.AST, order: _order.Order,
