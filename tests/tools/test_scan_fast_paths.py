@@ -227,3 +227,34 @@ def test_a_call_that_adds_to_no_list_binds_nothing(monkeypatch):
   assert [ast.unparse(d.value) for d in module.defs["g"]] == ["v"]
   assert [ast.unparse(d.value) for d in module.defs["h"]] == ["h.remove(u)"]
   assert set(module.defs) == {"g", "h"}
+
+
+def test_unread_gradients_strip_a_modules_comments_once(monkeypatch):
+  from tfpartial._tools.scan._analysis import Analysis
+  from tfpartial._tools.scan.idioms._runs import _dropped
+  stripped = []
+  pattern = _dropped._COMMENT_LINE
+
+  class Counted:
+
+    def sub(self, new, text):
+      stripped.append(text)
+      return pattern.sub(new, text)
+
+  monkeypatch.setattr(_dropped, "_COMMENT_LINE", Counted())
+  project = _project_of({"train.py": textwrap.dedent("""\
+      def train(loss, w1, w2):
+        w1_grad = tf.gradients(loss, [w1])[0]
+        # print(w1_grad)
+        w2_grad = tf.gradients(loss, [w2])[0]
+        return w2_grad
+      """)})
+  analysis = Analysis(project)
+  scope = next(iter(project.functions_named(("train",), unscanned=True)))
+  calls = [n for n in scope.nodes if isinstance(n, ast.Call) and (
+      getattr(n.func, "attr", "") == "gradients")]
+  # The first is named only where assigned (its print commented out);
+  # the second is returned. Asked twice each, the text stripped once.
+  assert [_dropped.unread_gradients(c, scope, analysis)
+          for c in calls * 2] == [True, False, True, False]
+  assert len(stripped) == 1
