@@ -159,3 +159,102 @@ def test_whether_a_line_assigns_an_attribute_is_kept_per_line_and_name():
     assert [module.assigns(n, "w_mask") for n in (1, 2, 3, 4)] == [
         False, True, False, False]
     assert module.assigns(3, "ww") and not module.assigns(3, "w_")
+
+
+def _fed_analysis():
+  from tfpartial._tools.scan._analysis import Analysis
+  project = _project_of({
+      "net.py": textwrap.dedent("""\
+          def build(w):
+            mask = tf.placeholder(tf.float32, name="prune_mask")
+            drop = tf.placeholder(tf.float32, name="drop_mask")
+            plain = tf.placeholder(tf.float32)
+            return w * mask * drop * plain
+          """),
+      "train.py": textwrap.dedent("""\
+          feed = {plain: np.ones(3)}
+          feed["prune_mask:0"] = np.abs(sess.run(w)) > 0.1
+          feed["drop_mask:0"] = np.random.binomial(1, 0.5, size=3)
+          sess.run(train_op, feed_dict=feed)
+          """),
+  })
+  analysis = Analysis(project)
+  scope = next(iter(project.functions_named(("build",), unscanned=True)))
+  return analysis, scope
+
+
+def test_fed_masks_read_each_modules_keyed_values_once(monkeypatch):
+  from tfpartial._tools.scan.idioms._masks import _evaluated
+  listed = []
+  keyed = _evaluated._keyed
+
+  def counted(tree):
+    listed.append(id(tree))
+    return keyed(tree)
+
+  monkeypatch.setattr(_evaluated, "_keyed", counted)
+  analysis, scope = _fed_analysis()
+  found = {name: (_evaluated.fed(ast.Name(name), scope, analysis),
+                  _evaluated.fed_otherwise(ast.Name(name), scope, analysis))
+           for name in ("mask", "drop", "plain", "mask")}
+  # A thresholding of the session's values, a draw, a constant.
+  assert found == {"mask": (True, False), "drop": (False, True),
+                   "plain": (False, False)}
+  # Six questions over the feeding module: its keyed values listed once.
+  assert listed and len(listed) == len(set(listed))
+
+
+def test_a_call_that_adds_to_no_list_binds_nothing(monkeypatch):
+  from tfpartial._tools.scan import _scopes
+  made = []
+
+  class Counted(_scopes._Binder):
+
+    def __init__(self, *args, **kwargs):
+      made.append(args[1])
+      super().__init__(*args, **kwargs)
+
+  monkeypatch.setattr(_scopes, "_Binder", Counted)
+  module = _scopes.collect(ast.parse(textwrap.dedent("""\
+      f(x)
+      opt.minimize(loss)
+      g.sort()
+      g.append(v)
+      h.remove(u)
+      """)))
+  # Only the calls that write into a list bind (one binder each).
+  assert len(made) == 2
+  assert [ast.unparse(d.value) for d in module.defs["g"]] == ["v"]
+  assert [ast.unparse(d.value) for d in module.defs["h"]] == ["h.remove(u)"]
+  assert set(module.defs) == {"g", "h"}
+
+
+def test_unread_gradients_strip_a_modules_comments_once(monkeypatch):
+  from tfpartial._tools.scan._analysis import Analysis
+  from tfpartial._tools.scan.idioms._runs import _dropped
+  stripped = []
+  pattern = _dropped._COMMENT_LINE
+
+  class Counted:
+
+    def sub(self, new, text):
+      stripped.append(text)
+      return pattern.sub(new, text)
+
+  monkeypatch.setattr(_dropped, "_COMMENT_LINE", Counted())
+  project = _project_of({"train.py": textwrap.dedent("""\
+      def train(loss, w1, w2):
+        w1_grad = tf.gradients(loss, [w1])[0]
+        # print(w1_grad)
+        w2_grad = tf.gradients(loss, [w2])[0]
+        return w2_grad
+      """)})
+  analysis = Analysis(project)
+  scope = next(iter(project.functions_named(("train",), unscanned=True)))
+  calls = [n for n in scope.nodes if isinstance(n, ast.Call) and (
+      getattr(n.func, "attr", "") == "gradients")]
+  # The first is named only where assigned (its print commented out);
+  # the second is returned. Asked twice each, the text stripped once.
+  assert [_dropped.unread_gradients(c, scope, analysis)
+          for c in calls * 2] == [True, False, True, False]
+  assert len(stripped) == 1

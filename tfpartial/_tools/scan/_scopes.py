@@ -48,6 +48,10 @@ _STATEMENTS = frozenset([*ast.stmt.__subclasses__(), ast.ExceptHandler,
                          ast.match_case])
 
 
+# The methods by which a call adds to (or takes from) a list it names.
+_LIST_WRITES = frozenset({"append", "extend", "insert", "add", "update",
+                          "remove", "discard"})
+
 # The attribute marking a `where` that stands for `g[cond] = 0`.
 ZEROED = "tfpartial_zeroed"
 
@@ -674,6 +678,9 @@ class _Filler:
     return child
 
   def _bind_statement(self, node: ast.AST, where: Where) -> None:
+    if type(node) is ast.Call and not (isinstance(
+        node.func, ast.Attribute) and node.func.attr in _LIST_WRITES):
+      return  # Most calls bind nothing (read first: the most frequent).
     if isinstance(node, _COMPREHENSIONS):
       # Its names hold from its start: the element is read before the
       # `for` that binds it (`[t.assign(q) for q, t in pairs]`).

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Iterator, Optional, Set
+from typing import Callable, Iterator, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _constants
 from tfpartial._tools.scan import _names
@@ -114,29 +114,47 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
              if k.arg == "name" and isinstance(k.value, ast.Constant)
              and isinstance(k.value.value, str)}
   words = {mask.id, *(k[:-2] for k in keys)}
+  # A module's keyed values, listed once a scan: many masks ask one module.
+  listed = analysis.once("evaluated:keyed", dict)
+  assert isinstance(listed, dict)
   for module in analysis.project.all_modules_with(words)[:12]:
     tree = module.tree
-    if tree is not None and any(judge(v, tree) for v in _feeds(
-        tree, mask.id, keys)):
+    if tree is None:
+      continue
+    if id(module) not in listed:
+      listed[id(module)] = list(_keyed(tree))
+    if any(judge(v, tree) for v in _feeds(listed[id(module)], mask.id,
+                                          keys)):
       return True
   return False
 
 
-def _feeds(tree: ast.AST, name: str, keys: Set[str]) -> Iterator[ast.expr]:
-  """The values fed under `name` or a graph name in `keys`: `{m: v}`,
-  `feed["m:0"] = v`."""
+def _keyed(tree: ast.AST) -> Iterator[Tuple[Optional[ast.expr], ast.expr]]:
+  """Every value written under a key in `tree`, with its key: `{k: v}`,
+  `feed[k] = v`.
 
-  def keyed(key: Optional[ast.expr]) -> bool:
-    return isinstance(key, ast.Name) and key.id == name or isinstance(
-        key, ast.Constant) and key.value in keys
-
+  >>> tree = ast.parse("f = {m: a, **b}\\nf['m:0'] = c\\n")
+  >>> [(ast.unparse(k) if k else None, ast.unparse(v))
+  ...  for k, v in _keyed(tree)]
+  [("'m:0'", 'c'), ('m', 'a'), (None, 'b')]
+  """
   for node in ast.walk(tree):
     if isinstance(node, ast.Dict):
-      yield from (v for k, v in zip(node.keys, node.values) if keyed(k))
+      yield from zip(node.keys, node.values)
     elif isinstance(node, ast.Assign) and len(node.targets) == 1:
       target = node.targets[0]
-      if isinstance(target, ast.Subscript) and keyed(target.slice):
-        yield node.value
+      if isinstance(target, ast.Subscript):
+        yield target.slice, node.value
+
+
+def _feeds(keyed: Sequence[Tuple[Optional[ast.expr], ast.expr]], name: str,
+           keys: Set[str]) -> Iterator[ast.expr]:
+  """The values fed under `name` or a graph name in `keys`: `{m: v}`,
+  `feed["m:0"] = v`."""
+  for key, value in keyed:
+    if isinstance(key, ast.Name) and key.id == name or isinstance(
+        key, ast.Constant) and key.value in keys:
+      yield value
 
 
 def _thresholded(value: ast.expr, tree: ast.AST) -> bool:

@@ -11,6 +11,7 @@ step."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import Optional
 
@@ -65,9 +66,25 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
            if _taken(d.value, call)}
   if not names:
     return False  # Kept on an object, passed on, returned: read.
-  code = _COMMENT_LINE.sub("", analysis.module(scope).source.text)
-  return all(len(re.findall(r"\b" + re.escape(n) + r"\b", code)) == 1
-             for n in names)  # Named only where assigned.
+  module = analysis.module(scope)
+  # A module's text without its comment lines, made once a scan.
+  uncommented = analysis.once("dropped:uncommented", dict)
+  assert isinstance(uncommented, dict)
+  if id(module) not in uncommented:
+    uncommented[id(module)] = _COMMENT_LINE.sub("", module.source.text)
+  code = uncommented[id(module)]
+  return all(_named_once(n, code) for n in names)  # Only where assigned.
+
+
+def _named_once(name: str, code: str) -> bool:
+  """Whether `code` names `name` (as a word) once: the search stops at
+  a second, most often near the first.
+
+  >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
+  [True, False, False]
+  """
+  found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
+  return sum(1 for _ in itertools.islice(found, 2)) == 1
 
 
 # A line that is only a comment (a print of the gradients switched off).
