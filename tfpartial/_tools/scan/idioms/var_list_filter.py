@@ -36,7 +36,7 @@ from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources._declared import (
-    _declared_weights, _skipped_updates)
+    _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
 from tfpartial._tools.scan.idioms._sources._steps import _grouped, _steps
 from tfpartial._tools.scan.idioms._sources._train_step import (
@@ -103,6 +103,8 @@ class VarListFilter(_idiom.Idiom):
     chosen = "`var_list`"
     if name in {"append", "extend"}:
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
+    elif name == "compile":  # `d.trainable_weights = ...[1:]`.
+      chosen = "a layer's `trainable_weights`"
     message = (f"{chosen} filtered by name or scope for "
                f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
@@ -240,7 +242,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
       _untrained(analysis, found.made, every)))
   sinks = {id(each.sink) for each in kept}
   return kept + found.flagged + _skipped_updates(analysis) + (
-      _declared_weights(analysis)) + [
+      _declared_weights(analysis)) + _sliced_weights(analysis) + [
           hit for hit in _warm_up.hits(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)

@@ -59,6 +59,57 @@ def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
   return hits
 
 
+# The lists a Keras layer or model trains, as `compile` reads them.
+_TRAINED = {"trainable_weights", "_trainable_weights"}
+
+
+def _sliced_weights(analysis: Analysis) -> List[_idiom.Hit]:
+  """A layer's trainable list cut to a slice of itself before its model
+  is compiled (`d.trainable_weights = d.trainable_weights[1:]`: the
+  kernel is dropped, only the bias trains): the weights cut off get no
+  update. A slice that keeps every weight (`[0:]`, `[:]`) is not one."""
+  hits: List[_idiom.Hit] = []
+  for module in analysis.project.modules_with(_TRAINED):
+    compiles = [(scope, call) for scope, call in analysis.project.calls_named(
+        ("compile",), [module]) if isinstance(call.func, ast.Attribute)]
+    for scope in analysis.scopes_with(module, _TRAINED):
+      for node in scope.nodes:
+        cut = _cut_to_slice(node)
+        after = [(s, c) for s, c in compiles
+                 if _idiom.position(c) > _idiom.position(node)]
+        if cut is not None and after:
+          hits.append(_idiom.Hit(cut, scope, after[0][1], {"filtered": cut}))
+  return hits
+
+
+def _cut_to_slice(node: ast.AST) -> Optional[ast.Subscript]:
+  """The slice of `x.trainable_weights = x.trainable_weights[1:]` when it
+  drops weights: a start past the first or an end.
+
+  >>> _cut_to_slice(ast.parse("d.trainable_weights = d.trainable_weights[1:]"
+  ...                         ).body[0]) is not None
+  True
+  >>> _cut_to_slice(ast.parse("d.trainable_weights = d.trainable_weights[0:]"
+  ...                         ).body[0]) is None
+  True
+  """
+  if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+    return None
+  target, value = node.targets[0], node.value
+  if not (isinstance(target, ast.Attribute) and target.attr in _TRAINED
+          and isinstance(value, ast.Subscript)
+          and isinstance(value.slice, ast.Slice)
+          and ast.dump(value.value) == ast.dump(target).replace(
+              "Store()", "Load()")):
+    return None
+  cut = value.slice
+  start = cut.lower
+  drops_first = not (start is None or isinstance(start, ast.Constant) and (
+      start.value == 0))
+  return value if cut.step is None and (drops_first or (
+      cut.upper is not None)) else None
+
+
 def _skipping_test(call: ast.Call, order: object, flow: Flow,
                    scope: _scopes.Scope) -> Optional[ast.expr]:
   """The test of names that skips or guards `call` in its loop."""

@@ -44,6 +44,7 @@ from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _measuring_net
 from tfpartial._tools.scan.idioms._wholes import _named_layers
 from tfpartial._tools.scan.idioms._wholes import _named_makers
+from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
@@ -107,7 +108,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
-                                  not _other_off(analysis, step, steps)) or (
+                          not _other_off(analysis, step, steps, node)) or (
                           _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
@@ -128,6 +129,24 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return _shown(analysis, step, node)
+
+
+def _some_layers(analysis: Analysis, step: Step, node: ast.expr) -> bool:
+  """Whether the step's list (`node`, in the whole list it is part of)
+  keeps some, not all, of the layers a one-layer helper builds under the
+  names its caller gives (`fc_layer(h, 4096, 14, name='fc8')` beside
+  `name='fc7'`): part of one model, not a model
+  (`_named_scopes.layer_groups`)."""
+  groups = analysis.once("layer groups", lambda: _named_scopes.layer_groups(
+      analysis.project, _named_scopes.helpers(analysis.project)))
+  kept, read = _kept_roots(node), step.var_list
+  for _ in range(4):  # `second = first`, `first = a + b` (origin: `a`).
+    values = [d.value for d in step.scope.defs.get(read.id, ())] if (
+        isinstance(read, ast.Name)) else []
+    kept |= {r for value in values for r in _kept_roots(value)}
+    read = values[0] if len(values) == 1 else None
+  return isinstance(groups, list) and any(
+      kept & group and not group <= kept for group in groups)
 
 
 def _own_training(analysis: Analysis, step: Step, steps: List[Step],
@@ -206,13 +225,17 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
               _run_together.trained_together(step, steps))
 
 
-def _other_off(analysis: Analysis, step: Step, steps: List[Step]) -> bool:
+def _other_off(analysis: Analysis, step: Step, steps: List[Step],
+               node: ast.expr) -> bool:
   """Whether another step of the function, over another list, makes an
   op that runs only off the options' defaults (`_run_off`): by default
   what it would train stays fixed, so the step's scope is no whole model
   trained beside another; or its filters leave out layers built in
-  scopes of their own that feed the kept ones (`_scopes_untrained`)."""
-  return _scopes_untrained.leaves_scopes(step, steps) or (
+  scopes of their own that feed the kept ones (`_scopes_untrained`), or
+  layers one helper builds under names its caller gives
+  (`_some_layers`: `node` is the step's filter)."""
+  return _some_layers(analysis, step, node) or (
+      _scopes_untrained.leaves_scopes(step, steps)) or (
       _wider_step.trained_wider(step, steps)) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(
           step.var_list)) and _run_off.off_by_default(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import weakref
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -75,12 +75,73 @@ def passed(project: _project.Project, module: _project.Module,
     opened = _opened_parameter(function)
     if opened is None or not isinstance(function, ast.FunctionDef):
       continue
-    positional = [a.arg for a in (*function.args.posonlyargs,
-                                  *function.args.args)][skipped:]
-    if value == opened or isinstance(value, int) and (
-        value < len(positional) and positional[value] == opened):
+    if _gives_scope(function, value, opened, skipped):
       found.add(_text(call, value))
   return found
+
+
+def _gives_scope(function: ast.FunctionDef, value: object, opened: object,
+                 skipped: int = 0) -> bool:
+  """Whether the keyword or position `value` of a call of `function`
+  (`skipped`: `self`) is the parameter `opened` it opens as a scope."""
+  positional = [a.arg for a in (*function.args.posonlyargs,
+                                *function.args.args)][skipped:]
+  return value == opened or isinstance(value, int) and (
+      value < len(positional) and positional[value] == opened)
+
+
+def layer_groups(project: _project.Project, named: Set[str]
+                 ) -> List[FrozenSet[str]]:
+  """The names each module gives a one-layer helper of the project (of
+  `named`, from `helpers`) it calls with two names or more
+  (`fc_layer(fc7, 4096, 14, name='fc8')` beside `name='fc7'`): layers
+  of one model, each a root scope but none a whole model."""
+  groups: List[FrozenSet[str]] = []
+  for module in project.modules:
+    if not any(f"{name}(" in module.source.text for name in named) or (
+        not project.parsed(module)) or module.tree is None or (
+            module.scope is None):
+      continue
+    top = module.scope
+    given: Dict[str, Set[str]] = {}
+    for call, name, value in _literal_arguments(module.tree, named):
+      target = project.resolve(top, name)
+      function = target[0] if isinstance(target, tuple) else None
+      if isinstance(function, ast.FunctionDef) and _gives_scope(
+          function, value, _opened_parameter(function)) and _one_layer(
+              function):
+        given.setdefault(name, set()).add(_text(call, value))
+    groups += [frozenset(names) for names in given.values() if len(names) > 1]
+  return groups
+
+
+# What builds one layer's variables: a layers call or a weight by hand.
+_LAYER_CALLS = {"conv1d", "conv2d", "conv3d", "conv2d_transpose", "dense",
+                "fully_connected", "separable_conv2d", "Conv2D", "Dense"}
+_MADE_BY_HAND = {"get_variable", "Variable"}
+
+
+def _one_layer(function: ast.FunctionDef) -> bool:
+  """Whether a helper builds one layer: no loop, and a single layers
+  call (`tf.layers.conv2d`, not `tf.nn.conv2d`) or a weight and a bias
+  made by hand.
+
+  >>> _one_layer(ast.parse(
+  ...     "def fc(x, name):\\n"
+  ...     "  with tf.variable_scope(name):\\n"
+  ...     "    w = tf.get_variable('w', [4, 4])\\n"
+  ...     "    return tf.matmul(x, w)\\n").body[0])
+  True
+  """
+  layers = made = 0
+  for node in _scopes.walk(function):
+    if isinstance(node, (ast.For, ast.While, ast.comprehension)):
+      return False
+    if isinstance(node, ast.Call):
+      name, dotted = _names.call_name(node), _names.dotted(node.func) or ""
+      made += name in _MADE_BY_HAND
+      layers += name in _LAYER_CALLS and ".nn." not in f".{dotted}"
+  return (layers, made) in {(1, 0), (0, 1), (0, 2)}
 
 
 def _literal_arguments(tree: ast.AST, named: Set[str]
