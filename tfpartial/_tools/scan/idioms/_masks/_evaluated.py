@@ -114,7 +114,11 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
              if k.arg == "name" and isinstance(k.value, ast.Constant)
              and isinstance(k.value.value, str)}
   words = {mask.id, *(k[:-2] for k in keys)}
-  for module in analysis.project.all_modules_with(words)[:12]:
+  # Notebooks that only read the mask may outnumber the script that feeds
+  # it: look first where its graph name is spelled.
+  modules = sorted(analysis.project.all_modules_with(words), key=lambda m: (
+      not any(k in m.source.text for k in keys)))
+  for module in modules[:12]:
     tree = module.tree
     if tree is not None and any(judge(v, tree) for v in _feeds(
         tree, mask.id, keys)):
