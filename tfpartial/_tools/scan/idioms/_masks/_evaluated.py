@@ -117,7 +117,11 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   # A module's keyed values, listed once a scan: many masks ask one module.
   listed = analysis.once("evaluated:keyed", dict)
   assert isinstance(listed, dict)
-  for module in analysis.project.all_modules_with(words)[:12]:
+  # Notebooks that only read the mask may outnumber the script that feeds
+  # it: look first where its graph name is spelled.
+  modules = sorted(analysis.project.all_modules_with(words), key=lambda m: (
+      not any(k in m.source.text for k in keys)))
+  for module in modules[:12]:
     tree = module.tree
     if tree is None:
       continue
