@@ -663,7 +663,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if _mask_of_its_magnitude(value, target, scope, _kept_before(
       call, value, target, scope, analysis)) or _anew.from_magnitude(
       call, target, scope, analysis) or _anew.from_own_values(
-          call, target, value, scope, analysis):
+          call, target, value, scope, analysis) or _anew.pruned_elsewhere(
+              found, target, scope, analysis, _node_ids(analysis, scope)):
     return None  # Pruned anew by magnitude: no mask kept from before.
   ordered = analysis.order(scope).of_write(call, scope, analysis.flow)
   if ordered is None and not in_training(scope, analysis, call) or (

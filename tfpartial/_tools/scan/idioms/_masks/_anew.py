@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
@@ -191,9 +191,25 @@ def _loops(node: ast.AST, order: _order.Order,
 
 
 def _read_out_names(scope: _scopes.Scope) -> Set[str]:
-  """The names bound to weights read out (`w = layer.get_weights()`)."""
+  """The names bound to weights read out (`w = layer.get_weights()`), or
+  to a list filled with read-outs only (`ws = []`, then `ws.append(
+  v.numpy())` in a loop: the same weights read out one by one)."""
+  filled = _filled_with_read_outs(scope)
   return {name for name, defs in scope.defs.items() if defs and all(
-      _read_out(d.value) for d in defs)}
+      _read_out(d.value) or name in filled and isinstance(
+          d.value, ast.List) and not d.value.elts for d in defs)}
+
+
+def _filled_with_read_outs(scope: _scopes.Scope) -> Set[str]:
+  """The names whose `append`s in `scope` all append a read-out."""
+  appended: Dict[str, bool] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr == "append" and (
+            isinstance(node.func.value, ast.Name)) and len(node.args) == 1:
+      name = node.func.value.id
+      appended[name] = appended.get(name, True) and _read_out(node.args[0])
+  return {name for name, every in appended.items() if every}
 
 
 def _read_out(value: Optional[ast.AST]) -> bool:
@@ -222,3 +238,53 @@ def indices_passed_in(call: ast.Call, scope: _scopes.Scope,
     if given is not None and not isinstance(given, ast.Name):
       return False  # A constant, a list, an expression: fixed rows maybe.
   return True
+
+
+def pruned_elsewhere(found: Dict[str, ast.AST], target: ast.AST,
+                     scope: _scopes.Scope, analysis: Analysis,
+                     here: Set[int]) -> bool:
+  """Whether the only mask a write's value carries for its target is a
+  prune by magnitude made in another function (`W_pruned *= mask` with
+  `mask = np.abs(W) > t` in a helper), reached through what `self.model`
+  held (a sibling base class's one-time prune), and no product of the
+  write's own class masks it, and the write's function does not call
+  that helper: weights rebuilt from shared centroids by a class of its
+  own (weight sharing after each step) are no re-mask. `here`: the ids
+  of the nodes of `scope`."""
+  product = found.get(f"varmask:{_names.root(target)}")
+  if product is None or id(product) in here:
+    return False
+  helper = _holder(product, analysis)
+  if helper is None or not _by_magnitude(product, *helper) or any(
+      isinstance(n, ast.Call) and analysis.flow.callee(n, scope) is helper[0]
+      for n in scope.nodes):
+    return False  # (A helper called here: judged by its arguments.)
+  other = found.get("timesmask")
+  own = list(scope.cls.methods.values()) if scope.cls is not None else [
+      scope]
+  return other is None or other is product or not any(
+      any(n is other for n in m.nodes) for m in own)
+
+
+def _holder(node: ast.AST, analysis: Analysis
+            ) -> Optional[Tuple[ast.FunctionDef, _scopes.Scope]]:
+  """The function of the project that holds `node` (or the statement it
+  stands for: `w *= m` is read as `w * m`), and its scope."""
+  at = (getattr(node, "lineno", 0), getattr(node, "col_offset", -1))
+  for function, home in analysis.flow.functions.values():
+    if isinstance(function, ast.FunctionDef) and function.lineno <= at[0] <= (
+        function.end_lineno or 0) and any((getattr(n, "lineno", 0), getattr(
+            n, "col_offset", -1)) == at for n in ast.walk(function)):
+      inner = home.scope_of(function)
+      return (function, inner) if inner is not None else None
+  return None
+
+
+def _by_magnitude(product: ast.AST, function: ast.FunctionDef,
+                  scope: _scopes.Scope) -> bool:
+  """Whether `product` multiplies by a comparison of the magnitude of a
+  parameter of `function` (through the local names it reads)."""
+  measured = set(_measured_params(function))
+  return bool(measured) and any(isinstance(n, ast.Compare) and any(
+      isinstance(m, ast.Name) and m.id in measured for m in ast.walk(n))
+                                for n in _scopes.made_from(product, scope))
