@@ -86,7 +86,7 @@ class GradsMask(_idiom.Idiom):
       if feed is None or not call.args:
         continue
       found = flow.sink_labels(feed, scope, "masked")
-      if "masked" in found and "train" in flow.ops(call.args[0], scope):
+      if "masked" in found and _trains_on_fed(call, feed, scope, flow):
         hits.append(_hit(found, scope, call))
     for scope in analysis.functions_named(_names.OPTIMIZER_METHODS):
       # A hand-written optimizer writing an update it masked (`update *=
@@ -157,6 +157,46 @@ class GradsMask(_idiom.Idiom):
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     return _port(hit, analysis)
+
+
+def _trains_on_fed(call: ast.Call, feed: ast.expr, scope: _scopes.Scope,
+                   flow: Flow) -> bool:
+  """Whether the `run` fetches a train step that could apply what it is
+  fed. A step made beside the run (or in a function around it) from
+  gradients it computes in the graph
+  (`apply_gradients(zip(tf.gradients(loss, tvars), tvars))`, `minimize`)
+  applies those: a fed value is data (an input's noise, an adversarial
+  perturbation from the loss's gradient by an input), unless the feed
+  replaces a gradient tensor itself (`feed_dict={grads[0]: masked}`)."""
+  step = flow.ops(call.args[0], scope).get("train")
+  if step is None:
+    return False
+  home: Optional[_scopes.Scope] = scope  # The run's function or one around.
+  while home is not None and not any(node is step for node in home.nodes):
+    home = home.parent
+  if not isinstance(step, ast.Call) or home is None or _grad_keyed(
+      feed, scope, flow):
+    return True
+  if _names.call_name(step) == "minimize":
+    return False
+  made = flow.labels(step.args[0], home).get("grad") if (
+      _names.call_name(step) == "apply_gradients" and step.args) else None
+  return not (isinstance(made, ast.Call) and _names.call_name(
+      made) in _names.GRADIENTS)
+
+
+def _grad_keyed(feed: ast.expr, scope: _scopes.Scope, flow: Flow) -> bool:
+  """Whether a feed (a dict, or a name bound to one or filled here) has a
+  gradient for a key."""
+  keys: List[Optional[ast.expr]] = list(getattr(feed, "keys", []))
+  if isinstance(feed, ast.Name):
+    for d in scope.defs.get(feed.id, []):
+      keys += list(getattr(d.value, "keys", []))
+    keys += [node.slice for node in scope.nodes if isinstance(
+        node, ast.Subscript) and isinstance(node.ctx, ast.Store) and (
+            isinstance(node.value, ast.Name)) and node.value.id == feed.id]
+  return any(key is not None and "grad" in flow.labels(key, scope)
+             for key in keys)
 
 
 def _hand_written_updates(analysis: Analysis) -> List[GradsMaskHit]:
