@@ -2,9 +2,11 @@
 out in the same call and moved by settings (`K.set_value(self.beta,
 K.get_value(self.beta) + self.kappa)`: a KL warm-up in a callback's
 `on_epoch_end`, greenelab/tybalt) is a schedule, not saved values
-written back, however the read-out is spelled; and the write-backs
-beside it that stay findings: a blend of a saved copy with the value
-read out, a copy read before `fit` set back after it."""
+written back, however the read-out is spelled; nor is a batch norm's
+moving statistics put back after each step (TENT): no optimizer trains
+them. And the write-backs beside them that stay findings: a blend of a
+saved copy with the value read out, a copy read before `fit` set back
+after it, a trained scale put back beside the statistics."""
 
 import pytest
 
@@ -79,3 +81,36 @@ def test_weights_read_before_fit_set_back_after_it_stay_a_write_back():
         model.layers[0].set_weights(saved)
       """
   assert scanned.in_text(code, "write-back") == [("write-back", 7)]
+
+
+_TENT = """\
+    import tensorflow as tf
+
+    def adapt(model, x, optimizer):
+      bn = [l for l in model.layers if isinstance(
+          l, tf.keras.layers.BatchNormalization)]
+      params = [v for l in bn for v in (l.gamma, l.beta)]
+      initial = {{}}
+      for layer in bn:
+        initial[layer.name] = (layer.moving_mean.numpy(), layer.gamma.numpy())
+      for step in range(10):
+        with tf.GradientTape() as tape:
+          loss = entropy(model(x, training=True))
+        grads = tape.gradient(loss, params)
+        optimizer.apply_gradients(zip(grads, params))
+        for layer in bn:
+          mean0, gamma0 = initial[layer.name]
+          {body}
+    """
+
+
+@pytest.mark.parametrize("body, expected", [
+    # The moving statistics put back after each step (TENT): no weights.
+    ("layer.moving_mean.assign(mean0)", []),
+    ("layer.moving_variance[0].assign(mean0[0])", []),
+    # A trained scale put back after each step: still a write-back.
+    ("layer.gamma.assign(gamma0)", [("write-back", 17)]),
+])
+def test_batch_norm_statistics_put_back_are_no_write_back(body, expected):
+  code = _TENT.format(body=body)
+  assert scanned.in_text(code, "write-back") == expected
