@@ -1,11 +1,13 @@
 """Whether a write sets a variable to its own value read out now and
 changed only by settings: a temperature or a rate annealed in a callback
 (`t = K.get_value(self.temp)`, `t = max(t - .01, self.min_temp)`,
-`K.set_value(self.temp, K.constant(t))`). Nothing from before a step is
-kept: the value is read in the same call that writes it, so it is a
-schedule (or a constraint), not saved values put back. A read-out whose
-elements take another array's (`t[:3] = saved[:3]`) is not one. Part of
-the writes `write-back` reads."""
+`K.set_value(self.temp, K.constant(t))`), or read out inline in a sum
+(`K.set_value(self.beta, K.get_value(self.beta) + self.kappa)`, a KL
+warm-up). Nothing from before a step is kept: the value is read in
+the same call that writes it, so it is a schedule (or a constraint),
+not saved values put back. A read-out whose elements take another
+array's (`t[:3] = saved[:3]`) is not one. Part of the writes
+`write-back` reads."""
 
 from __future__ import annotations
 
@@ -51,6 +53,9 @@ def of_itself(scope: _scopes.Scope, call: ast.AST, target: ast.AST,
   read_out = False
   while pending:
     node = pending.pop()
+    if _terms(node, mine):
+      pending += _terms(node, mine)
+      continue
     verdict = _part(node, mine)
     if verdict is None or verdict == "read" and _trains_between(
         scope, node, call):
@@ -71,9 +76,35 @@ def of_itself(scope: _scopes.Scope, call: ast.AST, target: ast.AST,
   return read_out
 
 
+def _terms(node: ast.AST, mine: str) -> List[ast.AST]:
+  """The terms of a sum or a bound (`min`, `K.constant`) that reads the
+  variable out inline (`K.get_value(self.beta) + self.kappa`), each then
+  judged alone; none for anything else (a product of the read-out with
+  a mask stays one part, so a blend with a saved copy is no setting).
+
+  >>> [ast.unparse(t) for t in _terms(ast.parse(
+  ...     "min(K.get_value(b) + k, 1.0)").body[0].value, "b")]
+  ['K.get_value(b) + k', '1.0']
+  >>> _terms(ast.parse("K.get_value(b) * m").body[0].value, "b")
+  []
+  """
+  if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+    terms: List[ast.AST] = [node.left, node.right]
+  elif isinstance(node, ast.Call) and not node.keywords and (
+      _names.call_name(node) in _CASTS):
+    terms = list(node.args)
+  else:
+    return []
+  return terms if any(_part(n, mine) == "read" or _terms(n, mine)
+                      for n in terms) else []
+
+
 def _trains_between(scope: _scopes.Scope, read: ast.AST, write: ast.AST
                     ) -> bool:
-  """Whether a step or a fit runs between the read and the write."""
+  """Whether a step or a fit runs between the read and the write (none
+  for a read inside the write's own arguments)."""
+  if any(n is read for n in ast.walk(write)):
+    return False
   start, end = _idiom.position(read), _idiom.position(write)
   return not start < end or any(
       isinstance(n, ast.Call) and _names.call_name(n) in _STEPS and (

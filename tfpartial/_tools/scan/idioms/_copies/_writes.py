@@ -255,6 +255,18 @@ def _hyperparameter(target: ast.AST) -> bool:
           "opt" in p.lower() for p in parts[:-1]))
 
 
+# A batch norm's moving statistics: its update ops set them, no optimizer.
+_STATISTICS = {"moving_mean", "moving_variance"}
+
+
+def _statistics(target: ast.AST) -> bool:
+  """Whether a write's target is a batch norm's moving statistics
+  (`layer.moving_mean`): kept by the layer, trained by no step."""
+  while isinstance(target, ast.Subscript):
+    target = target.value
+  return (_names.dotted(target) or "").split(".")[-1] in _STATISTICS
+
+
 def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
               found: Labels, target: ast.expr, value: ast.expr,
               partial: bool, own_copy: bool, blended: bool,
@@ -962,11 +974,11 @@ def _not_weights(analysis: Analysis, scope: _scopes.Scope,
                  target: ast.AST) -> bool:
   """Whether a write's target is no model's weights: a variable nothing
   trains (an optimizer's window, a count, one made after every step of
-  its graph), an optimizer's setting, or an input optimised (a
-  visualisation's)."""
+  its graph), an optimizer's setting, a batch norm's moving statistics,
+  or an input optimised (a visualisation's)."""
   return _trained_too.only_untrainable(analysis.flow.labels(
       target, scope)) or (
-      _hyperparameter(target)) or _model_input_of(
+      _hyperparameter(target)) or _statistics(target) or _model_input_of(
           analysis, scope, target) or _later.made_after_steps(scope, target)
 
 
