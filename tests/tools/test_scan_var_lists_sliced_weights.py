@@ -51,10 +51,12 @@ def test_a_slice_cut_in_a_helper_of_a_class_is_found():
 
 @pytest.mark.parametrize("cut", [
     "d1.trainable_weights = d1.trainable_weights[0:]",
+    "d1.trainable_weights = d1.trainable_weights[:len(d1.trainable_weights)]",
     "d1.trainable_weights = d1.trainable_weights[:]",
     "kept = d1.trainable_weights[1:]",
     "d1.trainable_weights = other.trainable_weights[1:]",
-], ids=["from_zero", "whole_slice", "only_read", "another_list"])
+], ids=["from_zero", "to_its_length", "whole_slice", "only_read",
+        "another_list"])
 def test_a_slice_keeping_every_weight_stays_silent(cut):
   assert scanned.found(_SCRIPT.format(cut=cut)) == []
 

@@ -92,22 +92,27 @@ def _cut_to_slice(node: ast.AST) -> Optional[ast.Subscript]:
   >>> _cut_to_slice(ast.parse("d.trainable_weights = d.trainable_weights[0:]"
   ...                         ).body[0]) is None
   True
+  >>> _cut_to_slice(ast.parse("d.trainable_weights = d.trainable_weights["
+  ...                         ":len(d.trainable_weights)]").body[0]) is None
+  True
   """
   if not isinstance(node, ast.Assign) or len(node.targets) != 1:
     return None
   target, value = node.targets[0], node.value
+  read = ast.dump(target).replace("Store()", "Load()")
   if not (isinstance(target, ast.Attribute) and target.attr in _TRAINED
           and isinstance(value, ast.Subscript)
           and isinstance(value.slice, ast.Slice)
-          and ast.dump(value.value) == ast.dump(target).replace(
-              "Store()", "Load()")):
+          and ast.dump(value.value) == read):
     return None
   cut = value.slice
-  start = cut.lower
+  start, end = cut.lower, cut.upper
   drops_first = not (start is None or isinstance(start, ast.Constant) and (
       start.value == 0))
-  return value if cut.step is None and (drops_first or (
-      cut.upper is not None)) else None
+  drops_last = end is not None and not (
+      isinstance(end, ast.Call) and _names.call_name(end) == "len" and (
+          len(end.args) == 1) and ast.dump(end.args[0]) == read)
+  return value if cut.step is None and (drops_first or drops_last) else None
 
 
 def _skipping_test(call: ast.Call, order: object, flow: Flow,
