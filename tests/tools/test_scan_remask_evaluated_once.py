@@ -13,16 +13,20 @@ import scanned
 
 _found = scanned.found
 
-_TRAIN = '''
+# Every program below: the imports, then one weight trained by one step.
+_IMPORTS = """
 import numpy as np
 import tensorflow as tf
-from tensorflow.keras import backend as K
-
+"""
+_KERAS = "from tensorflow.keras import backend as K\n"
+_GRAPH = """
 W = tf.Variable(tf.zeros([3, 3]))
 cost = tf.reduce_sum(W * W)
 train_step = tf.train.AdamOptimizer(0.1).minimize(cost)
 sess = tf.Session()
+"""
 
+_TRAIN = _IMPORTS + _KERAS + _GRAPH + '''
 
 def train_model(iterations, limit=1.0):
   {before}
@@ -35,15 +39,7 @@ def train_model(iterations, limit=1.0):
 train_model(100)
 '''
 
-_MODULE = '''
-import numpy as np
-import tensorflow as tf
-
-W = tf.Variable(tf.zeros([3, 3]))
-cost = tf.reduce_sum(W * W)
-train_step = tf.train.AdamOptimizer(0.1).minimize(cost)
-sess = tf.Session()
-keep = np.abs(sess.run(W)) > 0.5
+_MODULE = _IMPORTS + _GRAPH + '''keep = np.abs(sess.run(W)) > 0.5
 step = 0
 while step < 100:
   sess.run(train_step)
@@ -51,15 +47,7 @@ while step < 100:
   step += 1
 '''
 
-_ONCE = '''
-import numpy as np
-import tensorflow as tf
-
-W = tf.Variable(tf.zeros([3, 3]))
-cost = tf.reduce_sum(W * W)
-train_step = tf.train.AdamOptimizer(0.1).minimize(cost)
-sess = tf.Session()
-
+_ONCE = _IMPORTS + _GRAPH + '''
 
 def train_model(iterations, limit=1.0):
   {before}
@@ -74,16 +62,7 @@ train_model(100)
 
 # The write op built once before the loop, only run in it (GeneNet's
 # `_kept_before` gap): `{built}` is its op, `{loop}` the loop's body.
-_BUILT = '''
-import numpy as np
-import tensorflow as tf
-from tensorflow.keras import backend as K
-
-W = tf.Variable(tf.zeros([3, 3]))
-cost = tf.reduce_sum(W * W)
-train_step = tf.train.AdamOptimizer(0.1).minimize(cost)
-sess = tf.Session()
-
+_BUILT = _IMPORTS + _KERAS + _GRAPH + '''
 
 def train_model(iterations, limit=1.0):
   {mask}

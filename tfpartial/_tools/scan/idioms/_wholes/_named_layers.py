@@ -37,7 +37,7 @@ def reads_only_named(filtered: Optional[ast.AST], loss: Optional[ast.expr],
   layers of the object named with the word `filtered` keeps, one at
   least."""
   word = _kept_word(filtered)
-  cls = _class_of(scope)
+  cls = _scopes.enclosing_class(scope)
   if word is None or cls is None or loss is None or not _taped(loss, scope):
     return False
   return _Reader(cls, word).reads_only_named(loss, scope)
@@ -60,13 +60,6 @@ def _kept_word(node: Optional[ast.AST]) -> Optional[str]:
                   test.comparators[0].attr == "name"):
     return test.left.value
   return None
-
-
-def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
-  place: Optional[_scopes.Scope] = scope
-  while place is not None and place.cls is None:
-    place = place.parent
-  return place.cls if place is not None else None
 
 
 def _taped(loss: Optional[ast.expr], scope: _scopes.Scope) -> bool:
