@@ -117,7 +117,9 @@ def target_and_value(call: ast.Call
       return receiver, _slices_values(args[-1]), True
   if name in {"assign", "set_value"} and len(args) == 2:
     return args[0], args[1], False
-  if name in {"assign", "set_weights"} and len(args) == 1 and receiver:
+  if name == "set_weights" and len(args) == 1 and receiver:
+    return receiver, args[0], False  # A layer's weights, all of them.
+  if name == "assign" and len(args) == 1 and receiver:
     return receiver, args[0], isinstance(receiver, ast.Subscript) and not (
         _keyed(receiver))
   if name == "load" and receiver is not None and 1 <= len(args) <= 2 and (

@@ -263,6 +263,19 @@ def _trains(step: Step) -> bool:
   return isinstance(chosen, ast.Name) and chosen.id in step.scope.params
 
 
+def _stepped_here(target: ast.expr, scope: _scopes.Scope,
+                  steps: Iterable[Step]) -> bool:
+  """Whether a step of the write's own function trains the list the
+  written variable is an entry of (`tf.assign(new[0], old[-4])` beside
+  `minimize(loss, var_list=new)`): a group started from copied values
+  and trained, not a target network (no step trains one)."""
+  while isinstance(target, ast.Subscript):
+    target = target.value
+  mine = ast.unparse(target)
+  return any(step.scope is scope and step.var_list is not None and (
+      ast.unparse(step.var_list) == mine) for step in steps)
+
+
 def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
                     ) -> Set[int]:
   """Modules that write into a filtered group of variables (a target
@@ -273,6 +286,9 @@ def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
     if scope.name in _names.OPTIMIZER_METHODS:
       continue  # An optimizer's own update of what it trains.
     parts = _writes.target_and_value(call)
+    if parts and _stepped_here(parts[0], scope, by_module.get(
+        id(analysis.module(scope)), ())):
+      continue  # A new layer started from another's values, then trained.
     if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
         and _has_var(analysis.flow.labels(parts[1], scope)) and (
             _groups.copied_from(analysis.flow, parts[0], parts[1], scope)):
