@@ -196,7 +196,103 @@ _TARGET = """\
             self.train_op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=q_vars)
     """
 
+# ANIL / meta-transfer learning's base learner: the inner loop of each
+# episode (a function nested in the one that makes the weight groups)
+# adapts the head alone, on the output of the body it leaves as it is.
+_HEAD_ONLY = """\
+    import tensorflow as tf
+
+
+    class Maml:
+        def construct_model(self):
+            weights = self.construct_conv_weights()
+            fc_weights = self.construct_fc_weights()
+            def task(inp):
+                xa, xb, ya, yb = inp
+                emb_a = self.forward_conv(xa, weights)
+                emb_b = self.forward_conv(xb, weights)
+                lossa = self.loss(self.forward_fc(emb_a, fc_weights), ya)
+                grads = tf.gradients(lossa, list(fc_weights.values()))
+                g = dict(zip(fc_weights.keys(), grads))
+                fast = {k: fc_weights[k] - 0.01 * g[k] for k in fc_weights}
+                return self.loss(self.forward_fc(emb_b, fast), yb)
+            total = tf.reduce_mean(tf.map_fn(task, self.inputs))
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                total, var_list=list(weights.values()) + list(fc_weights.values()))
+    """
+
+# The same with one forward over both groups (`forward(x, weights,
+# fc_weights)`), as the scan read it before part 27.
+_HEAD_ONLY_ONE_FORWARD = """\
+    import tensorflow as tf
+
+
+    class Maml:
+        def construct_model(self):
+            weights = self.construct_conv_weights()
+            fc_weights = self.construct_fc_weights()
+            def task(inp):
+                xa, xb, ya, yb = inp
+                lossa = self.loss(self.forward(xa, weights, fc_weights), ya)
+                grads = tf.gradients(lossa, list(fc_weights.values()))
+                g = dict(zip(fc_weights.keys(), grads))
+                fast = {k: fc_weights[k] - 0.01 * g[k] for k in fc_weights}
+                return self.loss(self.forward(xb, weights, fast), yb)
+            total = tf.reduce_mean(tf.map_fn(task, self.inputs))
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                total, var_list=list(weights.values()) + list(fc_weights.values()))
+    """
+
+# MAML proper: the inner loop adapts every group the forward takes.
+_EVERY_GROUP = """\
+    import tensorflow as tf
+
+
+    class Maml:
+        def construct_model(self):
+            weights = self.construct_conv_weights()
+            fc_weights = self.construct_fc_weights()
+            def task(inp):
+                xa, xb, ya, yb = inp
+                emb_a = self.forward_conv(xa, weights)
+                lossa = self.loss(self.forward_fc(emb_a, fc_weights), ya)
+                grads = tf.gradients(lossa, list(weights.values()) + list(fc_weights.values()))
+                fast = [w - 0.01 * g for w, g in zip(
+                    list(weights.values()) + list(fc_weights.values()), grads)]
+                return self.loss(self.forward(xb, fast), yb)
+            total = tf.reduce_mean(tf.map_fn(task, self.inputs))
+            self.op = tf.train.AdamOptimizer(1e-3).minimize(
+                total, var_list=list(weights.values()) + list(fc_weights.values()))
+    """
+
+# A GAN's generator and discriminator, each a group the function makes,
+# the discriminator run on the generator's output: two halves.
+_GAN_GROUPS = """\
+    import tensorflow as tf
+
+
+    class Gan:
+        def build(self, z, x):
+            g_weights = self.construct_generator_weights()
+            d_weights = self.construct_discriminator_weights()
+            def losses(inp):
+                fake = self.generator(inp, g_weights)
+                return self.discriminator(fake, d_weights), self.discriminator(x, d_weights)
+            g_loss, d_real = losses(z)
+            self.d_op = tf.train.AdamOptimizer(1e-4).minimize(
+                -d_real, var_list=list(d_weights.values()))
+            self.g_op = tf.train.AdamOptimizer(1e-4).minimize(
+                g_loss, var_list=list(g_weights.values()))
+    """
+
+_INNER = "grads = tf.gradients(lossa"
+
 FOUND = {
+    "an episode's inner loop adapting the head on the body's output": (
+        _HEAD_ONLY, [("var-list-filter", _line(_HEAD_ONLY, _INNER))]),
+    "an episode's inner loop adapting the head in one forward": (
+        _HEAD_ONLY_ONE_FORWARD,
+        [("var-list-filter", _line(_HEAD_ONLY_ONE_FORWARD, _INNER))]),
     "an override cutting the base's inner list to its tail": (
         _maml("self.model_variables[-4:]"),
         [("var-list-filter", _line(_maml("self.model_variables[-4:]"), _CUT))]),
@@ -212,6 +308,9 @@ FOUND = {
 }
 
 SILENT = {
+    "an episode's inner loop adapting every group": _EVERY_GROUP,
+    "a GAN's halves made as groups, one run on the other's output":
+        _GAN_GROUPS,
     "an override over the base's whole list": _maml("self.model_variables"),
     "every layer put back after an evaluation-only adaptation": _EVALUATED,
     "the adapted parts put back after an evaluation with early stopping":

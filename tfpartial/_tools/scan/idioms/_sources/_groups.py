@@ -200,24 +200,59 @@ def run_beside(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
   `ss_weights.values() + fc.values()`: meta-transfer learning's scaling
   and shifting beside the pretrained ResNet): one model, partly trained.
   Steps in the other branch of an `if` (the other mode) do not count;
-  `others` gives the function's steps and their lists."""
+  `others` gives the function's steps and their lists. A step in a
+  function nested in the one that makes the groups (an episode's inner
+  loop, `grads = tf.gradients(lossa, list(fc_weights.values()))` in
+  `task_metalearn`, run by `tf.map_fn`) reads them from there."""
   trained = _groups_of(chosen, kept=True)
-  made = {name for name in trained if _made(name, scope)}
-  if not made or not isinstance(scope.node, (ast.FunctionDef,
-                                             ast.AsyncFunctionDef)):
+  home = _maker(trained, scope)
+  made = {name for name in trained if _made(name, home)}
+  if not made or not isinstance(home.node, (ast.FunctionDef,
+                                            ast.AsyncFunctionDef)):
     return False
   for other in _steps_beside(call, scope, others()):
     trained |= _groups_of(other)
   # A second group by the same constructor is a copy of the model (a
   # source and its target), not a part of it.
-  kinds = {_made_by(name, scope) for name in trained}
-  for node in ast.walk(scope.node):
+  kinds = {_made_by(name, home) for name in trained}
+  for node in ast.walk(home.node):
     if isinstance(node, ast.Call) and node is not call:
       given = {g for arg in node.args for g in _groups_of(arg)}
-      if given & made and any(_made(name, scope) and _made_by(
-          name, scope) not in kinds for name in given - trained):
+      given |= _fed_from(node, given & made, scope) if home is not (
+          scope) else set()
+      if given & made and any(_made(name, home) and _made_by(
+          name, home) not in kinds for name in given - trained):
         return True
   return False
+
+
+def _fed_from(node: ast.Call, kept: Set[str], scope: _scopes.Scope
+              ) -> Set[str]:
+  """With a closure's groups `kept` given to `node`, the groups given to
+  the calls that made its other arguments in `scope`
+  (`forward_fc(emb, fc_weights)`, `emb = forward_resnet(x, weights,
+  ss_weights)`): the head run on the body's output."""
+  if not kept:
+    return set()
+  found: Set[str] = set()
+  for arg in node.args:
+    if isinstance(arg, ast.Name):
+      for each in scope.defs.get(arg.id, []):
+        if isinstance(each.value, ast.Call):
+          found |= {g for a in each.value.args for g in _groups_of(a)}
+  return found
+
+
+def _maker(names: Set[str], scope: _scopes.Scope) -> _scopes.Scope:
+  """The function whose groups `names` are: `scope`, or the function it
+  is nested in when it binds none of them itself (a closure's)."""
+  parent = scope.parent
+  if names and not any(name in scope.defs or name in scope.params
+                       for name in names) and parent is not None and (
+                           isinstance(parent.node, (
+                               ast.FunctionDef, ast.AsyncFunctionDef))):
+    return parent
+  return scope
 
 
 def _made_by(name: str, scope: _scopes.Scope) -> Optional[str]:

@@ -5,7 +5,7 @@ groups of one loss, and target networks synced from a trained one."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -264,16 +264,15 @@ def _trains(step: Step) -> bool:
 
 
 def _stepped_here(target: ast.expr, scope: _scopes.Scope,
-                  steps: Iterable[Step]) -> bool:
+                  stepped: Set[Tuple[int, str]]) -> bool:
   """Whether a step of the write's own function trains the list the
   written variable is an entry of (`tf.assign(new[0], old[-4])` beside
   `minimize(loss, var_list=new)`): a group started from copied values
-  and trained, not a target network (no step trains one)."""
+  and trained, not a target network (no step trains one). `stepped`
+  holds each step's function and list, as text."""
   while isinstance(target, ast.Subscript):
     target = target.value
-  mine = ast.unparse(target)
-  return any(step.scope is scope and step.var_list is not None and (
-      ast.unparse(step.var_list) == mine) for step in steps)
+  return (id(scope), ast.unparse(target)) in stepped
 
 
 def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
@@ -282,12 +281,14 @@ def _synced_modules(analysis: Analysis, by_module: Dict[int, List[Step]]
   network updated from the trained one), unless a step trains a part of
   a scope the module reads whole (`_groups.part_of_copied`)."""
   found = set()
+  stepped = {(id(step.scope), ast.unparse(step.var_list))
+             for steps in by_module.values() for step in steps
+             if step.var_list is not None}
   for scope, call in analysis.calls_named(_writes.WRITE_CALLS):
     if scope.name in _names.OPTIMIZER_METHODS:
       continue  # An optimizer's own update of what it trains.
     parts = _writes.target_and_value(call)
-    if parts and _stepped_here(parts[0], scope, by_module.get(
-        id(analysis.module(scope)), ())):
+    if parts and _stepped_here(parts[0], scope, stepped):
       continue  # A new layer started from another's values, then trained.
     if parts and "filtered" in analysis.flow.labels(parts[0], scope) \
         and _has_var(analysis.flow.labels(parts[1], scope)) and (
