@@ -287,7 +287,79 @@ _GAN_GROUPS = """\
 
 _INNER = "grads = tf.gradients(lossa"
 
+# A MAML for segmentation that adapts only layers 10 to 12: their entries
+# copied into a dict, its gradients taken, and the weights the network
+# runs on merged back from the adapted entries and the others as they are.
+_SUBSET = """\
+    import tensorflow as tf
+
+
+    def build_meta_block(input_a, output_a, input_b, inner_lr=0.01, layer_st=10, layer_ed=13):
+        inner_output, weights = build_unet(input_a, prefix="first_")
+        subset_weights = {}
+        for l in range(layer_st, layer_ed):
+            subset_weights['w' + str(l)] = weights['w' + str(l)]
+            subset_weights['b' + str(l)] = weights['b' + str(l)]
+        inner_loss = cross_entropy(inner_output, output_a)
+        grads = tf.gradients(inner_loss, list(subset_weights.values()))
+        grads = [tf.stop_gradient(g) for g in grads]
+        gradients = dict(zip(subset_weights.keys(), grads))
+        sub_fast = dict(zip(subset_weights.keys(), [
+            subset_weights[key] - inner_lr * gradients[key] for key in subset_weights.keys()]))
+        fast_weights = {}
+        for k in weights.keys():
+            if k in subset_weights:
+                fast_weights[k] = sub_fast[k]
+            else:
+                fast_weights[k] = weights[k]
+        return run_unet(input_b, fast_weights)
+    """
+
+# MAML over every weight of the dict: no subset, nothing merged back.
+_EVERY_ENTRY = """\
+    import tensorflow as tf
+
+
+    def build_meta_block(input_a, output_a, input_b, inner_lr=0.01):
+        inner_output, weights = build_unet(input_a, prefix="first_")
+        inner_loss = cross_entropy(inner_output, output_a)
+        grads = tf.gradients(inner_loss, list(weights.values()))
+        gradients = dict(zip(weights.keys(), grads))
+        fast_weights = dict(zip(weights.keys(), [
+            weights[key] - inner_lr * gradients[key] for key in weights.keys()]))
+        return run_unet(input_b, fast_weights)
+    """
+
+# A subset adapted, the other entries adapted by a second inner step of
+# their own before the merge: every entry moves.
+_BOTH_ADAPTED = _SUBSET.replace(
+    "                fast_weights[k] = weights[k]",
+    "                fast_weights[k] = weights[k] - inner_lr * others[k]")
+
+# A GAN's generator and discriminator entries copied from one dict of
+# weights, each half minimised on its own loss; no merge.
+_GAN_ENTRIES = """\
+    import tensorflow as tf
+
+
+    def build(z, x, weights):
+        g_vars, d_vars = {}, {}
+        for l in range(0, 4):
+            g_vars['g' + str(l)] = weights['g' + str(l)]
+        for l in range(0, 3):
+            d_vars['d' + str(l)] = weights['d' + str(l)]
+        fake = generator(z, weights)
+        d_loss = -tf.reduce_mean(discriminator(x, weights) - discriminator(fake, weights))
+        g_loss = -tf.reduce_mean(discriminator(fake, weights))
+        d_op = tf.train.AdamOptimizer(1e-4).minimize(d_loss, var_list=list(d_vars.values()))
+        g_op = tf.train.AdamOptimizer(1e-4).minimize(g_loss, var_list=list(g_vars.values()))
+        return d_op, g_op
+    """
+
 FOUND = {
+    "an inner loop over some layers' entries, the rest merged back": (
+        _SUBSET, [("var-list-filter", _line(
+            _SUBSET, "subset_weights['w' + str(l)] = "))]),
     "an episode's inner loop adapting the head on the body's output": (
         _HEAD_ONLY, [("var-list-filter", _line(_HEAD_ONLY, _INNER))]),
     "an episode's inner loop adapting the head in one forward": (
@@ -308,6 +380,9 @@ FOUND = {
 }
 
 SILENT = {
+    "an inner loop over every entry of the dict": _EVERY_ENTRY,
+    "the entries left out adapted too before the merge": _BOTH_ADAPTED,
+    "a GAN's halves copied as entries of one dict": _GAN_ENTRIES,
     "an episode's inner loop adapting every group": _EVERY_GROUP,
     "a GAN's halves made as groups, one run on the other's output":
         _GAN_GROUPS,
