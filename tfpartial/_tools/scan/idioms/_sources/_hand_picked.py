@@ -35,10 +35,11 @@ def picked(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call) -> bool:
 def chosen_at(chosen: ast.AST, scope: _scopes.Scope, flow: Flow
               ) -> Optional[ast.expr]:
   """Where a list the flow does not see chosen is chosen: the keys of
-  `_keyed`, the empty list a list gathered under options starts from, or the name test that fills
+  `_keyed` (or the first entry of its merged subset), the empty list a
+  list gathered under options starts from, or the name test that fills
   a `self.` list in another method (its origin recorded)."""
   found = _keyed.chosen_keys(chosen, scope) or _flag_gathered.gathered(
-      chosen, scope)
+      chosen, scope) or _keyed.merged_subset(chosen, scope)
   if found is not None:
     return found
   test = _filled_by_name.filled(chosen, scope)

@@ -17,7 +17,6 @@ from tfpartial._tools.scan.idioms._runs import _dropped
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
-from tfpartial._tools.scan.idioms._sources import _merged_subset
 from tfpartial._tools.scan.idioms._sources import _keyed
 from tfpartial._tools.scan.idioms._sources import _kept_lists
 from tfpartial._tools.scan.idioms._sources import _outside
@@ -111,11 +110,6 @@ def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
   if keyed is not None:  # `[params[k] for k in keys]`, keys by name.
     flow.origin.setdefault(id(keyed), scope)
     labels = {**labels, "filtered": keyed}
-  merged = _merged_subset.merged_subset(chosen, scope) if chosen is not None \
-      and "filtered" not in labels else None
-  if merged is not None:  # Some entries adapted, the rest run as they are.
-    flow.origin.setdefault(id(merged), scope)
-    labels = {**labels, "filtered": merged}
   entries = _some_entries(chosen, scope, analysis) if chosen is not None \
       and "filtered" not in labels else None
   if entries is not None:

@@ -46,7 +46,7 @@ from tfpartial._tools.scan.idioms._wholes import _named_layers
 from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
-from tfpartial._tools.scan.idioms._wholes import _overridden_cut
+from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _picked_step
@@ -169,11 +169,12 @@ def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]
                     ) -> bool:
   """Whether the loss of the step reaches what it leaves out, whatever
   another loss trains: another step of that loss trains a wider list
-  (`_wider_step`; the overridden base method's step, `_overridden_cut`),
+  (`_wider_step`; the overridden base method's step,
+  `_inherited.cuts_base`),
   or the step trains the last stage of a stack its function builds
   (`_last_stage`)."""
   return _wider_step.trained_wider(step, steps, taken=True) or (
-      _last_stage.last_stage(analysis, step)) or _overridden_cut.cuts_base(
+      _last_stage.last_stage(analysis, step)) or _inherited.cuts_base(
           analysis.project, step)
 
 
