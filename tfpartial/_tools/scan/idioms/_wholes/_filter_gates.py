@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _LOSS_KEYWORDS, _deep_nodes, _end, _gradient_call, _loss_node,
     _opened_here, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _backbone_fed
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _asserted
@@ -104,6 +105,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               analysis, module, node)) and (
                           not _built_outside.built_outside(
                               analysis, _kept_roots(node), step.scope)) and (
+                          not _backbone_fed.scope_on_backbone(
+                              analysis, _kept_roots(node), step.call,
+                              step.scope, step.var_list or node)) and (
                           not _run_outside.run_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
