@@ -38,6 +38,9 @@ _SLIM_NETS = frozenset({
 # What a module calls to put pretrained values into a graph's variables.
 _RESTORES = (".restore(", "init_from_checkpoint", "assign_from_checkpoint",
              "load_weights(")
+# Calls that build a layer's variables where they are called.
+_LAYERS = frozenset({"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+                     "separable_conv2d", "fully_connected", "linear"})
 # Keywords by which a layer call names the scope of its variables.
 _SCOPE_KEYWORDS = {"scope", "name"}
 
@@ -62,14 +65,14 @@ def scope_on_backbone(analysis: Analysis, kept: Set[str], step_call: ast.Call,
   """
   module = analysis.module(home)
   top = analysis.project.parsed(module)
-  if not kept or module.tree is None or top is None or not (
-      _restored(module.source.text)) or _trained_elsewhere(
-          analysis, step_call, home, chosen):
+  if not kept or module.tree is None or top is None or _trained_elsewhere(
+      analysis, step_call, home, chosen):
     return False
   for scope in top.all():
     for built, derived in _backbones(analysis, scope, module):
       if any(_idiom.position(node) > _idiom.position(built) and (
-          _reads(node) & derived)
+          _direct_reads(node) & derived) and _builds_layer(
+              analysis, scope, node)
              for node in _in_kept_scopes(scope, kept, built)):
         return True
   return False
@@ -106,8 +109,9 @@ def list_on_backbone(analysis: Analysis, chosen: ast.AST,
       return False
     if any(_idiom.position(n) > _idiom.position(built) and (
         reads & derived) and reads & kept
-           for n in scope.nodes if isinstance(n, ast.Call)
-           for reads in [_reads(n)]):
+           for n in scope.nodes if isinstance(n, ast.Call) and (
+               _names.call_name(n) not in STEPS)
+           for reads in [_direct_reads(n)]):
       return True
   return False
 
@@ -304,6 +308,40 @@ def _targets(assign: ast.Assign) -> Set[str]:
               n, (ast.Name, ast.Attribute))
           for name in [_names.dotted(n)] if name and name not in {
               "self", "_"}}
+
+
+def _builds_layer(analysis: Analysis, scope: _scopes.Scope,
+                  node: ast.AST) -> bool:
+  """Whether `node` is a call that builds a layer's variables where it
+  is called (`tf.layers.dense`, `Dense(10)(x)`, a project function that
+  creates variables), not a loss or a summary of a value."""
+  if not isinstance(node, ast.Call):
+    return False
+  if isinstance(node.func, ast.Call):  # `tf.keras.layers.Dense(10)(x)`.
+    return _names.call_name(node.func)[:1].isupper()
+  name = _names.call_name(node)
+  dotted = _names.dotted(node.func)
+  return name in _LAYERS or name.lower() in _LAYERS or bool(dotted) and (
+      _creates(analysis, scope, dotted or ""))
+
+
+def _direct_reads(call: ast.AST) -> Set[str]:
+  """The names a call's own arguments read, not those of the calls
+  inside them (`tf.square(y - tf.matmul(h, w))` reads `y`, not `w`)."""
+  found: Set[str] = set()
+  if not isinstance(call, ast.Call):
+    return found
+  stack: List[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+  while stack:
+    node = stack.pop()
+    if isinstance(node, ast.Call):
+      continue
+    if isinstance(node, (ast.Name, ast.Attribute)):
+      name = _names.dotted(node)
+      if name and name != "self":
+        found.add(name)
+    stack.extend(ast.iter_child_nodes(node))
+  return found
 
 
 def _reads(node: ast.AST) -> Set[str]:
