@@ -22,7 +22,7 @@ from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
-from tfpartial._tools.scan.idioms._wholes import _backbone_fed
+from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _wrapped_inputs
 
 
@@ -32,7 +32,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   variables out: one part of a model run whole, some of the variables a
   function creates, a list run beside the others', one trained beside the
   whole loss, some items of a container picked by index, variables
-  of a head built on a pretrained backbone (`_backbone_fed`)."""
+  of a head built on a pretrained backbone (`_frozen_backbone`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
@@ -44,7 +44,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                           chosen, scope, call,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
                   ) or _hand_picked.picked(chosen, scope, call) or (
-                      _backbone_fed.list_on_backbone(
+                      _frozen_backbone.list_on_backbone(
                           analysis, chosen, scope, call))
 
 
