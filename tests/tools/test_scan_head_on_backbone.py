@@ -274,6 +274,21 @@ def test_a_target_network_only_in_the_loss_of_a_hand_list_is_silent():
   assert scanned.found(code) == []
 
 
+def test_a_filter_keeping_the_backbones_scope_too_is_silent():
+  code = _SLIM.replace(
+      'scope="pretrain")',
+      'scope="pretrain") + tf.get_collection(\n'
+      '          tf.GraphKeys.TRAINABLE_VARIABLES, scope="final_layer")')
+  assert scanned.found(code) == []
+
+
+def test_a_backbone_built_in_the_heads_scope_is_silent():
+  code = _RESNET.replace("resnet_v1_50(images, num_classes=None)",
+                         'resnet_v1_50(images, num_classes=None, '
+                         'scope="output_layer")')
+  assert scanned.in_project({"resnet.py": code, "lab.py": _LAB}) == []
+
+
 def test_a_step_over_every_variable_is_silent():
   code = _SLIM.replace(", var_list=training)", ")")
   assert scanned.found(code) == []

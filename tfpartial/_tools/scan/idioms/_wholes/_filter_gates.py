@@ -138,9 +138,12 @@ def _backbone_outside(analysis: Analysis, step: Step, node: ast.expr
   other step trains (`_frozen_backbone.scope_on_backbone`): a part of
   the model, not a whole one."""
   kept = _kept_roots(node)
+  listed = step.var_list or node  # All it keeps: `head + backbone_vars`.
+  whole = kept.union(*(_kept_roots(value) for value in (
+      _scopes.values_reaching(listed, step.scope))))
   return _built_outside.built_outside(analysis, kept, step.scope) or (
-      _frozen_backbone.scope_on_backbone(analysis, kept, step.call,
-                                         step.scope, step.var_list or node))
+      _frozen_backbone.scope_on_backbone(analysis, whole, step.call,
+                                         step.scope, listed))
 
 
 def _some_layers(analysis: Analysis, step: Step, node: ast.expr) -> bool:

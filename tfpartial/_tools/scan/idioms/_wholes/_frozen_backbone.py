@@ -275,33 +275,57 @@ def _fed_in_kept(analysis: Analysis, scope: _scopes.Scope, kept: Set[str]
                  ) -> bool:
   """Whether a layer `scope` builds in a scope of `kept` reads a
   backbone's output, the backbone built before it and outside those
-  scopes."""
-  return any(_idiom.position(node) > _idiom.position(assign) and (
-      _direct_reads(node) & derived) and _builds_layer(analysis, scope, node)
-             for assign, derived in _built_outside.backbones(analysis, scope)
-             for node in _in_kept_scopes(scope, kept, assign))
+  scopes, and `scope` builds the layers of every scope `kept` names (a
+  filter that also keeps the backbone's own scope, `resnet_v1_50`,
+  leaves nothing out)."""
+  for assign, derived in _built_outside.backbones(analysis, scope):
+    nodes, named = _in_kept_scopes(analysis, scope, kept, assign)
+    if named >= kept and any(
+        _idiom.position(node) > _idiom.position(assign) and (
+            _direct_reads(node) & derived) and _builds_layer(
+                analysis, scope, node) for node in nodes):
+      return True
+  return False
 
 
-def _in_kept_scopes(scope: _scopes.Scope, kept: Set[str], built: ast.AST
-                    ) -> Iterator[ast.AST]:
+def _in_kept_scopes(analysis: Analysis, scope: _scopes.Scope, kept: Set[str],
+                    built: ast.Assign) -> Tuple[List[ast.AST], Set[str]]:
   """The nodes of `scope` inside a `with` opening a scope of `kept`, and
-  the layer calls naming one (`scope="output_layer"`); none when the
-  backbone itself is built in one."""
+  the layers naming one (`scope="output_layer"`), with the scopes of
+  `kept` so opened or named; none when the backbone itself is built in
+  one."""
   found: List[ast.AST] = []
+  named: Set[str] = set()
+  if _named_roots(built.value) & kept:
+    return [], set()
   for node in scope.nodes:
-    if isinstance(node, ast.With) and _built_outside.opens(
-        node, kept | {k + "/" for k in kept}):
-      inner = list(ast.walk(node))
-      if any(n is built for n in inner):
-        return
-      found += inner
-    elif isinstance(node, ast.Call) and any(
-        k.arg in _SCOPE_KEYWORDS and isinstance(k.value, ast.Constant) and (
-            isinstance(k.value.value, str)) and (
-                k.value.value.strip("/").split("/")[0] in kept)
-        for k in node.keywords):
+    if isinstance(node, ast.With):
+      roots = {root for item in node.items
+               for root in _named_roots(item.context_expr, first=True)
+               if isinstance(item.context_expr, ast.Call) and (
+                   _names.call_name(item.context_expr) in _names.TF_SCOPES)}
+      if roots & kept:
+        inner = list(ast.walk(node))
+        if any(n is built for n in inner):
+          return [], set()
+        found += inner
+        named |= roots & kept
+    elif isinstance(node, ast.Call) and _named_roots(node) & kept and (
+        _builds_layer(analysis, scope, node)):
       found.append(node)
-  yield from found
+      named |= _named_roots(node) & kept
+  return found, named
+
+
+def _named_roots(call: ast.AST, first: bool = False) -> Set[str]:
+  """The root scopes a call names by a literal `scope=` or `name=` (or,
+  with `first`, by its first argument: `tf.variable_scope("head")`)."""
+  if not isinstance(call, ast.Call):
+    return set()
+  values = [k.value for k in call.keywords if k.arg in _SCOPE_KEYWORDS]
+  values += call.args[:1] if first else []
+  return {v.value.strip("/").split("/")[0] for v in values
+          if isinstance(v, ast.Constant) and isinstance(v.value, str)}
 
 
 def _hand_list(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope
