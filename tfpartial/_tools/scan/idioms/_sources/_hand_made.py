@@ -22,6 +22,7 @@ from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _wrapped_inputs
 
 
@@ -30,7 +31,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   """Whether a list no filter chooses is written by hand and leaves
   variables out: one part of a model run whole, some of the variables a
   function creates, a list run beside the others', one trained beside the
-  whole loss, some items of a container picked by index."""
+  whole loss, some items of a container picked by index, variables
+  of a head built on a pretrained backbone (`_frozen_backbone`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
@@ -41,7 +43,9 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                       _scheduled.part_chosen_apart(
                           chosen, scope, call,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
-                  ) or _hand_picked.picked(chosen, scope, call)
+                  ) or _hand_picked.picked(chosen, scope, call) or (
+                      _frozen_backbone.list_on_backbone(
+                          analysis, chosen, scope, call))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope

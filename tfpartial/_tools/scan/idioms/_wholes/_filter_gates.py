@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
+from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
@@ -103,8 +104,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                       module.source.text, module.tree, step.var_list)) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
-                          not _built_outside.built_outside(
-                              analysis, _kept_roots(node), step.scope)) and (
+                          not _backbone_outside(analysis, step, node)) and (
                           not _run_outside.run_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
@@ -130,6 +130,21 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return _shown(analysis, step, node)
+
+
+def _backbone_outside(analysis: Analysis, step: Step, node: ast.expr
+                      ) -> bool:
+  """Whether the scopes the filter `node` keeps are built on a model
+  built outside them (`_built_outside`), or on a pretrained backbone no
+  other step trains (`_frozen_backbone.scope_on_backbone`): a part of
+  the model, not a whole one."""
+  kept = _kept_roots(node)
+  listed = step.var_list or node  # All it keeps: `head + backbone_vars`.
+  whole = kept.union(*(_kept_roots(value) for value in (
+      _scopes.values_reaching(listed, step.scope))))
+  return _built_outside.built_outside(analysis, kept, step.scope) or (
+      _frozen_backbone.scope_on_backbone(analysis, whole, step.call,
+                                         step.scope, listed))
 
 
 def _some_layers(analysis: Analysis, step: Step, node: ast.expr) -> bool:
