@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._copies import _own_value
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
+from tfpartial._tools.scan.idioms._copies import _recomputed
 from tfpartial._tools.scan.idioms._copies import _rollback
 from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
@@ -283,6 +284,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if when is None and own_copy:
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
+    if when is not None and _recomputed.made_here(call, target, scope):
+      return None  # A model this call makes: set before any step.
   zeros = _set_to_zeros(scope, analysis, target, value, partial, own_copy)
   if when is None and blended and _repeats_with_training(
       scope, analysis, call) or when is None and zeros and in_training(
@@ -324,6 +327,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       else "weight-remask" if zeros or partial and not own_copy and (
           constant_fill(value, scope)) else "write-back"
   at = when["at"]
+  if kind == "write-back" and (not partial or value in call.args and (
+      _names.call_name(call) == "set_weights")) and (
+          _recomputed.nothing_saved(call, scope, analysis, found, value, at)):
+    return None  # Every weight recomputed from itself as it is now.
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
 
