@@ -182,6 +182,9 @@ def test_weights_recomputed_after_the_step_are_silent(source, expected):
     (_AVERAGED.format(mean="kept[w]").replace(
         "local_update = []", "kept = self.gmodel.get_weights()\n"
         "            local_update = []"), [("write-back", 14)]),
+    # The server set to a model no step trains (a teacher's weights).
+    (_AVERAGED.format(mean="self.teacher.get_weights()[w]"),
+     [("write-back", 13)]),
     # The written model is the caller's, a copy saved there put back.
     (_GENERATED.format(model_param="dgp, frozen", fill="frozen[lag]",
                        made="pass", argument="model, frozen"),
@@ -198,7 +201,7 @@ def test_weights_recomputed_after_the_step_are_silent(source, expected):
     (_ROWS.format(store="w[0] = w[0] * mask"), [("weight-remask", 10)]),
     (_ELEMENTS.format(value="tf.where(mask, before, w)"), [("write-back", 9)]),
 ], ids=["kernel_saved_before_loop", "whole_kernel_saved", "one_copy_saved",
-        "callers_model_and_copy", "rows_saved_before_loop",
+        "untrained_models_weights", "callers_model_and_copy", "rows_saved_before_loop",
         "elements_saved_each_step", "where_saved", "where_constant",
         "row_pinned", "remasked", "assigned_where_saved"])
 def test_values_saved_before_the_step_are_still_found(source, expected):

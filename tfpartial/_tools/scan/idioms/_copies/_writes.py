@@ -329,7 +329,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   at = when["at"]
   if kind == "write-back" and (not partial or value in call.args and (
       _names.call_name(call) == "set_weights")) and (
-          _recomputed.nothing_saved(call, scope, analysis, found, value, at)):
+          _recomputed.nothing_saved(call, scope, analysis, found, target,
+                                    value, at)):
     return None  # Every weight recomputed from itself as it is now.
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
