@@ -9,11 +9,7 @@ weights as they are now (a proximal, projection or averaging step), or
 a whole variable reset. A write-back puts values saved before the step
 (`frozen = layer.get_weights()` ahead of the loop, a copy taken ahead of
 each step, a `self.` snapshot) into some elements.
-
-A model the writing function makes itself (`dgp = Model(inp, out)`,
-its kernels' chosen lags zeroed and set) is written before any step has
-trained it, whatever step its caller ran before the call: an
-initialisation. Part of `write-back`."""
+Part of `write-back`."""
 
 from __future__ import annotations
 
@@ -102,7 +98,7 @@ class _Walk:
           continue  # The weights as they are after the step.
         stack.extend((a, False) for a in node.args)
         stack.extend((k.value, False) for k in node.keywords)
-        if isinstance(node.func, ast.Attribute) and _base(
+        if isinstance(node.func, ast.Attribute) and base_name(
             node.func) not in self.modules:
           stack.append((node.func.value, scaling))  # `saved.copy()`.
       elif isinstance(node, ast.Name):
@@ -112,7 +108,7 @@ class _Walk:
         if not self._name(node, scaling, stack):
           return False
       elif isinstance(node, ast.Attribute):
-        if _base(node) in self.modules:
+        if base_name(node) in self.modules:
           continue
         if _kept(self.flow.labels(node, self.scope)) or scaling and not (
             _numbers.number(node, self.scope)):
@@ -176,7 +172,7 @@ class _Walk:
       return False
     func = read.func
     read_of = func.value if isinstance(func, ast.Attribute) and (
-        _base(func) not in self.modules) else (
+        base_name(func) not in self.modules) else (
             read.args[0] if read.args else None)
     if read_of is None:
       return False
@@ -214,7 +210,7 @@ def _trained(step: ast.Call) -> List[str]:
   return found
 
 
-def _spelled(node: ast.AST, scope: _scopes.Scope) -> str:
+def _spelled(node: ast.expr, scope: _scopes.Scope) -> str:
   """`node` as text, subscripts' indices dropped, a local name assigned
   once spelled by what it was assigned (`layer` of `layer =
   net.get_layer('x')` is `net.get_layer('x')`)."""
@@ -234,7 +230,7 @@ def _spelled(node: ast.AST, scope: _scopes.Scope) -> str:
   return _unindexed(node)
 
 
-def _replaced(node: ast.AST, base: ast.Name, value: ast.expr) -> ast.AST:
+def _replaced(node: ast.expr, base: ast.Name, value: ast.expr) -> ast.expr:
   """`node` with its base name `base` replaced by `value`."""
   if node is base:
     return value
@@ -248,7 +244,11 @@ def _replaced(node: ast.AST, base: ast.Name, value: ast.expr) -> ast.AST:
 
 
 def _unindexed(node: ast.AST) -> str:
-  """`self.clients[]` of `self.clients[c]`: one of a list of models."""
+  """`self.clients[]` of `self.clients[c]`: one of a list of models.
+
+  >>> _unindexed(ast.parse("self.clients[c].layers[w[0]]").body[0].value)
+  'self.clients[].layers[]'
+  """
   text = ast.unparse(node)
   out, depth = [], 0
   for ch in text:
@@ -313,28 +313,7 @@ def _a_list(value: ast.expr) -> bool:
           k.value.id == "object") for k in value.keywords)
 
 
-def made_here(call: ast.Call, target: ast.AST, scope: _scopes.Scope
-              ) -> bool:
-  """Whether the model `target` belongs to is made in `scope` before
-  `call` (`dgp = Model(inp, out)`; `layer = dgp.get_layer("skip")`), by
-  one assignment each: no step of the caller has trained it yet."""
-  modules = _scopes.imported_names(scope)
-  name: Optional[str] = _base(target)
-  for _ in range(_HOPS):
-    defs = scope.defs.get(name or "", [])
-    if name in scope.params or len(defs) != 1 or not isinstance(
-        defs[0].value, ast.Call) or defs[0].start >= _idiom.position(call):
-      return False
-    made = defs[0].value
-    assert isinstance(made, ast.Call)
-    if not isinstance(made.func, ast.Attribute) or _base(
-        made.func) in modules:
-      return True  # `Model(...)`, `ks.models.Model(...)`, `build()`.
-    name = _base(made.func.value)
-  return False
-
-
-def _base(node: ast.AST) -> Optional[str]:
+def base_name(node: ast.AST) -> Optional[str]:
   """The name an expression starts from: `dgp` of `dgp.get_layer('s')`."""
   while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
     node = node.func if isinstance(node, ast.Call) else node.value

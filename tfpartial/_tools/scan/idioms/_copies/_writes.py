@@ -21,6 +21,7 @@ from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
+from tfpartial._tools.scan.idioms._copies import _made_here
 from tfpartial._tools.scan.idioms._copies import _model_input
 from tfpartial._tools.scan.idioms._copies import _own_value
 from tfpartial._tools.scan.idioms._copies import _premasked
@@ -284,7 +285,7 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if when is None and own_copy:
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
-    if when is not None and _recomputed.made_here(call, target, scope):
+    if when is not None and _made_here.made_here(call, target, scope):
       return None  # A model this call makes: set before any step.
   zeros = _set_to_zeros(scope, analysis, target, value, partial, own_copy)
   if when is None and blended and _repeats_with_training(
