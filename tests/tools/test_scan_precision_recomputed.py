@@ -201,7 +201,8 @@ def test_weights_recomputed_after_the_step_are_silent(source, expected):
     (_ROWS.format(store="w[0] = w[0] * mask"), [("weight-remask", 10)]),
     (_ELEMENTS.format(value="tf.where(mask, before, w)"), [("write-back", 9)]),
 ], ids=["kernel_saved_before_loop", "whole_kernel_saved", "one_copy_saved",
-        "untrained_models_weights", "callers_model_and_copy", "rows_saved_before_loop",
+        "untrained_models_weights", "callers_model_and_copy",
+        "rows_saved_before_loop",
         "elements_saved_each_step", "where_saved", "where_constant",
         "row_pinned", "remasked", "assigned_where_saved"])
 def test_values_saved_before_the_step_are_still_found(source, expected):

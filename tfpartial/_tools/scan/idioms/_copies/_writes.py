@@ -21,13 +21,11 @@ from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
-from tfpartial._tools.scan.idioms._copies import _made_here
 from tfpartial._tools.scan.idioms._copies import _model_input
 from tfpartial._tools.scan.idioms._copies import _own_value
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
-from tfpartial._tools.scan.idioms._copies import _recomputed
 from tfpartial._tools.scan.idioms._copies import _rollback
 from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
@@ -165,7 +163,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
     hits: List[WriteHit] = []
     for scope, call in analysis.calls_named(_MASKING_WRITES):
       hit = _classify(call, scope, analysis)
-      if hit is not None:
+      if hit is not None and not _recomputed(hit, analysis):
         hits.append(hit)
     for scope, call in analysis.calls_named(("run",)):
       hit = _fed(call, scope, analysis)
@@ -179,6 +177,22 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
   found = analysis.once("writes", find)
   assert isinstance(found, tuple)
   return found
+
+
+def _recomputed(hit: WriteHit, analysis: Analysis) -> bool:
+  """Whether a write-back after the step writes whole variables (no
+  elements chosen by a `where`, no rows scattered) recomputed from the
+  weights as the step left them: a prox, an average, a reset."""
+  write, target, value = hit.sink, hit.target, hit.value
+  if hit.kind != "write-back" or hit.order != "after" or not isinstance(
+      write, ast.Call) or not isinstance(target, ast.expr) or not (
+          isinstance(value, ast.expr)):
+    return False
+  parts = _write_parts(write)
+  whole = parts is not None and value is parts[1] and (
+      not parts[2] or _names.call_name(write) == "set_weights")
+  return whole and _clipped.nothing_saved(
+      write, hit.scope, analysis, hit.labels, target, value, hit.at)
 
 
 def _classify(call: ast.Call, scope: _scopes.Scope,
@@ -285,8 +299,6 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   if when is None and own_copy:
     when = _called_after_step(scope, analysis, call) or (
         _hooks.called_after_step(scope, analysis, call))
-    if when is not None and _made_here.made_here(call, target, scope):
-      return None  # A model this call makes: set before any step.
   zeros = _set_to_zeros(scope, analysis, target, value, partial, own_copy)
   if when is None and blended and _repeats_with_training(
       scope, analysis, call) or when is None and zeros and in_training(
@@ -328,11 +340,6 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
       else "weight-remask" if zeros or partial and not own_copy and (
           constant_fill(value, scope)) else "write-back"
   at = when["at"]
-  if kind == "write-back" and (not partial or value in call.args and (
-      _names.call_name(call) == "set_weights")) and (
-          _recomputed.nothing_saved(call, scope, analysis, found, target,
-                                    value, at)):
-    return None  # Every weight recomputed from itself as it is now.
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
 
