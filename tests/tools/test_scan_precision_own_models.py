@@ -122,6 +122,9 @@ def test_a_list_of_one_whole_model_is_silent(source, expected):
     # Another scope passed: a part, found.
     (_OWN_SCOPE.format(outside="", passed="'decoder'"),
      [("var-list-filter", 15)]),
+    # A scope of its own by default: not the object's.
+    (_OWN_SCOPE.format(outside="", passed="").replace(
+        "name=None", "name='decoder'"), [("var-list-filter", 15)]),
     # A part built outside the object's scope is left out.
     (_OWN_SCOPE.format(outside=_OUTSIDE, passed=""),
      [("var-list-filter", 16)]),
@@ -132,7 +135,8 @@ def test_a_list_of_one_whole_model_is_silent(source, expected):
     (_CLASSIFIER.format(fed="self.features",
                         more_regs="self.used_regs.append(self.extra)"),
      [("var-list-filter", 18)]),
-], ids=["other_scope_passed", "part_outside_own_scope",
+], ids=["other_scope_passed", "other_scope_by_default",
+        "part_outside_own_scope",
         "classifier_on_hallucinated", "regularisers_filled_later"])
 def test_a_list_leaving_part_of_a_model_out_is_still_found(source, expected):
   assert _found(source) == expected

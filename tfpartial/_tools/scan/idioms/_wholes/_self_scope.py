@@ -137,11 +137,20 @@ def _compared_attribute(project: _project.Project, node: ast.AST,
 
 def _never_passed(project: _project.Project, scope: _scopes.Scope,
                   param: str) -> bool:
-  """Whether no call of the method `scope` in the project passes
-  `param` (by keyword or position)."""
+  """Whether `param` defaults to None and no call of the method `scope`
+  in the project passes it (by keyword or position)."""
   assert isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-  position = scope.node.args.args.index(next(
-      a for a in scope.node.args.args if a.arg == param)) - 1
+  args = scope.node.args
+  names = [a.arg for a in args.args]
+  defaults = dict(zip(names[len(names) - len(args.defaults):],
+                      args.defaults))
+  defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs,
+                                             args.kw_defaults) if d)
+  if not _names.is_none(defaults.get(param) or ast.Constant(0)):
+    return False  # `name=...` of another default: not the object's own.
+  # Its place among a bound method's arguments (a keyword-only one has
+  # none).
+  position = names.index(param) - 1 if param in names else 1 << 30
   for _, call in project.calls_named([scope.node.name]):
     if len(call.args) > position or any(
         k.arg in {param, None} for k in call.keywords):
