@@ -197,6 +197,9 @@ def test_weights_recomputed_after_the_step_are_silent(source, expected):
     (_ROWS.format(store="w[0] = np.where(mask, 0.5, w[0])"),
      [("write-back", 10)]),
     (_ROWS.format(store="w[0][0, :] = 1.0"), [("write-back", 10)]),
+    # Rows of the kernel joined from values kept before the loop.
+    (_ROWS.format(store="w[0] = np.concatenate([init[:3], w[0][3:]])")
+     .replace("batches, mask", "batches, init"), [("write-back", 10)]),
     # Re-masked: a re-mask still.
     (_ROWS.format(store="w[0] = w[0] * mask"), [("weight-remask", 10)]),
     (_ELEMENTS.format(value="tf.where(mask, before, w)"), [("write-back", 9)]),
@@ -204,6 +207,6 @@ def test_weights_recomputed_after_the_step_are_silent(source, expected):
         "untrained_models_weights", "callers_model_and_copy",
         "rows_saved_before_loop",
         "elements_saved_each_step", "where_saved", "where_constant",
-        "row_pinned", "remasked", "assigned_where_saved"])
+        "row_pinned", "rows_joined", "remasked", "assigned_where_saved"])
 def test_values_saved_before_the_step_are_still_found(source, expected):
   assert _found(source) == expected

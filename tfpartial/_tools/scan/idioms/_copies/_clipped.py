@@ -183,6 +183,8 @@ class _Walk:
         stack.extend((n, weighs) for n in ast.iter_child_nodes(node)
                      if isinstance(n, ast.expr))
       elif isinstance(node, ast.Subscript):
+        if not self._entry(node.value):
+          return False  # `w[0][n:]`: chosen elements, a partial write.
         stack.append((node.value, scaling))
         stack.append((node.slice, False))
       elif not isinstance(node, ast.Lambda):
@@ -227,6 +229,19 @@ class _Walk:
           scaling and not _numbers.number(bound.value, scope)):
         return False  # Read before the step (or the pass before).
     return True
+
+  def _entry(self, listed: ast.expr) -> bool:
+    """Whether indexing `listed` picks whole variables: it is a list of
+    weights (`layer.get_weights()`, a name only ever bound to one, or to
+    a list built of them), not a tensor or an array."""
+    if isinstance(listed, ast.Call):
+      return _names.call_name(listed) in {"get_weights", "batch_get_value"}
+    if not isinstance(listed, ast.Name):
+      return False
+    defs = self.scope.defs.get(listed.id, [])
+    return bool(defs) and all(
+        _a_list(d.value) for d in defs if d.replaces and d.part is None
+    ) and all(d.part is None for d in defs)
 
   def _own_read(self, read: ast.Call) -> bool:
     """Whether a read of values (`layer.get_weights()`, `K.get_value(w)`)
