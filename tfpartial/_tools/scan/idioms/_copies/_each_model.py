@@ -6,7 +6,15 @@ seems to follow (the last pass's `fit`) trained another model; this one
 is written once, then trains freely (a pruning repair of each model in
 a folder). A model the loop reloads from one path, or goes on training,
 is written after a step of its own. Part of `write-back` and
-`weight-remask`."""
+`weight-remask`.
+
+Whether a write into a model comes before any step has trained it:
+the writing function makes the model itself (`dgp = Model(inp, out)`;
+`layer = dgp.get_layer("skip")`), its kernels' chosen lags zeroed and
+set, whatever step its caller ran before the call (a simulation's
+data-generating model, made anew on each call): an initialisation, not
+saved values put back. A model handed in, or kept on `self`, may have
+been trained by the caller's step."""
 
 from __future__ import annotations
 
@@ -15,6 +23,8 @@ from typing import Dict, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._copies._clipped import base_name
 
 # How many assignments back a written layer is followed to its model.
 _HOPS = 4
@@ -26,6 +36,8 @@ def made_anew(write: ast.Call, target: ast.AST, scope: _scopes.Scope,
   `write` in a loop around both) trains the model `target` belongs to,
   which the loop makes from its item before `write`."""
   step = when.get("at") if when is not None else None
+  if isinstance(step, ast.AST) and not any(n is step for n in scope.nodes):
+    return made_here(write, target, scope)  # The caller's step.
   if not isinstance(step, ast.Call) or step.lineno <= write.lineno or (
       not isinstance(step.func, ast.Attribute)):
     return False
@@ -90,3 +102,24 @@ def _made_in(scope: _scopes.Scope, loop: ast.For, name: str,
       write, "lineno", 0):
     return None
   return value
+
+
+def made_here(call: ast.Call, target: ast.AST, scope: _scopes.Scope
+              ) -> bool:
+  """Whether the model `target` belongs to is made in `scope` before
+  `call` (`dgp = Model(inp, out)`; `layer = dgp.get_layer("skip")`), by
+  one assignment each: no step of the caller has trained it yet."""
+  modules = _scopes.imported_names(scope)
+  name: Optional[str] = base_name(target)
+  for _ in range(_HOPS):
+    defs = scope.defs.get(name or "", [])
+    if name in scope.params or len(defs) != 1 or not isinstance(
+        defs[0].value, ast.Call) or defs[0].start >= _idiom.position(call):
+      return False
+    made = defs[0].value
+    assert isinstance(made, ast.Call)
+    if not isinstance(made.func, ast.Attribute) or base_name(
+        made.func) in modules:
+      return True  # `Model(...)`, `ks.models.Model(...)`, `build()`.
+    name = base_name(made.func.value)
+  return False

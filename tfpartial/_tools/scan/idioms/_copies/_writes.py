@@ -165,7 +165,7 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
     hits: List[WriteHit] = []
     for scope, call in analysis.calls_named(_MASKING_WRITES):
       hit = _classify(call, scope, analysis)
-      if hit is not None:
+      if hit is not None and not _recomputed(hit, analysis):
         hits.append(hit)
     for scope, call in analysis.calls_named(("run",)):
       hit = _fed(call, scope, analysis)
@@ -179,6 +179,22 @@ def writes(analysis: Analysis) -> Tuple[WriteHit, ...]:
   found = analysis.once("writes", find)
   assert isinstance(found, tuple)
   return found
+
+
+def _recomputed(hit: WriteHit, analysis: Analysis) -> bool:
+  """Whether a write-back after the step writes whole variables (no
+  elements chosen by a `where`, no rows scattered) recomputed from the
+  weights as the step left them: a prox, an average, a reset."""
+  write, target, value = hit.sink, hit.target, hit.value
+  if hit.kind != "write-back" or hit.order != "after" or not isinstance(
+      write, ast.Call) or not isinstance(target, ast.expr) or not (
+          isinstance(value, ast.expr)):
+    return False
+  parts = _write_parts(write)
+  whole = parts is not None and value is parts[1] and (
+      not parts[2] or _names.call_name(write) == "set_weights")
+  return whole and _clipped.nothing_saved(
+      write, hit.scope, analysis, hit.labels, target, value, hit.at)
 
 
 def _classify(call: ast.Call, scope: _scopes.Scope,

@@ -37,6 +37,33 @@ def held(node: ast.Attribute, home: _scopes.Scope
   return list(values)
 
 
+# Calls that fill a list in place.
+_FILLS = {"append", "extend", "insert", "__iadd__"}
+
+
+def comprehended(node: ast.Attribute, home: _scopes.Scope
+                 ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
+  """The comprehensions `self.x` (`node`) is set to (`self.regs = [r for
+  r in all_regs if 'cls' in r.name]`), when no method of the class fills
+  it later (`self.x.append`, `self.x += ...`); else None."""
+  dotted = _names.dotted(node) or ""
+  info = _scopes.enclosing_class(home)
+  if info is None or dotted.count(".") != 1 or not dotted.startswith(
+      "self."):
+    return None
+  values = info.attributes.get(dotted, [])
+  if not values or len(values) > _MOST or not all(isinstance(
+      value, (ast.ListComp, ast.GeneratorExp)) for value, _ in values):
+    return None
+  for method in info.methods.values():
+    for n in ast.walk(method.node):
+      if isinstance(n, ast.AugAssign) and _names.dotted(n.target) == dotted \
+          or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+          and n.func.attr in _FILLS and _names.dotted(n.func.value) == dotted:
+        return None
+  return list(values)
+
+
 def one_value(node: ast.expr, home: _scopes.Scope) -> ast.expr:
   """What `node` holds when a name of `home` or a member of its class
   is set once (`t_vars = tf.trainable_variables()`; `self.vars = ...`),

@@ -155,7 +155,8 @@ class _Cone:
       # class's methods set (`_members`); `model.output` is not followed.
       if (_names.dotted(node) or "").split(".")[0] in _MODULES:
         return []
-      values = _members.held(node, home)
+      values = _members.held(node, home) or _members.comprehended(
+          node, home)
       return None if values is None else [
           (value, place, feeding) for value, place in values]
     if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,

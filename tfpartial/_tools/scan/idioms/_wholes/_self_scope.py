@@ -28,7 +28,8 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
   if isinstance(node, ast.Call) and _attribute_read(node) is None:
     return _returns_own_scope(project, flow, node, scope)
   info = class_of(scope)
-  attribute = _attribute_read(node)
+  attribute = _attribute_read(node) or _compared_attribute(
+      project, node, scope)
   if info is None or attribute is None:
     return False
   opened: Set[str] = set()
@@ -61,7 +62,8 @@ def _returns_own_scope(project: _project.Project, flow: Flow,
       returned += [d.value for d in home.defs.get(node.value.id, [])]
     elif isinstance(node, ast.Return) and node.value is not None:
       returned.append(node.value)
-  collected = [r for r in returned if _attribute_read(r) is not None]
+  collected = [r for r in returned if _attribute_read(r) is not None or (
+      _compared_attribute(project, r, home) is not None)]
   return bool(collected) and all(keeps_own_scope(
       project, flow, r, home) for r in collected) and all(
           r in collected or _cached(r) for r in returned)
@@ -89,6 +91,71 @@ def _attribute_read(node: ast.AST) -> Optional[str]:
     if dotted.startswith("self.") and dotted.count(".") == 1:
       return dotted[5:]
   return None
+
+
+def _compared_attribute(project: _project.Project, node: ast.AST,
+                        scope: _scopes.Scope) -> Optional[str]:
+  """`name` of `[v for v in tf.trainable_variables() if name in v.name]`
+  in a method `get_vars(self, name=None)` that sets `name = name or
+  self.name`, when no call of the method in the project passes a name:
+  the comprehension keeps the object's scope attribute `self.name`."""
+  if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
+      node.generators) != 1 or not isinstance(scope.node, (
+          ast.FunctionDef, ast.AsyncFunctionDef)):
+    return None
+  loop = node.generators[0]
+  if not isinstance(loop.target, ast.Name) or not isinstance(
+      loop.iter, ast.Call) or _names.call_name(loop.iter) not in {
+          "trainable_variables", "global_variables"} or loop.iter.args or (
+              loop.iter.keywords) or len(loop.ifs) != 1:
+    return None
+  test = loop.ifs[0]
+  if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not (
+      isinstance(test.ops[0], ast.In)) or _names.dotted(
+          test.comparators[0]) != f"{loop.target.id}.name":
+    return None
+  kept = test.left
+  dotted = _names.dotted(kept) or ""
+  if dotted.startswith("self.") and dotted.count(".") == 1:
+    return dotted[5:]
+  if not isinstance(kept, ast.Name) or kept.id not in scope.params:
+    return None
+  defs = scope.defs.get(kept.id, [])
+  falls_back = [d.value for d in defs if isinstance(d.value, ast.BoolOp)
+                and isinstance(d.value.op, ast.Or) and len(
+                    d.value.values) == 2 and isinstance(
+                        d.value.values[0], ast.Name) and (
+                            d.value.values[0].id == kept.id)]
+  if len(defs) != 1 or len(falls_back) != 1:
+    return None
+  own = _names.dotted(falls_back[0].values[1]) or ""
+  if not own.startswith("self.") or own.count(".") != 1 or not (
+      _never_passed(project, scope, kept.id)):
+    return None
+  return own[5:]
+
+
+def _never_passed(project: _project.Project, scope: _scopes.Scope,
+                  param: str) -> bool:
+  """Whether `param` defaults to None and no call of the method `scope`
+  in the project passes it (by keyword or position)."""
+  assert isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+  args = scope.node.args
+  names = [a.arg for a in args.args]
+  defaults = dict(zip(names[len(names) - len(args.defaults):],
+                      args.defaults))
+  defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs,
+                                             args.kw_defaults) if d)
+  if not _names.is_none(defaults.get(param) or ast.Constant(0)):
+    return False  # `name=...` of another default: not the object's own.
+  # Its place among a bound method's arguments (a keyword-only one has
+  # none).
+  position = names.index(param) - 1 if param in names else 1 << 30
+  for _, call in project.calls_named([scope.node.name]):
+    if len(call.args) > position or any(
+        k.arg in {param, None} for k in call.keywords):
+      return False
+  return True
 
 
 def _own_names(project: _project.Project, info: _scopes.ClassInfo,
