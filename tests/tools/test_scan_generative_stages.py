@@ -138,3 +138,41 @@ _JOINED_GAN = """\
 
 def test_a_discriminator_on_joined_real_and_fake_trained_too_is_silent():
   assert scanned.found(_JOINED_GAN) == []
+
+
+# The same joined run, where the network joined is the trained stage and
+# the loss has a target of its own: the coarse stage it reads is left out.
+_REFINE = """\
+    import tensorflow as tf
+    import tensorflow.contrib.slim as slim
+    import model
+
+    with tf.Graph().as_default():
+        image = tf.placeholder(tf.float32, [None, 256, 256, 3])
+        sharp = tf.placeholder(tf.float32, [None, 256, 256, 3])
+        coarse = model.coarse(image, training=False)
+        refined = model.refine(tf.concat([image, coarse], 3))
+        restorer = tf.train.Saver(slim.get_variables_to_restore(include=['coarse']))
+        loss = tf.reduce_mean(tf.abs(refined - sharp))
+        trained = slim.get_variables_to_restore(include=['refine'])
+        gradients = tf.gradients(loss, trained)
+        train_op = tf.train.AdamOptimizer(1e-3).apply_gradients(zip(gradients, trained))
+    """
+
+_STAGES_MODEL = """\
+    import tensorflow as tf
+    import tensorflow.contrib.slim as slim
+
+    def coarse(image, training):
+        with tf.variable_scope('coarse'):
+            return slim.conv2d(image, 3, [3, 3])
+
+    def refine(x):
+        with tf.variable_scope('refine'):
+            return slim.conv2d(x, 3, [3, 3])
+    """
+
+
+def test_a_refining_stage_on_a_joined_coarse_stage_is_found():
+  found = scanned.in_project({"train.py": _REFINE, "model.py": _STAGES_MODEL})
+  assert found == [("var-list-filter", "train.py", 12)]

@@ -26,6 +26,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _downstream
 from tfpartial._tools.scan.idioms._runs import _forward
+from tfpartial._tools.scan.idioms._runs import _inversion
 from tfpartial._tools.scan.idioms._runs import _real_side
 from tfpartial._tools.scan.idioms._runs import _sequential
 from tfpartial._tools.scan.idioms._runs import _stage_calls
@@ -116,6 +117,10 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
         behind.append(id(other.call))
     if behind and _fed_real(step, group, home, opened):
       continue  # A discriminator's real side: data, no earlier stage.
+    if behind and _inversion.inverts(step.loss, lambda call: _runs(
+        call, marks[i], opened, step.scope), fed.get(i) or _inputs(
+            step, marks[i], defs, opened), defs):
+      continue  # The earlier stage only makes the later one's pairs.
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or _position(step.call) < _position(
         found[run][0].call)):

@@ -25,6 +25,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._runs import _inversion
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 
@@ -70,7 +71,36 @@ def _measuring(flow: Flow, scope: _scopes.Scope, loss: ast.AST
     if True in sides and False in sides and (_pretrained(calls[0]) or (
         _inference(flow, flow.callee(calls[0], scope), scope))):
       return calls
+  for calls in by_callee.values():
+    if len(calls) == 1 and _joined_measure(scope, loss, calls[0]):
+      return calls
   return []
+
+
+# The calls that join a batch along an axis.
+_JOINS = {"concat", "stack"}
+
+
+def _joined_measure(scope: _scopes.Scope, loss: ast.AST, call: ast.Call
+                    ) -> bool:
+  """Whether `call` runs one network on the data and another input
+  joined in one batch (`loss_model(tf.concat([image, generated,
+  style_image], 0))`) and the loss reads no data but through it: it
+  compares the network's outputs on the two sides, a perceptual loss's
+  measure. A loss against a target of its own (`refine(concat([image,
+  coarse]))` against the sharp image) reads the network as a stage."""
+  joined = _input(call)[0]
+  if not (isinstance(joined, ast.Call) and _names.call_name(joined) in (
+      _JOINS) and joined.args and isinstance(joined.args[0], (
+          ast.List, ast.Tuple))):
+    return False
+  sides = {_is_data(scope, e) for e in joined.args[0].elts}
+  if sides != {True, False}:
+    return False
+  defs = {name: [(d.value, 0) for d in found]
+          for name, found in scope.defs.items()}
+  apart = _inversion.reads_apart(loss, lambda c: c is call, defs)
+  return not any(_is_data(scope, ast.Name(name)) for name in apart)
 
 
 def _read(flow: Flow, scope: _scopes.Scope, loss: ast.AST
