@@ -176,3 +176,74 @@ _STAGES_MODEL = """\
 def test_a_refining_stage_on_a_joined_coarse_stage_is_found():
   found = scanned.in_project({"train.py": _REFINE, "model.py": _STAGES_MODEL})
   assert found == [("var-list-filter", "train.py", 12)]
+
+
+# GazeGAN: the filters split the variables by network; the pretrained
+# content network `Gr` is restored by a saver of its own and feeds the
+# generator, and no step trains it.
+_GAZE = """\
+    import tensorflow as tf
+
+    class GazeGAN:
+        def build_model(self):
+            content = self.Gr(self.x_left)
+            self.xo = self.Gx(self.x, %s)
+            feats = self.vgg(self.xo)
+            self.D_loss = tf.reduce_mean(self.Dx(self.xo)) - tf.reduce_mean(self.Dx(self.x))
+            self.G_loss = -tf.reduce_mean(self.Dx(self.xo)) + tf.reduce_mean(feats)
+
+        def train(self):
+            t_vars = tf.trainable_variables()
+            self.dx_vars = [v for v in t_vars if 'Dx' in v.name]
+            self.gx_vars = [v for v in t_vars if 'Gx' in v.name]
+            self.gr_vars = [v for v in t_vars if 'Gr' in v.name]
+            self.vgg_vars = [v for v in t_vars if 'vgg' in v.name]
+            self.p_saver = tf.train.Saver(self.gr_vars)
+            %s = tf.train.Saver(self.vgg_vars)
+            opti_D = tf.train.AdamOptimizer(1e-4).minimize(self.D_loss, var_list=self.dx_vars)
+            opti_G = tf.train.AdamOptimizer(1e-4).minimize(self.G_loss, var_list=self.gx_vars)
+            with tf.Session() as sess:
+                self.p_saver.restore(sess, self.pretrain_path)
+                self.v_saver.restore(sess, self.vgg_path)
+
+        def Gr(self, x):
+            with tf.variable_scope("Gr", reuse=tf.AUTO_REUSE):
+                return tf.layers.dense(x, 256)
+
+        def Gx(self, x, content):
+            with tf.variable_scope("Gx", reuse=tf.AUTO_REUSE):
+                return tf.layers.dense(tf.concat([x, content], -1), 64)
+
+        def Dx(self, x):
+            with tf.variable_scope("Dx", reuse=tf.AUTO_REUSE):
+                return tf.layers.dense(x, 1)
+
+        def vgg(self, x):
+            with tf.variable_scope("vgg"):
+                return tf.layers.dense(x, 8)
+    """
+
+
+def test_a_restored_content_net_feeding_the_generator_is_found():
+  assert scanned.found(_GAZE % ("content", "self.v_saver")) == [
+      ("var-list-filter", 14)]
+
+
+def test_a_restored_net_feeding_only_the_loss_is_silent():
+  # The generator no longer reads `Gr`: it and VGG only meet the loss.
+  source = _GAZE.replace("content = self.Gr(self.x_left)",
+                         "self.G_loss2 = tf.reduce_mean(self.Gr(self.xo))")
+  assert scanned.found(source % ("self.x_left", "self.v_saver")) == []
+
+
+def test_a_content_net_not_restored_alone_is_silent():
+  # Restored with everything by one saver: a resumed run, no pretraining.
+  source = _GAZE.replace("self.p_saver = tf.train.Saver(self.gr_vars)",
+                         "self.p_saver = tf.train.Saver()")
+  assert scanned.found(source % ("content", "self.v_saver")) == []
+
+
+def test_a_restored_content_net_trained_by_a_step_is_silent():
+  source = _GAZE.replace("var_list=self.gx_vars)",
+                         "var_list=self.gx_vars + self.gr_vars)")
+  assert scanned.found(source % ("content", "self.v_saver")) == []

@@ -21,6 +21,7 @@ from tfpartial._tools.scan.idioms._wholes import _between
 from tfpartial._tools.scan.idioms._wholes import _composed
 from tfpartial._tools.scan.idioms._wholes import _grown_models
 from tfpartial._tools.scan.idioms._wholes import _part_of_self
+from tfpartial._tools.scan.idioms._wholes import _restored_group
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes._model_named import _identifiers
@@ -36,7 +37,8 @@ def _left_out_by_flow(analysis: Analysis, steps: List[Step]
               analysis, steps) + _stacked_left_out(analysis, steps) +
           _between_left_out(analysis, steps) +
           _swapped_left_out(analysis, steps) +
-          _self_parts_left_out(analysis, steps) + [
+          _self_parts_left_out(analysis, steps) +
+          _restored_group.left_out(analysis, steps) + [
               _idiom.Hit(first, scope, call, {"filtered": first})
               for first, (call, scope, _) in _grown_models.left_out(
                   [(s.call, s.scope, s.var_list) for s in steps])] + [
