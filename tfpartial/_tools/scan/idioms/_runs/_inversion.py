@@ -31,8 +31,8 @@ def inverts(loss: ast.expr, trains: Callable[[ast.Call], bool],
       isinstance(node, ast.Name) and node.id in targets for node in fed)
 
 
-def reads_apart(loss: ast.expr, trains: Callable[[ast.Call], bool],
-           defs: Dict[str, List[Tuple[ast.expr, int]]]) -> Set[str]:
+def reads_apart(loss: ast.AST, trains: Callable[[ast.Call], bool],
+                defs: Dict[str, List[Tuple[ast.expr, int]]]) -> Set[str]:
   """The names `loss` reads through the assignments of its names, never
   entering a call that runs the trained network."""
   names: Set[str] = set()
