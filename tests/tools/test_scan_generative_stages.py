@@ -247,3 +247,4 @@ def test_a_restored_content_net_trained_by_a_step_is_silent():
   source = _GAZE.replace("var_list=self.gx_vars)",
                          "var_list=self.gx_vars + self.gr_vars)")
   assert scanned.found(source % ("content", "self.v_saver")) == []
+

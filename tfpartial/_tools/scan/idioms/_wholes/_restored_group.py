@@ -18,7 +18,7 @@ variable, and a GAN's halves (each group has a step). Part of
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -33,8 +33,9 @@ _BOUND = 2000
 
 def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   """One finding per function whose filters split off a restored group
-  that feeds a trained one, at the first trained group it feeds."""
-  hits: Dict[int, _idiom.Hit] = {}
+  that feeds a trained one, at the first trained group it feeds. Each
+  module and function is read once."""
+  hits: List[_idiom.Hit] = []
   by_module: Dict[int, List[Step]] = {}
   for step in steps:
     by_module.setdefault(id(analysis.module(step.scope)), []).append(step)
@@ -42,36 +43,42 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     tree = analysis.module(group[0].scope).tree
     if tree is None or any(s.var_list is None for s in group):
       continue
+    restored = _restored_alone(tree)
+    if not restored:
+      continue
     trained = {name for s in group if isinstance(s.var_list, ast.AST)
                for name in _read(s.var_list)}
+    fed: Dict[FrozenSet[str], Set[str]] = {}
+    seen: Set[int] = set()
     for step in group:
-      if id(step.scope) in hits:
+      if id(step.scope) in seen:
         continue
-      hit = _in_function(tree, step, group, trained)
+      seen.add(id(step.scope))
+      filters = _filters(step.scope)
+      left = {s for name, (scopes, _) in filters.items()
+              if name not in trained and name in restored for s in scopes}
+      if not left:
+        continue
+      key = frozenset(left)
+      if key not in fed:
+        fed[key] = _fed(tree, _opening(tree), left)
+      hit = _first_fed(filters, trained, fed[key], group)
       if hit is not None:
-        hits[id(step.scope)] = hit
-  return list(hits.values())
+        hits.append(hit)
+  return hits
 
 
-def _in_function(tree: ast.Module, step: Step, group: List[Step],
-                 trained: Set[str]) -> Optional[_idiom.Hit]:
-  """The finding of the step's function, if its filters split off a
-  restored group that feeds one they keep for a step."""
-  filters = _filters(step.scope)
-  left = {name: scopes for name, (scopes, _) in filters.items()
-          if name not in trained and _restored_alone(tree, name)}
-  if not left:
-    return None
-  kept = {name: scopes for name, (scopes, _) in filters.items()
-          if name in trained}
-  opening = _opening(tree)
-  fed = _fed(tree, opening, {s for scopes in left.values() for s in scopes})
+def _first_fed(filters: Dict[str, Tuple[List[str], ast.expr]],
+               trained: Set[str], fed: Set[str], group: List[Step]
+               ) -> Optional[_idiom.Hit]:
+  """The finding at the first filter a step trains whose scopes a
+  left-out network feeds."""
   for other in group:
     names = _read(other.var_list) if isinstance(
         other.var_list, ast.AST) else set()
-    for name in sorted(names & set(kept), key=lambda n: _idiom.position(
-        filters[n][1])):
-      if fed & set(kept[name]):
+    for name in sorted(names & set(filters) & trained,
+                       key=lambda n: _idiom.position(filters[n][1])):
+      if fed & set(filters[name][0]):
         node = filters[name][1]
         return _idiom.Hit(node, other.scope, other.call, {"filtered": node})
   return None
@@ -102,10 +109,11 @@ def _read(node: ast.AST) -> Set[str]:
           for name in [_names.dotted(n)] if name}
 
 
-def _restored_alone(tree: ast.Module, name: str) -> bool:
-  """Whether the module makes a saver of exactly the group `name`
-  (`p_saver = tf.train.Saver(self.gr_vars)`) and restores with it."""
-  savers: Set[str] = set()
+def _restored_alone(tree: ast.Module) -> Set[str]:
+  """The groups (`self.gr_vars`) the module makes a saver of exactly
+  (`p_saver = tf.train.Saver(self.gr_vars)`) and restores with."""
+  savers: Dict[str, str] = {}
+  restoring: Set[str] = set()
   for node in ast.walk(tree):
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
         isinstance(node.value, ast.Call)) and _names.call_name(
@@ -113,12 +121,13 @@ def _restored_alone(tree: ast.Module, name: str) -> bool:
       given = node.value.args[:1] or [
           k.value for k in node.value.keywords if k.arg == "var_list"]
       target = _names.dotted(node.targets[0])
-      if given and _names.dotted(given[0]) == name and target:
-        savers.add(target)
-  return bool(savers) and any(
-      isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-      and node.func.attr == "restore" and _names.dotted(
-          node.func.value) in savers for node in ast.walk(tree))
+      name = _names.dotted(given[0]) if given else None
+      if name and target:
+        savers[target] = name
+    elif isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr == "restore":
+      restoring.add(_names.dotted(node.func.value) or "")
+  return {name for saver, name in savers.items() if saver in restoring}
 
 
 def _opening(tree: ast.Module) -> Dict[str, Set[str]]:
