@@ -393,7 +393,8 @@ def _no_choice(step: Step, analysis: Analysis) -> bool:
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope)) or (
+      _unread.only_unread(chosen, analysis.module(step.scope),
+                           analysis.project) or (
           _unopened.excludes_none(analysis.project, chosen))) or (
               _trains_nothing_left(analysis, step))
 
