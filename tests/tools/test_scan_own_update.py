@@ -45,7 +45,7 @@ def test_the_same_by_assign_add_is_not_frozen():
 
 FOUND = {
     # The picked gradients only summarised: the variables stay fixed.
-    "the picked gradients only summarised": """\
+    "the picked gradients only summarised": ("""\
         grads = optimizer.compute_gradients(total_loss)
         emb_grad = [g for g, v in grads if 'embedding' in v.name]
         tf.summary.histogram("emb_grad", emb_grad[0])
@@ -54,7 +54,7 @@ FOUND = {
         train_op = optimizer.apply_gradients(masked)
         """, 4),
     # The picked variables written back from a copy kept before the step.
-    "the picked variables written back from a saved copy": """\
+    "the picked variables written back from a saved copy": ("""\
         grads = optimizer.compute_gradients(total_loss)
         emb = [v for g, v in grads if 'embedding' in v.name]
         saved = tf.identity(emb[0])
@@ -65,7 +65,7 @@ FOUND = {
           train_op = tf.assign(emb[0], saved)
         """, 4),
     # Every gradient accumulated, no test picks: the zeros still freeze.
-    "every gradient accumulated": """\
+    "every gradient accumulated": ("""\
         grads = optimizer.compute_gradients(total_loss)
         accumulate = [acc.assign_add(g) for acc, (g, v) in zip(accs, grads)]
         masked = [(tf.zeros_like(v), v) if 'embedding' in v.name
@@ -73,7 +73,7 @@ FOUND = {
         train_op = optimizer.apply_gradients(masked)
         """, 3),
     # Another test's gradients written: the zeroed variables stay fixed.
-    "an assign made from another test's gradients": """\
+    "an assign made from another test's gradients": ("""\
         grads = optimizer.compute_gradients(total_loss)
         noise_grad = [g for g, v in grads if 'noise' in v.name]
         moved = tf.assign(model.noise, model.noise + tf.sign(noise_grad[0]))
