@@ -673,7 +673,7 @@ class Project:
               self._deriving.setdefault(base, []).append(module)
       for module in dict.fromkeys(self._deriving.get(info.name, [])):
         scope = self.parsed(module)
-        for each in scope.classes.values() if scope is not None else ():
+        for each in _classes_within(scope) if scope is not None else ():
           if each is not info and info.name in " ".join(each.bases) and (
               info in self.base_classes(each)):
             found.append(each)
@@ -894,6 +894,15 @@ def _with_lambdas(scope: _scopes.Scope) -> Iterator[_scopes.Scope]:
     each = stack.pop()
     yield each
     stack.extend(c for c in each.children if isinstance(c.node, ast.Lambda))
+
+
+def _classes_within(scope: _scopes.Scope) -> List[_scopes.ClassInfo]:
+  """The classes of a module's scope and of the functions in it (a model
+  class written inside its training function)."""
+  found = list(scope.classes.values())
+  for child in scope.children:
+    found += _classes_within(child)
+  return found
 
 
 def _body_line(node: ast.AST) -> int:

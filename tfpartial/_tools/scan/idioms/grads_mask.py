@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._gradients import _lr_masks
 from tfpartial._tools.scan.idioms._gradients import _multipliers
 from tfpartial._tools.scan.idioms._gradients import _own_method
+from tfpartial._tools.scan.idioms._gradients import _own_rule
 from tfpartial._tools.scan.idioms._gradients import _split
 from tfpartial._tools.scan.idioms._gradients import _transformers
 from tfpartial._tools.scan.idioms._gradients import _zero_rates
@@ -119,7 +120,8 @@ class GradsMask(_idiom.Idiom):
     hits += [_hit(found, scope, call) for module in (
         _transformers, _multipliers, _get_updates, _external)
              for found, scope, call in module.masked(analysis)]
-    merged = _merged(hits, analysis)
+    merged = [h for h in _merged(hits, analysis)
+              if not _own_rule.updated_by_own_rule(h.node, h.scope)]
     for hit in merged:
       if isinstance(hit, GradsMaskHit):
         hit.shown = _split.use_of_helper(hit.node, hit.scope, hit.sinks,

@@ -415,7 +415,13 @@ def _made_here(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask compares or draws values here (itself or through the
   local names it reads), unless all it reads is constant."""
 
+  picked: Set[int] = set()
+
   def here(item: ast.AST) -> Optional[bool]:
+    if isinstance(item, (ast.ListComp, ast.GeneratorExp)):
+      picked.update(_positions_picked(item))
+    if isinstance(item, ast.Compare) and id(item) in picked:
+      return None
     if isinstance(item, ast.Compare) or isinstance(item, ast.Call) and (
         _names.call_name(item) in _ANEW or _random(item) or
         _names.call_name(item) in {"dropout", "bernoulli"}):
@@ -425,13 +431,47 @@ def _made_here(node: ast.AST, scope: _scopes.Scope) -> bool:
   return _through_names(node, scope, here, _made_here)
 
 
+def _positions_picked(comprehension: ast.AST) -> List[int]:
+  """The comparisons of `[0 if i == 0 else 1 for i in range(n)]`: a
+  position over `range` compared with a number spelled in the code (the
+  padding row a person picked), not with another index (a triangle) or
+  with data."""
+  generators = getattr(comprehension, "generators", [])
+  if len(generators) != 1 or generators[0].ifs or not isinstance(
+      generators[0].target, ast.Name) or not isinstance(
+          generators[0].iter, ast.Call) or _names.call_name(
+              generators[0].iter) != "range":
+    return []
+  index = generators[0].target.id
+  element = getattr(comprehension, "elt", None)
+  if not isinstance(element, ast.IfExp) or not all(
+      isinstance(e, ast.Constant) and isinstance(e.value, (int, float))
+      for e in (element.body, element.orelse)):
+    return []
+  test = element.test
+  sides = [test.left, *test.comparators] if isinstance(
+      test, ast.Compare) else []
+  if len(sides) == 2 and sorted(type(s).__name__ for s in sides) == [
+      "Constant", "Name"] and index in {getattr(s, "id", None)
+                                        for s in sides}:
+    return [id(test)]
+  return []
+
+
 def _structural(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether a mask is a triangle or a band (`np.tril(ones, -1)` on an LU
   factor, a MADE or PixelCNN ordering): the shape of a parametrization,
   whose masked elements are no parameter of it."""
   return _through_names(node, scope, lambda item: isinstance(
-      item, ast.Call) and _names.call_name(item) in _SHAPES or None,
+      item, ast.Call) and _shape_named(_names.call_name(item)) or None,
                         _structural)
+
+
+def _shape_named(name: Optional[str]) -> bool:
+  """Whether a call makes a triangle or a band: TensorFlow's and NumPy's
+  own, or a helper named for one (a Clockwork RNN's `block_triu_mask`)."""
+  return name is not None and (name in _SHAPES or bool(
+      _SHAPE_WORDS & set(name.lower().split("_"))))
 
 
 def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
@@ -454,6 +494,7 @@ def shaped(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis
 
 _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye",
            "tril_indices", "triu_indices"}
+_SHAPE_WORDS = {"tril", "triu", "triangular", "band"}
 
 
 def architectural(mask: ast.AST, scope: _scopes.Scope,

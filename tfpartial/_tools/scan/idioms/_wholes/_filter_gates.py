@@ -271,8 +271,13 @@ def _measured_by_network(analysis: Analysis, step: Step) -> bool:
           analysis.flow, found[1], found[0], step.var_list, step.scope))
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.DictComp, ast.GeneratorExp)
+
+
 def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
-  """Whether the filter keeps a whole object (`_whole_object`; or, for a
+  """Whether the filter keeps a whole object (`_whole_object`, or the
+  object's own list read whole: `[d[k] for k in d]` of a method's `{v.name:
+  v for v in t_vars if self.name in v.name}`; or, for a
   step over one class's list, every name its makers are given:
   `_named_makers`), one part of a partition each of whose parts is
   applied (`_partition`), a network's registry of every layer's
@@ -281,8 +286,11 @@ def _a_whole(analysis: Analysis, node: ast.expr, step: Step) -> bool:
   flow = analysis.flow
   home = flow.origin.get(id(node), step.scope)
   label = step.labels.get("filtered")  # An object's list: its own scope?
-  return _whole_object(analysis, node, step) or isinstance(
-      node, ast.Attribute) and isinstance(label, ast.Call) and (
+  return _whole_object(analysis, node, step) or (isinstance(
+      node, ast.Attribute) and isinstance(label, ast.Call) or isinstance(
+          label, _COMPREHENSIONS) and label is not node and not (
+              _self_scope.builds_unscoped(analysis.project, flow.origin.get(
+                  id(label), step.scope)))) and (
           _self_scope.keeps_own_scope(analysis.project, flow, label, (
               flow.origin.get(id(label), step.scope)))) or (
                   _partition.partitioned(
@@ -393,7 +401,8 @@ def _no_choice(step: Step, analysis: Analysis) -> bool:
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
-      _unread.only_unread(chosen, analysis.module(step.scope)) or (
+      _unread.only_unread(chosen, analysis.module(step.scope),
+                           analysis.project) or (
           _unopened.excludes_none(analysis.project, chosen))) or (
               _trains_nothing_left(analysis, step))
 

@@ -45,6 +45,37 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
       project, info, attribute)
 
 
+def builds_unscoped(project: _project.Project, scope: _scopes.Scope
+                    ) -> bool:
+  """Whether a method of the class of `scope` (or of a subclass) makes a
+  layer or a variable outside any `with` block (a backbone built before
+  the object's own scope opens), which a filter by that scope leaves
+  out."""
+  info = class_of(scope)
+  if info is None:
+    return True
+  for each in [info, *project.subclasses(info)]:
+    for method in each.methods.values():
+      if any(_unscoped_maker(s) for s in getattr(method.node, "body", [])):
+        return True
+  return False
+
+
+def _unscoped_maker(statement: ast.stmt) -> bool:
+  if isinstance(statement, (ast.With, ast.AsyncWith, ast.FunctionDef,
+                            ast.AsyncFunctionDef, ast.ClassDef)):
+    return False
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _MAKERS
+             for n in ast.walk(statement))
+
+
+# Calls that make variables where they run (TF1 layers and variables).
+_MAKERS = frozenset({"dense", "conv2d", "conv1d", "conv3d",
+                     "conv2d_transpose", "fully_connected", "embedding",
+                     "batch_normalization", "batch_norm", "get_variable",
+                     "Variable"})
+
+
 def _returns_own_scope(project: _project.Project, flow: Flow,
                        call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether `call` calls a method (`model.get_params()`) each of whose
@@ -98,16 +129,19 @@ def _compared_attribute(project: _project.Project, node: ast.AST,
   """`name` of `[v for v in tf.trainable_variables() if name in v.name]`
   in a method `get_vars(self, name=None)` that sets `name = name or
   self.name`, when no call of the method in the project passes a name:
-  the comprehension keeps the object's scope attribute `self.name`."""
-  if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(
-      node.generators) != 1 or not isinstance(scope.node, (
-          ast.FunctionDef, ast.AsyncFunctionDef)):
+  the comprehension keeps the object's scope attribute `self.name` (or
+  a dict comprehension over `t_vars = tf.trainable_variables()`, keyed by
+  name)."""
+  if not isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)
+                    ) or len(node.generators) != 1 or not isinstance(
+                        scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return None
   loop = node.generators[0]
+  source = _every_variable(loop.iter, scope)
   if not isinstance(loop.target, ast.Name) or not isinstance(
-      loop.iter, ast.Call) or _names.call_name(loop.iter) not in {
-          "trainable_variables", "global_variables"} or loop.iter.args or (
-              loop.iter.keywords) or len(loop.ifs) != 1:
+      source, ast.Call) or _names.call_name(source) not in {
+          "trainable_variables", "global_variables"} or source.args or (
+              source.keywords) or len(loop.ifs) != 1:
     return None
   test = loop.ifs[0]
   if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not (
@@ -133,6 +167,16 @@ def _compared_attribute(project: _project.Project, node: ast.AST,
       _never_passed(project, scope, kept.id)):
     return None
   return own[5:]
+
+
+def _every_variable(node: ast.expr, scope: _scopes.Scope) -> ast.expr:
+  """What a local name bound once holds (`t_vars =
+  tf.trainable_variables()`), else `node`."""
+  if isinstance(node, ast.Name):
+    defs = scope.defs.get(node.id, [])
+    if len(defs) == 1 and defs[0].value is not None:
+      return defs[0].value
+  return node
 
 
 def _never_passed(project: _project.Project, scope: _scopes.Scope,

@@ -5,7 +5,11 @@ parameters.append(v)`), and that list is handed to a setter of the
 project that assigns each of its variables (`SetFromFlat(parameters)`:
 `tf.assign(v, theta[start:start + size])`), the policy updated by a
 flat-parameter rule of its own (LOLA's exact gradients, evolution
-strategies). The rest is trained, not frozen.
+strategies). Or the rest is filtered from the same list by another test
+(`pol_var_list = [v for v in all_var_list if ...'pol'...]` beside
+`vf_var_list = [... 'vf' ...]`) and handed to an optimizer made over a
+list (baselines' `MpiAdam(vf_var_list)`, TRPO's value function). The rest
+is trained, not frozen.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
 _ASSIGNS = {"assign", "assign_add", "assign_sub"}
+# Optimizers made over the list they train (baselines' `MpiAdam(var_list)`).
+_LIST_OPTIMIZERS = {"MpiAdam"}
 
 
 def rest_set(project: _project.Project, var_list: Optional[ast.AST],
@@ -27,15 +33,39 @@ def rest_set(project: _project.Project, var_list: Optional[ast.AST],
   if var_list is None:
     return False
   mine = ast.unparse(var_list)
-  for rest in _siblings(mine, scope):
+  for rest in _siblings(mine, scope) + _filtered_beside(var_list, scope):
     for call in scope.nodes:
       if not isinstance(call, ast.Call):
         continue
+      if _names.call_name(call) in _LIST_OPTIMIZERS and [
+          ast.unparse(a) for a in call.args[:1]] == [rest]:
+        return True
       for index, arg in enumerate(call.args):
         if ast.unparse(arg) == rest and _assigns_each(
             project, call, index, scope):
           return True
   return False
+
+
+def _filtered_beside(var_list: ast.AST, scope: _scopes.Scope) -> List[str]:
+  """The other names bound to a comprehension with a test over the same
+  list as `var_list`'s (`[v for v in all_var_list if ...]`)."""
+  if not isinstance(var_list, ast.Name):
+    return []
+  source = _filtered_source(scope.defs.get(var_list.id, []))
+  if source is None:
+    return []
+  return [name for name, defs in scope.defs.items()
+          if name != var_list.id and _filtered_source(defs) == source]
+
+
+def _filtered_source(defs: List[_scopes.Def]) -> Optional[str]:
+  """The list a name's one binding filters by a test, as text."""
+  value = defs[0].value if len(defs) == 1 else None
+  if not isinstance(value, ast.ListComp) or len(value.generators) != 1 or (
+      not value.generators[0].ifs):
+    return None
+  return ast.unparse(value.generators[0].iter)
 
 
 def _siblings(mine: str, scope: _scopes.Scope) -> List[str]:
