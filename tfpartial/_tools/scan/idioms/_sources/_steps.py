@@ -15,6 +15,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._runs import _dropped
 from tfpartial._tools.scan.idioms._runs import _graphs
+from tfpartial._tools.scan.idioms._runs import _squared
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
@@ -53,6 +54,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     seen.add(id(call))
     if _dropped.unread_gradients(call, scope, analysis):
       continue  # Gradients nothing applies: no step.
+    if _squared.only_squared(call, scope):
+      continue  # Gradients only squared (a Fisher): no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
