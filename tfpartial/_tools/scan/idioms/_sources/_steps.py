@@ -14,6 +14,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._runs import _dropped
+from tfpartial._tools.scan.idioms._runs import _fetched_out
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _squared
 from tfpartial._tools.scan.idioms._sources import _filled
@@ -56,6 +57,8 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue  # Gradients nothing applies: no step.
     if _squared.only_squared(call, scope):
       continue  # Gradients only squared (a Fisher): no step.
+    if _fetched_out.only_fetched(call, scope, analysis):
+      continue  # Gradients only fetched out as numbers: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
