@@ -9,7 +9,7 @@ a fetch (applied, clipped, passed on) keep their step."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Set
+from typing import Dict, Iterator, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -25,9 +25,16 @@ def only_fetched(call: ast.Call, scope: _scopes.Scope,
   inside the lists and dicts it is built of)."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
-  name = _kept_as(call, scope)
+  name = _kept_as(call, scope, analysis)
   if name is None:
     return False
+  fetched = analysis.once(f"fetched_out:reads:{name}",
+                          lambda: _only_fetches(analysis, name))
+  return fetched is True
+
+
+def _only_fetches(analysis: Analysis, name: str) -> bool:
+  """Whether the project reads `.name` somewhere and only in fetches."""
   project = analysis.project
   reads = 0
   for module in project.all_modules_with([name]):
@@ -48,17 +55,25 @@ def only_fetched(call: ast.Call, scope: _scopes.Scope,
   return reads > 0
 
 
-def _kept_as(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
+def _kept_as(call: ast.Call, scope: _scopes.Scope,
+             analysis: Analysis) -> Optional[str]:
   """The attribute `call` is assigned to (`self.grads = call`), if that
   is the only target."""
+  kept = analysis.once(f"fetched_out:{id(scope)}", lambda: _kept(scope))
+  assert isinstance(kept, dict)
+  return kept.get(id(call))
+
+
+def _kept(scope: _scopes.Scope) -> Dict[int, str]:
+  """Each value `scope` assigns to one `self.name` -> the name."""
+  found: Dict[int, str] = {}
   for node in _scopes.walk(scope.node):
-    if isinstance(node, ast.Assign) and node.value is call and len(
-        node.targets) == 1:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
       target = node.targets[0]
       if isinstance(target, ast.Attribute) and isinstance(
           target.value, ast.Name) and target.value.id == "self":
-        return target.attr
-  return None
+        found[id(node.value)] = target.attr
+  return found
 
 
 def _fetches(run: ast.Call) -> Iterator[ast.expr]:

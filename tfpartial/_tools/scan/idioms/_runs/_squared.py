@@ -8,10 +8,12 @@ keep their step."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 # The calls that compute gradients outside an optimizer (whose own
 # `compute_gradients` is the first half of its step).
@@ -19,42 +21,53 @@ _GRADIENTS = {"gradients", "gradient"}
 _SQUARES = {"square"}
 
 
-def only_squared(call: ast.Call, scope: _scopes.Scope) -> bool:
+def only_squared(call: ast.Call, scope: _scopes.Scope,
+                 analysis: Analysis) -> bool:
   """Whether every read of the names `call`'s gradients are assigned to
   in `scope`'s function squares them, directly or through a loop over
   them (`for i, (f, g) in enumerate(zip(fisher, grads))`,
   `[g ** 2 for g in grads]`)."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
-  function = scope.node
-  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef,
-                               ast.Module)):
-    return False
   names = {name for name, defs in scope.defs.items() for d in defs
            if d.value is call}
   if not names:
     return False
-  squared: Set[int] = set()
-  loops: Dict[int, Set[str]] = {}  # A read iterated -> the names it binds.
-  for node in _scopes.walk(function):
-    _mark(node, squared, loops)
+  reads = analysis.once(f"squared:{id(scope)}", lambda: _reads(scope))
+  assert isinstance(reads, _Reads)
   pending: Set[str] = set(names)
   done: Set[str] = set()
   while pending:
     name = pending.pop()
     done.add(name)
-    reads = [n for n in _scopes.walk(function) if isinstance(n, ast.Name)
-             and n.id == name and isinstance(n.ctx, ast.Load)]
-    if not reads:
+    if not reads.loads.get(name):
       return False  # Read elsewhere, or nothing here: not this rule's.
-    for read in reads:
-      if id(read) in squared:
+    for read in reads.loads[name]:
+      if id(read) in reads.squared:
         continue
-      bound = loops.get(id(read))
+      bound = reads.loops.get(id(read))
       if bound is None:
         return False  # Applied, returned, kept, divided: a step's.
       pending |= bound - done
   return True
+
+
+@dataclasses.dataclass
+class _Reads:
+  """A function's reads of names: which are squared, which loops bind."""
+  loads: Dict[str, List[ast.Name]]
+  squared: Set[int]
+  loops: Dict[int, Set[str]]  # A read iterated -> the names it binds.
+
+
+def _reads(scope: _scopes.Scope) -> _Reads:
+  """Walks `scope`'s function once."""
+  found = _Reads({}, set(), {})
+  for node in _scopes.walk(scope.node):
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+      found.loads.setdefault(node.id, []).append(node)
+    _mark(node, found.squared, found.loops)
+  return found
 
 
 def _mark(node: ast.AST, squared: Set[int],

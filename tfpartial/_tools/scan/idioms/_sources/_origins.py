@@ -174,9 +174,9 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   elif _entry(flow, expr, scope) is not None:
     # `graph_vars['network']`: the list stored under the key (a key
     # names the entry, not a scope).
-    value, home = _entry(flow, expr, scope) or (expr, scope)
-    if "filtered" in flow.labels(value, home):
-      return _origin(flow, value, home, seen)
+    entry, home = _entry(flow, expr, scope) or (expr, scope)
+    if "filtered" in flow.labels(entry, home):
+      return _origin(flow, entry, home, seen)
   elif _moving.looked_through(expr) is not None:
     source = _moving.looked_through(expr)
     inner = _called(flow, source, scope)
@@ -207,6 +207,7 @@ def _entry(flow: Flow, expr: ast.AST, scope: _scopes.Scope
   if len(values) != 1 or not isinstance(values[0][0], ast.Dict):
     return None
   table, home = values[0]
+  assert isinstance(table, ast.Dict)
   found = [v for k, v in zip(table.keys, table.values)
            if isinstance(k, ast.Constant) and k.value == expr.slice.value]
   return (found[0], home) if len(found) == 1 else None

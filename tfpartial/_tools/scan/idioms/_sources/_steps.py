@@ -55,7 +55,7 @@ def _steps(analysis: Analysis) -> List[Step]:
     seen.add(id(call))
     if _dropped.unread_gradients(call, scope, analysis):
       continue  # Gradients nothing applies: no step.
-    if _squared.only_squared(call, scope):
+    if _squared.only_squared(call, scope, analysis):
       continue  # Gradients only squared (a Fisher): no step.
     if _fetched_out.only_fetched(call, scope, analysis):
       continue  # Gradients only fetched out as numbers: no step.
