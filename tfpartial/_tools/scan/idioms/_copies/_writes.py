@@ -27,7 +27,6 @@ from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
 from tfpartial._tools.scan.idioms._copies import _rollback
-from tfpartial._tools.scan.idioms._copies import _swapped_back
 from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
 from tfpartial._tools.scan.idioms._copies import _trained_too
@@ -210,8 +209,6 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
       _anew.indices_passed_in(call, scope, analysis)):
     return None  # Every variable put back, a target mirrored, a reset.
-  if _swapped_back.set_back(call, scope, analysis):
-    return None  # Swapped for a forward pass, set back before a step.
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
   read_out = _read_back.read_out(kept, target, value, scope)

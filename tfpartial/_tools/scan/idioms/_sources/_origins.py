@@ -171,12 +171,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
-  elif _entry(flow, expr, scope) is not None:
-    # `graph_vars['network']`: the list stored under the key (a key
-    # names the entry, not a scope).
-    entry, home = _entry(flow, expr, scope) or (expr, scope)
-    if "filtered" in flow.labels(entry, home):
-      return _origin(flow, entry, home, seen)
+  elif _entry(flow, expr, scope) is not None:  # `graph_vars['network']`.
+    return _entry_origin(flow, expr, scope, seen)
   elif _moving.looked_through(expr) is not None:
     source = _moving.looked_through(expr)
     inner = _called(flow, source, scope)
@@ -192,6 +188,16 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   for part in parts:
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
+  return expr
+
+
+def _entry_origin(flow: Flow, expr: ast.AST, scope: _scopes.Scope,
+                  seen: Set[int]) -> Optional[ast.AST]:
+  """The origin of the list a dict holds under the key `expr` reads (a
+  key names the entry, not a scope), or `expr` if it is not filtered."""
+  entry, home = _entry(flow, expr, scope) or (expr, scope)
+  if "filtered" in flow.labels(entry, home):
+    return _origin(flow, entry, home, seen)
   return expr
 
 

@@ -34,6 +34,15 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._sources import _groups
 
 
+def _applies_nothing(call: ast.Call, scope: _scopes.Scope,
+                     analysis: Analysis) -> bool:
+  """Whether `call`'s gradients are never applied: read by nothing, only
+  squared (a Fisher), or only fetched out of the graph as numbers."""
+  return _dropped.unread_gradients(call, scope, analysis) or (
+      _squared.only_squared(call, scope, analysis)) or (
+          _fetched_out.only_fetched(call, scope, analysis))
+
+
 def _steps(analysis: Analysis) -> List[Step]:
   """Every step outside the project's tests, with what it trains; a
   function of the project that only passes its parameters on to a step
@@ -53,12 +62,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     if analysis.module(scope).is_test:
       continue
     seen.add(id(call))
-    if _dropped.unread_gradients(call, scope, analysis):
+    if _applies_nothing(call, scope, analysis):
       continue  # Gradients nothing applies: no step.
-    if _squared.only_squared(call, scope, analysis):
-      continue  # Gradients only squared (a Fisher): no step.
-    if _fetched_out.only_fetched(call, scope, analysis):
-      continue  # Gradients only fetched out as numbers: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
