@@ -45,12 +45,18 @@ SILENT = {
         inside="", after="model.set_weights(backup)", last=""),
     "set back in the loop, after the forward pass": _SWAP.format(
         inside="model.set_weights(backup)", after="", last=""),
+    "set back, the backup taken again for a later swap": _SWAP.format(
+        inside="", after="model.set_weights(backup)",
+        last="backup = model.get_weights().copy()"),
 }
 
 FOUND = {
     "never set back": (_SWAP.format(inside="", after="", last=""), 20),
     "set back only after the step": (_SWAP.format(
         inside="", after="", last="model.set_weights(backup)"), 20),
+    "set back to a copy taken after the write": (_SWAP.format(
+        inside="backup = model.get_weights()\n" + " " * 12 +
+        "model.set_weights(backup)", after="", last=""), 20),
 }
 
 

@@ -63,7 +63,8 @@ def _bodies(node: ast.AST) -> Iterator[List[ast.stmt]]:
 def _restore(statement: ast.stmt, receiver: str, scope: _scopes.Scope,
              before: int) -> Optional[ast.Call]:
   """`receiver.set_weights(backup)` as `statement`, with `backup` a whole
-  copy of `receiver`'s weights taken before line `before`."""
+  copy of `receiver`'s weights taken before line `before` (and none
+  taken between it and the statement)."""
   if not isinstance(statement, ast.Expr) or not isinstance(
       statement.value, ast.Call):
     return None
@@ -75,10 +76,13 @@ def _restore(statement: ast.stmt, receiver: str, scope: _scopes.Scope,
     return None
   name = call.args[0].id
   defs = scope.defs.get(name, [])
+  lines = [getattr(d.value, "lineno", 0) for d in defs]
   if not defs or not all(d.part is None and _whole_copy(d.value, receiver)
-                         and getattr(d.value, "lineno", before) < before
-                         for d in defs):
-    return None
+                         for d in defs) or not any(
+                             line < before for line in lines) or any(
+                                 before <= line <= call.lineno
+                                 for line in lines):
+    return None  # A copy taken after the write holds what it wrote.
   if any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
          and isinstance(n.value, ast.Name) and n.value.id == name
          for n in ast.walk(scope.node)):
