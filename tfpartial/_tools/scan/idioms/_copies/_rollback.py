@@ -1,5 +1,7 @@
 """Writes that undo or mirror a step rather than freeze part of it:
 
+- a model's weights swapped for a forward pass and set back before
+  any step (`_swapped_back`);
 - every variable of the model put back from its copy (`for i in
   range(len(vs)): vs[i].assign(saved[i])` over `model.trainable_variables`;
   `model.set_weights(weights)` with `weights = model.get_weights()` kept
@@ -27,6 +29,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._copies import _swapped_back
 from tfpartial._tools.scan.idioms._copies import _target_network
 
 # A model's own list of all its variables.
@@ -41,6 +44,8 @@ def undoes_or_mirrors(call: ast.Call, scope: _scopes.Scope,
   weights into a model no step trains."""
   if _target_network.scalar_blend(scope, analysis, target, value):
     return True  # A soft update: every element follows another model.
+  if _swapped_back.set_back(call, scope, analysis):
+    return True  # Swapped for a forward pass, set back before a step.
   if _names.call_name(call) == "set_weights":
     receiver = _names.dotted(target)
     if receiver is None or not isinstance(value, ast.Name):

@@ -171,6 +171,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = list(expr.elts)
   elif isinstance(expr, ast.Starred):
     parts = [expr.value]
+  elif _entry(flow, expr, scope) is not None:  # `graph_vars['network']`.
+    return _entry_origin(flow, expr, scope, seen)
   elif _moving.looked_through(expr) is not None:
     source = _moving.looked_through(expr)
     inner = _called(flow, source, scope)
@@ -187,6 +189,34 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _entry_origin(flow: Flow, expr: ast.AST, scope: _scopes.Scope,
+                  seen: Set[int]) -> Optional[ast.AST]:
+  """The origin of the list a dict holds under the key `expr` reads (a
+  key names the entry, not a scope), or `expr` if it is not filtered."""
+  entry, home = _entry(flow, expr, scope) or (expr, scope)
+  if "filtered" in flow.labels(entry, home):
+    return _origin(flow, entry, home, seen)
+  return expr
+
+
+def _entry(flow: Flow, expr: ast.AST, scope: _scopes.Scope
+           ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
+  """The value a dict written out in one place (`{'network': ...}`)
+  holds under the literal key `expr` reads (`graph_vars['network']`),
+  with the scope it is written in; None if the dict has other values."""
+  if not isinstance(expr, ast.Subscript) or not isinstance(
+      expr.value, ast.Name) or not isinstance(expr.slice, ast.Constant):
+    return None
+  values = _values_of(flow, expr.value, scope)
+  if len(values) != 1 or not isinstance(values[0][0], ast.Dict):
+    return None
+  table, home = values[0]
+  assert isinstance(table, ast.Dict)
+  found = [v for k, v in zip(table.keys, table.values)
+           if isinstance(k, ast.Constant) and k.value == expr.slice.value]
+  return (found[0], home) if len(found) == 1 else None
 
 
 def _moved_out(value: ast.expr, home: _scopes.Scope) -> bool:

@@ -14,7 +14,9 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms._runs import _dropped
+from tfpartial._tools.scan.idioms._runs import _fetched_out
 from tfpartial._tools.scan.idioms._runs import _graphs
+from tfpartial._tools.scan.idioms._runs import _squared
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
@@ -30,6 +32,15 @@ from tfpartial._tools.scan.idioms._sources._origins import _returned_filters
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _loss_key, _loss_of, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+
+
+def _applies_nothing(call: ast.Call, scope: _scopes.Scope,
+                     analysis: Analysis) -> bool:
+  """Whether `call`'s gradients are never applied: read by nothing, only
+  squared (a Fisher), or only fetched out of the graph as numbers."""
+  return _dropped.unread_gradients(call, scope, analysis) or (
+      _squared.only_squared(call, scope, analysis)) or (
+          _fetched_out.only_fetched(call, scope, analysis))
 
 
 def _steps(analysis: Analysis) -> List[Step]:
@@ -51,7 +62,7 @@ def _steps(analysis: Analysis) -> List[Step]:
     if analysis.module(scope).is_test:
       continue
     seen.add(id(call))
-    if _dropped.unread_gradients(call, scope, analysis):
+    if _applies_nothing(call, scope, analysis):
       continue  # Gradients nothing applies: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
