@@ -70,6 +70,7 @@ class WeightRemask(_idiom.Idiom):
       reset = _reset_rows.port(hit, analysis)
       if reset is not None:
         return reset
+      return _zeroed_rows(hit)
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
       return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
               "its weight and the optimizer given to `compile` trains it; "
@@ -109,6 +110,27 @@ class WeightRemask(_idiom.Idiom):
     reasons += _drift.optimizer_drift(context.optimizer, nan=False)
     return (f"weights re-multiplied by a mask and written back by "
             f"`{name}`"), reasons
+
+
+def _zeroed_rows(hit: _writes.WriteHit) -> str:
+  """The port by hand of fixed elements set back to zeros with each step
+  (`scatter_update(table, 0, zeros)`): they never change, so they are
+  zeroed once and frozen; named with the rows the write gives, when it
+  gives them."""
+  target = hit.written()
+  rows = None
+  if isinstance(hit.sink, ast.Call) and _names.call_name(hit.sink) in (
+      _ZEROING) and len(hit.sink.args) >= 2:
+    rows = ast.unparse(hit.sink.args[1])
+  elif isinstance(hit.target, ast.Subscript):
+    rows = ast.unparse(hit.target.slice)
+    target = ast.unparse(hit.target.value)
+  spec = (f"`tfpartial.freeze({target}, {rows})`" if rows is not None
+          and len(rows) <= 40 else f"`tfpartial.freeze({target}, rows)` "
+          "(the rows it zeroes)")
+  return (f"the zeroed elements never change: set them to zeros once, after "
+          f"the variable is initialised or restored, keep them with {spec} "
+          "on the optimizer (`spec.wrap(optimizer)`), and drop the reset")
 
 
 def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
