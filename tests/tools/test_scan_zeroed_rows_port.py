@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+import test_scan_guarded_zeros
 from tfpartial._tools.scan import _scan
 
 CASES = {
@@ -28,18 +29,12 @@ CASES = {
               output = tf.nn.embedding_lookup(embeddings, input)
             return output
         """, "tfpartial.freeze(embeddings, 0)"),
-    # LibRecommender: the OOV row given as a list.
-    "an OOV row zeroed before the lookup": ("""\
-        def multi_sparse_alone(embed_var, indices, embed_size, oov):
-          with tf.control_dependencies([tf.scatter_update(
-              embed_var, [oov], tf.zeros([embed_size]))]):
-            embed = tf.nn.embedding_lookup(embed_var, indices)
-          return tf.reduce_sum(embed, axis=1)
-
-        table = tf.get_variable("sparse_embed", [1000, 16])
-        out = multi_sparse_alone(table, ids, 16, 999)
-        train_op = tf.train.AdamOptimizer().minimize(loss(out))
-        """, "tfpartial.freeze(embed_var, [oov])"),
+    # LibRecommender's multi_sparse_alone (the guarded-zeros tests' own
+    # program): the OOV row given as a list.
+    "an OOV row zeroed before the lookup": (
+        test_scan_guarded_zeros.POSITIVE[
+            "OOV rows of a table passed in, zeroed before the lookup"][0],
+        "tfpartial.freeze(embed_var, [oov])"),
 }
 
 
