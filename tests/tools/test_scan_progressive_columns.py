@@ -80,9 +80,64 @@ POSITIVE = {
                                           var_list=columns[i]))
             return steps
         """, [("var-list-filter", 23)]),
+    # elizamanelli/rec_prog_nn Prog_net/progressivenet.py: a column is an
+    # object given the columns before it; its optimizer trains its own
+    # lists only.
+    "a column object given the earlier columns": ("""\
+        import tensorflow as tf
+        class Column:
+            def __init__(self, topology, inputs, prevCols=()):
+                self.W, self.b, self.U = [], [], []
+                self.h = [inputs]
+                for k in range(len(topology) - 1):
+                    w = tf.Variable(tf.zeros(topology[k:k + 2]))
+                    self.W.append(w)
+                    pre = tf.matmul(self.h[-1], w)
+                    for kk in range(len(prevCols)):
+                        u = tf.Variable(tf.zeros(topology[k:k + 2]))
+                        self.U.append(u)
+                        pre += tf.matmul(prevCols[kk].h[k], u)
+                    self.h.append(tf.nn.relu(pre))
+
+            def create_optimizer(self, targets):
+                self.cost = tf.reduce_mean(tf.square(self.h[-1] - targets))
+                optimizer = tf.train.AdamOptimizer(0.001)
+                variables_to_update = self.W + self.b + self.U
+                self.weightUpdates = optimizer.minimize(
+                    self.cost, var_list=variables_to_update)
+        """, [("var-list-filter", 19)]),
 }
 
 NEGATIVE = {
+    "a critic object given the actor, each with its own step": """\
+        import tensorflow as tf
+        class Critic:
+            def __init__(self, state, actor):
+                self.W = [tf.Variable(tf.zeros([8, 8]))]
+                self.h = tf.matmul(tf.concat([state, actor.h], 1), self.W[0])
+
+            def create_optimizer(self, target):
+                self.cost = tf.reduce_mean(tf.square(self.h - target))
+                trained = self.W + self.b
+                return tf.train.AdamOptimizer(0.001).minimize(
+                    self.cost, var_list=trained)
+        """,
+    "a student object given its teachers, matched in its loss": """\
+        import tensorflow as tf
+        class Student:
+            def __init__(self, x, teachers):
+                self.W = [tf.Variable(tf.zeros([8, 10]))]
+                self.logits = tf.matmul(x, self.W[0])
+                self.cost = 0.0
+                for k in range(len(teachers)):
+                    self.cost += tf.reduce_mean(tf.square(
+                        self.logits - tf.stop_gradient(teachers[k].logits)))
+
+            def create_optimizer(self):
+                trained = self.W + self.b
+                return tf.train.AdamOptimizer(0.001).minimize(
+                    self.cost, var_list=trained)
+        """,
     "a multi-head ensemble: columns that never read each other": """\
         import tensorflow as tf
         def build(x, y, num_heads, opt):
