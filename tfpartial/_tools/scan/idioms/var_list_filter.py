@@ -43,6 +43,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _inherited
+from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _reached
@@ -240,6 +241,11 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
   kept = _run_chosen(analysis, _kept(
       found.hits, found.sides, found.also, found.parts,
       _untrained(analysis, found.made, every)))
+  # A column's step is shown at its own lists, whatever else chose it.
+  columns = [_idiom.Hit(own, step.scope, step.call, {"filtered": own})
+             for own, step in _progressive.column_steps(analysis, every)]
+  shown = {id(each.sink) for each in columns}
+  kept = [each for each in kept if id(each.sink) not in shown] + columns
   sinks = {id(each.sink) for each in kept}
   return kept + found.flagged + _skipped_updates(analysis) + (
       _declared_weights(analysis)) + _sliced_weights(analysis) + [

@@ -50,6 +50,7 @@ from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
+from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _picked_step
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _registry
@@ -187,8 +188,10 @@ def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]
   (`_wider_step`; the overridden base method's step,
   `_inherited.cuts_base`),
   or the step trains the last stage of a stack its function builds
-  (`_last_stage`)."""
-  return _wider_step.trained_wider(step, steps, taken=True) or (
+  (`_last_stage`), or a progressive network's column, fed by the columns
+  before it (`_progressive`)."""
+  return _progressive.columns(analysis, step.scope, step.var_list) or (
+      _wider_step.trained_wider(step, steps, taken=True)) or (
       _last_stage.last_stage(analysis, step)) or _inherited.cuts_base(
           analysis.project, step)
 
@@ -468,9 +471,11 @@ def _per_group(analysis: Analysis, step: Step, node: ast.AST) -> bool:
   """Whether the step is one of a loop's, one per group, every group
   trained (`_looped`); not one that a run-time value picks to run
   (`_picked_step`: a stage), nor a stage's beside a whole step of its
-  loss (`_staged`)."""
+  loss (`_staged`), nor a progressive network's column, fed by the
+  columns before it (`_progressive`)."""
   return _looped(step, node) and not _picked_step.picked(
-      analysis.project, step) and not _staged(step)
+      analysis.project, step) and not _staged(step) and not (
+          _progressive.columns(analysis, step.scope, step.var_list))
 
 
 def _staged(step: Step) -> bool:

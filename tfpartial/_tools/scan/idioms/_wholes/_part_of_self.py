@@ -210,9 +210,10 @@ def _feeding(info: _scopes.ClassInfo, part: str) -> Iterator[str]:
 
 def _callers(value: ast.AST, held: Dict[str, Set[str]]) -> Set[str]:
   """The `self.` parts called in `value` (`self.backbone(x)`), or held
-  by the local names it reads."""
+  by the local names it reads; not through a size (`y.shape[0]`,
+  `len(y)`): a part's size feeds none of its values into another."""
   found: Set[str] = set()
-  for node in _scopes.walk(value):
+  for node in _values(value):
     if isinstance(node, ast.Call):
       name = _names.dotted(node.func) or ""
       if name.startswith("self.") and name.count(".") == 1:
@@ -221,3 +222,19 @@ def _callers(value: ast.AST, held: Dict[str, Set[str]]) -> Set[str]:
       found |= held[node.id]
   return found
 
+
+
+# What reads only the size of its argument.
+_SIZES = {"len", "shape", "size", "rank"}
+
+
+def _values(value: ast.AST) -> Iterator[ast.AST]:
+  """`value` and the nodes inside it, but none under a read of a size
+  (`y.shape`, `len(y)`, `tf.shape(y)`)."""
+  todo = [value]
+  for node in todo:  # Grows as it is read: breadth first.
+    if isinstance(node, ast.Attribute) and node.attr in _SIZES or (
+        isinstance(node, ast.Call) and _names.call_name(node) in _SIZES):
+      continue
+    yield node
+    todo.extend(ast.iter_child_nodes(node))
