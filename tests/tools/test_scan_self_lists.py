@@ -82,8 +82,15 @@ class GAN(object):
 # Each half's list held in a name first.
 _GAN_NAMED = _GAN_HALVES.replace(
     "    self.d_step", "    d_vars = [self.D_W]\n    g_vars = [self.G_W]\n"
-    "    self.d_step").replace("var_list=[self.D_W]", "var_list=d_vars").replace(
-        "var_list=[self.G_W]", "var_list=g_vars")
+    "    self.d_step").replace(
+        "var_list=[self.D_W]", "var_list=d_vars").replace(
+            "var_list=[self.G_W]", "var_list=g_vars")
+
+# The other half's list kept on the object, read by its step.
+_GAN_KEPT = _GAN_HALVES.replace(
+    "    self.d_step", "    self.d_vars = [v for v in tf.trainable_variables()"
+    " if 'D' in v.name]\n    self.d_step").replace(
+        "var_list=[self.D_W]", "var_list=self.d_vars")
 
 _TARGET_NETWORK = '''
 import tensorflow as tf
@@ -136,6 +143,7 @@ CASES = [
     pytest.param(_MEMNET_COUNTERS, [], id="memnet-counters"),
     pytest.param(_GAN_HALVES, [], id="gan-halves"),
     pytest.param(_GAN_NAMED, [], id="gan-named"),
+    pytest.param(_GAN_KEPT, [], id="gan-kept"),
     pytest.param(_TARGET_NETWORK, [], id="target-network"),
     pytest.param(_EMA, [], id="ema"),
     pytest.param(_TEACHER, [], id="teacher"),

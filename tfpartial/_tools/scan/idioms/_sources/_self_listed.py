@@ -36,8 +36,9 @@ def left_out(chosen: ast.AST, scope: _scopes.Scope,
     nodes = [n for method in info.methods.values() for each in method.all()
              for n in each.nodes]
     known[id(info.node)] = weights
-    known[id(info)] = (weights - _trained(nodes) - _copies(nodes, weights)
-                       ) & _read(nodes)
+    trained = _trained(nodes)
+    known[id(info)] = set() if "*" in trained else (
+        weights - trained - _copies(nodes, weights)) & _read(nodes)
   return listed <= known[id(info.node)] and bool(known[id(info)] - listed)
 
 
