@@ -102,9 +102,13 @@ def _read(nodes: List[ast.AST]) -> Set[str]:
   """The attributes a call or an operation of the class reads, outside a
   `stop_gradient` (a teacher's targets)."""
   held: Dict[int, bool] = {}
-  for node in nodes:
-    if isinstance(node, ast.Call) and _names.call_name(
-        node) == "stop_gradient":
+  stopped = [n for n in nodes if isinstance(n, ast.Call) and _names.call_name(
+      n) == "stop_gradient"]
+  # Outermost first: a nested one is inside, walked once (linear).
+  stopped.sort(key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0),
+                              -(n.end_col_offset or 0)))
+  for node in stopped:
+    if id(node) not in held:
       for inner in _scopes.walk(node):
         held[id(inner)] = True
   return {_own(operand) for operand in _operands(nodes)
