@@ -34,6 +34,7 @@ from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
+from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
@@ -82,8 +83,12 @@ class VarListFilter(_idiom.Idiom):
     found = _Found()
     every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
-      if module in synced:
-        continue  # A target network written from the trained one.
+      if module in synced:  # A target network written from the trained one,
+        found.flagged += [  # unless a flag narrows what the step trains.
+            _idiom.Hit(node, step.scope, step.call, step.labels)
+            for step in steps for node in [_narrowed_arm.narrowed(
+                analysis, step.var_list, step.scope)] if node is not None]
+        continue
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:

@@ -19,6 +19,7 @@ from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
+from tfpartial._tools.scan.idioms._sources import _self_listed
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -30,11 +31,13 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                call: ast.Call, created: Dict[int, Set[str]]) -> bool:
   """Whether a list no filter chooses is written by hand and leaves
   variables out: one part of a model run whole, some of the variables a
-  function creates, a list run beside the others', one trained beside the
+  function creates, some `self.` variables of a class whose model reads
+  another (`_self_listed`), a list run beside the others', one trained beside the
   whole loss, some items of a container picked by index, variables
   of a head built on a pretrained backbone (`_frozen_backbone`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
-      chosen, scope, analysis.flow, created) or _run_beside(
+      chosen, scope, analysis.flow, created) or _self_listed.left_out(
+          chosen, scope, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
               chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
               var_list_of) or _picked.left_out(
