@@ -79,6 +79,12 @@ def dropped_later(step: Step, steps: Iterable[Step],
   return False
 
 
+def scope_names(step: Step) -> Set[str]:
+  """The scope names the step's list is made of (`_named`), none for a
+  step over every variable."""
+  return _named(step) if step.var_list is not None else set()
+
+
 def _named(step: Step) -> Set[str]:
   """The scope names (string constants) the step's list is made of, and
   the lists its names are assigned from; not what a comprehension's or a
