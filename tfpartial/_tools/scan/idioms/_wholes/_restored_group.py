@@ -150,8 +150,8 @@ def _networks_loaded(tree: ast.Module) -> Set[str]:
   each made in a `with tf.variable_scope("content_extractor")` block
   where it is assigned, or of the function whose result it is (`self.net,
   self.sr = self.model(x)`, `model` returning `net, sr` made there)."""
-  functions = {n.name: n for n in ast.walk(tree) if isinstance(
-      n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+  functions: Dict[str, ast.AST] = {n.name: n for n in ast.walk(
+      tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
   given = {name for call in ast.walk(tree) if isinstance(call, ast.Call) and (
       _names.call_name(call) in _LOADERS) for value in [k.value for k in (
           call.keywords) if k.arg == "network"] or call.args[2:3]
