@@ -24,6 +24,7 @@ from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
+from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
@@ -50,6 +51,7 @@ from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
+from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
 from tfpartial._tools.scan.idioms._wholes._left_out import _left_out_by_flow
@@ -289,10 +291,25 @@ def _untrained(analysis: Analysis,
   of them filters (`_complement_subset`), or scopes of the network their
   scopes are parts of (`_reached`)."""
   return {place for place, each in made.items() if any(
-      _scopes_untrained.leaves_scopes(step, every) for step, _ in each) or (
+      _scopes_untrained.leaves_scopes(step, every) or _dropped_later(
+          analysis, step, every) for step, _ in each) or (
           _complement_subset.leaves_out(analysis.flow, [
               step for step, _ in each])) or _reached.leaves_sub_scopes(
                   analysis.project, [step for step, _ in each])}
+
+
+def _dropped_later(analysis: Analysis, step: Step, every: List[Step]
+                   ) -> bool:
+  """Whether the step trains, from a bound of its loop's counter on,
+  fewer scopes of its loss than a step picked before it
+  (`_wider_step.dropped_later`); the tests of each class or function
+  read once."""
+  home = _scopes.enclosing_class(step.scope)
+  node = home.node if home is not None else step.scope.node
+  picking = analysis.once(f"counter ranges {id(node)}",
+                          lambda: _chosen_stage.Picking(node))
+  assert isinstance(picking, _chosen_stage.Picking)
+  return _wider_step.dropped_later(step, every, picking)
 
 
 def _one_part(parts: Set[_Part],

@@ -71,6 +71,41 @@ def _choices(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
       yield _named(body), _named(orelse)
 
 
+def _range_test(test: ast.expr, counters: Set[str], varying: Set[str]
+                ) -> Optional[bool]:
+  """Whether a test of a loop's counter against a bound (`epoch <
+  self._switch`, `step >= 22000`) holds before the bound (True) or from
+  it on (False); None for any other test (`i % 2 == 0`, a name a loop
+  assigns, a flag)."""
+  if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+    return None
+  counter, bound = _names.dotted(test.left), test.comparators[0]
+  bounded = isinstance(bound, ast.Constant) and isinstance(
+      bound.value, int) and not isinstance(bound.value, bool) or (
+          _names.dotted(bound) not in varying | counters | {None})
+  if counter not in counters or not bounded:
+    return None
+  if isinstance(test.ops[0], (ast.Lt, ast.LtE)):
+    return True
+  return False if isinstance(test.ops[0], (ast.Gt, ast.GtE)) else None
+
+
+def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
+  """The names each arm of an `if` on a loop's counter reads or assigns,
+  the arm run before the bound first (`if epoch < switch: op = self.a
+  else: op = self.b`: the step range of `a`, then that of `b`)."""
+  varying = _set_in_loops(function)
+  counters = {name for loop in _scopes.walk(function) if isinstance(
+      loop, (ast.For, ast.AsyncFor)) for name in [_names.dotted(loop.target)]
+              if name is not None}
+  for node in _scopes.walk(function):
+    if isinstance(node, ast.If) and node.orelse:
+      before = _range_test(node.test, counters, varying)
+      if before is not None:
+        arms = _named(list(node.body)), _named(list(node.orelse))
+        yield arms if before else (arms[1], arms[0])
+
+
 def _named(nodes: List[ast.AST]) -> Set[str]:
   """The names and `self.` attributes some nodes read or assign."""
   return {name for each in nodes for n in _scopes.walk(each)
@@ -86,6 +121,7 @@ class Picking:
   def __init__(self, function: ast.AST):
     self.function = function
     self._choices: Optional[List[Tuple[Set[str], Set[str]]]] = None
+    self._ranges: Optional[List[Tuple[Set[str], Set[str]]]] = None
     self._kept: Dict[int, Optional[str]] = {}
 
   def kept_as(self, call: ast.Call) -> Optional[str]:
@@ -99,6 +135,17 @@ class Picking:
     if self._choices is None:
       self._choices = list(_choices(self.function))
     return self._choices
+
+  def later(self, one: ast.Call, other: ast.Call) -> bool:
+    """Whether a test of a loop's counter picks the op of `other` before
+    its bound and that of `one` from it on, each in one arm only."""
+    mine, theirs = self.kept_as(one), self.kept_as(other)
+    if mine is None or theirs is None or mine == theirs:
+      return False
+    if self._ranges is None:
+      self._ranges = list(_ranges(self.function))
+    return any(theirs in before and mine in after and not (
+        mine in before or theirs in after) for before, after in self._ranges)
 
   def apart(self, one: ast.Call, other: ast.Call) -> bool:
     """Whether a stage test in the function picks between the ops of two

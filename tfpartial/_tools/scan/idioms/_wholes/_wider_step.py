@@ -17,6 +17,7 @@ from typing import Iterable, List, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 
@@ -47,6 +48,41 @@ def trained_wider(step: Step, steps: Iterable[Step], taken: bool = False
       and other.loss == step.loss and other.var_list is not None
       and not (taken and _names.call_name(other.call) == "apply_gradients")
       and mine < _named(other) for other in steps)
+
+
+def dropped_later(step: Step, steps: Iterable[Step],
+                  picking: _chosen_stage.Picking) -> bool:
+  """Whether a test of a loop's counter picks, before its bound, a step
+  of the same loss over a wider list, and from it on `step`, while no
+  step that may run from then on keeps what the wider list adds (AGGAN's
+  attention nets, dropped from the generators' steps at epoch `switch`):
+  those scopes, which the loss reaches, stay fixed for the rest of
+  training. Not the narrower step picked first (a warm-up of a part,
+  then the whole), nor arms picked by parity, nor a step of their own.
+  """
+  if step.loss is None or step.var_list is None:
+    return False
+  steps = list(steps)
+  mine = _named(step)
+  for other in steps:
+    if other is step or other.scope is not step.scope or (
+        other.loss != step.loss) or other.var_list is None or not (
+            mine < _named(other)) or not picking.later(step.call, other.call):
+      continue
+    added = _named(other) - mine
+    if not any(each is not step and each is not other and (
+        each.var_list is None or added & _named(each)) and not (
+            picking.apart(each.call, step.call) or picking.later(
+                step.call, each.call)) for each in steps
+               if each.scope is step.scope):
+      return True
+  return False
+
+
+def scope_names(step: Step) -> Set[str]:
+  """The scope names the step's list is made of (`_named`), none for a
+  step over every variable."""
+  return _named(step) if step.var_list is not None else set()
 
 
 def _named(step: Step) -> Set[str]:
