@@ -82,6 +82,10 @@ _REMOVED = """\
         if var.name.startswith("bert/embeddings"):
           trainable.remove(var)
       return tf.train.AdamOptimizer(1e-4).minimize(loss)
+
+    def run(model, flags):
+      op = build(model.loss, flags.scopes)
+      model.fit(op)
     """
 
 
@@ -117,6 +121,9 @@ _EMPTIED = """\
       coll.extend([v for v in saved if v.op.name.startswith(keep)])
       train_op = tf.train.MomentumOptimizer(0.01, 0.9).minimize(model.loss)
       return train_op
+
+    if __name__ == "__main__":
+      main(Model(), "head")
     """
 
 
@@ -142,6 +149,8 @@ _SLICED = """\
       coll = tf.get_collection_ref(tf.GraphKeys.TRAINABLE_VARIABLES)
       coll[:] = [v for v in coll if prefix in v.name]
       return tf.train.AdamOptimizer().minimize(loss)
+
+    train_op = finetune(model.loss, FLAGS.prefix)
     """
 
 

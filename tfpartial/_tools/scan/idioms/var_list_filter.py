@@ -36,6 +36,7 @@ from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
+from tfpartial._tools.scan.idioms._sources import _trimmed_collection
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -111,6 +112,8 @@ class VarListFilter(_idiom.Idiom):
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     elif name == "compile":  # `d.trainable_weights = ...[1:]`.
       chosen = "a layer's `trainable_weights`"
+    elif _trimmed_collection.COLLECTION in hit.labels:
+      chosen = "the `TRAINABLE_VARIABLES` collection"
     message = (f"{chosen} filtered by name or scope for "
                f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
@@ -257,6 +260,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
           hit for hit in _warm_up.hits(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
+          if id(hit.sink) not in sinks] + [
+          hit for hit in _trimmed_collection.trimmed(analysis)
           if id(hit.sink) not in sinks]
 
 
