@@ -113,7 +113,7 @@ def _is_key(node: ast.AST) -> bool:
 
 def _handles(scope: _scopes.Scope) -> Set[str]:
   """The names bound to the collection itself (`get_collection_ref`)."""
-  found = set()
+  found: Set[str] = set()
   for node in scope.nodes:
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
         _names.call_name(node.value) == "get_collection_ref") and (
