@@ -183,3 +183,51 @@ _GAN = """\
 
 def test_a_gan_reading_the_collection_only_is_silent_of_surgery():
   assert [f for f in scanned.found(_GAN) if f[1] >= 9] == []
+
+
+_SCOPED = """\
+    import tensorflow as tf
+
+    def freeze_layers(scope):
+      for var in tf.trainable_variables(scope):
+        tf.get_collection_ref(tf.GraphKeys.TRAINABLE_VARIABLES).remove(var)
+
+    def main(loss, flags):
+      freeze_layers(flags.frozen_scope)
+      return tf.train.AdamOptimizer().minimize(loss)
+    """
+
+
+def test_a_scope_taken_out_of_the_collection_in_place_is_found():
+  assert scanned.found(_SCOPED) == [("var-list-filter", 5)]
+
+
+def test_a_whole_list_taken_out_is_silent():
+  assert scanned.found(_SCOPED.replace(
+      "tf.trainable_variables(scope)", "tf.trainable_variables()")) == []
+
+
+_TARGET = """\
+    import tensorflow as tf
+
+    class DQN:
+      def build(self, q_loss):
+        with tf.variable_scope("online"):
+          self.q = self.net(self.s)
+        with tf.variable_scope("target"):
+          self.q_next = self.net(self.s_next)
+        online = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="online")
+        target = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="target")
+        coll = tf.get_collection_ref(tf.GraphKeys.TRAINABLE_VARIABLES)
+        for var in target:
+          coll.remove(var)
+        self.sync = [t.assign(o) for t, o in zip(target, online)]
+        self.train_op = tf.train.RMSPropOptimizer(1e-3).minimize(q_loss)
+
+    agent = DQN()
+    agent.build(loss)
+    """
+
+
+def test_a_target_network_taken_out_and_synced_is_silent():
+  assert scanned.found(_TARGET) == []

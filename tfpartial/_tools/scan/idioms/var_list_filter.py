@@ -101,7 +101,7 @@ class VarListFilter(_idiom.Idiom):
           _add_model(step, steps, opened, found)
           continue
         _add_step(analysis, step, steps, node, found)
-    return _gathered(analysis, found, every)
+    return _gathered(analysis, found, every, synced)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -240,10 +240,11 @@ def _add_model(step: Step, steps: List[Step], opened: Set[str],
       (_filter_text(filtered), side))
 
 
-def _gathered(analysis: Analysis, found: _Found, every: List[Step]
-              ) -> List[_idiom.Hit]:
+def _gathered(analysis: Analysis, found: _Found, every: List[Step],
+              synced: Set[int]) -> List[_idiom.Hit]:
   """The findings of what `detect` gathered, with those of the steps
-  that say what they train in other ways."""
+  that say what they train in other ways (the trainable collection
+  trimmed by hand, but not in a module that syncs a target network)."""
   # Not a part whose op runs only where the options' defaults never go.
   _drop_run_off(analysis, found.parts, found.made)
   kept = _run_chosen(analysis, _kept(
@@ -261,7 +262,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
           if id(hit.sink) not in sinks] + [
-          hit for hit in _trimmed_collection.trimmed(analysis)
+          hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks]
 
 

@@ -45,14 +45,16 @@ _STEPS = frozenset({"minimize", "compute_gradients", "apply_gradients",
                     "gradients"})
 
 
-def trimmed(analysis: Analysis) -> List[_idiom.Hit]:
+def trimmed(analysis: Analysis, synced: Set[int]) -> List[_idiom.Hit]:
   """The hits of the trainable collection trimmed by a name test, each
   at the call (or list) that keeps or takes out the variables, its sink
-  the step over the default list that then trains only what is left."""
+  the step over the default list that then trains only what is left;
+  none in the modules of `synced` (a target network taken out of the
+  collection is written from the trained one, not left out)."""
   hits: List[_idiom.Hit] = []
   project = analysis.project
   for module in project.modules_with((_KEY,)):
-    if module.is_test:
+    if module.is_test or id(module) in synced:
       continue
     for scope in analysis.scopes_with(module, (_KEY,)):
       node = _trimming(scope)
@@ -77,14 +79,16 @@ def _trimming(scope: _scopes.Scope) -> Optional[ast.expr]:
       emptied = _idiom.position(node)
     added = _added(node, handles)
     if added is not None and _is_slice_store(node, handles):
-      if _chosen(added, node, parents):
+      if _chosen(added, node, parents, scope):
         return added
       continue
     if added is not None and emptied is not None and (
-        emptied < _idiom.position(node)) and _chosen(added, node, parents):
+        emptied < _idiom.position(node)) and _chosen(
+            added, node, parents, scope):
       return node if isinstance(node, ast.Call) else added
     if isinstance(node, ast.Call) and _names.call_name(node) == "remove" and (
-        _receiver(node) in handles) and _chosen(node, node, parents):
+        _receiver(node) in handles) and node.args and _chosen(
+            node.args[0], node, parents, scope):
       return node
   return None
 
@@ -119,13 +123,22 @@ def _handles(scope: _scopes.Scope) -> Set[str]:
         _names.call_name(node.value) == "get_collection_ref") and (
             node.value.args and _is_key(node.value.args[0])):
       found.update(t.id for t in node.targets if isinstance(t, ast.Name))
-  return found
+  return found | {_KEY}
 
 
 def _receiver(call: ast.Call) -> Optional[str]:
+  """The handle a method is called on (`coll.remove(v)` -> `coll`), or
+  the key's own name for the collection read in place
+  (`tf.get_collection_ref(KEY).remove(v)`)."""
   func = call.func
-  return func.value.id if isinstance(func, ast.Attribute) and isinstance(
-      func.value, ast.Name) else None
+  if not isinstance(func, ast.Attribute):
+    return None
+  if isinstance(func.value, ast.Name):
+    return func.value.id
+  ref = func.value
+  return _KEY if isinstance(ref, ast.Call) and _names.call_name(
+      ref) == "get_collection_ref" and ref.args and _is_key(
+          ref.args[0]) else None
 
 
 def _empties(node: ast.AST, handles: Set[str]) -> bool:
@@ -168,13 +181,18 @@ def _added(node: ast.AST, handles: Set[str]) -> Optional[ast.expr]:
   return None
 
 
-def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST]
-            ) -> bool:
-  """Whether a name test that is not about bookkeeping chooses `value`,
-  put in (or taken out) at `at`: a comprehension's `if`, an `if` around
-  `at`, or the `else` of a loop whose body breaks on one."""
-  tests = [test for node in ast.walk(value)
+def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST],
+            scope: _scopes.Scope) -> bool:
+  """Whether a name test or a scope that is not about bookkeeping
+  chooses `value`, put in (or taken out) at `at`: a comprehension's
+  `if`, an `if` around `at`, the `else` of a loop whose body breaks on
+  one, or the scope of the list a loop or comprehension reads."""
+  read = [_made(value, scope)]
+  tests = [test for each in read for node in ast.walk(each)
            if isinstance(node, ast.comprehension) for test in node.ifs]
+  scopes = [chosen for each in read for node in ast.walk(each)
+            if isinstance(node, ast.comprehension)
+            for chosen in _scopes_read(node.iter)]
   child, node = at, parents.get(id(at))
   while node is not None and not isinstance(
       node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -184,9 +202,34 @@ def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST]
     if isinstance(node, (ast.For, ast.While)) and any(
         child is each for each in node.orelse):
       tests += [n.test for n in ast.walk(node) if isinstance(n, ast.If)]
+    if isinstance(node, ast.For) and child is not node.iter:
+      made = _made(node.iter, scope)
+      scopes += _scopes_read(made)
+      tests += [test for each in ast.walk(made)
+                if isinstance(each, ast.comprehension) for test in each.ifs]
     child, node = node, parents.get(id(node))
-  tests = [t for t in tests if _names.mentions_a_name_test(t)]
-  return bool(tests) and not all(_bookkeeping(t) for t in tests)
+  chosen = [t for t in tests if _names.mentions_a_name_test(t)] + scopes
+  return bool(chosen) and not all(_bookkeeping(t) for t in chosen)
+
+
+def _made(value: ast.AST, scope: _scopes.Scope) -> ast.AST:
+  """A name's one value in `scope` (`keep = [v for v in ... if ...]`),
+  else `value` itself."""
+  if isinstance(value, ast.Call) and _names.call_name(value) in {
+      "list", "tuple"} and len(value.args) == 1:
+    value = value.args[0]
+  if isinstance(value, ast.Name):
+    defs = scope.defs.get(value.id, ())
+    if len(defs) == 1 and defs[0].replaces:
+      return defs[0].value
+  return value
+
+
+def _scopes_read(values: ast.expr) -> List[ast.expr]:
+  """The scopes a list of variables is read by (`tf.get_collection(KEY,
+  scope="encoder")`, `tf.trainable_variables("encoder")`)."""
+  return [chosen for node in ast.walk(values) if isinstance(node, ast.Call)
+          for chosen in [_names.scope_argument(node)] if chosen is not None]
 
 
 def _bookkeeping(test: ast.expr) -> bool:
