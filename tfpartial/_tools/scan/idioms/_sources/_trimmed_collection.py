@@ -190,7 +190,7 @@ def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST],
   read = [_made(value, scope)]
   tests = [test for each in read for node in ast.walk(each)
            if isinstance(node, ast.comprehension) for test in node.ifs]
-  scopes = [chosen for each in read for node in ast.walk(each)
+  scopes: List[ast.AST] = [chosen for each in read for node in ast.walk(each)
             if isinstance(node, ast.comprehension)
             for chosen in _scopes_read(node.iter)]
   child, node = at, parents.get(id(at))
@@ -208,7 +208,8 @@ def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST],
       tests += [test for each in ast.walk(made)
                 if isinstance(each, ast.comprehension) for test in each.ifs]
     child, node = node, parents.get(id(node))
-  chosen = [t for t in tests if _names.mentions_a_name_test(t)] + scopes
+  chosen: List[ast.AST] = [
+      t for t in tests if _names.mentions_a_name_test(t)] + scopes
   return bool(chosen) and not all(_bookkeeping(t) for t in chosen)
 
 
@@ -225,14 +226,14 @@ def _made(value: ast.AST, scope: _scopes.Scope) -> ast.AST:
   return value
 
 
-def _scopes_read(values: ast.expr) -> List[ast.expr]:
+def _scopes_read(values: ast.AST) -> List[ast.AST]:
   """The scopes a list of variables is read by (`tf.get_collection(KEY,
   scope="encoder")`, `tf.trainable_variables("encoder")`)."""
   return [chosen for node in ast.walk(values) if isinstance(node, ast.Call)
           for chosen in [_names.scope_argument(node)] if chosen is not None]
 
 
-def _bookkeeping(test: ast.expr) -> bool:
+def _bookkeeping(test: ast.AST) -> bool:
   """Whether every name `test` writes out names bookkeeping."""
   words = [n.value.lower() for n in ast.walk(test)
            if isinstance(n, ast.Constant) and isinstance(n.value, str)]
