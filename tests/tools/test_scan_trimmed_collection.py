@@ -231,3 +231,14 @@ _TARGET = """\
 
 def test_a_target_network_taken_out_and_synced_is_silent():
   assert scanned.found(_TARGET) == []
+
+
+def test_a_helper_called_only_before_an_export_is_silent():
+  export = _SCOPED.replace(
+      "      freeze_layers(flags.frozen_scope)\n"
+      "      return tf.train.AdamOptimizer().minimize(loss)\n",
+      "      return tf.train.AdamOptimizer().minimize(loss)\n\n"
+      "    def export(sess, flags):\n"
+      "      freeze_layers(flags.frozen_scope)\n"
+      "      tf.train.Saver().save(sess, flags.path)\n")
+  assert scanned.found(export) == []

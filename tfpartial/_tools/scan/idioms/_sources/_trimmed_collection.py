@@ -247,12 +247,13 @@ def _exports(scope: _scopes.Scope) -> bool:
 
 
 def _called(analysis: Analysis, scope: _scopes.Scope) -> bool:
-  """Whether the surgery runs: a script's own lines, or a function the
-  project calls from elsewhere (a method wrapping it counts: a library's
-  class is called by its users)."""
+  """Whether the surgery runs for a step: a script's own lines, or a
+  function the project calls from elsewhere (a method wrapping it
+  counts: a library's class is called by its users), not only from
+  functions that save or export the graph."""
   if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return True
-  return any(caller is not scope
+  return any(caller is not scope and not _exports(caller)
              for caller, _ in analysis.project.callers(scope.name))
 
 
