@@ -41,6 +41,8 @@ _BOOKKEEPING = ("global_step", "exponentialmovingaverage", "ema", "adam",
                 "momentum", "moving_mean", "moving_variance", "moving_",
                 "slot", "step", "iteration", "counter", "rmsprop",
                 "adagrad", "accumulator")
+# What a function calls to empty or edit the collection in place.
+_EDITS = ("clear_collection", "get_collection_ref")
 _STEPS = frozenset({"minimize", "compute_gradients", "apply_gradients",
                     "gradients"})
 
@@ -53,10 +55,12 @@ def trimmed(analysis: Analysis, synced: Set[int]) -> List[_idiom.Hit]:
   collection is written from the trained one, not left out)."""
   hits: List[_idiom.Hit] = []
   project = analysis.project
-  for module in project.modules_with((_KEY,)):
-    if module.is_test or id(module) in synced:
+  # Only a module that empties or edits the collection is read for it.
+  for module in project.modules_with(_EDITS):
+    if module.is_test or id(module) in synced or (
+        _KEY not in module.source.text):
       continue
-    for scope in analysis.scopes_with(module, (_KEY,)):
+    for scope in analysis.scopes_with(module, _EDITS):
       node = _trimming(scope)
       if node is None or _exports(scope) or not _called(analysis, scope):
         continue
