@@ -37,6 +37,7 @@ from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
+from tfpartial._tools.scan.idioms._sources import _trimmed_collection
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -102,7 +103,7 @@ class VarListFilter(_idiom.Idiom):
           _add_model(step, steps, opened, found)
           continue
         _add_step(analysis, step, steps, node, found)
-    return _gathered(analysis, found, every)
+    return _gathered(analysis, found, every, synced)
 
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
@@ -113,6 +114,8 @@ class VarListFilter(_idiom.Idiom):
       chosen, name = "a layer's `_trainable_weights`", f"self.{name}"
     elif name == "compile":  # `d.trainable_weights = ...[1:]`.
       chosen = "a layer's `trainable_weights`"
+    elif _trimmed_collection.COLLECTION in hit.labels:
+      chosen = "the `TRAINABLE_VARIABLES` collection"
     message = (f"{chosen} filtered by name or scope for "
                f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
@@ -239,10 +242,11 @@ def _add_model(step: Step, steps: List[Step], opened: Set[str],
       (_filter_text(filtered), side))
 
 
-def _gathered(analysis: Analysis, found: _Found, every: List[Step]
-              ) -> List[_idiom.Hit]:
+def _gathered(analysis: Analysis, found: _Found, every: List[Step],
+              synced: Set[int]) -> List[_idiom.Hit]:
   """The findings of what `detect` gathered, with those of the steps
-  that say what they train in other ways."""
+  that say what they train in other ways (the trainable collection
+  trimmed by hand, but not in a module that syncs a target network)."""
   # Not a part whose op runs only where the options' defaults never go.
   _drop_run_off(analysis, found.parts, found.made)
   kept = _run_chosen(analysis, _kept(
@@ -259,6 +263,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step]
           hit for hit in _warm_up.hits(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
+          if id(hit.sink) not in sinks] + [
+          hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks]
 
 
