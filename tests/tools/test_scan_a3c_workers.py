@@ -230,3 +230,34 @@ _TARGET = """\
 @pytest.mark.parametrize("code", [_GAN, _TARGET], ids=["gan", "target"])
 def test_look_alikes_stay_silent(code):
   assert scanned.in_project({"m.py": code}) == []
+
+
+# The same pair built by a helper function that tests the scope with
+# `==` and builds the worker's step in the other arm.
+_HELPER = """\
+    import tensorflow as tf
+
+    def build_net(state, scope, opt):
+      with tf.variable_scope(scope):
+        hidden = tf.layers.dense(state, 32, name='hidden')
+        value = tf.layers.dense(hidden, 1, name='value')
+        if scope == 'master':
+          return value, None
+        else:
+          loss = tf.reduce_mean(tf.square(value))
+          local = tf.trainable_variables(scope)
+          grads = tf.gradients(loss, local)
+          shared = [v for v in tf.trainable_variables() if
+                    v.name.startswith('{prefix}')]
+          return value, opt.apply_gradients(zip(grads, shared))
+    """
+
+
+@pytest.mark.parametrize("prefix, expected", [
+    ("master", []),
+    # The master's value head alone trains: a part.
+    ("master/value", [("var-list-filter", "net.py", 13)]),
+], ids=["whole_master", "value_head_only"])
+def test_helper_builds_the_worker_step_for_other_scopes(prefix, expected):
+  files = {"net.py": _HELPER.format(prefix=prefix)}
+  assert scanned.in_project(files) == expected
