@@ -53,6 +53,7 @@ from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes import _wider_step
+from tfpartial._tools.scan.idioms._wholes import _worker_pairs
 from tfpartial._tools.scan.idioms._wholes._filter_gates import (
     _filter_of, _phased)
 from tfpartial._tools.scan.idioms._wholes._left_out import _left_out_by_flow
@@ -97,6 +98,8 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
+        if _worker_pairs.paired(step.call, step.scope.node, node):
+          continue  # An A3C worker's list, paired with its gradients.
         node = node or _frozen_backbone.frozen_backbone(step, every)
         if node is None:
           found.flagged += _models_by_flag(analysis, step, steps, groups)

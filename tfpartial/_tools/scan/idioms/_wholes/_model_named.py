@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _caller_scope
 from tfpartial._tools.scan.idioms._wholes import _given_scope
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
+from tfpartial._tools.scan.idioms._wholes import _worker_pairs
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _model_scope
 from tfpartial._tools.scan.idioms._wholes import _own_scopes
@@ -95,7 +96,8 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
       _open_scopes(module.tree.body, False, opened)
       opened |= _named_scopes.passed(project, module, named) if (
           named) else set()  # `sdae(x, name="ae")`: `_named_scopes`.
-  return opened
+  # `if scope != 'global':` around a worker's step: `_worker_pairs`.
+  return opened | _worker_pairs.guarded_scopes(project)
 
 
 def _open_scopes(body: List[ast.stmt], inside: bool, opened: Set[str],
