@@ -29,7 +29,7 @@ _MEAN_TEACHER = """\
             teacher_weights = self._teacher.get_weights()
             new = []
             for (s, t) in zip(student_weights, teacher_weights):
-                new.append({mix})
+                {assigned}new.append({mix})
             self._teacher.set_weights(new)
 
         def train_step(self, x, y):
@@ -41,15 +41,22 @@ _MEAN_TEACHER = """\
     """
 
 
-@pytest.mark.parametrize("mix, expected", [
-    ("self.alpha * t + (1 - self.alpha) * s", []),
-    ("(t + s) / 2.0", []),
+_MIXED = "new_t = self.alpha * t + (1 - self.alpha) * s; "
+
+
+@pytest.mark.parametrize("assigned, mix, expected", [
+    ("", "self.alpha * t + (1 - self.alpha) * s", []),
+    ("", "(t + s) / 2.0", []),
+    # Mixed under a name of the loop's body, then added.
+    (_MIXED, "new_t", []),
     # A slice of the student's weights chosen: not an average of all.
-    ("self.alpha * t[:4] + (1 - self.alpha) * s[:4]",
+    ("", "self.alpha * t[:4] + (1 - self.alpha) * s[:4]",
+     [("write-back", "t.py", 15)]),
+    (_MIXED.replace("* s;", "* s[:4];"), "new_t",
      [("write-back", "t.py", 15)]),
 ])
-def test_a_mean_teacher_updated_after_the_step(mix, expected):
-  assert _found(_MEAN_TEACHER.format(mix=mix)) == expected
+def test_a_mean_teacher_updated_after_the_step(assigned, mix, expected):
+  assert _found(_MEAN_TEACHER.format(assigned=assigned, mix=mix)) == expected
 
 
 _EMA_HELPER = """\

@@ -121,6 +121,12 @@ def _mixes(scope: _scopes.Scope, own: str, added: Optional[ast.AST],
   if None in models or own not in models or len(set(models)) != 2:
     return False
   names = [e.id for e in items.elts if isinstance(e, ast.Name)]
+  if isinstance(added, ast.Name) and added.id not in names:
+    # `new_w = a * t + (1 - a) * s; new.append(new_w)`, in the loop.
+    defs = scope.defs.get(added.id, [])
+    if len(defs) != 1 or id(loop) not in defs[0].where.loops:
+      return False
+    added = defs[0].value
   return _arithmetic(added, set(names))
 
 
