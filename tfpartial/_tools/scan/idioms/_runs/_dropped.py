@@ -6,7 +6,9 @@ depends on never runs, so nothing is re-masked. A caller that runs the
 op, keeps it, or passes it on keeps the finding; so does a function no
 caller of the project calls (a library's, run from outside). Likewise
 gradients computed into names nothing reads are applied to nothing: no
-step."""
+step; and so is a train op built into a name nothing reads in a module
+that runs its graph in a session (`train_all = opt.apply_gradients(gv)`
+beside the filtered step the loop fetches): no `run` can fetch it."""
 
 from __future__ import annotations
 
@@ -66,14 +68,62 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
            if _taken(d.value, call)}
   if not names:
     return False  # Kept on an object, passed on, returned: read.
+  code = _uncommented(analysis, scope)
+  return all(_named_once(n, code) for n in names)  # Only where assigned.
+
+
+# An optimizer's step that, in a graph, returns its op (run when fetched).
+_OP_STEPS = {"minimize", "apply_gradients"}
+# A module that runs its graph in a session (`tf.Session(`,
+# `tf.compat.v1.Session(`, `InteractiveSession(`, `MonitoredSession(`).
+_SESSION = re.compile(r"Session\s*\(")
+
+
+def unfetched_op(call: ast.Call, scope: _scopes.Scope,
+                 analysis: Analysis) -> bool:
+  """Whether `call` (`opt.minimize(...)`, `opt.apply_gradients(...)`) is
+  assigned, alone, to a local name of a function its module names
+  nowhere else, in a module that runs a session: a graph's train op
+  nothing fetches, so it never runs and trains nothing (eager code, with
+  no session, runs it at the call); or `opt.compute_gradients(...)`
+  whose pairs only such a step reads."""
+  name = _assigned_to(call, scope)
+  if name is None or not isinstance(scope.node, (
+      ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False  # Kept on an object, returned, passed on, importable.
+  code = _uncommented(analysis, scope)
+  if not _SESSION.search(code):
+    return False
+  if _names.call_name(call) in _OP_STEPS:
+    return _named_once(name, code)
+  if _names.call_name(call) != "compute_gradients" or _count(
+      name, code, 3) != 2:
+    return False
+  # `gv = opt.compute_gradients(...)` read once, by a step never fetched.
+  readers = [n for n in scope.nodes if isinstance(n, ast.Call) and (
+      _names.call_name(n) == "apply_gradients") and any(
+          isinstance(a, ast.Name) and a.id == name
+          for a in ast.walk(n))]
+  return len(readers) == 1 and unfetched_op(readers[0], scope, analysis)
+
+
+def _assigned_to(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
+  """The one name `call` is assigned to alone (`x = call`), or None."""
+  names = [n.targets[0].id for n in scope.nodes
+           if isinstance(n, ast.Assign) and n.value is call
+           and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
+  return names[0] if len(names) == 1 else None
+
+
+def _uncommented(analysis: Analysis, scope: _scopes.Scope) -> str:
+  """The text of `scope`'s module without its comment lines, made once a
+  scan."""
   module = analysis.module(scope)
-  # A module's text without its comment lines, made once a scan.
   uncommented = analysis.once("dropped:uncommented", dict)
   assert isinstance(uncommented, dict)
   if id(module) not in uncommented:
     uncommented[id(module)] = _COMMENT_LINE.sub("", module.source.text)
-  code = uncommented[id(module)]
-  return all(_named_once(n, code) for n in names)  # Only where assigned.
+  return str(uncommented[id(module)])
 
 
 def _named_once(name: str, code: str) -> bool:
@@ -83,8 +133,13 @@ def _named_once(name: str, code: str) -> bool:
   >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
   [True, False, False]
   """
+  return _count(name, code, 2) == 1
+
+
+def _count(name: str, code: str, most: int) -> int:
+  """How many times `code` names `name` as a word, counted up to `most`."""
   found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
-  return sum(1 for _ in itertools.islice(found, 2)) == 1
+  return sum(1 for _ in itertools.islice(found, most))
 
 
 # A line that is only a comment (a print of the gradients switched off).
