@@ -23,6 +23,14 @@ _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _READS = frozenset({"get_weights"})
 
 
+def averaged(call: ast.Call, scope: _scopes.Scope, target: ast.AST,
+             value: ast.AST) -> bool:
+  """Whether `call` is `target.set_weights(value)` and `value` is an
+  average of two live models' weights (`from_two_models`)."""
+  return _names.call_name(call) == "set_weights" and from_two_models(
+      scope, target, value)
+
+
 def from_two_models(scope: _scopes.Scope, target: ast.AST,
                     value: ast.AST) -> bool:
   """Whether `value`, written into the model `target`, is a list each

@@ -294,11 +294,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
   if _own_value.of_itself(scope, call, target, value) or (
-      _interpolated.toward_trained(scope, value)):
-    return None  # A schedule of its own value; an outer (Reptile) step.
-  if _names.call_name(call) == "set_weights" and (
-      _averaged.from_two_models(scope, target, value)):
-    return None  # A mean teacher, an EMA model: two live models averaged.
+      _interpolated.toward_trained(scope, value)) or (
+          _averaged.averaged(call, scope, target, value)):
+    return None  # Its own value's schedule; a Reptile step; an EMA model.
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow) or (
       _session_hooks.runs(call, scope))
