@@ -6,8 +6,9 @@ the step over the list that drops conv1..conv4, and the loop runs only
 the filtered step). In a graph an op nothing fetches never runs: the
 filtered step is the one that trains. Beside it, the look-alikes that
 must stay silent: the train-all op fetched too, the filtered op never
-fetched, eager code (no session: a step runs at its call), and a train
-op kept at module level (another module may import and run it)."""
+fetched, a function that fetches no train op at all, eager code (no
+session: a step runs at its call), and a train op kept at module level
+(another module may import and run it)."""
 
 import pytest
 
@@ -40,6 +41,8 @@ _SCRIPT = """\
     # The step over every variable runs too: nothing is kept.
     ("sess.run([att_optim, train_all])", []),
     ("sess.run([train_all, main_loss])", []),
+    # No op fetched here (a builder whose caller runs them): both count.
+    ("print(step)", []),
 ])
 def test_a_train_op_over_everything_nothing_fetches(run, expected):
   assert _found(_SCRIPT.format(run=run)) == expected

@@ -83,7 +83,8 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
                  analysis: Analysis) -> bool:
   """Whether `call` (`opt.minimize(...)`, `opt.apply_gradients(...)`) is
   assigned, alone, to a local name of a function its module names
-  nowhere else, in a module that runs a session: a graph's train op
+  nowhere else, in a module that runs a session, while a `run` of the
+  function fetches another train op it builds: a graph's train op
   nothing fetches, so it never runs and trains nothing (eager code, with
   no session, runs it at the call); or `opt.compute_gradients(...)`
   whose pairs only such a step reads."""
@@ -95,7 +96,7 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
   if not _SESSION.search(code):
     return False
   if _names.call_name(call) in _OP_STEPS:
-    return _named_once(name, code)
+    return _named_once(name, code) and _other_op_run(call, scope)
   if _names.call_name(call) != "compute_gradients" or _count(
       name, code, 3) != 2:
     return False
@@ -105,6 +106,21 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
           isinstance(a, ast.Name) and a.id == name
           for a in ast.walk(n))]
   return len(readers) == 1 and unfetched_op(readers[0], scope, analysis)
+
+
+def _other_op_run(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether a `run` of `scope` fetches another train op `scope` builds
+  (`sess.run([att_optim, loss])`): the function runs the ops it means to
+  run, and `call`'s is not one of them."""
+  ops = {n.targets[0].id for n in scope.nodes if isinstance(n, ast.Assign)
+         and n.value is not call and isinstance(n.value, ast.Call)
+         and _names.call_name(n.value) in _OP_STEPS and len(n.targets) == 1
+         and isinstance(n.targets[0], ast.Name)}
+  return bool(ops) and any(
+      isinstance(n, ast.Call) and _names.call_name(n) == "run" and any(
+          isinstance(a, ast.Name) and a.id in ops
+          for part in (*n.args, *(k.value for k in n.keywords))
+          for a in ast.walk(part)) for n in scope.nodes)
 
 
 def _assigned_to(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
