@@ -13,9 +13,11 @@ beside the filtered step the loop fetches): no `run` can fetch it."""
 from __future__ import annotations
 
 import ast
+import collections
+import dataclasses
 import itertools
 import re
-from typing import Optional
+from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -88,47 +90,84 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
   nothing fetches, so it never runs and trains nothing (eager code, with
   no session, runs it at the call); or `opt.compute_gradients(...)`
   whose pairs only such a step reads."""
-  name = _assigned_to(call, scope)
-  if name is None or not isinstance(scope.node, (
-      ast.FunctionDef, ast.AsyncFunctionDef)):
-    return False  # Kept on an object, returned, passed on, importable.
-  code = _uncommented(analysis, scope)
-  if not _SESSION.search(code):
-    return False
-  if _names.call_name(call) in _OP_STEPS:
-    return _named_once(name, code) and _other_op_run(call, scope)
-  if _names.call_name(call) != "compute_gradients" or _count(
-      name, code, 3) != 2:
+  kind = _names.call_name(call)
+  if kind not in _OP_STEPS and kind != "compute_gradients" or not (
+      isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    return False  # A module's name may be imported and run elsewhere.
+  words = _words(analysis, scope)
+  if words is None:
+    return False  # No session: eager code runs a step at its call.
+  ops = _ops(scope)
+  name = ops.assigned.get(id(call))
+  if name is None:
+    return False  # Kept on an object, returned, passed on: read.
+  if kind in _OP_STEPS:
+    return words.get(name, 0) == 1 and bool(ops.fetched - {name})
+  if words.get(name, 0) != 2:
     return False
   # `gv = opt.compute_gradients(...)` read once, by a step never fetched.
-  readers = [n for n in scope.nodes if isinstance(n, ast.Call) and (
-      _names.call_name(n) == "apply_gradients") and any(
-          isinstance(a, ast.Name) and a.id == name
-          for a in ast.walk(n))]
+  readers = ops.readers.get(name, [])
   return len(readers) == 1 and unfetched_op(readers[0], scope, analysis)
 
 
-def _other_op_run(call: ast.Call, scope: _scopes.Scope) -> bool:
-  """Whether a `run` of `scope` fetches another train op `scope` builds
-  (`sess.run([att_optim, loss])`): the function runs the ops it means to
-  run, and `call`'s is not one of them."""
-  ops = {n.targets[0].id for n in scope.nodes if isinstance(n, ast.Assign)
-         and n.value is not call and isinstance(n.value, ast.Call)
-         and _names.call_name(n.value) in _OP_STEPS and len(n.targets) == 1
-         and isinstance(n.targets[0], ast.Name)}
-  return bool(ops) and any(
-      isinstance(n, ast.Call) and _names.call_name(n) == "run" and any(
-          isinstance(a, ast.Name) and a.id in ops
-          for part in (*n.args, *(k.value for k in n.keywords))
-          for a in ast.walk(part)) for n in scope.nodes)
+@dataclasses.dataclass
+class _Ops:
+  """A function's train ops: the name each step is assigned to alone, the
+  op names its `run`s fetch, and the `apply_gradients` reading each name.
+  """
+
+  assigned: Dict[int, str]
+  fetched: Set[str]
+  readers: Dict[str, List[ast.Call]]
 
 
-def _assigned_to(call: ast.Call, scope: _scopes.Scope) -> Optional[str]:
-  """The one name `call` is assigned to alone (`x = call`), or None."""
-  names = [n.targets[0].id for n in scope.nodes
-           if isinstance(n, ast.Assign) and n.value is call
-           and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)]
-  return names[0] if len(names) == 1 else None
+def _ops(scope: _scopes.Scope) -> _Ops:
+  """`scope`'s `_Ops`, read once."""
+  key = (_ops, None, 0)
+  known = scope.judged.get(key)
+  if isinstance(known, _Ops):
+    return known
+  assigned: Dict[int, str] = {}
+  steps: Set[str] = set()
+  read: Set[str] = set()
+  readers: Dict[str, List[ast.Call]] = {}
+  for n in scope.nodes:
+    if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(
+        n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+      assigned[id(n.value)] = n.targets[0].id
+      if _names.call_name(n.value) in _OP_STEPS:
+        steps.add(n.targets[0].id)
+    elif isinstance(n, ast.Call) and _names.call_name(n) in {
+        "run", "apply_gradients"}:
+      names = {a.id for part in (*n.args, *(k.value for k in n.keywords))
+               for a in ast.walk(part) if isinstance(a, ast.Name)}
+      if _names.call_name(n) == "run":
+        read |= names
+      else:
+        for each in names:
+          readers.setdefault(each, []).append(n)
+  found = _Ops(assigned, steps & read, readers)
+  scope.judged[key] = found
+  return found
+
+
+def _words(analysis: Analysis, scope: _scopes.Scope
+           ) -> Optional[Dict[str, int]]:
+  """How many times `scope`'s module (comment lines left out) names each
+  word, if it runs a session; else None. Counted once a scan."""
+  module = analysis.module(scope)
+  counted = analysis.once("dropped:words", dict)
+  assert isinstance(counted, dict)
+  if id(module) not in counted:
+    code = _uncommented(analysis, scope)
+    counted[id(module)] = dict(collections.Counter(
+        _WORD.findall(code))) if _SESSION.search(code) else None
+  found = counted[id(module)]
+  return found if isinstance(found, dict) else None
+
+
+# A word, as `_named_once` counts them.
+_WORD = re.compile(r"\b\w+\b")
 
 
 def _uncommented(analysis: Analysis, scope: _scopes.Scope) -> str:
