@@ -233,6 +233,11 @@ class Flow:
     elif found and any(isinstance(e, ast.Constant) for e in elements) \
         and set(found) == {"const"}:
       found = {"const": node}
+    base = _by_index(elements)
+    if base is not None and "var" in self.labels(base, scope, env):
+      # `[model.trainable_variables[0], model.trainable_variables[1]]`:
+      # some variables, by position, as a slice picks them.
+      found = {**found, "filtered": node}
     return found
 
   def name(self, name: str, node: ast.AST, scope: _scopes.Scope,
@@ -1050,3 +1055,25 @@ def _drawn_once(node: ast.Compare, scope: _scopes.Scope) -> bool:
   return any(not d.where.loops and d.value is not None and any(
       n is node for n in ast.walk(d.value))
              for defs in scope.defs.values() for d in defs)
+
+
+def _by_index(elements: List[ast.expr]) -> Optional[ast.expr]:
+  """The one collection every element of a list literal is taken from by
+  a distinct whole-number index (`[vs[0], vs[1], vs[3]]`), or None.
+
+  >>> _by_index(ast.parse("[m.vs[0], m.vs[2]]").body[0].value.elts).attr
+  'vs'
+  >>> _by_index(ast.parse("[m.vs[0], n.vs[2]]").body[0].value.elts)
+  """
+  if not elements or not all(
+      isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant)
+      and type(e.slice.value) is int for e in elements):
+    return None
+  bases = {ast.dump(e.value) for e in elements if isinstance(
+      e, ast.Subscript)}
+  indices = [e.slice.value for e in elements if isinstance(
+      e, ast.Subscript) and isinstance(e.slice, ast.Constant)]
+  if len(bases) != 1 or len(set(indices)) != len(indices):
+    return None
+  first = elements[0]
+  return first.value if isinstance(first, ast.Subscript) else None

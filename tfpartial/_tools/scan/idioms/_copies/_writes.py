@@ -16,6 +16,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan.idioms._copies import _averaged
 from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
@@ -293,8 +294,9 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
   if _own_value.of_itself(scope, call, target, value) or (
-      _interpolated.toward_trained(scope, value)):
-    return None  # A schedule of its own value; an outer (Reptile) step.
+      _interpolated.toward_trained(scope, value)) or (
+          _averaged.averaged(call, scope, target, value)):
+    return None  # Its own value's schedule; a Reptile step; an EMA model.
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow) or (
       _session_hooks.runs(call, scope))

@@ -6,14 +6,18 @@ depends on never runs, so nothing is re-masked. A caller that runs the
 op, keeps it, or passes it on keeps the finding; so does a function no
 caller of the project calls (a library's, run from outside). Likewise
 gradients computed into names nothing reads are applied to nothing: no
-step."""
+step; and so is a train op built into a name nothing reads in a module
+that runs its graph in a session (`train_all = opt.apply_gradients(gv)`
+beside the filtered step the loop fetches): no `run` can fetch it."""
 
 from __future__ import annotations
 
 import ast
+import collections
+import dataclasses
 import itertools
 import re
-from typing import Optional
+from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -66,14 +70,115 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
            if _taken(d.value, call)}
   if not names:
     return False  # Kept on an object, passed on, returned: read.
+  code = _uncommented(analysis, scope)
+  return all(_named_once(n, code) for n in names)  # Only where assigned.
+
+
+# An optimizer's step that, in a graph, returns its op (run when fetched).
+_OP_STEPS = {"minimize", "apply_gradients"}
+# A module that runs its graph in a session (`tf.Session(`,
+# `tf.compat.v1.Session(`, `InteractiveSession(`, `MonitoredSession(`).
+_SESSION = re.compile(r"Session\s*\(")
+
+
+def unfetched_op(call: ast.Call, scope: _scopes.Scope,
+                 analysis: Analysis) -> bool:
+  """Whether `call` (`opt.minimize(...)`, `opt.apply_gradients(...)`) is
+  assigned, alone, to a local name of a function its module names
+  nowhere else, in a module that runs a session, while a `run` of the
+  function fetches another train op it builds: a graph's train op
+  nothing fetches, so it never runs and trains nothing (eager code, with
+  no session, runs it at the call); or `opt.compute_gradients(...)`
+  whose pairs only such a step reads."""
+  kind = _names.call_name(call)
+  if kind not in _OP_STEPS and kind != "compute_gradients" or not (
+      isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    return False  # A module's name may be imported and run elsewhere.
+  words = _words(analysis, scope)
+  if words is None:
+    return False  # No session: eager code runs a step at its call.
+  ops = _ops(scope)
+  name = ops.assigned.get(id(call))
+  if name is None:
+    return False  # Kept on an object, returned, passed on: read.
+  if kind in _OP_STEPS:
+    return words.get(name, 0) == 1 and bool(ops.fetched - {name})
+  if words.get(name, 0) != 2:
+    return False
+  # `gv = opt.compute_gradients(...)` read once, by a step never fetched.
+  readers = ops.readers.get(name, [])
+  return len(readers) == 1 and unfetched_op(readers[0], scope, analysis)
+
+
+@dataclasses.dataclass
+class _Ops:
+  """A function's train ops: the name each step is assigned to alone, the
+  op names its `run`s fetch, and the `apply_gradients` reading each name.
+  """
+
+  assigned: Dict[int, str]
+  fetched: Set[str]
+  readers: Dict[str, List[ast.Call]]
+
+
+def _ops(scope: _scopes.Scope) -> _Ops:
+  """`scope`'s `_Ops`, read once."""
+  key = (_ops, None, 0)
+  known = scope.judged.get(key)
+  if isinstance(known, _Ops):
+    return known
+  assigned: Dict[int, str] = {}
+  steps: Set[str] = set()
+  read: Set[str] = set()
+  readers: Dict[str, List[ast.Call]] = {}
+  for n in scope.nodes:
+    if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(
+        n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+      assigned[id(n.value)] = n.targets[0].id
+      if _names.call_name(n.value) in _OP_STEPS:
+        steps.add(n.targets[0].id)
+    elif isinstance(n, ast.Call) and _names.call_name(n) in {
+        "run", "apply_gradients"}:
+      names = {a.id for part in (*n.args, *(k.value for k in n.keywords))
+               for a in ast.walk(part) if isinstance(a, ast.Name)}
+      if _names.call_name(n) == "run":
+        read |= names
+      else:
+        for each in names:
+          readers.setdefault(each, []).append(n)
+  found = _Ops(assigned, steps & read, readers)
+  scope.judged[key] = found
+  return found
+
+
+def _words(analysis: Analysis, scope: _scopes.Scope
+           ) -> Optional[Dict[str, int]]:
+  """How many times `scope`'s module (comment lines left out) names each
+  word, if it runs a session; else None. Counted once a scan."""
   module = analysis.module(scope)
-  # A module's text without its comment lines, made once a scan.
+  counted = analysis.once("dropped:words", dict)
+  assert isinstance(counted, dict)
+  if id(module) not in counted:
+    code = _uncommented(analysis, scope)
+    counted[id(module)] = dict(collections.Counter(
+        _WORD.findall(code))) if _SESSION.search(code) else None
+  found = counted[id(module)]
+  return found if isinstance(found, dict) else None
+
+
+# A word, as `_named_once` counts them.
+_WORD = re.compile(r"\b\w+\b")
+
+
+def _uncommented(analysis: Analysis, scope: _scopes.Scope) -> str:
+  """The text of `scope`'s module without its comment lines, made once a
+  scan."""
+  module = analysis.module(scope)
   uncommented = analysis.once("dropped:uncommented", dict)
   assert isinstance(uncommented, dict)
   if id(module) not in uncommented:
     uncommented[id(module)] = _COMMENT_LINE.sub("", module.source.text)
-  code = uncommented[id(module)]
-  return all(_named_once(n, code) for n in names)  # Only where assigned.
+  return str(uncommented[id(module)])
 
 
 def _named_once(name: str, code: str) -> bool:
@@ -83,8 +188,13 @@ def _named_once(name: str, code: str) -> bool:
   >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
   [True, False, False]
   """
+  return _count(name, code, 2) == 1
+
+
+def _count(name: str, code: str, most: int) -> int:
+  """How many times `code` names `name` as a word, counted up to `most`."""
   found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
-  return sum(1 for _ in itertools.islice(found, 2)) == 1
+  return sum(1 for _ in itertools.islice(found, most))
 
 
 # A line that is only a comment (a print of the gradients switched off).
