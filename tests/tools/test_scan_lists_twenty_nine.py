@@ -1,0 +1,95 @@
+"""`tfpartial scan`'s `var-list-filter` on lists part twenty-nine's
+negatives showed to be the whole model: the scope object a class opens
+around every variable it builds, kept on the object (`with
+tf.variable_scope('weights') as param_scope: ...; self.param_scope =
+param_scope`) and read back as `self.param_scope.name`
+(hiwonjoon/ICML2019-TREX), or its name read inside that block (`self.scope
+= tf.get_variable_scope().name`, ice-MineRL2019/gail-ppo-tf-minerl).
+Twins that stay findings: the class builds a layer outside that scope,
+which the filter leaves out."""
+
+from tests.tools import scanned
+
+_found = scanned.found
+
+_AS_TARGET = """
+import tensorflow as tf
+
+class Model(object):
+    def __init__(self, ob_dim, ac_dim):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.inp = tf.placeholder(tf.float32, [None, ob_dim])
+            self.l = tf.placeholder(tf.float32, [None, ac_dim])
+            with tf.variable_scope('weights') as param_scope:
+                self.fc1 = tf.layers.Dense(64)
+                self.fc2 = tf.layers.Dense(ac_dim)
+            self.param_scope = param_scope
+            EXTRA
+            self.ac = self.fc2(tf.nn.relu(self.fc1(self.inp)))
+            self.loss = tf.reduce_mean((self.ac - self.l) ** 2)
+            self.optim = tf.train.AdamOptimizer(1e-4)
+            self.update_op = self.optim.minimize(
+                self.loss, var_list=self.parameters(train=True))
+            self.saver = tf.train.Saver(var_list=self.parameters(train=False))
+
+    def parameters(self, train=False):
+        if train:
+            return tf.trainable_variables(self.param_scope.name)
+        else:
+            return tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                     self.param_scope.name)
+"""
+
+
+def test_the_scope_opened_around_the_whole_model_kept_on_self_is_silent():
+  assert _found(_AS_TARGET.replace("EXTRA", "pass")) == []
+
+
+def test_a_layer_built_outside_the_kept_scope_is_found():
+  code = _AS_TARGET.replace(
+      "EXTRA", "self.emb = tf.get_variable('emb', [10, ob_dim])")
+  assert _found(code) == [("var-list-filter", 24)]
+
+
+_READ_INSIDE = """
+import tensorflow as tf
+
+class Policy_net:
+    def __init__(self, name, obs_dim):
+        with tf.variable_scope(name):
+            self.obs = tf.placeholder(tf.float32, [None, obs_dim])
+            with tf.variable_scope('policy_net'):
+                layer_1 = tf.layers.dense(self.obs, 20, activation=tf.tanh)
+                self.act_probs = tf.layers.dense(layer_1, 9)
+            with tf.variable_scope('value_net'):
+                layer_2 = tf.layers.dense(self.obs, 20, activation=tf.tanh)
+                self.v_preds = tf.layers.dense(layer_2, 1)
+            self.scope = tf.get_variable_scope().name
+        EXTRA
+
+    def get_trainable_variables(self):
+        return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, self.scope)
+
+
+class PPOTrain:
+    def __init__(self, policy, old_policy):
+        pi_trainable = policy.get_trainable_variables()
+        old_pi_trainable = old_policy.get_trainable_variables()
+        with tf.variable_scope('assign_op'):
+            self.assign_ops = [tf.assign(o, p) for o, p in
+                               zip(old_pi_trainable, pi_trainable)]
+        loss = tf.reduce_mean(policy.v_preds)
+        optimizer = tf.train.AdamOptimizer(1e-4)
+        self.train_op = optimizer.minimize(loss, var_list=pi_trainable)
+"""
+
+
+def test_the_scope_name_read_inside_the_models_block_is_silent():
+  assert _found(_READ_INSIDE.replace("EXTRA", "pass")) == []
+
+
+def test_a_layer_built_after_the_models_block_is_found():
+  code = _READ_INSIDE.replace(
+      "EXTRA", "self.head = tf.layers.dense(self.obs, 3, name='head')")
+  assert _found(code) == [("var-list-filter", 18)]
