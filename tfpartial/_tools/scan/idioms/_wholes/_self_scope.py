@@ -76,6 +76,20 @@ _MAKERS = frozenset({"dense", "conv2d", "conv1d", "conv3d",
                      "Variable"})
 
 
+def _trained_maker(statement: ast.stmt) -> bool:
+  """Whether a statement (no block) makes a trainable layer or variable
+  (`self.emb = tf.get_variable('emb', ...)`; not a step counter made
+  `trainable=False`)."""
+  if isinstance(statement, (ast.With, ast.AsyncWith, ast.FunctionDef,
+                            ast.AsyncFunctionDef, ast.ClassDef)) or any(
+                                True for _ in _scopes.blocks(statement)):
+    return False
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _MAKERS
+             and not any(k.arg == "trainable" and isinstance(
+                 k.value, ast.Constant) and k.value.value is False
+                         for k in n.keywords) for n in ast.walk(statement))
+
+
 def _returns_own_scope(project: _project.Project, flow: Flow,
                        call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether `call` calls a method (`model.get_params()`) each of whose
@@ -110,7 +124,8 @@ def _cached(value: ast.expr) -> bool:
 
 
 def _attribute_read(node: ast.AST) -> Optional[str]:
-  """`x` of a collecting call whose scope is `self.x` (or `self.x + "/"`)."""
+  """`x` of a collecting call whose scope is `self.x` (or `self.x + "/"`,
+  or `self.x.name` for a scope object kept on the object)."""
   if not isinstance(node, ast.Call) or _names.call_name(node) not in {
       "get_collection", "trainable_variables", "global_variables"}:
     return None
@@ -119,6 +134,9 @@ def _attribute_read(node: ast.AST) -> Optional[str]:
         isinstance(value.right, ast.Constant)):
       value = value.left
     dotted = _names.dotted(value) or ""
+    if dotted.startswith("self.") and dotted.endswith(".name") and (
+        dotted.count(".") == 2):  # A scope object's name.
+      dotted = dotted[:-len(".name")]
     if dotted.startswith("self.") and dotted.count(".") == 1:
       return dotted[5:]
   return None
@@ -229,6 +247,8 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
+    elif _trained_maker(statement):  # Outside any scope: not the own one.
+      opened.add("other")
     for block in _scopes.blocks(statement):
       _opened(block, attribute, own, opened)
 
