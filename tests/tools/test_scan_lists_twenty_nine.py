@@ -93,3 +93,45 @@ def test_a_layer_built_after_the_models_block_is_found():
   code = _READ_INSIDE.replace(
       "EXTRA", "self.head = tf.layers.dense(self.obs, 3, name='head')")
   assert _found(code) == [("var-list-filter", 18)]
+
+
+# zht007/tensorflow-practice's notebook: `[w, b]` trained by a loop, and
+# the next model's variables made below it.
+_LATER_MODEL = """
+import numpy as np
+import tensorflow as tf
+
+w = tf.Variable(initial_value=0.)
+b = tf.Variable(initial_value=0.)
+BEFORE
+optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+for step in range(100):
+    x_train, y_train = np.ones(3), np.ones(3)
+    with tf.GradientTape() as tape:
+        y_pred = w * x_train + b
+        loss = tf.reduce_mean(tf.square(y_pred - y_train))
+    grads = tape.gradient(loss, [w, b])
+    optimizer.apply_gradients(grads_and_vars=zip(grads, [w, b]))
+    INSIDE
+
+w_tfe = tf.Variable(np.random.uniform())
+b_tfe = tf.Variable(np.random.uniform(1, 10))
+"""
+
+
+def test_variables_made_only_after_the_loop_are_silent():
+  code = _LATER_MODEL.replace("BEFORE", "").replace("INSIDE", "")
+  assert _found(code) == []
+
+
+def test_a_variable_made_before_the_loop_and_left_out_is_found():
+  code = _LATER_MODEL.replace(
+      "BEFORE", "c = tf.Variable(initial_value=1.)").replace("INSIDE", "")
+  assert _found(code) == [("var-list-filter", 14)]
+
+
+def test_a_variable_the_loop_makes_after_the_step_is_found():
+  # Its next turn trains `[w, b]` with `extra` made: left out.
+  code = _LATER_MODEL.replace("BEFORE", "").replace(
+      "INSIDE", "extra = tf.Variable(initial_value=1.)")
+  assert _found(code) == [("var-list-filter", 14)]
