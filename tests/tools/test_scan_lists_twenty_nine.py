@@ -135,3 +135,62 @@ def test_a_variable_the_loop_makes_after_the_step_is_found():
   code = _LATER_MODEL.replace("BEFORE", "").replace(
       "INSIDE", "extra = tf.Variable(initial_value=1.)")
   assert _found(code) == [("var-list-filter", 14)]
+
+
+# TingDang90/AudioCOVID19-FixMatch's model_network.py: a flag's layer
+# count cuts the model's list in two, each at its own learning rate (the
+# whole model trained at one rate in the other arm); cam-mobsys's
+# model_train*.py cut at 18 for the second part: the band between stays.
+_UTIL = """
+import tensorflow as tf
+
+def find_variables_in_scope(scope_name):
+    return tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope_name)
+"""
+
+_TWO_RATES = """
+import tensorflow as tf
+import util
+
+FLAGS = {"trained_layers": 12, "is_diff": True, "lr1": 1e-5, "lr2": 1e-3}
+
+
+def define_model(scope_name, features, labels):
+    with tf.variable_scope(scope_name):
+        net = tf.layers.dense(features, 128, name="vggish")
+        logits = tf.layers.dense(net, 2, name="fc")
+    loss = tf.losses.softmax_cross_entropy(labels, logits)
+    with tf.variable_scope("train"):
+        global_step = tf.train.get_or_create_global_step()
+        if FLAGS["is_diff"]:
+            var1 = util.find_variables_in_scope(scope_name)[0: FLAGS["trained_layers"]]
+            var2 = util.find_variables_in_scope(scope_name)[SECOND:]
+            train_op1 = tf.train.AdamOptimizer(FLAGS["lr1"]).minimize(
+                loss, var_list=var1, global_step=global_step, name="train_op1")
+            train_op2 = tf.train.AdamOptimizer(FLAGS["lr2"]).minimize(
+                loss, var_list=var2, global_step=global_step, name="train_op2")
+            train_op = tf.group(train_op1, train_op2, name="train_op")
+        ELSE
+            optimizer = tf.train.AdamOptimizer(FLAGS["lr2"])
+            optimizer.minimize(loss, global_step=global_step, name="train_op")
+"""
+
+
+def _two_rates(second, otherwise="else:"):
+  code = _TWO_RATES.replace("SECOND", second).replace("ELSE", otherwise)
+  return scanned.in_project({"util.py": _UTIL, "model.py": code})
+
+
+def test_two_slices_meeting_at_a_flags_count_are_silent():
+  assert _two_rates('FLAGS["trained_layers"]') == []
+
+
+def test_two_slices_leaving_a_band_between_are_found():
+  assert _two_rates("18") == [("var-list-filter", "model.py", 16)]
+
+
+def test_slices_beside_a_whole_step_run_with_them_are_found():
+  # Not the other arm: the whole model trained after the two rates'.
+  code = 'FLAGS["trained_layers"]'
+  assert _two_rates(code, "if True:") == [
+      ("var-list-filter", "model.py", 16)]

@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
@@ -442,7 +443,9 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   variable (`train_all = create_train_op(loss, opt)` beside `train_head
   = create_train_op(loss, opt, variables_to_train=head)`, or
   `apply_gradients(pairs)` beside `apply_gradients(pairs[-2:])`): the
-  filtered step freezes the rest, whatever its scope names."""
+  filtered step freezes the rest, whatever its scope names; not a whole
+  step in the other arm of an `if` (`if FLAGS["is_diff"]: <two rates>
+  else: minimize(loss)`), which never runs beside it."""
   whole = step.var_list.value if isinstance(
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
@@ -456,6 +459,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and
+      not _arms.apart(step.scope, _idiom.position(step.call),
+                      _idiom.position(other.call)) and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
