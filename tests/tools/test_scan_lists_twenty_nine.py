@@ -194,3 +194,4 @@ def test_slices_beside_a_whole_step_run_with_them_are_found():
   code = 'FLAGS["trained_layers"]'
   assert _two_rates(code, "if True:") == [
       ("var-list-filter", "model.py", 16)]
+

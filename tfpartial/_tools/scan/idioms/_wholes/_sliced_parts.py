@@ -41,6 +41,27 @@ def leaves_out(texts: Iterable[str]) -> bool:
   return not (starts and ends and _meet(slices))
 
 
+def covers(texts: Iterable[str]) -> bool:
+  """Whether `texts` are two or more slices of one list, one from its
+  first element, one to its end, each of the others starting where one
+  ends as written (`[0:n]` and `[n:]`): together, the whole list."""
+  slices: List[ast.Slice] = []
+  bases: Set[str] = set()
+  for text in texts:
+    try:
+      node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+      return False
+    if not isinstance(node, ast.Subscript) or not isinstance(
+        node.slice, ast.Slice) or node.slice.step is not None:
+      return False
+    slices.append(node.slice)
+    bases.add(ast.unparse(node.value))
+  return len(bases) == 1 and len(slices) > 1 and any(
+      s.lower is None or _constant(s.lower) == 0 for s in slices) and any(
+          s.upper is None for s in slices) and _meet(slices)
+
+
 def _meet(slices: List[ast.Slice]) -> bool:
   """Whether each slice that starts past the first element starts where
   another ends, as written (`[0:n]` and `[n:]`, a flag's layer count;
