@@ -195,3 +195,31 @@ def test_slices_beside_a_whole_step_run_with_them_are_found():
   assert _two_rates(code, "if True:") == [
       ("var-list-filter", "model.py", 16)]
 
+
+
+def test_variables_a_subclass_makes_inside_the_bases_scope_are_silent():
+  # AI-ON/Few-Shot-Music-Generation: `_build_graph` makes its variables
+  # at the top of its body, run inside `with tf.variable_scope(self.name)`.
+  code = """
+import tensorflow as tf
+
+class TFModel(object):
+    def __init__(self, name):
+        self.name = name
+        with tf.variable_scope(self.name):
+            self._global_step = tf.Variable(0, trainable=False)
+            self._build_graph()
+
+    def get_vars(self):
+        return [v for v in tf.trainable_variables() if self.name in v.name]
+
+
+class LSTM(TFModel):
+    def _build_graph(self):
+        self._x = tf.placeholder(tf.float32, [None, 8])
+        w = tf.get_variable('w', [8, 1])
+        self._loss = tf.reduce_mean(tf.matmul(self._x, w))
+        opt = tf.train.AdamOptimizer(1e-3)
+        self._train_op = opt.minimize(self._loss, var_list=self.get_vars())
+"""
+  assert _found(code) == []

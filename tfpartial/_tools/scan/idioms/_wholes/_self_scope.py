@@ -40,7 +40,12 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
     own = _own_names(project, each, attribute)
     for method in each.methods.values():
       if not _scope_around.opened_around(project, method, around):
-        _opened(getattr(method.node, "body", []), attribute, own, opened)
+        here: Set[str] = set()
+        _opened(getattr(method.node, "body", []), attribute, own, here)
+        if "own" not in here:  # Made where a caller's scope may hold.
+          here.discard("unscoped")
+        opened |= {"other" if kind == "unscoped" else kind
+                   for kind in here}
   return opened == {"own"} or _scope_around.made_inside(
       project, info, attribute)
 
@@ -247,8 +252,8 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
-    elif _trained_maker(statement):  # Outside any scope: not the own one.
-      opened.add("other")
+    elif _trained_maker(statement):  # Beside the own block: outside it.
+      opened.add("unscoped")
     for block in _scopes.blocks(statement):
       _opened(block, attribute, own, opened)
 
