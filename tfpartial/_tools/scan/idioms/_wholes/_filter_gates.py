@@ -462,13 +462,14 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   return step.loss is not None and any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and
-      not (_arms.apart(step.scope, _idiom.position(step.call),
-                       _idiom.position(other.call)) and _sliced_parts.covers(
-                           _arm_slices(step, steps))) and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
-                  other.var_list) == ast.unparse(whole)) for other in steps)
+                  other.var_list) == ast.unparse(whole)) and not (
+                      _arms.apart(step.scope, _idiom.position(step.call),
+                                  _idiom.position(other.call)) and (
+                          _sliced_parts.covers(_arm_slices(step, steps))))
+      for other in steps)
 
 
 def _arm_slices(step: Step, steps: List[Step]) -> List[str]:
