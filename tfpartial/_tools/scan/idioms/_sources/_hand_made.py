@@ -123,10 +123,7 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
   """Whether a step trains a hand-written list of some of the variables a
   function creates (`return logits, [head_w, head_b]` from a `create_model`
   that also creates the classifier's; `var_list=[modifier]` beside other
-  variables): the others are left out; not those made only after the
-  step, outside any loop around it (a notebook's next model, `w_tfe =
-  tf.Variable(...)` below the loop training `[w, b]`): they do not exist
-  while it trains, nothing leaves them out."""
+  variables): the others are left out (those that exist: `_existing`)."""
   home = scope
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
@@ -171,15 +168,25 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
   # model's (each arm builds and trains its own).
   others = {n for n in created[id(home)] - names if not all(
       _arms.apart(home, at, d.start) for d in home.defs.get(n, []))}
-  if home is scope:
-    others = {n for n in others if not all(
-        _made_after(home, call, d.start) for d in home.defs.get(n, []))}
+  others = _existing(others, home, scope, call)
   starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
     others = {n for n in others if any(
         _trainable_variable(d.value) and _graphs.same_graph(
             at, d.start, starts) for d in home.defs.get(n, []))}
   return bool(others)
+
+
+def _existing(others: Set[str], home: _scopes.Scope, scope: _scopes.Scope,
+              call: ast.Call) -> Set[str]:
+  """`others` less those the step's own function makes only after the
+  step, outside any loop around it (a notebook's next model, `w_tfe =
+  tf.Variable(...)` below the loop training `[w, b]`): they do not exist
+  while it trains, nothing leaves them out."""
+  if home is not scope:
+    return others
+  return {n for n in others if not all(
+      _made_after(home, call, d.start) for d in home.defs.get(n, []))}
 
 
 def _made_after(home: _scopes.Scope, call: ast.Call,
