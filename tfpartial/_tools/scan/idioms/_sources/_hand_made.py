@@ -21,7 +21,7 @@ from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources import _self_listed
 from tfpartial._tools.scan.idioms._sources._train_step import (
-    STEPS, _OWN_VARIABLES, _class_of, _trainable_variable, var_list_of)
+    STEPS, _OWN_VARIABLES, _class_of, _end, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _wrapped_inputs
@@ -36,7 +36,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   whole loss, some items of a container picked by index, variables
   of a head built on a pretrained backbone (`_frozen_backbone`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
-      chosen, scope, analysis.flow, created) or _self_listed.left_out(
+      chosen, scope, analysis.flow, created, call) or _self_listed.left_out(
           chosen, scope, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
               chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
@@ -119,11 +119,11 @@ def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope,
 
 
 def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
-                  created: Dict[int, Set[str]]) -> bool:
+                  created: Dict[int, Set[str]], call: ast.Call) -> bool:
   """Whether a step trains a hand-written list of some of the variables a
   function creates (`return logits, [head_w, head_b]` from a `create_model`
   that also creates the classifier's; `var_list=[modifier]` beside other
-  variables): the others are left out."""
+  variables): the others are left out (those that exist: `_existing`)."""
   home = scope
   if isinstance(chosen, ast.Name):
     defs = scope.defs.get(chosen.id, [])
@@ -168,12 +168,38 @@ def _some_created(chosen: ast.AST, scope: _scopes.Scope, flow: Flow,
   # model's (each arm builds and trains its own).
   others = {n for n in created[id(home)] - names if not all(
       _arms.apart(home, at, d.start) for d in home.defs.get(n, []))}
+  others = _existing(others, home, scope, call)
   starts = _graphs.resets(home) if others else []
   if starts:  # A script building each model in a graph of its own.
     others = {n for n in others if any(
         _trainable_variable(d.value) and _graphs.same_graph(
             at, d.start, starts) for d in home.defs.get(n, []))}
   return bool(others)
+
+
+def _existing(others: Set[str], home: _scopes.Scope, scope: _scopes.Scope,
+              call: ast.Call) -> Set[str]:
+  """`others` less those the step's own function makes only after the
+  step, outside any loop around it (a notebook's next model, `w_tfe =
+  tf.Variable(...)` below the loop training `[w, b]`): they do not exist
+  while it trains, nothing leaves them out."""
+  if home is not scope:
+    return others
+  return {n for n in others if not all(
+      _made_after(home, call, d.start) for d in home.defs.get(n, []))}
+
+
+def _made_after(home: _scopes.Scope, call: ast.Call,
+                start: Tuple[int, int]) -> bool:
+  """Whether a binding starting at `start` follows the step `call` of
+  the same function, and no loop of it holds both (a loop's next turn
+  would see it)."""
+  if start <= _end(call):
+    return False
+  return not any(
+      isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and (
+          _idiom.position(n) <= _idiom.position(call)) and start <= _end(n)
+      for n in home.nodes)
 
 
 # Calls whose value is data, not a parameter: a name bound to one of them

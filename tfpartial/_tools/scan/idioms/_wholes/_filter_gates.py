@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _fed
 from tfpartial._tools.scan.idioms._runs import _fetched
 from tfpartial._tools.scan.idioms._runs import _growing
@@ -35,6 +36,7 @@ from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
+from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
@@ -442,7 +444,11 @@ def _phased(step: Step, steps: List[Step]) -> bool:
   variable (`train_all = create_train_op(loss, opt)` beside `train_head
   = create_train_op(loss, opt, variables_to_train=head)`, or
   `apply_gradients(pairs)` beside `apply_gradients(pairs[-2:])`): the
-  filtered step freezes the rest, whatever its scope names."""
+  filtered step freezes the rest, whatever its scope names; not a whole
+  step in the other arm of an `if` (`if FLAGS["is_diff"]: <two rates>
+  else: minimize(loss)`) when this arm's steps of the loss train slices
+  of one list that cover it (`_sliced_parts.covers`): no arm leaves a
+  variable out."""
   whole = step.var_list.value if isinstance(
       step.var_list, ast.Subscript) and isinstance(
           step.var_list.slice, ast.Slice) else None
@@ -459,7 +465,32 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
-                  other.var_list) == ast.unparse(whole)) for other in steps)
+                  other.var_list) == ast.unparse(whole)) and not (
+                      _arms.apart(step.scope, _idiom.position(step.call),
+                                  _idiom.position(other.call)) and (
+                          _sliced_parts.covers(_arm_slices(step, steps))))
+      for other in steps)
+
+
+def _arm_slices(step: Step, steps: List[Step]) -> List[str]:
+  """The lists, as written where they are made (a name bound once: its
+  value), of the steps of `step`'s function and loss that may run beside
+  it (none in the other arm of an `if`)."""
+  texts = []
+  for other in steps:
+    if other.scope is not step.scope or other.loss != step.loss or (
+        other.var_list is None) or _arms.apart(
+            step.scope, _idiom.position(step.call),
+            _idiom.position(other.call)):
+      continue
+    value = other.var_list
+    if isinstance(value, ast.Name):
+      defs = step.scope.defs.get(value.id, [])
+      if len(defs) != 1 or defs[0].value is None:
+        return []
+      value = defs[0].value
+    texts.append(ast.unparse(value))
+  return texts
 
 
 # Loops, and comprehensions (each makes its element once per item).

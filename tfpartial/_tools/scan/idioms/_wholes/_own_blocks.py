@@ -14,9 +14,20 @@ from tfpartial._tools.scan import _names
 def opens_own(statement: Union[ast.With, ast.AsyncWith], attribute: str,
               own: Set[str]) -> bool:
   """Whether a context of the block is a call given the object's scope
-  attribute (`self.scope`), or a name it is made from, first."""
+  attribute (`self.scope`), or a name it is made from, first; or the
+  scope it opens is what the attribute keeps: bound by `as` to a name it
+  is made from (`with tf.variable_scope('weights') as param_scope: ...`,
+  `self.param_scope = param_scope`), or read inside it (`self.scope =
+  tf.get_variable_scope().name`)."""
+  if _reads_opened(statement, attribute):
+    return True
   for item in statement.items:
     call = item.context_expr
+    if isinstance(item.optional_vars, ast.Name) and isinstance(
+        call, ast.Call) and _names.call_name(
+            call) in _names.TF_SCOPES_OR_CLASS and (
+                item.optional_vars.id in own):
+      return True
     first = call.args[0] if isinstance(call, ast.Call) and call.args \
         else None
     if first is not None and (_names.dotted(first) == f"self.{attribute}" or (
@@ -29,3 +40,20 @@ def names_nothing(call: ast.Call) -> bool:
   """Whether the scope call opens no scope (`tf.name_scope(None)`)."""
   return _names.call_name(call) == "name_scope" and len(call.args) == 1 and (
       isinstance(call.args[0], ast.Constant)) and call.args[0].value is None
+
+
+def _reads_opened(statement: Union[ast.With, ast.AsyncWith],
+                  attribute: str) -> bool:
+  """Whether a statement of the block itself (not of a block inside it)
+  sets `self.<attribute>` from `get_variable_scope()`: the scope that
+  block opens."""
+  if not any(isinstance(i.context_expr, ast.Call) and _names.call_name(
+      i.context_expr) in _names.TF_SCOPES_OR_CLASS for i in statement.items):
+    return False
+  for each in statement.body:
+    if isinstance(each, ast.Assign) and len(each.targets) == 1 and (
+        _names.dotted(each.targets[0]) == f"self.{attribute}") and any(
+            isinstance(n, ast.Call) and _names.call_name(
+                n) == "get_variable_scope" for n in ast.walk(each.value)):
+      return True
+  return False

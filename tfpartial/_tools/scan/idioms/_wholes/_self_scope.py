@@ -40,7 +40,12 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
     own = _own_names(project, each, attribute)
     for method in each.methods.values():
       if not _scope_around.opened_around(project, method, around):
-        _opened(getattr(method.node, "body", []), attribute, own, opened)
+        here: Set[str] = set()
+        _opened(getattr(method.node, "body", []), attribute, own, here)
+        if "own" not in here:  # Made where a caller's scope may hold.
+          here.discard("unscoped")
+        opened |= {"other" if kind == "unscoped" else kind
+                   for kind in here}
   return opened == {"own"} or _scope_around.made_inside(
       project, info, attribute)
 
@@ -74,6 +79,20 @@ _MAKERS = frozenset({"dense", "conv2d", "conv1d", "conv3d",
                      "conv2d_transpose", "fully_connected", "embedding",
                      "batch_normalization", "batch_norm", "get_variable",
                      "Variable"})
+
+
+def _trained_maker(statement: ast.stmt) -> bool:
+  """Whether a statement (no block) makes a trainable layer or variable
+  (`self.emb = tf.get_variable('emb', ...)`; not a step counter made
+  `trainable=False`)."""
+  if isinstance(statement, (ast.With, ast.AsyncWith, ast.FunctionDef,
+                            ast.AsyncFunctionDef, ast.ClassDef)) or any(
+                                True for _ in _scopes.blocks(statement)):
+    return False
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _MAKERS
+             and not any(k.arg == "trainable" and isinstance(
+                 k.value, ast.Constant) and k.value.value is False
+                         for k in n.keywords) for n in ast.walk(statement))
 
 
 def _returns_own_scope(project: _project.Project, flow: Flow,
@@ -110,7 +129,8 @@ def _cached(value: ast.expr) -> bool:
 
 
 def _attribute_read(node: ast.AST) -> Optional[str]:
-  """`x` of a collecting call whose scope is `self.x` (or `self.x + "/"`)."""
+  """`x` of a collecting call whose scope is `self.x` (or `self.x + "/"`,
+  or `self.x.name` for a scope object kept on the object)."""
   if not isinstance(node, ast.Call) or _names.call_name(node) not in {
       "get_collection", "trainable_variables", "global_variables"}:
     return None
@@ -119,6 +139,9 @@ def _attribute_read(node: ast.AST) -> Optional[str]:
         isinstance(value.right, ast.Constant)):
       value = value.left
     dotted = _names.dotted(value) or ""
+    if dotted.startswith("self.") and dotted.endswith(".name") and (
+        dotted.count(".") == 2):  # A scope object's name.
+      dotted = dotted[:-len(".name")]
     if dotted.startswith("self.") and dotted.count(".") == 1:
       return dotted[5:]
   return None
@@ -229,6 +252,8 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
+    elif _trained_maker(statement):  # Beside the own block: outside it.
+      opened.add("unscoped")
     for block in _scopes.blocks(statement):
       _opened(block, attribute, own, opened)
 

@@ -17,8 +17,8 @@ from typing import Iterable, List, Optional, Set
 
 def leaves_out(texts: Iterable[str]) -> bool:
   """Whether `texts` (the filters of one function, as written) are all
-  slices of one list by constants and none starts at its first element,
-  or none runs to its end."""
+  slices of one list and none starts at its first element, or none runs
+  to its end, or (a bound not a constant) one starts where none ends."""
   slices: List[ast.Slice] = []
   bases: Set[str] = set()
   for text in texts:
@@ -27,9 +27,7 @@ def leaves_out(texts: Iterable[str]) -> bool:
     except SyntaxError:
       return False  # A name's filter, marked with where it is added.
     if not isinstance(node, ast.Subscript) or not isinstance(
-        node.slice, ast.Slice) or node.slice.step is not None or not all(
-            _constant(bound) is not None or bound is None
-            for bound in (node.slice.lower, node.slice.upper)):
+        node.slice, ast.Slice) or node.slice.step is not None:
       return False
     slices.append(node.slice)
     bases.add(ast.unparse(node.value))
@@ -37,7 +35,40 @@ def leaves_out(texts: Iterable[str]) -> bool:
     return False
   starts = any(s.lower is None or _constant(s.lower) == 0 for s in slices)
   ends = any(s.upper is None for s in slices)
-  return not (starts and ends)
+  if all(_constant(bound) is not None or bound is None
+         for s in slices for bound in (s.lower, s.upper)):
+    return not (starts and ends)
+  return not (starts and ends and _meet(slices))
+
+
+def covers(texts: Iterable[str]) -> bool:
+  """Whether `texts` are two or more slices of one list, one from its
+  first element, one to its end, each of the others starting where one
+  ends as written (`[0:n]` and `[n:]`): together, the whole list."""
+  slices: List[ast.Slice] = []
+  bases: Set[str] = set()
+  for text in texts:
+    try:
+      node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+      return False
+    if not isinstance(node, ast.Subscript) or not isinstance(
+        node.slice, ast.Slice) or node.slice.step is not None:
+      return False
+    slices.append(node.slice)
+    bases.add(ast.unparse(node.value))
+  return len(bases) == 1 and len(slices) > 1 and any(
+      s.lower is None or _constant(s.lower) == 0 for s in slices) and any(
+          s.upper is None for s in slices) and _meet(slices)
+
+
+def _meet(slices: List[ast.Slice]) -> bool:
+  """Whether each slice that starts past the first element starts where
+  another ends, as written (`[0:n]` and `[n:]`, a flag's layer count;
+  not `[0:n]` and `[18:]`, which leave the band between out)."""
+  ends = {ast.unparse(s.upper) for s in slices if s.upper is not None}
+  return all(ast.unparse(s.lower) in ends for s in slices
+             if s.lower is not None and _constant(s.lower) != 0)
 
 
 def _constant(node: Optional[ast.expr]) -> Optional[int]:
