@@ -19,19 +19,8 @@ def leaves_out(texts: Iterable[str]) -> bool:
   """Whether `texts` (the filters of one function, as written) are all
   slices of one list and none starts at its first element, or none runs
   to its end, or (a bound not a constant) one starts where none ends."""
-  slices: List[ast.Slice] = []
-  bases: Set[str] = set()
-  for text in texts:
-    try:
-      node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-      return False  # A name's filter, marked with where it is added.
-    if not isinstance(node, ast.Subscript) or not isinstance(
-        node.slice, ast.Slice) or node.slice.step is not None:
-      return False
-    slices.append(node.slice)
-    bases.add(ast.unparse(node.value))
-  if len(bases) != 1 or len(slices) < 2:
+  slices = _slices_of_one_list(texts)
+  if slices is None:
     return False
   starts = any(s.lower is None or _constant(s.lower) == 0 for s in slices)
   ends = any(s.upper is None for s in slices)
@@ -45,21 +34,28 @@ def covers(texts: Iterable[str]) -> bool:
   """Whether `texts` are two or more slices of one list, one from its
   first element, one to its end, each of the others starting where one
   ends as written (`[0:n]` and `[n:]`): together, the whole list."""
+  slices = _slices_of_one_list(texts)
+  return slices is not None and any(
+      s.lower is None or _constant(s.lower) == 0 for s in slices) and any(
+          s.upper is None for s in slices) and _meet(slices)
+
+
+def _slices_of_one_list(texts: Iterable[str]) -> Optional[List[ast.Slice]]:
+  """The slices `texts` write, when they are two or more step-less slices
+  of one list as written (`tf.trainable_variables()[2:-2]`), else None."""
   slices: List[ast.Slice] = []
   bases: Set[str] = set()
   for text in texts:
     try:
       node = ast.parse(text, mode="eval").body
     except SyntaxError:
-      return False
+      return None  # A name's filter, marked with where it is added.
     if not isinstance(node, ast.Subscript) or not isinstance(
         node.slice, ast.Slice) or node.slice.step is not None:
-      return False
+      return None
     slices.append(node.slice)
     bases.add(ast.unparse(node.value))
-  return len(bases) == 1 and len(slices) > 1 and any(
-      s.lower is None or _constant(s.lower) == 0 for s in slices) and any(
-          s.upper is None for s in slices) and _meet(slices)
+  return slices if len(bases) == 1 and len(slices) > 1 else None
 
 
 def _meet(slices: List[ast.Slice]) -> bool:

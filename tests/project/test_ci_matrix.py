@@ -1,0 +1,36 @@
+"""What tox.ini runs once and what it runs on every release.
+
+Scan's tests run once, on TensorFlow 2.21: scan reads source and never
+imports TensorFlow. The ones that run a script, a port, under TensorFlow
+must run on 2.15 too, so the oldest release checks the ports scan writes.
+"""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).parent.parent.parent
+# A scan test that runs a script (not `python -m tfpartial ...`) or trains
+# a port with tests/tools/real_ports.py.
+_RUNS_A_SCRIPT = re.compile(
+    r'sys\.executable,\s*+(?!"-)|real_ports|run_and_compare')
+
+
+def _expression(env):
+  tox = (ROOT / "tox.ini").read_text()
+  return re.search(rf'{env}: python -m pytest -k "([^"]+)"', tox).group(1)
+
+
+def test_every_scan_test_that_runs_a_script_runs_on_the_oldest_release():
+  running = [path for path in sorted((ROOT / "tests/tools").glob(
+      "test_scan*.py")) if _RUNS_A_SCRIPT.search(path.read_text())]
+  assert len(running) >= 8, running  # The port tests of 2026-12-06.
+  result = subprocess.run(
+      [sys.executable, "-m", "pytest", "--collect-only", "-q",
+       "-p", "no:cacheprovider", "-k", _expression("tf215"),
+       *map(str, running)], cwd=ROOT, capture_output=True, text=True,
+      timeout=300, check=False)
+  assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+  summary = result.stdout.strip().splitlines()[-1]
+  assert "deselected" not in summary, summary
