@@ -57,8 +57,9 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     trained = {name for s in group if isinstance(s.var_list, ast.AST)
                for name in _read(s.var_list)}
     kept = {name for s in group for name in _wider_step.scope_names(s)}
+    # TensorFlow's scope filter is `re.match`: from the name's start.
     loaded = {scope for scope in _networks_loaded(tree) if not any(
-        name in scope or scope in name for name in kept)}
+        name and scope.startswith(name) for name in kept)}
     if not restored and not loaded:
       continue
     fed: Dict[FrozenSet[str], Set[str]] = {}
@@ -150,21 +151,24 @@ def _networks_loaded(tree: ast.Module) -> Set[str]:
   each made in a `with tf.variable_scope("content_extractor")` block
   where it is assigned, or of the function whose result it is (`self.net,
   self.sr = self.model(x)`, `model` returning `net, sr` made there)."""
-  functions: Dict[str, ast.AST] = {n.name: n for n in ast.walk(
-      tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+  # Every definition: methods of one name in several classes all count.
+  functions: Dict[str, List[ast.AST]] = {}
+  for node in ast.walk(tree):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      functions.setdefault(node.name, []).append(node)
   given = {name for call in ast.walk(tree) if isinstance(call, ast.Call) and (
       _names.call_name(call) in _LOADERS) for value in [k.value for k in (
           call.keywords) if k.arg == "network"] or call.args[2:3]
            for name in [_names.dotted(value)] if name}
   found: Set[str] = set()
   for name in sorted(given):
-    for function in functions.values():
+    for function in (f for same in functions.values() for f in same):
       found |= _made_in(function, name, functions, 1)
   return found
 
 
-def _made_in(function: ast.AST, name: str, functions: Dict[str, ast.AST],
-             depth: int) -> Set[str]:
+def _made_in(function: ast.AST, name: str,
+             functions: Dict[str, List[ast.AST]], depth: int) -> Set[str]:
   """The root scopes of the literal `with` blocks of `function` that
   assign `name`, or, `depth` calls deep, those making what a call of the
   module's functions returns at its place in the targets."""
@@ -183,16 +187,17 @@ def _made_in(function: ast.AST, name: str, functions: Dict[str, ast.AST],
       continue
     around = [root for w, root in blocks if _within(node, w)]
     found |= set(around[:1])
-    callee = functions.get(_names.call_name(node.value)) if isinstance(
-        node.value, ast.Call) and depth and not around else None
-    for back in ast.walk(callee) if callee is not None else ():
-      if isinstance(back, ast.Return) and back.value is not None:
-        value = back.value.elts[places[0]] if isinstance(
-            back.value, ast.Tuple) and isinstance(target, ast.Tuple) and (
-                len(back.value.elts) == len(elements)) else back.value
-        made = _names.dotted(value)
-        if made and callee is not None:
-          found |= _made_in(callee, made, functions, depth - 1)
+    callees = functions.get(_names.call_name(node.value) or "", []) if (
+        isinstance(node.value, ast.Call) and depth and not around) else []
+    for callee in callees:
+      for back in ast.walk(callee):
+        if isinstance(back, ast.Return) and back.value is not None:
+          value = back.value.elts[places[0]] if isinstance(
+              back.value, ast.Tuple) and isinstance(target, ast.Tuple) and (
+                  len(back.value.elts) == len(elements)) else back.value
+          made = _names.dotted(value)
+          if made:
+            found |= _made_in(callee, made, functions, depth - 1)
   return found
 
 
