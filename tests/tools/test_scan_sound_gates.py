@@ -96,3 +96,21 @@ def test_a_switch_on_the_outer_loops_counter_inside_the_inner_one():
                              "main.py": _INNER % choice}) == [
                                  ("var-list-filter", "main.py", 26),
                                  ("var-list-filter", "main.py", 27)]
+
+
+# The model's scope name read inside a `name_scope` block of its
+# variable-scope block: `get_variable_scope()` there is the model's.
+_READ_IN_NAME_SCOPE = twenty_nine._READ_INSIDE.replace(
+    "            self.scope = tf.get_variable_scope().name\n",
+    "            with tf.name_scope('info'):\n"
+    "                self.scope = tf.get_variable_scope().name\n")
+
+
+def test_the_scope_name_read_in_a_name_scope_of_the_models_block_is_silent():
+  assert scanned.found(_READ_IN_NAME_SCOPE.replace("EXTRA", "pass")) == []
+
+
+def test_a_layer_built_after_that_block_is_found():
+  code = _READ_IN_NAME_SCOPE.replace(
+      "EXTRA", "self.head = tf.layers.dense(self.obs, 3, name='head')")
+  assert scanned.found(code) == [("var-list-filter", 19)]
