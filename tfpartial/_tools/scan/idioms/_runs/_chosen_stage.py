@@ -11,8 +11,8 @@ reads what its `variable_scope('s1')` block computed builds s2 on s1."""
 from __future__ import annotations
 
 import ast
-from typing import (Dict, Iterator, List, Optional, Set, Tuple, TypeVar,
-                    cast)
+from typing import (Dict, Iterator, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, cast)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -97,8 +97,9 @@ def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
   varying = _set_in_loops(function)
   loops = [loop for loop in _scopes.walk(function) if isinstance(
       loop, (ast.For, ast.AsyncFor, ast.While))]
-  counters = {name for loop in loops if not isinstance(loop, ast.While)
-              for name in [_names.dotted(loop.target)] if name is not None}
+  counters = {name for loop in loops if isinstance(
+      loop, (ast.For, ast.AsyncFor)) for name in [_names.dotted(loop.target)]
+              if name is not None}
   for node in _scopes.walk(function):
     if isinstance(node, ast.If) and node.orelse:
       before = _range_test(node.test, counters, varying)
@@ -107,7 +108,7 @@ def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
         yield arms if before else (arms[1], arms[0])
 
 
-def _outermost(node: ast.If, loops: List[ast.AST]) -> bool:
+def _outermost(node: ast.If, loops: Sequence[ast.AST]) -> bool:
   """Whether the counter `node` tests is that of a loop no loop around
   `node` encloses: an inner loop's counter starts again each time round
   the outer one, so its ranges repeat and are no phases of training."""
