@@ -11,8 +11,8 @@ reads what its `variable_scope('s1')` block computed builds s2 on s1."""
 from __future__ import annotations
 
 import ast
-from typing import (Dict, Iterator, List, Optional, Set, Tuple, TypeVar,
-                    cast)
+from typing import (Dict, Iterator, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, cast)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -95,15 +95,33 @@ def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
   the arm run before the bound first (`if epoch < switch: op = self.a
   else: op = self.b`: the step range of `a`, then that of `b`)."""
   varying = _set_in_loops(function)
-  counters = {name for loop in _scopes.walk(function) if isinstance(
+  loops = [loop for loop in _scopes.walk(function) if isinstance(
+      loop, (ast.For, ast.AsyncFor, ast.While))]
+  counters = {name for loop in loops if isinstance(
       loop, (ast.For, ast.AsyncFor)) for name in [_names.dotted(loop.target)]
               if name is not None}
   for node in _scopes.walk(function):
     if isinstance(node, ast.If) and node.orelse:
       before = _range_test(node.test, counters, varying)
-      if before is not None:
+      if before is not None and _outermost(node, loops):
         arms = _named(list(node.body)), _named(list(node.orelse))
         yield arms if before else (arms[1], arms[0])
+
+
+def _outermost(node: ast.If, loops: Sequence[ast.AST]) -> bool:
+  """Whether the counter `node` tests is that of a loop no loop around
+  `node` encloses: an inner loop's counter starts again each time round
+  the outer one, so its ranges repeat and are no phases of training."""
+  counter = _names.dotted(getattr(node.test, "left"))
+  around = [loop for loop in loops if _holds(loop, node)]
+  return not any(isinstance(loop, (ast.For, ast.AsyncFor)) and (
+      _names.dotted(loop.target) == counter) and any(
+          other is not loop and _holds(other, loop) for other in around)
+                 for loop in around)
+
+
+def _holds(outer: ast.AST, inner: ast.AST) -> bool:
+  return any(n is inner for n in _scopes.walk(outer))
 
 
 def _named(nodes: List[ast.AST]) -> Set[str]:

@@ -10,6 +10,9 @@ from typing import Set, Union
 
 from tfpartial._tools.scan import _names
 
+# What opens a variable scope, the one `get_variable_scope()` returns.
+_VARIABLE_SCOPES = {"variable_scope", "VariableScope"}
+
 
 def opens_own(statement: Union[ast.With, ast.AsyncWith], attribute: str,
               own: Set[str]) -> bool:
@@ -44,14 +47,22 @@ def names_nothing(call: ast.Call) -> bool:
 
 def _reads_opened(statement: Union[ast.With, ast.AsyncWith],
                   attribute: str) -> bool:
-  """Whether a statement of the block itself (not of a block inside it)
-  sets `self.<attribute>` from `get_variable_scope()`: the scope that
-  block opens."""
+  """Whether a statement of the block itself (not of a block inside it,
+  save a `name_scope` block) sets `self.<attribute>` from
+  `get_variable_scope()`: the scope that block opens, when it opens a
+  variable scope (inside a `name_scope` block that call returns the
+  variable scope around the block, not one of its own)."""
   if not any(isinstance(i.context_expr, ast.Call) and _names.call_name(
-      i.context_expr) in _names.TF_SCOPES_OR_CLASS for i in statement.items):
+      i.context_expr) in _VARIABLE_SCOPES for i in statement.items):
     return False
-  for each in statement.body:
-    if isinstance(each, ast.Assign) and len(each.targets) == 1 and (
+  body = list(statement.body)
+  while body:
+    each = body.pop()
+    if isinstance(each, (ast.With, ast.AsyncWith)) and all(
+        isinstance(i.context_expr, ast.Call) and _names.call_name(
+            i.context_expr) == "name_scope" for i in each.items):
+      body += each.body
+    elif isinstance(each, ast.Assign) and len(each.targets) == 1 and (
         _names.dotted(each.targets[0]) == f"self.{attribute}") and any(
             isinstance(n, ast.Call) and _names.call_name(
                 n) == "get_variable_scope" for n in ast.walk(each.value)):

@@ -11,7 +11,7 @@ in a scope block of its own and given to a loader of saved arrays
 (`tl.files.load_and_assign_npz(..., network=self.net_upscale)`), which
 no step's list keeps, read by a later block of the same function
 opening a trained scope (SRNTT's content extractor under its texture
-transfer).
+transfer; `_loaded_network` finds those).
 
 Not this: a group no step trains whose network only feeds a loss (a VGG
 perceptual loss, a teacher, a target network: its outputs reach no
@@ -30,15 +30,12 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._sources._train_step import Step
-from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _loaded_network
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _wider_step
 
 # Searches bounded: statements of one function followed for a feed.
 _BOUND = 2000
-# What puts arrays saved to disk into a network's variables (TensorLayer).
-_LOADERS = {"load_and_assign_npz", "load_and_assign_npz_dict",
-            "assign_params"}
 
 
 def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
@@ -57,8 +54,7 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     trained = {name for s in group if isinstance(s.var_list, ast.AST)
                for name in _read(s.var_list)}
     kept = {name for s in group for name in _wider_step.scope_names(s)}
-    loaded = {scope for scope in _networks_loaded(tree) if not any(
-        name in scope or scope in name for name in kept)}
+    loaded = _loaded_network.kept_out(tree, kept)
     if not restored and not loaded:
       continue
     fed: Dict[FrozenSet[str], Set[str]] = {}
@@ -74,8 +70,8 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
         continue
       key = frozenset(left | loaded)
       if key not in fed:
-        fed[key] = _fed(tree, _opening(tree), left | loaded) | _fed_in_place(
-            tree, loaded)
+        fed[key] = _fed(tree, _opening(tree), left | loaded) | (
+            _loaded_network.fed_in_place(tree, loaded))
       hit = _first_fed(filters, trained, fed[key], group)
       if hit is not None:
         hits.append(hit)
@@ -142,95 +138,6 @@ def _restored_alone(tree: ast.Module) -> Set[str]:
         node.func, ast.Attribute) and node.func.attr == "restore":
       restoring.add(_names.dotted(node.func.value) or "")
   return {name for saver, name in savers.items() if saver in restoring}
-
-
-def _networks_loaded(tree: ast.Module) -> Set[str]:
-  """The root scopes of the networks the module gives a loader of saved
-  arrays (`tl.files.load_and_assign_npz(sess, path, network=self.net)`),
-  each made in a `with tf.variable_scope("content_extractor")` block
-  where it is assigned, or of the function whose result it is (`self.net,
-  self.sr = self.model(x)`, `model` returning `net, sr` made there)."""
-  functions: Dict[str, ast.AST] = {n.name: n for n in ast.walk(
-      tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-  given = {name for call in ast.walk(tree) if isinstance(call, ast.Call) and (
-      _names.call_name(call) in _LOADERS) for value in [k.value for k in (
-          call.keywords) if k.arg == "network"] or call.args[2:3]
-           for name in [_names.dotted(value)] if name}
-  found: Set[str] = set()
-  for name in sorted(given):
-    for function in functions.values():
-      found |= _made_in(function, name, functions, 1)
-  return found
-
-
-def _made_in(function: ast.AST, name: str, functions: Dict[str, ast.AST],
-             depth: int) -> Set[str]:
-  """The root scopes of the literal `with` blocks of `function` that
-  assign `name`, or, `depth` calls deep, those making what a call of the
-  module's functions returns at its place in the targets."""
-  blocks = [(w, getattr(i.context_expr, "args")[0].value.strip("/").split(
-      "/")[0]) for w in ast.walk(function) if isinstance(w, ast.With)
-            for i in w.items[:1] if _own_loss._opens(i.context_expr)]
-  found: Set[str] = set()
-  for node in ast.walk(function):
-    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-      continue
-    target = node.targets[0]
-    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [
-        target]
-    places = [i for i, e in enumerate(elements) if _names.dotted(e) == name]
-    if not places:
-      continue
-    around = [root for w, root in blocks if _within(node, w)]
-    found |= set(around[:1])
-    callee = functions.get(_names.call_name(node.value)) if isinstance(
-        node.value, ast.Call) and depth and not around else None
-    for back in ast.walk(callee) if callee is not None else ():
-      if isinstance(back, ast.Return) and back.value is not None:
-        value = back.value.elts[places[0]] if isinstance(
-            back.value, ast.Tuple) and isinstance(target, ast.Tuple) and (
-                len(back.value.elts) == len(elements)) else back.value
-        made = _names.dotted(value)
-        if made and callee is not None:
-          found |= _made_in(callee, made, functions, depth - 1)
-  return found
-
-
-def _within(node: ast.AST, block: ast.With) -> bool:
-  return block.lineno <= getattr(node, "lineno", 0) <= (
-      block.end_lineno or block.lineno)
-
-
-def _fed_in_place(tree: ast.Module, left: Set[str]) -> Set[str]:
-  """The root scopes of the literal `with` blocks that read, in the same
-  function, what a block opening a scope of `left` assigned before them,
-  before assigning that name themselves (SRNTT's `texture_transfer`
-  block on `content_feature` of the `content_extractor` block)."""
-  found: Set[str] = set()
-  if not left:
-    return found
-  for function in ast.walk(tree):
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      continue
-    made: Set[str] = set()
-    blocks = sorted((w for w in ast.walk(function) if isinstance(
-        w, ast.With) and _own_loss._opens(w.items[0].context_expr)),
-                    key=lambda w: (w.lineno, w.col_offset))
-    for block in blocks[:_BOUND]:
-      root = getattr(block.items[0].context_expr, "args")[0].value.strip(
-          "/").split("/")[0]
-      statements = sorted((n for n in ast.walk(block) if isinstance(
-          n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset))[:_BOUND]
-      if root in left:
-        made |= {t for n in statements for t in _built_outside.targets(n)}
-        continue
-      own: Set[str] = set()
-      for statement in statements:
-        if _read(statement.value) - own & made:
-          found.add(root)
-          break
-        own |= _built_outside.targets(statement)
-  return found
 
 
 def _opening(tree: ast.Module) -> Dict[str, Set[str]]:

@@ -10,8 +10,10 @@ Two things the code does tell such a list from a part of a model:
   the global network, wherever (or whether) the project builds it.
 - The worker keeps the global variables whose names match those of the
   gradients it applies (`[v for v in global_net.get_vars() if name(v)
-  in grad_names]`, `grad_names` made from those very gradients): the
-  list pairs each gradient with its variable and chooses none.
+  in grad_names]`, `grad_names` made from those very gradients) and the
+  gradients are taken over a list no filter of the worker narrows (the
+  local network's whole list): the list pairs each gradient with its
+  variable and chooses none.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ def paired(step_call: ast.Call, function: ast.AST,
   whose names match the gradients the step applies: a comprehension
   whose test is `f(v) in names`, `names` made (in the step's function)
   in the step's `function` by a comprehension over an argument of the
-  step.
+  step, while no other call of `function` is given a filtered list (the
+  gradients taken over part of the local network).
 
   >>> tree = ast.parse(
   ...     "def f(self, net, applier):\\n"
@@ -127,7 +130,33 @@ def paired(step_call: ast.Call, function: ast.AST,
   applied = {ast.dump(a) for a in step_call.args} | {
       ast.dump(k.value) for k in step_call.keywords}
   return any(ast.dump(made) in applied for made in _matched_names(
-      node.generators[0].ifs, function))
+      node.generators[0].ifs, function)) and not _narrowed_elsewhere(
+          step_call, function)
+
+
+def _narrowed_elsewhere(step_call: ast.Call, function: ast.AST) -> bool:
+  """Whether a call of `function` other than the step is given a
+  comprehension with a test, or a name `function` binds to one
+  (`prepare_minimize(loss, [v for v in local.get_vars() if 'W' in
+  v.name])`)."""
+  filtered = {statement.targets[0].id for statement in ast.walk(function)
+              if isinstance(statement, ast.Assign) and len(
+                  statement.targets) == 1 and isinstance(
+                      statement.targets[0], ast.Name) and _filters(
+                          statement.value)}
+  for call in ast.walk(function):
+    if not isinstance(call, ast.Call) or call is step_call:
+      continue
+    for given in [*call.args, *(k.value for k in call.keywords)]:
+      if _filters(given) or isinstance(given, ast.Name) and (
+          given.id in filtered):
+        return True
+  return False
+
+
+def _filters(node: ast.AST) -> bool:
+  return isinstance(node, ast.ListComp) and any(
+      g.ifs for g in node.generators)
 
 
 def _matched_names(tests: List[ast.expr], function: ast.AST
