@@ -9,8 +9,8 @@ written into the graph.
 
 What the code does decides: the collection rebuilt whole is no filter;
 a helper that nothing in the project calls trims nothing; surgery in a
-function that then saves or exports the graph is for the export, not
-the step; bookkeeping taken out (the global step, EMA shadows, optimizer
+function that then exports the graph (or saves it) and builds no step
+after it is for the export, not the step; bookkeeping taken out (the global step, EMA shadows, optimizer
 slots, batch-norm statistics) is not the model; and without a step over
 the default list the trimmed collection trains nothing.
 """
@@ -18,6 +18,7 @@ the default list the trimmed collection trains nothing.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -30,17 +31,20 @@ from tfpartial._tools.scan.idioms import _idiom
 COLLECTION = "collection"
 
 _KEY = "TRAINABLE_VARIABLES"
+# The key's value written out as a string (`get_collection_ref(...)`).
+_VALUE = "trainable_variables"
 # What a function calls when it writes the graph out rather than train it.
 _EXPORTS = frozenset({
     "save", "export_saved_model", "export_savedmodel", "write_graph",
     "simple_save", "add_meta_graph_and_variables", "export_meta_graph",
     "convert_variables_to_constants", "freeze_graph"})
-# Words of the names of variables no model trains: taking them out of the
-# collection leaves the model whole.
-_BOOKKEEPING = ("global_step", "exponentialmovingaverage", "ema", "adam",
-                "momentum", "moving_mean", "moving_variance", "moving_",
-                "slot", "step", "iteration", "counter", "rmsprop",
-                "adagrad", "accumulator")
+# The names of variables no model trains, as whole parts of a variable's
+# name (split at `/`, `_` and `:`): taking them out of the collection
+# leaves the model whole. Parts, not substrings: "ema" is in "semantic".
+_BOOKKEEPING = tuple(tuple(name.split("_")) for name in (
+    "global_step", "exponentialmovingaverage", "ema", "adam", "momentum",
+    "moving_mean", "moving_variance", "iterations", "rmsprop", "adagrad",
+    "accumulator"))
 # What a function calls to empty or edit the collection in place.
 _EDITS = ("clear_collection", "get_collection_ref")
 _STEPS = frozenset({"minimize", "compute_gradients", "apply_gradients",
@@ -57,14 +61,15 @@ def trimmed(analysis: Analysis, synced: Set[int]) -> List[_idiom.Hit]:
   project = analysis.project
   # Only a module that empties or edits the collection is read for it.
   for module in project.modules_with(_EDITS):
-    if module.is_test or id(module) in synced or (
-        _KEY not in module.source.text):
+    if module.is_test or id(module) in synced or not _names_key(
+        module.source.text):
       continue
     for scope in analysis.scopes_with(module, _EDITS):
       node = _trimming(scope)
-      if node is None or _exports(scope) or not _called(analysis, scope):
+      if node is None or _exports(scope, node) or not _called(
+          analysis, scope):
         continue
-      step = _default_step(analysis, scope, node)
+      step = _default_step(analysis, scope, node, {})
       if step is not None:
         hits.append(_idiom.Hit(node, step[1], step[0], {
             "filtered": node, COLLECTION: node}))
@@ -111,12 +116,18 @@ def _parents(root: ast.AST) -> Dict[int, ast.AST]:
   return parents
 
 
+def _names_key(text: str) -> bool:
+  """Whether a module's text can name the key as `_is_key` reads it."""
+  return _KEY in text or any(f"{quote}{_VALUE}{quote}" in text
+                             for quote in ("'", '"'))
+
+
 def _is_key(node: ast.AST) -> bool:
   """`tf.GraphKeys.TRAINABLE_VARIABLES`, or its value written out."""
   text = _names.dotted(node)
   if text is not None:
     return text.split(".")[-1] == _KEY
-  return isinstance(node, ast.Constant) and node.value == "trainable_variables"
+  return isinstance(node, ast.Constant) and node.value == _VALUE
 
 
 def _handles(scope: _scopes.Scope) -> Set[str]:
@@ -146,7 +157,8 @@ def _receiver(call: ast.Call) -> Optional[str]:
 
 
 def _empties(node: ast.AST, handles: Set[str]) -> bool:
-  """`clear_collection(KEY)`, `del coll[:]`, `coll.clear()`."""
+  """`clear_collection(KEY)`, `del coll[:]` (a bare slice: `del coll[i]`
+  takes one out), `coll.clear()`."""
   if isinstance(node, ast.Call):
     name = _names.call_name(node)
     if name == "clear_collection":
@@ -154,7 +166,12 @@ def _empties(node: ast.AST, handles: Set[str]) -> bool:
     return name == "clear" and _receiver(node) in handles
   return isinstance(node, ast.Delete) and any(
       isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id in handles) for t in node.targets)
+          t.value.id in handles) and _bare(t.slice) for t in node.targets)
+
+
+def _bare(index: ast.AST) -> bool:
+  return isinstance(index, ast.Slice) and index.lower is None and (
+      index.upper is None) and index.step is None
 
 
 def _is_slice_store(node: ast.AST, handles: Set[str]) -> bool:
@@ -239,15 +256,26 @@ def _scopes_read(values: ast.AST) -> List[ast.AST]:
 
 def _bookkeeping(test: ast.AST) -> bool:
   """Whether every name `test` writes out names bookkeeping."""
-  words = [n.value.lower() for n in ast.walk(test)
+  names = [n.value.lower() for n in ast.walk(test)
            if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-  return bool(words) and all(
-      any(word in text for word in _BOOKKEEPING) for text in words)
+  return bool(names) and all(_keeps_books(name) for name in names)
 
 
-def _exports(scope: _scopes.Scope) -> bool:
-  return any(isinstance(n, ast.Call) and _names.call_name(n) in _EXPORTS
-             for n in scope.nodes)
+def _keeps_books(name: str) -> bool:
+  """Whether one of `_BOOKKEEPING` is a run of whole parts of `name`."""
+  parts = tuple(re.split(r"[/_:]", name))
+  return any(parts[i:i + len(book)] == book for book in _BOOKKEEPING
+             for i in range(len(parts) - len(book) + 1))
+
+
+def _exports(scope: _scopes.Scope, after: ast.AST) -> bool:
+  """Whether `scope` writes the graph out and builds no step after
+  `after` (a checkpoint saved in a training loop keeps the step)."""
+  calls = [n for n in scope.nodes if isinstance(n, ast.Call)]
+  at = _idiom.position(after)
+  return any(_names.call_name(n) in _EXPORTS for n in calls) and not any(
+      _names.call_name(n) in _STEPS and _idiom.position(n) > at
+      for n in calls)
 
 
 def _called(analysis: Analysis, scope: _scopes.Scope) -> bool:
@@ -257,14 +285,16 @@ def _called(analysis: Analysis, scope: _scopes.Scope) -> bool:
   functions that save or export the graph."""
   if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return True
-  return any(caller is not scope and not _exports(caller)
-             for caller, _ in analysis.project.callers(scope.name))
+  return any(caller is not scope and not _exports(caller, call)
+             for caller, call in analysis.project.callers(scope.name))
 
 
-def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST
+def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST,
+                  reads: Dict[int, bool]
                   ) -> Optional[Tuple[ast.Call, _scopes.Scope]]:
   """The first step over the default trainable list in `scope` (after
-  `after`) or elsewhere in its module or a module calling it."""
+  `after`) or elsewhere in its module or a module calling it; `reads`
+  keeps, per function, whether it reads the default list."""
   modules = [analysis.module(scope)] + [
       analysis.module(caller)
       for caller, _ in analysis.project.callers(scope.name)]
@@ -278,13 +308,13 @@ def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST
         if other is scope and _idiom.position(call) <= _idiom.position(
             after):
           continue
-        if _over_default(call, other, analysis):
+        if _over_default(call, other, analysis, reads):
           return call, other
   return None
 
 
 def _over_default(call: ast.Call, scope: _scopes.Scope,
-                  analysis: Analysis) -> bool:
+                  analysis: Analysis, reads: Dict[int, bool]) -> bool:
   """`opt.minimize(loss)` or `compute_gradients(loss)` without a
   `var_list`, or a step over what `tf.trainable_variables()` (or the
   collection) returns."""
@@ -294,7 +324,10 @@ def _over_default(call: ast.Call, scope: _scopes.Scope,
   if name in {"minimize", "compute_gradients"}:
     return not any(k.arg == "var_list" for k in call.keywords) and len(
         call.args) <= (2 if name == "minimize" else 1)
-  return any(_reads_default(c) for c in analysis.calls(scope))
+  # Once per function: a file of many steps reads its calls once.
+  if id(scope) not in reads:
+    reads[id(scope)] = any(_reads_default(c) for c in analysis.calls(scope))
+  return reads[id(scope)]
 
 
 def _reads_default(call: ast.Call) -> bool:
