@@ -1,5 +1,5 @@
-"""The trainable collection trimmed by hand: `TRAINABLE_VARIABLES`
-cleared and only the variables a name test keeps added back
+"""The trainable collection trimmed by hand: `TRAINABLE_VARIABLES` cleared
+and only the variables a name test keeps added back
 (`graph.clear_collection(...)` then `add_to_collection` under the test;
 `del coll[:]` then `coll.extend([...if...])`; `coll[:] = [...if...]`),
 or the variables a name test picks removed (`coll.remove(v)`). A step
@@ -7,12 +7,13 @@ built over the default list (`tf.trainable_variables()`, `minimize`
 without `var_list`) then trains only what is left: a `var_list` filter
 written into the graph.
 
-What the code does decides: the collection rebuilt whole is no filter;
-a helper that nothing in the project calls trims nothing; surgery in a
+What the code does decides: the collection rebuilt whole is no filter; a
+helper that nothing in the project calls trims nothing; surgery in a
 function that then exports the graph (or saves it) and builds no step
-after it is for the export, not the step; bookkeeping taken out (the global step, EMA shadows, optimizer
-slots, batch-norm statistics) is not the model; and without a step over
-the default list the trimmed collection trains nothing.
+after it is for the export, not the step; bookkeeping taken out (the
+global step, EMA shadows, optimizer slots, batch-norm statistics) is not
+the model; and without a step over the default list the trimmed
+collection trains nothing.
 """
 
 from __future__ import annotations
@@ -25,14 +26,12 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources import _collection_edits
 
 # The label a finding of this form carries (its message names the
 # collection, not a `var_list`).
 COLLECTION = "collection"
 
-_KEY = "TRAINABLE_VARIABLES"
-# The key's value written out as a string (`get_collection_ref(...)`).
-_VALUE = "trainable_variables"
 # What a function calls when it writes the graph out rather than train it.
 _EXPORTS = frozenset({
     "save", "export_saved_model", "export_savedmodel", "write_graph",
@@ -61,8 +60,9 @@ def trimmed(analysis: Analysis, synced: Set[int]) -> List[_idiom.Hit]:
   project = analysis.project
   # Only a module that empties or edits the collection is read for it.
   for module in project.modules_with(_EDITS):
-    if module.is_test or id(module) in synced or not _names_key(
-        module.source.text):
+    text = module.source.text
+    if module.is_test or id(module) in synced or not (
+        _collection_edits.names_key(text)):
       continue
     for scope in analysis.scopes_with(module, _EDITS):
       node = _trimming(scope)
@@ -81,13 +81,13 @@ def _trimming(scope: _scopes.Scope) -> Optional[ast.expr]:
   (or list) a name test chooses after the collection is emptied, or a
   removal a name test chooses; else None."""
   parents = _parents(scope.node)
-  handles = _handles(scope)
+  handles = _collection_edits.handles(scope)
   emptied: Optional[Tuple[int, int]] = None
   for node in _in_order(scope):
-    if _empties(node, handles) and emptied is None:
+    if _collection_edits.empties(node, handles) and emptied is None:
       emptied = _idiom.position(node)
-    added = _added(node, handles)
-    if added is not None and _is_slice_store(node, handles):
+    added = _collection_edits.added(node, handles)
+    if added is not None and _collection_edits.is_slice_store(node, handles):
       if _chosen(added, node, parents, scope):
         return added
       continue
@@ -96,7 +96,7 @@ def _trimming(scope: _scopes.Scope) -> Optional[ast.expr]:
             added, node, parents, scope):
       return node if isinstance(node, ast.Call) else added
     if isinstance(node, ast.Call) and _names.call_name(node) == "remove" and (
-        _receiver(node) in handles) and node.args and _chosen(
+        _collection_edits.receiver(node) in handles) and node.args and _chosen(
             node.args[0], node, parents, scope):
       return node
   return None
@@ -114,92 +114,6 @@ def _parents(root: ast.AST) -> Dict[int, ast.AST]:
     for child in ast.iter_child_nodes(node):
       parents[id(child)] = node
   return parents
-
-
-def _names_key(text: str) -> bool:
-  """Whether a module's text can name the key as `_is_key` reads it."""
-  return _KEY in text or any(f"{quote}{_VALUE}{quote}" in text
-                             for quote in ("'", '"'))
-
-
-def _is_key(node: ast.AST) -> bool:
-  """`tf.GraphKeys.TRAINABLE_VARIABLES`, or its value written out."""
-  text = _names.dotted(node)
-  if text is not None:
-    return text.split(".")[-1] == _KEY
-  return isinstance(node, ast.Constant) and node.value == _VALUE
-
-
-def _handles(scope: _scopes.Scope) -> Set[str]:
-  """The names bound to the collection itself (`get_collection_ref`)."""
-  found: Set[str] = set()
-  for node in scope.nodes:
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
-        _names.call_name(node.value) == "get_collection_ref") and (
-            node.value.args and _is_key(node.value.args[0])):
-      found.update(t.id for t in node.targets if isinstance(t, ast.Name))
-  return found | {_KEY}
-
-
-def _receiver(call: ast.Call) -> Optional[str]:
-  """The handle a method is called on (`coll.remove(v)` -> `coll`), or
-  the key's own name for the collection read in place
-  (`tf.get_collection_ref(KEY).remove(v)`)."""
-  func = call.func
-  if not isinstance(func, ast.Attribute):
-    return None
-  if isinstance(func.value, ast.Name):
-    return func.value.id
-  ref = func.value
-  return _KEY if isinstance(ref, ast.Call) and _names.call_name(
-      ref) == "get_collection_ref" and ref.args and _is_key(
-          ref.args[0]) else None
-
-
-def _empties(node: ast.AST, handles: Set[str]) -> bool:
-  """`clear_collection(KEY)`, `del coll[:]` (a bare slice: `del coll[i]`
-  takes one out), `coll.clear()`."""
-  if isinstance(node, ast.Call):
-    name = _names.call_name(node)
-    if name == "clear_collection":
-      return bool(node.args) and _is_key(node.args[0])
-    return name == "clear" and _receiver(node) in handles
-  return isinstance(node, ast.Delete) and any(
-      isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id in handles) and _bare(t.slice) for t in node.targets)
-
-
-def _bare(index: ast.AST) -> bool:
-  return isinstance(index, ast.Slice) and index.lower is None and (
-      index.upper is None) and index.step is None
-
-
-def _is_slice_store(node: ast.AST, handles: Set[str]) -> bool:
-  return isinstance(node, ast.Assign) and any(
-      isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id in handles) and isinstance(t.slice, ast.Slice)
-      for t in node.targets)
-
-
-def _added(node: ast.AST, handles: Set[str]) -> Optional[ast.expr]:
-  """What `node` puts into the collection: `add_to_collection(KEY, v)`'s
-  `v`, `coll.append(v)`, `coll.extend(vs)`, `coll[:] = vs`."""
-  if _is_slice_store(node, handles):
-    assert isinstance(node, ast.Assign)
-    return node.value
-  if not isinstance(node, ast.Call):
-    return None
-  name = _names.call_name(node)
-  if name in {"add_to_collection", "add_to_collections"} and len(
-      node.args) == 2:
-    keys = node.args[0]
-    if _is_key(keys) or isinstance(keys, (ast.List, ast.Tuple)) and any(
-        _is_key(k) for k in keys.elts):
-      return node.args[1]
-  if name in {"append", "extend"} and _receiver(node) in handles and len(
-      node.args) == 1:
-    return node.args[0]
-  return None
 
 
 def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST],
@@ -335,4 +249,4 @@ def _reads_default(call: ast.Call) -> bool:
   if name == "trainable_variables":
     return not call.args and not call.keywords
   return name == "get_collection" and len(call.args) == 1 and not (
-      call.keywords) and _is_key(call.args[0])
+      call.keywords) and _collection_edits.is_key(call.args[0])
