@@ -1,5 +1,5 @@
-"""The trainable collection trimmed by hand: `TRAINABLE_VARIABLES`
-cleared and only the variables a name test keeps added back
+"""The trainable collection trimmed by hand: `TRAINABLE_VARIABLES` cleared
+and only the variables a name test keeps added back
 (`graph.clear_collection(...)` then `add_to_collection` under the test;
 `del coll[:]` then `coll.extend([...if...])`; `coll[:] = [...if...]`),
 or the variables a name test picks removed (`coll.remove(v)`). A step
@@ -7,40 +7,43 @@ built over the default list (`tf.trainable_variables()`, `minimize`
 without `var_list`) then trains only what is left: a `var_list` filter
 written into the graph.
 
-What the code does decides: the collection rebuilt whole is no filter;
-a helper that nothing in the project calls trims nothing; surgery in a
-function that then saves or exports the graph is for the export, not
-the step; bookkeeping taken out (the global step, EMA shadows, optimizer
-slots, batch-norm statistics) is not the model; and without a step over
-the default list the trimmed collection trains nothing.
+What the code does decides: the collection rebuilt whole is no filter; a
+helper that nothing in the project calls trims nothing; surgery in a
+function that then exports the graph (or saves it) and builds no step
+after it is for the export, not the step; bookkeeping taken out (the
+global step, EMA shadows, optimizer slots, batch-norm statistics) is not
+the model; and without a step over the default list the trimmed
+collection trains nothing.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources import _collection_edits
 
 # The label a finding of this form carries (its message names the
 # collection, not a `var_list`).
 COLLECTION = "collection"
 
-_KEY = "TRAINABLE_VARIABLES"
 # What a function calls when it writes the graph out rather than train it.
 _EXPORTS = frozenset({
     "save", "export_saved_model", "export_savedmodel", "write_graph",
     "simple_save", "add_meta_graph_and_variables", "export_meta_graph",
     "convert_variables_to_constants", "freeze_graph"})
-# Words of the names of variables no model trains: taking them out of the
-# collection leaves the model whole.
-_BOOKKEEPING = ("global_step", "exponentialmovingaverage", "ema", "adam",
-                "momentum", "moving_mean", "moving_variance", "moving_",
-                "slot", "step", "iteration", "counter", "rmsprop",
-                "adagrad", "accumulator")
+# The names of variables no model trains, as whole parts of a variable's
+# name (split at `/`, `_` and `:`): taking them out of the collection
+# leaves the model whole. Parts, not substrings: "ema" is in "semantic".
+_BOOKKEEPING = tuple(tuple(name.split("_")) for name in (
+    "global_step", "exponentialmovingaverage", "ema", "adam", "momentum",
+    "moving_mean", "moving_variance", "iterations", "rmsprop", "adagrad",
+    "accumulator"))
 # What a function calls to empty or edit the collection in place.
 _EDITS = ("clear_collection", "get_collection_ref")
 _STEPS = frozenset({"minimize", "compute_gradients", "apply_gradients",
@@ -57,14 +60,16 @@ def trimmed(analysis: Analysis, synced: Set[int]) -> List[_idiom.Hit]:
   project = analysis.project
   # Only a module that empties or edits the collection is read for it.
   for module in project.modules_with(_EDITS):
-    if module.is_test or id(module) in synced or (
-        _KEY not in module.source.text):
+    text = module.source.text
+    if module.is_test or id(module) in synced or not (
+        _collection_edits.names_key(text)):
       continue
     for scope in analysis.scopes_with(module, _EDITS):
       node = _trimming(scope)
-      if node is None or _exports(scope) or not _called(analysis, scope):
+      if node is None or _exports(scope, node) or not _called(
+          analysis, scope):
         continue
-      step = _default_step(analysis, scope, node)
+      step = _default_step(analysis, scope, node, {})
       if step is not None:
         hits.append(_idiom.Hit(node, step[1], step[0], {
             "filtered": node, COLLECTION: node}))
@@ -76,13 +81,13 @@ def _trimming(scope: _scopes.Scope) -> Optional[ast.expr]:
   (or list) a name test chooses after the collection is emptied, or a
   removal a name test chooses; else None."""
   parents = _parents(scope.node)
-  handles = _handles(scope)
+  handles = _collection_edits.handles(scope)
   emptied: Optional[Tuple[int, int]] = None
   for node in _in_order(scope):
-    if _empties(node, handles) and emptied is None:
+    if _collection_edits.empties(node, handles) and emptied is None:
       emptied = _idiom.position(node)
-    added = _added(node, handles)
-    if added is not None and _is_slice_store(node, handles):
+    added = _collection_edits.added(node, handles)
+    if added is not None and _collection_edits.is_slice_store(node, handles):
       if _chosen(added, node, parents, scope):
         return added
       continue
@@ -91,7 +96,7 @@ def _trimming(scope: _scopes.Scope) -> Optional[ast.expr]:
             added, node, parents, scope):
       return node if isinstance(node, ast.Call) else added
     if isinstance(node, ast.Call) and _names.call_name(node) == "remove" and (
-        _receiver(node) in handles) and node.args and _chosen(
+        _collection_edits.receiver(node) in handles) and node.args and _chosen(
             node.args[0], node, parents, scope):
       return node
   return None
@@ -109,80 +114,6 @@ def _parents(root: ast.AST) -> Dict[int, ast.AST]:
     for child in ast.iter_child_nodes(node):
       parents[id(child)] = node
   return parents
-
-
-def _is_key(node: ast.AST) -> bool:
-  """`tf.GraphKeys.TRAINABLE_VARIABLES`, or its value written out."""
-  text = _names.dotted(node)
-  if text is not None:
-    return text.split(".")[-1] == _KEY
-  return isinstance(node, ast.Constant) and node.value == "trainable_variables"
-
-
-def _handles(scope: _scopes.Scope) -> Set[str]:
-  """The names bound to the collection itself (`get_collection_ref`)."""
-  found: Set[str] = set()
-  for node in scope.nodes:
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
-        _names.call_name(node.value) == "get_collection_ref") and (
-            node.value.args and _is_key(node.value.args[0])):
-      found.update(t.id for t in node.targets if isinstance(t, ast.Name))
-  return found | {_KEY}
-
-
-def _receiver(call: ast.Call) -> Optional[str]:
-  """The handle a method is called on (`coll.remove(v)` -> `coll`), or
-  the key's own name for the collection read in place
-  (`tf.get_collection_ref(KEY).remove(v)`)."""
-  func = call.func
-  if not isinstance(func, ast.Attribute):
-    return None
-  if isinstance(func.value, ast.Name):
-    return func.value.id
-  ref = func.value
-  return _KEY if isinstance(ref, ast.Call) and _names.call_name(
-      ref) == "get_collection_ref" and ref.args and _is_key(
-          ref.args[0]) else None
-
-
-def _empties(node: ast.AST, handles: Set[str]) -> bool:
-  """`clear_collection(KEY)`, `del coll[:]`, `coll.clear()`."""
-  if isinstance(node, ast.Call):
-    name = _names.call_name(node)
-    if name == "clear_collection":
-      return bool(node.args) and _is_key(node.args[0])
-    return name == "clear" and _receiver(node) in handles
-  return isinstance(node, ast.Delete) and any(
-      isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id in handles) for t in node.targets)
-
-
-def _is_slice_store(node: ast.AST, handles: Set[str]) -> bool:
-  return isinstance(node, ast.Assign) and any(
-      isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and (
-          t.value.id in handles) and isinstance(t.slice, ast.Slice)
-      for t in node.targets)
-
-
-def _added(node: ast.AST, handles: Set[str]) -> Optional[ast.expr]:
-  """What `node` puts into the collection: `add_to_collection(KEY, v)`'s
-  `v`, `coll.append(v)`, `coll.extend(vs)`, `coll[:] = vs`."""
-  if _is_slice_store(node, handles):
-    assert isinstance(node, ast.Assign)
-    return node.value
-  if not isinstance(node, ast.Call):
-    return None
-  name = _names.call_name(node)
-  if name in {"add_to_collection", "add_to_collections"} and len(
-      node.args) == 2:
-    keys = node.args[0]
-    if _is_key(keys) or isinstance(keys, (ast.List, ast.Tuple)) and any(
-        _is_key(k) for k in keys.elts):
-      return node.args[1]
-  if name in {"append", "extend"} and _receiver(node) in handles and len(
-      node.args) == 1:
-    return node.args[0]
-  return None
 
 
 def _chosen(value: ast.AST, at: ast.AST, parents: Dict[int, ast.AST],
@@ -239,15 +170,26 @@ def _scopes_read(values: ast.AST) -> List[ast.AST]:
 
 def _bookkeeping(test: ast.AST) -> bool:
   """Whether every name `test` writes out names bookkeeping."""
-  words = [n.value.lower() for n in ast.walk(test)
+  names = [n.value.lower() for n in ast.walk(test)
            if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-  return bool(words) and all(
-      any(word in text for word in _BOOKKEEPING) for text in words)
+  return bool(names) and all(_keeps_books(name) for name in names)
 
 
-def _exports(scope: _scopes.Scope) -> bool:
-  return any(isinstance(n, ast.Call) and _names.call_name(n) in _EXPORTS
-             for n in scope.nodes)
+def _keeps_books(name: str) -> bool:
+  """Whether one of `_BOOKKEEPING` is a run of whole parts of `name`."""
+  parts = tuple(re.split(r"[/_:]", name))
+  return any(parts[i:i + len(book)] == book for book in _BOOKKEEPING
+             for i in range(len(parts) - len(book) + 1))
+
+
+def _exports(scope: _scopes.Scope, after: ast.AST) -> bool:
+  """Whether `scope` writes the graph out and builds no step after
+  `after` (a checkpoint saved in a training loop keeps the step)."""
+  calls = [n for n in scope.nodes if isinstance(n, ast.Call)]
+  at = _idiom.position(after)
+  return any(_names.call_name(n) in _EXPORTS for n in calls) and not any(
+      _names.call_name(n) in _STEPS and _idiom.position(n) > at
+      for n in calls)
 
 
 def _called(analysis: Analysis, scope: _scopes.Scope) -> bool:
@@ -257,14 +199,16 @@ def _called(analysis: Analysis, scope: _scopes.Scope) -> bool:
   functions that save or export the graph."""
   if not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return True
-  return any(caller is not scope and not _exports(caller)
-             for caller, _ in analysis.project.callers(scope.name))
+  return any(caller is not scope and not _exports(caller, call)
+             for caller, call in analysis.project.callers(scope.name))
 
 
-def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST
+def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST,
+                  reads: Dict[int, bool]
                   ) -> Optional[Tuple[ast.Call, _scopes.Scope]]:
   """The first step over the default trainable list in `scope` (after
-  `after`) or elsewhere in its module or a module calling it."""
+  `after`) or elsewhere in its module or a module calling it; `reads`
+  keeps, per function, whether it reads the default list."""
   modules = [analysis.module(scope)] + [
       analysis.module(caller)
       for caller, _ in analysis.project.callers(scope.name)]
@@ -278,13 +222,13 @@ def _default_step(analysis: Analysis, scope: _scopes.Scope, after: ast.AST
         if other is scope and _idiom.position(call) <= _idiom.position(
             after):
           continue
-        if _over_default(call, other, analysis):
+        if _over_default(call, other, analysis, reads):
           return call, other
   return None
 
 
 def _over_default(call: ast.Call, scope: _scopes.Scope,
-                  analysis: Analysis) -> bool:
+                  analysis: Analysis, reads: Dict[int, bool]) -> bool:
   """`opt.minimize(loss)` or `compute_gradients(loss)` without a
   `var_list`, or a step over what `tf.trainable_variables()` (or the
   collection) returns."""
@@ -294,7 +238,10 @@ def _over_default(call: ast.Call, scope: _scopes.Scope,
   if name in {"minimize", "compute_gradients"}:
     return not any(k.arg == "var_list" for k in call.keywords) and len(
         call.args) <= (2 if name == "minimize" else 1)
-  return any(_reads_default(c) for c in analysis.calls(scope))
+  # Once per function: a file of many steps reads its calls once.
+  if id(scope) not in reads:
+    reads[id(scope)] = any(_reads_default(c) for c in analysis.calls(scope))
+  return reads[id(scope)]
 
 
 def _reads_default(call: ast.Call) -> bool:
@@ -302,4 +249,4 @@ def _reads_default(call: ast.Call) -> bool:
   if name == "trainable_variables":
     return not call.args and not call.keywords
   return name == "get_collection" and len(call.args) == 1 and not (
-      call.keywords) and _is_key(call.args[0])
+      call.keywords) and _collection_edits.is_key(call.args[0])
