@@ -459,16 +459,20 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.call, step.scope, [o.call for o in steps if o is not step and (
           "filtered" not in o.labels)]):
     return True  # Trained alone before (or after) the whole model is.
-  return step.loss is not None and any(
+  if step.loss is None:
+    return False
+  # Whether this arm's slices cover the list does not depend on `other`.
+  covered = _sliced_parts.covers(_arm_slices(step, steps))
+  return any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
                   other.var_list) == ast.unparse(whole)) and not (
-                      _arms.apart(step.scope, _idiom.position(step.call),
-                                  _idiom.position(other.call)) and (
-                          _sliced_parts.covers(_arm_slices(step, steps))))
+                      covered and _arms.apart(
+                          step.scope, _idiom.position(step.call),
+                          _idiom.position(other.call)))
       for other in steps)
 
 
