@@ -156,6 +156,11 @@ def _two_models(params="d=0.99", before="pass", loop=None):
     pytest.param("d", "pass", None, True, id="decay-passed"),
     pytest.param("step", "d = min(0.99, (1 + step) / (10 + step))", None,
                  True, id="decay-warmed-up"),
+    # Set again from itself (meta-pseudo-labels' `decay = 1.0 if step <
+    # start else decay`).
+    pytest.param("step", "d = 1.0 - min(0.99, (step + 1.0) / (step + 10.0));"
+                 " d = 1.0 if step < 5 else d", None, True,
+                 id="decay-set-from-itself"),
     # On one line: the append is in the loop all the same.
     pytest.param("d=0.99", "pass",
                  "for e, w in zip(ema.get_weights(), model.get_weights()): "

@@ -12,7 +12,7 @@ mixes in a mask, a slice or a copy of the target itself taken earlier
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -218,7 +218,7 @@ def _arithmetic(node: ast.AST, items: Set[str],
     if isinstance(part, ast.Name) and part.id in items:
       read.add(part.id)
     elif isinstance(part, ast.Name) and id(part) not in settings and (
-        not _scalar(scope, part.id, 0)):
+        not _scalar(scope, part.id, frozenset())):
       return False
     elif isinstance(part, ast.BinOp) and not isinstance(part.op, _OPS):
       return False
@@ -233,7 +233,7 @@ def _arithmetic(node: ast.AST, items: Set[str],
 _NUMERIC_CALLS = frozenset({"min", "max", "float", "abs"})
 
 
-def _scalar(scope: _scopes.Scope, name: str, depth: int) -> bool:
+def _scalar(scope: _scopes.Scope, name: str, seen: FrozenSet[str]) -> bool:
   """Whether `name` holds a number: a parameter without a default or
   with a numeric one (a decay passed in), or a name every assignment of
   which in `scope` is numeric (`_numeric`); a mask (`mask = np.ones(...)`,
@@ -242,10 +242,15 @@ def _scalar(scope: _scopes.Scope, name: str, depth: int) -> bool:
     return _numeric_default(scope.node, name)
   defs = scope.defs.get(name, [])
   if not defs and scope.parent is not None:  # A module's constant.
-    return _scalar(scope.parent, name, depth + 1)
-  return bool(defs) and depth < 4 and all(
-      d.value is not None and _numeric(scope, d.value, depth + 1)
-      for d in defs)
+    return _scalar(scope.parent, name, seen)
+  if name in seen:
+    return True  # `d = 1.0 if early else d`: its other values decide.
+  key = (_scalar, name, 0)  # Judged once per name, however many read it.
+  if key not in scope.judged:
+    scope.judged[key] = bool(defs) and all(
+        d.value is not None and _numeric(scope, d.value, seen | {name})
+        for d in defs)
+  return scope.judged[key] is True
 
 
 def _settings(node: ast.AST) -> Set[int]:
@@ -272,7 +277,8 @@ def _numeric_default(function: ast.AST, name: str) -> bool:
           default.value, bool)
 
 
-def _numeric(scope: _scopes.Scope, value: ast.expr, depth: int) -> bool:
+def _numeric(scope: _scopes.Scope, value: ast.expr,
+             seen: FrozenSet[str]) -> bool:
   """Whether `value` is arithmetic of numbers, settings (attributes) and
   scalar names."""
   settings = _settings(value)
@@ -286,7 +292,7 @@ def _numeric(scope: _scopes.Scope, value: ast.expr, depth: int) -> bool:
         part.value, (int, float)):
       return False
     elif isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load) and (
-        part.id not in _NUMERIC_CALLS) and not _scalar(scope, part.id, depth):
+        part.id not in _NUMERIC_CALLS) and not _scalar(scope, part.id, seen):
       return False
     elif isinstance(part, (ast.Subscript, ast.List, ast.Tuple, ast.Lambda)):
       return False
