@@ -461,8 +461,15 @@ def _phased(step: Step, steps: List[Step]) -> bool:
     return True  # Trained alone before (or after) the whole model is.
   if step.loss is None:
     return False
-  # Whether this arm's slices cover the list does not depend on `other`.
-  covered = _sliced_parts.covers(_arm_slices(step, steps))
+  covered: List[bool] = []
+
+  def covers() -> bool:
+    """Whether this arm's slices cover the list: not `other`'s, so read
+    once per step, and only if asked."""
+    if not covered:
+      covered.append(_sliced_parts.covers(_arm_slices(step, steps)))
+    return covered[0]
+
   return any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and
@@ -470,9 +477,8 @@ def _phased(step: Step, steps: List[Step]) -> bool:
           other.call) != "apply_gradients" or whole is not None and (
               other.var_list is not None) and ast.unparse(
                   other.var_list) == ast.unparse(whole)) and not (
-                      covered and _arms.apart(
-                          step.scope, _idiom.position(step.call),
-                          _idiom.position(other.call)))
+                      _arms.apart(step.scope, _idiom.position(step.call),
+                                  _idiom.position(other.call)) and covers())
       for other in steps)
 
 
