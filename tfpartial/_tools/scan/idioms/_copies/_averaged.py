@@ -12,7 +12,7 @@ mixes in a mask, a slice or a copy of the target itself taken earlier
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -36,11 +36,12 @@ def from_two_models(scope: _scopes.Scope, target: ast.AST,
   """Whether `value`, written into the model `target`, is a list each
   entry of which mixes, by arithmetic and scalars, the entry of
   `target.get_weights()` with that of another model's `get_weights()`,
-  both read in `scope`.
+  both read where the list is built (in its comprehension, or beside
+  the list in the same turn of the same loops).
 
   >>> import ast
   >>> f = ast.parse('''
-  ... def f(ema, model, d):
+  ... def f(ema, model, d=0.99):
   ...   new = []
   ...   for e, w in zip(ema.get_weights(), model.get_weights()):
   ...     new.append(e * d + w * (1 - d))
@@ -57,63 +58,114 @@ def from_two_models(scope: _scopes.Scope, target: ast.AST,
   if own is None:
     return False
   if isinstance(value, ast.ListComp):
-    return _mixes(scope, own, value.elt, value.generators)
+    return _mixes(scope, own, value.elt, value.generators, None)
   if not isinstance(value, ast.Name):
     return False
+  key = (from_two_models, (own, value.id), 0)  # Judged once per list.
+  if key not in scope.judged:
+    scope.judged[key] = _list_mixes(scope, own, value.id)
+  return scope.judged[key] is True
+
+
+def _list_mixes(scope: _scopes.Scope, own: str, name: str) -> bool:
+  """`from_two_models` of the list named `name`."""
   # The list made once; its `append`s are kept as further (adding) defs.
-  defs = [d for d in scope.defs.get(value.id, []) if d.replaces]
+  defs = [d for d in scope.defs.get(name, []) if d.replaces]
   if len(defs) != 1:
     return False
   made = defs[0].value
   if isinstance(made, ast.ListComp):
-    return _mixes(scope, own, made.elt, made.generators)
+    return _mixes(scope, own, made.elt, made.generators, defs[0].where.loops)
   if not (isinstance(made, ast.List) and not made.elts):
     return False
-  appends = _appends(scope, value.id)
+  appends = _appends(scope, name)
   return bool(appends) and all(
-      loop is not None and _mixes(scope, own, added, [loop])
-      for added, loop in appends)
+      loop is not None and _mixes(scope, own, added, [loop], _turn(
+          scope, name, added, loop)) for added, loop in appends)
+
+
+def _turn(scope: _scopes.Scope, name: str, added: Optional[ast.expr],
+          loop: ast.For) -> Optional[Tuple[int, ...]]:
+  """The loops around the `for` `loop` that adds `added` to the list
+  `name`: a name read there is read in the same turn as the list is
+  built (None: not known)."""
+  for each in scope.defs.get(name, []):
+    if each.value is added and id(loop) in each.where.loops:
+      return each.where.loops[:each.where.loops.index(id(loop))]
+  return None
 
 
 _Loop = Union[ast.For, ast.comprehension]
+_Added = List[Tuple[Optional[ast.expr], Optional[ast.For]]]
 
 
-def _appends(scope: _scopes.Scope, name: str
-             ) -> List[Tuple[Optional[ast.expr], Optional[ast.For]]]:
-  """(value added, the `for` around it) of each use of the list `name`
-  in `scope` other than a read: `name.append(x)`; a store of any other
-  kind (`name[i] = x`, `name += x`) stands for None."""
-  found: List[Tuple[Optional[ast.expr], Optional[ast.For]]] = []
-  loops = [n for n in scope.nodes if isinstance(n, ast.For)]
+def _appends(scope: _scopes.Scope, name: str) -> _Added:
+  """(value added, the innermost `for` around it) of each use of the
+  list `name` in `scope` other than a read: `name.append(x)`; a store of
+  any other kind (`name[i] = x`, `name += x`) stands for None."""
+  return _all_appends(scope).get(name, [])
+
+
+def _all_appends(scope: _scopes.Scope) -> Dict[str, _Added]:
+  """`_appends` of every name of `scope`, read in one pass, once."""
+  key = (_all_appends, None, 0)
+  known = scope.judged.get(key)
+  if isinstance(known, dict):
+    return known
+  found: Dict[str, _Added] = {}
+  spoilt: Set[str] = set()
+  around = _loops_around(scope)
   for node in scope.nodes:
     if isinstance(node, ast.Call) and isinstance(
-        node.func, ast.Attribute) and isinstance(
-            node.func.value, ast.Name) and node.func.value.id == name:
+        node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+      name = node.func.value.id
       if node.func.attr != "append" or len(node.args) != 1:
-        return [(None, None)]
-      around = [f for f in loops if _inside(f, node)]
-      found.append((node.args[0], max(
-          around, key=lambda f: f.lineno) if around else None))
+        spoilt.add(name)
+      else:
+        found.setdefault(name, []).append(
+            (node.args[0], around.get(id(node))))
     elif isinstance(node, (ast.Assign, ast.AugAssign)):
       targets = node.targets if isinstance(node, ast.Assign) else [
           node.target]
-      if any(isinstance(t, ast.Subscript) and _names.root(t) == name
-             or isinstance(node, ast.AugAssign) and isinstance(
-                 t, ast.Name) and t.id == name for t in targets):
-        return [(None, None)]
+      spoilt |= {_names.root(t) for t in targets if isinstance(
+          t, ast.Subscript)}
+      spoilt |= {t.id for t in targets if isinstance(
+          node, ast.AugAssign) and isinstance(t, ast.Name)}
+  found.update({name: [(None, None)] for name in spoilt})
+  scope.judged[key] = found
   return found
 
 
-def _inside(loop: ast.For, node: ast.AST) -> bool:
-  end = getattr(loop, "end_lineno", None) or loop.lineno
-  return loop.lineno < getattr(node, "lineno", 0) <= end
+def _loops_around(scope: _scopes.Scope) -> Dict[int, ast.For]:
+  """The innermost `for` whose body holds each node of `scope`'s
+  function (one line, `for ...: new.append(x)`, too), by node id: one
+  walk of the function, made once."""
+  key = (_loops_around, None, 0)
+  known = scope.judged.get(key)
+  if isinstance(known, dict):
+    return known
+  around: Dict[int, ast.For] = {}
+  stack: List[Tuple[ast.AST, Optional[ast.For]]] = [(scope.node, None)]
+  while stack:
+    node, loop = stack.pop()
+    if loop is not None:
+      around[id(node)] = loop
+    for field, child in ast.iter_fields(node):
+      inner = node if isinstance(node, ast.For) and field == "body" else loop
+      for each in child if isinstance(child, list) else [child]:
+        if isinstance(each, ast.AST):
+          stack.append((each, inner))
+  scope.judged[key] = around
+  return around
 
 
 def _mixes(scope: _scopes.Scope, own: str, added: Optional[ast.AST],
-           loops: Sequence[_Loop]) -> bool:
+           loops: Sequence[_Loop], place: Optional[Tuple[int, ...]]) -> bool:
   """Whether `added`, under the one loop `loops` over `zip(a, b)` (a
   `for` or a comprehension), mixes its two items by arithmetic and
-  scalars, `a` and `b` the weights of `own` and of another model."""
+  scalars, `a` and `b` the weights of `own` and of another model, read
+  in the loop or, named, in the turn of the loops `place` that makes the
+  list (None: in the loop only)."""
   if len(loops) != 1 or added is None:
     return False
   loop = loops[0]
@@ -125,7 +177,7 @@ def _mixes(scope: _scopes.Scope, own: str, added: Optional[ast.AST],
   if not (isinstance(zipped, ast.Call) and _names.call_name(zipped) == "zip"
           and len(zipped.args) == 2 and not zipped.keywords):
     return False
-  models = [_weights_of(scope, a) for a in zipped.args]
+  models = [_weights_of(scope, a, place) for a in zipped.args]
   if None in models or own not in models or len(set(models)) != 2:
     return False
   names = [e.id for e in items.elts if isinstance(e, ast.Name)]
@@ -135,15 +187,17 @@ def _mixes(scope: _scopes.Scope, own: str, added: Optional[ast.AST],
     if len(defs) != 1 or id(loop) not in defs[0].where.loops:
       return False
     added = defs[0].value
-  return _arithmetic(added, set(names))
+  return _arithmetic(added, set(names), scope)
 
 
-def _weights_of(scope: _scopes.Scope, node: ast.AST) -> Optional[str]:
+def _weights_of(scope: _scopes.Scope, node: ast.AST,
+                place: Optional[Tuple[int, ...]]) -> Optional[str]:
   """The model `m` of `m.get_weights()`, or of a name assigned from it
-  once in `scope`."""
+  once in `scope` in the same turn of the loops `place` (a copy taken
+  before them is saved values, not the model as it is now)."""
   if isinstance(node, ast.Name):
     defs = scope.defs.get(node.id, [])
-    if len(defs) != 1:
+    if len(defs) != 1 or place is None or defs[0].where.loops != place:
       return None
     node = defs[0].value
   if isinstance(node, ast.Call) and isinstance(
@@ -153,17 +207,93 @@ def _weights_of(scope: _scopes.Scope, node: ast.AST) -> Optional[str]:
   return None
 
 
-def _arithmetic(node: ast.AST, items: Set[str]) -> bool:
+def _arithmetic(node: ast.AST, items: Set[str],
+                scope: _scopes.Scope) -> bool:
   """Whether `node` reads both `items`, each whole, by arithmetic with
-  numbers and settings (names, attributes) and nothing else: no call, no
-  element chosen."""
+  scalars (`_scalar`) and nothing else: no call, no element chosen, no
+  mask."""
   read: Set[str] = set()
+  settings = _settings(node)
   for part in ast.walk(node):
     if isinstance(part, ast.Name) and part.id in items:
       read.add(part.id)
+    elif isinstance(part, ast.Name) and id(part) not in settings and (
+        not _scalar(scope, part.id, frozenset())):
+      return False
     elif isinstance(part, ast.BinOp) and not isinstance(part.op, _OPS):
       return False
     elif isinstance(part, (ast.Call, ast.Subscript, ast.Lambda,
                            ast.IfExp, ast.Compare)):
       return False
   return read == items
+
+
+# Calls of numbers that give a number (a decay warmed up, `min(d, (1 +
+# step) / (10 + step))`).
+_NUMERIC_CALLS = frozenset({"min", "max", "float", "abs"})
+
+
+def _scalar(scope: _scopes.Scope, name: str, seen: FrozenSet[str]) -> bool:
+  """Whether `name` holds a number: a parameter without a default or
+  with a numeric one (a decay passed in), or a name every assignment of
+  which in `scope` is numeric (`_numeric`); a mask (`mask = np.ones(...)`,
+  `mask=None`) is not one."""
+  if name in scope.params:
+    return _numeric_default(scope.node, name)
+  defs = scope.defs.get(name, [])
+  if not defs and scope.parent is not None:  # A module's constant.
+    return _scalar(scope.parent, name, seen)
+  if name in seen:
+    return True  # `d = 1.0 if early else d`: its other values decide.
+  key = (_scalar, name, 0)  # Judged once per name, however many read it.
+  if key not in scope.judged:
+    scope.judged[key] = bool(defs) and all(
+        d.value is not None and _numeric(scope, d.value, seen | {name})
+        for d in defs)
+  return scope.judged[key] is True
+
+
+def _settings(node: ast.AST) -> Set[int]:
+  """The ids of the names whose attributes `node` reads (`self` of
+  `self.alpha`): an attribute is a setting, its object no number."""
+  return {id(a.value) for a in ast.walk(node) if isinstance(
+      a, ast.Attribute) and isinstance(a.value, ast.Name)}
+
+
+def _numeric_default(function: ast.AST, name: str) -> bool:
+  """Whether the parameter `name` of `function` has no default or a
+  numeric one."""
+  args = getattr(function, "args", None)
+  if not isinstance(args, ast.arguments):
+    return False
+  positional = [*args.posonlyargs, *args.args]
+  defaults: Dict[str, Optional[ast.expr]] = dict(zip(
+      [a.arg for a in positional[len(positional) - len(args.defaults):]],
+      args.defaults))
+  defaults.update(zip([a.arg for a in args.kwonlyargs], args.kw_defaults))
+  default = defaults.get(name)
+  return default is None or isinstance(default, ast.Constant) and (
+      isinstance(default.value, (int, float))) and not isinstance(
+          default.value, bool)
+
+
+def _numeric(scope: _scopes.Scope, value: ast.expr,
+             seen: FrozenSet[str]) -> bool:
+  """Whether `value` is arithmetic of numbers, settings (attributes) and
+  scalar names."""
+  settings = _settings(value)
+  for part in ast.walk(value):
+    if id(part) in settings:
+      continue
+    if isinstance(part, ast.Call):
+      if _names.call_name(part) not in _NUMERIC_CALLS or part.keywords:
+        return False
+    elif isinstance(part, ast.Constant) and not isinstance(
+        part.value, (int, float)):
+      return False
+    elif isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load) and (
+        part.id not in _NUMERIC_CALLS) and not _scalar(scope, part.id, seen):
+      return False
+    elif isinstance(part, (ast.Subscript, ast.List, ast.Tuple, ast.Lambda)):
+      return False
+  return True

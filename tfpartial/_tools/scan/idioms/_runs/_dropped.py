@@ -76,9 +76,6 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
 
 # An optimizer's step that, in a graph, returns its op (run when fetched).
 _OP_STEPS = {"minimize", "apply_gradients"}
-# A module that runs its graph in a session (`tf.Session(`,
-# `tf.compat.v1.Session(`, `InteractiveSession(`, `MonitoredSession(`).
-_SESSION = re.compile(r"Session\s*\(")
 
 
 def unfetched_op(call: ast.Call, scope: _scopes.Scope,
@@ -154,16 +151,30 @@ def _ops(scope: _scopes.Scope) -> _Ops:
 def _words(analysis: Analysis, scope: _scopes.Scope
            ) -> Optional[Dict[str, int]]:
   """How many times `scope`'s module (comment lines left out) names each
-  word, if it runs a session; else None. Counted once a scan."""
+  word, if it runs a session (`_runs_session`); else None. Counted once
+  a scan, with the session."""
   module = analysis.module(scope)
   counted = analysis.once("dropped:words", dict)
   assert isinstance(counted, dict)
   if id(module) not in counted:
-    code = _uncommented(analysis, scope)
-    counted[id(module)] = dict(collections.Counter(
-        _WORD.findall(code))) if _SESSION.search(code) else None
+    counted[id(module)] = dict(collections.Counter(_WORD.findall(
+        _uncommented(analysis, scope)))) if _runs_session(
+            module.tree) else None
   found = counted[id(module)]
   return found if isinstance(found, dict) else None
+
+
+def _runs_session(tree: Optional[ast.AST]) -> bool:
+  """Whether `tree` calls a session into being (`tf.Session()`,
+  `tf.compat.v1.Session()`, `InteractiveSession()`,
+  `MonitoredTrainingSession()`): a call, not a docstring's words.
+
+  >>> [_runs_session(ast.parse(t)) for t in ("s = tf.Session()", "'Session()'")]
+  [True, False]
+  """
+  return tree is not None and any(
+      isinstance(n, ast.Call) and _names.call_name(n).endswith(
+          "Session") for n in ast.walk(tree))
 
 
 # A word, as `_named_once` counts them.
@@ -188,13 +199,8 @@ def _named_once(name: str, code: str) -> bool:
   >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
   [True, False, False]
   """
-  return _count(name, code, 2) == 1
-
-
-def _count(name: str, code: str, most: int) -> int:
-  """How many times `code` names `name` as a word, counted up to `most`."""
   found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
-  return sum(1 for _ in itertools.islice(found, most))
+  return sum(1 for _ in itertools.islice(found, 2)) == 1
 
 
 # A line that is only a comment (a print of the gradients switched off).

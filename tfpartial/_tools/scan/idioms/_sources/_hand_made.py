@@ -185,21 +185,20 @@ def _existing(others: Set[str], home: _scopes.Scope, scope: _scopes.Scope,
   while it trains, nothing leaves them out."""
   if home is not scope:
     return others
+  reach = _reach(home, call)
   return {n for n in others if not all(
-      _made_after(home, call, d.start) for d in home.defs.get(n, []))}
+      d.start > reach for d in home.defs.get(n, []))}
 
 
-def _made_after(home: _scopes.Scope, call: ast.Call,
-                start: Tuple[int, int]) -> bool:
-  """Whether a binding starting at `start` follows the step `call` of
-  the same function, and no loop of it holds both (a loop's next turn
-  would see it)."""
-  if start <= _end(call):
-    return False
-  return not any(
-      isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and (
-          _idiom.position(n) <= _idiom.position(call)) and start <= _end(n)
-      for n in home.nodes)
+def _reach(home: _scopes.Scope, call: ast.Call) -> Tuple[int, int]:
+  """How far the step `call` reaches in its function: its own end, or
+  the end of the last loop around it (a loop's next turn sees what
+  follows the step in it), worked out once per step. A binding that
+  starts later is made after the step."""
+  at = _idiom.position(call)
+  return max([_end(call), *(
+      _end(n) for n in home.nodes if isinstance(
+          n, (ast.For, ast.AsyncFor, ast.While)) and _idiom.position(n) <= at)])
 
 
 # Calls whose value is data, not a parameter: a name bound to one of them

@@ -459,7 +459,18 @@ def _phased(step: Step, steps: List[Step]) -> bool:
       step.call, step.scope, [o.call for o in steps if o is not step and (
           "filtered" not in o.labels)]):
     return True  # Trained alone before (or after) the whole model is.
-  return step.loss is not None and any(
+  if step.loss is None:
+    return False
+  covered: List[bool] = []
+
+  def covers() -> bool:
+    """Whether this arm's slices cover the list: not `other`'s, so read
+    once per step, and only if asked."""
+    if not covered:
+      covered.append(_sliced_parts.covers(_arm_slices(step, steps)))
+    return covered[0]
+
+  return any(
       other is not step and other.scope is step.scope and (
           other.call is not source) and other.section == step.section and
       other.loss == step.loss and (other.var_list is None and _names.call_name(
@@ -467,8 +478,7 @@ def _phased(step: Step, steps: List[Step]) -> bool:
               other.var_list is not None) and ast.unparse(
                   other.var_list) == ast.unparse(whole)) and not (
                       _arms.apart(step.scope, _idiom.position(step.call),
-                                  _idiom.position(other.call)) and (
-                          _sliced_parts.covers(_arm_slices(step, steps))))
+                                  _idiom.position(other.call)) and covers())
       for other in steps)
 
 
