@@ -6,7 +6,13 @@ trains the two scopes of a distillation teacher trains that whole
 model (part 29's prob-kd-tf). The same names given inside a scope of
 the model, or to a method that builds one layer (`self.fc(h,
 name='fc8')`), stay parts, and training one of them is still found.
-Synthetic sources in the shape of real code."""
+
+prettytensor's `pt.apply_optimizer(optimizer, losses=[loss],
+var_list=...)` is a step with a list, as `minimize` is (part 28's
+styled-stackgan): a head trained alone on its backbone is found; a
+GAN's two halves, an actor and a critic, a target network synced from
+the trained one and a distillation teacher trained in its own phase
+stay silent. Synthetic sources in the shape of real code."""
 
 import pytest
 import scanned
@@ -89,3 +95,134 @@ _LAYERS = """\
 
 def test_layers_named_for_the_class_own_method_stay_layers():
   assert _found(_LAYERS) == [("var-list-filter", 16)]
+
+
+# A backbone and a head under scopes of their own; the step trains
+# what `{step}` names.
+_FINE_TUNED = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    def build(images, labels):
+      with tf.variable_scope('backbone'):
+        h = pt.wrap(images).conv2d(3, 16).flatten()
+      with tf.variable_scope('head'):
+        logits = h.fully_connected(10, activation_fn=None)
+      loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+          labels=labels, logits=logits))
+      head_vars = [v for v in tf.trainable_variables()
+                   if v.name.startswith('head')]
+      opt = tf.train.AdamOptimizer(1e-4)
+      return {step}
+    """
+
+_GAN = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    class Trainer(object):
+      def init_opt(self, g_loss, d_loss):
+        all_vars = tf.trainable_variables()
+        g_vars = [var for var in all_vars if var.name.startswith('g_')]
+        d_vars = [var for var in all_vars if var.name.startswith('d_')]
+        g_opt = tf.train.AdamOptimizer(2e-4, beta1=0.5)
+        self.g_trainer = pt.apply_optimizer(g_opt, losses=[g_loss],
+                                            var_list=g_vars)
+        d_opt = tf.train.AdamOptimizer(2e-4, beta1=0.5)
+        self.d_trainer = pt.apply_optimizer(d_opt, losses=[d_loss],
+                                            var_list=d_vars)
+
+      def train(self, sess):
+        for _ in range(100):
+          sess.run(self.d_trainer)
+          sess.run(self.g_trainer)
+    """
+
+_ACTOR_CRITIC = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    def build(actor_loss, critic_loss):
+      actor_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                     scope='actor')
+      critic_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                      scope='critic')
+      a_op = pt.apply_optimizer(tf.train.AdamOptimizer(1e-4), [actor_loss],
+                                var_list=actor_vars)
+      c_op = pt.apply_optimizer(tf.train.AdamOptimizer(1e-3), [critic_loss],
+                                var_list=critic_vars)
+      return tf.group(a_op, c_op)
+    """
+
+_TARGET = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    def q_net(x, scope):
+      with tf.variable_scope(scope):
+        return pt.wrap(x).fully_connected(64).fully_connected(
+            4, activation_fn=None)
+
+    def build(x, x_next, actions, rewards):
+      q = q_net(x, 'q')
+      q_next = q_net(x_next, 'target_q')
+      target = rewards + 0.99 * tf.reduce_max(q_next, 1)
+      loss = tf.reduce_mean(tf.square(
+          tf.stop_gradient(target) - tf.reduce_sum(q * actions, 1)))
+      q_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='q')
+      t_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                 scope='target_q')
+      train = pt.apply_optimizer(tf.train.AdamOptimizer(1e-4), losses=[loss],
+                                 var_list=q_vars)
+      sync = tf.group(*[t.assign(s) for s, t in zip(q_vars, t_vars)])
+      return train, sync
+    """
+
+_TEACHER_FIRST = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    def net(x, scope):
+      with tf.variable_scope(scope):
+        return pt.wrap(x).fully_connected(64).fully_connected(
+            10, activation_fn=None)
+
+    def main(x, y, sess):
+      teacher = net(x, 'teacher')
+      student = net(x, 'student')
+      t_loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+          labels=y, logits=teacher))
+      s_loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+          labels=tf.nn.softmax(tf.stop_gradient(teacher)), logits=student))
+      t_vars = [v for v in tf.trainable_variables()
+                if v.name.startswith('teacher')]
+      s_vars = [v for v in tf.trainable_variables()
+                if v.name.startswith('student')]
+      t_op = pt.apply_optimizer(tf.train.AdamOptimizer(1e-3),
+                                losses=[t_loss], var_list=t_vars)
+      s_op = pt.apply_optimizer(tf.train.AdamOptimizer(1e-3),
+                                losses=[s_loss], var_list=s_vars)
+      for _ in range(1000):
+        sess.run(t_op)
+      for _ in range(1000):
+        sess.run(s_op)
+    """
+
+
+@pytest.mark.parametrize("source, expected", [
+    (_FINE_TUNED.format(step="pt.apply_optimizer(opt, losses=[loss], "
+                        "var_list=head_vars)"), [("var-list-filter", 11)]),
+    (_FINE_TUNED.format(step="pt.apply_optimizer(opt, [loss], "
+                        "var_list=head_vars)"), [("var-list-filter", 11)]),
+    (_FINE_TUNED.format(step="opt.minimize(loss, var_list=head_vars)"),
+     [("var-list-filter", 11)]),
+    (_FINE_TUNED.format(step="pt.apply_optimizer(opt, losses=[loss])"), []),
+    (_GAN, []),
+    (_ACTOR_CRITIC, []),
+    (_TARGET, []),
+    (_TEACHER_FIRST, []),
+], ids=["head_only", "head_only_positional", "head_only_minimize",
+        "whole_model", "gan_halves", "actor_critic", "target_network",
+        "teacher_in_its_own_phase"])
+def test_prettytensor_apply_optimizer_is_a_step(source, expected):
+  assert _found(source) == expected
