@@ -12,7 +12,16 @@ var_list=...)` is a step with a list, as `minimize` is (part 28's
 styled-stackgan): a head trained alone on its backbone is found; a
 GAN's two halves, an actor and a critic, a target network synced from
 the trained one and a distillation teacher trained in its own phase
-stay silent. Synthetic sources in the shape of real code."""
+stay silent.
+
+A helper with a filtered step that the project's own script imports
+and never calls (it builds its step with the optimizer instead) builds
+no step (part 29's BNN-TensorFlow); the helper called, called through
+its module, passed on, imported by no module (a library's) or
+re-exported by a package's `__init__.py` is still found. Synthetic
+sources in the shape of real code."""
+
+import textwrap
 
 import pytest
 import scanned
@@ -226,3 +235,60 @@ _TEACHER_FIRST = """\
         "teacher_in_its_own_phase"])
 def test_prettytensor_apply_optimizer_is_a_step(source, expected):
   assert _found(source) == expected
+
+
+_HELPER = """\
+    import tensorflow as tf
+
+    def build(x):
+      with tf.variable_scope('model'):
+        h = tf.layers.dense(x, 8, name='body')
+        return tf.layers.dense(h, 2, name='head')
+
+    def train_op(loss, optimizer):
+      head = [v for v in tf.trainable_variables()
+              if v.name.startswith('model/head')]
+      return optimizer.minimize(loss, var_list=head)
+    """
+
+_SCRIPT = """\
+    import tensorflow as tf
+    {imported}
+
+    x = tf.placeholder(tf.float32, [None, 4])
+    logits = build(x)
+    loss = tf.reduce_mean(logits)
+    optimizer = tf.train.AdamOptimizer(1e-3)
+    {step}
+    """
+
+
+@pytest.mark.parametrize("imported, step, expected", [
+    ("from misc import build, train_op", "op = optimizer.minimize(loss)", []),
+    ("from misc import build, train_op", "op = train_op(loss, optimizer)",
+     [("var-list-filter", "misc.py", 9)]),
+    ("import misc\nfrom misc import build",
+     "op = misc.train_op(loss, optimizer)",
+     [("var-list-filter", "misc.py", 9)]),
+    ("from misc import build, train_op",
+     "make = train_op\nop = make(loss, optimizer)",
+     [("var-list-filter", "misc.py", 9)]),
+    ("from misc import build", "op = optimizer.minimize(loss)",
+     [("var-list-filter", "misc.py", 9)]),
+], ids=["imported_never_called", "called", "called_through_module",
+        "passed_on", "not_imported"])
+def test_helper_imported_and_never_called(imported, step, expected):
+  script = textwrap.dedent(_SCRIPT).format(
+      imported=imported, step=step)
+  assert scanned.in_project({"misc.py": _HELPER, "main.py": script}) == (
+      expected)
+
+
+def test_helper_a_package_re_exports_stays_found():
+  assert scanned.in_project({
+      "pkg/__init__.py": "from pkg.misc import build, train_op\n",
+      "pkg/misc.py": _HELPER,
+      "main.py": _SCRIPT.format(imported="from pkg.misc import build, "
+                                "train_op",
+                                step="op = optimizer.minimize(loss)"),
+  }) == [("var-list-filter", "pkg/misc.py", 9)]
