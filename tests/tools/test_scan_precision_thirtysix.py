@@ -147,6 +147,30 @@ _GAN = """\
           sess.run(self.g_trainer)
     """
 
+# The two halves through one helper told the prefix to keep
+# (StackGAN's `define_one_trainer`).
+_GAN_HELPER = """\
+    import prettytensor as pt
+    import tensorflow as tf
+
+    class Trainer(object):
+      def define_one_trainer(self, loss, learning_rate, key_word):
+        all_vars = tf.trainable_variables()
+        tarin_vars = [var for var in all_vars
+                      if var.name.startswith(key_word)]
+        opt = tf.train.AdamOptimizer(learning_rate, beta1=0.5)
+        return pt.apply_optimizer(opt, losses=[loss], var_list=tarin_vars)
+
+      def prepare_trainer(self, d_loss, g_loss):
+        self.d_trainer = self.define_one_trainer(d_loss, 2e-4, 'd_')
+        self.g_trainer = self.define_one_trainer(g_loss, 2e-4, 'g_')
+
+      def train(self, sess):
+        for _ in range(100):
+          sess.run(self.d_trainer)
+          sess.run(self.g_trainer)
+    """
+
 _ACTOR_CRITIC = """\
     import prettytensor as pt
     import tensorflow as tf
@@ -227,11 +251,13 @@ _TEACHER_FIRST = """\
      [("var-list-filter", 11)]),
     (_FINE_TUNED.format(step="pt.apply_optimizer(opt, losses=[loss])"), []),
     (_GAN, []),
+    (_GAN_HELPER, []),
     (_ACTOR_CRITIC, []),
     (_TARGET, []),
     (_TEACHER_FIRST, []),
 ], ids=["head_only", "head_only_positional", "head_only_minimize",
-        "whole_model", "gan_halves", "actor_critic", "target_network",
+        "whole_model", "gan_halves", "gan_halves_by_helper",
+        "actor_critic", "target_network",
         "teacher_in_its_own_phase"])
 def test_prettytensor_apply_optimizer_is_a_step(source, expected):
   assert _found(source) == expected
