@@ -97,7 +97,7 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
-        if _unused_helper.imported_unread(analysis.project, step.scope):
+        if _unused_helper.imported_unread(analysis, step.scope):
           continue  # A helper its importer never calls: no step is built.
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)

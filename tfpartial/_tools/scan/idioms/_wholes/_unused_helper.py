@@ -9,23 +9,34 @@ one a package's `__init__.py` re-exports. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import FrozenSet, Optional
 
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 
-def imported_unread(project: _project.Project, scope: _scopes.Scope
-                    ) -> bool:
+def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
   """Whether the module-level function the step's `scope` is in is
   imported by name by another module of the project (none a package's
-  `__init__.py`), and no module reads it: neither its own nor those."""
+  `__init__.py`), and no module reads it: neither its own nor those
+  (asked once per function)."""
   function = _top_function(scope)
-  home = project.module_of(scope)
-  if function is None or home.tree is None:
+  if function is None:
     return False
+  found = analysis.once(
+      f"imported unread {id(function)}",
+      lambda: _imported_unread(analysis, function, scope))
+  return found is True
+
+
+def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
+                     scope: _scopes.Scope) -> bool:
+  project = analysis.project
+  home = project.module_of(scope)
   name = function.name
-  if _read(home.tree, name, function) or "__all__" in home.source.text:
+  if home.tree is None or name in _loaded(analysis, home.tree) or (
+      "__all__" in home.source.text):
     return False
   importers = 0
   for module in project.all_modules_with((name,)):
@@ -46,8 +57,8 @@ def imported_unread(project: _project.Project, scope: _scopes.Scope
         if alias.name != name or not _is(project.resolve(top, bound),
                                          function):
           continue
-        if module.source.path.endswith("__init__.py") or _read(
-            module.tree, bound, None):
+        if module.source.path.endswith("__init__.py") or (
+            bound in _loaded(analysis, module.tree)):
           return False
         importers += 1
   return importers > 0
@@ -69,9 +80,11 @@ def _is(target: object, function: ast.FunctionDef) -> bool:
   return isinstance(target, tuple) and target[0] is function
 
 
-def _read(tree: ast.AST, name: str, defined: Optional[ast.AST]) -> bool:
-  """Whether `tree` reads `name` as a value (a call, a callback passed
-  on), the function's own body aside."""
-  del defined
-  return any(isinstance(node, ast.Name) and node.id == name and isinstance(
-      node.ctx, ast.Load) for node in ast.walk(tree))
+def _loaded(analysis: Analysis, tree: ast.AST) -> FrozenSet[str]:
+  """The names `tree` reads as values (a call, a callback passed on),
+  gathered once per tree."""
+  found = analysis.once(f"loaded names {id(tree)}", lambda: frozenset(
+      node.id for node in ast.walk(tree)
+      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)))
+  assert isinstance(found, frozenset)
+  return found
