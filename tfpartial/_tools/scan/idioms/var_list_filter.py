@@ -48,6 +48,7 @@ from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _unused_helper
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
@@ -96,6 +97,8 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
+        if _unused_helper.imported_unread(analysis, step.scope):
+          continue  # A helper its importer never calls: no step is built.
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
         if _worker_pairs.paired(step.call, step.scope.node, node):

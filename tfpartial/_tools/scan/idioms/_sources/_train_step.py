@@ -14,9 +14,11 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 
 
+# `apply_optimizer`: prettytensor's `pt.apply_optimizer(optimizer,
+# losses=[loss], var_list=...)`, which minimises the sum of its losses.
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
          "apply_gradients", "create_train_op", "optimize_clones",
-         "optimize_loss", "get_updates"}
+         "optimize_loss", "get_updates", "apply_optimizer"}
 # `trainable_variables=`: TensorFlow Probability's `tfp.math.minimize`.
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "trainable_variables",
                       "sources", "xs", "variables"}
@@ -59,8 +61,20 @@ def _loss_node(call: ast.Call) -> Optional[ast.expr]:
   """What a step minimises, as the call passes it (not an apply's)."""
   if _names.call_name(call) == "apply_gradients":
     return None
+  if _names.call_name(call) == "apply_optimizer":
+    return _optimized_loss(call)
   return call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+
+
+def _optimized_loss(call: ast.Call) -> Optional[ast.expr]:
+  """The loss of prettytensor's `apply_optimizer(optimizer, losses)`:
+  the one loss its list holds, else the list."""
+  losses = call.args[1] if len(call.args) >= 2 else next(
+      (k.value for k in call.keywords if k.arg == "losses"), None)
+  if isinstance(losses, (ast.List, ast.Tuple)) and len(losses.elts) == 1:
+    return losses.elts[0]
+  return losses
 
 
 def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
@@ -121,8 +135,9 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
     if isinstance(source, ast.Call) and _names.call_name(source) in STEPS:
       return _loss_of(source, flow, flow.origin.get(id(source), scope))
     return None
-  loss = call.args[0] if call.args else next(
-      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  loss = _optimized_loss(call) if name == "apply_optimizer" else (
+      call.args[0] if call.args else next(
+          (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None))
   return _loss_key(loss, scope)
 
 

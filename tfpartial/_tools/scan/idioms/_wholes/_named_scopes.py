@@ -77,6 +77,11 @@ def passed(project: _project.Project, module: _project.Module,
       continue
     if _gives_scope(function, value, opened, skipped):
       found.add(_text(call, value))
+  for call, method, value in _self_arguments(module.tree, named):
+    # `self._encoder(x, name='teacher')`: the class's own method opens it.
+    opened = _opened_parameter(method)
+    if opened is not None and _gives_scope(method, value, opened, 1):
+      found.add(_text(call, value))
   return found
 
 
@@ -111,6 +116,10 @@ def layer_groups(project: _project.Project, named: Set[str]
           function, value, _opened_parameter(function)) and _one_layer(
               function):
         given.setdefault(name, set()).add(_text(call, value))
+    for call, method, value in _self_arguments(module.tree, named):
+      if _gives_scope(method, value, _opened_parameter(method), 1) and (
+          _one_layer(method)):
+        given.setdefault(f"self.{method.name}", set()).add(_text(call, value))
     groups += [frozenset(names) for names in given.values() if len(names) > 1]
   return groups
 
@@ -159,6 +168,35 @@ def _literal_arguments(tree: ast.AST, named: Set[str]
     for keyword in node.keywords:
       if keyword.arg and _string(keyword.value):
         yield node, node.func.id, keyword.arg
+
+
+def _self_arguments(tree: ast.Module, named: Set[str]
+                    ) -> Iterator[Tuple[ast.Call, ast.FunctionDef, object]]:
+  """(call, method, keyword name or position after `self`) of each
+  string literal given to a call of a method of the caller's own class
+  (of the names `named`) outside any scope: `self._encoder(x,
+  name='teacher')` in a class whose `_encoder` opens
+  `tf.variable_scope(name)`, as `sdae(x, name='ae')` does for a
+  function."""
+  for cls in tree.body:
+    if not isinstance(cls, ast.ClassDef):
+      continue
+    methods = {f.name: f for f in cls.body if isinstance(
+        f, ast.FunctionDef) and f.name in named}
+    if not methods:
+      continue
+    for node in _outside_scopes(cls):
+      if not isinstance(node, ast.Call) or not isinstance(
+          node.func, ast.Attribute) or _names.dotted(
+              node.func.value) != "self" or node.func.attr not in methods:
+        continue
+      method = methods[node.func.attr]
+      for index, argument in enumerate(node.args):
+        if _string(argument):
+          yield node, method, index
+      for keyword in node.keywords:
+        if keyword.arg and _string(keyword.value):
+          yield node, method, keyword.arg
 
 
 def _named_calls(tree: ast.AST) -> List[ast.Call]:
