@@ -13,7 +13,7 @@ may stand, each an argument here.
 from __future__ import annotations
 
 import ast
-from typing import AbstractSet, Iterator, Optional
+from typing import AbstractSet, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -78,18 +78,19 @@ def parameter(function: Optional[ast.AST], outermost: bool) -> Optional[str]:
   """
   if function is None:
     return None
-  params = {a.arg for a in ast.walk(getattr(function, "args")) if isinstance(
-      a, ast.arg)}
-  for statement in _withs(function, outermost):
-    for item in statement.items:
+  params: Optional[Set[str]] = None  # Read only once a name is opened.
+  nodes = _names.statements(function) if outermost else _scopes.walk(function)
+  for node in nodes:
+    if not isinstance(node, ast.With):
+      continue
+    for item in node.items:
       first = opened_on(item.context_expr)
-      if isinstance(first, ast.Name) and first.id in params:
-        return first.id
+      if isinstance(first, ast.Name):
+        if params is None:
+          params = {a.arg for a in ast.walk(getattr(function, "args"))
+                    if isinstance(a, ast.arg)}
+        if first.id in params:
+          return first.id
     if outermost:
       return None
   return None
-
-
-def _withs(function: ast.AST, outermost: bool) -> Iterator[ast.With]:
-  nodes = _names.statements(function) if outermost else _scopes.walk(function)
-  return (n for n in nodes if isinstance(n, ast.With))
