@@ -8,6 +8,7 @@ import dataclasses
 from typing import Iterator, Optional, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -190,6 +191,10 @@ def _end(node: ast.AST) -> Tuple[int, int]:
           getattr(node, "end_col_offset", 0) or 0)
 
 
+def _unparsed(node: Optional[ast.expr]) -> Optional[str]:
+  return ast.unparse(node) if node is not None else None
+
+
 def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
   """Whether the function that filters by the scope `chosen` (a name,
   not a literal) opens that scope itself around what it builds (`with
@@ -200,8 +205,8 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
     return False
   text = ast.unparse(chosen)
   return any(isinstance(n, ast.With) and any(
-      isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _names.TF_SCOPES_OR_CLASS and i.context_expr.args and ast.unparse(
-              i.context_expr.args[0]) == text for i in n.items) and any(
+      _unparsed(_opened_scopes.opened_on(
+          i.context_expr, _names.TF_SCOPES_OR_CLASS)) == text
+      for i in n.items) and any(
                   isinstance(c, ast.Call) for s in n.body
                   for c in _scopes.walk(s)) for n in _deep_nodes(home))

@@ -18,6 +18,7 @@ import weakref
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
@@ -242,20 +243,6 @@ def _text(call: ast.Call, where: object) -> str:
   return str(node.value)
 
 
-def _opened_parameter(function: Optional[ast.AST]) -> object:
-  """The parameter a function opens as a scope in a statement of its own
-  body, outside any other (`with tf.variable_scope(name):`), or None."""
-  if function is None:
-    return None
-  params = {a.arg for a in ast.walk(getattr(function, "args")) if isinstance(
-      a, ast.arg)}
-  for node in _names.statements(function):
-    if isinstance(node, ast.With):
-      for item in node.items:
-        expr = item.context_expr
-        if isinstance(expr, ast.Call) and _names.call_name(
-            expr) in _names.TF_SCOPES and expr.args and isinstance(
-                expr.args[0], ast.Name) and expr.args[0].id in params:
-          return expr.args[0].id
-      return None
-  return None
+def _opened_parameter(function: Optional[ast.AST]) -> Optional[str]:
+  """The parameter a function opens as a scope around all it builds."""
+  return _opened_scopes.parameter(function, outermost=True)
