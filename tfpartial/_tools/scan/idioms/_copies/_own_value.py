@@ -138,8 +138,15 @@ def _locals(node: ast.AST, verdict: str) -> List[str]:
 
 
 def _stored_into(scope: _scopes.Scope, name: str) -> bool:
-  """Whether the function stores into elements of `name` (`w[0][r] = s`)."""
-  return any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-      isinstance(t, ast.Subscript) and _names.base_name(t) == name for t in (
-          n.targets if isinstance(n, ast.Assign) else [n.target]))
-             for n in scope.nodes)
+  """Whether the function stores into elements of `name` (`w[0][r] = s`);
+  the names so stored into found once per function (each written name
+  asks)."""
+  key = (_stored_into, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, set):
+    found = scope.judged[key] = {
+        _names.base_name(t) for n in scope.nodes
+        if isinstance(n, (ast.Assign, ast.AugAssign))
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Subscript)}
+  return name in found
