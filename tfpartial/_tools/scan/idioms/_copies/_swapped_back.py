@@ -111,10 +111,10 @@ def _training_functions(analysis: Analysis, scope: _scopes.Scope
   tree = analysis.module(scope).tree
   if tree is None:
     return set()
-  return {n.name for n in ast.walk(tree)
+  return {n.name for n in _scopes.walk(tree)
           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
           and any(isinstance(c, ast.Call) and _names.call_name(c) in (
-              STEPS | _FITS) for c in ast.walk(n))}
+              STEPS | _FITS) for c in _scopes.walk(n))}
 
 
 def _steps_in(statement: ast.stmt, trains: Set[str]) -> bool:

@@ -174,7 +174,7 @@ def _runs_session(tree: Optional[ast.AST]) -> bool:
   """
   return tree is not None and any(
       isinstance(n, ast.Call) and _names.call_name(n).endswith(
-          "Session") for n in ast.walk(tree))
+          "Session") for n in _scopes.walk(tree))
 
 
 # A word, as `_named_once` counts them.
