@@ -6,12 +6,16 @@ so the work of each check grows linearly with the function or module,
 and a module of many small training functions costs the same per
 function however many it holds."""
 
+import ast
 import sys
 
 import pytest
 
 from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scan
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._copies import _own_value
 
 
 def _calls_made(text, where=""):
@@ -80,12 +84,37 @@ def _weights_set_many_times(n):
 def _rates_annealed(n):
   """One callback method: `n` rates, each read out, changed by a
   setting and written back."""
-  return ("from keras import backend as K\n\nclass C:\n"
-          "  def on_batch_end(self, batch, logs=None):\n" + "".join(
-              f"    t{i} = K.get_value(self.r{i})\n"
-              f"    t{i} = max(t{i} - .01, self.low)\n"
-              f"    K.set_value(self.r{i}, K.constant(t{i}))\n"
+  return ("from keras import backend as K\n\n"
+          "def on_epoch_end(self, epoch, logs=None):\n" + "".join(
+              f"  t{i} = K.get_value(self.r{i})\n"
+              f"  t{i} = max(t{i} - .01, self.low)\n"
+              f"  K.set_value(self.r{i}, K.constant(t{i}))\n"
               for i in range(n)))
+
+
+def _writes_judged(text):
+  """The Python calls of `_own_value` judging each write of `text`'s
+  function as a schedule (each must be one)."""
+  tree = ast.parse(text)
+  scope = list(_scopes.collect(tree).all())[1]
+  writes = [n for n in ast.walk(tree.body[-1]) if isinstance(
+      n, ast.Call) and _names.call_name(n) == "set_value"]
+  count = [0]
+
+  def profile(frame, event, arg):
+    del arg
+    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
+        "_own_value.py"):
+      count[0] += 1
+
+  sys.setprofile(profile)
+  try:
+    judged = [_own_value.of_itself(scope, w, w.args[0], w.args[1])
+              for w in writes]
+  finally:
+    sys.setprofile(None)
+  assert all(judged), judged
+  return count[0]
 
 
 def test_gathered_lists_are_read_once_per_function():
@@ -121,6 +150,5 @@ def test_writes_set_back_read_the_function_once():
 
 def test_element_stores_are_read_once_per_function():
   # Was quadratic: each written name walked every node of the function.
-  small, large = (_calls_made(_rates_annealed(n), "_own_value.py")
-                  for n in (20, 80))
+  small, large = (_writes_judged(_rates_annealed(n)) for n in (20, 80))
   assert large <= 6 * small, (small, large)

@@ -39,24 +39,29 @@ def _gathered(name: str, scope: _scopes.Scope) -> Optional[ast.expr]:
   return None
 
 
-def _emptied(scope: _scopes.Scope
-             ) -> Dict[str, List[Tuple[List[ast.stmt], int, ast.List]]]:
+# Each name's empty starts: the statement list, the place, the list.
+_Emptied = Dict[str, List[Tuple[List[ast.stmt], int, ast.List]]]
+
+
+def _emptied(scope: _scopes.Scope) -> _Emptied:
   """Where each name of `scope`'s function is set to an empty list (its
   statement list, its place there, the empty list), found once per
   function."""
   key = (_emptied, 0, 0)
   found = scope.judged.get(key)
-  if not isinstance(found, dict):
-    found = scope.judged[key] = {}
-    for block in _blocks(scope):
-      for index, statement in enumerate(block):
-        if isinstance(statement, ast.Assign) and isinstance(
-            statement.value, ast.List) and not statement.value.elts and len(
-                statement.targets) == 1 and isinstance(
-                    statement.targets[0], ast.Name):
-          found.setdefault(statement.targets[0].id, []).append(
-              (block, index, statement.value))
-  return cast(Dict[str, List[Tuple[List[ast.stmt], int, ast.List]]], found)
+  if isinstance(found, dict):
+    return cast(_Emptied, found)
+  emptied: _Emptied = {}
+  for block in _blocks(scope):
+    for index, statement in enumerate(block):
+      if isinstance(statement, ast.Assign) and isinstance(
+          statement.value, ast.List) and not statement.value.elts and len(
+              statement.targets) == 1 and isinstance(
+                  statement.targets[0], ast.Name):
+        emptied.setdefault(statement.targets[0].id, []).append(
+            (block, index, statement.value))
+  scope.judged[key] = emptied
+  return emptied
 
 
 def without_parts(step: _train_step.Step, steps: List[_train_step.Step]
