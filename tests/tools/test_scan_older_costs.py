@@ -134,8 +134,8 @@ def test_a_classs_grown_lists_are_read_once_per_method():
 @pytest.mark.parametrize("where", [
     "_steps.py _hand_picked.py _newest_first.py _flag_gathered.py", ""])
 def test_small_filtered_functions_cost_the_same_each(where):
-  # Was quadratic: each step's recognisers and own steps read the
-  # module's or every step.
+  # Checked: already near linear at 9e951d5 (465144 calls at 20, 2372463
+  # at 80): the recognisers read each function's own facts. A guard.
   small, large = (_calls_made(_small_filtered_functions(n), where)
                   for n in (20, 80))
   assert large <= 6 * small, (small, large)
@@ -149,6 +149,7 @@ def test_writes_set_back_read_the_function_once():
 
 
 def test_element_stores_are_read_once_per_function():
-  # Was quadratic: each written name walked every node of the function.
+  # Was quadratic: each written name, and each read's steps, walked
+  # every node of the function.
   small, large = (_writes_judged(_rates_annealed(n)) for n in (20, 80))
   assert large <= 6 * small, (small, large)

@@ -158,8 +158,8 @@ def _words(analysis: Analysis, scope: _scopes.Scope
   assert isinstance(counted, dict)
   if id(module) not in counted:
     counted[id(module)] = dict(collections.Counter(_WORD.findall(
-        _uncommented(analysis, scope)))) if _runs_session(
-            module.tree) else None
+        _uncommented(analysis, scope)))) if "Session" in (
+            module.source.text) and _runs_session(module.tree) else None
   found = counted[id(module)]
   return found if isinstance(found, dict) else None
 
@@ -174,7 +174,7 @@ def _runs_session(tree: Optional[ast.AST]) -> bool:
   """
   return tree is not None and any(
       isinstance(n, ast.Call) and _names.call_name(n).endswith(
-          "Session") for n in _scopes.walk(tree))
+          "Session") for n in ast.walk(tree))
 
 
 # A word, as `_named_once` counts them.
