@@ -1,6 +1,7 @@
 """What `tfpartial scan` finds in small synthetic sources: the shared
 front of the scan tests (one file as text, or a project of files)."""
 
+import sys
 import textwrap
 
 from tfpartial._tools.scan import _diff
@@ -48,3 +49,29 @@ def finding_and_diff(text, idiom):
   assert len(findings) == 1, findings
   data, _ = _diff.diff(findings, {"m.py": _files.Source("m.py", text)})
   return findings[0], data.decode()
+
+
+def calls_made(code, where="", events=("call", "c_call")):
+  """(the Python calls `code()` makes, from the code of files whose path
+  ends with `where`, generator resumes too; what it returns): work,
+  counted, not timed, for the tests that work grows linearly."""
+  count = [0]
+
+  def profile(frame, event, arg):
+    del arg
+    if event in events and frame.f_code.co_filename.endswith(where):
+      count[0] += 1
+
+  sys.setprofile(profile)
+  try:
+    result = code()
+  finally:
+    sys.setprofile(None)
+  return count[0], result
+
+
+def scan_work(text, where=""):
+  """The calls a scan of one file `big.py` holding `text` makes (see
+  `calls_made`)."""
+  return calls_made(lambda: _scan.scan_project(
+      [_files.Source("big.py", text)]), where)[0]

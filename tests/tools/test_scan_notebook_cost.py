@@ -5,7 +5,8 @@ use, three Python calls a node."""
 
 import ast
 import json
-import sys
+
+import scanned
 
 from tfpartial._tools.scan import _notebook
 
@@ -20,25 +21,10 @@ def _data(cells):
       for c in cells]}).encode()
 
 
-def _calls(code):
-  """The Python calls (and generator resumes) `code()` makes."""
-  count = [0]
-
-  def profile(frame, event, arg):
-    if event == "call":
-      count[0] += 1
-  sys.setprofile(profile)
-  try:
-    result = code()
-  finally:
-    sys.setprofile(None)
-  return count[0], result
-
-
 def test_cells_moved_in_one_pass():
   data = _data(["x = 1 +"] + [_CELL] * 20)  # The whole does not parse.
-  calls, (text, _, notes, tree) = _calls(
-      lambda: _notebook.read_tree("n.ipynb", data))
+  calls, (text, _, notes, tree) = scanned.calls_made(
+      lambda: _notebook.read_tree("n.ipynb", data), events=("call",))
   assert len(notes) == 1 and "cell 1" in notes[0]
   placed = sum(1 for node in ast.walk(tree) if hasattr(node, "lineno"))
   assert calls <= 4 * placed  # 8.7 a placed node with `increment_lineno`.

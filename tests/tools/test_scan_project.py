@@ -5,7 +5,6 @@ keep the file's bytes; work grows linearly with the file."""
 import ast
 import io
 import os
-import sys
 import textwrap
 
 import pytest
@@ -317,20 +316,7 @@ BODIES = {
 def _calls_made(head, line, pairs):
   """The Python calls (generator steps too) a scan of the body makes:
   work, counted, not timed."""
-  text = head + "".join(line(i) for i in range(pairs))
-  count = [0]
-
-  def profile(frame, event, arg):
-    del frame, arg
-    if event in ("call", "c_call"):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    _scan.scan_project([_files.Source("big.py", text)])
-  finally:
-    sys.setprofile(None)
-  return count[0]
+  return scanned.scan_work(head + "".join(line(i) for i in range(pairs)))
 
 
 @pytest.mark.parametrize("shape", sorted(BODIES))

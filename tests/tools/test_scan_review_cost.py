@@ -7,38 +7,15 @@ module runs a session when its code calls one, not when its text says
 `Session(`."""
 
 import ast
-import sys
 
 import pytest
 
 import scanned
 
-from tfpartial._tools.scan import _files
-from tfpartial._tools.scan import _scan
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._copies import _averaged
 
 _found = scanned.in_project
-
-
-def _calls_made(text, where=""):
-  """The Python calls (generator steps too) a scan of `text` makes, from
-  the code of files whose path ends with `where`: work, counted, not
-  timed."""
-  count = [0]
-
-  def profile(frame, event, arg):
-    del arg
-    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
-        where):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    _scan.scan_project([_files.Source("big.py", text)])
-  finally:
-    sys.setprofile(None)
-  return count[0]
 
 
 def _variables_around_a_step(n):
@@ -89,7 +66,7 @@ def _steps_in_two_arms(n):
 
 def test_work_on_variables_made_after_a_step_grows_linearly():
   # Was quadratic: each later name walked every node of the function.
-  small, large = (_calls_made(_variables_around_a_step(n)) for n in (150, 600))
+  small, large = (scanned.scan_work(_variables_around_a_step(n)) for n in (150, 600))
   assert large <= 6 * small, (small, large)
 
 
@@ -98,7 +75,7 @@ def test_work_reading_averages_grows_linearly(shape):
   # Was quadratic: each append looked at every loop, again per write.
   # The work counted is the judge of averages' own (other judges of a
   # write have their own costs).
-  small, large = (_calls_made(shape(n), "_averaged.py") for n in (30, 120))
+  small, large = (scanned.scan_work(shape(n), "_averaged.py") for n in (30, 120))
   assert large <= 6 * small, (small, large)
 
 
@@ -106,7 +83,7 @@ def test_an_arms_slices_are_read_once_per_step():
   # Was cubic: the slices of the step's arm were read again for each
   # whole step of the other arm. Pairs of steps are still compared:
   # growth stays near quadratic (16), well under cubic (64).
-  small, large = (_calls_made(_steps_in_two_arms(n)) for n in (8, 32))
+  small, large = (scanned.scan_work(_steps_in_two_arms(n)) for n in (8, 32))
   assert large <= 24 * small, (small, large)
 
 

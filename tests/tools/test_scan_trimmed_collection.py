@@ -12,7 +12,6 @@ removal of bookkeeping variables (the global step, EMA shadows,
 optimizer slots), no step over the default list, and a step given its
 own `var_list`. Each source is synthetic."""
 
-import sys
 
 import pytest
 
@@ -297,20 +296,10 @@ def _work(steps):
           .replace("      return train_op\n", "".join(
               f"      op{i} = opt.apply_gradients(pairs{i})\n"
               for i in range(steps)) + "      return train_op\n"))
-  count = [0]
-
-  def profile(frame, event, arg):
-    del arg
-    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
-        "_trimmed_collection.py"):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    assert scanned.found(text) == []
-  finally:
-    sys.setprofile(None)
-  return count[0]
+  count, found = scanned.calls_made(lambda: scanned.found(text),
+                                    "_trimmed_collection.py")
+  assert found == []
+  return count
 
 
 def test_work_grows_linearly_with_the_steps_of_a_function():

@@ -193,23 +193,26 @@ def _own_candidates(name: str, scope: _scopes.Scope
   """The values of `name` that may be the object's own: another name, a
   call of `super()`'s method or of one of `self`'s (worked out once per
   scope and name)."""
-  key = (_own_candidates, name, 0)
-  if key not in scope.judged:
-    found: List[Union[ast.Name, ast.Call]] = []
-    for each in scope.defs.get(name, []):
-      value = _names.underlying(each.value)
-      if isinstance(value, ast.Name) and value.id != name:
+  return scope.once((_own_candidates, name, 0),
+                    lambda: _read_candidates(name, scope))
+
+
+def _read_candidates(name: str, scope: _scopes.Scope
+                     ) -> List[Union[ast.Name, ast.Call]]:
+  found: List[Union[ast.Name, ast.Call]] = []
+  for each in scope.defs.get(name, []):
+    value = _names.underlying(each.value)
+    if isinstance(value, ast.Name) and value.id != name:
+      found.append(value)
+    elif isinstance(value, ast.Call) and isinstance(
+        value.func, ast.Attribute) and _names.call_name(value) not in (
+            _DISPATCHED):
+      receiver = value.func.value
+      if isinstance(receiver, ast.Call) and _names.call_name(
+          receiver) == "super" or isinstance(receiver, ast.Name) and (
+              receiver.id == "self"):
         found.append(value)
-      elif isinstance(value, ast.Call) and isinstance(
-          value.func, ast.Attribute) and _names.call_name(value) not in (
-              _DISPATCHED):
-        receiver = value.func.value
-        if isinstance(receiver, ast.Call) and _names.call_name(
-            receiver) == "super" or isinstance(receiver, ast.Name) and (
-                receiver.id == "self"):
-          found.append(value)
-    scope.judged[key] = found
-  return cast(List[Union[ast.Name, ast.Call]], scope.judged[key])
+  return found
 
 
 def _own_value(flow: Flow, name: str, scope: _scopes.Scope,

@@ -37,7 +37,7 @@ SINK_WORDS = ("apply_gradients", "stop_gradient", "scatter_",
               "_resource_apply", "get_updates(",
               "_apply_dense", "update_step", "_trainable_weights.append",
               "_trainable_weights.extend", "gradient_transformers",
-              "transform_grads_fn", "trainable_weights = ")
+              "transform_grads_fn", "trainable_weights = ", "apply_optimizer")
 # A Keras constraint that may re-mask (a lambda, one a function makes, a
 # function or method named, not a constraint passed on, or a class named
 # so), and an optimizer's `apply(grads, ...)`.

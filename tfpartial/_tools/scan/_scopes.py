@@ -19,7 +19,7 @@ import dataclasses
 import itertools
 import weakref
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
-                    Optional, Sequence, Set, Tuple, Union)
+                    Optional, Sequence, Set, Tuple, TypeVar, Union, cast)
 
 from tfpartial._tools.scan import _every_path
 from tfpartial._tools.scan import _names
@@ -27,6 +27,9 @@ from tfpartial._tools.scan import _reaching
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 Position = Tuple[int, int]
+# What a judge of a scope's values finds, by (judge, value or name, depth).
+JudgedKey = Tuple[object, object, int]
+_Judged = TypeVar("_Judged")
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.IfExp,
            ast.ExceptHandler)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
@@ -255,7 +258,7 @@ class Scope:
     self._walk: Optional[_reaching.Walk] = None  # Walked on first read.
     # What a judge of this scope's values found, by (judge, value or name,
     # depth): asked once per scope, however many places ask.
-    self.judged: Dict[Tuple[object, object, int], object] = {}
+    self.judged: Dict[JudgedKey, object] = {}
 
   def __getattr__(self, name: str) -> object:
     """Reads the scope's statements on the first question about them."""
@@ -293,6 +296,21 @@ class Scope:
       if "nodes" in scope.__dict__:
         yield scope
         stack.extend(reversed(scope.__dict__["children"]))
+
+  def once(self, key: JudgedKey, compute: Callable[[], _Judged]) -> _Judged:
+    """What `compute` finds for `key`, worked out on the first question
+    only: a fact read from the whole scope, asked once per step.
+
+    >>> scope = Scope(ast.parse("x = 1"), None)
+    >>> scope.once(("calls", None, 0), lambda: [1]) is scope.once(
+    ...     ("calls", None, 0), lambda: [2])
+    True
+    """
+    if key in self.judged:
+      return cast(_Judged, self.judged[key])
+    found = compute()
+    self.judged[key] = found
+    return found
 
   def function(self, name: str) -> Optional[Tuple[FunctionNode, "Scope"]]:
     """The helper function `name` visible here and the scope it is in."""

@@ -208,11 +208,7 @@ def _chosen_here(product: ast.AST, scope: _scopes.Scope, chooses: Chooser
                  ) -> bool:
   """Whether `product` sits in an arm of an `if` (or `a if t else b`) of
   its function whose test picks variables."""
-  key = ("zero_choice arms", None, 0)
-  arms = scope.judged.get(key)
-  if arms is None:
-    arms = scope.judged[key] = _arms(scope.node)
-  assert isinstance(arms, list)
+  arms = scope.once(("zero_choice arms", None, 0), lambda: _arms(scope.node))
   return any(_inside(product, arm) and chooses(test) for test, arm in arms)
 
 

@@ -48,19 +48,20 @@ from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _unused_helper
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
 from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes import _worker_pairs
-from tfpartial._tools.scan.idioms._wholes._filter_gates import (
-    _filter_of, _phased)
+from tfpartial._tools.scan.idioms._wholes._filter_gates import _filter_of
 from tfpartial._tools.scan.idioms._wholes._left_out import _left_out_by_flow
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _names_the_model, _root_scopes, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
     _left_out, _loss_groups, _models_by_flag, _synced_modules)
+from tfpartial._tools.scan.idioms._wholes._step_gates import phased
 
 
 class VarListFilter(_idiom.Idiom):
@@ -96,6 +97,8 @@ class VarListFilter(_idiom.Idiom):
       seen = steps + _inherited.of_bases(analysis.project, steps, every)
       groups = _loss_groups(seen)
       for step in steps:
+        if _unused_helper.imported_unread(analysis, step.scope):
+          continue  # A helper its importer never calls: no step is built.
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
         if _worker_pairs.paired(step.call, step.scope.node, node):
@@ -191,7 +194,7 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
                                               step.scope, step.call)]
   side = _arms.arm(step.call, step.scope, [
       o.call for o in steps if o is not step and _one_loss(o, step)])
-  if not (_phased(step, steps) or _applied.of_filtered(step, steps)):
+  if not (phased(step, steps) or _applied.of_filtered(step, steps)):
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
   key = (id(step.scope), step.section, step.loss or str(id(node)))
   labels = step.labels
@@ -235,7 +238,7 @@ def _add_model(step: Step, steps: List[Step], opened: Set[str],
     defs = step.scope.defs.get(filtered.id, ())
     filtered = defs[0].value if len(defs) == 1 else None
   if "filtered" not in step.labels or not isinstance(
-      filtered, ast.expr) or _phased(step, steps) or not (
+      filtered, ast.expr) or phased(step, steps) or not (
           _names_the_model(filtered, opened, step)) or not (
               _reached.run_with(step, steps)):
     return

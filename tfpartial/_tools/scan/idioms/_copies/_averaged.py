@@ -62,9 +62,7 @@ def from_two_models(scope: _scopes.Scope, target: ast.AST,
   if not isinstance(value, ast.Name):
     return False
   key = (from_two_models, (own, value.id), 0)  # Judged once per list.
-  if key not in scope.judged:
-    scope.judged[key] = _list_mixes(scope, own, value.id)
-  return scope.judged[key] is True
+  return scope.once(key, lambda: _list_mixes(scope, own, value.id)) is True
 
 
 def _list_mixes(scope: _scopes.Scope, own: str, name: str) -> bool:
@@ -108,10 +106,10 @@ def _appends(scope: _scopes.Scope, name: str) -> _Added:
 
 def _all_appends(scope: _scopes.Scope) -> Dict[str, _Added]:
   """`_appends` of every name of `scope`, read in one pass, once."""
-  key = (_all_appends, None, 0)
-  known = scope.judged.get(key)
-  if isinstance(known, dict):
-    return known
+  return scope.once((_all_appends, None, 0), lambda: _read_appends(scope))
+
+
+def _read_appends(scope: _scopes.Scope) -> Dict[str, _Added]:
   found: Dict[str, _Added] = {}
   spoilt: Set[str] = set()
   around = _loops_around(scope)
@@ -132,7 +130,6 @@ def _all_appends(scope: _scopes.Scope) -> Dict[str, _Added]:
       spoilt |= {t.id for t in targets if isinstance(
           node, ast.AugAssign) and isinstance(t, ast.Name)}
   found.update({name: [(None, None)] for name in spoilt})
-  scope.judged[key] = found
   return found
 
 
@@ -140,10 +137,10 @@ def _loops_around(scope: _scopes.Scope) -> Dict[int, ast.For]:
   """The innermost `for` whose body holds each node of `scope`'s
   function (one line, `for ...: new.append(x)`, too), by node id: one
   walk of the function, made once."""
-  key = (_loops_around, None, 0)
-  known = scope.judged.get(key)
-  if isinstance(known, dict):
-    return known
+  return scope.once((_loops_around, None, 0), lambda: _read_loops(scope))
+
+
+def _read_loops(scope: _scopes.Scope) -> Dict[int, ast.For]:
   around: Dict[int, ast.For] = {}
   stack: List[Tuple[ast.AST, Optional[ast.For]]] = [(scope.node, None)]
   while stack:
@@ -155,7 +152,6 @@ def _loops_around(scope: _scopes.Scope) -> Dict[int, ast.For]:
       for each in child if isinstance(child, list) else [child]:
         if isinstance(each, ast.AST):
           stack.append((each, inner))
-  scope.judged[key] = around
   return around
 
 
@@ -246,11 +242,9 @@ def _scalar(scope: _scopes.Scope, name: str, seen: FrozenSet[str]) -> bool:
   if name in seen:
     return True  # `d = 1.0 if early else d`: its other values decide.
   key = (_scalar, name, 0)  # Judged once per name, however many read it.
-  if key not in scope.judged:
-    scope.judged[key] = bool(defs) and all(
-        d.value is not None and _numeric(scope, d.value, seen | {name})
-        for d in defs)
-  return scope.judged[key] is True
+  return scope.once(key, lambda: bool(defs) and all(
+      d.value is not None and _numeric(scope, d.value, seen | {name})
+      for d in defs)) is True
 
 
 def _settings(node: ast.AST) -> Set[int]:

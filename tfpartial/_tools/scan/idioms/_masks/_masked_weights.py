@@ -207,12 +207,9 @@ def _spelled(mask: ast.expr, scope: _scopes.Scope) -> bool:
 
 def _fed(name: str, scope: _scopes.Scope) -> bool:
   """Whether a name is made by a placeholder (once per scope and name)."""
-  key = (_fed, name, 0)
-  if key not in scope.judged:
-    scope.judged[key] = any(
-        isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
-            "placeholder") for d in _defs(name, scope))
-  return bool(scope.judged[key])
+  return scope.once((_fed, name, 0), lambda: any(
+      isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "placeholder") for d in _defs(name, scope)))
 
 
 def _defs(name: str, scope: _scopes.Scope) -> Sequence[_scopes.Def]:
@@ -361,11 +358,8 @@ def _through_names(node: ast.AST, scope: _scopes.Scope,
   name is judged once per scope and depth, under the judge's key: a name
   assigned from itself a hundred times (`x = f(x)`) is read a hundred
   times, not a hundred to the third."""
-  known = scope.judged
-  key = (judge, id(node), depth)
-  if key not in known:
-    known[key] = _walked(node, scope, here, judge, depth)
-  return bool(known[key])
+  return scope.once((judge, id(node), depth),
+                    lambda: _walked(node, scope, here, judge, depth))
 
 
 def _walked(node: ast.AST, scope: _scopes.Scope,

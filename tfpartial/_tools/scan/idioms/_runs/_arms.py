@@ -58,12 +58,8 @@ def apart(scope: _scopes.Scope, one: Position, other: Position) -> bool:
 
 def _choices(scope: _scopes.Scope) -> List[ast.If]:
   """The `if ... else` statements of `scope`, listed once per scope."""
-  key = (_choices, 0, 0)
-  found = scope.judged.get(key)
-  if not isinstance(found, list):
-    found = scope.judged[key] = [
-        n for n in scope.nodes if isinstance(n, ast.If) and n.orelse]
-  return found
+  return scope.once((_choices, 0, 0), lambda: [
+      n for n in scope.nodes if isinstance(n, ast.If) and n.orelse])
 
 
 def _holds(body: List[ast.stmt], node: ast.AST) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from typing import (Dict, Iterator, List, Optional, Sequence, Set, Tuple,
-                    TypeVar, cast)
+                    TypeVar)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -241,11 +241,8 @@ def _helper_calls(scope: _scopes.Scope
   of `def loss3(): ...`), a method's in its class (`self.stage2()`), a
   module's function's in its module (`train_stage2()`); found once per
   function (each pair of steps asks)."""
-  key = (_helper_calls, 0, 0)
-  found = scope.judged.get(key)
-  if not isinstance(found, tuple):
-    found = scope.judged[key] = _find_helper_calls(scope)
-  return found
+  return scope.once((_helper_calls, 0, 0),
+                    lambda: _find_helper_calls(scope))
 
 
 def _find_helper_calls(scope: _scopes.Scope
@@ -274,9 +271,10 @@ def _arms(region: ast.AST, keeper: _scopes.Scope
   """The arms of the `if` statements of `region` each call is in, as (the
   `if`, whether its `else`), by the call; read once a region (kept in
   `keeper`), however many pairs of steps ask."""
-  key = (_arms, 0, id(region))
-  if key in keeper.judged:
-    return cast(Dict[int, Set[Tuple[int, bool]]], keeper.judged[key])
+  return keeper.once((_arms, 0, id(region)), lambda: _read_arms(region))
+
+
+def _read_arms(region: ast.AST) -> Dict[int, Set[Tuple[int, bool]]]:
   found: Dict[int, Set[Tuple[int, bool]]] = {}
   for node in _scopes.walk(region):
     if isinstance(node, ast.If):
@@ -284,7 +282,6 @@ def _arms(region: ast.AST, keeper: _scopes.Scope
         for each in (n for stmt in body for n in _scopes.walk(stmt)):
           if isinstance(each, ast.Call):
             found.setdefault(id(each), set()).add((id(node), orelse))
-  keeper.judged[key] = found
   return found
 
 

@@ -120,10 +120,10 @@ class _Ops:
 
 def _ops(scope: _scopes.Scope) -> _Ops:
   """`scope`'s `_Ops`, read once."""
-  key = (_ops, None, 0)
-  known = scope.judged.get(key)
-  if isinstance(known, _Ops):
-    return known
+  return scope.once((_ops, None, 0), lambda: _read_ops(scope))
+
+
+def _read_ops(scope: _scopes.Scope) -> _Ops:
   assigned: Dict[int, str] = {}
   steps: Set[str] = set()
   read: Set[str] = set()
@@ -143,9 +143,7 @@ def _ops(scope: _scopes.Scope) -> _Ops:
       else:
         for each in names:
           readers.setdefault(each, []).append(n)
-  found = _Ops(assigned, steps & read, readers)
-  scope.judged[key] = found
-  return found
+  return _Ops(assigned, steps & read, readers)
 
 
 def _words(analysis: Analysis, scope: _scopes.Scope

@@ -28,11 +28,7 @@ def resets(scope: _scopes.Scope) -> List[Position]:
   if not isinstance(module, _project.Module) or (
       _RESET not in module.source.text):
     return []
-  key = (resets, 0, 0)
-  found = scope.judged.get(key)
-  if not isinstance(found, list):
-    found = scope.judged[key] = _resets(scope)
-  return found
+  return scope.once((resets, 0, 0), lambda: _resets(scope))
 
 
 def section(scope: _scopes.Scope, node: ast.AST) -> int:

@@ -13,6 +13,7 @@ import ast
 from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
@@ -65,10 +66,10 @@ def _slice(reader: _Reader, root: ast.expr, line: int) -> List[ast.AST]:
 def _opened(flow: Flow, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
   """The literal scopes the function `call` calls opens."""
   callee = flow.callee(call, scope)
-  return {n.args[0].value for n in _scopes.walk(callee) if isinstance(
-      n, ast.Call) and _names.call_name(n) in _names.TF_SCOPES and n.args and (
-          isinstance(n.args[0], ast.Constant)) and isinstance(
-              n.args[0].value, str)} if callee is not None else set()
+  if callee is None:
+    return set()
+  return {name for name in map(_opened_scopes.literal, _scopes.walk(callee))
+          if name is not None}
 
 
 def kept(reader: _Reader, var_list: ast.expr, line: int) -> Set[str]:

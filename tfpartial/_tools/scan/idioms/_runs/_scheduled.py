@@ -74,11 +74,7 @@ def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
   """The facts of `home`, read once per scan: kept by the scope `keeper`
   (the function's own, or the scope its class is defined in), so they
   go with the scan's scopes."""
-  key = ("scheduled facts", home, 0)
-  known = keeper.judged.get(key)
-  if not isinstance(known, _Facts):
-    known = keeper.judged[key] = _read_facts(home)
-  return known
+  return keeper.once(("scheduled facts", home, 0), lambda: _read_facts(home))
 
 
 def _read_facts(home: ast.AST) -> _Facts:

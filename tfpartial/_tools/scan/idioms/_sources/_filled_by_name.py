@@ -7,7 +7,7 @@ of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple, cast
+from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -26,10 +26,7 @@ def filled(chosen: Optional[ast.AST], scope: _scopes.Scope
       "self.") or attribute.count(".") != 1:
     return None
   key = (filled, attribute, id(info.node))  # Each step of a class asks.
-  if key not in info.home.judged:
-    info.home.judged[key] = (_filled(info, attribute),)
-  return cast(Tuple[Optional[Tuple[ast.expr, _scopes.Scope]]],
-              info.home.judged[key])[0]
+  return info.home.once(key, lambda: _filled(info, attribute))
 
 
 def _filled(info: _scopes.ClassInfo, attribute: str

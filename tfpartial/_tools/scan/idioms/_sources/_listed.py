@@ -52,14 +52,11 @@ def minimised_whole(scope: _scopes.Scope, call: ast.Call,
   """Whether another step of `scope` like `call` (`steps` tells one)
   minimises the loss of `call` with no list, in the same graph."""
   loss = _loss(call)
-  key = (beside_whole, 0, 0)
-  whole = scope.judged.get(key)
-  if not isinstance(whole, set):
-    # Worked out once per function: a long one holds many steps.
-    whole = scope.judged[key] = {
-        (_graphs.section(scope, n), _names.call_name(n), _loss(n))
-        for n in scope.nodes
-        if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None}
+  # Worked out once per function: a long one holds many steps.
+  whole = scope.once((beside_whole, 0, 0), lambda: {
+      (_graphs.section(scope, n), _names.call_name(n), _loss(n))
+      for n in scope.nodes
+      if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None})
   return loss is not None and (_graphs.section(scope, call),
                                _names.call_name(call), loss) in whole
 

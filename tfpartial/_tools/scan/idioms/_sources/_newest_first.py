@@ -10,7 +10,7 @@ stay fixed. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, cast
+from typing import Dict, Iterator, List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -58,11 +58,9 @@ def placed(step: _train_step.Step) -> Optional[ast.expr]:
 def _loops_around(scope: _scopes.Scope, call: ast.Call) -> List[ast.For]:
   """The `for` loops of the scope's function around `call`, outermost
   first; found for every call at once (each step asks twice)."""
-  key = (_loops_around, 0, 0)
-  found = scope.judged.get(key)
-  if not isinstance(found, dict):
-    found = scope.judged[key] = _loops_by_call(scope.node)
-  return cast(Dict[int, List[ast.For]], found).get(id(call), [])
+  found = scope.once((_loops_around, 0, 0),
+                     lambda: _loops_by_call(scope.node))
+  return found.get(id(call), [])
 
 
 def _loops_by_call(node: ast.AST) -> Dict[int, List[ast.For]]:

@@ -43,12 +43,12 @@ _Shortened = Dict[str, List[Tuple[ast.Name, Set[str]]]]
 def shortenings(scope: _scopes.Scope) -> _Shortened:
   """Each scope's shortened lists, by name, read once per scope (kept by
   the scope, so they go with the scan)."""
-  key = ("shortened lists", None, 0)
-  cached = scope.judged.get(key)
-  if isinstance(cached, dict):
-    return cached
+  return scope.once(("shortened lists", None, 0),
+                    lambda: _read_shortenings(scope))
+
+
+def _read_shortenings(scope: _scopes.Scope) -> _Shortened:
   known: _Shortened = {}
-  scope.judged[key] = known
   kept = {id(n.value): n.targets for n in scope.nodes
           if isinstance(n, ast.Assign)}
   for node in scope.nodes:

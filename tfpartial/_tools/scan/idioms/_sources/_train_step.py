@@ -8,15 +8,18 @@ import dataclasses
 from typing import Iterator, Optional, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
 
 
+# `apply_optimizer`: prettytensor's `pt.apply_optimizer(optimizer,
+# losses=[loss], var_list=...)`, which minimises the sum of its losses.
 STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
          "apply_gradients", "create_train_op", "optimize_clones",
-         "optimize_loss", "get_updates"}
+         "optimize_loss", "get_updates", "apply_optimizer"}
 # `trainable_variables=`: TensorFlow Probability's `tfp.math.minimize`.
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "trainable_variables",
                       "sources", "xs", "variables"}
@@ -59,8 +62,20 @@ def _loss_node(call: ast.Call) -> Optional[ast.expr]:
   """What a step minimises, as the call passes it (not an apply's)."""
   if _names.call_name(call) == "apply_gradients":
     return None
+  if _names.call_name(call) == "apply_optimizer":
+    return _optimized_loss(call)
   return call.args[0] if call.args else next(
       (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+
+
+def _optimized_loss(call: ast.Call) -> Optional[ast.expr]:
+  """The loss of prettytensor's `apply_optimizer(optimizer, losses)`:
+  the one loss its list holds, else the list."""
+  losses = call.args[1] if len(call.args) >= 2 else next(
+      (k.value for k in call.keywords if k.arg == "losses"), None)
+  if isinstance(losses, (ast.List, ast.Tuple)) and len(losses.elts) == 1:
+    return losses.elts[0]
+  return losses
 
 
 def _class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
@@ -121,8 +136,9 @@ def _loss_of(call: ast.Call, flow: Flow, scope: _scopes.Scope
     if isinstance(source, ast.Call) and _names.call_name(source) in STEPS:
       return _loss_of(source, flow, flow.origin.get(id(source), scope))
     return None
-  loss = call.args[0] if call.args else next(
-      (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None)
+  loss = _optimized_loss(call) if name == "apply_optimizer" else (
+      call.args[0] if call.args else next(
+          (k.value for k in call.keywords if k.arg in _LOSS_KEYWORDS), None))
   return _loss_key(loss, scope)
 
 
@@ -175,6 +191,10 @@ def _end(node: ast.AST) -> Tuple[int, int]:
           getattr(node, "end_col_offset", 0) or 0)
 
 
+def _unparsed(node: Optional[ast.expr]) -> Optional[str]:
+  return ast.unparse(node) if node is not None else None
+
+
 def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
   """Whether the function that filters by the scope `chosen` (a name,
   not a literal) opens that scope itself around what it builds (`with
@@ -185,8 +205,8 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
     return False
   text = ast.unparse(chosen)
   return any(isinstance(n, ast.With) and any(
-      isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _names.TF_SCOPES_OR_CLASS and i.context_expr.args and ast.unparse(
-              i.context_expr.args[0]) == text for i in n.items) and any(
+      _unparsed(_opened_scopes.opened_on(
+          i.context_expr, _names.TF_SCOPES_OR_CLASS)) == text
+      for i in n.items) and any(
                   isinstance(c, ast.Call) for s in n.body
                   for c in _scopes.walk(s)) for n in _deep_nodes(home))

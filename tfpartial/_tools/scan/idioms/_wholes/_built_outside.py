@@ -17,6 +17,7 @@ import ast
 from typing import FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -52,10 +53,7 @@ def built_outside(analysis: Analysis, kept: Set[str],
 def opens(statement: ast.stmt, kept: Set[str]) -> bool:
   """`with tf.variable_scope("name"):` for a name of `kept`."""
   return isinstance(statement, ast.With) and any(
-      isinstance(i.context_expr, ast.Call) and _names.call_name(
-          i.context_expr) in _names.TF_SCOPES and i.context_expr.args and isinstance(
-              i.context_expr.args[0], ast.Constant) and (
-                  i.context_expr.args[0].value in kept)
+      _opened_scopes.literal(i.context_expr) in kept
       for i in statement.items)
 
 
@@ -131,20 +129,13 @@ def _sibling_read(analysis: Analysis, top: _scopes.Scope,
             if isinstance(n, (ast.Name, ast.Attribute))}
     for earlier in body[:index]:
       if isinstance(earlier, ast.With) and not opens(
-          earlier, kept | named) and opens(earlier, {_opened(earlier)}) and any(
+          earlier, kept | named) and _opened_scopes.literal(
+              earlier.items[0].context_expr) is not None and any(
               _builds(analysis, top, s) and (
                   getattr(s, "targets")[0].id in read)
               for s in earlier.body):
         return True
   return False
-
-
-def _opened(statement: ast.With) -> str:
-  """The literal name the first item of a `with` opens, or ''."""
-  expr = statement.items[0].context_expr
-  args = getattr(expr, "args", None)
-  return args[0].value if args and isinstance(args[0], ast.Constant) and (
-      isinstance(args[0].value, str)) else ""
 
 
 def _named(tree: ast.AST) -> Set[str]:

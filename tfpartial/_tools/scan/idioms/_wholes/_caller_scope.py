@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple
 
-from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._project import Project
 
@@ -94,12 +94,10 @@ def _spans(statement: ast.With, call: ast.Call) -> bool:
 
 def _opened(statement: ast.With) -> Tuple[str, ...]:
   """The expressions a `with` opens variable scopes on."""
-  found = []
-  for item in statement.items:
-    expr = item.context_expr
-    if isinstance(expr, ast.Call) and _names.call_name(
-        expr) == "variable_scope":
-      first = expr.args[:1] or [k.value for k in expr.keywords
-                                if k.arg == "name_or_scope"]
-      found += [ast.unparse(f) for f in first]
-  return tuple(found)
+  # A name scope leaves `get_variable`'s names as they are: not counted.
+  opened = (_opened_scopes.opened_on(i.context_expr, _VARIABLE_SCOPE, True)
+            for i in statement.items)
+  return tuple(ast.unparse(e) for e in opened if e is not None)
+
+
+_VARIABLE_SCOPE = frozenset({"variable_scope"})

@@ -47,13 +47,9 @@ def flags(scope: _scopes.Scope) -> List[ast.If]:
   while home.cls is None and home.parent is not None and isinstance(
       home.parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     home = home.parent
-  key = (flags, 0, 0)
-  found = home.judged.get(key)
-  if not isinstance(found, list):
-    found = home.judged[key] = [
-        node for node in _scopes.walk(home.node) if isinstance(node, ast.If)
-        and not node.orelse and _flagged.a_flag(node.test)]
-  return found
+  return home.once((flags, 0, 0), lambda: [
+      node for node in _scopes.walk(home.node) if isinstance(node, ast.If)
+      and not node.orelse and _flagged.a_flag(node.test)])
 
 
 def _holds(node: ast.If, call: ast.AST) -> bool:

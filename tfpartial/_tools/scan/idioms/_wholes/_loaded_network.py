@@ -12,9 +12,9 @@ import ast
 from typing import Dict, List, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._wholes import _built_outside
-from tfpartial._tools.scan.idioms._wholes import _own_loss
 
 # Searches bounded: blocks and statements of one function followed.
 _BOUND = 2000
@@ -73,9 +73,10 @@ def _made_in(function: ast.AST, name: str,
   """The root scopes of the literal `with` blocks of `function` that
   assign `name`, or, `depth` calls deep, those making what a call of the
   module's functions returns at its place in the targets."""
-  blocks = [(w, getattr(i.context_expr, "args")[0].value.strip("/").split(
-      "/")[0]) for w in _scopes.walk(function) if isinstance(w, ast.With)
-            for i in w.items[:1] if _own_loss._opens(i.context_expr)]
+  blocks = [(w, name.strip("/").split("/")[0])
+            for w in _scopes.walk(function) if isinstance(w, ast.With)
+            for name in [_opened_scopes.literal(w.items[0].context_expr)]
+            if name is not None]
   found: Set[str] = set()
   for node in ast.walk(function):
     if not isinstance(node, ast.Assign) or len(node.targets) != 1:
@@ -120,7 +121,8 @@ def fed_in_place(tree: ast.Module, left: Set[str]) -> Set[str]:
       continue
     made: Set[str] = set()
     blocks = sorted((w for w in ast.walk(function) if isinstance(
-        w, ast.With) and _own_loss._opens(w.items[0].context_expr)),
+        w, ast.With) and _opened_scopes.literal(
+            w.items[0].context_expr) is not None),
                     key=lambda w: (w.lineno, w.col_offset))
     for block in blocks[:_BOUND]:
       root = getattr(block.items[0].context_expr, "args")[0].value.strip(

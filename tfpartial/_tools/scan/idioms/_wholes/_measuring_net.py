@@ -20,9 +20,10 @@ freeze."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _inversion
@@ -136,9 +137,8 @@ def _opened(flow: Flow, scope: _scopes.Scope, home: ast.AST,
             ids: Set[int]) -> Set[str]:
   """The literal scopes opened around the calls `ids` of `home`, or in
   the functions of the project they call (two calls deep)."""
-  blocks = [(w, getattr(i.context_expr, "args")[0].value)
-            for w in _scopes.walk(home) if isinstance(w, ast.With)
-            for i in w.items if _own_loss._opens(i.context_expr)]
+  blocks = [(w, name) for w in _scopes.walk(home) if isinstance(w, ast.With)
+            for name in _literals(w.items)]
   found: Set[str] = set()
   todo: List[ast.AST] = []
   for call in _scopes.walk(home):
@@ -149,11 +149,16 @@ def _opened(flow: Flow, scope: _scopes.Scope, home: ast.AST,
       todo += [callee] if callee is not None else []
   for _ in range(2):
     inner = [n for f in todo for n in _scopes.walk(f)]
-    found |= {getattr(n, "args")[0].value for n in inner
-              if isinstance(n, ast.Call) and _own_loss._opens(n)}
+    found |= {name for name in map(_opened_scopes.literal, inner)
+              if name is not None}
     todo = [f for f in (flow.callee(c, scope) for c in inner[:400]
                         if isinstance(c, ast.Call)) if f is not None]
   return found
+
+
+def _literals(items: List[ast.withitem]) -> Iterator[str]:
+  return (name for name in (_opened_scopes.literal(i.context_expr)
+                            for i in items) if name is not None)
 
 
 def _input(call: ast.Call) -> List[ast.expr]:

@@ -18,6 +18,7 @@ import weakref
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
@@ -77,6 +78,11 @@ def passed(project: _project.Project, module: _project.Module,
       continue
     if _gives_scope(function, value, opened, skipped):
       found.add(_text(call, value))
+  for call, method, value in _self_arguments(module.tree, named):
+    # `self._encoder(x, name='teacher')`: the class's own method opens it.
+    opened = _opened_parameter(method)
+    if opened is not None and _gives_scope(method, value, opened, 1):
+      found.add(_text(call, value))
   return found
 
 
@@ -111,6 +117,10 @@ def layer_groups(project: _project.Project, named: Set[str]
           function, value, _opened_parameter(function)) and _one_layer(
               function):
         given.setdefault(name, set()).add(_text(call, value))
+    for call, method, value in _self_arguments(module.tree, named):
+      if _gives_scope(method, value, _opened_parameter(method), 1) and (
+          _one_layer(method)):
+        given.setdefault(f"self.{method.name}", set()).add(_text(call, value))
     groups += [frozenset(names) for names in given.values() if len(names) > 1]
   return groups
 
@@ -161,6 +171,35 @@ def _literal_arguments(tree: ast.AST, named: Set[str]
         yield node, node.func.id, keyword.arg
 
 
+def _self_arguments(tree: ast.Module, named: Set[str]
+                    ) -> Iterator[Tuple[ast.Call, ast.FunctionDef, object]]:
+  """(call, method, keyword name or position after `self`) of each
+  string literal given to a call of a method of the caller's own class
+  (of the names `named`) outside any scope: `self._encoder(x,
+  name='teacher')` in a class whose `_encoder` opens
+  `tf.variable_scope(name)`, as `sdae(x, name='ae')` does for a
+  function."""
+  for cls in tree.body:
+    if not isinstance(cls, ast.ClassDef):
+      continue
+    methods = {f.name: f for f in cls.body if isinstance(
+        f, ast.FunctionDef) and f.name in named}
+    if not methods:
+      continue
+    for node in _outside_scopes(cls):
+      if not isinstance(node, ast.Call) or not isinstance(
+          node.func, ast.Attribute) or _names.dotted(
+              node.func.value) != "self" or node.func.attr not in methods:
+        continue
+      method = methods[node.func.attr]
+      for index, argument in enumerate(node.args):
+        if _string(argument):
+          yield node, method, index
+      for keyword in node.keywords:
+        if keyword.arg and _string(keyword.value):
+          yield node, method, keyword.arg
+
+
 def _named_calls(tree: ast.AST) -> List[ast.Call]:
   """The calls of a bare name (`sdae(...)`) under `tree` that no `with
   ..._scope(...)` holds, found once per tree (each step asks again)."""
@@ -204,20 +243,6 @@ def _text(call: ast.Call, where: object) -> str:
   return str(node.value)
 
 
-def _opened_parameter(function: Optional[ast.AST]) -> object:
-  """The parameter a function opens as a scope in a statement of its own
-  body, outside any other (`with tf.variable_scope(name):`), or None."""
-  if function is None:
-    return None
-  params = {a.arg for a in ast.walk(getattr(function, "args")) if isinstance(
-      a, ast.arg)}
-  for node in _names.statements(function):
-    if isinstance(node, ast.With):
-      for item in node.items:
-        expr = item.context_expr
-        if isinstance(expr, ast.Call) and _names.call_name(
-            expr) in _names.TF_SCOPES and expr.args and isinstance(
-                expr.args[0], ast.Name) and expr.args[0].id in params:
-          return expr.args[0].id
-      return None
-  return None
+def _opened_parameter(function: Optional[ast.AST]) -> Optional[str]:
+  """The parameter a function opens as a scope around all it builds."""
+  return _opened_scopes.parameter(function, outermost=True)

@@ -18,6 +18,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._wholes import _members
@@ -101,16 +102,10 @@ def _literal(node: ast.AST, home: _scopes.Scope) -> Optional[str]:
   if isinstance(node, ast.Attribute) and node.attr in {
       "name", "original_name_scope"} and isinstance(node.value, ast.Name):
     opened = [d.value for d in home.defs.get(node.value.id, ())]
-    if len(opened) == 1 and _opens(opened[0]):
-      return _literal(getattr(opened[0], "args")[0], home)
+    name = _opened_scopes.literal(opened[0]) if len(opened) == 1 else None
+    if name is not None:
+      return name.strip("/") or None
   return None
-
-
-def _opens(node: ast.AST) -> bool:
-  """`tf.variable_scope("name", ...)`: a scope of a literal name."""
-  return isinstance(node, ast.Call) and _names.call_name(
-      node) in _names.TF_SCOPES and bool(node.args) and isinstance(
-          node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
 
 
 class _Cone:
@@ -251,10 +246,7 @@ def _built_under(function: ast.AST, kept: List[str]) -> bool:
   body = getattr(function, "body", [])
   found = False
   for statement in body:
-    if isinstance(statement, ast.With) and any(
-        _opens(item.context_expr) and _matches(
-            getattr(item.context_expr, "args")[0].value, kept)
-        for item in statement.items):
+    if isinstance(statement, ast.With) and _opens_kept(statement, kept):
       found = True
     elif any(isinstance(n, ast.Call) and not _plain(n)
              for n in ast.walk(statement)):
@@ -293,10 +285,7 @@ def _in_kept_block(call: ast.Call, home: _scopes.Scope,
   """Whether `call` is in the body of a `with` of `home` opening a kept
   scope (`with tf.variable_scope("predictor") as vs: y = dense(x, 1)`)."""
   at = (getattr(call, "lineno", 0), getattr(call, "col_offset", 0))
-  return any(isinstance(node, ast.With) and any(
-      _opens(item.context_expr) and _matches(
-          getattr(item.context_expr, "args")[0].value, kept)
-      for item in node.items) and (node.body[0].lineno, 0) <= at <= (
+  return any(isinstance(node, ast.With) and _opens_kept(node, kept) and (node.body[0].lineno, 0) <= at <= (
           node.end_lineno or 0, node.end_col_offset or 0)
              for node in home.nodes)
 
@@ -305,3 +294,9 @@ def _matches(opened: str, kept: List[str]) -> bool:
   """Whether a scope opened by its literal name lies under a kept one."""
   opened = opened.strip("/")
   return any(opened == k or opened.startswith(k) for k in kept)
+
+
+def _opens_kept(statement: ast.With, kept: List[str]) -> bool:
+  """Whether the `with` opens a literal scope the filter keeps."""
+  return any(name is not None and _matches(name, kept) for name in (
+      _opened_scopes.literal(i.context_expr) for i in statement.items))

@@ -13,6 +13,7 @@ import ast
 from typing import List, Optional, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 
@@ -174,15 +175,16 @@ def _named_scopes(flow: Flow, call: ast.Call, scope: _scopes.Scope
   return found
 
 
+def _is_name(node: Optional[ast.expr], name: str) -> bool:
+  return isinstance(node, ast.Name) and node.id == name
+
+
 def _opens(flow: Flow, function: ast.AST, param: str, depth: int) -> bool:
   """Whether `function` opens its parameter `param` as a variable scope,
   or passes it on to a function that does."""
   for node in ast.walk(function):
-    if isinstance(node, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and _names.call_name(
-            i.context_expr) in _names.TF_SCOPES_OR_CLASS and i.context_expr.args and isinstance(
-                i.context_expr.args[0], ast.Name) and (
-                    i.context_expr.args[0].id == param) for i in node.items):
+    if isinstance(node, ast.With) and any(_is_name(_opened_scopes.opened_on(
+        i.context_expr, _names.TF_SCOPES_OR_CLASS), param) for i in node.items):
       return True
   if not depth:
     return False

@@ -26,6 +26,7 @@ import ast
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -146,8 +147,9 @@ def _opening(tree: ast.Module) -> Dict[str, Set[str]]:
   found: Dict[str, Set[str]] = {}
   for node in _scopes.walk(tree):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      roots = {getattr(n, "args")[0].value.strip("/").split("/")[0]
-               for n in _scopes.walk(node) if _own_loss._opens(n)}
+      roots = {name.strip("/").split("/")[0]
+               for name in map(_opened_scopes.literal, _scopes.walk(node))
+               if name is not None}
       if roots:
         found.setdefault(node.name, set()).update(roots)
   return found

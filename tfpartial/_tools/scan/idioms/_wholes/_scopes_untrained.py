@@ -18,10 +18,10 @@ import re
 from typing import Dict, Iterable, Iterator, List, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
-_OPENERS = {"variable_scope", "name_scope"}
 _MAKERS = {"get_variable", "Variable"}
 # TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
 _LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
@@ -170,11 +170,8 @@ def _outermost(body: List[ast.stmt]
 
 def _literal(call: ast.expr) -> str:
   """The literal root a scope call opens, or ''."""
-  if isinstance(call, ast.Call) and _names.call_name(
-      call) in _OPENERS and call.args and isinstance(
-          call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
-    return _root(call.args[0].value)
-  return ""
+  name = _opened_scopes.literal(call)
+  return _root(name) if name is not None else ""
 
 
 def _builds_layers(body: List[ast.stmt]) -> bool:

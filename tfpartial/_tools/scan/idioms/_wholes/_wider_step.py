@@ -93,11 +93,8 @@ def _named(step: Step) -> Set[str]:
   names only "a")."""
   assert step.var_list is not None
   # Asked of every other step for each step: read once per scan.
-  key = (_named, step.var_list, 0)
-  known = step.scope.judged.get(key)
-  if not isinstance(known, frozenset):
-    known = step.scope.judged[key] = frozenset(_read_named(step))
-  return set(known)
+  return set(step.scope.once((_named, step.var_list, 0),
+                             lambda: frozenset(_read_named(step))))
 
 
 def _read_named(step: Step) -> Set[str]:

@@ -22,6 +22,7 @@ import ast
 from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
@@ -56,7 +57,7 @@ def guarded_scopes(project: _project.Project) -> Set[str]:
 def _tested(function: ast.FunctionDef) -> Set[str]:
   """The literals `function` tests its opened scope against (`_STEPS`
   built only on the other side of the test)."""
-  opened = _opened(function)
+  opened = _opened_scopes.parameter(function, outermost=False)
   found: Set[str] = set()
   if opened is None:
     return found
@@ -70,21 +71,6 @@ def _tested(function: ast.FunctionDef) -> Set[str]:
     if any(_builds_step(s) for s in built):
       found.add(literal)
   return found
-
-
-def _opened(function: ast.FunctionDef) -> Optional[str]:
-  """The parameter `function` opens as a scope (`with
-  tf.variable_scope(scope):`), or None."""
-  params = {a.arg for a in function.args.args}
-  for node in _scopes.walk(function):
-    if isinstance(node, ast.With):
-      for item in node.items:
-        expr = item.context_expr
-        if isinstance(expr, ast.Call) and _names.call_name(
-            expr) in _names.TF_SCOPES and expr.args and isinstance(
-                expr.args[0], ast.Name) and expr.args[0].id in params:
-          return expr.args[0].id
-  return None
 
 
 def _compared(test: ast.expr, name: str

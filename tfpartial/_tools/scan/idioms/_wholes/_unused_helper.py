@@ -1,0 +1,90 @@
+"""A step in a helper the project's own script imports and never calls:
+`from bnn_misc import compute_gradients` in the training script, which
+builds its step with the optimizer's own `compute_gradients` instead,
+while no module of the project reads the helper's name (part 29's
+BNN-TensorFlow). The helper's step is never built. A helper no module
+imports stays a finding (a library's, called from outside), and so does
+one a package's `__init__.py` re-exports. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import FrozenSet, Optional
+
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+
+def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
+  """Whether the module-level function the step's `scope` is in is
+  imported by name by another module of the project (none a package's
+  `__init__.py`), and no module reads it: neither its own nor those
+  (asked once per function)."""
+  function = _top_function(scope)
+  if function is None:
+    return False
+  found = analysis.once(
+      f"imported unread {id(function)}",
+      lambda: _imported_unread(analysis, function, scope))
+  return found is True
+
+
+def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
+                     scope: _scopes.Scope) -> bool:
+  project = analysis.project
+  home = project.module_of(scope)
+  name = function.name
+  if home.tree is None or name in _loaded(analysis, home.tree) or (
+      "__all__" in home.source.text):
+    return False
+  importers = 0
+  for module in project.all_modules_with((name,)):
+    if module is home:
+      continue
+    top = project.parsed(module)
+    if top is None or module.tree is None:
+      return False
+    for node in ast.walk(module.tree):
+      if isinstance(node, ast.Attribute) and node.attr == name and (
+          isinstance(node.value, ast.Name)) and isinstance(
+              project.resolve(top, node.value.id), _project.Module):
+        return False  # `bnn_misc.compute_gradients(...)`.
+      if not isinstance(node, ast.ImportFrom):
+        continue
+      for alias in node.names:
+        bound = alias.asname or alias.name
+        if alias.name != name or not _is(project.resolve(top, bound),
+                                         function):
+          continue
+        if module.source.path.endswith("__init__.py") or (
+            bound in _loaded(analysis, module.tree)):
+          return False
+        importers += 1
+  return importers > 0
+
+
+def _top_function(scope: _scopes.Scope) -> Optional[ast.FunctionDef]:
+  """The module-level function `scope` is (or is nested in)."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None and place.parent is not None and (
+      place.parent.parent is not None):
+    place = place.parent
+  if place is None or place.cls is not None:
+    return None
+  node = place.node
+  return node if isinstance(node, ast.FunctionDef) else None
+
+
+def _is(target: object, function: ast.FunctionDef) -> bool:
+  return isinstance(target, tuple) and target[0] is function
+
+
+def _loaded(analysis: Analysis, tree: ast.AST) -> FrozenSet[str]:
+  """The names `tree` reads as values (a call, a callback passed on),
+  gathered once per tree."""
+  found = analysis.once(f"loaded names {id(tree)}", lambda: frozenset(
+      node.id for node in ast.walk(tree)
+      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)))
+  assert isinstance(found, frozenset)
+  return found
