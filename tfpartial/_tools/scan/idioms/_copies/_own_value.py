@@ -12,7 +12,8 @@ array's (`t[:3] = saved[:3]`) is not one. Part of the writes
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+import bisect
+from typing import List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -106,9 +107,23 @@ def _trains_between(scope: _scopes.Scope, read: ast.AST, write: ast.AST
   if any(n is read for n in ast.walk(write)):
     return False
   start, end = _idiom.position(read), _idiom.position(write)
-  return not start < end or any(
-      isinstance(n, ast.Call) and _names.call_name(n) in _STEPS and (
-          start < _idiom.position(n) < end) for n in scope.nodes)
+  if not start < end:
+    return True
+  steps = _steps_at(scope)
+  at = bisect.bisect_right(steps, start)
+  return at < len(steps) and steps[at] < end
+
+
+def _steps_at(scope: _scopes.Scope) -> List[Tuple[int, int]]:
+  """Where the function calls a step or a fit, in order; found once per
+  function (each read asks)."""
+  key = (_steps_at, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, list):
+    found = scope.judged[key] = sorted(
+        _idiom.position(n) for n in scope.nodes
+        if isinstance(n, ast.Call) and _names.call_name(n) in _STEPS)
+  return found
 
 
 def _part(node: ast.AST, mine: str) -> Optional[str]:
@@ -138,8 +153,15 @@ def _locals(node: ast.AST, verdict: str) -> List[str]:
 
 
 def _stored_into(scope: _scopes.Scope, name: str) -> bool:
-  """Whether the function stores into elements of `name` (`w[0][r] = s`)."""
-  return any(isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-      isinstance(t, ast.Subscript) and _names.base_name(t) == name for t in (
-          n.targets if isinstance(n, ast.Assign) else [n.target]))
-             for n in scope.nodes)
+  """Whether the function stores into elements of `name` (`w[0][r] = s`);
+  the names so stored into found once per function (each written name
+  asks)."""
+  key = (_stored_into, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, set):
+    found = scope.judged[key] = {
+        _names.base_name(t) for n in scope.nodes
+        if isinstance(n, (ast.Assign, ast.AugAssign))
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Subscript)}
+  return name in found

@@ -10,7 +10,7 @@ back stays a write."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -36,18 +36,35 @@ def set_back(call: ast.Call, scope: _scopes.Scope,
       f"swapped_back:{id(analysis.module(scope))}",
       lambda: _training_functions(analysis, scope))
   assert isinstance(trains, set)
-  levels = []  # (lines the holding statement spans, its list, its place)
-  for body in _bodies(scope.node):
-    for place, each in enumerate(body):
-      end = each.end_lineno or each.lineno
-      if each.lineno <= call.lineno <= end:
-        levels.append((end - each.lineno, body, place))
+  levels = _levels(scope).get(call.lineno, [])
   for _, body, place in sorted(levels, key=lambda level: level[0]):
     for later in body[place + 1:]:
       if _restore(later, receiver, scope, call.lineno) is not None:
         between = body[place:body.index(later)]
         return not any(_steps_in(s, trains) for s in between)
   return False
+
+
+# The statements holding a line: the lines the statement spans, its
+# list, its place there.
+_Levels = Dict[int, List[Tuple[int, List[ast.stmt], int]]]
+
+
+def _levels(scope: _scopes.Scope) -> _Levels:
+  """The statements of `scope` holding each line, listed once per scope
+  (each write asks)."""
+  key = (_levels, 0, 0)
+  found = scope.judged.get(key)
+  if isinstance(found, dict):
+    return cast(_Levels, found)
+  levels: _Levels = {}
+  for body in _bodies(scope.node):
+    for place, each in enumerate(body):
+      end = each.end_lineno or each.lineno
+      for line in range(each.lineno, end + 1):
+        levels.setdefault(line, []).append((end - each.lineno, body, place))
+  scope.judged[key] = levels
+  return levels
 
 
 def _bodies(node: ast.AST) -> Iterator[List[ast.stmt]]:
@@ -83,11 +100,22 @@ def _restore(statement: ast.stmt, receiver: str, scope: _scopes.Scope,
                                  before <= line <= call.lineno
                                  for line in lines):
     return None  # A copy taken after the write holds what it wrote.
-  if any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
-         and isinstance(n.value, ast.Name) and n.value.id == name
-         for n in ast.walk(scope.node)):
+  if name in _entries_replaced(scope):
     return None  # Entries of the backup replaced: not the model's own.
   return call
+
+
+def _entries_replaced(scope: _scopes.Scope) -> Set[str]:
+  """The names whose entries `scope` replaces (`backup[0] = w`), found
+  once per scope."""
+  key = (_entries_replaced, 0, 0)
+  found = scope.judged.get(key)
+  if not isinstance(found, set):
+    found = scope.judged[key] = {
+        n.value.id for n in ast.walk(scope.node)
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+        and isinstance(n.value, ast.Name)}
+  return found
 
 
 def _whole_copy(value: Optional[ast.expr], receiver: str) -> bool:
@@ -111,10 +139,10 @@ def _training_functions(analysis: Analysis, scope: _scopes.Scope
   tree = analysis.module(scope).tree
   if tree is None:
     return set()
-  return {n.name for n in ast.walk(tree)
+  return {n.name for n in _scopes.walk(tree)
           if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
           and any(isinstance(c, ast.Call) and _names.call_name(c) in (
-              STEPS | _FITS) for c in ast.walk(n))}
+              STEPS | _FITS) for c in _scopes.walk(n))}
 
 
 def _steps_in(statement: ast.stmt, trains: Set[str]) -> bool:

@@ -156,8 +156,8 @@ def _words(analysis: Analysis, scope: _scopes.Scope
   assert isinstance(counted, dict)
   if id(module) not in counted:
     counted[id(module)] = dict(collections.Counter(_WORD.findall(
-        _uncommented(analysis, scope)))) if _runs_session(
-            module.tree) else None
+        _uncommented(analysis, scope)))) if "Session" in (
+            module.source.text) and _runs_session(module.tree) else None
   found = counted[id(module)]
   return found if isinstance(found, dict) else None
 

@@ -42,7 +42,7 @@ def _only_fetches(analysis: Analysis, name: str) -> bool:
     if parsed is None:
       continue
     fetched: Set[int] = set()
-    nodes = list(ast.walk(parsed.node))
+    nodes = list(_scopes.walk(parsed.node))
     for node in nodes:
       if isinstance(node, ast.Call) and _names.call_name(node) == "run":
         fetched.update(id(n) for n in _fetches(node))

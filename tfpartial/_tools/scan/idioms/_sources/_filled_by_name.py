@@ -33,7 +33,7 @@ def _filled(info: _scopes.ClassInfo, attribute: str
             ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
   found: Optional[Tuple[ast.expr, _scopes.Scope]] = None
   for method in info.methods.values():
-    for node in ast.walk(method.node):
+    for node in _scopes.walk(method.node):
       if not isinstance(node, (ast.If, ast.Expr, ast.AugAssign)):
         continue
       if isinstance(node, ast.If) and _adds(node.body, attribute) and (

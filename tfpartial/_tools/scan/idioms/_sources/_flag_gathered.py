@@ -6,7 +6,7 @@ and a part not chosen stays fixed. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -25,13 +25,43 @@ def gathered(chosen: Optional[ast.AST], scope: _scopes.Scope
   if not isinstance(chosen, ast.Name) or not isinstance(
       scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return None
+  key = (gathered, chosen.id, 0)  # Once per list: each step asks.
+  if key not in scope.judged:
+    scope.judged[key] = _gathered(chosen.id, scope)
+  found = scope.judged[key]
+  return found if isinstance(found, ast.expr) else None
+
+
+def _gathered(name: str, scope: _scopes.Scope) -> Optional[ast.expr]:
+  for block, index, empty in _emptied(scope).get(name, []):
+    if _chosen_parts(block[index + 1:], name):
+      return empty
+  return None
+
+
+# Each name's empty starts: the statement list, the place, the list.
+_Emptied = Dict[str, List[Tuple[List[ast.stmt], int, ast.List]]]
+
+
+def _emptied(scope: _scopes.Scope) -> _Emptied:
+  """Where each name of `scope`'s function is set to an empty list (its
+  statement list, its place there, the empty list), found once per
+  function."""
+  key = (_emptied, 0, 0)
+  found = scope.judged.get(key)
+  if isinstance(found, dict):
+    return cast(_Emptied, found)
+  emptied: _Emptied = {}
   for block in _blocks(scope):
     for index, statement in enumerate(block):
-      if isinstance(statement, ast.Assign) and _starts_empty(
-          statement, chosen.id) and _chosen_parts(block[index + 1:],
-                                                  chosen.id):
-        return statement.value
-  return None
+      if isinstance(statement, ast.Assign) and isinstance(
+          statement.value, ast.List) and not statement.value.elts and len(
+              statement.targets) == 1 and isinstance(
+                  statement.targets[0], ast.Name):
+        emptied.setdefault(statement.targets[0].id, []).append(
+            (block, index, statement.value))
+  scope.judged[key] = emptied
+  return emptied
 
 
 def without_parts(step: _train_step.Step, steps: List[_train_step.Step]
@@ -47,11 +77,18 @@ def _parts_of(chosen: Optional[ast.AST], scope: _scopes.Scope) -> Set[int]:
   `if`s: the steps of its parts, not other trainings beside it."""
   if not isinstance(chosen, ast.Name) or gathered(chosen, scope) is None:
     return set()
+  key = (_parts_of, chosen.id, 0)  # Once per list: each step asks.
+  if not isinstance(scope.judged.get(key), set):
+    scope.judged[key] = _added_calls(chosen.id, scope)
+  return cast(Set[int], scope.judged[key])
+
+
+def _added_calls(name: str, scope: _scopes.Scope) -> Set[int]:
   found: Set[int] = set()
   for node in _scopes.walk(scope.node):
     if isinstance(node, ast.If):
       for statement in node.body:
-        added = _added(statement, chosen.id)
+        added = _added(statement, name)
         if isinstance(added, ast.Name):
           found.update(id(d.value) for d in scope.defs.get(added.id, []))
   return found
@@ -72,14 +109,6 @@ def _blocks(scope: _scopes.Scope) -> List[List[ast.stmt]]:
             block[0], ast.stmt):
           blocks.append(block)
   return found
-
-
-def _starts_empty(statement: ast.Assign, name: str) -> bool:
-  return len(
-      statement.targets) == 1 and isinstance(
-          statement.targets[0], ast.Name) and statement.targets[
-              0].id == name and isinstance(
-                  statement.value, ast.List) and not statement.value.elts
 
 
 def _chosen_parts(after: List[ast.stmt], name: str) -> bool:

@@ -110,7 +110,7 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
     if top is None or module.tree is None:
       continue
     named = _named(home) if named is None else named
-    for function in ast.walk(module.tree):
+    for function in _scopes.walk(module.tree):
       if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
           _sibling_read(analysis, top, function.body, kept, named)):
         return True

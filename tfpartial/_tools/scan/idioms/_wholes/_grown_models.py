@@ -27,63 +27,81 @@ def left_out(steps: Sequence[Trained]) -> List[Tuple[ast.expr, Trained]]:
   that a flag grows by a model the step's function runs, with no other
   step training that model: (that value, the step)."""
   found: Dict[int, Tuple[ast.expr, Trained]] = {}
-  # Each function's lists by name, read once (many steps of one list).
-  read: Dict[Tuple[int, str], List[Tuple[ast.expr, List[str]]]] = {}
+  # Each function's or class's lists, all names at once, read once
+  # (many steps, many methods of one class).
+  read: Dict[int, Dict[str, List[Tuple[ast.expr, List[str]]]]] = {}
+  run: Dict[int, List[str]] = {}
+  spelled = [(c, ast.unparse(v)) for c, _, v in steps if v is not None]
   for step in steps:
     call, scope, var_list = step
     name = _names.dotted(var_list) if var_list is not None else None
     if name is None or name.count(".") > 1 or (
         "." in name and not name.startswith("self.")):
       continue
-    grown = [g for home in _homes(scope, name)
-             for g in read.setdefault((id(home), name), list(
-                 _grown(home, name)))]
+    grown = _lists(scope, name, read).get(name, [])
     if not grown:
       continue
-    run = _run(_function_of(scope).node)
-    others = " ".join(ast.unparse(v) for c, _, v in steps
-                      if v is not None and c is not call)
+    function = _function_of(scope).node
+    runs = run.setdefault(id(function), _run(function))
+    others = " ".join(text for c, text in spelled if c is not call)
     for first, added in grown:
       base = _owner(first)
-      if any(_runs(run, owner, base) and owner not in others
+      if any(_runs(runs, owner, base) and owner not in others
              for owner in added):
         found.setdefault(id(first), (first, step))
         break
   return list(found.values())
 
 
-def _homes(scope: _scopes.Scope, name: str) -> List[ast.AST]:
-  """The functions that may set `name`: the step's own (a local name),
-  or every method of its class (a `self.` attribute)."""
+def _lists(scope: _scopes.Scope, name: str,
+           read: Dict[int, Dict[str, List[Tuple[ast.expr, List[str]]]]]
+           ) -> Dict[str, List[Tuple[ast.expr, List[str]]]]:
+  """The grown lists of the functions that may set `name`, read once
+  for all of them (in `read`): the step's own function's (a local name),
+  or every method's of its class (a `self.` attribute)."""
   if not name.startswith("self."):
-    return [_function_of(scope).node]
+    home = _function_of(scope).node
+    if id(home) not in read:
+      read[id(home)] = _grown(home)
+    return read[id(home)]
   place: Optional[_scopes.Scope] = scope
   while place is not None and place.cls is None:
     place = place.parent
   if place is None or place.cls is None:
-    return []
-  return [method.node for method in place.cls.methods.values()]
+    return {}
+  if id(place.cls) not in read:
+    merged: Dict[str, List[Tuple[ast.expr, List[str]]]] = {}
+    for method in place.cls.methods.values():
+      for each, grown in _grown(method.node).items():
+        merged.setdefault(each, []).extend(grown)
+    read[id(place.cls)] = merged
+  return read[id(place.cls)]
 
 
-def _grown(home: ast.AST, name: str
-           ) -> Iterator[Tuple[ast.expr, List[str]]]:
-  """(the list's first value, a model's variables, and the models whose
-  variables a flag's `if` adds to it) in the function `home`."""
-  first: Optional[ast.expr] = None
-  added: List[str] = []
+def _grown(home: ast.AST) -> Dict[str, List[Tuple[ast.expr, List[str]]]]:
+  """Each list name's (first value, a model's variables, and the models
+  whose variables a flag's `if` adds to it) in the function `home`, all
+  names read in one pass."""
+  first: Dict[str, ast.expr] = {}
+  added: Dict[str, List[str]] = {}
   for statement, tests in _statements(_names.statements(home), ()):
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-        and _names.dotted(statement.targets[0]) == name:
-      if not tests and _owner(statement.value) and first is None:
-        first = statement.value
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+      name = _names.dotted(statement.targets[0])
+      if name is None:
+        continue
+      if not tests and _owner(statement.value) and name not in first:
+        first[name] = statement.value
       elif tests and _flagged.a_flag(tests[-1], name):
-        added += _added_owners(statement.value, name)
+        added.setdefault(name, []).extend(
+            _added_owners(statement.value, name))
     elif isinstance(statement, ast.AugAssign) and isinstance(
-        statement.op, ast.Add) and _names.dotted(statement.target) == name \
-        and tests and _flagged.a_flag(tests[-1], name):
-      added += _added_owners(statement.value, name)
-  if first is not None and added:
-    yield first, added
+        statement.op, ast.Add) and tests:
+      name = _names.dotted(statement.target)
+      if name is not None and _flagged.a_flag(tests[-1], name):
+        added.setdefault(name, []).extend(
+            _added_owners(statement.value, name))
+  return {name: [(first[name], owners)] for name, owners in added.items()
+          if name in first and owners}
 
 
 def _statements(body: List[ast.stmt], tests: Tuple[ast.expr, ...]

@@ -13,6 +13,7 @@ from typing import Dict, List, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 
 # Searches bounded: blocks and statements of one function followed.
@@ -52,12 +53,13 @@ def _networks_loaded(tree: ast.Module) -> Set[str]:
   self.sr = self.model(x)`, `model` returning `net, sr` made there)."""
   # Every definition: methods of one name in several classes all count.
   functions: Dict[str, List[ast.AST]] = {}
-  for node in ast.walk(tree):
+  for node in _scopes.walk(tree):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
       functions.setdefault(node.name, []).append(node)
-  given = {name for call in ast.walk(tree) if isinstance(call, ast.Call) and (
-      _names.call_name(call) in _LOADERS) for value in [k.value for k in (
-          call.keywords) if k.arg == "network"] or call.args[2:3]
+  given = {name for call in _scopes.walk(tree) if isinstance(
+      call, ast.Call) and _names.call_name(call) in _LOADERS
+           for value in [k.value for k in call.keywords
+                         if k.arg == "network"] or call.args[2:3]
            for name in [_names.dotted(value)] if name}
   found: Set[str] = set()
   for name in sorted(given):
@@ -72,7 +74,7 @@ def _made_in(function: ast.AST, name: str,
   assign `name`, or, `depth` calls deep, those making what a call of the
   module's functions returns at its place in the targets."""
   blocks = [(w, name.strip("/").split("/")[0])
-            for w in ast.walk(function) if isinstance(w, ast.With)
+            for w in _scopes.walk(function) if isinstance(w, ast.With)
             for name in [_opened_scopes.literal(w.items[0].context_expr)]
             if name is not None]
   found: Set[str] = set()

@@ -187,7 +187,7 @@ def run_with(step: Step, steps: List[Step]) -> bool:
       o.scope is step.scope)} - {None}
   if mine is None or not others:
     return False
-  for node in ast.walk(step.scope.node):
+  for node in _scopes.walk(step.scope.node):
     if isinstance(node, ast.Return) or isinstance(node, ast.Call) and (
         _names.call_name(node) in {"group", "run"}):
       names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

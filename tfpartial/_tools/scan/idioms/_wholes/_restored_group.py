@@ -125,7 +125,7 @@ def _restored_alone(tree: ast.Module) -> Set[str]:
   (`p_saver = tf.train.Saver(self.gr_vars)`) and restores with."""
   savers: Dict[str, str] = {}
   restoring: Set[str] = set()
-  for node in ast.walk(tree):
+  for node in _scopes.walk(tree):
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
         isinstance(node.value, ast.Call)) and _names.call_name(
             node.value) == "Saver":
@@ -145,10 +145,10 @@ def _opening(tree: ast.Module) -> Dict[str, Set[str]]:
   """The module's functions and methods, by name, with the root scopes
   their bodies open by a literal name (`with tf.variable_scope("Gr")`)."""
   found: Dict[str, Set[str]] = {}
-  for node in ast.walk(tree):
+  for node in _scopes.walk(tree):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
       roots = {name.strip("/").split("/")[0]
-               for name in map(_opened_scopes.literal, ast.walk(node))
+               for name in map(_opened_scopes.literal, _scopes.walk(node))
                if name is not None}
       if roots:
         found.setdefault(node.name, set()).update(roots)
@@ -169,11 +169,11 @@ def _fed(tree: ast.Module, opening: Dict[str, Set[str]], left: Set[str]
   """The scopes of the networks that read, in some function of the
   module, what a network opening a scope of `left` made."""
   found: Set[str] = set()
-  for function in ast.walk(tree):
+  for function in _scopes.walk(tree):
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       continue
     made: Set[str] = set()
-    statements = [n for n in ast.walk(function) if isinstance(
+    statements = [n for n in _scopes.walk(function) if isinstance(
         n, (ast.Assign, ast.Return, ast.Expr))][:_BOUND]
     statements.sort(key=lambda n: (n.lineno, n.col_offset))
     for statement in statements:

@@ -48,7 +48,7 @@ def guarded_scopes(project: _project.Project) -> Set[str]:
     if "_scope(" not in text or "!=" not in text and "==" not in text or (
         not project.parsed(module)) or module.tree is None:
       continue
-    for node in ast.walk(module.tree):
+    for node in _scopes.walk(module.tree):
       if isinstance(node, ast.FunctionDef):
         found |= _tested(node)
   return found
