@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
+from tfpartial._tools.scan.idioms._sources import _flag_dropped
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
@@ -271,6 +272,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           hit for hit in _left_out_by_flow(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
+          if id(hit.sink) not in sinks] + [
+          hit for hit in _flag_dropped.hits(analysis, every)
           if id(hit.sink) not in sinks]
 
 
