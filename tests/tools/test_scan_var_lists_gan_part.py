@@ -163,3 +163,75 @@ def test_a_cyclegan_flag_choosing_one_generator_is_silent():
           "        g_vars = [v for v in t_vars if 'Generator_A' in v.name"
           " or 'Generator_B' in v.name]")
   assert scanned.found(_halves(body=body)) == []
+
+
+_NAME_SCOPED = {
+    "model.py": """\
+        import tensorflow as tf
+
+
+        class VAWGAN(object):
+
+          def __init__(self, arch):
+            with tf.{scope}('Generator'):
+              self.y_emb = self._unit_embedding(arch['y_dim'], 'y_embedding')
+            self._generate = tf.make_template('Generator', self._generator)
+            self._discriminate = tf.make_template('Discriminator', self._disc)
+            self._encode = tf.make_template('Encoder', self._encoder)
+
+          def _unit_embedding(self, n_class, scope_name):
+            with tf.variable_scope(scope_name):
+              table = tf.get_variable(name='y_emb', shape=[n_class, 16])
+            return tf.nn.l2_normalize(table, dim=-1)
+
+          def _generator(self, z, y):
+            y = tf.nn.embedding_lookup(self.y_emb, y)
+            return tf.layers.dense(tf.concat([z, y], -1), 513)
+        """,
+    "trainer.py": """\
+        import tensorflow as tf
+
+
+        def optimize(loss, lr):
+          trainables = tf.trainable_variables()
+          g_vars = [v for v in trainables if 'Generator' in v.name]
+          d_vars = [v for v in trainables if 'Discriminator' in v.name]
+          e_vars = [v for v in trainables if 'Encoder' in v.name]
+          opt_d = tf.train.RMSPropOptimizer(lr).minimize(
+              loss['d'], var_list=d_vars)
+          opt_g = tf.train.RMSPropOptimizer(lr).minimize(
+              loss['g'], var_list=g_vars)
+          opt_e = tf.train.RMSPropOptimizer(lr).minimize(
+              loss['e'], var_list=e_vars)
+          return opt_d, opt_g, opt_e
+        """,
+}
+
+
+def _name_scoped(scope):
+  return {path: text.replace("{scope}", scope)
+          for path, text in _NAME_SCOPED.items()}
+
+
+def test_tables_made_under_the_generators_name_scope_are_found():
+  assert scanned.in_project(_name_scoped("name_scope")) == [
+      ("var-list-filter", "trainer.py", 6)]
+
+
+def test_tables_made_under_the_generators_variable_scope_are_silent():
+  assert scanned.in_project(_name_scoped("variable_scope")) == []
+
+
+def test_a_name_scope_making_no_variable_is_silent():
+  files = _name_scoped("name_scope")
+  files["model.py"] = files["model.py"].replace(
+      "table = tf.get_variable(name='y_emb', shape=[n_class, 16])",
+      "table = tf.one_hot(tf.range(n_class), 16)")
+  assert scanned.in_project(files) == []
+
+
+def test_a_name_scope_no_filter_keeps_is_silent():
+  files = _name_scoped("name_scope")
+  files["model.py"] = files["model.py"].replace(
+      "tf.name_scope('Generator')", "tf.name_scope('Speaker')")
+  assert scanned.in_project(files) == []

@@ -35,6 +35,7 @@ from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
+from tfpartial._tools.scan.idioms._sources import _name_scoped
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
@@ -274,6 +275,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks] + [
           hit for hit in _flag_dropped.hits(analysis, every)
+          + _name_scoped.hits(analysis, every)
           if id(hit.sink) not in sinks]
 
 

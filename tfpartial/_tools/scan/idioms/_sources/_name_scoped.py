@@ -1,0 +1,115 @@
+"""A group kept by a name (`g_vars = [v for v in tvars if 'Generator' in
+v.name]`) whose model makes some of its variables with `get_variable`
+under `tf.name_scope('Generator')` (part thirty's VAW-GAN: the speaker
+embedding tables): `get_variable` ignores a name scope, so those tables
+are named outside the group, and no step trains them while the group
+they were written into does. What the names are, not what the code
+meant: under `tf.variable_scope('Generator')` or `make_template` they
+are the group's. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+# Scopes that name the variables made inside them.
+_NAMING = {"variable_scope", "make_template", "VariableScope"}
+
+
+def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
+  """The filters of the steps that keep a name whose name scope holds
+  variables made by `get_variable`, once each."""
+  found: List[_idiom.Hit] = []
+  unnamed: Optional[Set[str]] = None
+  for step in steps:
+    kept = _kept(step)
+    if kept is None:
+      continue
+    node, literal = kept
+    if unnamed is None:
+      unnamed = _name_scopes_making(analysis)
+    if literal in unnamed:
+      found.append(_idiom.Hit(node, step.scope, step.call,
+                              {"filtered": node}))
+  return found
+
+
+def _kept(step: Step) -> Optional[tuple]:
+  """(the filter, the name it keeps) of a step's local list kept by one
+  literal name (`[v for v in tvars if 'Generator' in v.name]`)."""
+  if not isinstance(step.var_list, ast.Name):
+    return None
+  defs = step.scope.defs.get(step.var_list.id, [])
+  if len(defs) != 1 or not isinstance(defs[0].value, ast.ListComp):
+    return None
+  value = defs[0].value
+  if len(value.generators) != 1 or len(value.generators[0].ifs) != 1:
+    return None
+  test = value.generators[0].ifs[0]
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.In) and isinstance(test.left, ast.Constant) and (
+          isinstance(test.left.value, str)) and isinstance(
+              test.comparators[0], ast.Attribute) and (
+                  test.comparators[0].attr == "name"):
+    return value, test.left.value
+  return None
+
+
+def _name_scopes_making(analysis: Analysis) -> Set[str]:
+  """The literal names of `tf.name_scope` blocks, in no naming scope,
+  that make a trainable variable by `get_variable`, directly or in a
+  method of their class they call."""
+  found: Set[str] = set()
+  for module in analysis.project.all_modules_with({"name_scope"}):
+    if module.tree is None or "get_variable" not in module.source.text:
+      continue
+    for cls in ast.walk(module.tree):
+      if isinstance(cls, ast.ClassDef):
+        methods = {each.name: each for each in cls.body
+                   if isinstance(each, ast.FunctionDef)}
+        for method in methods.values():
+          found.update(_blocks(method, methods, False))
+  return found
+
+
+def _blocks(node: ast.AST, methods: dict, named: bool) -> Iterator[str]:
+  """The names of the unnamed `name_scope` blocks under `node` that make
+  variables; `named`: inside a scope that names them."""
+  for child in ast.iter_child_nodes(node):
+    if isinstance(child, ast.With):
+      calls = [item.context_expr for item in child.items
+               if isinstance(item.context_expr, ast.Call)]
+      names = {_names.call_name(call) for call in calls}
+      inner = named or bool(names & _NAMING)
+      for call in calls:
+        if not inner and _names.call_name(call) == "name_scope" and (
+            call.args) and isinstance(call.args[0], ast.Constant) and (
+                isinstance(call.args[0].value, str)) and any(
+                    _makes(statement, methods) for statement in child.body):
+          yield call.args[0].value
+      yield from _blocks(child, methods, inner)
+    elif not isinstance(child, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
+      yield from _blocks(child, methods, named)
+
+
+def _makes(node: ast.AST, methods: dict, depth: int = 0) -> bool:
+  """Whether `node` calls `get_variable` for a trainable variable, or a
+  method of the class (`self.m(...)`, once removed) that does."""
+  for each in ast.walk(node):
+    if not isinstance(each, ast.Call):
+      continue
+    if _names.call_name(each) == "get_variable" and not any(
+        k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+            not k.value.value) for k in each.keywords):
+      return True
+    func = each.func
+    if depth == 0 and isinstance(func, ast.Attribute) and (
+        _names.dotted(func.value) == "self") and func.attr in methods and (
+            _makes(methods[func.attr], methods, 1)):
+      return True
+  return False
