@@ -50,7 +50,10 @@ def _built(analysis: Analysis, step: Step
     return None
   name = step.var_list.id
   defs = step.scope.defs.get(name, [])
-  if len(defs) != 1 or not isinstance(defs[0].value, ast.Call):
+  # The same call again (a tower loop per step) is one list.
+  if not defs or not all(isinstance(d.value, ast.Call) and d.part == (
+      defs[0].part) and ast.unparse(d.value) == ast.unparse(defs[0].value)
+                         for d in defs):
     return (step.scope, name) if defs else None
   made, call = defs[0], defs[0].value
   callee = _callee(analysis, call, step.scope)
@@ -98,6 +101,9 @@ def _drops(analysis: Analysis, home: _scopes.Scope, name: str
   """The filters a set flag of `home` narrows the list `name` with, and
   the tests of a flag, set, under which a filtered part is not added."""
   defs = home.defs.get(name, [])
+  # Parts added apart from each other: one dropped leaves the others.
+  parts = sum(not each.replaces for each in defs) + sum(
+      each.replaces and isinstance(each.value, ast.ListComp) for each in defs)
   for each in defs:
     test = each.where.guard or each.where.test
     flag = _flag(test, home)
@@ -110,7 +116,7 @@ def _drops(analysis: Analysis, home: _scopes.Scope, name: str
             other.where.test is None) and other.end <= each.start
         for other in defs):
       yield value
-    elif not each.replaces and not flag[1] and isinstance(
+    elif not each.replaces and not flag[1] and parts > 1 and isinstance(
         value, ast.Name) and _a_filter(home, value.id):
       assert test is not None
       yield test
