@@ -5,6 +5,8 @@ narrows to part of itself (zi2zi's `retrieve_trainable_vars`: with
 font-transfer forks): the step trains part of its own half. A GAN whose
 halves are each whole stays silent. Each source is synthetic."""
 
+import textwrap
+
 import scanned
 
 _ZI2ZI = """\
@@ -247,3 +249,12 @@ def test_a_name_scope_no_filter_keeps_is_silent():
   files["model.py"] = files["model.py"].replace(
       "tf.name_scope('Generator')", "tf.name_scope('Speaker')")
   assert scanned.in_project(files) == []
+
+
+def test_the_name_scope_finding_says_get_variable_ignores_it():
+  sources = [scanned._files.Source(path, textwrap.dedent(text))
+             for path, text in _name_scoped("name_scope").items()]
+  findings, _ = scanned._scan.scan_project(sources)
+  assert [f.line for f in findings] == [6]
+  assert "`get_variable` ignores `tf.name_scope('Generator')` (line 7" in (
+      findings[0].drift)

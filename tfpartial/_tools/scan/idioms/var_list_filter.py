@@ -135,7 +135,7 @@ class VarListFilter(_idiom.Idiom):
                  f"run (line {_idiom.line(run)}) only where this test keeps "
                  "them: whole variables only; exact as it is, not a drift; "
                  "a candidate for a spec file")
-    flagged = _flagged.reason(hit.node)
+    flagged = _flagged.reason(hit.node) or _name_scoped.reason(hit.labels)
     reasons = [flagged] if flagged else []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":

@@ -10,7 +10,7 @@ are the group's. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan._analysis import Analysis
@@ -19,13 +19,15 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 # Scopes that name the variables made inside them.
 _NAMING = {"variable_scope", "make_template", "VariableScope"}
+# The label of the `name_scope` call a hit's variables are made under.
+SCOPED = "name_scoped"
 
 
 def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   """The filters of the steps that keep a name whose name scope holds
   variables made by `get_variable`, once each."""
   found: List[_idiom.Hit] = []
-  unnamed: Optional[Set[str]] = None
+  unnamed: Optional[Dict[str, ast.Call]] = None
   for step in steps:
     kept = _kept(step)
     if kept is None:
@@ -34,12 +36,22 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     if unnamed is None:
       unnamed = _name_scopes_making(analysis)
     if literal in unnamed:
-      found.append(_idiom.Hit(node, step.scope, step.call,
-                              {"filtered": node}))
+      found.append(_idiom.Hit(node, step.scope, step.call, {
+          "filtered": node, SCOPED: unnamed[literal]}))
   return found
 
 
-def _kept(step: Step) -> Optional[tuple]:
+def reason(labels: Dict[str, ast.AST]) -> Optional[str]:
+  """Why the filter leaves variables out that its code meant to keep."""
+  call = labels.get(SCOPED)
+  if not isinstance(call, ast.Call):
+    return None
+  return (f"`get_variable` ignores `{ast.unparse(call)}` (line "
+          f"{_idiom.line(call)} of the model's file): the variables it "
+          "makes there are not named under it, so no step trains them")
+
+
+def _kept(step: Step) -> Optional[Tuple[ast.ListComp, str]]:
   """(the filter, the name it keeps) of a step's local list kept by one
   literal name (`[v for v in tvars if 'Generator' in v.name]`)."""
   if not isinstance(step.var_list, ast.Name):
@@ -60,11 +72,11 @@ def _kept(step: Step) -> Optional[tuple]:
   return None
 
 
-def _name_scopes_making(analysis: Analysis) -> Set[str]:
-  """The literal names of `tf.name_scope` blocks, in no naming scope,
-  that make a trainable variable by `get_variable`, directly or in a
-  method of their class they call."""
-  found: Set[str] = set()
+def _name_scopes_making(analysis: Analysis) -> Dict[str, ast.Call]:
+  """The `tf.name_scope` calls, by their literal names, of blocks in no
+  naming scope that make a trainable variable by `get_variable`,
+  directly or in a method of their class they call."""
+  found: Dict[str, ast.Call] = {}
   for module in analysis.project.all_modules_with({"name_scope"}):
     if module.tree is None or "get_variable" not in module.source.text:
       continue
@@ -73,13 +85,15 @@ def _name_scopes_making(analysis: Analysis) -> Set[str]:
         methods = {each.name: each for each in cls.body
                    if isinstance(each, ast.FunctionDef)}
         for method in methods.values():
-          found.update(_blocks(method, methods, False))
+          for call in _blocks(method, methods, False):
+            found.setdefault(call.args[0].value, call)
   return found
 
 
-def _blocks(node: ast.AST, methods: dict, named: bool) -> Iterator[str]:
-  """The names of the unnamed `name_scope` blocks under `node` that make
-  variables; `named`: inside a scope that names them."""
+def _blocks(node: ast.AST, methods: Dict[str, ast.FunctionDef],
+            named: bool) -> Iterator[ast.Call]:
+  """The `name_scope` calls of the blocks under `node` that make
+  variables it does not name; `named`: inside a scope that names them."""
   for child in ast.iter_child_nodes(node):
     if isinstance(child, ast.With):
       calls = [item.context_expr for item in child.items
@@ -91,13 +105,14 @@ def _blocks(node: ast.AST, methods: dict, named: bool) -> Iterator[str]:
             call.args) and isinstance(call.args[0], ast.Constant) and (
                 isinstance(call.args[0].value, str)) and any(
                     _makes(statement, methods) for statement in child.body):
-          yield call.args[0].value
+          yield call
       yield from _blocks(child, methods, inner)
     elif not isinstance(child, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
       yield from _blocks(child, methods, named)
 
 
-def _makes(node: ast.AST, methods: dict, depth: int = 0) -> bool:
+def _makes(node: ast.AST, methods: Dict[str, ast.FunctionDef],
+           depth: int = 0) -> bool:
   """Whether `node` calls `get_variable` for a trainable variable, or a
   method of the class (`self.m(...)`, once removed) that does."""
   for each in ast.walk(node):
