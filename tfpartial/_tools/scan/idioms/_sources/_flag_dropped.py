@@ -56,6 +56,7 @@ def _built(analysis: Analysis, step: Step
                          for d in defs):
     return (step.scope, name) if defs else None
   made, call = defs[0], defs[0].value
+  assert isinstance(call, ast.Call)
   callee = _callee(analysis, call, step.scope)
   if callee is None or made.part is None:
     return (step.scope, name)

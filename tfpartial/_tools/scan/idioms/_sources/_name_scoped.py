@@ -85,15 +85,15 @@ def _name_scopes_making(analysis: Analysis) -> Dict[str, ast.Call]:
         methods = {each.name: each for each in cls.body
                    if isinstance(each, ast.FunctionDef)}
         for method in methods.values():
-          for call in _blocks(method, methods, False):
-            found.setdefault(call.args[0].value, call)
+          for literal, call in _blocks(method, methods, False):
+            found.setdefault(literal, call)
   return found
 
 
 def _blocks(node: ast.AST, methods: Dict[str, ast.FunctionDef],
-            named: bool) -> Iterator[ast.Call]:
-  """The `name_scope` calls of the blocks under `node` that make
-  variables it does not name; `named`: inside a scope that names them."""
+            named: bool) -> Iterator[Tuple[str, ast.Call]]:
+  """(the name, the call) of the `name_scope` blocks under `node` that
+  make variables it does not name; `named`: inside a scope naming them."""
   for child in ast.iter_child_nodes(node):
     if isinstance(child, ast.With):
       calls = [item.context_expr for item in child.items
@@ -101,11 +101,12 @@ def _blocks(node: ast.AST, methods: Dict[str, ast.FunctionDef],
       names = {_names.call_name(call) for call in calls}
       inner = named or bool(names & _NAMING)
       for call in calls:
+        first = call.args[0] if call.args else None
         if not inner and _names.call_name(call) == "name_scope" and (
-            call.args) and isinstance(call.args[0], ast.Constant) and (
-                isinstance(call.args[0].value, str)) and any(
+            isinstance(first, ast.Constant)) and isinstance(
+                first.value, str) and any(
                     _makes(statement, methods) for statement in child.body):
-          yield call
+          yield first.value, call
       yield from _blocks(child, methods, inner)
     elif not isinstance(child, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
       yield from _blocks(child, methods, named)
