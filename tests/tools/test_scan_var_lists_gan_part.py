@@ -258,3 +258,36 @@ def test_the_name_scope_finding_says_get_variable_ignores_it():
   assert [f.line for f in findings] == [6]
   assert "`get_variable` ignores `tf.name_scope('Generator')` (line 7" in (
       findings[0].drift)
+
+
+def test_a_flag_training_the_latent_code_alone_is_silent():
+  # GAN inversion: the flag swaps the list for the latent code.
+  text = _ZI2ZI.replace(
+      "g_vars = [var for var in g_vars if not (\"g_e\" in var.name)]",
+      "g_vars = [self.z]")
+  assert scanned.found(text) == []
+
+
+def test_a_flag_choosing_a_restore_of_the_encoder_is_silent():
+  # Only a restore reads the narrowed list; the step trains g_vars whole.
+  text = _ZI2ZI.replace(
+      "g_vars = [var for var in g_vars if not (\"g_e\" in var.name)]",
+      "self.saver = tf.train.Saver(\n"
+      "              [var for var in g_vars if \"g_e\" in var.name])")
+  assert scanned.found(text) == []
+
+
+def test_progressive_growing_adding_blocks_by_stage_is_silent():
+  text = _EXTENDED.replace("if freeze_encoder == 0:",
+                           "if freeze_encoder >= 1:").replace(
+      "if freeze_decoder == 0:", "if freeze_decoder >= 2:")
+  assert scanned.found(text) == []
+
+
+def test_a_step_counter_made_under_the_name_scope_is_silent():
+  files = _name_scoped("name_scope")
+  files["model.py"] = files["model.py"].replace(
+      "table = tf.get_variable(name='y_emb', shape=[n_class, 16])",
+      "table = tf.get_variable(name='y_emb', shape=[n_class, 16],\n"
+      "                                    trainable=False)")
+  assert scanned.in_project(files) == []
