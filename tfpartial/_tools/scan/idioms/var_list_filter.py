@@ -30,10 +30,12 @@ from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
+from tfpartial._tools.scan.idioms._sources import _flag_dropped
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
+from tfpartial._tools.scan.idioms._sources import _name_scoped
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
@@ -133,7 +135,7 @@ class VarListFilter(_idiom.Idiom):
                  f"run (line {_idiom.line(run)}) only where this test keeps "
                  "them: whole variables only; exact as it is, not a drift; "
                  "a candidate for a spec file")
-    flagged = _flagged.reason(hit.node)
+    flagged = _flagged.reason(hit.node) or _name_scoped.reason(hit.labels)
     reasons = [flagged] if flagged else []
     for keyword in getattr(hit.sink, "keywords", []):
       if keyword.arg == "decay_var_list":
@@ -271,6 +273,9 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           hit for hit in _left_out_by_flow(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
+          if id(hit.sink) not in sinks] + [
+          hit for hit in _flag_dropped.hits(analysis, every)
+          + _name_scoped.hits(analysis, every)
           if id(hit.sink) not in sinks]
 
 

@@ -1,0 +1,131 @@
+"""A group kept by a name (`g_vars = [v for v in tvars if 'Generator' in
+v.name]`) whose model makes some of its variables with `get_variable`
+under `tf.name_scope('Generator')` (part thirty's VAW-GAN: the speaker
+embedding tables): `get_variable` ignores a name scope, so those tables
+are named outside the group, and no step trains them while the group
+they were written into does. What the names are, not what the code
+meant: under `tf.variable_scope('Generator')` or `make_template` they
+are the group's. Part of `var-list-filter`."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+# Scopes that name the variables made inside them.
+_NAMING = {"variable_scope", "make_template", "VariableScope"}
+# The label of the `name_scope` call a hit's variables are made under.
+SCOPED = "name_scoped"
+
+
+def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
+  """The filters of the steps that keep a name whose name scope holds
+  variables made by `get_variable`, once each."""
+  found: List[_idiom.Hit] = []
+  unnamed: Optional[Dict[str, ast.Call]] = None
+  for step in steps:
+    kept = _kept(step)
+    if kept is None:
+      continue
+    node, literal = kept
+    if unnamed is None:
+      unnamed = _name_scopes_making(analysis)
+    if literal in unnamed:
+      found.append(_idiom.Hit(node, step.scope, step.call, {
+          "filtered": node, SCOPED: unnamed[literal]}))
+  return found
+
+
+def reason(labels: Dict[str, ast.AST]) -> Optional[str]:
+  """Why the filter leaves variables out that its code meant to keep."""
+  call = labels.get(SCOPED)
+  if not isinstance(call, ast.Call):
+    return None
+  return (f"`get_variable` ignores `{ast.unparse(call)}` (line "
+          f"{_idiom.line(call)} of the model's file): the variables it "
+          "makes there are not named under it, so no step trains them")
+
+
+def _kept(step: Step) -> Optional[Tuple[ast.ListComp, str]]:
+  """(the filter, the name it keeps) of a step's local list kept by one
+  literal name (`[v for v in tvars if 'Generator' in v.name]`)."""
+  if not isinstance(step.var_list, ast.Name):
+    return None
+  defs = step.scope.defs.get(step.var_list.id, [])
+  if len(defs) != 1 or not isinstance(defs[0].value, ast.ListComp):
+    return None
+  value = defs[0].value
+  if len(value.generators) != 1 or len(value.generators[0].ifs) != 1:
+    return None
+  test = value.generators[0].ifs[0]
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.In) and isinstance(test.left, ast.Constant) and (
+          isinstance(test.left.value, str)) and isinstance(
+              test.comparators[0], ast.Attribute) and (
+                  test.comparators[0].attr == "name"):
+    return value, test.left.value
+  return None
+
+
+def _name_scopes_making(analysis: Analysis) -> Dict[str, ast.Call]:
+  """The `tf.name_scope` calls, by their literal names, of blocks in no
+  naming scope that make a trainable variable by `get_variable`,
+  directly or in a method of their class they call."""
+  found: Dict[str, ast.Call] = {}
+  for module in analysis.project.all_modules_with({"name_scope"}):
+    if module.tree is None or "get_variable" not in module.source.text:
+      continue
+    for cls in ast.walk(module.tree):
+      if isinstance(cls, ast.ClassDef):
+        methods = {each.name: each for each in cls.body
+                   if isinstance(each, ast.FunctionDef)}
+        for method in methods.values():
+          for literal, call in _blocks(method, methods, False):
+            found.setdefault(literal, call)
+  return found
+
+
+def _blocks(node: ast.AST, methods: Dict[str, ast.FunctionDef],
+            named: bool) -> Iterator[Tuple[str, ast.Call]]:
+  """(the name, the call) of the `name_scope` blocks under `node` that
+  make variables it does not name; `named`: inside a scope naming them."""
+  for child in ast.iter_child_nodes(node):
+    if isinstance(child, ast.With):
+      calls = [item.context_expr for item in child.items
+               if isinstance(item.context_expr, ast.Call)]
+      names = {_names.call_name(call) for call in calls}
+      inner = named or bool(names & _NAMING)
+      for call in calls:
+        first = call.args[0] if call.args else None
+        if not inner and _names.call_name(call) == "name_scope" and (
+            isinstance(first, ast.Constant)) and isinstance(
+                first.value, str) and any(
+                    _makes(statement, methods) for statement in child.body):
+          yield first.value, call
+      yield from _blocks(child, methods, inner)
+    elif not isinstance(child, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
+      yield from _blocks(child, methods, named)
+
+
+def _makes(node: ast.AST, methods: Dict[str, ast.FunctionDef],
+           depth: int = 0) -> bool:
+  """Whether `node` calls `get_variable` for a trainable variable, or a
+  method of the class (`self.m(...)`, once removed) that does."""
+  for each in ast.walk(node):
+    if not isinstance(each, ast.Call):
+      continue
+    if _names.call_name(each) == "get_variable" and not any(
+        k.arg == "trainable" and isinstance(k.value, ast.Constant) and (
+            not k.value.value) for k in each.keywords):
+      return True
+    func = each.func
+    if depth == 0 and isinstance(func, ast.Attribute) and (
+        _names.dotted(func.value) == "self") and func.attr in methods and (
+            _makes(methods[func.attr], methods, 1)):
+      return True
+  return False
