@@ -48,7 +48,8 @@ class WeightRemask(_idiom.Idiom):
         h for h in _writes.writes(analysis) if h.kind == self.id and not (
             isinstance(h, _writes.WriteHit) and h.target is not None
             and (_untrained.untrained(h.target, h.scope, analysis) or (
-                _untrained.made_each_pass(h.target, h.scope, analysis)))
+                _untrained.made_each_pass(h.target, h.scope, analysis)) or (
+                    _untrained.integral(h.target, h.scope)))
             or _dropped.never_run(h.sink, h.scope, analysis))]
     written = {id(h.node) for h in _writes.writes(analysis)}
     hits += [h for h in _guarding_writes(analysis)
