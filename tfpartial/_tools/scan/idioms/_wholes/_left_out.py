@@ -279,8 +279,19 @@ def _alternatives(analysis: Analysis, step: Step) -> List[ast.AST]:
   if name.startswith("self.") and name.count(".") == 1 and info:
     return [v for v, _ in analysis.project.attribute(info, name)]
   if isinstance(chosen, ast.Name) and chosen.id in step.scope.defs:
-    return [d.value for d in step.scope.defs[chosen.id]]
-  return [chosen]
+    return [_bound(d) for d in step.scope.defs[chosen.id]]
+  # `encoder_params + proj_head_params`: what each local name holds too.
+  return [chosen] + [_bound(d) for node in ast.walk(chosen) if isinstance(
+      node, ast.Name) for d in step.scope.defs.get(node.id, [])]
+
+
+def _bound(definition: _scopes.Def) -> ast.expr:
+  """The value a name's assignment binds: element i of `a, b = x, y`."""
+  value = definition.value
+  if definition.part is not None and isinstance(value, (
+      ast.Tuple, ast.List)) and len(value.elts) == definition.part[1]:
+    return value.elts[definition.part[0]]
+  return value
 
 
 def _summed_parts(value: ast.AST) -> List[str]:
