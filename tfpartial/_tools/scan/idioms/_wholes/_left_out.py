@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms._wholes import _part_of_self
 from tfpartial._tools.scan.idioms._wholes import _restored_group
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _untaped
 from tfpartial._tools.scan.idioms._wholes._model_named import _identifiers
 
 
@@ -64,6 +65,8 @@ def _self_parts_left_out(analysis: Analysis, steps: List[Step]
                  other.var_list] if other.var_list is not None else [
                      ast.Name("self")])]
     trained = _part_of_self.trained_parts(lists) - {part[0]}
+    # Run before the step's tape opens: no gradient of it reaches them.
+    trained |= _untaped.run_before_tape(step.call, step.scope, info)
     if _part_of_self.left_below(analysis.project, info, part[0], trained,
                                 analysis.module(step.scope).source.text):
       hits.setdefault((id(info), part[0]), _idiom.Hit(
