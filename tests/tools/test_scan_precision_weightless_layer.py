@@ -5,7 +5,9 @@ with an argument (`BicubicScale2D(rate)`) upscales the input. The layer
 only calls `tf.image.resize`; it makes no weight whatever its arguments,
 so every weight trains. The twins whose layer makes weights (a sized
 layer, `add_weight` behind a flag its arguments may set, a sized library
-base) are still found. Synthetic sources in the shape of real code."""
+base) are still found. The layer runs inside the step's tape (one run
+before the tape opens gets no gradient, and is no part the step leaves
+out: `_untaped`). Synthetic sources in the shape of real code."""
 
 import pytest
 import scanned
@@ -41,8 +43,8 @@ _MODEL = """\
       @tf.function
       def train_step(self, data):
         x, y = data
-        x = self.upscaler(x)
         with tf.GradientTape() as tape:
+          x = self.upscaler(x)
           pred = self.forward(x, training=True) + x
           loss = tf.reduce_mean(tf.square(y - pred))
         grads = tape.gradient(loss, self.forward.trainable_variables)

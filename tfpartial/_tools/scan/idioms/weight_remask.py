@@ -48,7 +48,8 @@ class WeightRemask(_idiom.Idiom):
         h for h in _writes.writes(analysis) if h.kind == self.id and not (
             isinstance(h, _writes.WriteHit) and h.target is not None
             and (_untrained.untrained(h.target, h.scope, analysis) or (
-                _untrained.made_each_pass(h.target, h.scope, analysis)))
+                _untrained.made_each_pass(h.target, h.scope, analysis)) or (
+                    _untrained.integral(h.target, h.scope)))
             or _dropped.never_run(h.sink, h.scope, analysis))]
     written = {id(h.node) for h in _writes.writes(analysis)}
     hits += [h for h in _guarding_writes(analysis)
@@ -412,7 +413,8 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
             k == f"varmask:{weight}" if weight else k.startswith(
                 "varmask:")) and not _clipped(v, function, home)), None)
         if isinstance(product, ast.expr) and not _architectural(
-            [product], weight, home, analysis):
+            [product], weight, home, analysis) and not _masked_from_start(
+                product, weight, home, call, scope, analysis):
           named = isinstance(keyword.value, ast.Name)  # Found at its body.
           hits.append(_writes.WriteHit(
               product if named else keyword.value, home if named else scope,
@@ -421,6 +423,33 @@ def _constraint_lambdas(scope: _scopes.Scope, analysis: Analysis
               ) or keyword.arg or ""))
           break
   return hits
+
+
+def _masked_from_start(product: ast.expr, weight: str,
+                       home: _scopes.Scope, call: ast.Call,
+                       scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether the layer `call` makes also starts its weight under the
+  constraint's mask: an `...initializer=` of the same call returns the
+  same mask (the same name in the same function) times its values (an
+  autoregressive flow's `masked_kernel_initializer`). The masked
+  elements are zero from the start and stay so: a connectivity the
+  layer is built with, no trained value kept."""
+  masks = {ast.dump(other) for pair in [_factors(product)] if len(pair) == 2
+           for mine, other in (pair, pair[::-1])
+           if isinstance(mine, ast.Name) and mine.id == weight}
+  for keyword in call.keywords:
+    if not (keyword.arg or "").endswith("initializer"):
+      continue
+    for function, inner in _lambdas(keyword.value, scope, analysis):
+      if inner is not home:
+        continue
+      body = function.body if isinstance(function.body, list) else [
+          function.body]
+      if any(len(pair) == 2 and any(ast.dump(f) in masks for f in pair)
+             for node in body for item in ast.walk(node)
+             for pair in [_factors(item)]):
+        return True
+  return False
 
 
 def _lambdas(value: ast.expr, scope: _scopes.Scope, analysis: Analysis

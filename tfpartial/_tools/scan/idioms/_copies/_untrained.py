@@ -5,12 +5,15 @@ by edge where a gradient is largest, a counter, a state: written by
 hand and never trained, so a write into it freezes nothing. So is a
 `tf.Variable` a function with no step makes anew in each pass of a loop
 that fills it (a loss's padding mask): no value of it outlives the
-pass. A layer's own weight, or a variable of a module that trains,
+pass. So is a variable made with an integer or boolean dtype (a
+counter kept per utterance): no gradient reaches it, no optimizer
+trains it. A layer's own weight, or a variable of a module that trains,
 stays a candidate."""
 
 from __future__ import annotations
 
 import ast
+from typing import List
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -73,3 +76,68 @@ def made_each_pass(target: ast.AST, scope: _scopes.Scope,
               analysis.project.resolve(scope, _names.dotted(c.func) or "")
               is not None and any(isinstance(a, ast.Name) and a.id == (
                   target.id) for a in c.args) for c in calls)
+
+
+# Dtypes no gradient reaches: a variable of one is never trained.
+_INTEGRAL = {"int8", "int16", "int32", "int64", "uint8", "uint16",
+             "uint32", "uint64", "bool"}
+
+
+def integral(target: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `target` (`self.x`, an element of it, or a local name) is
+  made only as a `tf.Variable` of an integer or boolean dtype (given to
+  the variable or to its initial value: `tf.Variable(tf.zeros([n],
+  dtype=tf.int32))`), besides `None` placeholders (`[None] * n`)."""
+  while isinstance(target, ast.Subscript):
+    target = target.value
+  name = _names.dotted(target) or ""
+  if isinstance(target, ast.Name):
+    values = [d.value for d in scope.defs.get(target.id, [])]
+  elif scope.cls is not None and name.startswith("self.") and (
+      name.count(".") == 1):
+    values = _made(scope.cls.node, name)
+  else:
+    return False
+  made = [v for v in values if isinstance(v, ast.Call) and (
+      _names.call_name(v) == "Variable")]
+  return bool(made) and all(_integral_dtype(v) for v in made) and all(
+      v in made or _placeholder(v) for v in values)
+
+
+def _placeholder(value: object) -> bool:
+  """`None`, `[None] * n`, `[None for _ in range(n)]`: no value yet."""
+  if isinstance(value, ast.ListComp):
+    value = value.elt
+  elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+    value = value.left
+  if isinstance(value, (ast.List, ast.Tuple)):
+    return all(_placeholder(e) for e in value.elts)
+  return isinstance(value, ast.Constant) and value.value is None
+
+
+def _made(cls: ast.ClassDef, name: str) -> List[ast.expr]:
+  """The values a class assigns to `self.x` or to its elements."""
+  values: List[ast.expr] = []
+  for node in ast.walk(cls):
+    if isinstance(node, ast.Assign):
+      for target in node.targets:
+        while isinstance(target, ast.Subscript):
+          target = target.value
+        if _names.dotted(target) == name:
+          values.append(node.value)
+  return values
+
+
+def _integral_dtype(call: ast.Call) -> bool:
+  """Whether a `tf.Variable` call, or the call making its initial value,
+  names an integer or boolean dtype."""
+  first = call.args[0] if call.args else next(
+      (k.value for k in call.keywords if k.arg == "initial_value"), None)
+  for each in (call, first):
+    for keyword in getattr(each, "keywords", []):
+      if keyword.arg == "dtype":
+        value = keyword.value
+        text = value.value if isinstance(value, ast.Constant) else (
+            _names.dotted(value) or "").rsplit(".", 1)[-1]
+        return text in _INTEGRAL
+  return False

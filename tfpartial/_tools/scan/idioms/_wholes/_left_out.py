@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms._wholes import _part_of_self
 from tfpartial._tools.scan.idioms._wholes import _restored_group
 from tfpartial._tools.scan.idioms._wholes import _stacked
 from tfpartial._tools.scan.idioms._wholes import _swapped
+from tfpartial._tools.scan.idioms._wholes import _untaped
 from tfpartial._tools.scan.idioms._wholes._model_named import _identifiers
 
 
@@ -64,6 +65,8 @@ def _self_parts_left_out(analysis: Analysis, steps: List[Step]
                  other.var_list] if other.var_list is not None else [
                      ast.Name("self")])]
     trained = _part_of_self.trained_parts(lists) - {part[0]}
+    # Run before the step's tape opens: no gradient of it reaches them.
+    trained |= _untaped.run_before_tape(step.call, step.scope, info)
     if _part_of_self.left_below(analysis.project, info, part[0], trained,
                                 analysis.module(step.scope).source.text):
       hits.setdefault((id(info), part[0]), _idiom.Hit(
@@ -279,8 +282,19 @@ def _alternatives(analysis: Analysis, step: Step) -> List[ast.AST]:
   if name.startswith("self.") and name.count(".") == 1 and info:
     return [v for v, _ in analysis.project.attribute(info, name)]
   if isinstance(chosen, ast.Name) and chosen.id in step.scope.defs:
-    return [d.value for d in step.scope.defs[chosen.id]]
-  return [chosen]
+    return [_bound(d) for d in step.scope.defs[chosen.id]]
+  # `encoder_params + proj_head_params`: what each local name holds too.
+  return [chosen] + [_bound(d) for node in ast.walk(chosen) if isinstance(
+      node, ast.Name) for d in step.scope.defs.get(node.id, [])]
+
+
+def _bound(definition: _scopes.Def) -> ast.expr:
+  """The value a name's assignment binds: element i of `a, b = x, y`."""
+  value = definition.value
+  if definition.part is not None and isinstance(value, (
+      ast.Tuple, ast.List)) and len(value.elts) == definition.part[1]:
+    return value.elts[definition.part[0]]
+  return value
 
 
 def _summed_parts(value: ast.AST) -> List[str]:
