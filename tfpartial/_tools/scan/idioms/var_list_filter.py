@@ -198,8 +198,10 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
   key = (id(step.scope), step.section, step.loss or str(id(node)))
   labels = step.labels
-  if not _helper_choice.scope_passed(analysis.flow, node, step.scope,
-                                     _returned_filter):
+  if not (_helper_choice.scope_passed(analysis.flow, node, step.scope,
+                                      _returned_filter)
+          or _helper_choice.names_given(analysis.flow, node, step.scope,
+                                        _returned_filter)):
     node, labels = _helper_choice.placed(analysis.flow, _into_method(
         analysis, node, step.scope), step.scope, step.labels,
                                          _returned_filter)
