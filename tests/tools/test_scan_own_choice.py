@@ -98,3 +98,96 @@ def test_names_handed_to_a_helper_are_found_at_the_call(name):
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_look_alikes_stay_silent(name):
   assert scanned.in_project(SILENT[name]) == []
+
+
+# A neural process with a MAML inner loop (binary-pixelcnn's): the inner
+# gradients are taken only for the decoder's variables, chosen by name,
+# and make fast weights the decoder runs on again; the outer step trains
+# every variable (encoder and aggregator too). The decoder alone adapts.
+_MAML = """\
+    import tensorflow as tf
+    from blocks.helpers import get_trainable_variables
+
+    class NeuralProcess(object):
+
+        def _model(self):
+            r_ct = self.sample_encoder(self.X_ct, self.y_ct)
+            z = self.aggregator(r_ct)
+            y_hat = self.conditional_decoder(self.X_c, z)
+            vars = get_trainable_variables(['conditional_decoder'])
+            for k in range(1, self.inner_iters + 1):
+                loss = sum_squared_error(labels=self.y_c, predictions=y_hat)
+                grads = tf.gradients(loss, vars)
+                vars = [v - self.alpha * g for v, g in zip(vars, grads)]
+                y_hat = self.conditional_decoder(self.X_c, z, params=vars)
+            return self.conditional_decoder(self.X_t, z, params=vars)
+    """
+
+_HELPERS = """\
+    import tensorflow as tf
+
+    def get_trainable_variables(flist, filter_type="in"):
+        all_vs = tf.trainable_variables()
+        vs = []
+        for s in flist:
+            vs += [p for p in all_vs if s in p.name]
+        return vs
+    """
+
+INNER_FOUND = {
+    "an inner loop over the decoder chosen by name": (
+        {"blocks/__init__.py": "", "blocks/helpers.py": _HELPERS,
+         "models/np_maml.py": _MAML},
+        [("var-list-filter", "models/np_maml.py", 10)]),
+}
+
+INNER_SILENT = {
+    # The common MAML: the inner loop adapts every trainable variable.
+    "an inner loop over every variable": {
+        "blocks/__init__.py": "", "blocks/helpers.py": _HELPERS,
+        "models/np_maml.py": _MAML.replace(
+            "get_trainable_variables(['conditional_decoder'])",
+            "tf.trainable_variables()")},
+    # MAML over the weights dictionary the model is built from.
+    "an inner loop over the model's weights": {
+        "maml.py": """\
+            import tensorflow as tf
+
+            def task_metalearn(self, inp, weights):
+                task_outputa = self.forward(inputa, weights)
+                task_lossa = self.loss_func(task_outputa, labela)
+                grads = tf.gradients(task_lossa, list(weights.values()))
+                gradients = dict(zip(weights.keys(), grads))
+                fast_weights = dict(zip(weights.keys(), [
+                    weights[key] - self.update_lr * gradients[key]
+                    for key in weights.keys()]))
+                return self.forward(inputb, fast_weights)
+            """},
+    # The inner loop over the one model of the graph, by its scope.
+    "an inner loop over the whole model by its scope": {
+        "maml.py": """\
+            import tensorflow as tf
+
+            def build(x_update, y_update, x_meta, lr):
+                with tf.variable_scope('model'):
+                    y = model(x_update)
+                params = tf.trainable_variables('model')
+                loss = tf.reduce_mean((y - y_update) ** 2)
+                grads = tf.gradients(loss, params)
+                fast = [v - lr * g for v, g in zip(params, grads)]
+                with tf.variable_scope('model', reuse=True):
+                    y_meta = model(x_meta, params=fast)
+                return y_meta
+            """},
+}
+
+
+@pytest.mark.parametrize("name", sorted(INNER_FOUND))
+def test_an_inner_loop_over_a_named_part_is_found(name):
+  files, expected = INNER_FOUND[name]
+  assert scanned.in_project(files) == expected
+
+
+@pytest.mark.parametrize("name", sorted(INNER_SILENT))
+def test_inner_loops_over_every_variable_stay_silent(name):
+  assert scanned.in_project(INNER_SILENT[name]) == []

@@ -10,7 +10,7 @@ message. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -104,7 +104,7 @@ def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   inner = returned(flow, helper)
   if inner is None:
     return False
-  read: set = set()
+  read: Set[str] = set()
   for name in {n.id for n in _scopes.made_from(inner, helper)
                if isinstance(n, ast.Name)}:
     read.add(name)
