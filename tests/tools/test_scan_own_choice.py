@@ -6,6 +6,8 @@ conditional PixelVAE's trainer). The finding is at the call, where the
 names are chosen; a helper that reads the names itself (slim's flags)
 keeps it inside. Sources are paraphrases of part thirty's trees."""
 
+import textwrap
+
 import pytest
 import scanned
 
@@ -191,3 +193,109 @@ def test_an_inner_loop_over_a_named_part_is_found(name):
 @pytest.mark.parametrize("name", sorted(INNER_SILENT))
 def test_inner_loops_over_every_variable_stay_silent(name):
   assert scanned.in_project(INNER_SILENT[name]) == []
+
+
+# A vocoder's base layer (MBExWN's): while pre-training the activations,
+# its `trainable_weights` returns only the pre-trainable weights (and its
+# sub-layers' of the same kind), else every weight.
+_LAYER = """\
+    import tensorflow as tf
+
+    class TF2C_BaseLayer(tf.keras.layers.Layer):
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self._pretrain_activations = False
+
+        @property
+        def trainable_weights(self):
+            if self._pretrain_activations:
+                trainable_weights = self.pretrainable_weights
+                for ll in self._flatten(recursive=False):
+                    trainable_weights.extend(ll.trainable_weights)
+                return trainable_weights
+            else:
+                return super().trainable_weights
+    """
+
+PROPERTY_FOUND = {
+    "a property returning a part while a switch is on": (
+        {"t.py": _LAYER}, [("var-list-filter", "t.py", 12)]),
+    "the same with `trainable_variables`": (
+        {"t.py": _LAYER.replace("trainable_weights", "trainable_variables")},
+        [("var-list-filter", "t.py", 12)]),
+}
+
+PROPERTY_SILENT = {
+    # Every weight, always.
+    "a property returning all weights": _LAYER.replace(
+        "trainable_weights = self.pretrainable_weights",
+        "trainable_weights = super().trainable_weights"),
+    # Extra weights beside all of the layer's own.
+    "a property adding weights": """\
+        import tensorflow as tf
+
+        class Tied(tf.keras.layers.Layer):
+
+            @property
+            def trainable_weights(self):
+                if self.tied:
+                    return super().trainable_weights + [self.embedding]
+                return super().trainable_weights
+        """,
+    # Keras's own wrapper: the wrapped layer's weights, or none when the
+    # wrapper is frozen (whole-variable freezing).
+    "a wrapper's property": """\
+        class Wrapper(Layer):
+
+            @property
+            def trainable_weights(self):
+                if not self.trainable:
+                    return []
+                return self.layer.trainable_weights
+        """,
+    # A frozen layer returns no weight, else all of them.
+    "none while frozen, all otherwise": """\
+        import tensorflow as tf
+
+        class Block(tf.keras.layers.Layer):
+
+            @property
+            def trainable_weights(self):
+                if self.frozen:
+                    return []
+                return super().trainable_weights
+        """,
+    # A GAN model exposing its halves by other names: not the property.
+    "a GAN's halves by other properties": """\
+        import tensorflow as tf
+
+        class GAN(tf.keras.Model):
+
+            @property
+            def generator_weights(self):
+                return self.generator.trainable_weights
+
+            @property
+            def trainable_weights(self):
+                return super().trainable_weights
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROPERTY_FOUND))
+def test_a_property_narrowing_the_weights_is_found(name):
+  files, expected = PROPERTY_FOUND[name]
+  assert scanned.in_project(files) == expected
+
+
+@pytest.mark.parametrize("name", sorted(PROPERTY_SILENT))
+def test_properties_returning_every_weight_stay_silent(name):
+  assert scanned.in_project(PROPERTY_SILENT[name]) == []
+
+
+def test_the_message_names_the_property_and_its_whole_return():
+  [finding] = scanned._scan.scan_text("t.py", textwrap.dedent(_LAYER))
+  assert finding.message.startswith(
+      "`trainable_weights` overridden to return a part of the layer's "
+      "weights (line 17 returns them all): ")

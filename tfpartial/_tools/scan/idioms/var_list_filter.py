@@ -38,6 +38,7 @@ from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _trimmed_collection
+from tfpartial._tools.scan.idioms._sources import _weights_property
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -122,6 +123,12 @@ class VarListFilter(_idiom.Idiom):
       chosen = "a layer's `trainable_weights`"
     elif _trimmed_collection.COLLECTION in hit.labels:
       chosen = "the `TRAINABLE_VARIABLES` collection"
+    whole = hit.labels.get(_weights_property.WHOLE)
+    if isinstance(whole, ast.Attribute):  # No step: the property itself.
+      return (f"`{whole.attr}` overridden to return a part of the layer's "
+              f"weights (line {_idiom.line(whole)} returns them all): "
+              "whole variables only; exact as it is, not a drift; a "
+              "candidate for a spec file"), []
     message = (f"{chosen} filtered by name or scope for "
                f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
@@ -267,7 +274,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
   kept = [each for each in kept if id(each.sink) not in shown] + columns
   sinks = {id(each.sink) for each in kept}
   return kept + found.flagged + _skipped_updates(analysis) + (
-      _declared_weights(analysis)) + _sliced_weights(analysis) + [
+      _declared_weights(analysis)) + _sliced_weights(analysis) + (
+          _weights_property.narrowed_properties(analysis)) + [
           hit for hit in _warm_up.hits(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
