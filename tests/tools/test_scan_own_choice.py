@@ -112,6 +112,14 @@ _MAML = """\
 
     class NeuralProcess(object):
 
+        def construct(self, sample_encoder, aggregator, conditional_decoder):
+            self.sample_encoder = sample_encoder
+            self.aggregator = aggregator
+            self.conditional_decoder = conditional_decoder
+            self.y_hat = self._model()
+            self.loss = sum_squared_error(labels=self.y_t, predictions=self.y_hat)
+            self.grads = tf.gradients(self.loss, tf.trainable_variables())
+
         def _model(self):
             r_ct = self.sample_encoder(self.X_ct, self.y_ct)
             z = self.aggregator(r_ct)
@@ -140,7 +148,7 @@ INNER_FOUND = {
     "an inner loop over the decoder chosen by name": (
         {"blocks/__init__.py": "", "blocks/helpers.py": _HELPERS,
          "models/np_maml.py": _MAML},
-        [("var-list-filter", "models/np_maml.py", 10)]),
+        [("var-list-filter", "models/np_maml.py", 18)]),
 }
 
 INNER_SILENT = {
@@ -150,6 +158,32 @@ INNER_SILENT = {
         "models/np_maml.py": _MAML.replace(
             "get_trainable_variables(['conditional_decoder'])",
             "tf.trainable_variables()")},
+    # The same inner loop over the only network the model runs, by its
+    # name (the repository's MLP regressor): the whole model adapts.
+    "an inner loop over the only network, by its name": {
+        "blocks/__init__.py": "", "blocks/helpers.py": _HELPERS,
+        "models/mlp_maml.py": """\
+            import tensorflow as tf
+            from blocks.helpers import get_trainable_variables
+
+            class MLPRegressor(object):
+
+                def construct(self, mlp):
+                    self.mlp = mlp
+                    self.y_hat = self._model()
+                    self.loss = tf.losses.mean_squared_error(self.y_t, self.y_hat)
+                    self.grads = tf.gradients(self.loss, tf.trainable_variables())
+
+                def _model(self):
+                    y_hat = self.mlp(self.X_c, scope='mlp')
+                    vars = get_trainable_variables(['mlp'])
+                    for k in range(1, self.inner_iters + 1):
+                        loss = tf.losses.mean_squared_error(self.y_c, y_hat)
+                        grads = tf.gradients(loss, vars)
+                        vars = [v - self.alpha * g for v, g in zip(vars, grads)]
+                        y_hat = self.mlp(self.X_c, scope='mlp-%d' % k, params=vars)
+                    return self.mlp(self.X_t, scope='mlp-test', params=vars)
+            """},
     # MAML over the weights dictionary the model is built from.
     "an inner loop over the model's weights": {
         "maml.py": """\

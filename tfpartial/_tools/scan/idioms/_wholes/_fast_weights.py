@@ -53,6 +53,26 @@ def named_part(var_list: ast.AST, scope: _scopes.Scope) -> bool:
   return False
 
 
+def beside_other_networks(var_list: ast.AST, scope: _scopes.Scope
+                          ) -> bool:
+  """Whether the function of an inner update over literal names runs, on
+  `self`, a network one of those names names (`self.conditional_decoder(
+  x, z)` for `['conditional_decoder']`) and another the names leave out
+  (`self.sample_encoder(...)`, `self.aggregator(...)`): the inner loop
+  adapts one network of several; over the only network it runs
+  (`self.mlp` for `['mlp']`) it adapts the whole model."""
+  kept = {str(c.value) for node in _scopes.made_from(var_list, scope)
+          if isinstance(node, ast.Call)
+          for c in ast.walk(_names.scope_argument(node) or ast.Tuple(elts=[]))
+          if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+  run = {node.func.attr for node in _scopes.walk(scope.node)
+         if isinstance(node, ast.Call) and isinstance(
+             node.func, ast.Attribute) and _names.dotted(
+                 node.func.value) == "self"}
+  return bool(kept & run) and any(
+      "loss" not in name for name in run - kept)
+
+
 def _literal_names(node: object) -> bool:
   """A literal string, or a non-empty list or tuple of them."""
   if isinstance(node, (ast.List, ast.Tuple)):
