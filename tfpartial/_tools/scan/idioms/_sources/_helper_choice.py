@@ -88,18 +88,22 @@ def scope_passed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
 
 def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
                 returned: Returned) -> bool:
-  """Whether `node` calls a function of the project whose filter keeps
-  the variables named by a parameter (directly or through a loop over
-  it), and binds every such parameter to literal names
-  (`get_trainable_variables(["encode_context", "pixel_cnn"])`): a
-  generic name filter; the names, chosen at the call, are the choice,
-  so the finding stays there."""
+  """Whether `node` calls a function of another module of the project
+  (a utilities module's) whose filter keeps the variables named by a
+  parameter (directly or through a loop over it), and binds every such
+  parameter to literal names (`get_trainable_variables(["encode_context",
+  "pixel_cnn"])`): a generic name filter, a library to the trainer; the
+  names, chosen at the call, are the choice, so the finding stays there.
+  A helper of the step's own module stays the place, as before."""
   if not isinstance(node, ast.Call):
     return False
-  helper = _helper_scope(flow, node, flow.origin.get(id(node), scope))
+  caller = flow.origin.get(id(node), scope)
+  helper = _helper_scope(flow, node, caller)
   function = helper.node if helper is not None else None
   if helper is None or not isinstance(
-      function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+          flow.project.module_of(helper).source is flow.project.module_of(
+              caller).source):
     return False
   inner = returned(flow, helper)
   if inner is None:
