@@ -259,6 +259,12 @@ PROPERTY_FOUND = {
     "the same with `trainable_variables`": (
         {"t.py": _LAYER.replace("trainable_weights", "trainable_variables")},
         [("var-list-filter", "t.py", 12)]),
+    # The model's version: an empty list filled from the sub-layers.
+    "a property filling an empty list": (
+        {"t.py": _LAYER.replace(
+            "trainable_weights = self.pretrainable_weights",
+            "trainable_weights = []")},
+        [("var-list-filter", "t.py", 14)]),
 }
 
 PROPERTY_SILENT = {

@@ -55,9 +55,10 @@ def _super_property(value: ast.expr, name: str) -> bool:
 
 def _part(value: ast.expr, scope: _scopes.Scope) -> Optional[ast.expr]:
   """Where a returned value that is none of the layer's own lists is
-  made (its one assignment that replaces it, else the value), or None for one made from
+  made (its one assignment that replaces it, or what fills it when that
+  is an empty list; else the value), or None for one made from
   them, from `super()`, or an empty list."""
-  if isinstance(value, (ast.List, ast.Tuple)) and not value.elts:
+  if _empty(value):
     return None
   for node in _scopes.made_from(value, scope):
     if isinstance(node, ast.Call) and isinstance(
@@ -67,7 +68,16 @@ def _part(value: ast.expr, scope: _scopes.Scope) -> Optional[ast.expr]:
         isinstance(node.value, ast.Name)) and node.value.id == "self":
       return None
   if isinstance(value, ast.Name):
-    made = [d.value for d in scope.defs.get(value.id, []) if d.replaces]
+    defs = scope.defs.get(value.id, [])
+    made = [d.value for d in defs if d.replaces]
+    added = [d.value for d in defs if not d.replaces]
+    if len(made) == 1 and _empty(made[0]) and added:
+      return added[0]  # `part = []`, then filled: where it is filled.
     if len(made) == 1:
       return made[0]
   return value
+
+
+def _empty(value: ast.expr) -> bool:
+  """`[]` or `()`."""
+  return isinstance(value, (ast.List, ast.Tuple)) and not value.elts
