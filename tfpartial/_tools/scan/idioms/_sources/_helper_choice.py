@@ -94,8 +94,10 @@ def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   parameter to literal names (`get_trainable_variables(["encode_context",
   "pixel_cnn"])`): a generic name filter, a library to the trainer; the
   names, chosen at the call, are the choice, so the finding stays there.
-  A helper of the step's own module stays the place, as before."""
-  if not isinstance(node, ast.Call):
+  A helper of the step's own module, or a method of `self` (a base
+  class's: `scope_passed`), stays the place, as before."""
+  if not isinstance(node, ast.Call) or isinstance(
+      node.func, ast.Attribute) and _names.dotted(node.func.value) == "self":
     return False
   caller = flow.origin.get(id(node), scope)
   helper = _helper_scope(flow, node, caller)
