@@ -40,6 +40,7 @@ from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _trimmed_collection
+from tfpartial._tools.scan.idioms._sources import _weights_property
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -124,6 +125,12 @@ class VarListFilter(_idiom.Idiom):
       chosen = "a layer's `trainable_weights`"
     elif _trimmed_collection.COLLECTION in hit.labels:
       chosen = "the `TRAINABLE_VARIABLES` collection"
+    whole = hit.labels.get(_weights_property.WHOLE)
+    if isinstance(whole, ast.Attribute):  # No step: the property itself.
+      return (f"`{whole.attr}` overridden to return a part of the layer's "
+              f"weights (line {_idiom.line(whole)} returns them all): "
+              "whole variables only; exact as it is, not a drift; a "
+              "candidate for a spec file"), []
     message = (f"{chosen} filtered by name or scope for "
                f"{_step_named(hit, name)}{_outside.mention(hit.labels)}"
                f"{_helper_choice.mention(hit.labels)}"
@@ -200,8 +207,10 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
   key = (id(step.scope), step.section, step.loss or str(id(node)))
   labels = step.labels
-  if not _helper_choice.scope_passed(analysis.flow, node, step.scope,
-                                     _returned_filter):
+  if not (_helper_choice.scope_passed(analysis.flow, node, step.scope,
+                                      _returned_filter)
+          or _helper_choice.names_given(analysis.flow, node, step.scope,
+                                        _returned_filter)):
     node, labels = _helper_choice.placed(analysis.flow, _into_method(
         analysis, node, step.scope), step.scope, step.labels,
                                          _returned_filter)
@@ -267,7 +276,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
   kept = [each for each in kept if id(each.sink) not in shown] + columns
   sinks = {id(each.sink) for each in kept}
   return kept + found.flagged + _skipped_updates(analysis) + (
-      _declared_weights(analysis)) + _sliced_weights(analysis) + [
+      _declared_weights(analysis)) + _sliced_weights(analysis) + (
+          _weights_property.narrowed_properties(analysis)) + [
           hit for hit in _warm_up.hits(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)

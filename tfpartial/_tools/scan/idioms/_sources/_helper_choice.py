@@ -10,7 +10,7 @@ message. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -84,6 +84,50 @@ def scope_passed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   return any(g is not None and any(
       isinstance(n, ast.Attribute) and _names.dotted(n.value) == "self"
       for n in ast.walk(g)) for g in given)
+
+
+def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
+                returned: Returned) -> bool:
+  """Whether `node` calls a function of another module of the project
+  (a utilities module's) whose filter keeps the variables named by a
+  parameter (directly or through a loop over it), and binds every such
+  parameter to literal names (`get_trainable_variables(["encode_context",
+  "pixel_cnn"])`): a generic name filter, a library to the trainer; the
+  names, chosen at the call, are the choice, so the finding stays there.
+  A helper of the step's own module, or a method of `self` (a base
+  class's: `scope_passed`), stays the place, as before."""
+  if not isinstance(node, ast.Call) or isinstance(
+      node.func, ast.Attribute) and _names.dotted(node.func.value) == "self":
+    return False
+  caller = flow.origin.get(id(node), scope)
+  helper = _helper_scope(flow, node, caller)
+  function = helper.node if helper is not None else None
+  if helper is None or not isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+          flow.project.module_of(helper).source is flow.project.module_of(
+              caller).source):
+    return False
+  inner = returned(flow, helper)
+  if inner is None:
+    return False
+  read: Set[str] = set()
+  for name in {n.id for n in _scopes.made_from(inner, helper)
+               if isinstance(n, ast.Name)}:
+    read.add(name)
+    looped = helper.loops.get(name)
+    if looped is not None:
+      read |= {n.id for n in ast.walk(looped) if isinstance(n, ast.Name)}
+  params = [a.arg for a in function.args.args]
+  given = [_names.argument(node, params, p) for p in read & set(params)
+           if p != "self"]
+  return bool(given) and all(_literal_names(g) for g in given)
+
+
+def _literal_names(node: Optional[ast.expr]) -> bool:
+  """A literal string, or a list or tuple of them (at least one)."""
+  if isinstance(node, (ast.List, ast.Tuple)):
+    return bool(node.elts) and all(_literal_names(e) for e in node.elts)
+  return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _helper_scope(flow: Flow, call: ast.Call, scope: _scopes.Scope

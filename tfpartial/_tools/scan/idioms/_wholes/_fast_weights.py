@@ -3,7 +3,9 @@ tf.gradients(inner_loss, params)` read only to make fast weights (`[v -
 lr * g for v, g in zip(params, grads)]`) that the model is run on again,
 never applied to a variable or assigned to one. Its list is the
 parameters the outer step adapts (MAML), not a freeze: the outer step
-trains the variables through the fast weights.
+trains the variables through the fast weights. An inner list chosen by
+literal names (`get_trainable_variables(['conditional_decoder'])`, ANIL's
+head) adapts a part only: that choice is left to the other gates.
 """
 
 from __future__ import annotations
@@ -34,6 +36,63 @@ def inner_update(call: ast.Call, scope: _scopes.Scope) -> bool:
             for n in _scopes.made_from(arg, scope))):
       return False
   return any(_steps_down(node, held) for node in scope.nodes)
+
+
+def named_part(var_list: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether the list `var_list` is made from a variable list narrowed
+  by literal names (`get_trainable_variables(['decoder'])`,
+  `tf.trainable_variables('head')`, `[v for v in tvars if 'head' in
+  v.name]`): an inner loop over those names adapts a part."""
+  for node in _scopes.made_from(var_list, scope):
+    if isinstance(node, ast.Call) and _literal_names(
+        _names.scope_argument(node)):
+      return True
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(
+        _name_test(test) for g in node.generators for test in g.ifs):
+      return True
+  return False
+
+
+def beside_other_networks(var_list: ast.AST, scope: _scopes.Scope
+                          ) -> bool:
+  """Whether the function of an inner update over literal names runs, on
+  `self`, a network one of those names names (`self.conditional_decoder(
+  x, z)` for `['conditional_decoder']`) and another the names leave out
+  (`self.sample_encoder(...)`, `self.aggregator(...)`): the inner loop
+  adapts one network of several; over the only network it runs
+  (`self.mlp` for `['mlp']`) it adapts the whole model."""
+  kept = {str(c.value) for node in _scopes.made_from(var_list, scope)
+          if isinstance(node, ast.Call)
+          for c in ast.walk(_names.scope_argument(node) or ast.Tuple(elts=[]))
+          if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+  run = {node.func.attr for node in _scopes.walk(scope.node)
+         if isinstance(node, ast.Call) and isinstance(
+             node.func, ast.Attribute) and _names.dotted(
+                 node.func.value) == "self"}
+  return bool(kept & run) and any(
+      "loss" not in name for name in run - kept)
+
+
+def _literal_names(node: object) -> bool:
+  """A literal string, or a non-empty list or tuple of them."""
+  if isinstance(node, (ast.List, ast.Tuple)):
+    return bool(node.elts) and all(_literal_names(e) for e in node.elts)
+  return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _name_test(test: ast.expr) -> bool:
+  """`'head' in v.name`, `v.name.startswith('head')`."""
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.In):
+    return isinstance(test.left, ast.Constant) and isinstance(
+        test.left.value, str) and isinstance(
+            test.comparators[0], ast.Attribute) and (
+                test.comparators[0].attr == "name")
+  return isinstance(test, ast.Call) and isinstance(
+      test.func, ast.Attribute) and test.func.attr == "startswith" and (
+          isinstance(test.func.value, ast.Attribute)) and (
+              test.func.value.attr == "name") and _literal_names(
+                  test.args[0] if test.args else None)
 
 
 def _held(call: ast.Call, scope: _scopes.Scope) -> Set[str]:

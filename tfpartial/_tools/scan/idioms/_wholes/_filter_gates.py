@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _every_layer
+from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -54,7 +55,8 @@ from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
-    _complement_trained, _drops_a_name, _shares_lists, _split, halves)
+    _complement_trained, _drops_a_name, _other_trainings, _shares_lists,
+    _split, halves)
 from tfpartial._tools.scan.idioms._wholes._step_gates import (
     chosen_where, no_choice, only_measured, only_summarised, per_group,
     phased, run_with, shown)
@@ -113,7 +115,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
   if not in_phase and not halved and _shares_lists(step, steps, node) and (
-      not _reached_beside(analysis, step, steps)) or any(
+      not _reached_beside(analysis, step, steps)) and not (
+          _adapts_part(step, steps)) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
           flow, node, step, steps) or (
@@ -161,15 +164,30 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
   """Whether the step trains a model of its own: one half of a split whose
   other half another loss trains (`_split`, not phased nor narrowed), or
   a loss measured by a network it does not train or read only from the
-  scopes it keeps (`_by_network`); never where another step of the same
-  loss trains a wider list (`_wider_step`): that loss reaches what this
+  scopes it keeps (`_by_network`); not an inner update over a named
+  part beside outer steps over everything (`_adapts_part`); never where
+  another step of the same loss trains a wider list (`_wider_step`): that loss reaches what this
   step leaves out; nor for the last stage of a stack its function builds
   (`_last_stage`)."""
   if _reached_beside(analysis, step, steps):
     return False
   return _split(step, steps, groups) and not phased(
-      step, run_with(step, steps)) and not halved or (
-          _by_network(analysis, step))
+      step, run_with(step, steps)) and not halved and not (
+          _adapts_part(step, steps)) or _by_network(analysis, step)
+
+
+def _adapts_part(step: Step, steps: List[Step]) -> bool:
+  """Whether the step is a meta-learning inner update over a part chosen
+  by literal names (`_fast_weights.named_part`) beside outer steps that
+  each train every variable, where its function runs other networks
+  beside the one it adapts: the outer step trains the rest, the inner
+  loop adapts the part alone (not a GAN's half)."""
+  return step.var_list is not None and _fast_weights.inner_update(
+      step.call, step.scope) and _fast_weights.named_part(
+          step.var_list, step.scope) and _fast_weights.beside_other_networks(
+              step.var_list, step.scope) and all(
+              "filtered" not in other.labels
+              for other in _other_trainings(step, steps))
 
 
 def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]

@@ -46,10 +46,13 @@ from tfpartial._tools.scan.idioms._wholes._other_half import _other_trainings
 
 def _trains_nothing_left(analysis: Analysis, step: Step) -> bool:
   """Whether the step leaves nothing out: its gradient makes fast weights
-  (`_fast_weights`) or is only accumulated (`_accumulated`), or the rest
-  of its loop's variables is written by a setter (`_set_by_hand`) or
-  updated by the loop that runs the step (`_updated_apart`)."""
-  return _fast_weights.inner_update(step.call, step.scope) or (
+  (`_fast_weights`; not from a list chosen by literal names) or is only
+  accumulated (`_accumulated`), or the rest of its loop's variables is
+  written by a setter (`_set_by_hand`) or updated by the loop that runs
+  the step (`_updated_apart`)."""
+  return _fast_weights.inner_update(step.call, step.scope) and not (
+      step.var_list is not None and _fast_weights.named_part(
+          step.var_list, step.scope)) or (
       _accumulated.only_accumulated(step.call, step.scope)) or (
           _set_by_hand.rest_set(analysis.project, step.var_list, step.scope)
       ) or _updated_apart.rest_updated(step.var_list, step.scope, step.call)
