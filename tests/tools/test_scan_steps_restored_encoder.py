@@ -226,6 +226,16 @@ def test_a_distillation_teacher_restored_beside_its_student_stays_silent():
       "train.py": _DISTILLED_TRAIN}) == []
 
 
+def test_a_student_of_several_layers_beside_its_restored_teacher_is_silent():
+  model = _DISTILLED_MODEL.replace(
+      "            self.student_logits = tf.layers.dense(x, 10)",
+      "            hidden = tf.layers.dense(x, 64)\n"
+      "            self.student_logits = tf.layers.dense(hidden, 10)")
+  assert scanned.in_project({
+      "kd/__init__.py": "", "kd/model.py": model,
+      "train.py": _DISTILLED_TRAIN}) == []
+
+
 _SECOND_MODEL = """
 import tensorflow as tf
 
