@@ -31,6 +31,7 @@ class CaptionModel(object):
         self.config = config
         self.mode = mode
         self.train_encoder = train_encoder
+        self.encoder_variables = []
         self.init_fn = None
 
     def build_image_embeddings(self):

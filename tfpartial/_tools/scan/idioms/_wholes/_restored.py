@@ -108,12 +108,20 @@ def restores_scopes(text: str, tree: Optional[ast.AST], kept: Set[str]
         restored.add(receiver)
   for name, listed in savers.items():
     read = _names.dotted(listed)
-    chosen = values.get(read, []) if read else [listed]
+    # Not the empty list or None the constructor starts it as.
+    chosen = [v for v in values.get(read, []) if not _empty(v)] if (
+        read) else [listed]
     roots = {r for value in chosen for r in _scope_roots(value)}
     if name in restored and len(chosen) == 1 and roots and not (
         roots & kept) and read and _fed(tree, kept, homes.get(read, [])):
       return True
   return False
+
+
+def _empty(value: ast.AST) -> bool:
+  """`[]`, `()` or `None`."""
+  return isinstance(value, (ast.List, ast.Tuple)) and not value.elts or (
+      isinstance(value, ast.Constant) and value.value is None)
 
 
 def _fed(tree: ast.AST, kept: Set[str], builders: List[ast.AST]) -> bool:
