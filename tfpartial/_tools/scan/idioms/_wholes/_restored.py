@@ -106,14 +106,15 @@ def restores_scopes(text: str, tree: Optional[ast.AST], kept: Set[str]
       receiver = _names.dotted(node.func.value)
       if receiver:
         restored.add(receiver)
-  for name, listed in savers.items():
-    read = _names.dotted(listed)
+  for name, saved in savers.items():
+    read = _names.dotted(saved)
+    if name not in restored or not read:
+      continue
     # Not the empty list or None the constructor starts it as.
-    chosen = [v for v in values.get(read, []) if not _empty(v)] if (
-        read) else [listed]
+    chosen = [v for v in values.get(read, []) if not _empty(v)]
     roots = {r for value in chosen for r in _scope_roots(value)}
-    if name in restored and len(chosen) == 1 and roots and not (
-        roots & kept) and read and _fed(tree, kept, homes.get(read, [])):
+    if len(chosen) == 1 and roots and not roots & kept and _fed(
+        tree, kept, homes.get(read, [])):
       return True
   return False
 
