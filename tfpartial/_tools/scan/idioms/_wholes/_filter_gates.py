@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
+from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
@@ -54,7 +55,8 @@ from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes._model_named import (
     _built_scope, _first_filter, _kept_roots, _names_the_model, _whole_object)
 from tfpartial._tools.scan.idioms._wholes._other_half import (
-    _complement_trained, _drops_a_name, _shares_lists, _split, halves)
+    _complement_trained, _drops_a_name, _other_trainings, _shares_lists,
+    _split, halves)
 from tfpartial._tools.scan.idioms._wholes._step_gates import (
     chosen_where, no_choice, only_measured, only_summarised, per_group,
     phased, run_with, shown)
@@ -168,8 +170,9 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
   if _reached_beside(analysis, step, steps):
     return False
   return _split(step, steps, groups) and not phased(
-      step, run_with(step, steps)) and not halved or (
-          _by_network(analysis, step))
+      step, run_with(step, steps)) and not halved and not (
+          _cut_before_split.cut_before(step, _other_trainings(
+              step, steps))) or _by_network(analysis, step)
 
 
 def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]
