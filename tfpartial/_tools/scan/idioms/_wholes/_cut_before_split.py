@@ -12,7 +12,7 @@ cut whose list another step of the module trains. Part of
 from __future__ import annotations
 
 import ast
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
@@ -53,7 +53,7 @@ def _drawn_from(listed: Optional[ast.AST], scope: _scopes.Scope
       source.id in scope.defs) else None
 
 
-def _left_out(value: ast.AST) -> set:
+def _left_out(value: ast.AST) -> Set[str]:
   """The lists a comprehension over the trainable variables leaves out
   by membership (`if v not in model.inception_variables`), as text."""
   if not isinstance(value, ast.ListComp) or len(value.generators) != 1:
