@@ -10,7 +10,7 @@ or a model reloaded whole), no part of it."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 
@@ -80,6 +80,26 @@ def restores_scopes(text: str, tree: Optional[ast.AST], kept: Set[str]
   """
   if tree is None or "Saver(" not in text or ".restore(" not in text:
     return False
+  values, homes, savers, restored = _assignments(tree)
+  for name, saved in savers.items():
+    read = _names.dotted(saved)
+    if name not in restored or not read:
+      continue
+    # Not the empty list or None the constructor starts it as.
+    chosen = [v for v in values.get(read, []) if not _empty(v)]
+    roots = {r for value in chosen for r in _scope_roots(value)}
+    if len(chosen) == 1 and roots and not roots & kept and _fed(
+        tree, kept, homes.get(read, [])):
+      return True
+  return False
+
+
+def _assignments(tree: ast.AST) -> Tuple[
+    Dict[str, List[ast.AST]], Dict[str, List[ast.AST]], Dict[str, ast.AST],
+    Set[str]]:
+  """The module's assigned values by name, the functions assigning each
+  name, its `Saver`s' lists by the name each is kept in, and the names
+  `restore` is called on."""
   values: Dict[str, List[ast.AST]] = {}
   homes: Dict[str, List[ast.AST]] = {}  # The functions assigning a name.
   savers: Dict[str, ast.AST] = {}
@@ -106,17 +126,7 @@ def restores_scopes(text: str, tree: Optional[ast.AST], kept: Set[str]
       receiver = _names.dotted(node.func.value)
       if receiver:
         restored.add(receiver)
-  for name, saved in savers.items():
-    read = _names.dotted(saved)
-    if name not in restored or not read:
-      continue
-    # Not the empty list or None the constructor starts it as.
-    chosen = [v for v in values.get(read, []) if not _empty(v)]
-    roots = {r for value in chosen for r in _scope_roots(value)}
-    if len(chosen) == 1 and roots and not roots & kept and _fed(
-        tree, kept, homes.get(read, [])):
-      return True
-  return False
+  return values, homes, savers, restored
 
 
 def _empty(value: ast.AST) -> bool:
