@@ -24,6 +24,13 @@ STEPS = {"minimize", "compute_gradients", "gradients", "gradient",
 _VAR_LIST_KEYWORDS = {"var_list", "variables_to_train", "trainable_variables",
                       "sources", "xs", "variables"}
 _LOSS_KEYWORDS = {"loss", "ys", "target", "total_loss"}
+# Where a step takes its list by position: slim's and `tf.contrib.
+# training`'s `create_train_op(total_loss, optimizer, global_step,
+# update_ops, variables_to_train)`; `tf.contrib.layers.optimize_loss(loss,
+# global_step, learning_rate, optimizer, gradient_noise_scale,
+# gradient_multipliers, clip_gradients, learning_rate_decay_fn,
+# update_ops, variables)`.
+_POSITIONS = {"create_train_op": 4, "optimize_loss": 9}
 
 
 @dataclasses.dataclass
@@ -117,8 +124,8 @@ def _var_list_of(call: ast.Call) -> Optional[ast.AST]:
         len(pairs.args) == 2):
       return pairs.args[1]  # The variables, not the gradients.
     return pairs
-  if name == "create_train_op" and len(call.args) >= 6:
-    return call.args[5]
+  if name in _POSITIONS and len(call.args) > _POSITIONS[name]:
+    return call.args[_POSITIONS[name]]
   if name == "get_updates":  # Keras 2: `get_updates(loss, params)`.
     return next((k.value for k in call.keywords if k.arg == "params"),
                 call.args[1] if len(call.args) >= 2 else None)

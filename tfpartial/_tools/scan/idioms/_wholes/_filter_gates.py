@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
+from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
@@ -165,15 +166,18 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
   other half another loss trains (`_split`, not phased nor narrowed), or
   a loss measured by a network it does not train or read only from the
   scopes it keeps (`_by_network`); not an inner update over a named
-  part beside outer steps over everything (`_adapts_part`); never where
-  another step of the same loss trains a wider list (`_wider_step`): that loss reaches what this
-  step leaves out; nor for the last stage of a stack its function builds
-  (`_last_stage`)."""
+  part beside outer steps over everything (`_adapts_part`), nor halves
+  drawn from a list cut before the split (`_cut_before_split`); never
+  where another step of the same loss trains a wider list
+  (`_wider_step`): that loss reaches what this step leaves out; nor for
+  the last stage of a stack its function builds (`_last_stage`)."""
   if _reached_beside(analysis, step, steps):
     return False
   return _split(step, steps, groups) and not phased(
       step, run_with(step, steps)) and not halved and not (
-          _adapts_part(step, steps)) or _by_network(analysis, step)
+          _adapts_part(step, steps)) and not (
+          _cut_before_split.cut_before(step, _other_trainings(
+              step, steps))) or _by_network(analysis, step)
 
 
 def _adapts_part(step: Step, steps: List[Step]) -> bool:

@@ -20,6 +20,7 @@ from tfpartial._tools.scan.idioms._sources import _unbound_lists
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
+from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _flag_only
 from tfpartial._tools.scan.idioms._wholes import _forwarded
 from tfpartial._tools.scan.idioms._wholes import _rebound
@@ -67,10 +68,12 @@ def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
 def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   """Whether another loss trains lists overlapping this step's (an actor
   and a critic sharing a trunk), and the filter leaves out no name by
-  itself (`'beta' not in v.name` does): between them the losses train
-  everything."""
-  return any(not halves(other, steps) for other in _other_trainings(
-      step, steps)) and not _drops_a_name(node)
+  itself (`'beta' not in v.name` does), nor were the lists drawn from
+  one list cut before the split (`_cut_before_split`): between them the
+  losses train everything."""
+  others = _other_trainings(step, steps)
+  return any(not halves(other, steps) for other in others) and not (
+      _drops_a_name(node)) and not _cut_before_split.cut_before(step, others)
 
 
 def halves(step: Step, steps: List[Step]) -> bool:
@@ -230,7 +233,8 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
   """Whether one of a function's filters leaves out a name that none of
   its other filters trains (`body = [... 'head' not in v.name and 'emb'
   not in v.name]` beside `head = [... 'head' in v.name]`: the embeddings
-  train in neither)."""
+  train in neither), or the members of a list that none keeps (`v not in
+  model.inception_variables`, cut before a split: `_cut_before_split`)."""
   kept: Set[str] = set()
   dropped: Set[str] = set()
   for each in hits:
@@ -241,6 +245,12 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
           node.left, ast.Constant) and isinstance(node.left.value, str):
         negated = any(isinstance(op, ast.NotIn) for op in node.ops)
         (dropped if negated else kept).add(node.left.value)
+      elif isinstance(node, ast.Compare) and len(node.ops) == 1 and (
+          isinstance(node.left, ast.Name)) and isinstance(
+              node.comparators[0], (ast.Name, ast.Attribute)):
+        negated = isinstance(node.ops[0], ast.NotIn)
+        (dropped if negated else kept).add(
+            "\0" + ast.unparse(node.comparators[0]))
   del hit
   return bool(dropped - kept)
 

@@ -18,12 +18,15 @@ from typing import Optional, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._wholes import _restored
 
 # Calls that load a checkpoint's values into variables chosen by scope.
 _WARM_STARTS = ("init_from_checkpoint", "assign_from_checkpoint",
                 "assign_from_checkpoint_fn", "WarmStartSettings")
 # Their arguments that choose what is restored (not the checkpoint's path).
 _CHOICES = {"assignment_map", "var_list", "vars_to_warm_start"}
+# A `Saver` restoring a part of the graph (`_restored.restores_scopes`).
+_SAVED = ("Saver(",)
 _ROOT = re.compile(r"[A-Za-z_][\w\-]*")
 
 
@@ -51,17 +54,22 @@ def restores_beside(analysis: Analysis, module: object,
                     chosen: ast.AST) -> bool:
   """`restores_other_scopes` in the step's `module`, or in a module of
   the project that opens one of the scopes `chosen` keeps (the model's
-  file, however the step reaches its model)."""
+  file, however the step reaches its model); there also a `Saver` over
+  other scopes that the file restores (`_restored.restores_scopes`: an
+  encoder restored in the model's `init_fn`)."""
   project = analysis.project
+  kept = _roots(chosen)
   for other in project.modules:
     text = other.source.text
-    if other is not module and not (any(
+    beside = other is not module and any(
         f'_scope("{root}"' in text or f"_scope('{root}'" in text
-        for root in _roots(chosen)) and any(
-            name in text for name in _WARM_STARTS)):
+        for root in kept)
+    if other is not module and not (beside and any(
+        name in text for name in _WARM_STARTS + _SAVED)):
       continue
     tree = other.tree if project.parsed(other) is not None else None
-    if restores_other_scopes(text, tree, chosen):
+    if restores_other_scopes(text, tree, chosen) or beside and (
+        _restored.restores_scopes(text, tree, kept)):
       return True
   return False
 
