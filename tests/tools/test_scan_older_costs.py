@@ -7,9 +7,10 @@ and a module of many small training functions costs the same per
 function however many it holds."""
 
 import ast
-import sys
 
 import pytest
+
+import scanned
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
@@ -20,23 +21,10 @@ from tfpartial._tools.scan.idioms._copies import _own_value
 
 def _calls_made(text, where=""):
   """The Python calls (generator steps too) a scan of `text` makes, from
-  the code of files whose path ends with one of `where`: work, counted,
-  not timed."""
-  ends = tuple(where.split()) or ("",)
-  count = [0]
-
-  def profile(frame, event, arg):
-    del arg
-    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
-        ends):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    _scan.scan_project([_files.Source("big.py", text)])
-  finally:
-    sys.setprofile(None)
-  return count[0]
+  the code of files whose path ends with one of `where` (names apart by
+  spaces): work, counted, not timed."""
+  return scanned.calls_made(lambda: _scan.scan_project(
+      [_files.Source("big.py", text)]), tuple(where.split()) or "")[0]
 
 
 def _steps_of_one_list(n):
@@ -99,22 +87,11 @@ def _writes_judged(text):
   scope = list(_scopes.collect(tree).all())[1]
   writes = [n for n in ast.walk(tree.body[-1]) if isinstance(
       n, ast.Call) and _names.call_name(n) == "set_value"]
-  count = [0]
-
-  def profile(frame, event, arg):
-    del arg
-    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
-        "_own_value.py"):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    judged = [_own_value.of_itself(scope, w, w.args[0], w.args[1])
-              for w in writes]
-  finally:
-    sys.setprofile(None)
+  count, judged = scanned.calls_made(lambda: [
+      _own_value.of_itself(scope, w, w.args[0], w.args[1])
+      for w in writes], "_own_value.py")
   assert all(judged), judged
-  return count[0]
+  return count
 
 
 def test_gathered_lists_are_read_once_per_function():

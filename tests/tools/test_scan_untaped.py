@@ -66,14 +66,42 @@ class Trainer(tf.keras.Model):
     return {{}}
 """
 
+_METHODS = """\
+import tensorflow as tf
+
+class Trainer(tf.keras.Model):
+  def __init__(self, base, head):
+    super().__init__()
+    self.base = base
+    self.head = head
+
+  def call(self, x):
+    return self.head(self.base(x))
+
+  def classify(self, feats):
+    return self.head(feats)
+
+  def train_step(self, data):
+    x, y = data
+{outside}
+    with tf.GradientTape() as tape:
+{inside}
+      loss = self.compiled_loss(y, logits)
+    grads = tape.gradient(loss, self.head.trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, self.head.trainable_variables))
+    return {{}}
+"""
+
 SILENT = {
     "an augmenter run before the tape": _SSL.format(
         outside="    images = self.classification_augmenter(labeled_x)",
         inside=""),
     "a base model's features taken before the tape": _HEAD.format(
         outside="    feats = self.base(x)", inside=""),
-    "through a method, before the tape": _HEAD.format(
-        outside="    feats = self.features(x)", inside=""),
+    # The tape runs a method of the class that calls the head alone.
+    "the base before the tape, the head through a method": _METHODS.format(
+        outside="    feats = self.base(x)",
+        inside="      logits = self.classify(feats)"),
 }
 
 FOUND = {
@@ -82,6 +110,10 @@ FOUND = {
         "labeled_x)"), 25),
     "the base model run inside the tape": (_HEAD.format(
         outside="", inside="      feats = self.base(x)"), 19),
+    # `self(x)` runs `call`, which runs the base inside the tape too.
+    "the base before the tape and inside it through call": (
+        _METHODS.format(outside="    feats = self.base(x)",
+                        inside="      logits = self(x)"), 21),
 }
 
 

@@ -10,7 +10,7 @@ back stays a write."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Set, Tuple, cast
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -53,17 +53,16 @@ _Levels = Dict[int, List[Tuple[int, List[ast.stmt], int]]]
 def _levels(scope: _scopes.Scope) -> _Levels:
   """The statements of `scope` holding each line, listed once per scope
   (each write asks)."""
-  key = (_levels, 0, 0)
-  found = scope.judged.get(key)
-  if isinstance(found, dict):
-    return cast(_Levels, found)
+  return scope.once((_levels, 0, 0), lambda: _read_levels(scope))
+
+
+def _read_levels(scope: _scopes.Scope) -> _Levels:
   levels: _Levels = {}
   for body in _bodies(scope.node):
     for place, each in enumerate(body):
       end = each.end_lineno or each.lineno
       for line in range(each.lineno, end + 1):
         levels.setdefault(line, []).append((end - each.lineno, body, place))
-  scope.judged[key] = levels
   return levels
 
 
@@ -108,14 +107,10 @@ def _restore(statement: ast.stmt, receiver: str, scope: _scopes.Scope,
 def _entries_replaced(scope: _scopes.Scope) -> Set[str]:
   """The names whose entries `scope` replaces (`backup[0] = w`), found
   once per scope."""
-  key = (_entries_replaced, 0, 0)
-  found = scope.judged.get(key)
-  if not isinstance(found, set):
-    found = scope.judged[key] = {
-        n.value.id for n in ast.walk(scope.node)
-        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
-        and isinstance(n.value, ast.Name)}
-  return found
+  return scope.once((_entries_replaced, 0, 0), lambda: {
+      n.value.id for n in ast.walk(scope.node)
+      if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+      and isinstance(n.value, ast.Name)})
 
 
 def _whole_copy(value: Optional[ast.expr], receiver: str) -> bool:

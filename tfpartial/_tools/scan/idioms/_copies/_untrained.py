@@ -13,7 +13,7 @@ stays a candidate."""
 from __future__ import annotations
 
 import ast
-from typing import List
+from typing import Dict, List
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -95,7 +95,7 @@ def integral(target: ast.AST, scope: _scopes.Scope) -> bool:
     values = [d.value for d in scope.defs.get(target.id, [])]
   elif scope.cls is not None and name.startswith("self.") and (
       name.count(".") == 1):
-    values = _made(scope.cls.node, name)
+    values = _made(scope.cls).get(name, [])
   else:
     return False
   made = [v for v in values if isinstance(v, ast.Call) and (
@@ -115,16 +115,24 @@ def _placeholder(value: object) -> bool:
   return isinstance(value, ast.Constant) and value.value is None
 
 
-def _made(cls: ast.ClassDef, name: str) -> List[ast.expr]:
-  """The values a class assigns to `self.x` or to its elements."""
-  values: List[ast.expr] = []
-  for node in ast.walk(cls):
+def _made(info: _scopes.ClassInfo) -> Dict[str, List[ast.expr]]:
+  """`self.x` -> the values a class assigns to it or to its elements,
+  read once per class (each write into a weight asks)."""
+  return info.home.once((_made, id(info.node), 0),
+                        lambda: _assigned_in(info.node))
+
+
+def _assigned_in(cls: ast.ClassDef) -> Dict[str, List[ast.expr]]:
+  """The values a class assigns to each `self.x` or to its elements."""
+  values: Dict[str, List[ast.expr]] = {}
+  for node in _scopes.walk(cls):
     if isinstance(node, ast.Assign):
       for target in node.targets:
         while isinstance(target, ast.Subscript):
           target = target.value
-        if _names.dotted(target) == name:
-          values.append(node.value)
+        name = _names.dotted(target)
+        if name is not None:
+          values.setdefault(name, []).append(node.value)
   return values
 
 

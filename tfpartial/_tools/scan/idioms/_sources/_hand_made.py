@@ -39,8 +39,7 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
       chosen, scope, analysis.flow, created, call) or _self_listed.left_out(
           chosen, scope, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
-              chosen, scope, call, lambda n: _names.call_name(n) in STEPS,
-              var_list_of) or _picked.left_out(
+              chosen, scope, call) or _picked.left_out(
                   chosen, scope, call, analysis,
                   lambda: _module_steps(analysis, scope)) or (
                       _scheduled.part_chosen_apart(

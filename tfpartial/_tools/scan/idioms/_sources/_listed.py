@@ -13,20 +13,20 @@ task_embeddings]`)."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional
+from typing import Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._runs import _graphs
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, var_list_of)
 
 
-def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
-                 steps: Callable[[ast.Call], bool],
-                 var_list_of: Callable[[ast.Call], Optional[ast.AST]]
+def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call
                  ) -> bool:
   """Whether `call` trains the hand-written list `chosen` (names only)
-  while another step of `scope` (`steps` tells one) minimises the same
-  loss with no list, in the same graph (a notebook's next exercise, after
+  while another step of `scope` minimises the same loss with no list, in
+  the same graph (a notebook's next exercise, after
   `tf.reset_default_graph()`, minimises its own `f`)."""
   listed: Optional[ast.AST] = chosen
   staged = False
@@ -42,21 +42,20 @@ def beside_whole(chosen: ast.AST, scope: _scopes.Scope, call: ast.Call,
       not listed.elts) or not all(_entry(e) for e in listed.elts) or (
           _every_one_held(listed, scope))):
     return False
-  return minimised_whole(scope, call, steps, var_list_of)
+  return minimised_whole(scope, call)
 
 
-def minimised_whole(scope: _scopes.Scope, call: ast.Call,
-                    steps: Callable[[ast.Call], bool],
-                    var_list_of: Callable[[ast.Call], Optional[ast.AST]]
-                    ) -> bool:
-  """Whether another step of `scope` like `call` (`steps` tells one)
-  minimises the loss of `call` with no list, in the same graph."""
+def minimised_whole(scope: _scopes.Scope, call: ast.Call) -> bool:
+  """Whether another step of `scope` like `call` (a call named in
+  `STEPS`) minimises the loss of `call` with no list, in the same
+  graph."""
   loss = _loss(call)
   # Worked out once per function: a long one holds many steps.
-  whole = scope.once((beside_whole, 0, 0), lambda: {
+  whole = scope.once((minimised_whole, 0, 0), lambda: {
       (_graphs.section(scope, n), _names.call_name(n), _loss(n))
       for n in scope.nodes
-      if isinstance(n, ast.Call) and steps(n) and var_list_of(n) is None})
+      if isinstance(n, ast.Call) and _names.call_name(n) in STEPS
+      and var_list_of(n) is None})
   return loss is not None and (_graphs.section(scope, call),
                                _names.call_name(call), loss) in whole
 

@@ -28,7 +28,7 @@ from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources._train_step import (
-    STEPS, Step, _deep_nodes, _end, var_list_of)
+    Step, _deep_nodes, _end)
 from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _accumulated
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
@@ -254,8 +254,7 @@ def _staged(step: Step) -> bool:
   new layer alone first, the earlier layers held (LISTA's layer-wise
   training), not one group of many each trained by its own loss."""
   return isinstance(step.call, ast.Call) and _listed.minimised_whole(
-      step.scope, step.call, lambda n: _names.call_name(n) in STEPS,
-      var_list_of)
+      step.scope, step.call)
 
 
 def shown(analysis: Analysis, step: Step, node: ast.expr) -> ast.expr:

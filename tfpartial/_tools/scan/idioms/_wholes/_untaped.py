@@ -12,7 +12,7 @@ class the tape calls (`self(x)` runs `call`), is recorded. Part of
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -23,27 +23,71 @@ def run_before_tape(call: ast.AST, scope: Optional[_scopes.Scope],
   """The `self.` parts the function of `call` (a `tape.gradient`) runs,
   none of them inside that tape's `with` block.
 
+  Only direct `self.x(...)` calls are seen, and inside the tape one
+  method deep (`self.forward(x)` running `self.head(...)`): a part
+  reached through a local alias (`net = self.base; net(x)`) or two
+  methods down is not, so it is not counted as run before the tape.
+
   >>> import ast
   >>> from tfpartial._tools.scan import _scopes
   >>> run_before_tape(ast.parse("f()").body[0].value, None, None)
   set()
   """
-  body = _tape_body(call, scope)
-  if body is None or scope is None or info is None:
+  opened = _tape_opened(call, scope)
+  if opened is None or scope is None or info is None:
     return set()
-  inside = {id(n) for statement in body for n in ast.walk(statement)}
-  run = _parts_called(n for n in ast.walk(scope.node) if id(n) not in inside)
-  recorded = _parts_called(n for s in body for n in ast.walk(s))
-  for method in _methods_called(body, info):
-    recorded |= _parts_called(ast.walk(method.node))
+  start, end = _span(opened.body)
+  calls = _calls(scope)
+  run = {name for at, name in calls if name and not start <= at <= end}
+  inside = [name for at, name in calls if start <= at <= end]
+  recorded = {name for name in inside if name}
+  # `self(x)` runs `call`; a method the tape runs records what it calls.
+  for name in sorted(recorded | {"call" for name in inside if not name}):
+    if name in info.methods:
+      recorded |= {part for _, part in _calls(info.methods[name]) if part}
   return run - recorded
 
 
-def _tape_body(call: ast.AST, scope: Optional[_scopes.Scope]
-               ) -> Optional[List[ast.stmt]]:
-  """The statements of the `with tf.GradientTape() as tape` whose tape
-  `call` (`tape.gradient(...)`, or an `apply_gradients` of what it
-  returned) reads, in its function."""
+# A call in a function: where it starts, and `x` of `self.x(...)` (""
+# for `self(...)`).
+_Call = Tuple[_scopes.Position, str]
+
+
+def _calls(scope: _scopes.Scope) -> List[_Call]:
+  """The `self.x(...)` and `self(...)` calls of a function (nested
+  functions too), read once per function (each step of it asks)."""
+  return scope.once((_calls, None, 0), lambda: [
+      ((n.lineno, n.col_offset), name) for n in _scopes.walk(scope.node)
+      if isinstance(n, ast.Call) for name in [_called(n)] if name is not None])
+
+
+def _called(call: ast.Call) -> Optional[str]:
+  """`x` of `self.x(...)`, "" of `self(...)`, else None."""
+  func = call.func
+  if isinstance(func, ast.Name) and func.id == "self":
+    return ""
+  if isinstance(func, ast.Attribute) and isinstance(
+      func.value, ast.Name) and func.value.id == "self":
+    return func.attr
+  return None
+
+
+def _span(body: List[ast.stmt]) -> Tuple[_scopes.Position,
+                                         _scopes.Position]:
+  """Where a block's statements start (a decorator of the first too)
+  and end: a node starts in between only if it is inside them."""
+  first = body[0]
+  start = min([(first.lineno, first.col_offset)] + [
+      (d.lineno, d.col_offset) for d in getattr(first, "decorator_list", [])])
+  last = body[-1]
+  return start, (last.end_lineno or last.lineno, last.end_col_offset or 0)
+
+
+def _tape_opened(call: ast.AST, scope: Optional[_scopes.Scope]
+                 ) -> Optional[ast.With]:
+  """The `with tf.GradientTape() as tape` whose tape `call`
+  (`tape.gradient(...)`, or an `apply_gradients` of what it returned)
+  reads, in its function."""
   if scope is None or not isinstance(call, ast.Call):
     return None
   if _names.call_name(call) != "gradient":
@@ -57,30 +101,19 @@ def _tape_body(call: ast.AST, scope: Optional[_scopes.Scope]
   if not isinstance(call.func, ast.Attribute) or not isinstance(
       call.func.value, ast.Name):
     return None
-  tape = call.func.value.id
-  opened = [node for node in _scopes.walk(scope.node) if isinstance(
-      node, ast.With) and node.lineno < call.lineno and any(
-          isinstance(item.context_expr, ast.Call) and _names.call_name(
-              item.context_expr) == "GradientTape" and isinstance(
-                  item.optional_vars, ast.Name) and (
-                      item.optional_vars.id == tape) for item in node.items)]
+  line = call.lineno
+  opened = [node for node, tape in _tapes(scope)
+            if node.lineno < line and tape == call.func.value.id]
   # The last tape of that name opened before the call (a name reused).
-  return max(opened, key=lambda n: n.lineno).body if opened else None
+  return max(opened, key=lambda n: n.lineno) if opened else None
 
 
-def _parts_called(nodes: Iterable[ast.AST]) -> Set[str]:
-  """`x` of each `self.x(...)` call among `nodes`."""
-  return {n.func.attr for n in nodes
-          if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-          and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}
-
-
-def _methods_called(body: List[ast.stmt], info: _scopes.ClassInfo
-                    ) -> List[_scopes.Scope]:
-  """The methods of the class a tape's body calls (`self.m(...)`, and
-  `call` for `self(...)`)."""
-  names = {"call" for s in body for n in ast.walk(s) if isinstance(
-      n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "self"}
-  names |= _parts_called(n for s in body for n in ast.walk(s))
-  return [info.methods[name] for name in sorted(names)
-          if name in info.methods]
+def _tapes(scope: _scopes.Scope) -> List[Tuple[ast.With, str]]:
+  """Each `with tf.GradientTape() as tape` of a function and each name
+  it binds a tape to, read once per function."""
+  return scope.once((_tapes, None, 0), lambda: [
+      (node, item.optional_vars.id) for node in _scopes.walk(scope.node)
+      if isinstance(node, ast.With) for item in node.items
+      if isinstance(item.context_expr, ast.Call) and _names.call_name(
+          item.context_expr) == "GradientTape" and isinstance(
+              item.optional_vars, ast.Name)])
