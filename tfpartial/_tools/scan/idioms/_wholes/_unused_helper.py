@@ -9,7 +9,7 @@ one a package's `__init__.py` re-exports. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Optional
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
@@ -19,8 +19,9 @@ from tfpartial._tools.scan._analysis import Analysis
 def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
   """Whether the module-level function the step's `scope` is in is
   imported by name by another module of the project (none a package's
-  `__init__.py`), and no module reads it: neither its own nor those
-  (asked once per function)."""
+  `__init__.py`), and no module reads it: neither its own nor any other,
+  whatever its import (by name, `import *`, `module.name`); each module
+  is indexed once, each function asked once."""
   function = _top_function(scope)
   if function is None:
     return False
@@ -45,23 +46,49 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
     top = project.parsed(module)
     if top is None or module.tree is None:
       return False
-    for node in ast.walk(module.tree):
-      if isinstance(node, ast.Attribute) and node.attr == name and (
-          isinstance(node.value, ast.Name)) and isinstance(
-              project.resolve(top, node.value.id), _project.Module):
-        return False  # `bnn_misc.compute_gradients(...)`.
-      if not isinstance(node, ast.ImportFrom):
+    imports, attributes = _index(analysis, module, top)
+    if name in attributes or name in _loaded(analysis, module.tree):
+      return False  # `bnn_misc.compute_gradients(...)`, or a call after
+      # `from bnn_misc import *`: read, whatever the import's form.
+    for bound in imports.get(name, ()):
+      if not _is(project.resolve(top, bound), function):
         continue
-      for alias in node.names:
-        bound = alias.asname or alias.name
-        if alias.name != name or not _is(project.resolve(top, bound),
-                                         function):
-          continue
-        if module.source.path.endswith("__init__.py") or (
-            bound in _loaded(analysis, module.tree)):
-          return False
-        importers += 1
+      if module.source.path.endswith("__init__.py"):
+        return False
+      importers += 1
   return importers > 0
+
+
+def _index(analysis: Analysis, module: _project.Module, top: _scopes.Scope
+           ) -> Tuple[Dict[str, List[str]], FrozenSet[str]]:
+  """The names `module` imports by name (each with the names it binds
+  them to) and the attributes it reads from an imported module
+  (`bnn_misc.compute_gradients`), gathered once per module."""
+  found = analysis.once(f"imports and reads {id(module)}",
+                        lambda: _indexed(analysis.project, module, top))
+  assert isinstance(found, tuple)
+  return found
+
+
+def _indexed(project: _project.Project, module: _project.Module,
+             top: _scopes.Scope
+             ) -> Tuple[Dict[str, List[str]], FrozenSet[str]]:
+  imports: Dict[str, List[str]] = {}
+  attributes: Set[str] = set()
+  modules: Dict[str, bool] = {}
+  assert module.tree is not None
+  for node in ast.walk(module.tree):
+    if isinstance(node, ast.ImportFrom):
+      for alias in node.names:
+        imports.setdefault(alias.name, []).append(alias.asname or alias.name)
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+      held = node.value.id
+      if held not in modules:
+        modules[held] = isinstance(project.resolve(top, held),
+                                   _project.Module)
+      if modules[held]:
+        attributes.add(node.attr)
+  return imports, frozenset(attributes)
 
 
 def _top_function(scope: _scopes.Scope) -> Optional[ast.FunctionDef]:
