@@ -304,13 +304,16 @@ def test_a_method_of_its_own_beside_the_only_network_is_no_network():
 
 
 def test_an_inner_loop_beside_another_bound_network_is_found():
-  code = _MAML.replace(
-      "            self.mlp = mlp\n",
-      "            self.mlp = mlp\n            self.encoder = encoder\n").replace(
-          "def construct(self, mlp):", "def construct(self, mlp, encoder):").replace(
-              "            y_hat = self.mlp(self.X_c, scope='mlp')\n",
-              "            h = self.encoder(self.X_c)\n"
-              "            y_hat = self.mlp(h, scope='mlp')\n")
+  code = _MAML
+  for old, new in [
+      ("            self.mlp = mlp\n",
+       "            self.mlp = mlp\n            self.encoder = encoder\n"),
+      ("def construct(self, mlp):", "def construct(self, mlp, encoder):"),
+      ("            y_hat = self.mlp(self.X_c, scope='mlp')\n",
+       "            h = self.encoder(self.X_c)\n"
+       "            y_hat = self.mlp(h, scope='mlp')\n")]:
+    assert old in code
+    code = code.replace(old, new)
   assert [(i, line) for i, _, line in scanned.in_project(
       {"mlp_maml.py": code})] == [(_FILTER, 8)]
 
@@ -333,6 +336,6 @@ def test_a_name_scoped_filter_in_a_helper_never_called_is_silent():
         g_vars = [v for v in tvars if 'Generator' in v.name]
         return tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=g_vars)
       """
+  uncalled = _UNCALLED.replace("build_train_op", "build")
   assert scanned.in_project({"helpers.py": helper,
-                             "old_script.py": textwrap.dedent(_UNCALLED).replace(
-                                 "build_train_op", "build")}) == []
+                             "old_script.py": uncalled}) == []
