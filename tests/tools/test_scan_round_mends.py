@@ -178,6 +178,18 @@ def test_a_helper_read_as_a_modules_attribute_stays_found():
       "train.py": called})] == [(_FILTER, "helpers.py", 6)]
 
 
+def test_a_helper_whose_module_is_star_imported_stays_found():
+  # What `import *` binds is not read by name: the helper may be called.
+  starred = """\
+      from helpers import *
+
+      print(tf)
+      """
+  assert [(i, p, line) for i, p, line in scanned.in_project({
+      "helpers.py": _HELPERS, "old_script.py": _UNCALLED,
+      "other.py": starred})] == [(_FILTER, "helpers.py", 6)]
+
+
 def test_a_helper_imported_and_never_called_stays_silent():
   assert scanned.in_project({"helpers.py": _HELPERS,
                              "old_script.py": _UNCALLED}) == []

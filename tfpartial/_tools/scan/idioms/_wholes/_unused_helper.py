@@ -19,9 +19,10 @@ from tfpartial._tools.scan._analysis import Analysis
 def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
   """Whether the module-level function the step's `scope` is in is
   imported by name by another module of the project (none a package's
-  `__init__.py`), and no module reads it: neither its own nor any other,
-  whatever its import (by name, `import *`, `module.name`); each module
-  is indexed once, each function asked once."""
+  `__init__.py`), no module star-imports its module, and no module reads
+  it: neither its own nor any other, whatever its import (by name,
+  `import *`, `module.name`); each module is indexed once, each function
+  asked once."""
   function = _top_function(scope)
   if function is None:
     return False
@@ -37,8 +38,8 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
   home = project.module_of(scope)
   name = function.name
   if home.tree is None or name in _loaded(analysis, home.tree) or (
-      "__all__" in home.source.text):
-    return False
+      "__all__" in home.source.text) or id(home) in _starred(analysis):
+    return False  # Read at home, exported, or star-imported somewhere.
   importers = 0
   for module in project.all_modules_with((name,)):
     if module is home:
@@ -57,6 +58,28 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
         return False
       importers += 1
   return importers > 0
+
+
+def _starred(analysis: Analysis) -> FrozenSet[int]:
+  """The modules (by id) some module of the project imports with
+  `from ... import *`, gathered once per scan."""
+  def gather() -> FrozenSet[int]:
+    project = analysis.project
+    found: Set[int] = set()
+    for module in project.modules:
+      if "import *" not in module.source.text or (
+          project.parsed(module) is None):
+        continue
+      for where in module.star:
+        target = project.find_module(where.lstrip("."), module, len(
+            where) - len(where.lstrip(".")))
+        if target is not None:
+          found.add(id(target))
+    return frozenset(found)
+
+  starred = analysis.once("star-imported modules", gather)
+  assert isinstance(starred, frozenset)
+  return starred
 
 
 def _index(analysis: Analysis, module: _project.Module, top: _scopes.Scope
