@@ -50,16 +50,13 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     home = analysis.module(step.scope)
     if home.tree is not None and any(
         word in home.source.text for word in _MAKERS):
-      modules = [home]  # The step's module is its model.
+      unnamed = _module_scopes(analysis, home)  # Its module is its model.
     else:
-      modules = list(analysis.project.all_modules_with({"name_scope"}))
-    for module in modules:
-      unnamed = _module_scopes(analysis, module)
-      if literal in unnamed:
-        found.append(_idiom.Hit(node, step.scope, step.call, {
-            "filtered": node, SCOPED: unnamed[literal],
-            SCOPED_FILE: ast.Constant(module.source.path)}))
-        break
+      unnamed = _project_scopes(analysis)  # A trainer handed its model.
+    if literal in unnamed:
+      call, path = unnamed[literal]
+      found.append(_idiom.Hit(node, step.scope, step.call, {
+          "filtered": node, SCOPED: call, SCOPED_FILE: ast.Constant(path)}))
   return found
 
 
@@ -95,14 +92,33 @@ def _kept(step: Step) -> Optional[Tuple[ast.ListComp, str]]:
   return None
 
 
-def _module_scopes(analysis: Analysis, module: _project.Module
-                   ) -> Dict[str, ast.Call]:
+# A `name_scope` call by its literal name, with the path of its file.
+_Scoped = Dict[str, Tuple[ast.Call, str]]
+
+
+def _project_scopes(analysis: Analysis) -> _Scoped:
+  """`_module_scopes` of every module that opens a `name_scope`, the
+  first module's call for each name (gathered once per scan)."""
+  def gather() -> _Scoped:
+    found: _Scoped = {}
+    for module in analysis.project.all_modules_with({"name_scope"}):
+      for literal, each in _module_scopes(analysis, module).items():
+        found.setdefault(literal, each)
+    return found
+
+  found = analysis.once("name scopes making", gather)
+  assert isinstance(found, dict)
+  return found
+
+
+def _module_scopes(analysis: Analysis, module: _project.Module) -> _Scoped:
   """The `tf.name_scope` calls, by their literal names, of a module's
   blocks in no naming scope that make a trainable variable by
   `get_variable`, directly or in a method of their class they call, in
   methods no caller names (read once per module)."""
-  found = analysis.once(f"name scopes making {id(module)}",
-                        lambda: _name_scopes_making(module))
+  found = analysis.once(f"name scopes making {id(module)}", lambda: {
+      literal: (call, module.source.path)
+      for literal, call in _name_scopes_making(module).items()})
   assert isinstance(found, dict)
   return found
 
