@@ -256,7 +256,7 @@ def test_the_name_scope_finding_says_get_variable_ignores_it():
              for path, text in _name_scoped("name_scope").items()]
   findings, _ = scanned._scan.scan_project(sources)
   assert [f.line for f in findings] == [6]
-  assert "`get_variable` ignores `tf.name_scope('Generator')` (line 7" in (
+  assert "`get_variable` ignores `tf.name_scope('Generator')` (model.py:7)" in (
       findings[0].drift)
 
 

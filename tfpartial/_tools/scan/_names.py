@@ -251,6 +251,13 @@ def base_name(node: ast.AST) -> Optional[str]:
   while isinstance(node, (ast.Subscript, ast.Attribute)):
     node = node.value
   return node.id if isinstance(node, ast.Name) else None
+def literal_names(node: object) -> bool:
+  """A literal string, or a non-empty list or tuple of them."""
+  if isinstance(node, (ast.List, ast.Tuple)):
+    return bool(node.elts) and all(literal_names(e) for e in node.elts)
+  return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def scope_argument(call: ast.Call) -> Optional[ast.AST]:
   """The scope (or the include/exclude list) a variable-list call filters
   by, if it names one.

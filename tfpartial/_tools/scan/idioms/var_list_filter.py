@@ -266,6 +266,11 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
   trimmed by hand, but not in a module that syncs a target network)."""
   # Not a part whose op runs only where the options' defaults never go.
   _drop_run_off(analysis, found.parts, found.made)
+  # The later rules see the steps the main loop reads: none of a module
+  # that syncs a target network, none of a helper its importer never calls.
+  gated = [step for step in every
+           if id(analysis.module(step.scope)) not in synced
+           and not _unused_helper.imported_unread(analysis, step.scope)]
   kept = _run_chosen(analysis, _kept(
       found.hits, found.sides, found.also, found.parts,
       _untrained(analysis, found.made, every)))
@@ -278,14 +283,14 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
   return kept + found.flagged + _skipped_updates(analysis) + (
       _declared_weights(analysis)) + _sliced_weights(analysis) + (
           _weights_property.narrowed_properties(analysis)) + [
-          hit for hit in _warm_up.hits(analysis, every)
+          hit for hit in _warm_up.hits(analysis, gated)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
           if id(hit.sink) not in sinks] + [
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks] + [
-          hit for hit in _flag_dropped.hits(analysis, every)
-          + _name_scoped.hits(analysis, every)
+          hit for hit in _flag_dropped.hits(analysis, gated)
+          + _name_scoped.hits(analysis, gated)
           if id(hit.sink) not in sinks]
 
 

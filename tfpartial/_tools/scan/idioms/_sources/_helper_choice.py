@@ -120,14 +120,7 @@ def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   params = [a.arg for a in function.args.args]
   given = [_names.argument(node, params, p) for p in read & set(params)
            if p != "self"]
-  return bool(given) and all(_literal_names(g) for g in given)
-
-
-def _literal_names(node: Optional[ast.expr]) -> bool:
-  """A literal string, or a list or tuple of them (at least one)."""
-  if isinstance(node, (ast.List, ast.Tuple)):
-    return bool(node.elts) and all(_literal_names(e) for e in node.elts)
-  return isinstance(node, ast.Constant) and isinstance(node.value, str)
+  return bool(given) and all(_names.literal_names(g) for g in given)
 
 
 def _helper_scope(flow: Flow, call: ast.Call, scope: _scopes.Scope

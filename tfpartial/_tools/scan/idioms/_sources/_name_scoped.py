@@ -3,16 +3,27 @@ v.name]`) whose model makes some of its variables with `get_variable`
 under `tf.name_scope('Generator')` (part thirty's VAW-GAN: the speaker
 embedding tables): `get_variable` ignores a name scope, so those tables
 are named outside the group, and no step trains them while the group
-they were written into does. What the names are, not what the code
-meant: under `tf.variable_scope('Generator')` or `make_template` they
-are the group's. Part of `var-list-filter`."""
+they were written into does.
+
+What is matched: the filter's literal against the literal of a
+`name_scope` block, in a method of a class, that makes a trainable
+variable by `get_variable`. The model is the step's own module when that
+module makes variables itself (`get_variable`, `variable_scope`); a
+trainer that makes none is handed its model, and then the blocks of the
+project's other modules count. What the names are, not what the code
+meant: under `tf.variable_scope('Generator')` or `make_template` they are
+the group's, and so are a method's when a caller of it (`with
+tf.variable_scope('Generator'): self.generator(z)`, or
+`tf.make_template('Generator', self.generator)`) names them. Part of
+`var-list-filter`."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._sources._train_step import Step
@@ -21,34 +32,43 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 _NAMING = {"variable_scope", "make_template", "VariableScope"}
 # The label of the `name_scope` call a hit's variables are made under.
 SCOPED = "name_scoped"
+# The label of the file that call is in (a constant holding its path).
+SCOPED_FILE = "name_scoped file"
+# The words of a module that makes variables itself.
+_MAKERS = ("get_variable", "variable_scope")
 
 
 def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   """The filters of the steps that keep a name whose name scope holds
   variables made by `get_variable`, once each."""
   found: List[_idiom.Hit] = []
-  unnamed: Optional[Dict[str, ast.Call]] = None
   for step in steps:
     kept = _kept(step)
     if kept is None:
       continue
     node, literal = kept
-    if unnamed is None:
-      unnamed = _name_scopes_making(analysis)
+    home = analysis.module(step.scope)
+    if home.tree is not None and any(
+        word in home.source.text for word in _MAKERS):
+      unnamed = _module_scopes(analysis, home)  # Its module is its model.
+    else:
+      unnamed = _project_scopes(analysis)  # A trainer handed its model.
     if literal in unnamed:
+      call, path = unnamed[literal]
       found.append(_idiom.Hit(node, step.scope, step.call, {
-          "filtered": node, SCOPED: unnamed[literal]}))
+          "filtered": node, SCOPED: call, SCOPED_FILE: ast.Constant(path)}))
   return found
 
 
 def reason(labels: Dict[str, ast.AST]) -> Optional[str]:
   """Why the filter leaves variables out that its code meant to keep."""
   call = labels.get(SCOPED)
-  if not isinstance(call, ast.Call):
+  path = labels.get(SCOPED_FILE)
+  if not isinstance(call, ast.Call) or not isinstance(path, ast.Constant):
     return None
-  return (f"`get_variable` ignores `{ast.unparse(call)}` (line "
-          f"{_idiom.line(call)} of the model's file): the variables it "
-          "makes there are not named under it, so no step trains them")
+  return (f"`get_variable` ignores `{ast.unparse(call)}` ({path.value!s}:"
+          f"{_idiom.line(call)}): the variables it makes there are not "
+          "named under it, so no step trains them")
 
 
 def _kept(step: Step) -> Optional[Tuple[ast.ListComp, str]]:
@@ -72,21 +92,76 @@ def _kept(step: Step) -> Optional[Tuple[ast.ListComp, str]]:
   return None
 
 
-def _name_scopes_making(analysis: Analysis) -> Dict[str, ast.Call]:
-  """The `tf.name_scope` calls, by their literal names, of blocks in no
-  naming scope that make a trainable variable by `get_variable`,
-  directly or in a method of their class they call."""
+# A `name_scope` call by its literal name, with the path of its file.
+_Scoped = Dict[str, Tuple[ast.Call, str]]
+
+
+def _project_scopes(analysis: Analysis) -> _Scoped:
+  """`_module_scopes` of every module that opens a `name_scope`, the
+  first module's call for each name (gathered once per scan)."""
+  def gather() -> _Scoped:
+    found: _Scoped = {}
+    for module in analysis.project.all_modules_with({"name_scope"}):
+      for literal, each in _module_scopes(analysis, module).items():
+        found.setdefault(literal, each)
+    return found
+
+  found = analysis.once("name scopes making", gather)
+  assert isinstance(found, dict)
+  return found
+
+
+def _module_scopes(analysis: Analysis, module: _project.Module) -> _Scoped:
+  """The `tf.name_scope` calls, by their literal names, of a module's
+  blocks in no naming scope that make a trainable variable by
+  `get_variable`, directly or in a method of their class they call, in
+  methods no caller names (read once per module)."""
+  found = analysis.once(f"name scopes making {id(module)}", lambda: {
+      literal: (call, module.source.path)
+      for literal, call in _name_scopes_making(module).items()})
+  assert isinstance(found, dict)
+  return found
+
+
+def _name_scopes_making(module: _project.Module) -> Dict[str, ast.Call]:
   found: Dict[str, ast.Call] = {}
-  for module in analysis.project.all_modules_with({"name_scope"}):
-    if module.tree is None or "get_variable" not in module.source.text:
-      continue
-    for cls in ast.walk(module.tree):
-      if isinstance(cls, ast.ClassDef):
-        methods = {each.name: each for each in cls.body
-                   if isinstance(each, ast.FunctionDef)}
-        for method in methods.values():
-          for literal, call in _blocks(method, methods, False):
-            found.setdefault(literal, call)
+  if module.tree is None or "name_scope" not in module.source.text or (
+      "get_variable" not in module.source.text):
+    return found
+  for cls in ast.walk(module.tree):
+    if isinstance(cls, ast.ClassDef):
+      methods = {each.name: each for each in cls.body
+                 if isinstance(each, ast.FunctionDef)}
+      named = _named_by_callers(cls)
+      for method in methods.values():
+        if method.name in named:
+          continue
+        for literal, call in _blocks(method, methods, False):
+          found.setdefault(literal, call)
+  return found
+
+
+def _named_by_callers(cls: ast.ClassDef) -> Set[str]:
+  """The methods of `cls` some code of it reads (`self.m`) inside a
+  naming scope or hands to `make_template`: their variables are named."""
+  found: Set[str] = set()
+
+  def visit(node: ast.AST, named: bool) -> None:
+    for child in ast.iter_child_nodes(node):
+      inner = named
+      if isinstance(child, ast.With):
+        inner = named or any(
+            isinstance(item.context_expr, ast.Call) and _names.call_name(
+                item.context_expr) in _NAMING for item in child.items)
+      elif isinstance(child, ast.Call) and _names.call_name(
+          child) in _NAMING:
+        inner = True  # `tf.make_template('Generator', self.generator)`.
+      elif inner and isinstance(child, ast.Attribute) and (
+          _names.dotted(child.value) == "self"):
+        found.add(child.attr)
+      visit(child, inner)
+
+  visit(cls, False)
   return found
 
 

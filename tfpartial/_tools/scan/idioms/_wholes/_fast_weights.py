@@ -44,7 +44,7 @@ def named_part(var_list: ast.AST, scope: _scopes.Scope) -> bool:
   `tf.trainable_variables('head')`, `[v for v in tvars if 'head' in
   v.name]`): an inner loop over those names adapts a part."""
   for node in _scopes.made_from(var_list, scope):
-    if isinstance(node, ast.Call) and _literal_names(
+    if isinstance(node, ast.Call) and _names.literal_names(
         _names.scope_argument(node)):
       return True
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(
@@ -58,26 +58,38 @@ def beside_other_networks(var_list: ast.AST, scope: _scopes.Scope
   """Whether the function of an inner update over literal names runs, on
   `self`, a network one of those names names (`self.conditional_decoder(
   x, z)` for `['conditional_decoder']`) and another the names leave out
-  (`self.sample_encoder(...)`, `self.aggregator(...)`): the inner loop
+  (`self.sample_encoder(...)`, `self.aggregator(...)`), each an attribute
+  the class binds to a network, not a method of its own: the inner loop
   adapts one network of several; over the only network it runs
   (`self.mlp` for `['mlp']`) it adapts the whole model."""
   kept = {str(c.value) for node in _scopes.made_from(var_list, scope)
           if isinstance(node, ast.Call)
           for c in ast.walk(_names.scope_argument(node) or ast.Tuple(elts=[]))
           if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+  networks = _networks(scope)
   run = {node.func.attr for node in _scopes.walk(scope.node)
          if isinstance(node, ast.Call) and isinstance(
              node.func, ast.Attribute) and _names.dotted(
-                 node.func.value) == "self"}
+                 node.func.value) == "self" and node.func.attr in networks}
   return bool(kept & run) and any(
       "loss" not in name for name in run - kept)
 
 
-def _literal_names(node: object) -> bool:
-  """A literal string, or a non-empty list or tuple of them."""
-  if isinstance(node, (ast.List, ast.Tuple)):
-    return bool(node.elts) and all(_literal_names(e) for e in node.elts)
-  return isinstance(node, ast.Constant) and isinstance(node.value, str)
+def _networks(scope: _scopes.Scope) -> Set[str]:
+  """The attributes the class of `scope` binds to a network (`self.x =
+  x`, a parameter, or `self.x = Dense(...)`, a call), none of its own
+  methods (`self._summarize(...)` runs no other network)."""
+  cls = _scopes.enclosing_class(scope)
+  if cls is None:
+    return set()
+  return {target.attr for node in ast.walk(cls.node)
+          if isinstance(node, ast.Assign) and isinstance(
+              node.value, (ast.Name, ast.Call))
+          for target in node.targets
+          if isinstance(target, ast.Attribute) and _names.dotted(
+              target.value) == "self"} - set(cls.methods) - {
+                  each.name for each in cls.node.body
+                  if isinstance(each, ast.FunctionDef)}
 
 
 def _name_test(test: ast.expr) -> bool:
@@ -91,7 +103,7 @@ def _name_test(test: ast.expr) -> bool:
   return isinstance(test, ast.Call) and isinstance(
       test.func, ast.Attribute) and test.func.attr == "startswith" and (
           isinstance(test.func.value, ast.Attribute)) and (
-              test.func.value.attr == "name") and _literal_names(
+              test.func.value.attr == "name") and _names.literal_names(
                   test.args[0] if test.args else None)
 
 

@@ -9,7 +9,7 @@ one a package's `__init__.py` re-exports. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Optional
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
@@ -19,8 +19,10 @@ from tfpartial._tools.scan._analysis import Analysis
 def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
   """Whether the module-level function the step's `scope` is in is
   imported by name by another module of the project (none a package's
-  `__init__.py`), and no module reads it: neither its own nor those
-  (asked once per function)."""
+  `__init__.py`), no module star-imports its module, and no module reads
+  it: neither its own nor any other, whatever its import (by name,
+  `import *`, `module.name`); each module is indexed once, each function
+  asked once."""
   function = _top_function(scope)
   if function is None:
     return False
@@ -36,8 +38,8 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
   home = project.module_of(scope)
   name = function.name
   if home.tree is None or name in _loaded(analysis, home.tree) or (
-      "__all__" in home.source.text):
-    return False
+      "__all__" in home.source.text) or id(home) in _starred(analysis):
+    return False  # Read at home, exported, or star-imported somewhere.
   importers = 0
   for module in project.all_modules_with((name,)):
     if module is home:
@@ -45,23 +47,71 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
     top = project.parsed(module)
     if top is None or module.tree is None:
       return False
-    for node in ast.walk(module.tree):
-      if isinstance(node, ast.Attribute) and node.attr == name and (
-          isinstance(node.value, ast.Name)) and isinstance(
-              project.resolve(top, node.value.id), _project.Module):
-        return False  # `bnn_misc.compute_gradients(...)`.
-      if not isinstance(node, ast.ImportFrom):
+    imports, attributes = _index(analysis, module, top)
+    if name in attributes or name in _loaded(analysis, module.tree):
+      return False  # `bnn_misc.compute_gradients(...)`, or a call after
+      # `from bnn_misc import *`: read, whatever the import's form.
+    for bound in imports.get(name, ()):
+      if not _is(project.resolve(top, bound), function):
         continue
-      for alias in node.names:
-        bound = alias.asname or alias.name
-        if alias.name != name or not _is(project.resolve(top, bound),
-                                         function):
-          continue
-        if module.source.path.endswith("__init__.py") or (
-            bound in _loaded(analysis, module.tree)):
-          return False
-        importers += 1
+      if module.source.path.endswith("__init__.py"):
+        return False
+      importers += 1
   return importers > 0
+
+
+def _starred(analysis: Analysis) -> FrozenSet[int]:
+  """The modules (by id) some module of the project imports with
+  `from ... import *`, gathered once per scan."""
+  def gather() -> FrozenSet[int]:
+    project = analysis.project
+    found: Set[int] = set()
+    for module in project.modules:
+      if "import *" not in module.source.text or (
+          project.parsed(module) is None):
+        continue
+      for where in module.star:
+        target = project.find_module(where.lstrip("."), module, len(
+            where) - len(where.lstrip(".")))
+        if target is not None:
+          found.add(id(target))
+    return frozenset(found)
+
+  starred = analysis.once("star-imported modules", gather)
+  assert isinstance(starred, frozenset)
+  return starred
+
+
+def _index(analysis: Analysis, module: _project.Module, top: _scopes.Scope
+           ) -> Tuple[Dict[str, List[str]], FrozenSet[str]]:
+  """The names `module` imports by name (each with the names it binds
+  them to) and the attributes it reads from an imported module
+  (`bnn_misc.compute_gradients`), gathered once per module."""
+  found = analysis.once(f"imports and reads {id(module)}",
+                        lambda: _indexed(analysis.project, module, top))
+  assert isinstance(found, tuple)
+  return found
+
+
+def _indexed(project: _project.Project, module: _project.Module,
+             top: _scopes.Scope
+             ) -> Tuple[Dict[str, List[str]], FrozenSet[str]]:
+  imports: Dict[str, List[str]] = {}
+  attributes: Set[str] = set()
+  modules: Dict[str, bool] = {}
+  assert module.tree is not None
+  for node in ast.walk(module.tree):
+    if isinstance(node, ast.ImportFrom):
+      for alias in node.names:
+        imports.setdefault(alias.name, []).append(alias.asname or alias.name)
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+      held = node.value.id
+      if held not in modules:
+        modules[held] = isinstance(project.resolve(top, held),
+                                   _project.Module)
+      if modules[held]:
+        attributes.add(node.attr)
+  return imports, frozenset(attributes)
 
 
 def _top_function(scope: _scopes.Scope) -> Optional[ast.FunctionDef]:
