@@ -16,7 +16,7 @@ tf.global_variables() if v not in model.ema_variables]`). Part of
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -116,7 +116,7 @@ def _left_fixed(analysis: Analysis, listed: ast.expr, step: Step) -> bool:
   if isinstance(listed, ast.Name):
     values = [d.value for d in step.scope.defs.get(listed.id, ())]
   elif name is not None:
-    values = list(_attribute_values(analysis).get(name, []))
+    values = _attribute_values(analysis, name)
   else:
     return False
   chosen = [v for v in values if not (
@@ -128,23 +128,21 @@ def _left_fixed(analysis: Analysis, listed: ast.expr, step: Step) -> bool:
               _touched(analysis, name or ast.unparse(listed)))
 
 
-def _attribute_values(analysis: Analysis) -> Dict[str, List[ast.expr]]:
-  """The values the project assigns to each attribute name (`self.x =
-  v`), read once per analysis."""
-  def read() -> Dict[str, List[ast.expr]]:
-    found: Dict[str, List[ast.expr]] = {}
-    for module in analysis.project.modules:
-      if analysis.project.parsed(module) is None:
-        continue
-      for node in ast.walk(module.tree):
-        if isinstance(node, ast.Assign):
-          for target in node.targets:
-            if isinstance(target, ast.Attribute):
-              found.setdefault(target.attr, []).append(node.value)
-    return found
-  values = analysis.once("cut-before-split:attributes", read)
-  assert isinstance(values, dict)
-  return values
+def _attribute_values(analysis: Analysis, name: str) -> List[ast.expr]:
+  """The values the project assigns to the attribute `name` (`self.x =
+  v`), read once per analysis from the modules that spell it."""
+  memo = analysis.once("cut-before-split:attributes", dict)
+  assert isinstance(memo, dict)
+  if name not in memo:
+    memo[name] = [
+        node.value for module in analysis.project.modules
+        if f".{name}" in module.source.text and analysis.project.parsed(
+            module) is not None and module.tree is not None
+        for node in ast.walk(module.tree) if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Attribute) and t.attr == name
+                for t in node.targets)]
+  found: List[ast.expr] = memo[name]
+  return found
 
 
 def _touched(analysis: Analysis, name: str) -> bool:
@@ -155,10 +153,10 @@ def _touched(analysis: Analysis, name: str) -> bool:
   memo = analysis.once("cut-before-split:touched", dict)
   assert isinstance(memo, dict)
   if name not in memo:
-    memo[name] = any(_touches(module.tree, name)
-                     for module in analysis.project.modules
-                     if name in module.source.text
-                     and analysis.project.parsed(module) is not None)
+    memo[name] = any(
+        _touches(module.tree, name) for module in analysis.project.modules
+        if name in module.source.text and analysis.project.parsed(
+            module) is not None and module.tree is not None)
   return bool(memo[name])
 
 
