@@ -194,3 +194,17 @@ def test_the_restore_rule_reads_a_model_file_once_for_all_its_steps():
   small, large = (_calls_made(_steps_beside_a_model(n)) for n in (3, 12))
   # Linear: 4x the steps and the model, under 4x the work (not 16x).
   assert large < 6 * small, (small, large)
+
+
+def test_a_cut_whose_list_a_script_of_its_own_pretrains_is_no_cut():
+  # The pretraining step alone trains a part: that one is found.
+  model = cut._CAPTIONER.replace("EXTRA", "pass")
+  pretrain = ("import tensorflow as tf\nfrom cap import model as m\n\n\n"
+              "def pretrain(images, seqs):\n"
+              "    model = m.Model()\n"
+              "    model.build(images, seqs)\n"
+              "    return tf.train.AdamOptimizer(1e-3).minimize(\n"
+              "        model.nll, var_list=model.inception_variables)\n")
+  assert scanned.in_project({
+      "cap/__init__.py": "", "cap/model.py": model,
+      "pretrain.py": pretrain}) == [("var-list-filter", "pretrain.py", 9)]
