@@ -69,17 +69,16 @@ def restores_beside(analysis: Analysis, module: object,
       continue
     tree = other.tree if project.parsed(other) is not None else None
     if restores_other_scopes(text, tree, chosen) or beside and (
-        _restores_scopes(analysis, other, tree, kept)):
+        _restores_scopes(analysis, other, text, tree, kept)):
       return True
   return False
 
 
-def _restores_scopes(analysis: Analysis, module: object,
+def _restores_scopes(analysis: Analysis, module: object, text: str,
                      tree: Optional[ast.AST], kept: Set[str]) -> bool:
   """`_restored.restores_scopes` of `module`, its facts read once per
   analysis and its answer once per set of kept scopes: each step of a
   project asks of the same model file."""
-  text = getattr(module, "source").text
   if tree is None or "Saver(" not in text or ".restore(" not in text:
     return False
   memo = analysis.once("restored:scopes", dict)
