@@ -115,8 +115,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   # no_bn if v not in new and v not in fc]`) is not a complement.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
-  if not in_phase and not halved and _shares_lists(step, steps, node) and (
-      not _reached_beside(analysis, step, steps)) and not (
+  if not in_phase and not halved and _shares_lists(analysis, step, steps,
+      node) and not _reached_beside(analysis, step, steps) and not (
           _adapts_part(step, steps)) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
@@ -176,7 +176,7 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
   return _split(step, steps, groups) and not phased(
       step, run_with(step, steps)) and not halved and not (
           _adapts_part(step, steps)) and not (
-          _cut_before_split.cut_before(step, _other_trainings(
+          _cut_before_split.cut_before(analysis, step, _other_trainings(
               step, steps))) or _by_network(analysis, step)
 
 

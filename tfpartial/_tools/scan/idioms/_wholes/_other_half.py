@@ -65,7 +65,8 @@ def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
              for other in _other_trainings(step, steps))
 
 
-def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
+def _shares_lists(analysis: Analysis, step: Step, steps: List[Step],
+                  node: ast.AST) -> bool:
   """Whether another loss trains lists overlapping this step's (an actor
   and a critic sharing a trunk), and the filter leaves out no name by
   itself (`'beta' not in v.name` does), nor were the lists drawn from
@@ -73,7 +74,8 @@ def _shares_lists(step: Step, steps: List[Step], node: ast.AST) -> bool:
   losses train everything."""
   others = _other_trainings(step, steps)
   return any(not halves(other, steps) for other in others) and not (
-      _drops_a_name(node)) and not _cut_before_split.cut_before(step, others)
+      _drops_a_name(node)) and not _cut_before_split.cut_before(
+          analysis, step, others)
 
 
 def halves(step: Step, steps: List[Step]) -> bool:
@@ -234,25 +236,34 @@ def _left_out(hit: _idiom.Hit, hits: Iterable[_idiom.Hit], scope: int
   its other filters trains (`body = [... 'head' not in v.name and 'emb'
   not in v.name]` beside `head = [... 'head' in v.name]`: the embeddings
   train in neither), or the members of a list that none keeps (`v not in
-  model.inception_variables`, cut before a split: `_cut_before_split`)."""
+  model.inception_variables` for the comprehension's own item `v`, cut
+  before a split: `_cut_before_split`); only `in` keeps and `not in`
+  drops."""
   kept: Set[str] = set()
   dropped: Set[str] = set()
+  # Lists apart from names: a list `L` and a name spelled "L" differ.
+  kept_lists: Set[str] = set()
+  dropped_lists: Set[str] = set()
   for each in hits:
     if id(each.scope) != scope:
       continue
-    for node in _scopes.walk(each.node):
+    nodes = list(_scopes.walk(each.node))
+    items = {n.target.id for n in nodes if isinstance(
+        n, ast.comprehension) and isinstance(n.target, ast.Name)}
+    for node in nodes:
       if isinstance(node, ast.Compare) and isinstance(
           node.left, ast.Constant) and isinstance(node.left.value, str):
         negated = any(isinstance(op, ast.NotIn) for op in node.ops)
         (dropped if negated else kept).add(node.left.value)
       elif isinstance(node, ast.Compare) and len(node.ops) == 1 and (
-          isinstance(node.left, ast.Name)) and isinstance(
-              node.comparators[0], (ast.Name, ast.Attribute)):
+          isinstance(node.ops[0], (ast.In, ast.NotIn))) and isinstance(
+              node.left, ast.Name) and node.left.id in items and (
+                  isinstance(node.comparators[0], (ast.Name, ast.Attribute))):
         negated = isinstance(node.ops[0], ast.NotIn)
-        (dropped if negated else kept).add(
-            "\0" + ast.unparse(node.comparators[0]))
+        (dropped_lists if negated else kept_lists).add(
+            ast.unparse(node.comparators[0]))
   del hit
-  return bool(dropped - kept)
+  return bool(dropped - kept) or bool(dropped_lists - kept_lists)
 
 
 def _trains(step: Step) -> bool:

@@ -53,80 +53,132 @@ def _every(listed: ast.AST) -> bool:
       listed) in _EVERY and not listed.args and not listed.keywords
 
 
-def restores_scopes(text: str, tree: Optional[ast.AST], kept: Set[str]
-                    ) -> bool:
+def restores_scopes(facts: "Facts", kept: Set[str]) -> bool:
   r"""Whether the module restores, through a `Saver` it builds and calls
-  `restore` on, a list of literal scopes of which none is one of `kept`
-  (`self.encoder_variables = tf.get_collection(GLOBAL_VARIABLES,
-  scope='densenet161')`, `tf.train.Saver(self.encoder_variables)` beside
-  a decoder built under `'lstm'`), and a block opening a scope of `kept`
-  reads what the function assigning that list built (`self.features`,
-  read by the decoder): the model's pretrained part, which a step
-  training only `kept` leaves fixed. Not a teacher restored beside its
-  student, whose output only the loss reads. A list whose scopes the
-  module does not write as literals says nothing.
+  `restore` on in one class or function, a list of literal scopes of
+  which none is one of `kept` (`self.encoder_variables =
+  tf.get_collection(GLOBAL_VARIABLES, scope='densenet161')`,
+  `tf.train.Saver(self.encoder_variables)` beside a decoder built under
+  `'lstm'`), and a block opening a scope of `kept` reads the restored
+  part's output: a name the function choosing that list binds inside a
+  block opening a restored scope, or from a call of a function that opens
+  one (`self.features = encoder(images)`), or from such a name
+  (`self.features = densenet_out`). That is the model's pretrained part,
+  which a step training only `kept` leaves fixed. Not a teacher restored
+  beside its student, whose output only the loss reads (a shared input
+  both read, `images = tf.image.resize(x)`, is no output of the teacher).
+  A list whose scopes the module does not write as literals says nothing;
+  only the one non-empty value of the list counts (`self.encoder_variables
+  = []` in `__init__` chooses nothing).
 
   >>> code = ("def build(self):\n"
   ...         "  feats = encoder(x)\n"
-  ...         "  enc = tf.get_collection('variables', scope='enc')\n"
+  ...         "  enc = tf.get_collection('variables', scope='encoder')\n"
   ...         "  with tf.variable_scope('dec'):\n"
   ...         "    y = dense(feats)\n"
   ...         "  saver = tf.train.Saver(enc)\n"
   ...         "  saver.restore(sess, path)")
-  >>> restores_scopes(code, ast.parse(code), {'dec'})
+  >>> restores_scopes(Facts(ast.parse(code)), {'dec'})
   True
-  >>> restores_scopes(code, ast.parse(code), {'enc'})
+  >>> restores_scopes(Facts(ast.parse(code)), {'encoder'})
   False
   """
-  if tree is None or "Saver(" not in text or ".restore(" not in text:
-    return False
-  values, homes, savers, restored = _assignments(tree)
-  for name, saved in savers.items():
+  for (owner, name), saved in facts.savers.items():
     read = _names.dotted(saved)
-    if name not in restored or not read:
+    if (owner, name) not in facts.restored or not read:
       continue
     # Not the empty list or None the constructor starts it as.
-    chosen = [v for v in values.get(read, []) if not _empty(v)]
-    roots = {r for value in chosen for r in _scope_roots(value)}
+    chosen = [(v, f) for v, f in facts.values.get((owner, read), [])
+              if not _empty(v)]
+    roots = {r for value, _ in chosen for r in _scope_roots(value)}
     if len(chosen) == 1 and roots and not roots & kept and _fed(
-        tree, kept, homes.get(read, [])):
+        facts, kept, roots, chosen[0][1]):
       return True
   return False
 
 
-def _assignments(tree: ast.AST) -> Tuple[
-    Dict[str, List[ast.AST]], Dict[str, List[ast.AST]], Dict[str, ast.AST],
-    Set[str]]:
-  """The module's assigned values by name, the functions assigning each
-  name, its `Saver`s' lists by the name each is kept in, and the names
-  `restore` is called on."""
-  values: Dict[str, List[ast.AST]] = {}
-  homes: Dict[str, List[ast.AST]] = {}  # The functions assigning a name.
-  savers: Dict[str, ast.AST] = {}
-  restored: Set[str] = set()
-  for function in ast.walk(tree):
-    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      for node in ast.walk(function):
-        for target in getattr(node, "targets", ()):
-          homes.setdefault(_names.dotted(target) or "", []).append(function)
-  for node in ast.walk(tree):
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-      target = _names.dotted(node.targets[0])
+# An assignment: its function, target, value, and the literal scope
+# roots open around it (`with tf.variable_scope('lstm'):` -> `lstm`).
+_Assigned = Tuple[Optional[ast.AST], str, ast.AST, Tuple[str, ...]]
+# A read of a name: its function, dotted name, whether a bare name, and
+# the roots open around it.
+_Read = Tuple[Optional[ast.AST], str, bool, Tuple[str, ...]]
+
+
+class Facts:
+  """What `restores_scopes` reads of a module, walked once: its `Saver`s'
+  lists and the names `restore` is called on, by the outermost class or
+  function holding each (a saver only saved in one class is not restored
+  by a `restore` in another); the values assigned to each name by that
+  owner, with the function assigning them; every assignment and read with
+  the literal scopes open around it; and the functions opening a literal
+  scope."""
+
+  def __init__(self, tree: ast.AST):
+    self.savers: Dict[Tuple[int, str], ast.AST] = {}
+    self.restored: Set[Tuple[int, str]] = set()
+    self.values: Dict[Tuple[int, str], List[Tuple[ast.AST, Optional[
+        ast.AST]]]] = {}
+    self.assigned: List[_Assigned] = []
+    self.reads: List[_Read] = []
+    self.opening: Dict[str, Set[str]] = {}  # Function name -> its roots.
+    self._visit(tree, 0, None, ())
+
+  def _visit(self, node: ast.AST, owner: int, function: Optional[ast.AST],
+             roots: Tuple[str, ...]) -> None:
+    """Record `node`'s children, one pass with the enclosing owner,
+    function and open roots carried down."""
+    for child in ast.iter_child_nodes(node):
+      inner_owner, inner_function, inner_roots = owner, function, roots
+      if isinstance(child, (ast.ClassDef, ast.FunctionDef,
+                            ast.AsyncFunctionDef)):
+        inner_owner = owner or id(child)
+        if not isinstance(child, ast.ClassDef):
+          inner_function, inner_roots = child, ()
+      self._record(child, owner, function, roots)
+      if isinstance(child, ast.With):
+        for item in child.items:
+          self._visit(item, owner, function, roots)
+        opened = tuple(_opened_roots(child))
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+          self.opening.setdefault(function.name, set()).update(opened)
+        body = ast.Module(body=child.body, type_ignores=[])
+        self._visit(body, owner, function, roots + opened)
+        continue
+      self._visit(child, inner_owner, inner_function, inner_roots)
+
+  def _record(self, node: ast.AST, owner: int, function: Optional[ast.AST],
+              roots: Tuple[str, ...]) -> None:
+    """Note one node: a Saver kept in a name, a `restore`, an assignment
+    or a read."""
+    if isinstance(node, ast.Assign):
+      for each in node.targets:
+        target = _names.dotted(each)
+        if target:
+          self.assigned.append((function, target, node.value, roots))
+      target = _names.dotted(node.targets[0]) if len(
+          node.targets) == 1 else None
       if target and isinstance(node.value, ast.Call) and (
           _names.call_name(node.value) == "Saver"):
         listed = node.value.args[0] if node.value.args else next(
             (k.value for k in node.value.keywords if k.arg == "var_list"),
             None)
         if listed is not None:
-          savers[target] = listed
+          self.savers[(owner, target)] = listed
       elif target:
-        values.setdefault(target, []).append(node.value)
+        self.values.setdefault((owner, target), []).append(
+            (node.value, function))
     elif isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and node.func.attr == "restore":
       receiver = _names.dotted(node.func.value)
       if receiver:
-        restored.add(receiver)
-  return values, homes, savers, restored
+        self.restored.add((owner, receiver))
+    elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+        node.ctx, ast.Load):
+      read = _names.dotted(node)
+      if read:
+        self.reads.append((function, read, isinstance(node, ast.Name),
+                           roots))
 
 
 def _empty(value: ast.AST) -> bool:
@@ -135,41 +187,54 @@ def _empty(value: ast.AST) -> bool:
       isinstance(value, ast.Constant) and value.value is None)
 
 
-def _fed(tree: ast.AST, kept: Set[str], builders: List[ast.AST]) -> bool:
-  """Whether a block opening a scope of `kept` reads a name (or a local
-  set from an attribute) that one of `builders` assigns: the output of
-  the part those functions build and list."""
-  inside = {_names.dotted(t) for b in ast.walk(tree)
-            if isinstance(b, ast.With) and _opens(b, kept)
-            for n in ast.walk(b) for t in getattr(n, "targets", ())}
-  built = {_names.dotted(t) for b in builders for n in ast.walk(b)
-           for t in getattr(n, "targets", ())} - inside - {None}
-  for function in ast.walk(tree):
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      continue
-    local = built if function in builders else set()
-    aliases = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign)
-               and _names.dotted(n.value) in built for t in n.targets
-               if isinstance(t, ast.Name)}
-    for block in ast.walk(function):
-      if isinstance(block, ast.With) and _opens(block, kept) and any(
-          isinstance(n, (ast.Name, ast.Attribute)) and isinstance(
-              n.ctx, ast.Load) and (_names.dotted(n) in local or (
-                  _names.dotted(n) or "").startswith("self.") and (
-                      _names.dotted(n) in built) or (
-                          isinstance(n, ast.Name) and n.id in aliases))
-          for s in block.body for n in ast.walk(s)):
-        return True
-  return False
+def _fed(facts: Facts, kept: Set[str], restored: Set[str],
+         builder: Optional[ast.AST]) -> bool:
+  """Whether a block opening a scope of `kept` reads the output of the
+  restored part that `builder` (the function choosing the restored list)
+  builds: a name it binds inside a block opening a `restored` root, from
+  a call of a function opening one, or from such a name; a local of
+  another function set from one of those names counts too."""
+  if builder is None:
+    return False
+  built: Set[str] = set()
+  for function, target, value, roots in facts.assigned:
+    if function is builder and (set(roots) & restored or isinstance(
+        value, ast.Call) and _opens_restored(facts, value, restored) or (
+            _names.dotted(value) in built)):
+      built.add(target)
+  built -= {t for _, t, _, roots in facts.assigned if set(roots) & kept}
+  aliases = {(function, target) for function, target, value, _ in
+             facts.assigned if "." not in target and (
+                 _names.dotted(value) in built)}
+  return any(set(roots) & kept and (
+      function is builder and read in built or read.startswith("self.") and (
+          read in built) or bare and (function, read) in aliases)
+             for function, read, bare, roots in facts.reads)
 
 
-def _opens(block: ast.With, kept: Set[str]) -> bool:
-  """`with tf.variable_scope('lstm'):` for a root of `kept`."""
-  return any(isinstance(i.context_expr, ast.Call) and i.context_expr.args
-             and _names.call_name(i.context_expr) in _names.TF_SCOPES
-             and isinstance(i.context_expr.args[0], ast.Constant) and str(
-                 i.context_expr.args[0].value).strip("/").split("/")[0] in (
-                     kept) for i in block.items)
+def _opens_restored(facts: Facts, call: ast.Call, restored: Set[str]
+                    ) -> bool:
+  """Whether `call` runs a function that opens a `restored` root: one
+  the module defines opening it, or one named after it (`densenet_161`
+  for `densenet161`, `inception_v3` for `InceptionV3`)."""
+  name = _names.call_name(call)
+  return bool(facts.opening.get(name, set()) & restored) or any(
+      _plain(name) == _plain(root) for root in restored)
+
+
+def _plain(name: str) -> str:
+  """`name` lower-cased, letters and digits only."""
+  return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _opened_roots(block: ast.With) -> List[str]:
+  """The literal scope roots a `with` opens (`tf.variable_scope('lstm')`:
+  `lstm`)."""
+  return [str(i.context_expr.args[0].value).strip("/").split("/")[0]
+          for i in block.items if isinstance(i.context_expr, ast.Call)
+          and i.context_expr.args
+          and _names.call_name(i.context_expr) in _names.TF_SCOPES
+          and isinstance(i.context_expr.args[0], ast.Constant)]
 
 
 def _scope_roots(value: ast.AST) -> Set[str]:

@@ -69,9 +69,27 @@ def restores_beside(analysis: Analysis, module: object,
       continue
     tree = other.tree if project.parsed(other) is not None else None
     if restores_other_scopes(text, tree, chosen) or beside and (
-        _restored.restores_scopes(text, tree, kept)):
+        _restores_scopes(analysis, other, text, tree, kept)):
       return True
   return False
+
+
+def _restores_scopes(analysis: Analysis, module: object, text: str,
+                     tree: Optional[ast.AST], kept: Set[str]) -> bool:
+  """`_restored.restores_scopes` of `module`, its facts read once per
+  analysis and its answer once per set of kept scopes: each step of a
+  project asks of the same model file."""
+  if tree is None or "Saver(" not in text or ".restore(" not in text:
+    return False
+  memo = analysis.once("restored:scopes", dict)
+  assert isinstance(memo, dict)
+  key = (id(module), frozenset(kept))
+  if key not in memo:
+    facts = memo.get(id(module))
+    if facts is None:
+      facts = memo[id(module)] = _restored.Facts(tree)
+    memo[key] = _restored.restores_scopes(facts, kept)
+  return bool(memo[key])
 
 
 def _roots(node: ast.AST) -> Set[str]:
