@@ -67,6 +67,33 @@ def test_a_name_scope_of_another_models_module_is_not_the_steps():
   assert scanned.in_project({"dcgan.py": _GAN, "legacy.py": _LEGACY}) == []
 
 
+def test_a_trainer_handed_its_model_ignores_another_models_name_scope():
+  # fr3-ns3: the trainer makes no variable (its model is `dcgan.GAN`,
+  # named by `variable_scope`); `legacy.py` opens `name_scope('Generator')`
+  # and names nothing `Generator`: another model's, not the trainer's.
+  trainer = """\
+import tensorflow as tf
+import dcgan
+
+
+def main(z, x):
+  gan = dcgan.GAN()
+  fake = gan.generator(z)
+  d_real = gan.discriminator(x)
+  d_fake = gan.discriminator(fake)
+  g_loss = -tf.reduce_mean(d_fake)
+  d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real)
+  tvars = tf.trainable_variables()
+  g_vars = [v for v in tvars if 'Generator' in v.name]
+  d_vars = [v for v in tvars if 'Discriminator' in v.name]
+  g_opt = tf.train.AdamOptimizer(1e-4).minimize(g_loss, var_list=g_vars)
+  d_opt = tf.train.AdamOptimizer(1e-4).minimize(d_loss, var_list=d_vars)
+  return g_opt, d_opt
+"""
+  assert scanned.in_project({"dcgan.py": _GAN, "legacy.py": _LEGACY,
+                             "train.py": trainer}) == []
+
+
 def test_a_name_scope_inside_a_method_a_caller_names_is_named():
   # fr-ns1: the caller's `variable_scope('Generator')` names what the
   # method makes, whatever `name_scope` it opens inside.
@@ -104,7 +131,8 @@ def test_a_name_scope_of_the_steps_own_model_is_found_with_its_path():
 
 def test_a_trainer_with_no_variables_reads_its_models_name_scope():
   # Part thirty's VAW-GAN: the trainer is handed its model, whose
-  # `__init__` makes embedding tables under `name_scope('Generator')`.
+  # `__init__` makes embedding tables under `name_scope('Generator')`
+  # beside the generator it names `Generator` by `make_template`.
   model = """\
       import tensorflow as tf
 
@@ -112,6 +140,10 @@ def test_a_trainer_with_no_variables_reads_its_models_name_scope():
         def __init__(self):
           with tf.name_scope('Generator'):
             self.emb = tf.get_variable('y_emb', [10, 4])
+          self._generate = tf.make_template('Generator', self._generator)
+
+        def _generator(self, z):
+          return tf.layers.dense(z, 10)
       """
   trainer = """\
       import tensorflow as tf
@@ -188,6 +220,20 @@ def test_a_helper_whose_module_is_star_imported_stays_found():
   assert [(i, p, line) for i, p, line in scanned.in_project({
       "helpers.py": _HELPERS, "old_script.py": _UNCALLED,
       "other.py": starred})] == [(_FILTER, "helpers.py", 6)]
+
+
+def test_a_helper_called_under_its_as_name_stays_found():
+  # fr3-uhv2: `from helpers import build_train_op as bto; bto(...)`.
+  aliased = """\
+      import tensorflow as tf
+      from helpers import build_train_op as bto
+
+      loss = tf.reduce_sum(tf.get_variable('w', [3]))
+      train_op = bto(loss, 0.1)
+      """
+  assert [(i, p, line) for i, p, line in scanned.in_project({
+      "helpers.py": _HELPERS, "train.py": aliased})] == [
+          (_FILTER, "helpers.py", 6)]
 
 
 def test_a_helper_imported_and_never_called_stays_silent():

@@ -58,6 +58,17 @@ def test_halves_of_a_list_cut_of_the_encoder_are_found_at_the_cut():
       ("var-list-filter", 25)]
 
 
+def test_a_cut_of_a_list_chosen_by_slim_is_found_at_the_cut():
+  # fr3-cutv: the encoder's list chosen by slim's restore helper.
+  old = ("tf.get_collection(\n            "
+         "tf.GraphKeys.GLOBAL_VARIABLES, scope='InceptionV3')")
+  base = _CAPTIONER.replace("EXTRA", "pass")
+  assert old in base
+  code = base.replace(
+      old, "slim.get_variables_to_restore(include=['InceptionV3'])")
+  assert scanned.found(code) == [("var-list-filter", 24)]
+
+
 def test_halves_of_every_trainable_variable_stay_silent():
   code = _CAPTIONER.replace(
       "                if v not in model.inception_variables]", "]").replace(

@@ -10,7 +10,10 @@ What is matched: the filter's literal against the literal of a
 variable by `get_variable`. The model is the step's own module when that
 module makes variables itself (`get_variable`, `variable_scope`); a
 trainer that makes none is handed its model, and then the blocks of the
-project's other modules count. What the names are, not what the code
+project's modules that also name the group by a naming scope of the
+same literal (`tf.make_template('Generator', ...)`) count: a module
+that opens `name_scope('Generator')` and names nothing `Generator` is
+another model's. What the names are, not what the code
 meant: under `tf.variable_scope('Generator')` or `make_template` they are
 the group's, and so are a method's when a caller of it (`with
 tf.variable_scope('Generator'): self.generator(z)`, or
@@ -97,18 +100,34 @@ _Scoped = Dict[str, Tuple[ast.Call, str]]
 
 
 def _project_scopes(analysis: Analysis) -> _Scoped:
-  """`_module_scopes` of every module that opens a `name_scope`, the
-  first module's call for each name (gathered once per scan)."""
+  """`_module_scopes` of every module that opens a `name_scope` and a
+  naming scope of the same literal (`_naming_literals`), the first
+  module's call for each name (gathered once per scan)."""
   def gather() -> _Scoped:
     found: _Scoped = {}
     for module in analysis.project.all_modules_with({"name_scope"}):
+      named = _naming_literals(module)
       for literal, each in _module_scopes(analysis, module).items():
-        found.setdefault(literal, each)
+        if literal in named:
+          found.setdefault(literal, each)
     return found
 
   found = analysis.once("name scopes making", gather)
   assert isinstance(found, dict)
   return found
+
+
+def _naming_literals(module: _project.Module) -> Set[str]:
+  """The literals a module opens naming scopes with
+  (`tf.variable_scope('Generator')`, `tf.make_template('Generator',
+  fn)`): the groups its variables are named into."""
+  if module.tree is None:
+    return set()
+  return {call.args[0].value for call in ast.walk(module.tree)
+          if isinstance(call, ast.Call) and call.args and (
+              _names.call_name(call) in _NAMING) and isinstance(
+                  call.args[0], ast.Constant) and isinstance(
+                      call.args[0].value, str)}
 
 
 def _module_scopes(analysis: Analysis, module: _project.Module) -> _Scoped:

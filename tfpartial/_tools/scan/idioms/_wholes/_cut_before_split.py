@@ -30,7 +30,9 @@ _TRAINABLE = frozenset({"trainable_variables", "get_trainable_variables",
 _SELECTIONS = frozenset({"get_collection", "get_collection_ref",
                          "trainable_variables", "global_variables",
                          "get_variables", "get_model_variables",
-                         "get_trainable_variables"})
+                         "get_trainable_variables",
+                         "get_variables_to_restore",
+                         "get_variables_by_name"})
 # Calls that write a variable's value by hand.
 _WRITES = frozenset({"assign", "assign_add", "assign_sub"})
 # Calls that train the list passed to them (beside the loss).

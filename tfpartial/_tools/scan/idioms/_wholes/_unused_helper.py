@@ -54,8 +54,9 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
     for bound in imports.get(name, ()):
       if not _is(project.resolve(top, bound), function):
         continue
-      if module.source.path.endswith("__init__.py"):
-        return False
+      if module.source.path.endswith("__init__.py") or (
+          bound in _loaded(analysis, module.tree)):
+        return False  # Re-exported, or read under its `as` name.
       importers += 1
   return importers > 0
 
