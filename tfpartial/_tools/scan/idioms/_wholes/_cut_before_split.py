@@ -26,13 +26,9 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 # Calls listing the trainable variables, the comprehension's source.
 _TRAINABLE = frozenset({"trainable_variables", "get_trainable_variables",
                         "trainable_weights"})
-# Calls choosing variables by scope or collection: the list left out.
-_SELECTIONS = frozenset({"get_collection", "get_collection_ref",
-                         "trainable_variables", "global_variables",
-                         "get_variables", "get_model_variables",
-                         "get_trainable_variables",
-                         "get_variables_to_restore",
-                         "get_variables_by_name"})
+# Calls choosing variables by scope or collection: the list left out
+# (the variable lists that take a scope, as every other check reads them).
+_SELECTIONS = frozenset(_names.SCOPE_ARGUMENT)
 # Calls that write a variable's value by hand.
 _WRITES = frozenset({"assign", "assign_add", "assign_sub"})
 # Calls that train the list passed to them (beside the loss).
