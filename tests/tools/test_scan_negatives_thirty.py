@@ -45,3 +45,55 @@ def test_a_dict_entry_of_variables_kept_by_their_flag_is_silent():
 def test_a_dict_entry_holding_a_slice_of_the_variables_is_found():
   code = _DICT_ENTRY.replace("ENTRY", "model.trainable_variables[-2:]")
   assert scanned.found(code) == [("var-list-filter", 5)]
+
+
+_TWO_RATES = """\
+    from transformers import TFRobertaModel
+
+    def build_model(transformer):
+      inp = tf.keras.layers.Input(shape=(128,), dtype=tf.int32)
+      x = READ
+      out = tf.keras.layers.Dense(1, name='custom_head')(x)
+      return tf.keras.Model(inputs=[inp], outputs=[out])
+
+    model = build_model(TFRobertaModel.from_pretrained('xlm-roberta-large'))
+    optimizer_transformer = tf.keras.optimizers.Adam(1e-5)
+    optimizer_head = tf.keras.optimizers.Adam(1e-3)
+
+    def train_step(features, labels):
+      body = [v for v in model.trainable_variables
+              if 'pooler' not in v.name and 'custom' not in v.name]
+      head = [v for v in model.trainable_variables if 'custom' in v.name]
+      with tf.GradientTape(persistent=True) as tape:
+        loss = compute_loss(labels, model(features, training=True))
+      grads_body = tape.gradient(loss, body)
+      grads_head = tape.gradient(loss, head)
+      optimizer_transformer.apply_gradients(zip(grads_body, body))
+      HEAD_STEP
+    """
+_TOKENS = "transformer(inp)[0][:, 0, :]"
+_HEAD_STEP = "optimizer_head.apply_gradients(zip(grads_head, head))"
+
+
+def _two_rates(read=_TOKENS, head_step=_HEAD_STEP, left_out="'pooler'"):
+  return _TWO_RATES.replace("READ", read).replace(
+      "HEAD_STEP", head_step).replace("'pooler'", left_out)
+
+
+def test_a_pooler_left_out_beside_a_head_trained_apart_is_silent():
+  assert scanned.found(_two_rates()) == []
+
+
+def test_the_pooled_output_read_freezes_the_pooler():
+  code = _two_rates(read="transformer(inp).pooler_output")
+  assert scanned.found(code) == [("var-list-filter", 14)]
+
+
+def test_a_head_no_step_trains_is_found():
+  assert scanned.found(_two_rates(head_step="pass")) == [
+      ("var-list-filter", 14)]
+
+
+def test_another_layer_left_out_beside_the_head_is_found():
+  assert scanned.found(_two_rates(left_out="'embeddings'")) == [
+      ("var-list-filter", 14)]
