@@ -97,3 +97,62 @@ def test_a_head_no_step_trains_is_found():
 def test_another_layer_left_out_beside_the_head_is_found():
   assert scanned.found(_two_rates(left_out="'embeddings'")) == [
       ("var-list-filter", 14)]
+
+
+# A model built whole by one helper that opens the scope its caller names
+# (jiyanggao/TURN-TAP and CBR: `vs_multilayer.vs_multilayer(x, "APN")`),
+# the step training that scope: the whole model.
+_HELPER = """\
+    def multilayer(x, name, reuse=False):
+      with tf.variable_scope(name):
+        if reuse:
+          tf.get_variable_scope().reuse_variables()
+        h = tf.layers.dense(x, 1000, activation=tf.nn.relu, name='layer1')
+        return tf.layers.dense(h, 4, name='layer2')
+    """
+_BUILT = """\
+    import layers
+
+    class Model(object):
+      def __init__(self, lr):
+        self.lr = lr
+
+      def compute_loss(self, x, labels):
+        BUILD
+        return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            logits=scores, labels=labels))
+
+      def get_variables_by_name(self, name_list):
+        v_dict = {name: [] for name in name_list}
+        for v in tf.trainable_variables():
+          for name in name_list:
+            if name in v.name:
+              v_dict[name].append(v)
+        return v_dict
+
+      def training(self, loss):
+        v_dict = self.get_variables_by_name(["APN"])
+        optimizer = tf.train.AdamOptimizer(self.lr)
+        return optimizer.minimize(loss, var_list=v_dict["APN"])
+    """
+
+
+def _built(build):
+  return scanned.in_project({"layers.py": _HELPER,
+                             "model.py": _BUILT.replace("BUILD", build)})
+
+
+def test_the_one_scope_a_helper_builds_the_model_under_is_silent():
+  assert _built('scores = layers.multilayer(x, "APN")') == []
+
+
+def test_a_backbone_built_under_a_second_given_scope_is_found():
+  build = ('feats = layers.multilayer(x, "backbone")\n'
+           '        scores = layers.multilayer(feats, "APN")')
+  assert _built(build) == [("var-list-filter", "model.py", 24)]
+
+
+def test_a_layer_built_outside_every_scope_is_found():
+  build = ('feats = tf.layers.dense(x, 64, name="embed")\n'
+           '        scores = layers.multilayer(feats, "APN")')
+  assert _built(build) == [("var-list-filter", "model.py", 24)]
