@@ -156,3 +156,30 @@ def test_a_layer_built_outside_every_scope_is_found():
   build = ('feats = tf.layers.dense(x, 64, name="embed")\n'
            '        scores = layers.multilayer(feats, "APN")')
   assert _built(build) == [("var-list-filter", "model.py", 24)]
+
+
+# A federated server applying the update the clients sent, each entry to
+# the variable its key names (apple/pfl-research): the update chooses.
+_SERVER = """\
+    class Server(object):
+      def __init__(self, model, optimizer):
+        self.variable_map = {v.name: v for v in model.trainable_variables}
+        self.optimizer = optimizer
+
+      def apply_model_update(self, statistics):
+        pairs = []
+        for variable_name, difference in statistics.items():
+          SKIP
+          variable = self.variable_map[variable_name]
+          pairs.append((-1 * difference, variable))
+        self.optimizer.apply_gradients(pairs)
+    """
+
+
+def test_an_update_applied_to_the_variables_its_keys_name_is_silent():
+  assert scanned.found(_SERVER.replace("SKIP", "pass")) == []
+
+
+def test_an_update_with_keys_skipped_by_name_is_found():
+  code = _SERVER.replace("SKIP", "if 'embedding' in variable_name: continue")
+  assert scanned.found(code) == [("var-list-filter", 10)]
