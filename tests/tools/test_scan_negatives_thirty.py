@@ -183,3 +183,58 @@ def test_an_update_applied_to_the_variables_its_keys_name_is_silent():
 def test_an_update_with_keys_skipped_by_name_is_found():
   code = _SERVER.replace("SKIP", "if 'embedding' in variable_name: continue")
   assert scanned.found(code) == [("var-list-filter", 10)]
+
+
+# The project's own `get_variables(f)`: every variable a function reads,
+# by a tape's `watched_variables()` (google-research/self-organising-
+# systems: a cellular automaton trained against a fixed loss network).
+_CA = """\
+    def get_variables(ARG):
+      BODY
+
+    class CAModel:
+      def __init__(self):
+        self.w = tf.Variable(tf.zeros([16, 16]))
+        self.b = tf.Variable(tf.zeros([16]))
+        self.params = get_variables(ARG_GIVEN)
+
+      def embody(self):
+        return lambda x: tf.matmul(x, self.w) + self.b
+    """
+_SYNTH = """\
+    from ca import CAModel
+
+    class Synth:
+      def __init__(self, loss_model):
+        self.loss_model = loss_model
+        self.ca = CAModel()
+        self.trainer = tf.keras.optimizers.Adam(1e-3)
+
+      @tf.function
+      def train_step(self, x):
+        with tf.GradientTape() as g:
+          x = self.ca.embody()(x)
+          loss = self.loss_model(x)
+        grads = g.gradient(loss, self.ca.params)
+        grads = [g / (tf.norm(g) + 1e-8) for g in grads]
+        self.trainer.apply_gradients(zip(grads, self.ca.params))
+    """
+
+
+def _ca(arg, body, given):
+  ca = _CA.replace("ARG_GIVEN", given).replace("ARG", arg).replace(
+      "BODY", body)
+  return scanned.in_project({"ca.py": ca, "synth.py": _SYNTH})
+
+
+def test_every_variable_a_tape_watches_is_silent():
+  body = ("with tf.GradientTape() as g:\n"
+          "        f()\n"
+          "        return g.watched_variables()")
+  assert _ca("f", body, "self.embody") == []
+
+
+def test_the_projects_own_get_variables_by_scope_is_found():
+  body = "return [v for v in tf.trainable_variables() if scope in v.name]"
+  assert _ca("scope", body, "'ca/dense'") == [
+      ("var-list-filter", "synth.py", 14)]
