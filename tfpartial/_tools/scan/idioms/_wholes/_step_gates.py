@@ -174,7 +174,9 @@ def _rest_beside(step: Step, analysis: Analysis, steps: Sequence[Step]
   but a pooler its loss never reads (`'pooler' not in v.name and
   'custom' not in v.name`): between them they leave nothing out."""
   chosen = step.labels.get("filtered")
-  kept = _kept_names(chosen) if chosen is not None else frozenset()
+  if chosen is None:
+    return False
+  kept = _kept_names(chosen)
   if not kept or any(isinstance(n, ast.Constant) and isinstance(
       n.value, str) and n.value not in kept for n in ast.walk(chosen)):
     return False
