@@ -388,6 +388,11 @@ def call(flow: Flow, node: ast.Call, scope: _scopes.Scope,
       node.args) >= 2 and isinstance(node.args[0], ast.Lambda):
     return _mapped(flow, node.args[0], node.args[1:], scope, env)
   found = _spelled(flow, node, name, scope, env)
+  if summary is not None and name in _names.VARIABLE_LISTS and (
+      "filtered" not in summary):
+    # The project's own `get_variables(f)` (a tape's watched variables):
+    # its body says what it keeps, not the library's scope argument.
+    found = {k: v for k, v in found.items() if k != "filtered"}
   if name in _DIAGONAL_MAKERS | {"matmul"} and node.args:
     found = _diagonal(flow, node, name, list(node.args), scope, env, found)
   rebuilt = rebuilt_parts(node)

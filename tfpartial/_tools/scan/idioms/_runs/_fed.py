@@ -3,7 +3,9 @@ gradients are placeholders, one made for each variable it applies to
 (`pairs.append((tf.placeholder(..., var.shape), var))`, `zip([placeholder
 for v in vs], vs)`). No loss is taken at such a step: the gradients were
 computed (and summed, or averaged across models) elsewhere, and the
-variables it applies them to are the ones they were computed for."""
+variables it applies them to are the ones they were computed for. So
+too an update passed in as a mapping, each entry applied to the
+variable its key names (a federated server's aggregated update)."""
 
 from __future__ import annotations
 
@@ -33,7 +35,44 @@ def fed_gradients(call: ast.Call, scope: _scopes.Scope) -> bool:
               node.func.value) == spelled and len(node.args) == 1]
   return bool(added) and all(
       isinstance(a, ast.Tuple) and len(a.elts) == 2 and _placeholder(
-          a.elts[0], scope) for a in added)
+          a.elts[0], scope) for a in added) or bool(added) and all(
+              _keyed(a, scope) for a in added)
+
+
+def _keyed(added: ast.expr, scope: _scopes.Scope) -> bool:
+  """`(-1 * difference, variable_map[name])` appended in `for name,
+  difference in update.items()`, `update` a parameter: an update made
+  elsewhere (a federated server's aggregate), each entry applied to the
+  variable its own key names; the update chooses, not a filter here."""
+  if not isinstance(added, ast.Tuple) or len(added.elts) != 2:
+    return False
+  looked_up = added.elts[1]
+  if isinstance(looked_up, ast.Name):  # `variable = variable_map[name]`.
+    defs = scope.defs.get(looked_up.id, [])
+    looked_up = defs[0].value if len(defs) == 1 else looked_up
+  if not isinstance(looked_up, ast.Subscript):
+    return False
+  key = looked_up.slice
+  for loop in scope.nodes:
+    if not isinstance(loop, ast.For) or not any(
+        node is added for node in ast.walk(loop)):
+      continue
+    source, target = loop.iter, loop.target
+    if any(isinstance(node, (ast.If, ast.IfExp, ast.Continue, ast.Break))
+           for node in ast.walk(loop)):
+      return False  # Some keys skipped: a choice made here.
+    return isinstance(source, ast.Call) and _names.call_name(
+        source) == "items" and isinstance(source.func, ast.Attribute) and (
+            isinstance(source.func.value, ast.Name)) and (
+                source.func.value.id in scope.params) and isinstance(
+                    target, ast.Tuple) and len(target.elts) == 2 and all(
+                        isinstance(t, ast.Name) for t in target.elts) and (
+                            isinstance(key, ast.Name)) and (
+                                key.id == getattr(target.elts[0], "id", "")
+                            ) and any(isinstance(n, ast.Name) and n.id == (
+                                getattr(target.elts[1], "id", ""))
+                                      for n in ast.walk(added.elts[0]))
+  return False
 
 
 def _placeholders(node: ast.expr, scope: _scopes.Scope) -> bool:

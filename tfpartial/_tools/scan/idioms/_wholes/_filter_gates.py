@@ -76,7 +76,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       _capable.others_not_built(analysis, step, steps))
   if "filtered" not in step.labels or _own_training(
       analysis, step, steps, groups, halved) or only_measured(step) or (
-          only_summarised(step, steps)) or no_choice(step, analysis) or (
+          only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps):
     return None

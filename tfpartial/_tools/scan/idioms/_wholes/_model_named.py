@@ -90,12 +90,24 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   opened: Set[str] = set()
   project = analysis.project
   named = _named_scopes.helpers(project)
+  given: Set[str] = set()
   for module in project.modules:  # The model's file may hold no step.
-    if "_scope(" in module.source.text and project.parsed(module) and (
+    text = module.source.text
+    if "_scope(" in text and project.parsed(module) and (
         module.tree is not None):
       _open_scopes(module.tree.body, False, opened)
       opened |= _named_scopes.passed(project, module, named) if (
           named) else set()  # `sdae(x, name="ae")`: `_named_scopes`.
+    elif any(f"{name}(" in text for name in named) and project.parsed(
+        module) and module.tree is not None:
+      given |= _named_scopes.passed(project, module, named)
+  if not opened and len(given) == 1 and _named_scopes.all_scoped(project):
+    # A file that opens no scope gives a helper the one name the whole
+    # project builds under (`vs_multilayer.vs_multilayer(x, "APN")`,
+    # the helper opening `variable_scope(name)`), and nothing makes a
+    # variable outside a scope: the model's root. Two names given so (a
+    # backbone and a head), or a layer made outside any scope, are parts.
+    opened |= given
   # `if scope != 'global':` around a worker's step: `_worker_pairs`.
   return opened | _worker_pairs.guarded_scopes(project)
 

@@ -37,6 +37,30 @@ def helpers(project: _project.Project) -> Set[str]:
   return found
 
 
+# Calls that make variables (or a model of them) where they are written.
+_MAKERS = {"from_pretrained", "KerasLayer", "Sequential", "Embedding",
+           "LSTM", "GRU", "Conv1D", "Conv3D", "BatchNormalization",
+           "LayerNormalization", "MultiHeadAttention"}
+
+
+def all_scoped(project: _project.Project) -> bool:
+  """Whether every call of the project that makes a variable or a layer
+  (`tf.get_variable`, `tf.layers.dense`, a Keras layer, a pretrained or
+  `keras.applications` model) is written inside a `with ..._scope(...)`:
+  nothing is built outside the scopes the project names."""
+  for module in project.modules:
+    if project.parsed(module) is None or module.tree is None:
+      continue
+    for node in _outside_scopes(module.tree):
+      dotted = f".{_names.dotted(node.func) or ''}." if isinstance(
+          node, ast.Call) else ""
+      if isinstance(node, ast.Call) and ".nn." not in dotted and (
+          _names.call_name(node) in _names.VARIABLES | _LAYER_CALLS | (
+              _MAKERS) or ".applications." in dotted):
+        return False  # Not `tf.nn.conv2d(x, weights)`: weights given.
+  return True
+
+
 def _init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
   """A class's own `__init__`, if it has one."""
   return next((f for f in cls.body if isinstance(f, ast.FunctionDef) and (
@@ -161,14 +185,17 @@ def _literal_arguments(tree: ast.AST, named: Set[str]
   any scope (inside one, the name is a part's: `fc('v2s_lt', x)` under
   `with tf.variable_scope('CTRL_Model'):`)."""
   for node in _named_calls(tree):
-    if not isinstance(node.func, ast.Name) or node.func.id not in named:
+    # `vs_multilayer.vs_multilayer(x, "APN")`: a module's helper, imported.
+    spelled = node.func.id if isinstance(node.func, ast.Name) else (
+        _names.dotted(node.func) or "")
+    if _names.call_name(node) not in named:
       continue
     for index, argument in enumerate(node.args):
       if _string(argument):
-        yield node, node.func.id, index
+        yield node, spelled, index
     for keyword in node.keywords:
       if keyword.arg and _string(keyword.value):
-        yield node, node.func.id, keyword.arg
+        yield node, spelled, keyword.arg
 
 
 def _self_arguments(tree: ast.Module, named: Set[str]
@@ -201,13 +228,17 @@ def _self_arguments(tree: ast.Module, named: Set[str]
 
 
 def _named_calls(tree: ast.AST) -> List[ast.Call]:
-  """The calls of a bare name (`sdae(...)`) under `tree` that no `with
-  ..._scope(...)` holds, found once per tree (each step asks again)."""
+  """The calls of a bare name (`sdae(...)`) or of a module's function
+  (`nets.sdae(...)`) under `tree` that no `with ..._scope(...)` holds,
+  found once per tree (each step asks again)."""
   kept = _NAMED_CALLS.get(tree)
   if kept is None:
     kept = _NAMED_CALLS[tree] = [
         node for node in _outside_scopes(tree) if isinstance(
-            node, ast.Call) and isinstance(node.func, ast.Name)]
+            node, ast.Call) and (isinstance(node.func, ast.Name) or (
+                isinstance(node.func, ast.Attribute) and isinstance(
+                    node.func.value, ast.Name) and (
+                        node.func.value.id != "self")))]
   return kept
 
 

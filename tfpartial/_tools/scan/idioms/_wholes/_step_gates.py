@@ -12,7 +12,7 @@ variables were chosen (`chosen_where`) and where the finding is shown
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import FrozenSet, List, Optional, Sequence, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -126,18 +126,63 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
           n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
 
 
-def no_choice(step: Step, analysis: Analysis) -> bool:
+def no_choice(step: Step, analysis: Analysis,
+              steps: Sequence[Step] = ()) -> bool:
   """Whether the step's filter chooses nothing to freeze: it applies
   gradients fed in from outside (computed for those variables elsewhere),
-  leaves out only variables its loss never reads or a scope no code that
+  leaves out only variables its loss never reads (beside names another
+  of `steps` keeps for the same loss) or a scope no code that
   runs opens (`_unopened`), or trains nothing
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
   return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
       _unread.only_unread(chosen, analysis.module(step.scope),
-                           analysis.project) or (
+                           analysis.project, _kept_beside(step, steps)) or (
+          _rest_beside(step, analysis, steps)) or (
           _unopened.excludes_none(analysis.project, chosen))) or (
               _trains_nothing_left(analysis, step))
+
+
+def _beside(step: Step, steps: Sequence[Step]) -> List[ast.AST]:
+  """The filters of the other steps of the step's function and loss."""
+  return [chosen for other in steps
+          for chosen in [other.labels.get("filtered")]
+          if other is not step and other.scope is step.scope and (
+              other.loss is not None) and other.loss == step.loss and (
+                  chosen is not None)]
+
+
+def _kept_names(chosen: ast.AST) -> FrozenSet[str]:
+  """The names a filter keeps by an `in` test (`[v for v in tvars if
+  'custom' in v.name]`)."""
+  return frozenset(n.left.value for n in ast.walk(chosen) if isinstance(
+      n, ast.Compare) and len(n.ops) == 1 and isinstance(
+          n.ops[0], ast.In) and isinstance(n.left, ast.Constant) and (
+              isinstance(n.left.value, str)))
+
+
+def _kept_beside(step: Step, steps: Sequence[Step]) -> FrozenSet[str]:
+  """The names other steps of the step's function and loss keep."""
+  return frozenset(name for chosen in _beside(step, steps)
+                   for name in _kept_names(chosen))
+
+
+def _rest_beside(step: Step, analysis: Analysis, steps: Sequence[Step]
+                 ) -> bool:
+  """Whether the step keeps only names it tests with `in` (a head,
+  `'custom' in v.name`) and another step of its loss trains the rest
+  but a pooler its loss never reads (`'pooler' not in v.name and
+  'custom' not in v.name`): between them they leave nothing out."""
+  chosen = step.labels.get("filtered")
+  if chosen is None:
+    return False
+  kept = _kept_names(chosen)
+  if not kept or any(isinstance(n, ast.Constant) and isinstance(
+      n.value, str) and n.value not in kept for n in ast.walk(chosen)):
+    return False
+  return any(_unread.only_unread(other, analysis.module(step.scope),
+                                 analysis.project, kept)
+             for other in _beside(step, steps))
 
 
 def only_measured(step: Step) -> bool:

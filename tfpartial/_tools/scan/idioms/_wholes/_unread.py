@@ -8,12 +8,14 @@ pooled = bert(...)`), they are frozen, and reported. A call of the
 project's own model (`subject, objects = model(x)` of `model =
 Model(...)`, a class of the project returning two heads) is no
 transformer's second output: its module, where the transformer is run,
-is read in its place."""
+is read in its place. A name the filter also leaves out that another
+step of the same loss trains (`'custom' not in v.name` beside a head's
+`'custom' in v.name`, at its own learning rate) leaves nothing out."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Set
+from typing import Dict, FrozenSet, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -27,14 +29,16 @@ _POOLED_WORDS = frozenset({"pooler_output", "pooled_output", "pooled",
 
 
 def only_unread(node: ast.AST, module: _project.Module,
-                project: Optional[_project.Project] = None) -> bool:
+                project: Optional[_project.Project] = None,
+                beside: FrozenSet[str] = frozenset()) -> bool:
   """Whether the filter `node` leaves out only a pooler (each string it
-  compares names one) and `module` never reads the pooled output (nor
-  the modules of the project's models it runs)."""
+  compares names one, or is a name another step of the same loss keeps:
+  `beside`, a head trained at its own rate) and `module` never reads the
+  pooled output (nor the modules of the project's models it runs)."""
   strings = [n.value for n in ast.walk(node) if isinstance(
       n, ast.Constant) and isinstance(n.value, str)]
-  if not strings or not all(any(p in s.lower() for p in _POOLED_ONLY)
-                            for s in strings):
+  pooler = [s for s in strings if any(p in s.lower() for p in _POOLED_ONLY)]
+  if not pooler or not all(s in pooler or s in beside for s in strings):
     return False
   return not _reads_pooled(module, project, set())
 
