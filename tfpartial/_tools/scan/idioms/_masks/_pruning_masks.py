@@ -55,12 +55,11 @@ def _reexported(project: _project.Project, scope: _scopes.Scope,
     held = project.resolve(scope, base) if base else None
   elif isinstance(func, ast.Name):
     module = scope.module
-    where = module.imports.get(func.id) if isinstance(
-        module, _project.Module) else None
     held = None
-    if where is not None and where[1]:
-      level = len(where[0]) - len(where[0].lstrip("."))
-      held = project.find_module(where[0].lstrip("."), module, level)
+    if isinstance(module, _project.Module) and func.id in module.imports:
+      where = module.imports[func.id][0]
+      level = len(where) - len(where.lstrip("."))
+      held = project.find_module(where.lstrip("."), module, level)
   else:
     return False
   if not isinstance(held, _project.Module) or project.parsed(held) is None:

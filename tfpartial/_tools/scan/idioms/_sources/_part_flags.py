@@ -158,16 +158,15 @@ def _left_off(scope: _scopes.Scope, pattern: _Pattern
   values: Dict[Tuple[str, str], List[Tuple[bool, ast.expr]]] = {}
   for node in scope.nodes:
     for target, value in _flag_sets(node):
-      holder = target.value
       attr = target.attr
-      if not isinstance(holder, ast.Name) or not attr.startswith(
+      if not isinstance(target.value, ast.Name) or not attr.startswith(
           prefix) or not attr.endswith(suffix) or len(attr) <= len(
               prefix) + len(suffix):
         continue
-      values.setdefault((holder.id, attr), []).append((value, target))
+      values.setdefault((target.value.id, attr), []).append((value, target))
   by_holder: Dict[str, List[Tuple[str, List[Tuple[bool, ast.expr]]]]] = {}
-  for (holder, attr), sets in values.items():
-    by_holder.setdefault(holder, []).append((attr, sets))
+  for (name, attr), sets in values.items():
+    by_holder.setdefault(name, []).append((attr, sets))
   for holder, flags in by_holder.items():
     on = any(value for _, sets in flags for value, _ in sets)
     off = sorted((sets[0][1] for _, sets in flags
