@@ -81,8 +81,7 @@ def _found(script, gate=_FORMATTED, optimizers=_OPTIMIZERS):
 @pytest.mark.parametrize("script, gate, line", [
     # Part thirty's finetune_voc.py: flags as variables, the transformer
     # switched on after the first epoch; the backbone never.
-    (_VOC.replace("\n        config.train_nlayers",
-                  "\n        config.train_nlayers") + """
+    (_VOC + """
         for epoch_nb in range(10):
             if epoch_nb > 0:
                 config.train_transformers.assign(True)

@@ -62,6 +62,20 @@ def test_a_reexported_apply_mask_with_updates_off_by_default_is_found(
   assert _found(apply=apply) == [("stop-gradient-mix", "main.py", 10)]
 
 
+def test_apply_mask_imported_by_name_from_the_project_module_is_found():
+  main = _MAIN.replace(
+      "from util import cudnn_pruning",
+      "from util import cudnn_pruning\n"
+      "from util.cudnn_pruning import apply_mask").replace(
+          "cudnn_pruning.apply_mask", "apply_mask").replace(
+              "UPDATE", "False").replace("APPLY", "True").replace(
+                  "TEST", _AND)
+  assert scanned.in_project({"main.py": main,
+                             "util/cudnn_pruning.py": _SPARSITY,
+                             "util/__init__.py": ""}) == [
+      ("stop-gradient-mix", "main.py", 11)]
+
+
 def test_the_library_imported_here_under_an_and_of_flags_is_found():
   main = _MAIN.replace(
       "from util import cudnn_pruning",
