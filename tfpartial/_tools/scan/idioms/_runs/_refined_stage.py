@@ -63,16 +63,20 @@ def hits(analysis: Analysis) -> List[_idiom.Hit]:
 def _in_class(info: _scopes.ClassInfo, group: List[_Step]
               ) -> List[_idiom.Hit]:
   """At the loop's read of each second stage's op, once."""
-  ops = {id(step.call): _op_of(info, step) for step in group}
   ranges: Dict[int, List[Tuple[Set[str], Set[str]]]] = {
       id(method): list(_chosen_stage._ranges(method.node))
       for method in info.methods.values()}
   every = [pair for found in ranges.values() for pair in found]
   if not every:
     return []
+  kept: Dict[int, Dict[int, ast.Assign]] = {}  # Read once a function.
+  ops = {id(step.call): _op_of(info, step, kept) for step in group}
+  picked = {name for pair in every for arm in pair for name in arm}
+  # Only the steps whose ops a counter's test picks pair up.
+  chosen = [step for step in group if ops[id(step.call)] in picked]
   found: Dict[int, _idiom.Hit] = {}
-  for first in group:
-    for second in group:
+  for first in chosen:
+    for second in chosen:
       mine = ops[id(second.call)]
       if first is second or mine is None or not _later(
           mine, ops[id(first.call)], every) or not _refines(
@@ -108,18 +112,24 @@ def _later(mine: Optional[str], theirs: Optional[str],
           mine in before or theirs in after) for before, after in ranges)
 
 
-def _op_of(info: _scopes.ClassInfo, step: _Step) -> Optional[str]:
+def _op_of(info: _scopes.ClassInfo, step: _Step,
+           kept: Dict[int, Dict[int, ast.Assign]]) -> Optional[str]:
   """The `self.` attribute the step's op is kept in: assigned there, or
   returned by its method in a tuple that a method of the class unpacks
   into attributes (`self.g_optim1, ... = self._getOptimizer(...)`)."""
-  for node in step.scope.nodes:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and any(
-        each is step.call for each in ast.walk(node.value)):
-      name = _names.dotted(node.targets[0])
-      if name is not None and name.startswith("self."):
-        return name
-      if isinstance(node.targets[0], ast.Name):
-        return _unpacked(info, step.scope, node.targets[0].id)
+  if id(step.scope) not in kept:
+    kept[id(step.scope)] = {
+        id(each): node for node in step.scope.nodes
+        if isinstance(node, ast.Assign) and len(node.targets) == 1
+        for each in ast.walk(node.value) if isinstance(each, ast.Call)}
+  node = kept[id(step.scope)].get(id(step.call))
+  if node is None:
+    return None
+  name = _names.dotted(node.targets[0])
+  if name is not None and name.startswith("self."):
+    return name
+  if isinstance(node.targets[0], ast.Name):
+    return _unpacked(info, step.scope, node.targets[0].id)
   return None
 
 

@@ -36,8 +36,13 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   """One finding per script and flag holder, at the first part's flag it
   turns off for good, for a step gated by a flag named after its part."""
   gates: Dict[_Pattern, Step] = {}
+  # Each function's gated blocks read once, however many steps it holds.
+  read: Dict[int, Dict[int, _Pattern]] = {}
   for step in steps:
-    for pattern in _gates(step):
+    if id(step.scope) not in read:
+      read[id(step.scope)] = _gated_calls(step.scope)
+    pattern = read[id(step.scope)].get(id(step.call))
+    if pattern is not None:
       gates.setdefault(pattern, step)
   if not gates:
     return []
@@ -65,15 +70,17 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   return found
 
 
-def _gates(step: Step) -> Iterator[_Pattern]:
-  """The flag names of the `if getattr(holder, <computed name>):` tests
-  whose body holds the step."""
-  for node in step.scope.nodes:
-    if isinstance(node, ast.If) and any(
-        each is step.call for stmt in node.body for each in ast.walk(stmt)):
-      pattern = _computed_flag(node.test, step.scope)
+def _gated_calls(scope: _scopes.Scope) -> Dict[int, _Pattern]:
+  """The calls in the body of each `if getattr(holder, <computed name>):`
+  of `scope`, by id, with the flag's name pattern."""
+  found: Dict[int, _Pattern] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
+      pattern = _computed_flag(node.test, scope)
       if pattern is not None:
-        yield pattern
+        found.update((id(each), pattern) for stmt in node.body
+                     for each in ast.walk(stmt) if isinstance(each, ast.Call))
+  return found
 
 
 def _computed_flag(test: ast.expr, scope: _scopes.Scope
