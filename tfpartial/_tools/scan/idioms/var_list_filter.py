@@ -307,7 +307,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           hit for hit in _flag_dropped.hits(analysis, gated)
           + _name_scoped.hits(analysis, gated)
           + _part_flags.hits(analysis, gated)
-          + _refined_stage.hits(analysis)
+          + _refined_stage.hits(analysis, gated)
           if id(hit.sink) not in sinks]
 
 

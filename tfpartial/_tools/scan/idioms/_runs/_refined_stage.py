@@ -25,7 +25,7 @@ from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources._train_step import (
-    STEPS, _class_of, _loss_node, var_list_of)
+    STEPS, Step, _class_of, _loss_node, var_list_of)
 
 # The label of a finding's read of the second stage's op.
 REFINED = "refined"
@@ -42,21 +42,22 @@ class _Step:
   var_list: Optional[ast.AST]
 
 
-def hits(analysis: Analysis) -> List[_idiom.Hit]:
-  """The second stage's list of each such model, once."""
-  by_class: Dict[int, List[_Step]] = {}
-  classes: Dict[int, _scopes.ClassInfo] = {}
-  for scope, call in analysis.calls_named(STEPS):
-    info = _class_of(scope)
-    chosen = var_list_of(call)
-    if info is not None and chosen is not None and (
-        _loss_node(call) is not None):
-      by_class.setdefault(id(info), []).append(_Step(call, scope, chosen))
-      classes[id(info)] = info
+def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
+  """The second stage's op of each such model, once: in the classes the
+  steps are built in, every step call of their methods (a method that
+  builds several steps from its parameters is read call by call)."""
+  classes = {id(info): info for step in steps
+             for info in [_class_of(step.scope)] if info is not None}
   found: List[_idiom.Hit] = []
-  for key, group in by_class.items():
+  for info in classes.values():
+    group = [_Step(call, method, chosen)
+             for method in info.methods.values()
+             for call in analysis.calls(method)
+             if _names.call_name(call) in STEPS
+             for chosen in [var_list_of(call)]
+             if chosen is not None and _loss_node(call) is not None]
     if len(group) > 1:
-      found += _in_class(classes[key], group)
+      found += _in_class(info, group)
   return found
 
 
