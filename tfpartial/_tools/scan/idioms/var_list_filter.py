@@ -25,6 +25,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _refined_stage
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
@@ -38,6 +39,7 @@ from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _name_scoped
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
+from tfpartial._tools.scan.idioms._sources import _part_flags
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _trimmed_collection
 from tfpartial._tools.scan.idioms._sources import _weights_property
@@ -136,6 +138,19 @@ class VarListFilter(_idiom.Idiom):
                f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
+    flag = hit.labels.get(_part_flags.FLAG)
+    if isinstance(flag, ast.Attribute):  # A part's flag, turned off.
+      message = (f"`{ast.unparse(flag)}` turned off for good here, so the "
+                 f"part's {_step_named(hit, name)}, run only while its flag "
+                 "is on, never trains it: whole variables only; exact as it "
+                 "is, not a drift; a candidate for a spec file")
+    refined = hit.labels.get(_refined_stage.REFINED)
+    if isinstance(refined, ast.expr):  # The second stage's op, run alone.
+      message = (f"from the loop's bound on only `{ast.unparse(refined)}` "
+                 f"runs: {_step_named(hit, name)} trains the second stage, "
+                 "and the first, whose output is a term of the second's, "
+                 "stays fixed: whole variables only; exact as it is, not a "
+                 "drift; a candidate for a spec file")
     run = hit.labels.get("run")
     if run is not None:  # The step's own ops, some of them run.
       message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
@@ -291,6 +306,8 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           if id(hit.sink) not in sinks] + [
           hit for hit in _flag_dropped.hits(analysis, gated)
           + _name_scoped.hits(analysis, gated)
+          + _part_flags.hits(analysis, gated)
+          + _refined_stage.hits(analysis, gated)
           if id(hit.sink) not in sinks]
 
 

@@ -30,16 +30,42 @@ def masked(analysis: Analysis
   by the pruning library while its masks stay fixed."""
   project = analysis.project
   modules = [m for m in project.modules_with(("apply_mask",))
-             if _LIBRARY in m.source.text and not m.is_test]
-  if not modules or _masks_updated(project):
-    return []
+             if not m.is_test]
   found: List[Tuple[ast.expr, _scopes.Scope, ast.expr]] = []
   for module in modules:
+    named = _LIBRARY in module.source.text
     for scope in analysis.scopes_with(module, ("apply_mask",)):
       for call in analysis.calls(scope):
-        if _names.call_name(call) == "apply_mask" and call.args:
+        if _names.call_name(call) == "apply_mask" and call.args and (
+            named or _reexported(project, scope, call)):
           found.append((call, scope, call.args[0]))
+  if not found or _masks_updated(project):
+    return []
   return found
+
+
+def _reexported(project: _project.Project, scope: _scopes.Scope,
+                call: ast.Call) -> bool:
+  """Whether `apply_mask` is the library's, taken from a module of the
+  project that imports it (`cudnn_pruning.apply_mask(h1)`, `from
+  util.cudnn_pruning import apply_mask`)."""
+  func = call.func
+  if isinstance(func, ast.Attribute):
+    base = _names.dotted(func.value)
+    held = project.resolve(scope, base) if base else None
+  elif isinstance(func, ast.Name):
+    module = scope.module
+    held = None
+    if isinstance(module, _project.Module) and func.id in module.imports:
+      where = module.imports[func.id][0]
+      level = len(where) - len(where.lstrip("."))
+      held = project.find_module(where.lstrip("."), module, level)
+  else:
+    return False
+  if not isinstance(held, _project.Module) or project.parsed(held) is None:
+    return False
+  imported = held.imports.get("apply_mask")
+  return imported is not None and _LIBRARY in imported[0]
 
 
 def _masks_updated(project: _project.Project) -> bool:
@@ -78,6 +104,9 @@ def _guarded_calls(tree: ast.AST
 def _off_by_default(project: _project.Project, test: ast.expr) -> bool:
   """Whether an `if` tests a flag (or a parameter given one by keyword)
   defined with an empty or false default."""
+  if isinstance(test, ast.BoolOp):  # `a and b`: off if one is off.
+    offs = [_off_by_default(project, value) for value in test.values]
+    return any(offs) if isinstance(test.op, ast.And) else all(offs)
   name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(
       test, ast.Attribute) else ""
   if not name:
