@@ -222,10 +222,9 @@ def _runs(scope: _scopes.Scope
       outputs[name] = callee  # A Keras model run, not a helper.
   calls: Dict[str, List[ast.Call]] = {}
   for node in _deep_nodes(scope):
-    if isinstance(node, ast.Call):
-      callee = _names.dotted(node.func)
-      if callee:
-        calls.setdefault(callee, []).append(node)
+    called = _names.dotted(node.func) if isinstance(node, ast.Call) else None
+    if called and isinstance(node, ast.Call):
+      calls.setdefault(called, []).append(node)
   return outputs, calls
 
 

@@ -210,8 +210,10 @@ def _fed_parts(info: _scopes.ClassInfo) -> Dict[str, List[str]]:
             if isinstance(target, ast.Name) and made:
               held[target.id] = held.get(target.id, set()) | made
     for node in _scopes.walk(method.node):
-      name = _names.dotted(node.func) if isinstance(node, ast.Call) else None
-      if name and name.startswith("self."):
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.dotted(node.func) or ""
+      if name.startswith("self."):
         part = name[len("self."):]
         for arg in [*node.args, *(k.value for k in node.keywords)]:
           found.setdefault(part, []).extend(
