@@ -12,6 +12,10 @@ import pytest
 
 import scanned
 
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan.idioms._wholes import _worker_pairs
+
 
 def _tapes_of_one_step(n):
   """One `train_step`: `n` heads, each trained by a tape of its own on
@@ -141,3 +145,49 @@ def test_what_the_shapes_find_is_unchanged():
       _steps_beside_a_restored_part(2))] == ["var-list-filter"] * 2
   assert scanned.found(_tapes_of_one_step(3)) == []
   assert scanned.found(_tapes_of_one_function(3)) == []
+
+
+def _scoped_functions_and_a_worker(n, test):
+  """One module: `n` functions each building under a literal scope, with
+  no test of equality, and a worker class whose `__init__` opens the
+  scope it is handed and builds its step under `test`."""
+  return "import tensorflow as tf\n\n" + "".join(
+      f"def block{i}(x):\n"
+      f"  with tf.variable_scope('block{i}'):\n"
+      "    return tf.layers.dense(x, 4)\n\n" for i in range(n)) + (
+          "class AC(object):\n"
+          "  def __init__(self, scope, trainer):\n"
+          "    with tf.variable_scope(scope):\n"
+          "      self.policy = tf.layers.dense(x, 2)\n"
+          f"      {test}\n"
+          "        grads = tf.gradients(self.loss, self.local_vars)\n"
+          "        self.apply = trainer.apply_gradients(zip(grads, gv))\n")
+
+
+def _guarded(text):
+  """The scopes `guarded_scopes` reads of a project of one module, and
+  the calls it makes in `_opened_scopes.py` (the functions it reads)."""
+  project = _project.Project([_files.Source("a3c.py", text)])
+  return scanned.calls_made(
+      lambda: _worker_pairs.guarded_scopes(project), "_opened_scopes.py")
+
+
+@pytest.mark.parametrize("test", [
+    "if scope != 'global':", "if (scope\n          != 'global'):",
+    "if 'global' != scope:"])
+def test_only_functions_opening_and_testing_a_scope_are_read(test):
+  # Was linear in the functions of a module holding one test of
+  # equality: each was walked for the scope it opens (1.9 of 19 CPU s on
+  # part thirty at 7e5d380); one without a scope call or without `==` or
+  # `!=` in its text opens and tests none.
+  (small, found), (large, again) = (
+      _guarded(_scoped_functions_and_a_worker(n, test)) for n in (10, 40))
+  assert found == again == {"global"}
+  assert large == small, (small, large)
+
+
+def test_a_worker_without_a_test_guards_no_scope():
+  # The silent twin: the same class building its step for every scope.
+  _, found = _guarded(_scoped_functions_and_a_worker(3, "if True:") +
+                      "\nsame = x == y\n")
+  assert found == set(), found
