@@ -110,6 +110,16 @@ def test_a_whole_scan_of_a_function_of_many_tapes_grows_linearly():
   assert large <= 6 * small, (small, large)
 
 
+@pytest.mark.parametrize("where", ["_hand_made.py", "_composed.py"])
+def test_the_models_run_before_each_tape_are_read_once(where):
+  # Quadratic at 7e5d380 (x15.6, x15.2): each step read every call of
+  # its function for the models run before it, and each step training
+  # the same model every call of it again for what it runs on.
+  small, large = (scanned.scan_work(_tapes_of_one_function(n), where)
+                  for n in (10, 40))
+  assert large <= 6 * small, (small, large)
+
+
 def test_a_restored_part_is_read_once_per_module():
   # Was quadratic: each step walked its whole module for the `Saver`s and
   # the `restore`s (x15.2 at 7e5d380).

@@ -119,7 +119,14 @@ def _run_under(analysis: Analysis, home: _scopes.Scope, owner: str
                ) -> List[str]:
   """The models whose output `home` passes into `owner` (`owner(b(x))`,
   `h = b(x); owner(h)`), there or in a helper of the project it passes
-  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`)."""
+  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`); found
+  once per function and model (each step training the model asks)."""
+  return home.once((_run_under, owner, 0),
+                   lambda: _read_run_under(analysis, home, owner))
+
+
+def _read_run_under(analysis: Analysis, home: _scopes.Scope, owner: str
+                    ) -> List[str]:
   found: List[str] = []
   calls = home.once((_calls_of_names, None, 0), lambda: _calls_of_names(home))
   for node, scope, direct in calls.get(owner, ()):
