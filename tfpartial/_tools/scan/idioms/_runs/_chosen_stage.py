@@ -256,14 +256,31 @@ def _find_helper_calls(scope: _scopes.Scope
         isinstance(n.func, ast.Name)) and n.func.id == node.name], parent.node
   if scope.cls is not None:
     region: ast.AST = scope.cls.node
-    return [n for n in _scopes.walk(region) if isinstance(n, ast.Call) and (
-        isinstance(n.func, ast.Attribute)) and n.func.attr == node.name and (
-            _names.dotted(n.func.value) == "self")], region
+    return list(_calls_in(region, parent).get((True, node.name), ())), region
   if isinstance(parent.node, ast.Module):
-    return [n for n in _scopes.walk(parent.node) if isinstance(
-        n, ast.Call) and isinstance(n.func, ast.Name) and (
-            n.func.id == node.name)], parent.node
+    return list(_calls_in(parent.node, parent).get(
+        (False, node.name), ())), parent.node
   return [], None
+
+
+def _calls_in(region: ast.AST, keeper: _scopes.Scope
+              ) -> Dict[Tuple[bool, str], List[ast.Call]]:
+  """The calls of a class's or module's code by the name they call,
+  `(True, name)` for `self.name(...)`, `(False, name)` for `name(...)`:
+  read once a region (kept in `keeper`), however many functions ask."""
+  return keeper.once((_calls_in, 0, id(region)),
+                     lambda: _read_calls(region))
+
+
+def _read_calls(region: ast.AST) -> Dict[Tuple[bool, str], List[ast.Call]]:
+  found: Dict[Tuple[bool, str], List[ast.Call]] = {}
+  for n in _scopes.walk(region):
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+      found.setdefault((False, n.func.id), []).append(n)
+    elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
+        _names.dotted(n.func.value) == "self"):
+      found.setdefault((True, n.func.attr), []).append(n)
+  return found
 
 
 def _arms(region: ast.AST, keeper: _scopes.Scope

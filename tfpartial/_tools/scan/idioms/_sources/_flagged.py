@@ -243,15 +243,23 @@ def never_run(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether a step sits under `if a:` where `a` is only ever `False`
   (`a = False; if(a): ...`, an experiment switched off): it never runs."""
   at = _idiom.position(call)
+  return any(start <= at <= end for start, end in scope.once(
+      (_switched_off, None, 0), lambda: _switched_off(scope)))
+
+
+def _switched_off(scope: _scopes.Scope
+                  ) -> List[Tuple[Tuple[int, int], Tuple[int, int]]]:
+  """Where the bodies of a scope's `if a:` with `a` only ever `False`
+  begin and end, read once per scope (every step asks)."""
+  found = []
   for node in scope.nodes:
-    if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and (
-        _idiom.position(node.body[0]) <= at <= (
-            node.body[-1].end_lineno or 0, node.body[-1].end_col_offset or 0)):
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Name):
       defs = scope.defs.get(node.test.id, [])
       if defs and all(isinstance(d.value, ast.Constant) and (
           d.value.value is False) for d in defs):
-        return True
-  return False
+        found.append((_idiom.position(node.body[0]), (
+            node.body[-1].end_lineno or 0, node.body[-1].end_col_offset or 0)))
+  return found
 
 
 def models_by_flag(flow: Flow, value: Optional[ast.AST]) -> bool:

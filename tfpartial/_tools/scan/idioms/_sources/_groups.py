@@ -13,7 +13,7 @@ left out); the flow of names is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -323,23 +323,47 @@ def inner_loop(call: ast.Call, scope: _scopes.Scope) -> bool:
   inner loop, not a training of its own."""
   if _names.call_name(call) not in {"gradients", "gradient"}:
     return False
-  held = {t.id for n in scope.nodes if isinstance(n, ast.Assign)
-          and n.value is call for t in n.targets if isinstance(t, ast.Name)}
-  if not held:
+  facts = scope.once((_NamesRead, None, 0), lambda: _NamesRead(scope))
+  if facts.applies:
     return False
-  for node in scope.nodes:
-    if isinstance(node, ast.Call) and _names.call_name(node) in _APPLIES:
+  return scope.once((inner_loop, id(call), 0),
+                    lambda: facts.only_subtracted(call))
+
+
+class _NamesRead:
+  """What `inner_loop` reads of a whole scope, read once per scope (each
+  step of the module asks, for every other step)."""
+
+  def __init__(self, scope: _scopes.Scope):
+    self.applies = any(isinstance(n, ast.Call) and _names.call_name(
+        n) in _APPLIES for n in scope.nodes)
+    self.held_by: Dict[int, Set[str]] = {}  # id(value) -> names holding it.
+    self.returned: Set[str] = set()
+    # Each `a = ...`: the names its value reads, the names it sets.
+    self.assigned: List[Tuple[Set[str], Set[str]]] = []
+    self.subtracted: Set[str] = set()  # Names read right of a `-`.
+    if self.applies:
+      return
+    for node in scope.nodes:
+      if isinstance(node, ast.Assign):
+        names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        self.held_by.setdefault(id(node.value), set()).update(names)
+        self.assigned.append((_read(node.value), names))
+      elif isinstance(node, ast.Return) and node.value is not None:
+        self.returned |= _read(node.value)
+      elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        self.subtracted |= _read(node.right)
+
+  def only_subtracted(self, call: ast.Call) -> bool:
+    held = set(self.held_by.get(id(call), ()))
+    if not held or held & self.returned:
       return False
-    if isinstance(node, ast.Return) and node.value is not None and any(
-        isinstance(n, ast.Name) and n.id in held
-        for n in ast.walk(node.value)):
-      return False
-  for node in scope.nodes:  # `gradients = dict(zip(keys, grads))`.
-    if isinstance(node, ast.Assign) and any(
-        isinstance(n, ast.Name) and n.id in held
-        for n in ast.walk(node.value)):
-      held |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-  return any(isinstance(node, ast.BinOp) and isinstance(
-      node.op, ast.Sub) and any(isinstance(n, ast.Name) and n.id in held
-                                for n in ast.walk(node.right))
-             for node in scope.nodes)
+    for read, names in self.assigned:  # `gradients = dict(zip(keys, grads))`.
+      if read & held:
+        held |= names
+    return bool(held & self.subtracted)
+
+
+def _read(node: ast.AST) -> Set[str]:
+  """The names read anywhere in `node`."""
+  return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

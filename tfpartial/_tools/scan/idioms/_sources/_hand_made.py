@@ -5,6 +5,7 @@ run beside them."""
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -77,22 +78,40 @@ def _part_of_called(chosen: ast.AST, scope: _scopes.Scope,
     return False
   part = chosen.value.id
   at = _idiom.position(step)
+  called = scope.once((_called_by_name, None, 0),
+                      lambda: _called_by_name(scope))
+  for name, where in called.items():
+    if name == part or where[0] >= at:
+      continue  # Not called before the step.
+    place: Optional[_scopes.Scope] = scope
+    while place is not None:
+      if any(_holds(d.value, part) and _called_after(
+          tuple(d.end), where, at) and not _others_frozen(
+              d.value, part, scope, analysis)
+             for d in place.defs.get(name, ())):
+        return True
+      place = place.parent
+  return False
+
+
+def _called_by_name(scope: _scopes.Scope) -> Dict[str, List[Tuple[int, int]]]:
+  """Where the function calls each plain name (`path2(x)`), in order:
+  read once per function (each step asks)."""
   called: Dict[str, List[Tuple[int, int]]] = {}
   for node in scope.nodes:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        _idiom.position(node) < at):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
       called.setdefault(node.func.id, []).append(_idiom.position(node))
-  place: Optional[_scopes.Scope] = scope
-  while place is not None:
-    for name, defs in place.defs.items():
-      if name in called and name != part and any(
-          _holds(d.value, part) and any(
-              tuple(d.end) < where for where in called[name])
-          and not _others_frozen(d.value, part, scope, analysis)
-          for d in defs):
-        return True
-    place = place.parent
-  return False
+  for places in called.values():
+    places.sort()
+  return called
+
+
+def _called_after(end: Tuple[int, ...], where: List[Tuple[int, int]],
+                  at: Tuple[int, int]) -> bool:
+  """Whether one of the places `where` (in order) is after `end` and
+  before `at`."""
+  index = bisect.bisect_right(where, end)
+  return index < len(where) and where[index] < at
 
 
 def _others_frozen(container: ast.AST, part: str, scope: _scopes.Scope,

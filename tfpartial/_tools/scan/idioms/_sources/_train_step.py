@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -63,6 +63,10 @@ class Step:
   # on to a step in the same file: that step (`compute_gradients` inside
   # `create_optimizer`), which a message names with its line.
   inside: Optional[ast.Call] = None
+  # What the gates read of the step alone, worked out once however many
+  # other steps ask (`_other_half`); a copy starts with none.
+  memo: Dict[object, object] = dataclasses.field(
+      default_factory=dict, init=False, repr=False, compare=False)
 
 
 def _loss_node(call: ast.Call) -> Optional[ast.expr]:

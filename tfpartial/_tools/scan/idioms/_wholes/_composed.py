@@ -33,6 +33,10 @@ def composed_left_out(analysis: Analysis, steps: List[Step]
   by_home: Dict[int, List[Step]] = {}
   for step in steps:
     by_home.setdefault(id(function_of(step.scope).node), []).append(step)
+  # What the steps of each function train, read on the first step of it
+  # asking; what every function's applied steps train.
+  trained_in: Dict[int, Set[str]] = {}
+  applied: List[Dict[int, Set[str]]] = []
   for step in steps:
     owner = _model_trained(step)
     if owner is None or not isinstance(step.var_list, ast.expr) or (
@@ -41,10 +45,12 @@ def composed_left_out(analysis: Analysis, steps: List[Step]
       continue  # A bare gradient (a meta-learner's inner update), a loop
       # over the groups (each trained).
     home = function_of(step.scope)
-    trained = {n.id for other in by_home[id(home.node)]
-               if other.var_list is not None
-               for value in var_list_values(other)
-               for n in _scopes.walk(value) if isinstance(n, ast.Name)}
+    if id(home.node) not in trained_in:
+      trained_in[id(home.node)] = {
+          n.id for other in by_home[id(home.node)]
+          if other.var_list is not None for value in var_list_values(other)
+          for n in _scopes.walk(value) if isinstance(n, ast.Name)}
+    trained = trained_in[id(home.node)]
     text = analysis.module(step.scope).source.text
     for upstream in _run_under(analysis, home, owner):
       if upstream not in home.params and not re.search(
@@ -52,8 +58,9 @@ def composed_left_out(analysis: Analysis, steps: List[Step]
           r"variables|weights|get_weights|layers)\b", text) or (
               _NOT_A_MODEL.search(upstream)):
         continue  # A function making the input, not a model.
+      applied = applied or [applied_names(steps)]
       if upstream not in trained and not own_step(
-          steps, upstream, owner) and not re.search(
+          applied[0], upstream, owner) and not re.search(
           re.escape(upstream) + r"\.(set_weights\b|variables\b|"
           r"trainable\s*=\s*False)", text):
         hits.setdefault((id(home.node), owner), _idiom.Hit(
@@ -63,15 +70,23 @@ def composed_left_out(analysis: Analysis, steps: List[Step]
   return list(hits.values())
 
 
-def own_step(steps: List[Step], upstream: str, owner: str) -> bool:
-  """Whether a step (anywhere in `steps`) trains `upstream` without
-  `owner`: the upstream model has its own step (a GAN's generator, the
-  encoder a critic's update trains), not one shared with the owner (a
-  meta-learner's outer step training the representation and the head,
-  or a copy of the head, `tln_initial`). A bare gradient is not a step:
-  the outer step takes one per part, then applies them together."""
-  # A function -> the names its applied steps train (a fine-tuning phase
-  # training the owner and the upstream at two optimizers is not it).
+def own_step(applied: Dict[int, Set[str]], upstream: str, owner: str
+             ) -> bool:
+  """Whether a step (of those `applied_names` read) trains `upstream`
+  without `owner`: the upstream model has its own step (a GAN's
+  generator, the encoder a critic's update trains), not one shared with
+  the owner (a meta-learner's outer step training the representation and
+  the head, or a copy of the head, `tln_initial`). A bare gradient is not
+  a step: the outer step takes one per part, then applies them together."""
+  return any(upstream in held and not any(
+      name == owner or name.startswith(owner + "_") for name in held)
+             for held in applied.values())
+
+
+def applied_names(steps: List[Step]) -> Dict[int, Set[str]]:
+  """A function -> the names its applied steps train (a fine-tuning phase
+  training the owner and the upstream at two optimizers is not one own
+  step); read once for every step asking `own_step`."""
   names: Dict[int, Set[str]] = {}
   for step in steps:
     if step.var_list is None or _names.call_name(step.call) in {
@@ -80,9 +95,7 @@ def own_step(steps: List[Step], upstream: str, owner: str) -> bool:
     names.setdefault(id(function_of(step.scope).node), set()).update(
         _names.dotted(n) or "" for value in var_list_values(step)
         for n in _scopes.walk(value))
-  return any(upstream in held and not any(
-      name == owner or name.startswith(owner + "_") for name in held)
-             for held in names.values())
+  return names
 
 
 # Callables passed in that make a model's input (`attack_fn(x, y)`).
@@ -106,32 +119,57 @@ def _run_under(analysis: Analysis, home: _scopes.Scope, owner: str
                ) -> List[str]:
   """The models whose output `home` passes into `owner` (`owner(b(x))`,
   `h = b(x); owner(h)`), there or in a helper of the project it passes
-  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`)."""
+  both to (`compute_loss(x, y, tln, rln)` running `tln(rln(x))`); found
+  once per function and model (each step training the model asks)."""
+  return home.once((_run_under, owner, 0),
+                   lambda: _read_run_under(analysis, home, owner))
+
+
+def _read_run_under(analysis: Analysis, home: _scopes.Scope, owner: str
+                    ) -> List[str]:
   found: List[str] = []
+  calls = home.once((_calls_of_names, None, 0), lambda: _calls_of_names(home))
+  for node, scope, direct in calls.get(owner, ()):
+    if direct:
+      found += _inputs_of(node, scope)
+      continue
+    names = [a.id if isinstance(a, ast.Name) else "" for a in node.args]
+    callee = analysis.flow.callee(node, scope)
+    place = analysis.flow.functions.get(id(callee)) if callee else None
+    inner = place[1].scope_of(callee) if place and callee else None
+    if inner is None:
+      continue
+    params = dict(zip(inner.params, names))
+    mine = next((p for p, n in params.items() if n == owner), "")
+    for each in inner.all():
+      for call in each.nodes:
+        if isinstance(call, ast.Call) and isinstance(
+            call.func, ast.Name) and call.func.id == mine:
+          found += [params[b] for b in _inputs_of(call, each)
+                    if params.get(b)]
+  return [name for name in found if name != owner]
+
+
+def _calls_of_names(home: _scopes.Scope
+                    ) -> Dict[str, List[Tuple[ast.Call, _scopes.Scope, bool]]]:
+  """What `_run_under` reads of a function, once per function (each step
+  asks): by name, in order, the calls of it (direct) and the calls that
+  pass it beside another argument to a helper (not direct)."""
+  found: Dict[str, List[Tuple[ast.Call, _scopes.Scope, bool]]] = {}
   for scope in home.all():
     for node in scope.nodes:
       if not isinstance(node, ast.Call):
         continue
-      if isinstance(node.func, ast.Name) and node.func.id == owner:
-        found += _inputs_of(node, scope)
+      called = node.func.id if isinstance(node.func, ast.Name) else None
+      if called is not None:
+        found.setdefault(called, []).append((node, scope, True))
+      if len(node.args) < 2:
         continue
-      names = [a.id if isinstance(a, ast.Name) else "" for a in node.args]
-      if owner not in names or len(names) < 2:
-        continue
-      callee = analysis.flow.callee(node, scope)
-      place = analysis.flow.functions.get(id(callee)) if callee else None
-      inner = place[1].scope_of(callee) if place and callee else None
-      if inner is None:
-        continue
-      params = dict(zip(inner.params, names))
-      mine = next((p for p, n in params.items() if n == owner), "")
-      for each in inner.all():
-        for call in each.nodes:
-          if isinstance(call, ast.Call) and isinstance(
-              call.func, ast.Name) and call.func.id == mine:
-            found += [params[b] for b in _inputs_of(call, each)
-                      if params.get(b)]
-  return [name for name in found if name != owner]
+      for name in dict.fromkeys(a.id for a in node.args
+                                if isinstance(a, ast.Name)):
+        if name != called:
+          found.setdefault(name, []).append((node, scope, False))
+  return found
 
 
 def _inputs_of(call: ast.Call, scope: _scopes.Scope) -> List[str]:
@@ -161,6 +199,21 @@ def feeding(scope: _scopes.Scope, owner: str) -> List[str]:
   """The `self.` sub-models whose output, by a local name, the function
   passes into `owner` (`h = self.encoder_(x, training=False)`, then
   `self.task_(h)`)."""
+  outputs, calls = scope.once((_runs, None, 0), lambda: _runs(scope))
+  found: List[str] = []
+  for node in calls.get(owner, ()):
+    found.extend(outputs[a.id] for a in node.args if isinstance(
+        a, ast.Name) and outputs.get(a.id, owner) != owner)
+    found.extend(_run_inline(a, owner) for a in node.args
+                 if _run_inline(a, owner))
+  return found
+
+
+def _runs(scope: _scopes.Scope
+          ) -> Tuple[Dict[str, str], Dict[str, List[ast.Call]]]:
+  """What `feeding` reads of a function, once per function (each step
+  asks): the Keras sub-model (`self.x` run with `training=`) whose output
+  each local name last holds, and the calls of each dotted callee."""
   outputs: Dict[str, str] = {}
   assigns = sorted((n for n in _deep_nodes(scope) if isinstance(
       n, ast.Assign) and len(n.targets) == 1 and isinstance(
@@ -171,18 +224,15 @@ def feeding(scope: _scopes.Scope, owner: str) -> List[str]:
     value = assign.value
     callee = _names.dotted(value.func) or "" if isinstance(
         value, ast.Call) else ""
-    if callee.startswith("self.") and callee.count(".") == 1 and (
-        callee != owner) and any(k.arg == "training" for k in getattr(
-            value, "keywords", ())):
+    if callee.startswith("self.") and callee.count(".") == 1 and any(
+        k.arg == "training" for k in getattr(value, "keywords", ())):
       outputs[name] = callee  # A Keras model run, not a helper.
-  found: List[str] = []
+  calls: Dict[str, List[ast.Call]] = {}
   for node in _deep_nodes(scope):
-    if isinstance(node, ast.Call) and _names.dotted(node.func) == owner:
-      found.extend(outputs[a.id] for a in node.args
-                   if isinstance(a, ast.Name) and a.id in outputs)
-      found.extend(_run_inline(a, owner) for a in node.args
-                   if _run_inline(a, owner))
-  return found
+    called = _names.dotted(node.func) if isinstance(node, ast.Call) else None
+    if called and isinstance(node, ast.Call):
+      calls.setdefault(called, []).append(node)
+  return outputs, calls
 
 
 def _run_inline(arg: ast.AST, owner: str) -> str:

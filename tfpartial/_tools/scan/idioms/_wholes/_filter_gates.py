@@ -94,8 +94,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not in_phase and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
-                  _restored.restores_a_part(
-                      module.source.text, module.tree, step.var_list)) and (
+                  _restored.restores_a_part(module, step.var_list)) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
                           not _backbone_outside(analysis, step, node)) and (

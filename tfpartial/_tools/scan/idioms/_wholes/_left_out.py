@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -54,17 +54,15 @@ def _self_parts_left_out(analysis: Analysis, steps: List[Step]
   another part's output that no step of the class trains
   (`_part_of_self`): the part below is left out."""
   hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  by_class = _ByClass(steps, lambda other: _part_of_self.trained_parts(
+      _alternatives(analysis, other) or [other.var_list]
+      if other.var_list is not None else [ast.Name("self")]))
   for step in steps:
     info = _class_of(step.scope)
     part = _part_of_self.part_trained(step.scope, step.var_list)
     if info is None or part is None:
       continue
-    lists = [value for other in steps if other.call is not step.call and (
-        _class_of(other.scope) is info)
-             for value in (_alternatives(analysis, other) or [
-                 other.var_list] if other.var_list is not None else [
-                     ast.Name("self")])]
-    trained = _part_of_self.trained_parts(lists) - {part[0]}
+    trained = by_class.of_others(info, step) - {part[0]}
     # Run before the step's tape opens: no gradient of it reaches them.
     trained |= _untaped.run_before_tape(step.call, step.scope, info)
     if _part_of_self.left_below(analysis.project, info, part[0], trained,
@@ -72,6 +70,33 @@ def _self_parts_left_out(analysis: Analysis, steps: List[Step]
       hits.setdefault((id(info), part[0]), _idiom.Hit(
           part[1], step.scope, step.call, {"filtered": part[1]}))
   return list(hits.values())
+
+
+class _ByClass:
+  """What the steps of each class train, by `read` of each step, kept by
+  its call: read once per class, on the first step of it asking."""
+
+  def __init__(self, steps: List[Step], read: Callable[[Step], Set[str]]):
+    self._steps, self._read = steps, read
+    # id(class) -> (id(call) -> what its steps read, in how many calls'
+    # steps each name is read).
+    self._classes: Dict[int, Tuple[Dict[int, Set[str]], Dict[str, int]]] = {}
+
+  def of_others(self, info: _scopes.ClassInfo, step: Step) -> Set[str]:
+    """What the steps of `info` read but for those of `step`'s call."""
+    if id(info) not in self._classes:
+      by_call: Dict[int, Set[str]] = {}
+      for other in self._steps:
+        if _class_of(other.scope) is info:
+          by_call.setdefault(id(other.call), set()).update(self._read(other))
+      counts: Dict[str, int] = {}
+      for names in by_call.values():
+        for name in names:
+          counts[name] = counts.get(name, 0) + 1
+      self._classes[id(info)] = (by_call, counts)
+    by_call, counts = self._classes[id(info)]
+    own = by_call.get(id(step.call), set())
+    return set(counts) - {name for name in own if counts[name] == 1}
 
 
 def _between_left_out(analysis: Analysis, steps: List[Step]
@@ -196,6 +221,10 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
   the loss, is not. One finding per sub-model and function, at its apply
   rather than its gradient."""
   hits: Dict[Tuple[int, str], _idiom.Hit] = {}
+  # What the steps of a function train, the steps of a module: read
+  # once, on the first step asking.
+  trained_in: Dict[int, Set[Optional[str]]] = {}
+  of_module: Dict[int, Dict[int, Set[str]]] = {}
   for step in steps:
     chosen = step.var_list
     if isinstance(chosen, ast.Name):
@@ -208,13 +237,19 @@ def _upstream_left_out(analysis: Analysis, steps: List[Step]
     owner = _names.dotted(chosen.value) or ""
     if not owner.startswith("self.") or owner.count(".") != 1:
       continue
-    trained = {_names.dotted(n) for other in steps
-               if other.scope is step.scope and other.var_list is not None
-               for value in _composed.var_list_values(other)
-               for n in _scopes.walk(value)}
+    if id(step.scope) not in trained_in:
+      trained_in[id(step.scope)] = {
+          _names.dotted(n) for other in steps
+          if other.scope is step.scope and other.var_list is not None
+          for value in _composed.var_list_values(other)
+          for n in _scopes.walk(value)}
+    trained = trained_in[id(step.scope)]
     module = analysis.module(step.scope)
     text = module.source.text
-    mine = [other for other in steps if analysis.module(other.scope) is module]
+    if id(module) not in of_module:
+      of_module[id(module)] = _composed.applied_names([
+          other for other in steps if analysis.module(other.scope) is module])
+    mine = of_module[id(module)]
     for upstream in _composed.feeding(step.scope, owner):
       if upstream not in trained and not _composed.own_step(
           mine, upstream, owner) and not re.search(
@@ -243,14 +278,15 @@ def _parts_left_out(analysis: Analysis, steps: List[Step]
   part is left out. A discriminator has its own step; a teacher's
   output feeds only the loss."""
   hits: List[_idiom.Hit] = []
+  by_class = _ByClass(steps, lambda other: {
+      n.attr for value in _alternatives(analysis, other)
+      for n in _scopes.walk(value) if isinstance(n, ast.Attribute)}
+                      if other.var_list is not None else set())
   for step in steps:
     info = _class_of(step.scope)
     if info is None or not isinstance(step.var_list, ast.expr):
       continue
-    others = {n.attr for other in steps if other.call is not step.call and (
-        other.var_list is not None and _class_of(other.scope) is info)
-              for value in _alternatives(analysis, other)
-              for n in _scopes.walk(value) if isinstance(n, ast.Attribute)}
+    others = by_class.of_others(info, step)
     for value in _alternatives(analysis, step):
       parts = _summed_parts(value)
       if len(parts) < 2:

@@ -5,7 +5,7 @@ groups of one loss, and target networks synced from a trained one."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -162,31 +162,53 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
               (o.call, o.scope, o.loss, o.var_list) for o in steps]):
     return []  # A flag trains one more list for the loss: not a pair's.
   mine = _list_text(step)
-  return [other for other in steps if other.loss is not None and (
-      other.loss != step.loss) and other.var_list is not None and _trains(
-          other) and _list_text(other) != mine and (
-              other.scope is not step.scope or other.section == step.section
-          ) and not _twin_steps.twins(step, other, steps) and not (
-              _forwarded.forwarded(
-                  other.call, other.scope, step.scope)) and not (
-                  _whole_elsewhere.whole_elsewhere(
-              step.labels.get("filtered"), step.scope, other.labels,
-              other.scope) or _whole_elsewhere.model_elsewhere(
-                  step.labels, step.scope, other.labels, other.scope) or (
-                      _whole_elsewhere.cut_elsewhere(
-                          step.labels.get("vararith"), step.scope,
-                          other.labels, other.scope))
-              ) and not (
-              _fast_weights(other) or _groups.inner_loop(
-                  other.call, other.scope) or _flagged.never_run(
-                      other.call, other.scope) or _unbound_lists.no_group(
-                          other.var_list, other.labels, other.scope))]
+  lists: Optional[Dict[int, FrozenSet[str]]] = None
+  found = []
+  for other in steps:
+    if other.loss is None or other.loss == step.loss or (
+        other.var_list is None) or other.scope is step.scope and (
+            other.section != step.section) or not _a_partner(other) or (
+                _list_text(other) == mine):
+      continue
+    if other.scope is step.scope:  # No twin, no whole elsewhere.
+      if not _forwarded.forwarded(other.call, other.scope, step.scope):
+        found.append(other)
+      continue
+    lists = lists or _twin_steps.lists_of(steps)
+    if _twin_steps.twins(step, other, lists) or (
+        _forwarded.forwarded(other.call, other.scope, step.scope)) or (
+            _whole_elsewhere.whole_elsewhere(
+                step.labels.get("filtered"), step.scope, other.labels,
+                other.scope) or _whole_elsewhere.model_elsewhere(
+                    step.labels, step.scope, other.labels, other.scope) or (
+                        _whole_elsewhere.cut_elsewhere(
+                            step.labels.get("vararith"), step.scope,
+                            other.labels, other.scope))):
+      continue
+    found.append(other)
+  return found
+
+
+def _a_partner(step: Step) -> bool:
+  """Whether a step may be another's other half by what it is alone: it
+  chooses a group (`_trains`), moves no fast weights, runs, and its list
+  is a group: worked out once per step (every other step asks)."""
+  if _a_partner not in step.memo:
+    step.memo[_a_partner] = _trains(step) and not (
+        _fast_weights(step) or _groups.inner_loop(step.call, step.scope) or (
+            _flagged.never_run(step.call, step.scope)) or (
+                _unbound_lists.no_group(step.var_list, step.labels,
+                                        step.scope)))
+  return bool(step.memo[_a_partner])
 
 
 def _list_text(step: Step) -> str:
-  """A step's list as text, by the value its name holds at the step."""
-  return ast.unparse(_rebound.at_step(step.var_list, step.call, step.scope)
-                     or ast.Constant(None))
+  """A step's list as text, by the value its name holds at the step
+  (unparsed once per step)."""
+  if _list_text not in step.memo:
+    step.memo[_list_text] = ast.unparse(_rebound.at_step(
+        step.var_list, step.call, step.scope) or ast.Constant(None))
+  return str(step.memo[_list_text])
 
 
 def _fast_weights(step: Step) -> bool:

@@ -192,6 +192,14 @@ def trained_parts(lists: List[ast.AST]) -> Set[str]:
 def _feeding(info: _scopes.ClassInfo, part: str) -> Iterator[str]:
   """The `self.` parts whose output a method passes, directly or
   through local names, into a call of `self.part`."""
+  yield from info.home.once((_fed_parts, id(info.node), 0),
+                            lambda: _fed_parts(info)).get(part, ())
+
+
+def _fed_parts(info: _scopes.ClassInfo) -> Dict[str, List[str]]:
+  """`part` -> what `_feeding` yields for it, for every `self.part`
+  called in the class, read once per class (each step asks)."""
+  found: Dict[str, List[str]] = {}
   for method in info.methods.values():
     held: Dict[str, Set[str]] = {}
     for _ in range(2):  # Names assigned from names assigned later on.
@@ -202,10 +210,15 @@ def _feeding(info: _scopes.ClassInfo, part: str) -> Iterator[str]:
             if isinstance(target, ast.Name) and made:
               held[target.id] = held.get(target.id, set()) | made
     for node in _scopes.walk(method.node):
-      if isinstance(node, ast.Call) and _names.dotted(
-          node.func) == f"self.{part}":
+      if not isinstance(node, ast.Call):
+        continue
+      name = _names.dotted(node.func) or ""
+      if name.startswith("self."):
+        part = name[len("self."):]
         for arg in [*node.args, *(k.value for k in node.keywords)]:
-          yield from sorted(_callers(arg, held) - {part})
+          found.setdefault(part, []).extend(
+              sorted(_callers(arg, held) - {part}))
+  return found
 
 
 def _callers(value: ast.AST, held: Dict[str, Set[str]]) -> Set[str]:

@@ -13,16 +13,29 @@ import ast
 from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 
 
-def restores_a_part(text: str, tree: Optional[ast.AST],
-                    trained: Optional[ast.AST]) -> bool:
+def restores_a_part(module: _project.Module, trained: Optional[ast.AST]
+                    ) -> bool:
   """Whether the module calls `restore` on a `Saver` it builds over a
   list of variables other than the list the step trains (`trained`; a
   `Saver(gen_vars)` that resumes what it trains restores no other part)."""
-  if tree is None or "Saver(" not in text or ".restore(" not in text:
+  text, tree, scope = module.source.text, module.tree, module.scope
+  if tree is None or scope is None or "Saver(" not in text or (
+      ".restore(" not in text):
     return False
-  savers: Set[str] = set()
+  savers, restored = scope.once((_savers, None, 0), lambda: _savers(tree))
+  mine = ast.unparse(trained) if trained is not None else None
+  return any(listed != mine and set(names) & restored
+             for listed, names in savers)
+
+
+def _savers(tree: ast.AST) -> Tuple[List[Tuple[str, List[str]]], Set[str]]:
+  """Each `Saver` of a module built over a list that is not every
+  variable (the list as text, the names holding the saver), and the
+  names `restore` is called on: walked once per module (each step asks)."""
+  savers: List[Tuple[str, List[str]]] = []
   restored: Set[str] = set()
   for node in ast.walk(tree):
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
@@ -30,15 +43,15 @@ def restores_a_part(text: str, tree: Optional[ast.AST],
       listed = node.value.args[0] if node.value.args else next(
           (k.value for k in node.value.keywords if k.arg == "var_list"),
           None)
-      if listed is not None and not _every(listed) and (
-          trained is None or ast.unparse(listed) != ast.unparse(trained)):
-        savers.update(n for n in map(_names.dotted, node.targets) if n)
+      if listed is not None and not _every(listed):
+        savers.append((ast.unparse(listed), [
+            n for n in map(_names.dotted, node.targets) if n]))
     elif isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and node.func.attr == "restore":
       receiver = _names.dotted(node.func.value)
       if receiver:
         restored.add(receiver)
-  return bool(savers & restored)
+  return savers, restored
 
 
 # Calls that list every variable of the graph (no scope given).

@@ -11,7 +11,7 @@ whose variables the code never names (a data pipeline's `self.data.z`).
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -44,13 +44,21 @@ def below(scope: _scopes.Scope, call: ast.Call, chosen: ast.AST,
 def _built_on(scope: _scopes.Scope, owner: str) -> str:
   """The other part whose output `owner` is built on, there
   (`self.pretrained.G` of `self.G = Refiner(self.pretrained.G.out)`)."""
+  return scope.once((_parts_built_on, None, 0),
+                    lambda: _parts_built_on(scope)).get(owner, "")
+
+
+def _parts_built_on(scope: _scopes.Scope) -> Dict[str, str]:
+  """`_built_on` of every part the scope builds, read once per scope
+  (each step of it asks): the first assignment building it on another."""
+  found: Dict[str, str] = {}
   for node in scope.nodes:
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
-        _names.dotted(node.targets[0]) == owner) and isinstance(
-            node.value, ast.Call) and node.value.args:
+        isinstance(node.value, ast.Call)) and node.value.args:
+      owner = _names.dotted(node.targets[0])
       first = node.value.args[0]
       part = _names.dotted(first.value) if isinstance(
           first, ast.Attribute) else None
-      if part and part.startswith("self.") and part != owner:
-        return part
-  return ""
+      if owner and part and part.startswith("self.") and part != owner:
+        found.setdefault(owner, part)
+  return found

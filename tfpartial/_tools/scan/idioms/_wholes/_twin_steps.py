@@ -9,21 +9,34 @@ critic train lists of their own): a list both leave out stays out.
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Iterable
+from typing import Dict, FrozenSet, Iterable, Set
 
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 
-def twins(step: Step, other: Step, steps: Iterable[Step]) -> bool:
+def twins(step: Step, other: Step, lists: Dict[int, FrozenSet[str]]) -> bool:
   """Whether `other`, in another function than `step`, is in one that
-  trains exactly the lists `step`'s function trains."""
+  trains exactly the lists `step`'s function trains (`lists`: each
+  function's, by `lists_of` the steps weighed)."""
   if other.scope is step.scope:
     return False
-  every = list(steps)
-  return _lists(step, every) == _lists(other, every)
+  return lists.get(id(step.scope), frozenset()) == lists.get(
+      id(other.scope), frozenset())
 
 
-def _lists(step: Step, steps: Iterable[Step]) -> FrozenSet[str]:
-  """The lists the steps of `step`'s function train, as text."""
-  return frozenset(ast.unparse(o.var_list) for o in steps
-                   if o.scope is step.scope and o.var_list is not None)
+def lists_of(steps: Iterable[Step]) -> Dict[int, FrozenSet[str]]:
+  """The lists the steps of each function train, as text, by the id of
+  its scope: read once for every pair of steps weighed."""
+  found: Dict[int, Set[str]] = {}
+  for each in steps:
+    found.setdefault(id(each.scope), set())
+    if each.var_list is not None:
+      found[id(each.scope)].add(_text(each))
+  return {scope: frozenset(texts) for scope, texts in found.items()}
+
+
+def _text(step: Step) -> str:
+  """A step's list as written, unparsed once per step."""
+  if _text not in step.memo:
+    step.memo[_text] = ast.unparse(step.var_list or ast.Constant(None))
+  return str(step.memo[_text])

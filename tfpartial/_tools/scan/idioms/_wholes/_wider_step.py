@@ -13,7 +13,7 @@ the object (`self.classifier_vars`) are read as the function assigns them.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, List, Set
+from typing import Dict, Iterable, List, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -134,8 +134,17 @@ def _on_self(node: ast.AST) -> bool:
 def _assigned_here(scope: _scopes.Scope, read: ast.Attribute
                    ) -> List[ast.expr]:
   """What the function assigns to `self.<attr>` of `read` (one target)."""
-  return [n.value for n in scope.nodes if isinstance(n, ast.Assign) and len(
-      n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) and (
-          isinstance(n.targets[0].value, ast.Name)) and (
-              n.targets[0].value.id == "self") and (
-                  n.targets[0].attr == read.attr)]
+  return scope.once((_self_assigned, None, 0),
+                    lambda: _self_assigned(scope)).get(read.attr, [])
+
+
+def _self_assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
+  """`_assigned_here` of every `self.<attr>` the function assigns, read
+  once per function (each step's list asks)."""
+  found: Dict[str, List[ast.expr]] = {}
+  for n in scope.nodes:
+    if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
+        n.targets[0], ast.Attribute) and isinstance(
+            n.targets[0].value, ast.Name) and n.targets[0].value.id == "self":
+      found.setdefault(n.targets[0].attr, []).append(n.value)
+  return found

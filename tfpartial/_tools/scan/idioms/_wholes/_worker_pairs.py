@@ -19,12 +19,16 @@ Two things the code does tell such a list from a part of a model:
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
+import re
 from typing import Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import lines_of
 
 # What builds a step: the worker's half of the class.
 _STEPS = {"apply_gradients", "minimize", "gradients", "compute_gradients"}
@@ -48,10 +52,32 @@ def guarded_scopes(project: _project.Project) -> Set[str]:
     if "_scope(" not in text or "!=" not in text and "==" not in text or (
         not project.parsed(module)) or module.tree is None:
       continue
+    opening = module.lines_of(_names.TF_SCOPES)
+    testing = _lines_testing(text)
     for node in _scopes.walk(module.tree):
-      if isinstance(node, ast.FunctionDef):
+      if isinstance(node, ast.FunctionDef) and _within(
+          opening, node) and _within(testing, node):
         found |= _tested(node)
   return found
+
+
+def _lines_testing(text: str) -> List[int]:
+  """The lines (from 1, in order) where `==` or `!=` is written."""
+  ends = list(itertools.accumulate(len(line) for line in lines_of(text)))
+  return sorted({bisect.bisect_right(ends, m.start()) + 1
+                 for m in _TESTS.finditer(text)})
+
+
+_TESTS = re.compile(r"[=!]=")
+
+
+def _within(lines: List[int], function: ast.FunctionDef) -> bool:
+  """Whether one of `lines` (in order) is in the function's text: a
+  function without a scope call or without a test of equality tests no
+  scope it opens (its walk is not read for it)."""
+  index = bisect.bisect_left(lines, function.lineno)
+  return index < len(lines) and lines[index] <= (
+      function.end_lineno or function.lineno)
 
 
 def _tested(function: ast.FunctionDef) -> Set[str]:
