@@ -1,0 +1,186 @@
+"""`tfpartial scan` on the var-list look-alikes of part thirty-one: steps
+whose lists, read for what the code does, leave nothing out.
+
+- A differentially private GAN whose discriminator trains through its
+  optimizer's own `minimize_ours(d_loss_real, d_loss_fake,
+  var_list=theta_D)` (gradients paired with the list it is given, then
+  applied): that method is a step where it is called, so the generator's
+  hand list is one of two halves, silent. Its twins stay found: the same
+  method training a classifier's head alone, and the generator's list
+  with no discriminator step.
+- A Keras layer declaring every weight of its sublayers, each once
+  (`if w not in self._trainable_weights: self._trainable_weights.append(
+  w)`): nothing left out, silent; a test of names in its place leaves
+  weights out, found.
+- Gradients computed only to be printed (a course's notebook): applied
+  to nothing, silent; the same list applied by an optimizer, found.
+"""
+
+import scanned
+
+_DP_OPTIMIZER = """\
+    import tensorflow as tf
+
+    class DPOptimizer(tf.compat.v1.train.GradientDescentOptimizer):
+
+      def sanitized(self, loss, var_list=None, add_noise=True):
+        xs = [tf.convert_to_tensor(x) for x in var_list]
+        return [clip(g, add_noise) for g in per_example(loss, xs)]
+
+      def minimize_ours(self, d_loss_real, d_loss_fake, global_step=None,
+                        var_list=None):
+        if var_list is None:
+          var_list = tf.compat.v1.trainable_variables()
+        f_grads = self.sanitized(d_loss_fake, var_list=var_list,
+                                 add_noise=False)
+        r_grads = self.sanitized(d_loss_real, var_list=var_list)
+        s_grads = [r_grads[i] + f_grads[i] for i in range(len(r_grads))]
+        pairs = list(zip(s_grads, var_list))
+        return self.apply_gradients(pairs, global_step=global_step)
+    """
+
+_DP_GAN = """\
+    import tensorflow as tf
+    from dp_optimizer import DPOptimizer
+
+    def main():
+      X = tf.compat.v1.placeholder(tf.float32, shape=[None, 784])
+      Z = tf.compat.v1.placeholder(tf.float32, shape=[None, 100])
+      D_W1 = tf.Variable(xavier_init([784, 128]))
+      D_b1 = tf.Variable(tf.zeros(shape=[128]))
+      D_W2 = tf.Variable(xavier_init([128, 1]))
+      D_b2 = tf.Variable(tf.zeros(shape=[1]))
+      theta_D = [D_W1, D_W2, D_b1, D_b2]
+      G_W1 = tf.Variable(xavier_init([100, 128]))
+      G_b1 = tf.Variable(tf.zeros(shape=[128]))
+      G_W2 = tf.Variable(xavier_init([128, 784]))
+      G_b2 = tf.Variable(tf.zeros(shape=[784]))
+      theta_G = [G_W1, G_W2, G_b1, G_b2]
+      G_sample = generator(Z, theta_G)
+      D_real, D_logit_real = discriminator(X, theta_D)
+      D_fake, D_logit_fake = discriminator(G_sample, theta_D)
+      D_loss_real = tf.reduce_mean(xent(D_logit_real, 1.))
+      D_loss_fake = tf.reduce_mean(xent(D_logit_fake, 0.))
+      G_loss = tf.reduce_mean(xent(D_logit_fake, 1.))
+      G_solver = tf.compat.v1.train.AdamOptimizer().minimize(
+          G_loss, var_list=theta_G)
+      D_solver = DPOptimizer(0.1).minimize_ours(
+          D_loss_real, D_loss_fake, var_list=theta_D)
+      with tf.compat.v1.Session() as sess:
+        for it in range(1000):
+          sess.run([D_solver, G_solver])
+    """
+
+_DP_HEAD = """\
+    import tensorflow as tf
+    from dp_optimizer import DPOptimizer
+
+    def main():
+      X = tf.compat.v1.placeholder(tf.float32, shape=[None, 784])
+      W1 = tf.Variable(xavier_init([784, 128]))
+      b1 = tf.Variable(tf.zeros(shape=[128]))
+      W2 = tf.Variable(xavier_init([128, 10]))
+      b2 = tf.Variable(tf.zeros(shape=[10]))
+      logits = tf.matmul(tf.nn.relu(tf.matmul(X, W1) + b1), W2) + b2
+      loss_real = tf.reduce_mean(xent(logits, 1.))
+      loss_fake = tf.reduce_mean(xent(logits, 0.))
+      solver = DPOptimizer(0.1).minimize_ours(
+          loss_real, loss_fake, var_list=[W2, b2])
+      with tf.compat.v1.Session() as sess:
+        for it in range(1000):
+          sess.run(solver)
+    """
+
+
+def test_a_dp_gans_two_halves_are_silent():
+  assert scanned.in_project({"dp_optimizer.py": _DP_OPTIMIZER,
+                             "main.py": _DP_GAN}) == []
+
+
+def test_a_dp_gans_generator_alone_is_found():
+  text = _DP_GAN.replace(
+      "      D_solver = DPOptimizer(0.1).minimize_ours(\n"
+      "          D_loss_real, D_loss_fake, var_list=theta_D)\n", "").replace(
+          "[D_solver, G_solver]", "G_solver")
+  assert scanned.in_project({"dp_optimizer.py": _DP_OPTIMIZER,
+                             "main.py": text}) == [
+      ("var-list-filter", "main.py", 16)]
+
+
+def test_a_dp_optimizers_own_step_on_a_head_alone_is_found():
+  assert scanned.in_project({"dp_optimizer.py": _DP_OPTIMIZER,
+                             "main.py": _DP_HEAD}) == [
+      ("var-list-filter", "main.py", 14)]
+
+
+_DECLARED = """\
+    import tensorflow as tf
+
+    class MultiHeadAttention(tf.keras.layers.Layer):
+
+      def __init__(self, d_model):
+        super().__init__()
+        self.d_model = d_model
+
+      def build(self, input_shape):
+        self.wq = tf.keras.layers.Dense(self.d_model)
+        self.wk = tf.keras.layers.Dense(self.d_model)
+        self.dense = tf.keras.layers.Dense(self.d_model)
+        for i in [self.wq, self.wk, self.dense]:
+          i.build(input_shape)
+          for weight in i.trainable_weights:
+            if weight not in self._trainable_weights:
+              self._trainable_weights.append(weight)
+          for weight in i.non_trainable_weights:
+            if weight not in self._non_trainable_weights:
+              self._non_trainable_weights.append(weight)
+        super().build(input_shape)
+
+      def call(self, q):
+        return self.dense(self.wq(q) * self.wk(q))
+    """
+
+
+def test_weights_declared_once_each_are_silent():
+  assert scanned.found(_DECLARED) == []
+
+
+def test_weights_declared_by_a_test_of_names_are_found():
+  text = _DECLARED.replace("if weight not in self._trainable_weights:",
+                           "if 'kernel' in weight.name:", 1)
+  assert scanned.found(text) == [("var-list-filter", 17)]
+
+
+def test_weights_declared_once_and_by_name_are_found():
+  text = _DECLARED.replace(
+      "if weight not in self._trainable_weights:",
+      "if weight not in self._trainable_weights and 'bias' not in "
+      "weight.name:", 1)
+  assert scanned.found(text) == [("var-list-filter", 17)]
+
+
+_PRINTED = """\
+    import tensorflow as tf
+
+    x = tf.Variable(-2.)
+    y = tf.Variable(5.)
+    z = tf.Variable(-4.)
+
+    with tf.GradientTape() as tape:
+      res = 0
+      for i in range(3):
+        res += (x + y) * z
+      print(tape.gradient(res, [z]))
+    """
+
+
+def test_gradients_only_printed_are_silent():
+  assert scanned.found(_PRINTED) == []
+
+
+def test_the_same_gradients_applied_are_found():
+  text = _PRINTED.replace(
+      "  print(tape.gradient(res, [z]))\n",
+      "grads = tape.gradient(res, [z])\n"
+      "tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grads, [z]))\n")
+  assert scanned.found(text) == [("var-list-filter", 11)]
