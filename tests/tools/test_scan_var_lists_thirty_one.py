@@ -184,3 +184,50 @@ def test_the_same_gradients_applied_are_found():
       "grads = tape.gradient(res, [z])\n"
       "tf.keras.optimizers.SGD(0.1).apply_gradients(zip(grads, [z]))\n")
   assert scanned.found(text) == [("var-list-filter", 11)]
+
+
+_ROUTED = """\
+    import tensorflow as tf
+
+    class VHRED:
+
+      def optimise(self):
+        optim = tf.compat.v1.train.AdamOptimizer(self.learning_rate)
+        grads1 = optim.compute_gradients(self.cost[0] + self.cost[1])
+        grads2 = optim.compute_gradients(self.cost[1] + self.cost[2])
+        grads1 = [(tf.clip_by_value(g, -5., 5.), v) for g, v in grads1
+                  if not v.name.startswith('Latentpos') and g is not None]
+        grads2 = [(tf.clip_by_value(g, -5., 5.), v) for g, v in grads2
+                  if v.name.startswith('Latent')]
+        grads = grads1 + grads2
+        return optim.apply_gradients(grads, global_step=self.global_step)
+    """
+
+_ALTERNATED = """\
+        if self.epoch % 2 == 1:
+          grads = grads1
+        else:
+          grads = grads2
+"""
+
+
+def test_two_losses_routed_to_lists_that_keep_every_name_are_silent():
+  assert scanned.found(_ROUTED) == []
+
+
+def test_two_losses_applied_in_turn_keeping_every_name_are_silent():
+  text = _ROUTED.replace("        grads = grads1 + grads2\n", _ALTERNATED)
+  assert scanned.found(text) == []
+
+
+def test_two_losses_routed_to_lists_that_leave_a_name_out_are_found():
+  text = _ROUTED.replace("v.name.startswith('Latent')",
+                         "v.name.startswith('Decoder')")
+  assert scanned.found(text) == [("var-list-filter", 9)]
+
+
+def test_two_lists_chosen_once_by_a_flag_are_found():
+  text = _ROUTED.replace("        grads = grads1 + grads2\n",
+                         _ALTERNATED.replace("self.epoch % 2 == 1",
+                                             "self.fine_tune"))
+  assert scanned.found(text) == [("var-list-filter", 11)]
