@@ -231,3 +231,45 @@ def test_two_lists_chosen_once_by_a_flag_are_found():
                          _ALTERNATED.replace("self.epoch % 2 == 1",
                                              "self.fine_tune"))
   assert scanned.found(text) == [("var-list-filter", 11)]
+
+
+_CREATE_OPTIMIZER = """\
+    import tensorflow as tf
+
+    def create_optimizer(loss, init_lr, tvars=None):
+      if tvars is None:
+        tvars = tf.compat.v1.trainable_variables()
+      grads = tf.gradients(loss, tvars)
+      optimizer = tf.compat.v1.train.AdamOptimizer(init_lr)
+      return optimizer.apply_gradients(zip(grads, tvars))
+    """
+
+_ADAPTERS = """\
+    import tensorflow as tf
+    import optimization
+
+    def get_variables_with_name(name):
+      return [v for v in tf.compat.v1.trainable_variables() if name in v.name]
+
+    class Adapter:
+
+      def pretrain(self):
+        loss = self.masked_lm_loss()
+        tvars = get_variables_with_name('adapter_layers')
+        return optimization.create_optimizer(loss=loss, init_lr=5e-6,
+                                             tvars=tvars)
+
+      def finetune(self):
+        loss = self.span_loss()
+        pvars = get_variables_with_name('prediction_layers')
+        return optimization.create_optimizer(loss=loss, init_lr=5e-6,
+                                             tvars=pvars)
+    """
+
+
+def test_a_helper_whose_gradients_a_step_computes_keeps_its_findings():
+  # Its loss is the step's (`tf.gradients(loss, tvars)`), as before: two
+  # methods fine-tuning two named parts are not a GAN's two halves.
+  assert scanned.in_project({"optimization.py": _CREATE_OPTIMIZER,
+                             "adapter.py": _ADAPTERS}) == [
+      ("var-list-filter", "adapter.py", 5)]

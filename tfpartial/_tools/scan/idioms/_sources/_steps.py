@@ -220,7 +220,8 @@ def _computed_from(pairs: ast.expr, scope: _scopes.Scope, listed: str
   """The first parameter of `scope` (not `self`, nor the list `listed`)
   that the gradients of `pairs` (`list(zip(grads, var_list))`, or a
   name bound once to it) are computed from, following the names of
-  the function that define them; None if none is."""
+  the function that define them, by the project's own code; None if
+  none is, or if a step computes them (`tf.gradients(loss, tvars)`)."""
   if isinstance(pairs, ast.Name):
     defs = scope.defs.get(pairs.id, [])
     pairs = defs[0].value if len(defs) == 1 else pairs
@@ -234,6 +235,8 @@ def _computed_from(pairs: ast.expr, scope: _scopes.Scope, listed: str
   todo, seen, read = [unwrapped.args[0]], set(), set()
   while todo and len(seen) < 64:
     for node in _scopes.walk(todo.pop()):
+      if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
+        return None  # `tf.gradients(loss, tvars)`: that step says it.
       if isinstance(node, ast.Name) and node.id not in seen:
         seen.add(node.id)
         read.add(node.id)
