@@ -14,6 +14,16 @@ whose lists, read for what the code does, leave nothing out.
   weights out, found.
 - Gradients computed only to be printed (a course's notebook): applied
   to nothing, silent; the same list applied by an optimizer, found.
+- Two losses routed to lists kept by tests of names that between them
+  keep every name (a VHRED's `not startswith('Latentpos')` and
+  `startswith('Latent')`), applied together or in turn by an epoch's
+  parity: silent; tests that leave a name to neither, or two lists a
+  flag chooses once, found.
+- An attack's images (`var_list=[self.slack]`) written from a
+  placeholder fed each batch: inputs, silent; the same variable no
+  placeholder writes (a soft prompt), found.
+- A helper whose gradients a step computes (BERT's `create_optimizer`:
+  `tf.gradients(loss, tvars)`) keeps its findings.
 """
 
 import scanned
@@ -273,3 +283,45 @@ def test_a_helper_whose_gradients_a_step_computes_keeps_its_findings():
   assert scanned.in_project({"optimization.py": _CREATE_OPTIMIZER,
                              "adapter.py": _ADAPTERS}) == [
       ("var-list-filter", "adapter.py", 5)]
+
+
+_ATTACK = """\
+    import numpy as np
+    import tensorflow as tf
+
+    class EAD:
+
+      def __init__(self, sess, model, shape):
+        self.sess = sess
+        self.timg = tf.Variable(np.zeros(shape), dtype=tf.float32)
+        self.slack = tf.Variable(np.zeros(shape), dtype=tf.float32)
+        self.assign_timg = tf.compat.v1.placeholder(tf.float32, shape)
+        self.assign_slack = tf.compat.v1.placeholder(tf.float32, shape)
+        self.setter = tf.compat.v1.assign(self.slack, self.assign_slack)
+        self.setup = [self.timg.assign(self.assign_timg)]
+        self.output = model.get_logits(self.slack)
+        self.loss = tf.reduce_sum(self.output) + tf.reduce_sum(
+            tf.square(self.slack - self.timg))
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+        self.train = optimizer.minimize(self.loss, var_list=[self.slack])
+
+      def attack(self, batch):
+        self.sess.run(self.setup, {self.assign_timg: batch})
+        self.sess.run(self.setter, {self.assign_slack: batch})
+        for _ in range(1000):
+          self.sess.run(self.train)
+    """
+
+
+def test_an_attacks_images_set_from_a_batch_are_silent():
+  assert scanned.found(_ATTACK) == []
+
+
+def test_a_prompt_no_batch_writes_is_found():
+  text = _ATTACK.replace(
+      "        self.setter = tf.compat.v1.assign(self.slack, "
+      "self.assign_slack)\n", "").replace(
+          "        self.sess.run(self.setter, {self.assign_slack: batch})\n",
+          "")
+  assert scanned.found(text) == [("var-list-filter", 17)]
+

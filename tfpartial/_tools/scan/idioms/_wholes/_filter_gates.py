@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._wholes import _covering_tests
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
+from tfpartial._tools.scan.idioms._wholes import _fed_inputs
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -70,8 +71,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
   """The filter leaving variables out of a step's list, or None: another
-  loss's half, only measured or summarised, a model named by its scope
-  (not a flag's choice against more) or what other steps leave out."""
+  loss's half, only measured or summarised, inputs set from data
+  (`_fed_inputs`), a model named by its scope (not a flag's choice
+  against more) or what other steps leave out."""
   in_phase, flow = phased(step, steps), analysis.flow
   halved = _narrowed_half.narrowed(flow, step, steps) or (
       _capable.others_not_built(analysis, step, steps))
@@ -79,7 +81,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       analysis, step, steps, groups, halved) or only_measured(step) or (
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _half_per_call(analysis, step)) or halves(step, steps):
+                  _half_per_call(analysis, step)) or halves(step, steps) or (
+                      _fed_inputs.set_from_feeds(step.var_list, step.scope)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
