@@ -63,11 +63,10 @@ def _steps(analysis: Analysis) -> List[Step]:
   seen: Set[int] = set()
   for scope, call in itertools.chain(analysis.calls_named(STEPS),
                                      _outside.calls(analysis)):
-    if analysis.module(scope).is_test:
-      continue
     seen.add(id(call))
-    if _applies_nothing(call, scope, analysis):
-      continue  # Gradients nothing applies: no step.
+    if analysis.module(scope).is_test or _applies_nothing(
+        call, scope, analysis):
+      continue  # A test's, or gradients nothing applies: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
@@ -232,16 +231,16 @@ def _computed_from(pairs: ast.expr, scope: _scopes.Scope, listed: str
   if not isinstance(unwrapped, ast.Call) or _names.call_name(
       unwrapped) != "zip" or len(unwrapped.args) != 2:
     return None
-  todo, seen, read = [unwrapped.args[0]], set(), set()
+  todo: List[ast.AST] = [unwrapped.args[0]]
+  seen: Set[str] = set()
   while todo and len(seen) < 64:
     for node in _scopes.walk(todo.pop()):
       if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
         return None  # `tf.gradients(loss, tvars)`: that step says it.
       if isinstance(node, ast.Name) and node.id not in seen:
         seen.add(node.id)
-        read.add(node.id)
         todo += [each.value for each in scope.defs.get(node.id, [])]
-  found = [p for p in scope.params if p in read and p not in {
+  found = [p for p in scope.params if p in seen and p not in {
       "self", "cls", listed}]
   return ast.Name(found[0], ast.Load()) if found else None
 

@@ -16,6 +16,8 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 _PLACEHOLDERS = {"placeholder", "placeholder_with_default"}
+# `self.x` -> (value, the method's scope): `ClassInfo.attributes`.
+_Attributes = Dict[str, List[Tuple[ast.expr, _scopes.Scope]]]
 
 
 def set_from_feeds(var_list: Optional[ast.AST], scope: _scopes.Scope
@@ -41,7 +43,7 @@ def _own(node: ast.AST) -> Optional[str]:
   return None
 
 
-def _written_from(attributes: Dict[str, List[Tuple[ast.expr, object]]]
+def _written_from(attributes: _Attributes
                   ) -> Dict[str, List[ast.expr]]:
   """`self.x` -> what the class's assigns write into it
   (`tf.assign(self.x, v)`, `self.x.assign(v)`), among the values it
@@ -67,7 +69,7 @@ def _written_from(attributes: Dict[str, List[Tuple[ast.expr, object]]]
 
 
 def _placeholder(source: ast.expr,
-                 attributes: Dict[str, List[Tuple[ast.expr, object]]]
+                 attributes: _Attributes
                  ) -> bool:
   """Whether `source` is `self.y` that the class sets to a placeholder."""
   name = _own(source)

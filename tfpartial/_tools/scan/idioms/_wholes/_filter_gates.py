@@ -71,9 +71,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
   """The filter leaving variables out of a step's list, or None: another
-  loss's half, only measured or summarised, inputs set from data
-  (`_fed_inputs`), a model named by its scope (not a flag's choice
-  against more) or what other steps leave out."""
+  loss's half, only measured or summarised, fed inputs, a model named by
+  its scope (not a flag's choice against more) or what others leave out."""
   in_phase, flow = phased(step, steps), analysis.flow
   halved = _narrowed_half.narrowed(flow, step, steps) or (
       _capable.others_not_built(analysis, step, steps))
@@ -115,8 +114,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                       flow, node, step.scope, _opened_here)):
     return None
   node = node if halved else _first_filter(flow, node, step.scope, opened)
-  # The rest of a list that drops names by itself (`rest = [v for v in
-  # no_bn if v not in new and v not in fc]`) is not a complement.
+  # A rest dropping names itself (`v not in new and v not in fc`): kept.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
   if not in_phase and not halved and _shares_lists(analysis, step, steps,
