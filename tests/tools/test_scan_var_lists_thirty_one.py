@@ -26,7 +26,12 @@ whose lists, read for what the code does, leave nothing out.
   `tf.gradients(loss, tvars)`) keeps its findings.
 """
 
+import ast
+import textwrap
+
 import scanned
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources._train_step import var_list_of
 
 _DP_OPTIMIZER = """\
     import tensorflow as tf
@@ -325,3 +330,39 @@ def test_a_prompt_no_batch_writes_is_found():
           "")
   assert scanned.found(text) == [("var-list-filter", 17)]
 
+
+
+
+def _keeps_every_name(text):
+  """`_covering_tests.keeps_every_name` of the list the one
+  `apply_gradients` of function `f` in `text` trains."""
+  from tfpartial._tools.scan.idioms._wholes import _covering_tests
+  tree = ast.parse(textwrap.dedent(text))
+  scope = _scopes.collect(tree).children[0]
+  call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and getattr(n.func, "attr", "") == "apply_gradients")
+  return _covering_tests.keeps_every_name(var_list_of(call), scope)
+
+
+def test_routed_pairs_keep_every_name():
+  assert _keeps_every_name("""\
+      def f(opt, a, b):
+        a = [(g, v) for g, v in a if not v.name.startswith('Latentpos')]
+        b = [(g, v) for g, v in b if v.name.startswith('Latent')]
+        return opt.apply_gradients(a + b)
+      """)
+
+
+def test_variables_listed_beside_none_gradients_are_not_routed_pairs():
+  # Every name is listed, but the teacher's gradients are `None`
+  # (mobilebert's distillation): lists of variables, not of a loss's pairs.
+  assert not _keeps_every_name("""\
+      def f(loss, opt):
+        tvars = [v for v in tf.compat.v1.trainable_variables()
+                 if not v.name.startswith("teacher")]
+        grads = tf.gradients(loss, tvars)
+        ntvars = [v for v in tf.compat.v1.trainable_variables()
+                  if v.name.startswith("teacher")]
+        ngrads = [None for v in ntvars]
+        return opt.apply_gradients(zip(grads + ngrads, tvars + ntvars))
+      """)

@@ -88,15 +88,22 @@ def _summands(node: Optional[ast.AST]) -> List[ast.AST]:
 
 
 def _test_of(node: Optional[ast.AST]) -> Optional[_Test]:
-  """The one test of names a comprehension over pairs keeps them by
-  (tests of other things, `g is not None`, aside)."""
-  if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
+  """The one test of names a comprehension over gradient pairs keeps
+  them by (tests of other things, `g is not None`, aside); none for a
+  list of variables alone (`tvars + ntvars`, zipped with `None`s)."""
+  if not isinstance(node, ast.ListComp) or len(node.generators) != 1 or (
+      not _pairs(node.elt)) or not _pairs(node.generators[0].target):
     return None
   tests = [part for each in node.generators[0].ifs for part in (
       each.values if isinstance(each, ast.BoolOp) and isinstance(
           each.op, ast.And) else [each])]
   found = [test for test in map(_name_test, tests) if test is not None]
   return found[0] if len(found) == 1 else None
+
+
+def _pairs(node: ast.AST) -> bool:
+  """Whether `node` is a pair (`(g, v)`, `grad, var`)."""
+  return isinstance(node, ast.Tuple) and len(node.elts) == 2
 
 
 def _name_test(node: ast.expr) -> Optional[_Test]:
