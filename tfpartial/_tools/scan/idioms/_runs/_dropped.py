@@ -74,6 +74,19 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
   return all(_named_once(n, code) for n in names)  # Only where assigned.
 
 
+def printed_gradients(call: ast.Call, scope: _scopes.Scope,
+                      analysis: Analysis) -> bool:
+  """Whether `call` computes gradients only to print them
+  (`print(tape.gradient(res, [z]))` in a course's notebook): applied to
+  nothing, they train nothing."""
+  if _names.call_name(call) not in _GRADIENTS:
+    return False
+  parent = getattr(analysis.order(scope), "parent")(call)
+  return isinstance(parent, ast.Call) and isinstance(
+      parent.func, ast.Name) and parent.func.id == "print" and any(
+          a is call for a in parent.args)
+
+
 # An optimizer's step that, in a graph, returns its op (run when fetched).
 _OP_STEPS = {"minimize", "apply_gradients"}
 

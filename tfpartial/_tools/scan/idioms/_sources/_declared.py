@@ -52,11 +52,37 @@ def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
         scope).is_test or (_names.dotted(receiver) or "").split(".")[-1] \
         not in _DECLARED:
       continue
+    if _deduplicated(call, receiver, analysis.order(scope)):
+      continue  # Every weight not listed yet: nothing is left out.
     node = _origin(flow, call.args[0], scope, set())
     if "filtered" in flow.chosen(call.args[0], scope, flow.labels(
         call.args[0], scope)) and isinstance(node, ast.expr):
       hits.append(_idiom.Hit(node, scope, call, {"filtered": node}))
   return hits
+
+
+def _deduplicated(call: ast.Call, receiver: ast.expr, order: object
+                  ) -> bool:
+  """Whether `call` appends the variable of its loop under a test that
+  only keeps it out of the list twice (`for w in layer.trainable_weights:
+  if w not in self._trainable_weights: self._trainable_weights.append(w)`):
+  every weight of the loop is declared, none left out."""
+  parent = getattr(order, "parent")
+  test, loop = parent(call), None
+  while test is not None and not isinstance(test, ast.If):
+    test = parent(test)
+  loop = parent(test) if test is not None else None
+  added = call.args[0]
+  if not isinstance(test, ast.If) or test.orelse or not isinstance(
+      loop, (ast.For, ast.AsyncFor)) or not isinstance(added, ast.Name) or (
+          not isinstance(loop.target, ast.Name)) or (
+              loop.target.id != added.id) or test not in loop.body:
+    return False
+  compared = test.test
+  return isinstance(compared, ast.Compare) and len(compared.ops) == 1 and (
+      isinstance(compared.ops[0], ast.NotIn)) and isinstance(
+          compared.left, ast.Name) and compared.left.id == added.id and (
+              ast.dump(compared.comparators[0]) == ast.dump(receiver))
 
 
 # The lists a Keras layer or model trains, as `compile` reads them.

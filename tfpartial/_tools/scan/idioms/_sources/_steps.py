@@ -36,10 +36,12 @@ from tfpartial._tools.scan.idioms._sources import _groups
 
 def _applies_nothing(call: ast.Call, scope: _scopes.Scope,
                      analysis: Analysis) -> bool:
-  """Whether `call`'s gradients are never applied: read by nothing, only
-  squared (a Fisher), or only fetched out of the graph as numbers; or
+  """Whether `call`'s gradients are never applied: read by nothing or
+  only printed, only squared (a Fisher), or only fetched out of the
+  graph as numbers; or
   its train op is fetched by nothing."""
   return _dropped.unread_gradients(call, scope, analysis) or (
+      _dropped.printed_gradients(call, scope, analysis)) or (
       _dropped.unfetched_op(call, scope, analysis)) or (
       _squared.only_squared(call, scope, analysis)) or (
           _fetched_out.only_fetched(call, scope, analysis))
@@ -61,11 +63,10 @@ def _steps(analysis: Analysis) -> List[Step]:
   seen: Set[int] = set()
   for scope, call in itertools.chain(analysis.calls_named(STEPS),
                                      _outside.calls(analysis)):
-    if analysis.module(scope).is_test:
-      continue
     seen.add(id(call))
-    if _applies_nothing(call, scope, analysis):
-      continue  # Gradients nothing applies: no step.
+    if analysis.module(scope).is_test or _applies_nothing(
+        call, scope, analysis):
+      continue  # A test's, or gradients nothing applies: no step.
     chosen = var_list_of(call)
     given = _read_of_parameter(chosen, scope)
     owner = _owner(given, scope)
@@ -99,7 +100,8 @@ def _steps(analysis: Analysis) -> List[Step]:
     callee = flow.callee(call, scope) or _by_keyword(
         call, by_name.get(_names.call_name(call), []), wrappers)
     if callee is not None and id(callee) in wrappers:
-      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis)
+      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis,
+                      created)
       made, home = inner[id(callee)]
       if home is analysis.module(scope):
         step.inside = made
@@ -183,17 +185,64 @@ def _inside(scope: Optional[_scopes.Scope],
 def _read_of_parameter(chosen: Optional[ast.AST], scope: _scopes.Scope
                        ) -> Optional[ast.AST]:
   """`chosen`, or the parameter it reads each element of (`var_refs =
-  [v.read_value() for v in tvars]`, `tvars` given)."""
+  [v.read_value() for v in tvars]`, `tvars` given), or the variables of
+  the pairs it names (`pairs = list(zip(sanitized, var_list))`, applied:
+  a DP optimizer's own `minimize_ours` trains what its callers pass)."""
   if not isinstance(chosen, ast.Name) or chosen.id in scope.params:
     return chosen
   defs = scope.defs.get(chosen.id, [])
   value = defs[0].value if len(defs) == 1 else None
+  paired = _paired_with(value)
+  if isinstance(paired, ast.Name) and paired.id in scope.params:
+    return paired
   if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(
       value.generators) == 1 and not value.generators[0].ifs and isinstance(
           value.generators[0].iter, ast.Name) and (
               value.generators[0].iter.id in scope.params):
     return value.generators[0].iter
   return chosen
+
+
+def _paired_with(value: Optional[ast.AST]) -> Optional[ast.AST]:
+  """The variables of `zip(grads, variables)` (in `list(...)` or not)."""
+  if isinstance(value, ast.Call) and _names.call_name(value) == "list" and (
+      len(value.args) == 1) and not value.keywords:
+    value = value.args[0]
+  if isinstance(value, ast.Call) and _names.call_name(value) == "zip" and (
+      len(value.args) == 2) and not value.keywords:
+    return value.args[1]
+  return None
+
+
+def _computed_from(pairs: ast.expr, scope: _scopes.Scope, listed: str
+                   ) -> Optional[ast.Name]:
+  """The first parameter of `scope` (not `self`, nor the list `listed`)
+  that the gradients of `pairs` (`list(zip(grads, var_list))`, or a
+  name bound once to it) are computed from, following the names of
+  the function that define them, by the project's own code; None if
+  none is, or if a step computes them (`tf.gradients(loss, tvars)`)."""
+  if isinstance(pairs, ast.Name):
+    defs = scope.defs.get(pairs.id, [])
+    pairs = defs[0].value if len(defs) == 1 else pairs
+  unwrapped = _names.unwrapped(pairs)
+  if isinstance(unwrapped, ast.Call) and _names.call_name(
+      unwrapped) == "list" and len(unwrapped.args) == 1:
+    unwrapped = unwrapped.args[0]
+  if not isinstance(unwrapped, ast.Call) or _names.call_name(
+      unwrapped) != "zip" or len(unwrapped.args) != 2:
+    return None
+  todo: List[ast.AST] = [unwrapped.args[0]]
+  seen: Set[str] = set()
+  while todo and len(seen) < 64:
+    for node in _scopes.walk(todo.pop()):
+      if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
+        return None  # `tf.gradients(loss, tvars)`: that step says it.
+      if isinstance(node, ast.Name) and node.id not in seen:
+        seen.add(node.id)
+        todo += [each.value for each in scope.defs.get(node.id, [])]
+  found = [p for p in scope.params if p in seen and p not in {
+      "self", "cls", listed}]
+  return ast.Name(found[0], ast.Load()) if found else None
 
 
 def _owner(chosen: Optional[ast.AST], scope: _scopes.Scope
@@ -217,12 +266,17 @@ def _owner(chosen: Optional[ast.AST], scope: _scopes.Scope
 def _passed_on(call: ast.Call, chosen: Optional[ast.AST],
                scope: _scopes.Scope) -> Optional[Tuple[int, int]]:
   """(loss, var_list) parameter positions when `call` trains exactly the
-  variables its function was given."""
+  variables its function was given; an `apply_gradients`' loss is the
+  first parameter its gradients are computed from (`_computed_from`:
+  `d_loss_real` of a DP optimizer's `minimize_ours(d_loss_real,
+  d_loss_fake, var_list=...)`)."""
   if not isinstance(chosen, ast.Name) or chosen.id not in scope.params or (
       not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
     return None
   loss = call.args[0] if call.args and _names.call_name(
       call) != "apply_gradients" else None
+  if loss is None and call.args:
+    loss = _computed_from(call.args[0], scope, chosen.id)
   position = scope.params.index(chosen.id)
   losses = scope.params.index(loss.id) if isinstance(
       loss, ast.Name) and loss.id in scope.params else -1
@@ -244,7 +298,8 @@ def _refiltered(given: Optional[ast.AST], owner: _scopes.Scope,
 
 
 def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
-             positions: Tuple[int, int], analysis: Analysis) -> Step:
+             positions: Tuple[int, int], analysis: Analysis,
+             created: Dict[int, Set[str]]) -> Step:
   """The step a call of a wrapper makes, from its arguments."""
   params = [a.arg for a in getattr(callee, "args").args]
   if params[:1] in (["self"], ["cls"]):
@@ -262,11 +317,14 @@ def _wrapped(call: ast.Call, scope: _scopes.Scope, callee: ast.AST,
 
   chosen, loss = argument(positions[1]), argument(positions[0])
   labels = analysis.flow.labels(chosen, scope) if chosen is not None else {}
+  if chosen is not None and "filtered" not in labels and _hand_made(
+      analysis, chosen, scope, call, created):
+    labels = {**labels, "filtered": chosen}  # Some variables made by hand.
   returned = _returned_filters(analysis, chosen, scope, labels)
   if returned:
     labels = {**labels, "filtered": returned[0]}
   return Step(call, scope, chosen, _loss_key(loss, scope), labels,
-              tuple(returned[1:]))
+              tuple(returned[1:]), section=_graphs.section(scope, call))
 
 
 def _grouped(analysis: Analysis, steps: List[Step]) -> List[Step]:

@@ -27,9 +27,11 @@ from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
 from tfpartial._tools.scan.idioms._wholes import _covering
+from tfpartial._tools.scan.idioms._wholes import _covering_tests
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
+from tfpartial._tools.scan.idioms._wholes import _fed_inputs
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
@@ -69,8 +71,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
   """The filter leaving variables out of a step's list, or None: another
-  loss's half, only measured or summarised, a model named by its scope
-  (not a flag's choice against more) or what other steps leave out."""
+  loss's half, only measured or summarised, fed inputs, a model named by
+  its scope (not a flag's choice against more) or what others leave out."""
   in_phase, flow = phased(step, steps), analysis.flow
   halved = _narrowed_half.narrowed(flow, step, steps) or (
       _capable.others_not_built(analysis, step, steps))
@@ -78,7 +80,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       analysis, step, steps, groups, halved) or only_measured(step) or (
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
-                  _half_per_call(analysis, step)) or halves(step, steps):
+                  _half_per_call(analysis, step)) or halves(step, steps) or (
+                      _fed_inputs.set_from_feeds(step.var_list, step.scope)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
@@ -110,8 +113,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                                       flow, node, step.scope, _opened_here)):
     return None
   node = node if halved else _first_filter(flow, node, step.scope, opened)
-  # The rest of a list that drops names by itself (`rest = [v for v in
-  # no_bn if v not in new and v not in fc]`) is not a complement.
+  # A rest dropping names itself (`v not in new and v not in fc`): kept.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
   if not in_phase and not halved and _shares_lists(analysis, step, steps,
@@ -222,11 +224,14 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
   """Whether the filter's rest is handed on beside it (`_complemented`),
   or trained by a step over a list no filter chose
   (`_complement_subset.rest_trained`), or by a step of the same loss run
-  with it (`_run_together`)."""
+  with it (`_run_together`), or by a list of another loss the step
+  applies with it (`_covering_tests`)."""
   return _complemented.passed_with_rest(
       node, flow.origin.get(id(node), step.scope)) or (
           _complement_subset.rest_trained(flow, node, step, steps)) or (
-              _run_together.trained_together(step, steps))
+              _run_together.trained_together(step, steps)) or (
+                  _covering_tests.keeps_every_name(step.var_list,
+                                                   step.scope))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step],
