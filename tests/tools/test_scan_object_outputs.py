@@ -96,3 +96,41 @@ def test_a_loss_method_over_its_own_arguments_is_silent():
   # `metrics.squared` never reads its object: a loss helper, and the
   # critic's loss reads only the critic, built from the inputs.
   assert _found({"t.py": _HELPER}) == []
+
+
+_SCRIPT = """
+import tensorflow as tf
+from unirep import babbler
+
+if __name__ == '__main__':
+    b = babbler(batch_size=12)
+    final_hidden, x_placeholder = b.get_rep_ops()
+    y_placeholder = tf.placeholder(tf.float32, shape=[None, 1])
+    with tf.variable_scope("top"):
+        prediction = tf.contrib.layers.fully_connected(final_hidden, 1)
+    loss = tf.losses.mean_squared_error(y_placeholder, prediction)
+    top_variables = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                      scope="top")
+    optimizer = tf.train.AdamOptimizer(1e-3)
+    top_only_step_op = optimizer.minimize(loss, var_list=top_variables)
+    all_step_op = optimizer.minimize(loss)
+    with tf.Session() as sess:
+        for i in range(10):
+            sess.run([loss, all_step_op], feed_dict={y_placeholder: [[42]]})
+"""
+
+
+def test_a_script_s_head_step_that_no_run_fetches_is_silent():
+  # tamtzehei's train.py: the head's op is built under the script's
+  # `__main__` block, and only the joint op is ever run.
+  assert _found({"unirep.py": _BABBLER, "train.py": _SCRIPT}) == []
+
+
+def test_a_script_s_head_step_that_a_run_fetches_is_found():
+  # The tutorial's order: the head alone first, then the joint op.
+  code = _SCRIPT.replace(
+      "        for i in range(10):\n",
+      "        for i in range(10):\n"
+      "            sess.run(top_only_step_op)\n", 1)
+  assert _found({"unirep.py": _BABBLER, "train.py": code}) == [
+      ("var-list-filter", "train.py", 12)]
