@@ -134,3 +134,22 @@ def test_a_script_s_head_step_that_a_run_fetches_is_found():
       "            sess.run(top_only_step_op)\n", 1)
   assert _found({"unirep.py": _BABBLER, "train.py": code}) == [
       ("var-list-filter", "train.py", 12)]
+
+
+def test_a_step_built_in_a_lambda_of_a_session_script_is_still_read():
+  # A lambda's scope is no module: neither the script's `__main__` test
+  # nor the scopes a function opens may read its body as statements
+  # (a DQN's `tf.cond(flag, lambda: opt.minimize(...))`; main stopped
+  # var-list-filter on this project with a TypeError).
+  code = """
+import tensorflow as tf
+
+loss = tf.reduce_mean(tf.square(net(x) - y))
+head = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="head")
+opt = tf.train.AdamOptimizer(1e-3)
+step = tf.cond(flag, lambda: opt.minimize(loss, var_list=head),
+               lambda: opt.minimize(loss))
+with tf.Session() as sess:
+    sess.run(step)
+"""
+  assert _found({"t.py": code}) == [("var-list-filter", "t.py", 5)]

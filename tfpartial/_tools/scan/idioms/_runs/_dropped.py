@@ -117,8 +117,10 @@ def _in_main(call: ast.Call, module: ast.AST) -> bool:
   >>> _in_main(tree.body[0].body[0].value, tree)
   True
   """
+  if not isinstance(module, ast.Module):
+    return False  # A lambda's or a class's scope: not the script's.
   at = (call.lineno, call.col_offset)
-  for block in getattr(module, "body", []):
+  for block in module.body:
     if isinstance(block, ast.If) and isinstance(
         block.test, ast.Compare) and _names.dotted(
             block.test.left) == "__name__" and block.body and (

@@ -216,11 +216,14 @@ def _reads_own_object(call: ast.Call, callee: ast.AST) -> bool:
   True
   >>> _reads_own_object(ast.parse("ops(b)").body[0].value, tree.body[0])
   False
+  >>> loss = ast.parse("def huber(x):\\n    return x * x\\n").body[0]
+  >>> _reads_own_object(ast.parse("U.huber(x)").body[0].value, loss)
+  False
   """
   arguments = getattr(callee, "args", None)
   if not isinstance(call.func, ast.Attribute) or arguments is None or (
-      not arguments.args):
-    return False
+      not arguments.args) or arguments.args[0].arg != "self":
+    return False  # `U.huber_loss(x)`: a module's function, given `x`.
   own = arguments.args[0].arg
   return any(isinstance(n, ast.Name) and n.id == own and isinstance(
       n.ctx, ast.Load) for n in ast.walk(callee))
