@@ -194,8 +194,9 @@ class _Cone:
                  for n in ast.walk(callee)):
         # A loss helper; a method returning what its object holds
         # (`b.get_rep_ops()`: `self._top_final_hidden`) reads the object.
-        held = [call.func.value] if _reads_own_object(
-            call, callee) else []
+        held = [call.func.value] if isinstance(
+            call.func, ast.Attribute) and _reads_own_object(
+                call, callee) else []
         return [(a, home, feeding) for a in [*arguments, *held]]
       return None
     if not _plain(call):
