@@ -72,13 +72,14 @@ _RESUMED_WHOLE = """\
     # A run resumed whole: the filter names the whole model it trains.
     (_RESUMED_WHOLE.format(saved="tf.global_variables()"), []),
     (_RESUMED_WHOLE.format(saved="var_list=tf.trainable_variables()"), []),
-    # A part restored by its scope: what the filter leaves out stays.
+    # A part restored by its scope: what the filter leaves out stays;
+    # shown where the name is handed to the helper (line 11).
     (_RESUMED_WHOLE.format(
         saved="tf.trainable_variables(scope='embedding')"),
-     [("var-list-filter", 2)]),
+     [("var-list-filter", 11)]),
     (_RESUMED_WHOLE.format(saved="var_list=tf.get_collection("
                            "tf.GraphKeys.GLOBAL_VARIABLES, 'embedding')"),
-     [("var-list-filter", 2)]),
+     [("var-list-filter", 11)]),
 ], ids=["global", "trainable", "scoped", "collection"])
 def test_saver_over_every_variable_restores_no_part(source, expected):
   assert _found(source) == expected

@@ -3,8 +3,8 @@ a helper of the project whose call names what trains:
 `get_trainable_variables(["encode_context", "pixel_cnn"])`, a generic
 name filter of a utilities module handed the names as literals (a
 conditional PixelVAE's trainer). The finding is at the call, where the
-names are chosen; a helper that reads the names itself (slim's flags),
-or one of the step's own module, keeps it inside. Sources are paraphrases of part thirty's trees."""
+names are chosen, in whichever module the helper is; a helper that
+reads the names itself (slim's flags) keeps it inside. Sources are paraphrases of part thirty's trees."""
 
 import textwrap
 
@@ -47,12 +47,13 @@ FOUND = {
         {"utils/__init__.py": "", "utils/utils.py": _UTILS,
          "train.py": _TRAIN},
         [("var-list-filter", "train.py", 7)]),
-    # The same helper in the trainer's own file stays the place (read
-    # beside the step, as `_generic_helper` keeps it).
+    # The same helper in the trainer's own file: the names are chosen at
+    # the call there too (part thirty-one's table adapter,
+    # `get_variables_with_name('adapter_layers')`).
     "names handed to a helper of the same module": (
         {"t.py": _UTILS + "\n\n" + _TRAIN.replace(
             "from utils.utils import get_trainable_variables\n", "")},
-        [("var-list-filter", "t.py", 12)]),
+        [("var-list-filter", "t.py", 21)]),
     # One name handed as a string, not a list.
     "one name handed as a string": (
         {"utils/__init__.py": "", "utils/utils.py": _UTILS,

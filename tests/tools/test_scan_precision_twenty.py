@@ -277,9 +277,10 @@ _ALWAYS = """var_list = vars_with_prefix('discrim')
 
 @pytest.mark.parametrize("source, expected", [
     (_GAN_ARM.format(discriminator=_DISCRIMINATOR), []),
-    # No other loss trains the rest: a flag chooses a part to train.
-    (_GAN_ARM.format(discriminator="pass"), [("var-list-filter", 4)]),
-    (_GAN_ARM.format(discriminator=_ALWAYS), [("var-list-filter", 4)]),
+    # No other loss trains the rest: a flag chooses a part to train,
+    # shown where the prefixes are handed to the helper.
+    (_GAN_ARM.format(discriminator="pass"), [("var-list-filter", 11)]),
+    (_GAN_ARM.format(discriminator=_ALWAYS), [("var-list-filter", 11)]),
 ], ids=["gan_halves", "a_part_by_a_flag", "beside_a_discriminator"])
 def test_a_gan_s_halves_under_one_name_beside_a_plain_run(source, expected):
   assert _found(source) == expected

@@ -43,9 +43,10 @@ def test_a_helper_called_with_one_name_stays_the_place():
   assert scanned.found(text) == [("var-list-filter", 5)]
 
 
-def test_the_helper_called_in_the_step_s_function_stays_the_place():
-  # There the calls beside the step show the choice: the helper stays.
+def test_the_helper_called_in_the_step_s_function_is_shown_at_the_call():
+  # There the call beside the step, handed the literal name, is the
+  # choice (`_helper_choice.names_given`), not the helper's filter.
   text = _HELPER.replace("var_list=self.var_list)",
                          "var_list=get_variables_with_name('fc'))")
-  assert scanned.found(text) == [("var-list-filter", 5)]
+  assert scanned.found(text) == [("var-list-filter", 15)]
 

@@ -50,6 +50,7 @@ from tfpartial._tools.scan.idioms._sources._steps import _grouped, _steps
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _end, _loss_node)
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
+from tfpartial._tools.scan.idioms._wholes import _grown_levels
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
@@ -104,6 +105,8 @@ class VarListFilter(_idiom.Idiom):
       for step in steps:
         if _unused_helper.imported_unread(analysis, step.scope):
           continue  # A helper its importer never calls: no step is built.
+        if _grown_levels.every_level(step):
+          continue  # Every level a growing stage has built: its network.
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
         if _worker_pairs.paired(step.call, step.scope.node, node):

@@ -102,7 +102,8 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
   whose pairs only such a step reads."""
   kind = _names.call_name(call)
   if kind not in _OP_STEPS and kind != "compute_gradients" or not (
-      isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))):
+      isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+      or _in_main(call, scope.node)):
     return False  # A module's name may be imported and run elsewhere.
   words = _words(analysis, scope)
   if words is None:
@@ -118,6 +119,29 @@ def unfetched_op(call: ast.Call, scope: _scopes.Scope,
   # `gv = opt.compute_gradients(...)` read once, by a step never fetched.
   readers = ops.readers.get(name, [])
   return len(readers) == 1 and unfetched_op(readers[0], scope, analysis)
+
+
+def _in_main(call: ast.Call, module: ast.AST) -> bool:
+  """Whether `call` is in the body of the module's `if __name__ ==
+  '__main__':` block: names bound there exist only when the file runs
+  as a script, so no importer can fetch them.
+
+  >>> tree = ast.parse("if __name__ == '__main__':\\n    op = o.minimize(l)\\n")
+  >>> _in_main(tree.body[0].body[0].value, tree)
+  True
+  """
+  if not isinstance(module, ast.Module):
+    return False  # A lambda's or a class's scope: not the script's.
+  at = (call.lineno, call.col_offset)
+  for block in module.body:
+    if isinstance(block, ast.If) and isinstance(
+        block.test, ast.Compare) and _names.dotted(
+            block.test.left) == "__name__" and block.body and (
+                block.body[0].lineno, 0) <= at <= (
+                    block.body[-1].end_lineno or 0,
+                    block.body[-1].end_col_offset or 0):
+      return True
+  return False
 
 
 @dataclasses.dataclass

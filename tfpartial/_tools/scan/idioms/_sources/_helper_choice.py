@@ -88,14 +88,15 @@ def scope_passed(flow: Flow, node: ast.expr, scope: _scopes.Scope,
 
 def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
                 returned: Returned) -> bool:
-  """Whether `node` calls a function of another module of the project
-  (a utilities module's) whose filter keeps the variables named by a
+  """Whether `node` calls a function of the project (a utilities
+  module's, or one beside the step: `get_variables_with_name(
+  'adapter_layers')`) whose filter keeps the variables named by a
   parameter (directly or through a loop over it), and binds every such
   parameter to literal names (`get_trainable_variables(["encode_context",
-  "pixel_cnn"])`): a generic name filter, a library to the trainer; the
-  names, chosen at the call, are the choice, so the finding stays there.
-  A helper of the step's own module, or a method of `self` (a base
-  class's: `scope_passed`), stays the place, as before."""
+  "pixel_cnn"])`): a generic name filter; the names, chosen at the call,
+  are the choice, so the finding stays there, in whichever module the
+  helper is. A method of `self` (a base class's: `scope_passed`) stays
+  the place, as before."""
   if not isinstance(node, ast.Call) or isinstance(
       node.func, ast.Attribute) and _names.dotted(node.func.value) == "self":
     return False
@@ -103,9 +104,7 @@ def names_given(flow: Flow, node: ast.expr, scope: _scopes.Scope,
   helper = _helper_scope(flow, node, caller)
   function = helper.node if helper is not None else None
   if helper is None or not isinstance(
-      function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-          flow.project.module_of(helper).source is flow.project.module_of(
-              caller).source):
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return False
   inner = returned(flow, helper)
   if inner is None:

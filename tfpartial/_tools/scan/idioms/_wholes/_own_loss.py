@@ -192,7 +192,12 @@ class _Cone:
     if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
       if not any(isinstance(n, ast.Call) and not _plain(n)
                  for n in ast.walk(callee)):
-        return [(a, home, feeding) for a in arguments]  # A loss helper.
+        # A loss helper; a method returning what its object holds
+        # (`b.get_rep_ops()`: `self._top_final_hidden`) reads the object.
+        held = [call.func.value] if isinstance(
+            call.func, ast.Attribute) and _reads_own_object(
+                call, callee) else []
+        return [(a, home, feeding) for a in [*arguments, *held]]
       return None
     if not _plain(call):
       return None
@@ -200,6 +205,29 @@ class _Cone:
         call.func, ast.Name) and call.func.id in _SIZES:
       return []  # A shape, a size: no tensor.
     return [(a, home, feeding) for a in arguments]
+
+
+def _reads_own_object(call: ast.Call, callee: ast.AST) -> bool:
+  """Whether `call` calls a method (`b.get_rep_ops()`) that reads its
+  own object (`self._top_final_hidden`): what it returns was made where
+  the object was built, not from what the call passes.
+
+  >>> tree = ast.parse("def ops(self):\\n    return self.hidden, 1\\n")
+  >>> _reads_own_object(ast.parse("b.ops()").body[0].value, tree.body[0])
+  True
+  >>> _reads_own_object(ast.parse("ops(b)").body[0].value, tree.body[0])
+  False
+  >>> loss = ast.parse("def huber(x):\\n    return x * x\\n").body[0]
+  >>> _reads_own_object(ast.parse("U.huber(x)").body[0].value, loss)
+  False
+  """
+  arguments = getattr(callee, "args", None)
+  if not isinstance(call.func, ast.Attribute) or arguments is None or (
+      not arguments.args) or arguments.args[0].arg != "self":
+    return False  # `U.huber_loss(x)`: a module's function, given `x`.
+  own = arguments.args[0].arg
+  return any(isinstance(n, ast.Name) and n.id == own and isinstance(
+      n.ctx, ast.Load) for n in ast.walk(callee))
 
 
 def _comprehension(node: ast.expr, home: _scopes.Scope, feeding: bool

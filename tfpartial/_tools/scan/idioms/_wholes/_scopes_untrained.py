@@ -151,7 +151,9 @@ def _opened(nodes: List[ast.AST]) -> Iterator[Tuple[str, List[ast.stmt]]]:
   """The literal scopes `with` statements in `nodes` open outside any
   other scope, with the statements they hold."""
   for function in nodes:
-    yield from _outermost(getattr(function, "body", []))
+    body = getattr(function, "body", [])
+    if isinstance(body, list):  # A lambda's body is one expression.
+      yield from _outermost(body)
 
 
 def _outermost(body: List[ast.stmt]
