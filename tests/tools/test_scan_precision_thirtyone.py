@@ -1,0 +1,164 @@
+"""`tfpartial scan`: look-alikes of part 31 that freeze nothing, each with
+a twin that stays found.
+
+- A Keras 2 optimizer accumulating gradients (`get_updates` with
+  `update_switch = K.cast(K.equal((self.iterations + 1) % n, 0))`):
+  every update gated by a test of the step count, a schedule of every
+  element, as `K.cast(self.iterations > 100)` is; a factor made by
+  comparing a mask's own values stays a mask.
+- Keras' own step counter written after the step
+  (`self._train_counter.assign(tf.cast(self.step, tf.int64))`): a value
+  cast to an integer dtype, which no gradient reaches, is a counter.
+- A DP optimizer filling a missing gradient with zeros
+  (`if grads[i] == None: grads_list[i] = tf.zeros_like(var_list[i])`):
+  the variable had no gradient; nothing that would train is zeroed.
+- Gradient accumulators reset after the step
+  (`accum[i].assign(tf.zeros_like(g))` where `accum = [tf.Variable(
+  tf.zeros_like(w)) for w in weights]`): an entry of a list of
+  variables set to zeros is a whole accumulator cleared, not elements
+  of a weight set back.
+"""
+
+import pytest
+
+import scanned
+
+_ACCUMULATING = """\
+from keras import backend as K
+from keras.optimizers import Optimizer
+
+class AccumAdam(Optimizer):
+  def get_updates(self, loss, params):
+    grads = self.get_gradients(loss, params)
+    update_switch = K.equal((self.iterations + 1) % self.accum_iters, 0)
+    update_switch = K.cast(update_switch, K.floatx())
+    gs = [K.zeros(K.int_shape(p)) for p in params]
+    self.updates = []
+    for p, g, tg in zip(params, grads, gs):
+      sum_grad = tg + g
+      self.updates.append(K.update(tg, (1 - update_switch) * sum_grad))
+      self.updates.append(K.update(p, p - self.lr * {factor} * sum_grad))
+    return self.updates
+"""
+
+_MASK_COMPARED = """\
+from keras import backend as K
+from keras.optimizers import SGD
+
+class MaskedSGD(SGD):
+  def get_updates(self, loss, params):
+    grads = self.get_gradients(loss, params)
+    self.updates = []
+    for p, g in zip(params, grads):
+      keep = K.cast(K.not_equal(self.masks[p.name], 0), "float32")
+      self.updates.append(K.update(p, p - self.lr * g * keep))
+    return self.updates
+"""
+
+_COUNTER = """\
+import tensorflow as tf
+
+class AE(tf.keras.Model):
+  def __init__(self, encoder):
+    super().__init__()
+    self.encoder = encoder
+    self.step_index = tf.Variable(0, trainable=False, dtype=tf.int32)
+    self.saved = tf.Variable(encoder.kernel, trainable=False)
+
+  def call(self, x):
+    return self.encoder(x)
+
+  def train_step(self, data):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean(self(data))
+    grads = tape.gradient(loss, self.trainable_variables)
+    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+    self.step_index.assign_add(1)
+    self.{target}.assign({value})
+    return {{"loss": loss}}
+"""
+
+_NONE_FILLED = """\
+import tensorflow as tf
+
+class DPOptimizer(tf.compat.v1.train.GradientDescentOptimizer):
+  def compute_gradients(self, loss, var_list, **kwargs):
+    grads, _ = zip(*super().compute_gradients(loss, var_list))
+    grads_list = list(grads)
+    for inx in range(0, len(grads)):
+      if {test}:
+        grads_list[inx] = tf.zeros_like(var_list[inx])
+    return list(zip(grads_list, var_list))
+
+  def minimize(self, loss, var_list):
+    pairs = self.compute_gradients(loss, var_list)
+    return self.apply_gradients(pairs)
+"""
+
+_ACCUMULATORS = """\
+import tensorflow as tf
+
+m = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+opt = tf.keras.optimizers.Adam()
+accum_grads = {made}
+
+@tf.function
+def run_step(x, y, accum):
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((m(x) - y) ** 2)
+  weights = m.trainable_weights
+  grads = tape.gradient(loss, weights)
+  for idx, grad in enumerate(grads):
+    accum_grads[idx].assign_add(grad)
+  if not accum:
+    opt.apply_gradients(zip(accum_grads, weights))
+    for idx, grad in enumerate(grads):
+      accum_grads[idx].assign({value})
+  return loss
+"""
+
+SILENT = {
+    "an accumulating Adam gated by the step count": _ACCUMULATING.format(
+        factor="update_switch"),
+    "Keras' step counter written as an int64": _COUNTER.format(
+        target="_train_counter", value="tf.cast(self.step_index, tf.int64)"),
+    "a missing gradient filled with zeros (== None)": _NONE_FILLED.format(
+        test="grads[inx] == None"),
+    "a missing gradient filled with zeros (is None)": _NONE_FILLED.format(
+        test="grads[inx] is None"),
+    "gradient accumulators cleared after the step": _ACCUMULATORS.format(
+        made="[tf.Variable(tf.zeros_like(e)) for e in m.trainable_weights]",
+        value="tf.zeros_like(grad)"),
+}
+
+FOUND = {
+    # The twin of the step count: a factor made by comparing a mask.
+    "a mask made by comparing a mask's values": (
+        _MASK_COMPARED, [("grads-mask", 10)]),
+    # The twin of the counter: a copy cast to a float written back.
+    "a float copy written back after the step": (_COUNTER.format(
+        target="encoder.kernel", value="tf.cast(self.saved, tf.float32)"),
+        [("shadow-variable", 19)]),
+    # The twin of the filled gradient: zeros chosen by another test.
+    "a gradient zeroed where a mask says": (_NONE_FILLED.format(
+        test="frozen[inx]"), [("grads-mask", 9)]),
+    # The twin of the accumulators: a kernel's rows set back to zeros.
+    "rows of each weight set back to zeros after the step": (
+        _ACCUMULATORS.replace(
+            "accum_grads[idx].assign({value})",
+            "weights[idx][:2].assign({value})").format(
+                made="[tf.Variable(tf.zeros_like(e)) for e in "
+                "m.trainable_weights]", value="tf.zeros_like(grad[:2])"),
+        [("weight-remask", 18)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_a_look_alike_of_part_31_is_silent(name):
+  assert scanned.found(SILENT[name]) == []
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_its_twin_stays_found(name):
+  source, expected = FOUND[name]
+  assert scanned.found(source) == expected
