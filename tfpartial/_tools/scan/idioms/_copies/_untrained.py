@@ -149,3 +149,46 @@ def _integral_dtype(call: ast.Call) -> bool:
             _names.dotted(value) or "").rsplit(".", 1)[-1]
         return text in _INTEGRAL
   return False
+
+
+def cast_integral(value: ast.AST) -> bool:
+  """Whether a written value is cast to an integer or boolean dtype
+  (Keras' own step counter set from another: `self._train_counter.
+  assign(tf.cast(self.step, tf.int64))`): no gradient reaches it.
+
+  >>> cast_integral(ast.parse("tf.cast(step, tf.int64)").body[0].value)
+  True
+  >>> cast_integral(ast.parse("tf.cast(saved, 'float32')").body[0].value)
+  False
+  """
+  if not isinstance(value, ast.Call) or _names.call_name(value) != "cast":
+    return False
+  dtype = value.args[1] if len(value.args) > 1 else next(
+      (k.value for k in value.keywords if k.arg == "dtype"), None)
+  text = dtype.value if isinstance(dtype, ast.Constant) else (
+      _names.dotted(dtype) or "").rsplit(".", 1)[-1] if dtype else ""
+  return text in _INTEGRAL
+
+
+def entry_of_variables(target: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `target` is an entry (`accum[i]`) of a name its function,
+  or one around it, binds only to a list of new variables (`accum =
+  [tf.Variable(tf.zeros_like(w)) for w in weights]`): one whole
+  variable, not elements of one."""
+  if not isinstance(target, ast.Subscript) or not isinstance(
+      target.value, ast.Name):
+    return False
+  name, around = target.value.id, scope
+  while around is not None and name not in around.defs:
+    around = around.parent
+  defs = around.defs.get(name, []) if around is not None else []
+  return bool(defs) and all(d.replaces and d.part is None and _new_variables(
+      d.value) for d in defs)
+
+
+def _new_variables(value: ast.expr) -> bool:
+  """`[tf.Variable(...) for w in ws]` or `[tf.Variable(...), ...]`."""
+  items = [value.elt] if isinstance(value, ast.ListComp) else (
+      value.elts if isinstance(value, (ast.List, ast.Tuple)) else [])
+  return bool(items) and all(isinstance(i, ast.Call) and _names.call_name(
+      i) == "Variable" for i in items)

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._copies import _rollback
 from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
 from tfpartial._tools.scan.idioms._copies import _trained_too
+from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
@@ -205,8 +206,12 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
-  if _not_weights(analysis, scope, target):
-    return None  # An optimizer's window, a count, an input optimised.
+  if _not_weights(analysis, scope, target) or _untrained.cast_integral(
+      value) or partial and _names.is_zero(value) and (
+          _untrained.entry_of_variables(target, scope)):
+    # An optimizer's window, a count, an input optimised; a counter set
+    # to an integer; one of a list of accumulators cleared.
+    return None
   if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
       _anew.indices_passed_in(call, scope, analysis)):
     return None  # Every variable put back, a target mirrored, a reset.
