@@ -16,7 +16,7 @@ a twin that stays found.
   (`accum[i].assign(tf.zeros_like(g))` where `accum = [tf.Variable(
   tf.zeros_like(w)) for w in weights]`): an entry of a list of
   variables set to zeros is a whole accumulator cleared, not elements
-  of a weight set back.
+  of a weight set back; so is one handed to the step by each call.
 """
 
 import pytest
@@ -117,6 +117,36 @@ def run_step(x, y, accum):
   return loss
 """
 
+_PASSED = """\
+import tensorflow as tf
+
+m = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+opt = tf.keras.optimizers.Adam()
+
+def main(data, args):
+  accum_grads = [tf.Variable(tf.zeros_like(e)) for e in m.trainable_weights]
+
+  @tf.function
+  def run_step(x, y, accum_v2, accum):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean((m(x) - y) ** 2)
+    weights = m.trainable_weights
+    grads = tape.gradient(loss, weights)
+    if args.accum_step == 1:
+      opt.apply_gradients(zip(grads, weights))
+    else:
+      for idx, grad in enumerate(grads):
+        accum_v2[idx].assign_add(grad)
+      if not accum:
+        opt.apply_gradients(zip(accum_v2, weights))
+        for idx, grad in enumerate(grads):
+          accum_v2[idx].assign(tf.zeros_like(grad))
+    return loss
+
+  for x, y in data:
+    run_step(x, y, {given}, accum=False)
+"""
+
 SILENT = {
     "an accumulating Adam gated by the step count": _ACCUMULATING.format(
         factor="update_switch"),
@@ -129,6 +159,8 @@ SILENT = {
     "gradient accumulators cleared after the step": _ACCUMULATORS.format(
         made="[tf.Variable(tf.zeros_like(e)) for e in m.trainable_weights]",
         value="tf.zeros_like(grad)"),
+    "accumulators handed to the step and cleared": _PASSED.format(
+        given="accum_grads"),
 }
 
 FOUND = {
@@ -150,6 +182,9 @@ FOUND = {
                 made="[tf.Variable(tf.zeros_like(e)) for e in "
                 "m.trainable_weights]", value="tf.zeros_like(grad[:2])"),
         [("weight-remask", 18)]),
+    # The twin of the handed accumulators: the model's weights handed.
+    "rows of the weights handed to the step set to zeros": (_PASSED.format(
+        given="m.trainable_weights"), [("weight-remask", 23)]),
 }
 
 

@@ -13,7 +13,7 @@ stays a candidate."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List
+from typing import Dict, List, Optional, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -178,10 +178,48 @@ def entry_of_variables(target: ast.AST, scope: _scopes.Scope) -> bool:
   if not isinstance(target, ast.Subscript) or not isinstance(
       target.value, ast.Name):
     return False
-  name, around = target.value.id, scope
-  while around is not None and name not in around.defs:
+  name = target.value.id
+  function = scope.node
+  if name not in scope.defs and scope.parent is not None and isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
+          a.arg for a in function.args.args}:
+    # A parameter: what each call in the function around passes for it.
+    given = _passed(function, name, scope.parent)
+    return bool(given) and all(_new_variables_named(
+        g, scope.parent) for g in given)
+  return _new_variables_named(target.value, scope)
+
+
+def _passed(function: Union[ast.FunctionDef, ast.AsyncFunctionDef],
+            param: str, around: _scopes.Scope) -> List[ast.expr]:
+  """What the calls of `function` by name in the scope around it pass
+  for `param` (by position or keyword); empty when one passes none."""
+  names = [a.arg for a in function.args.args]
+  if param not in names:
+    return []
+  index, given = names.index(param), []
+  for node in ast.walk(around.node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id == function.name):
+      keyword = next((k.value for k in node.keywords if k.arg == param),
+                     None)
+      early = node.args[:index + 1]
+      if keyword is None and (len(early) <= index or any(
+          isinstance(a, ast.Starred) for a in early)):
+        return []
+      given.append(keyword if keyword is not None else node.args[index])
+  return given
+
+
+def _new_variables_named(name: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `name` is bound, in `scope` or one around it, only to
+  lists of new variables."""
+  if not isinstance(name, ast.Name):
+    return False
+  around: Optional[_scopes.Scope] = scope
+  while around is not None and name.id not in around.defs:
     around = around.parent
-  defs = around.defs.get(name, []) if around is not None else []
+  defs = around.defs.get(name.id, []) if around is not None else []
   return bool(defs) and all(d.replaces and d.part is None and _new_variables(
       d.value) for d in defs)
 
