@@ -17,6 +17,13 @@ a twin that stays found.
   tf.zeros_like(w)) for w in weights]`): an entry of a list of
   variables set to zeros is a whole accumulator cleared, not elements
   of a weight set back; so is one handed to the step by each call.
+- An EMA teacher's layers updated from the student's
+  (`w_new, b_new = e.get_weights()`; `w, b = e_frozen.get_weights()`;
+  `w = w * beta + w_new * (1 - beta)`; `e_frozen.set_weights([w, b])`):
+  two live models averaged, as a list comprehension of `zip` is; the
+  student's own weights masked that way stay a re-mask.
+- A filter its author asserts leaves nothing out
+  (`assert len(m.trainable_weights) - len(kept) == 0`): whole model.
 """
 
 import pytest
@@ -147,6 +154,48 @@ def main(data, args):
     run_step(x, y, {given}, accum=False)
 """
 
+_EMA = """\
+import tensorflow as tf
+
+def main(m, data, opt, args, masks):
+  for idx, (x, y) in enumerate(data):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean((m.student(x) - m.teacher(x)) ** 2)
+    weights = m.student.trainable_weights
+    grads = tape.gradient(loss, weights)
+    opt.apply_gradients(zip(grads, weights))
+    frozen_beta = args.frozen_beta
+
+    def update_frozen(e, e_frozen, mask):
+      w_new, b_new = e.get_weights()
+      w, b = e_frozen.get_weights()
+      w = {formula}
+      b = b * frozen_beta + b_new * (1 - frozen_beta)
+      {target}.set_weights([w, b])
+
+    for i in range(3):
+      update_frozen(m.student.layers[i], m.teacher.layers[i], masks[i])
+"""
+
+_ASSERTED = """\
+import tensorflow as tf
+
+m = tf.keras.Sequential([tf.keras.layers.Dense(4, name="head"),
+                         tf.keras.layers.Dense(4, name="body_frozen")])
+opt = tf.keras.optimizers.Adam()
+
+@tf.function
+def run_step(x, y, training=True):
+  with tf.GradientTape() as tape:
+    total_loss = tf.reduce_mean((m(x) - y) ** 2)
+  if training:
+    train_weights = [e for e in m.trainable_weights if 'frozen' not in e.name]
+    assert len(m.trainable_weights) - len(train_weights) == {left_out}
+    grads = tape.gradient(total_loss, train_weights)
+    opt.apply_gradients(zip(grads, train_weights))
+  return total_loss
+"""
+
 SILENT = {
     "an accumulating Adam gated by the step count": _ACCUMULATING.format(
         factor="update_switch"),
@@ -161,6 +210,10 @@ SILENT = {
         value="tf.zeros_like(grad)"),
     "accumulators handed to the step and cleared": _PASSED.format(
         given="accum_grads"),
+    "an EMA teacher's layers set from two models' weights": _EMA.format(
+        formula="w * frozen_beta + w_new * (1 - frozen_beta)",
+        target="e_frozen"),
+    "a filter asserted to leave nothing out": _ASSERTED.format(left_out=0),
 }
 
 FOUND = {
@@ -185,6 +238,12 @@ FOUND = {
     # The twin of the handed accumulators: the model's weights handed.
     "rows of the weights handed to the step set to zeros": (_PASSED.format(
         given="m.trainable_weights"), [("weight-remask", 23)]),
+    # The twin of the EMA: the student's weights masked and set back.
+    "the student's layers re-masked": (_EMA.format(
+        formula="w_new * mask", target="e"), [("weight-remask", 17)]),
+    # The twin of the assert: it says two variables are left out.
+    "a filter asserted to leave two out": (
+        _ASSERTED.format(left_out=2), [("var-list-filter", 12)]),
 }
 
 

@@ -207,10 +207,10 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   flow = analysis.flow
   target, value, partial = parts
   if _not_weights(analysis, scope, target) or _untrained.cast_integral(
-      value) or partial and _names.is_zero(value) and (
+      value) or _averaged.averaged(call, scope, target, value) or partial and _names.is_zero(value) and (
           _untrained.entry_of_variables(target, scope)):
     # An optimizer's window, a count, an input optimised; a counter set
-    # to an integer; one of a list of accumulators cleared.
+    # to an integer; an EMA of two models; accumulators cleared.
     return None
   if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
       _anew.indices_passed_in(call, scope, analysis)):
