@@ -24,6 +24,13 @@ a twin that stays found.
   student's own weights masked that way stay a re-mask.
 - A filter its author asserts leaves nothing out
   (`assert len(m.trainable_weights) - len(kept) == 0`): whole model.
+
+Found now: a weight named by its entry of the list a loop enumerates
+(`for i, w in enumerate(m.trainable_weights): ...
+m.trainable_weights[i].assign(w * wmask)`) after each step is the loop's
+`w` re-masked, as `w.assign(w * wmask)` is (mindle714's lottery-ticket
+phase); a target network blended the same way, a rewind to saved
+weights and a mask made once from magnitudes stay silent.
 """
 
 import pytest
@@ -196,6 +203,25 @@ def run_step(x, y, training=True):
   return total_loss
 """
 
+_ENTRIES = """\
+import tensorflow as tf
+
+def main(m, target, data, opt, masks, tau, saved):
+  for idx, (x, y) in enumerate(data):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean((m(x) - y) ** 2)
+    grads = tape.gradient(loss, m.trainable_weights)
+    opt.apply_gradients(zip(grads, m.trainable_weights))
+{tail}"""
+
+_REMASKED_ENTRIES = _ENTRIES.format(tail="""\
+    for w_idx, w in enumerate(m.trainable_weights):
+      wmask = 1.
+      if masks[w_idx] is not None: wmask = 1. - masks[w_idx]
+      w_masked = w * wmask
+      m.trainable_weights[w_idx].assign(w_masked)
+""")
+
 SILENT = {
     "an accumulating Adam gated by the step count": _ACCUMULATING.format(
         factor="update_switch"),
@@ -214,6 +240,23 @@ SILENT = {
         formula="w * frozen_beta + w_new * (1 - frozen_beta)",
         target="e_frozen"),
     "a filter asserted to leave nothing out": _ASSERTED.format(left_out=0),
+    "a target network's entries blended": _ENTRIES.format(tail="""\
+    for i, w in enumerate(target.trainable_weights):
+      target.trainable_weights[i].assign(
+          w * tau + m.trainable_weights[i] * (1 - tau))
+"""),
+    "entries rewound to saved weights, masked": _ENTRIES.format(tail="""\
+    for w_idx, w in enumerate(m.trainable_weights):
+      w = saved[w_idx]
+      m.trainable_weights[w_idx].assign(w * masks[w_idx])
+"""),
+    "entries pruned once by magnitude to evaluate": _ENTRIES.replace(
+        "masks, ", "").format(tail="""\
+  masks = [tf.cast(tf.abs(w) > 0.1, tf.float32) for w in m.trainable_weights]
+  for w_idx, w in enumerate(m.trainable_weights):
+    m.trainable_weights[w_idx].assign(w * masks[w_idx])
+  m.evaluate(data)
+"""),
 }
 
 FOUND = {
@@ -246,6 +289,11 @@ FOUND = {
         _ASSERTED.format(left_out=2), [("var-list-filter", 12)]),
 }
 
+FOUND_NOW = {
+    "weights named by their entry re-masked after each step": (
+        _REMASKED_ENTRIES, [("weight-remask", 13)]),
+}
+
 
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_a_look_alike_of_part_31_is_silent(name):
@@ -255,4 +303,10 @@ def test_a_look_alike_of_part_31_is_silent(name):
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_its_twin_stays_found(name):
   source, expected = FOUND[name]
+  assert scanned.found(source) == expected
+
+
+@pytest.mark.parametrize("name", sorted(FOUND_NOW))
+def test_a_weight_named_by_its_entry_is_found(name):
+  source, expected = FOUND_NOW[name]
   assert scanned.found(source) == expected

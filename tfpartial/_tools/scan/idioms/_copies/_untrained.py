@@ -13,7 +13,7 @@ stays a candidate."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -230,3 +230,34 @@ def _new_variables(value: ast.expr) -> bool:
       value.elts if isinstance(value, (ast.List, ast.Tuple)) else [])
   return bool(items) and all(isinstance(i, ast.Call) and _names.call_name(
       i) == "Variable" for i in items)
+
+
+def enumerated_entry(target: ast.AST, write: ast.AST,
+                     scope: _scopes.Scope) -> Optional[ast.Name]:
+  """The loop's item `w` when `target` is `ws[i]` written inside `for i,
+  w in enumerate(ws)` (neither bound again in it): the same variable,
+  named by its entry (`m.trainable_weights[i].assign(w * mask)`)."""
+  if not isinstance(target, ast.Subscript) or not isinstance(
+      target.slice, ast.Name):
+    return None
+  listed = ast.unparse(target.value)
+  for loop in scope.nodes:
+    if not isinstance(loop, ast.For) or not isinstance(
+        loop.target, ast.Tuple) or len(loop.target.elts) != 2 or not (
+            isinstance(loop.iter, ast.Call)) or _names.call_name(
+                loop.iter) != "enumerate" or len(loop.iter.args) != 1:
+      continue
+    index, item = loop.target.elts
+    if isinstance(index, ast.Name) and isinstance(item, ast.Name) and (
+        index.id == target.slice.id) and ast.unparse(
+            loop.iter.args[0]) == listed and any(
+                n is write for n in ast.walk(loop)) and not _rebound(
+                    loop, {index.id, item.id}):
+      return ast.copy_location(ast.Name(item.id, ast.Load()), target)
+  return None
+
+
+def _rebound(loop: ast.For, names: Set[str]) -> bool:
+  """Whether the body of `loop` assigns one of `names` again."""
+  return any(isinstance(n, ast.Name) and n.id in names and isinstance(
+      n.ctx, ast.Store) for each in loop.body for n in ast.walk(each))

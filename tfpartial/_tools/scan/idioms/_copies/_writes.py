@@ -215,6 +215,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
       _anew.indices_passed_in(call, scope, analysis)):
     return None  # Every variable put back, a target mirrored, a reset.
+  alias = _untrained.enumerated_entry(target, call, scope)
+  if alias is not None:
+    target, partial = alias, False  # `ws[i]` of `for i, w in enumerate(ws)`.
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
   read_out = _read_back.read_out(kept, target, value, scope)
