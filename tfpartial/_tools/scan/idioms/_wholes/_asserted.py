@@ -59,9 +59,10 @@ def _none_left_out(test: ast.expr, bound: Set[str]) -> bool:
       isinstance(test.ops[0], ast.Eq))):
     return False
   left, right = test.left, test.comparators[0]
+  difference = left
   if isinstance(right, ast.Constant) and right.value == 0 and isinstance(
-      left, ast.BinOp) and isinstance(left.op, ast.Sub):
-    left, right = left.left, left.right
+      difference, ast.BinOp) and isinstance(difference.op, ast.Sub):
+    left, right = difference.left, difference.right
   lengths = [_length_of(side) for side in (left, right)]
   return None not in lengths and bool(bound & set(lengths))
 
