@@ -24,6 +24,11 @@ a twin that stays found.
   student's own weights masked that way stay a re-mask.
 - A filter its author asserts leaves nothing out
   (`assert len(m.trainable_weights) - len(kept) == 0`): whole model.
+- A helper, run once after training, that moves a layer's bias by the
+  mean offset of its predictions on data handed in (basepairmodels'
+  `dw, db = layer.get_weights(); layer.set_weights([dw, db + delta])`):
+  every value read after the step; a saved copy handed in and put back
+  stays a write-back.
 
 Found now: a weight named by its entry of the list a loop enumerates
 (`for i, w in enumerate(m.trainable_weights): ...
@@ -222,6 +227,24 @@ _REMASKED_ENTRIES = _ENTRIES.format(tail="""\
       m.trainable_weights[w_idx].assign(w_masked)
 """)
 
+_ADJUSTED = """\
+import numpy as np
+
+def adjust(bias_model, seqs, cts, name, saved):
+    layer = bias_model.get_layer(name)
+    _, pred = bias_model.predict(seqs)
+    delta = np.mean(np.log(1 + cts.sum(-1)) - pred.ravel())
+    dw, db = layer.get_weights()
+    layer.set_weights([dw, {bias} + delta])
+    return bias_model
+
+def train(model, gen, seqs, cts, epochs):
+    saved = model.get_layer("counts").get_weights()
+    for epoch in range(epochs):
+        model.fit(gen, epochs=1)
+    adjust(model, seqs, cts, "counts", saved)
+"""
+
 SILENT = {
     "an accumulating Adam gated by the step count": _ACCUMULATING.format(
         factor="update_switch"),
@@ -250,6 +273,7 @@ SILENT = {
       w = saved[w_idx]
       m.trainable_weights[w_idx].assign(w * masks[w_idx])
 """),
+    "a bias moved by a helper after training": _ADJUSTED.format(bias="db"),
     "entries pruned once by magnitude to evaluate": _ENTRIES.replace(
         "masks, ", "").format(tail="""\
   masks = [tf.cast(tf.abs(w) > 0.1, tf.float32) for w in m.trainable_weights]
@@ -287,6 +311,9 @@ FOUND = {
     # The twin of the assert: it says two variables are left out.
     "a filter asserted to leave two out": (
         _ASSERTED.format(left_out=2), [("var-list-filter", 12)]),
+    # The twin of the helper: a bias saved before training put back.
+    "a saved bias handed to the helper": (
+        _ADJUSTED.format(bias="saved[1]"), [("write-back", 8)]),
 }
 
 FOUND_NOW = {
