@@ -173,10 +173,12 @@ def cast_integral(value: ast.AST) -> bool:
 def entry_of_variables(target: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `target` is an entry (`accum[i]`) of a name its function,
   or one around it, binds only to a list of new variables (`accum =
-  [tf.Variable(tf.zeros_like(w)) for w in weights]`): one whole
-  variable, not elements of one."""
+  [tf.Variable(tf.zeros_like(w)) for w in weights]`), a list the same
+  function hands to the optimizer as gradients (`apply_gradients(zip(
+  accum, weights))`): one whole accumulator, no weight."""
   if not isinstance(target, ast.Subscript) or not isinstance(
-      target.value, ast.Name):
+      target.value, ast.Name) or not _applied_as_gradients(
+          target.value.id, scope):
     return False
   name = target.value.id
   function = scope.node
@@ -188,6 +190,20 @@ def entry_of_variables(target: ast.AST, scope: _scopes.Scope) -> bool:
     return bool(given) and all(_new_variables_named(
         g, scope.parent) for g in given)
   return _new_variables_named(target.value, scope)
+
+
+def _applied_as_gradients(name: str, scope: _scopes.Scope) -> bool:
+  """Whether `scope` applies the list `name` as gradients:
+  `apply_gradients(zip(name, ...))`."""
+  for call in scope.nodes:
+    if isinstance(call, ast.Call) and _names.call_name(
+        call) == "apply_gradients" and call.args:
+      pairs = call.args[0]
+      if isinstance(pairs, ast.Call) and _names.call_name(
+          pairs) == "zip" and pairs.args and isinstance(
+              pairs.args[0], ast.Name) and pairs.args[0].id == name:
+        return True
+  return False
 
 
 def _passed(function: Union[ast.FunctionDef, ast.AsyncFunctionDef],
