@@ -7,9 +7,10 @@ numbers the same for all of them, and the values come from two live
 models, none saved before a step: a second model computed from the
 trained one, not saved values put back into a frozen part. A list that
 mixes in a mask, a slice or a copy of the target itself taken earlier
-(`saved`) is not one. Part of the writes `write-back` reads. So is a list written out of
-entries each mixed that way from weights unpacked from the two models
-(`w, b = ema.get_weights()`, `w_new, b_new = model.get_weights()`)."""
+(`saved`) is not one. So is a list written out of entries each mixed
+that way from weights unpacked from the two models (`w, b =
+ema.get_weights()`, `w_new, b_new = model.get_weights()`). Part of the
+writes `write-back` reads."""
 
 from __future__ import annotations
 
