@@ -457,6 +457,23 @@ def found_through_names(node: ast.AST, scope: Scope,
   return False
 
 
+def _fills_missing(guard: Optional[ast.expr], chosen: ast.expr) -> bool:
+  """Whether `guard` tests that the entry `chosen` picks is `None` (`if
+  grads[i] is None:` or `== None` before `grads[i] = zeros`): zeros
+  where there was no gradient, not elements zeroed.
+
+  >>> test = ast.parse("grads[i] == None").body[0].value
+  >>> _fills_missing(test, ast.Name("i")), _fills_missing(test, ast.Name("j"))
+  (True, False)
+  """
+  return isinstance(guard, ast.Compare) and len(guard.ops) == 1 and (
+      isinstance(guard.ops[0], (ast.Is, ast.Eq))) and isinstance(
+          guard.left, ast.Subscript) and ast.unparse(
+              guard.left.slice) == ast.unparse(chosen) and isinstance(
+                  guard.comparators[0], ast.Constant) and (
+                      guard.comparators[0].value is None)
+
+
 def _binarized(target: ast.Subscript, value: ast.expr) -> bool:
   """`m[m != 0] = 1` (or `> 0`): the nonzero elements of a name set to
   one, so it holds the 0/1 mask of where it was nonzero."""
@@ -824,6 +841,8 @@ class _Binder:
     the `where(w == 0, 0, g)` it is, for the flow; any other element
     assignment as its value."""
     chosen = target.slice
+    if _fills_missing(self.where.guard, chosen):
+      return value  # A gradient that is `None` given zeros: none zeroed.
     if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
         or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (
             isinstance(chosen, ast.UnaryOp) and isinstance(

@@ -7,7 +7,10 @@ numbers the same for all of them, and the values come from two live
 models, none saved before a step: a second model computed from the
 trained one, not saved values put back into a frozen part. A list that
 mixes in a mask, a slice or a copy of the target itself taken earlier
-(`saved`) is not one. Part of the writes `write-back` reads."""
+(`saved`) is not one. So is a list written out of entries each mixed
+that way from weights unpacked from the two models (`w, b =
+ema.get_weights()`, `w_new, b_new = model.get_weights()`). Part of the
+writes `write-back` reads."""
 
 from __future__ import annotations
 
@@ -59,6 +62,10 @@ def from_two_models(scope: _scopes.Scope, target: ast.AST,
     return False
   if isinstance(value, ast.ListComp):
     return _mixes(scope, own, value.elt, value.generators, None)
+  if isinstance(value, ast.List) and value.elts:
+    # `w, b = ema.get_weights()`; `w = w * d + w_new * (1 - d)`; ...;
+    # `ema.set_weights([w, b])`: each entry mixed, one by one.
+    return all(_entry_mixes(scope, own, e) for e in value.elts)
   if not isinstance(value, ast.Name):
     return False
   key = (from_two_models, (own, value.id), 0)  # Judged once per list.
@@ -80,6 +87,30 @@ def _list_mixes(scope: _scopes.Scope, own: str, name: str) -> bool:
   return bool(appends) and all(
       loop is not None and _mixes(scope, own, added, [loop], _turn(
           scope, name, added, loop)) for added, loop in appends)
+
+
+def _entry_mixes(scope: _scopes.Scope, own: str, entry: ast.expr) -> bool:
+  """Whether `entry` of a written list is a name last assigned, once, by
+  arithmetic of a name unpacked from `own.get_weights()` and one from
+  another model's, and scalars, each read as the function reads it."""
+  if not isinstance(entry, ast.Name):
+    return False
+  defs = scope.defs.get(entry.id, [])
+  reached = scope.reaching(entry.id, entry) if defs else ()
+  if len(reached) != 1 or not isinstance(defs[reached[0]].value, ast.BinOp):
+    return False
+  mixed = defs[reached[0]].value
+  models: Dict[str, str] = {}
+  for name in ast.walk(mixed):
+    if not isinstance(name, ast.Name) or name.id not in scope.defs:
+      continue
+    read = [scope.defs[name.id][i].value for i in scope.reaching(
+        name.id, name)]
+    model = _weights_of(scope, read[0], None) if len(read) == 1 else None
+    if model is not None:
+      models[name.id] = model
+  return own in models.values() and len(set(models.values())) == 2 and (
+      _arithmetic(mixed, set(models), scope))
 
 
 def _turn(scope: _scopes.Scope, name: str, added: Optional[ast.expr],

@@ -103,6 +103,8 @@ _CHOICES = {"where", "where_v2", "select", "select_v2", "putmask", "place",
 _SIZES = {"len", "range"}
 # Keras' steps: the model they are called on trains.
 _KERAS_STEPS = {"fit", "train_on_batch", "fit_generator"}
+# Measures of data: reductions to a number, a model's predictions.
+_MEASURES = {"mean", "sum", "median", "log", "average", "predict"}
 # How many assignments back a name is followed to what it spells.
 _HOPS = 4
 
@@ -117,17 +119,36 @@ def nothing_saved(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   writes, with no elements chosen: nothing saved before the step (nor
   another model's weights) comes back."""
   if not isinstance(step, ast.Call) or any(
-      k.startswith(_CHOOSING) for k in found) or not any(
-          n is step for n in scope.nodes):
+      k.startswith(_CHOOSING) for k in found):
+    return False
+  helper = not any(n is step for n in scope.nodes)
+  if helper and not _stepless_function(scope):
     return False
   trained = _trained(step)
   if not trained:
     return False
-  after = (getattr(step, "end_lineno", 0) or 0,
-           getattr(step, "end_col_offset", 0) or 0)
+  # A helper with no step of its own, run after the step: all of it is
+  # after the step; values handed in are not read after it.
+  after = (getattr(scope.node, "lineno", 0), 0) if helper else (
+      getattr(step, "end_lineno", 0) or 0,
+      getattr(step, "end_col_offset", 0) or 0)
   walk = _Walk(scope, analysis, (after, _idiom.position(call)),
                [*trained, _spelled(target, scope)])
+  if helper:
+    walk.handed = set(scope.params) - {"self"}
   return walk.fresh(value)
+
+
+# Calls that make or run a step.
+_STEPS = _KERAS_STEPS | {"minimize", "apply_gradients", "gradient",
+                         "gradients", "compute_gradients", "run"}
+
+
+def _stepless_function(scope: _scopes.Scope) -> bool:
+  """Whether `scope` is a function that makes and runs no step."""
+  return isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+      and not any(isinstance(n, ast.Call) and _names.call_name(n) in _STEPS
+                  for n in scope.nodes)
 
 
 class _Walk:
@@ -142,6 +163,8 @@ class _Walk:
     self.window = window  # After the step, before the write.
     self.own = own  # The models the step trains, and the target.
     self.modules = _scopes.imported_names(scope)
+    # A helper's parameters: values handed in, read only by calls.
+    self.handed: Set[str] = set()
 
   def fresh(self, value: ast.expr) -> bool:
     """Whether every value `value` reads is read inside the window, from
@@ -161,6 +184,8 @@ class _Walk:
           if not self._own_read(node):
             return False  # Another model's weights, or a shadow's.
           continue  # The weights as they are after the step.
+        if self.handed and self._reads_handed(node):
+          continue  # `np.log(1 + cts.sum(-1))`: data handed in, measured.
         stack.extend((a, False) for a in node.args)
         stack.extend((k.value, False) for k in node.keywords)
         if isinstance(node.func, ast.Attribute) and base_name(
@@ -191,6 +216,22 @@ class _Walk:
         stack.extend((n, scaling) for n in ast.iter_child_nodes(node))
     return True
 
+  def _reads_handed(self, call: ast.Call, depth: int = 0) -> bool:
+    """Whether `call` measures data handed in: a reduction (`np.mean`,
+    `.sum()`) or a model's `predict`, every name it reads a parameter,
+    a module, a number, or a local set to such a measure in the helper
+    (`_, pred = model.predict(seqs)`; `np.mean(np.log(cts) - pred)`)."""
+    if _names.call_name(call) not in _MEASURES:
+      return False
+    read = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)}
+    return bool(read & self.handed) and all(
+        r in self.handed or r in self.modules or _numbers.number(
+            ast.Name(r, ast.Load()), self.scope) or depth == 0 and bool(
+                self.scope.defs.get(r)) and all(isinstance(
+                    d.value, ast.Call) and self._reads_handed(
+                        d.value, 1) for d in self.scope.defs[r])
+        for r in read)
+
   def _weighty(self, node: ast.AST) -> bool:
     """Whether arithmetic reads weights (its other terms scale them): a
     read of values, a name assigned after the step, the step's models or
@@ -215,6 +256,8 @@ class _Walk:
     no variable's values, and be a number where it scales a weight."""
     scope = self.scope
     defs = scope.defs.get(node.id)
+    if node.id in self.handed:
+      return False  # Values handed in: saved before, perhaps.
     if not defs:
       return node.id in self.own or not _kept(
           self.flow.labels(node, scope)) and not (

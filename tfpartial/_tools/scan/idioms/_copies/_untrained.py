@@ -13,7 +13,7 @@ stays a candidate."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List
+from typing import Dict, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -149,3 +149,131 @@ def _integral_dtype(call: ast.Call) -> bool:
             _names.dotted(value) or "").rsplit(".", 1)[-1]
         return text in _INTEGRAL
   return False
+
+
+def cast_integral(value: ast.AST) -> bool:
+  """Whether a written value is cast to an integer or boolean dtype
+  (Keras' own step counter set from another: `self._train_counter.
+  assign(tf.cast(self.step, tf.int64))`): no gradient reaches it.
+
+  >>> cast_integral(ast.parse("tf.cast(step, tf.int64)").body[0].value)
+  True
+  >>> cast_integral(ast.parse("tf.cast(saved, 'float32')").body[0].value)
+  False
+  """
+  if not isinstance(value, ast.Call) or _names.call_name(value) != "cast":
+    return False
+  dtype = value.args[1] if len(value.args) > 1 else next(
+      (k.value for k in value.keywords if k.arg == "dtype"), None)
+  text = dtype.value if isinstance(dtype, ast.Constant) else (
+      _names.dotted(dtype) or "").rsplit(".", 1)[-1] if dtype else ""
+  return text in _INTEGRAL
+
+
+def entry_of_variables(target: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `target` is an entry (`accum[i]`) of a name its function,
+  or one around it, binds only to a list of new variables (`accum =
+  [tf.Variable(tf.zeros_like(w)) for w in weights]`), a list the same
+  function hands to the optimizer as gradients (`apply_gradients(zip(
+  accum, weights))`): one whole accumulator, no weight."""
+  if not isinstance(target, ast.Subscript) or not isinstance(
+      target.value, ast.Name) or not _applied_as_gradients(
+          target.value.id, scope):
+    return False
+  name = target.value.id
+  function = scope.node
+  if name not in scope.defs and scope.parent is not None and isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in {
+          a.arg for a in function.args.args}:
+    # A parameter: what each call in the function around passes for it.
+    given = _passed(function, name, scope.parent)
+    return bool(given) and all(_new_variables_named(
+        g, scope.parent) for g in given)
+  return _new_variables_named(target.value, scope)
+
+
+def _applied_as_gradients(name: str, scope: _scopes.Scope) -> bool:
+  """Whether `scope` applies the list `name` as gradients:
+  `apply_gradients(zip(name, ...))`."""
+  for call in scope.nodes:
+    if isinstance(call, ast.Call) and _names.call_name(
+        call) == "apply_gradients" and call.args:
+      pairs = call.args[0]
+      if isinstance(pairs, ast.Call) and _names.call_name(
+          pairs) == "zip" and pairs.args and isinstance(
+              pairs.args[0], ast.Name) and pairs.args[0].id == name:
+        return True
+  return False
+
+
+def _passed(function: Union[ast.FunctionDef, ast.AsyncFunctionDef],
+            param: str, around: _scopes.Scope) -> List[ast.expr]:
+  """What the calls of `function` by name in the scope around it pass
+  for `param` (by position or keyword); empty when one passes none."""
+  names = [a.arg for a in function.args.args]
+  if param not in names:
+    return []
+  index, given = names.index(param), []
+  for node in ast.walk(around.node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id == function.name):
+      keyword = next((k.value for k in node.keywords if k.arg == param),
+                     None)
+      early = node.args[:index + 1]
+      if keyword is None and (len(early) <= index or any(
+          isinstance(a, ast.Starred) for a in early)):
+        return []
+      given.append(keyword if keyword is not None else node.args[index])
+  return given
+
+
+def _new_variables_named(name: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `name` is bound, in `scope` or one around it, only to
+  lists of new variables."""
+  if not isinstance(name, ast.Name):
+    return False
+  around: Optional[_scopes.Scope] = scope
+  while around is not None and name.id not in around.defs:
+    around = around.parent
+  defs = around.defs.get(name.id, []) if around is not None else []
+  return bool(defs) and all(d.replaces and d.part is None and _new_variables(
+      d.value) for d in defs)
+
+
+def _new_variables(value: ast.expr) -> bool:
+  """`[tf.Variable(...) for w in ws]` or `[tf.Variable(...), ...]`."""
+  items = [value.elt] if isinstance(value, ast.ListComp) else (
+      value.elts if isinstance(value, (ast.List, ast.Tuple)) else [])
+  return bool(items) and all(isinstance(i, ast.Call) and _names.call_name(
+      i) == "Variable" for i in items)
+
+
+def enumerated_entry(target: ast.AST, write: ast.AST,
+                     scope: _scopes.Scope) -> Optional[ast.Name]:
+  """The loop's item `w` when `target` is `ws[i]` written inside `for i,
+  w in enumerate(ws)` (neither bound again in it): the same variable,
+  named by its entry (`m.trainable_weights[i].assign(w * mask)`)."""
+  if not isinstance(target, ast.Subscript) or not isinstance(
+      target.slice, ast.Name):
+    return None
+  listed = ast.unparse(target.value)
+  for loop in scope.nodes:
+    if not isinstance(loop, ast.For) or not isinstance(
+        loop.target, ast.Tuple) or len(loop.target.elts) != 2 or not (
+            isinstance(loop.iter, ast.Call)) or _names.call_name(
+                loop.iter) != "enumerate" or len(loop.iter.args) != 1:
+      continue
+    index, item = loop.target.elts
+    if isinstance(index, ast.Name) and isinstance(item, ast.Name) and (
+        index.id == target.slice.id) and ast.unparse(
+            loop.iter.args[0]) == listed and any(
+                n is write for n in ast.walk(loop)) and not _rebound(
+                    loop, {index.id, item.id}):
+      return ast.copy_location(ast.Name(item.id, ast.Load()), target)
+  return None
+
+
+def _rebound(loop: ast.For, names: Set[str]) -> bool:
+  """Whether the body of `loop` assigns one of `names` again."""
+  return any(isinstance(n, ast.Name) and n.id in names and isinstance(
+      n.ctx, ast.Store) for each in loop.body for n in ast.walk(each))

@@ -31,6 +31,7 @@ from tfpartial._tools.scan.idioms._copies import _rollback
 from tfpartial._tools.scan.idioms._copies import _session_hooks
 from tfpartial._tools.scan.idioms._copies import _taken_off
 from tfpartial._tools.scan.idioms._copies import _trained_too
+from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
@@ -205,11 +206,9 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # A test's writes check the project's code, not train.
   flow = analysis.flow
   target, value, partial = parts
-  if _not_weights(analysis, scope, target):
-    return None  # An optimizer's window, a count, an input optimised.
-  if _rollback.undoes_or_mirrors(call, scope, analysis, target, value) or (
-      _anew.indices_passed_in(call, scope, analysis)):
-    return None  # Every variable put back, a target mirrored, a reset.
+  if _no_weight(call, scope, analysis, target, value, partial):
+    return None  # A count, an EMA, accumulators; every variable put back.
+  target, partial = _named_entry(target, partial, call, scope)
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
   read_out = _read_back.read_out(kept, target, value, scope)
@@ -258,6 +257,29 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
     return None  # Another variable's values: EMA, a target network.
   return _by_order(call, scope, analysis, found, target, value, partial,
                    own_copy, blended, copy)
+
+
+def _no_weight(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
+               target: ast.expr, value: ast.expr, partial: bool) -> bool:
+  """Whether a write puts no saved or masked values into a weight's
+  elements: it writes no weight (an optimizer's window, a count, an
+  input optimised), a counter cast to an integer, an EMA of two models,
+  an accumulator of gradients cleared; or it puts every variable back,
+  mirrors a target, resets rows chosen by the caller."""
+  return _not_weights(analysis, scope, target) or _untrained.cast_integral(
+      value) or _averaged.averaged(call, scope, target, value) or (
+          partial and _names.is_zero(value) and (
+              _untrained.entry_of_variables(target, scope))) or (
+          _rollback.undoes_or_mirrors(call, scope, analysis, target, value)
+          or _anew.indices_passed_in(call, scope, analysis))
+
+
+def _named_entry(target: ast.expr, partial: bool, call: ast.Call,
+                 scope: _scopes.Scope) -> Tuple[ast.expr, bool]:
+  """`w`, whole, for a write into `ws[i]` inside `for i, w in
+  enumerate(ws)`; else the target as it is."""
+  alias = _untrained.enumerated_entry(target, call, scope)
+  return (target, partial) if alias is None else (alias, False)
 
 
 # An optimizer's settings, as its attributes.

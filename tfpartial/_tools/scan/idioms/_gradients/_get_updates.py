@@ -2,8 +2,10 @@
 gradients it computes (`grads = [g * self.masks[p.name] ...]`) before it
 writes each update with `K.update(p, new_p)` (or `update_sub`,
 `update_add`, `assign`): the masked elements get no update from the
-gradient. A factor made by a comparison (`K.cast(iterations > warmup)`)
-is a schedule of every element, not a mask.
+gradient. A factor made by a comparison (`K.cast(iterations > warmup)`),
+or by a comparing op of the step count (an accumulating optimizer's
+`K.cast(K.equal((self.iterations + 1) % n, 0))`), is a schedule of
+every element, not a mask.
 """
 
 from __future__ import annotations
@@ -48,6 +50,15 @@ def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
   return _scopes.found_through_names(node, scope, _compares_values)
 
 
+# Ops comparing values element by element.
+_COMPARING = {"equal", "not_equal", "greater", "greater_equal", "less",
+              "less_equal"}
+
+
 def _compares_values(item: ast.AST) -> bool:
+  if isinstance(item, ast.Call):
+    return _names.call_name(item) in _COMPARING and any(
+        isinstance(n, ast.Attribute) and n.attr == "iterations"
+        for n in ast.walk(item))  # The step count: one value for all.
   return isinstance(item, ast.Compare) and not all(isinstance(op, (
       ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in item.ops)

@@ -1,8 +1,9 @@
 """Whether the code asserts that a filtered list holds every variable:
 `g_vars = [v for v in t_vars if v.name.startswith('g_')]`, then `for x
-in t_vars: assert x in g_vars, x.name`. The filter names the whole
-model, and its author checks that it does: nothing is left out. Part of
-`var-list-filter`."""
+in t_vars: assert x in g_vars, x.name`, or that it is as long as the
+list it filters (`assert len(m.trainable_weights) - len(kept) == 0`).
+The filter names the whole model, and its author checks that it does:
+nothing is left out. Part of `var-list-filter`."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ def every_kept(node: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   bound.discard("")
   if not bound:
     return False
+  if any(isinstance(n, ast.Assert) and _none_left_out(n.test, bound)
+         for n in home.nodes):
+    return True
   for loop in home.nodes:
     if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
       continue
@@ -41,3 +45,31 @@ def _inside(test: ast.expr, item: str, bound: Set[str]) -> bool:
       isinstance(test.ops[0], ast.In)) and isinstance(
           test.left, ast.Name) and test.left.id == item and (
               _names.dotted(test.comparators[0]) in bound)
+
+
+def _none_left_out(test: ast.expr, bound: Set[str]) -> bool:
+  """Whether `test` is `len(a) - len(X) == 0` (either way round) or
+  `len(X) == len(a)`, X one of `bound`.
+
+  >>> test = ast.parse("len(ws) - len(kept) == 0").body[0].value
+  >>> _none_left_out(test, {"kept"}), _none_left_out(test, {"other"})
+  (True, False)
+  """
+  if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
+      isinstance(test.ops[0], ast.Eq))):
+    return False
+  left, right = test.left, test.comparators[0]
+  difference = left
+  if isinstance(right, ast.Constant) and right.value == 0 and isinstance(
+      difference, ast.BinOp) and isinstance(difference.op, ast.Sub):
+    left, right = difference.left, difference.right
+  lengths = [_length_of(side) for side in (left, right)]
+  return None not in lengths and bool(bound & set(lengths))
+
+
+def _length_of(node: ast.expr) -> Optional[str]:
+  """`X` of `len(X)`, spelled."""
+  if isinstance(node, ast.Call) and _names.call_name(node) == "len" and (
+      len(node.args) == 1):
+    return _names.dotted(node.args[0]) or ""
+  return None
