@@ -284,10 +284,12 @@ _ADAPTERS = """\
 
 def test_a_helper_whose_gradients_a_step_computes_keeps_its_findings():
   # Its loss is the step's (`tf.gradients(loss, tvars)`), as before: two
-  # methods fine-tuning two named parts are not a GAN's two halves.
+  # methods fine-tuning two named parts are not a GAN's two halves. Each
+  # is reported where its call names the part (test_scan_named_at_call).
   assert scanned.in_project({"optimization.py": _CREATE_OPTIMIZER,
                              "adapter.py": _ADAPTERS}) == [
-      ("var-list-filter", "adapter.py", 5)]
+      ("var-list-filter", "adapter.py", 11),
+      ("var-list-filter", "adapter.py", 17)]
 
 
 _ATTACK = """\
