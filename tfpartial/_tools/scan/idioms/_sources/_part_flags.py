@@ -9,7 +9,12 @@ What the code does decides: the gate must hold a step and run it while
 the flag is on (not a negated test, not a layer built or not); the
 script must leave a part off for good (not turned on again later in it:
 a warm-up), keep another on (not a config's all-off defaults), and pass
-the flags on after setting them. Part of `var-list-filter`.
+the flags on after setting them. A flag counts only when it names a part
+the gate can be asked about (`_part_names`: not `train_from_scratch`
+beside `train_backbone`), and a holder is passed on only when the call
+carries it, through the functions it calls, to the gated function's own
+parameter (not `print`, logging, or a function that never trains). Part
+of `var-list-filter`.
 """
 
 from __future__ import annotations
@@ -59,11 +64,11 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
     if id(step.scope) not in read:
       read[id(step.scope)] = _gated_calls(step.scope)
     gated = read[id(step.scope)].get(id(step.call))
-    key = (gated[0], id(step.scope)) if gated is not None else None
-    if gated is not None and key not in gates:
-      gate = _gate(analysis, step, *gated)
-      if gate is not None:
-        gates[(gated[0], id(step.scope))] = gate
+    if gated is None or (gated[0], id(step.scope)) in gates:
+      continue
+    gate = _gate(analysis, step, *gated)
+    if gate is not None:
+      gates[(gated[0], id(step.scope))] = gate
   if not gates:
     return []
   found: List[_idiom.Hit] = []
