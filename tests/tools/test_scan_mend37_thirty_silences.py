@@ -150,6 +150,24 @@ def test_an_update_its_caller_builds_by_a_filter_is_found():
   assert scanned.found(code) == [("var-list-filter", 10)]
 
 
+_FILLED = """\
+
+      def train(self, model, x, y):
+        with tf.GradientTape() as tape:
+          loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        update = {}
+        for g, v in zip(grads, model.trainable_variables):
+          if 'embedding' not in v.name:
+            update[v.name] = g
+        self.apply_model_update(statistics=update)
+    """
+
+
+def test_an_update_its_caller_fills_under_a_name_test_is_found():
+  assert scanned.found(_server() + _FILLED) == [("var-list-filter", 21)]
+
+
 def test_an_update_its_caller_builds_whole_is_silent():
   code = _server() + _CALLER.replace("KEPT", "")
   assert scanned.found(code) == []
