@@ -270,18 +270,27 @@ _SLIM_MODEL = """\
     """
 
 
-@pytest.mark.parametrize("backbone", [
-    "slim.conv2d(x, 64, [3, 3], scope='conv1')",
-    "convs.conv2d(x, 'conv1')",
-], ids=["library", "parameter"])
-def test_a_call_sharing_a_helpers_last_name_gives_it_no_scope(backbone):
+_SHADOWED = """\
+
+    def backbone(x, layers):
+      return layers.conv2d(x, 'conv1')
+    """
+
+
+@pytest.mark.parametrize("backbone, after", [
+    ("slim.conv2d(x, 64, [3, 3], scope='conv1')", ""),
+    ("convs.conv2d(x, 'conv1')", ""),
+    ("pass", _SHADOWED),
+], ids=["library", "parameter", "parameter_named_as_the_module"])
+def test_a_call_sharing_a_helpers_last_name_gives_it_no_scope(
+    backbone, after):
   from tfpartial._tools.scan import _files
   from tfpartial._tools.scan import _project
   from tfpartial._tools.scan.idioms._wholes import _named_scopes
   import textwrap
+  model_code = textwrap.dedent(_SLIM_MODEL.replace("BACKBONE", backbone))
   sources = [_files.Source("layers.py", textwrap.dedent(_CONV_HELPER)),
-             _files.Source("model.py", textwrap.dedent(
-                 _SLIM_MODEL.replace("BACKBONE", backbone)))]
+             _files.Source("model.py", model_code + textwrap.dedent(after))]
   project = _project.Project(sources)
   named = _named_scopes.helpers(project)
   assert named == {"conv2d"}
