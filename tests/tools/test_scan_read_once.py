@@ -102,12 +102,24 @@ def test_attribute_looked_up_once_per_class(monkeypatch, reads):
 
 
 def test_calls_outside_scopes_found_once_per_module(monkeypatch):
-  tree = ast.parse(textwrap.dedent("""\
+  project = _project.Project([_files.Source("m.py", textwrap.dedent("""\
+      def sdae(x, name='SDAE'):
+        with tf.variable_scope(name):
+          return tf.layers.dense(x, 4)
+      def fc(name, x):
+        with tf.variable_scope(name):
+          return tf.layers.dense(x, 4)
+      def dense(x, name):
+        with tf.variable_scope(name):
+          return tf.layers.dense(x, 4)
       a = sdae(x, name='ae')
       with tf.variable_scope('top'):
         b = fc('inner', a)
       c = dense(b, 'head')
-  """))
+  """))])
+  module = project.modules[0]
+  project.parsed(module)
+  tree = module.tree
   calls = {"walks": 0}
   real = _named_scopes._outside_scopes
 
@@ -115,9 +127,8 @@ def test_calls_outside_scopes_found_once_per_module(monkeypatch):
     calls["walks"] += node is tree
     return real(node)
   monkeypatch.setattr(_named_scopes, "_outside_scopes", counting)
-  found = [list(_named_scopes._literal_arguments(tree, named))
+  found = [list(_named_scopes._literal_arguments(project, module, named))
            for named in ({"sdae"}, {"fc"}, {"dense"}, {"sdae", "dense"})]
-  assert [[(c.func.id, where) for c, _, where in f] for f in found] == [
-      [("sdae", "name")], [], [("dense", 1)], [("sdae", "name"),
-                                              ("dense", 1)]]
+  assert [[(c.lineno, where) for c, _, _, where in f] for f in found] == [
+      [(10, "name")], [], [(13, 1)], [(10, "name"), (13, 1)]]
   assert calls["walks"] == 1

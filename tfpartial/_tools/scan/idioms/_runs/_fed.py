@@ -5,7 +5,9 @@ for v in vs], vs)`). No loss is taken at such a step: the gradients were
 computed (and summed, or averaged across models) elsewhere, and the
 variables it applies them to are the ones they were computed for. So
 too an update passed in as a mapping, each entry applied to the
-variable its key names (a federated server's aggregated update)."""
+variable its key names (a federated server's aggregated update), as the
+method is given it: a mapping rebound or shortened in the method, or
+built by a filter in a caller of the project, is a part."""
 
 from __future__ import annotations
 
@@ -13,13 +15,17 @@ import ast
 from typing import Optional
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 
 _PLACEHOLDERS = {"placeholder", "placeholder_with_default"}
 
 
-def fed_gradients(call: ast.Call, scope: _scopes.Scope) -> bool:
-  """Whether the `apply_gradients` `call` applies only placeholders."""
+def fed_gradients(call: ast.Call, scope: _scopes.Scope,
+                  project: Optional[_project.Project] = None) -> bool:
+  """Whether the `apply_gradients` `call` applies only placeholders, or
+  only the entries of a mapping its function is given (`project`: the
+  callers that give it)."""
   if _names.call_name(call) != "apply_gradients" or not call.args:
     return False
   pairs = _names.unwrapped(call.args[0])
@@ -36,14 +42,16 @@ def fed_gradients(call: ast.Call, scope: _scopes.Scope) -> bool:
   return bool(added) and all(
       isinstance(a, ast.Tuple) and len(a.elts) == 2 and _placeholder(
           a.elts[0], scope) for a in added) or bool(added) and all(
-              _keyed(a, scope) for a in added)
+              _keyed(a, scope, project) for a in added)
 
 
-def _keyed(added: ast.expr, scope: _scopes.Scope) -> bool:
+def _keyed(added: ast.expr, scope: _scopes.Scope,
+           project: Optional[_project.Project]) -> bool:
   """`(-1 * difference, variable_map[name])` appended in `for name,
-  difference in update.items()`, `update` a parameter: an update made
-  elsewhere (a federated server's aggregate), each entry applied to the
-  variable its own key names; the update chooses, not a filter here."""
+  difference in update.items()`, `update` a parameter applied as given
+  (`_as_given`): an update made elsewhere (a federated server's
+  aggregate), each entry applied to the variable its own key names; the
+  update chooses, not a filter here."""
   if not isinstance(added, ast.Tuple) or len(added.elts) != 2:
     return False
   looked_up = added.elts[1]
@@ -71,8 +79,54 @@ def _keyed(added: ast.expr, scope: _scopes.Scope) -> bool:
                                 key.id == getattr(target.elts[0], "id", "")
                             ) and any(isinstance(n, ast.Name) and n.id == (
                                 getattr(target.elts[1], "id", ""))
-                                      for n in ast.walk(added.elts[0]))
+                                      for n in ast.walk(added.elts[0])) and (
+                                          _as_given(source.func.value.id,
+                                                    scope, project))
   return False
+
+
+def _as_given(name: str, scope: _scopes.Scope,
+              project: Optional[_project.Project]) -> bool:
+  """Whether the parameter `name` is applied as the function is given
+  it: never rebound (`statistics = {k: d for ... if 'emb' not in k}`),
+  nor shortened in place (`del statistics[k]`, `statistics.pop(k)`),
+  and no caller of the project gives it a mapping built by a filter."""
+  if name in scope.defs:
+    return False
+  for node in scope.nodes:
+    if isinstance(node, ast.Delete) and any(
+        isinstance(t, ast.Subscript) and _names.dotted(t.value) == name
+        for t in node.targets) or isinstance(node, ast.Call) and (
+            _names.call_name(node) in {"pop", "popitem", "clear"}) and (
+                isinstance(node.func, ast.Attribute)) and _names.dotted(
+                    node.func.value) == name:
+      return False
+  function = scope.node
+  if project is None or not isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return True
+  position = scope.params.index(name) - (scope.cls is not None)
+  for caller, call in project.callers(function.name):
+    given = [k.value for k in call.keywords if k.arg == name] or (
+        call.args[position:position + 1] if position >= 0 else [])
+    if any(_built_by_filter(each, caller) for each in given):
+      return False
+  return True
+
+
+def _built_by_filter(value: ast.expr, scope: _scopes.Scope) -> bool:
+  """A mapping built by a comprehension with a test, by `filter()`, or
+  filled under an `if` (`for ...: if 'emb' not in v.name: update[k] =
+  g`)."""
+  if isinstance(value, ast.Name) and any(
+      not d.replaces and d.where.guard is not None
+      for d in scope.defs.get(value.id, ())):
+    return True
+  return any(isinstance(each, (ast.DictComp, ast.ListComp, ast.SetComp,
+                               ast.GeneratorExp)) and any(
+      g.ifs for g in each.generators) or isinstance(each, ast.Call) and (
+          _names.call_name(each) == "filter")
+             for each in _scopes.values_reaching(value, scope))
 
 
 def _placeholders(node: ast.expr, scope: _scopes.Scope) -> bool:

@@ -21,6 +21,7 @@ from typing import List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._sources import _dict_entries
 from tfpartial._tools.scan.idioms._sources import _outer
 from tfpartial._tools.scan.idioms._sources import _shortened_lists
 from tfpartial._tools.scan.idioms._sources import _subset
@@ -59,9 +60,10 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
   if isinstance(node, ast.Subscript) and _copied(node.slice):
     return _part(analysis, node.value, scope, depth + 1, seen)
   if isinstance(node, ast.Subscript):
-    entries = _own_dict_entry(analysis, node, scope)
-    if entries is not None:  # `self.variables['trainable']`: its values.
-      return _any(analysis, entries, depth, seen)
+    entry = _dict_entries.entries(analysis, node, scope)
+    found = _any(analysis, entry[0], depth, seen) if entry else None
+    if entry is not None and (found is not None or not entry[1]):
+      return found  # `self.variables['trainable']`: its values.
     return (node, scope) if _collection(analysis, node.value, scope) and (
         "grad" not in analysis.flow.labels(node.value, scope)) else None
   if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
@@ -84,45 +86,6 @@ def _part(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
   if isinstance(node, ast.Attribute):
     return _attribute(analysis, node, scope, depth, seen)
   return None
-
-
-def _own_dict_entry(analysis: Analysis, node: ast.Subscript,
-                    scope: _scopes.Scope
-                    ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
-  """What a class puts in an entry of a dict of its own, read by its key
-  (`self.variables['trainable']` where `self.variables = {}`): the
-  values assigned that entry (`self.variables['trainable'] = []`, or
-  the key's value in the dict as written), not a pick from a model's
-  collection that happens to share the attribute's name; None for any
-  other subscript."""
-  key = node.slice
-  dotted = _names.dotted(node.value) or ""
-  info = _scopes.enclosing_class(scope)
-  if info is None or not isinstance(key, ast.Constant) or not isinstance(
-      key.value, str) or not dotted.startswith("self.") or (
-          dotted.count(".") != 1):
-    return None
-  # The project counts `self.x[k] = v` and `self.x[k].append(v)` as
-  # values of `self.x` too: a dict made anywhere is enough.
-  made = analysis.flow.project.attribute(info, dotted)
-  if not any(isinstance(value, ast.Dict) or isinstance(
-      value, ast.Call) and _names.call_name(value) == "dict" and not (
-          value.args) for value, _ in made):
-    return None
-  entries = [(value, home) for made_as, home in made
-             if isinstance(made_as, ast.Dict)
-             for name, value in zip(made_as.keys, made_as.values)
-             if isinstance(name, ast.Constant) and name.value == key.value]
-  info.attributes  # Every method read: its `self.x[key] = ...` known.
-  for method in info.methods.values():
-    entries += [(each.value, method) for each in method.nodes
-                if isinstance(each, ast.Assign) and any(
-                    isinstance(target, ast.Subscript) and _names.dotted(
-                        target.value) == dotted and isinstance(
-                            target.slice, ast.Constant) and (
-                                target.slice.value == key.value)
-                    for target in each.targets)]
-  return entries
 
 
 def _inner(node: ast.expr) -> ast.expr:

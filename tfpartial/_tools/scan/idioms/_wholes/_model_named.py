@@ -9,6 +9,7 @@ import re
 from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -19,6 +20,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _caller_scope
 from tfpartial._tools.scan.idioms._wholes import _given_scope
+from tfpartial._tools.scan.idioms._wholes import _helper_inputs
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _worker_pairs
 from tfpartial._tools.scan.idioms._wholes import _run_outside
@@ -90,7 +92,7 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
   opened: Set[str] = set()
   project = analysis.project
   named = _named_scopes.helpers(project)
-  given: Set[str] = set()
+  given: List[Tuple[_project.Module, ast.Call, str]] = []
   for module in project.modules:  # The model's file may hold no step.
     text = module.source.text
     if "_scope(" in text and project.parsed(module) and (
@@ -100,14 +102,20 @@ def _root_scopes(analysis: Analysis) -> Set[str]:
           named) else set()  # `sdae(x, name="ae")`: `_named_scopes`.
     elif any(f"{name}(" in text for name in named) and project.parsed(
         module) and module.tree is not None:
-      given |= _named_scopes.passed(project, module, named)
-  if not opened and len(given) == 1 and _named_scopes.all_scoped(project):
+      given += [(module, call, name) for call, name in _named_scopes.given(
+          project, module, named)]
+  if not opened and len({name for _, _, name in given}) == 1 and (
+      _named_scopes.all_scoped(project)) and all(
+          _helper_inputs.fed_inputs(project, module, call)
+          for module, call, _ in given):
     # A file that opens no scope gives a helper the one name the whole
     # project builds under (`vs_multilayer.vs_multilayer(x, "APN")`,
-    # the helper opening `variable_scope(name)`), and nothing makes a
-    # variable outside a scope: the model's root. Two names given so (a
-    # backbone and a head), or a layer made outside any scope, are parts.
-    opened |= given
+    # the helper opening `variable_scope(name)`), fed its function's
+    # inputs, and no layers call makes a variable outside a scope: the
+    # model's root. Two names given so (a backbone and a head), a layer
+    # made outside any scope, or a helper fed another call's output (a
+    # backbone built by a library: `_helper_inputs`) are parts.
+    opened |= {name for _, _, name in given}
   # `if scope != 'global':` around a worker's step: `_worker_pairs`.
   return opened | _worker_pairs.guarded_scopes(project)
 

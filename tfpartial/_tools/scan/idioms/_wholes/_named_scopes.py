@@ -44,10 +44,12 @@ _MAKERS = {"from_pretrained", "KerasLayer", "Sequential", "Embedding",
 
 
 def all_scoped(project: _project.Project) -> bool:
-  """Whether every call of the project that makes a variable or a layer
-  (`tf.get_variable`, `tf.layers.dense`, a Keras layer, a pretrained or
-  `keras.applications` model) is written inside a `with ..._scope(...)`:
-  nothing is built outside the scopes the project names."""
+  """Whether every call of the project spelled as one that makes a
+  variable or a layer (`tf.get_variable`, `tf.layers.dense`, the Keras
+  layers of `_MAKERS`, `from_pretrained`, a `keras.applications.` model
+  written so) is written inside a `with ..._scope(...)`. A spelling
+  only: a backbone built by another library's call is not seen here,
+  but by what it feeds (`_helper_inputs`)."""
   for module in project.modules:
     if project.parsed(module) is None or module.tree is None:
       continue
@@ -84,29 +86,29 @@ def passed(project: _project.Project, module: _project.Module,
            named: Set[str]) -> Set[str]:
   """The literal names calls of `module` give a helper of the project
   (of the names `named`, from `helpers`) for the scope it opens first."""
-  found: Set[str] = set()
-  text = module.source.text
-  top = module.scope
-  if top is None or module.tree is None or not any(
-      f"{name}(" in text for name in named):
+  return {name for _, name in given(project, module, named)}
+
+
+def given(project: _project.Project, module: _project.Module,
+          named: Set[str]) -> List[Tuple[ast.Call, str]]:
+  """Each call of `module` that gives a helper of the project (of the
+  names `named`) a literal name for the scope it opens first, with the
+  name."""
+  found: List[Tuple[ast.Call, str]] = []
+  if module.scope is None or module.tree is None or not any(
+      f"{name}(" in module.source.text for name in named):
     return found
-  for call, name, value in _literal_arguments(module.tree, named):
-    target = project.resolve(top, name)
-    if not isinstance(target, (tuple, _scopes.ClassInfo)):
-      continue
+  for call, function, skipped, value in _literal_arguments(
+      project, module, named):
     # `ACNetwork(s, a, 'global')`: the class's `__init__` opens the scope.
-    function, skipped = (_init(target.node), 1) if isinstance(
-        target, _scopes.ClassInfo) else (target[0], 0)
     opened = _opened_parameter(function)
-    if opened is None or not isinstance(function, ast.FunctionDef):
-      continue
-    if _gives_scope(function, value, opened, skipped):
-      found.add(_text(call, value))
+    if opened is not None and _gives_scope(function, value, opened, skipped):
+      found.append((call, _text(call, value)))
   for call, method, value in _self_arguments(module.tree, named):
     # `self._encoder(x, name='teacher')`: the class's own method opens it.
     opened = _opened_parameter(method)
     if opened is not None and _gives_scope(method, value, opened, 1):
-      found.add(_text(call, value))
+      found.append((call, _text(call, value)))
   return found
 
 
@@ -132,20 +134,18 @@ def layer_groups(project: _project.Project, named: Set[str]
         not project.parsed(module)) or module.tree is None or (
             module.scope is None):
       continue
-    top = module.scope
-    given: Dict[str, Set[str]] = {}
-    for call, name, value in _literal_arguments(module.tree, named):
-      target = project.resolve(top, name)
-      function = target[0] if isinstance(target, tuple) else None
-      if isinstance(function, ast.FunctionDef) and _gives_scope(
+    names: Dict[int, Set[str]] = {}
+    for call, function, skipped, value in _literal_arguments(
+        project, module, named):
+      if not skipped and _gives_scope(
           function, value, _opened_parameter(function)) and _one_layer(
               function):
-        given.setdefault(name, set()).add(_text(call, value))
+        names.setdefault(id(function), set()).add(_text(call, value))
     for call, method, value in _self_arguments(module.tree, named):
       if _gives_scope(method, value, _opened_parameter(method), 1) and (
           _one_layer(method)):
-        given.setdefault(f"self.{method.name}", set()).add(_text(call, value))
-    groups += [frozenset(names) for names in given.values() if len(names) > 1]
+        names.setdefault(id(method), set()).add(_text(call, value))
+    groups += [frozenset(each) for each in names.values() if len(each) > 1]
   return groups
 
 
@@ -178,24 +178,36 @@ def _one_layer(function: ast.FunctionDef) -> bool:
   return (layers, made) in {(1, 0), (0, 1), (0, 2)}
 
 
-def _literal_arguments(tree: ast.AST, named: Set[str]
-                       ) -> Iterator[Tuple[ast.Call, str, object]]:
-  """(call, callee, keyword name or position) of each string literal
-  given to a call of a name of `named` (`sdae(..., name="ae")`) outside
-  any scope (inside one, the name is a part's: `fc('v2s_lt', x)` under
-  `with tf.variable_scope('CTRL_Model'):`)."""
-  for node in _named_calls(tree):
-    # `vs_multilayer.vs_multilayer(x, "APN")`: a module's helper, imported.
-    spelled = node.func.id if isinstance(node.func, ast.Name) else (
-        _names.dotted(node.func) or "")
+def _literal_arguments(project: _project.Project, module: _project.Module,
+                       named: Set[str]
+                       ) -> Iterator[Tuple[ast.Call, ast.FunctionDef, int,
+                                           object]]:
+  """(call, the helper it calls, the positions its `self` takes, keyword
+  name or position) of each string literal given to a call of a helper
+  of the project (of the names `named`) outside any scope (inside one,
+  the name is a part's: `fc('v2s_lt', x)` under `with
+  tf.variable_scope('CTRL_Model'):`). The callee is resolved from where
+  the call is written: `vs_multilayer.vs_multilayer(x, "APN")` names the
+  project module's helper; `slim.conv2d(x, 64, scope='conv1')`, a
+  library's, or `convs.conv2d(...)` of a parameter, names none."""
+  assert module.tree is not None
+  for node in _named_calls(module.tree):
     if _names.call_name(node) not in named:
+      continue
+    spelled = _names.dotted(node.func) or ""
+    inner = project.scopes_at(module, [node.lineno])
+    target = project.resolve(inner[0], spelled) if inner else None
+    function, skipped = (_init(target.node), 1) if isinstance(
+        target, _scopes.ClassInfo) else (target[0], 0) if isinstance(
+            target, tuple) else (None, 0)
+    if not isinstance(function, ast.FunctionDef):
       continue
     for index, argument in enumerate(node.args):
       if _string(argument):
-        yield node, spelled, index
+        yield node, function, skipped, index
     for keyword in node.keywords:
       if keyword.arg and _string(keyword.value):
-        yield node, spelled, keyword.arg
+        yield node, function, skipped, keyword.arg
 
 
 def _self_arguments(tree: ast.Module, named: Set[str]

@@ -135,7 +135,8 @@ def no_choice(step: Step, analysis: Analysis,
   runs opens (`_unopened`), or trains nothing
   left out (`_trains_nothing_left`)."""
   chosen = step.labels.get("filtered")
-  return _fed.fed_gradients(step.call, step.scope) or chosen is not None and (
+  return _fed.fed_gradients(
+      step.call, step.scope, analysis.project) or chosen is not None and (
       _unread.only_unread(chosen, analysis.module(step.scope),
                            analysis.project, _kept_beside(step, steps)) or (
           _rest_beside(step, analysis, steps)) or (
