@@ -53,16 +53,27 @@ def _found(source):
     "            opt = tf.train.AdamOptimizer(1e-6)\n"
     "            self.g_ft = opt.apply_gradients(zip(tf.gradients("
     "self.g_loss1, self.G_var1), self.G_var1))\n",
+    # Both lists kept in an attribute of their own.
+    "            self.G_all = self.G_var1 + self.G_var2\n"
+    "            self.g_ft = tf.train.AdamOptimizer(1e-6).minimize("
+    "self.g_loss2, var_list=self.G_all)\n",
 ], ids=["minimize_without_a_list", "apply_over_both_lists",
-        "computed_over_both_then_applied", "apply_over_the_first_list"])
+        "computed_over_both_then_applied", "apply_over_the_first_list",
+        "attribute_holding_both"])
 def test_a_later_step_training_the_first_stage_is_silent(built):
   assert _found(_with_step(built)) == []
 
 
-def test_a_later_apply_over_the_second_list_alone_is_still_found():
-  built = ("            gv = self.G_var2\n"
-           "            self.g_ft = tf.train.AdamOptimizer(1e-6)."
-           "apply_gradients(zip(tf.gradients(self.g_loss2, gv), gv))\n")
+@pytest.mark.parametrize("built", [
+    "            gv = self.G_var2\n"
+    "            self.g_ft = tf.train.AdamOptimizer(1e-6).apply_gradients("
+    "zip(tf.gradients(self.g_loss2, gv), gv))\n",
+    # A list filtered by name: read as its name, as before.
+    "            self.G_own = [v for v in self.G_var2 if 'bias' in v.name]\n"
+    "            self.g_ft = tf.train.AdamOptimizer(1e-6).minimize("
+    "self.g_loss2, var_list=self.G_own)\n",
+], ids=["apply_over_the_second_list", "filtered_second_list"])
+def test_a_later_step_over_the_second_list_alone_is_still_found(built):
   assert _found(_with_step(built)) == [("var-list-filter", 41)]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import heapq
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -19,6 +19,9 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 # and how far a list is followed through names, parameters and steps.
 _BOUND = 400
 _DEPTH = 4
+# The values a name of a list may be read through: built of names.
+_LISTS = (ast.BinOp, ast.List, ast.Tuple, ast.Name, ast.Attribute,
+          ast.Starred)
 
 
 def of(info: _scopes.ClassInfo) -> "ClassFacts":
@@ -52,6 +55,9 @@ class ClassFacts:
           if name.startswith("self.") and name.count(".") == 1:
             self.unpacked.setdefault(name[len("self."):], []).append(
                 (node.value, node.targets[0], scope))
+    self._info = info
+    self._assigned: Optional[Dict[str, List[Tuple[
+        ast.expr, _scopes.Scope]]]] = None
     self._kept: Dict[int, Dict[int, ast.Assign]] = {}
     self._returned: Dict[int, Optional[List[Optional[str]]]] = {}
     self._flows: Dict[int, _Flow] = {}
@@ -96,33 +102,54 @@ class ClassFacts:
   def parts(self, scope: _scopes.Scope, node: Optional[ast.AST],
             depth: int = _DEPTH) -> Optional[Set[str]]:
     """The lists, by name, a step's list `node` is made of (`self.G_var1
-    + self.G_var2`, a local or a parameter holding them, the list of the
+    + self.G_var2`, a name or a parameter holding them, the list of the
     gradients it applies); None for every variable (no list) or a list
     not read to names (a filter, a call)."""
     if node is None or depth == 0:
       return None
     if isinstance(node, ast.Starred):
       return self.parts(scope, node.value, depth)
-    pieces: List[ast.AST] = []
+    if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
+      return self.parts(scope, var_list_of(node), depth - 1)
+    if isinstance(node, ast.Name) and node.id in scope.params:
+      given = self.argument(scope, node.id)
+      return self.parts(given[1], given[0], depth - 1) if given else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
       pieces = [node.left, node.right]
     elif isinstance(node, (ast.List, ast.Tuple)):
       pieces = list(node.elts)
-    elif isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
-      return self.parts(scope, var_list_of(node), depth - 1)
-    elif isinstance(node, ast.Name) and node.id in scope.params:
-      given = self.argument(scope, node.id)
-      return self.parts(given[1], given[0], depth - 1) if given else None
-    elif isinstance(node, ast.Name) and node.id in scope.defs:
-      pieces = list(_scopes.values_reaching(node, scope))
-      depth -= 1
-      if not pieces:
-        return None
     else:
       name = _names.dotted(node)
-      return {name} if name is not None else None
+      if name is None:
+        return None
+      held = self._held(scope, node, name, depth - 1)
+      return {name} | held if held is not None else None
+    return self._joined([(piece, scope) for piece in pieces], depth)
+
+  def _held(self, scope: _scopes.Scope, node: ast.AST, name: str,
+            depth: int) -> Optional[Set[str]]:
+    """The lists a named list holds where each value it is assigned is
+    built of names or by a step (`gv = self.G_var1 + self.G_var2`,
+    `self.g_vars = [...]`, `gvs = opt.compute_gradients(...)`); none
+    where one is not (a filter: the name alone)."""
+    if isinstance(node, ast.Name):
+      values = [(value, scope)
+                for value in _scopes.values_reaching(node, scope)]
+    else:
+      if self._assigned is None:
+        self._assigned = self._info.attributes
+      values = list(self._assigned.get(name, []))
+    if not values or not all(isinstance(value, _LISTS) or (
+        isinstance(value, ast.Call) and _names.call_name(value) in STEPS)
+                             for value, _ in values):
+      return set()
+    return self._joined(values, depth)
+
+  def _joined(self, pieces: Sequence[Tuple[ast.AST, _scopes.Scope]],
+              depth: int) -> Optional[Set[str]]:
+    """The lists of every piece; None when one may hold every variable."""
     found: Set[str] = set()
-    for piece in pieces:
+    for piece, scope in pieces:
       each = self.parts(scope, piece, depth)
       if each is None:
         return None
