@@ -148,12 +148,8 @@ class VarListFilter(_idiom.Idiom):
                  "is on, never trains it: whole variables only; exact as it "
                  "is, not a drift; a candidate for a spec file")
     refined = hit.labels.get(_refined_stage.REFINED)
-    if isinstance(refined, ast.expr):  # The second stage's op, run alone.
-      message = (f"from the loop's bound on only `{ast.unparse(refined)}` "
-                 f"runs: {_step_named(hit, name)} trains the second stage, "
-                 "and the first, whose output is a term of the second's, "
-                 "stays fixed: whole variables only; exact as it is, not a "
-                 "drift; a candidate for a spec file")
+    if isinstance(refined, ast.expr):  # The second stage's op instead.
+      message = _refined_stage.message(hit, _step_named(hit, name))
     run = hit.labels.get("run")
     if run is not None:  # The step's own ops, some of them run.
       message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "

@@ -10,8 +10,12 @@ What the code does decides: one call makes both stages (their outputs and
 their variable lists), the second stage's output is the first's plus its
 own (a residual refinement, not a teacher's output that a loss compares
 against), the loop's counter picks the first stage's op before the bound
-and the second's after it, and no op that may run from the bound on
-trains the first stage's list. Part of `var-list-filter`."""
+and the second's after it, and no step of the class that may run from the
+bound on trains the first stage's list: every step call counts, one with
+no list training every variable, an apply of gradients the list it zips
+them with, a list not read to names (a filter, a call) as if it held the
+first stage's. What the rule reads of a class is read once. Part of
+`var-list-filter`."""
 
 from __future__ import annotations
 
@@ -23,14 +27,15 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _refined_facts
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _class_of, _loss_node, var_list_of)
 
-# The label of a finding's read of the second stage's op.
+# The labels of a finding's reads of the second stage's op (from the
+# bound on) and of the first's (before it).
 REFINED = "refined"
-# Searches bounded: statements of one method read for what a value feeds.
-_BOUND = 400
+FIRST = "refined_first"
 
 
 @dataclasses.dataclass
@@ -50,18 +55,17 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
              for info in [_class_of(step.scope)] if info is not None}
   found: List[_idiom.Hit] = []
   for info in classes.values():
-    group = [_Step(call, method, chosen)
+    calls = [_Step(call, method, var_list_of(call))
              for method in info.methods.values()
              for call in analysis.calls(method)
-             if _names.call_name(call) in STEPS
-             for chosen in [var_list_of(call)]
-             if chosen is not None and _loss_node(call) is not None]
-    if len(group) > 1:
-      found += _in_class(info, group)
+             if _names.call_name(call) in STEPS]
+    if len([step for step in calls if step.var_list is not None
+            and _loss_node(step.call) is not None]) > 1:
+      found += _in_class(info, calls)
   return found
 
 
-def _in_class(info: _scopes.ClassInfo, group: List[_Step]
+def _in_class(info: _scopes.ClassInfo, calls: List[_Step]
               ) -> List[_idiom.Hit]:
   """At the loop's read of each second stage's op, once."""
   ranges: Dict[int, List[Tuple[Set[str], Set[str]]]] = {
@@ -70,38 +74,80 @@ def _in_class(info: _scopes.ClassInfo, group: List[_Step]
   every = [pair for found in ranges.values() for pair in found]
   if not every:
     return []
-  kept: Dict[int, Dict[int, ast.Assign]] = {}  # Read once a function.
-  ops = {id(step.call): _op_of(info, step, kept) for step in group}
+  read = _refined_facts.of(info)
+  ops = {id(step.call): _op_of(read, step) for step in calls}
+  late = _late_lists(read, calls, ops, every)
+  if late is None:  # A step run from the bound on may train them all.
+    return []
+  group = [step for step in calls if step.var_list is not None
+           and _loss_node(step.call) is not None]
+  lists = {id(step.call): _outer(read, step, step.var_list)
+           for step in group}
   picked = {name for pair in every for arm in pair for name in arm}
-  # Only the steps whose ops a counter's test picks pair up.
-  chosen = [step for step in group if ops[id(step.call)] in picked]
+  # Only the steps whose ops a counter's test picks pair up, by list.
+  chosen: Dict[str, List[_Step]] = {}
+  for step in group:
+    name = lists[id(step.call)]
+    if name is not None and ops[id(step.call)] in picked:
+      chosen.setdefault(name, []).append(step)
+  named = set(lists.values()) - {None}
+  reads = _reads(info, ranges, 1)
+  firsts = _reads(info, ranges, 0)
   found: Dict[int, _idiom.Hit] = {}
-  for first in chosen:
-    for second in chosen:
-      mine = ops[id(second.call)]
-      if first is second or mine is None or not _later(
-          mine, ops[id(first.call)], every) or not _refines(
-              info, first, second, group, ops, every):
-        continue
-      read = _read_later(info, mine, ranges)
-      if read is not None and id(read[0]) not in found:
-        found[id(read[0])] = _idiom.Hit(read[0], read[1], second.call,
-                                     {"filtered": read[0], REFINED: read[0]})
+  for names, scope in read.made:
+    outputs = [n for n in names if n is not None and n not in named]
+    if len(outputs) != 2:
+      continue
+    held = [n for n in names if n in chosen]
+    for index, theirs in enumerate(held):
+      for mine in held[index + 1:]:
+        if mine == theirs or theirs in late:
+          continue
+        for first, second in _refining(read, chosen[theirs], chosen[mine],
+                                       ops, every, read.fed(scope, outputs)):
+          at = reads.get(ops[id(second.call)] or "")
+          if at is not None and id(at[0]) not in found:
+            labels: Dict[str, ast.AST] = {"filtered": at[0], REFINED: at[0]}
+            before = firsts.get(ops[id(first.call)] or "")
+            if before is not None:
+              labels[FIRST] = before[0]
+            found[id(at[0])] = _idiom.Hit(at[0], at[1], second.call, labels)
   return list(found.values())
 
 
-def _read_later(info: _scopes.ClassInfo, op: str,
-                ranges: Dict[int, List[Tuple[Set[str], Set[str]]]]
-                ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-  """The first read of `op` in a method whose counter's test picks it
-  from the bound on (`self.sess.run(self.g_optim2)`)."""
+def _refining(read: _refined_facts.ClassFacts, firsts: List[_Step],
+              seconds: List[_Step], ops: Dict[int, Optional[str]],
+              ranges: List[Tuple[Set[str], Set[str]]], fed: Set[str]
+              ) -> Iterator[Tuple[_Step, _Step]]:
+  """The second stage's steps whose loss the sum of the two outputs
+  feeds and whose op a counter's test picks from the bound on where it
+  picks a first stage's before it, each with that first stage's step."""
+  for second in seconds:
+    loss = _outer(read, second, _loss_node(second.call))
+    if loss is not None and loss in fed:
+      first = next((first for first in firsts if _later(
+          ops[id(second.call)], ops[id(first.call)], ranges)), None)
+      if first is not None:
+        yield first, second
+
+
+def _reads(info: _scopes.ClassInfo,
+           ranges: Dict[int, List[Tuple[Set[str], Set[str]]]], arm: int
+           ) -> Dict[str, Tuple[ast.expr, _scopes.Scope]]:
+  """The first read of each op in a method whose counter's test picks it
+  before the bound (`arm` 0) or from it on (1; `self.sess.run(self.
+  g_optim2)`), each method read once."""
+  reads: Dict[str, Tuple[ast.expr, _scopes.Scope]] = {}
   for method in info.methods.values():
-    if any(op in after for _, after in ranges[id(method)]):
-      for node in _scopes.walk(method.node):
-        if isinstance(node, ast.Attribute) and isinstance(
-            node.ctx, ast.Load) and _names.dotted(node) == op:
-          return node, method
-  return None
+    wanted = {op for pair in ranges[id(method)] for op in pair[arm]} - set(
+        reads)
+    for node in _scopes.walk(method.node) if wanted else ():
+      if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        name = _names.dotted(node)
+        if name is not None and name in wanted:
+          reads[name] = node, method
+          wanted.discard(name)
+  return reads
 
 
 def _later(mine: Optional[str], theirs: Optional[str],
@@ -113,107 +159,19 @@ def _later(mine: Optional[str], theirs: Optional[str],
           mine in before or theirs in after) for before, after in ranges)
 
 
-def _op_of(info: _scopes.ClassInfo, step: _Step,
-           kept: Dict[int, Dict[int, ast.Assign]]) -> Optional[str]:
-  """The `self.` attribute the step's op is kept in: assigned there, or
-  returned by its method in a tuple that a method of the class unpacks
-  into attributes (`self.g_optim1, ... = self._getOptimizer(...)`)."""
-  if id(step.scope) not in kept:
-    kept[id(step.scope)] = {
-        id(each): node for node in step.scope.nodes
-        if isinstance(node, ast.Assign) and len(node.targets) == 1
-        for each in ast.walk(node.value) if isinstance(each, ast.Call)}
-  node = kept[id(step.scope)].get(id(step.call))
-  if node is None:
-    return None
-  name = _names.dotted(node.targets[0])
-  if name is not None and name.startswith("self."):
-    return name
-  if isinstance(node.targets[0], ast.Name):
-    return _unpacked(info, step.scope, node.targets[0].id)
-  return None
-
-
-def _unpacked(info: _scopes.ClassInfo, scope: _scopes.Scope, local: str
-              ) -> Optional[str]:
-  """The attribute a caller in the class unpacks the method's returned
-  `local` into."""
-  returned = [node.value for node in scope.nodes
-              if isinstance(node, ast.Return) and isinstance(
-                  node.value, ast.Tuple)]
-  if len(returned) != 1:
-    return None
-  names = [_names.dotted(e) for e in returned[0].elts]
-  if names.count(local) != 1:
-    return None
-  index = names.index(local)
-  for call, target in _unpackings(info, scope.name):
-    if len(target.elts) == len(names):
-      name = _names.dotted(target.elts[index])
-      if name is not None and name.startswith("self."):
-        return name
-  return None
-
-
-def _unpackings(info: _scopes.ClassInfo, method: str
-                ) -> Iterator[Tuple[ast.Call, ast.Tuple]]:
-  """The calls `self.<method>(...)` of the class unpacked into a tuple."""
-  for scope in info.methods.values():
-    for node in scope.nodes:
-      if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
-          isinstance(node.targets[0], ast.Tuple)) and isinstance(
-              node.value, ast.Call) and _names.dotted(
-                  node.value.func) == f"self.{method}":
-        yield node.value, node.targets[0]
-
-
-def _outer(info: _scopes.ClassInfo, step: _Step, node: Optional[ast.AST]
-           ) -> Optional[str]:
-  """`node` (the step's list or loss) as the method that builds the
-  model names it: a parameter of the step's method given by its caller
-  in the class, else as written."""
-  if node is None:
-    return None
-  name = _names.dotted(node)
-  if not isinstance(node, ast.Name) or name not in step.scope.params:
-    return name
-  params = [p for p in step.scope.params if p != "self"]
-  if name not in params:
-    return None
-  for call, _ in _unpackings(info, step.scope.name):
-    index = params.index(name)
-    if index < len(call.args):
-      return _names.dotted(call.args[index])
-    for keyword in call.keywords:
-      if keyword.arg == name:
-        return _names.dotted(keyword.value)
-  return None
-
-
-def _refines(info: _scopes.ClassInfo, first: _Step, second: _Step,
-             group: List[_Step], ops: Dict[int, Optional[str]],
-             ranges: List[Tuple[Set[str], Set[str]]]) -> bool:
-  """Whether one call makes both stages, the second's output adds to the
-  first's, the second's loss reaches that sum, and no op that may run
-  from the bound on trains the first's list."""
-  lists = {id(s.call): _outer(info, s, s.var_list) for s in group}
-  mine, theirs = lists[id(second.call)], lists[id(first.call)]
-  loss = _outer(info, second, _loss_node(second.call))
-  if mine is None or theirs is None or loss is None or mine == theirs:
-    return False
-  for scope in info.methods.values():
-    made = _made_together(scope, mine, theirs, set(lists.values()) - {None})
-    if made is not None and _sum_reaches(scope, made[0], made[1], loss):
-      break
-  else:
-    return False
-  # No op that may run from the bound on trains the first stage's list.
-  first_op = ops[id(first.call)]
-  return not any(other is not first and (
-      ops[id(other.call)] is None or ops[id(other.call)] != first_op) and (
-          lists[id(other.call)] is None
-          or theirs in (lists[id(other.call)] or "")) and not _before_only(
-              ops[id(other.call)], ranges) for other in group)
+def _late_lists(read: _refined_facts.ClassFacts, calls: List[_Step],
+                ops: Dict[int, Optional[str]],
+                ranges: List[Tuple[Set[str], Set[str]]]) -> Optional[Set[str]]:
+  """The lists, by name, that the class's steps that may run from the
+  bound on train; None when one of them may train every variable."""
+  names: Set[str] = set()
+  for step in calls:
+    if not _before_only(ops[id(step.call)], ranges):
+      trained = read.parts(step.scope, step.var_list)
+      if trained is None:
+        return None
+      names |= trained
+  return names
 
 
 def _before_only(op: Optional[str],
@@ -223,46 +181,62 @@ def _before_only(op: Optional[str],
                                 for before, after in ranges)
 
 
-def _made_together(scope: _scopes.Scope, mine: str, theirs: str,
-                   lists: Set[Optional[str]]
-                   ) -> Optional[Tuple[Set[str], Set[str]]]:
-  """The two outputs one call returns beside both lists (`G1, DiffMap,
-  self.G_var1, self.G_var2 = Generator(...)`), in the lists' order: (the
-  first stage's, the second's)."""
-  for node in scope.nodes:
-    if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not (
-        isinstance(node.targets[0], ast.Tuple)) or not isinstance(
-            node.value, ast.Call):
-      continue
-    names = [_names.dotted(e) for e in node.targets[0].elts]
-    if mine not in names or theirs not in names:
-      continue
-    outputs = [n for n in names if n is not None and n not in lists]
-    if len(outputs) == 2 and names.index(theirs) < names.index(mine):
-      return {outputs[0]}, {outputs[1]}
+def _op_of(read: _refined_facts.ClassFacts, step: _Step) -> Optional[str]:
+  """The `self.` attribute the step's op is kept in: assigned there, or
+  returned by its method in a tuple that a method of the class unpacks
+  into attributes (`self.g_optim1, ... = self._getOptimizer(...)`)."""
+  node = read.kept(step.scope).get(id(step.call))
+  if node is None:
+    return None
+  name = _names.dotted(node.targets[0])
+  if name is not None and name.startswith("self."):
+    return name
+  if isinstance(node.targets[0], ast.Name):
+    return _unpacked(read, step.scope, node.targets[0].id)
   return None
 
 
-def _sum_reaches(scope: _scopes.Scope, first: Set[str], second: Set[str],
-                 loss: str) -> bool:
-  """Whether a name is assigned the first output plus the second
-  (`G2 = G1 + DiffMap`), and the loss is computed from that sum."""
-  fed: Set[str] = set()
-  nodes = sorted((n for n in scope.nodes if isinstance(
-      n, (ast.Assign, ast.AugAssign))), key=_idiom.position)
-  for node in nodes[:_BOUND]:
-    value = node.value
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    read = {_names.dotted(n) for n in ast.walk(value)
-            if isinstance(n, (ast.Name, ast.Attribute))} - {"self", None}
-    summed = isinstance(value, ast.BinOp) and isinstance(
-        value.op, ast.Add) and {_names.dotted(value.left),
-                                _names.dotted(value.right)} == (
-                                    first | second)
-    if summed or read & fed:
-      for target in targets:
-        elements = target.elts if isinstance(
-            target, (ast.Tuple, ast.List)) else [target]
-        fed.update(name for name in map(_names.dotted, elements)
-                   if name is not None)
-  return loss in fed
+def _unpacked(read: _refined_facts.ClassFacts, scope: _scopes.Scope,
+              local: str) -> Optional[str]:
+  """The attribute a caller in the class unpacks the method's returned
+  `local` into."""
+  names = read.returned(scope)
+  if names is None or names.count(local) != 1:
+    return None
+  index = names.index(local)
+  for _, target, _ in read.unpacked.get(scope.name, []):
+    if len(target.elts) == len(names):
+      name = _names.dotted(target.elts[index])
+      if name is not None and name.startswith("self."):
+        return name
+  return None
+
+
+def _outer(read: _refined_facts.ClassFacts, step: _Step,
+           node: Optional[ast.AST]) -> Optional[str]:
+  """`node` (the step's list or loss) as the method that builds the
+  model names it: a parameter of the step's method given by its caller
+  in the class, else as written."""
+  if node is None:
+    return None
+  if not isinstance(node, ast.Name) or node.id not in step.scope.params:
+    return _names.dotted(node)
+  given = read.argument(step.scope, node.id)
+  return _names.dotted(given[0]) if given is not None else None
+
+
+
+def message(hit: _idiom.Hit, step: str) -> str:
+  """A finding's message, `step` naming the second stage's step: which
+  op runs from the bound on in place of which (the discriminator's may
+  run too: not "only")."""
+  later = f"`{ast.unparse(hit.labels[REFINED])}`"
+  first = hit.labels.get(FIRST)
+  instead = (f"`{ast.unparse(first)}` no longer runs and {later} runs in "
+             "its place") if first is not None else (
+                 f"{later} runs in place of the first stage's op")
+  return (f"from the loop's bound on {instead}: {step} trains the second "
+          "stage, and the first, whose output is a term of the second's, "
+          "stays fixed (no step run from the bound on trains it): whole "
+          "variables only; exact as it is, not a drift; a candidate for a "
+          "spec file")
