@@ -7,9 +7,9 @@ on purpose. What says the loop's bound is the stage is the same
 function's filter of the stage's newest level alone (`'level_%d' % (i +
 1)`, the level that fades in), which names the loop's last level: that
 filter keeps the earlier levels fixed, and stays a finding of its own.
-Without it a loop over levels is a plain filter (`for k in
-range(n_trainable)`: the first blocks), and so is one that stops short
-of the newest level (`range(i)`). Part of `var-list-filter`."""
+Without it, or when the loop stops short of that level (`range(i)`),
+the list is read as any other filter (`for k in range(n_trainable)`:
+the first blocks). Part of `var-list-filter`."""
 
 from __future__ import annotations
 
