@@ -71,18 +71,27 @@ def test_a_stage_with_one_step_over_every_level_is_silent():
 
 
 def test_a_list_grown_with_format_and_extend_over_every_level_is_silent():
+  # Its stage's newest block fades in alone (found there); a list grown
+  # with no such filter beside it is the first blocks, a filter
+  # (test_scan_mend37_whole_lists).
   code = """
 import tensorflow as tf
 
 
-def stage_step(loss, stage):
+def stage_step(loss, stage, fading):
     trained = []
     for k in range(0, stage + 1):
         trained.extend(tf.get_collection(
             tf.GraphKeys.TRAINABLE_VARIABLES, 'block_{}'.format(k)))
-    return tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=trained)
+    newest = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                               'block_{}'.format(stage))
+    opt = tf.train.AdamOptimizer(1e-3)
+    grads_all = opt.compute_gradients(loss, trained)
+    grads_newest = opt.compute_gradients(loss, newest)
+    return tf.cond(fading, lambda: opt.apply_gradients(grads_newest),
+                   lambda: opt.apply_gradients(grads_all))
 """
-  assert _found(code) == []
+  assert _found(code) == [("var-list-filter", 10)]
 
 
 _GAN = """

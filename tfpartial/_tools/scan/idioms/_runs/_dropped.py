@@ -129,19 +129,32 @@ def _in_main(call: ast.Call, module: ast.AST) -> bool:
   >>> tree = ast.parse("if __name__ == '__main__':\\n    op = o.minimize(l)\\n")
   >>> _in_main(tree.body[0].body[0].value, tree)
   True
+  >>> tree = ast.parse("if __name__ != '__main__':\\n    op = o.minimize(l)\\n")
+  >>> _in_main(tree.body[0].body[0].value, tree)
+  False
   """
   if not isinstance(module, ast.Module):
     return False  # A lambda's or a class's scope: not the script's.
   at = (call.lineno, call.col_offset)
   for block in module.body:
-    if isinstance(block, ast.If) and isinstance(
-        block.test, ast.Compare) and _names.dotted(
-            block.test.left) == "__name__" and block.body and (
-                block.body[0].lineno, 0) <= at <= (
-                    block.body[-1].end_lineno or 0,
-                    block.body[-1].end_col_offset or 0):
+    if isinstance(block, ast.If) and _is_main(block.test) and block.body and (
+        block.body[0].lineno, 0) <= at <= (
+            block.body[-1].end_lineno or 0,
+            block.body[-1].end_col_offset or 0):
       return True
   return False
+
+
+def _is_main(test: ast.expr) -> bool:
+  """Whether `test` is `__name__ == '__main__'` (either way round): true
+  only when the file runs as a script (`!=` is true when imported)."""
+  if not isinstance(test, ast.Compare) or len(test.ops) != 1 or (
+      not isinstance(test.ops[0], ast.Eq)):
+    return False
+  left, right = test.left, test.comparators[0]
+  return any(_names.dotted(name) == "__name__" and isinstance(
+      text, ast.Constant) and text.value == "__main__"
+             for name, text in ((left, right), (right, left)))
 
 
 @dataclasses.dataclass

@@ -16,7 +16,8 @@ from tfpartial._tools.scan import _scopes
 
 def every_kept(node: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   """Whether `home` binds `node` (a filter) to a name or attribute and
-  asserts, in a loop, that each item of the loop is in it."""
+  asserts that it leaves nothing out: in a loop, that each item of the
+  loop is in it, or that it is as long as the list it filters."""
   if home is None:
     return False
   bound: Set[str] = set()
@@ -26,7 +27,7 @@ def every_kept(node: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   bound.discard("")
   if not bound:
     return False
-  if any(isinstance(n, ast.Assert) and _none_left_out(n.test, bound)
+  if any(isinstance(n, ast.Assert) and _none_left_out(n.test, bound, node)
          for n in home.nodes):
     return True
   for loop in home.nodes:
@@ -47,29 +48,47 @@ def _inside(test: ast.expr, item: str, bound: Set[str]) -> bool:
               _names.dotted(test.comparators[0]) in bound)
 
 
-def _none_left_out(test: ast.expr, bound: Set[str]) -> bool:
+def _none_left_out(test: ast.expr, bound: Set[str], node: ast.AST) -> bool:
   """Whether `test` is `len(a) - len(X) == 0` (either way round) or
-  `len(X) == len(a)`, X one of `bound`.
+  `len(X) == len(a)` (either way round), X one of `bound` and `a` the
+  list the comprehension `node` filters, spelled the same.
 
+  >>> kept = ast.parse("[v for v in ws if f(v)]", mode="eval").body
   >>> test = ast.parse("len(ws) - len(kept) == 0").body[0].value
-  >>> _none_left_out(test, {"kept"}), _none_left_out(test, {"other"})
+  >>> _none_left_out(test, {"kept"}, kept), _none_left_out(test, {"o"}, kept)
   (True, False)
+  >>> test = ast.parse("len(kept) == len(layer.ws)").body[0].value
+  >>> _none_left_out(test, {"kept"}, kept)
+  False
+  >>> rebound = ast.parse("[v for v in kept if f(v)]", mode="eval").body
+  >>> test = ast.parse("len(kept) == len(kept)").body[0].value
+  >>> _none_left_out(test, {"kept"}, rebound)
+  False
   """
   if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
-      isinstance(test.ops[0], ast.Eq))):
+      isinstance(test.ops[0], ast.Eq))) or not isinstance(
+          node, _COMPREHENSIONS) or not node.generators:
     return False
   left, right = test.left, test.comparators[0]
   difference = left
   if isinstance(right, ast.Constant) and right.value == 0 and isinstance(
       difference, ast.BinOp) and isinstance(difference.op, ast.Sub):
     left, right = difference.left, difference.right
-  lengths = [_length_of(side) for side in (left, right)]
-  return None not in lengths and bool(bound & set(lengths))
+  one, other = _length_of(left), _length_of(right)
+  if one is None or other is None or ast.dump(one) == ast.dump(other):
+    return False  # `len(kept) == len(kept)` holds of any list.
+  filtered = ast.dump(node.generators[0].iter)
+  return any(_names.dotted(kept) in bound and ast.dump(whole) == filtered
+             for kept, whole in ((one, other), (other, one)))
 
 
-def _length_of(node: ast.expr) -> Optional[str]:
-  """`X` of `len(X)`, spelled."""
+# The comprehensions a filter is written as.
+_COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp)
+
+
+def _length_of(node: ast.expr) -> Optional[ast.expr]:
+  """`X` of `len(X)`."""
   if isinstance(node, ast.Call) and _names.call_name(node) == "len" and (
       len(node.args) == 1):
-    return _names.dotted(node.args[0]) or ""
+    return node.args[0]
   return None

@@ -57,16 +57,20 @@ def _value(node: Optional[ast.AST], scope: _scopes.Scope
 def _alternated(node: Optional[ast.AST], scope: _scopes.Scope
                 ) -> List[ast.AST]:
   """The two lists a name is set to in the arms of an `if` on a parity
-  (`if self.epoch % 2 == 1: grads = grads1 else: grads = grads2`): the
-  step trains each in turn as training goes on; none if it is not."""
+  (`if self.epoch % 2 == 1: grads = grads1 else: grads = grads2`), when
+  they are all that reaches the read: the step trains each in turn as
+  training goes on; none if it is not, or if a later assignment (a
+  filter of the chosen list) is what the step reads."""
   if not isinstance(node, ast.Name):
     return []
+  reaching = {id(value) for value in _scopes.values_reaching(node, scope)}
   for each in scope.nodes:
     if isinstance(each, ast.If) and any(
         isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
         for n in ast.walk(each.test)):
       arms = [_set_to(each.body, node.id), _set_to(each.orelse, node.id)]
-      if arms[0] is not None and arms[1] is not None:
+      if arms[0] is not None and arms[1] is not None and reaching == {
+          id(arms[0]), id(arms[1])}:
         return [arms[0], arms[1]]
   return []
 
