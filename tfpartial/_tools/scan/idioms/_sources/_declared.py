@@ -52,7 +52,7 @@ def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
         scope).is_test or (_names.dotted(receiver) or "").split(".")[-1] \
         not in _DECLARED:
       continue
-    if _deduplicated(call, receiver, analysis.order(scope)):
+    if _deduplicated(call, receiver, analysis.order(scope), flow, scope):
       continue  # Every weight not listed yet: nothing is left out.
     node = _origin(flow, call.args[0], scope, set())
     if "filtered" in flow.chosen(call.args[0], scope, flow.labels(
@@ -61,12 +61,19 @@ def _declared_weights(analysis: Analysis) -> List[_idiom.Hit]:
   return hits
 
 
-def _deduplicated(call: ast.Call, receiver: ast.expr, order: object
-                  ) -> bool:
+# The whole lists of a layer's weights, as Keras names them.
+_WHOLE = {"trainable_weights", "trainable_variables", "weights", "variables",
+          "non_trainable_weights", "non_trainable_variables"}
+
+
+def _deduplicated(call: ast.Call, receiver: ast.expr, order: object,
+                  flow: Flow, scope: _scopes.Scope) -> bool:
   """Whether `call` appends the variable of its loop under a test that
   only keeps it out of the list twice (`for w in layer.trainable_weights:
-  if w not in self._trainable_weights: self._trainable_weights.append(w)`):
-  every weight of the loop is declared, none left out."""
+  if w not in self._trainable_weights: self._trainable_weights.append(w)`),
+  the loop walking a whole list of weights: every weight is declared,
+  none left out. A loop over a filtered or sliced list, or a name bound
+  to one, is not."""
   parent = getattr(order, "parent")
   test, loop = parent(call), None
   while test is not None and not isinstance(test, ast.If):
@@ -82,7 +89,19 @@ def _deduplicated(call: ast.Call, receiver: ast.expr, order: object
   return isinstance(compared, ast.Compare) and len(compared.ops) == 1 and (
       isinstance(compared.ops[0], ast.NotIn)) and isinstance(
           compared.left, ast.Name) and compared.left.id == added.id and (
-              ast.dump(compared.comparators[0]) == ast.dump(receiver))
+              ast.dump(compared.comparators[0]) == ast.dump(receiver)) and (
+                  _whole(loop.iter, flow, scope))
+
+
+def _whole(walked: ast.expr, flow: Flow, scope: _scopes.Scope) -> bool:
+  """Whether a loop walks a layer's whole list of weights
+  (`i.trainable_weights`, or a name bound only to one), not a slice or
+  a list a test chose."""
+  values = _scopes.values_reaching(walked, scope)
+  return bool(values) and all(
+      isinstance(v, ast.Attribute) and v.attr in _WHOLE for v in values) and (
+          "filtered" not in flow.chosen(walked, scope, flow.labels(
+              walked, scope)))
 
 
 # The lists a Keras layer or model trains, as `compile` reads them.

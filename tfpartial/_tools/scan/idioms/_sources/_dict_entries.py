@@ -134,7 +134,9 @@ def _flag_test(test: ast.expr, method: _scopes.Scope) -> bool:
   that trains, no choice of names."""
   if isinstance(test, ast.Compare) and all(
       isinstance(op, (ast.Is, ast.IsNot)) for op in test.ops):
-    return True
+    # `v is not None`; `v is not self.emb` leaves a chosen variable out.
+    return all(isinstance(c, ast.Constant) and c.value is None
+               for c in test.comparators)
   if isinstance(test, ast.Attribute):
     return test.attr == "trainable"
   if isinstance(test, ast.Name):

@@ -81,7 +81,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
-                      _fed_inputs.set_from_feeds(step.var_list, step.scope)):
+                      _fed_inputs.set_from_feeds(step.var_list, step.call,
+                                                  step.scope)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(

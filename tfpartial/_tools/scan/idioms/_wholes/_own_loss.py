@@ -15,7 +15,8 @@ answered here. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+import weakref
+from typing import List, NamedTuple, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -190,8 +191,7 @@ class _Cone:
       self.built = True  # A layer under a kept scope, fed by its input.
       return [(a, home, True) for a in _inputs_of(call)]
     if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      if not any(isinstance(n, ast.Call) and not _plain(n)
-                 for n in ast.walk(callee)):
+      if not _read_method(callee).makes:
         # A loss helper; a method returning what its object holds
         # (`b.get_rep_ops()`: `self._top_final_hidden`) reads the object.
         held = [call.func.value] if isinstance(
@@ -225,9 +225,38 @@ def _reads_own_object(call: ast.Call, callee: ast.AST) -> bool:
   if not isinstance(call.func, ast.Attribute) or arguments is None or (
       not arguments.args) or arguments.args[0].arg != "self":
     return False  # `U.huber_loss(x)`: a module's function, given `x`.
-  own = arguments.args[0].arg
-  return any(isinstance(n, ast.Name) and n.id == own and isinstance(
-      n.ctx, ast.Load) for n in ast.walk(callee))
+  return _read_method(callee).reads_self
+
+
+class _Method(NamedTuple):
+  """What a function a loss calls holds, read once however many calls
+  reach it."""
+
+  makes: bool  # It calls more than plain operations.
+  reads_self: bool
+  makes_outside: bool  # A statement other than a `with` makes something.
+  withs: List[Tuple[ast.With, bool]]  # Its `with`s, whether each makes.
+
+
+def _read_method(callee: ast.AST) -> _Method:
+  known = _METHODS.get(callee)
+  if known is None:
+    read = list(ast.walk(callee))
+    making = [(s, any(isinstance(n, ast.Call) and not _plain(n)
+                      for n in ast.walk(s)))
+              for s in getattr(callee, "body", [])]
+    known = _METHODS[callee] = _Method(
+        any(isinstance(n, ast.Call) and not _plain(n) for n in read),
+        any(isinstance(n, ast.Name) and n.id == "self" and isinstance(
+            n.ctx, ast.Load) for n in read),
+        any(m for s, m in making if not isinstance(s, ast.With)),
+        [(s, m) for s, m in making if isinstance(s, ast.With)])
+  return known
+
+
+# Held weakly: a function's facts live as long as its parsed tree.
+_METHODS: "weakref.WeakKeyDictionary[ast.AST, _Method]" = (
+    weakref.WeakKeyDictionary())
 
 
 def _comprehension(node: ast.expr, home: _scopes.Scope, feeding: bool
@@ -271,15 +300,10 @@ def _built_under(function: ast.AST, kept: List[str]) -> bool:
   """Whether a function makes its variables under a kept scope: each of
   its statements that calls more than plain operations is a `with` of
   a scope the filter keeps."""
-  body = getattr(function, "body", [])
-  found = False
-  for statement in body:
-    if isinstance(statement, ast.With) and _opens_kept(statement, kept):
-      found = True
-    elif any(isinstance(n, ast.Call) and not _plain(n)
-             for n in ast.walk(statement)):
-      return False
-  return found
+  read = _read_method(function)
+  return not read.makes_outside and any(
+      _opens_kept(w, kept) for w, _ in read.withs) and all(
+          _opens_kept(w, kept) or not makes for w, makes in read.withs)
 
 
 def _inputs_of(call: ast.Call) -> List[ast.expr]:
@@ -313,9 +337,10 @@ def _in_kept_block(call: ast.Call, home: _scopes.Scope,
   """Whether `call` is in the body of a `with` of `home` opening a kept
   scope (`with tf.variable_scope("predictor") as vs: y = dense(x, 1)`)."""
   at = (getattr(call, "lineno", 0), getattr(call, "col_offset", 0))
-  return any(isinstance(node, ast.With) and _opens_kept(node, kept) and (node.body[0].lineno, 0) <= at <= (
-          node.end_lineno or 0, node.end_col_offset or 0)
-             for node in home.nodes)
+  withs = home.once((_in_kept_block, None, 0), lambda: [
+      node for node in home.nodes if isinstance(node, ast.With)])
+  return any(_opens_kept(node, kept) and (node.body[0].lineno, 0) <= at <= (
+      node.end_lineno or 0, node.end_col_offset or 0) for node in withs)
 
 
 def _matches(opened: str, kept: List[str]) -> bool:
