@@ -6,7 +6,8 @@ its should-fix items, each a reduced program with its twin.
   numbers and the optimizer's settings (`K.equal((self.iterations + 1)
   % self.accum_iters, 0)`); a pruning mask whose threshold grows with
   the step (`K.greater(K.abs(p), self.thresh * self.iterations)`) reads
-  the weight: a mask, found as its `self.step` twin is.
+  the weight: a mask, found as its `self.step` twin is; so is a mask's
+  entry compared, even scaled by a test of the step count.
 - Two models' weights unpacked, mixed and set back as a list
   (`e_frozen.set_weights([w, b])`) are an EMA only where the factor is a
   number where the helper is called and the model written is not the
@@ -108,6 +109,10 @@ FOUND = {
     "a mask entry compared with the step count": (
         _GET_UPDATES.format(compared="K.greater(self.masks[p.name], "
                             "K.cast(self.iterations, 'float32'))"),
+        [("grads-mask", 10)]),
+    "a mask entry scaled by a step-count test, compared": (
+        _GET_UPDATES.format(compared="K.not_equal(self.masks[p.name] * "
+                            "K.cast(self.iterations > 0, 'float32'), 0)"),
         [("grads-mask", 10)]),
     # Must-fix 4: a mask handed in blends the trained student's weights.
     "a masked blend set into the student": (_EMA.format(

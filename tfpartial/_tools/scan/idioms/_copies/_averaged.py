@@ -9,8 +9,10 @@ trained one, not saved values put back into a frozen part. A list that
 mixes in a mask, a slice or a copy of the target itself taken earlier
 (`saved`) is not one. So is a list written out of entries each mixed
 that way from weights unpacked from the two models (`w, b =
-ema.get_weights()`, `w_new, b_new = model.get_weights()`). Part of the
-writes `write-back` reads."""
+ema.get_weights()`, `w_new, b_new = model.get_weights()`), where each
+factor a helper is handed is a number at its calls and the model it
+writes is none a step there trains. Part of the writes `write-back`
+reads."""
 
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ writes each update with `K.update(p, new_p)` (or `update_sub`,
 gradient. A factor made by a comparison (`K.cast(iterations > warmup)`),
 or by a comparing op of the step count (an accumulating optimizer's
 `K.cast(K.equal((self.iterations + 1) % n, 0))`), is a schedule of
-every element, not a mask.
+every element, not a mask; a comparing op that reads a weight, a
+gradient or a mask too (a threshold that grows with the step) makes a
+mask.
 """
 
 from __future__ import annotations
@@ -47,9 +49,12 @@ def masked(analysis: Analysis
 
 def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` compares values, itself or through the local names
-  it reads (`warm = K.cast(self.iterations > 100)`); a membership test
-  (`p.name in self.masks`) picks variables, it compares no values."""
-  return _scopes.found_through_names(node, scope, _compares_values)
+  it reads (`warm = K.cast(self.iterations > 100)`), and no comparing op
+  in it reads a weight or a mask (`K.not_equal(self.masks[p.name] *
+  warm, 0)`); a membership test (`p.name in self.masks`) picks
+  variables, it compares no values."""
+  return _scopes.found_through_names(node, scope, _compares_values) and (
+      not _scopes.found_through_names(node, scope, _compares_elements))
 
 
 # Ops comparing values element by element.
@@ -65,6 +70,11 @@ def _compares_values(item: ast.AST) -> bool:
 
 
 _DTYPE = re.compile(r"(b?float|u?int|complex)(8|16|32|64|128)?|bool|double|half")
+
+
+def _compares_elements(item: ast.AST) -> bool:
+  return isinstance(item, ast.Call) and _names.call_name(
+      item) in _COMPARING and not _of_the_step(item)
 
 
 def _of_the_step(call: ast.Call) -> bool:
