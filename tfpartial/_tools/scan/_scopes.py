@@ -457,21 +457,31 @@ def found_through_names(node: ast.AST, scope: Scope,
   return False
 
 
-def _fills_missing(guard: Optional[ast.expr], chosen: ast.expr) -> bool:
-  """Whether `guard` tests that the entry `chosen` picks is `None` (`if
-  grads[i] is None:` or `== None` before `grads[i] = zeros`): zeros
-  where there was no gradient, not elements zeroed.
+def _fills_missing(guard: Optional[ast.expr], target: ast.Subscript,
+                   scope: Scope) -> bool:
+  """Whether `guard` tests that the entry `target` writes is `None` (`if
+  grads[i] is None:` or `== None` before `grads[i] = zeros`, or before
+  `filled[i] = zeros` of `filled = list(grads)`): zeros where there was
+  no gradient, not elements zeroed.
 
   >>> test = ast.parse("grads[i] == None").body[0].value
-  >>> _fills_missing(test, ast.Name("i")), _fills_missing(test, ast.Name("j"))
-  (True, False)
+  >>> at = lambda text: ast.parse(text).body[0].value
+  >>> [_fills_missing(test, at(t), collect(ast.parse("")))
+  ...  for t in ("grads[i]", "grads[j]", "other[i]")]
+  [True, False, False]
   """
-  return isinstance(guard, ast.Compare) and len(guard.ops) == 1 and (
+  if not (isinstance(guard, ast.Compare) and len(guard.ops) == 1 and (
       isinstance(guard.ops[0], (ast.Is, ast.Eq))) and isinstance(
           guard.left, ast.Subscript) and ast.unparse(
-              guard.left.slice) == ast.unparse(chosen) and isinstance(
+              guard.left.slice) == ast.unparse(target.slice) and isinstance(
                   guard.comparators[0], ast.Constant) and (
-                      guard.comparators[0].value is None)
+                      guard.comparators[0].value is None)):
+    return False
+  tested, written = ast.unparse(guard.left.value), target.value
+  return ast.unparse(written) == tested or isinstance(written, ast.Name) and (
+      any(isinstance(d.value, ast.Call) and _names.call_name(d.value) == (
+          "list") and [ast.unparse(a) for a in d.value.args] == [tested]
+          for d in scope.defs.get(written.id, []) if d.replaces))
 
 
 def _binarized(target: ast.Subscript, value: ast.expr) -> bool:
@@ -841,7 +851,7 @@ class _Binder:
     the `where(w == 0, 0, g)` it is, for the flow; any other element
     assignment as its value."""
     chosen = target.slice
-    if _fills_missing(self.where.guard, chosen):
+    if _fills_missing(self.where.guard, target, self.scope):
       return value  # A gradient that is `None` given zeros: none zeroed.
     if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
         or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (

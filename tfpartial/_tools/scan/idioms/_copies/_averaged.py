@@ -9,12 +9,15 @@ trained one, not saved values put back into a frozen part. A list that
 mixes in a mask, a slice or a copy of the target itself taken earlier
 (`saved`) is not one. So is a list written out of entries each mixed
 that way from weights unpacked from the two models (`w, b =
-ema.get_weights()`, `w_new, b_new = model.get_weights()`). Part of the
-writes `write-back` reads."""
+ema.get_weights()`, `w_new, b_new = model.get_weights()`), where each
+factor a helper is handed is a number at its calls and the model it
+writes is none a step there trains. Part of the writes `write-back`
+reads."""
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
@@ -110,7 +113,76 @@ def _entry_mixes(scope: _scopes.Scope, own: str, entry: ast.expr) -> bool:
     if model is not None:
       models[name.id] = model
   return own in models.values() and len(set(models.values())) == 2 and (
-      _arithmetic(mixed, set(models), scope))
+      _arithmetic(mixed, set(models), scope)) and _passed_right(
+          scope, own, mixed)
+
+
+def _passed_right(scope: _scopes.Scope, own: str, mixed: ast.AST) -> bool:
+  """Whether each parameter of the helper `scope` that `mixed` reads as
+  a factor is a number where the helper is called (`update(e, e_frozen,
+  mask)` with `mask` a mask is no average), and no call hands in, as the
+  model `own` written, one its function trains (`m.student.layers[i]`
+  where `m.student.trainable_weights` are applied): an average goes into
+  the model no step trains."""
+  factors = {n.id for n in ast.walk(mixed) if isinstance(n, ast.Name)} & (
+      set(scope.params) - {own})
+  calls = _local_calls(scope)
+  for name in factors:
+    # A default stands for a call that passes nothing, and for no call.
+    default = _numeric_default(scope.node, name, bare=False)
+    passed = [(_argument(scope.node, call, name), home)
+              for home, call in calls]
+    if not (passed or default) or not all(default if arg is None else (
+        _numeric(home, arg, frozenset())) for arg, home in passed):
+      return False
+  for home, call in calls if own in scope.params else []:
+    model = _argument(scope.node, call, own)
+    while isinstance(model, ast.Subscript):
+      model = model.value
+    text = re.sub(r"\.layers?$", "", _names.dotted(model) or "") if (
+        model is not None) else ""
+    if text and any(t == text or t.startswith(text + ".")
+                    for t in _trained_models(home)):
+      return False
+  return True
+
+
+def _local_calls(scope: _scopes.Scope
+                 ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """(where, the call) of each call of the function `scope`, by its name,
+  in the scope that defines it or a scope inside that one."""
+  name = getattr(scope.node, "name", None)
+  parent = scope.parent
+  return [] if name is None or parent is None else [
+      (home, n) for home in parent.all() for n in home.nodes if isinstance(
+          n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name]
+
+
+def _argument(function: ast.AST, call: ast.Call,
+              name: str) -> Optional[ast.expr]:
+  """What `call` passes `function` for its parameter `name` (None: not
+  told, or left to a default)."""
+  for keyword in call.keywords:
+    if keyword.arg == name:
+      return keyword.value
+  args = getattr(function, "args", None)
+  positional = [a.arg for a in [*args.posonlyargs, *args.args]] if (
+      isinstance(args, ast.arguments)) else []
+  at = positional.index(name) if name in positional else len(call.args)
+  fits = at < len(call.args) and not any(
+      isinstance(a, ast.Starred) for a in call.args[:at + 1])
+  return call.args[at] if fits else None
+
+
+# Reads of the weights a step trains (`m.student.trainable_weights`).
+_TRAINED_READS = frozenset({"trainable_weights", "trainable_variables"})
+
+
+def _trained_models(scope: _scopes.Scope) -> Set[str]:
+  """The models whose trainable weights `scope` reads, or that it fits."""
+  return {text for text in (_names.dotted(n.value) for n in scope.nodes if (
+      isinstance(n, ast.Attribute) and n.attr in _TRAINED_READS) or (
+          isinstance(n, ast.Attribute) and n.attr == "fit")) if text}
 
 
 def _turn(scope: _scopes.Scope, name: str, added: Optional[ast.expr],
@@ -285,9 +357,10 @@ def _settings(node: ast.AST) -> Set[int]:
       a, ast.Attribute) and isinstance(a.value, ast.Name)}
 
 
-def _numeric_default(function: ast.AST, name: str) -> bool:
-  """Whether the parameter `name` of `function` has no default or a
-  numeric one."""
+def _numeric_default(function: ast.AST, name: str, bare: bool = True
+                     ) -> bool:
+  """Whether the parameter `name` of `function` has a numeric default,
+  or none and `bare`."""
   args = getattr(function, "args", None)
   if not isinstance(args, ast.arguments):
     return False
@@ -297,7 +370,7 @@ def _numeric_default(function: ast.AST, name: str) -> bool:
       args.defaults))
   defaults.update(zip([a.arg for a in args.kwonlyargs], args.kw_defaults))
   default = defaults.get(name)
-  return default is None or isinstance(default, ast.Constant) and (
+  return bare if default is None else isinstance(default, ast.Constant) and (
       isinstance(default.value, (int, float))) and not isinstance(
           default.value, bool)
 

@@ -13,7 +13,7 @@ stays a candidate."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -257,6 +257,25 @@ def enumerated_entry(target: ast.AST, write: ast.AST,
       target.slice, ast.Name):
     return None
   listed = ast.unparse(target.value)
+  for index, item, walked in _enumerations(scope).get(id(write), []):
+    if index == target.slice.id and walked == listed:
+      return ast.copy_location(ast.Name(item, ast.Load()), target)
+  return None
+
+
+_Enumerated = Dict[int, List[Tuple[str, str, str]]]
+
+
+def _enumerations(scope: _scopes.Scope) -> _Enumerated:
+  """(index, item, list walked, as written) of each `for i, w in
+  enumerate(ws)` of `scope` that binds neither name again, outermost
+  first, by the id of each node inside it: one walk of each loop, made
+  once per scope however many writes it holds."""
+  return scope.once((_enumerations, None, 0), lambda: _read_loops(scope))
+
+
+def _read_loops(scope: _scopes.Scope) -> _Enumerated:
+  found: _Enumerated = {}
   for loop in scope.nodes:
     if not isinstance(loop, ast.For) or not isinstance(
         loop.target, ast.Tuple) or len(loop.target.elts) != 2 or not (
@@ -264,13 +283,13 @@ def enumerated_entry(target: ast.AST, write: ast.AST,
                 loop.iter) != "enumerate" or len(loop.iter.args) != 1:
       continue
     index, item = loop.target.elts
-    if isinstance(index, ast.Name) and isinstance(item, ast.Name) and (
-        index.id == target.slice.id) and ast.unparse(
-            loop.iter.args[0]) == listed and any(
-                n is write for n in ast.walk(loop)) and not _rebound(
-                    loop, {index.id, item.id}):
-      return ast.copy_location(ast.Name(item.id, ast.Load()), target)
-  return None
+    if not (isinstance(index, ast.Name) and isinstance(item, ast.Name)) or (
+        _rebound(loop, {index.id, item.id})):
+      continue
+    entry = (index.id, item.id, ast.unparse(loop.iter.args[0]))
+    for node in ast.walk(loop):
+      found.setdefault(id(node), []).append(entry)
+  return found
 
 
 def _rebound(loop: ast.For, names: Set[str]) -> bool:

@@ -5,13 +5,17 @@ writes each update with `K.update(p, new_p)` (or `update_sub`,
 gradient. A factor made by a comparison (`K.cast(iterations > warmup)`),
 or by a comparing op of the step count (an accumulating optimizer's
 `K.cast(K.equal((self.iterations + 1) % n, 0))`), is a schedule of
-every element, not a mask.
+every element, not a mask; a comparing op that reads a weight, a
+gradient or a mask too (a threshold that grows with the step) makes a
+mask.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import List, Tuple
+import itertools
+import re
+from typing import Iterator, List, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -45,9 +49,12 @@ def masked(analysis: Analysis
 
 def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` compares values, itself or through the local names
-  it reads (`warm = K.cast(self.iterations > 100)`); a membership test
-  (`p.name in self.masks`) picks variables, it compares no values."""
-  return _scopes.found_through_names(node, scope, _compares_values)
+  it reads (`warm = K.cast(self.iterations > 100)`), and no comparing op
+  in it reads a weight or a mask (`K.not_equal(self.masks[p.name] *
+  warm, 0)`); a membership test (`p.name in self.masks`) picks
+  variables, it compares no values."""
+  return _scopes.found_through_names(node, scope, _compares_values) and (
+      not _scopes.found_through_names(node, scope, _compares_elements))
 
 
 # Ops comparing values element by element.
@@ -57,8 +64,57 @@ _COMPARING = {"equal", "not_equal", "greater", "greater_equal", "less",
 
 def _compares_values(item: ast.AST) -> bool:
   if isinstance(item, ast.Call):
-    return _names.call_name(item) in _COMPARING and any(
-        isinstance(n, ast.Attribute) and n.attr == "iterations"
-        for n in ast.walk(item))  # The step count: one value for all.
+    return _names.call_name(item) in _COMPARING and _of_the_step(item)
   return isinstance(item, ast.Compare) and not all(isinstance(op, (
       ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in item.ops)
+
+
+_DTYPE = re.compile(r"(b?float|u?int|complex)(8|16|32|64|128)?|bool|double|half")
+
+
+def _compares_elements(item: ast.AST) -> bool:
+  return isinstance(item, ast.Call) and _names.call_name(
+      item) in _COMPARING and not _of_the_step(item)
+
+
+def _of_the_step(call: ast.Call) -> bool:
+  """Whether the comparing op `call` reads the step count and nothing
+  but it, numbers and the optimizer's settings (`K.equal((self.iterations
+  + 1) % self.accum_iters, 0)`): one value for every element. A weight,
+  a gradient or a mask read (`K.greater(K.abs(p), self.thresh *
+  self.iterations)`) makes it a mask that changes with the step.
+
+  >>> at = lambda text: ast.parse(text).body[0].value
+  >>> _of_the_step(at("K.equal(self.iterations % self.n, K.cast(1, 'int64'))"))
+  True
+  >>> _of_the_step(at("K.greater(K.abs(p), self.t * self.iterations)"))
+  False
+  """
+  read = False
+  for operand in [*call.args, *(k.value for k in call.keywords)]:
+    for part in _operand_parts(operand):
+      if isinstance(part, ast.Attribute) and isinstance(
+          part.value, ast.Name) and part.value.id == "self":
+        if "mask" in part.attr.lower():
+          return False
+        read |= part.attr == "iterations"
+      elif isinstance(part, ast.Attribute) and _DTYPE.fullmatch(part.attr):
+        continue  # `tf.float32`: a dtype to cast to.
+      elif isinstance(part, (ast.Name, ast.Subscript, ast.Attribute)):
+        return False  # A weight, a gradient, an entry, a local value.
+  return read
+
+
+def _operand_parts(node: ast.AST) -> Iterator[ast.AST]:
+  """The nodes of `node` that hold values: `self.x` whole, a call's
+  arguments but not the function it calls (`K.cast`)."""
+  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+    yield node
+    return
+  if isinstance(node, ast.Call):
+    yield from itertools.chain.from_iterable(_operand_parts(a) for a in [
+        *node.args, *(k.value for k in node.keywords)])
+    return
+  yield node
+  for child in ast.iter_child_nodes(node):
+    yield from _operand_parts(child)
