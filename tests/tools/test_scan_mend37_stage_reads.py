@@ -258,3 +258,11 @@ def test_the_many_stages_are_found(shape):
   reads = [number for number, line in enumerate(source.splitlines(), 1)
            for i in range(3) if f"self.op_b{i}" in line and "run(" in line]
   assert sorted(_found(source)) == [("var-list-filter", n) for n in reads]
+
+
+def test_a_step_made_by_a_helper_into_a_local_of_the_loop_is_silent():
+  source = _SOURCE.replace(
+      "            for step in range(",
+      "            ft = make_op(self.L1Loss2)\n            for step in range(")
+  source = source.replace(_RUN, _RUN + "\n                    self.sess.run(ft)")
+  assert _found(source) == []

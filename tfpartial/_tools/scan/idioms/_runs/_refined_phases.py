@@ -37,8 +37,10 @@ class Phases:
     self.arms: Tuple[Dict[str, Tuple[ast.expr, _scopes.Scope]], ...] = (
         {}, {})
     inside: Set[int] = set()
+    tested: List[_scopes.Scope] = []
     for method in info.methods.values():
       for test, before in _chosen_stage.range_tests(method.node):
+        tested.append(method)
         self.tests += 1
         arms = (test.body, test.orelse) if before else (test.orelse,
                                                         test.body)
@@ -60,6 +62,12 @@ class Phases:
         assert name is not None
         (seen if id(each) in inside else self.elsewhere).add(name)
     self.before_only = seen - self.elsewhere
+    # The local names read outside the before-arms of a method testing
+    # its loop's counter (`op = make_op(loss)` run from the bound on).
+    self.locals = [(each, method) for method in {
+        id(m): m for m in tested}.values() for each in ast.walk(method.node)
+                   if isinstance(each, ast.Name) and isinstance(
+                       each.ctx, ast.Load) and id(each) not in inside]
 
 
 def _read(node: ast.AST) -> bool:
@@ -73,15 +81,23 @@ def hidden(analysis: Analysis, info: _scopes.ClassInfo, phases: Phases,
   make_op(loss)`) other than the `known` ones is made by a call that may
   build a step: a project function holding one, or a call not resolved."""
   seen: Dict[int, bool] = {}
-  for name in phases.elsewhere - known:
-    if name.count(".") != 1:
+  values = [pair for name in phases.elsewhere - known if name.count(
+      ".") == 1 for pair in info.attributes.get(name, [])] + [
+          (value, method) for node, method in phases.locals
+          for value in _scopes.values_reaching(node, method)
+          if value is not node]
+  done: Set[int] = set()
+  for value, scope in values:
+    if id(value) in done:
       continue
-    for value, scope in info.attributes.get(name, []):
-      for call in ast.walk(value):
-        if isinstance(call, ast.Call) and _names.call_name(
-            call) not in STEPS and _may_step(analysis, info, scope, call,
-                                             _DEPTH, seen):
-          return True
+    done.add(id(value))
+    for call in ast.walk(value):
+      # A session's `run` runs ops; it makes none.
+      if isinstance(call, ast.Call) and _names.call_name(
+          call) not in STEPS and not (_names.dotted(call.func) or "").endswith(
+              ".run") and _may_step(analysis, info, scope, call, _DEPTH,
+                                    seen):
+        return True
   return False
 
 
