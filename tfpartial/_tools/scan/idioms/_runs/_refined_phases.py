@@ -25,15 +25,15 @@ class Phases:
   """A class's reads of its `self.` attributes, by phase.
 
   Attributes:
-    tests: The number of counter tests in the class's methods.
     arms: Per arm (0 before the bound, 1 from it on), op -> its earliest
       read in such an arm, with the method (methods in order).
     before_only: The attributes read in a before-arm and nowhere else.
     elsewhere: The attributes read outside every before-arm.
+    locals: The local names read outside the before-arms of a method
+      testing its loop's counter, with the method.
   """
 
   def __init__(self, info: _scopes.ClassInfo):
-    self.tests = 0
     self.arms: Tuple[Dict[str, Tuple[ast.expr, _scopes.Scope]], ...] = (
         {}, {})
     inside: Set[int] = set()
@@ -41,7 +41,6 @@ class Phases:
     for method in info.methods.values():
       for test, before in _chosen_stage.range_tests(method.node):
         tested.append(method)
-        self.tests += 1
         arms = (test.body, test.orelse) if before else (test.orelse,
                                                         test.body)
         for arm, statements in enumerate(arms):
