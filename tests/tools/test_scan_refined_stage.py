@@ -36,8 +36,8 @@ _TRAINER = """\
         def build_model(self):
             G1, DiffMap, self.G_var1, self.G_var2 = GeneratorCNN_Pose(self.x, self.pose_target)
             G2 = %s
-            self.D_z = DCGANDiscriminator(tf.concat([self.x_target, G2], 0))
-            self.D_var = lib.params_with_name('Discriminator.')
+            self.D_z, self.D_var = DCGANDiscriminator(
+                tf.concat([self.x_target, G2], 0))
             d_real, d_fake = tf.split(self.D_z, 2)
             self.g_loss1 = tf.reduce_mean(tf.abs(G1 - self.x_target))
             self.g_loss2, self.d_loss = self._gan_loss(d_real, d_fake)

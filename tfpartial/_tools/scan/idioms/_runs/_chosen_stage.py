@@ -94,6 +94,14 @@ def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
   """The names each arm of an `if` on a loop's counter reads or assigns,
   the arm run before the bound first (`if epoch < switch: op = self.a
   else: op = self.b`: the step range of `a`, then that of `b`)."""
+  for node, before in range_tests(function):
+    arms = _named(list(node.body)), _named(list(node.orelse))
+    yield arms if before else (arms[1], arms[0])
+
+
+def range_tests(function: ast.AST) -> Iterator[Tuple[ast.If, bool]]:
+  """Each outermost `if` on a loop's counter with an `else`, and whether
+  its body is the arm run before the bound."""
   varying = _set_in_loops(function)
   loops = [loop for loop in _scopes.walk(function) if isinstance(
       loop, (ast.For, ast.AsyncFor, ast.While))]
@@ -104,8 +112,7 @@ def _ranges(function: ast.AST) -> Iterator[Tuple[Set[str], Set[str]]]:
     if isinstance(node, ast.If) and node.orelse:
       before = _range_test(node.test, counters, varying)
       if before is not None and _outermost(node, loops):
-        arms = _named(list(node.body)), _named(list(node.orelse))
-        yield arms if before else (arms[1], arms[0])
+        yield node, before
 
 
 def _outermost(node: ast.If, loops: Sequence[ast.AST]) -> bool:

@@ -56,6 +56,17 @@ class ClassFacts:
             self.unpacked.setdefault(name[len("self."):], []).append(
                 (node.value, node.targets[0], scope))
     self._info = info
+    # The names a call's results are unpacked into: (scope, local) and
+    # attributes.
+    self._tupled: Set[Tuple[int, str]] = set()
+    self._tupled_attributes: Set[str] = set()
+    for names, scope in self.made:
+      for each in names:
+        if each is not None and each.startswith("self."):
+          self._tupled_attributes.add(each)
+        elif each is not None:
+          self._tupled.add((id(scope), each))
+    self._parts: Dict[Tuple[int, int, int], Optional[Set[str]]] = {}
     self._assigned: Optional[Dict[str, List[Tuple[
         ast.expr, _scopes.Scope]]]] = None
     self._kept: Dict[int, Dict[int, ast.Assign]] = {}
@@ -83,28 +94,44 @@ class ClassFacts:
               tuples) == 1 else None
     return self._returned[id(scope)]
 
-  def argument(self, scope: _scopes.Scope, param: str
-               ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
-    """What a caller in the class that unpacks the method's results
-    passes for `param`, with the caller's scope."""
+  def arguments(self, scope: _scopes.Scope, param: str
+                ) -> List[Tuple[ast.expr, _scopes.Scope]]:
+    """What each caller in the class that unpacks the method's results
+    passes for `param`, with the caller's scope, in call order; an empty
+    list when a caller passes nothing for it."""
     params = [p for p in scope.params if p != "self"]
     if param not in params:
-      return None
-    index = params.index(param)
-    for call, _, caller in self.unpacked.get(scope.name, []):
-      if index < len(call.args):
-        return call.args[index], caller
-      for keyword in call.keywords:
-        if keyword.arg == param:
-          return keyword.value, caller
+      return []
+    found = [self.given(call, caller, params.index(param), param)
+             for call, _, caller in self.unpacked.get(scope.name, [])]
+    return [each for each in found if each is not None] if all(
+        each is not None for each in found) else []
+
+  @staticmethod
+  def given(call: ast.Call, caller: _scopes.Scope, index: int, param: str
+            ) -> Optional[Tuple[ast.expr, _scopes.Scope]]:
+    """What one call passes for the parameter at `index`, `param`."""
+    if index < len(call.args):
+      return call.args[index], caller
+    for keyword in call.keywords:
+      if keyword.arg == param:
+        return keyword.value, caller
     return None
 
   def parts(self, scope: _scopes.Scope, node: Optional[ast.AST],
             depth: int = _DEPTH) -> Optional[Set[str]]:
     """The lists, by name, a step's list `node` is made of (`self.G_var1
-    + self.G_var2`, a name or a parameter holding them, the list of the
-    gradients it applies); None for every variable (no list) or a list
-    not read to names (a filter, a call)."""
+    + self.G_var2`, a name or a parameter holding them, with every call
+    site's argument, the list of the gradients it applies); None for
+    every variable (no list, a whole-model call) or a list not read to
+    names (a filter of such a list, another call)."""
+    key = id(scope), id(node), depth
+    if key not in self._parts:
+      self._parts[key] = self._read_parts(scope, node, depth)
+    return self._parts[key]
+
+  def _read_parts(self, scope: _scopes.Scope, node: Optional[ast.AST],
+                  depth: int) -> Optional[Set[str]]:
     if node is None or depth == 0:
       return None
     if isinstance(node, ast.Starred):
@@ -112,8 +139,9 @@ class ClassFacts:
     if isinstance(node, ast.Call) and _names.call_name(node) in STEPS:
       return self.parts(scope, var_list_of(node), depth - 1)
     if isinstance(node, ast.Name) and node.id in scope.params:
-      given = self.argument(scope, node.id)
-      return self.parts(given[1], given[0], depth - 1) if given else None
+      given = self.arguments(scope, node.id)
+      return self._joined([(value, caller) for value, caller in given],
+                          depth - 1) if given else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
       pieces = [node.left, node.right]
     elif isinstance(node, (ast.List, ast.Tuple)):
@@ -130,8 +158,10 @@ class ClassFacts:
             depth: int) -> Optional[Set[str]]:
     """The lists a named list holds where each value it is assigned is
     built of names or by a step (`gv = self.G_var1 + self.G_var2`,
-    `self.g_vars = [...]`, `gvs = opt.compute_gradients(...)`); none
-    where one is not (a filter: the name alone)."""
+    `gvs = opt.compute_gradients(...)`), or filters such a list; none
+    where it is one of the lists a call's results are unpacked into (a
+    stage's own); None where a value may hold any variable (a call,
+    `tf.trainable_variables()`, a filter of it) or none is seen."""
     if isinstance(node, ast.Name):
       values = [(value, scope)
                 for value in _scopes.values_reaching(node, scope)]
@@ -139,11 +169,19 @@ class ClassFacts:
       if self._assigned is None:
         self._assigned = self._info.attributes
       values = list(self._assigned.get(name, []))
-    if not values or not all(isinstance(value, _LISTS) or (
-        isinstance(value, ast.Call) and _names.call_name(value) in STEPS)
-                             for value, _ in values):
+    if values and all(isinstance(value, ast.Call) for value, _ in values) and (
+        (id(scope), name) in self._tupled or name in self._tupled_attributes):
       return set()
-    return self._joined(values, depth)
+    pieces: List[Tuple[ast.AST, _scopes.Scope]] = []
+    for value, where in values:
+      if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(
+          value.generators) == 1:
+        value = value.generators[0].iter
+      if not (isinstance(value, _LISTS) or (isinstance(value, ast.Call) and (
+          _names.call_name(value) in STEPS))):
+        return None
+      pieces.append((value, where))
+    return self._joined(pieces, depth) if pieces else None
 
   def _joined(self, pieces: Sequence[Tuple[ast.AST, _scopes.Scope]],
               depth: int) -> Optional[Set[str]]:
