@@ -11,24 +11,11 @@ step or class however many there are."""
 import pytest
 
 import scanned
+import test_scan_round_costs as round_costs
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan.idioms._wholes import _worker_pairs
-
-
-def _tapes_of_one_step(n):
-  """One `train_step`: `n` heads, each trained by a tape of its own on
-  the output of a base run before it."""
-  return ("import tensorflow as tf\n\nclass M(tf.keras.Model):\n"
-          "  def train_step(self, x):\n" + "".join(
-              f"    f{i} = self.base{i}(x)\n"
-              f"    with tf.GradientTape() as tape{i}:\n"
-              f"      l{i} = tf.reduce_mean(self.head{i}(f{i}))\n"
-              f"    g{i} = tape{i}.gradient(l{i}, "
-              f"self.head{i}.trainable_variables)\n"
-              f"    self.opt.apply_gradients(zip(g{i}, "
-              f"self.head{i}.trainable_variables))\n" for i in range(n)))
 
 
 def _tapes_of_one_function(n):
@@ -86,7 +73,7 @@ def test_a_whole_scan_of_a_step_of_many_tapes_grows_linearly():
   # Was cubic: each step asked of every other step whether it never runs
   # and whether it only moves fast weights, each walking the function
   # (x37.9 for 4 times the tapes at 7e5d380).
-  small, large = (scanned.scan_work(_tapes_of_one_step(n))
+  small, large = (scanned.scan_work(round_costs._tapes_of_one_step(n))
                   for n in (10, 40))
   assert large <= 6 * small, (small, large)
 
@@ -97,7 +84,7 @@ def test_a_whole_scan_of_a_step_of_many_tapes_grows_linearly():
 def test_the_gates_of_a_step_of_many_tapes_read_it_once(where):
   # Each was quadratic or worse at 7e5d380 (x15 to x69): per step, a
   # walk of the function or the class, or a read of every other step.
-  small, large = (scanned.scan_work(_tapes_of_one_step(n), where)
+  small, large = (scanned.scan_work(round_costs._tapes_of_one_step(n), where)
                   for n in (10, 40))
   assert large <= 6 * small, (small, large)
 
@@ -153,7 +140,7 @@ def test_what_the_shapes_find_is_unchanged():
   assert scanned.found(_classes_with_steps(2, "self")) == []
   assert [idiom for idiom, _ in scanned.found(
       _steps_beside_a_restored_part(2))] == ["var-list-filter"] * 2
-  assert scanned.found(_tapes_of_one_step(3)) == []
+  assert scanned.found(round_costs._tapes_of_one_step(3)) == []
   assert scanned.found(_tapes_of_one_function(3)) == []
 
 
