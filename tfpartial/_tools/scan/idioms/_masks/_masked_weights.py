@@ -28,6 +28,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _cudnn_params
 from tfpartial._tools.scan.idioms._masks import _evaluated
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _whole_writes
@@ -252,30 +253,11 @@ def _read_as_weight(node: ast.AST, scope: _scopes.Scope,
   places = [scope]
   if kept.startswith("self.") and scope.parent is not None:
     places += [s for s in scope.parent.all() if s is not scope]
-  cudnn = scope.cls is not None and _cudnn_layer(scope.cls)
-  return any(_reads(n, n, kept) or cudnn and _cudnn_params(n, kept)
+  cudnn = scope.cls is not None and _cudnn_params.cudnn_layer(scope.cls)
+  return any(_reads(n, n, kept) or cudnn and _cudnn_params.run_as_params(
+      n, kept)
              for place in places for n in place.nodes
              if isinstance(n, (ast.Call, ast.BinOp)))
-
-
-# tf.contrib's cuDNN RNN layers: one opaque `kernel` holds every weight.
-_CUDNN_LAYERS = {"CudnnLSTM", "CudnnGRU", "CudnnRNNTanh", "CudnnRNNRelu"}
-
-
-def _cudnn_layer(info: _scopes.ClassInfo) -> bool:
-  """Whether the class derives from a cuDNN RNN layer (outside the
-  project) and keeps its `_forward`."""
-  return "_forward" not in info.methods and any(
-      base.rsplit(".", 1)[-1] in _CUDNN_LAYERS for base in info.bases)
-
-
-def _cudnn_params(node: ast.AST, name: str) -> bool:
-  """Whether `node` is the layer's `self._forward(inputs, h, c, params,
-  training)` run on `name` as its opaque parameters: the weights of
-  every gate."""
-  return isinstance(node, ast.Call) and _names.dotted(node.func) == (
-      "self._forward") and len(node.args) >= 4 and _names.dotted(
-          node.args[3]) == name
 
 
 def _reads(reader: Optional[ast.AST], operand: ast.AST,
