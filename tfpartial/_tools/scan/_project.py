@@ -20,6 +20,7 @@ from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
 from tfpartial._tools.scan import _blocks
+from tfpartial._tools.scan import _conflicts
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _notebook
@@ -330,7 +331,15 @@ def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
   line as Python 2, or as IPython reads a notebook's cell (Colab's
   "Download .py" keeps `!pip install` and `%matplotlib` lines), or as
   both; and what it was read as. A last block left with only comments
-  is closed first (`_tail`)."""
+  is closed first (`_tail`); a file holding unresolved merge conflicts is
+  read on the first side of each (`_conflicts`), then as the others."""
+  resolved = _conflicts.first_side(text)
+  if resolved is not None:
+    try:
+      return ast.parse(resolved, filename=path), _CONFLICTED
+    except (SyntaxError, ValueError):
+      tree, read_as = _reread(resolved, path)
+      return tree, f"{_CONFLICTED}, as {read_as[2:]}" if tree else ""
   closed = _tail.closed(text)
   if closed is not None:
     try:
@@ -349,6 +358,19 @@ def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
   except (SyntaxError, ValueError):
     tree = _py2.parse(python, path)
   return tree, "a file with IPython lines (`!pip ...`)"
+
+
+_CONFLICTED = ("a file with unresolved merge conflicts, read on the first "
+               "side of each")
+
+
+def _conflicts_note(module: Module) -> str:
+  """The line saying which conflicts a module was read through."""
+  found = _conflicts.spans(module.source.text)
+  lines = ", ".join(f"{first}-{last}" for first, last in found)
+  return (f"{module.path}:{found[0][0]}: unresolved merge conflicts at "
+          f"lines {lines}: read on the first side of each (the file cannot "
+          "run as committed); the rest is scanned")
 
 
 def _without_blocks(module: Module) -> Optional[ast.Module]:
@@ -424,6 +446,9 @@ class Project:
       except SyntaxError:
         module.tree, module.rewritten = _reread(module.source.text,
                                                 module.path)
+        if module.tree is not None and module.rewritten.startswith(
+            _CONFLICTED):
+          module.dropped = _conflicts_note(module)
         if module.tree is None:
           module.tree = _without_blocks(module)
         if module.tree is None:

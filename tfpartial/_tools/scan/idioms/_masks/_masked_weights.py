@@ -28,7 +28,9 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _cudnn_params
 from tfpartial._tools.scan.idioms._masks import _evaluated
+from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _whole_writes
 
 # A product with a factor named for a mask or a pruning, by its line.
@@ -69,6 +71,9 @@ def masked_weights(analysis: Analysis
              if kept and _ANY_PRODUCT.search(line) or _LINE.search(line)]
     if not lines or module.is_test or project.parsed(module) is None:
       continue
+    if _pruning_masks.LIBRARY in text and _pruning_masks.masks_updated(
+        project):
+      continue  # The library's masks, recomputed while the model trains.
     wanted = set(lines)
     for scope in project.scopes_at(module, lines):
       for node in scope.nodes:
@@ -90,8 +95,9 @@ def product(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
   if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Mult):
     return node.target, node.value
   if isinstance(node, ast.Call) and _names.call_name(node) in {
-      "multiply", "mul"} and len(node.args) == 2 and not node.keywords:
-    return node.args[0], node.args[1]
+      "multiply", "mul"} and len(node.args) + len(node.keywords) in (2, 3) and (
+          len(node.args) >= 2) and all(k.arg == "name" for k in node.keywords):
+    return node.args[0], node.args[1]  # (A third is the op's name.)
   return None
 
 
@@ -116,7 +122,8 @@ def _judged(analysis: Analysis, node: ast.AST,
         "grad" in labels or "mask" in labels):
       continue
     if not once and (not _fixed(mask, scope, analysis) or _trained(
-        mask, scope, analysis) or _fed_anew(mask, scope, analysis)):
+        mask, scope, analysis) or _fed_anew(mask, scope, analysis) or (
+            _packed_gates(mask, scope, analysis))):
       continue
     if _written_or_stopped(node, scope, analysis) or not (
         once or _read_as_weight(node, scope, analysis)) or _scalar(
@@ -246,7 +253,10 @@ def _read_as_weight(node: ast.AST, scope: _scopes.Scope,
   places = [scope]
   if kept.startswith("self.") and scope.parent is not None:
     places += [s for s in scope.parent.all() if s is not scope]
-  return any(_reads(n, n, kept) for place in places for n in place.nodes
+  cudnn = scope.cls is not None and _cudnn_params.cudnn_layer(scope.cls)
+  return any(_reads(n, n, kept) or cudnn and _cudnn_params.run_as_params(
+      n, kept)
+             for place in places for n in place.nodes
              if isinstance(n, (ast.Call, ast.BinOp)))
 
 
@@ -324,6 +334,30 @@ def _trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
         _trained(d.value, scope, analysis, depth + 1)
         for d in scope.defs.get(item.id, []) if d.value is not None):
       return True
+  return False
+
+
+def _packed_gates(mask: ast.expr, scope: _scopes.Scope,
+                  analysis: Analysis) -> bool:
+  """Whether a mask packed from the layer's own list of variables
+  (`self._canonical_to_opaque(self._masks, ones)`) packs one made
+  trainable: a learned gate, no fixed choice."""
+  values = _values(mask, scope, analysis)[:4]
+  reached: List[Tuple[ast.expr, _scopes.Scope]] = []
+  for value, home in values:
+    for item in ast.walk(value):
+      if isinstance(item, ast.Attribute) and _names.dotted(item) == (
+          f"self.{item.attr}"):
+        reached += _values(item, home, analysis)[:4]
+  for value, home in reached[:8]:
+    made = [value] if not isinstance(value, ast.Name) else [
+        d.value for d in _defs(value.id, home)[:4] if d.value is not None]
+    for each in made:
+      if isinstance(each, ast.Call) and _names.call_name(each) in (
+          _VARIABLES) and not any(
+              k.arg == "trainable" and isinstance(k.value, ast.Constant)
+              and k.value.value is False for k in each.keywords):
+        return True
   return False
 
 
@@ -539,6 +573,11 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
       continue
     seen.add(id(value))
     for item in ast.walk(value):
+      if isinstance(item, ast.Attribute) and _names.dotted(item) == (
+          f"self.{item.attr}") and item is not mask:
+        # Packed from the layer's own list (`self._masks`, appended
+        # variables): what that list holds decides, not the padding.
+        values += _values(item, home, analysis)[:4]
       if isinstance(item, ast.Call):
         name = _names.call_name(item)
         made = _made_by(item, home, analysis)
@@ -624,7 +663,8 @@ def _ones_unwritten(mask: ast.expr, scope: _scopes.Scope,
 
 
 _LOADS = {"load", "loadtxt", "genfromtxt", "fromfile"}
-_VARIABLES = {"Variable", "VariableV1", "get_variable", "add_weight"}
+_VARIABLES = {"Variable", "VariableV1", "get_variable", "add_weight",
+              "add_variable"}
 
 
 def _ones_kept(call: ast.Call) -> bool:
@@ -714,8 +754,8 @@ _MAGNITUDE = {"abs", "absolute", "percentile", "quantile", "sort", "argsort",
 # training or data chooses.
 _BUILT = {"ones", "zeros", "ones_like", "zeros_like", "full"}
 _CHOSEN = {"Variable", "VariableV1", "get_variable", "add_weight",
-           "placeholder", "load", "loadtxt", "genfromtxt", "read_csv",
-           "open", "fromfile"}
+           "add_variable", "placeholder", "load", "loadtxt", "genfromtxt",
+           "read_csv", "open", "fromfile"}
 
 
 def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:

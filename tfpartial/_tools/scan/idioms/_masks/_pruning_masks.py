@@ -17,7 +17,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
-_LIBRARY = "model_pruning"
+LIBRARY = "model_pruning"
 # The library's ops that recompute the masks from the weights.
 _UPDATES = ("conditional_mask_update_op", "mask_update_op")
 _DEFINES = ("DEFINE_string", "DEFINE_bool", "DEFINE_boolean",
@@ -33,13 +33,13 @@ def masked(analysis: Analysis
              if not m.is_test]
   found: List[Tuple[ast.expr, _scopes.Scope, ast.expr]] = []
   for module in modules:
-    named = _LIBRARY in module.source.text
+    named = LIBRARY in module.source.text
     for scope in analysis.scopes_with(module, ("apply_mask",)):
       for call in analysis.calls(scope):
         if _names.call_name(call) == "apply_mask" and call.args and (
             named or _reexported(project, scope, call)):
           found.append((call, scope, call.args[0]))
-  if not found or _masks_updated(project):
+  if not found or masks_updated(project):
     return []
   return found
 
@@ -65,10 +65,10 @@ def _reexported(project: _project.Project, scope: _scopes.Scope,
   if not isinstance(held, _project.Module) or project.parsed(held) is None:
     return False
   imported = held.imports.get("apply_mask")
-  return imported is not None and _LIBRARY in imported[0]
+  return imported is not None and LIBRARY in imported[0]
 
 
-def _masks_updated(project: _project.Project) -> bool:
+def masks_updated(project: _project.Project) -> bool:
   """Whether the project builds the mask update op where it runs by
   default (not only under a flag whose default is empty or false)."""
   for module in project.all_modules_with(_UPDATES):
