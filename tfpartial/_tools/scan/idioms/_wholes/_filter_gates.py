@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
+from tfpartial._tools.scan.idioms._wholes import _constant_graph
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _covering_tests
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
@@ -82,7 +83,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
                       _fed_inputs.set_from_feeds(step.var_list, step.call,
-                                                  step.scope)):
+                                                  step.scope)) or (
+                          _constant_graph.keeps_every_variable(analysis, step)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
@@ -98,7 +100,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not in_phase and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
-                  _restored.restores_a_part(module, step.var_list)) and (
+                  _restored.restores_a_part(module, step.var_list, (
+                      _scopes.values_reaching(step.var_list, step.scope)
+                      if step.var_list is not None else ()))) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
                           not _backbone_outside(analysis, step, node)) and (
