@@ -199,6 +199,25 @@ FOUND = {
         "main.py": _main("step = tf.Variable(0.0)", _OWN_FILTER),
         "model_gen.py": _GEN},
         [("var-list-filter", "main.py", 16)]),
+    # The normalisation helper also called outside any scope: its
+    # variables are no part of the generator.
+    "a helper's variables made outside the model's scope": ({
+        "main.py": _main("step = tf.Variable(0, trainable=False)",
+                         _OWN_FILTER).replace(
+            "loss = tf.reduce_mean(",
+            "pred = MODEL_GEN.instance_norm(pred)\n"
+            "      loss = tf.reduce_mean("),
+        "model_gen.py": _GEN},
+        [("var-list-filter", "main.py", 17)]),
+    # The inputs made by a helper that builds a layer: a part built
+    # outside the generator's scope feeds it.
+    "inputs from a helper building a layer": ({
+        "main.py": _main("step = tf.Variable(0, trainable=False)",
+                         _OWN_FILTER),
+        "model_gen.py": _GEN.replace(
+            "return points, gt",
+            "return tf.layers.dense(points, 3), gt")},
+        [("var-list-filter", "main.py", 16)]),
     # Another part restored from a checkpoint: trained in front of it.
     "a saver restoring another part": ({
         "main.py": _main("step = tf.Variable(0, trainable=False)",
