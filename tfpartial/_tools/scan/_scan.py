@@ -12,6 +12,7 @@ from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _unexported
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._edits import Port
 from tfpartial._tools.scan._finding import Finding
@@ -83,7 +84,8 @@ def _found(idiom: Idiom, analysis: Analysis, seen: Set[Tuple[str, int]]
   found = []
   for hit in idiom.detect(analysis):
     key = (idiom.id, id(getattr(hit, "shown", None) or hit.node))
-    if key not in seen and not _redefined(hit, analysis):
+    if key not in seen and not _redefined(hit, analysis) and not (
+        _left_behind(hit, analysis)):
       seen.add(key)
       found.append(_finding(idiom, hit, analysis))
   return found
@@ -104,6 +106,15 @@ def _redefined(hit: Hit, analysis: Analysis) -> bool:
         node.end_lineno or 0):
       return _made_again(node.name, body[at + 1:])
   return False
+
+
+def _left_behind(hit: Hit, analysis: Analysis) -> bool:
+  """Whether the hit is inside a top-level class or function that its
+  package leaves out of what it imports and nothing names
+  (`_unexported`): it never runs."""
+  line = getattr(hit.scope.node, "lineno", None)
+  return line is not None and _unexported.left_behind(
+      analysis.project, analysis.module(hit.scope), line)
 
 
 def _made_again(name: str, later: Sequence[ast.stmt]) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
@@ -26,6 +27,7 @@ from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _complemented
+from tfpartial._tools.scan.idioms._wholes import _constant_graph
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _covering_tests
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
@@ -81,8 +83,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
-                      _fed_inputs.set_from_feeds(step.var_list, step.call,
-                                                  step.scope)):
+                      _fed_or_every(analysis, step)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
@@ -98,7 +99,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       not in_phase and not widened and (_names_the_model(
           node, opened, step) and not _flagged.loads_a_graph(
               module.source.text, module.tree) and not (
-                  _restored.restores_a_part(module, step.var_list)) and (
+                  _restores_a_part(module, step)) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
                           not _backbone_outside(analysis, step, node)) and (
@@ -127,6 +128,23 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return shown(analysis, step, node)
+
+
+def _restores_a_part(module: _project.Module, step: Step) -> bool:
+  """Whether the module restores a part other than the step's list, or
+  what that list holds (`_restored`)."""
+  held = _scopes.values_reaching(step.var_list, step.scope) if (
+      step.var_list is not None) else []
+  return _restored.restores_a_part(module, step.var_list, held)
+
+
+def _fed_or_every(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's list is set from what a run feeds
+  (`_fed_inputs`), or keeps every variable there is: a head over a graph
+  imported as constants (`_constant_graph`)."""
+  return _fed_inputs.set_from_feeds(
+      step.var_list, step.call, step.scope) or (
+          _constant_graph.keeps_every_variable(analysis, step))
 
 
 def _backbone_outside(analysis: Analysis, step: Step, node: ast.expr

@@ -30,7 +30,8 @@ _DATA = {"placeholder", "placeholder_with_default", "constant",
          "transpose", "cast", "to_float", "to_int32", "identity",
          "l2_normalize", "stop_gradient", "dropout", "gather", "split",
          "tile", "pad", "one_hot", "reduce_mean", "reduce_sum",
-         "reduce_max", "array", "asarray", "len", "int", "float"}
+         "reduce_max", "array", "asarray", "len", "int", "float",
+         "parse_args"}  # The command line's options: settings, no weights.
 _DEPTH = 12
 
 
@@ -94,11 +95,30 @@ def _data_call(project: _project.Project, call: ast.Call,
   name = _names.call_name(call)
   weightless = dotted is not None and (name in _DATA or (
       ".nn." in f".{dotted}" and "rnn" not in dotted.lower()))
-  if not weightless or dotted is None or project.resolve(
-      scope, dotted) is not None:
+  target = project.resolve(scope, dotted) if dotted is not None else None
+  if isinstance(target, tuple) and _returns_data(project, target, seen,
+                                                 depth):
+    # `MODEL.placeholder_inputs(batch, n)`: a helper of the project that
+    # returns only placeholders (and what `_DATA` makes of them).
+    return True
+  if not weightless or dotted is None or target is not None:
     return False  # A backbone, a layer, a project's model: built here.
+  if name == "placeholder":  # Fed data, whatever its shape is read from.
+    return True
   return all(_data(project, each, scope, seen, depth + 1)
              for each in [*call.args, *(k.value for k in call.keywords)])
+
+
+def _returns_data(project: _project.Project, target: Tuple[
+    _scopes.FunctionNode, _scopes.Scope], seen: Set[int], depth: int
+                  ) -> bool:
+  """Whether every value a function of the project returns is data."""
+  function, home = target
+  inner = home.scope_of(function)
+  returned = [r.value for r in _scopes.walk(function)
+              if isinstance(r, ast.Return) and r.value is not None]
+  return inner is not None and bool(returned) and all(
+      _data(project, value, inner, seen, depth + 1) for value in returned)
 
 
 def _data_attribute(project: _project.Project, node: ast.Attribute,

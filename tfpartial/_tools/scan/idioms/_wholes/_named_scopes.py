@@ -47,9 +47,12 @@ def all_scoped(project: _project.Project) -> bool:
   """Whether every call of the project spelled as one that makes a
   variable or a layer (`tf.get_variable`, `tf.layers.dense`, the Keras
   layers of `_MAKERS`, `from_pretrained`, a `keras.applications.` model
-  written so) is written inside a `with ..._scope(...)`. A spelling
-  only: a backbone built by another library's call is not seen here,
-  but by what it feeds (`_helper_inputs`)."""
+  written so), but one made with `trainable=False`, is written inside a
+  `with ..._scope(...)`, or in a module-level helper that the project
+  calls only inside one (`instance_norm`'s `tf.get_variable('shift')`,
+  called under a layer's scope). A spelling only: a backbone built by
+  another library's call is not seen here, but by what it feeds
+  (`_helper_inputs`)."""
   for module in project.modules:
     if project.parsed(module) is None or module.tree is None:
       continue
@@ -58,9 +61,42 @@ def all_scoped(project: _project.Project) -> bool:
           node, ast.Call) else ""
       if isinstance(node, ast.Call) and ".nn." not in dotted and (
           _names.call_name(node) in _names.VARIABLES | _LAYER_CALLS | (
-              _MAKERS) or ".applications." in dotted):
+              _MAKERS) or ".applications." in dotted) and not (
+                  _untrainable(node)) and not _called_scoped(
+                      project, module.tree, node):
         return False  # Not `tf.nn.conv2d(x, weights)`: weights given.
   return True
+
+
+def _called_scoped(project: _project.Project, tree: ast.Module,
+                   node: ast.AST) -> bool:
+  """Whether `node` is in a module-level function of `tree` that the
+  project calls, and only inside a `with ..._scope(...)`."""
+  line = getattr(node, "lineno", 0)
+  helper = next((f for f in tree.body if isinstance(f, ast.FunctionDef)
+                 and f.lineno <= line <= (f.end_lineno or 0)), None)
+  if helper is None:
+    return False
+  inside = 0
+  for module in project.all_modules_with((helper.name,)):
+    if module.tree is None:
+      continue
+    outside = {id(n) for n in _outside_scopes(module.tree)}
+    for call in ast.walk(module.tree):
+      if isinstance(call, ast.Call) and _names.call_name(
+          call) == helper.name:
+        if id(call) in outside:
+          return False
+        inside += 1
+  return inside > 0
+
+
+def _untrainable(call: ast.Call) -> bool:
+  """Whether `call` makes a variable kept out of the trainable ones
+  (`step = tf.Variable(0, trainable=False)`, a step counter): no filter
+  of trainable variables sees it, so it is no layer of the model."""
+  return any(k.arg == "trainable" and isinstance(k.value, ast.Constant)
+             and k.value.value is False for k in call.keywords)
 
 
 def _init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:

@@ -10,24 +10,26 @@ or a model reloaded whole), no part of it."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 
 
-def restores_a_part(module: _project.Module, trained: Optional[ast.AST]
-                    ) -> bool:
+def restores_a_part(module: _project.Module, trained: Optional[ast.AST],
+                    held: Sequence[ast.AST] = ()) -> bool:
   """Whether the module calls `restore` on a `Saver` it builds over a
-  list of variables other than the list the step trains (`trained`; a
-  `Saver(gen_vars)` that resumes what it trains restores no other part)."""
+  list of variables other than the list the step trains (`trained`, or
+  a value it holds, `held`, the filter written again; a `Saver(gen_vars)`
+  that resumes what it trains restores no other part)."""
   text, tree, scope = module.source.text, module.tree, module.scope
   if tree is None or scope is None or "Saver(" not in text or (
       ".restore(" not in text):
     return False
   savers, restored = scope.once((_savers, None, 0), lambda: _savers(tree))
-  mine = ast.unparse(trained) if trained is not None else None
-  return any(listed != mine and set(names) & restored
+  mine = {ast.unparse(each) for each in (
+      [trained] if trained is not None else []) + list(held)}
+  return any(listed not in mine and set(names) & restored
              for listed, names in savers)
 
 

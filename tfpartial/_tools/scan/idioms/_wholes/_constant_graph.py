@@ -1,0 +1,115 @@
+"""A head trained on a graph imported as constants: a helper keeps the
+variables under the names its callers give (`[v for v in
+tf.trainable_variables() if v.name.split('/')[0] in names]`), and each
+caller builds exactly those layers, on a tensor it fetches by name from
+a graph the project imports from a `GraphDef` (`tf.import_graph_def`: a
+frozen `.pb`, constants, no variables) and restores no checkpoint into.
+The filter keeps every variable there is: no freeze. A backbone loaded
+with its variables (`import_meta_graph`, `loader.load`), a layer of the
+caller's left out of the names, or a caller fetching nothing by name
+(its backbone built here) stays a filter. A script that trains nothing
+(the tool that froze the `.pb`) may load a checkpoint: its loads feed no
+step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Set
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._sources._train_step import Step
+
+# Calls that build a layer's (or one) variable where they are called.
+_MAKERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+           "separable_conv2d", "fully_connected", "get_variable",
+           "Variable", "batch_normalization"}
+# Calls that load a saved graph together with its variables.
+_LOADERS = ("import_meta_graph", "loader.load", "saved_model.load")
+
+
+def keeps_every_variable(analysis: Analysis, step: Step) -> bool:
+  """Whether the step's filter keeps, by a parameter of its function,
+  the names of the layers each caller builds on a tensor fetched from a
+  graph imported as constants (the module's docstring)."""
+  chosen = step.labels.get("filtered")
+  home = analysis.flow.origin.get(id(chosen), step.scope) if isinstance(
+      chosen, ast.AST) else None
+  function = home.node if home is not None else None
+  if not isinstance(function, ast.FunctionDef) or not isinstance(
+      chosen, ast.AST):
+    return False
+  params = [a.arg for a in function.args.args]
+  read = [p for p in params if p != "self" and any(
+      isinstance(n, ast.Name) and n.id == p for n in ast.walk(chosen))]
+  if len(read) != 1 or not _imports_constants(analysis):
+    return False
+  position = params.index(read[0]) - (1 if params[:1] == ["self"] else 0)
+  project = analysis.project  # Its callers may name no step.
+  callers = list(project.calls_named((function.name,), project.all_modules_with(
+      (function.name,))))
+  return bool(callers) and all(
+      _builds_only(scope, _given(call, read[0], position, scope))
+      for scope, call in callers)
+
+
+def _imports_constants(analysis: Analysis) -> bool:
+  """Whether the project imports a `GraphDef` and loads no saved graph
+  with its variables, nor restores a checkpoint."""
+  project = analysis.project
+  if not project.all_modules_with(("import_graph_def",)):
+    return False
+  return not any(
+      any(word in module.source.text for word in _LOADERS + (".restore(",))
+      and not _tool(module.source.text, module.wanted)
+      for module in project.modules)
+
+
+def _tool(text: str, trains: bool) -> bool:
+  """Whether a module is a script run by itself that trains nothing (a
+  tool freezing a checkpoint into the `.pb` the training reads): its
+  loads feed no step."""
+  return not trains and "__main__" in text
+
+
+def _given(call: ast.Call, param: str, position: int, scope: _scopes.Scope
+           ) -> Optional[ast.expr]:
+  """The list of literal names `call` passes as `param` (a list written
+  there, or a name bound to one once in the caller)."""
+  passed = next((k.value for k in call.keywords if k.arg == param), None)
+  if passed is None and 0 <= position < len(call.args):
+    passed = call.args[position]
+  if isinstance(passed, ast.Name):
+    defs = scope.defs.get(passed.id, ())
+    passed = defs[0].value if len(defs) == 1 else None
+  if isinstance(passed, (ast.List, ast.Tuple)) and passed.elts and all(
+      isinstance(e, ast.Constant) and isinstance(e.value, str)
+      for e in passed.elts):
+    return passed
+  return None
+
+
+def _builds_only(scope: _scopes.Scope, given: Optional[ast.expr]) -> bool:
+  """Whether the caller `scope` fetches a tensor by name and builds
+  layers only under the names of `given` (at least one)."""
+  if given is None:
+    return False
+  kept = {getattr(e, "value") for e in getattr(given, "elts")}
+  holder = {name for name, defs in scope.defs.items()
+            if any(d.value is given for d in defs)}
+  calls = [n for n in scope.nodes if isinstance(n, ast.Call)]
+  made = [c for c in calls if _names.call_name(c) in _MAKERS]
+  return bool(made) and any(
+      _names.call_name(c) == "get_tensor_by_name" for c in calls) and all(
+          _named(c, kept, holder) for c in made)
+
+
+def _named(call: ast.Call, kept: Set[str], holder: Set[str]) -> bool:
+  """Whether a layer call is named one of `kept`: the literal, or an
+  element of the list that holds them (`name=names[0]`)."""
+  name = next((k.value for k in call.keywords if k.arg == "name"), None)
+  if isinstance(name, ast.Constant):
+    return name.value in kept
+  return isinstance(name, ast.Subscript) and ast.unparse(
+      name.value) in holder and isinstance(name.slice, ast.Constant)
