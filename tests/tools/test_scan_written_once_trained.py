@@ -87,6 +87,18 @@ POSITIVE = {
               final[i][:10] = initial[i][:10]
             network.set_weights(final)
         """, 9),
+    # A model grown from the last one each pass, but its head's columns set
+    # from a copy saved before the loop: the saved columns come back.
+    "a grown model's columns set from a copy saved before the loop": ("""\
+        saved = model.layers[-1].get_weights()
+        for i in range(10):
+          model2 = build_model_train(previous_model=model)
+          weights = model2.layers[-1].get_weights()
+          weights[0][:, :100] = saved[0][:, :100]
+          model2.layers[-1].set_weights(weights)
+          model2.fit(x, y)
+          model = model2
+        """, 6),
     # The same model trained on each pass (never rebuilt): the head's old
     # columns set from a copy kept before the loop, before each pass's step.
     "the same model's columns set from a kept copy before each step": ("""\
