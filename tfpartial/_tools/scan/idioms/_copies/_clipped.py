@@ -4,8 +4,12 @@ the step and changed only from themselves: a WGAN's critic clipped
 `weights[j] = np.clip(weights[j], -c, c)` and `layer.set_weights(weights)`).
 That is a constraint on every weight (what Keras' `kernel_constraint`
 does), not saved values put back: nothing from before the step is kept.
-Weights read out after the step with elements of a copy saved earlier
-put into them (`weights[0][:5] = saved[0][:5]`) are a write-back still.
+So is a stochastic weight average set once training is over: each
+entry made from itself, the model's weights read again after the step
+(`swa[i] = (swa[i] * n + network.get_weights()[i]) / (n + 1)`) and
+counts of settings. Weights read out after the step with elements of a
+copy saved earlier put into them (`weights[0][:5] = saved[0][:5]`) are
+a write-back still.
 The same holds for a variable clipped in place by its own op
 (`w.assign(tf.clip_by_value(w, -c, c))`, an IRM game's projection).
 

@@ -4,8 +4,13 @@ model = load_model(join(d, name)); layer = model.get_layer("conv_3");
 layer.set_weights([pruned, bias]); model.fit(x, y)`. The step the write
 seems to follow (the last pass's `fit`) trained another model; this one
 is written once, then trains freely (a pruning repair of each model in
-a folder). A model the loop reloads from one path, or goes on training,
-is written after a step of its own. Part of `write-back` and
+a folder). So is a model the loop grows from the one the last pass
+trained, handed on under another name after the step (`model2 =
+build(previous_model=model)`, its new head's old columns set from
+`model.layers[-1].get_weights()`, `model2.fit(...)`, `model = model2`:
+class-incremental training), where what it writes is read out in the
+pass. A model the loop reloads from one path, or goes on training, is
+written after a step of its own. Part of `write-back` and
 `weight-remask`.
 
 Whether a write into a model comes before any step has trained it:
