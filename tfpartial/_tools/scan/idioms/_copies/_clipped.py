@@ -4,8 +4,12 @@ the step and changed only from themselves: a WGAN's critic clipped
 `weights[j] = np.clip(weights[j], -c, c)` and `layer.set_weights(weights)`).
 That is a constraint on every weight (what Keras' `kernel_constraint`
 does), not saved values put back: nothing from before the step is kept.
-Weights read out after the step with elements of a copy saved earlier
-put into them (`weights[0][:5] = saved[0][:5]`) are a write-back still.
+So is a stochastic weight average set once training is over: each
+entry made from itself, the model's weights read again after the step
+(`swa[i] = (swa[i] * n + network.get_weights()[i]) / (n + 1)`) and
+counts of settings. Weights read out after the step with elements of a
+copy saved earlier put into them (`weights[0][:5] = saved[0][:5]`) are
+a write-back still.
 The same holds for a variable clipped in place by its own op
 (`w.assign(tf.clip_by_value(w, -c, c))`, an IRM game's projection).
 
@@ -70,13 +74,20 @@ def read_after_step(call: ast.Call, scope: _scopes.Scope,
       loop, (ast.For, ast.AsyncFor)) for n in ast.walk(loop.target)
               if isinstance(n, ast.Name)}
   allowed = {own, *indices, *_scopes.imported_names(scope)}
+  written = call.func.value if isinstance(call.func, ast.Attribute) else None
   for node in scope.nodes:
     if isinstance(node, (ast.Assign, ast.AugAssign)):
       targets = node.targets if isinstance(node, ast.Assign) else [
           node.target]
-      if any(isinstance(t, ast.Subscript) and _names.base_name(t) == own
-             for t in targets) and not _from_itself(node.value, own,
-                                                    allowed):
+      if not any(isinstance(t, ast.Subscript) and _names.base_name(t) == own
+                 for t in targets):
+        continue
+      # The written model's weights read again where the entry is stored,
+      # after the step (a running average of its epochs): as they are now.
+      now = _read_now(node.value, written) if _idiom.position(
+          step) < _idiom.position(node) else set()
+      if not _from_itself(node.value, own, allowed | now | _counts(
+          node.value, scope, indices)):
         return False
   return True
 
@@ -86,6 +97,53 @@ def _from_itself(stored: ast.AST, own: str, allowed: Set[str]) -> bool:
   `allowed` (attributes of `self`, a clip value, are settings)."""
   read = {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}
   return own in read and read <= allowed | {"self"}
+
+
+def _read_now(stored: ast.AST, written: Optional[ast.expr]) -> Set[str]:
+  """`{"network"}` when every read of the written model's name in
+  `stored` is a read of its weights as they are (`network.get_weights()
+  [i]`); else nothing."""
+  name = _names.dotted(written) if written is not None else None
+  if name is None or "." in name:
+    return set()
+  reads = [n for n in ast.walk(stored)
+           if isinstance(n, ast.Name) and n.id == name]
+  snapshots = [n for n in ast.walk(stored) if isinstance(n, ast.Call) and (
+      _names.call_name(n) in _READS) and isinstance(
+          n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and (
+              n.func.value.id == name)]
+  return {name} if reads and len(reads) == len(snapshots) else set()
+
+
+def _counts(stored: ast.AST, scope: _scopes.Scope,
+            indices: Set[str]) -> Set[str]:
+  """The local names `stored` reads that are counts: each bound only to
+  arithmetic of numbers, loop indices and settings (`swa_epoch =
+  cfg['epochs'] + 1 - cfg['swa_epochs']`), no weight in them."""
+  found = set()
+  for name in {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}:
+    defs = scope.defs.get(name, [])
+    if defs and all(_count(d.value, scope, indices) for d in defs):
+      found.add(name)
+  return found
+
+
+def _count(node: Optional[ast.AST], scope: _scopes.Scope,
+           indices: Set[str]) -> bool:
+  """Arithmetic of numbers, loop indices and settings keyed by a string
+  (`cfg['epochs']`)."""
+  if isinstance(node, ast.BinOp):
+    return _count(node.left, scope, indices) and _count(
+        node.right, scope, indices)
+  if isinstance(node, ast.UnaryOp):
+    return _count(node.operand, scope, indices)
+  if isinstance(node, ast.Name) and node.id in indices:
+    return True
+  if isinstance(node, ast.Subscript):
+    key = node.slice
+    return isinstance(node.value, ast.Name) and isinstance(
+        key, ast.Constant) and isinstance(key.value, str)
+  return node is not None and _numbers.number(node, scope)
 
 
 Position = Tuple[int, int]

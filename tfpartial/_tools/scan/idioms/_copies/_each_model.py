@@ -4,8 +4,13 @@ model = load_model(join(d, name)); layer = model.get_layer("conv_3");
 layer.set_weights([pruned, bias]); model.fit(x, y)`. The step the write
 seems to follow (the last pass's `fit`) trained another model; this one
 is written once, then trains freely (a pruning repair of each model in
-a folder). A model the loop reloads from one path, or goes on training,
-is written after a step of its own. Part of `write-back` and
+a folder). So is a model the loop grows from the one the last pass
+trained, handed on under another name after the step (`model2 =
+build(previous_model=model)`, its new head's old columns set from
+`model.layers[-1].get_weights()`, `model2.fit(...)`, `model = model2`:
+class-incremental training), where what it writes is read out in the
+pass. A model the loop reloads from one path, or goes on training, is
+written after a step of its own. Part of `write-back` and
 `weight-remask`.
 
 Whether a write into a model comes before any step has trained it:
@@ -48,17 +53,60 @@ def made_anew(write: ast.Call, target: ast.AST, scope: _scopes.Scope,
   made = _made_in(scope, loop, model, write)
   items = _from_item(scope, loop) - {model}
   if made is None or not any(isinstance(n, ast.Name) and n.id in items
-                             for n in ast.walk(made)):
+                             for n in ast.walk(made)) and not (
+      _grown_from_last(scope, loop, model, made, step) and _read_each_pass(
+          scope, loop, write)):
     return False  # Not made from the loop's item: one model trained on.
   name = _names.root(target)
   for _ in range(_HOPS):  # `layer` of `layer = model.get_layer("c3")`.
-    if name == model:
-      return True
+    if name == model or name.split(".")[0] == model:
+      return True  # Or the model's own attribute: `model.layers[-1]`.
     got = _made_in(scope, loop, name, write)
     if got is None or not isinstance(got.func, ast.Attribute):
       return False
     name = _names.root(got.func.value)
   return False
+
+
+def _grown_from_last(scope: _scopes.Scope, loop: ast.For, model: str,
+                     made: ast.Call, step: ast.AST) -> bool:
+  """Whether `made` (the pass's model, `model2 = build(previous=model)`)
+  is built from a name the loop sets to that model after its step
+  (`model = model2`): each pass trains a new model grown from the last
+  one, which the loop hands on under another name."""
+  after = _idiom.position(step)
+  for read in {n.id for n in ast.walk(made) if isinstance(n, ast.Name)}:
+    if read != model and any(
+        id(loop) in d.where.loops and d.start > after and isinstance(
+            d.value, ast.Name) and d.value.id == model
+        for d in scope.defs.get(read, [])):
+      return True
+  return False
+
+
+def _read_each_pass(scope: _scopes.Scope, loop: ast.For,
+                    write: ast.Call) -> bool:
+  """Whether the weights `write` writes are read out in the pass itself
+  (`weights = model2.layers[-1].get_weights()`, its columns set from
+  `old = model.layers[-1].get_weights()`): every name its value reads,
+  and every name holding a call's result that is stored into it, is
+  bound only in the loop, so nothing saved before the loop comes back."""
+  values = [*write.args, *(k.value for k in write.keywords)]
+  names = {n.id for v in values for n in ast.walk(v)
+           if isinstance(n, ast.Name)}
+  stored: Set[str] = set()
+  for node in scope.nodes:
+    if isinstance(node, ast.Assign) and id(node) != id(write) and any(
+        isinstance(t, ast.Subscript) and _names.base_name(t) in names
+        for t in node.targets):
+      stored |= {n.id for n in ast.walk(node.value)
+                 if isinstance(n, ast.Name)}
+  held = {name for name in stored if any(
+      isinstance(d.value, ast.Call) for d in scope.defs.get(name, []))}
+  return bool(names) and all(
+      scope.defs.get(name) and all(
+          id(loop) in d.where.loops for d in scope.defs[name])
+      for name in names | held)
 
 
 def _from_item(scope: _scopes.Scope, loop: ast.For) -> Set[str]:
@@ -92,9 +140,9 @@ def _spans(node: ast.stmt, inner: ast.AST) -> bool:
 def _made_in(scope: _scopes.Scope, loop: ast.For, name: str,
              write: ast.AST) -> Optional[ast.Call]:
   """The call the loop's body (alone) assigns `name` from, before
-  `write`."""
+  `write` (a layer added to it, `model.add(Dense(n))`, binds no model)."""
   inside = [d for d in scope.defs.get(name, [])
-            if id(loop) in d.where.loops]
+            if id(loop) in d.where.loops and d.replaces]
   if len(inside) != 1:
     return None
   value = inside[0].value

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -53,8 +53,10 @@ def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
   in it reads a weight or a mask (`K.not_equal(self.masks[p.name] *
   warm, 0)`); a membership test (`p.name in self.masks`) picks
   variables, it compares no values."""
-  return _scopes.found_through_names(node, scope, _compares_values) and (
-      not _scopes.found_through_names(node, scope, _compares_elements))
+  return _scopes.found_through_names(
+      node, scope, lambda item: _compares_values(item, scope)) and not (
+          _scopes.found_through_names(
+              node, scope, lambda item: _compares_elements(item, scope)))
 
 
 # Ops comparing values element by element.
@@ -62,9 +64,10 @@ _COMPARING = {"equal", "not_equal", "greater", "greater_equal", "less",
               "less_equal"}
 
 
-def _compares_values(item: ast.AST) -> bool:
+def _compares_values(item: ast.AST, scope: _scopes.Scope) -> bool:
   if isinstance(item, ast.Call):
-    return _names.call_name(item) in _COMPARING and _of_the_step(item)
+    return _names.call_name(item) in _COMPARING and _of_the_step(
+        item, scope)
   return isinstance(item, ast.Compare) and not all(isinstance(op, (
       ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in item.ops)
 
@@ -72,17 +75,20 @@ def _compares_values(item: ast.AST) -> bool:
 _DTYPE = re.compile(r"(b?float|u?int|complex)(8|16|32|64|128)?|bool|double|half")
 
 
-def _compares_elements(item: ast.AST) -> bool:
+def _compares_elements(item: ast.AST, scope: _scopes.Scope) -> bool:
   return isinstance(item, ast.Call) and _names.call_name(
-      item) in _COMPARING and not _of_the_step(item)
+      item) in _COMPARING and not _of_the_step(item, scope)
 
 
-def _of_the_step(call: ast.Call) -> bool:
+def _of_the_step(call: ast.Call, scope: Optional[_scopes.Scope] = None,
+                 depth: int = 2) -> bool:
   """Whether the comparing op `call` reads the step count and nothing
   but it, numbers and the optimizer's settings (`K.equal((self.iterations
   + 1) % self.accum_iters, 0)`): one value for every element. A weight,
   a gradient or a mask read (`K.greater(K.abs(p), self.thresh *
-  self.iterations)`) makes it a mask that changes with the step.
+  self.iterations)`) makes it a mask that changes with the step. A
+  local name the method binds only to such values (`t = self.iterations
+  + 1`) reads the step count too.
 
   >>> at = lambda text: ast.parse(text).body[0].value
   >>> _of_the_step(at("K.equal(self.iterations % self.n, K.cast(1, 'int64'))"))
@@ -93,6 +99,12 @@ def _of_the_step(call: ast.Call) -> bool:
   read = False
   for operand in [*call.args, *(k.value for k in call.keywords)]:
     for part in _operand_parts(operand):
+      if isinstance(part, ast.Name) and scope is not None and depth:
+        defs = scope.defs.get(part.id, [])
+        if defs and all(_of_the_step(ast.Call(ast.Name("f"), [d.value], []),
+                                     scope, depth - 1) for d in defs):
+          read = True
+          continue
       if isinstance(part, ast.Attribute) and isinstance(
           part.value, ast.Name) and part.value.id == "self":
         if "mask" in part.attr.lower():
