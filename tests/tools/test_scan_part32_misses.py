@@ -246,3 +246,26 @@ def test_a_whole_step_another_module_imports_is_silent():
   assert [f for f in scanned.in_project(
       {"i3d_train.py": _I3D % off, "eager.py": other})
           if f[1] == "i3d_train.py"] == []
+
+
+def test_two_losses_sharing_the_scope_around_the_model_are_silent():
+  code = """\
+      import tensorflow as tf
+      from tensorflow.contrib import slim
+
+      def build(x, y, z):
+          with tf.variable_scope('model'):
+              g = slim.conv2d(z, 3, 3, scope='gen_conv1')
+              d_real = slim.conv2d(x, 1, 3, scope='disc_conv1')
+              d_fake = slim.conv2d(g, 1, 3, scope='disc_conv1', reuse=True)
+          d_loss = tf.reduce_mean(d_fake - d_real)
+          g_loss = -tf.reduce_mean(d_fake)
+          d_vars = [v for v in tf.trainable_variables()
+                    if 'model' in v.name and 'disc' in v.name]
+          g_vars = [v for v in tf.trainable_variables()
+                    if 'model' in v.name and 'gen' in v.name]
+          d_op = tf.train.AdamOptimizer(1e-4).minimize(d_loss, var_list=d_vars)
+          g_op = tf.train.AdamOptimizer(1e-4).minimize(g_loss, var_list=g_vars)
+          return d_op, g_op
+      """
+  assert scanned.found(code) == []

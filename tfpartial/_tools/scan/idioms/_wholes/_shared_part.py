@@ -66,17 +66,40 @@ def _kept(node: object) -> Set[str]:
 
 
 def _built_scopes(function: ast.AST) -> Set[str]:
-  """The literal scopes layers are built under in `function`
-  (`slim.convolution(x, 96, [7, 7], scope='conv1')`,
-  `with tf.variable_scope('conv1'):`); not a pool's or a dropout's."""
+  """The literal scopes layers are built under in `function`, with the
+  literal `variable_scope`s open around them (`with tf.variable_scope(
+  'model'):` then `scope='gen1'`: `model/gen1`); not a pool's or a
+  dropout's."""
   found: Set[str] = set()
-  for node in ast.walk(function):
-    if not isinstance(node, ast.Call):
-      continue
-    name = _names.call_name(node)
-    chosen = next((k.value for k in node.keywords if k.arg == "scope"),
-                  None) if name in _LAYERS else node.args[0] if (
-                      name == "variable_scope" and node.args) else None
-    if isinstance(chosen, ast.Constant) and isinstance(chosen.value, str):
-      found.add(chosen.value)
+  _walk(function, "", found)
   return found
+
+
+def _walk(node: ast.AST, prefix: str, found: Set[str]) -> None:
+  """Record the scopes of `node`'s layers under the open `prefix`."""
+  for child in ast.iter_child_nodes(node):
+    inner = prefix
+    if isinstance(child, ast.With):
+      for item in child.items:
+        opened = _literal_scope(item.context_expr, {"variable_scope"})
+        if opened is not None:
+          found.add(prefix + opened)
+          inner = prefix + opened + "/"
+    elif isinstance(child, ast.Call):
+      made = _literal_scope(child, _LAYERS)
+      if made is not None:
+        found.add(prefix + made)
+    _walk(child, inner, found)
+
+
+def _literal_scope(node: ast.AST, makers: Set[str]) -> Optional[str]:
+  """The literal scope a layer maker's `scope=` or a `variable_scope`'s
+  first argument names, or None."""
+  if not isinstance(node, ast.Call) or _names.call_name(node) not in makers:
+    return None
+  chosen = node.args[0] if _names.call_name(node) == "variable_scope" and (
+      node.args) else next((k.value for k in node.keywords
+                            if k.arg == "scope"), None)
+  if isinstance(chosen, ast.Constant) and isinstance(chosen.value, str):
+    return chosen.value
+  return None
