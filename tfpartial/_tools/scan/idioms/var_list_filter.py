@@ -56,6 +56,7 @@ from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _unused_helper
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
+from tfpartial._tools.scan.idioms._wholes import _dead_step
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
@@ -94,15 +95,21 @@ class VarListFilter(_idiom.Idiom):
     found = _Found()
     every = [step for steps in by_module.values() for step in steps]
     for module, steps in by_module.items():
+      # What a step of a function nothing runs would train widens none.
+      live = [s for s in steps if not _dead_step.never_run(analysis, s.scope)]
       if module in synced:  # A target network written from the trained one,
         found.flagged += [  # unless a flag narrows what the step trains.
             _idiom.Hit(node, step.scope, step.call, step.labels)
             for step in steps for node in [_narrowed_arm.narrowed(
                 analysis, step.var_list, step.scope)] if node is not None]
         continue
-      seen = steps + _inherited.of_bases(analysis.project, steps, every)
-      groups = _loss_groups(seen)
+      whole = steps + _inherited.of_bases(analysis.project, steps, every)
+      both = alive = (whole, _loss_groups(whole))
+      if len(live) < len(steps):
+        others = live + _inherited.of_bases(analysis.project, live, every)
+        alive = (others, _loss_groups(others))
       for step in steps:
+        seen, groups = alive if any(s is step for s in live) else both
         if _unused_helper.imported_unread(analysis, step.scope):
           continue  # A helper its importer never calls: no step is built.
         if _grown_levels.every_level(step):

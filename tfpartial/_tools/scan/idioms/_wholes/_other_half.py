@@ -23,6 +23,7 @@ from tfpartial._tools.scan.idioms._sources import _groups
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
 from tfpartial._tools.scan.idioms._wholes import _flag_only
 from tfpartial._tools.scan.idioms._wholes import _forwarded
+from tfpartial._tools.scan.idioms._wholes import _shared_part
 from tfpartial._tools.scan.idioms._wholes import _rebound
 from tfpartial._tools.scan.idioms._wholes import _twin_steps
 from tfpartial._tools.scan.idioms._wholes import _whole_elsewhere
@@ -171,6 +172,10 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
                 _list_text(other) == mine):
       continue
     if other.scope is step.scope:  # No twin, no whole elsewhere.
+      if _shared_part.left_out_by_both(
+          step.labels.get("filtered"), other.labels.get("filtered"),
+          step.scope.node):
+        continue  # Both fine-tune one part: neither trains the rest.
       if not _forwarded.forwarded(other.call, other.scope, step.scope):
         found.append(other)
       continue

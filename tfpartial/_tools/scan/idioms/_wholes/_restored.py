@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan.idioms._wholes import _filtered_restore
 
 
 def restores_a_part(module: _project.Module, trained: Optional[ast.AST],
@@ -103,11 +104,14 @@ def restores_scopes(facts: "Facts", kept: Set[str]) -> bool:
     if (owner, name) not in facts.restored or not read:
       continue
     # Not the empty list or None the constructor starts it as.
+    # Nor the dict of every variable a name filter then reads from.
     chosen = [(v, f) for v, f in facts.values.get((owner, read), [])
-              if not _empty(v)]
-    roots = {r for value, _ in chosen for r in _scope_roots(value)}
-    if len(chosen) == 1 and roots and not roots & kept and _fed(
-        facts, kept, roots, chosen[0][1]):
+              if not _empty(v) and not _filtered_restore.unfiltered(v)]
+    roots = {r for value, _ in chosen for r in _scope_roots(value) | (
+        _filtered_restore.kept_roots(value))}
+    if len(chosen) == 1 and roots and not roots & kept and any(
+        _fed(facts, kept, roots, builder)
+        for builder in _builders(facts, kept, chosen[0][1])):
       return True
   return False
 
@@ -167,10 +171,11 @@ class Facts:
     """Note one node: a Saver kept in a name, a `restore`, an assignment
     or a read."""
     if isinstance(node, ast.Assign):
-      for each in node.targets:
-        target = _names.dotted(each)
-        if target:
-          self.assigned.append((function, target, node.value, roots))
+      for each in node.targets:  # `logits, points = mobilenet(x)`: each.
+        for one in each.elts if isinstance(each, ast.Tuple) else [each]:
+          target = _names.dotted(one)
+          if target:
+            self.assigned.append((function, target, node.value, roots))
       target = _names.dotted(node.targets[0]) if len(
           node.targets) == 1 else None
       if target and isinstance(node.value, ast.Call) and (
@@ -227,14 +232,33 @@ def _fed(facts: Facts, kept: Set[str], restored: Set[str],
              for function, read, bare, roots in facts.reads)
 
 
+def _builders(facts: Facts, kept: Set[str], chooser: Optional[ast.AST]
+              ) -> List[Optional[ast.AST]]:
+  """The functions that may build the restored part in front of the
+  kept one: the one choosing the restored list, then each function
+  reading names inside a block opening a `kept` root (the model's
+  builder, beside a `load_pretrained(sess)` that only restores)."""
+  found: List[Optional[ast.AST]] = [chooser]
+  for function, _, _, roots in facts.reads:
+    if function is not None and set(roots) & kept and all(
+        function is not f for f in found):
+      found.append(function)
+  return found
+
+
 def _opens_restored(facts: Facts, call: ast.Call, restored: Set[str]
                     ) -> bool:
   """Whether `call` runs a function that opens a `restored` root: one
   the module defines opening it, or one named after it (`densenet_161`
-  for `densenet161`, `inception_v3` for `InceptionV3`)."""
+  for `densenet161`, `inception_v3` for `InceptionV3`), or one of a
+  module named after it (`mobilenet_v2.mobilenet_base` for
+  `MobilenetV2`)."""
   name = _names.call_name(call)
+  owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+  module = owner.id if isinstance(owner, ast.Name) else ""
   return bool(facts.opening.get(name, set()) & restored) or any(
-      _plain(name) == _plain(root) for root in restored)
+      _plain(each) == _plain(root) for root in restored
+      for each in (name, module) if each)
 
 
 def _plain(name: str) -> str:
