@@ -19,6 +19,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms import write_back
+from tfpartial._tools.scan.idioms._copies import _in_training
 from tfpartial._tools.scan.idioms._copies import _reset_rows
 from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
@@ -156,7 +157,7 @@ def _guarding_writes(analysis: Analysis) -> List[_idiom.Hit]:
       continue
     labels = flow.labels(target, scope)
     if not ("var" in labels or "param" in labels) or "shadow" in labels or (
-        not _writes.in_training(scope, analysis, call)):
+        not _in_training.in_training(scope, analysis, call)):
       continue  # (A table passed in: the layer's caller made it.)
     hits.append(_writes.WriteHit(call, scope, call, labels, "weight-remask",
                                  target, value, "control", None, zeros=True))

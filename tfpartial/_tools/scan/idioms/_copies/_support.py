@@ -14,6 +14,7 @@ from typing import List, Optional, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._copies import _in_training
 from tfpartial._tools.scan.idioms._copies import _writes
 
 # The calls that read a variable's values out of the graph.
@@ -34,7 +35,7 @@ def hits(analysis: Analysis) -> List[_writes.WriteHit]:
       if kept is None:
         continue
       if "write" in analysis.flow.ops(call.args[0], scope) and (
-          _writes.repeats_with_training(scope, analysis, call)):
+          _in_training.repeats_with_training(scope, analysis, call)):
         found.append(_writes.WriteHit(kept, scope, call, {}, "weight-remask",
                                       call.args[0], value))
       break

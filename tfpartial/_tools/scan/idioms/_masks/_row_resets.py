@@ -13,6 +13,7 @@ from typing import List
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._copies import _in_training
 from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._masks import _rows
 
@@ -33,7 +34,7 @@ def row_resets(analysis: Analysis) -> List[_writes.WriteHit]:
     if sliced is None or spelled is None or (
         _names.dotted(sliced.value) != spelled):
       continue
-    if not _writes.in_training(scope, analysis, call) or not _repeated(
+    if not _in_training.in_training(scope, analysis, call) or not _repeated(
         call, scope, analysis):
       continue
     labels = analysis.flow.labels(target, scope)

@@ -342,9 +342,23 @@ def any_helpers_apart(scopes: List[_scopes.Scope]) -> bool:
   """Whether the steps of some two of `scopes` run apart
   (`helpers_apart`); each distinct scope read once."""
   distinct = list({id(s): s for s in scopes if s.parent is not None}.values())
-  return len(distinct) > 1 and any(
-      helpers_apart(one, other) for i, one in enumerate(distinct)
-      for other in distinct[i + 1:])
+  if len(distinct) < 2:
+    return False
+  # By (region, `if`, arm): the functions whose one call is in that arm;
+  # two apart are two functions in the two arms of one `if` (a pair at a
+  # time read every function again for every other: quadratic).
+  called: Dict[Tuple[int, int, bool], Set[int]] = {}
+  for scope in distinct:
+    mine, region = _helper_calls(scope)
+    if len(mine) != 1 or region is None:
+      continue
+    for node, orelse in _arms(region, scope.parent or scope).get(
+        id(mine[0]), set()):
+      called.setdefault((id(region), node, orelse), set()).add(id(scope.node))
+  return any(other and not (len(body) == len(other) == 1 and body == other)
+             for (region, node, orelse), body in called.items()
+             if not orelse
+             for other in [called.get((region, node, True), set())])
 
 
 Item = TypeVar("Item")

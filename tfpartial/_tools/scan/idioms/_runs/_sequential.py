@@ -8,7 +8,7 @@ training after its pre-training) is not before the step."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -28,6 +28,7 @@ class Order:
     self._kept: Dict[int, Dict[int, str]] = {}
     self._reads: Dict[int, Dict[str, List[ast.AST]]] = {}
     self._loops: Dict[int, List[Set[int]]] = {}
+    self._around: Dict[int, Dict[int, FrozenSet[int]]] = {}
 
   def kept(self, step: Step) -> Optional[str]:
     """The name a step's op is kept in (`optim_enc = ...minimize(...)`,
@@ -57,6 +58,19 @@ class Order:
             found.setdefault(name, []).append(n)
       self._reads[id(function)] = found
     return self._reads[id(function)]
+
+  def around(self, function: ast.AST) -> Dict[int, FrozenSet[int]]:
+    """The loops of `function` around each of its nodes, by the loop's
+    place in `loops`: each fetch looked up, not searched for in every
+    loop (quadratic in the stages of one function)."""
+    if id(function) not in self._around:
+      found: Dict[int, Set[int]] = {}
+      for k, loop in enumerate(self.loops(function)):
+        for each in loop:
+          found.setdefault(each, set()).add(k)
+      self._around[id(function)] = {
+          each: frozenset(ks) for each, ks in found.items()}
+    return self._around[id(function)]
 
   def loops(self, function: ast.AST) -> List[Set[int]]:
     """The nodes inside each loop of `function`, by identity."""
@@ -90,16 +104,20 @@ def before(earlier: Step, later: Step, order: Order) -> bool:
     one, other = read.get(mine, []), read.get(theirs, [])
     if not one or not other:
       continue
-    loops = order.loops(function)
-    if not all(any(id(n) in loop for loop in loops)
-               for n in [*one, *other]):
+    around = order.around(function)
+    if not all(around.get(id(n)) for n in [*one, *other]):
       return False  # A fetch outside every loop: no stage is seen.
-    if any(any(id(n) in loop for n in one) and any(
-        id(n) in loop for n in other) for loop in loops):
+    if _in_loops(one, around) & _in_loops(other, around):
       return False  # One loop fetches both: they alternate.
     last = max(getattr(n, "lineno", 0) for n in one)
     return last < min(getattr(n, "lineno", 0) for n in other)
   return False
+
+
+def _in_loops(nodes: List[ast.AST], around: Dict[int, FrozenSet[int]]
+              ) -> FrozenSet[int]:
+  """The loops (by their place in the function) around any of `nodes`."""
+  return frozenset().union(*(around.get(id(n), frozenset()) for n in nodes))
 
 
 def any_before(steps: List[Step], order: Order) -> bool:

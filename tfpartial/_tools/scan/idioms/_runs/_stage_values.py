@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import operator
+import weakref
 from typing import (Callable, Dict, FrozenSet, List, Optional, Set, Tuple,
                     Union)
 
@@ -169,7 +170,20 @@ def _added_by_name(function: ast.AST) -> Dict[str, List[_Placed]]:
 
 def scopes_built(function: ast.AST) -> List[_Placed]:
   """Each literal scope the function opens (`with
-  tf.variable_scope('netDM1'):`), with the tests around it."""
+  tf.variable_scope('netDM1'):`), with the tests around it; read once
+  per function, however many of its stages ask (each asking walked it:
+  quadratic in the stages of one function)."""
+  if function not in _BUILT:
+    _BUILT[function] = _read_scopes_built(function)
+  return list(_BUILT[function])
+
+
+# What `scopes_built` read of each function, while the tree lives.
+_BUILT: "weakref.WeakKeyDictionary[ast.AST, List[_Placed]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _read_scopes_built(function: ast.AST) -> List[_Placed]:
   around = _around(function)
   found: List[_Placed] = []
   for node in _scopes.walk(function):

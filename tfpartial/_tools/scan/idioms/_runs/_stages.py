@@ -95,13 +95,23 @@ def _runs_apart(home: "_Home", group: List[Training], opened: "_Opened",
   keyed by the home and the steps of that stage."""
   defs = _definitions(home.node)
   marks = [_marks(t, defs) for t in group]
+  met: Dict[int, List[Training]] = {}
+
+  def meeting(j: int) -> List[Training]:
+    """The steps whose marks meet step `j`'s, found once per `j` (each
+    pair asking anew was cubic in the stages of one home)."""
+    if j not in met:
+      met[j] = [group[k] for k, mark in enumerate(marks)
+                if mark.meets(marks[j])]
+    return met[j]
+
   fed: Dict[int, List[ast.AST]] = {}
   for i, step in enumerate(group):
     behind: List[int] = []
     for j, other in enumerate(group):
       if j == i or not marks[i] or not marks[j] or marks[j].meets(
           marks[i]) or not _apart(step, other, home) or _trained_with(
-              step, marks[j], group, marks, home):
+              step, meeting(j), home):
         continue
       if i not in fed:
         fed[i] = _inputs(step, marks[i], defs, opened)
@@ -435,11 +445,12 @@ def _uses(node: ast.AST) -> Tuple[Set[str], Set[str]]:
   return read, written
 
 
-def _trained_with(step: Training, group: _Group, trainings: List[Training],
-                  marks: List[_Group], home: _Home) -> bool:
-  """Whether a step that may run with `step` trains some of `group`."""
-  return any(other is not step and marks[k].meets(group) and not _apart(
-      step, other, home) for k, other in enumerate(trainings))
+def _trained_with(step: Training, meeting: List[Training], home: _Home
+                  ) -> bool:
+  """Whether a step that may run with `step` trains some of a group:
+  one of `meeting`, the steps whose marks meet the group's."""
+  return any(other is not step and not _apart(step, other, home)
+             for other in meeting)
 
 
 def _slice(roots: List[ast.expr], defs: Dict[str, List[Tuple[ast.expr, int]]],

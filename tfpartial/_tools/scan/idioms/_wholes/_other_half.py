@@ -5,7 +5,8 @@ groups of one loss, and target networks synced from a trained one."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import (
+    Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -16,6 +17,7 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._sources import _flag_param
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _handed_part
+from tfpartial._tools.scan.idioms._sources import _step_lists
 from tfpartial._tools.scan.idioms._sources import _unbound_lists
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _OWN_VARIABLES, _deep_nodes, var_list_of)
@@ -63,7 +65,7 @@ def _split(step: Step, steps: List[Step], groups: Dict[str, Set[str]]
   of the same loss (layers at two learning rates, two stages)."""
   mine = groups.get(step.loss or "", set())
   return any(not mine & groups.get(other.loss or "", set())
-             for other in _other_trainings(step, steps))
+             for other in _each_other_training(step, steps))
 
 
 def _shares_lists(analysis: Analysis, step: Step, steps: List[Step],
@@ -157,14 +159,20 @@ def _unwrapped(node: ast.expr) -> ast.expr:
 
 def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
   """The steps of the module training other lists for other losses."""
+  return list(_each_other_training(step, steps))
+
+
+def _each_other_training(step: Step, steps: List[Step]) -> Iterator[Step]:
+  """`_other_trainings` one by one, each weighed only when asked: a
+  question any one other answers (`_split`) reads no more of a class of
+  many steps than it needs."""
   if step.loss is None or step.var_list is None or _flag_only.flags(
       step.scope) and _flag_only.extended_under_flag(
           step.call, step.scope, step.loss, [
               (o.call, o.scope, o.loss, o.var_list) for o in steps]):
-    return []  # A flag trains one more list for the loss: not a pair's.
+    return  # A flag trains one more list for the loss: not a pair's.
   mine = _list_text(step)
   lists: Optional[Dict[int, FrozenSet[str]]] = None
-  found = []
   for other in steps:
     if other.loss is None or other.loss == step.loss or (
         other.var_list is None) or other.scope is step.scope and (
@@ -177,9 +185,9 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
           step.scope.node):
         continue  # Both fine-tune one part: neither trains the rest.
       if not _forwarded.forwarded(other.call, other.scope, step.scope):
-        found.append(other)
+        yield other
       continue
-    lists = lists or _twin_steps.lists_of(steps)
+    lists = lists or _step_lists.once_per_list(steps, _twin_steps.lists_of)
     if _twin_steps.twins(step, other, lists) or (
         _forwarded.forwarded(other.call, other.scope, step.scope)) or (
             _whole_elsewhere.whole_elsewhere(
@@ -190,8 +198,7 @@ def _other_trainings(step: Step, steps: List[Step]) -> List[Step]:
                             step.labels.get("vararith"), step.scope,
                             other.labels, other.scope))):
       continue
-    found.append(other)
-  return found
+    yield other
 
 
 def _a_partner(step: Step) -> bool:

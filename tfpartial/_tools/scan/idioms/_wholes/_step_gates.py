@@ -27,6 +27,7 @@ from tfpartial._tools.scan.idioms._runs import _same_test
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _listed
+from tfpartial._tools.scan.idioms._sources import _step_lists
 from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _deep_nodes, _end)
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -98,7 +99,7 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
           other.var_list is None) and _names.call_name(other.call) in {
               "minimize", "create_train_op", "optimize_loss",
               "compute_gradients"}
-          for other in steps) or _fetched.alone(step.scope, step.call, [
+          for other in _step_lists.by_scope(steps, step)) or _fetched.alone(step.scope, step.call, [
               (other.call, other.scope) for other in steps])):
     return False
   held: Set[str] = set()
@@ -253,7 +254,7 @@ def phased(step: Step, steps: List[Step]) -> bool:
                   other.var_list) == ast.unparse(whole)) and not (
                       _arms.apart(step.scope, _idiom.position(step.call),
                                   _idiom.position(other.call)) and covers())
-      for other in steps)
+      for other in _step_lists.by_scope(steps, step))
 
 
 def _arm_slices(step: Step, steps: List[Step]) -> List[str]:
@@ -261,7 +262,7 @@ def _arm_slices(step: Step, steps: List[Step]) -> List[str]:
   value), of the steps of `step`'s function and loss that may run beside
   it (none in the other arm of an `if`)."""
   texts = []
-  for other in steps:
+  for other in _step_lists.by_scope(steps, step):
     if other.scope is not step.scope or other.loss != step.loss or (
         other.var_list is None) or _arms.apart(
             step.scope, _idiom.position(step.call),
