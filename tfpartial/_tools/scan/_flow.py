@@ -38,6 +38,7 @@ from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _records
+from tfpartial._tools.scan import _rejoined
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _typed
@@ -394,8 +395,8 @@ class Flow:
       return {**got, "masked": value}
     guard = home.guards.get(id(value))
     if guard is None or "filtered" in got or not _names.filters_by_name(
-        guard, self, home):
-      return got
+        guard, self, home) or _rejoined.both_arms_joined(guard, home):
+      return got  # No choice, or a split whose arms are joined again.
     self.origin.setdefault(id(value), home)
     return {**got, "filtered": value}
 
