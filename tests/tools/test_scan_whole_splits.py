@@ -201,22 +201,32 @@ _WIDE = """\
         self.var1 = [v for v in tf.trainable_variables()
                      if v.name != 'feature_bias:0']
         self.var2 = [tf.trainable_variables()[1]]
-        opt1 = tf.train.AdamOptimizer(0.01)
-        opt2 = tf.train.GradientDescentOptimizer(0.1)
+        if self.optimizer_type == "adam":
+          if self.has_wide:
+            opt1 = tf.train.AdamOptimizer(0.01)
+            opt2 = tf.train.GradientDescentOptimizer(0.1)
 {steps}
+          else:
+            self.train_op = tf.train.AdamOptimizer(0.01).minimize(self.loss)
+        else:
+          self.train_op = tf.train.AdagradOptimizer(0.01).minimize(self.loss)
     """
 
 _TWO_OPTIMIZERS = """\
-        grads = tf.gradients(self.loss, self.var1 + self.var2)
-        op1 = opt1.apply_gradients(zip(grads[:len(self.var1)], self.var1))
-        op2 = opt2.apply_gradients(zip(grads[len(self.var1):], self.var2))
-        self.train_op = tf.group(op1, op2)
+            var_list1 = self.var1
+            var_list2 = self.var2
+            grads = tf.gradients(self.loss, var_list1 + var_list2)
+            grads1 = grads[:len(var_list1)]
+            grads2 = grads[len(var_list1):]
+            op1 = opt1.apply_gradients(zip(grads1, var_list1))
+            op2 = opt2.apply_gradients(zip(grads2, var_list2))
+            self.train_op = tf.group(op1, op2)
 """
 
 # The look-alike: the bias left out, and never trained.
 _ONE_OPTIMIZER = """\
-        grads = tf.gradients(self.loss, self.var1)
-        self.train_op = opt1.apply_gradients(zip(grads, self.var1))
+            grads = tf.gradients(self.loss, self.var1)
+            self.train_op = opt1.apply_gradients(zip(grads, self.var1))
 """
 
 
