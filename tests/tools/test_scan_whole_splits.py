@@ -126,6 +126,13 @@ def test_a_gans_halves_applied_by_named_branches_are_silent():
   assert scanned.found(_GAN.format(apply=_NAMED)) == []
 
 
+def test_halves_that_leave_a_gap_between_them_are_found():
+  code = _GAN.format(apply=_BOTH).replace(
+      "grads_vars[len(gen_vars):]", "grads_vars[len(gen_vars) + 1:]")
+  assert scanned.found(code) == [("var-list-filter", 27),
+                                 ("var-list-filter", 28)]
+
+
 def test_one_half_applied_beside_a_no_op_is_found():
   assert scanned.found(_GAN.format(apply=_ONE_HALF)) == [
       ("var-list-filter", 27)]
@@ -232,6 +239,12 @@ _ONE_OPTIMIZER = """\
 
 def test_a_left_out_variable_trained_by_a_second_optimizer_is_silent():
   assert scanned.found(_WIDE.format(steps=_TWO_OPTIMIZERS)) == []
+
+
+def test_a_variable_taken_from_another_collection_is_found():
+  code = _WIDE.format(steps=_TWO_OPTIMIZERS).replace(
+      "[tf.trainable_variables()[1]]", "[tf.global_variables()[1]]")
+  assert scanned.found(code) == [("var-list-filter", 8)]
 
 
 def test_a_left_out_variable_never_trained_is_found():
