@@ -10,6 +10,7 @@ arm's lists go on still chooses variables."""
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -39,6 +40,19 @@ def both_arms_joined(guard: ast.expr, home: _scopes.Scope) -> bool:
   >>> both_arms_joined(test.test, home)
   True
   """
+  known = _JOINED.get(guard)
+  if known is None:
+    known = _JOINED[guard] = _joined(guard, home)
+  return known
+
+
+# Per test (weakly: a scan's trees go when it ends); a loop's values ask
+# of their `if` once each.
+_JOINED: "weakref.WeakKeyDictionary[ast.AST, bool]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _joined(guard: ast.expr, home: _scopes.Scope) -> bool:
   split = _split_at(guard, home.node)
   if split is None:
     return False
