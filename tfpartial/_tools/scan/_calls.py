@@ -526,13 +526,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
   if name in _names.VARIABLES:
     return _variable(flow, node, scope, env)
   if name in _names.VARIABLE_LISTS:
-    if _holds_no_variables(node):
-      return {}  # `get_collection(GraphKeys.UPDATE_OPS, scope)`: ops.
-    found: Labels = {"var": node}
-    if _names.scope_argument(node) is not None or name == (
-        "get_collection") and _custom_collection(node, scope):
-      found["filtered"] = node
-    return found
+    return _variable_list(node, name, scope)
   if name == "stop_gradient" and args:
     inner = flow.labels(args[0], scope, env)
     found = {k: v for k, v in inner.items() if k not in {"var", "vararith"}}
@@ -791,6 +785,20 @@ def _predicate(given: ast.AST, scope: _scopes.Scope) -> List[ast.AST]:
 
 _STANDARD_COLLECTIONS = {"variables", "trainable_variables",
                          "model_variables", "local_variables"}
+
+
+def _variable_list(node: ast.Call, name: str, scope: _scopes.Scope
+                   ) -> Labels:
+  """The labels of a call that lists variables (`tf.trainable_variables
+  (scope)`, `get_collection(key)`), filtered where it names a scope or
+  a collection of the project's own; none for a collection of ops."""
+  if _holds_no_variables(node):
+    return {}  # `get_collection(GraphKeys.UPDATE_OPS, scope)`: ops.
+  found: Labels = {"var": node}
+  if _names.scope_argument(node) is not None or name == (
+      "get_collection") and _custom_collection(node, scope):
+    found["filtered"] = node
+  return found
 
 
 # TensorFlow's `GraphKeys` whose collections hold ops, losses or
