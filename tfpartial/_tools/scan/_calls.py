@@ -526,11 +526,7 @@ def _spelled(flow: Flow, node: ast.Call, name: str, scope: _scopes.Scope,
   if name in _names.VARIABLES:
     return _variable(flow, node, scope, env)
   if name in _names.VARIABLE_LISTS:
-    found: Labels = {"var": node}
-    if _names.scope_argument(node) is not None or name == (
-        "get_collection") and _custom_collection(node, scope):
-      found["filtered"] = node
-    return found
+    return _variable_list(node, name, scope)
   if name == "stop_gradient" and args:
     inner = flow.labels(args[0], scope, env)
     found = {k: v for k, v in inner.items() if k not in {"var", "vararith"}}
@@ -789,6 +785,49 @@ def _predicate(given: ast.AST, scope: _scopes.Scope) -> List[ast.AST]:
 
 _STANDARD_COLLECTIONS = {"variables", "trainable_variables",
                          "model_variables", "local_variables"}
+
+
+def _variable_list(node: ast.Call, name: str, scope: _scopes.Scope
+                   ) -> Labels:
+  """The labels of a call that lists variables (`tf.trainable_variables
+  (scope)`, `get_collection(key)`), filtered where it names a scope or
+  a collection of the project's own; none for a collection of ops."""
+  if _holds_no_variables(node):
+    return {}  # `get_collection(GraphKeys.UPDATE_OPS, scope)`: ops.
+  found: Labels = {"var": node}
+  if _names.scope_argument(node) is not None or name == (
+      "get_collection") and _custom_collection(node, scope):
+    found["filtered"] = node
+  return found
+
+
+# TensorFlow's `GraphKeys` whose collections hold ops, losses or
+# summaries, never variables.
+_NO_VARIABLES = {"UPDATE_OPS", "LOSSES", "REGULARIZATION_LOSSES",
+                 "SUMMARIES", "TRAIN_OP", "QUEUE_RUNNERS", "INIT_OP",
+                 "LOCAL_INIT_OP", "READY_OP", "SUMMARY_OP", "ACTIVATIONS",
+                 "ASSET_FILEPATHS", "COND_CONTEXT", "WHILE_CONTEXT"}
+
+
+def _holds_no_variables(node: ast.Call) -> bool:
+  """Whether `get_collection(key)` reads one of TensorFlow's collections
+  of ops (`tf.GraphKeys.UPDATE_OPS`: a batch norm's moving-average
+  updates, filtered by a tower's scope), not of variables.
+
+  >>> _holds_no_variables(ast.parse(
+  ...     "tf.get_collection(tf.GraphKeys.UPDATE_OPS, scope)").body[0].value)
+  True
+  >>> _holds_no_variables(ast.parse(
+  ...     "tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, s)"
+  ...     ).body[0].value)
+  False
+  """
+  if _names.call_name(node) not in {"get_collection", "get_collection_ref"}:
+    return False
+  key = node.args[0] if node.args else next(
+      (k.value for k in node.keywords if k.arg == "key"), None)
+  return isinstance(key, ast.Attribute) and key.attr in _NO_VARIABLES and (
+      (_names.dotted(key.value) or "").endswith("GraphKeys"))
 
 
 def _custom_collection(node: ast.Call, scope: _scopes.Scope) -> bool:

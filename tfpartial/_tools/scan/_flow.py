@@ -38,6 +38,7 @@ from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _records
+from tfpartial._tools.scan import _rejoined
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _typed
@@ -178,7 +179,8 @@ class Flow:
       if isinstance(node.slice, ast.Slice) and (
           "var" in found or _pairs(found) and not _paired_gradient(
               node.value, scope)) and any(
-              (node.slice.lower, node.slice.upper, node.slice.step)):
+              (node.slice.lower, node.slice.upper, node.slice.step)) and (
+                  not _transposed(node.value)):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}
@@ -394,8 +396,8 @@ class Flow:
       return {**got, "masked": value}
     guard = home.guards.get(id(value))
     if guard is None or "filtered" in got or not _names.filters_by_name(
-        guard, self, home):
-      return got
+        guard, self, home) or _rejoined.both_arms_joined(guard, home):
+      return got  # No choice, or a split whose arms are joined again.
     self.origin.setdefault(id(value), home)
     return {**got, "filtered": value}
 
@@ -1018,6 +1020,23 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
     left = left.func if isinstance(left, ast.Call) else left.value
   bound = {n.id for n in _scopes.walk(target) if isinstance(n, ast.Name)}
   return isinstance(left, ast.Name) and left.id in bound
+
+
+def _transposed(node: ast.AST) -> bool:
+  """Whether `node` transposes one sequence (`zip(*towers)`, maybe in
+  `list(...)`): a slice of it picks fields of every item (the gradients
+  each tower returns, whole), never some of the items.
+
+  >>> _transposed(ast.parse("list(zip(*towers))").body[0].value)
+  True
+  >>> _transposed(ast.parse("zip(grads, tvars)").body[0].value)
+  False
+  """
+  while isinstance(node, ast.Call) and _names.call_name(node) in {
+      "list", "tuple"} and len(node.args) == 1:
+    node = node.args[0]
+  return isinstance(node, ast.Call) and _names.call_name(node) == "zip" and (
+      len(node.args) == 1) and isinstance(node.args[0], ast.Starred)
 
 
 def _paired_gradient(node: ast.AST, scope: _scopes.Scope) -> bool:

@@ -25,6 +25,7 @@ from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _cond_branches
 from tfpartial._tools.scan.idioms._runs import _refined_stage
 from tfpartial._tools.scan.idioms._runs import _run_off
 from tfpartial._tools.scan.idioms._runs import _warm_up
@@ -226,7 +227,8 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
       o.call for o in steps if o is not step and _one_loss(o, step)])
   if not (phased(step, steps) or _applied.of_filtered(step, steps)):
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
-  key = (id(step.scope), step.section, step.loss or str(id(node)))
+  key = (id(_cond_branches.home(step.scope)), step.section,
+         step.loss or str(id(node)))
   labels = step.labels
   if not (_helper_choice.scope_passed(analysis.flow, node, step.scope,
                                       _returned_filter)
@@ -400,7 +402,7 @@ def _add_part(step: Step, part: _Part,
   and at the apply is one filter; with the arm of a flag's `if` it is
   built in) added to its function's parts, and the step that makes it to
   `made`."""
-  place = (id(step.scope), step.section)
+  place = (id(_cond_branches.home(step.scope)), step.section)
   parts.setdefault(place, set()).add(part)
   made.setdefault(place, []).append((step, part))
 
