@@ -307,7 +307,7 @@ def _own_network(analysis: Analysis, step: Step) -> bool:
   found = _loss_of(analysis, step)
   chosen = step.labels.get("filtered")
   return found is not None and (_own_loss.reads_only_kept(
-      analysis.flow, chosen, found[0], found[1]) or (
+      analysis.flow, chosen, found[0], found[1], analysis.typed) or (
           _named_layers.reads_only_named(chosen, found[0], found[1])))
 
 
