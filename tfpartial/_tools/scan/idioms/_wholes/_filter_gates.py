@@ -45,6 +45,7 @@ from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
+from tfpartial._tools.scan.idioms._wholes import _per_element
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _registry
@@ -82,7 +83,11 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
                       _fed_inputs.set_from_feeds(step.var_list, step.call,
-                                                  step.scope)):
+                                                  step.scope)) or (
+                          _per_element.beside_whole(step.call, step.scope, [
+                              (o.call, o.var_list) for o in steps
+                              if o.scope is step.scope and o is not step
+                              and o.loss == step.loss])):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
