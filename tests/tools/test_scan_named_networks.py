@@ -142,3 +142,44 @@ def test_a_class_making_a_layer_outside_its_given_scope_is_found():
                        "return tf.layers.batch_normalization(out)")
   assert _found({"nets.py": nets, "main.py": _ALONE}) == [
       ("main.py", "var-list-filter", 10)]
+
+
+_APPENDED = """\
+    import tensorflow as tf
+
+    def encoder(x, is_training=True):
+      with tf.variable_scope('Encoder'):
+        return tf.layers.dense(x, 16)
+
+    def generator(z, is_training=True):
+      with tf.variable_scope('Generator'):
+        return tf.layers.dense(z, 64)
+
+    def critic(x, is_training=True, reuse=False):
+      with tf.variable_scope('Critic', reuse=reuse):
+        return tf.layers.dense(x, 8)
+
+    def train(batches, lr):
+      losses = []
+      for batch in batches:
+        z = encoder(batch, is_training=True)
+        recon = generator(z, is_training=False)
+        made = critic(recon, is_training=False)
+        real = critic(batch, is_training=False, reuse=True)
+        loss = tf.reduce_mean(tf.square(batch - recon)) + tf.reduce_mean(
+            tf.square(made - real))
+        losses.append(loss)
+      total = tf.add_n(losses)
+      encoder_vars = [v for v in tf.trainable_variables()
+                      if 'Encoder' in v.name]
+      return tf.train.RMSPropOptimizer(lr).minimize(total,
+                                                    var_list=encoder_vars)
+    """
+
+
+def test_appended_losses_read_by_a_critic_alone_stay_silent():
+  # No generator: the critic only measures the encoder's output against
+  # the data, a second model.
+  source = _APPENDED.replace(
+      "recon = generator(z, is_training=False)", "recon = z")
+  assert _found({"train.py": source}) == []

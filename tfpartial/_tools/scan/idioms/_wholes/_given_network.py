@@ -14,13 +14,15 @@ of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import Callable, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _typed
 
+# Whether a call makes no variable (`_own_loss._plain`).
+Plain = Callable[[ast.Call], bool]
 # TensorFlow's modules of operations: none makes a variable.
 _OPERATIONS = {"nn", "math", "image", "linalg", "signal"}
 # How deep classes handed the name, and helpers, are followed.
@@ -28,7 +30,7 @@ _DEPTH = 3
 
 
 def runs_kept(typed: _typed.Typed, call: ast.Call, home: _scopes.Scope,
-              kept: List[str], plain) -> bool:
+              kept: List[str], plain: Plain) -> bool:
   """Whether `call` (in `home`) runs a method of an object made by a
   project class given, as a literal, a scope `kept` names, that class
   building only under it (`plain`: whether a call makes no variable)."""
@@ -46,7 +48,7 @@ def runs_kept(typed: _typed.Typed, call: ast.Call, home: _scopes.Scope,
 
 
 def helper_makes_nothing(typed: _typed.Typed, call: ast.Call,
-                         home: _scopes.Scope, plain) -> bool:
+                         home: _scopes.Scope, plain: Plain) -> bool:
   """Whether `call` calls a helper function of the project (a loss's
   `ssim(a, b)`) that makes no variable, through the helpers it calls."""
   return not isinstance(call.func, ast.Attribute) and _Builds(
@@ -62,7 +64,7 @@ def _literal(node: ast.AST) -> Optional[str]:
 class _Builds:
   """Whether classes build only under the name they are given."""
 
-  def __init__(self, typed: _typed.Typed, plain) -> None:
+  def __init__(self, typed: _typed.Typed, plain: Plain) -> None:
     self.typed = typed
     self.project: _project.Project = typed.project
     self.plain = plain
@@ -74,7 +76,10 @@ class _Builds:
     init = info.methods.get("__init__")
     if init is None or depth > _DEPTH:
       return False
-    names = [a.arg for a in init.node.args.args][1:]  # type-free: a def
+    arguments = getattr(init.node, "args", None)
+    if not isinstance(arguments, ast.arguments):
+      return False
+    names = [a.arg for a in arguments.args][1:]
     if index >= len(names):
       return False
     given = {names[index]}
@@ -89,10 +94,10 @@ class _Builds:
     self.seen.add(key)
     inside = {m: _inside(method, given | held)
               for m, method in info.methods.items()}
-    called_inside = {c.func.attr for m, method in info.methods.items()
+    called_inside = {_method_of(c) for m, method in info.methods.items()
                      for c in method.nodes if isinstance(c, ast.Call) and (
                          _on_self(c)) and id(c) in inside[m]}
-    called_outside = {c.func.attr for m, method in info.methods.items()
+    called_outside = {_method_of(c) for m, method in info.methods.items()
                       for c in method.nodes if isinstance(c, ast.Call) and (
                           _on_self(c)) and id(c) not in inside[m]}
     for name, method in info.methods.items():
@@ -147,6 +152,11 @@ def _printed(call: ast.Call, home: _scopes.Scope) -> bool:
   return isinstance(call.func, ast.Name) and call.func.id in {
       "print", "str", "enumerate", "isinstance"} and home.function(
           call.func.id) is None
+
+
+def _method_of(call: ast.Call) -> str:
+  """The method name a call spells (`m` of `self.m(...)`)."""
+  return call.func.attr if isinstance(call.func, ast.Attribute) else ""
 
 
 def _on_self(call: ast.Call) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Set
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 # How far a value is followed through the function's assignments.
@@ -126,7 +127,8 @@ def _run_for_object(scope: _scopes.Scope, name: str) -> List[ast.AST]:
                       isinstance(node, ast.Expr) or all(
                           isinstance(t, ast.Name) and t.id == "_"
                           for t in node.targets))])
-  return [c for c in dropped if c.func.value.id == name]
+  return [c for c in dropped if isinstance(c, ast.Call) and (
+      _names.dotted(c.func) or "").split(".")[0] == name]
 
 
 def _networks_in(scope: _scopes.Scope, expr: ast.AST, steps: Set[str]
