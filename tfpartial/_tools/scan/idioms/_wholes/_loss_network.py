@@ -115,8 +115,11 @@ def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
 def _run_for_object(scope: _scopes.Scope, name: str) -> List[ast.AST]:
   """The calls of `name`'s methods whose results the function drops
   (`_ = net.transform(x)`, then `net.features`): what they make reaches
-  a reader of the object through what it keeps."""
-  if name not in scope.defs:
+  a reader of the object through what it keeps. Only an object the
+  function makes by a call (`net = Net('judge')`): a list filled by
+  `append` is no network."""
+  defs = scope.defs.get(name, ())
+  if not defs or not all(isinstance(d.value, ast.Call) for d in defs):
     return []
   dropped = scope.once((_run_for_object, None, 0), lambda: [
       node.value for node in scope.nodes
