@@ -83,11 +83,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
                       _fed_inputs.set_from_feeds(step.var_list, step.call,
-                                                  step.scope)) or (
-                          _per_element.beside_whole(step.call, step.scope, [
-                              (o.call, o.var_list) for o in steps
-                              if o.scope is step.scope and o is not step
-                              and o.loss == step.loss])):
+                          step.scope)) or _beside_whole(step, steps):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
@@ -132,6 +128,14 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return shown(analysis, step, node)
+
+
+def _beside_whole(step: Step, steps: List[Step]) -> bool:
+  """Whether the step is one arm of a per-element choice whose other arm
+  trains every variable on the same loss (`_per_element`)."""
+  return _per_element.beside_whole(step.call, step.scope, [
+      (o.call, o.var_list) for o in steps
+      if o.scope is step.scope and o is not step and o.loss == step.loss])
 
 
 def _backbone_outside(analysis: Analysis, step: Step, node: ast.expr
