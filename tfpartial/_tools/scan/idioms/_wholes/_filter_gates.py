@@ -48,6 +48,7 @@ from tfpartial._tools.scan.idioms._wholes import _narrowed_half
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
+from tfpartial._tools.scan.idioms._wholes import _per_element
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _registry
@@ -84,7 +85,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
-                      _fed_or_every(analysis, step)):
+                      _fed_or_every(analysis, step)) or (
+                          _beside_whole(step, steps)):
     return None
   chosen = _flagged.choice(flow, step.var_list, step.scope)
   node = chosen or chosen_where(flow, step, _origin(
@@ -146,6 +148,14 @@ def _fed_or_every(analysis: Analysis, step: Step) -> bool:
   return _fed_inputs.set_from_feeds(
       step.var_list, step.call, step.scope) or (
           _constant_graph.keeps_every_variable(analysis, step))
+
+
+def _beside_whole(step: Step, steps: List[Step]) -> bool:
+  """Whether the step is one arm of a per-element choice whose other arm
+  trains every variable on the same loss (`_per_element`)."""
+  return _per_element.beside_whole(step.call, step.scope, [
+      (o.call, o.var_list) for o in steps
+      if o.scope is step.scope and o is not step and o.loss == step.loss])
 
 
 def _backbone_outside(analysis: Analysis, step: Step, node: ast.expr
@@ -330,7 +340,7 @@ def _own_network(analysis: Analysis, step: Step) -> bool:
   found = _loss_of(analysis, step)
   chosen = step.labels.get("filtered")
   return found is not None and (_own_loss.reads_only_kept(
-      analysis.flow, chosen, found[0], found[1]) or (
+      analysis.flow, chosen, found[0], found[1], analysis.typed) or (
           _named_layers.reads_only_named(chosen, found[0], found[1])))
 
 

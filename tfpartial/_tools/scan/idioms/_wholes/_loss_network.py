@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Set
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 # How far a value is followed through the function's assignments.
@@ -90,6 +91,7 @@ def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
   todo: List[ast.AST] = [expr]
   for _ in range(_DEPTH):
     names: List[str] = []
+    todo_next: List[ast.AST] = []
     for part in todo:
       for node in ast.walk(part):
         if isinstance(node, ast.Call):
@@ -97,16 +99,39 @@ def _calls_read(scope: _scopes.Scope, expr: ast.AST) -> Set[int]:
         elif isinstance(node, ast.Name) and node.id not in seen:
           seen.add(node.id)
           names.append(node.id)
+          todo_next += _run_for_object(scope, node.id)
         elif isinstance(node, ast.Attribute) and owned and isinstance(
             node.value, ast.Name) and node.value.id == "self" and (
                 f"self.{node.attr}" not in seen):
           seen.add(f"self.{node.attr}")  # Kept on the object: its values.
           names.append(f"self.{node.attr}")
     todo = [d.value for n in names for d in scope.defs.get(n, [])]
-    todo += [v for n in names for v, _ in owned.get(n, [])]
+    todo += [v for n in names for v, _ in owned.get(n, [])] + todo_next
     if not todo:
       break
   return found
+
+
+def _run_for_object(scope: _scopes.Scope, name: str) -> List[ast.AST]:
+  """The calls of `name`'s methods whose results the function drops
+  (`_ = net.transform(x)`, then `net.features`): what they make reaches
+  a reader of the object through what it keeps. Only an object the
+  function makes by a call (`net = Net('judge')`): a list filled by
+  `append` is no network."""
+  defs = scope.defs.get(name, ())
+  if not defs or not all(isinstance(d.value, ast.Call) for d in defs):
+    return []
+  dropped = scope.once((_run_for_object, None, 0), lambda: [
+      node.value for node in scope.nodes
+      if isinstance(node, (ast.Expr, ast.Assign)) and isinstance(
+          node.value, ast.Call) and isinstance(
+              node.value.func, ast.Attribute) and isinstance(
+                  node.value.func.value, ast.Name) and (
+                      isinstance(node, ast.Expr) or all(
+                          isinstance(t, ast.Name) and t.id == "_"
+                          for t in node.targets))])
+  return [c for c in dropped if isinstance(c, ast.Call) and (
+      _names.dotted(c.func) or "").split(".")[0] == name]
 
 
 def _networks_in(scope: _scopes.Scope, expr: ast.AST, steps: Set[str]

@@ -218,8 +218,8 @@ def _list_text(step: Step) -> str:
   """A step's list as text, by the value its name holds at the step
   (unparsed once per step)."""
   if _list_text not in step.memo:
-    step.memo[_list_text] = ast.unparse(_rebound.at_step(
-        step.var_list, step.call, step.scope) or ast.Constant(None))
+    step.memo[_list_text] = _rebound.as_text(
+        step.var_list, step.call, step.scope)
   return str(step.memo[_list_text])
 
 
@@ -245,8 +245,12 @@ def _loss_groups(steps: List[Step]) -> Dict[str, Set[str]]:
   found: Dict[str, Set[str]] = {}
   for step in steps:
     if step.loss is not None and step.var_list is not None:
-      found.setdefault(step.loss, set()).update(_summands(_rebound.at_step(
-          step.var_list, step.call, step.scope) or step.var_list))
+      value = _rebound.at_step(step.var_list, step.call, step.scope) or (
+          step.var_list)
+      texts = _summands(value)
+      if texts == [ast.unparse(value)]:  # One list: its object's own.
+        texts = [_rebound.as_text(step.var_list, step.call, step.scope)]
+      found.setdefault(step.loss, set()).update(texts)
   return found
 
 

@@ -21,7 +21,9 @@ from typing import List, NamedTuple, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _typed
 from tfpartial._tools.scan._flow import Flow
+from tfpartial._tools.scan.idioms._wholes import _given_network
 from tfpartial._tools.scan.idioms._wholes import _members
 
 # Every variable of the graph, as a filter's comprehension reads them.
@@ -50,13 +52,17 @@ _LIMIT = 400  # Expressions read at most: a loss is near its networks.
 
 
 def reads_only_kept(flow: Flow, filtered: Optional[ast.AST],
-                    loss: Optional[ast.expr], scope: _scopes.Scope) -> bool:
+                    loss: Optional[ast.expr], scope: _scopes.Scope,
+                    typed: Optional[_typed.Typed] = None) -> bool:
   """Whether `loss` (in `scope`) reads only networks built under the
-  scopes `filtered` (a step's filtered label) keeps, one at least."""
+  scopes `filtered` (a step's filtered label) keeps, one at least
+  (`typed`, where given: objects of the project's classes made under a
+  kept scope they are given, `_given_network`)."""
   if filtered is None or loss is None:
     return False
   kept = kept_scopes(filtered, flow.origin.get(id(filtered), scope))
-  return bool(kept) and _Cone(flow, kept).reads_only_kept(loss, scope)
+  return bool(kept) and _Cone(flow, kept, typed).reads_only_kept(
+      loss, scope)
 
 
 def kept_scopes(node: ast.AST, home: _scopes.Scope) -> List[str]:
@@ -113,8 +119,10 @@ class _Cone:
   """The expressions a loss reads, back through the names of its
   function, to the networks that make them."""
 
-  def __init__(self, flow: Flow, kept: List[str]):
+  def __init__(self, flow: Flow, kept: List[str],
+               typed: Optional[_typed.Typed] = None):
     self.flow = flow
+    self.typed = typed
     self.kept = kept
     self.built = False  # A network under a kept scope was reached.
     self.read = 0
@@ -185,13 +193,19 @@ class _Cone:
         _built_under(callee, self.kept)):
       self.built = True  # A network under a kept scope.
       return [(a, home, True) for a in arguments]
+    if self.typed is not None and _given_network.runs_kept(
+        self.typed, call, home, self.kept, _plain):
+      self.built = True  # An object made under the kept scope it is given.
+      return [(a, home, True) for a in arguments]
     if _in_kept_block(call, home, self.kept):
       if not _made_in_block(call, home, self.kept):
         return None  # `base(x)` of a model made before: maybe frozen.
       self.built = True  # A layer under a kept scope, fed by its input.
       return [(a, home, True) for a in _inputs_of(call)]
     if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      if not _read_method(callee).makes:
+      if not _read_method(callee).makes or self.typed is not None and (
+          _given_network.helper_makes_nothing(self.typed, call, home,
+                                              _plain)):
         # A loss helper; a method returning what its object holds
         # (`b.get_rep_ops()`: `self._top_final_hidden`) reads the object.
         held = [call.func.value] if isinstance(

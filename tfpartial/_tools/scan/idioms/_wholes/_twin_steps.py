@@ -12,6 +12,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable, Set
 
 from tfpartial._tools.scan.idioms._sources._train_step import Step
+from tfpartial._tools.scan.idioms._wholes import _rebound
 
 
 def twins(step: Step, other: Step, lists: Dict[int, FrozenSet[str]]) -> bool:
@@ -36,7 +37,10 @@ def lists_of(steps: Iterable[Step]) -> Dict[int, FrozenSet[str]]:
 
 
 def _text(step: Step) -> str:
-  """A step's list as written, unparsed once per step."""
+  """A step's list as written, a local alias of its object as what it
+  holds (`_rebound.aliased`: `model.tvars` of `model = self.generator`),
+  unparsed once per step."""
   if _text not in step.memo:
-    step.memo[_text] = ast.unparse(step.var_list or ast.Constant(None))
+    step.memo[_text] = _rebound.aliased(step.var_list, step.scope) if (
+        step.var_list is not None) else "None"
   return str(step.memo[_text])
