@@ -131,13 +131,14 @@ def _added_to_collections(tree: Optional[ast.AST]) -> Set[str]:
 
 
 def _updated(project: _project.Project) -> bool:
-  guarded = [(test, call) for module in project.all_modules_with(_UPDATES)
+  guarded = [test for module in project.all_modules_with(_UPDATES)
              if module.tree is not None
-             for test, call in _guarded_calls(module.tree)]
-  if not guarded or any(test is None for test, _ in guarded):
-    return bool(guarded)
-  flags = _Flags(project, {n for test, _ in guarded for n in _tested(test)})
-  return any(not flags.off(test) for test, _ in guarded)
+             for test, _ in _guarded_calls(module.tree)]
+  tests = [test for test in guarded if test is not None]
+  if not guarded or len(tests) < len(guarded):
+    return bool(guarded)  # (One in no `if` runs.)
+  flags = _Flags(project, {n for test in tests for n in _tested(test)})
+  return any(not flags.off(test) for test in tests)
 
 
 def _guarded_calls(tree: ast.AST
