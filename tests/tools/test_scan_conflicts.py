@@ -1,11 +1,11 @@
 """`tfpartial scan` on a file committed with unresolved merge-conflict
 markers (`<<<<<<< HEAD` ... `=======` ... `>>>>>>> sha`): Python refuses
-the whole file, so every freeze in it was hidden. Such a file is read on
-the first side of each conflict, line for line, and a note says so; the
-other side is never read. A freeze on the first side is found; one on
-the other side only, or a look-alike on the first side (a GAN's two
-halves, a restore of the front-end, a whole-model step), stays silent; a
-conflict left open is still a file that does not parse. Synthetic
+the whole file, so every freeze in it was hidden. Such a file is read with
+both sides of each conflict kept (or each side as its own version of the
+file, `test_scan_mend38_conflicts`), line for line, and a note says so.
+A freeze on either side is found; a look-alike (a GAN's two halves, a
+restore of the front-end, a whole-model step) stays silent; a conflict
+left open is still a file that does not parse. Synthetic
 sources in the shape of real code (a CSRNet back-end fine-tuned on a
 VGG front-end)."""
 
@@ -86,9 +86,9 @@ def test_a_filter_on_the_first_side_is_found_at_its_own_line():
 def test_the_note_names_the_conflict_and_what_was_read():
   scan = _scanned(_FILTERED_STEP, _WHOLE_STEP)
   assert scan.partly == [
-      "train.py:12: unresolved merge conflicts at lines 12-16: read on the "
-      "first side of each (the file cannot run as committed); the rest is "
-      "scanned"]
+      "train.py:12: unresolved merge conflicts at lines 12-16: read with "
+      "both sides of each kept (the file cannot run as committed); the rest "
+      "is scanned"]
 
 
 def test_a_diff3_base_is_not_read():
@@ -96,8 +96,9 @@ def test_a_diff3_base_is_not_read():
   assert _found(scan) == [("var-list-filter", "train.py", 10)]
 
 
-def test_a_filter_on_the_other_side_only_is_silent():
-  assert _found(_scanned(_WHOLE_STEP, _FILTERED_STEP)) == []
+def test_a_filter_on_the_other_side_only_is_found():
+  assert _found(_scanned(_WHOLE_STEP, _FILTERED_STEP)) == [
+      ("var-list-filter", "train.py", 10)]
 
 
 def test_a_first_side_that_trains_every_variable_is_silent():
@@ -149,8 +150,13 @@ def test_a_conflict_left_open_is_read_as_before_without_its_blocks():
 
 
 @pytest.mark.parametrize("text", [
-    '"""Usage\n=======\n"""\nx = 1\n',
-    "x = 1\n# <<<<<<< HEAD\n# =======\n# >>>>>>> abc\n",
+    # Python 2 files (they do not parse as written): a docstring's
+    # underline, a conflict shown in a docstring, markers in comments.
+    '"""Usage\n=======\n"""\nprint "x"\n',
+    '"""Usage\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n"""\nprint "x"\n',
+    'print "x"\n# <<<<<<< HEAD\n# =======\n# >>>>>>> abc\n',
 ])
 def test_marker_look_alikes_are_left_as_they_are(text):
-  assert scanned.in_text(text) == []
+  step = "import tensorflow as tf\nop = tf.train.AdamOptimizer().minimize(l)\n"
+  scan = _scan.scan([_files.Source("t.py", text + step)])
+  assert (scan.findings, scan.unread, scan.partly) == ([], [], [])

@@ -35,6 +35,8 @@ _LAYER = """\
             self._mask = self._canonical_to_opaque(self._masks, ones)
             self._masked_kernel = tf.multiply(self._mask, self.kernel,
                                               'masked_weights')
+            for mask in self._masks:
+                tf.add_to_collection('cudnn_masks', mask)
             self.built = True
 
         def call(self, inputs, initial_state=None, training=True):

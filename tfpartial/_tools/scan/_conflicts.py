@@ -1,27 +1,33 @@
 """A file committed with git's unresolved merge-conflict markers: Python
 refuses the whole file for the marker lines, and every freeze in it is
-hidden. Read on the first side of each conflict (`<<<<<<< HEAD` up to
-`=======`, or to a diff3 `|||||||` base), the marker lines and the other
-sides blank, so every line stays where it was. What it finds is read from
-one side of code that cannot run as committed, and says so.
+hidden. Read with both sides of each conflict kept and the marker lines
+blank, when that parses (as the two sides of a conflict at the top level
+or in one block mostly do); otherwise read twice, once on the first side
+of each conflict and once on the second, each a version of the file, and
+the findings of either reported. Every line stays where it was; a diff3
+base (`|||||||` up to `=======`) is never read. Markers inside a string
+(a docstring showing a conflict) are text, not a conflict.
 
->>> print(first_side("a = 1\\n<<<<<<< HEAD\\nb = 2\\n=======\\nb = 3\\n"
-...                  ">>>>>>> 7952aca\\nc = b\\n"), end="")
+>>> text = ("a = 1\\n<<<<<<< HEAD\\nb = 2\\n=======\\nb = 3\\n"
+...         ">>>>>>> 7952aca\\nc = b\\n")
+>>> print(version(text, found(text), SECOND), end="")
 a = 1
 <BLANKLINE>
-b = 2
 <BLANKLINE>
 <BLANKLINE>
+b = 3
 <BLANKLINE>
 c = b
->>> first_side("a = 1\\n") is None
-True
+>>> found("a = 1\\n")
+[]
 """
 
 from __future__ import annotations
 
+import io
 import re
-from typing import List, Optional, Tuple
+import tokenize
+from typing import List, NamedTuple, Optional, Set
 
 # Git writes each marker at the start of a line, seven characters long.
 _OPEN = re.compile(r"<{7}(?:[ \t].*)?$")
@@ -29,64 +35,97 @@ _BASE = re.compile(r"\|{7}(?:[ \t].*)?$")
 _MIDDLE = re.compile(r"={7}\s*$")
 _CLOSE = re.compile(r">{7}(?:[ \t].*)?$")
 
+# Which lines a reading keeps: both sides, the first, the second.
+BOTH, FIRST, SECOND = "both", "first", "second"
 
-def first_side(text: str) -> Optional[str]:
-  """`text` with each complete conflict read on its first side, line for
-  line; None when it holds no complete conflict (a lone `=======` is a
-  docstring's underline, not a conflict)."""
+
+class Conflict(NamedTuple):
+  """The lines (from 0) of one complete conflict's markers."""
+
+  open: int
+  base: Optional[int]
+  middle: int
+  close: int
+
+
+def found(text: str) -> List[Conflict]:
+  """The complete conflicts of `text` (an inner one first), in one pass
+  over its lines; none whose markers lie inside a string (a lone
+  `=======` is a docstring's underline, not a conflict)."""
   lines = text.split("\n")
-  out: List[str] = []
-  kept = False
-  number = 0
-  while number < len(lines):
-    end = _conflict_end(lines, number) if _OPEN.match(lines[number]) else None
-    if end is None:
-      out.append(lines[number])
-      number += 1
-      continue
-    keep = True  # On the first side until its base or the middle.
-    out.append("")
-    for line in lines[number + 1:end]:
-      if _BASE.match(line) or _MIDDLE.match(line):
-        keep = False
-        out.append("")
-      else:
-        out.append(line if keep else "")
-    out.append("")
-    kept = True
-    number = end + 1
-  return "\n".join(out) if kept else None
-
-
-def spans(text: str) -> List[Tuple[int, int]]:
-  """The first and last line (from 1) of each complete conflict.
-
-  >>> spans("<<<<<<< HEAD\\na\\n=======\\nb\\n>>>>>>> x\\n")
-  [(1, 5)]
-  """
-  lines = text.split("\n")
-  found: List[Tuple[int, int]] = []
-  number = 0
-  while number < len(lines):
-    end = _conflict_end(lines, number) if _OPEN.match(lines[number]) else None
-    if end is None:
-      number += 1
-      continue
-    found.append((number + 1, end + 1))
-    number = end + 1
-  return found
-
-
-def _conflict_end(lines: List[str], start: int) -> Optional[int]:
-  """The line of the `>>>>>>>` closing the conflict opened at `start`,
-  after its `=======` and before any other conflict opens."""
-  middle = False
-  for number in range(start + 1, len(lines)):
-    line = lines[number]
+  done: List[Conflict] = []
+  # The conflicts open around the line: [open, base, middle].
+  stack: List[List[Optional[int]]] = []
+  for number, line in enumerate(lines):
     if _OPEN.match(line):
-      return None
-    if _MIDDLE.match(line):
-      middle = True
+      stack.append([number, None, None])
+    elif not stack:
+      continue
+    elif _BASE.match(line) and stack[-1][1] is None and stack[-1][2] is None:
+      stack[-1][1] = number
+    elif _MIDDLE.match(line) and stack[-1][2] is None:
+      stack[-1][2] = number
     elif _CLOSE.match(line):
-      return number if middle else None
-  return None
+      start, base, middle = stack.pop()
+      if start is not None and middle is not None:
+        done.append(Conflict(start, base, middle, number))
+  if not done:
+    return []
+  quoted = _in_strings(text)
+  return [c for c in done if not quoted & {
+      c.open, c.middle, c.close, -1 if c.base is None else c.base}]
+
+
+def version(text: str, conflicts: List[Conflict], keep: str) -> str:
+  """`text` read on `keep`'s side of each conflict, line for line: the
+  marker lines, the diff3 bases and the sides not kept blank."""
+  lines = text.split("\n")
+  # How many conflicts around each line hold it on their first side,
+  # their base, their second side (summed from where each part starts).
+  change = [[0, 0, 0] for _ in range(len(lines) + 1)]
+  blank: Set[int] = set()
+  for c in conflicts:
+    parts = ((c.open, c.base if c.base is not None else c.middle),
+             (c.base, c.middle), (c.middle, c.close))
+    for side, (start, end) in enumerate(parts):
+      if start is not None:
+        change[start + 1][side] += 1
+        change[end][side] -= 1
+    blank.update(m for m in c if m is not None)
+  dropped = {BOTH: (1,), FIRST: (1, 2), SECOND: (0, 1)}[keep]
+  around = [0, 0, 0]
+  out = []
+  for number, line in enumerate(lines):
+    around = [a + d for a, d in zip(around, change[number])]
+    kept = number not in blank and not any(around[s] for s in dropped)
+    out.append(line if kept else "")
+  return "\n".join(out)
+
+
+def spans(conflicts: List[Conflict]) -> str:
+  """The lines (from 1) of each outermost conflict, as a note says them.
+
+  >>> spans([Conflict(0, None, 2, 4), Conflict(9, 11, 12, 14)])
+  '1-5, 10-15'
+  """
+  outer = [c for c in conflicts if not any(
+      o.open < c.open and c.close < o.close for o in conflicts)]
+  return ", ".join(f"{c.open + 1}-{c.close + 1}"
+                   for c in sorted(outer, key=lambda c: c.open))
+
+
+def _in_strings(text: str) -> Set[int]:
+  """The lines (from 0) that lie inside a string spanning lines; past
+  where the text stops tokenizing, those of a string left open."""
+  quoted: Set[int] = set()
+  try:
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+      if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+        quoted.update(range(token.start[0], token.end[0]))
+  except tokenize.TokenError as error:
+    where = error.args[1] if len(error.args) > 1 else None
+    if "string" in str(error.args[0]) and isinstance(where, tuple):
+      quoted.update(range(where[0], text.count("\n") + 1))
+  except SyntaxError:  # An indentation tokenize refuses: no more known.
+    pass
+  return quoted

@@ -19,13 +19,9 @@ import re
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
-from tfpartial._tools.scan import _blocks
-from tfpartial._tools.scan import _conflicts
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
-from tfpartial._tools.scan import _notebook
-from tfpartial._tools.scan import _py2
-from tfpartial._tools.scan import _tail
+from tfpartial._tools.scan import _reread
 from tfpartial._tools.scan import _scopes
 
 # A file without any of these holds no sink: it is parsed only when another
@@ -76,8 +72,11 @@ class Module:
   # What it was read as when Python does not parse it as written ("a
   # Python 2 file"): no mechanical port then, its text is not the file's.
   rewritten: str = ""
-  # The blocks left out when it parses only without them (`_blocks`).
+  # The blocks left out when it parses only without them (`_blocks`), or
+  # the conflicts it was read through (`_conflicts`).
   dropped: str = ""
+  # 2 when each side of its conflicts is read as its own version.
+  versions: int = 1
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
@@ -326,82 +325,12 @@ Target = Union[Tuple[_scopes.FunctionNode, _scopes.Scope], _scopes.ClassInfo,
                Module]
 
 
-def _reread(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
-  """The tree of a file Python does not parse as written, read line for
-  line as Python 2, or as IPython reads a notebook's cell (Colab's
-  "Download .py" keeps `!pip install` and `%matplotlib` lines), or as
-  both; and what it was read as. A last block left with only comments
-  is closed first (`_tail`); a file holding unresolved merge conflicts is
-  read on the first side of each (`_conflicts`), then as the others."""
-  resolved = _conflicts.first_side(text)
-  if resolved is not None:
-    try:
-      return ast.parse(resolved, filename=path), _CONFLICTED
-    except (SyntaxError, ValueError):
-      tree, read_as = _reread(resolved, path)
-      return tree, f"{_CONFLICTED}, as {read_as[2:]}" if tree else ""
-  closed = _tail.closed(text)
-  if closed is not None:
-    try:
-      return (ast.parse(closed, filename=path),
-              "a file whose last block is only comments")
-    except (SyntaxError, ValueError):
-      text = closed  # Python 2 too, perhaps.
-  tree = _py2.parse(text, path)
-  if tree is not None:
-    return tree, "a Python 2 file"
-  python = _notebook.python_of(text)
-  if python is None or python == text:
-    return None, ""
-  try:
-    tree = ast.parse(python, filename=path)
-  except (SyntaxError, ValueError):
-    tree = _py2.parse(python, path)
-  return tree, "a file with IPython lines (`!pip ...`)"
-
-
-_CONFLICTED = ("a file with unresolved merge conflicts, read on the first "
-               "side of each")
-
-
-def _conflicts_note(module: Module) -> str:
-  """The line saying which conflicts a module was read through."""
-  found = _conflicts.spans(module.source.text)
-  lines = ", ".join(f"{first}-{last}" for first, last in found)
-  return (f"{module.path}:{found[0][0]}: unresolved merge conflicts at "
-          f"lines {lines}: read on the first side of each (the file cannot "
-          "run as committed); the rest is scanned")
-
-
-def _without_blocks(module: Module) -> Optional[ast.Module]:
-  """The module's tree without its top-level blocks that do not parse,
-  read as written or as Python 2 (the fewer lines left out); its
-  `dropped` says which."""
-  text = module.source.text
-  best: Optional[Tuple[ast.Module, List[_blocks.Dropped]]] = None
-  for candidate in (text, _py2.repair(text)):
-    found = _blocks.kept(candidate, module.path) if candidate else None
-    if found is not None and (best is None or _lines_left_out(
-        found[1]) < _lines_left_out(best[1])):
-      best = found
-  if best is None:
-    return None
-  module.rewritten = "a file read without a block that does not parse"
-  _, _, line, why = best[1][0]
-  blocks = ", ".join(f"{drop[0]}-{drop[1]}" for drop in sorted(best[1]))
-  module.dropped = (f"{module.path}:{line}: skipped lines {blocks}: they "
-                    f"do not parse ({why}); the rest is scanned")
-  return best[0]
-
-
-def _lines_left_out(dropped: List[_blocks.Dropped]) -> int:
-  return sum(drop[1] - drop[0] + 1 for drop in dropped)
-
-
 class Project:
   """The modules of one scan and the names that cross them."""
 
-  def __init__(self, sources: Sequence[_files.Source]):
+  def __init__(self, sources: Sequence[_files.Source], version: int = 0):
+    # Which version of a file read twice through its conflicts (`_reread`).
+    self.version = version
     self.modules = [Module(s, _dotted_names(s.path)) for s in sources]
     self._by_name: Dict[str, List[Module]] = {}
     self._by_path: Dict[str, Module] = {}
@@ -444,13 +373,8 @@ class Project:
         module.tree = taken.pop() if taken else ast.parse(
             module.source.text, filename=module.path)
       except SyntaxError:
-        module.tree, module.rewritten = _reread(module.source.text,
-                                                module.path)
-        if module.tree is not None and module.rewritten.startswith(
-            _CONFLICTED):
-          module.dropped = _conflicts_note(module)
-        if module.tree is None:
-          module.tree = _without_blocks(module)
+        read = _reread.read(module.source.text, module.path, self.version)
+        module.tree, module.rewritten, module.dropped, module.versions = read
         if module.tree is None:
           raise
       module.scope = _scopes.collect(module.tree, module)

@@ -49,8 +49,28 @@ def scan_project(sources: Sequence[_files.Source]
 def scan(sources: Sequence[_files.Source]) -> Scanned:
   """`scan_project`, with the idioms that stopped apart from the files
   that could not be read: one idiom's error on code it never saw costs
-  that idiom's findings, not the others'."""
-  project = _project.Project(sources)
+  that idiom's findings, not the others'. A file read twice through its
+  conflicts (`_reread`) is scanned again on their second sides, and the
+  findings of either reported."""
+  scanned, twice = _scan_version(sources, 0)
+  if not twice:
+    return scanned
+  again, _ = _scan_version(sources, 1)
+  found = {(f.path, f.line, f.col, f.idiom) for f in scanned.findings}
+  findings = scanned.findings + [
+      f for f in again.findings
+      if (f.path, f.line, f.col, f.idiom) not in found]
+  findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
+  stopped = scanned.stopped + [s for s in again.stopped
+                               if s not in scanned.stopped]
+  return Scanned(findings, scanned.unread, stopped, scanned.partly)
+
+
+def _scan_version(sources: Sequence[_files.Source], version: int
+                  ) -> Tuple[Scanned, bool]:
+  """One scan of the project reading `version` of each file read twice
+  through its conflicts; and whether any file was."""
+  project = _project.Project(sources, version)
   analysis = Analysis(project)
   findings: List[Finding] = []
   stopped: List[str] = []
@@ -71,11 +91,12 @@ def scan(sources: Sequence[_files.Source]) -> Scanned:
   finally:
     errors = [m.error for m in project.modules if m.error]
     partly = [m.dropped for m in project.modules if m.dropped]
+    twice = any(m.versions > 1 for m in project.modules)
     _release(project, analysis)
     if collecting:
       gc.enable()
   findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
-  return Scanned(findings, errors, stopped, partly)
+  return Scanned(findings, errors, stopped, partly), twice
 
 
 def _found(idiom: Idiom, analysis: Analysis, seen: Set[Tuple[str, int]]

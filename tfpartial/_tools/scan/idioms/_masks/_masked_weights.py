@@ -71,9 +71,6 @@ def masked_weights(analysis: Analysis
              if kept and _ANY_PRODUCT.search(line) or _LINE.search(line)]
     if not lines or module.is_test or project.parsed(module) is None:
       continue
-    if _pruning_masks.LIBRARY in text and _pruning_masks.masks_updated(
-        project):
-      continue  # The library's masks, recomputed while the model trains.
     wanted = set(lines)
     for scope in project.scopes_at(module, lines):
       for node in scope.nodes:
@@ -83,7 +80,9 @@ def masked_weights(analysis: Analysis
         if pair is None:
           continue
         hit = _judged(analysis, node, pair, scope)
-        if hit is not None:
+        if hit is not None and not any(_pruning_masks.recomputed(
+            analysis, module, factor, scope, _reader(analysis))
+                                       for factor in pair):
           found.append((hit, scope, _variable_of(pair, analysis, scope)))
   return found
 
@@ -97,7 +96,11 @@ def product(node: ast.AST) -> Optional[Tuple[ast.expr, ast.expr]]:
   if isinstance(node, ast.Call) and _names.call_name(node) in {
       "multiply", "mul"} and len(node.args) + len(node.keywords) in (2, 3) and (
           len(node.args) >= 2) and all(k.arg == "name" for k in node.keywords):
-    return node.args[0], node.args[1]  # (A third is the op's name.)
+    third = node.args[2:]  # The op's name; NumPy's `out` (a write) not.
+    if not third or isinstance(third[0], ast.Constant) and isinstance(
+        third[0].value, str) or (_names.dotted(node.func) or "").startswith(
+            "tf."):
+      return node.args[0], node.args[1]
   return None
 
 
@@ -123,7 +126,8 @@ def _judged(analysis: Analysis, node: ast.AST,
       continue
     if not once and (not _fixed(mask, scope, analysis) or _trained(
         mask, scope, analysis) or _fed_anew(mask, scope, analysis) or (
-            _packed_gates(mask, scope, analysis))):
+            _cudnn_params.packs_gates(mask, scope, _reader(analysis),
+                                      _made_of))):
       continue
     if _written_or_stopped(node, scope, analysis) or not (
         once or _read_as_weight(node, scope, analysis)) or _scalar(
@@ -337,28 +341,15 @@ def _trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   return False
 
 
-def _packed_gates(mask: ast.expr, scope: _scopes.Scope,
-                  analysis: Analysis) -> bool:
-  """Whether a mask packed from the layer's own list of variables
-  (`self._canonical_to_opaque(self._masks, ones)`) packs one made
-  trainable: a learned gate, no fixed choice."""
-  values = _values(mask, scope, analysis)[:4]
-  reached: List[Tuple[ast.expr, _scopes.Scope]] = []
-  for value, home in values:
-    for item in ast.walk(value):
-      if isinstance(item, ast.Attribute) and _names.dotted(item) == (
-          f"self.{item.attr}"):
-        reached += _values(item, home, analysis)[:4]
-  for value, home in reached[:8]:
-    made = [value] if not isinstance(value, ast.Name) else [
-        d.value for d in _defs(value.id, home)[:4] if d.value is not None]
-    for each in made:
-      if isinstance(each, ast.Call) and _names.call_name(each) in (
-          _VARIABLES) and not any(
-              k.arg == "trainable" and isinstance(k.value, ast.Constant)
-              and k.value.value is False for k in each.keywords):
-        return True
-  return False
+def _reader(analysis: Analysis) -> _cudnn_params.Values:
+  """`_values` over this analysis."""
+  return lambda mask, scope: _values(mask, scope, analysis)
+
+
+def _made_of(value: ast.expr, scope: _scopes.Scope) -> List[ast.expr]:
+  """What makes a value: a name's assignments, else itself."""
+  return [value] if not isinstance(value, ast.Name) else [
+      d.value for d in _defs(value.id, scope)[:4] if d.value is not None]
 
 
 def _fed_anew(mask: ast.expr, scope: _scopes.Scope,
@@ -572,12 +563,11 @@ def _built_in_code(mask: ast.expr, scope: _scopes.Scope,
     if id(value) in seen or not isinstance(value, ast.expr):
       continue
     seen.add(id(value))
+    for packed in _cudnn_params.packed_lists(value):
+      # Packed from the layer's own list (`self._masks`, appended
+      # variables): what that list holds decides, not the padding.
+      values += _values(packed, home, analysis)[:4]
     for item in ast.walk(value):
-      if isinstance(item, ast.Attribute) and _names.dotted(item) == (
-          f"self.{item.attr}") and item is not mask:
-        # Packed from the layer's own list (`self._masks`, appended
-        # variables): what that list holds decides, not the padding.
-        values += _values(item, home, analysis)[:4]
       if isinstance(item, ast.Call):
         name = _names.call_name(item)
         made = _made_by(item, home, analysis)

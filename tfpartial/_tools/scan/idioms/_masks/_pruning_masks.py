@@ -10,12 +10,13 @@ recomputes the mask and freezes nothing."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _cudnn_params
 
 LIBRARY = "model_pruning"
 # The library's ops that recompute the masks from the weights.
@@ -39,7 +40,7 @@ def masked(analysis: Analysis
         if _names.call_name(call) == "apply_mask" and call.args and (
             named or _reexported(project, scope, call)):
           found.append((call, scope, call.args[0]))
-  if not found or masks_updated(project):
+  if not found or masks_updated(analysis):
     return []
   return found
 
@@ -68,16 +69,76 @@ def _reexported(project: _project.Project, scope: _scopes.Scope,
   return imported is not None and LIBRARY in imported[0]
 
 
-def masks_updated(project: _project.Project) -> bool:
+def masks_updated(analysis: Analysis) -> bool:
   """Whether the project builds the mask update op where it runs by
-  default (not only under a flag whose default is empty or false)."""
-  for module in project.all_modules_with(_UPDATES):
-    if module.tree is None:
-      continue
-    for test, call in _guarded_calls(module.tree):
-      if test is None or not _off_by_default(project, test):
-        return True
-  return False
+  default (not only under a flag whose default is empty or false); asked
+  once per scan."""
+  return bool(analysis.once("pruning-masks:updated",
+                            lambda: _updated(analysis.project)))
+
+
+def recomputed(analysis: Analysis, module: _project.Module, mask: ast.expr,
+               scope: _scopes.Scope, values: _cudnn_params.Values) -> bool:
+  """Whether a mask (in a module naming the library) is one the library
+  recomputes while the project runs its update op by default: taken from
+  the library (`get_masks()`, its mask collection, `apply_mask`), or put
+  in a collection for a `Pruning` to read (`tf.add_to_collection(
+  MASK_COLLECTION, mask)`), itself or the variables packed into it (`self.
+  _canonical_to_opaque(self._masks, ones)`). A mask of the layer's own,
+  set from a file beside the library's, is no such mask."""
+  if LIBRARY not in module.source.text or not masks_updated(analysis):
+    return False
+  collected = _collected(analysis, module)
+  names = {_names.dotted(mask)}
+  for value, home in values(mask, scope)[:8]:
+    if any(isinstance(n, ast.Call) and _from_library(n)
+           for n in ast.walk(value)):
+      return True
+    for packed in _cudnn_params.packed_lists(value):
+      names.add(_names.dotted(packed))
+  return bool(names & collected)
+
+
+def _from_library(call: ast.Call) -> bool:
+  """`pruning.get_masks()`, `apply_mask(w)`, `tf.get_collection(
+  MASK_COLLECTION)`."""
+  name = _names.call_name(call)
+  return name in {"get_masks", "apply_mask"} or name in {
+      "get_collection", "get_collection_ref"} and any(
+          "MASK" in ast.unparse(a).upper() for a in call.args[:1])
+
+
+def _collected(analysis: Analysis, module: _project.Module) -> Set[str]:
+  """The names (and the lists looped over to get them) that a module adds
+  to a collection, read once per module."""
+  return cast(Set[str], analysis.once(
+      f"pruning-masks:collected:{id(module)}",
+      lambda: _added_to_collections(module.tree)))
+
+
+def _added_to_collections(tree: Optional[ast.AST]) -> Set[str]:
+  found: Set[str] = set()
+  loops: List[Tuple[str, str]] = []
+  for node in ast.walk(tree) if tree is not None else ():
+    if isinstance(node, ast.Call) and _names.call_name(node) in {
+        "add_to_collection", "add_to_collections"} and len(node.args) > 1:
+      found.add(_names.dotted(node.args[1]) or "")
+    elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+      loops.append((node.target.id, _names.dotted(node.iter) or ""))
+  found.update(over for target, over in loops if target in found)
+  found.discard("")
+  return found
+
+
+def _updated(project: _project.Project) -> bool:
+  guarded = [test for module in project.all_modules_with(_UPDATES)
+             if module.tree is not None
+             for test, _ in _guarded_calls(module.tree)]
+  tests = [test for test in guarded if test is not None]
+  if not guarded or len(tests) < len(guarded):
+    return bool(guarded)  # (One in no `if` runs.)
+  flags = _Flags(project, {n for test in tests for n in _tested(test)})
+  return any(not flags.off(test) for test in tests)
 
 
 def _guarded_calls(tree: ast.AST
@@ -101,40 +162,53 @@ def _guarded_calls(tree: ast.AST
   return found
 
 
-def _off_by_default(project: _project.Project, test: ast.expr) -> bool:
-  """Whether an `if` tests a flag (or a parameter given one by keyword)
-  defined with an empty or false default."""
-  if isinstance(test, ast.BoolOp):  # `a and b`: off if one is off.
-    offs = [_off_by_default(project, value) for value in test.values]
-    return any(offs) if isinstance(test.op, ast.And) else all(offs)
+def _tested(test: ast.expr) -> List[str]:
+  """The names an `if` tests (`a and b`: both)."""
+  if isinstance(test, ast.BoolOp):
+    return [n for value in test.values for n in _tested(value)]
   name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(
       test, ast.Attribute) else ""
-  if not name:
-    return False
-  flags = {name}
-  for module in project.all_modules_with((name,)):
-    for node in ast.walk(module.tree) if module.tree is not None else ():
-      if isinstance(node, ast.keyword) and node.arg == name and isinstance(
-          node.value, ast.Attribute):
-        flags.add(node.value.attr)  # `f(prune_flag=FLAGS.pruning_hparams)`
-  return _false_defaults(project, flags)
+  return [name] if name else []
 
 
-def _false_defaults(project: _project.Project, flags: Set[str]) -> bool:
-  """Whether one of `flags` is defined with a default that is off (`''`,
-  `None`, `False`) and none with one that is on."""
-  off = False
-  for module in project.all_modules_with(_DEFINES):
-    for node in ast.walk(module.tree) if module.tree is not None else ():
-      if not isinstance(node, ast.Call) or _names.call_name(
-          node) not in _DEFINES or not node.args or not isinstance(
-              node.args[0], ast.Constant) or str(node.args[0].value).lstrip(
-                  "-").replace("-", "_") not in flags:
-        continue
-      given = [k.value for k in node.keywords if k.arg == "default"]
-      if _names.call_name(node) != "add_argument":
-        given += node.args[1:2]
-      if any(not isinstance(g, ast.Constant) or g.value for g in given):
-        return False  # (`add_argument` with no default: None.)
-      off = True
-  return off
+class _Flags:
+  """The flags a project defines and the parameters given one by keyword
+  (`f(prune_flag=FLAGS.pruning_hparams)`), each module read once: asking
+  of each guarded update op costs no walk of the project."""
+
+  def __init__(self, project: _project.Project, names: Set[str]):
+    self.aliases: Dict[str, Set[str]] = {}
+    for module in project.all_modules_with(tuple(sorted(names))):
+      for node in ast.walk(module.tree) if module.tree is not None else ():
+        if isinstance(node, ast.keyword) and node.arg in names and (
+            isinstance(node.value, ast.Attribute)):
+          self.aliases.setdefault(node.arg, set()).add(node.value.attr)
+    # Flag -> whether each definition of it has a default that is off.
+    self.defaults: Dict[str, List[bool]] = {}
+    for module in project.all_modules_with(_DEFINES):
+      for node in ast.walk(module.tree) if module.tree is not None else ():
+        if not isinstance(node, ast.Call) or _names.call_name(
+            node) not in _DEFINES or not node.args or not isinstance(
+                node.args[0], ast.Constant):
+          continue
+        given = [k.value for k in node.keywords if k.arg == "default"]
+        if _names.call_name(node) != "add_argument":
+          given += node.args[1:2]
+        flag = str(node.args[0].value).lstrip("-").replace("-", "_")
+        self.defaults.setdefault(flag, []).append(not any(
+            not isinstance(g, ast.Constant) or g.value for g in given))
+
+  def off(self, test: ast.expr) -> bool:
+    """Whether an `if` tests a flag (or a parameter given one by keyword)
+    defined with an empty or false default (`''`, `None`, `False`; an
+    `add_argument` with no default: None), and none with one that is
+    on."""
+    if isinstance(test, ast.BoolOp):  # `a and b`: off if one is off.
+      offs = [self.off(value) for value in test.values]
+      return any(offs) if isinstance(test.op, ast.And) else all(offs)
+    names = _tested(test)
+    if not names:
+      return False
+    found = [off for flag in {names[0], *self.aliases.get(names[0], ())}
+             for off in self.defaults.get(flag, [])]
+    return bool(found) and all(found)

@@ -1,0 +1,156 @@
+"""How a file Python does not parse as written is read: as Python 2, as
+IPython reads a notebook's cell, with a last block of only comments
+closed (`_tail`), through its unresolved merge conflicts (`_conflicts`),
+or without the top-level blocks that do not parse (`_blocks`); and the
+note saying so. Every line stays where it was.
+
+>>> read("print 'x'\\n", "a.py").rewritten
+'a Python 2 file'
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, NamedTuple, Optional, Tuple
+
+from tfpartial._tools.scan import _blocks
+from tfpartial._tools.scan import _conflicts
+from tfpartial._tools.scan import _notebook
+from tfpartial._tools.scan import _py2
+from tfpartial._tools.scan import _tail
+
+
+class Read(NamedTuple):
+  """A reading of a file that does not parse as written.
+
+  Attributes:
+    tree: Its tree (None when no reading parses).
+    rewritten: What it was read as ("a Python 2 file"): no mechanical
+      port then, its text is not the file's.
+    dropped: The note on what was left out or read apart, or "".
+    versions: How many versions of the file a scan reads (2: each side
+      of its conflicts read as its own version, `version` picks one).
+  """
+
+  tree: Optional[ast.Module]
+  rewritten: str = ""
+  dropped: str = ""
+  versions: int = 1
+
+
+def read(text: str, path: str, version: int = 0) -> Read:
+  """The reading of `text` (which Python does not parse): through its
+  merge conflicts (on `version`'s side where both sides are read apart),
+  else as the other readers read it, else without the blocks that do not
+  parse (of the conflicts' side, where there are conflicts)."""
+  conflicts = _conflicts.found(text)
+  sides: List[Tuple[str, ast.Module, str]] = []
+  if conflicts:
+    for keep in (_conflicts.BOTH, _conflicts.FIRST, _conflicts.SECOND):
+      tree, how = _parsed(_conflicts.version(text, conflicts, keep), path)
+      if tree is not None:
+        sides.append((keep, tree, how))
+        if keep == _conflicts.BOTH:
+          break
+  if sides:
+    keep, tree, how = sides[min(version, len(sides) - 1)]
+    return Read(tree, _conflicted(how), _note(
+        path, conflicts, [s[0] for s in sides]), len(sides))
+  tree, how = _other(text, path)
+  if tree is not None:
+    return Read(tree, how)
+  if conflicts:
+    text = _conflicts.version(text, conflicts, _conflicts.FIRST)
+  blocks = _without_blocks(text, path)
+  if blocks is None:
+    return Read(None)
+  tree, note = blocks
+  if conflicts:
+    note += (f"; read on the first side of each unresolved merge conflict "
+             f"at lines {_conflicts.spans(conflicts)}")
+  return Read(tree, "a file read without a block that does not parse",
+              note)
+
+
+def _parsed(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
+  """The tree of `text` as written (how: "") or as the other readers
+  read it."""
+  try:
+    return ast.parse(text, filename=path), ""
+  except (SyntaxError, ValueError):
+    return _other(text, path)
+
+
+def _conflicted(how: str) -> str:
+  """What a file read through its conflicts was read as."""
+  found = "a file with unresolved merge conflicts"
+  return f"{found}, read as {how}" if how else found
+
+
+def _note(path: str, conflicts: List[_conflicts.Conflict],
+          read: List[str]) -> str:
+  """The line saying which conflicts a module was read through, and on
+  which sides."""
+  if read == [_conflicts.BOTH]:
+    how = "read with both sides of each kept"
+  elif len(read) == 2:
+    how = ("read twice, on the first side of each and on the second, the "
+           "findings of either reported")
+  else:
+    other = _conflicts.SECOND if read == [_conflicts.FIRST] else (
+        _conflicts.FIRST)
+    how = (f"read on the {read[0]} side of each (the {other} side does not "
+           "parse and is not scanned)")
+  base = any(c.base is not None for c in conflicts)
+  return (f"{path}:{min(c.open for c in conflicts) + 1}: unresolved merge "
+          f"conflicts at lines {_conflicts.spans(conflicts)}: {how}"
+          f"{'; their diff3 base is not scanned' if base else ''} (the "
+          "file cannot run as committed); the rest is scanned")
+
+
+def _other(text: str, path: str) -> Tuple[Optional[ast.Module], str]:
+  """The tree of a file read line for line as Python 2, or as IPython
+  reads a notebook's cell (Colab's "Download .py" keeps `!pip install`
+  and `%matplotlib` lines), or as both; and what it was read as. A last
+  block left with only comments is closed first (`_tail`)."""
+  closed = _tail.closed(text)
+  if closed is not None:
+    try:
+      return (ast.parse(closed, filename=path),
+              "a file whose last block is only comments")
+    except (SyntaxError, ValueError):
+      text = closed  # Python 2 too, perhaps.
+  tree = _py2.parse(text, path)
+  if tree is not None:
+    return tree, "a Python 2 file"
+  python = _notebook.python_of(text)
+  if python is None or python == text:
+    return None, ""
+  try:
+    tree = ast.parse(python, filename=path)
+  except (SyntaxError, ValueError):
+    tree = _py2.parse(python, path)
+  return tree, "a file with IPython lines (`!pip ...`)"
+
+
+def _without_blocks(text: str, path: str
+                    ) -> Optional[Tuple[ast.Module, str]]:
+  """The tree of `text` without its top-level blocks that do not parse,
+  read as written or as Python 2 (the fewer lines left out), and the note
+  saying which."""
+  best: Optional[Tuple[ast.Module, List[_blocks.Dropped]]] = None
+  for candidate in (text, _py2.repair(text)):
+    found = _blocks.kept(candidate, path) if candidate else None
+    if found is not None and (best is None or _lines_left_out(
+        found[1]) < _lines_left_out(best[1])):
+      best = found
+  if best is None:
+    return None
+  _, _, line, why = best[1][0]
+  blocks = ", ".join(f"{drop[0]}-{drop[1]}" for drop in sorted(best[1]))
+  return best[0], (f"{path}:{line}: skipped lines {blocks}: they do not "
+                   f"parse ({why}); the rest is scanned")
+
+
+def _lines_left_out(dropped: List[_blocks.Dropped]) -> int:
+  return sum(drop[1] - drop[0] + 1 for drop in dropped)
