@@ -62,7 +62,7 @@ def all_scoped(project: _project.Project) -> bool:
       if isinstance(node, ast.Call) and ".nn." not in dotted and (
           _names.call_name(node) in _names.VARIABLES | _LAYER_CALLS | (
               _MAKERS) or ".applications." in dotted) and not (
-                  _untrainable(node)) and not _called_scoped(
+                  untrainable(node)) and not _called_scoped(
                       project, module.tree, node):
         return False  # Not `tf.nn.conv2d(x, weights)`: weights given.
   return True
@@ -91,7 +91,7 @@ def _called_scoped(project: _project.Project, tree: ast.Module,
   return inside > 0
 
 
-def _untrainable(call: ast.Call) -> bool:
+def untrainable(call: ast.Call) -> bool:
   """Whether `call` makes a variable kept out of the trainable ones
   (`step = tf.Variable(0, trainable=False)`, a step counter): no filter
   of trainable variables sees it, so it is no layer of the model."""
@@ -189,6 +189,8 @@ def layer_groups(project: _project.Project, named: Set[str]
 _LAYER_CALLS = {"conv1d", "conv2d", "conv3d", "conv2d_transpose", "dense",
                 "fully_connected", "separable_conv2d", "Conv2D", "Dense"}
 _MADE_BY_HAND = {"get_variable", "Variable"}
+# Every call spelled as one that builds a layer or a model.
+LAYER_MAKERS = frozenset(_LAYER_CALLS | _MAKERS)
 
 
 def _one_layer(function: ast.FunctionDef) -> bool:
