@@ -285,6 +285,29 @@ SCOPED_HELPER = {
 }
 
 
+_BY_PREFIX = ("[var for var in tf.trainable_variables() "
+              "if var.name.startswith(prefix)]")
+
+
+def _restoring_by_prefix(restored):
+  files = _pu_net(counter="step = tf.Variable(0, trainable=False); "
+                  "prefix = 'generator'", saver=_BY_PREFIX)
+  files["main.py"] = files["main.py"].replace(
+      "gen_tvars = [var for var in tf.trainable_variables()\n"
+      "                   if var.name.startswith(\"generator\")]",
+      f"gen_tvars = {_BY_PREFIX}").replace(
+          "if assign_model_path is not None:",
+          f"if assign_model_path is not None:\n          prefix = '{restored}'")
+  return files
+
+
+SCOPED_HELPER.update({
+    # The same comprehension text reading `prefix`: what it holds decides.
+    "a saver's filter text reading another prefix": (
+        _restoring_by_prefix("encoder"), [("var-list-filter", "main.py", 16)]),
+})
+
+
 @pytest.mark.parametrize("name", sorted(SCOPED_HELPER))
 def test_each_rule_of_a_models_one_scope(name):
   files, expected = SCOPED_HELPER[name]

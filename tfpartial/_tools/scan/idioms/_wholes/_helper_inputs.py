@@ -9,9 +9,13 @@ outside it, whatever library builds it (slim, a hub module, a batch
 norm, `keras.applications`), and a step training "APN" leaves it out.
 Read by data flow, not by the backbone's spelling: any call whose
 output reaches the helper counts as a part built outside, but for a
-placeholder and the ops that make no weights (`tf.nn.*` other than its
-recurrent nets, `tf.reshape`, `tf.concat`, ...). Part of
-`var-list-filter`'s root scopes (`_model_named`)."""
+placeholder (whatever its shape is read from), the ops that make no
+weights (`tf.nn.*` other than its recurrent nets, `tf.reshape`,
+`tf.concat`, ..., `parse_args`'s options) given data, and a function
+of the project that returns only data and is given data
+(`MODEL.placeholder_inputs(batch, n)`; `flatten(resnet_v1_50(x))`
+passes the backbone on). Part of `var-list-filter`'s root scopes
+(`_model_named`)."""
 
 from __future__ import annotations
 
@@ -38,8 +42,9 @@ _DEPTH = 12
 def fed_inputs(project: _project.Project, module: _project.Module,
                call: ast.Call) -> bool:
   """Whether everything `call` is given (but its literal names) comes
-  from its function's inputs: parameters, placeholders, constants, and
-  what the ops of `DATA` make of them, never another call's output.
+  from its function's inputs: parameters, placeholders, constants, what
+  the ops of `DATA` make of them, and what a function of the project
+  returning only such values makes of them; never another call's output.
 
   >>> import textwrap
   >>> from tfpartial._tools.scan import _files
