@@ -164,6 +164,9 @@ CONSTANT_GRAPH = {
     "a head built by layers the filter keeps": ({"head.py": _head([])}, []),
     "a head reshaping the fetched tensor": ({"head.py": _head([
         "features = tf.reshape(features, [-1, 2048])"])}, []),
+    # Dogs-Vs-Cats: a pooling layer after the kept convolution.
+    "a head pooling the fetched tensor": ({"head.py": _head([
+        "features = tf.layers.average_pooling2d(features, 7, 1)"])}, []),
     "a slim backbone built on the fetched tensor": ({"head.py": _head([
         "features, _ = resnet_v1.resnet_v1_50(features)"])}, _FOUND),
     "a Keras layer the names leave out": ({"head.py": _head([_ADAPT])},
@@ -172,10 +175,15 @@ CONSTANT_GRAPH = {
         "head.py": _head([_ADAPT.replace('"adapt"', '"fc_new"'),
                           'tf.train.init_from_checkpoint("pre.ckpt", '
                           '{"fc_new/": "fc_new/"})'])}, _FOUND),
-    "weights loaded by load_weights elsewhere": ({
+    "weights loaded by load_weights in a script running the head": ({
         "head.py": _head([]),
-        "warm.py": "def warm(model):\n  model.load_weights('w.h5')\n"},
-        _FOUND),
+        "warm.py": "import head\ndef warm(model):\n"
+                   "  model.load_weights('w.h5')\n"}, _FOUND),
+    # Dogs-Vs-Cats: a Keras script of its own loads its own model.
+    "a model loaded by load_model in a script of another stack": ({
+        "head.py": _head([]),
+        "keras_tool.py": "import keras\nkeras.models.load_model('m.h5')\n"},
+        []),
     "a utility with a self-test block restoring a checkpoint": ({
         "head.py": _head([]), "utils.py": _UTILS}, _FOUND),
 }

@@ -17,8 +17,9 @@ checkpoint: its loads feed no step."""
 from __future__ import annotations
 
 import ast
+import os
 import re
-from typing import Optional, Set
+from typing import List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -32,13 +33,18 @@ from tfpartial._tools.scan.idioms._wholes import _named_scopes
 _MAKERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
            "separable_conv2d", "fully_connected", "get_variable",
            "Variable", "batch_normalization"}
-# Calls that load a saved graph or weights together with its variables.
+# Calls that load a saved graph together with its variables.
 _LOADERS = re.compile(
-    r"import_meta_graph|loader\.load|saved_model\.load|\.restore\(|"
+    r"import_meta_graph|loader\.load|saved_model\.load|\.restore\(")
+# Calls that warm-start layers (read in the modules the step's import).
+_WARM_STARTS = re.compile(
     r"init_from_checkpoint|load_weights|load_model|\bhub\.")
 # Calls that read the imported graph, not build on it.
 _ACCESSORS = {"get_tensor_by_name", "get_operation_by_name",
               "get_default_graph", "as_default", "as_graph_def", "device"}
+# Layers and ops without weights (`tf.layers.average_pooling2d`).
+_POOLS_AND_SHAPES = {"flatten", "Flatten", "Dropout", "relu", "softmax",
+                     "sigmoid", "tanh", "argmax", "equal", "shape"}
 # Calls of a project helper that build variables.
 _BUILDING = _MAKERS | _names.VARIABLES | _named_scopes.LAYER_MAKERS
 
@@ -51,8 +57,8 @@ def keeps_every_variable(analysis: Analysis, step: Step) -> bool:
   home = analysis.flow.origin.get(id(chosen), step.scope) if isinstance(
       chosen, ast.AST) else None
   function = home.node if home is not None else None
-  if not isinstance(function, ast.FunctionDef) or not isinstance(
-      chosen, ast.AST):
+  if home is None or not isinstance(function, ast.FunctionDef) or (
+      not isinstance(chosen, ast.AST)):
     return False
   params = [a.arg for a in function.args.args]
   read = [p for p in params if p != "self" and any(
@@ -63,9 +69,46 @@ def keeps_every_variable(analysis: Analysis, step: Step) -> bool:
   project = analysis.project  # Its callers may name no step.
   callers = list(project.calls_named((function.name,), project.all_modules_with(
       (function.name,))))
-  return bool(callers) and all(
+  near = [project.module_of(home), *(project.module_of(scope)
+                                      for scope, _ in callers)]
+  return bool(callers) and not _warm_started(project, near) and all(
       _builds_only(project, scope, _given(call, read[0], position, scope))
       for scope, call in callers)
+
+
+def _warm_started(project: _project.Project,
+                  near: List[_project.Module]) -> bool:
+  """Whether a module of the filter or its callers, one they import or
+  one importing them, warm-starts layers (`init_from_checkpoint`,
+  `load_weights`, `load_model`, a hub module): a sibling tool of another
+  stack (a Keras script loading its own model) feeds no step."""
+  linked = {id(m): m for m in near}
+  for module in near:
+    linked.update((id(m), m) for m in _imported(project, module))
+  for module in project.all_modules_with(
+      {os.path.splitext(os.path.basename(m.path))[0] for m in near}):
+    if project.parsed(module) is not None and any(
+        id(m) in linked for m in _imported(project, module)):
+      linked[id(module)] = module
+  return any(_WARM_STARTS.search(m.source.text) for m in linked.values())
+
+
+def _imported(project: _project.Project, module: _project.Module
+              ) -> List[_project.Module]:
+  """The project's modules that `module` imports."""
+  found: List[_project.Module] = []
+  for node in ast.walk(module.tree) if module.tree is not None else ():
+    if isinstance(node, ast.Import):
+      names = [(a.name, 0) for a in node.names]
+    elif isinstance(node, ast.ImportFrom):
+      names = [(node.module or "", node.level)] + [
+          (f"{node.module}.{a.name}" if node.module else a.name, node.level)
+          for a in node.names]
+    else:
+      continue
+    found += [m for m in (project.find_module(name, module, level)
+                          for name, level in names) if m is not None]
+  return found
 
 
 def _imports_constants(analysis: Analysis) -> bool:
@@ -129,8 +172,9 @@ def _weightless(call: ast.Call) -> bool:
   """An op that makes no weights, an initializer or a graph accessor
   (`model.graph().get_tensor_by_name("pool:0")`)."""
   name, dotted = _names.call_name(call), _names.dotted(call.func) or ""
-  return name in _helper_inputs.DATA | _ACCESSORS or name.endswith(
-      "_initializer") or "graph" in name.lower() or (
+  return name in _helper_inputs.DATA | _ACCESSORS | _POOLS_AND_SHAPES or (
+      name.endswith("_initializer")) or "pool" in name.lower() or (
+          "graph" in name.lower()) or (
           ".nn." in f".{dotted}" and "rnn" not in dotted.lower())
 
 
