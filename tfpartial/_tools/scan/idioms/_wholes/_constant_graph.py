@@ -9,9 +9,9 @@ functions of the project that build no layer. The filter keeps every
 variable there is: no freeze. A backbone loaded with its variables
 (`import_meta_graph`, `loader.load`, `init_from_checkpoint`,
 `load_weights`, a hub module: these read in the modules of the filter
-and its callers and those linked to them by an import), any other call in a caller (a slim net, a
-Keras layer class, a layer left out of the names), or a caller fetching
-nothing by name stays a filter. A script that trains nothing and freezes
+and its callers and those linked to them by an import), any other call
+in a caller (a slim net, a Keras layer class, a layer left out of the
+names), or a caller fetching nothing by name stays a filter. A script that trains nothing and freezes
 or writes a graph (the tool that made the `.pb`) may restore a
 checkpoint: its loads feed no step."""
 
