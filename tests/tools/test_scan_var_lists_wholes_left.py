@@ -96,7 +96,8 @@ _TWO_LAYER_HEAD = """\
         self.define_training()
     """
 
-# The tool that froze the `.pb` loads the checkpoint; it trains nothing.
+# The tool that froze the `.pb` loads the checkpoint and writes the graph;
+# it trains nothing.
 _FREEZE_TOOL = """\
     import tensorflow as tf
 
@@ -104,6 +105,7 @@ _FREEZE_TOOL = """\
       with tf.Session() as sess:
         saver = tf.train.import_meta_graph(meta)
         saver.restore(sess, checkpoint)
+        tf.train.write_graph(sess.graph.as_graph_def(), ".", "model.pb")
 
     if __name__ == "__main__":
       main("model.meta", "model.ckpt")

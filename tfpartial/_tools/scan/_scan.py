@@ -130,9 +130,10 @@ def _redefined(hit: Hit, analysis: Analysis) -> bool:
 
 
 def _left_behind(hit: Hit, analysis: Analysis) -> bool:
-  """Whether the hit is inside a top-level class or function that its
-  package leaves out of what it imports and nothing names
-  (`_unexported`): it never runs."""
+  """Whether the hit is inside a top-level class that its package
+  leaves out of what it imports, that nothing names and that no
+  decorator, project base or lookup by a string may reach
+  (`_unexported`)."""
   line = getattr(hit.scope.node, "lineno", None)
   return line is not None and _unexported.left_behind(
       analysis.project, analysis.module(hit.scope), line)

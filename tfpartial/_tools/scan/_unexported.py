@@ -1,9 +1,16 @@
-"""Whether a finding sits in a class or function that nothing runs: its
-package's `__init__.py` imports names from its module one by one and
-leaves it out (`from .gradients_attack import DLGAttack` beside an old
-`AttackModel_Old`), and no module of the project, its own included,
-names it anywhere but at its definition. A copy kept beside the one the
-package exports: no step of it is ever built."""
+"""Whether a finding sits in a class that, as far as the text of the
+project shows, nothing can reach: its package's `__init__.py` imports
+names from its module one by one and leaves it out (`from
+.gradients_attack import DLGAttack` beside an old `AttackModel_Old`),
+no module of the project, its own included, names it anywhere but at
+its definition, and nothing could reach it without naming it: it has no
+decorator (which may register it), no base class of the project (whose
+`__init_subclass__` or metaclass may register it), no module can load
+modules by a string (`import_module`, `__import__`), and no module that
+looks names up by a string (`getattr(`, `eval(`, `globals()`, `vars(`,
+a config file's class name reaches code only so) is its own module or
+names it. Functions are never dropped (`def main(_)` is run by
+`tf.app.run()` by name)."""
 
 from __future__ import annotations
 
@@ -11,14 +18,19 @@ import ast
 import os
 from typing import Optional
 
-from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+
+# Words of a module that may look a class up by a string.
+_LOOKUPS = ("getattr", "eval", "globals", "locals", "vars", "__dict__")
+# Words of a module that may load any module by a string.
+_LOADS = ("import_module", "__import__")
 
 
 def left_behind(project: _project.Project, module: _project.Module,
                 line: int) -> bool:
-  """Whether the top-level class or function of `module` around `line`
-  is left out of its package's imports and named nowhere else.
+  """Whether the top-level class of `module` around `line` is left out
+  of its package's imports, named nowhere else and reached by no lookup
+  (the module's docstring).
 
   >>> from tfpartial._tools.scan import _files
   >>> project = _project.Project([
@@ -30,18 +42,43 @@ def left_behind(project: _project.Project, module: _project.Module,
   (True, False)
   """
   tree = module.tree
-  if tree is None or module.source.cells:
+  if tree is None or module.source.cells or module.scope is None:
     return False
   defined = next((node for node in tree.body if isinstance(
-      node, _names.DEFINITIONS) and node.lineno <= line <= (
+      node, ast.ClassDef) and node.lineno <= line <= (
           node.end_lineno or 0)), None)
-  if defined is None or not _exports_others(project, module, defined.name):
+  if defined is None or defined.decorator_list or any(
+      _names_project(project, module, base) for base in defined.bases) or (
+          not _exports_others(project, module, defined.name)):
     return False
-  first = min([defined.lineno, *(d.lineno for d in defined.decorator_list)])
-  return all(first <= at <= defined.lineno
-             for at in module.lines_of((defined.name,))) and not any(
-                 defined.name in other.words for other in project.modules
-                 if other is not module)
+  stem = os.path.splitext(os.path.basename(module.path))[0]
+  elsewhere = [m for m in project.all_modules_with((defined.name,))
+               if m is not module]
+  return not elsewhere and all(at == defined.lineno for at in (
+      module.lines_of((defined.name,)))) and not _looked_up(
+          project, module, stem)
+
+
+def _names_project(project: _project.Project, module: _project.Module,
+                   base: ast.expr) -> bool:
+  """Whether a base class is the project's (or not a plain name)."""
+  dotted = ast.unparse(base)
+  if dotted == "object":
+    return False
+  assert module.scope is not None
+  return not all(part.isidentifier() for part in dotted.split(".")) or (
+      project.resolve(module.scope, dotted) is not None)
+
+
+def _looked_up(project: _project.Project, module: _project.Module,
+               stem: str) -> bool:
+  """Whether some module may reach `module`'s names by a string: one
+  loading modules by name, or one looking names up that is `module` or
+  names it."""
+  if project.all_modules_with(_LOADS):
+    return True
+  return any(other is module or stem in other.words
+             for other in project.all_modules_with(_LOOKUPS))
 
 
 def _exports_others(project: _project.Project, module: _project.Module,
@@ -61,9 +98,10 @@ def _exports_others(project: _project.Project, module: _project.Module,
 
 def _init_of(project: _project.Project, module: _project.Module
              ) -> Optional[_project.Module]:
-  """The parsed `__init__.py` of the folder holding `module`."""
-  wanted = os.path.join(os.path.dirname(module.path), "__init__.py")
-  found = next((m for m in project.modules if m.path == wanted), None)
-  if found is None or found is module or project.parsed(found) is None:
+  """The parsed `__init__.py` of the folder holding `module` (found by
+  the project's path index)."""
+  found = project.find_module("", module, level=1)
+  if found is None or found is module or os.path.basename(
+      found.path) != "__init__.py" or project.parsed(found) is None:
     return None
   return found

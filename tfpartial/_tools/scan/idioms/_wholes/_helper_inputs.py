@@ -9,9 +9,13 @@ outside it, whatever library builds it (slim, a hub module, a batch
 norm, `keras.applications`), and a step training "APN" leaves it out.
 Read by data flow, not by the backbone's spelling: any call whose
 output reaches the helper counts as a part built outside, but for a
-placeholder and the ops that make no weights (`tf.nn.*` other than its
-recurrent nets, `tf.reshape`, `tf.concat`, ...). Part of
-`var-list-filter`'s root scopes (`_model_named`)."""
+placeholder (whatever its shape is read from), the ops that make no
+weights (`tf.nn.*` other than its recurrent nets, `tf.reshape`,
+`tf.concat`, ..., `parse_args`'s options) given data, and a function
+of the project that returns only data and is given data
+(`MODEL.placeholder_inputs(batch, n)`; `flatten(resnet_v1_50(x))`
+passes the backbone on). Part of `var-list-filter`'s root scopes
+(`_model_named`)."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from tfpartial._tools.scan import _scopes
 
 # Calls whose output holds no weights of their own: data made or
 # reshaped, combined, normalised.
-_DATA = {"placeholder", "placeholder_with_default", "constant",
+DATA = {"placeholder", "placeholder_with_default", "constant",
          "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like",
          "reshape", "concat", "stack", "unstack", "squeeze", "expand_dims",
          "transpose", "cast", "to_float", "to_int32", "identity",
@@ -38,8 +42,9 @@ _DEPTH = 12
 def fed_inputs(project: _project.Project, module: _project.Module,
                call: ast.Call) -> bool:
   """Whether everything `call` is given (but its literal names) comes
-  from its function's inputs: parameters, placeholders, constants, and
-  what the ops of `_DATA` make of them, never another call's output.
+  from its function's inputs: parameters, placeholders, constants, what
+  the ops of `DATA` make of them, and what a function of the project
+  returning only such values makes of them; never another call's output.
 
   >>> import textwrap
   >>> from tfpartial._tools.scan import _files
@@ -88,25 +93,26 @@ def _data(project: _project.Project, node: ast.AST, scope: _scopes.Scope,
 
 def _data_call(project: _project.Project, call: ast.Call,
                scope: _scopes.Scope, seen: Set[int], depth: int) -> bool:
-  """A call makes data when it is an op of `_DATA` (or of `tf.nn` but
+  """A call makes data when it is an op of `DATA` (or of `tf.nn` but
   its recurrent nets, which build a cell's weights) of data, and not a
   function of the project's that shares the op's name."""
   dotted = _names.dotted(call.func)
   name = _names.call_name(call)
-  weightless = dotted is not None and (name in _DATA or (
+  weightless = dotted is not None and (name in DATA or (
       ".nn." in f".{dotted}" and "rnn" not in dotted.lower()))
   target = project.resolve(scope, dotted) if dotted is not None else None
-  if isinstance(target, tuple) and _returns_data(project, target, seen,
-                                                 depth):
+  given = [*call.args, *(k.value for k in call.keywords)]
+  if isinstance(target, tuple):
     # `MODEL.placeholder_inputs(batch, n)`: a helper of the project that
-    # returns only placeholders (and what `_DATA` makes of them).
-    return True
+    # returns only placeholders and what `DATA` makes of its inputs, fed
+    # data itself (`flatten(resnet_v1_50(x))` passes a backbone on).
+    return _returns_data(project, target, seen, depth) and all(
+        _data(project, each, scope, seen, depth + 1) for each in given)
   if not weightless or dotted is None or target is not None:
     return False  # A backbone, a layer, a project's model: built here.
   if name == "placeholder":  # Fed data, whatever its shape is read from.
     return True
-  return all(_data(project, each, scope, seen, depth + 1)
-             for each in [*call.args, *(k.value for k in call.keywords)])
+  return all(_data(project, each, scope, seen, depth + 1) for each in given)
 
 
 def _returns_data(project: _project.Project, target: Tuple[

@@ -49,49 +49,75 @@ def all_scoped(project: _project.Project) -> bool:
   layers of `_MAKERS`, `from_pretrained`, a `keras.applications.` model
   written so), but one made with `trainable=False`, is written inside a
   `with ..._scope(...)`, or in a module-level helper that the project
-  calls only inside one (`instance_norm`'s `tf.get_variable('shift')`,
-  called under a layer's scope). A spelling only: a backbone built by
-  another library's call is not seen here, but by what it feeds
-  (`_helper_inputs`)."""
+  calls, and reads, only so (`instance_norm`'s `tf.get_variable('shift')`,
+  called under a layer's scope: `_scoped_calls`). A spelling only: a
+  backbone built by another library's call is not seen here, but by
+  what it feeds (`_helper_inputs`)."""
+  helpers: List[ast.FunctionDef] = []
   for module in project.modules:
     if project.parsed(module) is None or module.tree is None:
       continue
-    for node in _outside_scopes(module.tree):
+    tree = module.tree
+    for node in _outside(tree):
       dotted = f".{_names.dotted(node.func) or ''}." if isinstance(
           node, ast.Call) else ""
       if isinstance(node, ast.Call) and ".nn." not in dotted and (
           _names.call_name(node) in _names.VARIABLES | _LAYER_CALLS | (
               _MAKERS) or ".applications." in dotted) and not (
-                  _untrainable(node)) and not _called_scoped(
-                      project, module.tree, node):
-        return False  # Not `tf.nn.conv2d(x, weights)`: weights given.
-  return True
-
-
-def _called_scoped(project: _project.Project, tree: ast.Module,
-                   node: ast.AST) -> bool:
-  """Whether `node` is in a module-level function of `tree` that the
-  project calls, and only inside a `with ..._scope(...)`."""
-  line = getattr(node, "lineno", 0)
-  helper = next((f for f in tree.body if isinstance(f, ast.FunctionDef)
-                 and f.lineno <= line <= (f.end_lineno or 0)), None)
-  if helper is None:
-    return False
-  inside = 0
-  for module in project.all_modules_with((helper.name,)):
-    if module.tree is None:
-      continue
-    outside = {id(n) for n in _outside_scopes(module.tree)}
-    for call in ast.walk(module.tree):
-      if isinstance(call, ast.Call) and _names.call_name(
-          call) == helper.name:
-        if id(call) in outside:
+                  untrainable(node)):
+        line = node.lineno  # Not `tf.nn.conv2d(x, weights)`: weights given.
+        helper = next((f for f in tree.body if isinstance(
+            f, ast.FunctionDef) and f.lineno <= line <= (
+                f.end_lineno or 0)), None)
+        if helper is None:
           return False
-        inside += 1
-  return inside > 0
+        helpers.append(helper)
+  if not helpers:
+    return True
+  scoped = _scoped_calls(project, {h.name for h in helpers})
+  return all(id(h) in scoped for h in helpers)
 
 
-def _untrainable(call: ast.Call) -> bool:
+def _scoped_calls(project: _project.Project, names: Set[str]
+                  ) -> Set[int]:
+  """The module-level functions (by id) of the names `names` that the
+  project calls under a `with ..._scope(...)` (resolved from where the
+  call is written), while it reads none of the names otherwise: a call
+  outside any scope, an alias import (`import instance_norm as inorm`),
+  a value (`[MODEL_GEN.instance_norm]`, `partial(instance_norm)`) each
+  counts as a call outside. One pass per module naming one of them."""
+  inside: Dict[int, str] = {}  # id(function) -> its name.
+  read_outside: Set[str] = set()
+  for module in project.all_modules_with(names):
+    tree = module.tree
+    if tree is None:
+      continue
+    outside = _outside_ids(tree)
+    called = {id(n.func): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+      if isinstance(node, ast.alias):
+        if node.name.rpartition(".")[2] in names and node.asname not in (
+            None, node.name):
+          read_outside.add(node.name.rpartition(".")[2])
+        continue
+      name = node.id if isinstance(node, ast.Name) else node.attr if (
+          isinstance(node, ast.Attribute)) else None
+      if name not in names or not isinstance(getattr(node, "ctx", None),
+                                             ast.Load):
+        continue
+      call = called.get(id(node))
+      if call is None or id(call) in outside:
+        read_outside.add(name)
+        continue
+      inner = project.scopes_at(module, [call.lineno])
+      target = project.resolve(inner[0], _names.dotted(node) or "") if (
+          inner) else None
+      if isinstance(target, tuple):
+        inside[id(target[0])] = name
+  return {key for key, name in inside.items() if name not in read_outside}
+
+
+def untrainable(call: ast.Call) -> bool:
   """Whether `call` makes a variable kept out of the trainable ones
   (`step = tf.Variable(0, trainable=False)`, a step counter): no filter
   of trainable variables sees it, so it is no layer of the model."""
@@ -189,6 +215,8 @@ def layer_groups(project: _project.Project, named: Set[str]
 _LAYER_CALLS = {"conv1d", "conv2d", "conv3d", "conv2d_transpose", "dense",
                 "fully_connected", "separable_conv2d", "Conv2D", "Dense"}
 _MADE_BY_HAND = {"get_variable", "Variable"}
+# Every call spelled as one that builds a layer or a model.
+LAYER_MAKERS = frozenset(_LAYER_CALLS | _MAKERS)
 
 
 def _one_layer(function: ast.FunctionDef) -> bool:
@@ -282,7 +310,7 @@ def _named_calls(tree: ast.AST) -> List[ast.Call]:
   kept = _NAMED_CALLS.get(tree)
   if kept is None:
     kept = _NAMED_CALLS[tree] = [
-        node for node in _outside_scopes(tree) if isinstance(
+        node for node in _outside(tree) if isinstance(
             node, ast.Call) and (isinstance(node.func, ast.Name) or (
                 isinstance(node.func, ast.Attribute) and isinstance(
                     node.func.value, ast.Name) and (
@@ -290,9 +318,26 @@ def _named_calls(tree: ast.AST) -> List[ast.Call]:
   return kept
 
 
+def _outside(tree: ast.AST) -> List[ast.AST]:
+  """`_outside_scopes(tree)`, walked once per tree."""
+  kept = _OUTSIDE.get(tree)
+  if kept is None:
+    nodes = list(_outside_scopes(tree))
+    kept = _OUTSIDE[tree] = (nodes, {id(node) for node in nodes})
+  return kept[0]
+
+
+def _outside_ids(tree: ast.AST) -> Set[int]:
+  """The ids of `_outside(tree)`."""
+  _outside(tree)
+  return _OUTSIDE[tree][1]
+
+
 # Per tree (weakly: a scan's trees go when it ends).
 _NAMED_CALLS: weakref.WeakKeyDictionary[ast.AST, List[ast.Call]] = (
     weakref.WeakKeyDictionary())
+_OUTSIDE: weakref.WeakKeyDictionary[
+    ast.AST, Tuple[List[ast.AST], Set[int]]] = weakref.WeakKeyDictionary()
 
 
 def _outside_scopes(node: ast.AST) -> Iterator[ast.AST]:

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._wholes import _filtered_restore
 
 
@@ -28,10 +29,23 @@ def restores_a_part(module: _project.Module, trained: Optional[ast.AST],
       ".restore(" not in text):
     return False
   savers, restored = scope.once((_savers, None, 0), lambda: _savers(tree))
+  imported = _scopes.imported_names(scope)
   mine = {ast.unparse(each) for each in (
-      [trained] if trained is not None else []) + list(held)}
+      [trained] if trained is not None else []) + [
+          value for value in held if _fixed(value, imported)]}
   return any(listed not in mine and set(names) & restored
              for listed, names in savers)
+
+
+def _fixed(value: ast.AST, imported: Set[str]) -> bool:
+  """Whether `value` reads no name but those it binds itself and the
+  module's imports (`[v for v in tf.global_variables() if
+  v.name.startswith('generator')]`): its text alone says what it
+  selects, where one reading `prefix` may select another part."""
+  bound = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)
+           and isinstance(n.ctx, ast.Store)}
+  return all(n.id in bound | imported for n in ast.walk(value)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _savers(tree: ast.AST) -> Tuple[List[Tuple[str, List[str]]], Set[str]]:
