@@ -7,7 +7,8 @@ or by a comparing op of the step count (an accumulating optimizer's
 `K.cast(K.equal((self.iterations + 1) % n, 0))`), is a schedule of
 every element, not a mask; a comparing op that reads a weight, a
 gradient or a mask too (a threshold that grows with the step) makes a
-mask.
+mask, and so does any other multiplied factor that reads a mask or
+compares positions (`m * flag` of `m = self.masks[p.name]`).
 """
 
 from __future__ import annotations
