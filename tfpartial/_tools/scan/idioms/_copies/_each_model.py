@@ -120,9 +120,9 @@ def _blocks_around(loop: ast.For, write: ast.AST) -> Tuple[Set[int],
   """(the ids of the nodes in `loop`, those of the nodes holding
   `write`)."""
   parents: Dict[int, ast.AST] = {}
-  for node in ast.walk(loop):
-    for child in ast.iter_child_nodes(node):
-      parents[id(child)] = node
+  for outer in ast.walk(loop):
+    for child in ast.iter_child_nodes(outer):
+      parents[id(child)] = outer
   around: Set[int] = set()
   node: Optional[ast.AST] = write
   while node is not None and node is not loop:
