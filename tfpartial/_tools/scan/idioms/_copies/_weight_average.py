@@ -1,5 +1,8 @@
-"""What a stochastic weight average may read where it stores an entry
-after the step, beside the entry itself: the written model's weights as
+"""Whether a write sets a variable back to its own values read out after
+the step (`read_after_step`), each entry made from itself: a WGAN's
+critic clipped, or a stochastic weight average set once training is
+over. What such an average may read where it stores an entry after the
+step, beside the entry itself: the written model's weights as
 they are then (`network.get_weights()[i]`) and counts, names bound only
 to arithmetic of numbers, loop indices and settings (`swa_epoch =
 cfg['epochs'] + 1 - cfg['swa_epochs']`). A name the stored value
@@ -14,6 +17,7 @@ from typing import Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._masks import _numbers
 
 # Reads of a variable's values as they are when the read runs.
@@ -21,6 +25,51 @@ _READS = _names.SNAPSHOTS | {"get_value", "batch_get_value"}
 # Calls that read settings from a file.
 _CONFIG_READS = {"json.load", "json.loads", "yaml.load", "yaml.safe_load",
                  "toml.load", "tomllib.load"}
+
+
+def read_after_step(call: ast.Call, scope: _scopes.Scope,
+                    value: ast.expr, copy: Optional[ast.AST],
+                    step: object) -> bool:
+  """Whether `value`, written by `call`, is a local name bound to `copy`
+  (the variable read out) between `step` and the write, each element
+  stored into it made from itself, the loops' indices, imported names,
+  settings of `self`, and, where it is stored after `step`, the written
+  model's weights read as they are then and counts (see
+  `_weight_average`): never a value saved before the step."""
+  if not isinstance(value, ast.Name) or not isinstance(
+      copy, ast.AST) or not isinstance(step, ast.AST) or not (
+          _idiom.position(step) < _idiom.position(copy) <
+          _idiom.position(call)):
+    return False
+  own = value.id
+  indices = {n.id for loop in scope.nodes if isinstance(
+      loop, (ast.For, ast.AsyncFor)) for n in ast.walk(loop.target)
+              if isinstance(n, ast.Name)}
+  allowed = {own, *indices, *_scopes.imported_names(scope)}
+  written = call.func.value if isinstance(call.func, ast.Attribute) else None
+  for node in scope.nodes:
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+      targets = node.targets if isinstance(node, ast.Assign) else [
+          node.target]
+      if not any(isinstance(t, ast.Subscript) and _names.base_name(t) == own
+                 for t in targets):
+        continue
+      # The written model's weights read again where the entry is stored,
+      # after the step (a running average of its epochs): as they are now.
+      now = read_now(
+          node.value, written) if _idiom.position(
+              step) < _idiom.position(node) else set()
+      if not _from_itself(node.value, own, allowed | now | (
+          counts(node.value, scope, indices))):
+        return False
+  return True
+
+
+def _from_itself(stored: ast.AST, own: str, allowed: Set[str]) -> bool:
+  """Whether `stored` reads `own` and no other local name but
+  `allowed` (attributes of `self`, a clip value, are settings)."""
+  read = {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}
+  return own in read and read <= allowed | {"self"}
 
 
 def read_now(stored: ast.AST, written: Optional[ast.expr]) -> Set[str]:
