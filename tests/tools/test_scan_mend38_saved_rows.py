@@ -61,7 +61,8 @@ _AVERAGE = """\
 @pytest.mark.parametrize("params, cfg", [
     (", cfg", "pass"),
     ("", "cfg = {'epochs': 10, 'steps': 100, 'swa_epochs': 3}"),
-], ids=["parameter", "dict_of_numbers"])
+    ("", "cfg = config.from_parsed_arguments(options)"),
+], ids=["parameter", "dict_of_numbers", "config_read"])
 def test_a_weight_average_counted_by_settings_stays_silent(params, cfg):
   assert _writes(_AVERAGE % (params, cfg)) == []
 

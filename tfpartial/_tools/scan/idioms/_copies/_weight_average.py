@@ -25,6 +25,10 @@ _READS = _names.SNAPSHOTS | {"get_value", "batch_get_value"}
 # Calls that read settings from a file.
 _CONFIG_READS = {"json.load", "json.loads", "yaml.load", "yaml.safe_load",
                  "toml.load", "tomllib.load"}
+# Words of a call's dotted name that say it makes settings
+# (`config.from_parsed_arguments(options)`, `parser.parse_args()`).
+_CONFIG_WORDS = ("config", "conf", "cfg", "settings", "options", "hparams",
+                 "parse_args")
 
 
 def read_after_step(call: ast.Call, scope: _scopes.Scope,
@@ -127,7 +131,8 @@ def _count(node: Optional[ast.AST], scope: _scopes.Scope,
 
 def _settings(name: str, scope: _scopes.Scope) -> bool:
   """Whether `name` holds settings: a parameter of the function, or a
-  name bound only to a dict of numbers or to a config file read."""
+  name bound only to a dict of numbers or to settings read (a config
+  file, a call that names a config or parses arguments)."""
   defs = scope.defs.get(name, [])
   if not defs:
     return name in scope.params
@@ -138,5 +143,8 @@ def _settings(name: str, scope: _scopes.Scope) -> bool:
 def _settings_value(value: ast.expr, scope: _scopes.Scope) -> bool:
   if isinstance(value, ast.Dict):
     return all(_numbers.number(v, scope) for v in value.values)
-  return isinstance(value, ast.Call) and _names.dotted(
-      value.func) in _CONFIG_READS
+  if not isinstance(value, ast.Call):
+    return False
+  called = _names.dotted(value.func) or ""
+  return called in _CONFIG_READS or any(
+      word in called.lower() for word in _CONFIG_WORDS)
