@@ -62,6 +62,8 @@ def _schedule(mask: ast.expr, scope: _scopes.Scope) -> bool:
 
 def _factors(node: ast.expr, scope: _scopes.Scope,
              depth: int = 2) -> Iterator[ast.expr]:
+  """The multiplied (or divided) factors of `node`, a local name's
+  through what it is bound to, `depth` names deep."""
   if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult,
                                                           ast.Div)):
     yield from _factors(node.left, scope, depth)
