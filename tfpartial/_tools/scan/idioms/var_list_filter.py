@@ -105,12 +105,13 @@ class VarListFilter(_idiom.Idiom):
                 analysis, step.var_list, step.scope)] if node is not None]
         continue
       whole = steps + _inherited.of_bases(analysis.project, steps, every)
-      both = alive = (whole, _loss_groups(whole))
+      every_step = live_steps = (whole, _loss_groups(whole))
       if len(live) < len(steps):
         others = live + _inherited.of_bases(analysis.project, live, every)
-        alive = (others, _loss_groups(others))
+        live_steps = (others, _loss_groups(others))
       for step in steps:
-        seen, groups = alive if any(s is step for s in live) else both
+        seen, groups = live_steps if any(s is step for s in live) else (
+            every_step)
         if _unused_helper.imported_unread(analysis, step.scope):
           continue  # A helper its importer never calls: no step is built.
         if _grown_levels.every_level(step):

@@ -7,9 +7,9 @@ does), not saved values put back: nothing from before the step is kept.
 So is a stochastic weight average set once training is over: each
 entry made from itself, the model's weights read again after the step
 (`swa[i] = (swa[i] * n + network.get_weights()[i]) / (n + 1)`) and
-counts of settings. Weights read out after the step with elements of a
-copy saved earlier put into them (`weights[0][:5] = saved[0][:5]`) are
-a write-back still.
+counts of settings (`_weight_average.read_after_step`). Weights read
+out after the step with elements of a copy saved earlier put into them
+(`weights[0][:5] = saved[0][:5]`) are a write-back still.
 The same holds for a variable clipped in place by its own op
 (`w.assign(tf.clip_by_value(w, -c, c))`, an IRM game's projection).
 
@@ -38,6 +38,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._copies import _weight_average
 from tfpartial._tools.scan.idioms._masks import _numbers
 
 # Ops that bound every element of their first argument by settings.
@@ -56,94 +57,6 @@ def of_itself(target: ast.AST, value: ast.AST) -> bool:
   return isinstance(value, ast.Call) and _names.call_name(
       value) in _CLIPS and bool(value.args) and ast.unparse(
           value.args[0]) == ast.unparse(target)
-
-
-def read_after_step(call: ast.Call, scope: _scopes.Scope,
-                    value: ast.expr, copy: Optional[ast.AST],
-                    step: object) -> bool:
-  """Whether `value`, written by `call`, is a local name bound to `copy`
-  (the variable read out) between `step` and the write, each element
-  stored into it made from itself, the loops' indices and constants."""
-  if not isinstance(value, ast.Name) or not isinstance(
-      copy, ast.AST) or not isinstance(step, ast.AST) or not (
-          _idiom.position(step) < _idiom.position(copy) <
-          _idiom.position(call)):
-    return False
-  own = value.id
-  indices = {n.id for loop in scope.nodes if isinstance(
-      loop, (ast.For, ast.AsyncFor)) for n in ast.walk(loop.target)
-              if isinstance(n, ast.Name)}
-  allowed = {own, *indices, *_scopes.imported_names(scope)}
-  written = call.func.value if isinstance(call.func, ast.Attribute) else None
-  for node in scope.nodes:
-    if isinstance(node, (ast.Assign, ast.AugAssign)):
-      targets = node.targets if isinstance(node, ast.Assign) else [
-          node.target]
-      if not any(isinstance(t, ast.Subscript) and _names.base_name(t) == own
-                 for t in targets):
-        continue
-      # The written model's weights read again where the entry is stored,
-      # after the step (a running average of its epochs): as they are now.
-      now = _read_now(node.value, written) if _idiom.position(
-          step) < _idiom.position(node) else set()
-      if not _from_itself(node.value, own, allowed | now | _counts(
-          node.value, scope, indices)):
-        return False
-  return True
-
-
-def _from_itself(stored: ast.AST, own: str, allowed: Set[str]) -> bool:
-  """Whether `stored` reads `own` and no other local name but
-  `allowed` (attributes of `self`, a clip value, are settings)."""
-  read = {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}
-  return own in read and read <= allowed | {"self"}
-
-
-def _read_now(stored: ast.AST, written: Optional[ast.expr]) -> Set[str]:
-  """`{"network"}` when every read of the written model's name in
-  `stored` is a read of its weights as they are (`network.get_weights()
-  [i]`); else nothing."""
-  name = _names.dotted(written) if written is not None else None
-  if name is None or "." in name:
-    return set()
-  reads = [n for n in ast.walk(stored)
-           if isinstance(n, ast.Name) and n.id == name]
-  snapshots = [n for n in ast.walk(stored) if isinstance(n, ast.Call) and (
-      _names.call_name(n) in _READS) and isinstance(
-          n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and (
-              n.func.value.id == name)]
-  return {name} if reads and len(reads) == len(snapshots) else set()
-
-
-def _counts(stored: ast.AST, scope: _scopes.Scope,
-            indices: Set[str]) -> Set[str]:
-  """The local names `stored` reads that are counts: each bound only to
-  arithmetic of numbers, loop indices and settings (`swa_epoch =
-  cfg['epochs'] + 1 - cfg['swa_epochs']`), no weight in them."""
-  found = set()
-  for name in {n.id for n in ast.walk(stored) if isinstance(n, ast.Name)}:
-    defs = scope.defs.get(name, [])
-    if defs and all(_count(d.value, scope, indices) for d in defs):
-      found.add(name)
-  return found
-
-
-def _count(node: Optional[ast.AST], scope: _scopes.Scope,
-           indices: Set[str]) -> bool:
-  """Arithmetic of numbers, loop indices and settings keyed by a string
-  (`cfg['epochs']`)."""
-  if isinstance(node, ast.BinOp):
-    return _count(node.left, scope, indices) and _count(
-        node.right, scope, indices)
-  if isinstance(node, ast.UnaryOp):
-    return _count(node.operand, scope, indices)
-  if isinstance(node, ast.Name) and node.id in indices:
-    return True
-  if isinstance(node, ast.Subscript):
-    key = node.slice
-    return isinstance(node.value, ast.Name) and isinstance(
-        key, ast.Constant) and isinstance(key.value, str)
-  return node is not None and _numbers.number(node, scope)
 
 
 Position = Tuple[int, int]

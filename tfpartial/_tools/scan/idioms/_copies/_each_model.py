@@ -24,7 +24,7 @@ been trained by the caller's step."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Set
+from typing import Dict, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -90,7 +90,9 @@ def _read_each_pass(scope: _scopes.Scope, loop: ast.For,
   (`weights = model2.layers[-1].get_weights()`, its columns set from
   `old = model.layers[-1].get_weights()`): every name its value reads,
   and every name holding a call's result that is stored into it, is
-  bound only in the loop, so nothing saved before the loop comes back."""
+  bound only in the loop, ahead of the write, under no `if` the write
+  is not under. A name bound after the write, or only on some passes,
+  carries an earlier pass's value into this one."""
   values = [*write.args, *(k.value for k in write.keywords)]
   names = {n.id for v in values for n in ast.walk(v)
            if isinstance(n, ast.Name)}
@@ -103,10 +105,31 @@ def _read_each_pass(scope: _scopes.Scope, loop: ast.For,
                  if isinstance(n, ast.Name)}
   held = {name for name in stored if any(
       isinstance(d.value, ast.Call) for d in scope.defs.get(name, []))}
+  inside, around = _blocks_around(loop, write)
+  at = _idiom.position(write)
   return bool(names) and all(
       scope.defs.get(name) and all(
-          id(loop) in d.where.loops for d in scope.defs[name])
+          id(loop) in d.where.loops and d.start < at and all(
+              b in around for b in d.where.blocks if b in inside)
+          for d in scope.defs[name])
       for name in names | held)
+
+
+def _blocks_around(loop: ast.For, write: ast.AST) -> Tuple[Set[int],
+                                                           Set[int]]:
+  """(the ids of the nodes in `loop`, those of the nodes holding
+  `write`)."""
+  parents: Dict[int, ast.AST] = {}
+  for outer in ast.walk(loop):
+    for child in ast.iter_child_nodes(outer):
+      parents[id(child)] = outer
+  around: Set[int] = set()
+  node: Optional[ast.AST] = write
+  while node is not None and node is not loop:
+    node = parents.get(id(node))
+    if node is not None:
+      around.add(id(node))
+  return set(parents) | {id(loop)}, around
 
 
 def _from_item(scope: _scopes.Scope, loop: ast.For) -> Set[str]:

@@ -23,6 +23,7 @@ from tfpartial._tools.scan.idioms._copies._in_training import (
     once_beside_fit as _once_beside_fit,
     repeats_with_training as _repeats_with_training)
 from tfpartial._tools.scan.idioms._copies import _clipped
+from tfpartial._tools.scan.idioms._copies import _weight_average
 from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
 from tfpartial._tools.scan.idioms._copies import _interpolated
@@ -337,7 +338,7 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
     return None  # The last pass's step trained another model.
   chosen = isinstance(value, ast.Name) and any(
       _put_back.chosen_each(d.value) for d in scope.defs.get(value.id, []))
-  if when is None or not chosen and (_clipped.read_after_step(
+  if when is None or not chosen and (_weight_average.read_after_step(
       call, scope, value, copy, when["at"]) or _clipped.of_itself(
           target, value)):
     # Written once, before training: an initialisation; or the step's

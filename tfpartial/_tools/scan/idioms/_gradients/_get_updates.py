@@ -7,7 +7,8 @@ or by a comparing op of the step count (an accumulating optimizer's
 `K.cast(K.equal((self.iterations + 1) % n, 0))`), is a schedule of
 every element, not a mask; a comparing op that reads a weight, a
 gradient or a mask too (a threshold that grows with the step) makes a
-mask.
+mask, and so does any other multiplied factor that reads a mask or
+compares positions (`m * flag` of `m = self.masks[p.name]`).
 """
 
 from __future__ import annotations
@@ -41,10 +42,51 @@ def masked(analysis: Analysis
       labels = analysis.flow.labels(call.args[-1], scope)
       mask = labels.get("masked")
       if "grad" in labels and isinstance(mask, ast.expr) and not (
-          _compares(mask, scope)):
+          _schedule(mask, scope)):
         found.append((labels, scope, call))
         break  # One finding per method: the mask, not every write.
   return found
+
+
+def _schedule(mask: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether the multiplied factors of `mask` (through the local names
+  it reads, two deep) hold a comparison of the step count and nothing
+  that picks elements: no mask read (`self.masks[p.name]`), no
+  comparison of positions or weights (`K.arange(n) >= 100`). The
+  gradient, the rate and the settings multiply every element alike."""
+  factors = list(_factors(mask, scope))
+  return any(_compares(f, scope) for f in factors) and not any(
+      _scopes.found_through_names(f, scope, lambda item: _picks(item, scope))
+      for f in factors)
+
+
+def _factors(node: ast.expr, scope: _scopes.Scope,
+             depth: int = 2) -> Iterator[ast.expr]:
+  """The multiplied (or divided) factors of `node`, a local name's
+  through what it is bound to, `depth` names deep."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult,
+                                                          ast.Div)):
+    yield from _factors(node.left, scope, depth)
+    yield from _factors(node.right, scope, depth)
+    return
+  defs = scope.defs.get(node.id, []) if isinstance(node, ast.Name) else []
+  if depth and defs and all(d.value is not None for d in defs):
+    for d in defs:
+      assert d.value is not None
+      yield from _factors(d.value, scope, depth - 1)
+    return
+  yield node
+
+
+def _picks(item: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `item` reads a mask or compares elements."""
+  if isinstance(item, ast.Attribute) and isinstance(
+      item.value, ast.Name) and item.value.id == "self":
+    return "mask" in item.attr.lower()
+  if isinstance(item, ast.Compare):
+    return any(isinstance(n, ast.Call) and _names.call_name(n) in (
+        "arange", "range") for n in ast.walk(item))
+  return _compares_elements(item, scope)
 
 
 def _compares(node: ast.AST, scope: _scopes.Scope) -> bool:
@@ -96,13 +138,21 @@ def _of_the_step(call: ast.Call, scope: Optional[_scopes.Scope] = None,
   >>> _of_the_step(at("K.greater(K.abs(p), self.t * self.iterations)"))
   False
   """
+  return _reads_the_step(
+      [*call.args, *(k.value for k in call.keywords)], scope, depth)
+
+
+def _reads_the_step(values: List[ast.expr], scope: Optional[_scopes.Scope],
+                    depth: int) -> bool:
+  """Whether `values` read the step count and nothing but it, numbers,
+  settings and local names bound only to such values (`depth` deep)."""
   read = False
-  for operand in [*call.args, *(k.value for k in call.keywords)]:
+  for operand in values:
     for part in _operand_parts(operand):
       if isinstance(part, ast.Name) and scope is not None and depth:
         defs = scope.defs.get(part.id, [])
-        if defs and all(_of_the_step(ast.Call(ast.Name("f"), [d.value], []),
-                                     scope, depth - 1) for d in defs):
+        if defs and all(d.value is not None and _reads_the_step(
+            [d.value], scope, depth - 1) for d in defs):
           read = True
           continue
       if isinstance(part, ast.Attribute) and isinstance(

@@ -123,9 +123,8 @@ def restores_scopes(facts: "Facts", kept: Set[str]) -> bool:
               if not _empty(v) and not _filtered_restore.unfiltered(v)]
     roots = {r for value, _ in chosen for r in _scope_roots(value) | (
         _filtered_restore.kept_roots(value))}
-    if len(chosen) == 1 and roots and not roots & kept and any(
-        _fed(facts, kept, roots, builder)
-        for builder in _builders(facts, kept, chosen[0][1])):
+    if len(chosen) == 1 and roots and not roots & kept and _fed(
+        facts, kept, roots, _builders(facts, kept, chosen[0][1])):
       return True
   return False
 
@@ -222,42 +221,46 @@ def _empty(value: ast.AST) -> bool:
 
 
 def _fed(facts: Facts, kept: Set[str], restored: Set[str],
-         builder: Optional[ast.AST]) -> bool:
+         builders: Set[int]) -> bool:
   """Whether a block opening a scope of `kept` reads the output of the
-  restored part that `builder` (the function choosing the restored list)
-  builds: a name it binds inside a block opening a `restored` root, from
-  a call of a function opening one, or from such a name; a local of
-  another function set from one of those names counts too."""
-  if builder is None:
-    return False
-  built: Set[str] = set()
+  restored part that one of `builders` (ids of the functions that may
+  build it) builds: a name it binds inside a block opening a `restored`
+  root, from a call of a function opening one, or from such a name; a
+  local of another function set from one of those names counts too.
+  Each function's names are gathered in one pass over the module's
+  assignments, however many builders there are."""
+  built: Dict[int, Set[str]] = {}
   for function, target, value, roots in facts.assigned:
-    if function is builder and (set(roots) & restored or isinstance(
+    if id(function) not in builders:
+      continue
+    own = built.setdefault(id(function), set())
+    if set(roots) & restored or isinstance(
         value, ast.Call) and _opens_restored(facts, value, restored) or (
-            _names.dotted(value) in built)):
-      built.add(target)
-  built -= {t for _, t, _, roots in facts.assigned if set(roots) & kept}
+            _names.dotted(value) in own):
+      own.add(target)
+  in_kept = {t for _, t, _, roots in facts.assigned if set(roots) & kept}
+  for own in built.values():
+    own -= in_kept
+  every = set().union(*built.values()) if built else set()
   aliases = {(function, target) for function, target, value, _ in
              facts.assigned if "." not in target and (
-                 _names.dotted(value) in built)}
+                 _names.dotted(value) in every)}
   return any(set(roots) & kept and (
-      function is builder and read in built or read.startswith("self.") and (
-          read in built) or bare and (function, read) in aliases)
+      read in built.get(id(function), ()) or read.startswith("self.") and (
+          read in every) or bare and (function, read) in aliases)
              for function, read, bare, roots in facts.reads)
 
 
 def _builders(facts: Facts, kept: Set[str], chooser: Optional[ast.AST]
-              ) -> List[Optional[ast.AST]]:
-  """The functions that may build the restored part in front of the
-  kept one: the one choosing the restored list, then each function
-  reading names inside a block opening a `kept` root (the model's
-  builder, beside a `load_pretrained(sess)` that only restores)."""
-  found: List[Optional[ast.AST]] = [chooser]
-  for function, _, _, roots in facts.reads:
-    if function is not None and set(roots) & kept and all(
-        function is not f for f in found):
-      found.append(function)
-  return found
+              ) -> Set[int]:
+  """The ids of the functions that may build the restored part in front
+  of the kept one: the one choosing the restored list, then each
+  function reading names inside a block opening a `kept` root (the
+  model's builder, beside a `load_pretrained(sess)` that only
+  restores)."""
+  found = {id(function) for function, _, _, roots in facts.reads
+           if function is not None and set(roots) & kept}
+  return found | {id(chooser)} if chooser is not None else found
 
 
 def _opens_restored(facts: Facts, call: ast.Call, restored: Set[str]

@@ -23,7 +23,7 @@ def imported_unread(analysis: Analysis, scope: _scopes.Scope) -> bool:
   it: neither its own nor any other, whatever its import (by name,
   `import *`, `module.name`); each module is indexed once, each function
   asked once."""
-  function = _top_function(scope)
+  function = top_function(scope)
   if function is None:
     return False
   found = analysis.once(
@@ -37,7 +37,7 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
   project = analysis.project
   home = project.module_of(scope)
   name = function.name
-  if home.tree is None or name in _loaded(analysis, home.tree) or (
+  if home.tree is None or name in loaded_names(analysis, home.tree) or (
       "__all__" in home.source.text) or id(home) in _starred(analysis):
     return False  # Read at home, exported, or star-imported somewhere.
   importers = 0
@@ -48,14 +48,14 @@ def _imported_unread(analysis: Analysis, function: ast.FunctionDef,
     if top is None or module.tree is None:
       return False
     imports, attributes = _index(analysis, module, top)
-    if name in attributes or name in _loaded(analysis, module.tree):
+    if name in attributes or name in loaded_names(analysis, module.tree):
       return False  # `bnn_misc.compute_gradients(...)`, or a call after
       # `from bnn_misc import *`: read, whatever the import's form.
     for bound in imports.get(name, ()):
       if not _is(project.resolve(top, bound), function):
         continue
       if module.source.path.endswith("__init__.py") or (
-          bound in _loaded(analysis, module.tree)):
+          bound in loaded_names(analysis, module.tree)):
         return False  # Re-exported, or read under its `as` name.
       importers += 1
   return importers > 0
@@ -115,7 +115,7 @@ def _indexed(project: _project.Project, module: _project.Module,
   return imports, frozenset(attributes)
 
 
-def _top_function(scope: _scopes.Scope) -> Optional[ast.FunctionDef]:
+def top_function(scope: _scopes.Scope) -> Optional[ast.FunctionDef]:
   """The module-level function `scope` is (or is nested in)."""
   place: Optional[_scopes.Scope] = scope
   while place is not None and place.parent is not None and (
@@ -131,7 +131,7 @@ def _is(target: object, function: ast.FunctionDef) -> bool:
   return isinstance(target, tuple) and target[0] is function
 
 
-def _loaded(analysis: Analysis, tree: ast.AST) -> FrozenSet[str]:
+def loaded_names(analysis: Analysis, tree: ast.AST) -> FrozenSet[str]:
   """The names `tree` reads as values (a call, a callback passed on),
   gathered once per tree."""
   found = analysis.once(f"loaded names {id(tree)}", lambda: frozenset(
