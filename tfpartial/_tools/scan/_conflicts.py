@@ -2,11 +2,13 @@
 refuses the whole file for the marker lines, and every freeze in it is
 hidden. Read with both sides of each conflict kept and the marker lines
 blank, when that parses (as the two sides of a conflict at the top level
-or in one block mostly do); otherwise read twice, once on the first side
-of each conflict and once on the second, each a version of the file, and
-the findings of either reported. Every line stays where it was; a diff3
-base (`|||||||` up to `=======`) is never read. Markers inside a string
-(a docstring showing a conflict) are text, not a conflict.
+or in one block mostly do) and the two sides bind no name in common (else
+the second would hide the first; `_reread`); otherwise read twice, once
+on the first side of each conflict and once on the second, each a
+version of the file, and the findings of either reported. Every line
+stays where it was; a diff3 base (`|||||||` up to `=======`) is never
+read. Markers that one string holds whole (a docstring showing a
+conflict) are text, not a conflict.
 
 >>> text = ("a = 1\\n<<<<<<< HEAD\\nb = 2\\n=======\\nb = 3\\n"
 ...         ">>>>>>> 7952aca\\nc = b\\n")
