@@ -60,20 +60,23 @@ def found(text: str) -> List[Conflict]:
   conflict): a conflict on a docstring's first line is one."""
   lines = text.split("\n")
   done: List[Conflict] = []
-  # The conflicts open around the line: [open, base, middle].
+  # The conflicts open around the line: their opening lines, and for
+  # each [base, middle] (None until seen).
+  opened: List[int] = []
   stack: List[List[Optional[int]]] = []
   for number, line in enumerate(lines):
     if _OPEN.match(line):
-      stack.append([number, None, None])
+      opened.append(number)
+      stack.append([None, None])
     elif not stack:
       continue
-    elif _BASE.match(line) and stack[-1][1] is None and stack[-1][2] is None:
+    elif _BASE.match(line) and stack[-1] == [None, None]:
+      stack[-1][0] = number
+    elif _MIDDLE.match(line) and stack[-1][1] is None:
       stack[-1][1] = number
-    elif _MIDDLE.match(line) and stack[-1][2] is None:
-      stack[-1][2] = number
     elif _CLOSE.match(line):
-      start, base, middle = stack.pop()
-      if start is not None and middle is not None:
+      start, (base, middle) = opened.pop(), stack.pop()
+      if middle is not None:
         done.append(Conflict(start, base, middle, number, not stack))
   if not done:
     return []
