@@ -86,9 +86,9 @@ def test_a_filter_on_the_first_side_is_found_at_its_own_line():
 def test_the_note_names_the_conflict_and_what_was_read():
   scan = _scanned(_FILTERED_STEP, _WHOLE_STEP)
   assert scan.partly == [
-      "train.py:12: unresolved merge conflicts at lines 12-16: read with "
-      "both sides of each kept (the file cannot run as committed); the rest "
-      "is scanned"]
+      "train.py:12: unresolved merge conflicts at lines 12-16: read twice, "
+      "on the first side of each and on the second, the findings of either "
+      "reported (the file cannot run as committed); the rest is scanned"]
 
 
 def test_a_diff3_base_is_not_read():

@@ -36,13 +36,24 @@ _LAYER = """\
             self._masked_kernel = tf.multiply(self._mask, self.kernel,
                                               'masked_weights')
             for mask in self._masks:
-                tf.add_to_collection('cudnn_masks', mask)
+                tf.add_to_collection(_CUDNN_MASK_COLLECTION, mask)
             self.built = True
 
         def call(self, inputs, initial_state=None, training=True):
             h, c = initial_state
             outputs, state = {forward}
             return outputs, state
+
+    # The fork's own mask collection, which its `CudnnPruning` reads back.
+    _CUDNN_MASK_COLLECTION = 'cudnn_masks'
+
+    def get_cudnn_masks():
+        return tf.get_collection(_CUDNN_MASK_COLLECTION)
+
+    class CudnnPruning(pruning.Pruning):
+
+        def conditional_mask_update_op(self):
+            return [m.assign(m) for m in get_cudnn_masks()]
     """
 
 _KEPT = ("self.add_variable(name='mask_%d' % i, shape=shape, "

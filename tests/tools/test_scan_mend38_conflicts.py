@@ -48,9 +48,9 @@ def test_a_filter_on_the_other_side_at_the_top_level_is_found():
   found, partly = _scan_of(text)
   assert found == [("var-list-filter", 12)]
   assert partly == [
-      "train.py:9: unresolved merge conflicts at lines 9-14: read with "
-      "both sides of each kept (the file cannot run as committed); the "
-      "rest is scanned"]
+      "train.py:9: unresolved merge conflicts at lines 9-14: read twice, "
+      "on the first side of each and on the second, the findings of either "
+      "reported (the file cannot run as committed); the rest is scanned"]
 
 
 def _split_call(first, second, base=None):

@@ -76,10 +76,11 @@ def test_a_mask_taken_from_the_librarys_collection_is_silent():
 
 def test_packed_masks_in_no_collection_are_found_while_the_update_runs():
   # Nothing recomputes masks the library never sees.
-  layer = textwrap.dedent(cudnn._LAYER.replace(
-      "            for mask in self._masks:\n"
-      "                tf.add_to_collection('cudnn_masks', mask)\n", "")).format(
-          base=cudnn._BASE, mask=cudnn._KEPT, forward=cudnn._FORWARD)
+  added = ("            for mask in self._masks:\n"
+           "                tf.add_to_collection(_CUDNN_MASK_COLLECTION, "
+           "mask)\n")
+  layer = textwrap.dedent(cudnn._LAYER.replace(added, "")).format(
+      base=cudnn._BASE, mask=cudnn._KEPT, forward=cudnn._FORWARD)
   train = textwrap.dedent(cudnn._TRAIN).format(default="False",
                                                 update=cudnn._ALWAYS)
   assert scanned.in_project({"layers.py": layer, "train.py": train}) == [

@@ -11,7 +11,8 @@ note saying so. Every line stays where it was.
 from __future__ import annotations
 
 import ast
-from typing import List, NamedTuple, Optional, Tuple
+import bisect
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _blocks
 from tfpartial._tools.scan import _conflicts
@@ -48,10 +49,12 @@ def read(text: str, path: str, version: int = 0) -> Read:
   if conflicts:
     for keep in (_conflicts.BOTH, _conflicts.FIRST, _conflicts.SECOND):
       tree, how = _parsed(_conflicts.version(text, conflicts, keep), path)
-      if tree is not None:
-        sides.append((keep, tree, how))
-        if keep == _conflicts.BOTH:
+      if keep == _conflicts.BOTH:
+        if tree is not None and not _rebound(tree, conflicts):
+          sides.append((keep, tree, how))
           break
+      elif tree is not None:
+        sides.append((keep, tree, how))
   if sides:
     keep, tree, how = sides[min(version, len(sides) - 1)]
     return Read(tree, _conflicted(how), _note(
@@ -70,6 +73,51 @@ def read(text: str, path: str, version: int = 0) -> Read:
              f"at lines {_conflicts.spans(conflicts)}")
   return Read(tree, "a file read without a block that does not parse",
               note)
+
+
+def _rebound(tree: ast.Module, conflicts: List[_conflicts.Conflict]
+             ) -> bool:
+  """Whether the two sides of a conflict bind a name in common in one
+  scope (an assignment, a def, a class, an import): both kept, the second
+  would hide the first, so each side is read as its own version."""
+  bound: List[Tuple[int, str, int]] = []
+  _bindings(tree, 0, bound)
+  lines = sorted({line for _, _, line in bound})
+  # The innermost conflict and side (0 first, 1 second) of each line.
+  side: Dict[int, Tuple[int, int]] = {}
+  for index, c in enumerate(conflicts):
+    first_end = c.base if c.base is not None else c.middle
+    for lo, hi, which in ((c.open, first_end, 0), (c.middle, c.close, 1)):
+      for line in lines[bisect.bisect_right(lines, lo):
+                        bisect.bisect_left(lines, hi)]:
+        side.setdefault(line, (index, which))
+  seen: Set[Tuple[int, str, int, int]] = set()
+  for scope, name, line in bound:
+    if line in side:
+      index, which = side[line]
+      if (scope, name, index, 1 - which) in seen:
+        return True
+      seen.add((scope, name, index, which))
+  return False
+
+
+def _bindings(node: ast.AST, scope: int,
+              out: List[Tuple[int, str, int]]) -> None:
+  """The names `node`'s statements bind, with their scope and line (from
+  0); comprehensions and lambdas bind none outside themselves."""
+  for child in ast.iter_child_nodes(node):
+    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef)):
+      out.append((scope, child.name, child.lineno - 1))
+      _bindings(child, id(child), out)
+    elif isinstance(child, (ast.Import, ast.ImportFrom)):
+      out.extend((scope, (a.asname or a.name).split(".")[0],
+                  child.lineno - 1) for a in child.names)
+    elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+      out.append((scope, child.id, child.lineno - 1))
+    elif not isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp,
+                                ast.DictComp, ast.GeneratorExp)):
+      _bindings(child, scope, out)
 
 
 def _parsed(text: str, path: str) -> Tuple[Optional[ast.Module], str]:

@@ -51,15 +51,16 @@ def scan(sources: Sequence[_files.Source]) -> Scanned:
   that could not be read: one idiom's error on code it never saw costs
   that idiom's findings, not the others'. A file read twice through its
   conflicts (`_reread`) is scanned again on their second sides, and the
-  findings of either reported."""
+  findings of either reported (one per place and idiom); the files that
+  could not be read and the notes on files read in part are the first
+  scan's (the second reads the same files)."""
   scanned, twice = _scan_version(sources, 0)
   if not twice:
     return scanned
   again, _ = _scan_version(sources, 1)
-  found = {(f.path, f.line, f.col, f.idiom) for f in scanned.findings}
+  found = {(f.path, f.line, f.idiom) for f in scanned.findings}
   findings = scanned.findings + [
-      f for f in again.findings
-      if (f.path, f.line, f.col, f.idiom) not in found]
+      f for f in again.findings if (f.path, f.line, f.idiom) not in found]
   findings.sort(key=lambda f: (f.path, f.line, f.col, f.idiom))
   stopped = scanned.stopped + [s for s in again.stopped
                                if s not in scanned.stopped]

@@ -96,7 +96,17 @@ def recomputed(analysis: Analysis, module: _project.Module, mask: ast.expr,
       return True
     for packed in _cudnn_params.packed_lists(value):
       names.add(_names.dotted(packed))
-  return bool(names & collected)
+  cls = _class_of(scope)
+  return any((cls if name.startswith("self.") else "", name) in collected
+             for name in names if name)
+
+
+def _class_of(scope: _scopes.Scope) -> str:
+  """The name of the class whose method holds `scope`, or ""."""
+  at: Optional[_scopes.Scope] = scope
+  while at is not None and at.cls is None:
+    at = at.parent
+  return at.cls.name if at is not None and at.cls is not None else ""
 
 
 def _from_library(call: ast.Call) -> bool:
@@ -108,25 +118,94 @@ def _from_library(call: ast.Call) -> bool:
           "MASK" in ast.unparse(a).upper() for a in call.args[:1])
 
 
-def _collected(analysis: Analysis, module: _project.Module) -> Set[str]:
-  """The names (and the lists looped over to get them) that a module adds
-  to a collection, read once per module."""
-  return cast(Set[str], analysis.once(
+def _collected(analysis: Analysis, module: _project.Module
+               ) -> Set[Tuple[str, str]]:
+  """(the class, or "" for a name not `self.`'s) and the name of each
+  mask (and each list looped over to get them) that a module adds to a
+  mask collection a `Pruning` reads, read once per module."""
+  read = _read_back(analysis)
+  return cast(Set[Tuple[str, str]], analysis.once(
       f"pruning-masks:collected:{id(module)}",
-      lambda: _added_to_collections(module.tree)))
+      lambda: _added_to_collections(module.tree, read)))
 
 
-def _added_to_collections(tree: Optional[ast.AST]) -> Set[str]:
-  found: Set[str] = set()
-  loops: List[Tuple[str, str]] = []
-  for node in ast.walk(tree) if tree is not None else ():
+def _keys(key: ast.expr, strings: Dict[str, str]) -> Set[str]:
+  """What a collection's key is known by: its name (`=MASK_COLLECTION`)
+  and its text (`masks`, a module's string constant's too)."""
+  if isinstance(key, (ast.List, ast.Tuple)):  # `add_to_collections`.
+    return {k for item in key.elts for k in _keys(item, strings)}
+  name = key.id if isinstance(key, ast.Name) else key.attr if isinstance(
+      key, ast.Attribute) else ""
+  found = {"=" + name} if name else set()
+  if isinstance(key, ast.Constant) and isinstance(key.value, str):
+    found.add(key.value)
+  elif name in strings and isinstance(key, ast.Name):
+    found.add(strings[name])
+  return found
+
+
+def _strings(tree: Optional[ast.AST]) -> Dict[str, str]:
+  """A module's top-level names bound to a string."""
+  return {t.id: node.value.value
+          for node in getattr(tree, "body", [])
+          if isinstance(node, ast.Assign) and isinstance(
+              node.value, ast.Constant) and isinstance(node.value.value, str)
+          for t in node.targets if isinstance(t, ast.Name)}
+
+
+def _read_back(analysis: Analysis) -> Set[str]:
+  """The keys of the collections a `Pruning` reads its masks from: the
+  library's (`MASK_COLLECTION`, 'masks'), and each the project reads
+  with `get_collection` in a module naming the library or in a `Pruning`
+  subclass (`CudnnPruning` reading 'cudnn_masks'); once per scan."""
+  return cast(Set[str], analysis.once(
+      "pruning-masks:read-back", lambda: _reads(analysis.project)))
+
+
+def _reads(project: _project.Project) -> Set[str]:
+  keys = {"=MASK_COLLECTION", "masks"}
+  for module in project.all_modules_with(
+      ("get_collection", "get_collection_ref")):
+    tree = module.tree
+    if tree is None:
+      continue
+    strings = _strings(tree)
+    named = LIBRARY in module.source.text
+    places = [tree] if named else [
+        c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and any(
+            (_names.dotted(b) or "").split(".")[-1].endswith("Pruning")
+            for b in c.bases)]
+    for place in places:
+      for node in ast.walk(place):
+        if isinstance(node, ast.Call) and node.args and _names.call_name(
+            node) in {"get_collection", "get_collection_ref"}:
+          keys |= _keys(node.args[0], strings)
+  return keys
+
+
+def _added_to_collections(tree: Optional[ast.AST], read: Set[str]
+                          ) -> Set[Tuple[str, str]]:
+  found: Set[Tuple[str, str]] = set()
+  loops: List[Tuple[str, str, str]] = []
+  strings = _strings(tree)
+
+  def visit(node: ast.AST, cls: str) -> None:
+    if isinstance(node, ast.ClassDef):
+      cls = node.name
     if isinstance(node, ast.Call) and _names.call_name(node) in {
-        "add_to_collection", "add_to_collections"} and len(node.args) > 1:
-      found.add(_names.dotted(node.args[1]) or "")
+        "add_to_collection", "add_to_collections"} and len(
+            node.args) > 1 and _keys(node.args[0], strings) & read:
+      name = _names.dotted(node.args[1]) or ""
+      found.add((cls if name.startswith("self.") else "", name))
     elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-      loops.append((node.target.id, _names.dotted(node.iter) or ""))
-  found.update(over for target, over in loops if target in found)
-  found.discard("")
+      loops.append((cls, node.target.id, _names.dotted(node.iter) or ""))
+    for child in ast.iter_child_nodes(node):
+      visit(child, cls)
+  if tree is not None:
+    visit(tree, "")
+  found.update((cls if over.startswith("self.") else "", over)
+               for cls, target, over in loops if ("", target) in found)
+  found.discard(("", ""))
   return found
 
 
