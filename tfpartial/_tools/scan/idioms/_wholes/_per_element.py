@@ -42,8 +42,10 @@ def beside_whole(call: ast.Call, scope: _scopes.Scope,
     if _picked_apart(node, scope):
       continue
     for choice in ast.walk(node):
-      read = {n.id for n in ast.walk(choice.test) if isinstance(
-          n, ast.Name)} if isinstance(choice, ast.IfExp) else set()
+      if not isinstance(choice, ast.IfExp):
+        continue
+      read = {n.id for n in ast.walk(choice.test)
+              if isinstance(n, ast.Name)}
       if not read or not read <= own:
         continue
       for mine, theirs in ((choice.body, choice.orelse),
