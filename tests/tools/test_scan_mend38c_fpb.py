@@ -191,3 +191,25 @@ _GAN0 = """\
 
 def test_a_cond_on_the_step_counter_stays_silent():
   assert scanned.found(_GAN0) == []
+
+
+_PE_LOOP = """\
+    import tensorflow as tf
+    def train(losses, sess, styles):
+      opt = tf.train.AdamOptimizer(1e-3)
+      head = [v for v in tf.trainable_variables() if 'head' in v.name]
+      ops = [opt.minimize(loss, var_list=head) if i != 0 else
+             opt.minimize(loss) for i, loss in enumerate(losses)]
+      for style_i in range(len(styles)):
+        sess.run(ops[style_i])
+"""
+
+
+def test_per_element_steps_run_in_turn_by_a_range_loop_are_silent():
+  assert scanned.found(_PE_LOOP) == []
+
+
+def test_per_element_steps_run_by_a_flag_index_are_found():
+  code = _PE_LOOP.replace("for style_i in range(len(styles)):",
+                          "for style_i in FLAGS.styles:")
+  assert scanned.found(code) == [("var-list-filter", 4)]

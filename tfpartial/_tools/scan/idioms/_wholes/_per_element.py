@@ -7,7 +7,8 @@ every element's step is built and run, the first trains the whole
 model, so the filter leaves nothing out of training (a multi-style
 network whose later styles adapt only their norms). A flag choosing
 between the two (one step built, or a flag in the test), or a list of
-the steps run by element or slice (`sess.run(ops[1:])`), is not this.
+the steps run by a fixed element or slice (`sess.run(ops[1:])`), is
+not this.
 Part of `var-list-filter`."""
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ def beside_whole(call: ast.Call, scope: _scopes.Scope,
   and literals (no flag decides it), and one of `others` (steps whose
   loss is written as the same text, here the element's own loss) lies in
   the other arm, training every variable (no list); and the list the
-  comprehension makes is not subscripted in the function (the steps run
-  together, not one element's apart)."""
+  comprehension makes is not subscripted in the function but by a loop's
+  counter over a `range` (the steps run together or in turn, not one
+  element's apart)."""
   whole = [other for other, var_list in others if var_list is None]
   if not whole:
     return False
@@ -63,8 +65,20 @@ def _picked_apart(node: ast.AST, scope: _scopes.Scope) -> bool:
            and each.value is node for t in each.targets
            if isinstance(t, ast.Name)}
   return any(isinstance(each, ast.Subscript) and isinstance(
-      each.value, ast.Name) and each.value.id in bound
-             for each in scope.nodes)
+      each.value, ast.Name) and each.value.id in bound and not _every(
+          each.slice, scope) for each in scope.nodes)
+
+
+def _every(index: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether `index` is the name a `for` of the function counts over a
+  `range(...)` with (`for style_i in range(len(styles))`): the loop
+  takes each element in turn, not one apart."""
+  return isinstance(index, ast.Name) and any(
+      isinstance(each, ast.For) and isinstance(each.target, ast.Name) and (
+          each.target.id == index.id) and isinstance(
+              each.iter, ast.Call) and isinstance(
+                  each.iter.func, ast.Name) and each.iter.func.id == "range"
+      for each in scope.nodes)
 
 
 def _targets(node: ast.AST) -> Set[str]:
