@@ -39,6 +39,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _rejoined
+from tfpartial._tools.scan import _towers
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _typed
@@ -180,8 +181,9 @@ class Flow:
           "var" in found or _pairs(found) and not _paired_gradient(
               node.value, scope)) and any(
               (node.slice.lower, node.slice.upper, node.slice.step)) and (
-                  not _transposed(node.value) or _rows_of_pairs(
-                      self, node.value, scope, env)):
+                  not _towers.transposed(node.value)
+                  or _towers.rows_of_pairs(node.value, scope, lambda v: (
+                      _pairs(self.labels(v, scope, env))))):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}
@@ -1021,60 +1023,6 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
     left = left.func if isinstance(left, ast.Call) else left.value
   bound = {n.id for n in _scopes.walk(target) if isinstance(n, ast.Name)}
   return isinstance(left, ast.Name) and left.id in bound
-
-
-def _transposed(node: ast.AST) -> bool:
-  """Whether `node` transposes one sequence (`zip(*towers)`, maybe in
-  `list(...)`): a slice of it picks fields of every item (the gradients
-  each tower returns, whole), never some of the items.
-
-  >>> _transposed(ast.parse("list(zip(*towers))").body[0].value)
-  True
-  >>> _transposed(ast.parse("zip(grads, tvars)").body[0].value)
-  False
-  """
-  while isinstance(node, ast.Call) and _names.call_name(node) in {
-      "list", "tuple"} and len(node.args) == 1:
-    node = node.args[0]
-  return isinstance(node, ast.Call) and _names.call_name(node) == "zip" and (
-      len(node.args) == 1) and isinstance(node.args[0], ast.Starred)
-
-
-def _rows_of_pairs(flow: "Flow", node: ast.AST, scope: _scopes.Scope,
-                   env: Dict[str, Labels]) -> bool:
-  """Whether the sequence `zip(*seq)` transposes is a list of
-  `compute_gradients` lists (`tower_grads.append(opt.compute_gradients(
-  loss))`): each item of the transpose is then one variable's pairs
-  across the towers, and a slice keeps some variables."""
-  while isinstance(node, ast.Call) and _names.call_name(node) in {
-      "list", "tuple"} and len(node.args) == 1:
-    node = node.args[0]
-  seq = node.args[0].value if isinstance(node, ast.Call) and node.args and (
-      isinstance(node.args[0], ast.Starred)) else None
-  name = _names.dotted(seq) if seq is not None else None
-  if name is None:
-    return False
-  for each in scope.nodes:
-    if isinstance(each, ast.Call) and isinstance(
-        each.func, ast.Attribute) and each.func.attr in {
-            "append", "extend"} and each.args and _names.dotted(
-                each.func.value) == name and _a_pairs_list(
-                    flow, each.args[0], scope, env):
-      return True
-  return False
-
-
-def _a_pairs_list(flow: "Flow", node: ast.expr, scope: _scopes.Scope,
-                  env: Dict[str, Labels]) -> bool:
-  """Whether `node` (or the one value its name is bound to) is a
-  `compute_gradients` list of pairs; another call (a tower function, its
-  tuple of fields) is not."""
-  if isinstance(node, ast.Name) and len(scope.defs.get(node.id, [])) == 1:
-    made = getattr(scope.defs[node.id][0], "value", None)
-    node = made if isinstance(made, ast.expr) else node
-  if isinstance(node, ast.Call):
-    return _names.call_name(node) == "compute_gradients"
-  return _pairs(flow.labels(node, scope, env))
 
 
 def _paired_gradient(node: ast.AST, scope: _scopes.Scope) -> bool:

@@ -59,8 +59,8 @@ def _joined(guard: ast.expr, home: _scopes.Scope) -> bool:
   split = _split_at(guard, home.node)
   if split is None:
     return False
-  yes = _scopes._added_to(split.body)  # pylint: disable=protected-access
-  no = _scopes._added_to(split.orelse)  # pylint: disable=protected-access
+  yes = _scopes.added_to(split.body)
+  no = _scopes.added_to(split.orelse)
   if not yes or not no or yes & no:
     return False
   inside = {id(n) for n in ast.walk(split)}
