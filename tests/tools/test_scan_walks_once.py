@@ -77,7 +77,7 @@ def _chain(count, loop=True):
 
 
 def _added_by_hand(body):
-  """`_scopes._added_to` as it read before: every node of every
+  """`_scopes.added_to` as it read before: every node of every
   statement, walked afresh."""
   found = set()
   for statement in body:
@@ -133,7 +133,7 @@ def test_lists_added_to_are_as_a_full_walk_reads():
                                 getattr(n, f, None), list)]
     for _ in range(2):  # Kept the second time.
       for block in blocks:
-        assert _scopes._added_to(block) == _added_by_hand(block), code
+        assert _scopes.added_to(block) == _added_by_hand(block), code
 
 
 def test_an_elif_chain_in_a_loop_is_walked_once_per_if(monkeypatch):

@@ -3,13 +3,14 @@ from towers' returned tuples (`zip(*towers)[-2:]`: columns, never rows),
 a GAN's pairs sliced into halves each applied in one branch of a
 `tf.cond` the step counter picks (both branches run in a training), an
 optimizer wrapper that splits its pairs into sharded and replicated
-groups and joins both back in one list, and a wide part's variable left
-out of one list and trained by a second optimizer from the same
-gradients. Each stays silent; the look-alikes that do leave variables
-out (a slice of the pairs themselves, one half in a branch beside a
-no-op, one group of the split applied, the rest never trained) stay
-found. Paraphrased from real code (FOTS multigpu_train.py, analytics-zoo
-gan_estimator.py, HybridBackend optimizer.py, AutoInt model.py)."""
+groups and joins both back in one list. Each stays silent; the
+look-alikes that do leave variables out (a slice of the pairs
+themselves, one half in a branch beside a no-op, one group of the split
+applied, the rest never trained) stay found, as does a wide part's
+variable left out of one list and taken back by position (the position
+may name another variable). Paraphrased from real code (FOTS
+multigpu_train.py, analytics-zoo gan_estimator.py, HybridBackend
+optimizer.py, AutoInt model.py)."""
 
 import scanned
 
@@ -237,8 +238,12 @@ _ONE_OPTIMIZER = """\
 """
 
 
-def test_a_left_out_variable_trained_by_a_second_optimizer_is_silent():
-  assert scanned.found(_WIDE.format(steps=_TWO_OPTIMIZERS)) == []
+def test_a_variable_taken_back_by_position_is_found():
+  # A position names the dropped variable only if the order the project
+  # makes its variables is known; the scan does not read it, so the list
+  # by position may train another variable twice (fr38e).
+  assert scanned.found(_WIDE.format(steps=_TWO_OPTIMIZERS)) == [
+      ("var-list-filter", 8)]
 
 
 def test_a_variable_taken_from_another_collection_is_found():

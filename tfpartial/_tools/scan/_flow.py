@@ -39,6 +39,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _rejoined
+from tfpartial._tools.scan import _towers
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
 from tfpartial._tools.scan import _typed
@@ -180,7 +181,9 @@ class Flow:
           "var" in found or _pairs(found) and not _paired_gradient(
               node.value, scope)) and any(
               (node.slice.lower, node.slice.upper, node.slice.step)) and (
-                  not _transposed(node.value)):
+                  not _towers.transposed(node.value)
+                  or _towers.rows_of_pairs(node.value, scope, lambda v: (
+                      _pairs(self.labels(v, scope, env))))):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}
@@ -1020,23 +1023,6 @@ def _member_test(test: ast.AST, target: ast.AST) -> bool:
     left = left.func if isinstance(left, ast.Call) else left.value
   bound = {n.id for n in _scopes.walk(target) if isinstance(n, ast.Name)}
   return isinstance(left, ast.Name) and left.id in bound
-
-
-def _transposed(node: ast.AST) -> bool:
-  """Whether `node` transposes one sequence (`zip(*towers)`, maybe in
-  `list(...)`): a slice of it picks fields of every item (the gradients
-  each tower returns, whole), never some of the items.
-
-  >>> _transposed(ast.parse("list(zip(*towers))").body[0].value)
-  True
-  >>> _transposed(ast.parse("zip(grads, tvars)").body[0].value)
-  False
-  """
-  while isinstance(node, ast.Call) and _names.call_name(node) in {
-      "list", "tuple"} and len(node.args) == 1:
-    node = node.args[0]
-  return isinstance(node, ast.Call) and _names.call_name(node) == "zip" and (
-      len(node.args) == 1) and isinstance(node.args[0], ast.Starred)
 
 
 def _paired_gradient(node: ast.AST, scope: _scopes.Scope) -> bool:

@@ -3,9 +3,11 @@ each arm adds to lists of its own (`shard_vars.append(gv[1])` under `if
 gv[1] in sharded`, `replica_vars.append(gv[1])` under the `else`), and
 one later list takes from both (`indexed.append((shard_idx[i], (g,
 shard_vars[i])))` in one loop, `indexed.append((rep_idx[i], (g,
-rep_vars[i])))` in the next): the groups are handled apart (synced
+rep_vars[i])))` in the next), and that list, or what is made of it,
+is given to a step or returned: the groups are handled apart (synced
 another way) and every pair reaches the step. A split where only one
-arm's lists go on still chooses variables."""
+arm's lists go on, or whose joined list only feeds a summary beside the
+step, still chooses variables."""
 
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from tfpartial._tools.scan import _scopes
 def both_arms_joined(guard: ast.expr, home: _scopes.Scope) -> bool:
   """Whether the `if` whose test is `guard` (or its negation, for the
   `else`) splits what a loop adds into lists that one list of `home`'s
-  function later takes from, both arms' lists.
+  function later takes from, both arms' lists, and that list reaches a
+  step or the function's return.
 
   >>> code = ("def f(pairs, chosen):\\n"
   ...         "  a, b, out = [], [], []\\n"
@@ -56,8 +59,8 @@ def _joined(guard: ast.expr, home: _scopes.Scope) -> bool:
   split = _split_at(guard, home.node)
   if split is None:
     return False
-  yes = _scopes._added_to(split.body)  # pylint: disable=protected-access
-  no = _scopes._added_to(split.orelse)  # pylint: disable=protected-access
+  yes = _scopes.added_to(split.body)
+  no = _scopes.added_to(split.orelse)
   if not yes or not no or yes & no:
     return False
   inside = {id(n) for n in ast.walk(split)}
@@ -68,7 +71,49 @@ def _joined(guard: ast.expr, home: _scopes.Scope) -> bool:
     seen = taken.setdefault(name, [False, False])
     seen[0] = seen[0] or bool(read & yes)
     seen[1] = seen[1] or bool(read & no)
-  return any(a and b for a, b in taken.values())
+  joined = {name for name, (a, b) in taken.items() if a and b}
+  return bool(joined) and _reaches_step(joined, home.node)
+
+
+def _reaches_step(joined: Set[str], root: ast.AST) -> bool:
+  """Whether a list of `joined`, or one made from it (an assignment or
+  an addition that reads it, followed to a fixed point), is given to a
+  step (`apply_gradients(...)`, `minimize(...)`) or returned: a list
+  only summarised or normed beside the step puts nothing back."""
+  reach = set(joined)
+  nodes = list(ast.walk(root))
+  grown = True
+  while grown:
+    grown = False
+    for node in nodes:
+      made: List[str] = []
+      if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and (
+          node.value is not None and _reads(node.value) & reach):
+        targets = node.targets if isinstance(node, ast.Assign) else [
+            node.target]
+        made = [_names.dotted(n) or "" for t in targets for n in ast.walk(t)
+                if isinstance(n, (ast.Name, ast.Attribute))]
+      added = _added(node)
+      if added is not None and _reads(added[1]) & reach:
+        made.append(added[0])
+      new = set(made) - reach - {""}
+      if new:
+        reach |= new
+        grown = True
+  return any(isinstance(node, ast.Return) and node.value is not None and (
+      _reads(node.value) & reach) or isinstance(node, ast.Call) and (
+          _names.call_name(node) in _STEPS) and any(
+              _reads(a) & reach for a in [*node.args, *(
+                  k.value for k in node.keywords)]) for node in nodes)
+
+
+# The calls a list of pairs or variables is trained by.
+_STEPS = _names.TRAIN_STEPS | {"_apply_gradients", "apply_gradients"}
+
+
+def _reads(node: ast.AST) -> Set[str]:
+  return {_names.dotted(n) or "" for n in ast.walk(node)
+          if isinstance(n, (ast.Name, ast.Attribute))} - {""}
 
 
 def _split_at(guard: ast.expr, root: ast.AST) -> Optional[ast.If]:

@@ -512,7 +512,7 @@ def _branches(node: ast.If, inner: Where, here: Where
               ) -> List[Tuple[ast.AST, Where]]:
   """The children of an `if` with an `else` in a loop, each branch with
   its own test, to push on the filler's stack (last first)."""
-  body, orelse = _added_to(node.body), _added_to(node.orelse)
+  body, orelse = added_to(node.body), added_to(node.orelse)
   shared = frozenset(body & orelse) | inner.shared
   negated = ast.copy_location(ast.UnaryOp(ast.Not(), node.test), node.test)
   yes = dataclasses.replace(inner, branch=node.test, shared=shared)
@@ -541,8 +541,8 @@ def _skipping(node: ast.If, inner: Where, here: Where,
   g.name: out.append([p, g]); continue` before `out.append([m, g])`):
   when the statements after it add to every list its body adds to, each
   element goes somewhere, as with an `else`; else as any `if`."""
-  body = _added_to(node.body)
-  if body and body <= _added_to(after):
+  body = added_to(node.body)
+  if body and body <= added_to(after):
     inner = dataclasses.replace(inner, guard=None, branch=node.test,
                                 shared=frozenset(body) | inner.shared)
   return [*[(c, inner) for c in reversed(node.body)], (node.test, here)]
@@ -554,7 +554,7 @@ def _kept_after(node: ast.If, after: Sequence[ast.stmt],
   `kept.append(v)`: what the statements after a bare skip add is chosen
   by the test's negation, as under `if not ...:`; their places on the
   filler's stack are given that guard."""
-  if _added_to(node.body) or not all(isinstance(s, (
+  if added_to(node.body) or not all(isinstance(s, (
       ast.Continue, ast.Pass)) or isinstance(s, ast.Expr) and isinstance(
           s.value, (ast.Call, ast.Constant)) for s in node.body):
     return
@@ -565,10 +565,10 @@ def _kept_after(node: ast.If, after: Sequence[ast.stmt],
       stack[index] = (each, dataclasses.replace(where, guard=negated))
 
 
-def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
+def added_to(body: Sequence[ast.stmt]) -> Set[str]:
   """The names of the lists a block adds to (`x.append(v)`, `x += v`).
 
-  >>> sorted(_added_to(ast.parse("if a:\\n  x.append(1)\\nelif b:\\n"
+  >>> sorted(added_to(ast.parse("if a:\\n  x.append(1)\\nelif b:\\n"
   ...                            "  y += [2]\\nelse:\\n  z = 3\\n").body))
   ['x', 'y']
   """
@@ -583,7 +583,7 @@ def _added_to(body: Sequence[ast.stmt]) -> Set[str]:
 
 
 def _added_by_ifs(statement: ast.If) -> FrozenSet[str]:
-  """`_added_to` of one `if`: its test's, its body's and its `else`'s,
+  """`added_to` of one `if`: its test's, its body's and its `else`'s,
   kept per `if` (the filler asks again of each `if` inside, and of each
   `elif` of a chain: read once, not once per `if` around it). An `elif`
   chain is read from its last `if`, not by recursion."""
@@ -595,7 +595,7 @@ def _added_by_ifs(statement: ast.If) -> FrozenSet[str]:
     chain.append(inner)
   for each in reversed(chain):
     _IF_ADDED[each] = frozenset(
-        _added_in(walk(each.test)) | _added_to(each.body) | _added_to(
+        _added_in(walk(each.test)) | added_to(each.body) | added_to(
             each.orelse))
   return _IF_ADDED[statement]
 

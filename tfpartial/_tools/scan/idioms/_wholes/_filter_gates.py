@@ -31,7 +31,6 @@ from tfpartial._tools.scan.idioms._wholes import _constant_graph
 from tfpartial._tools.scan.idioms._wholes import _covering
 from tfpartial._tools.scan.idioms._wholes import _covering_tests
 from tfpartial._tools.scan.idioms._wholes import _cut_before_split
-from tfpartial._tools.scan.idioms._wholes import _dropped_one
 from tfpartial._tools.scan.idioms._wholes import _every_layer
 from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _fed_inputs
@@ -255,17 +254,13 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
   or trained by a step over a list no filter chose
   (`_complement_subset.rest_trained`), or by a step of the same loss run
   with it (`_run_together`), or by a list of another loss the step
-  applies with it (`_covering_tests`), or taken back by position beside
-  it (`_dropped_one`)."""
+  applies with it (`_covering_tests`)."""
   return _complemented.passed_with_rest(
       node, flow.origin.get(id(node), step.scope)) or (
           _complement_subset.rest_trained(flow, node, step, steps)) or (
               _run_together.trained_together(step, steps)) or (
                   _covering_tests.keeps_every_name(step.var_list,
-                                                   step.scope)) or (
-                  _dropped_one.taken_back(node, step.scope, [
-                      other.var_list for other in steps
-                      if other.scope is step.scope]))
+                                                   step.scope))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step],

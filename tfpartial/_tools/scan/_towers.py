@@ -1,0 +1,67 @@
+"""Slices of a transposed sequence (`zip(*towers)`): fields of every
+item when the towers' items are tuples a tower function returns (the
+gradients each tower returns, whole), some variables when the sequence
+holds `compute_gradients` lists (each item of the transpose is one
+variable's pairs across the towers)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+
+def transposed(node: ast.AST) -> bool:
+  """Whether `node` transposes one sequence (`zip(*towers)`, maybe in
+  `list(...)`): a slice of it picks fields of every item, unless the
+  items are `compute_gradients` lists (`rows_of_pairs`).
+
+  >>> transposed(ast.parse("list(zip(*towers))").body[0].value)
+  True
+  >>> transposed(ast.parse("zip(grads, tvars)").body[0].value)
+  False
+  """
+  while isinstance(node, ast.Call) and _names.call_name(node) in {
+      "list", "tuple"} and len(node.args) == 1:
+    node = node.args[0]
+  return isinstance(node, ast.Call) and _names.call_name(node) == "zip" and (
+      len(node.args) == 1) and isinstance(node.args[0], ast.Starred)
+
+
+def rows_of_pairs(node: ast.AST, scope: _scopes.Scope,
+                  pairs: Callable[[ast.expr], bool]) -> bool:
+  """Whether the sequence `zip(*seq)` transposes is a list of
+  `compute_gradients` lists (`tower_grads.append(opt.compute_gradients(
+  loss))`): each item of the transpose is then one variable's pairs
+  across the towers, and a slice keeps some variables."""
+  while isinstance(node, ast.Call) and _names.call_name(node) in {
+      "list", "tuple"} and len(node.args) == 1:
+    node = node.args[0]
+  seq = node.args[0].value if isinstance(node, ast.Call) and node.args and (
+      isinstance(node.args[0], ast.Starred)) else None
+  name = _names.dotted(seq) if seq is not None else None
+  if name is None:
+    return False
+  for each in scope.nodes:
+    if isinstance(each, ast.Call) and isinstance(
+        each.func, ast.Attribute) and each.func.attr in {
+            "append", "extend"} and each.args and _names.dotted(
+                each.func.value) == name and _a_pairs_list(
+                    each.args[0], scope, pairs):
+      return True
+  return False
+
+
+def _a_pairs_list(node: ast.expr, scope: _scopes.Scope,
+                  pairs: Callable[[ast.expr], bool]) -> bool:
+  """Whether `node` (or the one value its name is bound to) is a
+  `compute_gradients` list of pairs; another call (a tower function, its
+  tuple of fields) is not."""
+  if isinstance(node, ast.Name) and len(scope.defs.get(node.id, [])) == 1:
+    made = getattr(scope.defs[node.id][0], "value", None)
+    node = made if isinstance(made, ast.expr) else node
+  if isinstance(node, ast.Call):
+    return _names.call_name(node) == "compute_gradients"
+  return pairs(node)
