@@ -92,3 +92,35 @@ def test_a_cond_that_does_not_repeat_with_the_counter_is_found(phase):
 ])
 def test_a_cond_that_repeats_with_the_counter_stays_silent(phase):
   assert _scan_of(_GAN.replace("PHASE", phase)) == []
+
+
+_STYLES = textwrap.dedent('''\
+    import tensorflow as tf
+    def train(losses, sess, styles, steps):
+      opt = tf.train.AdamOptimizer(1e-3)
+      head = [v for v in tf.trainable_variables() if 'head' in v.name]
+      ops = [opt.minimize(loss, var_list=head) if i != 0 else
+             opt.minimize(loss) for i, loss in enumerate(losses)]
+    ''')
+
+
+@pytest.mark.parametrize("loop", [
+    "for style_i in range(len(styles)):\n  sess.run(ops[style_i])\n",
+    "for style_i in range(0, len(styles)):\n  sess.run(ops[style_i])\n",
+    "for _ in range(steps):\n"
+    "  for style_i in range(len(styles)):\n"
+    "    sess.run(ops[style_i])\n",
+])
+def test_each_element_run_in_turn_stays_silent(loop):
+  assert _scan_of(_STYLES + textwrap.indent(loop, "  ")) == []
+
+
+@pytest.mark.parametrize("loop", [
+    "for style_i in range(1, len(styles)):\n  sess.run(ops[style_i])\n",
+    "for style_i in range(0, len(styles), 2):\n  sess.run(ops[style_i])\n",
+    "for i in range(len(styles)):\n  print(styles[i])\n"
+    "for _ in range(steps):\n  sess.run(ops[i])\n",
+])
+def test_some_elements_run_apart_are_found(loop):
+  assert _scan_of(_STYLES + textwrap.indent(loop, "  ")) == [
+      ("var-list-filter", 4)]
