@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+import scanned
+
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
@@ -124,3 +126,75 @@ def test_each_element_run_in_turn_stays_silent(loop):
 def test_some_elements_run_apart_are_found(loop):
   assert _scan_of(_STYLES + textwrap.indent(loop, "  ")) == [
       ("var-list-filter", 4)]
+
+
+_NORMS = textwrap.dedent('''\
+    import tensorflow as tf
+    def build(loss, opt, frozen_names):
+      grads_and_vars = opt.compute_gradients(loss)
+      train, frozen, norms = [], [], []
+      for gv in grads_and_vars:
+        if gv[1].name in frozen_names:
+          frozen.append(gv)
+        else:
+          train.append(gv)
+      for g, v in train:
+        norms.append(tf.norm(g))
+      for g, v in frozen:
+        norms.append(tf.norm(g))
+    ''')
+
+
+@pytest.mark.parametrize("tail", [
+    "  return opt.apply_gradients(train), norms\n",
+    "  gn = tf.add_n(norms)\n"
+    "  train = [(g * 5.0 / gn, v) for g, v in train]\n"
+    "  return opt.apply_gradients(train)\n",
+    "  tf.summary.scalar('grad_norm', tf.add_n(norms))\n"
+    "  return opt.apply_gradients(train)\n",
+])
+def test_a_joined_list_reduced_or_returned_beside_the_step_is_found(tail):
+  assert _scan_of(_NORMS + tail) == [("var-list-filter", 9)]
+
+
+_JOINED = textwrap.dedent('''\
+    import tensorflow as tf
+    def build(loss, opt, frozen_names):
+      grads_and_vars = opt.compute_gradients(loss)
+      train, frozen, joined = [], [], []
+      for i, gv in enumerate(grads_and_vars):
+        if gv[1].name in frozen_names:
+          frozen.append((i, gv))
+        else:
+          train.append((i, gv))
+      for pair in train:
+        joined.append(pair)
+      for pair in frozen:
+        joined.append(pair)
+    ''')
+
+
+@pytest.mark.parametrize("tail", [
+    "  _, pairs = zip(*sorted(joined))\n  return pairs\n",
+    "  pairs = [gv for _, gv in sorted(joined)]\n"
+    "  return opt.apply_gradients(pairs)\n",
+    "  pairs = list(joined)\n  return opt.apply_gradients(pairs)\n",
+])
+def test_a_joined_list_carried_to_the_step_stays_silent(tail):
+  assert _scan_of(_JOINED + tail) == []
+
+
+def _reverse_chain(n):
+  """The joined list copied through `n` names assigned in reverse order
+  in a loop (each name is known only after the next), none given to the
+  step: all are followed to find that none reaches it."""
+  return (_NORMS + "  for _ in range(2):\n" + "".join(
+      f"    a{k} = a{k - 1}\n" for k in range(n, 1, -1))
+          + "    a1 = norms\n  return opt.apply_gradients(train)\n")
+
+
+def test_a_long_chain_to_a_joined_list_costs_its_length():
+  # Was quadratic: each pass over the function resolved one more name
+  # (x12.4 in time for four times the chain at 674a6ad).
+  small, large = (scanned.scan_work(_reverse_chain(n)) for n in (25, 100))
+  assert large <= 6 * small, (small, large)
