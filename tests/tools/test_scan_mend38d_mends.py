@@ -1,12 +1,21 @@
 """`tfpartial scan` after the review of the second mends: both sides of a
 conflict binding one attribute (`self.head =`) bind a name in common, so
-each side is read as its own version. Reduced from the reviewer's probes."""
+each side is read as its own version; a `tf.cond`'s branches are steps of
+one training only when its predicate reads the counter and literals alone
+and repeats with it (`tf.mod`, `%`); a per-element list of steps is run
+element by element only when indexed inside a loop over `range(n)`; a
+joined list reaches a step only through flows carrying its items (not a
+reduction, not a return beside the step), each statement asked again only
+when a name it reads joins; a mask a base class gives the library is the
+subclass's too, and a collection read back only to be logged is none a
+`Pruning` reads. Reduced from the reviewer's probes.
 
 import textwrap
 
 import pytest
 
 import scanned
+import test_scan_mend38_masks as masks
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
@@ -198,3 +207,42 @@ def test_a_long_chain_to_a_joined_list_costs_its_length():
   # (x12.4 in time for four times the chain at 674a6ad).
   small, large = (scanned.scan_work(_reverse_chain(n)) for n in (25, 100))
   assert large <= 6 * small, (small, large)
+
+
+def _frozen_rows(added, call_in="FrozenRowsDense"):
+  """masks._OWN_MASK with `added` after the mask is made, and its `call`
+  moved to a subclass `Frozen2` when `call_in` names it."""
+  code = masks._OWN_MASK.replace(
+      "                                    trainable=False)\n",
+      "                                    trainable=False)\n" + added, 1)
+  if call_in != "FrozenRowsDense":
+    code = code.replace(
+        "        def call(self, inputs):\n",
+        f"\n    class {call_in}(FrozenRowsDense):\n"
+        "        def call(self, inputs):\n", 1)
+  return code
+
+
+def test_a_mask_a_base_class_gives_the_library_is_the_subclasss_too():
+  added = ("            tf.add_to_collection(pruning.MASK_COLLECTION, "
+           "self.mask)\n")
+  assert scanned.in_project({
+      "layers.py": _frozen_rows(added, "Frozen2"),
+      "train.py": masks._UPDATING.replace("FrozenRowsDense", "Frozen2")
+  }) == []
+
+
+_LOGGED = '''
+
+    def log_masks():
+        tf.logging.info("%d frozen masks",
+                        len(tf.get_collection('frozen_masks')))
+    '''
+
+
+def test_a_collection_read_back_only_to_be_logged_is_found():
+  added = "            tf.add_to_collection('frozen_masks', self.mask)\n"
+  assert scanned.in_project({
+      "layers.py": _frozen_rows(added),
+      "train.py": masks._UPDATING + _LOGGED}) == [
+          ("stop-gradient-mix", "layers.py", 15)]
