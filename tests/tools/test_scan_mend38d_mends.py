@@ -8,7 +8,7 @@ joined list reaches a step only through flows carrying its items (not a
 reduction, not a return beside the step), each statement asked again only
 when a name it reads joins; a mask a base class gives the library is the
 subclass's too, and a collection read back only to be logged is none a
-`Pruning` reads. Reduced from the reviewer's probes.
+`Pruning` reads. Reduced from the reviewer's probes."""
 
 import textwrap
 
@@ -89,7 +89,7 @@ _GAN = '''\
     "tf.greater_equal(counter, 0))",
     "tf.less(counter, 10 ** 12)",
     "counter >= 0",
-    "tf.equal(tf.mod(counter, FLAGS.period), 0)",
+    "tf.equal(tf.mod(counter, 2), 0) | tf.constant(FLAGS.dis_only)",
 ])
 def test_a_cond_that_does_not_repeat_with_the_counter_is_found(phase):
   assert _scan_of(_GAN.replace("PHASE", phase)) == [
@@ -100,6 +100,9 @@ def test_a_cond_that_does_not_repeat_with_the_counter_is_found(phase):
     "tf.less(tf.mod(counter, 2), 1)",
     "tf.equal(counter % 2, 0)",
     "tf.equal(tf.math.floormod(counter, 5), 0)",
+    # analytics-zoo's GANEstimator: a phase length of the estimator's own.
+    "tf.less(tf.mod(counter, self.dis_steps + self.gen_steps), "
+    "self.dis_steps)",
 ])
 def test_a_cond_that_repeats_with_the_counter_stays_silent(phase):
   assert _scan_of(_GAN.replace("PHASE", phase)) == []

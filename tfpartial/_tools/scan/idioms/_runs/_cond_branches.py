@@ -26,6 +26,8 @@ _COUNTERS = {"get_or_create_global_step", "get_global_step",
              "create_global_step"}
 # The calls that take a value modulo another.
 _MODULOS = {"mod", "floormod", "truncatemod"}
+_COMPARES = {"less", "less_equal", "greater", "greater_equal", "equal",
+             "not_equal"}
 # How many local names a predicate is followed through.
 _DEPTH = 4
 
@@ -103,19 +105,45 @@ def _by_counter(cond: ast.Call, parent: _scopes.Scope) -> bool:
 
 def _read_values(node: ast.expr) -> List[ast.expr]:
   """The expressions `node` reads as values: calls (not their functions'
-  names), operators, names and attributes in place of a value."""
+  names), operators, names and attributes in place of a value; of a
+  modulo only what is divided, and of a comparison with a modulo only
+  the modulo (`tf.less(tf.mod(counter, period), dis_steps)`: the period
+  and the phase's length may be any values, the test still repeats)."""
   found: List[ast.expr] = []
   todo = [node]
   while todo:
     each = todo.pop()
     found.append(each)
-    if isinstance(each, ast.Call):
+    if _modulo(each):
+      todo.append(each.left if isinstance(each, ast.BinOp) else getattr(
+          each, "args")[0])
+      continue
+    sides = _compared(each)
+    if any(_modulo(side) for side in sides):
+      todo.extend(side for side in sides if _modulo(side))
+    elif isinstance(each, ast.Call):
       todo.extend(each.args)
       todo.extend(k.value for k in each.keywords)
     elif not isinstance(each, (ast.Name, ast.Attribute, ast.Constant)):
       todo.extend(c for c in ast.iter_child_nodes(each)
                   if isinstance(c, ast.expr))
   return found
+
+
+def _modulo(node: ast.expr) -> bool:
+  """`a % b`, `tf.mod(a, b)`, `tf.math.floormod(a, b)`."""
+  return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) or (
+      isinstance(node, ast.Call) and len(node.args) >= 1 and (
+          _names.call_name(node) in _MODULOS))
+
+
+def _compared(node: ast.expr) -> List[ast.expr]:
+  """The sides of a comparison (`a < b`, `tf.less(a, b)`), else []."""
+  if isinstance(node, ast.Compare):
+    return [node.left, *node.comparators]
+  if isinstance(node, ast.Call) and _names.call_name(node) in _COMPARES:
+    return list(node.args[:2])
+  return []
 
 
 def _cond_of(node: ast.AST, parent: _scopes.Scope) -> Optional[ast.Call]:
