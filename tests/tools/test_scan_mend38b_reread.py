@@ -171,9 +171,11 @@ def test_a_mask_put_in_the_librarys_collection_is_silent():
 
 
 @pytest.mark.parametrize("reader", [
-    "def my_masks():\n    return tf.get_collection('frozen_masks')\n",
-    "class MyPruning(Pruning):\n    def masks(self):\n"
-    "        return tf.get_collection('frozen_masks')\n"])
+    "def my_masks():\n    return tf.get_collection('frozen_masks')\n\n\n"
+    "def pruner(spec):\n    return pruning.Pruning(spec, masks=my_masks())\n",
+    "class MyPruning(Pruning):\n    def update(self):\n"
+    "        for m in tf.get_collection('frozen_masks'):\n"
+    "            m.assign(m)\n"])
 def test_a_collection_read_back_for_the_library_is_one_it_recomputes(
     reader):
   added = "            tf.add_to_collection('frozen_masks', self.mask)\n"

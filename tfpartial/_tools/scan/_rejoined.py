@@ -76,35 +76,94 @@ def _joined(guard: ast.expr, home: _scopes.Scope) -> bool:
 
 
 def _reaches_step(joined: Set[str], root: ast.AST) -> bool:
-  """Whether a list of `joined`, or one made from it (an assignment or
-  an addition that reads it, followed to a fixed point), is given to a
-  step (`apply_gradients(...)`, `minimize(...)`) or returned: a list
-  only summarised or normed beside the step puts nothing back."""
-  reach = set(joined)
+  """Whether a list of `joined`, or one its items are carried on to (an
+  assignment of it, `list(...)`, `+` or `extend` of it, a comprehension
+  or `zip` over it), is given to a step (`apply_gradients(...)`,
+  `minimize(...)`) or is what the function returns: a list reduced
+  (`tf.add_n(norms)`), only summarised or returned beside the step puts
+  nothing back. Each statement is asked again only when a name it reads
+  joins, so a long chain costs its length."""
   nodes = list(ast.walk(root))
-  grown = True
-  while grown:
-    grown = False
-    for node in nodes:
-      made: List[str] = []
-      if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and (
-          node.value is not None and _reads(node.value) & reach):
-        targets = node.targets if isinstance(node, ast.Assign) else [
-            node.target]
-        made = [_names.dotted(n) or "" for t in targets for n in ast.walk(t)
-                if isinstance(n, (ast.Name, ast.Attribute))]
-      added = _added(node)
-      if added is not None and _reads(added[1]) & reach:
-        made.append(added[0])
-      new = set(made) - reach - {""}
-      if new:
+  flows: List[Tuple[List[str], ast.expr]] = []
+  readers: Dict[str, List[int]] = {}
+  for node in nodes:
+    for targets, value in _flows(node):
+      for name in _reads(value):
+        readers.setdefault(name, []).append(len(flows))
+      flows.append((targets, value))
+  reach = set(joined)
+  todo = list(joined)
+  while todo:
+    for index in readers.get(todo.pop(), ()):
+      targets, value = flows[index]
+      if _carries(value, reach):
+        new = set(targets) - reach
         reach |= new
-        grown = True
+        todo.extend(new)
   return any(isinstance(node, ast.Return) and node.value is not None and (
-      _reads(node.value) & reach) or isinstance(node, ast.Call) and (
+      _carries(node.value, reach)) or isinstance(node, ast.Call) and (
           _names.call_name(node) in _STEPS) and any(
-              _reads(a) & reach for a in [*node.args, *(
+              _carries(a, reach) for a in [*node.args, *(
                   k.value for k in node.keywords)]) for node in nodes)
+
+
+def _flows(node: ast.AST) -> Iterator[Tuple[List[str], ast.expr]]:
+  """(the names bound, what they are bound from) of an assignment, a
+  `for` (its targets from what it iterates), or an addition to a list."""
+  targets: List[ast.expr] = []
+  value: Optional[ast.expr] = None
+  if isinstance(node, ast.Assign):
+    targets, value = node.targets, node.value
+  elif isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor)):
+    targets = [node.target]
+    value = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else (
+        node.value)
+  if value is not None:
+    yield [_names.dotted(n) or "" for t in targets for n in _bound(t)], value
+  added = _added(node)
+  if added is not None:
+    yield [added[0]], added[1]
+
+
+def _bound(target: ast.expr) -> Iterator[ast.expr]:
+  """The names and attributes a target binds (`_, pairs = ...`)."""
+  if isinstance(target, (ast.Tuple, ast.List)):
+    for each in target.elts:
+      yield from _bound(each)
+  elif isinstance(target, ast.Starred):
+    yield from _bound(target.value)
+  elif isinstance(target, (ast.Name, ast.Attribute)):
+    yield target
+
+
+# The calls that hand on the items of what they are given.
+_CARRIERS = {"list", "tuple", "sorted", "reversed", "zip", "enumerate",
+             "chain", "identity_n"}
+
+
+def _carries(value: ast.expr, reach: Set[str]) -> bool:
+  """Whether `value` holds the items of a list of `reach`: the list, a
+  slice of it, `list(...)`/`sorted(...)`/`zip(...)` of it, `a + b`, a
+  comprehension over it or `[*a, *b]`; not a reduction of it nor a tuple
+  that holds it beside other values."""
+  if isinstance(value, (ast.Name, ast.Attribute)):
+    return _names.dotted(value) in reach
+  if isinstance(value, ast.Starred):
+    return _carries(value.value, reach)
+  if isinstance(value, ast.Subscript):
+    return isinstance(value.slice, ast.Slice) and _carries(value.value, reach)
+  if isinstance(value, ast.BinOp):
+    return isinstance(value.op, ast.Add) and (
+        _carries(value.left, reach) or _carries(value.right, reach))
+  if isinstance(value, ast.Call):
+    return _names.call_name(value) in _CARRIERS and any(
+        _carries(a, reach) for a in value.args)
+  if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+    return any(_carries(g.iter, reach) for g in value.generators)
+  if isinstance(value, (ast.List, ast.Tuple)):
+    return any(isinstance(e, ast.Starred) and _carries(e, reach)
+               for e in value.elts)
+  return False
 
 
 # The calls a list of pairs or variables is trained by.

@@ -16,6 +16,7 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _blocks
 from tfpartial._tools.scan import _conflicts
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _notebook
 from tfpartial._tools.scan import _py2
 from tfpartial._tools.scan import _tail
@@ -113,11 +114,32 @@ def _bindings(node: ast.AST, scope: int,
     elif isinstance(child, (ast.Import, ast.ImportFrom)):
       out.extend((scope, (a.asname or a.name).split(".")[0],
                   child.lineno - 1) for a in child.names)
-    elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-      out.append((scope, child.id, child.lineno - 1))
-    elif not isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp,
-                                ast.DictComp, ast.GeneratorExp)):
+    elif isinstance(child, (ast.Name, ast.Attribute, ast.Subscript)) and (
+        isinstance(child.ctx, ast.Store)):
+      target = _stored(child)
+      if target is not None:
+        out.append((scope, target, child.lineno - 1))
       _bindings(child, scope, out)
+    elif isinstance(child, ast.ExceptHandler) and child.name:
+      out.append((scope, child.name, child.lineno - 1))
+      _bindings(child, scope, out)
+    elif isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp,
+                            ast.DictComp, ast.GeneratorExp)):
+      # A walrus inside a comprehension binds in the enclosing scope.
+      out.extend((scope, n.target.id, n.lineno - 1)
+                 for n in ast.walk(child) if isinstance(n, ast.NamedExpr)
+                 and isinstance(n.target, ast.Name)
+                 and not isinstance(child, ast.Lambda))
+    else:
+      _bindings(child, scope, out)
+
+
+def _stored(target: ast.expr) -> Optional[str]:
+  """The dotted name a store target binds (`self.head`; a subscript's
+  base: `cfg` of `cfg["head"]`), else None."""
+  while isinstance(target, ast.Subscript):
+    target = target.value
+  return _names.dotted(target)
 
 
 def _parsed(text: str, path: str) -> Tuple[Optional[ast.Module], str]:

@@ -10,7 +10,7 @@ recomputes the mask and freezes nothing."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple, cast
+from typing import Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -96,17 +96,27 @@ def recomputed(analysis: Analysis, module: _project.Module, mask: ast.expr,
       return True
     for packed in _cudnn_params.packed_lists(value):
       names.add(_names.dotted(packed))
-  cls = _class_of(scope)
-  return any((cls if name.startswith("self.") else "", name) in collected
-             for name in names if name)
+  own = {name for name in names if name and not name.startswith("self.")}
+  if any(("", name) in collected for name in own):
+    return True
+  selfs = names - own - {None, ""}
+  return any((info.name, name) in _collected(analysis, home)
+             for info, home in _classes_of(analysis.project, scope)
+             for name in selfs)
 
 
-def _class_of(scope: _scopes.Scope) -> str:
-  """The name of the class whose method holds `scope`, or ""."""
+def _classes_of(project: _project.Project, scope: _scopes.Scope
+                ) -> List[Tuple[_scopes.ClassInfo, _project.Module]]:
+  """The class whose method holds `scope` and its project bases, each
+  with its module (a mask a base class adds is the subclass's too)."""
   at: Optional[_scopes.Scope] = scope
   while at is not None and at.cls is None:
     at = at.parent
-  return at.cls.name if at is not None and at.cls is not None else ""
+  if at is None or at.cls is None:
+    return []
+  return [(info, info.home.module) for info in [
+      at.cls, *project.base_classes(at.cls)]
+          if isinstance(info.home.module, _project.Module)]
 
 
 def _from_library(call: ast.Call) -> bool:
@@ -155,32 +165,68 @@ def _strings(tree: Optional[ast.AST]) -> Dict[str, str]:
 
 def _read_back(analysis: Analysis) -> Set[str]:
   """The keys of the collections a `Pruning` reads its masks from: the
-  library's (`MASK_COLLECTION`, 'masks'), and each the project reads
-  with `get_collection` in a module naming the library or in a `Pruning`
-  subclass (`CudnnPruning` reading 'cudnn_masks'); once per scan."""
+  library's (`MASK_COLLECTION`, 'masks'), each the project hands to a
+  `Pruning(...)`, and each a method of a `Pruning` subclass reads to
+  recompute masks (one that assigns or applies a mask: `CudnnPruning`
+  reading 'cudnn_masks', itself or through a function of its module); a
+  key read back only to be logged or summarised is not; once per scan."""
   return cast(Set[str], analysis.once(
       "pruning-masks:read-back", lambda: _reads(analysis.project)))
 
 
+_READS = {"get_collection", "get_collection_ref"}
+
+
 def _reads(project: _project.Project) -> Set[str]:
   keys = {"=MASK_COLLECTION", "masks"}
-  for module in project.all_modules_with(
-      ("get_collection", "get_collection_ref")):
+  for module in project.all_modules_with(tuple(sorted(_READS))):
     tree = module.tree
     if tree is None:
       continue
     strings = _strings(tree)
-    named = LIBRARY in module.source.text
-    places = [tree] if named else [
-        c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and any(
-            (_names.dotted(b) or "").split(".")[-1].endswith("Pruning")
-            for b in c.bases)]
+    helpers = {node.name: node for node in tree.body
+               if isinstance(node, ast.FunctionDef)}
+    places: List[ast.AST] = []
+    for node in ast.walk(tree):
+      if isinstance(node, ast.Call) and _names.call_name(node).endswith(
+          "Pruning"):
+        given = [*node.args, *(k.value for k in node.keywords)]
+        places.extend(given)
+        places.extend(_called(given, helpers))
+    for cls in ast.walk(tree):
+      if isinstance(cls, ast.ClassDef) and any(
+          (_names.dotted(b) or "").split(".")[-1].endswith("Pruning")
+          for b in cls.bases):
+        places.extend(_recomputing(cls, helpers))
     for place in places:
       for node in ast.walk(place):
         if isinstance(node, ast.Call) and node.args and _names.call_name(
-            node) in {"get_collection", "get_collection_ref"}:
+            node) in _READS:
           keys |= _keys(node.args[0], strings)
   return keys
+
+
+def _recomputing(cls: ast.ClassDef, helpers: Dict[str, ast.FunctionDef]
+                 ) -> List[ast.AST]:
+  """The methods of a `Pruning` subclass that assign or apply a mask, and
+  the functions of its module they call (`get_cudnn_masks()`)."""
+  found: List[ast.AST] = []
+  for method in cls.body:
+    if not isinstance(method, ast.FunctionDef):
+      continue
+    if any(isinstance(n, ast.Call) and ("assign" in _names.call_name(
+        n) or _names.call_name(n) == "apply_mask") for n in ast.walk(method)):
+      found.append(method)
+      found.extend(_called([method], helpers))
+  return found
+
+
+def _called(parts: Sequence[ast.AST], helpers: Dict[str, ast.FunctionDef]
+            ) -> List[ast.AST]:
+  """The functions of `helpers` that `parts` call by name."""
+  return [helpers[n.func.id] for part in parts for n in ast.walk(part)
+          if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+          and n.func.id in helpers]
 
 
 def _added_to_collections(tree: Optional[ast.AST], read: Set[str]

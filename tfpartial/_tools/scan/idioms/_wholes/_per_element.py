@@ -66,19 +66,34 @@ def _picked_apart(node: ast.AST, scope: _scopes.Scope) -> bool:
            if isinstance(t, ast.Name)}
   return any(isinstance(each, ast.Subscript) and isinstance(
       each.value, ast.Name) and each.value.id in bound and not _every(
-          each.slice, scope) for each in scope.nodes)
+          each, scope) for each in scope.nodes)
 
 
-def _every(index: ast.AST, scope: _scopes.Scope) -> bool:
-  """Whether `index` is the name a `for` of the function counts over a
-  `range(...)` with (`for style_i in range(len(styles))`): the loop
-  takes each element in turn, not one apart."""
+def _every(subscript: ast.Subscript, scope: _scopes.Scope) -> bool:
+  """Whether `subscript`'s index is the name a `for` of the function
+  counts with over `range(n)` or `range(0, n)` (`for style_i in
+  range(len(styles))`), the subscript inside that loop: the loop takes
+  each element in turn, not one apart (`range(1, n)` skips the first; a
+  subscript after the loop takes its last)."""
+  index = subscript.slice
   return isinstance(index, ast.Name) and any(
       isinstance(each, ast.For) and isinstance(each.target, ast.Name) and (
-          each.target.id == index.id) and isinstance(
-              each.iter, ast.Call) and isinstance(
-                  each.iter.func, ast.Name) and each.iter.func.id == "range"
+          each.target.id == index.id) and _from_zero(each.iter) and any(
+              n is subscript for s in each.body for n in ast.walk(s))
       for each in scope.nodes)
+
+
+def _from_zero(counted: ast.expr) -> bool:
+  """Whether `counted` is `range(n)` or `range(0, n)`: every index from
+  the first, one at a time."""
+  if not isinstance(counted, ast.Call) or not isinstance(
+      counted.func, ast.Name) or counted.func.id != "range" or (
+          counted.keywords):
+    return False
+  first = counted.args[0] if len(counted.args) == 2 else None
+  return len(counted.args) == 1 or isinstance(
+      first, ast.Constant) and first.value == 0 and not isinstance(
+          first.value, bool)
 
 
 def _targets(node: ast.AST) -> Set[str]:
