@@ -165,3 +165,11 @@ def test_a_keras_fit_anywhere_is_found():
       """
   assert _lip(**{"train.py": train}) == [
       ("stop-gradient-mix", "modules.py", _CONCAT_LINE)]
+
+
+def test_a_step_gated_by_a_flag_a_caller_may_turn_on_is_found():
+  # `training=args.train`: what the command line says, either way.
+  lm = _LM.replace("CharRnnLm(args, training=False)",
+                   "CharRnnLm(args, training=args.train)")
+  assert _lip(**{"lm.py": lm}) == [
+      ("stop-gradient-mix", "modules.py", _CONCAT_LINE)]
