@@ -4,8 +4,10 @@ one arm's entries some of the other's (PyMDNet's `optimize(branch=None)`:
 `conv1`..`fc5` for pretraining): the short arm trains a part. Counted
 only where each entry it leaves out is built outside any `if` (its key
 written in a statement no test guards: `self.conv('conv1', ...)`), so
-that the case taking the short arm has those layers too; a bias made
-only `if use_bias:` is not left out, it is not there."""
+that the case taking the short arm has those layers too (a bias made
+only `if use_bias:` is not left out, it is not there), and where no
+other statement of the function reads them (a list of the short case
+that trains them at a rate of its own)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ _GUARDS = (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While,
 def short_arm(chosen: ast.AST, scope: _scopes.Scope) -> Optional[ast.expr]:
   """The short arm's list of a name the step's list reads (`chosen`, or
   a name of the `+` that joins them), when its entries are some of the
-  other arm's and each left out is built unguarded; else None."""
+  other arm's, each left out built unguarded and read nowhere else in
+  the function (`leaves_out`); else None."""
   names = _joined_names(chosen)
   if not names:
     return None
