@@ -94,10 +94,10 @@ def _replaced(node: ast.Call, scope: _scopes.Scope) -> Optional[ast.expr]:
 
 
 # Words of a module that trains (a step, a loss's gradients, a fit).
-_STEPS = frozenset({"minimize", "apply_gradients", "compute_gradients",
-                    "gradients", "gradient", "GradientTape", "fit",
-                    "fit_generator", "train_on_batch", "train", "train_step",
-                    "train_op", "compile", "backward"})
+STEPS = frozenset({"minimize", "apply_gradients", "compute_gradients",
+                   "gradients", "gradient", "GradientTape", "fit",
+                   "fit_generator", "train_on_batch", "train", "train_step",
+                   "train_op", "compile", "backward"})
 
 
 def _never_stepped(project: _project.Project,
@@ -107,7 +107,7 @@ def _never_stepped(project: _project.Project,
   export or serving script, a notebook that rebuilds the model only to
   save it for serving)."""
   words = module.words
-  if words & _STEPS or any("ptimizer" in w for w in words):
+  if words & STEPS or any("ptimizer" in w for w in words):
     return False
   if module.path.endswith(".ipynb"):
     return True  # A notebook: nothing imports it.
@@ -317,6 +317,15 @@ def branch_runs(analysis: Analysis, node: ast.AST,
       scope.cls is None and scope.name not in _DISPATCHED) and not (
           _calls_of(analysis, scope.node)):
     return False
+  return gates_open(analysis, node, scope)
+
+
+def gates_open(analysis: Analysis, node: ast.AST,
+               scope: _scopes.Scope) -> bool:
+  """Whether each `if flag:` around `node` in `scope` may be taken: a
+  flag that is a parameter of the function (or `self.flag` set from its
+  class's constructor) taking its default or what the project's calls
+  pass it; anything else may be either."""
   order = analysis.order(scope)
   current: ast.AST = node
   parent = order.parent(current)
