@@ -185,3 +185,60 @@ def test_a_head_scope_beside_a_backbone_outside_it_is_still_found():
       "  trunk = {'x': tf.layers.dense(features['x'], 8, name='trunk')}"
   ).replace("FEATURES", "trunk")
   assert [idiom for idiom, _ in scanned.in_text(code)] == ["var-list-filter"]
+
+
+# --- a copy network whose outputs are all stopped, left out by name ---
+
+_TEACHER = """\
+    import tensorflow as tf
+
+    class Encoder(tf.keras.layers.Layer):
+      def build(self, shape):
+        self.dense = tf.keras.layers.Dense(8)
+      def call(self, x):
+        return self.dense(x), x
+
+    class Model(tf.keras.Model):
+      def build(self, shape):
+        self.encoder_frozen = Encoder(name='encoder_frozen')
+        self.encoder = Encoder()
+        self.head = tf.keras.layers.Dense(8, name=HEAD)
+      def call(self, inputs):
+        x, ref = inputs
+        target, _ = self.encoder_frozen(ref, training=False)
+        STOP
+        h, _ = self.encoder(x)
+        return tf.reduce_mean((self.head(h) - target) ** 2)
+
+    m = Model()
+    opt = tf.keras.optimizers.Adam(1e-3)
+
+    @tf.function
+    def run_step(x, ref):
+      with tf.GradientTape() as tape:
+        loss = m((x, ref))
+      train_weights = [e for e in m.trainable_weights if 'frozen' not in e.name]
+      grads = tape.gradient(loss, train_weights)
+      opt.apply_gradients(zip(grads, train_weights))
+    """
+
+
+def _teacher(stop, head="'head'"):
+  return _TEACHER.replace("STOP", stop).replace("HEAD", head)
+
+
+@pytest.mark.parametrize("stop", [
+    "target = tf.stop_gradient(target)",
+    "target = [tf.stop_gradient(f) for f in target]",
+], ids=["stopped", "each_stopped"])
+def test_a_copy_whose_outputs_are_all_stopped_left_out_is_silent(stop):
+  assert scanned.found(_teacher(stop)) == []
+
+
+@pytest.mark.parametrize("stop,head", [
+    ("pass", "'head'"),
+    ("other = tf.stop_gradient(target)", "'head'"),
+    ("target = tf.stop_gradient(target)", "'head_frozen'"),
+], ids=["not_stopped", "stopped_copy_unused", "trained_part_named_too"])
+def test_a_copy_the_loss_reaches_left_out_is_still_found(stop, head):
+  assert scanned.found(_teacher(stop, head)) == [("var-list-filter", 28)]

@@ -55,6 +55,7 @@ from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _self_scope
+from tfpartial._tools.scan.idioms._wholes import _stopped_copy
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _warm_started
 from tfpartial._tools.scan.idioms._wholes import _wider_step
@@ -83,6 +84,10 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       analysis, step, steps, groups, halved) or only_measured(step) or (
           only_summarised(step, steps)) or no_choice(step, analysis, steps) or (
               _flagged.never_run(step.call, step.scope)) or (
+                  _stopped_copy.only_stopped(
+                      analysis.typed, step.labels.get("filtered"),
+                      flow.origin.get(id(step.labels.get("filtered")),
+                                      step.scope))) or (
                   _half_per_call(analysis, step)) or halves(step, steps) or (
                       _fed_or_every(analysis, step)) or (
                           _beside_whole(step, steps)):
