@@ -12,7 +12,7 @@ filter found. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -39,7 +39,7 @@ def only_stopped(typed: _typed.Typed, filtered: Optional[ast.AST],
 
 
 def _dropped_word(filtered: Optional[ast.AST]
-                  ) -> Optional[tuple]:
+                  ) -> Optional[Tuple[str, ast.expr]]:
   """(word, object) of `[e for e in obj.trainable_weights if 'word' not
   in e.name]`."""
   if not isinstance(filtered, (ast.ListComp, ast.GeneratorExp)) or len(
