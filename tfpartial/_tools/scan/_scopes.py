@@ -853,6 +853,8 @@ class _Binder:
     chosen = target.slice
     if _fills_missing(self.where.guard, target, self.scope):
       return value  # A gradient that is `None` given zeros: none zeroed.
+    if self._feed_dict(target.value):
+      return value  # `feed_dict[flag] = 0`: a key's value, no element.
     if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
         or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (
             isinstance(chosen, ast.UnaryOp) and isinstance(
@@ -866,6 +868,17 @@ class _Binder:
     where = ast.Call(ast.Name("where", ast.Load()), [chosen, value, base], [])
     setattr(where, ZEROED, True)  # Not in the source: said so when shown.
     return ast.fix_missing_locations(ast.copy_location(where, target))
+
+  def _feed_dict(self, base: ast.expr) -> bool:
+    """Whether `base` names only dict displays written with keys
+    (`feed_dict = {model.x: xs, model.grads: stored}`): a zero written
+    under a key there is fed to that key, it zeroes no element."""
+    made = self.scope.defs.get(base.id, []) if isinstance(
+        base, ast.Name) else []
+    return bool(made) and all(
+        isinstance(d.value, ast.Dict) and d.value.keys and all(
+            k is not None for k in d.value.keys) for d in made if d.replaces
+    ) and any(d.replaces for d in made)
 
   def _guard(self, value: ast.expr, replaces: bool, name: str = "") -> None:
     where = self.where

@@ -16,7 +16,7 @@ gradient reversal's schedule), freezes nothing.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -88,7 +88,7 @@ def _masked_returns(analysis: Analysis, grad: _scopes.Scope
   forward = _parameters(grad.parent.node) if grad.parent else []
   for each in grad.nodes:
     if isinstance(each, ast.Return) and each.value is not None and not (
-        _saturation(each.value, upstream.arg, forward)):
+        _saturation(each.value, upstream.arg, forward, _bound(grad))):
       labels = analysis.flow.labels(each.value, grad,
                                     {upstream.arg: {"grad": upstream}})
       if "masked" in labels:
@@ -100,25 +100,58 @@ _ORDERS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _ORDER_CALLS = {"less", "less_equal", "greater", "greater_equal"}
 
 
-def _saturation(value: ast.expr, upstream: str, forward: List[str]) -> bool:
+def _saturation(value: ast.expr, upstream: str, forward: List[str],
+                bound: Optional[Dict[str, List[ast.expr]]] = None) -> bool:
   """Whether `value` is `dy * m` with `m` a range test of the forward
   function's own input (`tf.cast(tf.abs(x) <= 1, tf.float32)`, `-1 < x <
-  1`): a straight-through estimator cut where the input saturates,
-  computed anew from the values every call; no element is chosen.
+  1`), or a local name bound only to such tests (`bound`: `mask = ...;
+  return dy * mask * 0.5`), other factors being numbers: a
+  straight-through estimator cut where the input saturates, computed
+  anew from the values every call; no element is chosen.
 
   >>> grad = ast.parse("dy * tf.cast(-1 < x < 1.0, tf.float32)").body[0]
   >>> _saturation(grad.value, "dy", ["x"])
   True
   >>> _saturation(ast.parse("dy * mask").body[0].value, "dy", ["x"])
   False
+  >>> test = ast.parse("tf.cast(tf.abs(x) <= 1.0, dy.dtype)").body[0].value
+  >>> _saturation(ast.parse("dy * mask * 0.5").body[0].value, "dy", ["x"],
+  ...             {"mask": [test]})
+  True
   """
+  factors = _factors(value)
+  if factors is None:
+    return False
+  named = [f for f in factors if isinstance(f, ast.Name) and f.id == upstream]
+  tests = [f for f in factors if not any(f is n for n in named) and not (
+      isinstance(f, ast.Constant) and isinstance(f.value, (int, float)))]
+  if len(named) != 1 or not tests:
+    return False
+  return all(all(_range_test(v, forward) for v in bound[test.id]) if (
+      isinstance(test, ast.Name) and bound and bound.get(test.id)) else (
+          _range_test(test, forward)) for test in tests)
+
+
+def _factors(value: ast.expr) -> Optional[List[ast.expr]]:
+  """The factors of a product (`dy * mask * 0.5`), or None."""
   if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
-    return False
-  sides = [value.left, value.right]
-  named = [s for s in sides if isinstance(s, ast.Name) and s.id == upstream]
-  if len(named) != 1:
-    return False
-  test = sides[1] if sides[0] is named[0] else sides[0]
+    return None
+  found: List[ast.expr] = []
+  for side in (value.left, value.right):
+    inner = _factors(side)
+    found += inner if inner is not None else [side]
+  return found
+
+
+def _bound(grad: _scopes.Scope) -> Dict[str, List[ast.expr]]:
+  """The values each local name of the gradient function is bound to."""
+  return {name: [d.value for d in defs] for name, defs in grad.defs.items()
+          if all(isinstance(d.value, ast.expr) for d in defs)}
+
+
+def _range_test(test: ast.expr, forward: List[str]) -> bool:
+  """Whether `test` tests only the order of the forward function's own
+  inputs against numbers (`tf.abs(x) <= 1`), no equality."""
   heads = {id(n.value) for n in ast.walk(test) if isinstance(
       n, ast.Attribute)}  # `tf` of `tf.cast`: a module, not a value.
   read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and (
