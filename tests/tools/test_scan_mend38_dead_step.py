@@ -10,39 +10,14 @@ import pytest
 import scanned
 import test_scan_part32_misses as part32
 
-_DISPATCH = """\
-    import sys
-    import fire
-    import tensorflow as tf
-    from i3d import InceptionI3d
-
-    def train_step(net, example, optimizer):
-        with tf.GradientTape() as tape:
-            output, _ = net(example[0], is_training=True)
-            loss = tf.reduce_mean(tf.abs(output - example[1]))
-        variables = net.trainable_variables
-        gradients = tape.gradient(loss, variables)
-        optimizer.apply_gradients(zip(gradients, variables))
-        return loss
-
-    def session_train(optimizer, x, y, pretrained_dir):
-        with tf.variable_scope('Flow'):
-            i3d = InceptionI3d(num_classes=11, final_endpoint='Logits')
-            logits, _ = i3d(x, is_training=True)
-        loss = tf.reduce_mean(tf.abs(tf.nn.softmax(logits) - y))
-        keys = tf.GraphKeys.TRAINABLE_VARIABLES
-        training_opt = optimizer.minimize(loss, var_list=
-            tf.get_collection(keys, scope='Flow/inception_i3d/Logits') +
-            tf.get_collection(keys, scope='Flow/inception_i3d/Mixed_5c'))
-        with tf.train.MonitoredTrainingSession(
-                checkpoint_dir=pretrained_dir) as sess:
-            for epoch in range(10):
-                sess.run([loss, training_opt])
-
+# The kinetics script's two steps, run by a dispatch of the module's own.
+_DISPATCH = ("    import sys\n    import fire\n"
+             + part32._I3D[:part32._I3D.index("    def train_network")]
+             + """\
     if __name__ == "__main__":
         session_train(tf.train.GradientDescentOptimizer(0.1), None, None, "d")
         %s
-    """
+    """)
 
 
 @pytest.mark.parametrize("dispatch", [

@@ -6,9 +6,12 @@ into the next pass's model. Beside them, the weight averages whose
 counts are settings of a parameter or of a dict of numbers stay
 silent."""
 
+import textwrap
+
 import pytest
 
 import scanned
+import test_scan_written_once_trained as written_once
 
 
 def _writes(code):
@@ -38,24 +41,13 @@ def test_saved_rows_put_back_after_each_epoch_are_found(saved):
   assert _writes(_SAVED_ROWS % saved) == [11]
 
 
-_AVERAGE = """\
-    def main(network, batches%s):
-      %s
-      swa_weights = []
-      for epoch in range(1, cfg['epochs'] + 1):
-        for _ in range(cfg['steps']):
-          x, y = next(batches)
-          network.train_on_batch(x=x, y=y)
-        swa_epoch = cfg['epochs'] + 1 - cfg['swa_epochs']
-        if epoch == swa_epoch:
-          swa_weights = network.get_weights()
-        elif epoch > swa_epoch:
-          for i in range(len(swa_weights)):
-            swa_weights[i] = (swa_weights[i] * (epoch - swa_epoch)
-                              + network.get_weights()[i]) / (
-                                  epoch - swa_epoch + 1)
-      network.set_weights(swa_weights)
-    """
+# The weight average of test_scan_written_once_trained, its counts set
+# here (a parameter, a dict of numbers, a config read), never saved.
+_AVERAGE = textwrap.dedent(written_once.NEGATIVE[
+    "a weight average of its own epochs set once training is over"]).replace(
+        "def main(cfg, network, batches):",
+        "def main(network, batches%s):\n  %s").replace(
+            "network.save('swa.h5')\n", "")
 
 
 @pytest.mark.parametrize("params, cfg", [

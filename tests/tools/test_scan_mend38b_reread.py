@@ -131,23 +131,43 @@ def _flat_conflicts(n):
                  for i in range(n))
 
 
-def _nested_note_work(n):
-  text = "x = 1\n" + _flat_conflicts(n)
+def _nested_conflicts(n):
+  """`n` conflicts, each holding one more on its first side."""
+  return "".join(f"<<<<<<< HEAD\n<<<<<<< b\na{i} = 1\n=======\na{i} = 3\n"
+                 f">>>>>>> b\n=======\na{i} = 2\n>>>>>>> x\n"
+                 for i in range(n))
+
+
+def _note_work(conflicts, n):
+  text = "x = 1\n" + conflicts(n)
   return [scanned.calls_made(lambda: _reread.read(text, "t.py"), where)[0]
           for where in ("_conflicts.py", "_reread.py")]
 
 
-def test_the_note_on_many_conflicts_costs_the_same_per_conflict():
-  small, large = _nested_note_work(150), _nested_note_work(600)
+@pytest.mark.parametrize("conflicts", [_flat_conflicts, _nested_conflicts],
+                         ids=["flat", "nested"])
+def test_the_note_on_many_conflicts_costs_the_same_per_conflict(conflicts):
+  small, large = _note_work(conflicts, 150), _note_work(conflicts, 600)
   for at_n, at_4n in zip(small, large):
     assert at_4n < 5 * at_n, (small, large)
 
 
-def test_outermost_conflicts_are_marked_when_found():
-  text = ("<<<<<<< a\n<<<<<<< b\nx = 1\n=======\nx = 2\n>>>>>>> b\n"
-          "=======\nx = 3\n>>>>>>> a\n")
-  assert [c.outermost for c in _conflicts.found(text)] == [False, True]
-  assert _conflicts.spans(_conflicts.found(text)) == "1-9"
+def test_the_note_names_the_outermost_conflict_only():
+  found, partly = _scan_of("""\
+      import tensorflow as tf
+      <<<<<<< a
+      <<<<<<< b
+      head = [v for v in model.trainable_variables if "head" in v.name]
+      =======
+      head = model.trainable_variables
+      >>>>>>> b
+      =======
+      head = model.trainable_variables[1:]
+      >>>>>>> a
+      train_op = tf.train.AdamOptimizer().minimize(loss, var_list=head)
+      """)
+  assert partly == [
+      f"train.py:2: unresolved merge conflicts at lines 2-10: {_TWICE}"]
 
 
 def _own_mask(added):

@@ -6,6 +6,7 @@ slice, freezes; a split joined only for a summary is still a filter; a
 variable taken back by position may not be the one dropped."""
 
 import scanned
+import test_scan_whole_splits as whole_splits
 
 _ZIP2 = """\
     import tensorflow as tf
@@ -24,43 +25,7 @@ _ZIP2 = """\
 def test_a_slice_of_per_variable_tower_pairs_is_found():
   assert scanned.found(_ZIP2) == [('var-list-filter', 8)]
 
-_GAN = """\
-    import tensorflow as tf
-    FLAGS = tf.app.flags.FLAGS
-
-    def train(gen_fn, dis_fn, g_opt, d_opt, z, real):
-      counter = tf.train.get_or_create_global_step()
-      dis_phase = tf.constant(FLAGS.discriminator_only)
-      with tf.variable_scope("Generator"):
-        fake = gen_fn(z)
-      with tf.variable_scope("Discriminator"):
-        d_fake = dis_fn(fake)
-      with tf.variable_scope("Discriminator", reuse=True):
-        d_real = dis_fn(real)
-      g_loss = -tf.reduce_mean(d_fake)
-      d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real)
-      gen_vars = tf.trainable_variables("Generator")
-      dis_vars = tf.trainable_variables("Discriminator")
-
-      def gen_grads():
-        gv = g_opt.compute_gradients(g_loss, var_list=gen_vars)
-        return [g for g, v in gv] + [tf.zeros_like(v) for v in dis_vars]
-
-      def dis_grads():
-        gv = d_opt.compute_gradients(d_loss, var_list=dis_vars)
-        return [tf.zeros_like(v) for v in gen_vars] + [g for g, v in gv]
-
-      grads = tf.cond(dis_phase, dis_grads, gen_grads)
-      grads_vars = list(zip(grads, gen_vars + dis_vars))
-      gen_gv = grads_vars[:len(gen_vars)]
-      dis_gv = grads_vars[len(gen_vars):]
-      train_op = tf.cond(dis_phase,
-                         lambda: d_opt.apply_gradients(dis_gv),
-                         lambda: g_opt.apply_gradients(gen_gv))
-
-      with tf.control_dependencies([train_op]):
-        return tf.assign_add(counter, 1)
-"""
+_GAN = whole_splits.gan("tf.constant(FLAGS.discriminator_only)", flags=True)
 
 
 def test_a_cond_on_a_constant_flag_is_found():
@@ -151,42 +116,7 @@ _DROP2 = """\
 def test_a_variable_taken_back_by_an_unknown_position_is_found():
   assert scanned.found(_DROP2) == [('var-list-filter', 8)]
 
-_GAN0 = """\
-    import tensorflow as tf
-
-    def train(gen_fn, dis_fn, g_opt, d_opt, z, real):
-      counter = tf.train.get_or_create_global_step()
-      dis_phase = tf.less(tf.mod(counter, 2), 1)
-      with tf.variable_scope("Generator"):
-        fake = gen_fn(z)
-      with tf.variable_scope("Discriminator"):
-        d_fake = dis_fn(fake)
-      with tf.variable_scope("Discriminator", reuse=True):
-        d_real = dis_fn(real)
-      g_loss = -tf.reduce_mean(d_fake)
-      d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real)
-      gen_vars = tf.trainable_variables("Generator")
-      dis_vars = tf.trainable_variables("Discriminator")
-
-      def gen_grads():
-        gv = g_opt.compute_gradients(g_loss, var_list=gen_vars)
-        return [g for g, v in gv] + [tf.zeros_like(v) for v in dis_vars]
-
-      def dis_grads():
-        gv = d_opt.compute_gradients(d_loss, var_list=dis_vars)
-        return [tf.zeros_like(v) for v in gen_vars] + [g for g, v in gv]
-
-      grads = tf.cond(dis_phase, dis_grads, gen_grads)
-      grads_vars = list(zip(grads, gen_vars + dis_vars))
-      gen_gv = grads_vars[:len(gen_vars)]
-      dis_gv = grads_vars[len(gen_vars):]
-      train_op = tf.cond(dis_phase,
-                         lambda: d_opt.apply_gradients(dis_gv),
-                         lambda: g_opt.apply_gradients(gen_gv))
-
-      with tf.control_dependencies([train_op]):
-        return tf.assign_add(counter, 1)
-"""
+_GAN0 = whole_splits.gan()
 
 
 def test_a_cond_on_the_step_counter_stays_silent():

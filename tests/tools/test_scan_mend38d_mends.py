@@ -16,6 +16,7 @@ import pytest
 
 import scanned
 import test_scan_mend38_masks as masks
+import test_scan_whole_splits as whole_splits
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
@@ -44,45 +45,6 @@ def test_both_sides_binding_one_attribute_are_read_apart():
 
 
 
-_GAN = '''\
-    import tensorflow as tf
-    FLAGS = tf.app.flags.FLAGS
-
-    def train(gen_fn, dis_fn, g_opt, d_opt, z, real):
-      counter = tf.train.get_or_create_global_step()
-      dis_phase = PHASE
-      with tf.variable_scope("Generator"):
-        fake = gen_fn(z)
-      with tf.variable_scope("Discriminator"):
-        d_fake = dis_fn(fake)
-      with tf.variable_scope("Discriminator", reuse=True):
-        d_real = dis_fn(real)
-      g_loss = -tf.reduce_mean(d_fake)
-      d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real)
-      gen_vars = tf.trainable_variables("Generator")
-      dis_vars = tf.trainable_variables("Discriminator")
-
-      def gen_grads():
-        gv = g_opt.compute_gradients(g_loss, var_list=gen_vars)
-        return [g for g, v in gv] + [tf.zeros_like(v) for v in dis_vars]
-
-      def dis_grads():
-        gv = d_opt.compute_gradients(d_loss, var_list=dis_vars)
-        return [tf.zeros_like(v) for v in gen_vars] + [g for g, v in gv]
-
-      grads = tf.cond(dis_phase, dis_grads, gen_grads)
-      grads_vars = list(zip(grads, gen_vars + dis_vars))
-      gen_gv = grads_vars[:len(gen_vars)]
-      dis_gv = grads_vars[len(gen_vars):]
-      train_op = tf.cond(dis_phase,
-                         lambda: d_opt.apply_gradients(dis_gv),
-                         lambda: g_opt.apply_gradients(gen_gv))
-
-      with tf.control_dependencies([train_op]):
-        return tf.assign_add(counter, 1)
-    '''
-
-
 @pytest.mark.parametrize("phase", [
     "tf.constant(FLAGS.discriminator_only)",
     "tf.logical_and(tf.constant(FLAGS.discriminator_only), "
@@ -92,7 +54,7 @@ _GAN = '''\
     "tf.equal(tf.mod(counter, 2), 0) | tf.constant(FLAGS.dis_only)",
 ])
 def test_a_cond_that_does_not_repeat_with_the_counter_is_found(phase):
-  assert _scan_of(_GAN.replace("PHASE", phase)) == [
+  assert _scan_of(whole_splits.gan(phase, flags=True)) == [
       ("var-list-filter", 28), ("var-list-filter", 29)]
 
 
@@ -105,7 +67,7 @@ def test_a_cond_that_does_not_repeat_with_the_counter_is_found(phase):
     "self.dis_steps)",
 ])
 def test_a_cond_that_repeats_with_the_counter_stays_silent(phase):
-  assert _scan_of(_GAN.replace("PHASE", phase)) == []
+  assert _scan_of(whole_splits.gan(phase, flags=True)) == []
 
 
 _STYLES = textwrap.dedent('''\

@@ -63,10 +63,10 @@ def test_a_tower_training_the_last_variables_is_found():
 
 _GAN = """\
     import tensorflow as tf
-
+{flags}
     def train(gen_fn, dis_fn, g_opt, d_opt, z, real):
       counter = tf.train.get_or_create_global_step()
-      dis_phase = tf.less(tf.mod(counter, 2), 1)
+      dis_phase = {phase}
       with tf.variable_scope("Generator"):
         fake = gen_fn(z)
       with tf.variable_scope("Discriminator"):
@@ -119,23 +119,34 @@ _ONE_HALF = """\
 """
 
 
+# The phase of the GAN's two steps: every other step, by the counter.
+COUNTER_PHASE = "tf.less(tf.mod(counter, 2), 1)"
+
+
+def gan(phase=COUNTER_PHASE, apply=_BOTH, flags=False):
+  """The GAN of two halves, its phase given (`flags`: a `FLAGS` line
+  after the import, as the scripts that read a flag have)."""
+  return _GAN.format(phase=phase, apply=apply,
+                     flags="    FLAGS = tf.app.flags.FLAGS\n" if flags else "")
+
+
 def test_a_gans_halves_applied_in_the_branches_of_a_cond_are_silent():
-  assert scanned.found(_GAN.format(apply=_BOTH)) == []
+  assert scanned.found(gan()) == []
 
 
 def test_a_gans_halves_applied_by_named_branches_are_silent():
-  assert scanned.found(_GAN.format(apply=_NAMED)) == []
+  assert scanned.found(gan(apply=_NAMED)) == []
 
 
 def test_halves_that_leave_a_gap_between_them_are_found():
-  code = _GAN.format(apply=_BOTH).replace(
+  code = gan().replace(
       "grads_vars[len(gen_vars):]", "grads_vars[len(gen_vars) + 1:]")
   assert scanned.found(code) == [("var-list-filter", 27),
                                  ("var-list-filter", 28)]
 
 
 def test_one_half_applied_beside_a_no_op_is_found():
-  assert scanned.found(_GAN.format(apply=_ONE_HALF)) == [
+  assert scanned.found(gan(apply=_ONE_HALF)) == [
       ("var-list-filter", 27)]
 
 

@@ -39,9 +39,9 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _rejoined
-from tfpartial._tools.scan import _towers
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _superseded
+from tfpartial._tools.scan import _towers
 from tfpartial._tools.scan import _typed
 from tfpartial._tools.scan import _var_params
 from tfpartial._tools.scan._labels import Labels, union
@@ -183,7 +183,8 @@ class Flow:
               (node.slice.lower, node.slice.upper, node.slice.step)) and (
                   not _towers.transposed(node.value)
                   or _towers.rows_of_pairs(node.value, scope, lambda v: (
-                      _pairs(self.labels(v, scope, env))))):
+                      _pairs(self.labels(v, scope, env))), lambda call: (
+                          self.callee(call, scope)))):
         # `model.trainable_variables[-4:]`, `grads_and_vars[-2:]`: some
         # variables, by position (`[:]` copies them all).
         found = {**found, "filtered": node}

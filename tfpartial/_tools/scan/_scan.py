@@ -51,9 +51,10 @@ def scan(sources: Sequence[_files.Source]) -> Scanned:
   that could not be read: one idiom's error on code it never saw costs
   that idiom's findings, not the others'. A file read twice through its
   conflicts (`_reread`) is scanned again on their second sides, and the
-  findings of either reported (one per place and idiom); the files that
-  could not be read and the notes on files read in part are the first
-  scan's (the second reads the same files)."""
+  findings of either reported (one per line and idiom: the second
+  side's finding on a line the first found is dropped, whatever its
+  column); the files that could not be read and the notes on files read
+  in part are the first scan's (the second reads the same files)."""
   scanned, twice = _scan_version(sources, 0)
   if not twice:
     return scanned

@@ -7,7 +7,7 @@ variable's pairs across the towers)."""
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from typing import Callable, Dict, Iterator, List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -31,11 +31,13 @@ def transposed(node: ast.AST) -> bool:
 
 
 def rows_of_pairs(node: ast.AST, scope: _scopes.Scope,
-                  pairs: Callable[[ast.expr], bool]) -> bool:
+                  pairs: Callable[[ast.expr], bool],
+                  callee: Callable[[ast.Call], Optional[ast.AST]]) -> bool:
   """Whether the sequence `zip(*seq)` transposes is a list of
   `compute_gradients` lists (`tower_grads.append(opt.compute_gradients(
-  loss))`): each item of the transpose is then one variable's pairs
-  across the towers, and a slice keeps some variables."""
+  loss))`, or of a helper of the project (`callee`) that returns one):
+  each item of the transpose is then one variable's pairs across the
+  towers, and a slice keeps some variables."""
   while isinstance(node, ast.Call) and _names.call_name(node) in {
       "list", "tuple"} and len(node.args) == 1:
     node = node.args[0]
@@ -49,19 +51,73 @@ def rows_of_pairs(node: ast.AST, scope: _scopes.Scope,
         each.func, ast.Attribute) and each.func.attr in {
             "append", "extend"} and each.args and _names.dotted(
                 each.func.value) == name and _a_pairs_list(
-                    each.args[0], scope, pairs):
+                    each.args[0], scope, pairs, callee):
       return True
   return False
 
 
 def _a_pairs_list(node: ast.expr, scope: _scopes.Scope,
-                  pairs: Callable[[ast.expr], bool]) -> bool:
+                  pairs: Callable[[ast.expr], bool],
+                  callee: Callable[[ast.Call], Optional[ast.AST]]) -> bool:
   """Whether `node` (or the one value its name is bound to) is a
-  `compute_gradients` list of pairs; another call (a tower function, its
-  tuple of fields) is not."""
+  `compute_gradients` list of pairs, or the call of a helper whose every
+  return is one; another call (a tower function, its tuple of fields)
+  is not."""
   if isinstance(node, ast.Name) and len(scope.defs.get(node.id, [])) == 1:
     made = getattr(scope.defs[node.id][0], "value", None)
     node = made if isinstance(made, ast.expr) else node
   if isinstance(node, ast.Call):
-    return _names.call_name(node) == "compute_gradients"
+    return _names.call_name(node) == "compute_gradients" or (
+        _returns_pairs(callee(node)))
   return pairs(node)
+
+
+def _returns_pairs(function: Optional[ast.AST]) -> bool:
+  """Whether every `return` of `function` (its own, not a nested
+  function's) gives a `compute_gradients` call, or a name the function
+  binds to one alone.
+
+  >>> _returns_pairs(ast.parse(
+  ...     "def f(o, l):\\n  g = o.compute_gradients(l)\\n  return g").body[0])
+  True
+  >>> _returns_pairs(ast.parse(
+  ...     "def f(o, l):\\n  return o.compute_gradients(l), l").body[0])
+  False
+  """
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  returns: List[Optional[ast.expr]] = []
+  bound: Dict[str, List[Optional[ast.expr]]] = {}
+  for node in _own_nodes(function):
+    if isinstance(node, ast.Return):
+      returns.append(node.value)
+    elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+      targets = node.targets if isinstance(node, ast.Assign) else [
+          node.target]
+      for target in targets:
+        for name in ast.walk(target):
+          if isinstance(name, ast.Name):
+            bound.setdefault(name.id, []).append(
+                node.value if isinstance(node, ast.Assign) and (
+                    target is name) else None)
+  return bool(returns) and all(
+      _a_gradients_call(value) or isinstance(value, ast.Name) and (
+          len(bound.get(value.id, [])) == 1) and _a_gradients_call(
+              bound[value.id][0]) for value in returns)
+
+
+def _a_gradients_call(node: Optional[ast.AST]) -> bool:
+  return isinstance(node, ast.Call) and (
+      _names.call_name(node) == "compute_gradients")
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+  """The nodes of `function`'s body, not those of functions, lambdas or
+  classes it defines."""
+  todo = list(ast.iter_child_nodes(function))
+  while todo:
+    node = todo.pop()
+    yield node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.Lambda, ast.ClassDef)):
+      todo.extend(ast.iter_child_nodes(node))

@@ -34,7 +34,8 @@ from tfpartial._tools.scan.idioms._gradients import _own_rule
 from tfpartial._tools.scan.idioms._gradients import _split
 from tfpartial._tools.scan.idioms._gradients import _transformers
 from tfpartial._tools.scan.idioms._gradients import _zero_rates
-from tfpartial._tools.scan.idioms._masks import _masked_weights
+from tfpartial._tools.scan.idioms._masks import _mask_kept
+from tfpartial._tools.scan.idioms._masks import _mask_origins
 
 # The calls that apply gradients: the optimizer's, and an override's
 # `super()` call of the same name.
@@ -241,19 +242,19 @@ def _shaped(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
   factors = [masked.left, masked.right] if isinstance(
       masked, ast.BinOp) else list(getattr(masked, "args", []))
   home = analysis.flow.origin.get(id(masked), scope)
-  return any(isinstance(f, ast.expr) and _masked_weights.shaped(
+  return any(isinstance(f, ast.expr) and _mask_origins.shaped(
       f, home, analysis) for f in factors)
 
 
 def _regrown(masked: ast.expr, scope: _scopes.Scope, analysis: Analysis
              ) -> bool:
   """Whether a mask factor of the update is re-ranked while the model
-  trains (sparse training: `_masked_weights.regrown`), counting a call of
+  trains (sparse training: `_mask_kept.regrown`), counting a call of
   the function writing the update as a step."""
   factors = [masked.left, masked.right] if isinstance(
       masked, ast.BinOp) else list(getattr(masked, "args", []))
   home = analysis.flow.origin.get(id(masked), scope)
-  return any(isinstance(f, ast.expr) and _masked_weights.regrown(
+  return any(isinstance(f, ast.expr) and _mask_kept.regrown(
       f, home, analysis, (home.name, scope.name)) for f in factors)
 
 

@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms._copies import _reset_rows
 from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
+from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
 from tfpartial._tools.scan.idioms._masks import _row_resets
@@ -324,7 +325,7 @@ def _architectural(products: Sequence[Optional[ast.AST]], weight: str,
   pairs = [_factors(p) for p in products if p is not None]
   return bool(pairs) and all(len(pair) == 2 and any(
       isinstance(mine, ast.Name) and mine.id == weight and (
-          _masked_weights.architectural(other, scope, analysis))
+          _mask_origins.architectural(other, scope, analysis))
       for mine, other in (pair, pair[::-1])) for pair in pairs)
 
 

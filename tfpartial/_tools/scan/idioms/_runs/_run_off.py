@@ -42,11 +42,19 @@ def off_by_default(project: _project.Project, call: ast.Call,
 def _assigned_attribute(call: ast.Call, scope: _scopes.Scope
                         ) -> Optional[str]:
   """`cnn_train_op` for `self.cnn_train_op = opt.apply_gradients(...)`."""
+  return scope.once((_assigned_attribute, None, 0),
+                    lambda: _attributes_assigned(scope)).get(id(call))
+
+
+def _attributes_assigned(scope: _scopes.Scope) -> Dict[int, str]:
+  """The id of each value `scope` assigns to one attribute -> the
+  attribute; read once per scope (each step of it asks)."""
+  found: Dict[int, str] = {}
   for node in scope.nodes:
-    if isinstance(node, ast.Assign) and node.value is call and len(
-        node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
-      return node.targets[0].attr
-  return None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Attribute)):
+      found.setdefault(id(node.value), node.targets[0].attr)
+  return found
 
 
 def _runs(project: _project.Project, name: str) -> Iterator[List[Branch]]:

@@ -8,7 +8,7 @@ discriminator does not). Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Set, Tuple
+from typing import List, Set, Tuple
 
 from tfpartial._tools.scan import _scopes
 
@@ -27,13 +27,18 @@ def exclusive(scope: _scopes.Scope, one: Position, other: Position
 def _arms_of(scope: _scopes.Scope, at: Position) -> Set[Tuple[str, bool]]:
   """The tests of the `if ... else` statements holding `at`, each with
   the side holding it (True: the body)."""
-  found: Set[Tuple[str, bool]] = set()
-  for node in scope.nodes:
-    if not isinstance(node, ast.If) or not node.orelse:
-      continue
-    for side, body in ((True, node.body), (False, node.orelse)):
-      if (body[0].lineno, body[0].col_offset) <= at <= (
-          getattr(body[-1], "end_lineno", 0) or 0,
-          getattr(body[-1], "end_col_offset", 0) or 0):
-        found.add((ast.unparse(node.test), side))
-  return found
+  return {(test, side) for start, end, test, side in _arms(scope)
+          if start <= at <= end}
+
+
+def _arms(scope: _scopes.Scope
+          ) -> List[Tuple[Position, Position, str, bool]]:
+  """Each arm of the `if ... else` statements of `scope`: where it
+  starts and ends, the test's text, its side; read once per scope."""
+  return scope.once((_arms, None, 0), lambda: [
+      ((body[0].lineno, body[0].col_offset),
+       (getattr(body[-1], "end_lineno", 0) or 0,
+        getattr(body[-1], "end_col_offset", 0) or 0),
+       ast.unparse(node.test), side)
+      for node in scope.nodes if isinstance(node, ast.If) and node.orelse
+      for side, body in ((True, node.body), (False, node.orelse))])

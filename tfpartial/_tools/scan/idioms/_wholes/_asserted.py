@@ -8,7 +8,8 @@ nothing is left out. Part of `var-list-filter`."""
 from __future__ import annotations
 
 import ast
-from typing import Optional, Set
+import dataclasses
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -20,24 +21,39 @@ def every_kept(node: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   loop is in it, or that it is as long as the list it filters."""
   if home is None:
     return False
-  bound: Set[str] = set()
-  for statement in home.nodes:
-    if isinstance(statement, ast.Assign) and statement.value is node:
-      bound.update(_names.dotted(t) or "" for t in statement.targets)
-  bound.discard("")
+  facts = home.once((every_kept, None, 0), lambda: _read_facts(home))
+  bound = facts.bound.get(id(node))
   if not bound:
     return False
-  if any(isinstance(n, ast.Assert) and _none_left_out(n.test, bound, node)
-         for n in home.nodes):
-    return True
-  for loop in home.nodes:
-    if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
-      continue
-    for each in loop.body:
-      if isinstance(each, ast.Assert) and _inside(
-          each.test, loop.target.id, bound):
-        return True
-  return False
+  return any(_none_left_out(each.test, bound, node)
+             for each in facts.asserts) or any(
+                 _inside(each.test, item, bound)
+                 for item, each in facts.looped)
+
+
+@dataclasses.dataclass
+class _Facts:
+  """What a scope binds and asserts, read once per scope."""
+
+  bound: Dict[int, Set[str]]  # The id of an assigned value -> its names.
+  asserts: List[ast.Assert]
+  looped: List[Tuple[str, ast.Assert]]  # A loop's item, an assert of it.
+
+
+def _read_facts(home: _scopes.Scope) -> _Facts:
+  facts = _Facts({}, [], [])
+  for statement in home.nodes:
+    if isinstance(statement, ast.Assign):
+      names = {_names.dotted(t) or "" for t in statement.targets} - {""}
+      if names:
+        facts.bound.setdefault(id(statement.value), set()).update(names)
+    elif isinstance(statement, ast.Assert):
+      facts.asserts.append(statement)
+    elif isinstance(statement, ast.For) and isinstance(
+        statement.target, ast.Name):
+      facts.looped += [(statement.target.id, each) for each in statement.body
+                       if isinstance(each, ast.Assert)]
+  return facts
 
 
 def _inside(test: ast.expr, item: str, bound: Set[str]) -> bool:

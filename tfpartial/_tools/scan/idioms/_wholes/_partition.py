@@ -12,8 +12,9 @@ train every variable of the source: no freeze.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
-from typing import List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -30,37 +31,67 @@ def partitioned(node: ast.AST, home: _scopes.Scope,
   """Whether `node` (a filter bound to a name in `home`, or a slice of a
   gradient call's result) is one part of such a partition, of a source
   that leaves out no variable the project names."""
-  name = _bound_name(node, home)
-  if _applied_apart(name, home, project):
+  facts = home.once((partitioned, None, 0), lambda: _read_facts(home))
+  name = _bound_name(node, facts)
+  if _applied_apart(name, home, project, facts):
     return True
-  for call in home.nodes:
-    if not isinstance(call, ast.Call) or _names.call_name(
-        call) not in _GRADIENTS or len(call.args) < 2:
-      continue
-    summands = _summands(call.args[1])
-    if (name in summands or _slice_of(node, _bound_name(call, home))) and (
+  for call, summands in facts.gradients:
+    if (name in summands or _slice_of(node, _bound_name(call, facts))) and (
         len(summands) >= 2) and _complementary(summands, home, project) and (
             _parts_applied(call, len(summands), home)):
       return True
   return False
 
 
-def _applied_apart(name: Optional[str], home: _scopes.Scope,
-                   project: _project.Project) -> bool:
-  """Whether the name's filter and the filter of the same source by the
-  same test negated, bound to another name, are each the list of a step
-  of `home` (`'head' in v.name` and `'head' not in v.name`, one optimizer
-  and learning rate each): between them they train the whole source."""
+@dataclasses.dataclass
+class _Facts:
+  """What a scope's steps train and its gradient calls add, and the
+  names its values are bound to, read once per scope."""
+
+  trained: Set[str]  # The names of the steps' lists.
+  # Each of them bound once to a filter -> its source, test and polarity.
+  filters: Dict[str, Tuple[str, str, bool]]
+  # Each gradient call of a list and what its list adds, in order.
+  gradients: List[Tuple[ast.Call, List[str]]]
+  # The id of a value (or of the one argument of a call bound) -> the
+  # first name bound to it.
+  names: Dict[int, str]
+
+
+def _read_facts(home: _scopes.Scope) -> _Facts:
   trained = {chosen.id for call in home.nodes if isinstance(
       call, ast.Call) and _names.call_name(call) in STEPS
              for chosen in [var_list_of(call)] if isinstance(
                  chosen, ast.Name)}
-  if name not in trained:
+  gradients = [(call, _summands(call.args[1])) for call in home.nodes
+               if isinstance(call, ast.Call) and _names.call_name(
+                   call) in _GRADIENTS and len(call.args) >= 2]
+  names: Dict[int, str] = {}
+  for name, defs in home.defs.items():
+    for d in defs:
+      names.setdefault(id(d.value), name)
+      if isinstance(d.value, ast.Call) and d.value.args:
+        names.setdefault(id(d.value.args[0]), name)
+  filters: Dict[str, Tuple[str, str, bool]] = {}
+  for name in trained:
+    defs = home.defs.get(name, [])
+    found = _filter(defs[0].value) if len(defs) == 1 else None
+    if found is not None:
+      filters[name] = found
+  return _Facts(trained, filters, gradients, names)
+
+
+def _applied_apart(name: Optional[str], home: _scopes.Scope,
+                   project: _project.Project, facts: _Facts) -> bool:
+  """Whether the name's filter and the filter of the same source by the
+  same test negated, bound to another name, are each the list of a step
+  of `home` (`'head' in v.name` and `'head' not in v.name`, one optimizer
+  and learning rate each): between them they train the whole source."""
+  if name not in facts.trained:
     return False
-  for other in trained - {name}:
-    if _complementary([name, other], home, project):
-      return True
-  return False
+  mine = facts.filters.get(name)
+  return mine is not None and (mine[0], mine[1], not mine[2]) in set(
+      facts.filters.values()) and _whole_source(mine[0], home, project)
 
 
 def _slice_of(node: ast.AST, result: Optional[str]) -> bool:
@@ -70,14 +101,12 @@ def _slice_of(node: ast.AST, result: Optional[str]) -> bool:
           isinstance(node.slice, ast.Slice))
 
 
-def _bound_name(node: ast.AST, home: _scopes.Scope) -> Optional[str]:
+def _bound_name(node: ast.AST, facts: _Facts) -> Optional[str]:
+  """The name `node` is (a name), or is bound to as it is or in
+  `list()`."""
   if isinstance(node, ast.Name):
     return node.id
-  for name, defs in home.defs.items():
-    if any(d.value is node or isinstance(d.value, ast.Call) and (
-        d.value.args) and d.value.args[0] is node for d in defs):
-      return name  # Bound as it is, or in `list()`.
-  return None
+  return facts.names.get(id(node))
 
 
 def _summands(value: ast.expr) -> List[str]:
@@ -153,7 +182,8 @@ def _filter(value: ast.expr) -> Optional[Tuple[str, str, bool]]:
 def _parts_applied(call: ast.Call, count: int, home: _scopes.Scope) -> bool:
   """Whether the call's result is bound to a name whose slices (at least
   `count` of them) are each read by an apply in `home`."""
-  result = _bound_name(call, home)
+  result = _bound_name(call, home.once(
+      (partitioned, None, 0), lambda: _read_facts(home)))
   slices = [name for name, defs in home.defs.items() if any(
       _slice_of(d.value, result) for d in defs)]
   if result is None or len(slices) < count:

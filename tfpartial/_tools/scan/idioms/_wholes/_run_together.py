@@ -7,7 +7,7 @@ them the two steps train every variable at every step."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -37,14 +37,27 @@ def _complement(var_list: Optional[ast.AST], name: str,
                 scope: _scopes.Scope) -> bool:
   """Whether `var_list` is (or names) `[v for v in every if v not in
   name]`: everything but the members of `name`."""
-  values = [var_list] if isinstance(var_list, ast.ListComp) else [
-      node.value for node in scope.nodes if isinstance(node, ast.Assign)
-      and isinstance(var_list, ast.Name) and len(node.targets) == 1
-      and isinstance(node.targets[0], ast.Name)
-      and node.targets[0].id == var_list.id]
+  values = [var_list] if isinstance(var_list, ast.ListComp) else (
+      _assigned(scope).get(var_list.id, []) if isinstance(
+          var_list, ast.Name) else [])
   return len(values) == 1 and isinstance(values[0], ast.ListComp) and len(
       values[0].generators) == 1 and [
           _excluded(test) for test in values[0].generators[0].ifs] == [name]
+
+
+def _assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
+  """Each name of `scope` -> the values of its plain assignments
+  (`name = value`), in order; read once per scope."""
+  return scope.once((_assigned, None, 0), lambda: _read_assigned(scope))
+
+
+def _read_assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
+  found: Dict[str, List[ast.expr]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Name)):
+      found.setdefault(node.targets[0].id, []).append(node.value)
+  return found
 
 
 def _excluded(test: ast.expr) -> Optional[str]:
@@ -57,25 +70,47 @@ def _excluded(test: ast.expr) -> Optional[str]:
 
 def _op_of(step: Step) -> Optional[str]:
   """The one name the step's op is assigned to (`train_op = ...`)."""
-  names = [node.targets[0].id for node in step.scope.nodes if isinstance(
-      node, ast.Assign) and node.value is step.call and len(
-          node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+  names = _ops(step.scope).get(id(step.call), [])
   return names[0] if len(names) == 1 else None
+
+
+def _ops(scope: _scopes.Scope) -> Dict[int, List[str]]:
+  """The id of each value of `scope`'s plain assignments -> the names
+  it is assigned to; read once per scope."""
+  return scope.once((_ops, None, 0), lambda: _read_ops(scope))
+
+
+def _read_ops(scope: _scopes.Scope) -> Dict[int, List[str]]:
+  found: Dict[int, List[str]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+        isinstance(node.targets[0], ast.Name)):
+      found.setdefault(id(node.value), []).append(node.targets[0].id)
+  return found
 
 
 def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
   """Whether some block runs the ops, and each block that runs one of
   them (in its own simple statements) runs all of them."""
   found = False
-  for block in _blocks(scope.node):
-    run = {n.id for statement in block if not any(_scopes.blocks(statement))
-           for call in ast.walk(statement) if isinstance(call, ast.Call)
-           and _names.call_name(call) == "run"
-           for n in ast.walk(call) if isinstance(n, ast.Name)} & ops
+  for names in _run_names(scope):
+    run = names & ops
     if run and run != ops:
       return False
     found = found or bool(run)
   return found
+
+
+def _run_names(scope: _scopes.Scope) -> List[FrozenSet[str]]:
+  """For each block of `scope`'s function, in order, the names its own
+  simple statements hand to `run` calls; read once per scope."""
+  return scope.once((_run_names, None, 0), lambda: [
+      frozenset(n.id for statement in block
+                if not any(_scopes.blocks(statement))
+                for call in ast.walk(statement) if isinstance(call, ast.Call)
+                and _names.call_name(call) == "run"
+                for n in ast.walk(call) if isinstance(n, ast.Name))
+      for block in _blocks(scope.node)])
 
 
 def _blocks(node: ast.AST) -> Iterator[List[ast.stmt]]:

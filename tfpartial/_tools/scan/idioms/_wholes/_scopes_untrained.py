@@ -43,6 +43,15 @@ def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
   those filters name some scopes the function (or its class) opens
   around layers and leave another of them out."""
   mine = [o for o in steps if o.scope is step.scope]
+  # The same for each step of the function: read once for its steps (the
+  # steps are kept with the answer, so their ids name them).
+  return step.scope.once(
+      (leaves_scopes, tuple(id(o) for o in mine), 0),
+      lambda: (mine, _steps_leave_scopes(mine, step.scope)))[1]
+
+
+def _steps_leave_scopes(mine: List[Step], scope: _scopes.Scope) -> bool:
+  """`leaves_scopes` for the steps `mine` of the function `scope`."""
   # An apply of pairs another of these steps computed trains its list.
   computed = {id(o.call) for o in mine}
   mine = [o for o in mine if "filtered" in o.labels or id(
@@ -53,7 +62,7 @@ def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
   # And all a list is made of (`params += get_collection(..., "decoder")`).
   made = [n for o in mine if o.var_list is not None
           for n in _scopes.made_from(o.var_list, o.scope)]
-  return _leaves([f for f in filters if f is not None] + made, step.scope)
+  return _leaves([f for f in filters if f is not None] + made, scope)
 
 
 def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:

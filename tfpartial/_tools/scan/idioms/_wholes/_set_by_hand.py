@@ -15,7 +15,8 @@ is trained, not frozen.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+import dataclasses
+from typing import Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -32,22 +33,60 @@ def rest_set(project: _project.Project, var_list: Optional[ast.AST],
   handed there to a project setter that assigns every variable of it."""
   if var_list is None:
     return False
+  facts = scope.once((_read_facts, None, 0), lambda: _read_facts(scope))
   mine = ast.unparse(var_list)
-  for rest in _siblings(mine, scope) + _filtered_beside(var_list, scope):
-    for call in scope.nodes:
-      if not isinstance(call, ast.Call):
-        continue
-      if _names.call_name(call) in _LIST_OPTIMIZERS and [
-          ast.unparse(a) for a in call.args[:1]] == [rest]:
+  for rest in facts.siblings.get(mine, []) + _filtered_beside(
+      var_list, scope, facts):
+    if rest in facts.listed:
+      return True
+    for call, index in facts.passed.get(rest, []):
+      if _assigns_each(project, call, index, scope):
         return True
-      for index, arg in enumerate(call.args):
-        if ast.unparse(arg) == rest and _assigns_each(
-            project, call, index, scope):
-          return True
   return False
 
 
-def _filtered_beside(var_list: ast.AST, scope: _scopes.Scope) -> List[str]:
+@dataclasses.dataclass
+class _Facts:
+  """What a scope's calls are handed and its loops fill, read once per
+  scope (every step of it asks)."""
+
+  # The text of an argument -> (the call, the argument's index), in order.
+  passed: Dict[str, List[Tuple[ast.Call, int]]]
+  listed: Set[str]  # The first arguments of `_LIST_OPTIMIZERS`, as text.
+  # A list a loop appends to -> the other lists the loops filling it fill.
+  siblings: Dict[str, List[str]]
+  # The list a comprehension's test filters, as text -> the names bound
+  # to one (each bound once).
+  filtering: Dict[str, List[str]]
+
+
+def _read_facts(scope: _scopes.Scope) -> _Facts:
+  passed: Dict[str, List[Tuple[ast.Call, int]]] = {}
+  listed: Set[str] = set()
+  siblings: Dict[str, List[str]] = {}
+  for node in scope.nodes:
+    if isinstance(node, ast.Call):
+      if _names.call_name(node) in _LIST_OPTIMIZERS and node.args:
+        listed.add(ast.unparse(node.args[0]))
+      for index, arg in enumerate(node.args):
+        passed.setdefault(ast.unparse(arg), []).append((node, index))
+    elif isinstance(node, ast.For):
+      filled = [ast.unparse(n.func.value) for n in ast.walk(node)
+                if isinstance(n, ast.Call) and isinstance(
+                    n.func, ast.Attribute) and n.func.attr == "append"]
+      for mine in set(filled):
+        found = siblings.setdefault(mine, [])
+        found += [f for f in filled if f != mine and f not in found]
+  filtering: Dict[str, List[str]] = {}
+  for name, defs in scope.defs.items():
+    source = _filtered_source(defs)
+    if source is not None:
+      filtering.setdefault(source, []).append(name)
+  return _Facts(passed, listed, siblings, filtering)
+
+
+def _filtered_beside(var_list: ast.AST, scope: _scopes.Scope,
+                     facts: _Facts) -> List[str]:
   """The other names bound to a comprehension with a test over the same
   list as `var_list`'s (`[v for v in all_var_list if ...]`)."""
   if not isinstance(var_list, ast.Name):
@@ -55,8 +94,8 @@ def _filtered_beside(var_list: ast.AST, scope: _scopes.Scope) -> List[str]:
   source = _filtered_source(scope.defs.get(var_list.id, []))
   if source is None:
     return []
-  return [name for name, defs in scope.defs.items()
-          if name != var_list.id and _filtered_source(defs) == source]
+  return [name for name in facts.filtering.get(source, [])
+          if name != var_list.id]
 
 
 def _filtered_source(defs: List[_scopes.Def]) -> Optional[str]:
@@ -66,20 +105,6 @@ def _filtered_source(defs: List[_scopes.Def]) -> Optional[str]:
       not value.generators[0].ifs):
     return None
   return ast.unparse(value.generators[0].iter)
-
-
-def _siblings(mine: str, scope: _scopes.Scope) -> List[str]:
-  """The other lists a loop appending to `mine` appends to."""
-  found: List[str] = []
-  for loop in scope.nodes:
-    if not isinstance(loop, ast.For):
-      continue
-    filled = [ast.unparse(n.func.value) for n in ast.walk(loop)
-              if isinstance(n, ast.Call) and isinstance(
-                  n.func, ast.Attribute) and n.func.attr == "append"]
-    if mine in filled:
-      found += [f for f in filled if f != mine and f not in found]
-  return found
 
 
 def _assigns_each(project: _project.Project, call: ast.Call, index: int,
