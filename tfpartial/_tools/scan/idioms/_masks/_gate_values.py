@@ -4,12 +4,13 @@ value (`fire.Fire(main)`, `app.run(main)`, a registry, a
 `functools.partial`) is called with what a command line gives; a class
 with subclasses is built through them (`super().__init__(args,
 training=True)`); an attribute written from outside its class
-(`model.training = True`) is whatever that write says."""
+(`model.training = True`) is whatever that write says. And what a
+parameter's default (`default`) or a passed constant (`truth`) may be."""
 
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet
+from typing import Callable, FrozenSet, List, Optional, Set
 
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -43,13 +44,15 @@ def written_outside(analysis: Analysis, attr: str) -> bool:
 def _valued(analysis: Analysis, names: FrozenSet[str]) -> FrozenSet[str]:
   """Those of `names` some module reads other than as a call's
   function (one walk per name and analysis)."""
-  valued = set()
+  valued: Set[str] = set()
   for name in names:
-    found = analysis.once(f"gate valued {name}", lambda name=name: any(
-        _as_value(tree, name) for tree in _trees(analysis, name)))
-    if found:
+    if analysis.once(f"gate valued {name}", _valued_once(analysis, name)):
       valued.add(name)
   return frozenset(valued)
+
+
+def _valued_once(analysis: Analysis, name: str) -> Callable[[], bool]:
+  return lambda: any(_as_value(tree, name) for tree in _trees(analysis, name))
 
 
 def _as_value(tree: ast.AST, name: str) -> bool:
@@ -62,10 +65,31 @@ def _as_value(tree: ast.AST, name: str) -> bool:
              for node in ast.walk(tree))
 
 
-def _trees(analysis: Analysis, word: str) -> list:
+def _trees(analysis: Analysis, word: str) -> List[ast.Module]:
   project = analysis.project
-  trees = []
+  trees: List[ast.Module] = []
   for module in project.all_modules_with((word,)):
     if project.parsed(module) is not None and module.tree is not None:
       trees.append(module.tree)
   return trees
+
+
+def default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+             ) -> Optional[ast.expr]:
+  arguments = function.args
+  positional = [*arguments.posonlyargs, *arguments.args]
+  defaults = dict(zip([a.arg for a in positional][-len(arguments.defaults):]
+                      if arguments.defaults else [], arguments.defaults))
+  defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs,
+                                            arguments.kw_defaults) if d})
+  return defaults.get(name)
+
+
+def truth(value: Optional[ast.expr], wanted: bool) -> bool:
+  """Whether `value` may be true (or false, as `wanted`): a constant is
+  what it is, a missing value is `None`, anything else may be either."""
+  if value is None:
+    return not wanted
+  if isinstance(value, ast.Constant):
+    return bool(value.value) == wanted
+  return True

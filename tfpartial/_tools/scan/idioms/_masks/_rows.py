@@ -398,16 +398,17 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
                                                 unseen and _gate_values.unseen(
                                                     analysis, scope)):
     return True
-  default = _default(function, name)
+  default = _gate_values.default(function, name)
   if calls is None and scope.name == "__init__" and scope.cls is not None:
     # A constructor's parameter: what the class's constructions pass.
     calls = _constructions(analysis, scope.cls.name)
   if calls is None:
     calls = _calls_of(analysis, function)
   elif not calls:
-    return unseen or _truth(default, wanted)
+    return unseen or _gate_values.truth(default, wanted)
   if not calls:
-    return unseen or scope.name in _DISPATCHED and _truth(default, wanted)
+    return unseen or scope.name in _DISPATCHED and _gate_values.truth(
+        default, wanted)
   position = scope.params.index(name)
   method = scope.cls is not None and scope.params[:1] in (["self"], ["cls"])
   for place, call in calls:
@@ -425,7 +426,7 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
       if _may_be(analysis, place, given.id, wanted, depth + 1,
                  unseen=unseen):
         return True
-    elif _truth(given if given is not None else default, wanted):
+    elif _gate_values.truth(given if given is not None else default, wanted):
       return True
   return False
 
@@ -443,24 +444,3 @@ def _calls_of(analysis: Analysis,
       (function.name,)))
   return [(scope, call) for scope, call in itertools.islice(calls, 48)
           if analysis.flow.callee(call, scope) is function]
-
-
-def _default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
-             ) -> Optional[ast.expr]:
-  arguments = function.args
-  positional = [*arguments.posonlyargs, *arguments.args]
-  defaults = dict(zip([a.arg for a in positional][-len(arguments.defaults):]
-                      if arguments.defaults else [], arguments.defaults))
-  defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs,
-                                            arguments.kw_defaults) if d})
-  return defaults.get(name)
-
-
-def _truth(value: Optional[ast.expr], wanted: bool) -> bool:
-  """Whether `value` may be true (or false, as `wanted`): a constant is
-  what it is, a missing value is `None`, anything else may be either."""
-  if value is None:
-    return not wanted
-  if isinstance(value, ast.Constant):
-    return bool(value.value) == wanted
-  return True
