@@ -32,7 +32,6 @@ from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _arm_choice
 from tfpartial._tools.scan.idioms._sources import _chosen_ops
-from tfpartial._tools.scan.idioms._sources import _fewer_entries
 from tfpartial._tools.scan.idioms._sources import _flag_dropped
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _generic_helper
@@ -243,9 +242,7 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
     key = (key[0], key[1], f"{key[2]} {id(node)}")
   node = _narrowed.narrowing(node, analysis.flow.origin.get(
       id(node), step.scope)) or node
-  # A short arm's list is the choice, whatever groups train beside it.
-  node = _short_arm(step) or _at_default(
-      analysis, step) or _arm_choice.chosen_step(
+  node = _at_default(analysis, step) or _arm_choice.chosen_step(
       step.call, step.var_list, step.scope, [
           (o.call, o.var_list) for o in steps
           if o is not step and _loss_of_both(o, step)], node) or _shown_at(
@@ -353,20 +350,10 @@ def _untrained(analysis: Analysis,
   scopes are parts of (`_reached`)."""
   return {place for place, each in made.items() if any(
       _scopes_untrained.leaves_scopes(step, every) or _dropped_later(
-          analysis, step, every) or _short_arm(step) is not None
-      for step, _ in each) or (
+          analysis, step, every) for step, _ in each) or (
           _complement_subset.leaves_out(analysis.flow, [
               step for step, _ in each])) or _reached.leaves_sub_scopes(
                   analysis.project, [step for step, _ in each])}
-
-
-def _short_arm(step: Step) -> Optional[ast.List]:
-  """The step's filter when it is the short arm of lists of one dict
-  whose left-out entries no other statement of its function reads
-  (`_fewer_entries.leaves_out`), else None."""
-  filtered = step.labels.get("filtered")
-  return filtered if isinstance(filtered, ast.List) and (
-      _fewer_entries.leaves_out(filtered, step.scope)) else None
 
 
 def _dropped_later(analysis: Analysis, step: Step, every: List[Step]

@@ -17,7 +17,6 @@ from tfpartial._tools.scan.idioms._runs import _dropped
 from tfpartial._tools.scan.idioms._runs import _fetched_out
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _squared
-from tfpartial._tools.scan.idioms._sources import _fewer_entries
 from tfpartial._tools.scan.idioms._sources import _filled
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _keyed
@@ -131,11 +130,6 @@ def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
   if entries is not None:
     flow.origin.setdefault(id(entries), scope)
     labels = {**labels, "filtered": entries}
-  short = _fewer_entries.short_arm(chosen, scope) if chosen is not None \
-      and "filtered" not in labels else None
-  if short is not None:  # `[w['fc4'], w['fc5']]` beside `[w['conv1'], ...]`.
-    flow.origin.setdefault(id(short), scope)
-    labels = {**labels, "filtered": short}
   accessor = _own_subset.accessed(analysis, chosen, scope) if (
       chosen is not None and "filtered" not in labels) else None
   if accessor is not None:  # `model.head_vars`: the model's own choice.
