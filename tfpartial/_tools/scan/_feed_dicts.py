@@ -12,12 +12,19 @@ its keys are placeholders or attributes of a model (`model.x`)."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, List
+from typing import Any, List, Mapping, Protocol, Sequence
 
 from tfpartial._tools.scan import _names
 
-if TYPE_CHECKING:  # pragma: no cover
-  from tfpartial._tools.scan._scopes import Scope
+
+class Scope(Protocol):
+  """What this reads of a `_scopes.Scope` (not imported: `_scopes` uses
+  this module)."""
+  @property
+  def defs(self) -> Mapping[str, Sequence[Any]]: ...
+
+  @property
+  def nodes(self) -> Sequence[ast.AST]: ...
 
 _GRADIENT_CALLS = {"gradient", "gradients", "compute_gradients",
                    "jacobian", "batch_jacobian"}
@@ -25,7 +32,7 @@ _PLACEHOLDERS = {"placeholder", "placeholder_with_default",
                  "sparse_placeholder"}
 
 
-def is_feed_dict(base: ast.expr, scope: "Scope") -> bool:
+def is_feed_dict(base: ast.expr, scope: Scope) -> bool:
   """Whether `base` names a feed dict in `scope` (see the module)."""
   made = scope.defs.get(base.id, []) if isinstance(base, ast.Name) else []
   given = [d.value for d in made if d.replaces]
@@ -40,7 +47,7 @@ def is_feed_dict(base: ast.expr, scope: "Scope") -> bool:
       _input_key(k, scope) for d in dicts for k in d.keys if k is not None)
 
 
-def _reads_gradients(value: ast.AST, scope: "Scope", depth: int = 3
+def _reads_gradients(value: ast.AST, scope: Scope, depth: int = 3
                      ) -> bool:
   """Whether `value` reads a gradient call, or a name bound from one;
   what a run returns (`sess.run(grads)`) is arrays, not read further."""
@@ -57,7 +64,7 @@ def _reads_gradients(value: ast.AST, scope: "Scope", depth: int = 3
              for c in ast.iter_child_nodes(value))
 
 
-def _fed(name: str, scope: "Scope") -> bool:
+def _fed(name: str, scope: Scope) -> bool:
   """Whether `name` is passed as `feed_dict=` or as a run's second
   argument (`sess.run(fetches, feed)`) in `scope`."""
   for node in scope.nodes:
@@ -72,7 +79,7 @@ def _fed(name: str, scope: "Scope") -> bool:
   return False
 
 
-def _input_key(key: ast.expr, scope: "Scope") -> bool:
+def _input_key(key: ast.expr, scope: Scope) -> bool:
   """Whether a key is `model.<attr>` or a name bound to a placeholder."""
   if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name):
     return True
