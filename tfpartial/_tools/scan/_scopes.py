@@ -22,6 +22,7 @@ from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, TypeVar, Union, cast)
 
 from tfpartial._tools.scan import _every_path
+from tfpartial._tools.scan import _feed_dicts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _reaching
 
@@ -853,7 +854,7 @@ class _Binder:
     chosen = target.slice
     if _fills_missing(self.where.guard, target, self.scope):
       return value  # A gradient that is `None` given zeros: none zeroed.
-    if self._feed_dict(target.value):
+    if _feed_dicts.is_feed_dict(target.value, self.scope):
       return value  # `feed_dict[flag] = 0`: a key's value, no element.
     if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
         or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (
@@ -868,17 +869,6 @@ class _Binder:
     where = ast.Call(ast.Name("where", ast.Load()), [chosen, value, base], [])
     setattr(where, ZEROED, True)  # Not in the source: said so when shown.
     return ast.fix_missing_locations(ast.copy_location(where, target))
-
-  def _feed_dict(self, base: ast.expr) -> bool:
-    """Whether `base` names only dict displays written with keys
-    (`feed_dict = {model.x: xs, model.grads: stored}`): a zero written
-    under a key there is fed to that key, it zeroes no element."""
-    made = self.scope.defs.get(base.id, []) if isinstance(
-        base, ast.Name) else []
-    return bool(made) and all(
-        isinstance(d.value, ast.Dict) and d.value.keys and all(
-            k is not None for k in d.value.keys) for d in made if d.replaces
-    ) and any(d.replaces for d in made)
 
   def _guard(self, value: ast.expr, replaces: bool, name: str = "") -> None:
     where = self.where

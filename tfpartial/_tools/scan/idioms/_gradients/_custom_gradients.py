@@ -86,9 +86,10 @@ def _masked_returns(analysis: Analysis, grad: _scopes.Scope
     return
   upstream = given[0]
   forward = _parameters(grad.parent.node) if grad.parent else []
+  bound = _bound(grad)  # Once per gradient function, not per `return`.
   for each in grad.nodes:
     if isinstance(each, ast.Return) and each.value is not None and not (
-        _saturation(each.value, upstream.arg, forward, _bound(grad))):
+        _saturation(each.value, upstream.arg, forward, bound)):
       labels = analysis.flow.labels(each.value, grad,
                                     {upstream.arg: {"grad": upstream}})
       if "masked" in labels:
@@ -150,8 +151,19 @@ def _bound(grad: _scopes.Scope) -> Dict[str, List[ast.expr]]:
 
 
 def _range_test(test: ast.expr, forward: List[str]) -> bool:
-  """Whether `test` tests only the order of the forward function's own
-  inputs against numbers (`tf.abs(x) <= 1`), no equality."""
+  """Whether `test` keeps only the inner interval of the forward
+  function's own input values (`tf.abs(x) <= 1`, `-1 < x < 1`): no
+  equality, no outer side (`tf.abs(x) > 0`, the same elements as `x !=
+  0`), no read through shape, size or range calls (`tf.range(tf.shape(
+  x)[0]) >= 3`, rows chosen by position).
+
+  >>> def ok(text):
+  ...   return _range_test(ast.parse(text).body[0].value, ["x"])
+  >>> ok("tf.abs(x) <= 1.0"), ok("-1 < x < 1"), ok("tf.abs(x) > 0")
+  (True, True, False)
+  >>> ok("tf.range(tf.shape(x)[0]) >= 3"), ok("tf.abs(x) <= 0")
+  (False, False)
+  """
   heads = {id(n.value) for n in ast.walk(test) if isinstance(
       n, ast.Attribute)}  # `tf` of `tf.cast`: a module, not a value.
   read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and (
@@ -162,7 +174,40 @@ def _range_test(test: ast.expr, forward: List[str]) -> bool:
   equal = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and (
       not all(isinstance(o, _ORDERS) for o in n.ops)) or isinstance(
           n, ast.Call) and _names.call_name(n) in ("equal", "not_equal")]
-  return bool(orders) and not equal and bool(read) and read <= set(forward)
+  shaped = [n for n in ast.walk(test) if isinstance(n, ast.Call) and (
+      _names.call_name(n) in _SHAPE_CALLS) or isinstance(
+          n, ast.Attribute) and n.attr in ("shape", "size")]
+  return bool(orders) and not equal and not shaped and bool(read) and (
+      read <= set(forward)) and all(_inner(o) for o in orders)
+
+
+# Calls that read a tensor's layout, not its values.
+_SHAPE_CALLS = {"shape", "size", "range", "rank", "shape_n", "len"}
+
+
+def _inner(order: ast.expr) -> bool:
+  """Whether an order test keeps an inner interval: a chain `lo < x <
+  hi` going one way, or `abs(x)` on the small side of a bound not 0."""
+  if isinstance(order, ast.Compare):
+    ops = order.ops
+    if len(ops) == 2:
+      return all(isinstance(o, (ast.Lt, ast.LtE)) for o in ops) or all(
+          isinstance(o, (ast.Gt, ast.GtE)) for o in ops)
+    small, large = (order.left, order.comparators[0]) if isinstance(
+        ops[0], (ast.Lt, ast.LtE)) else (order.comparators[0], order.left)
+  elif isinstance(order, ast.Call) and len(order.args) == 2:
+    first, second = order.args
+    small, large = (first, second) if _names.call_name(order) in (
+        "less", "less_equal") else (second, first)
+  else:
+    return False
+  return _is_abs(small) and not _is_abs(large) and not (
+      isinstance(large, ast.Constant) and large.value == 0)
+
+
+def _is_abs(node: ast.expr) -> bool:
+  return isinstance(node, ast.Call) and (
+      _names.call_name(node) == "abs")
 
 
 def _rates_chosen(analysis: Analysis, grad: _scopes.Scope

@@ -1,14 +1,23 @@
-"""Whether a step trains the scope that the function around it opens
-around its whole model, as canned Estimators write it: `with
-tf.variable_scope(parent_scope, values=...) as scope:` around the call
-that builds the logits, `absolute_scope = scope.name` in it, and the
-train op built in a nested function (`def _train_op_fn(loss):
-optimizer.minimize(loss, var_list=tf.get_collection(
-TRAINABLE_VARIABLES, scope=absolute_scope))`). What the `with` builds
-reads only the function's parameters and values it computes without
-calls: no network built before it, outside the scope (a backbone whose
-output the scoped head reads), is left out. Part of `var-list-filter`
-(`_train_step._opened_here`)."""
+"""Whether a step trains the scope that a model function opens around
+its whole model, as canned Estimators write it: `def _model_fn(features,
+labels, mode, ...)`, `with tf.variable_scope(parent_scope, values=...)
+as scope:` around the call that builds the logits, `absolute_scope =
+scope.name` in that same block, and the train op built in a nested
+function (`def _train_op_fn(loss): optimizer.minimize(loss,
+var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=absolute_scope))`).
+
+What is checked: the `with` is the one whose block holds the `scope.name`
+binding; the function takes `features` (a model function's signature);
+and every value that block reads comes from no network-building call:
+a parameter of the function (what the Estimator passes), a name the
+function binds without any call (`is_training = mode == TRAIN`), a
+module-level name bound without a call (not `backbone =
+hub.Module(...)`), and no `self.` attribute (not a `self.backbone` built
+in `__init__`). A backbone built before the block, in the function, at
+module level or on `self`, and read by the scoped head keeps the step
+found; so does a helper taking the backbone's output as a parameter
+(`def add_head(net, labels, ...)`: it takes no `features`). Part of
+`var-list-filter` (`_train_step._opened_here`)."""
 
 from __future__ import annotations
 
@@ -38,8 +47,23 @@ def opened_around(chosen: ast.AST, home: _scopes.Scope) -> bool:
       not isinstance(value.value, ast.Name)):
     return False
   alias = value.value.id
-  return any(_opens_as(n, alias) and _built_from_inputs(n, owner)
-             for n in owner.nodes if isinstance(n, ast.With))
+  params = _parameters(owner.node)
+  if "features" not in params:
+    return False  # Not a model function: a parameter may be a backbone.
+  return any(_opens_as(n, alias) and _holds(n, value) and (
+      _built_from_inputs(n, owner)) for n in owner.nodes
+             if isinstance(n, ast.With))
+
+
+def _parameters(node: ast.AST) -> List[str]:
+  args = getattr(node, "args", None)
+  return [a.arg for a in [*args.posonlyargs, *args.args,
+                          *args.kwonlyargs]] if args else []
+
+
+def _holds(statement: ast.With, value: ast.expr) -> bool:
+  """Whether the `with` block holds `value` (the `scope.name` read)."""
+  return any(n is value for s in statement.body for n in ast.walk(s))
 
 
 def _opens_as(statement: ast.With, alias: str) -> bool:
@@ -53,20 +77,27 @@ def _opens_as(statement: ast.With, alias: str) -> bool:
 
 
 def _built_from_inputs(statement: ast.With, owner: _scopes.Scope) -> bool:
-  """Whether every name the `with` block reads that `owner` binds is
-  bound only to values made without a call (`is_training = mode ==
-  TRAIN`), or is a parameter: nothing built before the scope feeds it."""
+  """Whether every value the `with` block reads comes from no call that
+  could build a network: a parameter, a name `owner` or the module binds
+  only to values made without a call, and no `self.` attribute."""
   bound: Set[str] = {n.id for s in [*statement.body, *(
       i.optional_vars for i in statement.items if i.optional_vars)]
                      for n in ast.walk(s) if isinstance(n, ast.Name) and (
                          isinstance(n.ctx, ast.Store))}
-  read: List[str] = [n.id for s in statement.body for n in ast.walk(s)
-                     if isinstance(n, ast.Name) and isinstance(
-                         n.ctx, ast.Load) and n.id not in bound]
+  nodes = [n for s in statement.body for n in ast.walk(s)]
+  if any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and (
+      n.value.id == "self") for n in nodes):
+    return False
+  read = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(
+      n.ctx, ast.Load) and n.id not in bound}
   for name in read:
     if name in owner.params:
       continue
-    for each in owner.defs.get(name, ()):
-      if any(isinstance(c, ast.Call) for c in ast.walk(each.value)):
+    where: Optional[_scopes.Scope] = owner
+    while where is not None and name not in where.defs:
+      where = where.parent
+    for each in where.defs.get(name, ()) if where is not None else ():
+      if isinstance(each.value, ast.expr) and any(
+          isinstance(c, ast.Call) for c in ast.walk(each.value)):
         return False
   return True

@@ -55,7 +55,6 @@ from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _self_scope
-from tfpartial._tools.scan.idioms._wholes import _stopped_copy
 from tfpartial._tools.scan.idioms._wholes import _run_outside
 from tfpartial._tools.scan.idioms._wholes import _warm_started
 from tfpartial._tools.scan.idioms._wholes import _wider_step
@@ -133,14 +132,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   return shown(analysis, step, node)
 
 
-def _copy_stopped(analysis: Analysis, step: Step) -> bool:
-  """Whether the step's filter leaves out only a copy network whose
-  outputs are stopped at every call (`_stopped_copy`)."""
-  chosen = step.labels.get("filtered")
-  return _stopped_copy.only_stopped(analysis.typed, chosen, (
-      analysis.flow.origin.get(id(chosen), step.scope)))
-
-
 def _restores_a_part(module: _project.Module, step: Step) -> bool:
   """Whether the module restores a part other than the step's list, or
   what that list holds (`_restored`)."""
@@ -152,13 +143,10 @@ def _restores_a_part(module: _project.Module, step: Step) -> bool:
 def _fed_or_every(analysis: Analysis, step: Step) -> bool:
   """Whether the step's list is set from what a run feeds
   (`_fed_inputs`), or keeps every variable there is: a head over a graph
-  imported as constants (`_constant_graph`); or every variable a
-  gradient reaches, leaving out only a copy network whose outputs are
-  stopped at every call (`_copy_stopped`)."""
+  imported as constants (`_constant_graph`)."""
   return _fed_inputs.set_from_feeds(
       step.var_list, step.call, step.scope) or (
-          _constant_graph.keeps_every_variable(analysis, step)) or (
-              _copy_stopped(analysis, step))
+          _constant_graph.keeps_every_variable(analysis, step))
 
 
 def _beside_whole(step: Step, steps: List[Step]) -> bool:
