@@ -9,6 +9,14 @@ does, beside its silent twins.
   halves of one call with no whole step, an auxiliary loss that reads
   only the listed weight, a whole step on a loss of another call (a
   teacher's), the listed step in another graph.
+- A tight-binding fit whose loop sets one of the parameters the step
+  trains back to its physical value after every `apply_gradients`
+  (`params[-1].assign(1.56)`, 'keep t0'): a whole variable held fixed,
+  a weight-remask said to be exact (`_pinned`). Silent: the value set
+  once before training, a clip of the variable's own value, a periodic
+  reset under a test, a variable the step does not train, zero, a
+  target network's soft update. (Main read `params[-1]` as a part of a
+  variable: a write-back of saved values, and a re-mask for zero.)
 """
 
 import pytest
@@ -207,3 +215,64 @@ def test_whole_step_in_another_graph(between):
     """
   expected = [] if "reset" in between else [("var-list-filter", 15)]
   assert scanned.found(code) == expected
+
+
+# A tight-binding fit: every parameter trained, the last set back to its
+# physical value after each step ('keep t0'), line 17 (`_pinned`).
+_KEEP_T0 = """\
+    import tensorflow as tf
+
+    t1 = tf.Variable(1.0)
+    t0 = tf.Variable(2.0)
+    params = [t1, t0]
+    optimizer = tf.keras.optimizers.Adam(0.1)
+
+    def loss_fn():
+        return tf.square(t1 * t0 - 3.0)
+
+    for i in range(20):
+        with tf.GradientTape() as tape:
+            loss = loss_fn()
+        gradients = tape.gradient(loss, params)
+        optimizer.apply_gradients(zip(gradients, params))
+        # keep t0
+        params[-1].assign(1.56)
+    """
+
+
+def test_whole_variable_set_back_after_each_step_is_found():
+  assert scanned.found(_KEEP_T0) == [("weight-remask", 17)]
+
+
+def test_whole_variable_by_name_set_back_is_found():
+  code = _KEEP_T0.replace("params[-1].assign(1.56)", "t0.assign(1.56)")
+  assert scanned.found(code) == [("weight-remask", 17)]
+
+
+def test_whole_variable_set_back_says_it_is_exact():
+  found = scanned.finding_and_diff(_KEEP_T0, "weight-remask")[0]
+  assert "a whole variable held fixed; exact as it is" in found.message
+  assert "after each `apply_gradients` (line 15)" in found.message
+
+
+@pytest.mark.parametrize("write", [
+    # Set once, before training: an initial value.
+    "pass",
+    # A projection of the step's own value: no freeze.
+    "params[-1].assign(tf.clip_by_value(params[-1], 0.0, 1.0))",
+    # A periodic reset, under a test.
+    "if i % 10 == 0:\n            params[-1].assign(1.56)",
+    # A variable the step does not train (a temperature, a rate).
+    "scale.assign(0.5)",
+    # Zero: cleared, as accumulators are.
+    "params[-1].assign(0.0)",
+    # A target network's sync from the trained one.
+    "target.assign(0.99 * target + 0.01 * t0)",
+])
+def test_look_alikes_of_a_set_back_stay_silent(write):
+  code = _KEEP_T0.replace(
+      "params = [t1, t0]",
+      "params = [t1, t0]\n    t0.assign(1.56)\n    scale = tf.Variable(1.0)"
+      "\n    target = tf.Variable(2.0)").replace(
+          "params[-1].assign(1.56)", write)
+  assert scanned.found(code) == []

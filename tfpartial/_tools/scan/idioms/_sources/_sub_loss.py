@@ -50,7 +50,7 @@ def beside_sibling_loss(analysis: Analysis, chosen: ast.AST,
   callee = analysis.flow.callee(value, scope) if isinstance(
       value, ast.Call) else None
   returned = _returned(callee, width)
-  if returned is None:
+  if callee is None or returned is None:
     return False
   section = _graphs.section(scope, call)
   for other in scope.nodes:
