@@ -51,14 +51,22 @@ def whole_item(scope: _scopes.Scope, target: ast.AST) -> bool:
   variables a step of `scope` trains (`params[-1]` beside
   `apply_gradients(zip(grads, params))`): a whole variable, not a part of
   one."""
-  if not isinstance(target, ast.Subscript):
+  if not isinstance(target, ast.Subscript) or not _fixed(target.slice):
     return False
-  # Worked out once per function: a notebook's module holds many writes.
-  listed = scope.once((whole_item, 0, 0), lambda: [
-      var_list_of(node) for node in scope.nodes
-      if isinstance(node, ast.Call) and _names.call_name(node) in _STEPS])
-  assert isinstance(listed, list)
-  return any(_trains(each, target, scope) for each in listed)
+  # Worked out once per function, as text: a long one holds many writes.
+  listed = scope.once((whole_item, 0, 0), lambda: frozenset(
+      ast.unparse(chosen) for node in scope.nodes
+      if isinstance(node, ast.Call) and _names.call_name(node) in _STEPS
+      for chosen in [var_list_of(node)] if chosen is not None))
+  assert isinstance(listed, frozenset)
+  return ast.unparse(target.value) in listed
+
+
+def _fixed(index: ast.AST) -> bool:
+  """A literal integer index (`0`, `-1`)."""
+  if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+    index = index.operand
+  return isinstance(index, ast.Constant) and type(index.value) is int
 
 
 def _number(value: ast.AST) -> bool:
@@ -82,10 +90,7 @@ def _trains(listed: Optional[ast.AST], target: ast.AST,
     listed = defs[0].value if len(defs) == 1 and (
         defs[0].part is None) else listed
   if isinstance(target, ast.Subscript):
-    index = target.slice
-    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
-      index = index.operand
-    return isinstance(index, ast.Constant) and type(index.value) is int and (
+    return _fixed(target.slice) and (
         ast.unparse(target.value) == ast.unparse(listed))
   return isinstance(target, ast.Name) and isinstance(
       listed, (ast.List, ast.Tuple)) and any(

@@ -52,19 +52,29 @@ def beside_sibling_loss(analysis: Analysis, chosen: ast.AST,
   returned = _returned(callee, width)
   if callee is None or returned is None:
     return False
-  section = _graphs.section(scope, call)
-  for other in scope.nodes:
-    if other is call or not isinstance(other, ast.Call) or (
-        _names.call_name(other) != _names.call_name(call)) or (
-            var_list_of(other) is not None) or not other.args or (
-                not isinstance(other.args[0], ast.Name)) or (
-                    _graphs.section(scope, other) != section):
-      continue
-    for found in _all_unpacked(scope, other.args[0].id):
-      if found[0] is value and found[2] != place and found[2] not in listed:
-        if _shares_left_out(callee, returned, place, found[2], listed):
-          return True
-  return False
+  key = (_graphs.section(scope, call), _names.call_name(call))
+  return any(found[0] is value and found[2] != place and (
+      found[2] not in listed) and _shares_left_out(
+          callee, returned, place, found[2], listed)
+             for name in _whole_steps(scope).get(key, ())
+             for found in _all_unpacked(scope, name))
+
+
+def _whole_steps(scope: _scopes.Scope) -> Dict[Tuple[int, str], List[str]]:
+  """The losses (names) the steps of `scope` with no list minimise, by
+  graph and step name; worked out once per function."""
+  def find() -> Dict[Tuple[int, str], List[str]]:
+    found: Dict[Tuple[int, str], List[str]] = {}
+    for node in scope.nodes:
+      if isinstance(node, ast.Call) and _names.call_name(node) in STEPS and (
+          var_list_of(node) is None) and node.args and isinstance(
+              node.args[0], ast.Name):
+        found.setdefault((_graphs.section(scope, node), _names.call_name(
+            node)), []).append(node.args[0].id)
+    return found
+  whole = scope.once((_whole_steps, 0, 0), find)
+  assert isinstance(whole, dict)
+  return whole
 
 
 def _unpacked(scope: _scopes.Scope, name: str) -> Optional[_Made]:
