@@ -69,6 +69,14 @@ class WeightRemask(_idiom.Idiom):
     return hits
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
+    if _writes.PINNED in hit.labels:
+      target = hit.written() if isinstance(hit, _writes.WriteHit) else (
+          "the variable")
+      return (f"nothing to port: the reset is exact; to say it, set "
+              f"`{target}` once and "
+              "leave it out of the step's variables (or freeze it whole "
+              "with `tfpartial.freeze(variable)` on the optimizer), and "
+              "drop the reset")
     if isinstance(hit, _writes.WriteHit) and hit.zeros:
       reset = _reset_rows.port(hit, analysis)
       if reset is not None:
@@ -93,6 +101,16 @@ class WeightRemask(_idiom.Idiom):
                   "masked weights are zero after each step; the optimizer "
                   "still keeps state for them and computes their update"]
     name = hit.writer()
+    step = hit.labels.get(_writes.PINNED)
+    if isinstance(step, ast.Call):
+      return (f"`{hit.written()}` set back to "
+              f"`{ast.unparse(hit.value) if hit.value else 'a number'}` by "
+              f"`{name}` after each `{_names.call_name(step)}` (line "
+              f"{_idiom.line(step)}) that trains it: a whole variable held "
+              "fixed; exact as it is, not a drift"), [
+                  "none for its value: each reset undoes the step's "
+                  "update; the optimizer still computes that update and "
+                  "keeps state for it"]
     if hit.zeros:
       target = hit.written()
       when, reasons = write_back.timing(hit, name)

@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
 from tfpartial._tools.scan.idioms._copies import _own_value
+from tfpartial._tools.scan.idioms._copies import _pinned
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
 from tfpartial._tools.scan.idioms._copies import _read_back
@@ -78,6 +79,10 @@ class WriteHit(Hit):
     return _names.call_name(self.sink) if self.sink is not None else (
         "a write")
 
+
+# The label of a whole variable set back to a number after the step
+# that trains it (`_pinned`): the step.
+PINNED = "pinned"
 
 # The calls `target_and_value` reads.
 WRITE_CALLS = frozenset({"scatter_update", "scatter_nd_update", "assign",
@@ -205,6 +210,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   if _no_weight(call, scope, analysis, target, value, partial):
     return None  # A count, an EMA, accumulators; every variable put back.
   target, partial = _named_entry(target, partial, call, scope)
+  if (pinned := _pinned_hit(call, scope, target, value)) is not None:
+    return pinned  # A whole variable its step trains, held fixed.
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
   read_out = _read_back.read_out(kept, target, value, scope)
@@ -273,9 +280,22 @@ def _no_weight(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
 def _named_entry(target: ast.expr, partial: bool, call: ast.Call,
                  scope: _scopes.Scope) -> Tuple[ast.expr, bool]:
   """`w`, whole, for a write into `ws[i]` inside `for i, w in
-  enumerate(ws)`; else the target as it is."""
+  enumerate(ws)`, or into an item of a step's list (`params[-1]`); else
+  the target as it is."""
   alias = _untrained.enumerated_entry(target, call, scope)
+  if alias is None and partial and _pinned.whole_item(scope, target):
+    return target, False  # `params[-1]` of the step's list: whole.
   return (target, partial) if alias is None else (alias, False)
+
+
+def _pinned_hit(call: ast.Call, scope: _scopes.Scope, target: ast.expr,
+                value: ast.expr) -> Optional[WriteHit]:
+  """A whole variable set back to a number after each step that trains
+  it (`_pinned`), as a re-mask whose label is that step; else None."""
+  step = _pinned.pinned(call, scope, target, value)
+  return None if step is None else WriteHit(
+      call, scope, call, {PINNED: step}, "weight-remask", target, value,
+      "after", step)
 
 
 # An optimizer's settings, as its attributes.
