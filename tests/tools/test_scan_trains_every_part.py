@@ -87,8 +87,26 @@ _FEDAVG_KEPT = """\
     """
 
 
-def test_federated_averaging_writes_what_the_clients_trained():
-  assert scanned.found(_FEDAVG) == []
+# The clients' weights kept in places made for them (`append(0)`).
+_FEDAVG_PLACES = _FEDAVG.replace(
+    "w_locals = [0] * clients",
+    "w_locals = []\n      for _ in range(clients):\n"
+    "        w_locals.append(0)")
+
+# Only the first kernel and bias averaged: the global model's other
+# entries are written back from its weights saved before training.
+_FEDAVG_HEAD = _FEDAVG.replace("for k in range(len(w_global)):",
+                               "for k in range(2):")
+
+
+@pytest.mark.parametrize("code, expected", [
+    (_FEDAVG, []),
+    (_FEDAVG_PLACES, []),
+    (_FEDAVG_HEAD, [("write-back", 19), ("write-back", 27),
+                    ("write-back", 33)]),
+], ids=["every_entry", "places_kept", "first_layer_only"])
+def test_federated_averaging_writes_what_the_clients_trained(code, expected):
+  assert scanned.found(code) == expected
 
 
 def test_a_client_kernel_put_back_from_a_saved_copy_is_found():

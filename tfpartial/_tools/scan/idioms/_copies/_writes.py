@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _weight_average
 from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
+from tfpartial._tools.scan.idioms._copies import _federated
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
@@ -313,8 +314,11 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   model trains."""
   if _own_value.of_itself(scope, call, target, value) or (
       _interpolated.toward_trained(scope, value)) or (
-          _averaged.averaged(call, scope, target, value)):
-    return None  # Its own value's schedule; a Reptile step; an EMA model.
+          _averaged.averaged(call, scope, target, value)) or (
+              _federated.averaged_models(call, scope, value)):
+    # Its own value's schedule; a Reptile step; an EMA model; the
+    # clients' average (federated averaging).
+    return None
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow) or (
       _session_hooks.runs(call, scope))
