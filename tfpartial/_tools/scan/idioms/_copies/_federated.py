@@ -135,16 +135,17 @@ def _stores(body: List[ast.stmt], name: str, index: str
       found += _stores(statement.body, name, index)
       continue
     targets: List[ast.expr] = []
+    stored: Optional[ast.expr] = None
     if isinstance(statement, ast.Assign):
-      targets = statement.targets
+      targets, stored = statement.targets, statement.value
     elif isinstance(statement, ast.AugAssign):
-      targets = [statement.target]
+      targets, stored = [statement.target], statement.value
     for target in targets:
       if isinstance(target, ast.Subscript) and _names.root(
           target.value) == name:
         entry = isinstance(target.value, ast.Name) and isinstance(
             target.slice, ast.Name) and target.slice.id == index
-        found.append(statement.value if entry else None)
+        found.append(stored if entry else None)
     if isinstance(statement, ast.If) and any(
         isinstance(t, ast.Subscript) and _names.root(t) == name
         for n in ast.walk(statement) if isinstance(n, (

@@ -312,12 +312,7 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   """A write of saved or fixed values, judged by when it runs: beside the
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
-  if _own_value.of_itself(scope, call, target, value) or (
-      _interpolated.toward_trained(scope, value)) or (
-          _averaged.averaged(call, scope, target, value)) or (
-              _federated.averaged_models(call, scope, value)):
-    # Its own value's schedule; a Reptile step; an EMA model; the
-    # clients' average (federated averaging).
+  if _computed_anew(call, scope, target, value):
     return None
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow) or (
@@ -368,6 +363,17 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def _computed_anew(call: ast.Call, scope: _scopes.Scope, target: ast.expr,
+                   value: ast.expr) -> bool:
+  """Whether a write puts values computed anew from what trained: its own
+  value's schedule, a Reptile step, an EMA model, the average of several
+  models' weights (federated averaging)."""
+  return _own_value.of_itself(scope, call, target, value) or (
+      _interpolated.toward_trained(scope, value)) or (
+          _averaged.averaged(call, scope, target, value)) or (
+              _federated.averaged_models(call, scope, value))
 
 
 def _set_to_zeros(scope: _scopes.Scope, analysis: Analysis,
