@@ -16,7 +16,7 @@ from tfpartial._tools.scan import _project
 
 _NAME = "tf"
 # Calls that may bind a module's globals unseen.
-_UNSEEN = {"exec", "execfile", "globals"}
+_UNSEEN = {"exec", "execfile", "globals", "setattr", "__import__"}
 
 
 def unbound(module: _project.Module, node: ast.AST) -> bool:
