@@ -282,28 +282,3 @@ def test_gradients_only_fetched_to_be_printed_train_nothing():
 
 def test_gradients_of_one_variable_applied_to_it_are_found():
   assert scanned.found(_APPLIED) == [("var-list-filter", 8)]
-
-
-# A training script ported to PyTorch half-way: it imports torch, never
-# TensorFlow, so its first `tf.` raises a NameError and no step is built.
-_HALF_PORTED = """\
-    import numpy as np
-    {imported}
-
-    def train(model, lr):
-      global_step = tf.train.get_or_create_global_step()
-      weights_fc = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, "fc*")
-      opt = tf.train.GradientDescentOptimizer(lr)
-      return opt.minimize(model.loss, global_step=global_step,
-                          var_list=weights_fc)
-    """
-
-
-@pytest.mark.parametrize("imported, expected", [
-    ("import torch", []),
-    ("import tensorflow as tf", [("var-list-filter", 6)]),
-    # `tf` may come from the star import: found, as before.
-    ("from common import *", [("var-list-filter", 6)]),
-], ids=["never_imports_tensorflow", "imports_tensorflow", "star_import"])
-def test_a_module_that_never_binds_tf_builds_no_step(imported, expected):
-  assert scanned.found(_HALF_PORTED.format(imported=imported)) == expected

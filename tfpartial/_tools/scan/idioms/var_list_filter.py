@@ -62,7 +62,6 @@ from tfpartial._tools.scan.idioms._wholes import _dead_step
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
-from tfpartial._tools.scan.idioms._wholes import _unbound_tf
 from tfpartial._tools.scan.idioms._wholes import _wider_step
 from tfpartial._tools.scan.idioms._wholes import _worker_pairs
 from tfpartial._tools.scan.idioms._wholes._filter_gates import _filter_of
@@ -124,9 +123,6 @@ class VarListFilter(_idiom.Idiom):
             node is not None and _worker_pairs.applied_to_another(
                 step.call, step.scope)):
           continue  # An A3C worker's list, paired with its gradients.
-        if node is not None and _unbound_tf.unbound(
-            analysis.module(step.scope), node):
-          continue  # `tf` bound nowhere: the filter never runs.
         node = node or _frozen_backbone.frozen_backbone(step, every)
         if node is None:
           found.flagged += _models_by_flag(analysis, step, steps, groups)
