@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _weight_average
 from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
+from tfpartial._tools.scan.idioms._copies import _federated
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
@@ -331,10 +332,8 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   """A write of saved or fixed values, judged by when it runs: beside the
   train op, after the step, by a method the loop calls, or never while the
   model trains."""
-  if _own_value.of_itself(scope, call, target, value) or (
-      _interpolated.toward_trained(scope, value)) or (
-          _averaged.averaged(call, scope, target, value)):
-    return None  # Its own value's schedule; a Reptile step; an EMA model.
+  if _computed_anew(call, scope, target, value):
+    return None
   flow = analysis.flow
   when = analysis.order(scope).of_write(call, scope, flow) or (
       _session_hooks.runs(call, scope))
@@ -384,6 +383,17 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   at = when["at"]
   return WriteHit(call, scope, call, found, kind, target, value, order,
                   at if isinstance(at, ast.AST) else None, zeros=zeros)
+
+
+def _computed_anew(call: ast.Call, scope: _scopes.Scope, target: ast.expr,
+                   value: ast.expr) -> bool:
+  """Whether a write puts values computed anew from what trained: its own
+  value's schedule, a Reptile step, an EMA model, the average of several
+  models' weights (federated averaging)."""
+  return _own_value.of_itself(scope, call, target, value) or (
+      _interpolated.toward_trained(scope, value)) or (
+          _averaged.averaged(call, scope, target, value)) or (
+              _federated.averaged_models(call, scope, value))
 
 
 def _set_to_zeros(scope: _scopes.Scope, analysis: Analysis,

@@ -146,6 +146,73 @@ def paired(step_call: ast.Call, function: ast.AST,
           step_call, function)
 
 
+def applied_to_another(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether the gradients `call` (`tf.gradients(loss, xs)`) takes over
+  its list are kept under one name (`self.grads`, `grads`) that is read,
+  in its function (its class, for `self.`), only where an
+  `apply_gradients` zips them (or their clipped values, one name on)
+  with a list that is neither the gradients' list nor read from it.
+
+  >>> tree = ast.parse(
+  ...     "def f(self, server):\\n"
+  ...     "  self.grads = tf.gradients(self.loss, self.local_vars)\\n"
+  ...     "  op = server.opt.apply_gradients(zip(self.grads, server.vars))\\n")
+  >>> scope = list(_scopes.collect(tree).all())[1]
+  >>> applied_to_another(tree.body[0].body[0].value, scope)
+  True
+  """
+  if _names.call_name(call) not in {"gradients", "gradient"} or len(
+      call.args) < 2:
+    return False
+  listed = _names.dotted(call.args[1])
+  kept = next((_names.dotted(n.targets[0]) for n in scope.nodes
+               if isinstance(n, ast.Assign) and n.value is call and len(
+                   n.targets) == 1), None)
+  if listed is None or kept is None:
+    return False
+  home: ast.AST = scope.node
+  if kept.startswith("self.") and scope.cls is not None:
+    home = scope.cls.node
+  nodes = list(_scopes.walk(home))
+  clips = [n for n in nodes if isinstance(n, ast.Assign) and isinstance(
+      n.value, ast.Call) and _names.call_name(n.value) not in _STEPS and (
+          _reads(n.value, kept))]
+  clipped = {t.id for n in clips for t in ast.walk(n.targets[0])
+             if isinstance(t, ast.Name)}
+  inside = {id(m) for n in clips for m in ast.walk(n.value)}
+  applied: Set[int] = set()
+  for node in nodes:
+    if not isinstance(node, ast.Call) or _names.call_name(
+        node) != "apply_gradients" or not node.args:
+      continue
+    pairs = _names.unwrapped(node.args[0])
+    if not isinstance(pairs, ast.Call) or _names.call_name(
+        pairs) != "zip" or len(pairs.args) != 2:
+      continue
+    grads, variables = pairs.args
+    if _names.dotted(grads) in {kept, *clipped} and not _reads(
+        variables, listed) and not _bound_from(variables, listed, scope):
+      applied.add(id(grads))
+  reads = [n for n in nodes if isinstance(n, (
+      ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load) and (
+          _names.dotted(n) in {kept, *clipped})]
+  return bool(applied) and all(
+      id(r) in applied or id(r) in inside and _names.dotted(r) == kept
+      for r in reads)
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+  """Whether `node` reads `name` (a dotted name)."""
+  return any(isinstance(n, (ast.Name, ast.Attribute)) and (
+      _names.dotted(n) == name) for n in ast.walk(node))
+
+
+def _bound_from(node: ast.AST, name: str, scope: _scopes.Scope) -> bool:
+  """Whether `node` is a local name bound to a value that reads `name`."""
+  return isinstance(node, ast.Name) and any(
+      _reads(d.value, name) for d in scope.defs.get(node.id, []))
+
+
 def _narrowed_elsewhere(step_call: ast.Call, function: ast.AST) -> bool:
   """Whether a call of `function` other than the step is given a
   comprehension with a test, or a name `function` binds to one
