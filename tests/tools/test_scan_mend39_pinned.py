@@ -247,3 +247,46 @@ def test_distilled_student_head_stays_silent():
         sess.run(student_op)
     """
   assert scanned.found(code) == []
+
+
+_MADE = """\
+    import tensorflow as tf
+
+    def make(n):
+        t0 = tf.Variable(1.0)
+        a0 = tf.Variable(2.0)
+
+        def fn(k):
+            return t0 * a0 * k
+        return fn, RETURNED
+
+    fn, params = make(4)
+    optimizer = tf.keras.optimizers.Adam(0.1)
+
+    for i in range(20):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(fn(1.0))
+        gradients = tape.gradient(loss, params)
+        optimizer.apply_gradients(zip(gradients, params))
+        params[-1].assign(1.56)
+    """
+
+
+@pytest.mark.parametrize("returned", ["[t0, a0]",
+                                      "list({'t0': t0, 'a0': a0}.values())"])
+def test_item_of_a_list_a_function_returns_held_fixed_is_exact(returned):
+  # The notebook's shape: `fn, params = make(...)`, `make` ending `return
+  # fn, [t0, a0]`.
+  code = _MADE.replace("RETURNED", returned)
+  assert scanned.found(code) == [("weight-remask", 19)]
+  found = scanned.finding_and_diff(code, "weight-remask")[0]
+  assert "exact as it is" in found.message
+
+
+def test_element_of_one_variable_a_function_returns_is_a_part():
+  code = _MADE.replace("RETURNED", "tf.Variable(tf.zeros([4]))")
+  found = scanned.found(code)
+  assert [line for _, line in found] == [19]
+  idiom = found[0][0]
+  assert "exact as it is" not in scanned.finding_and_diff(
+      code, idiom)[0].message

@@ -7,8 +7,9 @@ exact as it is, the optimizer's work on it wasted.
 
 The step is a statement of the loop's own body before the write, with
 no `continue` or `break` between them; `X[k]` is a whole variable only
-when `X` is bound once to a list (a literal, a comprehension,
-`.trainable_variables`), else a part of one (`emb[0]` of a variable).
+when every binding of `X` is a list (a literal, a comprehension,
+`.trainable_variables`, or that item of each tuple the function `X` is
+unpacked from returns), else a part of one (`emb[0]` of a variable).
 
 Not one: a variable set once before the loop (an initial value), a write
 of the variable's own value (`assign(tf.clip_by_value(v, 0, 1))`: a
@@ -24,6 +25,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._sources._train_step import var_list_of
 
 # A loop whose body runs once per pass.
@@ -37,17 +39,17 @@ _Before = Tuple[List[ast.Call], int]
 
 
 def pinned(call: ast.Call, scope: _scopes.Scope, target: ast.AST,
-           value: ast.AST) -> Optional[ast.Call]:
+           value: ast.AST, flow: Flow) -> Optional[ast.Call]:
   """The step that trains `target` when `call` sets it back to a number
   after that step in each pass of their loop, else None."""
   if not _number(value):
     return None
   steps, count = _steps_before(scope).get(id(call), ([], 0))
   return next((step for step in steps[:count] if _trains(
-      var_list_of(step), target, scope)), None)
+      var_list_of(step), target, scope, flow)), None)
 
 
-def whole_item(scope: _scopes.Scope, target: ast.AST) -> bool:
+def whole_item(scope: _scopes.Scope, target: ast.AST, flow: Flow) -> bool:
   """Whether `target` is an item, by a fixed index, of a list of
   variables a step of `scope` trains (`params[-1]` beside
   `apply_gradients(zip(grads, params))`, `params` bound to a list): a
@@ -58,31 +60,76 @@ def whole_item(scope: _scopes.Scope, target: ast.AST) -> bool:
   listed = scope.once((whole_item, 0, 0), lambda: frozenset(
       key for node in scope.nodes
       if isinstance(node, ast.Call) and _names.call_name(node) in _STEPS
-      for key in [_list_key(scope, var_list_of(node))] if key is not None))
+      for key in [_list_key(scope, var_list_of(node), flow)]
+      if key is not None))
   assert isinstance(listed, frozenset)
-  key = _list_key(scope, target.value)
+  key = _list_key(scope, target.value, flow)
   return key is not None and key in listed
 
 
-def _list_key(scope: _scopes.Scope, node: Optional[ast.AST]
-              ) -> Optional[object]:
-  """What a list of variables is bound to, when it is one: the value of
-  the name's one binding to a list literal, a comprehension or a model's
-  `.trainable_variables` (by identity), or that attribute itself (by its
-  text); else None (one variable, a parameter, anything else)."""
+def _list_key(scope: _scopes.Scope, node: Optional[ast.AST],
+              flow: Flow) -> Optional[object]:
+  """What a list of variables is bound to, when it is one: a name every
+  binding of which in its function is a list (`_listing`), by that
+  function and name; a model's `.trainable_variables` itself, by its
+  text; else None (one variable, a parameter, anything else)."""
   if isinstance(node, ast.Attribute) and node.attr in _WEIGHTS:
     return ast.unparse(node)
   if not isinstance(node, ast.Name):
     return None
-  defs = scope.defs.get(node.id, ())
-  if len(defs) != 1 or defs[0].part is not None or (
-      defs[0].outer is not None) or defs[0].inner:
-    return None
-  bound = defs[0].value
-  if isinstance(bound, (ast.List, ast.Tuple, ast.ListComp)) or (
-      isinstance(bound, ast.Attribute) and bound.attr in _WEIGHTS):
-    return id(bound)
-  return None
+  name = node.id
+  listed = scope.once((_list_key, name, 0), lambda: bool(
+      scope.defs.get(name)) and all(
+          _bound_to_list(d, scope, flow) for d in scope.defs[name]))
+  return (id(scope), name) if listed else None
+
+
+def _bound_to_list(bound: _scopes.Def, scope: _scopes.Scope, flow: Flow
+                   ) -> bool:
+  """Whether one binding of a name is a list of variables: a list, or
+  the item at its place of every tuple the function it is unpacked from
+  returns (`fn, params = make()`, `make` ending `return fn, [a, b]`)."""
+  if bound.outer is not None or bound.inner:
+    return False
+  if bound.part is None:
+    return _listing(bound.value)
+  place, width = bound.part
+  callee = flow.callee(bound.value, scope) if isinstance(
+      bound.value, ast.Call) else None
+  if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  returned = _returns(callee)
+  return bool(returned) and all(
+      isinstance(r, ast.Tuple) and len(r.elts) == width and _listing(
+          r.elts[place]) for r in returned)
+
+
+def _listing(value: Optional[ast.AST]) -> bool:
+  """A list of variables written as one: a literal, a comprehension, a
+  model's `.trainable_variables`, `list(table.values())`."""
+  if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)):
+    return True
+  if isinstance(value, ast.Attribute):
+    return value.attr in _WEIGHTS
+  return isinstance(value, ast.Call) and _names.call_name(
+      value) == "list" and len(value.args) == 1 and isinstance(
+          value.args[0], ast.Call) and _names.call_name(
+              value.args[0]) == "values"
+
+
+def _returns(function: ast.AST) -> List[Optional[ast.expr]]:
+  """The values a function's own `return`s give (not those of the
+  functions it defines)."""
+  found: List[Optional[ast.expr]] = []
+  todo = list(ast.iter_child_nodes(function))
+  while todo:
+    each = todo.pop()
+    if isinstance(each, _names.DEFINITIONS + (ast.Lambda,)):
+      continue
+    if isinstance(each, ast.Return):
+      found.append(each.value)
+    todo.extend(ast.iter_child_nodes(each))
+  return found
 
 
 def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
@@ -133,7 +180,7 @@ def _number(value: ast.AST) -> bool:
 
 
 def _trains(listed: Optional[ast.AST], target: ast.AST,
-            scope: _scopes.Scope) -> bool:
+            scope: _scopes.Scope, flow: Flow) -> bool:
   """Whether the step's list `listed` holds `target`: an item of it by a
   fixed index (`params[-1]` of `zip(grads, params)`, `params` bound to a
   list), or a name the literal list writes (in the call, or where its one
@@ -141,9 +188,9 @@ def _trains(listed: Optional[ast.AST], target: ast.AST,
   if listed is None:
     return False
   if isinstance(target, ast.Subscript):
-    key = _list_key(scope, listed)
+    key = _list_key(scope, listed, flow)
     return _fixed(target.slice) and key is not None and (
-        key == _list_key(scope, target.value))
+        key == _list_key(scope, target.value, flow))
   if isinstance(target, ast.Name) and isinstance(listed, ast.Name):
     defs = scope.defs.get(listed.id, ())
     listed = defs[0].value if len(defs) == 1 and (
