@@ -1,65 +1,167 @@
 """A whole variable that a step trains, set back to a number right after
 that step in every pass of the training loop (`optimizer.apply_gradients(
-zip(grads, params))`, then `params[-1].assign(1.56)`: "keep t0"): the
-step moves it and the write undoes the move, so it never changes while
-the others train. A hand-made freeze of a whole variable: exact as it
-is, the optimizer's work on it wasted.
+zip(grads, params))`, then `params[-1].assign(1.56)`: "keep t0"; or held
+at 0): the step moves it and the write undoes the move, so it never
+changes while the others train. A hand-made freeze of a whole variable:
+exact as it is, the optimizer's work on it wasted.
+
+The step is a statement of the loop's own body before the write, with
+no `continue` or `break` between them; `X[k]` is a whole variable only
+when every binding of `X` is a list (a literal, a comprehension,
+`.trainable_variables`, or that item of each tuple the function `X` is
+unpacked from returns), else a part of one (`emb[0]` of a variable).
 
 Not one: a variable set once before the loop (an initial value), a write
 of the variable's own value (`assign(tf.clip_by_value(v, 0, 1))`: a
 projection), a write under a test inside the loop (a periodic reset), a
-variable the step does not train (a learning rate, a counter), zero (an
-accumulator cleared)."""
+write once per pass of an outer loop whose inner loop runs the steps (a
+reset each epoch), a variable the step does not train (a learning rate,
+a counter)."""
 
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._sources._train_step import var_list_of
 
 # A loop whose body runs once per pass.
 _Loop = Union[ast.For, ast.AsyncFor, ast.While]
 # The steps whose list names the variables they train.
 _STEPS = frozenset({"apply_gradients", "minimize"})
+# The attributes that are a model's list of variables.
+_WEIGHTS = frozenset({"trainable_variables", "trainable_weights", "weights"})
+# The steps before a write: a list shared along a body, and how many.
+_Before = Tuple[List[ast.Call], int]
 
 
 def pinned(call: ast.Call, scope: _scopes.Scope, target: ast.AST,
-           value: ast.AST) -> Optional[ast.Call]:
+           value: ast.AST, flow: Flow) -> Optional[ast.Call]:
   """The step that trains `target` when `call` sets it back to a number
   after that step in each pass of their loop, else None."""
   if not _number(value):
     return None
-  for loop in _loops(scope.node):
-    at = next((i for i, s in enumerate(loop.body) if isinstance(
-        s, ast.Expr) and s.value is call), None)
-    if at is None:
-      continue
-    for statement in loop.body[:at]:
-      for node in ast.walk(statement):
-        if isinstance(node, ast.Call) and _names.call_name(node) in _STEPS:
-          if _trains(var_list_of(node), target, scope):
-            return node
-    return None
-  return None
+  steps, count = _steps_before(scope).get(id(call), ([], 0))
+  return next((step for step in steps[:count] if _trains(
+      var_list_of(step), target, scope, flow)), None)
 
 
-def whole_item(scope: _scopes.Scope, target: ast.AST) -> bool:
-  """Whether `target` is an item, by a fixed index, of the list of
+def whole_item(scope: _scopes.Scope, target: ast.AST, flow: Flow) -> bool:
+  """Whether `target` is an item, by a fixed index, of a list of
   variables a step of `scope` trains (`params[-1]` beside
-  `apply_gradients(zip(grads, params))`): a whole variable, not a part of
-  one."""
+  `apply_gradients(zip(grads, params))`, `params` bound to a list): a
+  whole variable, not a part of one."""
   if not isinstance(target, ast.Subscript) or not _fixed(target.slice):
     return False
-  # Worked out once per function, as text: a long one holds many writes.
+  # Worked out once per function, by binding: a long one holds many writes.
   listed = scope.once((whole_item, 0, 0), lambda: frozenset(
-      ast.unparse(chosen) for node in scope.nodes
+      key for node in scope.nodes
       if isinstance(node, ast.Call) and _names.call_name(node) in _STEPS
-      for chosen in [var_list_of(node)] if chosen is not None))
+      for key in [_list_key(scope, var_list_of(node), flow)]
+      if key is not None))
   assert isinstance(listed, frozenset)
-  return ast.unparse(target.value) in listed
+  key = _list_key(scope, target.value, flow)
+  return key is not None and key in listed
+
+
+def _list_key(scope: _scopes.Scope, node: Optional[ast.AST],
+              flow: Flow) -> Optional[object]:
+  """What a list of variables is bound to, when it is one: a name every
+  binding of which in its function is a list (`_listing`), by that
+  function and name; a model's `.trainable_variables` itself, by its
+  text; else None (one variable, a parameter, anything else)."""
+  if isinstance(node, ast.Attribute) and node.attr in _WEIGHTS:
+    return ast.unparse(node)
+  if not isinstance(node, ast.Name):
+    return None
+  name = node.id
+  listed = scope.once((_list_key, name, 0), lambda: bool(
+      scope.defs.get(name)) and all(
+          _bound_to_list(d, scope, flow) for d in scope.defs[name]))
+  return (id(scope), name) if listed else None
+
+
+def _bound_to_list(bound: _scopes.Def, scope: _scopes.Scope, flow: Flow
+                   ) -> bool:
+  """Whether one binding of a name is a list of variables: a list, or
+  the item at its place of every tuple the function it is unpacked from
+  returns (`fn, params = make()`, `make` ending `return fn, [a, b]`)."""
+  if bound.outer is not None or bound.inner:
+    return False
+  if bound.part is None:
+    return _listing(bound.value)
+  place, width = bound.part
+  callee = flow.callee(bound.value, scope) if isinstance(
+      bound.value, ast.Call) else None
+  if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  returned = _returns(callee)
+  return bool(returned) and all(
+      isinstance(r, ast.Tuple) and len(r.elts) == width and _listing(
+          r.elts[place]) for r in returned)
+
+
+def _listing(value: Optional[ast.AST]) -> bool:
+  """A list of variables written as one: a literal, a comprehension, a
+  model's `.trainable_variables`, `list(table.values())`."""
+  if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)):
+    return True
+  if isinstance(value, ast.Attribute):
+    return value.attr in _WEIGHTS
+  return isinstance(value, ast.Call) and _names.call_name(
+      value) == "list" and len(value.args) == 1 and isinstance(
+          value.args[0], ast.Call) and _names.call_name(
+              value.args[0]) == "values"
+
+
+def _returns(function: ast.AST) -> List[Optional[ast.expr]]:
+  """The values a function's own `return`s give (not those of the
+  functions it defines)."""
+  found: List[Optional[ast.expr]] = []
+  todo = list(ast.iter_child_nodes(function))
+  while todo:
+    each = todo.pop()
+    if isinstance(each, _names.DEFINITIONS + (ast.Lambda,)):
+      continue
+    if isinstance(each, ast.Return):
+      found.append(each.value)
+    todo.extend(ast.iter_child_nodes(each))
+  return found
+
+
+def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
+  """For each write that is a statement of a loop's body, the steps that
+  are statements of that body before it with no `continue` or `break`
+  between; worked out once per function."""
+  def find() -> Dict[int, _Before]:
+    found: Dict[int, _Before] = {}
+    for loop in _loops(scope.node):
+      steps: List[ast.Call] = []
+      for statement in loop.body:
+        if _leaves(statement):
+          steps = []
+        made = statement.value if isinstance(
+            statement, (ast.Expr, ast.Assign)) else None
+        if not isinstance(made, ast.Call):
+          continue
+        if _names.call_name(made) in _STEPS:
+          steps.append(made)
+        elif isinstance(statement, ast.Expr):
+          found[id(made)] = (steps, len(steps))
+    return found
+  before = scope.once((_steps_before, 0, 0), find)
+  assert isinstance(before, dict)
+  return before
+
+
+def _leaves(statement: ast.stmt) -> bool:
+  """Whether a statement holds a `continue` or a `break` (of its loop or
+  of one inside it: either way the pass may skip what follows)."""
+  return any(isinstance(node, (ast.Continue, ast.Break))
+             for node in ast.walk(statement))
 
 
 def _fixed(index: ast.AST) -> bool:
@@ -70,31 +172,37 @@ def _fixed(index: ast.AST) -> bool:
 
 
 def _number(value: ast.AST) -> bool:
-  """A non-zero literal number (`1.56`, `-2`)."""
+  """A literal number (`1.56`, `-2`, `0.0`)."""
   if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
     value = value.operand
   return isinstance(value, ast.Constant) and not isinstance(
-      value.value, bool) and isinstance(value.value, (int, float)) and (
-          value.value != 0)
+      value.value, bool) and isinstance(value.value, (int, float))
 
 
 def _trains(listed: Optional[ast.AST], target: ast.AST,
-            scope: _scopes.Scope) -> bool:
+            scope: _scopes.Scope, flow: Flow) -> bool:
   """Whether the step's list `listed` holds `target`: an item of it by a
-  fixed index (`params[-1]` of `zip(grads, params)`), or a name the
-  literal list writes (in the call, or where its one name is bound)."""
+  fixed index (`params[-1]` of `zip(grads, params)`, `params` bound to a
+  list), or a name the literal list writes (in the call, or where its one
+  name is bound)."""
   if listed is None:
     return False
+  if isinstance(target, ast.Subscript):
+    key = _list_key(scope, listed, flow)
+    return _fixed(target.slice) and key is not None and (
+        key == _list_key(scope, target.value, flow))
   if isinstance(target, ast.Name) and isinstance(listed, ast.Name):
     defs = scope.defs.get(listed.id, ())
     listed = defs[0].value if len(defs) == 1 and (
         defs[0].part is None) else listed
-  if isinstance(target, ast.Subscript):
-    return _fixed(target.slice) and (
-        ast.unparse(target.value) == ast.unparse(listed))
-  return isinstance(target, ast.Name) and isinstance(
-      listed, (ast.List, ast.Tuple)) and any(
-          isinstance(e, ast.Name) and e.id == target.id for e in listed.elts)
+  if not isinstance(target, ast.Name) or not isinstance(
+      listed, (ast.List, ast.Tuple)):
+    return False
+  # The list's names, once per list: a body may write each of many.
+  names = scope.once((_trains, id(listed), 0), lambda: frozenset(
+      e.id for e in listed.elts if isinstance(e, ast.Name)))
+  assert isinstance(names, frozenset)
+  return target.id in names
 
 
 def _loops(node: ast.AST) -> List[_Loop]:

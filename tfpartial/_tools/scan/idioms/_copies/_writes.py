@@ -210,8 +210,8 @@ def _classify(call: ast.Call, scope: _scopes.Scope,
   target, value, partial = parts
   if _no_weight(call, scope, analysis, target, value, partial):
     return None  # A count, an EMA, accumulators; every variable put back.
-  target, partial = _named_entry(target, partial, call, scope)
-  if (pinned := _pinned_hit(call, scope, target, value)) is not None:
+  target, partial = _named_entry(target, partial, call, scope, flow)
+  if (pinned := _pinned_hit(call, scope, target, value, flow)) is not None:
     return pinned  # A whole variable its step trains, held fixed.
   base = _names.root(target)
   kept = _replacing(target, value, scope, flow)
@@ -279,21 +279,21 @@ def _no_weight(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
 
 
 def _named_entry(target: ast.expr, partial: bool, call: ast.Call,
-                 scope: _scopes.Scope) -> Tuple[ast.expr, bool]:
+                 scope: _scopes.Scope, flow: Flow) -> Tuple[ast.expr, bool]:
   """`w`, whole, for a write into `ws[i]` inside `for i, w in
   enumerate(ws)`, or into an item of a step's list (`params[-1]`); else
   the target as it is."""
   alias = _untrained.enumerated_entry(target, call, scope)
-  if alias is None and partial and _pinned.whole_item(scope, target):
+  if alias is None and partial and _pinned.whole_item(scope, target, flow):
     return target, False  # `params[-1]` of the step's list: whole.
   return (target, partial) if alias is None else (alias, False)
 
 
 def _pinned_hit(call: ast.Call, scope: _scopes.Scope, target: ast.expr,
-                value: ast.expr) -> Optional[WriteHit]:
+                value: ast.expr, flow: Flow) -> Optional[WriteHit]:
   """A whole variable set back to a number after each step that trains
   it (`_pinned`), as a re-mask whose label is that step; else None."""
-  step = _pinned.pinned(call, scope, target, value)
+  step = _pinned.pinned(call, scope, target, value, flow)
   return None if step is None else WriteHit(
       call, scope, call, {PINNED: step}, "weight-remask", target, value,
       "after", step)

@@ -12,7 +12,7 @@ each round) is there again after the variable is made: not counted.
 from __future__ import annotations
 
 import ast
-from typing import List, Set
+from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -30,12 +30,21 @@ def made_after_steps(scope: _scopes.Scope, target: ast.AST) -> bool:
   defs = scope.defs.get(name, [])
   if not defs or not all(_made_variable(d.value) for d in defs):
     return False
-  steps = [node for node in scope.nodes if isinstance(node, ast.Call)
-           and _names.call_name(node) in _BUILT_ONCE]
-  if not steps or _any_in_loop(scope, steps):
-    return False
-  made = min(d.start for d in defs)
-  return all(_idiom.position(step) < made for step in steps)
+  last = _last_step(scope)
+  return last is not None and last < min(d.start for d in defs)
+
+
+def _last_step(scope: _scopes.Scope) -> Optional[Tuple[int, int]]:
+  """Where the last step `scope` builds is, when it builds one and none
+  in a loop; worked out once per function (a body writes many)."""
+  def find() -> List[Tuple[int, int]]:
+    steps = [node for node in scope.nodes if isinstance(node, ast.Call)
+             and _names.call_name(node) in _BUILT_ONCE]
+    if not steps or _any_in_loop(scope, steps):
+      return []
+    return [max(_idiom.position(step) for step in steps)]
+  last = scope.once((_last_step, 0, 0), find)
+  return last[0] if last else None
 
 
 def _made_variable(value: ast.expr) -> bool:

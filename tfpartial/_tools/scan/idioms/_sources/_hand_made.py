@@ -21,7 +21,6 @@ from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
 from tfpartial._tools.scan.idioms._sources import _self_listed
-from tfpartial._tools.scan.idioms._sources import _sub_loss
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _OWN_VARIABLES, _class_of, _end, _trainable_variable, var_list_of)
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -35,15 +34,13 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   variables out: one part of a model run whole, some of the variables a
   function creates, some `self.` variables of a class whose model reads
   another (`_self_listed`), a list run beside the others', one trained beside the
-  whole loss or beside another loss of its model's call (`_sub_loss`),
-  some items of a container picked by index, variables
+  whole loss, some items of a container picked by index, variables
   of a head built on a pretrained backbone (`_frozen_backbone`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created, call) or _self_listed.left_out(
           chosen, scope, created) or _run_beside(
           chosen, scope, call) or _listed.beside_whole(
-              chosen, scope, call) or _sub_loss.beside_sibling_loss(
-                  analysis, chosen, scope, call) or _picked.left_out(
+              chosen, scope, call) or _picked.left_out(
                   chosen, scope, call, analysis,
                   lambda: _module_steps(analysis, scope)) or (
                       _scheduled.part_chosen_apart(

@@ -19,7 +19,6 @@ from tfpartial._tools.scan.idioms._sources import _either_arm
 from tfpartial._tools.scan.idioms._sources import _flag_return
 from tfpartial._tools.scan.idioms._sources import _flagged
 from tfpartial._tools.scan.idioms._sources import _passed_scope
-from tfpartial._tools.scan.idioms._sources import _sub_loss
 from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _LOSS_KEYWORDS, _gradient_call, _loss_node, _opened_here)
@@ -238,12 +237,8 @@ def _reached_beside(analysis: Analysis, step: Step, steps: List[Step]
   `_inherited.cuts_base`),
   or the step trains the last stage of a stack its function builds
   (`_last_stage`), or a progressive network's column, fed by the columns
-  before it (`_progressive`), or a list trained on one loss of a model's
-  call while a step trains the whole model on another loss of it that
-  reads the same layers (`_sub_loss`)."""
+  before it (`_progressive`)."""
   return _progressive.columns(analysis, step.scope, step.var_list) or (
-      step.var_list is not None and _sub_loss.beside_sibling_loss(
-          analysis, step.var_list, step.scope, step.call)) or (
       _wider_step.trained_wider(step, steps, taken=True)) or (
       _last_stage.last_stage(analysis, step)) or _inherited.cuts_base(
           analysis.project, step)
