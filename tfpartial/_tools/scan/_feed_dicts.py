@@ -5,14 +5,19 @@ switch of the graph, it zeroes no element. Used by `_scopes._Binder`.
 A name counts only when every value it is given is a dict display with
 keys, none of its values read gradients (`tape.gradient`,
 `compute_gradients`, `tf.gradients`, or a name bound from them; what a
-run returns is arrays), and it
-either reaches a run (`feed_dict=feed`, `sess.run(fetches, feed)`) or
-its keys are placeholders or attributes of a model (`model.x`)."""
+run returns is arrays), and it either reaches a run somewhere in its
+function (`feed_dict=feed`, `sess.run(fetches, feed)`) or every key is
+a placeholder: a name bound to one, or an attribute (`model.x`) that
+the module binds to one (`self.x = tf.placeholder(...)`). A dict keyed
+by a model's variables (`{model.emb: gs[0]}`) and never fed is
+gradients. What a function feeds and what a module binds to
+placeholders is read once (`Scope.once`)."""
 
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Mapping, Protocol, Sequence
+from typing import (Any, Callable, FrozenSet, List, Mapping, Optional,
+                    Protocol, Sequence, Tuple)
 
 from tfpartial._tools.scan import _names
 
@@ -24,7 +29,14 @@ class Scope(Protocol):
   def defs(self) -> Mapping[str, Sequence[Any]]: ...
 
   @property
-  def nodes(self) -> Sequence[ast.AST]: ...
+  def node(self) -> ast.AST: ...
+
+  @property
+  def parent(self) -> Optional[Any]: ...
+
+  def once(self, key: Tuple[object, object, int],
+           compute: Callable[[], Any]) -> Any: ...
+
 
 _GRADIENT_CALLS = {"gradient", "gradients", "compute_gradients",
                    "jacobian", "batch_jacobian"}
@@ -43,7 +55,7 @@ def is_feed_dict(base: ast.expr, scope: Scope) -> bool:
   if any(_reads_gradients(v, scope) for d in dicts for v in d.values):
     return False
   assert isinstance(base, ast.Name)
-  return _fed(base.id, scope) or all(
+  return base.id in _fed(scope) or all(
       _input_key(k, scope) for d in dicts for k in d.keys if k is not None)
 
 
@@ -64,25 +76,51 @@ def _reads_gradients(value: ast.AST, scope: Scope, depth: int = 3
              for c in ast.iter_child_nodes(value))
 
 
-def _fed(name: str, scope: Scope) -> bool:
-  """Whether `name` is passed as `feed_dict=` or as a run's second
-  argument (`sess.run(fetches, feed)`) in `scope`."""
-  for node in scope.nodes:
-    if not isinstance(node, ast.Call):
+def _fed(scope: Scope) -> FrozenSet[str]:
+  """The names the function (or module) of `scope` passes as
+  `feed_dict=` or as a run's second argument (`sess.run(fetches,
+  feed)`), anywhere in it: read once per scope."""
+  fed: FrozenSet[str] = scope.once(("fed names", None, 0), lambda: (
+      frozenset(_fed_names(scope.node))))
+  return fed
+
+
+def _fed_names(node: ast.AST) -> List[str]:
+  fed = []
+  for call in ast.walk(node):
+    if not isinstance(call, ast.Call):
       continue
-    if any(k.arg == "feed_dict" and isinstance(k.value, ast.Name) and (
-        k.value.id == name) for k in node.keywords):
-      return True
-    if _names.call_name(node) == "run" and len(node.args) > 1 and (
-        isinstance(node.args[1], ast.Name) and node.args[1].id == name):
-      return True
-  return False
+    fed += [k.value.id for k in call.keywords if k.arg == "feed_dict" and (
+        isinstance(k.value, ast.Name))]
+    if _names.call_name(call) == "run" and len(call.args) > 1 and (
+        isinstance(call.args[1], ast.Name)):
+      fed.append(call.args[1].id)
+  return fed
+
+
+def _placeholder_attributes(scope: Scope) -> FrozenSet[str]:
+  """The attribute names the module of `scope` binds to a placeholder
+  (`self.x = tf.placeholder(...)`): read once per module."""
+  root = scope
+  while root.parent is not None:
+    root = root.parent
+  bound: FrozenSet[str] = root.once(("placeholder attributes", None, 0),
+                                    lambda: _bound_attributes(root.node))
+  return bound
+
+
+def _bound_attributes(tree: ast.AST) -> FrozenSet[str]:
+  return frozenset(t.attr for n in ast.walk(tree) if isinstance(
+      n, ast.Assign) and isinstance(n.value, ast.Call) and _names.call_name(
+          n.value) in _PLACEHOLDERS for t in n.targets if isinstance(
+              t, ast.Attribute))
 
 
 def _input_key(key: ast.expr, scope: Scope) -> bool:
-  """Whether a key is `model.<attr>` or a name bound to a placeholder."""
-  if isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name):
-    return True
+  """Whether a key is a name bound to a placeholder, or an attribute
+  the module binds to one."""
+  if isinstance(key, ast.Attribute):
+    return key.attr in _placeholder_attributes(scope)
   return isinstance(key, ast.Name) and bool(scope.defs.get(key.id)) and all(
       isinstance(d.value, ast.Call) and _names.call_name(
           d.value) in _PLACEHOLDERS for d in scope.defs[key.id])

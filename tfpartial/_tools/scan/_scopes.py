@@ -854,13 +854,13 @@ class _Binder:
     chosen = target.slice
     if _fills_missing(self.where.guard, target, self.scope):
       return value  # A gradient that is `None` given zeros: none zeroed.
-    if _feed_dicts.is_feed_dict(target.value, self.scope):
-      return value  # `feed_dict[flag] = 0`: a key's value, no element.
     if not _names.is_zero(value) or isinstance(target.value, ast.Subscript) \
         or isinstance(chosen, (ast.Constant, ast.Slice, ast.Tuple)) or (
             isinstance(chosen, ast.UnaryOp) and isinstance(
                 chosen.operand, ast.Constant)):
       return value
+    if _feed_dicts.is_feed_dict(target.value, self.scope):
+      return value  # `feed_dict[flag] = 0`: a key's value, no element.
     base = _as_load(target.value)
     for name in ast.walk(base):  # It reads what held before.
       if isinstance(name, ast.Name):

@@ -17,9 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
-from tfpartial._tools.scan.idioms._masks import _idle_project
 from tfpartial._tools.scan.idioms._masks import _masked_weights
-from tfpartial._tools.scan.idioms._masks import _own_weights
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _row_masks
 from tfpartial._tools.scan.idioms._masks import _rows
@@ -60,9 +58,7 @@ class StopGradientMix(_idiom.Idiom):
     joined = {id(h.node) for h in hits}
     hits += [MixHit(node, scope, None, {"mix": node, "rows": variable})
              for node, scope, variable in _rows.replaced_rows(analysis)
-             if id(node) not in joined and not (
-                 _idle_project.nothing_trains(analysis) and not (
-                     _own_weights.own_weight(variable, scope)))]
+             if id(node) not in joined]
     hits += _initial_mixes(analysis)
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _masked_weights.masked_weights(

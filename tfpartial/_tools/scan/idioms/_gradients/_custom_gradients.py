@@ -163,6 +163,8 @@ def _range_test(test: ast.expr, forward: List[str]) -> bool:
   (True, True, False)
   >>> ok("tf.range(tf.shape(x)[0]) >= 3"), ok("tf.abs(x) <= 0")
   (False, False)
+  >>> ok("tf.abs(x) < 1e-8"), ok("-1e-8 < x < 1e-8")
+  (False, False)
   """
   heads = {id(n.value) for n in ast.walk(test) if isinstance(
       n, ast.Attribute)}  # `tf` of `tf.cast`: a module, not a value.
@@ -187,12 +189,14 @@ _SHAPE_CALLS = {"shape", "size", "range", "rank", "shape_n", "len"}
 
 def _inner(order: ast.expr) -> bool:
   """Whether an order test keeps an inner interval: a chain `lo < x <
-  hi` going one way, or `abs(x)` on the small side of a bound not 0."""
+  hi` going one way, or `abs(x)` on the small side of a bound; no bound
+  tiny (`tf.abs(x) < 1e-8`, `<= epsilon()`: a float-safe `x == 0`)."""
   if isinstance(order, ast.Compare):
     ops = order.ops
     if len(ops) == 2:
-      return all(isinstance(o, (ast.Lt, ast.LtE)) for o in ops) or all(
-          isinstance(o, (ast.Gt, ast.GtE)) for o in ops)
+      return (all(isinstance(o, (ast.Lt, ast.LtE)) for o in ops) or all(
+          isinstance(o, (ast.Gt, ast.GtE)) for o in ops)) and not any(
+              _tiny(b) for b in (order.left, order.comparators[1]))
     small, large = (order.left, order.comparators[0]) if isinstance(
         ops[0], (ast.Lt, ast.LtE)) else (order.comparators[0], order.left)
   elif isinstance(order, ast.Call) and len(order.args) == 2:
@@ -201,8 +205,23 @@ def _inner(order: ast.expr) -> bool:
         "less", "less_equal") else (second, first)
   else:
     return False
-  return _is_abs(small) and not _is_abs(large) and not (
-      isinstance(large, ast.Constant) and large.value == 0)
+  return _is_abs(small) and not _is_abs(large) and not _tiny(large)
+
+
+def _tiny(bound: ast.expr) -> bool:
+  """Whether a bound is 0 or near it: a number below 1e-3 in size, or a
+  call named `epsilon` (`tf.keras.backend.epsilon()`).
+
+  >>> [_tiny(ast.parse(t).body[0].value) for t in ("1e-8", "-1e-8", "0",
+  ...      "0.5", "K.epsilon()", "eps")]
+  [True, True, True, False, True, False]
+  """
+  if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
+    bound = bound.operand
+  if isinstance(bound, ast.Constant) and isinstance(
+      bound.value, (int, float)) and not isinstance(bound.value, bool):
+    return abs(bound.value) < 1e-3
+  return isinstance(bound, ast.Call) and _names.call_name(bound) == "epsilon"
 
 
 def _is_abs(node: ast.expr) -> bool:

@@ -24,7 +24,6 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._calls import joined_parts
-from tfpartial._tools.scan.idioms._masks import _gate_values
 from tfpartial._tools.scan.idioms._masks import _own_weights
 from tfpartial._tools.scan.idioms._masks import _scattered_rows
 
@@ -95,10 +94,10 @@ def _replaced(node: ast.Call, scope: _scopes.Scope) -> Optional[ast.expr]:
 
 
 # Words of a module that trains (a step, a loss's gradients, a fit).
-STEPS = frozenset({"minimize", "apply_gradients", "compute_gradients",
-                   "gradients", "gradient", "GradientTape", "fit",
-                   "fit_generator", "train_on_batch", "train", "train_step",
-                   "train_op", "compile", "backward"})
+_STEPS = frozenset({"minimize", "apply_gradients", "compute_gradients",
+                    "gradients", "gradient", "GradientTape", "fit",
+                    "fit_generator", "train_on_batch", "train", "train_step",
+                    "train_op", "compile", "backward"})
 
 
 def _never_stepped(project: _project.Project,
@@ -108,7 +107,7 @@ def _never_stepped(project: _project.Project,
   export or serving script, a notebook that rebuilds the model only to
   save it for serving)."""
   words = module.words
-  if words & STEPS or any("ptimizer" in w for w in words):
+  if words & _STEPS or any("ptimizer" in w for w in words):
     return False
   if module.path.endswith(".ipynb"):
     return True  # A notebook: nothing imports it.
@@ -318,20 +317,6 @@ def branch_runs(analysis: Analysis, node: ast.AST,
       scope.cls is None and scope.name not in _DISPATCHED) and not (
           _calls_of(analysis, scope.node)):
     return False
-  return gates_open(analysis, node, scope)
-
-
-def gates_open(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
-               unseen: bool = False) -> bool:
-  """Whether each `if flag:` around `node` in `scope` may be taken: a
-  flag that is a parameter of the function (or `self.flag` set from its
-  class's constructor) taking its default or what the project's calls
-  pass it, a function no call of the project spells taking its default
-  only when its name is `_DISPATCHED` (else it is closed); anything
-  else may be either. With `unseen`, calls the project does not spell
-  may set it (`_gate_values`): a function without calls, or passed as a
-  value, or a class with subclasses, or an attribute written from
-  outside, is open."""
   order = analysis.order(scope)
   current: ast.AST = node
   parent = order.parent(current)
@@ -344,26 +329,25 @@ def gates_open(analysis: Analysis, node: ast.AST, scope: _scopes.Scope,
       if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, wanted = test.operand, not wanted
       if isinstance(test, ast.Name) and test.id in scope.params and not (
-          _may_be(analysis, scope, test.id, wanted, unseen=unseen)):
+          _may_be(analysis, scope, test.id, wanted)):
         return False
       if isinstance(test, ast.Attribute) and isinstance(
           test.value, ast.Name) and test.value.id == "self" and not (
-              _attribute_may_be(analysis, scope, test.attr, wanted, unseen)):
+              _attribute_may_be(analysis, scope, test.attr, wanted)):
         return False
     current, parent = parent, order.parent(parent)
   return True
 
 
 def _attribute_may_be(analysis: Analysis, scope: _scopes.Scope, attr: str,
-                      wanted: bool, unseen: bool = False) -> bool:
+                      wanted: bool) -> bool:
   """Whether `self.attr` may be `wanted`: set only in the class's
   `__init__` from its parameter (`self.zero_pad = zero_pad`), its
   default or what the class's constructions pass (anything else may be
   either)."""
   info = scope.cls
   init = info.methods.get("__init__") if info is not None else None
-  if info is None or init is None or unseen and (
-      _gate_values.written_outside(analysis, attr)):
+  if info is None or init is None:
     return True
   values = analysis.project.attribute(info, f"self.{attr}")
   names = {v.id for v, home in values if home is init and isinstance(
@@ -371,7 +355,7 @@ def _attribute_may_be(analysis: Analysis, scope: _scopes.Scope, attr: str,
   if not values or len(names) != 1 or len(names) != len(values):
     return True
   return _may_be(analysis, init, names.pop(), wanted,
-                 calls=_constructions(analysis, info.name), unseen=unseen)
+                 calls=_constructions(analysis, info.name))
 
 
 def _constructions(analysis: Analysis, name: str
@@ -386,29 +370,26 @@ def _constructions(analysis: Analysis, name: str
 
 def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
             wanted: bool, depth: int = 0,
-            calls: Optional[List[Tuple[_scopes.Scope, ast.Call]]] = None,
-            unseen: bool = False) -> bool:
+            calls: Optional[List[Tuple[_scopes.Scope, ast.Call]]] = None
+            ) -> bool:
   """Whether the parameter `name` may be `wanted` (true or false): its
   default, or a value a call of the function (or `calls`) passes, a
   parameter of the caller passed on followed to its own callers
   (anything else not a constant may be either)."""
   function = scope.node
   if depth > 3 or not isinstance(function, (ast.FunctionDef,
-                                            ast.AsyncFunctionDef)) or (
-                                                unseen and _gate_values.unseen(
-                                                    analysis, scope)):
+                                            ast.AsyncFunctionDef)):
     return True
-  default = _gate_values.default(function, name)
+  default = _default(function, name)
   if calls is None and scope.name == "__init__" and scope.cls is not None:
     # A constructor's parameter: what the class's constructions pass.
     calls = _constructions(analysis, scope.cls.name)
   if calls is None:
     calls = _calls_of(analysis, function)
   elif not calls:
-    return unseen or _gate_values.truth(default, wanted)
+    return _truth(default, wanted)
   if not calls:
-    return unseen or scope.name in _DISPATCHED and _gate_values.truth(
-        default, wanted)
+    return scope.name in _DISPATCHED and _truth(default, wanted)
   position = scope.params.index(name)
   method = scope.cls is not None and scope.params[:1] in (["self"], ["cls"])
   for place, call in calls:
@@ -423,10 +404,9 @@ def _may_be(analysis: Analysis, scope: _scopes.Scope, name: str,
       given = call.args[position - shift]
     if isinstance(given, ast.Name) and given.id in place.params and not (
         place.defs.get(given.id)):
-      if _may_be(analysis, place, given.id, wanted, depth + 1,
-                 unseen=unseen):
+      if _may_be(analysis, place, given.id, wanted, depth + 1):
         return True
-    elif _gate_values.truth(given if given is not None else default, wanted):
+    elif _truth(given if given is not None else default, wanted):
       return True
   return False
 
@@ -444,3 +424,24 @@ def _calls_of(analysis: Analysis,
       (function.name,)))
   return [(scope, call) for scope, call in itertools.islice(calls, 48)
           if analysis.flow.callee(call, scope) is function]
+
+
+def _default(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+             ) -> Optional[ast.expr]:
+  arguments = function.args
+  positional = [*arguments.posonlyargs, *arguments.args]
+  defaults = dict(zip([a.arg for a in positional][-len(arguments.defaults):]
+                      if arguments.defaults else [], arguments.defaults))
+  defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs,
+                                            arguments.kw_defaults) if d})
+  return defaults.get(name)
+
+
+def _truth(value: Optional[ast.expr], wanted: bool) -> bool:
+  """Whether `value` may be true (or false, as `wanted`): a constant is
+  what it is, a missing value is `None`, anything else may be either."""
+  if value is None:
+    return not wanted
+  if isinstance(value, ast.Constant):
+    return bool(value.value) == wanted
+  return True

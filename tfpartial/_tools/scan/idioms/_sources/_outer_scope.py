@@ -8,16 +8,23 @@ var_list=tf.get_collection(TRAINABLE_VARIABLES, scope=absolute_scope))`).
 
 What is checked: the `with` is the one whose block holds the `scope.name`
 binding; the function takes `features` (a model function's signature);
-and every value that block reads comes from no network-building call:
-a parameter of the function (what the Estimator passes), a name the
-function binds without any call (`is_training = mode == TRAIN`), a
-module-level name bound without a call (not `backbone =
-hub.Module(...)`), and no `self.` attribute (not a `self.backbone` built
-in `__init__`). A backbone built before the block, in the function, at
-module level or on `self`, and read by the scoped head keeps the step
-found; so does a helper taking the backbone's output as a parameter
-(`def add_head(net, labels, ...)`: it takes no `features`). Part of
-`var-list-filter` (`_train_step._opened_here`)."""
+every call in that block calls a function, not a value: a dotted path
+from an imported module (`tf.layers.dense`), an imported or defined
+function (`_build_logits(...)`), or a layer built there
+(`tf.keras.layers.Dense(2)(net)`), never `params["backbone"](...)` or
+`backbone(...)`; and every value that block reads comes from no
+network-building call: a parameter of the function itself (what the
+Estimator passes) that it writes nothing into before the block (not
+`features["net"] = tf.layers.dense(...)`), a name the function binds
+without any call (`is_training = mode == TRAIN`), a module-level name
+bound without a call (not `backbone = hub.Module(...)`), never a
+parameter of a function around it (`def make_model_fn(backbone):`), and
+no `self.` attribute (not a `self.backbone` built in `__init__`). A
+backbone built before the block, in the function, at module level, on
+`self`, handed in by `params` or a closure, and read by the scoped head
+keeps the step found; so does a helper taking the backbone's output as
+a parameter (`def add_head(net, labels, ...)`: it takes no
+`features`). Part of `var-list-filter` (`_train_step._opened_here`)."""
 
 from __future__ import annotations
 
@@ -77,9 +84,9 @@ def _opens_as(statement: ast.With, alias: str) -> bool:
 
 
 def _built_from_inputs(statement: ast.With, owner: _scopes.Scope) -> bool:
-  """Whether every value the `with` block reads comes from no call that
-  could build a network: a parameter, a name `owner` or the module binds
-  only to values made without a call, and no `self.` attribute."""
+  """Whether every call the `with` block makes calls a function and
+  every value it reads comes from no call that could build a network
+  (see the module)."""
   bound: Set[str] = {n.id for s in [*statement.body, *(
       i.optional_vars for i in statement.items if i.optional_vars)]
                      for n in ast.walk(s) if isinstance(n, ast.Name) and (
@@ -88,16 +95,78 @@ def _built_from_inputs(statement: ast.With, owner: _scopes.Scope) -> bool:
   if any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and (
       n.value.id == "self") for n in nodes):
     return False
+  known = _scopes.imported_names(owner) | _defined(owner)
+  if not all(_calls_function(n.func, known, bound) for n in nodes
+             if isinstance(n, ast.Call)):
+    return False  # `params["backbone"](x)`, `backbone(x)`: a value's call.
   read = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(
       n.ctx, ast.Load) and n.id not in bound}
+  written = _written_before(owner, statement.lineno)
   for name in read:
     if name in owner.params:
+      if name in written:
+        return False  # `features["net"] = dense(...)` before the block.
       continue
     where: Optional[_scopes.Scope] = owner
     while where is not None and name not in where.defs:
+      if where is not owner and name in where.params:
+        return False  # A closure's parameter: built by whoever calls.
       where = where.parent
     for each in where.defs.get(name, ()) if where is not None else ():
       if isinstance(each.value, ast.expr) and any(
           isinstance(c, ast.Call) for c in ast.walk(each.value)):
         return False
   return True
+
+
+def _defined(owner: _scopes.Scope) -> Set[str]:
+  """The functions and classes `owner`, or a scope around it, defines."""
+  names: Set[str] = set()
+  where: Optional[_scopes.Scope] = owner
+  while where is not None:
+    names |= set(where.functions) | set(where.classes)
+    where = where.parent
+  return names
+
+
+def _calls_function(func: ast.expr, known: Set[str], bound: Set[str]
+                    ) -> bool:
+  """Whether a call's `func` is a function: a name imported or defined
+  (`known`, not rebound in the block), a dotted path from an imported
+  name (`tf.layers.dense`), or a call of one (a layer built there)."""
+  if isinstance(func, ast.Call):
+    return _calls_function(func.func, known, bound)
+  while isinstance(func, ast.Attribute):
+    func = func.value
+  return isinstance(func, ast.Name) and func.id in known and (
+      func.id not in bound)
+
+
+def _written_before(owner: _scopes.Scope, line: int) -> Set[str]:
+  """The names `owner` writes into or rebinds before `line`
+  (`features["net"] = ...`, `features.update(...)`, `features = ...`),
+  read once per block."""
+  written: Set[str] = owner.once(("written before", None, line),
+                                 lambda: _writes(owner, line))
+  return written
+
+
+def _writes(owner: _scopes.Scope, line: int) -> Set[str]:
+  written: Set[str] = set()
+  for node in owner.nodes:
+    target: ast.AST
+    if getattr(node, "lineno", line) >= line:
+      continue
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in ("update", "setdefault", "pop"):
+      target = node.func.value
+    elif isinstance(node, (ast.Subscript, ast.Attribute, ast.Name)) and (
+        not isinstance(node.ctx, ast.Load)):
+      target = node
+    else:
+      continue
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+      target = target.value
+    if isinstance(target, ast.Name):
+      written.add(target.id)
+  return written
