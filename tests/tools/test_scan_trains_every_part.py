@@ -8,7 +8,7 @@ training, a filter that keeps a head and adds the moving statistics, a
 worker's gradients applied to its own filtered list, gradients of a part
 applied to that part, gradients of one variable applied to it.
 The silencers of those negatives were removed (review rd-f53: they hid
-real freezes); tests/tools/test_scan_mend39_silencers.py holds the
+real freezes); tests/tools/test_scan_mend39_unsilenced.py holds the
 programs they hid. Synthetic sources in the shape of the real code."""
 
 import pytest
