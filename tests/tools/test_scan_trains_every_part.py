@@ -1,25 +1,15 @@
-"""`tfpartial scan` stays silent where part thirty-three's negative
-codebases train every part of the model, and says so by what the code
-does:
-
-- Federated averaging: a server sets each client model to the global
-  weights, trains it, averages the clients' weights entry by entry and
-  sets the global model to that average (and, once training is over,
-  to the best round's average). Every weight is written with values
-  the clients trained; nothing kept from before a step goes back.
-- A list made of every trainable variable with the batch norm's moving
-  statistics added to it: what the filter keeps only joins the whole.
-- An asynchronous worker's gradients, taken over its local copy of the
-  network and applied to another copy's variables: the local list says
-  which copy the gradients come from, the applied list what trains.
-- Gradients of one variable kept under a local name and only fetched
-  by `run` to be printed beside a train op that trains everything.
-
-Their twins that do keep a part are still found: a client whose first
-kernel is put back from a copy saved before training, a filter that
-keeps a head and adds the moving statistics, gradients of a part applied
-to that part, gradients of one variable applied to it. Synthetic
-sources in the shape of the real code."""
+"""`tfpartial scan` still finds part thirty-three's partial freezes in
+the shape of its negative codebases that train every part (federated
+averaging, moving statistics added to every trainable variable, an
+asynchronous worker's gradients, gradients fetched to be printed): a
+federated loop that averages only the first layer and writes the rest
+back, a client whose first kernel is put back from a copy saved before
+training, a filter that keeps a head and adds the moving statistics, a
+worker's gradients applied to its own filtered list, gradients of a part
+applied to that part, gradients of one variable applied to it.
+The silencers of those negatives were removed (review rd-f53: they hid
+real freezes); tests/tools/test_scan_mend39_unsilenced.py holds the
+programs they hid. Synthetic sources in the shape of the real code."""
 
 import pytest
 import scanned
@@ -87,26 +77,15 @@ _FEDAVG_KEPT = """\
     """
 
 
-# The clients' weights kept in places made for them (`append(0)`).
-_FEDAVG_PLACES = _FEDAVG.replace(
-    "w_locals = [0] * clients",
-    "w_locals = []\n      for _ in range(clients):\n"
-    "        w_locals.append(0)")
-
 # Only the first kernel and bias averaged: the global model's other
 # entries are written back from its weights saved before training.
 _FEDAVG_HEAD = _FEDAVG.replace("for k in range(len(w_global)):",
                                "for k in range(2):")
 
 
-@pytest.mark.parametrize("code, expected", [
-    (_FEDAVG, []),
-    (_FEDAVG_PLACES, []),
-    (_FEDAVG_HEAD, [("write-back", 19), ("write-back", 27),
-                    ("write-back", 33)]),
-], ids=["every_entry", "places_kept", "first_layer_only"])
-def test_federated_averaging_writes_what_the_clients_trained(code, expected):
-  assert scanned.found(code) == expected
+def test_federated_averaging_of_the_first_layer_only_is_found():
+  assert scanned.found(_FEDAVG_HEAD) == [
+      ("write-back", 19), ("write-back", 27), ("write-back", 33)]
 
 
 def test_a_client_kernel_put_back_from_a_saved_copy_is_found():
@@ -161,18 +140,13 @@ _MODEL = """\
     """
 
 
-@pytest.mark.parametrize("listed, expected", [
-    # Every trainable variable, the moving statistics added.
-    ("tf.compat.v1.trainable_variables()", []),
-    # Only the head's, the moving statistics added: a part.
-    ("[v for v in tf.compat.v1.trainable_variables() if 'logits' in v.name]",
-     [("var-list-filter", "utils.py", 5)]),
-], ids=["every_trainable_and_statistics", "head_and_statistics"])
-def test_moving_statistics_added_to_every_trainable_variable(
-    listed, expected):
+def test_a_head_with_the_moving_statistics_added_is_found():
+  # Only the head's trainable variables, the moving statistics added.
+  listed = ("[v for v in tf.compat.v1.trainable_variables() "
+            "if 'logits' in v.name]")
   files = {"utils.py": _SAVER.format(listed=listed),
            "train.py": _SAVER_MAIN, "model.py": _MODEL}
-  assert scanned.in_project(files) == expected
+  assert scanned.in_project(files) == [("var-list-filter", "utils.py", 5)]
 
 
 _WORKER = """\
@@ -233,11 +207,6 @@ _PART = """\
     """
 
 
-def test_worker_gradients_applied_to_the_servers_variables():
-  code = _WORKER.format(applied="parameter_server.weights_params")
-  assert scanned.found(code) == []
-
-
 def test_worker_gradients_applied_to_its_own_list_are_found():
   code = _WORKER.format(applied="self.weights_params")
   assert scanned.found(code) == [("var-list-filter", 21)]
@@ -274,10 +243,6 @@ _PRINTED = """\
 _APPLIED = _PRINTED.replace(
     "train = op.minimize(loss)",
     "train = op.apply_gradients([(grad1, weights[0])])")
-
-
-def test_gradients_only_fetched_to_be_printed_train_nothing():
-  assert scanned.found(_PRINTED) == []
 
 
 def test_gradients_of_one_variable_applied_to_it_are_found():

@@ -118,9 +118,7 @@ class VarListFilter(_idiom.Idiom):
           continue  # Every level a growing stage has built: its network.
         node = _filter_of(analysis, step, _hand_picked.own_steps(
             step, seen), groups, opened)
-        if _worker_pairs.paired(step.call, step.scope.node, node) or (
-            node is not None and _worker_pairs.applied_to_another(
-                step.call, step.scope)):
+        if _worker_pairs.paired(step.call, step.scope.node, node):
           continue  # An A3C worker's list, paired with its gradients.
         node = node or _frozen_backbone.frozen_backbone(step, every)
         if node is None:

@@ -26,7 +26,6 @@ from tfpartial._tools.scan.idioms._copies import _clipped
 from tfpartial._tools.scan.idioms._copies import _weight_average
 from tfpartial._tools.scan.idioms._copies import _decayed
 from tfpartial._tools.scan.idioms._copies import _each_model
-from tfpartial._tools.scan.idioms._copies import _federated
 from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
@@ -388,12 +387,10 @@ def _by_order(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
 def _computed_anew(call: ast.Call, scope: _scopes.Scope, target: ast.expr,
                    value: ast.expr) -> bool:
   """Whether a write puts values computed anew from what trained: its own
-  value's schedule, a Reptile step, an EMA model, the average of several
-  models' weights (federated averaging)."""
+  value's schedule, a Reptile step, an EMA model."""
   return _own_value.of_itself(scope, call, target, value) or (
       _interpolated.toward_trained(scope, value)) or (
-          _averaged.averaged(call, scope, target, value)) or (
-              _federated.averaged_models(call, scope, value))
+          _averaged.averaged(call, scope, target, value))
 
 
 def _set_to_zeros(scope: _scopes.Scope, analysis: Analysis,

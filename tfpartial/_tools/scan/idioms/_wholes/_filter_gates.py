@@ -38,7 +38,6 @@ from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
-from tfpartial._tools.scan.idioms._wholes import _joins_every
 from tfpartial._tools.scan.idioms._wholes import _loss_network
 from tfpartial._tools.scan.idioms._wholes import _measuring_net
 from tfpartial._tools.scan.idioms._wholes import _named_layers
@@ -144,14 +143,10 @@ def _restores_a_part(module: _project.Module, step: Step) -> bool:
 def _fed_or_every(analysis: Analysis, step: Step) -> bool:
   """Whether the step's list is set from what a run feeds
   (`_fed_inputs`), or keeps every variable there is: a head over a graph
-  imported as constants (`_constant_graph`); or every trainable variable
-  with what the filter keeps added to them (`_joins_every`)."""
-  chosen = step.labels.get("filtered")
+  imported as constants (`_constant_graph`)."""
   return _fed_inputs.set_from_feeds(
       step.var_list, step.call, step.scope) or (
-          _constant_graph.keeps_every_variable(analysis, step)) or (
-              _joins_every.joins_every(
-                  chosen, analysis.flow.origin.get(id(chosen))))
+          _constant_graph.keeps_every_variable(analysis, step))
 
 
 def _beside_whole(step: Step, steps: List[Step]) -> bool:
