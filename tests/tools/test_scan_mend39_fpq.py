@@ -8,7 +8,7 @@ Sections:
   found (a1, a2);
 - feed dicts (`_feed_dicts`): a dict of gradients with a key zeroed is
   no feed dict (d4);
-- the canned-estimator scope (`_outer_scope`): a head scope beside a
+- the canned-estimator scope (`_outer_scope`, since removed): a head scope beside a
   backbone built before it, in another `with`, at module level, on
   `self`, or passed in as a parameter, stays found (b1-b4);
 - a copy network left out by name (the stopped-copy rule, removed):

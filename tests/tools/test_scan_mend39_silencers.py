@@ -11,7 +11,7 @@ Sections:
 - feed dicts (`_feed_dicts`): a dict keyed by a model's variables and
   filled from a helper's gradients is gradients, not a feed dict (f1);
   a dict fed to a run, or keyed by placeholders, stays silent;
-- the canned-estimator scope (`_outer_scope`): a backbone handed in by
+- the canned-estimator scope (`_outer_scope`, since removed): a backbone handed in by
   `params`, by a closure's parameter, or written into `features` before
   the head's scope keeps the step found (o1-o3);
 - cost: a function of many zeros written into a feed dict, and many

@@ -189,8 +189,9 @@ _SHAPE_CALLS = {"shape", "size", "range", "rank", "shape_n", "len"}
 
 def _inner(order: ast.expr) -> bool:
   """Whether an order test keeps an inner interval: a chain `lo < x <
-  hi` going one way, or `abs(x)` on the small side of a bound; no bound
-  tiny (`tf.abs(x) < 1e-8`, `<= epsilon()`: a float-safe `x == 0`)."""
+  hi` going one way, or `abs(x)` on the small side of a bound; every
+  bound a number of at least 1e-3 written there (not `tf.abs(x) < 1e-8`,
+  `<= epsilon() * 10`, `< FLAGS.eps`: maybe a float-safe `x == 0`)."""
   if isinstance(order, ast.Compare):
     ops = order.ops
     if len(ops) == 2:
@@ -209,19 +210,20 @@ def _inner(order: ast.expr) -> bool:
 
 
 def _tiny(bound: ast.expr) -> bool:
-  """Whether a bound is 0 or near it: a number below 1e-3 in size, or a
-  call named `epsilon` (`tf.keras.backend.epsilon()`).
+  """Whether a bound may be 0 or near it: anything but a number of at
+  least 1e-3 in size written there (`1e-8`, `epsilon()`, `epsilon() *
+  10`, `FLAGS.prune_eps`, a parameter: a float-safe `x == 0` for all the
+  scan knows).
 
   >>> [_tiny(ast.parse(t).body[0].value) for t in ("1e-8", "-1e-8", "0",
-  ...      "0.5", "K.epsilon()", "eps")]
-  [True, True, True, False, True, False]
+  ...      "0.5", "-1", "K.epsilon()", "K.epsilon() * 10", "FLAGS.eps")]
+  [True, True, True, False, False, True, True, True]
   """
   if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
     bound = bound.operand
-  if isinstance(bound, ast.Constant) and isinstance(
-      bound.value, (int, float)) and not isinstance(bound.value, bool):
-    return abs(bound.value) < 1e-3
-  return isinstance(bound, ast.Call) and _names.call_name(bound) == "epsilon"
+  return not (isinstance(bound, ast.Constant) and isinstance(
+      bound.value, (int, float)) and not isinstance(bound.value, bool) and (
+          abs(bound.value) >= 1e-3))
 
 
 def _is_abs(node: ast.expr) -> bool:

@@ -13,7 +13,6 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
-from tfpartial._tools.scan.idioms._sources import _outer_scope
 
 
 # `apply_optimizer`: prettytensor's `pt.apply_optimizer(optimizer,
@@ -216,8 +215,6 @@ def _opened_here(chosen: Optional[ast.AST], home: _scopes.Scope) -> bool:
       home.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
     return False
   text = ast.unparse(chosen)
-  if _outer_scope.opened_around(chosen, home):
-    return True  # A canned Estimator's `scope.name`, in `_train_op_fn`.
   return any(isinstance(n, ast.With) and any(
       _unparsed(_opened_scopes.opened_on(
           i.context_expr, _names.TF_SCOPES_OR_CLASS)) == text
