@@ -12,33 +12,9 @@ import textwrap
 import scanned
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
-
-# deep_lip_reading, reduced (as in test_scan_idle_project): a padding
-# row of `embedding` in a project whose only step is gated off.
-_MODULES = """\
-    import tensorflow as tf
-
-    def embedding(inputs, vocab_size, num_units, zero_pad=True,
-                  scope="embedding"):
-      with tf.variable_scope(scope):
-        lookup_table = tf.get_variable("lookup_table",
-                                       shape=[vocab_size, num_units])
-        if zero_pad:
-          lookup_table = tf.concat((tf.zeros(shape=[1, num_units]),
-                                    lookup_table[1:, :]), 0)
-        return tf.nn.embedding_lookup(lookup_table, inputs)
-    """
-
-_GRAPH = """\
-    import tensorflow as tf
-    from modules import embedding
-
-    class TransformerGraph:
-      def __init__(self, x, y, is_training=True):
-        self.dec = embedding(y, 40, 512, zero_pad=True)
-        self.logits = tf.layers.dense(self.dec + x, 40)
-        self.preds = tf.argmax(self.logits, -1)
-    """
+# deep_lip_reading, reduced: `_MODULES` (a padding row of `embedding`),
+# `_GRAPH` and `_MAIN` are test_scan_idle_project's, not copies.
+from test_scan_idle_project import _GRAPH, _MAIN, _MODULES
 
 _LM = """\
     import tensorflow as tf
@@ -62,19 +38,6 @@ _LM = """\
       model.build_train_op()
       tf.train.Saver().restore(sess, path)
       return model
-    """
-
-_MAIN = """\
-    import tensorflow as tf
-    from graph import TransformerGraph
-    from lm import load_lm
-
-    def main(config):
-      sess = tf.Session()
-      lm = load_lm(config, sess, config.lm_path)
-      g = TransformerGraph(x_ph, y_ph, is_training=False)
-      tf.train.Saver().restore(sess, config.ckpt)
-      print(sess.run(g.preds, feed))
     """
 
 _FOUND = [("stop-gradient-mix", "modules.py", 9)]
