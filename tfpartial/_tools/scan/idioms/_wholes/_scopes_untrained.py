@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterable, Iterator, List, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -39,7 +39,7 @@ _NOT_LAYER_MODULES = {"optimizers", "train", "summary", "losses", "metrics",
                       "callbacks", "schedules"}
 
 
-def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
+def leaves_scopes(step: Step, steps: Sequence[Step]) -> bool:
   """Whether every step of `step`'s function trains a filtered list, and
   those filters name some scopes the function (or its class) opens
   around layers and leave another of them out."""
