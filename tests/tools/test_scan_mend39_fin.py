@@ -15,26 +15,10 @@ Sections:
 import pytest
 
 import scanned
+import test_scan_mend39_silencers as silencers
 
 
-def _cut(test, head=""):
-  return f"""\
-    import tensorflow as tf
-    {head}
-    @tf.custom_gradient
-    def train_pruned_only(w):
-      def grad(dy):
-        free = tf.cast({test}, dy.dtype)
-        return dy * free
-      return tf.identity(w), grad
-
-    class Dense(tf.keras.layers.Layer):
-      def build(self, shape):
-        self.kernel = self.add_weight("kernel", [shape[-1], 8])
-
-      def call(self, x):
-        return tf.matmul(x, train_pruned_only(self.kernel))
-    """
+_cut = silencers._cut
 
 
 _FLAG = ("from absl import flags; FLAGS = flags.FLAGS; "
@@ -63,20 +47,8 @@ _HEAD = """\
 
 
     def model_fn(features, labels, mode):
-      with tf.variable_scope("head", values=tuple(features.values())) as scope:
-        absolute_scope = scope.name
-        logits = tf.layers.dense(BACKBONE(features["image"]), 10)
-
-      def _train_op_fn(loss):
-        return tf.train.AdamOptimizer(1e-3).minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope),
-            global_step=tf.train.get_global_step())
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return tf.estimator.EstimatorSpec(mode, loss=loss,
-                                        train_op=_train_op_fn(loss))
-
+""" + silencers.head_scope(
+    'logits = tf.layers.dense(BACKBONE(features["image"]), 10)') + """
 
     est = tf.estimator.Estimator(model_fn)
     est.train(input_fn)

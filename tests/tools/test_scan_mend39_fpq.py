@@ -12,14 +12,17 @@ Sections:
   backbone built before it, in another `with`, at module level, on
   `self`, or passed in as a parameter, stays found (b1-b4);
 - a copy network left out by name (the stopped-copy rule, removed):
-  found (c2-c5);
+  found (c2-c5), each an edit of `test_scan_fpq_triage`'s copy;
 - cost: a class of many stopped copies and one filtered step costs
   about the same per part, however many there are.
 """
 
+import textwrap
+
 import pytest
 
 import scanned
+import test_scan_fpq_triage as fpq_triage
 
 # a1: a mask bound to a name, read from the input only through `tf.shape`/`tf.range`: the first rows of an embedding fixed.
 _A1 = """\
@@ -73,6 +76,23 @@ _D4 = """\
       opt.apply_gradients([(g["emb"], emb), (g["out"], out)])
     """
 
+# The step of a head built in a canned-estimator scope and trained alone
+# (b1-b4 end with it), at `indent` (a test's source before dedenting).
+_HEAD_STEP = """
+def _train_op_fn(loss):
+  return OPTIMIZER.minimize(
+      loss, var_list=tf.get_collection(
+          tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope))
+
+loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+return _train_op_fn(loss)
+"""
+
+
+def _head_step(optimizer="optimizer", indent="      "):
+  return textwrap.indent(_HEAD_STEP.replace("OPTIMIZER", optimizer), indent)
+
+
 # b1: a module-level `hub.Module(...)` backbone called inside the canned scope.
 _B1 = """\
     import tensorflow as tf
@@ -84,15 +104,7 @@ _B1 = """\
       with tf.variable_scope(parent_scope, values=(features["x"],)) as scope:
         absolute_scope = scope.name
         logits = tf.layers.dense(backbone(features["x"]), 2, name="logits")
-
-      def _train_op_fn(loss):
-        return optimizer.minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope))
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return _train_op_fn(loss)
-    """
+""" + _head_step() + "    "
 
 # b2: the `scope.name` bound in a head's `with`, beside a backbone's `with ... as scope` built from the parameters.
 _B2 = """\
@@ -104,15 +116,7 @@ _B2 = """\
       with tf.variable_scope("head") as scope:
         absolute_scope = scope.name
         logits = tf.layers.dense(net, 2, name="logits")
-
-      def _train_op_fn(loss):
-        return optimizer.minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope))
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return _train_op_fn(loss)
-    """
+""" + _head_step() + "    "
 
 # b3: a `self.backbone` built in `__init__` called inside the canned scope.
 _B3 = """\
@@ -126,15 +130,7 @@ _B3 = """\
         with tf.variable_scope("head") as scope:
           absolute_scope = scope.name
           logits = tf.layers.dense(self.backbone(features["x"]), 2, name="logits")
-
-        def _train_op_fn(loss):
-          return tf.train.AdamOptimizer(1e-3).minimize(
-              loss, var_list=tf.get_collection(
-                  tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope))
-
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-        return _train_op_fn(loss)
-    """
+""" + _head_step("tf.train.AdamOptimizer(1e-3)", "        ") + "    "
 
 # b4: a helper taking a backbone's output as a parameter (`add_head(net, ...)`), the classic head trained alone.
 _B4 = """\
@@ -148,156 +144,40 @@ _B4 = """\
       with tf.variable_scope(head_name) as scope:
         absolute_scope = scope.name
         logits = tf.layers.dense(net, 2, name="logits")
-
-      def _train_op_fn(loss):
-        return optimizer.minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope))
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return _train_op_fn(loss)
-
+""" + _head_step() + """
     def model_fn(features, labels, mode):
       net = build_backbone(features["image"])
       return add_head(net, labels, tf.train.AdamOptimizer(1e-3), "head")
     """
 
+
+def _copy(*edits):
+  """The stopped copy left out by name (`fpq_triage._TEACHER`, its target
+  stopped) with `edits`, pairs of (text, replacement), each applied once."""
+  code = fpq_triage._teacher("target = tf.stop_gradient(target)")
+  for old, replacement in edits:
+    assert code.count(old) == 1, old
+    code = code.replace(old, replacement)
+  return code
+
+
 # c2: a filter word ('dense') that an unnamed trained layer's automatic name holds.
-_C2 = """\
-    import tensorflow as tf
-
-    class Encoder(tf.keras.layers.Layer):
-      def build(self, shape):
-        self.dense = tf.keras.layers.Dense(8)
-      def call(self, x):
-        return self.dense(x), x
-
-    class Model(tf.keras.Model):
-      def build(self, shape):
-        self.encoder_frozen = Encoder(name='dense_teacher')
-        self.encoder = Encoder()
-        self.head = tf.keras.layers.Dense(8)
-      def call(self, inputs):
-        x, ref = inputs
-        target, _ = self.encoder_frozen(ref, training=False)
-        target = tf.stop_gradient(target)
-        h, _ = self.encoder(x)
-        return tf.reduce_mean((self.head(h) - target) ** 2)
-
-    m = Model()
-    opt = tf.keras.optimizers.Adam(1e-3)
-
-    @tf.function
-    def run_step(x, ref):
-      with tf.GradientTape() as tape:
-        loss = m((x, ref))
-      train_weights = [e for e in m.trainable_weights if 'dense' not in e.name]
-      grads = tape.gradient(loss, train_weights)
-      opt.apply_gradients(zip(grads, train_weights))
-    """
+_C2 = _copy(("Encoder(name='encoder_frozen')", "Encoder(name='dense_teacher')"),
+            ("Dense(8, name='head')", "Dense(8)"),
+            ("'frozen' not in", "'dense' not in"))
 
 # c3: a trained part of another class named with the filter's word.
-_C3 = """\
-    import tensorflow as tf
-
-    class Encoder(tf.keras.layers.Layer):
-      def build(self, shape):
-        self.dense = tf.keras.layers.Dense(8, name="proj_frozen")
-      def call(self, x):
-        return self.dense(x), x
-
-    class Model(tf.keras.Model):
-      def build(self, shape):
-        self.encoder_frozen = Encoder(name='encoder_frozen')
-        self.encoder = Encoder()
-        self.head = tf.keras.layers.Dense(8, name='head')
-      def call(self, inputs):
-        x, ref = inputs
-        target, _ = self.encoder_frozen(ref, training=False)
-        target = tf.stop_gradient(target)
-        h, _ = self.encoder(x)
-        return tf.reduce_mean((self.head(h) - target) ** 2)
-
-    m = Model()
-    opt = tf.keras.optimizers.Adam(1e-3)
-
-    @tf.function
-    def run_step(x, ref):
-      with tf.GradientTape() as tape:
-        loss = m((x, ref))
-      train_weights = [e for e in m.trainable_weights if 'frozen' not in e.name]
-      grads = tape.gradient(loss, train_weights)
-      opt.apply_gradients(zip(grads, train_weights))
-    """
+_C3 = _copy(("self.dense = tf.keras.layers.Dense(8)\n",
+             'self.dense = tf.keras.layers.Dense(8, name="proj_frozen")\n'))
 
 # c4: an `add_weight` with the filter's word as a positional name, in the loss.
-_C4 = """\
-    import tensorflow as tf
-
-    class Encoder(tf.keras.layers.Layer):
-      def build(self, shape):
-        self.dense = tf.keras.layers.Dense(8)
-      def call(self, x):
-        return self.dense(x), x
-
-    class Model(tf.keras.Model):
-      def build(self, shape):
-        self.encoder_frozen = Encoder(name='encoder_frozen')
-        self.encoder = Encoder()
-        self.head = tf.keras.layers.Dense(8, name='head')
-        self.scale = self.add_weight('scale_frozen', shape=(8,))
-      def call(self, inputs):
-        x, ref = inputs
-        target, _ = self.encoder_frozen(ref, training=False)
-        target = tf.stop_gradient(target)
-        h, _ = self.encoder(x)
-        return tf.reduce_mean((self.scale * self.head(h) - target) ** 2)
-
-    m = Model()
-    opt = tf.keras.optimizers.Adam(1e-3)
-
-    @tf.function
-    def run_step(x, ref):
-      with tf.GradientTape() as tape:
-        loss = m((x, ref))
-      train_weights = [e for e in m.trainable_weights if 'frozen' not in e.name]
-      grads = tape.gradient(loss, train_weights)
-      opt.apply_gradients(zip(grads, train_weights))
-    """
+_C4 = _copy(("name='head')\n", "name='head')\n"
+             "        self.scale = self.add_weight('scale_frozen', shape=(8,))\n"),
+            ("(self.head(h) - target)", "(self.scale * self.head(h) - target)"))
 
 # c5: the stopped copy read unstopped outside its class, in the step.
-_C5 = """\
-    import tensorflow as tf
-
-    class Encoder(tf.keras.layers.Layer):
-      def build(self, shape):
-        self.dense = tf.keras.layers.Dense(8)
-      def call(self, x):
-        return self.dense(x), x
-
-    class Model(tf.keras.Model):
-      def build(self, shape):
-        self.encoder_frozen = Encoder(name='encoder_frozen')
-        self.encoder = Encoder()
-        self.head = tf.keras.layers.Dense(8, name='head')
-      def call(self, inputs):
-        x, ref = inputs
-        target, _ = self.encoder_frozen(ref, training=False)
-        target = tf.stop_gradient(target)
-        h, _ = self.encoder(x)
-        return tf.reduce_mean((self.head(h) - target) ** 2)
-
-    m = Model()
-    opt = tf.keras.optimizers.Adam(1e-3)
-
-    @tf.function
-    def run_step(x, ref):
-      with tf.GradientTape() as tape:
-        loss = m((x, ref)) + tf.reduce_mean(m.encoder_frozen(x)[0])
-      train_weights = [e for e in m.trainable_weights if 'frozen' not in e.name]
-      grads = tape.gradient(loss, train_weights)
-      opt.apply_gradients(zip(grads, train_weights))
-    """
+_C5 = _copy(("loss = m((x, ref))",
+             "loss = m((x, ref)) + tf.reduce_mean(m.encoder_frozen(x)[0])"))
 
 
 @pytest.mark.parametrize("code,found", [

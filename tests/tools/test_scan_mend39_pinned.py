@@ -17,6 +17,7 @@ to be exact) and of `_sub_loss`.
 import pytest
 
 import scanned
+import test_scan_part33_misses as part33
 
 _PADDING_ROW = """\
     import tensorflow as tf
@@ -65,14 +66,7 @@ def test_last_element_of_one_variable_held_at_a_number_is_not_exact():
   assert "exact as it is" not in found.message
 
 
-_KEEP = """\
-    import tensorflow as tf
-
-    t1 = tf.Variable(1.0)
-    t0 = tf.Variable(2.0)
-    params = [t1, t0]
-    optimizer = tf.keras.optimizers.Adam(0.1)
-
+_KEEP = part33._PARAMS + """\
     for epoch in range(20):
         for batch in range(1000):
             with tf.GradientTape() as tape:
@@ -87,14 +81,7 @@ def test_reset_once_per_epoch_after_inner_steps_is_not_exact():
   assert scanned.found(_KEEP) == []
 
 
-_SKIPPED = """\
-    import tensorflow as tf
-
-    t1 = tf.Variable(1.0)
-    t0 = tf.Variable(2.0)
-    params = [t1, t0]
-    optimizer = tf.keras.optimizers.Adam(0.1)
-
+_SKIPPED = part33._PARAMS + """\
     for i in range(20):
         with tf.GradientTape() as tape:
             loss = tf.square(t1 * t0 - 3.0)
@@ -111,24 +98,9 @@ def test_continue_or_break_between_step_and_write_is_not_exact(jump):
   assert scanned.found(_SKIPPED.replace("JUMP", jump)) == []
 
 
-_KEEP_ZERO = """\
-    import tensorflow as tf
-
-    t1 = tf.Variable(1.0)
-    t0 = tf.Variable(2.0)
-    params = [t1, t0]
-    optimizer = tf.keras.optimizers.Adam(0.1)
-
-    def loss_fn():
-        return tf.square(t1 * t0 - 3.0)
-
-    for i in range(20):
-        with tf.GradientTape() as tape:
-            loss = loss_fn()
-        gradients = tape.gradient(loss, params)
-        optimizer.apply_gradients(zip(gradients, params))
-        WRITE
-    """
+# part 33's tight-binding fit (`keep t0`), its set-back written as WRITE.
+_KEEP_ZERO = part33._KEEP_T0.replace(
+    "        # keep t0\n        params[-1].assign(1.56)", "        WRITE")
 
 
 @pytest.mark.parametrize("write", ["params[-1].assign(0.0)",

@@ -18,6 +18,8 @@ Sections:
   feed dicts each given a zero, cost about the same per write.
 """
 
+import textwrap
+
 import pytest
 
 import scanned
@@ -72,10 +74,12 @@ def test_a_padding_row_is_found_whatever_gates_the_steps(changed):
   assert left._lip(**changed) == _PADDING
 
 
-def _cut(test):
+def _cut(test, head=""):
+  """A pruned Dense layer whose kernel's gradient is cut where `test`
+  holds (after a `head` line of setup)."""
   return f"""\
     import tensorflow as tf
-
+    {head}
     @tf.custom_gradient
     def train_pruned_only(w):
       def grad(dy):
@@ -162,27 +166,40 @@ def test_a_feed_dict_fed_or_keyed_by_placeholders_stays_silent():
   assert scanned.found(_FEEDS) == []
 
 
+# A head built in a canned-estimator scope and trained alone: `logits`
+# (lines, the last binding `logits`) written inside the scope.
+_HEAD_SCOPE = """\
+with tf.variable_scope("head", values=tuple(features.values())) as scope:
+  absolute_scope = scope.name
+  LOGITS
+
+def _train_op_fn(loss):
+  return tf.train.AdamOptimizer(1e-3).minimize(
+      loss, var_list=tf.get_collection(
+          tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope),
+      global_step=tf.train.get_global_step())
+
+loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+return tf.estimator.EstimatorSpec(mode, loss=loss,
+                                  train_op=_train_op_fn(loss))
+"""
+
+
+def head_scope(*logits, indent="      "):
+  """The body of a `model_fn` that trains only its head's scope, at
+  `indent` (a test's source before dedenting)."""
+  return textwrap.indent(
+      _HEAD_SCOPE.replace("LOGITS", "\n  ".join(logits)), indent)
+
+
 # o1: the backbone handed in by `params` (a hub module, trainable).
 _O1 = """\
     import tensorflow as tf
     import tensorflow_hub as hub
 
     def model_fn(features, labels, mode, params):
-      with tf.variable_scope("head", values=tuple(features.values())) as scope:
-        absolute_scope = scope.name
-        net = params["backbone"](features["image"])
-        logits = tf.layers.dense(net, params["n_classes"])
-
-      def _train_op_fn(loss):
-        return tf.train.AdamOptimizer(1e-3).minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope),
-            global_step=tf.train.get_global_step())
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return tf.estimator.EstimatorSpec(mode, loss=loss,
-                                        train_op=_train_op_fn(loss))
-
+""" + head_scope('net = params["backbone"](features["image"])',
+                 'logits = tf.layers.dense(net, params["n_classes"])') + """
     def main(_):
       backbone = hub.Module(URL, trainable=True)
       est = tf.estimator.Estimator(
@@ -197,19 +214,8 @@ _O2 = """\
 
     def make_model_fn(backbone):
       def model_fn(features, labels, mode):
-        with tf.variable_scope("head", values=tuple(features.values())) as scope:
-          absolute_scope = scope.name
-          logits = tf.layers.dense(backbone(features["image"]), 10)
-
-        def _train_op_fn(loss):
-          return tf.train.AdamOptimizer(1e-3).minimize(
-              loss, var_list=tf.get_collection(
-                  tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope),
-              global_step=tf.train.get_global_step())
-
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-        return tf.estimator.EstimatorSpec(mode, loss=loss,
-                                          train_op=_train_op_fn(loss))
+""" + head_scope('logits = tf.layers.dense(backbone(features["image"]), 10)',
+                 indent="        ") + """\
       return model_fn
 
     est = tf.estimator.Estimator(make_model_fn(hub.Module(URL, trainable=True)))
@@ -222,20 +228,7 @@ _O3 = """\
 
     def model_fn(features, labels, mode):
       features["net"] = tf.layers.dense(features["image"], 64, name="trunk")
-      with tf.variable_scope("head", values=tuple(features.values())) as scope:
-        absolute_scope = scope.name
-        logits = tf.layers.dense(features["net"], 10)
-
-      def _train_op_fn(loss):
-        return tf.train.AdamOptimizer(1e-3).minimize(
-            loss, var_list=tf.get_collection(
-                tf.GraphKeys.TRAINABLE_VARIABLES, scope=absolute_scope),
-            global_step=tf.train.get_global_step())
-
-      loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-      return tf.estimator.EstimatorSpec(mode, loss=loss,
-                                        train_op=_train_op_fn(loss))
-    """
+""" + head_scope('logits = tf.layers.dense(features["net"], 10)') + "    "
 
 
 @pytest.mark.parametrize("code, line", [(_O1, 12), (_O2, 12), (_O3, 11)],

@@ -18,42 +18,32 @@ import pytest
 import scanned
 
 
-_FED1 = """\
+# A server averaging its clients each round, entries put back (PUT_BACK)
+# from its weights read at the round's start (SAVED).
+_FEDERATE = """\
     import tensorflow as tf
 
     def federate(server, clients, data, rounds):
       w_global = server.get_weights()
       w_locals = [0] * len(clients)
       for r in range(rounds):
-        head = server.get_weights()
+        SAVED = server.get_weights()
         for j, client in enumerate(clients):
           client.set_weights(w_global)
           client.fit(data[j])
           w_locals[j] = client.get_weights()
         for k in range(len(w_global)):
           w_global[k] = sum(w[k] for w in w_locals) / len(w_locals)
-        w_global[-1] = head[-1]
+        PUT_BACK
         server.set_weights(w_global)
     """
 
-_FED3 = """\
-    import tensorflow as tf
+_FED1 = _FEDERATE.replace("SAVED", "head").replace(
+    "PUT_BACK", "w_global[-1] = head[-1]")
 
-    def federate(server, clients, data, rounds):
-      w_global = server.get_weights()
-      w_locals = [0] * len(clients)
-      for r in range(rounds):
-        old = server.get_weights()
-        for j, client in enumerate(clients):
-          client.set_weights(w_global)
-          client.fit(data[j])
-          w_locals[j] = client.get_weights()
-        for k in range(len(w_global)):
-          w_global[k] = sum(w[k] for w in w_locals) / len(w_locals)
-        for k in range(len(w_global) - 2, len(w_global)):
-          w_global[k] = old[k]
-        server.set_weights(w_global)
-    """
+_FED3 = _FEDERATE.replace("SAVED", "old").replace(
+    "PUT_BACK", "for k in range(len(w_global) - 2, len(w_global)):\n"
+    "          w_global[k] = old[k]")
 
 _FED4 = """\
     import tensorflow as tf

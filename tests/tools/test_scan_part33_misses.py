@@ -164,8 +164,9 @@ def test_whole_step_on_another_calls_loss_stays_silent():
 
 
 # A tight-binding fit: every parameter trained, the last set back to its
-# physical value after each step ('keep t0'), line 17 (`_pinned`).
-_KEEP_T0 = """\
+# physical value after each step ('keep t0'), line 17 (`_pinned`). Its
+# parameters and optimizer are shared with `test_scan_mend39_pinned`.
+_PARAMS = """\
     import tensorflow as tf
 
     t1 = tf.Variable(1.0)
@@ -173,6 +174,9 @@ _KEEP_T0 = """\
     params = [t1, t0]
     optimizer = tf.keras.optimizers.Adam(0.1)
 
+"""
+
+_KEEP_T0 = _PARAMS + """\
     def loss_fn():
         return tf.square(t1 * t0 - 3.0)
 

@@ -14,7 +14,8 @@ programs they hid. Synthetic sources in the shape of the real code."""
 import pytest
 import scanned
 
-_FEDAVG = """\
+# A model builder and the start of a federated loop over its clients.
+_FEDERATED = """\
     import numpy as np
     import tensorflow as tf
 
@@ -26,6 +27,9 @@ _FEDAVG = """\
 
     def federated(train, rounds):
       clients = len(train)
+"""
+
+_FEDAVG = _FEDERATED + """\
       model_global = build()
       w_global = model_global.get_weights()
       w_locals = [0] * clients
@@ -53,18 +57,7 @@ _FEDAVG = """\
 
 # The client's first kernel put back from a copy saved before training,
 # after each local step: a hand-made freeze inside a federated loop.
-_FEDAVG_KEPT = """\
-    import numpy as np
-    import tensorflow as tf
-
-    def build():
-      model = tf.keras.Sequential([tf.keras.layers.Dense(4),
-                                   tf.keras.layers.Dense(1)])
-      model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse")
-      return model
-
-    def federated(train, rounds):
-      clients = len(train)
+_FEDAVG_KEPT = _FEDERATED + """\
       model_local = [build() for _ in range(clients)]
       saved = model_local[0].get_weights()
       for r in range(rounds):

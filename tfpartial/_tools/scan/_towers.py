@@ -7,7 +7,7 @@ variable's pairs across the towers)."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -73,9 +73,9 @@ def _a_pairs_list(node: ast.expr, scope: _scopes.Scope,
 
 
 def _returns_pairs(function: Optional[ast.AST]) -> bool:
-  """Whether every `return` of `function` (its own, not a nested
-  function's) gives a `compute_gradients` call, or a name the function
-  binds to one alone.
+  """Whether every way out of `function` is a `return` (its own, not a
+  nested function's) giving a `compute_gradients` call, or a name the
+  function binds to one alone and never again (a loop, `:=`, `as`).
 
   >>> _returns_pairs(ast.parse(
   ...     "def f(o, l):\\n  g = o.compute_gradients(l)\\n  return g").body[0])
@@ -83,27 +83,67 @@ def _returns_pairs(function: Optional[ast.AST]) -> bool:
   >>> _returns_pairs(ast.parse(
   ...     "def f(o, l):\\n  return o.compute_gradients(l), l").body[0])
   False
+  >>> _returns_pairs(ast.parse(
+  ...     "def f(o, l):\\n  if l:\\n    return o.compute_gradients(l)"
+  ...     ).body[0])
+  False
   """
-  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-    return False
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+      not _ends(function.body)):
+    return False  # Falling off the end returns None.
   returns: List[Optional[ast.expr]] = []
   bound: Dict[str, List[Optional[ast.expr]]] = {}
   for node in _own_nodes(function):
     if isinstance(node, ast.Return):
       returns.append(node.value)
-    elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-      targets = node.targets if isinstance(node, ast.Assign) else [
-          node.target]
-      for target in targets:
-        for name in ast.walk(target):
-          if isinstance(name, ast.Name):
-            bound.setdefault(name.id, []).append(
-                node.value if isinstance(node, ast.Assign) and (
-                    target is name) else None)
+    for target, value in _bindings(node):
+      for name in ast.walk(target):
+        if isinstance(name, ast.Name):
+          bound.setdefault(name.id, []).append(
+              value if target is name else None)
   return bool(returns) and all(
       _a_gradients_call(value) or isinstance(value, ast.Name) and (
           len(bound.get(value.id, [])) == 1) and _a_gradients_call(
               bound[value.id][0]) for value in returns)
+
+
+def _bindings(node: ast.AST
+              ) -> Iterator[Tuple[ast.expr, Optional[ast.expr]]]:
+  """(target, the value bound to it as a whole or None) of each name
+  `node` binds: assignments, loop targets, `:=`, `with ... as`, `def`
+  (a comprehension's names are its own)."""
+  if isinstance(node, ast.Assign):
+    yield from ((target, node.value) for target in node.targets)
+  elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For,
+                         ast.AsyncFor, ast.NamedExpr)):
+    yield node.target, None
+  elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                         ast.ClassDef)):
+    yield ast.Name(node.name, ast.Store()), None
+  elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+    yield node.optional_vars, None
+  elif isinstance(node, ast.ExceptHandler) and node.name:
+    yield ast.Name(node.name, ast.Store()), None
+  elif isinstance(node, ast.Delete):
+    yield from ((target, None) for target in node.targets)
+
+
+def _ends(body: List[ast.stmt]) -> bool:
+  """Whether running `body` never reaches its end: each way through it
+  returns or raises (an `if` with both arms, a `with`, a `try` whose
+  handlers end too); a loop may run no time."""
+  last = body[-1] if body else None
+  if isinstance(last, (ast.Return, ast.Raise)):
+    return True
+  if isinstance(last, ast.If):
+    return _ends(last.body) and _ends(last.orelse)
+  if isinstance(last, (ast.With, ast.AsyncWith)):
+    return _ends(last.body)
+  if isinstance(last, ast.Try):
+    return _ends(last.finalbody) or (
+        _ends(last.body) or _ends(last.orelse)) and all(
+            _ends(handler.body) for handler in last.handlers)
+  return False
 
 
 def _a_gradients_call(node: Optional[ast.AST]) -> bool:

@@ -5,11 +5,15 @@ at 0): the step moves it and the write undoes the move, so it never
 changes while the others train. A hand-made freeze of a whole variable:
 exact as it is, the optimizer's work on it wasted.
 
-The step is a statement of the loop's own body before the write, with
-no `continue` or `break` between them; `X[k]` is a whole variable only
-when every binding of `X` is a list (a literal, a comprehension,
-`.trainable_variables`, or that item of each tuple the function `X` is
-unpacked from returns), else a part of one (`emb[0]` of a variable).
+The step is a statement of the loop's own body before the write, or of
+the function's own body (a TF2 `train_step` setting it back after its
+`apply_gradients`: each call runs both), with no `continue`, `break` or
+`return` between them; `X[k]` is a whole variable only when every
+binding of `X` is a list (a literal, a comprehension, `tuple(...)` of
+one, `.trainable_variables`, or that item of each tuple the function
+`X` is unpacked from returns), else a part of one (`emb[0]` of a
+variable); a name is one when the list names it (`self.t0` too) or it
+is unpacked from the list (`t1, t0 = params`).
 
 Not one: a variable set once before the loop (an initial value), a write
 of the variable's own value (`assign(tf.clip_by_value(v, 0, 1))`: a
@@ -106,15 +110,18 @@ def _bound_to_list(bound: _scopes.Def, scope: _scopes.Scope, flow: Flow
 
 def _listing(value: Optional[ast.AST]) -> bool:
   """A list of variables written as one: a literal, a comprehension, a
-  model's `.trainable_variables`, `list(table.values())`."""
+  model's `.trainable_variables`, `list(table.values())`, `tuple(...)`
+  of a comprehension."""
   if isinstance(value, (ast.List, ast.Tuple, ast.ListComp)):
     return True
   if isinstance(value, ast.Attribute):
     return value.attr in _WEIGHTS
-  return isinstance(value, ast.Call) and _names.call_name(
-      value) == "list" and len(value.args) == 1 and isinstance(
-          value.args[0], ast.Call) and _names.call_name(
-              value.args[0]) == "values"
+  if not (isinstance(value, ast.Call) and _names.call_name(value) in (
+      "list", "tuple") and len(value.args) == 1 and not value.keywords):
+    return False
+  made = value.args[0]
+  return isinstance(made, (ast.ListComp, ast.GeneratorExp)) or isinstance(
+      made, ast.Call) and _names.call_name(made) == "values"
 
 
 def _returns(function: ast.AST) -> List[Optional[ast.expr]]:
@@ -133,14 +140,20 @@ def _returns(function: ast.AST) -> List[Optional[ast.expr]]:
 
 
 def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
-  """For each write that is a statement of a loop's body, the steps that
-  are statements of that body before it with no `continue` or `break`
-  between; worked out once per function."""
+  """For each write that is a statement of a loop's body or of the
+  function's own, the steps that are statements of that body before it
+  with no `continue`, `break` or `return` between; worked out once per
+  function."""
   def find() -> Dict[int, _Before]:
     found: Dict[int, _Before] = {}
-    for loop in _loops(scope.node):
+    # Each pass of a loop, and each call of a function (a TF2
+    # `train_step`), runs its body's statements in order.
+    bodies = [loop.body for loop in _loops(scope.node)]
+    if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      bodies.append(scope.node.body)
+    for body in bodies:
       steps: List[ast.Call] = []
-      for statement in loop.body:
+      for statement in body:
         if _leaves(statement):
           steps = []
         made = statement.value if isinstance(
@@ -158,10 +171,17 @@ def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
 
 
 def _leaves(statement: ast.stmt) -> bool:
-  """Whether a statement holds a `continue` or a `break` (of its loop or
-  of one inside it: either way the pass may skip what follows)."""
-  return any(isinstance(node, (ast.Continue, ast.Break))
-             for node in ast.walk(statement))
+  """Whether a statement holds a `continue`, a `break` (of its loop or
+  of one inside it) or a `return`: either way the pass may skip what
+  follows."""
+  todo: List[ast.AST] = [statement]
+  while todo:
+    node = todo.pop()
+    if isinstance(node, (ast.Continue, ast.Break, ast.Return)):
+      return True
+    if not isinstance(node, _names.DEFINITIONS + (ast.Lambda,)):
+      todo.extend(ast.iter_child_nodes(node))
+  return False
 
 
 def _fixed(index: ast.AST) -> bool:
@@ -191,18 +211,35 @@ def _trains(listed: Optional[ast.AST], target: ast.AST,
     key = _list_key(scope, listed, flow)
     return _fixed(target.slice) and key is not None and (
         key == _list_key(scope, target.value, flow))
-  if isinstance(target, ast.Name) and isinstance(listed, ast.Name):
+  if isinstance(target, ast.Name) and _unpacked_from(
+      target, listed, scope, flow):
+    return True
+  if isinstance(listed, ast.Name):
     defs = scope.defs.get(listed.id, ())
     listed = defs[0].value if len(defs) == 1 and (
         defs[0].part is None) else listed
-  if not isinstance(target, ast.Name) or not isinstance(
-      listed, (ast.List, ast.Tuple)):
+  name = _names.dotted(target) if isinstance(
+      target, (ast.Name, ast.Attribute)) else None
+  if name is None or not isinstance(listed, (ast.List, ast.Tuple)):
     return False
-  # The list's names, once per list: a body may write each of many.
+  # The list's names (`t0`, `self.t0`), once per list: a body may write
+  # each of many.
   names = scope.once((_trains, id(listed), 0), lambda: frozenset(
-      e.id for e in listed.elts if isinstance(e, ast.Name)))
+      _names.dotted(e) for e in listed.elts))
   assert isinstance(names, frozenset)
-  return target.id in names
+  return name in names
+
+
+def _unpacked_from(target: ast.Name, listed: ast.AST,
+                   scope: _scopes.Scope, flow: Flow) -> bool:
+  """Whether every binding of `target` unpacks it from the step's list
+  (`t1, t0 = params`, `params` a list of variables bound once): an item
+  of that list, a whole variable."""
+  key = _list_key(scope, listed, flow)
+  defs = scope.defs.get(target.id, ())
+  return key is not None and bool(defs) and all(
+      d.part is not None and d.outer is None and not d.inner and (
+          _list_key(scope, d.value, flow) == key) for d in defs)
 
 
 def _loops(node: ast.AST) -> List[_Loop]:

@@ -31,7 +31,7 @@ def partitioned(node: ast.AST, home: _scopes.Scope,
   """Whether `node` (a filter bound to a name in `home`, or a slice of a
   gradient call's result) is one part of such a partition, of a source
   that leaves out no variable the project names."""
-  facts = home.once((partitioned, None, 0), lambda: _read_facts(home))
+  facts = _facts(home)
   name = _bound_name(node, facts)
   if _applied_apart(name, home, project, facts):
     return True
@@ -56,6 +56,11 @@ class _Facts:
   # The id of a value (or of the one argument of a call bound) -> the
   # first name bound to it.
   names: Dict[int, str]
+
+
+def _facts(home: _scopes.Scope) -> _Facts:
+  """The `_Facts` of `home`, read on the first question only."""
+  return home.once((partitioned, None, 0), lambda: _read_facts(home))
 
 
 def _read_facts(home: _scopes.Scope) -> _Facts:
@@ -182,8 +187,7 @@ def _filter(value: ast.expr) -> Optional[Tuple[str, str, bool]]:
 def _parts_applied(call: ast.Call, count: int, home: _scopes.Scope) -> bool:
   """Whether the call's result is bound to a name whose slices (at least
   `count` of them) are each read by an apply in `home`."""
-  result = _bound_name(call, home.once(
-      (partitioned, None, 0), lambda: _read_facts(home)))
+  result = _bound_name(call, _facts(home))
   slices = [name for name, defs in home.defs.items() if any(
       _slice_of(d.value, result) for d in defs)]
   if result is None or len(slices) < count:

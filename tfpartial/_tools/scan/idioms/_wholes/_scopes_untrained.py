@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterable, Iterator, List, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._sources import _step_lists
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 _MAKERS = {"get_variable", "Variable"}
@@ -38,15 +39,16 @@ _NOT_LAYER_MODULES = {"optimizers", "train", "summary", "losses", "metrics",
                       "callbacks", "schedules"}
 
 
-def leaves_scopes(step: Step, steps: Iterable[Step]) -> bool:
+def leaves_scopes(step: Step, steps: Sequence[Step]) -> bool:
   """Whether every step of `step`'s function trains a filtered list, and
   those filters name some scopes the function (or its class) opens
   around layers and leave another of them out."""
-  mine = [o for o in steps if o.scope is step.scope]
-  # The same for each step of the function: read once for its steps (the
-  # steps are kept with the answer, so their ids name them).
+  # The same for each step of the function: read once for its steps,
+  # keyed by the one list of them that `by_scope` keeps for `steps` (kept
+  # with the answer, so its id names it).
+  mine = _step_lists.by_scope(steps, step)
   return step.scope.once(
-      (leaves_scopes, tuple(id(o) for o in mine), 0),
+      (leaves_scopes, id(mine), 0),
       lambda: (mine, _steps_leave_scopes(mine, step.scope)))[1]
 
 
