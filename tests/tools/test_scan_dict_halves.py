@@ -8,9 +8,12 @@ both dicts, a GAN whose other step trains the second dict, a second dict
 of `trainable=False` variables, or one the model never reads, leaves
 nothing out."""
 
+import textwrap
+
 import pytest
 
 import scanned
+from tfpartial._tools.scan import _scan
 
 _NET = """\
     import numpy as np
@@ -100,3 +103,11 @@ def test_one_dict_of_two_the_model_reads_is_found(name):
   code, line = FOUND[name]
   assert scanned.in_text(code, "var-list-filter") == [
       ("var-list-filter", line)]
+
+
+def test_the_message_names_the_dict_left_out():
+  code, _ = FOUND["the weights' dict only, the biases' left out"]
+  [finding] = [f for f in _scan.scan_text("t.py", textwrap.dedent(code))
+               if f.idiom == "var-list-filter"]
+  assert "built by hand from `self.weights.values()`, while `self.biases`" \
+      in finding.message
