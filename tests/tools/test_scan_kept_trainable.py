@@ -9,9 +9,12 @@ and never trains. A maker that hands `trainable` to `get_variable` too
 (a frozen front-end made untrainable), one no caller tells False, or a
 list no step trains over, leaves nothing out."""
 
+import textwrap
+
 import pytest
 
 import scanned
+from tfpartial._tools.scan import _scan
 
 _NET = """\
     import tensorflow as tf
@@ -70,3 +73,12 @@ def test_a_list_skipping_trainable_variables_is_found(name):
   code, line = FOUND[name]
   assert scanned.in_text(code, "var-list-filter") == [
       ("var-list-filter", line)]
+
+
+def test_the_message_names_the_test_that_keeps_it():
+  code, _ = FOUND[
+      "a front-end told untrainable, made trainable, left off the list"]
+  [finding] = [f for f in _scan.scan_text("t.py", textwrap.dedent(code))
+               if f.idiom == "var-list-filter"]
+  assert "a variable is added only `if trainable` (line 10)" \
+      in finding.message

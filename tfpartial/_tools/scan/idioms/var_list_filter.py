@@ -59,6 +59,7 @@ from tfpartial._tools.scan.idioms._wholes import _unused_helper
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _dead_step
 from tfpartial._tools.scan.idioms._wholes import _dict_halves
+from tfpartial._tools.scan.idioms._wholes import _kept_trainable
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
@@ -159,6 +160,14 @@ class VarListFilter(_idiom.Idiom):
                  f"{_idiom.line(left)}), is trained by no step: whole "
                  "variables only; exact as it is, not a drift; a candidate "
                  "for a spec file")
+    kept = hit.labels.get(_kept_trainable.KEPT)
+    if isinstance(kept, ast.Name):  # A list a maker fills when told.
+      message = (f"`var_list` of {_step_named(hit, name)} kept by hand: a "
+                 f"variable is added only `if {kept.id}` (line "
+                 f"{_idiom.line(kept)}), but is made trainable either way, "
+                 f"so those its callers tell `{kept.id}=False` are never "
+                 "trained: whole variables only; exact as it is, not a "
+                 "drift; a candidate for a spec file")
     flag = hit.labels.get(_part_flags.FLAG)
     if isinstance(flag, ast.Attribute):  # A part's flag, turned off.
       message = (f"`{ast.unparse(flag)}` turned off for good here, so the "
@@ -320,6 +329,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
           + _dict_halves.left_out(analysis, gated)
+          + _kept_trainable.left_out(analysis, gated)
           if id(hit.sink) not in sinks] + [
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks] + [
