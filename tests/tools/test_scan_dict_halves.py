@@ -111,3 +111,19 @@ def test_the_message_names_the_dict_left_out():
                if f.idiom == "var-list-filter"]
   assert "built by hand from `self.weights.values()`, while `self.biases`" \
       in finding.message
+
+
+def _many_nets(n):
+  """`n` copies of the net, each class its own dicts and step."""
+  one = textwrap.dedent(FOUND["the weights' dict only, the biases' left "
+                              "out"][0]).split("\n", 3)[3]
+  return "import numpy as np\nimport tensorflow as tf\n\n" + "".join(
+      one.replace("class Net:", f"class Net{i}:") for i in range(n))
+
+
+def test_the_dicts_of_many_classes_are_read_once_each():
+  # Each function's dicts and calls read once, however many steps ask.
+  small, large = (scanned.scan_work(_many_nets(n), "_dict_halves.py")
+                  for n in (20, 80))
+  assert 0 < large <= 4.5 * small, (small, large)
+  assert len(scanned.in_text(_many_nets(20), "var-list-filter")) == 20

@@ -82,3 +82,21 @@ def test_the_message_names_the_test_that_keeps_it():
                if f.idiom == "var-list-filter"]
   assert "a variable is added only `if trainable` (line 10)" \
       in finding.message
+
+
+def _many_nets(n):
+  """`n` copies of the net, each pair of classes its own."""
+  one = textwrap.dedent(FOUND[
+      "a front-end told untrainable, made trainable, left off the list"][0]
+                        ).split("\n", 2)[2]
+  return "import tensorflow as tf\n\n" + "".join(
+      one.replace("BasicNet", f"BasicNet{i}").replace(
+          "Saliency", f"Saliency{i}") for i in range(n))
+
+
+def test_the_makers_of_many_classes_are_read_once_each():
+  # The calls of a maker's name found once, not once per class asking.
+  small, large = (scanned.scan_work(_many_nets(n), "_kept_trainable.py")
+                  for n in (10, 40))
+  assert 0 < large <= 4.5 * small, (small, large)
+  assert len(scanned.in_text(_many_nets(10), "var-list-filter")) == 10

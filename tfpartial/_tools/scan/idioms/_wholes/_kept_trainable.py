@@ -10,6 +10,7 @@ False, leaves nothing out."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -34,7 +35,7 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
   """The appends to a step's `self.` list that skip variables some caller
   tells untrainable while the maker makes them trainable."""
   found: Dict[int, _idiom.Hit] = {}
-  told: Dict[Tuple[int, str], bool] = {}
+  told = _Told()
   read: Set[Tuple[int, str]] = set()
   for step in steps:
     chosen = step.var_list
@@ -59,6 +60,17 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
             found.setdefault(id(append), _idiom.Hit(
                 append, method, step.call, labels))
   return list(found.values())
+
+
+@dataclasses.dataclass
+class _Told:
+  """What `_told_false` has found: by (method, parameter), and the calls
+  of each name, read once however many makers share it."""
+
+  answers: Dict[Tuple[int, str], bool] = dataclasses.field(
+      default_factory=dict)
+  callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = (
+      dataclasses.field(default_factory=dict))
 
 
 def _skipping(node: _Function, attr: str
@@ -98,18 +110,18 @@ def _untold(assigns: List[ast.Assign], test: ast.If) -> bool:
 
 
 def _told_false(project: Project, node: _Function, flag: str,
-                told: Dict[Tuple[int, str], bool], depth: int) -> bool:
+                told: "_Told", depth: int) -> bool:
   """Whether some call of the method `node` (as `self.<name>(...)`)
   passes False for its parameter `flag`, itself or through callers that
   pass their own parameter on."""
   key = (id(node), flag)
-  if key in told:
-    return told[key]
-  told[key] = False  # A cycle of callers tells nothing.
+  if key in told.answers:
+    return told.answers[key]
+  told.answers[key] = False  # A cycle of callers tells nothing.
   names = [a.arg for a in node.args.args]
   index = names.index(flag) - 1 if flag in names else -2
   answer = False
-  for scope, call in _callers(project, node.name):
+  for scope, call in _callers(project, node.name, told):
     if not isinstance(call.func, ast.Attribute):
       continue
     given = _argument(call, flag, index)
@@ -127,18 +139,20 @@ def _told_false(project: Project, node: _Function, flag: str,
           _told_false(project, caller, given.id, told, depth - 1)):
         answer = True
         break
-  told[key] = answer
+  told.answers[key] = answer
   return answer
 
 
-def _callers(project: Project, name: str
+def _callers(project: Project, name: str, told: _Told
              ) -> List[Tuple[_scopes.Scope, ast.Call]]:
   """The calls spelled `name` in every module, scanned or not (a layer
-  helper's module names no step), none where many modules write it."""
-  modules = project.all_modules_with((name,))
-  if len(modules) > MAX_CALLER_MODULES:
-    return []
-  return list(project.calls_named((name,), modules))
+  helper's module names no step), none where many modules write it;
+  found once a name, kept in `told`."""
+  if name not in told.callers:
+    modules = project.all_modules_with((name,))
+    told.callers[name] = [] if len(modules) > MAX_CALLER_MODULES else list(
+        project.calls_named((name,), modules))
+  return told.callers[name]
 
 
 def _argument(call: ast.Call, flag: str, index: int
