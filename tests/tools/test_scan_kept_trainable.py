@@ -100,3 +100,15 @@ def test_the_makers_of_many_classes_are_read_once_each():
                   for n in (10, 40))
   assert 0 < large <= 4.5 * small, (small, large)
   assert len(scanned.in_text(_many_nets(10), "var-list-filter")) == 10
+
+
+def test_many_makers_no_caller_tells_false_stay_linear():
+  # Each maker's name asked once: not every class's maker weighing every
+  # call of the name (all of them, none False).
+  def nets(n):
+    return _many_nets(n).replace("cnntrainable = False",
+                                 "cnntrainable = True")
+  small, large = (scanned.scan_work(nets(n), "_kept_trainable.py")
+                  for n in (10, 40))
+  assert 0 < large <= 4.5 * small, (small, large)
+  assert scanned.in_text(nets(10), "var-list-filter") == []

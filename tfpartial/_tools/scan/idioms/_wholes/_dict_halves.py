@@ -8,7 +8,7 @@ variables, or one no call beside the first reads, leaves nothing out."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -39,12 +39,16 @@ class _Function:
     self.values = values
     self.dicts = {name for name, bound in values.items()
                   if len(bound) == 1 and _variables(bound[0])}
-    self.passed: List[Tuple[Set[str], ast.Call]] = []
+    # A dict -> the dicts calls are passed beside it, with the first call.
+    self.beside: Dict[str, Dict[str, ast.Call]] = {}
     for each in _scopes.walk(node):
       if isinstance(each, ast.Call):
-        given = {_names.dotted(arg) for arg in each.args} & self.dicts
-        if len(given) > 1:
-          self.passed.append(({name for name in given if name}, each))
+        given = sorted(n for n in {_names.dotted(arg) for arg in each.args}
+                       & self.dicts if n)
+        for name in given if len(given) < 8 else ():
+          for other in given:
+            if other != name:
+              self.beside.setdefault(name, {}).setdefault(other, each)
 
 
 def _variables(value: ast.expr) -> bool:
@@ -99,8 +103,8 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
       chosen.append((step, listed, owner, facts, module))
   found: Dict[int, _idiom.Hit] = {}
   for step, listed, owner, facts, module in chosen:
-    beside = [(call, name) for given, call in facts.passed if owner in given
-              for name in sorted(given - {owner} - trained[module])]
+    beside = [(call, name) for name, call in sorted(
+        facts.beside.get(owner, {}).items()) if name not in trained[module]]
     if module not in everything and beside:
       assert isinstance(listed, ast.expr)
       call, name = beside[0]

@@ -64,10 +64,10 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
 
 @dataclasses.dataclass
 class _Told:
-  """What `_told_false` has found: by (method, parameter), and the calls
+  """What `_told_false` has found: by (name, parameter), and the calls
   of each name, read once however many makers share it."""
 
-  answers: Dict[Tuple[int, str], bool] = dataclasses.field(
+  answers: Dict[Tuple[str, str, int], bool] = dataclasses.field(
       default_factory=dict)
   callers: Dict[str, List[Tuple[_scopes.Scope, ast.Call]]] = (
       dataclasses.field(default_factory=dict))
@@ -111,15 +111,16 @@ def _untold(assigns: List[ast.Assign], test: ast.If) -> bool:
 
 def _told_false(project: Project, node: _Function, flag: str,
                 told: "_Told", depth: int) -> bool:
-  """Whether some call of the method `node` (as `self.<name>(...)`)
-  passes False for its parameter `flag`, itself or through callers that
-  pass their own parameter on."""
-  key = (id(node), flag)
+  """Whether some call of a method spelled as `node` is (as `self.<name>
+  (...)`) passes False for its parameter `flag`, itself or through callers
+  that pass their own parameter on. Asked once per name and parameter
+  (the same helper copied into many classes is one question)."""
+  names = [a.arg for a in node.args.args]
+  index = names.index(flag) - 1 if flag in names else -2
+  key = (node.name, flag, index)
   if key in told.answers:
     return told.answers[key]
   told.answers[key] = False  # A cycle of callers tells nothing.
-  names = [a.arg for a in node.args.args]
-  index = names.index(flag) - 1 if flag in names else -2
   answer = False
   for scope, call in _callers(project, node.name, told):
     if not isinstance(call.func, ast.Attribute):
