@@ -152,22 +152,8 @@ class VarListFilter(_idiom.Idiom):
                f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
-    left = hit.labels.get(_dict_halves.LEFT)
-    if isinstance(left, ast.expr):  # A dict the model reads, not listed.
-      message = (f"`var_list` of {_step_named(hit, name)} built by hand "
-                 f"from `{ast.unparse(hit.node)}`, while `{ast.unparse(left)}`, "
-                 "trainable variables the model is built from too (line "
-                 f"{_idiom.line(left)}), is trained by no step: whole "
-                 "variables only; exact as it is, not a drift; a candidate "
-                 "for a spec file")
-    kept = hit.labels.get(_kept_trainable.KEPT)
-    if isinstance(kept, ast.Name):  # A list a maker fills when told.
-      message = (f"`var_list` of {_step_named(hit, name)} kept by hand: a "
-                 f"variable is added only `if {kept.id}` (line "
-                 f"{_idiom.line(kept)}), but is made trainable either way, "
-                 f"so those its callers tell `{kept.id}=False` are never "
-                 "trained: whole variables only; exact as it is, not a "
-                 "drift; a candidate for a spec file")
+    message = _dict_halves.message(hit, _step_named(hit, name)) or (
+        _kept_trainable.message(hit, _step_named(hit, name))) or message
     flag = hit.labels.get(_part_flags.FLAG)
     if isinstance(flag, ast.Attribute):  # A part's flag, turned off.
       message = (f"`{ast.unparse(flag)}` turned off for good here, so the "

@@ -112,3 +112,16 @@ def left_out(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
       found.setdefault(id(listed), _idiom.Hit(
           listed, step.scope, step.call, {"filtered": listed, LEFT: given}))
   return list(found.values())
+
+
+def message(hit: _idiom.Hit, step: str) -> Optional[str]:
+  """What a finding of this pass says, for the step named `step`; None
+  for another's."""
+  left = hit.labels.get(LEFT)
+  if not isinstance(left, ast.expr):
+    return None
+  return (f"`var_list` of {step} built by hand from "
+          f"`{ast.unparse(hit.node)}`, while `{ast.unparse(left)}`, "
+          "trainable variables the model is built from too (line "
+          f"{_idiom.line(left)}), is trained by no step: whole variables "
+          "only; exact as it is, not a drift; a candidate for a spec file")

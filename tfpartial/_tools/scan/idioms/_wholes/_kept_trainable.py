@@ -181,3 +181,16 @@ def _function(scope: _scopes.Scope) -> Optional[_Function]:
     place = place.parent
   return place.node if place is not None and isinstance(
       place.node, ast.FunctionDef) else None
+
+
+def message(hit: _idiom.Hit, step: str) -> Optional[str]:
+  """What a finding of this pass says, for the step named `step`; None
+  for another's."""
+  kept = hit.labels.get(KEPT)
+  if not isinstance(kept, ast.Name):
+    return None
+  return (f"`var_list` of {step} kept by hand: a variable is added only "
+          f"`if {kept.id}` (line {_idiom.line(kept)}), but is made "
+          f"trainable either way, so those its callers tell "
+          f"`{kept.id}=False` are never trained: whole variables only; "
+          "exact as it is, not a drift; a candidate for a spec file")
