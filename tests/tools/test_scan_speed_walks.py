@@ -98,3 +98,39 @@ def test_the_names_a_class_makes_are_read_once_per_class():
   # filter (x4).
   ratio, work = _ratio(_parts_trained_apart, "_named_makers.py")
   assert ratio <= 6, work
+
+
+def _printed_gradients(n, shown="print({})"):
+  """One script: `n` tapes, each computing the gradient of one variable
+  and handing it to `shown`."""
+  return "import tensorflow as tf\n\n" + "".join(
+      f"x{i} = tf.Variable(-2.)\nz{i} = tf.Variable(-4.)\n"
+      f"with tf.GradientTape() as tape:\n  res = (x{i} * z{i}) ** 2\n"
+      f"  {shown.format(f'tape.gradient(res, [z{i}])')}\n\n"
+      for i in range(n))
+
+
+def test_gradients_only_printed_stay_silent():
+  assert scanned.found(_printed_gradients(3)) == []
+
+
+def test_the_same_gradients_applied_stay_found():
+  # x0 is left out of the step that applies them.
+  assert scanned.found(_printed_gradients(1, shown=(
+      "grads = {}\ntf.keras.optimizers.SGD(0.1).apply_gradients("
+      "zip(grads, [z0]))"))) == [("var-list-filter", 7)]
+
+
+def test_a_scripts_assignments_are_read_once_per_script():
+  # Was quadratic: each gradient call read every assignment of its
+  # script for the names taking it (x14 for 4 times the tapes at
+  # d773085); what is left is one look-up per call (x4).
+  ratio, work = _ratio(_printed_gradients, "_dropped.py")
+  assert ratio <= 6, work
+
+
+def test_a_printed_gradient_builds_no_parent_map():
+  # The parent of every node of the module was built to tell a print's
+  # argument (at d773085); the arguments of its prints are read from
+  # the module's kept walk.
+  assert scanned.scan_work(_printed_gradients(8), "_order.py") == 0
