@@ -6,7 +6,11 @@ unparsed its calls), so a module of many target networks costs about
 the same per blend however many there are; what it finds is
 unchanged."""
 
+import ast
+
 import scanned
+
+from tfpartial._tools.scan import _scopes
 
 _BLEND = "target_param * (1.0 - self.tau) + param * self.tau"
 
@@ -134,3 +138,41 @@ def test_a_printed_gradient_builds_no_parent_map():
   # argument (at d773085); the arguments of its prints are read from
   # the module's kept walk.
   assert scanned.scan_work(_printed_gradients(8), "_order.py") == 0
+
+
+def _nested_functions(n):
+  """One module: `n` functions, each defined in the one before, each
+  with a loop."""
+  return "import tensorflow as tf\n\n" + "".join(
+      f"{'  ' * i}def f{i}(x{i}, opt):\n"
+      f"{'  ' * i}  y{i} = tf.layers.dense(x{i}, 4)\n"
+      f"{'  ' * i}  for v in tf.trainable_variables():\n"
+      f"{'  ' * i}    opt.minimize(y{i}, var_list=[v])\n" for i in range(n))
+
+
+def _walks_of_every_scope(n):
+  """The work of the kept walks of a module of `n` nested functions and
+  of each function and loop in it, the module's first."""
+  tree = ast.parse(_nested_functions(n))
+  kept = [node for node in ast.walk(tree) if isinstance(
+      node, (ast.Module, ast.FunctionDef, ast.For))]
+  work, walks = scanned.calls_made(
+      lambda: [list(_scopes.walk(node)) for node in kept], "_scopes.py")
+  assert [w[1:] for w in walks] == [
+      [each for each in ast.walk(node) if not isinstance(each, (
+          ast.expr_context, ast.operator))][1:] for node in kept]
+  return work
+
+
+def test_the_walks_inside_a_walked_module_are_kept_on_the_way():
+  # Was quadratic: the walk of each function and loop read again the
+  # children of every node the walk of the module around it had read
+  # (x12 for 4 times the nesting at d773085); each node's children are
+  # read once, into the walk of each walked node around it (x4).
+  small, large = (_walks_of_every_scope(n) for n in (8, 32))
+  assert large / small <= 6, (small, large)
+
+
+def test_nested_steps_of_single_variables_stay_silent():
+  assert scanned.found(_nested_functions(3)) == []
+

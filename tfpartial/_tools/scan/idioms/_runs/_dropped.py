@@ -17,7 +17,7 @@ import collections
 import dataclasses
 import itertools
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -81,7 +81,17 @@ def printed_gradients(call: ast.Call, scope: _scopes.Scope,
   nothing, they train nothing."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
+  held, printed = scope.once((printed_gradients, None, 0), lambda: (
+      {id(n) for n in scope.nodes}, _printed_in(scope.nodes)))
+  if id(call) in held:  # A print's argument is in the print's scope.
+    return id(call) in printed
   return id(call) in _printed(analysis, analysis.module(scope))
+
+
+def _printed_in(nodes: Iterable[ast.AST]) -> Set[int]:
+  """The ids of the arguments `print(...)` is given among `nodes`."""
+  return {id(a) for n in nodes if isinstance(n, ast.Call) and isinstance(
+      n.func, ast.Name) and n.func.id == "print" for a in n.args}
 
 
 def _printed(analysis: Analysis, module: _project.Module) -> Set[int]:
@@ -91,11 +101,8 @@ def _printed(analysis: Analysis, module: _project.Module) -> Set[int]:
   printed = analysis.once("dropped:printed", dict)
   assert isinstance(printed, dict)
   if id(module) not in printed:
-    printed[id(module)] = {
-        id(a) for n in (_scopes.walk(module.tree) if module.tree is not None
-                        else ()) if isinstance(n, ast.Call) and isinstance(
-                            n.func, ast.Name) and n.func.id == "print"
-        for a in n.args}
+    printed[id(module)] = _printed_in(
+        _scopes.walk(module.tree) if module.tree is not None else ())
   found: Set[int] = printed[id(module)]
   return found
 
