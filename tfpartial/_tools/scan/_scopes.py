@@ -103,11 +103,36 @@ def _kept_walk(node: ast.AST) -> List[ast.AST]:
   would be a cycle, and the scan frees its trees without the collector."""
   nodes: Optional[List[ast.AST]] = getattr(node, _WALKED, None)
   if nodes is None:
-    nodes = _children(node)
-    for each in nodes:  # Grows as it is read: breadth first.
-      nodes.extend(_children(each))
+    nodes = []
     setattr(node, _WALKED, nodes)
+    _walk_into(node, nodes)
   return nodes
+
+
+def _walk_into(top: ast.AST, nodes: List[ast.AST]) -> None:
+  """Fills `nodes` with the walk of `top`, and the kept walk of each
+  function, class and loop inside it not walked yet on the way: each
+  node's children are read once, and go to the walk of every walked
+  node holding it (read in the order of the walk of `top`, breadth
+  first, a node inside is in the same order in the walk of each)."""
+  todo: List[ast.AST] = [top]
+  # The walks each node of `todo` goes into, by position.
+  into: List[Tuple[List[ast.AST], ...]] = [(nodes,)]
+  for position, each in enumerate(todo):  # Grows as it is read.
+    walks = into[position]
+    found = _children(each)
+    if not found:
+      continue
+    for walk in walks:
+      walk.extend(found)
+    todo.extend(found)
+    for child in found:
+      if type(child) in _KEPT_WALKS and getattr(child, _WALKED, None) is None:
+        kept: List[ast.AST] = []
+        setattr(child, _WALKED, kept)
+        into.append((*walks, kept))
+      else:
+        into.append(walks)
 
 
 # The nodes whose walk is kept on them (in the attribute `_WALKED`):

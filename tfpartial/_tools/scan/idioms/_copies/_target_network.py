@@ -15,6 +15,7 @@ import ast
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._masks import _numbers
@@ -35,12 +36,7 @@ def follows_trained(scope: _scopes.Scope, analysis: Analysis,
   written = _list_of(target, scope)
   if written is None:
     return False
-  module = analysis.module(scope)
-  memo = analysis.once("target-network:trained", dict)
-  assert isinstance(memo, dict)
-  if id(module) not in memo:
-    memo[id(module)] = _trained_lists(module.tree)
-  trained: FrozenSet[str] = memo[id(module)]
+  trained = _trained(analysis, analysis.module(scope))
   mine = _names.dotted(target)
   sources = {_list_of(n, scope) for n in ast.walk(value) if isinstance(
       n, ast.Name) and n.id != mine}
@@ -63,6 +59,35 @@ def _list_of(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:
       break
     node = defs[0].value
   return _names.dotted(node) if node is not None else None
+
+
+def _trained(analysis: Analysis, module: _project.Module) -> FrozenSet[str]:
+  """The lists `module` passes to a train call, read once per module."""
+  memo = analysis.once("target-network:trained", dict)
+  assert isinstance(memo, dict)
+  if id(module) not in memo:
+    memo[id(module)] = _trained_lists(module.tree)
+  found: FrozenSet[str] = memo[id(module)]
+  return found
+
+
+def _copies(analysis: Analysis, module: _project.Module
+            ) -> FrozenSet[Tuple[str, str]]:
+  """The texts of the two arguments of each call of two in `module` (no
+  train call, no `zip`): the calls that may copy one list into the
+  other, read once per module (each blend asked of a module once walked
+  all of it)."""
+  memo = analysis.once("target-network:copies", dict)
+  assert isinstance(memo, dict)
+  if id(module) not in memo:
+    memo[id(module)] = frozenset(
+        (ast.unparse(node.args[0]), ast.unparse(node.args[1]))
+        for node in (_scopes.walk(module.tree) if module.tree is not None
+                     else ())
+        if isinstance(node, ast.Call) and len(node.args) == 2 and (
+            _names.call_name(node) not in _NOT_COPIES))
+  found: FrozenSet[Tuple[str, str]] = memo[id(module)]
+  return found
 
 
 def _trained_lists(tree: Optional[ast.AST]) -> FrozenSet[str]:
@@ -95,12 +120,8 @@ def mirrors_its_copy(scope: _scopes.Scope, analysis: Analysis,
   if written is None or source is None:
     return False
   module = analysis.module(scope)
-  for node in ast.walk(module.tree) if module.tree is not None else ():
-    if isinstance(node, ast.Call) and len(node.args) == 2 and (
-        _names.call_name(node) not in _NOT_COPIES) and [
-            ast.unparse(a) for a in node.args] == [written, source]:
-      return not {written, source} & _trained_lists(module.tree)
-  return False
+  return (written, source) in _copies(analysis, module) and not (
+      {written, source} & _trained(analysis, module))
 
 
 def _list_text(element: ast.AST, scope: _scopes.Scope) -> Optional[str]:

@@ -17,9 +17,10 @@ import collections
 import dataclasses
 import itertools
 import re
-from typing import Dict, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 
@@ -66,8 +67,7 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
   they leave out are left out of no step."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
-  names = {name for name, defs in scope.defs.items() for d in defs
-           if _taken(d.value, call)}
+  names = _taking(scope).get(id(call))
   if not names:
     return False  # Kept on an object, passed on, returned: read.
   code = _uncommented(analysis, scope)
@@ -81,10 +81,30 @@ def printed_gradients(call: ast.Call, scope: _scopes.Scope,
   nothing, they train nothing."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
-  parent = getattr(analysis.order(scope), "parent")(call)
-  return isinstance(parent, ast.Call) and isinstance(
-      parent.func, ast.Name) and parent.func.id == "print" and any(
-          a is call for a in parent.args)
+  held, printed = scope.once((printed_gradients, None, 0), lambda: (
+      {id(n) for n in scope.nodes}, _printed_in(scope.nodes)))
+  if id(call) in held:  # A print's argument is in the print's scope.
+    return id(call) in printed
+  return id(call) in _printed(analysis, analysis.module(scope))
+
+
+def _printed_in(nodes: Iterable[ast.AST]) -> Set[int]:
+  """The ids of the arguments `print(...)` is given among `nodes`."""
+  return {id(a) for n in nodes if isinstance(n, ast.Call) and isinstance(
+      n.func, ast.Name) and n.func.id == "print" for a in n.args}
+
+
+def _printed(analysis: Analysis, module: _project.Module) -> Set[int]:
+  """The ids of the arguments `print(...)` is given in `module`, read
+  once per module from its kept walk (the module's parent of every node
+  was built for them)."""
+  printed = analysis.once("dropped:printed", dict)
+  assert isinstance(printed, dict)
+  if id(module) not in printed:
+    printed[id(module)] = _printed_in(
+        _scopes.walk(module.tree) if module.tree is not None else ())
+  found: Set[int] = printed[id(module)]
+  return found
 
 
 # An optimizer's step that, in a graph, returns its op (run when fetched).
@@ -255,8 +275,20 @@ def _named_once(name: str, code: str) -> bool:
 _COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*$", re.M)
 
 
-def _taken(value: Optional[ast.expr], call: ast.Call) -> bool:
-  """Whether `value` is `call`, or an element of what it returns."""
-  while isinstance(value, ast.Subscript):
-    value = value.value
-  return value is call
+def _taking(scope: _scopes.Scope) -> Dict[int, Set[str]]:
+  """id(a value) -> the names of `scope` bound to it, or to an element
+  of what it returns: read once per scope (each gradient call of a
+  script read every assignment of it)."""
+  return scope.once((_taking, None, 0), lambda: _read_taking(scope))
+
+
+def _read_taking(scope: _scopes.Scope) -> Dict[int, Set[str]]:
+  taking: Dict[int, Set[str]] = {}
+  for name, defs in scope.defs.items():
+    for each in defs:
+      value = each.value
+      while isinstance(value, ast.Subscript):
+        value = value.value
+      if value is not None:
+        taking.setdefault(id(value), set()).add(name)
+  return taking

@@ -14,7 +14,8 @@ The filter is the class's own parameters (an RL baseline's
 from __future__ import annotations
 
 import ast
-from typing import List, Set
+import weakref
+from typing import FrozenSet, List, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -37,13 +38,30 @@ def keeps_every_made(project: _project.Project, node: ast.AST,
   dropped = {c.left.value for c in chain if isinstance(c, ast.Compare) and (
       isinstance(c.ops[0], ast.NotIn)) and isinstance(c.left, ast.Constant)
              and isinstance(c.left.value, str)}
-  made: Set[str] = set()
-  for each in [info, *project.base_classes(info)]:
-    for method in each.methods.values():
-      _made(getattr(method.node, "body", []), info, made)
+  made = _made_by_class(project, info)
   return bool(kept) and bool(made) and all(
       any(m.startswith(k) for k in kept) and not any(d in m for d in dropped)
       for m in made)
+
+
+def _made_by_class(project: _project.Project, info: _scopes.ClassInfo
+                   ) -> FrozenSet[str]:
+  """The literal names the methods of `info` and of its bases make
+  variables under, read once per class (each filter of a class walked
+  every method of it and of its bases)."""
+  kept = _MADE.get(info.node)
+  if kept is None:
+    made: Set[str] = set()
+    for each in [info, *project.base_classes(info)]:
+      for method in each.methods.values():
+        _made(getattr(method.node, "body", []), info, made)
+    kept = _MADE[info.node] = frozenset(made)
+  return kept
+
+
+# Per class (weakly: a scan's trees go when it ends).
+_MADE: weakref.WeakKeyDictionary[ast.AST, FrozenSet[str]] = (
+    weakref.WeakKeyDictionary())
 
 
 def _chain(node: ast.AST, home: _scopes.Scope, info: _scopes.ClassInfo

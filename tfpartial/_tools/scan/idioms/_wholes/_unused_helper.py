@@ -101,7 +101,7 @@ def _indexed(project: _project.Project, module: _project.Module,
   attributes: Set[str] = set()
   modules: Dict[str, bool] = {}
   assert module.tree is not None
-  for node in ast.walk(module.tree):
+  for node in _scopes.walk(module.tree):
     if isinstance(node, ast.ImportFrom):
       for alias in node.names:
         imports.setdefault(alias.name, []).append(alias.asname or alias.name)
@@ -135,7 +135,7 @@ def loaded_names(analysis: Analysis, tree: ast.AST) -> FrozenSet[str]:
   """The names `tree` reads as values (a call, a callback passed on),
   gathered once per tree."""
   found = analysis.once(f"loaded names {id(tree)}", lambda: frozenset(
-      node.id for node in ast.walk(tree)
+      node.id for node in _scopes.walk(tree)
       if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)))
   assert isinstance(found, frozenset)
   return found
