@@ -73,9 +73,12 @@ def _a_pairs_list(node: ast.expr, scope: _scopes.Scope,
 
 
 def _returns_pairs(function: Optional[ast.AST]) -> bool:
-  """Whether every way out of `function` is a `return` (its own, not a
-  nested function's) giving a `compute_gradients` call, or a name the
-  function binds to one alone and never again (a loop, `:=`, `as`).
+  """Whether every `return` of `function` (its own, not a nested
+  function's) that gives a value gives a `compute_gradients` call, or a
+  name the function binds to one alone and never again (a loop, `:=`,
+  `as`), and one does. A way out with no value (falling off the end, a
+  bare `return`, `return None`) is no other tower: the transpose of a
+  list holding None raises, so a run that works got pairs from each.
 
   >>> _returns_pairs(ast.parse(
   ...     "def f(o, l):\\n  g = o.compute_gradients(l)\\n  return g").body[0])
@@ -86,15 +89,15 @@ def _returns_pairs(function: Optional[ast.AST]) -> bool:
   >>> _returns_pairs(ast.parse(
   ...     "def f(o, l):\\n  if l:\\n    return o.compute_gradients(l)"
   ...     ).body[0])
-  False
+  True
   """
-  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-      not _ends(function.body)):
-    return False  # Falling off the end returns None.
-  returns: List[Optional[ast.expr]] = []
+  if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  returns: List[ast.expr] = []
   bound: Dict[str, List[Optional[ast.expr]]] = {}
   for node in _own_nodes(function):
-    if isinstance(node, ast.Return):
+    if isinstance(node, ast.Return) and node.value is not None and not (
+        _none(node.value)):
       returns.append(node.value)
     for target, value in _bindings(node):
       for name in ast.walk(target):
@@ -128,22 +131,9 @@ def _bindings(node: ast.AST
     yield from ((target, None) for target in node.targets)
 
 
-def _ends(body: List[ast.stmt]) -> bool:
-  """Whether running `body` never reaches its end: each way through it
-  returns or raises (an `if` with both arms, a `with`, a `try` whose
-  handlers end too); a loop may run no time."""
-  last = body[-1] if body else None
-  if isinstance(last, (ast.Return, ast.Raise)):
-    return True
-  if isinstance(last, ast.If):
-    return _ends(last.body) and _ends(last.orelse)
-  if isinstance(last, (ast.With, ast.AsyncWith)):
-    return _ends(last.body)
-  if isinstance(last, ast.Try):
-    return _ends(last.finalbody) or (
-        _ends(last.body) or _ends(last.orelse)) and all(
-            _ends(handler.body) for handler in last.handlers)
-  return False
+def _none(value: ast.expr) -> bool:
+  """`None` written out (`return None`)."""
+  return isinstance(value, ast.Constant) and value.value is None
 
 
 def _a_gradients_call(node: Optional[ast.AST]) -> bool:

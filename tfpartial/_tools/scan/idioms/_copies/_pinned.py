@@ -6,8 +6,10 @@ changes while the others train. A hand-made freeze of a whole variable:
 exact as it is, the optimizer's work on it wasted.
 
 The step is a statement of the loop's own body before the write, or of
-the function's own body (a TF2 `train_step` setting it back after its
-`apply_gradients`: each call runs both), with no `continue`, `break` or
+the function's own body when the function runs once per step (each
+call runs both): a method named `train_step` (Keras calls it each
+step), or a function whose name a loop body of its module calls (`for
+x in data: step(x)`, `self.train_step()`). No `continue`, `break` or
 `return` between them; `X[k]` is a whole variable only when every
 binding of `X` is a list (a literal, a comprehension, `tuple(...)` of
 one, `.trainable_variables`, or that item of each tuple the function
@@ -15,17 +17,18 @@ one, `.trainable_variables`, or that item of each tuple the function
 variable); a name is one when the list names it (`self.t0` too) or it
 is unpacked from the list (`t1, t0 = params`).
 
-Not one: a variable set once before the loop (an initial value), a write
-of the variable's own value (`assign(tf.clip_by_value(v, 0, 1))`: a
-projection), a write under a test inside the loop (a periodic reset), a
-write once per pass of an outer loop whose inner loop runs the steps (a
-reset each epoch), a variable the step does not train (a learning rate,
-a counter)."""
+Not one: a variable set once before the loop (an initial value, also
+in a function called once: zero gradients applied to build the slots,
+then a start value), a write of the variable's own value
+(`assign(tf.clip_by_value(v, 0, 1))`: a projection), a write under a
+test inside the loop (a periodic reset), a write once per pass of an
+outer loop whose inner loop runs the steps (a reset each epoch), a
+variable the step does not train (a learning rate, a counter)."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -140,16 +143,18 @@ def _returns(function: ast.AST) -> List[Optional[ast.expr]]:
 
 
 def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
-  """For each write that is a statement of a loop's body or of the
-  function's own, the steps that are statements of that body before it
+  """For each write that is a statement of a loop's body, or of the
+  function's own body when the function runs once per step
+  (`_per_step`), the steps that are statements of that body before it
   with no `continue`, `break` or `return` between; worked out once per
   function."""
   def find() -> Dict[int, _Before]:
     found: Dict[int, _Before] = {}
-    # Each pass of a loop, and each call of a function (a TF2
-    # `train_step`), runs its body's statements in order.
+    # Each pass of a loop, and each call of a function run once per
+    # step, runs its body's statements in order.
     bodies = [loop.body for loop in _loops(scope.node)]
-    if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        _per_step(scope)):
       bodies.append(scope.node.body)
     for body in bodies:
       steps: List[ast.Call] = []
@@ -168,6 +173,48 @@ def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
   before = scope.once((_steps_before, 0, 0), find)
   assert isinstance(before, dict)
   return before
+
+
+def _per_step(scope: _scopes.Scope) -> bool:
+  """Whether the function of `scope` runs once per step: a method named
+  `train_step` (Keras' per-step override), or one whose name a loop body
+  of its module calls; not one called once (building slots)."""
+  if scope.cls is not None and scope.name == "train_step":
+    return True
+  module = scope
+  while module.parent is not None:
+    module = module.parent
+  # One pass per module, however many functions ask.
+  called = module.once((_per_step, 0, 0), lambda: _called_in_loops(
+      module.node))
+  assert isinstance(called, frozenset)
+  return scope.name in called
+
+
+def _called_in_loops(tree: ast.AST) -> FrozenSet[str]:
+  """The names called in the bodies of the loops of `tree` (`step` of
+  `step(x)`, `train_step` of `self.train_step()`), not in a function or
+  class a loop body defines (run when called, not per pass).
+
+  >>> sorted(_called_in_loops(ast.parse(
+  ...     "setup()\\nfor x in data():\\n  step(x)\\n  def f():\\n    g()")))
+  ['step']
+  """
+  found: Set[str] = set()
+  todo: List[Tuple[ast.AST, bool]] = [(tree, False)]
+  while todo:
+    node, looped = todo.pop()
+    if isinstance(node, ast.Call) and looped:
+      found.add(_names.call_name(node))
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+      heads = [node.test] if isinstance(node, ast.While) else [
+          node.target, node.iter]
+      todo.extend((each, True) for each in node.body)
+      todo.extend((each, looped) for each in [*heads, *node.orelse])
+      continue
+    inner = looped and not isinstance(node, _names.DEFINITIONS)
+    todo.extend((each, inner) for each in ast.iter_child_nodes(node))
+  return frozenset(found)
 
 
 def _leaves(statement: ast.stmt) -> bool:

@@ -24,7 +24,6 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _zero_choice
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
-from tfpartial._tools.scan.idioms._gradients import _cut_bounds
 
 
 def masked(analysis: Analysis) -> List[Tuple[_scopes.Scope, Labels]]:
@@ -88,10 +87,9 @@ def _masked_returns(analysis: Analysis, grad: _scopes.Scope
   upstream = given[0]
   forward = _parameters(grad.parent.node) if grad.parent else []
   bound = _bound(grad)  # Once per gradient function, not per `return`.
-  resolve = _cut_bounds.resolver(analysis, grad)
   for each in grad.nodes:
     if isinstance(each, ast.Return) and each.value is not None and not (
-        _saturation(each.value, upstream.arg, forward, bound, resolve)):
+        _saturation(each.value, upstream.arg, forward, bound)):
       labels = analysis.flow.labels(each.value, grad,
                                     {upstream.arg: {"grad": upstream}})
       if "masked" in labels:
@@ -104,14 +102,11 @@ _ORDER_CALLS = {"less", "less_equal", "greater", "greater_equal"}
 
 
 def _saturation(value: ast.expr, upstream: str, forward: List[str],
-                bound: Optional[Dict[str, List[ast.expr]]] = None,
-                resolve: _cut_bounds.Resolve = lambda b: b) -> bool:
+                bound: Optional[Dict[str, List[ast.expr]]] = None) -> bool:
   """Whether `value` is `dy * m` with `m` a range test of the forward
   function's own input (`tf.cast(tf.abs(x) <= 1, tf.float32)`, `-1 < x <
   1`), or a local name bound only to such tests (`bound`: `mask = ...;
-  return dy * mask * 0.5`), other factors being numbers (a bound named
-  is the number `resolve` reads for it, `self.clip` of `self.clip =
-  1.0`): a
+  return dy * mask * 0.5`), other factors being numbers: a
   straight-through estimator cut where the input saturates, computed
   anew from the values every call; no element is chosen.
 
@@ -133,9 +128,9 @@ def _saturation(value: ast.expr, upstream: str, forward: List[str],
       isinstance(f, ast.Constant) and isinstance(f.value, (int, float)))]
   if len(named) != 1 or not tests:
     return False
-  return all(all(_range_test(v, forward, resolve) for v in bound[test.id]) if (
+  return all(all(_range_test(v, forward) for v in bound[test.id]) if (
       isinstance(test, ast.Name) and bound and bound.get(test.id)) else (
-          _range_test(test, forward, resolve)) for test in tests)
+          _range_test(test, forward)) for test in tests)
 
 
 def _factors(value: ast.expr) -> Optional[List[ast.expr]]:
@@ -155,8 +150,7 @@ def _bound(grad: _scopes.Scope) -> Dict[str, List[ast.expr]]:
           if all(isinstance(d.value, ast.expr) for d in defs)}
 
 
-def _range_test(test: ast.expr, forward: List[str],
-                resolve: _cut_bounds.Resolve = lambda b: b) -> bool:
+def _range_test(test: ast.expr, forward: List[str]) -> bool:
   """Whether `test` keeps only the inner interval of the forward
   function's own input values (`tf.abs(x) <= 1`, `-1 < x < 1`): no
   equality, no outer side (`tf.abs(x) > 0`, the same elements as `x !=
@@ -174,10 +168,8 @@ def _range_test(test: ast.expr, forward: List[str],
   """
   heads = {id(n.value) for n in ast.walk(test) if isinstance(
       n, ast.Attribute)}  # `tf` of `tf.cast`: a module, not a value.
-  # A name that stands for a number (`clip_value=1.0` of the function
-  # around): a bound, not a value read.
   read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and (
-      id(n) not in heads) and resolve(n) is n}
+      id(n) not in heads)}
   orders = [n for n in ast.walk(test) if isinstance(n, ast.Compare) and all(
       isinstance(o, _ORDERS) for o in n.ops) or isinstance(
           n, ast.Call) and _names.call_name(n) in _ORDER_CALLS]
@@ -188,26 +180,24 @@ def _range_test(test: ast.expr, forward: List[str],
       _names.call_name(n) in _SHAPE_CALLS) or isinstance(
           n, ast.Attribute) and n.attr in ("shape", "size")]
   return bool(orders) and not equal and not shaped and bool(read) and (
-      read <= set(forward)) and all(_inner(o, resolve) for o in orders)
+      read <= set(forward)) and all(_inner(o) for o in orders)
 
 
 # Calls that read a tensor's layout, not its values.
 _SHAPE_CALLS = {"shape", "size", "range", "rank", "shape_n", "len"}
 
 
-def _inner(order: ast.expr, resolve: _cut_bounds.Resolve = lambda b: b
-           ) -> bool:
+def _inner(order: ast.expr) -> bool:
   """Whether an order test keeps an inner interval: a chain `lo < x <
   hi` going one way, or `abs(x)` on the small side of a bound; every
   bound a number of at least 1e-3 written there (not `tf.abs(x) < 1e-8`,
-  `<= epsilon() * 10`, `< FLAGS.eps`: maybe a float-safe `x == 0`), or
-  a name `resolve` reads as such a number."""
+  `<= epsilon() * 10`, `< FLAGS.eps`: maybe a float-safe `x == 0`)."""
   if isinstance(order, ast.Compare):
     ops = order.ops
     if len(ops) == 2:
       return (all(isinstance(o, (ast.Lt, ast.LtE)) for o in ops) or all(
           isinstance(o, (ast.Gt, ast.GtE)) for o in ops)) and not any(
-              _tiny(b, resolve) for b in (order.left, order.comparators[1]))
+              _tiny(b) for b in (order.left, order.comparators[1]))
     small, large = (order.left, order.comparators[0]) if isinstance(
         ops[0], (ast.Lt, ast.LtE)) else (order.comparators[0], order.left)
   elif isinstance(order, ast.Call) and len(order.args) == 2:
@@ -216,23 +206,19 @@ def _inner(order: ast.expr, resolve: _cut_bounds.Resolve = lambda b: b
         "less", "less_equal") else (second, first)
   else:
     return False
-  return _is_abs(small) and not _is_abs(large) and not _tiny(large, resolve)
+  return _is_abs(small) and not _is_abs(large) and not _tiny(large)
 
 
-def _tiny(bound: ast.expr, resolve: _cut_bounds.Resolve = lambda b: b
-          ) -> bool:
+def _tiny(bound: ast.expr) -> bool:
   """Whether a bound may be 0 or near it: anything but a number of at
   least 1e-3 in size written there (`1e-8`, `epsilon()`, `epsilon() *
-  10`, `FLAGS.prune_eps`, a name `resolve` reads as no such number: a
-  float-safe `x == 0` for all the scan knows).
+  10`, `FLAGS.prune_eps`, a parameter: a float-safe `x == 0` for all the
+  scan knows).
 
   >>> [_tiny(ast.parse(t).body[0].value) for t in ("1e-8", "-1e-8", "0",
   ...      "0.5", "-1", "K.epsilon()", "K.epsilon() * 10", "FLAGS.eps")]
   [True, True, True, False, False, True, True, True]
   """
-  if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
-    bound = bound.operand
-  bound = resolve(bound)
   if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
     bound = bound.operand
   return not (isinstance(bound, ast.Constant) and isinstance(
