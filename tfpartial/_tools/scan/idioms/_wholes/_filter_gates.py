@@ -23,6 +23,7 @@ from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _LOSS_KEYWORDS, _gradient_call, _loss_node, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _bypassed
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
@@ -113,6 +114,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
+                                  _bypassed.bypassed(analysis.project, node,
+                                                     step.call, step.scope)) or (
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
     return None
