@@ -119,12 +119,14 @@ def _rebinds(body: List[ast.stmt], left: str, flags: Set[str]) -> bool:
       continue
     made = {name for s in ast.walk(statement) if isinstance(s, ast.Assign)
             for target in s.targets for name in _bound(target)}
-    for later in body[index + 1:]:
+    for number, later in enumerate(body[index + 1:], index + 1):
+      assigns = [s for s in getattr(later, "body", []) if isinstance(
+          s, ast.Assign)]
       if isinstance(later, ast.If) and ast.unparse(later.test) in flags and (
-          all(isinstance(s, ast.Assign) for s in later.body)):
-        rebound = {name for s in later.body for target in s.targets
+          len(assigns) == len(later.body)):
+        rebound = {name for s in assigns for target in s.targets
                    for name in _bound(target)}
-        after = body[body.index(later) + 1:]
+        after = body[number + 1:]
         read = {n.id for s in after for n in ast.walk(s)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if rebound and made & read and made & read <= rebound:
