@@ -104,9 +104,9 @@ def test_both_parts_alternating_by_parity_are_silent():
   assert _found(code) == []
 
 
-def test_a_main_network_built_in_its_own_scope_keeps_it_silent_too():
-  # Not bypassed, but its filter by `main` names a whole network the
-  # class scopes; the `ddpm` step is still the finding.
+def test_the_main_network_in_a_scope_of_its_own_leaves_the_finding():
+  # The class's scopes are then `main` and `ddpm`: the filter by `ddpm`
+  # keeps one of two networks, still the pre-training step's finding.
   code = (_HOLO + _PHASES).replace(
       "        self.model_vars = self._build_vars(4)\n"
       "        return self._build_graph(x, self.model_vars)\n",
