@@ -114,8 +114,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
-                                  _bypassed.bypassed(analysis.project, node,
-                                                     step.call, step.scope)) or (
                                   _passed_scope.opened_by_caller(
                                       flow, node, step.scope, _opened_here)):
     return None
@@ -257,13 +255,14 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
   or trained by a step over a list no filter chose
   (`_complement_subset.rest_trained`), or by a step of the same loss run
   with it (`_run_together`), or by a list of another loss the step
-  applies with it (`_covering_tests`)."""
-  return _complemented.passed_with_rest(
-      node, flow.origin.get(id(node), step.scope)) or (
-          _complement_subset.rest_trained(flow, node, step, steps)) or (
-              _run_together.trained_together(step, steps)) or (
-                  _covering_tests.keeps_every_name(step.var_list,
-                                                   step.scope))
+  applies with it (`_covering_tests`); or a flag bypasses the rest's
+  network wherever the step runs (`_bypassed`)."""
+  return _bypassed.bypassed(flow.project, node, step.call, step.scope) or (
+      _complemented.passed_with_rest(
+          node, flow.origin.get(id(node), step.scope))) or (
+      _complement_subset.rest_trained(flow, node, step, steps)) or (
+      _run_together.trained_together(step, steps)) or (
+      _covering_tests.keeps_every_name(step.var_list, step.scope))
 
 
 def _other_off(analysis: Analysis, step: Step, steps: List[Step],
