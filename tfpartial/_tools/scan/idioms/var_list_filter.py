@@ -28,6 +28,7 @@ from tfpartial._tools.scan.idioms._runs import _chosen_stage
 from tfpartial._tools.scan.idioms._runs import _cond_branches
 from tfpartial._tools.scan.idioms._runs import _refined_stage
 from tfpartial._tools.scan.idioms._runs import _run_off
+from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._runs import _warm_up
 from tfpartial._tools.scan.idioms._sources import _applied
 from tfpartial._tools.scan.idioms._sources import _arm_choice
@@ -234,6 +235,10 @@ def _add_step(analysis: Analysis, step: Step, steps: List[Step],
     _add_part(step, (_filter_text(node), side), found.parts, found.made)
   key = (id(_cond_branches.home(step.scope)), step.section,
          step.loss or str(id(node)))
+  if _scheduled.chosen_apart(step.call, step.scope, [
+      o.call for o in steps if o is not step and _loss_of_both(o, step) and (
+          "filtered" in o.labels)]):  # Its own part of the run: its own.
+    key = (key[0], key[1], f"{key[2]} {id(step.call)}")
   labels = step.labels
   if not (_helper_choice.scope_passed(analysis.flow, node, step.scope,
                                       _returned_filter)
@@ -301,7 +306,7 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
            and not _unused_helper.imported_unread(analysis, step.scope)]
   kept = _run_chosen(analysis, _kept(
       found.hits, found.sides, found.also, found.parts,
-      _untrained(analysis, found.made, every)))
+      _untrained(analysis, found.made, every) | _phases(found.made)))
   # A column's step is shown at its own lists, whatever else chose it.
   columns = [_idiom.Hit(own, step.scope, step.call, {"filtered": own})
              for own, step in _progressive.column_steps(analysis, every)]
@@ -360,6 +365,18 @@ def _untrained(analysis: Analysis,
           _complement_subset.leaves_out(analysis.flow, [
               step for step, _ in each])) or _reached.leaves_sub_scopes(
                   analysis.project, [step for step, _ in each])}
+
+
+def _phases(made: Dict[Tuple[int, int], List[Tuple[Step, _Part]]]
+            ) -> Set[Tuple[int, int]]:
+  """The functions whose filters' steps an ordered test of a loop's
+  counter runs each in its own part of the run (`if epoch <= 4:
+  run(train_new) else: run(train_all)`, `_scheduled`): no two of them
+  train together, so none trains what another leaves out meanwhile."""
+  return {place for place, each in made.items() if len(
+      {part for _, part in each}) > 1 and all(_scheduled.chosen_apart(
+          step.call, step.scope, [other.call for other, theirs in each
+                                  if theirs != part]) for step, part in each)}
 
 
 def _dropped_later(analysis: Analysis, step: Step, every: List[Step]

@@ -79,15 +79,25 @@ def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
 
 def _read_facts(home: ast.AST) -> _Facts:
   nodes = list(_scopes.walk(home))
-  kept = {id(n.value): name for n in nodes if isinstance(
-      n, ast.Assign) and isinstance(n.value, ast.Call) and len(
-          n.targets) == 1 for name in [_names.dotted(n.targets[0])] if name}
+  kept = {id(call): name for n in nodes if isinstance(n, ast.Assign) and (
+      len(n.targets) == 1) for call in _made(n.value)
+          for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
   arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
           if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
               n.test, counters)] if counters else []
   return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
+
+
+def _made(value: ast.expr) -> List[ast.Call]:
+  """The calls whose op a name keeps: the value's own, or either arm's
+  of a choice (`train_op = opt.minimize(...) if use_net else None`: the
+  op is that step's wherever it runs)."""
+  if isinstance(value, ast.IfExp):
+    return [arm for arm in (value.body, value.orelse)
+            if isinstance(arm, ast.Call)]
+  return [value] if isinstance(value, ast.Call) else []
 
 
 def _within(text: str, other: Optional[ast.AST]) -> bool:
@@ -126,7 +136,11 @@ def _counters(loop: ast.AST) -> Set[str]:
 
 
 def _counted(test: ast.expr, counters: Set[str]) -> bool:
-  """`step < 10000`, `it >= warmup`: an ordered test of a counter."""
+  """`step < 10000`, `it >= warmup`: an ordered test of a counter, alone
+  or with conditions that must hold too (`epoch < start + 50 and
+  use_net`: the arm still runs only in that part of the run)."""
+  if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+    return any(_counted(value, counters) for value in test.values)
   if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
       isinstance(test.ops[0], _ORDERED))):
     return False

@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
+from tfpartial._tools.scan.idioms._runs import _made_names
 from tfpartial._tools.scan.idioms._runs import _stage_calls
 
 # What a model or a layer gives its variables by.
@@ -196,17 +197,31 @@ class Opened:
   def __init__(self, flow: Flow):
     self.flow = flow
     self.by_call: Dict[int, Set[str]] = {}
+    self.names: Dict[int, Set[str]] = {}  # `made`'s, by call.
     self.here: Dict[int, Set[int]] = {}  # A scope -> its own nodes.
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
     self.together = _stage_calls.Together(flow.project)
     self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
 
+  def _callee(self, call: ast.Call, scope: _scopes.Scope
+              ) -> Optional[ast.AST]:
+    if id(scope) not in self.here:
+      self.here[id(scope)] = {id(n) for n in scope.nodes}
+    return self.flow.callee(call, scope) if id(call) in self.here[
+        id(scope)] else None  # The flow resolves a call where it is.
+
+  def made(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
+    """The names of the variables the call's function makes from the
+    text it is passed (`_made_names`: `'{}_W'.format(name)`)."""
+    if id(call) not in self.names:
+      callee = self._callee(call, scope)
+      self.names[id(call)] = _made_names.made_names(callee, call) if (
+          callee is not None) else set()
+    return self.names[id(call)]
+
   def scopes(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     if id(call) not in self.by_call:
-      if id(scope) not in self.here:
-        self.here[id(scope)] = {id(n) for n in scope.nodes}
-      callee = self.flow.callee(call, scope) if id(call) in self.here[
-          id(scope)] else None  # The flow resolves a call where it is.
+      callee = self._callee(call, scope)
       self.by_call[id(call)] = {
           n.args[0].value for n in _scopes.walk(callee) if isinstance(
               n, ast.Call) and _names.call_name(n) in _names.TF_SCOPES
@@ -234,7 +249,10 @@ def runs_group(node: ast.AST, group: Group, opened: Opened,
   given = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
            if isinstance(a, ast.Constant) and isinstance(a.value, str)]
   return any(a.strip("/") in group.scopes for a in given) or bool(
-      group.scopes and opened.scopes(node, scope) & group.scopes)
+      group.scopes and opened.scopes(node, scope) & group.scopes) or bool(
+          given and group.scopes) and any(
+              kept in made for made in opened.made(node, scope)
+              for kept in group.scopes)
 
 
 def inputs_of(step: Training, mine: Group,

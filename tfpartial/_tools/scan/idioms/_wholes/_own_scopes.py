@@ -29,7 +29,70 @@ def keeps_all(flow: Flow, node: ast.AST, scope: _scopes.Scope) -> bool:
   kept = _kept(node, scope, 4)
   if info is None or not kept:
     return False
-  return kept == _class_scopes(flow, info)
+  return kept == _class_scopes(flow, info) and not _made_unscoped(info)
+
+
+# What makes variables where it runs: TF1 variables and layers.
+_MAKERS = {"get_variable", "Variable", "VariableV1", "ResourceVariable",
+           "dense", "conv2d", "conv1d", "conv3d", "conv2d_transpose",
+           "fully_connected", "batch_normalization", "batch_norm"}
+# Searches bounded: at most this many methods are followed.
+_METHODS = 32
+
+
+def _made_unscoped(info: _scopes.ClassInfo) -> bool:
+  """Whether the class makes a variable outside every scope it opens:
+  a method no other method calls (where its building starts) makes one
+  outside any `with` scope, itself or through the methods it calls
+  there (`self.model_vars = self._build_model_vars()` beside `with
+  tf.variable_scope("ddpm"): self._build_model_vars()`). A filter by
+  the class's scopes then leaves that network out: no whole object."""
+  methods = {name: method.node for name, method in info.methods.items()}
+  called = {_self_method(c) for node in methods.values()
+            for c in _self_calls(getattr(node, "body", []), True)}
+  todo = [node for name, node in methods.items() if name not in called]
+  seen: Set[int] = set()
+  while todo and len(seen) < _METHODS:
+    node = todo.pop()
+    if id(node) in seen:
+      continue
+    seen.add(id(node))
+    for call in _self_calls(getattr(node, "body", []), False):
+      method = _self_method(call)
+      if method is None and _names.call_name(call) in _MAKERS:
+        return True
+      if method in methods:
+        todo.append(methods[method])
+  return False
+
+
+def _self_method(call: ast.Call) -> Optional[str]:
+  """`m` of a call `self.m(...)`, else None."""
+  name = _names.dotted(call.func)
+  return name[5:] if name and name.startswith("self.") and (
+      name.count(".") == 1) else None
+
+
+def _self_calls(body: List[ast.stmt], only_self: bool) -> List[ast.Call]:
+  """The calls of `body` outside any `with` scope and nested definition
+  (only `self.m(...)` ones where `only_self`, in scopes too)."""
+  found: List[ast.Call] = []
+  for statement in body:
+    if isinstance(statement, _names.DEFINITIONS) or not only_self and (
+        _names.opens_scope(statement, _names.TF_SCOPES_OR_CLASS)):
+      continue
+    inner = [s for field in ("body", "orelse", "finalbody", "handlers")
+             for s in getattr(statement, field, None) or []
+             if isinstance(s, ast.stmt)]
+    own = [n for n in ast.walk(statement) if isinstance(n, ast.Call)] if (
+        not inner) else [n for part in _own_nodes(statement)
+                         for n in [part] if isinstance(n, ast.Call)]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+      own = [n for item in statement.items
+             for n in ast.walk(item.context_expr) if isinstance(n, ast.Call)]
+    found += [c for c in own if not only_self or _self_method(c)]
+    found += _self_calls(inner, only_self)
+  return found
 
 
 def _kept(node: ast.AST, scope: _scopes.Scope, depth: int

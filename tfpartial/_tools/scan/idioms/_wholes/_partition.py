@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, var_list_of)
 
@@ -95,8 +96,25 @@ def _applied_apart(name: Optional[str], home: _scopes.Scope,
   if name not in facts.trained:
     return False
   mine = facts.filters.get(name)
-  return mine is not None and (mine[0], mine[1], not mine[2]) in set(
-      facts.filters.values()) and _whole_source(mine[0], home, project)
+  others = [n for n, f in facts.filters.items() if mine is not None and (
+      f == (mine[0], mine[1], not mine[2]))]
+  return mine is not None and bool(others) and _whole_source(
+      mine[0], home, project) and not _run_apart(name, others, home)
+
+
+def _run_apart(name: str, others: List[str], home: _scopes.Scope) -> bool:
+  """Whether an ordered test of a loop's counter runs the step of list
+  `name` in one part of the run and the steps of `others` in another
+  (`_scheduled`: `elif epoch < start + 50: run(train_new)` before
+  `else: run(train_rest)`): never trained side by side, so neither
+  covers what the other leaves out while it runs."""
+  def steps(names: List[str]) -> List[ast.Call]:
+    return [call for call in home.nodes if isinstance(call, ast.Call) and (
+        _names.call_name(call) in STEPS) for chosen in [var_list_of(call)]
+            if isinstance(chosen, ast.Name) and chosen.id in names]
+  theirs = steps(others)
+  return bool(theirs) and any(_scheduled.chosen_apart(call, home, theirs)
+                              for call in steps([name]))
 
 
 def _slice_of(node: ast.AST, result: Optional[str]) -> bool:
