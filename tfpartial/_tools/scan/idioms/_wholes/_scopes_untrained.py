@@ -26,10 +26,12 @@ _MAKERS = {"get_variable", "Variable"}
 # TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
 _LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                 "separable_conv2d", "fully_connected", "embedding"}
-# Classes made beside a model that hold no layer of it.
+# Classes made beside a model that hold no layer of it (a script's
+# `DataLoader(...)` reads the data the model is fed).
 _NOT_LAYERS = re.compile(r"(Optimizer|Saver|Session|Config|Writer|Summary|"
                          r"Scaffold|Hook|Coordinator|Error|Exception|"
-                         r"Initializer|Regularizer|Constraint|Decay)$|"
+                         r"Initializer|Regularizer|Constraint|Decay|"
+                         r"Loader|Dataset|Reader|Iterator)$|"
                          r"^(SGD|Adam|AdamW|RMSprop|Adagrad|Adadelta|Adamax|"
                          r"Nadam|Ftrl|Lion)$")
 # Modules whose classes are no layers (`tf.keras.optimizers.RMSprop`).
@@ -199,7 +201,9 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
               k.value.value is False) for k in node.keywords):
         return True
       spelled = set((_names.dotted(node.func) or "").split("."))
-      if name in _LAYER_CALLS or name[:1].isupper() and not (
+      # `tf.nn.conv2d(x, kernel)` convolves with a kernel made elsewhere.
+      if name in _LAYER_CALLS and "nn" not in spelled or name[
+          :1].isupper() and not (
           _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
         return True
   return False
