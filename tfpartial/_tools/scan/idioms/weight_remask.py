@@ -608,12 +608,11 @@ def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
 def _derived(node: ast.FunctionDef, weight: str) -> Set[str]:
   """The weight's name and the local names `node` assigns only from it
   (`_from_only`), in passes over its assignments until none is added."""
-  assigned = [item for item in ast.walk(node) if isinstance(
-      item, ast.Assign) and len(item.targets) == 1 and isinstance(
-          item.targets[0], ast.Name)]
   values: Dict[str, List[ast.expr]] = {}
-  for item in assigned:
-    values.setdefault(item.targets[0].id, []).append(item.value)
+  for item in ast.walk(node):
+    if isinstance(item, ast.Assign) and len(item.targets) == 1 and (
+        isinstance(item.targets[0], ast.Name)):
+      values.setdefault(item.targets[0].id, []).append(item.value)
   found = {weight}
   for _ in range(min(len(values), 8)):  # Chains are short: `a`, `b(a)`.
     added = {name for name, made in values.items() if name not in found

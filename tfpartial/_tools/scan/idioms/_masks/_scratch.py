@@ -26,9 +26,8 @@ def made_here(call: ast.Call, scope: _scopes.Scope, target: ast.AST) -> bool:
   function = scope.node
   if not isinstance(target, ast.Name) or not isinstance(
       function, (ast.FunctionDef, ast.AsyncFunctionDef)) or any(
-          _names.call_name(d) == "function" or (
-              _names.dotted(d) or "").endswith("function")
-          for d in function.decorator_list):
+          (_names.dotted(d.func if isinstance(d, ast.Call) else d) or "")
+          .endswith("function") for d in function.decorator_list):
     return False
   bound = list(scope.defs.get(target.id, ()))
   if len(bound) != 1 or not isinstance(bound[0].value, ast.Call) or (

@@ -324,7 +324,7 @@ def _names_the_model(node: ast.AST, opened: Set[str],
       for s in literals)
 
 
-def _network_scope(chosen: ast.expr, home: Optional[_scopes.Scope]) -> bool:
+def _network_scope(chosen: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   """Whether `chosen` is a local of `home` that every assignment sets to
   the scope the model is being built in or to a network's literal name
   (`current_scope = 'network'` at the root, else `get_name_scope() +

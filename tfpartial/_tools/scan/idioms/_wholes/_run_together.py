@@ -1,8 +1,9 @@
 """Whether a filtered list's complement is trained by another step of the
 same loss whose op every run of the filtered one runs too (`rest = [v for
-v in tvars if v not in grid]` minimised beside `grid`, the two ops run
-in one `sess.run([op_rest, op_grid])` or one after the other): between
-them the two steps train every variable at every step."""
+v in tvars if v not in grid]` or `list(set(every) - set(grid))` minimised
+beside `grid`, the two ops run in one `sess.run([op_rest, op_grid])`, one
+after the other, or grouped into one op by `tf.group`): between them the
+two steps train every variable at every step."""
 
 from __future__ import annotations
 
@@ -16,15 +17,18 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 def trained_together(step: Step, steps: List[Step]) -> bool:
   """Whether another step of the function minimises the same loss over
-  the complement of the step's list, and every block of statements that
+  the complement of the step's list (or the step over the complement of
+  the other's), and every block of statements that
   runs either step's op runs both."""
   if not isinstance(step.var_list, ast.Name) or step.loss is None:
     return False
   mine = _op_of(step)
   for other in steps:
     if other is step or other.scope is not step.scope or (
-        other.loss != step.loss) or not _complement(
-            other.var_list, step.var_list.id, step.scope):
+        other.loss != step.loss) or not (_complement(
+            other.var_list, step.var_list.id, step.scope) or isinstance(
+                other.var_list, ast.Name) and _complement(
+                    step.var_list, other.var_list.id, step.scope)):
       continue
     theirs = _op_of(other)
     if mine and theirs and mine != theirs and _run_together(
@@ -40,9 +44,26 @@ def _complement(var_list: Optional[ast.AST], name: str,
   values = [var_list] if isinstance(var_list, ast.ListComp) else (
       _assigned(scope).get(var_list.id, []) if isinstance(
           var_list, ast.Name) else [])
+  if len(values) == 1 and _taken_from(values[0]) == name:
+    return True
   return len(values) == 1 and isinstance(values[0], ast.ListComp) and len(
       values[0].generators) == 1 and [
           _excluded(test) for test in values[0].generators[0].ifs] == [name]
+
+
+def _taken_from(value: ast.expr) -> Optional[str]:
+  """`name` of `list(set(every) - set(name))` (or without `list`)."""
+  while isinstance(value, ast.Call) and _names.call_name(value) in {
+      "list", "set"} and len(value.args) == 1 and not isinstance(
+          value.args[0], ast.Name):
+    value = value.args[0]
+  if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Sub):
+    return None
+  right = value.right
+  if isinstance(right, ast.Call) and _names.call_name(right) == "set" and (
+      len(right.args) == 1):
+    right = right.args[0]
+  return right.id if isinstance(right, ast.Name) else None
 
 
 def _assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
@@ -98,7 +119,11 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
     if run and run != ops:
       return False
     found = found or bool(run)
-  return found
+  # `train_op = tf.group(op_rest, op_head)`: one op runs both.
+  return found or any(
+      isinstance(node, ast.Call) and _names.call_name(node) == "group" and (
+          ops <= {a.id for a in node.args if isinstance(a, ast.Name)})
+      for node in scope.nodes)
 
 
 def _run_names(scope: _scopes.Scope) -> List[FrozenSet[str]]:
