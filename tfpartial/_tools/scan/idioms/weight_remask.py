@@ -629,7 +629,7 @@ def _from_only(node: ast.AST, names: Set[str]) -> bool:
   (`K.min`, `abs`); no attribute of `self` (a mask kept on the object)."""
   # Which axis to reduce over chooses no element: `axis=self.axis`.
   shaped = {id(n) for k in ast.walk(node) if isinstance(k, ast.keyword)
-            and k.arg in _SHAPING for n in ast.walk(k.value)}
+            and k.arg in _AXES for n in ast.walk(k.value)}
   skipped = {id(n.value) for n in ast.walk(node) if isinstance(
       n, ast.Attribute)} | {id(n.func) for n in ast.walk(node)
                             if isinstance(n, ast.Call)}
@@ -640,7 +640,7 @@ def _from_only(node: ast.AST, names: Set[str]) -> bool:
       for n in ast.walk(node))
 
 
-_SHAPING = {"axis", "keepdims", "keep_dims", "dtype"}
+_AXES = {"axis", "keepdims", "keep_dims", "dtype"}
 
 
 def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,
