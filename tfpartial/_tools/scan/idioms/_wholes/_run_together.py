@@ -23,12 +23,12 @@ def trained_together(step: Step, steps: List[Step]) -> bool:
   if not isinstance(step.var_list, ast.Name) or step.loss is None:
     return False
   mine = _op_of(step)
+  rest = _rest_of(step.var_list, step.scope)
   for other in steps:
     if other is step or other.scope is not step.scope or (
-        other.loss != step.loss) or not (_complement(
-            other.var_list, step.var_list.id, step.scope) or isinstance(
-                other.var_list, ast.Name) and _complement(
-                    step.var_list, other.var_list.id, step.scope)):
+        other.loss != step.loss) or not (_rest_of(
+            other.var_list, step.scope) == step.var_list.id or isinstance(
+                other.var_list, ast.Name) and rest == other.var_list.id):
       continue
     theirs = _op_of(other)
     if mine and theirs and mine != theirs and _run_together(
@@ -37,18 +37,31 @@ def trained_together(step: Step, steps: List[Step]) -> bool:
   return False
 
 
-def _complement(var_list: Optional[ast.AST], name: str,
-                scope: _scopes.Scope) -> bool:
-  """Whether `var_list` is (or names) `[v for v in every if v not in
-  name]`: everything but the members of `name`."""
+def _rest_of(var_list: Optional[ast.AST], scope: _scopes.Scope
+             ) -> Optional[str]:
+  """`name` when `var_list` is (or names) `[v for v in every if v not in
+  name]` or `list(set(every) - set(name))`: everything but the members
+  of `name`; read once per list."""
+  if var_list is None:
+    return None
+  return scope.once((_rest_of, var_list, 0),
+                    lambda: _read_rest(var_list, scope))
+
+
+def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
   values = [var_list] if isinstance(var_list, ast.ListComp) else (
       _assigned(scope).get(var_list.id, []) if isinstance(
           var_list, ast.Name) else [])
-  if len(values) == 1 and _taken_from(values[0]) == name:
-    return True
-  return len(values) == 1 and isinstance(values[0], ast.ListComp) and len(
-      values[0].generators) == 1 and [
-          _excluded(test) for test in values[0].generators[0].ifs] == [name]
+  if len(values) != 1:
+    return None
+  taken = _taken_from(values[0])
+  if taken is not None:
+    return taken
+  if isinstance(values[0], ast.ListComp) and len(
+      values[0].generators) == 1:
+    tests = [_excluded(test) for test in values[0].generators[0].ifs]
+    return tests[0] if len(tests) == 1 else None
+  return None
 
 
 def _taken_from(value: ast.expr) -> Optional[str]:
@@ -120,10 +133,16 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
       return False
     found = found or bool(run)
   # `train_op = tf.group(op_rest, op_head)`: one op runs both.
-  return found or any(
-      isinstance(node, ast.Call) and _names.call_name(node) == "group" and (
-          ops <= {a.id for a in node.args if isinstance(a, ast.Name)})
-      for node in scope.nodes)
+  return found or any(ops <= names for names in _groups(scope))
+
+
+def _groups(scope: _scopes.Scope) -> List[FrozenSet[str]]:
+  """The names each `group(...)` call of `scope` joins; read once per
+  scope."""
+  return scope.once((_groups, None, 0), lambda: [
+      frozenset(a.id for a in node.args if isinstance(a, ast.Name))
+      for node in scope.nodes if isinstance(node, ast.Call)
+      and _names.call_name(node) == "group"])
 
 
 def _run_names(scope: _scopes.Scope) -> List[FrozenSet[str]]:
