@@ -26,12 +26,10 @@ _MAKERS = {"get_variable", "Variable"}
 # TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
 _LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                 "separable_conv2d", "fully_connected", "embedding"}
-# Classes made beside a model that hold no layer of it (a script's
-# `DataLoader(...)` reads the data the model is fed).
+# Classes made beside a model that hold no layer of it.
 _NOT_LAYERS = re.compile(r"(Optimizer|Saver|Session|Config|Writer|Summary|"
                          r"Scaffold|Hook|Coordinator|Error|Exception|"
-                         r"Initializer|Regularizer|Constraint|Decay|"
-                         r"Loader|Dataset|Reader|Iterator)$|"
+                         r"Initializer|Regularizer|Constraint|Decay)$|"
                          r"^(SGD|Adam|AdamW|RMSprop|Adagrad|Adadelta|Adamax|"
                          r"Nadam|Ftrl|Lion)$")
 # Modules whose classes are no layers (`tf.keras.optimizers.RMSprop`).

@@ -24,8 +24,8 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 def trained_wider(step: Step, steps: Iterable[Step], taken: bool = False
                   ) -> bool:
   """Whether another step of `step`'s function minimises the same loss
-  over a list whose scope names strictly contain those of `step`'s list,
-  other than the apply of `step`'s own pairs (`taken`: a step that takes the loss itself, not `apply_gradients` of
+  over a list whose scope names strictly contain those of `step`'s list
+  (`taken`: a step that takes the loss itself, not `apply_gradients` of
   pairs that may join several losses' gradients: `g + d`).
 
   >>> import ast
@@ -43,11 +43,8 @@ def trained_wider(step: Step, steps: Iterable[Step], taken: bool = False
   if step.loss is None or step.var_list is None:
     return False
   mine = _named(step)
-  # The apply of the step's own pairs trains its list: its names read
-  # through the loss (`tf.add_n(..., name='g_loss')`) name no scope.
   return bool(mine) and any(
       other is not step and other.scope is step.scope
-      and other.labels.get("grad") is not step.call
       and other.loss == step.loss and other.var_list is not None
       and not (taken and _names.call_name(other.call) == "apply_gradients")
       and mine < _named(other) for other in steps)
