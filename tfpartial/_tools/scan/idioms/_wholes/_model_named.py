@@ -80,7 +80,8 @@ def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,
       break
     parent = _origin(flow, source, home, set())
     if not isinstance(parent, ast.expr) or parent is source or (
-        _names_the_model(parent, opened)):
+        _names_the_model(parent, opened, None, flow.origin.get(
+            id(parent), home))):
       break
     node = parent
   return node
@@ -290,13 +291,16 @@ def _taken_away(node: ast.AST, step: Optional[Step]) -> bool:
 
 
 def _names_the_model(node: ast.AST, opened: Set[str],
-                     step: Optional[Step] = None) -> bool:
+                     step: Optional[Step] = None,
+                     home: Optional[_scopes.Scope] = None) -> bool:
   """Whether a filter selects by literal scopes that are all model roots
   (`'model' in v.name`; not `'bert' not in v.name`, which leaves the
   model out and trains what was added on top; nor `filter_variables(
   tvars, exclude_patterns=['bert'])` nor `itertools.filterfalse(...)`,
   the same by keyword or by function; nor what the list `step` trains
-  takes away: `set(every) - set(frozen)`)."""
+  takes away: `set(every) - set(frozen)`); a scope named in `home` (the
+  function the filter is in) by a local set to the current scope
+  (`_network_scope`)."""
   if _taken_away(node, step) or _names.names_left_out(node):
     return False
   literals = [n.value for n in _scopes.walk(node)
@@ -309,7 +313,8 @@ def _names_the_model(node: ast.AST, opened: Set[str],
       # name of a whole network; `scope=get_default_graph().
       # get_name_scope()`: the scope the model is being built in.
       return any(_WHOLE_NETWORK.search(word) or word in _CURRENT_SCOPE
-                 for word in _identifiers(chosen))
+                 for word in _identifiers(chosen)) or _network_scope(
+                     chosen, home)
     if isinstance(chosen, ast.Constant) and isinstance(chosen.value, str):
       # `get_collection('trainable_variables', 'graph')`: the key written
       # as a string is no scope.
@@ -317,3 +322,18 @@ def _names_the_model(node: ast.AST, opened: Set[str],
   return bool(literals) and all(
       s.strip("/").split("/")[0] in opened and "/" not in s.strip("/")
       for s in literals)
+
+
+def _network_scope(chosen: ast.AST, home: Optional[_scopes.Scope]) -> bool:
+  """Whether `chosen` is a local of `home` that every assignment sets to
+  the scope the model is being built in or to a network's literal name
+  (`current_scope = 'network'` at the root, else `get_name_scope() +
+  '/network'`): the whole network the function builds, not a part."""
+  if home is None or not isinstance(chosen, ast.Name):
+    return False
+  values = [d.value for d in home.defs.get(chosen.id, ())]
+  return bool(values) and all(
+      isinstance(v, ast.Constant) and isinstance(v.value, str) and bool(
+          _WHOLE_NETWORK.search(v.value.strip("/").split("/")[-1])) or any(
+              word in _CURRENT_SCOPE for word in _identifiers(v))
+      for v in values)

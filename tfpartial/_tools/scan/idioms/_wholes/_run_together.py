@@ -1,8 +1,9 @@
 """Whether a filtered list's complement is trained by another step of the
 same loss whose op every run of the filtered one runs too (`rest = [v for
-v in tvars if v not in grid]` minimised beside `grid`, the two ops run
-in one `sess.run([op_rest, op_grid])` or one after the other): between
-them the two steps train every variable at every step."""
+v in tvars if v not in grid]` or `list(set(every) - set(grid))` minimised
+beside `grid`, the two ops run in one `sess.run([op_rest, op_grid])`, one
+after the other, or grouped into one op by `tf.group`): between them the
+two steps train every variable at every step."""
 
 from __future__ import annotations
 
@@ -16,15 +17,18 @@ from tfpartial._tools.scan.idioms._sources._train_step import Step
 
 def trained_together(step: Step, steps: List[Step]) -> bool:
   """Whether another step of the function minimises the same loss over
-  the complement of the step's list, and every block of statements that
+  the complement of the step's list (or the step over the complement of
+  the other's), and every block of statements that
   runs either step's op runs both."""
   if not isinstance(step.var_list, ast.Name) or step.loss is None:
     return False
   mine = _op_of(step)
+  rest = _rest_of(step.var_list, step.scope)
   for other in steps:
     if other is step or other.scope is not step.scope or (
-        other.loss != step.loss) or not _complement(
-            other.var_list, step.var_list.id, step.scope):
+        other.loss != step.loss) or not (_rest_of(
+            other.var_list, step.scope) == step.var_list.id or isinstance(
+                other.var_list, ast.Name) and rest == other.var_list.id):
       continue
     theirs = _op_of(other)
     if mine and theirs and mine != theirs and _run_together(
@@ -33,16 +37,46 @@ def trained_together(step: Step, steps: List[Step]) -> bool:
   return False
 
 
-def _complement(var_list: Optional[ast.AST], name: str,
-                scope: _scopes.Scope) -> bool:
-  """Whether `var_list` is (or names) `[v for v in every if v not in
-  name]`: everything but the members of `name`."""
+def _rest_of(var_list: Optional[ast.AST], scope: _scopes.Scope
+             ) -> Optional[str]:
+  """`name` when `var_list` is (or names) `[v for v in every if v not in
+  name]` or `list(set(every) - set(name))`: everything but the members
+  of `name`; read once per list."""
+  if var_list is None:
+    return None
+  return scope.once((_rest_of, var_list, 0),
+                    lambda: _read_rest(var_list, scope))
+
+
+def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
   values = [var_list] if isinstance(var_list, ast.ListComp) else (
       _assigned(scope).get(var_list.id, []) if isinstance(
           var_list, ast.Name) else [])
-  return len(values) == 1 and isinstance(values[0], ast.ListComp) and len(
-      values[0].generators) == 1 and [
-          _excluded(test) for test in values[0].generators[0].ifs] == [name]
+  if len(values) != 1:
+    return None
+  taken = _taken_from(values[0])
+  if taken is not None:
+    return taken
+  if isinstance(values[0], ast.ListComp) and len(
+      values[0].generators) == 1:
+    tests = [_excluded(test) for test in values[0].generators[0].ifs]
+    return tests[0] if len(tests) == 1 else None
+  return None
+
+
+def _taken_from(value: ast.expr) -> Optional[str]:
+  """`name` of `list(set(every) - set(name))` (or without `list`)."""
+  while isinstance(value, ast.Call) and _names.call_name(value) in {
+      "list", "set"} and len(value.args) == 1 and not isinstance(
+          value.args[0], ast.Name):
+    value = value.args[0]
+  if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Sub):
+    return None
+  right = value.right
+  if isinstance(right, ast.Call) and _names.call_name(right) == "set" and (
+      len(right.args) == 1):
+    right = right.args[0]
+  return right.id if isinstance(right, ast.Name) else None
 
 
 def _assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
@@ -98,7 +132,17 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
     if run and run != ops:
       return False
     found = found or bool(run)
-  return found
+  # `train_op = tf.group(op_rest, op_head)`: one op runs both.
+  return found or any(ops <= names for names in _groups(scope))
+
+
+def _groups(scope: _scopes.Scope) -> List[FrozenSet[str]]:
+  """The names each `group(...)` call of `scope` joins; read once per
+  scope."""
+  return scope.once((_groups, None, 0), lambda: [
+      frozenset(a.id for a in node.args if isinstance(a, ast.Name))
+      for node in scope.nodes if isinstance(node, ast.Call)
+      and _names.call_name(node) == "group"])
 
 
 def _run_names(scope: _scopes.Scope) -> List[FrozenSet[str]]:

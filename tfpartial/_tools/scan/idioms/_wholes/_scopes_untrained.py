@@ -201,7 +201,9 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
               k.value.value is False) for k in node.keywords):
         return True
       spelled = set((_names.dotted(node.func) or "").split("."))
-      if name in _LAYER_CALLS or name[:1].isupper() and not (
+      # `tf.nn.conv2d(x, kernel)` convolves with a kernel made elsewhere.
+      if name in _LAYER_CALLS and "nn" not in spelled or name[
+          :1].isupper() and not (
           _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
         return True
   return False
