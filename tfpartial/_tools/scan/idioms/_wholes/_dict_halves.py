@@ -173,7 +173,7 @@ are followed once, however many steps it has)."""
     reached = facts.reached()
     for name in left:
       call = next((c for c in beside[name] if id(c) in reached), None)
-      if call is not None:
+      if call is not None and isinstance(listed, ast.expr):
         given = next(a for a in _given(call) if _names.dotted(a) == name)
         found.setdefault(id(listed), _idiom.Hit(
             listed, step.scope, step.call, {"filtered": listed, LEFT: given}))
