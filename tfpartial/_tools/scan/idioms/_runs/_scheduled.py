@@ -138,15 +138,24 @@ def _counters(loop: ast.AST) -> Set[str]:
 def _counted(test: ast.expr, counters: Set[str]) -> bool:
   """`step < 10000`, `it >= warmup`: an ordered test of a counter, alone
   or with conditions that must hold too (`epoch < start + 50 and
-  use_net`: the arm still runs only in that part of the run)."""
+  use_net`: the arm still runs only in that part of the run), unless
+  one of them reads a counter through `%` (`it > 0 and it % n_critic ==
+  0`: the arms alternate for the rest of the run, side by side)."""
   if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-    return any(_counted(value, counters) for value in test.values)
+    return not _every_nth(test, counters) and any(
+        _counted(value, counters) for value in test.values)
   if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and (
       isinstance(test.ops[0], _ORDERED))):
     return False
   sides = [test.left, test.comparators[0]]
   return any(isinstance(side, ast.Name) and side.id in counters and not (
       counters & _read([rest])) for side, rest in (sides, sides[::-1]))
+
+
+def _every_nth(test: ast.expr, counters: Set[str]) -> bool:
+  """Whether `test` reads a counter through `%` (`step % 2 == 0`)."""
+  return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and (
+      counters & _read([n.left])) for n in ast.walk(test))
 
 
 def _read(nodes: Sequence[ast.AST]) -> Set[str]:

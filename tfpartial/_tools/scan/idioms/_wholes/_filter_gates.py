@@ -23,7 +23,6 @@ from tfpartial._tools.scan.idioms._sources._origins import _origin
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, Step, _LOSS_KEYWORDS, _gradient_call, _loss_node, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
-from tfpartial._tools.scan.idioms._wholes import _bypassed
 from tfpartial._tools.scan.idioms._wholes import _asserted
 from tfpartial._tools.scan.idioms._wholes import _capable
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
@@ -255,11 +254,9 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
   or trained by a step over a list no filter chose
   (`_complement_subset.rest_trained`), or by a step of the same loss run
   with it (`_run_together`), or by a list of another loss the step
-  applies with it (`_covering_tests`); or a flag bypasses the rest's
-  network wherever the step runs (`_bypassed`)."""
-  return _bypassed.bypassed(flow.project, node, step.call, step.scope) or (
-      _complemented.passed_with_rest(
-          node, flow.origin.get(id(node), step.scope))) or (
+  applies with it (`_covering_tests`)."""
+  return _complemented.passed_with_rest(
+      node, flow.origin.get(id(node), step.scope)) or (
       _complement_subset.rest_trained(flow, node, step, steps)) or (
       _run_together.trained_together(step, steps)) or (
       _covering_tests.keeps_every_name(step.var_list, step.scope))

@@ -24,7 +24,8 @@ _SLOTS = {"Adam", "Adam_1", "Momentum", "RMSProp", "RMSProp_1", "Adagrad",
 
 def keeps_all(flow: Flow, node: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether `node` (a comprehension, or one of a chain of them) keeps
-  exactly the scopes the class of `scope` creates its variables under."""
+  exactly the scopes the class of `scope` creates its variables under,
+  and the class makes no trainable variable outside them."""
   info = class_of(scope)
   kept = _kept(node, scope, 4)
   if info is None or not kept:
@@ -36,17 +37,26 @@ def keeps_all(flow: Flow, node: ast.AST, scope: _scopes.Scope) -> bool:
 _MAKERS = {"get_variable", "Variable", "VariableV1", "ResourceVariable",
            "dense", "conv2d", "conv1d", "conv3d", "conv2d_transpose",
            "fully_connected", "batch_normalization", "batch_norm"}
+# The makers whose second argument is `trainable`.
+_VARIABLES = {"Variable", "VariableV1", "ResourceVariable"}
 # Searches bounded: at most this many methods are followed.
 _METHODS = 32
 
 
 def _made_unscoped(info: _scopes.ClassInfo) -> bool:
-  """Whether the class makes a variable outside every scope it opens:
-  a method no other method calls (where its building starts) makes one
-  outside any `with` scope, itself or through the methods it calls
-  there (`self.model_vars = self._build_model_vars()` beside `with
-  tf.variable_scope("ddpm"): self._build_model_vars()`). A filter by
-  the class's scopes then leaves that network out: no whole object."""
+  """Whether the class makes a trainable variable outside every scope it
+  opens: a method no other method calls (where its building starts)
+  makes one outside any `with` scope, itself or through the methods it
+  calls there (`self.model_vars = self._build_model_vars()` beside
+  `with tf.variable_scope("ddpm"): self._build_model_vars()`). A filter
+  by the class's scopes then leaves that network out: no whole object.
+  A variable made `trainable=False` (a global step, a learning rate)
+  is no network left out. Read once per class."""
+  return info.home.once((_made_unscoped, id(info.node), 0),
+                        lambda: _read_unscoped(info))
+
+
+def _read_unscoped(info: _scopes.ClassInfo) -> bool:
   methods = {name: method.node for name, method in info.methods.items()}
   called = {_self_method(c) for node in methods.values()
             for c in _self_calls(getattr(node, "body", []), True)}
@@ -59,11 +69,22 @@ def _made_unscoped(info: _scopes.ClassInfo) -> bool:
     seen.add(id(node))
     for call in _self_calls(getattr(node, "body", []), False):
       method = _self_method(call)
-      if method is None and _names.call_name(call) in _MAKERS:
+      if method is None and _names.call_name(call) in _MAKERS and (
+          not _untrainable(call)):
         return True
       if method in methods:
         todo.append(methods[method])
   return False
+
+
+def _untrainable(call: ast.Call) -> bool:
+  """`tf.Variable(0, trainable=False)`, `tf.Variable(0, False)`: a
+  variable no optimizer's list takes."""
+  flag = next((k.value for k in call.keywords if k.arg == "trainable"), None)
+  if flag is None and _names.call_name(call) in _VARIABLES and len(
+      call.args) >= 2:
+    flag = call.args[1]  # `Variable(initial_value, trainable, ...)`.
+  return isinstance(flag, ast.Constant) and flag.value is False
 
 
 def _self_method(call: ast.Call) -> Optional[str]:
@@ -163,7 +184,13 @@ def class_of(scope: _scopes.Scope) -> Optional[_scopes.ClassInfo]:
 
 def _class_scopes(flow: Flow, info: _scopes.ClassInfo) -> Set[str]:
   """The literal scopes the class's methods create variables under,
-  outside any other scope (what runs after a `raise` never runs)."""
+  outside any other scope (what runs after a `raise` never runs); read
+  once per class."""
+  return info.home.once((_class_scopes, id(info.node), 0),
+                        lambda: _read_scopes(flow, info))
+
+
+def _read_scopes(flow: Flow, info: _scopes.ClassInfo) -> Set[str]:
   found: Set[str] = set()
   for method in info.methods.values():
     body = getattr(method.node, "body", [])
