@@ -10,10 +10,12 @@ the function's own body when the function runs once per step (each
 call runs both): a method named `train_step` (Keras calls it each
 step), a method a loop body of its own class calls as `self.<name>(...)`
 (`for x in data: self.step(x)`), or a function that is not a method
-which a loop body of its module calls by its bare name (`for x in data:
-step(x)`); never by the last part of another call's name
-(`layer.build(None)` in a loop is not a call of a function `build`). No `continue`, `break` or
-`return` between them; `X[k]` is a whole variable only when every
+which a loop body of the same module calls by its bare name (`for x in
+data: step(x)`); never by the last part of another call's name
+(`layer.build(None)` in a loop is no call of a function `build`), nor
+from another module (`from model import step` in a training script is
+not followed). No `continue`, `break` or `return` between them;
+`X[k]` is a whole variable only when every
 binding of `X` is a list (a literal, a comprehension, `tuple(...)` of
 one, `.trainable_variables`, or that item of each tuple the function
 `X` is unpacked from returns), else a part of one (`emb[0]` of a
