@@ -6,17 +6,11 @@ else arm's list trained by its own step, or a step over everything
 (k1-k6); and a dict of variables beside the trained one that is a GAN's
 other half trained elsewhere, trained by a step over everything, a
 target, an average, optimizer slots, a restored teacher, or rebound to
-untrainable variables (d1-d9). None of them is a finding; a dict the
-loss is built from and no step trains still is, passed by keyword too,
-and the cost stays linear in the dicts, steps and losses of a
-function."""
-
-import textwrap
+untrainable variables (d1-d9). None of them is a finding."""
 
 import pytest
 
 import scanned
-from tfpartial._tools.scan import _scan
 
 SILENT = {
     "d1": {
@@ -415,59 +409,3 @@ def test_nothing_left_out_is_silent(name):
   assert [f for f in scanned.in_project(SILENT[name])
           if f[0] == "var-list-filter"] == []
 
-
-_NET = """\
-    import tensorflow as tf
-
-    def build(x, y):
-      weights = {"h1": tf.Variable(tf.random_normal([4, 8])),
-                 "out": tf.Variable(tf.random_normal([8, 2]))}
-      biases = {"h1": tf.Variable(tf.zeros([8])),
-                "out": tf.Variable(tf.zeros([2]))}
-      %s
-      loss = tf.reduce_mean(tf.square(logits - y))
-      return tf.train.GradientDescentOptimizer(0.1).minimize(
-          loss, var_list=list(weights.values()))
-    """
-
-FOUND = {
-    "biases passed by keyword": (
-        _NET % "logits = mlp(x, weights=weights, biases=biases)", 11),
-    "the losses bound together": (
-        _NET % "logits, _ = mlp(x, weights, biases)", 11),
-}
-
-
-@pytest.mark.parametrize("name", sorted(FOUND))
-def test_a_dict_the_loss_reads_and_no_step_trains_is_found(name):
-  code, line = FOUND[name]
-  assert scanned.in_text(code, "var-list-filter") == [
-      ("var-list-filter", line)]
-
-
-def test_the_message_names_the_dict_the_loss_reads():
-  code, _ = FOUND["biases passed by keyword"]
-  [finding] = [f for f in _scan.scan_text("t.py", textwrap.dedent(code))
-               if f.idiom == "var-list-filter"]
-  assert "from `list(weights.values())`, while `biases`, trainable " \
-      "variables the loss is built from too (line 8)" in finding.message
-
-
-def _chained(n):
-  """One function of `n` dicts, each passed with the next to a call that
-  adds to one running loss, and a step over each even dict's values: the
-  odd dicts, trained by no step, are found beside each step."""
-  lines = ["import tensorflow as tf", "", "def build(x):", "  loss = 0.0"]
-  lines += [f"  d{i} = {{'a': tf.Variable(tf.zeros([2]))}}" for i in range(n)]
-  lines += [f"  loss = loss + net(x, d{i}, d{i + 1})" for i in range(n - 1)]
-  lines += [f"  s{i} = tf.train.AdamOptimizer(1e-3).minimize(loss, "
-            f"var_list=list(d{i}.values()))" for i in range(0, n - 1, 2)]
-  return "\n".join(lines) + "\n"
-
-
-def test_the_losses_of_one_function_are_followed_once():
-  # Every step's loss is the whole chain: followed once for all steps.
-  small, large = (scanned.scan_work(_chained(n), "_dict_halves.py")
-                  for n in (20, 80))
-  assert 0 < large <= 4.5 * small, (small, large)
-  assert len(scanned.in_text(_chained(20), "var-list-filter")) == 10

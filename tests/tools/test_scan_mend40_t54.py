@@ -8,8 +8,9 @@
   an alias, a dict, `fire.Fire`), so a tiny bound, a real freeze of the
   elements near zero, hid behind the default;
 - `_pinned` counts a function's own body as one pass of the step only
-  when the function runs once per step (a method named `train_step`, or
-  one a loop body of its module calls): a function called once before
+  when the function runs once per step (a method named `train_step`, one
+  a loop of its class calls as `self.<name>(...)`, or a function a loop
+  of its module calls by its bare name): a function called once before
   the loop that applies zero gradients to build the slots, then sets a
   start value, is silent;
 - `_towers` reads a helper that may fall off its end (or return None)

@@ -59,7 +59,6 @@ from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _unused_helper
 from tfpartial._tools.scan.idioms._wholes import _complement_subset
 from tfpartial._tools.scan.idioms._wholes import _dead_step
-from tfpartial._tools.scan.idioms._wholes import _dict_halves
 from tfpartial._tools.scan.idioms._wholes import _reached
 from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 from tfpartial._tools.scan.idioms._wholes import _sliced_parts
@@ -152,7 +151,6 @@ class VarListFilter(_idiom.Idiom):
                f"{_helper_choice.mention(hit.labels)}"
                ": whole variables only; exact as it is, not a drift; a "
                "candidate for a spec file")
-    message = _dict_halves.message(hit, _step_named(hit, name)) or message
     flag = hit.labels.get(_part_flags.FLAG)
     if isinstance(flag, ast.Attribute):  # A part's flag, turned off.
       message = (f"`{ast.unparse(flag)}` turned off for good here, so the "
@@ -317,7 +315,6 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           hit for hit in _warm_up.hits(analysis, gated)
           if id(hit.sink) not in sinks] + [
           hit for hit in _left_out_by_flow(analysis, every)
-          + _dict_halves.left_out(analysis, gated)
           if id(hit.sink) not in sinks] + [
           hit for hit in _trimmed_collection.trimmed(analysis, synced)
           if id(hit.sink) not in sinks] + [

@@ -8,9 +8,14 @@ exact as it is, the optimizer's work on it wasted.
 The step is a statement of the loop's own body before the write, or of
 the function's own body when the function runs once per step (each
 call runs both): a method named `train_step` (Keras calls it each
-step), or a function whose name a loop body of its module calls (`for
-x in data: step(x)`, `self.train_step()`). No `continue`, `break` or
-`return` between them; `X[k]` is a whole variable only when every
+step), a method a loop body of its own class calls as `self.<name>(...)`
+(`for x in data: self.step(x)`), or a function that is not a method
+which a loop body of the same module calls by its bare name (`for x in
+data: step(x)`); never by the last part of another call's name
+(`layer.build(None)` in a loop is no call of a function `build`), nor
+from another module (`from model import step` in a training script is
+not followed). No `continue`, `break` or `return` between them;
+`X[k]` is a whole variable only when every
 binding of `X` is a list (a literal, a comprehension, `tuple(...)` of
 one, `.trainable_variables`, or that item of each tuple the function
 `X` is unpacked from returns), else a part of one (`emb[0]` of a
@@ -177,8 +182,10 @@ def _steps_before(scope: _scopes.Scope) -> Dict[int, _Before]:
 
 def _per_step(scope: _scopes.Scope) -> bool:
   """Whether the function of `scope` runs once per step: a method named
-  `train_step` (Keras' per-step override), or one whose name a loop body
-  of its module calls; not one called once (building slots)."""
+  `train_step` (Keras' per-step override), a method a loop body of its
+  own class calls as `self.<name>(...)`, or a function that is not a
+  method which a loop body of its module calls by its bare name; not
+  one called once (building slots)."""
   if scope.cls is not None and scope.name == "train_step":
     return True
   module = scope
@@ -188,32 +195,46 @@ def _per_step(scope: _scopes.Scope) -> bool:
   called = module.once((_per_step, 0, 0), lambda: _called_in_loops(
       module.node))
   assert isinstance(called, frozenset)
-  return scope.name in called
+  if scope.cls is not None:
+    return (id(scope.cls.node), scope.name) in called
+  return (0, scope.name) in called
 
 
-def _called_in_loops(tree: ast.AST) -> FrozenSet[str]:
-  """The names called in the bodies of the loops of `tree` (`step` of
-  `step(x)`, `train_step` of `self.train_step()`), not in a function or
-  class a loop body defines (run when called, not per pass).
+def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
+  """The calls in the bodies of the loops of `tree` that may run a
+  function of the module: a bare name, as `(0, name)` (`step(x)`), and
+  `self.<name>(...)` inside a class, as `(id(class node), name)`; not
+  another call by the last part of its name (`layer.build(None)`), nor
+  one in a function or class a loop body defines (run when called, not
+  per pass).
 
   >>> sorted(_called_in_loops(ast.parse(
-  ...     "setup()\\nfor x in data():\\n  step(x)\\n  def f():\\n    g()")))
-  ['step']
+  ...     "setup()\\nfor x in data():\\n  step(x)\\n  layer.build(x)\\n"
+  ...     "  def f():\\n    g()")))
+  [(0, 'step')]
   """
-  found: Set[str] = set()
-  todo: List[Tuple[ast.AST, bool]] = [(tree, False)]
+  found: Set[Tuple[int, str]] = set()
+  # A node, whether a loop body holds it, the class `self` stands for.
+  todo: List[Tuple[ast.AST, bool, int]] = [(tree, False, 0)]
   while todo:
-    node, looped = todo.pop()
+    node, looped, cls = todo.pop()
     if isinstance(node, ast.Call) and looped:
-      found.add(_names.call_name(node))
+      called = node.func
+      if isinstance(called, ast.Name):
+        found.add((0, called.id))
+      elif cls and isinstance(called, ast.Attribute) and isinstance(
+          called.value, ast.Name) and called.value.id == "self":
+        found.add((cls, called.attr))
+    if isinstance(node, ast.ClassDef):
+      cls = id(node)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
       heads = [node.test] if isinstance(node, ast.While) else [
           node.target, node.iter]
-      todo.extend((each, True) for each in node.body)
-      todo.extend((each, looped) for each in [*heads, *node.orelse])
+      todo.extend((each, True, cls) for each in node.body)
+      todo.extend((each, looped, cls) for each in [*heads, *node.orelse])
       continue
     inner = looped and not isinstance(node, _names.DEFINITIONS)
-    todo.extend((each, inner) for each in ast.iter_child_nodes(node))
+    todo.extend((each, inner, cls) for each in ast.iter_child_nodes(node))
   return frozenset(found)
 
 
