@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
+from typing import (Callable, Dict, Iterable, Iterator, List, Sequence, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -191,6 +192,14 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
   """Whether the statements make a layer or a model: a class made (not an
   optimizer, saver or writer) or a trainable variable, whose result is
   kept."""
+  known: List[Set[str]] = []
+
+  def bound() -> Set[str]:
+    """The names `body` binds, read once and only when asked."""
+    if not known:
+      known.append(bound_names(body))
+    return known[0]
+
   for statement in body:
     for node in ast.walk(statement):
       if not isinstance(node, ast.Call):
@@ -201,9 +210,37 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
               k.value.value is False) for k in node.keywords):
         return True
       spelled = set((_names.dotted(node.func) or "").split("."))
-      # `tf.nn.conv2d(x, kernel)` convolves with a kernel made elsewhere.
-      if name in _LAYER_CALLS and "nn" not in spelled or name[
-          :1].isupper() and not (
-          _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
+      if name in _LAYER_CALLS and layer_call(node, bound) or name[
+          :1].isupper() and not (_NOT_LAYERS.search(name)) and not (
+              spelled & _NOT_LAYER_MODULES):
         return True
   return False
+
+
+def layer_call(call: ast.Call, bound: Callable[[], Set[str]]) -> bool:
+  """Whether a call of TF1's layer functions (`_LAYER_CALLS`) makes a
+  layer: all do but `tf.nn.conv2d(x, kernel)` whose kernel is a name the
+  statements around it (`bound()`) never bind, which convolves with a
+  kernel made elsewhere (`w = weight_variable(..)` before it, or the
+  kernel made in the call, is a layer built here).
+
+  >>> code = "tf.nn.conv2d(x, psfs, [1, 1, 1, 1], 'SAME')"
+  >>> layer_call(ast.parse(code).body[0].value, set)
+  False
+  >>> layer_call(ast.parse(code).body[0].value, lambda: {"psfs"})
+  True
+  """
+  if "nn" not in (_names.dotted(call.func) or "").split("."):
+    return True
+  kernel = call.args[1:2] + [k.value for k in call.keywords
+                             if k.arg in {"filter", "filters"}]
+  if not kernel or not isinstance(kernel[0], (ast.Name, ast.Attribute)):
+    return True
+  return _names.dotted(kernel[0]) in bound()
+
+
+def bound_names(body: Iterable[ast.AST]) -> Set[str]:
+  """The names and attributes (`self.w`) the statements `body` bind."""
+  return {_names.dotted(n) or "" for statement in body for n in ast.walk(
+      statement) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(
+          n.ctx, ast.Store)}
