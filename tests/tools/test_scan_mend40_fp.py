@@ -249,10 +249,48 @@ _SOURCES = {
                     self.para_list.append(i)
             self.train_op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=self.para_list)
 """, [("var-list-filter", 13)]),
+    "a_rest_comprehended_from_one_scope_only": ("""\
+    import tensorflow as tf
+
+    with tf.variable_scope('enc'):
+        h = tf.layers.dense(x, 64)
+    with tf.variable_scope('dec'):
+        h = tf.layers.dense(h, 64)
+    with tf.variable_scope('last'):
+        logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.square(logits - y))
+    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
+    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    other_var = [v for v in enc_var if v not in last_var]
+    optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
+    optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
+    optimizer = tf.group(optimizer1, optimizer2)
+    for _ in range(100):
+        sess.run([optimizer1, optimizer2])
+""", [("var-list-filter", 10)]),
+    "the_rest_of_every_variable_grouped_and_run_is_silent": ("""\
+    import tensorflow as tf
+
+    with tf.variable_scope('enc'):
+        h = tf.layers.dense(x, 64)
+    with tf.variable_scope('dec'):
+        h = tf.layers.dense(h, 64)
+    with tf.variable_scope('last'):
+        logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.square(logits - y))
+    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
+    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    other_var = list(set(tf.global_variables()) - set(last_var))
+    optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
+    optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
+    optimizer = tf.group(optimizer1, optimizer2)
+    for _ in range(100):
+        sess.run(optimizer)
+""", []),
 }
 
 
 @pytest.mark.parametrize("name", sorted(_SOURCES))
-def test_a_hidden_freeze_is_found_again(name):
+def test_a_hidden_freeze_is_found_again_and_its_guard_stays(name):
   text, expected = _SOURCES[name]
   assert scanned.found(text) == expected
