@@ -287,6 +287,63 @@ _SOURCES = {
     for _ in range(100):
         sess.run(optimizer)
 """, []),
+    "a_kernel_reshaped_in_the_scope_from_a_parameter_is_silent": ("""\
+    import tensorflow as tf
+
+
+    def blur_image(image, psfs):
+        with tf.variable_scope("Red"):
+            kernel = tf.reshape(tf.transpose(psfs), [15, 1, 1, 1])
+            blur_r = tf.nn.conv2d(image, kernel, [1, 1, 1, 1], 'VALID')
+        blur = tf.stack([blur_r], axis=3)
+        return blur
+
+
+    def system(psfs, image):
+        with tf.variable_scope("system", reuse=tf.AUTO_REUSE):
+            blur = blur_image(image, psfs)
+            return tf.layers.conv2d(blur, 1, 3)
+
+
+    with tf.variable_scope("PSFs"):
+        a = tf.get_variable("a", [15, 1])
+        psfs = tf.reshape(a, [1, 1, 15, 1])
+
+    out = system(psfs, image)
+    cost = tf.reduce_mean(tf.square(out - target))
+    vars_optical = tf.trainable_variables("PSFs")
+    vars_digital = tf.trainable_variables("system")
+    grads = tf.gradients(cost, vars_optical + vars_digital)
+    grads_optical = grads[:len(vars_optical)]
+    grads_digital = grads[len(vars_optical):]
+    op_optical = opt_optical.apply_gradients(zip(grads_optical, vars_optical))
+    op_digital = opt_digital.apply_gradients(zip(grads_digital, vars_digital))
+    train_op = tf.group(op_optical, op_digital)
+    """, []),
+    "the_rest_grouped_and_returned_for_the_caller_is_silent": ("""\
+    import tensorflow as tf
+
+    def network(x, y, lr):
+        logits = tf.layers.dense(tf.layers.dense(x, 64, name='body'), 10,
+                                 name='last')
+        tf.add_to_collection('UNPRETRAIN_LAST', logits)
+        loss = -tf.reduce_mean(y * tf.log(tf.nn.softmax(logits) + 1e-10))
+        last_var = tf.get_collection('UNPRETRAIN_LAST')
+        other_var = list(set(tf.global_variables()) - set(last_var))
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        with tf.control_dependencies(update_ops):
+            optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(
+                loss, var_list=other_var)
+            optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(
+                loss, var_list=last_var)
+            optimizer = tf.group(optimizer1, optimizer2)
+        return loss, optimizer
+
+
+    loss, optimizer = network(x, y, lr)
+    for _ in range(100):
+        sess.run(optimizer)
+    """, []),
 }
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, Iterator, List, Optional, Set, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -231,7 +231,8 @@ def _template_name(call: ast.Call) -> Optional[str]:
   return _literal(given[0]) if given else None
 
 
-def _makes_layer(call: ast.Call, bound: Set[str]) -> bool:
+def _makes_layer(call: ast.Call,
+                 bound: Dict[str, List[Optional[ast.expr]]]) -> bool:
   """Whether a call makes a trainable variable or a layer of TF1's layer
   functions (`layer_call`, `bound` the names the code around it binds),
   Keras, slim or a hub (a script's `DataLoader(...)`, `tf.ConfigProto()`

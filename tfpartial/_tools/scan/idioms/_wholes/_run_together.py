@@ -201,12 +201,23 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
     found = found or bool(run)
   if found:
     return True
-  # `train_op = tf.group(op_rest, op_head)`, then `sess.run(train_op)`:
-  # one op runs both, when neither is read but by the group.
+  # `train_op = tf.group(op_rest, op_head)`, then `sess.run(train_op)`
+  # (or `return train_op` for the caller to run): one op runs both, when
+  # neither is read but by the group.
   loads = _loads(scope)
   return all(loads.get(op, 0) == 1 for op in ops) and any(
-      ops <= joined and any(name in names for names in _run_names(scope))
+      ops <= joined and (name in _returned(scope) or any(
+          name in names for names in _run_names(scope)))
       for joined, name in _groups(scope))
+
+
+def _returned(scope: _scopes.Scope) -> FrozenSet[str]:
+  """The names `scope`'s `return` statements hand back; read once per
+  scope."""
+  return scope.once((_returned, None, 0), lambda: frozenset(
+      n.id for node in scope.nodes if isinstance(node, ast.Return)
+      and node.value is not None for n in ast.walk(node.value)
+      if isinstance(n, ast.Name)))
 
 
 def _groups(scope: _scopes.Scope) -> List[Tuple[FrozenSet[str], str]]:
