@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Iterator, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -589,58 +589,13 @@ def _factors(item: ast.AST) -> List[ast.AST]:
 
 def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
   """Whether both factors of a constraint's product read its weight
-  (`w * cast(w >= 0)`), or are computed from it alone through the names
-  `__call__` assigns (`low = K.min(p, axis=0)`, then `low * K.cast(low <
-  0.)`): a projection computed from the weight each time, which freezes
-  nothing."""
+  (`w * cast(w >= 0)`): a projection computed from the weight each time,
+  which freezes nothing."""
   if len(node.args.args) < 2:
     return False
   weight = node.args.args[1].arg
   pair = _factors(product)
-  if len(pair) != 2:
-    return False
-  if all(_reads(f, weight) for f in pair):
-    return True
-  derived = _derived(node, weight)
-  return all(_from_only(f, derived) for f in pair)
-
-
-def _derived(node: ast.FunctionDef, weight: str) -> Set[str]:
-  """The weight's name and the local names `node` assigns only from it
-  (`_from_only`), in passes over its assignments until none is added."""
-  values: Dict[str, List[ast.expr]] = {}
-  for item in ast.walk(node):
-    if isinstance(item, ast.Assign) and len(item.targets) == 1 and (
-        isinstance(item.targets[0], ast.Name)):
-      values.setdefault(item.targets[0].id, []).append(item.value)
-  found = {weight}
-  for _ in range(min(len(values), 8)):  # Chains are short: `a`, `b(a)`.
-    added = {name for name, made in values.items() if name not in found
-             and all(_from_only(value, found) for value in made)}
-    if not added:
-      break
-    found |= added
-  return found
-
-
-def _from_only(node: ast.AST, names: Set[str]) -> bool:
-  """Whether `node` reads some of `names` and no other value: every name
-  it reads is one of them, but the modules and functions it calls
-  (`K.min`, `abs`); no attribute of `self` (a mask kept on the object)."""
-  # Which axis to reduce over chooses no element: `axis=self.axis`.
-  shaped = {id(n) for k in ast.walk(node) if isinstance(k, ast.keyword)
-            and k.arg in _AXES for n in ast.walk(k.value)}
-  skipped = {id(n.value) for n in ast.walk(node) if isinstance(
-      n, ast.Attribute)} | {id(n.func) for n in ast.walk(node)
-                            if isinstance(n, ast.Call)}
-  read = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-          and id(n) not in skipped | shaped]
-  return bool(read) and all(name in names for name in read) and not any(
-      isinstance(n, ast.Name) and n.id == "self" and id(n) not in shaped
-      for n in ast.walk(node))
-
-
-_AXES = {"axis", "keepdims", "keep_dims", "dtype"}
+  return len(pair) == 2 and all(_reads(f, weight) for f in pair)
 
 
 def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,

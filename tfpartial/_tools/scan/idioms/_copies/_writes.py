@@ -44,7 +44,6 @@ from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
 from tfpartial._tools.scan.idioms._masks import _evaluated
 from tfpartial._tools.scan.idioms._masks import _kept_zeros
-from tfpartial._tools.scan.idioms._masks import _scratch
 from tfpartial._tools.scan.idioms._runs import _later
 
 @dataclasses.dataclass
@@ -269,15 +268,13 @@ def _no_weight(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
   elements: it writes no weight (an optimizer's window, a count, an
   input optimised), a counter cast to an integer, an EMA of two models,
   an accumulator of gradients cleared; or it puts every variable back,
-  mirrors a target, resets rows chosen by the caller, or sets the first
-  value of a variable made just before (`_scratch`)."""
+  mirrors a target, resets rows chosen by the caller."""
   return _not_weights(analysis, scope, target) or _untrained.cast_integral(
       value) or _averaged.averaged(call, scope, target, value) or (
           partial and _names.is_zero(value) and (
               _untrained.entry_of_variables(target, scope))) or (
           _rollback.undoes_or_mirrors(call, scope, analysis, target, value)
-          or _anew.indices_passed_in(call, scope, analysis)) or (
-              _scratch.made_here(call, scope, target))
+          or _anew.indices_passed_in(call, scope, analysis))
 
 
 def _named_entry(target: ast.expr, partial: bool, call: ast.Call,

@@ -328,12 +328,22 @@ def _network_scope(chosen: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   """Whether `chosen` is a local of `home` that every assignment sets to
   the scope the model is being built in or to a network's literal name
   (`current_scope = 'network'` at the root, else `get_name_scope() +
-  '/network'`): the whole network the function builds, not a part."""
+  '/network'`): the whole network the function builds, not a part (not
+  `get_variable_scope().name + '/decoder'`: every string the value adds
+  must name a network)."""
   if home is None or not isinstance(chosen, ast.Name):
     return False
   values = [d.value for d in home.defs.get(chosen.id, ())]
   return bool(values) and all(
-      isinstance(v, ast.Constant) and isinstance(v.value, str) and bool(
-          _WHOLE_NETWORK.search(v.value.strip("/").split("/")[-1])) or any(
-              word in _CURRENT_SCOPE for word in _identifiers(v))
+      isinstance(v, ast.Constant) and _network_name(v) or any(
+          word in _CURRENT_SCOPE for word in _identifiers(v)) and all(
+              _network_name(n) for n in _scopes.walk(v)
+              if isinstance(n, ast.Constant))
       for v in values)
+
+
+def _network_name(value: ast.Constant) -> bool:
+  """Whether `value` is a string whose last scope names a whole network
+  (`'/network'`, `'policy'`)."""
+  return isinstance(value.value, str) and bool(
+      _WHOLE_NETWORK.search(value.value.strip("/").split("/")[-1]))

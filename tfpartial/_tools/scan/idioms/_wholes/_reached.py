@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterable, Iterator, List, Optional, Set, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -36,7 +36,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
 from tfpartial._tools.scan.idioms._wholes._run_together import _op_of
 from tfpartial._tools.scan.idioms._wholes._scopes_untrained import (
-    _LAYER_CALLS)
+    _LAYER_CALLS, bound_names, layer_call)
 
 _OPENERS = {"variable_scope", "name_scope"}
 # Where a capitalised name is a layer or a model (`tf.keras.layers.Dense`).
@@ -217,8 +217,11 @@ def only_template(module: Optional[ast.Module], node: ast.AST) -> bool:
   templates = {_template_name(call) for s in body for call in ast.walk(s)
                if isinstance(call, ast.Call) and _names.call_name(
                    call) == "make_template"}
-  return len(kept) == 1 and templates == kept and not any(
-      _makes_layer(call) for s in body for call in ast.walk(s)
+  if len(kept) != 1 or templates != kept:
+    return False
+  bound = bound_names(body)
+  return not any(
+      _makes_layer(call, bound) for s in body for call in ast.walk(s)
       if isinstance(call, ast.Call))
 
 
@@ -228,15 +231,17 @@ def _template_name(call: ast.Call) -> Optional[str]:
   return _literal(given[0]) if given else None
 
 
-def _makes_layer(call: ast.Call) -> bool:
+def _makes_layer(call: ast.Call,
+                 bound: Dict[str, List[Optional[ast.expr]]]) -> bool:
   """Whether a call makes a trainable variable or a layer of TF1's layer
-  functions, Keras, slim or a hub (a script's `DataLoader(...)`,
-  `tf.ConfigProto()` make none)."""
+  functions (`layer_call`, `bound` the names the code around it binds),
+  Keras, slim or a hub (a script's `DataLoader(...)`, `tf.ConfigProto()`
+  make none)."""
   name = _names.call_name(call)
   if name in {"get_variable", "Variable"}:
     return not any(k.arg == "trainable" and isinstance(
         k.value, ast.Constant) and k.value.value is False
                    for k in call.keywords)
   spelled = set((_names.dotted(call.func) or "").split(".")[:-1])
-  return name in _LAYER_CALLS or name[:1].isupper() and (
-      bool(spelled & _LIBRARIES))
+  return name in _LAYER_CALLS and layer_call(call, lambda: bound) or (
+      name[:1].isupper() and bool(spelled & _LIBRARIES))

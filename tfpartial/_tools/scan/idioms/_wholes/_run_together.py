@@ -2,14 +2,17 @@
 same loss whose op every run of the filtered one runs too (`rest = [v for
 v in tvars if v not in grid]` or `list(set(every) - set(grid))` minimised
 beside `grid`, the two ops run in one `sess.run([op_rest, op_grid])`, one
-after the other, or grouped into one op by `tf.group`): between them the
-two steps train every variable at every step."""
+after the other, or grouped into one op by `tf.group` that is what runs
+and the only reader of the two): between them the two steps train every
+variable at every step. `tvars` and `every` must be every variable (not
+one scope's), and a rest step at a learning rate of 0 trains nothing."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources._train_step import Step
@@ -30,11 +33,29 @@ def trained_together(step: Step, steps: List[Step]) -> bool:
             other.var_list, step.scope) == step.var_list.id or isinstance(
                 other.var_list, ast.Name) and rest == other.var_list.id):
       continue
+    rest_step = step if rest is not None and isinstance(
+        other.var_list, ast.Name) and rest == other.var_list.id else other
     theirs = _op_of(other)
-    if mine and theirs and mine != theirs and _run_together(
-        step.scope, {mine, theirs}):
+    if mine and theirs and mine != theirs and not _rate_zero(
+        rest_step) and _run_together(step.scope, {mine, theirs}):
       return True
   return False
+
+
+def _rate_zero(step: Step) -> bool:
+  """Whether the step's optimizer is made with a learning rate of 0
+  (`GradientDescentOptimizer(0.0).minimize(loss, var_list=rest)`): it
+  trains nothing."""
+  made = step.call.func.value if isinstance(
+      step.call.func, ast.Attribute) else None
+  if isinstance(made, ast.Name):
+    defs = step.scope.defs.get(made.id, [])
+    made = defs[0].value if len(defs) == 1 else None
+  if not isinstance(made, ast.Call):
+    return False
+  rate = made.args[:1] + [k.value for k in made.keywords
+                          if k.arg in {"learning_rate", "lr"}]
+  return bool(rate) and _calls.zero(rate[0], step.scope)
 
 
 def _rest_of(var_list: Optional[ast.AST], scope: _scopes.Scope
@@ -49,34 +70,80 @@ def _rest_of(var_list: Optional[ast.AST], scope: _scopes.Scope
 
 
 def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
+  """`_rest_of`, read; the list taken from is every variable (`_every`):
+  `[v for v in enc_vars if v not in last]` leaves out the variables of
+  neither."""
   values = [var_list] if isinstance(var_list, ast.ListComp) else (
       _assigned(scope).get(var_list.id, []) if isinstance(
           var_list, ast.Name) else [])
   if len(values) != 1:
     return None
-  taken = _taken_from(values[0])
+  taken = _taken_from(values[0], scope)
   if taken is not None:
     return taken
   if isinstance(values[0], ast.ListComp) and len(
-      values[0].generators) == 1:
+      values[0].generators) == 1 and _every(
+          values[0].generators[0].iter, scope):
     tests = [_excluded(test) for test in values[0].generators[0].ifs]
     return tests[0] if len(tests) == 1 else None
   return None
 
 
-def _taken_from(value: ast.expr) -> Optional[str]:
-  """`name` of `list(set(every) - set(name))` (or without `list`)."""
+def _taken_from(value: ast.expr, scope: _scopes.Scope) -> Optional[str]:
+  """`name` of `list(set(every) - set(name))` (or without `list`), where
+  `every` is every variable (`_every`): `set(enc_vars) - set(last)`
+  leaves out the variables of neither."""
   while isinstance(value, ast.Call) and _names.call_name(value) in {
       "list", "set"} and len(value.args) == 1 and not isinstance(
           value.args[0], ast.Name):
     value = value.args[0]
-  if not isinstance(value, ast.BinOp) or not isinstance(value.op, ast.Sub):
+  if not isinstance(value, ast.BinOp) or not isinstance(
+      value.op, ast.Sub) or not _every(value.left, scope):
     return None
   right = value.right
   if isinstance(right, ast.Call) and _names.call_name(right) == "set" and (
       len(right.args) == 1):
     right = right.args[0]
   return right.id if isinstance(right, ast.Name) else None
+
+
+# The calls that list every variable when given no scope.
+_EVERY = {"global_variables", "trainable_variables", "all_variables",
+          "get_collection"}
+
+
+def _every(value: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `value` (`set(...)` of it, or a name assigned it once) is
+  every variable: `tf.global_variables()`, `tf.trainable_variables()`,
+  or a variables collection with no scope."""
+  for _ in range(3):  # `every = tf.global_variables()`, then `set(every)`.
+    if isinstance(value, ast.Call) and _names.call_name(value) in {
+        "list", "set"} and len(value.args) == 1:
+      value = value.args[0]
+    if not isinstance(value, ast.Name):
+      break
+    values = _assigned(scope).get(value.id, [])
+    if len(values) != 1:
+      return False
+    value = values[0]
+  if not isinstance(value, ast.Call) or _names.call_name(
+      value) not in _EVERY or any(k.arg == "scope" for k in value.keywords):
+    return False
+  if _names.call_name(value) != "get_collection":
+    return not value.args
+  key = value.args[:1] + [k.value for k in value.keywords if k.arg == "key"]
+  return len(value.args) <= 1 and bool(key) and any(
+      word in {"TRAINABLE_VARIABLES", "GLOBAL_VARIABLES", "VARIABLES",
+               "trainable_variables", "variables"}
+      for word in _words(key[0]))
+
+
+def _words(node: ast.AST) -> List[str]:
+  """The attribute names and strings `node` holds (`GraphKeys.VARIABLES`,
+  `'trainable_variables'`)."""
+  return [n.attr if isinstance(n, ast.Attribute) else str(n.value)
+          for n in ast.walk(node)
+          if isinstance(n, ast.Attribute) or isinstance(n, ast.Constant)]
 
 
 def _assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
@@ -132,17 +199,48 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
     if run and run != ops:
       return False
     found = found or bool(run)
-  # `train_op = tf.group(op_rest, op_head)`: one op runs both.
-  return found or any(ops <= names for names in _groups(scope))
+  if found:
+    return True
+  # `train_op = tf.group(op_rest, op_head)`, then `sess.run(train_op)`
+  # (or `return train_op` for the caller to run): one op runs both, when
+  # neither is read but by the group.
+  loads = _loads(scope)
+  return all(loads.get(op, 0) == 1 for op in ops) and any(
+      ops <= joined and (name in _returned(scope) or any(
+          name in names for names in _run_names(scope)))
+      for joined, name in _groups(scope))
 
 
-def _groups(scope: _scopes.Scope) -> List[FrozenSet[str]]:
-  """The names each `group(...)` call of `scope` joins; read once per
+def _returned(scope: _scopes.Scope) -> FrozenSet[str]:
+  """The names `scope`'s `return` statements hand back; read once per
   scope."""
+  return scope.once((_returned, None, 0), lambda: frozenset(
+      n.id for node in scope.nodes if isinstance(node, ast.Return)
+      and node.value is not None for n in ast.walk(node.value)
+      if isinstance(n, ast.Name)))
+
+
+def _groups(scope: _scopes.Scope) -> List[Tuple[FrozenSet[str], str]]:
+  """The names each `group(...)` call of `scope` joins, with the one
+  name it is assigned to; read once per scope."""
+  ops = _ops(scope)
   return scope.once((_groups, None, 0), lambda: [
-      frozenset(a.id for a in node.args if isinstance(a, ast.Name))
-      for node in scope.nodes if isinstance(node, ast.Call)
-      and _names.call_name(node) == "group"])
+      (frozenset(a.id for a in node.args if isinstance(a, ast.Name)),
+       ops[id(node)][0]) for node in scope.nodes if isinstance(
+           node, ast.Call) and _names.call_name(node) == "group"
+      and len(ops.get(id(node), [])) == 1])
+
+
+def _loads(scope: _scopes.Scope) -> Dict[str, int]:
+  """Each name of `scope` -> how many times it is read; read once per
+  scope."""
+  def count() -> Dict[str, int]:
+    found: Dict[str, int] = {}
+    for node in scope.nodes:
+      if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        found[node.id] = found.get(node.id, 0) + 1
+    return found
+  return scope.once((_loads, None, 0), count)
 
 
 def _run_names(scope: _scopes.Scope) -> List[FrozenSet[str]]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, Iterable, Iterator, List, Sequence, Set, Tuple
+from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
+                    Sequence, Set, Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -191,6 +192,14 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
   """Whether the statements make a layer or a model: a class made (not an
   optimizer, saver or writer) or a trainable variable, whose result is
   kept."""
+  known: List[Dict[str, List[Optional[ast.expr]]]] = []
+
+  def bound() -> Dict[str, List[Optional[ast.expr]]]:
+    """The names `body` binds, read once and only when asked."""
+    if not known:
+      known.append(bound_names(body))
+    return known[0]
+
   for statement in body:
     for node in ast.walk(statement):
       if not isinstance(node, ast.Call):
@@ -201,9 +210,68 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
               k.value.value is False) for k in node.keywords):
         return True
       spelled = set((_names.dotted(node.func) or "").split("."))
-      # `tf.nn.conv2d(x, kernel)` convolves with a kernel made elsewhere.
-      if name in _LAYER_CALLS and "nn" not in spelled or name[
-          :1].isupper() and not (
-          _NOT_LAYERS.search(name)) and not spelled & _NOT_LAYER_MODULES:
+      if name in _LAYER_CALLS and layer_call(node, bound) or name[
+          :1].isupper() and not (_NOT_LAYERS.search(name)) and not (
+              spelled & _NOT_LAYER_MODULES):
         return True
   return False
+
+
+def layer_call(call: ast.Call,
+               bound: Callable[[], Dict[str, List[Optional[ast.expr]]]]
+               ) -> bool:
+  """Whether a call of TF1's layer functions (`_LAYER_CALLS`) makes a
+  layer: all do but `tf.nn.conv2d(x, kernel)` whose kernel the statements
+  around it (`bound()`, their bindings) never make, which convolves with
+  a kernel made elsewhere (`w = weight_variable(..)` before it, or the
+  kernel made in the call, is a layer built here; `k = tf.reshape(psfs,
+  ..)` is not).
+
+  >>> code = "tf.nn.conv2d(x, psfs, [1, 1, 1, 1], 'SAME')"
+  >>> layer_call(ast.parse(code).body[0].value, dict)
+  False
+  >>> layer_call(ast.parse(code).body[0].value, lambda: {"psfs": [None]})
+  True
+  """
+  if "nn" not in (_names.dotted(call.func) or "").split("."):
+    return True
+  kernel = call.args[1:2] + [k.value for k in call.keywords
+                             if k.arg in {"filter", "filters"}]
+  if not kernel or not isinstance(kernel[0], (ast.Name, ast.Attribute)):
+    return True
+  return any(value is None or _may_make(value)
+             for value in bound().get(_names.dotted(kernel[0]) or "", []))
+
+
+# Modules whose functions compute tensors and make no variable.
+_OPS = {"tf", "np", "numpy", "K", "math", "tensorflow"}
+
+
+def _may_make(value: ast.expr) -> bool:
+  """Whether `value` may make a variable: it calls `tf.Variable`,
+  `get_variable` or a function not of TF or numpy (a helper)."""
+  return any(isinstance(n, ast.Call) and (
+      _names.call_name(n) in _MAKERS or (_names.dotted(n.func) or "").split(
+          ".")[0] not in _OPS) for n in ast.walk(value))
+
+
+def bound_names(body: Iterable[ast.AST]
+                ) -> Dict[str, List[Optional[ast.expr]]]:
+  """The names and attributes (`self.w`) the statements `body` bind, each
+  with the values a plain assignment gives it (None: bound otherwise, by
+  a loop, `+=` or unpacking)."""
+  found: Dict[str, List[Optional[ast.expr]]] = {}
+  for statement in body:
+    for node in ast.walk(statement):
+      if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+          node.ctx, ast.Store):
+        found.setdefault(_names.dotted(node) or "", [])
+      if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
+          isinstance(node.targets[0], (ast.Name, ast.Attribute))):
+        found.setdefault(_names.dotted(node.targets[0]) or "", []).append(
+            node.value)
+  # A name bound but never by a plain assignment: bound otherwise.
+  for name, values in found.items():
+    if not values:
+      values.append(None)
+  return found
