@@ -4,8 +4,9 @@ v in tvars if v not in grid]` or `list(set(every) - set(grid))` minimised
 beside `grid`, the two ops run in one `sess.run([op_rest, op_grid])`, one
 after the other, or grouped into one op by `tf.group` that is what runs
 and the only reader of the two): between them the two steps train every
-variable at every step. `tvars` and `every` must be every variable (not
-one scope's), and a rest step at a learning rate of 0 trains nothing."""
+variable at every step. `tvars` and `every` must not be provably one
+part (a scoped collection, or a filtered list), and a rest step at a
+learning rate of 0 trains nothing."""
 
 from __future__ import annotations
 
@@ -70,9 +71,9 @@ def _rest_of(var_list: Optional[ast.AST], scope: _scopes.Scope
 
 
 def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
-  """`_rest_of`, read; the list taken from is every variable (`_every`):
-  `[v for v in enc_vars if v not in last]` leaves out the variables of
-  neither."""
+  """`_rest_of`, read; the list taken from is not provably one part
+(`_one_part`): `[v for v in enc_vars if v not in last]` with `enc_vars`
+a scoped collection leaves out the variables of neither."""
   values = [var_list] if isinstance(var_list, ast.ListComp) else (
       _assigned(scope).get(var_list.id, []) if isinstance(
           var_list, ast.Name) else [])
@@ -82,7 +83,7 @@ def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
   if taken is not None:
     return taken
   if isinstance(values[0], ast.ListComp) and len(
-      values[0].generators) == 1 and _every(
+      values[0].generators) == 1 and not _one_part(
           values[0].generators[0].iter, scope):
     tests = [_excluded(test) for test in values[0].generators[0].ifs]
     return tests[0] if len(tests) == 1 else None
@@ -91,14 +92,15 @@ def _read_rest(var_list: ast.AST, scope: _scopes.Scope) -> Optional[str]:
 
 def _taken_from(value: ast.expr, scope: _scopes.Scope) -> Optional[str]:
   """`name` of `list(set(every) - set(name))` (or without `list`), where
-  `every` is every variable (`_every`): `set(enc_vars) - set(last)`
-  leaves out the variables of neither."""
+  `every` is not provably one part (`_one_part`): `set(enc_vars) -
+  set(last)` with `enc_vars` a scoped collection leaves out the variables
+  of neither."""
   while isinstance(value, ast.Call) and _names.call_name(value) in {
       "list", "set"} and len(value.args) == 1 and not isinstance(
           value.args[0], ast.Name):
     value = value.args[0]
   if not isinstance(value, ast.BinOp) or not isinstance(
-      value.op, ast.Sub) or not _every(value.left, scope):
+      value.op, ast.Sub) or _one_part(value.left, scope):
     return None
   right = value.right
   if isinstance(right, ast.Call) and _names.call_name(right) == "set" and (
@@ -107,43 +109,34 @@ def _taken_from(value: ast.expr, scope: _scopes.Scope) -> Optional[str]:
   return right.id if isinstance(right, ast.Name) else None
 
 
-# The calls that list every variable when given no scope.
-_EVERY = {"global_variables", "trainable_variables", "all_variables",
-          "get_collection"}
+# The calls that list variables, one scope's when given one.
+_LISTING = {"global_variables", "trainable_variables", "all_variables",
+            "get_collection", "get_trainable_variables"}
 
 
-def _every(value: ast.expr, scope: _scopes.Scope) -> bool:
-  """Whether `value` (`set(...)` of it, or a name assigned it once) is
-  every variable: `tf.global_variables()`, `tf.trainable_variables()`,
-  or a variables collection with no scope."""
-  for _ in range(3):  # `every = tf.global_variables()`, then `set(every)`.
-    if isinstance(value, ast.Call) and _names.call_name(value) in {
-        "list", "set"} and len(value.args) == 1:
-      value = value.args[0]
-    if not isinstance(value, ast.Name):
-      break
+def _one_part(value: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `value` (`set(...)` or `list(...)` of it, or a name every
+  plain assignment of which is such) is provably one part of the
+  variables: a listing call given a scope
+  (`tf.get_collection(key, scope='enc')`, `trainable_variables('enc')`)
+  or a filtered comprehension (`[v for v in tvars if 'enc' in v.name]`).
+  Anything else (`tf.trainable_variables()`, `self.tvars`,
+  `model.trainable_variables`) may be every variable, as before."""
+  while isinstance(value, ast.Call) and _names.call_name(value) in {
+      "list", "set"} and len(value.args) == 1:
+    value = value.args[0]
+  if isinstance(value, ast.Name):
     values = _assigned(scope).get(value.id, [])
-    if len(values) != 1:
-      return False
-    value = values[0]
+    return bool(values) and all(
+        not isinstance(v, ast.Name) and _one_part(v, scope) for v in values)
+  if isinstance(value, ast.ListComp):
+    return any(generator.ifs for generator in value.generators)
   if not isinstance(value, ast.Call) or _names.call_name(
-      value) not in _EVERY or any(k.arg == "scope" for k in value.keywords):
+      value) not in _LISTING:
     return False
-  if _names.call_name(value) != "get_collection":
-    return not value.args
-  key = value.args[:1] + [k.value for k in value.keywords if k.arg == "key"]
-  return len(value.args) <= 1 and bool(key) and any(
-      word in {"TRAINABLE_VARIABLES", "GLOBAL_VARIABLES", "VARIABLES",
-               "trainable_variables", "variables"}
-      for word in _words(key[0]))
-
-
-def _words(node: ast.AST) -> List[str]:
-  """The attribute names and strings `node` holds (`GraphKeys.VARIABLES`,
-  `'trainable_variables'`)."""
-  return [n.attr if isinstance(n, ast.Attribute) else str(n.value)
-          for n in ast.walk(node)
-          if isinstance(n, ast.Attribute) or isinstance(n, ast.Constant)]
+  given = len(value.args) > (1 if _names.call_name(
+      value) == "get_collection" else 0)
+  return given or any(k.arg == "scope" for k in value.keywords)
 
 
 def _assigned(scope: _scopes.Scope) -> Dict[str, List[ast.expr]]:
