@@ -1,10 +1,14 @@
 """What tox.ini runs once and what it runs on every release.
 
+The mypy env reads the source tree and installs no TensorFlow: a CI run
+on a fresh machine once failed installing a TensorFlow mypy never reads.
+
 Scan's tests run once, on TensorFlow 2.21: scan reads source and never
 imports TensorFlow. The ones that run a script, a port, under TensorFlow
 must run on 2.15 too, so the oldest release checks the ports scan writes.
 """
 
+import configparser
 import pathlib
 import re
 import subprocess
@@ -34,3 +38,15 @@ def test_every_scan_test_that_runs_a_script_runs_on_the_oldest_release():
   assert result.returncode == 0, result.stdout[-3000:] + result.stderr
   summary = result.stdout.strip().splitlines()[-1]
   assert "deselected" not in summary, summary
+
+
+def test_the_mypy_env_installs_neither_the_package_nor_tensorflow():
+  tox = configparser.ConfigParser(interpolation=None)
+  tox.read(ROOT / "tox.ini")
+  env = tox["testenv:py311-mypy"]
+  assert env.getboolean("skip_install"), dict(env)
+  deps = env["deps"].split()
+  assert not [dep for dep in deps if re.match(
+      r"(tensorflow|tf_keras|keras)\b", dep)], deps
+  assert any(dep.startswith("mypy~=") for dep in deps), deps
+  assert "extras" not in env, dict(env)
