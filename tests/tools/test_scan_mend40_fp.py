@@ -6,6 +6,45 @@ import pytest
 
 import scanned
 
+# Three scopes and two of their collections (the rest cases).
+_ENC_DEC_LAST = """\
+    import tensorflow as tf
+
+    with tf.variable_scope('enc'):
+        h = tf.layers.dense(x, 64)
+    with tf.variable_scope('dec'):
+        h = tf.layers.dense(h, 64)
+    with tf.variable_scope('last'):
+        logits = tf.layers.dense(h, 10)
+    loss = tf.reduce_mean(tf.square(logits - y))
+    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
+    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+"""
+
+# A Keras constraint keeping a stored mask, whose __call__ is KEEP.
+_PRUNED = """\
+    from keras import backend as K
+    from keras.constraints import Constraint
+    from keras.layers import Dense
+    import masks_cfg
+
+
+    class Pruned(Constraint):
+
+        def __init__(self, mask=None):
+            self.mask = mask
+
+        def __call__(self, w):
+{keep}
+
+    layer = Dense(10, kernel_constraint=Pruned(mask=m))
+"""
+
+
+def _pruned(keep):
+  return _PRUNED.format(keep=keep)
+
+
 _SOURCES = {
     "a_hand_made_model_by_a_variable_helper": ("""\
     import tensorflow as tf
@@ -57,84 +96,24 @@ _SOURCES = {
     head_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="head")
     train_op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head_vars)
 """, [("var-list-filter", 24)]),
-    "a_constraint_whose_sign_is_joined_by_augmented_mask": ("""\
-    from keras import backend as K
-    from keras.constraints import Constraint
-    from keras.layers import Dense
-    import masks_cfg
-
-
-    class Pruned(Constraint):
-
-        def __init__(self, mask=None):
-            self.mask = mask
-
-        def __call__(self, w):
+    "a_constraint_whose_sign_is_joined_by_augmented_mask": (_pruned("""\
             keep = K.cast(K.abs(w) >= 0., K.floatx())
             keep *= self.mask
             return w * keep
-
-
-    layer = Dense(10, kernel_constraint=Pruned(mask=m))
-""", [("weight-remask", 15)]),
-    "a_constraint_keeping_rows_by_index": ("""\
-    from keras import backend as K
-    from keras.constraints import Constraint
-    from keras.layers import Dense
-    import masks_cfg
-
-
-    class Pruned(Constraint):
-
-        def __init__(self, mask=None):
-            self.mask = mask
-
-        def __call__(self, w):
+"""), [("weight-remask", 15)]),
+    "a_constraint_keeping_rows_by_index": (_pruned("""\
             rows = K.arange(0, K.shape(w)[0])
             keep = K.cast(K.expand_dims(rows >= 10, 1), K.floatx())
             return w * keep
-
-
-    layer = Dense(10, kernel_constraint=Pruned(mask=m))
-""", [("weight-remask", 15)]),
-    "a_constraint_joined_with_a_module_mask": ("""\
-    from keras import backend as K
-    from keras.constraints import Constraint
-    from keras.layers import Dense
-    import masks_cfg
-
-
-    class Pruned(Constraint):
-
-        def __init__(self, mask=None):
-            self.mask = mask
-
-        def __call__(self, w):
+"""), [("weight-remask", 15)]),
+    "a_constraint_joined_with_a_module_mask": (_pruned("""\
             keep = K.cast(K.abs(w) >= 0., K.floatx()) * masks_cfg.MASK
             return w * keep
-
-
-    layer = Dense(10, kernel_constraint=Pruned(mask=m))
-""", [("weight-remask", 14)]),
-    "a_constraint_with_a_literal_threshold": ("""\
-    from keras import backend as K
-    from keras.constraints import Constraint
-    from keras.layers import Dense
-    import masks_cfg
-
-
-    class Pruned(Constraint):
-
-        def __init__(self, mask=None):
-            self.mask = mask
-
-        def __call__(self, w):
+"""), [("weight-remask", 14)]),
+    "a_constraint_with_a_literal_threshold": (_pruned("""\
             keep = K.cast(K.abs(w) > 0.01, K.floatx())
             return w * keep
-
-
-    layer = Dense(10, kernel_constraint=Pruned(mask=m))
-""", [("weight-remask", 14)]),
+"""), [("weight-remask", 14)]),
     "a_constraint_by_a_helper_mask": ("""\
     from keras import backend as K
     from keras.constraints import Constraint
@@ -151,18 +130,7 @@ _SOURCES = {
 
     layer = Dense(10, kernel_constraint=Pruned())
 """, [("weight-remask", 11)]),
-    "a_rest_taken_from_one_scope_only": ("""\
-    import tensorflow as tf
-
-    with tf.variable_scope('enc'):
-        h = tf.layers.dense(x, 64)
-    with tf.variable_scope('dec'):
-        h = tf.layers.dense(h, 64)
-    with tf.variable_scope('last'):
-        logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.square(logits - y))
-    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
-    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    "a_rest_taken_from_one_scope_only": (_ENC_DEC_LAST + """\
     other_var = list(set(enc_var) - set(last_var))
     optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
     optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
@@ -170,18 +138,7 @@ _SOURCES = {
     for _ in range(100):
         sess.run(optimizer)
 """, [("var-list-filter", 10)]),
-    "a_rest_step_with_rate_zero": ("""\
-    import tensorflow as tf
-
-    with tf.variable_scope('enc'):
-        h = tf.layers.dense(x, 64)
-    with tf.variable_scope('dec'):
-        h = tf.layers.dense(h, 64)
-    with tf.variable_scope('last'):
-        logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.square(logits - y))
-    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
-    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    "a_rest_step_with_rate_zero": (_ENC_DEC_LAST + """\
     other_var = list(set(tf.global_variables()) - set(last_var))
     optimizer1 = tf.train.GradientDescentOptimizer(0.0).minimize(loss, var_list=other_var)
     optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
@@ -189,18 +146,7 @@ _SOURCES = {
     for _ in range(100):
         sess.run(optimizer)
 """, [("var-list-filter", 10)]),
-    "a_group_not_what_the_flag_runs": ("""\
-    import tensorflow as tf
-
-    with tf.variable_scope('enc'):
-        h = tf.layers.dense(x, 64)
-    with tf.variable_scope('dec'):
-        h = tf.layers.dense(h, 64)
-    with tf.variable_scope('last'):
-        logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.square(logits - y))
-    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
-    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    "a_group_not_what_the_flag_runs": (_ENC_DEC_LAST + """\
     other_var = list(set(tf.global_variables()) - set(last_var))
     optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
     optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
@@ -249,18 +195,7 @@ _SOURCES = {
                     self.para_list.append(i)
             self.train_op = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=self.para_list)
 """, [("var-list-filter", 13)]),
-    "a_rest_comprehended_from_one_scope_only": ("""\
-    import tensorflow as tf
-
-    with tf.variable_scope('enc'):
-        h = tf.layers.dense(x, 64)
-    with tf.variable_scope('dec'):
-        h = tf.layers.dense(h, 64)
-    with tf.variable_scope('last'):
-        logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.square(logits - y))
-    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
-    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    "a_rest_comprehended_from_one_scope_only": (_ENC_DEC_LAST + """\
     other_var = [v for v in enc_var if v not in last_var]
     optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
     optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)
@@ -268,18 +203,7 @@ _SOURCES = {
     for _ in range(100):
         sess.run([optimizer1, optimizer2])
 """, [("var-list-filter", 10)]),
-    "the_rest_of_every_variable_grouped_and_run_is_silent": ("""\
-    import tensorflow as tf
-
-    with tf.variable_scope('enc'):
-        h = tf.layers.dense(x, 64)
-    with tf.variable_scope('dec'):
-        h = tf.layers.dense(h, 64)
-    with tf.variable_scope('last'):
-        logits = tf.layers.dense(h, 10)
-    loss = tf.reduce_mean(tf.square(logits - y))
-    last_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='last')
-    enc_var = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope='enc')
+    "the_rest_of_every_variable_grouped_and_run_is_silent": (_ENC_DEC_LAST + """\
     other_var = list(set(tf.global_variables()) - set(last_var))
     optimizer1 = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, var_list=other_var)
     optimizer2 = tf.train.MomentumOptimizer(lr * 10, 0.9).minimize(loss, var_list=last_var)

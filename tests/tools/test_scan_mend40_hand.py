@@ -12,6 +12,60 @@ import pytest
 
 import scanned
 
+# A base class whose maker keeps a hand list of what is trainable, and a
+# subclass whose step trains that list (k1-k3).
+_SALIENCY = """\
+import tensorflow as tf
+
+class BasicNet:
+  def __init__(self):
+    self.trainable_var_collection = []
+
+  def _variable_on_cpu(self, name, shape, trainable=True):
+    with tf.device("/cpu:0"):
+      var = tf.get_variable(name, shape)
+    if trainable:
+      self.trainable_var_collection.append(var)
+    return var
+
+  def conv_layer(self, name, x, n, trainable=True):
+    with tf.variable_scope(name):
+      w = self._variable_on_cpu("weights", [3, 3, 8, n], trainable)
+      return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+
+class Saliency(BasicNet):
+  def build(self, x, y):
+    h = self.conv_layer("conv1", x, 8, trainable=True)
+    out = self.conv_layer("head", h, 1, trainable=True)
+    self.loss = tf.reduce_mean(tf.square(out - y))
+    opt = tf.train.AdamOptimizer(1e-4)
+    grads = opt.compute_gradients(self.loss, var_list=self.trainable_var_collection)
+    return opt.apply_gradients(grads)
+"""
+
+# A class whose maker keeps a hand list (k4-k6); _TWO_LISTS keeps the
+# untrainable ones in a second list.
+_NET = """\
+import tensorflow as tf
+
+class Net:
+  def __init__(self):
+    self.train_vars = []
+
+  def _var(self, name, shape, trainable=True):
+    var = tf.get_variable(name, shape)
+    if trainable:
+      self.train_vars.append(var)
+    return var
+
+"""
+_TWO_LISTS = _NET.replace(
+    "    self.train_vars = []\n",
+    "    self.train_vars = []\n    self.backbone_vars = []\n").replace(
+        "      self.train_vars.append(var)\n",
+        "      self.train_vars.append(var)\n    else:\n"
+        "      self.backbone_vars.append(var)\n")
+
 SILENT = {
     "d1": {
         "gan.py": """\
@@ -213,69 +267,14 @@ def momentum_updates(params, slots, grads, mu):
   return ops
 """,
     },
-    "k1": {
-        "net.py": """\
-import tensorflow as tf
-
-class BasicNet:
-  def __init__(self):
-    self.trainable_var_collection = []
-
-  def _variable_on_cpu(self, name, shape, trainable=True):
-    with tf.device("/cpu:0"):
-      var = tf.get_variable(name, shape)
-    if trainable:
-      self.trainable_var_collection.append(var)
-    return var
-
-  def conv_layer(self, name, x, n, trainable=True):
-    with tf.variable_scope(name):
-      w = self._variable_on_cpu("weights", [3, 3, 8, n], trainable)
-      return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
-
-class Saliency(BasicNet):
-  def build(self, x, y):
-    h = self.conv_layer("conv1", x, 8, trainable=True)
-    out = self.conv_layer("head", h, 1, trainable=True)
-    self.loss = tf.reduce_mean(tf.square(out - y))
-    opt = tf.train.AdamOptimizer(1e-4)
-    grads = opt.compute_gradients(self.loss, var_list=self.trainable_var_collection)
-    return opt.apply_gradients(grads)
+    "k1": {"net.py": _SALIENCY + """\
 
   def _old_frontend(self, x):
     # kept from an experiment; nothing calls it
     return self.conv_layer("old", x, 8, trainable=False)
-""",
-    },
+"""},
     "k2": {
-        "net.py": """\
-import tensorflow as tf
-
-class BasicNet:
-  def __init__(self):
-    self.trainable_var_collection = []
-
-  def _variable_on_cpu(self, name, shape, trainable=True):
-    with tf.device("/cpu:0"):
-      var = tf.get_variable(name, shape)
-    if trainable:
-      self.trainable_var_collection.append(var)
-    return var
-
-  def conv_layer(self, name, x, n, trainable=True):
-    with tf.variable_scope(name):
-      w = self._variable_on_cpu("weights", [3, 3, 8, n], trainable)
-      return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
-
-class Saliency(BasicNet):
-  def build(self, x, y):
-    h = self.conv_layer("conv1", x, 8, trainable=True)
-    out = self.conv_layer("head", h, 1, trainable=True)
-    self.loss = tf.reduce_mean(tf.square(out - y))
-    opt = tf.train.AdamOptimizer(1e-4)
-    grads = opt.compute_gradients(self.loss, var_list=self.trainable_var_collection)
-    return opt.apply_gradients(grads)
-""",
+        "net.py": _SALIENCY,
         "other.py": """\
 import tensorflow as tf
 
@@ -288,34 +287,7 @@ class Discriminator:
 """,
     },
     "k3": {
-        "net.py": """\
-import tensorflow as tf
-
-class BasicNet:
-  def __init__(self):
-    self.trainable_var_collection = []
-
-  def _variable_on_cpu(self, name, shape, trainable=True):
-    with tf.device("/cpu:0"):
-      var = tf.get_variable(name, shape)
-    if trainable:
-      self.trainable_var_collection.append(var)
-    return var
-
-  def conv2d(self, name, x, n, trainable=True):
-    with tf.variable_scope(name):
-      w = self._variable_on_cpu("weights", [3, 3, 8, n], trainable)
-      return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
-
-class Saliency(BasicNet):
-  def build(self, x, y):
-    h = self.conv2d("conv1", x, 8, trainable=True)
-    out = self.conv2d("head", h, 1, trainable=True)
-    self.loss = tf.reduce_mean(tf.square(out - y))
-    opt = tf.train.AdamOptimizer(1e-4)
-    grads = opt.compute_gradients(self.loss, var_list=self.trainable_var_collection)
-    return opt.apply_gradients(grads)
-""",
+        "net.py": _SALIENCY.replace("conv_layer", "conv2d"),
         "probe.py": """\
 import tensorflow as tf
 
@@ -323,23 +295,7 @@ def frozen_stem(x):
   return tf.layers.conv2d(x, 8, 3, trainable=False)
 """,
     },
-    "k4": {
-        "net.py": """\
-import tensorflow as tf
-
-class Net:
-  def __init__(self):
-    self.train_vars = []
-    self.backbone_vars = []
-
-  def _var(self, name, shape, trainable=True):
-    var = tf.get_variable(name, shape)
-    if trainable:
-      self.train_vars.append(var)
-    else:
-      self.backbone_vars.append(var)
-    return var
-
+    "k4": {"net.py": _TWO_LISTS + """\
   def build(self, x, y):
     w0 = self._var("w0", [4, 8], False)
     w1 = self._var("w1", [8, 1])
@@ -349,44 +305,16 @@ class Net:
     backbone = tf.train.GradientDescentOptimizer(1e-5).minimize(
         loss, var_list=self.backbone_vars)
     return tf.group(head, backbone)
-""",
-    },
-    "k5": {
-        "net.py": """\
-import tensorflow as tf
-
-class Net:
-  def __init__(self):
-    self.train_vars = []
-
-  def _var(self, name, shape, trainable=True):
-    var = tf.get_variable(name, shape)
-    if trainable:
-      self.train_vars.append(var)
-    return var
-
+"""},
+    "k5": {"net.py": _NET + """\
   def build(self, x, y):
     w0 = self._var("w0", [4, 8], False)
     w1 = self._var("w1", [8, 1])
     loss = tf.reduce_mean(tf.square(tf.matmul(tf.matmul(x, w0), w1) - y))
     self.warm = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=self.train_vars)
     self.full = tf.train.AdamOptimizer(1e-5).minimize(loss)
-""",
-    },
-    "k6": {
-        "net.py": """\
-import tensorflow as tf
-
-class Net:
-  def __init__(self):
-    self.train_vars = []
-
-  def _var(self, name, shape, trainable=True):
-    var = tf.get_variable(name, shape)
-    if trainable:
-      self.train_vars.append(var)
-    return var
-
+"""},
+    "k6": {"net.py": _NET + """\
   def layer(self, name, x, trainable=True):
     if trainable:
       w = self._var(name, [4, 4], trainable)
@@ -399,8 +327,7 @@ class Net:
     out = self.layer("head", h)
     loss = tf.reduce_mean(tf.square(out - y))
     self.op = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=self.train_vars)
-""",
-    },
+"""},
 }
 
 
