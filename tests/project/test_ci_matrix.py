@@ -50,3 +50,14 @@ def test_the_mypy_env_installs_neither_the_package_nor_tensorflow():
       r"(tensorflow|tf_keras|keras)\b", dep)], deps
   assert any(dep.startswith("mypy~=") for dep in deps), deps
   assert "extras" not in env, dict(env)
+
+
+def test_ci_tries_the_installs_again_and_runs_the_tests_once():
+  run = (ROOT / ".ci/run").read_text()
+  readme_command = ".venv/bin/tox run-parallel --parallel 2"
+  loop = re.search(r"for attempt in 1 2 3; do\n(.*?)\ndone\n", run, re.S)
+  assert loop, run
+  assert f"{readme_command} --notest" in loop.group(1), loop.group(1)
+  assert "exit 1" in loop.group(1), loop.group(1)
+  after = run[loop.end():].strip().splitlines()
+  assert after == [readme_command], after
