@@ -105,25 +105,30 @@ def _around(function: ast.AST) -> Dict[int, List[ast.expr]]:
   found: Dict[int, List[ast.expr]] = {}
 
   def visit(node: ast.AST, tests: List[ast.expr]) -> None:
-    # By id, once per `if`: a long body is not searched for each child.
-    test: Optional[ast.expr] = None
-    body: FrozenSet[int] = frozenset()
-    orelse: FrozenSet[int] = frozenset()
-    if isinstance(node, ast.If):
-      test = node.test
-      body = frozenset(id(c) for c in node.body)
-      orelse = frozenset(id(c) for c in node.orelse)
-    for child in _scopes.children(node):
-      if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                            ast.ClassDef, ast.Lambda)):
-        continue
-      found[id(child)] = tests
-      if test is not None and id(child) in body:
-        visit(child, [*tests, test])
-      elif test is not None and id(child) in orelse:
-        visit(child, [*tests, ast.UnaryOp(ast.Not(), test)])
-      else:
-        visit(child, tests)
+    # Iterated, not recursive: a generated `1 + 1 + ...` nests past the
+    # stack. By id, once per `if`: a long body is not searched for each
+    # child.
+    todo = [(node, tests)]
+    while todo:
+      node, tests = todo.pop()
+      test: Optional[ast.expr] = None
+      body: FrozenSet[int] = frozenset()
+      orelse: FrozenSet[int] = frozenset()
+      if isinstance(node, ast.If):
+        test = node.test
+        body = frozenset(id(c) for c in node.body)
+        orelse = frozenset(id(c) for c in node.orelse)
+      for child in _scopes.children(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef, ast.Lambda)):
+          continue
+        found[id(child)] = tests
+        if test is not None and id(child) in body:
+          todo.append((child, [*tests, test]))
+        elif test is not None and id(child) in orelse:
+          todo.append((child, [*tests, ast.UnaryOp(ast.Not(), test)]))
+        else:
+          todo.append((child, tests))
   body = getattr(function, "body", [])
   for statement in body if isinstance(body, list) else []:
     found[id(statement)] = []

@@ -174,7 +174,10 @@ def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
   `loss` are two losses)."""
   if loss is None:
     return None
-  text = ast.unparse(loss)
+  try:
+    text = ast.unparse(loss)
+  except RecursionError:  # Generated, nested past the stack: its own.
+    return f"{id(loss)}:deep"
   if isinstance(loss, ast.Name) and (loss.id in scope.defs or
                                      loss.id in scope.params):
     return f"{id(scope)}:{text}"
