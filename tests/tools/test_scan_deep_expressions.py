@@ -130,3 +130,13 @@ def test_time_grows_linearly_with_the_depth():
       best = min(best, time.perf_counter() - start)
     times.append(best)
   assert times[1] < 30 * times[0] + 0.5, times
+
+
+@pytest.mark.parametrize("terms", (200, 2000))
+def test_a_deep_table_over_many_lines_keeps_both(terms):
+  # A generated table written one term a line: deep, each line short.
+  table = "TABLE = (\n" + " +\n".join(["    1"] * terms) + ")\n"
+  text = _train(1, "module") + table
+  found, errors = _found(text)
+  assert errors == [], errors
+  assert found == [("grads-mask", 9), ("var-list-filter", 14)], found

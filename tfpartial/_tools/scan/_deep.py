@@ -38,19 +38,37 @@ def cut(tree: ast.AST, limit: int = LIMIT) -> int:
     for field, value in ast.iter_fields(node):
       if isinstance(value, list):
         for index, child in enumerate(value):
-          if isinstance(child, ast.AST):
+          if isinstance(child, ast.AST) and not _short(child, depth, limit):
             if _deeper(child, depth, limit):
               value[index] = _unknown(child)
               replaced += 1
             else:
               todo.append((child, _level(child, depth)))
-      elif isinstance(value, ast.AST):
+      elif isinstance(value, ast.AST) and not _short(value, depth, limit):
         if _deeper(value, depth, limit):
           setattr(node, field, _unknown(value))
           replaced += 1
         else:
           todo.append((value, _level(value, depth)))
   return replaced
+
+
+def _short(node: ast.AST, depth: int, limit: int) -> bool:
+  """Whether `node` is too short to nest past the limit: an expression
+  on one line nests at most one level per character (an operator, a
+  bracket, a dot), so one of fewer characters than the levels left
+  needs no reading (most of a file: the pass stays cheap)."""
+  if not isinstance(node, ast.expr):
+    return False
+  start = getattr(node, "lineno", None)
+  end = getattr(node, "end_lineno", None)
+  return start is not None and start == end and (
+      (node.end_col_offset or 0) - node.col_offset + _MARGIN < limit - depth)
+
+
+# Nodes that share their text with a child (an f-string's parts) nest a
+# few levels within no more characters.
+_MARGIN = 8
 
 
 def _level(node: ast.AST, depth: int) -> int:
