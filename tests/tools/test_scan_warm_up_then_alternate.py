@@ -4,7 +4,8 @@ as two phases in time: during the warm-up only the `else` arm's op runs,
 so a filtered step there trains its list alone for a part of the run and
 is found; the arm that only alternates after the warm-up never runs
 alone, so a filtered step there is silent, and so is alternation alone
-(`step % 2 == 0`: a GAN's halves). Synthetic sources in the shape of
+(`step % 2 == 0`: a GAN's halves) or after a warm-up of one pass at most
+(`epoch > 0`). Synthetic sources in the shape of
 real code."""
 
 import pytest
@@ -45,6 +46,12 @@ def train(loss_sr, loss_all, epochs, steps):
     # Alternation alone (a GAN's halves): silent, as before.
     ("step % 2 == 0", "train_sr", "train_all", []),
     ("step % 2 == 0", "train_all", "train_sr", []),
+    # A warm-up of one pass at most (mend40's par2, par3): alternation
+    # from the start, silent.
+    ("epoch > 0 and step % 2 == 0", "train_all", "train_sr", []),
+    ("step >= 0 and step % 2 == 0", "train_all", "train_sr", []),
+    ("epoch >= warmup and step % 2 == 0", "train_all", "train_sr",
+     [("var-list-filter", 6)]),
     # A plain warm-up: found, as before.
     ("epoch < 100", "train_sr", "train_all", [("var-list-filter", 6)]),
 ])

@@ -164,12 +164,21 @@ def _warm_up_then_every_nth(test: ast.expr, counters: Set[str]) -> bool:
   """`epoch >= 100 and step % 2 == 0`: an ordered test of a counter and a
   test through `%`, both required. The `else` arm runs alone while the
   ordered test fails (the warm-up), then alternates; the body never runs
-  alone."""
+  alone. A bound of 0 or 1 (`epoch > 0`, `step >= 0`) holds from the
+  first pass or the second: alternation from the start, no phase."""
   if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
     return False
   plain = [v for v in test.values if not _every_nth(v, counters)]
   return len(plain) < len(test.values) and any(
-      _counted(v, counters) for v in plain)
+      _counted(v, counters) and not _first_passes(v) for v in plain)
+
+
+def _first_passes(test: ast.expr) -> bool:
+  """Whether an ordered test compares with a number of 1 at most."""
+  return isinstance(test, ast.Compare) and any(
+      isinstance(side, ast.Constant) and isinstance(side.value, (int, float))
+      and not isinstance(side.value, bool) and side.value <= 1
+      for side in [test.left, *test.comparators])
 
 
 def _every_nth(test: ast.expr, counters: Set[str]) -> bool:
