@@ -224,6 +224,10 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
   bound: Dict[int, Dict[str, Optional[int]]] = {}
   # `name.method(...)` in a loop body: (its function, name, method).
   on_instances: List[Tuple[int, str, str]] = []
+  # Per function: the names bound otherwise too (a loop, `with .. as`,
+  # `+=`, an import, a parameter, `global`): no one instance's.
+  others: Dict[int, Set[str]] = {}
+  plain: Set[int] = set()  # The names `_bind` read, by id.
   # A node, whether a loop body holds it, the class `self` stands for,
   # the function whose names it reads.
   todo: List[Tuple[ast.AST, bool, int, int]] = [(tree, False, 0, 0)]
@@ -239,7 +243,9 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
           found.add((cls, called.attr))
         on_instances.append((home, called.value.id, called.attr))
     if isinstance(node, ast.Assign):
-      _bind(node, classes, bound.setdefault(home, {}))
+      plain.update(_bind(node, classes, bound.setdefault(home, {})))
+    elif id(node) not in plain:
+      others.setdefault(home, set()).update(_binds(node))
     if isinstance(node, ast.ClassDef):
       cls = id(node)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -257,22 +263,48 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
   # `trainer = Trainer(...)`, then `for x in data: trainer.step(x)`.
   for home, name, method in on_instances:
     made = bound.get(home, {}).get(name)
-    if made is not None:
+    if made is not None and name not in others.get(home, set()):
       found.add((made, method))
   return frozenset(found)
 
 
 def _bind(node: ast.Assign, classes: Dict[str, int],
-          bound: Dict[str, Optional[int]]) -> None:
+          bound: Dict[str, Optional[int]]) -> Set[int]:
   """Record what `node` binds a name to: the class of the module it makes
-  an instance of, else None (a name bound twice to two things: None)."""
+  an instance of, else None (a name bound twice to two things: None);
+  the ids of the names it read."""
   made = node.value.func.id if isinstance(node.value, ast.Call) and (
       isinstance(node.value.func, ast.Name)) else None
+  read: Set[int] = set()
   for target in node.targets:
     for each in ast.walk(target):
       if isinstance(each, ast.Name):
+        read.add(id(each))
         cls = classes.get(made or "") if each is target else None
         bound[each.id] = cls if bound.get(each.id, cls) == cls else None
+  return read
+
+
+def _binds(node: ast.AST) -> List[str]:
+  """The names `node` binds other than by a plain assignment: a store or
+  `del` (a loop or `with` target, `+=`, an annotation, a walrus), an
+  import, a parameter, a definition, `global`/`nonlocal`, `except .. as`.
+
+  >>> [_binds(n) for n in ast.parse("import a.b as c, d.e").body[0].names]
+  [['c'], ['d']]
+  """
+  if isinstance(node, ast.Name):
+    return [] if isinstance(node.ctx, ast.Load) else [node.id]
+  if isinstance(node, ast.alias):
+    return [node.asname or node.name.split(".")[0]]
+  if isinstance(node, ast.arg):
+    return [node.arg]
+  if isinstance(node, (ast.Global, ast.Nonlocal)):
+    return list(node.names)
+  if isinstance(node, _names.DEFINITIONS) or isinstance(
+      node, ast.ExceptHandler) and node.name:
+    return [getattr(node, "name")]
+  return []
 
 
 def _leaves(statement: ast.stmt) -> bool:

@@ -1,16 +1,19 @@
-"""Whether a helper of the module makes a variable: its body (followed
-through the module's helpers it calls, `DEPTH` calls deep) calls a real
-variable maker (`tf.get_variable`, `tf.Variable`, `add_weight`, TF1's
-and slim's layer functions, Keras and Sonnet layers), or a helper it
-cannot read (imported, a method). A helper that only reshapes, flips or
-logs what it is given makes none. Each helper is read once per scan (its
-answer kept on its module's scope), so asking at every call is linear.
+"""Whether a helper of the module makes a variable. A helper makes none
+only when every call in its body (followed through the module's helpers
+it calls, `DEPTH` calls deep) is a pure op on a short allowlist: TF's and
+numpy's reshaping, joining and math (`tf.reshape`, `tf.reverse`,
+`tf.concat`, `tf.nn.relu`, `tf.nn.conv2d` with the kernel it is given),
+logging, `print`, shape reads, a few builtins. Anything else may make one:
+a TF call off the list (`tf.contrib.layers.batch_norm`,
+`tf.nn.rnn_cell.LSTMCell`), an alias (`V = tf.Variable`), a `partial`, a
+class of the module, an imported helper, a method. Each helper is read
+once per scan (its answer kept on its module's scope, unless cut by the
+depth bound or a cycle), so asking at every call is linear.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import Dict, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -19,16 +22,25 @@ from tfpartial._tools.scan import _scopes
 # TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
 LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                "separable_conv2d", "fully_connected", "embedding"}
-_REAL_MAKERS = {"get_variable", "Variable", "VariableV1", "add_weight",
-                "get_local_variable", "model_variable", "variable",
-                "create_variable", "make_variable"}
-# The roots of layer classes (`tf.keras.layers.Dense`, `snt.Linear`).
-_LAYER_ROOTS = {"layers", "keras", "snt", "hk", "tfl"}
-# Modules whose functions compute or log and make no variable.
-_NO_MAKERS = {"tf", "np", "numpy", "K", "math", "tensorflow", "logging",
-              "os", "sys", "time", "json", "re", "random", "functools",
-              "itertools", "collections", "warnings", "pprint"}
-_BUILTINS = frozenset(dir(builtins))
+# The pure ops: `tf.<op>` (also under `tf.math.`), `tf.nn.<op>`, and any
+# function of numpy, `math` or `logging`; methods that read a shape.
+_TF_PURE = {"reshape", "transpose", "reverse", "concat", "stack", "unstack",
+            "squeeze", "expand_dims", "split", "tile", "pad", "gather",
+            "identity", "cast", "shape", "zeros", "ones", "zeros_like",
+            "ones_like", "fill", "constant", "add", "multiply", "subtract",
+            "divide", "matmul", "square", "sqrt", "exp", "log", "abs",
+            "maximum", "minimum", "clip_by_value", "sigmoid", "tanh",
+            "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "range",
+            "print", "Print", "image_summary", "scalar_summary"}
+_NN_PURE = {"relu", "relu6", "elu", "selu", "leaky_relu", "sigmoid", "tanh",
+            "softmax", "softplus", "conv1d", "conv2d", "conv3d",
+            "depthwise_conv2d", "conv2d_transpose", "max_pool", "avg_pool",
+            "bias_add", "l2_normalize", "dropout"}
+_PURE_MODULES = {"np", "numpy", "math", "logging"}
+_SHAPE_READS = {"get_shape", "as_list", "format"}
+_PURE_BUILTINS = {"print", "len", "int", "float", "str", "bool", "range",
+                  "list", "tuple", "dict", "zip", "enumerate", "min", "max",
+                  "abs", "sum", "isinstance", "round"}
 DEPTH = 4  # Helpers calling helpers: deeper is read as a maker.
 
 _Answer = Tuple[bool, bool]  # (makes, known without a cycle or the bound)
@@ -87,16 +99,16 @@ def _makes(function: _scopes.FunctionNode, scope: _scopes.Scope,
   if depth > DEPTH:
     return True, False  # Not read: it may make one, as a helper did.
   visiting.add(id(function))
-  imported = _scopes.imported_names(scope)
   complete = True
   answer = False
   for node in ast.walk(function):
     if not isinstance(node, ast.Call):
       continue
-    made = _call_makes(node, scope, imported, depth, visiting)
+    made = _call_makes(node, scope, depth, visiting)
     complete = complete and made[1]
     if made[0]:
-      answer, complete = True, True
+      # Kept only when read, not when the bound answered for it.
+      answer, complete = True, made[1]
       break
   visiting.discard(id(function))
   if complete:
@@ -104,22 +116,48 @@ def _makes(function: _scopes.FunctionNode, scope: _scopes.Scope,
   return answer, complete
 
 
-def _call_makes(call: ast.Call, scope: _scopes.Scope, imported: Set[str],
-                depth: int, visiting: Set[int]) -> _Answer:
-  name = _names.call_name(call)
-  parts = (_names.dotted(call.func) or "").split(".")
-  if name in _REAL_MAKERS or name in LAYER_CALLS and "nn" not in parts:
-    return True, True
-  if name[:1].isupper() and len(parts) > 1 and set(parts[:-1]) & (
-      _LAYER_ROOTS):
-    return True, True
+def _call_makes(call: ast.Call, scope: _scopes.Scope, depth: int,
+                visiting: Set[int]) -> _Answer:
+  """Whether `call` may make a variable: a helper of the module as its
+  body says, a pure op (`_pure`) not, anything else yes."""
   if isinstance(call.func, ast.Name):
     found = _resolve(call, scope)
     if found is not None:
       return _makes(found[0], found[1], depth + 1, visiting)
-    # An imported helper, not read: it may make one.
-    return name in imported and name not in _BUILTINS, True
-  root = parts[0]
-  # A method of the object (`self._kernel()`) or an imported module's
-  # helper (`utils.weight(..)`), not read: it may make one.
-  return root == "self" or root in imported and root not in _NO_MAKERS, True
+  return not _pure(call, scope), True
+
+
+def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is on the allowlist of ops that make no variable (a
+  builtin not bound in the module, `tf.reshape`, `logging.info`, ..).
+
+  >>> [_pure(ast.parse(c).body[0].value, _scopes.collect(ast.parse("")))
+  ...  for c in ("tf.reverse(k, [0])", "tf.layers.batch_normalization(k)",
+  ...            "print(k)", "k.get_shape()", "V(k)")]
+  [True, False, True, True, False]
+  """
+  if isinstance(call.func, ast.Name):
+    name = call.func.id
+    place: Optional[_scopes.Scope] = scope
+    while place is not None:
+      if name in place.defs or name in place.params or (
+          name in place.classes) or name in place.functions:
+        return False  # Rebound in the module: not the builtin.
+      place = place.parent
+    return name in _PURE_BUILTINS and name not in _scopes.imported_names(
+        scope)
+  if not isinstance(call.func, ast.Attribute):
+    return False
+  if call.func.attr in _SHAPE_READS:
+    return True
+  parts = (_names.dotted(call.func) or "").split(".")
+  if parts[0] in _PURE_MODULES and len(parts) > 1:
+    return True
+  if parts[0] not in {"tf", "tensorflow"}:
+    return False
+  middle = parts[1:-1]
+  if middle in ([], ["math"]):
+    return parts[-1] in _TF_PURE
+  if middle == ["nn"]:
+    return parts[-1] in _NN_PURE
+  return middle in (["logging"], ["summary"])
