@@ -220,13 +220,11 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
   classes = {n.name: id(n) for n in getattr(tree, "body", [])
              if isinstance(n, ast.ClassDef)}
   # Per function (or the module, 0): each name -> the class of the one
-  # instance it is bound to (None: bound to anything else too).
+  # instance it is bound to (None: bound to anything else too, by `=` or
+  # otherwise: `_binds`).
   bound: Dict[int, Dict[str, Optional[int]]] = {}
   # `name.method(...)` in a loop body: (its function, name, method).
   on_instances: List[Tuple[int, str, str]] = []
-  # Per function: the names bound otherwise too (a loop, `with .. as`,
-  # `+=`, an import, a parameter, `global`): no one instance's.
-  others: Dict[int, Set[str]] = {}
   plain: Set[int] = set()  # The names `_bind` read, by id.
   # A node, whether a loop body holds it, the class `self` stands for,
   # the function whose names it reads.
@@ -242,10 +240,7 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
         if cls and called.value.id == "self":
           found.add((cls, called.attr))
         on_instances.append((home, called.value.id, called.attr))
-    if isinstance(node, ast.Assign):
-      plain.update(_bind(node, classes, bound.setdefault(home, {})))
-    elif id(node) not in plain:
-      others.setdefault(home, set()).update(_binds(node))
+    _bind(node, classes, bound.setdefault(home, {}), plain)
     if isinstance(node, ast.ClassDef):
       cls = id(node)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
@@ -263,26 +258,29 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
   # `trainer = Trainer(...)`, then `for x in data: trainer.step(x)`.
   for home, name, method in on_instances:
     made = bound.get(home, {}).get(name)
-    if made is not None and name not in others.get(home, set()):
+    if made is not None:
       found.add((made, method))
   return frozenset(found)
 
 
-def _bind(node: ast.Assign, classes: Dict[str, int],
-          bound: Dict[str, Optional[int]]) -> Set[int]:
-  """Record what `node` binds a name to: the class of the module it makes
-  an instance of, else None (a name bound twice to two things: None);
-  the ids of the names it read."""
+def _bind(node: ast.AST, classes: Dict[str, int],
+          bound: Dict[str, Optional[int]], plain: Set[int]) -> None:
+  """Record what `node` binds a name to: for an assignment, the class of
+  the module it makes an instance of, else None (a name bound twice to
+  two things: None), its names' ids kept in `plain`; None for a name
+  bound otherwise (`_binds`), not one of `plain`."""
+  if not isinstance(node, ast.Assign):
+    if id(node) not in plain:
+      bound.update(dict.fromkeys(_binds(node)))
+    return
   made = node.value.func.id if isinstance(node.value, ast.Call) and (
       isinstance(node.value.func, ast.Name)) else None
-  read: Set[int] = set()
   for target in node.targets:
     for each in ast.walk(target):
       if isinstance(each, ast.Name):
-        read.add(id(each))
+        plain.add(id(each))
         cls = classes.get(made or "") if each is target else None
         bound[each.id] = cls if bound.get(each.id, cls) == cls else None
-  return read
 
 
 def _binds(node: ast.AST) -> List[str]:
