@@ -6,27 +6,35 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple, Union
 
+from tfpartial._tools.scan import _deep
 from tfpartial._tools.scan._finding import Edit
 
 Port = Union[Tuple[Edit, ...], str]  # The edits, or why it is by hand.
 
 
 def text(node: ast.AST, lines: List[str]) -> str:
-  """The source text of `node`, from the file's own lines."""
+  """The source text of `node`, from the file's own lines; `_deep.TooDeep`
+  when only the tree could give it and `_deep` cut part of it."""
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
   col = getattr(node, "col_offset", None)
   end_col = getattr(node, "end_col_offset", None)
   if start is None or end is None or col is None or end_col is None or (
       end > len(lines)):
-    return ast.unparse(node)
+    return _unparsed(node)
   if start == end:
     cut = _cut(lines[start - 1], col, end_col)
   else:
     cut = _cut(lines[start - 1], col, None) + "".join(
         lines[start:end - 1]) + _cut(lines[end - 1], 0, end_col)
   tabbed = any("\t" in line for line in lines[start - 1:end])
-  return cut if not tabbed or _same(cut, node) else ast.unparse(node)
+  return cut if not tabbed or _same(cut, node) else _unparsed(node)
+
+
+def _unparsed(node: ast.AST) -> str:
+  if _deep.holds_cut(node):
+    raise _deep.TooDeep()
+  return ast.unparse(node)
 
 
 def _same(cut: str, node: ast.AST) -> bool:

@@ -7,6 +7,7 @@ of two variables is arithmetic on their values.
 from __future__ import annotations
 
 import ast
+from typing import List
 
 from tfpartial._tools.scan import _names
 
@@ -23,6 +24,12 @@ def joined(node: ast.AST) -> bool:
   """
   if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
     return False
-  return all(joined(side) or isinstance(side, ast.Call) and (
-      _names.call_name(side) in _names.VARIABLE_LISTS)
-      for side in (node.left, node.right))
+  todo: List[ast.AST] = [node]
+  while todo:  # Iterated: a generated `1 + 1 + ...` nests past the stack.
+    each = todo.pop()
+    if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
+      todo.extend((each.left, each.right))
+    elif not (isinstance(each, ast.Call) and (
+        _names.call_name(each) in _names.VARIABLE_LISTS)):
+      return False
+  return True

@@ -19,6 +19,7 @@ import re
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
                     Optional, Sequence, Set, Tuple, Union)
 
+from tfpartial._tools.scan import _deep
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _reread
@@ -377,6 +378,7 @@ class Project:
         module.tree, module.rewritten, module.dropped, module.versions = read
         if module.tree is None:
           raise
+      _deep.cut(module.tree)  # Before any check walks it.
       module.scope = _scopes.collect(module.tree, module)
     except SyntaxError as error:
       module.error = (f"{module.path}:{error.lineno or 0}: skipped: does not "

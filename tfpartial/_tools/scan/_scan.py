@@ -8,6 +8,7 @@ import gc
 from typing import Dict, List, NamedTuple, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _cells
+from tfpartial._tools.scan import _deep
 from tfpartial._tools.scan import _diff
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
@@ -216,9 +217,13 @@ def _in_notebook(port: Port, edited: _files.Source) -> Port:
 
 def _port(idiom: Idiom, hit: Hit, analysis: Analysis) -> Port:
   """The port, or why it is by hand; a port that cannot be worked out
-  never loses the finding."""
+  never loses the finding; none rewrites a part `_deep` cut."""
   try:
+    if any(_deep.holds_cut(node) for node in (hit.node, hit.sink) if node):
+      raise _deep.TooDeep()
     return idiom.port(hit, analysis)
+  except _deep.TooDeep as error:
+    return str(error)
   except (ValueError, KeyError, IndexError, AttributeError, TypeError,
           AssertionError, RecursionError) as error:
     return f"the code is not plain enough to port mechanically ({error})"

@@ -9,7 +9,10 @@ The step is a statement of the loop's own body before the write, or of
 the function's own body when the function runs once per step (each
 call runs both): a method named `train_step` (Keras calls it each
 step), a method a loop body of its own class calls as `self.<name>(...)`
-(`for x in data: self.step(x)`), or a function that is not a method
+(`for x in data: self.step(x)`) or as `<name>.<method>(...)` where
+`<name>` is bound in that scope to an instance of the class
+(`trainer = Trainer(); for x in data: trainer.step(x)`), or a function
+that is not a method
 which a loop body of the same module calls by its bare name (`for x in
 data: step(x)`); never by the last part of another call's name
 (`layer.build(None)` in a loop is no call of a function `build`), nor
@@ -214,28 +217,92 @@ def _called_in_loops(tree: ast.AST) -> FrozenSet[Tuple[int, str]]:
   [(0, 'step')]
   """
   found: Set[Tuple[int, str]] = set()
-  # A node, whether a loop body holds it, the class `self` stands for.
-  todo: List[Tuple[ast.AST, bool, int]] = [(tree, False, 0)]
+  classes = {n.name: id(n) for n in getattr(tree, "body", [])
+             if isinstance(n, ast.ClassDef)}
+  # Per function (or the module, 0): each name -> the class of the one
+  # instance it is bound to (None: bound to anything else too, by `=` or
+  # otherwise: `_binds`).
+  bound: Dict[int, Dict[str, Optional[int]]] = {}
+  # `name.method(...)` in a loop body: (its function, name, method).
+  on_instances: List[Tuple[int, str, str]] = []
+  plain: Set[int] = set()  # The names `_bind` read, by id.
+  # A node, whether a loop body holds it, the class `self` stands for,
+  # the function whose names it reads.
+  todo: List[Tuple[ast.AST, bool, int, int]] = [(tree, False, 0, 0)]
   while todo:
-    node, looped, cls = todo.pop()
+    node, looped, cls, home = todo.pop()
     if isinstance(node, ast.Call) and looped:
       called = node.func
       if isinstance(called, ast.Name):
         found.add((0, called.id))
-      elif cls and isinstance(called, ast.Attribute) and isinstance(
-          called.value, ast.Name) and called.value.id == "self":
-        found.add((cls, called.attr))
+      elif isinstance(called, ast.Attribute) and isinstance(
+          called.value, ast.Name):
+        if cls and called.value.id == "self":
+          found.add((cls, called.attr))
+        on_instances.append((home, called.value.id, called.attr))
+    _bind(node, classes, bound.setdefault(home, {}), plain)
     if isinstance(node, ast.ClassDef):
       cls = id(node)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+      home = id(node)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
       heads = [node.test] if isinstance(node, ast.While) else [
           node.target, node.iter]
-      todo.extend((each, True, cls) for each in node.body)
-      todo.extend((each, looped, cls) for each in [*heads, *node.orelse])
+      todo.extend((each, True, cls, home) for each in node.body)
+      todo.extend((each, looped, cls, home)
+                  for each in [*heads, *node.orelse])
       continue
     inner = looped and not isinstance(node, _names.DEFINITIONS)
-    todo.extend((each, inner, cls) for each in ast.iter_child_nodes(node))
+    todo.extend((each, inner, cls, home)
+                for each in ast.iter_child_nodes(node))
+  # `trainer = Trainer(...)`, then `for x in data: trainer.step(x)`.
+  for home, name, method in on_instances:
+    made = bound.get(home, {}).get(name)
+    if made is not None:
+      found.add((made, method))
   return frozenset(found)
+
+
+def _bind(node: ast.AST, classes: Dict[str, int],
+          bound: Dict[str, Optional[int]], plain: Set[int]) -> None:
+  """Record what `node` binds a name to: for an assignment, the class of
+  the module it makes an instance of, else None (a name bound twice to
+  two things: None), its names' ids kept in `plain`; None for a name
+  bound otherwise (`_binds`), not one of `plain`."""
+  if not isinstance(node, ast.Assign):
+    if id(node) not in plain:
+      bound.update(dict.fromkeys(_binds(node)))
+    return
+  made = node.value.func.id if isinstance(node.value, ast.Call) and (
+      isinstance(node.value.func, ast.Name)) else None
+  for target in node.targets:
+    for each in ast.walk(target):
+      if isinstance(each, ast.Name):
+        plain.add(id(each))
+        cls = classes.get(made or "") if each is target else None
+        bound[each.id] = cls if bound.get(each.id, cls) == cls else None
+
+
+def _binds(node: ast.AST) -> List[str]:
+  """The names `node` binds other than by a plain assignment: a store or
+  `del` (a loop or `with` target, `+=`, an annotation, a walrus), an
+  import, a parameter, a definition, `global`/`nonlocal`, `except .. as`.
+
+  >>> [_binds(n) for n in ast.parse("import a.b as c, d.e").body[0].names]
+  [['c'], ['d']]
+  """
+  if isinstance(node, ast.Name):
+    return [] if isinstance(node.ctx, ast.Load) else [node.id]
+  if isinstance(node, ast.alias):
+    return [node.asname or node.name.split(".")[0]]
+  if isinstance(node, ast.arg):
+    return [node.arg]
+  if isinstance(node, (ast.Global, ast.Nonlocal)):
+    return list(node.names)
+  if isinstance(node, _names.DEFINITIONS) or isinstance(
+      node, ast.ExceptHandler) and node.name:
+    return [getattr(node, "name")]
+  return []
 
 
 def _leaves(statement: ast.stmt) -> bool:

@@ -5,9 +5,11 @@ step's op runs, only its list trains and what it leaves out (a flow
 network whose output the trained network reads, pretrained embeddings)
 stays fixed. Warm-up schedules that train a head before the whole model
 do the same. Ops run side by side in one loop (a GAN's halves, `if step
-% 5 == 0`) are chosen by no ordered test of the counter, and a test of a
-configuration (`if self.optim == 'adam':` around one optimizer's steps,
-the other's whole-model step in the `else`) picks no part of a run."""
+% 5 == 0`) are chosen by no ordered test of the counter (after a warm-up,
+`epoch >= 100 and step % 2 == 0`, only the `else` arm runs alone, during
+the warm-up), and a test of a configuration (`if self.optim == 'adam':`
+around one optimizer's steps, the other's whole-model step in the
+`else`) picks no part of a run."""
 
 from __future__ import annotations
 
@@ -32,9 +34,8 @@ def chosen_apart(call: ast.Call, scope: _scopes.Scope,
   if mine is None or not theirs:
     return False
   for keeper, home in _homes(scope, mine):
-    for arms in _facts(keeper, home).arms:
-      if any(mine in one and mine not in other and theirs & other
-             for one, other in (arms, arms[::-1])):
+    for alone, beside in _facts(keeper, home).arms:
+      if mine in alone and mine not in beside and theirs & beside:
         return True
   return False
 
@@ -63,7 +64,9 @@ def part_chosen_apart(chosen: ast.AST, scope: _scopes.Scope,
 @dataclasses.dataclass
 class _Facts:
   """What a function or class holds, read once: the name each call's
-  result is kept in, its calls, the arms of its counter tests."""
+  result is kept in, its calls, the arms of its counter tests as (an arm
+  that runs alone for a part of the run, the other arm): each way round,
+  or only the `else` after a warm-up that then alternates."""
 
   kept: Dict[int, str]
   calls: List[ast.Call]
@@ -84,9 +87,14 @@ def _read_facts(home: ast.AST) -> _Facts:
           for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
-  arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
-          if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
-              n.test, counters)] if counters else []
+  arms: List[Tuple[Set[str], Set[str]]] = []
+  for n in nodes if counters else []:
+    if isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
+      body, orelse = _read(_listed(n.body)), _read(_listed(n.orelse))
+      if _counted(n.test, counters):
+        arms += [(body, orelse), (orelse, body)]
+      elif _warm_up_then_every_nth(n.test, counters):
+        arms.append((orelse, body))
   return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
 
 
@@ -150,6 +158,27 @@ def _counted(test: ast.expr, counters: Set[str]) -> bool:
   sides = [test.left, test.comparators[0]]
   return any(isinstance(side, ast.Name) and side.id in counters and not (
       counters & _read([rest])) for side, rest in (sides, sides[::-1]))
+
+
+def _warm_up_then_every_nth(test: ast.expr, counters: Set[str]) -> bool:
+  """`epoch >= 100 and step % 2 == 0`: an ordered test of a counter and a
+  test through `%`, both required. The `else` arm runs alone while the
+  ordered test fails (the warm-up), then alternates; the body never runs
+  alone. A bound of 0 or 1 (`epoch > 0`, `step >= 0`) holds from the
+  first pass or the second: alternation from the start, no phase."""
+  if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+    return False
+  plain = [v for v in test.values if not _every_nth(v, counters)]
+  return len(plain) < len(test.values) and any(
+      _counted(v, counters) and not _first_passes(v) for v in plain)
+
+
+def _first_passes(test: ast.expr) -> bool:
+  """Whether an ordered test compares with a number of 1 at most."""
+  return isinstance(test, ast.Compare) and any(
+      isinstance(side, ast.Constant) and isinstance(side.value, (int, float))
+      and not isinstance(side.value, bool) and side.value <= 1
+      for side in [test.left, *test.comparators])
 
 
 def _every_nth(test: ast.expr, counters: Set[str]) -> bool:

@@ -105,25 +105,37 @@ def _around(function: ast.AST) -> Dict[int, List[ast.expr]]:
   found: Dict[int, List[ast.expr]] = {}
 
   def visit(node: ast.AST, tests: List[ast.expr]) -> None:
-    # By id, once per `if`: a long body is not searched for each child.
-    test: Optional[ast.expr] = None
-    body: FrozenSet[int] = frozenset()
-    orelse: FrozenSet[int] = frozenset()
-    if isinstance(node, ast.If):
-      test = node.test
-      body = frozenset(id(c) for c in node.body)
-      orelse = frozenset(id(c) for c in node.orelse)
-    for child in _scopes.children(node):
-      if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                            ast.ClassDef, ast.Lambda)):
+    # Iterated, not recursive: a generated `1 + 1 + ...` nests past the
+    # stack. In the order of the recursion it replaces (a shared `Load`
+    # or `==` keeps the tests of its last place). By id, once per `if`: a
+    # long body is not searched for each child.
+    todo: List[Tuple[ast.AST, List[ast.expr], bool]] = [(node, tests, False)]
+    while todo:
+      node, tests, seen = todo.pop()
+      if seen:  # Its own entry, after its parent's earlier children.
+        found[id(node)] = tests
         continue
-      found[id(child)] = tests
-      if test is not None and id(child) in body:
-        visit(child, [*tests, test])
-      elif test is not None and id(child) in orelse:
-        visit(child, [*tests, ast.UnaryOp(ast.Not(), test)])
-      else:
-        visit(child, tests)
+      test: Optional[ast.expr] = None
+      body: FrozenSet[int] = frozenset()
+      orelse: FrozenSet[int] = frozenset()
+      if isinstance(node, ast.If):
+        test = node.test
+        body = frozenset(id(c) for c in node.body)
+        orelse = frozenset(id(c) for c in node.orelse)
+      later: List[Tuple[ast.AST, List[ast.expr], bool]] = []
+      for child in _scopes.children(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                              ast.ClassDef, ast.Lambda)):
+          continue
+        later.append((child, tests, True))
+        if test is not None and id(child) in body:
+          later.append((child, [*tests, test], False))
+        elif test is not None and id(child) in orelse:
+          later.append((child, [*tests, ast.UnaryOp(ast.Not(), test)],
+                        False))
+        else:
+          later.append((child, tests, False))
+      todo.extend(reversed(later))
   body = getattr(function, "body", [])
   for statement in body if isinstance(body, list) else []:
     found[id(statement)] = []

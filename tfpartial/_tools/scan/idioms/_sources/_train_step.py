@@ -174,7 +174,7 @@ def _loss_key(loss: Optional[ast.AST], scope: _scopes.Scope
   `loss` are two losses)."""
   if loss is None:
     return None
-  text = ast.unparse(loss)
+  text = ast.unparse(loss)  # `_deep` cut it: within the stack.
   if isinstance(loss, ast.Name) and (loss.id in scope.defs or
                                      loss.id in scope.params):
     return f"{id(scope)}:{text}"

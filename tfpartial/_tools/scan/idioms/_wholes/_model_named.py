@@ -8,6 +8,7 @@ import ast
 import re
 from typing import Dict, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _joined_text
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
@@ -330,20 +331,27 @@ def _network_scope(chosen: ast.AST, home: Optional[_scopes.Scope]) -> bool:
   (`current_scope = 'network'` at the root, else `get_name_scope() +
   '/network'`): the whole network the function builds, not a part (not
   `get_variable_scope().name + '/decoder'`: every string the value adds
-  must name a network)."""
+  must name a network, pieces written next to each other read as one:
+  `scope + '/' + 'network'`, `'{}/{}'.format(scope, 'network')`)."""
   if home is None or not isinstance(chosen, ast.Name):
     return False
   values = [d.value for d in home.defs.get(chosen.id, ())]
   return bool(values) and all(
       isinstance(v, ast.Constant) and _network_name(v) or any(
           word in _CURRENT_SCOPE for word in _identifiers(v)) and all(
-              _network_name(n) for n in _scopes.walk(v)
-              if isinstance(n, ast.Constant))
+              isinstance(n.value, str) for n in _scopes.walk(v)
+              if isinstance(n, ast.Constant)) and all(
+                  _network_text(text) for text in _joined_text.runs(v))
       for v in values)
 
 
 def _network_name(value: ast.Constant) -> bool:
   """Whether `value` is a string whose last scope names a whole network
   (`'/network'`, `'policy'`)."""
-  return isinstance(value.value, str) and bool(
-      _WHOLE_NETWORK.search(value.value.strip("/").split("/")[-1]))
+  return isinstance(value.value, str) and _network_text(value.value)
+
+
+def _network_text(text: str) -> bool:
+  """Whether the last scope of `text` names a whole network; a text
+  joined from pieces (`'/' + 'network'`) is read whole (`_joined_text`)."""
+  return bool(_WHOLE_NETWORK.search(text.strip("/").split("/")[-1]))

@@ -3,10 +3,10 @@ same loss whose op every run of the filtered one runs too (`rest = [v for
 v in tvars if v not in grid]` or `list(set(every) - set(grid))` minimised
 beside `grid`, the two ops run in one `sess.run([op_rest, op_grid])`, one
 after the other, or grouped into one op by `tf.group` that is what runs
-and the only reader of the two): between them the two steps train every
-variable at every step. `tvars` and `every` must not be provably one
-part (a scoped collection, or a filtered list), and a rest step at a
-learning rate of 0 trains nothing."""
+or what a step builder returns, and the only reader of the two): between
+them the two steps train every variable at every step. `tvars` and
+`every` must not be provably one part (a scoped collection, or a filtered
+list), and a rest step at a learning rate of 0 trains nothing."""
 
 from __future__ import annotations
 
@@ -195,11 +195,12 @@ def _run_together(scope: _scopes.Scope, ops: Set[str]) -> bool:
   if found:
     return True
   # `train_op = tf.group(op_rest, op_head)`, then `sess.run(train_op)`
-  # (or `return train_op` for the caller to run): one op runs both, when
-  # neither is read but by the group.
+  # (or `return train_op`, or `return tf.group(op_rest, op_head)`, for
+  # the caller to run): one op runs both, when neither is read but by the
+  # group.
   loads = _loads(scope)
   return all(loads.get(op, 0) == 1 for op in ops) and any(
-      ops <= joined and (name in _returned(scope) or any(
+      ops <= joined and (name is None or name in _returned(scope) or any(
           name in names for names in _run_names(scope)))
       for joined, name in _groups(scope))
 
@@ -213,15 +214,21 @@ def _returned(scope: _scopes.Scope) -> FrozenSet[str]:
       if isinstance(n, ast.Name)))
 
 
-def _groups(scope: _scopes.Scope) -> List[Tuple[FrozenSet[str], str]]:
+def _groups(scope: _scopes.Scope
+            ) -> List[Tuple[FrozenSet[str], Optional[str]]]:
   """The names each `group(...)` call of `scope` joins, with the one
-  name it is assigned to; read once per scope."""
-  ops = _ops(scope)
-  return scope.once((_groups, None, 0), lambda: [
-      (frozenset(a.id for a in node.args if isinstance(a, ast.Name)),
-       ops[id(node)][0]) for node in scope.nodes if isinstance(
-           node, ast.Call) and _names.call_name(node) == "group"
-      and len(ops.get(id(node), [])) == 1])
+  name it is assigned to, or None for a group `return`ed as it is built
+  (`return tf.group(op_a, op_b)`); read once per scope."""
+  def read() -> List[Tuple[FrozenSet[str], Optional[str]]]:
+    ops = _ops(scope)
+    returned = {id(node.value) for node in scope.nodes
+                if isinstance(node, ast.Return) and node.value is not None}
+    return [(frozenset(a.id for a in node.args if isinstance(a, ast.Name)),
+             None if id(node) in returned else ops[id(node)][0])
+            for node in scope.nodes if isinstance(node, ast.Call)
+            and _names.call_name(node) == "group" and (
+                len(ops.get(id(node), [])) == 1 or id(node) in returned)]
+  return scope.once((_groups, None, 0), read)
 
 
 def _loads(scope: _scopes.Scope) -> Dict[str, int]:

@@ -23,11 +23,11 @@ from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._sources import _step_lists
 from tfpartial._tools.scan.idioms._sources._train_step import Step
+from tfpartial._tools.scan.idioms._wholes import _helper_makers
 
 _MAKERS = {"get_variable", "Variable"}
 # TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
-_LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
-                "separable_conv2d", "fully_connected", "embedding"}
+_LAYER_CALLS = _helper_makers.LAYER_CALLS
 # Classes made beside a model that hold no layer of it.
 _NOT_LAYERS = re.compile(r"(Optimizer|Saver|Session|Config|Writer|Summary|"
                          r"Scaffold|Hook|Coordinator|Error|Exception|"
@@ -73,7 +73,7 @@ def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
   class) opens around layers and leave another of them out."""
   functions = _functions(scope)
   bodies = [(name, body) for name, body in _opened(functions)
-            if _builds_layers(body)]
+            if _builds_layers(body, scope)]
   opened = {name for name, _ in bodies}
   kept: Set[str] = set()
   for node in filters:
@@ -188,10 +188,11 @@ def _literal(call: ast.expr) -> str:
   return _root(name) if name is not None else ""
 
 
-def _builds_layers(body: List[ast.stmt]) -> bool:
+def _builds_layers(body: List[ast.stmt],
+                   scope: Optional[_scopes.Scope] = None) -> bool:
   """Whether the statements make a layer or a model: a class made (not an
   optimizer, saver or writer) or a trainable variable, whose result is
-  kept."""
+  kept; `scope` (where they are) reads the module's helpers they call."""
   known: List[Dict[str, List[Optional[ast.expr]]]] = []
 
   def bound() -> Dict[str, List[Optional[ast.expr]]]:
@@ -210,7 +211,7 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
               k.value.value is False) for k in node.keywords):
         return True
       spelled = set((_names.dotted(node.func) or "").split("."))
-      if name in _LAYER_CALLS and layer_call(node, bound) or name[
+      if name in _LAYER_CALLS and layer_call(node, bound, scope) or name[
           :1].isupper() and not (_NOT_LAYERS.search(name)) and not (
               spelled & _NOT_LAYER_MODULES):
         return True
@@ -218,14 +219,15 @@ def _builds_layers(body: List[ast.stmt]) -> bool:
 
 
 def layer_call(call: ast.Call,
-               bound: Callable[[], Dict[str, List[Optional[ast.expr]]]]
-               ) -> bool:
+               bound: Callable[[], Dict[str, List[Optional[ast.expr]]]],
+               scope: Optional[_scopes.Scope] = None) -> bool:
   """Whether a call of TF1's layer functions (`_LAYER_CALLS`) makes a
   layer: all do but `tf.nn.conv2d(x, kernel)` whose kernel the statements
   around it (`bound()`, their bindings) never make, which convolves with
   a kernel made elsewhere (`w = weight_variable(..)` before it, or the
   kernel made in the call, is a layer built here; `k = tf.reshape(psfs,
-  ..)` is not).
+  ..)` is not); with `scope`, a helper of the module makes it only if
+  its body makes a variable (`_helper_makers`).
 
   >>> code = "tf.nn.conv2d(x, psfs, [1, 1, 1, 1], 'SAME')"
   >>> layer_call(ast.parse(code).body[0].value, dict)
@@ -239,7 +241,7 @@ def layer_call(call: ast.Call,
                              if k.arg in {"filter", "filters"}]
   if not kernel or not isinstance(kernel[0], (ast.Name, ast.Attribute)):
     return True
-  return any(value is None or _may_make(value)
+  return any(value is None or _may_make(value, scope)
              for value in bound().get(_names.dotted(kernel[0]) or "", []))
 
 
@@ -247,12 +249,23 @@ def layer_call(call: ast.Call,
 _OPS = {"tf", "np", "numpy", "K", "math", "tensorflow"}
 
 
-def _may_make(value: ast.expr) -> bool:
+def _may_make(value: ast.expr, scope: Optional[_scopes.Scope] = None
+              ) -> bool:
   """Whether `value` may make a variable: it calls `tf.Variable`,
-  `get_variable` or a function not of TF or numpy (a helper)."""
-  return any(isinstance(n, ast.Call) and (
-      _names.call_name(n) in _MAKERS or (_names.dotted(n.func) or "").split(
-          ".")[0] not in _OPS) for n in ast.walk(value))
+  `get_variable` or a function not of TF or numpy (a helper); a helper
+  of the module (seen from `scope`) only if its body makes one."""
+  for node in ast.walk(value):
+    if not isinstance(node, ast.Call):
+      continue
+    if _names.call_name(node) in _MAKERS:
+      return True
+    if (_names.dotted(node.func) or "").split(".")[0] in _OPS:
+      continue
+    made = _helper_makers.called_makes(node, scope) if (
+        scope is not None) else None
+    if made is None or made:
+      return True
+  return False
 
 
 def bound_names(body: Iterable[ast.AST]

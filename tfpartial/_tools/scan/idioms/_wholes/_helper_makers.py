@@ -1,0 +1,163 @@
+"""Whether a helper of the module makes a variable. A helper makes none
+only when every call in its body (followed through the module's helpers
+it calls, `DEPTH` calls deep) is a pure op on a short allowlist: TF's and
+numpy's reshaping, joining and math (`tf.reshape`, `tf.reverse`,
+`tf.concat`, `tf.nn.relu`, `tf.nn.conv2d` with the kernel it is given),
+logging, `print`, shape reads, a few builtins. Anything else may make one:
+a TF call off the list (`tf.contrib.layers.batch_norm`,
+`tf.nn.rnn_cell.LSTMCell`), an alias (`V = tf.Variable`), a `partial`, a
+class of the module, an imported helper, a method. Each helper is read
+once per scan (its answer kept on its module's scope, unless cut by the
+depth bound or a cycle), so asking at every call is linear.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+
+# TF1's layer functions (`tf.layers.dense`, slim's `fully_connected`).
+LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
+               "separable_conv2d", "fully_connected", "embedding"}
+# The pure ops: `tf.<op>` (also under `tf.math.`), `tf.nn.<op>`, and any
+# function of numpy, `math` or `logging`; methods that read a shape.
+_TF_PURE = {"reshape", "transpose", "reverse", "concat", "stack", "unstack",
+            "squeeze", "expand_dims", "split", "tile", "pad", "gather",
+            "identity", "cast", "shape", "zeros", "ones", "zeros_like",
+            "ones_like", "fill", "constant", "add", "multiply", "subtract",
+            "divide", "matmul", "square", "sqrt", "exp", "log", "abs",
+            "maximum", "minimum", "clip_by_value", "sigmoid", "tanh",
+            "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "range",
+            "print", "Print", "image_summary", "scalar_summary"}
+_NN_PURE = {"relu", "relu6", "elu", "selu", "leaky_relu", "sigmoid", "tanh",
+            "softmax", "softplus", "conv1d", "conv2d", "conv3d",
+            "depthwise_conv2d", "conv2d_transpose", "max_pool", "avg_pool",
+            "bias_add", "l2_normalize", "dropout"}
+_PURE_MODULES = {"np", "numpy", "math", "logging"}
+_SHAPE_READS = {"get_shape", "as_list", "format"}
+_PURE_BUILTINS = {"print", "len", "int", "float", "str", "bool", "range",
+                  "list", "tuple", "dict", "zip", "enumerate", "min", "max",
+                  "abs", "sum", "isinstance", "round"}
+DEPTH = 4  # Helpers calling helpers: deeper is read as a maker.
+
+_Answer = Tuple[bool, bool]  # (makes, known without a cycle or the bound)
+
+
+def called_makes(call: ast.Call, scope: _scopes.Scope) -> Optional[bool]:
+  """For a call of a function of the module by its bare name (seen from
+  `scope`): whether that function makes a variable; None when the name
+  is no function of the module (imported, a parameter, a class).
+
+  >>> module = _scopes.collect(ast.parse(
+  ...     "def flip(k):\\n  return tf.reverse(k, [0])\\n"
+  ...     "def make(n):\\n  return tf.get_variable('w', [n])\\n"))
+  >>> [called_makes(ast.parse(f"{f}(x)").body[0].value, module)
+  ...  for f in ("flip", "make", "other")]
+  [False, True, None]
+  """
+  found = _resolve(call, scope)
+  if found is None:
+    return None
+  return _makes(found[0], found[1], 0, set())[0]
+
+
+def _resolve(call: ast.Call, scope: _scopes.Scope
+             ) -> Optional[Tuple[_scopes.FunctionNode, _scopes.Scope]]:
+  if not isinstance(call.func, ast.Name):
+    return None
+  name = call.func.id
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if name in place.functions:
+      function = place.functions[name]
+      return function, place.scopes.get(id(function), place)
+    if name in place.defs or name in place.params or name in place.classes:
+      return None  # Bound to something else here.
+    place = place.parent
+  return None
+
+
+def _cache(scope: _scopes.Scope) -> Dict[int, bool]:
+  root = scope
+  while root.parent is not None:
+    root = root.parent
+  return root.once((_cache, None, 0), dict)
+
+
+def _makes(function: _scopes.FunctionNode, scope: _scopes.Scope,
+           depth: int, visiting: Set[int]) -> _Answer:
+  """Whether `function` (its scope `scope`) makes a variable, and whether
+  that answer holds whoever asks (not cut by a cycle or the bound)."""
+  cache = _cache(scope)
+  if id(function) in cache:
+    return cache[id(function)], True
+  if id(function) in visiting:
+    return False, False  # A cycle adds nothing its first turn did not.
+  if depth > DEPTH:
+    return True, False  # Not read: it may make one, as a helper did.
+  visiting.add(id(function))
+  complete = True
+  answer = False
+  for node in ast.walk(function):
+    if not isinstance(node, ast.Call):
+      continue
+    made = _call_makes(node, scope, depth, visiting)
+    complete = complete and made[1]
+    if made[0]:
+      # Kept only when read, not when the bound answered for it.
+      answer, complete = True, made[1]
+      break
+  visiting.discard(id(function))
+  if complete:
+    cache[id(function)] = answer
+  return answer, complete
+
+
+def _call_makes(call: ast.Call, scope: _scopes.Scope, depth: int,
+                visiting: Set[int]) -> _Answer:
+  """Whether `call` may make a variable: a helper of the module as its
+  body says, a pure op (`_pure`) not, anything else yes."""
+  if isinstance(call.func, ast.Name):
+    found = _resolve(call, scope)
+    if found is not None:
+      return _makes(found[0], found[1], depth + 1, visiting)
+  return not _pure(call, scope), True
+
+
+def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is on the allowlist of ops that make no variable (a
+  builtin not bound in the module, `tf.reshape`, `logging.info`, ..).
+
+  >>> [_pure(ast.parse(c).body[0].value, _scopes.collect(ast.parse("")))
+  ...  for c in ("tf.reverse(k, [0])", "tf.layers.batch_normalization(k)",
+  ...            "print(k)", "k.get_shape()", "V(k)")]
+  [True, False, True, True, False]
+  """
+  if isinstance(call.func, ast.Name):
+    name = call.func.id
+    place: Optional[_scopes.Scope] = scope
+    while place is not None:
+      if name in place.defs or name in place.params or (
+          name in place.classes) or name in place.functions:
+        return False  # Rebound in the module: not the builtin.
+      place = place.parent
+    return name in _PURE_BUILTINS and name not in _scopes.imported_names(
+        scope)
+  if not isinstance(call.func, ast.Attribute):
+    return False
+  if call.func.attr in _SHAPE_READS:
+    return True
+  parts = (_names.dotted(call.func) or "").split(".")
+  if parts[0] in _PURE_MODULES and len(parts) > 1:
+    return True
+  if parts[0] not in {"tf", "tensorflow"}:
+    return False
+  middle = parts[1:-1]
+  if middle in ([], ["math"]):
+    return parts[-1] in _TF_PURE
+  if middle == ["nn"]:
+    return parts[-1] in _NN_PURE
+  return middle in (["logging"], ["summary"])
