@@ -84,10 +84,46 @@ def _read_facts(home: ast.AST) -> _Facts:
           for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
-  arms = [(_read(_listed(n.body)), _read(_listed(n.orelse))) for n in nodes
+  arms = [_flagged(n, nodes, (_read(_listed(n.body)), _read(_listed(
+      n.orelse)))) for n in nodes
           if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
               n.test, counters)] if counters else []
   return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
+
+
+def _flagged(test: ast.AST, nodes: List[ast.AST],
+             arms: Tuple[Set[str], Set[str]]) -> Tuple[Set[str], Set[str]]:
+  """The arms of a counter test, each with what the flags it sets choose
+  (`if epoch <= 30: single = True; multi = False else: single = False;
+  multi = True`, then `if single: run(base_op)`): a flag one arm turns on
+  and the other off runs what `if flag:` holds in the first arm's part
+  of the run only."""
+  one, other = (_switches(arm) for arm in (
+      _listed(getattr(test, "body", None)), _listed(
+          getattr(test, "orelse", None))))
+  flags = {name: on for name, on in one.items() if other.get(name) is (
+      not on)}
+  if not flags:
+    return arms
+  chosen: Tuple[Set[str], Set[str]] = (set(arms[0]), set(arms[1]))
+  for node in nodes:
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and (
+        node.test.id in flags):
+      on = flags[node.test.id]
+      chosen[0 if on else 1].update(_read(node.body))
+      chosen[1 if on else 0].update(_read(node.orelse))
+  return chosen
+
+
+def _switches(arm: Sequence[ast.AST]) -> Dict[str, bool]:
+  """The names an arm's own statements set to `True` or `False`."""
+  return {target.id: statement.value.value for statement in arm
+          if isinstance(statement, ast.Assign) and len(
+              statement.targets) == 1
+          for target in statement.targets if isinstance(
+              target, ast.Name) and isinstance(
+                  statement.value, ast.Constant) and isinstance(
+                      statement.value.value, bool)}
 
 
 def _made(value: ast.expr) -> List[ast.Call]:
