@@ -23,7 +23,9 @@ VARIABLE_LISTS = {"trainable_variables", "global_variables",
                   "get_model_variables", "get_variables_to_restore",
                   "all_variables", "watched_variables",
                   "get_collection_ref", "get_variables_by_name",
-                  "get_variables_by_suffix"}
+                  "get_variables_by_suffix",
+                  # Every global variable and saveable (TF1, private).
+                  "_all_saveable_objects"}
 # slim's lists by a name's part: a project's own function of that name
 # (a model's `get_variables_by_name(names)`) is read as written.
 NAMED_LISTS = {"get_variables_by_name", "get_variables_by_suffix"}
