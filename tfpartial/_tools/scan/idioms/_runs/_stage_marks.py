@@ -12,6 +12,7 @@ import dataclasses
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
@@ -202,6 +203,7 @@ class Opened:
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
     self.together = _stage_calls.Together(flow.project)
     self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
+    self.blocks: Dict[int, Dict[int, Set[str]]] = {}  # `within`'s.
 
   def _callee(self, call: ast.Call, scope: _scopes.Scope
               ) -> Optional[ast.AST]:
@@ -229,6 +231,27 @@ class Opened:
               n.args[0].value, str)} if callee is not None else set()
     return self.by_call[id(call)]
 
+  def within(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
+    """The literal variable scopes the `with` blocks of the call's own
+    function open around it (`with tf.variable_scope('encoder'): mu =
+    dense(x, 10)`): the call makes its variables there."""
+    if id(scope) not in self.blocks:
+      found: Dict[int, Set[str]] = {}
+      for node in scope.nodes:
+        if isinstance(node, ast.With):
+          names = {name for item in node.items
+                   for name in [_opened_scopes.literal(
+                       item.context_expr, _VARIABLE_SCOPES)] if name}
+          for each in (n for statement in node.body
+                       for n in _scopes.walk(statement)):
+            found.setdefault(id(each), set()).update(names)
+      self.blocks[id(scope)] = found
+    return self.blocks[id(scope)].get(id(call), set())
+
+
+# The scope calls that name the variables made inside them.
+_VARIABLE_SCOPES = frozenset({"variable_scope"})
+
 
 def runs_group(node: ast.AST, group: Group, opened: Opened,
           scope: _scopes.Scope) -> bool:
@@ -249,7 +272,8 @@ def runs_group(node: ast.AST, group: Group, opened: Opened,
   given = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
            if isinstance(a, ast.Constant) and isinstance(a.value, str)]
   return any(a.strip("/") in group.scopes for a in given) or bool(
-      group.scopes and opened.scopes(node, scope) & group.scopes) or bool(
+      group.scopes and (opened.scopes(node, scope) | opened.within(
+          node, scope)) & group.scopes) or bool(
           given and group.scopes) and any(
               kept in made for made in opened.made(node, scope)
               for kept in group.scopes)
