@@ -50,7 +50,8 @@ SCOPE_ARGUMENT = {"get_collection": 1, "trainable_variables": 0,
                   "get_collection_ref": 1,
                   # slim's: the name or suffix narrows as a scope does.
                   "get_variables_by_name": 0,
-                  "get_variables_by_suffix": 0}
+                  "get_variables_by_suffix": 0,
+                  "_all_saveable_objects": 0}
 SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
              "get_weights", "identity"}
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",

@@ -7,7 +7,10 @@ stays fixed. Warm-up schedules that train a head before the whole model
 do the same. Ops run side by side in one loop (a GAN's halves, `if step
 % 5 == 0`) are chosen by no ordered test of the counter, and a test of a
 configuration (`if self.optim == 'adam':` around one optimizer's steps,
-the other's whole-model step in the `else`) picks no part of a run."""
+the other's whole-model step in the `else`) picks no part of a run. The
+test may choose the ops through flags its arms set (`if epoch <= 30:
+single = True ... else: single = False`, then `if single:
+run(base_op)` later in the loop)."""
 
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ _ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 def chosen_apart(call: ast.Call, scope: _scopes.Scope,
                  others: List[ast.Call]) -> bool:
   """Whether an ordered test of a loop's counter chooses the op `call`
-  makes in one arm and another step's op in the other."""
+  makes in one arm and another step's op in the other, itself or by
+  the flags it sets (`_Flags.chosen`)."""
   kept = _facts(scope, scope.node).kept
   mine = kept.get(id(call))
   theirs = {kept[id(o)] for o in others if id(o) in kept} - {mine}
@@ -84,35 +88,57 @@ def _read_facts(home: ast.AST) -> _Facts:
           for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
-  arms = [_flagged(n, nodes, (_read(_listed(n.body)), _read(_listed(
+  flags = _Flags(nodes) if counters else None
+  arms = [flags.chosen(n, (_read(_listed(n.body)), _read(_listed(
       n.orelse)))) for n in nodes
           if isinstance(n, (ast.If, ast.IfExp)) and n.orelse and _counted(
-              n.test, counters)] if counters else []
+              n.test, counters)] if flags is not None else []
   return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
 
 
-def _flagged(test: ast.AST, nodes: List[ast.AST],
-             arms: Tuple[Set[str], Set[str]]) -> Tuple[Set[str], Set[str]]:
-  """The arms of a counter test, each with what the flags it sets choose
-  (`if epoch <= 30: single = True; multi = False else: single = False;
-  multi = True`, then `if single: run(base_op)`): a flag one arm turns on
-  and the other off runs what `if flag:` holds in the first arm's part
-  of the run only."""
-  one, other = (_switches(arm) for arm in (
-      _listed(getattr(test, "body", None)), _listed(
-          getattr(test, "orelse", None))))
-  flags = {name: on for name, on in one.items() if other.get(name) is (
-      not on)}
-  if not flags:
-    return arms
-  chosen: Tuple[Set[str], Set[str]] = (set(arms[0]), set(arms[1]))
-  for node in nodes:
-    if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and (
-        node.test.id in flags):
-      on = flags[node.test.id]
-      chosen[0 if on else 1].update(_read(node.body))
-      chosen[1 if on else 0].update(_read(node.orelse))
-  return chosen
+class _Flags:
+  """The flags of a function or class, read once: each `if flag:` by its
+  flag's name, how often each name is assigned, the innermost loop
+  around each node."""
+
+  def __init__(self, nodes: List[ast.AST]):
+    self.ifs: Dict[str, List[Tuple[ast.If, Set[str], Set[str]]]] = {}
+    self.assigned: Dict[str, int] = {}
+    self.loop: Dict[int, ast.AST] = {}
+    for node in nodes:
+      if isinstance(node, ast.If) and isinstance(node.test, ast.Name):
+        self.ifs.setdefault(node.test.id, []).append(
+            (node, _read(node.body), _read(node.orelse)))
+      elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
+      elif isinstance(node, (ast.For, ast.While)):
+        self.loop.update((id(n), node) for n in _scopes.walk(node))
+
+  def chosen(self, test: ast.AST, arms: Tuple[Set[str], Set[str]]
+             ) -> Tuple[Set[str], Set[str]]:
+    """The arms of a counter test `test`, each with what the flags it
+    sets choose (`if epoch <= 30: single = True; multi = False else:
+    single = False; multi = True`, then `if single: run(base_op)`): a
+    flag one arm turns on and the other off, assigned nowhere else,
+    runs what an `if flag:` after the test in its loop holds in the
+    first arm's part of the run, and what its `else:` holds in the
+    other's."""
+    one, other = (_switches(arm) for arm in (
+        _listed(getattr(test, "body", None)), _listed(
+            getattr(test, "orelse", None))))
+    loop = self.loop.get(id(test))
+    chosen: Tuple[Set[str], Set[str]] = (set(arms[0]), set(arms[1]))
+    if loop is None:
+      return chosen
+    end = getattr(loop, "end_lineno", 0) or 0
+    for name, on in one.items():
+      if other.get(name) is not (not on) or self.assigned.get(name) != 2:
+        continue
+      for node, body, orelse in self.ifs.get(name, []):
+        if getattr(test, "end_lineno", 0) < node.lineno <= end:
+          chosen[0 if on else 1].update(body)
+          chosen[1 if on else 0].update(orelse)
+    return chosen
 
 
 def _switches(arm: Sequence[ast.AST]) -> Dict[str, bool]:
