@@ -208,7 +208,8 @@ def _makes_here(call: ast.Call) -> bool:
 
 class Opened:
   """The literal scopes each function a call runs opens (`with
-  tf.variable_scope('g1')`), each read once."""
+  tf.variable_scope('g1')`), and those the step's function opens around
+  a call that makes variables, each read once."""
 
   def __init__(self, flow: Flow):
     self.flow = flow
@@ -283,8 +284,10 @@ class Opened:
 def runs_group(node: ast.AST, group: Group, opened: Opened,
           scope: _scopes.Scope) -> bool:
   """Whether `node` runs the group's variables: a call under its scope
-  (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`), a
-  call of its model (`fine([x, h])`), a read of a listed variable."""
+  (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`, a
+  layer made inside a `with variable_scope('g1'):` block of the step's
+  function), a call of its model (`fine([x, h])`), a read of a listed
+  variable."""
   if isinstance(node, (ast.Name, ast.Attribute)):
     return assigned_key(node) in group.names
   if not isinstance(node, ast.Call):
