@@ -23,7 +23,9 @@ VARIABLE_LISTS = {"trainable_variables", "global_variables",
                   "get_model_variables", "get_variables_to_restore",
                   "all_variables", "watched_variables",
                   "get_collection_ref", "get_variables_by_name",
-                  "get_variables_by_suffix"}
+                  "get_variables_by_suffix",
+                  # Every global variable and saveable (TF1, private).
+                  "_all_saveable_objects"}
 # slim's lists by a name's part: a project's own function of that name
 # (a model's `get_variables_by_name(names)`) is read as written.
 NAMED_LISTS = {"get_variables_by_name", "get_variables_by_suffix"}
@@ -48,7 +50,8 @@ SCOPE_ARGUMENT = {"get_collection": 1, "trainable_variables": 0,
                   "get_collection_ref": 1,
                   # slim's: the name or suffix narrows as a scope does.
                   "get_variables_by_name": 0,
-                  "get_variables_by_suffix": 0}
+                  "get_variables_by_suffix": 0,
+                  "_all_saveable_objects": 0}
 SNAPSHOTS = {"initialized_value", "read_value", "numpy", "value", "eval",
              "get_weights", "identity"}
 SHAPES = {"identity", "convert_to_tensor", "reshape", "expand_dims",

@@ -9,7 +9,9 @@ do the same. Ops run side by side in one loop (a GAN's halves, `if step
 `epoch >= 100 and step % 2 == 0`, only the `else` arm runs alone, during
 the warm-up), and a test of a configuration (`if self.optim == 'adam':`
 around one optimizer's steps, the other's whole-model step in the
-`else`) picks no part of a run."""
+`else`) picks no part of a run. The test may choose the ops through
+flags its arms set (`if epoch <= 30: single = True ... else: single =
+False`, then `if single: run(base_op)` later in the loop)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ _ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 def chosen_apart(call: ast.Call, scope: _scopes.Scope,
                  others: List[ast.Call]) -> bool:
   """Whether an ordered test of a loop's counter chooses the op `call`
-  makes in one arm and another step's op in the other."""
+  makes in one arm and another step's op in the other, itself or by
+  the flags it sets (`_Flags.chosen`)."""
   kept = _facts(scope, scope.node).kept
   mine = kept.get(id(call))
   theirs = {kept[id(o)] for o in others if id(o) in kept} - {mine}
@@ -87,15 +90,74 @@ def _read_facts(home: ast.AST) -> _Facts:
           for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
+  flags = _Flags(nodes) if counters else None
   arms: List[Tuple[Set[str], Set[str]]] = []
-  for n in nodes if counters else []:
+  for n in nodes if flags is not None else []:
     if isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
-      body, orelse = _read(_listed(n.body)), _read(_listed(n.orelse))
-      if _counted(n.test, counters):
-        arms += [(body, orelse), (orelse, body)]
-      elif _warm_up_then_every_nth(n.test, counters):
-        arms.append((orelse, body))
+      counted = _counted(n.test, counters)
+      if not counted and not _warm_up_then_every_nth(n.test, counters):
+        continue
+      body, orelse = flags.chosen(n, (
+          _read(_listed(n.body)), _read(_listed(n.orelse))))
+      arms += [(body, orelse), (orelse, body)] if counted else [
+          (orelse, body)]
   return _Facts(kept, [n for n in nodes if isinstance(n, ast.Call)], arms)
+
+
+class _Flags:
+  """The flags of a function or class, read once: each `if flag:` by its
+  flag's name, how often each name is assigned, the innermost loop
+  around each node."""
+
+  def __init__(self, nodes: List[ast.AST]):
+    self.ifs: Dict[str, List[Tuple[ast.If, Set[str], Set[str]]]] = {}
+    self.assigned: Dict[str, int] = {}
+    self.loop: Dict[int, ast.AST] = {}
+    for node in nodes:
+      if isinstance(node, ast.If) and isinstance(node.test, ast.Name):
+        self.ifs.setdefault(node.test.id, []).append(
+            (node, _read(node.body), _read(node.orelse)))
+      elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
+      elif isinstance(node, (ast.For, ast.While)):
+        self.loop.update((id(n), node) for n in _scopes.walk(node))
+
+  def chosen(self, test: ast.AST, arms: Tuple[Set[str], Set[str]]
+             ) -> Tuple[Set[str], Set[str]]:
+    """The arms of a counter test `test`, each with what the flags it
+    sets choose (`if epoch <= 30: single = True; multi = False else:
+    single = False; multi = True`, then `if single: run(base_op)`): a
+    flag one arm turns on and the other off, assigned nowhere else,
+    runs what an `if flag:` after the test in its loop holds in the
+    first arm's part of the run, and what its `else:` holds in the
+    other's."""
+    one, other = (_switches(arm) for arm in (
+        _listed(getattr(test, "body", None)), _listed(
+            getattr(test, "orelse", None))))
+    loop = self.loop.get(id(test))
+    chosen: Tuple[Set[str], Set[str]] = (set(arms[0]), set(arms[1]))
+    if loop is None:
+      return chosen
+    end = getattr(loop, "end_lineno", 0) or 0
+    for name, on in one.items():
+      if other.get(name) is not (not on) or self.assigned.get(name) != 2:
+        continue
+      for node, body, orelse in self.ifs.get(name, []):
+        if getattr(test, "end_lineno", 0) < node.lineno <= end:
+          chosen[0 if on else 1].update(body)
+          chosen[1 if on else 0].update(orelse)
+    return chosen
+
+
+def _switches(arm: Sequence[ast.AST]) -> Dict[str, bool]:
+  """The names an arm's own statements set to `True` or `False`."""
+  return {target.id: statement.value.value for statement in arm
+          if isinstance(statement, ast.Assign) and len(
+              statement.targets) == 1
+          for target in statement.targets if isinstance(
+              target, ast.Name) and isinstance(
+                  statement.value, ast.Constant) and isinstance(
+                      statement.value.value, bool)}
 
 
 def _made(value: ast.expr) -> List[ast.Call]:

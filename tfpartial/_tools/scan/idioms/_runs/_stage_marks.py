@@ -12,6 +12,7 @@ import dataclasses
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _opened_scopes
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms._runs import _chosen_stage
@@ -190,9 +191,25 @@ def computed_from(roots: List[ast.expr],
         todo.extend(value for value, _ in defs.get(name, []))
 
 
+# The scope calls that name the variables made inside them.
+_VARIABLE_SCOPES = frozenset({"variable_scope"})
+# The calls that make a layer's variables where they run.
+_MAKERS = frozenset({
+    "dense", "fully_connected", "conv1d", "conv2d", "conv3d",
+    "conv2d_transpose", "separable_conv2d", "batch_normalization",
+    "embedding", "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
+    "LSTM", "GRU", "LSTMCell", "GRUCell", "Embedding"})
+
+
+def _makes_here(call: ast.Call) -> bool:
+  name = _names.call_name(call)
+  return name in _names.VARIABLES or name in _MAKERS
+
+
 class Opened:
   """The literal scopes each function a call runs opens (`with
-  tf.variable_scope('g1')`), each read once."""
+  tf.variable_scope('g1')`), and those the step's function opens around
+  a call that makes variables, each read once."""
 
   def __init__(self, flow: Flow):
     self.flow = flow
@@ -202,6 +219,8 @@ class Opened:
     self.built: Dict[Tuple[str, ...], bool] = {}  # `_chosen_stage`'s.
     self.together = _stage_calls.Together(flow.project)
     self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
+    self.blocks: Dict[int, Dict[int, Set[str]]] = {}  # `within`'s.
+    self.making: Dict[int, bool] = {}  # `_makes`', by function.
 
   def _callee(self, call: ast.Call, scope: _scopes.Scope
               ) -> Optional[ast.AST]:
@@ -229,12 +248,46 @@ class Opened:
               n.args[0].value, str)} if callee is not None else set()
     return self.by_call[id(call)]
 
+  def within(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
+    """The literal variable scopes the `with` blocks of the step's
+    function open around a call that makes variables there (`with
+    tf.variable_scope('encoder'): mu = dense(x, 10)`, a variable, a
+    project function whose body makes some): a softmax, a loss or a
+    `stop_gradient` of a teacher's output in the block makes none."""
+    if id(scope) not in self.blocks:
+      found: Dict[int, Set[str]] = {}
+      for node in scope.nodes:
+        names = {name for item in getattr(node, "items", [])
+                 for name in [_opened_scopes.literal(
+                     item.context_expr, _VARIABLE_SCOPES)] if name}
+        for each in (n for statement in getattr(node, "body", [])
+                     for n in _scopes.walk(statement)) if (
+                         isinstance(node, ast.With) and names) else ():
+          found.setdefault(id(each), set()).update(names)
+      self.blocks[id(scope)] = found
+    opened = self.blocks[id(scope)].get(id(call), set())
+    return opened if opened and self._makes(call, scope) else set()
+
+  def _makes(self, call: ast.Call, scope: _scopes.Scope) -> bool:
+    """Whether a call makes variables where it runs: a variable or layer
+    maker, or a project function whose own body calls one."""
+    if _makes_here(call):
+      return True
+    callee = self._callee(call, scope)
+    if callee is not None and id(callee) not in self.making:
+      self.making[id(callee)] = any(
+          isinstance(n, ast.Call) and _makes_here(n)
+          for n in _scopes.walk(callee))
+    return callee is not None and self.making[id(callee)]
+
 
 def runs_group(node: ast.AST, group: Group, opened: Opened,
           scope: _scopes.Scope) -> bool:
   """Whether `node` runs the group's variables: a call under its scope
-  (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`), a
-  call of its model (`fine([x, h])`), a read of a listed variable."""
+  (`net2(h, scope="net2")`, a method opening `variable_scope('g1')`, a
+  layer made inside a `with variable_scope('g1'):` block of the step's
+  function), a call of its model (`fine([x, h])`), a read of a listed
+  variable."""
   if isinstance(node, (ast.Name, ast.Attribute)):
     return assigned_key(node) in group.names
   if not isinstance(node, ast.Call):
@@ -249,10 +302,15 @@ def runs_group(node: ast.AST, group: Group, opened: Opened,
   given = [a.value for a in [*node.args, *(k.value for k in node.keywords)]
            if isinstance(a, ast.Constant) and isinstance(a.value, str)]
   return any(a.strip("/") in group.scopes for a in given) or bool(
-      group.scopes and opened.scopes(node, scope) & group.scopes) or bool(
+      group.scopes and (opened.scopes(node, scope) | opened.within(
+          node, scope)) & group.scopes) or bool(
           given and group.scopes) and any(
               kept in made for made in opened.made(node, scope)
               for kept in group.scopes)
+
+
+# What a call is measured against, not what it computes from.
+_NOT_INPUTS = frozenset({"labels", "targets", "target", "label"})
 
 
 def inputs_of(step: Training, mine: Group,
@@ -265,5 +323,6 @@ def inputs_of(step: Training, mine: Group,
   given = [value for node in computed_from([step.loss], defs, own)
            if isinstance(node, ast.Call) and runs_group(
                node, mine, opened, step.scope)
-           for value in [*node.args, *(k.value for k in node.keywords)]]
+           for value in [*node.args, *(k.value for k in node.keywords
+                                       if k.arg not in _NOT_INPUTS)]]
   return list(computed_from(given, defs, own)) if given else []
