@@ -90,10 +90,10 @@ def _read_facts(home: ast.AST) -> _Facts:
           for name in [_names.dotted(n.targets[0])] if name}
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
-  flags = _Flags(nodes) if counters else None
   arms: List[Tuple[Set[str], Set[str]]] = []
-  for n in nodes if flags is not None else []:
-    if isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
+  flags = _Flags(nodes) if counters else None
+  for n in nodes if flags else []:
+    if flags and isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
       counted = _counted(n.test, counters)
       if not counted and not _warm_up_then_every_nth(n.test, counters):
         continue
