@@ -70,3 +70,70 @@ CASES = {
 def test_a_write_into_what_every_caller_makes_untrainable(name):
   code, expected = CASES[name]
   assert scanned.in_text(code, "write-back") == expected
+
+
+# A hashing network copied from a GAN's discriminator (yg33717/
+# DSH_tensorflow): every layer helper opens the scope its caller names,
+# and every name given starts `d_`.
+_HASHING = """\
+    import tensorflow as tf
+
+    def weight(name, shape):
+      return tf.get_variable(name, shape, tf.float32)
+
+    def conv2d(x, dim, name="conv2d"):
+      with tf.variable_scope(name):
+        w = weight("weights", [5, 5, x.get_shape()[-1], dim])
+        return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+
+    def fully_connected(x, dim, name="fully_connected"):
+      with tf.variable_scope(name):
+        w = weight("w", [x.get_shape()[-1], dim])
+        return tf.matmul(x, w)
+
+    def relu(x, name="relu"):
+      with tf.variable_scope(name):
+        return tf.nn.relu(x)
+
+    def network(image, bits, name="discriminator"):
+      with tf.name_scope(name):
+        h = relu(conv2d(image, 32, name="d_conv1"), name="d_relu1")
+        h = relu(conv2d(h, 64, name="d_conv2"), name="d_relu2")
+        h = tf.reshape(h, [64, -1])
+        return fully_connected(h, bits, name={last})
+
+    image = tf.placeholder(tf.float32, [64, 32, 32, 3])
+    loss = tf.reduce_mean(tf.square(network(image, 12)))
+    {extra}
+    t_vars = tf.trainable_variables()
+    d_vars = [var for var in t_vars if 'd_' in var.name]
+    train_op = tf.train.AdamOptimizer(0.01).minimize(loss, var_list=d_vars)
+    with tf.Session() as sess:
+      for step in range(100):
+        sess.run(train_op)
+    """
+
+HASHING = {
+    # Every layer is named `d_...`: the filter keeps the whole model.
+    "every layer named with the filter's text": (
+        _HASHING.format(last="'d_ip1'", extra=""), []),
+    # The twin: the head is named otherwise, and left out.
+    "a head named otherwise": (
+        _HASHING.format(last="'head'", extra=""),
+        [("var-list-filter", 31)]),
+    # The twin: a variable made outside any layer's scope, left out.
+    "a variable made outside the layers": (
+        _HASHING.format(last="'d_ip1'", extra=(
+            "loss += tf.reduce_sum(tf.get_variable('proj', [12]))")),
+        [("var-list-filter", 31)]),
+    # The twin: a layer named by a variable the scan cannot read.
+    "a layer named by a variable": (
+        _HASHING.format(last="head_name", extra=""),
+        [("var-list-filter", 31)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HASHING))
+def test_a_filter_every_layer_helper_name_holds(name):
+  code, expected = HASHING[name]
+  assert scanned.in_text(code, "var-list-filter") == expected
