@@ -137,3 +137,52 @@ HASHING = {
 def test_a_filter_every_layer_helper_name_holds(name):
   code, expected = HASHING[name]
   assert scanned.in_text(code, "var-list-filter") == expected
+
+
+# A latent code searched for each item through a pretrained generator and
+# scorer (kang205/DVBPR): the code is made, handed to the generator, and
+# set anew in the loop whose pass then runs the step.
+_SEARCH = """\
+    import numpy as np
+    import tensorflow as tf
+
+    with tf.variable_scope("DVBPR"):
+      theta_u = tf.Variable(tf.random_uniform([100, 64]))
+    saver = tf.train.Saver()
+    saver.restore(sess, "dvbpr.ckpt")
+    gan = DCGAN(sess)
+    gan.load("checkpoint")
+    x = np.random.normal(0, 0.5, size=[16, 256])
+    z = tf.Variable(x, name="input_code", dtype=tf.float32)
+    image = gan.get_gen({given}, y)
+    with tf.variable_scope("DVBPR", reuse=True):
+      score = tf.matmul(CNN(image), tf.transpose(theta_u))
+    obj = tf.reduce_mean(score) - tf.reduce_mean(tf.square(z))
+    optimizer = tf.train.AdamOptimizer(0.05).minimize(-obj, var_list=[z])
+    {before}
+    for cat in range(6):
+      x = np.random.normal(0, 0.5, size=[16, 256])
+      {reset}
+      for i in range(10):
+        sess.run([score, optimizer])
+    """
+
+SEARCH = {
+    # The code set anew for each item: an input searched, no weight.
+    "a latent code reset for each search": (_SEARCH.format(
+        given="z", before="", reset="sess.run(z.assign(x))"), []),
+    # The twin: set once before the loop, then trained (a soft prompt).
+    "a code set once before training": (_SEARCH.format(
+        given="z", before="sess.run(z.assign(x))", reset="pass"),
+        [("var-list-filter", 16)]),
+    # The twin: reset each pass, but no call runs on it whole.
+    "a variable reset each pass that no call runs on": (_SEARCH.format(
+        given="tf.tanh(z)", before="", reset="sess.run(z.assign(x))"),
+        [("var-list-filter", 16)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCH))
+def test_a_list_of_inputs_reset_for_each_search(name):
+  code, expected = SEARCH[name]
+  assert scanned.in_text(code, "var-list-filter") == expected
