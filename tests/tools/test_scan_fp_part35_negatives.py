@@ -186,3 +186,77 @@ SEARCH = {
 def test_a_list_of_inputs_reset_for_each_search(name):
   code, expected = SEARCH[name]
   assert scanned.in_text(code, "var-list-filter") == expected
+
+
+# A sequence GAN's discriminator (andi611/Conditional-SeqGAN-Tensorflow):
+# its class builds under its own root scope (a dropout rate kept in a
+# variable aside), its loss adds an L2 penalty of weights made there, and
+# its step computes the gradients of what that scope holds and applies
+# them: the penalty's weights name no wider list. The generator, in its
+# own class, trains its own scope.
+_DISCRIMINATOR = """\
+    import tensorflow as tf
+
+    class Discriminator(object):
+      def __init__(self, x, y, lr):
+        self.x, self.y, self.lr = x, y, lr
+        self.keep_prob = tf.get_variable(
+            name="keep_prob", shape=[],
+            initializer=tf.constant_initializer(0.75))
+        self.build_model()
+
+      def build_model(self):
+        x, y, lr = self.x, self.y, self.lr
+        l2_loss = tf.constant(0.0)
+        with tf.variable_scope("discriminator"):
+          with tf.variable_scope("features"):
+            W = tf.get_variable("W", [64, 32])
+            h = self._highway(tf.nn.relu(tf.matmul(x, W)), 32)
+            h = tf.nn.dropout(h, keep_prob=self.keep_prob)
+          with tf.name_scope("output"):
+            W = tf.get_variable("W_out", [32, 2])
+            b = tf.get_variable("b", [2])
+            l2_loss += tf.nn.l2_loss(W) + tf.nn.l2_loss(b)
+            scores = tf.nn.xw_plus_b(h, W, b)
+        self.loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+            logits=scores, labels=y)) + 0.2 * l2_loss
+        self.optimizer = tf.train.AdamOptimizer(lr)
+        self.params = [p for p in tf.trainable_variables()
+                       if {kept} in p.name]
+        gradients = self.optimizer.compute_gradients(
+            loss=self.loss, var_list=self.params)
+        self.train_op = self.optimizer.apply_gradients(gradients)
+
+      def _highway(self, x, size, scope="Highway"):
+        with tf.variable_scope(scope):
+          w = tf.get_variable("w", [size, size])
+          return tf.nn.relu(tf.matmul(x, w)) + x
+
+    class Generator(object):
+      def __init__(self, z, lr):
+        with tf.variable_scope("generator"):
+          w = tf.get_variable("w", [16, 64])
+          self.out = tf.matmul(z, w)
+        self.loss = -tf.reduce_mean(self.out)
+        self.params = [p for p in tf.trainable_variables()
+                       if "generator" in p.name]
+        grads = tf.gradients(self.loss, self.params)
+        self.train_op = tf.train.AdamOptimizer(lr).apply_gradients(
+            zip(grads, self.params))
+    """
+
+DISCRIMINATOR = {
+    # The discriminator's own scope, its loss's penalty aside: no finding.
+    "a discriminator's own scope beside a penalty in its loss": (
+        _DISCRIMINATOR.format(kept='"discriminator"'), []),
+    # The twin: only the features scope of the discriminator is kept.
+    "only a part of the discriminator's scope": (
+        _DISCRIMINATOR.format(kept='"discriminator/features"'),
+        [("var-list-filter", 27)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISCRIMINATOR))
+def test_a_loss_penalty_names_no_wider_list(name):
+  code, expected = DISCRIMINATOR[name]
+  assert scanned.in_text(code, "var-list-filter") == expected
