@@ -260,3 +260,54 @@ DISCRIMINATOR = {
 def test_a_loss_penalty_names_no_wider_list(name):
   code, expected = DISCRIMINATOR[name]
   assert scanned.in_text(code, "var-list-filter") == expected
+
+
+# A discriminator that builds under the scope its caller names and
+# trains the variables whose names start with it (HazyResearch/tanda).
+_OWN_SCOPE = """\
+    import tensorflow as tf
+
+    class Discriminator(object):
+      def get_logits_op(self, x, n_classes):
+        h = tf.layers.dense(x, 64, activation=tf.nn.relu, name="fc1")
+        return tf.layers.dense(h, n_classes, name="fc2")
+
+      def build_supervised(self, n_classes, name, lr=0.01):
+        self.X = tf.placeholder(tf.float32, [None, 784])
+        self.Y = tf.placeholder(tf.float32, [None, n_classes])
+        {body}
+        self.loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(
+            logits=logits, labels=self.Y))
+        var_list = [v for v in tf.trainable_variables()
+                    if v.name.startswith({kept})]
+        self.train_op = tf.train.AdamOptimizer(lr).minimize(
+            self.loss, var_list=var_list)
+    """
+
+_BUILT = """with tf.variable_scope(name):
+          logits = self.get_logits_op(self.X, n_classes)"""
+
+_BESIDE = """with tf.variable_scope("body"):
+          h = tf.layers.dense(self.X, 256, name="embed")
+        with tf.variable_scope(name):
+          logits = self.get_logits_op(h, n_classes)"""
+
+OWN_SCOPE = {
+    # The scope the method opens around all it builds: its own network.
+    "the scope the method opens around what it builds": (
+        _OWN_SCOPE.format(body=_BUILT, kept="name"), []),
+    # The twin: a body built in another scope beside it, left out.
+    "a head's scope beside a body's": (
+        _OWN_SCOPE.format(body=_BESIDE, kept="name"),
+        [("var-list-filter", 17)]),
+    # The twin: a part of the scope, by a name the method never opens.
+    "a part of the opened scope": (
+        _OWN_SCOPE.format(body=_BUILT, kept='name + "/fc2"'),
+        [("var-list-filter", 15)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OWN_SCOPE))
+def test_a_comprehension_keeping_the_scope_it_opens(name):
+  code, expected = OWN_SCOPE[name]
+  assert scanned.in_text(code, "var-list-filter") == expected

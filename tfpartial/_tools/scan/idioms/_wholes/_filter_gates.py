@@ -44,6 +44,7 @@ from tfpartial._tools.scan.idioms._wholes import _named_layers
 from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
+from tfpartial._tools.scan.idioms._wholes import _opened_test
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
@@ -112,6 +113,8 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                               module.tree, _kept_roots(node))) and (
                           not _other_off(analysis, step, steps, node)) or (
                           _built_scope(flow, node, step.scope, opened)) or (
+                              _opened_test.keeps_opened(node, flow.origin.get(
+                                  id(node), step.scope))) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
