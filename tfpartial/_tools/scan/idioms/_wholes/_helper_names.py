@@ -59,11 +59,11 @@ def _read(project: _project.Project) -> FrozenSet[str]:
     if module.tree is None or not any(
         f"{name}(" in module.source.text for name in helpers):
       continue
-    for node in ast.walk(module.tree):
-      if not (isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Name) and node.func.id in helpers):
+    for call in ast.walk(module.tree):
+      if not (isinstance(call, ast.Call) and isinstance(
+          call.func, ast.Name) and call.func.id in helpers):
         continue
-      given = _given(node, functions[node.func.id][0])
+      given = _given(call, functions[call.func.id][0])
       if given is None:
         return frozenset()
       found.add(given)
