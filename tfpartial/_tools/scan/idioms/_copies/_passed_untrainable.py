@@ -28,15 +28,9 @@ def passed_untrainable(analysis: Analysis, scope: _scopes.Scope,
   if not isinstance(target, ast.Name) or target.id not in scope.params or (
       not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))):
     return False
-  if any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign,
-                           ast.For, ast.With)) and any(
-      isinstance(each, ast.Name) and each.id == target.id and isinstance(
-          each.ctx, ast.Store) for each in ast.walk(node))
-         for node in scope.nodes):
-    return False  # Bound anew: not what the callers pass.
   calls = analysis.project.callers(function.name)
-  if not calls or len(calls) > _MAX_CALLS:
-    return False
+  if not calls or len(calls) > _MAX_CALLS or scope.defs.get(target.id):
+    return False  # No call seen, too common a name, or bound anew.
   for caller, call in calls:
     given = _names.argument(call, scope.params, target.id)
     if given is None or not _trained_too.only_untrainable(
