@@ -311,3 +311,22 @@ OWN_SCOPE = {
 def test_a_comprehension_keeping_the_scope_it_opens(name):
   code, expected = OWN_SCOPE[name]
   assert scanned.in_text(code, "var-list-filter") == expected
+
+
+def test_a_helper_of_the_same_name_in_another_module_is_not_its_caller():
+  # angusfung/population-based-training: two sibling scripts define
+  # their own `explore()`, called with no argument.
+  import textwrap
+  sibling = textwrap.dedent("""\
+      import tensorflow as tf
+
+      h = tf.get_variable("h", initializer=tf.ones([2]), trainable=False)
+
+      def explore():
+        return h.assign(h * 1.1)
+
+      do_explore = explore()
+      """)
+  found = scanned.in_project({"pbt.py": textwrap.dedent(_PBT.format(
+      given="h")), "mueller.py": sibling})
+  assert [f for f in found if f[0] == "write-back"] == []

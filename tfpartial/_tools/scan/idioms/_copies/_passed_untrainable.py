@@ -28,9 +28,14 @@ def passed_untrainable(analysis: Analysis, scope: _scopes.Scope,
   if not isinstance(target, ast.Name) or target.id not in scope.params or (
       not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))):
     return False
-  calls = analysis.project.callers(function.name)
-  if not calls or len(calls) > _MAX_CALLS or scope.defs.get(target.id):
+  spelled = analysis.project.callers(function.name)
+  if not spelled or len(spelled) > _MAX_CALLS or scope.defs.get(target.id):
     return False  # No call seen, too common a name, or bound anew.
+  # Only the calls of this function (another module's `explore()` aside).
+  calls = [(caller, call) for caller, call in spelled
+           if analysis.flow.callee(call, caller) is function]
+  if not calls:
+    return False
   for caller, call in calls:
     given = _names.argument(call, scope.params, target.id)
     if given is None or not _trained_too.only_untrainable(
