@@ -112,9 +112,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
                           not _other_off(analysis, step, steps, node)) or (
-                          _built_scope(flow, node, step.scope, opened)) or (
-                              _opened_test.keeps_opened(node, flow.origin.get(
-                                  id(node), step.scope))) or (
+                          _built_own(flow, node, step, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
@@ -134,6 +132,15 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return shown(analysis, step, node)
+
+
+def _built_own(flow: Flow, node: ast.expr, step: Step, opened: Set[str]
+               ) -> bool:
+  """Whether the filter keeps the scope an object builds under
+  (`_built_scope`), or the one its function opens around what it builds
+  (`_opened_test`)."""
+  return _built_scope(flow, node, step.scope, opened) or (
+      _opened_test.keeps_opened(node, flow.origin.get(id(node), step.scope)))
 
 
 def _restores_a_part(module: _project.Module, step: Step) -> bool:
