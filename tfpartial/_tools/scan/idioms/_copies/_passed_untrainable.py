@@ -4,7 +4,8 @@ to a variable made `trainable=False`: population-based training's
 on a hyperparameter no optimizer trains. The write moves a setting,
 not a weight, so no part of a trained variable is held. A helper that
 some call hands a trained variable (or something the scan cannot
-trace) stays a candidate."""
+trace), or whose name the project reads as a value (`partial(explore,
+theta)`, `map(explore, ...)`, an alias import), stays a candidate."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def passed_untrainable(analysis: Analysis, scope: _scopes.Scope,
   # Only the calls of this function (another module's `explore()` aside).
   calls = [(caller, call) for caller, call in spelled
            if analysis.flow.callee(call, caller) is function]
-  if not calls:
+  if not calls or _read_as_value(analysis, function.name):
     return False
   for caller, call in calls:
     given = _names.argument(call, scope.params, target.id)
@@ -42,3 +43,24 @@ def passed_untrainable(analysis: Analysis, scope: _scopes.Scope,
         analysis.flow.labels(given, caller)):
       return False
   return True
+
+
+def _read_as_value(analysis: Analysis, name: str) -> bool:
+  """Whether some module reads `name` other than as the callee of a
+  call (`partial(name, x)`, `map(name, xs)`, `hooks = [name]`), or
+  imports it under another name: calls the scan does not see."""
+  for module in analysis.project.all_modules_with((name,)):
+    tree = module.tree
+    if tree is None:
+      continue
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+      if isinstance(node, ast.alias) and node.name.rpartition(".")[2] == (
+          name) and node.asname not in (None, name):
+        return True
+      read = node.id if isinstance(node, ast.Name) else node.attr if (
+          isinstance(node, ast.Attribute)) else None
+      loaded = isinstance(getattr(node, "ctx", None), ast.Load)
+      if read == name and loaded and id(node) not in called:
+        return True
+  return False

@@ -6,9 +6,7 @@ built with under its root scope is named with the filter's text
 nothing out. The names are the literal strings a call in a root scope's
 `with` block is given (positional, or as `name=` / `scope=`); a scope a
 function opens under a name its caller gives is a layer's, not a root;
-fewer than two names tell nothing. With no root scope, the names are
-those every call of the project's layer helpers gives them
-(`_helper_names`). Part of
+fewer than two names tell nothing. Part of
 `var-list-filter`."""
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ from typing import FrozenSet, Iterator, List, Sequence, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
-from tfpartial._tools.scan.idioms._wholes import _helper_names
 
 _NAMING = {"name", "scope"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
@@ -44,8 +41,6 @@ def keeps_all(project: _project.Project, node: ast.AST,
   if not texts:
     return False
   layers = set(_layer_names(project))
-  if len(layers) < 2:  # No root scope: the names its layer helpers get.
-    layers = set(_helper_names.layer_names(project))
   return len(layers) >= 2 and all(
       text not in layers and all(text in layer for layer in layers)
       for text in texts)

@@ -44,7 +44,6 @@ from tfpartial._tools.scan.idioms._wholes import _named_layers
 from tfpartial._tools.scan.idioms._wholes import _named_makers
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
 from tfpartial._tools.scan.idioms._wholes import _narrowed_half
-from tfpartial._tools.scan.idioms._wholes import _opened_test
 from tfpartial._tools.scan.idioms._wholes import _inherited
 from tfpartial._tools.scan.idioms._wholes import _own_loss
 from tfpartial._tools.scan.idioms._wholes import _partition
@@ -112,7 +111,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _layers_beside.built_beside(
                               module.tree, _kept_roots(node))) and (
                           not _other_off(analysis, step, steps, node)) or (
-                          _built_own(flow, node, step, opened)) or (
+                          _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
                               _a_whole(analysis, node, step)) or (
                                   _passed_scope.opened_by_caller(
@@ -134,15 +133,6 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   return shown(analysis, step, node)
 
 
-def _built_own(flow: Flow, node: ast.expr, step: Step, opened: Set[str]
-               ) -> bool:
-  """Whether the filter keeps the scope an object builds under
-  (`_built_scope`), or the one its function opens around what it builds
-  (`_opened_test`)."""
-  return _built_scope(flow, node, step.scope, opened) or (
-      _opened_test.keeps_opened(node, flow.origin.get(id(node), step.scope)))
-
-
 def _restores_a_part(module: _project.Module, step: Step) -> bool:
   """Whether the module restores a part other than the step's list, or
   what that list holds (`_restored`)."""
@@ -153,8 +143,9 @@ def _restores_a_part(module: _project.Module, step: Step) -> bool:
 
 def _fed_or_every(analysis: Analysis, step: Step) -> bool:
   """Whether the step's list is set from what a run feeds
-  (`_fed_inputs`) or set anew for each search (`_reset_inputs`), or keeps every variable there is: a head over a graph
-  imported as constants (`_constant_graph`)."""
+  (`_fed_inputs`) or set anew for each search (`_reset_inputs`), or
+  keeps every variable there is: a head over a graph imported as
+  constants (`_constant_graph`)."""
   return _fed_inputs.set_from_feeds(
       step.var_list, step.call, step.scope) or _reset_inputs.reset_each_pass(
           step.var_list, step.call, step.scope) or (

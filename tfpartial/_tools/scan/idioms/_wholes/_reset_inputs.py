@@ -8,7 +8,10 @@ optimizer)`). A latent code searched for each item (a GAN inverted,
 an image made to please a recommender) or an attack's perturbation:
 the generator and the scorer were never in the list, and no part of a
 variable is frozen. A variable set once, before the loop (a soft
-prompt), or one no call runs on, stays a candidate.
+prompt) or under a test in it (`if epoch == 0:`), one moved from its
+own value (a max-norm `z.assign(tf.clip_by_norm(z, 1.0))`), or one
+only TensorFlow's own functions run on (`tf.nn.embedding_lookup(z,
+ids)`), stays a candidate.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_WRITES = {"assign", "initializer"}
+_TF_ROOTS = {"tf", "np", "numpy", "tensorflow"}
 
 
 def reset_each_pass(var_list: Optional[ast.AST], step: ast.Call,
@@ -54,17 +57,24 @@ def _holders(step: ast.Call, scope: _scopes.Scope) -> Set[str]:
 
 def _made_and_run_on(name: str, scope: _scopes.Scope) -> bool:
   """Whether every binding of `name` in `scope` is a `tf.Variable(...)`,
-  and a call that is no variable's method is given `name` itself."""
+  and a method of some object other than TensorFlow, NumPy or the
+  variable itself is given `name` (`gan.get_gen(z, y)`)."""
   defs = scope.defs.get(name, ())
   if not defs or not all(isinstance(d.value, ast.Call) and (
       _names.call_name(d.value) == "Variable") for d in defs):
     return False
   return any(isinstance(n, ast.Call) and isinstance(
-      n.func, ast.Attribute) and _names.call_name(n) not in _WRITES and any(
-          isinstance(a, ast.Name) and a.id == name for a in n.args)
-             and not (isinstance(n.func.value, ast.Name) and (
-                 n.func.value.id in {"tf", "np"}))
+      n.func, ast.Attribute) and _root(n.func) not in _TF_ROOTS | {name} and (
+          any(isinstance(a, ast.Name) and a.id == name for a in n.args))
              for n in scope.nodes)
+
+
+def _root(func: ast.Attribute) -> str:
+  """The name a dotted callee starts from (`tf` of `tf.nn.lookup`)."""
+  node: ast.expr = func
+  while isinstance(node, ast.Attribute):
+    node = node.value
+  return node.id if isinstance(node, ast.Name) else ""
 
 
 def _inside(node: ast.AST, loop: ast.AST) -> bool:
@@ -74,10 +84,28 @@ def _inside(node: ast.AST, loop: ast.AST) -> bool:
 
 
 def _written_before(name: str, loop: ast.AST, run: ast.Call) -> bool:
-  """Whether `name` is written (`name.assign(...)`, `name.initializer`)
-  in `loop`'s body before `run`."""
+  """Whether a statement of `loop`'s own body (under no test or inner
+  block) before `run` writes `name` with values that do not read it
+  (`name.assign(x)`), or runs `name.initializer`."""
   body: List[ast.stmt] = getattr(loop, "body", [])
-  return any(isinstance(n, ast.Attribute) and n.attr in _WRITES and (
-      isinstance(n.value, ast.Name)) and n.value.id == name and (
-          n.lineno < run.lineno)
-             for statement in body for n in ast.walk(statement))
+  return any(isinstance(statement, (ast.Expr, ast.Assign)) and (
+      statement.lineno < run.lineno) and _fresh_write(name, statement)
+             for statement in body)
+
+
+def _fresh_write(name: str, statement: ast.stmt) -> bool:
+  """Whether `statement` holds `name.assign(value)` with a value that
+  does not read `name`, or `name.initializer`."""
+  for node in ast.walk(statement):
+    if not isinstance(node, ast.Attribute) or not isinstance(
+        node.value, ast.Name) or node.value.id != name:
+      continue
+    if node.attr == "initializer":
+      return True
+    call = next((c for c in ast.walk(statement) if isinstance(
+        c, ast.Call) and c.func is node), None)
+    if node.attr == "assign" and call is not None and call.args and not any(
+        isinstance(each, ast.Name) and each.id == name
+        for a in call.args for each in ast.walk(a)):
+      return True
+  return False
