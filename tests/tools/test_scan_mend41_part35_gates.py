@@ -167,7 +167,8 @@ _H4 = {
         labels=y, logits=logits))
     head = [v for v in tf.trainable_variables() if "fc_" in v.name]
     train = tf.train.AdamOptimizer(1e-3).minimize(loss, var_list=head)
-    saver = tf.train.Saver([v for v in tf.global_variables() if "backbone" in v.name])
+    saver = tf.train.Saver([v for v in tf.global_variables()
+                            if "backbone" in v.name])
     with tf.Session() as sess:
       saver.restore(sess, "resnet_v1_50.ckpt")
       for i in range(100):
