@@ -30,6 +30,7 @@ from tfpartial._tools.scan.idioms._copies import _interpolated
 from tfpartial._tools.scan.idioms._copies import _kept_params
 from tfpartial._tools.scan.idioms._copies import _model_input
 from tfpartial._tools.scan.idioms._copies import _own_value
+from tfpartial._tools.scan.idioms._copies import _passed_untrainable
 from tfpartial._tools.scan.idioms._copies import _pinned
 from tfpartial._tools.scan.idioms._copies import _premasked
 from tfpartial._tools.scan.idioms._copies import _put_back
@@ -846,12 +847,15 @@ def _not_weights(analysis: Analysis, scope: _scopes.Scope,
                  target: ast.AST) -> bool:
   """Whether a write's target is no model's weights: a variable nothing
   trains (an optimizer's window, a count, one made after every step of
-  its graph), an optimizer's setting, a batch norm's moving statistics,
+  its graph, one every caller of a helper passes made untrainable), an
+  optimizer's setting, a batch norm's moving statistics,
   or an input optimised (a visualisation's)."""
   return _trained_too.only_untrainable(analysis.flow.labels(
       target, scope)) or (
       _hyperparameter(target)) or _statistics(target) or _model_input_of(
-          analysis, scope, target) or _later.made_after_steps(scope, target)
+          analysis, scope, target) or _later.made_after_steps(
+              scope, target) or _passed_untrainable.passed_untrainable(
+                  analysis, scope, target)
 
 
 def _model_input_of(analysis: Analysis, scope: _scopes.Scope,

@@ -50,6 +50,7 @@ from tfpartial._tools.scan.idioms._wholes import _partition
 from tfpartial._tools.scan.idioms._wholes import _per_element
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _reached
+from tfpartial._tools.scan.idioms._wholes import _reset_inputs
 from tfpartial._tools.scan.idioms._wholes import _registry
 from tfpartial._tools.scan.idioms._wholes import _restored
 from tfpartial._tools.scan.idioms._wholes import _run_together
@@ -142,10 +143,12 @@ def _restores_a_part(module: _project.Module, step: Step) -> bool:
 
 def _fed_or_every(analysis: Analysis, step: Step) -> bool:
   """Whether the step's list is set from what a run feeds
-  (`_fed_inputs`), or keeps every variable there is: a head over a graph
-  imported as constants (`_constant_graph`)."""
+  (`_fed_inputs`) or set anew for each search (`_reset_inputs`), or
+  keeps every variable there is: a head over a graph imported as
+  constants (`_constant_graph`)."""
   return _fed_inputs.set_from_feeds(
-      step.var_list, step.call, step.scope) or (
+      step.var_list, step.call, step.scope) or _reset_inputs.reset_each_pass(
+          step.var_list, step.call, step.scope) or (
           _constant_graph.keeps_every_variable(analysis, step))
 
 

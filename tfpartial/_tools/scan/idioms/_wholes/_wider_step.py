@@ -104,7 +104,7 @@ def _read_named(step: Step) -> Set[str]:
   kept: Set[int] = set()
   while stack and seen < 40:
     node, seen = stack.pop(), seen + 1
-    nodes = list(_scopes.walk(node))
+    nodes = _listed_nodes(node)
     bound = {t.id for c in nodes if isinstance(c, ast.comprehension)
              for t in _scopes.walk(c.target) if isinstance(t, ast.Name)}
     for item in nodes:
@@ -121,6 +121,38 @@ def _read_named(step: Step) -> Set[str]:
         # A list kept on the object (`self.head_vars`), as assigned here.
         kept.add(id(item))
         stack += _assigned_here(step.scope, item)
+  return found
+
+
+# Calls that take a loss and a list: only the list names what is trained.
+_GRADIENTS = {"compute_gradients": ("var_list", 1), "gradients": ("xs", 1),
+              "gradient": ("sources", 1)}
+
+
+def _listed_nodes(node: ast.AST) -> List[ast.AST]:
+  """`node` and every node inside it, breadth first, but of a gradient
+  call only its list (`compute_gradients(self.loss, var_list=self.params)`:
+  `self.params`, not the loss, whose weights' names say nothing of what
+  the step trains).
+
+  >>> import ast
+  >>> found = _listed_nodes(ast.parse(
+  ...     "o.compute_gradients(l2(get_variable('b')), var_list=v)").body[0])
+  >>> sorted(n.id for n in found if isinstance(n, ast.Name))
+  ['v']
+  """
+  todo, found = [node], []
+  for each in todo:  # Grows as it is read: breadth first.
+    found.append(each)
+    spelled = _names.call_name(each) if isinstance(each, ast.Call) else ""
+    if spelled in _GRADIENTS:
+      keyword, position = _GRADIENTS[spelled]
+      assert isinstance(each, ast.Call)
+      listed = [k.value for k in each.keywords if k.arg == keyword] or (
+          each.args[position:position + 1])
+      todo.extend(listed)
+      continue
+    todo.extend(ast.iter_child_nodes(each))
   return found
 
 
