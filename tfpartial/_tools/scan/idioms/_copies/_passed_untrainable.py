@@ -10,6 +10,8 @@ theta)`, `map(explore, ...)`, an alias import), stays a candidate."""
 from __future__ import annotations
 
 import ast
+import weakref
+from typing import FrozenSet, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -49,18 +51,40 @@ def _read_as_value(analysis: Analysis, name: str) -> bool:
   """Whether some module reads `name` other than as the callee of a
   call (`partial(name, x)`, `map(name, xs)`, `hooks = [name]`), or
   imports it under another name: calls the scan does not see."""
-  for module in analysis.project.all_modules_with((name,)):
-    tree = module.tree
-    if tree is None:
+  return any(name in _values_read(module.tree)
+             for module in analysis.project.all_modules_with((name,))
+             if module.tree is not None)
+
+
+# Each module's names read as values, walked once per parsed tree (kept
+# while the tree lives), so asking for every helper's writes is linear.
+_VALUE_READS: "weakref.WeakKeyDictionary[ast.AST, FrozenSet[str]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _values_read(tree: ast.AST) -> FrozenSet[str]:
+  """The names `tree` reads other than as a call's callee, and the names
+  it imports under another name.
+
+  >>> sorted(_values_read(ast.parse(
+  ...     "from h import put as p\\nf(g)\\nk = [m]\\nn.o(1)")))
+  ['g', 'm', 'n', 'put']
+  """
+  known = _VALUE_READS.get(tree)
+  if known is not None:
+    return known
+  called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+  names: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.alias):
+      last = node.name.rpartition(".")[2]
+      if node.asname not in (None, last):
+        names.add(last)
       continue
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    for node in ast.walk(tree):
-      if isinstance(node, ast.alias) and node.name.rpartition(".")[2] == (
-          name) and node.asname not in (None, name):
-        return True
-      read = node.id if isinstance(node, ast.Name) else node.attr if (
-          isinstance(node, ast.Attribute)) else None
-      loaded = isinstance(getattr(node, "ctx", None), ast.Load)
-      if read == name and loaded and id(node) not in called:
-        return True
-  return False
+    read = node.id if isinstance(node, ast.Name) else node.attr if (
+        isinstance(node, ast.Attribute)) else None
+    if read is not None and isinstance(
+        getattr(node, "ctx", None), ast.Load) and id(node) not in called:
+      names.add(read)
+  known = _VALUE_READS[tree] = frozenset(names)
+  return known

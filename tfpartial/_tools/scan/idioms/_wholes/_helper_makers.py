@@ -7,13 +7,18 @@ logging, `print`, shape reads, a few builtins. Anything else may make one:
 a TF call off the list (`tf.contrib.layers.batch_norm`,
 `tf.nn.rnn_cell.LSTMCell`), an alias (`V = tf.Variable`), a `partial`, a
 class of the module, an imported helper, a method. Each helper is read
-once per scan (its answer kept on its module's scope, unless cut by the
-depth bound or a cycle), so asking at every call is linear.
+once per scan: its answer is kept on its module's scope, and an answer
+cut by a cycle is kept too once the outermost question is answered
+without the depth bound (a cycle adds nothing its first turn did not;
+where nothing reached makes a variable, none of the helpers read does).
+Only answers the bound cut are read again, so asking at every call is
+linear but for helpers deeper than the bound.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Dict, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -61,7 +66,25 @@ def called_makes(call: ast.Call, scope: _scopes.Scope) -> Optional[bool]:
   found = _resolve(call, scope)
   if found is None:
     return None
-  return _makes(found[0], found[1], 0, set())[0]
+  walk = _Walk()
+  answer, complete = _makes(found[0], found[1], 0, walk)
+  if not complete and not walk.bounded:
+    # Cut by cycles only: the outermost answer is exact, and where it is
+    # no, no helper read makes a variable.
+    cache = _cache(found[1])
+    cache[id(found[0])] = answer
+    if not answer:
+      cache.update((seen, False) for seen in walk.seen)
+  return answer
+
+
+@dataclasses.dataclass
+class _Walk:
+  """One question's walk: the helpers on its stack, every helper it
+  read, and whether the depth bound answered for one."""
+  stack: Set[int] = dataclasses.field(default_factory=set)
+  seen: Set[int] = dataclasses.field(default_factory=set)
+  bounded: bool = False
 
 
 def _resolve(call: ast.Call, scope: _scopes.Scope
@@ -88,42 +111,44 @@ def _cache(scope: _scopes.Scope) -> Dict[int, bool]:
 
 
 def _makes(function: _scopes.FunctionNode, scope: _scopes.Scope,
-           depth: int, visiting: Set[int]) -> _Answer:
+           depth: int, walk: _Walk) -> _Answer:
   """Whether `function` (its scope `scope`) makes a variable, and whether
   that answer holds whoever asks (not cut by a cycle or the bound)."""
   cache = _cache(scope)
   if id(function) in cache:
     return cache[id(function)], True
-  if id(function) in visiting:
+  if id(function) in walk.stack:
     return False, False  # A cycle adds nothing its first turn did not.
   if depth > DEPTH:
+    walk.bounded = True
     return True, False  # Not read: it may make one, as a helper did.
-  visiting.add(id(function))
+  walk.stack.add(id(function))
+  walk.seen.add(id(function))
   complete = True
   answer = False
   for node in ast.walk(function):
     if not isinstance(node, ast.Call):
       continue
-    made = _call_makes(node, scope, depth, visiting)
+    made = _call_makes(node, scope, depth, walk)
     complete = complete and made[1]
     if made[0]:
       # Kept only when read, not when the bound answered for it.
       answer, complete = True, made[1]
       break
-  visiting.discard(id(function))
+  walk.stack.discard(id(function))
   if complete:
     cache[id(function)] = answer
   return answer, complete
 
 
 def _call_makes(call: ast.Call, scope: _scopes.Scope, depth: int,
-                visiting: Set[int]) -> _Answer:
+                walk: _Walk) -> _Answer:
   """Whether `call` may make a variable: a helper of the module as its
   body says, a pure op (`_pure`) not, anything else yes."""
   if isinstance(call.func, ast.Name):
     found = _resolve(call, scope)
     if found is not None:
-      return _makes(found[0], found[1], depth + 1, visiting)
+      return _makes(found[0], found[1], depth + 1, walk)
   return not _pure(call, scope), True
 
 
