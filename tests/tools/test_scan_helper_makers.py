@@ -13,43 +13,15 @@ import textwrap
 
 import pytest
 import scanned
+import test_scan_fp_data_scopes
 
-_TWO_PARTS = """\
-    import logging
-    import tensorflow as tf
-    {imports}
-
-    {helpers}
-
-    def blur_image(image, psfs):
-        with tf.variable_scope("Red"):
-            kernel = {kernel}
-            blur_r = tf.nn.conv2d(image, kernel, [1, 1, 1, 1], 'VALID')
-        blur = tf.stack([blur_r], axis=3)
-        return blur
-
-
-    def system(psfs, image):
-        with tf.variable_scope("system", reuse=tf.AUTO_REUSE):
-            blur = blur_image(image, psfs)
-            return tf.layers.conv2d(blur, 1, 3)
-
-
-    with tf.variable_scope("PSFs"):
-        a = tf.get_variable("a", [15, 1])
-        psfs = tf.reshape(a, [1, 1, 15, 1])
-
-    out = system(psfs, image)
-    cost = tf.reduce_mean(tf.square(out - target))
-    vars_optical = tf.trainable_variables("PSFs")
-    vars_digital = tf.trainable_variables("system")
-    grads = tf.gradients(cost, vars_optical + vars_digital)
-    grads_optical = grads[:len(vars_optical)]
-    grads_digital = grads[len(vars_optical):]
-    op_optical = opt_optical.apply_gradients(zip(grads_optical, vars_optical))
-    op_digital = opt_digital.apply_gradients(zip(grads_digital, vars_digital))
-    train_op = tf.group(op_optical, op_digital)
-    """
+_TWO_PARTS = test_scan_fp_data_scopes._TWO_PARTS.replace(
+    "    import tensorflow as tf\n\n",
+    "    import logging\n    import tensorflow as tf\n    {imports}\n\n"
+    "    {helpers}\n", 1).replace(
+        "            blur_r = tf.nn.conv2d(image, psfs,",
+        "            kernel = {kernel}\n"
+        "            blur_r = tf.nn.conv2d(image, kernel,")
 
 _FLIPS = """\
     def flip(psfs):

@@ -5,6 +5,7 @@ Each source is synthetic and each is found at the line of the freeze."""
 import pytest
 
 import scanned
+import test_scan_fp_data_scopes
 
 # Three scopes and two of their collections (the rest cases).
 _ENC_DEC_LAST = """\
@@ -211,39 +212,11 @@ _SOURCES = {
     for _ in range(100):
         sess.run(optimizer)
 """, []),
-    "a_kernel_reshaped_in_the_scope_from_a_parameter_is_silent": ("""\
-    import tensorflow as tf
-
-
-    def blur_image(image, psfs):
-        with tf.variable_scope("Red"):
-            kernel = tf.reshape(tf.transpose(psfs), [15, 1, 1, 1])
-            blur_r = tf.nn.conv2d(image, kernel, [1, 1, 1, 1], 'VALID')
-        blur = tf.stack([blur_r], axis=3)
-        return blur
-
-
-    def system(psfs, image):
-        with tf.variable_scope("system", reuse=tf.AUTO_REUSE):
-            blur = blur_image(image, psfs)
-            return tf.layers.conv2d(blur, 1, 3)
-
-
-    with tf.variable_scope("PSFs"):
-        a = tf.get_variable("a", [15, 1])
-        psfs = tf.reshape(a, [1, 1, 15, 1])
-
-    out = system(psfs, image)
-    cost = tf.reduce_mean(tf.square(out - target))
-    vars_optical = tf.trainable_variables("PSFs")
-    vars_digital = tf.trainable_variables("system")
-    grads = tf.gradients(cost, vars_optical + vars_digital)
-    grads_optical = grads[:len(vars_optical)]
-    grads_digital = grads[len(vars_optical):]
-    op_optical = opt_optical.apply_gradients(zip(grads_optical, vars_optical))
-    op_digital = opt_digital.apply_gradients(zip(grads_digital, vars_digital))
-    train_op = tf.group(op_optical, op_digital)
-    """, []),
+    "a_kernel_reshaped_in_the_scope_from_a_parameter_is_silent": (
+        test_scan_fp_data_scopes._TWO_PARTS.replace(
+            "            blur_r = tf.nn.conv2d(image, psfs,",
+            "            kernel = tf.reshape(tf.transpose(psfs), [15, 1, 1, 1])\n"
+            "            blur_r = tf.nn.conv2d(image, kernel,"), []),
     "the_rest_grouped_and_returned_for_the_caller_is_silent": ("""\
     import tensorflow as tf
 

@@ -10,6 +10,9 @@ test in its loop; they are read once per function, so the work grows
 linearly. `_all_saveable_objects(scope=...)` narrows as a scope does."""
 
 import scanned
+import test_scan_flagged_stages
+import test_scan_saveable_lists
+import test_scan_scoped_blocks
 
 _DISTILL = """
 import tensorflow as tf
@@ -40,35 +43,13 @@ with tf.compat.v1.Session() as sess:
 _SOFT = "tf.nn.softmax(t_logits / T)"
 
 # A VAE trained first, then a head in `supervised` trained alone.
-_SEMI = """
-import tensorflow as tf
-from tensorflow.compat.v1.layers import dense
-
-x = tf.compat.v1.placeholder(tf.float32, [None, 30])
-y = tf.compat.v1.placeholder(tf.int32, [None])
-eps = tf.compat.v1.placeholder(tf.float32, [None, 10])
-HEAD_MAKER
-with tf.compat.v1.variable_scope("unsupervised"):
-    mu = dense(inputs=x, activation='relu', units=10)
-    sigma = dense(inputs=x, activation='relu', units=10)
-    z = mu + sigma * eps
-    x_hat = dense(dense(inputs=z, units=10), units=30)
-with tf.compat.v1.variable_scope("supervised"):
-    logits = HEAD
-    TARGET
-unsupervised_vars = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "unsupervised")
-vae_cost = tf.reduce_sum(tf.square(x - x_hat))
-vae_optimizer = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(vae_cost, var_list=unsupervised_vars)
-supervised_vars = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "supervised")
-super_cost = COST
-super_optimizer = tf.compat.v1.train.AdamOptimizer(8e-3).minimize(super_cost, var_list=supervised_vars)
-
-with tf.compat.v1.Session() as sess:
-    for step in range(10001):
-        sess.run([vae_optimizer])
-    for step in range(2501):
-        sess.run([super_optimizer])
-"""
+_SEMI = test_scan_scoped_blocks._SEMI.replace(
+    'with tf.compat.v1.variable_scope("unsupervised"):',
+    'HEAD_MAKER\nwith tf.compat.v1.variable_scope("unsupervised"):').replace(
+        "logits = dense(inputs=HEAD_INPUT, units=2)",
+        "logits = HEAD\n    TARGET").replace(
+            "SUPER_COST", "COST").replace("[FIRST]", "[vae_optimizer]").replace(
+                "[SECOND]", "[super_optimizer]")
 
 
 def _semi(head="dense(inputs=x, units=2)", target="pass", cost=(
@@ -147,51 +128,10 @@ def test_a_project_function_making_nothing_in_the_block_is_no_stage():
 
 
 # Two steps on two parts of one scope; `SWITCH` follows the counter test.
-_FLAGS = """
-import tensorflow as tf
-
-
-def fc(x, out_d, name):
-    w = tf.compat.v1.get_variable(name + '_w', [int(x.shape[1]), out_d])
-    b = tf.compat.v1.get_variable(name + '_b', [out_d])
-    return tf.matmul(x, w) + b
-
-
-def attend(x, name):
-    weights = tf.nn.softmax(fc(x, 8, name=name + '_1st'), 0)
-    return tf.reduce_sum(x * weights, 0, keepdims=True)
-
-
-class Net(object):
-    def base(self, x):
-        h = fc(x, 8, name='l1')
-        a = attend(h, name='att')
-        return fc(a, 1, name='lfc2')
-
-    def build(self, x, y):
-        with tf.compat.v1.variable_scope('r2n'):
-            out = self.base(x)
-        self.loss = tf.reduce_mean(tf.square(out - y))
-        base_var = [v for v in tf.compat.v1.trainable_variables() if v.name.startswith('r2n/l')]
-        att_var = [v for v in tf.compat.v1.trainable_variables() if v.name.startswith('r2n/att')]
-        self.base_optim = tf.compat.v1.train.AdamOptimizer(1e-4).minimize(self.loss, var_list=base_var)
-        self.att_optim = tf.compat.v1.train.AdamOptimizer(1e-4).minimize(self.loss, var_list=att_var)
-
-    def train(self, batches):
-        for epoch in range(50):
-            for i in range(100):
-                if epoch <= 30:
-                    single = True
-                    multi = False
-                else:
-                    single = False
-                    multi = True
-                SWITCH
-                if single:
-                    self.sess.run(self.base_optim)
-                if multi:
-                    self.sess.run([self.loss, self.att_optim])
-"""
+_FLAGS = test_scan_flagged_stages._STAGED.replace(
+    "if TEST:", "if epoch <= 30:").replace(
+        "multi = True\n                if single:",
+        "multi = True\n                SWITCH\n                if single:")
 
 
 def test_flags_set_only_by_the_counter_test_choose_the_parts():
@@ -256,30 +196,9 @@ def test_the_flags_of_a_function_are_read_once_for_its_counter_tests():
   assert large <= 6 * small, (small, large)
 
 
-_SAVEABLE = """
-import tensorflow as tf
-from tensorflow.python.ops import variables
-
-
-def inference(x):
-    with tf.compat.v1.variable_scope('model'):
-        h = tf.compat.v1.layers.conv2d(x, 8, 3, name='res1')
-        return tf.compat.v1.layers.conv2d(h, 1, 3, name='ConvPred')
-
-if __name__ == '__main__':
-    x = tf.compat.v1.placeholder(tf.float32, [None, 8, 8, 3])
-    y = tf.compat.v1.placeholder(tf.float32, [None, 8, 8, 1])
-    loss = tf.reduce_mean(tf.abs(inference(x) - y))
-    all_var = variables._all_saveable_objects(SCOPE)
-    pre_train = tf.compat.v1.train.MomentumOptimizer(0.005, momentum=0.9).minimize(loss, var_list=all_var)
-    train = tf.compat.v1.train.MomentumOptimizer(0.005, momentum=0.9).minimize(loss)
-    with tf.compat.v1.Session() as sess:
-        sess.run(tf.compat.v1.global_variables_initializer())
-        for _ in range(100):
-            sess.run(pre_train)
-        for _ in range(1000):
-            sess.run(train)
-"""
+_SAVEABLE = test_scan_saveable_lists._FCRN.replace(
+    "\n\n\nif __name__", "\n\nif __name__").replace(
+        "LIST\n", "    all_var = variables._all_saveable_objects(SCOPE)\n")
 
 
 def test_saveable_objects_of_a_scope_trained_first_are_found():
