@@ -3,12 +3,15 @@ list of the whole module, or of every module, now read each module once
 and answer every list from what they kept (work counted at N and 4N,
 never timed)."""
 
+import ast
+
 import scanned
 
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan.idioms._wholes import _every_layer
 
 
 def _scoped_functions(n):
@@ -47,4 +50,31 @@ def test_scopes_built_outside_are_read_once_per_module():
   (small, answers), (large, _) = (scanned.calls_made(
       lambda n=n: _asked(n), "_built_outside.py") for n in (20, 80))
   assert answers == [True, False] * 20
+  assert large <= 6 * small, (small, large)
+
+
+def _layered_modules(n):
+  """`n` modules, each building two layers named `fc_lt` and `conv_lt`
+  under a root scope of its own."""
+  return [_files.Source(f"m{i}.py", "import tensorflow as tf\n"
+                        f"with tf.variable_scope('model{i}'):\n"
+                        "  h = fc(x, 'fc_lt')\n"
+                        "  y = conv(h, 'conv_lt')\n") for i in range(n)]
+
+
+def _every_layer_asked(n):
+  """Whether a name filter keeps every layer, asked once for each of the
+  `n` filtered lists of a project of `n` modules."""
+  project = _project.Project(_layered_modules(n))
+  analysis = Analysis(project)
+  test = ast.parse("'lt' in v.name", mode="eval").body
+  return [_every_layer.keeps_all(analysis, test, []) for _ in range(n)]
+
+
+def test_every_layers_names_are_read_once_per_scan():
+  # Was quadratic: each list read the layers of every module again.
+  (small, answers), (large, _) = (scanned.calls_made(
+      lambda n=n: _every_layer_asked(n), "_every_layer.py")
+                                  for n in (20, 80))
+  assert answers == [True] * 20
   assert large <= 6 * small, (small, large)
