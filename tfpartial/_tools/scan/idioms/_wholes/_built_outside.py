@@ -14,7 +14,8 @@ restored from a checkpoint or from loaded arrays), which
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import (Dict, FrozenSet, Iterator, List, Optional, Set,
+                    Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
@@ -38,16 +39,36 @@ def built_outside(analysis: Analysis, kept: Set[str],
     return False
   if _beside_sibling(analysis, kept, tree):
     return True
+  found = analysis.once(f"opened after a build {id(module)}",
+                        lambda: _opened_after_build(analysis, top, tree))
+  return isinstance(found, set) and bool(found & kept)
+
+
+def _opened_after_build(analysis: Analysis, top: _scopes.Scope,
+                        tree: ast.AST) -> Set[str]:
+  """The scopes a `with` of some function of `tree` opens after an
+  earlier statement of its body builds a model of the project that a
+  later one reads: read once per module, however many lists ask."""
+  found: Set[str] = set()
   for function in ast.walk(tree):
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       continue
     body = function.body
-    for index, statement in enumerate(body):
-      if opens(statement, kept) and any(
-          _builds(analysis, top, s) and _read_later(s, body[number + 1:])
-          for number, s in enumerate(body[:index])):
-        return True
-  return False
+    opened = [(index, names) for index, statement in enumerate(body)
+              if isinstance(statement, ast.With) for names in [{
+                  n for i in statement.items
+                  for n in [_opened_scopes.literal(i.context_expr)]
+                  if n is not None} - found] if names]
+    built = len(body)  # The first statement building a model read later.
+    for number, statement in enumerate(body[:opened[-1][0]] if opened
+                                       else []):
+      if _builds(analysis, top, statement) and _read_later(
+          statement, body[number + 1:]):
+        built = number
+        break
+    found.update(n for index, names in opened if index > built
+                 for n in names)
+  return found
 
 
 def opens(statement: ast.stmt, kept: Set[str]) -> bool:
@@ -107,35 +128,65 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
     text = module.source.text
     top = analysis.project.parsed(module) if "_scope(" in text and any(
         k in text for k in kept) else None
-    if top is None or module.tree is None:
+    tree = module.tree
+    if top is None or tree is None:
       continue
-    named = _named(home) if named is None else named
-    for function in _scopes.walk(module.tree):
-      if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-          _sibling_read(analysis, top, function.body, kept, named)):
-        return True
+    if named is None:
+      found = analysis.once(f"named roots {id(home)}", lambda: _named(home))
+      named = found if isinstance(found, set) else set()
+    pairs = analysis.once(f"sibling reads {id(module)}",
+                          lambda: _sibling_reads(analysis, top, tree))
+    if isinstance(pairs, list) and any(
+        opened & kept and not earlier & (kept | named)
+        for opened, earlier in pairs):
+      return True
   return False
 
 
-def _sibling_read(analysis: Analysis, top: _scopes.Scope,
-                  body: List[ast.stmt], kept: Set[str], named: Set[str]
-                  ) -> bool:
-  """Whether a statement of `body` opens a scope of `kept` and reads a
-  name an earlier scope of `body`, not kept, binds to a model built."""
-  for index, statement in enumerate(body):
-    if not opens(statement, kept):
+# The scopes a `with` opens, and those of an earlier sibling `with` of
+# the same body that builds a model of the project the first one reads.
+SiblingRead = Tuple[FrozenSet[str], FrozenSet[str]]
+
+
+def _sibling_reads(analysis: Analysis, top: _scopes.Scope, tree: ast.AST
+                   ) -> List[SiblingRead]:
+  """Each (scopes opened, scopes of an earlier sibling) of the bodies of
+  `tree`'s functions where the later block reads a name the earlier one
+  binds to a model built, for every scope at once: read once per
+  module, however many lists ask."""
+  found: List[SiblingRead] = []
+  for function in _scopes.walk(tree):
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       continue
-    read = {_names.dotted(n) for n in ast.walk(statement)
-            if isinstance(n, (ast.Name, ast.Attribute))}
-    for earlier in body[:index]:
-      if isinstance(earlier, ast.With) and not opens(
-          earlier, kept | named) and _opened_scopes.literal(
-              earlier.items[0].context_expr) is not None and any(
-              _builds(analysis, top, s) and (
-                  getattr(s, "targets")[0].id in read)
-              for s in earlier.body):
-        return True
-  return False
+    body = function.body
+    withs = [(index, statement, _literals(statement))
+             for index, statement in enumerate(body)
+             if isinstance(statement, ast.With)]
+    built: Dict[int, Set[str]] = {}  # Index of a sibling -> names built.
+    for index, statement, opened in withs:
+      if not opened:
+        continue
+      read: Optional[Set[Optional[str]]] = None
+      for number, earlier, scopes in withs:
+        if number >= index or _opened_scopes.literal(
+            earlier.items[0].context_expr) is None:
+          continue
+        if number not in built:
+          built[number] = {getattr(s, "targets")[0].id for s in earlier.body
+                           if _builds(analysis, top, s)}
+        if not built[number]:
+          continue
+        read = {_names.dotted(n) for n in ast.walk(statement) if isinstance(
+            n, (ast.Name, ast.Attribute))} if read is None else read
+        if built[number] & read:
+          found.append((frozenset(opened), frozenset(scopes)))
+  return found
+
+
+def _literals(statement: ast.With) -> Set[str]:
+  """The scopes a `with` opens by literal names."""
+  return {n for i in statement.items
+          for n in [_opened_scopes.literal(i.context_expr)] if n is not None}
 
 
 def _named(tree: ast.AST) -> Set[str]:

@@ -18,12 +18,13 @@ from typing import FrozenSet, Iterator, List, Sequence, Set
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 
 _NAMING = {"name", "scope"}
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 
 
-def keeps_all(project: _project.Project, node: ast.AST,
+def keeps_all(analysis: Analysis, node: ast.AST,
               tests: Sequence[ast.AST]) -> bool:
   """Whether each literal string `node` (a filter, or the list it keeps)
   and the `tests` that choose it read is part of every layer name built
@@ -40,7 +41,9 @@ def keeps_all(project: _project.Project, node: ast.AST,
       isinstance(n.value, str)) and n.value}
   if not texts:
     return False
-  layers = set(_layer_names(project))
+  layers = analysis.once("layer names", lambda: set(
+      _layer_names(analysis.project)))  # Once per scan, not per list.
+  assert isinstance(layers, set)
   return len(layers) >= 2 and all(
       text not in layers and all(text in layer for layer in layers)
       for text in texts)

@@ -127,7 +127,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
           flow, node, step, steps) or (
-              _every_layer.keeps_all(analysis.project, node, _tests(
+              _every_layer.keeps_all(analysis, node, _tests(
                   flow, step.labels.get("filtered"), step.scope))):
     return None
   return shown(analysis, step, node)
