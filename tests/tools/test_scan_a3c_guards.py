@@ -146,3 +146,77 @@ _SLIM = """\
 ], ids=["head_fine_tune", "slim_trainable_scopes"])
 def test_real_freezes_beside_the_workers_are_found(code, expected):
   assert scanned.found(code) == expected
+
+
+# A network class that opens no scope but names every layer under its
+# own scope attribute (`scope=self._name_scope + "/fc1"`), one instance
+# per thread; the workers take gradients over their instance's
+# collection and apply them to the global instance's (deep_rl_vizdoom;
+# the learner reaches the class by name, `getattr(networks, ...)`).
+_NETS = """\
+    import tensorflow as tf
+    from tensorflow.contrib.layers import fully_connected, linear
+
+    class ACNet(object):
+      def __init__(self, actions_num, thread="global"):
+        self._name_scope = "net_" + str(thread)
+        self.state = tf.placeholder(tf.float32, [None, 8])
+        fc1 = fully_connected(self.state, num_outputs=64,
+                              scope=self._name_scope + "/fc1")
+        pi = fully_connected(fc1, num_outputs=actions_num,
+                             scope={pi_scope}, activation_fn=tf.nn.softmax)
+        v = linear(fc1, num_outputs=1, scope=self._name_scope + "/fc_value")
+        self.loss = -tf.reduce_sum(tf.log(pi)) + tf.reduce_sum(v ** 2)
+        self.params = tf.get_collection(
+            tf.GraphKeys.GLOBAL_VARIABLES, scope={kept})
+
+      def get_params(self):
+        return self.params
+
+      def prepare_sync_op(self, global_network):
+        sync = [d.assign(s) for d, s in zip(
+            self.get_params(), global_network.get_params())]
+        self.sync = tf.group(*sync)
+    """
+
+_LEARNER = """\
+    import tensorflow as tf
+    import networks
+
+    class A3CLearner(object):
+      def __init__(self, network_class, thread_index, global_network,
+                   optimizer):
+        self.local_network = getattr(networks, network_class)(
+            4, thread=thread_index)
+        grads_and_vars = optimizer.compute_gradients(
+            self.local_network.loss, var_list=self.local_network.get_params())
+        grads, local_vars = zip(*grads_and_vars)
+        self.train_op = optimizer.apply_gradients(
+            zip(grads, global_network.get_params()))
+        self.local_network.prepare_sync_op(global_network)
+
+    def train(threads):
+      optimizer = tf.train.RMSPropOptimizer(7e-4)
+      global_network = networks.ACNet(4)
+      return [A3CLearner("ACNet", i, global_network, optimizer)
+              for i in range(threads)]
+    """
+
+
+@pytest.mark.parametrize("pi_scope, kept, expected", [
+    # Every layer is named under the instance's scope: the collection of
+    # that scope is the whole network, local and global alike.
+    ('self._name_scope + "/fc_pi"', "self._name_scope", []),
+    # The policy layer is made outside the instance's scope: the
+    # collection leaves it out, it never trains.
+    ('"fc_pi"', "self._name_scope", [("var-list-filter", "networks.py", 14)]),
+    # Only the value layer's collection: the body and policy never train.
+    ('self._name_scope + "/fc_pi"', 'self._name_scope + "/fc_value"',
+     [("var-list-filter", "networks.py", 14)]),
+], ids=["every_layer_named_under_the_scope", "policy_made_outside",
+        "value_layer_only"])
+def test_worker_collects_the_scope_its_class_names_every_layer_under(
+    pi_scope, kept, expected):
+  files = {"networks.py": _NETS.format(pi_scope=pi_scope, kept=kept),
+           "learner.py": _LEARNER}
+  assert scanned.in_project(files) == expected

@@ -33,6 +33,9 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
   if info is None or attribute is None:
     return False
   opened: Set[str] = set()
+  # Layers named under the attribute count as built in it only for a
+  # filter of the attribute itself, not of a layer under it.
+  named = attribute if _whole_attribute(node) else None
   family = [info, *project.subclasses(info)]
   around = [a for each in family for a in _scope_around.own_attributes(
       each, attribute, sorted(_own_names(project, each, attribute)))]
@@ -41,7 +44,8 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
     for method in each.methods.values():
       if not _scope_around.opened_around(project, method, around):
         here: Set[str] = set()
-        _opened(getattr(method.node, "body", []), attribute, own, here)
+        _opened(getattr(method.node, "body", []), attribute, own, here,
+                named)
         if "own" not in here:  # Made where a caller's scope may hold.
           here.discard("unscoped")
         opened |= {"other" if kind == "unscoped" else kind
@@ -234,9 +238,12 @@ def _own_names(project: _project.Project, info: _scopes.ClassInfo,
 
 
 def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
-            opened: Set[str]) -> None:
+            opened: Set[str], named: Optional[str] = None) -> None:
   """Adds "own" or "other" to `opened` for each scope the statements
-  open outside any other scope (nested functions and classes aside)."""
+  open outside any other scope (nested functions and classes aside); a
+  layer that names its scope under the attribute `named`
+  (`fully_connected(x, 64, scope=self._name_scope + "/fc1")`) is built
+  in the own scope too."""
   for statement in body:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
                               ast.ClassDef)):
@@ -253,9 +260,49 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
     elif _trained_maker(statement):  # Beside the own block: outside it.
-      opened.add("unscoped")
+      opened.add("own" if named and _named_under(statement, named) else (
+          "unscoped"))
     for block in _scopes.blocks(statement):
-      _opened(block, attribute, own, opened)
+      _opened(block, attribute, own, opened, named)
+
+
+def _named_under(statement: ast.stmt, attribute: str) -> bool:
+  """Whether every layer or variable the statement makes is given a
+  scope under `self.<attribute>` (`scope=self._name_scope + "/fc1"`).
+
+  >>> _named_under(ast.parse(
+  ...     "h = fully_connected(x, 8, scope=self.s + '/fc1')").body[0], "s")
+  True
+  >>> _named_under(ast.parse(
+  ...     "h = fully_connected(x, 8, scope='fc1')").body[0], "s")
+  False
+  """
+  makers = [n for n in ast.walk(statement) if isinstance(n, ast.Call)
+            and _names.call_name(n) in _MAKERS]
+  return bool(makers) and all(any(
+      k.arg == "scope" and _under(k.value, attribute) for k in n.keywords)
+                              for n in makers)
+
+
+def _under(value: ast.expr, attribute: str) -> bool:
+  while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    value = value.left
+  return _names.dotted(value) == f"self.{attribute}"
+
+
+def _whole_attribute(node: ast.AST) -> bool:
+  """Whether a collecting call's scope is the attribute itself (`scope=
+  self._name_scope`, or with a bare "/" after it), not a layer under it
+  (`self._name_scope + "/fc_value"`)."""
+  if not isinstance(node, ast.Call):
+    return False
+  for value in [*node.args, *(k.value for k in node.keywords)]:
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+      right = value.right
+      if not isinstance(right, ast.Constant) or not isinstance(
+          right.value, str) or right.value.strip("/"):
+        return False
+  return True
 
 
 def _kind(call: ast.Call, attribute: str, own: Set[str]) -> str:
