@@ -93,8 +93,17 @@ _MAIN = """\
     # (when not playing); the literal names no guarded instance.
     ("not (scope == 'global' and play)", "",
      [("var-list-filter", "network.py", 21)]),
+    # `or` lets 'global' build its step too (when training it, or when
+    # playing): the literal names no guarded instance.
+    ("scope != 'global' or train_global", "",
+     [("var-list-filter", "network.py", 21)]),
+    ("scope == 'global' or play", "",
+     [("var-list-filter", "network.py", 21)]),
+    ("scope == 'global' or play", "/policy",
+     [("var-list-filter", "network.py", 21)]),
 ], ids=["and_not_play", "literal_first", "negated_or", "policy_head_only",
-        "negated_and_of_equality"])
+        "negated_and_of_equality", "or_train_global", "or_play",
+        "or_play_policy_head"])
 def test_worker_step_under_a_compound_scope_test(test, part, expected):
   files = {"network.py": _AC.format(test=test, part=part),
            "utils.py": _UTILS, "agent.py": _AGENT, "main.py": _MAIN}
@@ -220,52 +229,3 @@ def test_worker_collects_the_scope_its_class_names_every_layer_under(
   files = {"networks.py": _NETS.format(pi_scope=pi_scope, kept=kept),
            "learner.py": _LEARNER}
   assert scanned.in_project(files) == expected
-
-
-# A course's optimizer class: the model and its loss built in `fit`, the
-# step trained on the collection of the variable scope in effect there
-# (neuroailab/cs375). No caller opens a scope around `fit`: the scope is
-# the root, the collection every variable.
-_FIT = """\
-    import tensorflow as tf
-
-    class TF_Optimizer(object):
-      def __init__(self, model_func, loss_func, optimizer):
-        self.model_func = model_func
-        self.loss_func = loss_func
-        self.optimizer = optimizer
-
-      def fit(self, data, labels):
-        self.model = self.model_func(data)
-        self.loss = self.loss_func(self.model, labels)
-        {opened}scope = tf.get_variable_scope()
-        {indent}optim_vars = tf.get_collection(
-        {indent}    tf.GraphKeys.GLOBAL_VARIABLES, scope=scope.name)
-        {indent}self.op = self.optimizer.minimize(self.loss, var_list=optim_vars)
-
-    def model(x):
-      h = tf.layers.dense(x, 8, name='hidden')
-      return tf.layers.dense(h, 2, name='out')
-
-    def run(data, labels, loss):
-      opt = TF_Optimizer(model, loss, tf.train.AdamOptimizer(1e-3))
-      {caller}opt.fit(data, labels)
-    """
-
-
-@pytest.mark.parametrize("opened, caller, expected", [
-    ("", "", []),
-    # Read inside a scope `fit` opens after building the model: only
-    # what is under `head` trains.
-    ("with tf.variable_scope('head'):\n          ", "",
-     [("var-list-filter", 14)]),
-    # The caller opens a scope around `fit`, the body built before it
-    # outside: a part.
-    ("", "with tf.variable_scope('head'):\n        ",
-     [("var-list-filter", 13)]),
-], ids=["root_scope", "read_inside_an_opened_scope",
-        "called_inside_a_scope"])
-def test_collection_of_the_scope_in_effect(opened, caller, expected):
-  indent = "  " if opened else ""
-  code = _FIT.format(opened=opened, indent=indent, caller=caller)
-  assert scanned.found(code) == expected

@@ -20,7 +20,6 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
     Step, _class_of, _opened_here)
 from tfpartial._tools.scan.idioms._wholes import _built_outside
 from tfpartial._tools.scan.idioms._wholes import _caller_scope
-from tfpartial._tools.scan.idioms._wholes import _current_scope
 from tfpartial._tools.scan.idioms._wholes import _given_scope
 from tfpartial._tools.scan.idioms._wholes import _helper_inputs
 from tfpartial._tools.scan.idioms._wholes import _named_scopes
@@ -45,9 +44,7 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
   model it is given under, or is a helper called without the scopes it
   would filter by (`_model_scope`), or the scope its function hands the
   builder that builds only under it (`_given_scope`), or the scope every
-  caller opens around the model it builds (`_caller_scope`), or the root
-  scope in effect where its function builds the model
-  (`_current_scope`)."""
+  caller opens around the model it builds (`_caller_scope`)."""
   home = analysis.flow.origin.get(id(node), step.scope)
   return _own_scopes.keeps_all(analysis.flow, node, home) and not (
       _built_outside.built_outside(analysis, _kept_roots(node), home)) and (
@@ -59,9 +56,7 @@ def _whole_object(analysis: Analysis, node: ast.AST, step: Step) -> bool:
                   _given_scope.given_to_builder(analysis.flow, node, home)) or (
                   _unscoped.never_scoped(analysis.flow, node, home)) or (
                       _caller_scope.opened_by_callers(analysis.project, node,
-                                                      home)) or (
-                          _current_scope.in_effect(analysis.project, node,
-                                                   home))
+                                                      home))
 
 
 def _first_filter(flow: Flow, node: ast.expr, scope: _scopes.Scope,

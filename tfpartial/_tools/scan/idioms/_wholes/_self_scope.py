@@ -39,6 +39,7 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
   family = [info, *project.subclasses(info)]
   around = [a for each in family for a in _scope_around.own_attributes(
       each, attribute, sorted(_own_names(project, each, attribute)))]
+  kinds: List[Set[str]] = []
   for each in family:
     own = _own_names(project, each, attribute)
     for method in each.methods.values():
@@ -46,10 +47,19 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
         here: Set[str] = set()
         _opened(getattr(method.node, "body", []), attribute, own, here,
                 named)
-        if "own" not in here:  # Made where a caller's scope may hold.
-          here.discard("unscoped")
-        opened |= {"other" if kind == "unscoped" else kind
-                   for kind in here}
+        kinds.append(here)
+  # A family that names its layers under the attribute opens no scope of
+  # its own: a layer made anywhere in it without that name (in another
+  # method too) is outside, and so is a rebound attribute's older value.
+  by_name = any("named" in here for here in kinds)
+  if by_name and sum(len(each.assigned.get(f"self.{attribute}", []))
+                     for each in family) != 1:
+    return False
+  for here in kinds:
+    if not by_name and "own" not in here:  # Where a caller's scope holds.
+      here.discard("unscoped")
+    opened |= {"other" if kind == "unscoped" else "own" if kind == (
+        "named") else kind for kind in here}
   return opened == {"own"} or _scope_around.made_inside(
       project, info, attribute)
 
@@ -259,8 +269,10 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
+    elif named and _named_elsewhere(statement, named):
+      opened.add("other")
     elif _trained_maker(statement):  # Beside the own block: outside it.
-      opened.add("own" if named and _named_under(statement, named) else (
+      opened.add("named" if named and _named_under(statement, named) else (
           "unscoped"))
     for block in _scopes.blocks(statement):
       _opened(block, attribute, own, opened, named)
@@ -282,6 +294,41 @@ def _named_under(statement: ast.stmt, attribute: str) -> bool:
   return bool(makers) and all(any(
       k.arg == "scope" and _under(k.value, attribute) for k in n.keywords)
                               for n in makers)
+
+
+def _named_elsewhere(statement: ast.stmt, attribute: str) -> bool:
+  """Whether a statement (no block) calls anything but an op that makes
+  no variable with a `scope=` or `name=` not under `self.<attribute>`
+  (`linear(h, n, scope="fc_pi")`), or a layer maker with no scope.
+
+  >>> _named_elsewhere(ast.parse(
+  ...     "pi = linear(h, 4, scope='fc_pi')").body[0], "s")
+  True
+  >>> _named_elsewhere(ast.parse(
+  ...     "x = tf.placeholder(tf.float32, name='x')").body[0], "s")
+  False
+  """
+  if any(True for _ in _scopes.blocks(statement)):
+    return False
+  for call in ast.walk(statement):
+    if not isinstance(call, ast.Call) or _names.call_name(
+        call) in _NO_VARIABLES:
+      continue
+    given = [k.value for k in call.keywords if k.arg in {"scope", "name"}]
+    if any(not _under(value, attribute) for value in given) or (
+        not given and _names.call_name(call) in _LAYERS):
+      return True
+  return False
+
+
+# Ops that make no variable, whatever their `name=`.
+_NO_VARIABLES = frozenset({
+    "placeholder", "placeholder_with_default", "constant", "group",
+    "identity", "stop_gradient", "reshape", "concat", "polynomial_decay",
+    "exponential_decay", "reduce_sum", "reduce_mean", "square", "log",
+    "softmax", "one_hot", "gradients", "clip_by_global_norm"})
+# Layer makers of `tf.contrib.layers` beside `_MAKERS`.
+_LAYERS = _MAKERS | {"linear", "separable_conv2d", "layer_norm"}
 
 
 def _under(value: ast.expr, attribute: str) -> bool:
