@@ -14,6 +14,7 @@ code."""
 
 import pytest
 import scanned
+import test_scan_a3c_workers
 
 
 _AC = """\
@@ -43,15 +44,8 @@ _AC = """\
                 zip(grads, global_vars))
     """
 
-_UTILS = """\
-    import tensorflow as tf
-
-    def update_target_graph(from_scope, to_scope):
-      from_vars = tf.get_collection(
-          tf.GraphKeys.TRAINABLE_VARIABLES, from_scope)
-      to_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, to_scope)
-      return [t.assign(f) for f, t in zip(from_vars, to_vars)]
-    """
+# The sync op: test_scan_a3c_workers' helper module.
+_UTILS = test_scan_a3c_workers._UTILS
 
 _AGENT = """\
     import tensorflow as tf
