@@ -33,19 +33,33 @@ def keeps_own_scope(project: _project.Project, flow: Flow, node: ast.AST,
   if info is None or attribute is None:
     return False
   opened: Set[str] = set()
+  # Layers named under the attribute count as built in it only for a
+  # filter of the attribute itself, not of a layer under it.
+  named = attribute if _whole_attribute(node) else None
   family = [info, *project.subclasses(info)]
   around = [a for each in family for a in _scope_around.own_attributes(
       each, attribute, sorted(_own_names(project, each, attribute)))]
+  kinds: List[Set[str]] = []
   for each in family:
     own = _own_names(project, each, attribute)
     for method in each.methods.values():
       if not _scope_around.opened_around(project, method, around):
         here: Set[str] = set()
-        _opened(getattr(method.node, "body", []), attribute, own, here)
-        if "own" not in here:  # Made where a caller's scope may hold.
-          here.discard("unscoped")
-        opened |= {"other" if kind == "unscoped" else kind
-                   for kind in here}
+        _opened(getattr(method.node, "body", []), attribute, own, here,
+                named)
+        kinds.append(here)
+  # A family that names its layers under the attribute opens no scope of
+  # its own: a layer made anywhere in it without that name (in another
+  # method too) is outside, and so is a rebound attribute's older value.
+  by_name = any("named" in here for here in kinds)
+  if by_name and sum(len(each.assigned.get(f"self.{attribute}", []))
+                     for each in family) != 1:
+    return False
+  for here in kinds:
+    if not by_name and "own" not in here:  # Where a caller's scope holds.
+      here.discard("unscoped")
+    opened |= {"other" if kind == "unscoped" else "own" if kind == (
+        "named") else kind for kind in here}
   return opened == {"own"} or _scope_around.made_inside(
       project, info, attribute)
 
@@ -234,9 +248,12 @@ def _own_names(project: _project.Project, info: _scopes.ClassInfo,
 
 
 def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
-            opened: Set[str]) -> None:
+            opened: Set[str], named: Optional[str] = None) -> None:
   """Adds "own" or "other" to `opened` for each scope the statements
-  open outside any other scope (nested functions and classes aside)."""
+  open outside any other scope (nested functions and classes aside); a
+  layer that names its scope under the attribute `named`
+  (`fully_connected(x, 64, scope=self._name_scope + "/fc1")`) is built
+  in the own scope too."""
   for statement in body:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
                               ast.ClassDef)):
@@ -252,10 +269,87 @@ def _opened(body: List[ast.stmt], attribute: str, own: Set[str],
       if items:
         opened.update(_kind(i, attribute, own) for i in items)
         continue  # What it builds inside is under that scope.
+    elif named and _named_elsewhere(statement, named):
+      opened.add("other")
     elif _trained_maker(statement):  # Beside the own block: outside it.
-      opened.add("unscoped")
+      opened.add("named" if named and _named_under(statement, named) else (
+          "unscoped"))
     for block in _scopes.blocks(statement):
-      _opened(block, attribute, own, opened)
+      _opened(block, attribute, own, opened, named)
+
+
+def _named_under(statement: ast.stmt, attribute: str) -> bool:
+  """Whether every layer or variable the statement makes is given a
+  scope under `self.<attribute>` (`scope=self._name_scope + "/fc1"`).
+
+  >>> _named_under(ast.parse(
+  ...     "h = fully_connected(x, 8, scope=self.s + '/fc1')").body[0], "s")
+  True
+  >>> _named_under(ast.parse(
+  ...     "h = fully_connected(x, 8, scope='fc1')").body[0], "s")
+  False
+  """
+  makers = [n for n in ast.walk(statement) if isinstance(n, ast.Call)
+            and _names.call_name(n) in _MAKERS]
+  return bool(makers) and all(any(
+      k.arg == "scope" and _under(k.value, attribute) for k in n.keywords)
+                              for n in makers)
+
+
+def _named_elsewhere(statement: ast.stmt, attribute: str) -> bool:
+  """Whether a statement (no block) calls anything but an op that makes
+  no variable with a `scope=` or `name=` not under `self.<attribute>`
+  (`linear(h, n, scope="fc_pi")`), or a layer maker with no scope.
+
+  >>> _named_elsewhere(ast.parse(
+  ...     "pi = linear(h, 4, scope='fc_pi')").body[0], "s")
+  True
+  >>> _named_elsewhere(ast.parse(
+  ...     "x = tf.placeholder(tf.float32, name='x')").body[0], "s")
+  False
+  """
+  if any(True for _ in _scopes.blocks(statement)):
+    return False
+  for call in ast.walk(statement):
+    if not isinstance(call, ast.Call) or _names.call_name(
+        call) in _NO_VARIABLES:
+      continue
+    given = [k.value for k in call.keywords if k.arg in {"scope", "name"}]
+    if any(not _under(value, attribute) for value in given) or (
+        not given and _names.call_name(call) in _LAYERS):
+      return True
+  return False
+
+
+# Ops that make no variable, whatever their `name=`.
+_NO_VARIABLES = frozenset({
+    "placeholder", "placeholder_with_default", "constant", "group",
+    "identity", "stop_gradient", "reshape", "concat", "polynomial_decay",
+    "exponential_decay", "reduce_sum", "reduce_mean", "square", "log",
+    "softmax", "one_hot", "gradients", "clip_by_global_norm"})
+# Layer makers of `tf.contrib.layers` beside `_MAKERS`.
+_LAYERS = _MAKERS | {"linear", "separable_conv2d", "layer_norm"}
+
+
+def _under(value: ast.expr, attribute: str) -> bool:
+  while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    value = value.left
+  return _names.dotted(value) == f"self.{attribute}"
+
+
+def _whole_attribute(node: ast.AST) -> bool:
+  """Whether a collecting call's scope is the attribute itself (`scope=
+  self._name_scope`, or with a bare "/" after it), not a layer under it
+  (`self._name_scope + "/fc_value"`)."""
+  if not isinstance(node, ast.Call):
+    return False
+  for value in [*node.args, *(k.value for k in node.keywords)]:
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+      right = value.right
+      if not isinstance(right, ast.Constant) or not isinstance(
+          right.value, str) or right.value.strip("/"):
+        return False
+  return True
 
 
 def _kind(call: ast.Call, attribute: str, own: Set[str]) -> str:

@@ -90,13 +90,43 @@ def _tested(function: ast.FunctionDef) -> Set[str]:
   for node in _scopes.walk(function):
     if not isinstance(node, ast.If):
       continue
-    literal, op = _compared(node.test, opened)
-    if literal is None:
-      continue
-    built = node.body if isinstance(op, ast.NotEq) else node.orelse
-    if any(_builds_step(s) for s in built):
-      found.add(literal)
+    for literal, built in ((_excluded(node.test, opened), node.body),
+                           (_implied(node.test, opened), node.orelse)):
+      if literal is not None and any(_builds_step(s) for s in built):
+        found.add(literal)
   return found
+
+
+def _excluded(test: ast.expr, name: str) -> Optional[str]:
+  """The literal `name` is never equal to where `test` holds: `name !=
+  'global'`, alone or as a conjunct (`scope != 'global' and not play`),
+  or the negation of a test that holds wherever `name` is the literal.
+
+  >>> _excluded(ast.parse("s != 'g' and not play").body[0].value, "s")
+  'g'
+  >>> _excluded(ast.parse("not (s == 'g' and play)").body[0].value, "s")
+  """
+  if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+    return next((found for found in (_excluded(v, name) for v in test.values)
+                 if found is not None), None)
+  if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+    return _implied(test.operand, name)
+  literal, op = _compared(test, name)
+  return literal if isinstance(op, ast.NotEq) else None
+
+
+def _implied(test: ast.expr, name: str) -> Optional[str]:
+  """The literal whose value of `name` makes `test` hold: `name ==
+  'global'`, alone or as a disjunct (`scope == 'global' or play`), or
+  the negation of a test that excludes it; the other arm of the `if` is
+  built only for the other scopes."""
+  if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+    return next((found for found in (_implied(v, name) for v in test.values)
+                 if found is not None), None)
+  if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+    return _excluded(test.operand, name)
+  literal, op = _compared(test, name)
+  return literal if isinstance(op, ast.Eq) else None
 
 
 def _compared(test: ast.expr, name: str
