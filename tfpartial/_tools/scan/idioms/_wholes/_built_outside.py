@@ -244,9 +244,13 @@ def _full_name(module: object, dotted: str) -> str:
   return f"{full}.{rest}" if rest else full
 
 
-def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str) -> bool:
+def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str,
+                       depth: int = 1) -> bool:
   """Whether `dotted` (`build`, `self.model`) names a function, class or
-  method of the project that itself creates trainable variables."""
+  method of the project that itself creates trainable variables; with
+  `depth` above 1, also a function that calls, by a plain name, a
+  function of the project that does (`new_fc_layer` calling
+  `new_weights`, which returns a `tf.Variable`), so deep."""
   project = analysis.project
   if dotted.startswith("self.") and dotted.count(".") == 1:
     info = _scopes.enclosing_class(scope)
@@ -257,7 +261,14 @@ def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str) ->
     return any(_creates(m.node)
                for c in [target, *project.base_classes(target)]
                for m in c.methods.values())
-  return isinstance(target, tuple) and _creates(target[0])
+  if not isinstance(target, tuple):
+    return False
+  function, home = target
+  return _creates(function) or depth > 1 and isinstance(
+      home, _scopes.Scope) and any(
+          isinstance(c.func, ast.Name) and c.func.id != dotted and (
+              creates_in_project(analysis, home, c.func.id, depth - 1))
+          for c in _calls(function))
 
 
 def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
@@ -284,9 +295,14 @@ def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
 
 
 def _loads(node: ast.AST) -> bool:
-  """Whether `node` calls `load` (`np.load`, `pickle.load`)."""
-  return any(isinstance(n, ast.Call) and _names.call_name(n) == "load"
+  """Whether `node` calls `load` (`np.load`, `pickle.load`) or reads a
+  MATLAB file (`scipy.io.loadmat`: MatConvNet's published weights)."""
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _LOADERS
              for n in ast.walk(node))
+
+
+# Calls that read arrays from disk.
+_LOADERS = {"load", "loadmat"}
 
 
 def _set_untrainable(scope: _scopes.Scope, name: str) -> bool:
