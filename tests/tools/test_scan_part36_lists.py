@@ -141,3 +141,79 @@ def test_a_backbone_built_from_nothing_loaded_is_silent():
   files = _project(vgg=_VGG.replace("data = loadmat(param_path)",
                                     "data = {'layers': [[]]}"))
   assert _found(files) == []
+
+
+# Simple-EI-RNN: gradients over the RNN's weights and a learned initial
+# state, applied zipped with the weights alone (`zip` stops at the
+# shorter list): the initial state, created trainable, never trains.
+_EI = """
+import tensorflow as tf
+from tensorflow import keras
+
+
+class Model:
+    def build(self):
+        self.init_state = tf.Variable(tf.ones([8, 16]), TRAINABLE)
+        self.rnn = keras.layers.RNN(keras.layers.SimpleRNNCell(16), return_sequences=True, return_state=True)
+        self.optimizer = keras.optimizers.SGD(learning_rate=0.01)
+
+    def train(self, batches):
+        for inputs, outputs in batches:
+            with tf.GradientTape() as tape:
+                logits, _ = self.rnn(inputs, [self.init_state], training=True)
+                train_loss = tf.reduce_mean(tf.square(outputs - logits))
+            all_weights = self.rnn.trainable_weights + [self.init_state]
+            grads = tape.gradient(train_loss, all_weights)
+            grads, _ = tf.clip_by_global_norm(grads, 1.0)
+            self.optimizer.apply_gradients(zip(grads, APPLIED))
+OTHER
+"""
+
+
+def _ei(trainable="trainable=self.init_state_trainable",
+        applied="self.rnn.trainable_weights", other=""):
+  return _EI.replace("TRAINABLE", trainable).replace(
+      "APPLIED", applied).replace("OTHER\n", other)
+
+
+def _ei_found(code):
+  return [(idiom, line) for idiom, line in scanned.found(code)
+          if idiom == "var-list-filter"]
+
+
+def test_gradients_zipped_with_fewer_variables_leave_the_rest_out():
+  code = _ei()
+  assert _ei_found(code) == [("var-list-filter", _line(
+      code, "self.optimizer.apply_gradients(zip(grads"))]
+
+
+def test_gradients_zipped_with_every_variable_they_cover_are_silent():
+  assert _ei_found(_ei(applied="all_weights")) == []
+
+
+def test_an_added_variable_created_untrainable_is_silent():
+  assert _ei_found(_ei(trainable="trainable=False")) == []
+
+
+def test_an_added_variable_applied_with_its_own_gradient_is_silent():
+  code = _ei(other=(
+      "            self.optimizer.apply_gradients([(grads[-1], self.init_state)])\n"))
+  assert _ei_found(code) == []
+
+
+def test_a_gans_halves_zipped_with_their_own_slices_are_silent():
+  # One tape over both halves, each applied zipped with its own list.
+  code = """
+import tensorflow as tf
+
+def train_step(gen, disc, g_opt, d_opt, z, x):
+    with tf.GradientTape(persistent=True) as tape:
+        fake = gen(z)
+        d_loss = tf.reduce_mean(disc(fake)) - tf.reduce_mean(disc(x))
+        g_loss = -tf.reduce_mean(disc(fake))
+    g_grads = tape.gradient(g_loss, gen.trainable_variables)
+    d_grads = tape.gradient(d_loss, disc.trainable_variables)
+    g_opt.apply_gradients(zip(g_grads, gen.trainable_variables))
+    d_opt.apply_gradients(zip(d_grads, disc.trainable_variables))
+"""
+  assert _ei_found(code) == []
