@@ -264,11 +264,24 @@ def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str,
   if not isinstance(target, tuple):
     return False
   function, home = target
-  return _creates(function) or depth > 1 and isinstance(
-      home, _scopes.Scope) and any(
-          isinstance(c.func, ast.Name) and c.func.id != dotted and (
-              creates_in_project(analysis, home, c.func.id, depth - 1))
-          for c in _calls(function))
+  if depth < 2 or not isinstance(home, _scopes.Scope):
+    return _creates(function)
+  return bool(analysis.once(
+      f"creates in project {id(function)} {depth}",
+      lambda: _creates(function) or _calls_creating(
+          analysis, home.scope_of(function), function, depth)))
+
+
+def _calls_creating(analysis: Analysis, own: Optional[_scopes.Scope],
+                    function: ast.AST, depth: int) -> bool:
+  """Whether `function` calls, by a plain name resolved in its own scope
+  (`own`), a function of the project that creates variables (each
+  name followed once)."""
+  names = {c.func.id for c in _calls(function) if isinstance(
+      c.func, ast.Name) and c.func.id != getattr(function, "name", "")}
+  return own is not None and any(
+      creates_in_project(analysis, own, name, depth - 1)
+      for name in sorted(names))
 
 
 def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
@@ -291,18 +304,47 @@ def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
   dotted = _names.dotted(call.func) or ""
   target = analysis.project.resolve(scope, dotted) if "." not in dotted \
       else None
-  return isinstance(target, tuple) and _loads(target[0])
+  return isinstance(target, tuple) and (
+      _loads(target[0]) or _initialized_from_file(target[0]))
 
 
 def _loads(node: ast.AST) -> bool:
-  """Whether `node` calls `load` (`np.load`, `pickle.load`) or reads a
-  MATLAB file (`scipy.io.loadmat`: MatConvNet's published weights)."""
-  return any(isinstance(n, ast.Call) and _names.call_name(n) in _LOADERS
+  """Whether `node` calls `load` (`np.load`, `pickle.load`)."""
+  return any(isinstance(n, ast.Call) and _names.call_name(n) == "load"
              for n in ast.walk(node))
 
 
-# Calls that read arrays from disk.
-_LOADERS = {"load", "loadmat"}
+def _initialized_from_file(function: ast.AST) -> bool:
+  """Whether a value `function` reads from a MATLAB file
+  (`scipy.io.loadmat`: MatConvNet's published weights) reaches a
+  variable's initial value (`tf.Variable(kernel)`,
+  `get_variable(initializer=...)`, `constant_initializer(...)`); a
+  data set or a mean image read the same way does not count."""
+  loaded: Set[str] = set()
+
+  def reads(node: Optional[ast.AST]) -> bool:
+    return node is not None and any(
+        isinstance(n, ast.Call) and _names.call_name(n) == "loadmat" or (
+            isinstance(n, ast.Name) and n.id in loaded)
+        for n in ast.walk(node))
+
+  for _ in range(3):  # Loops carry values backwards: a few passes.
+    for node in ast.walk(function):
+      value = getattr(node, "iter", None) if isinstance(
+          node, (ast.For, ast.comprehension)) else getattr(node, "value", None)
+      if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign,
+                           ast.For, ast.comprehension)) and reads(value):
+        for target in getattr(node, "targets", None) or [node.target]:
+          loaded |= {n.id for n in ast.walk(target)
+                     if isinstance(n, ast.Name)}
+  return any(_names.call_name(c) in _INITIAL and reads(ast.Tuple(
+      elts=[*c.args, *(k.value for k in c.keywords
+                       if k.arg in ("initializer", "initial_value", "value"))],
+      ctx=ast.Load())) for c in _calls(function))
+
+
+# Calls whose arguments give a variable its initial value.
+_INITIAL = _names.VARIABLES | {"constant_initializer", "Constant"}
 
 
 def _set_untrainable(scope: _scopes.Scope, name: str) -> bool:
