@@ -45,7 +45,6 @@ from tfpartial._tools.scan.idioms._sources import _part_flags
 from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _trimmed_collection
 from tfpartial._tools.scan.idioms._sources import _weights_property
-from tfpartial._tools.scan.idioms._sources import _zip_dropped
 from tfpartial._tools.scan.idioms._sources._declared import (
     _declared_weights, _skipped_updates, _sliced_weights)
 from tfpartial._tools.scan.idioms._sources._origins import _returned_filter
@@ -161,8 +160,6 @@ class VarListFilter(_idiom.Idiom):
     refined = hit.labels.get(_refined_stage.REFINED)
     if isinstance(refined, ast.expr):  # The second stage's op instead.
       message = _refined_stage.message(hit, _step_named(hit, name))
-    if _zip_dropped.COMPUTED in hit.labels:  # `zip` drops the rest.
-      message = _zip_dropped.message(hit)
     run = hit.labels.get("run")
     if run is not None:  # The step's own ops, some of them run.
       message = (f"update ops of `{name}` (line {_idiom.line(hit.sink)}) "
@@ -325,7 +322,6 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           + _name_scoped.hits(analysis, gated)
           + _part_flags.hits(analysis, gated)
           + _refined_stage.hits(analysis, gated)
-          + _zip_dropped.hits(analysis)
           if id(hit.sink) not in sinks]
 
 
