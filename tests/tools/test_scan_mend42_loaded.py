@@ -129,7 +129,7 @@ def test_a_random_network_over_images_read_from_a_matlab_file_is_silent():
   assert _found(files) == []
 
 
-def test_a_random_network_subtracting_a_mean_image_read_from_a_file_is_silent():
+def test_a_random_network_less_a_mean_image_from_a_file_is_silent():
   # A MatConvNet port's mean image: read from disk, never a weight.
   files = _project(vgg=_RANDOM.replace(
       "    current = x\n",
@@ -188,6 +188,6 @@ def test_a_helper_calling_another_many_times_is_read_once():
   assert large <= 6 * small, (small, large)
 
 
-def test_a_whole_scan_of_a_helper_calling_another_many_times_grows_linearly():
+def test_a_scan_of_a_helper_calling_another_often_grows_linearly():
   small, large = (scanned.scan_work(_deep(n)) for n in (20, 80))
   assert large <= 6 * small, (small, large)

@@ -329,18 +329,25 @@ def _initialized_from_file(function: ast.AST) -> bool:
         for n in ast.walk(node))
 
   for _ in range(3):  # Loops carry values backwards: a few passes.
-    for node in ast.walk(function):
-      value = getattr(node, "iter", None) if isinstance(
-          node, (ast.For, ast.comprehension)) else getattr(node, "value", None)
-      if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign,
-                           ast.For, ast.comprehension)) and reads(value):
-        for target in getattr(node, "targets", None) or [node.target]:
-          loaded |= {n.id for n in ast.walk(target)
-                     if isinstance(n, ast.Name)}
+    for value, targets in map(_binding, ast.walk(function)):
+      if reads(value):
+        loaded |= {n.id for t in targets for n in ast.walk(t)
+                   if isinstance(n, ast.Name)}
   return any(_names.call_name(c) in _INITIAL and reads(ast.Tuple(
       elts=[*c.args, *(k.value for k in c.keywords
                        if k.arg in ("initializer", "initial_value", "value"))],
       ctx=ast.Load())) for c in _calls(function))
+
+
+def _binding(node: ast.AST) -> Tuple[Optional[ast.AST], List[ast.AST]]:
+  """What `node` binds (an assignment, a loop) and the targets it binds."""
+  if isinstance(node, (ast.For, ast.comprehension)):
+    return node.iter, [node.target]
+  if isinstance(node, ast.Assign):
+    return node.value, list(node.targets)
+  if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+    return node.value, [node.target]
+  return None, []
 
 
 # Calls whose arguments give a variable its initial value.
