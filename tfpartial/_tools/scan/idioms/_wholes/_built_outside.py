@@ -295,9 +295,13 @@ def _full_name(module: object, dotted: str) -> str:
   return f"{full}.{rest}" if rest else full
 
 
-def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str) -> bool:
+def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str,
+                       depth: int = 1) -> bool:
   """Whether `dotted` (`build`, `self.model`) names a function, class or
-  method of the project that itself creates trainable variables."""
+  method of the project that itself creates trainable variables; with
+  `depth` above 1, also a function that calls, by a plain name, a
+  function of the project that does (`new_fc_layer` calling
+  `new_weights`, which returns a `tf.Variable`), so deep."""
   project = analysis.project
   if dotted.startswith("self.") and dotted.count(".") == 1:
     info = _scopes.enclosing_class(scope)
@@ -308,7 +312,27 @@ def creates_in_project(analysis: Analysis, scope: _scopes.Scope, dotted: str) ->
     return any(_creates(m.node)
                for c in [target, *project.base_classes(target)]
                for m in c.methods.values())
-  return isinstance(target, tuple) and _creates(target[0])
+  if not isinstance(target, tuple):
+    return False
+  function, home = target
+  if depth < 2 or not isinstance(home, _scopes.Scope):
+    return _creates(function)
+  return bool(analysis.once(
+      f"creates in project {id(function)} {depth}",
+      lambda: _creates(function) or _calls_creating(
+          analysis, home.scope_of(function), function, depth)))
+
+
+def _calls_creating(analysis: Analysis, own: Optional[_scopes.Scope],
+                    function: ast.AST, depth: int) -> bool:
+  """Whether `function` calls, by a plain name resolved in its own scope
+  (`own`), a function of the project that creates variables (each
+  name followed once)."""
+  names = {c.func.id for c in _calls(function) if isinstance(
+      c.func, ast.Name) and c.func.id != getattr(function, "name", "")}
+  return own is not None and any(
+      creates_in_project(analysis, own, name, depth - 1)
+      for name in sorted(names))
 
 
 def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
@@ -331,13 +355,54 @@ def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
   dotted = _names.dotted(call.func) or ""
   target = analysis.project.resolve(scope, dotted) if "." not in dotted \
       else None
-  return isinstance(target, tuple) and _loads(target[0])
+  return isinstance(target, tuple) and (
+      _loads(target[0]) or _initialized_from_file(target[0]))
 
 
 def _loads(node: ast.AST) -> bool:
   """Whether `node` calls `load` (`np.load`, `pickle.load`)."""
   return any(isinstance(n, ast.Call) and _names.call_name(n) == "load"
              for n in ast.walk(node))
+
+
+def _initialized_from_file(function: ast.AST) -> bool:
+  """Whether a value `function` reads from a MATLAB file
+  (`scipy.io.loadmat`: MatConvNet's published weights) reaches a
+  variable's initial value (`tf.Variable(kernel)`,
+  `get_variable(initializer=...)`, `constant_initializer(...)`); a
+  data set or a mean image read the same way does not count."""
+  loaded: Set[str] = set()
+
+  def reads(node: Optional[ast.AST]) -> bool:
+    return node is not None and any(
+        isinstance(n, ast.Call) and _names.call_name(n) == "loadmat" or (
+            isinstance(n, ast.Name) and n.id in loaded)
+        for n in ast.walk(node))
+
+  for _ in range(3):  # Loops carry values backwards: a few passes.
+    for value, targets in map(_binding, ast.walk(function)):
+      if reads(value):
+        loaded |= {n.id for t in targets for n in ast.walk(t)
+                   if isinstance(n, ast.Name)}
+  return any(_names.call_name(c) in _INITIAL and reads(ast.Tuple(
+      elts=[*c.args, *(k.value for k in c.keywords
+                       if k.arg in ("initializer", "initial_value", "value"))],
+      ctx=ast.Load())) for c in _calls(function))
+
+
+def _binding(node: ast.AST) -> Tuple[Optional[ast.AST], List[ast.AST]]:
+  """What `node` binds (an assignment, a loop) and the targets it binds."""
+  if isinstance(node, (ast.For, ast.comprehension)):
+    return node.iter, [node.target]
+  if isinstance(node, ast.Assign):
+    return node.value, list(node.targets)
+  if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+    return node.value, [node.target]
+  return None, []
+
+
+# Calls whose arguments give a variable its initial value.
+_INITIAL = _names.VARIABLES | {"constant_initializer", "Constant"}
 
 
 def _set_untrainable(scope: _scopes.Scope, name: str) -> bool:

@@ -401,7 +401,7 @@ def _builds_layer(analysis: Analysis, scope: _scopes.Scope,
   name = _names.call_name(node)
   dotted = _names.dotted(node.func)
   return name in _LAYERS or name.lower() in _LAYERS or bool(dotted) and (
-      _built_outside.creates_in_project(analysis, scope, dotted or ""))
+      _built_outside.creates_in_project(analysis, scope, dotted or "", 2))
 
 
 def _direct_reads(call: ast.AST) -> Set[str]:
