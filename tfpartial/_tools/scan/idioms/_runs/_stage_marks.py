@@ -309,8 +309,44 @@ def runs_group(node: ast.AST, group: Group, opened: Opened,
               for kept in group.scopes)
 
 
-# What a call is measured against, not what it computes from.
-_NOT_INPUTS = frozenset({"labels", "targets", "target", "label"})
+# What a call is measured against by name (`loss(x, labels=y)`), unless
+# the project function it calls feeds that parameter to a variable maker.
+_TARGETS = frozenset({"labels", "targets", "target", "label"})
+
+
+def _into_maker(callee: ast.AST, param: str) -> bool:
+  """Whether `param` of `callee` reaches a call that makes variables
+  (`dense(tf.concat([inputs, targets], 1))`), through the names the
+  function assigns from it: a target only a loss reads reaches none."""
+  reached = {param}
+  statements = [n for n in _scopes.walk(callee) if isinstance(n, ast.Assign)]
+  for _ in range(8):
+    more = {t.id for n in statements if any(
+        isinstance(r, ast.Name) and r.id in reached
+        for r in _scopes.walk(n.value))
+            for target in n.targets for t in _scopes.walk(target)
+            if isinstance(t, ast.Name)} - reached
+    if not more:
+      break
+    reached |= more
+  return any(isinstance(n, ast.Call) and _makes_here(n) and any(
+      isinstance(r, ast.Name) and r.id in reached
+      for a in [*n.args, *(k.value for k in n.keywords)]
+      for r in _scopes.walk(a)) for n in _scopes.walk(callee))
+
+
+def _given(node: ast.Call, opened: Opened, scope: _scopes.Scope
+           ) -> List[ast.expr]:
+  """The values a call that runs the group computes from: its arguments,
+  less a target passed by name that the callee only measures against."""
+  kept: List[ast.expr] = list(node.args)
+  for keyword in node.keywords:
+    if keyword.arg in _TARGETS:
+      callee = opened._callee(node, scope)
+      if callee is None or not _into_maker(callee, keyword.arg):
+        continue
+    kept.append(keyword.value)
+  return kept
 
 
 def inputs_of(step: Training, mine: Group,
@@ -323,6 +359,5 @@ def inputs_of(step: Training, mine: Group,
   given = [value for node in computed_from([step.loss], defs, own)
            if isinstance(node, ast.Call) and runs_group(
                node, mine, opened, step.scope)
-           for value in [*node.args, *(k.value for k in node.keywords
-                                       if k.arg not in _NOT_INPUTS)]]
+           for value in _given(node, opened, step.scope)]
   return list(computed_from(given, defs, own)) if given else []

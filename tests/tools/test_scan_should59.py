@@ -1,0 +1,116 @@
+"""should59 (issue 30): small items the last round's reads left.
+
+A keyword named `labels=` or `targets=` on a call that runs the group a
+later stage trains is an input of that group only when the project
+function called feeds it to a call that makes variables (a head that
+concatenates its `targets` to its input: a var-list-filter, as the same
+head given the value by position); a target the callee only measures
+against (a distillation teacher's soft labels, a pseudo-label) stays no
+input, and a call outside the project keeps its `labels=` a target.
+Synthetic sources in the shape of real code."""
+
+import pytest
+import scanned
+
+_STAGES = """\
+import tensorflow as tf
+from tensorflow.compat.v1.layers import dense
+
+x = tf.compat.v1.placeholder(tf.float32, [None, 30])
+y = tf.compat.v1.placeholder(tf.int32, [None])
+eps = tf.compat.v1.placeholder(tf.float32, [None, 10])
+{helper}
+with tf.compat.v1.variable_scope("unsupervised"):
+    mu = dense(inputs=x, activation='relu', units=10)
+    sigma = dense(inputs=x, activation='relu', units=10)
+    z = mu + sigma * eps
+    x_hat = dense(dense(inputs=z, units=10), units=30)
+{head}
+un_vars = tf.compat.v1.get_collection(
+    tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "unsupervised")
+vae_cost = tf.reduce_sum(tf.square(x - x_hat))
+vae_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(
+    vae_cost, var_list=un_vars)
+sup_vars = tf.compat.v1.get_collection(
+    tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "supervised")
+{cost}
+sup_op = tf.compat.v1.train.AdamOptimizer(8e-3).minimize(
+    sup_cost, var_list=sup_vars)
+
+with tf.compat.v1.Session() as sess:
+    for step in range(10001):
+        sess.run([vae_op])
+    for step in range(2501):
+        sess.run([sup_op])
+"""
+
+_COST = ("sup_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
+         "logits=logits, labels=y)")
+_HEAD = ("def head(inputs, {name}):\n"
+         "    return dense(inputs=tf.concat([inputs, {name}], 1), units=2)\n")
+_OPENING = ("def head(inputs, {name}):\n"
+            "    with tf.compat.v1.variable_scope('supervised'):\n"
+            "        both = tf.concat([inputs, {name}], 1)\n"
+            "        return dense(inputs=both, units=2)\n")
+_BLOCK = "with tf.compat.v1.variable_scope('supervised'):\n    {call}\n"
+_MEASURING = ("def head(inputs, {name}):\n"
+              "    with tf.compat.v1.variable_scope('supervised'):\n"
+              "        logits = dense(inputs=inputs, units=2)\n"
+              "    return tf.reduce_mean(tf.square(logits - {name}))\n")
+
+
+def _program(helper, head, cost=_COST):
+  return _STAGES.format(helper=helper, head=head, cost=cost)
+
+
+def _step_line(source):
+  """The later stage's filtered list, where the finding is."""
+  return 1 + source.splitlines().index("sup_vars = tf.compat.v1."
+                                       "get_collection(")
+
+
+@pytest.mark.parametrize("name", ["targets", "labels", "target", "label"])
+def test_a_target_keyword_a_head_concatenates_is_an_input(name):
+  source = _program(_HEAD.format(name=name), _BLOCK.format(
+      call=f"logits = head(x, {name}=z)"))
+  assert scanned.found(source) == [("var-list-filter", _step_line(source))]
+
+
+@pytest.mark.parametrize("name", ["targets", "labels"])
+def test_a_target_keyword_a_scope_opening_head_concatenates_is_an_input(
+    name):
+  source = _program(_OPENING.format(name=name),
+                    f"logits = head(x, {name}=z)")
+  assert scanned.found(source) == [("var-list-filter", _step_line(source))]
+
+
+def test_the_same_head_given_the_value_by_position_is_found():
+  source = _program(_HEAD.format(name="targets"), _BLOCK.format(
+      call="logits = head(x, z)"))
+  assert scanned.found(source) == [("var-list-filter", _step_line(source))]
+
+
+@pytest.mark.parametrize("name", ["labels", "targets"])
+def test_a_target_the_head_only_measures_against_is_no_input(name):
+  source = _program(_MEASURING.format(name=name), "",
+                    f"sup_cost = head(x, {name}=x_hat[:, :2])")
+  assert scanned.found(source) == []
+
+
+def test_a_pseudo_label_of_the_earlier_stage_is_no_input():
+  source = _program("", _BLOCK.format(
+      call="logits = dense(inputs=x, units=2)\n"
+           "    pseudo = tf.argmax(x_hat[:, :2], 1)"),
+      "sup_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
+      "logits=logits, labels=pseudo)")
+  assert scanned.found(source) == []
+
+
+def test_a_teachers_soft_labels_in_the_students_block_are_no_input():
+  source = _program("", _BLOCK.format(
+      call="logits = dense(inputs=x, units=2)\n"
+           "    soft = tf.nn.softmax(x_hat[:, :2] / 4.0)\n"
+           "    sup_cost = tf.reduce_mean("
+           "tf.nn.softmax_cross_entropy_with_logits("
+           "labels=soft, logits=logits))"), "")
+  assert scanned.found(source) == []
