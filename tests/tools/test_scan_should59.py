@@ -9,8 +9,14 @@ against (a distillation teacher's soft labels, a pseudo-label) stays no
 input, and a call outside the project keeps its `labels=` a target.
 Synthetic sources in the shape of real code."""
 
+import ast
+
 import pytest
 import scanned
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._wholes import _reset_inputs
 
 _STAGES = """\
 import tensorflow as tf
@@ -114,3 +120,51 @@ def test_a_teachers_soft_labels_in_the_students_block_are_no_input():
            "tf.nn.softmax_cross_entropy_with_logits("
            "labels=soft, logits=logits))"), "")
   assert scanned.found(source) == []
+
+
+# `_reset_inputs`: a latent code searched anew for each item (DVBPR).
+def _searches(n):
+  """`n` latent codes of one scope, each set anew in its own loop and
+  searched by its own step through a generator it is handed to."""
+  return ("import numpy as np\nimport tensorflow as tf\n"
+          "gan = DCGAN(sess)\nx = np.random.normal(0, 0.5, size=[16, 256])\n"
+          + "".join(
+              f"z{i} = tf.Variable(x, dtype=tf.float32)\n"
+              f"obj{i} = tf.reduce_mean(score(gan.get_gen(z{i}, y)))\n"
+              f"opt{i} = tf.train.AdamOptimizer(0.01).minimize("
+              f"-obj{i}, var_list=[z{i}])\n"
+              f"for cat in range(6):\n"
+              f"    sess.run(z{i}.assign(x))\n"
+              f"    for it in range(50):\n"
+              f"        sess.run(opt{i})\n" for i in range(n)))
+
+
+def _gate_answers(source):
+  """What `reset_each_pass` answers for each step of the module."""
+  tree = ast.parse(source)
+  scope = _scopes.collect(tree)
+  steps = [(node, next(k.value for k in node.keywords if k.arg == "var_list"))
+           for node in scope.nodes if isinstance(node, ast.Call) and (
+               _names.call_name(node) == "minimize")]
+  return [_reset_inputs.reset_each_pass(var_list, step, scope)
+          for step, var_list in steps]
+
+
+def test_each_search_reset_in_its_loop_trains_inputs():
+  assert _gate_answers(_searches(3)) == [True, True, True]
+
+
+def test_a_search_set_before_its_loop_is_no_reset():
+  source = _searches(2).replace("for cat in range(6):\n    sess.run(z1",
+                                "sess.run(z1").replace(
+      "sess.run(z1.assign(x))\n    for it", "sess.run(z1.assign(x))\nfor it")
+  assert _gate_answers(source) == [True, False]
+
+
+def test_the_gate_reads_its_scope_once_not_once_per_step():
+  # Was quadratic: each step walked the whole scope for its holders,
+  # runs, loops and calls, then checked every loop for every run.
+  small, large = (scanned.calls_made(
+      lambda: _gate_answers(_searches(n)), "_reset_inputs.py")[0]
+                  for n in (30, 120))
+  assert large <= 6 * small, (small, large)
