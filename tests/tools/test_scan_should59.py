@@ -7,12 +7,21 @@ concatenates its `targets` to its input: a var-list-filter, as the same
 head given the value by position); a target the callee only measures
 against (a distillation teacher's soft labels, a pseudo-label) stays no
 input, and a call outside the project keeps its `labels=` a target.
+
+`_reset_inputs` reads its scope once, not once per step.
+
+A helper's `x.format(...)` and `x.as_list()` are pure ops only when `x`
+is a string (a literal, a name bound only to literals) or a shape (`.shape`,
+`get_shape()`, a name bound only to one): a user object's `format` or
+`as_list` method may make the kernel's variable, and the var-list-filter
+around the convolution is then found.
 Synthetic sources in the shape of real code."""
 
 import ast
 
 import pytest
 import scanned
+import test_scan_helper_makers as helpers
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -168,3 +177,41 @@ def test_the_gate_reads_its_scope_once_not_once_per_step():
       lambda: _gate_answers(_searches(n)), "_reset_inputs.py")[0]
                   for n in (30, 120))
   assert large <= 6 * small, (small, large)
+
+
+# `_helper_makers._pure`: `format` and `as_list` of strings and shapes.
+_BANK = ("class Bank(object):\n"
+         "    def format(self, psfs):\n"
+         "        return tf.get_variable('w', [1, 1, 15, 1]) * psfs\n"
+         "    def as_list(self):\n"
+         "        return [tf.get_variable('v', [1, 1, 15, 1])]\n\n")
+
+
+@pytest.mark.parametrize("helper", [
+    _BANK + "BANK = Bank()\n\ndef flip(psfs):\n"
+    "    return BANK.format(psfs)\n",
+    _BANK + "BANK = Bank()\n\ndef flip(psfs, bank):\n"
+    "    return bank.format(psfs)\n",
+    _BANK + "BANK = Bank()\n\ndef flip(psfs):\n"
+    "    return BANK.as_list()[0] * psfs\n",
+    _BANK + "BANK = Bank()\n\ndef flip(psfs, bank):\n"
+    "    return bank.as_list()[0] * psfs\n",
+])
+def test_a_user_objects_format_or_as_list_may_make_a_variable(helper):
+  kernel = "flip(psfs, BANK)" if "bank)" in helper else "flip(psfs)"
+  assert helpers._found(helper, kernel) == helpers._at(helper, kernel)
+
+
+@pytest.mark.parametrize("helper", [
+    "def flip(psfs):\n    logging.info('{} flipped'.format(psfs.name))\n"
+    "    return tf.reverse(psfs, [0])\n",
+    "NAME = '{}_flipped'\n\ndef flip(psfs):\n"
+    "    logging.info(NAME.format(psfs.name))\n"
+    "    return tf.reverse(psfs, [0])\n",
+    "def flip(psfs):\n    n = psfs.shape.as_list()[0]\n"
+    "    return tf.reshape(psfs, [1, 1, n, 1])\n",
+    "def flip(psfs):\n    shape = psfs.get_shape()\n"
+    "    return tf.reshape(psfs, [1, 1, shape.as_list()[0], 1])\n",
+])
+def test_a_strings_format_and_a_shapes_as_list_make_none(helper):
+  assert helpers._found(helper, "flip(psfs)") == []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, Optional, Set, Tuple
+from typing import Callable, Dict, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -28,7 +28,8 @@ from tfpartial._tools.scan import _scopes
 LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                "separable_conv2d", "fully_connected", "embedding"}
 # The pure ops: `tf.<op>` (also under `tf.math.`), `tf.nn.<op>`, and any
-# function of numpy, `math` or `logging`; methods that read a shape.
+# function of numpy, `math` or `logging`; a shape read; a string's
+# `format` and a shape's `as_list` (`_read_of`).
 _TF_PURE = {"reshape", "transpose", "reverse", "concat", "stack", "unstack",
             "squeeze", "expand_dims", "split", "tile", "pad", "gather",
             "identity", "cast", "shape", "zeros", "ones", "zeros_like",
@@ -42,7 +43,7 @@ _NN_PURE = {"relu", "relu6", "elu", "selu", "leaky_relu", "sigmoid", "tanh",
             "depthwise_conv2d", "conv2d_transpose", "max_pool", "avg_pool",
             "bias_add", "l2_normalize", "dropout"}
 _PURE_MODULES = {"np", "numpy", "math", "logging"}
-_SHAPE_READS = {"get_shape", "as_list", "format"}
+_SHAPE_READS = {"get_shape"}
 _PURE_BUILTINS = {"print", "len", "int", "float", "str", "bool", "range",
                   "list", "tuple", "dict", "zip", "enumerate", "min", "max",
                   "abs", "sum", "isinstance", "round"}
@@ -158,8 +159,9 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
 
   >>> [_pure(ast.parse(c).body[0].value, _scopes.collect(ast.parse("")))
   ...  for c in ("tf.reverse(k, [0])", "tf.layers.batch_normalization(k)",
-  ...            "print(k)", "k.get_shape()", "V(k)")]
-  [True, False, True, True, False]
+  ...            "print(k)", "k.get_shape()", "V(k)", "'{}_W'.format(k)",
+  ...            "k.format(n)", "k.shape.as_list()", "k.as_list()")]
+  [True, False, True, True, False, True, False, True, False]
   """
   if isinstance(call.func, ast.Name):
     name = call.func.id
@@ -173,7 +175,7 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
         scope)
   if not isinstance(call.func, ast.Attribute):
     return False
-  if call.func.attr in _SHAPE_READS:
+  if call.func.attr in _SHAPE_READS or _read_of(call.func, scope):
     return True
   parts = (_names.dotted(call.func) or "").split(".")
   if parts[0] in _PURE_MODULES and len(parts) > 1:
@@ -186,3 +188,44 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
   if middle == ["nn"]:
     return parts[-1] in _NN_PURE
   return middle in (["logging"], ["summary"])
+
+
+def _read_of(func: ast.Attribute, scope: _scopes.Scope) -> bool:
+  """Whether `func` is a string's `format` (of a literal or a name bound
+  only to literals: `'{}_W'.format(name)`) or a shape's `as_list` (of
+  `x.shape`, `x.get_shape()` or a name bound only to one): a user
+  object's `format` or `as_list` method may make a variable."""
+  if func.attr == "format":
+    return _bound_only(func.value, scope, _text)
+  return func.attr == "as_list" and _bound_only(func.value, scope, _shape)
+
+
+def _text(value: ast.expr) -> bool:
+  return isinstance(value, ast.Constant) and isinstance(value.value, str)
+
+
+def _shape(value: ast.expr) -> bool:
+  return isinstance(value, ast.Attribute) and value.attr == "shape" or (
+      isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+      and value.func.attr == "get_shape")
+
+
+def _bound_only(value: ast.expr, scope: _scopes.Scope,
+                kind: Callable[[ast.expr], bool]) -> bool:
+  """Whether `value` is of `kind`, or a name whose every assignment in
+  the nearest scope binding it is (a parameter may be anything)."""
+  if kind(value):
+    return True
+  if not isinstance(value, ast.Name):
+    return False
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if value.id in place.params or value.id in place.functions or (
+        value.id in place.classes):
+      return False
+    defs = place.defs.get(value.id)
+    if defs:
+      return all(d.part is None and d.outer is None and kind(d.value)
+                 for d in defs)
+    place = place.parent
+  return False
