@@ -15,12 +15,21 @@ is a string (a literal, a name bound only to literals) or a shape (`.shape`,
 `get_shape()`, a name bound only to one): a user object's `format` or
 `as_list` method may make the kernel's variable, and the var-list-filter
 around the convolution is then found.
+
+A counter test's flags are read in three more spellings, each only when
+the flag is set in exactly the two arms (one on, one off) and read after
+the test in the same loop: `if not flag:` (its arms swapped), a tuple
+assignment of flags (`single, multi = True, False`), and `self.flag`
+(counted over the class). A flag also set elsewhere (a default in
+`__init__`), flags alternating by parity, or both on in one arm choose
+no stage.
 Synthetic sources in the shape of real code."""
 
 import ast
 
 import pytest
 import scanned
+import test_scan_flagged_stages as flagged
 import test_scan_helper_makers as helpers
 
 from tfpartial._tools.scan import _names
@@ -215,3 +224,83 @@ def test_a_user_objects_format_or_as_list_may_make_a_variable(helper):
 ])
 def test_a_strings_format_and_a_shapes_as_list_make_none(helper):
   assert helpers._found(helper, "flip(psfs)") == []
+
+
+# `_scheduled._Flags`: `if not flag:`, tuple flags, `self.flag`.
+_ARMS = ("                if epoch <= 30:\n"
+         "                    single = True\n"
+         "                    multi = False\n"
+         "                else:\n"
+         "                    single = False\n"
+         "                    multi = True\n")
+_STAGED = flagged._STAGED.replace("TEST", "epoch <= 30")
+assert _ARMS in _STAGED
+
+
+def _negated(code):
+  return code.replace("                if multi:\n",
+                      "                if not single:\n")
+
+
+def _tupled(code, first="True, False", second="False, True"):
+  return code.replace(_ARMS, (
+      "                if epoch <= 30:\n"
+      f"                    single, multi = {first}\n"
+      "                else:\n"
+      f"                    single, multi = {second}\n"))
+
+
+def _on_self(code):
+  return code.replace("single", "self.single").replace(
+      "multi", "self.multi")
+
+
+@pytest.mark.parametrize("code", [
+    _negated(_STAGED),
+    _tupled(_STAGED),
+    _on_self(_STAGED),
+    _negated(_on_self(_STAGED)),
+    _tupled(_on_self(_STAGED)),
+    _STAGED.replace(
+        "                if single:\n"
+        "                    self.sess.run(self.base_optim)\n"
+        "                if multi:\n",
+        "                if not single:\n"
+        "                    self.sess.run(self.base_optim)\n"
+        "                else:\n").replace(
+            "single = True", "single = X").replace(
+                "single = False", "single = True").replace(
+                    "single = X", "single = False"),
+], ids=["not", "tuple", "self", "not-self", "tuple-self", "not-else"])
+def test_flags_in_more_spellings_choose_each_stage(code):
+  assert code != _STAGED
+  assert flagged._found(code) == flagged._stages(code)
+
+
+@pytest.mark.parametrize("code", [
+    _negated(_STAGED.replace("epoch <= 30", "i % 2 == 0")),
+    _tupled(_STAGED.replace("epoch <= 30", "i % 2 == 0")),
+    _on_self(_STAGED.replace("epoch <= 30", "i % 2 == 0")),
+    _tupled(_STAGED, second="True, True"),
+    _negated(_STAGED.replace("multi = True", "multi = True\n"
+                             "                    single = True")),
+    _on_self(_STAGED).replace(
+        "    def base(self, x):",
+        "    def __init__(self):\n        self.single = True\n\n"
+        "    def base(self, x):"),
+    _on_self(_STAGED).replace("epoch <= 30", "self.single_view"),
+    _negated(_STAGED).replace("epoch <= 30", "self.single_view"),
+    _tupled(_STAGED.replace("epoch <= 30", "cfg.single")),
+], ids=["not-parity", "tuple-parity", "self-parity", "tuple-both-on",
+        "not-set-thrice", "self-default", "self-config", "not-config",
+        "tuple-config"])
+def test_flags_in_more_spellings_that_choose_no_stage(code):
+  assert code != _STAGED
+  assert flagged._found(code) == []
+
+
+def test_a_gan_with_negated_flags_trains_both_halves():
+  code = _negated(_STAGED).replace(
+      "minimize(self.loss, var_list=att_var)",
+      "minimize(-self.loss, var_list=att_var)")
+  assert flagged._found(code) == []

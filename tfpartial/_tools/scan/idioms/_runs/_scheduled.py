@@ -114,11 +114,15 @@ class _Flags:
     self.assigned: Dict[str, int] = {}
     self.loop: Dict[int, ast.AST] = {}
     for node in nodes:
-      if isinstance(node, ast.If) and isinstance(node.test, ast.Name):
-        self.ifs.setdefault(node.test.id, []).append(
-            (node, _read(node.body), _read(node.orelse)))
-      elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-        self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
+      if isinstance(node, ast.If) and _flag(node.test):
+        arms = (_read(node.body), _read(node.orelse))
+        negated = isinstance(node.test, ast.UnaryOp)  # `if not flag:`.
+        self.ifs.setdefault(_flag(node.test) or "", []).append(
+            (node, *(arms[::-1] if negated else arms)))
+      elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+          node.ctx, ast.Store) and _flag(node):
+        key = _flag(node) or ""
+        self.assigned[key] = self.assigned.get(key, 0) + 1
       elif isinstance(node, (ast.For, ast.While)):
         self.loop.update((id(n), node) for n in _scopes.walk(node))
 
@@ -149,15 +153,38 @@ class _Flags:
     return chosen
 
 
+def _flag(node: ast.AST) -> Optional[str]:
+  """The flag a test reads or a target sets: `flag`, `self.flag`, and
+  `not` either (a test only)."""
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+    node = node.operand
+    if isinstance(node, ast.UnaryOp):
+      return None
+  name = _names.dotted(node) if isinstance(
+      node, (ast.Name, ast.Attribute)) else None
+  return name if name is not None and (
+      "." not in name or name.count(".") == 1 and name.startswith(
+          "self.")) else None
+
+
 def _switches(arm: Sequence[ast.AST]) -> Dict[str, bool]:
-  """The names an arm's own statements set to `True` or `False`."""
-  return {target.id: statement.value.value for statement in arm
-          if isinstance(statement, ast.Assign) and len(
-              statement.targets) == 1
-          for target in statement.targets if isinstance(
-              target, ast.Name) and isinstance(
-                  statement.value, ast.Constant) and isinstance(
-                      statement.value.value, bool)}
+  """The flags an arm's own statements set to `True` or `False`
+  (`single = True`, `self.single = True`, `single, multi = True,
+  False`)."""
+  found: Dict[str, bool] = {}
+  for statement in arm:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+      continue
+    target, value = statement.targets[0], statement.value
+    pairs = list(zip(target.elts, value.elts)) if isinstance(
+        target, ast.Tuple) and isinstance(value, ast.Tuple) and len(
+            target.elts) == len(value.elts) else [(target, value)]
+    for each, given in pairs:
+      name = _flag(each) if not isinstance(each, ast.UnaryOp) else None
+      if name is not None and isinstance(given, ast.Constant) and (
+          isinstance(given.value, bool)):
+        found[name] = given.value
+  return found
 
 
 def _made(value: ast.expr) -> List[ast.Call]:
