@@ -29,7 +29,8 @@ LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                "separable_conv2d", "fully_connected", "embedding"}
 # The pure ops: `tf.<op>` (also under `tf.math.`), `tf.nn.<op>`, and any
 # function of numpy, `math` or `logging`; a shape read; a string's
-# `format` and a shape's `as_list` (`_read_of`).
+# `format` and a shape's `as_list`, or either where no class of the
+# module defines one (`_read_of`).
 _TF_PURE = {"reshape", "transpose", "reverse", "concat", "stack", "unstack",
             "squeeze", "expand_dims", "split", "tile", "pad", "gather",
             "identity", "cast", "shape", "zeros", "ones", "zeros_like",
@@ -161,7 +162,11 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
   ...  for c in ("tf.reverse(k, [0])", "tf.layers.batch_normalization(k)",
   ...            "print(k)", "k.get_shape()", "V(k)", "'{}_W'.format(k)",
   ...            "k.format(n)", "k.shape.as_list()", "k.as_list()")]
-  [True, False, True, True, False, True, False, True, False]
+  [True, False, True, True, False, True, True, True, True]
+  >>> bank = _scopes.collect(ast.parse("class B:\\n  def as_list(s): pass"))
+  >>> [_pure(ast.parse(c).body[0].value, bank)
+  ...  for c in ("k.as_list()", "k.shape.as_list()")]
+  [False, True]
   """
   if isinstance(call.func, ast.Name):
     name = call.func.id
@@ -191,17 +196,26 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
 
 
 def _read_of(func: ast.Attribute, scope: _scopes.Scope) -> bool:
-  """Whether `func` is a string's `format` (of a literal or a name bound
-  only to literals: `'{}_W'.format(name)`) or a shape's `as_list` (of
-  `x.shape`, `x.get_shape()` or a name bound only to one): a user
-  object's `format` or `as_list` method may make a variable."""
-  if func.attr == "format":
-    return _bound_only(func.value, scope, _text)
-  return func.attr == "as_list" and _bound_only(func.value, scope, _shape)
+  """Whether `func` is a string's `format` (`'{}_W'.format(name)`, of a
+  name bound only to strings or a parameter with a string default) or a
+  shape's `as_list` (`x.shape`, `x.get_shape()`, a name bound only to
+  one), or either where no class of the module has such a method: a
+  user object's `format` or `as_list` may make a variable."""
+  if func.attr not in ("format", "as_list"):
+    return False
+  kind = _text if func.attr == "format" else _shape
+  return _bound_only(func.value, scope, kind) or not _has_method(
+      scope, func.attr)
 
 
 def _text(value: ast.expr) -> bool:
-  return isinstance(value, ast.Constant) and isinstance(value.value, str)
+  """A string: a literal, an f-string, a `+` with one or `%` of one."""
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    return _text(value.left) or _text(value.right)
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mod):
+    return _text(value.left)
+  return isinstance(value, ast.JoinedStr) or isinstance(
+      value, ast.Constant) and isinstance(value.value, str)
 
 
 def _shape(value: ast.expr) -> bool:
@@ -210,18 +224,30 @@ def _shape(value: ast.expr) -> bool:
       and value.func.attr == "get_shape")
 
 
+def _has_method(scope: _scopes.Scope, name: str) -> bool:
+  """Whether a class of the module (or around `scope`) defines `name`."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if any(isinstance(n, ast.FunctionDef) and n.name == name
+           for info in place.classes.values() for n in info.node.body):
+      return True
+    place = place.parent
+  return False
+
+
 def _bound_only(value: ast.expr, scope: _scopes.Scope,
                 kind: Callable[[ast.expr], bool]) -> bool:
   """Whether `value` is of `kind`, or a name whose every assignment in
-  the nearest scope binding it is (a parameter may be anything)."""
+  the nearest scope binding it is, or a parameter whose default is."""
   if kind(value):
     return True
   if not isinstance(value, ast.Name):
     return False
   place: Optional[_scopes.Scope] = scope
   while place is not None:
-    if value.id in place.params or value.id in place.functions or (
-        value.id in place.classes):
+    if value.id in place.params:
+      return _default_is(place.node, value.id, kind)
+    if value.id in place.functions or value.id in place.classes:
       return False
     defs = place.defs.get(value.id)
     if defs:
@@ -229,3 +255,16 @@ def _bound_only(value: ast.expr, scope: _scopes.Scope,
                  for d in defs)
     place = place.parent
   return False
+
+
+def _default_is(function: ast.AST, param: str,
+                kind: Callable[[ast.expr], bool]) -> bool:
+  """Whether `param` of `function` has a default of `kind`."""
+  args = getattr(function, "args", None)
+  if not isinstance(args, ast.arguments):
+    return False
+  positional = [*args.posonlyargs, *args.args]
+  pairs = [*zip(positional[len(positional) - len(args.defaults):],
+                args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+  return any(arg.arg == param and default is not None and kind(default)
+             for arg, default in pairs)
