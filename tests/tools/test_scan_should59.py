@@ -20,9 +20,9 @@ A counter test's flags are read in three more spellings, each only when
 the flag is set in exactly the two arms (one on, one off) and read after
 the test in the same loop: `if not flag:` (its arms swapped), a tuple
 assignment of flags (`single, multi = True, False`), and `self.flag`
-(counted over the class). A flag also set elsewhere (a default in
-`__init__`), flags alternating by parity, or both on in one arm choose
-no stage.
+(counted over the class, less `__init__`, whose default is set before
+any loop). A flag also set elsewhere (a method the loop calls), flags
+alternating by parity, or both on in one arm choose no stage.
 Synthetic sources in the shape of real code."""
 
 import ast
@@ -31,44 +31,24 @@ import pytest
 import scanned
 import test_scan_flagged_stages as flagged
 import test_scan_helper_makers as helpers
+import test_scan_scoped_blocks as scoped
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan.idioms._wholes import _reset_inputs
 
-_STAGES = """\
-import tensorflow as tf
-from tensorflow.compat.v1.layers import dense
+# `scoped_blocks`' VAE and its head's later stage: `{helper}` defines
+# functions, `{head}` stands for the head's block, `{cost}` sets the
+# head's `super_cost`.
+_STAGES = scoped._SEMI.replace(
+    "[None, 10])\n", "[None, 10])\n{helper}\n").replace(
+        'with tf.compat.v1.variable_scope("supervised"):\n'
+        "    logits = dense(inputs=HEAD_INPUT, units=2)\n", "{head}\n").replace(
+            "super_cost = SUPER_COST\n", "{cost}\n").replace(
+                "FIRST", "vae_optimizer").replace("SECOND", "super_optimizer")
+assert "HEAD_INPUT" not in _STAGES and "SUPER_COST" not in _STAGES
 
-x = tf.compat.v1.placeholder(tf.float32, [None, 30])
-y = tf.compat.v1.placeholder(tf.int32, [None])
-eps = tf.compat.v1.placeholder(tf.float32, [None, 10])
-{helper}
-with tf.compat.v1.variable_scope("unsupervised"):
-    mu = dense(inputs=x, activation='relu', units=10)
-    sigma = dense(inputs=x, activation='relu', units=10)
-    z = mu + sigma * eps
-    x_hat = dense(dense(inputs=z, units=10), units=30)
-{head}
-un_vars = tf.compat.v1.get_collection(
-    tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "unsupervised")
-vae_cost = tf.reduce_sum(tf.square(x - x_hat))
-vae_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(
-    vae_cost, var_list=un_vars)
-sup_vars = tf.compat.v1.get_collection(
-    tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES, "supervised")
-{cost}
-sup_op = tf.compat.v1.train.AdamOptimizer(8e-3).minimize(
-    sup_cost, var_list=sup_vars)
-
-with tf.compat.v1.Session() as sess:
-    for step in range(10001):
-        sess.run([vae_op])
-    for step in range(2501):
-        sess.run([sup_op])
-"""
-
-_COST = ("sup_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
+_COST = ("super_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
          "logits=logits, labels=y)")
 _HEAD = ("def head(inputs, {name}):\n"
          "    return dense(inputs=tf.concat([inputs, {name}], 1), units=2)\n")
@@ -89,8 +69,8 @@ def _program(helper, head, cost=_COST):
 
 def _step_line(source):
   """The later stage's filtered list, where the finding is."""
-  return 1 + source.splitlines().index("sup_vars = tf.compat.v1."
-                                       "get_collection(")
+  return 1 + next(number for number, line in enumerate(
+      source.splitlines()) if line.startswith("supervised_vars = "))
 
 
 @pytest.mark.parametrize("name", ["targets", "labels", "target", "label"])
@@ -117,7 +97,7 @@ def test_the_same_head_given_the_value_by_position_is_found():
 @pytest.mark.parametrize("name", ["labels", "targets"])
 def test_a_target_the_head_only_measures_against_is_no_input(name):
   source = _program(_MEASURING.format(name=name), "",
-                    f"sup_cost = head(x, {name}=x_hat[:, :2])")
+                    f"super_cost = head(x, {name}=x_hat[:, :2])")
   assert scanned.found(source) == []
 
 
@@ -125,7 +105,7 @@ def test_a_pseudo_label_of_the_earlier_stage_is_no_input():
   source = _program("", _BLOCK.format(
       call="logits = dense(inputs=x, units=2)\n"
            "    pseudo = tf.argmax(x_hat[:, :2], 1)"),
-      "sup_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
+      "super_cost = tf.compat.v1.losses.sparse_softmax_cross_entropy("
       "logits=logits, labels=pseudo)")
   assert scanned.found(source) == []
 
@@ -134,7 +114,7 @@ def test_a_teachers_soft_labels_in_the_students_block_are_no_input():
   source = _program("", _BLOCK.format(
       call="logits = dense(inputs=x, units=2)\n"
            "    soft = tf.nn.softmax(x_hat[:, :2] / 4.0)\n"
-           "    sup_cost = tf.reduce_mean("
+           "    super_cost = tf.reduce_mean("
            "tf.nn.softmax_cross_entropy_with_logits("
            "labels=soft, logits=logits))"), "")
   assert scanned.found(source) == []
@@ -271,7 +251,13 @@ def _on_self(code):
             "single = True", "single = X").replace(
                 "single = False", "single = True").replace(
                     "single = X", "single = False"),
-], ids=["not", "tuple", "self", "not-self", "tuple-self", "not-else"])
+    # A default in `__init__` is set before any loop: no phase changes.
+    _on_self(_STAGED).replace(
+        "    def base(self, x):",
+        "    def __init__(self):\n        self.single = True\n\n"
+        "    def base(self, x):"),
+], ids=["not", "tuple", "self", "not-self", "tuple-self", "not-else",
+        "self-default"])
 def test_flags_in_more_spellings_choose_each_stage(code):
   assert code != _STAGED
   assert flagged._found(code) == flagged._stages(code)
@@ -284,15 +270,11 @@ def test_flags_in_more_spellings_choose_each_stage(code):
     _tupled(_STAGED, second="True, True"),
     _negated(_STAGED.replace("multi = True", "multi = True\n"
                              "                    single = True")),
-    _on_self(_STAGED).replace(
-        "    def base(self, x):",
-        "    def __init__(self):\n        self.single = True\n\n"
-        "    def base(self, x):"),
     _on_self(_STAGED).replace("epoch <= 30", "self.single_view"),
     _negated(_STAGED).replace("epoch <= 30", "self.single_view"),
     _tupled(_STAGED.replace("epoch <= 30", "cfg.single")),
 ], ids=["not-parity", "tuple-parity", "self-parity", "tuple-both-on",
-        "not-set-thrice", "self-default", "self-config", "not-config",
+        "not-set-thrice", "self-config", "not-config",
         "tuple-config"])
 def test_flags_in_more_spellings_that_choose_no_stage(code):
   assert code != _STAGED

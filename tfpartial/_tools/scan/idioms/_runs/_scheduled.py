@@ -80,10 +80,16 @@ def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
   """The facts of `home`, read once per scan: kept by the scope `keeper`
   (the function's own, or the scope its class is defined in), so they
   go with the scan's scopes."""
-  return keeper.once(("scheduled facts", home, 0), lambda: _read_facts(home))
+  info = None if isinstance(home, ast.ClassDef) else (
+      _scopes.enclosing_class(keeper))
+  owner = home if info is None else info.node
+  return keeper.once(("scheduled facts", home, 0),
+                     lambda: _read_facts(home, owner))
 
 
-def _read_facts(home: ast.AST) -> _Facts:
+def _read_facts(home: ast.AST, owner: ast.AST) -> _Facts:
+  """The facts of `home`, its `self.` flags counted over `owner` (the
+  class of a method, else `home` itself)."""
   nodes = list(_scopes.walk(home))
   kept = {id(call): name for n in nodes if isinstance(n, ast.Assign) and (
       len(n.targets) == 1) for call in _made(n.value)
@@ -91,7 +97,7 @@ def _read_facts(home: ast.AST) -> _Facts:
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
   arms: List[Tuple[Set[str], Set[str]]] = []
-  flags = _Flags(nodes) if counters else None
+  flags = _Flags(nodes, owner) if counters else None
   for n in nodes if flags else []:
     if flags and isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
       counted = _counted(n.test, counters)
@@ -106,10 +112,12 @@ def _read_facts(home: ast.AST) -> _Facts:
 
 class _Flags:
   """The flags of a function or class, read once: each `if flag:` by its
-  flag's name, how often each name is assigned, the innermost loop
-  around each node."""
+  flag's name, how often each name is assigned (a bare name in the
+  function, `self.flag` in any method of the class but `__init__`, whose
+  default is set before any loop and changes no part of the run), the
+  innermost loop around each node."""
 
-  def __init__(self, nodes: List[ast.AST]):
+  def __init__(self, nodes: List[ast.AST], owner: ast.AST):
     self.ifs: Dict[str, List[Tuple[ast.If, Set[str], Set[str]]]] = {}
     self.assigned: Dict[str, int] = {}
     self.loop: Dict[int, ast.AST] = {}
@@ -119,12 +127,15 @@ class _Flags:
         negated = isinstance(node.test, ast.UnaryOp)  # `if not flag:`.
         self.ifs.setdefault(_flag(node.test) or "", []).append(
             (node, *(arms[::-1] if negated else arms)))
-      elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
-          node.ctx, ast.Store) and _flag(node):
-        key = _flag(node) or ""
-        self.assigned[key] = self.assigned.get(key, 0) + 1
+      elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
       elif isinstance(node, (ast.For, ast.While)):
         self.loop.update((id(n), node) for n in _scopes.walk(node))
+    for node in _outside_init(owner):
+      key = _flag(node) if isinstance(node, ast.Attribute) and isinstance(
+          node.ctx, ast.Store) else None
+      if key is not None:
+        self.assigned[key] = self.assigned.get(key, 0) + 1
 
   def chosen(self, test: ast.AST, arms: Tuple[Set[str], Set[str]]
              ) -> Tuple[Set[str], Set[str]]:
@@ -151,6 +162,14 @@ class _Flags:
           chosen[0 if on else 1].update(body)
           chosen[1 if on else 0].update(orelse)
     return chosen
+
+
+def _outside_init(owner: ast.AST) -> Iterator[ast.AST]:
+  """The nodes of a function, or of a class less its `__init__`."""
+  init = {id(n) for method in getattr(owner, "body", []) if isinstance(
+      owner, ast.ClassDef) and isinstance(method, ast.FunctionDef) and (
+          method.name == "__init__") for n in _scopes.walk(method)}
+  return (n for n in _scopes.walk(owner) if id(n) not in init)
 
 
 def _flag(node: ast.AST) -> Optional[str]:
