@@ -27,9 +27,11 @@ _TF_ROOTS = {"tf", "np", "numpy", "tensorflow"}
 
 
 class _Index:
-  """What the gate asks of a scope, read in one walk: the names each
+  """What the gate asks of a scope, read once per scope: the names each
   value is bound to, the `run` calls by the names they hold, the loops
-  around each call, and the callees' roots each name is handed to."""
+  around each call (each loop's own subtree walked again, so nested
+  loops cost their depth), and the callees' roots each name is handed
+  to."""
 
   def __init__(self, scope: _scopes.Scope):
     self.bound: Dict[int, Set[str]] = {}
