@@ -80,10 +80,16 @@ def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
   """The facts of `home`, read once per scan: kept by the scope `keeper`
   (the function's own, or the scope its class is defined in), so they
   go with the scan's scopes."""
-  return keeper.once(("scheduled facts", home, 0), lambda: _read_facts(home))
+  info = None if isinstance(home, ast.ClassDef) else (
+      _scopes.enclosing_class(keeper))
+  owner = home if info is None else info.node
+  return keeper.once(("scheduled facts", home, 0),
+                     lambda: _read_facts(home, owner))
 
 
-def _read_facts(home: ast.AST) -> _Facts:
+def _read_facts(home: ast.AST, owner: ast.AST) -> _Facts:
+  """The facts of `home`, its `self.` flags counted over `owner` (the
+  class of a method, else `home` itself)."""
   nodes = list(_scopes.walk(home))
   kept = {id(call): name for n in nodes if isinstance(n, ast.Assign) and (
       len(n.targets) == 1) for call in _made(n.value)
@@ -91,7 +97,7 @@ def _read_facts(home: ast.AST) -> _Facts:
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
   arms: List[Tuple[Set[str], Set[str]]] = []
-  flags = _Flags(nodes) if counters else None
+  flags = _Flags(nodes, owner) if counters else None
   for n in nodes if flags else []:
     if flags and isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
       counted = _counted(n.test, counters)
@@ -106,21 +112,30 @@ def _read_facts(home: ast.AST) -> _Facts:
 
 class _Flags:
   """The flags of a function or class, read once: each `if flag:` by its
-  flag's name, how often each name is assigned, the innermost loop
-  around each node."""
+  flag's name, how often each name is assigned (a bare name in the
+  function, `self.flag` in any method of the class but `__init__`, whose
+  default is set before any loop and changes no part of the run), the
+  innermost loop around each node."""
 
-  def __init__(self, nodes: List[ast.AST]):
+  def __init__(self, nodes: List[ast.AST], owner: ast.AST):
     self.ifs: Dict[str, List[Tuple[ast.If, Set[str], Set[str]]]] = {}
     self.assigned: Dict[str, int] = {}
     self.loop: Dict[int, ast.AST] = {}
     for node in nodes:
-      if isinstance(node, ast.If) and isinstance(node.test, ast.Name):
-        self.ifs.setdefault(node.test.id, []).append(
-            (node, _read(node.body), _read(node.orelse)))
+      if isinstance(node, ast.If) and _flag(node.test):
+        arms = (_read(node.body), _read(node.orelse))
+        negated = isinstance(node.test, ast.UnaryOp)  # `if not flag:`.
+        self.ifs.setdefault(_flag(node.test) or "", []).append(
+            (node, *(arms[::-1] if negated else arms)))
       elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
         self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
       elif isinstance(node, (ast.For, ast.While)):
         self.loop.update((id(n), node) for n in _scopes.walk(node))
+    for node in _outside_init(owner):
+      key = _flag(node) if isinstance(node, ast.Attribute) and isinstance(
+          node.ctx, ast.Store) else None
+      if key is not None:
+        self.assigned[key] = self.assigned.get(key, 0) + 1
 
   def chosen(self, test: ast.AST, arms: Tuple[Set[str], Set[str]]
              ) -> Tuple[Set[str], Set[str]]:
@@ -149,15 +164,46 @@ class _Flags:
     return chosen
 
 
+def _outside_init(owner: ast.AST) -> Iterator[ast.AST]:
+  """The nodes of a function, or of a class less its `__init__`."""
+  init = {id(n) for method in getattr(owner, "body", []) if isinstance(
+      owner, ast.ClassDef) and isinstance(method, ast.FunctionDef) and (
+          method.name == "__init__") for n in _scopes.walk(method)}
+  return (n for n in _scopes.walk(owner) if id(n) not in init)
+
+
+def _flag(node: ast.AST) -> Optional[str]:
+  """The flag a test reads or a target sets: `flag`, `self.flag`, and
+  `not` either (a test only)."""
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+    node = node.operand
+    if isinstance(node, ast.UnaryOp):
+      return None
+  name = _names.dotted(node) if isinstance(
+      node, (ast.Name, ast.Attribute)) else None
+  return name if name is not None and (
+      "." not in name or name.count(".") == 1 and name.startswith(
+          "self.")) else None
+
+
 def _switches(arm: Sequence[ast.AST]) -> Dict[str, bool]:
-  """The names an arm's own statements set to `True` or `False`."""
-  return {target.id: statement.value.value for statement in arm
-          if isinstance(statement, ast.Assign) and len(
-              statement.targets) == 1
-          for target in statement.targets if isinstance(
-              target, ast.Name) and isinstance(
-                  statement.value, ast.Constant) and isinstance(
-                      statement.value.value, bool)}
+  """The flags an arm's own statements set to `True` or `False`
+  (`single = True`, `self.single = True`, `single, multi = True,
+  False`)."""
+  found: Dict[str, bool] = {}
+  for statement in arm:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+      continue
+    target, value = statement.targets[0], statement.value
+    pairs = list(zip(target.elts, value.elts)) if isinstance(
+        target, ast.Tuple) and isinstance(value, ast.Tuple) and len(
+            target.elts) == len(value.elts) else [(target, value)]
+    for each, given in pairs:
+      name = _flag(each) if not isinstance(each, ast.UnaryOp) else None
+      if name is not None and isinstance(given, ast.Constant) and (
+          isinstance(given.value, bool)):
+        found[name] = given.value
+  return found
 
 
 def _made(value: ast.expr) -> List[ast.Call]:

@@ -221,6 +221,7 @@ class Opened:
     self.forward: Dict[Tuple[str, ...], Set[str]] = {}  # `_forward`'s.
     self.blocks: Dict[int, Dict[int, Set[str]]] = {}  # `within`'s.
     self.making: Dict[int, bool] = {}  # `_makes`', by function.
+    self.feeding: Dict[Tuple[int, str], bool] = {}  # `feeds_maker`'s.
 
   def _callee(self, call: ast.Call, scope: _scopes.Scope
               ) -> Optional[ast.AST]:
@@ -228,6 +229,19 @@ class Opened:
       self.here[id(scope)] = {id(n) for n in scope.nodes}
     return self.flow.callee(call, scope) if id(call) in self.here[
         id(scope)] else None  # The flow resolves a call where it is.
+
+  def feeds_maker(self, call: ast.Call, scope: _scopes.Scope,
+                  param: str) -> bool:
+    """Whether the project function `call` runs feeds its parameter
+    `param` to a call that makes variables (`_into_maker`), read once
+    per function and parameter."""
+    callee = self._callee(call, scope)
+    if callee is None:
+      return False
+    key = (id(callee), param)
+    if key not in self.feeding:
+      self.feeding[key] = _into_maker(callee, param)
+    return self.feeding[key]
 
   def made(self, call: ast.Call, scope: _scopes.Scope) -> Set[str]:
     """The names of the variables the call's function makes from the
@@ -309,8 +323,62 @@ def runs_group(node: ast.AST, group: Group, opened: Opened,
               for kept in group.scopes)
 
 
-# What a call is measured against, not what it computes from.
-_NOT_INPUTS = frozenset({"labels", "targets", "target", "label"})
+# What a call is measured against by name (`loss(x, labels=y)`), unless
+# the project function it calls feeds that parameter to a variable maker.
+_TARGETS = frozenset({"labels", "targets", "target", "label"})
+
+
+# How a value is read when only its size is: `x.shape`, `x.get_shape()`,
+# `tf.shape(x)`, `len(x)`, `int(x)`.
+_SIZE_READS = frozenset({"shape", "get_shape"})
+_SIZE_CALLS = frozenset({"len", "int", "tf.shape", "tf.compat.v1.shape"})
+
+
+def _into_maker(callee: ast.AST, param: str) -> bool:
+  """Whether `param` of `callee` reaches the data argument (the first
+  positional, `inputs=`, `x=`) of a call that makes variables
+  (`dense(tf.concat([inputs, targets], 1))`), through the names the
+  function assigns from it: a target only a loss reads, or whose size
+  only sets a layer's width (`units=labels.shape[-1]`), reaches none."""
+  feeds: Dict[str, Set[str]] = {}  # A name -> the names set from it.
+  for node in _scopes.walk(callee):
+    if isinstance(node, ast.Assign):
+      targets = {t.id for target in node.targets
+                 for t in _scopes.walk(target) if isinstance(t, ast.Name)}
+      for name in _read_for_values(node.value):
+        feeds.setdefault(name, set()).update(targets)
+  reached, todo = {param}, [param]
+  while todo:
+    more = feeds.get(todo.pop(), set()) - reached
+    reached |= more
+    todo += more
+  return any(isinstance(n, ast.Call) and _makes_here(n) and any(
+      reached & _read_for_values(a) for a in [*n.args[:1], *(
+          k.value for k in n.keywords if k.arg in ("inputs", "x"))])
+             for n in _scopes.walk(callee))
+
+
+def _read_for_values(node: ast.AST) -> Set[str]:
+  """The names `node` reads for their values, not only for their size."""
+  if isinstance(node, ast.Name):
+    return {node.id}
+  if isinstance(node, ast.Attribute) and node.attr in _SIZE_READS or (
+      isinstance(node, ast.Call) and _names.dotted(node.func) in _SIZE_CALLS):
+    return set()
+  return {name for child in ast.iter_child_nodes(node) if not isinstance(
+      child, (ast.FunctionDef, ast.Lambda)) for name in _read_for_values(child)}
+
+
+def _given(node: ast.Call, opened: Opened, scope: _scopes.Scope
+           ) -> List[ast.expr]:
+  """The values a call that runs the group computes from: its arguments,
+  less a target passed by name that the callee only measures against."""
+  kept: List[ast.expr] = list(node.args)
+  for keyword in node.keywords:
+    if keyword.arg not in _TARGETS or opened.feeds_maker(
+        node, scope, keyword.arg):
+      kept.append(keyword.value)
+  return kept
 
 
 def inputs_of(step: Training, mine: Group,
@@ -323,6 +391,5 @@ def inputs_of(step: Training, mine: Group,
   given = [value for node in computed_from([step.loss], defs, own)
            if isinstance(node, ast.Call) and runs_group(
                node, mine, opened, step.scope)
-           for value in [*node.args, *(k.value for k in node.keywords
-                                       if k.arg not in _NOT_INPUTS)]]
+           for value in _given(node, opened, step.scope)]
   return list(computed_from(given, defs, own)) if given else []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, Optional, Set, Tuple
+from typing import Callable, Dict, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -28,7 +28,9 @@ from tfpartial._tools.scan import _scopes
 LAYER_CALLS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
                "separable_conv2d", "fully_connected", "embedding"}
 # The pure ops: `tf.<op>` (also under `tf.math.`), `tf.nn.<op>`, and any
-# function of numpy, `math` or `logging`; methods that read a shape.
+# function of numpy, `math` or `logging`; a shape read; a string's
+# `format` and a shape's `as_list`, or either where no class of the
+# module defines one (`_read_of`).
 _TF_PURE = {"reshape", "transpose", "reverse", "concat", "stack", "unstack",
             "squeeze", "expand_dims", "split", "tile", "pad", "gather",
             "identity", "cast", "shape", "zeros", "ones", "zeros_like",
@@ -42,7 +44,7 @@ _NN_PURE = {"relu", "relu6", "elu", "selu", "leaky_relu", "sigmoid", "tanh",
             "depthwise_conv2d", "conv2d_transpose", "max_pool", "avg_pool",
             "bias_add", "l2_normalize", "dropout"}
 _PURE_MODULES = {"np", "numpy", "math", "logging"}
-_SHAPE_READS = {"get_shape", "as_list", "format"}
+_SHAPE_READS = {"get_shape"}
 _PURE_BUILTINS = {"print", "len", "int", "float", "str", "bool", "range",
                   "list", "tuple", "dict", "zip", "enumerate", "min", "max",
                   "abs", "sum", "isinstance", "round"}
@@ -158,8 +160,13 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
 
   >>> [_pure(ast.parse(c).body[0].value, _scopes.collect(ast.parse("")))
   ...  for c in ("tf.reverse(k, [0])", "tf.layers.batch_normalization(k)",
-  ...            "print(k)", "k.get_shape()", "V(k)")]
-  [True, False, True, True, False]
+  ...            "print(k)", "k.get_shape()", "V(k)", "'{}_W'.format(k)",
+  ...            "k.format(n)", "k.shape.as_list()", "k.as_list()")]
+  [True, False, True, True, False, True, True, True, True]
+  >>> bank = _scopes.collect(ast.parse("class B:\\n  def as_list(s): pass"))
+  >>> [_pure(ast.parse(c).body[0].value, bank)
+  ...  for c in ("k.as_list()", "k.shape.as_list()")]
+  [False, True]
   """
   if isinstance(call.func, ast.Name):
     name = call.func.id
@@ -173,7 +180,7 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
         scope)
   if not isinstance(call.func, ast.Attribute):
     return False
-  if call.func.attr in _SHAPE_READS:
+  if call.func.attr in _SHAPE_READS or _read_of(call.func, scope):
     return True
   parts = (_names.dotted(call.func) or "").split(".")
   if parts[0] in _PURE_MODULES and len(parts) > 1:
@@ -186,3 +193,78 @@ def _pure(call: ast.Call, scope: _scopes.Scope) -> bool:
   if middle == ["nn"]:
     return parts[-1] in _NN_PURE
   return middle in (["logging"], ["summary"])
+
+
+def _read_of(func: ast.Attribute, scope: _scopes.Scope) -> bool:
+  """Whether `func` is a string's `format` (`'{}_W'.format(name)`, of a
+  name bound only to strings or a parameter with a string default) or a
+  shape's `as_list` (`x.shape`, `x.get_shape()`, a name bound only to
+  one), or either where no class of the module has such a method: a
+  user object's `format` or `as_list` may make a variable."""
+  if func.attr not in ("format", "as_list"):
+    return False
+  kind = _text if func.attr == "format" else _shape
+  return _bound_only(func.value, scope, kind) or not _has_method(
+      scope, func.attr)
+
+
+def _text(value: ast.expr) -> bool:
+  """A string: a literal, an f-string, a `+` with one or `%` of one."""
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+    return _text(value.left) or _text(value.right)
+  if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mod):
+    return _text(value.left)
+  return isinstance(value, ast.JoinedStr) or isinstance(
+      value, ast.Constant) and isinstance(value.value, str)
+
+
+def _shape(value: ast.expr) -> bool:
+  return isinstance(value, ast.Attribute) and value.attr == "shape" or (
+      isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+      and value.func.attr == "get_shape")
+
+
+def _has_method(scope: _scopes.Scope, name: str) -> bool:
+  """Whether a class of the module (or around `scope`) defines `name`."""
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if any(isinstance(n, ast.FunctionDef) and n.name == name
+           for info in place.classes.values() for n in info.node.body):
+      return True
+    place = place.parent
+  return False
+
+
+def _bound_only(value: ast.expr, scope: _scopes.Scope,
+                kind: Callable[[ast.expr], bool]) -> bool:
+  """Whether `value` is of `kind`, or a name whose every assignment in
+  the nearest scope binding it is, or a parameter whose default is."""
+  if kind(value):
+    return True
+  if not isinstance(value, ast.Name):
+    return False
+  place: Optional[_scopes.Scope] = scope
+  while place is not None:
+    if value.id in place.params:
+      return _default_is(place.node, value.id, kind)
+    if value.id in place.functions or value.id in place.classes:
+      return False
+    defs = place.defs.get(value.id)
+    if defs:
+      return all(d.part is None and d.outer is None and kind(d.value)
+                 for d in defs)
+    place = place.parent
+  return False
+
+
+def _default_is(function: ast.AST, param: str,
+                kind: Callable[[ast.expr], bool]) -> bool:
+  """Whether `param` of `function` has a default of `kind`."""
+  args = getattr(function, "args", None)
+  if not isinstance(args, ast.arguments):
+    return False
+  positional = [*args.posonlyargs, *args.args]
+  pairs = [*zip(positional[len(positional) - len(args.defaults):],
+                args.defaults), *zip(args.kwonlyargs, args.kw_defaults)]
+  return any(arg.arg == param and default is not None and kind(default)
+             for arg, default in pairs)

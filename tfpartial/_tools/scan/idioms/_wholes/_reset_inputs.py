@@ -17,13 +17,48 @@ ids)`), stays a candidate.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TF_ROOTS = {"tf", "np", "numpy", "tensorflow"}
+
+
+class _Index:
+  """What the gate asks of a scope, read once per scope: the names each
+  value is bound to, the `run` calls by the names they hold, the loops
+  around each call (each loop's own subtree walked again, so nested
+  loops cost their depth), and the callees' roots each name is handed
+  to."""
+
+  def __init__(self, scope: _scopes.Scope):
+    self.bound: Dict[int, Set[str]] = {}
+    self.runs: Dict[str, List[ast.Call]] = {}
+    self.loops: Dict[int, List[ast.AST]] = {}
+    self.given: Dict[str, Set[str]] = {}
+    for node in scope.nodes:
+      if isinstance(node, ast.Assign):
+        self.bound.setdefault(id(node.value), set()).update(
+            t.id for t in node.targets if isinstance(t, ast.Name))
+      elif isinstance(node, _LOOPS):
+        for each in ast.walk(node):
+          if isinstance(each, ast.Call) and _inside(each, node):
+            self.loops.setdefault(id(each), []).append(node)
+      elif isinstance(node, ast.Call):
+        self._call(node)
+
+  def _call(self, call: ast.Call) -> None:
+    if _names.call_name(call) == "run":
+      for name in {each.id for each in ast.walk(call)
+                   if isinstance(each, ast.Name)}:
+        self.runs.setdefault(name, []).append(call)
+    if isinstance(call.func, ast.Attribute):
+      root = _root(call.func)
+      for arg in call.args:
+        if isinstance(arg, ast.Name):
+          self.given.setdefault(arg.id, set()).add(root)
 
 
 def reset_each_pass(var_list: Optional[ast.AST], step: ast.Call,
@@ -35,27 +70,21 @@ def reset_each_pass(var_list: Optional[ast.AST], step: ast.Call,
                                 for e in var_list.elts):
     return False
   names = {e.id for e in var_list.elts if isinstance(e, ast.Name)}
-  held = _holders(step, scope)
-  if not held or not all(_made_and_run_on(name, scope) for name in names):
+  index: _Index = scope.once((_Index, None, 0), lambda: _Index(scope))
+  held = index.bound.get(id(step), set())
+  if not held or not all(_made_and_run_on(name, scope, index)
+                         for name in names):
     return False
-  runs = [n for n in scope.nodes if isinstance(n, ast.Call) and (
-      _names.call_name(n) == "run") and any(
-          isinstance(each, ast.Name) and each.id in held
-          for each in ast.walk(n))]
-  loops = [n for n in scope.nodes if isinstance(n, _LOOPS)]
+  runs = list({id(run): run for name in sorted(held)
+               for run in index.runs.get(name, ())}.values())
+  runs.sort(key=lambda run: (run.lineno, run.col_offset))
   return bool(runs) and all(any(
-      _inside(run, loop) and all(_written_before(name, loop, run)
-                                 for name in names) for loop in loops)
-                            for run in runs)
+      all(_written_before(name, loop, run) for name in names)
+      for loop in index.loops.get(id(run), ())) for run in runs)
 
 
-def _holders(step: ast.Call, scope: _scopes.Scope) -> Set[str]:
-  """The names the step's op is bound to in `scope`."""
-  return {t.id for n in scope.nodes if isinstance(n, ast.Assign) and (
-      n.value is step) for t in n.targets if isinstance(t, ast.Name)}
-
-
-def _made_and_run_on(name: str, scope: _scopes.Scope) -> bool:
+def _made_and_run_on(name: str, scope: _scopes.Scope, index: _Index
+                     ) -> bool:
   """Whether every binding of `name` in `scope` is a `tf.Variable(...)`,
   and a method of some object other than TensorFlow, NumPy or the
   variable itself is given `name` (`gan.get_gen(z, y)`)."""
@@ -63,10 +92,7 @@ def _made_and_run_on(name: str, scope: _scopes.Scope) -> bool:
   if not defs or not all(isinstance(d.value, ast.Call) and (
       _names.call_name(d.value) == "Variable") for d in defs):
     return False
-  return any(isinstance(n, ast.Call) and isinstance(
-      n.func, ast.Attribute) and _root(n.func) not in _TF_ROOTS | {name} and (
-          any(isinstance(a, ast.Name) and a.id == name for a in n.args))
-             for n in scope.nodes)
+  return bool(index.given.get(name, set()) - _TF_ROOTS - {name})
 
 
 def _root(func: ast.Attribute) -> str:
