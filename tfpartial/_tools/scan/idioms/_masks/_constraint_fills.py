@@ -102,13 +102,17 @@ def _literal(indices: ast.expr, scope: _scopes.Scope, depth: int = 0
 
 
 def never_attached(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
-  """Whether no code of the project names the constraint class `info`
-  but its own definition (and `super(Name, self)` inside it), and no
-  package's `__init__` passes its module on: the class is never given to
-  a weight (katejarne's `CustomConstraint`, named only in a comment of
-  the script that defines it, which another script star-imports). A
-  class a package exports (a library's) may be attached by its users."""
+  """Whether the module that defines the constraint class `info` trains
+  a model of its own, no code of the project names the class but its own
+  definition (and `super(Name, self)` inside it), and no package's
+  `__init__` passes its module on: the class is never given to a weight
+  (katejarne's `CustomConstraint`, named only in a comment of the script
+  that defines it and trains without it, which another script
+  star-imports). A module of constraints alone, or one a package exports
+  (a library's), may have them attached by its users."""
   home = analysis.project.module_of(info.home)
+  if not _TRAINS.search(home.source.text):
+    return False  # A module of constraints alone: its users attach them.
   word = re.compile(r"\b" + re.escape(info.name) + r"\b")
   own = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b|"
                    r"\bsuper\(\s*" + re.escape(info.name) + r"\s*,")
@@ -125,6 +129,10 @@ def never_attached(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
           _imports(module, stem))
       for module in analysis.project.all_modules_with((stem,)))
 
+
+# What trains in a module.
+_TRAINS = re.compile(r"\.(?:fit|fit_generator|train_on_batch|apply_gradients|"
+                     r"minimize)\(")
 
 # A comment to the end of its line (a `#` in a string is rare enough).
 _COMMENT = re.compile(r"#[^\n]*")

@@ -41,8 +41,12 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
     return False
   flow = analysis.flow
   labels = flow.labels(mask, scope)
-  if "random" in labels or "grad" in labels or "param" in labels or (
-      "var" in labels and "shadow" not in labels):
+  # A variable kept from training holds its mask: a parameter read in
+  # making it (the layer's `input_shape`, the positions it keeps) is no
+  # mask of the batch.
+  held = "var" in labels and "shadow" in labels
+  if "random" in labels or "grad" in labels or "param" in labels and (
+      not held) or ("var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels or kept_as_made(mask, scope, analysis):
     return not _rewritten_each_step(mask, scope) and not (
