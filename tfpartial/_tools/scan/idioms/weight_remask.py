@@ -329,8 +329,7 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
               "Mask" in info.name and _given_as_constraint(info.name,
                                                            analysis))):
     return []
-  if _only_loaded(info, analysis) or _constraint_fills.never_attached(
-      info, analysis):
+  if _only_loaded(info, analysis):
     return []
   home = scope.parent or scope
   found = analysis.flow.helper(node, home, [{}, {"var": node}])
@@ -347,7 +346,8 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
   scatter = _constraint_fills.set_back(scope, node)
-  if scatter is not None:
+  if scatter is not None and not _constraint_fills.never_attached(
+      info, analysis):
     return [_writes.WriteHit(scatter, scope, scatter, found, "weight-remask",
                              scatter.args[0], scatter.args[2],
                              constraint=info.name)]

@@ -1,9 +1,10 @@
 """A Keras constraint class that sets chosen elements of its weight back
 to constants (part 36f's H-Mem: `tf.tensor_scatter_nd_update(w, [[w.
 shape[0] - 1]], tf.ones((1, w.shape[1])))`, the last row of a learned
-table set to ones after every update: that row never moves), and a
-constraint class nothing attaches (named only where it is defined or in
-a comment, in a module no package exports). Part of `weight-remask`.
+table set to ones after every update: that row never moves), and such a
+class nothing can attach (no decorator, named nowhere, comments included,
+but on its own `class` line, in a module that trains and that no package
+exports). Part of `weight-remask`.
 
 Zeros written at positions the shapes alone give (an autapse diagonal)
 are connectivity, not a freeze (BUILDING.md, "Structural masks"); zeros
@@ -13,8 +14,9 @@ constant are a fixed part of a trained weight."""
 from __future__ import annotations
 
 import ast
+import collections
 import re
-from typing import Optional
+from typing import Counter, List, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -63,10 +65,12 @@ def _zeros(node: ast.expr) -> bool:
   return value is not None and _names.is_zero(value)
 
 
-def _chosen_anew(indices: ast.expr, weight: str, scope: _scopes.Scope
-                 ) -> bool:
+def _chosen_anew(indices: ast.expr, weight: str, scope: _scopes.Scope,
+                 seen: Optional[Set[str]] = None) -> bool:
   """Whether the weight's values (not its shape), or a draw, choose the
-  positions (itself or through the local names it reads)."""
+  positions (itself or through the local names it reads, each name once
+  and at most four names deep: `kept = rows; rows = kept` ends)."""
+  seen = set() if seen is None else seen
   shaped = set()
   for item in ast.walk(indices):
     if isinstance(item, ast.Attribute) and item.attr in {"shape", "dtype"} \
@@ -79,9 +83,14 @@ def _chosen_anew(indices: ast.expr, weight: str, scope: _scopes.Scope
       return True
   if _mask_origins.drawn(indices, scope):
     return True
+  if len(seen) > 4:
+    return False
   names = {n.id for n in ast.walk(indices) if isinstance(n, ast.Name)}
-  return any(d.value is not None and _chosen_anew(d.value, weight, scope)
-             for name in names - {weight}
+  fresh = names - {weight} - seen
+  seen |= fresh
+  return any(d.value is not None and _chosen_anew(d.value, weight, scope,
+                                                  seen)
+             for name in sorted(fresh)
              for d in scope.defs.get(name, [])[:4]
              if d.value is not indices)
 
@@ -102,24 +111,21 @@ def _literal(indices: ast.expr, scope: _scopes.Scope, depth: int = 0
 
 
 def never_attached(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
-  """Whether the module that defines the constraint class `info` trains
-  a model of its own, no code of the project names the class but its own
-  definition (and `super(Name, self)` inside it), and no package's
-  `__init__` passes its module on: the class is never given to a weight
-  (katejarne's `CustomConstraint`, named only in a comment of the script
-  that defines it and trains without it, which another script
-  star-imports). A module of constraints alone, or one a package exports
-  (a library's), may have them attached by its users."""
+  """Whether a constraint class `info` with no decorator, in a module
+  that trains a model of its own, is named nowhere in the project (code,
+  strings or comments) but on its own `class` line and in `super(Name,
+  self)`, and no package's `__init__` passes its module on: nothing can
+  give it to a weight. A registry, a getattr by name or a comment names
+  it and keeps it. Only a scatter constraint is judged so."""
+  if info.node.decorator_list:
+    return False
   home = analysis.project.module_of(info.home)
-  if not _TRAINS.search(home.source.text):
+  if not _words(home, analysis)[0]:
     return False  # A module of constraints alone: its users attach them.
-  word = re.compile(r"\b" + re.escape(info.name) + r"\b")
-  own = re.compile(r"\bclass\s+" + re.escape(info.name) + r"\b|"
-                   r"\bsuper\(\s*" + re.escape(info.name) + r"\s*,")
   for module in analysis.project.all_modules_with((info.name,)):
-    code = _COMMENT.sub("", module.source.text)
-    if len(word.findall(code)) > len(own.findall(code)) or (
-        module is not home and word.search(code)):
+    _, words, own = _words(module, analysis)
+    if words[info.name] > own[info.name] or (
+        module is not home and words[info.name]):
       return False
   stem = home.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
   if stem == "__init__":
@@ -130,12 +136,32 @@ def never_attached(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
       for module in analysis.project.all_modules_with((stem,)))
 
 
-# What trains in a module.
-_TRAINS = re.compile(r"\.(?:fit|fit_generator|train_on_batch|apply_gradients|"
-                     r"minimize)\(")
+def _words(module: object, analysis: Analysis
+           ) -> Tuple[bool, Counter[str], Counter[str]]:
+  """Once per module: whether it trains, the count of each word in its
+  whole text (comments and strings too), and of each class name on its
+  own `class` line or in `super(Name,`."""
+  text = getattr(getattr(module, "source", None), "text", "")
+  path = getattr(module, "path", "")
 
-# A comment to the end of its line (a `#` in a string is rare enough).
-_COMMENT = re.compile(r"#[^\n]*")
+  def compute() -> Tuple[bool, Counter[str], Counter[str]]:
+    _TEXT_SCANS.append(path)
+    return (_TRAINS.search(text) is not None,
+            collections.Counter(_WORD.findall(text)),
+            collections.Counter(a or b for a, b in _OWN.findall(text)))
+
+  return cast(Tuple[bool, Counter[str], Counter[str]],
+              analysis.once("constraint-words:" + path, compute))
+
+
+# What trains in a module.
+_TRAINS = re.compile(r"\.(?:fit|fit_generator|train_on_batch|"
+                     r"apply_gradients|minimize)\(")
+_WORD = re.compile(r"\b\w+\b")
+_OWN = re.compile(r"\bclass\s+(\w+)|\bsuper\(\s*(\w+)\s*,")
+
+# The modules whose text `_words` scanned (for the cost tests).
+_TEXT_SCANS: List[str] = []
 
 
 def _imports(module: object, stem: str) -> bool:

@@ -44,7 +44,8 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   # A variable kept from training holds its mask: a parameter read in
   # making it (the layer's `input_shape`, the positions it keeps) is no
   # mask of the batch.
-  held = "var" in labels and "shadow" in labels
+  held = "var" in labels and "shadow" in labels and _kept_positions(
+      mask, scope, analysis) and not written_to(mask, scope, analysis)
   if "random" in labels or "grad" in labels or "param" in labels and (
       not held) or ("var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
@@ -52,6 +53,30 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
     return not _rewritten_each_step(mask, scope) and not (
         regrown(mask, scope, analysis))
   return _placeholder_mask(mask, scope)
+
+
+def _kept_positions(mask: ast.expr, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether the array a held mask (`self.mask`) was made from had
+  positions written by a name that is not a shape (katejarne's
+  `self.mask[self.trainable_indices] = 1.0`): the kept positions, a
+  parameter of the model, not of the batch. A slice of the shapes (a
+  block, half the columns) is structural and gives no exemption."""
+  if not isinstance(mask, ast.Attribute) or scope.cls is None:
+    return False
+  for node in ast.walk(scope.cls.node):
+    for target in node.targets if isinstance(node, ast.Assign) else []:
+      if isinstance(target, ast.Subscript) and isinstance(
+          target.value, ast.Attribute) and target.value.attr == (
+              mask.attr) and _names.dotted(target.value.value) == "self":
+        index = target.slice
+        if isinstance(index, ast.Attribute) and not (
+            _SHAPED.search(index.attr)):
+          return True
+  return False
+
+
+_SHAPED = re.compile(r"shape|units|size|dim|^n_|num")
 
 
 def trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
