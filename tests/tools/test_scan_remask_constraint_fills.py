@@ -6,9 +6,10 @@ chosen elements of its weight back to constants after every update
 trains the rest); and the look-alikes that freeze nothing: constraints
 that clip or normalise every element, sign projections from the weights'
 own values, connectivity fixed by the shapes (an autapse diagonal, a
-block), a mask recomputed from the weights, and a constraint class
-defined but never attached to any weight (part 36f's katejarne
-`CustomConstraint`). Each source is synthetic."""
+block), a mask recomputed from the weights, and a scatter constraint
+class defined but named nowhere else. (katejarne's `CustomConstraint`,
+named in a comment, stays found: test_scan_mend42_remask.) Each source
+is synthetic."""
 
 import textwrap
 
@@ -109,17 +110,6 @@ SILENT = {
     "a scatter constraint defined but never attached": _class("""\
         return tf.tensor_scatter_nd_update(w, [[0]], tf.ones((1, 16)))""",
                                                             _NOT_ATTACHED),
-    # katejarne's CustomConstraint, paraphrased: a block of the weight
-    # kept only where it is zero (a block zeroed), named only in a comment.
-    "a block constraint named only in a comment": _class("""\
-        half_in = tf.shape(w)[-1] // 2
-        half_rows = tf.shape(w)[0] // 2
-        block = w[:half_rows, :half_in]
-        block = block * tf.cast(tf.equal(block, 0.), tf.float32)
-        rest = w[half_rows:, :half_in]
-        return tf.concat([tf.concat([block, rest], 0), w[:, half_in:]], -1)""",
-                                                         "# recurrent_constraint could be CustomConstraint or Kept\n"
-                                                         + _NOT_ATTACHED),
     # Keras' own constraints: every element clipped or normalised.
     "max_norm, non_neg and unit_norm": """\
 import tensorflow as tf

@@ -34,7 +34,10 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   a mask (a non-trainable variable, an attribute, a loaded array) or a
   constant made of ones and zeros, or a placeholder of a weight's shape;
   not drawn at random, not compared here, not a trainable gate, not
-  written by a method that runs with each step."""
+  written by a method that runs with each step. A parameter read in
+  making it rules it out, except in a non-trainable weight whose array
+  had kept positions written by a name that is not a shape and that
+  nothing assigns (katejarne's `CustomDense`)."""
   if _evaluated.fed(mask, scope, analysis):
     return True  # Its shape may read the function's parameters.
   if _evaluated.fed_otherwise(mask, scope, analysis):
