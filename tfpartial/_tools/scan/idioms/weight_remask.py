@@ -24,6 +24,7 @@ from tfpartial._tools.scan.idioms._copies import _reset_rows
 from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
+from tfpartial._tools.scan.idioms._masks import _constraint_fills
 from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
@@ -82,6 +83,13 @@ class WeightRemask(_idiom.Idiom):
       if reset is not None:
         return reset
       return _zeroed_rows(hit)
+    if isinstance(hit, _writes.WriteHit) and hit.constraint and (
+        hit.value is not None):
+      return (f"a Keras constraint (`{hit.constraint}`) sets chosen "
+              "elements back to constants: set them once after the model "
+              "is built, wrap the optimizer given to `compile` with "
+              "`tfpartial.freeze(weight, rows)` (the rows it writes) and "
+              "drop the constraint")
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
       return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
               "its weight and the optimizer given to `compile` trains it; "
@@ -94,6 +102,13 @@ class WeightRemask(_idiom.Idiom):
   def explain(self, hit: _idiom.Hit, context: _context.Context
               ) -> Tuple[str, List[str]]:
     assert isinstance(hit, _writes.WriteHit)
+    if hit.constraint and hit.value is not None:
+      return (f"chosen elements of the weight set back to "
+              f"`{_idiom.short(hit.value)}` by the constraint "
+              f"`{hit.constraint}`"), [
+                  "a Keras constraint runs after every update, so those "
+                  "elements are set back after each step; the optimizer "
+                  "still computes their update and keeps state for them"]
     if hit.constraint:
       return (f"weights re-multiplied by a mask in the constraint "
               f"`{hit.constraint}`"), [
@@ -330,6 +345,12 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
               None)  # The product in `__call__`, else its `def` line.
     return [_writes.WriteHit(at or _anchor(node), scope, None, found,
                              "weight-remask", constraint=info.name)]
+  scatter = _constraint_fills.set_back(scope, node)
+  if scatter is not None and not _constraint_fills.never_attached(
+      info, analysis):
+    return [_writes.WriteHit(scatter, scope, scatter, found, "weight-remask",
+                             scatter.args[0], scatter.args[2],
+                             constraint=info.name)]
   return []
 
 

@@ -34,20 +34,52 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   a mask (a non-trainable variable, an attribute, a loaded array) or a
   constant made of ones and zeros, or a placeholder of a weight's shape;
   not drawn at random, not compared here, not a trainable gate, not
-  written by a method that runs with each step."""
+  written by a method that runs with each step. A parameter read in
+  making it rules it out, except in a non-trainable weight whose array
+  had kept positions written by a name that is not a shape and that
+  nothing assigns (katejarne's `CustomDense`)."""
   if _evaluated.fed(mask, scope, analysis):
     return True  # Its shape may read the function's parameters.
   if _evaluated.fed_otherwise(mask, scope, analysis):
     return False
   flow = analysis.flow
   labels = flow.labels(mask, scope)
-  if "random" in labels or "grad" in labels or "param" in labels or (
-      "var" in labels and "shadow" not in labels):
+  # A variable kept from training holds its mask: a parameter read in
+  # making it (the layer's `input_shape`, the positions it keeps) is no
+  # mask of the batch.
+  held = "var" in labels and "shadow" in labels and _kept_positions(
+      mask, scope, analysis) and not written_to(mask, scope, analysis)
+  if "random" in labels or "grad" in labels or "param" in labels and (
+      not held) or ("var" in labels and "shadow" not in labels):
     return False  # A draw, a gradient, the batch's mask, a trainable gate.
   if "mask" in labels or kept_as_made(mask, scope, analysis):
     return not _rewritten_each_step(mask, scope) and not (
         regrown(mask, scope, analysis))
   return _placeholder_mask(mask, scope)
+
+
+def _kept_positions(mask: ast.expr, scope: _scopes.Scope,
+                    analysis: Analysis) -> bool:
+  """Whether the array a held mask (`self.mask`) was made from had
+  positions written by a name that is not a shape (katejarne's
+  `self.mask[self.trainable_indices] = 1.0`): the kept positions, a
+  parameter of the model, not of the batch. A slice of the shapes (a
+  block, half the columns) is structural and gives no exemption."""
+  if not isinstance(mask, ast.Attribute) or scope.cls is None:
+    return False
+  for node in ast.walk(scope.cls.node):
+    for target in node.targets if isinstance(node, ast.Assign) else []:
+      if isinstance(target, ast.Subscript) and isinstance(
+          target.value, ast.Attribute) and target.value.attr == (
+              mask.attr) and _names.dotted(target.value.value) == "self":
+        index = target.slice
+        if isinstance(index, ast.Attribute) and not (
+            _SHAPED.search(index.attr)):
+          return True
+  return False
+
+
+_SHAPED = re.compile(r"shape|units|size|dim|^n_|num")
 
 
 def trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,

@@ -1,0 +1,172 @@
+"""A Keras constraint class that sets chosen elements of its weight back
+to constants (part 36f's H-Mem: `tf.tensor_scatter_nd_update(w, [[w.
+shape[0] - 1]], tf.ones((1, w.shape[1])))`, the last row of a learned
+table set to ones after every update: that row never moves), and such a
+class nothing can attach (no decorator, named nowhere, comments included,
+but on its own `class` line, in a module that trains and that no package
+exports). Part of `weight-remask`.
+
+Zeros written at positions the shapes alone give (an autapse diagonal)
+are connectivity, not a freeze (BUILDING.md, "Structural masks"); zeros
+at positions spelled as numbers (a padding row) and any non-zero
+constant are a fixed part of a trained weight."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import re
+from typing import Counter, List, Optional, Set, Tuple, cast
+
+from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _mask_origins
+from tfpartial._tools.scan.idioms._masks import _rows
+
+_SCATTERS = frozenset({"tensor_scatter_nd_update", "tensor_scatter_update"})
+
+
+def set_back(scope: _scopes.Scope, node: ast.FunctionDef
+             ) -> Optional[ast.Call]:
+  """The scatter by which a constraint's `__call__` (`node`, its `scope`)
+  writes constants into elements of its weight that neither the weight's
+  values nor a draw choose, if any."""
+  if len(node.args.args) < 2:
+    return None
+  weight = node.args.args[1].arg
+  for item in scope.nodes:
+    if not isinstance(item, ast.Call) or _names.call_name(item) not in (
+        _SCATTERS) or len(item.args) != 3:
+      continue
+    tensor, indices, updates = item.args
+    if not (isinstance(tensor, ast.Name) and tensor.id == weight) or not (
+        _rows.filled(updates, scope)) or _chosen_anew(indices, weight,
+                                                      scope):
+      continue
+    if _calls.zero(updates, scope) or _zeros(updates):
+      if not _literal(indices, scope):
+        continue  # Zeros where the shapes say: connectivity.
+    return item
+  return None
+
+
+def _zeros(node: ast.expr) -> bool:
+  """`tf.zeros(...)`, `tf.zeros_like(...)`, `tf.fill(shape, 0)`,
+  `tf.constant(0., shape=...)`."""
+  if not isinstance(node, ast.Call):
+    return False
+  name = _names.call_name(node)
+  if name in {"zeros", "zeros_like"}:
+    return True
+  value = node.args[1] if name == "fill" and len(node.args) > 1 else (
+      node.args[0] if name == "constant" and node.args else None)
+  return value is not None and _names.is_zero(value)
+
+
+def _chosen_anew(indices: ast.expr, weight: str, scope: _scopes.Scope,
+                 seen: Optional[Set[str]] = None) -> bool:
+  """Whether the weight's values (not its shape), or a draw, choose the
+  positions (itself or through the local names it reads, each name once
+  and at most four names deep: `kept = rows; rows = kept` ends)."""
+  seen = set() if seen is None else seen
+  shaped = set()
+  for item in ast.walk(indices):
+    if isinstance(item, ast.Attribute) and item.attr in {"shape", "dtype"} \
+        or isinstance(item, ast.Call) and _names.call_name(item) in {
+            "shape", "int_shape", "size", "rank"}:
+      shaped |= {id(n) for n in ast.walk(item)}
+  for item in ast.walk(indices):
+    if isinstance(item, ast.Name) and id(item) not in shaped and (
+        item.id == weight):
+      return True
+  if _mask_origins.drawn(indices, scope):
+    return True
+  if len(seen) > 4:
+    return False
+  names = {n.id for n in ast.walk(indices) if isinstance(n, ast.Name)}
+  fresh = names - {weight} - seen
+  seen |= fresh
+  return any(d.value is not None and _chosen_anew(d.value, weight, scope,
+                                                  seen)
+             for name in sorted(fresh)
+             for d in scope.defs.get(name, [])[:4]
+             if d.value is not indices)
+
+
+def _literal(indices: ast.expr, scope: _scopes.Scope, depth: int = 0
+             ) -> bool:
+  """`[[0]]`, `[[0], [1]]`, `[0]`, or a local name bound to one: positions
+  spelled as numbers."""
+  if isinstance(indices, ast.Name) and depth < 2:
+    defs = scope.defs.get(indices.id, [])
+    return len(defs) == 1 and defs[0].value is not None and _literal(
+        defs[0].value, scope, depth + 1)
+  if isinstance(indices, (ast.List, ast.Tuple)):
+    return bool(indices.elts) and all(_literal(e, scope, depth)
+                                      for e in indices.elts)
+  return isinstance(indices, ast.Constant) and isinstance(
+      indices.value, int) and not isinstance(indices.value, bool)
+
+
+def never_attached(info: _scopes.ClassInfo, analysis: Analysis) -> bool:
+  """Whether a constraint class `info` with no decorator, in a module
+  that trains a model of its own, is named nowhere in the project (code,
+  strings or comments) but on its own `class` line and in `super(Name,
+  self)`, and no package's `__init__` passes its module on: nothing can
+  give it to a weight. A registry, a getattr by name or a comment names
+  it and keeps it. Only a scatter constraint is judged so."""
+  if info.node.decorator_list:
+    return False
+  home = analysis.project.module_of(info.home)
+  if not _words(home, analysis)[0]:
+    return False  # A module of constraints alone: its users attach them.
+  for module in analysis.project.all_modules_with((info.name,)):
+    _, words, own = _words(module, analysis)
+    if words[info.name] > own[info.name] or (
+        module is not home and words[info.name]):
+      return False
+  stem = home.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+  if stem == "__init__":
+    return False
+  return not any(
+      module is not home and module.path.endswith("__init__.py") and (
+          _imports(module, stem))
+      for module in analysis.project.all_modules_with((stem,)))
+
+
+def _words(module: object, analysis: Analysis
+           ) -> Tuple[bool, Counter[str], Counter[str]]:
+  """Once per module: whether it trains, the count of each word in its
+  whole text (comments and strings too), and of each class name on its
+  own `class` line or in `super(Name,`."""
+  text = getattr(getattr(module, "source", None), "text", "")
+  path = getattr(module, "path", "")
+
+  def compute() -> Tuple[bool, Counter[str], Counter[str]]:
+    _TEXT_SCANS.append(path)
+    return (_TRAINS.search(text) is not None,
+            collections.Counter(_WORD.findall(text)),
+            collections.Counter(a or b for a, b in _OWN.findall(text)))
+
+  return cast(Tuple[bool, Counter[str], Counter[str]],
+              analysis.once("constraint-words:" + path, compute))
+
+
+# What trains in a module.
+_TRAINS = re.compile(r"\.(?:fit|fit_generator|train_on_batch|"
+                     r"apply_gradients|minimize)\(")
+_WORD = re.compile(r"\b\w+\b")
+_OWN = re.compile(r"\bclass\s+(\w+)|\bsuper\(\s*(\w+)\s*,")
+
+# The modules whose text `_words` scanned (for the cost tests).
+_TEXT_SCANS: List[str] = []
+
+
+def _imports(module: object, stem: str) -> bool:
+  """Whether a module's text imports a module named `stem`."""
+  text = getattr(getattr(module, "source", None), "text", "")
+  return re.search(r"\bimport\b[^\n]*\b" + re.escape(stem) + r"\b|"
+                   r"\bfrom\s+[\w.]*\b" + re.escape(stem) + r"\b",
+                   text) is not None
