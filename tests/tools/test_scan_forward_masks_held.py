@@ -77,6 +77,14 @@ SILENT = {
         extra=", mask", body="        self.mask.assign(mask)\n"
         "        masked_kernel = self.kernel * self.mask"),
     "a trainable gate": _layer(mask=_HELD.format(trainable="True")),
+    # Positions the layer works out from its own shapes, under a name
+    # that does not say so: structural, no parameter handed in.
+    "kept positions computed from the layer's shapes": _layer(
+        mask=_HELD.format(trainable="False").replace(
+            "        if self.trainable_indices is not None:\n"
+            "            self.mask[self.trainable_indices] = 1.0",
+            "        self.half = input_shape[-1] // 2\n"
+            "        self.mask[self.half] = 1.0")),
     "a mask drawn anew in call": _layer(
         mask="", body="        drop = tf.cast(tf.random.uniform("
         "tf.shape(self.kernel)) < 0.5, tf.float32)\n"

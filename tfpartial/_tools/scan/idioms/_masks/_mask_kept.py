@@ -36,8 +36,8 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
   not drawn at random, not compared here, not a trainable gate, not
   written by a method that runs with each step. A parameter read in
   making it rules it out, except in a non-trainable weight whose array
-  had kept positions written by a name that is not a shape and that
-  nothing assigns (katejarne's `CustomDense`)."""
+  had kept positions written by an attribute set only from a parameter,
+  and that nothing assigns (katejarne's `CustomDense`)."""
   if _evaluated.fed(mask, scope, analysis):
     return True  # Its shape may read the function's parameters.
   if _evaluated.fed_otherwise(mask, scope, analysis):
@@ -61,10 +61,11 @@ def fixed(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis) -> bool:
 def _kept_positions(mask: ast.expr, scope: _scopes.Scope,
                     analysis: Analysis) -> bool:
   """Whether the array a held mask (`self.mask`) was made from had
-  positions written by a name that is not a shape (katejarne's
-  `self.mask[self.trainable_indices] = 1.0`): the kept positions, a
-  parameter of the model, not of the batch. A slice of the shapes (a
-  block, half the columns) is structural and gives no exemption."""
+  positions written by an attribute the class sets only from a parameter
+  (katejarne's `self.mask[self.trainable_indices] = 1.0`): the kept
+  positions, handed to the model, not of the batch. A slice of the
+  shapes (a block, half the columns) is structural and gives no
+  exemption."""
   if not isinstance(mask, ast.Attribute) or scope.cls is None:
     return False
   for node in ast.walk(scope.cls.node):
@@ -73,13 +74,37 @@ def _kept_positions(mask: ast.expr, scope: _scopes.Scope,
           target.value, ast.Attribute) and target.value.attr == (
               mask.attr) and _names.dotted(target.value.value) == "self":
         index = target.slice
-        if isinstance(index, ast.Attribute) and not (
-            _SHAPED.search(index.attr)):
+        if isinstance(index, ast.Attribute) and _names.dotted(
+            index.value) == "self" and _handed_in(scope.cls.node, index.attr):
           return True
   return False
 
 
-_SHAPED = re.compile(r"shape|units|size|dim|^n_|num")
+def _handed_in(cls: ast.ClassDef, attr: str) -> bool:
+  """Whether the class sets `self.<attr>` only from a parameter of the
+  method that sets it (`self.trainable_indices = trainable_indices`):
+  positions the user hands the layer, not computed from its shapes.
+
+  >>> cls = ast.parse("class L:\\n def __init__(self, rows):\\n"
+  ...                 "  self.rows = rows\\n  self.half = rows // 2").body[0]
+  >>> _handed_in(cls, "rows"), _handed_in(cls, "half")
+  (True, False)
+  """
+  handed = []
+  for method in cls.body:
+    if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      continue
+    params = {a.arg for a in method.args.args + method.args.kwonlyargs}
+    for node in ast.walk(method):
+      targets = node.targets if isinstance(node, ast.Assign) else [
+          node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+      for target in targets:
+        if isinstance(target, ast.Attribute) and target.attr == attr and (
+            _names.dotted(target.value) == "self"):
+          value = getattr(node, "value", None)
+          handed.append(isinstance(node, ast.Assign) and isinstance(
+              value, ast.Name) and value.id in params)
+  return bool(handed) and all(handed)
 
 
 def trained(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
