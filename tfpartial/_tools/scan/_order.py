@@ -217,6 +217,8 @@ class Order:
       name = _names.call_name(node)
       receiver = node.func.value if isinstance(node.func, ast.Attribute) \
           else None
+      if name in _KERAS_STEPS and library_fit(node, scope, flow):
+        continue  # SciPy's `norm.fit(data)`: a distribution, no model.
       if name in _names.TRAIN_STEPS | {"fit", "train_on_batch"} and (
           not isinstance(statement, ast.Assign) or isinstance(
               receiver, ast.Call) and _names.call_name(receiver) == "super"):
@@ -241,6 +243,35 @@ class Order:
           isinstance(n, ast.Call) and _names.call_name(n) in
           _names.TRAIN_STEPS for n in ast.walk(function))
     return self._trains[id(function)]
+
+
+# A Keras model's own steps: its object names what trains.
+_KERAS_STEPS = frozenset({"fit", "fit_generator", "train_on_batch"})
+# Libraries whose objects are models a `fit` trains.
+_MODEL_LIBRARIES = ("tensorflow", "keras", "tf_keras", "tfpartial")
+
+
+def library_fit(call: ast.Call, scope: _scopes.Scope, flow: "Flow") -> bool:
+  """Whether a `fit`-like call is made on an object a library outside the
+  project and outside TensorFlow names (`from scipy.stats import norm`;
+  `norm.fit(histogram)`, `st.norm.fit(...)`): it fits that library's
+  object (a distribution, a regression), never a model of the script,
+  which the script builds, loads or imports from its own modules."""
+  if not isinstance(call.func, ast.Attribute):
+    return False
+  node: ast.AST = call.func.value
+  while isinstance(node, ast.Attribute):
+    node = node.value
+  if not isinstance(node, ast.Name):
+    return False
+  module = scope.module
+  imports = getattr(module, "imports", None)
+  if not imports or node.id not in imports or not flow.project.external(
+      scope, node.id):
+    return False
+  where = imports[node.id][0].lstrip(".")
+  return bool(where) and imports[node.id][0] == where and where.split(
+      ".")[0] not in _MODEL_LIBRARIES
 
 
 def handles(write: ast.Call, order: "Order") -> List[str]:
