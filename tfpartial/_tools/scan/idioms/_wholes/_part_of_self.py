@@ -53,16 +53,21 @@ def part_trained(scope: _scopes.Scope, chosen: Optional[ast.AST]
 
 
 def left_below(project: _project.Project, info: _scopes.ClassInfo,
-               part: str, trained: Set[str], text: str) -> Optional[str]:
+               part: str, trained: Set[str], text: str,
+               step: Optional[ast.AST] = None) -> Optional[str]:
   """The part of `info` whose output a method feeds into `self.part`
   and that no step of the class trains (`trained`: the names the
-  class's steps' lists read), else None; `text` is the module's."""
+  class's steps' lists read), else None; `text` is the module's. With
+  `step` (the function whose step it is), only a part that function
+  runs: a loss that never runs it leaves nothing of it out."""
   if "self" in trained:
     return None  # A step of the class trains the whole model.
   for below in _feeding(info, part):
     if below in trained or below in info.methods or _NOT_TRAINED.search(
         below) or not project.attribute(info, f"self.{below}"):
       continue
+    if step is not None and not _runs(info, step, below, 0):
+      continue  # A GAN's generator fed noise, not the encoder's output.
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
@@ -71,6 +76,41 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
       continue  # No weights of its own.
     return below
   return None
+
+
+# Calls that run the whole model, so every part of it.
+_WHOLE_CALLS = {"self", "self.call", "self.__call__", "super().call",
+                "super().__call__"}
+
+
+def _runs(info: _scopes.ClassInfo, function: ast.AST, below: str,
+          depth: int) -> bool:
+  """Whether `function` may run `self.below`: reads it, calls the whole
+  model (`self(x)`), hands `self` on, or calls a method of the class
+  that may (a depth of three; deeper is taken as running it)."""
+  if depth > 3:
+    return True
+  wanted = f"self.{below}"
+  for node in ast.walk(function):
+    if isinstance(node, ast.Attribute) and _names.dotted(node) == wanted:
+      return True
+    if not isinstance(node, ast.Call):
+      continue
+    name = _names.dotted(node.func) if not isinstance(
+        node.func, ast.Call) else None
+    if name in _WHOLE_CALLS or isinstance(node.func, ast.Attribute) and (
+        isinstance(node.func.value, ast.Call)) and _names.call_name(
+            node.func.value) == "super":
+      return True
+    if any(isinstance(a, ast.Name) and a.id == "self" for a in [
+        *node.args, *(k.value for k in node.keywords)]):
+      return True  # `loss_of(self, x)`: its helper reads the model.
+    method = name[len("self."):] if name and name.startswith(
+        "self.") and name.count(".") == 1 else None
+    if method in info.methods and info.methods[method].node is not function \
+        and _runs(info, info.methods[method].node, below, depth + 1):
+      return True
+  return False
 
 
 def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
