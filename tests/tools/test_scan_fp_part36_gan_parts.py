@@ -1,7 +1,8 @@
 """`tfpartial scan` on part 36's GAN of tiles (prathamesh-88/gan-image-
 compression, archive/tiles_gan.py): the model's `call` runs its
 generator on a pretrained encoder's features, but its `train_step` feeds
-the generator noise; the generator's step never runs the encoder, so
+the generator noise (of the encoder's output shape: a size read, no
+run); the generator's step never runs the encoder, so
 its loss reaches nothing the step leaves out: no `var-list-filter`.
 The twins stay findings: a generator fine-tuned on the encoder's
 output, run in the step directly, through the whole model (`self(x)`)
@@ -50,6 +51,10 @@ CASES = {
     "a GAN's generator fed noise beside an encoder run only by call": (
         _GAN.format(latent="tf.random.normal((8, 4, 4, 16))",
                     fake="self.generator(latent)"), []),
+    "a GAN's generator fed noise of the encoder's output shape": (
+        _GAN.format(
+            latent="tf.random.normal((8, *self.encoder.output_shape[1:]))",
+            fake="self.generator(latent)"), []),
     "a GAN's generator fed a noise tensor held in a name": (
         _GAN.format(latent="tf.random.uniform((8, 16))",
                     fake="fake"), []),

@@ -78,6 +78,9 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
   return None
 
 
+# What a part's attribute tells without running it.
+_READ_ONLY = {"output_shape", "input_shape", "shape", "name", "dtype",
+              "trainable"}
 # Calls that run the whole model, so every part of it.
 _WHOLE_CALLS = {"self", "self.call", "self.__call__", "super().call",
                 "super().__call__"}
@@ -91,9 +94,13 @@ def _runs(info: _scopes.ClassInfo, function: ast.AST, below: str,
   if depth > 3:
     return True
   wanted = f"self.{below}"
+  read: Set[int] = set()  # `self.below.output_shape`: a size, not a run.
   for node in ast.walk(function):
-    if isinstance(node, ast.Attribute) and _names.dotted(node) == wanted:
+    if isinstance(node, ast.Attribute) and id(node) not in read and (
+        _names.dotted(node) == wanted):
       return True
+    if isinstance(node, ast.Attribute) and node.attr in _READ_ONLY:
+      read.add(id(node.value))
     if not isinstance(node, ast.Call):
       continue
     name = _names.dotted(node.func) if not isinstance(
