@@ -217,7 +217,7 @@ class Order:
       name = _names.call_name(node)
       receiver = node.func.value if isinstance(node.func, ast.Attribute) \
           else None
-      if name in _KERAS_STEPS and library_fit(node, scope, flow):
+      if library_fit(node, scope):
         continue  # SciPy's `norm.fit(data)`: a distribution, no model.
       if name in _names.TRAIN_STEPS | {"fit", "train_on_batch"} and (
           not isinstance(statement, ast.Assign) or isinstance(
@@ -246,32 +246,35 @@ class Order:
 
 
 # A Keras model's own steps: its object names what trains.
-_KERAS_STEPS = frozenset({"fit", "fit_generator", "train_on_batch"})
-# Libraries whose objects are models a `fit` trains.
-_MODEL_LIBRARIES = ("tensorflow", "keras", "tf_keras", "tfpartial")
+KERAS_STEPS = frozenset({"fit", "fit_generator", "train_on_batch"})
+# Libraries whose objects a `fit` fits to data (a distribution, a
+# regression, a curve), never a model of the script.
+_FITTING_LIBRARIES = frozenset({"scipy", "statsmodels", "numpy", "lmfit",
+                                "pandas"})
 
 
-def library_fit(call: ast.Call, scope: _scopes.Scope, flow: "Flow") -> bool:
-  """Whether a `fit`-like call is made on an object a library outside the
-  project and outside TensorFlow names (`from scipy.stats import norm`;
-  `norm.fit(histogram)`, `st.norm.fit(...)`): it fits that library's
-  object (a distribution, a regression), never a model of the script,
-  which the script builds, loads or imports from its own modules."""
-  if not isinstance(call.func, ast.Attribute):
+def library_fit(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is a Keras step's name (`fit`, `train_on_batch`)
+  called on an object of a library known to fit distributions or
+  regressions (`from scipy.stats import norm`; `norm.fit(histogram)`,
+  `st.norm.fit(...)`, `sm.OLS(y, x).fit()`): it fits that library's
+  object, never a model. Any other root, an unresolved one too (a model
+  imported from a module not scanned, a wrapper package of Keras), may
+  be a model: its `fit` trains."""
+  if _names.call_name(call) not in KERAS_STEPS or not isinstance(
+      call.func, ast.Attribute):
     return False
   node: ast.AST = call.func.value
-  while isinstance(node, ast.Attribute):
-    node = node.value
-  if not isinstance(node, ast.Name):
+  while isinstance(node, (ast.Attribute, ast.Call)):
+    node = node.value if isinstance(node, ast.Attribute) else node.func
+  imports = getattr(scope.module, "imports", None)  # A `_project.Module`.
+  if not isinstance(node, ast.Name) or not isinstance(imports, dict) or (
+      node.id not in imports) or any(
+          node.id in s.defs or node.id in s.params for s in _chain(scope)):
     return False
-  module = scope.module
-  imports = getattr(module, "imports", None)
-  if not imports or node.id not in imports or not flow.project.external(
-      scope, node.id):
-    return False
-  where = imports[node.id][0].lstrip(".")
-  return bool(where) and imports[node.id][0] == where and where.split(
-      ".")[0] not in _MODEL_LIBRARIES
+  where, attribute = imports[node.id]
+  root = (where or attribute or "").split(".")[0]
+  return root in _FITTING_LIBRARIES
 
 
 def handles(write: ast.Call, order: "Order") -> List[str]:

@@ -202,7 +202,7 @@ def loop_trains(scope: _scopes.Scope, analysis: Analysis,
         known[id(current)] = any(
             isinstance(inner, ast.Call) and (
                 _names.call_name(inner) in TRAINS and not _order.library_fit(
-                    inner, scope, analysis.flow) or order.trains(
+                    inner, scope) or order.trains(
                     inner, scope, analysis.flow) or _runs_step(
                         inner, scope, analysis))
             for inner in ast.walk(current))

@@ -66,7 +66,7 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if below in trained or below in info.methods or _NOT_TRAINED.search(
         below) or not project.attribute(info, f"self.{below}"):
       continue
-    if step is not None and not _runs(info, step, below, 0):
+    if step is not None and not _runs(project, info, step, below):
       continue  # A GAN's generator fed noise, not the encoder's output.
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
@@ -81,43 +81,82 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
 # What a part's attribute tells without running it.
 _READ_ONLY = {"output_shape", "input_shape", "shape", "name", "dtype",
               "trainable"}
-# Calls that run the whole model, so every part of it.
-_WHOLE_CALLS = {"self", "self.call", "self.__call__", "super().call",
-                "super().__call__"}
+# Every part: what a method may run when it hands on `self` itself
+# (`self(x)`, `model = self`, `helper(self)`) or reads what the scan
+# cannot follow (`self.layers`, an attribute of a library base).
+_ALL = "self"
+# What Keras' `compile` sets, or a step's own tools: no part of the model.
+_PLAIN = re.compile(r"optimi[sz]er|loss|metric|tracker|learning_rate|"
+                    r"(^|_)lr$", re.I)
 
 
-def _runs(info: _scopes.ClassInfo, function: ast.AST, below: str,
-          depth: int) -> bool:
-  """Whether `function` may run `self.below`: reads it, calls the whole
-  model (`self(x)`), hands `self` on, or calls a method of the class
-  that may (a depth of three; deeper is taken as running it)."""
-  if depth > 3:
-    return True
-  wanted = f"self.{below}"
-  read: Set[int] = set()  # `self.below.output_shape`: a size, not a run.
-  for node in ast.walk(function):
-    if isinstance(node, ast.Attribute) and id(node) not in read and (
-        _names.dotted(node) == wanted):
-      return True
-    if isinstance(node, ast.Attribute) and node.attr in _READ_ONLY:
-      read.add(id(node.value))
-    if not isinstance(node, ast.Call):
+def _runs(project: _project.Project, info: _scopes.ClassInfo,
+          function: ast.AST, below: str) -> bool:
+  """Whether `function` (a method of `info`) may run `self.below`."""
+  may = _may_run(project, info, function)
+  return _ALL in may or below in may
+
+
+def _may_run(project: _project.Project, info: _scopes.ClassInfo,
+             function: ast.AST) -> Set[str]:
+  """The `self.` parts `function` may run, read once per method: those
+  it reads (not only for a size, `self.g.output_shape`), those held by
+  an attribute it reads (`self.stack = [self.encoder, ...]`), and those
+  of the methods it calls, in the class or its bases or subclasses (a
+  `@property` too); `_ALL` when it hands on a bare `self` or reads an
+  attribute the project does not assign (`self.layers`), but for the
+  tools `compile` sets (`self.optimizer`, `self.loss_fn`)."""
+  return info.home.once((_may_run, id(function), 0), lambda: _reach(
+      project, info, [function]))
+
+
+def _reach(project: _project.Project, info: _scopes.ClassInfo,
+           todo: List[ast.AST]) -> Set[str]:
+  """What `_may_run` gives for the functions and values in `todo`,
+  following the methods and attributes they read, each once."""
+  found: Set[str] = set()
+  seen: Set[int] = set()
+  names: Set[str] = set()
+  while todo:
+    node = todo.pop()
+    if id(node) in seen:
       continue
-    name = _names.dotted(node.func) if not isinstance(
-        node.func, ast.Call) else None
-    if name in _WHOLE_CALLS or isinstance(node.func, ast.Attribute) and (
-        isinstance(node.func.value, ast.Call)) and _names.call_name(
-            node.func.value) == "super":
-      return True
-    if any(isinstance(a, ast.Name) and a.id == "self" for a in [
-        *node.args, *(k.value for k in node.keywords)]):
-      return True  # `loss_of(self, x)`: its helper reads the model.
-    method = name[len("self."):] if name and name.startswith(
-        "self.") and name.count(".") == 1 else None
-    if method in info.methods and info.methods[method].node is not function \
-        and _runs(info, info.methods[method].node, below, depth + 1):
-      return True
-  return False
+    seen.add(id(node))
+    owned: Set[int] = set()  # `self` of `self.x`: not handed on.
+    read: Set[int] = set()  # `self.g.output_shape`: a size, not a run.
+    for each in ast.walk(node):
+      if isinstance(each, ast.Attribute):
+        owned.add(id(each.value))
+        if each.attr in _READ_ONLY:
+          read.add(id(each.value))
+        if not (isinstance(each.value, ast.Name) and each.value.id == "self"
+                ) or id(each) in read or each.attr in names:
+          continue
+        names.add(each.attr)
+        methods = [m for m in [project.method(info, each.attr)] if m] + (
+            project.overriding(info, each.attr))
+        values = project.attribute(info, f"self.{each.attr}")
+        if not methods and not values and not _PLAIN.search(each.attr):
+          return {_ALL}  # `self.layers`: what it holds is not seen.
+        if any(_aliases(value, scope) for value, scope in values):
+          return {_ALL}  # `self.parts = {"enc": encoder}`: a part again.
+        found.add(each.attr)
+        todo.extend(m.node for m in methods)
+        todo.extend(value for value, _ in values)
+      elif isinstance(each, ast.Name) and each.id == "self" and (
+          id(each) not in owned) or isinstance(each, ast.Call) and (
+              _names.call_name(each) == "super"):
+        return {_ALL}  # `self(x)`, `model = self`, `super().call(x)`.
+  return found
+
+
+def _aliases(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether an attribute's `value` holds, inside a container or a call
+  (`{"enc": encoder}`, `partial(run, encoder)`), a parameter of the
+  method assigning it: what another part may hold too."""
+  return not isinstance(value, ast.Name) and any(
+      isinstance(node, ast.Name) and node.id in scope.params
+      for node in ast.walk(value))
 
 
 def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
