@@ -257,7 +257,7 @@ def library_fit(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether `call` is a Keras step's name (`fit`, `train_on_batch`)
   called on an object of a library known to fit distributions or
   regressions (`from scipy.stats import norm`; `norm.fit(histogram)`,
-  `st.norm.fit(...)`, `sm.OLS(y, x).fit()`): it fits that library's
+  `st.norm.fit(...)`, `stats.norm.fit(...)`): it fits that library's
   object, never a model. Any other root, an unresolved one too (a model
   imported from a module not scanned, a wrapper package of Keras), may
   be a model: its `fit` trains."""
@@ -265,8 +265,8 @@ def library_fit(call: ast.Call, scope: _scopes.Scope) -> bool:
       call.func, ast.Attribute):
     return False
   node: ast.AST = call.func.value
-  while isinstance(node, (ast.Attribute, ast.Call)):
-    node = node.value if isinstance(node, ast.Attribute) else node.func
+  while isinstance(node, ast.Attribute):
+    node = node.value
   imports = getattr(scope.module, "imports", None)  # A `_project.Module`.
   if not isinstance(node, ast.Name) or not isinstance(imports, dict) or (
       node.id not in imports) or any(
