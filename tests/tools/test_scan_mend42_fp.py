@@ -173,3 +173,36 @@ def test_a_generator_fed_noise_beside_the_same_shapes_stays_silent():
       held="self.stack = [self.generator]",
       method="@property\n      def size(self):\n"
       "        return self.encoder.output_shape"), "var-list-filter") == []
+
+
+def _generators_fed_noise(n):
+  """One model: `n` generators, each fine-tuned by its own tape in
+  `train_step` on noise, and `call` running each on its own encoder."""
+  return ("import tensorflow as tf\n\nclass M(tf.keras.Model):\n"
+          "  def __init__(self):\n    super().__init__()\n" + "".join(
+              f"    self.gen{i} = G()\n    self.enc{i} = E()\n"
+              for i in range(n)) + "  def call(self, x):\n" + "".join(
+                  f"    y{i} = self.gen{i}(self.enc{i}(x))\n"
+                  for i in range(n)) + "    return x\n"
+          "  def train_step(self, x):\n" + "".join(
+              f"    with tf.GradientTape() as t{i}:\n"
+              f"      l{i} = tf.reduce_mean(self.gen{i}("
+              f"tf.random.normal((8, 4))))\n"
+              f"    g{i} = t{i}.gradient(l{i}, "
+              f"self.gen{i}.trainable_variables)\n"
+              f"    self.opt.apply_gradients(zip(g{i}, "
+              f"self.gen{i}.trainable_variables))\n"
+              for i in range(n)) + "    return {}\n")
+
+
+@pytest.mark.parametrize("where", ["_part_of_self.py", ""])
+def test_what_a_step_may_run_is_read_once_per_method(where):
+  """Four times the generators, about four times the work, not sixteen."""
+  n = 10
+  small, large = (scanned.scan_work(_generators_fed_noise(k), where)
+                  for k in (n, 4 * n))
+  assert large <= 6 * small, (small, large)
+
+
+def test_generators_fed_noise_leave_nothing_out():
+  assert scanned.found(_generators_fed_noise(3)) == []

@@ -86,8 +86,8 @@ _READ_ONLY = {"output_shape", "input_shape", "shape", "name", "dtype",
 # cannot follow (`self.layers`, an attribute of a library base).
 _ALL = "self"
 # What Keras' `compile` sets, or a step's own tools: no part of the model.
-_PLAIN = re.compile(r"optimi[sz]er|loss|metric|tracker|learning_rate|"
-                    r"(^|_)lr$", re.I)
+_PLAIN = re.compile(r"optim|loss|metric|tracker|learning_rate|"
+                    r"(^|_)(lr|opt)(_|$)", re.I)
 
 
 def _runs(project: _project.Project, info: _scopes.ClassInfo,
