@@ -73,8 +73,7 @@ _CHOICES = {"where", "where_v2", "select", "select_v2", "putmask", "place",
             "copyto", "choose"}
 # Calls that count, not read, the values they are given.
 _SIZES = {"len", "range"}
-# Keras' steps: the model they are called on trains.
-_KERAS_STEPS = _order.KERAS_STEPS
+_KERAS_STEPS = _order.KERAS_STEPS  # The model they are called on trains.
 # Measures of data: reductions to a number, a model's predictions.
 _MEASURES = {"mean", "sum", "median", "log", "average", "predict"}
 # How many assignments back a name is followed to what it spells.

@@ -5,7 +5,11 @@ a method of the class runs that part on another part's output
 part below (the backbone of a head-only fine-tuning) is left out.
 A GAN's generator, under its discriminator, has its own step; a teacher
 or a target copy runs beside the student, not under it; a part set
-`trainable = False` is frozen whole.
+`trainable = False` is frozen whole. Only a part the step's own method
+may run is left out (a generator fed noise runs no encoder); the method
+may run every part it reads, or its methods (of bases and subclasses
+too) and attributes read, and all of them when `self` is handed on or
+an attribute the project never assigns is read (`self.layers`).
 """
 
 from __future__ import annotations
