@@ -175,6 +175,16 @@ def test_a_generator_fed_noise_beside_the_same_shapes_stays_silent():
       "        return self.encoder.output_shape"), "var-list-filter") == []
 
 
+def test_a_generator_reloaded_from_a_path_given_stays_silent():
+  """prathamesh-88: `load(self, path)` sets the generator anew from a
+  file; the path is no part, so the step runs the generator alone."""
+  assert scanned.in_text(_gan(
+      "self.generator(tf.random.normal((8, 16)))",
+      method="def load(self, path):\n"
+      "        self.generator = load_model(os.path.join(path, 'g.h5'))"),
+      "var-list-filter") == []
+
+
 def _generators_fed_noise(n):
   """One model: `n` generators, each fine-tuned by its own tape in
   `train_step` on noise, and `call` running each on its own encoder."""

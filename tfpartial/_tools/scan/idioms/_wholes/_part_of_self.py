@@ -157,10 +157,22 @@ def _reach(project: _project.Project, info: _scopes.ClassInfo,
 def _aliases(value: ast.AST, scope: _scopes.Scope) -> bool:
   """Whether an attribute's `value` holds, inside a container or a call
   (`{"enc": encoder}`, `partial(run, encoder)`), a parameter of the
-  method assigning it: what another part may hold too."""
-  return not isinstance(value, ast.Name) and any(
-      isinstance(node, ast.Name) and node.id in scope.params
-      for node in ast.walk(value))
+  method assigning it that the method also makes a part
+  (`self.encoder = encoder`): that part runs through it too."""
+  given = {node.id for node in ast.walk(value) if isinstance(
+      node, ast.Name) and node.id in scope.params} if not isinstance(
+          value, ast.Name) else set()
+  return bool(given) and bool(given & scope.once(
+      (_aliases, None, 0), lambda: _held_whole(scope)))
+
+
+def _held_whole(scope: _scopes.Scope) -> Set[str]:
+  """The names a method assigns, as they are, to `self.` attributes."""
+  return {node.value.id for node in ast.walk(scope.node)
+          if isinstance(node, ast.Assign) and isinstance(
+              node.value, ast.Name) and any(
+                  (_names.dotted(t) or "").startswith("self.")
+                  for t in node.targets)}
 
 
 def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
