@@ -217,6 +217,8 @@ class Order:
       name = _names.call_name(node)
       receiver = node.func.value if isinstance(node.func, ast.Attribute) \
           else None
+      if library_fit(node, scope):
+        continue  # SciPy's `norm.fit(data)`: a distribution, no model.
       if name in _names.TRAIN_STEPS | {"fit", "train_on_batch"} and (
           not isinstance(statement, ast.Assign) or isinstance(
               receiver, ast.Call) and _names.call_name(receiver) == "super"):
@@ -241,6 +243,38 @@ class Order:
           isinstance(n, ast.Call) and _names.call_name(n) in
           _names.TRAIN_STEPS for n in ast.walk(function))
     return self._trains[id(function)]
+
+
+# A Keras model's own steps: its object names what trains.
+KERAS_STEPS = frozenset({"fit", "fit_generator", "train_on_batch"})
+# Libraries whose objects a `fit` fits to data (a distribution, a
+# regression, a curve), never a model of the script.
+_FITTING_LIBRARIES = frozenset({"scipy", "statsmodels", "numpy", "lmfit",
+                                "pandas"})
+
+
+def library_fit(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether `call` is a Keras step's name (`fit`, `train_on_batch`)
+  called on an object of a library known to fit distributions or
+  regressions (`from scipy.stats import norm`; `norm.fit(histogram)`,
+  `st.norm.fit(...)`, `stats.norm.fit(...)`): it fits that library's
+  object, never a model. Any other root, an unresolved one too (a model
+  imported from a module not scanned, a wrapper package of Keras), may
+  be a model: its `fit` trains."""
+  if _names.call_name(call) not in KERAS_STEPS or not isinstance(
+      call.func, ast.Attribute):
+    return False
+  node: ast.AST = call.func.value
+  while isinstance(node, ast.Attribute):
+    node = node.value
+  imports = getattr(scope.module, "imports", None)  # A `_project.Module`.
+  if not isinstance(node, ast.Name) or not isinstance(imports, dict) or (
+      node.id not in imports) or any(
+          node.id in s.defs or node.id in s.params for s in _chain(scope)):
+    return False
+  where, attribute = imports[node.id]
+  root = (where or attribute or "").split(".")[0]
+  return root in _FITTING_LIBRARIES
 
 
 def handles(write: ast.Call, order: "Order") -> List[str]:

@@ -401,9 +401,15 @@ class Scope:
 
 def enclosing_class(scope: Optional[Scope]) -> Optional[ClassInfo]:
   """The class whose method (or a function inside one) `scope` is."""
+  method = enclosing_method(scope)
+  return method.cls if method is not None else None
+
+
+def enclosing_method(scope: Optional[Scope]) -> Optional[Scope]:
+  """The method of a class that `scope` is, or is nested in."""
   while scope is not None and scope.cls is None:
     scope = scope.parent
-  return scope.cls if scope is not None else None
+  return scope
 
 
 def imported_names(scope: Scope) -> Set[str]:

@@ -34,6 +34,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._labels import Labels
@@ -72,8 +73,7 @@ _CHOICES = {"where", "where_v2", "select", "select_v2", "putmask", "place",
             "copyto", "choose"}
 # Calls that count, not read, the values they are given.
 _SIZES = {"len", "range"}
-# Keras' steps: the model they are called on trains.
-_KERAS_STEPS = {"fit", "train_on_batch", "fit_generator"}
+_KERAS_STEPS = _order.KERAS_STEPS  # The model they are called on trains.
 # Measures of data: reductions to a number, a model's predictions.
 _MEASURES = {"mean", "sum", "median", "log", "average", "predict"}
 # How many assignments back a name is followed to what it spells.

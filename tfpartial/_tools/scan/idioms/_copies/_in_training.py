@@ -11,6 +11,7 @@ import ast
 from typing import Dict, Optional
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._runs import _hook_lambdas
@@ -200,7 +201,8 @@ def loop_trains(scope: _scopes.Scope, analysis: Analysis,
       if id(current) not in known:
         known[id(current)] = any(
             isinstance(inner, ast.Call) and (
-                _names.call_name(inner) in TRAINS or order.trains(
+                _names.call_name(inner) in TRAINS and not _order.library_fit(
+                    inner, scope) or order.trains(
                     inner, scope, analysis.flow) or _runs_step(
                         inner, scope, analysis))
             for inner in ast.walk(current))

@@ -65,8 +65,10 @@ def _self_parts_left_out(analysis: Analysis, steps: List[Step]
     trained = by_class.of_others(info, step) - {part[0]}
     # Run before the step's tape opens: no gradient of it reaches them.
     trained |= _untaped.run_before_tape(step.call, step.scope, info)
+    method = _scopes.enclosing_method(step.scope)
     if _part_of_self.left_below(analysis.project, info, part[0], trained,
-                                analysis.module(step.scope).source.text):
+                                analysis.module(step.scope).source.text,
+                                method.node if method else None):
       hits.setdefault((id(info), part[0]), _idiom.Hit(
           part[1], step.scope, step.call, {"filtered": part[1]}))
   return list(hits.values())

@@ -5,7 +5,11 @@ a method of the class runs that part on another part's output
 part below (the backbone of a head-only fine-tuning) is left out.
 A GAN's generator, under its discriminator, has its own step; a teacher
 or a target copy runs beside the student, not under it; a part set
-`trainable = False` is frozen whole.
+`trainable = False` is frozen whole. Only a part the step's own method
+may run is left out (a generator fed noise runs no encoder); the method
+may run every part it reads, or its methods (of bases and subclasses
+too) and attributes read, and all of them when `self` is handed on or
+an attribute the project never assigns is read (`self.layers`).
 """
 
 from __future__ import annotations
@@ -53,16 +57,21 @@ def part_trained(scope: _scopes.Scope, chosen: Optional[ast.AST]
 
 
 def left_below(project: _project.Project, info: _scopes.ClassInfo,
-               part: str, trained: Set[str], text: str) -> Optional[str]:
+               part: str, trained: Set[str], text: str,
+               step: Optional[ast.AST] = None) -> Optional[str]:
   """The part of `info` whose output a method feeds into `self.part`
   and that no step of the class trains (`trained`: the names the
-  class's steps' lists read), else None; `text` is the module's."""
+  class's steps' lists read), else None; `text` is the module's. With
+  `step` (the function whose step it is), only a part that function
+  runs: a loss that never runs it leaves nothing of it out."""
   if "self" in trained:
     return None  # A step of the class trains the whole model.
   for below in _feeding(info, part):
     if below in trained or below in info.methods or _NOT_TRAINED.search(
         below) or not project.attribute(info, f"self.{below}"):
       continue
+    if step is not None and not _runs(project, info, step, below):
+      continue  # A GAN's generator fed noise, not the encoder's output.
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
@@ -71,6 +80,99 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
       continue  # No weights of its own.
     return below
   return None
+
+
+# What a part's attribute tells without running it.
+_READ_ONLY = {"output_shape", "input_shape", "shape", "name", "dtype",
+              "trainable"}
+# Every part: what a method may run when it hands on `self` itself
+# (`self(x)`, `model = self`, `helper(self)`) or reads what the scan
+# cannot follow (`self.layers`, an attribute of a library base).
+_ALL = "self"
+# What Keras' `compile` sets, or a step's own tools: no part of the model.
+_PLAIN = re.compile(r"optim|loss|metric|tracker|learning_rate|"
+                    r"(^|_)(lr|opt)(_|$)", re.I)
+
+
+def _runs(project: _project.Project, info: _scopes.ClassInfo,
+          function: ast.AST, below: str) -> bool:
+  """Whether `function` (a method of `info`) may run `self.below`."""
+  may = _may_run(project, info, function)
+  return _ALL in may or below in may
+
+
+def _may_run(project: _project.Project, info: _scopes.ClassInfo,
+             function: ast.AST) -> Set[str]:
+  """The `self.` parts `function` may run, read once per method: those
+  it reads (not only for a size, `self.g.output_shape`), those held by
+  an attribute it reads (`self.stack = [self.encoder, ...]`), and those
+  of the methods it calls, in the class or its bases or subclasses (a
+  `@property` too); `_ALL` when it hands on a bare `self` or reads an
+  attribute the project does not assign (`self.layers`), but for the
+  tools `compile` sets (`self.optimizer`, `self.loss_fn`)."""
+  return info.home.once((_may_run, id(function), 0), lambda: _reach(
+      project, info, [function]))
+
+
+def _reach(project: _project.Project, info: _scopes.ClassInfo,
+           todo: List[ast.AST]) -> Set[str]:
+  """What `_may_run` gives for the functions and values in `todo`,
+  following the methods and attributes they read, each once."""
+  found: Set[str] = set()
+  seen: Set[int] = set()
+  names: Set[str] = set()
+  while todo:
+    node = todo.pop()
+    if id(node) in seen:
+      continue
+    seen.add(id(node))
+    owned: Set[int] = set()  # `self` of `self.x`: not handed on.
+    read: Set[int] = set()  # `self.g.output_shape`: a size, not a run.
+    for each in ast.walk(node):
+      if isinstance(each, ast.Attribute):
+        owned.add(id(each.value))
+        if each.attr in _READ_ONLY:
+          read.add(id(each.value))
+        if not (isinstance(each.value, ast.Name) and each.value.id == "self"
+                ) or id(each) in read or each.attr in names:
+          continue
+        names.add(each.attr)
+        methods = [m for m in [project.method(info, each.attr)] if m] + (
+            project.overriding(info, each.attr))
+        values = project.attribute(info, f"self.{each.attr}")
+        if not methods and not values and not _PLAIN.search(each.attr):
+          return {_ALL}  # `self.layers`: what it holds is not seen.
+        if any(_aliases(value, scope) for value, scope in values):
+          return {_ALL}  # `self.parts = {"enc": encoder}`: a part again.
+        found.add(each.attr)
+        todo.extend(m.node for m in methods)
+        todo.extend(value for value, _ in values)
+      elif isinstance(each, ast.Name) and each.id == "self" and (
+          id(each) not in owned) or isinstance(each, ast.Call) and (
+              _names.call_name(each) == "super"):
+        return {_ALL}  # `self(x)`, `model = self`, `super().call(x)`.
+  return found
+
+
+def _aliases(value: ast.AST, scope: _scopes.Scope) -> bool:
+  """Whether an attribute's `value` holds, inside a container or a call
+  (`{"enc": encoder}`, `partial(run, encoder)`), a parameter of the
+  method assigning it that the method also makes a part
+  (`self.encoder = encoder`): that part runs through it too."""
+  given = {node.id for node in ast.walk(value) if isinstance(
+      node, ast.Name) and node.id in scope.params} if not isinstance(
+          value, ast.Name) else set()
+  return bool(given) and bool(given & scope.once(
+      (_aliases, None, 0), lambda: _held_whole(scope)))
+
+
+def _held_whole(scope: _scopes.Scope) -> Set[str]:
+  """The names a method assigns, as they are, to `self.` attributes."""
+  return {node.value.id for node in ast.walk(scope.node)
+          if isinstance(node, ast.Assign) and isinstance(
+              node.value, ast.Name) and any(
+                  (_names.dotted(t) or "").startswith("self.")
+                  for t in node.targets)}
 
 
 def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
