@@ -10,6 +10,8 @@ silent. Synthetic sources in the shape of deep_rl_vizdoom (36c)."""
 import pytest
 import scanned
 
+from test_scan_a3c_guards import _LEARNER  # The same learner.
+
 
 _NETS = """\
     import tensorflow as tf
@@ -40,28 +42,6 @@ _NETS = """\
         self.sync = tf.group(*sync, name="sync")
     """
 
-_LEARNER = """\
-    import tensorflow as tf
-    import networks
-
-    class A3CLearner(object):
-      def __init__(self, network_class, thread_index, global_network,
-                   optimizer):
-        self.local_network = getattr(networks, network_class)(
-            4, thread=thread_index)
-        grads_and_vars = optimizer.compute_gradients(
-            self.local_network.loss, var_list=self.local_network.get_params())
-        grads, local_vars = zip(*grads_and_vars)
-        self.train_op = optimizer.apply_gradients(
-            zip(grads, global_network.get_params()))
-        self.local_network.prepare_sync_op(global_network)
-
-    def train(threads):
-      optimizer = tf.train.RMSPropOptimizer(7e-4)
-      global_network = networks.ACNet(4)
-      return [A3CLearner("ACNet", i, global_network, optimizer)
-              for i in range(threads)]
-    """
 
 
 _UNDER = 'self._name_scope + "/fc_pi"'
