@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._masks import _masked_inputs
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _row_masks
@@ -66,6 +67,10 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
              if id(node) not in joined]
+    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
+             for node, scope, variable in _masked_inputs.masked_inputs(
+                 analysis) if id(node) not in joined and node.lineno not in {
+                     h.node.lineno for h in hits if h.scope is scope}]
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _row_masks.row_masks(analysis)
              if id(node) not in joined]
