@@ -95,8 +95,8 @@ def _judged(analysis: Analysis, node: ast.AST,
             ) -> Optional[Hit]:
   order = analysis.order(scope)
   statement = order.statement_of(node)
-  if statement is None or isinstance(node, ast.AugAssign):
-    return None
+  if statement is None or not isinstance(node, ast.expr):
+    return None  # `x *= m` writes in place: no forward product.
   for side, mask in (pair, pair[::-1]):
     variable = _trained_variable(side, scope, trained, made, node.lineno, 0)
     if variable is None:
@@ -108,7 +108,6 @@ def _judged(analysis: Analysis, node: ast.AST,
     if _masked_weights._written_or_stopped(node, scope, analysis) or (
         _masked_weights.evaluation_only(node, scope, analysis)):
       return None
-    assert isinstance(node, ast.expr)
     return node, scope, variable
   return None
 
