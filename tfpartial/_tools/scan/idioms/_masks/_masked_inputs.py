@@ -93,15 +93,13 @@ def _judged(analysis: Analysis, node: ast.AST,
             pair: Tuple[ast.expr, ast.expr], scope: _scopes.Scope,
             trained: Set[str], made: Set[str], scopes: List[_scopes.Scope]
             ) -> Optional[Hit]:
-  order = analysis.order(scope)
-  statement = order.statement_of(node)
-  if statement is None or not isinstance(node, ast.expr):
+  if not isinstance(node, ast.expr):
     return None  # `x *= m` writes in place: no forward product.
   for side, mask in (pair, pair[::-1]):
     variable = _trained_variable(side, scope, trained, made, node.lineno, 0)
     if variable is None:
       continue
-    if not _fixed_mask(analysis, mask, scope, statement, trained, scopes):
+    if not _fixed_mask(analysis, mask, node, scope, trained, scopes):
       continue
     if not _forward(analysis, node, scope, scopes, 0):
       continue
@@ -242,23 +240,26 @@ def _peeled(mask: ast.expr) -> Tuple[ast.expr, bool]:
   return mask, complement
 
 
-def _fixed_mask(analysis: Analysis, mask: ast.expr, scope: _scopes.Scope,
-                statement: ast.stmt, trained: Set[str],
+def _fixed_mask(analysis: Analysis, mask: ast.expr, node: ast.expr,
+                scope: _scopes.Scope, trained: Set[str],
                 scopes: List[_scopes.Scope]) -> bool:
   """Whether a factor is a mask fixed while the variable trains, and the
-  code says it is a mask."""
+  code says it is a mask (the statement's structure read last: most
+  products are no mask's)."""
   root, complement = _peeled(mask)
   name = _names.dotted(root)
   if name is None or isinstance(root, ast.Name) and (
       root.id in scope.params) or name in trained:
     return False
-  if drawn(mask, scope) or made_here(mask, scope) or structural(mask, scope):
+  if drawn(mask, scope) or made_here(mask, scope) or structural(
+      mask, scope) or not _fixed_origin(analysis, root, name, scope,
+                                        trained, scopes, 0):
     return False
-  said = complement or "mask" in name.lower() or _complemented(
-      statement, name) or _under_mask_flag(analysis, statement, scope)
-  if not said:
-    return False
-  return _fixed_origin(analysis, root, name, scope, trained, scopes, 0)
+  if complement or "mask" in name.lower():
+    return True
+  statement = analysis.order(scope).statement_of(node)
+  return statement is not None and (_complemented(statement, name) or (
+      _under_mask_flag(analysis, statement, scope)))
 
 
 def _complemented(statement: ast.stmt, name: str) -> bool:
