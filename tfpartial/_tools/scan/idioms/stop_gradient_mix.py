@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._masks import _masked_inputs
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _row_masks
@@ -66,6 +67,11 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
              if id(node) not in joined]
+    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable,
+                                        "input": variable})
+             for node, scope, variable in _masked_inputs.masked_inputs(
+                 analysis) if id(node) not in joined and node.lineno not in {
+                     h.node.lineno for h in hits if h.scope is scope}]
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _row_masks.row_masks(analysis)
              if id(node) not in joined]
@@ -97,6 +103,8 @@ class StopGradientMix(_idiom.Idiom):
                  "train")
     if "rows" in hit.labels:
       return _rows_explained(hit)
+    if "input" in hit.labels:
+      return _input_explained(hit)
     if "forward" in hit.labels:
       return _forward_explained(hit)
     if "summed" in hit.labels:
@@ -147,6 +155,22 @@ def _forward_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
               "optimizer's momentum carried from before the mask still "
               "move them, and a checkpoint or export of the variable holds "
               "them, not the zeros the model uses"]
+
+
+def _input_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
+  """A trained input (a perturbation, a patch) times a fixed mask on its
+  way into the model: the masked elements never train; the variable
+  keeps them."""
+  variable = _idiom.short(hit.labels["input"])
+  return (f"the trained input `{variable}` multiplied by a fixed mask on "
+          "its way into the model: where the mask is 0 its elements reach "
+          "neither the model nor the loss, their gradient is exactly 0, "
+          "so they never train"), [
+              "none in what the model computes: the masked elements are "
+              "not read; but the variable keeps its own values there: "
+              "an optimizer's momentum carried from an earlier mask (a "
+              "mask shrunk between rounds) still moves them, and what the "
+              "variable holds there is not what the model was given"]
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
