@@ -8,11 +8,13 @@ no name is read for what it says (a mask spelled otherwise is found, one
 spelled `mask` and fed anew is not); the port is by hand, with its
 reason; and the work grows linearly with the file."""
 
+import sys
 import textwrap
 
 import pytest
 
 import scanned
+from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
 
 
@@ -50,6 +52,16 @@ FOUND = {
             cloud = load(fn)
             for it in range(100):
               sess.run(train, feed_dict={image: cloud, keep: allowed})
+        """), 4),
+    # jinyier: a mask made for each file, fed to the steps of that file's
+    # loop and, after it, to fetch the result (per run, not per step).
+    "fed per file, around the training loop": (_attack(_PLACEHOLDER, """\
+        def attack(sess, files):
+          for fn in files:
+            allowed = np.ones([1, 32, 32, 3], dtype=np.float32)
+            for it in range(100):
+              sess.run(train, feed_dict={image: fn, keep: allowed})
+            result = sess.run(adv, feed_dict={image: fn, keep: allowed})
         """), 4),
     # A fill of zeros fed to evaluate beside the loop: the same each step.
     "fed a fill to evaluate, a fixed mask to train": (_attack(_PLACEHOLDER, """\
@@ -305,21 +317,43 @@ def test_the_port_of_a_masked_input_is_by_hand_with_its_reason():
 
 
 def _attacks(n):
-  """`n` attacks in one file, each a perturbation under a loaded mask."""
-  return "import numpy as np\n" + "".join(
-      f"keep{i} = np.load('r{i}.npy')\n"
+  """`n` attacks in one file, each a perturbation under a mask (loaded,
+  or a placeholder fed in the one loop), all named `adv` and `loss`."""
+  blocks = "".join(
+      (f"keep{i} = np.load('r{i}.npy')\n" if i % 2 else
+       f"keep{i} = tf.placeholder(tf.float32, [1, 8])\n") +
       f"delta{i} = tf.Variable(np.zeros([1, 8]), dtype=tf.float32)\n"
-      f"adv{i} = image + delta{i} * keep{i}\n"
-      f"loss{i} = -model(adv{i})[0, 1] + tf.reduce_sum(adv{i} * w{i})\n"
-      f"train{i} = tf.train.AdamOptimizer().minimize(loss{i}, "
+      f"adv = image + delta{i} * keep{i}\n"
+      f"loss = -model(adv)[0, 1] + tf.reduce_sum(adv * w)\n"
+      f"train{i} = tf.train.AdamOptimizer().minimize(loss, "
       f"var_list=[delta{i}])\n" for i in range(n))
+  feed = "feed = {" + ", ".join(f"keep{i}: region{i}"
+                                for i in range(0, n, 2)) + "}\n"
+  return ("import numpy as np\n" + blocks + feed +
+          "for step in range(100):\n  sess.run(train0, feed_dict=feed)\n")
+
+
+def _work(text):
+  """The calls the scan of `text` makes in this rule's three modules."""
+  files = ("_masked_inputs.py", "_fixed_feeds.py", "_input_index.py")
+  count = [0]
+
+  def profile(frame, event, arg):
+    del arg
+    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
+        files):
+      count[0] += 1
+
+  sys.setprofile(profile)
+  try:
+    _scan.scan_project([_files.Source("big.py", text)])
+  finally:
+    sys.setprofile(None)
+  return count[0]
 
 
 def test_the_work_grows_linearly_with_the_products():
   # Was quadratic: each product walked its scope again for each name it
   # asked about (x15 at 4N on t57-sgm).
-  small, large = (scanned.scan_work(_attacks(n), "_masks/_masked_inputs.py")
-                  + scanned.scan_work(_attacks(n), "_masks/_fixed_feeds.py")
-                  + scanned.scan_work(_attacks(n), "_masks/_input_index.py")
-                  for n in (30, 120))
+  small, large = (_work(_attacks(n)) for n in (12, 48))
   assert large <= 6 * small, (small, large)

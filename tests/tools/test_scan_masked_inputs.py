@@ -39,7 +39,12 @@ POSITIVE = {
           loss = tf.reduce_sum(output) + tf.reduce_sum(tf.square(newimg))
           optimizer = tf.train.AdamOptimizer(0.01)
           train = optimizer.minimize(loss, var_list=[modifier])
-          return train
+
+          def doit(valid):
+            sess.run(setup, {assign_canchange: valid})
+            for step in range(1000):
+              sess.run(train)
+          return doit
         """, [("stop-gradient-mix", 10)]),
     # inspire-group/advml-traffic-sign OptCarlini.py 115: the sign's mask
     # is a placeholder made under `if self.use_mask`; the list is kept on
@@ -68,6 +73,11 @@ POSITIVE = {
             model_output = self.model(self.x_in)
             self.f = tf.reduce_sum(model_output) + tf.norm(self.d)
             self._setup_opt()
+
+          def optimize(self, sess, x, mask, n_step=1000):
+            feed_dict = {self.x: x, self.m: mask}
+            for step in range(n_step):
+              sess.run(self.opt, feed_dict=feed_dict)
         """, [("stop-gradient-mix", 18)]),
     # Daniel-Liu-c0deb0t pointnet_interface.py 88: a mask placeholder of
     # the cloud's shape times the variable's step away from the cloud.
@@ -84,6 +94,15 @@ POSITIVE = {
             loss = model.get_loss(logits)
             optimizer = tf.train.AdamOptimizer(learning_rate=0.01)
             self.train = optimizer.minimize(-loss, var_list=[raw])
+
+          def train_fn(self, x, mask):
+            self.sess.run(self.train, {self.x_clean: [x], self.x_mask: [mask]})
+
+        def attack(net, x, top):
+          mask = np.zeros(x.shape)
+          mask[top, :] = 1.0
+          for i in range(100):
+            net.train_fn(x, mask)
         """, [("stop-gradient-mix", 7)]),
     # jinyier/ai_pointnet_attack attack.py 48: the graph's function returns
     # the variable in a dict; another function trains `tensors['pert']`.
@@ -100,7 +119,7 @@ POSITIVE = {
             perturb_masked = perturb * l0_mask
             pointcloud = tf.math.add(cloud, perturb_masked)
             sampled = random_sample_pointcloud(pointcloud, 512)
-            tensors = {'cloud': cloud, 'pert': perturb}
+            tensors = {'cloud': cloud, 'pert': perturb, 'l0': l0_mask_pl}
           return graph, tensors
 
         def build_attack(n):
@@ -111,6 +130,13 @@ POSITIVE = {
             train_step = optimizer.minimize(attack_loss,
                                             var_list=[tensors['pert']])
           return train_step
+
+        def attack(sess, n, clouds):
+          for cloud in clouds:
+            l0_mask = np.ones(n, dtype=np.float32)
+            for it in range(100):
+              sess.run(train_step, feed_dict={tensors['cloud']: cloud,
+                                              tensors['l0']: l0_mask})
         """, [("stop-gradient-mix", 10)]),
     # StylishTriangles/adversarial_patch model_state.py 201: the mask is
     # an image a helper loads from a file.

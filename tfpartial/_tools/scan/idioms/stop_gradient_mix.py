@@ -67,8 +67,7 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
              if id(node) not in joined]
-    hits += [MixHit(node, scope, None, {"mix": node, "forward": variable,
-                                        "input": variable})
+    hits += [MixHit(node, scope, None, {"mix": node, "input": variable})
              for node, scope, variable in _masked_inputs.masked_inputs(
                  analysis) if id(node) not in joined and node.lineno not in {
                      h.node.lineno for h in hits if h.scope is scope}]
@@ -762,6 +761,13 @@ _BY_LABEL = {
     "rows": ("none needed: the table the model reads is exact as written; "
              "for the variable to hold the constants too, assign them once "
              "and keep those rows with `tfpartial.freeze`"),
+    "input": ("by hand: the masked elements must still read the "
+              "constant (`(1 - m) * original`, or 0), so the product "
+              "stays; the mask is fed or set for each run, no constant a "
+              "spec can hold: where it is set, freeze the variable's "
+              "masked elements with `tfpartial.freeze(variable, mask == "
+              "0)` on the optimizer, one spec per mask (its elements then "
+              "keep their values whatever the optimizer's state)"),
     "forward": ("use the variable itself, with the masked elements set "
                 "to 0 once, and `tfpartial.freeze(variable, mask == 0)` on "
                 "the optimizer (a mask that changes between rounds: one "
