@@ -157,19 +157,21 @@ def _forward_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
 
 
 def _input_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
-  """A trained input (a perturbation, a patch) times a fixed mask on its
-  way into the model: the masked elements never train; the variable
-  keeps them."""
+  """A trained input (a perturbation, a patch) times a mask fixed for the
+  run on its way into the model: the masked elements never train; the
+  variable keeps them."""
   variable = _idiom.short(hit.labels["input"])
-  return (f"the trained input `{variable}` multiplied by a fixed mask on "
-          "its way into the model: where the mask is 0 its elements reach "
-          "neither the model nor the loss, their gradient is exactly 0, "
-          "so they never train"), [
+  return (f"the trained input `{variable}` multiplied by a mask fixed for "
+          "the run on its way into the model (every other read of it only "
+          "writes, fetches or lists it, or goes through the same mask): "
+          "where the mask is 0 its elements reach neither the model nor "
+          "the loss, their gradient is exactly 0, so they never train"), [
               "none in what the model computes: the masked elements are "
               "not read; but the variable keeps its own values there: "
               "an optimizer's momentum carried from an earlier mask (a "
-              "mask shrunk between rounds) still moves them, and what the "
-              "variable holds there is not what the model was given"]
+              "mask shrunk between rounds) or a decoupled weight decay "
+              "still moves them, and what the variable holds there is not "
+              "what the model was given"]
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
