@@ -312,7 +312,7 @@ def test_the_port_of_a_masked_input_is_by_hand_with_its_reason():
   assert len(findings) == 1
   assert not findings[0].edits
   reason = findings[0].by_hand
-  assert "the product stays" in reason and "tfpartial.freeze(" in reason
+  assert "so the product stays" in reason and "tfpartial.freeze(" in reason
   assert "use the variable itself" not in reason
 
 

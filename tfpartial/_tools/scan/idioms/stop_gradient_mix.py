@@ -763,13 +763,14 @@ _BY_LABEL = {
     "rows": ("none needed: the table the model reads is exact as written; "
              "for the variable to hold the constants too, assign them once "
              "and keep those rows with `tfpartial.freeze`"),
-    "input": ("by hand: the masked elements must still read the "
-              "constant (`(1 - m) * original`, or 0), so the product "
-              "stays; the mask is fed or set for each run, no constant a "
-              "spec can hold: where it is set, freeze the variable's "
-              "masked elements with `tfpartial.freeze(variable, mask == "
-              "0)` on the optimizer, one spec per mask (its elements then "
-              "keep their values whatever the optimizer's state)"),
+    "input": ("not the variable itself: the masked elements must still "
+              "read the constant (`(1 - m) * original`, or 0), so the "
+              "product stays; the mask is fed or set for each run, no "
+              "constant a spec can hold: where it is set, freeze the "
+              "variable's masked elements with `tfpartial.freeze(variable, "
+              "mask == 0)` on the optimizer, one spec per mask (its "
+              "elements then keep their values whatever the optimizer's "
+              "state)"),
     "forward": ("use the variable itself, with the masked elements set "
                 "to 0 once, and `tfpartial.freeze(variable, mask == 0)` on "
                 "the optimizer (a mask that changes between rounds: one "
