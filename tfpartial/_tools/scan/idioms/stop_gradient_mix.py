@@ -67,10 +67,11 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
              if id(node) not in joined]
+    taken = {(id(h.scope), h.node.lineno) for h in hits}
     hits += [MixHit(node, scope, None, {"mix": node, "input": variable})
              for node, scope, variable in _masked_inputs.masked_inputs(
-                 analysis) if id(node) not in joined and node.lineno not in {
-                     h.node.lineno for h in hits if h.scope is scope}]
+                 analysis) if id(node) not in joined and (
+                     id(scope), node.lineno) not in taken]
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _row_masks.row_masks(analysis)
              if id(node) not in joined]
@@ -117,6 +118,11 @@ class StopGradientMix(_idiom.Idiom):
                      f"{_idiom.line(first)}) reads the variable itself, not "
                      "the mix, so its gradient reaches the frozen elements")
     return message, reasons
+
+  def advice(self, hit: _idiom.Hit) -> Tuple[str, str]:
+    if "input" in hit.labels:
+      return f"{_idiom.GUIDE}#{_INPUT_ANCHOR}", _INPUT_PORT
+    return super().advice(hit)
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     assert isinstance(hit, MixHit)
@@ -755,6 +761,12 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
 
 
 # Why the port of a hit so labelled is by hand (or not needed).
+# A masked trained input keeps its product: the guide's own subsection.
+_INPUT_ANCHOR = "a-masked-trained-input"
+_INPUT_PORT = ("keep the masked product; where the mask is set, freeze "
+               "the variable's masked elements with `tfpartial.freeze("
+               "variable, mask == 0)` on the optimizer, one spec per mask")
+
 _BY_LABEL = {
     "initial": ("the masked-out elements are a non-trainable copy of the "
                 "initial values: use the weight itself, with those values "

@@ -30,6 +30,7 @@ _FILLS = {"zeros", "ones", "zeros_like", "ones_like", "full"}
 _PURE = {"array", "asarray", "repeat", "reshape", "expand_dims", "stack",
          "tile", "astype", "copy", "float32", "broadcast_to", "squeeze",
          "list", "tuple", "float", "transpose", "concatenate"}
+_WRITES = {"assign", "assign_add", "assign_sub", "load"}
 # What runs a step inside a loop.
 _STEPS = {"run", "apply_gradients", "minimize", "train_on_batch", "fit",
           "optimize"}
@@ -42,6 +43,13 @@ class Feeds:
     self.analysis = analysis
     self.index = index
     self._outside: Dict[int, bool] = {}
+    self._bound: Dict[int, Set[str]] = {}  # id(loop) -> what it binds.
+    self._changed: Dict[int, Set[str]] = {}  # ... and changes by calls.
+    # What is passed to a function that writes its parameter.
+    self._passed: Optional[Set[str]] = None
+    self._elsewhere: Dict[str, bool] = {}  # A name -> set elsewhere.
+    # id(function) -> the last line a loop running a step starts on.
+    self._last_loop: Dict[int, int] = {}
     self._trains: Optional[Set[str]] = None
     # id(placeholder) -> (the value fed, the dict or store, its scope).
     self._fed: Optional[Dict[int, List[Tuple[ast.expr, ast.AST,
@@ -65,7 +73,7 @@ class Feeds:
     """Whether a variable no step trains is written, and only written
     values fixed for the run (a placeholder fed once, a fill)."""
     writes = self.index.writes.get(name, [])
-    if not writes or name in trained:
+    if not writes or name in trained or self._written_as_parameter(name):
       return False
     for value, call, scope in writes:
       placeholder = self._placeholder(value, scope)
@@ -75,6 +83,41 @@ class Feeds:
       elif not self.fixed_value(value, call, scope):
         return False
     return True
+
+  def _written_as_parameter(self, name: str) -> bool:
+    """Whether a function writes its parameter (`m.assign(...)` in `def
+    refresh(m)`) something not a fill, and is passed the variable."""
+    if self._passed is None:
+      self._passed = set()
+      project = self.analysis.project
+      for key, writes in self.index.writes.items():
+        for value, _, scope in writes[:8]:
+          function = scope.node
+          if key.split(".")[0] in set(scope.params) - {"self"} and (
+              isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+          ) and not _fill(value):
+            for _, call in project.calls_named([function.name], [
+                self.analysis.module(scope)]):
+              self._passed.update(n for n in map(_names.dotted, [
+                  *call.args, *(k.value for k in call.keywords)]) if n)
+    return name in self._passed
+
+  def set_elsewhere(self, name: str, scope: _scopes.Scope) -> bool:
+    """Whether another module may feed or write the mask `name` (an
+    attribute, or a name of the module's own): a key of a dict or a feed
+    (`{a.mask: ...}`, `feed[a.mask] = `), or a write (`t.mask.assign(
+    ...)`) of an attribute so spelled, or of the name imported."""
+    last = name.split(".")[-1]
+    if not name.startswith("self.") and (
+        "." in name or scope.parent is not None):
+      return False  # Local to a function: out of other modules' reach.
+    if last not in self._elsewhere:
+      own = self.analysis.module(scope)
+      project = self.analysis.project
+      self._elsewhere[last] = any(
+          _sets(project.parsed(m), last) for m in project.all_modules_with(
+              [last]) if m is not own)
+    return self._elsewhere[last]
 
   def _placeholder(self, value: ast.expr, scope: _scopes.Scope
                    ) -> Optional[ast.Call]:
@@ -126,10 +169,12 @@ class Feeds:
     order = self.analysis.order(scope)
     loop = _input_index.loop_around(where, order.parent)
     if loop is not None:
-      return not _read_names(value) & _bound_in(loop) or (
-          self._outside_training(loop, order.parent))
+      read = _read_names(value)
+      return not (read & self._bound_in(loop) or _touched(
+          read, self._changed_in(loop, scope))) or (
+              self._outside_training(loop, order.parent))
     function = _input_index.function_around(where, order.parent)
-    if function is None or _runs_a_loop(function, where):
+    if function is None or self._runs_a_loop(function, where):
       return True  # Fed once, before the loop that trains.
     params = set(scope.params) - {"self"}
     read = _read_names(value)
@@ -138,6 +183,45 @@ class Feeds:
         n.startswith("self.") for n in read):
       return False  # Made in the function, or state: anew with each call.
     return self._callers_fixed(function, read & params)
+
+  def _bound_in(self, loop: ast.AST) -> Set[str]:
+    if id(loop) not in self._bound:
+      self._bound[id(loop)] = _bound_in(loop)
+    return self._bound[id(loop)]
+
+  def _changed_in(self, loop: ast.AST, scope: _scopes.Scope) -> Set[str]:
+    """What a loop may change through calls: an object it calls a method
+    of or passes to a call (`loader.advance()`, `refresh(m)`), and what a
+    project function it calls assigns (a `self.` attribute, a global, an
+    array in place)."""
+    if id(loop) not in self._changed:
+      found: Set[str] = set()
+      for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call)):
+        if _names.call_name(call) in _PURE | _FILLS | {"print"}:
+          continue
+        receiver = _names.dotted(call.func.value) if isinstance(
+            call.func, ast.Attribute) else None
+        if receiver is not None and receiver.split(".")[0] not in (
+            _scopes.imported_names(scope)):
+          found.add(receiver)
+        found.update(n for n in map(_names.dotted, [
+            *call.args, *(k.value for k in call.keywords)]) if n)
+        if receiver in (None, "self"):
+          function = self.analysis.flow.callee(call, scope)
+          if function is not None:
+            found |= _assigns(function)
+      self._changed[id(loop)] = found
+    return self._changed[id(loop)]
+
+  def _runs_a_loop(self, function: ast.AST, where: ast.AST) -> bool:
+    """Whether the function runs a step in a loop after `where`."""
+    if id(function) not in self._last_loop:
+      self._last_loop[id(function)] = max((
+          n.lineno for n in ast.walk(function) if isinstance(
+              n, (ast.For, ast.While)) and any(
+                  isinstance(c, ast.Call) and _names.call_name(c) in _STEPS
+                  for c in ast.walk(n))), default=0)
+    return self._last_loop[id(function)] > getattr(where, "lineno", 0)
 
   def _outside_training(self, loop: ast.AST,
                         parent_of: _input_index.ParentOf) -> bool:
@@ -183,7 +267,8 @@ class Feeds:
           return False
         loop = _input_index.loop_around(call, self.analysis.order(
             place).parent)
-        if loop is not None and _read_names(argument) & _bound_in(loop):
+        if loop is not None and _read_names(argument) & self._bound_in(
+            loop):
           return False
     return True
 
@@ -246,9 +331,50 @@ def _bound_in(loop: ast.AST) -> Set[str]:
   return found
 
 
-def _runs_a_loop(function: ast.AST, where: ast.AST) -> bool:
-  """Whether the function runs a step in a loop after `where`."""
-  line = getattr(where, "lineno", 0)
-  return any(isinstance(n, (ast.For, ast.While)) and n.lineno > line and any(
-      isinstance(c, ast.Call) and _names.call_name(c) in _STEPS
-      for c in ast.walk(n)) for n in ast.walk(function))
+def _touched(read: Set[str], changed: Set[str]) -> bool:
+  """Whether a name read is (or is part of) what a loop changes."""
+  return any(name == c or name.startswith(c + ".") for name in read
+             for c in changed)
+
+
+def _assigns(function: ast.AST) -> Set[str]:
+  """What a function assigns that outlives it: `self.x`, a global, an
+  array changed in place (`m[...] = `)."""
+  found: Set[str] = set()
+  declared = {n for g in ast.walk(function) if isinstance(g, ast.Global)
+              for n in g.names}
+  for node in ast.walk(function):
+    targets = node.targets if isinstance(node, ast.Assign) else [
+        node.target] if isinstance(node, ast.AugAssign) else []
+    for target in targets:
+      inner = target.value if isinstance(target, ast.Subscript) else target
+      name = _names.dotted(inner) if isinstance(
+          inner, (ast.Name, ast.Attribute)) else None
+      if name is not None and (name.startswith("self.") or name in (
+          declared) or inner is not target):
+        found.add(name)
+  return found
+
+
+def _sets(root: Optional[_scopes.Scope], last: str) -> bool:
+  """Whether a module feeds or writes an attribute spelled `last` (or the
+  name, imported): a dict's key, a subscript's, a write's receiver."""
+  if root is None:
+    return False
+  tree = root.node
+  imported = any(isinstance(n, ast.ImportFrom) and any(
+      a.name == last for a in n.names) for n in ast.walk(tree))
+
+  def named(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == last or (
+        imported and isinstance(node, ast.Name) and node.id == last)
+
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Dict) and any(named(k) for k in node.keys) or (
+        isinstance(node, ast.Subscript) and isinstance(
+            node.ctx, ast.Store) and named(node.slice)) or (
+                isinstance(node, ast.Call) and isinstance(
+                    node.func, ast.Attribute) and node.func.attr in _WRITES
+                and named(node.func.value)):
+      return True
+  return False

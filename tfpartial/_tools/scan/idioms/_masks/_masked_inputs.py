@@ -11,7 +11,8 @@ to `minimize`, `compute_gradients` or a tape's `gradient`); the mask is
 fixed by what feeds or writes it (`_fixed_feeds`: a placeholder fed once
 before the loop or from what the loop does not bind anew, a variable no
 step trains written such a value, an array loaded once from a file). No
-name is read for what it says. Every other read of the variable is
+name is read for what it says (a helper given the product is the
+forward pass, whatever it is called). Every other read of the variable is
 followed: each must reach the loss only through a product with the same
 mask (else the masked elements train by that other way, a regulariser of
 the variable itself too), or only be written, fetched, listed or saved.
@@ -50,6 +51,14 @@ _NOT_FORWARD = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
                 "norm", "l2_loss", "nn.l2_loss", "print", "Print", "image",
                 "histogram", "scalar", "assign", "assign_add", "assign_sub",
                 "stop_gradient", "gradients", "gradient", "run", "eval"}
+
+
+# What gathers every variable's penalty, or every trainable variable.
+_COLLECTED = {"get_regularization_loss", "get_regularization_losses"}
+_VARIABLES = {"trainable_variables", "trainable_weights",
+              "TRAINABLE_VARIABLES"}
+
+
 def masked_inputs(analysis: Analysis) -> List[Hit]:
   """(the product, its scope, the variable) of each trained input
   multiplied by a fixed mask on its way into the model."""
@@ -69,6 +78,7 @@ def masked_inputs(analysis: Analysis) -> List[Hit]:
     if not trained:
       continue
     judge = _Judge(analysis, index, trained)
+    judge.collects = _collects(module.tree, text)
     lines: Set[int] = set()
     for node, scope, pair in index.products:
       if node.lineno in lines:
@@ -120,6 +130,7 @@ class _Judge:
     self.analysis = analysis
     self.index = index
     self.trained = trained
+    self.collects = False  # The loss sums every variable's penalty.
     self.feeds = _fixed_feeds.Feeds(analysis, index)
     self.reads = _masked_reads.Reads(analysis, index)
 
@@ -135,10 +146,20 @@ class _Judge:
       if _masked_weights._written_or_stopped(node, scope, self.analysis) or (
           _masked_weights.evaluation_only(node, scope, self.analysis)):
         return None
-      if not self.reads.only_masked(variable, node, scope, root):
+      if self.collects or self._regularized(variable, scope) or not (
+          self.reads.only_masked(variable, node, scope, root)):
         return None
       return node, scope, variable
     return None
+
+  def _regularized(self, variable: ast.expr, scope: _scopes.Scope
+                   ) -> bool:
+    """Whether the variable is made with a regularizer (its penalty
+    trains every element)."""
+    name = _names.dotted(variable)
+    values = self.index.values(name, scope) if name is not None else []
+    return bool(values) and isinstance(values[-1][0], ast.Call) and any(
+        k.arg == "regularizer" for k in values[-1][0].keywords)
 
   def _trained_variable(self, node: ast.expr, scope: _scopes.Scope,
                         before: int, depth: int) -> Optional[ast.expr]:
@@ -204,10 +225,11 @@ class _Judge:
       called = _names.call_name(value)
       if called in _fixed_feeds.PLACEHOLDERS:
         if not _fixed_shape(value) or not self.feeds.placeholder_fixed(
-            value):
+            value) or self.feeds.set_elsewhere(name, place):
           return False
       elif called in _MAKERS:
-        if not self.feeds.variable_fixed(name, self.trained):
+        if not self.feeds.variable_fixed(name, self.trained) or (
+            self.feeds.set_elsewhere(name, place)):
           return False
       elif not self._loaded(value, place) or _input_index.loop_around(
           statement, self.analysis.order(place).parent) is not None:
@@ -222,30 +244,28 @@ class _Judge:
     function = self.analysis.flow.callee(call, scope)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       return False
-    return any(isinstance(n, ast.Call) and _names.call_name(n) in _LOADS
-               for n in ast.walk(function)) and not any(
-                   isinstance(n, ast.Call) and "random" in (
-                       _names.dotted(n.func) or "")
-                   for n in ast.walk(function))
+    calls = [n for n in ast.walk(function) if isinstance(n, ast.Call)]
+    return any(_names.call_name(n) in _LOADS for n in calls) and not any(
+        drawn(n, scope) for n in calls)
 
   def _forward(self, node: ast.AST, scope: _scopes.Scope, depth: int
                ) -> bool:
     """Whether a value goes on into a model or an op of the forward pass
-    (`model.predict(newimg)`, `tf.math.add(cloud, perturb_masked)`), not
-    only into a reduction (a loss mask), a summary, or a weight's
-    reader."""
+    (`model.predict(newimg)`, `tf.math.add(cloud, perturb_masked)`, a
+    project function given it, whatever its name), not only into a
+    reduction (a loss mask), a summary op, or a weight's reader."""
     order = self.analysis.order(scope)
     current: ast.AST = node
     parent = order.parent(current)
     while isinstance(parent, (ast.BinOp, ast.UnaryOp)) or isinstance(
-        parent, ast.Call) and _names.call_name(parent) in _masked_reads.ELEMENTWISE and (
-            parent.func is not current):
+        parent, ast.Call) and _names.call_name(
+            parent) in _masked_reads.ELEMENTWISE and (
+                parent.func is not current):
       current, parent = parent, order.parent(parent)
     if isinstance(parent, ast.Call) and parent.func is not current:
       called = _names.call_name(parent)
       return not (called in _NOT_FORWARD or called in (
-          _masked_weights._READERS) or "loss" in called.lower() or (
-              "summary" in (_names.dotted(parent.func) or "")))
+          _masked_weights._READERS))
     if isinstance(parent, ast.keyword) or not isinstance(
         parent, ast.Assign) or len(parent.targets) != 1 or depth > 3:
       return False
@@ -254,6 +274,27 @@ class _Judge:
       return False
     return any(self._forward(read, place, depth + 1)
                for read, place in self.reads.seeing(name, parent, scope))
+
+def _collects(tree: Optional[ast.AST], text: str) -> bool:
+  """Whether the module gathers the regularisation losses, or iterates
+  over the trainable variables (`[tf.nn.l2_loss(v) for v in
+  tf.trainable_variables()]`): a penalty that trains each variable
+  whole, whatever its name."""
+  if tree is None or "regulari" not in text and (
+      "trainable_variables" not in text and "TRAINABLE" not in text):
+    return False
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and _names.call_name(node) in _COLLECTED:
+      return True
+    if isinstance(node, ast.Attribute) and node.attr == (
+        "REGULARIZATION_LOSSES"):
+      return True
+    if isinstance(node, ast.comprehension) and any(
+        isinstance(n, ast.Attribute) and n.attr in _VARIABLES or isinstance(
+            n, ast.Name) and n.id in _VARIABLES for n in ast.walk(node.iter)):
+      return True
+  return False
+
 
 def _fixed_shape(call: ast.Call) -> bool:
   """Whether a placeholder's shape has no batch axis (`None`) and is no

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from typing import List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -47,33 +47,34 @@ _LISTS = {"var_list", "variables", "sources", "variables_to_train"}
 Reached = Union[bool, str, ast.Assign]
 
 
-
-
 class Reads:
   """Follows the reads of one module's variables through its index."""
 
   def __init__(self, analysis: Analysis, index: Index):
     self.analysis = analysis
     self.index = index
+    # (id(the variable's assignment), the mask) -> the answer.
+    self._answers: Dict[Tuple[int, Tuple[str, bool]], bool] = {}
+    self._masking: Dict[Tuple[str, bool], FrozenSet[int]] = {}
 
-  def seeing(self, name: str, statement: ast.Assign,
-                    home: _scopes.Scope, masking: Optional[ast.AST] = None
-                    ) -> List[_input_index.Read]:
+  def seeing(self, name: str, statement: ast.Assign, home: _scopes.Scope,
+             masking: FrozenSet[int] = frozenset()
+             ) -> List[_input_index.Read]:
     """The reads of `name` that may see what `statement` assigns it: in
     its scope, those after it up to an assignment on every path after it
     (one in a branch hides it only in that branch; in a loop, the reads
     before the first assignment see it next turn); elsewhere (another
     method, a closure), all unless such an assignment follows. The
-    statement `masking` (the masked product's, under the `if` that turns
-    the mask on) hides it wherever it runs: the question is what trains
-    when the mask is on."""
+    statements `masking` (ids of the masked products', under the `if`
+    that turns the mask on) hide it wherever they run: the question is
+    what trains when the mask is on."""
     mine = [b[2] for b in self.index.values(name, home) if b[1] is home]
     at = bisect.bisect_left([b.lineno for b in mine], statement.lineno)
     if at >= len(mine) or mine[at] is not statement:
       return []
     parent_of = self.analysis.order(home).parent
     later = mine[at + 1:]
-    cut = next((b for b in later if b is masking or _hides(
+    cut = next((b for b in later if id(b) in masking or _hides(
         b, statement, parent_of)), None)
     end = statement.end_lineno or statement.lineno
     until = 10 ** 9 if cut is None else (cut.end_lineno or cut.lineno)
@@ -91,35 +92,65 @@ class Reads:
               lines, first)] if _input_index.loop_around(
                   r[0], parent_of) is loop]
     if cut is None:
+      derived = self._derived(home) if name.startswith("self.") else []
       found += [(read, place) for read, place in self.index.reads.get(
           name, []) if place is not home and (
               place.cls is home.cls if name.startswith("self.") else (
                   home in _outer(place) and name not in _local(place)))]
+      found += [(node, method) for info in derived
+                for method in info.methods.values()
+                for node in ast.walk(method.node) if isinstance(
+                    node, ast.Attribute) and isinstance(
+                        node.ctx, ast.Load) and _names.dotted(node) == name]
     return found
+
+  def _derived(self, home: _scopes.Scope) -> List[_scopes.ClassInfo]:
+    """The project's subclasses of the class `home` is a method of (a
+    subclass's method reads what `self.` holds too)."""
+    if home.cls is None:
+      return []
+    return self.analysis.project.subclasses(home.cls)[:8]
 
   def only_masked(self, variable: ast.expr, product: ast.expr,
                    scope: _scopes.Scope, mask: Tuple[str, bool]) -> bool:
     """Whether every read of the variable (and of what is computed from
     it) reaches the loss only through a product with this mask: else the
-    masked elements train by that other way."""
+    masked elements train by that other way. Answered once per variable
+    and mask, all its products with the mask the way through."""
     name = _names.dotted(variable)
     bound = self.index.values(name, scope, product.lineno) if (
         name is not None) else []
     if not bound or name is None:
       return False
     made = bound[-1][2]
-    masking = self.analysis.order(scope).statement_of(product)
     if not isinstance(made, ast.Assign):
       return False
+    key = (id(made), mask)
+    if key not in self._answers:
+      self._answers[key] = self._only_masked(name, made, bound[-1][1], mask)
+    return self._answers[key]
+
+  def _masking_statements(self, mask: Tuple[str, bool]) -> FrozenSet[int]:
+    """The ids of the statements holding a product with the mask."""
+    if mask not in self._masking:
+      self._masking[mask] = frozenset(
+          id(self.analysis.order(place).statement_of(node))
+          for node, place, _ in self.index.products
+          if _same_mask(node, mask))
+    return self._masking[mask]
+
+  def _only_masked(self, name: str, made: ast.Assign, home: _scopes.Scope,
+                   mask: Tuple[str, bool]) -> bool:
+    masking = self._masking_statements(mask)
     queue: List[Tuple[str, Optional[ast.Assign], _scopes.Scope]] = [
-        (name, made, bound[-1][1])]
+        (name, made, home)]
     seen: Set[object] = set()
     while queue:
       spelled, statement, home = queue.pop()
       reads = self.index.key_reads.get(spelled, []) if statement is None \
           else self.seeing(spelled, statement, home, masking)
       for read, place in reads:
-        reached = self._reached(read, place, product, mask)
+        reached = self._reached(read, place, mask)
         if reached is False:
           return False
         if reached is True or id(reached) in seen or reached in seen:
@@ -138,13 +169,13 @@ class Reads:
     return True
 
   def _reached(self, read: ast.expr, place: _scopes.Scope,
-               product: ast.expr, mask: Tuple[str, bool]) -> Reached:
+               mask: Tuple[str, bool]) -> Reached:
     """What a read of the variable (or of a value made from it) reaches
     first, walking out of its expression."""
     parent_of = self.analysis.order(place).parent
     node: ast.AST = read
     while True:
-      if node is product or _same_mask(node, mask):
+      if _same_mask(node, mask):
         return True
       parent = parent_of(node)
       if parent is None:
