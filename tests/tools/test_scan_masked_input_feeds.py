@@ -8,7 +8,7 @@ no name is read for what it says (a mask spelled otherwise is found, one
 spelled `mask` and fed anew is not); the port is by hand, with its
 reason; and the work grows linearly with the file."""
 
-import sys
+import os
 import textwrap
 
 import pytest
@@ -16,6 +16,12 @@ import pytest
 import scanned
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _scan
+from tfpartial._tools.scan.idioms import _masks
+
+
+# Every module of `_masks/` (the rule's and those it calls).
+_MASKS = tuple(sorted(name for name in os.listdir(
+    os.path.dirname(_masks.__file__)) if name.endswith(".py")))
 
 
 def _found(code):
@@ -314,6 +320,7 @@ def test_the_port_of_a_masked_input_is_by_hand_with_its_reason():
   reason = findings[0].by_hand
   assert "so the product stays" in reason and "tfpartial.freeze(" in reason
   assert "use the variable itself" not in reason
+  assert "keep the masked product" in findings[0].port
 
 
 def _attacks(n):
@@ -334,22 +341,9 @@ def _attacks(n):
 
 
 def _work(text):
-  """The calls the scan of `text` makes in this rule's three modules."""
-  files = ("_masked_inputs.py", "_fixed_feeds.py", "_input_index.py")
-  count = [0]
-
-  def profile(frame, event, arg):
-    del arg
-    if event in ("call", "c_call") and frame.f_code.co_filename.endswith(
-        files):
-      count[0] += 1
-
-  sys.setprofile(profile)
-  try:
-    _scan.scan_project([_files.Source("big.py", text)])
-  finally:
-    sys.setprofile(None)
-  return count[0]
+  """The calls the scan of `text` makes in all of `_masks/`."""
+  return scanned.calls_made(lambda: _scan.scan_project(
+      [_files.Source("big.py", text)]), _MASKS)[0]
 
 
 def test_the_work_grows_linearly_with_the_products():

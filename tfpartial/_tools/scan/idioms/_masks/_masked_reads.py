@@ -132,12 +132,17 @@ class Reads:
 
   def _masking_statements(self, mask: Tuple[str, bool]) -> FrozenSet[int]:
     """The ids of the statements holding a product with the mask."""
-    if mask not in self._masking:
-      self._masking[mask] = frozenset(
-          id(self.analysis.order(place).statement_of(node))
-          for node, place, _ in self.index.products
-          if _same_mask(node, mask))
-    return self._masking[mask]
+    if not self._masking:
+      grouped: Dict[Tuple[str, bool], Set[int]] = {}
+      for node, place, _ in self.index.products:
+        pair = _masked_weights.product(node)
+        for root, complement in map(peeled, pair or ()):
+          grouped.setdefault((_names.dotted(root) or "", complement),
+                             set()).add(id(self.analysis.order(
+                                 place).statement_of(node)))
+      self._masking = {k: frozenset(v) for k, v in grouped.items()}
+      self._masking[("", False)] = frozenset()
+    return self._masking.get(mask, frozenset())
 
   def _only_masked(self, name: str, made: ast.Assign, home: _scopes.Scope,
                    mask: Tuple[str, bool]) -> bool:
