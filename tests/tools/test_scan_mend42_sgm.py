@@ -156,8 +156,9 @@ SILENT = {
         import numpy as np
         import tensorflow as tf
         keep = np.load("mask.npy")
-        delta = tf.get_variable("delta", [1, 32, 32, 3],
-                                regularizer=tf.contrib.layers.l2_regularizer(0.1))
+        delta = tf.get_variable(
+            "delta", [1, 32, 32, 3],
+            regularizer=tf.contrib.layers.l2_regularizer(0.1))
         adv = image + delta * keep
         loss = -model(adv)[0, 1] + tf.losses.get_regularization_loss()
         train = tf.train.AdamOptimizer(0.01).minimize(loss, var_list=[delta])
