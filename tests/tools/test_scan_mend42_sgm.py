@@ -241,6 +241,23 @@ SILENT_PROJECTS = {
 }
 
 
+def test_another_class_s_own_attribute_so_spelled_is_not_the_mask():
+  # The twin of the placeholder fed from another module (inspire-group:
+  # each attack class feeds its own `self.m`).
+  files = {
+      "attack.py": SILENT_PROJECTS[
+          "a placeholder with a default fed a draw by another module"][
+              "attack.py"],
+      "other.py": """\
+          import numpy as np
+          class Other:
+            def run(self, sess):
+              for step in range(100):
+                sess.run(self.train, {self.mask: np.random.rand(4) < 0.5})
+          """}
+  assert scanned.in_project(files) == [("stop-gradient-mix", "attack.py", 9)]
+
+
 @pytest.mark.parametrize("name", sorted(FOUND))
 def test_found(name):
   code, line = FOUND[name]

@@ -366,8 +366,10 @@ def _sets(root: Optional[_scopes.Scope], last: str) -> bool:
       a.name == last for a in n.names) for n in ast.walk(tree))
 
   def named(node: Optional[ast.AST]) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == last or (
-        imported and isinstance(node, ast.Name) and node.id == last)
+    """`a.mask` (another class's own `self.mask` is its own)."""
+    return isinstance(node, ast.Attribute) and node.attr == last and not (
+        isinstance(node.value, ast.Name) and node.value.id == "self") or (
+            imported and isinstance(node, ast.Name) and node.id == last)
 
   for node in ast.walk(tree):
     if isinstance(node, ast.Dict) and any(named(k) for k in node.keys) or (
