@@ -186,16 +186,6 @@ NEGATIVE = {
         model = tf.keras.Sequential([Masked()])
         model.fit(x, y)
         """,
-    # An attack's patch: a variable pasted into the image under a mask
-    # (an input, no model's weight).
-    "a perturbation pasted into an input under a mask": """\
-        import numpy as np
-        patch_mask = np.load("patch_mask.npy")
-        delta = tf.Variable(tf.zeros([1, 32, 32, 3]))
-        adv = image * (1 - patch_mask) + delta * patch_mask
-        train_op = tf.train.AdamOptimizer().minimize(
-            loss(model(adv)), var_list=[delta])
-        """,
     # Glow's LU-decomposed 1x1 convolution: the triangle's mask is the
     # parametrization's shape.
     "a triangular factor of an LU parametrization": """\

@@ -197,10 +197,11 @@ def _finding(idiom: Idiom, hit: Hit, analysis: Analysis) -> Finding:
   elif rewritten and not isinstance(ported, str):
     ported = f"{rewritten}: port it by hand"
   line, cell = source.locate(shown.lineno)
+  link, advice = idiom.advice(hit)
   return Finding(
       source.path, line, shown.col_offset + 1, idiom.id,
-      f"{message} (see {idiom.entry.link})", "; ".join(reasons or [PLAIN]),
-      idiom.entry.port, edits=ported if isinstance(ported, tuple) else (),
+      f"{message} (see {link})", "; ".join(reasons or [PLAIN]),
+      advice, edits=ported if isinstance(ported, tuple) else (),
       by_hand=ported if isinstance(ported, str) else "", cell=cell,
       edited="" if caller is module else caller.source.path)
 

@@ -90,6 +90,12 @@ class Idiom(abc.ABC):
 
   by_hand: ClassVar[str] = "port it as the guide's section says"
 
+  def advice(self, hit: Hit) -> Tuple[str, str]:
+    """(the guide's section, the port in words) for `hit`: the entry's,
+    unless a kind of hit has its own."""
+    del hit
+    return self.entry.link, self.entry.port
+
   def rule(self) -> Dict[str, object]:
     """The idiom's SARIF rule."""
     return {

@@ -17,6 +17,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._masks import _masked_inputs
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _pruning_masks
 from tfpartial._tools.scan.idioms._masks import _row_masks
@@ -66,6 +67,11 @@ class StopGradientMix(_idiom.Idiom):
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _pruning_masks.masked(analysis)
              if id(node) not in joined]
+    taken = {(id(h.scope), h.node.lineno) for h in hits}
+    hits += [MixHit(node, scope, None, {"mix": node, "input": variable})
+             for node, scope, variable in _masked_inputs.masked_inputs(
+                 analysis) if id(node) not in joined and (
+                     id(scope), node.lineno) not in taken]
     hits += [MixHit(node, scope, None, {"mix": node, "forward": variable})
              for node, scope, variable in _row_masks.row_masks(analysis)
              if id(node) not in joined]
@@ -97,6 +103,8 @@ class StopGradientMix(_idiom.Idiom):
                  "train")
     if "rows" in hit.labels:
       return _rows_explained(hit)
+    if "input" in hit.labels:
+      return _input_explained(hit)
     if "forward" in hit.labels:
       return _forward_explained(hit)
     if "summed" in hit.labels:
@@ -110,6 +118,11 @@ class StopGradientMix(_idiom.Idiom):
                      f"{_idiom.line(first)}) reads the variable itself, not "
                      "the mix, so its gradient reaches the frozen elements")
     return message, reasons
+
+  def advice(self, hit: _idiom.Hit) -> Tuple[str, str]:
+    if "input" in hit.labels:
+      return f"{_idiom.GUIDE}#{_INPUT_ANCHOR}", _INPUT_PORT
+    return super().advice(hit)
 
   def port(self, hit: _idiom.Hit, analysis: Analysis) -> _edits.Port:
     assert isinstance(hit, MixHit)
@@ -147,6 +160,24 @@ def _forward_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
               "optimizer's momentum carried from before the mask still "
               "move them, and a checkpoint or export of the variable holds "
               "them, not the zeros the model uses"]
+
+
+def _input_explained(hit: _idiom.Hit) -> Tuple[str, List[str]]:
+  """A trained input (a perturbation, a patch) times a mask fixed for the
+  run on its way into the model: the masked elements never train; the
+  variable keeps them."""
+  variable = _idiom.short(hit.labels["input"])
+  return (f"the trained input `{variable}` multiplied by a mask fixed for "
+          "the run on its way into the model (every other read of it only "
+          "writes, fetches or lists it, or goes through the same mask): "
+          "where the mask is 0 its elements reach neither the model nor "
+          "the loss, their gradient is exactly 0, so they never train"), [
+              "none in what the model computes: the masked elements are "
+              "not read; but the variable keeps its own values there: "
+              "an optimizer's momentum carried from an earlier mask (a "
+              "mask shrunk between rounds) or a decoupled weight decay "
+              "still moves them, and what the variable holds there is not "
+              "what the model was given"]
 
 
 def _mixers(analysis: Analysis) -> Dict[str, Set[int]]:
@@ -730,6 +761,12 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
 
 
 # Why the port of a hit so labelled is by hand (or not needed).
+# A masked trained input keeps its product: the guide's own subsection.
+_INPUT_ANCHOR = "a-masked-trained-input"
+_INPUT_PORT = ("keep the masked product; where the mask is set, freeze "
+               "the variable's masked elements with `tfpartial.freeze("
+               "variable, mask == 0)` on the optimizer, one spec per mask")
+
 _BY_LABEL = {
     "initial": ("the masked-out elements are a non-trainable copy of the "
                 "initial values: use the weight itself, with those values "
@@ -738,6 +775,14 @@ _BY_LABEL = {
     "rows": ("none needed: the table the model reads is exact as written; "
              "for the variable to hold the constants too, assign them once "
              "and keep those rows with `tfpartial.freeze`"),
+    "input": ("not the variable itself: the masked elements must still "
+              "read the constant (`(1 - m) * original`, or 0), so the "
+              "product stays; the mask is fed or set for each run, no "
+              "constant a spec can hold: where it is set, freeze the "
+              "variable's masked elements with `tfpartial.freeze(variable, "
+              "mask == 0)` on the optimizer, one spec per mask (its "
+              "elements then keep their values whatever the optimizer's "
+              "state)"),
     "forward": ("use the variable itself, with the masked elements set "
                 "to 0 once, and `tfpartial.freeze(variable, mask == 0)` on "
                 "the optimizer (a mask that changes between rounds: one "

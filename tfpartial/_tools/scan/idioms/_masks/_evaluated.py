@@ -85,7 +85,8 @@ def fed_otherwise(mask: ast.expr, scope: _scopes.Scope,
   return _feeding(mask, scope, analysis, _otherwise)
 
 
-def _otherwise(value: ast.expr, tree: ast.AST) -> bool:
+def _otherwise(value: ast.expr, compared: Callable[[], Set[str]]) -> bool:
+  del compared
   for item in ast.walk(value):
     if isinstance(item, ast.Call) and ("random" in (_names.dotted(
         item.func) or "") or _names.call_name(item) in _SHAPES):
@@ -97,7 +98,8 @@ _SHAPES = {"tril", "triu", "band_part", "matrix_band_part", "eye"}
 
 
 def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
-             judge: Callable[[ast.expr, ast.AST], bool]) -> bool:
+             judge: Callable[[ast.expr, Callable[[], Set[str]]], bool]
+             ) -> bool:
   """Whether a placeholder `mask` is fed a value `judge` holds for."""
   if not isinstance(mask, ast.Name):
     return False
@@ -117,6 +119,9 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   # A module's keyed values, listed once a scan: many masks ask one module.
   listed = analysis.once("evaluated:keyed", dict)
   assert isinstance(listed, dict)
+  # A module's names assigned a comparison in the session, once a scan.
+  compared = analysis.once("evaluated:compared", dict)
+  assert isinstance(compared, dict)
   # Notebooks that only read the mask may outnumber the script that feeds
   # it: look first where its graph name is spelled.
   modules = sorted(analysis.project.all_modules_with(words), key=lambda m: (
@@ -127,8 +132,16 @@ def _feeding(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
       continue
     if id(module) not in listed:
       listed[id(module)] = list(_keyed(tree))
-    if any(judge(v, tree) for v in _feeds(listed[id(module)], mask.id,
-                                          keys)):
+
+    def names(tree: ast.AST = tree, key: int = id(module)) -> Set[str]:
+      if key not in compared:
+        compared[key] = {ast.unparse(t) for n in ast.walk(tree) if isinstance(
+            n, ast.Assign) and _session_compare(n.value) for t in n.targets}
+      found: Set[str] = compared[key]
+      return found
+
+    if any(judge(v, names) for v in _feeds(listed[id(module)], mask.id,
+                                           keys)):
       return True
   return False
 
@@ -161,15 +174,14 @@ def _feeds(keyed: Sequence[Tuple[Optional[ast.expr], ast.expr]], name: str,
       yield value
 
 
-def _thresholded(value: ast.expr, tree: ast.AST) -> bool:
+def _thresholded(value: ast.expr, compared: Callable[[], Set[str]]
+                 ) -> bool:
   """Whether a fed value is, or is kept under a name (`params["mask"]`)
   assigned somewhere in the module, a comparison of values evaluated in
   the session (`np.abs(sess.run(w)) > t`)."""
   if _session_compare(value):
     return True
-  spelled = ast.unparse(value)
-  return any(isinstance(n, ast.Assign) and _session_compare(n.value) and any(
-      ast.unparse(t) == spelled for t in n.targets) for n in ast.walk(tree))
+  return ast.unparse(value) in compared()
 
 
 def _session_compare(value: ast.expr) -> bool:
