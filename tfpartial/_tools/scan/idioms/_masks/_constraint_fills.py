@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import collections
 import re
-from typing import Counter, List, Optional, Set, Tuple, cast
+from typing import Counter, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -145,7 +145,6 @@ def _words(module: object, analysis: Analysis
   path = getattr(module, "path", "")
 
   def compute() -> Tuple[bool, Counter[str], Counter[str]]:
-    _TEXT_SCANS.append(path)
     return (_TRAINS.search(text) is not None,
             collections.Counter(_WORD.findall(text)),
             collections.Counter(a or b for a, b in _OWN.findall(text)))
@@ -159,10 +158,6 @@ _TRAINS = re.compile(r"\.(?:fit|fit_generator|train_on_batch|"
                      r"apply_gradients|minimize)\(")
 _WORD = re.compile(r"\b\w+\b")
 _OWN = re.compile(r"\bclass\s+(\w+)|\bsuper\(\s*(\w+)\s*,")
-
-# The modules whose text `_words` scanned (for the cost tests).
-_TEXT_SCANS: List[str] = []
-
 
 def _imports(module: object, stem: str) -> bool:
   """Whether a module's text imports a module named `stem`."""

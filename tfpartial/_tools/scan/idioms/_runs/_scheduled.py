@@ -83,11 +83,36 @@ def _facts(keeper: _scopes.Scope, home: ast.AST) -> _Facts:
   info = None if isinstance(home, ast.ClassDef) else (
       _scopes.enclosing_class(keeper))
   owner = home if info is None else info.node
+  method = _scopes.enclosing_method(keeper) if info is not None else None
+  # A class's flags are counted once, kept where the class is defined.
+  holder = method.parent if method is not None and (
+      method.parent is not None) else keeper
   return keeper.once(("scheduled facts", home, 0),
-                     lambda: _read_facts(home, owner))
+                     lambda: _read_facts(home, owner, holder))
 
 
-def _read_facts(home: ast.AST, owner: ast.AST) -> _Facts:
+def _self_counts(holder: _scopes.Scope, owner: ast.AST) -> Dict[str, int]:
+  """How often each `self.flag` is assigned in `owner` (a class less its
+  `__init__`, or a function), counted once per owner and scan: every
+  method of a class asks, and a walk of the class per method was
+  quadratic in its methods."""
+
+  def count() -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for node in _outside_init(owner):
+      key = _flag(node) if isinstance(node, ast.Attribute) and isinstance(
+          node.ctx, ast.Store) else None
+      if key is not None:
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+  counts = holder.once(("scheduled self flags", owner, 0), count)
+  assert isinstance(counts, dict)
+  return counts
+
+
+def _read_facts(home: ast.AST, owner: ast.AST,
+                holder: _scopes.Scope) -> _Facts:
   """The facts of `home`, its `self.` flags counted over `owner` (the
   class of a method, else `home` itself)."""
   nodes = list(_scopes.walk(home))
@@ -97,7 +122,7 @@ def _read_facts(home: ast.AST, owner: ast.AST) -> _Facts:
   counters = {name for n in nodes if isinstance(n, (ast.For, ast.While))
               for name in _counters(n)}
   arms: List[Tuple[Set[str], Set[str]]] = []
-  flags = _Flags(nodes, owner) if counters else None
+  flags = _Flags(nodes, _self_counts(holder, owner)) if counters else None
   for n in nodes if flags else []:
     if flags and isinstance(n, (ast.If, ast.IfExp)) and n.orelse:
       counted = _counted(n.test, counters)
@@ -117,7 +142,7 @@ class _Flags:
   default is set before any loop and changes no part of the run), the
   innermost loop around each node."""
 
-  def __init__(self, nodes: List[ast.AST], owner: ast.AST):
+  def __init__(self, nodes: List[ast.AST], self_counts: Dict[str, int]):
     self.ifs: Dict[str, List[Tuple[ast.If, Set[str], Set[str]]]] = {}
     self.assigned: Dict[str, int] = {}
     self.loop: Dict[int, ast.AST] = {}
@@ -131,11 +156,8 @@ class _Flags:
         self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
       elif isinstance(node, (ast.For, ast.While)):
         self.loop.update((id(n), node) for n in _scopes.walk(node))
-    for node in _outside_init(owner):
-      key = _flag(node) if isinstance(node, ast.Attribute) and isinstance(
-          node.ctx, ast.Store) else None
-      if key is not None:
-        self.assigned[key] = self.assigned.get(key, 0) + 1
+    for key, count in self_counts.items():
+      self.assigned[key] = self.assigned.get(key, 0) + count
 
   def chosen(self, test: ast.AST, arms: Tuple[Set[str], Set[str]]
              ) -> Tuple[Set[str], Set[str]]:

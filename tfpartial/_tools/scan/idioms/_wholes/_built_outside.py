@@ -359,6 +359,23 @@ def _pretrained(analysis: Analysis, scope: _scopes.Scope, module: object,
       _loads(target[0]) or _initialized_from_file(target[0]))
 
 
+def initialized_from_file(analysis: Analysis, scope: _scopes.Scope,
+                          call: ast.AST) -> bool:
+  """Whether the project function `call` builds a network with reads a
+  MATLAB file into its variables' initial values (`_initialized_from_
+  file`): published weights, not data handed in."""
+  dotted = _names.dotted(call.func) or "" if isinstance(
+      call, ast.Call) else ""
+  target = analysis.project.resolve(scope, dotted) if dotted and (
+      "." not in dotted) else None
+  if not isinstance(target, tuple):
+    return False
+  function = target[0]
+  found = analysis.once(f"initialized from file {id(function)}",
+                        lambda: _initialized_from_file(function))
+  return found is True
+
+
 def _loads(node: ast.AST) -> bool:
   """Whether `node` calls `load` (`np.load`, `pickle.load`)."""
   return any(isinstance(n, ast.Call) and _names.call_name(n) == "load"

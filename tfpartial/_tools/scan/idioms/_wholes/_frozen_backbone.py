@@ -279,17 +279,30 @@ def _fed_in_kept(analysis: Analysis, scope: _scopes.Scope, kept: Set[str]
   filter that also keeps the backbone's own scope, `resnet_v1_50`,
   leaves nothing out)."""
   for assign, derived in _built_outside.backbones(analysis, scope):
-    nodes, named = _in_kept_scopes(analysis, scope, kept, assign)
+    depth = _head_depth(analysis, scope, assign)
+    nodes, named = _in_kept_scopes(analysis, scope, kept, assign, depth)
     if named >= kept and any(
         _idiom.position(node) > _idiom.position(assign) and (
             _direct_reads(node) & derived) and _builds_layer(
-                analysis, scope, node) for node in nodes):
+                analysis, scope, node, depth) for node in nodes):
       return True
   return False
 
 
+def _head_depth(analysis: Analysis, scope: _scopes.Scope,
+                built: ast.Assign) -> int:
+  """How many project calls deep a head's layer may make its variables
+  (`new_fc_layer` calling `new_weights`): two over a backbone whose own
+  function reads published weights from a file into its variables, one
+  otherwise (a network merely handed loaded arrays may be handed data,
+  the final read's x10)."""
+  return 2 if _built_outside.initialized_from_file(
+      analysis, scope, built.value) else 1
+
+
 def _in_kept_scopes(analysis: Analysis, scope: _scopes.Scope, kept: Set[str],
-                    built: ast.Assign) -> Tuple[List[ast.AST], Set[str]]:
+                    built: ast.Assign, depth: int = 1
+                    ) -> Tuple[List[ast.AST], Set[str]]:
   """The nodes of `scope` inside a `with` opening a scope of `kept`, and
   the layers naming one (`scope="output_layer"`), with the scopes of
   `kept` so opened or named; none when the backbone itself is built in
@@ -311,7 +324,7 @@ def _in_kept_scopes(analysis: Analysis, scope: _scopes.Scope, kept: Set[str],
         found += inner
         named |= roots & kept
     elif isinstance(node, ast.Call) and _named_roots(node) & kept and (
-        _builds_layer(analysis, scope, node)):
+        _builds_layer(analysis, scope, node, depth)):
       found.append(node)
       named |= _named_roots(node) & kept
   return found, named
@@ -390,10 +403,11 @@ def _other_lists(analysis: Analysis, module: object
 
 
 def _builds_layer(analysis: Analysis, scope: _scopes.Scope,
-                  node: ast.AST) -> bool:
+                  node: ast.AST, depth: int = 1) -> bool:
   """Whether `node` is a call that builds a layer's variables where it
   is called (`tf.layers.dense`, `Dense(10)(x)`, a project function that
-  creates variables), not a loss or a summary of a value."""
+  creates variables, through `depth` project calls), not a loss or a
+  summary of a value."""
   if not isinstance(node, ast.Call):
     return False
   if isinstance(node.func, ast.Call):  # `tf.keras.layers.Dense(10)(x)`.
@@ -401,7 +415,7 @@ def _builds_layer(analysis: Analysis, scope: _scopes.Scope,
   name = _names.call_name(node)
   dotted = _names.dotted(node.func)
   return name in _LAYERS or name.lower() in _LAYERS or bool(dotted) and (
-      _built_outside.creates_in_project(analysis, scope, dotted or "", 2))
+      _built_outside.creates_in_project(analysis, scope, dotted or "", depth))
 
 
 def _direct_reads(call: ast.AST) -> Set[str]:
