@@ -222,16 +222,28 @@ class Module:
 
   @functools.cached_property
   def is_test(self) -> bool:
-    """Whether the file is a test (`test_x.py`, `x_test.py`, under
-    `tests/`) or a helper of the tests (`tf_test_utils.py`,
-    `testing_utils.py`): it exercises the project's code, it does not
-    train."""
+    """Whether the file is a test (`test_x.py`, `x_test.py` holding test
+    cases, or under `tests/`) or a helper of the tests
+    (`tf_test_utils.py`, `testing_utils.py`): it exercises the project's
+    code, it does not train. A file named `test_x.py` or `x_test.py`
+    that holds no test case (no `test...` function, no `TestCase`, no
+    test runner imported) is a script: `train_and_eval_and_test.py`
+    trains, evaluates, then tests on held-out data."""
     parts = os.path.normpath(self.path).replace("\\", "/").split("/")
     name = parts[-1].rsplit(".", 1)[0]
-    return name.startswith("test_") or name.endswith((
-        "_test", "_tests", "test_util", "test_utils", "testing_utils")) \
+    return (name.startswith("test_") or name.endswith((
+        "_test", "_tests"))) and self._holds_tests or name.endswith((
+            "test_util", "test_utils", "testing_utils")) \
         or name in {"conftest", "testing"} or any(
             p in {"tests", "test"} for p in parts[:-1])
+
+  @property
+  def _holds_tests(self) -> bool:
+    """Whether the file holds what a test runner collects or runs: a
+    function or method it defines named `test...`, a `TestCase`, or a
+    runner imported (read from the words the file writes, found once)."""
+    return any(name.startswith("test") for name in self.defined) or bool(
+        self.words & _TEST_WORDS)
 
   @functools.cached_property
   def words(self) -> FrozenSet[str]:
@@ -266,6 +278,9 @@ MAX_CALLER_MODULES = 12
 _INDEX_AFTER = 64
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+# What a file of test cases writes: its cases' base, or a runner it imports.
+_TEST_WORDS = frozenset({"TestCase", "unittest", "pytest", "absltest",
+                         "parameterized"})
 _WORD_CHARACTER = re.compile(r"\w")
 # An ASCII text's characters that are no word's, made spaces.
 _SPACED = str.maketrans({chr(c): " " for c in range(128)
