@@ -142,3 +142,171 @@ def test_a_file_under_tests_is_still_a_test():
   files = {("tests/" + path if path.endswith("_test.py") else path): text
            for path, text in files.items()}
   assert _found(files) == []
+
+
+# The neural-imaging form: a workflow object optimises a list built from
+# some of its parts; a pretrained part, run in the tape upstream of a
+# listed one, is added only under a flag.
+
+_MODELS = """\
+import tensorflow as tf
+
+
+class Part(object):
+    @property
+    def parameters(self):
+        return self._model.trainable_variables
+
+    def process(self, x):
+        return self._model(x)
+
+    def load_model(self, dirname):
+        self._model.load_weights(dirname + "/weights.h5")
+
+
+class Camera(Part):
+    def __init__(self):
+        self._model = tf.keras.Sequential([tf.keras.layers.Conv2D(3, 3)])
+
+    def loss(self, a, b):
+        return tf.reduce_mean(tf.square(a - b))
+
+
+class Detector(Part):
+    def __init__(self, n_classes):
+        self._model = tf.keras.Sequential([tf.keras.layers.Flatten(),
+                                           tf.keras.layers.Dense(n_classes)])
+
+    def loss(self, labels, probs):
+        return tf.reduce_mean(
+            tf.keras.losses.sparse_categorical_crossentropy(labels, probs))
+"""
+
+_FLOW = """\
+import tensorflow as tf
+from models import Camera, Detector
+
+
+class Workflow(object):
+    def __init__(self, camera_dir, n_classes, trainable=None):
+        trainable = set() if trainable is None else set(trainable)
+        self._trainable = trainable
+        self.camera = Camera()
+        self.camera.load_model(camera_dir)
+        self.detector = Detector(n_classes)
+        self._parameters = []
+        self._parameters.extend(self.detector.parameters)
+        if 'camera' in trainable:
+            self._parameters.extend(self.camera.parameters)
+        self._optimizer = tf.keras.optimizers.Adam()
+
+    def run(self, x):
+        y = self.camera.process(x)
+        return y, self.detector.process(y)
+
+    def training_step(self, x, target, labels):
+        with tf.GradientTape() as tape:
+            y, probs = self.run(x)
+            loss = self.detector.loss(labels, probs)
+            if 'camera' in self._trainable:
+                loss += self.camera.loss(target, y)
+        grads = tape.gradient(loss, self._parameters)
+        self._optimizer.apply_gradients(zip(grads, self._parameters))
+        return loss
+"""
+
+_TRAIN = """\
+import argparse
+from flow import Workflow
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--train', dest='trainables', action='append')
+args = parser.parse_args()
+workflow = Workflow('camera', 5, args.trainables)
+for i in range(100):
+    workflow.training_step(None, None, None)
+"""
+
+
+def _workflow(flow=_FLOW):
+  return {"models.py": _MODELS, "flow.py": flow, "train.py": _TRAIN}
+
+
+def test_a_loaded_part_added_only_under_a_flag_is_found():
+  files = _workflow()
+  assert _found(files) == [("flow.py", _line(
+      files["flow.py"], "if 'camera' in trainable:"))]
+
+
+def test_a_loaded_part_never_added_is_found_at_the_list():
+  flow = _FLOW.replace("        if 'camera' in trainable:\n"
+                       "            self._parameters.extend("
+                       "self.camera.parameters)\n", "")
+  assert "self.camera.parameters" not in flow
+  assert _found(_workflow(flow)) == [("flow.py", _line(
+      flow, "self._parameters.extend(self.detector"))]
+
+
+def test_its_twin_adding_the_part_on_every_path_is_silent():
+  flow = _FLOW.replace("        if 'camera' in trainable:\n"
+                       "            self._parameters.extend(",
+                       "        self._parameters.extend(")
+  assert "if 'camera' in trainable:" not in flow
+  assert _found(_workflow(flow)) == []
+
+
+def test_its_twin_with_a_part_not_loaded_is_silent():
+  # A random network: nothing pretrained is kept, no freeze to report.
+  flow = _FLOW.replace("        self.camera.load_model(camera_dir)\n", "")
+  assert _found(_workflow(flow)) == []
+
+
+def test_its_twin_whose_other_step_trains_the_part_is_silent():
+  # A GAN's or an actor-critic's other half: its own step trains it.
+  flow = _FLOW + """
+    def camera_step(self, x, target):
+        with tf.GradientTape() as tape:
+            loss = self.camera.loss(target, self.camera.process(x))
+        grads = tape.gradient(loss, self.camera.parameters)
+        self._optimizer.apply_gradients(zip(grads, self.camera.parameters))
+"""
+  assert _found(_workflow(flow)) == []
+
+
+def test_its_twin_with_a_teacher_only_compared_in_the_loss_is_silent():
+  # Distillation: the loaded part's output meets the listed one's only
+  # in the loss; it feeds no listed part.
+  flow = _FLOW.replace(
+      "        y = self.camera.process(x)\n"
+      "        return y, self.detector.process(y)\n",
+      "        y = self.camera.process(x)\n"
+      "        return y, self.detector.process(x)\n")
+  assert "self.detector.process(x)" in flow
+  assert _found(_workflow(flow)) == []
+
+
+def test_its_twin_running_the_part_outside_the_tape_is_silent():
+  flow = _FLOW.replace(
+      "        with tf.GradientTape() as tape:\n"
+      "            y, probs = self.run(x)\n",
+      "        y = self.camera.process(x)\n"
+      "        with tf.GradientTape() as tape:\n"
+      "            probs = self.detector.process(y)\n")
+  assert _found(_workflow(flow)) == []
+
+
+def _workflows(n):
+  """`n` workflow classes of the form above in one module."""
+  return "".join(_FLOW.replace("class Workflow(", f"class Workflow{i}(")
+                 for i in range(n))
+
+
+def test_the_parts_of_each_class_are_read_once():
+  # Each class's methods read once, the steps grouped by class once:
+  # four times the classes, about four times the work.
+  def work(n):
+    return scanned.calls_made(lambda: scanned.in_project(
+        {"models.py": _MODELS, "flow.py": _workflows(n)}),
+                              "_object_parts.py")[0]
+  small, large = work(10), work(40)
+  assert 0 < small and large <= 5 * small, (small, large)
