@@ -54,7 +54,6 @@ from tfpartial._tools.scan.idioms._sources._train_step import (
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _grown_levels
 from tfpartial._tools.scan.idioms._wholes import _inherited
-from tfpartial._tools.scan.idioms._wholes import _object_parts
 from tfpartial._tools.scan.idioms._wholes import _progressive
 from tfpartial._tools.scan.idioms._wholes import _swapped
 from tfpartial._tools.scan.idioms._wholes import _unused_helper
@@ -123,12 +122,6 @@ class VarListFilter(_idiom.Idiom):
         if _worker_pairs.paired(step.call, step.scope.node, node):
           continue  # An A3C worker's list, paired with its gradients.
         node = node or _frozen_backbone.frozen_backbone(step, every)
-        parted = None if node is not None else _object_parts.left_out_part(
-            analysis, step, every)
-        if parted is not None:  # A loaded part of the object left out.
-          node, part = parted
-          step = dataclasses.replace(step, labels={
-              **step.labels, _object_parts.PART: part})
         if node is None:
           found.flagged += _models_by_flag(analysis, step, steps, groups)
           _add_model(step, steps, opened, found)
@@ -173,13 +166,6 @@ class VarListFilter(_idiom.Idiom):
                  f"run (line {_idiom.line(run)}) only where this test keeps "
                  "them: whole variables only; exact as it is, not a drift; "
                  "a candidate for a spec file")
-    part = hit.labels.get(_object_parts.PART)
-    if isinstance(part, ast.Attribute):  # A loaded part left out.
-      message = (f"the list {_step_named(hit, name)} trains leaves out "
-                 f"`{ast.unparse(part)}`, restored from pretrained weights "
-                 "and run in the step's tape into a part it trains, "
-                 f"{_left_where(hit.node)}: whole variables only; exact as "
-                 "it is, not a drift; a candidate for a spec file")
     flagged = _flagged.reason(hit.node) or _name_scoped.reason(hit.labels)
     reasons = [flagged] if flagged else []
     for keyword in getattr(hit.sink, "keywords", []):
@@ -188,15 +174,6 @@ class VarListFilter(_idiom.Idiom):
                        "leaves out")
     return message, reasons or [
         "none: the variables left out get no update and no optimizer slots"]
-
-
-def _left_where(node: ast.AST) -> str:
-  """Where a list leaves a part out: where the test of the `if` that
-  adds it fails, or wherever it is built."""
-  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-      node.func.attr in {"extend", "append"}):
-    return "on every path"
-  return f"wherever `{ast.unparse(node)}` is false"
 
 
 # The label of the step inside the function a hit's sink calls.
