@@ -222,16 +222,34 @@ class Module:
 
   @functools.cached_property
   def is_test(self) -> bool:
-    """Whether the file is a test (`test_x.py`, `x_test.py`, under
-    `tests/`) or a helper of the tests (`tf_test_utils.py`,
-    `testing_utils.py`): it exercises the project's code, it does not
-    train."""
+    """Whether the file is a test (`test_x.py` or `x_test.py` that is no
+    training script, or any file under `tests/`) or a helper of the tests
+    (`tf_test_utils.py`, `testing_utils.py`): it exercises the project's
+    code, it does not train. A file named `test_x.py` or `x_test.py` is a
+    script when its syntax tree runs something at top level or under
+    `if __name__ == "__main__":` and it imports no test framework, bases
+    no class on a framework's `TestCase` or `Benchmark` and calls no test
+    runner: `train_and_eval_and_test.py` trains, evaluates, then tests on
+    held-out data, its `def test(sess):` an evaluation."""
     parts = os.path.normpath(self.path).replace("\\", "/").split("/")
     name = parts[-1].rsplit(".", 1)[0]
-    return name.startswith("test_") or name.endswith((
-        "_test", "_tests", "test_util", "test_utils", "testing_utils")) \
+    return (name.startswith("test_") or name.endswith((
+        "_test", "_tests"))) and not self._is_script or name.endswith((
+            "test_util", "test_utils", "testing_utils")) \
         or name in {"conftest", "testing"} or any(
             p in {"tests", "test"} for p in parts[:-1])
+
+  @property
+  def _is_script(self) -> bool:
+    """Whether a file named like a test is a script (read from its syntax
+    tree, once): see `is_test`. A file that does not parse is a test."""
+    tree = self.tree
+    if tree is None:
+      try:
+        tree = ast.parse(self.rewritten or self.source.text)
+      except (SyntaxError, ValueError):
+        return False
+    return _is_script(tree)
 
   @functools.cached_property
   def words(self) -> FrozenSet[str]:
@@ -266,6 +284,19 @@ MAX_CALLER_MODULES = 12
 _INDEX_AFTER = 64
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _WORD = re.compile(r"\w+")
+# The modules of test frameworks (a module under one counts too).
+_TEST_MODULES = ("unittest", "pytest", "nose", "absl.testing",
+                 "tensorflow.python.platform.test",
+                 "tensorflow.python.framework.test_util")
+# Where a framework's `TestCase`, `Benchmark` and runner `main` are
+# defined, read through a file's imports (`tf.test` is `tensorflow.test`).
+_TEST_HOLDERS = _TEST_MODULES + ("tensorflow.test", "tensorflow.compat.v1.test",
+                                 "tensorflow.compat.v2.test")
+# What a training script's top-level code calls to train: a method of the
+# API (`sess.run`, `model.fit`, `estimator.train`) or a function of the file.
+_RUN_METHODS = frozenset({"run", "fit", "fit_generator", "train",
+                          "train_on_batch", "minimize", "apply_gradients",
+                          "train_and_evaluate"})
 _WORD_CHARACTER = re.compile(r"\w")
 # An ASCII text's characters that are no word's, made spaces.
 _SPACED = str.maketrans({chr(c): " " for c in range(128)
@@ -915,3 +946,93 @@ def _passes_on(module: Module) -> bool:
   A plain module's star import is followed only for names it spells."""
   return os.path.basename(module.path) == "__init__.py" and (
       _STAR_IMPORT.search(module.source.text) is not None)
+
+
+def _is_script(tree: ast.Module) -> bool:
+  """Whether a module runs something at top level (a loop, a `with`, a
+  call of one of its own functions or of an API's training method) or
+  under `if __name__ == "__main__":`, and imports no test framework,
+  bases no class on a framework's `TestCase` or `Benchmark` and calls no
+  test runner (`tf.test.main()`)."""
+  imported: Dict[str, str] = {}
+  runs = False
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Import):
+      for alias in node.names:
+        if _under_test_module(alias.name):
+          return False
+        imported[alias.asname or alias.name.split(".")[0]] = (
+            alias.name if alias.asname else alias.name.split(".")[0])
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+      for alias in node.names:
+        full = (node.module or "") + "." + alias.name
+        if _under_test_module(node.module or "") or _under_test_module(
+            full):
+          return False
+        imported[alias.asname or alias.name] = full
+    elif isinstance(node, ast.ClassDef) and any(
+        _dotted(base, imported).rsplit(".", 1)[-1] in {
+            "TestCase", "Benchmark"} and _held_by_framework(
+                _dotted(base, imported)) for base in node.bases):
+      return False
+    elif isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr == "main" and (
+            _held_by_framework(_dotted(node.func, imported))):
+      return False
+  defined = {node.name for node in tree.body if isinstance(
+      node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+  for node in tree.body:
+    runs = runs or _runs(node, defined)
+  return runs
+
+
+def _runs(node: ast.stmt, defined: Set[str]) -> bool:
+  """Whether a top-level statement runs something (see `_is_script`)."""
+  if isinstance(node, (ast.For, ast.While, ast.With, ast.AsyncFor,
+                       ast.AsyncWith)):
+    return True
+  if isinstance(node, ast.If):
+    test = node.test
+    if isinstance(test, ast.Compare) and isinstance(
+        test.left, ast.Name) and test.left.id == "__name__":
+      return any(isinstance(inner, ast.Call)
+                 for statement in node.body
+                 for inner in ast.walk(statement))
+    return any(_runs(inner, defined) for inner in node.body + node.orelse)
+  if isinstance(node, ast.Try):
+    return any(_runs(inner, defined) for inner in node.body)
+  value = getattr(node, "value", None)
+  if isinstance(node, (ast.Expr, ast.Assign)) and isinstance(
+      value, ast.Call):
+    func = value.func
+    return isinstance(func, ast.Name) and func.id in defined or isinstance(
+        func, ast.Attribute) and func.attr in _RUN_METHODS
+  return False
+
+
+def _under_test_module(name: str) -> bool:
+  """Whether a dotted module name is a test framework's or under one."""
+  return any(name == module or name.startswith(module + ".")
+             for module in _TEST_MODULES)
+
+
+def _held_by_framework(dotted: str) -> bool:
+  """Whether a dotted name (read through imports) is an attribute of a
+  test framework (`tensorflow.test.TestCase`, `unittest.main`)."""
+  holder = dotted.rsplit(".", 1)[0] if "." in dotted else ""
+  return any(holder == module or holder.startswith(module + ".")
+             for module in _TEST_HOLDERS)
+
+
+def _dotted(node: ast.expr, imported: Dict[str, str]) -> str:
+  """A name or attribute chain as a dotted name, its first name read
+  through the file's imports (`tf.test.TestCase` with `import tensorflow
+  as tf` is `tensorflow.test.TestCase`); "" for any other expression."""
+  names: List[str] = []
+  while isinstance(node, ast.Attribute):
+    names.append(node.attr)
+    node = node.value
+  if not isinstance(node, ast.Name):
+    return ""
+  names.append(imported.get(node.id, node.id))
+  return ".".join(reversed(names))

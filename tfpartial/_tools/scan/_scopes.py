@@ -451,6 +451,17 @@ def made_from(value: ast.AST, scope: Scope, bound: int = 40
   >>> out = module.defs["out"][0].value
   >>> sorted({n.id for n in made_from(out, module) if isinstance(n, ast.Name)})
   ['g', 'h', 'm']
+
+  A comprehension's own variable is its own (`[v for v in
+  tf.trainable_variables(scope='rnn')]`): not what other comprehensions
+  of the function bind to the same name.
+
+  >>> module = collect(ast.parse("a = [v for v in f('x')]\\n"
+  ...                            "b = [v for v in f('y')]\\n"))
+  >>> b = module.defs["b"][0].value
+  >>> sorted({n.value for n in made_from(b, module)
+  ...         if isinstance(n, ast.Constant)})
+  ['y']
   """
   stack: List[ast.AST] = [value]
   seen: Set[int] = set()
@@ -459,9 +470,13 @@ def made_from(value: ast.AST, scope: Scope, bound: int = 40
     if id(node) in seen:
       continue
     seen.add(id(node))
-    for item in ast.walk(node):
+    items = list(ast.walk(node))
+    own = {n.id for item in items if isinstance(item, ast.comprehension)
+           for n in ast.walk(item.target) if isinstance(n, ast.Name)}
+    for item in items:
       yield item
-      if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load):
+      if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load) and (
+          item.id not in own):
         stack += [d.value for d in scope.defs.get(item.id, [])]
 
 
