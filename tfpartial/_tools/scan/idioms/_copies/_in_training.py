@@ -21,6 +21,8 @@ _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
 # A callback's hooks around evaluation (Keras', Lightning's).
 _EVALUATION_HOOKS = ("on_test", "on_predict", "on_evaluat", "on_validation",
                      "on_eval")
+# A callback's hook that runs once, when the whole training has ended.
+_AFTER_TRAINING_HOOKS = ("on_train_end",)
 TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
                                 "train_step", "step"}
 
@@ -31,9 +33,14 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   callback, hook, optimizer or constraint; code that a step follows (in
   its loop or after it); a function that the project calls from such
   code, or that it does not call at all (a library's, called from
-  outside). Module code that nothing trains after only evaluates."""
-  if scope.name.startswith(_EVALUATION_HOOKS):
+  outside). Module code that nothing trains after only evaluates; a
+  callback's `on_train_end`, and its methods only that calls, run once
+  the model is done (`after_training`)."""
+  if scope.name.startswith(_EVALUATION_HOOKS) or (
+      scope.name in _AFTER_TRAINING_HOOKS):
     return False  # `on_test_begin`: the model evaluates, it trains not.
+  if scope.cls is not None and after_training(scope, analysis):
+    return False  # A callback's helper only `on_train_end` calls.
   if scope.cls is not None and (
       any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
       or scope.name in _names.OPTIMIZER_METHODS
@@ -52,6 +59,28 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
+
+
+def after_training(scope: _scopes.Scope, analysis: Analysis,
+                   depth: int = 0) -> bool:
+  """Whether a method runs only once its model's training has ended, or
+  to evaluate it: a callback's `on_train_end` or evaluation hook, or a
+  method of no hook's name that only such code calls (a pruner's
+  `prune_weight` that `on_train_end` runs: the weights are done, nothing
+  trains them after). A method nothing in the project calls is a hook a
+  framework may run with each step: not this."""
+  if scope.name.startswith(_EVALUATION_HOOKS) or (
+      scope.name in _AFTER_TRAINING_HOOKS):
+    return True
+  if depth >= 3 or scope.name.startswith((
+      "on_", "after_run", "before_run")) or (
+          scope.name in _names.OPTIMIZER_METHODS) or not isinstance(
+              scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  callers = [s for s, _ in analysis.flow.calls_of(scope.node)
+             if s is not scope]
+  return bool(callers) and all(after_training(s, analysis, depth + 1)
+                               for s in callers)
 
 
 # Calls that run a whole training at once (Keras').
