@@ -12,6 +12,11 @@ does, with the twin that stays found.
   bound nowhere): the calls train every scope between them, as the GAN
   halves' helper does. Called for one scope, or for two with one loss,
   it stays found; a call of another object's `train` does not count.
+- A step's filter returned by a helper given `self.scope`, where the
+  step's function opens that scope around bare variables only (a
+  trajectory optimised through a model it is handed, trained by its own
+  step): as the same filter written inline. A layer inside the scope or
+  beside it, or a scope the function does not open, stays found.
 """
 
 import pytest
@@ -187,3 +192,108 @@ def test_a_bound_receiver_of_another_object_does_not_count():
           'op3 = arch.train(', 'op3 = trainer.train(').replace(
               "main()", "main(None)")
   assert _filters(other) != []
+
+
+# A helper of its own module returning the variables under a scope.
+_SCOPE_HELPER = '''
+import tensorflow as tf
+
+def vars_in(scope):
+  return tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope=scope)
+'''
+
+# A dynamics model, trained by its own step.
+_DYNAMICS = '''
+import tensorflow as tf
+
+class Dynamics(object):
+  def __init__(self, sess):
+    self.sess = sess
+    self.x = tf.placeholder(tf.float32, [None, 4])
+    self.y = tf.placeholder(tf.float32, [None, 4])
+    with tf.variable_scope("dyn"):
+      self.w = tf.get_variable("w", [4, 4])
+    self.loss = tf.reduce_mean((self.predict(self.x) - self.y) ** 2)
+    self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+  def predict(self, x):
+    return tf.matmul(x, self.w)
+
+  def fit(self, xs, ys):
+    for _ in range(100):
+      self.sess.run(self.train_op, {self.x: xs, self.y: ys})
+'''
+
+# A trajectory optimiser handed the model: it opens its own scope around a
+# bare variable (the trajectory) and optimises what the helper returns
+# for that scope, through the model it is given.
+_TRAJ_OPT = '''
+import uuid
+import tensorflow as tf
+import scope_helper
+
+class TrajOpt(object):
+  def __init__(self, sess, dynamics, scope=None):
+    self.sess = sess
+    self.dynamics = dynamics
+    self.scope = scope or str(uuid.uuid4())
+    with tf.variable_scope(self.scope):
+      traj = tf.get_variable("traj", [8, 4],
+                             initializer=tf.random_normal_initializer())
+    self.loss = -tf.reduce_mean(dynamics.predict(traj))
+    with tf.variable_scope("opt"):
+      var_list = scope_helper.vars_in(self.scope)
+      self.update_op = tf.train.AdamOptimizer(0.1).minimize(
+          self.loss, var_list=var_list)
+
+  def run(self, steps):
+    for _ in range(steps):
+      self.sess.run(self.update_op)
+'''
+
+_RUN = '''
+import tensorflow as tf
+import dynamics, traj_opt
+sess = tf.Session()
+model = dynamics.Dynamics(sess)
+model.fit(None, None)
+opt = traj_opt.TrajOpt(sess, model)
+opt.run(10)
+'''
+
+
+def _trajectory(optimiser):
+  return [(path, line) for idiom, path, line in scanned.in_project({
+      "scope_helper.py": _SCOPE_HELPER, "dynamics.py": _DYNAMICS,
+      "traj_opt.py": optimiser, "run.py": _RUN})
+          if idiom == "var-list-filter"]
+
+
+def test_a_helpers_scope_filter_of_bare_variables_it_opens_is_silent():
+  assert _trajectory(_TRAJ_OPT) == []
+
+
+def test_a_layer_inside_that_scope_stays_found():
+  # The scope holds a head on an encoder built beside it: a network's part.
+  code = _TRAJ_OPT.replace('''    with tf.variable_scope(self.scope):
+      traj = tf.get_variable("traj", [8, 4],
+                             initializer=tf.random_normal_initializer())''',
+                           '''    self.obs = tf.placeholder(tf.float32, [8, 4])
+    enc = tf.layers.dense(self.obs, 4, name="enc")
+    with tf.variable_scope(self.scope):
+      traj = tf.layers.dense(enc, 4, name="head")''')
+  assert _trajectory(code) == [("scope_helper.py", 5)]
+
+
+def test_a_layer_built_beside_bare_variables_stays_found():
+  code = _TRAJ_OPT.replace(
+      "    self.loss = -tf.reduce_mean(dynamics.predict(traj))",
+      "    traj = tf.layers.dense(traj, 4, name='enc')\n"
+      "    self.loss = -tf.reduce_mean(dynamics.predict(traj))")
+  assert _trajectory(code) == [("scope_helper.py", 5)]
+
+
+def test_a_scope_the_function_does_not_open_stays_found():
+  code = _TRAJ_OPT.replace("with tf.variable_scope(self.scope):",
+                           "with tf.variable_scope('elsewhere'):")
+  assert _trajectory(code) == [("scope_helper.py", 5)]
