@@ -17,6 +17,9 @@ does, with the twin that stays found.
   trajectory optimised through a model it is handed, trained by its own
   step): as the same filter written inline. A layer inside the scope or
   beside it, or a scope the function does not open, stays found.
+- A tape's gradient of some variables passed straight to `tf.print` (a
+  notebook's look at it): shown and dropped, it trains nothing; bound to
+  a name and applied, it stays found.
 """
 
 import pytest
@@ -297,3 +300,43 @@ def test_a_scope_the_function_does_not_open_stays_found():
   code = _TRAJ_OPT.replace("with tf.variable_scope(self.scope):",
                            "with tf.variable_scope('elsewhere'):")
   assert _trajectory(code) == [("scope_helper.py", 5)]
+
+
+# Three variables trained together by a tape's step, after a first look
+# at the gradient of two of them: LOOK.
+_LOOKED_AT = '''
+import tensorflow as tf
+
+a = tf.Variable([1.0, 0.0])
+b = tf.Variable([1.0, 1.0])
+op = tf.Variable([0.0, 1.0])
+target = tf.constant(1.0)
+
+with tf.GradientTape(persistent=True) as tape:
+    loss = tf.nn.l2_loss(tf.reduce_sum(a * b * op) - target)
+LOOK
+opt = tf.keras.optimizers.SGD(1e-2)
+for i in range(100):
+    with tf.GradientTape() as tape:
+        loss = tf.nn.l2_loss(tf.reduce_sum(a * b * op) - target)
+    variables = [a, b, op]
+    grads = tape.gradient(loss, variables)
+    opt.apply_gradients(zip(grads, variables))
+'''
+
+
+@pytest.mark.parametrize("look", [
+    "tf.print(tape.gradient(loss, [a, b]))",
+    "print(tape.gradient(loss, [a, b]), tape.gradient(loss, op))"])
+def test_a_gradient_of_some_variables_only_printed_is_silent(look):
+  assert [f for f in scanned.found(_LOOKED_AT.replace("LOOK", look))
+          if f[0] == "var-list-filter"] == []
+
+
+def test_the_same_gradient_applied_stays_found():
+  applied = ("opt0 = tf.keras.optimizers.SGD(1e-2)\n"
+             "grads = tape.gradient(loss, [a, b])\n"
+             "tf.print(grads)\n"
+             "opt0.apply_gradients(zip(grads, [a, b]))")
+  assert [f for f in scanned.found(_LOOKED_AT.replace("LOOK", applied))
+          if f[0] == "var-list-filter"] != []

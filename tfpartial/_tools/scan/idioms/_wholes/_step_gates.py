@@ -92,7 +92,13 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
   while the function's step minimises the same loss on every variable
   (`optimizer.minimize(loss)`, or applies its `compute_gradients(loss)`
   of every variable), or no other step is in its module
-  (`_fetched`)."""
+  (`_fetched`); or passed straight to a call that shows it
+  (`tf.print(tape.gradient(loss, [a, b]))`): bound to nothing, it is
+  shown and dropped, whatever else trains (`_shown_directly`)."""
+  if _names.call_name(step.call) in {
+      "gradients", "gradient", "compute_gradients"} and _shown_directly(
+          step):
+    return True
   if _names.call_name(step.call) not in {
       "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
@@ -125,6 +131,20 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
   return bool(held) and all(
       id(n) in passed for n in step.scope.nodes if isinstance(
           n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
+
+
+def _shown_directly(step: Step) -> bool:
+  """Whether the step's gradient call is itself an argument of a call
+  that shows it (`tf.print(...)`, `print(...)`, a summary's), alone or in
+  a list or tuple display there: its value reaches nothing else."""
+  for node in step.scope.nodes:
+    if isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
+      for argument in [*node.args, *(k.value for k in node.keywords)]:
+        items = argument.elts if isinstance(argument, (
+            ast.List, ast.Tuple)) else [argument]
+        if any(item is step.call for item in items):
+          return True
+  return False
 
 
 def no_choice(step: Step, analysis: Analysis,
