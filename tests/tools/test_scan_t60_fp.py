@@ -340,3 +340,26 @@ def test_the_same_gradient_applied_stays_found():
              "opt0.apply_gradients(zip(grads, [a, b]))")
   assert [f for f in scanned.found(_LOOKED_AT.replace("LOOK", applied))
           if f[0] == "var-list-filter"] != []
+
+
+def _scoped_optimisers(n):
+  """One constructor opening `n` scopes of the object, each around a bare
+  variable, and stepping each through a helper given that scope."""
+  return ("import tensorflow as tf\n\n\ndef vars_in(scope):\n"
+          "  return tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, "
+          "scope=scope)\n\n\nclass Opt(object):\n"
+          "  def __init__(self, model):\n" + "".join(f"""
+    self.scope{i} = "s{i}"
+    with tf.variable_scope(self.scope{i}):
+      x{i} = tf.get_variable("x{i}", [4])
+    self.op{i} = tf.train.AdamOptimizer(0.1).minimize(
+        -tf.reduce_mean(model.predict(x{i})), var_list=vars_in(self.scope{i}))
+""" for i in range(n)))
+
+
+def test_the_bare_variables_read_grows_linearly():
+  # Each step asks of its function once; the answer is kept per function
+  # and scope.
+  small, large = (scanned.scan_work(_scoped_optimisers(n),
+                                    "_passed_scope.py") for n in (10, 40))
+  assert large <= 5 * small, (small, large)

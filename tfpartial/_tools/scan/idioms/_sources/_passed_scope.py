@@ -57,8 +57,16 @@ def _bare_variables(passed: ast.Attribute, scope: _scopes.Scope) -> bool:
   `passed` names, and makes none elsewhere: free tensors the step
   optimises (a trajectory, an input) through networks it is handed and
   does not build; a layer inside or beside that `with` is a network's
-  part, left to the other gates."""
+  part, left to the other gates. Found once per function and scope."""
   text = ast.unparse(passed)
+  key = (_bare_variables, text, 0)
+  known = scope.judged.get(key)
+  if not isinstance(known, bool):
+    known = scope.judged[key] = _only_bare(text, scope)
+  return known
+
+
+def _only_bare(text: str, scope: _scopes.Scope) -> bool:
   inside: Set[int] = set()
   for node in _scopes.walk(scope.node):
     if isinstance(node, ast.With) and any(

@@ -136,15 +136,19 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
 def _shown_directly(step: Step) -> bool:
   """Whether the step's gradient call is itself an argument of a call
   that shows it (`tf.print(...)`, `print(...)`, a summary's), alone or in
-  a list or tuple display there: its value reaches nothing else."""
-  for node in step.scope.nodes:
-    if isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN:
-      for argument in [*node.args, *(k.value for k in node.keywords)]:
-        items = argument.elts if isinstance(argument, (
-            ast.List, ast.Tuple)) else [argument]
-        if any(item is step.call for item in items):
-          return True
-  return False
+  a list or tuple display there: its value reaches nothing else (the
+  calls so shown found once per function)."""
+  key = (_shown_directly, 0, 0)
+  shown = step.scope.judged.get(key)
+  if not isinstance(shown, set):
+    shown = step.scope.judged[key] = {
+        id(item) for node in step.scope.nodes
+        if isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN
+        for argument in [*node.args, *(k.value for k in node.keywords)]
+        for item in (argument.elts if isinstance(argument, (
+            ast.List, ast.Tuple)) else [argument])
+        if isinstance(item, ast.Call)}
+  return id(step.call) in shown
 
 
 def no_choice(step: Step, analysis: Analysis,
