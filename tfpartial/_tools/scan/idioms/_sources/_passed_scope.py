@@ -3,7 +3,7 @@ caller passes (`def get_variables_in_scope(name): return
 tf.get_collection(GLOBAL_VARIABLES, scope=name)`), where the caller
 opens that scope itself around what it builds (`with
 tf.variable_scope(disc_scope): ...`, then
-`get_variables_in_scope(disc_scope)`, or `self.scope` the same way), or passes a literal scope the
+`get_variables_in_scope(disc_scope)`), or passes a literal scope the
 project builds a network under (`self._trainable_variables(scope=
 "agent_net")` beside `self._nn_model(x, scope="agent_net")`, a builder
 that opens its `scope` around its body): the whole network built there,
@@ -12,7 +12,7 @@ as the same filter written inline in the caller is."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, Optional, Set
+from typing import Callable, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -46,60 +46,7 @@ def opened_by_caller(flow: Flow, node: ast.AST, scope: _scopes.Scope,
   passed = _argument(node, name, position)
   if isinstance(passed, ast.Constant) and isinstance(passed.value, str):
     return _built_under(flow, passed.value)
-  if isinstance(passed, ast.Attribute):  # `self.traj_scope`.
-    return opens(passed, scope) and _bare_variables(passed, scope)
   return isinstance(passed, ast.Name) and opens(passed, scope)
-
-
-def _bare_variables(passed: ast.Attribute, scope: _scopes.Scope) -> bool:
-  """Whether the step's function makes variables only as bare ones
-  (`tf.get_variable`, `tf.Variable`) inside its `with` of the scope
-  `passed` names, and makes none elsewhere: free tensors the step
-  optimises (a trajectory, an input) through networks it is handed and
-  does not build; a layer inside or beside that `with` is a network's
-  part, left to the other gates. Found once per function and scope."""
-  text = ast.unparse(passed)
-  key = (_bare_variables, text, 0)
-  known = scope.judged.get(key)
-  if not isinstance(known, bool):
-    known = scope.judged[key] = _only_bare(text, scope)
-  return known
-
-
-def _only_bare(text: str, scope: _scopes.Scope) -> bool:
-  inside: Set[int] = set()
-  for node in _scopes.walk(scope.node):
-    if isinstance(node, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and i.context_expr.args and (
-            ast.unparse(i.context_expr.args[0]) == text)
-        for i in node.items):
-      for statement in node.body:
-        inside.update(id(n) for n in ast.walk(statement))
-  made = False
-  for node in _scopes.walk(scope.node):
-    if not isinstance(node, ast.Call):
-      continue
-    name = _names.call_name(node)
-    dotted = (_names.dotted(node.func) or "").split(".")
-    if id(node) in inside:
-      if name in _names.VARIABLES:
-        made = True
-      elif not (name in _BESIDE_VARIABLES or name.endswith(
-          ("initializer", "Initializer"))):
-        return False
-    elif name in _names.VARIABLES or name in _LAYERS or (
-        "layers" in dotted[:-1] and name[:1].isupper()):
-      return False  # `tf.keras.layers.Dense(...)`, `tf.layers.dense`.
-  return made
-
-
-# What may stand beside bare variables in their scope.
-_BESIDE_VARIABLES = {"placeholder", "placeholder_with_default", "zeros",
-                     "ones", "constant"}
-# What makes a network's variables (a layer), by its API name.
-_LAYERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
-           "fully_connected", "embedding", "batch_normalization",
-           "batch_norm", "layer_norm", "make_template", "dynamic_rnn"}
 
 
 def _built_under(flow: Flow, literal: str) -> bool:

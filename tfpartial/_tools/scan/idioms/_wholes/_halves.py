@@ -12,7 +12,6 @@ loss (stages of a fine-tuning), still leaves the rest out.
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -49,19 +48,13 @@ def one_per_call(analysis: Analysis, scope: _scopes.Scope,
 def _arguments(analysis: Analysis, scope: _scopes.Scope,
                params: Tuple[str, str]) -> Optional[List[Tuple[str, str]]]:
   """The text of the arguments passed for `params` at each call of the
-  function of `scope`, in any module (a script that only calls the
-  helper names no sink of its own); None if a call passes them some
-  other way."""
+  function of `scope`; None if a call passes them some other way."""
   node = scope.node
-  project = analysis.project
   shift = 1 if scope.cls is not None and scope.params[:1] == ["self"] else 0
   found: List[Tuple[str, str]] = []
   seen: Set[int] = set()
-  for place, call in project.calls_named(
-      (scope.name,), project.all_modules_with((scope.name,))):
-    callee = analysis.flow.callee(call, place)
-    if id(call) in seen or callee is not node and not (
-        callee is None and _unbound_receiver(call, place)):
+  for place, call in analysis.project.calls_named((scope.name,)):
+    if id(call) in seen or analysis.flow.callee(call, place) is not node:
       continue
     seen.add(id(call))
     texts = [_argument(call, scope.params.index(p) - shift, p)
@@ -70,34 +63,6 @@ def _arguments(analysis: Analysis, scope: _scopes.Scope,
       return None
     found.append((str(texts[0]), str(texts[1])))
   return found
-
-
-def _unbound_receiver(call: ast.Call, scope: _scopes.Scope) -> bool:
-  """Whether `call` is `module.helper(...)` through a name that neither its
-  function, nor one around it, nor its module binds (`cifar10.train(...)`
-  in a script that imports the helper's module under its own name): an
-  alias lost in the file as shipped, which can stand for no other object
-  of the project, so the call counts by its spelling."""
-  receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
-      None)
-  if not isinstance(receiver, ast.Name) or receiver.id in _BUILTINS:
-    return False
-  name = receiver.id
-  current: Optional[_scopes.Scope] = scope
-  while current is not None:
-    if name in current.defs or name in current.params or (
-        name in current.functions) or name in current.classes:
-      return False
-    for statement in current.imports:
-      for alias in statement.names:
-        if alias.name == "*" or (alias.asname or alias.name).split(
-            ".")[0] == name:
-          return False
-    current = current.parent
-  return True
-
-
-_BUILTINS = frozenset(dir(builtins))
 
 
 def _argument(call: ast.Call, index: int, name: str) -> Optional[str]:

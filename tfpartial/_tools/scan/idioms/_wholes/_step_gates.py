@@ -135,20 +135,31 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
 
 def _shown_directly(step: Step) -> bool:
   """Whether the step's gradient call is itself an argument of a call
-  that shows it (`tf.print(...)`, `print(...)`, a summary's), alone or in
-  a list or tuple display there: its value reaches nothing else (the
-  calls so shown found once per function)."""
+  that shows it and returns nothing the code can use (`tf.print(...)`,
+  `print(...)`, a `tf.summary` op's), alone or in a list or tuple display
+  there, the call a statement of its own: its value is dropped, it
+  reaches nothing else (the calls so shown found once per function).
+  Never `tf.Print`, which returns its input."""
   key = (_shown_directly, 0, 0)
   shown = step.scope.judged.get(key)
   if not isinstance(shown, set):
     shown = step.scope.judged[key] = {
         id(item) for node in step.scope.nodes
-        if isinstance(node, ast.Call) and _names.call_name(node) in _SHOWN
-        for argument in [*node.args, *(k.value for k in node.keywords)]
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        and _drops(node.value)
+        for argument in [*node.value.args,
+                         *(k.value for k in node.value.keywords)]
         for item in (argument.elts if isinstance(argument, (
             ast.List, ast.Tuple)) else [argument])
         if isinstance(item, ast.Call)}
   return id(step.call) in shown
+
+
+def _drops(call: ast.Call) -> bool:
+  """Whether `call` shows its arguments and gives back nothing usable:
+  Python's `print`, `tf.print`, a `tf.summary` op."""
+  name = _names.dotted(call.func) or ""
+  return name in {"print", "tf.print"} or name.startswith("tf.summary.")
 
 
 def no_choice(step: Step, analysis: Analysis,
