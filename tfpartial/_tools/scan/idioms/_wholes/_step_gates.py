@@ -92,7 +92,13 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
   while the function's step minimises the same loss on every variable
   (`optimizer.minimize(loss)`, or applies its `compute_gradients(loss)`
   of every variable), or no other step is in its module
-  (`_fetched`)."""
+  (`_fetched`); or passed straight to a call that shows it
+  (`tf.print(tape.gradient(loss, [a, b]))`): bound to nothing, it is
+  shown and dropped, whatever else trains (`_shown_directly`)."""
+  if _names.call_name(step.call) in {
+      "gradients", "gradient", "compute_gradients"} and _shown_directly(
+          step):
+    return True
   if _names.call_name(step.call) not in {
       "gradients", "gradient", "compute_gradients"} or not (
       any(other.scope is step.scope and other.loss == step.loss and (
@@ -125,6 +131,35 @@ def only_summarised(step: Step, steps: List[Step]) -> bool:
   return bool(held) and all(
       id(n) in passed for n in step.scope.nodes if isinstance(
           n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load))
+
+
+def _shown_directly(step: Step) -> bool:
+  """Whether the step's gradient call is itself an argument of a call
+  that shows it and returns nothing the code can use (`tf.print(...)`,
+  `print(...)`, a `tf.summary` op's), alone or in a list or tuple display
+  there, the call a statement of its own: its value is dropped, it
+  reaches nothing else (the calls so shown found once per function).
+  Never `tf.Print`, which returns its input."""
+  key = (_shown_directly, 0, 0)
+  shown = step.scope.judged.get(key)
+  if not isinstance(shown, set):
+    shown = step.scope.judged[key] = {
+        id(item) for node in step.scope.nodes
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        and _drops(node.value)
+        for argument in [*node.value.args,
+                         *(k.value for k in node.value.keywords)]
+        for item in (argument.elts if isinstance(argument, (
+            ast.List, ast.Tuple)) else [argument])
+        if isinstance(item, ast.Call)}
+  return id(step.call) in shown
+
+
+def _drops(call: ast.Call) -> bool:
+  """Whether `call` shows its arguments and gives back nothing usable:
+  Python's `print`, `tf.print`, a `tf.summary` op."""
+  name = _names.dotted(call.func) or ""
+  return name in {"print", "tf.print"} or name.startswith("tf.summary.")
 
 
 def no_choice(step: Step, analysis: Analysis,
