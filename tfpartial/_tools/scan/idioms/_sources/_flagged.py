@@ -16,11 +16,12 @@ is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -170,7 +171,7 @@ _DEFINES = {"DEFINE_string", "DEFINE_list", "DEFINE_multi_string",
             "add_argument"}
 
 
-def flag_default(project: _project.Project, filtered: Optional[ast.AST],
+def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
                  home: Optional[_scopes.Scope],
                  step: Optional[_scopes.Scope] = None
                  ) -> Optional[Tuple[ast.Constant, _scopes.Scope]]:
@@ -179,25 +180,81 @@ def flag_default(project: _project.Project, filtered: Optional[ast.AST],
   the scope of its module: the freeze is chosen there, not on the
   command line. None when the default chooses nothing (None, ''). The
   step's own module comes first: scripts that share a helper each define
-  the flag, and the one that runs the step gives it its default."""
+  the flag, and the one that runs the step gives it its default. The
+  flags each module defines are read once per analysis
+  (`_Defaults`), not once per step."""
   if filtered is None or home is None:
     return None
   read = {n.attr for n in _named_by(_scopes.made_from(filtered, home))
           if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
           and n.value.id != "self"}
+  project = analysis.project
   own = project.module_of(step) if step is not None else None
-  for module in sorted(project.modules, key=lambda m: m is not own):
+  defaults = analysis.once("flag defaults", lambda: _Defaults(project))
+  assert isinstance(defaults, _Defaults)
+  for module, found in defaults.defining(read, own):
     text = module.source.text
-    if module.tree is None or module.scope is None or not (
-        "DEFINE_" in text or "add_argument(" in text) or not any(
-            f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
-            for name in read):
-      continue
-    for node in ast.walk(module.tree):
-      default = _default(node, read) if isinstance(node, ast.Call) else None
-      if default is not None:
-        return default, module.scope
+    if any(f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
+           for name in read):
+      assert module.scope is not None  # Only parsed modules are indexed.
+      return found, module.scope
   return None
+
+
+class _Defaults:
+  """The flags with a default each module of a project defines, in the
+  order a walk of its tree meets them, indexed by flag name; a module
+  is read once it is parsed (as `flag_default` read only parsed ones)."""
+
+  def __init__(self, project: _project.Project):
+    self._positions = {id(m): p for p, m in enumerate(project.modules)}
+    self._waiting = [m for m in project.modules
+                     if "DEFINE_" in m.source.text
+                     or "add_argument(" in m.source.text]
+    self._defined: Dict[int, List[Tuple[str, ast.Constant]]] = {}
+    self._by_name: Dict[str, Set[int]] = {}
+    self._modules: Dict[int, _project.Module] = {}
+
+  def defining(self, read: Set[str], own: Optional[_project.Module]
+               ) -> List[Tuple[_project.Module, ast.Constant]]:
+    """Each parsed module that defines a flag of `read` with a default,
+    `own` first then in the project's order, with the first such
+    default its tree holds."""
+    parsed = [m for m in self._waiting
+              if m.tree is not None and m.scope is not None]
+    if parsed:
+      self._take(parsed)
+    ids = {i for name in read for i in self._by_name.get(name, ())}
+    found = []
+    for i in sorted(ids, key=lambda i: (self._modules[i] is not own,
+                                        self._positions[i])):
+      default = next(d for n, d in self._defined[i] if n in read)
+      found.append((self._modules[i], default))
+    return found
+
+  def _take(self, parsed: List[_project.Module]) -> None:
+    taken = {id(m) for m in parsed}
+    self._waiting = [m for m in self._waiting if id(m) not in taken]
+    for module in parsed:
+      assert module.tree is not None
+      defined = self._defined[id(module)] = []
+      self._modules[id(module)] = module
+      for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call) and _names.call_name(node) in _DEFINES:
+          name = _flag_name(node)
+          default = _default(node, {name}) if name is not None else None
+          if name is not None and default is not None:
+            defined.append((name, default))
+            self._by_name.setdefault(name, set()).add(id(module))
+
+
+def _flag_name(call: ast.Call) -> Optional[str]:
+  """The flag a definition names (`'--trainable-scopes'`:
+  `trainable_scopes`)."""
+  if not call.args or not isinstance(call.args[0], ast.Constant) or not (
+      isinstance(call.args[0].value, str)):
+    return None
+  return call.args[0].value.lstrip("-").replace("-", "_")
 
 
 _NAMING = {"get_collection", "trainable_variables", "global_variables",

@@ -19,6 +19,7 @@ from typing import (Dict, FrozenSet, Iterator, List, Optional, Set,
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -122,12 +123,14 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
   the project whose result the kept scope's block reads: the backbone
   beside the head, left fixed by a step that trains only the head. Not
   a sibling the step's module names otherwise (a GAN's other half, a
-  filter keeping both scopes)."""
+  filter keeping both scopes). Only the modules that may open a kept
+  scope are read (`_Opening`, indexed once per analysis)."""
   named: Optional[Set[str]] = None
-  for module in analysis.project.modules:
-    text = module.source.text
-    top = analysis.project.parsed(module) if "_scope(" in text and any(
-        k in text for k in kept) else None
+  opening = analysis.once("sibling opening", lambda: _Opening(
+      analysis.project.modules))
+  assert isinstance(opening, _Opening)
+  for module in opening.candidates(kept):
+    top = analysis.project.parsed(module)
     tree = module.tree
     if top is None or tree is None:
       continue
@@ -141,6 +144,51 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
         for opened, earlier in pairs):
       return True
   return False
+
+
+class _Opening:
+  """The modules whose text opens a scope (`_scope(`), by the strings
+  their trees hold once parsed: a `with` opening a kept scope by a
+  literal holds it. A module not parsed yet is matched by its text, as
+  a scan of every module would, and parsed only then."""
+
+  def __init__(self, modules: List[_project.Module]):
+    self._positions = {id(m): p for p, m in enumerate(modules)}
+    self._waiting = [m for m in modules if "_scope(" in m.source.text]
+    self._by_string: Dict[str, Set[int]] = {}
+    self._modules: Dict[int, _project.Module] = {}
+
+  def candidates(self, kept: Set[str]) -> List[_project.Module]:
+    """The modules whose text opens a scope and holds one of `kept`, and
+    that hold it as a string once parsed, in the project's order."""
+    done = [m for m in self._waiting
+            if m.scope is not None or m.error]
+    if done:
+      self._take(done)
+    found = {p for k in kept for p in self._by_string.get(k, ())}
+    for module in self._waiting:
+      text = module.source.text
+      for k in kept:
+        if k in text:
+          found.add(self._positions[id(module)])
+          self._modules[self._positions[id(module)]] = module
+          break
+    chosen = [self._modules[p] for p in sorted(found)]
+    return [m for m in chosen if any(
+        k in m.source.text for k in kept)]
+
+  def _take(self, done: List[_project.Module]) -> None:
+    taken = {id(m) for m in done}
+    self._waiting = [m for m in self._waiting if id(m) not in taken]
+    for module in done:
+      tree = module.tree
+      if module.scope is None or tree is None:
+        continue
+      position = self._positions[id(module)]
+      self._modules[position] = module
+      for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+          self._by_string.setdefault(node.value, set()).add(position)
 
 
 # The scopes a `with` opens, and those of an earlier sibling `with` of
