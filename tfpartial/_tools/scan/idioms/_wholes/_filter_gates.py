@@ -110,7 +110,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _run_outside.run_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
-                              module.tree, _kept_roots(node))) and (
+                              analysis, module, _kept_roots(node))) and (
                           not _other_off(analysis, step, steps, node)) or (
                           _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (
