@@ -192,60 +192,56 @@ def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
   own = project.module_of(step) if step is not None else None
   defaults = analysis.once("flag defaults", lambda: _Defaults(project))
   assert isinstance(defaults, _Defaults)
-  for module, found in defaults.defining(read, own):
+  for module in defaults.naming(read, own):
     text = module.source.text
-    if any(f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
-           for name in read):
-      assert module.scope is not None  # Only parsed modules are indexed.
-      return found, module.scope
+    if module.tree is None or module.scope is None or not any(
+        f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
+        for name in read):
+      continue
+    for name, default in defaults.defined(module):
+      if name in read:
+        return default, module.scope
   return None
 
 
 class _Defaults:
-  """The flags with a default each module of a project defines, in the
-  order a walk of its tree meets them, indexed by flag name; a module
-  is read once it is parsed (as `flag_default` read only parsed ones)."""
+  """The modules of a project that define flags, indexed once by the
+  words they write (a flag the filter reads is written as one where it
+  is defined or named), and the flags with a default each defines, in
+  the order a walk of its tree meets them (read once per module)."""
 
   def __init__(self, project: _project.Project):
-    self._positions = {id(m): p for p, m in enumerate(project.modules)}
-    self._waiting = [m for m in project.modules
+    self._modules = [m for m in project.modules
                      if "DEFINE_" in m.source.text
                      or "add_argument(" in m.source.text]
+    self._by_word: Dict[str, List[int]] = {}
+    for position, module in enumerate(self._modules):
+      for word in module.words:
+        self._by_word.setdefault(word, []).append(position)
     self._defined: Dict[int, List[Tuple[str, ast.Constant]]] = {}
-    self._by_name: Dict[str, Set[int]] = {}
-    self._modules: Dict[int, _project.Module] = {}
 
-  def defining(self, read: Set[str], own: Optional[_project.Module]
-               ) -> List[Tuple[_project.Module, ast.Constant]]:
-    """Each parsed module that defines a flag of `read` with a default,
-    `own` first then in the project's order, with the first such
-    default its tree holds."""
-    parsed = [m for m in self._waiting
-              if m.tree is not None and m.scope is not None]
-    if parsed:
-      self._take(parsed)
-    ids = {i for name in read for i in self._by_name.get(name, ())}
-    found = []
-    for i in sorted(ids, key=lambda i: (self._modules[i] is not own,
-                                        self._positions[i])):
-      default = next(d for n, d in self._defined[i] if n in read)
-      found.append((self._modules[i], default))
-    return found
+  def naming(self, read: Set[str], own: Optional[_project.Module]
+             ) -> List[_project.Module]:
+    """The modules defining flags that write a name of `read`, `own`
+    first, then in the project's order."""
+    positions = {p for name in read for p in self._by_word.get(name, ())}
+    return sorted((self._modules[p] for p in sorted(positions)),
+                  key=lambda m: m is not own)
 
-  def _take(self, parsed: List[_project.Module]) -> None:
-    taken = {id(m) for m in parsed}
-    self._waiting = [m for m in self._waiting if id(m) not in taken]
-    for module in parsed:
+  def defined(self, module: _project.Module
+              ) -> List[Tuple[str, ast.Constant]]:
+    """Each flag `module` (parsed) defines with a default, and the
+    default, in the order of a walk of its tree."""
+    if id(module) not in self._defined:
       assert module.tree is not None
-      defined = self._defined[id(module)] = []
-      self._modules[id(module)] = module
+      found = self._defined[id(module)] = []
       for node in ast.walk(module.tree):
         if isinstance(node, ast.Call) and _names.call_name(node) in _DEFINES:
           name = _flag_name(node)
           default = _default(node, {name}) if name is not None else None
           if name is not None and default is not None:
-            defined.append((name, default))
-            self._by_name.setdefault(name, set()).add(id(module))
+            found.append((name, default))
+    return self._defined[id(module)]
 
 
 def _flag_name(call: ast.Call) -> Optional[str]:

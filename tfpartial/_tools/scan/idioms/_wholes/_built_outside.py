@@ -14,6 +14,7 @@ restored from a checkpoint or from loaded arrays), which
 from __future__ import annotations
 
 import ast
+import re
 from typing import (Dict, FrozenSet, Iterator, List, Optional, Set,
                     Tuple)
 
@@ -147,48 +148,52 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
 
 
 class _Opening:
-  """The modules whose text opens a scope (`_scope(`), by the strings
-  their trees hold once parsed: a `with` opening a kept scope by a
-  literal holds it. A module not parsed yet is matched by its text, as
-  a scan of every module would, and parsed only then."""
+  """The modules whose text opens a scope (`_scope(`); once parsed, by
+  the words they write (a `with` opening a kept scope by a literal name
+  writes it). A module not parsed yet is matched by its text, as a scan
+  of every module would, and parsed only then."""
 
   def __init__(self, modules: List[_project.Module]):
     self._positions = {id(m): p for p, m in enumerate(modules)}
     self._waiting = [m for m in modules if "_scope(" in m.source.text]
-    self._by_string: Dict[str, Set[int]] = {}
-    self._modules: Dict[int, _project.Module] = {}
+    self._parsed: List[_project.Module] = []
+    self._by_word: Dict[str, List[_project.Module]] = {}
 
   def candidates(self, kept: Set[str]) -> List[_project.Module]:
-    """The modules whose text opens a scope and holds one of `kept`, and
-    that hold it as a string once parsed, in the project's order."""
-    done = [m for m in self._waiting
-            if m.scope is not None or m.error]
+    """The modules whose text opens a scope and holds one of `kept`, in
+    the project's order (a parsed one only if it writes a word of
+    `kept`, or holds a name of `kept` that is no word)."""
+    done = [m for m in self._waiting if m.scope is not None or m.error]
     if done:
       self._take(done)
-    found = {p for k in kept for p in self._by_string.get(k, ())}
+    found: Dict[int, _project.Module] = {}
+    for k in kept:
+      if _WORD.fullmatch(k):
+        found.update((id(m), m) for m in self._by_word.get(k, ()))
+      else:
+        found.update((id(m), m) for m in self._parsed if k in m.source.text)
     for module in self._waiting:
       text = module.source.text
       for k in kept:
         if k in text:
-          found.add(self._positions[id(module)])
-          self._modules[self._positions[id(module)]] = module
+          found[id(module)] = module
           break
-    chosen = [self._modules[p] for p in sorted(found)]
-    return [m for m in chosen if any(
-        k in m.source.text for k in kept)]
+    return [m for m in sorted(found.values(),
+                              key=lambda m: self._positions[id(m)])
+            if any(k in m.source.text for k in kept)]
 
   def _take(self, done: List[_project.Module]) -> None:
     taken = {id(m) for m in done}
     self._waiting = [m for m in self._waiting if id(m) not in taken]
     for module in done:
-      tree = module.tree
-      if module.scope is None or tree is None:
+      if module.scope is None or module.tree is None:
         continue
-      position = self._positions[id(module)]
-      self._modules[position] = module
-      for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-          self._by_string.setdefault(node.value, set()).add(position)
+      self._parsed.append(module)
+      for word in module.words:
+        self._by_word.setdefault(word, []).append(module)
+
+
+_WORD = re.compile(r"\w+")
 
 
 # The scopes a `with` opens, and those of an earlier sibling `with` of
