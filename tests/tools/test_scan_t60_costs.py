@@ -153,3 +153,34 @@ def test_each_step_reads_an_index_not_every_module(project, where, n):
 def test_a_module_of_four_times_the_steps_costs_at_most_five_times():
   small, large = _linear(_scoped_steps_in_one_module, "")
   assert large <= 5 * small, (small, large)
+
+
+def test_a_dashed_flags_default_is_found_through_the_flag_index():
+  """A flag defined as `--trainable-scopes` (argparse reads it as
+  `trainable_scopes`) gives the finding its default, as before the
+  flag index: the index reads the flags a module defines, dashes and
+  all, not only its words."""
+  flags = """\
+      def add_flags(parser):
+        parser.add_argument('--trainable-scopes', default='Logits')
+      """
+  train = """\
+      import argparse
+      import tensorflow as tf
+      from flags import add_flags
+
+      parser = argparse.ArgumentParser()
+      add_flags(parser)
+      FLAGS = parser.parse_args()
+      with tf.variable_scope('Net'):
+        y = tf.layers.dense(x, 4)
+      with tf.variable_scope('Logits'):
+        z = tf.layers.dense(y, 4)
+      scopes = [s.strip() for s in FLAGS.trainable_scopes.split(',')]
+      var_list = []
+      for s in scopes:
+        var_list += tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, s)
+      op = tf.train.AdamOptimizer().minimize(tf.reduce_sum(z), var_list=var_list)
+      """
+  assert scanned.in_project({"flags.py": flags, "train.py": train}) == [
+      ("var-list-filter", "flags.py", 2)]

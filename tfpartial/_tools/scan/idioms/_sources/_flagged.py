@@ -16,6 +16,7 @@ is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -193,11 +194,8 @@ def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
   defaults = analysis.once("flag defaults", lambda: _Defaults(project))
   assert isinstance(defaults, _Defaults)
   for module in defaults.naming(read, own):
-    text = module.source.text
-    if module.tree is None or module.scope is None or not any(
-        f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
-        for name in read):
-      continue
+    if project.parsed(module) is None or module.tree is None:
+      continue  # Parsed now if no step of its own asked first.
     for name, default in defaults.defined(module):
       if name in read:
         return default, module.scope
@@ -206,8 +204,8 @@ def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
 
 class _Defaults:
   """The modules of a project that define flags, indexed once by the
-  words they write (a flag the filter reads is written as one where it
-  is defined or named), and the flags with a default each defines, in
+  flag names their strings write (a flag the filter reads is written in
+  a string where it is defined, dashes read as argparse reads them), and the flags with a default each defines, in
   the order a walk of its tree meets them (read once per module)."""
 
   def __init__(self, project: _project.Project):
@@ -216,7 +214,10 @@ class _Defaults:
                      or "add_argument(" in m.source.text]
     self._by_word: Dict[str, List[int]] = {}
     for position, module in enumerate(self._modules):
-      for word in module.words:
+      # A flag is named by a string where it is defined: `'lr'`,
+      # `"--trainable-scopes"` (argparse reads `trainable_scopes`).
+      for word in {w.replace("-", "_")
+                   for w in _QUOTED.findall(module.source.text)}:
         self._by_word.setdefault(word, []).append(position)
     self._defined: Dict[int, List[Tuple[str, ast.Constant]]] = {}
 
@@ -242,6 +243,11 @@ class _Defaults:
           if name is not None and default is not None:
             found.append((name, default))
     return self._defined[id(module)]
+
+
+# A string literal that may name a flag: letters, digits, `_` and `-`,
+# after at most two leading dashes.
+_QUOTED = re.compile(r"""['"]-{0,2}([A-Za-z_][\w-]*)['"]""")
 
 
 def _flag_name(call: ast.Call) -> Optional[str]:
