@@ -194,11 +194,12 @@ def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
   defaults = analysis.once("flag defaults", lambda: _Defaults(project))
   assert isinstance(defaults, _Defaults)
   for module in defaults.naming(read, own):
-    if project.parsed(module) is None or module.tree is None:
-      continue  # Parsed now if no step of its own asked first.
+    scope = project.parsed(module)  # Parsed now if no step asked first.
+    if scope is None or module.tree is None:
+      continue
     for name, default in defaults.defined(module):
       if name in read:
-        return default, module.scope
+        return default, scope
   return None
 
 
