@@ -385,6 +385,7 @@ class Project:
     self._bases: Dict[int, List[_scopes.ClassInfo]] = {}
     self._attributes_read: Set[Tuple[int, str]] = set()
     self._scanned: Optional[List[Module]] = None
+    self._scanned_id_set: Optional[Set[int]] = None
     self._subclasses: Dict[int, List[_scopes.ClassInfo]] = {}
     self._deriving: Optional[Dict[str, List[Module]]] = None
     self._scope_calls: Dict[int, List[Tuple[str, ast.Call]]] = {}
@@ -426,6 +427,13 @@ class Project:
       self._scanned = [m for m in self.modules
                        if m.wanted and self.parsed(m) is not None]
     return iter(self._scanned)
+
+  def _scanned_ids(self) -> Set[int]:
+    """The ids of `scanned()`'s modules, found once (each lookup of a
+    project's modules asks)."""
+    if self._scanned_id_set is None:
+      self._scanned_id_set = {id(m) for m in self.scanned()}
+    return self._scanned_id_set
 
   def module_of(self, scope: _scopes.Scope) -> Module:
     found = scope.module
@@ -721,7 +729,7 @@ class Project:
     one of `words` (and for which `text` holds): where a helper of the
     project is called from a file that names no sink."""
     wanted = frozenset(words)
-    scanned = {id(m) for m in self.scanned()}
+    scanned = self._scanned_ids()
     self._asked += 1
     if self._asked > _INDEX_AFTER and all(
         _WORD.fullmatch(word) for word in wanted):
@@ -804,7 +812,7 @@ class Project:
       for position, module in enumerate(self.modules):
         for word in module.defined:
           self._definers.setdefault(word, []).append(position)
-    scanned = {id(m) for m in self.scanned()}
+    scanned = self._scanned_ids()
     # A scanned module that defines a name writes it: among `modules_with`.
     positions = {p for w in wanted for p in self._definers.get(w, ())}
     positions.update(self._positions[id(m)]

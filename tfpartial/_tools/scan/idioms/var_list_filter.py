@@ -498,7 +498,7 @@ def _at_default(analysis: Analysis, step: Step) -> Optional[ast.expr]:
   written (slim's `--trainable_scopes` defaulting to the new head's
   scopes): where a reader looks for the choice."""
   filtered = step.labels.get("filtered")
-  found = _flagged.flag_default(analysis.project, filtered, (
+  found = _flagged.flag_default(analysis, filtered, (
       analysis.flow.origin.get(id(filtered), step.scope)), step.scope)
   if found is None:
     return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -262,6 +262,23 @@ def _rewritten_each_step(mask: ast.expr, scope: _scopes.Scope) -> bool:
   return False
 
 
+def _assigned(analysis: Analysis
+              ) -> Dict[str, List[Tuple[_scopes.Scope, ast.Call, ast.expr]]]:
+  """The project's `assign` calls by the mask attribute they write
+  (`mask_key` of the receiver), in order, with the value written: read
+  once per analysis, however many masks ask."""
+  found: Dict[str, List[Tuple[_scopes.Scope, ast.Call, ast.expr]]] = {}
+  for place, call in analysis.calls_named(("assign",)):
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
+        call.args[0] if call.args else None)
+    value = call.args[-1] if call.args else None
+    key = mask_key(receiver, place) if receiver is not None and (
+        value is not None) else None
+    if key is not None and value is not None:
+      found.setdefault(key, []).append((place, call, value))
+  return found
+
+
 def regrown(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
             steps: Tuple[str, ...] = ()) -> bool:
   """Whether a mask (`layer.mask`, an element of `self.masks`) is set anew
@@ -274,12 +291,10 @@ def regrown(mask: ast.expr, scope: _scopes.Scope, analysis: Analysis,
   key = mask_key(mask, scope)
   if key is None:
     return False
-  for place, call in analysis.calls_named(("assign",)):
-    receiver = call.func.value if isinstance(call.func, ast.Attribute) else (
-        call.args[0] if call.args else None)
-    value = call.args[-1] if call.args else None
-    if receiver is None or value is None or mask_key(
-        receiver, place) != key or not made_here(value, place):
+  assigned = analysis.once("mask_kept:assigned", lambda: _assigned(analysis))
+  assert isinstance(assigned, dict)
+  for place, call, value in assigned.get(key, ()):
+    if not made_here(value, place):
       continue
     if place.cls is not None and _HOOK.match(place.name) and any(
         b.endswith("Callback") for b in place.cls.bases):

@@ -16,11 +16,13 @@ is read from the step's scope only."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Set, Tuple
+import re
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan.idioms import _idiom
 from tfpartial._tools.scan.idioms._sources import _groups
@@ -170,7 +172,7 @@ _DEFINES = {"DEFINE_string", "DEFINE_list", "DEFINE_multi_string",
             "add_argument"}
 
 
-def flag_default(project: _project.Project, filtered: Optional[ast.AST],
+def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
                  home: Optional[_scopes.Scope],
                  step: Optional[_scopes.Scope] = None
                  ) -> Optional[Tuple[ast.Constant, _scopes.Scope]]:
@@ -179,25 +181,83 @@ def flag_default(project: _project.Project, filtered: Optional[ast.AST],
   the scope of its module: the freeze is chosen there, not on the
   command line. None when the default chooses nothing (None, ''). The
   step's own module comes first: scripts that share a helper each define
-  the flag, and the one that runs the step gives it its default."""
+  the flag, and the one that runs the step gives it its default. The
+  flags each module defines are read once per analysis
+  (`_Defaults`), not once per step."""
   if filtered is None or home is None:
     return None
   read = {n.attr for n in _named_by(_scopes.made_from(filtered, home))
           if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
           and n.value.id != "self"}
+  project = analysis.project
   own = project.module_of(step) if step is not None else None
-  for module in sorted(project.modules, key=lambda m: m is not own):
-    text = module.source.text
-    if module.tree is None or module.scope is None or not (
-        "DEFINE_" in text or "add_argument(" in text) or not any(
-            f"'{name}'" in text or f'"{name}"' in text or f"-{name}" in text
-            for name in read):
+  defaults = analysis.once("flag defaults", lambda: _Defaults(project))
+  assert isinstance(defaults, _Defaults)
+  for module in defaults.naming(read, own):
+    scope = project.parsed(module)  # Parsed now if no step asked first.
+    if scope is None or module.tree is None:
       continue
-    for node in ast.walk(module.tree):
-      default = _default(node, read) if isinstance(node, ast.Call) else None
-      if default is not None:
-        return default, module.scope
+    for name, default in defaults.defined(module):
+      if name in read:
+        return default, scope
   return None
+
+
+class _Defaults:
+  """The modules of a project that define flags, indexed once by the
+  flag names their strings write (a flag the filter reads is written in
+  a string where it is defined, dashes read as argparse reads them), and the flags with a default each defines, in
+  the order a walk of its tree meets them (read once per module)."""
+
+  def __init__(self, project: _project.Project):
+    self._modules = [m for m in project.modules
+                     if "DEFINE_" in m.source.text
+                     or "add_argument(" in m.source.text]
+    self._by_word: Dict[str, List[int]] = {}
+    for position, module in enumerate(self._modules):
+      # A flag is named by a string where it is defined: `'lr'`,
+      # `"--trainable-scopes"` (argparse reads `trainable_scopes`).
+      for word in {w.replace("-", "_")
+                   for w in _QUOTED.findall(module.source.text)}:
+        self._by_word.setdefault(word, []).append(position)
+    self._defined: Dict[int, List[Tuple[str, ast.Constant]]] = {}
+
+  def naming(self, read: Set[str], own: Optional[_project.Module]
+             ) -> List[_project.Module]:
+    """The modules defining flags that write a name of `read`, `own`
+    first, then in the project's order."""
+    positions = {p for name in read for p in self._by_word.get(name, ())}
+    return sorted((self._modules[p] for p in sorted(positions)),
+                  key=lambda m: m is not own)
+
+  def defined(self, module: _project.Module
+              ) -> List[Tuple[str, ast.Constant]]:
+    """Each flag `module` (parsed) defines with a default, and the
+    default, in the order of a walk of its tree."""
+    if id(module) not in self._defined:
+      assert module.tree is not None
+      found = self._defined[id(module)] = []
+      for node in ast.walk(module.tree):
+        if isinstance(node, ast.Call) and _names.call_name(node) in _DEFINES:
+          name = _flag_name(node)
+          default = _default(node, {name}) if name is not None else None
+          if name is not None and default is not None:
+            found.append((name, default))
+    return self._defined[id(module)]
+
+
+# A string literal that may name a flag: letters, digits, `_` and `-`,
+# after at most two leading dashes.
+_QUOTED = re.compile(r"""['"]-{0,2}([A-Za-z_][\w-]*)['"]""")
+
+
+def _flag_name(call: ast.Call) -> Optional[str]:
+  """The flag a definition names (`'--trainable-scopes'`:
+  `trainable_scopes`)."""
+  if not call.args or not isinstance(call.args[0], ast.Constant) or not (
+      isinstance(call.args[0].value, str)):
+    return None
+  return call.args[0].value.lstrip("-").replace("-", "_")
 
 
 _NAMING = {"get_collection", "trainable_variables", "global_variables",

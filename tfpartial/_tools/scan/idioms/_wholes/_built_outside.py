@@ -14,11 +14,13 @@ restored from a checkpoint or from loaded arrays), which
 from __future__ import annotations
 
 import ast
+import re
 from typing import (Dict, FrozenSet, Iterator, List, Optional, Set,
                     Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _opened_scopes
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -122,12 +124,14 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
   the project whose result the kept scope's block reads: the backbone
   beside the head, left fixed by a step that trains only the head. Not
   a sibling the step's module names otherwise (a GAN's other half, a
-  filter keeping both scopes)."""
+  filter keeping both scopes). Only the modules that may open a kept
+  scope are read (`_Opening`, indexed once per analysis)."""
   named: Optional[Set[str]] = None
-  for module in analysis.project.modules:
-    text = module.source.text
-    top = analysis.project.parsed(module) if "_scope(" in text and any(
-        k in text for k in kept) else None
+  opening = analysis.once("sibling opening", lambda: _Opening(
+      analysis.project.modules))
+  assert isinstance(opening, _Opening)
+  for module in opening.candidates(kept):
+    top = analysis.project.parsed(module)
     tree = module.tree
     if top is None or tree is None:
       continue
@@ -141,6 +145,55 @@ def _beside_sibling(analysis: Analysis, kept: Set[str], home: ast.AST
         for opened, earlier in pairs):
       return True
   return False
+
+
+class _Opening:
+  """The modules whose text opens a scope (`_scope(`); once parsed, by
+  the words they write (a `with` opening a kept scope by a literal name
+  writes it). A module not parsed yet is matched by its text, as a scan
+  of every module would, and parsed only then."""
+
+  def __init__(self, modules: List[_project.Module]):
+    self._positions = {id(m): p for p, m in enumerate(modules)}
+    self._waiting = [m for m in modules if "_scope(" in m.source.text]
+    self._parsed: List[_project.Module] = []
+    self._by_word: Dict[str, List[_project.Module]] = {}
+
+  def candidates(self, kept: Set[str]) -> List[_project.Module]:
+    """The modules whose text opens a scope and holds one of `kept`, in
+    the project's order (a parsed one only if it writes a word of
+    `kept`, or holds a name of `kept` that is no word)."""
+    done = [m for m in self._waiting if m.scope is not None or m.error]
+    if done:
+      self._take(done)
+    found: Dict[int, _project.Module] = {}
+    for k in kept:
+      if _WORD.fullmatch(k):
+        found.update((id(m), m) for m in self._by_word.get(k, ()))
+      else:
+        found.update((id(m), m) for m in self._parsed if k in m.source.text)
+    for module in self._waiting:
+      text = module.source.text
+      for k in kept:
+        if k in text:
+          found[id(module)] = module
+          break
+    return [m for m in sorted(found.values(),
+                              key=lambda m: self._positions[id(m)])
+            if any(k in m.source.text for k in kept)]
+
+  def _take(self, done: List[_project.Module]) -> None:
+    taken = {id(m) for m in done}
+    self._waiting = [m for m in self._waiting if id(m) not in taken]
+    for module in done:
+      if module.scope is None or module.tree is None:
+        continue
+      self._parsed.append(module)
+      for word in module.words:
+        self._by_word.setdefault(word, []).append(module)
+
+
+_WORD = re.compile(r"\w+")
 
 
 # The scopes a `with` opens, and those of an earlier sibling `with` of

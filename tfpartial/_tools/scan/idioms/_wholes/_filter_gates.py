@@ -100,8 +100,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or per_group(analysis, step, node) or (
       not in_phase and not widened and (_names_the_model(
-          node, opened, step) and not _flagged.loads_a_graph(
-              module.source.text, module.tree) and not (
+          node, opened, step) and not analysis.once(
+              f"loads a graph {id(module)}", lambda: _flagged.loads_a_graph(
+                  module.source.text, module.tree)) and not (
                   _restores_a_part(module, step)) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
@@ -109,7 +110,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                           not _run_outside.run_outside(
                               analysis, _kept_roots(node), step.scope)) and (
                           not _layers_beside.built_beside(
-                              module.tree, _kept_roots(node))) and (
+                              analysis, module, _kept_roots(node))) and (
                           not _other_off(analysis, step, steps, node)) or (
                           _built_scope(flow, node, step.scope, opened)) or (
                               _reached.only_template(module.tree, node)))) or (

@@ -231,8 +231,12 @@ def scope_on_backbone(analysis: Analysis, kept: Set[str], step_call: ast.Call,
   if not kept or module.tree is None or top is None or _trained_elsewhere(
       analysis, step_call, home, chosen):
     return False
+  built = analysis.once(f"backbone scopes {id(top)}", lambda: [
+      scope for scope in top.all()
+      if _built_outside.backbones(analysis, scope)])
+  assert isinstance(built, list)  # Once per module: each step's `kept` asks.
   found = analysis.once(f"backbone fed {id(top)} {sorted(kept)}", lambda: any(
-      _fed_in_kept(analysis, scope, kept) for scope in top.all()))
+      _fed_in_kept(analysis, scope, kept) for scope in built))
   return found is True
 
 

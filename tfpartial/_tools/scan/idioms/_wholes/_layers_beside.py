@@ -14,27 +14,45 @@ import ast
 from typing import Iterator, List, Optional, Set
 
 from tfpartial._tools.scan import _names
-from tfpartial._tools.scan.idioms._wholes import _built_outside
+from tfpartial._tools.scan import _opened_scopes
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan._analysis import Analysis
 
 # Functions that build a layer's variables where they are called.
 _LAYERS = {"dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose",
            "separable_conv2d", "fully_connected", "get_variable"}
 
 
-def built_beside(tree: Optional[ast.AST], kept: Set[str]) -> bool:
-  """Whether a block of a function of `tree` opens one of the scopes
+def built_beside(analysis: Analysis, module: _project.Module,
+                 kept: Set[str]) -> bool:
+  """Whether a block of a function of `module` opens one of the scopes
   `kept` and, outside any scope, binds a name to a layer built there
-  that a later statement of the block reads."""
-  if tree is None or not kept:
+  that a later statement of the block reads (`opened_beside`, read once
+  per module: each step of the module asks)."""
+  if module.tree is None or not kept:
     return False
+  tree = module.tree
+  found = analysis.once(f"layers beside {id(module)}", lambda: (
+      opened_beside(tree)))
+  assert isinstance(found, set)
+  return bool(found & kept)
+
+
+def opened_beside(tree: ast.AST) -> Set[str]:
+  """The scopes a `with` of a block of some function of `tree` opens by
+  a literal name, where the block, outside any scope, binds a name to a
+  layer built there that a later statement of the block reads."""
+  found: Set[str] = set()
   for function in ast.walk(tree):
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
       for body in _blocks(function.body):
-        if any(_built_outside.opens(s, kept) for s in body) and any(
-            _builds(s) and _read_later(s, body[number + 1:])
-            for number, s in enumerate(body)):
-          return True
-  return False
+        if any(_builds(s) and _read_later(s, body[number + 1:])
+               for number, s in enumerate(body)):
+          found.update(n for s in body if isinstance(s, ast.With)
+                       for i in s.items
+                       for n in [_opened_scopes.literal(i.context_expr)]
+                       if n is not None)
+  return found
 
 
 def _blocks(body: List[ast.stmt]) -> Iterator[List[ast.stmt]]:

@@ -182,13 +182,29 @@ def _literal_scope(expr: ast.AST, defaults: Dict[str, str]
 _SELF_SCOPE = "\0"
 
 
+def _selves(opened: Set[str]) -> Set[str]:
+  """The objects' own scopes among `opened` (`self.scope`), read once per
+  set: the same set of the project's scopes comes with every step."""
+  if _SELVES[0] is not opened or _SELVES[1] != len(opened):
+    _SELVES[:] = [opened, len(opened), {o[len(_SELF_SCOPE):] for o in opened
+                                        if o.startswith(_SELF_SCOPE)}]
+  found = _SELVES[2]
+  assert isinstance(found, set)
+  return found
+
+
+# The last set of opened scopes asked of `_selves`, its size and its
+# answer (the set is held, so that no other set can come to have its id).
+_SELVES: List[object] = [None, 0, set()]
+
+
 def _built_scope(flow: Flow, node: ast.AST, scope: _scopes.Scope,
                  opened: Set[str]) -> bool:
   """Whether the filter is an object's own variables by the scope it
   builds them under (`get_collection(TRAINABLE_VARIABLES, self.scope)`,
   or a method returning that): a whole model (a GAN's discriminator, a
   policy), not a part of one."""
-  selves = {o[len(_SELF_SCOPE):] for o in opened if o.startswith(_SELF_SCOPE)}
+  selves = _selves(opened)
   member = _member_values(flow, node, scope)
   if member:  # `self.net.params` of a class of the project: its own list.
     return all(_built_scope(flow, v, home, opened) for v, home in member)

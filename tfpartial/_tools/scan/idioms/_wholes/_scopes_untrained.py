@@ -71,8 +71,12 @@ def _steps_leave_scopes(mine: List[Step], scope: _scopes.Scope) -> bool:
 def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
   """Whether `filters` name some scopes the function `scope` (or its
   class) opens around layers and leave another of them out."""
-  functions = _functions(scope)
-  bodies = [(name, body) for name, body in _opened(functions)
+  owner, by = _owner(scope)
+  # The class's methods and their scopes, read once per class: each
+  # method's steps ask.
+  functions, opened_bodies = owner.once((_functions, by, 0),
+                                        lambda: _opened_by(scope))
+  bodies = [(name, body) for name, body in opened_bodies
             if _builds_layers(body, scope)]
   opened = {name for name, _ in bodies}
   kept: Set[str] = set()
@@ -85,8 +89,9 @@ def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
     return False
   # Only layers that feed the kept ones: a perceptual network run on
   # the trained one's output measures it, it is another model.
+  made = owner.once((_read_into, by, 0), lambda: _made_from(functions))
   fed = _read_into([b for name, body in bodies if name in kept
-                    for b in body], functions)
+                    for b in body], made)
   return any(_assigned(body) & fed for name, body in bodies
              if name not in kept)
 
@@ -104,9 +109,9 @@ def _reads(node: ast.AST) -> Set[str]:
       n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)}
 
 
-def _read_into(body: List[ast.stmt], functions: List[ast.AST]) -> Set[str]:
-  """What `body` reads, and what the assignments of `functions` that
-  make it read in turn."""
+def _made_from(functions: List[ast.AST]) -> Dict[str, Set[str]]:
+  """What each name or attribute the assignments of `functions` bind
+  reads."""
   made: Dict[str, Set[str]] = {}
   for function in functions:
     for node in ast.walk(function):
@@ -116,6 +121,13 @@ def _read_into(body: List[ast.stmt], functions: List[ast.AST]) -> Set[str]:
             if isinstance(each, (ast.Name, ast.Attribute)):
               made.setdefault(ast.unparse(each), set()).update(
                   _reads(node.value))
+  return made
+
+
+def _read_into(body: List[ast.stmt], made: Dict[str, Set[str]]
+               ) -> Set[str]:
+  """What `body` reads, and what the assignments that make it read in
+  turn (`made`: what each binding reads, `_made_from`)."""
   found = set().union(*[_reads(s) for s in body]) if body else set()
   queue = list(found)
   while queue and len(found) < 2000:
@@ -129,6 +141,27 @@ def _read_into(body: List[ast.stmt], functions: List[ast.AST]) -> Set[str]:
 def _root(text: str) -> str:
   """The first segment of a scope (`rnn` of `rnn/gru`)."""
   return text.strip("/").split("/")[0]
+
+
+def _opened_by(scope: _scopes.Scope
+               ) -> Tuple[List[ast.AST], List[Tuple[str, List[ast.stmt]]]]:
+  """`_functions` of `scope`, and the scopes they open (`_opened`)."""
+  functions = _functions(scope)
+  return functions, list(_opened(functions))
+
+
+def _owner(scope: _scopes.Scope) -> Tuple[_scopes.Scope, int]:
+  """Where `_leaves` keeps what it reads of `scope`'s class once (its
+  module's scope, by the class), or of `scope` alone outside a class."""
+  place = scope
+  while place.parent is not None and place.cls is None:
+    place = place.parent
+  if place.cls is None:
+    return scope, 0
+  root = place
+  while root.parent is not None:
+    root = root.parent
+  return root, id(place.cls)
 
 
 def _functions(scope: _scopes.Scope) -> List[ast.AST]:

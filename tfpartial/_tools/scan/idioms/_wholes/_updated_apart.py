@@ -24,10 +24,12 @@ def rest_updated(chosen: Optional[ast.AST], scope: _scopes.Scope,
   function makes (`[Q]`), and each other variable it makes is rebound or
   written inside the loop that runs the step."""
   kept = _listed(chosen, scope)
+  if not kept:  # Before any walk: most lists are no literal of names.
+    return False
   made = {name for name, defs in scope.defs.items() if any(
       _made(d.value) for d in defs)}
-  loop = _loop_of(scope, call)
-  if not kept or not kept <= made or loop is None:
+  loop = _loop_of(scope, call) if kept <= made else None
+  if loop is None:
     return False
   rest = made - kept
   return bool(rest) and all(_written_in(loop, name) for name in rest)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional, Set
+from typing import Dict, List, Optional, Set
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._wholes import _restored
@@ -35,19 +36,31 @@ def restores_other_scopes(text: str, tree: Optional[ast.AST],
   """Whether the module warm-starts literal scopes of which none is one
   the filter `chosen` names (`'bias_opt'` trained, `'resnet/'`
   restored)."""
-  if tree is None or not any(name in text for name in _WARM_STARTS):
+  return _restores_other(_warm_roots(text, tree), chosen)
+
+
+def _restores_other(restored: Set[str], chosen: ast.AST) -> bool:
+  """Whether `restored`, the scopes a module warm-starts, holds some
+  and none the filter `chosen` names."""
+  if not restored:
     return False
   trained = _roots(chosen)
-  if not trained:
-    return False
+  return bool(trained) and not restored & trained
+
+
+def _warm_roots(text: str, tree: Optional[ast.AST]) -> Set[str]:
+  """The literal scopes a module warm-starts (`{'resnet/': ...}`:
+  `resnet`)."""
   restored: Set[str] = set()
+  if tree is None or not any(name in text for name in _WARM_STARTS):
+    return restored
   for node in ast.walk(tree):
     if isinstance(node, ast.Call) and (
         _names.call_name(node) in _WARM_STARTS):
       for arg in [*node.args[1:], *(
           k.value for k in node.keywords if k.arg in _CHOICES)]:
         restored |= _roots(arg)
-  return bool(restored) and not restored & trained
+  return restored
 
 
 def restores_beside(analysis: Analysis, module: object,
@@ -56,22 +69,55 @@ def restores_beside(analysis: Analysis, module: object,
   the project that opens one of the scopes `chosen` keeps (the model's
   file, however the step reaches its model); there also a `Saver` over
   other scopes that the file restores (`_restored.restores_scopes`: an
-  encoder restored in the model's `init_fn`)."""
+  encoder restored in the model's `init_fn`). The modules opening each
+  scope are indexed once per analysis (`_Opened`), and what each module
+  warm-starts is read once: each step of a project asks."""
   project = analysis.project
   kept = _roots(chosen)
-  for other in project.modules:
+  opened = analysis.once("warm:opened", lambda: _Opened(project.modules))
+  assert isinstance(opened, _Opened)
+  for other in opened.beside(module, kept):
     text = other.source.text
-    beside = other is not module and any(
-        f'_scope("{root}"' in text or f"_scope('{root}'" in text
-        for root in kept)
-    if other is not module and not (beside and any(
-        name in text for name in _WARM_STARTS + _SAVED)):
-      continue
+    beside = other is not module
     tree = other.tree if project.parsed(other) is not None else None
-    if restores_other_scopes(text, tree, chosen) or beside and (
+    restored = analysis.once(f"warm:roots {id(other)}", lambda: (
+        _warm_roots(text, tree)))
+    assert isinstance(restored, set)
+    if _restores_other(restored, chosen) or beside and (
         _restores_scopes(analysis, other, text, tree, kept)):
       return True
   return False
+
+
+class _Opened:
+  """The modules of a project by the literal scopes their text opens
+  (`_scope("Head"` or `_scope('Head'`), read once."""
+
+  def __init__(self, modules: List[_project.Module]):
+    self._modules = modules
+    self._positions = {id(m): p for p, m in enumerate(modules)}
+    self._by_scope: Dict[str, Set[int]] = {}
+    for position, module in enumerate(modules):
+      text = module.source.text
+      if not any(name in text for name in _WARM_STARTS + _SAVED):
+        continue  # Only a module that restores something is asked.
+      for opening in ('_scope("', "_scope('"):
+        start = text.find(opening)
+        while start >= 0:
+          start += len(opening)
+          end = text.find(opening[-1], start)
+          if end < 0:
+            break
+          self._by_scope.setdefault(text[start:end], set()).add(position)
+          start = text.find(opening, start)
+
+  def beside(self, module: object, kept: Set[str]) -> List[_project.Module]:
+    """`module` and the modules that restore something and open one of
+    the scopes `kept`, in the project's order."""
+    positions = {p for root in kept for p in self._by_scope.get(root, ())}
+    if id(module) in self._positions:
+      positions.add(self._positions[id(module)])
+    return [self._modules[p] for p in sorted(positions)]
 
 
 def _restores_scopes(analysis: Analysis, module: object, text: str,
