@@ -25,6 +25,7 @@ from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._masks import _constraint_fills
+from tfpartial._tools.scan.idioms._masks import _helper_fills
 from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
@@ -61,6 +62,8 @@ class WeightRemask(_idiom.Idiom):
              if id(h.sink) not in written]
     hits += [h for h in _row_resets.row_resets(analysis)
              if id(h.node) not in written]
+    hits += [h for h in _helper_fills.helper_fills(analysis)
+             if id(h.node) not in written]
     for scope in analysis.functions_named(("__call__",)):
       hits += _constraint_class(scope, analysis)
     for module in analysis.project.scanned():
@@ -90,6 +93,12 @@ class WeightRemask(_idiom.Idiom):
               "is built, wrap the optimizer given to `compile` with "
               "`tfpartial.freeze(weight, rows)` (the rows it writes) and "
               "drop the constraint")
+    if isinstance(hit, _writes.WriteHit) and hit.value is not None and (
+        _helper_fills.is_number(hit.value)):
+      return (f"`{_idiom.short(hit.value)}` is written into chosen "
+              "elements after each step: set them once after the model is "
+              "built, wrap the optimizer with `tfpartial.freeze(weight, "
+              "elements)` (the elements it sets) and drop the reset")
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
       return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
               "its weight and the optimizer given to `compile` trains it; "
@@ -134,8 +143,8 @@ class WeightRemask(_idiom.Idiom):
                   "the optimizer still computes their update and keeps "
                   "state for them (momentum moves them again before the "
                   "next reset)"]
-    if hit.value is not None and _writes.constant_fill(hit.value,
-                                                       hit.scope):
+    if hit.value is not None and (_writes.constant_fill(
+        hit.value, hit.scope) or _helper_fills.is_number(hit.value)):
       target = hit.written()
       return (f"chosen elements of `{target}` set back to a constant by "
               f"`{name}` after each step"), [
