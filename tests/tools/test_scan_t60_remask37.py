@@ -136,11 +136,11 @@ FOUND = {
         _callback(), 19),
     "a callback setting a padding row back to zeros": (
         _callback(fill="w[0] = 0"), 19),
+    "a constraint taking a one-hot of the zeroed centre off": (
+        _CONSTRAINT.format(tail=_ONE_HOT), 12),
 }
 
 PENDING = {
-    "a constraint taking a one-hot of the zeroed centre off": (
-        _CONSTRAINT.format(tail=_ONE_HOT), 12),
     "a scatter_update made a dependency of another class's lookup": (
         _GUARD.format(lookup=_GUARDED), 17),
 }
@@ -155,6 +155,9 @@ SILENT = {
         tail="return w"),
     "a constraint adding a constant to every element": _CONSTRAINT.format(
         tail="return w - np.ones(shape)"),
+    "a constraint adding a number where it did not zero": (
+        _CONSTRAINT.format(tail=_ONE_HOT.replace("[c, c, :, :] = 1",
+                                                 "[0, 0, :, :] = 1"))),
     "a scatter_update nothing waits on": _GUARD.format(
         lookup="emb = tf.nn.embedding_lookup(self.table, self.ids)"),
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -347,7 +347,7 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   fixed = _fixed_factor(scope, node, analysis.project)
   weight = node.args.args[1].arg if len(node.args.args) > 1 else ""
   if _architectural([*masked, fixed], weight, scope, analysis):
-    return []
+    return _offset_hit(scope, node, found, info, analysis)
   if any(not _projection(m, node) for m in masked) or fixed is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
@@ -360,7 +360,21 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(scatter, scope, scatter, found, "weight-remask",
                              scatter.args[0], scatter.args[2],
                              constraint=info.name)]
-  return []
+  return _offset_hit(scope, node, found, info, analysis)
+
+
+def _offset_hit(scope: _scopes.Scope, node: ast.FunctionDef,
+                found: Dict[str, ast.AST], info: _scopes.ClassInfo,
+                analysis: Analysis) -> List[_idiom.Hit]:
+  """A constraint's elements zeroed by a mask of the architecture's
+  shape, then set to a number by an array added at the same positions
+  (Bayar's centre of -1): a fixed part of the weight, found."""
+  offset = _constraint_fills.offset_at_zeroed(scope, node)
+  if offset is None or _constraint_fills.never_attached(info, analysis):
+    return []
+  product, value = offset
+  return [_writes.WriteHit(product, scope, None, found, "weight-remask",
+                           value=value, constraint=info.name)]
 
 
 def _architectural(products: Sequence[Optional[ast.AST]], weight: str,

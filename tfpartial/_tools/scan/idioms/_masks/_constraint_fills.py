@@ -9,14 +9,16 @@ exports). Part of `weight-remask`.
 Zeros written at positions the shapes alone give (an autapse diagonal)
 are connectivity, not a freeze (BUILDING.md, "Structural masks"); zeros
 at positions spelled as numbers (a padding row) and any non-zero
-constant are a fixed part of a trained weight."""
+constant are a fixed part of a trained weight; so are elements zeroed by
+a mask of ones and then given a number by an array added at the same
+positions (`offset_at_zeroed`: Bayar's centre of -1)."""
 
 from __future__ import annotations
 
 import ast
 import collections
 import re
-from typing import Counter, Optional, Set, Tuple, cast
+from typing import Counter, Dict, List, Optional, Set, Tuple, cast
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -50,6 +52,99 @@ def set_back(scope: _scopes.Scope, node: ast.FunctionDef
         continue  # Zeros where the shapes say: connectivity.
     return item
   return None
+
+
+def offset_at_zeroed(scope: _scopes.Scope, node: ast.FunctionDef
+                     ) -> Optional[Tuple[ast.expr, ast.Constant]]:
+  """The product and the sum by which a constraint's `__call__` first
+  zeroes elements of its weight by a mask of ones (`keep[c, c] = 0; w =
+  w * keep`) and then adds or takes off an array of zeros holding a
+  number at the same positions (`one[c, c] = 1; return w - one`), with
+  the value those elements then hold (Bayar's constrained convolution:
+  the centre is -1 after every update). The zeroed positions alone are
+  connectivity; a non-zero number written there is a fixed part of the
+  trained weight."""
+  if len(node.args.args) < 2:
+    return None
+  weight = node.args.args[1].arg
+  zeroed = {}  # A mask's name: the positions it zeroes, and its product.
+  for item in scope.nodes:
+    pair = _factors(item)
+    for mine, other in (pair, pair[::-1]) if len(pair) == 2 else ():
+      if isinstance(mine, ast.Name) and mine.id == weight and isinstance(
+          other, ast.Name):
+        spots = _spots(other.id, scope, "ones", zero=True)
+        if spots:
+          zeroed[other.id] = (spots, item)
+  if not zeroed:
+    return None
+  for item in scope.nodes:
+    parts = _summands(item)
+    if parts is None:
+      continue
+    added, sign = parts
+    filled = _spots(added.id, scope, "zeros", zero=False)
+    for index, number in filled.items():
+      for spots, product in zeroed.values():
+        if index in spots and isinstance(number, ast.Constant) and (
+            isinstance(number.value, (int, float))):
+          value = ast.Constant(sign * number.value)
+          at = product.target if isinstance(product, ast.AugAssign) else (
+              product)
+          return (at, value) if isinstance(at, ast.expr) else None
+  return None
+
+
+def _factors(item: ast.AST) -> List[ast.AST]:
+  """The two factors of `a * b`, `a *= b`, `multiply(a, b)`."""
+  if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult):
+    return [item.left, item.right]
+  if isinstance(item, ast.AugAssign) and isinstance(item.op, ast.Mult):
+    return [item.target, item.value]
+  if isinstance(item, ast.Call) and _names.call_name(item) in {
+      "multiply", "mul"} and len(item.args) == 2:
+    return list(item.args)
+  return []
+
+
+def _summands(item: ast.AST) -> Optional[Tuple[ast.Name, int]]:
+  """The name added (+1) or taken off (-1) as the second term of `a + b`,
+  `a - b`, `add(a, b)`, `subtract(a, b)`."""
+  if isinstance(item, ast.BinOp) and isinstance(item.op, (ast.Add,
+                                                          ast.Sub)):
+    second, sign = item.right, 1 if isinstance(item.op, ast.Add) else -1
+  elif isinstance(item, ast.Call) and _names.call_name(item) in {
+      "add", "subtract"} and len(item.args) == 2:
+    second = item.args[1]
+    sign = 1 if _names.call_name(item) == "add" else -1
+  else:
+    return None
+  return (second, sign) if isinstance(second, ast.Name) else None
+
+
+def _spots(name: str, scope: _scopes.Scope, fill: str, zero: bool
+           ) -> Dict[str, ast.AST]:
+  """The positions (as text of their index) at which the local array
+  `name`, made once by `np.<fill>(...)`, is set to a number: to zero
+  (`zero`) or to a non-zero one; none if it is bound or written
+  otherwise."""
+  made = [d.value for d in scope.defs.get(name, [])
+          if not isinstance(d.value, ast.Constant)]  # Not `m[i] = 0`.
+  if len(made) != 1 or not isinstance(made[0], ast.Call) or (
+      _names.call_name(made[0]) not in (fill, fill + "_like")):
+    return {}
+  spots: Dict[str, ast.AST] = {}
+  for item in scope.nodes:
+    if isinstance(item, ast.Assign) and len(item.targets) == 1 and (
+        isinstance(item.targets[0], ast.Subscript)) and isinstance(
+            item.targets[0].value, ast.Name) and (
+                item.targets[0].value.id == name):
+      number = item.value
+      if not (isinstance(number, ast.Constant) and isinstance(
+          number.value, (int, float))) or _names.is_zero(number) != zero:
+        return {}
+      spots[ast.dump(item.targets[0].slice)] = number
+  return spots
 
 
 def _zeros(node: ast.expr) -> bool:
