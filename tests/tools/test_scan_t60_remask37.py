@@ -140,6 +140,10 @@ FOUND = {
         _CONSTRAINT.format(tail=_ONE_HOT), 12),
     "a scatter_update made a dependency of another class's lookup": (
         _GUARD.format(lookup=_GUARDED), 18),
+    "the callback in a file with a bracket left open before the fit": (
+        _callback().replace('model.compile("adam", "mse")',
+                            'model.add(# cut short\nmodel.compile("adam", '
+                            '"mse")'), 19),
 }
 
 SILENT = {
