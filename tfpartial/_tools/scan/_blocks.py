@@ -1,9 +1,8 @@
 """A file Python refuses for one broken block (a stray indent, tabs mixed
 so that a line unindents to no level, a half-edited function): read
 without that block, so the good blocks' freezes are still found. The file
-is split at its top-level statements; the block holding the error (or
-the one before it, when that one leaves a bracket open) is read as blank
-lines, so every other line keeps its number.
+is split at its top-level statements; the block holding the error is read
+as blank lines, so every other line keeps its number.
 
 >>> text = "def f(:\\n  pass\\n\\nx = 1\\ny = 2\\nz = 3\\n"
 >>> tree, dropped = kept(text)
@@ -14,9 +13,7 @@ lines, so every other line keeps its number.
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from typing import List, Optional, Set, Tuple
 
 _MOST_BLOCKS = 3  # More broken blocks than this: the file is not Python.
@@ -55,8 +52,6 @@ def _without(lines: List[str], starts: List[int], path: str
       return ast.parse("\n".join(lines), filename=path), dropped
     except SyntaxError as error:
       block = _block(starts, len(lines), (error.lineno or 1) - 1)
-      if block is not None and block[0] == (error.lineno or 1) - 1:
-        block = _left_open(lines, starts, block)
       if block is None or len(dropped) == _MOST_BLOCKS or any(
           drop[0] == block[0] + 1 for drop in dropped):
         return None
@@ -108,31 +103,6 @@ def _outside_strings(lines: List[str], starts: List[int]) -> List[int]:
       elif match.group() == quote:
         quote = ""
   return [start for start in starts if start not in inside]
-
-
-def _left_open(lines: List[str], starts: List[int],
-               block: Tuple[int, int]) -> Tuple[int, int]:
-  """The block before `block` when it leaves a bracket open
-  (`model.add(` cut short: every statement after it is read inside the
-  bracket, so the error falls on the next block's first line), else
-  `block`.
-
-  >>> _left_open(["f(", "x = 1", "y = 2"], [0, 1, 2], (1, 2))
-  (0, 1)
-  """
-  before = [s for s in starts if s < block[0]]
-  if not before:
-    return block
-  text = "\n".join(lines[before[-1]:block[0]]) + "\n"
-  try:
-    for _ in tokenize.generate_tokens(io.StringIO(text).readline):
-      pass
-  except tokenize.TokenError as error:
-    if "statement" in str(error.args[0]):  # EOF in multi-line statement.
-      return before[-1], block[0]
-  except (SyntaxError, ValueError):
-    pass
-  return block
 
 
 def _block(starts: List[int], count: int, line: int

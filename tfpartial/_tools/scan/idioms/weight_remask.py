@@ -25,7 +25,6 @@ from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._masks import _constraint_fills
-from tfpartial._tools.scan.idioms._masks import _guarded_elsewhere
 from tfpartial._tools.scan.idioms._masks import _helper_fills
 from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
@@ -266,18 +265,13 @@ def _guarded_block(call: ast.Call, scope: _scopes.Scope,
 def _read_after(call: ast.Call, table: str, scope: _scopes.Scope,
                 analysis: Analysis) -> bool:
   """Whether the forward pass reads the table only after the write ran:
-  a lookup under `control_dependencies` of it (in another method or
-  class too, the write kept on an attribute: `_guarded_elsewhere`), or a
-  lookup of what the
+  a lookup under `control_dependencies` of it, or a lookup of what the
   write returns (`self.table = tf.scatter_update(self.table, pad,
   zeros)`, then `embedding_lookup(self.table, ids)`)."""
   block = _guarded_block(call, scope, analysis)
   if block is not None:
     return any(_reads_table(block.body, name)
                for name in _table_names(table, scope))
-  if _guarded_elsewhere.guarded_elsewhere(call, table, scope, analysis,
-                                          _reads_table) is not None:
-    return True
   for node in scope.nodes:
     if isinstance(node, ast.Assign) and node.value is call and len(
         node.targets) == 1:
