@@ -369,7 +369,7 @@ def _offset_hit(scope: _scopes.Scope, node: ast.FunctionDef,
   """A constraint's elements zeroed by a mask of the architecture's
   shape, then set to a number by an array added at the same positions
   (Bayar's centre of -1): a fixed part of the weight, found."""
-  offset = _constraint_fills.offset_at_zeroed(scope, node)
+  offset = _constraint_fills.offset_at_zeroed(scope, node, analysis)
   if offset is None or _constraint_fills.never_attached(info, analysis):
     return []
   product, value = offset

@@ -1,15 +1,19 @@
 """A layer's weights read out, passed through a helper of the project
 that writes a number into chosen elements of the array it is given
 (`w[c, c, :, i] = -1`, Bayar's constrained convolution) and returns it,
-and set back with `set_weights` while the model trains (a callback's
-`on_batch_end`): those elements are set back to a fixed value after each
-step and never learn. Part of `weight-remask`.
+and set back with `set_weights` into the trained model (`self.model`,
+its `layers[i]` or `get_layer(...)`) by a Keras callback's hook that
+`fit` runs again and again (`on_batch_end`, `on_epoch_end` and their
+kin), with no `if`, loop, `return` or `and`/`or` in that hook to make it
+run once: those elements are set back to a fixed value after each step
+and never learn. Part of `weight-remask`.
 
 Silent: positions the array's own values choose (`w[w < 0] = 0`, a
 projection), a helper that only rescales (no element fixed), zeros at
 positions the shapes alone give (connectivity, as in `_constraint_fills`),
-a write once before training (or of an initial value made there) and
-one that only evaluates (`in_training`).
+a write in any other function (`on_train_begin`, a load function), one
+under a test in the hook (`if epoch == 0:`), one into another model
+(`self.export.layers[0]`), and one of an initial value made there.
 The helper's judgement is cached per function, so the work grows with the
 number of `set_weights` calls and the helpers they reach."""
 
@@ -17,14 +21,20 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import List, Optional
+from typing import List, Optional, cast
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms._copies import _in_training
 from tfpartial._tools.scan.idioms._copies import _writes
-from tfpartial._tools.scan.idioms._masks import _row_resets
+
+# The hooks of a Keras callback that `fit` runs with every batch or epoch.
+_EACH_STEP = frozenset({"on_batch_end", "on_train_batch_end",
+                        "on_batch_begin", "on_train_batch_begin",
+                        "on_epoch_end", "on_epoch_begin"})
+# What may make a hook's write run only some times.
+_TESTS = (ast.If, ast.IfExp, ast.While, ast.For, ast.Return, ast.Raise,
+          ast.Try, ast.BoolOp, ast.With)
 
 
 def helper_fills(analysis: Analysis) -> List[_writes.WriteHit]:
@@ -35,14 +45,78 @@ def helper_fills(analysis: Analysis) -> List[_writes.WriteHit]:
     if len(call.args) != 1 or analysis.module(scope).is_test or not (
         isinstance(call.func, ast.Attribute)):
       continue
+    if not _each_step_hook(scope, analysis) or not _trained_model(
+        call.func.value, scope):
+      continue
     fill = _filled_by_helper(call.args[0], scope, analysis)
-    if fill is None or not _in_training.in_training(
-        scope, analysis, call) or not _row_resets.repeated(
-            call, scope, analysis):
+    if fill is None:
       continue
     hits.append(_writes.WriteHit(call, scope, call, {}, "weight-remask",
                                  call.func.value, fill))
   return hits
+
+
+def _each_step_hook(scope: _scopes.Scope, analysis: Analysis) -> bool:
+  """Whether `scope` is a hook `fit` runs with each batch or epoch, of a
+  class deriving (through the project's classes) from Keras' `Callback`,
+  with no test, loop or early exit in it."""
+  node = scope.node
+  if not isinstance(node, ast.FunctionDef) or node.name not in _EACH_STEP \
+      or scope.cls is None or not node.args.args:
+    return False
+  info = scope.cls
+  judged = analysis.once(
+      f"keras callback {id(info.node)}",
+      lambda: any(_keras_callback(c) for c in [
+          info, *analysis.project.base_classes(info)]))
+  return bool(judged) and not any(
+      isinstance(n, _TESTS) for n in ast.walk(node))
+
+
+def _keras_callback(info: _scopes.ClassInfo) -> bool:
+  """Whether a base of `info` is Keras' `Callback`: `tf.keras.callbacks.
+  Callback`, `keras.callbacks.Callback`, or `Callback` imported from a
+  Keras `callbacks` module."""
+  module = info.home.module
+  imports = getattr(module, "imports", {})
+  for base in info.bases:
+    parts = base.split(".")
+    if parts[-1] != "Callback":
+      continue
+    if len(parts) >= 3 and parts[-3:-1] == ["keras", "callbacks"]:
+      return True
+    origin = imports.get(parts[0])
+    if origin is None:
+      continue
+    where = f"{origin[0]}.{origin[1]}" if origin[1] else origin[0]
+    path = where.split(".") + parts[1:]
+    if path[-3:] == ["keras", "callbacks", "Callback"] or (
+        "keras" in path and path[-2:] == ["callbacks", "Callback"]):
+      return True
+  return False
+
+
+def _trained_model(target: ast.expr, scope: _scopes.Scope) -> bool:
+  """Whether `target` is the model the callback's `fit` trains: its
+  `self.model` (Keras sets it), or a layer of it (`self.model.layers[0]`,
+  `self.model.get_layer(...)`), `self` the hook's first parameter."""
+  node = cast(ast.FunctionDef, scope.node)
+  owner = node.args.args[0].arg
+  if owner in scope.defs:
+    return False  # `self` rebound in the hook.
+  current = target
+  if isinstance(current, ast.Subscript):
+    current = current.value
+    if not (isinstance(current, ast.Attribute) and current.attr == "layers"):
+      return False
+    current = current.value
+  elif isinstance(current, ast.Call):
+    if not (isinstance(current.func, ast.Attribute) and (
+        current.func.attr == "get_layer")):
+      return False
+    current = current.func.value
+  return isinstance(current, ast.Attribute) and current.attr == "model" and (
+      isinstance(current.value, ast.Name) and current.value.id == owner)
 
 
 def is_number(node: Optional[ast.AST]) -> bool:

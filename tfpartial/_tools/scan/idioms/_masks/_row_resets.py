@@ -34,7 +34,7 @@ def row_resets(analysis: Analysis) -> List[_writes.WriteHit]:
     if sliced is None or spelled is None or (
         _names.dotted(sliced.value) != spelled):
       continue
-    if not _in_training.in_training(scope, analysis, call) or not repeated(
+    if not _in_training.in_training(scope, analysis, call) or not _repeated(
         call, scope, analysis):
       continue
     labels = analysis.flow.labels(target, scope)
@@ -45,7 +45,7 @@ def row_resets(analysis: Analysis) -> List[_writes.WriteHit]:
   return hits
 
 
-def repeated(call: ast.Call, scope: _scopes.Scope,
+def _repeated(call: ast.Call, scope: _scopes.Scope,
               analysis: Analysis) -> bool:
   """Whether the write runs again and again: in a loop, or in a function
   (a callback, a step) rather than once at a module's top level."""
