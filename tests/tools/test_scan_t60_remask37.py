@@ -2,12 +2,10 @@
 constrained convolution, each kernel's centre set back to -1 after every
 batch by a Keras callback (through a helper that writes the number into
 the weights read out) or by a Keras constraint (the centre zeroed by a
-mask, then a one-hot of it taken off); and a padding row that
-`scatter_update` sets back to zeros, made a control dependency of the
-lookup in another class that holds the write. Each has a silent twin:
-a projection chosen by the weights' values, a helper that only rescales,
+mask, then a one-hot of it taken off). Each has a silent twin: a
+projection chosen by the weights' values, a helper that only rescales,
 the reset written once before training, a callback that only evaluates,
-a constraint that only normalises, a write nothing waits on."""
+a constraint that only normalises."""
 
 import pytest
 
