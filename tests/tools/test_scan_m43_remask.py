@@ -103,7 +103,17 @@ _SUM_RETURNED_BY_NAME = _CONSTRAINT.replace(
     fixed = w - centre
     return fixed""")
 
+_RESHAPED = _CONSTRAINT.replace(
+    "w = w / tf.reduce_sum(w, [0, 1], keepdims=True)",
+    "w = tf.math.divide(w, tf.reduce_sum(w, [0, 1], keepdims=True))").format(
+        tail="""centre = np.zeros(shape)
+    centre[c, c, :, :] = 1
+    w = tf.math.subtract(w, centre)
+    return tf.reshape(w, shape)""")
+
 FOUND = {
+    "a constraint returning the reshaped sum, rescaled by divide": (
+        _RESHAPED, 12),
     "a helper fill in on_epoch_end of a callback through a project base": (
         _THROUGH_BASE, 23),
     "a helper fill into a layer of self.model got by name": (

@@ -60,9 +60,9 @@ def offset_at_zeroed(scope: _scopes.Scope, node: ast.FunctionDef,
                      ) -> Optional[Tuple[ast.expr, ast.Constant]]:
   """The product and the value by which a constraint's `__call__` returns
   its weight zeroed by a mask of ones (`keep[c, c] = 0; w = w * keep`,
-  then only rescaled, `w = w / s`) with an array of zeros holding a number
+  then only rescaled, `w = w / s`, `tf.math.divide(w, s)`) with an array of zeros holding a number
   at the same positions added or taken off after it (`one[c, c] = 1;
-  return w - one`): Bayar's constrained convolution, the centre -1 after
+  return w - one`, or that sum reshaped): Bayar's constrained convolution, the centre -1 after
   every update. The zeroed positions alone are connectivity; a non-zero
   number added there after the zeroing, in the value returned, is a fixed
   part of the trained weight. Judged once per `__call__`, in one pass
@@ -83,6 +83,9 @@ def _offset_at_zeroed(scope: _scopes.Scope, node: ast.FunctionDef,
   bound = _top_bindings(node)
   result: ast.expr = body[-1].value
   at = len(body) - 1
+  if isinstance(result, ast.Call) and _names.call_name(
+      result) == "reshape" and result.args:
+    result = result.args[0]  # Every element kept, only laid out anew.
   if isinstance(result, ast.Name):
     last = _last_binding(body, bound, result.id, at)
     if last is None:
@@ -113,10 +116,14 @@ def _offset_at_zeroed(scope: _scopes.Scope, node: ast.FunctionDef,
               product, ast.AugAssign) else value
           return target, ast.Constant(sign * number.value)
       return None
-    if not (isinstance(value, ast.BinOp) and isinstance(
-        value.op, (ast.Mult, ast.Div))):
+    if isinstance(value, ast.BinOp) and isinstance(value.op,
+                                                   (ast.Mult, ast.Div)):
+      current = value.left
+    elif isinstance(value, ast.Call) and _names.call_name(value) in {
+        "divide", "truediv", "multiply"} and len(value.args) == 2:
+      current = value.args[0]
+    else:
       return None  # Not only rescaled: the zeros need not survive.
-    current = value.left
   return None
 
 
