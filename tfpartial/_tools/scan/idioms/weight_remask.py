@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _context
@@ -25,6 +25,7 @@ from tfpartial._tools.scan.idioms._copies import _support
 from tfpartial._tools.scan.idioms._copies import _untrained
 from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._masks import _constraint_fills
+from tfpartial._tools.scan.idioms._masks import _helper_fills
 from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
@@ -61,6 +62,8 @@ class WeightRemask(_idiom.Idiom):
              if id(h.sink) not in written]
     hits += [h for h in _row_resets.row_resets(analysis)
              if id(h.node) not in written]
+    hits += [h for h in _helper_fills.helper_fills(analysis)
+             if id(h.node) not in written]
     for scope in analysis.functions_named(("__call__",)):
       hits += _constraint_class(scope, analysis)
     for module in analysis.project.scanned():
@@ -90,6 +93,12 @@ class WeightRemask(_idiom.Idiom):
               "is built, wrap the optimizer given to `compile` with "
               "`tfpartial.freeze(weight, rows)` (the rows it writes) and "
               "drop the constraint")
+    if isinstance(hit, _writes.WriteHit) and hit.value is not None and (
+        _helper_fills.is_number(hit.value)):
+      return (f"`{_idiom.short(hit.value)}` is written into chosen "
+              "elements after each step: set them once after the model is "
+              "built, wrap the optimizer with `tfpartial.freeze(weight, "
+              "elements)` (the elements it sets) and drop the reset")
     if isinstance(hit, _writes.WriteHit) and hit.constraint:
       return (f"a Keras constraint (`{hit.constraint}`): the layer makes "
               "its weight and the optimizer given to `compile` trains it; "
@@ -134,8 +143,8 @@ class WeightRemask(_idiom.Idiom):
                   "the optimizer still computes their update and keeps "
                   "state for them (momentum moves them again before the "
                   "next reset)"]
-    if hit.value is not None and _writes.constant_fill(hit.value,
-                                                       hit.scope):
+    if hit.value is not None and (_writes.constant_fill(
+        hit.value, hit.scope) or _helper_fills.is_number(hit.value)):
       target = hit.written()
       return (f"chosen elements of `{target}` set back to a constant by "
               f"`{name}` after each step"), [
@@ -338,7 +347,7 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   fixed = _fixed_factor(scope, node, analysis.project)
   weight = node.args.args[1].arg if len(node.args.args) > 1 else ""
   if _architectural([*masked, fixed], weight, scope, analysis):
-    return []
+    return _offset_hit(scope, node, found, info, analysis)
   if any(not _projection(m, node) for m in masked) or fixed is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
@@ -351,7 +360,21 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
     return [_writes.WriteHit(scatter, scope, scatter, found, "weight-remask",
                              scatter.args[0], scatter.args[2],
                              constraint=info.name)]
-  return []
+  return _offset_hit(scope, node, found, info, analysis)
+
+
+def _offset_hit(scope: _scopes.Scope, node: ast.FunctionDef,
+                found: Dict[str, ast.AST], info: _scopes.ClassInfo,
+                analysis: Analysis) -> List[_idiom.Hit]:
+  """A constraint's elements zeroed by a mask of the architecture's
+  shape, then set to a number by an array added at the same positions
+  (Bayar's centre of -1): a fixed part of the weight, found."""
+  offset = _constraint_fills.offset_at_zeroed(scope, node, analysis)
+  if offset is None or _constraint_fills.never_attached(info, analysis):
+    return []
+  product, value = offset
+  return [_writes.WriteHit(product, scope, None, found, "weight-remask",
+                           value=value, constraint=info.name)]
 
 
 def _architectural(products: Sequence[Optional[ast.AST]], weight: str,
