@@ -66,18 +66,27 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
   runs: a loss that never runs it leaves nothing of it out."""
   if "self" in trained:
     return None  # A step of the class trains the whole model.
-  for below in _feeding(info, part):
-    if below in trained or below in info.methods or _NOT_TRAINED.search(
-        below) or not project.attribute(info, f"self.{below}"):
+  todo, seen = list(_feeding(info, part)), {part}
+  while todo:
+    below = todo.pop(0)
+    if below in seen or below in trained or below in info.methods or (
+        _NOT_TRAINED.search(below)) or not project.attribute(
+            info, f"self.{below}"):
       continue
+    seen.add(below)
     if step is not None and not _runs(project, info, step, below):
       continue  # A GAN's generator fed noise, not the encoder's output.
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
-    if _size_free_on_fixed(project, info, below) or _weightless_on_fixed(
-        project, info, below):
+    if _size_free_on_fixed(project, info, below):
       continue  # No weights of its own.
+    if _weightless_part(project, info, below):
+      # No weights of its own whatever it is given (a class of the project
+      # passing on some of its arguments): what runs below it is judged
+      # as if it fed `self.part` itself, each part once.
+      todo.extend(_feeding(info, below))
+      continue
     return below
   return None
 
@@ -191,18 +200,16 @@ def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
       _untrainable_part.frozen_whole(project, info, part) for part in fed)
 
 
-def _weightless_on_fixed(project: _project.Project,
-                         info: _scopes.ClassInfo, below: str) -> bool:
+def _weightless_part(project: _project.Project,
+                     info: _scopes.ClassInfo, below: str) -> bool:
   """Whether every value of `self.below` is made by a class of the
   project that makes no weight whatever its arguments
-  (`BicubicScale2D(rate)`, only `tf.image.resize` in its `call`), and
-  every part whose output it runs on, if any, is frozen whole."""
+  (`BicubicScale2D(rate)`, only `tf.image.resize` in its `call`; a
+  supplier picking some of its arguments): nothing of it is left out,
+  only, perhaps, a part it runs on (`left_below` goes on to those)."""
   values = project.attribute(info, f"self.{below}")
-  if not values or not all(_never_weighted(project, value, scope)
-                           for value, scope in values):
-    return False
-  return all(_untrainable_part.frozen_whole(project, info, part)
-             for part in set(_feeding(info, below)) - {below})
+  return bool(values) and all(_never_weighted(project, value, scope)
+                              for value, scope in values)
 
 
 def _never_weighted(project: _project.Project, value: ast.AST,
