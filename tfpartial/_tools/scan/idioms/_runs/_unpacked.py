@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -73,10 +73,11 @@ class Unpacked:
         k.arg is None for k in call.keywords):
       return None
     target = self.flow.project.resolve(scope, getattr(call.func, "id"))
-    if not isinstance(target, tuple) or not isinstance(
-        target[0], ast.FunctionDef):
+    if not isinstance(target, tuple):
       return None
     function, place = target
+    if not isinstance(function, ast.FunctionDef):
+      return None
     key = (id(function), size)
     if key not in self._read:
       self._read[key] = _elements(function, size, lambda name: (
@@ -94,8 +95,8 @@ class Unpacked:
             p in bound)] for names in read]
 
 
-def _elements(function: ast.FunctionDef, size: int, library
-              ) -> Optional[List[Set[str]]]:
+def _elements(function: ast.FunctionDef, size: int,
+              library: Callable[[str], bool]) -> Optional[List[Set[str]]]:
   """Per element of the tuples `function` returns, the parameters it is
   computed from (through the names the function assigns); None when
   the function is no plain helper (see the module's docstring).
@@ -152,7 +153,7 @@ def _elements(function: ast.FunctionDef, size: int, library
 
 def _read_params(roots: List[ast.AST], params: Set[str],
                  values: Dict[str, List[ast.AST]], bound: Set[str],
-                 library) -> Optional[Set[str]]:
+                 library: Callable[[str], bool]) -> Optional[Set[str]]:
   """The parameters `roots` are computed from; None when they read a
   free name that is no library module or builtin, or call anything but
   a library function or a builtin."""
