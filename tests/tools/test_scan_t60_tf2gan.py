@@ -29,11 +29,18 @@ _SUPPLIER = """\
 
       def __call__(self, *args):
         return args[:self.n]
+
+    class Holder:
+      def __init__(self, net):
+        self.net = net
+
+      def __call__(self, *args):
+        return self.net(args[0])
     """
 
 _GAN_CLASS = """\
     import tensorflow as tf
-    from supply import Supplier
+    from supply import Holder, Supplier
 
     class Gan(tf.keras.Model):
       def __init__(self, n):
@@ -76,8 +83,10 @@ _G_STEP = """with tf.GradientTape() as g_tape:
     ("tf.keras.layers.Dense(8)", "x", _G_STEP, [22]),
     # No generator step: the discriminator alone, on a frozen generator.
     ("Supplier(1)", "x", "pass", [22]),
+    # A plain class holding the encoder runs it: no pass-through.
+    ("Holder(self.encoder)", "x", _G_STEP, [22]),
 ], ids=["gan_halves", "untrained_encoder_below", "weighted_supplier",
-        "generator_never_trained"])
+        "generator_never_trained", "holder_runs_the_encoder"])
 def test_gan_halves_through_a_weightless_supplier(pick_d, real_input,
                                                   g_step, found):
   files = {"supply.py": _SUPPLIER,

@@ -15,6 +15,7 @@ an attribute the project never assigns is read (`self.layers`).
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
@@ -34,6 +35,7 @@ _SIZED_LAYERS = {"Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
                  "EinsumDense", "Bidirectional", "Linear"}
 # Library bases that make no weight themselves.
 _BARE_BASES = {"Layer", "Model", "Module", "object", "Object"}
+_BUILTINS = frozenset(dir(builtins))
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
 _NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
@@ -79,12 +81,13 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
                  text) or _untrainable_part.frozen_whole(project, info, below):
       continue  # Frozen whole.
-    if _size_free_on_fixed(project, info, below):
+    if _size_free_on_fixed(project, info, below) or _weightless_on_fixed(
+        project, info, below):
       continue  # No weights of its own.
-    if _weightless_part(project, info, below):
-      # No weights of its own whatever it is given (a class of the project
-      # passing on some of its arguments): what runs below it is judged
-      # as if it fed `self.part` itself, each part once.
+    if _passes_on(project, info, below):
+      # It can hold and run nothing (a supplier picking some of its
+      # arguments): what runs below it is judged as if it fed
+      # `self.part` itself, each part once.
       todo.extend(_feeding(info, below))
       continue
     return below
@@ -200,16 +203,59 @@ def _size_free_on_fixed(project: _project.Project, info: _scopes.ClassInfo,
       _untrainable_part.frozen_whole(project, info, part) for part in fed)
 
 
-def _weightless_part(project: _project.Project,
-                     info: _scopes.ClassInfo, below: str) -> bool:
+def _weightless_on_fixed(project: _project.Project,
+                         info: _scopes.ClassInfo, below: str) -> bool:
   """Whether every value of `self.below` is made by a class of the
   project that makes no weight whatever its arguments
-  (`BicubicScale2D(rate)`, only `tf.image.resize` in its `call`; a
-  supplier picking some of its arguments): nothing of it is left out,
-  only, perhaps, a part it runs on (`left_below` goes on to those)."""
+  (`BicubicScale2D(rate)`, only `tf.image.resize` in its `call`), and
+  every part whose output it runs on, if any, is frozen whole."""
   values = project.attribute(info, f"self.{below}")
-  return bool(values) and all(_never_weighted(project, value, scope)
-                              for value, scope in values)
+  if not values or not all(_never_weighted(project, value, scope)
+                           for value, scope in values):
+    return False
+  return all(_untrainable_part.frozen_whole(project, info, part)
+             for part in set(_feeding(info, below)) - {below})
+
+
+def _passes_on(project: _project.Project, info: _scopes.ClassInfo,
+               below: str) -> bool:
+  """Whether every value of `self.below` is made by a plain class of
+  the project (no base) whose methods call only builtins and its own
+  lambdas, which call nothing (`self.pick = lambda args: args[:n]`):
+  it can make, hold or run no network, only pass on what it is given;
+  a class wrapping a library model (`tf.keras.Model(vgg.input, ...)`)
+  or running an object it holds does not."""
+  values = project.attribute(info, f"self.{below}")
+  return bool(values) and all(
+      isinstance(target, _scopes.ClassInfo) and _plain(target)
+      for value, scope in values if isinstance(value, ast.Call)
+      for target in [project.resolve(scope, _names.dotted(value.func) or "")]
+  ) and all(isinstance(value, ast.Call) for value, _ in values)
+
+
+def _plain(info: _scopes.ClassInfo) -> bool:
+  """Whether a class has no base but `object` and every call in it is a
+  builtin's (not rebound) or one of its own lambdas' that call nothing."""
+  if any(base != "object" for base in info.bases):
+    return False
+  lambdas: Set[str] = set()
+  for node in ast.walk(info.node):
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+      if any(isinstance(n, ast.Call) for n in ast.walk(node.value)):
+        return False
+      lambdas.update(name[len("self."):] for t in node.targets
+                     for name in [_names.dotted(t) or ""]
+                     if name.startswith("self."))
+  bound = {n.id for n in ast.walk(info.node)
+           if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+  for node in ast.walk(info.node):
+    if not isinstance(node, ast.Call):
+      continue
+    name = _names.dotted(node.func) or ""
+    if not (name in _BUILTINS and name not in bound or (
+        name.startswith("self.") and name[len("self."):] in lambdas)):
+      return False
+  return True
 
 
 def _never_weighted(project: _project.Project, value: ast.AST,
