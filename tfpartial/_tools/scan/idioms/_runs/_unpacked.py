@@ -139,46 +139,96 @@ def _elements(function: ast.FunctionDef, size: int,
               values[name.id].append(name)
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
       bound.add(node.id)
+  calls = [node.value for node in ast.walk(function)
+           if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+  for call in calls:
+    first = call.func
+    while isinstance(first, ast.Attribute):
+      first = first.value
+    if not (isinstance(call.func, ast.Attribute) and isinstance(
+        first, ast.Name) and (first.id in bound or first.id in params)):
+      return None  # `np.copyto(xb, ...)`: it may fill what it is given.
+    # `xb.append(feats[i])`: what it adds is what `xb` holds.
+    values.setdefault(first.id, []).extend(
+        [*call.args, *(k.value for k in call.keywords)])
   if not returns:
     return None
+  reader = _Reader(params, values, bound, library)
   found: List[Set[str]] = []
   for index in range(size):
-    read = _read_params([r.elts[index] for r in returns], params, values,
-                        bound, library)
+    read = reader.read([r.elts[index] for r in returns])
     if read is None:
       return None
     found.append(read)
   return found
 
 
-def _read_params(roots: List[ast.AST], params: Set[str],
-                 values: Dict[str, List[ast.AST]], bound: Set[str],
-                 library: Callable[[str], bool]) -> Optional[Set[str]]:
-  """The parameters `roots` are computed from; None when they read a
-  free name that is no library module or builtin, or call anything but
-  a library function or a builtin."""
-  read: Set[str] = set()
-  seen: Set[str] = set()
-  todo = list(roots)
-  while todo:
-    root = todo.pop()
-    for node in ast.walk(root):
-      if isinstance(node, ast.Call):
-        first = node.func
-        while isinstance(first, ast.Attribute):
-          first = first.value
-        if not (isinstance(first, ast.Name) and first.id not in params
-                and first.id not in bound and library(first.id)):
-          return None  # `model(x)`, `x.predict(...)`: something runs.
-      if not isinstance(node, ast.Name) or not isinstance(
-          node.ctx, ast.Load) or node.id in seen:
-        continue
-      seen.add(node.id)
-      if node.id in params:
-        read.add(node.id)
-      if node.id in values:
-        todo.extend(values[node.id])
-      elif node.id not in params and node.id not in bound and not library(
-          node.id):
-        return None  # A global model or value: not what it is passed.
-  return read
+class _Reader:
+  """The parameters expressions of one helper are computed from; each
+  bound name's values are walked once, however many elements read it."""
+
+  def __init__(self, params: Set[str], values: Dict[str, List[ast.AST]],
+               bound: Set[str], library: Callable[[str], bool]):
+    self.params, self.values = params, values
+    self.bound, self.library = bound, library
+    # name -> its parameters (None: it reads something else); complete.
+    self.done: Dict[str, Optional[Set[str]]] = {}
+    self.depth: Dict[str, int] = {}  # The names being read, their depth.
+
+  def read(self, roots: List[ast.AST]) -> Optional[Set[str]]:
+    """The parameters `roots` are computed from; None when they read a
+    free name that is no library module or builtin, or call anything
+    but a library function or a builtin."""
+    try:
+      found = self._names(roots, 0)
+    except RecursionError:
+      return None
+    return None if found is None else found[0]
+
+  def _names(self, roots: List[ast.AST], depth: int
+             ) -> Optional[Tuple[Set[str], int]]:
+    """(the parameters, the lowest depth of a name being read that they
+    reach) of `roots`, read at `depth`."""
+    read: Set[str] = set()
+    low = depth
+    for root in roots:
+      for node in ast.walk(root):
+        if isinstance(node, ast.Call):
+          first = node.func
+          while isinstance(first, ast.Attribute):
+            first = first.value
+          if not (isinstance(first, ast.Name) and first.id not in self.params
+                  and first.id not in self.bound and self.library(first.id)):
+            return None  # `model(x)`, `x.predict(...)`: something runs.
+        if not isinstance(node, ast.Name) or not isinstance(
+            node.ctx, ast.Load):
+          continue
+        if node.id in self.params:
+          read.add(node.id)
+        if node.id in self.values:
+          got = self._name(node.id, depth + 1)
+          if got is None:
+            return None
+          read |= got[0]
+          low = min(low, got[1])
+        elif node.id not in self.params and node.id not in self.bound and (
+            not self.library(node.id)):
+          return None  # A global model or value: not what it is passed.
+    return read, low
+
+  def _name(self, name: str, depth: int) -> Optional[Tuple[Set[str], int]]:
+    """`_names` of the values of `name`, once complete."""
+    if name in self.done:
+      known = self.done[name]
+      return None if known is None else (known, depth)
+    if name in self.depth:
+      return set(), self.depth[name]  # A cycle: read where it began.
+    self.depth[name] = depth
+    got = self._names(self.values[name], depth)
+    del self.depth[name]
+    if got is None:
+      self.done[name] = None
+      return None
+    if got[1] >= depth:  # Nothing it reached is still being read.
+      self.done[name] = got[0]
+    return got[0], min(got[1], depth)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import weakref
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -69,11 +70,14 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
   if "self" in trained:
     return None  # A step of the class trains the whole model.
   todo, seen = list(_feeding(info, part)), {part}
+  # The parts reached through a supplier: judged by what the code does
+  # only, never by their names.
+  through: Set[str] = set()
   while todo:
     below = todo.pop(0)
     if below in seen or below in trained or below in info.methods or (
-        _NOT_TRAINED.search(below)) or not project.attribute(
-            info, f"self.{below}"):
+        below not in through and _NOT_TRAINED.search(below)) or (
+            not project.attribute(info, f"self.{below}")):
       continue
     seen.add(below)
     if step is not None and not _runs(project, info, step, below):
@@ -88,7 +92,9 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
       # It can hold and run nothing (a supplier picking some of its
       # arguments): what runs below it is judged as if it fed
       # `self.part` itself, each part once.
-      todo.extend(_feeding(info, below))
+      fed = [name for name in _feeding(info, below) if name not in seen]
+      through.update(fed)
+      todo.extend(fed)
       continue
     return below
   return None
@@ -227,18 +233,36 @@ def _passes_on(project: _project.Project, info: _scopes.ClassInfo,
   or running an object it holds does not."""
   values = project.attribute(info, f"self.{below}")
   return bool(values) and all(
-      isinstance(target, _scopes.ClassInfo) and _plain(target)
+      isinstance(target, _scopes.ClassInfo) and _plain(project, target)
       for value, scope in values if isinstance(value, ast.Call)
       for target in [project.resolve(scope, _names.dotted(value.func) or "")]
   ) and all(isinstance(value, ast.Call) for value, _ in values)
 
 
-def _plain(info: _scopes.ClassInfo) -> bool:
+# Per project, id(class node) -> (the node, whether it is plain).
+_READ_PLAIN: "weakref.WeakKeyDictionary[_project.Project, Dict[int, Tuple[ast.AST, bool]]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _plain(project: _project.Project, info: _scopes.ClassInfo) -> bool:
   """Whether a class has no base but `object` and every call in it is a
-  builtin's (not rebound) or one of its own lambdas' that call nothing."""
+  builtin's (not rebound) or one of its own lambdas' that call nothing,
+  and no call is given an attribute of `self` (`map(self.net, args)`
+  can run what it holds). Each class is read once per project."""
+  memo = _READ_PLAIN.setdefault(project, {})
+  known = memo.get(id(info.node))
+  if known is None or known[0] is not info.node:
+    known = memo[id(info.node)] = (info.node, _read_plain(info))
+  return known[1]
+
+
+def _read_plain(info: _scopes.ClassInfo) -> bool:
+  """`_plain`, read in one walk of the class."""
   if any(base != "object" for base in info.bases):
     return False
   lambdas: Set[str] = set()
+  bound: Set[str] = set()
+  calls: List[ast.Call] = []
   for node in ast.walk(info.node):
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
       if any(isinstance(n, ast.Call) for n in ast.walk(node.value)):
@@ -246,15 +270,18 @@ def _plain(info: _scopes.ClassInfo) -> bool:
       lambdas.update(name[len("self."):] for t in node.targets
                      for name in [_names.dotted(t) or ""]
                      if name.startswith("self."))
-  bound = {n.id for n in ast.walk(info.node)
-           if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-  for node in ast.walk(info.node):
-    if not isinstance(node, ast.Call):
-      continue
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      bound.add(node.id)
+    elif isinstance(node, ast.Call):
+      calls.append(node)
+  for node in calls:
     name = _names.dotted(node.func) or ""
     if not (name in _BUILTINS and name not in bound or (
         name.startswith("self.") and name[len("self."):] in lambdas)):
       return False
+    if any((_names.dotted(a) or "").startswith("self.") for a in [
+        *node.args, *(k.value for k in node.keywords)]):
+      return False  # A builtin given what the object holds may run it.
   return True
 
 
