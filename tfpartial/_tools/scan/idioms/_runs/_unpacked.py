@@ -8,7 +8,10 @@ network feeds its loss, not its input. Part of `_stages`.
 Only a plain helper is read so: a function of the project called by
 name, whose every `return` is a tuple as long as the names, with no
 nested function, `yield`, `global` or `nonlocal`, that makes no variable
-and opens no scope; an element computed from names its function does not
+and opens no scope; a method call as a statement on a name it binds
+(`xb.append(feats[i])`) adds its arguments to that name's values, any
+other call as a statement (`np.copyto(xb, ...)`) keeps the whole call;
+an element computed from names its function does not
 bind but library modules and builtins (a global model), or calling
 anything but a library function or a builtin (`model(x)` of a model
 passed in), keeps the whole call."""
@@ -139,19 +142,7 @@ def _elements(function: ast.FunctionDef, size: int,
               values[name.id].append(name)
     elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
       bound.add(node.id)
-  calls = [node.value for node in ast.walk(function)
-           if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
-  for call in calls:
-    first = call.func
-    while isinstance(first, ast.Attribute):
-      first = first.value
-    if not (isinstance(call.func, ast.Attribute) and isinstance(
-        first, ast.Name) and (first.id in bound or first.id in params)):
-      return None  # `np.copyto(xb, ...)`: it may fill what it is given.
-    # `xb.append(feats[i])`: what it adds is what `xb` holds.
-    values.setdefault(first.id, []).extend(
-        [*call.args, *(k.value for k in call.keywords)])
-  if not returns:
+  if not returns or not _filled(function, values, bound | params):
     return None
   reader = _Reader(params, values, bound, library)
   found: List[Set[str]] = []
@@ -161,6 +152,27 @@ def _elements(function: ast.FunctionDef, size: int,
       return None
     found.append(read)
   return found
+
+
+def _filled(function: ast.FunctionDef, values: Dict[str, List[ast.AST]],
+            local: Set[str]) -> bool:
+  """Adds to `values` what each call made as a statement on a `local`
+  name puts in it (`xb.append(feats[i])`: `xb` holds `feats[i]`); False
+  when another call is a statement (`np.copyto(xb, ...)` may fill what
+  it is given)."""
+  for node in ast.walk(function):
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+      continue
+    call = node.value
+    first = call.func
+    while isinstance(first, ast.Attribute):
+      first = first.value
+    if not (isinstance(call.func, ast.Attribute) and isinstance(
+        first, ast.Name) and first.id in local):
+      return False
+    values.setdefault(first.id, []).extend(
+        [*call.args, *(k.value for k in call.keywords)])
+  return True
 
 
 class _Reader:

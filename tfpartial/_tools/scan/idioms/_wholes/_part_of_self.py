@@ -228,7 +228,8 @@ def _passes_on(project: _project.Project, info: _scopes.ClassInfo,
   """Whether every value of `self.below` is made by a plain class of
   the project (no base) whose methods call only builtins and its own
   lambdas, which call nothing (`self.pick = lambda args: args[:n]`):
-  it can make, hold or run no network, only pass on what it is given;
+  it can make or run no network, only pass on what it is given (no
+  call is given an attribute of `self`: `map(self.net, args)` runs it);
   a class wrapping a library model (`tf.keras.Model(vgg.input, ...)`)
   or running an object it holds does not."""
   values = project.attribute(info, f"self.{below}")
