@@ -80,8 +80,13 @@ def assigned_key(target: ast.AST) -> Optional[str]:
 
 
 def definitions(home: ast.AST) -> Dict[str, List[Tuple[ast.expr, int]]]:
-  """Each name's assigned values in `home`, with their lines."""
+  """Each name's assigned values in `home`, with their lines; in a
+  function, not the local names of a function or class it defines (`x`
+  of a method of a model class built in the training function is that
+  method's own), but their `self.` attributes."""
   found: Dict[str, List[Tuple[ast.expr, int]]] = {}
+  inner = _inner_nodes(home) if isinstance(
+      home, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
   for node in _scopes.walk(home):
     if isinstance(node, ast.Assign):
       targets, value = list(node.targets), node.value
@@ -98,9 +103,19 @@ def definitions(home: ast.AST) -> Dict[str, List[Tuple[ast.expr, int]]]:
         targets.extend(target.elts)  # `c0, self.G0 = ...`: each.
         continue
       key = assigned_key(target)
-      if key is not None:
+      if key is not None and not ("." not in key and id(node) in inner):
         found.setdefault(key, []).append((value, node.lineno))
   return found
+
+
+def _inner_nodes(home: ast.AST) -> Set[int]:
+  """The nodes inside the functions and classes `home` defines."""
+  inner: Set[int] = set()
+  for node in _scopes.walk(home):
+    if node is not home and isinstance(node, _names.DEFINITIONS + (
+        ast.Lambda,)) and id(node) not in inner:
+      inner.update(id(n) for n in ast.walk(node))
+  return inner
 
 
 def _reaching(name: str, line: int,

@@ -26,6 +26,7 @@ from tfpartial._tools.scan.idioms._runs import _forward
 from tfpartial._tools.scan.idioms._runs import _inversion
 from tfpartial._tools.scan.idioms._runs import _real_side
 from tfpartial._tools.scan.idioms._runs import _stage_calls
+from tfpartial._tools.scan.idioms._runs import _unpacked
 from tfpartial._tools.scan.idioms._runs._stage_apart import (
     Home, apart, trained_with)
 from tfpartial._tools.scan.idioms._runs._stage_marks import (
@@ -47,22 +48,26 @@ def left_behind(flow: Flow, trainings: List[Training]
     by_home.setdefault(id(node), []).append(each)
   found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]] = {}
   opened = Opened(flow)
+  unpacked = _unpacked.Unpacked(flow)
   groups = [(nodes[key], group) for key, group in by_home.items()] + (
       _chosen_stage.module_functions([(t.scope, t) for t in trainings]))
   for node, group in groups:
     home = Home.of(node, group) if len(group) > 1 else None
     if home is not None:  # Else no mode is tested, no op fetched apart.
       home.together = opened.together
-      _runs_apart(home, group, opened, found)
+      _runs_apart(home, group, opened, found, unpacked)
   return list(found.values())
 
 
 def _runs_apart(home: Home, group: List[Training], opened: Opened,
-                found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]]
-                ) -> None:
+                found: Dict[Tuple[int, ...], Tuple[Training, ast.expr]],
+                unpacked: _unpacked.Unpacked) -> None:
   """Adds to `found` the steps of one home leaving an earlier stage out,
   keyed by the home and the steps of that stage."""
   defs = definitions(home.node)
+  # What a step's network is fed: each name a data helper's tuple gives
+  # from its own element's arguments, not all of them (`_unpacked`).
+  fed_defs = unpacked.narrowed(defs, home.node, group[0].scope)
   marks = [marks_of(t, defs) for t in group]
   met: Dict[int, List[Training]] = {}
 
@@ -83,7 +88,7 @@ def _runs_apart(home: Home, group: List[Training], opened: Opened,
               step, meeting(j), home):
         continue
       if i not in fed:
-        fed[i] = inputs_of(step, marks[i], defs, opened)
+        fed[i] = inputs_of(step, marks[i], fed_defs, opened)
       if any(runs_group(n, marks[j], opened, step.scope) for n in fed[i]) or (
           _chosen_stage.built_on(opened.flow.project, marks[i].scopes,
                                  marks[j].scopes, opened.built,
@@ -99,7 +104,7 @@ def _runs_apart(home: Home, group: List[Training], opened: Opened,
       continue  # A discriminator's real side: data, no earlier stage.
     if behind and _inversion.inverts(step.loss, lambda call: runs_group(
         call, marks[i], opened, step.scope), fed.get(i) or inputs_of(
-            step, marks[i], defs, opened), defs):
+            step, marks[i], fed_defs, opened), defs):
       continue  # The earlier stage only makes the later one's pairs.
     run = (id(home.node), *sorted(behind))
     if behind and (run not in found or position(step.call) < position(

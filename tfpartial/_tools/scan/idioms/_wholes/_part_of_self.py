@@ -15,7 +15,9 @@ an attribute the project never assigns is read (`self.layers`).
 from __future__ import annotations
 
 import ast
+import builtins
 import re
+import weakref
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
@@ -34,6 +36,7 @@ _SIZED_LAYERS = {"Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
                  "EinsumDense", "Bidirectional", "Linear"}
 # Library bases that make no weight themselves.
 _BARE_BASES = {"Layer", "Model", "Module", "object", "Object"}
+_BUILTINS = frozenset(dir(builtins))
 _OWN = {"trainable_variables", "trainable_weights", "variables", "weights"}
 # A copy kept in step by copying, or a callable making the input.
 _NOT_TRAINED = re.compile(r"target|ema|average|avg|old|teacher|frozen|"
@@ -66,10 +69,17 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
   runs: a loss that never runs it leaves nothing of it out."""
   if "self" in trained:
     return None  # A step of the class trains the whole model.
-  for below in _feeding(info, part):
-    if below in trained or below in info.methods or _NOT_TRAINED.search(
-        below) or not project.attribute(info, f"self.{below}"):
+  todo, seen = list(_feeding(info, part)), {part}
+  # The parts reached through a supplier: judged by what the code does
+  # only, never by their names.
+  through: Set[str] = set()
+  while todo:
+    below = todo.pop(0)
+    if below in seen or below in trained or below in info.methods or (
+        below not in through and _NOT_TRAINED.search(below)) or (
+            not project.attribute(info, f"self.{below}")):
       continue
+    seen.add(below)
     if step is not None and not _runs(project, info, step, below):
       continue  # A GAN's generator fed noise, not the encoder's output.
     if re.search(rf"self\.{re.escape(below)}\.trainable\s*=\s*False",
@@ -78,6 +88,14 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if _size_free_on_fixed(project, info, below) or _weightless_on_fixed(
         project, info, below):
       continue  # No weights of its own.
+    if _passes_on(project, info, below):
+      # It can hold and run nothing (a supplier picking some of its
+      # arguments): what runs below it is judged as if it fed
+      # `self.part` itself, each part once.
+      fed = [name for name in _feeding(info, below) if name not in seen]
+      through.update(fed)
+      todo.extend(fed)
+      continue
     return below
   return None
 
@@ -203,6 +221,69 @@ def _weightless_on_fixed(project: _project.Project,
     return False
   return all(_untrainable_part.frozen_whole(project, info, part)
              for part in set(_feeding(info, below)) - {below})
+
+
+def _passes_on(project: _project.Project, info: _scopes.ClassInfo,
+               below: str) -> bool:
+  """Whether every value of `self.below` is made by a plain class of
+  the project (no base) whose methods call only builtins and its own
+  lambdas, which call nothing (`self.pick = lambda args: args[:n]`):
+  it can make or run no network, only pass on what it is given (no
+  call is given an attribute of `self`: `map(self.net, args)` runs it);
+  a class wrapping a library model (`tf.keras.Model(vgg.input, ...)`)
+  or running an object it holds does not."""
+  values = project.attribute(info, f"self.{below}")
+  return bool(values) and all(
+      isinstance(target, _scopes.ClassInfo) and _plain(project, target)
+      for value, scope in values if isinstance(value, ast.Call)
+      for target in [project.resolve(scope, _names.dotted(value.func) or "")]
+  ) and all(isinstance(value, ast.Call) for value, _ in values)
+
+
+# Per project, id(class node) -> (the node, whether it is plain).
+_READ_PLAIN: "weakref.WeakKeyDictionary[_project.Project, Dict[int, Tuple[ast.AST, bool]]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def _plain(project: _project.Project, info: _scopes.ClassInfo) -> bool:
+  """Whether a class has no base but `object` and every call in it is a
+  builtin's (not rebound) or one of its own lambdas' that call nothing,
+  and no call is given an attribute of `self` (`map(self.net, args)`
+  can run what it holds). Each class is read once per project."""
+  memo = _READ_PLAIN.setdefault(project, {})
+  known = memo.get(id(info.node))
+  if known is None or known[0] is not info.node:
+    known = memo[id(info.node)] = (info.node, _read_plain(info))
+  return known[1]
+
+
+def _read_plain(info: _scopes.ClassInfo) -> bool:
+  """`_plain`, read in one walk of the class."""
+  if any(base != "object" for base in info.bases):
+    return False
+  lambdas: Set[str] = set()
+  bound: Set[str] = set()
+  calls: List[ast.Call] = []
+  for node in ast.walk(info.node):
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+      if any(isinstance(n, ast.Call) for n in ast.walk(node.value)):
+        return False
+      lambdas.update(name[len("self."):] for t in node.targets
+                     for name in [_names.dotted(t) or ""]
+                     if name.startswith("self."))
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      bound.add(node.id)
+    elif isinstance(node, ast.Call):
+      calls.append(node)
+  for node in calls:
+    name = _names.dotted(node.func) or ""
+    if not (name in _BUILTINS and name not in bound or (
+        name.startswith("self.") and name[len("self."):] in lambdas)):
+      return False
+    if any((_names.dotted(a) or "").startswith("self.") for a in [
+        *node.args, *(k.value for k in node.keywords)]):
+      return False  # A builtin given what the object holds may run it.
+  return True
 
 
 def _never_weighted(project: _project.Project, value: ast.AST,
