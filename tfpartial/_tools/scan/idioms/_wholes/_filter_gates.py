@@ -71,6 +71,13 @@ from tfpartial._tools.scan.idioms._wholes._step_gates import (
 
 
 
+def _loads_graph(analysis: Analysis, module: _project.Module) -> bool:
+  """Whether `module` loads a saved graph (read once per module)."""
+  return bool(analysis.once(
+      f"loads a graph {id(module)}", lambda: _flagged.loads_a_graph(
+          module.source.text, module.tree)))
+
+
 def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
                groups: Dict[str, Set[str]], opened: Set[str]
                ) -> Optional[ast.expr]:
@@ -100,9 +107,7 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   module = analysis.module(step.scope)
   if not isinstance(node, ast.expr) or per_group(analysis, step, node) or (
       not in_phase and not widened and (_names_the_model(
-          node, opened, step) and not analysis.once(
-              f"loads a graph {id(module)}", lambda: _flagged.loads_a_graph(
-                  module.source.text, module.tree)) and not (
+          node, opened, step) and not _loads_graph(analysis, module) and not (
                   _restores_a_part(module, step)) and (
                           not _warm_started.restores_beside(
                               analysis, module, node)) and (
