@@ -184,3 +184,46 @@ def test_a_dashed_flags_default_is_found_through_the_flag_index():
       """
   assert scanned.in_project({"flags.py": flags, "train.py": train}) == [
       ("var-list-filter", "flags.py", 2)]
+
+
+def test_a_tests_own_parser_gives_no_default_to_the_run():
+  """The final read of the round: a test's own parser defining the flag
+  with a default (`tests/flags_test.py`) is not the run's definition,
+  and the run's own definition, whose default is None, chooses nothing:
+  the finding stays at the filter."""
+  flags = """\
+      import argparse
+      parser = argparse.ArgumentParser()
+      parser.add_argument('--trainable-scopes', default=None)
+      FLAGS, _ = parser.parse_known_args()
+      """
+  test = """\
+      import argparse
+      import tensorflow as tf
+
+      class FlagsTest(tf.test.TestCase):
+        def test_parse(self):
+          parser = argparse.ArgumentParser()
+          parser.add_argument('--trainable-scopes', default='Logits')
+
+      if __name__ == '__main__':
+        tf.test.main()
+      """
+  train = """\
+      import tensorflow as tf
+      from flags import FLAGS
+
+      def variables_to_train():
+        if FLAGS.trainable_scopes is None:
+          return tf.trainable_variables()
+        out = []
+        for scope in FLAGS.trainable_scopes.split(','):
+          out.extend(tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope))
+        return out
+
+      loss = tf.reduce_sum(tf.layers.dense(x, 4))
+      op = tf.train.AdamOptimizer().minimize(loss, var_list=variables_to_train())
+      """
+  found = scanned.in_project({"flags.py": flags, "tests/flags_test.py": test,
+                              "train.py": train})
+  assert [(i, p) for i, p, _ in found] == [("var-list-filter", "train.py")]

@@ -8,7 +8,7 @@ Read by `_writes` for every write it classifies."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Set
+from typing import Dict, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
@@ -21,8 +21,6 @@ _TRAINING_BASES = ("Callback", "Hook", "Optimizer", "Constraint", "Pruner",
 # A callback's hooks around evaluation (Keras', Lightning's).
 _EVALUATION_HOOKS = ("on_test", "on_predict", "on_evaluat", "on_validation",
                      "on_eval")
-# A callback's hook that runs once, when the whole training has ended.
-_AFTER_TRAINING_HOOKS = ("on_train_end",)
 TRAINS = _names.TRAIN_STEPS | {"fit", "train_on_batch", "fit_generator",
                                 "train_step", "step"}
 
@@ -33,13 +31,9 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   callback, hook, optimizer or constraint; code that a step follows (in
   its loop or after it); a function that the project calls from such
   code, or that it does not call at all (a library's, called from
-  outside). Module code that nothing trains after only evaluates; a
-  callback's `on_train_end`, and its methods only that calls, run once
-  the model is done (`after_training`)."""
+  outside). Module code that nothing trains after only evaluates."""
   if scope.name.startswith(_EVALUATION_HOOKS):
     return False  # `on_test_begin`: the model evaluates, it trains not.
-  if scope.cls is not None and after_training(scope, analysis):
-    return False  # A Keras callback's `on_train_end`, or its helper.
   if scope.cls is not None and (
       any(b.endswith(_TRAINING_BASES) for b in scope.cls.bases)
       or scope.name in _names.OPTIMIZER_METHODS
@@ -58,64 +52,6 @@ def in_training(scope: _scopes.Scope, analysis: Analysis,
   if not callers:
     return True
   return any(in_training(s, analysis, c, depth + 1) for s, c in callers)
-
-
-def after_training(scope: _scopes.Scope, analysis: Analysis,
-                   depth: int = 0) -> bool:
-  """Whether a method runs only once its model's training has ended: the
-  `on_train_end` of a Keras callback (a class deriving from Keras'
-  `Callback`, through the project's classes too), or a method of no
-  hook's name that only such code calls (a pruner's `prune_weight` that
-  `on_train_end` runs: the weights are done, nothing trains them after).
-  A method nothing in the project calls is a hook a framework may run
-  with each step: not this."""
-  if scope.name in _AFTER_TRAINING_HOOKS:
-    return scope.cls is not None and keras_callback(
-        scope.cls, analysis.project) and not any(
-            s is not scope for s, _ in analysis.flow.calls_of(scope.node))
-  if depth >= 3 or scope.name.startswith((
-      "on_", "after_run", "before_run")) or (
-          scope.name in _names.OPTIMIZER_METHODS) or not isinstance(
-              scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-    return False
-  callers = [s for s, _ in analysis.flow.calls_of(scope.node)
-             if s is not scope]
-  return bool(callers) and all(after_training(s, analysis, depth + 1)
-                               for s in callers)
-
-
-def keras_callback(info: _scopes.ClassInfo, project: object) -> bool:
-  """Whether the class derives from Keras' `Callback`
-  (`tf.keras.callbacks.Callback`, `keras.callbacks.Callback`, the name
-  imported from such a module), itself or through the project's
-  classes."""
-  for each in [info, *project.base_classes(info)]:  # type: ignore
-    for base in each.bases:
-      if base.endswith("keras.callbacks.Callback") and base.split(
-          ".")[0] in {"tf", "keras", "tensorflow"}:
-        return True
-      if base in _from_keras_callbacks(each.home):
-        return True
-  return False
-
-
-def _from_keras_callbacks(scope: _scopes.Scope) -> Set[str]:
-  """The names the module imports from a Keras callbacks module
-  (`from tensorflow.keras.callbacks import Callback`), and the aliases of
-  such a module (`from tensorflow.keras import callbacks`)."""
-  while scope.parent is not None:
-    scope = scope.parent
-  found: Set[str] = set()
-  for statement in scope.imports:
-    if isinstance(statement, ast.ImportFrom) and (
-        statement.module or "").endswith("keras.callbacks"):
-      found.update(a.asname or a.name for a in statement.names
-                   if a.name == "Callback")
-    elif isinstance(statement, ast.ImportFrom) and (
-        statement.module or "").endswith("keras"):
-      found.update(f"{a.asname or a.name}.Callback"
-                   for a in statement.names if a.name == "callbacks")
-  return found
 
 
 # Calls that run a whole training at once (Keras').

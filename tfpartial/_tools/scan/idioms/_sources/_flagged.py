@@ -194,20 +194,27 @@ def flag_default(analysis: Analysis, filtered: Optional[ast.AST],
   defaults = analysis.once("flag defaults", lambda: _Defaults(project))
   assert isinstance(defaults, _Defaults)
   for module in defaults.naming(read, own):
+    if module.is_test:
+      continue  # A test's own parser sets no default of the run.
     scope = project.parsed(module)  # Parsed now if no step asked first.
     if scope is None or module.tree is None:
       continue
     for name, default in defaults.defined(module):
-      if name in read:
-        return default, scope
+      if name in read:  # The first definition met gives the default.
+        return (default, scope) if default is not None else None
   return None
+
+
+# A flag a module defines and its default (None: it chooses nothing).
+_Defined = Tuple[str, Optional[ast.Constant]]
 
 
 class _Defaults:
   """The modules of a project that define flags, indexed once by the
   flag names their strings write (a flag the filter reads is written in
-  a string where it is defined, dashes read as argparse reads them), and the flags with a default each defines, in
-  the order a walk of its tree meets them (read once per module)."""
+  a string where it is defined, dashes read as argparse reads them),
+  and the flags each defines with their defaults, in the order a walk
+  of its tree meets them (read once per module)."""
 
   def __init__(self, project: _project.Project):
     self._modules = [m for m in project.modules
@@ -220,7 +227,7 @@ class _Defaults:
       for word in {w.replace("-", "_")
                    for w in _QUOTED.findall(module.source.text)}:
         self._by_word.setdefault(word, []).append(position)
-    self._defined: Dict[int, List[Tuple[str, ast.Constant]]] = {}
+    self._defined: Dict[int, List[_Defined]] = {}
 
   def naming(self, read: Set[str], own: Optional[_project.Module]
              ) -> List[_project.Module]:
@@ -231,18 +238,17 @@ class _Defaults:
                   key=lambda m: m is not own)
 
   def defined(self, module: _project.Module
-              ) -> List[Tuple[str, ast.Constant]]:
-    """Each flag `module` (parsed) defines with a default, and the
-    default, in the order of a walk of its tree."""
+              ) -> List[_Defined]:
+    """Each flag `module` (parsed) defines, and its default (None when
+    it chooses nothing), in the order of a walk of its tree."""
     if id(module) not in self._defined:
       assert module.tree is not None
       found = self._defined[id(module)] = []
       for node in ast.walk(module.tree):
         if isinstance(node, ast.Call) and _names.call_name(node) in _DEFINES:
           name = _flag_name(node)
-          default = _default(node, {name}) if name is not None else None
-          if name is not None and default is not None:
-            found.append((name, default))
+          if name is not None:
+            found.append((name, _default(node, {name})))
     return self._defined[id(module)]
 
 
