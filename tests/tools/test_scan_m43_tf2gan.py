@@ -66,21 +66,8 @@ def test_a_head_on_a_frozen_encoder_batched_by_a_helper(helper):
 
 
 # `Holder` runs what it holds through a builtin.
-_MAPPER = """\
-    class Supplier:
-      def __init__(self, n):
-        self.n = n
-
-      def __call__(self, *args):
-        return args[:self.n]
-
-    class Holder:
-      def __init__(self, net):
-        self.net = net
-
-      def __call__(self, *args):
-        return list(map(self.net, args[:1]))[0]
-    """
+_MAPPER = t60._SUPPLIER.replace(
+    "return self.net(args[0])", "return list(map(self.net, args[:1]))[0]")
 
 
 @pytest.mark.parametrize("attribute, supply, pick_d", [

@@ -678,3 +678,13 @@ def argument(call: ast.Call, params: List[str], param: str
     index -= 1
   return call.args[index] if 0 <= index < len(call.args) and not any(
       isinstance(a, ast.Starred) for a in call.args) else None
+
+
+def factors(node: ast.AST) -> List[ast.expr]:
+  """The two factors of `a * b` or `multiply(a, b)` (`mul` too), or []."""
+  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+    return [node.left, node.right]
+  if isinstance(node, ast.Call) and call_name(node) in {
+      "multiply", "mul"} and len(node.args) == 2:
+    return list(node.args)
+  return []

@@ -8,7 +8,7 @@ from a mask's by the flow afterwards, as for `assign`."""
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 from tfpartial._tools.scan import _names
 
@@ -24,22 +24,13 @@ def taken_off(call: ast.Call) -> Optional[Tuple[ast.expr, ast.expr]]:
   else:
     return None
   spelled = _names.dotted(target)
-  factors = _factors(value)
+  factors = _names.factors(value)
   if spelled is None or len(factors) != 2:
     return None
   for own, other in (factors, factors[::-1]):
     if _names.dotted(own) == spelled and _complement(other):
       return target, value
   return None
-
-
-def _factors(node: ast.expr) -> List[ast.expr]:
-  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-    return [node.left, node.right]
-  if isinstance(node, ast.Call) and _names.call_name(node) in {
-      "multiply", "mul"} and len(node.args) == 2:
-    return list(node.args)
-  return []
 
 
 def _complement(node: ast.expr) -> bool:

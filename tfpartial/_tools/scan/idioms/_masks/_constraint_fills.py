@@ -103,7 +103,7 @@ def _offset_at_zeroed(scope: _scopes.Scope, node: ast.FunctionDef,
     if last is None:
       return None  # The parameter itself: nothing zeroed before the sum.
     at, value = last
-    factors = _factors(value)
+    factors = _names.factors(value)
     zeroed = [_spots(f.id, scope, "ones", True, body[at].lineno, analysis)
               for f in factors if isinstance(f, ast.Name)]
     spots = next((z for z in zeroed if z), None)
@@ -164,16 +164,6 @@ def _last_binding(body: List[ast.stmt], bound: Dict[str, List[int]],
         ast.Name(name, ast.Load()), statement.op, statement.value),
         statement)
   return indexes[at], cast(ast.Assign, statement).value
-
-
-def _factors(item: ast.AST) -> List[ast.AST]:
-  """The two factors of `a * b`, `multiply(a, b)`."""
-  if isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult):
-    return [item.left, item.right]
-  if isinstance(item, ast.Call) and _names.call_name(item) in {
-      "multiply", "mul"} and len(item.args) == 2:
-    return list(item.args)
-  return []
 
 
 def _summands(item: ast.AST) -> Optional[Tuple[ast.expr, ast.Name, int]]:
