@@ -83,7 +83,8 @@ class TestKeras3(conformance.Suite):
   def plain_run(self, way, name):
     trajectory = _loop(kp.PartialModel(poison=False), self.OPTIMIZERS[name](),
                        None, way)
-    return [v["x"] for v in trajectory]
+    return [np.concatenate([np.ravel(v[k]) for k in "xbc"])
+            for v in trajectory]
 
   def plain_state(self, name, variables):
     """Keras keeps optimizer state by position: shapes in order."""
