@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 from typing import List, Tuple
 
+from tfpartial._tools.scan import _scopes
+
 # Levels of an expression below its statement that the checks read; real
 # code nests a few dozen at most.
 LIMIT = 100
@@ -41,7 +43,8 @@ def cut(tree: ast.AST, limit: int = LIMIT) -> int:
   todo: List[Tuple[ast.AST, int]] = [(tree, 0)]
   while todo:
     node, depth = todo.pop()
-    for field, value in ast.iter_fields(node):
+    for field in _scopes.node_fields(type(node)):
+      value = getattr(node, field, None)
       if isinstance(value, list):
         for index, child in enumerate(value):
           if isinstance(child, ast.AST) and not _short(child, depth, limit):
@@ -63,9 +66,14 @@ def _short(node: ast.AST, depth: int, limit: int) -> bool:
   """Whether `node` is too short to nest past the limit: an expression
   on one line nests at most one level per character (an operator, a
   bracket, a dot), so one of fewer characters than the levels left
-  needs no reading (most of a file: the pass stays cheap)."""
-  if not isinstance(node, ast.expr):
-    return False
+  needs no reading (most of a file: the pass stays cheap). A statement
+  on one line holds only such expressions, each a level or more below
+  it within fewer characters (its keywords, `=`): one shorter than the
+  limit needs no reading either (most statements of a file: the pass
+  reads the few long ones and the blocks). A mark (`Load`, `+`) is no
+  level and holds nothing: never read."""
+  if not isinstance(node, (ast.expr, ast.stmt)):
+    return isinstance(node, _MARKS)
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
   return start is not None and start == end and (

@@ -1,0 +1,55 @@
+"""`tfpartial scan`'s cost on real code (round forty-four, corpus speed):
+work a profile of part thirty-seven found done for nothing, each counted
+in calls (not timed) on synthetic source in the shape of the corpus.
+
+The cut of expressions too deep to read (`_deep.cut`) ran a whole pass
+over every statement of every parsed file and pushed each `Load` and `+`
+of a long expression: a third of the nodes it read were such marks, and
+most statements are one short line, which nests no expression past the
+limit. It now reads neither: the same cut (the tests of
+`test_scan_deep_expressions`), a fraction of the calls."""
+
+import ast
+
+import pytest
+
+import scanned
+from test_scan_deep_expressions import _deep, _sum
+
+
+def _cut_calls(text):
+  """The Python calls `_deep.cut` makes in its own module on `text`'s
+  tree (5 a statement at 2aeb820, 1 now), and what it replaced."""
+  tree = ast.parse(text)
+  return scanned.calls_made(lambda: _deep().cut(tree), "_deep.py", ("call",))
+
+
+@pytest.mark.parametrize("statement", (
+    "x = a + b", "opt.minimize(loss, var_list=vs)", "return g * m",
+    "if step > 10: train_op = None"))
+def test_a_short_statement_costs_the_cut_one_call(statement):
+  lines = 300
+  indent = "  " if statement.startswith("return") else ""
+  head = "def f():\n" if indent else ""
+  calls, replaced = _cut_calls(head + "".join(
+      f"{indent}{statement}\n" for _ in range(lines)))
+  assert replaced == 0
+  assert calls <= 2 * lines, calls
+
+
+def test_a_long_expression_costs_no_call_for_its_marks():
+  # `(a0 +\n a1 +\n ...)`: every `+` over two lines or more is read (it
+  # might nest deep), but its `+` and each name's `Load` are no levels
+  # (7 calls a term at 2aeb820: 3 for each `+`; 5 now).
+  terms = 90
+  text = "total = (" + " +\n    ".join(f"a{i}" for i in range(terms)) + ")\n"
+  calls, replaced = _cut_calls(text)
+  assert replaced == 0
+  assert calls <= 5 * terms, calls
+
+
+def test_a_deep_sum_on_one_line_is_still_cut():
+  # The short statement skipped is short: one past the limit is read.
+  limit = _deep().LIMIT
+  assert _cut_calls(f"x = {_sum(limit + 20)}\n")[1] == 1
+  assert _cut_calls(f"if x: y = {_sum(limit + 20)}\n")[1] == 1
