@@ -53,3 +53,30 @@ def test_a_deep_sum_on_one_line_is_still_cut():
   limit = _deep().LIMIT
   assert _cut_calls(f"x = {_sum(limit + 20)}\n")[1] == 1
   assert _cut_calls(f"if x: y = {_sum(limit + 20)}\n")[1] == 1
+
+
+def _steps_of_a_grown_list(lines):
+  """A function of `lines` layers whose two steps train a list grown
+  under a stage test, with no scope's collection in it."""
+  body = "".join(f"    h{i} = tf.layers.dense(h{i - 1 if i else ''}x, 8)\n"
+                 for i in range(lines))
+  return f"""import tensorflow as tf
+
+
+def train(x, loss, stage):
+{body}    train_vars = [v for v in tf.trainable_variables() if "d" in v.name]
+    if stage == "a":
+        train_vars.append(x)
+    op = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=train_vars)
+    op2 = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=train_vars)
+    return op, op2
+"""
+
+
+def test_a_list_grown_with_no_scope_reads_no_tests_around():
+  # `_stage_values` read the `if` tests around every node of the function
+  # (a walk of its own, 86 calls a line at 2aeb820) before it looked for
+  # a scope's collection added to the list; it looks first (13 now).
+  small, large = (scanned.scan_work(_steps_of_a_grown_list(n),
+                                    "_stage_values.py") for n in (50, 200))
+  assert large - small <= 30 * 150, (small, large)
