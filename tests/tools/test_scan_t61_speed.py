@@ -7,7 +7,12 @@ over every statement of every parsed file and pushed each `Load` and `+`
 of a long expression: a third of the nodes it read were such marks, and
 most statements are one short line, which nests no expression past the
 limit. It now reads neither: the same cut (the tests of
-`test_scan_deep_expressions`), a fraction of the calls."""
+`test_scan_deep_expressions`), a fraction of the calls.
+
+A step whose list is a name had `_stage_values` read the `if` tests
+around every node of its function before it looked for what it needs (a
+scope's collection added to the list, a `variable_scope` opened): most
+functions hold neither, and now cost a walk alone."""
 
 import ast
 
