@@ -53,6 +53,18 @@ def test_a_long_expression_costs_no_call_for_its_marks():
   assert calls <= 5 * terms, calls
 
 
+def test_a_call_over_many_lines_costs_one_call_a_keyword():
+  # `tf.layers.dense(\n    x,\n    units=8,\n ...)`: the call is read (it
+  # spans lines), but each keyword on a line of its own is short (4
+  # calls a keyword at 2aeb820, 1 now).
+  keywords = 200
+  text = "y = f(\n" + "".join(f"    k{i}=v{i},\n" for i in range(
+      keywords)) + ")\n"
+  calls, replaced = _cut_calls(text)
+  assert replaced == 0
+  assert calls <= 2 * keywords, calls
+
+
 def test_a_deep_sum_on_one_line_is_still_cut():
   # The short statement skipped is short: one past the limit is read.
   limit = _deep().LIMIT

@@ -66,14 +66,15 @@ def _short(node: ast.AST, depth: int, limit: int) -> bool:
   """Whether `node` is too short to nest past the limit: an expression
   on one line nests at most one level per character (an operator, a
   bracket, a dot), so one of fewer characters than the levels left
-  needs no reading (most of a file: the pass stays cheap). A statement
-  on one line holds only such expressions, each a level or more below
-  it within fewer characters (its keywords, `=`): one shorter than the
-  limit needs no reading either (most statements of a file: the pass
-  reads the few long ones and the blocks). A mark (`Load`, `+`) is no
-  level and holds nothing: never read."""
-  if not isinstance(node, (ast.expr, ast.stmt)):
-    return isinstance(node, _MARKS)
+  needs no reading (most of a file: the pass stays cheap). Any other
+  node on one line (a statement, a keyword `a=...`, a parameter) holds
+  only such expressions, each a level or more below it within fewer
+  characters (its `=`, its keywords): one shorter than the limit needs
+  no reading either (most statements of a file, each keyword of a call
+  over many lines: the pass reads the few long ones and the blocks). A
+  mark (`Load`, `+`) is no level and holds nothing: never read."""
+  if isinstance(node, _MARKS):
+    return True
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
   return start is not None and start == end and (
