@@ -77,8 +77,10 @@ def _short(node: ast.AST, depth: int, limit: int) -> bool:
     return True
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
+  width = (getattr(node, "end_col_offset", None) or 0) - getattr(
+      node, "col_offset", 0)
   return start is not None and start == end and (
-      (node.end_col_offset or 0) - node.col_offset + _MARGIN < limit - depth)
+      width + _MARGIN < limit - depth)
 
 
 # Nodes that share their text with a child (an f-string's parts) nest a
