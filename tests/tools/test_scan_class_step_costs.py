@@ -70,9 +70,13 @@ def test_the_gates_of_a_class_of_many_steps_read_its_steps_once(where):
 def test_a_class_of_many_stages_reads_the_scopes_it_builds_once():
   # Cubic at 81dee66 (x75 for 4 times the stages): each stage walked its
   # function for the scopes it builds, and each pair of stages again.
+  # Since t61 a function opening no scope skips the walk of the tests
+  # around its nodes (1,783 calls at 20 stages, 8,007 at 2aeb820): what
+  # is left grows with the pairs' lookups of the read kept, one call
+  # each (x6.7).
   small, large = (scanned.scan_work(_stages_of_one_class(n),
                                     "_stage_values.py") for n in (5, 20))
-  assert large <= 6 * small, (small, large)
+  assert large <= 8 * small, (small, large)
 
 
 def test_a_pair_of_stages_looks_up_the_loops_around_its_fetches():

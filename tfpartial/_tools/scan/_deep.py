@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 from typing import List, Tuple
 
+from tfpartial._tools.scan import _scopes
+
 # Levels of an expression below its statement that the checks read; real
 # code nests a few dozen at most.
 LIMIT = 100
@@ -41,7 +43,8 @@ def cut(tree: ast.AST, limit: int = LIMIT) -> int:
   todo: List[Tuple[ast.AST, int]] = [(tree, 0)]
   while todo:
     node, depth = todo.pop()
-    for field, value in ast.iter_fields(node):
+    for field in _scopes.node_fields(type(node)):
+      value = getattr(node, field, None)
       if isinstance(value, list):
         for index, child in enumerate(value):
           if isinstance(child, ast.AST) and not _short(child, depth, limit):
@@ -63,13 +66,21 @@ def _short(node: ast.AST, depth: int, limit: int) -> bool:
   """Whether `node` is too short to nest past the limit: an expression
   on one line nests at most one level per character (an operator, a
   bracket, a dot), so one of fewer characters than the levels left
-  needs no reading (most of a file: the pass stays cheap)."""
-  if not isinstance(node, ast.expr):
-    return False
+  needs no reading (most of a file: the pass stays cheap). Any other
+  node on one line (a statement, a keyword `a=...`, a parameter) holds
+  only such expressions, each a level or more below it within fewer
+  characters (its `=`, its keywords): one shorter than the limit needs
+  no reading either (most statements of a file, each keyword of a call
+  over many lines: the pass reads the few long ones and the blocks). A
+  mark (`Load`, `+`) is no level and holds nothing: never read."""
+  if isinstance(node, _MARKS):
+    return True
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
+  width = (getattr(node, "end_col_offset", None) or 0) - getattr(
+      node, "col_offset", 0)
   return start is not None and start == end and (
-      (node.end_col_offset or 0) - node.col_offset + _MARGIN < limit - depth)
+      width + _MARGIN < limit - depth)
 
 
 # Nodes that share their text with a child (an f-string's parts) nest a

@@ -19,7 +19,8 @@ import dataclasses
 import itertools
 import weakref
 from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
-                    Optional, Sequence, Set, Tuple, TypeVar, Union, cast)
+                    Optional, Sequence, Set, Tuple, Type, TypeVar, Union,
+                    cast)
 
 from tfpartial._tools.scan import _every_path
 from tfpartial._tools.scan import _feed_dicts
@@ -75,6 +76,16 @@ def _children(node: ast.AST) -> List[ast.AST]:
     elif isinstance(value, ast.AST) and not isinstance(value, _NOT_READ):
       found.append(value)
   return found
+
+
+def node_fields(kind: Type[ast.AST]) -> Tuple[str, ...]:
+  """The fields of a node type that may hold a child node (`_children`'s:
+  no name, number or single `Load` and `+`), found once per type."""
+  fields = _NODE_FIELDS.get(kind)
+  if fields is None:
+    fields = _NODE_FIELDS[kind] = tuple(
+        f for f in kind._fields if f not in _NEVER_NODES)
+  return fields
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

@@ -158,26 +158,39 @@ def _scope_of(node: ast.expr) -> Optional[str]:
 
 def _added_by_name(function: ast.AST) -> Dict[str, List[_Placed]]:
   """Each scope added to a list of the function, with the tests around
-  it, by the list's name: one walk for every step's list."""
+  it, by the list's name: one walk for every step's list (the tests
+  around, a walk of their own, read only for a function that adds a
+  scope: most add none)."""
+  grown = [(node, name, value, scope) for node, name, value, scope in (
+      _grown(node) for node in _scopes.walk(function) if isinstance(
+          node, (ast.Call, ast.AugAssign))) if scope is not None]
+  if not grown:
+    return {}
   around = _around(function)
   found: Dict[str, List[_Placed]] = {}
-  for node in _scopes.walk(function):
-    if id(node) not in around:
-      continue  # A function of its own.
-    value: Optional[ast.expr] = None
-    name: Optional[str] = None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-        and node.func.attr in _GROW and node.args:
-      name, value = _names.dotted(node.func.value), node.args[0]
-    elif isinstance(node, ast.AugAssign):
-      name, value = _names.dotted(node.target), node.value
-    scope = _scope_of(value) if value is not None and (
-        name is not None) else None
-    if name is not None and scope is not None:
+  for node, name, value, scope in grown:
+    if id(node) in around:  # Not in a function of its own.
       found.setdefault(name, []).append(_Placed(
-          scope, node, around.get(id(node), []),
+          scope, node, around[id(node)],
           node if isinstance(node, ast.Call) else value))
   return found
+
+
+def _grown(node: ast.AST) -> Tuple[ast.AST, str, Optional[ast.expr],
+                                   Optional[str]]:
+  """(node, list, value, scope) of a node that adds a literal scope's
+  collection to a list (`train_vars.extend(get_collection(...,
+  'netDM1'))`, `+=`); scope None for any other node."""
+  value: Optional[ast.expr] = None
+  name: Optional[str] = None
+  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+      and node.func.attr in _GROW and node.args:
+    name, value = _names.dotted(node.func.value), node.args[0]
+  elif isinstance(node, ast.AugAssign):
+    name, value = _names.dotted(node.target), node.value
+  if name is None or value is None:
+    return node, "", None, None
+  return node, name, value, _scope_of(value)
 
 
 def scopes_built(function: ast.AST) -> List[_Placed]:
@@ -196,19 +209,23 @@ _BUILT: "weakref.WeakKeyDictionary[ast.AST, List[_Placed]]" = (
 
 
 def _read_scopes_built(function: ast.AST) -> List[_Placed]:
+  opened = [(node, item.context_expr) for node in _scopes.walk(function)
+            if isinstance(node, (ast.With, ast.AsyncWith))
+            for item in node.items if isinstance(
+                item.context_expr, ast.Call) and _names.call_name(
+                    item.context_expr) == "variable_scope" and (
+                        item.context_expr.args)]
+  if not opened:
+    return []  # The tests around, a walk of their own, read for none.
   around = _around(function)
   found: List[_Placed] = []
-  for node in _scopes.walk(function):
-    if isinstance(node, (ast.With, ast.AsyncWith)) and id(node) in around:
-      for item in node.items:
-        call = item.context_expr
-        if isinstance(call, ast.Call) and _names.call_name(
-            call) == "variable_scope" and call.args:
-          name = call.args[0]
-          text = name.value.strip("/") if isinstance(
-              name, ast.Constant) and isinstance(name.value, str) else (
-                  f"={ast.unparse(name)}")  # A computed scope, by its text.
-          found.append(_Placed(text, node, around.get(id(node), [])))
+  for node, call in opened:
+    if id(node) in around:
+      name = call.args[0]
+      text = name.value.strip("/") if isinstance(
+          name, ast.Constant) and isinstance(name.value, str) else (
+              f"={ast.unparse(name)}")  # A computed scope, by its text.
+      found.append(_Placed(text, node, around[id(node)]))
   return found
 
 
