@@ -400,7 +400,7 @@ class Project:
     # through whole packages).
     self._members: Dict[Tuple[int, str, bool], Optional[Target]] = {}
     # A package copied as the tree's root, imported by its name.
-    self._renamed = _renamed.Renamed(self)
+    self._renamed: _renamed.Renamed[Module] = _renamed.Renamed(self)
 
   @property
   def by_name(self) -> Dict[str, List[Module]]:

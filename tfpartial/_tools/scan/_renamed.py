@@ -38,10 +38,40 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import (Dict, Generic, List, Mapping, Optional, Protocol,
+                    Sequence, Set, Tuple, TypeVar)
 
-if TYPE_CHECKING:
-  from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _scopes
+
+
+class _Module(Protocol):
+  """What is read of one of the project's modules (`_project.Module`)."""
+  source: _files.Source
+  imports: Dict[str, Tuple[str, str]]
+
+  @property
+  def path(self) -> str: ...
+
+
+M = TypeVar("M", bound=_Module)
+
+
+class _Project(Protocol[M]):
+  """What is read of the project (`_project.Project`), which holds a
+  `Renamed`."""
+
+  @property
+  def modules(self) -> Sequence[M]: ...
+
+  @property
+  def by_name(self) -> Mapping[str, Sequence[M]]: ...
+
+  @property
+  def by_path(self) -> Mapping[str, M]: ...
+
+  def parsed(self, module: M) -> Optional[_scopes.Scope]: ...
+
 
 # An absolute import statement: `from a.b import (x, y as z)` or
 # `import a.b as c, d`.
@@ -50,26 +80,24 @@ _IMPORT = re.compile(
     r"[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.MULTILINE)
 
 
-class Renamed:
+class Renamed(Generic[M]):
   """The roots of a project's renamed package heads, found when asked."""
 
-  def __init__(self, project: "_project.Project"):
+  def __init__(self, project: _Project[M]):
     self._project = project
     # head -> (the importer, the dotted module, the name or "") each.
-    self._imports: Optional[Dict[str, List[Tuple[
-        "_project.Module", str, str]]]] = None
+    self._imports: Optional[Dict[str, List[Tuple[M, str, str]]]] = None
     self._roots: Dict[str, Optional[str]] = {}
     self._top = ""
     self._names: Set[str] = set()  # Folders and modules below the top.
 
-  def module(self, name: str, near: "_project.Module"
-             ) -> Optional["_project.Module"]:
+  def module(self, name: str, near: M) -> Optional[M]:
     """The module a dotted `name` (`H.a.b`) imported from `near` names
     when `H` is a renamed package head (None otherwise, or when it names
     `near` itself)."""
     head, _, rest = name.partition(".")
-    if not rest or rest not in self._project.by_name:  # No such module anywhere.
-      return None
+    if not rest or rest not in self._project.by_name:
+      return None  # No module of the tree has that tail.
     root = self.root(head)
     if root is None:
       return None
@@ -105,12 +133,12 @@ class Renamed:
     root = common.pop()
     return root if len(named[root]) >= 2 else None
 
-  def _roots_of(self, importer: "_project.Module", where: str,
-                attribute: str) -> Dict[str, "_project.Module"]:
+  def _roots_of(self, importer: M, where: str,
+                attribute: str) -> Dict[str, M]:
     """Each folder below which the import resolves -> the module it names
     there."""
     rest = where.partition(".")[2]
-    fits: Dict[str, "_project.Module"] = {}
+    fits: Dict[str, M] = {}
     if attribute:  # `from H.a import x`: `x` in `a`, or module `a.x`.
       dotted = f"{rest}.{attribute}" if rest else attribute
       fits = self._placed(dotted)
@@ -122,9 +150,9 @@ class Renamed:
       fits = self._placed(rest)
     return {r: m for r, m in fits.items() if m is not importer}
 
-  def _placed(self, dotted: str) -> Dict[str, "_project.Module"]:
+  def _placed(self, dotted: str) -> Dict[str, M]:
     """Each folder R of the tree with a module `R/dotted` -> that module."""
-    placed: Dict[str, "_project.Module"] = {}
+    placed: Dict[str, M] = {}
     depth = dotted.count(".") + 1
     for module in self._project.by_name.get(dotted, []):
       path = os.path.abspath(module.path)
@@ -140,7 +168,7 @@ class Renamed:
   def _below(self, folder: str) -> bool:
     return folder == self._top or folder.startswith(self._top + os.sep)
 
-  def _defines(self, module: "_project.Module", name: str) -> bool:
+  def _defines(self, module: M, name: str) -> bool:
     """Whether `module` defines `name` at its top level (not an import)."""
     scope = self._project.parsed(module)
     if scope is None:
@@ -148,7 +176,7 @@ class Renamed:
     return name in scope.functions or name in scope.classes or (
         name in scope.defs and name not in module.imports)
 
-  def _at(self, root: str, rest: str) -> Optional["_project.Module"]:
+  def _at(self, root: str, rest: str) -> Optional[M]:
     base = os.path.join(root, *rest.split("."))
     for path in (base + ".py", os.path.join(base, "__init__.py")):
       found = self._project.by_path.get(os.path.normpath(path))
@@ -166,7 +194,7 @@ class Renamed:
       below = os.path.relpath(os.path.abspath(module.path), self._top)
       for part in below.split(os.sep):
         self._names.add(part[:-3] if part.endswith(".py") else part)
-    imports: Dict[str, List[Tuple["_project.Module", str, str]]] = {}
+    imports: Dict[str, List[Tuple[M, str, str]]] = {}
     for module in modules:
       text = module.source.text
       if "import" not in text:
