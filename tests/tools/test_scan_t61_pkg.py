@@ -89,6 +89,7 @@ def test_a_package_copied_as_the_root_is_followed(imports, call):
 @pytest.mark.parametrize("imports, call", [
     ("from icd.modules import decoder\n", "decoder"),
     ("from icd import modules\n", "modules.decoder"),
+    ("import icd.modules as m\n", "m.decoder"),
     ("import icd.modules\n", "icd.modules.decoder"),
 ])
 def test_the_same_decoder_reading_its_whole_table_is_silent(imports, call):

@@ -189,7 +189,11 @@ class Renamed(Generic[M]):
     folder and the names of the folders and modules below it."""
     modules = self._project.modules
     folders = [os.path.dirname(os.path.abspath(m.path)) for m in modules]
-    self._top = os.path.commonpath(folders) if folders else ""
+    try:
+      self._top = os.path.commonpath(folders) if folders else ""
+    except ValueError:  # Paths on two drives: no folder holds them all.
+      self._imports = {}
+      return
     for module, folder in zip(modules, folders):
       below = os.path.relpath(os.path.abspath(module.path), self._top)
       for part in below.split(os.sep):
