@@ -1,7 +1,8 @@
 """`tfpartial scan` on a package copied as a repository's root: its files
 import each other through the package's name (`from icd.modules import
 decoder`) and no folder of that name is scanned (`_renamed`). The head
-is taken as the project's own only when every import through it resolves
+is taken as the project's own only when a module reached through it
+imports through it in turn and every import through it resolves
 below one folder of the tree, to at least two distinct modules, none to
 the importing module itself; one head, one root; folders above the
 scanned tree never decide.
@@ -157,9 +158,11 @@ def test_probe_2_one_head_has_one_root():
 
 def test_probe_2_the_same_with_the_sink_at_the_root():
   # Twin: the root's `modules.py` is the one `pkg.modules` names.
+  # (`a/helpers.py`, reached as `pkg.a.helpers`, imports through `pkg`.)
   files = {"a/train.py": _model("from pkg.a.helpers import prep\n"
                                 "from pkg.modules import decoder\n"),
-           "a/helpers.py": "def prep(x):\n  return x\n",
+           "a/helpers.py": "from pkg.modules import decoder\n\n\n"
+                           "def prep(x):\n  return x\n",
            "a/modules.py": WHOLE,
            "modules.py": SINK}
   assert scanned.in_project(files) == [SINK_AT]
@@ -241,6 +244,9 @@ def test_probe_8_folders_above_the_tree_never_decide(tmp_path, imports,
                                                      found):
   files = {"networks.py": _model(imports), "modules.py": SINK,
            "utils.py": UTILS}
+  if found:  # `train.py` imports `networks.py` through the head: the
+    # package refers to itself (probe 0 stays a lone import).
+    files["train.py"] = "from icd_coding.networks import Model\n"
   assert _found_under(files, "proj") == found
   assert _found_under(files, os.path.join("icd_coding", "proj")) == found
   assert _found_under(files, str(tmp_path / "icd_coding" / "proj")) == found

@@ -3,41 +3,45 @@ through the package's name (`from icd_coding.modules import decoder`)
 while no folder of that name is scanned, every module they name sitting
 at the root (or in one folder) of the tree.
 
-An import's first name (its head) that names no folder and no module of
-the scanned tree is taken as the project's own package, rooted at one
-folder R of the tree, only on this evidence, asked of every import in
-the project through that head (`from H.a import x`, `from H import a`,
-`import H.a [as m]`, `from H.a.b import x`):
+An import's first name (its head) that names no folder of the scanned
+tree is taken as the project's own package, rooted at one folder R of
+the tree, only on this evidence, asked of every absolute import in the
+project through that head (`from H.a import x`, `from H import a`,
+`import H.a [as m]`, `from H.a.b import x`, `from H.a import *`):
 
-- each resolves below R: `H.a` is `R/a.py` (or `R/a/__init__.py`), and
-  the name `x` it imports is defined there (a `def`, a `class` or an
-  assignment at its top level; a name it imports in turn does not count)
-  or is its submodule `R/a/x.py`; `from H import a` names the module
-  `R/a.py` (a name `R/__init__.py` defines is not looked for there);
-  a plain `import H` names nothing and is passed over;
+- the package refers to itself: a module the imports through H name
+  below R (`H.a` is `R/a.py`) itself imports through H;
+- each import resolves below R: `H.a` is `R/a/__init__.py` or, if there
+  is none, `R/a.py` (the package wins, as in Python), and the name `x`
+  it imports is defined there (a `def`, a `class` or an assignment at
+  its top level; a name it imports in turn does not count) or is its
+  submodule `R/a/x.py`; `from H import a` names the module `R/a`
+  (a name `R/__init__.py` defines is not looked for there); a plain
+  `import H` names nothing and is passed over;
 - none resolves to the importing module itself;
 - R is the one folder every import resolves below (one head, one root):
   an import that resolves nowhere, or two folders both fitting every
   import, leave the head unresolved;
 - the imports name at least two distinct modules below R.
 
-A lone import (`from official.utils import decoder` beside the
-project's own `utils.py`) is no evidence: it stays unresolved, as does
-a head one of whose imports names a module the tree lacks
-(`from keras.models import Model` beside a `layers.py`). Folders are
-named by their paths below the scanned tree (the folder all scanned
-files share): a folder above it, or how the scan's path was written,
-never decides.
+Imports of a third-party package whose module names match the project's
+files (`from bert import modeling` and `from bert import tokenization`
+beside copied `modeling.py` and `tokenization.py`) stay unresolved when
+none of those files imports through `bert`. Folders are named by their
+paths below the scanned tree (the folder all scanned files share): a
+folder above it, or how the scan's path was written, never decides.
+Relative imports are no evidence; the project's packaging is not read.
 
-The imports are read from each module's text (one pass over the
-project, once a head is first asked about); a head's root is found
-once.
+The imports are those the syntax trees record (`Module.imports`,
+`dotted`, `star`: strings and comments never count), indexed once per
+project by head; a root is looked for only at the folders above a module
+importing through the head, each asked once per import, so the work
+grows with the project, not with the product of its modules.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from typing import (Dict, Generic, List, Mapping, Optional, Protocol,
                     Sequence, Set, Tuple, TypeVar)
 
@@ -49,6 +53,8 @@ class _Module(Protocol):
   """What is read of one of the project's modules (`_project.Module`)."""
   source: _files.Source
   imports: Dict[str, Tuple[str, str]]
+  dotted: Set[str]
+  star: List[str]
 
   @property
   def path(self) -> str: ...
@@ -73,23 +79,18 @@ class _Project(Protocol[M]):
   def parsed(self, module: M) -> Optional[_scopes.Scope]: ...
 
 
-# An absolute import statement: `from a.b import (x, y as z)` or
-# `import a.b as c, d`.
-_IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*(?:[ \t]*\.[ \t]*\w+)*)[ \t]+import"
-    r"[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.MULTILINE)
-
-
 class Renamed(Generic[M]):
   """The roots of a project's renamed package heads, found when asked."""
 
   def __init__(self, project: _Project[M]):
     self._project = project
-    # head -> (the importer, the dotted module, the name or "") each.
-    self._imports: Optional[Dict[str, List[Tuple[M, str, str]]]] = None
+    # head -> (dotted module, name or "") -> the modules importing it
+    # (by id).
+    self._imports: Optional[Dict[str, Dict[Tuple[str, str],
+                                           Dict[int, M]]]] = None
     self._roots: Dict[str, Optional[str]] = {}
     self._top = ""
-    self._names: Set[str] = set()  # Folders and modules below the top.
+    self._folders: Set[str] = set()  # Folder names below the top.
 
   def module(self, name: str, near: M) -> Optional[M]:
     """The module a dotted `name` (`H.a.b`) imported from `near` names
@@ -115,55 +116,63 @@ class Renamed(Generic[M]):
     if self._imports is None:
       self._index()
     assert self._imports is not None
-    if not head.isidentifier() or head in self._names:
+    if not head.isidentifier() or head in self._folders:
       return None
-    common: Optional[Set[str]] = None
-    named: Dict[str, Set[int]] = {}
-    for importer, where, attribute in self._imports.get(head, []):
-      if not attribute and "." not in where:
-        continue  # `import H`: names no module of it.
-      fits = self._roots_of(importer, where, attribute)
-      common = set(fits) if common is None else common & set(fits)
-      if not common:
-        return None
-      for root, module in fits.items():
-        named.setdefault(root, set()).add(id(module))
-    if common is None or len(common) != 1:
-      return None
-    root = common.pop()
-    return root if len(named[root]) >= 2 else None
-
-  def _roots_of(self, importer: M, where: str,
-                attribute: str) -> Dict[str, M]:
-    """Each folder below which the import resolves -> the module it names
-    there."""
-    rest = where.partition(".")[2]
-    fits: Dict[str, M] = {}
-    if attribute:  # `from H.a import x`: `x` in `a`, or module `a.x`.
-      dotted = f"{rest}.{attribute}" if rest else attribute
-      fits = self._placed(dotted)
+    asked = {key: importers
+             for key, importers in self._imports.get(head, {}).items()
+             if key[1] or "." in key[0]}  # `import H` names nothing.
+    # The modules the imports name (`H.a`, and `H.a.x` for `from H.a
+    # import x`), by their dotted names below the root.
+    named: Set[str] = set()
+    for where, attribute in asked:
+      rest = where.partition(".")[2]
       if rest:
-        for root, module in self._placed(rest).items():
-          if root not in fits and self._defines(module, attribute):
-            fits[root] = module
-    elif rest:  # `import H.a.b`.
-      fits = self._placed(rest)
-    return {r: m for r, m in fits.items() if m is not importer}
+        named.add(rest)
+      if attribute:
+        named.add(f"{rest}.{attribute}" if rest else attribute)
+    # The folders R where a module importing through H is named `H.rel`.
+    candidates: Set[str] = set()
+    for importer in {i: m for ms in asked.values()
+                     for i, m in ms.items()}.values():
+      path = os.path.abspath(importer.path)
+      parts: List[str] = []
+      if os.path.basename(path) != "__init__.py":
+        parts.append(os.path.basename(path)[:-3])
+      folder = os.path.dirname(path)
+      while self._below(folder):
+        if parts and ".".join(reversed(parts)) in named:
+          candidates.add(folder)
+        if folder == self._top:
+          break
+        parts.append(os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    fitting = [root for root in sorted(candidates)
+               if self._fits(root, asked)]
+    return fitting[0] if len(fitting) == 1 else None
 
-  def _placed(self, dotted: str) -> Dict[str, M]:
-    """Each folder R of the tree with a module `R/dotted` -> that module."""
-    placed: Dict[str, M] = {}
-    depth = dotted.count(".") + 1
-    for module in self._project.by_name.get(dotted, []):
-      path = os.path.abspath(module.path)
-      if os.path.basename(path) == "__init__.py":
-        path = os.path.dirname(path)
-      root = path
-      for _ in range(depth):
-        root = os.path.dirname(root)
-      if self._below(root):
-        placed[root] = module
-    return placed
+  def _fits(self, root: str,
+            asked: Mapping[Tuple[str, str], Mapping[int, M]]) -> bool:
+    """Whether every import `asked` resolves below `root`, none to its
+    importer, naming two distinct modules or more (stops at the first
+    import that does not)."""
+    named: Set[int] = set()
+    for (where, attribute), importers in asked.items():
+      rest = where.partition(".")[2]
+      found: Optional[M] = None
+      if attribute and rest:  # `from H.a import x`: `x` in `a`, or `a.x`.
+        found = self._at(root, f"{rest}.{attribute}")
+        if found is None:
+          module = self._at(root, rest)
+          if module is not None and self._defines(module, attribute):
+            found = module
+      elif attribute:  # `from H import a`.
+        found = self._at(root, attribute)
+      else:  # `import H.a.b`, `from H.a import *`.
+        found = self._at(root, rest)
+      if found is None or id(found) in importers:
+        return False
+      named.add(id(found))
+    return len(named) >= 2
 
   def _below(self, folder: str) -> bool:
     return folder == self._top or folder.startswith(self._top + os.sep)
@@ -177,16 +186,19 @@ class Renamed(Generic[M]):
         name in scope.defs and name not in module.imports)
 
   def _at(self, root: str, rest: str) -> Optional[M]:
+    """The module `rest` names below `root`: a package (its
+    `__init__.py`) before a module of the same name, as Python does."""
     base = os.path.join(root, *rest.split("."))
-    for path in (base + ".py", os.path.join(base, "__init__.py")):
+    for path in (os.path.join(base, "__init__.py"), base + ".py"):
       found = self._project.by_path.get(os.path.normpath(path))
       if found is not None:
         return found
     return None
 
   def _index(self) -> None:
-    """Every absolute import of the project, by its head; the tree's top
-    folder and the names of the folders and modules below it."""
+    """Every absolute import of the project (as its syntax tree records
+    it), by its head; the tree's top folder and the names of the folders
+    below it."""
     modules = self._project.modules
     folders = [os.path.dirname(os.path.abspath(m.path)) for m in modules]
     try:
@@ -194,28 +206,24 @@ class Renamed(Generic[M]):
     except ValueError:  # Paths on two drives: no folder holds them all.
       self._imports = {}
       return
-    for module, folder in zip(modules, folders):
-      below = os.path.relpath(os.path.abspath(module.path), self._top)
-      for part in below.split(os.sep):
-        self._names.add(part[:-3] if part.endswith(".py") else part)
-    imports: Dict[str, List[Tuple[M, str, str]]] = {}
+    for folder in set(folders):
+      below = os.path.relpath(folder, self._top)
+      if below != os.curdir:
+        self._folders.update(below.split(os.sep))
+    imports: Dict[str, Dict[Tuple[str, str], Dict[int, M]]] = {}
+
+    def add(module: M, where: str, attribute: str) -> None:
+      if where and not where.startswith(".") and all(
+          p.isidentifier() for p in where.split(".")):
+        imports.setdefault(where.split(".")[0], {}).setdefault(
+            (where, attribute), {})[id(module)] = module
+
     for module in modules:
-      text = module.source.text
-      if "import" not in text:
+      if "import" not in module.source.text or (
+          self._project.parsed(module) is None):
         continue
-      for match in _IMPORT.finditer(text):
-        where, names, plain = match.groups()
-        if where is not None:
-          where = re.sub(r"\s", "", where)
-          for alias in names.strip("()").replace("\\", " ").split(","):
-            name = alias.split()[0] if alias.split() else ""
-            if name.isidentifier():
-              imports.setdefault(where.split(".")[0], []).append(
-                  (module, where, name))
-        else:
-          for alias in plain.replace("\\", " ").split(","):
-            dotted = alias.split()[0] if alias.split() else ""
-            if dotted and all(p.isidentifier() for p in dotted.split(".")):
-              imports.setdefault(dotted.split(".")[0], []).append(
-                  (module, dotted, ""))
+      for where, attribute in set(module.imports.values()):
+        add(module, where, attribute)
+      for where in set(module.dotted) | set(module.star):
+        add(module, where, "")
     self._imports = imports
