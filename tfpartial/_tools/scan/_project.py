@@ -22,6 +22,7 @@ from typing import (Callable, Dict, FrozenSet, Iterable, Iterator, List,
 from tfpartial._tools.scan import _deep
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _renamed
 from tfpartial._tools.scan import _reread
 from tfpartial._tools.scan import _scopes
 
@@ -81,6 +82,8 @@ class Module:
   imports: Dict[str, Tuple[str, str]] = dataclasses.field(
       default_factory=dict)  # local name -> (module, attribute or "").
   star: List[str] = dataclasses.field(default_factory=list)
+  # The dotted modules a plain `import a.b` names (bound as `a`).
+  dotted: Set[str] = dataclasses.field(default_factory=set)
   _word_lines: Dict[str, Tuple[int, ...]] = dataclasses.field(
       default_factory=dict)
   _assigns: Dict[Tuple[int, str], bool] = dataclasses.field(
@@ -212,6 +215,8 @@ class Module:
         else:
           first = alias.name.split(".")[0]
           self.imports.setdefault(first, (first, ""))
+          if first != alias.name:
+            self.dotted.add(alias.name)
       return
     where = "." * node.level + (node.module or "")
     for alias in node.names:
@@ -394,6 +399,18 @@ class Project:
     # (module, name, star) -> the member, searched once (star imports chain
     # through whole packages).
     self._members: Dict[Tuple[int, str, bool], Optional[Target]] = {}
+    # A package copied as the tree's root, imported by its name.
+    self._renamed: _renamed.Renamed[Module] = _renamed.Renamed(self)
+
+  @property
+  def by_name(self) -> Dict[str, List[Module]]:
+    """Dotted name -> the modules it may name (every tail of a path)."""
+    return self._by_name
+
+  @property
+  def by_path(self) -> Dict[str, Module]:
+    """Absolute normalized path -> its module."""
+    return self._by_path
 
   def parsed(self, module: Module) -> Optional[_scopes.Scope]:
     """The module's scopes, parsing it the first time (None if it does
@@ -461,8 +478,8 @@ class Project:
           return found
       return None
     candidates = self._by_name.get(name, [])
-    if not candidates:
-      return None
+    if not candidates:  # Through a package copied as the root (`_renamed`).
+      return self._renamed.module(name, near)
     here = os.path.abspath(near.path)
     return max(candidates, key=lambda m: len(os.path.commonpath(
         [here, os.path.abspath(m.path)])))
@@ -472,11 +489,32 @@ class Project:
     function, a class or a module of the project."""
     first, _, rest = name.partition(".")
     target = self._resolve_first(scope, first)
-    for part in rest.split(".") if rest else []:
+    parts = rest.split(".") if rest else []
+    if target is None and parts:  # `import H.a` then `H.a.f`, `H` renamed.
+      target, parts = self._renamed_chain(scope, first, parts)
+    for part in parts:
       if not isinstance(target, Module):
         return None
       target = self.member(target, part)
     return target
+
+  def _renamed_chain(self, scope: _scopes.Scope, first: str,
+                     parts: List[str]
+                     ) -> Tuple[Optional[Target], List[str]]:
+    """The module `first.parts[0]...` names when `first` is a package
+    copied as the tree's root imported whole (`import H.a`), and the parts
+    left to look up in it."""
+    module = scope.module
+    if not isinstance(module, Module) or (
+        module.imports.get(first) != (first, "")) or any(
+            first in s.defs or first in s.params for s in _chain(scope)):
+      return None, []
+    for end in range(len(parts), 0, -1):
+      found = self._renamed.module(
+          ".".join([first] + parts[:end]), module)
+      if found is not None:
+        return found, parts[end:]
+    return None, []
 
   def _resolve_first(self, scope: _scopes.Scope, name: str,
                      depth: int = 0) -> Optional[Target]:
@@ -565,6 +603,10 @@ class Project:
       if found is None and attribute:
         found = self.find_module(
             f"{where.lstrip('.')}.{attribute}".lstrip("."), module, level)
+      if found is None and not attribute:  # `import H.a`, `H` renamed.
+        found = next((m for m in (
+            self._renamed.module(d, module) for d in sorted(module.dotted)
+            if d.startswith(where + ".")) if m is not None), None)
       self._found[key] = found
     place = (id(scope), name)
     defined = self._defined.get(place)
