@@ -1,0 +1,306 @@
+"""A hand-written list of bare variables, made by a helper of the project
+(`W_fc5 = weight_variable([n, m])`, the helper returning
+`tf.Variable(initial)`), given to a step whose loss reads, through the
+names of the step's function, trainable variables the list leaves out
+that no other step trains while it runs (a tracker's selection network
+trained on the output of a prediction network restored from its own
+earlier run).
+
+What the code does decides: the loss is followed back through the
+bindings that reach each read (`h = tf.stop_gradient(h)` cuts the path;
+a variable made with `trainable=False` is no left-out part); the step
+must update (a bare `tf.gradients` only when an `apply_gradients` reads
+its result); any other step whose list is not a list of these names, or
+whose loss is not followed, counts as training everything, unless the
+ops of the two steps are only run, in the step's own function, in
+different outermost loops (two stages, each trained in a loop of its
+own); a step over every variable trains those its loss reads."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms import _idiom
+from tfpartial._tools.scan.idioms._sources._train_step import (
+    STEPS, _loss_node, _trainable_variable, var_list_of)
+
+_Position = Tuple[int, int]
+
+
+def left_out(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
+             call: ast.Call) -> bool:
+  """Whether the step `call` trains a hand-written list of bare
+  variables (at least one made by a helper of the project) while its
+  loss reads other trainable ones that no step running with it trains."""
+  names = _listed_names(chosen, scope)
+  if not names or not all(_made(analysis, n, scope) for n in names) or not (
+      any(_made(analysis, n, scope) == "helper" for n in names)):
+    return False
+  if _names.call_name(call) == "gradients" and not _applied(call, scope):
+    return False  # Gradients only looked at: no step.
+  loss = _loss_node(call)
+  if loss is None:
+    return False
+  missing = _reached(analysis, loss, scope) - set(names)
+  if not missing:
+    return False
+  ours = _ops_of(call, scope)
+  for place, other in analysis.calls_named(STEPS):
+    if other is call or not missing:
+      continue
+    if analysis.module(place) is not analysis.module(scope):
+      continue
+    trained = _trained_by(analysis, other, place)
+    if trained is None:
+      return False  # What it trains is not read: it may train the rest.
+    if not trained & missing:
+      continue
+    if place is scope and _run_apart(ours, _ops_of(other, scope), scope):
+      continue  # Another stage's step, run in loops of its own.
+    missing -= trained
+  return bool(missing)
+
+
+def _listed_names(chosen: ast.AST, scope: _scopes.Scope) -> List[str]:
+  """The plain names of a list or tuple written out (through one name
+  bound once), else none."""
+  if isinstance(chosen, ast.Name):
+    defs = scope.defs.get(chosen.id, [])
+    if len(defs) != 1:
+      return []
+    chosen = defs[0].value
+  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts or (
+      not all(isinstance(e, ast.Name) for e in chosen.elts)):
+    return []
+  return [e.id for e in chosen.elts if isinstance(e, ast.Name)]
+
+
+def _made(analysis: Analysis, name: str, scope: _scopes.Scope) -> str:
+  """"direct" where every binding of `name` in `scope` makes a
+  trainable variable, "helper" where one of them is a call of a helper
+  of the project returning one, else ""."""
+  defs = scope.defs.get(name, [])
+  kinds = [_kind(analysis, d.value, scope) for d in defs]
+  if not kinds or not all(kinds):
+    return ""
+  return "helper" if "helper" in kinds else "direct"
+
+
+def _kind(analysis: Analysis, value: ast.AST, scope: _scopes.Scope) -> str:
+  if _trainable_variable(value):
+    return "direct"
+  if not isinstance(value, ast.Call) or any(
+      k.arg == "trainable" and isinstance(k.value, ast.Constant) and
+      k.value.value is False for k in value.keywords):
+    return ""
+  callee = analysis.flow.callee(value, scope)
+  if not isinstance(callee, ast.FunctionDef):
+    return ""
+  made = analysis.once(f"bare variable helper {id(callee)}",
+                       lambda: _returns_variable(analysis, callee))
+  return "helper" if made else ""
+
+
+def _returns_variable(analysis: Analysis, function: ast.FunctionDef) -> bool:
+  """Whether every `return` of `function` gives a trainable variable it
+  makes (`return tf.Variable(initial)`, or a name bound only to one)."""
+  found = analysis.flow.functions.get(id(function))
+  inner = found[1].scope_of(function) if found else None
+  if inner is None:
+    return False
+  returned = [n.value for n in inner.nodes if isinstance(n, ast.Return)]
+  if not returned:
+    return False
+  for value in returned:
+    if isinstance(value, ast.Name):
+      defs = inner.defs.get(value.id, [])
+      if not defs or not all(_trainable_variable(d.value) for d in defs):
+        return False
+    elif not _trainable_variable(value):
+      return False
+  return True
+
+
+def _binding(scope: _scopes.Scope, name: str, at: _Position
+             ) -> List[ast.expr]:
+  """The values bound to `name` that reach a read at `at`: the last
+  binding before it, else every binding (a loop's later one)."""
+  defs = scope.defs.get(name, [])
+  before = [d for d in defs if tuple(d.end) <= at]
+  if before:
+    return [max(before, key=lambda d: tuple(d.end)).value]
+  return [d.value for d in defs]
+
+
+def _reached(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
+             ) -> Set[str]:
+  """The names of trainable variables made in `scope` that the loss
+  reads through the names of `scope` (not below a `stop_gradient`),
+  followed once per loss of the function."""
+  key = (_reached, ast.unparse(loss), _idiom.position(loss)[0])
+  return set(scope.once(key, lambda: _follow(analysis, loss, scope)))
+
+
+def _follow(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
+            ) -> FrozenSet[str]:
+  found: Set[str] = set()
+  seen: Set[Tuple[str, _Position]] = set()
+  stack: List[ast.AST] = [loss]
+  while stack:
+    node = stack.pop()
+    for name, at in _reads(node):
+      if (name, at) in seen:
+        continue
+      seen.add((name, at))
+      if _made(analysis, name, scope):
+        found.add(name)
+        continue
+      for value in _binding(scope, name, at):
+        stack.append(value)
+  return frozenset(found)
+
+
+def _reads(node: ast.AST) -> List[Tuple[str, _Position]]:
+  """The plain names `node` reads, with where, none below a
+  `stop_gradient` nor inside a lambda."""
+  found: List[Tuple[str, _Position]] = []
+  stack: List[ast.AST] = [node]
+  while stack:
+    each = stack.pop()
+    if isinstance(each, ast.Call) and _names.call_name(each) in {
+        "stop_gradient"}:
+      continue
+    if isinstance(each, (ast.Lambda, ast.FunctionDef, ast.ClassDef)):
+      continue
+    if isinstance(each, ast.Name) and isinstance(each.ctx, ast.Load):
+      found.append((each.id, _idiom.position(each)))
+    stack.extend(ast.iter_child_nodes(each))
+  return found
+
+
+def _trained_by(analysis: Analysis, call: ast.Call, scope: _scopes.Scope
+                ) -> Optional[Set[str]]:
+  """The bare variables another step trains: its list's names, or, over
+  every variable, those its loss reads; None where neither is read."""
+  chosen = var_list_of(call)
+  if chosen is not None:
+    names = _listed_names(chosen, scope)
+    return set(names) if names else None
+  if _names.call_name(call) == "apply_gradients":
+    return None
+  loss = _loss_node(call)
+  if loss is None:
+    return None
+  return _reached(analysis, loss, scope)
+
+
+def _applied(call: ast.Call, scope: _scopes.Scope) -> bool:
+  """Whether the names bound to the gradients `call` makes are read by
+  an `apply_gradients` of its function."""
+  bound = {name for name, defs in scope.defs.items()
+           if any(d.value is call for d in defs)}
+  return bool(bound & scope.once((_applied, None, 0),
+                                 lambda: _apply_reads(scope)))
+
+
+def _apply_reads(scope: _scopes.Scope) -> FrozenSet[str]:
+  return frozenset(
+      n.id for node in scope.nodes if isinstance(node, ast.Call) and (
+          _names.call_name(node) == "apply_gradients")
+      for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _ops_of(call: ast.Call, scope: _scopes.Scope) -> Optional[Set[str]]:
+  """The names bound to the op of a step (through aliases, `train_step =
+  train_op`; for a bare gradient, to the `apply_gradients` reading it),
+  None where one is read other than as what a `run` fetches."""
+  roots: List[ast.AST] = [call]
+  if _names.call_name(call) == "gradients":
+    bound = {name for name, defs in scope.defs.items()
+             if any(d.value is call for d in defs)}
+    roots = [node for node in scope.nodes if isinstance(node, ast.Call) and (
+        _names.call_name(node) == "apply_gradients") and any(
+            isinstance(n, ast.Name) and n.id in bound
+            for n in ast.walk(node))]
+  ops = {name for name, defs in scope.defs.items()
+         if any(d.value is root for d in defs for root in roots)}
+  grown = True
+  while grown:
+    more = {name for name, defs in scope.defs.items()
+            if name not in ops and any(isinstance(d.value, ast.Name) and (
+                d.value.id in ops) for d in defs)}
+    ops |= more
+    grown = bool(more)
+  return ops or None
+
+
+def _run_apart(ours: Optional[Set[str]], theirs: Optional[Set[str]],
+               scope: _scopes.Scope) -> bool:
+  """Whether the ops `ours` and `theirs` are each run, and read only as
+  what a `run` of `scope` fetches, and no outermost loop of `scope` runs
+  both."""
+  if not ours or not theirs or ours & theirs:
+    return False
+  runs = scope.once((_run_apart, None, 0), lambda: _runs(scope))
+  mine = _loops_running(ours, runs)
+  other = _loops_running(theirs, runs)
+  return mine is not None and other is not None and not mine & other
+
+
+_Runs = Tuple[Dict[str, List[int]], FrozenSet[str]]
+
+
+def _runs(scope: _scopes.Scope) -> _Runs:
+  """For each name a `run` of `scope` fetches, the outermost loops (by
+  index; a run outside any loop is its own) that fetch it; and the names
+  read anywhere else."""
+  loops = sorted(((_idiom.position(n), _end(n)) for n in scope.nodes
+                  if isinstance(n, (ast.For, ast.While, ast.AsyncFor))))
+  outer: List[Tuple[_Position, _Position]] = []
+  for start, end in loops:
+    if not outer or start >= outer[-1][1]:
+      outer.append((start, end))
+  fetched: Dict[str, List[int]] = {}
+  # A binding of one name to another (`train_step = train_op`) is an
+  # alias, not a read of the op.
+  in_runs: Set[int] = {id(d.value) for defs in scope.defs.values()
+                       for d in defs if isinstance(d.value, ast.Name)}
+  alone = 0
+  for node in scope.nodes:
+    if not (isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Attribute) and node.func.attr == "run" and node.args):
+      continue
+    at = _idiom.position(node)
+    alone -= 1
+    index = next((i for i, (s, e) in enumerate(outer) if s <= at < e),
+                 alone)
+    first = node.args[0]
+    elements = first.elts if isinstance(first, (ast.List, ast.Tuple)) else [
+        first]
+    for element in elements:
+      if isinstance(element, ast.Name):
+        fetched.setdefault(element.id, []).append(index)
+        in_runs.add(id(element))
+  elsewhere = frozenset(
+      n.id for n in scope.nodes if isinstance(n, ast.Name) and isinstance(
+          n.ctx, ast.Load) and id(n) not in in_runs)
+  return fetched, elsewhere
+
+
+def _loops_running(ops: Set[str], runs: _Runs) -> Optional[Set[int]]:
+  """The loops that run `ops`, None where none does or an op is read
+  other than as what a `run` fetches."""
+  fetched, elsewhere = runs
+  found = {i for op in ops for i in fetched.get(op, [])}
+  if not found or ops & elsewhere:
+    return None
+  return found
+
+
+def _end(node: ast.AST) -> _Position:
+  return (getattr(node, "end_lineno", 0) or 0,
+          getattr(node, "end_col_offset", 0) or 0)
