@@ -116,6 +116,8 @@ def _returns_variable(analysis: Analysis, function: ast.FunctionDef) -> bool:
   if not returned:
     return False
   for value in returned:
+    if value is None:
+      return False
     if isinstance(value, ast.Name):
       defs = inner.defs.get(value.id, [])
       if not defs or not all(_trainable_variable(d.value) for d in defs):
