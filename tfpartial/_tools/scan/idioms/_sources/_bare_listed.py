@@ -48,21 +48,44 @@ def left_out(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   missing = _reached(analysis, loss, scope) - set(names)
   if not missing:
     return False
+  training = _training(analysis, analysis.module(scope))
+  if any(other is not call for other, _ in training.unknown):
+    return False  # What it trains is not read: it may train the rest.
   ours = _ops_of(call, scope)
-  for place, other in analysis.calls_named(STEPS):
-    if other is call or not missing:
-      continue
-    if analysis.module(place) is not analysis.module(scope):
-      continue
-    trained = _trained_by(analysis, other, place)
-    if trained is None:
-      return False  # What it trains is not read: it may train the rest.
-    if not trained & missing:
-      continue
-    if place is scope and _run_apart(ours, _ops_of(other, scope), scope):
-      continue  # Another stage's step, run in loops of its own.
-    missing -= trained
+  for name in sorted(missing):
+    for other, place in training.by_name.get(name, ()):
+      if other is call or (place is scope and _run_apart(
+          ours, _ops_of(other, scope), scope)):
+        continue  # Itself, or another stage's step run in its own loops.
+      missing.discard(name)
+      break
   return bool(missing)
+
+
+class _Training:
+  """The steps of one module by the bare variables each trains, and
+  those whose training is not read (built once per module, on the first
+  step of it asking)."""
+
+  def __init__(self, analysis: Analysis, module: object):
+    self.by_name: Dict[str, List[Tuple[ast.Call, _scopes.Scope]]] = {}
+    self.unknown: List[Tuple[ast.Call, _scopes.Scope]] = []
+    for place, call in analysis.calls_named(STEPS):
+      if analysis.module(place) is not module:
+        continue
+      trained = _trained_by(analysis, call, place)
+      if trained is None:
+        self.unknown.append((call, place))
+        continue
+      for name in trained:
+        self.by_name.setdefault(name, []).append((call, place))
+
+
+def _training(analysis: Analysis, module: object) -> _Training:
+  found = analysis.once(f"bare variables trained {id(module)}",
+                        lambda: _Training(analysis, module))
+  assert isinstance(found, _Training)
+  return found
 
 
 def _listed_names(chosen: ast.AST, scope: _scopes.Scope) -> List[str]:
@@ -200,43 +223,56 @@ def _trained_by(analysis: Analysis, call: ast.Call, scope: _scopes.Scope
   return _reached(analysis, loss, scope)
 
 
+class _Index:
+  """What `_applied` and `_ops_of` read of one function, read once: the
+  names bound to each value, the `apply_gradients` calls by the names
+  they read, and the names bound to each plain name (aliases)."""
+
+  def __init__(self, scope: _scopes.Scope):
+    self.bound: Dict[int, List[str]] = {}
+    self.aliases: Dict[str, List[str]] = {}
+    for name, defs in scope.defs.items():
+      for d in defs:
+        self.bound.setdefault(id(d.value), []).append(name)
+        if isinstance(d.value, ast.Name):
+          self.aliases.setdefault(d.value.id, []).append(name)
+    self.applies: Dict[str, List[ast.Call]] = {}
+    for node in scope.nodes:
+      if isinstance(node, ast.Call) and (
+          _names.call_name(node) == "apply_gradients"):
+        for name in {n.id for n in ast.walk(node)
+                     if isinstance(n, ast.Name)}:
+          self.applies.setdefault(name, []).append(node)
+
+
+def _index(scope: _scopes.Scope) -> _Index:
+  found = scope.once((_Index, None, 0), lambda: _Index(scope))
+  assert isinstance(found, _Index)
+  return found
+
+
 def _applied(call: ast.Call, scope: _scopes.Scope) -> bool:
   """Whether the names bound to the gradients `call` makes are read by
   an `apply_gradients` of its function."""
-  bound = {name for name, defs in scope.defs.items()
-           if any(d.value is call for d in defs)}
-  return bool(bound & scope.once((_applied, None, 0),
-                                 lambda: _apply_reads(scope)))
-
-
-def _apply_reads(scope: _scopes.Scope) -> FrozenSet[str]:
-  return frozenset(
-      n.id for node in scope.nodes if isinstance(node, ast.Call) and (
-          _names.call_name(node) == "apply_gradients")
-      for n in ast.walk(node) if isinstance(n, ast.Name))
+  index = _index(scope)
+  return any(name in index.applies for name in index.bound.get(id(call), ()))
 
 
 def _ops_of(call: ast.Call, scope: _scopes.Scope) -> Optional[Set[str]]:
   """The names bound to the op of a step (through aliases, `train_step =
-  train_op`; for a bare gradient, to the `apply_gradients` reading it),
-  None where one is read other than as what a `run` fetches."""
+  train_op`; for a bare gradient, to the `apply_gradients` reading it)."""
+  index = _index(scope)
   roots: List[ast.AST] = [call]
   if _names.call_name(call) == "gradients":
-    bound = {name for name, defs in scope.defs.items()
-             if any(d.value is call for d in defs)}
-    roots = [node for node in scope.nodes if isinstance(node, ast.Call) and (
-        _names.call_name(node) == "apply_gradients") and any(
-            isinstance(n, ast.Name) and n.id in bound
-            for n in ast.walk(node))]
-  ops = {name for name, defs in scope.defs.items()
-         if any(d.value is root for d in defs for root in roots)}
-  grown = True
-  while grown:
-    more = {name for name, defs in scope.defs.items()
-            if name not in ops and any(isinstance(d.value, ast.Name) and (
-                d.value.id in ops) for d in defs)}
-    ops |= more
-    grown = bool(more)
+    roots = [apply for name in index.bound.get(id(call), ())
+             for apply in index.applies.get(name, ())]
+  ops = {name for root in roots for name in index.bound.get(id(root), ())}
+  stack = list(ops)
+  while stack:
+    for alias in index.aliases.get(stack.pop(), ()):
+      if alias not in ops:
+        ops.add(alias)
+        stack.append(alias)
   return ops or None
 
 
