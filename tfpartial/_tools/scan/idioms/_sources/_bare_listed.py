@@ -70,15 +70,27 @@ class _Training:
   def __init__(self, analysis: Analysis, module: object):
     self.by_name: Dict[str, List[Tuple[ast.Call, _scopes.Scope]]] = {}
     self.unknown: List[Tuple[ast.Call, _scopes.Scope]] = []
-    for place, call in analysis.calls_named(STEPS):
-      if analysis.module(place) is not module:
-        continue
+    for place, call in _steps_by_module(analysis).get(id(module), ()):
       trained = _trained_by(analysis, call, place)
       if trained is None:
         self.unknown.append((call, place))
         continue
       for name in trained:
         self.by_name.setdefault(name, []).append((call, place))
+
+
+def _steps_by_module(analysis: Analysis
+                     ) -> Dict[int, List[Tuple[_scopes.Scope, ast.Call]]]:
+  """The project's steps by module, gathered once per analysis."""
+
+  def gather() -> Dict[int, List[Tuple[_scopes.Scope, ast.Call]]]:
+    found: Dict[int, List[Tuple[_scopes.Scope, ast.Call]]] = {}
+    for place, call in analysis.calls_named(STEPS):
+      found.setdefault(id(analysis.module(place)), []).append((place, call))
+    return found
+  steps = analysis.once("bare variables steps by module", gather)
+  assert isinstance(steps, dict)
+  return steps
 
 
 def _training(analysis: Analysis, module: object) -> _Training:
