@@ -143,6 +143,59 @@ def test_twin_alternating_the_two_steps_in_one_loop_is_silent():
   assert _found(text) == []
 
 
+_TEACHER = """\
+import tensorflow as tf
+
+
+def make_weight(shape):
+    return tf.Variable(tf.random.truncated_normal(shape, stddev=0.1))
+
+
+x = tf.placeholder(tf.float32, [None, 8])
+w_teacher = make_weight([8, 2])
+c_teacher = make_weight([2])
+w_student = make_weight([8, 2])
+c_student = make_weight([2])
+teacher_out = tf.matmul(x, w_teacher) + c_teacher
+student_out = tf.matmul(x, w_student) + c_student
+loss = tf.reduce_mean(tf.square(teacher_out - student_out))
+picked = [w_student, c_student]
+grads = tf.gradients(loss, picked)
+step = tf.train.GradientDescentOptimizer(0.1).apply_gradients(
+    zip(grads, picked))
+SYNC
+with tf.Session() as sess:
+    saver = tf.train.Saver([w_teacher, c_teacher])
+    saver.restore(sess, "teacher.ckpt")
+    for i in range(100):
+        sess.run(step, feed_dict={x: None})
+        RUN_SYNC
+"""
+
+
+def test_twin_with_a_teacher_meeting_the_list_only_in_the_loss_is_silent():
+  # Distillation: the teacher's output is compared with the student's,
+  # it feeds no layer the list trains.
+  text = _TEACHER.replace("SYNC\n", "").replace("        RUN_SYNC\n", "")
+  assert _found(text) == []
+
+
+def test_twin_with_a_target_network_written_from_the_trained_one_is_silent():
+  text = _TEACHER.replace("SYNC\n", (
+      "sync = [w_teacher.assign(w_student), c_teacher.assign(c_student)]\n"
+  )).replace("RUN_SYNC", "sess.run(sync)")
+  assert _found(text) == []
+
+
+def test_the_teacher_fed_to_the_listed_layer_is_found():
+  # The same restored network now below the trained layer: frozen.
+  text = _TEACHER.replace("SYNC\n", "").replace(
+      "        RUN_SYNC\n", "").replace(
+          "w_student = make_weight([8, 2])", "w_student = make_weight([2, 2])"
+      ).replace("tf.matmul(x, w_student)", "tf.matmul(teacher_out, w_student)")
+  assert _found(text) == [_line(text, "picked = ")]
+
+
 def _in_main(text):
   # The script's body moved into `main()`, the helper kept at top level.
   head, body = text.split("x = tf.placeholder", 1)

@@ -45,7 +45,7 @@ def left_out(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   loss = _loss_node(call)
   if loss is None:
     return False
-  missing = _reached(analysis, loss, scope) - set(names)
+  missing = _upstream(analysis, loss, scope, frozenset(names))
   if not missing:
     return False
   training = _training(analysis, analysis.module(scope))
@@ -178,27 +178,76 @@ def _reached(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
   """The names of trainable variables made in `scope` that the loss
   reads through the names of `scope` (not below a `stop_gradient`),
   followed once per loss of the function."""
-  key = (_reached, ast.unparse(loss), _idiom.position(loss)[0])
-  return set(scope.once(key, lambda: _follow(analysis, loss, scope)))
+  return set(_followed(analysis, loss, scope)[0])
 
 
-def _follow(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
-            ) -> FrozenSet[str]:
-  found: Set[str] = set()
-  seen: Set[Tuple[str, _Position]] = set()
-  stack: List[ast.AST] = [loss]
+def _followed(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
+              ) -> Tuple[FrozenSet[str], Tuple[ast.AST, ...]]:
+  """The variables the loss reaches and the values it reads on its way,
+  followed once per loss of the function."""
+  key = (_followed, ast.unparse(loss), _idiom.position(loss)[0])
+  found = scope.once(key, lambda: _follow(analysis, _reads(loss), scope))
+  assert isinstance(found, tuple)
+  return found
+
+
+def _upstream(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope,
+              listed: FrozenSet[str]) -> Set[str]:
+  """The variables, not listed, that the loss reaches through what a
+  listed variable is applied to (`tf.matmul(h_lower, w_upper)`: those
+  `h_lower` reads): a network below the trained one, not a teacher or a
+  target network whose output meets the trained one only in the loss."""
+  _, values = _followed(analysis, loss, scope)
+  seeds = [read for value in (loss, *values)
+           for read in _feeding(value, listed)]
+  return set(_follow(analysis, seeds, scope)[0]) - listed
+
+
+def _feeding(node: ast.AST, listed: FrozenSet[str]
+             ) -> List[Tuple[str, _Position]]:
+  """The reads, not of listed names, of the innermost call or
+  arithmetic around each read of a listed name in `node` (what the
+  variable is applied to)."""
+  found: List[Tuple[str, _Position]] = []
+  stack: List[Tuple[ast.AST, Optional[ast.AST]]] = [(node, None)]
   while stack:
-    node = stack.pop()
-    for name, at in _reads(node):
-      if (name, at) in seen:
-        continue
-      seen.add((name, at))
-      if _made(analysis, name, scope):
-        found.add(name)
-        continue
-      for value in _binding(scope, name, at):
-        stack.append(value)
-  return frozenset(found)
+    each, near = stack.pop()
+    if isinstance(each, ast.Call) and _names.call_name(each) in {
+        "stop_gradient"}:
+      continue
+    if isinstance(each, (ast.Lambda, ast.FunctionDef, ast.ClassDef)):
+      continue
+    if isinstance(each, ast.Name) and isinstance(each.ctx, ast.Load) and (
+        each.id in listed):
+      if near is not None:
+        found += [read for read in _reads(near) if read[0] not in listed]
+      continue
+    inner = each if isinstance(each, (ast.Call, ast.BinOp)) else near
+    stack.extend((child, inner) for child in ast.iter_child_nodes(each))
+  return found
+
+
+def _follow(analysis: Analysis, reads: List[Tuple[str, _Position]],
+            scope: _scopes.Scope
+            ) -> Tuple[FrozenSet[str], Tuple[ast.AST, ...]]:
+  """The variables made in `scope` that `reads` reach through the
+  bindings of `scope`, and the values read on the way."""
+  found: Set[str] = set()
+  values: List[ast.AST] = []
+  seen: Set[Tuple[str, _Position]] = set()
+  pending = list(reads)
+  while pending:
+    name, at = pending.pop()
+    if (name, at) in seen:
+      continue
+    seen.add((name, at))
+    if _made(analysis, name, scope):
+      found.add(name)
+      continue
+    for value in _binding(scope, name, at):
+      values.append(value)
+      pending.extend(_reads(value))
+  return frozenset(found), tuple(values)
 
 
 def _reads(node: ast.AST) -> List[Tuple[str, _Position]]:
