@@ -7,7 +7,10 @@ trained on the output of a prediction network restored from its own
 earlier run).
 
 What the code does decides: the loss is followed back through the
-bindings that reach each read (`h = tf.stop_gradient(h)` cuts the path;
+bindings that reach each read, and only what a listed variable is
+applied to counts (`tf.matmul(h_lower, w_upper)`: a network below the
+trained layer; a teacher's or a target network's output meeting the
+student's only in the loss is not left out by the list) (`h = tf.stop_gradient(h)` cuts the path;
 a variable made with `trainable=False` is no left-out part); the step
 must update (a bare `tf.gradients` only when an `apply_gradients` reads
 its result); any other step whose list is not a list of these names, or
