@@ -266,3 +266,22 @@ def test_the_work_grows_linearly_with_the_blocks_of_a_script():
   small, large = (scanned.scan_work(_blocks(n), "_bare_listed.py")
                   for n in (10, 40))
   assert 0 < large <= 5 * small, (small, large)
+
+
+def _deep(n):
+  """One list over the last of `n` layers, each rebinding `h`."""
+  layers = "".join(f"w{i} = make_weight([8, 8])\nh = tf.nn.relu(tf.matmul("
+                   f"h, w{i}))\n" for i in range(n))
+  return _HEAD.split("x = tf.placeholder")[0] + (
+      "h = tf.placeholder(tf.float32, [None, 8])\n" + layers +
+      "loss = tf.reduce_mean(tf.square(h))\n"
+      f"step = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=[w{n - 1}])"
+      "\nwith tf.Session() as sess:\n    for i in range(9):\n"
+      "        sess.run(step)\n")
+
+
+def test_the_work_grows_linearly_with_the_layers_a_loss_reaches():
+  assert len(_found(_deep(3))) == 1
+  small, large = (scanned.scan_work(_deep(n), "_bare_listed.py")
+                  for n in (30, 120))
+  assert 0 < large <= 5 * small, (small, large)

@@ -120,7 +120,14 @@ def _listed_names(chosen: ast.AST, scope: _scopes.Scope) -> List[str]:
 def _made(analysis: Analysis, name: str, scope: _scopes.Scope) -> str:
   """"direct" where every binding of `name` in `scope` makes a
   trainable variable, "helper" where one of them is a call of a helper
-  of the project returning one, else ""."""
+  of the project returning one, else "" (read once per name)."""
+  found = scope.once((_made, name, 0), lambda: _made_now(
+      analysis, name, scope))
+  assert isinstance(found, str)
+  return found
+
+
+def _made_now(analysis: Analysis, name: str, scope: _scopes.Scope) -> str:
   defs = scope.defs.get(name, [])
   kinds = [_kind(analysis, d.value, scope) for d in defs]
   if not kinds or not all(kinds):
@@ -169,11 +176,28 @@ def _binding(scope: _scopes.Scope, name: str, at: _Position
              ) -> List[ast.expr]:
   """The values bound to `name` that reach a read at `at`: the last
   binding before it, else every binding (a loop's later one)."""
-  defs = scope.defs.get(name, [])
-  before = [d for d in defs if tuple(d.end) <= at]
-  if before:
-    return [max(before, key=lambda d: tuple(d.end)).value]
-  return [d.value for d in defs]
+  ordered = scope.once((_binding, name, 0), lambda: sorted(
+      ((tuple(d.end), i, d.value)
+       for i, d in enumerate(scope.defs.get(name, []))),
+      key=lambda each: each[:2]))
+  assert isinstance(ordered, list)
+  index = _bisected(ordered, at)
+  if index:
+    return [ordered[index - 1][2]]
+  return [each[2] for each in ordered]
+
+
+def _bisected(ordered: List[Tuple[Tuple[int, ...], int, ast.expr]],
+              at: _Position) -> int:
+  """How many of `ordered` (by end) end at or before `at`."""
+  low, high = 0, len(ordered)
+  while low < high:
+    middle = (low + high) // 2
+    if ordered[middle][0] <= at:
+      low = middle + 1
+    else:
+      high = middle
+  return low
 
 
 def _reached(analysis: Analysis, loss: ast.expr, scope: _scopes.Scope
