@@ -124,6 +124,14 @@ def test_twin_whose_lower_net_is_not_trainable_is_silent():
   assert _found(_program(lower=", trainable=False")) == []
 
 
+def test_twin_whose_helper_makes_untrainable_variables_by_default_is_silent():
+  text = _program().replace("trainable=True", "trainable=False").replace(
+      "make_weight([16, 2])", "make_weight([16, 2], trainable=True)").replace(
+          "make_weight([2])", "make_weight([2], trainable=True)")
+  assert "make_weight([8, 16])" in text
+  assert _found(text) == []
+
+
 def test_twin_reading_the_lower_net_after_a_stop_gradient_is_silent():
   assert _found(_program(cut="h_lower = tf.stop_gradient(h_lower)\n")) == []
 

@@ -158,7 +158,7 @@ def _returns_variable(analysis: Analysis, function: ast.FunctionDef) -> bool:
   if inner is None:
     return False
   returned = [n.value for n in inner.nodes if isinstance(n, ast.Return)]
-  if not returned:
+  if not returned or _off_by_default(function):
     return False
   for value in returned:
     if value is None:
@@ -170,6 +170,17 @@ def _returns_variable(analysis: Analysis, function: ast.FunctionDef) -> bool:
     elif not _trainable_variable(value):
       return False
   return True
+
+
+def _off_by_default(function: ast.FunctionDef) -> bool:
+  """Whether a parameter of `function` defaults to `False` (a helper's
+  `trainable=False`, passed on to what it makes): not read, so not
+  taken for a maker of trainable variables."""
+  arguments = function.args
+  defaults = [*arguments.defaults, *(
+      d for d in arguments.kw_defaults if d is not None)]
+  return any(isinstance(d, ast.Constant) and d.value is False
+             for d in defaults)
 
 
 def _binding(scope: _scopes.Scope, name: str, at: _Position
