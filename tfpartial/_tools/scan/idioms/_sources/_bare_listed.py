@@ -54,9 +54,13 @@ def left_out(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   training = _training(analysis, analysis.module(scope))
   if any(other is not call for other, _ in training.unknown):
     return False  # What it trains is not read: it may train the rest.
+  if _elsewhere(analysis, analysis.module(scope)):
+    return False  # Another module's step may train the rest.
   ours = _ops_of(call, scope)
   for name in sorted(missing):
     for other, place in training.by_name.get(name, ()):
+      if place is not scope and name in place.defs:
+        continue  # Another function's own local of that name.
       if other is call or (place is scope and _run_apart(
           ours, _ops_of(other, scope), scope)):
         continue  # Itself, or another stage's step run in its own loops.
@@ -96,6 +100,28 @@ def _steps_by_module(analysis: Analysis
   return steps
 
 
+def _elsewhere(analysis: Analysis, module: object) -> bool:
+  """Whether a module other than `module` has a step that may train
+  variables of another module: over every variable, or over a list that
+  is not bare names each made in its own function."""
+
+  def gather() -> Tuple[int, Dict[int, int]]:
+    total, by_module = 0, {}  # type: Tuple[int, Dict[int, int]]
+    for key, steps in _steps_by_module(analysis).items():
+      for place, call in steps:
+        chosen = var_list_of(call)
+        names = _listed_names(chosen, place) if chosen is not None else []
+        if names and all(_made(analysis, n, place) for n in names):
+          continue  # Its own variables.
+        total += 1
+        by_module[key] = by_module.get(key, 0) + 1
+    return total, by_module
+  found = analysis.once("bare variables steps of other modules", gather)
+  assert isinstance(found, tuple)
+  total, by_module = found
+  return bool(total > by_module.get(id(module), 0))
+
+
 def _training(analysis: Analysis, module: object) -> _Training:
   found = analysis.once(f"bare variables trained {id(module)}",
                         lambda: _Training(analysis, module))
@@ -111,10 +137,18 @@ def _listed_names(chosen: ast.AST, scope: _scopes.Scope) -> List[str]:
     if len(defs) != 1:
       return []
     chosen = defs[0].value
-  if not isinstance(chosen, (ast.List, ast.Tuple)) or not chosen.elts or (
-      not all(isinstance(e, ast.Name) for e in chosen.elts)):
-    return []
-  return [e.id for e in chosen.elts if isinstance(e, ast.Name)]
+  parts: List[ast.expr] = []
+  pending: List[ast.AST] = [chosen]
+  while pending:  # `[a, b] + [c]`: the lists joined.
+    each = pending.pop()
+    if isinstance(each, ast.BinOp) and isinstance(each.op, ast.Add):
+      pending += [each.right, each.left]
+      continue
+    if not isinstance(each, (ast.List, ast.Tuple)) or not each.elts or (
+        not all(isinstance(e, ast.Name) for e in each.elts)):
+      return []
+    parts += each.elts
+  return [e.id for e in parts if isinstance(e, ast.Name)]
 
 
 def _made(analysis: Analysis, name: str, scope: _scopes.Scope) -> str:
@@ -136,51 +170,114 @@ def _made_now(analysis: Analysis, name: str, scope: _scopes.Scope) -> str:
 
 
 def _kind(analysis: Analysis, value: ast.AST, scope: _scopes.Scope) -> str:
-  if _trainable_variable(value):
-    return "direct"
-  if not isinstance(value, ast.Call) or any(
-      k.arg == "trainable" and isinstance(k.value, ast.Constant) and
-      k.value.value is False for k in value.keywords):
+  if isinstance(value, ast.Call) and _trainable_variable(value):
+    return "direct" if _switch(value) is True else ""
+  if not isinstance(value, ast.Call):
     return ""
   callee = analysis.flow.callee(value, scope)
   if not isinstance(callee, ast.FunctionDef):
     return ""
   made = analysis.once(f"bare variable helper {id(callee)}",
                        lambda: _returns_variable(analysis, callee))
-  return "helper" if made else ""
+  if not isinstance(made, str):
+    return ""
+  if made and not _passed_true(value, callee, made):
+    return ""  # `False`, or a value not read, reaches `trainable=`.
+  return "helper"
 
 
-def _returns_variable(analysis: Analysis, function: ast.FunctionDef) -> bool:
+def _switch(made: ast.Call) -> object:
+  """What a variable's `trainable` is given: True where it is left out
+  or the constant `True`, else the expression (positionally too for
+  `tf.Variable(initial, False)`)."""
+  given = [k.value for k in made.keywords if k.arg == "trainable"]
+  if not given and _names.call_name(made) in {"Variable", "VariableV1"} and (
+      len(made.args) > 1):
+    given = [made.args[1]]
+  if any(isinstance(k, ast.Starred) for k in made.args) or any(
+      k.arg is None for k in made.keywords):
+    return made  # `*args`, `**kwargs`: not read.
+  if not given or (isinstance(given[0], ast.Constant) and
+                   given[0].value is True):
+    return True
+  return given[0]
+
+
+def _passed_true(call: ast.Call, function: ast.FunctionDef,
+                 parameter: str) -> bool:
+  """Whether `call` gives the parameter `parameter` of `function` the
+  constant `True` (by position, by keyword or by its default)."""
+  if any(isinstance(a, ast.Starred) for a in call.args) or any(
+      k.arg is None for k in call.keywords):
+    return False
+  given = [k.value for k in call.keywords if k.arg == parameter]
+  positional = [*function.args.posonlyargs, *function.args.args]
+  names = [a.arg for a in positional]
+  if not given and parameter in names:
+    index = names.index(parameter)
+    if names and names[0] in {"self", "cls"} and isinstance(
+        call.func, ast.Attribute):
+      index -= 1
+    if 0 <= index < len(call.args):
+      given = [call.args[index]]
+    else:
+      defaults = function.args.defaults
+      at = index - (len(names) - len(defaults))
+      if names and names[0] in {"self", "cls"} and isinstance(
+          call.func, ast.Attribute):
+        at += 1
+      given = [defaults[at]] if 0 <= at < len(defaults) else []
+  elif not given:
+    kwonly = [a.arg for a in function.args.kwonlyargs]
+    if parameter in kwonly:
+      default = function.args.kw_defaults[kwonly.index(parameter)]
+      given = [default] if default is not None else []
+  return bool(given) and isinstance(given[0], ast.Constant) and (
+      given[0].value is True)
+
+
+def _returns_variable(analysis: Analysis, function: ast.FunctionDef
+                      ) -> Optional[str]:
   """Whether every `return` of `function` gives a trainable variable it
-  makes (`return tf.Variable(initial)`, or a name bound only to one)."""
+  makes (`return tf.Variable(initial)`, or a name bound only to one):
+  "" where each is trainable whatever the call, the parameter passed on
+  as `trainable=` where one is (trainable only where a call gives it
+  `True`), None otherwise (another value given to `trainable=`)."""
   found = analysis.flow.functions.get(id(function))
   inner = found[1].scope_of(function) if found else None
   if inner is None:
-    return False
+    return None
   returned = [n.value for n in inner.nodes if isinstance(n, ast.Return)]
-  if not returned or _off_by_default(function):
-    return False
+  if not returned:
+    return None
+  made: List[ast.AST] = []
   for value in returned:
     if value is None:
-      return False
+      return None
     if isinstance(value, ast.Name):
       defs = inner.defs.get(value.id, [])
-      if not defs or not all(_trainable_variable(d.value) for d in defs):
-        return False
-    elif not _trainable_variable(value):
-      return False
-  return True
-
-
-def _off_by_default(function: ast.FunctionDef) -> bool:
-  """Whether a parameter of `function` defaults to `False` (a helper's
-  `trainable=False`, passed on to what it makes): not read, so not
-  taken for a maker of trainable variables."""
+      if not defs:
+        return None
+      made += [d.value for d in defs]
+    else:
+      made.append(value)
   arguments = function.args
-  defaults = [*arguments.defaults, *(
-      d for d in arguments.kw_defaults if d is not None)]
-  return any(isinstance(d, ast.Constant) and d.value is False
-             for d in defaults)
+  parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args,
+                                *arguments.kwonlyargs)}
+  switches: Set[str] = set()
+  for each in made:
+    if not isinstance(each, ast.Call) or not _trainable_variable(each):
+      return None
+    switch = _switch(each)
+    if switch is True:
+      continue
+    if not isinstance(switch, ast.Name) or switch.id not in parameters or (
+        switch.id in inner.defs):
+      return None
+    switches.add(switch.id)
+  if len(switches) > 1:
+    return None
+  return next(iter(switches), "")
 
 
 def _binding(scope: _scopes.Scope, name: str, at: _Position
@@ -319,7 +416,9 @@ def _trained_by(analysis: Analysis, call: ast.Call, scope: _scopes.Scope
   loss = _loss_node(call)
   if loss is None:
     return None
-  return _reached(analysis, loss, scope)
+  # A loss reaching no variable made here (a parameter of a helper that
+  # builds the step, `make_train_op(loss)`) may train every variable.
+  return _reached(analysis, loss, scope) or None
 
 
 class _Index:
