@@ -10,14 +10,24 @@ What the code does decides: the loss is followed back through the
 bindings that reach each read, and only what a listed variable is
 applied to counts (`tf.matmul(h_lower, w_upper)`: a network below the
 trained layer; a teacher's or a target network's output meeting the
-student's only in the loss is not left out by the list) (`h = tf.stop_gradient(h)` cuts the path;
-a variable made with `trainable=False` is no left-out part); the step
-must update (a bare `tf.gradients` only when an `apply_gradients` reads
-its result); any other step whose list is not a list of these names, or
-whose loss is not followed, counts as training everything, unless the
-ops of the two steps are only run, in the step's own function, in
-different outermost loops (two stages, each trained in a loop of its
-own); a step over every variable trains those its loss reads."""
+student's only in the loss is not left out by the list) (`h =
+tf.stop_gradient(h)` cuts the path; a variable whose `trainable` is
+given `False` or anything but the constant `True`, in the call or
+through the one parameter a helper passes on as `trainable=`, is no
+left-out part); the list is written out, or lists of names joined by
+`+`; the step must update (a bare `tf.gradients` only when an
+`apply_gradients` reads its result); a step of the module whose list is
+not a list of bare names, or over every variable with a loss that
+reaches no variable made in its function (`make_train_op(loss)`, the
+loss a parameter), counts as training everything; a step of the module
+over every variable otherwise trains those its loss reaches, a listed
+step the names it lists, each name only in the step's own function or
+where that function does not bind it (another function's local `W1` is
+not this one's), unless the ops of the two steps are only run, in the
+step's own function, in different outermost loops (two stages, each
+trained in a loop of its own); a step of another module over every
+variable, or over a list that is not bare names each made in its own
+function, may train these and keeps the rule silent."""
 
 from __future__ import annotations
 
