@@ -112,23 +112,33 @@ def _steps_by_module(analysis: Analysis
 
 def _elsewhere(analysis: Analysis, module: object) -> bool:
   """Whether a module other than `module` has a step that may train
-  variables of another module: over every variable, or over a list that
-  is not bare names each made in its own function."""
+  variables of another module: one whose training is not read (a list
+  not of bare names each made in its own function, a loss reaching no
+  variable made in its function), or one over every variable in a
+  module importing `module`."""
 
-  def gather() -> Tuple[int, Dict[int, int]]:
+  def gather() -> Tuple[int, Dict[int, int], Dict[str, Set[int]]]:
     total, by_module = 0, {}  # type: Tuple[int, Dict[int, int]]
+    importers: Dict[str, Set[int]] = {}
+    modules = {id(m): m for m in analysis.project.modules}
     for key, steps in _steps_by_module(analysis).items():
       for place, call in steps:
-        chosen = var_list_of(call)
-        names = _listed_names(chosen, place) if chosen is not None else []
-        if names and all(_made(analysis, n, place) for n in names):
-          continue  # Its own variables.
+        trained = _trained_by(analysis, call, place)
+        if trained and all(_made(analysis, n, place) for n in trained):
+          if var_list_of(call) is None and key in modules:
+            for source, attribute in modules[key].imports.values():
+              for name in (source, f"{source}.{attribute}"):
+                importers.setdefault(name, set()).add(key)
+          continue  # Its own variables (or, whole, those it imports).
         total += 1
         by_module[key] = by_module.get(key, 0) + 1
-    return total, by_module
+    return total, by_module, importers
   found = analysis.once("bare variables steps of other modules", gather)
   assert isinstance(found, tuple)
-  total, by_module = found
+  total, by_module, importers = found
+  names = getattr(module, "names", ())
+  if any(importers.get(name, set()) - {id(module)} for name in names):
+    return True
   return bool(total > by_module.get(id(module), 0))
 
 
