@@ -150,3 +150,21 @@ def test_a_list_joined_by_plus_is_found():
 def test_twin_joined_by_plus_listing_every_variable_is_silent():
   text = bare._program(picked="[w_lower, c_lower] + [w_upper, c_upper]")
   assert bare._found(text) == []
+
+
+def test_a_whole_step_of_another_module_over_its_own_variables_lets_it_fire():
+  # A second script, not importing the model, training its own layer.
+  other = ("import tensorflow as tf\n\n"
+           "own = tf.Variable(tf.zeros([3]))\n"
+           "own_op = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(own))\n")
+  found = [line for idiom, path, line in scanned.in_project(
+      {"model.py": _MODEL, "other.py": other})
+           if idiom == "var-list-filter" and path == "model.py"]
+  assert found == [bare._line(_MODEL, "picked = ")]
+
+
+def test_twin_whole_step_in_a_module_importing_it_is_silent():
+  step = ("own = tf.Variable(tf.zeros([3]))\n"
+          "full_op = tf.train.AdamOptimizer(0.1).minimize(\n"
+          "    tf.reduce_sum(own) + model.loss)")
+  assert _in_model(step) == []

@@ -25,9 +25,11 @@ step the names it lists, each name only in the step's own function or
 where that function does not bind it (another function's local `W1` is
 not this one's), unless the ops of the two steps are only run, in the
 step's own function, in different outermost loops (two stages, each
-trained in a loop of its own); a step of another module over every
-variable, or over a list that is not bare names each made in its own
-function, may train these and keeps the rule silent."""
+trained in a loop of its own); a step of another module whose list is
+not bare names each made in its own function, or over every variable
+with a loss reaching no variable made in its function, or over every
+variable in a module importing this one, may train these and keeps the
+rule silent."""
 
 from __future__ import annotations
 
