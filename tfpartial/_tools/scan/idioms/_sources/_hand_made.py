@@ -17,6 +17,7 @@ from tfpartial._tools.scan.idioms._copies import _writes
 from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _scheduled
+from tfpartial._tools.scan.idioms._sources import _bare_listed
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
@@ -35,7 +36,9 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   function creates, some `self.` variables of a class whose model reads
   another (`_self_listed`), a list run beside the others', one trained beside the
   whole loss, some items of a container picked by index, variables
-  of a head built on a pretrained backbone (`_frozen_backbone`)."""
+  of a head built on a pretrained backbone (`_frozen_backbone`), bare
+  variables a helper makes while the loss reads others
+  (`_bare_listed`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created, call) or _self_listed.left_out(
           chosen, scope, created) or _run_beside(
@@ -48,7 +51,9 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                           lambda n: _names.call_name(n) in STEPS, var_list_of)
                   ) or _hand_picked.picked(chosen, scope, call) or (
                       _frozen_backbone.list_on_backbone(
-                          analysis, chosen, scope, call))
+                          analysis, chosen, scope, call)) or (
+                              _bare_listed.left_out(
+                                  analysis, chosen, scope, call))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope
