@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -380,7 +380,7 @@ def _stepping(analysis: Analysis, steps: List[Step]) -> Set[str]:
   def compute() -> Set[str]:
     methods = {s.scope.name for s in steps if _class_of(s.scope) is not None}
     found: Set[str] = set()
-    for _, call in analysis.calls_named(methods):
+    for _, call in _calls_named(analysis, methods):
       func = call.func
       if isinstance(func, ast.Attribute) and isinstance(
           func.value, ast.Attribute):
@@ -389,6 +389,14 @@ def _stepping(analysis: Analysis, steps: List[Step]) -> Set[str]:
   found = analysis.once("object_parts.stepping", compute)
   assert isinstance(found, set)
   return found
+
+
+def _calls_named(analysis: Analysis, names: Set[str]
+                 ) -> Iterator[Tuple[_scopes.Scope, ast.Call]]:
+  """The calls spelled one of `names` in every module of the project,
+  scanned or not (a script that only drives the object names no sink)."""
+  project = analysis.project
+  return project.calls_named(names, project.all_modules_with(names))
 
 
 def _list_key(step: Step) -> str:
@@ -452,7 +460,7 @@ def _off_somewhere(analysis: Analysis, info: _scopes.ClassInfo,
     return None
 
   constructions = [
-      call for _, call in analysis.calls_named([info.name])
+      call for _, call in _calls_named(analysis, {info.name})
       if _names.dotted(call.func) is not None]
   if not constructions:
     return on(default) is False
