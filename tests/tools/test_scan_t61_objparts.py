@@ -428,3 +428,42 @@ def test_the_chain_is_found():
   text = _flagged(4)
   assert ("var-list-filter", _line(text, "if 'p1' in trainable")) in (
       scanned.found(text))
+
+
+def test_a_part_handed_to_a_trainer_of_its_own_is_silent():
+  """Twin: the script hands `workflow.camera` whole to a function that
+  may train it: the rule cannot see that it does not."""
+  train = _TRAIN.rstrip(" ") + "    tune(workflow.camera)\n"
+  assert _findings(_project(train=train)) == []
+
+
+def test_a_part_fitted_by_keras_through_the_attribute_is_silent():
+  """Twin: the script trains the camera by Keras's own `fit` through the
+  workflow's attribute (joint training by turns)."""
+  train = _TRAIN.rstrip(" ") + "      workflow.camera.fit(x, labels)\n"
+  assert _findings(_project(train=train)) == []
+
+
+def test_a_part_also_added_in_the_else_arm_is_silent():
+  """Twin: the flag chooses between two lists of the camera's variables
+  (`else` adds them too): the camera trains on either path."""
+  files = _project()
+  files["flow.py"] = files["flow.py"].replace(
+      "      self._parameters.extend(self.camera.parameters)\n",
+      "      self._parameters.extend(self.camera.parameters)\n"
+      "    else:\n"
+      "      self._parameters.append(self.camera.net.kernel)\n")
+  assert "else:" in files["flow.py"]
+  assert _findings(files) == []
+
+
+def test_an_unrelated_attribute_of_the_same_name_does_not_hide_the_part():
+  """What is handed on is read through the object, not by the
+  attribute's name alone: `args.camera` given to `print_config` is not
+  the workflow's camera (the instance's script passes `args.nip`)."""
+  train = _TRAIN.replace(
+      "args = parser.parse_args()\n",
+      "args = parser.parse_args()\n    print_config(args.camera)\n")
+  files = _project(train=train)
+  assert _findings(files) == [("var-list-filter", "flow.py",
+                               _flag_line(files))]

@@ -134,15 +134,25 @@ def _sources_of(value: ast.expr, parts: Set[str], test: Optional[ast.expr]
   return None
 
 
+# The test of what a method other than the constructor, or an `else`,
+# adds: conditional, but no flag of a construction that can be read.
+_UNREAD = ast.Constant(value=None)
+
+
 def _walk_lists(body: List[ast.stmt], parts: Set[str],
                 test: Optional[ast.expr],
-                lists: Dict[str, Optional[List[_Source]]]) -> None:
-  """Records what each statement of `body` adds to a `self.L`."""
+                lists: Dict[str, Optional[List[_Source]]],
+                init: bool = True) -> None:
+  """Records what each statement of `body` adds to a `self.L`, with the
+  outermost `if` test it is added under (`_UNREAD` outside the
+  constructor, or in an `else`)."""
   for statement in body:
     if isinstance(statement, ast.If):
-      inner = test if test is not None else statement.test
-      _walk_lists(statement.body, parts, inner, lists)
-      _walk_lists(statement.orelse, parts, inner, lists)
+      inner = test if test is not None else (
+          statement.test if init else _UNREAD)
+      _walk_lists(statement.body, parts, inner, lists, init)
+      _walk_lists(statement.orelse, parts, test if test is not None
+                  else _UNREAD, lists, init)
       continue
     for field in ("body", "orelse", "finalbody", "handlers"):
       nested = getattr(statement, field, None)
@@ -150,7 +160,7 @@ def _walk_lists(body: List[ast.stmt], parts: Set[str],
           statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         _walk_lists([s for s in nested if isinstance(s, ast.stmt)]
                     + [s for h in nested if isinstance(h, ast.ExceptHandler)
-                       for s in h.body], parts, test, lists)
+                       for s in h.body], parts, test, lists, init)
     added: List[Tuple[str, ast.expr]] = []
     if isinstance(statement, ast.Assign):
       added += [(n, statement.value) for n in map(_self_attr,
@@ -187,10 +197,10 @@ def _of_class(analysis: Analysis, info: _scopes.ClassInfo) -> _Class:
   def compute() -> _Class:
     parts = _constructed_parts(info.methods.get("__init__"))
     lists: Dict[str, Optional[List[_Source]]] = {}
-    for method in info.methods.values():
+    for name, method in info.methods.items():
       body = getattr(method.node, "body", None)
       if isinstance(body, list):
-        _walk_lists(body, parts, None, lists)
+        _walk_lists(body, parts, None, lists, name == "__init__")
     return _Class(parts, lists)
   found = analysis.once(f"object_parts.class {id(info.node)}", compute)
   assert isinstance(found, _Class)
@@ -378,7 +388,8 @@ def _stepping(analysis: Analysis, steps: List[Step]) -> Set[str]:
   """The attributes `P` of every call `x.P.m(...)` in the project whose
   `m` is a method holding a step (a part trained by its own step)."""
   def compute() -> Set[str]:
-    methods = {s.scope.name for s in steps if _class_of(s.scope) is not None}
+    methods = {s.scope.name for s in steps if _class_of(s.scope) is not None
+               } | _KERAS_TRAINING
     found: Set[str] = set()
     for _, call in _calls_named(analysis, methods):
       func = call.func
@@ -397,6 +408,78 @@ def _calls_named(analysis: Analysis, names: Set[str]
   scanned or not (a script that only drives the object names no sink)."""
   project = analysis.project
   return project.calls_named(names, project.all_modules_with(names))
+
+
+# Keras's own training, called through a part (`flow.camera.fit(...)`).
+_KERAS_TRAINING = frozenset({"fit", "fit_generator", "train_on_batch"})
+# Builtins that read an object without keeping it.
+_READERS = frozenset({"print", "isinstance", "hasattr", "getattr", "len",
+                      "type", "id", "repr", "str"})
+
+
+def _handed(nodes: Iterator[ast.AST]) -> Tuple[Set[Tuple[str, str]],
+                                               Dict[int, str]]:
+  """What `nodes` hand on whole: (`x`, `P`) for each `x.P` given to a call
+  (not a builtin that only reads it) or bound to a name; and the name
+  each call's result is bound to (`flow = Workflow(...)`)."""
+  handed: Set[Tuple[str, str]] = set()
+  bound: Dict[int, str] = {}
+  for node in nodes:
+    values: List[ast.expr] = []
+    if isinstance(node, ast.Call) and not (
+        isinstance(node.func, ast.Name) and node.func.id in _READERS):
+      values = [*node.args, *(k.value for k in node.keywords)]
+      values += [e for v in values if isinstance(
+          v, (ast.List, ast.Tuple, ast.Set)) for e in v.elts]
+    elif isinstance(node, ast.Assign):
+      if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+          and isinstance(node.value, ast.Call):
+        bound[id(node.value)] = node.targets[0].id
+      if all(isinstance(t, (ast.Name, ast.Tuple)) for t in node.targets):
+        values = [node.value]
+    handed |= {(base, v.attr) for v in values
+               if isinstance(v, ast.Attribute)
+               for base in [_names.dotted(v.value)] if base}
+  return handed, bound
+
+
+def _constructions(analysis: Analysis, info: _scopes.ClassInfo
+                   ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """The calls of the class's name in the project, with their scopes,
+  found once per class."""
+  def compute() -> List[Tuple[_scopes.Scope, ast.Call]]:
+    return [(scope, call) for scope, call in _calls_named(
+        analysis, {info.name}) if _names.dotted(call.func) is not None]
+  found = analysis.once(f"object_parts.made {id(info.node)}", compute)
+  assert isinstance(found, list)
+  return found
+
+
+def _escaped(analysis: Analysis, info: _scopes.ClassInfo, part: str
+             ) -> bool:
+  """Whether the part is handed on whole, where whatever receives it may
+  train it: `self.P` by a method of the class, or `flow.P` where `flow`
+  is bound to a construction of the class. Each class and module is
+  read once."""
+  def of_class() -> Tuple[Set[Tuple[str, str]], Dict[int, str]]:
+    return _handed(node for method in info.methods.values()
+                   for node in ast.walk(method.node))
+  own = analysis.once(f"object_parts.handed {id(info.node)}", of_class)
+  assert isinstance(own, tuple)
+  if ("self", part) in own[0]:
+    return True
+  for scope, call in _constructions(analysis, info):
+    module = analysis.project.module_of(scope)
+    def of_module(module: object = module
+                  ) -> Tuple[Set[Tuple[str, str]], Dict[int, str]]:
+      tree = getattr(module, "tree", None)
+      return _handed(ast.walk(tree)) if tree is not None else (set(), {})
+    read = analysis.once(f"object_parts.handed {id(module)}", of_module)
+    assert isinstance(read, tuple)
+    name = read[1].get(id(call))
+    if name is not None and (name, part) in read[0]:
+      return True
+  return False
 
 
 def _list_key(step: Step) -> str:
@@ -459,9 +542,7 @@ def _off_somewhere(analysis: Analysis, info: _scopes.ClassInfo,
       return None
     return None
 
-  constructions = [
-      call for _, call in _calls_named(analysis, {info.name})
-      if _names.dotted(call.func) is not None]
+  constructions = [call for _, call in _constructions(analysis, info)]
   if not constructions:
     return on(default) is False
   for call in constructions:
@@ -513,6 +594,9 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
       always = {s.part for s in sources if s.test is None}
       if not always:
         continue
+      # A part also added in an `else` or another method is not left
+      # out by the flag alone.
+      always |= {s.part for s in sources if s.test is _UNREAD}
       left = [s for s in sources if s.test is not None
               and s.part not in always]
       if not left:
@@ -524,7 +608,8 @@ def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
         assert test is not None
         into = [s for s in sources if s.test is None
                 and f"{source.part}>{s.part}" in taint]
-        if not into or source.part in stepping or not _off_somewhere(
+        if not into or source.part in stepping or _escaped(
+            analysis, info, source.part) or not _off_somewhere(
             analysis, info, test):
           continue
         done.add((id(info.node), key))
