@@ -24,9 +24,16 @@ What the code does decides, not how anything is named:
   the inputs under it, or only in another method (an evaluation), is not
   read;
 - no other step trains it: the class (its bases and subclasses too) has
-  no step over any other list, and no call through the part's attribute
-  (`flow.camera.fit_step(...)`) runs a method of the project that holds a
-  step.
+  no step over any other list; no call through the part's attribute
+  (`flow.camera.fit_step(...)`, `flow.camera.fit(...)`) runs a method of
+  the project that holds a step, or Keras's own training; and the part is
+  not handed on whole (`self.camera` by a method of the class, or
+  `flow.camera` where `flow` is bound to a construction of the class,
+  given to a call or bound to a name), where whatever receives it may
+  train it;
+- what is added in an `else`, or by a method other than the
+  constructor, counts as added always (no flag of a construction reads
+  it).
 
 Everything is worked out once per class (the list's sources in one walk
 of its methods, each method's flow once) and once per project (the calls
