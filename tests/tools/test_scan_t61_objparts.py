@@ -467,3 +467,39 @@ def test_an_unrelated_attribute_of_the_same_name_does_not_hide_the_part():
   files = _project(train=train)
   assert _findings(files) == [("var-list-filter", "flow.py",
                                _flag_line(files))]
+
+
+def test_a_minimize_over_the_list_is_found():
+  """S3 of the read: the step is `minimize(lambda: ..., var_list=...)`;
+  the loss the callable computes flows through the camera."""
+  files = _project()
+  files["flow.py"] = files["flow.py"].replace(
+      "    with tf.GradientTape() as tape:\n"
+      "      probs = self.run(x)\n"
+      "      loss = tf.reduce_mean(tf.square(probs - labels))\n"
+      "    grads = tape.gradient(loss, self._parameters)\n"
+      "    self._optimizer.apply_gradients(zip(grads, self._parameters))\n"
+      "    return loss\n",
+      "    self._optimizer.minimize(\n"
+      "        lambda: tf.reduce_mean(tf.square(self.run(x) - labels)),\n"
+      "        var_list=self._parameters)\n")
+  assert "minimize(" in files["flow.py"]
+  assert _findings(files) == [("var-list-filter", "flow.py",
+                               _flag_line(files))]
+
+
+def test_a_minimize_of_the_detector_alone_is_silent():
+  """Twin: the callable's loss runs the detector on the data alone."""
+  files = _project()
+  files["flow.py"] = files["flow.py"].replace(
+      "    with tf.GradientTape() as tape:\n"
+      "      probs = self.run(x)\n"
+      "      loss = tf.reduce_mean(tf.square(probs - labels))\n"
+      "    grads = tape.gradient(loss, self._parameters)\n"
+      "    self._optimizer.apply_gradients(zip(grads, self._parameters))\n"
+      "    return loss\n",
+      "    self._optimizer.minimize(\n"
+      "        lambda: tf.reduce_mean(self.detector.process(x) - labels),\n"
+      "        var_list=self._parameters)\n")
+  assert "minimize(" in files["flow.py"]
+  assert _findings(files) == []

@@ -302,12 +302,19 @@ class _Flow:
       self.bind(target.value, taint)
 
   def expr(self, node: ast.AST) -> _Taint:
+    found = self._expr(node)
+    if self.record is not None:  # What it held where it was read.
+      self.record[id(node)] = found
+    return found
+
+  def _expr(self, node: ast.AST) -> _Taint:
     if isinstance(node, ast.Name):
-      if self.record is not None:
-        self.record[id(node)] = self.env.get(node.id, _NONE)
       return self.env.get(node.id, _NONE)
-    if isinstance(node, ast.Lambda):
-      return _NONE
+    if isinstance(node, ast.Lambda):  # What its body computes when called
+      shadowed = {a.arg for a in node.args.args}  # (`minimize(lambda:`).
+      env = {k: v for k, v in self.env.items() if k not in shadowed}
+      return _Flow(self.analysis, self.info, self.facts, self.depth, env,
+                   set(), self.record).expr(node.body)
     if isinstance(node, ast.Call):
       return self.call(node)
     found: Set[str] = set()
@@ -385,10 +392,9 @@ def _loss_taint(analysis: Analysis, info: _scopes.ClassInfo, facts: _Class,
     return seen
   names = analysis.once(key, compute)
   assert isinstance(names, dict)
-  found: Set[str] = set()
-  for node in ast.walk(loss):
-    found |= names.get(id(node), _NONE)
-  return frozenset(found)
+  taint = names.get(id(loss), _NONE)
+  assert isinstance(taint, frozenset)
+  return taint
 
 
 def _stepping(analysis: Analysis, steps: List[Step]) -> Set[str]:
