@@ -503,3 +503,42 @@ def test_a_minimize_of_the_detector_alone_is_silent():
       "        var_list=self._parameters)\n")
   assert "minimize(" in files["flow.py"]
   assert _findings(files) == []
+
+
+def _classes(n):
+  """`n` workflow classes of the flagged form in one module, each built
+  by one script: the script is read once for what it hands on, however
+  many classes ask."""
+  flow = "import tensorflow as tf\n" + "".join(f"""
+
+class Flow{i}(object):
+  def __init__(self, trainable=None):
+    self.camera = tf.keras.layers.Dense(4)
+    self.detector = tf.keras.layers.Dense(2)
+    self.params = []
+    self.params.extend(self.detector.trainable_variables)
+    if 'camera' in trainable:
+      self.params.extend(self.camera.trainable_variables)
+
+  def step(self, x):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(self.detector(self.camera(x)))
+    grads = tape.gradient(loss, self.params)
+    self.opt.apply_gradients(zip(grads, self.params))
+""" for i in range(n))
+  train = "import flow\n" + "".join(
+      f"f{i} = flow.Flow{i}(trainable=None)\nf{i}.step(0)\n"
+      for i in range(n))
+  return {"flow.py": flow, "train.py": train}
+
+
+def test_many_classes_built_by_one_script_cost_linear_work():
+  from tfpartial._tools.scan import _files, _scan
+
+  def work(files):
+    sources = [_files.Source(p, t) for p, t in files.items()]
+    return scanned.calls_made(lambda: _scan.scan_project(sources),
+                              "_object_parts.py")
+  (small, found), (large, _) = (work(_classes(n)) for n in (10, 40))
+  assert len([f for f in found[0] if f.path == "flow.py"]) == 10
+  assert 0 < small and large <= 5 * small, (small, large)
