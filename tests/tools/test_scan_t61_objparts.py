@@ -542,3 +542,22 @@ def test_many_classes_built_by_one_script_cost_linear_work():
   (small, found), (large, _) = (work(_classes(n)) for n in (10, 40))
   assert len([f for f in found[0] if f.path == "flow.py"]) == 10
   assert 0 < small and large <= 5 * small, (small, large)
+
+
+def test_a_flag_turned_on_by_a_string_is_silent():
+  """Twin: the only construction passes `'camera'` (a string holds the
+  constant too: `'camera' in 'camera'`)."""
+  files = _project(train=_TRAIN.replace("trainable=args.train",
+                                        "trainable='camera'"))
+  assert _findings(files) == []
+
+
+def test_a_plain_flag_left_at_its_default_is_found():
+  """`if train_camera:` on a constructor parameter whose default is
+  False, no construction giving it."""
+  files = _project()
+  files["flow.py"] = files["flow.py"].replace(
+      "trainable=None", "trainable=None, train_camera=False").replace(
+          "if 'camera' in trainable:", "if train_camera:")
+  assert _findings(files) == [("var-list-filter", "flow.py", _line(
+      files["flow.py"], "if train_camera:"))]

@@ -540,42 +540,57 @@ def _off_somewhere(analysis: Analysis, info: _scopes.ClassInfo,
   first = len(params) - len(defaults)
   default = defaults[index - first] if index >= first else None
 
-  def on(value: Optional[ast.expr]) -> Optional[bool]:
-    """Whether a given value turns the flag on (None: not known)."""
-    if value is None:
-      return None
-    if wanted is None:
-      return bool(value.value) if isinstance(value, ast.Constant) else None
-    if isinstance(value, ast.Constant) and value.value is None:
-      return False
-    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-      if all(isinstance(e, ast.Constant) for e in value.elts):
-        return any(e.value == wanted  # type: ignore[attr-defined]
-                   for e in value.elts)
-      return None
-    return None
-
   constructions = [call for _, call in _constructions(analysis, info)]
   if not constructions:
-    return on(default) is False
+    return _turns_on(default, wanted) is False
   for call in constructions:
-    value: Optional[ast.expr] = None
-    given = False
-    if index < len(call.args) and not any(
-        isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-      value, given = call.args[index], True
-    for keyword in call.keywords:
-      if keyword.arg == param:
-        value, given = keyword.value, True
-      elif keyword.arg is None:
-        given = True  # `**kwargs`: not known.
+    given, value = _given(call, index, param)
     if not given:
-      if on(default) is False:
+      if _turns_on(default, wanted) is False:
         return True
       continue
-    if on(value) is not True:
+    if _turns_on(value, wanted) is not True:
       return True  # Off, or chosen by the caller: may be off.
   return False
+
+
+def _given(call: ast.Call, index: int, param: str
+           ) -> Tuple[bool, Optional[ast.expr]]:
+  """Whether a construction gives the parameter, and what (None: given
+  but not known, through `*args` or `**kwargs`)."""
+  value: Optional[ast.expr] = None
+  given = False
+  if index < len(call.args) and not any(
+      isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+    value, given = call.args[index], True
+  for keyword in call.keywords:
+    if keyword.arg == param:
+      value, given = keyword.value, True
+    elif keyword.arg is None:
+      given = True  # `**kwargs`: not known.
+  return given, value
+
+
+def _turns_on(value: Optional[ast.expr], wanted: Optional[object]
+              ) -> Optional[bool]:
+  """Whether a value given for the flag's parameter turns it on (None:
+  not known): a truth for `if param:`, a literal holding `wanted` for
+  `if wanted in param:`."""
+  if value is None:
+    return None
+  if wanted is None:
+    return bool(value.value) if isinstance(value, ast.Constant) else None
+  if isinstance(value, ast.Constant):
+    if value.value is None:
+      return False
+    if isinstance(value.value, str) and isinstance(wanted, str):
+      return wanted in value.value
+    return None
+  if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+    if all(isinstance(e, ast.Constant) for e in value.elts):
+      return any(e.value == wanted  # type: ignore[attr-defined]
+                 for e in value.elts)
+  return None
 
 
 def hits(analysis: Analysis, steps: List[Step]) -> List[_idiom.Hit]:
