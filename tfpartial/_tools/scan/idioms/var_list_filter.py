@@ -39,7 +39,6 @@ from tfpartial._tools.scan.idioms._sources import _generic_helper
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _helper_choice
 from tfpartial._tools.scan.idioms._sources import _name_scoped
-from tfpartial._tools.scan.idioms._sources import _object_parts
 from tfpartial._tools.scan.idioms._sources import _narrowed
 from tfpartial._tools.scan.idioms._sources import _narrowed_arm
 from tfpartial._tools.scan.idioms._sources import _part_flags
@@ -158,8 +157,6 @@ class VarListFilter(_idiom.Idiom):
                  f"part's {_step_named(hit, name)}, run only while its flag "
                  "is on, never trains it: whole variables only; exact as it "
                  "is, not a drift; a candidate for a spec file")
-    if isinstance(hit.labels.get(_object_parts.PART), ast.expr):
-      message = _object_parts.message(hit, _step_named(hit, name))
     refined = hit.labels.get(_refined_stage.REFINED)
     if isinstance(refined, ast.expr):  # The second stage's op instead.
       message = _refined_stage.message(hit, _step_named(hit, name))
@@ -325,7 +322,6 @@ def _gathered(analysis: Analysis, found: _Found, every: List[Step],
           + _name_scoped.hits(analysis, gated)
           + _part_flags.hits(analysis, gated)
           + _refined_stage.hits(analysis, gated)
-          + _object_parts.hits(analysis, gated)
           if id(hit.sink) not in sinks]
 
 
