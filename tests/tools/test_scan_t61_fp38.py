@@ -11,9 +11,14 @@ gradients train only the weights they name and stay found; so do they
 handed back by a class that trains nothing itself (a library's helper,
 whose caller is outside)."""
 
+import textwrap
+
 import pytest
 
 import scanned
+from tfpartial._tools.scan import _files
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan.idioms._wholes import _restored
 
 _MODEL = """\
     import tensorflow as tf
@@ -83,3 +88,45 @@ def test_gradients_handed_back_beside_a_whole_compile_are_silent(name):
 def test_the_same_gradients_applied_or_given_out_stay_found(name):
   assert [f for f in scanned.in_project(FOUND[name])
           if f[0] == "var-list-filter"] != []
+
+
+
+# A classifier trained alone under the scope its helper opens around all
+# its variables, its checkpoint read back for evaluation through a
+# `Saver` over the global variables of that same scope (f-CLSWGAN's
+# `classifier.py`, whose root-scope reading the restore had undone): the
+# saver resumes what the step trains, no other part. The same saver
+# over another scope (a pretrained encoder) restores a part.
+_SAVED = """\
+    import tensorflow as tf
+
+    def build(self):
+      chosen = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+                                 scope="classification")
+      step = opt.minimize(loss, var_list=chosen)
+
+    def val(self, path):
+      params = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES,
+                                 scope="{restored}")
+      self.saver = tf.train.Saver(var_list=params)
+      self.saver.restore(sess, path)
+    """
+
+
+def _restores_a_part(restored):
+  project = _project.Project([_files.Source("c.py", textwrap.dedent(
+      _SAVED.format(restored=restored)))])
+  module = project.modules[0]
+  assert project.parsed(module) is not None
+  build = module.tree.body[1]
+  trained = build.body[0].targets[0]
+  held = [build.body[0].value]
+  return _restored.restores_a_part(module, trained, held)
+
+
+def test_a_saver_over_the_trained_scope_restores_no_other_part():
+  assert not _restores_a_part("classification")
+
+
+def test_a_saver_over_another_scope_restores_a_part():
+  assert _restores_a_part("encoder")
