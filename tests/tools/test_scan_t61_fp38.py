@@ -18,6 +18,7 @@ import pytest
 import scanned
 from tfpartial._tools.scan import _files
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scan
 from tfpartial._tools.scan.idioms._wholes import _restored
 
 _MODEL = """\
@@ -130,3 +131,21 @@ def test_a_saver_over_the_trained_scope_restores_no_other_part():
 
 def test_a_saver_over_another_scope_restores_a_part():
   assert _restores_a_part("encoder")
+
+
+def _models(n):
+  """`n` model files, each a class compiling its model and handing back
+  its kernels' gradients from a method of one name."""
+  return [_files.Source(f"m{i}.py", textwrap.dedent(
+      _MODEL.format(compile=_COMPILE)).replace("Net", f"Net{i}"))
+          for i in range(n)]
+
+
+def test_handed_back_gradients_cost_grows_linearly():
+  # Each class walked once, the method's name looked up once: four times
+  # the models, at most about four times the work of those checks.
+  def work(n):
+    return scanned.calls_made(lambda: _scan.scan_project(_models(n)),
+                              "_runs/_dropped.py")[0]
+  small, large = work(3), work(12)
+  assert 0 < large <= 4 * small + 200, (small, large)
