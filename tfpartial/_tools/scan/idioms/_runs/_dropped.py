@@ -74,62 +74,6 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
   return all(_named_once(n, code) for n in names)  # Only where assigned.
 
 
-def handed_back(call: ast.Call, scope: _scopes.Scope,
-                analysis: Analysis) -> bool:
-  """Whether `call` computes gradients that a method returns as they are
-  (`return tf.gradients(self.loss, self.kernels())`, for influence
-  functions) where no module of the project names that method but where
-  it is defined, and its class compiles a Keras model with an optimizer
-  (`self.model.compile(optimizer=...)`): the class's training is the
-  compile's, of every weight; the gradients handed back train nothing
-  the project runs. A method the project calls (its caller may apply
-  them), or one of a class that trains nothing itself (a library's,
-  whose caller is outside), stays a step."""
-  if _names.call_name(call) not in _GRADIENTS or scope.cls is None:
-    return False
-  method = scope.node
-  if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-      scope.cls.methods.get(method.name) is not scope):
-    return False  # A method of the class itself, not a function in one.
-  if not any(isinstance(n, ast.Return) and n.value is call
-             for n in scope.nodes):
-    return False
-  return _compiles(analysis, scope.cls.node) and not _named_elsewhere(
-      analysis, method.name)
-
-
-def _compiles(analysis: Analysis, cls: ast.ClassDef) -> bool:
-  """Whether `cls` calls `<model>.compile(...)` with an optimizer (its
-  keyword, or the first argument), read once per class."""
-  def read() -> bool:
-    for node in _scopes.walk(cls):
-      if isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Attribute) and node.func.attr == "compile" and (
-              node.args or any(k.arg == "optimizer"
-                               for k in node.keywords)):
-        return True
-    return False
-  return analysis.once(f"compiles a model {id(cls)}", read) is True
-
-
-def _named_elsewhere(analysis: Analysis, name: str) -> bool:
-  """Whether a module of the project holds the word `name` anywhere but
-  in the `def` lines of functions so named (a call, an attribute, a
-  string, a comment): read once per name."""
-  def read() -> bool:
-    for module in analysis.project.all_modules_with((name,)):
-      if module.tree is None:
-        return True
-      defined = sum(1 for n in _scopes.walk(module.tree) if isinstance(
-          n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name)
-      words = sum(1 for _ in re.finditer(
-          r"\b" + re.escape(name) + r"\b", module.source.text))
-      if words != defined:
-        return True
-    return False
-  return analysis.once(f"named beside its defs {name}", read) is True
-
-
 def printed_gradients(call: ast.Call, scope: _scopes.Scope,
                       analysis: Analysis) -> bool:
   """Whether `call` computes gradients only to print them

@@ -37,13 +37,11 @@ from tfpartial._tools.scan.idioms._sources import _groups
 def _applies_nothing(call: ast.Call, scope: _scopes.Scope,
                      analysis: Analysis) -> bool:
   """Whether `call`'s gradients are never applied: read by nothing or
-  only printed, handed back by a method nothing calls beside a whole
-  Keras compile, only squared (a Fisher), or only fetched out of the
+  only printed, only squared (a Fisher), or only fetched out of the
   graph as numbers; or
   its train op is fetched by nothing."""
   return _dropped.unread_gradients(call, scope, analysis) or (
       _dropped.printed_gradients(call, scope, analysis)) or (
-      _dropped.handed_back(call, scope, analysis)) or (
       _dropped.unfetched_op(call, scope, analysis)) or (
       _squared.only_squared(call, scope, analysis)) or (
           _fetched_out.only_fetched(call, scope, analysis))

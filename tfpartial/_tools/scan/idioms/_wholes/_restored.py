@@ -30,25 +30,11 @@ def restores_a_part(module: _project.Module, trained: Optional[ast.AST],
     return False
   savers, restored = scope.once((_savers, None, 0), lambda: _savers(tree))
   imported = _scopes.imported_names(scope)
-  values = ([trained] if trained is not None else []) + [
-      value for value in held if _fixed(value, imported)]
-  mine = {ast.unparse(each) for each in values}
-  selected = {_selection(each) for each in values} - {None}
-  return any(listed not in mine and selection not in selected and set(
-      names) & restored for listed, names, selection in savers)
-
-
-def _selection(value: Optional[ast.AST]) -> Optional[str]:
-  """The literal scope a `get_collection(key, scope='classification')`
-  selects, whatever its key (the global variables under a scope are the
-  trainable ones under it and their slots: the same part), or None."""
-  if not isinstance(value, ast.Call) or _names.call_name(
-      value) != "get_collection":
-    return None
-  scope = value.args[1] if len(value.args) > 1 else next(
-      (k.value for k in value.keywords if k.arg == "scope"), None)
-  return scope.value if isinstance(scope, ast.Constant) and isinstance(
-      scope.value, str) and scope.value else None
+  mine = {ast.unparse(each) for each in (
+      [trained] if trained is not None else []) + [
+          value for value in held if _fixed(value, imported)]}
+  return any(listed not in mine and set(names) & restored
+             for listed, names in savers)
 
 
 def _fixed(value: ast.AST, imported: Set[str]) -> bool:
@@ -62,21 +48,12 @@ def _fixed(value: ast.AST, imported: Set[str]) -> bool:
              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
-def _savers(tree: ast.AST
-            ) -> Tuple[List[Tuple[str, List[str], Optional[str]]], Set[str]]:
+def _savers(tree: ast.AST) -> Tuple[List[Tuple[str, List[str]]], Set[str]]:
   """Each `Saver` of a module built over a list that is not every
-  variable (the list as text, the names holding the saver, and the scope
-  the list selects: `_selection` of its value, or of every value the
-  module binds to its name), and the names `restore` is called on:
-  walked once per module (each step asks)."""
-  savers: List[Tuple[str, List[str], Optional[str]]] = []
+  variable (the list as text, the names holding the saver), and the
+  names `restore` is called on: walked once per module (each step asks)."""
+  savers: List[Tuple[str, List[str]]] = []
   restored: Set[str] = set()
-  bound: Dict[str, Set[Optional[str]]] = {}
-  for node in ast.walk(tree):
-    if isinstance(node, ast.Assign):
-      for target in node.targets:
-        if isinstance(target, ast.Name):
-          bound.setdefault(target.id, set()).add(_selection(node.value))
   for node in ast.walk(tree):
     if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
         and _names.call_name(node.value) == "Saver":
@@ -84,11 +61,8 @@ def _savers(tree: ast.AST
           (k.value for k in node.value.keywords if k.arg == "var_list"),
           None)
       if listed is not None and not _every(listed):
-        chosen = bound.get(listed.id, {None}) if isinstance(
-            listed, ast.Name) else {_selection(listed)}
         savers.append((ast.unparse(listed), [
-            n for n in map(_names.dotted, node.targets) if n],
-                       next(iter(chosen)) if len(chosen) == 1 else None))
+            n for n in map(_names.dotted, node.targets) if n]))
     elif isinstance(node, ast.Call) and isinstance(
         node.func, ast.Attribute) and node.func.attr == "restore":
       receiver = _names.dotted(node.func.value)
