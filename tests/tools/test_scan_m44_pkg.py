@@ -23,6 +23,13 @@ TOKENIZE = "def tokenize(text):\n  return text.split()\n"
 
 # A: a third-party head (`official`, `bert`) matching two root files.
 
+# Two modules of an installed package, each way of importing them.
+_BERT_IMPORTS = [
+    "from bert import modeling\nfrom bert import tokenization\n",
+    "import bert.modeling as modeling\n"
+    "import bert.tokenization as tokenization\n",
+]
+
 def test_a_two_third_party_imports_matching_two_root_files():
   files = {"train.py": _model("from official.utils import decoder\n"
                               "from official.nlp import tokenize\n"),
@@ -30,22 +37,14 @@ def test_a_two_third_party_imports_matching_two_root_files():
   assert scanned.in_project(files) == []
 
 
-@pytest.mark.parametrize("imports", [
-    "from bert import modeling\nfrom bert import tokenization\n",
-    "import bert.modeling as modeling\n"
-    "import bert.tokenization as tokenization\n",
-])
+@pytest.mark.parametrize("imports", _BERT_IMPORTS)
 def test_a_copied_modules_beside_their_installed_package(imports):
   files = {"run_classifier.py": _model(imports, "modeling.decoder"),
            "modeling.py": SINK, "tokenization.py": TOKENIZE}
   assert scanned.in_project(files) == []
 
 
-@pytest.mark.parametrize("imports", [
-    "from bert import modeling\nfrom bert import tokenization\n",
-    "import bert.modeling as modeling\n"
-    "import bert.tokenization as tokenization\n",
-])
+@pytest.mark.parametrize("imports", _BERT_IMPORTS)
 def test_a_the_same_when_a_module_reached_imports_through_the_head(
     imports):
   # Twin: `tokenization.py`, reached as `bert.tokenization`, imports
