@@ -72,6 +72,16 @@ def test_a_deep_sum_on_one_line_is_still_cut():
   assert _cut_calls(f"if x: y = {_sum(limit + 20)}\n")[1] == 1
 
 
+@pytest.mark.parametrize("body", ["def step(): pass", "class Step: pass"])
+def test_a_deep_decorator_of_a_one_line_definition_is_still_cut(body):
+  # The final read of round forty-four: a definition's span starts at
+  # its `def`, so its decorators, on the lines above, are not within
+  # the short line it looks (a 2,400-term decorator stopped a detector
+  # with a RecursionError).
+  limit = _deep().LIMIT
+  assert _cut_calls(f"@deco({_sum(limit + 20)})\n{body}\n")[1] == 1
+
+
 def _steps_of_a_grown_list(lines):
   """A function of `lines` layers whose two steps train a list grown
   under a stage test, with no scope's collection in it."""

@@ -72,9 +72,13 @@ def _short(node: ast.AST, depth: int, limit: int) -> bool:
   characters (its `=`, its keywords): one shorter than the limit needs
   no reading either (most statements of a file, each keyword of a call
   over many lines: the pass reads the few long ones and the blocks). A
-  mark (`Load`, `+`) is no level and holds nothing: never read."""
+  mark (`Load`, `+`) is no level and holds nothing: never read. A
+  definition's span starts at its `def` or `class`: its decorators,
+  on the lines above, are read."""
   if isinstance(node, _MARKS):
     return True
+  if getattr(node, "decorator_list", None):
+    return False
   start = getattr(node, "lineno", None)
   end = getattr(node, "end_lineno", None)
   width = (getattr(node, "end_col_offset", None) or 0) - getattr(
