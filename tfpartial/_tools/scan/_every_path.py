@@ -20,17 +20,44 @@ from tfpartial._tools.scan import _names
 _ADDS = {"append", "extend", "insert", "add", "update"}
 # In-place arithmetic that changes a value and adds nothing to a list.
 _RESCALES = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Sub)
+# Statements after which no path of their block goes on.
+_STOPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 # Calls that reduce a variable to a number (a penalty), never to a list.
 _NUMBERS = {"l2_loss", "reduce_sum", "reduce_mean", "norm", "global_norm"}
 
 
-def added_later(statement: ast.stmt, after: Sequence[ast.stmt]) -> bool:
-  """Whether `statement`, an `if` without an `else`, adds only to lists
-  that `after` (the rest of its block) adds to on every path."""
-  if not isinstance(statement, ast.If) or statement.orelse:
-    return False
-  body = _added(statement.body)
-  return bool(body) and body <= _always(after)
+def added_later_in(block: Sequence[ast.stmt]) -> Set[int]:
+  """The indexes of the `if`s without an `else` of `block` that add only
+  to lists the statements after them add to on every path (up to a
+  `continue`, `break`, `return` or `raise`): the block read once, from
+  its end (asked of each `if` in turn, the rest was read again for each).
+
+  >>> block = ast.parse("if a:\\n  x.append(1)\\nif b:\\n  y.append(2)\\n"
+  ...                   "x.append(3)\\ncontinue\\ny.append(4)").body
+  >>> sorted(added_later_in(block))
+  [0]
+  """
+  bodies = {index: _added(statement.body)
+            for index, statement in enumerate(block)
+            if isinstance(statement, ast.If) and not statement.orelse}
+  found: Set[int] = set()
+  wanted = [index for index, body in bodies.items() if body]
+  if not wanted:
+    return found
+  first = min(wanted)
+  always: Set[str] = set()  # What `_always` finds after `index`.
+  for index in range(len(block) - 1, first - 1, -1):
+    body = bodies.get(index)
+    if body and body <= always:
+      found.add(index)
+    if index == first:
+      break  # Nothing before the first such `if` is asked for.
+    statement = block[index]
+    if isinstance(statement, _STOPS):
+      always = set()
+    else:
+      always |= _always([statement])
+  return found
 
 
 def rescaled(node: ast.AugAssign) -> bool:
@@ -86,8 +113,7 @@ def _always(block: Sequence[ast.stmt]) -> Set[str]:
       found |= _always(statement.body) & _always(statement.orelse)
     elif isinstance(statement, (ast.Expr, ast.AugAssign)):
       found |= _added([statement])
-    elif isinstance(statement, (ast.Continue, ast.Break, ast.Return,
-                                ast.Raise)):
+    elif isinstance(statement, _STOPS):
       break
   return found
 

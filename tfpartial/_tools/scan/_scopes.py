@@ -585,10 +585,10 @@ def _continued(node: ast.AST) -> Dict[int, Sequence[ast.stmt]]:
   `continue`, each with the statements after it: its `else`."""
   found: Dict[int, Sequence[ast.stmt]] = {}
   for block in (getattr(node, "body", []), getattr(node, "orelse", [])):
+    later = _every_path.added_later_in(block)  # The block read once.
     for index, statement in enumerate(block):
       if isinstance(statement, ast.If) and not statement.orelse and (
-          isinstance(statement.body[-1], ast.Continue)) or (
-              _every_path.added_later(statement, block[index + 1:])):
+          isinstance(statement.body[-1], ast.Continue)) or index in later:
         found[id(statement)] = block[index + 1:]
   return found
 
