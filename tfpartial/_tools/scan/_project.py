@@ -247,13 +247,21 @@ class Module:
   @property
   def _is_script(self) -> bool:
     """Whether a file named like a test is a script (read from its syntax
-    tree, once): see `is_test`. A file that does not parse is a test."""
+    tree, once): see `is_test`. A file Python does not parse is read as
+    the project reads it (`_reread`: Python 2, merge conflicts), so the
+    answer does not hang on whether the project had parsed it yet; a
+    file no reader parses is a test."""
     tree = self.tree
     if tree is None:
       try:
         tree = ast.parse(self.rewritten or self.source.text)
       except (SyntaxError, ValueError):
-        return False
+        try:
+          tree = _reread.read(self.source.text, self.path).tree
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+          return False
+        if tree is None:
+          return False
     return _is_script(tree)
 
   @functools.cached_property
