@@ -18,7 +18,7 @@ _TRAINER = """\
     {imports}
 
     class Manager{bases}:
-      def __init__(self, model, lookup, back{default}):
+      def __init__(self, model, back, lookup{default}):
         self.model = model
         self.lookup = lookup
         self.back = back
@@ -61,13 +61,14 @@ _POSITIONAL = """\
       chars = tf.keras.layers.StringLookup(
           vocabulary=ids.get_vocabulary(), invert=True, mask_token=None)
       {more}
-      manager = Manager(model, ids, {back})
+      manager = Manager(model, {back}, {ids})
+      {after}
       manager.train(text, text)
     """
 
 
-def _script(back="chars", more=""):
-  return _POSITIONAL.format(back=back, more=more)
+def _script(ids="ids", more="", back="chars", after=""):
+  return _POSITIONAL.format(ids=ids, more=more, back=back, after=after)
 
 
 _STEP = 18  # The step's line in the trainer.
@@ -91,22 +92,25 @@ _CASES = {
         {"trainer.py": _trainer() + """
     def main(model, vocab):
       lookup = tf.keras.layers.StringLookup(vocabulary=vocab)
-      Manager(model, lookup, tf.keras.layers.IntegerLookup(
-          vocabulary=[1, 2], invert=True)).train(1, 2)
+      Manager(model, tf.keras.layers.IntegerLookup(
+          vocabulary=[1, 2], invert=True), lookup).train(1, 2)
     """}, []),
     # The real ones: a part with weights of its own no step trains.
     "a sized layer passed once of two": (
         {"trainer.py": _trainer(), "main.py": _script(
-            more="Manager(model, ids, tf.keras.layers.Dense(8)).train(1, 2)")},
+            more="Manager(model, chars, tf.keras.layers.Dense(8))"
+                 ".train(1, 2)")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "a sized layer passed by position": (
         {"trainer.py": _trainer(), "main.py": _script(
-            back="tf.keras.layers.Dense(8)")},
+            ids="tf.keras.layers.Dense(8)")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "a project class spelled like Keras' lookup": (
         {"trainer.py": _trainer(), "main.py": _script().replace(
             "import tensorflow as tf\n",
-            "import tensorflow as tf\n    import layers as L\n").replace("tf.keras.layers.StringLookup(\n", "L.StringLookup(\n"),
+            "import tensorflow as tf\n    import layers as L\n").replace(
+             "tf.keras.layers.StringLookup(vocabulary=vocab",
+             "L.StringLookup(vocabulary=vocab"),
          "layers.py": """\
             import tensorflow as tf
 
@@ -121,7 +125,7 @@ _CASES = {
         [("var-list-filter", "trainer.py", _STEP)]),
     "the class called under another name too": (
         {"trainer.py": _trainer(), "main.py": _script(
-            more="make = Manager\n      make(model, ids, tf.keras.layers."
+            more="make = Manager\n      make(model, chars, tf.keras.layers."
                  "Dense(8)).train(1, 2)")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "a subclass built elsewhere": (
@@ -132,23 +136,23 @@ _CASES = {
             class Sampler(Manager):
               pass
 
-            Sampler(None, tf.keras.layers.Dense(8), None).train(1, 2)
+            Sampler(None, None, tf.keras.layers.Dense(8)).train(1, 2)
             """},
         [("var-list-filter", "trainer.py", _STEP)]),
     "arguments unpacked": (
-        {"trainer.py": _trainer(), "main.py": _script(back="*parts")},
+        {"trainer.py": _trainer(), "main.py": _script(ids="*parts")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "the part set again with a sized layer": (
-        {"trainer.py": _trainer(extra="self.back = tf.keras.layers.Dense(8)"),
+        {"trainer.py": _trainer(extra="self.lookup = tf.keras.layers.Dense(8)"),
          "main.py": _script()},
         [("var-list-filter", "trainer.py", _STEP)]),
     "the local name bound twice": (
         {"trainer.py": _trainer(), "main.py": _script(
-            more="chars = tf.keras.layers.Dense(8)")},
+            more="ids = tf.keras.layers.Dense(8)")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "a default left to the parameter": (
         {"trainer.py": _trainer(default="=tf.keras.layers.Dense(8)"),
-         "main.py": _script(back="").replace("ids, )", "ids)")},
+         "main.py": _script(ids="").replace("chars, )", "chars)")},
         [("var-list-filter", "trainer.py", _STEP)]),
     "a sized layer under the lookup": (
         {"trainer.py": _trainer(extra="self.encoder = tf.keras.layers."
@@ -157,6 +161,29 @@ _CASES = {
             "self.lookup(self.encoder("),
          "main.py": _script()},
         [("var-list-filter", "trainer.py", _STEP)]),
+    "the part set from outside": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="manager.lookup = tf.keras.layers.Dense(8)")},
+        [("var-list-filter", "trainer.py", _STEP)]),
+    "the part set by a built name": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after='setattr(manager, "look" + "up", tf.keras.layers.Dense(8))')},
+        [("var-list-filter", "trainer.py", _STEP)]),
+    "a lambda's parameter shadowing the lookup": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="make = lambda ids: Manager(model, chars, ids)\n"
+                 "      make(tf.keras.layers.Dense(8)).train(1, 2)")},
+        [("var-list-filter", "trainer.py", _STEP)]),
+    "an attribute of the same name set in another class": (
+        {"trainer.py": _trainer() + """
+    class Other:
+      def __init__(self):
+        self.lookup = tf.keras.layers.Dense(8)
+    """, "main.py": _script()},
+        [("var-list-filter", "trainer.py", _STEP)]),
+    "another setattr, of another literal name": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after='setattr(manager, "epochs", 3)')}, []),
 }
 
 
@@ -164,3 +191,37 @@ _CASES = {
 def test_parts_handed_to_a_trainer(name):
   files, expected = _CASES[name]
   assert scanned.in_project(files) == expected
+
+
+def _trainers(n):
+  """One file of `n` trainer classes, each handed two lookups in a
+  function of its own (its parts named its own: an attribute of the
+  same name set in another class keeps the finding)."""
+  body = _trainer().replace("class Manager", "class Manager{i}").replace(
+      "self.lookup", "self.lookup{i}").replace("self.back", "self.back{i}")
+  script = """\
+
+    def main{i}(text, model):
+      ids = tf.keras.layers.StringLookup(vocabulary=text)
+      chars = tf.keras.layers.StringLookup(vocabulary=text, invert=True)
+      Manager{i}(model, chars, ids).train(text, text)
+    """
+  parts = [body.replace("{i}", str(i)) + script.replace("{i}", str(i))
+           for i in range(n)]
+  import textwrap  # pylint: disable=g-import-not-at-top
+  first, *rest = (textwrap.dedent(p) for p in parts)
+  return first + "".join(p.replace("import tensorflow as tf\n", "")
+                         for p in rest)
+
+
+def test_the_trainers_are_silent():
+  assert scanned.found(_trainers(3)) == []
+
+
+def test_each_handed_lookup_costs_the_same():
+  # Each class reads the reads of its name from one index of the file,
+  # and each function's bindings once: a walk of the file per class
+  # (or per construction) would make this x16, not x4.
+  small, large = (scanned.scan_work(_trainers(n), "_handed_lookups.py")
+                  for n in (10, 40))
+  assert 0 < small and large <= 6 * small, (small, large)

@@ -1,0 +1,302 @@
+"""Whether a part of a class is a Keras lookup layer handed to its
+constructor: `self.ids = ids`, set once from a parameter of the class's
+own `__init__`, and every construction of the class in the project
+passes there a call of a TensorFlow or Keras layer that holds no
+trainable weight whatever its arguments (`tf.keras.layers.StringLookup(
+vocabulary=vocab)`, bound once to a local name or written in place). A
+character model's trainer runs `self.model` on `self.ids(chars)`:
+nothing below the model is left out by the lookup itself, so what runs
+under it is judged as if it fed the model (`_part_of_self`).
+
+Anything the scan cannot see at every construction keeps the part:
+the class named other than as the callee of a call resolved to it (an
+alias `make = Manager`, a subclass, `isinstance`), a call inside a
+lambda or comprehension, unpacked arguments, a default left to the
+parameter, a name bound more than once, a layer of the project spelled
+like Keras', the attribute set again (`self.ids = Dense(8)`, `m.ids =
+...`) or a `setattr` anywhere in the project. Part of `var-list-filter`.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import weakref
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+
+# Library layers that make no trainable weight whatever their arguments
+# (their tables and statistics are untrainable state).
+_LOOKUPS = frozenset({"StringLookup", "IntegerLookup", "Hashing",
+                      "HashedCrossing", "CategoryEncoding",
+                      "TextVectorization", "Discretization"})
+_LIBRARIES = frozenset({"tensorflow", "keras", "tf_keras"})
+# How many modules naming the class are read, at most (else: kept).
+_MODULES = 24
+_INNER = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+          ast.GeneratorExp)
+
+
+@dataclasses.dataclass
+class _Index:
+  """What a project's modules hold, each module and function read once:
+  the reads of each name (see `_references`), the attributes set by
+  name, the `setattr` calls and the names bound in each function."""
+
+  reads: Dict[int, Dict[str, List[_Read]]] = dataclasses.field(
+      default_factory=dict)  # id(module) -> name -> its reads.
+  sets: Dict[int, Dict[str, List[ast.AST]]] = dataclasses.field(
+      default_factory=dict)  # id(module) -> attribute -> its stores.
+  bound: Dict[int, Dict[str, int]] = dataclasses.field(
+      default_factory=dict)  # id(function) -> name -> its bindings.
+  # (id(class node), part) -> whether it is a handed lookup.
+  answers: Dict[Tuple[int, str], bool] = dataclasses.field(
+      default_factory=dict)
+
+
+# A read of a name: the callee of which call (or None), in which
+# function or module (None: in a lambda or comprehension).
+_Read = Tuple[Optional[ast.Call], Optional[ast.AST]]
+_INDEX: "weakref.WeakKeyDictionary[_project.Project, _Index]" = (
+    weakref.WeakKeyDictionary())
+
+
+def handed_lookup(project: _project.Project, info: _scopes.ClassInfo,
+                  part: str) -> bool:
+  """Whether `self.part` of `info` is set only from a parameter of its
+  `__init__` that every construction fills with a library lookup layer;
+  read once per class and part.
+
+  >>> from tfpartial._tools.scan import _files
+  >>> p = _project.Project([_files.Source("m.py", "class A:\\n  pass\\n")])
+  >>> top = p.parsed(p.modules[0])
+  >>> handed_lookup(p, top.classes["A"], "ids")
+  False
+  """
+  index = _INDEX.setdefault(project, _Index())
+  key = (id(info.node), part)
+  if key not in index.answers:
+    index.answers[key] = _handed(project, index, info, part)
+  return index.answers[key]
+
+
+def _handed(project: _project.Project, index: _Index,
+            info: _scopes.ClassInfo, part: str) -> bool:
+  """`handed_lookup`, read now."""
+  init = info.methods.get("__init__")
+  values = project.attribute(info, f"self.{part}")
+  if init is None or len(values) != 1 or values[0][1] is not init:
+    return False
+  value = values[0][0]
+  if not isinstance(value, ast.Name) or value.id not in init.params or (
+      init.defs.get(value.id)):
+    return False
+  calls = _constructions(project, index, info)
+  if not calls or _set_outside(project, index, info, part):
+    return False
+  return all(_lookup(project, index, place, given)
+             for place, call in calls
+             for given in [_argument(init.node, value.id, call)])
+
+
+def _tree(project: _project.Project, module: _project.Module
+          ) -> Optional[ast.Module]:
+  """The module's tree, parsed (None if it does not parse)."""
+  return module.tree if project.parsed(module) is not None else None
+
+
+def _reads(index: _Index, module: _project.Module, tree: ast.Module
+           ) -> Dict[str, List[_Read]]:
+  """The reads of every name in a module, read once."""
+  if id(module) not in index.reads:
+    found: Dict[str, List[_Read]] = {}
+    for node, call, home in _references(tree, tree):
+      name = node.id if isinstance(node, ast.Name) else getattr(
+          node, "attr", "")
+      found.setdefault(name, []).append((call, home))
+    index.reads[id(module)] = found
+  return index.reads[id(module)]
+
+
+def _constructions(project: _project.Project, index: _Index,
+                   info: _scopes.ClassInfo
+                   ) -> List[Tuple[_scopes.Scope, ast.Call]]:
+  """Every call of the class in the project with its scope, or [] when
+  the class is named otherwise, too many modules name it, or a call is
+  not resolved to it in the function it is written in."""
+  modules = project.all_modules_with((info.name,))
+  if len(modules) > _MODULES:
+    return []
+  found: List[Tuple[_scopes.Scope, ast.Call]] = []
+  for module in modules:
+    tree = _tree(project, module)
+    if tree is None:
+      return []
+    for call, home in _reads(index, module, tree).get(info.name, []):
+      if call is None or home is None:
+        return []  # Named otherwise, or called in a lambda.
+      place = _scope_of(project, module, home, call)
+      if place is None or project.resolve(
+          place, _names.dotted(call.func) or "") is not info:
+        return []
+      found.append((place, call))
+  return found
+
+
+def _references(node: ast.AST, home: Optional[ast.AST]
+                ) -> Iterator[Tuple[ast.AST, Optional[ast.Call],
+                                    Optional[ast.AST]]]:
+  """Each read of a name or an attribute under `node`, with the call it
+  is the callee of (or None) and the function or module it is written
+  in (None inside a lambda, a comprehension or a class body)."""
+  for child in ast.iter_child_nodes(node):
+    inner = home
+    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      inner = child
+    elif isinstance(child, _INNER) or isinstance(child, ast.ClassDef):
+      inner = None
+    if isinstance(child, ast.Call) and _read(child.func):
+      yield child.func, child, home
+      for each in [*child.args, *(k.value for k in child.keywords)]:
+        yield from _references_in(each, inner)
+      if isinstance(child.func, ast.Attribute):
+        yield from _references_in(child.func.value, inner)
+      continue
+    if _read(child):
+      yield child, None, home
+    yield from _references(child, inner)
+
+
+def _references_in(node: ast.AST, home: Optional[ast.AST]
+                   ) -> Iterator[Tuple[ast.AST, Optional[ast.Call],
+                                       Optional[ast.AST]]]:
+  """`_references` of `node` itself and under it."""
+  if isinstance(node, ast.Call) and _read(node.func):
+    yield node.func, node, home
+    for each in [*node.args, *(k.value for k in node.keywords)]:
+      yield from _references_in(each, home)
+    if isinstance(node.func, ast.Attribute):
+      yield from _references_in(node.func.value, home)
+    return
+  if _read(node):
+    yield node, None, home
+  yield from _references(node, home)
+
+
+def _read(node: ast.AST) -> bool:
+  """Whether `node` reads a name (`Manager`, `trainer.Manager`)."""
+  return isinstance(node, (ast.Name, ast.Attribute)) and isinstance(
+      node.ctx, ast.Load)
+
+
+def _scope_of(project: _project.Project, module: _project.Module,
+              home: ast.AST, call: ast.Call) -> Optional[_scopes.Scope]:
+  """The scope of the function (or module) `home` holding `call`."""
+  for scope in project.scopes_at(module, [call.lineno]):
+    if scope.node is home:
+      return scope
+  return None
+
+
+def _set_outside(project: _project.Project, index: _Index,
+                 info: _scopes.ClassInfo, part: str) -> bool:
+  """Whether a module assigns an attribute named `part` other than in
+  the class's `__init__` (`m.ids = Dense(8)`), or calls `setattr` with a
+  name that may be it."""
+  init = info.methods["__init__"].node
+  for module in project.all_modules_with((part, "setattr")):
+    tree = _tree(project, module)
+    if tree is None:
+      return True
+    stores, mine = _stores(index, module, tree), module is info.home.module
+    if any(not (mine and _within(n, init))
+           for n in stores.get(part, [])) or any(
+        _may_name(call, part) for call in stores.get("", [])):
+      return True
+  return False
+
+
+def _stores(index: _Index, module: _project.Module, tree: ast.Module
+            ) -> Dict[str, List[ast.AST]]:
+  """The attributes a module sets or deletes, by name, and its `setattr`
+  calls (under ""), read once."""
+  if id(module) not in index.sets:
+    found: Dict[str, List[ast.AST]] = {}
+    for node in ast.walk(tree):
+      if isinstance(node, ast.Attribute) and not isinstance(
+          node.ctx, ast.Load):
+        found.setdefault(node.attr, []).append(node)
+      elif isinstance(node, ast.Call) and _names.call_name(
+          node) == "setattr":
+        found.setdefault("", []).append(node)
+    index.sets[id(module)] = found
+  return index.sets[id(module)]
+
+
+def _within(node: ast.AST, function: ast.AST) -> bool:
+  """Whether `node`, of the module of `function`, is written in it."""
+  line = getattr(node, "lineno", 0)
+  start = getattr(function, "lineno", 0)
+  return start <= line <= (getattr(function, "end_lineno", None) or start)
+
+
+def _may_name(call: ast.AST, part: str) -> bool:
+  """Whether a `setattr` call may set `part`: unless its name is another
+  literal."""
+  args = getattr(call, "args", [])
+  name = args[1] if len(args) > 1 else None
+  return not (isinstance(name, ast.Constant) and name.value != part)
+
+
+def _argument(init: ast.AST, parameter: str, call: ast.Call
+              ) -> Optional[ast.expr]:
+  """What `call` passes `__init__`'s `parameter` (None: unpacked, or the
+  default left)."""
+  if not isinstance(init, ast.FunctionDef) or any(
+      isinstance(a, ast.Starred) for a in call.args) or any(
+          k.arg is None for k in call.keywords):
+    return None
+  positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+  if parameter in positional and positional.index(parameter) < len(
+      call.args):
+    return call.args[positional.index(parameter)]
+  return next((k.value for k in call.keywords if k.arg == parameter), None)
+
+
+def _bindings(index: _Index, function: ast.AST) -> Dict[str, int]:
+  """How many times each name is bound (or declared global or nonlocal)
+  in `function` and the functions in it, read once."""
+  if id(function) not in index.bound:
+    counts: Dict[str, int] = {}
+    for node in ast.walk(function):
+      names = [node.id] if isinstance(node, ast.Name) and not isinstance(
+          node.ctx, ast.Load) else list(node.names) if isinstance(
+              node, (ast.Global, ast.Nonlocal)) else []
+      for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    index.bound[id(function)] = counts
+  return index.bound[id(function)]
+
+
+def _lookup(project: _project.Project, index: _Index,
+            place: _scopes.Scope, given: Optional[ast.expr]) -> bool:
+  """Whether `given` (read in `place`) is a call of a library lookup
+  layer, or a local name bound once, and only, to one."""
+  if isinstance(given, ast.Name):
+    defs = place.defs.get(given.id, [])
+    if len(defs) != 1 or given.id in place.params or _bindings(
+        index, place.node).get(given.id) != 1:
+      return False
+    given = defs[0].value
+  if not isinstance(given, ast.Call):
+    return False
+  spelled = (_names.dotted(given.func) or "").split(".")
+  imports = getattr(place.module, "imports", {})
+  if spelled[0] not in imports or not project.external(place, spelled[0]):
+    return False
+  where, attribute = imports[spelled[0]]
+  path = [p for p in where.split(".") + [attribute] if p] + spelled[1:]
+  return path[0] in _LIBRARIES and path[-1] in _LOOKUPS
