@@ -1,10 +1,11 @@
 """`tfpartial scan`'s `weight-remask` on part thirty-nine's wavelet
 thresholding constraint (`AlphaConstraint`): the weight max-normed into
-a local name, then that copy multiplied by its own sign test
-(`m * cast(m >= 0)`). Both factors come from the weight alone, through
-local names bound once: a projection computed anew after every update,
-as `w * cast(w >= 0)` is. A factor that also reads a value made
-elsewhere (`self.mask`, a module global), or a name bound twice, keeps
+a local name, then that copy multiplied by its own sign test (`m *
+cast(m >= 0)`, `relu(m)`): a projection computed anew after every
+update, as `w * cast(w >= 0)` is. A magnitude threshold (`abs(m) >
+0.01`, a pruning mask, mend 40), a test of positions (`rows >= 10`), a
+test of another value (a stored mask, a module global, a helper's
+mask), or a name bound again between the test and the product keeps
 the finding."""
 
 import pytest
@@ -18,12 +19,6 @@ SILENT = {
         desired = tf.clip_by_value(norms, 0., 5.)
         m = w * (desired / (1e-7 + norms))
         return m * tf.cast(tf.greater_equal(m, 0.), tf.float32)"""),
-    "clipped to a maximum the constructor keeps": _class("""\
-        norms = tf.sqrt(tf.reduce_sum(tf.square(w)))
-        m = w * (tf.clip_by_value(norms, 0., self.max_value) / norms)
-        return m * tf.cast(m >= 0., m.dtype)""").replace(
-            "    def __call__", "    def __init__(self, max_value=5):\n"
-            "        self.max_value = max_value\n\n    def __call__"),
     "a scaled copy's sign kept": _class("""\
         m = 2. * w
         kept = m * tf.cast(m >= 0., m.dtype)
@@ -56,6 +51,26 @@ FOUND = {
     "a stored mask over the weight's norm": _class("""\
         norms = tf.sqrt(tf.reduce_sum(tf.square(w)))
         return w * (self.mask / norms)"""),
+    "a copy times a helper's mask imported from outside": _class("""\
+        m = w * 1.
+        return m * mask_of(m)""").replace(
+            "import tensorflow as tf", "import tensorflow as tf\n"
+            "from pruning import mask_of"),
+    "a magnitude threshold on a copy": _class("""\
+        m = w * 1.
+        return m * tf.cast(tf.abs(m) > 0.01, m.dtype)"""),
+    "a threshold hidden under a test against zero": _class("""\
+        m = w * 1.
+        return m * tf.cast(tf.nn.relu(tf.abs(m) - 0.01) > 0., m.dtype)"""),
+    "a test of positions": _class("""\
+        rows = tf.range(0, tf.shape(w)[0])
+        keep = tf.cast(tf.expand_dims(rows >= 10, 1), w.dtype)
+        return w * keep"""),
+    "the weight's name bound again between its test and the product": _class(
+        """\
+        keep = tf.cast(w >= 0., w.dtype)
+        w = self.mask
+        return w * keep"""),
     "a test bound twice, the second time of a stored mask": _class("""\
         m = w * 1.
         keep = tf.cast(m > 0., w.dtype)
@@ -93,6 +108,6 @@ def test_each_product_costs_the_same():
   # The function's bindings are read once per function and each local
   # name once per factor: a walk of the function per product would make
   # this x16, not x4.
-  small, large = (scanned.scan_work(_many_products(n), "_weight_alone.py")
+  small, large = (scanned.scan_work(_many_products(n), "_sign_kept.py")
                   for n in (10, 40))
   assert 0 < small and large <= 6 * small, (small, large)

@@ -31,7 +31,7 @@ from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
 from tfpartial._tools.scan.idioms._masks import _row_resets
-from tfpartial._tools.scan.idioms._masks import _weight_alone
+from tfpartial._tools.scan.idioms._masks import _sign_kept
 from tfpartial._tools.scan.idioms._runs import _dropped
 
 
@@ -637,27 +637,24 @@ def _factors(item: ast.AST) -> List[ast.AST]:
 def _projection(product: ast.AST, node: ast.FunctionDef,
                 scope: _scopes.Scope, project: _project.Project) -> bool:
   """Whether both factors of a constraint's product read its weight
-  (`w * cast(w >= 0)`), or are computed from it alone through local
-  names (`m * cast(m >= 0)` of `m = w * scale`, `_weight_alone`): a
-  projection computed from the weight each time, which freezes
-  nothing."""
+  (`w * cast(w >= 0)`), or one keeps the sign of the other, a local
+  value (`m * cast(m >= 0)`, `_sign_kept`): a projection computed from
+  the weight each time, which freezes nothing."""
   if len(node.args.args) < 2:
     return False
   weight = node.args.args[1].arg
   pair = _factors(product)
-  return len(pair) == 2 and (all(_reads(f, weight) for f in pair) or all(
-      _weight_alone.of_weight_alone(f, weight, scope, project)
-      for f in pair))
+  return len(pair) == 2 and (all(_reads(f, weight) for f in pair) or (
+      _sign_kept.sign_kept(pair, scope, project)))
 
 
 def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,
-                  project: _project.Project) -> Optional[ast.AST]:
+                  project: object) -> Optional[ast.AST]:
   """The product by which a constraint multiplies its weight by a value
   fixed when it was made (`w * self.mask`, `w *= self.mask_var`,
   `multiply([w, K.variable(self.m)])`), if any; not by a number
   (`self.c * w` of `c=2`, `self.f` of `1 - decay_rate`: `_numbers`),
-  which chooses no element, nor by one computed from the weight alone
-  (`w * (clip(norm, 0, self.max_value) / norm)`: `_weight_alone`)."""
+  which chooses no element."""
   if len(node.args.args) < 2:
     return None
   weight = node.args.args[1].arg
@@ -668,9 +665,7 @@ def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,
     for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
       if isinstance(mine, ast.Name) and mine.id == weight and not _reads(
           other, weight) and not _numbers.scale(
-              other, scope, project) and not (
-                  _weight_alone.of_weight_alone(
-                      other, weight, scope, project)) and any(
+              other, scope, project) and any(
                   (_names.dotted(n) or "").startswith("self.")
                   for n in ast.walk(other) if isinstance(n, ast.Attribute)):
         return item

@@ -1,0 +1,117 @@
+"""Whether a constraint's product keeps the sign of a value by testing
+that same value against zero (`m * cast(m >= 0)`, `m *
+cast(greater_equal(m, 0.))`, the test bound once to a local name too):
+the product is `relu(m)` (or its negative side), a projection computed
+anew from the value after every update, as `w * cast(w >= 0)` is. An
+element zeroed that way gets its gradient and comes back once its sign
+turns: nothing is frozen by the test itself, and what `m` is made of is
+judged on its own products (part 39's `AlphaConstraint`: `m = w *
+(desired / norms)`). A magnitude threshold (`abs(m) > 0.01`, a pruning
+mask), a test of another value or of positions (`rows >= 10`), or a
+name bound again between the test and the product is no sign test.
+Read by `weight-remask`."""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from typing import Dict, Optional, Sequence
+
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+
+# What only converts a test's truth to numbers.
+_CASTS = frozenset({"cast", "to_float", "cast_to_floatx"})
+# Tests of a value against zero, as calls.
+_TESTS = frozenset({"greater", "greater_equal", "less", "less_equal"})
+_OPS = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
+# id(function node) -> how many times each name is bound in it.
+_Bound = Dict[int, Dict[str, int]]
+# Per project, the functions read.
+_BOUND: "weakref.WeakKeyDictionary[_project.Project, _Bound]" = (
+    weakref.WeakKeyDictionary())
+
+
+def sign_kept(pair: Sequence[ast.AST], scope: _scopes.Scope,
+              project: _project.Project) -> bool:
+  """Whether one factor of `pair` is a name (or the weight) and the
+  other tests that same name against zero, directly or through a name
+  bound once in `scope` (a constraint's `__call__`), the tested name
+  then bound at most once; the bindings read once per function.
+
+  >>> top = _scopes.collect(ast.parse("def f(w):\\n  m = w * 2\\n"))
+  >>> f, p = top.scope_of(top.node.body[0]), _project.Project([])
+  >>> product = ast.parse("m * cast(m >= 0.)").body[0].value
+  >>> sign_kept([product.left, product.right], f, p)
+  True
+  >>> product = ast.parse("m * cast(abs(m) > 0.01)").body[0].value
+  >>> sign_kept([product.left, product.right], f, p)
+  False
+  """
+  if len(pair) != 2:
+    return False
+  functions = _BOUND.setdefault(project, {})
+  if id(scope.node) not in functions:
+    functions[id(scope.node)] = _bindings(scope.node)
+  bound = functions[id(scope.node)]
+  for value, test in ((pair[0], pair[1]), (pair[1], pair[0])):
+    if not isinstance(value, ast.Name):
+      continue
+    through = _bound_once(test, scope, bound)
+    binds = bound.get(value.id, 0) + (value.id in scope.params)
+    if through is not None and binds > 1:
+      continue  # The name may be bound again between test and product.
+    if _tests_sign(through or test, value.id):
+      return True
+  return False
+
+
+def _bound_once(node: ast.AST, scope: _scopes.Scope, bound: Dict[str, int]
+                ) -> Optional[ast.expr]:
+  """The value of a local name bound once (`keep = cast(m >= 0)`)."""
+  if not isinstance(node, ast.Name) or node.id in scope.params:
+    return None
+  defs = scope.defs.get(node.id, [])
+  if len(defs) != 1 or bound.get(node.id) != 1:
+    return None
+  return defs[0].value
+
+
+def _bindings(function: ast.AST) -> Dict[str, int]:
+  """How many times each name is bound, or declared global or
+  nonlocal, in `function` and what is nested in it."""
+  counts: Dict[str, int] = {}
+  for node in ast.walk(function):
+    names = [node.id] if isinstance(node, ast.Name) and not isinstance(
+        node.ctx, ast.Load) else list(node.names) if isinstance(
+            node, (ast.Global, ast.Nonlocal)) else []
+    for name in names:
+      counts[name] = counts.get(name, 0) + 1
+  return counts
+
+
+def _tests_sign(node: ast.AST, name: str) -> bool:
+  """`cast(name >= 0)`, `greater_equal(name, 0.)` (cast or not)."""
+  while isinstance(node, ast.Call) and _names.call_name(
+      node) in _CASTS and node.args:
+    node = node.args[0]
+  if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+      node.ops[0], _OPS):
+    sides = [node.left, node.comparators[0]]
+  elif isinstance(node, ast.Call) and _names.call_name(node) in _TESTS and (
+      len(node.args) == 2) and not node.keywords:
+    sides = list(node.args)
+  else:
+    return False
+  return any(isinstance(a, ast.Name) and a.id == name and _zero(b)
+             for a, b in (sides, sides[::-1]))
+
+
+def _zero(node: ast.AST) -> bool:
+  """A literal zero (`0`, `0.`, `-0.0`)."""
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+    node = node.operand
+  return isinstance(node, ast.Constant) and not isinstance(
+      node.value, bool) and isinstance(node.value, (int, float)) and (
+          node.value == 0)
