@@ -5,8 +5,9 @@ cast(m >= 0)`, `relu(m)`): a projection computed anew after every
 update, as `w * cast(w >= 0)` is. A magnitude threshold (`abs(m) >
 0.01`, a pruning mask, mend 40), a test of positions (`rows >= 10`), a
 test of another value (a stored mask, a module global, a helper's
-mask), or a name bound again between the test and the product keeps
-the finding."""
+mask), a statistic of the weight (`low = min(w)`, mend 40's shift), or
+a name bound again between the test and the product keeps the
+finding."""
 
 import pytest
 
@@ -71,6 +72,9 @@ FOUND = {
         keep = tf.cast(w >= 0., w.dtype)
         w = self.mask
         return w * keep"""),
+    "a shift by the weight's own minimum (mend 40)": _class("""\
+        low = tf.reduce_min(w, axis=0, keepdims=True)
+        return w - low * tf.cast(low < 0., w.dtype)"""),
     "a test bound twice, the second time of a stored mask": _class("""\
         m = w * 1.
         keep = tf.cast(m > 0., w.dtype)

@@ -637,15 +637,15 @@ def _factors(item: ast.AST) -> List[ast.AST]:
 def _projection(product: ast.AST, node: ast.FunctionDef,
                 scope: _scopes.Scope, project: _project.Project) -> bool:
   """Whether both factors of a constraint's product read its weight
-  (`w * cast(w >= 0)`), or one keeps the sign of the other, a local
-  value (`m * cast(m >= 0)`, `_sign_kept`): a projection computed from
-  the weight each time, which freezes nothing."""
+  (`w * cast(w >= 0)`), or one keeps the sign of the other, a scaled
+  copy of the weight (`m * cast(m >= 0)`, `_sign_kept`): a projection
+  computed from the weight each time, which freezes nothing."""
   if len(node.args.args) < 2:
     return False
   weight = node.args.args[1].arg
   pair = _factors(product)
   return len(pair) == 2 and (all(_reads(f, weight) for f in pair) or (
-      _sign_kept.sign_kept(pair, scope, project)))
+      _sign_kept.sign_kept(pair, weight, scope, project)))
 
 
 def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,

@@ -5,10 +5,12 @@ the product is `relu(m)` (or its negative side), a projection computed
 anew from the value after every update, as `w * cast(w >= 0)` is. An
 element zeroed that way gets its gradient and comes back once its sign
 turns: nothing is frozen by the test itself, and what `m` is made of is
-judged on its own products (part 39's `AlphaConstraint`: `m = w *
-(desired / norms)`). A magnitude threshold (`abs(m) > 0.01`, a pruning
-mask), a test of another value or of positions (`rows >= 10`), or a
-name bound again between the test and the product is no sign test.
+judged on its own products; `m` is the weight or a copy of it scaled
+(part 39's `AlphaConstraint`: `m = w * (desired / norms)`). A
+statistic of the weight (`low = K.min(w)`, mend 40's shift), a
+magnitude threshold (`abs(m) > 0.01`, a pruning mask), a test of
+another value or of positions (`rows >= 10`), or a name bound again
+between the test and the product is no sign test.
 Read by `weight-remask`."""
 
 from __future__ import annotations
@@ -33,20 +35,22 @@ _BOUND: "weakref.WeakKeyDictionary[_project.Project, _Bound]" = (
     weakref.WeakKeyDictionary())
 
 
-def sign_kept(pair: Sequence[ast.AST], scope: _scopes.Scope,
+def sign_kept(pair: Sequence[ast.AST], weight: str, scope: _scopes.Scope,
               project: _project.Project) -> bool:
-  """Whether one factor of `pair` is a name (or the weight) and the
-  other tests that same name against zero, directly or through a name
-  bound once in `scope` (a constraint's `__call__`), the tested name
-  then bound at most once; the bindings read once per function.
+  """Whether one factor of `pair` is the weight, or a copy of it scaled
+  (`m = w * s`, bound once), and the other tests that same name against
+  zero, directly or through a name bound once in `scope` (a
+  constraint's `__call__`), the tested name then bound at most once; the
+  bindings read once per function. A statistic of the weight (`low =
+  K.min(w)`) is no copy: a shift by it stays reported (mend 40).
 
   >>> top = _scopes.collect(ast.parse("def f(w):\\n  m = w * 2\\n"))
   >>> f, p = top.scope_of(top.node.body[0]), _project.Project([])
   >>> product = ast.parse("m * cast(m >= 0.)").body[0].value
-  >>> sign_kept([product.left, product.right], f, p)
+  >>> sign_kept([product.left, product.right], "w", f, p)
   True
   >>> product = ast.parse("m * cast(abs(m) > 0.01)").body[0].value
-  >>> sign_kept([product.left, product.right], f, p)
+  >>> sign_kept([product.left, product.right], "w", f, p)
   False
   """
   if len(pair) != 2:
@@ -56,7 +60,8 @@ def sign_kept(pair: Sequence[ast.AST], scope: _scopes.Scope,
     functions[id(scope.node)] = _bindings(scope.node)
   bound = functions[id(scope.node)]
   for value, test in ((pair[0], pair[1]), (pair[1], pair[0])):
-    if not isinstance(value, ast.Name):
+    if not isinstance(value, ast.Name) or not _scaled_copy(
+        value.id, weight, scope, bound):
       continue
     through = _bound_once(test, scope, bound)
     binds = bound.get(value.id, 0) + (value.id in scope.params)
@@ -65,6 +70,21 @@ def sign_kept(pair: Sequence[ast.AST], scope: _scopes.Scope,
     if _tests_sign(through or test, value.id):
       return True
   return False
+
+
+def _scaled_copy(name: str, weight: str, scope: _scopes.Scope,
+                 bound: Dict[str, int]) -> bool:
+  """Whether `name` is the weight, never bound again, or a local name
+  bound once to it times or over something (`w * s`, `w / s`)."""
+  if name == weight:
+    return weight in scope.params and not bound.get(weight)
+  value = _bound_once(ast.Name(name, ast.Load()), scope, bound)
+  if not isinstance(value, ast.BinOp) or bound.get(weight) or not (
+      isinstance(value.op, (ast.Mult, ast.Div))):
+    return False
+  operands = [value.left] if isinstance(value.op, ast.Div) else [
+      value.left, value.right]
+  return any(isinstance(o, ast.Name) and o.id == weight for o in operands)
 
 
 def _bound_once(node: ast.AST, scope: _scopes.Scope, bound: Dict[str, int]
