@@ -181,6 +181,13 @@ _CASES = {
         self.lookup = tf.keras.layers.Dense(8)
     """, "main.py": _script()},
         [("var-list-filter", "trainer.py", _STEP)]),
+    "the class building itself unnamed": (
+        {"trainer.py": _trainer().replace("      def sample(", """\
+      def widened(self):
+        return type(self)(self.model, self.back, tf.keras.layers.Dense(8))
+
+      def sample("""), "main.py": _script()},
+        [("var-list-filter", "trainer.py", _STEP)]),
     "another setattr, of another literal name": (
         {"trainer.py": _trainer(), "main.py": _script(
             after='setattr(manager, "epochs", 3)')}, []),

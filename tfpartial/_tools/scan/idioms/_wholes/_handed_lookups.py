@@ -10,7 +10,8 @@ under it is judged as if it fed the model (`_part_of_self`).
 
 Anything the scan cannot see at every construction keeps the part:
 the class named other than as the callee of a call resolved to it (an
-alias `make = Manager`, a subclass, `isinstance`), a call inside a
+alias `make = Manager`, a subclass, `isinstance`), the class building
+itself unnamed (`type(self)(...)`, `cls(...)`), a call inside a
 lambda or comprehension, unpacked arguments, a default left to the
 parameter, a name bound more than once, a layer of the project spelled
 like Keras', the attribute set again (`self.ids = Dense(8)`, `m.ids =
@@ -95,11 +96,21 @@ def _handed(project: _project.Project, index: _Index,
       init.defs.get(value.id)):
     return False
   calls = _constructions(project, index, info)
-  if not calls or _set_outside(project, index, info, part):
+  if not calls or _builds_itself(info) or _set_outside(
+      project, index, info, part):
     return False
   return all(_lookup(project, index, place, given)
              for place, call in calls
              for given in [_argument(init.node, value.id, call)])
+
+
+def _builds_itself(info: _scopes.ClassInfo) -> bool:
+  """Whether the class may build objects of itself unnamed: `type(self)(
+  ...)`, `self.__class__(...)`, `cls(...)` in a classmethod."""
+  return any(isinstance(n, ast.Attribute) and n.attr == "__class__" or (
+      isinstance(n, ast.Call) and _names.call_name(n) == "type") or (
+          isinstance(n, ast.Name) and n.id in {"classmethod", "cls"})
+             for n in ast.walk(info.node))
 
 
 def _tree(project: _project.Project, module: _project.Module
