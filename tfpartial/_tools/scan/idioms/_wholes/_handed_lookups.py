@@ -15,7 +15,8 @@ itself unnamed (`type(self)(...)`, `cls(...)`), a call inside a
 lambda or comprehension, unpacked arguments, a default left to the
 parameter, a name bound more than once, a layer of the project spelled
 like Keras', the attribute set again (`self.ids = Dense(8)`, `m.ids =
-...`) or a `setattr` anywhere in the project. Part of `var-list-filter`.
+...`), an attribute of that name set in any other class too, or a
+`setattr` whose name is not another literal. Part of `var-list-filter`.
 """
 
 from __future__ import annotations
