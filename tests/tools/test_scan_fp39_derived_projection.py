@@ -20,6 +20,17 @@ SILENT = {
         desired = tf.clip_by_value(norms, 0., 5.)
         m = w * (desired / (1e-7 + norms))
         return m * tf.cast(tf.greater_equal(m, 0.), tf.float32)"""),
+    "AlphaConstraint as written, its cap a number at construction": _class(
+        """\
+        norms = K.sqrt(tf.math.reduce_sum(tf.math.square(w)))
+        desired = K.clip(norms, 0, self.max_value)
+        m = w * (desired / (K.epsilon() + norms))
+        return m * tf.dtypes.cast(tf.math.greater_equal(m, 0.), K.floatx())"""
+    ).replace("    def __call__", "    def __init__(self, max_value=5):\n"
+              "        self.max_value = max_value\n\n    def __call__").replace(
+                  "Kept()", "Kept(5.0)").replace(
+                      "import tensorflow as tf", "import tensorflow as tf\n"
+                      "import tensorflow.keras.backend as K"),
     "a scaled copy's sign kept": _class("""\
         m = 2. * w
         kept = m * tf.cast(m >= 0., m.dtype)
@@ -72,6 +83,44 @@ FOUND = {
         keep = tf.cast(w >= 0., w.dtype)
         w = self.mask
         return w * keep"""),
+    # A copy scaled by anything not made of the weight and numbers
+    # alone: where that factor is zero the element stays zero (read
+    # t62-fp39, M1).
+    "a copy scaled by a cast of a stored mask": _class("""\
+        m = w * tf.cast(self.mask > 0, w.dtype)
+        return m * tf.cast(m >= 0., m.dtype)"""),
+    "a copy scaled by a loaded array": _class("""\
+        m = w * np.load('keep.npy')
+        return m * tf.cast(m >= 0., m.dtype)""").replace(
+            "import tensorflow as tf", "import numpy as np\n"
+            "import tensorflow as tf"),
+    "a copy scaled by a constant of a loaded array": _class("""\
+        m = w * tf.constant(np.load('keep.npy'))
+        return m * tf.cast(m >= 0., m.dtype)""").replace(
+            "import tensorflow as tf", "import numpy as np\n"
+            "import tensorflow as tf"),
+    "a copy scaled by an imported helper's mask of the weight": _class(
+        """\
+        m = w * mask_of(w)
+        return m * tf.cast(m >= 0., m.dtype)""").replace(
+            "import tensorflow as tf", "import tensorflow as tf\n"
+            "from pruning import mask_of"),
+    "a copy divided by a stored mask": _class("""\
+        m = w / self.mask
+        return m * tf.cast(m >= 0., m.dtype)"""),
+    "a cap given a loaded array at construction": _class("""\
+        norms = K.sqrt(tf.math.reduce_sum(tf.math.square(w)))
+        m = w * (K.clip(norms, 0, self.cap) / norms)
+        return m * tf.cast(m >= 0., m.dtype)""").replace(
+            "    def __call__", "    def __init__(self, cap):\n"
+            "        self.cap = cap\n\n    def __call__").replace(
+                "Kept()", "Kept(np.load('cap.npy'))").replace(
+                    "import tensorflow as tf", "import numpy as np\n"
+                    "import tensorflow as tf\n"
+                    "import tensorflow.keras.backend as K"),
+    "a copy scaled by a per-row threshold of the weight": _class("""\
+        m = w * tf.maximum(tf.abs(w) - 0.01, 0.)
+        return m * tf.cast(m >= 0., m.dtype)"""),
     "a shift by the weight's own minimum (mend 40)": _class("""\
         low = tf.reduce_min(w, axis=0, keepdims=True)
         return w - low * tf.cast(low < 0., w.dtype)"""),
