@@ -72,6 +72,7 @@ def _script(ids="ids", more="", back="chars", after=""):
 
 
 _STEP = 18  # The step's line in the trainer.
+FOUND = [("var-list-filter", "trainer.py", _STEP)]
 
 _CASES = {
     # The look-alikes: lookup layers, which hold no trainable weight.
@@ -188,6 +189,67 @@ _CASES = {
 
       def sample("""), "main.py": _script()},
         [("var-list-filter", "trainer.py", _STEP)]),
+    # Built or set where no name says so (read t62-fp39, M2).
+    "the class taken by getattr from its module": (
+        {"trainer.py": _trainer(), "main.py": _script(), "other.py": """\
+            import tensorflow as tf
+            import trainer
+
+            def go(model, name):
+              cls = getattr(trainer, name)
+              cls(model, None, tf.keras.layers.Dense(8)).train(1, 2)
+            """},
+        FOUND),
+    "the class taken from its module's __dict__": (
+        {"trainer.py": _trainer(), "main.py": _script(), "other.py": """\
+            import tensorflow as tf
+            import trainer
+
+            def go(model):
+              trainer.__dict__['Manager'](
+                  model, None, tf.keras.layers.Dense(8)).train(1, 2)
+            """},
+        FOUND),
+    "the class taken by a built name from an imported module": (
+        {"trainer.py": _trainer(), "main.py": _script(), "other.py": """\
+            import importlib
+            import tensorflow as tf
+
+            def go(model):
+              mod = importlib.import_module('trainer')
+              getattr(mod, 'Man' + 'ager')(
+                  model, None, tf.keras.layers.Dense(8)).train(1, 2)
+            """},
+        FOUND),
+    "the part set by object.__setattr__": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="object.__setattr__(manager, 'lookup', "
+                  "tf.keras.layers.Embedding(100, 8))")},
+        FOUND),
+    "the part set through the object's __dict__": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="manager.__dict__['lookup'] = "
+                  "tf.keras.layers.Embedding(100, 8)")},
+        FOUND),
+    "the part set through vars()": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="vars(manager)['lookup'] = "
+                  "tf.keras.layers.Embedding(100, 8)")},
+        FOUND),
+    "the part set by vars().update": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="vars(manager).update("
+                  "lookup=tf.keras.layers.Embedding(100, 8))")},
+        FOUND),
+    "the object's __init__ called again": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            after="manager.__init__(model, chars, "
+                  "tf.keras.layers.Embedding(100, 8))")},
+        FOUND),
+    "the lookup's name rebound through globals()": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="globals()['ids'] = tf.keras.layers.Dense(8)")},
+        FOUND),
     "another setattr, of another literal name": (
         {"trainer.py": _trainer(), "main.py": _script(
             after='setattr(manager, "epochs", 3)')}, []),
@@ -232,3 +294,40 @@ def test_each_handed_lookup_costs_the_same():
   small, large = (scanned.scan_work(_trainers(n), "_handed_lookups.py")
                   for n in (10, 40))
   assert 0 < small and large <= 6 * small, (small, large)
+
+
+def _modules(n):
+  """`n` modules, each a trainer class handed two lookups and a
+  `setattr` of another literal name on the object it builds."""
+  import textwrap  # pylint: disable=g-import-not-at-top
+  from tfpartial._tools.scan import (  # pylint: disable=g-import-not-at-top
+      _files)
+  script = """\
+
+    def main{i}(text, model):
+      ids = tf.keras.layers.StringLookup(vocabulary=text)
+      chars = tf.keras.layers.StringLookup(vocabulary=text, invert=True)
+      m = Manager{i}(model, chars, ids)
+      setattr(m, "epochs", 3)
+      m.train(text, text)
+    """
+  body = _trainer().replace("class Manager", "class Manager{i}").replace(
+      "self.lookup", "self.lookup{i}").replace("self.back", "self.back{i}")
+  return [_files.Source(f"m{i}.py", textwrap.dedent(
+      body.replace("{i}", str(i))) + textwrap.dedent(
+          script.replace("{i}", str(i)))) for i in range(n)]
+
+
+def test_many_modules_are_silent():
+  assert scanned.in_project({s.path: s.text for s in _modules(3)}) == []
+
+
+def test_each_module_costs_the_same():
+  # The project's stores and `setattr` calls are read once: a walk of
+  # every module holding `setattr` per class made this x4.4 (its
+  # quadratic part x12).
+  from tfpartial._tools.scan import _scan  # pylint: disable=g-import-not-at-top
+  small, large = (scanned.calls_made(
+      lambda s=_modules(n): _scan.scan_project(s), "_handed_lookups.py")[0]
+                  for n in (10, 40))
+  assert 0 < small and large <= 4.2 * small, (small, large)

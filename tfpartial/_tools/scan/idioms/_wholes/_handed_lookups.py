@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import weakref
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -50,12 +50,19 @@ class _Index:
 
   reads: Dict[int, Dict[str, List[_Read]]] = dataclasses.field(
       default_factory=dict)  # id(module) -> name -> its reads.
-  sets: Dict[int, Dict[str, List[ast.AST]]] = dataclasses.field(
-      default_factory=dict)  # id(module) -> attribute -> its stores.
+  # Attribute -> its stores (module, node), all modules read once.
+  stores: Optional[Dict[str, List[Tuple[_project.Module, ast.AST]]]] = None
+  # The literal names `setattr` is given; whether one is given another.
+  set_names: Set[str] = dataclasses.field(default_factory=set)
+  set_any: bool = False
+  # Whether a module reaches objects, classes or globals unnamed.
+  unnamed: bool = False
+  # The modules that do not parse.
+  unread: List[_project.Module] = dataclasses.field(default_factory=list)
   bound: Dict[int, Dict[str, int]] = dataclasses.field(
       default_factory=dict)  # id(function) -> name -> its bindings.
-  # (id(class node), part) -> whether it is a handed lookup.
-  answers: Dict[Tuple[int, str], bool] = dataclasses.field(
+  # (id(class node), part, kind) -> whether it is handed one.
+  answers: Dict[Tuple[int, str, str], bool] = dataclasses.field(
       default_factory=dict)
 
 
@@ -78,16 +85,42 @@ def handed_lookup(project: _project.Project, info: _scopes.ClassInfo,
   >>> handed_lookup(p, top.classes["A"], "ids")
   False
   """
+  return _answer(project, info, part, "lookup")
+
+
+def handed_number(project: _project.Project, info: _scopes.ClassInfo,
+                  part: str) -> bool:
+  """Whether `self.part` of `info` is set only from a parameter of its
+  `__init__` that every construction gives a number written there
+  (`AlphaConstraint(5.0)`): a scalar, whatever the class does with it.
+
+  >>> from tfpartial._tools.scan import _files
+  >>> p = _project.Project([_files.Source("m.py", "class A:\\n  pass\\n")])
+  >>> handed_number(p, p.parsed(p.modules[0]).classes["A"], "cap")
+  False
+  """
+  return _answer(project, info, part, "number")
+
+
+def _answer(project: _project.Project, info: _scopes.ClassInfo,
+            part: str, kind: str) -> bool:
+  """`handed_lookup` or `handed_number`, read once per class and part."""
   index = _INDEX.setdefault(project, _Index())
-  key = (id(info.node), part)
+  key = (id(info.node), part, kind)
   if key not in index.answers:
-    index.answers[key] = _handed(project, index, info, part)
+    accept = _lookup if kind == "lookup" else _number
+    index.answers[key] = _handed(project, index, info, part, accept)
   return index.answers[key]
 
 
+_Accept = Callable[[_project.Project, _Index, _scopes.Scope,
+                    Optional[ast.expr]], bool]
+
+
 def _handed(project: _project.Project, index: _Index,
-            info: _scopes.ClassInfo, part: str) -> bool:
-  """`handed_lookup`, read now."""
+            info: _scopes.ClassInfo, part: str, accept: _Accept) -> bool:
+  """Whether every construction gives what `accept` takes for the one
+  parameter `self.part` is set from, nothing setting it elsewhere."""
   init = info.methods.get("__init__")
   values = project.attribute(info, f"self.{part}")
   if init is None or len(values) != 1 or values[0][1] is not init:
@@ -100,9 +133,19 @@ def _handed(project: _project.Project, index: _Index,
   if not calls or _builds_itself(info) or _set_outside(
       project, index, info, part):
     return False
-  return all(_lookup(project, index, place, given)
+  return all(accept(project, index, place, given)
              for place, call in calls
              for given in [_argument(init.node, value.id, call)])
+
+
+def _number(project: _project.Project, index: _Index,
+            place: _scopes.Scope, given: Optional[ast.expr]) -> bool:
+  """Whether `given` is a number written in place (`5.0`, `-1`)."""
+  del project, index, place  # A literal is read alone.
+  if isinstance(given, ast.UnaryOp) and isinstance(given.op, ast.USub):
+    given = given.operand
+  return isinstance(given, ast.Constant) and isinstance(
+      given.value, (int, float)) and not isinstance(given.value, bool)
 
 
 def _builds_itself(info: _scopes.ClassInfo) -> bool:
@@ -216,36 +259,69 @@ def _scope_of(project: _project.Project, module: _project.Module,
 def _set_outside(project: _project.Project, index: _Index,
                  info: _scopes.ClassInfo, part: str) -> bool:
   """Whether a module assigns an attribute named `part` other than in
-  the class's `__init__` (`m.ids = Dense(8)`), or calls `setattr` with a
-  name that may be it."""
+  the class's `__init__` (`m.ids = Dense(8)`), calls `setattr` with a
+  name that may be it, or reaches objects unnamed (`_unnamed`)."""
+  stores = _whole(project, index)
   init = info.methods["__init__"].node
-  for module in project.all_modules_with((part, "setattr")):
-    tree = _tree(project, module)
-    if tree is None:
-      return True
-    stores, mine = _stores(index, module, tree), module is info.home.module
-    if any(not (mine and _within(n, init))
-           for n in stores.get(part, [])) or any(
-        _may_name(call, part) for call in stores.get("", [])):
-      return True
-  return False
+  return index.unnamed or index.set_any or part in index.set_names or any(
+      not (module is info.home.module and _within(node, init))
+      for module, node in stores.get(part, [])) or any(
+          word in m.source.text for m in index.unread
+          for word in (part, "setattr", "getattr", "__dict__", "vars(",
+                       "globals(", ".__init__("))
 
 
-def _stores(index: _Index, module: _project.Module, tree: ast.Module
-            ) -> Dict[str, List[ast.AST]]:
-  """The attributes a module sets or deletes, by name, and its `setattr`
-  calls (under ""), read once."""
-  if id(module) not in index.sets:
-    found: Dict[str, List[ast.AST]] = {}
-    for node in ast.walk(tree):
-      if isinstance(node, ast.Attribute) and not isinstance(
-          node.ctx, ast.Load):
-        found.setdefault(node.attr, []).append(node)
-      elif isinstance(node, ast.Call) and _names.call_name(
-          node) == "setattr":
-        found.setdefault("", []).append(node)
-    index.sets[id(module)] = found
-  return index.sets[id(module)]
+def _whole(project: _project.Project, index: _Index
+           ) -> Dict[str, List[Tuple[_project.Module, ast.AST]]]:
+  """The attributes the project's modules set or delete, by name, read
+  once for the project; `setattr`'s names and unnamed access noted."""
+  if index.stores is None:
+    index.stores = {}
+    for module in project.modules:
+      tree = _tree(project, module)
+      if tree is None:
+        index.unread.append(module)
+        continue
+      for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not isinstance(
+            node.ctx, ast.Load):
+          index.stores.setdefault(node.attr, []).append((module, node))
+        elif isinstance(node, ast.Call) and _names.call_name(
+            node) == "setattr":
+          name = node.args[1] if len(node.args) > 1 else None
+          if isinstance(name, ast.Constant) and isinstance(
+              name.value, str):
+            index.set_names.add(name.value)
+          else:
+            index.set_any = True
+        index.unnamed = index.unnamed or _unnamed(node, module)
+  return index.stores
+
+
+def _unnamed(node: ast.AST, module: _project.Module) -> bool:
+  """Whether `node` reaches an object's attributes, a module's names or
+  a constructor without naming them: `x.__dict__`, `vars(...)`,
+  `globals()`, `__setattr__`, `.__init__(...)` called on anything but
+  `super()`, `getattr` of a name not a literal, or of a module (an
+  import, or what a call returns: `importlib.import_module`)."""
+  if isinstance(node, ast.Attribute):
+    return node.attr in {"__dict__", "__setattr__"}
+  if not isinstance(node, ast.Call):
+    return False
+  func = node.func
+  if isinstance(func, ast.Name) and func.id in {"vars", "globals",
+                                                 "locals"}:
+    return True
+  if isinstance(func, ast.Attribute) and func.attr == "__init__":
+    return not (isinstance(func.value, ast.Call) and isinstance(
+        func.value.func, ast.Name) and func.value.func.id == "super")
+  if not (isinstance(func, ast.Name) and func.id == "getattr"):
+    return False
+  if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant):
+    return True
+  held = node.args[0]
+  return isinstance(held, ast.Call) or isinstance(held, ast.Name) and (
+      held.id in getattr(module, "imports", {}))
 
 
 def _within(node: ast.AST, function: ast.AST) -> bool:
