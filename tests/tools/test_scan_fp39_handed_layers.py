@@ -250,6 +250,11 @@ _CASES = {
         {"trainer.py": _trainer(), "main.py": _script(
             more="globals()['ids'] = tf.keras.layers.Dense(8)")},
         FOUND),
+    "the class built by code in a string": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="exec('Manager(model, chars, tf.keras.layers.Dense(8))"
+                 ".train(1, 2)')")},
+        FOUND),
     "another setattr, of another literal name": (
         {"trainer.py": _trainer(), "main.py": _script(
             after='setattr(manager, "epochs", 3)')}, []),

@@ -6,7 +6,10 @@ anew from the value after every update, as `w * cast(w >= 0)` is. An
 element zeroed that way gets its gradient and comes back once its sign
 turns: nothing is frozen by the test itself, and what `m` is made of is
 judged on its own products; `m` is the weight or a copy of it scaled
-(part 39's `AlphaConstraint`: `m = w * (desired / norms)`). A
+by a scalar (part 39's `AlphaConstraint`: `m = w * (desired / norms)`,
+numbers, whole reductions of the weight and a cap every construction
+gives as a number); a scale of any other shape, a stored, loaded or
+helper's mask, `w / self.mask`, may be zero where it chooses. A
 statistic of the weight (`low = K.min(w)`, mend 40's shift), a
 magnitude threshold (`abs(m) > 0.01`, a pruning mask), a test of
 another value or of positions (`rows >= 10`), or a name bound again
@@ -51,11 +54,12 @@ _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 def sign_kept(pair: Sequence[ast.AST], weight: str, scope: _scopes.Scope,
               project: _project.Project) -> bool:
   """Whether one factor of `pair` is the weight, or a copy of it scaled
-  (`m = w * s`, bound once), and the other tests that same name against
-  zero, directly or through a name bound once in `scope` (a
-  constraint's `__call__`), the tested name then bound at most once; the
-  bindings read once per function. A statistic of the weight (`low =
-  K.min(w)`) is no copy: a shift by it stays reported (mend 40).
+  by a scalar of it (`m = w * s`, bound once; `_Reading.scalar`), and
+  the other tests that same name against zero, directly or through a
+  name bound once in `scope` (a constraint's `__call__`), the tested
+  name then bound at most once; the bindings read once per function. A
+  statistic of the weight (`low = K.min(w)`) is no copy: a shift by it
+  stays reported (mend 40).
 
   >>> top = _scopes.collect(ast.parse("def f(w):\\n  m = w * 2\\n"))
   >>> f, p = top.scope_of(top.node.body[0]), _project.Project([])

@@ -15,8 +15,13 @@ itself unnamed (`type(self)(...)`, `cls(...)`), a call inside a
 lambda or comprehension, unpacked arguments, a default left to the
 parameter, a name bound more than once, a layer of the project spelled
 like Keras', the attribute set again (`self.ids = Dense(8)`, `m.ids =
-...`), an attribute of that name set in any other class too, or a
-`setattr` whose name is not another literal. Part of `var-list-filter`.
+...`), an attribute of that name set in any other class too, a
+`setattr` whose name is not another literal, or any module reaching
+objects, classes or globals unnamed (`__dict__`, `vars`, `globals()`,
+`__setattr__`, `.__init__(...)` but on `super()`, `getattr` of a built
+name or of a module). `handed_number` reads the same way a number
+given for a part (`AlphaConstraint(5.0)`, for `_sign_kept`). Part of
+`var-list-filter`.
 """
 
 from __future__ import annotations
@@ -301,17 +306,18 @@ def _whole(project: _project.Project, index: _Index
 def _unnamed(node: ast.AST, module: _project.Module) -> bool:
   """Whether `node` reaches an object's attributes, a module's names or
   a constructor without naming them: `x.__dict__`, `vars(...)`,
-  `globals()`, `__setattr__`, `.__init__(...)` called on anything but
-  `super()`, `getattr` of a name not a literal, or of a module (an
-  import, or what a call returns: `importlib.import_module`)."""
+  `globals()`, `exec` or `eval` of a string, `__setattr__`,
+  `.__init__(...)` called on anything but `super()`, `getattr` of a
+  name not a literal, or of a module (an import, or what a call
+  returns: `importlib.import_module`)."""
   if isinstance(node, ast.Attribute):
     return node.attr in {"__dict__", "__setattr__"}
   if not isinstance(node, ast.Call):
     return False
   func = node.func
-  if isinstance(func, ast.Name) and func.id in {"vars", "globals",
-                                                 "locals"}:
-    return True
+  if isinstance(func, ast.Name) and func.id in {
+      "vars", "globals", "locals", "exec", "eval"}:
+    return True  # Code in a string may name anything.
   if isinstance(func, ast.Attribute) and func.attr == "__init__":
     return not (isinstance(func.value, ast.Call) and isinstance(
         func.value.func, ast.Name) and func.value.func.id == "super")
