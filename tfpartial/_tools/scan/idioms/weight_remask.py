@@ -15,6 +15,7 @@ from tfpartial._tools.scan import _drift
 from tfpartial._tools.scan import _edits
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _order
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms import _idiom
@@ -30,6 +31,7 @@ from tfpartial._tools.scan.idioms._masks import _mask_origins
 from tfpartial._tools.scan.idioms._masks import _masked_weights
 from tfpartial._tools.scan.idioms._masks import _numbers
 from tfpartial._tools.scan.idioms._masks import _row_resets
+from tfpartial._tools.scan.idioms._masks import _sign_kept
 from tfpartial._tools.scan.idioms._runs import _dropped
 
 
@@ -348,7 +350,8 @@ def _constraint_class(scope: _scopes.Scope, analysis: Analysis
   weight = node.args.args[1].arg if len(node.args.args) > 1 else ""
   if _architectural([*masked, fixed], weight, scope, analysis):
     return _offset_hit(scope, node, found, info, analysis)
-  if any(not _projection(m, node) for m in masked) or fixed is not None:
+  if any(not _projection(m, node, scope, analysis.project)
+         for m in masked) or fixed is not None:
     at = next((m for m in masked if isinstance(m, ast.expr) and (
         node.lineno <= getattr(m, "lineno", 0) <= (node.end_lineno or 0))),
               None)  # The product in `__call__`, else its `def` line.
@@ -631,15 +634,18 @@ def _factors(item: ast.AST) -> List[ast.AST]:
   return []
 
 
-def _projection(product: ast.AST, node: ast.FunctionDef) -> bool:
+def _projection(product: ast.AST, node: ast.FunctionDef,
+                scope: _scopes.Scope, project: _project.Project) -> bool:
   """Whether both factors of a constraint's product read its weight
-  (`w * cast(w >= 0)`): a projection computed from the weight each time,
-  which freezes nothing."""
+  (`w * cast(w >= 0)`), or one keeps the sign of the other, a scaled
+  copy of the weight (`m * cast(m >= 0)`, `_sign_kept`): a projection
+  computed from the weight each time, which freezes nothing."""
   if len(node.args.args) < 2:
     return False
   weight = node.args.args[1].arg
   pair = _factors(product)
-  return len(pair) == 2 and all(_reads(f, weight) for f in pair)
+  return len(pair) == 2 and (all(_reads(f, weight) for f in pair) or (
+      _sign_kept.sign_kept(pair, weight, scope, project)))
 
 
 def _fixed_factor(scope: _scopes.Scope, node: ast.FunctionDef,

@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan.idioms._wholes import _handed_lookups
 from tfpartial._tools.scan.idioms._wholes import _untrainable_part
 
 # What makes a weight when called (a class of the project is read).
@@ -88,10 +89,12 @@ def left_below(project: _project.Project, info: _scopes.ClassInfo,
     if _size_free_on_fixed(project, info, below) or _weightless_on_fixed(
         project, info, below):
       continue  # No weights of its own.
-    if _passes_on(project, info, below):
+    if _passes_on(project, info, below) or _handed_lookups.handed_lookup(
+        project, info, below):
       # It can hold and run nothing (a supplier picking some of its
-      # arguments): what runs below it is judged as if it fed
-      # `self.part` itself, each part once.
+      # arguments), or holds no trainable weight (a lookup layer handed
+      # in): what runs below it is judged as if it fed `self.part`
+      # itself, each part once.
       fed = [name for name in _feeding(info, below) if name not in seen]
       through.update(fed)
       todo.extend(fed)
