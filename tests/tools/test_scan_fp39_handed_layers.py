@@ -258,6 +258,24 @@ _CASES = {
     "another setattr, of another literal name": (
         {"trainer.py": _trainer(), "main.py": _script(
             after='setattr(manager, "epochs", 3)')}, []),
+    # The final read of round forty-five: names bound by an import, a
+    # `def`, a `class` or an `except ... as` rebind the lookup's name.
+    "the name rebound by an import of a weighted layer": (
+        {"trainer.py": _trainer(), "layers.py": """\
+            import tensorflow as tf
+            char_embedding = tf.keras.layers.Embedding(100, 8)
+            """, "main.py": _script(
+                more="from layers import char_embedding as ids")}, FOUND),
+    "the name rebound by a nested def": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="def ids(x):\n        return x")}, FOUND),
+    "the name rebound by a class": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="class ids(tf.keras.layers.Dense):\n        pass")}, FOUND),
+    "the name rebound by an except clause": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="try:\n        pass\n      except ValueError as ids:\n"
+                 "        pass")}, FOUND),
 }
 
 

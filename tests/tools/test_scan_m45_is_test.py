@@ -47,8 +47,44 @@ FOUND = {
         "test_layer.py": _SCRIPT},
 }
 
+# A test whose test case and runner do not parse: read without those
+# blocks, what is left (a top-level loop) looks like a script. A file the
+# project reads only without blocks stays a test (the final read of
+# round forty-five: the first version of the fix reported it).
+_BROKEN_TEST = """\
+    import numpy as np
+    import tensorflow as tf
+    mask = np.load("mask.npy")
+
+
+    class Gated(tf.keras.layers.Layer):
+      def build(self, shape):
+        self.kernel = self.add_weight("kernel", [4, 4])
+
+      def call(self, x):
+        return tf.matmul(x, self.kernel * mask)
+
+
+    for i in range(2):
+      pass
+
+
+    class T(tf.test.TestCase):
+      def test_a(self):
+        y = = 1
+
+
+    if __name__ == "__main__":
+      tf.test.main(
+    """
+
 SILENT = {
     "a Python 2 test running unittest": {"layer_test.py": _TEST},
+    "a test whose case and runner do not parse": {
+        "layer_test.py": _BROKEN_TEST},
+    "the same, imported by another module": {
+        "layer_test.py": _BROKEN_TEST,
+        "other.py": "import layer_test\n"},
 }
 
 

@@ -114,6 +114,29 @@ _NOT_A_MASK = re.compile(r"(prob|rate|ratio|ckpt|checkpoint|step|dims?$|"
                          r"names?|scopes?)$)", re.I)
 
 
+def bound_names(node: ast.AST) -> List[str]:
+  """The names `node` itself binds or declares: a stored or deleted
+  name, `global`/`nonlocal`, an import (`*` for a star import), a `def`
+  or `class`, an `except ... as`, a `match` capture (not parameters).
+
+  >>> [bound_names(n) for n in ast.parse(
+  ...     "import a.b as c, d.e\\nfrom f import *").body]
+  [['c', 'd'], ['*']]
+  """
+  if isinstance(node, ast.Name):
+    return [] if isinstance(node.ctx, ast.Load) else [node.id]
+  if isinstance(node, (ast.Global, ast.Nonlocal)):
+    return list(node.names)
+  if isinstance(node, (ast.Import, ast.ImportFrom)):
+    return [a.asname or a.name.split(".")[0] for a in node.names]
+  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    return [node.name]
+  name = getattr(node, "rest", None) if isinstance(
+      node, ast.MatchMapping) else getattr(node, "name", None) if isinstance(
+          node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) else None
+  return [name] if isinstance(name, str) else []
+
+
 def joins_lists(call: ast.Call) -> bool:
   """`sum(lists, [])`: lists (one per scope or layer) joined into one, a
   container of what they hold, not arithmetic.

@@ -248,20 +248,22 @@ class Module:
   def _is_script(self) -> bool:
     """Whether a file named like a test is a script (read from its syntax
     tree, once): see `is_test`. A file Python does not parse is read as
-    the project reads it (`_reread`: Python 2, merge conflicts), so the
-    answer does not hang on whether the project had parsed it yet; a
-    file no reader parses is a test."""
+    the project reads it whole (`_reread`: Python 2, merge conflicts), so
+    the answer does not hang on whether the project had parsed it yet; a
+    file read only without blocks that do not parse (its test case, its
+    runner may be what was left out) or by no reader is a test."""
     tree = self.tree
-    if tree is None:
+    if tree is None or self.rewritten == _reread.WITHOUT_BLOCKS:
       try:
         tree = ast.parse(self.rewritten or self.source.text)
       except (SyntaxError, ValueError):
         try:
-          tree = _reread.read(self.source.text, self.path).tree
+          read = _reread.read(self.source.text, self.path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
           return False
-        if tree is None:
+        if read.tree is None or read.rewritten == _reread.WITHOUT_BLOCKS:
           return False
+        tree = read.tree
     return _is_script(tree)
 
   @functools.cached_property

@@ -22,6 +22,10 @@ from tfpartial._tools.scan import _py2
 from tfpartial._tools.scan import _tail
 
 
+# What a file read without its blocks that do not parse was read as.
+WITHOUT_BLOCKS = "a file read without a block that does not parse"
+
+
 class Read(NamedTuple):
   """A reading of a file that does not parse as written.
 
@@ -72,8 +76,7 @@ def read(text: str, path: str, version: int = 0) -> Read:
   if conflicts:
     note += (f"; read on the first side of each unresolved merge conflict "
              f"at lines {_conflicts.spans(conflicts)}")
-  return Read(tree, "a file read without a block that does not parse",
-              note)
+  return Read(tree, WITHOUT_BLOCKS, note)
 
 
 def _rebound(tree: ast.Module, conflicts: List[_conflicts.Conflict]

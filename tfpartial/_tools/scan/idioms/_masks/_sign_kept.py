@@ -209,10 +209,7 @@ def _bindings(function: ast.AST) -> Dict[str, int]:
   nonlocal, in `function` and what is nested in it."""
   counts: Dict[str, int] = {}
   for node in ast.walk(function):
-    names = [node.id] if isinstance(node, ast.Name) and not isinstance(
-        node.ctx, ast.Load) else list(node.names) if isinstance(
-            node, (ast.Global, ast.Nonlocal)) else []
-    for name in names:
+    for name in _names.bound_names(node):
       counts[name] = counts.get(name, 0) + 1
   return counts
 

@@ -366,10 +366,7 @@ def _bindings(index: _Index, function: ast.AST) -> Dict[str, int]:
   if id(function) not in index.bound:
     counts: Dict[str, int] = {}
     for node in ast.walk(function):
-      names = [node.id] if isinstance(node, ast.Name) and not isinstance(
-          node.ctx, ast.Load) else list(node.names) if isinstance(
-              node, (ast.Global, ast.Nonlocal)) else []
-      for name in names:
+      for name in _names.bound_names(node):
         counts[name] = counts.get(name, 0) + 1
     index.bound[id(function)] = counts
   return index.bound[id(function)]
@@ -381,8 +378,9 @@ def _lookup(project: _project.Project, index: _Index,
   layer, or a local name bound once, and only, to one."""
   if isinstance(given, ast.Name):
     defs = place.defs.get(given.id, [])
-    if len(defs) != 1 or given.id in place.params or _bindings(
-        index, place.node).get(given.id) != 1:
+    bound = _bindings(index, place.node)
+    if len(defs) != 1 or given.id in place.params or bound.get(
+        given.id) != 1 or "*" in bound:  # A star import binds unseen.
       return False
     given = defs[0].value
   if not isinstance(given, ast.Call):
