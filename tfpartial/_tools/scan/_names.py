@@ -137,6 +137,16 @@ def bound_names(node: ast.AST) -> List[str]:
   return [name] if isinstance(name, str) else []
 
 
+def binding_counts(node: ast.AST) -> Dict[str, int]:
+  """How many times each name is bound or declared (`bound_names`) in
+  `node` and everything under it."""
+  counts: Dict[str, int] = {}
+  for each in ast.walk(node):
+    for name in bound_names(each):
+      counts[name] = counts.get(name, 0) + 1
+  return counts
+
+
 def joins_lists(call: ast.Call) -> bool:
   """`sum(lists, [])`: lists (one per scope or layer) joined into one, a
   container of what they hold, not arithmetic.

@@ -252,10 +252,12 @@ class Module:
     the answer does not hang on whether the project had parsed it yet; a
     file read only without blocks that do not parse (its test case, its
     runner may be what was left out) or by no reader is a test."""
+    if self.rewritten == _reread.WITHOUT_BLOCKS:
+      return False
     tree = self.tree
-    if tree is None or self.rewritten == _reread.WITHOUT_BLOCKS:
+    if tree is None:
       try:
-        tree = ast.parse(self.rewritten or self.source.text)
+        tree = ast.parse(self.source.text)
       except (SyntaxError, ValueError):
         try:
           read = _reread.read(self.source.text, self.path)

@@ -74,7 +74,7 @@ def sign_kept(pair: Sequence[ast.AST], weight: str, scope: _scopes.Scope,
     return False
   functions = _BOUND.setdefault(project, {})
   if id(scope.node) not in functions:
-    functions[id(scope.node)] = _bindings(scope.node)
+    functions[id(scope.node)] = _names.binding_counts(scope.node)
   bound = functions[id(scope.node)]
   for value, test in ((pair[0], pair[1]), (pair[1], pair[0])):
     if not isinstance(value, ast.Name) or not _scaled_copy(
@@ -202,16 +202,6 @@ def _bound_once(node: ast.AST, scope: _scopes.Scope, bound: Dict[str, int]
   if len(defs) != 1 or bound.get(node.id) != 1:
     return None
   return defs[0].value
-
-
-def _bindings(function: ast.AST) -> Dict[str, int]:
-  """How many times each name is bound, or declared global or
-  nonlocal, in `function` and what is nested in it."""
-  counts: Dict[str, int] = {}
-  for node in ast.walk(function):
-    for name in _names.bound_names(node):
-      counts[name] = counts.get(name, 0) + 1
-  return counts
 
 
 def _tests_sign(node: ast.AST, name: str) -> bool:

@@ -218,16 +218,7 @@ def _references(node: ast.AST, home: Optional[ast.AST]
       inner = child
     elif isinstance(child, _INNER) or isinstance(child, ast.ClassDef):
       inner = None
-    if isinstance(child, ast.Call) and _read(child.func):
-      yield child.func, child, home
-      for each in [*child.args, *(k.value for k in child.keywords)]:
-        yield from _references_in(each, inner)
-      if isinstance(child.func, ast.Attribute):
-        yield from _references_in(child.func.value, inner)
-      continue
-    if _read(child):
-      yield child, None, home
-    yield from _references(child, inner)
+    yield from _references_in(child, inner)  # A read is none of those.
 
 
 def _references_in(node: ast.AST, home: Optional[ast.AST]
@@ -364,11 +355,7 @@ def _bindings(index: _Index, function: ast.AST) -> Dict[str, int]:
   """How many times each name is bound (or declared global or nonlocal)
   in `function` and the functions in it, read once."""
   if id(function) not in index.bound:
-    counts: Dict[str, int] = {}
-    for node in ast.walk(function):
-      for name in _names.bound_names(node):
-        counts[name] = counts.get(name, 0) + 1
-    index.bound[id(function)] = counts
+    index.bound[id(function)] = _names.binding_counts(function)
   return index.bound[id(function)]
 
 
