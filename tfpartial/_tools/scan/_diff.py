@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import shlex
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tfpartial._tools.scan import _cells
@@ -14,6 +15,11 @@ from tfpartial._tools.scan._analysis import lines_of
 from tfpartial._tools.scan._finding import Edit, Finding
 
 NO_NEWLINE = "\\ No newline at end of file\n"
+# C escapes `git diff` writes in a quoted name; other control characters
+# are written in octal.
+ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+           "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"',
+           "\\": "\\\\"}
 
 
 def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
@@ -38,7 +44,8 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
     before, after = pair
     name = os.path.relpath(path, base).replace(os.sep, "/")
     text = "".join(_marked(list(difflib.unified_diff(
-        before, after, f"a/{name}", f"b/{name}"))))
+        before, after, header_name(f"a/{name}"),
+        header_name(f"b/{name}")))))
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
     chunks.append(text.encode(encoding, "surrogateescape"))
   return b"".join(chunks), notes
@@ -70,10 +77,37 @@ def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
   root = os.path.dirname(os.path.commonpath(full)) if len(full) == 1 else (
       os.path.commonpath(full))
   shown = os.path.relpath(root)
+  quoted = shlex.quote(shown)
   return root, [f"tfpartial scan: the diff's paths are relative to {shown} "
                 "(outside this folder): apply it there, with "
-                f"`patch -p1 -d {shown} < FILE` or "
-                f"`git -C {shown} apply < FILE`"]
+                f"`patch -p1 -d {quoted} < FILE` or "
+                f"`git -C {quoted} apply < FILE`"]
+
+
+def header_name(name: str) -> str:
+  """`name` as `git diff` writes it after `---` and `+++`, so that `git
+  apply` and GNU `patch` both read it whole: in double quotes, C-escaped,
+  when it holds a quote, a backslash or a control character; then a tab
+  when it holds a space (`patch` ends a bare name at a blank, or at a
+  tab when there is one). Any other name is written as it is.
+
+  >>> header_name("a/Week 2/train.py")
+  'a/Week 2/train.py\\t'
+  >>> print(header_name('a/say"hi".py'))
+  "a/say\\"hi\\".py"
+  >>> header_name("a/train.py")
+  'a/train.py'
+  """
+  if any(_escaped(c) != c for c in name):
+    name = '"' + "".join(_escaped(c) for c in name) + '"'
+  return name + "\t" if " " in name else name
+
+
+def _escaped(char: str) -> str:
+  """`char` as a C-quoted name holds it."""
+  if char in ESCAPES:
+    return ESCAPES[char]
+  return f"\\{ord(char):03o}" if ord(char) < 32 or ord(char) == 127 else char
 
 
 def _marked(lines: Sequence[str]) -> List[str]:

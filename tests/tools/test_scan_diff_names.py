@@ -1,0 +1,157 @@
+"""`tfpartial scan --diff` on files whose paths hold a space (8% of the
+.py and .ipynb files of the 494 public repositories mirrored for the scan
+corpus, in 56 of them: `Week 2/`, `Course 1 - Neural Networks/`): GNU
+`patch` reads a header's name up to the first blank, so it found no file
+to patch, while `git apply` took the diff. The headers are written as
+`git diff` writes them: a tab after a name that holds a space, and a
+name that holds a quote, a backslash or a control character in double
+quotes, C-escaped; any other name exactly as before. Both tools then
+apply the port, from the folder the scan ran in and from the one the
+note names, and the ported file compiles.
+"""
+
+import io
+import pathlib
+import shlex
+import subprocess
+
+import pytest
+
+from tests.tools import scan_scripts
+
+HERE = pathlib.Path(__file__).parent
+
+
+def _diff_from(folder, paths, monkeypatch):
+  from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
+  monkeypatch.chdir(folder)
+  out, err = io.BytesIO(), io.StringIO()
+  wrapper = io.TextIOWrapper(out, encoding="utf-8")
+  assert _main.run(paths, "text", True, wrapper, err) == 1
+  wrapper.flush()
+  return out.getvalue(), err.getvalue()
+
+
+def _applies(folder, diff, name):
+  """Both tools check the diff in `folder`; `patch` applies it; the file
+  at `name` compiles and imports tfpartial."""
+  for command in (["git", "apply", "--check"],
+                  ["patch", "-p1", "--dry-run"]):
+    done = subprocess.run(command, input=diff, cwd=folder,
+                          capture_output=True, check=False)
+    assert done.returncode == 0, (command, done.stdout, done.stderr, diff)
+  subprocess.run(["patch", "-p1", "-s"], input=diff, cwd=folder,
+                 check=True, capture_output=True)
+  text = (folder / name).read_text()
+  compile(text, name, "exec")
+  assert "import tfpartial" in text
+
+
+def _real_model():
+  """nmasse/Short-term-plasticity-RNN's `model.py`, as the real-port test
+  scans it (`test_scan_real_stp_rnn.py` says where it is from)."""
+  text = (HERE / "scan_real" / "nmasse_stp_model.py.txt").read_text()
+  return text.replace("import tensorflow as tf\n",
+                      "import tensorflow.compat.v1 as tf\n")
+
+
+@pytest.mark.parametrize("folder", [
+    "Week 2", "Course 1 - RNNs/lab 3", "stp rnn/中文 目录"])
+def test_a_real_file_under_a_folder_with_a_space_applies_with_both_tools(
+    tmp_path, monkeypatch, folder):
+  (tmp_path / folder).mkdir(parents=True)
+  (tmp_path / folder / "model.py").write_text(_real_model())
+  diff, _ = _diff_from(tmp_path, ["."], monkeypatch)
+  name = f"{folder}/model.py"
+  assert diff.startswith(f"--- a/{name}\t\n+++ b/{name}\t\n".encode()), (
+      diff[:120])
+  _applies(tmp_path, diff, name)
+
+
+@pytest.mark.parametrize("name", [
+    "my train.py", 'say "hi".py', 'say"hi".py', "back\\slash.py",
+    "tab\there.py", "line\x7fend.py", "two  spaces .py"])
+def test_a_file_name_with_a_space_a_quote_or_a_tab_applies(
+    tmp_path, monkeypatch, name):
+  (tmp_path / name).write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  diff, _ = _diff_from(tmp_path, [name], monkeypatch)
+  _applies(tmp_path, diff, name)
+
+
+def test_from_outside_the_note_names_the_folder_as_a_shell_reads_it(
+    tmp_path, monkeypatch):
+  # The note's commands, pasted into a shell with the diff's file, apply
+  # it in the folder the paths are relative to.
+  here = tmp_path / "here"
+  here.mkdir()
+  for applier in ("git", "patch"):
+    src = tmp_path / f"{applier} tree" / "my src"
+    src.mkdir(parents=True)
+    (src / "train.py").write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
+  diff, err = _diff_from(here, ["../git tree/my src"], monkeypatch)
+  (here / "port.diff").write_bytes(diff)
+  note = err.split("apply it there, with ")[1]
+  for applier, command in zip(("patch", "git"), note.split("` or `")):
+    command = command.strip("`\n").replace("FILE", "port.diff").replace(
+        "git tree", f"{applier} tree")
+    assert shlex.split(command)[-2:] == ["<", "port.diff"], command
+    subprocess.run(["sh", "-c", command], cwd=here, check=True,
+                   capture_output=True)
+    assert "import tfpartial" in (
+        tmp_path / f"{applier} tree" / "my src" / "train.py").read_text()
+
+
+def test_a_notebook_under_a_folder_with_a_space_applies(
+    tmp_path, monkeypatch):
+  import json  # pylint: disable=g-import-not-at-top
+  folder = tmp_path / "Week 3 notebooks"
+  folder.mkdir()
+  lines = scan_scripts.TF1_GRADS_MASK_FTRL.splitlines(keepends=True)
+  (folder / "lab.ipynb").write_text(json.dumps({
+      "cells": [{"cell_type": "code", "execution_count": None,
+                 "metadata": {}, "outputs": [], "source": lines}],
+      "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+  diff, _ = _diff_from(tmp_path, ["."], monkeypatch)
+  assert diff.startswith(b"--- a/Week 3 notebooks/lab.ipynb\t\n"), diff[:80]
+  for command in (["git", "apply", "--check"],
+                  ["patch", "-p1", "--dry-run"]):
+    done = subprocess.run(command, input=diff, cwd=tmp_path,
+                          capture_output=True, check=False)
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("folder", ["plain", "中文目录", "a-b_c.d"])
+def test_a_name_without_a_space_or_a_quote_is_written_as_before(
+    tmp_path, monkeypatch, folder):
+  # Look-alikes: no tab, no quotes, non-ASCII kept as it is (readable;
+  # both tools take it so).
+  (tmp_path / folder).mkdir()
+  (tmp_path / folder / "train.py").write_text(
+      scan_scripts.TF1_GRADS_MASK_FTRL)
+  diff, _ = _diff_from(tmp_path, ["."], monkeypatch)
+  name = f"{folder}/train.py"
+  assert diff.startswith(f"--- a/{name}\n+++ b/{name}\n".encode()), (
+      diff[:80])
+  _applies(tmp_path, diff, name)
+
+
+def test_the_names_cost_two_calls_per_ported_file(tmp_path, monkeypatch):
+  # Each ported file's two header names are written once: the cost is
+  # linear in the number of files in the diff (a name rebuilt for every
+  # other file, or per line of the diff, fails this count).
+  from tfpartial._tools.scan import _diff  # pylint: disable=g-import-not-at-top
+  calls = []
+  real = _diff.header_name
+
+  def counted(name):
+    calls.append(name)
+    return real(name)
+
+  monkeypatch.setattr(_diff, "header_name", counted)
+  for i in range(6):
+    (tmp_path / f"dir {i}").mkdir()
+    (tmp_path / f"dir {i}" / "train.py").write_text(
+        scan_scripts.TF1_GRADS_MASK_FTRL)
+  diff, _ = _diff_from(tmp_path, ["."], monkeypatch)
+  assert diff.count(b"\n--- a/") + diff.startswith(b"--- a/") == 6
+  assert len(calls) == 12, calls
