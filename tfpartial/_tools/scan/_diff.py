@@ -20,6 +20,10 @@ NO_NEWLINE = "\\ No newline at end of file\n"
 ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
            "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"',
            "\\": "\\\\"}
+# Bare, each ends the name (or the line) for `git apply` or GNU `patch`.
+QUOTED = frozenset("\t\n\r")
+# GNU `patch` ends a bare name at one of these unless a tab follows it.
+TABBED = frozenset(" \v\f")
 
 
 def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
@@ -43,11 +47,12 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
       continue
     before, after = pair
     name = os.path.relpath(path, base).replace(os.sep, "/")
-    text = "".join(_marked(list(difflib.unified_diff(
-        before, after, header_name(f"a/{name}"),
-        header_name(f"b/{name}")))))
+    lines = _marked(list(difflib.unified_diff(before, after, *_header(name))))
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
-    chunks.append(text.encode(encoding, "surrogateescape"))
+    # The headers name a path: the file system's bytes for it, whatever
+    # the file's own encoding (a latin-1 file under `café dir/`).
+    chunks.append(os.fsencode("".join(lines[:2])))
+    chunks.append("".join(lines[2:]).encode(encoding, "surrogateescape"))
   return b"".join(chunks), notes
 
 
@@ -85,22 +90,32 @@ def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
 
 
 def header_name(name: str) -> str:
-  """`name` as `git diff` writes it after `---` and `+++`, so that `git
-  apply` and GNU `patch` both read it whole: in double quotes, C-escaped,
-  when it holds a quote, a backslash or a control character; then a tab
-  when it holds a space (`patch` ends a bare name at a blank, or at a
-  tab when there is one). Any other name is written as it is.
+  """`name` as it is written after `---` and `+++`, so that `git apply`,
+  GNU `patch` and BusyBox's `patch` read it whole.
+
+  A name holding a tab, a newline or a carriage return (bare, each ends
+  the name or the line for `git apply` and GNU `patch`) is written as
+  `git -c core.quotePath=false diff` writes it: in double quotes,
+  C-escaped (a quote, a backslash and every control character in it
+  escaped too). Any other name is written bare, even one holding a
+  quote, a backslash, DEL or another control character: both tools read
+  those bare, and BusyBox reads a name up to its first tab and never
+  removes quotes. A tab follows a name holding a space, a vertical tab
+  or a form feed: GNU `patch` ends a bare name at one of those unless a
+  tab follows it.
 
   >>> header_name("a/Week 2/train.py")
   'a/Week 2/train.py\\t'
   >>> print(header_name('a/say"hi".py'))
-  "a/say\\"hi\\".py"
+  a/say"hi".py
+  >>> print(header_name("a/tab\\there.py"))
+  "a/tab\\there.py"
   >>> header_name("a/train.py")
   'a/train.py'
   """
-  if any(_escaped(c) != c for c in name):
+  if any(c in QUOTED for c in name) or name.startswith('"'):
     name = '"' + "".join(_escaped(c) for c in name) + '"'
-  return name + "\t" if " " in name else name
+  return name + "\t" if any(c in TABBED for c in name) else name
 
 
 def _escaped(char: str) -> str:
@@ -108,6 +123,11 @@ def _escaped(char: str) -> str:
   if char in ESCAPES:
     return ESCAPES[char]
   return f"\\{ord(char):03o}" if ord(char) < 32 or ord(char) == 127 else char
+
+
+def _header(name: str) -> Tuple[str, str]:
+  """The `---` and `+++` names for the file at `name`."""
+  return header_name(f"a/{name}"), header_name(f"b/{name}")
 
 
 def _marked(lines: Sequence[str]) -> List[str]:
