@@ -1,0 +1,193 @@
+"""Part forty's facenet pruning (40j): a pruning module's helper builds
+`tf.assign(w, w * mask)` from numpy masks taken from the weights' values
+read out of the session (`w.eval()`), a training script that names no
+sink builds that op once per round and passes it, with the train op, to
+a function whose loop of steps runs it before and after each step: the
+mask is held through the round's steps, so the pruned weights are
+frozen at zero: found. The helper module's own `__main__` block, which
+applies the masks once with no training, must not hide that caller.
+Silent: the mask re-drawn and the op rebuilt inside the loop of steps,
+a loop that runs the op beside no step (evaluation), a mask computed in
+the graph from the weights (re-drawn with each run), the op run once
+after the round's steps (the weights train freely between), a function
+running one step per call while the mask is re-drawn per call."""
+
+import pytest
+
+import scanned
+
+_PRUNING = '''
+import numpy as np
+import tensorflow as tf
+
+
+def get_masks(weights, percentile):
+    values = np.array([weight.eval() for weight in weights])
+    masks = []
+    for weight in values:
+        low = np.percentile(weight[weight != 0], percentile / 2.0)
+        high = np.percentile(weight[weight != 0], 100 - percentile / 2.0)
+        masks.append((weight <= low) + (weight >= high))
+    return masks
+
+
+def apply_masks(weights, masks):
+    assign_op = [tf.assign(weight, tf.multiply(weight, mask))
+                 for weight, mask in zip(weights, masks)]
+    return tf.group(*assign_op)
+'''
+
+_MAIN = '''
+
+if __name__ == '__main__':
+    with tf.Session() as sess:
+        weights = tf.trainable_variables()
+        for epoch, rate in [(2, 10), (2, 20)]:
+            masks = get_masks(weights, rate)
+            sess.run(apply_masks(weights, masks))
+'''
+
+_MODEL = '''
+import tensorflow as tf
+
+
+def train(loss, global_step):
+    opt = tf.train.AdamOptimizer(0.1)
+    grads = opt.compute_gradients(loss)
+    apply_op = opt.apply_gradients(grads, global_step=global_step)
+    with tf.control_dependencies([apply_op]):
+        train_op = tf.no_op(name='train')
+    return train_op
+'''
+
+_PLAIN = '''
+import tensorflow as tf
+
+
+def train(loss, global_step):
+    return tf.train.AdamOptimizer(0.1).minimize(loss, global_step)
+'''
+
+# The training script: no sink of its own (`flow.calls_of` reads it not).
+_TRAIN = '''
+import numpy as np
+import tensorflow as tf
+import model
+import pruning
+
+
+def train_epoch(sess, loss, train_op, epoch_size, assign_all=None):
+    batch = 0
+    while batch < epoch_size:
+        {before}
+        err, _ = sess.run([loss, train_op])
+        {after}
+        batch += 1
+    {end}
+
+
+def main(rates, epoch_size):
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.get_variable('weights', [4, 2])
+    global_step = tf.train.get_or_create_global_step()
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    train_op = model.train(loss, global_step)
+    weights = [w]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        epoch, turn = 0, 0
+        while epoch < 100:
+            if epoch == 0:
+                masks = {masks}
+                assign_all = pruning.apply_masks(weights, masks)
+            sess.run(assign_all)
+            {call}
+            epoch += 1
+            if epoch % 10 == 0:
+                turn += 1
+                masks = {masks}
+                assign_all = pruning.apply_masks(weights, masks)
+
+
+if __name__ == '__main__':
+    main([10, 20, 30], 1000)
+'''
+
+_RUN = "sess.run(assign_all)"
+_CALL = "train_epoch(sess, loss, train_op, epoch_size, assign_all)"
+_HELD = "pruning.get_masks(weights, rates[turn])"
+_IN_GRAPH = "[tf.cast(tf.abs(v) > 0.1, tf.float32) for v in weights]"
+
+
+def _train(before=_RUN, after=_RUN, end="pass", call=_CALL, masks=_HELD):
+  return _TRAIN.replace("{before}", before).replace("{after}", after).replace(
+      "{end}", end).replace("{call}", call).replace("{masks}", masks)
+
+
+def _project(train, main=True, model=_MODEL):
+  return {"pruning.py": _PRUNING + (_MAIN if main else ""),
+          "model.py": model, "train.py": train}
+
+
+def _line():
+  return next(i for i, text in enumerate(_PRUNING.split("\n"), 1)
+              if "tf.assign(" in text)
+
+
+_FOUND = [("weight-remask", "pruning.py", _line())]
+
+# A step function of one step per call; the mask re-drawn per call.
+_ONE_STEP = '''
+import tensorflow as tf
+import model
+import pruning
+
+
+def one_step(sess, train_op, assign_all):
+    sess.run(train_op)
+    sess.run(assign_all)
+
+
+def main(weights, loss, global_step):
+    train_op = model.train(loss, global_step)
+    sess = tf.Session()
+    for step in range(1000):
+        masks = pruning.get_masks(weights, 50)
+        assign_all = pruning.apply_masks(weights, masks)
+        one_step(sess, train_op, assign_all)
+
+
+main(tf.trainable_variables(), None, None)
+'''
+
+# The mask re-drawn and the op rebuilt inside the loop of steps.
+_REDRAWN = _train(
+    before="sess.run(pruning.apply_masks(tf.trainable_variables(), "
+    "pruning.get_masks(tf.trainable_variables(), 50)))", after="pass",
+    call="train_epoch(sess, loss, train_op, epoch_size)")
+
+_CASES = [
+    pytest.param(_project(_train()), _FOUND, id="facenet-rounds"),
+    pytest.param(_project(_train(), model=_PLAIN), _FOUND,
+                 id="plain-minimize-step"),
+    pytest.param(_project(_train(call=(
+        "train_epoch(sess, loss, train_op=train_op, epoch_size=epoch_size, "
+        "assign_all=assign_all)"))), _FOUND, id="passed-by-keyword"),
+    pytest.param(_project(_train(before="pass")), _FOUND, id="after-only"),
+    pytest.param(_project(_train(), main=False), _FOUND, id="no-main-block"),
+    pytest.param(_project(_REDRAWN), [], id="redrawn-each-step"),
+    pytest.param(_project(_train(call=(
+        "train_epoch(sess, loss, loss, epoch_size, assign_all)"))), [],
+                 id="evaluation-loop"),
+    pytest.param(_project(_train(masks=_IN_GRAPH)), [],
+                 id="mask-in-graph"),
+    pytest.param(_project(_train(before="pass", after="pass", end=_RUN)),
+                 [], id="once-after-round"),
+    pytest.param(_project(_ONE_STEP), [], id="one-step-per-call"),
+]
+
+
+@pytest.mark.parametrize("files, expected", _CASES)
+def test_round_masks(files, expected):
+  found = [f for f in scanned.in_project(files) if f[0] == "weight-remask"]
+  assert found == expected
