@@ -8,7 +8,8 @@ frozen at zero: found. The helper module's own `__main__` block, which
 applies the masks once with no training, must not hide that caller.
 Silent: the mask re-drawn and the op rebuilt inside the loop of steps,
 a loop that runs the op beside no step (evaluation), a mask computed in
-the graph from the weights (re-drawn with each run), the op run once
+the graph from the weights (re-drawn with each run; beside weights a
+helper returns after running the initialiser too), the op run once
 after the round's steps (the weights train freely between), a function
 running one step per call while the mask is re-drawn per call."""
 
@@ -136,6 +137,15 @@ def _line():
 
 _FOUND = [("weight-remask", "pruning.py", _line())]
 
+# A project function that runs the initialiser and returns the weights
+# themselves: no values read out, the mask still computed in the graph.
+_READY = '''
+
+def ready(sess, weights):
+    sess.run(tf.global_variables_initializer())
+    return weights
+'''
+
 # A step function of one step per call; the mask re-drawn per call.
 _ONE_STEP = '''
 import tensorflow as tf
@@ -184,6 +194,11 @@ _CASES = [
     pytest.param(_project(_train(before="pass", after="pass", end=_RUN)),
                  [], id="once-after-round"),
     pytest.param(_project(_ONE_STEP), [], id="one-step-per-call"),
+    pytest.param(_project(_train(masks=_IN_GRAPH).replace(
+        "    weights = [w]\n", "").replace(
+            "        epoch, turn = 0, 0\n", "        weights = model.ready("
+            "sess, [w])\n        epoch, turn = 0, 0\n"),
+        model=_MODEL + _READY), [], id="in-graph-beside-initialised"),
 ]
 
 

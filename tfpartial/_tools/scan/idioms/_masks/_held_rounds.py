@@ -99,10 +99,15 @@ def _from_snapshot(site: ast.Call, caller: _scopes.Scope,
 
 def _reads_out(call: ast.Call, scope: _scopes.Scope,
                analysis: Analysis) -> bool:
+  """Whether the function `call` calls keeps values it reads out (not a
+  `sess.run(init)` standing alone as a statement)."""
   inner = _callee_scope(call, scope, analysis)
-  return inner is not None and any(
-      isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
-      for n in inner.nodes)
+  if inner is None:
+    return False
+  order = analysis.order(inner)
+  return any(isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
+             and not isinstance(order.parent(n), ast.Expr)
+             for n in inner.nodes)
 
 
 def _callee_scope(call: ast.Call, scope: _scopes.Scope,
