@@ -6,7 +6,8 @@ a function whose loop of steps runs it before and after each step: the
 mask is held through the round's steps, so the pruned weights are
 frozen at zero: found. The helper module's own `__main__` block, which
 applies the masks once with no training, must not hide that caller.
-Silent: the mask re-drawn and the op rebuilt inside the loop of steps,
+Silent: the mask re-drawn and the op rebuilt inside the loop of steps
+(passed in, then rebound there too),
 a loop that runs the op beside no step (evaluation), a mask computed in
 the graph from the weights (re-drawn with each run; beside weights a
 helper returns after running the initialiser too), the op run once
@@ -194,6 +195,10 @@ _CASES = [
     pytest.param(_project(_train(before="pass", after="pass", end=_RUN)),
                  [], id="once-after-round"),
     pytest.param(_project(_ONE_STEP), [], id="one-step-per-call"),
+    pytest.param(_project(_train(after=(
+        "assign_all = pruning.apply_masks(tf.trainable_variables(), "
+        "pruning.get_masks(tf.trainable_variables(), 50))")))
+                 , [], id="op-rebuilt-in-the-loop"),
     pytest.param(_project(_train(masks=_IN_GRAPH).replace(
         "    weights = [w]\n", "").replace(
             "        epoch, turn = 0, 0\n", "        weights = model.ready("

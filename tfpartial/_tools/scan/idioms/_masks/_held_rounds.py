@@ -179,8 +179,8 @@ def _runs_beside_step(use: ast.Call, caller: _scopes.Scope, param: str,
   """Whether the function `use` calls runs `param` (the write op) in a
   loop that also runs a parameter `use` passes a step."""
   inner = _callee_scope(use, caller, analysis)
-  if inner is None:
-    return False
+  if inner is None or param in inner.defs:
+    return False  # (The op rebound there may be made anew each step.)
   runs = _runs(inner, analysis)
   loops = {id(loop) for c, loop in runs
            if loop is not None and param in _fetched(c.args[0])}
