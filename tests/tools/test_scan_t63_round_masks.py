@@ -211,3 +211,105 @@ _CASES = [
 def test_round_masks(files, expected):
   found = [f for f in scanned.in_project(files) if f[0] == "weight-remask"]
   assert found == expected
+
+
+# Look-alikes an independent read found reported (each must stay silent).
+def _probe(pruning, train, model=_MODEL):
+  return {"pruning.py": pruning + _MAIN, "model.py": model, "train.py": train}
+
+
+_GIVEN = "assign_all = pruning.apply_masks(weights, masks)"
+# A: the mask computed in the graph; another argument (a step number)
+# read out of the session.
+_STEP_NUMBER = _probe(
+    _PRUNING.replace("def apply_masks(weights, masks):",
+                     "def apply_masks(weights, masks, step=0):"),
+    _train(masks=_IN_GRAPH).replace(_GIVEN, (
+        "step = model.current_step(sess, global_step)\n"
+        "                assign_all = pruning.apply_masks(weights, masks, "
+        "step)")), _MODEL + '''
+
+def current_step(sess, global_step):
+    step = sess.run(global_step)
+    return step
+''')
+# B: a project method spelled `run` drawing a fresh mask in the graph.
+_SAMPLED = _probe(_PRUNING.replace(
+    _PRUNING[_PRUNING.index("def get_masks"):_PRUNING.index(
+        "def apply_masks")], '''class Sampler(object):
+    def run(self, weight, rate):
+        return tf.cast(tf.random_uniform(tf.shape(weight)) > rate, tf.float32)
+
+
+def get_masks(weights, percentile):
+    sampler = Sampler()
+    masks = [sampler.run(w, percentile / 100.0) for w in weights]
+    return masks
+
+
+'''), _train())
+# C: the op run at a round's first step only; D: only in another arm.
+_FIRST_STEP = _probe(_PRUNING, _train(
+    before="if batch == 0:\n            sess.run(assign_all)", after="pass"))
+_OTHER_ARM = _probe(_PRUNING, _train(before="pass", after="pass").replace(
+    "err, _ = sess.run([loss, train_op])",
+    "if assign_all is None:\n            err, _ = sess.run([loss, train_op])"
+    "\n        else:\n            sess.run(assign_all)\n"
+    "            err = sess.run(loss)"))
+# E: mask variables the loop of steps reassigns from the weights.
+_MASK_VARIABLES = _probe(_PRUNING.replace(
+    "zip(weights, masks)]", "zip(weights, mvars)]").replace(
+        '''    assign_op = [''', '''    mvars = [tf.Variable(m, trainable=False,
+                         collections=['masks']) for m in masks]
+    assign_op = [''') + '''
+
+def update_masks(weights, threshold):
+    return tf.group(*[m.assign(tf.cast(tf.abs(w) > threshold, tf.float32))
+                      for w, m in zip(weights, tf.get_collection('masks'))])
+''', _train(before="sess.run(update)\n        sess.run(assign_all)").replace(
+    "assign_all=None):", "assign_all=None, update=None):").replace(
+        _GIVEN + "\n            sess.run(assign_all)", _GIVEN + (
+            "\n                update = pruning.update_masks(weights, 0.1)"
+            "\n            sess.run(assign_all)")).replace(
+                _CALL, _CALL[:-1] + ", update)"))
+# F: placeholder masks fed with each step from the current weights.
+_FED = _probe(_PRUNING + '''
+
+def placeholders(sess, weights):
+    shapes = sess.run([tf.shape(w) for w in weights])
+    return [tf.placeholder(tf.float32, s) for s in shapes]
+''', _train(before=(
+    "sess.run(assign_all, feed_dict={p: (np.abs(v) > 0.1) for p, v in "
+    "zip(phs, sess.run(weights))})"), after="pass").replace(
+        "assign_all=None):", "assign_all=None, phs=None, weights=None):"
+    ).replace("masks = pruning.get_masks(weights, rates[turn])\n"
+              "                " + _GIVEN,
+              "phs = pruning.placeholders(sess, weights)\n"
+              "                assign_all = pruning.apply_masks(weights, phs)"
+              ).replace(_CALL, _CALL[:-1] + ", phs, weights)"))
+# H: a scalar rescale from numbers read out: no mask.
+_RESCALED = _probe(_PRUNING.replace(
+    "masks.append((weight <= low) + (weight >= high))",
+    "masks.append(float(percentile) / (np.abs(weight).max() + 1e-8))"),
+    _train())
+
+_PROBES = [
+    pytest.param(_STEP_NUMBER, id="A-in-graph-mask-step-read-out"),
+    pytest.param(_SAMPLED, id="B-project-run-random-mask"),
+    pytest.param(_FIRST_STEP, id="C-round-first-step-only"),
+    pytest.param(_OTHER_ARM, id="D-op-in-another-arm"),
+    pytest.param(_MASK_VARIABLES, id="E-mask-variables-reassigned"),
+    pytest.param(_FED, id="F-placeholder-fed-each-step"),
+    pytest.param(_RESCALED, id="H-scalar-rescale"),
+    pytest.param(_probe(_PRUNING.replace(
+        "masks.append((weight <= low) + (weight >= high))",
+        "masks.append(weight.max() > percentile)"), _train()),
+                 id="H-one-comparison-of-a-maximum"),
+]
+
+
+@pytest.mark.parametrize("files", _PROBES)
+def test_round_mask_look_alikes_silent(files):
+  assert files != _project(_train())  # Each probe changes the found case.
+  assert [f for f in scanned.in_project(files)
+          if f[0] == "weight-remask"] == []
