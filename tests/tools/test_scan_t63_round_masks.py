@@ -177,6 +177,34 @@ _REDRAWN = _train(
     "pruning.get_masks(tf.trainable_variables(), 50)))", after="pass",
     call="train_epoch(sess, loss, train_op, epoch_size)")
 
+def _probe(pruning, train, model=_MODEL):
+  return {"pruning.py": pruning + _MAIN, "model.py": model, "train.py": train}
+
+
+# The facenet code as written: the op run under `if assign_all:` (its
+# own test, the same each turn), the step in both arms of an `if`, masks
+# appended by name, a layer left whole by `np.ones`.
+_AS_WRITTEN = _train(before="if assign_all:\n            sess.run(assign_all)",
+                     after="if assign_all:\n            sess.run(assign_all)"
+                     ).replace("        err, _ = sess.run([loss, train_op])",
+                               """        if batch % 100 == 0:
+            err, _ = sess.run([loss, train_op])
+        else:
+            err, _, n = sess.run([loss, train_op, global_step])""")
+_NAMED_MASKS = _PRUNING.replace(
+    "        masks.append((weight <= low) + (weight >= high))", """\
+        mask = (weight <= low) + (weight >= high)
+        if percentile == 0:
+            mask = np.ones(weight.shape)
+        masks.append(mask)""")
+# The step in one arm only, the other evaluating: turns without a step.
+_STEP_IN_ONE_ARM = _train().replace(
+    "        err, _ = sess.run([loss, train_op])", """\
+        if batch % 2 == 0:
+            err, _ = sess.run([loss, train_op])
+        else:
+            err = sess.run(loss)""")
+
 _CASES = [
     pytest.param(_project(_train()), _FOUND, id="facenet-rounds"),
     pytest.param(_project(_train(), model=_PLAIN), _FOUND,
@@ -186,6 +214,14 @@ _CASES = [
         "assign_all=assign_all)"))), _FOUND, id="passed-by-keyword"),
     pytest.param(_project(_train(before="pass")), _FOUND, id="after-only"),
     pytest.param(_project(_train(), main=False), _FOUND, id="no-main-block"),
+    pytest.param(_probe(_NAMED_MASKS, _AS_WRITTEN),
+                 [("weight-remask", "pruning.py", _line() + 3)],
+                 id="facenet-as-written"),
+    pytest.param(_project(_STEP_IN_ONE_ARM), [], id="step-in-one-arm"),
+    pytest.param(_probe(_PRUNING.replace(
+        "masks.append((weight <= low) + (weight >= high))",
+        "masks.append(np.ones(weight.shape))"), _train()), [],
+                 id="only-masks-of-ones"),
     pytest.param(_project(_REDRAWN), [], id="redrawn-each-step"),
     pytest.param(_project(_train(call=(
         "train_epoch(sess, loss, loss, epoch_size, assign_all)"))), [],
@@ -214,10 +250,6 @@ def test_round_masks(files, expected):
 
 
 # Look-alikes an independent read found reported (each must stay silent).
-def _probe(pruning, train, model=_MODEL):
-  return {"pruning.py": pruning + _MAIN, "model.py": model, "train.py": train}
-
-
 _GIVEN = "assign_all = pruning.apply_masks(weights, masks)"
 # A: the mask computed in the graph; another argument (a step number)
 # read out of the session.

@@ -100,7 +100,7 @@ def _one_loop_work(n, where):
 
 
 def test_one_loop_of_many_ops_grows_linearly():
-  for where in ("_held_rounds.py", "_flow.py", ""):
+  for where in ("_held_rounds.py", "_snapshot_masks.py", "_flow.py", ""):
     (small, found_small), (large, found_large) = (
         _one_loop_work(10, where), _one_loop_work(40, where))
     assert (found_small, found_large) == (10, 40)

@@ -4,20 +4,19 @@ mask)`, `w.assign(...)` too), its factor a parameter of the helper (or
 the element of one that a comprehension zips with the weights); a
 caller, in any module (a training script naming no sink too), fills
 that parameter with a name every binding of which is what a function of
-the project returns: NumPy masks, each element a comparison (joined by
-`+`, `*`, `&`, `|`) of values read out of the graph by a library's call
-(`w.eval()`, `sess.run(weights)`, `get_weights()`, not a project's
-method of that name), so an elementwise 0/1 array fixed when the op is
-built. The caller binds the op to a name it passes to a function of the
-project that never rebinds that parameter, and one loop's body there
-runs the op (unfed: `sess.run(op)`) and, also as an unconditional
-statement of that body, a parameter the same call fills with a step.
-The op cannot change inside that loop, so the mask stays fixed through
-its steps: iterative magnitude pruning, its mask redrawn only between
-rounds (part 40's facenet). Not a mask computed in the graph, a
-placeholder or a variable, a scalar, an op built or fed inside the loop
-of steps, a run under an `if` in the loop, nor a loop that runs it
-beside no step."""
+the project returns: NumPy masks from values a library's call reads out
+(see `_snapshot_masks`), fixed when the op is built. The caller binds
+the op to a name it passes to a function of the project that never
+rebinds that parameter, and one loop's body there runs, on every turn,
+the op (unfed: `sess.run(op)`, as a statement of the body or under `if
+op:`, the same each turn) and a parameter the same call fills with a
+step (as a statement, or in both arms of an `if`). The op cannot change
+inside that loop, so the mask stays fixed through its steps: iterative
+magnitude pruning, its mask redrawn only between rounds (part 40's
+facenet). Not a mask computed in the graph, a placeholder or a
+variable, a scalar, an op built or fed inside the loop of steps, a run
+under another `if` in the loop, nor a loop that runs it beside no
+step."""
 
 from __future__ import annotations
 
@@ -26,15 +25,12 @@ import itertools
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
-from tfpartial._tools.scan import _order
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._masks import _snapshot_masks
 
 # Call sites of a function read, at most (as `flow.calls_of`).
 _CALLERS = 24
-# A library's calls that read a variable's values out of the graph (a
-# project's function of one of these names is not one).
-_READ_OUTS = {"eval", "run", "numpy", "get_weights", "get_value"}
 
 
 def held(call: ast.Call, scope: _scopes.Scope, analysis: Analysis) -> bool:
@@ -105,82 +101,15 @@ def _snapshot_mask(argument: Optional[ast.expr], caller: _scopes.Scope,
                    analysis: Analysis) -> bool:
   """Whether `argument` is a name every binding of which, in `caller`,
   is what a function of the project returns that makes masks from values
-  read out of the graph (see `_makes_masks`)."""
+  read out of the graph (see `_snapshot_masks`)."""
   if not isinstance(argument, ast.Name):
     return False
   defs = caller.defs.get(argument.id, [])
   return bool(defs) and all(
       d.replaces and d.part is None and isinstance(d.value, ast.Call)
-      and _makes_masks(_callee_scope(d.value, caller, analysis), analysis)
+      and _snapshot_masks.makes_masks(
+          _callee_scope(d.value, caller, analysis), analysis)
       for d in defs)
-
-
-def _makes_masks(inner: Optional[_scopes.Scope], analysis: Analysis
-                 ) -> bool:
-  """Whether every value `inner` returns holds only comparisons of values
-  read out (`[np.abs(w.eval()) > t for w in ws]`, or a list appended
-  `(v <= low) + (v >= high)`); found once per function."""
-  if inner is None:
-    return False
-  known = analysis.once("held rounds: masks", dict)
-  assert isinstance(known, dict)
-  if id(inner.node) not in known:
-    returns = [n.value for n in inner.nodes if isinstance(n, ast.Return)]
-    elements = [e for r in returns if r is not None
-                for e in _elements(r, inner, analysis)]
-    known[id(inner.node)] = bool(elements) and None not in returns and all(
-        e is not None and _compared(e, inner, analysis) for e in elements)
-  return bool(known[id(inner.node)])
-
-
-def _elements(value: ast.expr, inner: _scopes.Scope, analysis: Analysis
-              ) -> List[Optional[ast.expr]]:
-  """The masks a returned `value` holds (None for one not known)."""
-  if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-    return [value.elt]
-  if not isinstance(value, ast.Name):
-    return [value]
-  found: List[Optional[ast.expr]] = []
-  for each in inner.defs.get(value.id, []):
-    if isinstance(each.value, ast.List) and not each.value.elts:
-      continue  # Filled by `append` (below).
-    found += _elements(each.value, inner, analysis) if not isinstance(
-        each.value, ast.Name) else [None]
-  for call in analysis.calls(inner):
-    if isinstance(call.func, ast.Attribute) and isinstance(
-        call.func.value, ast.Name) and call.func.value.id == value.id:
-      found += call.args if call.func.attr == "append" and len(
-          call.args) == 1 else [None]
-  return found
-
-
-def _compared(node: ast.expr, inner: _scopes.Scope,
-              analysis: Analysis) -> bool:
-  """Whether `node` is a NumPy comparison of values read out (or such
-  comparisons joined elementwise)."""
-  if isinstance(node, ast.BinOp) and isinstance(
-      node.op, (ast.Add, ast.Mult, ast.BitAnd, ast.BitOr)):
-    return _compared(node.left, inner, analysis) and _compared(
-        node.right, inner, analysis)
-  if not isinstance(node, ast.Compare):
-    return False
-  flow = analysis.flow
-  return any(_whole(o) and any(
-      isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
-      and isinstance(n.func, ast.Attribute)
-      and id(flow.callee(n, inner)) not in flow.functions
-      for n in _scopes.made_from(o, inner))
-             for o in [node.left, *node.comparators])
-
-
-def _whole(operand: ast.expr) -> bool:
-  """Whether `operand` keeps the shape of what it reads: a name, a
-  read-out (`w.eval()`) or its `abs`, not a reduction (`v.max()`)."""
-  if isinstance(operand, ast.Call) and _names.call_name(operand) == "abs" and (
-      len(operand.args) == 1):
-    operand = operand.args[0]
-  return isinstance(operand, ast.Name) or isinstance(
-      operand, ast.Call) and _names.call_name(operand) in _READ_OUTS
 
 
 def _calls_anywhere(scope: _scopes.Scope, analysis: Analysis
@@ -312,20 +241,18 @@ def _stepped_loops(use: ast.Call, caller: _scopes.Scope,
 
 def _loop_runs(scope: _scopes.Scope, analysis: Analysis, fed: bool = False
                ) -> Dict[str, List[int]]:
-  """By each parameter of `scope` a `run` fetches as a statement of a
-  loop's body (unfed, unless `fed`): the ids of those loops; found
-  once."""
+  """By each parameter of `scope` that a loop's body runs on every turn
+  (unfed, unless `fed`; see `_every_turn`): the ids of those loops;
+  found once."""
   known = analysis.once("held rounds: runs", dict)
   assert isinstance(known, dict)
   if (id(scope), fed) not in known:
-    order = analysis.order(scope)
     found: Dict[str, List[int]] = {}
-    for call in analysis.calls(scope):
-      loop = _loop_of(call, order) if _names.call_name(
-          call) == "run" and len(call.args) >= 1 else None
-      if loop is not None and (fed or len(call.args) == 1 and not (
-          call.keywords)):
-        for name in _fetched(call.args[0]) & set(scope.params):
+    params = set(scope.params)
+    for loop in scope.nodes:
+      if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)):
+        names = set().union(*(_every_turn(s, fed) for s in loop.body))
+        for name in names & params:
           found.setdefault(name, []).append(id(loop))
     known[(id(scope), fed)] = found
   runs = known[(id(scope), fed)]
@@ -333,18 +260,33 @@ def _loop_runs(scope: _scopes.Scope, analysis: Analysis, fed: bool = False
   return runs
 
 
-def _loop_of(call: ast.Call, order: "_order.Order") -> Optional[ast.AST]:
-  """The loop whose body holds `call` as a statement of its own
-  (`sess.run(op)`, `err, _ = sess.run([loss, op])`), not under an `if`."""
-  statement = order.parent(call)
-  if not isinstance(statement, (ast.Expr, ast.Assign)) or (
-      statement.value is not call):
-    return None
-  loop = order.parent(statement)
-  if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(
-      s is statement for s in loop.body):
-    return loop
-  return None
+def _every_turn(statement: ast.stmt, fed: bool) -> Set[str]:
+  """The names `statement` runs each time it runs: a `run` statement's
+  fetches (`sess.run(op)`, `err, _ = sess.run([loss, op])`; unfed unless
+  `fed`); with `fed`, those both arms of an `if` run; else one `if op:`
+  (or `if op is not None:`) runs, its test the op itself (not rebound,
+  so the same on every turn)."""
+  if isinstance(statement, (ast.Expr, ast.Assign)):
+    call = statement.value
+    if isinstance(call, ast.Call) and _names.call_name(call) == "run" and (
+        call.args) and (fed or len(call.args) == 1 and not call.keywords):
+      return _fetched(call.args[0])
+    return set()
+  if not isinstance(statement, ast.If):
+    return set()
+  arms = [set().union(*(_every_turn(s, fed) for s in arm))
+          for arm in (statement.body, statement.orelse)]
+  if fed:
+    return arms[0] & arms[1]
+  test = statement.test
+  if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+      test.ops[0], ast.IsNot) and isinstance(
+          test.comparators[0], ast.Constant) and (
+              test.comparators[0].value is None):
+    test = test.left
+  if statement.orelse or not isinstance(test, ast.Name):
+    return set()
+  return arms[0] & {test.id}
 
 
 def _fetched(fetches: ast.expr) -> Set[str]:
