@@ -337,6 +337,10 @@ _PROBES = [
         "masks.append((weight <= low) + (weight >= high))",
         "masks.append(weight.max() > percentile)"), _train()),
                  id="H-one-comparison-of-a-maximum"),
+    pytest.param(_probe(_PRUNING.replace(
+        "masks.append((weight <= low) + (weight >= high))",
+        "top = weight.max()\n        masks.append(top > percentile)"),
+                        _train()), id="H-a-named-maximum-compared"),
 ]
 
 

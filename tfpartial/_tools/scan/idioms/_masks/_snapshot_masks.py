@@ -77,7 +77,7 @@ def _compared(node: ast.expr, inner: _scopes.Scope,
   if not isinstance(node, ast.Compare):
     return False
   flow = analysis.flow
-  return any(_whole(o) and any(
+  return any(_whole(o, inner) and any(
       isinstance(n, ast.Call) and _names.call_name(n) in _READ_OUTS
       and isinstance(n.func, ast.Attribute)
       and id(flow.callee(n, inner)) not in flow.functions
@@ -92,11 +92,19 @@ def _ones(node: Optional[ast.expr]) -> bool:
       "ones", "ones_like")
 
 
-def _whole(operand: ast.expr) -> bool:
-  """Whether `operand` keeps the shape of what it reads: a name, a
-  read-out (`w.eval()`) or its `abs`, not a reduction (`v.max()`)."""
+def _whole(operand: ast.expr, inner: _scopes.Scope) -> bool:
+  """Whether `operand` keeps the shape of what it reads: a read-out
+  (`w.eval()`), its `abs`, or a name every binding of which is one, an
+  `np.array` of one or an element of a name (`for v in values`); not a
+  reduction (`v.max()`, `s = v.max()`)."""
   if isinstance(operand, ast.Call) and _names.call_name(operand) == "abs" and (
       len(operand.args) == 1):
     operand = operand.args[0]
-  return isinstance(operand, ast.Name) or isinstance(
-      operand, ast.Call) and _names.call_name(operand) in _READ_OUTS
+  if isinstance(operand, ast.Call):
+    return _names.call_name(operand) in _READ_OUTS
+  defs = inner.defs.get(operand.id, []) if isinstance(
+      operand, ast.Name) else []
+  return bool(defs) and all(
+      isinstance(d.value, ast.Name) or isinstance(d.value, ast.Call) and (
+          _names.call_name(d.value) in _READ_OUTS | {"array", "abs"})
+      for d in defs)
