@@ -44,7 +44,6 @@ from tfpartial._tools.scan.idioms._gradients import _hooks
 from tfpartial._tools.scan.idioms._idiom import Hit, short
 from tfpartial._tools.scan.idioms._masks import _anew
 from tfpartial._tools.scan.idioms._masks import _evaluated
-from tfpartial._tools.scan.idioms._masks import _held_rounds
 from tfpartial._tools.scan.idioms._masks import _kept_zeros
 from tfpartial._tools.scan.idioms._runs import _later
 
@@ -746,9 +745,8 @@ def _remask(call: ast.Call, scope: _scopes.Scope, analysis: Analysis,
               found, target, scope, analysis, _node_ids(analysis, scope)):
     return None  # Pruned anew by magnitude: no mask kept from before.
   ordered = analysis.order(scope).of_write(call, scope, analysis.flow)
-  if (ordered is None and not in_training(scope, analysis, call) or (
-      _after_fit(ordered) and _once_beside_fit(scope, analysis, call))) and (
-          not _held_rounds.held(call, scope, analysis)):
+  if ordered is None and not in_training(scope, analysis, call) or (
+      _after_fit(ordered) and _once_beside_fit(scope, analysis, call)):
     return None  # Pruned once (or a copy to evaluate): it trains on.
   # The step's change kept in some elements, added back onto the copy
   # saved before it (`before + (after - before) * m`): the others are
