@@ -13,7 +13,6 @@ port, from the folder the scan ran in and from the one the note names,
 and the ported file compiles.
 """
 
-import io
 import pathlib
 import shlex
 import subprocess
@@ -21,28 +20,25 @@ import subprocess
 import pytest
 
 from tests.tools import scan_scripts
+from tests.tools.test_scan_ports import _diff_from
 
 HERE = pathlib.Path(__file__).parent
 
 
-def _diff_from(folder, paths, monkeypatch):
-  from tfpartial._tools.scan import _main  # pylint: disable=g-import-not-at-top
-  monkeypatch.chdir(folder)
-  out, err = io.BytesIO(), io.StringIO()
-  wrapper = io.TextIOWrapper(out, encoding="utf-8")
-  assert _main.run(paths, "text", True, wrapper, err) == 1
-  wrapper.flush()
-  return out.getvalue(), err.getvalue()
-
-
-def _applies(folder, diff, name):
-  """Both tools check the diff in `folder`; `patch` applies it; the file
-  at `name` compiles and imports tfpartial."""
+def _both_check(folder, diff):
+  """`git apply --check` and `patch -p1 --dry-run` take `diff` in
+  `folder`."""
   for command in (["git", "apply", "--check"],
                   ["patch", "-p1", "--dry-run"]):
     done = subprocess.run(command, input=diff, cwd=folder,
                           capture_output=True, check=False)
     assert done.returncode == 0, (command, done.stdout, done.stderr, diff)
+
+
+def _applies(folder, diff, name):
+  """Both tools check the diff in `folder`; `patch` applies it; the file
+  at `name` compiles and imports tfpartial."""
+  _both_check(folder, diff)
   subprocess.run(["patch", "-p1", "-s"], input=diff, cwd=folder,
                  check=True, capture_output=True)
   text = (folder / name).read_text()
@@ -116,11 +112,7 @@ def test_a_notebook_under_a_folder_with_a_space_applies(
       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
   diff, _ = _diff_from(tmp_path, ["."], monkeypatch)
   assert diff.startswith(b"--- a/Week 3 notebooks/lab.ipynb\t\n"), diff[:80]
-  for command in (["git", "apply", "--check"],
-                  ["patch", "-p1", "--dry-run"]):
-    done = subprocess.run(command, input=diff, cwd=tmp_path,
-                          capture_output=True, check=False)
-    assert done.returncode == 0, (command, done.stdout, done.stderr)
+  _both_check(tmp_path, diff)
 
 
 @pytest.mark.parametrize("folder", ["plain", "中文目录", "a-b_c.d"])
@@ -200,11 +192,7 @@ def test_a_tab_a_newline_or_a_cr_is_c_quoted(
   (tmp_path / name).write_text(scan_scripts.TF1_GRADS_MASK_FTRL)
   diff, _ = _diff_from(tmp_path, [name], monkeypatch)
   assert diff.startswith(f"--- {header}\n".encode()), diff[:80]
-  for command in (["git", "apply", "--check"],
-                  ["patch", "-p1", "--dry-run"]):
-    done = subprocess.run(command, input=diff, cwd=tmp_path,
-                          capture_output=True, check=False)
-    assert done.returncode == 0, (command, done.stdout, done.stderr)
+  _both_check(tmp_path, diff)
 
 
 @pytest.mark.parametrize("folder", ["café dir", "中文", "plain"])
@@ -221,11 +209,7 @@ def test_a_latin_1_file_under_a_non_ascii_folder_applies(
   head = f"--- a/{folder}/train.py".encode()
   assert diff.split(b"\n")[0].split(b"\t")[0] == head, diff[:80]
   assert b"\n # caf\xe9\n" in diff
-  for command in (["git", "apply", "--check"],
-                  ["patch", "-p1", "--dry-run"]):
-    done = subprocess.run(command, input=diff, cwd=tmp_path,
-                          capture_output=True, check=False)
-    assert done.returncode == 0, (command, done.stdout, done.stderr)
+  _both_check(tmp_path, diff)
   subprocess.run(["patch", "-p1", "-s"], input=diff, cwd=tmp_path,
                  check=True, capture_output=True)
   ported = (tmp_path / folder / "train.py").read_bytes().decode("latin-1")
