@@ -113,7 +113,7 @@ def header_name(name: str) -> str:
   >>> header_name("a/train.py")
   'a/train.py'
   """
-  if any(c in QUOTED for c in name) or name.startswith('"'):
+  if any(c in QUOTED for c in name):
     name = '"' + "".join(_escaped(c) for c in name) + '"'
   return name + "\t" if any(c in TABBED for c in name) else name
 
