@@ -230,3 +230,21 @@ def test_chained_stages_are_each_found():
   # through the earlier ones, which only earlier loops train.
   found = scanned.found(_chained_stages(3))
   assert [line for _, line in found] == [14, 16], found
+
+
+def test_an_earlier_stage_kept_by_dropping_a_name_is_found():
+  # Attacker: the CNN's list leaves `ddpm` out by `not in`; it may train
+  # any other scope, and runs in the loop before.
+  text = _STAGES.replace(
+      "minimize(loss1)", "minimize(loss1, var_list=[v for v in "
+      "tf.trainable_variables() if 'ddpm' not in v.name])")
+  assert scanned.found(text) == [("var-list-filter", _STAGE_LINE)]
+
+
+def test_a_later_net_only_compared_with_the_cnn_stays_silent():
+  # Look-alike: the later net is built on the targets, not on the CNN;
+  # the CNN's output only meets it in the loss (downstream of nothing
+  # the net computes from): no stage built on a trained part.
+  text = _STAGES.replace("d = tf.layers.conv2d(out, 3",
+                         "d = tf.layers.conv2d(y, 3")
+  assert scanned.found(text) == []

@@ -36,24 +36,29 @@ _STEPS = 24
 Kept = Optional[FrozenSet[str]]
 
 
-def reach(scope: _scopes.Scope) -> Reach:
-  """The scopes each name of a function is computed from, in order.
+def reach(scope: _scopes.Scope) -> Tuple[Reach, Reach]:
+  """The scopes each name of a function is computed from, in order, and
+  those each scope's own names (made inside its block) are computed
+  from, itself aside.
 
   >>> code = ("with tf.variable_scope('a'):\\n  h = dense(x)\\n"
   ...         "with tf.variable_scope('b'):\\n  d = dense(h)\\n"
   ...         "loss = f(d) + g(tf.stop_gradient(e))\\n")
-  >>> top = _scopes.collect(ast.parse(code))
-  >>> sorted(reach(top)["loss"])
-  ['a', 'b']
+  >>> names, under = reach(_scopes.collect(ast.parse(code)))
+  >>> sorted(names["loss"]), sorted(under["b"]), sorted(under["a"])
+  (['a', 'b'], ['a'], [])
   """
   found: Reach = {}
+  under: Reach = {}
   body = getattr(scope.node, "body", [])
   for target, value, root in _assigned(
       body if isinstance(body, list) else [], None):
     read = frozenset().union(*(found.get(n, frozenset())
                                for n in _reads(value)))
     found[target] = read | ({root} if root else frozenset())
-  return found
+    if root:
+      under[root] = under.get(root, frozenset()) | (read - {root})
+  return found, under
 
 
 def _assigned(body: List[ast.stmt], root: Optional[str]
@@ -113,10 +118,10 @@ def _loss_reach(step: Step, names: Reach) -> Optional[FrozenSet[str]]:
   return frozenset().union(*(names[n] for n in read))
 
 
-def _upstream(kept: FrozenSet[str], names: Reach) -> FrozenSet[str]:
+def _upstream(kept: FrozenSet[str], under: Reach) -> FrozenSet[str]:
   """The scopes the kept scopes' own names are computed from."""
-  return frozenset().union(*(
-      value for value in names.values() if value & kept)) - kept
+  return frozenset().union(*(under.get(k, frozenset()) for k in kept)
+                           ) - kept
 
 
 def later_stage(analysis: Analysis, step: Step, steps: List[Step]
@@ -126,13 +131,14 @@ def later_stage(analysis: Analysis, step: Step, steps: List[Step]
   kept = _kept(step) if len(steps) <= _STEPS else None
   if not kept:
     return False
-  names = analysis.once(f"stage reach {id(step.scope)}",
+  found = analysis.once(f"stage reach {id(step.scope)}",
                         lambda: reach(step.scope))
-  assert isinstance(names, dict)
+  assert isinstance(found, tuple)
+  names, under = found
   read = _loss_reach(step, names)
-  if not read or not (read - kept) & _upstream(kept, names):
+  left = (read - kept) & _upstream(kept, under) if read else frozenset()
+  if not left:
     return False
-  left = (read - kept) & _upstream(kept, names)
   order = analysis.once("stage order", _sequential.Order)
   assert isinstance(order, _sequential.Order)
   earlier = 0
