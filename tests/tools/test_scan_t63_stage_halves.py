@@ -248,3 +248,12 @@ def test_a_later_net_only_compared_with_the_cnn_stays_silent():
   text = _STAGES.replace("d = tf.layers.conv2d(out, 3",
                          "d = tf.layers.conv2d(y, 3")
   assert scanned.found(text) == []
+
+
+def test_a_cnn_made_untrainable_whole_stays_silent():
+  # Look-alike: the CNN's layers are made `trainable=False` (a freeze
+  # written as such, not a stage left out by a list).
+  text = _STAGES.replace("padding='same')\n        out",
+                         "padding='same', trainable=False)\n        out")
+  assert "trainable=False" in text
+  assert scanned.found(text) == []

@@ -20,7 +20,8 @@ a step elsewhere in the project may train it. Part of
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import (
+    Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple)
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -36,7 +37,15 @@ _STEPS = 24
 Kept = Optional[FrozenSet[str]]
 
 
-def reach(scope: _scopes.Scope) -> Tuple[Reach, Reach]:
+class Reading(NamedTuple):
+  """What one function's names are computed from (`reach`)."""
+
+  names: Reach  # The scopes each name is computed from.
+  under: Reach  # The scopes each scope's own names are computed from.
+  fixed: FrozenSet[str]  # Scopes with a layer made `trainable=` not True.
+
+
+def reach(scope: _scopes.Scope) -> Reading:
   """The scopes each name of a function is computed from, in order, and
   those each scope's own names (made inside its block) are computed
   from, itself aside.
@@ -44,21 +53,33 @@ def reach(scope: _scopes.Scope) -> Tuple[Reach, Reach]:
   >>> code = ("with tf.variable_scope('a'):\\n  h = dense(x)\\n"
   ...         "with tf.variable_scope('b'):\\n  d = dense(h)\\n"
   ...         "loss = f(d) + g(tf.stop_gradient(e))\\n")
-  >>> names, under = reach(_scopes.collect(ast.parse(code)))
-  >>> sorted(names["loss"]), sorted(under["b"]), sorted(under["a"])
-  (['a', 'b'], ['a'], [])
+  >>> found = reach(_scopes.collect(ast.parse(code)))
+  >>> sorted(found.names["loss"]), sorted(found.under["b"]), found.fixed
+  (['a', 'b'], ['a'], frozenset())
   """
-  found: Reach = {}
+  names: Reach = {}
   under: Reach = {}
+  fixed: Set[str] = set()
   body = getattr(scope.node, "body", [])
   for target, value, root in _assigned(
       body if isinstance(body, list) else [], None):
-    read = frozenset().union(*(found.get(n, frozenset())
+    read = frozenset().union(*(names.get(n, frozenset())
                                for n in _reads(value)))
-    found[target] = read | ({root} if root else frozenset())
+    names[target] = read | ({root} if root else frozenset())
     if root:
       under[root] = under.get(root, frozenset()) | (read - {root})
-  return found, under
+      if _untrainable(value):
+        fixed.add(root)
+  return Reading(names, under, frozenset(fixed))
+
+
+def _untrainable(value: ast.expr) -> bool:
+  """Whether a call in `value` is given `trainable=` other than the
+  constant True (a part frozen whole, or by a value not read)."""
+  return any(isinstance(n, ast.Call) and any(
+      k.arg == "trainable" and not (
+          isinstance(k.value, ast.Constant) and k.value.value is True)
+      for k in n.keywords) for n in ast.walk(value))
 
 
 def _assigned(body: List[ast.stmt], root: Optional[str]
@@ -133,12 +154,13 @@ def later_stage(analysis: Analysis, step: Step, steps: List[Step]
     return False
   found = analysis.once(f"stage reach {id(step.scope)}",
                         lambda: reach(step.scope))
-  assert isinstance(found, tuple)
-  names, under = found
+  assert isinstance(found, Reading)
+  names = found.names
   read = _loss_reach(step, names)
-  left = (read - kept) & _upstream(kept, under) if read else frozenset()
-  if not left:
-    return False
+  left = (read - kept) & _upstream(kept, found.under) if read else (
+      frozenset())
+  if not left or left & found.fixed:
+    return False  # Nothing upstream read, or a part frozen whole.
   order = analysis.once("stage order", _sequential.Order)
   assert isinstance(order, _sequential.Order)
   earlier = 0
