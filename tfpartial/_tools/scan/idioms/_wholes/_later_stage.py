@@ -8,7 +8,9 @@ a `ddpm` net appended to its output trained alone in the next).
 
 Read from one function's statements in order: names made inside a
 `with tf.variable_scope('<literal>')` belong to that scope; what each
-name is computed from is followed, never below `tf.stop_gradient`.
+name is computed from is followed, never below `tf.stop_gradient`; a
+scope is built on what its block's layers read (not on a label or a
+target the block derives without a layer).
 Silent where the read scope is trained in the step's own loop or a
 later one (an online probe, a joint stage), where the other step's
 loss reads the step's scopes (a GAN's mutual halves), where a read
@@ -28,6 +30,7 @@ from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._runs import _sequential
 from tfpartial._tools.scan.idioms._sources._train_step import STEPS, Step
+from tfpartial._tools.scan.idioms._wholes import _scopes_untrained
 
 Reach = Dict[str, FrozenSet[str]]
 # Searches bounded: a module's list of more steps than this is not
@@ -47,15 +50,19 @@ class Reading(NamedTuple):
 
 def reach(scope: _scopes.Scope) -> Reading:
   """The scopes each name of a function is computed from, in order, and
-  those each scope's own names (made inside its block) are computed
-  from, itself aside.
+  those the layers each scope's block makes are computed from, itself
+  aside (`_scopes_untrained.builds_layers`: a call making a layer).
 
-  >>> code = ("with tf.variable_scope('a'):\\n  h = dense(x)\\n"
-  ...         "with tf.variable_scope('b'):\\n  d = dense(h)\\n"
-  ...         "loss = f(d) + g(tf.stop_gradient(e))\\n")
+  >>> code = ("with tf.variable_scope('a'):\\n"
+  ...         "  h = tf.layers.dense(x, 4)\\n  y = h * 2\\n"
+  ...         "with tf.variable_scope('b'):\\n"
+  ...         "  d = tf.layers.dense(h, 2)\\n  t = tf.argmax(y)\\n"
+  ...         "loss = f(d, t) + g(tf.stop_gradient(e))\\n")
   >>> found = reach(_scopes.collect(ast.parse(code)))
   >>> sorted(found.names["loss"]), sorted(found.under["b"]), found.fixed
   (['a', 'b'], ['a'], frozenset())
+  >>> sorted(found.names["t"]), sorted(found.under["a"])
+  (['a', 'b'], [])
   """
   names: Reach = {}
   under: Reach = {}
@@ -66,7 +73,9 @@ def reach(scope: _scopes.Scope) -> Reading:
     read = frozenset().union(*(names.get(n, frozenset())
                                for n in _reads(value)))
     names[target] = read | ({root} if root else frozenset())
-    if root:
+    if root and _scopes_untrained.builds_layers([ast.Expr(value)], scope):
+      # A layer made in the block computes from what it reads; a label
+      # or a target the block derives (`tf.argmax(x_hat)`) does not.
       under[root] = under.get(root, frozenset()) | (read - {root})
       if _untrainable(value):
         fixed.add(root)
