@@ -175,6 +175,19 @@ _CASES = {
             more="make = lambda ids: Manager(model, chars, ids)\n"
                  "      make(tf.keras.layers.Dense(8)).train(1, 2)")},
         [("var-list-filter", "trainer.py", _STEP)]),
+    # A lambda or a comprehension given to a call opens its own scope as
+    # one bound to a name does (the final read of round forty-six).
+    "a lambda given to a call, its parameter shadowing the lookup": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="def go(make, part):\n        make(part).train(1, 2)\n"
+                 "      go(lambda ids: Manager(model, chars, ids),\n"
+                 "         tf.keras.layers.Dense(8))")},
+        [("var-list-filter", "trainer.py", _STEP)]),
+    "a comprehension given to a call, its target shadowing the lookup": (
+        {"trainer.py": _trainer(), "main.py": _script(
+            more="list([Manager(model, chars, ids).train(1, 2)\n"
+                 "            for ids in [tf.keras.layers.Dense(8)]])")},
+        [("var-list-filter", "trainer.py", _STEP)]),
     "an attribute of the same name set in another class": (
         {"trainer.py": _trainer() + """
     class Other:

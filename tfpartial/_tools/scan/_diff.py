@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import shlex
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tfpartial._tools.scan import _cells
@@ -14,6 +15,15 @@ from tfpartial._tools.scan._analysis import lines_of
 from tfpartial._tools.scan._finding import Edit, Finding
 
 NO_NEWLINE = "\\ No newline at end of file\n"
+# C escapes `git diff` writes in a quoted name; other control characters
+# are written in octal.
+ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+           "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"',
+           "\\": "\\\\"}
+# Bare, each ends the name (or the line) for `git apply` or GNU `patch`.
+QUOTED = frozenset("\t\n\r")
+# GNU `patch` ends a bare name at one of these unless a tab follows it.
+TABBED = frozenset(" \v\f")
 
 
 def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
@@ -37,10 +47,12 @@ def diff(findings: Sequence[Finding], sources: Dict[str, _files.Source]
       continue
     before, after = pair
     name = os.path.relpath(path, base).replace(os.sep, "/")
-    text = "".join(_marked(list(difflib.unified_diff(
-        before, after, f"a/{name}", f"b/{name}"))))
+    lines = _marked(list(difflib.unified_diff(before, after, *_header(name))))
     encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
-    chunks.append(text.encode(encoding, "surrogateescape"))
+    # The headers name a path: the file system's bytes for it, whatever
+    # the file's own encoding (a latin-1 file under `café dir/`).
+    chunks.append(os.fsencode("".join(lines[:2])))
+    chunks.append("".join(lines[2:]).encode(encoding, "surrogateescape"))
   return b"".join(chunks), notes
 
 
@@ -70,10 +82,52 @@ def _base(paths: Sequence[str]) -> Tuple[str, List[str]]:
   root = os.path.dirname(os.path.commonpath(full)) if len(full) == 1 else (
       os.path.commonpath(full))
   shown = os.path.relpath(root)
+  quoted = shlex.quote(shown)
   return root, [f"tfpartial scan: the diff's paths are relative to {shown} "
                 "(outside this folder): apply it there, with "
-                f"`patch -p1 -d {shown} < FILE` or "
-                f"`git -C {shown} apply < FILE`"]
+                f"`patch -p1 -d {quoted} < FILE` or "
+                f"`git -C {quoted} apply < FILE`"]
+
+
+def header_name(name: str) -> str:
+  """`name` as it is written after `---` and `+++`, so that `git apply`,
+  GNU `patch` and BusyBox's `patch` read it whole.
+
+  A name holding a tab, a newline or a carriage return (bare, each ends
+  the name or the line for `git apply` and GNU `patch`) is written as
+  `git -c core.quotePath=false diff` writes it: in double quotes,
+  C-escaped (a quote, a backslash and every control character in it
+  escaped too). Any other name is written bare, even one holding a
+  quote, a backslash, DEL or another control character: both tools read
+  those bare, and BusyBox reads a name up to its first tab and never
+  removes quotes. A tab follows a name holding a space, a vertical tab
+  or a form feed: GNU `patch` ends a bare name at one of those unless a
+  tab follows it.
+
+  >>> header_name("a/Week 2/train.py")
+  'a/Week 2/train.py\\t'
+  >>> print(header_name('a/say"hi".py'))
+  a/say"hi".py
+  >>> print(header_name("a/tab\\there.py"))
+  "a/tab\\there.py"
+  >>> header_name("a/train.py")
+  'a/train.py'
+  """
+  if any(c in QUOTED for c in name):
+    name = '"' + "".join(_escaped(c) for c in name) + '"'
+  return name + "\t" if any(c in TABBED for c in name) else name
+
+
+def _escaped(char: str) -> str:
+  """`char` as a C-quoted name holds it."""
+  if char in ESCAPES:
+    return ESCAPES[char]
+  return f"\\{ord(char):03o}" if ord(char) < 32 or ord(char) == 127 else char
+
+
+def _header(name: str) -> Tuple[str, str]:
+  """The `---` and `+++` names for the file at `name`."""
+  return header_name(f"a/{name}"), header_name(f"b/{name}")
 
 
 def _marked(lines: Sequence[str]) -> List[str]:

@@ -213,18 +213,19 @@ def _references(node: ast.AST, home: Optional[ast.AST]
   is the callee of (or None) and the function or module it is written
   in (None inside a lambda, a comprehension or a class body)."""
   for child in ast.iter_child_nodes(node):
-    inner = home
-    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      inner = child
-    elif isinstance(child, _INNER) or isinstance(child, ast.ClassDef):
-      inner = None
-    yield from _references_in(child, inner)  # A read is none of those.
+    yield from _references_in(child, home)
 
 
 def _references_in(node: ast.AST, home: Optional[ast.AST]
                    ) -> Iterator[Tuple[ast.AST, Optional[ast.Call],
                                        Optional[ast.AST]]]:
-  """`_references` of `node` itself and under it."""
+  """`_references` of `node` itself and under it; `node` opens the
+  function it defines, or no function for a lambda, a comprehension or
+  a class body, wherever it stands (a lambda given to a call too)."""
+  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    home = node
+  elif isinstance(node, (*_INNER, ast.ClassDef)):
+    home = None
   if isinstance(node, ast.Call) and _read(node.func):
     yield node.func, node, home
     for each in [*node.args, *(k.value for k in node.keywords)]:
