@@ -1,0 +1,367 @@
+"""`tfpartial scan`'s later-stage rule (`_later_stage`, part of
+`var-list-filter`) made sound: each probe of last round's reader as a
+case. A stage trained again through a function the later loop calls,
+or a function holding both loops run again by a loop around its call,
+is no stage (1); a list joined by `+`, `+=`, `.extend` or an `or v in`
+test is no filter of the new part alone (2); a filter is resolved
+against the scopes it may match, not taken for the scope its text
+names (3); a loss built by `+=` or unpacked from a tuple reads what its
+parts read (4); a part read only through `argmax`, `round` or a cast to
+an integer carries no gradient, so leaving it out freezes nothing."""
+
+import scanned
+from test_scan_t63_stage_halves import _STAGES
+
+_LINE = 12  # The stage's filter (`ddpm_vars = [...]`) in `_STAGES`.
+_HEAD = _STAGES.split("    with tf.Session() as sess:\n")[0] + (
+    "    with tf.Session() as sess:\n"
+    "        sess.run(tf.global_variables_initializer())\n")
+_FIRST = ("        for epoch in range(100):\n"
+          "            sess.run(train_op, {x: 0, y: 0})\n")
+_SECOND = ("        for epoch in range(50):\n"
+           "            sess.run(train_identity_op, {x: 0, y: 0})\n")
+
+
+def _with_def(code, prefix=4):
+  """`_HEAD` with `code` (a function) put before the session."""
+  pad = " " * prefix
+  return _HEAD.replace("    with tf.Session() as sess:\n", "".join(
+      pad + line + "\n" for line in code.splitlines()) + (
+          "    with tf.Session() as sess:\n"))
+
+
+def _lines(text):
+  return [line for _, line in scanned.found(text)]
+
+
+# (1) phases follow calls.
+
+def test_the_cnn_trained_in_a_loop_of_a_called_function_stays_silent():
+  text = _with_def("def refresh(sess):\n    for _ in range(5):\n"
+                   "        sess.run(train_op, {x: 0, y: 0})") + (
+      _FIRST + _SECOND + "            refresh(sess)\n")
+  assert _lines(text) == []
+
+
+def test_the_cnn_trained_by_a_called_function_stays_silent():
+  text = _with_def("def also_cnn(sess):\n"
+                   "    sess.run(train_op, {x: 0, y: 0})") + (
+      _FIRST + _SECOND + "            also_cnn(sess)\n")
+  assert _lines(text) == []
+
+
+def test_the_cnn_trained_two_calls_down_stays_silent():
+  # Attacker: the later loop calls a helper that calls the trainer.
+  text = _with_def("def inner(sess):\n    for _ in range(2):\n"
+                   "        sess.run(train_op, {x: 0, y: 0})\n"
+                   "def outer(sess):\n    inner(sess)") + (
+      _FIRST + _SECOND + "            outer(sess)\n")
+  assert _lines(text) == []
+
+
+_IN_FUNCTION = """\
+    import tensorflow as tf
+    def run(sess, x, y):
+        with tf.variable_scope('main'):
+            out = tf.layers.conv2d(x, 3, 3, padding='same')
+        loss1 = tf.reduce_mean(tf.square(out - y))
+        with tf.variable_scope('ddpm'):
+            d = tf.layers.conv2d(out, 3, 3, padding='same')
+        loss2 = tf.reduce_mean(tf.square(d - out))
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss1)
+        ddpm_vars = [v for v in tf.global_variables()
+                     if v.name.startswith('ddpm')]
+        stage_op = tf.train.AdamOptimizer(1e-3).minimize(
+            loss2, var_list=ddpm_vars)
+        for epoch in range(100):
+            sess.run(train_op)
+        for epoch in range(50):
+            sess.run(stage_op)
+    """
+
+
+def test_both_stages_run_again_by_a_loop_around_their_call_stay_silent():
+  # The function holding both loops runs once per round: they alternate.
+  text = _IN_FUNCTION + (
+      "    for r in range(5):\n        run(None, None, None)\n")
+  assert _lines(text) == []
+
+
+def test_both_stages_called_once_are_found():
+  # Attacker (a real stage): the function is called once, in no loop.
+  text = _IN_FUNCTION + "    run(None, None, None)\n"
+  assert _lines(text) == [10]
+
+
+def test_a_helper_the_later_loop_calls_that_trains_nothing_is_found():
+  # Attacker (a real stage): the later loop calls a helper that only
+  # logs; the CNN still trains in no step of that loop.
+  text = _with_def("def log(sess):\n    print(sess.run(loss2))") + (
+      _FIRST + _SECOND + "            log(sess)\n")
+  assert _lines(text) == [_LINE]
+
+
+def test_an_outer_loop_around_both_stays_silent():
+  text = _HEAD + "        for r in range(5):\n" + "".join(
+      "    " + line + "\n" for line in (_FIRST + _SECOND).splitlines())
+  assert _lines(text) == []
+
+
+def test_a_while_loop_left_by_break_then_the_stage_is_found():
+  text = _HEAD + (
+      "        while True:\n"
+      "            l, _ = sess.run([loss1, train_op], {x: 0, y: 0})\n"
+      "            if l < 0.1:\n                break\n") + _SECOND
+  assert _lines(text) == [_LINE]
+
+
+# (2) lists joined.
+
+def test_the_cnn_joined_by_plus_stays_silent():
+  text = _STAGES.replace(
+      "var_list=ddpm_vars)",
+      "var_list=ddpm_vars + tf.trainable_variables('main'))")
+  assert _lines(text) == []
+
+
+def test_the_cnn_joined_by_a_name_stays_silent():
+  text = _STAGES.replace("var_list=ddpm_vars)",
+                         "var_list=ddpm_vars + main_vars)").replace(
+      "    ddpm_vars = [", "    main_vars = tf.trainable_variables('main')\n"
+      "    ddpm_vars = [")
+  assert _lines(text) == []
+
+
+def test_the_cnn_joined_by_an_or_test_stays_silent():
+  text = _STAGES.replace(
+      "if v.name.startswith('ddpm')]",
+      "if v.name.startswith('ddpm') or v in main_vars]").replace(
+          "    ddpm_vars = [",
+          "    main_vars = tf.trainable_variables('main')\n"
+          "    ddpm_vars = [")
+  assert _lines(text) == []
+
+
+def test_the_cnn_added_by_augmented_assignment_stays_silent():
+  text = _STAGES.replace(
+      "    train_identity_op",
+      "    ddpm_vars += tf.trainable_variables('main')\n"
+      "    train_identity_op")
+  assert _lines(text) == []
+
+
+def test_the_cnn_added_by_extend_stays_silent():
+  text = _STAGES.replace(
+      "    train_identity_op",
+      "    ddpm_vars.extend(tf.trainable_variables('main'))\n"
+      "    train_identity_op")
+  assert _lines(text) == []
+
+
+def test_the_cnn_added_by_append_in_a_loop_stays_silent():
+  text = _STAGES.replace(
+      "    train_identity_op",
+      "    for v in tf.trainable_variables('main'):\n"
+      "        ddpm_vars.append(v)\n    train_identity_op")
+  assert _lines(text) == []
+
+
+def test_the_new_part_listed_directly_in_the_step_is_found():
+  # Attacker (a real stage): the filter written in the step's call.
+  text = _STAGES.replace(
+      "var_list=ddpm_vars)", "var_list=tf.trainable_variables('ddpm'))")
+  assert _lines(text) == [15]
+
+
+# (3) filters resolved against scopes.
+
+def test_a_later_filter_by_layer_name_matching_the_cnn_stays_silent():
+  # `'conv2d' in v.name` matches the CNN's layers: it trains in loop 2.
+  text = _HEAD.replace(
+      "    with tf.Session() as sess:",
+      "    conv_vars = [v for v in tf.trainable_variables()"
+      " if 'conv2d' in v.name]\n"
+      "    conv_op = tf.train.AdamOptimizer(1e-4).minimize(loss1, "
+      "var_list=conv_vars)\n    with tf.Session() as sess:") + _FIRST + (
+      "        for epoch in range(50):\n"
+      "            sess.run([train_identity_op, conv_op], {x: 0, y: 0})\n")
+  assert _LINE not in _lines(text)
+  assert _lines(text.replace("'conv2d' in v.name",
+                             "v.name.startswith('main')")) == []
+
+
+def test_a_prefix_of_the_cnn_scope_covers_it():
+  # Attacker: `startswith('ma')` matches `main` though no scope is `ma`.
+  text = _HEAD.replace(
+      "    with tf.Session() as sess:",
+      "    m_vars = [v for v in tf.trainable_variables()"
+      " if v.name.startswith('ma')]\n"
+      "    m_op = tf.train.AdamOptimizer(1e-4).minimize(loss1, "
+      "var_list=m_vars)\n    with tf.Session() as sess:") + _FIRST + (
+      "        for epoch in range(50):\n"
+      "            sess.run([train_identity_op, m_op], {x: 0, y: 0})\n")
+  assert _LINE not in _lines(text)
+
+
+_NESTED = """\
+    import tensorflow as tf
+    x = tf.placeholder(tf.float32, [None, 16])
+    y = tf.placeholder(tf.float32, [None, 16])
+    with tf.variable_scope('model'):
+        with tf.variable_scope('main'):
+            out = tf.layers.dense(x, 16)
+        with tf.variable_scope('ddpm'):
+            d = tf.layers.dense(out, 16)
+    loss1 = tf.reduce_mean(tf.square(out - y))
+    loss2 = tf.reduce_mean(tf.square(d - y))
+    pre_op = tf.train.AdamOptimizer().minimize(loss1)
+    ddpm_vars = [v for v in tf.trainable_variables() if 'ddpm' in v.name]
+    main_vars = [v for v in tf.trainable_variables()
+                 if v.name.startswith('model/main')]
+    ddpm_op = tf.train.AdamOptimizer().minimize(loss2, var_list=ddpm_vars)
+    main_op = tf.train.AdamOptimizer(1e-5).minimize(loss1, var_list=main_vars)
+    with tf.Session() as sess:
+        for _ in range(9):
+            sess.run(pre_op)
+        for _ in range(9):
+            sess.run([ddpm_op, main_op])
+    """
+
+
+def test_nested_scopes_trained_together_later_stay_silent():
+  # `model/main` trains beside `model/ddpm` in loop 2 (13 is another
+  # rule's finding, on base too).
+  assert _LINE not in _lines(_NESTED)
+
+
+def test_nested_scopes_with_the_main_part_left_out_are_found():
+  text = _NESTED.replace("sess.run([ddpm_op, main_op])", "sess.run(ddpm_op)")
+  assert _LINE in _lines(text)
+
+
+def test_a_scope_opened_by_keyword_is_read():
+  text = _NESTED.replace("sess.run([ddpm_op, main_op])",
+                         "sess.run(ddpm_op)").replace(
+      "variable_scope('ddpm')", "variable_scope(name_or_scope='ddpm')")
+  assert _LINE in _lines(text)
+
+
+# (4) losses by `+=` and tuples.
+
+_MUTUAL = """\
+    import tensorflow as tf
+    x = tf.placeholder(tf.float32, [None, 16])
+    with tf.variable_scope('enc'):
+        z = tf.layers.dense(x, 4)
+    with tf.variable_scope('dec'):
+        r = tf.layers.dense(z, 16)
+    loss_e = tf.reduce_mean(tf.square(r - x))
+    loss_d = tf.reduce_mean(tf.square(r - x))
+    e_vars = [v for v in tf.trainable_variables() if v.name.startswith('enc')]
+    d_vars = [v for v in tf.trainable_variables() if v.name.startswith('dec')]
+    e_op = tf.train.AdamOptimizer().minimize(loss_e, var_list=e_vars)
+    d_op = tf.train.AdamOptimizer().minimize(loss_d, var_list=d_vars)
+    with tf.Session() as sess:
+        for _ in range(9):
+            sess.run(e_op)
+        for _ in range(9):
+            sess.run(d_op)
+    """
+
+
+def test_mutual_halves_stay_silent():
+  assert _lines(_MUTUAL) == []
+
+
+def test_an_earlier_loss_reading_the_stage_by_augmented_add_stays_silent():
+  text = _MUTUAL.replace(
+      "loss_e = tf.reduce_mean(tf.square(r - x))",
+      "loss_e = tf.reduce_mean(tf.square(z))\n"
+      "    loss_e += tf.reduce_mean(tf.square(r - x))")
+  assert _lines(text) == []
+
+
+def test_an_earlier_loss_reading_the_stage_from_a_tuple_stays_silent():
+  text = _MUTUAL.replace(
+      "loss_e = tf.reduce_mean(tf.square(r - x))",
+      "loss_e, _ = tf.reduce_mean(tf.square(r - x)), 0")
+  assert _lines(text) == []
+
+
+def test_an_earlier_loss_not_reading_the_stage_from_a_tuple_is_found():
+  # Attacker (a real stage): the tuple's other element reads `dec`; the
+  # earlier loss itself reads only `enc`.
+  text = _MUTUAL.replace(
+      "loss_e = tf.reduce_mean(tf.square(r - x))",
+      "loss_e, other = tf.reduce_mean(tf.square(z)), r")
+  assert _lines(text) == [10]
+
+
+def test_a_stage_loss_built_by_augmented_add_is_found():
+  # Attacker (a real stage): the stage's loss reads the CNN through `+=`.
+  text = _STAGES.replace(
+      "loss2 = tf.reduce_mean(tf.square(d - out))",
+      "loss2 = tf.reduce_mean(tf.square(d))\n"
+      "    loss2 += tf.reduce_mean(tf.square(d - out))")
+  assert _lines(text) == [13]
+
+
+# Borderline: no gradient through argmax, round, an integer cast.
+
+def test_the_cnn_read_only_through_argmax_stays_silent():
+  text = _STAGES.replace(
+      "d = tf.layers.conv2d(out, 3",
+      "d = tf.layers.conv2d(tf.cast(tf.argmax(out, -1)[..., None], "
+      "tf.float32), 3").replace("tf.square(d - out)", "tf.square(d - y)")
+  assert _lines(text) == []
+
+
+def test_the_cnn_read_only_through_round_stays_silent():
+  text = _STAGES.replace(
+      "d = tf.layers.conv2d(out, 3", "d = tf.layers.conv2d(tf.round(out), 3"
+      ).replace("tf.square(d - out)", "tf.square(d - y)")
+  assert _lines(text) == []
+
+
+def test_the_cnn_read_through_a_float_cast_is_found():
+  # Attacker: a cast to a float type carries the gradient.
+  text = _STAGES.replace(
+      "d = tf.layers.conv2d(out, 3",
+      "d = tf.layers.conv2d(tf.cast(out, tf.float16), 3").replace(
+          "tf.square(d - out)", "tf.square(d - y)")
+  assert _lines(text) == [_LINE]
+
+
+# The rest of the reader's probes.
+
+def test_keras_and_slim_layers_in_the_stage_are_found():
+  keras = _STAGES.replace(
+      "d = tf.layers.conv2d(out, 3, 3, padding='same')",
+      "d = tf.keras.layers.Conv2D(3, 3, padding='same')(out)")
+  slim = _STAGES.replace(
+      "d = tf.layers.conv2d(out, 3, 3, padding='same')",
+      "d = slim.conv2d(out, 3, 3)").replace(
+          "import tensorflow as tf\n",
+          "import tensorflow as tf\n    import tensorflow.contrib.slim as slim\n")
+  assert (_lines(keras), _lines(slim)) == ([_LINE], [_LINE + 1])
+
+
+def test_stages_in_the_arms_of_a_constant_mode_are_found():
+  # A run of each mode: stage 2 trains the new part on the CNN alone.
+  text = _HEAD.replace("import tensorflow as tf\n",
+                       "import tensorflow as tf\n    STAGE = 2\n") + (
+      "        if STAGE == 1:\n" + "".join(
+          "    " + line + "\n" for line in _FIRST.splitlines()) +
+      "        else:\n" + "".join(
+          "    " + line + "\n" for line in _SECOND.splitlines()))
+  assert _lines(text) == [_LINE + 1]
+
+
+def test_another_module_with_a_step_keeps_it_silent():
+  # Conservative: a step of another module may train the CNN in a run
+  # the scan cannot order.
+  assert scanned.in_project({
+      "t.py": _STAGES.replace("\n    ", "\n").lstrip(),
+      "util.py": "import tensorflow as tf\n"
+                 "def adam(loss):\n"
+                 "    return tf.train.AdamOptimizer().minimize(loss)\n"}) == []
