@@ -61,7 +61,7 @@ def test_the_cnn_trained_two_calls_down_stays_silent():
 
 _IN_FUNCTION = """\
     import tensorflow as tf
-    def run(sess, x, y):
+    def train_both(sess, x, y):
         with tf.variable_scope('main'):
             out = tf.layers.conv2d(x, 3, 3, padding='same')
         loss1 = tf.reduce_mean(tf.square(out - y))
@@ -77,19 +77,19 @@ _IN_FUNCTION = """\
             sess.run(train_op)
         for epoch in range(50):
             sess.run(stage_op)
-    """
+    """.rstrip(" ")
 
 
 def test_both_stages_run_again_by_a_loop_around_their_call_stay_silent():
   # The function holding both loops runs once per round: they alternate.
   text = _IN_FUNCTION + (
-      "    for r in range(5):\n        run(None, None, None)\n")
+      "    for r in range(5):\n        train_both(None, None, None)\n")
   assert _lines(text) == []
 
 
 def test_both_stages_called_once_are_found():
   # Attacker (a real stage): the function is called once, in no loop.
-  text = _IN_FUNCTION + "    run(None, None, None)\n"
+  text = _IN_FUNCTION + "    train_both(None, None, None)\n"
   assert _lines(text) == [10]
 
 
@@ -342,7 +342,8 @@ def test_keras_and_slim_layers_in_the_stage_are_found():
       "d = tf.layers.conv2d(out, 3, 3, padding='same')",
       "d = slim.conv2d(out, 3, 3)").replace(
           "import tensorflow as tf\n",
-          "import tensorflow as tf\n    import tensorflow.contrib.slim as slim\n")
+          "import tensorflow as tf\n    import tensorflow.contrib.slim"
+          " as slim\n")
   assert (_lines(keras), _lines(slim)) == ([_LINE], [_LINE + 1])
 
 
