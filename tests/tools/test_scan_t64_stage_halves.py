@@ -366,3 +366,48 @@ def test_another_module_with_a_step_keeps_it_silent():
       "util.py": "import tensorflow as tf\n"
                  "def adam(loss):\n"
                  "    return tf.train.AdamOptimizer().minimize(loss)\n"}) == []
+
+
+# Cost: work counted in calls, never timed.
+
+_MODULES = ("_later_stage.py", "_stage_reach.py", "_stage_lists.py",
+            "_stage_phases.py")
+
+
+def _nested_stages(n):
+  """`_STAGES` with the CNN built in `n` scopes each opened inside the
+  last (`main/b0/b1/...`), a layer on the last's output in each."""
+  built = "".join(
+      " " * (4 * i + 8) + f"with tf.variable_scope('b{i}'):\n" + " " * (
+          4 * i + 12) + f"h = tf.layers.dense(h, 3)\n" for i in range(n))
+  return _STAGES.replace(
+      "        out = tf.layers.conv2d(h, 3, 3, padding='same')\n",
+      built + "        out = tf.layers.conv2d(h, 3, 3, padding='same')\n")
+
+
+def _work(text):
+  return sum(scanned.scan_work(text, where) for where in _MODULES)
+
+
+def test_the_stage_rule_grows_linearly_with_nested_scopes():
+  # Each block's words are read without the blocks inside it (their
+  # own): reading every block whole made this x16 from 10 to 40 (the
+  # square of the nesting); linear work gives about x4.
+  small, large = (_work(_nested_stages(n)) for n in (10, 40))
+  assert large / max(small, 1) <= 6, (small, large)
+
+
+def test_the_stage_rule_grows_linearly_with_modules():
+  # The project's reads are indexed once, not searched per step.
+  def project(n):
+    return {f"m{i}.py": f"def f{i}(x):\n  return g(x)\n" for i in range(n)}
+  small, large = (scanned.calls_made(lambda: __import__(
+      "tfpartial._tools.scan._scan", fromlist=["x"]).scan_project([
+          __import__("tfpartial._tools.scan._files", fromlist=["x"]).Source(
+              p, t) for p, t in {**project(n), "t.py": _STAGES}.items()]),
+      "_stage_phases.py")[0] for n in (10, 40))
+  assert large / max(small, 1) <= 6, (small, large)
+
+
+def test_nested_stages_are_found():
+  assert _lines(_nested_stages(3)) == [_LINE + 6]

@@ -145,19 +145,36 @@ def _bound(node: ast.stmt, path: Optional[str]) -> Iterator[Bound]:
 
 def _words(body: List[ast.stmt], helpers: FrozenSet[str]
            ) -> _stage_lists.Words:
-  """What may name a block's variables: its strings and the names of
-  what it calls (a layer's default name); None where it calls one of
-  the module's own functions (their layers unseen)."""
+  """What may name the variables made right in a block (a block opened
+  inside has its own): its strings and the names of what it calls (a
+  layer's default name); None where a name is computed (`name=n`, a
+  scope of a value) or it calls one of the module's functions."""
   found: Set[str] = set()
-  for node in (n for s in body for n in ast.walk(s)):
+  stack: List[ast.AST] = list(body)
+  while stack:
+    node = stack.pop()
+    if isinstance(node, ast.With) and _opened(node) is not None:
+      continue  # Read as its own path.
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
       found.add(node.value)
     if isinstance(node, ast.Call):
-      if isinstance(node.func, ast.Name) and node.func.id in helpers:
+      if isinstance(node.func, ast.Name) and node.func.id in helpers or (
+          _computed_name(node)):
         return None
       name = _names.call_name(node)
       found |= {name.lower(), _snake(name)}
+    stack.extend(ast.iter_child_nodes(node))
   return frozenset(found)
+
+
+def _computed_name(call: ast.Call) -> bool:
+  """Whether a call is given a name or a scope the code computes."""
+  given = [k.value for k in call.keywords if k.arg in (
+      "name", "scope", "name_or_scope", "default_name")]
+  if _names.call_name(call) in _names.TF_SCOPES and call.args:
+    given.append(call.args[0])
+  return any(not (isinstance(g, ast.Constant) and isinstance(
+      g.value, (str, type(None)))) for g in given)
 
 
 def _snake(name: str) -> str:
