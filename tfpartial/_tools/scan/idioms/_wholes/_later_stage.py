@@ -80,8 +80,7 @@ def later_stage(analysis: Analysis, step: Step, steps: List[Step]
   earlier = 0
   for other in steps:
     if other is step or not _may_train(analysis, other, left, found) or (
-        _stage_phases.never_run(analysis, order.kept(
-            (other.call, other.scope)))):
+        _never_run(analysis, other, order)):
       continue
     theirs = _loss_reach(other, found.names) if (
         other.scope is step.scope) else None
@@ -93,6 +92,15 @@ def later_stage(analysis: Analysis, step: Step, steps: List[Step]
       return False  # Unordered, or mutual halves, or run again.
     earlier += 1
   return earlier > 0 and not _trained_elsewhere(analysis, step)
+
+
+def _never_run(analysis: Analysis, step: Step,
+               order: _sequential.Order) -> bool:
+  """Whether a step's op is kept in a name nothing reads, and not named
+  (`name=`, which a lookup by name may fetch): it trains nothing."""
+  return not any(k.arg == "name" for k in step.call.keywords) and (
+      _stage_phases.never_run(analysis, order.kept(
+          (step.call, step.scope))))
 
 
 def _reading(analysis: Analysis, step: Step) -> Reading:

@@ -25,7 +25,7 @@ Reach = Dict[str, FrozenSet[str]]
 _CUT = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal",
         "not_equal", "greater", "greater_equal", "less", "less_equal",
         "logical_and", "logical_or", "logical_not", "is_nan",
-        "is_finite", "top_k"}
+        "is_finite"}
 _INTEGRAL = re.compile(r"(^|\.)(u?int(8|16|32|64)|bool)$")
 
 
