@@ -30,7 +30,7 @@ from tfpartial._tools.scan.idioms._sources._train_step import STEPS, Step
 from tfpartial._tools.scan.idioms._wholes import _stage_lists
 from tfpartial._tools.scan.idioms._wholes import _stage_phases
 from tfpartial._tools.scan.idioms._wholes._stage_reach import (
-    Reach, Reading, reach, reads)
+    UNKNOWN, Reach, Reading, reach, reads)
 
 # Searches bounded: a module's list of more steps than this is not
 # ordered against a step (each step of it would order every other).
@@ -50,8 +50,9 @@ def _loss_reach(step: Step, names: Reach) -> Optional[FrozenSet[str]]:
     return None
   read = reads(parsed)
   if not read or not read <= set(names):
-    return None
-  return frozenset().union(*(names[n] for n in read))
+    return None  # A name not read, or read below a call not known.
+  found = frozenset().union(*(names[n] for n in read))
+  return None if UNKNOWN in found else found
 
 
 def _upstream(kept: FrozenSet[str], under: Reach) -> FrozenSet[str]:

@@ -16,7 +16,9 @@ from typing import Dict, List, NamedTuple, Optional, Set
 
 from tfpartial._tools.scan._analysis import Analysis
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# A comprehension or a generator runs what it holds again, as a loop.
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
+          ast.DictComp, ast.GeneratorExp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
            ast.ClassDef)
 
@@ -28,6 +30,7 @@ class Read(NamedTuple):
   home: Optional[ast.AST]  # The innermost function or class; None: module.
   looped: bool  # Whether a loop of `home` holds it.
   called: bool  # Whether it is the callee of a call.
+  fetched: bool  # Whether it is a fetch of a `.run(` (alone or listed).
 
 
 def reads(analysis: Analysis) -> Dict[str, List[Read]]:
@@ -56,21 +59,33 @@ def reads(analysis: Analysis) -> Dict[str, List[Read]]:
 def _read(node: ast.AST, home: Optional[ast.AST], looped: bool,
           found: Dict[str, List[Read]]) -> None:
   """Index the reads under `node` (iteratively: no deep recursion)."""
-  stack = [(node, home, looped, False)]
+  stack = [(node, home, looped, False, False)]
   while stack:
-    each, where, inside, callee = stack.pop()
+    each, where, inside, callee, fetch = stack.pop()
     name = each.attr if isinstance(each, ast.Attribute) else (
         each.id if isinstance(each, ast.Name) else None)
     if name is not None and isinstance(
         getattr(each, "ctx", None), ast.Load):
-      found.setdefault(name, []).append(Read(each, where, inside, callee))
+      found.setdefault(name, []).append(
+          Read(each, where, inside, callee, fetch))
     if isinstance(each, _SCOPES) and each is not node:
       where, inside = each, False
     elif isinstance(each, _LOOPS):
       inside = True
+    first = _fetched(each)
+    listed = fetch and isinstance(each, (ast.List, ast.Tuple))
     for child in ast.iter_child_nodes(each):
       stack.append((child, where, inside, isinstance(each, ast.Call) and (
-          child is each.func)))
+          child is each.func), child is first or listed))
+
+
+def _fetched(node: ast.AST) -> Optional[ast.AST]:
+  """What a `.run(` call is given first (a name, or a list or a tuple
+  of them, each a fetch), or None."""
+  if isinstance(node, ast.Call) and isinstance(
+      node.func, ast.Attribute) and node.func.attr == "run" and node.args:
+    return node.args[0]
+  return None
 
 
 def alone(analysis: Analysis, names: List[str]) -> bool:
@@ -78,8 +93,10 @@ def alone(analysis: Analysis, names: List[str]) -> bool:
   module's own statements) alone, which never runs again under a loop
   around a call of it."""
   found = reads(analysis)
-  homes = {id(r.home): r.home for name in names
-           for r in found.get(name.split(".")[-1], [])}
+  read = [r for name in names for r in found.get(name.split(".")[-1], [])]
+  if not all(r.fetched for r in read):
+    return False  # Read another way: run again under another name?
+  homes = {id(r.home): r.home for r in read}
   if len(homes) != 1:
     return False
   home = next(iter(homes.values()))
@@ -87,15 +104,18 @@ def alone(analysis: Analysis, names: List[str]) -> bool:
 
 
 def _repeated(found: Dict[str, List[Read]], home: ast.AST) -> bool:
-  """Whether a loop runs `home` again through calls (or it is handed
-  on, not called: a callback may be run by anything)."""
+  """Whether a loop or a comprehension runs `home` again through calls,
+  or it is reached from itself or twice (recursion), or handed on, not
+  called (a callback may be run by anything). Each function is taken
+  once: linear in the reads of the names walked."""
   seen: Set[int] = set()
   todo = [home]
   while todo:
     each = todo.pop()
-    if id(each) in seen or not isinstance(
-        each, (ast.FunctionDef, ast.AsyncFunctionDef)):
-      continue
+    if not isinstance(each, (ast.FunctionDef, ast.AsyncFunctionDef)):
+      return True  # Called in a lambda or a class: run by anything.
+    if id(each) in seen:
+      return True  # Reached again: recursion (or two callers) repeats.
     seen.add(id(each))
     for r in found.get(each.name, []):
       if r.looped or not r.called:
@@ -103,7 +123,6 @@ def _repeated(found: Dict[str, List[Read]], home: ast.AST) -> bool:
       if r.home is not None:
         todo.append(r.home)
   return False
-
 
 
 def never_run(analysis: Analysis, name: Optional[str]) -> bool:

@@ -27,6 +27,29 @@ _CUT = {"argmax", "argmin", "round", "floor", "ceil", "sign", "equal",
         "logical_and", "logical_or", "logical_not", "is_nan",
         "is_finite"}
 _INTEGRAL = re.compile(r"(^|\.)(u?int(8|16|32|64)|bool)$")
+# Marks a name `reads` finds below a call not known to pass a gradient
+# (a project helper, a method, an op outside `_PASSING`), and a path
+# `reach` cannot follow through one.
+UNKNOWN = "?"
+# Ops and layers known to pass a gradient to what they read, spelled
+# from `tf`, `slim`, `keras` or `layers` (a Keras layer class called on
+# its input too).
+_PASSING = frozenset("""
+abs add add_n atrous_conv2d average_pooling2d avg_pool batch_norm
+batch_normalization bias_add concat conv1d conv2d conv2d_transpose conv3d
+dense depthwise_conv2d divide dropout elu exp expand_dims flatten
+fully_connected identity l2_loss l2_normalize leaky_relu log log_softmax
+matmul max_pool max_pooling2d maximum minimum multiply pad pow reduce_max
+reduce_mean reduce_min reduce_sum relu relu6 reshape selu separable_conv2d
+sigmoid sigmoid_cross_entropy_with_logits softmax
+softmax_cross_entropy_with_logits softmax_cross_entropy_with_logits_v2
+softplus sqrt square squared_difference squeeze stack subtract tanh tile
+transpose mean_squared_error absolute_difference
+Dense Conv1D Conv2D Conv2DTranspose Conv3D Flatten Dropout
+BatchNormalization Activation Add Concatenate Reshape MaxPooling2D
+AveragePooling2D LeakyReLU ReLU UpSampling2D upsampling2d
+""".split())
+_ROOTS = ("tf", "slim", "keras", "layers")
 
 
 class Reading(NamedTuple):
@@ -67,8 +90,7 @@ def reach(scope: _scopes.Scope, helpers: FrozenSet[str] = frozenset()
   known: Set[int] = set()
   for target, value, path, added in _assigned(body, None, words, helpers):
     known.add(id(target))
-    read = frozenset().union(*(names.get(n, frozenset())
-                               for n in reads(value)))
+    read = _reached(reads(value), names)
     names[target.id] = read | ({path} if path else frozenset()) | (
         names.get(target.id, frozenset()) if added else frozenset())
     if path and _scopes_untrained.builds_layers([ast.Expr(value)], scope):
@@ -80,6 +102,15 @@ def reach(scope: _scopes.Scope, helpers: FrozenSet[str] = frozenset()
   for other in _other_binds(body, known):
     names.pop(other, None)
   return Reading(names, under, frozenset(fixed), words)
+
+
+def _reached(read: Set[str], names: Reach) -> FrozenSet[str]:
+  """The paths the names read are computed from, and `UNKNOWN` where a
+  name computed from a path is read below a call not known."""
+  found = frozenset().union(*(names.get(n.lstrip(UNKNOWN), frozenset())
+                              for n in read))
+  return found | frozenset(UNKNOWN for n in read if n.startswith(
+      UNKNOWN) and names.get(n[1:]))
 
 
 def _other_binds(body: List[ast.stmt], known: Set[int]) -> Set[str]:
@@ -202,24 +233,47 @@ def _opened(node: ast.With) -> Optional[str]:
 def reads(node: ast.AST) -> Set[str]:
   """The names an expression reads through which a gradient flows: none
   below `tf.stop_gradient`, an index or a rounding (`tf.argmax`,
-  `tf.round`), a comparison, or a cast to an integer or a boolean.
+  `tf.round`), a comparison, or a cast to an integer or a boolean; and
+  a name read below a call neither such a cut nor known to pass a
+  gradient (`_passes`) is given marked (`UNKNOWN` before it).
 
   >>> sorted(reads(ast.parse(
-  ...     "f(a, tf.argmax(b), tf.cast(c, tf.int32), tf.cast(d, 'float16'),"
-  ...     " e > 0, tf.stop_gradient(g))", mode="eval")))
-  ['a', 'd', 'f', 'tf']
+  ...     "tf.add_n([a, tf.argmax(b), tf.cast(c, tf.int32),"
+  ...     " tf.cast(d, 'float16'), e > 0, tf.stop_gradient(g)])",
+  ...     mode="eval")))
+  ['a', 'd', 'tf']
+  >>> sorted(reads(ast.parse("tf.square(f(a))", mode="eval")))
+  ['?a', '?f', 'tf']
   """
   found: Set[str] = set()
-  stack = [node]
+  stack = [(node, "")]
   while stack:
-    each = stack.pop()
+    each, mark = stack.pop()
     if isinstance(each, ast.Compare) or isinstance(each, ast.Call) and (
         _no_gradient(each)):
       continue
+    if isinstance(each, ast.Call) and not _passes(each):
+      mark = UNKNOWN
     if isinstance(each, ast.Name):
-      found.add(each.id)
-    stack.extend(ast.iter_child_nodes(each))
+      found.add(mark + each.id)
+    stack.extend((child, mark) for child in ast.iter_child_nodes(each))
   return found
+
+
+def _passes(call: ast.Call) -> bool:
+  """Whether the call is an op or a layer known to pass a gradient
+  (`_PASSING`, spelled from `_ROOTS` or a class called on its input), or
+  a cast to a float (a cast cutting one is `_no_gradient`)."""
+  func = call.func.func if isinstance(call.func, ast.Call) else call.func
+  spelled = _names.dotted(func) or ""
+  parts = spelled.split(".")
+  if "compat" in parts or "backend" in parts:
+    return False  # Read as their own ops, not these.
+  name = parts[-1]
+  if name == "cast" and parts[0] in _ROOTS:
+    return True
+  return name in _PASSING and (parts[0] in _ROOTS or (
+      len(parts) == 1 and name[:1].isupper()))
 
 
 def _no_gradient(call: ast.Call) -> bool:
