@@ -32,42 +32,42 @@ with tf.Session() as sess:
     for epoch in range(50):
         sess.run(train_identity_op, {x: 0, y: 0})
 """
-P = {}
-P['P0_plain_expected_found'] = S.replace('FEED', 'out')
-P['P1_helper_stop_gradient'] = "def detach(t):\n    return tf.stop_gradient(t)\n" .join(
-    S.split("x = tf.placeholder", 1)).replace('FEED', 'detach(out)') if False else S.replace(
-    "import tensorflow as tf\n", "import tensorflow as tf\ndef detach(t):\n    return tf.stop_gradient(t)\n").replace('FEED', 'detach(out)')
-P['P2_compat_argmax'] = S.replace('FEED', 'tf.one_hot(tf.compat.v1.argmax(out, -1), 3)')
-P['P3_to_int32'] = S.replace('FEED', 'tf.to_float(tf.to_int32(out))')
-P['P3b_tf_image_convert_uint8'] = S.replace('FEED', 'tf.cast(tf.saturate_cast(out, tf.uint8), tf.float32)')
-P['P3c_compat_round'] = S.replace('FEED', 'tf.compat.v1.round(out)')
-P['P3d_keras_backend_argmax'] = S.replace("import tensorflow as tf\n", "import tensorflow as tf\nK = tf.keras.backend\n").replace('FEED', 'tf.one_hot(K.argmax(out), 3)')
-# alternation through a comprehension / recursion
-body = S.replace('FEED', 'out').split("with tf.Session() as sess:\n")[0]
-P['P4_comprehension_repeats_rounds'] = ("import tensorflow as tf\ndef rounds(sess, x, y):\n" + "".join(
-    "    " + l + "\n" for l in body.splitlines()[1:]) +
+_TF = "import tensorflow as tf\n"
+_BODY = S.replace("FEED", "out").split("with tf.Session() as sess:\n")[0]
+_ROUNDS = "".join("    " + line + "\n" for line in _BODY.splitlines()[1:]) + (
     "    for epoch in range(100):\n        sess.run(train_op)\n"
-    "    for epoch in range(50):\n        sess.run(train_identity_op)\n"
-    "with tf.Session() as sess:\n    [rounds(sess, 1, 2) for _ in range(10)]\n")
-P['P5_recursion_repeats'] = ("import tensorflow as tf\ndef rounds(sess, x, y, n):\n" + "".join(
-    "    " + l + "\n" for l in body.splitlines()[1:]) +
-    "    for epoch in range(100):\n        sess.run(train_op)\n"
-    "    for epoch in range(50):\n        sess.run(train_identity_op)\n"
-    "    if n:\n        rounds(sess, x, y, n - 1)\n"
-    "with tf.Session() as sess:\n    rounds(sess, 1, 2, 10)\n")
-# main trained again in loop 2 by a hand-written update (no optimizer step)
-P['P6_main_sgd_by_hand_loop2'] = S.replace('FEED', 'out').replace(
-    "with tf.Session() as sess:\n",
-    "mv = tf.trainable_variables('main')\nsgd = [v.assign_sub(0.01 * g) for v, g in zip(mv, tf.gradients(loss1, mv))]\nwith tf.Session() as sess:\n").replace(
-    "sess.run(train_identity_op, {x: 0, y: 0})", "sess.run([train_identity_op, sgd], {x: 0, y: 0})")
-# main trained again in loop 2 through an alias bound in loop 1
-P['P7_alias_in_loop'] = S.replace('FEED', 'out').replace(
-    "        sess.run(train_op, {x: 0, y: 0})\n", "        cnn = train_op\n        sess.run(cnn, {x: 0, y: 0})\n").replace(
-    "sess.run(train_identity_op, {x: 0, y: 0})", "sess.run([train_identity_op, cnn], {x: 0, y: 0})")
-# swap tuple: loss2 actually reads only y-based net; paired simultaneous semantics
-P['P8_tuple_swap'] = S.replace('FEED', 'x').replace(
-    "loss2 = tf.reduce_mean(tf.square(d - y))",
-    "a, b = tf.reduce_mean(tf.square(d - y)), tf.reduce_mean(tf.square(out - y))\nb, a = a, b\nloss2 = b")
+    "    for epoch in range(50):\n        sess.run(train_identity_op)\n")
+P = {
+    "P0_plain_expected_found": S.replace("FEED", "out"),
+    # (1) A gradient cut by a helper, or by an op spelt otherwise.
+    "P1_helper_stop_gradient": S.replace(_TF, _TF + (
+        "def detach(t):\n    return tf.stop_gradient(t)\n")).replace(
+            "FEED", "detach(out)"),
+    "P2_compat_argmax": S.replace(
+        "FEED", "tf.one_hot(tf.compat.v1.argmax(out, -1), 3)"),
+    "P3_to_int32": S.replace("FEED", "tf.to_float(tf.to_int32(out))"),
+    "P3b_saturate_cast": S.replace(
+        "FEED", "tf.cast(tf.saturate_cast(out, tf.uint8), tf.float32)"),
+    "P3c_compat_round": S.replace("FEED", "tf.compat.v1.round(out)"),
+    "P3d_keras_backend_argmax": S.replace(
+        _TF, _TF + "K = tf.keras.backend\n").replace(
+            "FEED", "tf.one_hot(K.argmax(out), 3)"),
+    # (2) The phases repeated by a comprehension or by recursion.
+    "P4_comprehension_repeats_rounds": (
+        _TF + "def rounds(sess, x, y):\n" + _ROUNDS +
+        "with tf.Session() as sess:\n"
+        "    [rounds(sess, 1, 2) for _ in range(10)]\n"),
+    "P5_recursion_repeats": (
+        _TF + "def rounds(sess, x, y, n):\n" + _ROUNDS +
+        "    if n:\n        rounds(sess, x, y, n - 1)\n"
+        "with tf.Session() as sess:\n    rounds(sess, 1, 2, 10)\n"),
+    # (3) The first step run again, in the second loop, as `cnn`.
+    "P7_alias_in_loop": S.replace("FEED", "out").replace(
+        "        sess.run(train_op, {x: 0, y: 0})\n",
+        "        cnn = train_op\n        sess.run(cnn, {x: 0, y: 0})\n"
+    ).replace("sess.run(train_identity_op, {x: 0, y: 0})",
+              "sess.run([train_identity_op, cnn], {x: 0, y: 0})"),
+}
 
 _MUST_FIX = sorted(k for k in P if k[:2] in (
     "P1", "P2", "P3", "P4", "P5", "P7"))

@@ -7,7 +7,8 @@ step trains (tensor_holography: the main CNN trained in one loop, then
 a `ddpm` net appended to its output trained alone in the next).
 
 Read from one function's statements in order (`_stage_reach`: scope
-paths, never below what carries no gradient); the step's list must be
+paths, never below what carries no gradient, and none where a call
+not known to pass one is met); the step's list must be
 one filter alone, resolved against the paths it may match
 (`_stage_lists`); the loops are phases only where their ops are read
 in that function alone, never run again by a loop around a call of it

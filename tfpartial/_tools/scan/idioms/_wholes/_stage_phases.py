@@ -90,8 +90,9 @@ def _fetched(node: ast.AST) -> Optional[ast.AST]:
 
 def alone(analysis: Analysis, names: List[str]) -> bool:
   """Whether the ops kept in `names` are read in one function (or a
-  module's own statements) alone, which never runs again under a loop
-  around a call of it."""
+  module's own statements) alone, only as fetches of a `.run(` (an op
+  bound to another name may run anywhere), and that function never runs
+  again under a loop around a call of it (`_repeated`)."""
   found = reads(analysis)
   read = [r for name in names for r in found.get(name.split(".")[-1], [])]
   if not all(r.fetched for r in read):

@@ -74,12 +74,15 @@ def reach(scope: _scopes.Scope, helpers: FrozenSet[str] = frozenset()
   ...         "  h = tf.layers.dense(x, 4)\\n  y = h * 2\\n"
   ...         "  with tf.variable_scope('b'):\\n"
   ...         "    d = tf.layers.dense(h, 2)\\n    t = tf.argmax(y)\\n"
-  ...         "loss, aux = f(d, t), 0\\nloss += g(tf.stop_gradient(e))\\n")
+  ...         "loss, aux = tf.add(d, t), 0\\n"
+  ...         "loss += tf.square(tf.stop_gradient(e))\\nz = f(d)\\n")
   >>> found = reach(_scopes.collect(ast.parse(code)))
   >>> sorted(found.names["loss"]), sorted(found.under["a/b"]), found.fixed
   (['a', 'a/b'], ['a'], frozenset())
   >>> sorted(found.names["t"]), sorted(found.under["a"]), found.names["aux"]
   (['a/b'], [], frozenset())
+  >>> sorted(found.names["z"])  # `f` is not known to pass a gradient.
+  ['?', 'a', 'a/b']
   """
   names: Dict[str, FrozenSet[str]] = {}
   under: Dict[str, FrozenSet[str]] = {}
