@@ -114,3 +114,34 @@ def test_a_loss_bound_again_by_a_loop_stays_silent():
       "train_op = tf.train", "for loss2 in losses:\n    pass\n"
       "train_op = tf.train")
   assert scanned.in_project({"t.py": text}) == []
+
+
+class _Counted(dict):
+  """The reads index, counting the look-ups `_repeated` makes."""
+
+  looked = 0
+
+  def get(self, *args):
+    _Counted.looked += 1
+    return super().get(*args)
+
+
+def _looked_up(n):
+  import ast
+  from tfpartial._tools.scan.idioms._wholes import _stage_phases
+  # A chain of n functions, each calling the next once, walked whole
+  # from the last: one look-up per function.
+  code = "".join(f"def f{k}():\n    f{k + 1}()\n"
+                 for k in range(n)) + f"def f{n}():\n    pass\nf0()\n"
+  tree = ast.parse(code)
+  found = _Counted()
+  _stage_phases._read(tree, None, False, found)
+  last = [d for d in tree.body if getattr(d, "name", "") == f"f{n}"][0]
+  _Counted.looked = 0
+  _stage_phases._repeated(found, last)
+  return _Counted.looked
+
+
+def test_the_phase_walk_is_linear_in_the_calls():
+  small, large = _looked_up(50), _looked_up(200)
+  assert small >= 50 and large <= 4 * small + 4, (small, large)
