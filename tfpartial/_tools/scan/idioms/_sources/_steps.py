@@ -95,6 +95,19 @@ def _steps(analysis: Analysis) -> List[Step]:
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
+  return found + _wrapper_steps(analysis, names, seen, wrappers, inner,
+                                by_name, created)
+
+
+def _wrapper_steps(analysis: Analysis, names: Set[str], seen: Set[int],
+                   wrappers: Dict[int, _passed_pairs.Pairs],
+                   inner: Dict[int, Tuple[ast.Call, object]],
+                   by_name: Dict[str, List[ast.AST]],
+                   created: Dict[int, Set[str]]) -> List[Step]:
+  """The steps made where the project calls a wrapper: one per (loss,
+  list) pair it passes on (`_passed_pairs`)."""
+  flow = analysis.flow
+  found: List[Step] = []
   callers = analysis.project.all_modules_with(names) if names else []
   for scope, call in analysis.project.calls_named(names, callers) if (
       names) else ():
