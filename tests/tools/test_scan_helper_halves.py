@@ -12,6 +12,7 @@ leaves out part of the generator stay found. Each source is synthetic."""
 import pytest
 
 import scanned
+from tfpartial._tools.scan.idioms._sources import _passed_pairs
 from tfpartial._tools.scan.idioms._sources import _steps
 
 _GAN = """\
@@ -177,4 +178,92 @@ def test_one_wrapper_call_makes_one_step_per_pair(monkeypatch):
   main = _MAIN.replace("      sess = tf.Session()\n",
                        extra + "      sess = tf.Session()\n")
   _found(main=main)
-  assert len(calls) == 2 * 31
+  # The 30 extra calls' ops run by nothing: the last pair each.
+  assert len(calls) == 2 + 30
+
+
+_G_RUN = "        sess.run(G_train_op, feed_dict={z: noise()})\n"
+_TWO_STEPS = (
+    "      G_grads = G_optim.compute_gradients(G_loss, var_list=G_vars)\n"
+    "      D_grads = D_optim.compute_gradients(D_loss, var_list=D_vars)\n")
+
+
+def test_a_caller_running_only_the_d_op_is_found():
+  # G's op is built but never run: only D trains, G's list is frozen.
+  assert _found(main=_MAIN.replace(_G_RUN, "")) != []
+
+
+def test_a_caller_taking_only_the_d_op_by_index_is_found():
+  main = _MAIN.replace("G_train_op, D_train_op = gan.train(",
+                       "D_train_op = gan.train(").replace(
+                           "global_step)\n", "global_step)[1]\n")
+  assert _found(main=main.replace(_G_RUN, "")) != []
+
+
+_EARLY = _GAN.replace(
+    "global_step):", "global_step, only_d=False):").replace(
+        _TWO_STEPS,
+        "      D_grads = D_optim.compute_gradients(D_loss, var_list=D_vars)\n"
+        "      if only_d:\n"
+        "        return D_optim.apply_gradients(D_grads), None\n"
+        "      G_grads = G_optim.compute_gradients(G_loss, var_list=G_vars)\n")
+
+
+def test_a_helper_returning_before_its_last_step_is_found():
+  # G's step is skipped where the helper returns early (`only_d=True`).
+  main = _MAIN.replace("global_step)\n", "global_step, only_d=True)\n")
+  assert _found(gan=_EARLY, main=main.replace(_G_RUN, "")) != []
+  assert _found(gan=_EARLY) != []
+
+
+def test_a_step_sharing_its_line_with_a_conditional_one_is_found():
+  # The statement is the one holding the call, not the one on its line.
+  gan = _GAN.replace(
+      _TWO_STEPS,
+      "      D_grads = D_optim.compute_gradients(D_loss, var_list=D_vars); "
+      "G_grads = G_optim.compute_gradients(G_loss, var_list=G_vars) "
+      "if global_step is None else []\n")
+  assert _found(gan=gan) != []
+
+
+@pytest.mark.parametrize("choosing", [
+    "global_step and G_optim.compute_gradients(G_loss, var_list=G_vars)",
+    "[G_optim.compute_gradients(G_loss, var_list=G_vars) for _ in []]",
+    "lambda: G_optim.compute_gradients(G_loss, var_list=G_vars)",
+], ids=["and_or", "comprehension", "lambda"])
+def test_a_step_that_may_run_never_is_found(choosing):
+  gan = _GAN.replace(
+      "      G_grads = G_optim.compute_gradients(G_loss, var_list=G_vars)\n",
+      f"      G_grads = {choosing}\n")
+  assert choosing in gan
+  assert _found(gan=gan) != []
+
+
+def test_a_helper_passing_one_list_parameter_twice_is_found():
+  # Both steps train `G_vars`: the discriminator's list is never stepped.
+  gan = _GAN.replace("var_list=D_vars", "var_list=G_vars")
+  assert _found(gan=gan) != []
+
+
+def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
+  # The cost: one plain-or-not answer per helper, not one per step, for
+  # 30 steps in one statement.
+  calls = []
+  real = _passed_pairs._plain_nodes
+
+  def counted(helper):
+    calls.append(helper.name)
+    return real(helper)
+
+  monkeypatch.setattr(_passed_pairs, "_plain_nodes", counted)
+  steps = "".join(f"          o.minimize(l{i}, var_list=v{i}),\n"
+                  for i in range(30))
+  params = ", ".join(f"l{i}, v{i}" for i in range(30))
+  helper = (f"    def many(o, {params}):\n"
+            f"      return (\n{steps}      )\n")
+  args = ", ".join(f"loss, [w{i}]" for i in range(30))
+  main = _MAIN.rstrip(" ") + (
+      f"      gan.many(tf.train.AdamOptimizer(), {args})\n")
+  scanned.in_project({"gan.py": _GAN.rstrip(" ") + "\n" + helper,
+                      "main.py": main})
+  assert sorted(calls) == ["many", "train"]  # Once per helper.

@@ -57,6 +57,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   flow = analysis.flow
   # A function -> its (loss, vars) pairs passed on (`_passed_pairs`).
   wrappers: Dict[int, _passed_pairs.Pairs] = {}
+  known: _passed_pairs.Known = {}
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
   names: Set[str] = set()
   by_name: Dict[str, List[ast.AST]] = {}
@@ -77,7 +78,7 @@ def _steps(analysis: Analysis) -> List[Step]:
         given, owner, flow) and not _kept_lists.filled_in(
             given, owner, flow):
       wrappers[id(owner.node)] = _passed_pairs.add(
-          wrappers.get(id(owner.node), []), passed, call, owner.node)
+          wrappers.get(id(owner.node), []), passed, call, owner.node, known)
       inner.setdefault(id(owner.node), (call, analysis.module(scope)))
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
@@ -108,6 +109,7 @@ def _wrapper_steps(analysis: Analysis, names: Set[str], seen: Set[int],
   list) pair it passes on (`_passed_pairs`)."""
   flow = analysis.flow
   found: List[Step] = []
+  runs: _passed_pairs.Runs = {}
   callers = analysis.project.all_modules_with(names) if names else []
   for scope, call in analysis.project.calls_named(names, callers) if (
       names) else ():
@@ -115,6 +117,9 @@ def _wrapper_steps(analysis: Analysis, names: Set[str], seen: Set[int],
       continue
     callee = flow.callee(call, scope)
     pairs = _passed_pairs.passed(wrappers.get(id(callee), []))
+    if len(pairs) > 1 and not _passed_pairs.all_run(call, scope,
+                                                    len(pairs), runs):
+      pairs = pairs[-1:]  # An op the caller may not run: the last pair.
     if callee is None:  # By keyword: the last pair, as it always was.
       callee = _by_keyword(call, by_name.get(_names.call_name(call), []),
                            wrappers)
