@@ -91,9 +91,7 @@ def _rewrite(lines: List[str], old: List[str], new: List[str],
   each (the first such run after `skip` others), by `new` at the same
   indentation; a string kept keeps its line as written (its escapes).
   Another run of the same strings (an output's text) may come first: the
-  caller's check of the whole notebook then finds the wrong cell edited.
-
-  """
+  caller's check of the whole notebook then finds the wrong cell edited."""
   for start in range(len(lines) - len(old) + 1):
     if not all(_string(lines[start + i]) == text
                for i, text in enumerate(old)):
