@@ -61,17 +61,91 @@ _GRADIENTS = {"gradients", "gradient"}
 
 def unread_gradients(call: ast.Call, scope: _scopes.Scope,
                      analysis: Analysis) -> bool:
-  """Whether `call` computes gradients into names nothing in its module
-  reads (`W1_grad = tf.gradients(loss, [W1])[0]`, its one print
-  commented out): never applied, they train nothing, so the variables
-  they leave out are left out of no step."""
+  """Whether `call` computes gradients into names no expression reads
+  (`W1_grad = tf.gradients(loss, [W1])[0]`, its one print commented
+  out): never applied, they train nothing, so the variables they leave
+  out are left out of no step. A read anywhere in the module counts
+  (another function's name alike), and for a module's name one in a
+  module that imports it; `locals()`, `vars()`, `eval`, `exec` or a
+  `__dict__` may read any name (`_reads`)."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
   names = _taking(scope).get(id(call))
   if not names:
     return False  # Kept on an object, passed on, returned: read.
-  code = _uncommented(analysis, scope)
-  return all(_named_once(n, code) for n in names)  # Only where assigned.
+  module = analysis.module(scope)
+  reads = _module_reads(analysis, module)
+  if reads is None or any(n in reads for n in names):
+    return False
+  return scope.parent is not None or not any(
+      _read_elsewhere(analysis, module, n) for n in names)
+
+
+def _read_elsewhere(analysis: Analysis, module: _project.Module,
+                    name: str) -> bool:
+  """Whether another module of the project may read `name` (imported
+  from `module`, or as its attribute): any read of the name there, or a
+  module that does not parse. The readers of a name are found once a
+  scan, however many modules bind it."""
+  readers = analysis.once(f"dropped:readers:{name}", lambda: {
+      id(m) for m in analysis.project.all_modules_with([name])
+      if _module_reads(analysis, m) is None or name in (
+          _module_reads(analysis, m) or ())})
+  assert isinstance(readers, set)
+  return bool(readers - {id(module)})
+
+
+def _module_reads(analysis: Analysis, module: _project.Module
+                  ) -> Optional[Set[str]]:
+  """The names `module`'s code reads (`_reads`), read once a scan; None
+  when it may read any name, or does not parse."""
+  found = analysis.once("dropped:reads", dict)
+  assert isinstance(found, dict)
+  if id(module) not in found:
+    if module.tree is None:
+      analysis.project.parsed(module)  # Parsed now, if it parses.
+    tree = module.tree
+    found[id(module)] = None if tree is None else _reads(tree)
+  reads = found[id(module)]
+  return reads if isinstance(reads, set) else None
+
+
+def _reads(tree: ast.AST) -> Optional[Set[str]]:
+  """The names `tree` reads: loaded (an augmented assignment's target
+  too), declared `global` or `nonlocal`, an attribute's or an import's
+  name, a string that is the name (`getattr(m, "g")`); None when it may
+  read any name (`locals()`, `vars()`, `globals()`, `eval`, `exec`,
+  `__dict__`).
+
+  >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
+  ['f', 'g is', 'h', 'k', 'print']
+  >>> _reads(ast.parse("g = 1\\nprint(locals())")) is None
+  True
+  """
+  found: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+      if node.id in _ANY_NAME:
+        return None
+      found.add(node.id)
+    elif isinstance(node, ast.AugAssign) and isinstance(
+        node.target, ast.Name):
+      found.add(node.target.id)
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+      found.update(node.names)
+    elif isinstance(node, ast.Attribute):
+      if node.attr == "__dict__":
+        return None
+      found.add(node.attr)
+    elif isinstance(node, ast.alias):
+      found.add(node.name.split(".")[-1])
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+      found.add(node.value)
+  return found
+
+
+# Builtins that may read any name of a scope.
+_ANY_NAME = {"locals", "vars", "globals", "eval", "exec"}
 
 
 def printed_gradients(call: ast.Call, scope: _scopes.Scope,
@@ -245,7 +319,7 @@ def _runs_session(tree: Optional[ast.AST]) -> bool:
           "Session") for n in ast.walk(tree))
 
 
-# A word, as `_named_once` counts them.
+# A word, as `_words` counts them.
 _WORD = re.compile(r"\b\w+\b")
 
 
@@ -258,17 +332,6 @@ def _uncommented(analysis: Analysis, scope: _scopes.Scope) -> str:
   if id(module) not in uncommented:
     uncommented[id(module)] = _COMMENT_LINE.sub("", module.source.text)
   return str(uncommented[id(module)])
-
-
-def _named_once(name: str, code: str) -> bool:
-  """Whether `code` names `name` (as a word) once: the search stops at
-  a second, most often near the first.
-
-  >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
-  [True, False, False]
-  """
-  found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
-  return sum(1 for _ in itertools.islice(found, 2)) == 1
 
 
 # A line that is only a comment (a print of the gradients switched off).
