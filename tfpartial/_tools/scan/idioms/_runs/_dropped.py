@@ -32,7 +32,8 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
               analysis: Analysis) -> bool:
   """Whether `call` (`tf.assign(...)`, a function, not a method of the
   variable) is what `scope`'s function returns, and every call of that
-  function in the project drops what it returns."""
+  function in the project drops what it returns (every one seen: a
+  function with more calls than the flow follows keeps the finding)."""
   if not isinstance(call, ast.Call) or not isinstance(
       call.func, ast.Attribute) or call.func.attr not in _OPS or len(
           call.args) < 2 or _names.dotted(call.func.value) not in {
@@ -44,7 +45,8 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
               for n in _scopes.walk(function))):
     return False
   callers = analysis.flow.calls_of(function)
-  return bool(callers) and all(_dropped(c, s) for s, c in callers)
+  return bool(callers) and analysis.flow.every_call_of(function) and all(
+      _dropped(c, s) for s, c in callers)
 
 
 def _dropped(call: ast.Call, scope: _scopes.Scope) -> bool:
