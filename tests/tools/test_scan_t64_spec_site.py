@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from tfpartial._tools.scan import _main
+from tfpartial._tools.scan import _scan
 
 STEP = '''\
 import functools
@@ -101,3 +102,39 @@ def test_a_look_alike_port_runs(tmp_path):
                         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
   assert done.returncode == 0, done.stderr[-2000:]
   assert done.stdout.strip() == "held: True", ported
+
+
+# A mask made in the step's loop: a port there must not be made in a
+# trace, so a decorator that is, or may be, TF's `function` (one the
+# scan cannot resolve: the project's own wrapper) leaves it by hand;
+# one known not to trace (functools') keeps it mechanical.
+_LOOP = (
+    "import functools\nimport numpy as np\nimport tensorflow as tf\n"
+    "{bound}\n\n{decorator}\n"
+    "def train_step(model, optimizer, x, y):\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_mean(tf.square(model(x) - y))\n"
+    "    grads = tape.gradient(loss, model.trainable_variables)\n"
+    "    gvs = list(zip(grads, model.trainable_variables))\n"
+    "    for i, (g, v) in enumerate(gvs):\n"
+    "        mask = tf.constant([[1.0, 0.0], [0.0, 1.0]])\n"
+    "        gvs[i] = (g * mask, v)\n"
+    "    optimizer.apply_gradients(gvs)\n")
+
+
+@pytest.mark.parametrize("bound, decorator, mechanical", [
+    ("", "@tf.function", False),
+    ("compiled = tf.function", "@compiled", False),
+    ("def wrap(f):\n  return tf.function(f, jit_compile=True)", "@wrap",
+     False),
+    ("", "@functools.lru_cache(maxsize=None)", True),
+], ids=["tf-function", "bound-name", "project-wrapper", "functools"])
+def test_a_port_in_what_may_be_a_trace_is_by_hand(bound, decorator,
+                                                   mechanical):
+  source = _LOOP.format(bound=bound, decorator=decorator)
+  findings = [f for f in _scan.scan_text("m.py", source)
+              if f.idiom == "grads-mask"]
+  assert len(findings) == 1, findings
+  assert bool(findings[0].edits) is mechanical, findings[0].by_hand
+  if not mechanical:
+    assert "inside a `tf.function`" in findings[0].by_hand

@@ -176,6 +176,14 @@ def _last_import_line(module: ast.Module) -> int:
   return (last.end_lineno or last.lineno) + 1 if last else 1
 
 
+def in_trace(scope: _scopes.Scope) -> bool:
+  """Whether `scope` is a function that a decorator makes, or may make,
+  a `tf.function` (`_traced.may_be_traced`): a spec made from values
+  the function computes is then by hand."""
+  return isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+      _traced.may_be_traced(scope.node, scope.parent))
+
+
 def spec_site(statement: ast.stmt, scope: _scopes.Scope) -> ast.stmt:
   """Where the spec is made: before `statement`, or before the function
   `scope` is when a decorator makes it a `tf.function` (made once, not

@@ -3,11 +3,14 @@ decorators are (the module's imports and bindings), never from their
 text: `@tf.function(jit_compile=True)`, `@tff` after `from tensorflow
 import function as tff`, a name bound to `tf.function` or to a
 `functools.partial` of it are; a project's own `@function`, or a name
-of another module, is not."""
+of another module, is not. `may_be_traced` also counts a decorator it
+cannot resolve (a project's wrapper may call `tf.function`): the
+conservative answer where a port must not be made in a trace.
 
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Dict, Optional
 
 from tfpartial._tools.scan import _names
@@ -21,6 +24,10 @@ _TF_FUNCTIONS = {
     "tensorflow.python.eager.polymorphic_function.polymorphic_function"
     ".function"}
 _PARTIAL = "functools.partial"
+# Modules whose decorators are known not to trace (`@staticmethod` is
+# `builtins.staticmethod`).
+_NOT_TRACING = ("builtins", "functools", "abc", "contextlib", "typing",
+                "dataclasses")
 
 
 def traced(function: ast.AST, scope: Optional[_scopes.Scope]) -> bool:
@@ -34,6 +41,26 @@ def traced(function: ast.AST, scope: Optional[_scopes.Scope]) -> bool:
   return scope is not None and any(
       _resolved(d, scope, 0) in _TF_FUNCTIONS
       for d in getattr(function, "decorator_list", ()))
+
+
+def may_be_traced(function: ast.AST, scope: Optional[_scopes.Scope]
+                  ) -> bool:
+  """Whether a decorator of `function` is TF's `function` or may be: one
+  not resolved (a project's own, a parameter, a name bound twice) may
+  wrap it, so a port that must not be made in a trace is by hand.
+
+  >>> tree = ast.parse("@staticmethod\\ndef g():\\n  pass\\n")
+  >>> may_be_traced(tree.body[0], _scopes.collect(tree))
+  False
+  """
+  if scope is None:
+    return bool(getattr(function, "decorator_list", ()))
+  for decorator in getattr(function, "decorator_list", ()):
+    name = _resolved(decorator, scope, 0)
+    if name is None or name in _TF_FUNCTIONS or (
+        name.split(".")[0] not in _NOT_TRACING):
+      return True
+  return False
 
 
 def _resolved(node: ast.expr, scope: _scopes.Scope, depth: int
@@ -74,7 +101,7 @@ def _first(name: str, scope: _scopes.Scope, depth: int) -> Optional[str]:
         return None
       return _resolved(defs[0].value, place, depth + 1)
     place = place.parent
-  return None
+  return f"builtins.{name}" if hasattr(builtins, name) else None
 
 
 def _imports(scope: _scopes.Scope) -> Dict[str, str]:

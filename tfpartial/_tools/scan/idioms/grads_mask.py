@@ -878,7 +878,7 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
   # the spec made before the loop, so that what follows sees the zeros.
   in_place = len(edits) > 1 or not _applies_the_list(hit, call, node)
   site = node if in_place else last
-  if _edits.spec_site(site, hit.scope) is not site:
+  if _edits.in_trace(hit.scope):
     return "the variables are chosen inside a `tf.function`: make the " \
            "spec once, outside it"
   chosen = f" if {test}" if test else ""
