@@ -5,7 +5,7 @@ import function as tff`, a name bound to `tf.function` or to a
 `functools.partial` of it are; a project's own `@function`, or a name
 of another module, is not. `may_be_traced` also counts a decorator it
 cannot resolve (a project's wrapper may call `tf.function`): the
-conservative answer where a port must not be made in a trace.
+conservative answer where a port must not be made in a trace."""
 
 from __future__ import annotations
 
