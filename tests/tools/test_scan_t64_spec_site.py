@@ -128,7 +128,13 @@ _LOOP = (
     ("def wrap(f):\n  return tf.function(f, jit_compile=True)", "@wrap",
      False),
     ("", "@functools.lru_cache(maxsize=None)", True),
-], ids=["tf-function", "bound-name", "project-wrapper", "functools"])
+    # A star import may bind a builtin's name (tools.py: `compile =
+    # tf.function`): unresolved, so it may trace.
+    ("from tools import *", "@compile", False),
+    # A library's decorator not known not to trace may wrap one.
+    ("import gin", "@gin.configurable", False),
+], ids=["tf-function", "bound-name", "project-wrapper", "functools",
+        "star-import-builtin-name", "library-decorator"])
 def test_a_port_in_what_may_be_a_trace_is_by_hand(bound, decorator,
                                                    mechanical):
   source = _LOOP.format(bound=bound, decorator=decorator)

@@ -2,8 +2,11 @@
 words: a name bound to gradients is unread where no expression reads it
 (a string or a comment naming it reads nothing), and read where an
 expression does, in its module or, for a module's name, in another
-module that imports it; `locals()`, `vars()`, `eval` or `exec` may read
-any name, so they keep the step found."""
+module that imports it; a call of the builtin `locals`, `vars`, `eval`
+or `exec`, or `sys.modules`, may read any name, so it keeps the step
+found, and so does a getter of a built name or `vars` on the module in
+a module importing it; a variable or parameter that merely shares a
+builtin's name (`vars = tf.trainable_variables()`) reads nothing."""
 
 import textwrap
 
@@ -32,6 +35,13 @@ SILENT = {
         tail="  # W1_grad: see W1_grad below", use=""),
     "named in a docstring": _TF1.format(
         tail="", use='"""W1_grad is kept for a plot."""'),
+    # A variable or a parameter named like a builtin is not the builtin.
+    "a variable named vars": _TF1.format(tail="", use="").replace(
+        "train = optimizer.minimize(loss)",
+        "vars = tf.trainable_variables()\n"
+        "    train = optimizer.minimize(loss, var_list=vars)"),
+    "a parameter named eval": _TF1.format(
+        tail="", use="def evaluate(eval):\n      return eval + 1"),
 }
 
 FOUND = {
@@ -47,6 +57,9 @@ FOUND = {
         tail="", use="def show(W1_grad):\n      return W1_grad"), 8),
     "read in an f-string's expression": (_TF1.format(
         tail="", use='tf.print(f"{W1_grad}")'), 8),
+    "read by getattr of sys.modules": (_TF1.format(
+        tail="", use="import sys\n    step = optimizer.apply_gradients("
+        "[(getattr(sys.modules[__name__], 'W1_' + 'grad'), W1)])"), 8),
 }
 
 
@@ -67,7 +80,13 @@ def test_gradients_an_expression_may_read_are_found(name):
     "step = optimizer.apply_gradients([(W1_grad, W1)])\n",
     "import model\n"
     "step = model.optimizer.apply_gradients([(model.W1_grad, model.W1)])\n",
-], ids=["from-import", "module-attribute"])
+    "import model\nkey = 'W1_' + 'grad'\n"
+    "step = model.optimizer.apply_gradients("
+    "[(getattr(model, key), model.W1)])\n",
+    "import model\nstep = model.optimizer.apply_gradients("
+    "[(vars(model)['W1_' + 'grad'], model.W1)])\n",
+], ids=["from-import", "module-attribute", "getattr-built-name",
+        "module-vars"])
 def test_a_modules_gradients_another_module_applies_are_found(use):
   model = textwrap.dedent(_TF1.format(tail="", use=""))
   found = scanned.in_project({"model.py": model, "train.py": use})
@@ -79,4 +98,12 @@ def test_a_modules_gradients_no_module_reads_leave_nothing_out():
   found = scanned.in_project({
       "model.py": model,
       "train.py": "from model import train\nprint('W1_grad: none')\n"})
+  assert [f for f in found if f[0] == "var-list-filter"] == [], found
+
+
+def test_a_getter_in_a_module_not_importing_it_leaves_nothing_out():
+  model = textwrap.dedent(_TF1.format(tail="", use=""))
+  found = scanned.in_project({
+      "model.py": model,
+      "config.py": "def value(args, key):\n  return getattr(args, key)\n"})
   assert [f for f in found if f[0] == "var-list-filter"] == [], found

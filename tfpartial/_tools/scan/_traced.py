@@ -4,8 +4,10 @@ text: `@tf.function(jit_compile=True)`, `@tff` after `from tensorflow
 import function as tff`, a name bound to `tf.function` or to a
 `functools.partial` of it are; a project's own `@function`, or a name
 of another module, is not. `may_be_traced` also counts a decorator it
-cannot resolve (a project's wrapper may call `tf.function`): the
-conservative answer where a port must not be made in a trace."""
+cannot resolve (a project's wrapper may call `tf.function`; a name a
+star import may bind) and any library's decorator but those of
+`_NOT_TRACING` (`@gin.configurable` too): the conservative answer where
+a port must not be made in a trace."""
 
 from __future__ import annotations
 
@@ -86,12 +88,15 @@ def _resolved(node: ast.expr, scope: _scopes.Scope, depth: int
 def _first(name: str, scope: _scopes.Scope, depth: int) -> Optional[str]:
   """The dotted name a plain name is where it is read: an import's, or
   the one value a module binds it to; None for a function, a class, a
-  parameter, a name bound more than once or not at all."""
+  parameter, a name bound more than once or not at all, or one only a
+  star import may bind (`compile` after `from tools import *`)."""
   place: Optional[_scopes.Scope] = scope
+  starred = False
   while place is not None:
     if name in place.functions or name in place.classes or (
         name in place.params):
       return None
+    starred = starred or _starred(place)
     imported = _imports(place).get(name)
     defs = place.defs.get(name, [])
     if imported is not None and not defs:
@@ -101,7 +106,17 @@ def _first(name: str, scope: _scopes.Scope, depth: int) -> Optional[str]:
         return None
       return _resolved(defs[0].value, place, depth + 1)
     place = place.parent
+  if starred:
+    return None  # A star import may bind it: unknown.
   return f"builtins.{name}" if hasattr(builtins, name) else None
+
+
+def _starred(scope: _scopes.Scope) -> bool:
+  """Whether `scope` imports every name of a module (not `builtins`)."""
+  return any(
+      isinstance(node, ast.ImportFrom) and node.module != "builtins" and (
+          any(alias.name == "*" for alias in node.names))
+      for node in scope.imports)
 
 
 def _imports(scope: _scopes.Scope) -> Dict[str, str]:

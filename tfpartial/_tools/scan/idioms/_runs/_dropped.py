@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _unnamed
 
 # TF1 functions that return a write op (run only when fetched).
 _OPS = {"assign", "scatter_update", "scatter_nd_update"}
@@ -68,8 +69,11 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
   out): never applied, they train nothing, so the variables they leave
   out are left out of no step. A read anywhere in the module counts
   (another function's name alike), and for a module's name one in a
-  module that imports it; `locals()`, `vars()`, `eval`, `exec` or a
-  `__dict__` may read any name (`_reads`)."""
+  module that imports it; a call of the builtin `locals`, `vars`,
+  `globals`, `eval` or `exec`, a `__dict__` or `sys.modules` in the
+  module may read any name (`_reads`), and so may a getter of a built
+  name on the module, `vars`, `__dict__`, `eval` or `exec` in a module
+  importing it (`_unnamed`)."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
   names = _taking(scope).get(id(call))
@@ -80,7 +84,18 @@ def unread_gradients(call: ast.Call, scope: _scopes.Scope,
   if reads is None or any(n in reads for n in names):
     return False
   return scope.parent is not None or not any(
-      _read_elsewhere(analysis, module, n) for n in names)
+      _read_elsewhere(analysis, module, n) for n in names) and (
+          not _unnamed_elsewhere(analysis, module))
+
+
+def _unnamed_elsewhere(analysis: Analysis, module: _project.Module
+                       ) -> bool:
+  """Whether a module importing `module` may read its names unnamed
+  (`getattr(model, key)`, `vars(model)[key]`, `eval`), or a module that
+  may does not parse (`_unnamed.project_reads`)."""
+  unnamed = _unnamed.project_reads(analysis)
+  return unnamed.unparsed or id(module) in (
+      unnamed.objects | unnamed.modules)
 
 
 def _read_elsewhere(analysis: Analysis, module: _project.Module,
@@ -116,8 +131,8 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   """The names `tree` reads: loaded (an augmented assignment's target
   too), declared `global` or `nonlocal`, an attribute's or an import's
   name, a string that is the name (`getattr(m, "g")`); None when it may
-  read any name (`locals()`, `vars()`, `globals()`, `eval`, `exec`,
-  `__dict__`).
+  read any name (a call of the builtin `locals`, `vars`, `globals`,
+  `eval` or `exec`, the module binding no such name; `__dict__`).
 
   >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
   ['f', 'g is', 'h', 'k', 'print']
@@ -125,10 +140,14 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   True
   """
   found: Set[str] = set()
+  bound = _bound(tree)
+  if _modules_of_sys(tree):
+    return None  # `sys.modules[__name__]`: the module read unnamed.
   for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id in _ANY_NAME - bound):
+      return None  # The builtin: the module binds no such name.
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-      if node.id in _ANY_NAME:
-        return None
       found.add(node.id)
     elif isinstance(node, ast.AugAssign) and isinstance(
         node.target, ast.Name):
@@ -148,6 +167,47 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
 
 # Builtins that may read any name of a scope.
 _ANY_NAME = {"locals", "vars", "globals", "eval", "exec"}
+
+
+def _modules_of_sys(tree: ast.AST) -> bool:
+  """Whether `tree` reads `sys.modules` (through `import sys`, under any
+  alias, or `from sys import modules`).
+
+  >>> _modules_of_sys(ast.parse("import sys as s\\nm = s.modules"))
+  True
+  """
+  systems = {a.asname or a.name for n in ast.walk(tree)
+             if isinstance(n, ast.Import) for a in n.names
+             if a.name == "sys"}
+  for node in ast.walk(tree):
+    if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(
+        a.name in ("modules", "*") for a in node.names):
+      return True
+    if isinstance(node, ast.Attribute) and node.attr == "modules" and (
+        isinstance(node.value, ast.Name) and node.value.id in systems):
+      return True
+  return False
+
+
+def _bound(tree: ast.AST) -> Set[str]:
+  """The names `tree` binds anywhere (assigned, a parameter, defined,
+  imported): a call of one is not the builtin's.
+
+  >>> sorted(_bound(ast.parse("vars = 1\\ndef f(eval): pass")))
+  ['eval', 'f', 'vars']
+  """
+  bound: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      bound.add(node.id)
+    elif isinstance(node, ast.arg):
+      bound.add(node.arg)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                           ast.ClassDef)):
+      bound.add(node.name)
+    elif isinstance(node, ast.alias) and node.name != "*":
+      bound.add((node.asname or node.name).split(".")[0])
+  return bound
 
 
 def printed_gradients(call: ast.Call, scope: _scopes.Scope,
