@@ -1,7 +1,9 @@
 """A TF1 re-mask op returned by a helper is taken as never run only
 where every call of the helper drops it: a helper with more callers
 than `Flow.calls_of` follows (the cap) is not judged by the first ones
-alone, so one caller past the cap that runs the op keeps the finding."""
+alone, so one caller past the cap that runs the op keeps the finding;
+nor is a helper whose name is read otherwise than as the function of a
+call the flow saw (an import alias, a bound name, a dict of helpers)."""
 
 import pytest
 
@@ -36,3 +38,30 @@ def test_a_run_before_the_cap_keeps_the_finding():
   code = _pruner(0, True) + "".join(
       f"  remask(model.kernels[{i}], masks[{i}])\n" for i in range(30))
   assert scanned.found(code) == [("weight-remask", 5)]
+
+
+_PRUNE = _pruner(1, False)
+
+
+@pytest.mark.parametrize("files", [
+    {"prune.py": _PRUNE, "train.py": (
+        "from prune import remask as rm\n\ndef step(model, masks, sess):\n"
+        "  sess.run(rm(model.head, masks[-1]))\n")},
+    {"prune.py": _PRUNE, "train.py": (
+        "import prune\n\ndef step(model, masks, sess):\n"
+        "  sess.run(prune.remask(model.head, masks[-1]))\n")},
+    {"prune.py": _PRUNE, "train.py": (
+        "import prune\nfix = prune.remask\n\n"
+        "def step(model, masks, sess):\n"
+        "  sess.run(fix(model.head, masks[-1]))\n")},
+    {"prune.py": _PRUNE + (
+        "  ops = {'r': remask}\n"
+        "  sess.run(ops['r'](model.head, masks[-1]))\n")},
+], ids=["import-alias", "module-attribute", "bound-name", "dict"])
+def test_a_helper_read_as_a_value_keeps_the_finding(files):
+  # Called under another name, the op it returns may run.
+  assert ("weight-remask", "prune.py", 5) in scanned.in_project(files)
+
+
+def test_a_helper_only_called_and_dropped_stays_silent():
+  assert scanned.in_project({"prune.py": _PRUNE}) == []

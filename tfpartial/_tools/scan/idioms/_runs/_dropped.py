@@ -34,7 +34,8 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
   """Whether `call` (`tf.assign(...)`, a function, not a method of the
   variable) is what `scope`'s function returns, and every call of that
   function in the project drops what it returns (every one seen: a
-  function with more calls than the flow follows keeps the finding)."""
+  function with more calls than the flow follows, or whose name is read
+  otherwise than as a seen call's function, keeps the finding)."""
   if not isinstance(call, ast.Call) or not isinstance(
       call.func, ast.Attribute) or call.func.attr not in _OPS or len(
           call.args) < 2 or _names.dotted(call.func.value) not in {
@@ -47,7 +48,33 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
     return False
   callers = analysis.flow.calls_of(function)
   return bool(callers) and analysis.flow.every_call_of(function) and all(
-      _dropped(c, s) for s, c in callers)
+      _dropped(c, s) for s, c in callers) and _only_called(
+          analysis, function.name, {id(c) for _, c in callers})
+
+
+def _only_called(analysis: Analysis, name: str, calls: Set[int]) -> bool:
+  """Whether the project reads `name` (a name or an attribute) only as
+  the function of one of `calls`, and imports it under no other name:
+  a helper bound to another name, kept in a dict or called in a way the
+  flow did not follow may run what it returns. Any module that does
+  not parse may too."""
+  project = analysis.project
+  for module in project.all_modules_with([name]):
+    parsed = project.parsed(module)
+    if parsed is None:
+      return False
+    called = {id(n.func) for n in _scopes.walk(parsed.node)
+              if isinstance(n, ast.Call) and id(n) in calls}
+    for node in _scopes.walk(parsed.node):
+      if isinstance(node, ast.alias) and node.name.split(".")[-1] == name:
+        if node.asname not in (None, name):
+          return False
+      elif (isinstance(node, ast.Name) and node.id == name or isinstance(
+          node, ast.Attribute) and node.attr == name) and isinstance(
+              getattr(node, "ctx", None), ast.Load) and (
+                  id(node) not in called):
+        return False
+  return True
 
 
 def _dropped(call: ast.Call, scope: _scopes.Scope) -> bool:
