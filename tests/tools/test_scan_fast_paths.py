@@ -229,19 +229,17 @@ def test_a_call_that_adds_to_no_list_binds_nothing(monkeypatch):
   assert set(module.defs) == {"g", "h"}
 
 
-def test_unread_gradients_strip_a_modules_comments_once(monkeypatch):
+def test_unread_gradients_read_a_modules_tree_once(monkeypatch):
   from tfpartial._tools.scan._analysis import Analysis
   from tfpartial._tools.scan.idioms._runs import _dropped
-  stripped = []
-  pattern = _dropped._COMMENT_LINE
+  read = []
+  reads = _dropped._reads
 
-  class Counted:
+  def counted(tree):
+    read.append(tree)
+    return reads(tree)
 
-    def sub(self, new, text):
-      stripped.append(text)
-      return pattern.sub(new, text)
-
-  monkeypatch.setattr(_dropped, "_COMMENT_LINE", Counted())
+  monkeypatch.setattr(_dropped, "_reads", counted)
   project = _project_of({"train.py": textwrap.dedent("""\
       def train(loss, w1, w2):
         w1_grad = tf.gradients(loss, [w1])[0]
@@ -253,8 +251,8 @@ def test_unread_gradients_strip_a_modules_comments_once(monkeypatch):
   scope = next(iter(project.functions_named(("train",), unscanned=True)))
   calls = [n for n in scope.nodes if isinstance(n, ast.Call) and (
       getattr(n.func, "attr", "") == "gradients")]
-  # The first is named only where assigned (its print commented out);
-  # the second is returned. Asked twice each, the text stripped once.
+  # The first is read nowhere (its print commented out); the second is
+  # returned. Asked twice each, the module's tree read once.
   assert [_dropped.unread_gradients(c, scope, analysis)
           for c in calls * 2] == [True, False, True, False]
-  assert len(stripped) == 1
+  assert len(read) == 1

@@ -44,7 +44,9 @@ def ported(source: _files.Source, edits: Sequence[Edit], apply: Apply
       return None
     new = "".join(apply(before, by_cell[number]))
     cell["source"] = lines_of(new if ended else new[:-1])
-    if not _rewrite(after, old, cell["source"]):
+    # Earlier cells of the same source come first in the file.
+    skip = sum(c.get("source") == old for c in cells[:number - 1])
+    if not _rewrite(after, old, cell["source"], skip):
       return None
   if _loaded("".join(after)) != notebook:
     return None
@@ -83,12 +85,20 @@ def _as_read(source: _files.Source, cell: int, lines: List[str],
   return True
 
 
-def _rewrite(lines: List[str], old: List[str], new: List[str]) -> bool:
+def _rewrite(lines: List[str], old: List[str], new: List[str],
+             skip: int = 0) -> bool:
   """Replaces in `lines` the run of lines that hold the strings `old`, one
-  each (the first such run), by `new` at the same indentation; a string
-  kept keeps its line as written (its escapes)."""
+  each (the first such run after `skip` others), by `new` at the same
+  indentation; a string kept keeps its line as written (its escapes).
+  Another run of the same strings (an output's text) may come first: the
+  caller's check of the whole notebook then finds the wrong cell edited."""
   for start in range(len(lines) - len(old) + 1):
-    if all(_string(lines[start + i]) == text for i, text in enumerate(old)):
+    if not all(_string(lines[start + i]) == text
+               for i, text in enumerate(old)):
+      continue
+    if skip:
+      skip -= 1
+    else:
       run = lines[start:start + len(old)]
       indent = run[0][:len(run[0]) - len(run[0].lstrip())]
       comma = run[-1].rstrip().endswith(",")

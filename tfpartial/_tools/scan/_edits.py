@@ -7,6 +7,8 @@ import ast
 from typing import List, Optional, Tuple, Union
 
 from tfpartial._tools.scan import _deep
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _traced
 from tfpartial._tools.scan._finding import Edit
 
 Port = Union[Tuple[Edit, ...], str]  # The edits, or why it is by hand.
@@ -174,11 +176,21 @@ def _last_import_line(module: ast.Module) -> int:
   return (last.end_lineno or last.lineno) + 1 if last else 1
 
 
-def spec_site(statement: ast.stmt, scope_node: ast.AST) -> ast.stmt:
+def in_trace(scope: _scopes.Scope) -> bool:
+  """Whether `scope` is a function that a decorator makes, or may make,
+  a `tf.function` (`_traced.may_be_traced`): a spec made from values
+  the function computes is then by hand."""
+  return isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+      _traced.may_be_traced(scope.node, scope.parent))
+
+
+def spec_site(statement: ast.stmt, scope: _scopes.Scope) -> ast.stmt:
   """Where the spec is made: before `statement`, or before the function
-  it is in when that is a `tf.function` (made once, not per trace)."""
-  if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-      "function" in ast.unparse(d) for d in scope_node.decorator_list):
+  `scope` is when a decorator makes it a `tf.function` (made once, not
+  per trace; the decorator resolved, `_traced`)."""
+  scope_node = scope.node
+  if isinstance(scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+      _traced.traced(scope_node, scope.parent)):
     site = ast.Pass()
     first = scope_node.decorator_list[0]
     site.lineno, site.col_offset = first.lineno, scope_node.col_offset

@@ -105,6 +105,8 @@ class Flow:
     self.zips: Dict[int, _scopes.Scope] = {}  # A `zip` call -> its scope.
     self._callees: Dict[int, Optional[ast.AST]] = {}
     self._calls_of: Dict[int, List[Tuple[_scopes.Scope, ast.Call]]] = {}
+    # The functions with calls past the cap `calls_of` keeps.
+    self._capped: Set[int] = set()
     # A method found through its class -> that class, bound as `self`.
     self.bound_self: Dict[int, ast.ClassDef] = {}
     self.depth = 0
@@ -496,14 +498,24 @@ class Flow:
 
   def calls_of(self, function: ast.AST
                ) -> List[Tuple[_scopes.Scope, ast.Call]]:
-    """The project's calls of `function` (at most `_FROM_CALLERS`)."""
+    """The project's calls of `function` (at most `_FROM_CALLERS`; see
+    `every_call_of` for whether that is all of them)."""
     if id(function) not in self._calls_of:
       name = getattr(function, "name", "")
-      self._calls_of[id(function)] = [
-          (scope, call) for scope, call in self.project.callers(name)[
-              :_FROM_CALLERS * 4] if self.callee(call, scope) is function][
-                  :_FROM_CALLERS]
+      named = self.project.callers(name)
+      found = [(scope, call) for scope, call in named[:_FROM_CALLERS * 4]
+               if self.callee(call, scope) is function]
+      self._calls_of[id(function)] = found[:_FROM_CALLERS]
+      if len(named) > _FROM_CALLERS * 4 or len(found) > _FROM_CALLERS:
+        self._capped.add(id(function))
     return self._calls_of[id(function)]
+
+  def every_call_of(self, function: ast.AST) -> bool:
+    """Whether `calls_of(function)` holds every call the project makes of
+    it by its name (none left past the cap): a rule that needs all of
+    them to hold (`all(...)`) must not silence from some."""
+    self.calls_of(function)
+    return id(function) not in self._capped
 
   def constructions(self, info: _scopes.ClassInfo
                     ) -> List[Tuple[_scopes.Scope, ast.Call]]:

@@ -555,7 +555,7 @@ def _port_constant(hit: _idiom.Hit, analysis: Analysis, mask: ast.AST,
   frozen = _edits.frozen_where_zero(_edits.text(mask, lines), tf,
                                     np or "np", variable)
   spec = f"{name} = tfpartial.freeze({variable}, {frozen})"
-  site = _edits.spec_site(statement, hit.scope.node)
+  site = _edits.spec_site(statement, hit.scope)
   # `grad * mask` stays: the spec holds where the mask is 0, the multiply
   # keeps any other value it has (`0.5` still scales).
   edits = [_edits.before(site, lines, spec), apply]
@@ -588,7 +588,7 @@ def _port_split(hit: _idiom.Hit, analysis: Analysis,
   apply = _edits.apply_with(hit.sink, name, lines)
   if statement is None or apply is None:
     return "the apply is not a plain statement"
-  site = _edits.spec_site(statement, hit.scope.node)
+  site = _edits.spec_site(statement, hit.scope)
   edits = [_edits.replace(hit.node, _edits.text(grad, lines)),
            _edits.before(site, lines, f"{name} = {spec}"), apply]
   return _edits.with_import(module.tree, edits,
@@ -824,7 +824,7 @@ def _site(step: ast.stmt, scope: _scopes.Scope, spec: str) -> ast.stmt:
   taken from an argument, `model.text_encoder.trainable_weights`): then
   before the step, in the function (each trace makes it; it holds only
   Python values, as a Keras `train_step`'s does)."""
-  site = _edits.spec_site(step, scope.node)
+  site = _edits.spec_site(step, scope)
   if site is step:
     return step
   read = {n.id for n in ast.walk(ast.parse(spec)) if isinstance(n, ast.Name)}
@@ -878,7 +878,7 @@ def _port_helper_rows(hit: _idiom.Hit, analysis: Analysis,
   # the spec made before the loop, so that what follows sees the zeros.
   in_place = len(edits) > 1 or not _applies_the_list(hit, call, node)
   site = node if in_place else last
-  if _edits.spec_site(site, hit.scope.node) is not site:
+  if _edits.in_trace(hit.scope):
     return "the variables are chosen inside a `tf.function`: make the " \
            "spec once, outside it"
   chosen = f" if {test}" if test else ""

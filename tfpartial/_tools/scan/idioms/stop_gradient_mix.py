@@ -753,7 +753,7 @@ def _port(hit: MixHit, analysis: Analysis) -> _edits.Port:
           f"{_edits.text(mask, lines)})) != 0)") if frozen is None else (
               f"{name} = tfpartial.freeze({_edits.text(variable, lines)}, "
               f"{frozen})")
-  site = _edits.spec_site(statement, hit.scope.node)
+  site = _edits.spec_site(statement, hit.scope)
   return _edits.with_import(module.tree, [
       _edits.replace(hit.node, _edits.text(variable, lines)),
       _edits.before(site, lines, spec), apply], numpy=frozen is not None and (

@@ -61,7 +61,7 @@ def port(node: ast.AST, sink: ast.Call, scope: _scopes.Scope,
            "applied as the loop left it"
   if not _enumerated._reaches(step, for_node, scope.node):
     return "the apply is not in the block of the loop"
-  if _edits.spec_site(for_node, scope.node) is not for_node:
+  if _edits.in_trace(scope):
     return "the masks are made inside a `tf.function`: make the spec " \
            "once, outside it"
   module = analysis.module(scope)

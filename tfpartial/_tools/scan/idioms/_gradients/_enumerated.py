@@ -62,7 +62,7 @@ def port(node: ast.AST, sink: ast.Call, scope: _scopes.Scope,
            "apply does not take it"
   if not _reaches(step, for_node, scope.node):
     return "the apply is not in the block of the loop"
-  if _edits.spec_site(for_node, scope.node) is not for_node:
+  if _edits.in_trace(scope):
     return "the masks are made inside a `tf.function`: make the spec " \
            "once, outside it"
   np = _edits.numpy_alias(module.tree)

@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _unnamed
 
 # TF1 functions that return a write op (run only when fetched).
 _OPS = {"assign", "scatter_update", "scatter_nd_update"}
@@ -32,7 +33,9 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
               analysis: Analysis) -> bool:
   """Whether `call` (`tf.assign(...)`, a function, not a method of the
   variable) is what `scope`'s function returns, and every call of that
-  function in the project drops what it returns."""
+  function in the project drops what it returns (every one seen: a
+  function with more calls than the flow follows, or whose name is read
+  otherwise than as a seen call's function, keeps the finding)."""
   if not isinstance(call, ast.Call) or not isinstance(
       call.func, ast.Attribute) or call.func.attr not in _OPS or len(
           call.args) < 2 or _names.dotted(call.func.value) not in {
@@ -44,7 +47,34 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
               for n in _scopes.walk(function))):
     return False
   callers = analysis.flow.calls_of(function)
-  return bool(callers) and all(_dropped(c, s) for s, c in callers)
+  return bool(callers) and analysis.flow.every_call_of(function) and all(
+      _dropped(c, s) for s, c in callers) and _only_called(
+          analysis, function.name, {id(c) for _, c in callers})
+
+
+def _only_called(analysis: Analysis, name: str, calls: Set[int]) -> bool:
+  """Whether the project reads `name` (a name or an attribute) only as
+  the function of one of `calls`, and imports it under no other name:
+  a helper bound to another name, kept in a dict or called in a way the
+  flow did not follow may run what it returns. Any module that does
+  not parse may too."""
+  project = analysis.project
+  for module in project.all_modules_with([name]):
+    parsed = project.parsed(module)
+    if parsed is None:
+      return False
+    called = {id(n.func) for n in _scopes.walk(parsed.node)
+              if isinstance(n, ast.Call) and id(n) in calls}
+    for node in _scopes.walk(parsed.node):
+      if isinstance(node, ast.alias) and node.name.split(".")[-1] == name:
+        if node.asname not in (None, name):
+          return False
+      elif (isinstance(node, ast.Name) and node.id == name or isinstance(
+          node, ast.Attribute) and node.attr == name) and isinstance(
+              getattr(node, "ctx", None), ast.Load) and (
+                  id(node) not in called):
+        return False
+  return True
 
 
 def _dropped(call: ast.Call, scope: _scopes.Scope) -> bool:
@@ -61,17 +91,150 @@ _GRADIENTS = {"gradients", "gradient"}
 
 def unread_gradients(call: ast.Call, scope: _scopes.Scope,
                      analysis: Analysis) -> bool:
-  """Whether `call` computes gradients into names nothing in its module
-  reads (`W1_grad = tf.gradients(loss, [W1])[0]`, its one print
-  commented out): never applied, they train nothing, so the variables
-  they leave out are left out of no step."""
+  """Whether `call` computes gradients into names no expression reads
+  (`W1_grad = tf.gradients(loss, [W1])[0]`, its one print commented
+  out): never applied, they train nothing, so the variables they leave
+  out are left out of no step. A read anywhere in the module counts
+  (another function's name alike), and for a module's name one in a
+  module that imports it; a call of the builtin `locals`, `vars`,
+  `globals`, `eval` or `exec`, a `__dict__` or `sys.modules` in the
+  module may read any name (`_reads`), and so may a getter of a built
+  name on the module, `vars`, `__dict__`, `eval` or `exec` in a module
+  importing it (`_unnamed`)."""
   if _names.call_name(call) not in _GRADIENTS:
     return False
   names = _taking(scope).get(id(call))
   if not names:
     return False  # Kept on an object, passed on, returned: read.
-  code = _uncommented(analysis, scope)
-  return all(_named_once(n, code) for n in names)  # Only where assigned.
+  module = analysis.module(scope)
+  reads = _module_reads(analysis, module)
+  if reads is None or any(n in reads for n in names):
+    return False
+  return scope.parent is not None or not any(
+      _read_elsewhere(analysis, module, n) for n in names) and (
+          not _unnamed_elsewhere(analysis, module))
+
+
+def _unnamed_elsewhere(analysis: Analysis, module: _project.Module
+                       ) -> bool:
+  """Whether a module importing `module` may read its names unnamed
+  (`getattr(model, key)`, `vars(model)[key]`, `eval`), or a module that
+  may does not parse (`_unnamed.project_reads`)."""
+  unnamed = _unnamed.project_reads(analysis)
+  return unnamed.unparsed or id(module) in (
+      unnamed.objects | unnamed.modules)
+
+
+def _read_elsewhere(analysis: Analysis, module: _project.Module,
+                    name: str) -> bool:
+  """Whether another module of the project may read `name` (imported
+  from `module`, or as its attribute): any read of the name there, or a
+  module that does not parse. The readers of a name are found once a
+  scan, however many modules bind it."""
+  readers = analysis.once(f"dropped:readers:{name}", lambda: {
+      id(m) for m in analysis.project.all_modules_with([name])
+      if _module_reads(analysis, m) is None or name in (
+          _module_reads(analysis, m) or ())})
+  assert isinstance(readers, set)
+  return bool(readers - {id(module)})
+
+
+def _module_reads(analysis: Analysis, module: _project.Module
+                  ) -> Optional[Set[str]]:
+  """The names `module`'s code reads (`_reads`), read once a scan; None
+  when it may read any name, or does not parse."""
+  found = analysis.once("dropped:reads", dict)
+  assert isinstance(found, dict)
+  if id(module) not in found:
+    if module.tree is None:
+      analysis.project.parsed(module)  # Parsed now, if it parses.
+    tree = module.tree
+    found[id(module)] = None if tree is None else _reads(tree)
+  reads = found[id(module)]
+  return reads if isinstance(reads, set) else None
+
+
+def _reads(tree: ast.AST) -> Optional[Set[str]]:
+  """The names `tree` reads: loaded (an augmented assignment's target
+  too), declared `global` or `nonlocal`, an attribute's or an import's
+  name, a string that is the name (`getattr(m, "g")`); None when it may
+  read any name (a call of the builtin `locals`, `vars`, `globals`,
+  `eval` or `exec`, the module binding no such name; `__dict__`).
+
+  >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
+  ['f', 'g is', 'h', 'k', 'print']
+  >>> _reads(ast.parse("g = 1\\nprint(locals())")) is None
+  True
+  """
+  found: Set[str] = set()
+  bound = _bound(tree)
+  if _modules_of_sys(tree):
+    return None  # `sys.modules[__name__]`: the module read unnamed.
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        node.func.id in _ANY_NAME - bound):
+      return None  # The builtin: the module binds no such name.
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+      found.add(node.id)
+    elif isinstance(node, ast.AugAssign) and isinstance(
+        node.target, ast.Name):
+      found.add(node.target.id)
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+      found.update(node.names)
+    elif isinstance(node, ast.Attribute):
+      if node.attr == "__dict__":
+        return None
+      found.add(node.attr)
+    elif isinstance(node, ast.alias):
+      found.add(node.name.split(".")[-1])
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+      found.add(node.value)
+  return found
+
+
+# Builtins that may read any name of a scope.
+_ANY_NAME = {"locals", "vars", "globals", "eval", "exec"}
+
+
+def _modules_of_sys(tree: ast.AST) -> bool:
+  """Whether `tree` reads `sys.modules` (through `import sys`, under any
+  alias, or `from sys import modules`).
+
+  >>> _modules_of_sys(ast.parse("import sys as s\\nm = s.modules"))
+  True
+  """
+  systems = {a.asname or a.name for n in ast.walk(tree)
+             if isinstance(n, ast.Import) for a in n.names
+             if a.name == "sys"}
+  for node in ast.walk(tree):
+    if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(
+        a.name in ("modules", "*") for a in node.names):
+      return True
+    if isinstance(node, ast.Attribute) and node.attr == "modules" and (
+        isinstance(node.value, ast.Name) and node.value.id in systems):
+      return True
+  return False
+
+
+def _bound(tree: ast.AST) -> Set[str]:
+  """The names `tree` binds anywhere (assigned, a parameter, defined,
+  imported): a call of one is not the builtin's.
+
+  >>> sorted(_bound(ast.parse("vars = 1\\ndef f(eval): pass")))
+  ['eval', 'f', 'vars']
+  """
+  bound: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      bound.add(node.id)
+    elif isinstance(node, ast.arg):
+      bound.add(node.arg)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                           ast.ClassDef)):
+      bound.add(node.name)
+    elif isinstance(node, ast.alias) and node.name != "*":
+      bound.add((node.asname or node.name).split(".")[0])
+  return bound
 
 
 def printed_gradients(call: ast.Call, scope: _scopes.Scope,
@@ -245,7 +408,7 @@ def _runs_session(tree: Optional[ast.AST]) -> bool:
           "Session") for n in ast.walk(tree))
 
 
-# A word, as `_named_once` counts them.
+# A word, as `_words` counts them.
 _WORD = re.compile(r"\b\w+\b")
 
 
@@ -258,17 +421,6 @@ def _uncommented(analysis: Analysis, scope: _scopes.Scope) -> str:
   if id(module) not in uncommented:
     uncommented[id(module)] = _COMMENT_LINE.sub("", module.source.text)
   return str(uncommented[id(module)])
-
-
-def _named_once(name: str, code: str) -> bool:
-  """Whether `code` names `name` (as a word) once: the search stops at
-  a second, most often near the first.
-
-  >>> [_named_once("g", text) for text in ("g = 1", "g = 1\\nf(g)", "gg")]
-  [True, False, False]
-  """
-  found = re.finditer(r"\b" + re.escape(name) + r"\b", code)
-  return sum(1 for _ in itertools.islice(found, 2)) == 1
 
 
 # A line that is only a comment (a print of the gradients switched off).

@@ -4,16 +4,25 @@ notebook to square into a Fisher in NumPy): they leave the graph as
 numbers and train nothing, so the variables their list leaves out are
 left out of no step. A step that applies fetched numbers fed back in
 is a step of its own, with its own list. Gradients read by anything but
-a fetch (applied, clipped, passed on) keep their step."""
+a fetch (applied, clipped, passed on, given to a `run` of the project's
+own, read by a getter naming it: `getattr`, `builtins.getattr`,
+`operator.attrgetter`, `__getattribute__`) keep their step, and so do
+all of them in a project that may read attributes unnamed (`vars`,
+`__dict__`, `eval`, `exec`, a getter of a built name in the gradients'
+module or one importing it, not on an imported module as in
+`getattr(tf.nn, name)`: `_unnamed`) or holds a module that does not
+parse."""
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _unnamed
 
 _GRADIENTS = {"compute_gradients", "gradients"}
 
@@ -28,31 +37,72 @@ def only_fetched(call: ast.Call, scope: _scopes.Scope,
   name = _kept_as(call, scope, analysis)
   if name is None:
     return False
-  fetched = analysis.once(f"fetched_out:reads:{name}",
-                          lambda: _only_fetches(analysis, name))
+  owner = analysis.module(scope)
+  fetched = analysis.once(f"fetched_out:reads:{name}:{id(owner)}",
+                          lambda: _only_fetches(analysis, name, owner))
   return fetched is True
 
 
-def _only_fetches(analysis: Analysis, name: str) -> bool:
-  """Whether the project reads `.name` somewhere and only in fetches."""
+def _only_fetches(analysis: Analysis, name: str,
+                  owner: _project.Module) -> bool:
+  """Whether the project reads `.name` somewhere and only in fetches,
+  and no module may read it unnamed (`_unnamed.project_reads`) where
+  it may reach `owner`, the module keeping it."""
   project = analysis.project
   reads = 0
   for module in project.all_modules_with([name]):
-    parsed = project.parsed(module)
+    index = _index(analysis, module)
+    if index is None:
+      return False  # Unread: its reads are unknown.
+    fetched, loads, named = index
+    if name in named:
+      return False  # A getter naming it: a read no fetch holds.
+    for node in loads.get(name, ()):
+      if id(node) not in fetched:
+        return False  # Applied, passed on, aliased: a step's.
+      reads += 1
+  unnamed = _unnamed.project_reads(analysis)
+  return reads > 0 and not (unnamed.unparsed or unnamed.objects) and (
+      id(owner) not in unnamed.modules | unnamed.others)
+
+
+# What a module reads of attributes: the ids of the expressions its
+# sessions' runs fetch, its attribute loads by name, and the names its
+# getters are given as literals.
+_Index = Tuple[Set[int], Dict[str, List[ast.Attribute]], Set[str]]
+
+
+def _index(analysis: Analysis, module: _project.Module
+           ) -> Optional[_Index]:
+  """`module`'s `_Index`, read once a scan however many names it keeps;
+  None when it does not parse."""
+  def find() -> Optional[_Index]:
+    parsed = analysis.project.parsed(module)
     if parsed is None:
-      continue
+      return None
     fetched: Set[int] = set()
-    nodes = list(_scopes.walk(parsed.node))
-    for node in nodes:
-      if isinstance(node, ast.Call) and _names.call_name(node) == "run":
+    loads: Dict[str, List[ast.Attribute]] = {}
+    named: Set[str] = set()
+    for node in _scopes.walk(parsed.node):
+      if isinstance(node, ast.Call) and _names.call_name(node) == "run" and (
+          not _the_projects(node, module, analysis)):
         fetched.update(id(n) for n in _fetches(node))
-    for node in nodes:
-      if isinstance(node, ast.Attribute) and node.attr == name and (
-          isinstance(node.ctx, ast.Load)):
-        if id(node) not in fetched:
-          return False  # Applied, passed on, aliased: a step's.
-        reads += 1
-  return reads > 0
+      if isinstance(node, ast.Call) and _unnamed.getter(node):
+        named.update(a.value for a in node.args if isinstance(
+            a, ast.Constant) and isinstance(a.value, str))
+      if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        loads.setdefault(node.attr, []).append(node)
+    return fetched, loads, named
+  found = analysis.once(f"fetched_out:index:{id(module)}", find)
+  return found if isinstance(found, tuple) else None
+
+
+def _the_projects(run: ast.Call, module: _project.Module,
+                  analysis: Analysis) -> bool:
+  """Whether `run` calls a function of the project (which may apply what
+  it is given), not a session's `run` (a library's, unresolved)."""
+  scopes = analysis.project.scopes_at(module, [run.lineno])
+  return not scopes or analysis.flow.callee(run, scopes[0]) is not None
 
 
 def _kept_as(call: ast.Call, scope: _scopes.Scope,

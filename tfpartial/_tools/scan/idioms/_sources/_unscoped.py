@@ -31,7 +31,7 @@ def never_scoped(flow: Flow, node: ast.AST, scope: _scopes.Scope) -> bool:
   if scope.cls is not None and not _static(function):
     position -= 1  # `self` is not written at the call.
   calls = flow.calls_of(function)
-  return bool(calls) and all(
+  return bool(calls) and flow.every_call_of(function) and all(
       _left_out(call, chosen.id, position) for _, call in calls)
 
 

@@ -1,0 +1,114 @@
+"""Reads of an attribute or a module's name that do not name it:
+`getattr(m, key)`, `operator.attrgetter(key)`, `m.__getattribute__(key)`
+with a name built at run time, `vars(m)`, `m.__dict__`, `eval`, `exec`.
+A rule that silences a finding because a name is read only one way
+keeps the finding where such a read may reach the object."""
+
+from __future__ import annotations
+
+import ast
+from typing import NamedTuple, Set
+
+from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._analysis import Analysis
+
+# The words of a module that may read an attribute without naming it.
+WORDS = ("getattr", "vars", "__dict__", "exec", "eval", "attrgetter",
+         "__getattribute__")
+# Calls that read an attribute by a name they are given as a string.
+_GETTERS = {"getattr", "attrgetter", "__getattribute__"}
+
+
+def getter(call: ast.Call) -> bool:
+  """Whether `call` reads an attribute by a name it is given.
+
+  >>> getter(ast.parse("builtins.getattr(m, k)").body[0].value)
+  True
+  """
+  func = call.func
+  called = func.id if isinstance(func, ast.Name) else (
+      func.attr if isinstance(func, ast.Attribute) else "")
+  return called in _GETTERS
+
+
+class Reads(NamedTuple):
+  """Where a project may read names unnamed, by the ids of the modules
+  such reads may reach: a module's own and those it imports."""
+
+  unparsed: bool  # A module that may read any does not parse.
+  objects: Set[int]  # By `vars`, `__dict__`, `eval`, `exec`.
+  modules: Set[int]  # By a getter on a module (`getattr(tf.nn, k)`).
+  others: Set[int]  # By a getter on anything else (`getattr(args, k)`).
+
+
+def project_reads(analysis: Analysis) -> Reads:
+  """The project's `Reads`, read once a project from the trees of the
+  modules that write a word of `WORDS`. A getter on a module reaches
+  only the modules its module imports."""
+  def find() -> Reads:
+    project = analysis.project
+    found = Reads(False, set(), set(), set())
+    for module in project.all_modules_with(WORDS):
+      tree = project.parsed(module)
+      if tree is None:
+        return found._replace(unparsed=True)
+      nodes = list(_scopes.walk(tree.node))
+      near = imported(project, module)
+      if any(any_object(n) for n in nodes):
+        found.objects.update(near | {id(module)})
+      if any(_built(n, module, True) for n in nodes):
+        found.modules.update(near)
+      if any(_built(n, module, False) for n in nodes):
+        found.others.update(near | {id(module)})
+    return found
+  reads = analysis.once("unnamed:project", find)
+  assert isinstance(reads, Reads)
+  return reads
+
+
+def imported(project: _project.Project, module: _project.Module
+             ) -> Set[int]:
+  """The ids of the project's modules `module` imports (or imports a
+  name from)."""
+  found: Set[int] = set()
+  wheres = list(module.imports.values()) + [(w, "") for w in module.star]
+  for where, name in wheres:
+    level = len(where) - len(where.lstrip("."))
+    dotted = where.lstrip(".")
+    candidates = [project.find_module(dotted, module, level)]
+    if name:
+      candidates.append(project.find_module(
+          f"{dotted}.{name}" if dotted else name, module, level))
+    found.update(id(m) for m in candidates if m is not None)
+  return found
+
+
+def any_object(node: ast.AST) -> bool:
+  """Whether `node` may read any name of any object or scope: `vars`,
+  `eval` or `exec` called, `x.__dict__`."""
+  if isinstance(node, ast.Attribute):
+    return node.attr == "__dict__"
+  return isinstance(node, ast.Call) and isinstance(
+      node.func, ast.Name) and node.func.id in {"vars", "eval", "exec"}
+
+
+def _built(node: ast.AST, module: _project.Module, on_modules: bool
+           ) -> bool:
+  """Whether `node` is a getter of a name not a literal, on a module
+  `module` imports if `on_modules`, on anything else if not."""
+  if not isinstance(node, ast.Call) or not getter(node) or any(
+      isinstance(a, ast.Constant) for a in node.args[:2]):
+    return False
+  return _on_module(node, module) == on_modules
+
+
+def _on_module(call: ast.Call, module: _project.Module) -> bool:
+  """Whether `getattr(m.x, ...)` reads from a module `m` imports."""
+  if not isinstance(call.func, ast.Name) or call.func.id != "getattr":
+    return False
+  root = call.args[0] if call.args else None
+  while isinstance(root, ast.Attribute):
+    root = root.value
+  return isinstance(root, ast.Name) and module.imports.get(
+      root.id, ("", "x"))[1] == ""
