@@ -36,7 +36,6 @@ from tfpartial._tools.scan.idioms._wholes import _fast_weights
 from tfpartial._tools.scan.idioms._wholes import _fed_inputs
 from tfpartial._tools.scan.idioms._wholes import _frozen_backbone
 from tfpartial._tools.scan.idioms._wholes import _last_stage
-from tfpartial._tools.scan.idioms._wholes import _later_stage
 from tfpartial._tools.scan.idioms._wholes import _layers_beside
 from tfpartial._tools.scan.idioms._wholes import _halves
 from tfpartial._tools.scan.idioms._wholes import _loss_network
@@ -128,8 +127,9 @@ def _filter_of(analysis: Analysis, step: Step, steps: List[Step],
   # A rest dropping names itself (`v not in new and v not in fc`): kept.
   tested = (node,) if _drops_a_name(node) else (
       node, step.labels.get("filtered"))
-  if not in_phase and not halved and _shared_between(
-      analysis, step, steps, node) or any(
+  if not in_phase and not halved and _shares_lists(analysis, step, steps,
+      node) and not _reached_beside(analysis, step, steps) and not (
+          _adapts_part(step, steps)) or any(
       _complement_trained(n, steps, flow.origin.get(id(n), step.scope))
       for n in tested if n is not None) or _rest_passed(
           flow, node, step, steps) or (
@@ -216,8 +216,7 @@ def _own_training(analysis: Analysis, step: Step, steps: List[Step],
       step, run_with(step, steps)) and not halved and not (
           _adapts_part(step, steps)) and not (
           _cut_before_split.cut_before(analysis, step, _other_trainings(
-              step, steps))) and not _later_stage.later_stage(
-                  analysis, step, steps) or _by_network(analysis, step)
+              step, steps))) or _by_network(analysis, step)
 
 
 def _adapts_part(step: Step, steps: List[Step]) -> bool:
@@ -272,17 +271,6 @@ def _rest_passed(flow: Flow, node: ast.expr, step: Step,
       _covering_tests.keeps_every_name(step.var_list, step.scope))
 
 
-def _shared_between(analysis: Analysis, step: Step, steps: List[Step],
-                    node: ast.expr) -> bool:
-  """Whether another loss's steps train lists overlapping the step's
-  (`_shares_lists`), and the step reaches nothing beside them, adapts no
-  part, and is no later stage on a part earlier loops train
-  (`_later_stage`)."""
-  return _shares_lists(analysis, step, steps, node) and not (
-      _reached_beside(analysis, step, steps)) and not _adapts_part(
-          step, steps) and not _later_stage.later_stage(analysis, step, steps)
-
-
 def _other_off(analysis: Analysis, step: Step, steps: List[Step],
                node: ast.expr) -> bool:
   """Whether another step of the function, over another list, makes an
@@ -291,10 +279,8 @@ def _other_off(analysis: Analysis, step: Step, steps: List[Step],
   trained beside another; or its filters leave out layers built in
   scopes of their own that feed the kept ones (`_scopes_untrained`), or
   layers one helper builds under names its caller gives
-  (`_some_layers`: `node` is the step's filter), or the step trains a
-  later stage on a part only earlier loops train (`_later_stage`)."""
-  return _later_stage.later_stage(analysis, step, steps) or _some_layers(
-      analysis, step, node) or (
+  (`_some_layers`: `node` is the step's filter)."""
+  return _some_layers(analysis, step, node) or (
       _scopes_untrained.leaves_scopes(step, steps)) or (
       _wider_step.trained_wider(step, steps)) or any(other.scope is step.scope and other.var_list is not None and (
       step.var_list is None or ast.unparse(other.var_list) != ast.unparse(

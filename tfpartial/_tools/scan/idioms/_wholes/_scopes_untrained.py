@@ -77,7 +77,7 @@ def _leaves(filters: Iterable[ast.AST], scope: _scopes.Scope) -> bool:
   functions, opened_bodies = owner.once((_functions, by, 0),
                                         lambda: _opened_by(scope))
   bodies = [(name, body) for name, body in opened_bodies
-            if builds_layers(body, scope)]
+            if _builds_layers(body, scope)]
   opened = {name for name, _ in bodies}
   kept: Set[str] = set()
   for node in filters:
@@ -221,7 +221,7 @@ def _literal(call: ast.expr) -> str:
   return _root(name) if name is not None else ""
 
 
-def builds_layers(body: List[ast.stmt],
+def _builds_layers(body: List[ast.stmt],
                    scope: Optional[_scopes.Scope] = None) -> bool:
   """Whether the statements make a layer or a model: a class made (not an
   optimizer, saver or writer) or a trainable variable, whose result is
