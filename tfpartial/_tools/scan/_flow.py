@@ -105,14 +105,12 @@ class Flow:
     self.zips: Dict[int, _scopes.Scope] = {}  # A `zip` call -> its scope.
     self._callees: Dict[int, Optional[ast.AST]] = {}
     self._calls_of: Dict[int, List[Tuple[_scopes.Scope, ast.Call]]] = {}
-    # The functions with calls past the cap `calls_of` keeps.
-    self._capped: Set[int] = set()
+    self._capped: Set[int] = set()  # Functions called past the cap.
     # A method found through its class -> that class, bound as `self`.
     self.bound_self: Dict[int, ast.ClassDef] = {}
     self.depth = 0
     self.visits = 0  # Expressions evaluated (not from the memo).
-    # A node that a label names -> the scope it was evaluated in.
-    self.origin: Dict[int, _scopes.Scope] = {}
+    self.origin: Dict[int, _scopes.Scope] = {}  # A labelled node's scope.
     self._params_memo: Dict[Tuple[int, str], FrozenSet[str]] = {}
     # A method name -> whether a project's method of that name returns its
     # argument times its object's mask.
