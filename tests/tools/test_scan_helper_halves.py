@@ -246,8 +246,8 @@ def test_a_helper_passing_one_list_parameter_twice_is_found():
 
 
 def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
-  # The cost: one plain-or-not answer per helper, not one per step, for
-  # 30 steps in one statement.
+  # The cost: one plain-or-not answer and one reading of the return per
+  # helper, not one per step, for 30 steps in one statement.
   calls = []
   real = _passed_pairs._plain_nodes
 
@@ -256,6 +256,14 @@ def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
     return real(helper)
 
   monkeypatch.setattr(_passed_pairs, "_plain_nodes", counted)
+  returned = []
+  real_returned = _passed_pairs._returned
+
+  def counted_returned(helper):
+    returned.append(helper.name)
+    return real_returned(helper)
+
+  monkeypatch.setattr(_passed_pairs, "_returned", counted_returned)
   steps = "".join(f"          o.minimize(l{i}, var_list=v{i}),\n"
                   for i in range(30))
   params = ", ".join(f"l{i}, v{i}" for i in range(30))
@@ -267,3 +275,51 @@ def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
   scanned.in_project({"gan.py": _GAN.rstrip(" ") + "\n" + helper,
                       "main.py": main})
   assert sorted(calls) == ["many", "train"]  # Once per helper.
+  assert sorted(returned) == ["many", "train"]
+
+
+_LOOP = (
+    "      for step in range(1000):\n"
+    "        sess.run(D_train_op, feed_dict={images: data(), z: noise()})\n"
+    "        sess.run(G_train_op, feed_dict={z: noise()})\n")
+_ONLY_G = "      for step in range(1000):\n" + _G_RUN
+
+
+@pytest.mark.parametrize("before", [
+    # D's op grouped into an op never run (the read's b1).
+    "      both = tf.group(G_train_op, D_train_op)\n",
+    # D's op read only as another argument of a run (b2).
+    "      sess.run(tf.global_variables_initializer(), options=D_train_op)\n"
+    "      print(D_train_op.name)\n",
+    # D's name bound again before the run (b4).
+    "      D_train_op = tf.no_op()\n",
+], ids=["group_never_run", "run_other_arg", "rebound"])
+def test_a_d_op_not_fetched_by_a_run_is_found(before):
+  run = _ONLY_G
+  if "no_op" in before:
+    run = run.replace("sess.run(G_train_op,",
+                      "sess.run([G_train_op, D_train_op],")
+  main = _MAIN.replace(_LOOP, before + run)
+  assert main != _MAIN
+  assert _found(main=main) != []
+
+
+def test_ops_returned_to_a_caller_running_one_are_found():
+  # The caller hands both on; the next caller runs only G's (b3).
+  main = _MAIN.replace(_LOOP, (
+      "      return G_train_op, D_train_op\n\n"
+      "    def go():\n"
+      "      g, d = main()\n"
+      "      sess = tf.Session()\n"
+      "      for step in range(1000):\n"
+      "        sess.run(g)\n"))
+  assert _found(main=main) != []
+
+
+def test_a_helper_returning_a_loss_for_its_d_op_is_found():
+  # D's op is built but not returned: running the returned D loss
+  # steps nothing (b5).
+  gan = _GAN.replace("      return G_train_op, D_train_op\n",
+                     "      return G_train_op, D_loss\n")
+  assert gan != _GAN
+  assert _found(gan=gan) != []

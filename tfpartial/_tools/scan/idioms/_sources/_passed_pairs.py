@@ -7,14 +7,20 @@ helper are both seen (part forty-one's RegCGAN).
 Every pair is kept only where each of the helper's steps is in a
 statement of the helper's own body (no `if`, loop or `try` around it, no
 `x if c else y`, `and`/`or`, comprehension or lambda in it, no `return`
-in a statement before it: all of them run on every call) and the caller
-runs every op the helper returns (`g_op, d_op = train(...)`, each name
-run, grouped or returned where the call is); else the last pair alone
-stands for the helper, as it always did.
+in a statement before it: all of them run on every call), the helper
+ends in its one `return`, a tuple whose n-th element runs its n-th step
+(the step's call, or a name bound once at the top level to that call or
+to a call given it or a name bound once to it), and the caller unpacks
+the call into as many names, each bound once there and read only as a
+fetch of a session's `run` in that function (`sess.run(d_op)`,
+`sess.run([g_op, d_op])`, `fetches=`: not grouped, returned or given
+otherwise); else the last pair alone stands for the helper, as it
+always did.
 
 >>> import ast
->>> helper = ast.parse("def f(a, b, x, y):\\n  m(a, x)\\n  m(b, y)\\n").body[0]
->>> first, second = [s.value for s in helper.body]
+>>> text = "def f(a, b, x, y):\\n  return m(a, x), m(b, y)\\n"
+>>> helper = ast.parse(text).body[0]
+>>> first, second = helper.body[0].value.elts
 >>> known: Known = {}
 >>> kept = add([], (0, 2), first, helper, known)
 >>> passed(add(kept, (1, 3), second, helper, known))
@@ -29,7 +35,6 @@ from __future__ import annotations
 import ast
 from typing import Dict, Iterable, List, Set, Tuple
 
-from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 
 Pair = Tuple[int, int]  # (loss, var_list) parameter positions.
@@ -42,8 +47,9 @@ _CHOOSING = (ast.Lambda, ast.comprehension, ast.IfExp, ast.BoolOp)
 
 
 # A helper -> the plain-or-not answer of each node of its body's
-# top-level statements, made once per helper.
-Known = Dict[int, Dict[int, bool]]
+# top-level statements, and the calls each element of its one `return`
+# runs, made once per helper.
+Known = Dict[int, Tuple[Dict[int, bool], List[Set[int]]]]
 # A caller's scope -> (its assignments unpacking a call: id(call) ->
 # the names, the names it runs, groups or returns).
 Runs = Dict[int, Tuple[Dict[int, List[str]], Set[str]]]
@@ -54,8 +60,11 @@ def add(pairs: Pairs, pair: Pair, call: ast.Call, helper: ast.AST,
   """`pairs` with the helper's step `call`, passing on `pair`, appended
   (in place: no copy per step)."""
   if id(helper) not in known:
-    known[id(helper)] = _plain_nodes(helper)
-  pairs.append((pair, known[id(helper)].get(id(call), False)))
+    known[id(helper)] = (_plain_nodes(helper), _returned(helper))
+  plain, returned = known[id(helper)]
+  index = len(pairs)  # This step's element of the helper's return.
+  pairs.append((pair, plain.get(id(call), False) and (
+      index < len(returned) and id(call) in returned[index])))
   return pairs
 
 
@@ -69,38 +78,50 @@ def passed(pairs: Pairs) -> List[Pair]:
 
 def all_run(call: ast.Call, scope: _scopes.Scope, count: int,
             runs: Runs) -> bool:
-  """Whether the caller unpacks `call` into names (at least `count`) and
-  runs, groups or returns each of them in `scope`."""
+  """Whether the caller unpacks `call` into `count` names, each bound
+  there once and read only as a fetch of a session's `run` in `scope`."""
   if id(scope) not in runs:
     runs[id(scope)] = _unpacked_and_run(scope.nodes)
   unpacked, run = runs[id(scope)]
   names = unpacked.get(id(call), [])
-  return len(names) >= count and all(name in run for name in names)
+  return len(names) == count and all(name in run for name in names)
 
 
 def _unpacked_and_run(nodes: Iterable[ast.AST]
                       ) -> Tuple[Dict[int, List[str]], Set[str]]:
   """The calls unpacked into names (`a, b = f()`) among `nodes`, and the
-  names read in a call of `run` or `group` or in a `return`."""
+  names bound once and read only as fetches (`sess.run(a)`,
+  `sess.run([a, b])`, `fetches=`)."""
   unpacked: Dict[int, List[str]] = {}
-  run: Set[str] = set()
+  stores: Dict[str, int] = {}
+  loads: Dict[str, int] = {}
+  fetched: Dict[str, int] = {}
   for node in nodes:
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and (
         isinstance(node.targets[0], (ast.Tuple, ast.List))) and all(
             isinstance(e, ast.Name) for e in node.targets[0].elts):
       unpacked[id(node.value)] = [
           getattr(e, "id") for e in node.targets[0].elts]
-    taking: List[ast.AST] = []
-    if isinstance(node, ast.Call) and _names.call_name(node) in _RUNS:
-      taking = [*node.args, *(k.value for k in node.keywords)]
-    elif isinstance(node, ast.Return) and node.value is not None:
-      taking = [node.value]
-    run.update(n.id for t in taking for n in ast.walk(t)
-               if isinstance(n, ast.Name))
+    if isinstance(node, ast.Name):
+      counts = loads if isinstance(node.ctx, ast.Load) else stores
+      counts[node.id] = counts.get(node.id, 0) + 1
+    for name in _fetches(node):
+      fetched[name] = fetched.get(name, 0) + 1
+  run = {name for name, n in fetched.items()
+         if stores.get(name) == 1 and loads.get(name) == n}
   return unpacked, run
 
 
-_RUNS = {"run", "group"}
+def _fetches(node: ast.AST) -> List[str]:
+  """The names `node` fetches directly, where it is a call of `run`."""
+  if not (isinstance(node, ast.Call) and isinstance(
+      node.func, ast.Attribute) and node.func.attr == "run"):
+    return []
+  taken = [k.value for k in node.keywords if k.arg == "fetches"]
+  fetch = node.args[0] if node.args else (taken[0] if taken else None)
+  elements = fetch.elts if isinstance(fetch, (ast.Tuple, ast.List)) else [
+      fetch]
+  return [e.id for e in elements if isinstance(e, ast.Name)]
 
 
 def _plain_nodes(helper: ast.AST) -> Dict[int, bool]:
@@ -114,6 +135,36 @@ def _plain_nodes(helper: ast.AST) -> Dict[int, bool]:
         isinstance(n, _CHOOSING) for n in nodes)
     found.update((id(n), plain) for n in nodes)
     returned = returned or _may_return(statement)
+  return found
+
+
+def _returned(helper: ast.AST) -> List[Set[int]]:
+  """Each element of the tuple the helper returns -> the calls it runs:
+  the element itself, or the value of a name bound once at the top
+  level, a call and the calls or once-bound names given to it; [] where
+  the helper has any other `return`."""
+  body = getattr(helper, "body", [])
+  if not body or not isinstance(body[-1], ast.Return) or any(
+      _may_return(s) for s in body[:-1]) or not isinstance(
+          body[-1].value, (ast.Tuple, ast.List)):
+    return []
+  bound: Dict[str, List[ast.AST]] = {}
+  for node in ast.walk(helper):
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+      bound.setdefault(node.id, []).append(node)
+  values = {s.targets[0].id: s.value for s in body
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], ast.Name) and
+            len(bound.get(s.targets[0].id, [])) == 1}
+
+  def runs(node: ast.AST) -> ast.AST:
+    return values.get(node.id, node) if isinstance(node, ast.Name) else node
+
+  found = []
+  for element in body[-1].value.elts:
+    value = runs(element)
+    given = getattr(value, "args", []) if isinstance(value, ast.Call) else []
+    found.append({id(value), *(id(runs(a)) for a in given)})
   return found
 
 
