@@ -245,25 +245,24 @@ def test_a_helper_passing_one_list_parameter_twice_is_found():
   assert _found(gan=gan) != []
 
 
-def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
-  # The cost: one plain-or-not answer and one reading of the return per
-  # helper, not one per step, for 30 steps in one statement.
+def _counted(monkeypatch, name):
+  """The helpers' names `_passed_pairs.<name>` is called with, in order."""
   calls = []
-  real = _passed_pairs._plain_nodes
+  real = getattr(_passed_pairs, name)
 
   def counted(helper):
     calls.append(helper.name)
     return real(helper)
 
-  monkeypatch.setattr(_passed_pairs, "_plain_nodes", counted)
-  returned = []
-  real_returned = _passed_pairs._returned
+  monkeypatch.setattr(_passed_pairs, name, counted)
+  return calls
 
-  def counted_returned(helper):
-    returned.append(helper.name)
-    return real_returned(helper)
 
-  monkeypatch.setattr(_passed_pairs, "_returned", counted_returned)
+def test_a_helper_body_is_read_once_however_many_steps(monkeypatch):
+  # The cost: one plain-or-not answer and one reading of the return per
+  # helper, not one per step, for 30 steps in one statement.
+  calls = _counted(monkeypatch, "_plain_nodes")
+  returned = _counted(monkeypatch, "_returned")
   steps = "".join(f"          o.minimize(l{i}, var_list=v{i}),\n"
                   for i in range(30))
   params = ", ".join(f"l{i}, v{i}" for i in range(30))

@@ -13,38 +13,11 @@ import textwrap
 import pytest
 
 import scanned
+from test_scan_fetched_gradients import _TF1 as _FETCHED
 
-_TF1 = """\
-    import numpy as np
-    import tensorflow as tf
-
-    class MLP:
-      def __init__(self, x, y):
-        self.w = {{"h1": tf.Variable(tf.zeros([4, 8])),
-                   "h1e": tf.Variable(tf.zeros([4, 8]), trainable=False),
-                   "out": tf.Variable(tf.zeros([8, 2])),
-                   "oute": tf.Variable(tf.zeros([8, 2]), trainable=False)}}
-        self.fisher = {{"h1": tf.Variable(tf.zeros([4, 8])),
-                        "out": tf.Variable(tf.zeros([8, 2]))}}
-
-        def mlp(x, w):
-          return tf.matmul(tf.nn.relu(tf.matmul(x, w["h1"])), w["out"])
-
-        self.cost = tf.reduce_mean((mlp(x, self.w) - y) ** 2)
-        self.optimizer = tf.train.AdamOptimizer(0.001)
-        self.train = self.optimizer.minimize(self.cost)
-        self.grads = self.optimizer.compute_gradients(
-            self.cost, [self.w["h1"], self.w["out"]])
-        ewc = sum(tf.reduce_sum(self.fisher[k] * (self.w[k] - self.w[k + "e"])
-                                ** 2) for k in ("h1", "out"))
-        self.train_ewc = self.optimizer.minimize(self.cost + ewc)
-
-    def fisher(sess, model, feed):
-      g = sess.run([model.grads], feed_dict=feed)
-      (g1, _), (g2, _) = g[0]
-      return np.square(g1), np.square(g2)
-    {more}
-    """
+# test_scan_fetched_gradients' model, with more code after it
+# (`more`) rather than in its constructor.
+_TF1 = _FETCHED.replace("        {use}\n", "") + "{more}\n    "
 
 SILENT = {
     "a session's run": "",
