@@ -25,7 +25,6 @@ from tfpartial._tools.scan.idioms._sources import _outside
 from tfpartial._tools.scan.idioms._sources import _overridden
 from tfpartial._tools.scan.idioms._sources import _newest_part
 from tfpartial._tools.scan.idioms._sources import _own_subset
-from tfpartial._tools.scan.idioms._sources import _passed_pairs
 from tfpartial._tools.scan.idioms._sources import _selecting
 from tfpartial._tools.scan.idioms._sources._hand_made import (
     _hand_made, _run_beside, _some_entries)
@@ -55,9 +54,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   call of a helper outside the scanned code given `trainable_variables=`
   (`_outside`)."""
   flow = analysis.flow
-  # A function -> its (loss, vars) pairs passed on (`_passed_pairs`).
-  wrappers: Dict[int, _passed_pairs.Pairs] = {}
-  known: _passed_pairs.Known = {}
+  wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
   names: Set[str] = set()
   by_name: Dict[str, List[ast.AST]] = {}
@@ -77,8 +74,7 @@ def _steps(analysis: Analysis) -> List[Step]:
     if owner is not None and passed is not None and not _refiltered(
         given, owner, flow) and not _kept_lists.filled_in(
             given, owner, flow):
-      wrappers[id(owner.node)] = _passed_pairs.add(
-          wrappers.get(id(owner.node), []), passed, call, owner.node, known)
+      wrappers[id(owner.node)] = passed
       inner.setdefault(id(owner.node), (call, analysis.module(scope)))
       by_name.setdefault(owner.name, []).append(owner.node)
       names.add(owner.name)
@@ -96,37 +92,16 @@ def _steps(analysis: Analysis) -> List[Step]:
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
-  return found + _wrapper_steps(analysis, names, seen, wrappers, inner,
-                                by_name, created)
-
-
-def _wrapper_steps(analysis: Analysis, names: Set[str], seen: Set[int],
-                   wrappers: Dict[int, _passed_pairs.Pairs],
-                   inner: Dict[int, Tuple[ast.Call, object]],
-                   by_name: Dict[str, List[ast.AST]],
-                   created: Dict[int, Set[str]]) -> List[Step]:
-  """The steps made where the project calls a wrapper: one per (loss,
-  list) pair it passes on (`_passed_pairs`)."""
-  flow = analysis.flow
-  found: List[Step] = []
-  runs: _passed_pairs.Runs = {}
   callers = analysis.project.all_modules_with(names) if names else []
   for scope, call in analysis.project.calls_named(names, callers) if (
       names) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
-    callee = flow.callee(call, scope)
-    pairs = _passed_pairs.passed(wrappers.get(id(callee), []))
-    if len(pairs) > 1 and not _passed_pairs.all_run(call, scope,
-                                                    len(pairs), runs):
-      pairs = pairs[-1:]  # An op the caller may not run: the last pair.
-    if callee is None:  # By keyword: the last pair, as it always was.
-      callee = _by_keyword(call, by_name.get(_names.call_name(call), []),
-                           wrappers)
-      pairs = [wrappers[id(callee)][-1][0]] if callee is not None else []
-    for pair in pairs:
-      assert callee is not None
-      step = _wrapped(call, scope, callee, pair, analysis, created)
+    callee = flow.callee(call, scope) or _by_keyword(
+        call, by_name.get(_names.call_name(call), []), wrappers)
+    if callee is not None and id(callee) in wrappers:
+      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis,
+                      created)
       made, home = inner[id(callee)]
       if home is analysis.module(scope):
         step.inside = made
@@ -181,8 +156,7 @@ def _selected(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
 
 
 def _by_keyword(call: ast.Call, candidates: List[ast.AST],
-                functions: Dict[int, _passed_pairs.Pairs]
-                ) -> Optional[ast.AST]:
+                functions: Dict[int, Tuple[int, int]]) -> Optional[ast.AST]:
   """The wrapper a method call of an object the flow cannot follow
   (`ensembler.build_train_op(loss=loss, var_list=chosen)`, `ensembler` a
   parameter) reaches: the project's methods of that name, when each
@@ -192,14 +166,14 @@ def _by_keyword(call: ast.Call, candidates: List[ast.AST],
   given = {k.arg for k in call.keywords}
   for candidate in candidates:
     params = [a.arg for a in getattr(candidate, "args").args]
-    position = functions[id(candidate)][-1][0][1]  # Its last pair's.
+    position = functions[id(candidate)][1]
     if not 0 <= position < len(params) or params[position] not in given:
       return None
   return candidates[0]
 
 
 def _inside(scope: Optional[_scopes.Scope],
-            functions: Dict[int, _passed_pairs.Pairs]) -> bool:
+            functions: Dict[int, Tuple[int, int]]) -> bool:
   """Whether `scope` is one of `functions` or nested in one."""
   while scope is not None:
     if id(scope.node) in functions:
