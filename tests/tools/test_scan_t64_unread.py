@@ -42,6 +42,9 @@ SILENT = {
         "    train = optimizer.minimize(loss, var_list=vars)"),
     "a parameter named eval": _TF1.format(
         tail="", use="def evaluate(eval):\n      return eval + 1"),
+    # Called, too: the call is of the parameter, not the builtin.
+    "a parameter named eval, called": _TF1.format(
+        tail="", use="def evaluate(eval):\n      return eval(1)"),
 }
 
 FOUND = {

@@ -167,7 +167,7 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   True
   """
   found: Set[str] = set()
-  bound = _bound(tree)
+  bound = _unnamed.bound(tree)
   if _modules_of_sys(tree):
     return None  # `sys.modules[__name__]`: the module read unnamed.
   for node in ast.walk(tree):
@@ -214,27 +214,6 @@ def _modules_of_sys(tree: ast.AST) -> bool:
         isinstance(node.value, ast.Name) and node.value.id in systems):
       return True
   return False
-
-
-def _bound(tree: ast.AST) -> Set[str]:
-  """The names `tree` binds anywhere (assigned, a parameter, defined,
-  imported): a call of one is not the builtin's.
-
-  >>> sorted(_bound(ast.parse("vars = 1\\ndef f(eval): pass")))
-  ['eval', 'f', 'vars']
-  """
-  bound: Set[str] = set()
-  for node in ast.walk(tree):
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-      bound.add(node.id)
-    elif isinstance(node, ast.arg):
-      bound.add(node.arg)
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                           ast.ClassDef)):
-      bound.add(node.name)
-    elif isinstance(node, ast.alias) and node.name != "*":
-      bound.add((node.asname or node.name).split(".")[0])
-  return bound
 
 
 def printed_gradients(call: ast.Call, scope: _scopes.Scope,

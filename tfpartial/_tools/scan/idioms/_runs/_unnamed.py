@@ -55,7 +55,8 @@ def project_reads(analysis: Analysis) -> Reads:
         return found._replace(unparsed=True)
       nodes = list(_scopes.walk(tree.node))
       near = imported(project, module)
-      if any(any_object(n) for n in nodes):
+      names = bound(tree.node)
+      if any(any_object(n, names) for n in nodes):
         found.objects.update(near | {id(module)})
       if any(_built(n, module, True) for n in nodes):
         found.modules.update(near)
@@ -84,13 +85,36 @@ def imported(project: _project.Project, module: _project.Module
   return found
 
 
-def any_object(node: ast.AST) -> bool:
-  """Whether `node` may read any name of any object or scope: `vars`,
-  `eval` or `exec` called, `x.__dict__`."""
+def any_object(node: ast.AST, names: Set[str]) -> bool:
+  """Whether `node` may read any name of any object or scope: the
+  builtin `vars`, `eval` or `exec` called (its module binding no such
+  name: `names`, its `bound` names), `x.__dict__`."""
   if isinstance(node, ast.Attribute):
     return node.attr == "__dict__"
   return isinstance(node, ast.Call) and isinstance(
-      node.func, ast.Name) and node.func.id in {"vars", "eval", "exec"}
+      node.func, ast.Name) and node.func.id in {"vars", "eval", "exec"
+                                                } - names
+
+
+def bound(tree: ast.AST) -> Set[str]:
+  """The names `tree` binds anywhere (assigned, a parameter, defined,
+  imported): a call of one is not the builtin's.
+
+  >>> sorted(bound(ast.parse("vars = 1\\ndef f(eval): pass")))
+  ['eval', 'f', 'vars']
+  """
+  names: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      names.add(node.id)
+    elif isinstance(node, ast.arg):
+      names.add(node.arg)
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                           ast.ClassDef)):
+      names.add(node.name)
+    elif isinstance(node, ast.alias) and node.name != "*":
+      names.add((node.asname or node.name).split(".")[0])
+  return names
 
 
 def _built(node: ast.AST, module: _project.Module, on_modules: bool
