@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import NamedTuple, Set
 
+from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -97,24 +98,14 @@ def any_object(node: ast.AST, names: Set[str]) -> bool:
 
 
 def bound(tree: ast.AST) -> Set[str]:
-  """The names `tree` binds anywhere (assigned, a parameter, defined,
-  imported): a call of one is not the builtin's.
+  """The names `tree` binds anywhere (`_names.bound_names`, and its
+  parameters): a call of one is not the builtin's.
 
   >>> sorted(bound(ast.parse("vars = 1\\ndef f(eval): pass")))
   ['eval', 'f', 'vars']
   """
-  names: Set[str] = set()
-  for node in ast.walk(tree):
-    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-      names.add(node.id)
-    elif isinstance(node, ast.arg):
-      names.add(node.arg)
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                           ast.ClassDef)):
-      names.add(node.name)
-    elif isinstance(node, ast.alias) and node.name != "*":
-      names.add((node.asname or node.name).split(".")[0])
-  return names
+  return set(_names.binding_counts(tree)) | {
+      n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
 
 
 def _built(node: ast.AST, module: _project.Module, on_modules: bool
