@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Dict, Mapping, Optional, Sequence
+from typing import Callable, Dict, Mapping, Optional, Sequence
 
 SERVER = pathlib.Path(__file__).with_name("python_server_child.py")
 # Read while TensorFlow, Keras or the interpreter start: a child forked
@@ -137,4 +137,25 @@ def run(args: Sequence[str], *, cwd=None, env: Optional[Dict[str, str]] = None,
   result = subprocess.CompletedProcess(list(args), status, out, err)
   if check:
     result.check_returncode()
+  return result
+
+
+# A loopback port picked free (bound to port 0, then released) can be taken
+# by another process before a gRPC server binds it: `.ci/run` runs two tox
+# envs at once, and every connection their servers and clients open draws
+# from the same ephemeral ports. A CI run failed on it once (the sharded
+# table example of docs/guides/distribute.md: "Could not start gRPC
+# server"). A run that starts servers on ports it picks itself is run again,
+# picking fresh ports, when that is how it failed; any other failure stands.
+PORT_TAKEN = "Could not start gRPC server"
+
+
+def until_ports_bind(attempt: Callable[[], subprocess.CompletedProcess],
+                     tries: int = 3) -> subprocess.CompletedProcess:
+  """`attempt()` until it did not fail for a port taken meanwhile."""
+  result = attempt()
+  for _ in range(tries - 1):
+    if result.returncode == 0 or PORT_TAKEN not in (result.stderr or ""):
+      break
+    result = attempt()
   return result

@@ -21,6 +21,7 @@ import time
 import pytest
 
 import helpers
+import processes
 
 pytestmark = helpers.needs_keras_3
 
@@ -124,9 +125,8 @@ def _wait(processes, seconds):
   return [process.returncode for process in processes]
 
 
-def test_multi_worker_mirrored_strategy_on_loopback(tmp_path):
-  pytest.importorskip("tf_keras", reason="multi-worker fit runs on tf_keras "
-                      "(Keras 3 fit does not support the strategy)")
+def _run_workers(tmp_path):
+  """Both workers on fresh ports; their exit and logs as a CompletedProcess."""
   ports = _free_ports(2)
   cluster = {"worker": [f"127.0.0.1:{port}" for port in ports]}
   commands = []
@@ -137,11 +137,18 @@ def test_multi_worker_mirrored_strategy_on_loopback(tmp_path):
                       "multiworker", str(tmp_path / f"worker{index}.json")],
                      _environment(TF_CONFIG=config),
                      tmp_path / f"worker{index}.log"))
-  with _processes(commands) as processes:
-    codes = _wait(processes, TIMEOUT)
+  with _processes(commands) as workers:
+    codes = _wait(workers, TIMEOUT)
   logs = "".join((tmp_path / f"worker{i}.log").read_text()[-2000:]
                  for i in range(2))
-  assert codes == [0, 0], logs
+  return subprocess.CompletedProcess(commands, int(codes != [0, 0]), "", logs)
+
+
+def test_multi_worker_mirrored_strategy_on_loopback(tmp_path):
+  pytest.importorskip("tf_keras", reason="multi-worker fit runs on tf_keras "
+                      "(Keras 3 fit does not support the strategy)")
+  result = processes.until_ports_bind(lambda: _run_workers(tmp_path))
+  assert result.returncode == 0, result.stderr
   results = [json.loads((tmp_path / f"worker{i}.json").read_text())
              for i in range(2)]
   for worker in results:
@@ -159,10 +166,10 @@ def test_multi_worker_mirrored_strategy_on_loopback(tmp_path):
 
 def test_parameter_server_strategy_in_process(tmp_path):
   out = tmp_path / "ps.json"
-  result = subprocess.run(
+  result = processes.until_ports_bind(lambda: subprocess.run(
       [sys.executable, str(HERE / "ps_child.py"), str(out)],
       capture_output=True, text=True, timeout=TIMEOUT, env=_environment(),
-      check=False)
+      check=False))
   assert result.returncode == 0, result.stderr[-4000:]
   results = json.loads(out.read_text())
   assert sorted(results) == ["adamw", "ftrl"]

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import helpers
+import processes
 
 pytestmark = helpers.needs_keras_3
 
@@ -33,11 +34,11 @@ def _results(tmp_path_factory):
   folder = tmp_path_factory.mktemp("sharded")
   out = folder / "results.json"
   compact = ["compact"] if helpers.MULTIPROCESS_ONCE else []
-  result = subprocess.run(
+  result = processes.until_ports_bind(lambda: subprocess.run(
       [sys.executable, str(HERE / "sharded_child.py"), str(out),
        str(folder)] + compact, capture_output=True, text=True,
       timeout=TIMEOUT,
-      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, check=False)
+      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, check=False))
   assert result.returncode == 0, result.stderr[-4000:]
   return json.loads(out.read_text())
 

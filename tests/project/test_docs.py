@@ -230,8 +230,8 @@ def _skip_for(directive: str) -> Optional[str]:
 def _run_python(block: Block, folder: pathlib.Path) -> str:
   script = folder / f"docs_block_{block.line}.py"
   script.write_text(block.code, encoding="utf-8")
-  result = processes.run([sys.executable, script.name], cwd=folder, env=ENV,
-                         timeout=TIMEOUT)
+  result = processes.until_ports_bind(lambda: processes.run(
+      [sys.executable, script.name], cwd=folder, env=ENV, timeout=TIMEOUT))
   assert result.returncode == 0, (
       f"{block.id} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
   return result.stdout

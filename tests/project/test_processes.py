@@ -77,3 +77,26 @@ def test_a_change_read_at_import_runs_a_real_process():
   forked = processes.run([sys.executable, "-c", code])
   assert int(real.stdout) == os.getpid()
   assert int(forked.stdout) != os.getpid()
+
+
+_TAKEN_ONCE = (
+    "import pathlib, sys\n"
+    "tries = pathlib.Path(sys.argv[1])\n"
+    "count = len(tries.read_text()) if tries.exists() else 0\n"
+    "tries.write_text('x' * (count + 1))\n"
+    "if count < int(sys.argv[2]):\n"
+    "  raise SystemExit(sys.argv[3])\n")
+
+
+@pytest.mark.parametrize("message, failures, runs, status", [
+    (processes.PORT_TAKEN, 1, 2, 0),  # Taken once: the second run passes.
+    (processes.PORT_TAKEN, 5, 3, 1),  # Taken every time: bounded, fails.
+    ("ValueError: a bug", 1, 1, 1),   # Any other failure stands.
+])
+def test_a_run_is_repeated_only_for_a_port_taken(tmp_path, message, failures,
+                                                 runs, status):
+  tries = tmp_path / "tries"
+  result = processes.until_ports_bind(lambda: processes.run(
+      [sys.executable, "-c", _TAKEN_ONCE, str(tries), str(failures),
+       message]))
+  assert (len(tries.read_text()), result.returncode) == (runs, status)
