@@ -1,0 +1,184 @@
+"""`_unnamed` and `_dropped` tell the builtin `vars`, `eval`, `exec`,
+`locals`, `globals` and `getattr` by resolving the called name in the
+call's own scope chain (its function's locals and parameters, enclosing
+functions, the module, the builtins; a class body does not enclose its
+methods; `global` and `nonlocal` honoured), and through `builtins`
+(`builtins.eval`, `from builtins import vars as v`): a name bound in
+another scope no longer hides the builtin, and a name bound where the
+call resolves it still does. A module handed on as a value (a parameter
+of a function elsewhere) may be read unnamed by any dynamic read of the
+project, so it keeps its gradients found."""
+
+import textwrap
+
+import pytest
+
+import scanned
+
+_TF1 = """\
+    import tensorflow as tf
+    x = tf.placeholder(tf.float32, shape=[4, None])
+    y = tf.placeholder(tf.float32, shape=[10, None])
+    W1 = tf.Variable(tf.random_uniform([50, 4], 0., 0.1))
+    W2 = tf.Variable(tf.random_uniform([10, 50], 0., 0.1))
+    output = tf.nn.relu(tf.matmul(W2, tf.matmul(W1, x)))
+    loss = tf.reduce_sum(tf.square(output - y))
+    W1_grad = tf.gradients(loss, [W1])[0]
+    optimizer = tf.train.GradientDescentOptimizer(0.1)
+    train = optimizer.minimize(loss)
+    {use}
+    """
+
+
+def _text(*lines):
+  return _TF1.format(use="\n    ".join(lines))
+
+
+_STEP = "step = optimizer.apply_gradients([({read}, W1)])"
+
+# A dynamic read of `W1_grad` by the builtin, whatever else is bound
+# elsewhere: the gradients are applied, the finding stays.
+FOUND = {
+    "vars, another function's parameter named vars": _text(
+        "def helper(vars):", "  return vars",
+        _STEP.format(read="vars()['W1_' + 'grad']")),
+    "eval, another function's local named eval": _text(
+        "def other():", "  eval = len", "  return eval([])",
+        _STEP.format(read="eval('W1_' + 'grad')")),
+    "eval, a class attribute named eval": _text(
+        "class C:", "  eval = None",
+        _STEP.format(read="eval('W1_' + 'grad')")),
+    "eval in a method, its class binding eval": _text(
+        "class C:", "  eval = None",
+        "  def read(self):", "    return eval('W1_' + 'grad')",
+        _STEP.format(read="C().read()")),
+    "locals, a comprehension's name elsewhere": _text(
+        "names = [locals for locals in range(3)]",
+        _STEP.format(read="locals()['W1_' + 'grad']")),
+    "eval, a lambda's parameter elsewhere": _text(
+        "first = lambda eval: eval[0]",
+        _STEP.format(read="eval('W1_' + 'grad')")),
+    "globals, nonlocal in a nested function elsewhere": _text(
+        "def outer():", "  globals = 1", "  def inner():",
+        "    nonlocal globals", "    globals = 2", "  return inner",
+        _STEP.format(read="globals()['W1_' + 'grad']")),
+    "builtins.eval": _text(
+        "import builtins",
+        _STEP.format(read="builtins.eval('W1_' + 'grad')")),
+    "builtins under an alias": _text(
+        "import builtins as b",
+        _STEP.format(read="b.vars()['W1_' + 'grad']")),
+    "from builtins import vars as v": _text(
+        "from builtins import vars as v",
+        _STEP.format(read="v()['W1_' + 'grad']")),
+    "from builtins import eval": _text(
+        "from builtins import eval as run_text",
+        _STEP.format(read="run_text('W1_' + 'grad')")),
+}
+
+# The called name resolves to something the code bound, not the builtin:
+# nothing reads `W1_grad`, nothing leaves W1 out.
+SILENT = {
+    "a parameter named eval, called": _text(
+        "def evaluate(eval):", "  return eval(1)"),
+    "an enclosing function's parameter named vars": _text(
+        "def outer(vars):", "  def inner():", "    return vars()",
+        "  return inner"),
+    "a lambda's parameter named eval, called": _text(
+        "first = lambda eval: eval(0)"),
+    "a comprehension's name eval, called": _text(
+        "values = [eval(0) for eval in (abs, len)]"),
+    "a module's eval bound by a function's global": _text(
+        "def install():", "  global eval", "  eval = print",
+        "install()", "eval('W1_' + 'grad')"),
+    "a method's own parameter named vars": _text(
+        "class C:", "  def read(self, vars):", "    return vars()"),
+    "a class body's own eval": _text(
+        "class C:", "  eval = print", "  eval('W1_' + 'grad')"),
+    "vars from another library": _text(
+        "from mylib import vars as v", "print(v())"),
+    "an attribute named eval of another object": _text(
+        "import config", "config.eval('W1_' + 'grad')"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_the_builtin_called_in_its_own_scope_keeps_the_finding(name):
+  assert scanned.in_text(FOUND[name], "var-list-filter") == [
+      ("var-list-filter", 8)]
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_a_name_the_calls_scope_binds_is_not_the_builtin(name):
+  assert scanned.in_text(SILENT[name], "var-list-filter") == []
+
+
+_MODEL = textwrap.dedent(_TF1.format(use=""))
+
+# Another module reads the model module's gradients unnamed.
+PROJECT_FOUND = {
+    "builtins.getattr on the module": {
+        "train.py": "import builtins\nimport model\nkey = 'W1_' + 'grad'\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(builtins.getattr(model, key), model.W1)])\n"},
+    "getattr imported from builtins under another name": {
+        "train.py": "from builtins import getattr as read\nimport model\n"
+                    "key = 'W1_' + 'grad'\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(read(model, key), model.W1)])\n"},
+    "builtins.vars on the module": {
+        "train.py": "import builtins\nimport model\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(builtins.vars(model)['W1_' + 'grad'], model.W1)])\n"},
+    # The module handed on: a getter on a parameter elsewhere reads it.
+    "getattr on a parameter of a module not importing it": {
+        "util.py": "def pick(obj, key):\n  return getattr(obj, key)\n",
+        "train.py": "import model\nfrom util import pick\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(pick(model, 'W1_' + 'grad'), model.W1)])\n"},
+    "vars on a parameter of a module not importing it": {
+        "util.py": "def table(obj):\n  return vars(obj)\n",
+        "train.py": "import model\nimport util\n"
+                    "grads = util.table(model)['W1_' + 'grad']\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(grads, model.W1)])\n"},
+    "the module kept in a list a getter elsewhere reads": {
+        "util.py": "def pick(objs, key):\n  return getattr(objs[0], key)\n",
+        "train.py": "from pkg import model\nimport util\n"
+                    "parts = [model]\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(util.pick(parts, 'W1_grad'.strip()), model.W1)])\n"},
+}
+
+# Look-alikes: nothing may read the gradients.
+PROJECT_SILENT = {
+    "a getter on a parameter, the module never handed on": {
+        "util.py": "def pick(obj, key):\n  return getattr(obj, key)\n",
+        "train.py": "import model\nfrom util import pick\n"
+                    "print(pick(model.optimizer, 'get_' + 'config'))\n"},
+    "the module handed on, no dynamic read anywhere": {
+        "util.py": "def name(obj):\n  return obj.__name__\n",
+        "train.py": "import model\nfrom util import name\n"
+                    "print(name(model))\n"},
+    "builtins imported, only a literal getattr": {
+        "train.py": "import builtins\nimport model\n"
+                    "print(builtins.getattr(model, 'loss'))\n"},
+}
+
+
+def _project(files):
+  tree = {"model.py": _MODEL, **files}
+  if any("from pkg import" in t for t in files.values()):
+    tree = {"pkg/__init__.py": "", "pkg/model.py": _MODEL, **files}
+  return [f for f in scanned.in_project(tree) if f[0] == "var-list-filter"]
+
+
+@pytest.mark.parametrize("name", sorted(PROJECT_FOUND))
+def test_a_modules_gradients_read_unnamed_elsewhere_are_found(name):
+  found = _project(PROJECT_FOUND[name])
+  assert [f[2] for f in found] == [8], found
+
+
+@pytest.mark.parametrize("name", sorted(PROJECT_SILENT))
+def test_a_modules_gradients_nothing_may_read_leave_nothing_out(name):
+  assert _project(PROJECT_SILENT[name]) == []
