@@ -147,7 +147,7 @@ PROJECT_FOUND = {
         "train.py": "from pkg import model\nimport util\n"
                     "parts = [model]\n"
                     "step = model.optimizer.apply_gradients("
-                    "[(util.pick(parts, 'W1_grad'.strip()), model.W1)])\n"},
+                    "[(util.pick(parts, 'W1_' + 'grad'), model.W1)])\n"},
 }
 
 # Look-alikes: nothing may read the gradients.

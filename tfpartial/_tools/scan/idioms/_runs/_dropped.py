@@ -23,6 +23,7 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _builtin_calls
 from tfpartial._tools.scan.idioms._runs import _unnamed
 
 # TF1 functions that return a write op (run only when fetched).
@@ -159,7 +160,8 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   too), declared `global` or `nonlocal`, an attribute's or an import's
   name, a string that is the name (`getattr(m, "g")`); None when it may
   read any name (a call of the builtin `locals`, `vars`, `globals`,
-  `eval` or `exec`, the module binding no such name; `__dict__`).
+  `eval` or `exec`, resolved in the call's own scopes or through
+  `builtins`, `_builtin_calls`; `__dict__`).
 
   >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
   ['f', 'g is', 'h', 'k', 'print']
@@ -167,13 +169,10 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   True
   """
   found: Set[str] = set()
-  bound = _unnamed.bound(tree)
-  if _modules_of_sys(tree):
-    return None  # `sys.modules[__name__]`: the module read unnamed.
+  if _modules_of_sys(tree) or not _ANY_NAME.isdisjoint(
+      _builtin_calls.builtin_calls(tree).values()):
+    return None  # `sys.modules[__name__]`, `vars()`: read unnamed.
   for node in ast.walk(tree):
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        node.func.id in _ANY_NAME - bound):
-      return None  # The builtin: the module binds no such name.
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
       found.add(node.id)
     elif isinstance(node, ast.AugAssign) and isinstance(
