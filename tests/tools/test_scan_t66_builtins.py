@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 import scanned
+from test_scan_fetched_gradients import _TF1 as FETCHED_TF1
 
 _TF1 = """\
     import tensorflow as tf
@@ -142,6 +143,11 @@ PROJECT_FOUND = {
                     "grads = util.table(model)['W1_' + 'grad']\n"
                     "step = model.optimizer.apply_gradients("
                     "[(grads, model.W1)])\n"},
+    "getattr on a parameter in the importer itself": {
+        "train.py": "import model\n\ndef pick(obj, key):\n"
+                    "  return getattr(obj, key)\n\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(pick(model, 'W1_' + 'grad'), model.W1)])\n"},
     "the module kept in a list a getter elsewhere reads": {
         "util.py": "def pick(objs, key):\n  return getattr(objs[0], key)\n",
         "train.py": "from pkg import model\nimport util\n"
@@ -160,6 +166,10 @@ PROJECT_SILENT = {
         "util.py": "def name(obj):\n  return obj.__name__\n",
         "train.py": "import model\nfrom util import name\n"
                     "print(name(model))\n"},
+    "the module handed on, the getter's module called by no importer": {
+        "util.py": "def pick(obj, key):\n  return getattr(obj, key)\n",
+        "tools.py": "import util\nprint(util.pick(object(), 'a' + 'b'))\n",
+        "train.py": "import model\nprint(id(model))\n"},
     "builtins imported, only a literal getattr": {
         "train.py": "import builtins\nimport model\n"
                     "print(builtins.getattr(model, 'loss'))\n"},
@@ -182,3 +192,33 @@ def test_a_modules_gradients_read_unnamed_elsewhere_are_found(name):
 @pytest.mark.parametrize("name", sorted(PROJECT_SILENT))
 def test_a_modules_gradients_nothing_may_read_leave_nothing_out(name):
   assert _project(PROJECT_SILENT[name]) == []
+
+
+# Gradients kept on an object only a session fetches (`_fetched_out`):
+# the object handed into a function of a module that does not import
+# the model, whose getter of a built name reads what it is given.
+_FETCHED_MODEL = textwrap.dedent(
+    FETCHED_TF1.replace("        {use}\n", "").format())
+_PICK = "def pick(obj, key):\n  return getattr(obj, key)\n"
+
+
+def _fetched(files):
+  found = scanned.in_project({"model.py": _FETCHED_MODEL, **files})
+  return [f for f in found if f[0] == "var-list-filter"]
+
+
+def test_an_object_handed_to_a_getter_elsewhere_keeps_its_step():
+  found = _fetched({
+      "util.py": _PICK,
+      "train.py": "import model\nimport util\n\ndef step(x, y, which):\n"
+                  "  pairs = util.pick(model.MLP(x, y), which + 's')\n"
+                  "  return model.tf.train.AdamOptimizer(0.1)"
+                  ".apply_gradients(pairs)\n"})
+  assert [f[1:] for f in found] == [("model.py", 20)], found
+
+
+def test_a_getter_no_importer_of_the_model_calls_stays_silent():
+  assert _fetched({
+      "util.py": _PICK,
+      "tools.py": "import util\nprint(util.pick(object(), 'a' + 'b'))\n",
+  }) == []

@@ -44,6 +44,10 @@ class Reads(NamedTuple):
   objects: Set[int]  # By `vars`, `__dict__`, `eval`, `exec`.
   modules: Set[int]  # By a getter on a module (`getattr(tf.nn, k)`).
   others: Set[int]  # By a getter on anything else (`getattr(args, k)`).
+  # The modules whose own reads are on anything but an imported module
+  # (`vars`, `__dict__`, `eval`, `exec`, a getter like `others`'): what
+  # their callers hand them, too, they may read (`_handed`).
+  handing: Set[int]
 
 
 def project_reads(analysis: Analysis) -> Reads:
@@ -52,7 +56,7 @@ def project_reads(analysis: Analysis) -> Reads:
   only the modules its module imports."""
   def find() -> Reads:
     project = analysis.project
-    found = Reads(False, set(), set(), set())
+    found = Reads(False, set(), set(), set(), set())
     for module in project.all_modules_with(WORDS):
       tree = project.parsed(module)
       if tree is None:
@@ -62,10 +66,12 @@ def project_reads(analysis: Analysis) -> Reads:
       calls = _builtin_calls.builtin_calls(tree.node)
       if any(any_object(n, calls) for n in nodes):
         found.objects.update(near | {id(module)})
+        found.handing.add(id(module))
       if any(_built(n, module, True, calls) for n in nodes):
         found.modules.update(near)
       if any(_built(n, module, False, calls) for n in nodes):
         found.others.update(near | {id(module)})
+        found.handing.add(id(module))
     return found
   reads = analysis.once("unnamed:project", find)
   assert isinstance(reads, Reads)
