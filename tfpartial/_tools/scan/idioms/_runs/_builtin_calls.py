@@ -10,7 +10,7 @@ nested deep."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
 
@@ -36,6 +36,10 @@ class _Scope:
     self.modules: Set[str] = set()  # Names of the `builtins` module.
 
 
+# A call and the scope it is in.
+_Call = Tuple[ast.Call, _Scope]
+
+
 def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   """id(call) -> the name of the builtin of `DYNAMIC` each call of
   `tree` that calls one calls.
@@ -47,7 +51,7 @@ def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   ['eval', 'vars']
   """
   module = _Scope(tree, None)
-  calls: List[tuple] = []
+  calls: List[_Call] = []
   _fill(module, _owned(tree), calls)
   found: Dict[int, str] = {}
   for call, scope in calls:
@@ -103,7 +107,7 @@ def _arg_names(args: ast.arguments) -> Iterable[ast.AST]:
 
 
 def _fill(module: _Scope, top: Iterable[ast.AST],
-          calls: List[tuple]) -> None:
+          calls: List[_Call]) -> None:
   """Walks the module once: each node's names bound into the scope it
   belongs to, each call kept with its scope."""
   stack = [(node, module) for node in top]
