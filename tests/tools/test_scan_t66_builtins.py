@@ -15,24 +15,10 @@ import pytest
 
 import scanned
 from test_scan_fetched_gradients import _TF1 as FETCHED_TF1
-
-_TF1 = """\
-    import tensorflow as tf
-    x = tf.placeholder(tf.float32, shape=[4, None])
-    y = tf.placeholder(tf.float32, shape=[10, None])
-    W1 = tf.Variable(tf.random_uniform([50, 4], 0., 0.1))
-    W2 = tf.Variable(tf.random_uniform([10, 50], 0., 0.1))
-    output = tf.nn.relu(tf.matmul(W2, tf.matmul(W1, x)))
-    loss = tf.reduce_sum(tf.square(output - y))
-    W1_grad = tf.gradients(loss, [W1])[0]
-    optimizer = tf.train.GradientDescentOptimizer(0.1)
-    train = optimizer.minimize(loss)
-    {use}
-    """
-
+from test_scan_unread_gradients import _tf1
 
 def _text(*lines):
-  return _TF1.format(use="\n    ".join(lines))
+  return _tf1("\n    ".join(lines))
 
 
 _STEP = "step = optimizer.apply_gradients([({read}, W1)])"
@@ -103,18 +89,16 @@ SILENT = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(FOUND))
-def test_the_builtin_called_in_its_own_scope_keeps_the_finding(name):
-  assert scanned.in_text(FOUND[name], "var-list-filter") == [
-      ("var-list-filter", 8)]
+@pytest.mark.parametrize("name, found", [
+    *((n, True) for n in sorted(FOUND)),
+    *((n, False) for n in sorted(SILENT))])
+def test_the_builtin_is_what_the_calls_own_scopes_leave_it(name, found):
+  code = (FOUND if found else SILENT)[name]
+  assert scanned.in_text(code, "var-list-filter") == (
+      [("var-list-filter", 8)] if found else [])
 
 
-@pytest.mark.parametrize("name", sorted(SILENT))
-def test_a_name_the_calls_scope_binds_is_not_the_builtin(name):
-  assert scanned.in_text(SILENT[name], "var-list-filter") == []
-
-
-_MODEL = textwrap.dedent(_TF1.format(use=""))
+_MODEL = textwrap.dedent(_tf1(""))
 
 # Another module reads the model module's gradients unnamed.
 PROJECT_FOUND = {
@@ -183,15 +167,12 @@ def _project(files):
   return [f for f in scanned.in_project(tree) if f[0] == "var-list-filter"]
 
 
-@pytest.mark.parametrize("name", sorted(PROJECT_FOUND))
-def test_a_modules_gradients_read_unnamed_elsewhere_are_found(name):
-  found = _project(PROJECT_FOUND[name])
-  assert [f[2] for f in found] == [8], found
-
-
-@pytest.mark.parametrize("name", sorted(PROJECT_SILENT))
-def test_a_modules_gradients_nothing_may_read_leave_nothing_out(name):
-  assert _project(PROJECT_SILENT[name]) == []
+@pytest.mark.parametrize("name, read", [
+    *((n, True) for n in sorted(PROJECT_FOUND)),
+    *((n, False) for n in sorted(PROJECT_SILENT))])
+def test_a_modules_gradients_are_found_where_read_unnamed(name, read):
+  found = _project((PROJECT_FOUND if read else PROJECT_SILENT)[name])
+  assert [f[2] for f in found] == ([8] if read else []), found
 
 
 # Gradients kept on an object only a session fetches (`_fetched_out`):
