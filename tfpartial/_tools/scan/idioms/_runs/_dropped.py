@@ -17,7 +17,7 @@ import collections
 import dataclasses
 import itertools
 import re
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
@@ -36,8 +36,9 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
   """Whether `call` (`tf.assign(...)`, a function, not a method of the
   variable) is what `scope`'s function returns, and every call of that
   function in the project drops what it returns (every one seen: a
-  function with more calls than the flow follows, or whose name is read
-  otherwise than as a seen call's function, keeps the finding)."""
+  function whose name is read otherwise than as a seen call's function,
+  a call past the flow's cap among them, keeps the finding). Judged
+  once a function, however many of its `return`s give back an op."""
   if not isinstance(call, ast.Call) or not isinstance(
       call.func, ast.Attribute) or call.func.attr not in _OPS or len(
           call.args) < 2 or _names.dotted(call.func.value) not in {
@@ -45,11 +46,28 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
     return False
   function = scope.node
   if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-      not any(isinstance(n, ast.Return) and n.value is call
-              for n in _scopes.walk(function))):
+      id(call) not in _returned(scope)):
     return False
+  dropped = analysis.once(f"dropped:never_run:{id(function)}", lambda: (
+      _all_dropped(analysis, function)))
+  return dropped is True
+
+
+def _returned(scope: _scopes.Scope) -> Set[int]:
+  """The ids of the values `scope`'s `return`s give back, read once."""
+  return scope.once((_returned, None, 0), lambda: {
+      id(n.value) for n in _scopes.walk(scope.node)
+      if isinstance(n, ast.Return) and n.value is not None})
+
+
+def _all_dropped(analysis: Analysis, function: Union[
+    ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+  """Whether every call of `function` the project makes drops what it
+  returns. `_only_called` also holds every call past the flow's cap
+  (`Flow.every_call_of`): each is spelled with the function's name, a
+  read of it no seen call holds."""
   callers = analysis.flow.calls_of(function)
-  return bool(callers) and analysis.flow.every_call_of(function) and all(
+  return bool(callers) and all(
       _dropped(c, s) for s, c in callers) and _only_called(
           analysis, function.name, {id(c) for _, c in callers})
 
