@@ -58,6 +58,12 @@ FOUND = {
     "from builtins import vars as v": _text(
         "from builtins import vars as v",
         _STEP.format(read="v()['W1_' + 'grad']")),
+    # The builtin held as a value, then called under another name.
+    "eval held under another name": _text(
+        "run_text = eval",
+        _STEP.format(read="run_text('W1_' + 'grad')")),
+    "eval handed to map": _text(
+        _STEP.format(read="list(map(eval, ['W1_' + 'grad']))[0]")),
     "from builtins import eval": _text(
         "from builtins import eval as run_text",
         _STEP.format(read="run_text('W1_' + 'grad')")),
@@ -84,6 +90,8 @@ SILENT = {
         "class C:", "  eval = print", "  eval('W1_' + 'grad')"),
     "vars from another library": _text(
         "from mylib import vars as v", "print(v())"),
+    "a parameter named eval handed on": _text(
+        "def evaluate(eval):", "  return list(map(eval, [1]))"),
     "an attribute named eval of another object": _text(
         "import config", "config.eval('W1_' + 'grad')"),
 }
@@ -127,6 +135,10 @@ PROJECT_FOUND = {
                     "grads = util.table(model)['W1_' + 'grad']\n"
                     "step = model.optimizer.apply_gradients("
                     "[(grads, model.W1)])\n"},
+    "getattr held under another name, the module handed on": {
+        "train.py": "import model\nread = getattr\nkey = 'W1_' + 'grad'\n"
+                    "step = model.optimizer.apply_gradients("
+                    "[(read(model, key), model.W1)])\n"},
     "getattr on a parameter in the importer itself": {
         "train.py": "import model\n\ndef pick(obj, key):\n"
                     "  return getattr(obj, key)\n\n"

@@ -36,28 +36,33 @@ class _Scope:
     self.modules: Set[str] = set()  # Names of the `builtins` module.
 
 
-# A call and the scope it is in.
-_Call = Tuple[ast.Call, _Scope]
+# A call, or a name that may be a builtin's read as a value, and the
+# scope it is in.
+_Use = Tuple[ast.expr, _Scope]
 
 
 def builtin_calls(tree: ast.AST) -> Dict[int, str]:
-  """id(call) -> the name of the builtin of `DYNAMIC` each call of
-  `tree` that calls one calls.
+  """id(node) -> the builtin of `DYNAMIC` each call of `tree` calls, and
+  each name of one read as a value (`run = eval`, `map(vars, xs)`): it
+  may be called anywhere under any name.
 
-  >>> found = builtin_calls(ast.parse(
-  ...     "def f(vars):\\n  return vars()\\nvars()\\n"
-  ...     "import builtins as b\\nb.eval('1')"))
-  >>> sorted(found.values())
-  ['eval', 'vars']
+  >>> tree = ast.parse("def f(vars):\\n  return vars()\\nvars()\\n"
+  ...                  "import builtins as b\\nb.eval('1')\\nr = getattr")
+  >>> sorted(builtin_calls(tree).values())
+  ['eval', 'getattr', 'vars']
   """
   module = _Scope(tree, None)
-  calls: List[_Call] = []
-  _fill(module, _owned(tree), calls)
+  uses: List[_Use] = []
+  _fill(module, _owned(tree), uses)
+  called = {id(n.func) for n, _ in uses if isinstance(n, ast.Call)}
   found: Dict[int, str] = {}
-  for call, scope in calls:
-    name = _resolved(call.func, scope)
+  for node, scope in uses:
+    if id(node) in called:
+      continue  # The call's own entry stands for it.
+    name = _resolved(node.func if isinstance(node, ast.Call) else node,
+                     scope)
     if name in DYNAMIC:
-      found[id(call)] = name
+      found[id(node)] = name
   return found
 
 
@@ -107,9 +112,9 @@ def _arg_names(args: ast.arguments) -> Iterable[ast.AST]:
 
 
 def _fill(module: _Scope, top: Iterable[ast.AST],
-          calls: List[_Call]) -> None:
+          calls: List[_Use]) -> None:
   """Walks the module once: each node's names bound into the scope it
-  belongs to, each call kept with its scope."""
+  belongs to, each call and each name read kept with its scope."""
   stack = [(node, module) for node in top]
   scopes = [module]
   while stack:
@@ -122,7 +127,9 @@ def _fill(module: _Scope, top: Iterable[ast.AST],
       scope.bound.update(_names.bound_names(node))
       continue
     _bind(node, scope)
-    if isinstance(node, ast.Call):
+    if isinstance(node, ast.Call) or isinstance(node, ast.Name) and (
+        isinstance(node.ctx, ast.Load)) or isinstance(
+            node, ast.Attribute) and isinstance(node.value, ast.Name):
       calls.append((node, scope))
     stack += [(n, scope) for n in ast.iter_child_nodes(node)]
   for each in scopes:  # A name a function declares `global` and binds.

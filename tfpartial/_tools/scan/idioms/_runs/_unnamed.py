@@ -107,7 +107,10 @@ def any_object(node: ast.AST, builtins: Dict[int, str]) -> bool:
 def _built(node: ast.AST, module: _project.Module, on_modules: bool,
            builtins: Dict[int, str]) -> bool:
   """Whether `node` is a getter of a name not a literal, on a module
-  `module` imports if `on_modules`, on anything else if not."""
+  `module` imports if `on_modules`, on anything else if not (the builtin
+  `getattr` held as a value, `read = getattr`, too: called anywhere)."""
+  if isinstance(node, (ast.Name, ast.Attribute)):
+    return not on_modules and builtins.get(id(node)) == "getattr"
   if not isinstance(node, ast.Call) or not getter(node, builtins) or any(
       isinstance(a, ast.Constant) for a in node.args[:2]):
     return False
