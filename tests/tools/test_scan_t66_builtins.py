@@ -5,16 +5,14 @@ functions, the module, the builtins; a class body does not enclose its
 methods; `global` and `nonlocal` honoured), and through `builtins`
 (`builtins.eval`, `from builtins import vars as v`): a name bound in
 another scope no longer hides the builtin, and a name bound where the
-call resolves it still does. A module handed on as a value (a parameter
-of a function elsewhere) may be read unnamed by any dynamic read of the
-project, so it keeps its gradients found."""
+call resolves it still does. A module handed on as a value to a getter
+elsewhere is not followed: `test_scan_t66_handed`."""
 
 import textwrap
 
 import pytest
 
 import scanned
-from test_scan_fetched_gradients import _TF1 as FETCHED_TF1
 from test_scan_unread_gradients import _tf1
 
 def _text(*lines):
@@ -123,33 +121,10 @@ PROJECT_FOUND = {
         "train.py": "import builtins\nimport model\n"
                     "step = model.optimizer.apply_gradients("
                     "[(builtins.vars(model)['W1_' + 'grad'], model.W1)])\n"},
-    # The module handed on: a getter on a parameter elsewhere reads it.
-    "getattr on a parameter of a module not importing it": {
-        "util.py": "def pick(obj, key):\n  return getattr(obj, key)\n",
-        "train.py": "import model\nfrom util import pick\n"
-                    "step = model.optimizer.apply_gradients("
-                    "[(pick(model, 'W1_' + 'grad'), model.W1)])\n"},
-    "vars on a parameter of a module not importing it": {
-        "util.py": "def table(obj):\n  return vars(obj)\n",
-        "train.py": "import model\nimport util\n"
-                    "grads = util.table(model)['W1_' + 'grad']\n"
-                    "step = model.optimizer.apply_gradients("
-                    "[(grads, model.W1)])\n"},
-    "getattr held under another name, the module handed on": {
+    "getattr held under another name, called on the module": {
         "train.py": "import model\nread = getattr\nkey = 'W1_' + 'grad'\n"
                     "step = model.optimizer.apply_gradients("
                     "[(read(model, key), model.W1)])\n"},
-    "getattr on a parameter in the importer itself": {
-        "train.py": "import model\n\ndef pick(obj, key):\n"
-                    "  return getattr(obj, key)\n\n"
-                    "step = model.optimizer.apply_gradients("
-                    "[(pick(model, 'W1_' + 'grad'), model.W1)])\n"},
-    "the module kept in a list a getter elsewhere reads": {
-        "util.py": "def pick(objs, key):\n  return getattr(objs[0], key)\n",
-        "train.py": "from pkg import model\nimport util\n"
-                    "parts = [model]\n"
-                    "step = model.optimizer.apply_gradients("
-                    "[(util.pick(parts, 'W1_' + 'grad'), model.W1)])\n"},
 }
 
 # Look-alikes: nothing may read the gradients.
@@ -185,33 +160,3 @@ def _project(files):
 def test_a_modules_gradients_are_found_where_read_unnamed(name, read):
   found = _project((PROJECT_FOUND if read else PROJECT_SILENT)[name])
   assert [f[2] for f in found] == ([8] if read else []), found
-
-
-# Gradients kept on an object only a session fetches (`_fetched_out`):
-# the object handed into a function of a module that does not import
-# the model, whose getter of a built name reads what it is given.
-_FETCHED_MODEL = textwrap.dedent(
-    FETCHED_TF1.replace("        {use}\n", "").format())
-_PICK = "def pick(obj, key):\n  return getattr(obj, key)\n"
-
-
-def _fetched(files):
-  found = scanned.in_project({"model.py": _FETCHED_MODEL, **files})
-  return [f for f in found if f[0] == "var-list-filter"]
-
-
-def test_an_object_handed_to_a_getter_elsewhere_keeps_its_step():
-  found = _fetched({
-      "util.py": _PICK,
-      "train.py": "import model\nimport util\n\ndef step(x, y, which):\n"
-                  "  pairs = util.pick(model.MLP(x, y), which + 's')\n"
-                  "  return model.tf.train.AdamOptimizer(0.1)"
-                  ".apply_gradients(pairs)\n"})
-  assert [f[1:] for f in found] == [("model.py", 20)], found
-
-
-def test_a_getter_no_importer_of_the_model_calls_stays_silent():
-  assert _fetched({
-      "util.py": _PICK,
-      "tools.py": "import util\nprint(util.pick(object(), 'a' + 'b'))\n",
-  }) == []

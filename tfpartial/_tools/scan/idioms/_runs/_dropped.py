@@ -24,7 +24,6 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._runs import _builtin_calls
-from tfpartial._tools.scan.idioms._runs import _handed
 from tfpartial._tools.scan.idioms._runs import _unnamed
 
 # TF1 functions that return a write op (run only when fetched).
@@ -139,15 +138,10 @@ def _unnamed_elsewhere(analysis: Analysis, module: _project.Module
                        ) -> bool:
   """Whether a module importing `module` may read its names unnamed
   (`getattr(model, key)`, `vars(model)[key]`, `eval`), or a module that
-  may does not parse (`_unnamed.project_reads`); or `module`, handed on
-  as a value (`pick(model, key)`), may reach a module reading unnamed
-  what it is given (`_handed`)."""
+  may does not parse (`_unnamed.project_reads`)."""
   unnamed = _unnamed.project_reads(analysis)
-  if unnamed.unparsed or id(module) in unnamed.objects | unnamed.modules:
-    return True
-  return bool(unnamed.handing) and id(module) in _handed.handed_on(
-      analysis) and id(module) in (
-          unnamed.objects | unnamed.others | _handed.passed_in(analysis))
+  return unnamed.unparsed or id(module) in (
+      unnamed.objects | unnamed.modules)
 
 
 def _read_elsewhere(analysis: Analysis, module: _project.Module,

@@ -10,9 +10,8 @@ own, read by a getter naming it: `getattr`, `builtins.getattr`,
 all of them in a project that may read attributes unnamed (`vars`,
 `__dict__`, `eval`, `exec`, a getter of a built name in the gradients'
 module or one importing it, not on an imported module as in
-`getattr(tf.nn, name)`: `_unnamed`; or one a module importing the
-gradients' module calls, handing it objects: `_handed`) or holds a
-module that does not parse."""
+`getattr(tf.nn, name)`: `_unnamed`) or holds a module that does not
+parse."""
 
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
-from tfpartial._tools.scan.idioms._runs import _handed
 from tfpartial._tools.scan.idioms._runs import _unnamed
 
 _GRADIENTS = {"compute_gradients", "gradients"}
@@ -65,8 +63,7 @@ def _only_fetches(analysis: Analysis, name: str,
       reads += 1
   unnamed = _unnamed.project_reads(analysis)
   return reads > 0 and not (unnamed.unparsed or unnamed.objects) and (
-      id(owner) not in unnamed.modules | unnamed.others) and (
-          id(owner) not in _handed.passed_in(analysis))
+      id(owner) not in unnamed.modules | unnamed.others)
 
 
 # What a module reads of attributes: the ids of the expressions its

@@ -44,10 +44,6 @@ class Reads(NamedTuple):
   objects: Set[int]  # By `vars`, `__dict__`, `eval`, `exec`.
   modules: Set[int]  # By a getter on a module (`getattr(tf.nn, k)`).
   others: Set[int]  # By a getter on anything else (`getattr(args, k)`).
-  # The modules whose own reads are on anything but an imported module
-  # (`vars`, `__dict__`, `eval`, `exec`, a getter like `others`'): what
-  # their callers hand them, too, they may read (`_handed`).
-  handing: Set[int]
 
 
 def project_reads(analysis: Analysis) -> Reads:
@@ -56,7 +52,7 @@ def project_reads(analysis: Analysis) -> Reads:
   only the modules its module imports."""
   def find() -> Reads:
     project = analysis.project
-    found = Reads(False, set(), set(), set(), set())
+    found = Reads(False, set(), set(), set())
     for module in project.all_modules_with(WORDS):
       tree = project.parsed(module)
       if tree is None:
@@ -66,12 +62,10 @@ def project_reads(analysis: Analysis) -> Reads:
       calls = _builtin_calls.builtin_calls(tree.node)
       if any(any_object(n, calls) for n in nodes):
         found.objects.update(near | {id(module)})
-        found.handing.add(id(module))
       if any(_built(n, module, True, calls) for n in nodes):
         found.modules.update(near)
       if any(_built(n, module, False, calls) for n in nodes):
         found.others.update(near | {id(module)})
-        found.handing.add(id(module))
     return found
   reads = analysis.once("unnamed:project", find)
   assert isinstance(reads, Reads)
@@ -108,9 +102,10 @@ def _built(node: ast.AST, module: _project.Module, on_modules: bool,
            builtins: Dict[int, str]) -> bool:
   """Whether `node` is a getter of a name not a literal, on a module
   `module` imports if `on_modules`, on anything else if not (the builtin
-  `getattr` held as a value, `read = getattr`, too: called anywhere)."""
+  `getattr` held as a value where it may be called, `read = getattr`,
+  either way: what it is called on is not read)."""
   if isinstance(node, (ast.Name, ast.Attribute)):
-    return not on_modules and builtins.get(id(node)) == "getattr"
+    return builtins.get(id(node)) == "getattr"
   if not isinstance(node, ast.Call) or not getter(node, builtins) or any(
       isinstance(a, ast.Constant) for a in node.args[:2]):
     return False
