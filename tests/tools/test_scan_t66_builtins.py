@@ -5,8 +5,10 @@ functions, the module, the builtins; a class body does not enclose its
 methods; `global` and `nonlocal` honoured), and through `builtins`
 (`builtins.eval`, `from builtins import vars as v`): a name bound in
 another scope no longer hides the builtin, and a name bound where the
-call resolves it still does. A module handed on as a value to a getter
-elsewhere is not followed: `test_scan_t66_handed`."""
+call resolves it still does. The builtin held as a value counts where
+it may be called: bound to a name the module calls, or passed as an
+argument; not compared or kept in a table. A module handed on as a
+value to a getter elsewhere is not followed: `test_scan_t66_handed`."""
 
 import textwrap
 
@@ -62,6 +64,20 @@ FOUND = {
         _STEP.format(read="run_text('W1_' + 'grad')")),
     "eval handed to map": _text(
         _STEP.format(read="list(map(eval, ['W1_' + 'grad']))[0]")),
+    "eval a default of a parameter the function calls": _text(
+        "def read(run=eval):", "  return run('W1_' + 'grad')",
+        _STEP.format(read="read()")),
+    "eval in the decorator of a function binding eval": _text(
+        "def deco(g):", "  return g",
+        "@deco(eval('W1_' + 'grad'))", "def h(eval):", "  return eval",
+        _STEP.format(read="h(1)")),
+    "__builtins__.eval": _text(
+        _STEP.format(read="__builtins__.eval('W1_' + 'grad')")),
+    "__builtins__['eval']": _text(
+        _STEP.format(read="__builtins__['eval']('W1_' + 'grad')")),
+    "getattr(builtins, 'eval')": _text(
+        "import builtins",
+        _STEP.format(read="getattr(builtins, 'eval')('W1_' + 'grad')")),
     "from builtins import eval": _text(
         "from builtins import eval as run_text",
         _STEP.format(read="run_text('W1_' + 'grad')")),
@@ -90,6 +106,21 @@ SILENT = {
         "from mylib import vars as v", "print(v())"),
     "a parameter named eval handed on": _text(
         "def evaluate(eval):", "  return list(map(eval, [1]))"),
+    # Held as a value where it is never called.
+    "eval compared, never called": _text(
+        "def safe(fn):", "  assert fn is not eval", "  return fn"),
+    "eval kept in a table of banned builtins": _text(
+        "BANNED = {'eval': eval, 'exec': exec}", "print(sorted(BANNED))"),
+    "eval bound to a name the module never calls": _text(
+        "original = eval", "print(original is eval)"),
+    # `:=` in a comprehension binds in the scope around it.
+    "a module's eval bound by := in a comprehension": _text(
+        "fs = [eval := f for f in (print,)]", "eval('W1_' + 'grad')"),
+    "__builtins__ bound by the module": _text(
+        "import config as __builtins__",
+        "__builtins__.eval('W1_' + 'grad')"),
+    "getattr of another module by the name eval": _text(
+        "import config", "getattr(config, 'eval')('W1_' + 'grad')"),
     "an attribute named eval of another object": _text(
         "import config", "config.eval('W1_' + 'grad')"),
 }

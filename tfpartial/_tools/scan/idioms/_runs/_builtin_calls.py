@@ -3,9 +3,11 @@ call's own scope chain (its function's locals and parameters, the
 functions enclosing it, the module, then the builtins; a class body
 encloses none of its methods; `global` and `nonlocal` honoured), or
 the builtin named through `builtins` (`builtins.eval(...)`, `import
-builtins as b; b.vars(...)`, `from builtins import vars as v; v()`).
-One walk a module, and a call resolved in as many steps as it is
-nested deep."""
+builtins as b; b.vars(...)`, `from builtins import vars as v; v()`,
+`__builtins__['eval']`, `getattr(builtins, 'eval')`); and a builtin
+held as a value where it may be called later (`run = eval; run(k)`,
+`map(eval, keys)`). Two walks a module, and a call resolved in as
+many steps as it is nested deep."""
 
 from __future__ import annotations
 
@@ -43,11 +45,14 @@ _Use = Tuple[ast.expr, _Scope]
 
 def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   """id(node) -> the builtin of `DYNAMIC` each call of `tree` calls, and
-  each name of one read as a value (`run = eval`, `map(vars, xs)`): it
-  may be called anywhere under any name.
+  each name of one read as a value where it may be called later: bound
+  to a name the module calls (`run = eval; run(k)`, a default `run=eval`)
+  or passed as an argument (`map(vars, xs)`); not compared or kept in a
+  table (`fn is not eval`, `{'eval': eval}`).
 
   >>> tree = ast.parse("def f(vars):\\n  return vars()\\nvars()\\n"
-  ...                  "import builtins as b\\nb.eval('1')\\nr = getattr")
+  ...                  "import builtins as b\\nb.eval('1')\\n"
+  ...                  "r = getattr\\nr(b, k)\\nok = locals is f")
   >>> sorted(builtin_calls(tree).values())
   ['eval', 'getattr', 'vars']
   """
@@ -55,15 +60,60 @@ def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   uses: List[_Use] = []
   _fill(module, _owned(tree), uses)
   called = {id(n.func) for n, _ in uses if isinstance(n, ast.Call)}
+  held = _held(tree)
   found: Dict[int, str] = {}
   for node, scope in uses:
     if id(node) in called:
       continue  # The call's own entry stands for it.
+    if not isinstance(node, ast.Call) and id(node) not in held:
+      continue  # Read where it is never called (`fn is eval`).
     name = _resolved(node.func if isinstance(node, ast.Call) else node,
                      scope)
     if name in DYNAMIC:
       found[id(node)] = name
   return found
+
+
+def _held(tree: ast.AST) -> Set[int]:
+  """The ids of the values of `tree` that may be called later: the
+  arguments of a call, and the values bound to a plain name that the
+  module calls by that name (`run = eval`, `def f(run=eval)`, `(run :=
+  eval)`). One walk.
+
+  >>> tree = ast.parse("r = vars\\nr()\\nok = eval is f\\nmap(exec, x)")
+  >>> sorted(type(n).__name__ for n in ast.walk(tree)
+  ...        if id(n) in _held(tree))
+  ['Name', 'Name', 'Name']
+  """
+  passed: Set[int] = set()
+  bound: List[Tuple[str, int]] = []
+  calls: Set[str] = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Call):
+      if isinstance(node.func, ast.Name):
+        calls.add(node.func.id)
+      passed.update(id(a.value if isinstance(a, ast.Starred) else a)
+                    for a in node.args)
+      passed.update(id(k.value) for k in node.keywords)
+    elif isinstance(node, ast.Assign):
+      bound += [(t.id, id(node.value)) for t in node.targets
+                if isinstance(t, ast.Name)]
+    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(
+        node.target, ast.Name) and node.value is not None:
+      bound.append((node.target.id, id(node.value)))
+    elif isinstance(node, _FUNCTIONS):
+      bound += _defaults(node.args)
+  return passed | {value for name, value in bound if name in calls}
+
+
+def _defaults(args: ast.arguments) -> List[Tuple[str, int]]:
+  """Each parameter given a default, and the default's id."""
+  plain = [*args.posonlyargs, *args.args]
+  pairs = list(zip(plain[len(plain) - len(args.defaults):],
+                   args.defaults))
+  pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)
+            if d is not None]
+  return [(a.arg, id(d)) for a, d in pairs]
 
 
 def _owned(node: ast.AST) -> Iterable[ast.AST]:
@@ -159,19 +209,35 @@ def _bind(node: ast.AST, scope: _Scope) -> None:
 
 
 def _resolved(func: ast.AST, scope: _Scope) -> str:
-  """The builtin `func` names from `scope`, or "" when it names none."""
+  """The builtin `func` names from `scope`, or "" when it names none:
+  a name, an attribute of the `builtins` module (`b.eval`), an entry of
+  `__builtins__` (`__builtins__['eval']`) or a `getattr` of the module
+  by a literal name (`getattr(builtins, 'eval')`)."""
   if isinstance(func, ast.Name):
     home = _home(func.id, scope)
     if home is None:
       return func.id
     return home.builtins.get(func.id, "")
-  if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-    name = func.value.id
-    home = _home(name, scope)
-    if home is None and name == "__builtins__" or (
-        home is not None and name in home.modules):
-      return func.attr
+  if isinstance(func, ast.Attribute) and _is_builtins(func.value, scope):
+    return func.attr
+  if isinstance(func, ast.Subscript) and isinstance(
+      func.slice, ast.Constant) and _is_builtins(func.value, scope):
+    return str(func.slice.value)
+  if isinstance(func, ast.Call) and len(func.args) >= 2 and isinstance(
+      func.args[1], ast.Constant) and _is_builtins(func.args[0], scope) and (
+          _resolved(func.func, scope) == "getattr"):
+    return str(func.args[1].value)
   return ""
+
+
+def _is_builtins(node: ast.AST, scope: _Scope) -> bool:
+  """Whether `node` names the builtins: `__builtins__` unbound, or a
+  name the `builtins` module is imported as."""
+  if not isinstance(node, ast.Name):
+    return False
+  home = _home(node.id, scope)
+  return home is None and node.id == "__builtins__" or (
+      home is not None and node.id in home.modules)
 
 
 def _home(name: str, scope: _Scope) -> Optional[_Scope]:
