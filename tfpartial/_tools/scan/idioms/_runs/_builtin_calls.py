@@ -58,13 +58,13 @@ def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   """
   module = _Scope(tree, None)
   uses: List[_Use] = []
-  _fill(module, _owned(tree), uses)
+  scopes = _fill(module, _owned(tree), uses)
   called = {id(n.func) for n, _ in uses if isinstance(n, ast.Call)}
-  held = _held(tree)
+  held = _held(tree, uses, scopes)
   found: Dict[int, str] = {}
   for node, scope in uses:
-    if id(node) in called:
-      continue  # The call's own entry stands for it.
+    if not isinstance(node, ast.Call) and id(node) in called:
+      continue  # The call's own entry stands for it (`eval(s)()` stays).
     if not isinstance(node, ast.Call) and id(node) not in held:
       continue  # Read where it is never called (`fn is eval`).
     name = _resolved(node.func if isinstance(node, ast.Call) else node,
@@ -74,36 +74,48 @@ def builtin_calls(tree: ast.AST) -> Dict[int, str]:
   return found
 
 
-def _held(tree: ast.AST) -> Set[int]:
+def _held(tree: ast.AST, uses: List[_Use],
+          scopes: List[_Scope]) -> Set[int]:
   """The ids of the values of `tree` that may be called later: the
-  arguments of a call, and the values bound to a plain name that the
-  module calls by that name (`run = eval`, `def f(run=eval)`, `(run :=
-  eval)`). One walk.
+  arguments of a call, and the values bound to a plain name that a call
+  of that name resolves to, scope by scope (`run = eval; run(k)`, `def
+  f(run=eval): run(k)`, `(run := eval)`; not another function's `run`).
 
-  >>> tree = ast.parse("r = vars\\nr()\\nok = eval is f\\nmap(exec, x)")
+  >>> tree = ast.parse("r = vars\\nr()\\nok = eval is f\\n"
+  ...                  "map(exec, x)\\ndef g(run):\\n  run(1)\\n"
+  ...                  "def h():\\n  run = eval")
+  >>> uses = []
+  >>> scopes = _fill(_Scope(tree, None), _owned(tree), uses)
   >>> sorted(type(n).__name__ for n in ast.walk(tree)
-  ...        if id(n) in _held(tree))
-  ['Name', 'Name', 'Name']
+  ...        if id(n) in _held(tree, uses, scopes))
+  ['Constant', 'Name', 'Name', 'Name']
   """
   passed: Set[int] = set()
-  bound: List[Tuple[str, int]] = []
-  calls: Set[str] = set()
+  bound: List[Tuple[str, int, Optional[ast.AST]]] = []
   for node in ast.walk(tree):
     if isinstance(node, ast.Call):
-      if isinstance(node.func, ast.Name):
-        calls.add(node.func.id)
       passed.update(id(a.value if isinstance(a, ast.Starred) else a)
                     for a in node.args)
       passed.update(id(k.value) for k in node.keywords)
     elif isinstance(node, ast.Assign):
-      bound += [(t.id, id(node.value)) for t in node.targets
+      bound += [(t.id, id(node.value), None) for t in node.targets
                 if isinstance(t, ast.Name)]
     elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(
         node.target, ast.Name) and node.value is not None:
-      bound.append((node.target.id, id(node.value)))
+      bound.append((node.target.id, id(node.value), None))
     elif isinstance(node, _FUNCTIONS):
-      bound += _defaults(node.args)
-  return passed | {value for name, value in bound if name in calls}
+      bound += [(name, value, node) for name, value in _defaults(node.args)]
+  where = {id(n): s for n, s in uses}
+  owner = {id(s.node): s for s in scopes}
+  homes = {(n.func.id, id(_home(n.func.id, s))) for n, s in uses
+           if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+  held = set(passed)
+  for name, value, function in bound:
+    scope = owner.get(id(function)) if function else where.get(value)
+    home = _home(name, scope) if scope else None
+    if home is not None and (name, id(home)) in homes:
+      held.add(value)
+  return held
 
 
 def _defaults(args: ast.arguments) -> List[Tuple[str, int]]:
@@ -162,9 +174,10 @@ def _arg_names(args: ast.arguments) -> Iterable[ast.AST]:
 
 
 def _fill(module: _Scope, top: Iterable[ast.AST],
-          calls: List[_Use]) -> None:
+          calls: List[_Use]) -> List[_Scope]:
   """Walks the module once: each node's names bound into the scope it
-  belongs to, each call and each name read kept with its scope."""
+  belongs to, each call and each name read kept with its scope; gives
+  every scope."""
   stack = [(node, module) for node in top]
   scopes = [module]
   while stack:
@@ -185,6 +198,7 @@ def _fill(module: _Scope, top: Iterable[ast.AST],
   for each in scopes:  # A name a function declares `global` and binds.
     module.bound.update(n for n, kind in each.declared.items()
                         if kind == "global" and n in each.bound)
+  return scopes
 
 
 def _bind(node: ast.AST, scope: _Scope) -> None:
