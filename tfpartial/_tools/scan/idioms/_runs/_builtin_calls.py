@@ -194,7 +194,10 @@ def _fill(module: _Scope, top: Iterable[ast.AST],
         isinstance(node.ctx, ast.Load)) or isinstance(
             node, ast.Attribute) and isinstance(node.value, ast.Name):
       calls.append((node, scope))
-    stack += [(n, scope) for n in ast.iter_child_nodes(node)]
+    # A `:=` target is bound by `_bind` where it binds, not here.
+    children = [node.value] if isinstance(node, ast.NamedExpr) and (
+        isinstance(node.target, ast.Name)) else ast.iter_child_nodes(node)
+    stack += [(n, scope) for n in children]
   for each in scopes:  # A name a function declares `global` and binds.
     module.bound.update(n for n, kind in each.declared.items()
                         if kind == "global" and n in each.bound)
@@ -213,12 +216,13 @@ def _bind(node: ast.AST, scope: _Scope) -> None:
   if isinstance(node, ast.Import):
     scope.modules.update(a.asname or a.name for a in node.names
                          if a.name == "builtins")
-  scope.bound.update(_names.bound_names(node))
   if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
     home = scope  # `:=` in a comprehension binds in the scope around it.
     while isinstance(home.node, _COMPREHENSIONS) and home.parent:
       home = home.parent
     home.bound.add(node.target.id)
+    return
+  scope.bound.update(_names.bound_names(node))
 
 
 

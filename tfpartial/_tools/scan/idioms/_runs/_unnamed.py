@@ -103,9 +103,11 @@ def _built(node: ast.AST, module: _project.Module, on_modules: bool,
   """Whether `node` is a getter of a name not a literal, on a module
   `module` imports if `on_modules`, on anything else if not (the builtin
   `getattr` held as a value where it may be called, `read = getattr`,
-  either way: what it is called on is not read)."""
+  `functools.reduce(getattr, path, cfg)`: on anything else, as a call
+  on an object that is not a module; what it is called on is not
+  read, and a module's name read so is not followed)."""
   if isinstance(node, (ast.Name, ast.Attribute)):
-    return builtins.get(id(node)) == "getattr"
+    return not on_modules and builtins.get(id(node)) == "getattr"
   if not isinstance(node, ast.Call) or not getter(node, builtins) or any(
       isinstance(a, ast.Constant) for a in node.args[:2]):
     return False
