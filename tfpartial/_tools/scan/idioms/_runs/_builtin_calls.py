@@ -15,6 +15,7 @@ import ast
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan._analysis import Analysis
 
 # The builtins that may read a name they are not given as a word.
 DYNAMIC = frozenset({"vars", "eval", "exec", "locals", "globals",
@@ -71,6 +72,15 @@ def builtin_calls(tree: ast.AST) -> Dict[int, str]:
                      scope)
     if name in DYNAMIC:
       found[id(node)] = name
+  return found
+
+
+def of_module(analysis: Analysis, tree: ast.AST) -> Dict[int, str]:
+  """`builtin_calls(tree)`, read once a scan: the unread-gradient check
+  and the project's unnamed reads both ask it of a module."""
+  found = analysis.once(f"builtin_calls:{id(tree)}",
+                        lambda: builtin_calls(tree))
+  assert isinstance(found, dict)
   return found
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import collections
 import dataclasses
-import itertools
 import re
 from typing import Dict, Iterable, List, Optional, Set, Union
 
@@ -168,18 +167,21 @@ def _module_reads(analysis: Analysis, module: _project.Module
     if module.tree is None:
       analysis.project.parsed(module)  # Parsed now, if it parses.
     tree = module.tree
-    found[id(module)] = None if tree is None else _reads(tree)
+    found[id(module)] = None if tree is None else _reads(
+        tree, _builtin_calls.of_module(analysis, tree))
   reads = found[id(module)]
   return reads if isinstance(reads, set) else None
 
 
-def _reads(tree: ast.AST) -> Optional[Set[str]]:
+def _reads(tree: ast.AST, builtins: Optional[Dict[int, str]] = None
+           ) -> Optional[Set[str]]:
   """The names `tree` reads: loaded (an augmented assignment's target
   too), declared `global` or `nonlocal`, an attribute's or an import's
   name, a string that is the name (`getattr(m, "g")`); None when it may
   read any name (a call of the builtin `locals`, `vars`, `globals`,
   `eval` or `exec`, resolved in the call's own scopes or through
-  `builtins`, `_builtin_calls`; `__dict__`).
+  `builtins`: `builtins`, `_builtin_calls`'s, found here if not given;
+  `__dict__`).
 
   >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
   ['f', 'g is', 'h', 'k', 'print']
@@ -187,8 +189,9 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   True
   """
   found: Set[str] = set()
-  if _modules_of_sys(tree) or not _ANY_NAME.isdisjoint(
-      _builtin_calls.builtin_calls(tree).values()):
+  if builtins is None:
+    builtins = _builtin_calls.builtin_calls(tree)
+  if _modules_of_sys(tree) or not _ANY_NAME.isdisjoint(builtins.values()):
     return None  # `sys.modules[__name__]`, `vars()`: read unnamed.
   for node in ast.walk(tree):
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
@@ -210,7 +213,7 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
 
 
 # Builtins that may read any name of a scope.
-_ANY_NAME = {"locals", "vars", "globals", "eval", "exec"}
+_ANY_NAME = _builtin_calls.DYNAMIC - {"getattr"}
 
 
 def _modules_of_sys(tree: ast.AST) -> bool:

@@ -59,7 +59,7 @@ def project_reads(analysis: Analysis) -> Reads:
         return found._replace(unparsed=True)
       nodes = list(_scopes.walk(tree.node))
       near = imported(project, module)
-      calls = _builtin_calls.builtin_calls(tree.node)
+      calls = _builtin_calls.of_module(analysis, tree.node)
       if any(any_object(n, calls) for n in nodes):
         found.objects.update(near | {id(module)})
       if any(_built(n, module, True, calls) for n in nodes):
