@@ -37,6 +37,7 @@ from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _property_reads
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _rejoined
 from tfpartial._tools.scan import _scopes
@@ -717,7 +718,8 @@ class Flow:
         return {"var": node, "filtered": node}
       if node.attr in _WEIGHT_LISTS and self._run_part(node.value, scope, env):
         return {"var": node, "filtered": node}  # `model.head`'s, run whole.
-      return {"var": node}
+      held = _property_reads.returned(self, node, scope, env)
+      return {"var": node} if held is None else held
     if name is not None and name.startswith("self.") and (
         name.count(".") == 1 or "self" not in env):
       if name.count(".") == 1:

@@ -8,6 +8,7 @@ import re
 from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _property_reads
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -140,6 +141,10 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
     values, frozen = _values_of(flow, expr, scope), False
+    method = _property_reads.read(flow, expr, scope) if isinstance(
+        expr, ast.Attribute) and not values else None
+    if method is not None:  # `net.trainable_variables`, a property's.
+      return _returned_filter(flow, method) or expr
     for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
       if "filtered" in got and _moved_out(value, home):

@@ -1,0 +1,126 @@
+"""A variable list read through a property of a class of the project
+(`net.trainable_variables` where `Network` defines `@property def
+trainable_variables(self): ... return var_list`): what the flow gives
+such a read is what the property's method returns for that object, as a
+call of the same method would (`net.trainable_variables()`), not the
+object's whole variables that the attribute's name would suggest. A
+read whose object the flow does not resolve to a project class, or whose
+class defines no property of that name (a Keras model's own
+`trainable_variables`), is read as before.
+
+>>> import ast
+>>> from tfpartial._tools.scan import _files, _project
+>>> from tfpartial._tools.scan._flow import Flow
+>>> text = ("import tensorflow as tf\\n"
+...         "class Net:\\n  @property\\n  def trainable_variables(self):\\n"
+...         "    return tf.get_collection('trainable_variables',"
+...         " scope='head')\\n"
+...         "net = Net()\\nchosen = net.trainable_variables\\n")
+>>> project = _project.Project([_files.Source("t.py", text)])
+>>> scope = project.parsed(project.modules[0])
+>>> read = [n for n in scope.nodes if isinstance(n, ast.Attribute)
+...         and n.attr == "trainable_variables"][-1]
+>>> "filtered" in returned(Flow(project), read, scope, {})
+True
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, Optional
+
+from tfpartial._tools.scan import _calls
+from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan._labels import Labels
+
+Flow = Any  # `_flow.Flow`, which imports this module.
+# The decorators that make a method a property (the builtin's, or
+# functools').
+_PROPERTIES = frozenset({"property", "cached_property"})
+
+
+def returned(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
+             env: Dict[str, Labels]) -> Optional[Labels]:
+  """What the property `node` reads returns for its object, or None when
+  `node` reads no property of a class of the project."""
+  method = read(flow, node, scope, env)
+  if method is None:
+    return None
+  arguments = []
+  if id(method.node) in flow.bound_self and method.params[:1]:
+    arguments = [{"obj": flow.bound_self[id(method.node)]}]
+  result: Labels = flow.helper(method.node, method.parent, arguments, {})
+  return result
+
+
+def read(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
+         env: Optional[Dict[str, Labels]] = None
+         ) -> Optional[_scopes.Scope]:
+  """The scope of the property's method `node` reads, if it reads a
+  property of a class of the project."""
+  found = _calls.method(flow, node, scope, env or {})
+  function = flow.functions.get(id(found.get("fn")))
+  if function is not None:
+    method: Optional[_scopes.Scope] = function[1].scope_of(function[0])
+  else:  # An object the flow does not follow: its class, if declared.
+    info = flow.typed.class_of(node.value, scope) or _declared(
+        flow, node.value, scope)
+    method = flow.project.method(info, node.attr) if info else None
+  if method is None or method.parent is None or not _is_property(
+      flow, method.node, method.parent):
+    return None
+  return method
+
+
+def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope
+              ) -> Optional[_scopes.ClassInfo]:
+  """The one project class that annotates the parameter `node` holds: the
+  parameter itself (`model` of `def __init__(self, model: Network)`) or
+  an attribute of `self` that every assignment sets to such a parameter
+  (`self.model = model`)."""
+  values = [(node, scope)]
+  if isinstance(node, ast.Attribute) and isinstance(
+      node.value, ast.Name) and node.value.id == "self":
+    owner = _scopes.enclosing_class(scope)
+    values = flow.project.attribute(owner, f"self.{node.attr}") if (
+        owner is not None) else []
+  found = set()
+  for value, home in values:
+    annotation = _annotation(home, value)
+    target = flow.project.resolve(home, annotation) if annotation else None
+    if not isinstance(target, _scopes.ClassInfo):
+      return None  # Not a parameter, not annotated, or not the project's.
+    found.add(target)
+  return found.pop() if len(found) == 1 else None
+
+
+def _annotation(home: _scopes.Scope, value: ast.expr) -> Optional[str]:
+  """The dotted name annotating the parameter `value` names in `home`,
+  if it names one that nothing in `home` rebinds."""
+  function = home.node
+  if not isinstance(value, ast.Name) or not isinstance(
+      function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return None
+  given = [a for a in (*function.args.posonlyargs, *function.args.args,
+                       *function.args.kwonlyargs) if a.arg == value.id]
+  if len(given) != 1 or given[0].annotation is None or any(
+      isinstance(n, ast.Name) and n.id == value.id and isinstance(
+          n.ctx, ast.Store) for n in ast.walk(function)):
+    return None
+  return _names.dotted(given[0].annotation)
+
+
+def _is_property(flow: Flow, method: ast.AST, home: _scopes.Scope
+                 ) -> bool:
+  """Whether `method` is decorated as a property by a name the project
+  does not define itself (`@property`, `@functools.cached_property`)."""
+  if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    return False
+  for decorator in method.decorator_list:
+    name = _names.dotted(decorator) or ""
+    if name.split(".")[-1] not in _PROPERTIES:
+      continue
+    if flow.project.resolve(home, name) is None:
+      return True
+  return False
