@@ -172,3 +172,138 @@ def test_a_property_keeping_a_part_is_found(name):
   code, line = FOUND[name]
   assert scanned.in_text(code, "var-list-filter") == [
       ("var-list-filter", line)]
+
+
+# The same property on an object the flow does not follow: a trainer
+# keeps the model it is given (`self.model = model`, `model: Network`)
+# and trains `self.model.trainable_variables` (incremental-eureka's
+# `Trainer`); the subclass turns transfer learning on and names the head.
+_NETWORK = """\
+    import tensorflow as tf
+
+
+    class Network(object):
+      def __init__(self, x):
+        self.x = x
+        self.setup()
+
+      def fc(self, h, n, name):
+        with tf.variable_scope(name):
+          w = tf.get_variable("w", [h.shape[-1], n])
+          return tf.matmul(h, w)
+
+      def load(self, path, sess):
+        pass
+
+      @property
+      def trainable_layers(self):
+        return []
+
+      @property
+      def has_transfer_learning(self):
+        return False
+
+      @property
+      def trainable_variables(self):
+        if self.has_transfer_learning:
+          var_list = []
+          for layer in self.trainable_layers:
+            var_list.extend(tf.get_collection(
+                tf.GraphKeys.TRAINABLE_VARIABLES, scope=layer))
+          return var_list
+        return {whole}
+    """
+
+_ALEX = """\
+    from network import Network
+
+
+    class AlexNet(Network):
+      def setup(self):
+        h = self.fc(self.x, 8, "conv1")
+        self.out = self.fc(h, 2, "fc8")
+
+      @property
+      def has_transfer_learning(self):
+        return True
+
+      @property
+      def trainable_layers(self):
+        return ["fc8"]
+    """
+
+_TRAINER = """\
+    import tensorflow as tf
+    {imported}
+
+
+    class Trainer(object):
+      def __init__(self, model: {declared}, y):
+        self.model = model
+        self.y = y
+
+      def train(self):
+        loss = tf.reduce_mean((self.model.out - self.y) ** 2)
+        step = tf.train.RMSPropOptimizer(0.1).minimize(
+            loss, var_list=self.model.trainable_variables)
+        with tf.Session() as sess:
+          sess.run(tf.global_variables_initializer())
+          self.model.load("alexnet.npy", sess)
+          for _ in range(10):
+            sess.run(step)
+    """
+
+_EXPERIMENT = """\
+    import tensorflow as tf
+    from alex import AlexNet
+    from trainer import Trainer
+
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.placeholder(tf.float32, [None, 2])
+    Trainer(AlexNet(x), y).train()
+    """
+
+
+def _trainer_project(whole="None", imported="from network import Network",
+                     declared="Network"):
+  return {"network.py": _NETWORK.format(whole=whole), "alex.py": _ALEX,
+          "trainer.py": _TRAINER.format(imported=imported,
+                                        declared=declared),
+          "exp.py": _EXPERIMENT}
+
+
+def test_a_property_read_through_a_declared_parameter_is_found():
+  assert [f for f in scanned.in_project(_trainer_project())
+          if f[0] == "var-list-filter"] == [
+              ("var-list-filter", "network.py", 30)]
+
+
+_KERAS_RUN = """\
+    import tensorflow as tf
+    from trainer import Trainer
+
+    y = tf.placeholder(tf.float32, [None, 2])
+    model = tf.keras.applications.MobileNet(weights=None)
+    Trainer(model, y).train()
+    """
+
+PROJECTS_SILENT = {
+    # The parameter's class is a library's, and a library's model is what
+    # the run passes: the project's property of the same name is another
+    # class's, never read here.
+    "a parameter declared as a class the project does not hold":
+        {**_trainer_project(imported="from keras import Model",
+                            declared="Model"), "exp.py": _KERAS_RUN},
+    # Declared as the project's class, but the property returns every
+    # trainable variable.
+    "a declared class whose property returns every variable": {
+        **_trainer_project(), "network.py": _NETWORK.format(
+            whole="None").split("        if self.has_transfer")[0] + (
+                "        return tf.trainable_variables()\n")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS_SILENT))
+def test_a_property_read_leaving_nothing_out_is_silent(name):
+  assert [f for f in scanned.in_project(PROJECTS_SILENT[name])
+          if f[0] == "var-list-filter"] == []

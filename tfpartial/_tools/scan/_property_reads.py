@@ -104,9 +104,10 @@ def _annotation(home: _scopes.Scope, value: ast.expr) -> Optional[str]:
     return None
   given = [a for a in (*function.args.posonlyargs, *function.args.args,
                        *function.args.kwonlyargs) if a.arg == value.id]
-  if len(given) != 1 or given[0].annotation is None or any(
-      isinstance(n, ast.Name) and n.id == value.id and isinstance(
-          n.ctx, ast.Store) for n in ast.walk(function)):
+  if len(given) != 1 or given[0].annotation is None or (
+      value.id in home.once(("stored names", None, 0), lambda: frozenset(
+          n.id for n in ast.walk(function) if isinstance(n, ast.Name)
+          and isinstance(n.ctx, ast.Store)))):
     return None
   return _names.dotted(given[0].annotation)
 
