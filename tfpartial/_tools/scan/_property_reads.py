@@ -58,7 +58,11 @@ def read(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
          env: Optional[Dict[str, Labels]] = None
          ) -> Optional[_scopes.Scope]:
   """The scope of the property's method `node` reads, if it reads a
-  property of a class of the project."""
+  property of a class of the project. A read of the class's own property
+  (`self.variables`) is left to the idiom's own reading of it (a Keras
+  model's override dropping moving statistics, `_moving`)."""
+  if isinstance(node.value, ast.Name) and node.value.id == "self":
+    return None
   found = _calls.method(flow, node, scope, env or {})
   function = flow.functions.get(id(found.get("fn")))
   if function is not None:
