@@ -164,10 +164,8 @@ _UNRELATED = """\
         return self._create_optimizer(loss, self.model.trainable_variables)
     """
 
-_WHOLE_NETWORK = _NETWORK.replace(
-    "        return None\n", "        return tf.trainable_variables()\n"
-).replace("        if self.has_transfer_learning:",
-          "        if False:")
+_WHOLE_NETWORK = _NETWORK.split("        if self.has_transfer")[0] + (
+    "        return tf.trainable_variables()\n")
 
 FOUND = {
     "the base class calls the subclass's override": _project(),

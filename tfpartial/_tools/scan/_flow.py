@@ -33,6 +33,7 @@ import itertools
 import os
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _base_calls
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
@@ -502,8 +503,12 @@ class Flow:
     if id(function) not in self._calls_of:
       name = getattr(function, "name", "")
       named = self.project.callers(name)
+      known = self.functions.get(id(function))
+      method = known[1].scope_of(known[0]) if known is not None else None
+      # `self.m(...)` in a base class runs a subclass's override of `m`.
       found = [(scope, call) for scope, call in named[:_FROM_CALLERS * 4]
-               if self.callee(call, scope) is function]
+               if self.callee(call, scope) is function or (
+                   _base_calls.reaches(self.project, call, scope, method))]
       self._calls_of[id(function)] = found[:_FROM_CALLERS]
       if len(named) > _FROM_CALLERS * 4 or len(found) > _FROM_CALLERS:
         self._capped.add(id(function))

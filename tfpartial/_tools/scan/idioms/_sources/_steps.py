@@ -8,6 +8,7 @@ import ast
 import itertools
 from typing import Dict, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _base_calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -58,6 +59,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
   names: Set[str] = set()
   by_name: Dict[str, List[ast.AST]] = {}
+  owners: Dict[str, List[_scopes.Scope]] = {}  # The wrappers' methods.
   created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
@@ -77,6 +79,7 @@ def _steps(analysis: Analysis) -> List[Step]:
       wrappers[id(owner.node)] = passed
       inner.setdefault(id(owner.node), (call, analysis.module(scope)))
       by_name.setdefault(owner.name, []).append(owner.node)
+      owners.setdefault(owner.name, []).append(owner)
       names.add(owner.name)
       continue
     labels = _outside.marked(call, _recognised(analysis, chosen, scope,
@@ -99,14 +102,40 @@ def _steps(analysis: Analysis) -> List[Step]:
       continue
     callee = flow.callee(call, scope) or _by_keyword(
         call, by_name.get(_names.call_name(call), []), wrappers)
-    if callee is not None and id(callee) in wrappers:
-      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis,
+    for each in [callee] if callee is not None and id(callee) in (
+        wrappers) else _overrides_run(analysis, call, scope, owners,
+                                      wrappers):
+      step = _wrapped(call, scope, each, wrappers[id(each)], analysis,
                       created)
-      made, home = inner[id(callee)]
+      made, home = inner[id(each)]
       if home is analysis.module(scope):
         step.inside = made
       found.append(step)
   return found
+
+
+def _overrides_run(analysis: Analysis, call: ast.Call,
+                   scope: _scopes.Scope,
+                   owners: Dict[str, List[_scopes.Scope]],
+                   wrappers: Dict[int, Tuple[int, int]]) -> List[ast.AST]:
+  """The wrappers a base class's call on its own object runs: the
+  overrides, in the project's subclasses of the calling method's class,
+  that pass their parameters on to a step (`self._create_optimizer(loss,
+  var_list)`, each subclass's `_create_optimizer` calling `minimize`),
+  one for each place the variables are passed."""
+  found: Dict[object, ast.AST] = {}
+  for owner in owners.get(_names.call_name(call), ()):
+    if _base_calls.reaches(analysis.project, call, scope, owner):
+      found.setdefault((_wrapper_params(owner), wrappers[id(owner.node)]),
+                       owner.node)
+  return list(found.values())
+
+
+def _wrapper_params(owner: _scopes.Scope) -> Tuple[str, ...]:
+  """A wrapper's parameter names: two overrides taking the call's
+  arguments alike and passing on the same ones make one step at it."""
+  arguments = getattr(owner.node, "args", None)
+  return tuple(a.arg for a in getattr(arguments, "args", ()))
 
 
 def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
