@@ -167,7 +167,23 @@ _UNRELATED = """\
 _WHOLE_NETWORK = _NETWORK.split("        if self.has_transfer")[0] + (
     "        return tf.trainable_variables()\n")
 
+
+
+def _one_module(given):
+  """The override written in the base class's module (`list(var_list)`:
+  a copy, not a list passed on, so its parameter takes what the calls of
+  the method pass)."""
+  files = _project(given=given)
+  rms = files.pop("rms.py").replace("from trainer import Trainer\n", "")
+  files["trainer.py"] += "\n" + rms.split("import tensorflow as tf\n")[1]
+  files["exp.py"] = files["exp.py"].replace("from rms import",
+                                            "from trainer import")
+  return files
+
+
 FOUND = {
+    "the override copies the list, in the base class's module": _one_module(
+        "loss, var_list=list(var_list)"),
     "the base class calls the subclass's override": _project(),
     "the base class declares no such method": _project(hook=""),
     "the list passed by keyword": _project(

@@ -503,8 +503,7 @@ class Flow:
     if id(function) not in self._calls_of:
       name = getattr(function, "name", "")
       named = self.project.callers(name)
-      known = self.functions.get(id(function))
-      method = known[1].scope_of(known[0]) if known is not None else None
+      method = self._method_scope(function, named)
       # `self.m(...)` in a base class runs a subclass's override of `m`.
       found = [(scope, call) for scope, call in named[:_FROM_CALLERS * 4]
                if self.callee(call, scope) is function or (
@@ -513,6 +512,20 @@ class Flow:
       if len(named) > _FROM_CALLERS * 4 or len(found) > _FROM_CALLERS:
         self._capped.add(id(function))
     return self._calls_of[id(function)]
+
+  def _method_scope(self, function: ast.AST,
+                    named: List[Tuple[_scopes.Scope, ast.Call]]
+                    ) -> Optional[_scopes.Scope]:
+    """The scope of `function` where it is a method and some call of its
+    name is made on an object (`self.m(...)`), else None."""
+    if not any(isinstance(call.func, ast.Attribute) for _, call in named):
+      return None
+    known = self.functions.get(id(function))
+    if known is not None:
+      return known[1].scope_of(known[0])
+    name = getattr(function, "name", "")
+    return next((s for s in self.project.functions_named(
+        (name,), unscanned=True) if s.node is function), None)
 
   def every_call_of(self, function: ast.AST) -> bool:
     """Whether `calls_of(function)` holds every call the project makes of
