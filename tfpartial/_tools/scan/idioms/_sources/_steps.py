@@ -57,9 +57,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
-  names: Set[str] = set()
-  by_name: Dict[str, List[ast.AST]] = {}
-  owners: Dict[str, List[_scopes.Scope]] = {}  # The wrappers' methods.
+  owners: Dict[str, List[_scopes.Scope]] = {}  # Wrappers, by name.
   created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
@@ -78,9 +76,7 @@ def _steps(analysis: Analysis) -> List[Step]:
             given, owner, flow):
       wrappers[id(owner.node)] = passed
       inner.setdefault(id(owner.node), (call, analysis.module(scope)))
-      by_name.setdefault(owner.name, []).append(owner.node)
       owners.setdefault(owner.name, []).append(owner)
-      names.add(owner.name)
       continue
     labels = _outside.marked(call, _recognised(analysis, chosen, scope,
                                                 call, created))
@@ -95,13 +91,13 @@ def _steps(analysis: Analysis) -> List[Step]:
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
-  callers = analysis.project.all_modules_with(names) if names else []
-  for scope, call in analysis.project.calls_named(names, callers) if (
-      names) else ():
+  callers = analysis.project.all_modules_with(owners) if owners else []
+  for scope, call in analysis.project.calls_named(owners, callers) if (
+      owners) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
-    callee = flow.callee(call, scope) or _by_keyword(
-        call, by_name.get(_names.call_name(call), []), wrappers)
+    callee = flow.callee(call, scope) or _by_keyword(call, [
+        o.node for o in owners.get(_names.call_name(call), ())], wrappers)
     for each in [callee] if callee is not None and id(callee) in (
         wrappers) else _overrides_run(analysis, call, scope, owners,
                                       wrappers):
