@@ -1,0 +1,122 @@
+"""`tfpartial scan`: a step's list joined from the values of dicts of
+trainable variables (litcoderr's Error Encoding Network: `trainable =
+trainable + list(f_weights.values())` for the f and phi dicts, while the
+g dict, restored into `tf.Variable`s entry by entry, is handed to the
+same model and decodes its output) leaves the other dicts out. What each
+dict holds is read from what is stored into it (entries overwritten by
+variables count as variables; key names never decide). Silent: every
+dict the model is given listed, a dict holding arrays, a dict another
+step trains (a GAN's halves) or a whole step beside, a dict given only to
+another model whose output meets the trained one in the loss (a teacher),
+a dict the loss never reads, variables made untrainable."""
+
+import pytest
+
+import scanned
+
+_SCRIPT = """\
+    import numpy as np
+    import tensorflow as tf
+
+
+    class Model(object):
+      def __init__(self, x, g_w, f_w, phi_w):
+        self.x, self.g_w, self.f_w, self.phi_w = x, g_w, f_w, phi_w
+
+      def feed(self):
+        h = tf.matmul(self.x, self.f_w["w1"])
+        h = tf.matmul(h, self.phi_w["w1"])
+        return tf.matmul(h, self.g_w["w2"])
+
+
+    g_weights = {{}}
+    f_weights = {{}}
+    trainable = []
+    phi_weights = {{
+        "w1": tf.get_variable("P1", shape=[4, 4]),
+    }}
+    saved = np.load("det.npy", allow_pickle=True).item()
+    for i in range(1, 3):
+      g_weights["w{{}}".format(i)] = saved["w{{}}".format(i)]
+      f_weights["w{{}}".format(i)] = saved["w{{}}".format(i)]
+    for i in range(1, 3):
+      g_weights["w{{}}".format(i)] = tf.Variable(
+          g_weights["w{{}}".format(i)]{g_switch})
+      f_weights["w{{}}".format(i)] = tf.Variable(f_weights["w{{}}".format(i)])
+
+    {listed}
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.placeholder(tf.float32, [None, 4])
+    {model}
+    loss = tf.losses.mean_squared_error(labels=y, predictions={out})
+    step = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=trainable)
+    {other}
+    with tf.Session() as sess:
+      sess.run(tf.global_variables_initializer())
+      for _ in range(10):
+        sess.run(step, feed_dict={{x: np.ones([1, 4]), y: np.ones([1, 4])}})
+    """
+
+_JOINED = """\
+trainable = trainable + list(f_weights.values())
+    trainable = trainable + list(phi_weights.values())"""
+
+_EXTENDED = """\
+trainable.extend(f_weights.values())
+    trainable.extend(phi_weights.values())"""
+
+_ALL = _JOINED + """
+    trainable = trainable + list(g_weights.values())"""
+
+_MODEL = "model = Model(x, g_weights, f_weights, phi_weights)"
+
+
+def _script(listed=_JOINED, model=_MODEL, out="model.feed()", other="",
+            g_switch=""):
+  return _SCRIPT.format(listed=listed, model=model, out=out, other=other,
+                        g_switch=g_switch)
+
+
+_ARRAYS = _script().replace(
+    '      g_weights["w{}".format(i)] = tf.Variable(\n'
+    '          g_weights["w{}".format(i)])\n', "")
+
+_TEACHER_MODEL = """\
+student = Model(x, f_weights, f_weights, phi_weights)
+    teacher = Model(x, g_weights, g_weights, g_weights)"""
+
+_UNREAD_MODEL = "model = Model(x, f_weights, f_weights, phi_weights)"
+
+FOUND = {
+    "lists joined from dict values, a dict left out": (_script(), 36),
+    "lists extended by dict values, a dict left out": (
+        _script(listed=_EXTENDED), 36),
+}
+
+SILENT = {
+    "every dict listed": _script(listed=_ALL),
+    "the left-out dict holds arrays": _ARRAYS,
+    "another step trains the left-out dict": _script(other=(
+        "g_step = tf.train.AdamOptimizer(0.1).minimize(\n"
+        "        -loss, var_list=list(g_weights.values()))")),
+    "a whole step beside": _script(other=(
+        "whole = tf.train.AdamOptimizer(0.1).minimize(loss)")),
+    "the left-out dict is a teacher's": _script(
+        model=_TEACHER_MODEL,
+        out="student.feed() - tf.stop_gradient(teacher.feed())"),
+    "the left-out dict is never read": _script(model=_UNREAD_MODEL),
+    "the left-out variables are untrainable": _script(
+        g_switch=", trainable=False"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_a_dict_left_out_of_a_joined_list_is_found(name):
+  code, line = FOUND[name]
+  assert scanned.in_text(code, "var-list-filter") == [
+      ("var-list-filter", line)]
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_a_dict_list_leaving_nothing_out_is_silent(name):
+  assert scanned.in_text(SILENT[name], "var-list-filter") == []
