@@ -120,3 +120,49 @@ def test_a_dict_left_out_of_a_joined_list_is_found(name):
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_a_dict_list_leaving_nothing_out_is_silent(name):
   assert scanned.in_text(SILENT[name], "var-list-filter") == []
+
+
+_OTHER_SCRIPT = """\
+    import tensorflow as tf
+    import helpers
+
+    w = tf.get_variable("w", [4, 4])
+    x = tf.placeholder(tf.float32, [None, 4])
+    loss = tf.reduce_sum(helpers.net(x, w))
+    step = tf.train.AdamOptimizer(0.1).minimize(loss)
+    """
+
+_HELPERS = """\
+    import tensorflow as tf
+
+
+    def net(x, w):
+      return tf.matmul(x, w)
+    """
+
+_RUNNER = """\
+    import tensorflow as tf
+    import latent
+
+    whole = tf.train.AdamOptimizer(0.1).minimize(latent.loss)
+    """
+
+
+def _with(**others):
+  files = {"latent.py": _script(), "helpers.py": _HELPERS}
+  files.update({f"{k}.py": v for k, v in others.items()})
+  return files
+
+
+def test_a_whole_step_of_another_script_leaves_the_finding():
+  # Another script (importing only a helper the step's script does not
+  # import) runs in its own process: its whole step trains its own model.
+  assert [f for f in scanned.in_project(_with(deterministic=_OTHER_SCRIPT))
+          if f[0] == "var-list-filter"] == [
+              ("var-list-filter", "latent.py", 36)]
+
+
+def test_a_whole_step_run_with_the_script_is_silent():
+  # A module importing the step's script builds a whole step of its loss.
+  assert [f for f in scanned.in_project(_with(runner=_RUNNER))
+          if f[0] == "var-list-filter"] == []
