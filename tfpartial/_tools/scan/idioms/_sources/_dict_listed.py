@@ -73,7 +73,7 @@ def left_out(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
     return False
   _, values = _bare_listed._followed(analysis, loss, scope)
   missing = _beside(analysis, (loss, *values), listed, held, scope)
-  if not missing or _trained_elsewhere(analysis, call, scope, missing):
+  if not missing or _trained_elsewhere(analysis, scope, missing):
     return False
   return True
 
@@ -85,17 +85,19 @@ def _listed(chosen: ast.AST, scope: _scopes.Scope) -> Optional[Set[str]]:
   if not isinstance(chosen, ast.Name):
     return _joined(chosen, "", scope) if isinstance(chosen, ast.expr) else (
         None)
-  name = chosen.id
-  parts: List[ast.expr] = [d.value for d in scope.defs.get(name, [])]
-  for node in scope.nodes:  # (`+=` is among the bindings, as a sum.)
-    if not isinstance(node, ast.Call) or not isinstance(
-        node.func, ast.Attribute) or not isinstance(
-            node.func.value, ast.Name) or node.func.value.id != name:
-      continue
-    if node.func.attr not in _GROWING or len(node.args) != 1 or (
-        node.keywords):
-      return None  # `append`, `remove`, `insert`: not whole dicts.
-    parts.append(node.args[0])
+  found = scope.once((_listed, chosen.id, 0), lambda: _named_list(
+      chosen.id, scope))
+  assert found is None or isinstance(found, set)
+  return found
+
+
+def _named_list(name: str, scope: _scopes.Scope) -> Optional[Set[str]]:
+  """`_listed` of the name `name`, read once per function."""
+  grown = _grown(scope).get(name, [])
+  if any(part is None for part in grown):
+    return None  # `append`, `remove`, `insert`: not whole dicts.
+  parts = [d.value for d in scope.defs.get(name, [])] + [
+      part for part in grown if part is not None]
   found: Set[str] = set()
   for part in parts:
     dicts = _joined(part, name, scope)
@@ -103,6 +105,25 @@ def _listed(chosen: ast.AST, scope: _scopes.Scope) -> Optional[Set[str]]:
       return None
     found |= dicts
   return found
+
+
+def _grown(scope: _scopes.Scope) -> Dict[str, List[Optional[ast.expr]]]:
+  """For each name a method is called on in `scope`, what `extend` adds
+  (None for any other call), read once per function (`+=` is among the
+  bindings, as a sum)."""
+
+  def read() -> Dict[str, List[Optional[ast.expr]]]:
+    found: Dict[str, List[Optional[ast.expr]]] = {}
+    for node in scope.nodes:
+      if isinstance(node, ast.Call) and isinstance(
+          node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        found.setdefault(node.func.value.id, []).append(
+            node.args[0] if node.func.attr in _GROWING and len(
+                node.args) == 1 and not node.keywords else None)
+    return found
+  grown = scope.once((_grown, None, 0), read)
+  assert isinstance(grown, dict)
+  return grown
 
 
 def _joined(value: ast.expr, name: str, scope: _scopes.Scope
@@ -167,10 +188,10 @@ def _held_now(scope: _scopes.Scope) -> FrozenSet[str]:
         values = []  # Bound to something else: not read.
         break
     else:
-      made = {(key, loop) for value, key, loop in kept if _made(value)}
+      last = _last_made(kept)
       if (values or kept) and all(_made(v) for v in values) and all(
-          _made(value) or (key, loop) in made and _later(
-              value, kept, key, loop) for value, key, loop in kept):
+          _made(value) or _position(value) < last.get((key, loop), (0, 0))
+          for value, key, loop in kept):
         found.add(name)
   return frozenset(found)
 
@@ -181,13 +202,18 @@ def _made(value: ast.expr) -> bool:
       value) and _bare_listed._switch(value) is True
 
 
-def _later(value: ast.expr, kept: List[_Store], key: str, loop: str
-           ) -> bool:
-  """Whether a variable is stored by `key` in a loop `loop` after
-  `value` is."""
-  at = (value.lineno, value.col_offset)
-  return any(_made(v) and k == key and l == loop and (
-      v.lineno, v.col_offset) > at for v, k, l in kept)
+def _last_made(kept: List[_Store]) -> Dict[Tuple[str, str], Tuple[int, int]]:
+  """Where the last variable is stored by each key in each loop."""
+  last: Dict[Tuple[str, str], Tuple[int, int]] = {}
+  for value, key, loop in kept:
+    if _made(value):
+      last[(key, loop)] = max(last.get((key, loop), (0, 0)),
+                              _position(value))
+  return last
+
+
+def _position(node: ast.expr) -> Tuple[int, int]:
+  return (node.lineno, node.col_offset)
 
 
 def _stores(scope: _scopes.Scope, names: Set[str]
@@ -268,20 +294,39 @@ def _beside(analysis: Analysis, values: Tuple[ast.AST, ...],
   return missing
 
 
-def _trained_elsewhere(analysis: Analysis, call: ast.Call,
-                       scope: _scopes.Scope, missing: Set[str]) -> bool:
+def _trained_elsewhere(analysis: Analysis, scope: _scopes.Scope,
+                       missing: Set[str]) -> bool:
   """Whether another step of the module trains every variable, one of
   `missing`, or a list not read here; or a module that may run with it
   holds a step."""
   module = analysis.module(scope)
-  for place, other in analysis.calls_named(STEPS):
-    if other is call or analysis.module(place) is not module:
-      continue
-    chosen = var_list_of(other)
-    listed = _listed(chosen, place) if chosen is not None else None
-    if listed is None or listed & missing:
-      return True
+  unknown, by_dict = _module_lists(analysis, module)
+  # (The step's own list is read, and lists none of `missing`.)
+  if unknown or any(by_dict.get(name, 0) for name in missing):
+    return True
   return _run_with_steps(analysis, module)
+
+
+def _module_lists(analysis: Analysis, module: _project.Module
+                  ) -> Tuple[int, Dict[str, int]]:
+  """How many steps of `module` train every variable or a list not read
+  here, and how many list each dict (read once per module)."""
+
+  def count() -> Tuple[int, Dict[str, int]]:
+    unknown, by_dict = 0, {}  # type: Tuple[int, Dict[str, int]]
+    for place, other in analysis.calls_named(STEPS):
+      if analysis.module(place) is not module:
+        continue
+      chosen = var_list_of(other)
+      listed = _listed(chosen, place) if chosen is not None else None
+      if listed is None:
+        unknown += 1
+      for name in listed or ():
+        by_dict[name] = by_dict.get(name, 0) + 1
+    return unknown, by_dict
+  found = analysis.once(f"dict lists of module {id(module)}", count)
+  assert isinstance(found, tuple)
+  return found
 
 
 def _run_with_steps(analysis: Analysis, module: _project.Module) -> bool:
