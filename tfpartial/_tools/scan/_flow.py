@@ -20,7 +20,8 @@ them), attributes of `self` and of project objects, and calls into the
 project: a called function is evaluated with its arguments' labels (its
 summary for that call), methods through their class and its bases,
 `super()` to the base class; a parameter that no call binds takes what
-the calls of its function in the project pass it.
+the calls of its function in the project pass it (an override's, what a
+base class's call on its own object passes: `_base_calls`).
 """
 
 from __future__ import annotations
