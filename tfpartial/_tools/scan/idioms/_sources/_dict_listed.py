@@ -46,6 +46,7 @@ from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan.idioms._sources import _bare_listed
+from tfpartial._tools.scan.idioms._sources import _dicts_applied
 from tfpartial._tools.scan.idioms._sources._train_step import (
     STEPS, _loss_node, _trainable_variable, var_list_of)
 
@@ -289,7 +290,9 @@ def _beside(analysis: Analysis, values: Tuple[ast.AST, ...],
         continue
       given = {a.id for a in (*node.args, *(k.value for k in node.keywords))
                if isinstance(a, ast.Name) and a.id in held}
-      if given & listed:
+      if given & listed and given - listed and (
+          _dicts_applied.applied_together(
+              analysis, node, scope, given & listed, given - listed)):
         missing |= given - listed
   return missing
 
