@@ -20,7 +20,8 @@ reads later bindings). A call the project does not define is not read.
 >>> from tfpartial._tools.scan import _files, _project
 >>> text = ("def net(x, f, g):\\n  h = mul(x, f['a'])\\n"
 ...         "  return mul(h, g['b'])\\n"
-...         "def loss(x, f, g):\\n  return kl(mul(x, f['a']), mul(x, g['b']))\\n")
+...         "def loss(x, f, g):\\n"
+...         "  return kl(mul(x, f['a']), mul(x, g['b']))\\n")
 >>> project = _project.Project([_files.Source("t.py", text)])
 >>> scope = project.parsed(project.modules[0])
 >>> functions = {s.node.name: s for s in scope.all()
@@ -44,7 +45,15 @@ def applied_together(analysis: Analysis, call: ast.Call,
                      left: Set[str]) -> bool:
   """Whether the project's function or class `call` calls applies an
   entry of a `left` dict (names of `scope`) to what a `trained` one
-  computes."""
+  computes (read once per call and dicts: each step asks)."""
+  key = f"dicts applied {id(call)} {sorted(trained)} {sorted(left)}"
+  found = analysis.once(key, lambda: _together(
+      analysis, call, scope, trained, left))
+  return bool(found)
+
+
+def _together(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
+              trained: Set[str], left: Set[str]) -> bool:
   for function, home, skip in _targets(analysis, call, scope):
     bound = _bound(call, function, skip)
     ours = {p for p, name in bound.items() if name in trained}
