@@ -13,8 +13,10 @@ by the same key, by one (arrays restored, then turned into variables);
 a dict any method may change (`update`, `pop`) or grown by `+=` is not
 read. The left-out dict must be passed, as a name, to one call together
 with a listed dict, among what the loss reads through the function's
-bindings (one model holding both; a teacher given only its own dict is
-another model). Silent also where any other step of the module trains
+bindings, a call of the project that applies an entry of it to what a
+listed dict computes (`_dicts_applied`: one model holding both; a
+teacher given only its own dict, or each dict applied to the data alone,
+is another model; a call outside the project is not read). Silent also where any other step of the module trains
 the dict, trains every variable, or has a list this rule cannot read,
 and where a module that may run in one process with it (imported by a
 module importing it, or by itself) holds a step.
