@@ -9,10 +9,11 @@ What the call is decides, not how it is spelled: the receiver is the
 first parameter of the method the call is written in (whatever its name),
 not rebound there, of a method that is neither a `staticmethod` nor a
 `classmethod`; the override's class derives, through the project's
-classes, from the class whose method makes the call (a sibling class's
-call, or an unrelated class's method of the same name, never reaches
-it). A call in a function nested in the method is not read (the name may
-be another object there).
+classes, from the class whose method makes the call, and still runs
+that calling method (a sibling class's call, an unrelated class's
+method of the same name, or a base's call in a method the override's
+class overrides itself, never reaches it). A call in a function nested
+in the method is not read (the name may be another object there).
 
 >>> from tfpartial._tools.scan import _files, _project
 >>> text = ("class Base:\\n  def run(self, x):\\n"
@@ -61,7 +62,8 @@ def reaches(project: Project, call: ast.Call, scope: _scopes.Scope,
       func.value.id in scope.defs) or _unbound(project, caller, scope):
     return False
   return method.cls is not scope.cls and scope.cls in (
-      project.base_classes(method.cls))
+      project.base_classes(method.cls)) and project.method(
+          method.cls, caller.name) is scope
 
 
 def _unbound(project: Project, function: ast.AST,

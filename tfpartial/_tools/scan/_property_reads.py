@@ -6,7 +6,10 @@ call of the same method would (`net.trainable_variables()`), not the
 object's whole variables that the attribute's name would suggest. A
 read whose object the flow does not resolve to a project class, or whose
 class defines no property of that name (a Keras model's own
-`trainable_variables`), is read as before.
+`trainable_variables`), or whose property only drops moving statistics
+(from any object), is read as before; a class known only from a
+parameter's annotation decides only where no project subclass of it
+defines the name too.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -32,6 +35,7 @@ from typing import Any, Dict, Optional
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _statistics
 from tfpartial._tools.scan._labels import Labels
 
 Flow = Any  # `_flow.Flow`, which imports this module.
@@ -68,13 +72,40 @@ def read(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
   if function is not None:
     method: Optional[_scopes.Scope] = function[1].scope_of(function[0])
   else:  # An object the flow does not follow: its class, if declared.
-    info = flow.typed.class_of(node.value, scope) or _declared(
-        flow, node.value, scope)
+    info = flow.typed.class_of(node.value, scope)
+    if info is None:  # Annotated: no subclass may run another property.
+      info = _declared(flow, node.value, scope)
+      info = None if info is None or _overridden(
+          flow.project, info, node.attr) else info
     method = flow.project.method(info, node.attr) if info else None
   if method is None or method.parent is None or not _is_property(
-      flow, method.node, method.parent):
+      flow, method.node, method.parent) or _moving_only(method):
     return None
   return method
+
+
+def _overridden(project: Any, info: _scopes.ClassInfo, name: str) -> bool:
+  """Whether a project subclass of `info` (at most 32 read) defines its
+  own `name`: an object annotated `info` may run that one instead."""
+  queue, seen = [info], {id(info.node)}
+  while queue and len(seen) <= 32:
+    for each in project.subclasses(queue.pop()):
+      if name in each.methods:
+        return True
+      if id(each.node) not in seen:
+        seen.add(id(each.node))
+        queue.append(each)
+  return False
+
+
+def _moving_only(method: _scopes.Scope) -> bool:
+  """Whether the property returns a list that only drops moving
+  statistics (a Keras model's override, read as the model's own
+  list)."""
+  returns = [n.value for n in method.nodes if isinstance(n, ast.Return)]
+  return bool(returns) and all(
+      r is not None and _statistics.looked_through(r) is not None
+      for r in returns)
 
 
 def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope

@@ -8,8 +8,9 @@ handed to the model that decodes with it): that dict is left out.
 What the code does decides, never key or dict names: a dict holds
 trainable variables when every binding of its name is a dict literal of
 variables (or empty) and every entry stored into it is a trainable
-variable made there, or is stored over, in a loop of the same header and
-by the same key, by one (arrays restored, then turned into variables);
+variable made there, or is stored over, in a loop of the same header
+(or, both, outside any loop) and by the same key, by one (arrays
+restored, then turned into variables);
 a dict any method may change (`update`, `pop`) or grown by `+=` is not
 read. The left-out dict must be passed, as a name, to one call together
 with a listed dict, among what the loss reads through the function's

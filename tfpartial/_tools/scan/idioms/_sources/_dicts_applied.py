@@ -13,8 +13,10 @@ What is followed: the parameters the call binds to the dicts (by
 position or keyword; for a class, its `__init__`'s, then the attributes
 of its object that `__init__` sets from them, read through each
 method's first parameter), and within each function the local names
-bound from a read of a trained dict (in any order: a loop's next turn
-reads later bindings). A call the project does not define is not read.
+every binding of which computes from a trained dict (in any order: a
+loop's next turn reads later bindings; a name also bound from anything
+else, such as the data before another dict's pass, is not one). A call
+the project does not define is not read.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -168,24 +170,43 @@ def _parts(node: ast.AST) -> List[ast.expr]:
 
 
 def _tainted(function: _scopes.Scope, ours: Set[str], me: str) -> Set[str]:
-  """The local names bound from a read of `ours` or of such a name (each
-  binding read once)."""
-  found: Set[str] = set()
-  readers: Dict[str, Set[str]] = {}  # A name -> the names bound from it.
+  """The local names every binding of which computes from `ours`: passes
+  a read of one to a call or an operator, or reads such a name (each
+  binding read once). A name also bound from anything else (`h = x`
+  before the next model's pass) is not one, nor a name bound to an
+  entry itself (`w` of `for k, w in f.items()`)."""
+  owner: List[str] = []  # A binding -> the name it binds.
+  left: Dict[str, int] = {}  # A name -> its bindings not yet computed.
+  readers: Dict[str, List[int]] = {}  # A name -> the bindings reading it.
+  ready: List[str] = []
   for name, defs in function.defs.items():
+    left[name] = len(defs)
     for d in defs:
-      for n in _scopes.walk(d.value):
-        if _reads(n, ours, me):
-          found.add(name)
-        elif isinstance(n, ast.Name):
-          readers.setdefault(n.id, set()).add(name)
-  pending = list(found)
-  while pending:
-    for name in readers.get(pending.pop(), ()):
-      if name not in found:
-        found.add(name)
-        pending.append(name)
+      owner.append(name)
+      if _computed(d.value, ours, me):
+        left[name] -= 1
+        continue
+      for n in _scopes.walk(d.value) if d.value is not None else ():
+        if isinstance(n, ast.Name):
+          readers.setdefault(n.id, []).append(len(owner) - 1)
+    if defs and not left[name]:
+      ready.append(name)
+  found, done = set(ready), set()
+  while ready:
+    for index in readers.get(ready.pop(), ()):
+      if index not in done:
+        done.add(index)
+        left[owner[index]] -= 1
+        if not left[owner[index]] and owner[index] not in found:
+          found.add(owner[index])
+          ready.append(owner[index])
   return found
+
+
+def _computed(value: Optional[ast.expr], ours: Set[str], me: str) -> bool:
+  """Whether `value` passes a read of `ours` to a call or an operator."""
+  return value is not None and any(
+      _reads(p, ours, me) for n in _scopes.walk(value) for p in _parts(n))
 
 
 def _reads(node: ast.AST, names: Set[str], me: str) -> bool:
