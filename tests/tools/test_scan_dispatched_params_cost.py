@@ -39,3 +39,33 @@ def test_override_reach_grows_with_the_pairs():
   small, large = _work(3), _work(12)
   assert small > 0
   assert large <= 17 * small, (small, large)
+
+
+def _pairs(n):
+  """`n` base classes each calling `self.make_step(...)`, which only its
+  own subclass defines."""
+  lines = ["import tensorflow as tf", ""]
+  for k in range(n):
+    lines += [f"class B{k}(object):", "  def prepare(self, loss):",
+              "    chosen = [v for v in tf.trainable_variables()",
+              f"              if 's{k}' in v.name]",
+              "    self.step = self.make_step(loss, chosen)", "",
+              f"class T{k}(B{k}):",
+              "  def make_step(self, loss, var_list):",
+              "    return tf.train.AdamOptimizer(0.1).minimize(",
+              "        loss, var_list=var_list)", ""]
+  return [_files.Source("m.py", "\n".join(lines) + "\n")]
+
+
+def test_a_call_tries_only_the_overrides_of_its_own_class():
+  """Each call is tried only against the overrides of the subclasses of
+  its own class (the wrappers indexed by their bases): four times the
+  pairs, at most five times the calls (every call against every
+  override of the name was x16)."""
+  def work(n):
+    sources = _pairs(n)
+    return scanned.calls_made(lambda: _scan.scan_project(sources),
+                              "_base_calls.py")[0]
+  small, large = work(8), work(32)
+  assert small > 0
+  assert large <= 5 * small, (small, large)

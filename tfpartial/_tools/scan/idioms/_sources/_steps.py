@@ -120,11 +120,28 @@ def _overrides_run(analysis: Analysis, call: ast.Call,
   var_list)`, each subclass's `_create_optimizer` calling `minimize`),
   one for each place the variables are passed."""
   found: Dict[object, ast.AST] = {}
-  for owner in owners.get(_names.call_name(call), ()):
+  for owner in _by_base(analysis, owners, _names.call_name(call)).get(
+      id(scope.cls.node) if scope.cls else 0, ()):
     if _base_calls.reaches(analysis.project, call, scope, owner):
       found.setdefault((_wrapper_params(owner), wrappers[id(owner.node)]),
                        owner.node)
   return list(found.values())
+
+
+def _by_base(analysis: Analysis, owners: Dict[str, List[_scopes.Scope]],
+             name: str) -> Dict[int, List[_scopes.Scope]]:
+  """The wrappers named `name`, by each project class their class derives
+  from (the only calls that may reach them: built once per analysis, as
+  `owners` is)."""
+  def build() -> Dict[int, List[_scopes.Scope]]:
+    index: Dict[int, List[_scopes.Scope]] = {}
+    for owner in owners.get(name, ()):
+      for base in analysis.project.base_classes(owner.cls) if (
+          owner.cls is not None) else ():
+        index.setdefault(id(base.node), []).append(owner)
+    return index
+  found = analysis.once(f"wrappers by base {name}", build)
+  return found if isinstance(found, dict) else {}
 
 
 def _wrapper_params(owner: _scopes.Scope) -> Tuple[str, ...]:
