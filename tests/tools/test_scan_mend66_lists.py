@@ -203,3 +203,58 @@ def test_a_base_call_in_an_inherited_method_is_found():
   assert [f for f in scanned.in_project(_prepared())
           if f[0] == "var-list-filter"] == [
               ("var-list-filter", "network.py", 30)]
+
+
+def _base_with(old, new, call=dispatched._CALL):
+  files = dispatched._project(call=call)
+  assert old in files["trainer.py"]
+  files["trainer.py"] = files["trainer.py"].replace(old, new)
+  return files
+
+
+# What the base's call is on decides whether it reaches the override.
+RECEIVERS = {
+    # The call's object is another parameter, not the method's own.
+    "another parameter": _base_with(
+        "def __prepare(self):", "def __prepare(self, trainer=None):",
+        call=dispatched._CALL.replace("self._create", "trainer._create")),
+    # The method's first parameter is the class, not an object of it.
+    "a classmethod's first parameter": _base_with(
+        "      def __prepare(self):",
+        "      @classmethod\n      def __prepare(self):"),
+    # The first parameter is rebound before the call.
+    "a rebound first parameter": _base_with(
+        "        self.loss = tf.reduce_mean(",
+        "        self = Trainer.__new__(Trainer)\n"
+        "        self.loss = tf.reduce_mean("),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECEIVERS))
+def test_a_base_call_on_another_object_reaches_no_override(name):
+  assert [f for f in scanned.in_project(RECEIVERS[name])
+          if f[0] == "var-list-filter"] == []
+
+
+# The left-out dict decodes what the listed one computes, the name also
+# rebound from itself in between (the Error Encoding Network's f network:
+# `result = result + z_emb`, then `conv2d_transpose(result, g[...])`).
+_DECODED = _DISTILL.format(second="h").replace(
+    """      h = x
+      for k in ("w1", "w2"):
+        h = tf.nn.relu(tf.matmul(h, student[k]))
+      s_out = h
+      h = x
+      for k in ("w1", "w2"):
+        h = tf.nn.relu(tf.matmul(h, teacher[k]))
+      return tf.reduce_mean(tf.square(s_out - h))""",
+    """      h = tf.matmul(x, student["w1"])
+      h = h + 1.0
+      h = tf.matmul(h, teacher["w2"])
+      return tf.reduce_mean(tf.square(h - x))""")
+
+
+def test_a_dict_decoding_the_listed_output_is_found():
+  assert 'teacher["w2"]' in _DECODED
+  assert [f[0] for f in scanned.in_project({"t.py": _DECODED})
+          if f[0] == "var-list-filter"] == ["var-list-filter"]

@@ -170,36 +170,52 @@ def _parts(node: ast.AST) -> List[ast.expr]:
 
 
 def _tainted(function: _scopes.Scope, ours: Set[str], me: str) -> Set[str]:
-  """The local names every binding of which computes from `ours`: passes
-  a read of one to a call or an operator, or reads such a name (each
-  binding read once). A name also bound from anything else (`h = x`
+  """The local names bound from what `ours` computes (a binding passing
+  a read of one to a call or an operator, or reading such a name) whose
+  every binding does so or reads such a name (itself too: `h =
+  relu(matmul(h, w))`). A name also bound from anything else (`h = x`
   before the next model's pass) is not one, nor a name bound to an
-  entry itself (`w` of `for k, w in f.items()`)."""
+  entry itself (`w` of `for k, w in f.items()`). Each binding is read
+  once, and once more per name it reads."""
   owner: List[str] = []  # A binding -> the name it binds.
-  left: Dict[str, int] = {}  # A name -> its bindings not yet computed.
+  reads: List[Set[str]] = []  # A binding -> the local names it reads.
+  computed: List[bool] = []
   readers: Dict[str, List[int]] = {}  # A name -> the bindings reading it.
-  ready: List[str] = []
   for name, defs in function.defs.items():
-    left[name] = len(defs)
     for d in defs:
       owner.append(name)
-      if _computed(d.value, ours, me):
-        left[name] -= 1
-        continue
-      for n in _scopes.walk(d.value) if d.value is not None else ():
-        if isinstance(n, ast.Name):
-          readers.setdefault(n.id, []).append(len(owner) - 1)
-    if defs and not left[name]:
-      ready.append(name)
-  found, done = set(ready), set()
-  while ready:
-    for index in readers.get(ready.pop(), ()):
-      if index not in done:
-        done.add(index)
-        left[owner[index]] -= 1
-        if not left[owner[index]] and owner[index] not in found:
-          found.add(owner[index])
-          ready.append(owner[index])
+      computed.append(_computed(d.value, ours, me))
+      reads.append({n.id for n in _scopes.walk(d.value) if isinstance(
+          n, ast.Name) and n.id in function.defs} if d.value else set())
+      for each in reads[-1]:
+        readers.setdefault(each, []).append(len(owner) - 1)
+  reached = _reached(owner, computed, readers)
+  kept = set(function.defs)
+  counts = [len(r) for r in reads]
+  dropped = [owner[i] for i in range(len(owner))
+             if not computed[i] and not counts[i]]
+  while dropped:
+    name = dropped.pop()
+    if name in kept:
+      kept.discard(name)
+      for index in readers.get(name, ()):
+        counts[index] -= 1
+        if not computed[index] and not counts[index]:
+          dropped.append(owner[index])
+  return reached & kept
+
+
+def _reached(owner: List[str], computed: List[bool],
+             readers: Dict[str, List[int]]) -> Set[str]:
+  """The names some binding of which computes from `ours`, or reads such
+  a name."""
+  found = {owner[i] for i in range(len(owner)) if computed[i]}
+  pending = list(found)
+  while pending:
+    for index in readers.get(pending.pop(), ()):
+      if owner[index] not in found:
+        found.add(owner[index])
+        pending.append(owner[index])
   return found
 
 
