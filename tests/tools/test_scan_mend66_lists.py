@@ -15,6 +15,7 @@ import pytest
 
 import scanned
 import test_scan_dispatched_params as dispatched
+import test_scan_property_lists as properties
 
 _DISTILL = """\
     import numpy as np
@@ -258,3 +259,31 @@ def test_a_dict_decoding_the_listed_output_is_found():
   assert 'teacher["w2"]' in _DECODED
   assert [f[0] for f in scanned.in_project({"t.py": _DECODED})
           if f[0] == "var-list-filter"] == ["var-list-filter"]
+
+
+def _declared_with(old, new):
+  files = properties._trainer_project()
+  assert old in files["trainer.py"]
+  files["trainer.py"] = files["trainer.py"].replace(old, new)
+  return files
+
+
+# What the annotation says holds only while nothing else sets the object.
+DECLARED = {
+    # The parameter is rebound to a library's clone before it is kept.
+    "an annotated parameter rebound": _declared_with(
+        "        self.model = model\n",
+        "        model = tf.keras.models.clone_model(model)\n"
+        "        self.model = model\n"),
+    # Another method keeps a parameter declared as nothing.
+    "an attribute also set from an unannotated parameter": _declared_with(
+        "      def train(self):",
+        "      def swap(self, other):\n        self.model = other\n\n"
+        "      def train(self):"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_an_annotation_not_holding_decides_nothing(name):
+  assert [f for f in scanned.in_project(DECLARED[name])
+          if f[0] == "var-list-filter"] == []
