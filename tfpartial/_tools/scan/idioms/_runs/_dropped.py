@@ -15,14 +15,14 @@ from __future__ import annotations
 import ast
 import collections
 import dataclasses
-import itertools
 import re
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Union
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _builtin_calls
 from tfpartial._tools.scan.idioms._runs import _unnamed
 
 # TF1 functions that return a write op (run only when fetched).
@@ -34,8 +34,9 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
   """Whether `call` (`tf.assign(...)`, a function, not a method of the
   variable) is what `scope`'s function returns, and every call of that
   function in the project drops what it returns (every one seen: a
-  function with more calls than the flow follows, or whose name is read
-  otherwise than as a seen call's function, keeps the finding)."""
+  function whose name is read otherwise than as a seen call's function,
+  a call past the flow's cap among them, keeps the finding). Judged
+  once a function, however many of its `return`s give back an op."""
   if not isinstance(call, ast.Call) or not isinstance(
       call.func, ast.Attribute) or call.func.attr not in _OPS or len(
           call.args) < 2 or _names.dotted(call.func.value) not in {
@@ -43,11 +44,28 @@ def never_run(call: Optional[ast.AST], scope: _scopes.Scope,
     return False
   function = scope.node
   if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-      not any(isinstance(n, ast.Return) and n.value is call
-              for n in _scopes.walk(function))):
+      id(call) not in _returned(scope)):
     return False
+  dropped = analysis.once(f"dropped:never_run:{id(function)}", lambda: (
+      _all_dropped(analysis, function)))
+  return dropped is True
+
+
+def _returned(scope: _scopes.Scope) -> Set[int]:
+  """The ids of the values `scope`'s `return`s give back, read once."""
+  return scope.once((_returned, None, 0), lambda: {
+      id(n.value) for n in _scopes.walk(scope.node)
+      if isinstance(n, ast.Return) and n.value is not None})
+
+
+def _all_dropped(analysis: Analysis, function: Union[
+    ast.FunctionDef, ast.AsyncFunctionDef]) -> bool:
+  """Whether every call of `function` the project makes drops what it
+  returns. `_only_called` also holds every call past the flow's cap
+  (`Flow.every_call_of`): each is spelled with the function's name, a
+  read of it no seen call holds."""
   callers = analysis.flow.calls_of(function)
-  return bool(callers) and analysis.flow.every_call_of(function) and all(
+  return bool(callers) and all(
       _dropped(c, s) for s, c in callers) and _only_called(
           analysis, function.name, {id(c) for _, c in callers})
 
@@ -149,17 +167,21 @@ def _module_reads(analysis: Analysis, module: _project.Module
     if module.tree is None:
       analysis.project.parsed(module)  # Parsed now, if it parses.
     tree = module.tree
-    found[id(module)] = None if tree is None else _reads(tree)
+    found[id(module)] = None if tree is None else _reads(
+        tree, _builtin_calls.of_module(analysis, tree))
   reads = found[id(module)]
   return reads if isinstance(reads, set) else None
 
 
-def _reads(tree: ast.AST) -> Optional[Set[str]]:
+def _reads(tree: ast.AST, builtins: Optional[Dict[int, str]] = None
+           ) -> Optional[Set[str]]:
   """The names `tree` reads: loaded (an augmented assignment's target
   too), declared `global` or `nonlocal`, an attribute's or an import's
   name, a string that is the name (`getattr(m, "g")`); None when it may
   read any name (a call of the builtin `locals`, `vars`, `globals`,
-  `eval` or `exec`, the module binding no such name; `__dict__`).
+  `eval` or `exec`, resolved in the call's own scopes or through
+  `builtins`: `builtins`, `_builtin_calls`'s, found here if not given;
+  `__dict__`).
 
   >>> sorted(_reads(ast.parse("g = f(1)\\nh += k  # g\\nprint('g is')")))
   ['f', 'g is', 'h', 'k', 'print']
@@ -167,13 +189,11 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
   True
   """
   found: Set[str] = set()
-  bound = _unnamed.bound(tree)
-  if _modules_of_sys(tree):
-    return None  # `sys.modules[__name__]`: the module read unnamed.
+  if builtins is None:
+    builtins = _builtin_calls.builtin_calls(tree)
+  if _modules_of_sys(tree) or not _ANY_NAME.isdisjoint(builtins.values()):
+    return None  # `sys.modules[__name__]`, `vars()`: read unnamed.
   for node in ast.walk(tree):
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-        node.func.id in _ANY_NAME - bound):
-      return None  # The builtin: the module binds no such name.
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
       found.add(node.id)
     elif isinstance(node, ast.AugAssign) and isinstance(
@@ -193,7 +213,7 @@ def _reads(tree: ast.AST) -> Optional[Set[str]]:
 
 
 # Builtins that may read any name of a scope.
-_ANY_NAME = {"locals", "vars", "globals", "eval", "exec"}
+_ANY_NAME = _builtin_calls.DYNAMIC - {"getattr"}
 
 
 def _modules_of_sys(tree: ast.AST) -> bool:

@@ -7,12 +7,12 @@ keeps the finding where such a read may reach the object."""
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple, Set
+from typing import Dict, NamedTuple, Optional, Set
 
-from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
+from tfpartial._tools.scan.idioms._runs import _builtin_calls
 
 # The words of a module that may read an attribute without naming it.
 WORDS = ("getattr", "vars", "__dict__", "exec", "eval", "attrgetter",
@@ -21,8 +21,11 @@ WORDS = ("getattr", "vars", "__dict__", "exec", "eval", "attrgetter",
 _GETTERS = {"getattr", "attrgetter", "__getattribute__"}
 
 
-def getter(call: ast.Call) -> bool:
-  """Whether `call` reads an attribute by a name it is given.
+def getter(call: ast.Call, builtins: Optional[Dict[int, str]] = None
+           ) -> bool:
+  """Whether `call` reads an attribute by a name it is given: a getter
+  by its spelling, or the builtin `getattr` under another name (`from
+  builtins import getattr as read`: `builtins`, `builtin_calls`'s).
 
   >>> getter(ast.parse("builtins.getattr(m, k)").body[0].value)
   True
@@ -30,7 +33,7 @@ def getter(call: ast.Call) -> bool:
   func = call.func
   called = func.id if isinstance(func, ast.Name) else (
       func.attr if isinstance(func, ast.Attribute) else "")
-  return called in _GETTERS
+  return called in _GETTERS or (builtins or {}).get(id(call)) == "getattr"
 
 
 class Reads(NamedTuple):
@@ -56,12 +59,12 @@ def project_reads(analysis: Analysis) -> Reads:
         return found._replace(unparsed=True)
       nodes = list(_scopes.walk(tree.node))
       near = imported(project, module)
-      names = bound(tree.node)
-      if any(any_object(n, names) for n in nodes):
+      calls = _builtin_calls.of_module(analysis, tree.node)
+      if any(any_object(n, calls) for n in nodes):
         found.objects.update(near | {id(module)})
-      if any(_built(n, module, True) for n in nodes):
+      if any(_built(n, module, True, calls) for n in nodes):
         found.modules.update(near)
-      if any(_built(n, module, False) for n in nodes):
+      if any(_built(n, module, False, calls) for n in nodes):
         found.others.update(near | {id(module)})
     return found
   reads = analysis.once("unnamed:project", find)
@@ -86,41 +89,37 @@ def imported(project: _project.Project, module: _project.Module
   return found
 
 
-def any_object(node: ast.AST, names: Set[str]) -> bool:
-  """Whether `node` may read any name of any object or scope: the
-  builtin `vars`, `eval` or `exec` called (its module binding no such
-  name: `names`, its `bound` names), `x.__dict__`."""
+def any_object(node: ast.AST, builtins: Dict[int, str]) -> bool:
+  """Whether `node` may read any name of any object or scope: a call of
+  the builtin `vars`, `eval` or `exec` (`builtins`, `builtin_calls`'s),
+  `x.__dict__`."""
   if isinstance(node, ast.Attribute):
     return node.attr == "__dict__"
-  return isinstance(node, ast.Call) and isinstance(
-      node.func, ast.Name) and node.func.id in {"vars", "eval", "exec"
-                                                } - names
+  return builtins.get(id(node)) in {"vars", "eval", "exec"}
 
 
-def bound(tree: ast.AST) -> Set[str]:
-  """The names `tree` binds anywhere (`_names.bound_names`, and its
-  parameters): a call of one is not the builtin's.
-
-  >>> sorted(bound(ast.parse("vars = 1\\ndef f(eval): pass")))
-  ['eval', 'f', 'vars']
-  """
-  return set(_names.binding_counts(tree)) | {
-      n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
-
-
-def _built(node: ast.AST, module: _project.Module, on_modules: bool
-           ) -> bool:
+def _built(node: ast.AST, module: _project.Module, on_modules: bool,
+           builtins: Dict[int, str]) -> bool:
   """Whether `node` is a getter of a name not a literal, on a module
-  `module` imports if `on_modules`, on anything else if not."""
-  if not isinstance(node, ast.Call) or not getter(node) or any(
+  `module` imports if `on_modules`, on anything else if not (the builtin
+  `getattr` held as a value where it may be called, `read = getattr`,
+  `functools.reduce(getattr, path, cfg)`: on anything else, as a call
+  on an object that is not a module; what it is called on is not
+  read, and a module's name read so is not followed)."""
+  if isinstance(node, (ast.Name, ast.Attribute)):
+    return not on_modules and builtins.get(id(node)) == "getattr"
+  if not isinstance(node, ast.Call) or not getter(node, builtins) or any(
       isinstance(a, ast.Constant) for a in node.args[:2]):
     return False
-  return _on_module(node, module) == on_modules
+  return _on_module(node, module, builtins) == on_modules
 
 
-def _on_module(call: ast.Call, module: _project.Module) -> bool:
-  """Whether `getattr(m.x, ...)` reads from a module `m` imports."""
-  if not isinstance(call.func, ast.Name) or call.func.id != "getattr":
+def _on_module(call: ast.Call, module: _project.Module,
+               builtins: Dict[int, str]) -> bool:
+  """Whether `getattr(m.x, ...)` (the builtin, or any call spelled so)
+  reads from a module `m` imports."""
+  spelled = isinstance(call.func, ast.Name) and call.func.id == "getattr"
+  if not spelled and builtins.get(id(call)) != "getattr":
     return False
   root = call.args[0] if call.args else None
   while isinstance(root, ast.Attribute):
