@@ -69,3 +69,34 @@ def test_a_call_tries_only_the_overrides_of_its_own_class():
   small, large = work(8), work(32)
   assert small > 0
   assert large <= 5 * small, (small, large)
+
+
+def _chain(n):
+  """A base's `prepare` calling `self.make_step(...)`; `n` classes each
+  deriving the last, overriding `prepare` through `super()` and defining
+  `make_step`: every override of `make_step` asks the same way up."""
+  lines = ["import tensorflow as tf", "", "class C0(object):",
+           "  def prepare(self, loss):",
+           "    chosen = [v for v in tf.trainable_variables()",
+           "              if 'head' in v.name]",
+           "    self.step = self.make_step(loss, chosen)", ""]
+  for k in range(1, n + 1):
+    lines += [f"class C{k}(C{k - 1}):", "  def prepare(self, loss):",
+              "    super().prepare(loss)", "",
+              "  def make_step(self, loss, var_list):",
+              "    return tf.train.AdamOptimizer(0.1).minimize(",
+              "        loss, var_list=var_list)", ""]
+  return [_files.Source("m.py", "\n".join(lines) + "\n")]
+
+
+def test_the_way_up_through_super_is_read_once_per_override():
+  """Each override of the calling method is read once per calling method
+  (what it leads to kept): four times the classes, at most six times
+  the calls (walking up from each override anew was x8)."""
+  def work(n):
+    sources = _chain(n)
+    return scanned.calls_made(lambda: _scan.scan_project(sources),
+                              "_base_calls.py")[0]
+  small, large = work(6), work(24)
+  assert small > 0
+  assert large <= 6 * small, (small, large)

@@ -10,10 +10,14 @@ first parameter of the method the call is written in (whatever its name),
 not rebound there, of a method that is neither a `staticmethod` nor a
 `classmethod`; the override's class derives, through the project's
 classes, from the class whose method makes the call, and still runs
-that calling method (a sibling class's call, an unrelated class's
+that calling method: inherits it, or each override of it on the way up
+calls `super().name(...)` (a sibling class's call, an unrelated class's
 method of the same name, or a base's call in a method the override's
-class overrides itself, never reaches it). A call in a function nested
-in the method is not read (the name may be another object there).
+class overrides without `super()`, never reaches it). A private name is
+its class's own (`self.__m()` is `self._Base__m()`): a private calling
+method is never overridden, a private callee never is an override. A
+call in a function nested in the method is not read (the name may be
+another object there).
 
 >>> from tfpartial._tools.scan import _files, _project
 >>> text = ("class Base:\\n  def run(self, x):\\n"
@@ -33,7 +37,7 @@ in the method is not read (the name may be another object there).
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, Dict, FrozenSet, List, Optional
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -61,9 +65,54 @@ def reaches(project: Project, call: ast.Call, scope: _scopes.Scope,
   if not positional or positional[0].arg != func.value.id or (
       func.value.id in scope.defs) or _unbound(project, caller, scope):
     return False
-  return method.cls is not scope.cls and scope.cls in (
-      project.base_classes(method.cls)) and project.method(
-          method.cls, caller.name) is scope
+  if _private(func.attr) or method.cls is scope.cls or scope.cls not in (
+      project.base_classes(method.cls)):
+    return False  # `self.__m()` is `self._Base__m()`: no override.
+  return _private(caller.name) or _runs(project, method.cls, scope)
+
+
+def _private(name: str) -> bool:
+  """Whether Python mangles `name` with its class's name (`__m`)."""
+  return name.startswith("__") and not name.endswith("__")
+
+
+def _runs(project: Project, leaf: _scopes.ClassInfo,
+          scope: _scopes.Scope) -> bool:
+  """Whether an object of `leaf` may run the method `scope`: `leaf`
+  inherits it, or each override of it on the way up calls
+  `super().name(...)`. Each override is read once per calling method
+  (what it leads to is kept on `scope`), at most 33 deep."""
+  name = getattr(scope.node, "name", "")
+  memo: Dict[int, bool] = scope.once(("overrides running", None, 0), dict)
+  current = project.method(leaf, name)
+  path: List[_scopes.Scope] = []
+  while current is not None and current is not scope and id(
+      current.node) not in memo and len(path) <= 32:
+    path.append(current)
+    if current.cls is None or name not in _super_calls(current):
+      current = None
+    else:
+      current = project.method(current.cls, name, above=True)
+  found = current is scope or current is not None and memo.get(
+      id(current.node), False)
+  for each in path:
+    memo[id(each.node)] = found
+  return found
+
+
+def _super_calls(method: _scopes.Scope) -> FrozenSet[str]:
+  """The names `method` calls on `super()` (its own body, read once)."""
+  found: FrozenSet[str] = method.once(
+      ("super calls", None, 0), lambda: frozenset(
+          n.func.attr for n in method.nodes if isinstance(n, ast.Call)
+          and isinstance(n.func, ast.Attribute) and _is_super(n.func.value)))
+  return found
+
+
+def _is_super(node: ast.expr) -> bool:
+  """Whether `node` is a call of the builtin `super`."""
+  return isinstance(node, ast.Call) and isinstance(
+      node.func, ast.Name) and node.func.id == "super"
 
 
 def _unbound(project: Project, function: ast.AST,

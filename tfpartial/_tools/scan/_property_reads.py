@@ -85,27 +85,47 @@ def read(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
 
 
 def _overridden(project: Any, info: _scopes.ClassInfo, name: str) -> bool:
-  """Whether a project subclass of `info` (at most 32 read) defines its
-  own `name`: an object annotated `info` may run that one instead."""
+  """Whether an object annotated `info` may run another `name`: a
+  project subclass of it (at most 32 read) resolving `name` elsewhere
+  (its own, or a mixin's listed first), or with a base the project does
+  not define beside another (a library's class may define it)."""
+  own = project.method(info, name)
   queue, seen = [info], {id(info.node)}
   while queue and len(seen) <= 32:
     for each in project.subclasses(queue.pop()):
-      if name in each.methods:
+      if project.method(each, name) is not own or _foreign(project, each):
         return True
       if id(each.node) not in seen:
         seen.add(id(each.node))
         queue.append(each)
-  return False
+  return bool(queue)
+
+
+def _foreign(project: Any, info: _scopes.ClassInfo) -> bool:
+  """Whether `info` has several bases, one not a class of the project."""
+  return len(info.bases) > 1 and any(
+      not isinstance(project.resolve(info.home, base) if base else None,
+                     _scopes.ClassInfo) for base in info.bases)
 
 
 def _moving_only(method: _scopes.Scope) -> bool:
   """Whether the property returns a list that only drops moving
-  statistics (a Keras model's override, read as the model's own
-  list)."""
+  statistics from the object's own list (a Keras model's override,
+  `super().trainable_variables`, read as the model's own list): not
+  from a list it builds or a part's (`self.head.variables`)."""
   returns = [n.value for n in method.nodes if isinstance(n, ast.Return)]
   return bool(returns) and all(
-      r is not None and _statistics.looked_through(r) is not None
+      r is not None and _own_list(_statistics.looked_through(r), method)
       for r in returns)
+
+
+def _own_list(source: Optional[ast.expr], method: _scopes.Scope) -> bool:
+  """Whether `source` reads an attribute of the object itself through
+  `super()` (the base class's list of it)."""
+  return isinstance(source, ast.Attribute) and isinstance(
+      source.value, ast.Call) and isinstance(
+          source.value.func, ast.Name) and source.value.func.id == "super" \
+      and method.cls is not None
 
 
 def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope

@@ -153,8 +153,8 @@ def _applied(function: _scopes.Scope, ours: Set[str], theirs: Set[str],
   for node in function.nodes:
     parts = _parts(node)
     if any(_reads(p, theirs, me) for p in parts) and any(
-        isinstance(p, ast.Name) and p.id in tainted or any(
-            _reads(q, ours, me) or isinstance(q, ast.Name) and (
+        isinstance(p, ast.Name) and p.id in tainted or _combines(
+            p, ours, me) or any(isinstance(q, ast.Name) and (
                 q.id in tainted) for q in _parts(p)) for p in parts):
       return True
   return False
@@ -185,7 +185,7 @@ def _tainted(function: _scopes.Scope, ours: Set[str], me: str) -> Set[str]:
     for d in defs:
       owner.append(name)
       computed.append(_computed(d.value, ours, me))
-      reads.append({n.id for n in _scopes.walk(d.value) if isinstance(
+      reads.append({n.id for n in _valued(d.value) if isinstance(
           n, ast.Name) and n.id in function.defs} if d.value else set())
       for each in reads[-1]:
         readers.setdefault(each, []).append(len(owner) - 1)
@@ -220,9 +220,53 @@ def _reached(owner: List[str], computed: List[bool],
 
 
 def _computed(value: Optional[ast.expr], ours: Set[str], me: str) -> bool:
-  """Whether `value` passes a read of `ours` to a call or an operator."""
+  """Whether `value` passes a read of `ours` to a call or an operator
+  with another value (not a shape's or a dtype's read)."""
   return value is not None and any(
-      _reads(p, ours, me) for n in _scopes.walk(value) for p in _parts(n))
+      _combines(n, ours, me) for n in _valued(value))
+
+
+def _combines(node: ast.AST, ours: Set[str], me: str) -> bool:
+  """Whether a call or operator applies a read of `ours` to another value
+  (`matmul(x, f['a'])`, `h + f['b']`, `self.x` of the object `me`): not
+  an entry only converted, `cast(f[k], tf.float32)`, or combined with
+  constants."""
+  parts = _parts(node)
+  return any(_reads(p, ours, me) for p in parts) and any(
+      not _reads(p, ours, me) and (isinstance(p, _VALUES) or _root(
+          p) == me) for p in parts)
+
+
+def _root(node: ast.expr) -> str:
+  """The name an attribute chain starts from (`self` of `self.x.y`)."""
+  while isinstance(node, ast.Attribute):
+    node = node.value
+  return node.id if isinstance(node, ast.Name) else ""
+
+
+# The expressions that may hold a computed value (not a constant, nor a
+# module's attribute such as a dtype).
+_VALUES = (ast.Name, ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript)
+# TensorFlow's and NumPy's calls and attributes reading only a tensor's
+# shape or type: their result carries none of its values.
+_SHAPES = frozenset({"shape", "shape_n", "size", "rank", "ones_like",
+                     "zeros_like", "get_shape", "dtype"})
+
+
+def _valued(value: ast.expr) -> List[ast.AST]:
+  """The nodes of `value` outside the reads of a shape or a type
+  (`tf.shape(s)`, `tf.ones_like(s)`, `s.shape`): each visited once."""
+  found: List[ast.AST] = []
+  stack: List[ast.AST] = [value]
+  while stack:
+    node = stack.pop()
+    if isinstance(node, ast.Call) and (_names.dotted(node.func) or "").split(
+        ".")[-1] in _SHAPES or isinstance(node, ast.Attribute) and (
+            node.attr in _SHAPES):
+      continue
+    found.append(node)
+    stack.extend(ast.iter_child_nodes(node))
+  return found
 
 
 def _reads(node: ast.AST, names: Set[str], me: str) -> bool:
