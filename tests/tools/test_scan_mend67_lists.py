@@ -9,7 +9,9 @@ its own (name mangling: no override); a property filtering one scope
 (or one part) that also drops moving statistics. Silent: an annotated
 class's property a mixin listed first replaces; a teacher's pass given
 only the student's shape or a tensor of ones shaped like it; an anchor
-entry only cast before it is subtracted."""
+entry only cast before it is subtracted. A Keras override dropping a
+layer by name from `super()`'s list is a filter (only the words of moving
+statistics are looked through)."""
 
 import textwrap
 
@@ -176,3 +178,12 @@ def test_a_property_dropping_the_backbone_by_name_is_found():
   body = textwrap.indent(body, "        ")
   assert _filters({"t.py": properties._net(body)}) == [
       ("var-list-filter", "t.py", 24)]
+
+
+def test_a_keras_property_dropping_a_layer_by_name_is_found():
+  # The same override dropping another word than moving statistics' (a
+  # layer's name) is a filter: only those words are looked through.
+  models = mend66._MOVING.replace('"moving"', '"dense"')
+  assert models != mend66._MOVING
+  assert _filters({"models.py": models, "train.py": mend66._MOVING_RUN}) == [
+      ("var-list-filter", "models.py", 15)]
