@@ -147,7 +147,14 @@ def _anchor(loop):
   return {"t.py": mend66._ANCHOR.format(loop=loop)}
 
 
+_ALL_MOVING = """\
+        return [v for v in tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)
+                if "moving" not in v.name]"""
+
 SILENT = {
+    # Every variable but moving statistics: read as its source, no filter.
+    "a property of every variable that drops moving statistics": lambda: {
+        "t.py": properties._net(_ALL_MOVING)},
     "an annotated class's property a mixin listed first replaces": _mixin,
     "a teacher's input shaped by the student's batch": lambda: _teacher_in(
         "n = tf.shape(s)[0]\n      t_in = tf.reshape(x, [n, 4])"),

@@ -7,7 +7,9 @@ object's whole variables that the attribute's name would suggest. A
 read whose object the flow does not resolve to a project class, or whose
 class defines no property of that name (a Keras model's own
 `trainable_variables`), or whose property only drops moving statistics
-(from any object), is read as before; a class known only from a
+from its base class's list (`super().trainable_variables`, from any
+object), is read as before (one dropping them from a list it builds is
+read as that list); a class known only from a
 parameter's annotation decides only where no project subclass of it
 defines the name too.
 
@@ -30,13 +32,13 @@ True
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan import _statistics
-from tfpartial._tools.scan._labels import Labels
+from tfpartial._tools.scan._labels import Labels, union
 
 Flow = Any  # `_flow.Flow`, which imports this module.
 # The decorators that make a method a property (the builtin's, or
@@ -51,11 +53,25 @@ def returned(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
   method = read(flow, node, scope, env)
   if method is None:
     return None
+  sources = _statistics_sources(method)
+  if sources:  # Moving statistics dropped from a list it filters itself.
+    return union(flow.labels(source, method) for source in sources)
   arguments = []
   if id(method.node) in flow.bound_self and method.params[:1]:
     arguments = [{"obj": flow.bound_self[id(method.node)]}]
   result: Labels = flow.helper(method.node, method.parent, arguments, {})
   return result
+
+
+def _statistics_sources(method: _scopes.Scope) -> List[ast.expr]:
+  """What each of the property's returns keeps from, where every one
+  only drops moving statistics (which no optimizer trains): the list it
+  is read as. Empty for any other property."""
+  returns = [n.value for n in method.nodes if isinstance(n, ast.Return)]
+  sources = [_statistics.looked_through(r) if r is not None else None
+             for r in returns]
+  return [s for s in sources if s is not None] if returns and all(
+      sources) else []
 
 
 def read(flow: Flow, node: ast.Attribute, scope: _scopes.Scope,
