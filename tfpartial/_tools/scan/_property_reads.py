@@ -9,9 +9,9 @@ class defines no property of that name (a Keras model's own
 `trainable_variables`), or whose property only drops moving statistics
 from its base class's list (`super().trainable_variables`, from any
 object), is read as before (one dropping them from a list it builds is
-read as that list); a class known only from a
-parameter's annotation decides only where no project subclass of it
-defines the name too.
+read as that list); a class known only from a parameter's annotation
+decides only where every project subclass of it resolves the name to the
+same property (not its own, nor a mixin's listed first).
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
