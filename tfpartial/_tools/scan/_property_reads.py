@@ -32,7 +32,7 @@ True
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -148,14 +148,17 @@ def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope
               ) -> Optional[_scopes.ClassInfo]:
   """The one project class that annotates the parameter `node` holds: the
   parameter itself (`model` of `def __init__(self, model: Network)`) or
-  an attribute of `self` that every assignment sets to such a parameter
-  (`self.model = model`)."""
-  values = [(node, scope)]
+  an attribute of `self` that every assignment, in the class, its bases
+  and its project subclasses, sets to such a parameter (`self.model =
+  model`)."""
+  values: Optional[List[Tuple[ast.expr, _scopes.Scope]]] = [(node, scope)]
   if isinstance(node, ast.Attribute) and isinstance(
       node.value, ast.Name) and node.value.id == "self":
     owner = _scopes.enclosing_class(scope)
-    values = flow.project.attribute(owner, f"self.{node.attr}") if (
-        owner is not None) else []
+    values = _stored(flow.project, owner, node.attr) if (
+        owner is not None) else None
+  if values is None:
+    return None
   found = set()
   for value, home in values:
     annotation = _annotation(home, value)
@@ -164,6 +167,35 @@ def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope
       return None  # Not a parameter, not annotated, or not the project's.
     found.add(target)
   return found.pop() if len(found) == 1 else None
+
+
+def _stored(project: Any, owner: _scopes.ClassInfo, attribute: str
+            ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
+  """Every assignment of `self.attribute` in `owner`, its bases and its
+  project subclasses (at most 32 read; a subclass may keep another
+  object there), or None where a class's module may store it otherwise
+  (`setattr`). Read once per class and attribute."""
+  found: Optional[List[Tuple[ast.expr, _scopes.Scope]]] = owner.home.once(
+      ("stored in subclasses", (id(owner.node), attribute), 0),
+      lambda: _stored_now(project, owner, attribute))
+  return found
+
+
+def _stored_now(project: Any, owner: _scopes.ClassInfo, attribute: str
+                ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
+  values: List[Tuple[ast.expr, _scopes.Scope]] = []
+  queue, seen = [owner], {id(owner.node)}
+  while queue and len(seen) <= 32:
+    each = queue.pop()
+    source = getattr(each.home.module, "source", None)
+    if "setattr" in getattr(source, "text", "setattr"):
+      return None
+    values += project.attribute(each, f"self.{attribute}")
+    for sub in project.subclasses(each):
+      if id(sub.node) not in seen:
+        seen.add(id(sub.node))
+        queue.append(sub)
+  return None if queue else values
 
 
 def _annotation(home: _scopes.Scope, value: ast.expr) -> Optional[str]:

@@ -15,8 +15,13 @@ of its object that `__init__` sets from them, read through each
 method's first parameter), and within each function the local names
 every binding of which computes from a trained dict (in any order: a
 loop's next turn reads later bindings; a name also bound from anything
-else, such as the data before another dict's pass, is not one). A call
-the project does not define is not read.
+else, such as the data before another dict's pass, is not one). An
+entry computes only where it meets the data the call gives directly (a
+parameter given a plain name that is none of the dicts and whose
+entries the function never reads, or the attribute `__init__` keeps it
+in): not a number, a dtype, a shape read, a mask dict's entry or a name
+bound from the data (fewer findings). A call the project does not
+define is not read.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -28,7 +33,7 @@ the project does not define is not read.
 >>> scope = project.parsed(project.modules[0])
 >>> functions = {s.node.name: s for s in scope.all()
 ...              if isinstance(s.node, ast.FunctionDef)}
->>> [_applied(functions[n], {"f"}, {"g"}) for n in ("net", "loss")]
+>>> [_applied(functions[n], {"f"}, {"g"}, {"x"}) for n in ("net", "loss")]
 [True, False]
 """
 
@@ -62,10 +67,12 @@ def _together(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
     theirs = {p for p, name in bound.items() if name in left}
     if not ours or not theirs:
       continue
+    data = _data(function, bound, trained | left)
     if home is None:
-      return _applied(function, ours, theirs)
+      return _applied(function, ours, theirs, data)
     attributes = _kept(function, ours), _kept(function, theirs)
-    if all(attributes) and any(_applied(method, *attributes, True)
+    kept = _kept(function, data)
+    if all(attributes) and any(_applied(method, *attributes, kept, True)
                                for method in home.methods.values()):
       return True
   return False
@@ -112,6 +119,17 @@ def _bound(call: ast.Call, function: _scopes.Scope, skip: int
   return found
 
 
+def _data(function: _scopes.Scope, bound: Dict[str, str],
+          dicts: Set[str]) -> Set[str]:
+  """The parameters the call gives a plain name that is none of the
+  dicts, and that the function never reads an entry of (the data: not
+  a constant, a dtype, a shape read, nor another dict such as masks)."""
+  entries = {n.value.id for n in function.nodes if isinstance(
+      n, ast.Subscript) and isinstance(n.value, ast.Name)}
+  return {p for p, name in bound.items()
+          if name not in dicts and p not in entries}
+
+
 def _kept(init: _scopes.Scope, parameters: Set[str]) -> Set[str]:
   """The attributes `__init__` sets from `parameters` on its object."""
   node = init.node
@@ -135,7 +153,7 @@ def _kept(init: _scopes.Scope, parameters: Set[str]) -> Set[str]:
 
 
 def _applied(function: _scopes.Scope, ours: Set[str], theirs: Set[str],
-             kept: bool = False) -> bool:
+             data: Set[str], kept: bool = False) -> bool:
   """Whether `function` passes a read of `theirs` (parameters, or the
   object's attributes where `kept`) directly to a call or an operator
   that is also given a value computed from `ours`: a local name bound
@@ -149,12 +167,12 @@ def _applied(function: _scopes.Scope, ours: Set[str], theirs: Set[str],
     if not first:
       return False
     me = first[0].arg
-  tainted = _tainted(function, ours, me)
+  tainted = _tainted(function, ours, data, me)
   for node in function.nodes:
     parts = _parts(node)
     if any(_reads(p, theirs, me) for p in parts) and any(
         isinstance(p, ast.Name) and p.id in tainted or _combines(
-            p, ours, me) or any(isinstance(q, ast.Name) and (
+            p, ours, data, me) or any(isinstance(q, ast.Name) and (
                 q.id in tainted) for q in _parts(p)) for p in parts):
       return True
   return False
@@ -169,7 +187,8 @@ def _parts(node: ast.AST) -> List[ast.expr]:
   return []
 
 
-def _tainted(function: _scopes.Scope, ours: Set[str], me: str) -> Set[str]:
+def _tainted(function: _scopes.Scope, ours: Set[str], data: Set[str],
+             me: str) -> Set[str]:
   """The local names bound from what `ours` computes (a binding passing
   a read of one to a call or an operator, or reading such a name) whose
   every binding does so or reads such a name (itself too: `h =
@@ -184,7 +203,7 @@ def _tainted(function: _scopes.Scope, ours: Set[str], me: str) -> Set[str]:
   for name, defs in function.defs.items():
     for d in defs:
       owner.append(name)
-      computed.append(_computed(d.value, ours, me))
+      computed.append(_computed(d.value, ours, data, me))
       reads.append({n.id for n in _valued(d.value) if isinstance(
           n, ast.Name) and n.id in function.defs} if d.value else set())
       for each in reads[-1]:
@@ -219,34 +238,28 @@ def _reached(owner: List[str], computed: List[bool],
   return found
 
 
-def _computed(value: Optional[ast.expr], ours: Set[str], me: str) -> bool:
+def _computed(value: Optional[ast.expr], ours: Set[str], data: Set[str],
+              me: str) -> bool:
   """Whether `value` passes a read of `ours` to a call or an operator
   with another value (not a shape's or a dtype's read)."""
   return value is not None and any(
-      _combines(n, ours, me) for n in _valued(value))
+      _combines(n, ours, data, me) for n in _valued(value))
 
 
-def _combines(node: ast.AST, ours: Set[str], me: str) -> bool:
-  """Whether a call or operator applies a read of `ours` to another value
-  (`matmul(x, f['a'])`, `h + f['b']`, `self.x` of the object `me`): not
-  an entry only converted, `cast(f[k], tf.float32)`, or combined with
-  constants."""
+def _combines(node: ast.AST, ours: Set[str], data: Set[str],
+              me: str) -> bool:
+  """Whether a call or operator applies a read of `ours` directly to the
+  data the project call gives (`matmul(x, f['a'])`, `self.x` of the
+  object `me` where `__init__` keeps it): not an entry only converted
+  (`cast(f[k], dtype)`), scaled by another parameter, shaped like
+  another (`reshape(a[k], shape(b[k]))`), masked by another dict's entry
+  or combined with constants. A name bound from the data is not read
+  (fewer findings, never a look-alike)."""
   parts = _parts(node)
   return any(_reads(p, ours, me) for p in parts) and any(
-      not _reads(p, ours, me) and (isinstance(p, _VALUES) or _root(
-          p) == me) for p in parts)
+      not _reads(p, ours, me) and _reads(p, data, me) for p in parts)
 
 
-def _root(node: ast.expr) -> str:
-  """The name an attribute chain starts from (`self` of `self.x.y`)."""
-  while isinstance(node, ast.Attribute):
-    node = node.value
-  return node.id if isinstance(node, ast.Name) else ""
-
-
-# The expressions that may hold a computed value (not a constant, nor a
-# module's attribute such as a dtype).
-_VALUES = (ast.Name, ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript)
 # TensorFlow's and NumPy's calls and attributes reading only a tensor's
 # shape or type: their result carries none of its values.
 _SHAPES = frozenset({"shape", "shape_n", "size", "rank", "ones_like",
