@@ -2,15 +2,17 @@
 of a property and of a dict-joined list: the cases a third read found
 (each look-alike reported before its mend).
 
-Silent: a base's call in a method the leaf's MRO never runs (a mixin
-listed first whose override does not call `super()`), or that nothing
-calls on the subclass's object (its only caller, `__init__`, overridden
-without `super()`); an annotated attribute a project subclass binds to
-another object; an anchor's entry reshaped like the anchor, scaled by a
-number, masked by another dict or cast to a given dtype before it is
-subtracted. Found: the same projects with the calling method run (a
-plain chain, the mixin listed second is also silent: it never calls
-`super()`), a dict applied to what another computes from the data."""
+Silent: a base's call in a method the leaf's MRO never runs (an override
+listed first, a mixin's or not, that does not call `super()`), or that
+nothing calls on the subclass's object (its only caller, `__init__`,
+overridden without `super()`); an annotated attribute a project subclass
+binds to another object, or a parameter a construction gives an object
+of another project class (duck typing); an anchor's entry reshaped like
+the anchor, scaled by a number, masked by another dict or cast to a
+given dtype before it is subtracted. Found: the same projects where the
+calling method runs (a plain chain through `super()`), a subclass
+keeping another object in another attribute, a dict applied to what
+another computes from the data."""
 
 import textwrap
 
@@ -122,6 +124,21 @@ def _rebound(attribute):
   return files
 
 
+def _duck(by_name):
+  """The script passes a `Whole` (every variable), a project class not
+  deriving from the annotated `Network`, directly or through a name."""
+  files = dispatched._project()
+  files["whole.py"] = _WHOLE
+  text = dispatched._EXPERIMENT.replace(
+      "from alex import AlexNet", "from whole import Whole")
+  files["exp.py"] = text.replace(
+      "RMSPropTrainer(AlexNet(x), y).train()",
+      "model = Whole(x)\n    RMSPropTrainer(model, y).train()") if (
+          by_name) else text.replace("AlexNet(x)", "Whole(x)")
+  assert files["exp.py"] != text
+  return files
+
+
 def _penalty(expr, params="a, b", args="f_weights, g_weights", extra=""):
   """The trained dict pulled toward the left-out one by a function."""
   return dicts._script(
@@ -145,6 +162,10 @@ SILENT = {
         lambda: _own_init(public=True)),
     "an annotated attribute a subclass binds to another object": (
         lambda: _rebound("model")),
+    "an annotated parameter given another project class's object": (
+        lambda: _duck(by_name=False)),
+    "an annotated parameter given a name bound to another class's object": (
+        lambda: _duck(by_name=True)),
     "an anchor's entry reshaped like the anchor": lambda: {"t.py": _penalty(
         "tf.reshape(a[k], tf.shape(b[k])) - b[k]")},
     "an anchor's entry scaled by a number": lambda: {"t.py": _penalty(

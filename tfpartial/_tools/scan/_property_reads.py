@@ -11,7 +11,8 @@ from its base class's list (`super().trainable_variables`, from any
 object), is read as before (one dropping them from a list it builds is
 read as that list); a class known only from a parameter's annotation
 decides only where every project subclass of it resolves the name to the
-same property (not its own, nor a mixin's listed first).
+same property (not its own, nor a mixin's listed first), and no
+construction passes the parameter an object of another project class.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -163,10 +164,59 @@ def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope
   for value, home in values:
     annotation = _annotation(home, value)
     target = flow.project.resolve(home, annotation) if annotation else None
-    if not isinstance(target, _scopes.ClassInfo):
+    if not isinstance(target, _scopes.ClassInfo) or _passed_otherwise(
+        flow.project, home, value, target):
       return None  # Not a parameter, not annotated, or not the project's.
     found.add(target)
   return found.pop() if len(found) == 1 else None
+
+
+def _passed_otherwise(project: Any, home: _scopes.Scope, value: ast.expr,
+                      declared: _scopes.ClassInfo) -> bool:
+  """Whether a construction of the class whose `__init__` is `home` (or
+  of a project subclass inheriting it) passes the parameter `value`
+  names an object of a project class not deriving from `declared`
+  (`Whole(x)`, or a name the caller binds to one: Python does not check
+  the annotation). Read once per parameter; a class named in more than
+  12 modules counts as passed otherwise."""
+  node, owner = home.node, home.cls
+  if owner is None or not isinstance(value, ast.Name) or not isinstance(
+      node, ast.FunctionDef) or node.name != "__init__":
+    return False
+  names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1:]
+  position = names.index(value.id) if value.id in names else len(names)
+  classes = [owner, *(c for c in project.subclasses(owner)
+                      if "__init__" not in c.methods)][:33]
+  found: bool = home.once(
+      ("passed otherwise", value.id, 0), lambda: any(
+          _passes_other(project, each, value.id, position, declared)
+          for each in classes))
+  return found
+
+
+def _passes_other(project: Any, info: _scopes.ClassInfo, parameter: str,
+                  position: int, declared: _scopes.ClassInfo) -> bool:
+  """Whether a construction of `info` passes `parameter` (by keyword or
+  at `position`) an object of a project class not deriving from
+  `declared`."""
+  modules = project.all_modules_with((info.name,))
+  if len(modules) > 12:
+    return True
+  for scope, call in project.calls_named((info.name,), modules):
+    if project.resolve(scope, _names.dotted(call.func) or "") is not info:
+      continue
+    given = [k.value for k in call.keywords if k.arg == parameter] + (
+        call.args[position:position + 1] if not any(
+            isinstance(a, ast.Starred) for a in call.args) else [])
+    values = [d.value for g in given if isinstance(g, ast.Name)
+              for d in scope.defs.get(g.id, ()) if d.value is not None]
+    for each in [*given, *values]:
+      built = project.resolve(scope, _names.dotted(each.func) or "") if (
+          isinstance(each, ast.Call)) else None
+      if isinstance(built, _scopes.ClassInfo) and built is not declared \
+          and declared not in project.base_classes(built):
+        return True
+  return False
 
 
 def _stored(project: Any, owner: _scopes.ClassInfo, attribute: str
