@@ -124,6 +124,20 @@ def _rebound(attribute):
   return files
 
 
+def _setattr():
+  """The subclass sets its attributes from a dict by `setattr` (it may
+  keep another object in `self.model`)."""
+  files = dispatched._project()
+  files["trainer.py"] = _public_base()
+  files["rms.py"] = textwrap.dedent(files["rms.py"]).rstrip() + """
+
+  def configure(self, **given):
+    for key, value in given.items():
+      setattr(self, key, value)
+"""
+  return files
+
+
 def _duck(by_name):
   """The script passes a `Whole` (every variable), a project class not
   deriving from the annotated `Network`, directly or through a name."""
@@ -166,6 +180,8 @@ SILENT = {
         lambda: _duck(by_name=False)),
     "an annotated parameter given a name bound to another class's object": (
         lambda: _duck(by_name=True)),
+    "an annotated attribute a subclass's module may set by setattr": (
+        lambda: _setattr()),
     "an anchor's entry reshaped like the anchor": lambda: {"t.py": _penalty(
         "tf.reshape(a[k], tf.shape(b[k])) - b[k]")},
     "an anchor's entry scaled by a number": lambda: {"t.py": _penalty(
