@@ -180,6 +180,9 @@ SILENT = {
         lambda: _duck(by_name=False)),
     "an annotated parameter given a name bound to another class's object": (
         lambda: _duck(by_name=True)),
+    "a calling method named in too many modules to tell its calls": (
+        lambda: {**_mixed("A"), **{f"other{i}.py": "def prepare():\n  pass\n"
+                                   for i in range(13)}}),
     "an annotated attribute a subclass's module may set by setattr": (
         lambda: _setattr()),
     "an anchor's entry reshaped like the anchor": lambda: {"t.py": _penalty(

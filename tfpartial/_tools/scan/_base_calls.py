@@ -17,9 +17,10 @@ calling `super().name(...)` on the way (a sibling class's call, an
 unrelated class's method of the same name, a mixin listed first whose
 override does not call `super()`, or a base's call in a method the
 override's class overrides without `super()`, never reaches it), and
-something calls it on such an object: another object's call, no call
-at all of a public method (an entry point, `__init__`), or the object's
-own calls in methods that run on it in turn (a base's `__init__`
+something calls it on such an object: Python (`__init__`), another
+object's call, no call at all of a public method (an entry point; not
+one more than 12 modules name), or the object's own calls in methods
+that run on it in turn (a base's `__init__`
 calling `self.__prepare()` runs it only where the subclass keeps that
 `__init__`). A private name is its class's own (`self.__m()` is
 `self._Base__m()`): a private calling method is never overridden (nor
@@ -55,7 +56,8 @@ Project = Any  # `_project.Project`, which the flow imports with this.
 _NOT_BOUND = frozenset({"staticmethod", "classmethod"})
 # The key of a class's method resolution order among its home's facts.
 _ORDER = "method resolution order"
-# Past this many modules naming a method, its calls are not told apart.
+# Past this many modules naming a method, its calls are not told apart
+# (none is known: the method is not taken to run).
 _CALLER_MODULES = 12
 
 
@@ -105,10 +107,14 @@ def _runs(project: Project, leaf: _scopes.ClassInfo,
 
 def _called(project: Project, leaf: _scopes.ClassInfo,
             scope: _scopes.Scope, depth: int) -> bool:
-  """Whether something calls `scope` on an object of `leaf`: a call on
-  another object (or a public method no call names: an entry point,
-  `__init__`), or a call on the object itself in a method that runs on
-  it. A private method nobody calls never runs."""
+  """Whether something calls `scope` on an object of `leaf`: Python (a
+  special method, `__init__`), a call on another object (or a public
+  method no call names: an entry point), or a call on the object itself
+  in a method that runs on it. A private method nobody calls never
+  runs, nor one named in too many modules to tell its calls apart."""
+  name = getattr(scope.node, "name", "")
+  if name.startswith("__") and name.endswith("__"):
+    return True
   callers = _self_callers(project, scope)
   if callers is None:
     return True
@@ -121,15 +127,16 @@ def _self_callers(project: Project, scope: _scopes.Scope
                   ) -> Optional[List[_scopes.Scope]]:
   """The methods calling `scope`'s name on their own object, or None
   where another object's call names it (or, for a public method, no
-  call does). A call through `super()` is an override's (`_inherited`
-  reads it). Read once per method."""
+  call does); none where more than 12 modules name it. A call through
+  `super()` is an override's (`_inherited` reads it). Read once per
+  method."""
   name = getattr(scope.node, "name", "")
 
   def read() -> Optional[List[_scopes.Scope]]:
     found: List[_scopes.Scope] = []
     modules = project.all_modules_with((name,))
     if len(modules) > _CALLER_MODULES:
-      return None  # Too common a name to tell its calls apart.
+      return []  # Too common a name to tell its calls apart: none known.
     for home, call in project.calls_named((name,), modules):
       func = call.func
       if not isinstance(func, ast.Attribute) or _is_super(func.value):
