@@ -20,7 +20,8 @@ them), attributes of `self` and of project objects, and calls into the
 project: a called function is evaluated with its arguments' labels (its
 summary for that call), methods through their class and its bases,
 `super()` to the base class; a parameter that no call binds takes what
-the calls of its function in the project pass it.
+the calls of its function in the project pass it (an override's, what a
+base class's call on its own object passes: `_base_calls`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ import itertools
 import os
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _base_calls
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _model_parts
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _project
+from tfpartial._tools.scan import _property_reads
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _rejoined
 from tfpartial._tools.scan import _scopes
@@ -501,12 +504,29 @@ class Flow:
     if id(function) not in self._calls_of:
       name = getattr(function, "name", "")
       named = self.project.callers(name)
+      method = self._method_scope(function, named)
+      # `self.m(...)` in a base class runs a subclass's override of `m`.
       found = [(scope, call) for scope, call in named[:_FROM_CALLERS * 4]
-               if self.callee(call, scope) is function]
+               if self.callee(call, scope) is function or (
+                   _base_calls.reaches(self.project, call, scope, method))]
       self._calls_of[id(function)] = found[:_FROM_CALLERS]
       if len(named) > _FROM_CALLERS * 4 or len(found) > _FROM_CALLERS:
         self._capped.add(id(function))
     return self._calls_of[id(function)]
+
+  def _method_scope(self, function: ast.AST,
+                    named: List[Tuple[_scopes.Scope, ast.Call]]
+                    ) -> Optional[_scopes.Scope]:
+    """The scope of `function` where it is a method and some call of its
+    name is made on an object (`self.m(...)`), else None."""
+    if not any(isinstance(call.func, ast.Attribute) for _, call in named):
+      return None
+    known = self.functions.get(id(function))
+    if known is not None:
+      return known[1].scope_of(known[0])
+    name = getattr(function, "name", "")
+    return next((s for s in self.project.functions_named(
+        (name,), unscanned=True) if s.node is function), None)
 
   def every_call_of(self, function: ast.AST) -> bool:
     """Whether `calls_of(function)` holds every call the project makes of
@@ -717,7 +737,8 @@ class Flow:
         return {"var": node, "filtered": node}
       if node.attr in _WEIGHT_LISTS and self._run_part(node.value, scope, env):
         return {"var": node, "filtered": node}  # `model.head`'s, run whole.
-      return {"var": node}
+      held = _property_reads.returned(self, node, scope, env)
+      return {"var": node} if held is None else held
     if name is not None and name.startswith("self.") and (
         name.count(".") == 1 or "self" not in env):
       if name.count(".") == 1:

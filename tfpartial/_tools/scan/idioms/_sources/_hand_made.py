@@ -18,6 +18,7 @@ from tfpartial._tools.scan.idioms._runs import _arms
 from tfpartial._tools.scan.idioms._runs import _graphs
 from tfpartial._tools.scan.idioms._runs import _scheduled
 from tfpartial._tools.scan.idioms._sources import _bare_listed
+from tfpartial._tools.scan.idioms._sources import _dict_listed
 from tfpartial._tools.scan.idioms._sources import _hand_picked
 from tfpartial._tools.scan.idioms._sources import _listed
 from tfpartial._tools.scan.idioms._sources import _picked
@@ -38,7 +39,8 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
   whole loss, some items of a container picked by index, variables
   of a head built on a pretrained backbone (`_frozen_backbone`), bare
   variables a helper makes while the loss reads others
-  (`_bare_listed`)."""
+  (`_bare_listed`), the values of some dicts of variables while the
+  model the loss reads is given another (`_dict_listed`)."""
   return _part_of_called(chosen, scope, call, analysis) or _some_created(
       chosen, scope, analysis.flow, created, call) or _self_listed.left_out(
           chosen, scope, created) or _run_beside(
@@ -53,7 +55,9 @@ def _hand_made(analysis: Analysis, chosen: ast.AST, scope: _scopes.Scope,
                       _frozen_backbone.list_on_backbone(
                           analysis, chosen, scope, call)) or (
                               _bare_listed.left_out(
-                                  analysis, chosen, scope, call))
+                                  analysis, chosen, scope, call)) or (
+                                      _dict_listed.left_out(
+                                          analysis, chosen, scope, call))
 
 
 def _module_steps(analysis: Analysis, scope: _scopes.Scope

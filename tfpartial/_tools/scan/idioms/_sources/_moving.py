@@ -1,5 +1,5 @@
-"""Filters that only drop a layer's moving statistics, and the property
-of a model's own class that such a list is often read through.
+"""The property of a model's own class that a list dropping only moving
+statistics (`_statistics`) is often read through.
 
 `[v for v in variables if 'moving' not in v.name]` leaves out batch
 norm's moving mean and variance, which no optimizer trains anyway: the
@@ -15,34 +15,6 @@ from typing import Optional
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._project import Project
-
-# The words a name test of moving statistics starts with.
-_WORDS = ("moving", "ema", "exponentialmovingaverage")
-
-
-def _statistics_only(test: ast.expr) -> bool:
-  """Whether a test only drops names of moving statistics (`'moving'
-  not in x.name`)."""
-  compares = [n for n in ast.walk(test) if isinstance(n, ast.Compare)]
-  if not compares or not isinstance(test, ast.Compare):
-    return False
-  texts = [side.value for side in [test.left, *test.comparators]
-           if isinstance(side, ast.Constant) and isinstance(side.value, str)]
-  return len(compares) == 1 and bool(texts) and all(
-      isinstance(op, ast.NotIn) for op in test.ops) and all(
-          text.lower().startswith(_WORDS) for text in texts)
-
-
-def looked_through(expr: ast.AST) -> Optional[ast.expr]:
-  """What a comprehension that only drops moving statistics keeps from
-  (its one source), or None for any other expression."""
-  if not isinstance(expr, (ast.ListComp, ast.GeneratorExp)) or len(
-      expr.generators) != 1:
-    return None
-  generator = expr.generators[0]
-  if not generator.ifs or not all(_statistics_only(t) for t in generator.ifs):
-    return None
-  return generator.iter
 
 
 def property_read(project: Project, value: ast.AST, scope: _scopes.Scope

@@ -8,8 +8,10 @@ import re
 from typing import Callable, List, Optional, Set, Tuple
 
 from tfpartial._tools.scan import _names
+from tfpartial._tools.scan import _property_reads
 from tfpartial._tools.scan import _records
 from tfpartial._tools.scan import _scopes
+from tfpartial._tools.scan import _statistics
 from tfpartial._tools.scan._analysis import Analysis
 from tfpartial._tools.scan._flow import Flow
 from tfpartial._tools.scan._labels import Labels
@@ -116,7 +118,7 @@ def _returned_filter(flow: Flow, function: _scopes.Scope
       if node is returned.value and isinstance(got["filtered"], ast.expr):
         node = got["filtered"]  # Where the comprehension's source is.
       node = node if isinstance(node, ast.expr) else returned.value
-      if _moving.looked_through(node) is not None:
+      if _statistics.looked_through(node) is not None:
         continue  # Only moving statistics dropped: no filter.
       if any(isinstance(n, ast.Name) and n.id in function.params and (
           _REPLICA.search(n.id)) for n in _scopes.walk(node)):
@@ -140,6 +142,10 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
     values, frozen = _values_of(flow, expr, scope), False
+    method = _property_reads.read(flow, expr, scope) if isinstance(
+        expr, ast.Attribute) and not values else None
+    if method is not None:  # `net.trainable_variables`, a property's.
+      return _returned_filter(flow, method) or expr
     for value, home in values:
       got = flow.chosen(value, home, flow.labels(value, home))
       if "filtered" in got and _moved_out(value, home):
@@ -173,8 +179,8 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     parts = [expr.value]
   elif _entry(flow, expr, scope) is not None:  # `graph_vars['network']`.
     return _entry_origin(flow, expr, scope, seen)
-  elif _moving.looked_through(expr) is not None:
-    source = _moving.looked_through(expr)
+  elif _statistics.looked_through(expr) is not None:
+    source = _statistics.looked_through(expr)
     inner = _called(flow, source, scope)
     if inner is not None:  # The helper's own filter, or none at all.
       return _returned_filter(flow, inner) or expr

@@ -8,6 +8,7 @@ import ast
 import itertools
 from typing import Dict, List, Optional, Set, Tuple
 
+from tfpartial._tools.scan import _base_calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
 from tfpartial._tools.scan._analysis import Analysis
@@ -56,8 +57,7 @@ def _steps(analysis: Analysis) -> List[Step]:
   flow = analysis.flow
   wrappers: Dict[int, Tuple[int, int]] = {}  # function -> (loss, vars).
   inner: Dict[int, Tuple[ast.Call, object]] = {}  # -> (step, its module).
-  names: Set[str] = set()
-  by_name: Dict[str, List[ast.AST]] = {}
+  owners: Dict[str, List[_scopes.Scope]] = {}  # Wrappers, by name.
   created: Dict[int, Set[str]] = {}  # A function -> its parameters.
   found: List[Step] = []
   seen: Set[int] = set()
@@ -76,8 +76,7 @@ def _steps(analysis: Analysis) -> List[Step]:
             given, owner, flow):
       wrappers[id(owner.node)] = passed
       inner.setdefault(id(owner.node), (call, analysis.module(scope)))
-      by_name.setdefault(owner.name, []).append(owner.node)
-      names.add(owner.name)
+      owners.setdefault(owner.name, []).append(owner)
       continue
     labels = _outside.marked(call, _recognised(analysis, chosen, scope,
                                                 call, created))
@@ -92,21 +91,64 @@ def _steps(analysis: Analysis) -> List[Step]:
   # A wrapper's other steps train what its callers pass: their filter is
   # found where the wrapper is called.
   found = [step for step in found if not _inside(step.scope, wrappers)]
-  callers = analysis.project.all_modules_with(names) if names else []
-  for scope, call in analysis.project.calls_named(names, callers) if (
-      names) else ():
+  callers = analysis.project.all_modules_with(owners) if owners else []
+  for scope, call in analysis.project.calls_named(owners, callers) if (
+      owners) else ():
     if analysis.module(scope).is_test or id(call) in seen:
       continue
-    callee = flow.callee(call, scope) or _by_keyword(
-        call, by_name.get(_names.call_name(call), []), wrappers)
-    if callee is not None and id(callee) in wrappers:
-      step = _wrapped(call, scope, callee, wrappers[id(callee)], analysis,
+    callee = flow.callee(call, scope) or _by_keyword(call, [
+        o.node for o in owners.get(_names.call_name(call), ())], wrappers)
+    for each in [callee] if callee is not None and id(callee) in (
+        wrappers) else _overrides_run(analysis, call, scope, owners,
+                                      wrappers):
+      step = _wrapped(call, scope, each, wrappers[id(each)], analysis,
                       created)
-      made, home = inner[id(callee)]
+      made, home = inner[id(each)]
       if home is analysis.module(scope):
         step.inside = made
       found.append(step)
   return found
+
+
+def _overrides_run(analysis: Analysis, call: ast.Call,
+                   scope: _scopes.Scope,
+                   owners: Dict[str, List[_scopes.Scope]],
+                   wrappers: Dict[int, Tuple[int, int]]) -> List[ast.AST]:
+  """The wrappers a base class's call on its own object runs: the
+  overrides, in the project's subclasses of the calling method's class,
+  that pass their parameters on to a step (`self._create_optimizer(loss,
+  var_list)`, each subclass's `_create_optimizer` calling `minimize`),
+  one for each place the variables are passed."""
+  found: Dict[object, ast.AST] = {}
+  for owner in _by_base(analysis, owners, _names.call_name(call)).get(
+      id(scope.cls.node) if scope.cls else 0, ()):
+    if _base_calls.reaches(analysis.project, call, scope, owner):
+      found.setdefault((_wrapper_params(owner), wrappers[id(owner.node)]),
+                       owner.node)
+  return list(found.values())
+
+
+def _by_base(analysis: Analysis, owners: Dict[str, List[_scopes.Scope]],
+             name: str) -> Dict[int, List[_scopes.Scope]]:
+  """The wrappers named `name`, by each project class their class derives
+  from (the only calls that may reach them: built once per analysis, as
+  `owners` is)."""
+  def build() -> Dict[int, List[_scopes.Scope]]:
+    index: Dict[int, List[_scopes.Scope]] = {}
+    for owner in owners.get(name, ()):
+      for base in analysis.project.base_classes(owner.cls) if (
+          owner.cls is not None) else ():
+        index.setdefault(id(base.node), []).append(owner)
+    return index
+  found = analysis.once(f"wrappers by base {name}", build)
+  return found if isinstance(found, dict) else {}
+
+
+def _wrapper_params(owner: _scopes.Scope) -> Tuple[str, ...]:
+  """A wrapper's parameter names: two overrides taking the call's
+  arguments alike and passing on the same ones make one step at it."""
+  arguments = getattr(owner.node, "args", None)
+  return tuple(a.arg for a in getattr(arguments, "args", ()))
 
 
 def _recognised(analysis: Analysis, chosen: Optional[ast.AST],
