@@ -141,31 +141,7 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     return expr
   seen.add(id(expr))
   if isinstance(expr, (ast.Name, ast.Attribute)):
-    values, frozen = _values_of(flow, expr, scope), False
-    method = _property_reads.read(flow, expr, scope) if isinstance(
-        expr, ast.Attribute) and not values else None
-    if method is not None:  # `net.trainable_variables`, a property's.
-      return _returned_filter(flow, method) or expr
-    for value, home in values:
-      got = flow.chosen(value, home, flow.labels(value, home))
-      if "filtered" in got and _moved_out(value, home):
-        continue  # Taken out to train in a step of its own.
-      if "filtered" in got:
-        if _frozen_rest.left_frozen(value, home):
-          frozen = True  # Leaves out only layers frozen whole: no choice.
-          continue
-        if id(value) in home.guards:
-          return value
-        if isinstance(expr, ast.Attribute) and _grown_only(flow, value, home,
-                                                           expr):
-          continue  # `self.vs += model.weights`: the filter is elsewhere.
-        return _origin(flow, value, home, seen)
-    if frozen:
-      return None  # Every filter of it leaves out only frozen layers.
-    # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
-    # choice where it is written.
-    return values[0][0] if len(values) == 1 and values[0][1] is scope and (
-        isinstance(values[0][0], (ast.List, ast.Tuple))) else expr
+    return _name_origin(flow, expr, scope, seen)
   parts: List[ast.AST] = []
   if isinstance(expr, ast.BinOp):
     parts = [expr.left, expr.right]
@@ -195,6 +171,37 @@ def _origin(flow: Flow, expr: Optional[ast.AST], scope: _scopes.Scope,
     if "filtered" in flow.labels(part, scope):
       return _origin(flow, part, scope, seen)
   return expr
+
+
+def _name_origin(flow: Flow, expr: ast.AST, scope: _scopes.Scope,
+                 seen: Set[int]) -> Optional[ast.AST]:
+  """`_origin` of a name or an attribute: its values' filters, a
+  property's returned filter, or a list written by hand."""
+  values, frozen = _values_of(flow, expr, scope), False
+  method = _property_reads.read(flow, expr, scope) if isinstance(
+      expr, ast.Attribute) and not values else None
+  if method is not None:  # `net.trainable_variables`, a property's.
+    return _returned_filter(flow, method) or expr
+  for value, home in values:
+    got = flow.chosen(value, home, flow.labels(value, home))
+    if "filtered" in got and _moved_out(value, home):
+      continue  # Taken out to train in a step of its own.
+    if "filtered" in got:
+      if _frozen_rest.left_frozen(value, home):
+        frozen = True  # Leaves out only layers frozen whole: no choice.
+        continue
+      if id(value) in home.guards:
+        return value
+      if isinstance(expr, ast.Attribute) and _grown_only(flow, value, home,
+                                                         expr):
+        continue  # `self.vs += model.weights`: the filter is elsewhere.
+      return _origin(flow, value, home, seen)
+  if frozen:
+    return None  # Every filter of it leaves out only frozen layers.
+  # A list written by hand (`meta_vars = [W_meta, W_senet]`) is the
+  # choice where it is written.
+  return values[0][0] if len(values) == 1 and values[0][1] is scope and (
+      isinstance(values[0][0], (ast.List, ast.Tuple))) else expr
 
 
 def _entry_origin(flow: Flow, expr: ast.AST, scope: _scopes.Scope,
