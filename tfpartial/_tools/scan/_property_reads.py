@@ -35,7 +35,7 @@ True
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -337,15 +337,28 @@ def _set_elsewhere(project: Any, attribute: str) -> bool:
   on an object other than a method's `self` (`t.model = Whole(x)`)."""
   for module in project.all_modules_with(("setattr", attribute)):
     tree = project.parsed(module)
-    for node in ast.walk(tree.node) if tree is not None else ():
-      if isinstance(node, ast.Call) and isinstance(
-          node.func, ast.Name) and node.func.id == "setattr":
-        return True
-      if isinstance(node, ast.Attribute) and node.attr == attribute and (
-          isinstance(node.ctx, ast.Store)) and not (
-              isinstance(node.value, ast.Name) and node.value.id == "self"):
-        return True
+    if tree is None:
+      continue
+    calls, stored = tree.once(("set elsewhere", None, 0),
+                              lambda: _settings(tree))
+    if calls or attribute in stored:
+      return True
   return False
+
+
+def _settings(module: _scopes.Scope) -> Tuple[bool, FrozenSet[str]]:
+  """Whether the module calls `setattr`, and the attributes it assigns on
+  objects other than `self` (its tree walked once)."""
+  calls, stored = False, set()
+  for node in ast.walk(module.node):
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Name) and node.func.id == "setattr":
+      calls = True
+    if isinstance(node, ast.Attribute) and isinstance(
+        node.ctx, ast.Store) and not (
+            isinstance(node.value, ast.Name) and node.value.id == "self"):
+      stored.add(node.attr)
+  return calls, frozenset(stored)
 
 
 def _annotation(home: _scopes.Scope, value: ast.expr) -> Optional[str]:
