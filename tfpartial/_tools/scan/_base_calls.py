@@ -17,8 +17,9 @@ calling `super().name(...)` on the way (a sibling class's call, an
 unrelated class's method of the same name, a mixin listed first whose
 override does not call `super()`, or a base's call in a method the
 override's class overrides without `super()`, never reaches it), and
-something calls it on such an object: Python (`__init__`), another
-object's call, no call at all of a public method (an entry point; not
+something calls it on such an object: Python (`__init__`), a call on
+another object the caller builds of that class (`t = Leaf(x)`;
+`t.prepare()`), no call at all of a public method (an entry point; not
 one more than 12 modules name), or the object's own calls in methods
 that run on it in turn (a base's `__init__`
 calling `self.__prepare()` runs it only where the subclass keeps that
@@ -46,7 +47,7 @@ another object there).
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, FrozenSet, List, Optional
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -108,44 +109,74 @@ def _runs(project: Project, leaf: _scopes.ClassInfo,
 def _called(project: Project, leaf: _scopes.ClassInfo,
             scope: _scopes.Scope, depth: int) -> bool:
   """Whether something calls `scope` on an object of `leaf`: Python (a
-  special method, `__init__`), a call on another object (or a public
-  method no call names: an entry point), or a call on the object itself
-  in a method that runs on it. A private method nobody calls never
-  runs, nor one named in too many modules to tell its calls apart."""
+  special method, `__init__`), a call on another object the caller
+  builds of `leaf` or a subclass (`Leaf(x).m()`, or a name bound once to
+  one), a public method no call names (an entry point), or a call on
+  the object itself in a method that runs on it. A call on an object
+  not known to be one does not count. A private method nobody calls
+  never runs, nor one named in too many modules to tell its calls
+  apart."""
   name = getattr(scope.node, "name", "")
   if name.startswith("__") and name.endswith("__"):
     return True
   callers = _self_callers(project, scope)
   if callers is None:
     return True
+  mine, others = callers
+  if any(o is leaf or leaf in project.base_classes(o) for o in others):
+    return True
   order = _mro(project, leaf, 0) or []
   return any(c.cls is not None and any(c.cls is o for o in order) and (
-      _runs(project, leaf, c, depth + 1)) for c in callers)
+      _runs(project, leaf, c, depth + 1)) for c in mine)
+
+
+Callers = Tuple[List[_scopes.Scope], List[_scopes.ClassInfo]]
 
 
 def _self_callers(project: Project, scope: _scopes.Scope
-                  ) -> Optional[List[_scopes.Scope]]:
-  """The methods calling `scope`'s name on their own object, or None
-  where another object's call names it (or, for a public method, no
-  call does); none where more than 12 modules name it. A call through
-  `super()` is an override's (`_inherited` reads it). Read once per
-  method."""
+                  ) -> Optional[Callers]:
+  """The methods calling `scope`'s name on their own object, and the
+  classes of the other objects a call of the name is made on where the
+  caller builds them (`Leaf(x).m()`; none for an object it does not),
+  or None for a public method no call names; none where more than 12
+  modules name it. A call through `super()` is an override's
+  (`_inherited` reads it). Read once per method."""
   name = getattr(scope.node, "name", "")
 
-  def read() -> Optional[List[_scopes.Scope]]:
+  def read() -> Optional[Callers]:
     found: List[_scopes.Scope] = []
+    others: List[_scopes.ClassInfo] = []
     modules = project.all_modules_with((name,))
     if len(modules) > _CALLER_MODULES:
-      return []  # Too common a name to tell its calls apart: none known.
+      return [], []  # Too common a name to tell its calls apart.
+    named = False
     for home, call in project.calls_named((name,), modules):
       func = call.func
       if not isinstance(func, ast.Attribute) or _is_super(func.value):
         continue
-      if not _on_itself(home, func.value):
-        return None
-      found.append(home)
-    return found if found or _private(name) else None
+      named = True
+      if _on_itself(home, func.value):
+        found.append(home)
+        continue
+      built = _built(project, home, func.value)
+      if built is not None:
+        others.append(built)
+    return (found, others) if named or _private(name) else None
   return scope.once(("self callers", None, 0), read)
+
+
+def _built(project: Project, home: _scopes.Scope, value: ast.expr
+           ) -> Optional[_scopes.ClassInfo]:
+  """The project class `value` is a construction of (`Leaf(x)`), or a
+  name bound once in `home` to one, else None."""
+  if isinstance(value, ast.Name):
+    defs = home.defs.get(value.id, ())
+    value = defs[0].value if len(defs) == 1 and (
+        defs[0].value is not None) else value
+  if not isinstance(value, ast.Call):
+    return None
+  target = project.resolve(home, _names.dotted(value.func) or "")
+  return target if isinstance(target, _scopes.ClassInfo) else None
 
 
 def _on_itself(home: _scopes.Scope, value: ast.expr) -> bool:

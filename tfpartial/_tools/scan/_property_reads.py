@@ -11,8 +11,10 @@ from its base class's list (`super().trainable_variables`, from any
 object), is read as before (one dropping them from a list it builds is
 read as that list); a class known only from a parameter's annotation
 decides only where every project subclass of it resolves the name to the
-same property (not its own, nor a mixin's listed first), and no
-construction passes the parameter an object of another project class.
+same property (not its own, nor a mixin's listed first), and every
+construction of the class holding it is shown to pass a construction of
+the declared class (or a project subclass), no other object assigns the
+attribute and no module calls `setattr`.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -33,7 +35,7 @@ True
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
@@ -173,50 +175,132 @@ def _declared(flow: Flow, node: ast.expr, scope: _scopes.Scope
 
 def _passed_otherwise(project: Any, home: _scopes.Scope, value: ast.expr,
                       declared: _scopes.ClassInfo) -> bool:
-  """Whether a construction of the class whose `__init__` is `home` (or
-  of a project subclass inheriting it) passes the parameter `value`
-  names an object of a project class not deriving from `declared`
-  (`Whole(x)`, or a name the caller binds to one: Python does not check
-  the annotation). Read once per parameter; a class named in more than
-  12 modules counts as passed otherwise."""
+  """Whether the parameter `value` names of the `__init__` `home` may
+  hold an object of a class other than `declared` (Python does not check
+  the annotation): unless every construction of its class, and of each
+  project subclass keeping that `__init__` (or reaching it by
+  `super().__init__(...)`), is shown to pass a construction of
+  `declared` or of a project subclass of it (`Net(x)`, or a name bound
+  once in the caller to one). A factory's call, an entry, an attribute,
+  a parameter or a default is not shown. Read once per parameter; a
+  class named in more than 12 modules counts as passed otherwise."""
   node, owner = home.node, home.cls
   if owner is None or not isinstance(value, ast.Name) or not isinstance(
       node, ast.FunctionDef) or node.name != "__init__":
-    return False
+    return True
   names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1:]
-  position = names.index(value.id) if value.id in names else len(names)
-  classes = [owner, *(c for c in project.subclasses(owner)
-                      if "__init__" not in c.methods)][:33]
+  if value.id not in names:
+    return True
+  position = names.index(value.id)
   found: bool = home.once(
-      ("passed otherwise", value.id, 0), lambda: any(
-          _passes_other(project, each, value.id, position, declared)
-          for each in classes))
+      ("passed otherwise", value.id, 0), lambda: _not_shown(
+          project, home, owner, (value.id, position), declared))
   return found
 
 
-def _passes_other(project: Any, info: _scopes.ClassInfo, parameter: str,
-                  position: int, declared: _scopes.ClassInfo) -> bool:
-  """Whether a construction of `info` passes `parameter` (by keyword or
-  at `position`) an object of a project class not deriving from
-  `declared`."""
+def _not_shown(project: Any, home: _scopes.Scope, owner: _scopes.ClassInfo,
+               parameter: Tuple[str, int], declared: _scopes.ClassInfo,
+               depth: int = 0) -> bool:
+  """Whether some construction of `owner` or of a project subclass (at
+  most 32 read) may pass `parameter` something not shown to be an
+  object of `declared`."""
+  queue, seen = [owner], {id(owner.node)}
+  while queue and len(seen) <= 32:
+    each = queue.pop()
+    init = project.method(each, "__init__")
+    if init is home and not _constructions_pass(
+        project, each, parameter, declared):
+      return True
+    if init is not home and init is not None and init.cls is each and (
+        not _super_inits_pass(project, init, parameter, declared, depth)):
+      return True
+    for sub in project.subclasses(each):
+      if id(sub.node) not in seen:
+        seen.add(id(sub.node))
+        queue.append(sub)
+  return bool(queue)
+
+
+def _constructions_pass(project: Any, info: _scopes.ClassInfo,
+                        parameter: Tuple[str, int],
+                        declared: _scopes.ClassInfo) -> bool:
+  """Whether every construction of `info` passes `parameter` (by keyword
+  or at its position) a construction of `declared` (or a subclass)."""
   modules = project.all_modules_with((info.name,))
   if len(modules) > 12:
-    return True
+    return False
   for scope, call in project.calls_named((info.name,), modules):
     if project.resolve(scope, _names.dotted(call.func) or "") is not info:
       continue
-    given = [k.value for k in call.keywords if k.arg == parameter] + (
-        call.args[position:position + 1] if not any(
-            isinstance(a, ast.Starred) for a in call.args) else [])
-    values = [d.value for g in given if isinstance(g, ast.Name)
-              for d in scope.defs.get(g.id, ()) if d.value is not None]
-    for each in [*given, *values]:
-      built = project.resolve(scope, _names.dotted(each.func) or "") if (
-          isinstance(each, ast.Call)) else None
-      if isinstance(built, _scopes.ClassInfo) and built is not declared \
-          and declared not in project.base_classes(built):
-        return True
-  return False
+    if not _passes_declared(project, scope, call, parameter, declared):
+      return False
+  return True
+
+
+def _super_inits_pass(project: Any, init: _scopes.Scope,
+                      parameter: Tuple[str, int],
+                      declared: _scopes.ClassInfo, depth: int) -> bool:
+  """Whether every call of a base's `__init__` a subclass's own
+  `__init__` makes (`super().__init__(...)`, `Base.__init__(self,
+  ...)`) passes `parameter` a construction of `declared`, or its own
+  parameter that every construction of its class passes one (at most 8
+  classes down)."""
+  name, position = parameter
+  for call in (n for n in init.nodes if isinstance(n, ast.Call)):
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "__init__":
+      continue
+    skip = 0 if isinstance(func.value, ast.Call) else 1
+    forwarded = _forwarded(init, call, (name, position + skip))
+    if forwarded is not None and init.cls is not None and depth < 8:
+      if _not_shown(project, init, init.cls, forwarded, declared,
+                    depth + 1):
+        return False
+    elif not _passes_declared(project, init, call,
+                              (name, position + skip), declared):
+      return False
+  return True
+
+
+def _forwarded(init: _scopes.Scope, call: ast.Call,
+               parameter: Tuple[str, int]) -> Optional[Tuple[str, int]]:
+  """The parameter of `init` (its name and position after `self`) that
+  `call` passes on unchanged as `parameter`, if it does."""
+  name, position = parameter
+  given = [k.value for k in call.keywords if k.arg == name] + (
+      call.args[position:position + 1] if not any(
+          isinstance(a, ast.Starred) for a in call.args) else [])
+  node = init.node
+  if len(given) != 1 or not isinstance(given[0], ast.Name) or (
+      not isinstance(node, ast.FunctionDef)) or given[0].id in init.defs:
+    return None
+  names = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][1:]
+  return (given[0].id, names.index(given[0].id)) if (
+      given[0].id in names) else None
+
+
+def _passes_declared(project: Any, scope: _scopes.Scope, call: ast.Call,
+                     parameter: Tuple[str, int],
+                     declared: _scopes.ClassInfo) -> bool:
+  """Whether `call` passes `parameter` a construction of `declared` or of
+  a project subclass of it, directly or through a name bound once in
+  `scope` to one."""
+  name, position = parameter
+  if any(isinstance(a, ast.Starred) for a in call.args) or any(
+      k.arg is None for k in call.keywords):
+    return False
+  given = [k.value for k in call.keywords if k.arg == name] + (
+      call.args[position:position + 1])
+  if len(given) != 1:
+    return False
+  value: Optional[ast.expr] = given[0]
+  if isinstance(value, ast.Name):
+    defs = scope.defs.get(value.id, ())
+    value = defs[0].value if len(defs) == 1 else None
+  built = project.resolve(scope, _names.dotted(value.func) or "") if (
+      isinstance(value, ast.Call)) else None
+  return isinstance(built, _scopes.ClassInfo) and (
+      built is declared or declared in project.base_classes(built))
 
 
 def _stored(project: Any, owner: _scopes.ClassInfo, attribute: str
@@ -233,19 +317,48 @@ def _stored(project: Any, owner: _scopes.ClassInfo, attribute: str
 
 def _stored_now(project: Any, owner: _scopes.ClassInfo, attribute: str
                 ) -> Optional[List[Tuple[ast.expr, _scopes.Scope]]]:
+  if _set_elsewhere(project, attribute):
+    return None
   values: List[Tuple[ast.expr, _scopes.Scope]] = []
   queue, seen = [owner], {id(owner.node)}
   while queue and len(seen) <= 32:
     each = queue.pop()
-    source = getattr(each.home.module, "source", None)
-    if "setattr" in getattr(source, "text", "setattr"):
-      return None
     values += project.attribute(each, f"self.{attribute}")
     for sub in project.subclasses(each):
       if id(sub.node) not in seen:
         seen.add(id(sub.node))
         queue.append(sub)
   return None if queue else values
+
+
+def _set_elsewhere(project: Any, attribute: str) -> bool:
+  """Whether a module of the project calls `setattr` (its syntax tree,
+  not its text: a comment naming it is no call), or assigns `attribute`
+  on an object other than a method's `self` (`t.model = Whole(x)`)."""
+  for module in project.all_modules_with(("setattr", attribute)):
+    tree = project.parsed(module)
+    if tree is None:
+      continue
+    calls, stored = tree.once(("set elsewhere", None, 0),
+                              lambda: _settings(tree))
+    if calls or attribute in stored:
+      return True
+  return False
+
+
+def _settings(module: _scopes.Scope) -> Tuple[bool, FrozenSet[str]]:
+  """Whether the module calls `setattr`, and the attributes it assigns on
+  objects other than `self` (its tree walked once)."""
+  calls, stored = False, set()
+  for node in ast.walk(module.node):
+    if isinstance(node, ast.Call) and isinstance(
+        node.func, ast.Name) and node.func.id == "setattr":
+      calls = True
+    if isinstance(node, ast.Attribute) and isinstance(
+        node.ctx, ast.Store) and not (
+            isinstance(node.value, ast.Name) and node.value.id == "self"):
+      stored.add(node.attr)
+  return calls, frozenset(stored)
 
 
 def _annotation(home: _scopes.Scope, value: ast.expr) -> Optional[str]:

@@ -18,8 +18,9 @@ loop's next turn reads later bindings; a name also bound from anything
 else, such as the data before another dict's pass, is not one). An
 entry computes only where it meets the data the call gives directly (a
 parameter given a plain name that is none of the dicts and whose
-entries the function never reads, or the attribute `__init__` keeps it
-in): not a number, a dtype, a shape read, a mask dict's entry or a name
+entries the function never reads, the caller's parameter or bound by
+calls of no constant, dtype or shape maker, or the attribute `__init__`
+keeps it in): not a number, a dtype, a shape read, a mask dict's entry or a name
 bound from the data (fewer findings). A call the project does not
 define is not read.
 
@@ -58,6 +59,13 @@ def applied_together(analysis: Analysis, call: ast.Call,
       analysis, call, scope, trained, left))
   return bool(found)
 
+# The calls that make a constant, a dtype or a shape, never the data.
+_NOT_DATA = frozenset({
+    "constant", "as_dtype", "DType", "TensorShape", "Dimension", "float",
+    "int", "bool", "str", "len", "shape", "zeros", "ones", "fill", "range",
+    "float16", "float32", "float64", "int32", "int64", "array", "get_shape",
+    "convert_to_tensor", "cast", "dtype", "list", "tuple", "dict"})
+
 
 def _together(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
               trained: Set[str], left: Set[str]) -> bool:
@@ -67,7 +75,8 @@ def _together(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
     theirs = {p for p, name in bound.items() if name in left}
     if not ours or not theirs:
       continue
-    data = _data(function, bound, trained | left)
+    data = {p for p in _data(function, bound, trained | left)
+            if _given_data(scope, bound[p])}
     if home is None:
       return _applied(function, ours, theirs, data)
     attributes = _kept(function, ours), _kept(function, theirs)
@@ -128,6 +137,21 @@ def _data(function: _scopes.Scope, bound: Dict[str, str],
       n, ast.Subscript) and isinstance(n.value, ast.Name)}
   return {p for p, name in bound.items()
           if name not in dicts and p not in entries}
+
+
+def _given_data(scope: _scopes.Scope, name: str) -> bool:
+  """Whether the caller's `name` may be the data: a parameter of the
+  calling function (not rebound), or a name every binding of which is a
+  call (a placeholder, a layer's output) of no constant, dtype or shape
+  maker; not a number, `tf.float32` or an expression of those given by
+  name (`lam = 0.5`)."""
+  defs = scope.defs.get(name, [])
+  if name in scope.params:
+    return not defs
+  return bool(defs) and all(
+      isinstance(d.value, ast.Call) and (
+          (_names.dotted(d.value.func) or "").split(".")[-1]
+          not in _NOT_DATA) for d in defs)
 
 
 def _kept(init: _scopes.Scope, parameters: Set[str]) -> Set[str]:
