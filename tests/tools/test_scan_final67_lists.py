@@ -131,6 +131,10 @@ SILENT = {
         "t.py": m2._penalty("tf.cast(a[k], dtype) - b[k]", "a, b, dtype",
                             "f_weights, g_weights, dtype",
                             "    dtype = tf.float32\n")},
+    "D3 an anchor's entry scaled by a name bound to a shape-only call": (
+        lambda: {"t.py": m2._penalty("m * a[k] - b[k]", "a, b, m",
+                                     "f_weights, g_weights, m",
+                                     "    m = tf.ones_like(x)\n")}),
 }
 
 

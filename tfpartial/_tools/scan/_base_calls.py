@@ -158,15 +158,15 @@ def _self_callers(project: Project, scope: _scopes.Scope
       if _on_itself(home, func.value):
         found.append(home)
         continue
-      built = _built(project, home, func.value)
+      built = built_class(project, home, func.value)
       if built is not None:
         others.append(built)
     return (found, others) if named or _private(name) else None
   return scope.once(("self callers", None, 0), read)
 
 
-def _built(project: Project, home: _scopes.Scope, value: ast.expr
-           ) -> Optional[_scopes.ClassInfo]:
+def built_class(project: Project, home: _scopes.Scope, value: ast.expr
+                ) -> Optional[_scopes.ClassInfo]:
   """The project class `value` is a construction of (`Leaf(x)`), or a
   name bound once in `home` to one, else None."""
   if isinstance(value, ast.Name):

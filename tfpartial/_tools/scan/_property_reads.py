@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from tfpartial._tools.scan import _base_calls
 from tfpartial._tools.scan import _calls
 from tfpartial._tools.scan import _names
 from tfpartial._tools.scan import _scopes
@@ -293,13 +294,8 @@ def _passes_declared(project: Any, scope: _scopes.Scope, call: ast.Call,
       call.args[position:position + 1])
   if len(given) != 1:
     return False
-  value: Optional[ast.expr] = given[0]
-  if isinstance(value, ast.Name):
-    defs = scope.defs.get(value.id, ())
-    value = defs[0].value if len(defs) == 1 else None
-  built = project.resolve(scope, _names.dotted(value.func) or "") if (
-      isinstance(value, ast.Call)) else None
-  return isinstance(built, _scopes.ClassInfo) and (
+  built = _base_calls.built_class(project, scope, given[0])
+  return built is not None and (
       built is declared or declared in project.base_classes(built))
 
 

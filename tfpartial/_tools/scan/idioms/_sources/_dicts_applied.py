@@ -19,10 +19,10 @@ else, such as the data before another dict's pass, is not one). An
 entry computes only where it meets the data the call gives directly (a
 parameter given a plain name that is none of the dicts and whose
 entries the function never reads, the caller's parameter or bound by
-calls of no constant, dtype or shape maker, or the attribute `__init__`
-keeps it in): not a number, a dtype, a shape read, a mask dict's entry or a name
-bound from the data (fewer findings). A call the project does not
-define is not read.
+calls of no constant, dtype or shape maker (nor a shape's read), or the
+attribute `__init__` keeps it in): not a number, a dtype, a shape read,
+a mask dict's entry or a name bound from the data (fewer findings). A
+call the project does not define is not read.
 
 >>> import ast
 >>> from tfpartial._tools.scan import _files, _project
@@ -59,12 +59,18 @@ def applied_together(analysis: Analysis, call: ast.Call,
       analysis, call, scope, trained, left))
   return bool(found)
 
-# The calls that make a constant, a dtype or a shape, never the data.
-_NOT_DATA = frozenset({
+# TensorFlow's and NumPy's calls and attributes reading only a tensor's
+# shape or type: their result carries none of its values.
+_SHAPES = frozenset({"shape", "shape_n", "size", "rank", "ones_like",
+                     "zeros_like", "get_shape", "dtype"})
+
+# The calls that make a constant, a dtype or a shape, never the data
+# (and those reading only a tensor's shape or type).
+_NOT_DATA = _SHAPES | frozenset({
     "constant", "as_dtype", "DType", "TensorShape", "Dimension", "float",
-    "int", "bool", "str", "len", "shape", "zeros", "ones", "fill", "range",
-    "float16", "float32", "float64", "int32", "int64", "array", "get_shape",
-    "convert_to_tensor", "cast", "dtype", "list", "tuple", "dict"})
+    "int", "bool", "str", "len", "zeros", "ones", "fill", "range",
+    "float16", "float32", "float64", "int32", "int64", "array",
+    "convert_to_tensor", "cast", "list", "tuple", "dict"})
 
 
 def _together(analysis: Analysis, call: ast.Call, scope: _scopes.Scope,
@@ -283,11 +289,6 @@ def _combines(node: ast.AST, ours: Set[str], data: Set[str],
   return any(_reads(p, ours, me) for p in parts) and any(
       not _reads(p, ours, me) and _reads(p, data, me) for p in parts)
 
-
-# TensorFlow's and NumPy's calls and attributes reading only a tensor's
-# shape or type: their result carries none of its values.
-_SHAPES = frozenset({"shape", "shape_n", "size", "rank", "ones_like",
-                     "zeros_like", "get_shape", "dtype"})
 
 
 def _valued(value: ast.expr) -> List[ast.AST]:
